@@ -1,0 +1,69 @@
+package hitl
+
+import (
+	"errors"
+	"fmt"
+)
+
+// Error codes. Every edge translates these in exactly one place: HTTP status
+// in package agent, an ephemeral message in package bot, an exit code in cmd.
+const (
+	EINVALID      = "invalid"      // the input is malformed or breaks a rule
+	ENOTFOUND     = "not_found"    // no such question or run
+	ECONFLICT     = "conflict"     // the question is no longer pending
+	EUNAUTHORIZED = "unauthorized" // no or unknown credentials
+	EFORBIDDEN    = "forbidden"    // known caller, not allowed to do this
+	EREFUSED      = "refused"      // policy refuses the request (e.g. threshold 0)
+	ETOOLARGE     = "too_large"    // request body or field over its limit
+	EUNAVAILABLE  = "unavailable"  // the service is shutting down or a dependency is down
+	EINTERNAL     = "internal"     // a bug or an I/O failure
+
+	// Outcomes a waiting agent can check for (returned by clients and the CLI).
+	ETIMEDOUT  = "timed_out" // the question timed out without a default
+	ECANCELLED = "cancelled" // the question was cancelled
+)
+
+// Error is the one error type of hitl. Code is machine readable, Message is
+// written for the person or agent that will read it.
+type Error struct {
+	Code    string
+	Message string
+	// Conflict details: who settled the question first, and when.
+	By string
+	At string
+}
+
+func (e *Error) Error() string {
+	return fmt.Sprintf("hitl: %s: %s", e.Code, e.Message)
+}
+
+// Errorf returns an *Error with the given code and formatted message.
+func Errorf(code, format string, args ...any) *Error {
+	return &Error{Code: code, Message: fmt.Sprintf(format, args...)}
+}
+
+// ErrorCode returns the code of err, EINTERNAL for errors that are not *Error,
+// and "" for nil.
+func ErrorCode(err error) string {
+	if err == nil {
+		return ""
+	}
+	var e *Error
+	if errors.As(err, &e) {
+		return e.Code
+	}
+	return EINTERNAL
+}
+
+// ErrorMessage returns the human message of err. Internal errors are not
+// leaked: they read "internal error".
+func ErrorMessage(err error) string {
+	if err == nil {
+		return ""
+	}
+	var e *Error
+	if errors.As(err, &e) {
+		return e.Message
+	}
+	return "internal error"
+}

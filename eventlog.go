@@ -1,0 +1,15 @@
+package hitl
+
+import "context"
+
+// EventLog is the durable, ordered feed of events (the audit log) with a way
+// to wait for more without polling. *Service implements it.
+type EventLog interface {
+	// Events returns up to limit events with Seq > after, in order.
+	Events(ctx context.Context, after uint64, limit int) ([]*Event, error)
+	// Changed returns a channel closed at the next committed change. Take it
+	// before reading Events so that no change is missed.
+	Changed() <-chan struct{}
+}
+
+var _ EventLog = (*Service)(nil)

@@ -1,0 +1,264 @@
+package hitl
+
+import (
+	"encoding/json"
+	"math"
+	"regexp"
+	"strconv"
+	"strings"
+	"time"
+	"unicode/utf8"
+)
+
+// Limits on what an agent may send. They keep records small and every field
+// renderable; Slack's own limits are handled by truncation in package blocks.
+const (
+	MaxQuestionLen  = 20000
+	MaxOptions      = 100
+	MaxOptionLen    = 500
+	MaxAssignees    = 20
+	MaxKeyLen       = 200
+	MaxContextLen   = 4000
+	MaxMetadataSize = 16 << 10
+)
+
+var (
+	jobIDPattern    = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9._:/@-]{0,127}$`)
+	slackIDPattern  = regexp.MustCompile(`^[UWS][A-Z0-9]{2,20}$`)
+	channelPattern  = regexp.MustCompile(`^([CGD][A-Z0-9]{2,20}|#?[a-z0-9][a-z0-9._-]{0,79})$`)
+	errRequiredText = "question is required"
+)
+
+// NewQuestion is what an agent sends to ask (seed 001's create request, with
+// seed 002's inputType and sensitive, and routing for Slack).
+type NewQuestion struct {
+	Question        string         `json:"question"`
+	Type            QuestionType   `json:"type,omitempty"`
+	ResponseType    ResponseType   `json:"responseType,omitempty"`
+	InputType       InputType      `json:"inputType,omitempty"`
+	Sensitive       bool           `json:"sensitive,omitempty"`
+	Options         []Option       `json:"options,omitempty"`
+	Context         *Context       `json:"context,omitempty"`
+	TimeoutMinutes  *float64       `json:"timeoutMinutes,omitempty"`
+	DefaultResponse *Response      `json:"defaultResponse,omitempty"`
+	Metadata        map[string]any `json:"metadata,omitempty"`
+	Assignees       []string       `json:"assignees,omitempty"`
+	Channel         string         `json:"channel,omitempty"`
+	IdempotencyKey  string         `json:"idempotencyKey,omitempty"`
+}
+
+// ValidateJobID checks a job (run) id: 1-128 characters of letters, digits
+// and . _ : / @ -, starting with a letter or digit.
+func ValidateJobID(id string) error {
+	if !jobIDPattern.MatchString(id) {
+		return Errorf(EINVALID, "job id %q is invalid: use 1-128 letters, digits, '.', '_', ':', '/', '@' or '-'", id)
+	}
+	return nil
+}
+
+// Build validates n, fills in defaults and returns the pending question it
+// describes. id, asker and now come from the service.
+func (n NewQuestion) Build(id, jobID, asker string, now time.Time, t Timeouts) (*Question, error) {
+	if err := ValidateJobID(jobID); err != nil {
+		return nil, err
+	}
+	if strings.TrimSpace(n.Question) == "" {
+		return nil, Errorf(EINVALID, "%s", errRequiredText)
+	}
+	if utf8.RuneCountInString(n.Question) > MaxQuestionLen {
+		return nil, Errorf(EINVALID, "question is longer than %d characters", MaxQuestionLen)
+	}
+	q := &Question{
+		ID: id, JobID: jobID, Question: n.Question, Type: n.Type, ResponseType: n.ResponseType,
+		InputType: n.InputType, Sensitive: n.Sensitive, Context: n.Context, Metadata: n.Metadata,
+		Channel: strings.TrimSpace(n.Channel), Asker: asker, IdempotencyKey: n.IdempotencyKey,
+		Status: StatusPending, CreatedAt: now,
+	}
+	if err := q.fillTypes(len(n.Options) > 0); err != nil {
+		return nil, err
+	}
+	opts, err := buildOptions(q.ResponseType, n.Options)
+	if err != nil {
+		return nil, err
+	}
+	q.Options = opts
+	if err := validateRouting(n.Assignees, q.Channel); err != nil {
+		return nil, err
+	}
+	q.Assignees = append([]string(nil), n.Assignees...)
+	if len(n.IdempotencyKey) > MaxKeyLen {
+		return nil, Errorf(EINVALID, "idempotencyKey is longer than %d characters", MaxKeyLen)
+	}
+	if err := validateContext(n.Context); err != nil {
+		return nil, err
+	}
+	if n.Metadata != nil {
+		b, err := json.Marshal(n.Metadata)
+		if err != nil || len(b) > MaxMetadataSize {
+			return nil, Errorf(EINVALID, "metadata must be a JSON object of at most %d bytes", MaxMetadataSize)
+		}
+	}
+	if n.DefaultResponse != nil {
+		if q.Sensitive {
+			return nil, Errorf(EINVALID, "a sensitive question cannot have a defaultResponse")
+		}
+		r, err := q.ValidateResponse(*n.DefaultResponse)
+		if err != nil {
+			return nil, Errorf(EINVALID, "defaultResponse: %s", ErrorMessage(err))
+		}
+		q.DefaultResponse = &r
+	}
+	if q.Type == NonBlocking && q.DefaultResponse == nil {
+		return nil, Errorf(EINVALID, "a non_blocking question needs a defaultResponse: the agent goes on with it at once")
+	}
+	var requested time.Duration
+	if n.TimeoutMinutes != nil {
+		m := *n.TimeoutMinutes
+		if math.IsNaN(m) || m <= 0 || m > 1e6 {
+			return nil, Errorf(EINVALID, "timeoutMinutes must be a positive number, got %s", strconv.FormatFloat(m, 'g', -1, 64))
+		}
+		requested = time.Duration(m * float64(time.Minute))
+	}
+	if d, ok := t.For(q.Type, requested); ok {
+		at := now.Add(d)
+		q.TimeoutAt = &at
+	}
+	return q, nil
+}
+
+// fillTypes derives the type, response type and input type from each other
+// and rejects combinations that cannot be answered.
+func (q *Question) fillTypes(hasOptions bool) error {
+	switch q.Type {
+	case "":
+		if q.ResponseType == ApprovalResponse {
+			q.Type = Approval
+		} else {
+			q.Type = Blocking
+		}
+	case Blocking, NonBlocking, Approval, ErrorRecovery:
+	default:
+		return Errorf(EINVALID, "type %q is invalid: use blocking, non_blocking, approval or error_recovery", q.Type)
+	}
+	switch q.InputType {
+	case "", TextInput:
+	case PasswordInput:
+		q.Sensitive = true
+	case ConfirmationInput:
+		if q.ResponseType == "" && q.Type != Approval {
+			q.ResponseType = BooleanResponse
+		}
+	default:
+		return Errorf(EINVALID, "inputType %q is invalid: use text, password or confirmation", q.InputType)
+	}
+	if q.ResponseType == "" {
+		switch {
+		case q.Type == Approval:
+			q.ResponseType = ApprovalResponse
+		case hasOptions:
+			q.ResponseType = ChoiceResponse
+		default:
+			q.ResponseType = TextResponse
+		}
+	}
+	switch q.ResponseType {
+	case TextResponse, ChoiceResponse, BooleanResponse, ApprovalResponse:
+	default:
+		return Errorf(EINVALID, "responseType %q is invalid: use text, choice, boolean or approval", q.ResponseType)
+	}
+	if q.Type == Approval && q.ResponseType != ApprovalResponse {
+		return Errorf(EINVALID, "an approval question must have responseType approval, not %q", q.ResponseType)
+	}
+	if q.ResponseType == ApprovalResponse && q.Type != Approval {
+		return Errorf(EINVALID, "responseType approval needs type approval, not %q", q.Type)
+	}
+	if q.InputType == PasswordInput && q.ResponseType != TextResponse {
+		return Errorf(EINVALID, "inputType password needs responseType text")
+	}
+	if q.InputType == ConfirmationInput && q.ResponseType != BooleanResponse && q.ResponseType != ApprovalResponse {
+		return Errorf(EINVALID, "inputType confirmation needs responseType boolean or approval")
+	}
+	if q.Sensitive && q.ResponseType != TextResponse {
+		return Errorf(EINVALID, "only text questions can be sensitive")
+	}
+	if hasOptions && q.ResponseType != ChoiceResponse {
+		return Errorf(EINVALID, "options are only for responseType choice")
+	}
+	return nil
+}
+
+func buildOptions(rt ResponseType, in []Option) ([]Option, error) {
+	if rt != ChoiceResponse {
+		return nil, nil
+	}
+	if len(in) == 0 {
+		return nil, Errorf(EINVALID, "a choice question needs options")
+	}
+	if len(in) > MaxOptions {
+		return nil, Errorf(EINVALID, "a choice question has at most %d options, got %d", MaxOptions, len(in))
+	}
+	out := make([]Option, len(in))
+	seen := map[string]bool{}
+	for i, o := range in {
+		o.Label = strings.TrimSpace(o.Label)
+		if o.Label == "" {
+			o.Label = strings.TrimSpace(o.Value)
+		}
+		if o.Label == "" {
+			return nil, Errorf(EINVALID, "option %d needs a label or a value", i+1)
+		}
+		if o.Value == "" {
+			o.Value = o.Label
+		}
+		if o.ID == "" {
+			o.ID = strconv.Itoa(i + 1)
+		}
+		for _, s := range []string{o.Label, o.Value, o.Description, o.ID} {
+			if utf8.RuneCountInString(s) > MaxOptionLen {
+				return nil, Errorf(EINVALID, "option %d has a field longer than %d characters", i+1, MaxOptionLen)
+			}
+		}
+		if seen["v:"+o.Value] {
+			return nil, Errorf(EINVALID, "option value %q appears twice", o.Value)
+		}
+		if seen["i:"+o.ID] {
+			return nil, Errorf(EINVALID, "option id %q appears twice", o.ID)
+		}
+		seen["v:"+o.Value], seen["i:"+o.ID] = true, true
+		out[i] = o
+	}
+	return out, nil
+}
+
+func validateRouting(assignees []string, channel string) error {
+	if len(assignees) > MaxAssignees {
+		return Errorf(EINVALID, "at most %d assignees, got %d", MaxAssignees, len(assignees))
+	}
+	for _, a := range assignees {
+		if !slackIDPattern.MatchString(a) {
+			return Errorf(EINVALID, "assignee %q is not a Slack user or user-group id (like U024BE7LH or S0614TZR7)", a)
+		}
+	}
+	if channel != "" && !channelPattern.MatchString(channel) {
+		return Errorf(EINVALID, "channel %q is not a Slack channel id (like C024BE91L) or name", channel)
+	}
+	return nil
+}
+
+func validateContext(c *Context) error {
+	if c == nil {
+		return nil
+	}
+	for name, v := range map[string]string{
+		"context.agent": c.Agent, "context.issueId": c.IssueID, "context.jobType": c.JobType,
+		"context.projectName": c.ProjectName, "context.currentStep": c.CurrentStep, "context.errorDetails": c.ErrorDetails,
+	} {
+		if utf8.RuneCountInString(v) > MaxContextLen {
+			return Errorf(EINVALID, "%s is longer than %d characters", name, MaxContextLen)
+		}
+	}
+	if len(c.SuggestedOptions) > MaxOptions {
+		return Errorf(EINVALID, "context.suggestedOptions has more than %d entries", MaxOptions)
+	}
+	return nil
+}

@@ -1,0 +1,238 @@
+package hitl
+
+import (
+	"encoding/json"
+	"strconv"
+	"time"
+)
+
+// QuestionType says how an agent waits for the answer (seed 001).
+type QuestionType string
+
+const (
+	Blocking      QuestionType = "blocking"       // the agent waits for the answer
+	NonBlocking   QuestionType = "non_blocking"   // the agent goes on with the default
+	Approval      QuestionType = "approval"       // the agent waits for approve/deny
+	ErrorRecovery QuestionType = "error_recovery" // the agent is stuck and waits
+)
+
+// ResponseType is the shape of an answer (seed 001).
+type ResponseType string
+
+const (
+	TextResponse     ResponseType = "text"
+	ChoiceResponse   ResponseType = "choice"
+	BooleanResponse  ResponseType = "boolean"
+	ApprovalResponse ResponseType = "approval"
+)
+
+// InputType is seed 002's hint for how to collect a text answer.
+type InputType string
+
+const (
+	TextInput         InputType = "text"
+	PasswordInput     InputType = "password"
+	ConfirmationInput InputType = "confirmation"
+)
+
+// Status is where a question is in its lifecycle. Only pending moves.
+type Status string
+
+const (
+	StatusPending   Status = "pending"
+	StatusAnswered  Status = "answered"
+	StatusTimeout   Status = "timeout"
+	StatusCancelled Status = "cancelled"
+)
+
+// Option is one choice of a choice question. Value is what the agent gets.
+type Option struct {
+	ID          string `json:"id"`
+	Label       string `json:"label"`
+	Value       string `json:"value"`
+	Description string `json:"description,omitempty"`
+}
+
+// UnmarshalJSON accepts seed 001's `value: string | boolean`.
+func (o *Option) UnmarshalJSON(b []byte) error {
+	var raw struct {
+		ID          json.RawMessage `json:"id"`
+		Label       string          `json:"label"`
+		Value       any             `json:"value"`
+		Description string          `json:"description"`
+	}
+	if err := json.Unmarshal(b, &raw); err != nil {
+		return err
+	}
+	o.Label, o.Description = raw.Label, raw.Description
+	o.ID = scalarString(raw.ID)
+	switch v := raw.Value.(type) {
+	case nil:
+		o.Value = ""
+	case string:
+		o.Value = v
+	case bool:
+		o.Value = strconv.FormatBool(v)
+	case float64:
+		o.Value = strconv.FormatFloat(v, 'f', -1, 64)
+	default:
+		return Errorf(EINVALID, "option value must be a string or a boolean")
+	}
+	return nil
+}
+
+func scalarString(raw json.RawMessage) string {
+	if len(raw) == 0 {
+		return ""
+	}
+	var s string
+	if json.Unmarshal(raw, &s) == nil {
+		return s
+	}
+	return string(raw)
+}
+
+// Context is what a person needs to decide: seed 001's QuestionContext plus
+// the agent and issue the question comes from.
+type Context struct {
+	Agent            string   `json:"agent,omitempty"`
+	IssueID          string   `json:"issueId,omitempty"`
+	JobType          string   `json:"jobType,omitempty"`
+	ProjectName      string   `json:"projectName,omitempty"`
+	CurrentStep      string   `json:"currentStep,omitempty"`
+	ErrorDetails     string   `json:"errorDetails,omitempty"`
+	SuggestedOptions []string `json:"suggestedOptions,omitempty"`
+}
+
+// Question is a question an agent asked. Field names follow seed 001.
+type Question struct {
+	ID              string         `json:"id"`
+	JobID           string         `json:"jobId"`
+	Type            QuestionType   `json:"type"`
+	Question        string         `json:"question"`
+	ResponseType    ResponseType   `json:"responseType"`
+	InputType       InputType      `json:"inputType,omitempty"`
+	Sensitive       bool           `json:"sensitive,omitempty"`
+	Options         []Option       `json:"options,omitempty"`
+	Context         *Context       `json:"context,omitempty"`
+	Status          Status         `json:"status"`
+	Response        *Response      `json:"response,omitempty"`
+	RespondedBy     string         `json:"respondedBy,omitempty"`
+	RespondedAt     *time.Time     `json:"respondedAt,omitempty"`
+	TimeoutAt       *time.Time     `json:"timeoutAt"`
+	DefaultResponse *Response      `json:"defaultResponse,omitempty"`
+	Metadata        map[string]any `json:"metadata,omitempty"`
+	CreatedAt       time.Time      `json:"createdAt"`
+
+	// Routing, used by the Slack bot.
+	Assignees []string `json:"assignees,omitempty"`
+	Channel   string   `json:"channel,omitempty"`
+
+	// Asker is the identity (token name) of the agent that asked. Only it
+	// may receive a sensitive answer.
+	Asker          string `json:"asker,omitempty"`
+	IdempotencyKey string `json:"idempotencyKey,omitempty"`
+	// CancelReason says why a cancelled question was cancelled.
+	CancelReason string `json:"cancelReason,omitempty"`
+}
+
+// Pending reports whether the question still waits for an answer.
+func (q *Question) Pending() bool { return q.Status == StatusPending }
+
+// Clone returns a deep copy, so callers can change it freely.
+func (q *Question) Clone() *Question {
+	if q == nil {
+		return nil
+	}
+	c := *q
+	c.Options = append([]Option(nil), q.Options...)
+	c.Assignees = append([]string(nil), q.Assignees...)
+	if q.Context != nil {
+		ctx := *q.Context
+		ctx.SuggestedOptions = append([]string(nil), q.Context.SuggestedOptions...)
+		c.Context = &ctx
+	}
+	c.Response = q.Response.clone()
+	c.DefaultResponse = q.DefaultResponse.clone()
+	if q.RespondedAt != nil {
+		t := *q.RespondedAt
+		c.RespondedAt = &t
+	}
+	if q.TimeoutAt != nil {
+		t := *q.TimeoutAt
+		c.TimeoutAt = &t
+	}
+	if q.Metadata != nil {
+		c.Metadata = make(map[string]any, len(q.Metadata))
+		for k, v := range q.Metadata {
+			c.Metadata[k] = v
+		}
+	}
+	return &c
+}
+
+// Redacted returns a copy safe to show, log or stream: a sensitive answer's
+// value is removed.
+func (q *Question) Redacted() *Question {
+	c := q.Clone()
+	if c.Sensitive && c.Response != nil {
+		c.Response = c.Response.redacted()
+	}
+	return c
+}
+
+// OptionFor finds the option a person or agent meant by s: its value, its id
+// or its label (case-insensitive), in that order.
+func (q *Question) OptionFor(s string) (Option, bool) {
+	for _, o := range q.Options {
+		if o.Value == s {
+			return o, true
+		}
+	}
+	for _, o := range q.Options {
+		if o.ID == s {
+			return o, true
+		}
+	}
+	for _, o := range q.Options {
+		if equalFold(o.Label, s) {
+			return o, true
+		}
+	}
+	return Option{}, false
+}
+
+// Outcome is what the asking agent learns when a question is settled.
+type Outcome string
+
+const (
+	OutcomeAnswered  Outcome = "answered"
+	OutcomeApproved  Outcome = "approved"
+	OutcomeDenied    Outcome = "denied"
+	OutcomeTimedOut  Outcome = "timed_out" // timed out, no default
+	OutcomeDefaulted Outcome = "defaulted" // timed out, default used
+	OutcomeCancelled Outcome = "cancelled"
+	OutcomePending   Outcome = "pending"
+)
+
+// Outcome classifies a settled question for the agent.
+func (q *Question) Outcome() Outcome {
+	switch q.Status {
+	case StatusPending:
+		return OutcomePending
+	case StatusCancelled:
+		return OutcomeCancelled
+	case StatusTimeout:
+		if q.Response == nil {
+			return OutcomeTimedOut
+		}
+		return OutcomeDefaulted
+	}
+	if q.ResponseType == ApprovalResponse && q.Response != nil {
+		if q.Response.Approved() {
+			return OutcomeApproved
+		}
+		return OutcomeDenied
+	}
+	return OutcomeAnswered
+}

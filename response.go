@@ -1,0 +1,195 @@
+package hitl
+
+import (
+	"strconv"
+	"strings"
+	"unicode/utf8"
+)
+
+// Approval answer values, as stored.
+const (
+	Approve = "approve"
+	Deny    = "deny"
+)
+
+// MaxAnswerLen bounds a text answer (and an approval message or reason).
+const MaxAnswerLen = 10000
+
+// Response is an answer (seed 001's QuestionResponse). After validation Value
+// is a string for text, choice (the option's value) and approval
+// ("approve" or "deny"), and a bool for boolean. Text is an optional
+// explanation: the message on grant, the reason on deny.
+type Response struct {
+	Type  ResponseType `json:"type"`
+	Value any          `json:"value"`
+	Text  string       `json:"text,omitempty"`
+	// Redacted is set when Value was removed because the answer is
+	// sensitive (never shown) or was scrubbed after delivery.
+	Redacted bool `json:"redacted,omitempty"`
+}
+
+func (r *Response) clone() *Response {
+	if r == nil {
+		return nil
+	}
+	c := *r
+	return &c
+}
+
+func (r *Response) redacted() *Response {
+	return &Response{Type: r.Type, Value: nil, Redacted: true}
+}
+
+// Approved reports whether an approval response grants the request.
+func (r *Response) Approved() bool {
+	if r == nil {
+		return false
+	}
+	s, _ := r.Value.(string)
+	return s == Approve
+}
+
+// String renders the value as a person would type it.
+func (r *Response) String() string {
+	if r == nil {
+		return ""
+	}
+	if r.Redacted {
+		return "[redacted]"
+	}
+	switch v := r.Value.(type) {
+	case string:
+		return v
+	case bool:
+		if v {
+			return "yes"
+		}
+		return "no"
+	case nil:
+		return ""
+	case float64:
+		return strconv.FormatFloat(v, 'f', -1, 64)
+	default:
+		return ""
+	}
+}
+
+// ValidateResponse checks r against q and returns it normalized: the type is
+// filled in, a choice is mapped to its option's value, a boolean written as
+// "yes" becomes true, an approval becomes "approve" or "deny".
+func (q *Question) ValidateResponse(r Response) (Response, error) {
+	if r.Type == "" {
+		r.Type = q.ResponseType
+	}
+	if r.Type != q.ResponseType {
+		return r, Errorf(EINVALID, "response type %q does not match the question's response type %q", r.Type, q.ResponseType)
+	}
+	r.Redacted = false
+	if utf8.RuneCountInString(r.Text) > MaxAnswerLen {
+		return r, Errorf(EINVALID, "response text is longer than %d characters", MaxAnswerLen)
+	}
+	switch q.ResponseType {
+	case TextResponse:
+		s, ok := r.Value.(string)
+		if !ok {
+			return r, Errorf(EINVALID, "a text answer must be a string")
+		}
+		if strings.TrimSpace(s) == "" {
+			return r, Errorf(EINVALID, "the answer is empty")
+		}
+		if utf8.RuneCountInString(s) > MaxAnswerLen {
+			return r, Errorf(EINVALID, "the answer is longer than %d characters", MaxAnswerLen)
+		}
+	case ChoiceResponse:
+		s, ok := scalar(r.Value)
+		if !ok {
+			return r, Errorf(EINVALID, "a choice answer must be one of the options")
+		}
+		o, ok := q.OptionFor(strings.TrimSpace(s))
+		if !ok {
+			return r, Errorf(EINVALID, "%q is not one of the options: %s", s, q.optionList())
+		}
+		r.Value = o.Value
+	case BooleanResponse:
+		b, ok := parseBool(r.Value)
+		if !ok {
+			return r, Errorf(EINVALID, "a boolean answer must be true or false (yes or no)")
+		}
+		r.Value = b
+	case ApprovalResponse:
+		v, ok := parseApproval(r.Value)
+		if !ok {
+			return r, Errorf(EINVALID, "an approval answer must be approve or deny")
+		}
+		r.Value = v
+	default:
+		return r, Errorf(EINVALID, "unknown response type %q", q.ResponseType)
+	}
+	return r, nil
+}
+
+// ParseAnswer turns what a person typed (in a terminal, a thread reply, a
+// CLI argument) into a response for q. The same words work everywhere:
+// yes/no/y/n/true/false for booleans, approve/deny (and yes/no) for
+// approvals, an option's label, value or id for choices.
+func (q *Question) ParseAnswer(typed, text string) (Response, error) {
+	typed = strings.TrimSpace(typed)
+	return q.ValidateResponse(Response{Type: q.ResponseType, Value: typed, Text: text})
+}
+
+func (q *Question) optionList() string {
+	labels := make([]string, len(q.Options))
+	for i, o := range q.Options {
+		labels[i] = o.Label
+	}
+	return strings.Join(labels, ", ")
+}
+
+func scalar(v any) (string, bool) {
+	switch v := v.(type) {
+	case string:
+		return v, true
+	case bool:
+		return strconv.FormatBool(v), true
+	case float64:
+		return strconv.FormatFloat(v, 'f', -1, 64), true
+	}
+	return "", false
+}
+
+func parseBool(v any) (bool, bool) {
+	switch v := v.(type) {
+	case bool:
+		return v, true
+	case string:
+		switch strings.ToLower(strings.TrimSpace(v)) {
+		case "true", "yes", "y", "1", "ok", "confirm":
+			return true, true
+		case "false", "no", "n", "0":
+			return false, true
+		}
+	}
+	return false, false
+}
+
+func parseApproval(v any) (string, bool) {
+	switch v := v.(type) {
+	case bool:
+		if v {
+			return Approve, true
+		}
+		return Deny, true
+	case string:
+		switch strings.ToLower(strings.TrimSpace(v)) {
+		case "approve", "approved", "yes", "y", "true", "grant", "ok", "lgtm":
+			return Approve, true
+		case "deny", "denied", "no", "n", "false", "reject", "rejected":
+			return Deny, true
+		}
+	}
+	return "", false
+}
+
+func equalFold(a, b string) bool {
+	return strings.EqualFold(strings.TrimSpace(a), strings.TrimSpace(b))
+}
