@@ -1,0 +1,47 @@
+package hitl_test
+
+import (
+	"testing"
+
+	"github.com/hitlbot/hitl"
+	"github.com/stretchr/testify/assert"
+)
+
+func TestSlackTargets(t *testing.T) {
+	for name, tc := range map[string]struct {
+		q    hitl.Question
+		want []string
+	}{
+		"explicit channel wins":         {hitl.Question{Channel: "C1", Assignees: []string{"U1"}}, []string{"C1"}},
+		"assignees get DMs":             {hitl.Question{Assignees: []string{"U1", "W2"}}, []string{"U1", "W2"}},
+		"group is mentioned in default": {hitl.Question{Assignees: []string{"S1", "U1"}}, []string{"U1", "CDEF"}},
+		"nothing set: default channel":  {hitl.Question{}, []string{"CDEF"}},
+	} {
+		assert.Equal(t, tc.want, hitl.SlackTargets(&tc.q, "CDEF"), name)
+	}
+	assert.Empty(t, hitl.SlackTargets(&hitl.Question{}, ""), "no default channel: nowhere to post")
+}
+
+func TestAnswerPolicy(t *testing.T) {
+	p := hitl.AnswerPolicy{Answerers: []string{"U1", "S9"}, Admins: []string{"UADMIN"}}
+	assigned := &hitl.Question{Assignees: []string{"U2", "S5"}}
+	open := &hitl.Question{}
+	for name, tc := range map[string]struct {
+		q      *hitl.Question
+		user   string
+		groups []string
+		want   bool
+	}{
+		"admin may answer an assigned question": {assigned, "UADMIN", nil, true},
+		"assignee may answer":                   {assigned, "U2", nil, true},
+		"member of assigned group may answer":   {assigned, "U7", []string{"S5"}, true},
+		"answerer not assigned is refused":      {assigned, "U1", nil, false},
+		"answerer may answer an open question":  {open, "U1", nil, true},
+		"member of answerer group may answer":   {open, "U8", []string{"S9"}, true},
+		"stranger is refused":                   {open, "U3", nil, false},
+	} {
+		assert.Equal(t, tc.want, p.MayAnswer(tc.q, tc.user, tc.groups), name)
+	}
+	assert.True(t, hitl.AnswerPolicy{}.MayAnswer(open, "U3", nil), "no answerers configured: anyone")
+	assert.Equal(t, []string{"S9", "S5"}, p.Groups(assigned))
+}

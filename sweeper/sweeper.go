@@ -1,0 +1,54 @@
+// Package sweeper runs the timeout sweep on a robfig/cron schedule. The
+// sweep itself (hitl.Service.SweepExpired) is the lifecycle's; this package
+// only decides when it runs.
+package sweeper
+
+import (
+	"context"
+	"log/slog"
+
+	"github.com/robfig/cron/v3"
+)
+
+// SweepFunc times out what is due and reports how many it settled.
+type SweepFunc func(ctx context.Context) (int, error)
+
+// Sweeper calls a SweepFunc on a schedule, never two at once.
+type Sweeper struct {
+	cron   *cron.Cron
+	sweep  SweepFunc
+	log    *slog.Logger
+	ctx    context.Context
+	cancel context.CancelFunc
+}
+
+// Start sweeps once at once (questions may have come due while the service
+// was down), then on schedule (a cron spec such as "@every 1s").
+func Start(schedule string, sweep SweepFunc, log *slog.Logger) (*Sweeper, error) {
+	ctx, cancel := context.WithCancel(context.Background())
+	s := &Sweeper{sweep: sweep, log: log, ctx: ctx, cancel: cancel}
+	s.cron = cron.New(cron.WithChain(cron.SkipIfStillRunning(cron.DiscardLogger)))
+	if _, err := s.cron.AddFunc(schedule, s.run); err != nil {
+		cancel()
+		return nil, err
+	}
+	s.run()
+	s.cron.Start()
+	return s, nil
+}
+
+func (s *Sweeper) run() {
+	n, err := s.sweep(s.ctx)
+	if err != nil && s.ctx.Err() == nil {
+		s.log.Error("timeout sweep failed", "err", err)
+	}
+	if n > 0 {
+		s.log.Info("timed out questions", "count", n)
+	}
+}
+
+// Stop stops the schedule and waits for a running sweep to finish.
+func (s *Sweeper) Stop() {
+	s.cancel()
+	<-s.cron.Stop().Done()
+}
