@@ -1,0 +1,123 @@
+package store
+
+import (
+	"encoding/binary"
+	"errors"
+	"fmt"
+
+	bolt "go.etcd.io/bbolt"
+)
+
+// maxCheckErrors bounds the report of Check.
+const maxCheckErrors = 50
+
+// Check verifies the file (bbolt's page consistency check) and the indexes
+// against the questions: every question has its by_job entry, every pending
+// one its pending entry and, with a deadline, its by_deadline entry, every
+// idempotency key maps to its question, and no index entry points to a
+// missing question or one whose state does not belong there. It reads the
+// whole database and holds the writer lock while it runs: use it in tests
+// and for maintenance, not on a hot path.
+func (db *DB) Check() error {
+	// A writable transaction keeps writers out while bbolt reads the
+	// freelist; it is rolled back, so nothing is written.
+	tx, err := db.bolt.Begin(true)
+	if err != nil {
+		return fmt.Errorf("store: check: %w", err)
+	}
+	defer func() { _ = tx.Rollback() }()
+
+	var errs []error
+	report := func(err error) {
+		if len(errs) < maxCheckErrors {
+			errs = append(errs, err)
+		}
+	}
+	for err := range tx.Check() {
+		report(fmt.Errorf("bbolt: %w", err))
+	}
+	checkIndexes(tx, report)
+	checkEvents(tx, report)
+	if len(errs) == 0 {
+		return nil
+	}
+	return fmt.Errorf("store: check %s: %w", db.path, errors.Join(errs...))
+}
+
+// checkIndexes derives every index entry from the questions and compares
+// the result with the index buckets, both ways.
+func checkIndexes(tx *bolt.Tx, report func(error)) {
+	want := map[string]map[string]string{ // bucket → key → value
+		string(bucketByJob): {}, string(bucketPending): {}, string(bucketByDeadline): {}, string(bucketIdem): {},
+	}
+	err := tx.Bucket(bucketQuestions).ForEach(func(k, v []byte) error {
+		q, err := decodeQuestion(string(k), v)
+		if err != nil {
+			report(err)
+			return nil
+		}
+		if q.ID != string(k) {
+			report(fmt.Errorf("question under key %q has id %q", k, q.ID))
+		}
+		ix := indexOf(q)
+		for _, e := range []struct {
+			bucket     []byte
+			key, value []byte
+		}{
+			{bucketByJob, ix.job, nil},
+			{bucketPending, ix.pending, nil},
+			{bucketByDeadline, ix.deadline, nil},
+			{bucketIdem, ix.idem, []byte(q.ID)},
+		} {
+			if e.key == nil {
+				continue
+			}
+			m := want[string(e.bucket)]
+			if other, dup := m[string(e.key)]; dup {
+				report(fmt.Errorf("%s key %q is claimed by two questions (%s and %s)", e.bucket, e.key, other, q.ID))
+			}
+			m[string(e.key)] = string(e.value)
+		}
+		return nil
+	})
+	if err != nil {
+		report(err)
+	}
+	for name, m := range want {
+		err := tx.Bucket([]byte(name)).ForEach(func(k, v []byte) error {
+			value, ok := m[string(k)]
+			switch {
+			case !ok:
+				report(fmt.Errorf("%s has a stray entry %q: its question is missing or does not belong there", name, k))
+			case value != string(v):
+				report(fmt.Errorf("%s entry %q maps to %q, want %q", name, k, v, value))
+			}
+			delete(m, string(k))
+			return nil
+		})
+		if err != nil {
+			report(err)
+		}
+		for k := range m {
+			report(fmt.Errorf("%s is missing entry %q", name, k))
+		}
+	}
+}
+
+// checkEvents checks that event keys are sequence numbers the bucket has
+// handed out.
+func checkEvents(tx *bolt.Tx, report func(error)) {
+	b := tx.Bucket(bucketEvents)
+	seq := b.Sequence()
+	err := b.ForEach(func(k, _ []byte) error {
+		if len(k) != 8 {
+			report(fmt.Errorf("events has a malformed key %x", k))
+		} else if n := binary.BigEndian.Uint64(k); n == 0 || n > seq {
+			report(fmt.Errorf("event %d is beyond the sequence %d", n, seq))
+		}
+		return nil
+	})
+	if err != nil {
+		report(err)
+	}
+}

@@ -1,0 +1,142 @@
+// Package store is the bbolt implementation of hitl.Store: questions with
+// their indexes (pending, by deadline, by job, idempotency keys) and the
+// durable event log, in one file.
+//
+// Every write is committed with fsync before the method returns. Writers
+// go through bbolt's Batch, so concurrent callers share one commit.
+package store
+
+import (
+	"encoding/binary"
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/hitlbot/hitl"
+	bolt "go.etcd.io/bbolt"
+)
+
+// batchDelay is how long a write waits for others to share its commit.
+// bbolt's default (10 ms) is about ten commits on an SSD: with it, a lone
+// writer waits 10 ms and 16 concurrent writers reach about 1,300 creates/s
+// on a 2-core VM, against 4,500-5,000/s with 1 ms.
+const batchDelay = time.Millisecond
+
+// SchemaVersion is the layout version this package reads and writes. It is
+// stored in the meta bucket and checked at open.
+const SchemaVersion = 1
+
+// Bucket names and their layout. Keys are big-endian so that byte order is
+// time or sequence order; the encodings are in keys.go. Later buckets (Slack
+// messages, runs, dedup) are added here and to allBuckets.
+var (
+	bucketMeta       = []byte("meta")        // "schema" → uint64 BE
+	bucketQuestions  = []byte("questions")   // id → question JSON
+	bucketByDeadline = []byte("by_deadline") // timeoutAt ‖ id → "" (pending only)
+	bucketByJob      = []byte("by_job")      // jobID ‖ 0x00 ‖ createdAt ‖ id → ""
+	bucketPending    = []byte("pending")     // createdAt ‖ id → "" (pending only)
+	bucketIdem       = []byte("idem")        // jobID ‖ 0x00 ‖ key → id
+	bucketEvents     = []byte("events")      // seq BE → event JSON
+
+	keySchema = []byte("schema")
+)
+
+// allBuckets are created at open.
+var allBuckets = [][]byte{
+	bucketMeta, bucketQuestions, bucketByDeadline, bucketByJob, bucketPending, bucketIdem, bucketEvents,
+}
+
+// DB is a hitl.Store in a bbolt file. It is safe for concurrent use.
+type DB struct {
+	bolt *bolt.DB
+	path string
+}
+
+var _ hitl.Store = (*DB)(nil)
+
+type options struct {
+	lockTimeout time.Duration
+}
+
+// Option configures Open.
+type Option func(*options)
+
+// WithLockTimeout sets how long Open waits for another process to release
+// the file lock before giving up (default 1 s).
+func WithLockTimeout(d time.Duration) Option {
+	return func(o *options) { o.lockTimeout = d }
+}
+
+// Open opens (or creates) the database at path, creates its buckets and
+// checks its schema version. The file is locked: a second process opening
+// it gets an EUNAVAILABLE error saying the database is locked.
+func Open(path string, opts ...Option) (*DB, error) {
+	o := options{lockTimeout: time.Second}
+	for _, opt := range opts {
+		opt(&o)
+	}
+	if o.lockTimeout <= 0 {
+		o.lockTimeout = time.Second
+	}
+	bdb, err := bolt.Open(path, 0o600, &bolt.Options{Timeout: o.lockTimeout, FreelistType: bolt.FreelistMapType})
+	if errors.Is(err, bolt.ErrTimeout) {
+		return nil, hitl.Errorf(hitl.EUNAVAILABLE, "database is locked by another hitl process: %s (waited %s)", path, o.lockTimeout)
+	}
+	if err != nil {
+		return nil, fmt.Errorf("store: open %s: %w", path, err)
+	}
+	if err := bdb.Update(initSchema); err != nil {
+		_ = bdb.Close()
+		return nil, fmt.Errorf("store: open %s: %w", path, err)
+	}
+	bdb.MaxBatchDelay = batchDelay
+	return &DB{bolt: bdb, path: path}, nil
+}
+
+// initSchema checks the schema version of an existing file, stamps a new
+// one, and creates the buckets. It never touches a file of a newer version.
+func initSchema(tx *bolt.Tx) error {
+	if meta := tx.Bucket(bucketMeta); meta != nil {
+		v := meta.Get(keySchema)
+		if len(v) != 8 {
+			return errors.New("meta bucket has no schema version: not a hitl database")
+		}
+		switch ver := binary.BigEndian.Uint64(v); {
+		case ver > SchemaVersion:
+			return fmt.Errorf("database schema version %d is newer than this hitl supports (%d): upgrade hitl", ver, SchemaVersion)
+		case ver < 1:
+			return fmt.Errorf("database schema version %d is invalid", ver)
+		}
+	} else {
+		foreign := tx.ForEach(func(name []byte, _ *bolt.Bucket) error {
+			return fmt.Errorf("the file has bucket %q but no hitl meta bucket: not a hitl database", name)
+		})
+		if foreign != nil {
+			return foreign
+		}
+		meta, err := tx.CreateBucket(bucketMeta)
+		if err != nil {
+			return fmt.Errorf("create meta bucket: %w", err)
+		}
+		if err := meta.Put(keySchema, u64(SchemaVersion)); err != nil {
+			return fmt.Errorf("stamp schema version: %w", err)
+		}
+	}
+	for _, name := range allBuckets {
+		if _, err := tx.CreateBucketIfNotExists(name); err != nil {
+			return fmt.Errorf("create bucket %s: %w", name, err)
+		}
+	}
+	return nil
+}
+
+// Path returns the file the database lives in.
+func (db *DB) Path() string { return db.path }
+
+// Close waits for running transactions and closes the file.
+func (db *DB) Close() error {
+	if err := db.bolt.Close(); err != nil {
+		return fmt.Errorf("store: close %s: %w", db.path, err)
+	}
+	return nil
+}

@@ -1,0 +1,70 @@
+package store
+
+import (
+	"encoding/binary"
+	"math"
+	"time"
+)
+
+// Keys are built so that bytes sort like the values they encode: integers
+// big-endian, times as unix nanoseconds with the sign bit flipped (so times
+// before 1970 sort before later ones), string prefixes ended by 0x00, which
+// job ids and idempotency keys never contain.
+
+func u64(v uint64) []byte {
+	var b [8]byte
+	binary.BigEndian.PutUint64(b[:], v)
+	return b[:]
+}
+
+// timeKey encodes t as a sortable uint64, clamped to the range UnixNano can
+// represent (years 1678 to 2262).
+func timeKey(t time.Time) uint64 {
+	const minSec, maxSec = math.MinInt64/int64(time.Second) + 1, math.MaxInt64/int64(time.Second) - 1
+	switch s := t.Unix(); {
+	case s < minSec:
+		return 0
+	case s > maxSec:
+		return math.MaxUint64
+	}
+	return uint64(t.UnixNano()) ^ 1<<63
+}
+
+// deadlineKey is the by_deadline key: timeoutAt ‖ id.
+func deadlineKey(at time.Time, id string) []byte {
+	k := make([]byte, 8, 8+len(id))
+	binary.BigEndian.PutUint64(k, timeKey(at))
+	return append(k, id...)
+}
+
+// pendingKey is the pending key: createdAt ‖ id.
+func pendingKey(createdAt time.Time, id string) []byte {
+	return deadlineKey(createdAt, id)
+}
+
+// jobPrefix is the by_job prefix of every question of job: jobID ‖ 0x00.
+func jobPrefix(jobID string) []byte {
+	k := make([]byte, 0, len(jobID)+1+8+24)
+	k = append(k, jobID...)
+	return append(k, 0)
+}
+
+// jobKey is the by_job key: jobID ‖ 0x00 ‖ createdAt ‖ id.
+func jobKey(jobID string, createdAt time.Time, id string) []byte {
+	k := jobPrefix(jobID)
+	k = binary.BigEndian.AppendUint64(k, timeKey(createdAt))
+	return append(k, id...)
+}
+
+// idemKey is the idem key: jobID ‖ 0x00 ‖ idempotency key.
+func idemKey(jobID, key string) []byte {
+	return append(jobPrefix(jobID), key...)
+}
+
+// idAfter returns the id at the end of an index key after skip bytes.
+func idAfter(k []byte, skip int) string {
+	if len(k) < skip {
+		return ""
+	}
+	return string(k[skip:])
+}
