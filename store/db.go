@@ -38,12 +38,19 @@ var (
 	bucketIdem       = []byte("idem")        // jobID ‖ 0x00 ‖ key → id
 	bucketEvents     = []byte("events")      // seq BE → event JSON
 
+	// The Slack bot's outbox (slack.go).
+	bucketSlackMeta     = []byte("slack_meta")     // "cursor" → uint64 BE
+	bucketSlackTasks    = []byte("slack_tasks")    // seq BE → task JSON
+	bucketSlackMessages = []byte("slack_messages") // questionID ‖ 0x00 ‖ target → message JSON
+	bucketSlackByTS     = []byte("slack_by_ts")    // channel ‖ 0x00 ‖ ts → questionID ‖ 0x00 ‖ target
+
 	keySchema = []byte("schema")
 )
 
 // allBuckets are created at open.
 var allBuckets = [][]byte{
 	bucketMeta, bucketQuestions, bucketByDeadline, bucketByJob, bucketPending, bucketIdem, bucketEvents,
+	bucketSlackMeta, bucketSlackTasks, bucketSlackMessages, bucketSlackByTS,
 }
 
 // DB is a hitl.Store in a bbolt file. It is safe for concurrent use.
