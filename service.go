@@ -161,7 +161,7 @@ func (s *Service) settle(ctx context.Context, id string, fn func(q *Question, no
 	now := s.clock.Now()
 	q, err := s.store.UpdateQuestion(ctx, id, func(q *Question) (*Event, error) {
 		if !q.Pending() {
-			return nil, conflict(q)
+			return nil, Conflict(q)
 		}
 		return fn(q, now)
 	})
@@ -172,7 +172,9 @@ func (s *Service) settle(ctx context.Context, id string, fn func(q *Question, no
 	return q.Redacted(), nil
 }
 
-func conflict(q *Question) *Error {
+// Conflict is the error for acting on a question that is no longer pending:
+// it names who settled it and when.
+func Conflict(q *Question) *Error {
 	at := ""
 	if q.RespondedAt != nil {
 		at = q.RespondedAt.UTC().Format(time.RFC3339)

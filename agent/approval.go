@@ -1,0 +1,81 @@
+package agent
+
+import (
+	"context"
+	"time"
+
+	"github.com/hitlbot/hitl"
+)
+
+// ApprovalOutcome is seed 003's result of an approval request.
+type ApprovalOutcome string
+
+// The outcomes of RequestApproval.
+const (
+	Approved ApprovalOutcome = "Approved"
+	Denied   ApprovalOutcome = "Denied"
+	TimedOut ApprovalOutcome = "TimedOut"
+)
+
+// ApprovalOptions tune an approval request. Zero fields take the service's
+// defaults (a 15 minute timeout, the default channel).
+type ApprovalOptions struct {
+	Context        *hitl.Context
+	Timeout        time.Duration
+	Assignees      []string
+	Channel        string
+	IdempotencyKey string
+}
+
+// Decision is how a person decided an approval request.
+type Decision struct {
+	Outcome  ApprovalOutcome
+	Message  string // the message given with a grant
+	Reason   string // the reason given with a denial
+	By       string // who decided ("slack:U024BE7LH"); "system" on timeout
+	Question *hitl.Question
+}
+
+// RequestApproval asks for approval of operation (seed 003) and waits for
+// the decision: Approved (with the grant message, if any), Denied (with the
+// reason, if any) or TimedOut (also when a default was used: the
+// question's Response holds it). A cancelled request returns an error with
+// code hitl.ECANCELLED; other errors are the API's.
+func (c *Client) RequestApproval(ctx context.Context, jobID, operation string, opts ApprovalOptions) (Decision, error) {
+	n := hitl.NewQuestion{
+		Question:       operation,
+		Type:           hitl.Approval,
+		ResponseType:   hitl.ApprovalResponse,
+		Context:        opts.Context,
+		Assignees:      opts.Assignees,
+		Channel:        opts.Channel,
+		IdempotencyKey: opts.IdempotencyKey,
+	}
+	if opts.Timeout > 0 {
+		m := opts.Timeout.Minutes()
+		n.TimeoutMinutes = &m
+	}
+	q, err := c.AskAndWait(ctx, jobID, n)
+	if q == nil {
+		return Decision{}, err
+	}
+	d := Decision{Question: q, By: q.RespondedBy}
+	switch {
+	case hitl.ErrorCode(err) == hitl.ETIMEDOUT:
+		d.Outcome = TimedOut
+		return d, nil
+	case err != nil:
+		return d, err
+	}
+	switch {
+	case q.Status != hitl.StatusTimeout && q.Response == nil:
+		return d, hitl.Errorf(hitl.EINTERNAL, "approval %s is %s without a response", q.ID, q.Status)
+	case q.Status == hitl.StatusTimeout: // with a default: still TimedOut
+		d.Outcome = TimedOut
+	case q.Response.Approved():
+		d.Outcome, d.Message = Approved, q.Response.Text
+	default:
+		d.Outcome, d.Reason = Denied, q.Response.Text
+	}
+	return d, nil
+}

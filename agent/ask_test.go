@@ -1,0 +1,122 @@
+package agent
+
+import (
+	"context"
+	"testing"
+	"time"
+
+	"github.com/hitlbot/hitl"
+	"github.com/stretchr/testify/require"
+)
+
+type asked struct {
+	q   *hitl.Question
+	err error
+}
+
+// askInBackground runs AskAndWait and returns its result on a channel once
+// the waiter is parked in the service.
+func (e *env) askInBackground(t *testing.T, jobID string, n hitl.NewQuestion) (<-chan asked, *hitl.Question) {
+	t.Helper()
+	done := make(chan asked, 1)
+	go func() {
+		q, err := e.client.AskAndWait(context.Background(), jobID, n)
+		done <- asked{q, err}
+	}()
+	e.w.until(t, "the waiter is parked", func(in, _, _ int) bool { return in == 1 })
+	return done, e.pending(t, jobID)
+}
+
+// pending returns the one pending question of job.
+func (e *env) pending(t *testing.T, jobID string) *hitl.Question {
+	t.Helper()
+	qs, err := e.svc.Questions(context.Background(), hitl.QuestionFilter{JobID: jobID, Status: hitl.StatusPending})
+	require.NoError(t, err)
+	require.Len(t, qs, 1)
+	return qs[0]
+}
+
+// expire moves the clock past every timeout and sweeps.
+func (e *env) expire(t *testing.T, d time.Duration) {
+	t.Helper()
+	e.clock.Add(d)
+	n, err := e.svc.SweepExpired(context.Background())
+	require.NoError(t, err)
+	require.Equal(t, 1, n)
+}
+
+func TestAskAndWait(t *testing.T) {
+	t.Run("answer_unblocks_the_agent", func(t *testing.T) {
+		e := newEnv(t, ServerConfig{})
+		done, q := e.askInBackground(t, "job-1", blockingQ)
+		e.answer(t, q.ID, hitl.Response{Value: "prod"})
+		r := recv(t, done)
+		require.NoError(t, r.err)
+		require.Equal(t, hitl.StatusAnswered, r.q.Status)
+		require.Equal(t, "prod", r.q.Response.Value)
+	})
+	t.Run("timeout_without_default_is_timed_out", func(t *testing.T) {
+		e := newEnv(t, ServerConfig{})
+		done, _ := e.askInBackground(t, "job-1", textQ)
+		e.expire(t, 31*time.Minute)
+		r := recv(t, done)
+		require.Equal(t, hitl.ETIMEDOUT, hitl.ErrorCode(r.err))
+		require.Equal(t, hitl.StatusTimeout, r.q.Status)
+	})
+	t.Run("timeout_with_default_returns_the_default", func(t *testing.T) {
+		e := newEnv(t, ServerConfig{})
+		n := textQ
+		n.DefaultResponse = &hitl.Response{Value: "next week"}
+		done, _ := e.askInBackground(t, "job-1", n)
+		e.expire(t, 31*time.Minute)
+		r := recv(t, done)
+		require.NoError(t, r.err)
+		require.Equal(t, hitl.StatusTimeout, r.q.Status)
+		require.Equal(t, "next week", r.q.Response.Value)
+	})
+	t.Run("cancel_is_cancelled_with_the_question", func(t *testing.T) {
+		e := newEnv(t, ServerConfig{})
+		done, q := e.askInBackground(t, "job-1", textQ)
+		_, err := e.svc.Cancel(hitl.WithActor(context.Background(), "cli:alice"), q.ID, "job finished")
+		require.NoError(t, err)
+		r := recv(t, done)
+		require.Equal(t, hitl.ECANCELLED, hitl.ErrorCode(r.err))
+		require.Contains(t, r.err.Error(), "job finished")
+		require.Equal(t, hitl.StatusCancelled, r.q.Status)
+	})
+	t.Run("non_blocking_returns_at_once_with_the_default", func(t *testing.T) {
+		e := newEnv(t, ServerConfig{})
+		q, err := e.client.AskAndWait(context.Background(), "job-1", hitl.NewQuestion{Question: "Verbose?",
+			Type: hitl.NonBlocking, ResponseType: hitl.BooleanResponse, DefaultResponse: &hitl.Response{Value: "no"}})
+		require.NoError(t, err)
+		require.Equal(t, hitl.StatusPending, q.Status)
+		require.Equal(t, false, q.Response.Value)
+	})
+	t.Run("sensitive_answer_is_received_once", func(t *testing.T) {
+		e := newEnv(t, ServerConfig{})
+		done, q := e.askInBackground(t, "job-1", hitl.NewQuestion{Question: "API key?", InputType: hitl.PasswordInput})
+		e.answer(t, q.ID, hitl.Response{Value: "s3cret"})
+		r := recv(t, done)
+		require.NoError(t, r.err)
+		require.Equal(t, "s3cret", r.q.Response.Value)
+		_, err := e.client.Receive(context.Background(), q.ID)
+		require.Equal(t, hitl.ECONFLICT, hitl.ErrorCode(err))
+	})
+	t.Run("same_key_after_the_answer_returns_it_at_once", func(t *testing.T) {
+		e := newEnv(t, ServerConfig{})
+		n := textQ
+		n.IdempotencyKey = "step-3"
+		done, q := e.askInBackground(t, "job-1", n)
+		e.answer(t, q.ID, hitl.Response{Value: "Friday"})
+		require.NoError(t, recv(t, done).err)
+		again, err := e.client.AskAndWait(context.Background(), "job-1", n)
+		require.NoError(t, err)
+		require.Equal(t, q.ID, again.ID)
+		require.Equal(t, "Friday", again.Response.Value)
+	})
+	t.Run("invalid_question_is_invalid", func(t *testing.T) {
+		e := newEnv(t, ServerConfig{})
+		_, err := e.client.AskAndWait(context.Background(), "job-1", hitl.NewQuestion{})
+		require.Equal(t, hitl.EINVALID, hitl.ErrorCode(err))
+	})
+}

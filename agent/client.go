@@ -1,0 +1,259 @@
+package agent
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"io"
+	"net/http"
+	"net/url"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/hitlbot/hitl"
+)
+
+// Client is the Go SDK: hitl.QuestionService over the agent HTTP API.
+// Errors come back as the *hitl.Error the server wrote (code, message and,
+// for conflicts, who answered and when), so hitl.ErrorCode works across the
+// wire; a server that cannot be reached gives hitl.EUNAVAILABLE. When ctx
+// ends, methods return ctx.Err().
+//
+// The actor is the token's agent name ("api:"+name) or, against a server
+// without tokens, "local" or "local:"+user (WithUser).
+type Client struct {
+	base       string
+	token      string
+	user       string
+	hc         *http.Client
+	minBackoff time.Duration
+	maxBackoff time.Duration
+	pollWait   time.Duration
+}
+
+var _ hitl.QuestionService = (*Client)(nil)
+
+// Defaults of the client.
+const (
+	DefaultMinBackoff = 100 * time.Millisecond
+	DefaultMaxBackoff = 5 * time.Second
+	// DefaultPollWait is how long one long-poll request of Wait lasts.
+	DefaultPollWait = 60 * time.Second
+)
+
+// ClientOption configures a Client.
+type ClientOption func(*Client)
+
+// WithHTTPClient uses hc for every request. Its Timeout, if any, should be
+// above a minute: Wait's long polls last up to DefaultPollWait (Wait
+// shortens them to half of a shorter Timeout).
+func WithHTTPClient(hc *http.Client) ClientOption {
+	return func(c *Client) {
+		if hc != nil {
+			c.hc = hc
+		}
+	}
+}
+
+// WithUser names the person or agent behind requests to a server without
+// tokens (sent as X-Hitl-User; the actor becomes "local:"+name).
+func WithUser(name string) ClientOption {
+	return func(c *Client) { c.user = name }
+}
+
+// WithRetryBackoff sets the bounds of Wait's exponential backoff between
+// retries when the server cannot be reached (defaults 100 ms and 5 s).
+func WithRetryBackoff(min, max time.Duration) ClientOption {
+	return func(c *Client) {
+		if min > 0 {
+			c.minBackoff = min
+		}
+		if max >= c.minBackoff {
+			c.maxBackoff = max
+		}
+	}
+}
+
+// NewClient returns a client of the API at baseURL ("http://127.0.0.1:8750")
+// that authenticates with token (none when empty).
+func NewClient(baseURL, token string, opts ...ClientOption) *Client {
+	tr := http.DefaultTransport.(*http.Transport).Clone()
+	tr.MaxIdleConnsPerHost = 64
+	c := &Client{
+		base:       strings.TrimRight(baseURL, "/"),
+		token:      token,
+		hc:         &http.Client{Transport: tr},
+		minBackoff: DefaultMinBackoff,
+		maxBackoff: DefaultMaxBackoff,
+		pollWait:   DefaultPollWait,
+	}
+	for _, o := range opts {
+		o(c)
+	}
+	if c.maxBackoff < c.minBackoff {
+		c.maxBackoff = c.minBackoff
+	}
+	return c
+}
+
+// do sends one request and decodes the JSON answer into out. in, when not
+// nil, is sent as the JSON body.
+func (c *Client) do(ctx context.Context, method, path string, query url.Values, in, out any) error {
+	var body io.Reader
+	if in != nil {
+		b, err := json.Marshal(in)
+		if err != nil {
+			return hitl.Errorf(hitl.EINVALID, "encoding the request: %v", err)
+		}
+		body = bytes.NewReader(b)
+	}
+	u := c.base + path
+	if len(query) > 0 {
+		u += "?" + query.Encode()
+	}
+	req, err := http.NewRequestWithContext(ctx, method, u, body)
+	if err != nil {
+		return hitl.Errorf(hitl.EINVALID, "building the request: %v", err)
+	}
+	req.Header.Set("Accept", "application/json")
+	if in != nil {
+		req.Header.Set("Content-Type", "application/json")
+	}
+	if c.token != "" {
+		req.Header.Set("Authorization", "Bearer "+c.token)
+	}
+	if c.user != "" {
+		req.Header.Set(UserHeader, c.user)
+	}
+	resp, err := c.hc.Do(req)
+	if err != nil {
+		if ctx.Err() != nil {
+			return ctx.Err()
+		}
+		return hitl.Errorf(hitl.EUNAVAILABLE, "cannot reach hitl at %s: %v", c.base, err)
+	}
+	defer func() {
+		_, _ = io.Copy(io.Discard, io.LimitReader(resp.Body, 64<<10))
+		_ = resp.Body.Close()
+	}()
+	if resp.StatusCode >= 300 {
+		return decodeError(resp)
+	}
+	if out == nil {
+		return nil
+	}
+	if err := json.NewDecoder(resp.Body).Decode(out); err != nil {
+		if ctx.Err() != nil {
+			return ctx.Err()
+		}
+		return hitl.Errorf(hitl.EUNAVAILABLE, "reading the answer of %s %s: %v", method, path, err)
+	}
+	return nil
+}
+
+// segment escapes one path segment, refusing what would not survive path
+// cleaning.
+func segment(what, v string) (string, error) {
+	if v == "" || v == "." || v == ".." {
+		return "", hitl.Errorf(hitl.EINVALID, "%s %q is invalid", what, v)
+	}
+	return url.PathEscape(v), nil
+}
+
+// Ask implements hitl.QuestionService.
+func (c *Client) Ask(ctx context.Context, jobID string, n hitl.NewQuestion) (*hitl.Question, bool, error) {
+	if err := hitl.ValidateJobID(jobID); err != nil {
+		return nil, false, err
+	}
+	var resp askResponse
+	if err := c.do(ctx, http.MethodPost, "/api/jobs/"+url.PathEscape(jobID)+"/questions", nil, n, &resp); err != nil {
+		return nil, false, err
+	}
+	if resp.Question == nil {
+		q, err := c.Question(ctx, resp.QuestionID)
+		return q, resp.Created, err
+	}
+	return resp.Question, resp.Created, nil
+}
+
+// Question implements hitl.QuestionService.
+func (c *Client) Question(ctx context.Context, id string) (*hitl.Question, error) {
+	return c.question(ctx, http.MethodGet, id, "", nil)
+}
+
+// Receive implements hitl.QuestionService.
+func (c *Client) Receive(ctx context.Context, id string) (*hitl.Question, error) {
+	return c.question(ctx, http.MethodPost, id, "/receive", nil)
+}
+
+func (c *Client) question(ctx context.Context, method, id, suffix string, query url.Values) (*hitl.Question, error) {
+	seg, err := segment("question id", id)
+	if err != nil {
+		return nil, err
+	}
+	var resp questionResponse
+	if err := c.do(ctx, method, "/api/questions/"+seg+suffix, query, nil, &resp); err != nil {
+		return nil, err
+	}
+	if resp.Question == nil {
+		return nil, hitl.Errorf(hitl.EUNAVAILABLE, "the server answered without a question")
+	}
+	return resp.Question, nil
+}
+
+// Answer implements hitl.QuestionService.
+func (c *Client) Answer(ctx context.Context, id string, r hitl.Response) (*hitl.Question, error) {
+	seg, err := segment("question id", id)
+	if err != nil {
+		return nil, err
+	}
+	var resp answerResponse
+	if err := c.do(ctx, http.MethodPost, "/api/questions/"+seg+"/answer", nil, answerRequest{Response: &r}, &resp); err != nil {
+		return nil, err
+	}
+	return resp.Question, nil
+}
+
+// Cancel implements hitl.QuestionService.
+func (c *Client) Cancel(ctx context.Context, id, reason string) (*hitl.Question, error) {
+	seg, err := segment("question id", id)
+	if err != nil {
+		return nil, err
+	}
+	var resp successResponse
+	if err := c.do(ctx, http.MethodPost, "/api/questions/"+seg+"/cancel", nil, cancelRequest{Reason: reason}, &resp); err != nil {
+		return nil, err
+	}
+	return resp.Question, nil
+}
+
+// Questions implements hitl.QuestionService.
+func (c *Client) Questions(ctx context.Context, f hitl.QuestionFilter) ([]*hitl.Question, error) {
+	query := url.Values{}
+	for k, v := range map[string]string{"status": string(f.Status), "type": string(f.Type), "jobId": f.JobID} {
+		if v != "" {
+			query.Set(k, v)
+		}
+	}
+	if f.Limit > 0 {
+		query.Set("limit", strconv.Itoa(min(f.Limit, maxListLimit)))
+	}
+	var resp questionsResponse
+	if err := c.do(ctx, http.MethodGet, "/api/questions", query, nil, &resp); err != nil {
+		return nil, err
+	}
+	return resp.Questions, nil
+}
+
+// RunState implements hitl.QuestionService.
+func (c *Client) RunState(ctx context.Context, jobID string) (*hitl.RunState, error) {
+	if err := hitl.ValidateJobID(jobID); err != nil {
+		return nil, err
+	}
+	var st hitl.RunState
+	if err := c.do(ctx, http.MethodGet, "/api/jobs/"+url.PathEscape(jobID), nil, nil, &st); err != nil {
+		return nil, err
+	}
+	return &st, nil
+}

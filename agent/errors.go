@@ -1,0 +1,96 @@
+package agent
+
+import (
+	"encoding/json"
+	"errors"
+	"io"
+	"log/slog"
+	"net/http"
+	"strings"
+
+	"github.com/hitlbot/hitl"
+)
+
+// Codes of the HTTP edge itself, beside hitl's.
+const (
+	codeMethodNotAllowed = "method_not_allowed"
+)
+
+// statusOf maps an error code to its HTTP status. It is the only place
+// where hitl's codes meet HTTP statuses on the server side.
+var statusOf = map[string]int{
+	hitl.EINVALID:        http.StatusBadRequest,
+	hitl.ENOTFOUND:       http.StatusNotFound,
+	hitl.ECONFLICT:       http.StatusConflict,
+	hitl.EUNAUTHORIZED:   http.StatusUnauthorized,
+	hitl.EFORBIDDEN:      http.StatusForbidden,
+	hitl.EREFUSED:        http.StatusUnprocessableEntity,
+	hitl.ETOOLARGE:       http.StatusRequestEntityTooLarge,
+	hitl.EUNAVAILABLE:    http.StatusServiceUnavailable,
+	hitl.ETIMEDOUT:       http.StatusConflict,
+	hitl.ECANCELLED:      http.StatusConflict,
+	hitl.EINTERNAL:       http.StatusInternalServerError,
+	codeMethodNotAllowed: http.StatusMethodNotAllowed,
+}
+
+// writeError writes err as {"code","message"} with the status of its code.
+// It is the one function that turns errors into HTTP responses. Errors that
+// are not *hitl.Error are internal: they are logged and read "internal
+// error".
+func writeError(w http.ResponseWriter, r *http.Request, log *slog.Logger, err error) {
+	var he *hitl.Error
+	if !errors.As(err, &he) {
+		he = &hitl.Error{Code: hitl.EINTERNAL}
+	}
+	status, ok := statusOf[he.Code]
+	if !ok || he.Code == hitl.EINTERNAL {
+		log.ErrorContext(r.Context(), "internal error", "method", r.Method, "path", r.URL.Path, "err", err)
+		status, he = http.StatusInternalServerError, &hitl.Error{Code: hitl.EINTERNAL, Message: "internal error"}
+	}
+	if status == http.StatusUnauthorized {
+		w.Header().Set("WWW-Authenticate", `Bearer realm="hitl"`)
+	}
+	writeJSON(w, status, errorResponse{Code: he.Code, Message: he.Message, AnsweredBy: he.By, AnsweredAt: he.At})
+}
+
+// codeOfStatus guesses an error code from a status, for error bodies that
+// are not hitl's JSON (a proxy's 502 page, say).
+func codeOfStatus(status int) string {
+	switch {
+	case status == http.StatusBadRequest:
+		return hitl.EINVALID
+	case status == http.StatusUnauthorized:
+		return hitl.EUNAUTHORIZED
+	case status == http.StatusForbidden:
+		return hitl.EFORBIDDEN
+	case status == http.StatusNotFound:
+		return hitl.ENOTFOUND
+	case status == http.StatusConflict:
+		return hitl.ECONFLICT
+	case status == http.StatusRequestEntityTooLarge:
+		return hitl.ETOOLARGE
+	case status == http.StatusUnprocessableEntity:
+		return hitl.EREFUSED
+	case status == http.StatusBadGateway, status == http.StatusServiceUnavailable, status == http.StatusGatewayTimeout:
+		return hitl.EUNAVAILABLE
+	}
+	return hitl.EINTERNAL
+}
+
+// decodeError turns an error response back into the *hitl.Error the server
+// wrote, so that hitl.ErrorCode works across the wire.
+func decodeError(resp *http.Response) *hitl.Error {
+	b, _ := io.ReadAll(io.LimitReader(resp.Body, 64<<10))
+	var body errorResponse
+	if json.Unmarshal(b, &body) == nil && body.Code != "" {
+		return &hitl.Error{Code: body.Code, Message: body.Message, By: body.AnsweredBy, At: body.AnsweredAt}
+	}
+	msg := strings.TrimSpace(string(b))
+	if len(msg) > 200 {
+		msg = msg[:200] + "…"
+	}
+	if msg == "" {
+		msg = http.StatusText(resp.StatusCode)
+	}
+	return hitl.Errorf(codeOfStatus(resp.StatusCode), "HTTP %d: %s", resp.StatusCode, msg)
+}

@@ -1,0 +1,128 @@
+package agent
+
+import (
+	"context"
+	"errors"
+	"net/http"
+	"time"
+
+	"github.com/hitlbot/hitl"
+)
+
+// handleQuestion serves GET /api/questions/{id}. With ?wait=<duration>
+// (capped at MaxWait) it long-polls: it answers as soon as the question is
+// settled, or with the still-pending question when the wait elapses.
+func (s *Server) handleQuestion(w http.ResponseWriter, r *http.Request) {
+	id := r.PathValue("id")
+	wait, err := s.parseWait(r.URL.Query().Get("wait"))
+	if err != nil {
+		writeError(w, r, s.log, err)
+		return
+	}
+	if wait == 0 {
+		q, err := s.svc.Question(r.Context(), id)
+		s.writeQuestion(w, r, q, err)
+		return
+	}
+	q, err := s.waitFor(w, r, id, wait)
+	if r.Context().Err() != nil {
+		return // the client is gone: nobody to answer
+	}
+	s.writeQuestion(w, r, q, err)
+}
+
+// parseWait reads ?wait=: a Go duration ("60s", "5m"), capped at MaxWait.
+func (s *Server) parseWait(v string) (time.Duration, error) {
+	if v == "" {
+		return 0, nil
+	}
+	d, err := time.ParseDuration(v)
+	if err != nil || d < 0 {
+		return 0, hitl.Errorf(hitl.EINVALID, "wait %q is invalid: use a duration like 60s or 5m", v)
+	}
+	return min(d, s.cfg.MaxWait), nil
+}
+
+// waitFor blocks in svc.Wait until question id is settled, wait elapses
+// (then it returns the pending question), the client goes away or the
+// server is closed (then it returns unavailable, so the client retries).
+func (s *Server) waitFor(w http.ResponseWriter, r *http.Request, id string, wait time.Duration) (*hitl.Question, error) {
+	_ = http.NewResponseController(w).SetWriteDeadline(time.Now().Add(wait + 30*time.Second))
+	ctx, cancel := context.WithTimeout(r.Context(), wait)
+	defer cancel()
+	stop := context.AfterFunc(s.base, cancel)
+	defer stop()
+	q, err := s.svc.Wait(ctx, id)
+	if err == nil || !(errors.Is(err, context.DeadlineExceeded) || errors.Is(err, context.Canceled)) {
+		return q, err
+	}
+	switch {
+	case r.Context().Err() != nil:
+		return nil, r.Context().Err()
+	case s.base.Err() != nil:
+		return nil, hitl.Errorf(hitl.EUNAVAILABLE, "the server is shutting down; retry")
+	case q == nil:
+		return s.svc.Question(r.Context(), id)
+	}
+	return q, nil
+}
+
+func (s *Server) writeQuestion(w http.ResponseWriter, r *http.Request, q *hitl.Question, err error) {
+	if err != nil {
+		writeError(w, r, s.log, err)
+		return
+	}
+	writeJSON(w, http.StatusOK, questionResponse{Question: q})
+}
+
+// handleAnswer serves POST /api/questions/{id}/answer. jobResumed tells
+// whether the job no longer waits on any question after this answer.
+func (s *Server) handleAnswer(w http.ResponseWriter, r *http.Request) {
+	var req answerRequest
+	if err := decodeBody(w, r, s.cfg.MaxBodyBytes, &req, true); err != nil {
+		writeError(w, r, s.log, err)
+		return
+	}
+	if req.Response == nil {
+		writeError(w, r, s.log, hitl.Errorf(hitl.EINVALID, `"response" is required: {"response": {"type": ..., "value": ...}}`))
+		return
+	}
+	q, err := s.svc.Answer(r.Context(), r.PathValue("id"), *req.Response)
+	if err != nil {
+		writeError(w, r, s.log, err)
+		return
+	}
+	writeJSON(w, http.StatusOK, answerResponse{Success: true, JobResumed: s.jobResumed(r.Context(), q.JobID), Question: q})
+}
+
+// jobResumed reports whether job waits on nothing any more.
+func (s *Server) jobResumed(ctx context.Context, jobID string) bool {
+	st, err := s.svc.RunState(ctx, jobID)
+	if err != nil {
+		s.log.WarnContext(ctx, "run state after answer", "job", jobID, "err", err)
+		return false
+	}
+	return st.Phase == hitl.PhaseRunning
+}
+
+// handleCancel serves POST /api/questions/{id}/cancel, body optional.
+func (s *Server) handleCancel(w http.ResponseWriter, r *http.Request) {
+	var req cancelRequest
+	if err := decodeBody(w, r, s.cfg.MaxBodyBytes, &req, false); err != nil {
+		writeError(w, r, s.log, err)
+		return
+	}
+	q, err := s.svc.Cancel(r.Context(), r.PathValue("id"), req.Reason)
+	if err != nil {
+		writeError(w, r, s.log, err)
+		return
+	}
+	writeJSON(w, http.StatusOK, successResponse{Success: true, Question: q})
+}
+
+// handleReceive serves POST /api/questions/{id}/receive: the asking agent
+// gets a sensitive answer once, after which it is scrubbed.
+func (s *Server) handleReceive(w http.ResponseWriter, r *http.Request) {
+	q, err := s.svc.Receive(r.Context(), r.PathValue("id"))
+	s.writeQuestion(w, r, q, err)
+}

@@ -1,0 +1,128 @@
+package agent
+
+import (
+	"net/http"
+	"net/url"
+	"strconv"
+
+	"github.com/hitlbot/hitl"
+)
+
+// handleAsk serves POST /api/jobs/{id}/questions: 201 with the new
+// question, or 200 and created:false when the idempotency key matched.
+func (s *Server) handleAsk(w http.ResponseWriter, r *http.Request) {
+	jobID := r.PathValue("id")
+	if err := hitl.ValidateJobID(jobID); err != nil {
+		writeError(w, r, s.log, err)
+		return
+	}
+	var n hitl.NewQuestion
+	if err := decodeBody(w, r, s.cfg.MaxBodyBytes, &n, true); err != nil {
+		writeError(w, r, s.log, err)
+		return
+	}
+	q, created, err := s.svc.Ask(r.Context(), jobID, n)
+	if err != nil {
+		writeError(w, r, s.log, err)
+		return
+	}
+	resp := askResponse{QuestionID: q.ID, TimeoutAt: q.TimeoutAt, Status: q.Status, Created: created, Question: q}
+	if q.Type == hitl.NonBlocking {
+		resp.DefaultResponse = q.DefaultResponse
+	}
+	status := http.StatusOK
+	if created {
+		status = http.StatusCreated
+	}
+	writeJSON(w, status, resp)
+}
+
+// handleJobQuestions serves GET /api/jobs/{id}/questions.
+func (s *Server) handleJobQuestions(w http.ResponseWriter, r *http.Request) {
+	jobID := r.PathValue("id")
+	if err := hitl.ValidateJobID(jobID); err != nil {
+		writeError(w, r, s.log, err)
+		return
+	}
+	s.listQuestions(w, r, hitl.QuestionFilter{JobID: jobID})
+}
+
+// handleQuestions serves GET /api/questions?status=&type=&jobId=&limit=.
+func (s *Server) handleQuestions(w http.ResponseWriter, r *http.Request) {
+	f, err := parseFilter(r.URL.Query())
+	if err != nil {
+		writeError(w, r, s.log, err)
+		return
+	}
+	s.listQuestions(w, r, f)
+}
+
+// handlePending serves GET /api/questions/pending?type=&jobId= (seed 001;
+// its workspaceId and projectId are accepted and ignored).
+func (s *Server) handlePending(w http.ResponseWriter, r *http.Request) {
+	query := r.URL.Query()
+	query.Del("status")
+	f, err := parseFilter(query)
+	if err != nil {
+		writeError(w, r, s.log, err)
+		return
+	}
+	f.Status = hitl.StatusPending
+	s.listQuestions(w, r, f)
+}
+
+func (s *Server) listQuestions(w http.ResponseWriter, r *http.Request, f hitl.QuestionFilter) {
+	qs, err := s.svc.Questions(r.Context(), f)
+	if err != nil {
+		writeError(w, r, s.log, err)
+		return
+	}
+	if qs == nil {
+		qs = []*hitl.Question{}
+	}
+	writeJSON(w, http.StatusOK, questionsResponse{Questions: qs})
+}
+
+// maxListLimit bounds ?limit= on the list endpoints.
+const maxListLimit = 10000
+
+// parseFilter reads status, type, jobId and limit from a query.
+func parseFilter(query url.Values) (hitl.QuestionFilter, error) {
+	var f hitl.QuestionFilter
+	switch st := hitl.Status(query.Get("status")); st {
+	case "", hitl.StatusPending, hitl.StatusAnswered, hitl.StatusTimeout, hitl.StatusCancelled:
+		f.Status = st
+	default:
+		return f, hitl.Errorf(hitl.EINVALID, "status %q is invalid: use pending, answered, timeout or cancelled", st)
+	}
+	switch typ := hitl.QuestionType(query.Get("type")); typ {
+	case "", hitl.Blocking, hitl.NonBlocking, hitl.Approval, hitl.ErrorRecovery:
+		f.Type = typ
+	default:
+		return f, hitl.Errorf(hitl.EINVALID, "type %q is invalid: use blocking, non_blocking, approval or error_recovery", typ)
+	}
+	if job := query.Get("jobId"); job != "" {
+		if err := hitl.ValidateJobID(job); err != nil {
+			return f, err
+		}
+		f.JobID = job
+	}
+	if l := query.Get("limit"); l != "" {
+		n, err := strconv.Atoi(l)
+		if err != nil || n < 1 || n > maxListLimit {
+			return f, hitl.Errorf(hitl.EINVALID, "limit must be a whole number from 1 to %d", maxListLimit)
+		}
+		f.Limit = n
+	}
+	return f, nil
+}
+
+// handleRunState serves GET /api/jobs/{id}: seed 004's run state.
+func (s *Server) handleRunState(w http.ResponseWriter, r *http.Request) {
+	st, err := s.svc.RunState(r.Context(), r.PathValue("id"))
+	if err != nil {
+		writeError(w, r, s.log, err)
+		return
+	}
+	writeJSON(w, http.StatusOK, st)
+}

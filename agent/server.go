@@ -1,0 +1,183 @@
+package agent
+
+import (
+	"context"
+	"crypto/sha256"
+	"fmt"
+	"log/slog"
+	"net/http"
+	"runtime/debug"
+	"time"
+
+	"github.com/hitlbot/hitl"
+)
+
+// Defaults of ServerConfig.
+const (
+	DefaultMaxBodyBytes = 1 << 20
+	DefaultMaxWait      = 5 * time.Minute
+	DefaultHeartbeat    = 15 * time.Second
+)
+
+// ServerConfig configures a Server. Zero fields take defaults.
+type ServerConfig struct {
+	// Tokens maps bearer tokens to agent names. When empty, every request
+	// is allowed (for loopback use) and the actor is "local", or
+	// "local:"+X-Hitl-User when that header is set.
+	Tokens map[string]string
+	// MaxBodyBytes bounds request bodies (default 1 MiB).
+	MaxBodyBytes int64
+	// MaxWait caps a long poll's ?wait= (default 5 min).
+	MaxWait time.Duration
+	// Heartbeat is how often an idle SSE stream gets a comment line to keep
+	// proxies from closing it (default 15 s).
+	Heartbeat time.Duration
+	// Clock stamps heartbeats (default hitl.SystemClock).
+	Clock hitl.Clock
+	// Logger receives internal errors and recovered panics (default
+	// slog.Default()).
+	Logger *slog.Logger
+}
+
+// Server is the agent HTTP API. It implements http.Handler; the caller owns
+// the listener and the http.Server. Give that http.Server a
+// ReadHeaderTimeout but no WriteTimeout: long polls and the SSE stream
+// extend their own write deadlines.
+type Server struct {
+	svc    hitl.QuestionService
+	events hitl.EventLog
+	cfg    ServerConfig
+	log    *slog.Logger
+	tokens []tokenEntry
+	mux    *http.ServeMux
+
+	// base is cancelled by Close; long polls and streams end with it.
+	base       context.Context
+	cancelBase context.CancelFunc
+}
+
+type tokenEntry struct {
+	sum  [sha256.Size]byte
+	name string
+}
+
+var _ http.Handler = (*Server)(nil)
+
+// NewServer returns the API over svc, streaming events from log.
+func NewServer(svc hitl.QuestionService, log hitl.EventLog, cfg ServerConfig) *Server {
+	if cfg.MaxBodyBytes <= 0 {
+		cfg.MaxBodyBytes = DefaultMaxBodyBytes
+	}
+	if cfg.MaxWait <= 0 {
+		cfg.MaxWait = DefaultMaxWait
+	}
+	if cfg.Heartbeat <= 0 {
+		cfg.Heartbeat = DefaultHeartbeat
+	}
+	if cfg.Clock == nil {
+		cfg.Clock = hitl.SystemClock{}
+	}
+	if cfg.Logger == nil {
+		cfg.Logger = slog.Default()
+	}
+	s := &Server{svc: svc, events: log, cfg: cfg, log: cfg.Logger, mux: http.NewServeMux()}
+	s.base, s.cancelBase = context.WithCancel(context.Background())
+	for tok, name := range cfg.Tokens {
+		s.tokens = append(s.tokens, tokenEntry{sum: sha256.Sum256([]byte(tok)), name: name})
+	}
+	s.routes()
+	return s
+}
+
+func (s *Server) routes() {
+	s.mux.HandleFunc("GET /healthz", s.handleHealth)
+	s.mux.HandleFunc("POST /api/jobs/{id}/questions", s.handleAsk)
+	s.mux.HandleFunc("GET /api/jobs/{id}/questions", s.handleJobQuestions)
+	s.mux.HandleFunc("GET /api/jobs/{id}", s.handleRunState)
+	s.mux.HandleFunc("GET /api/questions", s.handleQuestions)
+	s.mux.HandleFunc("GET /api/questions/pending", s.handlePending)
+	s.mux.HandleFunc("GET /api/questions/{id}", s.handleQuestion)
+	s.mux.HandleFunc("POST /api/questions/{id}/answer", s.handleAnswer)
+	s.mux.HandleFunc("POST /api/questions/{id}/cancel", s.handleCancel)
+	s.mux.HandleFunc("POST /api/questions/{id}/receive", s.handleReceive)
+	s.mux.HandleFunc("GET /api/events", s.handleEvents)
+}
+
+// ServeHTTP implements http.Handler: recover, authenticate, route.
+func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	defer s.recover(w, r)
+	r, err := s.authenticate(r)
+	if err != nil {
+		writeError(w, r, s.log, err)
+		return
+	}
+	h, pattern := s.mux.Handler(r)
+	if pattern == "" {
+		s.noRoute(w, r, h)
+		return
+	}
+	s.mux.ServeHTTP(w, r)
+}
+
+// Close ends the long polls and SSE streams in flight (long polls answer
+// 503 so clients retry elsewhere or later), so that http.Server.Shutdown
+// does not wait for them. It is safe to call more than once.
+func (s *Server) Close() {
+	s.cancelBase()
+}
+
+// recover turns a panic into a 500 JSON error, so that no input can take
+// the process down or leave the client without an answer.
+func (s *Server) recover(w http.ResponseWriter, r *http.Request) {
+	v := recover()
+	if v == nil {
+		return
+	}
+	if v == http.ErrAbortHandler {
+		panic(v)
+	}
+	writeError(w, r, s.log, fmt.Errorf("panic: %v\n%s", v, debug.Stack()))
+}
+
+// noRoute answers requests no pattern matches: 404, or 405 when the path
+// exists with other methods (h is the mux's own plain-text handler; it is
+// only asked for the status and the Allow header).
+func (s *Server) noRoute(w http.ResponseWriter, r *http.Request, h http.Handler) {
+	probe := &statusProbe{header: http.Header{}}
+	h.ServeHTTP(probe, r)
+	switch probe.status {
+	case http.StatusMethodNotAllowed:
+		if allow := probe.header.Get("Allow"); allow != "" {
+			w.Header().Set("Allow", allow)
+		}
+		writeError(w, r, s.log, hitl.Errorf(codeMethodNotAllowed, "%s is not allowed on %s", r.Method, r.URL.Path))
+	case http.StatusMovedPermanently, http.StatusPermanentRedirect, http.StatusTemporaryRedirect, http.StatusFound:
+		if loc := probe.header.Get("Location"); loc != "" {
+			w.Header().Set("Location", loc)
+		}
+		w.WriteHeader(probe.status)
+	default:
+		writeError(w, r, s.log, hitl.Errorf(hitl.ENOTFOUND, "no route for %s %s", r.Method, r.URL.Path))
+	}
+}
+
+// statusProbe records what the mux's fallback handler would write.
+type statusProbe struct {
+	header http.Header
+	status int
+}
+
+func (p *statusProbe) Header() http.Header { return p.header }
+func (p *statusProbe) WriteHeader(status int) {
+	if p.status == 0 {
+		p.status = status
+	}
+}
+func (p *statusProbe) Write(b []byte) (int, error) {
+	p.WriteHeader(http.StatusOK)
+	return len(b), nil
+}
+
+func (s *Server) handleHealth(w http.ResponseWriter, _ *http.Request) {
+	writeJSON(w, http.StatusOK, healthResponse{OK: true})
+}

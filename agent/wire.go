@@ -1,0 +1,68 @@
+package agent
+
+import (
+	"time"
+
+	"github.com/hitlbot/hitl"
+)
+
+// The JSON bodies of the API, shared by the server and the client so that
+// the two cannot drift apart.
+
+// askResponse answers POST /api/jobs/{id}/questions (seed 001's
+// {questionId, timeoutAt}, plus the status, whether it was created, the
+// default a non_blocking agent goes on with, and the whole question).
+type askResponse struct {
+	QuestionID      string         `json:"questionId"`
+	TimeoutAt       *time.Time     `json:"timeoutAt"`
+	Status          hitl.Status    `json:"status"`
+	Created         bool           `json:"created"`
+	DefaultResponse *hitl.Response `json:"defaultResponse,omitempty"`
+	Question        *hitl.Question `json:"question"`
+}
+
+// answerRequest is the body of POST /api/questions/{id}/answer.
+type answerRequest struct {
+	Response *hitl.Response `json:"response"`
+}
+
+// answerResponse answers POST /api/questions/{id}/answer.
+type answerResponse struct {
+	Success    bool           `json:"success"`
+	JobResumed bool           `json:"jobResumed"`
+	Question   *hitl.Question `json:"question"`
+}
+
+// cancelRequest is the optional body of POST /api/questions/{id}/cancel.
+type cancelRequest struct {
+	Reason string `json:"reason,omitempty"`
+}
+
+// successResponse answers POST /api/questions/{id}/cancel.
+type successResponse struct {
+	Success  bool           `json:"success"`
+	Question *hitl.Question `json:"question"`
+}
+
+// questionResponse answers GET /api/questions/{id} and its receive.
+type questionResponse struct {
+	Question *hitl.Question `json:"question"`
+}
+
+// questionsResponse answers the list endpoints.
+type questionsResponse struct {
+	Questions []*hitl.Question `json:"questions"`
+}
+
+// errorResponse is every error body.
+type errorResponse struct {
+	Code       string `json:"code"`
+	Message    string `json:"message"`
+	AnsweredBy string `json:"answeredBy,omitempty"`
+	AnsweredAt string `json:"answeredAt,omitempty"`
+}
+
+// healthResponse answers GET /healthz.
+type healthResponse struct {
+	OK bool `json:"ok"`
+}

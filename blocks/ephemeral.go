@@ -1,0 +1,96 @@
+package blocks
+
+import (
+	"errors"
+	"strings"
+	"time"
+
+	"github.com/hitlbot/hitl"
+)
+
+// Ephemeral texts (mrkdwn, for chat.postEphemeral or a modal error). They
+// are short and never show a sensitive value.
+
+// AlreadySettled tells someone who clicked a settled question what happened
+// first: "Already answered by <@U…> at …".
+func AlreadySettled(s Settlement) string {
+	at := ""
+	if !s.At.IsZero() {
+		at = " at " + date(s.At)
+	}
+	switch s.Status {
+	case hitl.StatusAnswered:
+		return "Already answered by " + actor(s.By) + at + "."
+	case hitl.StatusTimeout:
+		return "This question already timed out" + at + "."
+	case hitl.StatusCancelled:
+		if s.By == "" {
+			return "This question was cancelled" + at + "."
+		}
+		return "This question was cancelled by " + actor(s.By) + at + "."
+	}
+	return "This question is no longer waiting for an answer."
+}
+
+// SettlementFromError reads a conflict *hitl.Error (code conflict, with By
+// and At) as a Settlement. The status is inferred: the system actor means a
+// timeout, a message saying "cancelled" a cancel, anything else an answer.
+func SettlementFromError(err error) (Settlement, bool) {
+	var e *hitl.Error
+	if !errors.As(err, &e) || e.Code != hitl.ECONFLICT || (e.By == "" && e.At == "") {
+		return Settlement{}, false
+	}
+	s := Settlement{Status: hitl.StatusAnswered, By: e.By}
+	if t, perr := time.Parse(time.RFC3339, e.At); perr == nil {
+		s.At = t
+	}
+	switch {
+	case e.By == hitl.ActorSystem:
+		s.Status = hitl.StatusTimeout
+	case strings.Contains(e.Message, "cancelled"):
+		s.Status = hitl.StatusCancelled
+	}
+	return s, true
+}
+
+// NotAllowed tells someone they may not answer q, naming who may.
+func NotAllowed(q *hitl.Question) string {
+	q = orEmpty(q)
+	if len(q.Assignees) == 0 {
+		return "🚫 You're not allowed to answer this question."
+	}
+	return "🚫 Only " + mentions(q.Assignees[:min(len(q.Assignees), 40)]) + " can answer this question."
+}
+
+// ErrorText turns a hitl error code and message into an ephemeral text. The
+// message is escaped and cut; internal errors do not show it.
+func ErrorText(code, message string) string {
+	msg, _ := escapeCut(oneLine(message), 500, ellipsis)
+	with := func(prefix string) string {
+		if msg == "" {
+			return strings.TrimSuffix(prefix, ": ") + "."
+		}
+		return prefix + msg
+	}
+	switch code {
+	case hitl.EINVALID:
+		return with("⚠️ That didn't work: ")
+	case hitl.ENOTFOUND:
+		return with("⚠️ Not found: ")
+	case hitl.ECONFLICT:
+		return with("⚠️ Too late: ")
+	case hitl.EUNAUTHORIZED, hitl.EFORBIDDEN:
+		return with("🚫 You're not allowed to do that: ")
+	case hitl.EREFUSED:
+		return with("🚫 Refused: ")
+	case hitl.ETOOLARGE:
+		return with("⚠️ Too long: ")
+	case hitl.EUNAVAILABLE:
+		return with("⏳ hitl is unavailable right now, try again in a moment: ")
+	case hitl.ETIMEDOUT:
+		return with("⏱ Timed out: ")
+	case hitl.ECANCELLED:
+		return with("🚫 Cancelled: ")
+	}
+	return "💥 Something went wrong on our side. Try again, or answer with `hitl answer`."
+}

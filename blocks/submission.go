@@ -1,0 +1,86 @@
+package blocks
+
+import (
+	"encoding/json"
+	"strings"
+	"unicode/utf8"
+
+	"github.com/hitlbot/hitl"
+	"github.com/slack-go/slack"
+)
+
+// Submission kinds, one per modal.
+const (
+	SubmitAnswer  = "answer"  // AnswerModal: Value is the answer, never empty
+	SubmitDeny    = "deny"    // DenyModal: Value is the optional reason
+	SubmitApprove = "approve" // ApproveModal: Value is the optional message
+)
+
+// Submission is a parsed view_submission of one of this package's modals.
+// Channel and MessageTS name the message to update; they are empty when the
+// modal was opened from the Home tab.
+type Submission struct {
+	Kind       string
+	QuestionID string
+	Channel    string
+	MessageTS  string
+	Value      string
+}
+
+// ParseSubmission parses a view_submission: the view's callback id, its
+// private_metadata and its state values (view.state.values). Anything
+// malformed is an EINVALID *hitl.Error; error messages never contain the
+// submitted value.
+func ParseSubmission(callbackID, privateMetadata string, values map[string]map[string]slack.BlockAction) (Submission, error) {
+	var kind, block string
+	switch callbackID {
+	case CallbackAnswer:
+		kind, block = SubmitAnswer, BlockAnswer
+	case CallbackDeny:
+		kind, block = SubmitDeny, BlockReason
+	case CallbackApprove:
+		kind, block = SubmitApprove, BlockMessage
+	default:
+		return Submission{}, hitl.Errorf(hitl.EINVALID, "unknown view %s", quote(callbackID))
+	}
+	if len(privateMetadata) > 4*MaxPrivateMetadata {
+		return Submission{}, hitl.Errorf(hitl.EINVALID, "the view's metadata is too long")
+	}
+	var m metadata
+	if err := json.Unmarshal([]byte(privateMetadata), &m); err != nil {
+		return Submission{}, hitl.Errorf(hitl.EINVALID, "the view's metadata is not valid")
+	}
+	if !validQuestionID(m.Q) {
+		return Submission{}, hitl.Errorf(hitl.EINVALID, "the view's metadata names no question")
+	}
+	if !validRef(m.C) || !validRef(m.TS) {
+		return Submission{}, hitl.Errorf(hitl.EINVALID, "the view's metadata names no message")
+	}
+	s := Submission{Kind: kind, QuestionID: m.Q, Channel: m.C, MessageTS: m.TS}
+	if v, ok := values[block][InputActionID]; ok {
+		s.Value = v.Value
+	}
+	if !utf8.ValidString(s.Value) {
+		return Submission{}, hitl.Errorf(hitl.EINVALID, "the %s is not valid text", block)
+	}
+	if n := utf8.RuneCountInString(s.Value); n > hitl.MaxAnswerLen {
+		return Submission{}, hitl.Errorf(hitl.EINVALID, "the %s is longer than %d characters", block, hitl.MaxAnswerLen)
+	}
+	if kind == SubmitAnswer && strings.TrimSpace(s.Value) == "" {
+		return Submission{}, hitl.Errorf(hitl.EINVALID, "the answer is empty")
+	}
+	return s, nil
+}
+
+// validRef accepts an empty or plausible channel id or message ts.
+func validRef(s string) bool {
+	if len(s) > 255 {
+		return false
+	}
+	for i := 0; i < len(s); i++ {
+		if s[i] <= ' ' || s[i] > '~' {
+			return false
+		}
+	}
+	return true
+}

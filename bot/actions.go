@@ -1,0 +1,110 @@
+package bot
+
+import (
+	"context"
+
+	"github.com/hitlbot/hitl"
+	"github.com/hitlbot/hitl/blocks"
+	"github.com/slack-go/slack"
+)
+
+// click is one block action, parsed, with where it happened.
+type click struct {
+	user      string
+	channel   string // "" in App Home
+	messageTS string
+	triggerID string
+	action    blocks.Action
+}
+
+type actionHandler func(ctx context.Context, c click, q *hitl.Question) error
+
+// registerActions registers a handler per action id.
+func (b *Bot) registerActions() {
+	b.actions = map[string]actionHandler{
+		blocks.ActionApprove:    b.answerWith(func(*hitl.Question, click) hitl.Response { return hitl.Response{Value: hitl.Approve} }),
+		blocks.ActionYes:        b.answerWith(func(*hitl.Question, click) hitl.Response { return hitl.Response{Value: true} }),
+		blocks.ActionNo:         b.answerWith(func(*hitl.Question, click) hitl.Response { return hitl.Response{Value: false} }),
+		blocks.ActionSelect:     b.answerWith(optionResponse),
+		blocks.ActionDeny:       b.openModal(blocks.DenyModal),
+		blocks.ActionApproveMsg: b.openModal(blocks.ApproveModal),
+		blocks.ActionAnswer:     b.openModal(blocks.AnswerModal),
+	}
+	for i := range blocks.MaxButtonChoices {
+		b.actions[blocks.ChooseActionID(i)] = b.answerWith(optionResponse)
+	}
+}
+
+func optionResponse(q *hitl.Question, c click) hitl.Response {
+	i := c.action.OptionIndex
+	if i < 0 || i >= len(q.Options) {
+		return hitl.Response{Value: nil} // refused by validation
+	}
+	return hitl.Response{Value: q.Options[i].Value}
+}
+
+// onBlockActions runs the handler of each action of a block_actions payload.
+func (b *Bot) onBlockActions(ctx context.Context, cb slack.InteractionCallback) {
+	for _, a := range cb.ActionCallback.BlockActions {
+		c := click{user: cb.User.ID, channel: cb.Container.ChannelID, messageTS: cb.Container.MessageTs, triggerID: cb.TriggerID}
+		if c.channel == "" {
+			c.channel = cb.Channel.ID
+		}
+		value := a.Value
+		if a.SelectedOption.Value != "" {
+			value = a.SelectedOption.Value
+		}
+		h, ok := b.actions[a.ActionID]
+		if !ok {
+			continue // not ours (or a link button): nothing to do
+		}
+		var err error
+		if c.action, err = blocks.ParseAction(a.ActionID, a.BlockID, value); err != nil {
+			b.tell(ctx, c.channel, c.user, errorText(err))
+			continue
+		}
+		if err := b.authorized(ctx, c, h); err != nil {
+			b.tell(ctx, c.channel, c.user, errorText(err))
+		}
+	}
+}
+
+// authorized loads the question, refuses late clicks and strangers, then
+// runs h.
+func (b *Bot) authorized(ctx context.Context, c click, h actionHandler) error {
+	q, err := b.questions.Question(ctx, c.action.QuestionID)
+	if err != nil {
+		return err
+	}
+	if !q.Pending() {
+		return settledError(q)
+	}
+	if !b.mayAnswer(ctx, q, c.user) {
+		return hitl.Errorf(hitl.EFORBIDDEN, "%s", blocks.NotAllowed(q))
+	}
+	return h(ctx, c, q)
+}
+
+// answerWith answers the question with the response the click means.
+func (b *Bot) answerWith(resp func(*hitl.Question, click) hitl.Response) actionHandler {
+	return func(ctx context.Context, c click, q *hitl.Question) error {
+		_, err := b.questions.Answer(hitl.WithActor(ctx, actor(c.user)), q.ID, resp(q, c))
+		return err
+	}
+}
+
+// openModal opens a modal for the question, with the message to update in
+// its private metadata. trigger_id lives 3 s, so this runs right after ack.
+func (b *Bot) openModal(render func(q *hitl.Question, channel, ts string) slack.ModalViewRequest) actionHandler {
+	return func(ctx context.Context, c click, q *hitl.Question) error {
+		_, err := b.api.OpenViewContext(ctx, c.triggerID, render(q, c.channel, c.messageTS))
+		if err != nil {
+			b.log.Warn("opening a modal failed", "question", q.ID, "err", err)
+			return hitl.Errorf(hitl.EUNAVAILABLE, "Slack did not open the form (%v); please click again", err)
+		}
+		return nil
+	}
+}
+
+// settledError is the conflict a late click gets: who settled it and when.
+func settledError(q *hitl.Question) error { return hitl.Conflict(q) }

@@ -1,0 +1,152 @@
+// Package bot is hitl's Slack edge: it posts questions through a durable,
+// rate-paced outbox, takes answers from buttons, modals and thread replies
+// over Socket Mode, keeps messages up to date, and shows each person their
+// queue in App Home. It talks to the rest of hitl only through the root
+// package's interfaces.
+package bot
+
+import (
+	"context"
+	"log/slog"
+	"net/http"
+	"sync"
+	"time"
+
+	"github.com/hitlbot/hitl"
+	"github.com/slack-go/slack"
+	"github.com/slack-go/slack/socketmode"
+)
+
+// Config configures the bot.
+type Config struct {
+	AppToken       string // xapp-…, for Socket Mode
+	BotToken       string // xoxb-…, for the Web API
+	APIURL         string // Web API base URL; "" for Slack's
+	DefaultChannel string // where questions without a channel or assignee go
+	Policy         hitl.AnswerPolicy
+	Clock          hitl.Clock
+	Logger         *slog.Logger
+
+	// PostInterval is the least time between two writes to one channel
+	// (Slack allows about one message per second per channel).
+	PostInterval time.Duration
+	// RetryMin and RetryMax bound the backoff after network or server errors.
+	RetryMin, RetryMax time.Duration
+	// HomeRefresh is the least time between two App Home refreshes of a person.
+	HomeRefresh time.Duration
+}
+
+func (c *Config) setDefaults() {
+	if c.Clock == nil {
+		c.Clock = hitl.SystemClock{}
+	}
+	if c.Logger == nil {
+		c.Logger = slog.Default()
+	}
+	if c.PostInterval <= 0 {
+		c.PostInterval = time.Second
+	}
+	if c.RetryMin <= 0 {
+		c.RetryMin = time.Second
+	}
+	if c.RetryMax <= 0 {
+		c.RetryMax = time.Minute
+	}
+	if c.HomeRefresh <= 0 {
+		c.HomeRefresh = 2 * time.Second
+	}
+}
+
+// Bot is the running Slack bot.
+type Bot struct {
+	cfg       Config
+	log       *slog.Logger
+	api       *slack.Client
+	sm        *socketmode.Client
+	questions hitl.QuestionService
+	events    hitl.EventLog
+	outbox    hitl.SlackOutbox
+
+	identity identity
+	seen     *dedup
+	groups   *groupCache
+	homes    *homes
+	work     *workers
+
+	actions map[string]actionHandler // by action id
+	views   map[string]viewHandler   // by callback id
+
+	cancel context.CancelFunc
+	wg     sync.WaitGroup
+}
+
+// New returns a bot; Start runs it.
+func New(cfg Config, questions hitl.QuestionService, events hitl.EventLog, outbox hitl.SlackOutbox) *Bot {
+	cfg.setDefaults()
+	opts := []slack.Option{
+		slack.OptionAppLevelToken(cfg.AppToken),
+		slack.OptionHTTPClient(&http.Client{Timeout: 30 * time.Second}),
+	}
+	if cfg.APIURL != "" {
+		opts = append(opts, slack.OptionAPIURL(cfg.APIURL))
+	}
+	api := slack.New(cfg.BotToken, opts...)
+	b := &Bot{
+		cfg: cfg, log: cfg.Logger.With("component", "slack"), api: api,
+		questions: questions, events: events, outbox: outbox,
+		seen: newDedup(cfg.Clock, 15*time.Minute),
+	}
+	b.sm = socketmode.New(api, socketmode.OptionLog(slogAdapter{b.log}))
+	b.groups = newGroupCache(api, cfg.Clock, 5*time.Minute)
+	b.homes = newHomes(b)
+	b.work = newWorkers(b)
+	b.registerActions()
+	b.registerViews()
+	return b
+}
+
+// Start connects to Slack and starts the outbox in the background. Slack
+// being down is not an error: the bot keeps retrying and questions wait in
+// the outbox.
+func (b *Bot) Start(ctx context.Context) {
+	ctx, b.cancel = context.WithCancel(ctx)
+	b.wg.Add(4)
+	go func() { defer b.wg.Done(); b.project(ctx) }()
+	go func() { defer b.wg.Done(); b.work.run(ctx) }()
+	go func() { defer b.wg.Done(); b.runSocket(ctx) }()
+	go func() { defer b.wg.Done(); b.homes.run(ctx) }()
+}
+
+// Close stops the bot and waits for its goroutines. Queued work stays in
+// the outbox for the next start.
+func (b *Bot) Close() {
+	if b.cancel != nil {
+		b.cancel()
+	}
+	b.wg.Wait()
+}
+
+// actor is how a Slack user is recorded as answerer.
+func actor(userID string) string { return "slack:" + userID }
+
+type slogAdapter struct{ l *slog.Logger }
+
+func (a slogAdapter) Output(_ int, s string) error {
+	a.l.Debug(s)
+	return nil
+}
+
+// sleep waits d or until ctx ends; it reports whether the wait completed.
+func sleep(ctx context.Context, d time.Duration) bool {
+	if d <= 0 {
+		return ctx.Err() == nil
+	}
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-t.C:
+		return true
+	case <-ctx.Done():
+		return false
+	}
+}

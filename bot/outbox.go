@@ -1,0 +1,95 @@
+package bot
+
+import (
+	"context"
+	"time"
+
+	"github.com/hitlbot/hitl"
+)
+
+// project turns events of the durable log into Slack tasks in the durable
+// outbox, moving the cursor in the same commit: creating a question never
+// waits on Slack, and no event is lost or turned into tasks twice.
+func (b *Bot) project(ctx context.Context) {
+	for ctx.Err() == nil {
+		changed := b.events.Changed()
+		n, err := b.projectOnce(ctx)
+		if err != nil {
+			b.log.Error("slack outbox: reading events failed", "err", err)
+			if !sleep(ctx, b.cfg.RetryMin) {
+				return
+			}
+			continue
+		}
+		if n > 0 {
+			continue
+		}
+		select {
+		case <-changed:
+		case <-ctx.Done():
+			return
+		}
+	}
+}
+
+// projectOnce enqueues tasks for the next batch of events and reports how
+// many events it consumed.
+func (b *Bot) projectOnce(ctx context.Context) (int, error) {
+	cursor, err := b.outbox.SlackCursor(ctx)
+	if err != nil {
+		return 0, err
+	}
+	evs, err := b.events.Events(ctx, cursor, 256)
+	if err != nil || len(evs) == 0 {
+		return 0, err
+	}
+	var tasks []hitl.SlackTask
+	for _, ev := range evs {
+		tasks = append(tasks, b.tasksFor(ev)...)
+		b.homes.touched(ev)
+	}
+	if err := b.outbox.EnqueueSlack(ctx, evs[len(evs)-1].Seq, tasks); err != nil {
+		return 0, err
+	}
+	if len(tasks) > 0 {
+		b.work.kick()
+	}
+	return len(evs), nil
+}
+
+func (b *Bot) tasksFor(ev *hitl.Event) []hitl.SlackTask {
+	if ev.Question == nil {
+		return nil
+	}
+	var kind hitl.SlackTaskKind
+	switch ev.Type {
+	case hitl.EventQuestionAsked:
+		kind = hitl.SlackPost
+	case hitl.EventQuestionAnswered, hitl.EventQuestionTimeout, hitl.EventQuestionCancelled:
+		kind = hitl.SlackUpdate
+	default:
+		return nil
+	}
+	targets := hitl.SlackTargets(ev.Question, b.cfg.DefaultChannel)
+	if len(targets) == 0 && kind == hitl.SlackPost {
+		b.log.Warn("question has no channel, no assignee and no default channel is set (HITL_SLACK_CHANNEL): not posted to Slack",
+			"question", ev.QuestionID)
+	}
+	tasks := make([]hitl.SlackTask, len(targets))
+	for i, t := range targets {
+		tasks[i] = hitl.SlackTask{Kind: kind, QuestionID: ev.QuestionID, Target: t}
+	}
+	return tasks
+}
+
+// backoff doubles d within the configured bounds.
+func (b *Bot) backoff(d time.Duration) time.Duration {
+	if d < b.cfg.RetryMin {
+		return b.cfg.RetryMin
+	}
+	d *= 2
+	if d > b.cfg.RetryMax {
+		d = b.cfg.RetryMax
+	}
+	return d
+}

@@ -1,0 +1,61 @@
+package bot
+
+import (
+	"context"
+
+	"github.com/hitlbot/hitl"
+	"github.com/hitlbot/hitl/blocks"
+	"github.com/slack-go/slack"
+)
+
+type viewHandler func(ctx context.Context, user string, s blocks.Submission) error
+
+// registerViews registers a handler per modal callback id.
+func (b *Bot) registerViews() {
+	answer := func(resp func(s blocks.Submission) hitl.Response) viewHandler {
+		return func(ctx context.Context, user string, s blocks.Submission) error {
+			q, err := b.questions.Question(ctx, s.QuestionID)
+			if err != nil {
+				return err
+			}
+			if !q.Pending() {
+				return hitl.Conflict(q)
+			}
+			if !b.mayAnswer(ctx, q, user) {
+				return hitl.Errorf(hitl.EFORBIDDEN, "%s", blocks.NotAllowed(q))
+			}
+			_, err = b.questions.Answer(hitl.WithActor(ctx, actor(user)), q.ID, resp(s))
+			return err
+		}
+	}
+	b.views = map[string]viewHandler{
+		blocks.CallbackAnswer:  answer(func(s blocks.Submission) hitl.Response { return hitl.Response{Value: s.Value} }),
+		blocks.CallbackDeny:    answer(func(s blocks.Submission) hitl.Response { return hitl.Response{Value: hitl.Deny, Text: s.Value} }),
+		blocks.CallbackApprove: answer(func(s blocks.Submission) hitl.Response { return hitl.Response{Value: hitl.Approve, Text: s.Value} }),
+	}
+}
+
+// inputBlock names the modal's input block, where Slack shows an error.
+var inputBlock = map[string]string{
+	blocks.CallbackAnswer:  blocks.BlockAnswer,
+	blocks.CallbackDeny:    blocks.BlockReason,
+	blocks.CallbackApprove: blocks.BlockMessage,
+}
+
+// onViewSubmission answers from a modal. It runs before the ack: an error
+// goes back in the ack as response_action "errors", shown under the input,
+// and the modal stays open; success closes it.
+func (b *Bot) onViewSubmission(ctx context.Context, cb slack.InteractionCallback) any {
+	h, ok := b.views[cb.View.CallbackID]
+	if !ok {
+		return nil
+	}
+	s, err := blocks.ParseSubmission(cb.View.CallbackID, cb.View.PrivateMetadata, cb.View.State.Values)
+	if err == nil {
+		err = h(ctx, cb.User.ID, s)
+	}
+	if err == nil {
+		return nil
+	}
+	return slack.NewErrorsViewSubmissionResponse(map[string]string{inputBlock[cb.View.CallbackID]: errorText(err)})
+}

@@ -1,0 +1,221 @@
+package main
+
+import (
+	"context"
+	"io"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/hitlbot/hitl"
+	"github.com/hitlbot/hitl/config"
+	"github.com/hitlbot/hitl/internal/clocktest"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+func TestAskAnswerTour(t *testing.T) {
+	m := startMain(t)
+	ctx := context.Background()
+
+	asked := startCLI(ctx, m, strings.NewReader(""), "ask", "Which database?", "--options", "prod,staging", "--run", "tour")
+	q := waitPending(t, m, "tour")
+
+	pending := cli(ctx, m, "", "pending")
+	require.Equal(t, 0, pending.code, pending.stderr)
+	assert.Contains(t, pending.stdout, q.ID)
+	assert.Contains(t, pending.stdout, "Which database?")
+	assert.Contains(t, pending.stdout, "prod|staging")
+
+	answered := cli(ctx, m, "", "answer", q.ID, "staging")
+	require.Equal(t, 0, answered.code, answered.stderr)
+	assert.Contains(t, answered.stdout, "staging")
+
+	r := result(t, asked)
+	assert.Equal(t, 0, r.code, r.stderr)
+	assert.Equal(t, "staging\n", r.stdout, "stdout carries the value only")
+
+	t.Run("a second answer is a conflict naming the first", func(t *testing.T) {
+		again := cli(ctx, m, "", "answer", q.ID, "prod")
+		assert.Equal(t, exitConflict, again.code)
+		assert.Contains(t, again.stderr, "already answered by local:tester")
+	})
+	t.Run("history shows the answer", func(t *testing.T) {
+		h := cli(ctx, m, "", "history", "tour")
+		require.Equal(t, 0, h.code, h.stderr)
+		assert.Contains(t, h.stdout, "Run tour: running")
+		assert.Contains(t, h.stdout, "Which database?")
+		assert.Contains(t, h.stdout, "staging")
+	})
+}
+
+func TestAskOutcomes(t *testing.T) {
+	clock := clocktest.New(time.Now())
+	m := startMain(t, func(_ *config.Config, m *Main) { m.Clock = clock })
+	ctx := context.Background()
+
+	t.Run("approval denied exits 3 with the reason", func(t *testing.T) {
+		ch := startCLI(ctx, m, strings.NewReader(""), "ask", "Deploy to production?", "--approval", "--run", "deny")
+		q := waitPending(t, m, "deny")
+		require.Equal(t, 0, cli(ctx, m, "", "answer", q.ID, "deny", "--text", "freeze week").code)
+		r := result(t, ch)
+		assert.Equal(t, exitDenied, r.code)
+		assert.Equal(t, "denied\n", r.stdout)
+		assert.Contains(t, r.stderr, "freeze week")
+	})
+	t.Run("approval approved exits 0", func(t *testing.T) {
+		ch := startCLI(ctx, m, strings.NewReader(""), "ask", "Deploy?", "--approval", "--run", "approve")
+		q := waitPending(t, m, "approve")
+		require.Equal(t, 0, cli(ctx, m, "", "answer", q.ID, "yes", "--text", "go ahead").code)
+		r := result(t, ch)
+		assert.Equal(t, 0, r.code, r.stderr)
+		assert.Equal(t, "approved\n", r.stdout)
+		assert.Contains(t, r.stderr, "go ahead")
+	})
+	t.Run("timeout without default exits 4", func(t *testing.T) {
+		ch := startCLI(ctx, m, strings.NewReader(""), "ask", "Name?", "--run", "timeout", "--timeout", "5m")
+		waitPending(t, m, "timeout")
+		clock.Add(6 * time.Minute)
+		_, err := m.Service.SweepExpired(ctx)
+		require.NoError(t, err)
+		r := result(t, ch)
+		assert.Equal(t, exitTimedOut, r.code)
+		assert.Empty(t, r.stdout)
+	})
+	t.Run("timeout with default prints the default", func(t *testing.T) {
+		ch := startCLI(ctx, m, strings.NewReader(""), "ask", "Proceed?", "--yes-no", "--default", "no", "--run", "default")
+		waitPending(t, m, "default")
+		clock.Add(31 * time.Minute)
+		_, err := m.Service.SweepExpired(ctx)
+		require.NoError(t, err)
+		r := result(t, ch)
+		assert.Equal(t, 0, r.code, r.stderr)
+		assert.Equal(t, "no\n", r.stdout)
+		assert.Contains(t, r.stderr, "timed out; using the default")
+	})
+	t.Run("cancelled exits 5", func(t *testing.T) {
+		ch := startCLI(ctx, m, strings.NewReader(""), "ask", "Name?", "--run", "cancel")
+		q := waitPending(t, m, "cancel")
+		_, err := m.Service.Cancel(hitl.WithActor(ctx, "cli:ops"), q.ID, "run finished")
+		require.NoError(t, err)
+		r := result(t, ch)
+		assert.Equal(t, exitCancelled, r.code)
+		assert.Contains(t, r.stderr, "run finished")
+	})
+	t.Run("non-blocking returns the default at once", func(t *testing.T) {
+		r := cli(ctx, m, "", "ask", "Verbose logs?", "--type", "non_blocking", "--yes-no", "--default", "yes", "--run", "nb")
+		assert.Equal(t, 0, r.code, r.stderr)
+		assert.Equal(t, "yes\n", r.stdout)
+		qs, _ := m.Service.Questions(ctx, hitl.QuestionFilter{JobID: "nb", Status: hitl.StatusPending})
+		assert.Len(t, qs, 1, "it stays open for a later answer")
+	})
+	t.Run("Ctrl+C leaves the question pending and exits 130", func(t *testing.T) {
+		cctx, cancel := context.WithCancel(ctx)
+		ch := startCLI(cctx, m, strings.NewReader(""), "ask", "Name?", "--run", "interrupt", "--key", "k1")
+		q := waitPending(t, m, "interrupt")
+		cancel()
+		r := result(t, ch)
+		assert.Equal(t, exitInterrupted, r.code)
+		assert.Contains(t, r.stderr, "stays pending")
+		assert.Contains(t, r.stderr, "--key k1")
+		got, _ := m.Service.Question(ctx, q.ID)
+		assert.True(t, got.Pending())
+		// Re-running with the same key picks up the same question.
+		require.Equal(t, 0, cli(ctx, m, "", "answer", q.ID, "Ada").code)
+		again := cli(ctx, m, "", "ask", "Name?", "--run", "interrupt", "--key", "k1")
+		assert.Equal(t, 0, again.code, again.stderr)
+		assert.Equal(t, "Ada\n", again.stdout)
+	})
+}
+
+func TestAskNoWait(t *testing.T) {
+	m := startMain(t)
+	ctx := context.Background()
+	args := []string{"ask", "Which region?", "--options", "eu,us", "--run", "async", "--no-wait"}
+
+	first := cli(ctx, m, "", args...)
+	assert.Equal(t, exitNeedsInput, first.code)
+	assert.Empty(t, first.stdout)
+	assert.Contains(t, first.stderr, "hitl answer q_")
+	assert.Contains(t, first.stderr, "re-run this same command")
+
+	again := cli(ctx, m, "", args...)
+	assert.Equal(t, exitNeedsInput, again.code, "still pending: same question, not a new one")
+	qs, _ := m.Service.Questions(ctx, hitl.QuestionFilter{JobID: "async"})
+	require.Len(t, qs, 1)
+
+	require.Equal(t, 0, cli(ctx, m, "", "answer", qs[0].ID, "eu").code)
+	done := cli(ctx, m, "", args...)
+	assert.Equal(t, 0, done.code, done.stderr)
+	assert.Equal(t, "eu\n", done.stdout)
+}
+
+func TestAskInteractive(t *testing.T) {
+	m := startMain(t)
+	ctx := context.Background()
+
+	t.Run("terminal answer wins; a bad answer asks again", func(t *testing.T) {
+		r := cli(ctx, m, "purple\nyes\n", "ask", "Ship it?", "--yes-no", "-i", "--run", "term")
+		assert.Equal(t, 0, r.code, r.stderr)
+		assert.Equal(t, "yes\n", r.stdout)
+		assert.Contains(t, r.stderr, "must be true or false")
+	})
+	t.Run("remote answer wins while the terminal is silent", func(t *testing.T) {
+		stdin, w := io.Pipe()
+		defer w.Close()
+		ch := startCLI(ctx, m, stdin, "ask", "Name?", "-i", "--run", "remote")
+		q := waitPending(t, m, "remote")
+		require.Equal(t, 0, cli(ctx, m, "", "answer", q.ID, "from slack").code)
+		r := result(t, ch)
+		assert.Equal(t, 0, r.code, r.stderr)
+		assert.Equal(t, "from slack\n", r.stdout)
+		assert.Contains(t, r.stderr, "answered elsewhere by local:tester")
+	})
+	t.Run("sensitive answer is printed once and scrubbed", func(t *testing.T) {
+		r := cli(ctx, m, "hunter2\n", "ask", "API key?", "--sensitive", "-i", "--run", "secret")
+		assert.Equal(t, 0, r.code, r.stderr)
+		assert.Equal(t, "hunter2\n", r.stdout)
+		qs, _ := m.DB.Questions(ctx, hitl.QuestionFilter{JobID: "secret"})
+		require.Len(t, qs, 1)
+		assert.True(t, qs[0].Response.Redacted)
+		assert.Nil(t, qs[0].Response.Value, "scrubbed from the store once delivered")
+		h := cli(ctx, m, "", "history", "secret")
+		assert.NotContains(t, h.stdout, "hunter2")
+	})
+}
+
+func TestCLIErrors(t *testing.T) {
+	m := startMain(t)
+	ctx := context.Background()
+	for name, tc := range map[string]struct {
+		args []string
+		code int
+		want string
+	}{
+		"no command":              {nil, exitUsage, ""},
+		"unknown command":         {[]string{"frobnicate"}, exitUsage, "unknown command"},
+		"ask without question":    {[]string{"ask"}, exitUsage, "needs a question"},
+		"bad flag":                {[]string{"ask", "x", "--colour"}, exitUsage, "flag provided but not defined"},
+		"two kinds":               {[]string{"ask", "x", "--yes-no", "--approval"}, exitUsage, "choose one of"},
+		"invalid default":         {[]string{"ask", "x", "--options", "a,b", "--default", "c"}, exitUsage, "not one of the options"},
+		"answer unknown question": {[]string{"answer", "q_nope", "x"}, exitNotFound, "not found"},
+		"answer without value":    {[]string{"answer", "q_nope"}, exitUsage, "needs a question id and a value"},
+		"history unknown run":     {[]string{"history", "nobody"}, exitNotFound, "no questions"},
+	} {
+		t.Run(name, func(t *testing.T) {
+			r := cli(ctx, m, "", tc.args...)
+			assert.Equal(t, tc.code, r.code, r.stderr)
+			assert.Contains(t, r.stderr, tc.want)
+		})
+	}
+	t.Run("service down is a plain error", func(t *testing.T) {
+		r := run(ctx, []string{"pending"}, &env{stdin: strings.NewReader(""), stdout: io.Discard, stderr: io.Discard,
+			getenv: func(k string) string {
+				if k == "HITL_URL" {
+					return "http://127.0.0.1:1"
+				}
+				return ""
+			}})
+		assert.Equal(t, exitFailure, r)
+	})
+}

@@ -1,0 +1,37 @@
+package main
+
+import "github.com/hitlbot/hitl"
+
+// Exit codes: the one table, also in README.md.
+const (
+	exitOK          = 0   // answered, approved, or done
+	exitFailure     = 1   // service unreachable, auth failure, internal error
+	exitUsage       = 2   // bad flags or arguments, invalid question or answer
+	exitDenied      = 3   // the approval was denied
+	exitTimedOut    = 4   // timed out with no default
+	exitCancelled   = 5   // the question was cancelled
+	exitConflict    = 6   // already answered (hitl answer)
+	exitNotFound    = 7   // no such question or run
+	exitNeedsInput  = 101 // --no-wait: the question waits for a person (seed 002)
+	exitInterrupted = 130 // Ctrl+C: the question stays pending
+)
+
+// exitCode translates an error into the exit code: the only place that does.
+func exitCode(err error) int {
+	switch hitl.ErrorCode(err) {
+	case "":
+		return exitOK
+	case hitl.EINVALID, hitl.ETOOLARGE:
+		return exitUsage
+	case hitl.ETIMEDOUT:
+		return exitTimedOut
+	case hitl.ECANCELLED:
+		return exitCancelled
+	case hitl.ECONFLICT:
+		return exitConflict
+	case hitl.ENOTFOUND:
+		return exitNotFound
+	default:
+		return exitFailure
+	}
+}

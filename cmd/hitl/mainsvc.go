@@ -1,0 +1,125 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"log/slog"
+	"net"
+	"net/http"
+	"time"
+
+	"github.com/hitlbot/hitl"
+	"github.com/hitlbot/hitl/agent"
+	"github.com/hitlbot/hitl/bot"
+	"github.com/hitlbot/hitl/config"
+	"github.com/hitlbot/hitl/store"
+	"github.com/hitlbot/hitl/sweeper"
+)
+
+// Main is the running service: store, lifecycle, HTTP API, sweeper. Tests
+// start it on :0 with a temp dir and Close it.
+type Main struct {
+	Config config.Config
+	Logger *slog.Logger
+	Clock  hitl.Clock
+
+	DB      *store.DB
+	Service *hitl.Service
+	Bot     *bot.Bot // nil when Slack is off
+
+	// SlackTuning adjusts the bot's pacing and retries (tests shorten them).
+	SlackTuning func(*bot.Config)
+
+	ln      net.Listener
+	api     *agent.Server
+	http    *http.Server
+	sweeper *sweeper.Sweeper
+	served  chan struct{}
+	stop    context.CancelFunc // ends long polls and event streams on Close
+}
+
+// NewMain returns a Main for cfg; Run starts it.
+func NewMain(cfg config.Config, logger *slog.Logger) *Main {
+	return &Main{Config: cfg, Logger: logger, Clock: hitl.SystemClock{}}
+}
+
+// Run opens the store and starts serving. It returns once the service
+// accepts connections; Close stops it.
+func (m *Main) Run(ctx context.Context) (err error) {
+	defer func() {
+		if err != nil {
+			m.Close()
+		}
+	}()
+	if m.DB, err = store.Open(m.Config.DB); err != nil {
+		return err
+	}
+	m.Service = hitl.NewService(m.DB, hitl.ServiceConfig{Clock: m.Clock, Timeouts: m.Config.HitlTimeouts()})
+	if m.sweeper, err = sweeper.Start(m.Config.SweepSchedule, m.Service.SweepExpired, m.Logger); err != nil {
+		return hitl.Errorf(hitl.EINVALID, "sweep_schedule: %v", err)
+	}
+	if m.Config.Slack.Enabled() {
+		m.Bot = bot.New(m.slackConfig(), m.Service, m.Service, m.DB)
+		m.Bot.Start(context.Background())
+	}
+	if m.ln, err = net.Listen("tcp", m.Config.Listen); err != nil {
+		return hitl.Errorf(hitl.EUNAVAILABLE, "listen on %s: %v", m.Config.Listen, err)
+	}
+	m.api = agent.NewServer(m.Service, m.Service, agent.ServerConfig{Tokens: m.Config.TokenMap(), Clock: m.Clock, Logger: m.Logger})
+	base, stop := context.WithCancel(context.Background())
+	m.stop = stop
+	m.http = &http.Server{Handler: m.api, ReadHeaderTimeout: 10 * time.Second,
+		BaseContext: func(net.Listener) context.Context { return base }}
+	m.served = make(chan struct{})
+	go func() {
+		defer close(m.served)
+		if err := m.http.Serve(m.ln); err != nil && !errors.Is(err, http.ErrServerClosed) {
+			m.Logger.Error("http server stopped", "err", err)
+		}
+	}()
+	return nil
+}
+
+// URL is where the API listens, e.g. http://127.0.0.1:7070.
+func (m *Main) URL() string { return "http://" + m.ln.Addr().String() }
+
+// Close stops serving and closes the store. Safe to call after a failed Run.
+func (m *Main) Close() error {
+	if m.stop != nil {
+		m.stop()
+	}
+	if m.api != nil {
+		m.api.Close()
+	}
+	if m.http != nil {
+		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+		defer cancel()
+		if err := m.http.Shutdown(ctx); err != nil {
+			m.http.Close()
+		}
+		<-m.served
+	}
+	if m.sweeper != nil {
+		m.sweeper.Stop()
+	}
+	if m.Bot != nil {
+		m.Bot.Close()
+	}
+	if m.DB != nil {
+		return m.DB.Close()
+	}
+	return nil
+}
+
+func (m *Main) slackConfig() bot.Config {
+	s := m.Config.Slack
+	c := bot.Config{
+		AppToken: s.AppToken, BotToken: s.BotToken, APIURL: s.APIURL, DefaultChannel: s.Channel,
+		Policy: hitl.AnswerPolicy{Answerers: s.Answerers, Admins: s.Admins},
+		Clock:  m.Clock, Logger: m.Logger,
+	}
+	if m.SlackTuning != nil {
+		m.SlackTuning(&c)
+	}
+	return c
+}

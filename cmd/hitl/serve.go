@@ -1,0 +1,46 @@
+package main
+
+import (
+	"context"
+	"flag"
+	"fmt"
+	"log/slog"
+
+	"github.com/hitlbot/hitl/config"
+)
+
+func cmdServe(ctx context.Context, args []string, e *env) error {
+	fs := flag.NewFlagSet("serve", flag.ContinueOnError)
+	listen := fs.String("listen", "", "address to listen on (HITL_LISTEN; default 127.0.0.1:7070)")
+	db := fs.String("db", "", "bbolt database file (HITL_DB; default ./hitl.db)")
+	cfgPath := fs.String("config", e.getenv("HITL_CONFIG"), "YAML config file (HITL_CONFIG; optional)")
+	if _, err := parseArgs(fs, args); err != nil {
+		return err
+	}
+	cfg, err := config.Load(*cfgPath, e.getenv)
+	if err != nil {
+		return err
+	}
+	if *listen != "" {
+		cfg.Listen = *listen
+	}
+	if *db != "" {
+		cfg.DB = *db
+	}
+	if err := cfg.Validate(); err != nil {
+		return err
+	}
+	logger := slog.New(slog.NewTextHandler(e.stderr, nil))
+	m := NewMain(cfg, logger)
+	if err := m.Run(ctx); err != nil {
+		return err
+	}
+	slack := "Slack off (set SLACK_APP_TOKEN and SLACK_BOT_TOKEN to turn it on); answer with `hitl pending` and `hitl answer`"
+	if cfg.Slack.Enabled() {
+		slack = "Slack on"
+	}
+	fmt.Fprintf(e.stderr, "hitl listening on %s, database %s; %s\n", m.URL(), cfg.DB, slack)
+	<-ctx.Done()
+	fmt.Fprintln(e.stderr, "hitl: shutting down")
+	return m.Close()
+}
