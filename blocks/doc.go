@@ -8,9 +8,13 @@
 // Agent text is untrusted. In mrkdwn it is escaped (& < > become &amp; &lt;
 // &gt;), so it can never mention anyone (<!channel>, <!here>, <@U…>), ping a
 // user group or make a link; elsewhere it goes in plain_text objects, which
-// Slack shows as is. The only mentions rendered are the question's assignees
-// (<@U…>, <!subteam^S…>) and Slack responders (RespondedBy "slack:U…").
-// A sensitive answer is never rendered anywhere.
+// Slack shows as is. Every mrkdwn object is verbatim, so Slack does not
+// auto-link bare "@channel", channel names or URLs either (the bot should
+// post without parse=full or link_names). Bidirectional override and
+// control characters are dropped. The only mentions rendered are the
+// question's assignees (<@U…>, <!subteam^S…>) and Slack responders
+// (RespondedBy "slack:U…"). A sensitive answer (its value and its note) is
+// never rendered anywhere.
 //
 // Every renderer stays within Slack's limits (see the Max constants, counted
 // with Len): long text is cut with a visible marker. A question cut in a

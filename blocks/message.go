@@ -155,8 +155,9 @@ func errorText(q *hitl.Question) (string, bool) {
 }
 
 // meta is the context line: assignees, agent, run, issue, project, step,
-// deadline and default (while pending), question id: at most 9 elements. Agent text goes in plain_text elements: shown as is, never
-// formatted or linked.
+// deadline and default (while pending), question id: at most 9 elements.
+// Agent text goes in plain_text elements: shown as is, never formatted or
+// linked.
 func meta(q *hitl.Question, opts MessageOptions) *slack.ContextBlock {
 	var els []slack.MixedElement
 	if opts.MentionAssignees && len(q.Assignees) > 0 {

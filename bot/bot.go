@@ -72,6 +72,7 @@ type Bot struct {
 	groups   *groupCache
 	homes    *homes
 	work     *workers
+	posted   postings
 
 	actions map[string]actionHandler // by action id
 	views   map[string]viewHandler   // by callback id

@@ -53,6 +53,7 @@ func (b *Bot) post(ctx context.Context, t hitl.SlackTask, q *hitl.Question) erro
 		b.log.Error("slack message posted but not recorded", "question", q.ID, "channel", ch, "ts", ts, "err", err)
 		return nil
 	}
+	b.posted.recorded()
 	if msg.Truncated {
 		for _, chunk := range blocks.FullTextChunks(q) {
 			if _, _, err := b.api.PostMessageContext(ctx, ch, slack.MsgOptionText(chunk, false), slack.MsgOptionTS(ts)); err != nil {

@@ -38,7 +38,7 @@ func (b *Bot) onMessage(ctx context.Context, e *slackevents.MessageEvent) {
 	if e.SubType != "" && e.SubType != "thread_broadcast" && e.SubType != "file_share" {
 		return // edits, deletions, joins: not answers
 	}
-	ref, err := b.outbox.SlackMessageAt(ctx, e.Channel, e.ThreadTimeStamp)
+	ref, err := b.messageAt(ctx, e.Channel, e.ThreadTimeStamp)
 	if err != nil {
 		return // a thread that is not one of our questions
 	}

@@ -93,6 +93,13 @@ func (w *workers) drain(ctx context.Context, target string) {
 	}
 }
 
+// busy reports whether any target has work in flight.
+func (w *workers) busy() bool {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	return len(w.running) > 0
+}
+
 // next returns target's oldest task, or false (and the worker retires, under
 // the same lock the dispatcher takes) when there is none.
 func (w *workers) next(ctx context.Context, target string) (hitl.SlackTask, bool) {

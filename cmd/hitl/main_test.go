@@ -5,6 +5,7 @@ import (
 	"context"
 	"io"
 	"log/slog"
+	"os"
 	"path/filepath"
 	"strings"
 	"sync"
@@ -22,7 +23,11 @@ func startMain(t *testing.T, mutate ...func(*config.Config, *Main)) *Main {
 	cfg := config.Default()
 	cfg.Listen = "127.0.0.1:0"
 	cfg.DB = filepath.Join(t.TempDir(), "hitl.db")
-	m := NewMain(cfg, slog.New(slog.NewTextHandler(io.Discard, nil)))
+	var logw io.Writer = io.Discard
+	if os.Getenv("HITL_TEST_LOG") != "" {
+		logw = os.Stderr
+	}
+	m := NewMain(cfg, slog.New(slog.NewTextHandler(logw, &slog.HandlerOptions{Level: slog.LevelDebug})))
 	for _, f := range mutate {
 		f(&m.Config, m)
 	}
