@@ -20,6 +20,14 @@ import (
 // startMain runs the real service on 127.0.0.1:0 with a temp database.
 func startMain(t *testing.T, mutate ...func(*config.Config, *Main)) *Main {
 	t.Helper()
+	m := startMainNoCleanup(t, mutate...)
+	t.Cleanup(func() { require.NoError(t, m.Close()) })
+	return m
+}
+
+// startMainNoCleanup is startMain for a test that closes the service itself.
+func startMainNoCleanup(t *testing.T, mutate ...func(*config.Config, *Main)) *Main {
+	t.Helper()
 	cfg := config.Default()
 	cfg.Listen = "127.0.0.1:0"
 	cfg.DB = filepath.Join(t.TempDir(), "hitl.db")
@@ -33,7 +41,6 @@ func startMain(t *testing.T, mutate ...func(*config.Config, *Main)) *Main {
 	}
 	require.NoError(t, m.Config.Validate())
 	require.NoError(t, m.Run(context.Background()))
-	t.Cleanup(func() { require.NoError(t, m.Close()) })
 	return m
 }
 

@@ -1,0 +1,150 @@
+package main
+
+import (
+	"context"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/hitlbot/hitl"
+	"github.com/hitlbot/hitl/agent"
+	"github.com/hitlbot/hitl/blocks"
+	"github.com/hitlbot/hitl/config"
+	"github.com/hitlbot/hitl/internal/slackfake"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+func TestSlack429StormLosesNothing(t *testing.T) {
+	e := startSlack(t)
+	e.srv.FailNext("chat.postMessage", 3, 429, time.Second)
+	var qs []*hitl.Question
+	for i := range 3 {
+		q, _ := e.ask("storm", hitl.NewQuestion{Question: "Storm question " + string(rune('A'+i)) + "?"})
+		qs = append(qs, q)
+	}
+	for _, q := range qs {
+		e.posted(testChannel, q)
+	}
+	var limited, posted int
+	for _, c := range e.srv.Calls("chat.postMessage") {
+		switch {
+		case c.Status == 429:
+			limited++
+		case c.OK:
+			posted++
+		}
+	}
+	assert.Equal(t, 3, limited, "Slack said 429 three times")
+	assert.Equal(t, 3, posted, "every question posted exactly once")
+	calls := e.srv.Calls("chat.postMessage")
+	assert.GreaterOrEqual(t, calls[len(calls)-1].At.Sub(calls[0].At), 3*time.Second-100*time.Millisecond,
+		"each retry honoured Retry-After (1 s)")
+}
+
+func TestSlackDownAtCreationThenUp(t *testing.T) {
+	e := startSlack(t)
+	e.srv.SetDown(true)
+	start := time.Now()
+	q, waiting := e.ask("down", hitl.NewQuestion{Question: "Proceed while Slack is down?", ResponseType: hitl.BooleanResponse})
+	assert.Less(t, time.Since(start), 2*time.Second, "creating a question never waits on Slack")
+	_, err := e.srv.WaitForCall(e.ctx, "chat.postMessage", func(c slackfake.Call) bool { return c.Status == 503 })
+	require.NoError(t, err, "the bot tried while Slack was down")
+	e.srv.SetDown(false)
+	e.click("U0ALICE", e.posted(testChannel, q), blocks.ActionYes)
+	assert.Equal(t, true, e.settled(waiting).Response.Value)
+}
+
+func TestSlackRestartThenClick(t *testing.T) {
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	srv := slackfake.New(t, slackfake.FailOnReject())
+	dir := t.TempDir()
+	sameDB := func(c *config.Config, _ *Main) { c.DB = dir + "/hitl.db" }
+
+	first := startMainNoCleanup(t, sameDB, withSlack(srv))
+	require.NoError(t, srv.WaitConnected(ctx, 1))
+	e := &slackEnv{t: t, ctx: ctx, m: first, srv: srv, api: agent.NewClient(first.URL(), "")}
+	q, _ := e.ask("restart", hitl.NewQuestion{Question: "Still there after a restart?", Type: hitl.Approval})
+	msg := e.posted(testChannel, q)
+	require.NoError(t, first.Close())
+
+	second := startMain(t, sameDB, withSlack(srv))
+	require.NoError(t, srv.WaitConnected(ctx, 2))
+	e.m, e.api = second, agent.NewClient(second.URL(), "")
+	e.click("U0ALICE", msg, blocks.ActionApprove)
+	got, err := second.Service.Wait(ctx, q.ID)
+	require.NoError(t, err)
+	assert.Equal(t, hitl.OutcomeApproved, got.Outcome())
+	e.updated(msg)
+	okPosts := 0
+	for _, c := range srv.Calls("chat.postMessage") {
+		if c.OK {
+			okPosts++
+		}
+	}
+	assert.Equal(t, 1, okPosts, "the restart did not post the question again")
+}
+
+func TestSlackRedeliveredEnvelopeAppliedOnce(t *testing.T) {
+	e := startSlack(t)
+	q, waiting := e.ask("redeliver", hitl.NewQuestion{Question: "Merge?", ResponseType: hitl.BooleanResponse})
+	msg := e.posted(testChannel, q)
+	ack := e.click("U0ALICE", msg, blocks.ActionYes)
+	e.settled(waiting)
+	e.updated(msg)
+	again, err := e.srv.Redeliver(e.ctx, ack.Envelope, 1)
+	require.NoError(t, err, "a redelivery is acked too")
+	assert.Equal(t, ack.EnvelopeID, again.EnvelopeID)
+	// A probe after the redelivery: once its ephemeral arrives, the
+	// redelivery (handled before it) would have produced one too.
+	e.click("U0BOB", msg, blocks.ActionNo, slackfake.StaleClick())
+	e.ephemeralFor("U0BOB", "Already answered")
+	assert.Len(t, e.srv.Calls("chat.postEphemeral"), 1, "the redelivered click was not applied again")
+	evs, err := e.m.Service.Events(e.ctx, 0, 0)
+	require.NoError(t, err)
+	answered := 0
+	for _, ev := range evs {
+		if ev.Type == hitl.EventQuestionAnswered && ev.QuestionID == q.ID {
+			answered++
+		}
+	}
+	assert.Equal(t, 1, answered)
+}
+
+func TestSlackReconnectsAfterDisconnect(t *testing.T) {
+	e := startSlack(t)
+	e.srv.Disconnect("refresh_requested")
+	require.NoError(t, e.srv.WaitConnected(e.ctx, 2))
+	q, waiting := e.ask("reconnect", hitl.NewQuestion{Question: "Still listening?", ResponseType: hitl.BooleanResponse})
+	e.click("U0ALICE", e.posted(testChannel, q), blocks.ActionYes)
+	assert.Equal(t, true, e.settled(waiting).Response.Value)
+}
+
+func TestSlackAppHomeShowsTheQueue(t *testing.T) {
+	e := startSlack(t)
+	q, _ := e.ask("home", hitl.NewQuestion{Question: "Rotate the staging certificates?", Type: hitl.Approval})
+	e.posted(testChannel, q)
+	_, err := e.srv.SendEvent(e.ctx, e.srv.AppHomeOpened("U0ALICE"))
+	require.NoError(t, err)
+	_, err = e.srv.WaitForCall(e.ctx, "views.publish", func(c slackfake.Call) bool {
+		return strings.Contains(string(c.Body), "Rotate the staging certificates?")
+	})
+	require.NoError(t, err, "the queue lists the waiting question")
+	home, ok := e.srv.HomeView("U0ALICE")
+	require.True(t, ok)
+
+	// Answer it right there in App Home.
+	blockID, value := findElement(t, home.Blocks, blocks.ActionApprove)
+	_, err = e.srv.SendInteractive(e.ctx, e.srv.ViewBlockActions("U0ALICE", home.ID, blocks.ActionApprove, blockID, value))
+	require.NoError(t, err)
+	got, err := e.m.Service.Wait(e.ctx, q.ID)
+	require.NoError(t, err)
+	assert.Equal(t, hitl.OutcomeApproved, got.Outcome())
+
+	_, err = e.srv.WaitForCall(e.ctx, "views.publish", func(c slackfake.Call) bool {
+		body := string(c.Body)
+		return !strings.Contains(body, `"action_id":"hitl/approve"`) && strings.Contains(body, "Rotate the staging certificates?")
+	})
+	require.NoError(t, err, "the tab refreshed: the question moved to recent answers")
+}
