@@ -18,7 +18,7 @@ import (
 )
 
 // startMain runs the real service on 127.0.0.1:0 with a temp database.
-func startMain(t *testing.T, mutate ...func(*config.Config, *Main)) *Main {
+func startMain(t testing.TB, mutate ...func(*config.Config, *Main)) *Main {
 	t.Helper()
 	m := startMainNoCleanup(t, mutate...)
 	t.Cleanup(func() { require.NoError(t, m.Close()) })
@@ -26,7 +26,7 @@ func startMain(t *testing.T, mutate ...func(*config.Config, *Main)) *Main {
 }
 
 // startMainNoCleanup is startMain for a test that closes the service itself.
-func startMainNoCleanup(t *testing.T, mutate ...func(*config.Config, *Main)) *Main {
+func startMainNoCleanup(t testing.TB, mutate ...func(*config.Config, *Main)) *Main {
 	t.Helper()
 	cfg := config.Default()
 	cfg.Listen = "127.0.0.1:0"

@@ -19,7 +19,7 @@ const testChannel = "C0HITL"
 
 // slackEnv is the real service wired to a fake Slack.
 type slackEnv struct {
-	t   *testing.T
+	t   testing.TB
 	ctx context.Context
 	m   *Main
 	srv *slackfake.Server
@@ -130,7 +130,7 @@ func (e *slackEnv) ephemeralFor(user, want string) slackfake.Message {
 }
 
 // findElement finds the block id and value of the element with actionID.
-func findElement(t *testing.T, raw json.RawMessage, actionID string) (blockID, value string) {
+func findElement(t testing.TB, raw json.RawMessage, actionID string) (blockID, value string) {
 	t.Helper()
 	var bs []struct {
 		BlockID  string `json:"block_id"`
