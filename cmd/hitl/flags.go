@@ -1,6 +1,7 @@
 package main
 
 import (
+	"errors"
 	"flag"
 	"io"
 	"strings"
@@ -14,7 +15,9 @@ func parseArgs(fs *flag.FlagSet, args []string) ([]string, error) {
 	fs.SetOutput(io.Discard)
 	var pos []string
 	for {
-		if err := fs.Parse(args); err != nil {
+		if err := fs.Parse(args); errors.Is(err, flag.ErrHelp) {
+			return nil, &outcome{code: exitOK, msg: strings.TrimPrefix(hitl.ErrorMessage(usageError(fs, "")), "\n")}
+		} else if err != nil {
 			return nil, usageError(fs, err.Error())
 		}
 		args = fs.Args()
