@@ -2,6 +2,7 @@ package blocks
 
 import (
 	"errors"
+	"regexp"
 	"strings"
 	"time"
 
@@ -93,4 +94,21 @@ func ErrorText(code, message string) string {
 		return with("🚫 Cancelled: ")
 	}
 	return "💥 Something went wrong on our side. Try again, or answer with `hitl answer`."
+}
+
+var (
+	dateTokenPattern    = regexp.MustCompile(`<!date\^[0-9]+\^[^|>]*\|([^>]*)>`)
+	userToken    = regexp.MustCompile(`<@([A-Z0-9]+)>`)
+	subteamToken = regexp.MustCompile(`<!subteam\^([A-Z0-9]+)>`)
+)
+
+// PlainText turns one of this package's mrkdwn texts into plain text, for
+// places Slack shows without formatting (a modal's input error): a date
+// token becomes its fallback, a mention "@U…", and the escapes are undone.
+func PlainText(mrkdwn string) string {
+	s := dateTokenPattern.ReplaceAllString(mrkdwn, "$1")
+	s = userToken.ReplaceAllString(s, "@$1")
+	s = subteamToken.ReplaceAllString(s, "@$1")
+	s = strings.NewReplacer("*", "", "&lt;", "<", "&gt;", ">", "&amp;", "&").Replace(s)
+	return s
 }

@@ -57,5 +57,5 @@ func (b *Bot) onViewSubmission(ctx context.Context, cb slack.InteractionCallback
 	if err == nil {
 		return nil
 	}
-	return slack.NewErrorsViewSubmissionResponse(map[string]string{inputBlock[cb.View.CallbackID]: errorText(err)})
+	return slack.NewErrorsViewSubmissionResponse(map[string]string{inputBlock[cb.View.CallbackID]: blocks.PlainText(errorText(err))})
 }

@@ -1,0 +1,151 @@
+package main
+
+import (
+	"context"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/hitlbot/hitl"
+	"github.com/hitlbot/hitl/agent"
+	"github.com/hitlbot/hitl/blocks"
+	"github.com/hitlbot/hitl/bot"
+	"github.com/hitlbot/hitl/config"
+	"github.com/hitlbot/hitl/internal/clocktest"
+	"github.com/hitlbot/hitl/internal/slackfake"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+func TestSlackTimeoutAndCancelUpdateTheMessage(t *testing.T) {
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	clock := clocktest.New(time.Now())
+	srv := slackfake.New(t, slackfake.FailOnReject())
+	m := startMain(t, withSlack(srv), func(_ *config.Config, m *Main) { m.Clock = clock })
+	require.NoError(t, srv.WaitConnected(ctx, 1))
+	e := &slackEnv{t: t, ctx: ctx, m: m, srv: srv, api: agent.NewClient(m.URL(), "")}
+
+	t.Run("timed out with the default used", func(t *testing.T) {
+		q, waiting := e.ask("timeout", hitl.NewQuestion{Question: "Which region?", Options: []hitl.Option{{Label: "eu"}, {Label: "us"}},
+			DefaultResponse: &hitl.Response{Value: "eu"}})
+		msg := e.posted(testChannel, q)
+		clock.Add(31 * time.Minute)
+		_, err := m.Service.SweepExpired(ctx)
+		require.NoError(t, err)
+		assert.Equal(t, hitl.OutcomeDefaulted, e.settled(waiting).Outcome())
+		after := e.updated(msg)
+		assert.Contains(t, strings.ToLower(string(after.Blocks)), "timed out")
+		assert.Contains(t, string(after.Blocks), "eu")
+	})
+	t.Run("cancelled", func(t *testing.T) {
+		q, _ := e.ask("cancel", hitl.NewQuestion{Question: "Keep going?", ResponseType: hitl.BooleanResponse})
+		msg := e.posted(testChannel, q)
+		_, err := e.api.Cancel(ctx, q.ID, "the run finished")
+		require.NoError(t, err)
+		after := e.updated(msg)
+		assert.Contains(t, strings.ToLower(string(after.Blocks)), "cancelled")
+		assert.Contains(t, string(after.Blocks), "the run finished")
+	})
+}
+
+func TestSlackUserGroupAnswerers(t *testing.T) {
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	srv := slackfake.New(t, slackfake.FailOnReject(), slackfake.WithUserGroup("S0OPS", "U0CAROL"))
+	m := startMain(t, withSlack(srv, func(s *config.Slack) { s.Answerers = []string{"S0OPS"} }))
+	require.NoError(t, srv.WaitConnected(ctx, 1))
+	e := &slackEnv{t: t, ctx: ctx, m: m, srv: srv, api: agent.NewClient(m.URL(), "")}
+
+	q, waiting := e.ask("groups", hitl.NewQuestion{Question: "Restart the cluster?", Type: hitl.Approval})
+	msg := e.posted(testChannel, q)
+	e.click("U0MALLORY", msg, blocks.ActionApprove)
+	e.ephemeralFor("U0MALLORY", "not allowed")
+	e.click("U0CAROL", msg, blocks.ActionApprove)
+	assert.Equal(t, "slack:U0CAROL", e.settled(waiting).RespondedBy, "a member of the allowed group answered")
+}
+
+func TestSlackModals(t *testing.T) {
+	e := startSlack(t, func(s *config.Slack) { s.Answerers = []string{"U0ALICE"} })
+	t.Run("approve with a message", func(t *testing.T) {
+		q, waiting := e.ask("approve-msg", hitl.NewQuestion{Question: "Publish the release notes?", Type: hitl.Approval})
+		e.click("U0ALICE", e.posted(testChannel, q), blocks.ActionApproveMsg)
+		_, err := e.srv.WaitForCall(e.ctx, "views.open", nil)
+		require.NoError(t, err)
+		view, _ := e.srv.LastView()
+		_, err = e.srv.SendInteractive(e.ctx, e.srv.ViewSubmission("U0ALICE", view, map[string]map[string]string{
+			blocks.BlockMessage: {blocks.InputActionID: "ship it, but mention the migration"}}))
+		require.NoError(t, err)
+		got := e.settled(waiting)
+		assert.Equal(t, hitl.OutcomeApproved, got.Outcome())
+		assert.Equal(t, "ship it, but mention the migration", got.Response.Text)
+	})
+	t.Run("a refused submission keeps the modal open with the reason", func(t *testing.T) {
+		q, _ := e.ask("modal-refused", hitl.NewQuestion{Question: "Codename?"})
+		opened := len(e.srv.Calls("views.open"))
+		e.click("U0ALICE", e.posted(testChannel, q), blocks.ActionAnswer)
+		_, err := e.srv.WaitForCalls(e.ctx, "views.open", opened+1)
+		require.NoError(t, err)
+		view, _ := e.srv.LastView()
+		// Someone answers from the terminal while Alice types.
+		_, err = e.m.Service.Answer(hitl.WithActor(e.ctx, "cli:bob"), q.ID, hitl.Response{Value: "Blue Heron"})
+		require.NoError(t, err)
+		ack, err := e.srv.SendInteractive(e.ctx, e.srv.ViewSubmission("U0ALICE", view, map[string]map[string]string{
+			blocks.BlockAnswer: {blocks.InputActionID: "Red Kite"}}))
+		require.NoError(t, err)
+		assert.Contains(t, string(ack.Payload), `"response_action":"errors"`)
+		assert.Contains(t, string(ack.Payload), "Already answered by cli:bob")
+	})
+}
+
+func TestSlackSlashCommandListsTheQueue(t *testing.T) {
+	e := startSlack(t)
+	q, _ := e.ask("slash", hitl.NewQuestion{Question: "Bump the Go version?", ResponseType: hitl.BooleanResponse})
+	e.posted(testChannel, q)
+	ack, err := e.srv.SendSlashCommand(e.ctx, e.srv.SlashCommand("U0ALICE", testChannel, "/hitl", "pending"))
+	require.NoError(t, err)
+	assert.Contains(t, string(ack.Payload), "ephemeral")
+	assert.Contains(t, string(ack.Payload), q.ID)
+	help, err := e.srv.SendSlashCommand(e.ctx, e.srv.SlashCommand("U0ALICE", testChannel, "/hitl", "dance"))
+	require.NoError(t, err)
+	assert.Contains(t, string(help.Payload), "Unknown command")
+}
+
+func TestSlackPacingPerChannel(t *testing.T) {
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	const interval = 300 * time.Millisecond
+	srv := slackfake.New(t, slackfake.FailOnReject())
+	m := startMain(t, withSlack(srv), func(_ *config.Config, m *Main) {
+		tune := m.SlackTuning
+		m.SlackTuning = func(c *bot.Config) { tune(c); c.PostInterval = interval }
+	})
+	require.NoError(t, srv.WaitConnected(ctx, 1))
+	e := &slackEnv{t: t, ctx: ctx, m: m, srv: srv, api: agent.NewClient(m.URL(), "")}
+	var busy, quiet []*hitl.Question
+	for i := range 3 {
+		q, _ := e.ask("pace", hitl.NewQuestion{Question: "Busy channel " + string(rune('A'+i)) + "?", Channel: "C0BUSY"})
+		busy = append(busy, q)
+	}
+	q, _ := e.ask("pace", hitl.NewQuestion{Question: "Quiet channel?", Channel: "C0QUIET"})
+	quiet = append(quiet, q)
+	for _, q := range busy {
+		e.posted("C0BUSY", q)
+	}
+	e.posted("C0QUIET", quiet[0])
+	var busyAt []time.Time
+	var quietAt time.Time
+	for _, c := range srv.Calls("chat.postMessage") {
+		switch c.Param("channel") {
+		case "C0BUSY":
+			busyAt = append(busyAt, c.At)
+		case "C0QUIET":
+			quietAt = c.At
+		}
+	}
+	require.Len(t, busyAt, 3)
+	for i := 1; i < len(busyAt); i++ {
+		assert.GreaterOrEqual(t, busyAt[i].Sub(busyAt[i-1]), interval-5*time.Millisecond, "posts to one channel are paced")
+	}
+	assert.True(t, quietAt.Before(busyAt[2]), "another channel does not wait behind a busy one")
+}
