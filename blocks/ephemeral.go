@@ -97,9 +97,9 @@ func ErrorText(code, message string) string {
 }
 
 var (
-	dateTokenPattern    = regexp.MustCompile(`<!date\^[0-9]+\^[^|>]*\|([^>]*)>`)
-	userToken    = regexp.MustCompile(`<@([A-Z0-9]+)>`)
-	subteamToken = regexp.MustCompile(`<!subteam\^([A-Z0-9]+)>`)
+	dateTokenPattern = regexp.MustCompile(`<!date\^[0-9]+\^[^|>]*\|([^>]*)>`)
+	userToken        = regexp.MustCompile(`<@([A-Z0-9]+)>`)
+	subteamToken     = regexp.MustCompile(`<!subteam\^([A-Z0-9]+)>`)
 )
 
 // PlainText turns one of this package's mrkdwn texts into plain text, for
