@@ -14,30 +14,13 @@ import (
 	"time"
 
 	"github.com/hitlbot/hitl"
+	"github.com/hitlbot/hitl/internal/clocktest"
 	"github.com/hitlbot/hitl/internal/memstore"
 	"github.com/stretchr/testify/require"
 )
 
 // testDeadline bounds every wait of a test on a channel.
 const testDeadline = 10 * time.Second
-
-// fakeClock is a hitl.Clock that moves only when told.
-type fakeClock struct {
-	mu  sync.Mutex
-	now time.Time
-}
-
-func (c *fakeClock) Now() time.Time {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	return c.now
-}
-
-func (c *fakeClock) Add(d time.Duration) {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	c.now = c.now.Add(d)
-}
 
 // watched wraps a QuestionService and counts the Waits in flight, so tests
 // and benchmarks can tell when waiters are parked without sleeping.
@@ -99,7 +82,7 @@ func (w *watched) untilWithin(tb testing.TB, limit time.Duration, what string, c
 
 // env is a server over an in-memory service, on 127.0.0.1.
 type env struct {
-	clock  *fakeClock
+	clock  *clocktest.Clock
 	svc    *hitl.Service
 	w      *watched
 	server *Server
@@ -109,7 +92,7 @@ type env struct {
 
 func newEnv(t *testing.T, cfg ServerConfig) *env {
 	t.Helper()
-	clock := &fakeClock{now: time.Date(2025, 3, 1, 12, 0, 0, 0, time.UTC)}
+	clock := clocktest.New(time.Date(2025, 3, 1, 12, 0, 0, 0, time.UTC))
 	svc := hitl.NewService(memstore.New(), hitl.ServiceConfig{Clock: clock})
 	e := &env{clock: clock, svc: svc, w: newWatched(svc)}
 	if cfg.Clock == nil {

@@ -110,6 +110,9 @@ func New(cfg Config, questions hitl.QuestionService, events hitl.EventLog, outbo
 // being down is not an error: the bot keeps retrying and questions wait in
 // the outbox.
 func (b *Bot) Start(ctx context.Context) {
+	if b.cfg.DefaultChannel == "" {
+		b.log.Warn("no default Slack channel (HITL_SLACK_CHANNEL): only questions with a channel or assignees are posted")
+	}
 	ctx, b.cancel = context.WithCancel(ctx)
 	b.wg.Add(4)
 	go func() { defer b.wg.Done(); b.project(ctx) }()

@@ -2,11 +2,15 @@ package bot
 
 import (
 	"context"
+	"time"
 
 	"github.com/hitlbot/hitl"
 	"github.com/hitlbot/hitl/blocks"
 	"github.com/slack-go/slack"
 )
+
+// submitBudget bounds the work done before a view submission is acked.
+const submitBudget = 2 * time.Second
 
 type viewHandler func(ctx context.Context, user string, s blocks.Submission) error
 
@@ -50,6 +54,9 @@ func (b *Bot) onViewSubmission(ctx context.Context, cb slack.InteractionCallback
 	if !ok {
 		return nil
 	}
+	// The ack carries the outcome, and Slack waits 3 s for it.
+	ctx, cancel := context.WithTimeout(ctx, submitBudget)
+	defer cancel()
 	s, err := blocks.ParseSubmission(cb.View.CallbackID, cb.View.PrivateMetadata, cb.View.State.Values)
 	if err == nil {
 		err = h(ctx, cb.User.ID, s)
