@@ -1,0 +1,54 @@
+package bot
+
+import (
+	"errors"
+	"net"
+	"net/url"
+	"testing"
+	"time"
+
+	"github.com/hitlbot/hitl/internal/clocktest"
+	"github.com/slack-go/slack"
+	"github.com/stretchr/testify/assert"
+)
+
+func TestDedup(t *testing.T) {
+	clock := clocktest.New(time.Now())
+	d := newDedup(clock, time.Minute)
+	assert.True(t, d.first("env:1", "evt:1"), "first delivery is applied")
+	assert.False(t, d.first("env:1"), "a redelivered envelope is not")
+	assert.False(t, d.first("env:2", "evt:1"), "the same event in a new envelope is not")
+	assert.True(t, d.first("env:3", ""), "empty ids are ignored")
+	clock.Add(2 * time.Minute)
+	assert.True(t, d.first("env:1"), "after the window it is new again")
+}
+
+func TestUnescape(t *testing.T) {
+	assert.Equal(t, "a < b && c > d", unescape("  a &lt; b &amp;&amp; c &gt; d "))
+	assert.Equal(t, "&lt;", unescape("&amp;lt;"), "one level only")
+}
+
+func TestTransient(t *testing.T) {
+	for name, tc := range map[string]struct {
+		err  error
+		want bool
+	}{
+		"503":                {slack.StatusCodeError{Code: 503}, true},
+		"429 without header": {slack.StatusCodeError{Code: 429}, true},
+		"404":                {slack.StatusCodeError{Code: 404}, false},
+		"connection refused": {&url.Error{Op: "Post", URL: "x", Err: &net.OpError{Op: "dial", Err: errors.New("refused")}}, true},
+		"internal_error":     {slack.SlackErrorResponse{Err: "internal_error"}, true},
+		"channel_not_found":  {slack.SlackErrorResponse{Err: "channel_not_found"}, false},
+		"invalid_blocks":     {slack.SlackErrorResponse{Err: "invalid_blocks"}, false},
+		"store write failed": {errStoreWrite, true},
+	} {
+		assert.Equal(t, tc.want, transient(tc.err), name)
+	}
+}
+
+func TestIsUser(t *testing.T) {
+	assert.True(t, isUser("U0ALICE"))
+	assert.True(t, isUser("W0ENTERPRISE"))
+	assert.False(t, isUser("C0HITL"))
+	assert.False(t, isUser("#general"))
+}
