@@ -148,3 +148,28 @@ func TestSlackAppHomeShowsTheQueue(t *testing.T) {
 	})
 	require.NoError(t, err, "the tab refreshed: the question moved to recent answers")
 }
+
+func TestSlackOutboxResumesAfterRestart(t *testing.T) {
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	srv := slackfake.New(t, slackfake.FailOnReject())
+	dir := t.TempDir()
+	sameDB := func(c *config.Config, _ *Main) { c.DB = dir + "/hitl.db" }
+
+	srv.SetDown(true)
+	first := startMainNoCleanup(t, sameDB, withSlack(srv))
+	api := agent.NewClient(first.URL(), "")
+	q, _, err := api.Ask(ctx, "outbox", hitl.NewQuestion{Question: "Queued while Slack was down?", ResponseType: hitl.BooleanResponse})
+	require.NoError(t, err)
+	_, err = srv.WaitForCall(ctx, "chat.postMessage", func(c slackfake.Call) bool { return c.Status == 503 })
+	require.NoError(t, err)
+	require.NoError(t, first.Close())
+
+	srv.SetDown(false)
+	second := startMain(t, sameDB, withSlack(srv))
+	e := &slackEnv{t: t, ctx: ctx, m: second, srv: srv, api: agent.NewClient(second.URL(), "")}
+	e.click("U0ALICE", e.posted(testChannel, q), blocks.ActionYes)
+	got, err := second.Service.Wait(ctx, q.ID)
+	require.NoError(t, err)
+	assert.Equal(t, true, got.Response.Value)
+}
