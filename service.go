@@ -14,9 +14,10 @@ import (
 // when), EFORBIDDEN when the actor may not do this, EUNAVAILABLE when the
 // service cannot be reached.
 type QuestionService interface {
-	// Ask creates a question for job jobID. With an idempotency key already
+	// Create asks a question for job jobID and returns at once (the agent
+	// SDK's Ask also waits). With an idempotency key already
 	// used by the job it returns the existing question and created false.
-	Ask(ctx context.Context, jobID string, n NewQuestion) (q *Question, created bool, err error)
+	Create(ctx context.Context, jobID string, n NewQuestion) (q *Question, created bool, err error)
 	// Question returns a question; a sensitive answer is redacted.
 	Question(ctx context.Context, id string) (*Question, error)
 	// Wait blocks until the question is settled or ctx is done, and returns
@@ -69,8 +70,8 @@ func NewService(store Store, cfg ServiceConfig) *Service {
 	return &Service{store: store, clock: cfg.Clock, timeouts: cfg.Timeouts, newID: cfg.NewID, hub: newHub()}
 }
 
-// Ask implements QuestionService.
-func (s *Service) Ask(ctx context.Context, jobID string, n NewQuestion) (*Question, bool, error) {
+// Create implements QuestionService.
+func (s *Service) Create(ctx context.Context, jobID string, n NewQuestion) (*Question, bool, error) {
 	now := s.clock.Now()
 	actor := ActorFrom(ctx)
 	q, err := n.Build(s.newID(), jobID, actor, now, s.timeouts)

@@ -27,7 +27,7 @@ func as(actor string) context.Context { return hitl.WithActor(context.Background
 func TestAsk(t *testing.T) {
 	t.Run("blocking question gets the 30 minute default timeout", func(t *testing.T) {
 		svc, _, _ := newService(t)
-		q, created, err := svc.Ask(as("api:bot"), "run-1", hitl.NewQuestion{Question: "Which database?"})
+		q, created, err := svc.Create(as("api:bot"), "run-1", hitl.NewQuestion{Question: "Which database?"})
 		require.NoError(t, err)
 		assert.True(t, created)
 		assert.Equal(t, hitl.StatusPending, q.Status)
@@ -49,16 +49,16 @@ func TestAsk(t *testing.T) {
 			{"1 minute clamps to 5", hitl.NewQuestion{Question: "x", TimeoutMinutes: &one}, 5 * time.Minute},
 			{"huge clamps to 24h", hitl.NewQuestion{Question: "x", TimeoutMinutes: &big}, 24 * time.Hour},
 		} {
-			q, _, err := svc.Ask(as("a"), "run-1", tc.n)
+			q, _, err := svc.Create(as("a"), "run-1", tc.n)
 			require.NoError(t, err, tc.name)
 			assert.Equal(t, t0.Add(tc.want), *q.TimeoutAt, tc.name)
 		}
 	})
 	t.Run("non blocking has no timeout and needs a default", func(t *testing.T) {
 		svc, _, _ := newService(t)
-		_, _, err := svc.Ask(as("a"), "run-1", hitl.NewQuestion{Question: "Verbose?", Type: hitl.NonBlocking, ResponseType: hitl.BooleanResponse})
+		_, _, err := svc.Create(as("a"), "run-1", hitl.NewQuestion{Question: "Verbose?", Type: hitl.NonBlocking, ResponseType: hitl.BooleanResponse})
 		assert.Equal(t, hitl.EINVALID, hitl.ErrorCode(err))
-		q, _, err := svc.Ask(as("a"), "run-1", hitl.NewQuestion{Question: "Verbose?", Type: hitl.NonBlocking, ResponseType: hitl.BooleanResponse,
+		q, _, err := svc.Create(as("a"), "run-1", hitl.NewQuestion{Question: "Verbose?", Type: hitl.NonBlocking, ResponseType: hitl.BooleanResponse,
 			DefaultResponse: &hitl.Response{Value: "no"}})
 		require.NoError(t, err)
 		assert.Nil(t, q.TimeoutAt)
@@ -66,14 +66,14 @@ func TestAsk(t *testing.T) {
 	})
 	t.Run("same idempotency key returns the same question", func(t *testing.T) {
 		svc, _, _ := newService(t)
-		a, created, err := svc.Ask(as("a"), "run-1", hitl.NewQuestion{Question: "Q", IdempotencyKey: "k1"})
+		a, created, err := svc.Create(as("a"), "run-1", hitl.NewQuestion{Question: "Q", IdempotencyKey: "k1"})
 		require.NoError(t, err)
 		require.True(t, created)
-		b, created, err := svc.Ask(as("a"), "run-1", hitl.NewQuestion{Question: "Q", IdempotencyKey: "k1"})
+		b, created, err := svc.Create(as("a"), "run-1", hitl.NewQuestion{Question: "Q", IdempotencyKey: "k1"})
 		require.NoError(t, err)
 		assert.False(t, created)
 		assert.Equal(t, a.ID, b.ID)
-		c, created, err := svc.Ask(as("a"), "run-2", hitl.NewQuestion{Question: "Q", IdempotencyKey: "k1"})
+		c, created, err := svc.Create(as("a"), "run-2", hitl.NewQuestion{Question: "Q", IdempotencyKey: "k1"})
 		require.NoError(t, err)
 		assert.True(t, created, "another run's key is another question")
 		assert.NotEqual(t, a.ID, c.ID)
@@ -98,14 +98,14 @@ func TestAsk(t *testing.T) {
 			"password not text":  {"run-1", hitl.NewQuestion{Question: "x", InputType: hitl.PasswordInput, ResponseType: hitl.BooleanResponse}, "password"},
 			"unknown input type": {"run-1", hitl.NewQuestion{Question: "x", InputType: "secret"}, "inputType"},
 		} {
-			_, _, err := svc.Ask(as("a"), tc.job, tc.n)
+			_, _, err := svc.Create(as("a"), tc.job, tc.n)
 			assert.Equal(t, hitl.EINVALID, hitl.ErrorCode(err), name)
 			assert.Contains(t, hitl.ErrorMessage(err), tc.want, name)
 		}
 	})
 	t.Run("password input makes the question sensitive", func(t *testing.T) {
 		svc, _, _ := newService(t)
-		q, _, err := svc.Ask(as("a"), "run-1", hitl.NewQuestion{Question: "API key?", InputType: hitl.PasswordInput})
+		q, _, err := svc.Create(as("a"), "run-1", hitl.NewQuestion{Question: "API key?", InputType: hitl.PasswordInput})
 		require.NoError(t, err)
 		assert.True(t, q.Sensitive)
 	})
@@ -116,7 +116,7 @@ func ptr[T any](v T) *T { return &v }
 func TestAnswer(t *testing.T) {
 	ask := func(t *testing.T, svc *hitl.Service, n hitl.NewQuestion) *hitl.Question {
 		t.Helper()
-		q, _, err := svc.Ask(as("api:bot"), "run-1", n)
+		q, _, err := svc.Create(as("api:bot"), "run-1", n)
 		require.NoError(t, err)
 		return q
 	}
@@ -210,7 +210,7 @@ func TestAnswer(t *testing.T) {
 func TestWait(t *testing.T) {
 	t.Run("waiter wakes with the answer", func(t *testing.T) {
 		svc, _, _ := newService(t)
-		q, _, _ := svc.Ask(as("a"), "run-1", hitl.NewQuestion{Question: "Name?"})
+		q, _, _ := svc.Create(as("a"), "run-1", hitl.NewQuestion{Question: "Name?"})
 		done := make(chan *hitl.Question)
 		go func() {
 			got, err := svc.Wait(context.Background(), q.ID)
@@ -228,7 +228,7 @@ func TestWait(t *testing.T) {
 	})
 	t.Run("context end returns the pending question", func(t *testing.T) {
 		svc, _, _ := newService(t)
-		q, _, _ := svc.Ask(as("a"), "run-1", hitl.NewQuestion{Question: "Name?"})
+		q, _, _ := svc.Create(as("a"), "run-1", hitl.NewQuestion{Question: "Name?"})
 		ctx, cancel := context.WithCancel(context.Background())
 		cancel()
 		got, err := svc.Wait(ctx, q.ID)
@@ -240,11 +240,11 @@ func TestWait(t *testing.T) {
 func TestSweepExpired(t *testing.T) {
 	t.Run("due questions time out; default used when present", func(t *testing.T) {
 		svc, clock, _ := newService(t)
-		noDefault, _, _ := svc.Ask(as("a"), "run-1", hitl.NewQuestion{Question: "Name?"})
-		withDefault, _, _ := svc.Ask(as("a"), "run-1", hitl.NewQuestion{Question: "Env?", Options: []hitl.Option{{Label: "prod"}, {Label: "dev"}},
+		noDefault, _, _ := svc.Create(as("a"), "run-1", hitl.NewQuestion{Question: "Name?"})
+		withDefault, _, _ := svc.Create(as("a"), "run-1", hitl.NewQuestion{Question: "Env?", Options: []hitl.Option{{Label: "prod"}, {Label: "dev"}},
 			DefaultResponse: &hitl.Response{Value: "dev"}})
-		approval, _, _ := svc.Ask(as("a"), "run-1", hitl.NewQuestion{Question: "Deploy?", Type: hitl.Approval})
-		later, _, _ := svc.Ask(as("a"), "run-1", hitl.NewQuestion{Question: "Later?", TimeoutMinutes: ptr(60.0)})
+		approval, _, _ := svc.Create(as("a"), "run-1", hitl.NewQuestion{Question: "Deploy?", Type: hitl.Approval})
+		later, _, _ := svc.Create(as("a"), "run-1", hitl.NewQuestion{Question: "Later?", TimeoutMinutes: ptr(60.0)})
 
 		n, err := svc.SweepExpired(context.Background())
 		require.NoError(t, err)
@@ -273,7 +273,7 @@ func TestSweepExpired(t *testing.T) {
 
 func TestCancel(t *testing.T) {
 	svc, _, _ := newService(t)
-	q, _, _ := svc.Ask(as("a"), "run-1", hitl.NewQuestion{Question: "Name?"})
+	q, _, _ := svc.Create(as("a"), "run-1", hitl.NewQuestion{Question: "Name?"})
 	got, err := svc.Cancel(as("cli:bob"), q.ID, "no longer needed")
 	require.NoError(t, err)
 	assert.Equal(t, hitl.OutcomeCancelled, got.Outcome())
@@ -284,7 +284,7 @@ func TestCancel(t *testing.T) {
 
 func TestSensitive(t *testing.T) {
 	svc, _, st := newService(t)
-	q, _, _ := svc.Ask(as("api:bot"), "run-1", hitl.NewQuestion{Question: "API key?", Sensitive: true})
+	q, _, _ := svc.Create(as("api:bot"), "run-1", hitl.NewQuestion{Question: "API key?", Sensitive: true})
 	got, err := svc.Answer(as("slack:U1"), q.ID, hitl.Response{Value: "s3cret"})
 	require.NoError(t, err)
 	assert.Nil(t, got.Response.Value, "the answerer's copy is redacted")
@@ -318,10 +318,10 @@ func TestSensitive(t *testing.T) {
 
 func TestRunState(t *testing.T) {
 	svc, _, _ := newService(t)
-	a, _, _ := svc.Ask(as("a"), "run-1", hitl.NewQuestion{Question: "Name?"})
+	a, _, _ := svc.Create(as("a"), "run-1", hitl.NewQuestion{Question: "Name?"})
 	_, err := svc.Answer(as("slack:U1"), a.ID, hitl.Response{Value: "Ada", Text: "my cat"})
 	require.NoError(t, err)
-	b, _, _ := svc.Ask(as("a"), "run-1", hitl.NewQuestion{Question: "Deploy?", Type: hitl.Approval})
+	b, _, _ := svc.Create(as("a"), "run-1", hitl.NewQuestion{Question: "Deploy?", Type: hitl.Approval})
 
 	rs, err := svc.RunState(context.Background(), "run-1")
 	require.NoError(t, err)

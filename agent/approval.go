@@ -55,7 +55,7 @@ func (c *Client) RequestApproval(ctx context.Context, jobID, operation string, o
 		m := opts.Timeout.Minutes()
 		n.TimeoutMinutes = &m
 	}
-	q, err := c.AskAndWait(ctx, jobID, n)
+	q, err := c.Ask(ctx, jobID, n)
 	if q == nil {
 		return Decision{}, err
 	}

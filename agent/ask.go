@@ -7,7 +7,7 @@ import (
 	"github.com/hitlbot/hitl"
 )
 
-// AskAndWait asks and waits for the outcome, the way an agent usually
+// Ask asks and waits for the outcome, the way an agent usually
 // wants it:
 //
 //   - non_blocking: it returns at once, with the question still pending and
@@ -25,8 +25,8 @@ import (
 //
 // With an IdempotencyKey, calling it again after a crash picks up the same
 // question (and its answer, if already given).
-func (c *Client) AskAndWait(ctx context.Context, jobID string, n hitl.NewQuestion) (*hitl.Question, error) {
-	q, _, err := c.Ask(ctx, jobID, n)
+func (c *Client) Ask(ctx context.Context, jobID string, n hitl.NewQuestion) (*hitl.Question, error) {
+	q, _, err := c.Create(ctx, jobID, n)
 	if err != nil {
 		return nil, err
 	}
@@ -45,7 +45,7 @@ func (c *Client) AskAndWait(ctx context.Context, jobID string, n hitl.NewQuestio
 	return c.outcome(ctx, q)
 }
 
-// outcome turns a settled question into what AskAndWait returns.
+// outcome turns a settled question into what Ask returns.
 func (c *Client) outcome(ctx context.Context, q *hitl.Question) (*hitl.Question, error) {
 	switch q.Status {
 	case hitl.StatusAnswered:

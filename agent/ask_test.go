@@ -14,13 +14,13 @@ type asked struct {
 	err error
 }
 
-// askInBackground runs AskAndWait and returns its result on a channel once
+// askInBackground runs Ask and returns its result on a channel once
 // the waiter is parked in the service.
 func (e *env) askInBackground(t *testing.T, jobID string, n hitl.NewQuestion) (<-chan asked, *hitl.Question) {
 	t.Helper()
 	done := make(chan asked, 1)
 	go func() {
-		q, err := e.client.AskAndWait(context.Background(), jobID, n)
+		q, err := e.client.Ask(context.Background(), jobID, n)
 		done <- asked{q, err}
 	}()
 	e.w.until(t, "the waiter is parked", func(in, _, _ int) bool { return in == 1 })
@@ -45,7 +45,7 @@ func (e *env) expire(t *testing.T, d time.Duration) {
 	require.Equal(t, 1, n)
 }
 
-func TestAskAndWait(t *testing.T) {
+func TestClientAsk(t *testing.T) {
 	t.Run("answer_unblocks_the_agent", func(t *testing.T) {
 		e := newEnv(t, ServerConfig{})
 		done, q := e.askInBackground(t, "job-1", blockingQ)
@@ -86,7 +86,7 @@ func TestAskAndWait(t *testing.T) {
 	})
 	t.Run("non_blocking_returns_at_once_with_the_default", func(t *testing.T) {
 		e := newEnv(t, ServerConfig{})
-		q, err := e.client.AskAndWait(context.Background(), "job-1", hitl.NewQuestion{Question: "Verbose?",
+		q, err := e.client.Ask(context.Background(), "job-1", hitl.NewQuestion{Question: "Verbose?",
 			Type: hitl.NonBlocking, ResponseType: hitl.BooleanResponse, DefaultResponse: &hitl.Response{Value: "no"}})
 		require.NoError(t, err)
 		require.Equal(t, hitl.StatusPending, q.Status)
@@ -109,14 +109,14 @@ func TestAskAndWait(t *testing.T) {
 		done, q := e.askInBackground(t, "job-1", n)
 		e.answer(t, q.ID, hitl.Response{Value: "Friday"})
 		require.NoError(t, recv(t, done).err)
-		again, err := e.client.AskAndWait(context.Background(), "job-1", n)
+		again, err := e.client.Ask(context.Background(), "job-1", n)
 		require.NoError(t, err)
 		require.Equal(t, q.ID, again.ID)
 		require.Equal(t, "Friday", again.Response.Value)
 	})
 	t.Run("invalid_question_is_invalid", func(t *testing.T) {
 		e := newEnv(t, ServerConfig{})
-		_, err := e.client.AskAndWait(context.Background(), "job-1", hitl.NewQuestion{})
+		_, err := e.client.Ask(context.Background(), "job-1", hitl.NewQuestion{})
 		require.Equal(t, hitl.EINVALID, hitl.ErrorCode(err))
 	})
 }

@@ -24,8 +24,8 @@ type askHook struct {
 	asked chan string
 }
 
-func (h *askHook) Ask(ctx context.Context, jobID string, n hitl.NewQuestion) (*hitl.Question, bool, error) {
-	q, created, err := h.QuestionService.Ask(ctx, jobID, n)
+func (h *askHook) Create(ctx context.Context, jobID string, n hitl.NewQuestion) (*hitl.Question, bool, error) {
+	q, created, err := h.QuestionService.Create(ctx, jobID, n)
 	if err == nil && created {
 		h.asked <- q.ID
 	}
@@ -52,7 +52,7 @@ func benchServer(b *testing.B, h http.Handler) string {
 var discard = slog.New(slog.NewTextHandler(io.Discard, nil))
 
 // BenchmarkAskAnswerRoundTrip measures, on loopback, one agent's
-// AskAndWait from the ask until its waiter is woken by an answer that
+// Ask from the ask until its waiter is woken by an answer that
 // another client sends as soon as the question exists.
 func BenchmarkAskAnswerRoundTrip(b *testing.B) {
 	b.Run("store=bbolt", func(b *testing.B) {
@@ -93,10 +93,10 @@ func benchRoundTrip(b *testing.B, st hitl.Store) {
 	for b.Loop() {
 		i++
 		start := time.Now()
-		q, err := agentC.AskAndWait(ctx, fmt.Sprintf("bench-%d", i), textQ)
+		q, err := agentC.Ask(ctx, fmt.Sprintf("bench-%d", i), textQ)
 		durs = append(durs, time.Since(start))
 		if err != nil || q.Status != hitl.StatusAnswered {
-			b.Fatalf("AskAndWait: %v %+v", err, q)
+			b.Fatalf("Ask: %v %+v", err, q)
 		}
 		select {
 		case err := <-answerErr:

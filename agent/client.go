@@ -161,8 +161,8 @@ func segment(what, v string) (string, error) {
 	return url.PathEscape(v), nil
 }
 
-// Ask implements hitl.QuestionService.
-func (c *Client) Ask(ctx context.Context, jobID string, n hitl.NewQuestion) (*hitl.Question, bool, error) {
+// Create implements hitl.QuestionService.
+func (c *Client) Create(ctx context.Context, jobID string, n hitl.NewQuestion) (*hitl.Question, bool, error) {
 	if err := hitl.ValidateJobID(jobID); err != nil {
 		return nil, false, err
 	}

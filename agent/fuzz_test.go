@@ -38,7 +38,7 @@ func FuzzServer(f *testing.F) {
 			return // the stream never ends on its own
 		}
 		svc := hitl.NewService(memstore.New(), hitl.ServiceConfig{})
-		q, _, err := svc.Ask(context.Background(), "job-1", blockingQ)
+		q, _, err := svc.Create(context.Background(), "job-1", blockingQ)
 		if err != nil {
 			t.Fatal(err)
 		}

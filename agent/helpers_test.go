@@ -116,7 +116,7 @@ func newEnv(t *testing.T, cfg ServerConfig) *env {
 // ask creates a question directly in the service, as agent "api:test".
 func (e *env) ask(t *testing.T, jobID string, n hitl.NewQuestion) *hitl.Question {
 	t.Helper()
-	q, _, err := e.svc.Ask(hitl.WithActor(context.Background(), "api:test"), jobID, n)
+	q, _, err := e.svc.Create(hitl.WithActor(context.Background(), "api:test"), jobID, n)
 	require.NoError(t, err)
 	return q
 }

@@ -21,7 +21,7 @@ func (s *Server) handleAsk(w http.ResponseWriter, r *http.Request) {
 		writeError(w, r, s.log, err)
 		return
 	}
-	q, created, err := s.svc.Ask(r.Context(), jobID, n)
+	q, created, err := s.svc.Create(r.Context(), jobID, n)
 	if err != nil {
 		writeError(w, r, s.log, err)
 		return

@@ -13,7 +13,7 @@ const askBody = `{"question":"Which database?","type":"blocking","responseType":
 	"options":[{"label":"Production","value":"prod"},{"label":"Staging","value":"staging"}],
 	"context":{"jobType":"migration","currentStep":"plan"},"timeoutMinutes":30}`
 
-func TestAsk(t *testing.T) {
+func TestCreateEndpoint(t *testing.T) {
 	t.Run("creates_201_with_seed_fields", func(t *testing.T) {
 		e := newEnv(t, ServerConfig{})
 		r := e.call(t, "POST", "/api/jobs/job-1/questions", askBody)

@@ -36,7 +36,7 @@ func TestWaitSurvivesServerRestart(t *testing.T) {
 	first := serve(t, l, NewServer(w, svc, cfg))
 
 	c := NewClient("http://"+addr, "", WithRetryBackoff(5*time.Millisecond, 50*time.Millisecond))
-	q, _, err := c.Ask(context.Background(), "job-1", textQ)
+	q, _, err := c.Create(context.Background(), "job-1", textQ)
 	require.NoError(t, err)
 	done := make(chan asked, 1)
 	go func() {

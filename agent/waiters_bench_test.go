@@ -49,7 +49,7 @@ func runWaiters(b *testing.B, n int) {
 	ctx := hitl.WithActor(context.Background(), "api:bench")
 	ids := make([]string, n)
 	for i := range ids {
-		q, _, err := svc.Ask(ctx, fmt.Sprintf("job-%d", i), textQ)
+		q, _, err := svc.Create(ctx, fmt.Sprintf("job-%d", i), textQ)
 		if err != nil {
 			b.Fatal(err)
 		}

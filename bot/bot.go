@@ -79,7 +79,16 @@ type Bot struct {
 
 	cancel context.CancelFunc
 	wg     sync.WaitGroup
+
+	// calls is the context of Slack Web API calls made by the outbox. It
+	// outlives cancel by a grace period, so a post Slack already accepted is
+	// recorded rather than cut off (and posted again after a restart).
+	calls       context.Context
+	cancelCalls context.CancelFunc
 }
+
+// closeGrace is how long Close lets in-flight Slack calls finish.
+const closeGrace = 5 * time.Second
 
 // New returns a bot; Start runs it.
 func New(cfg Config, questions hitl.QuestionService, events hitl.EventLog, outbox hitl.SlackOutbox) *Bot {
@@ -114,6 +123,7 @@ func (b *Bot) Start(ctx context.Context) {
 		b.log.Warn("no default Slack channel (HITL_SLACK_CHANNEL): only questions with a channel or assignees are posted")
 	}
 	ctx, b.cancel = context.WithCancel(ctx)
+	b.calls, b.cancelCalls = context.WithCancel(context.WithoutCancel(ctx))
 	b.wg.Add(4)
 	go func() { defer b.wg.Done(); b.project(ctx) }()
 	go func() { defer b.wg.Done(); b.work.run(ctx) }()
@@ -124,10 +134,19 @@ func (b *Bot) Start(ctx context.Context) {
 // Close stops the bot and waits for its goroutines. Queued work stays in
 // the outbox for the next start.
 func (b *Bot) Close() {
-	if b.cancel != nil {
-		b.cancel()
+	if b.cancel == nil {
+		return
 	}
-	b.wg.Wait()
+	b.cancel()
+	done := make(chan struct{})
+	go func() { b.wg.Wait(); close(done) }()
+	select {
+	case <-done:
+	case <-time.After(closeGrace):
+		b.cancelCalls()
+		<-done
+	}
+	b.cancelCalls()
 }
 
 // actor is how a Slack user is recorded as answerer.

@@ -74,7 +74,10 @@ func (w *workers) drain(ctx context.Context, target string) {
 			return
 		}
 		w.pace(ctx, target)
-		err := w.b.do(ctx, t)
+		if ctx.Err() != nil {
+			return
+		}
+		err := w.b.do(w.b.calls, t)
 		w.mu.Lock()
 		w.last[target] = time.Now()
 		w.mu.Unlock()

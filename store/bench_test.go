@@ -39,7 +39,7 @@ func BenchmarkCreateQuestion(b *testing.B) {
 	b.ResetTimer()
 	b.RunParallel(func(pb *testing.PB) {
 		for pb.Next() {
-			if _, _, err := svc.Ask(ctx, "job-bench", benchQuestion); err != nil {
+			if _, _, err := svc.Create(ctx, "job-bench", benchQuestion); err != nil {
 				b.Error(err)
 				return
 			}

@@ -110,7 +110,7 @@ func TestCrashChild(t *testing.T) {
 		wg.Go(func() {
 			ctx := hitl.WithActor(context.Background(), fmt.Sprintf("cli:worker%d", w))
 			for i := 0; time.Now().Before(deadline); i++ {
-				q, _, err := svc.Ask(ctx, fmt.Sprintf("job-%d", w), hitl.NewQuestion{Question: "Which database?"})
+				q, _, err := svc.Create(ctx, fmt.Sprintf("job-%d", w), hitl.NewQuestion{Question: "Which database?"})
 				if err != nil {
 					panic(err)
 				}

@@ -19,7 +19,7 @@ func TestCreateQuestion(t *testing.T) {
 	t.Run("created question reads back equal with its event", func(t *testing.T) {
 		db := openTestDB(t)
 		svc := newService(db, newClock())
-		q, created, err := svc.Ask(as("api:agent"), "job-1", hitl.NewQuestion{
+		q, created, err := svc.Create(as("api:agent"), "job-1", hitl.NewQuestion{
 			Question:        "Deploy?",
 			Options:         []hitl.Option{{Label: "Yes", Value: "yes"}, {Label: "No", Value: "no"}},
 			DefaultResponse: &hitl.Response{Value: "no"},
@@ -50,16 +50,16 @@ func TestCreateQuestion(t *testing.T) {
 		db := openTestDB(t)
 		svc := newService(db, newClock())
 		n := hitl.NewQuestion{Question: "Which database?", IdempotencyKey: "step-7"}
-		first, created, err := svc.Ask(as("api:agent"), "job-1", n)
+		first, created, err := svc.Create(as("api:agent"), "job-1", n)
 		require.NoError(t, err)
 		require.True(t, created)
 
-		again, created, err := svc.Ask(as("api:agent"), "job-1", n)
+		again, created, err := svc.Create(as("api:agent"), "job-1", n)
 		require.NoError(t, err)
 		require.False(t, created)
 		require.Equal(t, first, again)
 
-		other, created, err := svc.Ask(as("api:agent"), "job-2", n)
+		other, created, err := svc.Create(as("api:agent"), "job-2", n)
 		require.NoError(t, err)
 		require.True(t, created, "keys are per job")
 		require.NotEqual(t, first.ID, other.ID)
@@ -81,7 +81,7 @@ func TestCreateQuestion(t *testing.T) {
 		createdN := make([]bool, callers)
 		for i := range callers {
 			wg.Go(func() {
-				q, created, err := svc.Ask(as("api:agent"), "job-1", hitl.NewQuestion{Question: "Go?", IdempotencyKey: "k"})
+				q, created, err := svc.Create(as("api:agent"), "job-1", hitl.NewQuestion{Question: "Go?", IdempotencyKey: "k"})
 				require.NoError(t, err)
 				got[i], createdN[i] = q, created
 			})
@@ -247,7 +247,7 @@ func TestUpdateQuestion(t *testing.T) {
 	t.Run("sensitive answer is scrubbed once received", func(t *testing.T) {
 		db := openTestDB(t)
 		svc := newService(db, newClock())
-		q, _, err := svc.Ask(as("api:agent"), "job-1", hitl.NewQuestion{Question: "Token?", InputType: hitl.PasswordInput})
+		q, _, err := svc.Create(as("api:agent"), "job-1", hitl.NewQuestion{Question: "Token?", InputType: hitl.PasswordInput})
 		require.NoError(t, err)
 		_, err = svc.Answer(as("slack:U1"), q.ID, hitl.Response{Value: "s3cret"})
 		require.NoError(t, err)
@@ -275,7 +275,7 @@ func TestDueQuestions(t *testing.T) {
 		q20 := ask(t, svc, "job-2", 20)
 		q15 := ask(t, svc, "job-2", 15)
 		q60 := ask(t, svc, "job-2", 60)
-		_, _, err := svc.Ask(as("api:agent"), "job-3", hitl.NewQuestion{Question: "FYI", Type: hitl.NonBlocking, DefaultResponse: &hitl.Response{Value: "ok"}})
+		_, _, err := svc.Create(as("api:agent"), "job-3", hitl.NewQuestion{Question: "FYI", Type: hitl.NonBlocking, DefaultResponse: &hitl.Response{Value: "ok"}})
 		require.NoError(t, err)
 		_, err = svc.Answer(as("slack:U1"), q20.ID, hitl.Response{Value: "done"})
 		require.NoError(t, err)
@@ -304,7 +304,7 @@ func TestDueQuestions(t *testing.T) {
 		clock := newClock()
 		svc := newService(db, clock)
 		q10 := ask(t, svc, "job-1", 10)
-		q20, _, err := svc.Ask(as("api:agent"), "job-1", hitl.NewQuestion{
+		q20, _, err := svc.Create(as("api:agent"), "job-1", hitl.NewQuestion{
 			Question: "Proceed?", ResponseType: hitl.BooleanResponse, TimeoutMinutes: minutes(20), DefaultResponse: &hitl.Response{Value: true},
 		})
 		require.NoError(t, err)
@@ -359,7 +359,7 @@ func TestIndexes(t *testing.T) {
 				case 2:
 					n.Type, n.DefaultResponse, n.TimeoutMinutes = hitl.NonBlocking, &hitl.Response{Value: "later"}, nil
 				}
-				q, _, err := svc.Ask(as("api:agent"), job, n)
+				q, _, err := svc.Create(as("api:agent"), job, n)
 				require.NoError(t, err)
 				switch step % 5 {
 				case 1:

@@ -110,7 +110,7 @@ func cmdAsk(ctx context.Context, args []string, e *env) error {
 		return err
 	}
 	c := newClient(e)
-	q, _, err := c.Ask(ctx, f.run, n)
+	q, _, err := c.Create(ctx, f.run, n)
 	if ctx.Err() != nil {
 		return interrupted(nil, n.IdempotencyKey)
 	}

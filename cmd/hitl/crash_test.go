@@ -217,7 +217,7 @@ func TestServeCrash(t *testing.T) {
 				continue
 			}
 			keyed++
-			q, created, err := restarted.Ask(ctx, want.job, crashNewQuestion(want))
+			q, created, err := restarted.Create(ctx, want.job, crashNewQuestion(want))
 			require.NoError(t, err, "asking again with key %s", want.key)
 			assert.False(t, created, "key %s made a new question", want.key)
 			assert.Equal(t, id, q.ID, "key %s", want.key)
@@ -254,7 +254,7 @@ func crashLoadStep(ctx context.Context, c *agent.Client, acks *crashAcks, w, i i
 	if i%3 == 0 {
 		want.key = fmt.Sprintf("key-%d-%d", w, i)
 	}
-	q, created, err := c.Ask(ctx, want.job, crashNewQuestion(want))
+	q, created, err := c.Create(ctx, want.job, crashNewQuestion(want))
 	if err != nil {
 		return err
 	}

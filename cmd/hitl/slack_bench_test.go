@@ -51,7 +51,7 @@ func BenchmarkSlackCreateToPost(b *testing.B) {
 	b.ResetTimer()
 	for i := 0; i < b.N; i++ {
 		start := time.Now()
-		q, _, err := e.api.Ask(e.ctx, "bench-post", hitl.NewQuestion{Question: fmt.Sprintf("Benchmark question %d?", i)})
+		q, _, err := e.api.Create(e.ctx, "bench-post", hitl.NewQuestion{Question: fmt.Sprintf("Benchmark question %d?", i)})
 		require.NoError(b, err)
 		_, err = e.srv.WaitForCall(e.ctx, "chat.postMessage", func(c slackfake.Call) bool {
 			return c.OK && strings.Contains(c.Param("blocks"), "q:"+q.ID)
@@ -69,7 +69,7 @@ func BenchmarkSlackClickToWake(b *testing.B) {
 	var ds []time.Duration
 	for i := 0; i < b.N; i++ {
 		b.StopTimer()
-		q, _, err := e.api.Ask(e.ctx, "bench-click", hitl.NewQuestion{Question: fmt.Sprintf("Click %d?", i), ResponseType: hitl.BooleanResponse})
+		q, _, err := e.api.Create(e.ctx, "bench-click", hitl.NewQuestion{Question: fmt.Sprintf("Click %d?", i), ResponseType: hitl.BooleanResponse})
 		require.NoError(b, err)
 		msg, err := e.srv.WaitForMessage(e.ctx, testChannel, func(m slackfake.Message) bool { return strings.Contains(string(m.Blocks), "q:"+q.ID) })
 		require.NoError(b, err)

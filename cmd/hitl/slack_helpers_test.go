@@ -53,7 +53,7 @@ func startSlack(t *testing.T, mutate ...func(*config.Slack)) *slackEnv {
 // background; the returned channel yields the settled question.
 func (e *slackEnv) ask(run string, n hitl.NewQuestion) (*hitl.Question, <-chan waitResult) {
 	e.t.Helper()
-	q, _, err := e.api.Ask(e.ctx, run, n)
+	q, _, err := e.api.Create(e.ctx, run, n)
 	require.NoError(e.t, err)
 	ch := make(chan waitResult, 1)
 	go func() {

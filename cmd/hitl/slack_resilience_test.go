@@ -159,7 +159,7 @@ func TestSlackOutboxResumesAfterRestart(t *testing.T) {
 	srv.SetDown(true)
 	first := startMainNoCleanup(t, sameDB, withSlack(srv))
 	api := agent.NewClient(first.URL(), "")
-	q, _, err := api.Ask(ctx, "outbox", hitl.NewQuestion{Question: "Queued while Slack was down?", ResponseType: hitl.BooleanResponse})
+	q, _, err := api.Create(ctx, "outbox", hitl.NewQuestion{Question: "Queued while Slack was down?", ResponseType: hitl.BooleanResponse})
 	require.NoError(t, err)
 	_, err = srv.WaitForCall(ctx, "chat.postMessage", func(c slackfake.Call) bool { return c.Status == 503 })
 	require.NoError(t, err)
