@@ -262,8 +262,6 @@ func recv[T any](t *testing.T, ch <-chan T) T {
 	return zero
 }
 
-func ptr[T any](v T) *T { return &v }
-
 var (
 	blockingQ = hitl.NewQuestion{Question: "Which database?", Type: hitl.Blocking, ResponseType: hitl.ChoiceResponse,
 		Options: []hitl.Option{{Label: "Production", Value: "prod"}, {Label: "Staging", Value: "staging"}}}

@@ -14,6 +14,7 @@ import (
 
 	"github.com/hitlbot/hitl"
 	bolt "go.etcd.io/bbolt"
+	berrors "go.etcd.io/bbolt/errors"
 )
 
 // batchDelay is how long a write waits for others to share its commit.
@@ -86,7 +87,7 @@ func Open(path string, opts ...Option) (*DB, error) {
 		o.lockTimeout = time.Second
 	}
 	bdb, err := bolt.Open(path, 0o600, &bolt.Options{Timeout: o.lockTimeout, FreelistType: bolt.FreelistMapType})
-	if errors.Is(err, bolt.ErrTimeout) {
+	if errors.Is(err, berrors.ErrTimeout) {
 		return nil, hitl.Errorf(hitl.EUNAVAILABLE, "database is locked by another hitl process: %s (waited %s)", path, o.lockTimeout)
 	}
 	if err != nil {
