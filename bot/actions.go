@@ -43,8 +43,16 @@ func optionResponse(q *hitl.Question, c click) hitl.Response {
 	return hitl.Response{Value: q.Options[i].Value}
 }
 
-// onBlockActions runs the handler of each action of a block_actions payload.
-func (b *Bot) onBlockActions(ctx context.Context, cb slack.InteractionCallback) {
+// note is an ephemeral message to send after the ack.
+type note struct{ channel, user, text string }
+
+// onBlockActions runs the handler of each action of a block_actions payload
+// before the ack (bounded by the ack budget), so an answer Slack sees acked
+// is already durable. What to tell the user is returned, to send after.
+func (b *Bot) onBlockActions(ctx context.Context, cb slack.InteractionCallback) []note {
+	ctx, cancel := context.WithTimeout(ctx, submitBudget)
+	defer cancel()
+	var notes []note
 	for _, a := range cb.ActionCallback.BlockActions {
 		c := click{user: cb.User.ID, channel: cb.Container.ChannelID, messageTS: cb.Container.MessageTs, triggerID: cb.TriggerID}
 		if c.channel == "" {
@@ -59,14 +67,14 @@ func (b *Bot) onBlockActions(ctx context.Context, cb slack.InteractionCallback) 
 			continue // not ours (or a link button): nothing to do
 		}
 		var err error
-		if c.action, err = blocks.ParseAction(a.ActionID, a.BlockID, value); err != nil {
-			b.tell(ctx, c.channel, c.user, errorText(err))
-			continue
+		if c.action, err = blocks.ParseAction(a.ActionID, a.BlockID, value); err == nil {
+			err = b.authorized(ctx, c, h)
 		}
-		if err := b.authorized(ctx, c, h); err != nil {
-			b.tell(ctx, c.channel, c.user, errorText(err))
+		if err != nil {
+			notes = append(notes, note{c.channel, c.user, errorText(err)})
 		}
 	}
+	return notes
 }
 
 // authorized loads the question, refuses late clicks and strangers, then

@@ -8,9 +8,9 @@ import (
 	"github.com/hitlbot/hitl"
 )
 
-// postedWait is how long a reply or click on a message the bot has just
-// posted waits for the post to be recorded.
-const postedWait = 5 * time.Second
+// postedWait is how long a reply to a message the bot has just posted waits
+// for the post to be recorded (within the ack budget).
+const postedWait = 1500 * time.Millisecond
 
 // postings broadcasts each time a posted message is recorded, so an event
 // about a message Slack delivered before the bot recorded it is not lost.

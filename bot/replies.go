@@ -12,65 +12,74 @@ import (
 // reactionTaken marks the thread reply the bot took as the answer.
 const reactionTaken = "white_check_mark"
 
-// onEventsAPI handles Events API events (after the ack).
-func (b *Bot) onEventsAPI(ctx context.Context, ev slackevents.EventsAPIEvent) {
+// onEventsAPI handles an Events API event before its ack (bounded by the
+// ack budget, so a thread reply taken as an answer is durable when Slack
+// sees the ack) and returns what to do after the ack.
+func (b *Bot) onEventsAPI(ctx context.Context, ev slackevents.EventsAPIEvent) (after func(context.Context)) {
 	switch e := ev.InnerEvent.Data.(type) {
 	case *slackevents.MessageEvent:
-		b.onMessage(ctx, e)
+		ctx, cancel := context.WithTimeout(ctx, submitBudget)
+		defer cancel()
+		return b.onMessage(ctx, e)
 	case *slackevents.AppHomeOpenedEvent:
 		if e.Tab == "" || e.Tab == "home" {
-			b.homes.opened(ctx, e.User)
+			return func(ctx context.Context) { b.homes.opened(ctx, e.User) }
 		}
 	}
+	return nil
 }
 
 // onMessage takes a thread reply under a question's message as its answer:
 // for text questions any reply, for choice questions a reply naming an
 // option, for yes/no questions a yes or a no. Approvals and sensitive
 // questions are answered only with their buttons and modals.
-func (b *Bot) onMessage(ctx context.Context, e *slackevents.MessageEvent) {
+func (b *Bot) onMessage(ctx context.Context, e *slackevents.MessageEvent) (after func(context.Context)) {
+	tell := func(text string) func(context.Context) {
+		return func(ctx context.Context) { b.tell(ctx, e.Channel, e.User, text) }
+	}
 	if b.identity.isSelf(e.User, e.BotID) || e.BotID != "" || e.User == "" {
-		return // our own posts, and other bots
+		return nil // our own posts, and other bots
 	}
 	if e.ThreadTimeStamp == "" || e.ThreadTimeStamp == e.TimeStamp {
-		return // not a reply
+		return nil // not a reply
 	}
 	if e.SubType != "" && e.SubType != "thread_broadcast" && e.SubType != "file_share" {
-		return // edits, deletions, joins: not answers
+		return nil // edits, deletions, joins: not answers
 	}
 	ref, err := b.messageAt(ctx, e.Channel, e.ThreadTimeStamp)
 	if err != nil {
-		return // a thread that is not one of our questions
+		return nil // a thread that is not one of our questions
 	}
 	q, err := b.questions.Question(ctx, ref.QuestionID)
 	if err != nil || !q.Pending() {
-		return // later replies are conversation, not answers
+		return nil // later replies are conversation, not answers
 	}
 	text := unescape(e.Text)
 	switch {
 	case q.Sensitive:
-		b.tell(ctx, e.Channel, e.User, "🔒 This question is sensitive: answers in the thread are not taken. Use the *Answer* button; and consider rotating anything you pasted here.")
-		return
+		return tell("🔒 This question is sensitive: answers in the thread are not taken. Use the *Answer* button; and consider rotating anything you pasted here.")
 	case q.ResponseType == hitl.ApprovalResponse:
-		return
+		return nil
 	case q.ResponseType != hitl.TextResponse:
 		if _, err := q.ParseAnswer(text, ""); err != nil {
-			return // discussion, not one of the options
+			return nil // discussion, not one of the options
 		}
 	}
 	if !b.mayAnswer(ctx, q, e.User) {
-		b.tell(ctx, e.Channel, e.User, errorText(hitl.Errorf(hitl.EFORBIDDEN, "You may not answer this question.")))
-		return
+		return tell(errorText(hitl.Errorf(hitl.EFORBIDDEN, "You may not answer this question.")))
 	}
 	_, err = b.questions.Answer(hitl.WithActor(ctx, actor(e.User)), q.ID, hitl.Response{Value: text})
 	switch hitl.ErrorCode(err) {
 	case "":
-		if err := b.api.AddReactionContext(ctx, reactionTaken, slack.ItemRef{Channel: e.Channel, Timestamp: e.TimeStamp}); err != nil {
-			b.log.Warn("marking the reply taken failed", "err", err)
+		return func(ctx context.Context) {
+			if err := b.api.AddReactionContext(ctx, reactionTaken, slack.ItemRef{Channel: e.Channel, Timestamp: e.TimeStamp}); err != nil {
+				b.log.Warn("marking the reply taken failed", "err", err)
+			}
 		}
 	case hitl.ECONFLICT: // someone was first: the message update says who
+		return nil
 	default:
-		b.tell(ctx, e.Channel, e.User, errorText(err))
+		return tell(errorText(err))
 	}
 }
 

@@ -69,9 +69,10 @@ func (b *Bot) authenticate(ctx context.Context) error {
 	return nil
 }
 
-// consume handles Socket Mode events: every envelope is acked at once (a
-// view submission with its response), redeliveries are acked and dropped,
-// and the work runs after the ack so Slack's 3 s deadline always holds.
+// consume handles Socket Mode events. Answers (clicks, modal submissions)
+// are recorded before the ack, within a budget that keeps Slack's 3 s
+// deadline, so an acked answer is durable; everything else is acked at once
+// and done after. Redeliveries are acked and dropped.
 func (b *Bot) consume(ctx context.Context) {
 	for {
 		var evt socketmode.Event
@@ -87,9 +88,13 @@ func (b *Bot) consume(ctx context.Context) {
 			b.log.Warn("slack connection problem", "event", evt.Type, "data", evt.Data)
 		case socketmode.EventTypeEventsAPI:
 			ev, ok := evt.Data.(slackevents.EventsAPIEvent)
-			b.ack(evt, nil)
+			var after func(context.Context)
 			if ok && b.seen.first(envelopeID(evt), eventID(ev)) {
-				go b.onEventsAPI(ctx, ev)
+				after = b.onEventsAPI(ctx, ev)
+			}
+			b.ack(evt, nil)
+			if after != nil {
+				go after(ctx)
 			}
 		case socketmode.EventTypeInteractive:
 			cb, ok := evt.Data.(slack.InteractionCallback)
@@ -101,10 +106,17 @@ func (b *Bot) consume(ctx context.Context) {
 				b.ack(evt, b.onViewSubmission(ctx, cb))
 				continue
 			}
-			b.ack(evt, nil)
-			if cb.Type == slack.InteractionTypeBlockActions {
-				go b.onBlockActions(ctx, cb)
+			if cb.Type != slack.InteractionTypeBlockActions {
+				b.ack(evt, nil)
+				continue
 			}
+			notes := b.onBlockActions(ctx, cb)
+			b.ack(evt, nil)
+			go func() {
+				for _, n := range notes {
+					b.tell(ctx, n.channel, n.user, n.text)
+				}
+			}()
 		case socketmode.EventTypeSlashCommand:
 			cmd, ok := evt.Data.(slack.SlashCommand)
 			if !ok || !b.seen.first(envelopeID(evt)) {

@@ -21,6 +21,9 @@ func TestSlackApprovalApprovedByButton(t *testing.T) {
 
 	ack := e.click("U0ALICE", msg, blocks.ActionApprove)
 	assert.Less(t, ack.Latency.Seconds(), 3.0, "acked within Slack's 3 s")
+	stored, err := e.m.DB.Question(e.ctx, q.ID)
+	require.NoError(t, err)
+	assert.Equal(t, hitl.StatusAnswered, stored.Status, "the answer is durable before Slack sees the ack")
 
 	got := e.settled(waiting)
 	assert.Equal(t, hitl.OutcomeApproved, got.Outcome())
@@ -95,6 +98,9 @@ func TestSlackTextAnswers(t *testing.T) {
 		reply := e.srv.MessageEvent("U0ALICE", testChannel, "release/2.4 &amp; friends", msg.TS)
 		_, err = e.srv.SendEvent(e.ctx, reply)
 		require.NoError(t, err)
+		stored, err := e.m.DB.Question(e.ctx, q.ID)
+		require.NoError(t, err)
+		assert.Equal(t, hitl.StatusAnswered, stored.Status, "the reply is durable before Slack sees the ack")
 		got := e.settled(waiting)
 		assert.Equal(t, "release/2.4 & friends", got.Response.Value, "the bot's own message was not taken")
 		_, err = e.srv.WaitForCall(e.ctx, "reactions.add", func(c slackfake.Call) bool { return c.Param("name") == "white_check_mark" })
