@@ -52,3 +52,9 @@ func TestIsUser(t *testing.T) {
 	assert.False(t, isUser("C0HITL"))
 	assert.False(t, isUser("#general"))
 }
+
+func TestRefusalHint(t *testing.T) {
+	assert.Contains(t, refusalHint(slack.SlackErrorResponse{Err: "not_in_channel"}), "/invite @hitl")
+	assert.Contains(t, refusalHint(slack.SlackErrorResponse{Err: "missing_scope"}), "slack-app-manifest.yaml")
+	assert.Empty(t, refusalHint(errors.New("boom")))
+}

@@ -153,7 +153,7 @@ func (w *workers) classify(t hitl.SlackTask, err error) (wait time.Duration, ret
 		return 0, true
 	}
 	w.b.log.Error("slack refused a message; dropping it (the question can still be answered with hitl answer)",
-		"task", t.Seq, "kind", t.Kind, "question", t.QuestionID, "target", t.Target, "err", err)
+		"task", t.Seq, "kind", t.Kind, "question", t.QuestionID, "target", t.Target, "err", err, "hint", refusalHint(err))
 	if cerr := w.b.outbox.CompleteSlackTask(context.Background(), t, nil); cerr != nil {
 		w.b.log.Error("slack outbox: dropping task failed", "err", cerr)
 		return 0, true
@@ -193,3 +193,24 @@ func transient(err error) bool {
 }
 
 var errStoreWrite = errors.New("recording the Slack message failed")
+
+// refusalHint tells the operator how to fix what Slack refused.
+func refusalHint(err error) string {
+	var sr slack.SlackErrorResponse
+	if !errors.As(err, &sr) {
+		return ""
+	}
+	switch sr.Err {
+	case "not_in_channel":
+		return "invite the bot to the channel: /invite @hitl"
+	case "channel_not_found":
+		return "check the channel id (HITL_SLACK_CHANNEL or the question's channel), and invite the bot if it is private"
+	case "invalid_auth", "not_authed", "token_revoked", "account_inactive":
+		return "check SLACK_BOT_TOKEN"
+	case "missing_scope":
+		return "reinstall the app from slack-app-manifest.yaml: a scope is missing"
+	case "invalid_blocks", "msg_too_long":
+		return "a bug in hitl's rendering: please report it with this log line"
+	}
+	return ""
+}
