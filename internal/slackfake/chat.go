@@ -97,18 +97,31 @@ func (s *Server) chatPostMessage(req *request) result {
 	return okResult(map[string]any{"channel": channel, "ts": m.TS, "message": m.object()})
 }
 
-// chatUpdate edits a message the bot posted.
-func (s *Server) chatUpdate(req *request) result {
+// botMessage finds the bot's own message named by the request's channel
+// and ts, or the error Slack gives; notOwn is the error for someone else's.
+func (s *Server) botMessage(req *request, notOwn string) (*message, string, *result) {
 	channel := req.str("channel")
 	if channel == "" || !s.knownChannelLocked(channel) {
-		return errResult("channel_not_found")
+		r := errResult("channel_not_found")
+		return nil, channel, &r
 	}
 	m := s.findMessage(channel, req.str("ts"))
 	if m == nil {
-		return errResult("message_not_found")
+		r := errResult("message_not_found")
+		return nil, channel, &r
 	}
 	if m.BotID != BotID {
-		return errResult("cant_update_message")
+		r := errResult(notOwn)
+		return nil, channel, &r
+	}
+	return m, channel, nil
+}
+
+// chatUpdate edits a message the bot posted.
+func (s *Server) chatUpdate(req *request) result {
+	m, channel, bad := s.botMessage(req, "cant_update_message")
+	if bad != nil {
+		return *bad
 	}
 	text, blocks, res, ok := messageContent(req)
 	if !ok {
@@ -131,16 +144,9 @@ func (s *Server) chatUpdate(req *request) result {
 
 // chatDelete deletes a message the bot posted.
 func (s *Server) chatDelete(req *request) result {
-	channel := req.str("channel")
-	if channel == "" || !s.knownChannelLocked(channel) {
-		return errResult("channel_not_found")
-	}
-	m := s.findMessage(channel, req.str("ts"))
-	if m == nil {
-		return errResult("message_not_found")
-	}
-	if m.BotID != BotID {
-		return errResult("cant_delete_message")
+	m, channel, bad := s.botMessage(req, "cant_delete_message")
+	if bad != nil {
+		return *bad
 	}
 	m.Deleted = true
 	return okResult(map[string]any{"channel": channel, "ts": m.TS})
