@@ -123,3 +123,13 @@ func (p AnswerPolicy) Groups(q *Question) []string {
 	}
 	return out
 }
+
+// WaitsOn reports whether q waits on user (a member of groups): it is
+// assigned to them or a group of theirs, or it is unassigned and theirs to
+// answer. This is a person's queue (App Home, /hitl pending).
+func (p AnswerPolicy) WaitsOn(q *Question, user string, groups []string) bool {
+	if len(q.Assignees) > 0 {
+		return AnswerPolicy{}.MayAnswer(q, user, groups)
+	}
+	return p.MayAnswer(q, user, groups)
+}

@@ -45,3 +45,12 @@ func TestAnswerPolicy(t *testing.T) {
 	assert.True(t, hitl.AnswerPolicy{}.MayAnswer(open, "U3", nil), "no answerers configured: anyone")
 	assert.Equal(t, []string{"S9", "S5"}, p.Groups(assigned))
 }
+
+func TestAnswerPolicyWaitsOn(t *testing.T) {
+	p := hitl.AnswerPolicy{Admins: []string{"UADMIN"}}
+	assigned := &hitl.Question{Assignees: []string{"U2", "S5"}}
+	assert.True(t, p.WaitsOn(assigned, "U2", nil), "the assignee")
+	assert.True(t, p.WaitsOn(assigned, "U7", []string{"S5"}), "a member of the assigned group")
+	assert.False(t, p.WaitsOn(assigned, "UADMIN", nil), "an admin may answer, but it does not wait on them")
+	assert.True(t, p.WaitsOn(&hitl.Question{}, "U3", nil), "an open question waits on anyone allowed")
+}
