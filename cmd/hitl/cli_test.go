@@ -219,3 +219,31 @@ func TestCLIErrors(t *testing.T) {
 		assert.Equal(t, exitFailure, r)
 	})
 }
+
+func TestServeErrors(t *testing.T) {
+	ctx := context.Background()
+	for name, tc := range map[string]struct {
+		args []string
+		code int
+		want string
+	}{
+		"database directory missing":    {[]string{"serve", "--db", "/nonexistent/dir/hitl.db", "--listen", "127.0.0.1:0"}, exitFailure, "/nonexistent/dir/hitl.db"},
+		"public address without tokens": {[]string{"serve", "--listen", "0.0.0.0:7070"}, exitUsage, "refusing to listen beyond loopback without tokens"},
+		"unknown flag":                  {[]string{"serve", "--port", "80"}, exitUsage, "flag provided but not defined"},
+	} {
+		t.Run(name, func(t *testing.T) {
+			var errb syncBuffer
+			code := run(ctx, tc.args, &env{stdin: strings.NewReader(""), stdout: io.Discard, stderr: &errb, getenv: func(string) string { return "" }})
+			assert.Equal(t, tc.code, code, errb.String())
+			assert.Contains(t, errb.String(), tc.want)
+		})
+	}
+	t.Run("a second service on the same database is refused clearly", func(t *testing.T) {
+		m := startMain(t)
+		var errb syncBuffer
+		code := run(ctx, []string{"serve", "--db", m.Config.DB, "--listen", "127.0.0.1:0"},
+			&env{stdin: strings.NewReader(""), stdout: io.Discard, stderr: &errb, getenv: func(string) string { return "" }})
+		assert.Equal(t, exitFailure, code)
+		assert.Contains(t, errb.String(), "locked by another hitl process")
+	})
+}

@@ -52,6 +52,9 @@ func (m *Main) Run(ctx context.Context) (err error) {
 		}
 	}()
 	if m.DB, err = store.Open(m.Config.DB); err != nil {
+		if hitl.ErrorCode(err) == hitl.EINTERNAL {
+			err = hitl.Errorf(hitl.EUNAVAILABLE, "%v", err)
+		}
 		return err
 	}
 	m.Service = hitl.NewService(m.DB, hitl.ServiceConfig{Clock: m.Clock, Timeouts: m.Config.HitlTimeouts()})
