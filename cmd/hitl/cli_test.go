@@ -192,15 +192,16 @@ func TestCLIErrors(t *testing.T) {
 		code int
 		want string
 	}{
-		"no command":              {nil, exitUsage, ""},
-		"unknown command":         {[]string{"frobnicate"}, exitUsage, "unknown command"},
-		"ask without question":    {[]string{"ask"}, exitUsage, "needs a question"},
-		"bad flag":                {[]string{"ask", "x", "--colour"}, exitUsage, "flag provided but not defined"},
-		"two kinds":               {[]string{"ask", "x", "--yes-no", "--approval"}, exitUsage, "choose one of"},
-		"invalid default":         {[]string{"ask", "x", "--options", "a,b", "--default", "c"}, exitUsage, "not one of the options"},
-		"answer unknown question": {[]string{"answer", "q_nope", "x"}, exitNotFound, "not found"},
-		"answer without value":    {[]string{"answer", "q_nope"}, exitUsage, "needs a question id and a value"},
-		"history unknown run":     {[]string{"history", "nobody"}, exitNotFound, "no questions"},
+		"no command":                {nil, exitUsage, ""},
+		"unknown command":           {[]string{"frobnicate"}, exitUsage, "unknown command"},
+		"ask without question":      {[]string{"ask"}, exitUsage, "needs a question"},
+		"bad flag":                  {[]string{"ask", "x", "--colour"}, exitUsage, "flag provided but not defined"},
+		"two kinds":                 {[]string{"ask", "x", "--yes-no", "--approval"}, exitUsage, "choose one of"},
+		"invalid default":           {[]string{"ask", "x", "--options", "a,b", "--default", "c"}, exitUsage, "not one of the options"},
+		"answer unknown question":   {[]string{"answer", "q_nope", "x"}, exitNotFound, "not found"},
+		"answer without anything":   {[]string{"answer"}, exitUsage, "needs a question id and a value"},
+		"answer unknown from stdin": {[]string{"answer", "q_nope"}, exitNotFound, "not found"},
+		"history unknown run":       {[]string{"history", "nobody"}, exitNotFound, "no questions"},
 	} {
 		t.Run(name, func(t *testing.T) {
 			r := cli(ctx, m, "", tc.args...)
@@ -245,5 +246,26 @@ func TestServeErrors(t *testing.T) {
 			&env{stdin: strings.NewReader(""), stdout: io.Discard, stderr: &errb, getenv: func(string) string { return "" }})
 		assert.Equal(t, exitFailure, code)
 		assert.Contains(t, errb.String(), "locked by another hitl process")
+	})
+}
+
+func TestAnswerFromStdin(t *testing.T) {
+	m := startMain(t)
+	ctx := context.Background()
+	q, _, err := m.Service.Create(hitl.WithActor(ctx, "local:tester"), "stdin", hitl.NewQuestion{Question: "Deploy key?", Sensitive: true})
+	require.NoError(t, err)
+	r := cli(ctx, m, "s3cret-from-stdin\n", "answer", q.ID)
+	require.Equal(t, 0, r.code, r.stderr)
+	assert.NotContains(t, r.stdout+r.stderr, "s3cret-from-stdin", "a secret is not echoed back")
+	got, err := m.Service.Receive(hitl.WithActor(ctx, "local:tester"), q.ID)
+	require.NoError(t, err)
+	assert.Equal(t, "s3cret-from-stdin", got.Response.Value)
+
+	t.Run("empty stdin is a usage error", func(t *testing.T) {
+		q, _, err := m.Service.Create(hitl.WithActor(ctx, "local:tester"), "stdin", hitl.NewQuestion{Question: "Name?"})
+		require.NoError(t, err)
+		r := cli(ctx, m, "", "answer", q.ID, "-")
+		assert.Equal(t, exitUsage, r.code)
+		assert.Contains(t, r.stderr, "no answer on standard input")
 	})
 }

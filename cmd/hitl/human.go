@@ -69,10 +69,22 @@ func cmdAnswer(ctx context.Context, args []string, e *env) error {
 	if err != nil {
 		return err
 	}
-	if len(pos) < 2 {
+	if len(pos) < 1 {
 		return usageError(fs, "hitl answer needs a question id and a value: hitl answer q_123 staging")
 	}
-	q, err := newClient(e).Answer(ctx, pos[0], hitl.Response{Value: strings.Join(pos[1:], " "), Text: *text})
+	c := newClient(e)
+	value := strings.Join(pos[1:], " ")
+	if value == "" || value == "-" {
+		// Read it from stdin: secrets stay out of shell history.
+		q, err := c.Question(ctx, pos[0])
+		if err != nil {
+			return err
+		}
+		if value, err = readAnswer(e, q); err != nil {
+			return err
+		}
+	}
+	q, err := c.Answer(ctx, pos[0], hitl.Response{Value: value, Text: *text})
 	if err != nil {
 		return err
 	}

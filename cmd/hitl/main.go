@@ -21,7 +21,7 @@ Usage:
   hitl serve   [--listen ADDR] [--db FILE] [--config FILE]   run the service
   hitl ask     QUESTION [flags]       ask a person and print the answer (hitl ask --help)
   hitl pending [--json]               list questions waiting for an answer
-  hitl answer  ID VALUE [--text T]    answer a question
+  hitl answer  ID [VALUE|-] [--text T]  answer a question (no VALUE or -: read it from stdin, hidden)
   hitl history RUN [--json]           a run's phase, pending question and answers
 
 Environment: HITL_URL (default http://127.0.0.1:7070), HITL_TOKEN, HITL_RUN,

@@ -104,3 +104,16 @@ func readLines(in io.Reader, hidden bool, lines chan<- string) {
 		}
 	}
 }
+
+// readAnswer reads one answer to q from stdin for hitl answer: hidden when
+// q is sensitive and stdin is a terminal.
+func readAnswer(e *env, q *hitl.Question) (string, error) {
+	lines := make(chan string)
+	go readLines(e.stdin, q.Sensitive, lines)
+	fmt.Fprintf(e.stderr, "%s\n> ", q.Question)
+	line, ok := <-lines
+	if !ok {
+		return "", hitl.Errorf(hitl.EINVALID, "no answer on standard input")
+	}
+	return line, nil
+}
