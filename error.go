@@ -28,9 +28,10 @@ const (
 type Error struct {
 	Code    string
 	Message string
-	// Conflict details: who settled the question first, and when.
-	By string
-	At string
+	// Conflict details: how the question was settled, by whom and when.
+	Status Status
+	By     string
+	At     string
 }
 
 func (e *Error) Error() string {

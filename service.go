@@ -180,7 +180,7 @@ func Conflict(q *Question) *Error {
 	if q.RespondedAt != nil {
 		at = q.RespondedAt.UTC().Format(time.RFC3339)
 	}
-	e := &Error{Code: ECONFLICT, By: q.RespondedBy, At: at}
+	e := &Error{Code: ECONFLICT, Status: q.Status, By: q.RespondedBy, At: at}
 	switch q.Status {
 	case StatusAnswered:
 		e.Message = "question " + q.ID + " was already answered by " + q.RespondedBy + " at " + at

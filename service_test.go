@@ -173,6 +173,7 @@ func TestAnswer(t *testing.T) {
 		var he *hitl.Error
 		require.ErrorAs(t, err, &he)
 		assert.Equal(t, hitl.ECONFLICT, he.Code)
+		assert.Equal(t, hitl.StatusAnswered, he.Status)
 		assert.Equal(t, "slack:U1", he.By)
 		assert.Contains(t, he.Message, "already answered by slack:U1 at 2026-11-22T10:00:00Z")
 	})

@@ -50,7 +50,7 @@ func writeError(w http.ResponseWriter, r *http.Request, log *slog.Logger, err er
 	if status == http.StatusUnauthorized {
 		w.Header().Set("WWW-Authenticate", `Bearer realm="hitl"`)
 	}
-	writeJSON(w, status, errorResponse{Code: he.Code, Message: he.Message, AnsweredBy: he.By, AnsweredAt: he.At})
+	writeJSON(w, status, errorResponse{Code: he.Code, Message: he.Message, Status: string(he.Status), AnsweredBy: he.By, AnsweredAt: he.At})
 }
 
 // codeOfStatus guesses an error code from a status, for error bodies that
@@ -83,7 +83,7 @@ func decodeError(resp *http.Response) *hitl.Error {
 	b, _ := io.ReadAll(io.LimitReader(resp.Body, 64<<10))
 	var body errorResponse
 	if json.Unmarshal(b, &body) == nil && body.Code != "" {
-		return &hitl.Error{Code: body.Code, Message: body.Message, By: body.AnsweredBy, At: body.AnsweredAt}
+		return &hitl.Error{Code: body.Code, Message: body.Message, Status: hitl.Status(body.Status), By: body.AnsweredBy, At: body.AnsweredAt}
 	}
 	msg := strings.TrimSpace(string(b))
 	if len(msg) > 200 {

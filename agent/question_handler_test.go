@@ -96,6 +96,7 @@ func TestCancel(t *testing.T) {
 		r := e.call(t, "POST", "/api/questions/"+q.ID+"/cancel", "")
 		requireError(t, r, 409, hitl.ECONFLICT)
 		require.Equal(t, "slack:U024BE7LH", r.body["answeredBy"])
+		require.Equal(t, "answered", r.body["status"])
 	})
 	t.Run("unknown_id_is_404", func(t *testing.T) {
 		e := newEnv(t, ServerConfig{})

@@ -58,6 +58,7 @@ type questionsResponse struct {
 type errorResponse struct {
 	Code       string `json:"code"`
 	Message    string `json:"message"`
+	Status     string `json:"status,omitempty"` // for conflicts: answered, timeout or cancelled
 	AnsweredBy string `json:"answeredBy,omitempty"`
 	AnsweredAt string `json:"answeredAt,omitempty"`
 }

@@ -33,23 +33,27 @@ func AlreadySettled(s Settlement) string {
 	return "This question is no longer waiting for an answer."
 }
 
-// SettlementFromError reads a conflict *hitl.Error (code conflict, with By
-// and At) as a Settlement. The status is inferred: the system actor means a
-// timeout, a message saying "cancelled" a cancel, anything else an answer.
+// SettlementFromError reads a conflict *hitl.Error (code conflict, with
+// Status, By and At) as a Settlement. An error from an older peer without
+// Status is inferred: the system actor means a timeout, a message saying
+// "cancelled" a cancel, anything else an answer.
 func SettlementFromError(err error) (Settlement, bool) {
 	var e *hitl.Error
 	if !errors.As(err, &e) || e.Code != hitl.ECONFLICT || (e.By == "" && e.At == "") {
 		return Settlement{}, false
 	}
-	s := Settlement{Status: hitl.StatusAnswered, By: e.By}
+	s := Settlement{Status: e.Status, By: e.By}
 	if t, perr := time.Parse(time.RFC3339, e.At); perr == nil {
 		s.At = t
 	}
 	switch {
+	case s.Status != "":
 	case e.By == hitl.ActorSystem:
 		s.Status = hitl.StatusTimeout
 	case strings.Contains(e.Message, "cancelled"):
 		s.Status = hitl.StatusCancelled
+	default:
+		s.Status = hitl.StatusAnswered
 	}
 	return s, true
 }
