@@ -1,7 +1,6 @@
 package main
 
 import (
-	"context"
 	"fmt"
 	"sort"
 	"strings"
@@ -9,10 +8,7 @@ import (
 	"time"
 
 	"github.com/hitlbot/hitl"
-	"github.com/hitlbot/hitl/agent"
 	"github.com/hitlbot/hitl/blocks"
-	"github.com/hitlbot/hitl/bot"
-	"github.com/hitlbot/hitl/config"
 	"github.com/hitlbot/hitl/internal/slackfake"
 	"github.com/stretchr/testify/require"
 )
@@ -22,15 +18,7 @@ import (
 // per channel allowance.
 func benchSlack(b *testing.B) *slackEnv {
 	b.Helper()
-	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
-	b.Cleanup(cancel)
-	srv := slackfake.New(b, slackfake.FailOnReject())
-	m := startMain(b, withSlack(srv), func(_ *config.Config, m *Main) {
-		tune := m.SlackTuning
-		m.SlackTuning = func(c *bot.Config) { tune(c); c.PostInterval = time.Nanosecond }
-	})
-	require.NoError(b, srv.WaitConnected(ctx, 1))
-	return &slackEnv{t: b, ctx: ctx, m: m, srv: srv, api: agent.NewClient(m.URL(), "")}
+	return slackEnvOn(b, slackfake.New(b, slackfake.FailOnReject()), 5*time.Minute, withPostInterval(time.Nanosecond))
 }
 
 func reportPercentiles(b *testing.B, ds []time.Duration) {

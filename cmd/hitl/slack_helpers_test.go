@@ -30,23 +30,50 @@ type slackEnv struct {
 func withSlack(srv *slackfake.Server, mutate ...func(*config.Slack)) func(*config.Config, *Main) {
 	return func(c *config.Config, m *Main) {
 		c.Slack.AppToken, c.Slack.BotToken, c.Slack.APIURL, c.Slack.Channel = srv.AppToken(), srv.BotToken(), srv.APIURL(), testChannel
-		for _, f := range mutate {
-			f(&c.Slack)
-		}
+		withSlackSettings(mutate...)(c, m)
 		m.SlackTuning = func(bc *bot.Config) {
 			bc.PostInterval, bc.RetryMin, bc.RetryMax, bc.HomeRefresh = 5*time.Millisecond, 5*time.Millisecond, 50*time.Millisecond, 5*time.Millisecond
 		}
 	}
 }
 
+// withPostInterval sets the bot's per-channel pacing (after withSlack).
+func withPostInterval(d time.Duration) func(*config.Config, *Main) {
+	return func(_ *config.Config, m *Main) {
+		tune := m.SlackTuning
+		m.SlackTuning = func(c *bot.Config) { tune(c); c.PostInterval = d }
+	}
+}
+
+// withClock gives the service a test clock.
+func withClock(c hitl.Clock) func(*config.Config, *Main) {
+	return func(_ *config.Config, m *Main) { m.Clock = c }
+}
+
+// startSlack starts the real service against a new fake Slack.
 func startSlack(t *testing.T, mutate ...func(*config.Slack)) *slackEnv {
 	t.Helper()
-	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
-	t.Cleanup(cancel)
-	srv := slackfake.New(t, slackfake.FailOnReject())
-	m := startMain(t, withSlack(srv, mutate...))
-	require.NoError(t, srv.WaitConnected(ctx, 1))
-	return &slackEnv{t: t, ctx: ctx, m: m, srv: srv, api: agent.NewClient(m.URL(), "")}
+	return slackEnvOn(t, slackfake.New(t, slackfake.FailOnReject()), 30*time.Second, withSlackSettings(mutate...))
+}
+
+// withSlackSettings changes Slack settings (after withSlack).
+func withSlackSettings(mutate ...func(*config.Slack)) func(*config.Config, *Main) {
+	return func(c *config.Config, _ *Main) {
+		for _, f := range mutate {
+			f(&c.Slack)
+		}
+	}
+}
+
+// slackEnvOn starts the real service against srv, with mutate applied after
+// withSlack, and waits until its socket is connected.
+func slackEnvOn(tb testing.TB, srv *slackfake.Server, timeout time.Duration, mutate ...func(*config.Config, *Main)) *slackEnv {
+	tb.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), timeout)
+	tb.Cleanup(cancel)
+	m := startMain(tb, append([]func(*config.Config, *Main){withSlack(srv)}, mutate...)...)
+	require.NoError(tb, srv.WaitConnected(ctx, 1))
+	return &slackEnv{t: tb, ctx: ctx, m: m, srv: srv, api: agent.NewClient(m.URL(), "")}
 }
 
 // ask asks through the HTTP API as an agent would, and waits in the

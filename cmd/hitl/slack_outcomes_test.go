@@ -1,15 +1,12 @@
 package main
 
 import (
-	"context"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/hitlbot/hitl"
-	"github.com/hitlbot/hitl/agent"
 	"github.com/hitlbot/hitl/blocks"
-	"github.com/hitlbot/hitl/bot"
 	"github.com/hitlbot/hitl/config"
 	"github.com/hitlbot/hitl/internal/clocktest"
 	"github.com/hitlbot/hitl/internal/slackfake"
@@ -18,13 +15,9 @@ import (
 )
 
 func TestSlackTimeoutAndCancelUpdateTheMessage(t *testing.T) {
-	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
-	defer cancel()
 	clock := clocktest.New(time.Now())
-	srv := slackfake.New(t, slackfake.FailOnReject())
-	m := startMain(t, withSlack(srv), func(_ *config.Config, m *Main) { m.Clock = clock })
-	require.NoError(t, srv.WaitConnected(ctx, 1))
-	e := &slackEnv{t: t, ctx: ctx, m: m, srv: srv, api: agent.NewClient(m.URL(), "")}
+	e := slackEnvOn(t, slackfake.New(t, slackfake.FailOnReject()), 30*time.Second, withClock(clock))
+	ctx, m := e.ctx, e.m
 
 	t.Run("timed out with the default used", func(t *testing.T) {
 		q, waiting := e.ask("timeout", hitl.NewQuestion{Question: "Which region?", Options: []hitl.Option{{Label: "eu"}, {Label: "us"}},
@@ -50,12 +43,8 @@ func TestSlackTimeoutAndCancelUpdateTheMessage(t *testing.T) {
 }
 
 func TestSlackUserGroupAnswerers(t *testing.T) {
-	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
-	defer cancel()
 	srv := slackfake.New(t, slackfake.FailOnReject(), slackfake.WithUserGroup("S0OPS", "U0CAROL"))
-	m := startMain(t, withSlack(srv, func(s *config.Slack) { s.Answerers = []string{"S0OPS"} }))
-	require.NoError(t, srv.WaitConnected(ctx, 1))
-	e := &slackEnv{t: t, ctx: ctx, m: m, srv: srv, api: agent.NewClient(m.URL(), "")}
+	e := slackEnvOn(t, srv, 30*time.Second, withSlackSettings(func(s *config.Slack) { s.Answerers = []string{"S0OPS"} }))
 
 	q, waiting := e.ask("groups", hitl.NewQuestion{Question: "Restart the cluster?", Type: hitl.Approval})
 	msg := e.posted(testChannel, q)
@@ -112,16 +101,9 @@ func TestSlackSlashCommandListsTheQueue(t *testing.T) {
 }
 
 func TestSlackPacingPerChannel(t *testing.T) {
-	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
-	defer cancel()
 	const interval = 300 * time.Millisecond
-	srv := slackfake.New(t, slackfake.FailOnReject())
-	m := startMain(t, withSlack(srv), func(_ *config.Config, m *Main) {
-		tune := m.SlackTuning
-		m.SlackTuning = func(c *bot.Config) { tune(c); c.PostInterval = interval }
-	})
-	require.NoError(t, srv.WaitConnected(ctx, 1))
-	e := &slackEnv{t: t, ctx: ctx, m: m, srv: srv, api: agent.NewClient(m.URL(), "")}
+	e := slackEnvOn(t, slackfake.New(t, slackfake.FailOnReject()), 30*time.Second, withPostInterval(interval))
+	srv := e.srv
 	var busy, quiet []*hitl.Question
 	for i := range 3 {
 		q, _ := e.ask("pace", hitl.NewQuestion{Question: "Busy channel " + string(rune('A'+i)) + "?", Channel: "C0BUSY"})
