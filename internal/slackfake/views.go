@@ -138,36 +138,39 @@ func (s *Server) newHashLocked() string {
 	return fmt.Sprintf("%d.%s", s.cfg.clock.Now().Unix(), randomHex(8))
 }
 
-// viewsOpen opens a modal in exchange for a fresh trigger_id.
-func (s *Server) viewsOpen(req *request) result {
+// modalForTriggerLocked spends the request's trigger_id on a new modal
+// built from the request's view, or says why Slack would refuse.
+func (s *Server) modalForTriggerLocked(req *request) (*viewState, result, bool) {
 	tr, res, ok := s.checkTriggerLocked(req.str("trigger_id"))
 	if !ok {
-		return res
+		return nil, res, false
 	}
 	spec, res, ok := readView(req, "modal")
 	if !ok {
-		return res
+		return nil, res, false
 	}
 	tr.used = true
-	v := s.newViewLocked(tr.user, spec)
+	return s.newViewLocked(tr.user, spec), result{}, true
+}
+
+// viewsOpen opens a modal in exchange for a fresh trigger_id.
+func (s *Server) viewsOpen(req *request) result {
+	v, res, ok := s.modalForTriggerLocked(req)
+	if !ok {
+		return res
+	}
 	s.viewOrder = append(s.viewOrder, v.id)
 	return okResult(map[string]any{"view": v.object()})
 }
 
 // viewsPush pushes a modal onto the stack of the user's open modal.
 func (s *Server) viewsPush(req *request) result {
-	tr, res, ok := s.checkTriggerLocked(req.str("trigger_id"))
+	v, res, ok := s.modalForTriggerLocked(req)
 	if !ok {
 		return res
 	}
-	spec, res, ok := readView(req, "modal")
-	if !ok {
-		return res
-	}
-	tr.used = true
-	v := s.newViewLocked(tr.user, spec)
 	for i := len(s.viewOrder) - 1; i >= 0; i-- {
-		if prev := s.views[s.viewOrder[i]]; prev.user == tr.user {
+		if prev := s.views[s.viewOrder[i]]; prev.user == v.user {
 			v.rootID, v.previousID = prev.rootID, prev.id
 			break
 		}
