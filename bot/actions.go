@@ -85,7 +85,7 @@ func (b *Bot) authorized(ctx context.Context, c click, h actionHandler) error {
 		return err
 	}
 	if !q.Pending() {
-		return settledError(q)
+		return hitl.Conflict(q) // a late click: who settled it and when
 	}
 	if !b.mayAnswer(ctx, q, c.user) {
 		return hitl.Errorf(hitl.EFORBIDDEN, "%s", blocks.NotAllowed(q))
@@ -114,5 +114,3 @@ func (b *Bot) openModal(render func(q *hitl.Question, channel, ts string) slack.
 	}
 }
 
-// settledError is the conflict a late click gets: who settled it and when.
-func settledError(q *hitl.Question) error { return hitl.Conflict(q) }
