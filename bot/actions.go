@@ -113,4 +113,3 @@ func (b *Bot) openModal(render func(q *hitl.Question, channel, ts string) slack.
 		return nil
 	}
 }
-
