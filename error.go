@@ -3,6 +3,7 @@ package hitl
 import (
 	"errors"
 	"fmt"
+	"time"
 )
 
 // Error codes. Every edge translates these in exactly one place: HTTP status
@@ -14,6 +15,7 @@ const (
 	EUNAUTHORIZED = "unauthorized" // no or unknown credentials
 	EFORBIDDEN    = "forbidden"    // known caller, not allowed to do this
 	EREFUSED      = "refused"      // policy refuses the request (e.g. threshold 0)
+	ERATELIMITED  = "rate_limited" // too many requests: retry after RetryAfter
 	ETOOLARGE     = "too_large"    // request body or field over its limit
 	EUNAVAILABLE  = "unavailable"  // the service is shutting down or a dependency is down
 	EINTERNAL     = "internal"     // a bug or an I/O failure
@@ -32,6 +34,8 @@ type Error struct {
 	Status Status
 	By     string
 	At     string
+	// RetryAfter says when a rate_limited request may be retried.
+	RetryAfter time.Duration
 }
 
 func (e *Error) Error() string {

@@ -12,6 +12,12 @@ const (
 	EventQuestionTimeout   EventType = "question_timeout"
 	EventQuestionCancelled EventType = "question_cancelled"
 	EventStatus            EventType = "status"
+	// EventQuestionReopened: a sensitive answer was lost to a restart
+	// before its asker received it; the question waits again.
+	EventQuestionReopened EventType = "question_reopened"
+	// EventRefused is the audit of a refused action: who tried what on
+	// which question, and the rule that refused it. Only admins read it.
+	EventRefused EventType = "refused"
 )
 
 // Event is one entry of the durable event log. The log is the audit trail
@@ -27,9 +33,24 @@ type Event struct {
 	Question   *Question `json:"question,omitempty"`
 	Response   *Response `json:"response,omitempty"`
 	Status     RunPhase  `json:"status,omitempty"` // for EventStatus
+	// Asker is the principal that asked the question, so that readers who
+	// see only their own questions see only their own events.
+	Asker string `json:"asker,omitempty"`
+	// Action and Reason describe a refusal (EventRefused) or a reopening.
+	Action Action `json:"action,omitempty"`
+	Reason string `json:"reason,omitempty"`
+}
+
+// visibleTo reports whether p may read ev: refusals are for admins; other
+// events for whoever sees every question, and for the asker of theirs.
+func (ev *Event) visibleTo(p Principal) bool {
+	if ev.Type == EventRefused {
+		return p.Has(ScopeAdmin)
+	}
+	return p.Local || p.seesAll() || (ev.Asker != "" && ev.Asker == p.ID)
 }
 
 func newQuestionEvent(typ EventType, q *Question, actor string, at time.Time) *Event {
 	r := q.Redacted()
-	return &Event{Type: typ, QuestionID: q.ID, JobID: q.JobID, At: at, Actor: actor, Question: r, Response: r.Response}
+	return &Event{Type: typ, QuestionID: q.ID, JobID: q.JobID, At: at, Actor: actor, Question: r, Response: r.Response, Asker: q.Asker}
 }

@@ -1,6 +1,8 @@
 package hitl
 
 import (
+	"crypto/sha256"
+	"encoding/hex"
 	"encoding/json"
 	"math"
 	"regexp"
@@ -72,7 +74,7 @@ func (n NewQuestion) Build(id, jobID, asker string, now time.Time, t Timeouts) (
 		ID: id, JobID: jobID, Question: n.Question, Type: n.Type, ResponseType: n.ResponseType,
 		InputType: n.InputType, Sensitive: n.Sensitive, Context: n.Context, Metadata: n.Metadata,
 		Channel: strings.TrimSpace(n.Channel), Asker: asker, IdempotencyKey: n.IdempotencyKey,
-		Status: StatusPending, CreatedAt: now,
+		Status: StatusPending, CreatedAt: now, RequestHash: n.hash(),
 	}
 	if err := q.fillTypes(len(n.Options) > 0); err != nil {
 		return nil, err
@@ -218,13 +220,17 @@ func buildOptions(rt ResponseType, in []Option) ([]Option, error) {
 				return nil, Errorf(EINVALID, "option %d has a field longer than %d characters", i+1, MaxOptionLen)
 			}
 		}
-		if seen["v:"+o.Value] {
-			return nil, Errorf(EINVALID, "option value %q appears twice", o.Value)
+		value, label := "v:"+strings.ToLower(o.Value), "l:"+strings.ToLower(o.Label)
+		if seen[value] {
+			return nil, Errorf(EINVALID, "option value %q appears twice (values must differ, ignoring case)", o.Value)
+		}
+		if seen[label] {
+			return nil, Errorf(EINVALID, "option label %q appears twice (labels must differ, ignoring case)", o.Label)
 		}
 		if seen["i:"+o.ID] {
 			return nil, Errorf(EINVALID, "option id %q appears twice", o.ID)
 		}
-		seen["v:"+o.Value], seen["i:"+o.ID] = true, true
+		seen[value], seen[label], seen["i:"+o.ID] = true, true, true
 		out[i] = o
 	}
 	return out, nil
@@ -261,4 +267,13 @@ func validateContext(c *Context) error {
 		return Errorf(EINVALID, "context.suggestedOptions has more than %d entries", MaxOptions)
 	}
 	return nil
+}
+
+// hash identifies what n asks (everything but its idempotency key), so
+// that a retry with the same key can be told from another question.
+func (n NewQuestion) hash() string {
+	n.IdempotencyKey = ""
+	b, _ := json.Marshal(n) // map keys are sorted: the encoding is stable
+	sum := sha256.Sum256(b)
+	return hex.EncodeToString(sum[:16])
 }

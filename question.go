@@ -128,10 +128,21 @@ type Question struct {
 	Assignees []string `json:"assignees,omitempty"`
 	Channel   string   `json:"channel,omitempty"`
 
-	// Asker is the identity (token name) of the agent that asked. Only it
-	// may receive a sensitive answer.
-	Asker          string `json:"asker,omitempty"`
+	// Asker is the principal that asked ("api:ci"). It may never answer
+	// the question; only it receives the outcome.
+	Asker string `json:"asker,omitempty"`
+	// AskerUser is the Slack user the asking principal speaks for, if any:
+	// that person may not answer either.
+	AskerUser      string `json:"askerUser,omitempty"`
 	IdempotencyKey string `json:"idempotencyKey,omitempty"`
+	// RequestHash identifies what was asked, so that a retry with the same
+	// idempotency key but another question is refused.
+	RequestHash string `json:"requestHash,omitempty"`
+	// ReceivedAt is when the asker took the outcome (Receive). From then on
+	// the idempotency key is free: the next ask with it is a new question.
+	ReceivedAt *time.Time `json:"receivedAt,omitempty"`
+	// Notice is shown to people with the question (why it waits again).
+	Notice string `json:"notice,omitempty"`
 	// CancelReason says why a cancelled question was cancelled.
 	CancelReason string `json:"cancelReason,omitempty"`
 }
@@ -162,6 +173,10 @@ func (q *Question) Clone() *Question {
 		t := *q.TimeoutAt
 		c.TimeoutAt = &t
 	}
+	if q.ReceivedAt != nil {
+		t := *q.ReceivedAt
+		c.ReceivedAt = &t
+	}
 	if q.Metadata != nil {
 		c.Metadata = make(map[string]any, len(q.Metadata))
 		for k, v := range q.Metadata {
@@ -181,25 +196,30 @@ func (q *Question) Redacted() *Question {
 	return c
 }
 
-// OptionFor finds the option a person or agent meant by s: its value, its id
-// or its label (case-insensitive), in that order.
+// OptionFor finds the option a person or agent meant by s: the one whose
+// value, id or label (case-insensitive) is s. When s names different
+// options by different fields ("1" is one option's id and another's label)
+// it is ambiguous and nothing is found.
 func (q *Question) OptionFor(s string) (Option, bool) {
-	for _, o := range q.Options {
-		if o.Value == s {
-			return o, true
+	o, err := q.optionFor(s)
+	return o, err == nil
+}
+
+func (q *Question) optionFor(s string) (Option, error) {
+	found := -1
+	for i, o := range q.Options {
+		if o.Value != s && o.ID != s && !equalFold(o.Label, s) && !equalFold(o.Value, s) {
+			continue
 		}
-	}
-	for _, o := range q.Options {
-		if o.ID == s {
-			return o, true
+		if found >= 0 && found != i {
+			return Option{}, Errorf(EINVALID, "%q is ambiguous: it names more than one option (%s); answer with an option's value", s, q.optionList())
 		}
+		found = i
 	}
-	for _, o := range q.Options {
-		if equalFold(o.Label, s) {
-			return o, true
-		}
+	if found < 0 {
+		return Option{}, Errorf(EINVALID, "%q is not one of the options: %s", s, q.optionList())
 	}
-	return Option{}, false
+	return q.Options[found], nil
 }
 
 // Outcome is what the asking agent learns when a question is settled.

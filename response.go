@@ -26,6 +26,10 @@ type Response struct {
 	// Redacted is set when Value was removed because the answer is
 	// sensitive (never shown) or was scrubbed after delivery.
 	Redacted bool `json:"redacted,omitempty"`
+	// Sealed holds a sensitive answer (value and text) encrypted with a key
+	// that lives only in the service's memory; Value and Text are then
+	// empty. It never leaves the service.
+	Sealed *Sealed `json:"sealed,omitempty"`
 }
 
 func (r *Response) clone() *Response {
@@ -81,6 +85,7 @@ func (q *Question) ValidateResponse(r Response) (Response, error) {
 	if r.Type == "" {
 		r.Type = q.ResponseType
 	}
+	r.Sealed = nil
 	if r.Type != q.ResponseType {
 		return r, Errorf(EINVALID, "response type %q does not match the question's response type %q", r.Type, q.ResponseType)
 	}
@@ -105,9 +110,9 @@ func (q *Question) ValidateResponse(r Response) (Response, error) {
 		if !ok {
 			return r, Errorf(EINVALID, "a choice answer must be one of the options")
 		}
-		o, ok := q.OptionFor(strings.TrimSpace(s))
-		if !ok {
-			return r, Errorf(EINVALID, "%q is not one of the options: %s", s, q.optionList())
+		o, err := q.optionFor(strings.TrimSpace(s))
+		if err != nil {
+			return r, err
 		}
 		r.Value = o.Value
 	case BooleanResponse:

@@ -7,16 +7,20 @@ import (
 
 // QuestionService is the question lifecycle as the edges see it. *Service
 // implements it over the store; agent.Client implements it over HTTP. The
-// acting identity travels in the context (WithActor).
+// acting principal travels in the context (WithPrincipal), and every
+// method applies Access's rules to it.
 //
 // Errors: EINVALID for bad input, ENOTFOUND for unknown ids, ECONFLICT when
 // a question is no longer pending (the *Error names who settled it and
-// when), EFORBIDDEN when the actor may not do this, EUNAVAILABLE when the
+// when), EFORBIDDEN when the principal may not do this (the message names
+// the rule), ERATELIMITED when it asks too fast, EUNAVAILABLE when the
 // service cannot be reached.
 type QuestionService interface {
 	// Create asks a question for job jobID and returns at once (the agent
-	// SDK's Ask also waits). With an idempotency key already
-	// used by the job it returns the existing question and created false.
+	// SDK's Ask also waits). With an idempotency key the job already uses
+	// for a question whose outcome was not received, it returns that
+	// question and created false; a different question under the same key
+	// is a conflict.
 	Create(ctx context.Context, jobID string, n NewQuestion) (q *Question, created bool, err error)
 	// Question returns a question; a sensitive answer is redacted.
 	Question(ctx context.Context, id string) (*Question, error)
@@ -27,10 +31,12 @@ type QuestionService interface {
 	Answer(ctx context.Context, id string, r Response) (*Question, error)
 	// Cancel cancels a pending question.
 	Cancel(ctx context.Context, id, reason string) (*Question, error)
-	// Questions lists questions, oldest first, redacted.
+	// Questions lists questions, oldest first, redacted: all of them for
+	// principals that answer, otherwise only their own.
 	Questions(ctx context.Context, f QuestionFilter) ([]*Question, error)
-	// Receive hands the asking agent a settled question with its sensitive
-	// answer, once, and scrubs the answer from the store.
+	// Receive is how the asker takes a settled question's outcome: a
+	// sensitive answer is handed over once and scrubbed, and the
+	// idempotency key is freed. A pending question is returned as it is.
 	Receive(ctx context.Context, id string) (*Question, error)
 	// RunState derives a run's phase, pending question and history.
 	RunState(ctx context.Context, jobID string) (*RunState, error)
@@ -38,13 +44,16 @@ type QuestionService interface {
 
 // Service is the question lifecycle over a Store: create, answer, time out,
 // cancel, and wake the waiting agent. It is written once and used by every
-// edge.
+// edge, and it is where the trust rules are enforced.
 type Service struct {
 	store    Store
 	clock    Clock
 	timeouts Timeouts
+	access   Access
+	limiter  Limiter
 	newID    func() string
 	hub      *hub
+	sealer   *sealer
 }
 
 var _ QuestionService = (*Service)(nil)
@@ -54,6 +63,11 @@ type ServiceConfig struct {
 	Clock    Clock
 	Timeouts Timeouts
 	NewID    func() string
+	// Access is who may answer and administer (default: anyone with the
+	// answer scope, no Slack admins).
+	Access Access
+	// Limiter throttles creation (default: none).
+	Limiter Limiter
 }
 
 // NewService returns the lifecycle over store.
@@ -67,30 +81,100 @@ func NewService(store Store, cfg ServiceConfig) *Service {
 	if cfg.NewID == nil {
 		cfg.NewID = func() string { return NewID("q_") }
 	}
-	return &Service{store: store, clock: cfg.Clock, timeouts: cfg.Timeouts, newID: cfg.NewID, hub: newHub()}
+	return &Service{store: store, clock: cfg.Clock, timeouts: cfg.Timeouts, access: cfg.Access, limiter: cfg.Limiter,
+		newID: cfg.NewID, hub: newHub(), sealer: newSealer()}
 }
+
+// Access returns the rules the service enforces, for edges that must build
+// principals (Slack users) or show a person's queue.
+func (s *Service) Access() Access { return s.access }
 
 // Create implements QuestionService.
 func (s *Service) Create(ctx context.Context, jobID string, n NewQuestion) (*Question, bool, error) {
+	p := PrincipalFrom(ctx)
+	if err := s.access.Authorize(p, ActionAsk, nil); err != nil {
+		return nil, false, s.refused(ctx, p, ActionAsk, &Question{JobID: jobID}, err)
+	}
 	now := s.clock.Now()
-	actor := ActorFrom(ctx)
-	q, err := n.Build(s.newID(), jobID, actor, now, s.timeouts)
+	q, err := n.Build(s.newID(), jobID, p.ID, now, s.timeouts)
 	if err != nil {
 		return nil, false, err
 	}
-	stored, created, err := s.store.CreateQuestion(ctx, q, newQuestionEvent(EventQuestionAsked, q, actor, now))
+	q.AskerUser = p.SlackUser
+	if q.Type == Approval && q.DefaultResponse.Approved() && !s.access.AllowDefaultApprove {
+		return nil, false, Errorf(EINVALID, "defaultResponse: an approval cannot approve itself when nobody answers; use deny, leave it out, or set allow_default_approve in config")
+	}
+	if q.IdempotencyKey != "" {
+		existing, err := s.store.QuestionByKey(ctx, jobID, q.IdempotencyKey)
+		switch ErrorCode(err) {
+		case "":
+			if err := sameRequest(existing, q); err != nil {
+				return nil, false, err
+			}
+			return existing.Redacted(), false, nil
+		case ENOTFOUND:
+		default:
+			return nil, false, err
+		}
+	}
+	if s.limiter != nil {
+		if d := s.limiter.Allow(p.ID, jobID); d > 0 {
+			return nil, false, rateLimited(p, jobID, d)
+		}
+	}
+	stored, created, err := s.store.CreateQuestion(ctx, q, newQuestionEvent(EventQuestionAsked, q, p.ID, now))
 	if err != nil {
 		return nil, false, err
 	}
-	if created {
+	if !created {
+		if err := sameRequest(stored, q); err != nil {
+			return nil, false, err
+		}
+	} else {
 		s.hub.publish(stored.ID)
 	}
 	return stored.Redacted(), created, nil
 }
 
+// sameRequest checks that a retry under an idempotency key is the same
+// request, from the same asker, as the question holding the key.
+func sameRequest(existing, q *Question) error {
+	if existing.Asker != q.Asker && !(isLocal(existing.Asker) && isLocal(q.Asker)) {
+		return Errorf(ECONFLICT, "idempotency key %q of run %s is held by another asker's question; use another key", q.IdempotencyKey, q.JobID)
+	}
+	if existing.RequestHash != "" && existing.RequestHash != q.RequestHash {
+		return Errorf(ECONFLICT, "idempotency key %q of run %s is already used by question %s, which asks something else; use another key (or receive that question's outcome first)", q.IdempotencyKey, q.JobID, existing.ID)
+	}
+	return nil
+}
+
+// authorized loads question id and applies the rule for act to the
+// principal in ctx; a refusal is audited.
+func (s *Service) authorized(ctx context.Context, act Action, id string) (*Question, error) {
+	q, err := s.store.Question(ctx, id)
+	if err != nil {
+		return nil, err
+	}
+	p := PrincipalFrom(ctx)
+	if err := s.access.Authorize(p, act, q); err != nil {
+		return nil, s.refused(ctx, p, act, q, err)
+	}
+	return q, nil
+}
+
+// refused appends the audit of a refusal and returns err, the refusal.
+func (s *Service) refused(ctx context.Context, p Principal, act Action, q *Question, err error) error {
+	ev := &Event{Type: EventRefused, QuestionID: q.ID, JobID: q.JobID, At: s.clock.Now(), Actor: p.ID,
+		Asker: q.Asker, Action: act, Reason: ErrorMessage(err)}
+	if aerr := s.store.AppendEvent(context.WithoutCancel(ctx), ev); aerr == nil {
+		s.hub.publish(q.ID)
+	}
+	return err
+}
+
 // Question implements QuestionService.
 func (s *Service) Question(ctx context.Context, id string) (*Question, error) {
-	q, err := s.store.Question(ctx, id)
+	q, err := s.authorized(ctx, ActionRead, id)
 	if err != nil {
 		return nil, err
 	}
@@ -99,6 +183,9 @@ func (s *Service) Question(ctx context.Context, id string) (*Question, error) {
 
 // Wait implements QuestionService.
 func (s *Service) Wait(ctx context.Context, id string) (*Question, error) {
+	if _, err := s.authorized(ctx, ActionRead, id); err != nil {
+		return nil, err
+	}
 	for {
 		ch := s.hub.watch(id)
 		q, err := s.store.Question(ctx, id)
@@ -119,16 +206,22 @@ func (s *Service) Wait(ctx context.Context, id string) (*Question, error) {
 	}
 }
 
-// Answer implements QuestionService.
+// Answer implements QuestionService. The rule is checked in the same
+// transaction as the write, against the question as it is then.
 func (s *Service) Answer(ctx context.Context, id string, r Response) (*Question, error) {
-	actor := ActorFrom(ctx)
-	return s.settle(ctx, id, func(q *Question, now time.Time) (*Event, error) {
+	p := PrincipalFrom(ctx)
+	return s.settle(ctx, ActionAnswer, id, func(q *Question, now time.Time) (*Event, error) {
 		norm, err := q.ValidateResponse(r)
 		if err != nil {
 			return nil, err
 		}
-		q.Status, q.Response, q.RespondedBy, q.RespondedAt = StatusAnswered, &norm, actor, &now
-		return newQuestionEvent(EventQuestionAnswered, q, actor, now), nil
+		if q.Sensitive {
+			if norm, err = s.sealer.seal(q.ID, norm); err != nil {
+				return nil, err
+			}
+		}
+		q.Status, q.Response, q.RespondedBy, q.RespondedAt, q.Notice = StatusAnswered, &norm, p.ID, &now, ""
+		return newQuestionEvent(EventQuestionAnswered, q, p.ID, now), nil
 	})
 }
 
@@ -138,7 +231,7 @@ func (s *Service) Cancel(ctx context.Context, id, reason string) (*Question, err
 	if len(reason) > MaxAnswerLen {
 		return nil, Errorf(EINVALID, "reason is longer than %d characters", MaxAnswerLen)
 	}
-	return s.settle(ctx, id, func(q *Question, now time.Time) (*Event, error) {
+	return s.settle(ctx, ActionCancel, id, func(q *Question, now time.Time) (*Event, error) {
 		q.Status, q.RespondedBy, q.RespondedAt, q.CancelReason = StatusCancelled, actor, &now, reason
 		return newQuestionEvent(EventQuestionCancelled, q, actor, now), nil
 	})
@@ -147,7 +240,7 @@ func (s *Service) Cancel(ctx context.Context, id, reason string) (*Question, err
 // expire times out question id if it is still pending and due at now. The
 // default response, if any, becomes its answer.
 func (s *Service) expire(ctx context.Context, id string, now time.Time) (*Question, error) {
-	return s.settle(ctx, id, func(q *Question, _ time.Time) (*Event, error) {
+	return s.settle(WithPrincipal(ctx, SystemPrincipal), "", id, func(q *Question, _ time.Time) (*Event, error) {
 		if q.TimeoutAt == nil || q.TimeoutAt.After(now) {
 			return nil, Errorf(ECONFLICT, "question %s is not due", q.ID)
 		}
@@ -156,16 +249,32 @@ func (s *Service) expire(ctx context.Context, id string, now time.Time) (*Questi
 	})
 }
 
-// settle applies a transition out of pending. A question that is no longer
-// pending gets a conflict naming who settled it and when.
-func (s *Service) settle(ctx context.Context, id string, fn func(q *Question, now time.Time) (*Event, error)) (*Question, error) {
+// settle applies a transition out of pending, when the principal in ctx
+// may do act (the service's own transitions pass act ""). The rule comes
+// first, so a stranger learns nothing of how a question was settled; then
+// a question that is no longer pending gets a conflict naming who settled
+// it and when.
+func (s *Service) settle(ctx context.Context, act Action, id string, fn func(q *Question, now time.Time) (*Event, error)) (*Question, error) {
 	now := s.clock.Now()
+	p := PrincipalFrom(ctx)
+	var refusal error
+	var refusedQ *Question
 	q, err := s.store.UpdateQuestion(ctx, id, func(q *Question) (*Event, error) {
+		refusal, refusedQ = nil, nil
+		if act != "" {
+			if err := s.access.Authorize(p, act, q); err != nil {
+				refusal, refusedQ = err, q.Clone()
+				return nil, err
+			}
+		}
 		if !q.Pending() {
 			return nil, Conflict(q)
 		}
 		return fn(q, now)
 	})
+	if refusal != nil && err == refusal {
+		return nil, s.refused(ctx, p, act, refusedQ, refusal)
+	}
 	if err != nil {
 		return nil, err
 	}
@@ -223,6 +332,10 @@ func (s *Service) SweepExpired(ctx context.Context) (int, error) {
 
 // Questions implements QuestionService.
 func (s *Service) Questions(ctx context.Context, f QuestionFilter) ([]*Question, error) {
+	var err error
+	if f, err = s.scope(ctx, f); err != nil {
+		return nil, err
+	}
 	qs, err := s.store.Questions(ctx, f)
 	if err != nil {
 		return nil, err
@@ -233,39 +346,135 @@ func (s *Service) Questions(ctx context.Context, f QuestionFilter) ([]*Question,
 	return qs, nil
 }
 
+// scope narrows f to what the principal in ctx may see: everything for
+// those who answer, their own questions for askers.
+func (s *Service) scope(ctx context.Context, f QuestionFilter) (QuestionFilter, error) {
+	p := PrincipalFrom(ctx)
+	if p.Local || p.seesAll() {
+		return f, nil
+	}
+	if !p.Has(ScopeAsk) {
+		return f, s.refused(ctx, p, ActionRead, &Question{JobID: f.JobID}, lacks(p, ScopeAnswer))
+	}
+	f.Asker = p.ID
+	return f, nil
+}
+
 // Receive implements QuestionService.
 func (s *Service) Receive(ctx context.Context, id string) (*Question, error) {
-	q, err := s.store.Question(ctx, id)
+	q, err := s.authorized(ctx, ActionReceive, id)
 	if err != nil {
 		return nil, err
 	}
-	if !q.Sensitive || q.Response == nil {
+	if q.Pending() {
 		return q.Redacted(), nil
 	}
-	if actor := ActorFrom(ctx); q.Asker != "" && actor != q.Asker {
-		return nil, Errorf(EFORBIDDEN, "only %s, which asked, may receive the sensitive answer to %s", q.Asker, id)
+	if q.ReceivedAt != nil && !q.Sensitive {
+		return q.Redacted(), nil
 	}
 	var got *Question
+	now := s.clock.Now()
 	_, err = s.store.UpdateQuestion(ctx, id, func(q *Question) (*Event, error) {
-		if q.Response == nil || q.Response.Redacted {
-			return nil, Errorf(ECONFLICT, "the sensitive answer to %s was already received and scrubbed", id)
+		got = nil
+		if q.Pending() {
+			got = q.Redacted()
+			return nil, errNoChange
 		}
-		got = q.Clone()
-		q.Response = q.Response.redacted()
+		if q.ReceivedAt != nil {
+			if q.Sensitive {
+				return nil, Errorf(ECONFLICT, "the sensitive answer to %s was already received and scrubbed", id)
+			}
+			got = q.Redacted()
+			return nil, errNoChange
+		}
+		q.ReceivedAt = &now
+		if q.Sensitive && q.Response != nil {
+			plain, ok := s.sealer.open(q.ID, q.Response)
+			if !ok {
+				// Sealed by a previous run of the service: the secret is
+				// gone. Ask again (ReopenSealed does this at start).
+				ev := s.reopen(q, now)
+				got = q.Redacted()
+				return ev, nil
+			}
+			got = q.Clone()
+			got.Response = &plain
+			q.Response = q.Response.redacted()
+			return nil, nil
+		}
+		got = q.Redacted()
 		return nil, nil
 	})
-	if err != nil {
+	if err != nil && err != errNoChange {
 		return nil, err
+	}
+	if got.Pending() {
+		s.hub.publish(id)
 	}
 	return got, nil
 }
 
-// RunState implements QuestionService.
+// errNoChange ends an update that has nothing to write.
+var errNoChange = Errorf(ECONFLICT, "no change")
+
+// noticeReopened tells people why a question they answered waits again.
+const noticeReopened = "The service restarted before the agent received this sensitive answer, so it was never stored: please answer again."
+
+// reopen returns a question whose sealed answer was lost to a restart to
+// pending, with time to answer again, and returns the event saying so.
+func (s *Service) reopen(q *Question, now time.Time) *Event {
+	q.Status, q.Response, q.RespondedBy, q.RespondedAt, q.ReceivedAt = StatusPending, nil, "", nil, nil
+	q.Notice = noticeReopened
+	if q.TimeoutAt != nil && q.TimeoutAt.Before(now.Add(s.timeouts.Min)) {
+		at := now.Add(s.timeouts.Min)
+		q.TimeoutAt = &at
+	}
+	ev := newQuestionEvent(EventQuestionReopened, q, ActorSystem, now)
+	ev.Reason = noticeReopened
+	return ev
+}
+
+// ReopenSealed returns to pending every question whose sensitive answer
+// was sealed by a previous run of the service (its key died with it) and
+// never received: people are asked again and the waiting agent keeps
+// waiting. Run it once at start.
+func (s *Service) ReopenSealed(ctx context.Context) (int, error) {
+	ids, err := s.store.SealedQuestions(ctx)
+	if err != nil {
+		return 0, err
+	}
+	n := 0
+	for _, id := range ids {
+		now := s.clock.Now()
+		_, err := s.store.UpdateQuestion(ctx, id, func(q *Question) (*Event, error) {
+			if q.Response == nil || q.Response.Sealed == nil || q.Response.Sealed.Key == s.sealer.keyID {
+				return nil, errNoChange
+			}
+			return s.reopen(q, now), nil
+		})
+		switch {
+		case err == nil:
+			n++
+			s.hub.publish(id)
+		case err == errNoChange, ErrorCode(err) == ENOTFOUND:
+		default:
+			return n, err
+		}
+	}
+	return n, nil
+}
+
+// RunState implements QuestionService. Principals that see only their own
+// questions see only those in the run.
 func (s *Service) RunState(ctx context.Context, jobID string) (*RunState, error) {
 	if err := ValidateJobID(jobID); err != nil {
 		return nil, err
 	}
-	qs, err := s.store.Questions(ctx, QuestionFilter{JobID: jobID})
+	f, err := s.scope(ctx, QuestionFilter{JobID: jobID})
+	if err != nil {
+		return nil, err
+	}
+	qs, err := s.store.Questions(ctx, f)
 	if err != nil {
 		return nil, err
 	}
@@ -275,9 +484,25 @@ func (s *Service) RunState(ctx context.Context, jobID string) (*RunState, error)
 	return NewRunState(jobID, qs), nil
 }
 
-// Events returns up to limit events after seq from the durable log.
-func (s *Service) Events(ctx context.Context, after uint64, limit int) ([]*Event, error) {
-	return s.store.Events(ctx, after, limit)
+// Events implements EventLog: it reads the durable log and returns what
+// the principal in ctx may see.
+func (s *Service) Events(ctx context.Context, after uint64, limit int) ([]*Event, uint64, error) {
+	evs, err := s.store.Events(ctx, after, limit)
+	if err != nil {
+		return nil, after, err
+	}
+	last := after
+	if len(evs) > 0 {
+		last = evs[len(evs)-1].Seq
+	}
+	p := PrincipalFrom(ctx)
+	out := evs[:0]
+	for _, ev := range evs {
+		if ev.visibleTo(p) {
+			out = append(out, ev)
+		}
+	}
+	return out, last, nil
 }
 
 // Changed returns a channel closed at the next committed change. Readers of

@@ -6,6 +6,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/hitlbot/hitl/internal/principaltest"
+
 	"github.com/hitlbot/hitl"
 	"github.com/hitlbot/hitl/internal/clocktest"
 	"github.com/hitlbot/hitl/internal/memstore"
@@ -22,7 +24,7 @@ func newService(t *testing.T) (*hitl.Service, *clocktest.Clock, *memstore.Store)
 	return hitl.NewService(st, hitl.ServiceConfig{Clock: clock}), clock, st
 }
 
-func as(actor string) context.Context { return hitl.WithActor(context.Background(), actor) }
+func as(actor string) context.Context { return principaltest.As(context.Background(), actor) }
 
 func TestAsk(t *testing.T) {
 	t.Run("blocking question gets the 30 minute default timeout", func(t *testing.T) {
@@ -136,7 +138,7 @@ func TestAnswer(t *testing.T) {
 		_, err := svc.Answer(as("u"), q.ID, hitl.Response{Value: "dev"})
 		assert.Equal(t, hitl.EINVALID, hitl.ErrorCode(err))
 		assert.Contains(t, hitl.ErrorMessage(err), "not one of the options: prod")
-		still, _ := svc.Question(context.Background(), q.ID)
+		still, _ := svc.Question(as("admin:t"), q.ID)
 		assert.True(t, still.Pending(), "a refused answer changes nothing")
 	})
 	t.Run("boolean accepts yes and true, refuses maybe", func(t *testing.T) {
@@ -214,7 +216,7 @@ func TestWait(t *testing.T) {
 		q, _, _ := svc.Create(as("a"), "run-1", hitl.NewQuestion{Question: "Name?"})
 		done := make(chan *hitl.Question)
 		go func() {
-			got, err := svc.Wait(context.Background(), q.ID)
+			got, err := svc.Wait(as("admin:t"), q.ID)
 			assert.NoError(t, err)
 			done <- got
 		}()
@@ -230,7 +232,7 @@ func TestWait(t *testing.T) {
 	t.Run("context end returns the pending question", func(t *testing.T) {
 		svc, _, _ := newService(t)
 		q, _, _ := svc.Create(as("a"), "run-1", hitl.NewQuestion{Question: "Name?"})
-		ctx, cancel := context.WithCancel(context.Background())
+		ctx, cancel := context.WithCancel(as("a"))
 		cancel()
 		got, err := svc.Wait(ctx, q.ID)
 		assert.ErrorIs(t, err, context.Canceled)
@@ -256,14 +258,14 @@ func TestSweepExpired(t *testing.T) {
 		require.NoError(t, err)
 		assert.Equal(t, 3, n)
 
-		got, _ := svc.Question(context.Background(), noDefault.ID)
+		got, _ := svc.Question(as("admin:t"), noDefault.ID)
 		assert.Equal(t, hitl.OutcomeTimedOut, got.Outcome())
-		got, _ = svc.Question(context.Background(), withDefault.ID)
+		got, _ = svc.Question(as("admin:t"), withDefault.ID)
 		assert.Equal(t, hitl.OutcomeDefaulted, got.Outcome())
 		assert.Equal(t, "dev", got.Response.Value)
-		got, _ = svc.Question(context.Background(), approval.ID)
+		got, _ = svc.Question(as("admin:t"), approval.ID)
 		assert.Equal(t, hitl.StatusTimeout, got.Status)
-		got, _ = svc.Question(context.Background(), later.ID)
+		got, _ = svc.Question(as("admin:t"), later.ID)
 		assert.True(t, got.Pending())
 
 		_, err = svc.Answer(as("u"), noDefault.ID, hitl.Response{Value: "late"})
@@ -297,9 +299,9 @@ func TestSensitive(t *testing.T) {
 		}
 	})
 	t.Run("listing and history redact it", func(t *testing.T) {
-		qs, _ := svc.Questions(context.Background(), hitl.QuestionFilter{JobID: "run-1"})
+		qs, _ := svc.Questions(as("admin:t"), hitl.QuestionFilter{JobID: "run-1"})
 		assert.NotContains(t, mustJSON(t, qs), "s3cret")
-		rs, _ := svc.RunState(context.Background(), "run-1")
+		rs, _ := svc.RunState(as("admin:t"), "run-1")
 		assert.Equal(t, "[redacted]", rs.InteractionHistory[0].Answer)
 	})
 	t.Run("another identity may not receive it", func(t *testing.T) {
@@ -324,7 +326,7 @@ func TestRunState(t *testing.T) {
 	require.NoError(t, err)
 	b, _, _ := svc.Create(as("a"), "run-1", hitl.NewQuestion{Question: "Deploy?", Type: hitl.Approval})
 
-	rs, err := svc.RunState(context.Background(), "run-1")
+	rs, err := svc.RunState(as("admin:t"), "run-1")
 	require.NoError(t, err)
 	assert.Equal(t, hitl.PhaseWaitingForApproval, rs.Phase)
 	assert.Equal(t, b.ID, rs.PendingQuestion.QuestionID)
@@ -333,6 +335,6 @@ func TestRunState(t *testing.T) {
 	assert.Equal(t, "Ada (my cat)", rs.InteractionHistory[0].Answer)
 	assert.Equal(t, t0, rs.InteractionHistory[0].Timestamp)
 
-	_, err = svc.RunState(context.Background(), "run-unknown")
+	_, err = svc.RunState(as("admin:t"), "run-unknown")
 	assert.Equal(t, hitl.ENOTFOUND, hitl.ErrorCode(err))
 }

@@ -22,10 +22,10 @@ func TestSlackTargets(t *testing.T) {
 	assert.Empty(t, hitl.SlackTargets(&hitl.Question{}, ""), "no default channel: nowhere to post")
 }
 
-func TestAnswerPolicy(t *testing.T) {
-	p := hitl.AnswerPolicy{Answerers: []string{"U1", "S9"}, Admins: []string{"UADMIN"}}
-	assigned := &hitl.Question{Assignees: []string{"U2", "S5"}}
-	open := &hitl.Question{}
+func TestAccessSlackRights(t *testing.T) {
+	a := hitl.Access{Answerers: []string{"U1", "S9"}, Admins: []string{"UADMIN"}}
+	assigned := &hitl.Question{ID: "q_1", Asker: "api:ci", Assignees: []string{"U2", "S5"}}
+	open := &hitl.Question{ID: "q_2", Asker: "api:ci"}
 	for name, tc := range map[string]struct {
 		q      *hitl.Question
 		user   string
@@ -40,17 +40,20 @@ func TestAnswerPolicy(t *testing.T) {
 		"member of answerer group may answer":   {open, "U8", []string{"S9"}, true},
 		"stranger is refused":                   {open, "U3", nil, false},
 	} {
-		assert.Equal(t, tc.want, p.MayAnswer(tc.q, tc.user, tc.groups), name)
+		err := a.Authorize(a.SlackPrincipal(tc.user, tc.groups), hitl.ActionAnswer, tc.q)
+		assert.Equal(t, tc.want, err == nil, "%s: %v", name, err)
 	}
-	assert.True(t, hitl.AnswerPolicy{}.MayAnswer(open, "U3", nil), "no answerers configured: anyone")
-	assert.Equal(t, []string{"S9", "S5"}, p.Groups(assigned))
+	anyone := hitl.Access{}
+	assert.NoError(t, anyone.Authorize(anyone.SlackPrincipal("U3", nil), hitl.ActionAnswer, open), "no answerers configured: anyone")
+	assert.Equal(t, []string{"S9", "S5"}, a.Groups(assigned))
 }
 
-func TestAnswerPolicyWaitsOn(t *testing.T) {
-	p := hitl.AnswerPolicy{Admins: []string{"UADMIN"}}
+func TestAccessWaitsOn(t *testing.T) {
+	a := hitl.Access{Admins: []string{"UADMIN"}}
 	assigned := &hitl.Question{Assignees: []string{"U2", "S5"}}
-	assert.True(t, p.WaitsOn(assigned, "U2", nil), "the assignee")
-	assert.True(t, p.WaitsOn(assigned, "U7", []string{"S5"}), "a member of the assigned group")
-	assert.False(t, p.WaitsOn(assigned, "UADMIN", nil), "an admin may answer, but it does not wait on them")
-	assert.True(t, p.WaitsOn(&hitl.Question{}, "U3", nil), "an open question waits on anyone allowed")
+	assert.True(t, a.WaitsOn(assigned, "U2", nil), "the assignee")
+	assert.True(t, a.WaitsOn(assigned, "U7", []string{"S5"}), "a member of the assigned group")
+	assert.False(t, a.WaitsOn(assigned, "UADMIN", nil), "an admin may answer, but it does not wait on them")
+	assert.True(t, a.WaitsOn(&hitl.Question{}, "U3", nil), "an open question waits on anyone allowed")
+	assert.False(t, a.WaitsOn(&hitl.Question{AskerUser: "U3"}, "U3", nil), "not on the person who asked it")
 }

@@ -8,6 +8,7 @@ import (
 // QuestionFilter selects questions. Zero fields match everything.
 type QuestionFilter struct {
 	JobID  string
+	Asker  string // only questions this principal asked
 	Status Status
 	Type   QuestionType
 	Limit  int // 0: no limit
@@ -16,6 +17,7 @@ type QuestionFilter struct {
 // Match reports whether q passes the filter (Limit aside).
 func (f QuestionFilter) Match(q *Question) bool {
 	return (f.JobID == "" || q.JobID == f.JobID) &&
+		(f.Asker == "" || q.Asker == f.Asker) &&
 		(f.Status == "" || q.Status == f.Status) &&
 		(f.Type == "" || q.Type == f.Type)
 }
@@ -26,8 +28,8 @@ func (f QuestionFilter) Match(q *Question) bool {
 type Store interface {
 	// CreateQuestion stores q with its indexes and ev (whose Seq it sets),
 	// atomically. When q.IdempotencyKey is set and the same job already has a
-	// question with that key, nothing is written and the existing question is
-	// returned with created false.
+	// question with that key whose outcome was not received yet, nothing is
+	// written and the existing question is returned with created false.
 	CreateQuestion(ctx context.Context, q *Question, ev *Event) (stored *Question, created bool, err error)
 
 	// UpdateQuestion loads question id, calls fn on it and stores the result
@@ -39,6 +41,20 @@ type Store interface {
 
 	// Question returns question id, or ENOTFOUND.
 	Question(ctx context.Context, id string) (*Question, error)
+
+	// QuestionByKey returns the question of job jobID holding idempotency
+	// key key (one whose outcome was not received yet), or ENOTFOUND. It
+	// only reads.
+	QuestionByKey(ctx context.Context, jobID, key string) (*Question, error)
+
+	// SealedQuestions returns the ids of questions holding a sealed
+	// (sensitive, not yet received) answer. Its cost grows with the number
+	// returned.
+	SealedQuestions(ctx context.Context) ([]string, error)
+
+	// AppendEvent appends ev (setting its Seq) on its own: audit entries
+	// that change no question (refusals).
+	AppendEvent(ctx context.Context, ev *Event) error
 
 	// Questions returns the questions matching f, oldest first.
 	Questions(ctx context.Context, f QuestionFilter) ([]*Question, error)

@@ -5,6 +5,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/hitlbot/hitl/internal/principaltest"
+
 	"github.com/hitlbot/hitl"
 	"github.com/stretchr/testify/require"
 )
@@ -30,7 +32,7 @@ func (e *env) askInBackground(t *testing.T, jobID string, n hitl.NewQuestion) (<
 // pending returns the one pending question of job.
 func (e *env) pending(t *testing.T, jobID string) *hitl.Question {
 	t.Helper()
-	qs, err := e.svc.Questions(context.Background(), hitl.QuestionFilter{JobID: jobID, Status: hitl.StatusPending})
+	qs, err := e.svc.Questions(principaltest.As(context.Background(), "admin:t"), hitl.QuestionFilter{JobID: jobID, Status: hitl.StatusPending})
 	require.NoError(t, err)
 	require.Len(t, qs, 1)
 	return qs[0]
@@ -77,7 +79,7 @@ func TestClientAsk(t *testing.T) {
 	t.Run("cancel_is_cancelled_with_the_question", func(t *testing.T) {
 		e := newEnv(t, ServerConfig{})
 		done, q := e.askInBackground(t, "job-1", textQ)
-		_, err := e.svc.Cancel(hitl.WithActor(context.Background(), "cli:alice"), q.ID, "job finished")
+		_, err := e.svc.Cancel(principaltest.As(context.Background(), "cli:alice"), q.ID, "job finished")
 		require.NoError(t, err)
 		r := recv(t, done)
 		require.Equal(t, hitl.ECANCELLED, hitl.ErrorCode(r.err))

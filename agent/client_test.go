@@ -83,7 +83,7 @@ func TestClient(t *testing.T) {
 		require.Equal(t, hitl.EINVALID, hitl.ErrorCode(err))
 	})
 	t.Run("wrong_token_is_unauthorized", func(t *testing.T) {
-		e := newEnv(t, ServerConfig{Tokens: map[string]string{"tok": "ci"}})
+		e := newEnv(t, ServerConfig{Tokens: tokens("tok", "ci")})
 		_, err := NewClient(e.http.URL, "nope").Questions(ctx, hitl.QuestionFilter{})
 		require.Equal(t, hitl.EUNAUTHORIZED, hitl.ErrorCode(err))
 		_, err = e.client.Questions(ctx, hitl.QuestionFilter{})

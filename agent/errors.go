@@ -5,7 +5,9 @@ import (
 	"errors"
 	"io"
 	"log/slog"
+	"math"
 	"net/http"
+	"strconv"
 	"strings"
 
 	"github.com/hitlbot/hitl"
@@ -25,6 +27,7 @@ var statusOf = map[string]int{
 	hitl.EUNAUTHORIZED:   http.StatusUnauthorized,
 	hitl.EFORBIDDEN:      http.StatusForbidden,
 	hitl.EREFUSED:        http.StatusUnprocessableEntity,
+	hitl.ERATELIMITED:    http.StatusTooManyRequests,
 	hitl.ETOOLARGE:       http.StatusRequestEntityTooLarge,
 	hitl.EUNAVAILABLE:    http.StatusServiceUnavailable,
 	hitl.ETIMEDOUT:       http.StatusConflict,
@@ -49,6 +52,9 @@ func writeError(w http.ResponseWriter, r *http.Request, log *slog.Logger, err er
 	}
 	if status == http.StatusUnauthorized {
 		w.Header().Set("WWW-Authenticate", `Bearer realm="hitl"`)
+	}
+	if he.RetryAfter > 0 {
+		w.Header().Set("Retry-After", strconv.Itoa(int(math.Ceil(he.RetryAfter.Seconds()))))
 	}
 	writeJSON(w, status, errorResponse{Code: he.Code, Message: he.Message, Status: string(he.Status), AnsweredBy: he.By, AnsweredAt: he.At})
 }

@@ -78,15 +78,16 @@ func (s *Server) handleEvents(w http.ResponseWriter, r *http.Request) {
 	defer ping.Stop()
 	for {
 		changed := s.events.Changed()
-		evs, err := s.events.Events(ctx, after, eventBatch)
+		evs, last, err := s.events.Events(ctx, after, eventBatch)
 		if err != nil {
 			if ctx.Err() == nil {
 				s.log.ErrorContext(ctx, "reading the event log", "after", after, "err", err)
 			}
 			return
 		}
+		read := last - after
+		after = last
 		for _, ev := range evs {
-			after = ev.Seq
 			if job != "" && ev.JobID != job {
 				continue
 			}
@@ -94,7 +95,7 @@ func (s *Server) handleEvents(w http.ResponseWriter, r *http.Request) {
 				return
 			}
 		}
-		if len(evs) == eventBatch {
+		if read >= eventBatch {
 			continue
 		}
 		select {

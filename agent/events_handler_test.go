@@ -6,6 +6,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/hitlbot/hitl/internal/principaltest"
+
 	"github.com/hitlbot/hitl"
 	"github.com/stretchr/testify/require"
 )
@@ -51,7 +53,7 @@ func TestEvents(t *testing.T) {
 		q2 := e.ask(t, "job-1", hitl.NewQuestion{Question: "Delete 3 files?", Type: hitl.Approval})
 		requireEvent(t, next(t, ch), "3", "question_asked", "job-1")
 		requireStatus(t, next(t, ch), "job-1", "waiting_for_approval")
-		_, err := e.svc.Cancel(hitl.WithActor(context.Background(), "api:test"), q2.ID, "not needed")
+		_, err := e.svc.Cancel(principaltest.As(context.Background(), "api:test"), q2.ID, "not needed")
 		require.NoError(t, err)
 		ev = next(t, ch)
 		requireEvent(t, ev, "4", "question_cancelled", "job-1")

@@ -10,6 +10,7 @@ import (
 
 	"github.com/hitlbot/hitl"
 	"github.com/hitlbot/hitl/internal/memstore"
+	"github.com/hitlbot/hitl/internal/principaltest"
 )
 
 // FuzzServer sends arbitrary requests and checks that none makes the
@@ -38,7 +39,7 @@ func FuzzServer(f *testing.F) {
 			return // the stream never ends on its own
 		}
 		svc := hitl.NewService(memstore.New(), hitl.ServiceConfig{})
-		q, _, err := svc.Create(context.Background(), "job-1", blockingQ)
+		q, _, err := svc.Create(principaltest.As(context.Background(), "local"), "job-1", blockingQ)
 		if err != nil {
 			t.Fatal(err)
 		}

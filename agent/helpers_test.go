@@ -13,6 +13,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/hitlbot/hitl/internal/principaltest"
+
 	"github.com/hitlbot/hitl"
 	"github.com/hitlbot/hitl/internal/clocktest"
 	"github.com/hitlbot/hitl/internal/memstore"
@@ -106,8 +108,8 @@ func newEnv(t *testing.T, cfg ServerConfig) *env {
 	t.Cleanup(e.http.Close)
 	t.Cleanup(e.server.Close)
 	token := ""
-	for tok := range cfg.Tokens {
-		token = tok
+	if len(cfg.Tokens) > 0 {
+		token = cfg.Tokens[0].Secret
 	}
 	e.client = NewClient(e.http.URL, token, WithRetryBackoff(5*time.Millisecond, 50*time.Millisecond))
 	return e
@@ -116,7 +118,7 @@ func newEnv(t *testing.T, cfg ServerConfig) *env {
 // ask creates a question directly in the service, as agent "api:test".
 func (e *env) ask(t *testing.T, jobID string, n hitl.NewQuestion) *hitl.Question {
 	t.Helper()
-	q, _, err := e.svc.Create(hitl.WithActor(context.Background(), "api:test"), jobID, n)
+	q, _, err := e.svc.Create(principaltest.As(context.Background(), "api:test"), jobID, n)
 	require.NoError(t, err)
 	return q
 }
@@ -124,7 +126,7 @@ func (e *env) ask(t *testing.T, jobID string, n hitl.NewQuestion) *hitl.Question
 // answer answers directly in the service, as a Slack user.
 func (e *env) answer(t *testing.T, id string, r hitl.Response) *hitl.Question {
 	t.Helper()
-	q, err := e.svc.Answer(hitl.WithActor(context.Background(), "slack:U024BE7LH"), id, r)
+	q, err := e.svc.Answer(principaltest.As(context.Background(), "slack:U024BE7LH"), id, r)
 	require.NoError(t, err)
 	return q
 }
@@ -267,3 +269,13 @@ var (
 		Options: []hitl.Option{{Label: "Production", Value: "prod"}, {Label: "Staging", Value: "staging"}}}
 	textQ = hitl.NewQuestion{Question: "What's the deadline?"}
 )
+
+// tokens returns bearer tokens from secret, name pairs; each may ask and
+// answer.
+func tokens(pairs ...string) []Token {
+	var out []Token
+	for i := 0; i+1 < len(pairs); i += 2 {
+		out = append(out, Token{Secret: pairs[i], Principal: hitl.TokenPrincipal(pairs[i+1], []hitl.Scope{hitl.ScopeAsk, hitl.ScopeAnswer}, "")})
+	}
+	return out
+}

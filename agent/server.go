@@ -21,10 +21,11 @@ const (
 
 // ServerConfig configures a Server. Zero fields take defaults.
 type ServerConfig struct {
-	// Tokens maps bearer tokens to agent names. When empty, every request
-	// is allowed (for loopback use) and the actor is "local", or
-	// "local:"+X-Hitl-User when that header is set.
-	Tokens map[string]string
+	// Tokens are the bearer tokens and the principals they identify. When
+	// empty, the server trusts the local machine: every request acts as
+	// the local person ("local", or "local:"+X-Hitl-User when that header
+	// is set), and requests a web page could send are refused.
+	Tokens []Token
 	// MaxBodyBytes bounds request bodies (default 1 MiB).
 	MaxBodyBytes int64
 	// MaxWait caps a long poll's ?wait= (default 5 min).
@@ -56,9 +57,15 @@ type Server struct {
 	cancelBase context.CancelFunc
 }
 
+// Token is a bearer token and the principal it identifies.
+type Token struct {
+	Secret    string
+	Principal hitl.Principal
+}
+
 type tokenEntry struct {
-	sum  [sha256.Size]byte
-	name string
+	sum       [sha256.Size]byte
+	principal hitl.Principal
 }
 
 var _ http.Handler = (*Server)(nil)
@@ -82,8 +89,8 @@ func NewServer(svc hitl.QuestionService, log hitl.EventLog, cfg ServerConfig) *S
 	}
 	s := &Server{svc: svc, events: log, cfg: cfg, log: cfg.Logger, mux: http.NewServeMux()}
 	s.base, s.cancelBase = context.WithCancel(context.Background())
-	for tok, name := range cfg.Tokens {
-		s.tokens = append(s.tokens, tokenEntry{sum: sha256.Sum256([]byte(tok)), name: name})
+	for _, t := range cfg.Tokens {
+		s.tokens = append(s.tokens, tokenEntry{sum: sha256.Sum256([]byte(t.Secret)), principal: t.Principal})
 	}
 	s.routes()
 	return s

@@ -34,7 +34,7 @@ func TestRoutes(t *testing.T) {
 }
 
 func TestAuth(t *testing.T) {
-	e := newEnv(t, ServerConfig{Tokens: map[string]string{"tok-ci": "ci-agent", "tok-other": "other"}})
+	e := newEnv(t, ServerConfig{Tokens: tokens("tok-ci", "ci-agent", "tok-other", "other")})
 	t.Run("missing_token_is_401", func(t *testing.T) {
 		r := e.call(t, "GET", "/api/questions/pending", "")
 		requireError(t, r, 401, hitl.EUNAUTHORIZED)

@@ -9,6 +9,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/hitlbot/hitl/internal/principaltest"
+
 	"github.com/hitlbot/hitl"
 	"github.com/hitlbot/hitl/internal/memstore"
 	"github.com/stretchr/testify/require"
@@ -58,7 +60,7 @@ func TestWaitSurvivesServerRestart(t *testing.T) {
 	serve(t, l2, NewServer(w, svc, cfg))
 	w.until(t, "the waiter is parked on the second server", func(in, entered, _ int) bool { return in == 1 && entered >= 2 })
 
-	_, err = svc.Answer(hitl.WithActor(context.Background(), "slack:U1"), q.ID, hitl.Response{Value: "Friday"})
+	_, err = svc.Answer(principaltest.As(context.Background(), "slack:U1"), q.ID, hitl.Response{Value: "Friday"})
 	require.NoError(t, err)
 	r := recv(t, done)
 	require.NoError(t, r.err)

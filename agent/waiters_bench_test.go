@@ -16,6 +16,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/hitlbot/hitl/internal/principaltest"
+
 	"github.com/hitlbot/hitl"
 	"github.com/hitlbot/hitl/internal/memstore"
 )
@@ -46,7 +48,7 @@ func runWaiters(b *testing.B, n int) {
 	svc := hitl.NewService(memstore.New(), hitl.ServiceConfig{})
 	w := newWatched(svc)
 	base := benchServer(b, NewServer(w, svc, ServerConfig{Logger: discard}))
-	ctx := hitl.WithActor(context.Background(), "api:bench")
+	ctx := principaltest.As(context.Background(), "api:bench")
 	ids := make([]string, n)
 	for i := range ids {
 		q, _, err := svc.Create(ctx, fmt.Sprintf("job-%d", i), textQ)
@@ -139,7 +141,7 @@ func readLine(b *testing.B, lines *bufio.Scanner, prefix string) string {
 
 // answerAll answers every question from a few goroutines.
 func answerAll(b *testing.B, svc hitl.QuestionService, ids []string) {
-	ctx := hitl.WithActor(context.Background(), "slack:U024BE7LH")
+	ctx := principaltest.As(context.Background(), "slack:U024BE7LH")
 	var wg sync.WaitGroup
 	errs := make(chan error, 8)
 	for g := range 8 {

@@ -87,8 +87,9 @@ func (b *Bot) authorized(ctx context.Context, c click, h actionHandler) error {
 	if !q.Pending() {
 		return hitl.Conflict(q) // a late click: who settled it and when
 	}
-	if !b.mayAnswer(ctx, q, c.user) {
-		return hitl.Errorf(hitl.EFORBIDDEN, "%s", blocks.NotAllowed(q))
+	ctx, p := b.as(ctx, q, c.user)
+	if err := b.cfg.Access.Authorize(p, hitl.ActionAnswer, q); err != nil {
+		return err // before a modal opens; the answer itself is checked (and audited) by the service
 	}
 	return h(ctx, c, q)
 }
@@ -96,7 +97,7 @@ func (b *Bot) authorized(ctx context.Context, c click, h actionHandler) error {
 // answerWith answers the question with the response the click means.
 func (b *Bot) answerWith(resp func(*hitl.Question, click) hitl.Response) actionHandler {
 	return func(ctx context.Context, c click, q *hitl.Question) error {
-		_, err := b.questions.Answer(hitl.WithActor(ctx, actor(c.user)), q.ID, resp(q, c))
+		_, err := b.questions.Answer(ctx, q.ID, resp(q, c))
 		return err
 	}
 }

@@ -23,7 +23,7 @@ type Config struct {
 	BotToken       string // xoxb-…, for the Web API
 	APIURL         string // Web API base URL; "" for Slack's
 	DefaultChannel string // where questions without a channel or assignee go
-	Policy         hitl.AnswerPolicy
+	Access         hitl.Access // who may answer: the root's rules
 	Clock          hitl.Clock
 	Logger         *slog.Logger
 
@@ -122,6 +122,9 @@ func (b *Bot) Start(ctx context.Context) {
 	if b.cfg.DefaultChannel == "" {
 		b.log.Warn("no default Slack channel (HITL_SLACK_CHANNEL): only questions with a channel or assignees are posted")
 	}
+	// The bot reads every question to render it, and decides nothing as
+	// itself: answers go out as the Slack user who gave them.
+	ctx = hitl.WithPrincipal(ctx, hitl.ObserverPrincipal("slack-bot"))
 	ctx, b.cancel = context.WithCancel(ctx)
 	b.calls, b.cancelCalls = context.WithCancel(context.WithoutCancel(ctx))
 	b.wg.Add(4)

@@ -61,8 +61,10 @@ func (g *groupCache) members(ctx context.Context, id string) map[string]bool {
 	return m
 }
 
-// mayAnswer applies the answer policy to user, looking up group membership.
-func (b *Bot) mayAnswer(ctx context.Context, q *hitl.Question, user string) bool {
-	groups := b.groups.memberOf(ctx, user, b.cfg.Policy.Groups(q))
-	return b.cfg.Policy.MayAnswer(q, user, groups)
+// as returns ctx acting as Slack user user, with the rights config gives
+// them and their membership of the groups q and config mention looked up.
+// The root's rules then decide what they may do to q.
+func (b *Bot) as(ctx context.Context, q *hitl.Question, user string) (context.Context, hitl.Principal) {
+	p := b.cfg.Access.SlackPrincipal(user, b.groups.memberOf(ctx, user, b.cfg.Access.Groups(q)))
+	return hitl.WithPrincipal(ctx, p), p
 }

@@ -157,5 +157,5 @@ func (h *homes) recent(ctx context.Context, user string) ([]*hitl.Question, erro
 // waitsOn reports whether q waits on user: assigned to them (or a group of
 // theirs), or unassigned and theirs to answer.
 func (b *Bot) waitsOn(ctx context.Context, q *hitl.Question, user string) bool {
-	return b.cfg.Policy.WaitsOn(q, user, b.groups.memberOf(ctx, user, b.cfg.Policy.Groups(q)))
+	return b.cfg.Access.WaitsOn(q, user, b.groups.memberOf(ctx, user, b.cfg.Access.Groups(q)))
 }

@@ -39,8 +39,8 @@ func (b *Bot) projectOnce(ctx context.Context) (int, error) {
 	if err != nil {
 		return 0, err
 	}
-	evs, err := b.events.Events(ctx, cursor, 256)
-	if err != nil || len(evs) == 0 {
+	evs, last, err := b.events.Events(ctx, cursor, 256)
+	if err != nil || last == cursor {
 		return 0, err
 	}
 	var tasks []hitl.SlackTask
@@ -48,13 +48,13 @@ func (b *Bot) projectOnce(ctx context.Context) (int, error) {
 		tasks = append(tasks, b.tasksFor(ev)...)
 		b.homes.touched(ev)
 	}
-	if err := b.outbox.EnqueueSlack(ctx, evs[len(evs)-1].Seq, tasks); err != nil {
+	if err := b.outbox.EnqueueSlack(ctx, last, tasks); err != nil {
 		return 0, err
 	}
 	if len(tasks) > 0 {
 		b.work.kick()
 	}
-	return len(evs), nil
+	return int(last - cursor), nil
 }
 
 func (b *Bot) tasksFor(ev *hitl.Event) []hitl.SlackTask {

@@ -65,10 +65,8 @@ func (b *Bot) onMessage(ctx context.Context, e *slackevents.MessageEvent) (after
 			return nil // discussion, not one of the options
 		}
 	}
-	if !b.mayAnswer(ctx, q, e.User) {
-		return tell(errorText(hitl.Errorf(hitl.EFORBIDDEN, "You may not answer this question.")))
-	}
-	_, err = b.questions.Answer(hitl.WithActor(ctx, actor(e.User)), q.ID, hitl.Response{Value: text})
+	actx, _ := b.as(ctx, q, e.User)
+	_, err = b.questions.Answer(actx, q.ID, hitl.Response{Value: text})
 	switch hitl.ErrorCode(err) {
 	case "":
 		return func(ctx context.Context) {

@@ -25,10 +25,8 @@ func (b *Bot) registerViews() {
 			if !q.Pending() {
 				return hitl.Conflict(q)
 			}
-			if !b.mayAnswer(ctx, q, user) {
-				return hitl.Errorf(hitl.EFORBIDDEN, "%s", blocks.NotAllowed(q))
-			}
-			_, err = b.questions.Answer(hitl.WithActor(ctx, actor(user)), q.ID, resp(s))
+			ctx, _ = b.as(ctx, q, user)
+			_, err = b.questions.Answer(ctx, q.ID, resp(s))
 			return err
 		}
 	}

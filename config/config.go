@@ -10,6 +10,7 @@ import (
 	"io"
 	"net"
 	"os"
+	"strconv"
 	"strings"
 	"time"
 
@@ -25,13 +26,33 @@ type Config struct {
 	Timeouts      Timeouts `yaml:"timeouts"`
 	SweepSchedule string   `yaml:"sweep_schedule"`
 	Slack         Slack    `yaml:"slack"`
+	// RateLimits bound question creation (seed 001).
+	RateLimits RateLimits `yaml:"rate_limits"`
+	// AllowDefaultApprove lets an approval be created with
+	// defaultResponse approve, so that it approves itself on timeout.
+	AllowDefaultApprove bool `yaml:"allow_default_approve"`
 }
 
-// Token is a bearer token an agent presents; Name identifies the agent in
-// the audit log.
+// Token is a bearer token: Name identifies its holder (api:NAME in the
+// audit log), Scopes what it may do (ask, answer, control, admin; none
+// means ask only), SlackUser the Slack user it speaks for (the same person
+// for every rule: it may answer what is assigned to them, and never what
+// it asked).
 type Token struct {
-	Name  string `yaml:"name"`
-	Token string `yaml:"token"`
+	Name      string   `yaml:"name"`
+	Token     string   `yaml:"token"`
+	Scopes    []string `yaml:"scopes"`
+	SlackUser string   `yaml:"slack_user"`
+
+	// from names where the token came from, for error messages.
+	from string
+}
+
+// RateLimits are per-minute budgets for creating questions; 0 turns one
+// off. Each allows a burst of ten seconds' worth.
+type RateLimits struct {
+	TokenPerMinute int `yaml:"token_per_minute"`
+	RunPerMinute   int `yaml:"run_per_minute"`
 }
 
 // Timeouts are the default waits and the bounds requested timeouts are
@@ -80,6 +101,7 @@ func Default() Config {
 		Listen:        "127.0.0.1:7070",
 		DB:            "./hitl.db",
 		SweepSchedule: "@every 1s",
+		RateLimits:    RateLimits{TokenPerMinute: 120, RunPerMinute: 30},
 		Timeouts: Timeouts{
 			Blocking: Duration(t.Blocking), Approval: Duration(t.Approval), ErrorRecovery: Duration(t.ErrorRecovery),
 			Min: Duration(t.Min), Max: Duration(t.Max),
@@ -102,8 +124,7 @@ func Load(path string, getenv func(string) string) (Config, error) {
 			return c, err
 		}
 	}
-	c.applyEnv(getenv)
-	return c, nil
+	return c, c.applyEnv(getenv)
 }
 
 func (c *Config) decode(r io.Reader, path string) error {
@@ -128,9 +149,11 @@ var envKeys = []struct{ env, key string }{
 	{"SLACK_BOT_TOKEN", "slack.bot_token"},
 	{"HITL_SLACK_CHANNEL", "slack.channel"},
 	{"HITL_SLACK_API_URL", "slack.api_url"},
+	{"HITL_RATE_TOKEN_PER_MINUTE", "rate_limits.token_per_minute"},
+	{"HITL_RATE_RUN_PER_MINUTE", "rate_limits.run_per_minute"},
 }
 
-func (c *Config) applyEnv(getenv func(string) string) {
+func (c *Config) applyEnv(getenv func(string) string) error {
 	for _, e := range envKeys {
 		v := strings.TrimSpace(getenv(e.env))
 		if v == "" {
@@ -151,26 +174,68 @@ func (c *Config) applyEnv(getenv func(string) string) {
 			c.Slack.Channel = v
 		case "slack.api_url":
 			c.Slack.APIURL = v
+		case "rate_limits.token_per_minute", "rate_limits.run_per_minute":
+			n, err := strconv.Atoi(v)
+			if err != nil {
+				return bad(e.key+" ("+e.env+")", v, "want a whole number per minute (0 turns the limit off)")
+			}
+			if e.key == "rate_limits.token_per_minute" {
+				c.RateLimits.TokenPerMinute = n
+			} else {
+				c.RateLimits.RunPerMinute = n
+			}
 		}
 	}
+	return nil
 }
 
-// parseTokens reads HITL_TOKENS: "name:token,name2:token2" (a bare token is
-// named "agent").
+// parseTokens reads HITL_TOKENS: "name:secret[:scope+scope…],…", e.g.
+// "ci:s3cret…:ask,alice:…:answer+control" (a bare secret is named "agent").
+// Whitespace around parts is trimmed; scopes are checked by Validate.
 func parseTokens(s string) []Token {
 	var out []Token
-	for _, part := range strings.Split(s, ",") {
+	for i, part := range strings.Split(s, ",") {
 		part = strings.TrimSpace(part)
 		if part == "" {
 			continue
 		}
-		name, tok, ok := strings.Cut(part, ":")
-		if !ok {
-			name, tok = "agent", part
+		fields := strings.Split(part, ":")
+		for j := range fields {
+			fields[j] = strings.TrimSpace(fields[j])
 		}
-		out = append(out, Token{Name: name, Token: tok})
+		t := Token{Name: "agent", Token: fields[0], from: fmt.Sprintf("HITL_TOKENS entry %d", i+1)}
+		if len(fields) > 1 {
+			t.Name, t.Token = fields[0], fields[1]
+		}
+		if len(fields) > 2 {
+			for _, sc := range strings.Split(fields[2], "+") {
+				t.Scopes = append(t.Scopes, strings.TrimSpace(sc))
+			}
+		}
+		if len(fields) > 3 {
+			t.Token = strings.Join(fields[1:], ":") // refused by Validate: a secret has no ':'
+			t.Scopes = nil
+		}
+		out = append(out, t)
 	}
 	return out
+}
+
+// Principal is the principal the token identifies (call after Validate).
+func (t Token) Principal() hitl.Principal {
+	var scopes []hitl.Scope
+	for _, s := range t.Scopes {
+		if sc, err := hitl.ParseScope(s); err == nil {
+			scopes = append(scopes, sc)
+		}
+	}
+	return hitl.TokenPrincipal(t.Name, scopes, t.SlackUser)
+}
+
+// Access is the root's rules as configured: who answers and administers
+// in Slack, and whether approvals may default to approve.
+func (c Config) Access() hitl.Access {
+	return hitl.Access{Answerers: c.Slack.Answerers, Admins: c.Slack.Admins, AllowDefaultApprove: c.AllowDefaultApprove}
 }
 
 // HitlTimeouts converts to the domain's Timeouts.
@@ -179,15 +244,6 @@ func (c Config) HitlTimeouts() hitl.Timeouts {
 		Blocking: time.Duration(c.Timeouts.Blocking), Approval: time.Duration(c.Timeouts.Approval),
 		ErrorRecovery: time.Duration(c.Timeouts.ErrorRecovery), Min: time.Duration(c.Timeouts.Min), Max: time.Duration(c.Timeouts.Max),
 	}
-}
-
-// TokenMap returns token → agent name, as the HTTP server wants it.
-func (c Config) TokenMap() map[string]string {
-	m := make(map[string]string, len(c.Tokens))
-	for _, t := range c.Tokens {
-		m[t.Token] = t.Name
-	}
-	return m
 }
 
 // Loopback reports whether addr only listens on a loopback interface.

@@ -54,12 +54,16 @@ tokens:
 		assert.Equal(t, 2*time.Hour, c.HitlTimeouts().Max)
 		assert.Equal(t, 15*time.Minute, c.HitlTimeouts().Approval, "unset keys keep defaults")
 		assert.Equal(t, "C0999", c.Slack.Channel)
-		assert.Equal(t, map[string]string{"0123456789abcdef0123": "ci"}, c.TokenMap())
+		require.Len(t, c.Tokens, 1)
+		assert.Equal(t, "api:ci", c.Tokens[0].Principal().ID)
+		assert.Equal(t, []hitl.Scope{hitl.ScopeAsk}, c.Tokens[0].Principal().Scopes, "no scopes: ask only")
 	})
 	t.Run("HITL_TOKENS names tokens", func(t *testing.T) {
 		c, err := config.Load("", env(map[string]string{"HITL_TOKENS": "ci:aaaaaaaaaaaaaaaaaaaa, bbbbbbbbbbbbbbbbbbbb"}))
 		require.NoError(t, err)
-		assert.Equal(t, []config.Token{{Name: "ci", Token: "aaaaaaaaaaaaaaaaaaaa"}, {Name: "agent", Token: "bbbbbbbbbbbbbbbbbbbb"}}, c.Tokens)
+		require.Len(t, c.Tokens, 2)
+		assert.Equal(t, []string{"ci", "aaaaaaaaaaaaaaaaaaaa"}, []string{c.Tokens[0].Name, c.Tokens[0].Token})
+		assert.Equal(t, []string{"agent", "bbbbbbbbbbbbbbbbbbbb"}, []string{c.Tokens[1].Name, c.Tokens[1].Token})
 	})
 	t.Run("unknown key is named", func(t *testing.T) {
 		_, err := config.Load(writeFile(t, "listne: 127.0.0.1:1\n"), env(nil))
@@ -82,8 +86,8 @@ func TestValidate(t *testing.T) {
 	}{
 		"public listen without tokens": {func(c *config.Config) { c.Listen = "0.0.0.0:7070" }, `config listen = "0.0.0.0:7070": refusing to listen beyond loopback without tokens`},
 		"listen without port":          {func(c *config.Config) { c.Listen = "localhost" }, `config listen = "localhost"`},
-		"short token":                  {func(c *config.Config) { c.Tokens = []config.Token{{Name: "a", Token: "short"}} }, "tokens[0].token"},
-		"token without name":           {func(c *config.Config) { c.Tokens = []config.Token{{Token: "0123456789abcdef0"}} }, "tokens[0].name"},
+		"short token":                  {func(c *config.Config) { c.Tokens = []config.Token{{Name: "a", Token: "short"}} }, "tokens[0] (a)"},
+		"token without name":           {func(c *config.Config) { c.Tokens = []config.Token{{Token: "0123456789abcdef0"}} }, "tokens[0] ()"},
 		"max below min":                {func(c *config.Config) { c.Timeouts.Max = config.Duration(time.Minute) }, "config timeouts.max = \"1m0s\""},
 		"bad schedule":                 {func(c *config.Config) { c.SweepSchedule = "sometimes" }, `config sweep_schedule = "sometimes"`},
 		"only one slack token":         {func(c *config.Config) { c.Slack.AppToken = "xapp-1" }, "set both slack.app_token"},

@@ -27,19 +27,14 @@ func (c Config) Validate() error {
 	if strings.TrimSpace(c.DB) == "" {
 		return bad("db", c.DB, "a database file path is required")
 	}
-	seen := map[string]bool{}
-	for i, t := range c.Tokens {
-		key := "tokens[" + strconv.Itoa(i) + "]"
-		if strings.TrimSpace(t.Name) == "" {
-			return bad(key+".name", t.Name, "every token needs a name")
-		}
-		if len(t.Token) < 16 {
-			return bad(key+".token", "(hidden)", "a token must be at least 16 characters")
-		}
-		if seen[t.Token] {
-			return bad(key+".token", "(hidden)", "the same token appears twice")
-		}
-		seen[t.Token] = true
+	if err := validateTokens(c.Tokens); err != nil {
+		return err
+	}
+	if c.RateLimits.TokenPerMinute < 0 {
+		return bad("rate_limits.token_per_minute", strconv.Itoa(c.RateLimits.TokenPerMinute), "must be 0 (off) or more")
+	}
+	if c.RateLimits.RunPerMinute < 0 {
+		return bad("rate_limits.run_per_minute", strconv.Itoa(c.RateLimits.RunPerMinute), "must be 0 (off) or more")
 	}
 	for key, d := range map[string]Duration{
 		"timeouts.blocking": c.Timeouts.Blocking, "timeouts.approval": c.Timeouts.Approval,
@@ -57,6 +52,50 @@ func (c Config) Validate() error {
 	}
 	return c.Slack.validate()
 }
+
+// tokenNamePattern is what a token name may be: it becomes api:NAME.
+var tokenNamePattern = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9._@-]{0,63}$`)
+
+func validateTokens(tokens []Token) error {
+	names, secrets := map[string]bool{}, map[string]bool{}
+	for i, t := range tokens {
+		key := t.from
+		if key == "" {
+			key = "tokens[" + strconv.Itoa(i) + "]"
+		}
+		key += " (" + t.Name + ")"
+		if !tokenNamePattern.MatchString(t.Name) {
+			return bad(key, t.Name, "a token needs a name of 1-64 letters, digits, '.', '_', '@' or '-'")
+		}
+		if strings.ContainsAny(t.Token, ":, \t") {
+			return bad(key, "(hidden)", "a secret may not contain ':', ',' or spaces")
+		}
+		if t.Token == "" {
+			return bad(key, "(hidden)", "the secret is empty")
+		}
+		if len(t.Token) < 16 {
+			return bad(key, "(hidden)", "the secret must be at least 16 characters (try: openssl rand -hex 24)")
+		}
+		if names[t.Name] {
+			return bad(key, t.Name, "two tokens have this name")
+		}
+		if secrets[t.Token] {
+			return bad(key, "(hidden)", "the same secret appears twice")
+		}
+		names[t.Name], secrets[t.Token] = true, true
+		for _, s := range t.Scopes {
+			if _, err := hitl.ParseScope(s); err != nil {
+				return bad(key, s, "unknown scope: use ask, answer, control or admin")
+			}
+		}
+		if t.SlackUser != "" && !slackUserPattern.MatchString(t.SlackUser) {
+			return bad(key+".slack_user", t.SlackUser, "want a Slack user id (U… or W…)")
+		}
+	}
+	return nil
+}
+
+var slackUserPattern = regexp.MustCompile(`^[UW][A-Z0-9]{2,20}$`)
 
 func (s Slack) validate() error {
 	if (s.AppToken == "") != (s.BotToken == "") {

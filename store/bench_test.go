@@ -9,6 +9,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/hitlbot/hitl/internal/principaltest"
+
 	"github.com/hitlbot/hitl"
 	"github.com/stretchr/testify/require"
 	bolt "go.etcd.io/bbolt"
@@ -34,7 +36,7 @@ func BenchmarkCreateQuestion(b *testing.B) {
 	require.NoError(b, err)
 	defer db.Close()
 	svc := hitl.NewService(db, hitl.ServiceConfig{})
-	ctx := hitl.WithActor(context.Background(), "api:bench")
+	ctx := principaltest.As(context.Background(), "api:bench")
 	b.SetParallelism(benchParallelism)
 	b.ResetTimer()
 	b.RunParallel(func(pb *testing.PB) {

@@ -49,6 +49,7 @@ func (db *DB) Check() error {
 func checkIndexes(tx *bolt.Tx, report func(error)) {
 	want := map[string]map[string]string{ // bucket → key → value
 		string(bucketByJob): {}, string(bucketPending): {}, string(bucketByDeadline): {}, string(bucketIdem): {},
+		string(bucketSealed): {},
 	}
 	err := tx.Bucket(bucketQuestions).ForEach(func(k, v []byte) error {
 		q, err := decodeQuestion(string(k), v)
@@ -68,6 +69,7 @@ func checkIndexes(tx *bolt.Tx, report func(error)) {
 			{bucketPending, ix.pending, nil},
 			{bucketByDeadline, ix.deadline, nil},
 			{bucketIdem, ix.idem, []byte(q.ID)},
+			{bucketSealed, ix.sealed, nil},
 		} {
 			if e.key == nil {
 				continue

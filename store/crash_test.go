@@ -13,6 +13,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/hitlbot/hitl/internal/principaltest"
+
 	"github.com/hitlbot/hitl"
 	"github.com/stretchr/testify/require"
 )
@@ -108,7 +110,7 @@ func TestCrashChild(t *testing.T) {
 	var wg sync.WaitGroup
 	for w := range 8 {
 		wg.Go(func() {
-			ctx := hitl.WithActor(context.Background(), fmt.Sprintf("cli:worker%d", w))
+			ctx := principaltest.As(context.Background(), fmt.Sprintf("cli:worker%d", w))
 			for i := 0; time.Now().Before(deadline); i++ {
 				q, _, err := svc.Create(ctx, fmt.Sprintf("job-%d", w), hitl.NewQuestion{Question: "Which database?"})
 				if err != nil {
@@ -119,7 +121,7 @@ func TestCrashChild(t *testing.T) {
 					continue
 				}
 				value := fmt.Sprintf("answer-%d-%d", w, i)
-				if _, err := svc.Answer(ctx, q.ID, hitl.Response{Value: value}); err != nil {
+				if _, err := svc.Answer(principaltest.As(ctx, "slack:UPERSON"), q.ID, hitl.Response{Value: value}); err != nil {
 					panic(err)
 				}
 				ack("answered %s %s", q.ID, value)

@@ -38,6 +38,7 @@ var (
 	bucketPending    = []byte("pending")     // createdAt ‖ id → "" (pending only)
 	bucketIdem       = []byte("idem")        // jobID ‖ 0x00 ‖ key → id
 	bucketEvents     = []byte("events")      // seq BE → event JSON
+	bucketSealed     = []byte("sealed")      // id → "" (holds a sealed answer not yet received)
 
 	// The Slack bot's outbox (slack.go).
 	bucketSlackMeta     = []byte("slack_meta")     // "cursor" → uint64 BE
@@ -50,7 +51,7 @@ var (
 
 // allBuckets are created at open.
 var allBuckets = [][]byte{
-	bucketMeta, bucketQuestions, bucketByDeadline, bucketByJob, bucketPending, bucketIdem, bucketEvents,
+	bucketMeta, bucketQuestions, bucketByDeadline, bucketByJob, bucketPending, bucketIdem, bucketEvents, bucketSealed,
 	bucketSlackMeta, bucketSlackTasks, bucketSlackMessages, bucketSlackByTS,
 }
 

@@ -38,6 +38,21 @@ func (db *DB) Events(ctx context.Context, after uint64, limit int) ([]*hitl.Even
 	return out, nil
 }
 
+// AppendEvent implements hitl.Store.
+func (db *DB) AppendEvent(ctx context.Context, ev *hitl.Event) error {
+	if err := ctx.Err(); err != nil {
+		return err
+	}
+	err := db.bolt.Batch(func(tx *bolt.Tx) error {
+		ev.Seq = 0
+		return appendEvent(tx, ev)
+	})
+	if err != nil {
+		return fmt.Errorf("store: append event: %w", err)
+	}
+	return nil
+}
+
 // appendEvent gives ev the next sequence number and writes it.
 func appendEvent(tx *bolt.Tx, ev *hitl.Event) error {
 	b := tx.Bucket(bucketEvents)

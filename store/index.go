@@ -10,7 +10,7 @@ import (
 
 // indexKeys are the index entries of one question; nil where it has none.
 type indexKeys struct {
-	job, pending, deadline, idem []byte
+	job, pending, deadline, idem, sealed []byte
 }
 
 func indexOf(q *hitl.Question) indexKeys {
@@ -21,8 +21,11 @@ func indexOf(q *hitl.Question) indexKeys {
 			k.deadline = deadlineKey(*q.TimeoutAt, q.ID)
 		}
 	}
-	if q.IdempotencyKey != "" {
+	if q.IdempotencyKey != "" && q.ReceivedAt == nil {
 		k.idem = idemKey(q.JobID, q.IdempotencyKey)
+	}
+	if q.Response != nil && q.Response.Sealed != nil {
+		k.sealed = []byte(q.ID)
 	}
 	return k
 }
@@ -38,6 +41,7 @@ func moveIndexes(tx *bolt.Tx, id string, old, cur indexKeys) error {
 		{bucketPending, old.pending, cur.pending, nil},
 		{bucketByDeadline, old.deadline, cur.deadline, nil},
 		{bucketIdem, old.idem, cur.idem, []byte(id)},
+		{bucketSealed, old.sealed, cur.sealed, nil},
 	} {
 		if bytes.Equal(ix.old, ix.cur) {
 			continue

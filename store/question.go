@@ -178,6 +178,45 @@ func (db *DB) Questions(ctx context.Context, f hitl.QuestionFilter) ([]*hitl.Que
 	return qs, nil
 }
 
+// QuestionByKey implements hitl.Store, in a read-only transaction.
+func (db *DB) QuestionByKey(ctx context.Context, jobID, key string) (*hitl.Question, error) {
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+	tx, err := db.bolt.Begin(false)
+	if err != nil {
+		return nil, fmt.Errorf("store: question by key: %w", err)
+	}
+	defer func() { _ = tx.Rollback() }()
+	id := tx.Bucket(bucketIdem).Get(idemKey(jobID, key))
+	if id == nil {
+		return nil, hitl.Errorf(hitl.ENOTFOUND, "no question of run %s holds key %q", jobID, key)
+	}
+	q, err := getQuestion(tx, string(id))
+	if err != nil {
+		return nil, fmt.Errorf("store: idempotency key %q of run %s: %w", key, jobID, err)
+	}
+	return q, nil
+}
+
+// SealedQuestions implements hitl.Store.
+func (db *DB) SealedQuestions(ctx context.Context) ([]string, error) {
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+	var ids []string
+	err := db.bolt.View(func(tx *bolt.Tx) error {
+		return tx.Bucket(bucketSealed).ForEach(func(k, _ []byte) error {
+			ids = append(ids, string(k))
+			return nil
+		})
+	})
+	if err != nil {
+		return nil, fmt.Errorf("store: sealed questions: %w", err)
+	}
+	return ids, nil
+}
+
 // DueQuestions implements hitl.Store. It reads the deadline index from its
 // start and stops at the first deadline after now.
 func (db *DB) DueQuestions(ctx context.Context, now time.Time, limit int) ([]string, error) {

@@ -8,6 +8,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/hitlbot/hitl/internal/principaltest"
+
 	"github.com/hitlbot/hitl"
 	"github.com/hitlbot/hitl/internal/clocktest"
 	"github.com/stretchr/testify/require"
@@ -50,7 +52,7 @@ func newService(db hitl.Store, clock hitl.Clock) *hitl.Service {
 
 func newClock() *clocktest.Clock { return clocktest.New(t0) }
 
-func as(actor string) context.Context { return hitl.WithActor(context.Background(), actor) }
+func as(actor string) context.Context { return principaltest.As(context.Background(), actor) }
 
 func minutes(m float64) *float64 { return &m }
 

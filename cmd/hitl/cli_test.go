@@ -7,6 +7,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/hitlbot/hitl/internal/principaltest"
+
 	"github.com/hitlbot/hitl"
 	"github.com/hitlbot/hitl/config"
 	"github.com/hitlbot/hitl/internal/clocktest"
@@ -16,7 +18,7 @@ import (
 
 func TestAskAnswerTour(t *testing.T) {
 	m := startMain(t)
-	ctx := context.Background()
+	ctx := principaltest.As(context.Background(), "admin:test")
 
 	asked := startCLI(ctx, m, strings.NewReader(""), "ask", "Which database?", "--options", "prod,staging", "--run", "tour")
 	q := waitPending(t, m, "tour")
@@ -52,7 +54,7 @@ func TestAskAnswerTour(t *testing.T) {
 func TestAskOutcomes(t *testing.T) {
 	clock := clocktest.New(time.Now())
 	m := startMain(t, func(_ *config.Config, m *Main) { m.Clock = clock })
-	ctx := context.Background()
+	ctx := principaltest.As(context.Background(), "admin:test")
 
 	t.Run("approval denied exits 3 with the reason", func(t *testing.T) {
 		ch := startCLI(ctx, m, strings.NewReader(""), "ask", "Deploy to production?", "--approval", "--run", "deny")
@@ -96,7 +98,7 @@ func TestAskOutcomes(t *testing.T) {
 	t.Run("cancelled exits 5", func(t *testing.T) {
 		ch := startCLI(ctx, m, strings.NewReader(""), "ask", "Name?", "--run", "cancel")
 		q := waitPending(t, m, "cancel")
-		_, err := m.Service.Cancel(hitl.WithActor(ctx, "cli:ops"), q.ID, "run finished")
+		_, err := m.Service.Cancel(principaltest.As(ctx, "cli:ops"), q.ID, "run finished")
 		require.NoError(t, err)
 		r := result(t, ch)
 		assert.Equal(t, exitCancelled, r.code)
@@ -130,7 +132,7 @@ func TestAskOutcomes(t *testing.T) {
 
 func TestAskNoWait(t *testing.T) {
 	m := startMain(t)
-	ctx := context.Background()
+	ctx := principaltest.As(context.Background(), "admin:test")
 	args := []string{"ask", "Which region?", "--options", "eu,us", "--run", "async", "--no-wait"}
 
 	first := cli(ctx, m, "", args...)
@@ -152,7 +154,7 @@ func TestAskNoWait(t *testing.T) {
 
 func TestAskInteractive(t *testing.T) {
 	m := startMain(t)
-	ctx := context.Background()
+	ctx := principaltest.As(context.Background(), "admin:test")
 
 	t.Run("terminal answer wins; a bad answer asks again", func(t *testing.T) {
 		r := cli(ctx, m, "purple\nyes\n", "ask", "Ship it?", "--yes-no", "-i", "--run", "term")
@@ -186,7 +188,7 @@ func TestAskInteractive(t *testing.T) {
 
 func TestCLIErrors(t *testing.T) {
 	m := startMain(t)
-	ctx := context.Background()
+	ctx := principaltest.As(context.Background(), "admin:test")
 	for name, tc := range map[string]struct {
 		args []string
 		code int
@@ -222,7 +224,7 @@ func TestCLIErrors(t *testing.T) {
 }
 
 func TestServeErrors(t *testing.T) {
-	ctx := context.Background()
+	ctx := principaltest.As(context.Background(), "admin:test")
 	for name, tc := range map[string]struct {
 		args []string
 		code int
@@ -251,18 +253,18 @@ func TestServeErrors(t *testing.T) {
 
 func TestAnswerFromStdin(t *testing.T) {
 	m := startMain(t)
-	ctx := context.Background()
-	q, _, err := m.Service.Create(hitl.WithActor(ctx, "local:tester"), "stdin", hitl.NewQuestion{Question: "Deploy key?", Sensitive: true})
+	ctx := principaltest.As(context.Background(), "admin:test")
+	q, _, err := m.Service.Create(principaltest.As(ctx, "local:tester"), "stdin", hitl.NewQuestion{Question: "Deploy key?", Sensitive: true})
 	require.NoError(t, err)
 	r := cli(ctx, m, "s3cret-from-stdin\n", "answer", q.ID)
 	require.Equal(t, 0, r.code, r.stderr)
 	assert.NotContains(t, r.stdout+r.stderr, "s3cret-from-stdin", "a secret is not echoed back")
-	got, err := m.Service.Receive(hitl.WithActor(ctx, "local:tester"), q.ID)
+	got, err := m.Service.Receive(principaltest.As(ctx, "local:tester"), q.ID)
 	require.NoError(t, err)
 	assert.Equal(t, "s3cret-from-stdin", got.Response.Value)
 
 	t.Run("empty stdin is a usage error", func(t *testing.T) {
-		q, _, err := m.Service.Create(hitl.WithActor(ctx, "local:tester"), "stdin", hitl.NewQuestion{Question: "Name?"})
+		q, _, err := m.Service.Create(principaltest.As(ctx, "local:tester"), "stdin", hitl.NewQuestion{Question: "Name?"})
 		require.NoError(t, err)
 		r := cli(ctx, m, "", "answer", q.ID, "-")
 		assert.Equal(t, exitUsage, r.code)

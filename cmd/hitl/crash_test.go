@@ -83,7 +83,7 @@ func TestServeCrash(t *testing.T) {
 		serveCrashChildEnv+"=1", "HITL_DB="+path, "HITL_LISTEN=127.0.0.1:0",
 		// Keep the child hermetic: no config file, tokens or Slack from the
 		// environment running the tests.
-		"HITL_CONFIG=", "HITL_TOKENS=", "SLACK_APP_TOKEN=", "SLACK_BOT_TOKEN=")
+		"HITL_CONFIG=", "HITL_TOKENS=", "HITL_RATE_TOKEN_PER_MINUTE=0", "HITL_RATE_RUN_PER_MINUTE=0", "SLACK_APP_TOKEN=", "SLACK_BOT_TOKEN=")
 	var stdout bytes.Buffer
 	cmd.Stdout = &stdout
 	stderrPipe, err := cmd.StderrPipe()

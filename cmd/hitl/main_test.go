@@ -14,6 +14,7 @@ import (
 
 	"github.com/hitlbot/hitl"
 	"github.com/hitlbot/hitl/config"
+	"github.com/hitlbot/hitl/internal/principaltest"
 	"github.com/stretchr/testify/require"
 )
 
@@ -89,7 +90,7 @@ func waitPending(t *testing.T, m *Main, run string) *hitl.Question {
 	deadline := time.After(10 * time.Second)
 	for {
 		changed := m.Service.Changed()
-		qs, err := m.Service.Questions(context.Background(), hitl.QuestionFilter{JobID: run, Status: hitl.StatusPending})
+		qs, err := m.Service.Questions(principaltest.As(context.Background(), "admin:test"), hitl.QuestionFilter{JobID: run, Status: hitl.StatusPending})
 		require.NoError(t, err)
 		if len(qs) > 0 {
 			return qs[len(qs)-1]

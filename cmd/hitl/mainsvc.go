@@ -12,6 +12,7 @@ import (
 	"github.com/hitlbot/hitl/agent"
 	"github.com/hitlbot/hitl/bot"
 	"github.com/hitlbot/hitl/config"
+	"github.com/hitlbot/hitl/ratelimit"
 	"github.com/hitlbot/hitl/store"
 	"github.com/hitlbot/hitl/sweeper"
 )
@@ -57,7 +58,15 @@ func (m *Main) Run(ctx context.Context) (err error) {
 		}
 		return err
 	}
-	m.Service = hitl.NewService(m.DB, hitl.ServiceConfig{Clock: m.Clock, Timeouts: m.Config.HitlTimeouts()})
+	m.Service = hitl.NewService(m.DB, hitl.ServiceConfig{Clock: m.Clock, Timeouts: m.Config.HitlTimeouts(),
+		Access: m.access(), Limiter: ratelimit.New(m.Config.RateLimits.TokenPerMinute, m.Config.RateLimits.RunPerMinute, nil)})
+	// Sensitive answers sealed by the previous run cannot be opened (the
+	// key died with it): ask for them again.
+	if n, err := m.Service.ReopenSealed(ctx); err != nil {
+		return err
+	} else if n > 0 {
+		m.Logger.Warn("sensitive answers were lost to the restart before their agents received them; asking again", "questions", n)
+	}
 	if m.sweeper, err = sweeper.Start(m.Config.SweepSchedule, m.Service.SweepExpired, m.Logger); err != nil {
 		return hitl.Errorf(hitl.EINVALID, "sweep_schedule: %v", err)
 	}
@@ -68,7 +77,7 @@ func (m *Main) Run(ctx context.Context) (err error) {
 	if m.ln, err = net.Listen("tcp", m.Config.Listen); err != nil {
 		return hitl.Errorf(hitl.EUNAVAILABLE, "listen on %s: %v", m.Config.Listen, err)
 	}
-	m.api = agent.NewServer(m.Service, m.Service, agent.ServerConfig{Tokens: m.Config.TokenMap(), Clock: m.Clock, Logger: m.Logger})
+	m.api = agent.NewServer(m.Service, m.Service, agent.ServerConfig{Tokens: m.tokens(), Clock: m.Clock, Logger: m.Logger})
 	base, stop := context.WithCancel(context.Background())
 	m.stop = stop
 	m.http = &http.Server{Handler: m.api, ReadHeaderTimeout: 10 * time.Second,
@@ -114,11 +123,21 @@ func (m *Main) Close() error {
 	return nil
 }
 
+func (m *Main) access() hitl.Access { return m.Config.Access() }
+
+func (m *Main) tokens() []agent.Token {
+	out := make([]agent.Token, len(m.Config.Tokens))
+	for i, t := range m.Config.Tokens {
+		out[i] = agent.Token{Secret: t.Token, Principal: t.Principal()}
+	}
+	return out
+}
+
 func (m *Main) slackConfig() bot.Config {
 	s := m.Config.Slack
 	c := bot.Config{
 		AppToken: s.AppToken, BotToken: s.BotToken, APIURL: s.APIURL, DefaultChannel: s.Channel,
-		Policy: hitl.AnswerPolicy{Answerers: s.Answerers, Admins: s.Admins},
+		Access: m.access(),
 		Clock:  m.Clock, Logger: m.Logger,
 	}
 	if m.SlackTuning != nil {

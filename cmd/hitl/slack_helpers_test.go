@@ -11,6 +11,7 @@ import (
 	"github.com/hitlbot/hitl/agent"
 	"github.com/hitlbot/hitl/bot"
 	"github.com/hitlbot/hitl/config"
+	"github.com/hitlbot/hitl/internal/principaltest"
 	"github.com/hitlbot/hitl/internal/slackfake"
 	"github.com/stretchr/testify/require"
 )
@@ -69,7 +70,7 @@ func withSlackSettings(mutate ...func(*config.Slack)) func(*config.Config, *Main
 // withSlack, and waits until its socket is connected.
 func slackEnvOn(tb testing.TB, srv *slackfake.Server, timeout time.Duration, mutate ...func(*config.Config, *Main)) *slackEnv {
 	tb.Helper()
-	ctx, cancel := context.WithTimeout(context.Background(), timeout)
+	ctx, cancel := context.WithTimeout(principaltest.As(context.Background(), "admin:test"), timeout)
 	tb.Cleanup(cancel)
 	m := startMain(tb, append([]func(*config.Config, *Main){withSlack(srv)}, mutate...)...)
 	require.NoError(tb, srv.WaitConnected(ctx, 1))

@@ -5,6 +5,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/hitlbot/hitl/internal/principaltest"
+
 	"github.com/hitlbot/hitl"
 	"github.com/hitlbot/hitl/blocks"
 	"github.com/hitlbot/hitl/config"
@@ -77,7 +79,7 @@ func TestSlackModals(t *testing.T) {
 		require.NoError(t, err)
 		view, _ := e.srv.LastView()
 		// Someone answers from the terminal while Alice types.
-		_, err = e.m.Service.Answer(hitl.WithActor(e.ctx, "cli:bob"), q.ID, hitl.Response{Value: "Blue Heron"})
+		_, err = e.m.Service.Answer(principaltest.As(e.ctx, "cli:bob"), q.ID, hitl.Response{Value: "Blue Heron"})
 		require.NoError(t, err)
 		ack, err := e.srv.SendInteractive(e.ctx, e.srv.ViewSubmission("U0ALICE", view, map[string]map[string]string{
 			blocks.BlockAnswer: {blocks.InputActionID: "Red Kite"}}))

@@ -10,6 +10,7 @@ import (
 	"github.com/hitlbot/hitl/agent"
 	"github.com/hitlbot/hitl/blocks"
 	"github.com/hitlbot/hitl/config"
+	"github.com/hitlbot/hitl/internal/principaltest"
 	"github.com/hitlbot/hitl/internal/slackfake"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -56,7 +57,7 @@ func TestSlackDownAtCreationThenUp(t *testing.T) {
 }
 
 func TestSlackRestartThenClick(t *testing.T) {
-	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	ctx, cancel := context.WithTimeout(principaltest.As(context.Background(), "admin:test"), 30*time.Second)
 	defer cancel()
 	srv := slackfake.New(t, slackfake.FailOnReject())
 	dir := t.TempDir()
@@ -101,7 +102,7 @@ func TestSlackRedeliveredEnvelopeAppliedOnce(t *testing.T) {
 	e.click("U0BOB", msg, blocks.ActionNo, slackfake.StaleClick())
 	e.ephemeralFor("U0BOB", "Already answered")
 	assert.Len(t, e.srv.Calls("chat.postEphemeral"), 1, "the redelivered click was not applied again")
-	evs, err := e.m.Service.Events(e.ctx, 0, 0)
+	evs, _, err := e.m.Service.Events(principaltest.As(e.ctx, "admin:test"), 0, 0)
 	require.NoError(t, err)
 	answered := 0
 	for _, ev := range evs {
@@ -150,7 +151,7 @@ func TestSlackAppHomeShowsTheQueue(t *testing.T) {
 }
 
 func TestSlackOutboxResumesAfterRestart(t *testing.T) {
-	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	ctx, cancel := context.WithTimeout(principaltest.As(context.Background(), "admin:test"), 30*time.Second)
 	defer cancel()
 	srv := slackfake.New(t, slackfake.FailOnReject())
 	dir := t.TempDir()

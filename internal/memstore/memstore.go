@@ -58,8 +58,42 @@ func (s *Store) UpdateQuestion(_ context.Context, id string, fn func(*hitl.Quest
 		return nil, err
 	}
 	s.questions[id] = q.Clone()
+	if q.IdempotencyKey != "" && q.ReceivedAt != nil && s.keys[q.JobID+"\x00"+q.IdempotencyKey] == id {
+		delete(s.keys, q.JobID+"\x00"+q.IdempotencyKey) // the outcome was taken: the key is free
+	}
 	s.append(ev)
 	return q, nil
+}
+
+// QuestionByKey implements hitl.Store.
+func (s *Store) QuestionByKey(_ context.Context, jobID, key string) (*hitl.Question, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if id, ok := s.keys[jobID+"\x00"+key]; ok {
+		return s.questions[id].Clone(), nil
+	}
+	return nil, hitl.Errorf(hitl.ENOTFOUND, "no question of run %s holds key %q", jobID, key)
+}
+
+// SealedQuestions implements hitl.Store (by scanning: fine for tests).
+func (s *Store) SealedQuestions(context.Context) ([]string, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	var ids []string
+	for _, id := range s.order {
+		if q := s.questions[id]; q.Response != nil && q.Response.Sealed != nil {
+			ids = append(ids, id)
+		}
+	}
+	return ids, nil
+}
+
+// AppendEvent implements hitl.Store.
+func (s *Store) AppendEvent(_ context.Context, ev *hitl.Event) error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.append(ev)
+	return nil
 }
 
 func (s *Store) append(ev *hitl.Event) {

@@ -1,0 +1,164 @@
+package hitl
+
+import (
+	"slices"
+	"strings"
+)
+
+// Action is something a principal does that the rules decide.
+type Action string
+
+const (
+	ActionAsk     Action = "ask"     // create a question
+	ActionRead    Action = "read"    // see a question, wait for it, read its run
+	ActionAnswer  Action = "answer"  // answer (decide) a question
+	ActionCancel  Action = "cancel"  // cancel a pending question
+	ActionReceive Action = "receive" // take a settled question's outcome
+	ActionSteer   Action = "steer"   // pause, resume, cancel, escalate or redirect a run
+	ActionAudit   Action = "audit"   // read refusals and other audit events
+)
+
+// Access is who may do what: the rules every edge gets the same answer
+// from. Answerers and Admins are Slack user (U…, W…) or user-group (S…)
+// ids; tokens get their rights from their scopes.
+type Access struct {
+	// Answerers may answer from Slack; empty: anyone who sees the question.
+	Answerers []string
+	// Admins hold every scope in Slack, and may answer any question.
+	Admins []string
+	// AllowDefaultApprove lets an approval be created with
+	// defaultResponse approve (it then approves itself when nobody looks).
+	AllowDefaultApprove bool
+}
+
+// SlackPrincipal is Slack user user (a member of groups) with the rights
+// config gives: answer when answerers are not configured or include them,
+// admin when admins include them.
+func (a Access) SlackPrincipal(user string, groups []string) Principal {
+	p := Principal{ID: "slack:" + user, SlackUser: user, Groups: slices.Clone(groups)}
+	if len(a.Answerers) == 0 || p.inAny(a.Answerers) {
+		p.Scopes = append(p.Scopes, ScopeAnswer)
+	}
+	if p.inAny(a.Admins) {
+		p.Scopes = append(p.Scopes, ScopeAdmin)
+	}
+	return p
+}
+
+// Groups lists the user groups config and q mention, so that an edge knows
+// whose membership to look up before building a Slack principal.
+func (a Access) Groups(q *Question) []string {
+	var out []string
+	for _, ids := range [][]string{a.Admins, a.Answerers, q.Assignees} {
+		for _, id := range ids {
+			if strings.HasPrefix(id, "S") && !slices.Contains(out, id) {
+				out = append(out, id)
+			}
+		}
+	}
+	return out
+}
+
+// Authorize decides whether p may do act to q (nil for actions not about
+// one question). A refusal is an EFORBIDDEN *Error whose message names the
+// rule. These are the rules, for every edge:
+//
+//   - ask: the ask scope.
+//   - read: the asker, or a principal that sees every question (answer).
+//   - answer: the answer scope (a Slack user q is assigned to has it for
+//     q); never the asker (a token speaking for the same Slack user is the
+//     same person); when q has assignees, only they (or a group of theirs)
+//     or an admin. The local person of a tokenless server answers what was
+//     asked from the same machine.
+//   - cancel: the asker, or whoever may answer it.
+//   - receive: the asker only.
+//   - steer: the control scope. audit: the admin scope.
+func (a Access) Authorize(p Principal, act Action, q *Question) error {
+	switch act {
+	case ActionAsk:
+		if !p.Has(ScopeAsk) {
+			return lacks(p, ScopeAsk)
+		}
+		return nil
+	case ActionSteer:
+		if !p.Has(ScopeControl) {
+			return lacks(p, ScopeControl)
+		}
+		return nil
+	case ActionAudit:
+		if !p.Has(ScopeAdmin) {
+			return lacks(p, ScopeAdmin)
+		}
+		return nil
+	}
+	if q == nil {
+		return Errorf(EFORBIDDEN, "%s may not %s", p.ID, act)
+	}
+	switch act {
+	case ActionRead:
+		if p.Local || p.seesAll() || p.asked(q) {
+			return nil
+		}
+		return Errorf(EFORBIDDEN, "%s did not ask %s and lacks the answer scope", p.ID, q.ID)
+	case ActionAnswer:
+		return a.mayAnswer(p, q)
+	case ActionCancel:
+		if p.asked(q) && p.Has(ScopeAsk) {
+			return nil
+		}
+		if err := a.mayAnswer(p, q); err != nil {
+			if p.asked(q) {
+				return lacks(p, ScopeAsk)
+			}
+			return err
+		}
+		return nil
+	case ActionReceive:
+		if p.ID == q.Asker || (p.Local && isLocal(q.Asker)) {
+			return nil
+		}
+		return Errorf(EFORBIDDEN, "only %s, which asked %s, may receive its outcome; %s may not", q.Asker, q.ID, p.ID)
+	}
+	return Errorf(EFORBIDDEN, "%s may not %s %s", p.ID, act, q.ID)
+}
+
+func (a Access) mayAnswer(p Principal, q *Question) error {
+	// A Slack user the question is assigned to was named by the asker:
+	// that is their right to answer it, answerers or not. Tokens always
+	// need the answer scope.
+	assigned := len(q.Assignees) > 0 && p.inAny(q.Assignees)
+	if !p.Has(ScopeAnswer) && !(assigned && strings.HasPrefix(p.ID, "slack:")) {
+		return lacks(p, ScopeAnswer)
+	}
+	if !p.Local && p.asked(q) {
+		return Errorf(EFORBIDDEN, "%s asked %s and may not answer it: a person decides, not the agent that asked", p.ID, q.ID)
+	}
+	if len(q.Assignees) > 0 && !p.Has(ScopeAdmin) && !p.inAny(q.Assignees) {
+		return Errorf(EFORBIDDEN, "%s is assigned to %s; %s is not one of them", q.ID, strings.Join(q.Assignees, ", "), p.ID)
+	}
+	return nil
+}
+
+// isLocal reports whether a principal id is the local person of a
+// tokenless server ("local", "local:alice"): one person, the machine.
+func isLocal(id string) bool { return id == "local" || strings.HasPrefix(id, "local:") }
+
+func lacks(p Principal, s Scope) *Error {
+	return Errorf(EFORBIDDEN, "%s lacks the %s scope", p.ID, s)
+}
+
+// WaitsOn reports whether q waits on Slack user user (a member of groups):
+// it is assigned to them or a group of theirs, or it is unassigned and
+// theirs to answer. This is a person's queue (App Home, /hitl pending),
+// narrower than what they may answer: an admin's queue is what is assigned
+// to them, not everything.
+func (a Access) WaitsOn(q *Question, user string, groups []string) bool {
+	p := a.SlackPrincipal(user, groups)
+	if p.asked(q) {
+		return false
+	}
+	if len(q.Assignees) > 0 {
+		return p.inAny(q.Assignees)
+	}
+	return p.Has(ScopeAnswer)
+}

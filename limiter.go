@@ -1,0 +1,19 @@
+package hitl
+
+import "time"
+
+// Limiter throttles question creation (seed 001: "rate limit question
+// creation per job"), per principal and per run. Implementations must be
+// safe for concurrent use.
+type Limiter interface {
+	// Allow takes one creation for principal in run and returns 0, or how
+	// long to wait before trying again (nothing is taken then).
+	Allow(principal, run string) (retryAfter time.Duration)
+}
+
+// rateLimited is the error of a creation over the limit.
+func rateLimited(p Principal, run string, d time.Duration) *Error {
+	e := Errorf(ERATELIMITED, "%s asks too fast for run %s: retry in %s", p.ID, run, d.Round(time.Millisecond))
+	e.RetryAfter = d
+	return e
+}
