@@ -19,10 +19,10 @@ import (
 
 // Config configures the bot.
 type Config struct {
-	AppToken       string // xapp-…, for Socket Mode
-	BotToken       string // xoxb-…, for the Web API
-	APIURL         string // Web API base URL; "" for Slack's
-	DefaultChannel string // where questions without a channel or assignee go
+	AppToken       string      // xapp-…, for Socket Mode
+	BotToken       string      // xoxb-…, for the Web API
+	APIURL         string      // Web API base URL; "" for Slack's
+	DefaultChannel string      // where questions without a channel or assignee go
 	Access         hitl.Access // who may answer: the root's rules
 	Clock          hitl.Clock
 	Logger         *slog.Logger
