@@ -257,3 +257,10 @@ func (c *Client) RunState(ctx context.Context, jobID string) (*hitl.RunState, er
 	}
 	return &st, nil
 }
+
+// Health reports whether the service is up and whether Slack is on.
+func (c *Client) Health(ctx context.Context) (Health, error) {
+	var h Health
+	err := c.do(ctx, http.MethodGet, "/healthz", nil, nil, &h)
+	return h, err
+}

@@ -26,6 +26,8 @@ type ServerConfig struct {
 	// the local person ("local", or "local:"+X-Hitl-User when that header
 	// is set), and requests a web page could send are refused.
 	Tokens []Token
+	// SlackEnabled tells clients (GET /healthz) that people answer in Slack.
+	SlackEnabled bool
 	// MaxBodyBytes bounds request bodies (default 1 MiB).
 	MaxBodyBytes int64
 	// MaxWait caps a long poll's ?wait= (default 5 min).
@@ -186,5 +188,5 @@ func (p *statusProbe) Write(b []byte) (int, error) {
 }
 
 func (s *Server) handleHealth(w http.ResponseWriter, _ *http.Request) {
-	writeJSON(w, http.StatusOK, healthResponse{OK: true})
+	writeJSON(w, http.StatusOK, Health{OK: true, Slack: s.cfg.SlackEnabled})
 }

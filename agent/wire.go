@@ -63,7 +63,9 @@ type errorResponse struct {
 	AnsweredAt string `json:"answeredAt,omitempty"`
 }
 
-// healthResponse answers GET /healthz.
-type healthResponse struct {
-	OK bool `json:"ok"`
+// Health answers GET /healthz: the service is up, and whether people can
+// answer in Slack.
+type Health struct {
+	OK    bool `json:"ok"`
+	Slack bool `json:"slack"`
 }

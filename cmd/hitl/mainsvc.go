@@ -77,7 +77,8 @@ func (m *Main) Run(ctx context.Context) (err error) {
 	if m.ln, err = net.Listen("tcp", m.Config.Listen); err != nil {
 		return hitl.Errorf(hitl.EUNAVAILABLE, "listen on %s: %v", m.Config.Listen, err)
 	}
-	m.api = agent.NewServer(m.Service, m.Service, agent.ServerConfig{Tokens: m.tokens(), Clock: m.Clock, Logger: m.Logger})
+	m.api = agent.NewServer(m.Service, m.Service, agent.ServerConfig{Tokens: m.tokens(), Clock: m.Clock, Logger: m.Logger,
+		SlackEnabled: m.Config.Slack.Enabled()})
 	base, stop := context.WithCancel(context.Background())
 	m.stop = stop
 	m.http = &http.Server{Handler: m.api, ReadHeaderTimeout: 10 * time.Second,
