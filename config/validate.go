@@ -68,19 +68,19 @@ func validateTokens(tokens []Token) error {
 			return bad(key, t.Name, "a token needs a name of 1-64 letters, digits, '.', '_', '@' or '-'")
 		}
 		if strings.ContainsAny(t.Token, ":, \t") {
-			return bad(key, "(hidden)", "a secret may not contain ':', ',' or spaces")
+			return bad(key, "", "a secret may not contain ':', ',' or spaces")
 		}
 		if t.Token == "" {
-			return bad(key, "(hidden)", "the secret is empty")
+			return bad(key, "", "the secret is empty")
 		}
 		if len(t.Token) < 16 {
-			return bad(key, "(hidden)", "the secret must be at least 16 characters (try: openssl rand -hex 24)")
+			return bad(key, "", "the secret must be at least 16 characters (try: openssl rand -hex 24)")
 		}
 		if names[t.Name] {
 			return bad(key, t.Name, "two tokens have this name")
 		}
 		if secrets[t.Token] {
-			return bad(key, "(hidden)", "the same secret appears twice")
+			return bad(key, "", "the same secret appears twice")
 		}
 		names[t.Name], secrets[t.Token] = true, true
 		for _, s := range t.Scopes {
