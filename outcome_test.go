@@ -189,4 +189,3 @@ func TestChoiceAnswersAreUnambiguous(t *testing.T) {
 		})
 	}
 }
-
