@@ -29,31 +29,31 @@ type Interaction struct {
 	Timestamp  time.Time `json:"timestamp"`
 }
 
+// MaxHistory bounds the interaction history a run state carries: the
+// most recent interactions (GET /api/jobs/{id}/questions pages through
+// all of them).
+const MaxHistory = 100
+
 // RunState is what a run looks like to a person: its phase, the question it
-// waits on, and its history of questions and answers.
+// waits on, and its recent history of questions and answers, oldest first.
 type RunState struct {
 	RunID              string           `json:"runId"`
 	Phase              RunPhase         `json:"phase"`
 	PendingQuestion    *PendingQuestion `json:"pendingQuestion,omitempty"`
 	InteractionHistory []Interaction    `json:"interactionHistory"`
+	// Questions and Pending count the run's questions.
+	Questions int `json:"questions"`
+	Pending   int `json:"pending"`
 }
 
-// NewRunState derives the state of run from its questions, oldest first.
-func NewRunState(runID string, qs []*Question) *RunState {
-	st := &RunState{RunID: runID, Phase: PhaseRunning, InteractionHistory: []Interaction{}}
-	for _, q := range qs {
+// NewRunState is the state of run, with its history from recent, its most
+// recent questions, newest first.
+func NewRunState(run *Run, recent []*Question) *RunState {
+	st := &RunState{RunID: run.ID, Phase: run.Phase(), PendingQuestion: run.WaitingOn,
+		InteractionHistory: []Interaction{}, Questions: run.Questions, Pending: run.Pending}
+	for i := len(recent) - 1; i >= 0; i-- {
+		q := recent[i]
 		if q.Pending() {
-			if q.Type == NonBlocking {
-				continue
-			}
-			if st.PendingQuestion == nil {
-				st.PendingQuestion = &PendingQuestion{QuestionID: q.ID, Question: q.Question, Timestamp: q.CreatedAt}
-			}
-			if q.Type == Approval {
-				st.Phase = PhaseWaitingForApproval
-			} else if st.Phase == PhaseRunning {
-				st.Phase = PhaseWaitingForInput
-			}
 			continue
 		}
 		in := Interaction{QuestionID: q.ID, Question: q.Question, Status: q.Status, By: q.RespondedBy}

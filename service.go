@@ -330,20 +330,30 @@ func (s *Service) SweepExpired(ctx context.Context) (int, error) {
 	}
 }
 
-// Questions implements QuestionService.
+// Questions implements QuestionService: the first page of f.
 func (s *Service) Questions(ctx context.Context, f QuestionFilter) ([]*Question, error) {
+	page, err := s.QuestionPage(ctx, f)
+	return page.Questions, err
+}
+
+// QuestionPage returns a page of the questions matching f that the
+// principal in ctx may see, redacted.
+func (s *Service) QuestionPage(ctx context.Context, f QuestionFilter) (QuestionPage, error) {
 	var err error
 	if f, err = s.scope(ctx, f); err != nil {
-		return nil, err
+		return QuestionPage{}, err
 	}
-	qs, err := s.store.Questions(ctx, f)
+	page, err := s.store.Questions(ctx, f)
 	if err != nil {
-		return nil, err
+		return QuestionPage{}, err
 	}
-	for i, q := range qs {
-		qs[i] = q.Redacted()
+	for i, q := range page.Questions {
+		page.Questions[i] = q.Redacted()
 	}
-	return qs, nil
+	if page.Questions == nil {
+		page.Questions = []*Question{}
+	}
+	return page, nil
 }
 
 // scope narrows f to what the principal in ctx may see: everything for
@@ -464,24 +474,40 @@ func (s *Service) ReopenSealed(ctx context.Context) (int, error) {
 	return n, nil
 }
 
-// RunState implements QuestionService. Principals that see only their own
-// questions see only those in the run.
+// RunState implements QuestionService: the run's record and its recent
+// history. Principals that see only their own questions read only the runs
+// they started.
 func (s *Service) RunState(ctx context.Context, jobID string) (*RunState, error) {
-	if err := ValidateJobID(jobID); err != nil {
-		return nil, err
-	}
-	f, err := s.scope(ctx, QuestionFilter{JobID: jobID})
+	run, err := s.Run(ctx, jobID)
 	if err != nil {
 		return nil, err
 	}
-	qs, err := s.store.Questions(ctx, f)
+	f, err := s.scope(ctx, QuestionFilter{JobID: jobID, Reverse: true, Limit: MaxHistory})
 	if err != nil {
 		return nil, err
 	}
-	if len(qs) == 0 {
-		return nil, Errorf(ENOTFOUND, "run %s has no questions", jobID)
+	page, err := s.store.Questions(ctx, f)
+	if err != nil {
+		return nil, err
 	}
-	return NewRunState(jobID, qs), nil
+	return NewRunState(run, page.Questions), nil
+}
+
+// Run returns run id's record, if the principal in ctx may read it.
+func (s *Service) Run(ctx context.Context, id string) (*Run, error) {
+	if err := ValidateJobID(id); err != nil {
+		return nil, err
+	}
+	run, err := s.store.Run(ctx, id)
+	if err != nil {
+		return nil, err
+	}
+	p := PrincipalFrom(ctx)
+	if !p.Local && !p.seesAll() && run.Asker != p.ID {
+		return nil, s.refused(ctx, p, ActionRead, &Question{JobID: id},
+			Errorf(EFORBIDDEN, "%s did not start run %s and lacks the answer scope", p.ID, id))
+	}
+	return run, nil
 }
 
 // Events implements EventLog: it reads the durable log and returns what

@@ -2,24 +2,68 @@ package hitl
 
 import (
 	"context"
+	"slices"
 	"time"
 )
 
-// QuestionFilter selects questions. Zero fields match everything.
+// Page sizes of question lists.
+const (
+	DefaultPageSize = 100
+	MaxPageSize     = 1000
+)
+
+// QuestionFilter selects a page of questions. Zero fields match
+// everything. The store reads the page from the most selective index the
+// filter names (run, assignee, responder, asker, status, else creation
+// time), in that index's order, and checks the other fields on each
+// question it reads.
 type QuestionFilter struct {
 	JobID  string
 	Asker  string // only questions this principal asked
 	Status Status
 	Type   QuestionType
-	Limit  int // 0: no limit
+	// Assignee selects pending questions assigned to this Slack user or
+	// user-group id; Unassigned pending questions with no assignee.
+	Assignee   string
+	Unassigned bool
+	// RespondedBy selects questions answered by this principal, in the
+	// order of their answers.
+	RespondedBy string
+	// Reverse reads the index backwards: newest first.
+	Reverse bool
+	// Limit is the page size: 0 means DefaultPageSize; at most MaxPageSize.
+	Limit int
+	// Cursor continues after the page that returned it as NextCursor.
+	Cursor string
 }
 
-// Match reports whether q passes the filter (Limit aside).
+// PageSize returns the page size f asks for, bounded.
+func (f QuestionFilter) PageSize() int {
+	switch {
+	case f.Limit <= 0:
+		return DefaultPageSize
+	case f.Limit > MaxPageSize:
+		return MaxPageSize
+	}
+	return f.Limit
+}
+
+// Match reports whether q passes the filter (paging aside).
 func (f QuestionFilter) Match(q *Question) bool {
 	return (f.JobID == "" || q.JobID == f.JobID) &&
 		(f.Asker == "" || q.Asker == f.Asker) &&
 		(f.Status == "" || q.Status == f.Status) &&
-		(f.Type == "" || q.Type == f.Type)
+		(f.Type == "" || q.Type == f.Type) &&
+		(f.Assignee == "" || (q.Pending() && slices.Contains(q.Assignees, f.Assignee))) &&
+		(!f.Unassigned || (q.Pending() && len(q.Assignees) == 0)) &&
+		(f.RespondedBy == "" || (q.Status == StatusAnswered && q.RespondedBy == f.RespondedBy))
+}
+
+// QuestionPage is one page of a list. NextCursor is set when there may be
+// more.
+type QuestionPage struct {
+	Questions  []*Question `json:"questions"`
+	NextCursor string      `json:"nextCursor,omitempty"`
 }
 
 // Store persists questions and the event log. Every method that returns
@@ -56,8 +100,18 @@ type Store interface {
 	// that change no question (refusals).
 	AppendEvent(ctx context.Context, ev *Event) error
 
-	// Questions returns the questions matching f, oldest first.
-	Questions(ctx context.Context, f QuestionFilter) ([]*Question, error)
+	// Questions returns a page of the questions matching f (see
+	// QuestionFilter for the order). Its cost grows with the page, not
+	// with the number of questions stored.
+	Questions(ctx context.Context, f QuestionFilter) (QuestionPage, error)
+
+	// Run returns run id's record, or ENOTFOUND.
+	Run(ctx context.Context, id string) (*Run, error)
+
+	// Prune deletes up to limit questions settled before before (with
+	// their index entries, run counts and Slack records) and the events
+	// older than before, and returns how many questions it deleted.
+	Prune(ctx context.Context, before time.Time, limit int) (int, error)
 
 	// DueQuestions returns up to limit ids of pending questions whose
 	// timeoutAt is at or before now, earliest first. Its cost grows with the

@@ -131,7 +131,7 @@ func loadPending(b *testing.B, db *DB, n int, now time.Time) {
 				if err != nil {
 					return err
 				}
-				if err := putQuestion(tx, q, data, nil); err != nil {
+				if err := putQuestion(tx, nil, q, data, nil); err != nil {
 					return err
 				}
 			}

@@ -2,8 +2,11 @@ package store
 
 import (
 	"encoding/binary"
+
 	"errors"
 	"fmt"
+
+	"github.com/hitlbot/hitl"
 
 	bolt "go.etcd.io/bbolt"
 )
@@ -44,13 +47,14 @@ func (db *DB) Check() error {
 	return fmt.Errorf("store: check %s: %w", db.path, errors.Join(errs...))
 }
 
-// checkIndexes derives every index entry from the questions and compares
-// the result with the index buckets, both ways.
+// checkIndexes derives every index entry and run record from the
+// questions and compares the result with the buckets, both ways.
 func checkIndexes(tx *bolt.Tx, report func(error)) {
-	want := map[string]map[string]string{ // bucket → key → value
-		string(bucketByJob): {}, string(bucketPending): {}, string(bucketByDeadline): {}, string(bucketIdem): {},
-		string(bucketSealed): {},
+	want := map[string]map[string]string{} // bucket → key → value
+	for _, b := range indexBuckets {
+		want[string(b)] = map[string]string{}
 	}
+	runs := map[string]*hitl.Run{}
 	err := tx.Bucket(bucketQuestions).ForEach(func(k, v []byte) error {
 		q, err := decodeQuestion(string(k), v)
 		if err != nil {
@@ -60,26 +64,19 @@ func checkIndexes(tx *bolt.Tx, report func(error)) {
 		if q.ID != string(k) {
 			report(fmt.Errorf("question under key %q has id %q", k, q.ID))
 		}
-		ix := indexOf(q)
-		for _, e := range []struct {
-			bucket     []byte
-			key, value []byte
-		}{
-			{bucketByJob, ix.job, nil},
-			{bucketPending, ix.pending, nil},
-			{bucketByDeadline, ix.deadline, nil},
-			{bucketIdem, ix.idem, []byte(q.ID)},
-			{bucketSealed, ix.sealed, nil},
-		} {
-			if e.key == nil {
-				continue
-			}
+		for _, e := range indexOf(q) {
 			m := want[string(e.bucket)]
-			if other, dup := m[string(e.key)]; dup {
+			if other, dup := m[string(e.key)]; dup && string(e.bucket) == string(bucketIdem) {
 				report(fmt.Errorf("%s key %q is claimed by two questions (%s and %s)", e.bucket, e.key, other, q.ID))
 			}
 			m[string(e.key)] = string(e.value)
 		}
+		run := runs[q.JobID]
+		if run == nil {
+			run = &hitl.Run{}
+			runs[q.JobID] = run
+		}
+		run.Track(nil, q, q.CreatedAt)
 		return nil
 	})
 	if err != nil {
@@ -103,6 +100,37 @@ func checkIndexes(tx *bolt.Tx, report func(error)) {
 		for k := range m {
 			report(fmt.Errorf("%s is missing entry %q", name, k))
 		}
+	}
+	checkRuns(tx, runs, report)
+}
+
+// checkRuns compares the stored run records' counts with those derived
+// from the questions (want).
+func checkRuns(tx *bolt.Tx, want map[string]*hitl.Run, report func(error)) {
+	err := tx.Bucket(bucketRuns).ForEach(func(k, v []byte) error {
+		got, err := getRun(tx, string(k))
+		if err != nil {
+			report(err)
+			return nil
+		}
+		w := want[string(k)]
+		delete(want, string(k))
+		switch {
+		case w == nil:
+			report(fmt.Errorf("run %s has a record but no questions", k))
+		case got.Questions != w.Questions || got.Pending != w.Pending || got.PendingInput != w.PendingInput || got.PendingApproval != w.PendingApproval:
+			report(fmt.Errorf("run %s counts %d questions, %d pending (%d input, %d approval); its questions say %d, %d (%d, %d)",
+				k, got.Questions, got.Pending, got.PendingInput, got.PendingApproval, w.Questions, w.Pending, w.PendingInput, w.PendingApproval))
+		case (got.WaitingOn == nil) != (w.PendingInput+w.PendingApproval == 0):
+			report(fmt.Errorf("run %s waits on %v with %d questions it waits on pending", k, got.WaitingOn, w.PendingInput+w.PendingApproval))
+		}
+		return nil
+	})
+	if err != nil {
+		report(err)
+	}
+	for id := range want {
+		report(fmt.Errorf("run %s has questions but no record", id))
 	}
 }
 

@@ -10,6 +10,7 @@ import (
 	"encoding/binary"
 	"errors"
 	"fmt"
+	"sync/atomic"
 	"time"
 
 	"github.com/hitlbot/hitl"
@@ -24,21 +25,30 @@ import (
 const batchDelay = time.Millisecond
 
 // SchemaVersion is the layout version this package reads and writes. It is
-// stored in the meta bucket and checked at open.
-const SchemaVersion = 1
+// stored in the meta bucket and checked at open; an older file is migrated
+// (migrate.go).
+const SchemaVersion = 2
 
 // Bucket names and their layout. Keys are big-endian so that byte order is
 // time or sequence order; the encodings are in keys.go. Later buckets (Slack
 // messages, runs, dedup) are added here and to allBuckets.
 var (
-	bucketMeta       = []byte("meta")        // "schema" → uint64 BE
-	bucketQuestions  = []byte("questions")   // id → question JSON
-	bucketByDeadline = []byte("by_deadline") // timeoutAt ‖ id → "" (pending only)
-	bucketByJob      = []byte("by_job")      // jobID ‖ 0x00 ‖ createdAt ‖ id → ""
-	bucketPending    = []byte("pending")     // createdAt ‖ id → "" (pending only)
-	bucketIdem       = []byte("idem")        // jobID ‖ 0x00 ‖ key → id
-	bucketEvents     = []byte("events")      // seq BE → event JSON
-	bucketSealed     = []byte("sealed")      // id → "" (holds a sealed answer not yet received)
+	bucketMeta        = []byte("meta")         // "schema" → uint64 BE
+	bucketQuestions   = []byte("questions")    // id → question JSON
+	bucketRuns        = []byte("runs")         // run id → run JSON
+	bucketByDeadline  = []byte("by_deadline")  // timeoutAt ‖ id → "" (pending only)
+	bucketByJob       = []byte("by_job")       // jobID ‖ 0x00 ‖ createdAt ‖ id → ""
+	bucketByCreated   = []byte("by_created")   // createdAt ‖ id → ""
+	bucketByStatus    = []byte("by_status")    // status ‖ 0x00 ‖ createdAt ‖ id → ""
+	bucketByAsker     = []byte("by_asker")     // asker ‖ 0x00 ‖ createdAt ‖ id → ""
+	bucketByAssignee  = []byte("by_assignee")  // assignee ‖ 0x00 ‖ createdAt ‖ id → "" (pending only)
+	bucketUnassigned  = []byte("unassigned")   // createdAt ‖ id → "" (pending, no assignee)
+	bucketRunPending  = []byte("run_pending")  // jobID ‖ 0x00 ‖ createdAt ‖ id → 1 if the run waits on it, else 0
+	bucketBySettled   = []byte("by_settled")   // respondedAt ‖ id → "" (settled only)
+	bucketByResponder = []byte("by_responder") // respondedBy ‖ 0x00 ‖ respondedAt ‖ id → "" (answered only)
+	bucketIdem        = []byte("idem")         // jobID ‖ 0x00 ‖ key → id (until the outcome is received)
+	bucketEvents      = []byte("events")       // seq BE → event JSON
+	bucketSealed      = []byte("sealed")       // id → "" (holds a sealed answer not yet received)
 
 	// The Slack bot's outbox (slack.go).
 	bucketSlackMeta     = []byte("slack_meta")     // "cursor" → uint64 BE
@@ -51,7 +61,8 @@ var (
 
 // allBuckets are created at open.
 var allBuckets = [][]byte{
-	bucketMeta, bucketQuestions, bucketByDeadline, bucketByJob, bucketPending, bucketIdem, bucketEvents, bucketSealed,
+	bucketMeta, bucketQuestions, bucketRuns, bucketByDeadline, bucketByJob, bucketByCreated, bucketByStatus, bucketByAsker,
+	bucketByAssignee, bucketUnassigned, bucketRunPending, bucketBySettled, bucketByResponder, bucketIdem, bucketEvents, bucketSealed,
 	bucketSlackMeta, bucketSlackTasks, bucketSlackMessages, bucketSlackByTS,
 }
 
@@ -59,6 +70,23 @@ var allBuckets = [][]byte{
 type DB struct {
 	bolt *bolt.DB
 	path string
+	// writers counts write transactions wanted or running: a lone writer
+	// commits at once, concurrent ones share commits (see write).
+	writers atomic.Int64
+}
+
+// write runs fn in a write transaction committed (fsync'd) before it
+// returns. A writer with no other in flight goes straight to disk; only
+// concurrent writers go through bbolt's Batch, where they share one commit
+// after at most batchDelay. fn may run more than once and must reset what
+// it reports at its top.
+func (db *DB) write(fn func(*bolt.Tx) error) error {
+	n := db.writers.Add(1)
+	defer db.writers.Add(-1)
+	if n == 1 {
+		return db.bolt.Update(fn)
+	}
+	return db.bolt.Batch(fn)
 }
 
 var _ hitl.Store = (*DB)(nil)
@@ -115,6 +143,10 @@ func initSchema(tx *bolt.Tx) error {
 			return fmt.Errorf("database schema version %d is newer than this hitl supports (%d): upgrade hitl", ver, SchemaVersion)
 		case ver < 1:
 			return fmt.Errorf("database schema version %d is invalid", ver)
+		case ver < SchemaVersion:
+			if err := migrate(tx, ver); err != nil {
+				return err
+			}
 		}
 	} else {
 		foreign := tx.ForEach(func(name []byte, _ *bolt.Bucket) error {

@@ -34,7 +34,8 @@ func TestOpen(t *testing.T) {
 		require.Equal(t, hitl.StatusAnswered, got.Status)
 		require.Equal(t, "postgres", got.Response.Value)
 		require.Equal(t, "slack:U1", got.RespondedBy)
-		pending, err := db.Questions(ctx, hitl.QuestionFilter{Status: hitl.StatusPending})
+		pendingPage, err := db.Questions(ctx, hitl.QuestionFilter{Status: hitl.StatusPending})
+		pending := pendingPage.Questions
 		require.NoError(t, err)
 		require.Equal(t, []string{q2.ID}, ids(pending))
 		due, err := db.DueQuestions(ctx, t0.Add(time.Hour), 10)
@@ -116,17 +117,17 @@ func TestCheck(t *testing.T) {
 		require.NoError(t, db.Check())
 
 		require.NoError(t, db.bolt.Update(func(tx *bolt.Tx) error {
-			require.NoError(t, tx.Bucket(bucketPending).Delete(pendingKey(q.CreatedAt, q.ID)))
-			return tx.Bucket(bucketByDeadline).Put(deadlineKey(t0, "q_missing"), []byte{})
+			require.NoError(t, tx.Bucket(bucketByStatus).Delete(prefixedTimeKey("pending", q.CreatedAt, q.ID)))
+			return tx.Bucket(bucketByDeadline).Put(timeIDKey(t0, "q_missing"), []byte{})
 		}))
 		err := db.Check()
-		require.ErrorContains(t, err, "pending is missing entry")
+		require.ErrorContains(t, err, "by_status is missing entry")
 		require.ErrorContains(t, err, "by_deadline has a stray entry")
 
 		// Repair, so that the check on cleanup passes.
 		require.NoError(t, db.bolt.Update(func(tx *bolt.Tx) error {
-			require.NoError(t, tx.Bucket(bucketPending).Put(pendingKey(q.CreatedAt, q.ID), []byte{}))
-			return tx.Bucket(bucketByDeadline).Delete(deadlineKey(t0, "q_missing"))
+			require.NoError(t, tx.Bucket(bucketByStatus).Put(prefixedTimeKey("pending", q.CreatedAt, q.ID), []byte{}))
+			return tx.Bucket(bucketByDeadline).Delete(timeIDKey(t0, "q_missing"))
 		}))
 	})
 }

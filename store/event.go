@@ -43,7 +43,7 @@ func (db *DB) AppendEvent(ctx context.Context, ev *hitl.Event) error {
 	if err := ctx.Err(); err != nil {
 		return err
 	}
-	err := db.bolt.Batch(func(tx *bolt.Tx) error {
+	err := db.write(func(tx *bolt.Tx) error {
 		ev.Seq = 0
 		return appendEvent(tx, ev)
 	})

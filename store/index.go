@@ -1,71 +1,103 @@
 package store
 
 import (
-	"bytes"
 	"fmt"
 
 	"github.com/hitlbot/hitl"
 	bolt "go.etcd.io/bbolt"
 )
 
-// indexKeys are the index entries of one question; nil where it has none.
-type indexKeys struct {
-	job, pending, deadline, idem, sealed []byte
+// indexEntry is one entry a question has in an index bucket. Most values
+// are empty; idem maps to the question id; run_pending says whether the
+// run waits on the question.
+type indexEntry struct {
+	bucket []byte
+	key    []byte
+	value  []byte
 }
 
-func indexOf(q *hitl.Question) indexKeys {
-	k := indexKeys{job: jobKey(q.JobID, q.CreatedAt, q.ID)}
+// indexOf lists every index entry of q, as its current state implies.
+func indexOf(q *hitl.Question) []indexEntry {
+	e := []indexEntry{
+		{bucketByJob, jobKey(q.JobID, q.CreatedAt, q.ID), nil},
+		{bucketByCreated, timeIDKey(q.CreatedAt, q.ID), nil},
+		{bucketByStatus, prefixedTimeKey(string(q.Status), q.CreatedAt, q.ID), nil},
+	}
+	if q.Asker != "" {
+		e = append(e, indexEntry{bucketByAsker, prefixedTimeKey(q.Asker, q.CreatedAt, q.ID), nil})
+	}
 	if q.Pending() {
-		k.pending = pendingKey(q.CreatedAt, q.ID)
 		if q.TimeoutAt != nil {
-			k.deadline = deadlineKey(*q.TimeoutAt, q.ID)
+			e = append(e, indexEntry{bucketByDeadline, timeIDKey(*q.TimeoutAt, q.ID), nil})
+		}
+		for _, a := range q.Assignees {
+			e = append(e, indexEntry{bucketByAssignee, prefixedTimeKey(a, q.CreatedAt, q.ID), nil})
+		}
+		if len(q.Assignees) == 0 {
+			e = append(e, indexEntry{bucketUnassigned, timeIDKey(q.CreatedAt, q.ID), nil})
+		}
+		waits := []byte{0}
+		if hitl.WaitsOn(q) {
+			waits[0] = 1
+		}
+		e = append(e, indexEntry{bucketRunPending, jobKey(q.JobID, q.CreatedAt, q.ID), waits})
+	} else if q.RespondedAt != nil {
+		e = append(e, indexEntry{bucketBySettled, timeIDKey(*q.RespondedAt, q.ID), nil})
+		if q.Status == hitl.StatusAnswered && q.RespondedBy != "" {
+			e = append(e, indexEntry{bucketByResponder, prefixedTimeKey(q.RespondedBy, *q.RespondedAt, q.ID), nil})
 		}
 	}
 	if q.IdempotencyKey != "" && q.ReceivedAt == nil {
-		k.idem = idemKey(q.JobID, q.IdempotencyKey)
+		e = append(e, indexEntry{bucketIdem, idemKey(q.JobID, q.IdempotencyKey), []byte(q.ID)})
 	}
 	if q.Response != nil && q.Response.Sealed != nil {
-		k.sealed = []byte(q.ID)
+		e = append(e, indexEntry{bucketSealed, []byte(q.ID), nil})
 	}
-	return k
+	return e
 }
 
-// moveIndexes deletes the entries of old that changed and puts those of cur.
-func moveIndexes(tx *bolt.Tx, id string, old, cur indexKeys) error {
-	for _, ix := range []struct {
-		bucket   []byte
-		old, cur []byte
-		value    []byte
-	}{
-		{bucketByJob, old.job, cur.job, nil},
-		{bucketPending, old.pending, cur.pending, nil},
-		{bucketByDeadline, old.deadline, cur.deadline, nil},
-		{bucketIdem, old.idem, cur.idem, []byte(id)},
-		{bucketSealed, old.sealed, cur.sealed, nil},
-	} {
-		if bytes.Equal(ix.old, ix.cur) {
+// indexBuckets are the buckets indexOf writes to.
+var indexBuckets = [][]byte{
+	bucketByJob, bucketByCreated, bucketByStatus, bucketByAsker, bucketByDeadline, bucketByAssignee,
+	bucketUnassigned, bucketRunPending, bucketBySettled, bucketByResponder, bucketIdem, bucketSealed,
+}
+
+// moveIndexes deletes the entries of old that cur no longer has and puts
+// those of cur that are new or changed. old is nil for a new question,
+// cur nil for a deleted one.
+func moveIndexes(tx *bolt.Tx, id string, old, cur []indexEntry) error {
+	keep := make(map[string]string, len(cur))
+	for _, e := range cur {
+		keep[string(e.bucket)+"\x00"+string(e.key)] = string(e.value)
+	}
+	had := make(map[string]string, len(old))
+	for _, e := range old {
+		k := string(e.bucket) + "\x00" + string(e.key)
+		had[k] = string(e.value)
+		if _, ok := keep[k]; ok {
 			continue
 		}
-		b := tx.Bucket(ix.bucket)
-		if ix.old != nil {
-			if err := b.Delete(ix.old); err != nil {
-				return fmt.Errorf("delete %s entry of question %s: %w", ix.bucket, id, err)
-			}
+		if err := tx.Bucket(e.bucket).Delete(e.key); err != nil {
+			return fmt.Errorf("delete %s entry of question %s: %w", e.bucket, id, err)
 		}
-		if ix.cur == nil {
+	}
+	for _, e := range cur {
+		k := string(e.bucket) + "\x00" + string(e.key)
+		if v, ok := had[k]; ok && v == string(e.value) {
 			continue
 		}
-		if ix.value != nil {
-			if v := b.Get(ix.cur); v != nil && !bytes.Equal(v, ix.value) {
+		b := tx.Bucket(e.bucket)
+		if string(e.bucket) == string(bucketIdem) {
+			if v := b.Get(e.key); v != nil && string(v) != id {
 				return hitl.Errorf(hitl.ECONFLICT, "idempotency key of question %s is already used by question %s", id, v)
 			}
 		}
-		value := ix.value
+		value := e.value
 		if value == nil {
 			value = []byte{}
 		}
-		if err := b.Put(ix.cur, value); err != nil {
-			return fmt.Errorf("put %s entry of question %s: %w", ix.bucket, id, err)
+		if err := b.Put(e.key, value); err != nil {
+			return fmt.Errorf("put %s entry of question %s: %w", e.bucket, id, err)
 		}
 	}
 	return nil

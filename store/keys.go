@@ -30,16 +30,22 @@ func timeKey(t time.Time) uint64 {
 	return uint64(t.UnixNano()) ^ 1<<63
 }
 
-// deadlineKey is the by_deadline key: timeoutAt ‖ id.
-func deadlineKey(at time.Time, id string) []byte {
+// timeIDKey is time ‖ id: the keys of by_deadline, by_created,
+// unassigned and by_settled.
+func timeIDKey(at time.Time, id string) []byte {
 	k := make([]byte, 8, 8+len(id))
 	binary.BigEndian.PutUint64(k, timeKey(at))
 	return append(k, id...)
 }
 
-// pendingKey is the pending key: createdAt ‖ id.
-func pendingKey(createdAt time.Time, id string) []byte {
-	return deadlineKey(createdAt, id)
+// prefixedTimeKey is prefix ‖ 0x00 ‖ time ‖ id: the keys of by_status,
+// by_asker, by_assignee and by_responder.
+func prefixedTimeKey(prefix string, at time.Time, id string) []byte {
+	k := make([]byte, 0, len(prefix)+1+8+len(id))
+	k = append(k, prefix...)
+	k = append(k, 0)
+	k = binary.BigEndian.AppendUint64(k, timeKey(at))
+	return append(k, id...)
 }
 
 // jobPrefix is the by_job prefix of every question of job: jobID ‖ 0x00.

@@ -3,10 +3,10 @@ package store
 import (
 	"bytes"
 	"context"
+	"encoding/base64"
 	"encoding/binary"
 	"encoding/json"
 	"fmt"
-	"sort"
 	"strings"
 	"time"
 
@@ -40,7 +40,7 @@ func (db *DB) CreateQuestion(ctx context.Context, q *hitl.Question, ev *hitl.Eve
 		created bool
 		domErr  error
 	)
-	err = db.bolt.Batch(func(tx *bolt.Tx) error {
+	err = db.write(func(tx *bolt.Tx) error {
 		stored, created, domErr = nil, false, nil
 		if ev != nil {
 			ev.Seq = 0
@@ -59,13 +59,8 @@ func (db *DB) CreateQuestion(ctx context.Context, q *hitl.Question, ev *hitl.Eve
 			domErr = hitl.Errorf(hitl.ECONFLICT, "question %s already exists", q.ID)
 			return nil
 		}
-		if err := putQuestion(tx, q, data, nil); err != nil {
+		if err := putQuestion(tx, nil, q, data, ev); err != nil {
 			return err
-		}
-		if ev != nil {
-			if err := appendEvent(tx, ev); err != nil {
-				return err
-			}
 		}
 		stored, created = q.Clone(), true
 		return nil
@@ -91,7 +86,7 @@ func (db *DB) UpdateQuestion(ctx context.Context, id string, fn func(q *hitl.Que
 		updated *hitl.Question
 		domErr  error
 	)
-	err := db.bolt.Batch(func(tx *bolt.Tx) error {
+	err := db.write(func(tx *bolt.Tx) error {
 		updated, domErr = nil, nil
 		q, err := getQuestion(tx, id)
 		if hitl.ErrorCode(err) == hitl.ENOTFOUND {
@@ -100,7 +95,7 @@ func (db *DB) UpdateQuestion(ctx context.Context, id string, fn func(q *hitl.Que
 		} else if err != nil {
 			return err
 		}
-		old := indexOf(q)
+		old := q.Clone()
 		ev, err := fn(q)
 		if err != nil {
 			domErr = err
@@ -114,13 +109,8 @@ func (db *DB) UpdateQuestion(ctx context.Context, id string, fn func(q *hitl.Que
 		if err != nil {
 			return fmt.Errorf("encode: %w", err)
 		}
-		if err := putQuestion(tx, q, data, &old); err != nil {
+		if err := putQuestion(tx, old, q, data, ev); err != nil {
 			return err
-		}
-		if ev != nil {
-			if err := appendEvent(tx, ev); err != nil {
-				return err
-			}
 		}
 		updated = q
 		return nil
@@ -151,31 +141,115 @@ func (db *DB) Question(ctx context.Context, id string) (*hitl.Question, error) {
 	return q, err
 }
 
-// Questions implements hitl.Store. It walks the by_job index when f names
-// a job, the pending index when f asks for pending questions, and every
-// question otherwise.
-func (db *DB) Questions(ctx context.Context, f hitl.QuestionFilter) ([]*hitl.Question, error) {
+// Questions implements hitl.Store. It reads the page from the most
+// selective index f names and decodes only the questions it returns (and
+// those the other fields of f skip).
+func (db *DB) Questions(ctx context.Context, f hitl.QuestionFilter) (hitl.QuestionPage, error) {
 	if err := ctx.Err(); err != nil {
-		return nil, err
+		return hitl.QuestionPage{}, err
+	}
+	bucket, prefix := indexFor(f)
+	var after []byte
+	if f.Cursor != "" {
+		var err error
+		if after, err = base64.RawURLEncoding.DecodeString(f.Cursor); err != nil || !bytes.HasPrefix(after, prefix) {
+			return hitl.QuestionPage{}, hitl.Errorf(hitl.EINVALID, "cursor %q does not belong to this list: use the nextCursor of the previous page, with the same filters", f.Cursor)
+		}
 	}
 	tx, err := db.bolt.Begin(false)
 	if err != nil {
-		return nil, fmt.Errorf("store: list questions: %w", err)
+		return hitl.QuestionPage{}, fmt.Errorf("store: list questions: %w", err)
 	}
 	defer func() { _ = tx.Rollback() }()
-	var qs []*hitl.Question
+	page, err := readPage(tx, bucket, prefix, after, f)
+	if err != nil {
+		return hitl.QuestionPage{}, fmt.Errorf("store: list questions: %w", err)
+	}
+	return page, nil
+}
+
+// indexFor chooses the index a list reads: the most selective one f names.
+// Every key of the index starts with the prefix it returns, then a time,
+// then the question id.
+func indexFor(f hitl.QuestionFilter) (bucket, prefix []byte) {
+	withPrefix := func(s string) []byte { return append([]byte(s), 0) }
 	switch {
 	case f.JobID != "":
-		qs, err = questionsByIndex(tx, bucketByJob, jobPrefix(f.JobID), f)
-	case f.Status == hitl.StatusPending:
-		qs, err = questionsByIndex(tx, bucketPending, nil, f)
+		return bucketByJob, jobPrefix(f.JobID)
+	case f.Assignee != "":
+		return bucketByAssignee, withPrefix(f.Assignee)
+	case f.Unassigned:
+		return bucketUnassigned, nil
+	case f.RespondedBy != "":
+		return bucketByResponder, withPrefix(f.RespondedBy)
+	case f.Asker != "":
+		return bucketByAsker, withPrefix(f.Asker)
+	case f.Status != "":
+		return bucketByStatus, withPrefix(string(f.Status))
+	}
+	return bucketByCreated, nil
+}
+
+// readPage walks bucket from after (exclusive; the start when nil), in
+// key order or backwards, and returns up to a page of questions matching
+// f, with the cursor of the last entry read when the walk did not reach
+// the end. A filter that skips many entries may return a short page with
+// a cursor: the walk reads at most a budget of entries per page.
+func readPage(tx *bolt.Tx, bucket, prefix, after []byte, f hitl.QuestionFilter) (hitl.QuestionPage, error) {
+	size := f.PageSize()
+	page := hitl.QuestionPage{Questions: make([]*hitl.Question, 0, min(size, 64))}
+	c := tx.Bucket(bucket).Cursor()
+	var k []byte
+	step := c.Next
+	switch {
+	case f.Reverse:
+		step = c.Prev
+		if after != nil {
+			c.Seek(after)
+			k, _ = c.Prev()
+		} else {
+			k = seekLast(c, prefix)
+		}
+	case after != nil:
+		if k, _ = c.Seek(after); bytes.Equal(k, after) {
+			k, _ = c.Next()
+		}
 	default:
-		qs, err = scanQuestions(tx, f)
+		k, _ = c.Seek(prefix)
 	}
-	if err != nil {
-		return nil, fmt.Errorf("store: list questions: %w", err)
+	budget := max(4*size, 1000) // entries examined: bounds a page whose filter skips many
+	for ; k != nil && bytes.HasPrefix(k, prefix); k, _ = step() {
+		if len(page.Questions) == size || budget == 0 {
+			page.NextCursor = base64.RawURLEncoding.EncodeToString(after)
+			break
+		}
+		q, err := getQuestion(tx, idAfter(k, len(prefix)+8))
+		if err != nil {
+			return page, fmt.Errorf("%s index entry %x: %w", bucket, k, err)
+		}
+		after = append(after[:0], k...)
+		budget--
+		if f.Match(q) {
+			page.Questions = append(page.Questions, q)
+		}
 	}
-	return qs, nil
+	return page, nil
+}
+
+// seekLast positions c on the last key with prefix (the last key of the
+// bucket for an empty prefix) and returns it.
+func seekLast(c *bolt.Cursor, prefix []byte) []byte {
+	if len(prefix) == 0 {
+		k, _ := c.Last()
+		return k
+	}
+	end := append(bytes.Clone(prefix[:len(prefix)-1]), prefix[len(prefix)-1]+1) // prefixes end in 0x00
+	if k, _ := c.Seek(end); k == nil {
+		k, _ = c.Last()
+		return k
+	}
+	k, _ := c.Prev()
+	return k
 }
 
 // QuestionByKey implements hitl.Store, in a read-only transaction.
@@ -261,66 +335,31 @@ func decodeQuestion(id string, v []byte) (*hitl.Question, error) {
 	return &q, nil
 }
 
-// putQuestion writes q (encoded as data) and moves its index entries from
-// where old put them (nil for a new question).
-func putQuestion(tx *bolt.Tx, q *hitl.Question, data []byte, old *indexKeys) error {
+// putQuestion writes q (encoded as data), moves its index entries from
+// where old (nil for a new question) had them, keeps its run's record
+// current, and appends ev (when not nil) with the run's phase after it.
+func putQuestion(tx *bolt.Tx, old, q *hitl.Question, data []byte, ev *hitl.Event) error {
 	if err := tx.Bucket(bucketQuestions).Put([]byte(q.ID), data); err != nil {
 		return fmt.Errorf("put question %s: %w", q.ID, err)
 	}
-	if old == nil {
-		old = &indexKeys{}
+	var oldIx []indexEntry
+	if old != nil {
+		oldIx = indexOf(old)
 	}
-	return moveIndexes(tx, q.ID, *old, indexOf(q))
-}
-
-// questionsByIndex walks an index whose keys are prefix ‖ time ‖ id, in
-// key order, and returns the questions matching f.
-func questionsByIndex(tx *bolt.Tx, bucket, prefix []byte, f hitl.QuestionFilter) ([]*hitl.Question, error) {
-	var out []*hitl.Question
-	c := tx.Bucket(bucket).Cursor()
-	for k, _ := c.Seek(prefix); k != nil && bytes.HasPrefix(k, prefix); k, _ = c.Next() {
-		id := idAfter(k, len(prefix)+8)
-		q, err := getQuestion(tx, id)
-		if err != nil {
-			return nil, fmt.Errorf("%s index entry %x: %w", bucket, k, err)
-		}
-		if !f.Match(q) {
-			continue
-		}
-		out = append(out, q)
-		if f.Limit > 0 && len(out) == f.Limit {
-			break
-		}
+	if err := moveIndexes(tx, q.ID, oldIx, indexOf(q)); err != nil {
+		return err
 	}
-	return out, nil
-}
-
-// scanQuestions decodes every question and returns those matching f,
-// oldest first.
-func scanQuestions(tx *bolt.Tx, f hitl.QuestionFilter) ([]*hitl.Question, error) {
-	var out []*hitl.Question
-	err := tx.Bucket(bucketQuestions).ForEach(func(k, v []byte) error {
-		q, err := decodeQuestion(string(k), v)
-		if err != nil {
-			return err
-		}
-		if f.Match(q) {
-			out = append(out, q)
-		}
-		return nil
-	})
+	at := q.CreatedAt
+	if ev != nil {
+		at = ev.At
+	}
+	run, err := trackRun(tx, old, q, at)
 	if err != nil {
-		return nil, err
+		return err
 	}
-	sort.Slice(out, func(i, j int) bool {
-		ti, tj := timeKey(out[i].CreatedAt), timeKey(out[j].CreatedAt)
-		if ti != tj {
-			return ti < tj
-		}
-		return out[i].ID < out[j].ID
-	})
-	if f.Limit > 0 && len(out) > f.Limit {
-		out = out[:f.Limit]
+	if ev == nil {
+		return nil
 	}
-	return out, nil
+	ev.Status = run.Phase()
+	return appendEvent(tx, ev)
 }

@@ -67,7 +67,8 @@ func TestCreateQuestion(t *testing.T) {
 		evs, err := db.Events(ctx, 0, 0)
 		require.NoError(t, err)
 		require.Len(t, evs, 2)
-		all, err := db.Questions(ctx, hitl.QuestionFilter{})
+		allPage, err := db.Questions(ctx, hitl.QuestionFilter{})
+		all := allPage.Questions
 		require.NoError(t, err)
 		require.Equal(t, []string{first.ID, other.ID}, ids(all))
 	})
@@ -321,7 +322,8 @@ func TestDueQuestions(t *testing.T) {
 		require.NoError(t, err)
 		require.Equal(t, hitl.OutcomeDefaulted, got.Outcome())
 		require.Equal(t, true, got.Response.Value)
-		pending, err := db.Questions(ctx, hitl.QuestionFilter{Status: hitl.StatusPending})
+		pendingPage, err := db.Questions(ctx, hitl.QuestionFilter{Status: hitl.StatusPending})
+		pending := pendingPage.Questions
 		require.NoError(t, err)
 		require.Equal(t, []string{q30.ID}, ids(pending))
 		require.NoError(t, db.Check())
@@ -377,7 +379,8 @@ func TestIndexes(t *testing.T) {
 		}
 		require.NoError(t, db.Check())
 		for _, st := range []hitl.Status{hitl.StatusPending, hitl.StatusAnswered, hitl.StatusTimeout, hitl.StatusCancelled} {
-			qs, err := ref.Questions(ctx, hitl.QuestionFilter{Status: st})
+			qsPage, err := ref.Questions(ctx, hitl.QuestionFilter{Status: st})
+			qs := qsPage.Questions
 			require.NoError(t, err)
 			require.NotEmpty(t, qs, "the mix has %s questions", st)
 		}
@@ -393,9 +396,11 @@ func TestIndexes(t *testing.T) {
 		}
 		filters = append(filters, hitl.QuestionFilter{Type: hitl.NonBlocking, Status: hitl.StatusPending})
 		for _, f := range filters {
-			want, err := ref.Questions(ctx, f)
+			wantPage, err := ref.Questions(ctx, f)
+			want := wantPage.Questions
 			require.NoError(t, err)
-			got, err := db.Questions(ctx, f)
+			gotPage, err := db.Questions(ctx, f)
+			got := gotPage.Questions
 			require.NoError(t, err)
 			require.Equal(t, ids(want), ids(got), "filter %+v", f)
 			require.Equal(t, want, got, "filter %+v", f)

@@ -177,7 +177,8 @@ func TestAskInteractive(t *testing.T) {
 		r := cli(ctx, m, "hunter2\n", "ask", "API key?", "--sensitive", "-i", "--run", "secret")
 		assert.Equal(t, 0, r.code, r.stderr)
 		assert.Equal(t, "hunter2\n", r.stdout)
-		qs, _ := m.DB.Questions(ctx, hitl.QuestionFilter{JobID: "secret"})
+		page, _ := m.DB.Questions(ctx, hitl.QuestionFilter{JobID: "secret"})
+		qs := page.Questions
 		require.Len(t, qs, 1)
 		assert.True(t, qs[0].Response.Redacted)
 		assert.Nil(t, qs[0].Response.Value, "scrubbed from the store once delivered")

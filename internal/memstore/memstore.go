@@ -5,6 +5,8 @@ package memstore
 
 import (
 	"context"
+	"fmt"
+	"slices"
 	"sort"
 	"sync"
 	"time"
@@ -19,13 +21,16 @@ type Store struct {
 	order     []string
 	keys      map[string]string
 	events    []*hitl.Event
+	runs      map[string]*hitl.Run
+	seq       uint64
+	born      map[string]int // id → creation order: ties of time list in it
 }
 
 var _ hitl.Store = (*Store)(nil)
 
 // New returns an empty store.
 func New() *Store {
-	return &Store{questions: map[string]*hitl.Question{}, keys: map[string]string{}}
+	return &Store{questions: map[string]*hitl.Question{}, keys: map[string]string{}, runs: map[string]*hitl.Run{}, born: map[string]int{}}
 }
 
 // CreateQuestion implements hitl.Store.
@@ -40,6 +45,8 @@ func (s *Store) CreateQuestion(_ context.Context, q *hitl.Question, ev *hitl.Eve
 	}
 	s.questions[q.ID] = q.Clone()
 	s.order = append(s.order, q.ID)
+	s.born[q.ID] = len(s.born)
+	s.track(nil, q, ev)
 	s.append(ev)
 	return q.Clone(), true, nil
 }
@@ -58,6 +65,7 @@ func (s *Store) UpdateQuestion(_ context.Context, id string, fn func(*hitl.Quest
 		return nil, err
 	}
 	s.questions[id] = q.Clone()
+	s.track(cur, q, ev)
 	if q.IdempotencyKey != "" && q.ReceivedAt != nil && s.keys[q.JobID+"\x00"+q.IdempotencyKey] == id {
 		delete(s.keys, q.JobID+"\x00"+q.IdempotencyKey) // the outcome was taken: the key is free
 	}
@@ -100,7 +108,8 @@ func (s *Store) append(ev *hitl.Event) {
 	if ev == nil {
 		return
 	}
-	ev.Seq = uint64(len(s.events) + 1)
+	s.seq++
+	ev.Seq = s.seq
 	c := *ev
 	s.events = append(s.events, &c)
 }
@@ -116,20 +125,44 @@ func (s *Store) Question(_ context.Context, id string) (*hitl.Question, error) {
 	return q.Clone(), nil
 }
 
-// Questions implements hitl.Store.
-func (s *Store) Questions(_ context.Context, f hitl.QuestionFilter) ([]*hitl.Question, error) {
+// Questions implements hitl.Store by sorting the matches the way the
+// bbolt store's indexes order them (fine for tests).
+func (s *Store) Questions(_ context.Context, f hitl.QuestionFilter) (hitl.QuestionPage, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	var out []*hitl.Question
-	for _, id := range s.order {
-		if q := s.questions[id]; f.Match(q) {
-			out = append(out, q.Clone())
-			if f.Limit > 0 && len(out) == f.Limit {
-				break
-			}
-		}
+	type entry struct {
+		key string
+		q   *hitl.Question
 	}
-	return out, nil
+	var all []entry
+	for _, q := range s.questions {
+		if !f.Match(q) {
+			continue
+		}
+		at := q.CreatedAt
+		if f.JobID == "" && f.Assignee == "" && !f.Unassigned && f.RespondedBy != "" {
+			at = *q.RespondedAt
+		}
+		all = append(all, entry{fmt.Sprintf("%020d|%010d", at.UnixNano(), s.born[q.ID]), q})
+	}
+	sort.Slice(all, func(i, j int) bool { return all[i].key < all[j].key })
+	if f.Reverse {
+		slices.Reverse(all)
+	}
+	page := hitl.QuestionPage{Questions: []*hitl.Question{}}
+	lastKey := ""
+	for _, e := range all {
+		if f.Cursor != "" && ((!f.Reverse && e.key <= f.Cursor) || (f.Reverse && e.key >= f.Cursor)) {
+			continue
+		}
+		if len(page.Questions) == f.PageSize() {
+			page.NextCursor = lastKey
+			break
+		}
+		page.Questions = append(page.Questions, e.q.Clone())
+		lastKey = e.key
+	}
+	return page, nil
 }
 
 // DueQuestions implements hitl.Store (by scanning: fine for tests).
@@ -168,4 +201,82 @@ func (s *Store) Events(_ context.Context, after uint64, limit int) ([]*hitl.Even
 		}
 	}
 	return out, nil
+}
+
+// track keeps q's run current and stamps ev with the phase after it.
+func (s *Store) track(old, q *hitl.Question, ev *hitl.Event) {
+	run := s.runs[q.JobID]
+	if run == nil {
+		run = &hitl.Run{}
+		s.runs[q.JobID] = run
+	}
+	at := q.CreatedAt
+	if ev != nil {
+		at = ev.At
+	}
+	run.Track(old, q, at)
+	if run.WaitingOn == nil && run.PendingInput+run.PendingApproval > 0 {
+		var next *hitl.Question
+		for _, id := range s.order {
+			c := s.questions[id]
+			if c.JobID == run.ID && hitl.WaitsOn(c) && (next == nil || c.CreatedAt.Before(next.CreatedAt)) {
+				next = c
+			}
+		}
+		if next != nil {
+			run.WaitingOn = &hitl.PendingQuestion{QuestionID: next.ID, Question: next.Question, Timestamp: next.CreatedAt}
+		}
+	}
+	if ev != nil {
+		ev.Status = run.Phase()
+	}
+}
+
+// Run implements hitl.Store.
+func (s *Store) Run(_ context.Context, id string) (*hitl.Run, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	run, ok := s.runs[id]
+	if !ok {
+		return nil, hitl.Errorf(hitl.ENOTFOUND, "run %s not found: it has no questions", id)
+	}
+	c := *run
+	return &c, nil
+}
+
+// Prune implements hitl.Store.
+func (s *Store) Prune(_ context.Context, before time.Time, limit int) (int, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if limit <= 0 {
+		limit = 256
+	}
+	var old []*hitl.Question
+	for _, q := range s.questions {
+		if !q.Pending() && q.RespondedAt != nil && q.RespondedAt.Before(before) {
+			old = append(old, q)
+		}
+	}
+	sort.Slice(old, func(i, j int) bool { return old[i].RespondedAt.Before(*old[j].RespondedAt) })
+	if len(old) > limit {
+		old = old[:limit]
+	}
+	for _, q := range old {
+		delete(s.questions, q.ID)
+		s.order = slices.DeleteFunc(s.order, func(id string) bool { return id == q.ID })
+		if k := q.JobID + "\x00" + q.IdempotencyKey; s.keys[k] == q.ID {
+			delete(s.keys, k)
+		}
+		if run := s.runs[q.JobID]; run != nil {
+			if run.Forget(q); run.Questions <= 0 {
+				delete(s.runs, q.JobID)
+			}
+		}
+	}
+	n := 0
+	for n < len(s.events) && n < limit && s.events[n].At.Before(before) {
+		n++
+	}
+	s.events = s.events[n:]
+	return len(old), nil
 }

@@ -1,0 +1,87 @@
+package hitl
+
+import "time"
+
+// Run is a run's record (seed 001's job, seed 000's run: one id space),
+// stored when its first question arrives and kept current by the store in
+// the same transaction as every change of its questions, so that reading
+// a run costs one record, however many questions it holds.
+type Run struct {
+	ID        string    `json:"runId"`
+	CreatedAt time.Time `json:"createdAt"`
+	UpdatedAt time.Time `json:"updatedAt"`
+	// Asker is the principal that first asked in the run.
+	Asker string `json:"asker,omitempty"`
+	// Questions counts the run's stored questions; Pending those pending.
+	Questions int `json:"questions"`
+	Pending   int `json:"pending"`
+	// PendingInput and PendingApproval count the pending questions the run
+	// waits on (non_blocking ones it does not wait on).
+	PendingInput    int `json:"pendingInput"`
+	PendingApproval int `json:"pendingApproval"`
+	// WaitingOn is the oldest pending question the run waits on.
+	WaitingOn *PendingQuestion `json:"waitingOn,omitempty"`
+}
+
+// Phase is seed 004's phase of the run: waiting for approval while an
+// approval is pending, waiting for input while another question it waits
+// on is, running otherwise.
+func (r *Run) Phase() RunPhase {
+	switch {
+	case r == nil:
+		return PhaseRunning
+	case r.PendingApproval > 0:
+		return PhaseWaitingForApproval
+	case r.PendingInput > 0:
+		return PhaseWaitingForInput
+	}
+	return PhaseRunning
+}
+
+// WaitsOn reports whether q, pending, keeps its run waiting: every pending
+// question but a non_blocking one.
+func WaitsOn(q *Question) bool { return q != nil && q.Pending() && q.Type != NonBlocking }
+
+// Track moves r's counters from question old (nil when q is new) to q,
+// as of now. It does not choose WaitingOn when the question it names
+// stops waiting: the store does, from its index of the run's pending
+// questions (NextWaitingOn).
+func (r *Run) Track(old, q *Question, now time.Time) {
+	if r.CreatedAt.IsZero() {
+		r.ID, r.CreatedAt, r.Asker = q.JobID, now, q.Asker
+	}
+	r.UpdatedAt = now
+	r.count(old, -1)
+	r.count(q, +1)
+	if old == nil {
+		r.Questions++
+	}
+	if WaitsOn(q) && r.WaitingOn == nil {
+		r.WaitingOn = &PendingQuestion{QuestionID: q.ID, Question: q.Question, Timestamp: q.CreatedAt}
+	}
+	if !WaitsOn(q) && r.WaitingOn != nil && r.WaitingOn.QuestionID == q.ID {
+		r.WaitingOn = nil // the store picks the next one
+	}
+}
+
+func (r *Run) count(q *Question, d int) {
+	if q == nil || !q.Pending() {
+		return
+	}
+	r.Pending += d
+	switch {
+	case q.Type == Approval:
+		r.PendingApproval += d
+	case q.Type != NonBlocking:
+		r.PendingInput += d
+	}
+}
+
+// Forget removes a settled question deleted by retention from the counts.
+func (r *Run) Forget(q *Question) {
+	r.count(q, -1)
+	r.Questions--
+	if r.WaitingOn != nil && r.WaitingOn.QuestionID == q.ID {
+		r.WaitingOn = nil
+	}
+}

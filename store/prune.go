@@ -1,0 +1,131 @@
+package store
+
+import (
+	"bytes"
+	"context"
+	"encoding/binary"
+	"encoding/json"
+	"fmt"
+	"time"
+
+	"github.com/hitlbot/hitl"
+	bolt "go.etcd.io/bbolt"
+)
+
+// Prune implements hitl.Store: retention. It deletes, in one transaction,
+// up to limit questions settled before before, with their index entries,
+// their runs' counts (a run left with no question goes too) and their
+// Slack records, and the events older than before (up to limit of them).
+// Freed pages go back to bbolt's freelist and are reused by later writes,
+// so a steady load keeps the file the same size.
+func (db *DB) Prune(ctx context.Context, before time.Time, limit int) (int, error) {
+	if err := ctx.Err(); err != nil {
+		return 0, err
+	}
+	if limit <= 0 {
+		limit = 256
+	}
+	var n int
+	err := db.write(func(tx *bolt.Tx) error {
+		n = 0
+		end := timeKey(before)
+		c := tx.Bucket(bucketBySettled).Cursor()
+		var ids []string
+		for k, _ := c.First(); k != nil && len(ids) < limit; k, _ = c.Next() {
+			if len(k) < 8 || binary.BigEndian.Uint64(k) >= end {
+				break
+			}
+			ids = append(ids, idAfter(k, 8))
+		}
+		for _, id := range ids {
+			if err := deleteQuestion(tx, id); err != nil {
+				return err
+			}
+			n++
+		}
+		return pruneEvents(tx, before, limit)
+	})
+	if err != nil {
+		return 0, fmt.Errorf("store: prune: %w", err)
+	}
+	return n, nil
+}
+
+// deleteQuestion removes settled question id and everything that points
+// to it.
+func deleteQuestion(tx *bolt.Tx, id string) error {
+	q, err := getQuestion(tx, id)
+	if err != nil {
+		return err
+	}
+	if q.Pending() {
+		return fmt.Errorf("question %s is pending: only settled questions are pruned", id)
+	}
+	if err := moveIndexes(tx, id, indexOf(q), nil); err != nil {
+		return err
+	}
+	if err := tx.Bucket(bucketQuestions).Delete([]byte(id)); err != nil {
+		return err
+	}
+	run, err := getRun(tx, q.JobID)
+	if err != nil {
+		return err
+	}
+	if run != nil {
+		run.Forget(q)
+		if run.Questions <= 0 {
+			if err := tx.Bucket(bucketRuns).Delete([]byte(run.ID)); err != nil {
+				return err
+			}
+		} else if err := putRun(tx, run); err != nil {
+			return err
+		}
+	}
+	return deleteSlackRecords(tx, id)
+}
+
+// deleteSlackRecords removes where question id was posted.
+func deleteSlackRecords(tx *bolt.Tx, id string) error {
+	prefix := append([]byte(id), 0)
+	msgs := tx.Bucket(bucketSlackMessages)
+	c := msgs.Cursor()
+	var keys [][]byte
+	for k, v := c.Seek(prefix); k != nil && bytes.HasPrefix(k, prefix); k, v = c.Next() {
+		var m hitl.SlackMessage
+		if json.Unmarshal(v, &m) == nil {
+			if err := tx.Bucket(bucketSlackByTS).Delete(joinKey(m.Channel, m.TS)); err != nil {
+				return err
+			}
+		}
+		keys = append(keys, bytes.Clone(k))
+	}
+	for _, k := range keys {
+		if err := msgs.Delete(k); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// pruneEvents deletes up to limit events older than before from the start
+// of the log (events are appended in time order).
+func pruneEvents(tx *bolt.Tx, before time.Time, limit int) error {
+	b := tx.Bucket(bucketEvents)
+	c := b.Cursor()
+	for k, v := c.First(); k != nil && limit > 0; k, v = c.First() {
+		var ev struct {
+			At time.Time `json:"at"`
+		}
+		if err := json.Unmarshal(v, &ev); err != nil {
+			return fmt.Errorf("decode event %x: %w", k, err)
+		}
+		if !ev.At.Before(before) {
+			return nil
+		}
+		if err := c.Delete(); err != nil {
+			return err
+		}
+		limit--
+	}
+	return nil
+}

@@ -1,0 +1,97 @@
+package store
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"time"
+
+	"github.com/hitlbot/hitl"
+	bolt "go.etcd.io/bbolt"
+)
+
+// Run implements hitl.Store.
+func (db *DB) Run(ctx context.Context, id string) (*hitl.Run, error) {
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+	var run *hitl.Run
+	err := db.bolt.View(func(tx *bolt.Tx) error {
+		var err error
+		run, err = getRun(tx, id)
+		return err
+	})
+	if err != nil {
+		return nil, err
+	}
+	if run == nil {
+		return nil, hitl.Errorf(hitl.ENOTFOUND, "run %s not found: it has no questions", id)
+	}
+	return run, nil
+}
+
+// getRun decodes run id, or returns nil when there is none.
+func getRun(tx *bolt.Tx, id string) (*hitl.Run, error) {
+	v := tx.Bucket(bucketRuns).Get([]byte(id))
+	if v == nil {
+		return nil, nil
+	}
+	var run hitl.Run
+	if err := json.Unmarshal(v, &run); err != nil {
+		return nil, fmt.Errorf("decode run %s: %w", id, err)
+	}
+	return &run, nil
+}
+
+func putRun(tx *bolt.Tx, run *hitl.Run) error {
+	data, err := json.Marshal(run)
+	if err != nil {
+		return fmt.Errorf("encode run %s: %w", run.ID, err)
+	}
+	if err := tx.Bucket(bucketRuns).Put([]byte(run.ID), data); err != nil {
+		return fmt.Errorf("put run %s: %w", run.ID, err)
+	}
+	return nil
+}
+
+// trackRun moves q's run from question old (nil for a new question) to q,
+// in the transaction that writes q, after q's index entries moved. When
+// the question the run waited on stops waiting, the next is the oldest
+// pending one it waits on, read from run_pending.
+func trackRun(tx *bolt.Tx, old, q *hitl.Question, at time.Time) (*hitl.Run, error) {
+	run, err := getRun(tx, q.JobID)
+	if err != nil {
+		return nil, err
+	}
+	if run == nil {
+		run = &hitl.Run{}
+	}
+	run.Track(old, q, at)
+	if err := nextWaitingOn(tx, run); err != nil {
+		return nil, err
+	}
+	return run, putRun(tx, run)
+}
+
+// nextWaitingOn sets run.WaitingOn when it waits on a question but names
+// none: the first entry of the run's pending index that it waits on.
+func nextWaitingOn(tx *bolt.Tx, run *hitl.Run) error {
+	if run.WaitingOn != nil || run.PendingInput+run.PendingApproval == 0 {
+		return nil
+	}
+	prefix := jobPrefix(run.ID)
+	c := tx.Bucket(bucketRunPending).Cursor()
+	for k, v := c.Seek(prefix); k != nil && bytes.HasPrefix(k, prefix); k, v = c.Next() {
+		if len(v) != 1 || v[0] != 1 {
+			continue
+		}
+		q, err := getQuestion(tx, idAfter(k, len(prefix)+8))
+		if err != nil {
+			return fmt.Errorf("run_pending entry %x: %w", k, err)
+		}
+		run.WaitingOn = &hitl.PendingQuestion{QuestionID: q.ID, Question: q.Question, Timestamp: q.CreatedAt}
+		return nil
+	}
+	return nil
+}
