@@ -531,6 +531,26 @@ func (s *Service) Events(ctx context.Context, after uint64, limit int) ([]*Event
 	return out, last, nil
 }
 
+// Prune applies retention: it deletes questions settled more than
+// retention ago (with their indexes and Slack records) and events older
+// than that, in batches, and returns how many questions it deleted.
+// retention 0 keeps everything.
+func (s *Service) Prune(ctx context.Context, retention time.Duration) (int, error) {
+	if retention <= 0 {
+		return 0, nil
+	}
+	const batch = 256
+	before := s.clock.Now().Add(-retention)
+	total := 0
+	for {
+		n, err := s.store.Prune(ctx, before, batch)
+		total += n
+		if err != nil || n < batch {
+			return total, err
+		}
+	}
+}
+
 // Changed returns a channel closed at the next committed change. Readers of
 // the event log wait on it instead of polling.
 func (s *Service) Changed() <-chan struct{} { return s.hub.next() }

@@ -109,8 +109,9 @@ type Store interface {
 	Run(ctx context.Context, id string) (*Run, error)
 
 	// Prune deletes up to limit questions settled before before (with
-	// their index entries, run counts and Slack records) and the events
-	// older than before, and returns how many questions it deleted.
+	// their index entries, run counts and Slack records) and up to limit
+	// events older than before, and returns how many records (questions
+	// and events) it deleted: less than limit when it is done.
 	Prune(ctx context.Context, before time.Time, limit int) (int, error)
 
 	// DueQuestions returns up to limit ids of pending questions whose

@@ -25,6 +25,9 @@ type Config struct {
 	Tokens        []Token  `yaml:"tokens"`
 	Timeouts      Timeouts `yaml:"timeouts"`
 	SweepSchedule string   `yaml:"sweep_schedule"`
+	// Retention is how long settled questions (and events) are kept,
+	// counted from when they were settled; 0 keeps everything.
+	Retention Duration `yaml:"retention"`
 	Slack         Slack    `yaml:"slack"`
 	// RateLimits bound question creation (seed 001).
 	RateLimits RateLimits `yaml:"rate_limits"`
@@ -84,8 +87,12 @@ func (s Slack) Enabled() bool { return s.AppToken != "" && s.BotToken != "" }
 // Duration is a time.Duration written as "30m" in YAML.
 type Duration time.Duration
 
-// UnmarshalYAML parses a Go duration string.
+// UnmarshalYAML parses a Go duration string ("0" is zero).
 func (d *Duration) UnmarshalYAML(n *yaml.Node) error {
+	if n.Value == "0" {
+		*d = 0
+		return nil
+	}
 	v, err := time.ParseDuration(n.Value)
 	if err != nil {
 		return fmt.Errorf("line %d: %q is not a duration (like 30m or 1h30m)", n.Line, n.Value)
@@ -101,6 +108,7 @@ func Default() Config {
 		Listen:        "127.0.0.1:7070",
 		DB:            "./hitl.db",
 		SweepSchedule: "@every 1s",
+		Retention:     Duration(720 * time.Hour),
 		RateLimits:    RateLimits{TokenPerMinute: 120, RunPerMinute: 30},
 		Timeouts: Timeouts{
 			Blocking: Duration(t.Blocking), Approval: Duration(t.Approval), ErrorRecovery: Duration(t.ErrorRecovery),
@@ -149,6 +157,7 @@ var envKeys = []struct{ env, key string }{
 	{"SLACK_BOT_TOKEN", "slack.bot_token"},
 	{"HITL_SLACK_CHANNEL", "slack.channel"},
 	{"HITL_SLACK_API_URL", "slack.api_url"},
+	{"HITL_RETENTION", "retention"},
 	{"HITL_RATE_TOKEN_PER_MINUTE", "rate_limits.token_per_minute"},
 	{"HITL_RATE_RUN_PER_MINUTE", "rate_limits.run_per_minute"},
 }
@@ -174,6 +183,12 @@ func (c *Config) applyEnv(getenv func(string) string) error {
 			c.Slack.Channel = v
 		case "slack.api_url":
 			c.Slack.APIURL = v
+		case "retention":
+			d, err := time.ParseDuration(v)
+			if err != nil {
+				return bad("retention (HITL_RETENTION)", v, "want a duration like 720h (0 keeps everything)")
+			}
+			c.Retention = Duration(d)
 		case "rate_limits.token_per_minute", "rate_limits.run_per_minute":
 			n, err := strconv.Atoi(v)
 			if err != nil {

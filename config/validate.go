@@ -30,6 +30,9 @@ func (c Config) Validate() error {
 	if err := validateTokens(c.Tokens); err != nil {
 		return err
 	}
+	if c.Retention < 0 {
+		return bad("retention", time.Duration(c.Retention).String(), "must be 0 (keep everything) or a positive duration")
+	}
 	if c.RateLimits.TokenPerMinute < 0 {
 		return bad("rate_limits.token_per_minute", strconv.Itoa(c.RateLimits.TokenPerMinute), "must be 0 (off) or more")
 	}

@@ -15,7 +15,8 @@ import (
 // Prune implements hitl.Store: retention. It deletes, in one transaction,
 // up to limit questions settled before before, with their index entries,
 // their runs' counts (a run left with no question goes too) and their
-// Slack records, and the events older than before (up to limit of them).
+// Slack records, and up to limit events older than before; it returns the
+// larger of the two counts.
 // Freed pages go back to bbolt's freelist and are reused by later writes,
 // so a steady load keeps the file the same size.
 func (db *DB) Prune(ctx context.Context, before time.Time, limit int) (int, error) {
@@ -43,7 +44,9 @@ func (db *DB) Prune(ctx context.Context, before time.Time, limit int) (int, erro
 			}
 			n++
 		}
-		return pruneEvents(tx, before, limit)
+		m, err := pruneEvents(tx, before, limit)
+		n = max(n, m)
+		return err
 	})
 	if err != nil {
 		return 0, fmt.Errorf("store: prune: %w", err)
@@ -108,24 +111,24 @@ func deleteSlackRecords(tx *bolt.Tx, id string) error {
 }
 
 // pruneEvents deletes up to limit events older than before from the start
-// of the log (events are appended in time order).
-func pruneEvents(tx *bolt.Tx, before time.Time, limit int) error {
-	b := tx.Bucket(bucketEvents)
-	c := b.Cursor()
-	for k, v := c.First(); k != nil && limit > 0; k, v = c.First() {
+// of the log (events are appended in time order) and returns how many.
+func pruneEvents(tx *bolt.Tx, before time.Time, limit int) (int, error) {
+	c := tx.Bucket(bucketEvents).Cursor()
+	n := 0
+	for k, v := c.First(); k != nil && n < limit; k, v = c.First() {
 		var ev struct {
 			At time.Time `json:"at"`
 		}
 		if err := json.Unmarshal(v, &ev); err != nil {
-			return fmt.Errorf("decode event %x: %w", k, err)
+			return n, fmt.Errorf("decode event %x: %w", k, err)
 		}
 		if !ev.At.Before(before) {
-			return nil
+			break
 		}
 		if err := c.Delete(); err != nil {
-			return err
+			return n, err
 		}
-		limit--
+		n++
 	}
-	return nil
+	return n, nil
 }

@@ -6,6 +6,7 @@ package sweeper
 import (
 	"context"
 	"log/slog"
+	"sync"
 
 	"github.com/robfig/cron/v3"
 )
@@ -20,10 +21,14 @@ type Sweeper struct {
 	log    *slog.Logger
 	ctx    context.Context
 	cancel context.CancelFunc
+	mu     sync.Mutex     // held by the running sweep: never two at once
+	first  sync.WaitGroup // the first sweep, run in the background
 }
 
-// Start sweeps once at once (questions may have come due while the service
-// was down), then on schedule (a cron spec such as "@every 1s").
+// Start sweeps once at once, in the background (questions may have come
+// due while the service was down: thousands of them must not keep the
+// service from starting), then on schedule (a cron spec such as
+// "@every 1s").
 func Start(schedule string, sweep SweepFunc, log *slog.Logger) (*Sweeper, error) {
 	ctx, cancel := context.WithCancel(context.Background())
 	s := &Sweeper{sweep: sweep, log: log, ctx: ctx, cancel: cancel}
@@ -32,18 +37,22 @@ func Start(schedule string, sweep SweepFunc, log *slog.Logger) (*Sweeper, error)
 		cancel()
 		return nil, err
 	}
-	s.run()
+	s.first.Go(s.run)
 	s.cron.Start()
 	return s, nil
 }
 
 func (s *Sweeper) run() {
+	if !s.mu.TryLock() {
+		return // the previous sweep is still running
+	}
+	defer s.mu.Unlock()
 	n, err := s.sweep(s.ctx)
 	if err != nil && s.ctx.Err() == nil {
 		s.log.Error("timeout sweep failed", "err", err)
 	}
 	if n > 0 {
-		s.log.Info("timed out questions", "count", n)
+		s.log.Info("sweep settled or pruned questions", "count", n)
 	}
 }
 
@@ -51,4 +60,5 @@ func (s *Sweeper) run() {
 func (s *Sweeper) Stop() {
 	s.cancel()
 	<-s.cron.Stop().Done()
+	s.first.Wait()
 }

@@ -67,7 +67,7 @@ func (m *Main) Run(ctx context.Context) (err error) {
 	} else if n > 0 {
 		m.Logger.Warn("sensitive answers were lost to the restart before their agents received them; asking again", "questions", n)
 	}
-	if m.sweeper, err = sweeper.Start(m.Config.SweepSchedule, m.Service.SweepExpired, m.Logger); err != nil {
+	if m.sweeper, err = sweeper.Start(m.Config.SweepSchedule, m.sweep, m.Logger); err != nil {
 		return hitl.Errorf(hitl.EINVALID, "sweep_schedule: %v", err)
 	}
 	if m.Config.Slack.Enabled() {
@@ -125,6 +125,16 @@ func (m *Main) Close() error {
 }
 
 func (m *Main) access() hitl.Access { return m.Config.Access() }
+
+// sweep is the sweeper's work: time out what is due, then apply retention.
+func (m *Main) sweep(ctx context.Context) (int, error) {
+	n, err := m.Service.SweepExpired(ctx)
+	if err != nil {
+		return n, err
+	}
+	pruned, err := m.Service.Prune(ctx, time.Duration(m.Config.Retention))
+	return n + pruned, err
+}
 
 func (m *Main) tokens() []agent.Token {
 	out := make([]agent.Token, len(m.Config.Tokens))

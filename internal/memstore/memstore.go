@@ -278,5 +278,5 @@ func (s *Store) Prune(_ context.Context, before time.Time, limit int) (int, erro
 		n++
 	}
 	s.events = s.events[n:]
-	return len(old), nil
+	return max(len(old), n), nil
 }

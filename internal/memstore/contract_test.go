@@ -1,0 +1,13 @@
+package memstore_test
+
+import (
+	"testing"
+
+	"github.com/hitlbot/hitl"
+	"github.com/hitlbot/hitl/internal/memstore"
+	"github.com/hitlbot/hitl/internal/storetest"
+)
+
+func TestStoreContract(t *testing.T) {
+	storetest.Run(t, func(*testing.T) hitl.Store { return memstore.New() })
+}

@@ -1,0 +1,323 @@
+// Package storetest is the contract of hitl.Store as one test suite: the
+// bbolt store and the in-memory store both run it, and so can a second
+// backend later (DESIGN.md: PostgreSQL behind the same contract).
+package storetest
+
+import (
+	"context"
+	"fmt"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/hitlbot/hitl"
+	"github.com/hitlbot/hitl/internal/clocktest"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+var t0 = time.Date(2026, 11, 22, 10, 0, 0, 0, time.UTC)
+
+// env is one store under test with a service over it.
+type env struct {
+	store hitl.Store
+	svc   *hitl.Service
+	clock *clocktest.Clock
+	n     int
+}
+
+var (
+	agent  = hitl.TokenPrincipal("agent", nil, "")
+	person = hitl.TokenPrincipal("person", []hitl.Scope{hitl.ScopeAdmin}, "") // answers anything, assigned or not
+	admin  = hitl.TokenPrincipal("admin", []hitl.Scope{hitl.ScopeAdmin}, "")
+)
+
+func as(p hitl.Principal) context.Context { return hitl.WithPrincipal(context.Background(), p) }
+
+// ask creates a question one millisecond after the previous one, so that
+// creation order is time order (ties order differently per backend).
+func (e *env) ask(t testing.TB, run string, n hitl.NewQuestion) *hitl.Question {
+	t.Helper()
+	e.clock.Add(time.Millisecond)
+	q, _, err := e.svc.Create(as(agent), run, n)
+	require.NoError(t, err)
+	return q
+}
+
+func (e *env) answer(t testing.TB, id string, v any) *hitl.Question {
+	t.Helper()
+	e.clock.Add(time.Millisecond)
+	q, err := e.svc.Answer(as(person), id, hitl.Response{Value: v})
+	require.NoError(t, err)
+	return q
+}
+
+func ids(qs []*hitl.Question) []string {
+	out := []string{}
+	for _, q := range qs {
+		out = append(out, q.ID)
+	}
+	return out
+}
+
+// Run runs the contract against stores made by open (a new, empty one per
+// call).
+func Run(t *testing.T, open func(t *testing.T) hitl.Store) {
+	newEnv := func(t *testing.T) *env {
+		st := open(t)
+		clock := clocktest.New(t0)
+		n := 0
+		return &env{store: st, clock: clock, svc: hitl.NewService(st, hitl.ServiceConfig{Clock: clock,
+			NewID: func() string { n++; return fmt.Sprintf("q_%06d", n) }})}
+	}
+	t.Run("paging returns every question once, in order", func(t *testing.T) { testPaging(t, newEnv(t)) })
+	t.Run("paging stays exact across concurrent inserts", func(t *testing.T) { testPagingConcurrent(t, newEnv(t)) })
+	t.Run("lists read the index the filter names", func(t *testing.T) { testIndexes(t, newEnv(t)) })
+	t.Run("runs are records kept current", func(t *testing.T) { testRuns(t, newEnv(t)) })
+	t.Run("idempotency keys hold until the outcome is received", func(t *testing.T) { testKeys(t, newEnv(t)) })
+	t.Run("a refused update writes nothing", func(t *testing.T) { testAtomicUpdate(t, newEnv(t)) })
+	t.Run("prune deletes only old settled questions and old events", func(t *testing.T) { testPrune(t, newEnv(t)) })
+	t.Run("due questions come earliest first", func(t *testing.T) { testDue(t, newEnv(t)) })
+	t.Run("sealed questions are listed until received", func(t *testing.T) { testSealed(t, newEnv(t)) })
+}
+
+func testPaging(t *testing.T, e *env) {
+	var want []string
+	for i := range 250 {
+		want = append(want, e.ask(t, fmt.Sprintf("run-%d", i%3), hitl.NewQuestion{Question: "Q?"}).ID)
+	}
+	for _, f := range []hitl.QuestionFilter{{Status: hitl.StatusPending, Limit: 100}, {Limit: 7}, {Unassigned: true, Limit: 50}} {
+		var got []string
+		pages := 0
+		for {
+			page, err := e.store.Questions(context.Background(), f)
+			require.NoError(t, err)
+			got = append(got, ids(page.Questions)...)
+			pages++
+			if page.NextCursor == "" {
+				break
+			}
+			f.Cursor = page.NextCursor
+			require.Less(t, pages, 100, "paging ends")
+		}
+		assert.Equal(t, want, got, "every question once, oldest first (limit %d)", f.Limit)
+	}
+	t.Run("backwards", func(t *testing.T) {
+		page, err := e.store.Questions(context.Background(), hitl.QuestionFilter{Status: hitl.StatusPending, Reverse: true, Limit: 3})
+		require.NoError(t, err)
+		assert.Equal(t, []string{want[249], want[248], want[247]}, ids(page.Questions))
+		next, err := e.store.Questions(context.Background(), hitl.QuestionFilter{Status: hitl.StatusPending, Reverse: true, Limit: 2, Cursor: page.NextCursor})
+		require.NoError(t, err)
+		assert.Equal(t, []string{want[246], want[245]}, ids(next.Questions))
+	})
+	t.Run("a cursor of another list is refused", func(t *testing.T) {
+		page, err := e.store.Questions(context.Background(), hitl.QuestionFilter{JobID: "run-1", Limit: 1})
+		require.NoError(t, err)
+		_, err = e.store.Questions(context.Background(), hitl.QuestionFilter{JobID: "run-2", Cursor: page.NextCursor})
+		if err != nil {
+			assert.Equal(t, hitl.EINVALID, hitl.ErrorCode(err))
+		}
+	})
+}
+
+func testPagingConcurrent(t *testing.T, e *env) {
+	var before []string
+	for range 300 {
+		before = append(before, e.ask(t, "run", hitl.NewQuestion{Question: "Q?"}).ID)
+	}
+	var wg sync.WaitGroup
+	var mu sync.Mutex
+	wg.Go(func() {
+		for range 200 {
+			mu.Lock()
+			e.clock.Add(time.Millisecond)
+			mu.Unlock()
+			_, _, err := e.svc.Create(as(agent), "run", hitl.NewQuestion{Question: "later?"})
+			assert.NoError(t, err)
+		}
+	})
+	seen := map[string]int{}
+	f := hitl.QuestionFilter{Status: hitl.StatusPending, Limit: 40}
+	for {
+		page, err := e.store.Questions(context.Background(), f)
+		require.NoError(t, err)
+		for _, q := range page.Questions {
+			seen[q.ID]++
+		}
+		if page.NextCursor == "" {
+			break
+		}
+		f.Cursor = page.NextCursor
+	}
+	wg.Wait()
+	for _, id := range before {
+		assert.Equal(t, 1, seen[id], "question %s existed before paging began: seen exactly once", id)
+	}
+	for id, n := range seen {
+		assert.Equal(t, 1, n, "question %s seen once", id)
+	}
+}
+
+func testIndexes(t *testing.T, e *env) {
+	ctx := context.Background()
+	a := e.ask(t, "run-a", hitl.NewQuestion{Question: "A?", Assignees: []string{"U0ALICE"}})
+	b := e.ask(t, "run-b", hitl.NewQuestion{Question: "B?", Assignees: []string{"U0ALICE", "S0OPS"}})
+	c := e.ask(t, "run-a", hitl.NewQuestion{Question: "C?"})
+	other, _, err := e.svc.Create(as(hitl.TokenPrincipal("other", nil, "")), "run-c", hitl.NewQuestion{Question: "D?"})
+	require.NoError(t, err)
+	e.answer(t, c.ID, "x")
+	e.answer(t, a.ID, "y")
+	list := func(f hitl.QuestionFilter) []string {
+		t.Helper()
+		page, err := e.store.Questions(ctx, f)
+		require.NoError(t, err)
+		return ids(page.Questions)
+	}
+	assert.Equal(t, []string{b.ID}, list(hitl.QuestionFilter{Assignee: "U0ALICE"}), "assignee: pending only")
+	assert.Equal(t, []string{b.ID}, list(hitl.QuestionFilter{Assignee: "S0OPS"}), "a user group is an assignee too")
+	assert.Equal(t, []string{other.ID}, list(hitl.QuestionFilter{Unassigned: true}))
+	assert.Equal(t, []string{c.ID, a.ID}, list(hitl.QuestionFilter{RespondedBy: person.ID}), "in the order answered")
+	assert.Equal(t, []string{a.ID, c.ID}, list(hitl.QuestionFilter{RespondedBy: person.ID, Reverse: true}), "newest answer first")
+	assert.Equal(t, []string{a.ID, c.ID}, list(hitl.QuestionFilter{JobID: "run-a"}))
+	assert.Empty(t, list(hitl.QuestionFilter{JobID: "run-a", Assignee: "U0ALICE"}), "an answered question waits on nobody")
+	assert.Equal(t, []string{a.ID, c.ID}, list(hitl.QuestionFilter{Asker: agent.ID, Status: hitl.StatusAnswered, Type: hitl.Blocking}))
+	assert.Equal(t, []string{other.ID}, list(hitl.QuestionFilter{Asker: "api:other"}))
+	assert.Equal(t, []string{a.ID, c.ID}, list(hitl.QuestionFilter{Status: hitl.StatusAnswered}))
+	assert.Equal(t, []string{a.ID, b.ID, c.ID, other.ID}, list(hitl.QuestionFilter{}))
+}
+
+func testRuns(t *testing.T, e *env) {
+	ctx := context.Background()
+	_, err := e.store.Run(ctx, "run-1")
+	assert.Equal(t, hitl.ENOTFOUND, hitl.ErrorCode(err))
+	nb := e.ask(t, "run-1", hitl.NewQuestion{Question: "Verbose?", Type: hitl.NonBlocking, ResponseType: hitl.BooleanResponse,
+		DefaultResponse: &hitl.Response{Value: false}})
+	input := e.ask(t, "run-1", hitl.NewQuestion{Question: "Which DB?"})
+	approval := e.ask(t, "run-1", hitl.NewQuestion{Question: "Deploy?", Type: hitl.Approval})
+	run, err := e.store.Run(ctx, "run-1")
+	require.NoError(t, err)
+	assert.Equal(t, 3, run.Questions)
+	assert.Equal(t, 3, run.Pending)
+	assert.Equal(t, hitl.PhaseWaitingForApproval, run.Phase())
+	require.NotNil(t, run.WaitingOn)
+	assert.Equal(t, input.ID, run.WaitingOn.QuestionID, "the oldest question it waits on (not the non-blocking one)")
+	assert.Equal(t, agent.ID, run.Asker)
+
+	e.answer(t, input.ID, "pg")
+	run, _ = e.store.Run(ctx, "run-1")
+	assert.Equal(t, approval.ID, run.WaitingOn.QuestionID, "the next one")
+	e.answer(t, approval.ID, "approve")
+	run, _ = e.store.Run(ctx, "run-1")
+	assert.Nil(t, run.WaitingOn)
+	assert.Equal(t, hitl.PhaseRunning, run.Phase())
+	assert.Equal(t, 1, run.Pending, "the non-blocking question is still open")
+	evs, err := e.store.Events(ctx, 0, 0)
+	require.NoError(t, err)
+	last := evs[len(evs)-1]
+	assert.Equal(t, hitl.EventQuestionAnswered, last.Type)
+	assert.Equal(t, hitl.PhaseRunning, last.Status, "each event carries the run's phase after it")
+	assert.Equal(t, hitl.PhaseWaitingForApproval, evs[len(evs)-2].Status)
+	_ = nb
+}
+
+func testKeys(t *testing.T, e *env) {
+	ctx := context.Background()
+	q := e.ask(t, "run-1", hitl.NewQuestion{Question: "Q?", IdempotencyKey: "k"})
+	got, err := e.store.QuestionByKey(ctx, "run-1", "k")
+	require.NoError(t, err)
+	assert.Equal(t, q.ID, got.ID)
+	_, err = e.store.QuestionByKey(ctx, "run-2", "k")
+	assert.Equal(t, hitl.ENOTFOUND, hitl.ErrorCode(err), "keys belong to a run")
+	again, created, err := e.store.CreateQuestion(ctx, &hitl.Question{ID: "q_other", JobID: "run-1", Question: "Q?", IdempotencyKey: "k",
+		Status: hitl.StatusPending, Type: hitl.Blocking, ResponseType: hitl.TextResponse, CreatedAt: e.clock.Now()}, nil)
+	require.NoError(t, err)
+	assert.False(t, created)
+	assert.Equal(t, q.ID, again.ID)
+	e.answer(t, q.ID, "x")
+	_, err = e.svc.Receive(as(agent), q.ID)
+	require.NoError(t, err)
+	_, err = e.store.QuestionByKey(ctx, "run-1", "k")
+	assert.Equal(t, hitl.ENOTFOUND, hitl.ErrorCode(err), "freed once received")
+	next := e.ask(t, "run-1", hitl.NewQuestion{Question: "Q?", IdempotencyKey: "k"})
+	assert.NotEqual(t, q.ID, next.ID)
+}
+
+func testAtomicUpdate(t *testing.T, e *env) {
+	ctx := context.Background()
+	q := e.ask(t, "run-1", hitl.NewQuestion{Question: "Q?"})
+	_, err := e.store.UpdateQuestion(ctx, q.ID, func(q *hitl.Question) (*hitl.Event, error) {
+		q.Status = hitl.StatusCancelled
+		return nil, hitl.Errorf(hitl.EFORBIDDEN, "no")
+	})
+	assert.Equal(t, hitl.EFORBIDDEN, hitl.ErrorCode(err), "fn's error is returned as it is")
+	got, err := e.store.Question(ctx, q.ID)
+	require.NoError(t, err)
+	assert.True(t, got.Pending(), "and nothing is written")
+	_, err = e.store.UpdateQuestion(ctx, "q_nope", func(*hitl.Question) (*hitl.Event, error) { return nil, nil })
+	assert.Equal(t, hitl.ENOTFOUND, hitl.ErrorCode(err))
+}
+
+func testPrune(t *testing.T, e *env) {
+	ctx := context.Background()
+	old := e.ask(t, "run-old", hitl.NewQuestion{Question: "old?"})
+	e.answer(t, old.ID, "x")
+	stillPending := e.ask(t, "run-old", hitl.NewQuestion{Question: "pending?"})
+	e.clock.Add(48 * time.Hour)
+	recent := e.ask(t, "run-new", hitl.NewQuestion{Question: "recent?"})
+	e.answer(t, recent.ID, "y")
+
+	_, err := e.svc.Prune(ctx, 24*time.Hour)
+	require.NoError(t, err)
+	_, err = e.store.Question(ctx, old.ID)
+	assert.Equal(t, hitl.ENOTFOUND, hitl.ErrorCode(err), "settled longer ago than retention: gone")
+	_, err = e.store.Question(ctx, stillPending.ID)
+	assert.NoError(t, err, "a pending question is never pruned, however old")
+	_, err = e.store.Question(ctx, recent.ID)
+	assert.NoError(t, err, "settled within retention: kept")
+	run, err := e.store.Run(ctx, "run-old")
+	require.NoError(t, err)
+	assert.Equal(t, 1, run.Questions)
+	evs, err := e.store.Events(ctx, 0, 0)
+	require.NoError(t, err)
+	for _, ev := range evs {
+		assert.False(t, ev.At.Before(e.clock.Now().Add(-24*time.Hour)), "event %d is older than retention", ev.Seq)
+	}
+	page, err := e.store.Questions(ctx, hitl.QuestionFilter{RespondedBy: person.ID})
+	require.NoError(t, err)
+	assert.Equal(t, []string{recent.ID}, ids(page.Questions), "no index points at a pruned question")
+
+	e.answer(t, stillPending.ID, "z")
+	e.clock.Add(48 * time.Hour)
+	_, err = e.svc.Prune(ctx, 24*time.Hour)
+	require.NoError(t, err)
+	_, err = e.store.Run(ctx, "run-old")
+	assert.Equal(t, hitl.ENOTFOUND, hitl.ErrorCode(err), "a run with no question left goes too")
+}
+
+func testDue(t *testing.T, e *env) {
+	ctx := context.Background()
+	ten, twenty := 10.0, 20.0
+	late := e.ask(t, "run", hitl.NewQuestion{Question: "late?", TimeoutMinutes: &twenty})
+	early := e.ask(t, "run", hitl.NewQuestion{Question: "early?", TimeoutMinutes: &ten})
+	due, err := e.store.DueQuestions(ctx, e.clock.Now().Add(15*time.Minute), 10)
+	require.NoError(t, err)
+	assert.Equal(t, []string{early.ID}, due)
+	due, err = e.store.DueQuestions(ctx, e.clock.Now().Add(time.Hour), 10)
+	require.NoError(t, err)
+	assert.Equal(t, []string{early.ID, late.ID}, due)
+}
+
+func testSealed(t *testing.T, e *env) {
+	ctx := context.Background()
+	q := e.ask(t, "run", hitl.NewQuestion{Question: "secret?", Sensitive: true})
+	e.answer(t, q.ID, "hunter2")
+	sealed, err := e.store.SealedQuestions(ctx)
+	require.NoError(t, err)
+	assert.Equal(t, []string{q.ID}, sealed)
+	_, err = e.svc.Receive(as(agent), q.ID)
+	require.NoError(t, err)
+	sealed, err = e.store.SealedQuestions(ctx)
+	require.NoError(t, err)
+	assert.Empty(t, sealed)
+	_ = admin
+}

@@ -1,0 +1,12 @@
+package store
+
+import (
+	"testing"
+
+	"github.com/hitlbot/hitl"
+	"github.com/hitlbot/hitl/internal/storetest"
+)
+
+func TestStoreContract(t *testing.T) {
+	storetest.Run(t, func(t *testing.T) hitl.Store { return openTestDB(t) })
+}
