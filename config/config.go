@@ -28,7 +28,7 @@ type Config struct {
 	// Retention is how long settled questions (and events) are kept,
 	// counted from when they were settled; 0 keeps everything.
 	Retention Duration `yaml:"retention"`
-	Slack         Slack    `yaml:"slack"`
+	Slack     Slack    `yaml:"slack"`
 	// RateLimits bound question creation (seed 001).
 	RateLimits RateLimits `yaml:"rate_limits"`
 	// AllowDefaultApprove lets an approval be created with
