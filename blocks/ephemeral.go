@@ -58,15 +58,6 @@ func SettlementFromError(err error) (Settlement, bool) {
 	return s, true
 }
 
-// NotAllowed tells someone they may not answer q, naming who may.
-func NotAllowed(q *hitl.Question) string {
-	q = orEmpty(q)
-	if len(q.Assignees) == 0 {
-		return "🚫 You're not allowed to answer this question."
-	}
-	return "🚫 Only " + mentions(q.Assignees[:min(len(q.Assignees), 40)]) + " can answer this question."
-}
-
 // ErrorText turns a hitl error code and message into an ephemeral text. The
 // message is escaped and cut; internal errors do not show it.
 func ErrorText(code, message string) string {

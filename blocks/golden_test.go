@@ -271,15 +271,12 @@ func TestHomeGolden(t *testing.T) {
 }
 
 func TestEphemeralGolden(t *testing.T) {
-	q := question(hitl.Blocking, hitl.TextResponse)
 	texts := map[string]string{
 		"already_answered":       AlreadySettled(Settlement{Status: hitl.StatusAnswered, By: "slack:U0ANSWER1", At: t0}),
 		"already_answered_cli":   AlreadySettled(Settlement{Status: hitl.StatusAnswered, By: "cli:alice"}),
 		"already_timed_out":      AlreadySettled(Settlement{Status: hitl.StatusTimeout, By: hitl.ActorSystem, At: t0}),
 		"already_cancelled":      AlreadySettled(Settlement{Status: hitl.StatusCancelled, By: "api:runner", At: t0}),
 		"already_pending":        AlreadySettled(Settlement{Status: hitl.StatusPending}),
-		"not_allowed":            NotAllowed(q),
-		"not_allowed_anyone":     NotAllowed(&hitl.Question{}),
 		"error_invalid":          ErrorText(hitl.EINVALID, `"maybe" is not one of the options: Postgres, MySQL`),
 		"error_not_found":        ErrorText(hitl.ENOTFOUND, "no question q_x"),
 		"error_forbidden":        ErrorText(hitl.EFORBIDDEN, ""),

@@ -457,7 +457,6 @@ func TestEphemeralSafe(t *testing.T) {
 	q := hostileQuestion(question(hitl.Blocking, hitl.TextResponse))
 	allowed := append(mentionTokens(q.Assignees...), "@U0ANSWER1")
 	texts := []string{
-		NotAllowed(q),
 		Refusal("slack:U0ANSWER1 asked q_1 and may not answer it: " + hostile(5000)),
 		AlreadySettled(Settlement{Status: hitl.StatusAnswered, By: "cli:" + hostile(300), At: t0}),
 		AlreadySettled(Settlement{Status: hitl.StatusCancelled, By: "slack:U0ANSWER1", At: t0}),
