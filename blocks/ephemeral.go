@@ -58,15 +58,6 @@ func SettlementFromError(err error) (Settlement, bool) {
 	return s, true
 }
 
-// NotAllowed tells someone they may not answer q, naming who may.
-func NotAllowed(q *hitl.Question) string {
-	q = orEmpty(q)
-	if len(q.Assignees) == 0 {
-		return "🚫 You're not allowed to answer this question."
-	}
-	return "🚫 Only " + mentions(q.Assignees[:min(len(q.Assignees), 40)]) + " can answer this question."
-}
-
 // ErrorText turns a hitl error code and message into an ephemeral text. The
 // message is escaped and cut; internal errors do not show it.
 func ErrorText(code, message string) string {
@@ -84,7 +75,9 @@ func ErrorText(code, message string) string {
 		return with("⚠️ Not found: ")
 	case hitl.ECONFLICT:
 		return with("⚠️ Too late: ")
-	case hitl.EUNAUTHORIZED, hitl.EFORBIDDEN:
+	case hitl.EFORBIDDEN:
+		return Refusal(message)
+	case hitl.EUNAUTHORIZED:
 		return with("🚫 You're not allowed to do that: ")
 	case hitl.EREFUSED:
 		return with("🚫 Refused: ")
@@ -98,6 +91,41 @@ func ErrorText(code, message string) string {
 		return with("🚫 Cancelled: ")
 	}
 	return "💥 Something went wrong on our side. Try again, or answer with `hitl answer`."
+}
+
+// Refusal tells a Slack user that the rules refused their answer, in the
+// words of the rule that did (hitl's EFORBIDDEN message): "🚫 You're not
+// allowed to answer this: <@U0ALICE> asked q_1 and may not answer it — a
+// person decides, not the agent that asked." Slack user ids in the rule
+// become mentions; everything else is escaped and cut.
+func Refusal(rule string) string {
+	const head = "🚫 You're not allowed to answer this"
+	msg, _ := escapeCut(oneLine(rule), 500, ellipsis)
+	if msg == "" {
+		return head + "."
+	}
+	words := strings.Split(strings.ReplaceAll(msg, ": ", " — "), " ")
+	for i, w := range words {
+		words[i] = mentionWord(w)
+	}
+	msg = strings.Join(words, " ")
+	if !strings.HasSuffix(msg, ".") && !strings.HasSuffix(msg, ellipsis) {
+		msg += "."
+	}
+	return head + ": " + msg
+}
+
+// mentionWord renders a word of a rule that is a Slack user or group id
+// ("slack:U0ALICE", "U0BOB,", "S0OPS;") as a mention, keeping trailing
+// punctuation. Ids need a digit, so that a capitalised word is never taken
+// for one.
+func mentionWord(w string) string {
+	core := strings.TrimRight(w, ",;.)")
+	id := strings.TrimPrefix(core, "slack:")
+	if !slackID.MatchString(id) || !strings.ContainsAny(id, "0123456789") {
+		return w
+	}
+	return mention(id) + w[len(core):]
 }
 
 var (

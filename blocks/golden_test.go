@@ -77,6 +77,10 @@ func firstDiff(want, got string) string {
 
 var allowedFixture = []string{"@U024BE7LH", "!subteam^S0614TZR7", "@U0ANSWER1", "@U0HOMEUSER"}
 
+// reopenedNotice is the root's notice on a question whose sensitive answer
+// was lost to a restart.
+const reopenedNotice = "The service restarted before the agent received this sensitive answer, so it was never stored: please answer again."
+
 func TestQuestionMessageGolden(t *testing.T) {
 	choiceDesc := question(hitl.Blocking, hitl.ChoiceResponse)
 	choiceDesc.Options[0].Description = "the big one"
@@ -96,6 +100,8 @@ func TestQuestionMessageGolden(t *testing.T) {
 	long := question(hitl.Blocking, hitl.TextResponse)
 	long.Question = hostileLong
 	noMention := question(hitl.Blocking, hitl.BooleanResponse)
+	reopened := question(hitl.Blocking, hitl.TextResponse)
+	reopened.Question, reopened.Sensitive, reopened.Notice = "Paste the deploy key", true, reopenedNotice
 	bare := &hitl.Question{ID: "q_bare", Type: hitl.Blocking, ResponseType: hitl.TextResponse, Status: hitl.StatusPending, Question: "Anything?"}
 
 	cases := []struct {
@@ -115,6 +121,7 @@ func TestQuestionMessageGolden(t *testing.T) {
 		{"message_escaped_pending", esc, opts},
 		{"message_long_text_pending", long, opts},
 		{"message_minimal_pending", bare, opts},
+		{"message_sensitive_reopened", reopened, opts},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
@@ -216,6 +223,8 @@ func TestHomeGolden(t *testing.T) {
 		answered(question(hitl.Approval, hitl.ApprovalResponse), "slack:U0HOMEUSER", &hitl.Response{Type: hitl.ApprovalResponse, Value: hitl.Deny, Text: "no"}),
 	}
 	recent[0].ID, recent[1].ID = "q_done0", "q_done1"
+	reopened := question(hitl.Blocking, hitl.TextResponse)
+	reopened.Sensitive, reopened.Notice = true, reopenedNotice
 	recent[1].RespondedAt = at(20 * time.Minute)
 
 	var many, manyRecent []*hitl.Question
@@ -234,6 +243,7 @@ func TestHomeGolden(t *testing.T) {
 		{"home_empty", nil, nil},
 		{"home_three", three, recent},
 		{"home_many", many, manyRecent},
+		{"home_reopened", []*hitl.Question{reopened}, nil},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
@@ -261,18 +271,19 @@ func TestHomeGolden(t *testing.T) {
 }
 
 func TestEphemeralGolden(t *testing.T) {
-	q := question(hitl.Blocking, hitl.TextResponse)
 	texts := map[string]string{
 		"already_answered":       AlreadySettled(Settlement{Status: hitl.StatusAnswered, By: "slack:U0ANSWER1", At: t0}),
 		"already_answered_cli":   AlreadySettled(Settlement{Status: hitl.StatusAnswered, By: "cli:alice"}),
 		"already_timed_out":      AlreadySettled(Settlement{Status: hitl.StatusTimeout, By: hitl.ActorSystem, At: t0}),
 		"already_cancelled":      AlreadySettled(Settlement{Status: hitl.StatusCancelled, By: "api:runner", At: t0}),
 		"already_pending":        AlreadySettled(Settlement{Status: hitl.StatusPending}),
-		"not_allowed":            NotAllowed(q),
-		"not_allowed_anyone":     NotAllowed(&hitl.Question{}),
 		"error_invalid":          ErrorText(hitl.EINVALID, `"maybe" is not one of the options: Postgres, MySQL`),
 		"error_not_found":        ErrorText(hitl.ENOTFOUND, "no question q_x"),
 		"error_forbidden":        ErrorText(hitl.EFORBIDDEN, ""),
+		"refused_asker":          ErrorText(hitl.EFORBIDDEN, "slack:U0ANSWER1 asked q_0123456789abcdef and may not answer it: a person decides, not the agent that asked"),
+		"refused_not_assignee":   ErrorText(hitl.EFORBIDDEN, "q_0123456789abcdef is assigned to U024BE7LH, S0614TZR7; slack:U0ANSWER1 is not one of them"),
+		"refused_scope":          ErrorText(hitl.EFORBIDDEN, "slack:U0ANSWER1 lacks the answer scope"),
+		"refused_token":          ErrorText(hitl.EFORBIDDEN, "api:WORKER1 lacks the answer scope"),
 		"error_internal":         ErrorText(hitl.EINTERNAL, "disk on fire"),
 		"error_unknown_code":     ErrorText("weird", "x"),
 		"error_escapes_<!here>&": ErrorText(hitl.EINVALID, "<!here> & <@U1>"),

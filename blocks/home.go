@@ -88,6 +88,9 @@ func homeItem(q *hitl.Question) []slack.Block {
 	if sensitive(q) {
 		els = append(els, plainText("🔒 sensitive"))
 	}
+	if n := oneLine(q.Notice); n != "" {
+		els = append(els, plainText("⚠️ "+plain(n, 300, "")))
+	}
 	els = append(els, plainText("ID "+plain(q.ID, 100, "?")))
 	bs = append(bs, contextBlock(els...))
 	if in := inputs(q); in != nil {

@@ -343,6 +343,12 @@ func allShapes(hostileInputs bool) map[string]*hitl.Question {
 	nb := question(hitl.NonBlocking, hitl.TextResponse)
 	nb.TimeoutAt, nb.DefaultResponse = nil, &hitl.Response{Type: hitl.TextResponse, Value: hostile(10000)}
 	add("non_blocking", nb)
+	reopened := question(hitl.Blocking, hitl.TextResponse)
+	reopened.Sensitive, reopened.Notice = true, reopenedNotice
+	add("reopened", reopened)
+	if hostileInputs {
+		reopened.Notice = hostile(5000)
+	}
 	return shapes
 }
 
@@ -451,7 +457,7 @@ func TestEphemeralSafe(t *testing.T) {
 	q := hostileQuestion(question(hitl.Blocking, hitl.TextResponse))
 	allowed := append(mentionTokens(q.Assignees...), "@U0ANSWER1")
 	texts := []string{
-		NotAllowed(q),
+		Refusal("slack:U0ANSWER1 asked q_1 and may not answer it: " + hostile(5000)),
 		AlreadySettled(Settlement{Status: hitl.StatusAnswered, By: "cli:" + hostile(300), At: t0}),
 		AlreadySettled(Settlement{Status: hitl.StatusCancelled, By: "slack:U0ANSWER1", At: t0}),
 	}

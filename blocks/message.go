@@ -40,6 +40,9 @@ func QuestionMessage(q *hitl.Question, opts MessageOptions) Message {
 		return SettledMessage(q, opts)
 	}
 	bs, cut := body(q, opts)
+	if n := notice(q); n != nil {
+		bs = append(bs[:1], append([]slack.Block{n}, bs[1:]...)...) // under the header
+	}
 	if sensitive(q) {
 		bs = append(bs, contextBlock(mrkdwn("🔒 *Sensitive.* Answer with the button: the value goes only to the agent that asked. "+
 			"It is never shown in Slack and is erased once delivered.")))
@@ -53,6 +56,17 @@ func QuestionMessage(q *hitl.Question, opts MessageOptions) Message {
 		}
 	}
 	return Message{Text: fallback(q, opts), Blocks: bs, Truncated: cut}
+}
+
+// notice renders q.Notice (why a question waits again) as a section under
+// the header, or nil.
+func notice(q *hitl.Question) *slack.SectionBlock {
+	const head = "⚠️ "
+	text, _ := escapeCut(oneLine(q.Notice), MaxSectionText-Len(head), ellipsis)
+	if text == "" {
+		return nil
+	}
+	return section(head + text)
 }
 
 // body renders what a question message and its settled form share: header,

@@ -77,8 +77,9 @@ func (b *Bot) onBlockActions(ctx context.Context, cb slack.InteractionCallback) 
 	return notes
 }
 
-// authorized loads the question, refuses late clicks and strangers, then
-// runs h.
+// authorized loads the question, refuses late clicks, then runs h as the
+// Slack user who clicked. Whether they may answer is the service's to
+// decide (and audit) when the answer is given.
 func (b *Bot) authorized(ctx context.Context, c click, h actionHandler) error {
 	q, err := b.questions.Question(ctx, c.action.QuestionID)
 	if err != nil {
@@ -87,10 +88,7 @@ func (b *Bot) authorized(ctx context.Context, c click, h actionHandler) error {
 	if !q.Pending() {
 		return hitl.Conflict(q) // a late click: who settled it and when
 	}
-	ctx, p := b.as(ctx, q, c.user)
-	if err := b.cfg.Access.Authorize(p, hitl.ActionAnswer, q); err != nil {
-		return err // before a modal opens; the answer itself is checked (and audited) by the service
-	}
+	ctx, _ = b.as(ctx, q, c.user)
 	return h(ctx, c, q)
 }
 
@@ -106,6 +104,11 @@ func (b *Bot) answerWith(resp func(*hitl.Question, click) hitl.Response) actionH
 // its private metadata. trigger_id lives 3 s, so this runs right after ack.
 func (b *Bot) openModal(render func(q *hitl.Question, channel, ts string) slack.ModalViewRequest) actionHandler {
 	return func(ctx context.Context, c click, q *hitl.Question) error {
+		// Someone who may not answer gets the reason now, not a form that
+		// would refuse them. (The service checks and audits again on submit.)
+		if err := b.cfg.Access.Authorize(hitl.PrincipalFrom(ctx), hitl.ActionAnswer, q); err != nil {
+			return err
+		}
 		_, err := b.api.OpenViewContext(ctx, c.triggerID, render(q, c.channel, c.messageTS))
 		if err != nil {
 			b.log.Warn("opening a modal failed", "question", q.ID, "err", err)

@@ -2,14 +2,18 @@ package bot
 
 import (
 	"errors"
+	"io"
+	"log/slog"
 	"net"
 	"net/url"
 	"testing"
 	"time"
 
+	"github.com/hitlbot/hitl"
 	"github.com/hitlbot/hitl/internal/clocktest"
 	"github.com/slack-go/slack"
 	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
 )
 
 func TestDedup(t *testing.T) {
@@ -57,4 +61,28 @@ func TestRefusalHint(t *testing.T) {
 	assert.Contains(t, refusalHint(slack.SlackErrorResponse{Err: "not_in_channel"}), "/invite @hitl")
 	assert.Contains(t, refusalHint(slack.SlackErrorResponse{Err: "missing_scope"}), "slack-app-manifest.yaml")
 	assert.Empty(t, refusalHint(errors.New("boom")))
+}
+
+func TestTasksFor(t *testing.T) {
+	b := &Bot{cfg: Config{DefaultChannel: "C0HITL"}, log: slog.New(slog.NewTextHandler(io.Discard, nil))}
+	q := &hitl.Question{ID: "q_1", Status: hitl.StatusPending, Assignees: []string{"U0BOB", "S0OPS"}}
+	for name, tc := range map[string]struct {
+		typ  hitl.EventType
+		want hitl.SlackTaskKind
+		n    int
+	}{
+		"an asked question is posted to each assignee and the channel": {hitl.EventQuestionAsked, hitl.SlackPost, 2},
+		"an answer updates every posted message":                       {hitl.EventQuestionAnswered, hitl.SlackUpdate, 2},
+		"a reopened question updates every posted message":             {hitl.EventQuestionReopened, hitl.SlackUpdate, 2},
+		"a refusal changes no message":                                 {hitl.EventRefused, "", 0},
+	} {
+		t.Run(name, func(t *testing.T) {
+			tasks := b.tasksFor(&hitl.Event{Type: tc.typ, QuestionID: q.ID, Question: q})
+			require.Len(t, tasks, tc.n)
+			for _, task := range tasks {
+				assert.Equal(t, tc.want, task.Kind)
+				assert.Equal(t, q.ID, task.QuestionID)
+			}
+		})
+	}
 }

@@ -65,7 +65,8 @@ func (b *Bot) tasksFor(ev *hitl.Event) []hitl.SlackTask {
 	switch ev.Type {
 	case hitl.EventQuestionAsked:
 		kind = hitl.SlackPost
-	case hitl.EventQuestionAnswered, hitl.EventQuestionTimeout, hitl.EventQuestionCancelled:
+	case hitl.EventQuestionAnswered, hitl.EventQuestionTimeout, hitl.EventQuestionCancelled,
+		hitl.EventQuestionReopened: // pending again: its inputs come back, with the notice
 		kind = hitl.SlackUpdate
 	default:
 		return nil
