@@ -128,6 +128,9 @@ func (a Access) mayAnswer(p Principal, q *Question) error {
 	// need the answer scope.
 	assigned := len(q.Assignees) > 0 && p.inAny(q.Assignees)
 	if !p.Has(ScopeAnswer) && !(assigned && strings.HasPrefix(p.ID, "slack:")) {
+		if strings.HasPrefix(p.ID, "slack:") {
+			return Errorf(EFORBIDDEN, "%s is not one of the Slack answerers (slack.answerers)", p.ID)
+		}
 		return lacks(p, ScopeAnswer)
 	}
 	if !p.Local && p.asked(q) {

@@ -62,7 +62,7 @@ func TestAuthorizationTable(t *testing.T) {
 		{"admin token", admin, hitl.ActionAnswer, "approval", true, ""},
 		{"admin token", admin, hitl.ActionAnswer, "assigned to alice", true, ""},
 		{"Slack answerer", slackAns, hitl.ActionAnswer, "text", true, ""},
-		{"Slack stranger", slackBob, hitl.ActionAnswer, "text", false, "slack:U0BOB lacks the answer scope"},
+		{"Slack stranger", slackBob, hitl.ActionAnswer, "text", false, "slack:U0BOB is not one of the Slack answerers"},
 		{"Slack admin", slackAdm, hitl.ActionAnswer, "assigned to alice", true, ""},
 		// Assignees apply on every edge the same way.
 		{"answer token without Slack user", answerer, hitl.ActionAnswer, "assigned to alice", false, "is assigned to U0ALICE; api:answerer is not one of them"},
@@ -73,7 +73,7 @@ func TestAuthorizationTable(t *testing.T) {
 		{"asker", asker, hitl.ActionCancel, "text", true, ""},
 		{"another agent", other, hitl.ActionCancel, "text", false, "api:other lacks the answer scope"},
 		{"answer token", answerer, hitl.ActionCancel, "approval", true, ""},
-		{"Slack stranger", slackBob, hitl.ActionCancel, "text", false, "lacks the answer scope"},
+		{"Slack stranger", slackBob, hitl.ActionCancel, "text", false, "not one of the Slack answerers"},
 		// Read: the asker and those who answer.
 		{"asker", asker, hitl.ActionRead, "text", true, ""},
 		{"another agent", other, hitl.ActionRead, "text", false, "api:other did not ask"},
