@@ -282,7 +282,7 @@ func TestEphemeralGolden(t *testing.T) {
 		"error_forbidden":        ErrorText(hitl.EFORBIDDEN, ""),
 		"refused_asker":          ErrorText(hitl.EFORBIDDEN, "slack:U0ANSWER1 asked q_0123456789abcdef and may not answer it: a person decides, not the agent that asked"),
 		"refused_not_assignee":   ErrorText(hitl.EFORBIDDEN, "q_0123456789abcdef is assigned to U024BE7LH, S0614TZR7; slack:U0ANSWER1 is not one of them"),
-		"refused_scope":          ErrorText(hitl.EFORBIDDEN, "slack:U0ANSWER1 lacks the answer scope"),
+		"refused_scope":          ErrorText(hitl.EFORBIDDEN, "slack:U0ANSWER1 is not one of the Slack answerers (slack.answerers)"),
 		"refused_token":          ErrorText(hitl.EFORBIDDEN, "api:WORKER1 lacks the answer scope"),
 		"error_internal":         ErrorText(hitl.EINTERNAL, "disk on fire"),
 		"error_unknown_code":     ErrorText("weird", "x"),

@@ -118,7 +118,7 @@ func TestSlackAuthorization(t *testing.T) {
 	t.Run("a Slack user who is not an answerer is refused with the rule", func(t *testing.T) {
 		q, _ := e.ask("authz-stranger", hitl.NewQuestion{Question: "Rotate the keys?", ResponseType: hitl.BooleanResponse})
 		e.click("U0MALLORY", e.posted(testChannel, q), blocks.ActionYes)
-		e.ephemeralFor("U0MALLORY", "lacks the answer scope")
+		e.ephemeralFor("U0MALLORY", "is not one of the Slack answerers")
 		requirePending(t, e, q.ID)
 		refusal(t, e.m, q.ID, "slack:U0MALLORY")
 	})
@@ -182,7 +182,7 @@ func TestSlackRefusedModalStaysOpenWithTheRule(t *testing.T) {
 	assert.Equal(t, "errors", resp.Action, "the modal stays open")
 	msg := resp.Errors[blocks.BlockAnswer]
 	assert.Contains(t, msg, "not allowed to answer this")
-	assert.Contains(t, msg, "@U0ANSWER lacks the answer scope", "plain text names the rule")
+	assert.Contains(t, msg, "@U0ANSWER is not one of the Slack answerers", "plain text names the rule")
 	assert.False(t, strings.Contains(msg, "<@"), "a modal error is plain text")
 
 	got, err := second.Service.Question(ctx, q.ID)
