@@ -4,6 +4,7 @@ import (
 	"context"
 	"crypto/sha256"
 	"encoding/hex"
+	"errors"
 	"flag"
 	"fmt"
 	"strings"
@@ -110,95 +111,83 @@ func cmdAsk(ctx context.Context, args []string, e *env) error {
 		return err
 	}
 	c := newClient(e)
-	q, _, err := c.Create(ctx, f.run, n)
-	if ctx.Err() != nil {
-		return interrupted(nil, n.IdempotencyKey)
-	}
-	if err != nil {
-		return err
-	}
-	switch {
-	case !q.Pending():
-		return finish(ctx, c, q, e)
-	case q.Type == hitl.NonBlocking:
-		fmt.Fprintf(e.stderr, "hitl: non-blocking question %s asked; going on with the default\n", q.ID)
-		fmt.Fprintln(e.stdout, q.DefaultResponse.String())
-		return nil
-	case f.noWait:
-		return needsInput(q, n.IdempotencyKey)
-	}
-	if f.interactive {
-		q, err = askTerminal(ctx, c, q, e)
-	} else {
-		fmt.Fprintf(e.stderr, "hitl: waiting for an answer to %s (answer with: hitl answer %s VALUE)\n", q.ID, q.ID)
-		q, err = c.Wait(ctx, q.ID)
-	}
+	q, created, err := create(ctx, c, f, n, e)
 	if ctx.Err() != nil {
 		return interrupted(q, n.IdempotencyKey)
 	}
 	if err != nil {
 		return err
 	}
-	return finish(ctx, c, q, e)
+	if created {
+		f.reportTimeout(q, e)
+	}
+	switch {
+	case !q.Pending():
+	case q.Type == hitl.NonBlocking:
+		fmt.Fprintf(e.stderr, "hitl: non-blocking question %s asked; going on with the default\n", visible(q.ID))
+		printValue(e, q.DefaultResponse.String())
+		return nil
+	case f.noWait:
+		return needsInput(ctx, c, q, n.IdempotencyKey)
+	case !f.interactive:
+		fmt.Fprintf(e.stderr, "hitl: waiting for an answer to %s (%s)\n", visible(q.ID), answerWhere(ctx, c, q))
+	}
+	got, err := await(ctx, c, q, f.interactive, e)
+	if ctx.Err() != nil {
+		return interrupted(q, n.IdempotencyKey)
+	}
+	if err != nil {
+		return err
+	}
+	return finish(got, e)
 }
 
-// finish prints a settled question's answer (the value only, on stdout) and
-// returns the outcome's exit code.
-func finish(ctx context.Context, c *agent.Client, q *hitl.Question, e *env) error {
-	if q.Sensitive && q.Status == hitl.StatusAnswered {
-		got, err := c.Receive(ctx, q.ID)
-		if err != nil {
-			return err
+// create asks n. Over the rate limit it waits as the service says (at
+// least a second) and asks again; with --no-wait it returns the error.
+func create(ctx context.Context, c *agent.Client, f *askFlags, n hitl.NewQuestion, e *env) (*hitl.Question, bool, error) {
+	for {
+		// A Ctrl+C while the request is out lets it finish, briefly, so
+		// that the message can name the question it asked.
+		rctx, cancel := lingering(ctx, createGrace)
+		q, created, err := c.Create(rctx, f.run, n)
+		cancel()
+		var he *hitl.Error
+		if hitl.ErrorCode(err) != hitl.ERATELIMITED || f.noWait || !errors.As(err, &he) {
+			return q, created, err
 		}
-		q = got
-	}
-	switch q.Outcome() {
-	case hitl.OutcomeCancelled:
-		msg := fmt.Sprintf("hitl: question %s was cancelled by %s", q.ID, q.RespondedBy)
-		if q.CancelReason != "" {
-			msg += ": " + q.CancelReason
+		d := max(he.RetryAfter, time.Second)
+		d = (d + time.Second - 1).Truncate(time.Second)
+		fmt.Fprintf(e.stderr, "hitl: rate limited; retrying in %s\n", d)
+		if err := e.wait(ctx, d); err != nil {
+			return nil, false, err
 		}
-		return &outcome{code: exitCancelled, msg: msg}
-	case hitl.OutcomeTimedOut:
-		return &outcome{code: exitTimedOut, msg: fmt.Sprintf("hitl: question %s timed out with no answer and no default", q.ID)}
-	case hitl.OutcomeDefaulted:
-		fmt.Fprintf(e.stderr, "hitl: question %s timed out; using the default\n", q.ID)
 	}
-	if q.ResponseType == hitl.ApprovalResponse {
-		if q.Response.Approved() {
-			fmt.Fprintln(e.stdout, "approved")
-			if q.Response.Text != "" {
-				fmt.Fprintf(e.stderr, "message: %s\n", q.Response.Text)
-			}
-			return nil
-		}
-		fmt.Fprintln(e.stdout, "denied")
-		msg := fmt.Sprintf("hitl: denied by %s", q.RespondedBy)
-		if q.Response.Text != "" {
-			msg += ": " + q.Response.Text
-		}
-		return &outcome{code: exitDenied, msg: msg}
-	}
-	fmt.Fprintln(e.stdout, q.Response.String())
-	if q.Response.Text != "" {
-		fmt.Fprintf(e.stderr, "note: %s\n", q.Response.Text)
-	}
-	return nil
 }
 
-func needsInput(q *hitl.Question, key string) error {
-	return &outcome{code: exitNeedsInput, msg: fmt.Sprintf(`hitl: waiting for a person to answer question %s (run %s).
-  Answer it in Slack, or:  hitl answer %s VALUE
-  Then re-run this same command (idempotency key %s) to get the answer.`, q.ID, q.JobID, q.ID, key)}
+// createGrace is how long a request to ask outlives Ctrl+C.
+const createGrace = 5 * time.Second
+
+// lingering returns a context that ends grace after ctx ends.
+func lingering(ctx context.Context, grace time.Duration) (context.Context, context.CancelFunc) {
+	rctx, cancel := context.WithCancel(context.WithoutCancel(ctx))
+	stop := context.AfterFunc(ctx, func() {
+		t := time.AfterFunc(grace, cancel)
+		context.AfterFunc(rctx, func() { t.Stop() })
+	})
+	return rctx, func() { stop(); cancel() }
 }
 
-func interrupted(q *hitl.Question, key string) error {
-	msg := "hitl: interrupted; the question stays pending (see hitl pending)."
-	if q != nil {
-		msg = fmt.Sprintf("hitl: interrupted; %s stays pending. Answer it with: hitl answer %s VALUE", q.ID, q.ID)
+// reportTimeout says when the service moved the deadline asked for with
+// --timeout into its bounds (timeouts.min, timeouts.max).
+func (f *askFlags) reportTimeout(q *hitl.Question, e *env) {
+	if f.timeout == 0 || q.TimeoutAt == nil {
+		return
 	}
-	if key != "" {
-		msg += fmt.Sprintf("\n  Re-run with --key %s to pick up its answer.", key)
+	got := q.TimeoutAt.Sub(q.CreatedAt).Round(time.Second)
+	switch {
+	case got > f.timeout+time.Second:
+		fmt.Fprintf(e.stderr, "hitl: --timeout %s is below the service's minimum; it was raised to %s\n", f.timeout, got)
+	case got < f.timeout-time.Second:
+		fmt.Fprintf(e.stderr, "hitl: --timeout %s is above the service's maximum; it was lowered to %s\n", f.timeout, got)
 	}
-	return &outcome{code: exitInterrupted, msg: msg}
 }

@@ -1,8 +1,12 @@
 package main
 
-import "github.com/hitlbot/hitl"
+import (
+	"errors"
 
-// Exit codes: the one table, also in README.md.
+	"github.com/hitlbot/hitl"
+)
+
+// Exit codes: the one table, also in the usage text and README.md.
 const (
 	exitOK          = 0   // answered, approved, or done
 	exitFailure     = 1   // service unreachable, auth failure, internal error
@@ -12,6 +16,8 @@ const (
 	exitCancelled   = 5   // the question was cancelled
 	exitConflict    = 6   // already answered (hitl answer)
 	exitNotFound    = 7   // no such question or run
+	exitRateLimited = 8   // too many questions: the rate limit (hitl ask --no-wait)
+	exitForbidden   = 9   // the token may not do this (scope or rule)
 	exitNeedsInput  = 101 // --no-wait: the question waits for a person (seed 002)
 	exitInterrupted = 130 // Ctrl+C: the question stays pending
 )
@@ -28,10 +34,29 @@ func exitCode(err error) int {
 	case hitl.ECANCELLED:
 		return exitCancelled
 	case hitl.ECONFLICT:
-		return exitConflict
+		return conflictCode(err)
 	case hitl.ENOTFOUND:
 		return exitNotFound
+	case hitl.ERATELIMITED:
+		return exitRateLimited
+	case hitl.EFORBIDDEN:
+		return exitForbidden
 	default:
 		return exitFailure
 	}
+}
+
+// conflictCode is the exit code of acting on a settled question: how it
+// was settled (a timed-out question answered late exits 4, not 6).
+func conflictCode(err error) int {
+	var e *hitl.Error
+	if errors.As(err, &e) {
+		switch e.Status {
+		case hitl.StatusTimeout:
+			return exitTimedOut
+		case hitl.StatusCancelled:
+			return exitCancelled
+		}
+	}
+	return exitConflict
 }

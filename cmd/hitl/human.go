@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"encoding/json"
 	"flag"
 	"fmt"
 	"strings"
@@ -38,28 +37,43 @@ func cmdPending(ctx context.Context, args []string, e *env) error {
 		if q.TimeoutAt != nil {
 			due = "in " + q.TimeoutAt.Sub(now).Round(time.Second).String()
 		}
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\n", q.ID, q.JobID, q.Type, answerHint(q), due, oneLine(q.Question, 60))
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\n", cell(q.ID, 40), cell(q.JobID, 40), cell(string(q.Type), 20), answerHint(q), due, cell(q.Question, 60))
 	}
 	return tw.Flush()
 }
 
+// answerHint is what the ANSWER WITH column shows: the accepted values,
+// or for a secret how to give it without putting it on a command line.
 func answerHint(q *hitl.Question) string {
+	if q.Sensitive {
+		return "secret: " + secretHint(q.ID)
+	}
 	switch q.ResponseType {
 	case hitl.ChoiceResponse:
 		labels := make([]string, len(q.Options))
 		for i, o := range q.Options {
 			labels[i] = o.Value
 		}
-		return oneLine(strings.Join(labels, "|"), 30)
+		return cell(strings.Join(labels, "|"), 30)
 	case hitl.BooleanResponse:
 		return "yes|no"
 	case hitl.ApprovalResponse:
 		return "approve|deny"
 	}
-	if q.Sensitive {
-		return "text (secret)"
-	}
 	return "text"
+}
+
+// secretHint says how to answer a sensitive question: on stdin, hidden.
+func secretHint(id string) string {
+	return fmt.Sprintf("hitl answer %s, then type it (hidden)", visible(id))
+}
+
+// valueHint says how to answer question q from a terminal.
+func valueHint(q *hitl.Question) string {
+	if q.Sensitive {
+		return secretHint(q.ID)
+	}
+	return fmt.Sprintf("hitl answer %s VALUE", visible(q.ID))
 }
 
 func cmdAnswer(ctx context.Context, args []string, e *env) error {
@@ -74,7 +88,8 @@ func cmdAnswer(ctx context.Context, args []string, e *env) error {
 	}
 	c := newClient(e)
 	value := strings.Join(pos[1:], " ")
-	if value == "" || value == "-" {
+	fromArgs := value != "" && value != "-"
+	if !fromArgs {
 		// Read it from stdin: secrets stay out of shell history.
 		q, err := c.Question(ctx, pos[0])
 		if err != nil {
@@ -88,64 +103,32 @@ func cmdAnswer(ctx context.Context, args []string, e *env) error {
 	if err != nil {
 		return err
 	}
-	fmt.Fprintf(e.stdout, "Answered %s (run %s): %s\n", q.ID, q.JobID, q.Response.String())
+	if fromArgs && q.Sensitive {
+		fmt.Fprintf(e.stderr, "hitl: warning: %s is sensitive and its answer was on the command line, so it is now in your shell history; next time run %s\n",
+			visible(q.ID), secretHint(q.ID))
+	}
+	fmt.Fprintf(e.stdout, "Answered %s (run %s): %s\n", visible(q.ID), visible(q.JobID), visible(q.Response.String()))
 	return nil
 }
 
-func cmdHistory(ctx context.Context, args []string, e *env) error {
-	fs := flag.NewFlagSet("history", flag.ContinueOnError)
-	asJSON := fs.Bool("json", false, "print JSON")
+func cmdCancel(ctx context.Context, args []string, e *env) error {
+	fs := flag.NewFlagSet("cancel", flag.ContinueOnError)
+	reason := fs.String("reason", "", "why, shown to people and to the agent that asked")
 	pos, err := parseArgs(fs, args)
 	if err != nil {
 		return err
 	}
 	if len(pos) != 1 {
-		return usageError(fs, "hitl history needs one run id: hitl history loop-1703123456-12345")
+		return usageError(fs, `hitl cancel needs one question id: hitl cancel q_123 --reason "not needed any more"`)
 	}
-	rs, err := newClient(e).RunState(ctx, pos[0])
+	q, err := newClient(e).Cancel(ctx, pos[0], *reason)
 	if err != nil {
 		return err
 	}
-	if *asJSON {
-		return printJSON(e, rs)
+	line := fmt.Sprintf("Cancelled %s (run %s)", visible(q.ID), visible(q.JobID))
+	if q.CancelReason != "" {
+		line += ": " + visible(q.CancelReason)
 	}
-	fmt.Fprintf(e.stdout, "Run %s: %s\n", rs.RunID, rs.Phase)
-	if p := rs.PendingQuestion; p != nil {
-		fmt.Fprintf(e.stdout, "Waiting on %s: %s\n", p.QuestionID, oneLine(p.Question, 100))
-	}
-	if len(rs.InteractionHistory) == 0 {
-		return nil
-	}
-	fmt.Fprintln(e.stdout)
-	tw := tabwriter.NewWriter(e.stdout, 0, 4, 2, ' ', 0)
-	fmt.Fprintln(tw, "WHEN\tQUESTION\tANSWER\tBY")
-	for _, in := range rs.InteractionHistory {
-		answer := in.Answer
-		if in.Status != hitl.StatusAnswered {
-			answer = strings.TrimSpace(string(in.Status) + " " + answer)
-		}
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\n", in.Timestamp.Local().Format("2006-01-02 15:04:05"), oneLine(in.Question, 50), oneLine(answer, 40), in.By)
-	}
-	return tw.Flush()
-}
-
-func printJSON(e *env, v any) error {
-	enc := json.NewEncoder(e.stdout)
-	enc.SetIndent("", "  ")
-	return enc.Encode(v)
-}
-
-func orEmpty(qs []*hitl.Question) []*hitl.Question {
-	if qs == nil {
-		return []*hitl.Question{}
-	}
-	return qs
-}
-
-func oneLine(s string, n int) string {
-	s = strings.Join(strings.Fields(s), " ")
-	if r := []rune(s); len(r) > n {
-		return string(r[:n-1]) + "…"
-	}
-	return s
+	fmt.Fprintln(e.stdout, line)
+	return nil
 }

@@ -11,8 +11,10 @@ import (
 	"os"
 	"os/signal"
 	"syscall"
+	"time"
 
 	"github.com/hitlbot/hitl"
+	"golang.org/x/term"
 )
 
 const usage = `hitl: a human in the loop of your agents, through Slack and the terminal.
@@ -22,6 +24,7 @@ Usage:
   hitl ask     QUESTION [flags]       ask a person and print the answer (hitl ask --help)
   hitl pending [--json]               list questions waiting for an answer
   hitl answer  ID [VALUE|-] [--text T]  answer a question (no VALUE or -: read it from stdin, hidden)
+  hitl cancel  ID [--reason R]        cancel a pending question
   hitl history RUN [--json]           a run's phase, pending question and answers
 
 Environment: HITL_URL (default http://127.0.0.1:7070), HITL_TOKEN, HITL_RUN,
@@ -29,7 +32,12 @@ HITL_LISTEN, HITL_DB, HITL_CONFIG, HITL_TOKENS, SLACK_APP_TOKEN, SLACK_BOT_TOKEN
 HITL_SLACK_CHANNEL, HITL_SLACK_API_URL.
 
 Exit codes: 0 answered/approved, 1 error, 2 usage, 3 denied, 4 timed out,
-5 cancelled, 6 already answered, 7 not found, 101 needs input, 130 interrupted.
+5 cancelled, 6 already answered, 7 not found, 8 rate limited, 9 forbidden,
+101 needs input, 130 interrupted.
+
+Text from agents and people is printed with control characters made
+visible (ESC as ^[); the answer hitl ask prints on stdout is raw unless
+stdout is a terminal.
 `
 
 // env is the process environment, injected so tests can run commands.
@@ -38,12 +46,31 @@ type env struct {
 	stdout io.Writer
 	stderr io.Writer
 	getenv func(string) string
+	// stdoutTTY says stdout is a terminal: values printed for scripts are
+	// then made visible too.
+	stdoutTTY bool
+	// after is time.After, injected so tests need not wait (nil: time.After).
+	after func(time.Duration) <-chan time.Time
+}
+
+func (e *env) wait(ctx context.Context, d time.Duration) error {
+	after := e.after
+	if after == nil {
+		after = time.After
+	}
+	select {
+	case <-ctx.Done():
+		return ctx.Err()
+	case <-after(d):
+		return nil
+	}
 }
 
 func main() {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
-	os.Exit(run(ctx, os.Args[1:], &env{stdin: os.Stdin, stdout: os.Stdout, stderr: os.Stderr, getenv: os.Getenv}))
+	os.Exit(run(ctx, os.Args[1:], &env{stdin: os.Stdin, stdout: os.Stdout, stderr: os.Stderr, getenv: os.Getenv,
+		stdoutTTY: term.IsTerminal(int(os.Stdout.Fd()))}))
 }
 
 // run executes one command and returns its exit code.
@@ -60,6 +87,7 @@ func run(ctx context.Context, args []string, e *env) int {
 		"ask":     cmdAsk,
 		"pending": cmdPending,
 		"answer":  cmdAnswer,
+		"cancel":  cmdCancel,
 		"history": cmdHistory,
 	}
 	cmd, ok := cmds[args[0]]
@@ -74,16 +102,16 @@ func run(ctx context.Context, args []string, e *env) int {
 		return exitOK
 	case errors.As(err, &ex):
 		if ex.msg != "" {
-			fmt.Fprintln(e.stderr, ex.msg)
+			fmt.Fprintln(e.stderr, visibleLines(ex.msg))
 		}
 		return ex.code
 	default:
-		fmt.Fprintf(e.stderr, "hitl %s: %s\n", args[0], hitl.ErrorMessage(err))
+		fmt.Fprintf(e.stderr, "hitl %s: %s\n", args[0], visibleLines(hitl.ErrorMessage(err)))
 		return exitCode(err)
 	}
 }
 
-// exitError ends a command with a given code and message (for outcomes that
+// outcome ends a command with a given code and message (for outcomes that
 // are not errors of hitl, like 101 needs input).
 type outcome struct {
 	code int

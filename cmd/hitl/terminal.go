@@ -30,13 +30,13 @@ func askTerminal(ctx context.Context, c *agent.Client, q *hitl.Question, e *env)
 		remote <- waitResult{got, err}
 	}()
 	lines := make(chan string)
-	go readLines(e.stdin, q.Sensitive, lines)
+	go readLines(e.stdin, q.Sensitive, e.stderr, lines)
 	prompt(e, q)
 	for {
 		select {
 		case r := <-remote:
 			if r.err == nil && !r.q.Pending() {
-				fmt.Fprintf(e.stderr, "\nhitl: answered elsewhere by %s\n", r.q.RespondedBy)
+				fmt.Fprintf(e.stderr, "\nhitl: answered elsewhere by %s\n", visible(r.q.RespondedBy))
 			}
 			return r.q, r.err
 		case <-ctx.Done():
@@ -51,7 +51,7 @@ func askTerminal(ctx context.Context, c *agent.Client, q *hitl.Question, e *env)
 			case "":
 				return got, nil
 			case hitl.EINVALID:
-				fmt.Fprintf(e.stderr, "%s\n> ", hitl.ErrorMessage(err))
+				fmt.Fprintf(e.stderr, "%s\n> ", visibleLines(hitl.ErrorMessage(err)))
 			case hitl.ECONFLICT: // someone else was first
 				r := <-remote
 				return r.q, r.err
@@ -64,11 +64,11 @@ func askTerminal(ctx context.Context, c *agent.Client, q *hitl.Question, e *env)
 
 func prompt(e *env, q *hitl.Question) {
 	var b strings.Builder
-	fmt.Fprintf(&b, "\n❓ %s\n", q.Question)
+	fmt.Fprintf(&b, "\n❓ %s\n", visibleLines(q.Question))
 	switch q.ResponseType {
 	case hitl.ChoiceResponse:
 		for _, o := range q.Options {
-			fmt.Fprintf(&b, "   %s) %s\n", o.ID, o.Label)
+			fmt.Fprintf(&b, "   %s) %s\n", visible(o.ID), visible(o.Label))
 		}
 	case hitl.BooleanResponse:
 		b.WriteString("   (yes/no)\n")
@@ -78,17 +78,20 @@ func prompt(e *env, q *hitl.Question) {
 	if q.Sensitive {
 		b.WriteString("   (input hidden)\n")
 	}
-	fmt.Fprintf(&b, "   (or answer elsewhere: hitl answer %s VALUE)\n> ", q.ID)
+	fmt.Fprintf(&b, "   (or answer elsewhere: %s)\n> ", valueHint(q))
 	fmt.Fprint(e.stderr, b.String())
 }
 
 // readLines sends each non-empty line typed; hidden when sensitive and the
-// input is a terminal. It closes lines at end of input.
-func readLines(in io.Reader, hidden bool, lines chan<- string) {
+// input is a terminal (then the newline the person typed, which the
+// terminal did not echo, is written to echo). It closes lines at end of
+// input.
+func readLines(in io.Reader, hidden bool, echo io.Writer, lines chan<- string) {
 	defer close(lines)
 	if f, ok := in.(*os.File); ok && hidden && term.IsTerminal(int(f.Fd())) {
 		for {
 			b, err := term.ReadPassword(int(f.Fd()))
+			fmt.Fprintln(echo)
 			if err != nil {
 				return
 			}
@@ -109,8 +112,8 @@ func readLines(in io.Reader, hidden bool, lines chan<- string) {
 // q is sensitive and stdin is a terminal.
 func readAnswer(e *env, q *hitl.Question) (string, error) {
 	lines := make(chan string)
-	go readLines(e.stdin, q.Sensitive, lines)
-	fmt.Fprintf(e.stderr, "%s\n> ", q.Question)
+	go readLines(e.stdin, q.Sensitive, e.stderr, lines)
+	fmt.Fprintf(e.stderr, "%s\n> ", visibleLines(q.Question))
 	line, ok := <-lines
 	if !ok {
 		return "", hitl.Errorf(hitl.EINVALID, "no answer on standard input")
