@@ -30,9 +30,13 @@ type Event struct {
 	JobID      string    `json:"jobId"`
 	At         time.Time `json:"at"`
 	Actor      string    `json:"actor,omitempty"`
-	Question   *Question `json:"question,omitempty"`
-	Response   *Response `json:"response,omitempty"`
-	Status     RunPhase  `json:"status,omitempty"` // for EventStatus
+	// Question is set when a question is asked (or asked again).
+	Question *Question `json:"question,omitempty"`
+	// Response is the answer, or the default a timeout used (redacted).
+	Response *Response `json:"response,omitempty"`
+	// Status is the run's phase after the event, computed in its
+	// transaction (and the phase an EventStatus reports).
+	Status RunPhase `json:"status,omitempty"`
 	// Asker is the principal that asked the question, so that readers who
 	// see only their own questions see only their own events.
 	Asker string `json:"asker,omitempty"`
@@ -50,7 +54,19 @@ func (ev *Event) visibleTo(p Principal) bool {
 	return p.Local || p.seesAll() || (ev.Asker != "" && ev.Asker == p.ID)
 }
 
+// newQuestionEvent records what happened to q, once: a question that is
+// asked (or asked again) is what changed, so the event carries it; an
+// answer, timeout or cancellation carries only the response and reason.
+// The store adds the run's phase after it (Status).
 func newQuestionEvent(typ EventType, q *Question, actor string, at time.Time) *Event {
 	r := q.Redacted()
-	return &Event{Type: typ, QuestionID: q.ID, JobID: q.JobID, At: at, Actor: actor, Question: r, Response: r.Response, Asker: q.Asker}
+	ev := &Event{Type: typ, QuestionID: q.ID, JobID: q.JobID, At: at, Actor: actor, Response: r.Response, Asker: q.Asker}
+	switch typ {
+	case EventQuestionAsked, EventQuestionReopened:
+		ev.Question = r
+		ev.Response = nil
+	case EventQuestionCancelled:
+		ev.Reason = q.CancelReason
+	}
+	return ev
 }

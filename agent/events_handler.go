@@ -148,7 +148,7 @@ func (s *Server) writeEvent(ctx context.Context, w http.ResponseWriter, ev *hitl
 
 // toSSE shapes a log event as seed 001's SSE payload.
 func toSSE(ev *hitl.Event) sseEvent {
-	out := sseEvent{Type: ev.Type, QuestionID: ev.QuestionID, JobID: ev.JobID, Response: ev.Response, Status: ev.Status, By: ev.Actor}
+	out := sseEvent{Type: ev.Type, QuestionID: ev.QuestionID, JobID: ev.JobID, Response: ev.Response, Status: ev.Status, By: ev.Actor, Reason: ev.Reason}
 	if !ev.At.IsZero() {
 		at := ev.At
 		out.At = &at
@@ -165,8 +165,6 @@ func toSSE(ev *hitl.Event) sseEvent {
 			Sensitive: q.Sensitive, Options: q.Options, Context: q.Context, TimeoutAt: q.TimeoutAt,
 			Assignees: q.Assignees, Default: q.DefaultResponse, Status: q.Status, Metadata: q.Metadata,
 		}
-	case hitl.EventQuestionCancelled:
-		out.Reason = q.CancelReason
 	}
 	return out
 }

@@ -1,6 +1,7 @@
 package bot
 
 import (
+	"context"
 	"errors"
 	"io"
 	"log/slog"
@@ -77,7 +78,8 @@ func TestTasksFor(t *testing.T) {
 		"a refusal changes no message":                                 {hitl.EventRefused, "", 0},
 	} {
 		t.Run(name, func(t *testing.T) {
-			tasks := b.tasksFor(&hitl.Event{Type: tc.typ, QuestionID: q.ID, Question: q})
+			tasks, err := b.tasksFor(context.Background(), &hitl.Event{Type: tc.typ, QuestionID: q.ID, Question: q})
+			require.NoError(t, err)
 			require.Len(t, tasks, tc.n)
 			for _, task := range tasks {
 				assert.Equal(t, tc.want, task.Kind)

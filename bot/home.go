@@ -47,7 +47,7 @@ func (h *homes) opened(ctx context.Context, user string) {
 
 // touched marks every watched tab stale after a question event.
 func (h *homes) touched(ev *hitl.Event) {
-	if ev.Question == nil {
+	if ev.QuestionID == "" || ev.Type == hitl.EventRefused {
 		return
 	}
 	h.mu.Lock()

@@ -45,7 +45,11 @@ func (b *Bot) projectOnce(ctx context.Context) (int, error) {
 	}
 	var tasks []hitl.SlackTask
 	for _, ev := range evs {
-		tasks = append(tasks, b.tasksFor(ev)...)
+		ts, err := b.tasksFor(ctx, ev)
+		if err != nil {
+			return 0, err
+		}
+		tasks = append(tasks, ts...)
 		b.homes.touched(ev)
 	}
 	if err := b.outbox.EnqueueSlack(ctx, last, tasks); err != nil {
@@ -57,9 +61,11 @@ func (b *Bot) projectOnce(ctx context.Context) (int, error) {
 	return int(last - cursor), nil
 }
 
-func (b *Bot) tasksFor(ev *hitl.Event) []hitl.SlackTask {
-	if ev.Question == nil {
-		return nil
+// tasksFor turns one event into Slack work. An event that settles a
+// question carries no copy of it: its routing is read from the store.
+func (b *Bot) tasksFor(ctx context.Context, ev *hitl.Event) ([]hitl.SlackTask, error) {
+	if ev.QuestionID == "" {
+		return nil, nil
 	}
 	var kind hitl.SlackTaskKind
 	switch ev.Type {
@@ -69,9 +75,20 @@ func (b *Bot) tasksFor(ev *hitl.Event) []hitl.SlackTask {
 		hitl.EventQuestionReopened: // pending again: its inputs come back, with the notice
 		kind = hitl.SlackUpdate
 	default:
-		return nil
+		return nil, nil
 	}
-	targets := hitl.SlackTargets(ev.Question, b.cfg.DefaultChannel)
+	q := ev.Question
+	if q == nil {
+		var err error
+		switch q, err = b.questions.Question(ctx, ev.QuestionID); hitl.ErrorCode(err) {
+		case "":
+		case hitl.ENOTFOUND:
+			return nil, nil // pruned since
+		default:
+			return nil, err
+		}
+	}
+	targets := hitl.SlackTargets(q, b.cfg.DefaultChannel)
 	if len(targets) == 0 && kind == hitl.SlackPost {
 		b.log.Warn("question has no channel, no assignee and no default channel is set (HITL_SLACK_CHANNEL): not posted to Slack",
 			"question", ev.QuestionID)
@@ -80,7 +97,7 @@ func (b *Bot) tasksFor(ev *hitl.Event) []hitl.SlackTask {
 	for i, t := range targets {
 		tasks[i] = hitl.SlackTask{Kind: kind, QuestionID: ev.QuestionID, Target: t}
 	}
-	return tasks
+	return tasks, nil
 }
 
 // backoff doubles d within the configured bounds.
