@@ -2,6 +2,7 @@ package hitl
 
 import (
 	"crypto/rand"
+	"strconv"
 	"time"
 )
 
@@ -30,3 +31,5 @@ func NewID(prefix string) string {
 	}
 	return string(out)
 }
+
+func itoa(n int) string { return strconv.Itoa(n) }

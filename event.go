@@ -18,6 +18,10 @@ const (
 	// EventRefused is the audit of a refused action: who tried what on
 	// which question, and the rule that refused it. Only admins read it.
 	EventRefused EventType = "refused"
+	// EventControl is a loop:control message (ACK or RESULT; seed 000).
+	EventControl EventType = "control"
+	// EventLoop is a loop:current message (STATE, ABORT or DONE).
+	EventLoop EventType = "loop"
 )
 
 // Event is one entry of the durable event log. The log is the audit trail
@@ -43,6 +47,9 @@ type Event struct {
 	// Action and Reason describe a refusal (EventRefused) or a reopening.
 	Action Action `json:"action,omitempty"`
 	Reason string `json:"reason,omitempty"`
+	// Control is the message of an EventControl, State of an EventLoop.
+	Control *ControlMessage `json:"control,omitempty"`
+	State   *StateEvent     `json:"state,omitempty"`
 }
 
 // visibleTo reports whether p may read ev: refusals are for admins; other

@@ -21,15 +21,19 @@ type Run struct {
 	PendingApproval int `json:"pendingApproval"`
 	// WaitingOn is the oldest pending question the run waits on.
 	WaitingOn *PendingQuestion `json:"waitingOn,omitempty"`
+	// Control is what controllers decided and the agent reported.
+	Control RunControl `json:"control"`
 }
 
-// Phase is seed 004's phase of the run: waiting for approval while an
-// approval is pending, waiting for input while another question it waits
-// on is, running otherwise.
+// Phase is seed 004's phase of the run: paused while paused, waiting for
+// approval while an approval is pending, waiting for input while another
+// question it waits on is, running otherwise.
 func (r *Run) Phase() RunPhase {
 	switch {
 	case r == nil:
 		return PhaseRunning
+	case r.Control.Status == RunPaused:
+		return PhasePaused
 	case r.PendingApproval > 0:
 		return PhaseWaitingForApproval
 	case r.PendingInput > 0:
@@ -48,7 +52,7 @@ func WaitsOn(q *Question) bool { return q != nil && q.Pending() && q.Type != Non
 // questions (NextWaitingOn).
 func (r *Run) Track(old, q *Question, now time.Time) {
 	if r.CreatedAt.IsZero() {
-		r.ID, r.CreatedAt, r.Asker = q.JobID, now, q.Asker
+		r.ID, r.CreatedAt, r.Asker, r.Control.Status = q.JobID, now, q.Asker, RunRunning
 	}
 	r.UpdatedAt = now
 	r.count(old, -1)

@@ -100,6 +100,25 @@ type Store interface {
 	// that change no question (refusals).
 	AppendEvent(ctx context.Context, ev *Event) error
 
+	// UpdateRun loads run id (nil when there is none), calls fn on it and
+	// writes what fn returns, atomically: the run (when not nil), its
+	// events in order (each stamped with the run's phase and asker) and
+	// the completed control request. fn may be called more than once and
+	// must depend only on its argument; its error aborts the update and
+	// is returned. It returns the run as stored.
+	UpdateRun(ctx context.Context, id string, fn func(run *Run) (RunUpdate, error)) (*Run, error)
+
+	// ReceiveControl records control request rec as received (in flight)
+	// with ev (its ACK), atomically, unless a record of the same request
+	// id counts as seen: one made at or after since that either has its
+	// RESULT or was made at or after inflightSince. Then it writes nothing
+	// and returns that record.
+	ReceiveControl(ctx context.Context, rec ControlRecord, ev *Event, since, inflightSince time.Time) (prior *ControlRecord, err error)
+
+	// Runs returns a page of runs in id order: only active ones (running
+	// or paused) when active is set.
+	Runs(ctx context.Context, active bool, limit int, cursor string) (RunPage, error)
+
 	// Questions returns a page of the questions matching f (see
 	// QuestionFilter for the order). Its cost grows with the page, not
 	// with the number of questions stored.
@@ -121,4 +140,30 @@ type Store interface {
 
 	// Events returns up to limit events with Seq > after, in order.
 	Events(ctx context.Context, after uint64, limit int) ([]*Event, error)
+}
+
+// RunUpdate is what an UpdateRun function writes.
+type RunUpdate struct {
+	Run     *Run           // the run to store; nil leaves it as it is
+	Events  []*Event       // appended in order
+	Control *ControlRecord // a control request this completes
+}
+
+// ControlRecord is the durable record of a control request: received (in
+// flight) until Result is set. It is the dedup cache of seed 000 (a retry
+// within five minutes gets the cached RESULT, or duplicate while in
+// flight), and it survives restarts.
+type ControlRecord struct {
+	RequestID string          `json:"requestId"`
+	RunID     string          `json:"runId"`
+	Command   Command         `json:"command"`
+	By        string          `json:"by"`
+	At        time.Time       `json:"at"`
+	Result    *ControlMessage `json:"result,omitempty"`
+}
+
+// RunPage is a page of runs.
+type RunPage struct {
+	Runs       []*Run `json:"runs"`
+	NextCursor string `json:"nextCursor,omitempty"`
 }

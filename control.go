@@ -1,0 +1,220 @@
+package hitl
+
+import (
+	"bytes"
+	"encoding/json"
+	"strings"
+	"time"
+)
+
+// Seed 000's intervention protocol: controllers send REQUESTs on the
+// loop:control topic (schema 0) and get an ACK as soon as the request is
+// durably received, then a RESULT once the state change is committed.
+
+// Schemas of the two topics.
+const (
+	ControlSchema = 0 // loop:control
+	StateSchema   = 1 // loop:current
+)
+
+// Topics.
+const (
+	TopicControl = "loop:control"
+	TopicCurrent = "loop:current"
+)
+
+// MessageType is a loop:control message's type.
+type MessageType string
+
+const (
+	MessageRequest MessageType = "REQUEST"
+	MessageAck     MessageType = "ACK"
+	MessageResult  MessageType = "RESULT"
+)
+
+// Command is what a REQUEST asks of a run: seed 000's four, plus seed
+// 003's redirect (a new instruction).
+type Command string
+
+const (
+	CommandPause    Command = "pause"
+	CommandResume   Command = "resume"
+	CommandCancel   Command = "cancel"
+	CommandEscalate Command = "escalate"
+	CommandRedirect Command = "redirect"
+)
+
+// Commands lists the commands, in the order help shows them.
+var Commands = []Command{CommandPause, CommandResume, CommandCancel, CommandEscalate, CommandRedirect}
+
+// RESULT statuses and codes (seed 000), plus forbidden for a controller
+// the rules refuse.
+const (
+	ResultSuccess = "success"
+	ResultFailure = "failure"
+
+	CodeNotFound     = "not_found"
+	CodeInvalidState = "invalid_state"
+	CodeDuplicate    = "duplicate"
+	CodeBadRequest   = "bad_request"
+	CodeForbidden    = "forbidden"
+)
+
+// ControlTarget names the run a message is about.
+type ControlTarget struct {
+	RunID   string `json:"run_id"`
+	IssueID string `json:"issue_id,omitempty"`
+}
+
+// ControlPayload is a message's payload: the REQUEST's arguments
+// (escalate: model, reason; redirect: instruction) or the RESULT's
+// outcome. Empty fields are left out, so an ACK's payload is {}.
+type ControlPayload struct {
+	Model       string `json:"model,omitempty"`
+	Reason      string `json:"reason,omitempty"`
+	Instruction string `json:"instruction,omitempty"`
+
+	Status        string `json:"status,omitempty"`
+	Code          string `json:"code,omitempty"`
+	Message       string `json:"message,omitempty"`
+	PreviousModel string `json:"previous_model,omitempty"`
+	NewModel      string `json:"new_model,omitempty"`
+}
+
+// ControlMessage is one message on loop:control, with seed 000's field
+// names.
+type ControlMessage struct {
+	Schema    int            `json:"schema"`
+	Type      MessageType    `json:"type"`
+	RequestID string         `json:"request_id"`
+	Command   Command        `json:"command"`
+	Target    ControlTarget  `json:"target"`
+	Timestamp string         `json:"timestamp"`
+	Payload   ControlPayload `json:"payload"`
+}
+
+// Timestamp formats t as seed 000 does: ISO 8601 UTC to the second.
+func Timestamp(t time.Time) string { return t.UTC().Format("2006-01-02T15:04:05Z") }
+
+// reply returns the ACK or RESULT that answers m, at now.
+func (m ControlMessage) reply(typ MessageType, now time.Time, p ControlPayload) ControlMessage {
+	return ControlMessage{Schema: ControlSchema, Type: typ, RequestID: m.RequestID, Command: m.Command,
+		Target: m.Target, Timestamp: Timestamp(now), Payload: p}
+}
+
+// Failed reports whether m is a RESULT with status failure, and its code.
+func (m ControlMessage) Failed() (code string, failed bool) {
+	return m.Payload.Code, m.Type == MessageResult && m.Payload.Status == ResultFailure
+}
+
+// Limits of a REQUEST.
+const (
+	MaxRequestIDLen   = 128
+	MaxInstructionLen = 4000
+	MaxModelLen       = 100
+)
+
+// ParseControlRequest reads a REQUEST as seed 000's field table has it:
+// schema must be 0, type REQUEST, and request_id, command, target.run_id,
+// timestamp (ISO 8601) and payload present; escalate needs payload.model,
+// redirect payload.instruction. A malformed request is an EINVALID error,
+// with what could be read of the message (to address the RESULT).
+func ParseControlRequest(data []byte) (ControlMessage, error) {
+	var raw struct {
+		Schema    *int            `json:"schema"`
+		Type      string          `json:"type"`
+		RequestID string          `json:"request_id"`
+		Command   string          `json:"command"`
+		Target    *ControlTarget  `json:"target"`
+		Timestamp string          `json:"timestamp"`
+		Payload   json.RawMessage `json:"payload"`
+	}
+	dec := json.NewDecoder(bytes.NewReader(data))
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(&raw); err != nil {
+		return ControlMessage{}, Errorf(EINVALID, "the REQUEST is not a valid schema-0 message: %s", strings.TrimPrefix(err.Error(), "json: "))
+	}
+	m := ControlMessage{Schema: ControlSchema, Type: MessageType(raw.Type), RequestID: raw.RequestID, Command: Command(raw.Command), Timestamp: raw.Timestamp}
+	if raw.Target != nil {
+		m.Target = *raw.Target
+	}
+	if len(raw.Payload) > 0 && string(raw.Payload) != "null" {
+		pd := json.NewDecoder(bytes.NewReader(raw.Payload))
+		pd.DisallowUnknownFields()
+		if err := pd.Decode(&m.Payload); err != nil {
+			return m, Errorf(EINVALID, "payload: %s", strings.TrimPrefix(err.Error(), "json: "))
+		}
+	}
+	switch {
+	case raw.Schema == nil:
+		return m, Errorf(EINVALID, "schema is required (0 for loop:control)")
+	case *raw.Schema != ControlSchema:
+		return m, Errorf(EINVALID, "schema must be 0 for loop:control, got %d", *raw.Schema)
+	case raw.Type == "":
+		return m, Errorf(EINVALID, "type is required (REQUEST)")
+	case m.Type != MessageRequest:
+		return m, Errorf(EINVALID, "type must be REQUEST, got %q: ACK and RESULT come from hitl", raw.Type)
+	case raw.Payload == nil || string(raw.Payload) == "null":
+		return m, Errorf(EINVALID, "payload is required (use {} when the command takes none)")
+	case raw.Target == nil:
+		return m, Errorf(EINVALID, "target is required: {\"run_id\": ...}")
+	case raw.Timestamp == "":
+		return m, Errorf(EINVALID, "timestamp is required (ISO 8601 UTC, like 2024-12-28T10:00:00Z)")
+	}
+	if _, err := time.Parse(time.RFC3339, raw.Timestamp); err != nil {
+		return m, Errorf(EINVALID, "timestamp %q is not ISO 8601 (like 2024-12-28T10:00:00Z)", raw.Timestamp)
+	}
+	return m, m.validate()
+}
+
+// validate checks the fields every REQUEST needs, however it was made.
+func (m ControlMessage) validate() error {
+	switch {
+	case strings.TrimSpace(m.RequestID) == "":
+		return Errorf(EINVALID, "request_id is required (a UUID v4)")
+	case len(m.RequestID) > MaxRequestIDLen:
+		return Errorf(EINVALID, "request_id is longer than %d characters", MaxRequestIDLen)
+	case m.Command == "":
+		return Errorf(EINVALID, "command is required: pause, resume, cancel, escalate or redirect")
+	case !validCommand(m.Command):
+		return Errorf(EINVALID, "command %q is unknown: use pause, resume, cancel, escalate or redirect", m.Command)
+	case m.Target.RunID == "":
+		return Errorf(EINVALID, "target.run_id is required")
+	}
+	if err := ValidateJobID(m.Target.RunID); err != nil {
+		return Errorf(EINVALID, "target.run_id: %s", ErrorMessage(err))
+	}
+	switch m.Command {
+	case CommandEscalate:
+		if strings.TrimSpace(m.Payload.Model) == "" {
+			return Errorf(EINVALID, "escalate needs payload.model (like opus)")
+		}
+		if len(m.Payload.Model) > MaxModelLen || len(m.Payload.Reason) > MaxInstructionLen {
+			return Errorf(EINVALID, "payload.model or payload.reason is too long")
+		}
+	case CommandRedirect:
+		if strings.TrimSpace(m.Payload.Instruction) == "" {
+			return Errorf(EINVALID, "redirect needs payload.instruction")
+		}
+		if len(m.Payload.Instruction) > MaxInstructionLen {
+			return Errorf(EINVALID, "payload.instruction is longer than %d characters", MaxInstructionLen)
+		}
+	}
+	return nil
+}
+
+func validCommand(c Command) bool {
+	for _, k := range Commands {
+		if c == k {
+			return true
+		}
+	}
+	return false
+}
+
+// NewRequest returns a REQUEST for command on run, stamped now. id is the
+// request id (callers make a UUID v4).
+func NewRequest(id string, c Command, run string, now time.Time, p ControlPayload) ControlMessage {
+	return ControlMessage{Schema: ControlSchema, Type: MessageRequest, RequestID: id, Command: c,
+		Target: ControlTarget{RunID: run}, Timestamp: Timestamp(now), Payload: p}
+}

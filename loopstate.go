@@ -1,0 +1,170 @@
+package hitl
+
+import (
+	"strings"
+	"time"
+)
+
+// StateEventType is a loop:current event's kind (seed 000, schema 1).
+type StateEventType string
+
+const (
+	StateRunning StateEventType = "STATE"
+	StateAbort   StateEventType = "ABORT"
+	StateDone    StateEventType = "DONE"
+)
+
+// Abort reasons hitl itself gives.
+const (
+	ReasonUserCancelled = "USER_CANCELLED"
+)
+
+// StackEntry is one loop of a run's stack (seed 000's STATE stack).
+type StackEntry struct {
+	ID               string `json:"id"`
+	Mode             string `json:"mode,omitempty"`
+	Iter             int    `json:"iter"`
+	Max              int    `json:"max,omitempty"`
+	Model            string `json:"model,omitempty"`
+	EscalationReason string `json:"escalation_reason,omitempty"`
+}
+
+// StateEvent is one message on loop:current: the agent's STATE, or how a
+// run ended (ABORT with a reason, DONE).
+type StateEvent struct {
+	Schema    int            `json:"schema"`
+	Event     StateEventType `json:"event"`
+	RunID     string         `json:"run_id"`
+	UpdatedAt string         `json:"updated_at,omitempty"`
+	Reason    string         `json:"reason,omitempty"`
+	Stack     []StackEntry   `json:"stack"`
+}
+
+// Validate checks a StateEvent an agent publishes.
+func (e *StateEvent) Validate() error {
+	if e.Schema != StateSchema {
+		return Errorf(EINVALID, "schema must be 1 for loop:current, got %d", e.Schema)
+	}
+	switch e.Event {
+	case StateRunning, StateAbort, StateDone:
+	case "":
+		return Errorf(EINVALID, "event is required: STATE, ABORT or DONE")
+	default:
+		return Errorf(EINVALID, "event %q is unknown: use STATE, ABORT or DONE", e.Event)
+	}
+	if err := ValidateJobID(e.RunID); err != nil {
+		return Errorf(EINVALID, "run_id: %s", ErrorMessage(err))
+	}
+	if e.UpdatedAt != "" {
+		if _, err := time.Parse(time.RFC3339, e.UpdatedAt); err != nil {
+			return Errorf(EINVALID, "updated_at %q is not ISO 8601", e.UpdatedAt)
+		}
+	}
+	if len(e.Reason) > MaxInstructionLen || len(e.Stack) > 16 {
+		return Errorf(EINVALID, "reason or stack is too long")
+	}
+	for i, s := range e.Stack {
+		if s.ID == "" {
+			return Errorf(EINVALID, "stack[%d].id is required", i)
+		}
+		if s.Iter < 0 || s.Max < 0 || (s.Max > 0 && s.Iter > s.Max) {
+			return Errorf(EINVALID, "stack[%d]: iter %d and max %d do not fit (0 ≤ iter ≤ max)", i, s.Iter, s.Max)
+		}
+		if len(s.Model) > MaxModelLen || len(s.Mode) > MaxModelLen || len(s.EscalationReason) > MaxInstructionLen {
+			return Errorf(EINVALID, "stack[%d] has a field too long", i)
+		}
+	}
+	if e.Event == StateRunning && len(e.Stack) == 0 {
+		return Errorf(EINVALID, "a STATE needs a stack with the run's loop: [{\"id\": %q, \"iter\": N}]", e.RunID)
+	}
+	return nil
+}
+
+// RunStatus is where a run is in its control lifecycle.
+type RunStatus string
+
+const (
+	RunRunning   RunStatus = "running"
+	RunPaused    RunStatus = "paused"
+	RunCancelled RunStatus = "cancelled"
+	RunDone      RunStatus = "done"
+	RunAborted   RunStatus = "aborted"
+)
+
+// Active reports whether a run with status s can still be steered.
+func (s RunStatus) Active() bool { return s == "" || s == RunRunning || s == RunPaused }
+
+// PhasePaused is the phase of a paused run.
+const PhasePaused RunPhase = "paused"
+
+// RunControl is a run's control state, on its record: what controllers
+// decided and what the agent last reported. It survives restarts of the
+// service and of the agent (seed 000 note 3).
+type RunControl struct {
+	Status           RunStatus  `json:"status"`
+	IssueID          string     `json:"issueId,omitempty"`
+	Mode             string     `json:"mode,omitempty"`
+	Iter             int        `json:"iter,omitempty"`
+	Max              int        `json:"max,omitempty"`
+	Model            string     `json:"model,omitempty"`
+	EscalationReason string     `json:"escalationReason,omitempty"`
+	Reason           string     `json:"reason,omitempty"` // why it ended (ABORT)
+	LastStateAt      *time.Time `json:"lastStateAt,omitempty"`
+	// NewModel and Instruction wait to be handed to the agent at its next
+	// checkpoint, once.
+	NewModel    string `json:"newModel,omitempty"`
+	Instruction string `json:"instruction,omitempty"`
+	// Threshold is the run's own interaction threshold (seed 004).
+	Threshold *int `json:"interactionThreshold,omitempty"`
+}
+
+// stack is the run's loop as a STATE reports it.
+func (r *Run) stack() []StackEntry {
+	c := r.Control
+	return []StackEntry{{ID: r.ID, Mode: c.Mode, Iter: c.Iter, Max: c.Max, Model: c.Model, EscalationReason: c.EscalationReason}}
+}
+
+// StateEventOf is the loop:current event that reports run now.
+func (r *Run) StateEventOf(typ StateEventType, reason string, now time.Time) *StateEvent {
+	return &StateEvent{Schema: StateSchema, Event: typ, RunID: r.ID, UpdatedAt: Timestamp(now), Reason: reason, Stack: r.stack()}
+}
+
+// absorb takes what an agent reports in a STATE into the run's control
+// state: the top loop of the stack is the run's.
+func (c *RunControl) absorb(e *StateEvent, now time.Time) {
+	c.LastStateAt = &now
+	if len(e.Stack) == 0 {
+		return
+	}
+	top := e.Stack[0]
+	for _, s := range e.Stack {
+		if s.ID == e.RunID {
+			top = s
+		}
+	}
+	c.Iter, c.Max = top.Iter, top.Max
+	if top.Mode != "" {
+		c.Mode = top.Mode
+	}
+	if top.Model != "" && c.NewModel == "" {
+		c.Model = top.Model
+	}
+	if top.EscalationReason != "" {
+		c.EscalationReason = top.EscalationReason
+	}
+}
+
+// describe is how RESULT messages name where a run is.
+func (r *Run) describe() string {
+	c := r.Control
+	var b strings.Builder
+	if c.Iter > 0 {
+		b.WriteString(" at iteration ")
+		b.WriteString(itoa(c.Iter))
+		if c.Max > 0 {
+			b.WriteString(" of ")
+			b.WriteString(itoa(c.Max))
+		}
+	}
+	return b.String()
+}
