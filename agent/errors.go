@@ -15,25 +15,27 @@ import (
 
 // Codes of the HTTP edge itself, beside hitl's.
 const (
-	codeMethodNotAllowed = "method_not_allowed"
+	codeMethodNotAllowed     = "method_not_allowed"
+	codeUnsupportedMediaType = "unsupported_media_type" // a body that is not JSON
 )
 
 // statusOf maps an error code to its HTTP status. It is the only place
 // where hitl's codes meet HTTP statuses on the server side.
 var statusOf = map[string]int{
-	hitl.EINVALID:        http.StatusBadRequest,
-	hitl.ENOTFOUND:       http.StatusNotFound,
-	hitl.ECONFLICT:       http.StatusConflict,
-	hitl.EUNAUTHORIZED:   http.StatusUnauthorized,
-	hitl.EFORBIDDEN:      http.StatusForbidden,
-	hitl.EREFUSED:        http.StatusUnprocessableEntity,
-	hitl.ERATELIMITED:    http.StatusTooManyRequests,
-	hitl.ETOOLARGE:       http.StatusRequestEntityTooLarge,
-	hitl.EUNAVAILABLE:    http.StatusServiceUnavailable,
-	hitl.ETIMEDOUT:       http.StatusConflict,
-	hitl.ECANCELLED:      http.StatusConflict,
-	hitl.EINTERNAL:       http.StatusInternalServerError,
-	codeMethodNotAllowed: http.StatusMethodNotAllowed,
+	hitl.EINVALID:            http.StatusBadRequest,
+	hitl.ENOTFOUND:           http.StatusNotFound,
+	hitl.ECONFLICT:           http.StatusConflict,
+	hitl.EUNAUTHORIZED:       http.StatusUnauthorized,
+	hitl.EFORBIDDEN:          http.StatusForbidden,
+	hitl.EREFUSED:            http.StatusUnprocessableEntity,
+	hitl.ERATELIMITED:        http.StatusTooManyRequests,
+	hitl.ETOOLARGE:           http.StatusRequestEntityTooLarge,
+	hitl.EUNAVAILABLE:        http.StatusServiceUnavailable,
+	hitl.ETIMEDOUT:           http.StatusConflict,
+	hitl.ECANCELLED:          http.StatusConflict,
+	hitl.EINTERNAL:           http.StatusInternalServerError,
+	codeMethodNotAllowed:     http.StatusMethodNotAllowed,
+	codeUnsupportedMediaType: http.StatusUnsupportedMediaType,
 }
 
 // writeError writes err as {"code","message"} with the status of its code.
@@ -77,6 +79,10 @@ func codeOfStatus(status int) string {
 		return hitl.ETOOLARGE
 	case status == http.StatusUnprocessableEntity:
 		return hitl.EREFUSED
+	case status == http.StatusTooManyRequests:
+		return hitl.ERATELIMITED
+	case status == http.StatusUnsupportedMediaType:
+		return codeUnsupportedMediaType
 	case status == http.StatusBadGateway, status == http.StatusServiceUnavailable, status == http.StatusGatewayTimeout:
 		return hitl.EUNAVAILABLE
 	}

@@ -153,9 +153,10 @@ func callURL(t *testing.T, method, url, body string, headers ...string) reply {
 	}
 	req, err := http.NewRequest(method, url, rd)
 	require.NoError(t, err)
-	for i := 0; i+1 < len(headers); i += 2 {
-		req.Header.Set(headers[i], headers[i+1])
+	if body != "" {
+		req.Header.Set("Content-Type", "application/json")
 	}
+	setHeaders(req, headers...)
 	resp, err := http.DefaultClient.Do(req)
 	require.NoError(t, err)
 	defer resp.Body.Close()
@@ -166,6 +167,21 @@ func callURL(t *testing.T, method, url, body string, headers ...string) reply {
 		require.NoError(t, json.Unmarshal(b, &out.body), string(b))
 	}
 	return out
+}
+
+// setHeaders sets name, value pairs on req; an empty value removes the
+// header ("Host" sets req.Host).
+func setHeaders(req *http.Request, headers ...string) {
+	for i := 0; i+1 < len(headers); i += 2 {
+		switch name, v := headers[i], headers[i+1]; {
+		case http.CanonicalHeaderKey(name) == "Host":
+			req.Host = v
+		case v == "":
+			req.Header.Del(name)
+		default:
+			req.Header.Set(name, v)
+		}
+	}
 }
 
 // requireError checks an error reply's status and code.

@@ -112,9 +112,16 @@ func (s *Server) routes() {
 	s.mux.HandleFunc("GET /api/events", s.handleEvents)
 }
 
-// ServeHTTP implements http.Handler: recover, authenticate, route.
+// ServeHTTP implements http.Handler: recover, guard a server without
+// tokens from browsers, authenticate, route.
 func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	defer s.recover(w, r)
+	if len(s.tokens) == 0 {
+		if err := checkLoopback(r); err != nil {
+			writeError(w, r, s.log, err)
+			return
+		}
+	}
 	r, err := s.authenticate(r)
 	if err != nil {
 		writeError(w, r, s.log, err)
