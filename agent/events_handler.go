@@ -3,6 +3,7 @@ package agent
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"net/http"
 	"strconv"
@@ -64,13 +65,12 @@ func (s *Server) handleEvents(w http.ResponseWriter, r *http.Request) {
 		}
 	}
 	rc := http.NewResponseController(w)
-	_ = rc.SetWriteDeadline(time.Time{})
 	h := w.Header()
 	h.Set("Content-Type", "text/event-stream")
 	h.Set("Cache-Control", "no-cache")
 	h.Set("X-Accel-Buffering", "no")
 	w.WriteHeader(http.StatusOK)
-	if _, err := fmt.Fprint(w, "retry: 2000\n\n"); err != nil || rc.Flush() != nil {
+	if s.send(rc, func() error { _, err := fmt.Fprint(w, "retry: 2000\n\n"); return err }) != nil {
 		return
 	}
 	ctx := r.Context()
@@ -91,7 +91,7 @@ func (s *Server) handleEvents(w http.ResponseWriter, r *http.Request) {
 			if job != "" && ev.JobID != job {
 				continue
 			}
-			if err := s.writeEvent(ctx, w, ev); err != nil || rc.Flush() != nil {
+			if s.send(rc, func() error { return s.writeEvent(ctx, w, ev) }) != nil {
 				return
 			}
 		}
@@ -101,7 +101,11 @@ func (s *Server) handleEvents(w http.ResponseWriter, r *http.Request) {
 		select {
 		case <-changed:
 		case <-ping.C:
-			if _, err := fmt.Fprintf(w, ": ping %s\n\n", s.cfg.Clock.Now().UTC().Format(time.RFC3339)); err != nil || rc.Flush() != nil {
+			beat := func() error {
+				_, err := fmt.Fprintf(w, ": ping %s\n\n", s.cfg.Clock.Now().UTC().Format(time.RFC3339))
+				return err
+			}
+			if s.send(rc, beat) != nil {
 				return
 			}
 		case <-ctx.Done():
@@ -110,6 +114,20 @@ func (s *Server) handleEvents(w http.ResponseWriter, r *http.Request) {
 			return
 		}
 	}
+}
+
+// send writes to the stream with write and flushes, within
+// StreamWriteTimeout of wall-clock time: a reader that stops reading fills
+// the connection's buffers, the write fails at the deadline, and the
+// stream ends.
+func (s *Server) send(rc *http.ResponseController, write func() error) error {
+	if err := rc.SetWriteDeadline(time.Now().Add(s.cfg.StreamWriteTimeout)); err != nil && !errors.Is(err, http.ErrNotSupported) {
+		return err
+	}
+	if err := write(); err != nil {
+		return err
+	}
+	return rc.Flush()
 }
 
 // parseAfter reads where to resume: the Last-Event-ID header, else ?after=.
