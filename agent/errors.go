@@ -9,6 +9,7 @@ import (
 	"net/http"
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/hitlbot/hitl"
 )
@@ -90,8 +91,16 @@ func codeOfStatus(status int) string {
 }
 
 // decodeError turns an error response back into the *hitl.Error the server
-// wrote, so that hitl.ErrorCode works across the wire.
+// wrote, so that hitl.ErrorCode works across the wire. Retry-After (on
+// 429 and 503, from hitl or a proxy) becomes RetryAfter, so callers know
+// how long to wait.
 func decodeError(resp *http.Response) *hitl.Error {
+	e := errorOf(resp)
+	e.RetryAfter = retryAfter(resp.Header.Get("Retry-After"), time.Now())
+	return e
+}
+
+func errorOf(resp *http.Response) *hitl.Error {
 	b, _ := io.ReadAll(io.LimitReader(resp.Body, 64<<10))
 	var body errorResponse
 	if json.Unmarshal(b, &body) == nil && body.Code != "" {
@@ -105,4 +114,26 @@ func decodeError(resp *http.Response) *hitl.Error {
 		msg = http.StatusText(resp.StatusCode)
 	}
 	return hitl.Errorf(codeOfStatus(resp.StatusCode), "HTTP %d: %s", resp.StatusCode, msg)
+}
+
+// retryAfter reads a Retry-After header: whole seconds, or an HTTP date
+// (as of now). Anything else, or a time past, is 0.
+func retryAfter(v string, now time.Time) time.Duration {
+	v = strings.TrimSpace(v)
+	if v == "" {
+		return 0
+	}
+	if n, err := strconv.ParseInt(v, 10, 64); err == nil {
+		switch {
+		case n <= 0:
+			return 0
+		case n > math.MaxInt64/int64(time.Second):
+			return math.MaxInt64
+		}
+		return time.Duration(n) * time.Second
+	}
+	if t, err := http.ParseTime(v); err == nil && t.After(now) {
+		return t.Sub(now)
+	}
+	return 0
 }

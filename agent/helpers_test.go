@@ -94,8 +94,17 @@ type env struct {
 
 func newEnv(t *testing.T, cfg ServerConfig) *env {
 	t.Helper()
+	return newEnvWith(t, cfg, func(*hitl.ServiceConfig) {})
+}
+
+// newEnvWith is newEnv with the service's config adjusted by svcCfg (its
+// Clock is the env's).
+func newEnvWith(t *testing.T, cfg ServerConfig, svcCfg func(*hitl.ServiceConfig)) *env {
+	t.Helper()
 	clock := clocktest.New(time.Date(2025, 3, 1, 12, 0, 0, 0, time.UTC))
-	svc := hitl.NewService(memstore.New(), hitl.ServiceConfig{Clock: clock})
+	sc := hitl.ServiceConfig{Clock: clock}
+	svcCfg(&sc)
+	svc := hitl.NewService(memstore.New(), sc)
 	e := &env{clock: clock, svc: svc, w: newWatched(svc)}
 	if cfg.Clock == nil {
 		cfg.Clock = clock
