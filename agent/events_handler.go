@@ -18,7 +18,9 @@ const eventBatch = 256
 // sseEvent is the data of one SSE event, in seed 001's shapes:
 // question_asked carries the question, question_answered the response;
 // question_timeout and question_cancelled carry the response used (the
-// default, if any) and the cancel reason; status carries the job's status.
+// default, if any) and the cancel reason; status carries the job's status;
+// refused (admins only) carries who tried which action and the rule that
+// refused it, question_reopened why the question waits again.
 type sseEvent struct {
 	Type       hitl.EventType `json:"type"`
 	QuestionID string         `json:"questionId,omitempty"`
@@ -26,6 +28,7 @@ type sseEvent struct {
 	Question   *sseQuestion   `json:"question,omitempty"`
 	Response   *hitl.Response `json:"response,omitempty"`
 	Reason     string         `json:"reason,omitempty"`
+	Action     hitl.Action    `json:"action,omitempty"`
 	Status     hitl.RunPhase  `json:"status,omitempty"`
 	By         string         `json:"by,omitempty"`
 	At         *time.Time     `json:"at,omitempty"`
@@ -151,8 +154,8 @@ func (s *Server) writeEvent(ctx context.Context, w http.ResponseWriter, ev *hitl
 	if err := writeSSE(w, strconv.FormatUint(ev.Seq, 10), ev.Type, toSSE(ev)); err != nil {
 		return err
 	}
-	if ev.Type == hitl.EventStatus || ev.QuestionID == "" {
-		return nil
+	if ev.Type == hitl.EventStatus || ev.Type == hitl.EventRefused || ev.QuestionID == "" {
+		return nil // a refusal changes nothing
 	}
 	st, err := s.svc.RunState(ctx, ev.JobID)
 	if err != nil {
@@ -166,7 +169,8 @@ func (s *Server) writeEvent(ctx context.Context, w http.ResponseWriter, ev *hitl
 
 // toSSE shapes a log event as seed 001's SSE payload.
 func toSSE(ev *hitl.Event) sseEvent {
-	out := sseEvent{Type: ev.Type, QuestionID: ev.QuestionID, JobID: ev.JobID, Response: ev.Response, Status: ev.Status, By: ev.Actor}
+	out := sseEvent{Type: ev.Type, QuestionID: ev.QuestionID, JobID: ev.JobID, Response: ev.Response, Status: ev.Status, By: ev.Actor,
+		Reason: ev.Reason, Action: ev.Action}
 	if !ev.At.IsZero() {
 		at := ev.At
 		out.At = &at
