@@ -14,8 +14,11 @@ import (
 //     its Response set to the default the agent goes on with. A later
 //     answer is recorded and streamed as an event, but not returned here.
 //   - otherwise it waits (surviving server restarts, see Wait) until the
-//     question is settled. A sensitive answer is then received (once; the
-//     server scrubs it) so that Response holds the value.
+//     question is settled, then takes the outcome (Receive): the server
+//     marks it received and frees its idempotency key, and a sensitive
+//     answer is handed over (once; the server scrubs it). Should the server
+//     have lost a sensitive answer to a restart, the question is asked
+//     again and Ask keeps waiting.
 //   - answered: the question and nil.
 //   - timed out with a default: the question, whose Response is the
 //     default, and nil.
@@ -24,7 +27,8 @@ import (
 //   - cancelled: the question and an *hitl.Error with code hitl.ECANCELLED.
 //
 // With an IdempotencyKey, calling it again after a crash picks up the same
-// question (and its answer, if already given).
+// question (and its answer, if already given) until Ask has returned its
+// outcome; after that the same key asks a new question.
 func (c *Client) Ask(ctx context.Context, jobID string, n hitl.NewQuestion) (*hitl.Question, error) {
 	q, _, err := c.Create(ctx, jobID, n)
 	if err != nil {
@@ -37,21 +41,46 @@ func (c *Client) Ask(ctx context.Context, jobID string, n hitl.NewQuestion) (*hi
 		}
 		return q, nil
 	}
-	if q.Pending() {
-		if q, err = c.Wait(ctx, q.ID); err != nil {
+	for {
+		if q.Pending() {
+			if q, err = c.Wait(ctx, q.ID); err != nil {
+				return q, err
+			}
+		}
+		got, err := c.take(ctx, q.ID)
+		if err != nil {
 			return q, err
 		}
+		if got.Pending() {
+			q = got // the answer was lost and the question asked again
+			continue
+		}
+		return outcome(got)
 	}
-	return c.outcome(ctx, q)
 }
 
-// outcome turns a settled question into what Ask returns.
-func (c *Client) outcome(ctx context.Context, q *hitl.Question) (*hitl.Question, error) {
+// take receives the outcome of settled question id, retrying like Wait
+// while the server cannot be reached.
+func (c *Client) take(ctx context.Context, id string) (*hitl.Question, error) {
+	b := backoff{min: c.minBackoff, max: c.maxBackoff}
+	for {
+		q, err := c.Receive(ctx, id)
+		switch {
+		case ctx.Err() != nil:
+			return nil, ctx.Err()
+		case err == nil || !retryable(err):
+			return q, err
+		}
+		if err := b.sleep(ctx); err != nil {
+			return nil, err
+		}
+	}
+}
+
+// outcome turns a settled, received question into what Ask returns.
+func outcome(q *hitl.Question) (*hitl.Question, error) {
 	switch q.Status {
 	case hitl.StatusAnswered:
-		if q.Sensitive && q.Response != nil && q.Response.Redacted {
-			return c.Receive(ctx, q.ID)
-		}
 		return q, nil
 	case hitl.StatusTimeout:
 		if q.Response == nil {

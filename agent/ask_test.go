@@ -2,12 +2,16 @@ package agent
 
 import (
 	"context"
+	"net/http/httptest"
+	"sync"
 	"testing"
 	"time"
 
 	"github.com/hitlbot/hitl/internal/principaltest"
 
 	"github.com/hitlbot/hitl"
+	"github.com/hitlbot/hitl/internal/clocktest"
+	"github.com/hitlbot/hitl/internal/memstore"
 	"github.com/stretchr/testify/require"
 )
 
@@ -104,21 +108,124 @@ func TestClientAsk(t *testing.T) {
 		_, err := e.client.Receive(context.Background(), q.ID)
 		require.Equal(t, hitl.ECONFLICT, hitl.ErrorCode(err))
 	})
-	t.Run("same_key_after_the_answer_returns_it_at_once", func(t *testing.T) {
+	t.Run("same_key_before_the_outcome_is_taken_picks_it_up", func(t *testing.T) {
+		// An agent that crashed after asking asks again with the same key.
+		e := newEnv(t, ServerConfig{})
+		n := textQ
+		n.IdempotencyKey = "step-3"
+		q, created, err := e.client.Create(context.Background(), "job-1", n)
+		require.NoError(t, err)
+		require.True(t, created)
+		e.answer(t, q.ID, hitl.Response{Value: "Friday"})
+		again, err := e.client.Ask(context.Background(), "job-1", n)
+		require.NoError(t, err)
+		require.Equal(t, q.ID, again.ID)
+		require.Equal(t, "Friday", again.Response.Value)
+	})
+	t.Run("same_key_after_the_outcome_was_taken_asks_anew", func(t *testing.T) {
 		e := newEnv(t, ServerConfig{})
 		n := textQ
 		n.IdempotencyKey = "step-3"
 		done, q := e.askInBackground(t, "job-1", n)
 		e.answer(t, q.ID, hitl.Response{Value: "Friday"})
 		require.NoError(t, recv(t, done).err)
-		again, err := e.client.Ask(context.Background(), "job-1", n)
+		next, created, err := e.client.Create(context.Background(), "job-1", n)
 		require.NoError(t, err)
-		require.Equal(t, q.ID, again.ID)
-		require.Equal(t, "Friday", again.Response.Value)
+		require.True(t, created)
+		require.NotEqual(t, q.ID, next.ID)
+		require.Equal(t, hitl.StatusPending, next.Status)
 	})
+	for _, tc := range []struct {
+		name   string
+		settle func(e *env, t *testing.T, id string)
+	}{
+		{"answered_outcome_is_received", func(e *env, t *testing.T, id string) { e.answer(t, id, hitl.Response{Value: "x"}) }},
+		{"timeout_outcome_is_received", func(e *env, t *testing.T, _ string) { e.expire(t, 31*time.Minute) }},
+		{"cancelled_outcome_is_received", func(e *env, t *testing.T, id string) {
+			_, err := e.svc.Cancel(principaltest.As(context.Background(), "admin:t"), id, "no")
+			require.NoError(t, err)
+		}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			e := newEnv(t, ServerConfig{})
+			done, q := e.askInBackground(t, "job-1", textQ)
+			tc.settle(e, t, q.ID)
+			recv(t, done)
+			got, err := e.svc.Question(principaltest.As(context.Background(), "admin:t"), q.ID)
+			require.NoError(t, err)
+			require.NotNil(t, got.ReceivedAt)
+		})
+	}
 	t.Run("invalid_question_is_invalid", func(t *testing.T) {
 		e := newEnv(t, ServerConfig{})
 		_, err := e.client.Ask(context.Background(), "job-1", hitl.NewQuestion{})
 		require.Equal(t, hitl.EINVALID, hitl.ErrorCode(err))
+	})
+}
+
+// restarting is a QuestionService that is svc until the first Receive,
+// and after it next: the service restarted between the answer and its
+// receipt, so the sensitive answer sealed by svc cannot be opened.
+type restarting struct {
+	hitl.QuestionService
+	next hitl.QuestionService
+	mu   sync.Mutex
+}
+
+func (r *restarting) current() hitl.QuestionService {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return r.QuestionService
+}
+
+func (r *restarting) Wait(ctx context.Context, id string) (*hitl.Question, error) {
+	return r.current().Wait(ctx, id)
+}
+
+func (r *restarting) Question(ctx context.Context, id string) (*hitl.Question, error) {
+	return r.current().Question(ctx, id)
+}
+
+func (r *restarting) Receive(ctx context.Context, id string) (*hitl.Question, error) {
+	r.mu.Lock()
+	r.QuestionService = r.next
+	r.mu.Unlock()
+	return r.next.Receive(ctx, id)
+}
+
+func TestClientAskSensitiveLostToRestart(t *testing.T) {
+	t.Run("keeps_waiting_and_returns_the_second_answer", func(t *testing.T) {
+		clock := clocktest.New(time.Date(2025, 3, 1, 12, 0, 0, 0, time.UTC))
+		store := memstore.New()
+		before := hitl.NewService(store, hitl.ServiceConfig{Clock: clock})
+		after := hitl.NewService(store, hitl.ServiceConfig{Clock: clock})
+		w := newWatched(&restarting{QuestionService: before, next: after})
+		srv := NewServer(w, after, ServerConfig{Clock: clock, Logger: discard})
+		ts := httptest.NewServer(srv)
+		t.Cleanup(ts.Close)
+		t.Cleanup(srv.Close)
+		client := NewClient(ts.URL, "", WithRetryBackoff(5*time.Millisecond, 50*time.Millisecond))
+
+		done := make(chan asked, 1)
+		go func() {
+			q, err := client.Ask(context.Background(), "job-1", hitl.NewQuestion{Question: "API key?", InputType: hitl.PasswordInput})
+			done <- asked{q, err}
+		}()
+		w.until(t, "the agent waits", func(in, _, _ int) bool { return in == 1 })
+		qs, err := before.Questions(principaltest.As(context.Background(), "admin:t"), hitl.QuestionFilter{Status: hitl.StatusPending})
+		require.NoError(t, err)
+		require.Len(t, qs, 1)
+		id := qs[0].ID
+		person := principaltest.As(context.Background(), "slack:U024BE7LH")
+		_, err = before.Answer(person, id, hitl.Response{Value: "lost"})
+		require.NoError(t, err)
+
+		w.until(t, "the agent waits again", func(in, entered, _ int) bool { return in == 1 && entered == 2 })
+		_, err = after.Answer(person, id, hitl.Response{Value: "s3cret"})
+		require.NoError(t, err)
+		r := recv(t, done)
+		require.NoError(t, r.err)
+		require.Equal(t, id, r.q.ID)
+		require.Equal(t, "s3cret", r.q.Response.Value)
 	})
 }

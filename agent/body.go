@@ -1,25 +1,34 @@
 package agent
 
 import (
+	"bytes"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
 	"net/http"
+	"reflect"
 	"strings"
 
 	"github.com/hitlbot/hitl"
 )
 
 // decodeBody reads one JSON object from the request body into v. The body
-// is limited to max bytes (too_large beyond), unknown fields are refused
-// (invalid, naming the field), and an empty body is refused when required.
-// The Content-Type is not checked: agents send what they send.
+// is limited to max bytes (too_large beyond), every key must be exactly a
+// field's json name (invalid, naming the key; see checkFields), and an
+// empty body is refused when required. A server without tokens has
+// already refused bodies that are not Content-Type: application/json
+// (checkLoopback); with tokens, agents send what they send.
 func decodeBody(w http.ResponseWriter, r *http.Request, max int64, v any, required bool) error {
 	r.Body = http.MaxBytesReader(w, r.Body, max)
-	dec := json.NewDecoder(r.Body)
-	dec.DisallowUnknownFields()
-	if err := dec.Decode(v); err != nil {
+	b, err := io.ReadAll(r.Body)
+	if err != nil {
+		return bodyError(err, max)
+	}
+	dec := json.NewDecoder(bytes.NewReader(b))
+	dec.UseNumber()
+	var doc any
+	if err := dec.Decode(&doc); err != nil {
 		if errors.Is(err, io.EOF) {
 			if required {
 				return hitl.Errorf(hitl.EINVALID, "a JSON request body is required")
@@ -34,6 +43,14 @@ func decodeBody(w http.ResponseWriter, r *http.Request, max int64, v any, requir
 			return bodyError(err, max)
 		}
 		return hitl.Errorf(hitl.EINVALID, "the request body must hold a single JSON object")
+	}
+	if err := checkFields(doc, reflect.TypeOf(v)); err != nil {
+		return err
+	}
+	strict := json.NewDecoder(bytes.NewReader(b))
+	strict.DisallowUnknownFields()
+	if err := strict.Decode(v); err != nil {
+		return bodyError(err, max)
 	}
 	return nil
 }

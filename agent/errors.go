@@ -9,31 +9,34 @@ import (
 	"net/http"
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/hitlbot/hitl"
 )
 
 // Codes of the HTTP edge itself, beside hitl's.
 const (
-	codeMethodNotAllowed = "method_not_allowed"
+	codeMethodNotAllowed     = "method_not_allowed"
+	codeUnsupportedMediaType = "unsupported_media_type" // a body that is not JSON
 )
 
 // statusOf maps an error code to its HTTP status. It is the only place
 // where hitl's codes meet HTTP statuses on the server side.
 var statusOf = map[string]int{
-	hitl.EINVALID:        http.StatusBadRequest,
-	hitl.ENOTFOUND:       http.StatusNotFound,
-	hitl.ECONFLICT:       http.StatusConflict,
-	hitl.EUNAUTHORIZED:   http.StatusUnauthorized,
-	hitl.EFORBIDDEN:      http.StatusForbidden,
-	hitl.EREFUSED:        http.StatusUnprocessableEntity,
-	hitl.ERATELIMITED:    http.StatusTooManyRequests,
-	hitl.ETOOLARGE:       http.StatusRequestEntityTooLarge,
-	hitl.EUNAVAILABLE:    http.StatusServiceUnavailable,
-	hitl.ETIMEDOUT:       http.StatusConflict,
-	hitl.ECANCELLED:      http.StatusConflict,
-	hitl.EINTERNAL:       http.StatusInternalServerError,
-	codeMethodNotAllowed: http.StatusMethodNotAllowed,
+	hitl.EINVALID:            http.StatusBadRequest,
+	hitl.ENOTFOUND:           http.StatusNotFound,
+	hitl.ECONFLICT:           http.StatusConflict,
+	hitl.EUNAUTHORIZED:       http.StatusUnauthorized,
+	hitl.EFORBIDDEN:          http.StatusForbidden,
+	hitl.EREFUSED:            http.StatusUnprocessableEntity,
+	hitl.ERATELIMITED:        http.StatusTooManyRequests,
+	hitl.ETOOLARGE:           http.StatusRequestEntityTooLarge,
+	hitl.EUNAVAILABLE:        http.StatusServiceUnavailable,
+	hitl.ETIMEDOUT:           http.StatusConflict,
+	hitl.ECANCELLED:          http.StatusConflict,
+	hitl.EINTERNAL:           http.StatusInternalServerError,
+	codeMethodNotAllowed:     http.StatusMethodNotAllowed,
+	codeUnsupportedMediaType: http.StatusUnsupportedMediaType,
 }
 
 // writeError writes err as {"code","message"} with the status of its code.
@@ -77,6 +80,10 @@ func codeOfStatus(status int) string {
 		return hitl.ETOOLARGE
 	case status == http.StatusUnprocessableEntity:
 		return hitl.EREFUSED
+	case status == http.StatusTooManyRequests:
+		return hitl.ERATELIMITED
+	case status == http.StatusUnsupportedMediaType:
+		return codeUnsupportedMediaType
 	case status == http.StatusBadGateway, status == http.StatusServiceUnavailable, status == http.StatusGatewayTimeout:
 		return hitl.EUNAVAILABLE
 	}
@@ -84,8 +91,16 @@ func codeOfStatus(status int) string {
 }
 
 // decodeError turns an error response back into the *hitl.Error the server
-// wrote, so that hitl.ErrorCode works across the wire.
+// wrote, so that hitl.ErrorCode works across the wire. Retry-After (on
+// 429 and 503, from hitl or a proxy) becomes RetryAfter, so callers know
+// how long to wait.
 func decodeError(resp *http.Response) *hitl.Error {
+	e := errorOf(resp)
+	e.RetryAfter = retryAfter(resp.Header.Get("Retry-After"), time.Now())
+	return e
+}
+
+func errorOf(resp *http.Response) *hitl.Error {
 	b, _ := io.ReadAll(io.LimitReader(resp.Body, 64<<10))
 	var body errorResponse
 	if json.Unmarshal(b, &body) == nil && body.Code != "" {
@@ -99,4 +114,26 @@ func decodeError(resp *http.Response) *hitl.Error {
 		msg = http.StatusText(resp.StatusCode)
 	}
 	return hitl.Errorf(codeOfStatus(resp.StatusCode), "HTTP %d: %s", resp.StatusCode, msg)
+}
+
+// retryAfter reads a Retry-After header: whole seconds, or an HTTP date
+// (as of now). Anything else, or a time past, is 0.
+func retryAfter(v string, now time.Time) time.Duration {
+	v = strings.TrimSpace(v)
+	if v == "" {
+		return 0
+	}
+	if n, err := strconv.ParseInt(v, 10, 64); err == nil {
+		switch {
+		case n <= 0:
+			return 0
+		case n > math.MaxInt64/int64(time.Second):
+			return math.MaxInt64
+		}
+		return time.Duration(n) * time.Second
+	}
+	if t, err := http.ParseTime(v); err == nil && t.After(now) {
+		return t.Sub(now)
+	}
+	return 0
 }

@@ -3,6 +3,7 @@ package agent
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"net/http"
 	"strconv"
@@ -17,7 +18,9 @@ const eventBatch = 256
 // sseEvent is the data of one SSE event, in seed 001's shapes:
 // question_asked carries the question, question_answered the response;
 // question_timeout and question_cancelled carry the response used (the
-// default, if any) and the cancel reason; status carries the job's status.
+// default, if any) and the cancel reason; status carries the job's status;
+// refused (admins only) carries who tried which action and the rule that
+// refused it, question_reopened why the question waits again.
 type sseEvent struct {
 	Type       hitl.EventType `json:"type"`
 	QuestionID string         `json:"questionId,omitempty"`
@@ -25,6 +28,7 @@ type sseEvent struct {
 	Question   *sseQuestion   `json:"question,omitempty"`
 	Response   *hitl.Response `json:"response,omitempty"`
 	Reason     string         `json:"reason,omitempty"`
+	Action     hitl.Action    `json:"action,omitempty"`
 	Status     hitl.RunPhase  `json:"status,omitempty"`
 	By         string         `json:"by,omitempty"`
 	At         *time.Time     `json:"at,omitempty"`
@@ -64,13 +68,12 @@ func (s *Server) handleEvents(w http.ResponseWriter, r *http.Request) {
 		}
 	}
 	rc := http.NewResponseController(w)
-	_ = rc.SetWriteDeadline(time.Time{})
 	h := w.Header()
 	h.Set("Content-Type", "text/event-stream")
 	h.Set("Cache-Control", "no-cache")
 	h.Set("X-Accel-Buffering", "no")
 	w.WriteHeader(http.StatusOK)
-	if _, err := fmt.Fprint(w, "retry: 2000\n\n"); err != nil || rc.Flush() != nil {
+	if s.send(rc, func() error { _, err := fmt.Fprint(w, "retry: 2000\n\n"); return err }) != nil {
 		return
 	}
 	ctx := r.Context()
@@ -91,7 +94,7 @@ func (s *Server) handleEvents(w http.ResponseWriter, r *http.Request) {
 			if job != "" && ev.JobID != job {
 				continue
 			}
-			if err := s.writeEvent(ctx, w, ev); err != nil || rc.Flush() != nil {
+			if s.send(rc, func() error { return s.writeEvent(ctx, w, ev) }) != nil {
 				return
 			}
 		}
@@ -101,7 +104,11 @@ func (s *Server) handleEvents(w http.ResponseWriter, r *http.Request) {
 		select {
 		case <-changed:
 		case <-ping.C:
-			if _, err := fmt.Fprintf(w, ": ping %s\n\n", s.cfg.Clock.Now().UTC().Format(time.RFC3339)); err != nil || rc.Flush() != nil {
+			beat := func() error {
+				_, err := fmt.Fprintf(w, ": ping %s\n\n", s.cfg.Clock.Now().UTC().Format(time.RFC3339))
+				return err
+			}
+			if s.send(rc, beat) != nil {
 				return
 			}
 		case <-ctx.Done():
@@ -110,6 +117,20 @@ func (s *Server) handleEvents(w http.ResponseWriter, r *http.Request) {
 			return
 		}
 	}
+}
+
+// send writes to the stream with write and flushes, within
+// StreamWriteTimeout of wall-clock time: a reader that stops reading fills
+// the connection's buffers, the write fails at the deadline, and the
+// stream ends.
+func (s *Server) send(rc *http.ResponseController, write func() error) error {
+	if err := rc.SetWriteDeadline(time.Now().Add(s.cfg.StreamWriteTimeout)); err != nil && !errors.Is(err, http.ErrNotSupported) {
+		return err
+	}
+	if err := write(); err != nil {
+		return err
+	}
+	return rc.Flush()
 }
 
 // parseAfter reads where to resume: the Last-Event-ID header, else ?after=.
@@ -133,8 +154,8 @@ func (s *Server) writeEvent(ctx context.Context, w http.ResponseWriter, ev *hitl
 	if err := writeSSE(w, strconv.FormatUint(ev.Seq, 10), ev.Type, toSSE(ev)); err != nil {
 		return err
 	}
-	if ev.Type == hitl.EventStatus || ev.QuestionID == "" {
-		return nil
+	if ev.Type == hitl.EventStatus || ev.Type == hitl.EventRefused || ev.QuestionID == "" {
+		return nil // a refusal changes nothing
 	}
 	st, err := s.svc.RunState(ctx, ev.JobID)
 	if err != nil {
@@ -148,7 +169,8 @@ func (s *Server) writeEvent(ctx context.Context, w http.ResponseWriter, ev *hitl
 
 // toSSE shapes a log event as seed 001's SSE payload.
 func toSSE(ev *hitl.Event) sseEvent {
-	out := sseEvent{Type: ev.Type, QuestionID: ev.QuestionID, JobID: ev.JobID, Response: ev.Response, Status: ev.Status, By: ev.Actor, Reason: ev.Reason}
+	out := sseEvent{Type: ev.Type, QuestionID: ev.QuestionID, JobID: ev.JobID, Response: ev.Response, Status: ev.Status, By: ev.Actor,
+		Reason: ev.Reason, Action: ev.Action}
 	if !ev.At.IsZero() {
 		at := ev.At
 		out.At = &at

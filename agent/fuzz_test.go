@@ -48,6 +48,7 @@ func FuzzServer(f *testing.F) {
 		if err != nil || req.URL.Path == "/api/events" {
 			return
 		}
+		req.Header.Set("Content-Type", "application/json")
 		srv := NewServer(svc, svc, ServerConfig{Logger: discard, MaxWait: 1})
 		rec := httptest.NewRecorder()
 		srv.ServeHTTP(rec, req)

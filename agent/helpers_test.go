@@ -94,8 +94,17 @@ type env struct {
 
 func newEnv(t *testing.T, cfg ServerConfig) *env {
 	t.Helper()
+	return newEnvWith(t, cfg, func(*hitl.ServiceConfig) {})
+}
+
+// newEnvWith is newEnv with the service's config adjusted by svcCfg (its
+// Clock is the env's).
+func newEnvWith(t *testing.T, cfg ServerConfig, svcCfg func(*hitl.ServiceConfig)) *env {
+	t.Helper()
 	clock := clocktest.New(time.Date(2025, 3, 1, 12, 0, 0, 0, time.UTC))
-	svc := hitl.NewService(memstore.New(), hitl.ServiceConfig{Clock: clock})
+	sc := hitl.ServiceConfig{Clock: clock}
+	svcCfg(&sc)
+	svc := hitl.NewService(memstore.New(), sc)
 	e := &env{clock: clock, svc: svc, w: newWatched(svc)}
 	if cfg.Clock == nil {
 		cfg.Clock = clock
@@ -153,9 +162,10 @@ func callURL(t *testing.T, method, url, body string, headers ...string) reply {
 	}
 	req, err := http.NewRequest(method, url, rd)
 	require.NoError(t, err)
-	for i := 0; i+1 < len(headers); i += 2 {
-		req.Header.Set(headers[i], headers[i+1])
+	if body != "" {
+		req.Header.Set("Content-Type", "application/json")
 	}
+	setHeaders(req, headers...)
 	resp, err := http.DefaultClient.Do(req)
 	require.NoError(t, err)
 	defer resp.Body.Close()
@@ -166,6 +176,21 @@ func callURL(t *testing.T, method, url, body string, headers ...string) reply {
 		require.NoError(t, json.Unmarshal(b, &out.body), string(b))
 	}
 	return out
+}
+
+// setHeaders sets name, value pairs on req; an empty value removes the
+// header ("Host" sets req.Host).
+func setHeaders(req *http.Request, headers ...string) {
+	for i := 0; i+1 < len(headers); i += 2 {
+		switch name, v := headers[i], headers[i+1]; {
+		case http.CanonicalHeaderKey(name) == "Host":
+			req.Host = v
+		case v == "":
+			req.Header.Del(name)
+		default:
+			req.Header.Set(name, v)
+		}
+	}
 }
 
 // requireError checks an error reply's status and code.

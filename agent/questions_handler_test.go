@@ -54,9 +54,9 @@ func TestCreateEndpoint(t *testing.T) {
 		require.Equal(t, http.StatusCreated, r.status, r.raw)
 		require.Equal(t, "team/run-1", sub(t, r.body, "question")["jobId"])
 	})
-	t.Run("wrong_content_type_is_tolerated", func(t *testing.T) {
-		e := newEnv(t, ServerConfig{})
-		r := e.call(t, "POST", "/api/jobs/job-1/questions", `{"question":"ok?"}`, "Content-Type", "text/plain")
+	t.Run("wrong_content_type_is_tolerated_with_tokens", func(t *testing.T) {
+		e := newEnv(t, ServerConfig{Tokens: tokens("s3cret", "ci")})
+		r := e.call(t, "POST", "/api/jobs/job-1/questions", `{"question":"ok?"}`, "Content-Type", "text/plain", "Authorization", "Bearer s3cret")
 		require.Equal(t, http.StatusCreated, r.status, r.raw)
 	})
 	for _, tc := range []struct {

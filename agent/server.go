@@ -17,6 +17,9 @@ const (
 	DefaultMaxBodyBytes = 1 << 20
 	DefaultMaxWait      = 5 * time.Minute
 	DefaultHeartbeat    = 15 * time.Second
+	// DefaultStreamWriteTimeout is how long one write to an SSE stream may
+	// block before the reader is deemed gone.
+	DefaultStreamWriteTimeout = 30 * time.Second
 )
 
 // ServerConfig configures a Server. Zero fields take defaults.
@@ -35,6 +38,10 @@ type ServerConfig struct {
 	// Heartbeat is how often an idle SSE stream gets a comment line to keep
 	// proxies from closing it (default 15 s).
 	Heartbeat time.Duration
+	// StreamWriteTimeout bounds each write to an SSE stream (default
+	// 30 s): a reader that stops reading is dropped instead of holding a
+	// goroutine and a connection forever. It is wall-clock time.
+	StreamWriteTimeout time.Duration
 	// Clock stamps heartbeats (default hitl.SystemClock).
 	Clock hitl.Clock
 	// Logger receives internal errors and recovered panics (default
@@ -43,9 +50,9 @@ type ServerConfig struct {
 }
 
 // Server is the agent HTTP API. It implements http.Handler; the caller owns
-// the listener and the http.Server. Give that http.Server a
-// ReadHeaderTimeout but no WriteTimeout: long polls and the SSE stream
-// extend their own write deadlines.
+// the listener and the http.Server, best built by NewHTTPServer (read
+// timeouts, no WriteTimeout: long polls and the SSE stream set their own
+// write deadlines).
 type Server struct {
 	svc    hitl.QuestionService
 	events hitl.EventLog
@@ -83,6 +90,9 @@ func NewServer(svc hitl.QuestionService, log hitl.EventLog, cfg ServerConfig) *S
 	if cfg.Heartbeat <= 0 {
 		cfg.Heartbeat = DefaultHeartbeat
 	}
+	if cfg.StreamWriteTimeout <= 0 {
+		cfg.StreamWriteTimeout = DefaultStreamWriteTimeout
+	}
 	if cfg.Clock == nil {
 		cfg.Clock = hitl.SystemClock{}
 	}
@@ -112,9 +122,16 @@ func (s *Server) routes() {
 	s.mux.HandleFunc("GET /api/events", s.handleEvents)
 }
 
-// ServeHTTP implements http.Handler: recover, authenticate, route.
+// ServeHTTP implements http.Handler: recover, guard a server without
+// tokens from browsers, authenticate, route.
 func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	defer s.recover(w, r)
+	if len(s.tokens) == 0 {
+		if err := checkLoopback(r); err != nil {
+			writeError(w, r, s.log, err)
+			return
+		}
+	}
 	r, err := s.authenticate(r)
 	if err != nil {
 		writeError(w, r, s.log, err)

@@ -1,0 +1,59 @@
+package agent
+
+import (
+	"mime"
+	"net"
+	"net/http"
+	"strings"
+
+	"github.com/hitlbot/hitl"
+)
+
+// checkLoopback guards a server without tokens, which trusts whatever runs
+// on the machine, from what a web page in a browser on that machine can
+// send: a request to a name that only resolves to 127.0.0.1 today (DNS
+// rebinding: the Host is not a loopback name), a request from another
+// origin (a cross-site fetch or form carries Origin), and a body a form
+// can post without a preflight (text/plain, form encodings: not JSON).
+// The CLI and the Go client send none of these.
+func checkLoopback(r *http.Request) error {
+	if !loopbackHost(r.Host) {
+		return hitl.Errorf(hitl.EFORBIDDEN,
+			"this hitl server has no tokens, so it answers only requests addressed to localhost or a loopback address, not %q: use http://127.0.0.1:PORT, or configure tokens to serve other hosts", r.Host)
+	}
+	if origin, ok := r.Header["Origin"]; ok {
+		if len(origin) != 1 || !strings.EqualFold(origin[0], "http://"+r.Host) {
+			return hitl.Errorf(hitl.EFORBIDDEN,
+				"this hitl server has no tokens, so it refuses requests from web pages (Origin %q): call it from a program (the hitl CLI, the SDK, curl) without an Origin header, or configure tokens", strings.Join(origin, ", "))
+		}
+	}
+	if r.Method == http.MethodPost && hasBody(r) {
+		ct := r.Header.Get("Content-Type")
+		if mt, _, err := mime.ParseMediaType(ct); err != nil || mt != "application/json" {
+			return hitl.Errorf(codeUnsupportedMediaType,
+				"the request body must be JSON sent with Content-Type: application/json, not %q", ct)
+		}
+	}
+	return nil
+}
+
+// hasBody reports whether r carries a body: a positive or unknown length
+// (chunked).
+func hasBody(r *http.Request) bool {
+	return r.ContentLength != 0 || len(r.TransferEncoding) > 0
+}
+
+// loopbackHost reports whether host (a Host header, with or without a
+// port) is localhost or a loopback address.
+func loopbackHost(host string) bool {
+	if h, _, err := net.SplitHostPort(host); err == nil {
+		host = h
+	} else if strings.HasPrefix(host, "[") && strings.HasSuffix(host, "]") {
+		host = host[1 : len(host)-1]
+	}
+	if strings.EqualFold(host, "localhost") {
+		return true
+	}
+	ip := net.ParseIP(host)
+	return ip != nil && ip.IsLoopback()
+}
