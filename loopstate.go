@@ -91,8 +91,10 @@ const (
 	RunAborted   RunStatus = "aborted"
 )
 
-// Active reports whether a run with status s can still be steered.
-func (s RunStatus) Active() bool { return s == "" || s == RunRunning || s == RunPaused }
+// Active reports whether a run with status s can be steered: an agent
+// reported on it (a checkpoint or STATE) and it has not ended. A run that
+// only asked questions has no status.
+func (s RunStatus) Active() bool { return s == RunRunning || s == RunPaused }
 
 // PhasePaused is the phase of a paused run.
 const PhasePaused RunPhase = "paused"

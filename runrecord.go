@@ -52,7 +52,7 @@ func WaitsOn(q *Question) bool { return q != nil && q.Pending() && q.Type != Non
 // questions (NextWaitingOn).
 func (r *Run) Track(old, q *Question, now time.Time) {
 	if r.CreatedAt.IsZero() {
-		r.ID, r.CreatedAt, r.Asker, r.Control.Status = q.JobID, now, q.Asker, RunRunning
+		r.ID, r.CreatedAt, r.Asker = q.JobID, now, q.Asker
 	}
 	r.UpdatedAt = now
 	r.count(old, -1)

@@ -143,8 +143,9 @@ func TestAuthorizationTable(t *testing.T) {
 		for _, who := range everyone {
 			r := e.call(t, "GET", "/api/jobs/job-run", "", as(who)...)
 			if who == "other" {
-				// Another agent's run is not there for it at all.
-				requireError(t, r, http.StatusNotFound, hitl.ENOTFOUND)
+				// Another agent's run is refused, naming the rule.
+				requireError(t, r, http.StatusForbidden, hitl.EFORBIDDEN)
+				require.Contains(t, r.body["message"], "api:other did not start run job-run")
 				continue
 			}
 			require.Equal(t, http.StatusOK, r.status, "%s: %s", who, r.raw)

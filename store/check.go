@@ -115,9 +115,14 @@ func checkRuns(tx *bolt.Tx, want map[string]*hitl.Run, report func(error)) {
 		}
 		w := want[string(k)]
 		delete(want, string(k))
+		if active := tx.Bucket(bucketRunsActive).Get(k) != nil; active != got.Control.Status.Active() {
+			report(fmt.Errorf("run %s is %q but runs_active says active=%v", k, got.Control.Status, active))
+		}
 		switch {
+		case w == nil && got.Questions == 0:
+			// a run steered or reported on before it asked anything
 		case w == nil:
-			report(fmt.Errorf("run %s has a record but no questions", k))
+			report(fmt.Errorf("run %s counts %d questions but has none", k, got.Questions))
 		case got.Questions != w.Questions || got.Pending != w.Pending || got.PendingInput != w.PendingInput || got.PendingApproval != w.PendingApproval:
 			report(fmt.Errorf("run %s counts %d questions, %d pending (%d input, %d approval); its questions say %d, %d (%d, %d)",
 				k, got.Questions, got.Pending, got.PendingInput, got.PendingApproval, w.Questions, w.Pending, w.PendingInput, w.PendingApproval))

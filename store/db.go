@@ -49,6 +49,8 @@ var (
 	bucketIdem        = []byte("idem")         // jobID ‖ 0x00 ‖ key → id (until the outcome is received)
 	bucketEvents      = []byte("events")       // seq BE → event JSON
 	bucketSealed      = []byte("sealed")       // id → "" (holds a sealed answer not yet received)
+	bucketRunsActive  = []byte("runs_active")  // run id → "" (running or paused)
+	bucketControl     = []byte("control")      // request_id → control record JSON (seed 000's dedup cache)
 
 	// The Slack bot's outbox (slack.go).
 	bucketSlackMeta     = []byte("slack_meta")     // "cursor" → uint64 BE
@@ -63,6 +65,7 @@ var (
 var allBuckets = [][]byte{
 	bucketMeta, bucketQuestions, bucketRuns, bucketByDeadline, bucketByJob, bucketByCreated, bucketByStatus, bucketByAsker,
 	bucketByAssignee, bucketUnassigned, bucketRunPending, bucketBySettled, bucketByResponder, bucketIdem, bucketEvents, bucketSealed,
+	bucketRunsActive, bucketControl,
 	bucketSlackMeta, bucketSlackTasks, bucketSlackMessages, bucketSlackByTS,
 }
 

@@ -20,7 +20,7 @@ func migrate(tx *bolt.Tx, from uint64) error {
 				return fmt.Errorf("migrate: drop pending: %w", err)
 			}
 		}
-		for _, name := range append(indexBuckets, bucketRuns) {
+		for _, name := range append(indexBuckets, bucketRuns, bucketRunsActive) {
 			if tx.Bucket(name) != nil {
 				if err := tx.DeleteBucket(name); err != nil {
 					return fmt.Errorf("migrate: reset %s: %w", name, err)

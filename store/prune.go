@@ -76,8 +76,8 @@ func deleteQuestion(tx *bolt.Tx, id string) error {
 	}
 	if run != nil {
 		run.Forget(q)
-		if run.Questions <= 0 {
-			if err := tx.Bucket(bucketRuns).Delete([]byte(run.ID)); err != nil {
+		if run.Questions <= 0 && !run.Control.Status.Active() {
+			if err := deleteRun(tx, run.ID); err != nil {
 				return err
 			}
 		} else if err := putRun(tx, run); err != nil {

@@ -52,7 +52,24 @@ func putRun(tx *bolt.Tx, run *hitl.Run) error {
 	if err := tx.Bucket(bucketRuns).Put([]byte(run.ID), data); err != nil {
 		return fmt.Errorf("put run %s: %w", run.ID, err)
 	}
+	active := tx.Bucket(bucketRunsActive)
+	if run.Control.Status.Active() {
+		err = active.Put([]byte(run.ID), []byte{})
+	} else {
+		err = active.Delete([]byte(run.ID))
+	}
+	if err != nil {
+		return fmt.Errorf("index run %s: %w", run.ID, err)
+	}
 	return nil
+}
+
+// deleteRun removes run id's record.
+func deleteRun(tx *bolt.Tx, id string) error {
+	if err := tx.Bucket(bucketRunsActive).Delete([]byte(id)); err != nil {
+		return err
+	}
+	return tx.Bucket(bucketRuns).Delete([]byte(id))
 }
 
 // trackRun moves q's run from question old (nil for a new question) to q,

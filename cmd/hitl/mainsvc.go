@@ -81,8 +81,9 @@ func (m *Main) Run(ctx context.Context) (err error) {
 		SlackEnabled: m.Config.Slack.Enabled()})
 	base, stop := context.WithCancel(context.Background())
 	m.stop = stop
-	m.http = &http.Server{Handler: m.api, ReadHeaderTimeout: 10 * time.Second,
-		BaseContext: func(net.Listener) context.Context { return base }}
+	// Slow clients are timed out (headers, bodies, idle connections); long
+	// polls and event streams set their own write deadlines.
+	m.http = agent.NewHTTPServer(m.api, func(net.Listener) context.Context { return base })
 	m.served = make(chan struct{})
 	go func() {
 		defer close(m.served)

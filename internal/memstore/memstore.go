@@ -24,13 +24,14 @@ type Store struct {
 	runs      map[string]*hitl.Run
 	seq       uint64
 	born      map[string]int // id → creation order: ties of time list in it
+	control   map[string]hitl.ControlRecord
 }
 
 var _ hitl.Store = (*Store)(nil)
 
 // New returns an empty store.
 func New() *Store {
-	return &Store{questions: map[string]*hitl.Question{}, keys: map[string]string{}, runs: map[string]*hitl.Run{}, born: map[string]int{}}
+	return &Store{questions: map[string]*hitl.Question{}, keys: map[string]string{}, runs: map[string]*hitl.Run{}, born: map[string]int{}, control: map[string]hitl.ControlRecord{}}
 }
 
 // CreateQuestion implements hitl.Store.
@@ -268,7 +269,7 @@ func (s *Store) Prune(_ context.Context, before time.Time, limit int) (int, erro
 			delete(s.keys, k)
 		}
 		if run := s.runs[q.JobID]; run != nil {
-			if run.Forget(q); run.Questions <= 0 {
+			if run.Forget(q); run.Questions <= 0 && !run.Control.Status.Active() {
 				delete(s.runs, q.JobID)
 			}
 		}

@@ -1,0 +1,87 @@
+package memstore
+
+import (
+	"context"
+	"slices"
+	"time"
+
+	"github.com/hitlbot/hitl"
+)
+
+// UpdateRun implements hitl.Store.
+func (s *Store) UpdateRun(_ context.Context, id string, fn func(*hitl.Run) (hitl.RunUpdate, error)) (*hitl.Run, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	var arg *hitl.Run
+	if run := s.runs[id]; run != nil {
+		c := *run
+		arg = &c
+	}
+	u, err := fn(arg)
+	if err != nil {
+		return nil, err
+	}
+	run := s.runs[id]
+	if u.Run != nil {
+		c := *u.Run
+		s.runs[id] = &c
+		run = &c
+	}
+	for _, ev := range u.Events {
+		if run != nil {
+			ev.Status, ev.Asker = run.Phase(), run.Asker
+		}
+		s.append(ev)
+	}
+	if u.Control != nil {
+		s.control[u.Control.RequestID] = *u.Control
+	}
+	if run == nil {
+		return nil, nil
+	}
+	c := *run
+	return &c, nil
+}
+
+// ReceiveControl implements hitl.Store.
+func (s *Store) ReceiveControl(_ context.Context, rec hitl.ControlRecord, ev *hitl.Event, since, inflightSince time.Time) (*hitl.ControlRecord, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if old, ok := s.control[rec.RequestID]; ok && !old.At.Before(since) && (old.Result != nil || !old.At.Before(inflightSince)) {
+		return &old, nil
+	}
+	s.control[rec.RequestID] = rec
+	if ev != nil {
+		if run := s.runs[rec.RunID]; run != nil {
+			ev.Status, ev.Asker = run.Phase(), run.Asker
+		}
+		s.append(ev)
+	}
+	return nil, nil
+}
+
+// Runs implements hitl.Store.
+func (s *Store) Runs(_ context.Context, active bool, limit int, cursor string) (hitl.RunPage, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if limit <= 0 || limit > hitl.MaxPageSize {
+		limit = hitl.DefaultPageSize
+	}
+	var ids []string
+	for id, run := range s.runs {
+		if (!active || run.Control.Status.Active()) && id > cursor {
+			ids = append(ids, id)
+		}
+	}
+	slices.Sort(ids)
+	page := hitl.RunPage{Runs: []*hitl.Run{}}
+	for _, id := range ids {
+		if len(page.Runs) == limit {
+			page.NextCursor = page.Runs[len(page.Runs)-1].ID
+			break
+		}
+		c := *s.runs[id]
+		page.Runs = append(page.Runs, &c)
+	}
+	return page, nil
+}

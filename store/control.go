@@ -1,0 +1,170 @@
+package store
+
+import (
+	"bytes"
+	"context"
+	"encoding/base64"
+	"encoding/json"
+	"fmt"
+	"time"
+
+	"github.com/hitlbot/hitl"
+	bolt "go.etcd.io/bbolt"
+)
+
+// UpdateRun implements hitl.Store.
+func (db *DB) UpdateRun(ctx context.Context, id string, fn func(run *hitl.Run) (hitl.RunUpdate, error)) (*hitl.Run, error) {
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+	var (
+		stored *hitl.Run
+		domErr error
+	)
+	err := db.write(func(tx *bolt.Tx) error {
+		stored, domErr = nil, nil
+		run, err := getRun(tx, id)
+		if err != nil {
+			return err
+		}
+		var arg *hitl.Run
+		if run != nil {
+			c := *run
+			arg = &c
+		}
+		u, err := fn(arg)
+		if err != nil {
+			domErr = err
+			return nil
+		}
+		if u.Run != nil {
+			if u.Run.ID != id {
+				domErr = fmt.Errorf("store: update run %s: fn returned run %q", id, u.Run.ID)
+				return nil
+			}
+			if err := putRun(tx, u.Run); err != nil {
+				return err
+			}
+			run = u.Run
+		}
+		for _, ev := range u.Events {
+			if run != nil {
+				ev.Status, ev.Asker = run.Phase(), run.Asker
+			}
+			if err := appendEvent(tx, ev); err != nil {
+				return err
+			}
+		}
+		if u.Control != nil {
+			if err := putControl(tx, u.Control); err != nil {
+				return err
+			}
+		}
+		stored = run
+		return nil
+	})
+	if err != nil {
+		return nil, fmt.Errorf("store: update run %s: %w", id, err)
+	}
+	return stored, domErr
+}
+
+// ReceiveControl implements hitl.Store.
+func (db *DB) ReceiveControl(ctx context.Context, rec hitl.ControlRecord, ev *hitl.Event, since, inflightSince time.Time) (*hitl.ControlRecord, error) {
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+	var prior *hitl.ControlRecord
+	err := db.write(func(tx *bolt.Tx) error {
+		prior = nil
+		if v := tx.Bucket(bucketControl).Get([]byte(rec.RequestID)); v != nil {
+			var old hitl.ControlRecord
+			if err := json.Unmarshal(v, &old); err != nil {
+				return fmt.Errorf("decode control record %q: %w", rec.RequestID, err)
+			}
+			if !old.At.Before(since) && (old.Result != nil || !old.At.Before(inflightSince)) {
+				prior = &old
+				return nil
+			}
+		}
+		if err := putControl(tx, &rec); err != nil {
+			return err
+		}
+		if ev == nil {
+			return nil
+		}
+		run, err := getRun(tx, rec.RunID)
+		if err != nil {
+			return err
+		}
+		if run != nil {
+			ev.Status, ev.Asker = run.Phase(), run.Asker
+		}
+		return appendEvent(tx, ev)
+	})
+	if err != nil {
+		return nil, fmt.Errorf("store: receive control request %q: %w", rec.RequestID, err)
+	}
+	return prior, nil
+}
+
+func putControl(tx *bolt.Tx, rec *hitl.ControlRecord) error {
+	data, err := json.Marshal(rec)
+	if err != nil {
+		return fmt.Errorf("encode control record %q: %w", rec.RequestID, err)
+	}
+	if err := tx.Bucket(bucketControl).Put([]byte(rec.RequestID), data); err != nil {
+		return fmt.Errorf("put control record %q: %w", rec.RequestID, err)
+	}
+	return nil
+}
+
+// Runs implements hitl.Store. Active runs are read from their own index,
+// so listing them costs what the page holds.
+func (db *DB) Runs(ctx context.Context, active bool, limit int, cursor string) (hitl.RunPage, error) {
+	if err := ctx.Err(); err != nil {
+		return hitl.RunPage{}, err
+	}
+	if limit <= 0 || limit > hitl.MaxPageSize {
+		limit = hitl.DefaultPageSize
+	}
+	var after []byte
+	if cursor != "" {
+		var err error
+		if after, err = base64.RawURLEncoding.DecodeString(cursor); err != nil {
+			return hitl.RunPage{}, hitl.Errorf(hitl.EINVALID, "cursor %q is not one of this list's", cursor)
+		}
+	}
+	page := hitl.RunPage{Runs: []*hitl.Run{}}
+	err := db.bolt.View(func(tx *bolt.Tx) error {
+		bucket := bucketRuns
+		if active {
+			bucket = bucketRunsActive
+		}
+		c := tx.Bucket(bucket).Cursor()
+		k, _ := c.First()
+		if after != nil {
+			if k, _ = c.Seek(after); bytes.Equal(k, after) {
+				k, _ = c.Next()
+			}
+		}
+		for ; k != nil; k, _ = c.Next() {
+			if len(page.Runs) == limit {
+				page.NextCursor = base64.RawURLEncoding.EncodeToString([]byte(page.Runs[len(page.Runs)-1].ID))
+				return nil
+			}
+			run, err := getRun(tx, string(k))
+			if err != nil {
+				return err
+			}
+			if run != nil {
+				page.Runs = append(page.Runs, run)
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		return hitl.RunPage{}, fmt.Errorf("store: list runs: %w", err)
+	}
+	return page, nil
+}
