@@ -31,15 +31,20 @@ type QuestionService interface {
 	Answer(ctx context.Context, id string, r Response) (*Question, error)
 	// Cancel cancels a pending question.
 	Cancel(ctx context.Context, id, reason string) (*Question, error)
-	// Questions lists questions, oldest first, redacted: all of them for
-	// principals that answer, otherwise only their own.
-	Questions(ctx context.Context, f QuestionFilter) ([]*Question, error)
+	// QuestionPage returns a page of the questions matching f, redacted:
+	// all of them for principals that answer, otherwise only their own.
+	// Follow NextCursor for the next page.
+	QuestionPage(ctx context.Context, f QuestionFilter) (QuestionPage, error)
 	// Receive is how the asker takes a settled question's outcome: a
 	// sensitive answer is handed over once and scrubbed, and the
 	// idempotency key is freed. A pending question is returned as it is.
 	Receive(ctx context.Context, id string) (*Question, error)
-	// RunState derives a run's phase, pending question and history.
+	// RunState is seed 004's view of a run: phase, pending question and
+	// recent history.
 	RunState(ctx context.Context, jobID string) (*RunState, error)
+	// Run returns a run's record: counts, the question it waits on, its
+	// control state. It costs one read, however many questions it holds.
+	Run(ctx context.Context, id string) (*Run, error)
 }
 
 // Service is the question lifecycle over a Store: create, answer, time out,
@@ -336,8 +341,8 @@ func (s *Service) Questions(ctx context.Context, f QuestionFilter) ([]*Question,
 	return page.Questions, err
 }
 
-// QuestionPage returns a page of the questions matching f that the
-// principal in ctx may see, redacted.
+// QuestionPage implements QuestionService. A list by status alone also
+// says how many questions it holds in all (Total).
 func (s *Service) QuestionPage(ctx context.Context, f QuestionFilter) (QuestionPage, error) {
 	var err error
 	if f, err = s.scope(ctx, f); err != nil {
@@ -346,6 +351,11 @@ func (s *Service) QuestionPage(ctx context.Context, f QuestionFilter) (QuestionP
 	page, err := s.store.Questions(ctx, f)
 	if err != nil {
 		return QuestionPage{}, err
+	}
+	if f.Status != "" && f == (QuestionFilter{Status: f.Status, Limit: f.Limit, Cursor: f.Cursor}) {
+		if page.Total, err = s.store.CountQuestions(ctx, f.Status); err != nil {
+			return QuestionPage{}, err
+		}
 	}
 	for i, q := range page.Questions {
 		page.Questions[i] = q.Redacted()

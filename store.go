@@ -64,6 +64,9 @@ func (f QuestionFilter) Match(q *Question) bool {
 type QuestionPage struct {
 	Questions  []*Question `json:"questions"`
 	NextCursor string      `json:"nextCursor,omitempty"`
+	// Total is how many questions the whole list holds, when it is known
+	// without reading it (a list by status alone).
+	Total int `json:"total,omitempty"`
 }
 
 // Store persists questions and the event log. Every method that returns
@@ -123,6 +126,9 @@ type Store interface {
 	// QuestionFilter for the order). Its cost grows with the page, not
 	// with the number of questions stored.
 	Questions(ctx context.Context, f QuestionFilter) (QuestionPage, error)
+
+	// CountQuestions returns how many questions have status status.
+	CountQuestions(ctx context.Context, status Status) (int, error)
 
 	// Run returns run id's record, or ENOTFOUND.
 	Run(ctx context.Context, id string) (*Run, error)

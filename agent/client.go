@@ -228,10 +228,12 @@ func (c *Client) Cancel(ctx context.Context, id, reason string) (*hitl.Question,
 	return resp.Question, nil
 }
 
-// Questions implements hitl.QuestionService.
-func (c *Client) Questions(ctx context.Context, f hitl.QuestionFilter) ([]*hitl.Question, error) {
+// QuestionPage implements hitl.QuestionService over GET /api/questions
+// (status, type, jobId, limit and cursor; the other filters of f are the
+// service's own).
+func (c *Client) QuestionPage(ctx context.Context, f hitl.QuestionFilter) (hitl.QuestionPage, error) {
 	query := url.Values{}
-	for k, v := range map[string]string{"status": string(f.Status), "type": string(f.Type), "jobId": f.JobID} {
+	for k, v := range map[string]string{"status": string(f.Status), "type": string(f.Type), "jobId": f.JobID, "cursor": f.Cursor} {
 		if v != "" {
 			query.Set(k, v)
 		}
@@ -241,9 +243,21 @@ func (c *Client) Questions(ctx context.Context, f hitl.QuestionFilter) ([]*hitl.
 	}
 	var resp questionsResponse
 	if err := c.do(ctx, http.MethodGet, "/api/questions", query, nil, &resp); err != nil {
+		return hitl.QuestionPage{}, err
+	}
+	return hitl.QuestionPage(resp), nil
+}
+
+// Run implements hitl.QuestionService.
+func (c *Client) Run(ctx context.Context, id string) (*hitl.Run, error) {
+	if err := hitl.ValidateJobID(id); err != nil {
 		return nil, err
 	}
-	return resp.Questions, nil
+	var run hitl.Run
+	if err := c.do(ctx, http.MethodGet, "/api/runs/"+url.PathEscape(id), nil, nil, &run); err != nil {
+		return nil, err
+	}
+	return &run, nil
 }
 
 // RunState implements hitl.QuestionService.

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/hitlbot/hitl"
+	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )
 
@@ -43,12 +44,24 @@ func TestClient(t *testing.T) {
 		require.NoError(t, err)
 		require.Equal(t, hitl.StatusCancelled, cancelled.Status)
 
-		all, err := c.Questions(ctx, hitl.QuestionFilter{JobID: "team/run-1"})
+		all, err := c.QuestionPage(ctx, hitl.QuestionFilter{JobID: "team/run-1"})
 		require.NoError(t, err)
-		require.Len(t, all, 2)
-		answered, err := c.Questions(ctx, hitl.QuestionFilter{Status: hitl.StatusAnswered})
+		require.Len(t, all.Questions, 2)
+		answered, err := c.QuestionPage(ctx, hitl.QuestionFilter{Status: hitl.StatusAnswered})
 		require.NoError(t, err)
-		require.Len(t, answered, 1)
+		require.Len(t, answered.Questions, 1)
+		assert.Equal(t, 1, answered.Total, "a list by status says how many it holds")
+		first, err := c.QuestionPage(ctx, hitl.QuestionFilter{JobID: "team/run-1", Limit: 1})
+		require.NoError(t, err)
+		require.Len(t, first.Questions, 1)
+		require.NotEmpty(t, first.NextCursor)
+		second, err := c.QuestionPage(ctx, hitl.QuestionFilter{JobID: "team/run-1", Limit: 1, Cursor: first.NextCursor})
+		require.NoError(t, err)
+		require.Len(t, second.Questions, 1)
+		assert.NotEqual(t, first.Questions[0].ID, second.Questions[0].ID, "the next page goes on after the cursor")
+		run, err := c.Run(ctx, "team/run-1")
+		require.NoError(t, err)
+		assert.Equal(t, 2, run.Questions)
 		one, err := c.Question(ctx, q.ID)
 		require.NoError(t, err)
 		require.Equal(t, hitl.StatusAnswered, one.Status)
@@ -84,9 +97,9 @@ func TestClient(t *testing.T) {
 	})
 	t.Run("wrong_token_is_unauthorized", func(t *testing.T) {
 		e := newEnv(t, ServerConfig{Tokens: tokens("tok", "ci")})
-		_, err := NewClient(e.http.URL, "nope").Questions(ctx, hitl.QuestionFilter{})
+		_, err := NewClient(e.http.URL, "nope").QuestionPage(ctx, hitl.QuestionFilter{})
 		require.Equal(t, hitl.EUNAUTHORIZED, hitl.ErrorCode(err))
-		_, err = e.client.Questions(ctx, hitl.QuestionFilter{})
+		_, err = e.client.QuestionPage(ctx, hitl.QuestionFilter{})
 		require.NoError(t, err)
 	})
 	t.Run("unreachable_server_is_unavailable", func(t *testing.T) {

@@ -95,14 +95,15 @@ func (s *Server) handleAnswer(w http.ResponseWriter, r *http.Request) {
 	writeJSON(w, http.StatusOK, answerResponse{Success: true, JobResumed: s.jobResumed(r.Context(), q.JobID), Question: q})
 }
 
-// jobResumed reports whether job waits on nothing any more.
+// jobResumed reports whether job waits on nothing any more: one read of
+// the run's record, however many questions it holds.
 func (s *Server) jobResumed(ctx context.Context, jobID string) bool {
-	st, err := s.svc.RunState(ctx, jobID)
+	run, err := s.svc.Run(ctx, jobID)
 	if err != nil {
-		s.log.WarnContext(ctx, "run state after answer", "job", jobID, "err", err)
+		s.log.WarnContext(ctx, "run after answer", "job", jobID, "err", err)
 		return false
 	}
-	return st.Phase == hitl.PhaseRunning
+	return run.Phase() == hitl.PhaseRunning
 }
 
 // handleCancel serves POST /api/questions/{id}/cancel, body optional.

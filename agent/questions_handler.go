@@ -44,7 +44,15 @@ func (s *Server) handleJobQuestions(w http.ResponseWriter, r *http.Request) {
 		writeError(w, r, s.log, err)
 		return
 	}
-	s.listQuestions(w, r, hitl.QuestionFilter{JobID: jobID})
+	query := r.URL.Query()
+	query.Del("jobId")
+	f, err := parseFilter(query)
+	if err != nil {
+		writeError(w, r, s.log, err)
+		return
+	}
+	f.JobID = jobID
+	s.listQuestions(w, r, f)
 }
 
 // handleQuestions serves GET /api/questions?status=&type=&jobId=&limit=.
@@ -72,21 +80,22 @@ func (s *Server) handlePending(w http.ResponseWriter, r *http.Request) {
 }
 
 func (s *Server) listQuestions(w http.ResponseWriter, r *http.Request, f hitl.QuestionFilter) {
-	qs, err := s.svc.Questions(r.Context(), f)
+	page, err := s.svc.QuestionPage(r.Context(), f)
 	if err != nil {
 		writeError(w, r, s.log, err)
 		return
 	}
-	if qs == nil {
-		qs = []*hitl.Question{}
+	if page.Questions == nil {
+		page.Questions = []*hitl.Question{}
 	}
-	writeJSON(w, http.StatusOK, questionsResponse{Questions: qs})
+	writeJSON(w, http.StatusOK, questionsResponse(page))
 }
 
 // maxListLimit bounds ?limit= on the list endpoints.
-const maxListLimit = 10000
+const maxListLimit = hitl.MaxPageSize
 
-// parseFilter reads status, type, jobId and limit from a query.
+// parseFilter reads status, type, jobId, limit (default 100, at most
+// 1000) and cursor from a query.
 func parseFilter(query url.Values) (hitl.QuestionFilter, error) {
 	var f hitl.QuestionFilter
 	switch st := hitl.Status(query.Get("status")); st {
@@ -114,7 +123,18 @@ func parseFilter(query url.Values) (hitl.QuestionFilter, error) {
 		}
 		f.Limit = n
 	}
+	f.Cursor = query.Get("cursor")
 	return f, nil
+}
+
+// handleRun serves GET /api/runs/{id}: the run's record.
+func (s *Server) handleRun(w http.ResponseWriter, r *http.Request) {
+	run, err := s.svc.Run(r.Context(), r.PathValue("id"))
+	if err != nil {
+		writeError(w, r, s.log, err)
+		return
+	}
+	writeJSON(w, http.StatusOK, run)
 }
 
 // handleRunState serves GET /api/jobs/{id}: seed 004's run state.

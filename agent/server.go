@@ -113,6 +113,7 @@ func (s *Server) routes() {
 	s.mux.HandleFunc("POST /api/jobs/{id}/questions", s.handleAsk)
 	s.mux.HandleFunc("GET /api/jobs/{id}/questions", s.handleJobQuestions)
 	s.mux.HandleFunc("GET /api/jobs/{id}", s.handleRunState)
+	s.mux.HandleFunc("GET /api/runs/{id}", s.handleRun)
 	s.mux.HandleFunc("GET /api/questions", s.handleQuestions)
 	s.mux.HandleFunc("GET /api/questions/pending", s.handlePending)
 	s.mux.HandleFunc("GET /api/questions/{id}", s.handleQuestion)

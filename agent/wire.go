@@ -49,10 +49,9 @@ type questionResponse struct {
 	Question *hitl.Question `json:"question"`
 }
 
-// questionsResponse answers the list endpoints.
-type questionsResponse struct {
-	Questions []*hitl.Question `json:"questions"`
-}
+// questionsResponse answers the list endpoints: a page, and the cursor of
+// the next one when there is more.
+type questionsResponse hitl.QuestionPage
 
 // errorResponse is every error body.
 type errorResponse struct {

@@ -116,10 +116,11 @@ func (h *homes) nextDirty() (string, time.Duration) {
 // publish renders and publishes user's tab.
 func (h *homes) publish(ctx context.Context, user string) error {
 	b := h.b
-	pending, err := b.questions.Questions(ctx, hitl.QuestionFilter{Status: hitl.StatusPending})
+	page, err := b.questions.QuestionPage(ctx, hitl.QuestionFilter{Status: hitl.StatusPending, Limit: hitl.MaxPageSize})
 	if err != nil {
 		return err
 	}
+	pending := page.Questions
 	var waiting []*hitl.Question
 	for _, q := range pending {
 		if b.waitsOn(ctx, q, user) {
@@ -137,10 +138,11 @@ func (h *homes) publish(ctx context.Context, user string) error {
 
 // recent returns the questions user answered, newest first.
 func (h *homes) recent(ctx context.Context, user string) ([]*hitl.Question, error) {
-	qs, err := h.b.questions.Questions(ctx, hitl.QuestionFilter{Status: hitl.StatusAnswered})
+	page, err := h.b.questions.QuestionPage(ctx, hitl.QuestionFilter{RespondedBy: actor(user), Reverse: true, Limit: recentAnswers})
 	if err != nil {
 		return nil, err
 	}
+	qs := page.Questions
 	var mine []*hitl.Question
 	for _, q := range qs {
 		if q.RespondedBy == actor(user) {

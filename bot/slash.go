@@ -29,10 +29,11 @@ func (b *Bot) onSlashCommand(ctx context.Context, cmd slack.SlashCommand) any {
 }
 
 func (b *Bot) pendingText(ctx context.Context, user string) string {
-	qs, err := b.questions.Questions(ctx, hitl.QuestionFilter{Status: hitl.StatusPending})
+	page, err := b.questions.QuestionPage(ctx, hitl.QuestionFilter{Status: hitl.StatusPending, Limit: hitl.MaxPageSize})
 	if err != nil {
 		return errorText(err)
 	}
+	qs := page.Questions
 	var lines []string
 	for _, q := range qs {
 		if b.waitsOn(ctx, q, user) {

@@ -1,6 +1,7 @@
 package store
 
 import (
+	"bytes"
 	"encoding/binary"
 
 	"errors"
@@ -102,6 +103,26 @@ func checkIndexes(tx *bolt.Tx, report func(error)) {
 		}
 	}
 	checkRuns(tx, runs, report)
+	checkCounts(tx, report)
+}
+
+// checkCounts compares the per-status counts with the status index.
+func checkCounts(tx *bolt.Tx, report func(error)) {
+	for _, st := range []hitl.Status{hitl.StatusPending, hitl.StatusAnswered, hitl.StatusTimeout, hitl.StatusCancelled} {
+		prefix := append([]byte(st), 0)
+		n := uint64(0)
+		c := tx.Bucket(bucketByStatus).Cursor()
+		for k, _ := c.Seek(prefix); k != nil && bytes.HasPrefix(k, prefix); k, _ = c.Next() {
+			n++
+		}
+		var got uint64
+		if v := tx.Bucket(bucketCounts).Get([]byte(st)); len(v) == 8 {
+			got = binary.BigEndian.Uint64(v)
+		}
+		if got != n {
+			report(fmt.Errorf("counts says %d %s questions, the index holds %d", got, st, n))
+		}
+	}
 }
 
 // checkRuns compares the stored run records' counts with those derived

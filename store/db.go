@@ -51,6 +51,7 @@ var (
 	bucketSealed      = []byte("sealed")       // id → "" (holds a sealed answer not yet received)
 	bucketRunsActive  = []byte("runs_active")  // run id → "" (running or paused)
 	bucketControl     = []byte("control")      // request_id → control record JSON (seed 000's dedup cache)
+	bucketCounts      = []byte("counts")       // status → number of questions, uint64 BE
 
 	// The Slack bot's outbox (slack.go).
 	bucketSlackMeta     = []byte("slack_meta")     // "cursor" → uint64 BE
@@ -65,7 +66,7 @@ var (
 var allBuckets = [][]byte{
 	bucketMeta, bucketQuestions, bucketRuns, bucketByDeadline, bucketByJob, bucketByCreated, bucketByStatus, bucketByAsker,
 	bucketByAssignee, bucketUnassigned, bucketRunPending, bucketBySettled, bucketByResponder, bucketIdem, bucketEvents, bucketSealed,
-	bucketRunsActive, bucketControl,
+	bucketRunsActive, bucketControl, bucketCounts,
 	bucketSlackMeta, bucketSlackTasks, bucketSlackMessages, bucketSlackByTS,
 }
 

@@ -20,7 +20,7 @@ func migrate(tx *bolt.Tx, from uint64) error {
 				return fmt.Errorf("migrate: drop pending: %w", err)
 			}
 		}
-		for _, name := range append(indexBuckets, bucketRuns, bucketRunsActive) {
+		for _, name := range append(indexBuckets, bucketRuns, bucketRunsActive, bucketCounts) {
 			if tx.Bucket(name) != nil {
 				if err := tx.DeleteBucket(name); err != nil {
 					return fmt.Errorf("migrate: reset %s: %w", name, err)
@@ -34,6 +34,9 @@ func migrate(tx *bolt.Tx, from uint64) error {
 		for k, v := c.First(); k != nil; k, v = c.Next() {
 			q, err := decodeQuestion(string(k), v)
 			if err != nil {
+				return fmt.Errorf("migrate: %w", err)
+			}
+			if err := count(tx, nil, q); err != nil {
 				return fmt.Errorf("migrate: %w", err)
 			}
 			if err := moveIndexes(tx, q.ID, nil, indexOf(q)); err != nil {

@@ -67,6 +67,9 @@ func deleteQuestion(tx *bolt.Tx, id string) error {
 	if err := moveIndexes(tx, id, indexOf(q), nil); err != nil {
 		return err
 	}
+	if err := count(tx, q, nil); err != nil {
+		return err
+	}
 	if err := tx.Bucket(bucketQuestions).Delete([]byte(id)); err != nil {
 		return err
 	}

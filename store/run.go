@@ -3,6 +3,7 @@ package store
 import (
 	"bytes"
 	"context"
+	"encoding/binary"
 	"encoding/json"
 	"fmt"
 	"time"
@@ -111,4 +112,44 @@ func nextWaitingOn(tx *bolt.Tx, run *hitl.Run) error {
 		return nil
 	}
 	return nil
+}
+
+// count moves the per-status counts from old (nil: new) to cur (nil:
+// deleted).
+func count(tx *bolt.Tx, old, cur *hitl.Question) error {
+	if old != nil && cur != nil && old.Status == cur.Status {
+		return nil
+	}
+	b := tx.Bucket(bucketCounts)
+	add := func(st hitl.Status, d int64) error {
+		var n uint64
+		if v := b.Get([]byte(st)); len(v) == 8 {
+			n = binary.BigEndian.Uint64(v)
+		}
+		return b.Put([]byte(st), u64(uint64(int64(n)+d)))
+	}
+	if old != nil {
+		if err := add(old.Status, -1); err != nil {
+			return err
+		}
+	}
+	if cur != nil {
+		return add(cur.Status, +1)
+	}
+	return nil
+}
+
+// CountQuestions implements hitl.Store.
+func (db *DB) CountQuestions(ctx context.Context, status hitl.Status) (int, error) {
+	if err := ctx.Err(); err != nil {
+		return 0, err
+	}
+	var n uint64
+	err := db.bolt.View(func(tx *bolt.Tx) error {
+		if v := tx.Bucket(bucketCounts).Get([]byte(status)); len(v) == 8 {
+			n = binary.BigEndian.Uint64(v)
+		}
+		return nil
+	})
+	return int(n), err
 }

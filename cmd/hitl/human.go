@@ -15,16 +15,40 @@ func cmdPending(ctx context.Context, args []string, e *env) error {
 	fs := flag.NewFlagSet("pending", flag.ContinueOnError)
 	asJSON := fs.Bool("json", false, "print JSON")
 	run := fs.String("run", "", "only this run's questions")
+	all := fs.Bool("all", false, "every pending question, page after page (default: the first 100)")
 	if _, err := parseArgs(fs, args); err != nil {
 		return err
 	}
-	qs, err := newClient(e).Questions(ctx, hitl.QuestionFilter{Status: hitl.StatusPending, JobID: *run})
+	c := newClient(e)
+	f := hitl.QuestionFilter{Status: hitl.StatusPending, JobID: *run}
+	page, err := c.QuestionPage(ctx, f)
 	if err != nil {
 		return err
 	}
-	if *asJSON {
-		return printJSON(e, map[string]any{"questions": orEmpty(qs)})
+	qs := page.Questions
+	for *all && page.NextCursor != "" {
+		f.Cursor = page.NextCursor
+		if page, err = c.QuestionPage(ctx, f); err != nil {
+			return err
+		}
+		qs = append(qs, page.Questions...)
 	}
+	if *asJSON {
+		out := map[string]any{"questions": orEmpty(qs)}
+		if page.NextCursor != "" {
+			out["nextCursor"] = page.NextCursor
+		}
+		return printJSON(e, out)
+	}
+	defer func() {
+		switch {
+		case page.NextCursor == "":
+		case page.Total > len(qs):
+			fmt.Fprintf(e.stdout, "…and %d more: hitl pending --all\n", page.Total-len(qs))
+		default:
+			fmt.Fprintln(e.stdout, "…and more: hitl pending --all")
+		}
+	}()
 	if len(qs) == 0 {
 		fmt.Fprintln(e.stdout, "No questions are waiting.")
 		return nil

@@ -85,3 +85,16 @@ func (s *Store) Runs(_ context.Context, active bool, limit int, cursor string) (
 	}
 	return page, nil
 }
+
+// CountQuestions implements hitl.Store.
+func (s *Store) CountQuestions(_ context.Context, status hitl.Status) (int, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	n := 0
+	for _, q := range s.questions {
+		if q.Status == status {
+			n++
+		}
+	}
+	return n, nil
+}
