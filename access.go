@@ -26,6 +26,9 @@ type Access struct {
 	Answerers []string
 	// Admins hold every scope in Slack, and may answer any question.
 	Admins []string
+	// Controllers may steer runs from Slack (users or user groups); empty:
+	// whoever may answer.
+	Controllers []string
 	// AllowDefaultApprove lets an approval be created with
 	// defaultResponse approve (it then approves itself when nobody looks).
 	AllowDefaultApprove bool
@@ -42,6 +45,9 @@ func (a Access) SlackPrincipal(user string, groups []string) Principal {
 	if p.inAny(a.Admins) {
 		p.Scopes = append(p.Scopes, ScopeAdmin)
 	}
+	if (len(a.Controllers) == 0 && p.Has(ScopeAnswer)) || p.inAny(a.Controllers) {
+		p.Scopes = append(p.Scopes, ScopeControl)
+	}
 	return p
 }
 
@@ -49,7 +55,11 @@ func (a Access) SlackPrincipal(user string, groups []string) Principal {
 // whose membership to look up before building a Slack principal.
 func (a Access) Groups(q *Question) []string {
 	var out []string
-	for _, ids := range [][]string{a.Admins, a.Answerers, q.Assignees} {
+	var assignees []string
+	if q != nil {
+		assignees = q.Assignees
+	}
+	for _, ids := range [][]string{a.Admins, a.Answerers, a.Controllers, assignees} {
 		for _, id := range ids {
 			if strings.HasPrefix(id, "S") && !slices.Contains(out, id) {
 				out = append(out, id)

@@ -52,9 +52,9 @@ type Event struct {
 	State   *StateEvent     `json:"state,omitempty"`
 }
 
-// visibleTo reports whether p may read ev: refusals are for admins; other
+// VisibleTo reports whether p may read ev: refusals are for admins; other
 // events for whoever sees every question, and for the asker of theirs.
-func (ev *Event) visibleTo(p Principal) bool {
+func (ev *Event) VisibleTo(p Principal) bool {
 	if ev.Type == EventRefused {
 		return p.Has(ScopeAdmin)
 	}

@@ -59,6 +59,11 @@ type Service struct {
 	newID    func() string
 	hub      *hub
 	sealer   *sealer
+	// threshold is the default interaction threshold (nil: none).
+	threshold *int
+	// started is when this service began: a control request still in
+	// flight from before was cut off by a restart and may be retried.
+	started time.Time
 }
 
 var _ QuestionService = (*Service)(nil)
@@ -73,6 +78,9 @@ type ServiceConfig struct {
 	Access Access
 	// Limiter throttles creation (default: none).
 	Limiter Limiter
+	// Threshold is the interaction threshold of runs without their own
+	// (seed 004); nil: none, questions are never refused.
+	Threshold *int
 }
 
 // NewService returns the lifecycle over store.
@@ -87,7 +95,7 @@ func NewService(store Store, cfg ServiceConfig) *Service {
 		cfg.NewID = func() string { return NewID("q_") }
 	}
 	return &Service{store: store, clock: cfg.Clock, timeouts: cfg.Timeouts, access: cfg.Access, limiter: cfg.Limiter,
-		newID: cfg.NewID, hub: newHub(), sealer: newSealer()}
+		newID: cfg.NewID, hub: newHub(), sealer: newSealer(), threshold: cfg.Threshold, started: cfg.Clock.Now()}
 }
 
 // Access returns the rules the service enforces, for edges that must build
@@ -108,6 +116,9 @@ func (s *Service) Create(ctx context.Context, jobID string, n NewQuestion) (*Que
 	q.AskerUser = p.SlackUser
 	if q.Type == Approval && q.DefaultResponse.Approved() && !s.access.AllowDefaultApprove {
 		return nil, false, Errorf(EINVALID, "defaultResponse: an approval cannot approve itself when nobody answers; use deny, leave it out, or set allow_default_approve in config")
+	}
+	if err := s.refuseByThreshold(ctx, jobID, q); err != nil {
+		return nil, false, err
 	}
 	if q.IdempotencyKey != "" {
 		existing, err := s.store.QuestionByKey(ctx, jobID, q.IdempotencyKey)
@@ -137,6 +148,7 @@ func (s *Service) Create(ctx context.Context, jobID string, n NewQuestion) (*Que
 		}
 	} else {
 		s.hub.publish(stored.ID)
+		s.hub.publish(runKey(jobID))
 	}
 	return stored.Redacted(), created, nil
 }
@@ -284,6 +296,7 @@ func (s *Service) settle(ctx context.Context, act Action, id string, fn func(q *
 		return nil, err
 	}
 	s.hub.publish(id)
+	s.hub.publish(runKey(q.JobID))
 	return q.Redacted(), nil
 }
 
@@ -513,7 +526,7 @@ func (s *Service) Run(ctx context.Context, id string) (*Run, error) {
 		return nil, err
 	}
 	p := PrincipalFrom(ctx)
-	if !p.Local && !p.seesAll() && run.Asker != p.ID {
+	if !p.Local && !p.seesAll() && !p.Has(ScopeControl) && run.Asker != p.ID {
 		return nil, s.refused(ctx, p, ActionRead, &Question{JobID: id},
 			Errorf(EFORBIDDEN, "%s did not start run %s and lacks the answer scope", p.ID, id))
 	}
@@ -534,7 +547,7 @@ func (s *Service) Events(ctx context.Context, after uint64, limit int) ([]*Event
 	p := PrincipalFrom(ctx)
 	out := evs[:0]
 	for _, ev := range evs {
-		if ev.visibleTo(p) {
+		if ev.VisibleTo(p) {
 			out = append(out, ev)
 		}
 	}

@@ -1,0 +1,292 @@
+package hitl
+
+import (
+	"context"
+	"time"
+)
+
+// DedupWindow is how long a control request id is remembered (seed 000):
+// a retry within it gets the cached RESULT, or duplicate while in flight.
+const DedupWindow = 5 * time.Minute
+
+// Control carries out a loop:control REQUEST (seed 000) for the principal
+// in ctx and returns the messages it produced on that topic, in order:
+// the ACK (once the request is durably received, before any command
+// logic) and the RESULT (once the state change is committed). A retry of
+// a request id seen within DedupWindow returns the cached RESULT, or a
+// duplicate failure while the first is still in flight. A malformed
+// request gets only a bad_request RESULT. The error is for the service
+// failing (the store), never for the command failing: that is a RESULT.
+func (s *Service) Control(ctx context.Context, req ControlMessage) ([]ControlMessage, error) {
+	now := s.clock.Now()
+	if err := req.validate(); err != nil {
+		return []ControlMessage{req.reply(MessageResult, now, failure(CodeBadRequest, ErrorMessage(err)))}, nil
+	}
+	p := PrincipalFrom(ctx)
+	ack := req.reply(MessageAck, now, ControlPayload{})
+	rec := ControlRecord{RequestID: req.RequestID, RunID: req.Target.RunID, Command: req.Command, By: p.ID, At: now}
+	prior, err := s.store.ReceiveControl(ctx, rec, s.controlEvent(ack, p), now.Add(-DedupWindow), s.started)
+	if err != nil {
+		return nil, err
+	}
+	if prior != nil {
+		if prior.Result != nil {
+			return []ControlMessage{*prior.Result}, nil
+		}
+		return []ControlMessage{req.reply(MessageResult, now, failure(CodeDuplicate,
+			"request "+req.RequestID+" is still in flight: wait for its RESULT"))}, nil
+	}
+	s.hub.publish(runKey(req.Target.RunID))
+	result, err := s.apply(ctx, p, req, rec)
+	if err != nil {
+		return []ControlMessage{ack}, err
+	}
+	return []ControlMessage{ack, result}, nil
+}
+
+func failure(code, msg string) ControlPayload {
+	return ControlPayload{Status: ResultFailure, Code: code, Message: msg}
+}
+
+func (s *Service) controlEvent(m ControlMessage, p Principal) *Event {
+	c := m
+	return &Event{Type: EventControl, JobID: m.Target.RunID, At: s.clock.Now(), Actor: p.ID, Control: &c}
+}
+
+func (s *Service) loopEvent(e *StateEvent, actor string, now time.Time) *Event {
+	return &Event{Type: EventLoop, JobID: e.RunID, At: now, Actor: actor, State: e}
+}
+
+// apply runs the command against the run's control state in one
+// transaction that also completes the request (caching its RESULT) and
+// appends the RESULT and then the loop:current event it causes.
+func (s *Service) apply(ctx context.Context, p Principal, req ControlMessage, rec ControlRecord) (ControlMessage, error) {
+	var result ControlMessage
+	refusal := s.access.Authorize(p, ActionSteer, nil)
+	if refusal != nil {
+		_ = s.refused(ctx, p, ActionSteer, &Question{JobID: req.Target.RunID}, refusal)
+	}
+	var cancelled bool
+	_, err := s.store.UpdateRun(ctx, req.Target.RunID, func(run *Run) (RunUpdate, error) {
+		now := s.clock.Now()
+		cancelled = false
+		done := func(r *Run, p ControlPayload, loop *StateEvent) (RunUpdate, error) {
+			result = req.reply(MessageResult, now, p)
+			rec := rec
+			rec.Result = &result
+			evs := []*Event{s.controlEvent(result, PrincipalFrom(ctx))}
+			if loop != nil {
+				evs = append(evs, s.loopEvent(loop, ActorFrom(ctx), now))
+			}
+			return RunUpdate{Run: r, Events: evs, Control: &rec}, nil
+		}
+		if refusal != nil {
+			return done(nil, failure(CodeForbidden, ErrorMessage(refusal)), nil)
+		}
+		if run == nil || !run.Control.Status.Active() {
+			return done(nil, failure(CodeNotFound, "Run "+req.Target.RunID+" is not active"), nil)
+		}
+		r := *run
+		r.UpdatedAt = now
+		c := &r.Control
+		switch req.Command {
+		case CommandPause:
+			if c.Status == RunPaused {
+				return done(nil, failure(CodeInvalidState, "Run "+r.ID+" is already paused"), nil)
+			}
+			c.Status = RunPaused
+			return done(&r, ControlPayload{Status: ResultSuccess, Message: "Loop paused" + r.describe()}, nil)
+		case CommandResume:
+			if c.Status != RunPaused {
+				return done(nil, failure(CodeInvalidState, "Run "+r.ID+" is not paused: it is "+string(c.Status)), nil)
+			}
+			c.Status = RunRunning
+			return done(&r, ControlPayload{Status: ResultSuccess, Message: "Loop resumed" + r.describe()}, nil)
+		case CommandCancel:
+			c.Status, c.Reason, c.NewModel, c.Instruction = RunCancelled, ReasonUserCancelled, "", ""
+			cancelled = true
+			return done(&r, ControlPayload{Status: ResultSuccess, Message: "Loop cancelled" + r.describe()},
+				r.StateEventOf(StateAbort, ReasonUserCancelled, now))
+		case CommandEscalate:
+			prev := c.Model
+			c.Model, c.NewModel, c.EscalationReason = req.Payload.Model, req.Payload.Model, req.Payload.Reason
+			return done(&r, ControlPayload{Status: ResultSuccess, PreviousModel: prev, NewModel: c.Model,
+				Message: "Escalated to " + c.Model}, r.StateEventOf(StateRunning, "", now))
+		case CommandRedirect:
+			c.Instruction = req.Payload.Instruction
+			return done(&r, ControlPayload{Status: ResultSuccess, Message: "Instruction queued for the next iteration"}, nil)
+		}
+		return done(nil, failure(CodeBadRequest, "command "+string(req.Command)+" is unknown"), nil)
+	})
+	if err != nil {
+		return ControlMessage{}, err
+	}
+	s.hub.publish(runKey(req.Target.RunID))
+	if cancelled {
+		s.cancelRun(ctx, req.Target.RunID, "the run was cancelled by "+p.ID)
+	}
+	return result, nil
+}
+
+// cancelRun cancels every pending question of a run that ended (seed
+// 001: "cancel questions if the job completes"), as the service.
+func (s *Service) cancelRun(ctx context.Context, runID, reason string) {
+	ctx = WithPrincipal(context.WithoutCancel(ctx), SystemPrincipal)
+	f := QuestionFilter{JobID: runID, Status: StatusPending, Limit: MaxPageSize}
+	for {
+		page, err := s.store.Questions(ctx, f)
+		if err != nil {
+			return
+		}
+		for _, q := range page.Questions {
+			_, _ = s.settle(ctx, "", q.ID, func(q *Question, now time.Time) (*Event, error) {
+				q.Status, q.RespondedBy, q.RespondedAt, q.CancelReason = StatusCancelled, ActorSystem, &now, reason
+				return newQuestionEvent(EventQuestionCancelled, q, ActorSystem, now), nil
+			})
+		}
+		if page.NextCursor == "" {
+			return
+		}
+		f.Cursor = page.NextCursor
+	}
+}
+
+// runKey is the hub key of a run's changes.
+func runKey(id string) string { return "run\x00" + id }
+
+// Checkpoint is what an agent learns at an iteration boundary.
+type Checkpoint struct {
+	RunID  string    `json:"runId"`
+	Status RunStatus `json:"status"`
+	// Model is the model to use now; NewModel is set once, at the first
+	// checkpoint after an escalation.
+	Model    string `json:"model,omitempty"`
+	NewModel string `json:"newModel,omitempty"`
+	// Instruction is a redirect, handed over once.
+	Instruction string `json:"instruction,omitempty"`
+	Reason      string `json:"reason,omitempty"`
+	// Threshold is the run's interaction threshold, when one applies.
+	Threshold *int `json:"interactionThreshold,omitempty"`
+}
+
+// Publish records a loop:current message from the agent that runs the
+// run: STATE updates what the run reports (registering the run on first
+// use), DONE and ABORT end it and cancel its pending questions. Only the
+// principal that started the run (or an admin, or the local person) may
+// publish for it. It returns the run's control state as a checkpoint,
+// without handing anything over.
+func (s *Service) Publish(ctx context.Context, e StateEvent) (Checkpoint, error) {
+	return s.checkpoint(ctx, e, false)
+}
+
+// Checkpoint publishes the agent's STATE at an iteration boundary and
+// returns what it must do: go on (taking a new model or instruction, once),
+// wait (paused: call again, or WaitRun), or stop (cancelled).
+func (s *Service) Checkpoint(ctx context.Context, e StateEvent) (Checkpoint, error) {
+	e.Event = StateRunning
+	return s.checkpoint(ctx, e, true)
+}
+
+func (s *Service) checkpoint(ctx context.Context, e StateEvent, handover bool) (Checkpoint, error) {
+	if e.Schema == 0 {
+		e.Schema = StateSchema
+	}
+	if err := e.Validate(); err != nil {
+		return Checkpoint{}, err
+	}
+	p := PrincipalFrom(ctx)
+	if err := s.access.Authorize(p, ActionAsk, nil); err != nil {
+		return Checkpoint{}, s.refused(ctx, p, ActionAsk, &Question{JobID: e.RunID}, err)
+	}
+	var cp Checkpoint
+	var ended, refusedRun bool
+	run, err := s.store.UpdateRun(ctx, e.RunID, func(run *Run) (RunUpdate, error) {
+		now := s.clock.Now()
+		ended, refusedRun = false, false
+		if run == nil {
+			run = &Run{ID: e.RunID, CreatedAt: now, Asker: p.ID, Control: RunControl{Status: RunRunning}}
+		} else if run.Asker != p.ID && !p.Local && !p.Has(ScopeAdmin) {
+			refusedRun = true
+			return RunUpdate{}, Errorf(EFORBIDDEN, "%s did not start run %s and may not report for it", p.ID, e.RunID)
+		}
+		r := *run
+		c := &r.Control
+		if c.Status == "" {
+			c.Status = RunRunning // a run of questions becomes a loop
+		}
+		if !c.Status.Active() {
+			cp = checkpointOf(&r, false)
+			return RunUpdate{}, nil // it ended: the agent learns so, nothing changes
+		}
+		if e.UpdatedAt == "" {
+			e.UpdatedAt = Timestamp(now)
+		}
+		r.UpdatedAt = now
+		switch e.Event {
+		case StateRunning:
+			c.absorb(&e, now)
+		case StateDone:
+			c.Status, ended = RunDone, true
+		case StateAbort:
+			c.Status, c.Reason, ended = RunAborted, e.Reason, true
+		}
+		cp = checkpointOf(&r, handover)
+		if handover && c.Status == RunRunning {
+			c.NewModel, c.Instruction = "", ""
+		}
+		ev := e
+		return RunUpdate{Run: &r, Events: []*Event{s.loopEvent(&ev, p.ID, now)}}, nil
+	})
+	if err != nil {
+		if refusedRun {
+			return Checkpoint{}, s.refused(ctx, p, ActionAsk, &Question{JobID: e.RunID}, err)
+		}
+		return Checkpoint{}, err
+	}
+	s.hub.publish(runKey(e.RunID))
+	if ended {
+		s.cancelRun(ctx, e.RunID, "the run ended ("+string(run.Control.Status)+")")
+	}
+	cp.Threshold = s.thresholdOf(run)
+	return cp, nil
+}
+
+// checkpointOf is run's control state as the agent sees it; with handover
+// it includes what waits to be handed over.
+func checkpointOf(r *Run, handover bool) Checkpoint {
+	c := r.Control
+	cp := Checkpoint{RunID: r.ID, Status: c.Status, Model: c.Model, Reason: c.Reason}
+	if handover && c.Status == RunRunning {
+		cp.NewModel, cp.Instruction = c.NewModel, c.Instruction
+	}
+	return cp
+}
+
+// WaitRun blocks until run id changes (a command, a report, a question)
+// or ctx ends, and returns the run as it is then.
+func (s *Service) WaitRun(ctx context.Context, id string, since time.Time) (*Run, error) {
+	for {
+		ch := s.hub.watch(runKey(id))
+		run, err := s.Run(ctx, id)
+		if err != nil || run.UpdatedAt.After(since) {
+			s.hub.unwatch(runKey(id), ch)
+			return run, err
+		}
+		select {
+		case <-ch:
+		case <-ctx.Done():
+			s.hub.unwatch(runKey(id), ch)
+			return run, ctx.Err()
+		}
+	}
+}
+
+// Runs returns a page of runs (active ones, or all), for principals that
+// may see every run.
+func (s *Service) Runs(ctx context.Context, active bool, limit int, cursor string) (RunPage, error) {
+	p := PrincipalFrom(ctx)
+	if !p.Local && !p.seesAll() && !p.Has(ScopeControl) {
+		return RunPage{}, s.refused(ctx, p, ActionRead, &Question{}, lacks(p, ScopeAnswer))
+	}
+	return s.store.Runs(ctx, active, limit, cursor)
+}

@@ -1,0 +1,116 @@
+package hitl
+
+import (
+	"context"
+	"fmt"
+)
+
+// Interaction threshold (seed 004): 0 to 5, how readily an agent should
+// ask. Unset by default: hitl exists to ask, so nothing is refused until
+// someone picks a level. At 0 a question (not an approval) is refused and
+// the agent is told to proceed on its own judgement.
+const (
+	MinThreshold = 0
+	MaxThreshold = 5
+)
+
+// ValidateThreshold checks a threshold named key (for the message).
+func ValidateThreshold(key string, n int) error {
+	if n < MinThreshold || n > MaxThreshold {
+		return Errorf(EINVALID, "%s must be a whole number from 0 to 5, got %d", key, n)
+	}
+	return nil
+}
+
+// ThresholdInstruction is what an agent at level n is told about asking,
+// in hitl's own words. The CLI prints it (hitl prompt) and the MCP tools
+// carry it in their descriptions.
+func ThresholdInstruction(n int) string {
+	head := fmt.Sprintf("Interaction threshold: %d of 5. ", n)
+	switch {
+	case n <= 0:
+		return head + "Do not ask a person anything: decide on your own judgement, note the assumptions you made, and keep going. " +
+			"Approvals for risky operations are still requested through the approval tools."
+	case n <= 2:
+		return head + "Work autonomously. Ask a person only when you are blocked: the task cannot go on without a fact only they have, " +
+			"or an action could lose data or money and is not clearly asked for. Batch what you need into one short question with options."
+	case n == 3:
+		return head + "Ask when a choice changes what the user gets and the task does not settle it: public interfaces, data migrations, " +
+			"dependencies, anything hard to undo. Make routine decisions yourself. Offer options and say which you would pick."
+	default:
+		return head + "Collaborate closely. Before any decision with more than one reasonable answer, or any change outside the obvious scope, " +
+			"ask a person and wait. Prefer short questions with options; while waiting, do nothing that the answer could change."
+	}
+}
+
+// thresholdOf is the threshold that applies to run: its own, or the
+// service's default (nil: none).
+func (s *Service) thresholdOf(run *Run) *int {
+	if run != nil && run.Control.Threshold != nil {
+		return run.Control.Threshold
+	}
+	return s.threshold
+}
+
+// refuseByThreshold refuses a question (not an approval) of a run whose
+// threshold is 0.
+func (s *Service) refuseByThreshold(ctx context.Context, runID string, q *Question) error {
+	if q.Type == Approval {
+		return nil
+	}
+	run, err := s.store.Run(ctx, runID)
+	if err != nil && ErrorCode(err) != ENOTFOUND {
+		return err
+	}
+	if t := s.thresholdOf(run); t != nil && *t == 0 {
+		return Errorf(EREFUSED, "run %s has interaction threshold 0: do not ask; proceed on your own judgement and note your assumptions (approvals are still allowed)", runID)
+	}
+	return nil
+}
+
+// SetThreshold sets run id's own interaction threshold (nil: back to the
+// service's default), registering the run if it is new. The run's asker,
+// a controller, an admin or the local person may.
+func (s *Service) SetThreshold(ctx context.Context, id string, n *int) (*Run, error) {
+	if err := ValidateJobID(id); err != nil {
+		return nil, err
+	}
+	if n != nil {
+		if err := ValidateThreshold("interactionThreshold", *n); err != nil {
+			return nil, err
+		}
+	}
+	p := PrincipalFrom(ctx)
+	var refusal error
+	run, err := s.store.UpdateRun(ctx, id, func(run *Run) (RunUpdate, error) {
+		now := s.clock.Now()
+		refusal = nil
+		if run == nil {
+			if !p.Has(ScopeAsk) && !p.Has(ScopeControl) {
+				refusal = lacks(p, ScopeAsk)
+				return RunUpdate{}, refusal
+			}
+			run = &Run{ID: id, CreatedAt: now, Asker: p.ID}
+		} else if run.Asker != p.ID && !p.Local && !p.Has(ScopeControl) {
+			refusal = Errorf(EFORBIDDEN, "%s did not start run %s and lacks the control scope", p.ID, id)
+			return RunUpdate{}, refusal
+		}
+		r := *run
+		r.UpdatedAt = now
+		if n != nil {
+			v := *n
+			r.Control.Threshold = &v
+		} else {
+			r.Control.Threshold = nil
+		}
+		return RunUpdate{Run: &r}, nil
+	})
+	if refusal != nil {
+		return nil, s.refused(ctx, p, ActionSteer, &Question{JobID: id}, refusal)
+	}
+	if err != nil {
+		return nil, err
+	}
+	s.hub.publish(runKey(id))
+	return run, nil
+}
