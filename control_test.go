@@ -65,7 +65,7 @@ func TestControlFlows(t *testing.T) {
 		assert.Equal(t, "Loop paused at iteration 4 of 10", result(t, msgs).Message)
 		cp := e.state(t, "loop-1", 4, "haiku")
 		assert.Equal(t, hitl.RunPaused, cp.Status, "the checkpoint tells the loop to wait")
-		run, err := e.svc.Run(hitl.WithPrincipal(context.Background(), controller), "loop-1")
+		run, err := e.svc.RunRecord(hitl.WithPrincipal(context.Background(), controller), "loop-1")
 		require.NoError(t, err)
 		assert.Equal(t, hitl.PhasePaused, run.Phase())
 
@@ -182,7 +182,7 @@ func TestControlErrors(t *testing.T) {
 		require.NoError(t, err)
 		require.Len(t, msgs, 2)
 		assert.Equal(t, hitl.ResultSuccess, result(t, msgs).Status)
-		run, _ := restarted.Run(hitl.WithPrincipal(context.Background(), controller), "loop-1")
+		run, _ := restarted.RunRecord(hitl.WithPrincipal(context.Background(), controller), "loop-1")
 		assert.Equal(t, hitl.RunPaused, run.Control.Status, "the paused state is in the store: it survives the restart")
 	})
 	t.Run("forbidden without the control scope, audited", func(t *testing.T) {

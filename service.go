@@ -42,9 +42,9 @@ type QuestionService interface {
 	// RunState is seed 004's view of a run: phase, pending question and
 	// recent history.
 	RunState(ctx context.Context, jobID string) (*RunState, error)
-	// Run returns a run's record: counts, the question it waits on, its
-	// control state. It costs one read, however many questions it holds.
-	Run(ctx context.Context, id string) (*Run, error)
+	// RunRecord returns a run's record: counts, the question it waits on,
+	// its control state. It costs one read, however many questions it holds.
+	RunRecord(ctx context.Context, id string) (*Run, error)
 }
 
 // Service is the question lifecycle over a Store: create, answer, time out,
@@ -501,7 +501,7 @@ func (s *Service) ReopenSealed(ctx context.Context) (int, error) {
 // history. Principals that see only their own questions read only the runs
 // they started.
 func (s *Service) RunState(ctx context.Context, jobID string) (*RunState, error) {
-	run, err := s.Run(ctx, jobID)
+	run, err := s.RunRecord(ctx, jobID)
 	if err != nil {
 		return nil, err
 	}
@@ -516,8 +516,8 @@ func (s *Service) RunState(ctx context.Context, jobID string) (*RunState, error)
 	return NewRunState(run, page.Questions), nil
 }
 
-// Run returns run id's record, if the principal in ctx may read it.
-func (s *Service) Run(ctx context.Context, id string) (*Run, error) {
+// RunRecord returns run id's record, if the principal in ctx may read it.
+func (s *Service) RunRecord(ctx context.Context, id string) (*Run, error) {
 	if err := ValidateJobID(id); err != nil {
 		return nil, err
 	}

@@ -267,7 +267,7 @@ func checkpointOf(r *Run, handover bool) Checkpoint {
 func (s *Service) WaitRun(ctx context.Context, id string, since time.Time) (*Run, error) {
 	for {
 		ch := s.hub.watch(runKey(id))
-		run, err := s.Run(ctx, id)
+		run, err := s.RunRecord(ctx, id)
 		if err != nil || run.UpdatedAt.After(since) {
 			s.hub.unwatch(runKey(id), ch)
 			return run, err

@@ -248,8 +248,8 @@ func (c *Client) QuestionPage(ctx context.Context, f hitl.QuestionFilter) (hitl.
 	return hitl.QuestionPage(resp), nil
 }
 
-// Run implements hitl.QuestionService.
-func (c *Client) Run(ctx context.Context, id string) (*hitl.Run, error) {
+// RunRecord implements hitl.QuestionService.
+func (c *Client) RunRecord(ctx context.Context, id string) (*hitl.Run, error) {
 	if err := hitl.ValidateJobID(id); err != nil {
 		return nil, err
 	}

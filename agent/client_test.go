@@ -59,7 +59,7 @@ func TestClient(t *testing.T) {
 		require.NoError(t, err)
 		require.Len(t, second.Questions, 1)
 		assert.NotEqual(t, first.Questions[0].ID, second.Questions[0].ID, "the next page goes on after the cursor")
-		run, err := c.Run(ctx, "team/run-1")
+		run, err := c.RunRecord(ctx, "team/run-1")
 		require.NoError(t, err)
 		assert.Equal(t, 2, run.Questions)
 		one, err := c.Question(ctx, q.ID)

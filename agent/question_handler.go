@@ -98,7 +98,7 @@ func (s *Server) handleAnswer(w http.ResponseWriter, r *http.Request) {
 // jobResumed reports whether job waits on nothing any more: one read of
 // the run's record, however many questions it holds.
 func (s *Server) jobResumed(ctx context.Context, jobID string) bool {
-	run, err := s.svc.Run(ctx, jobID)
+	run, err := s.svc.RunRecord(ctx, jobID)
 	if err != nil {
 		s.log.WarnContext(ctx, "run after answer", "job", jobID, "err", err)
 		return false

@@ -129,7 +129,7 @@ func parseFilter(query url.Values) (hitl.QuestionFilter, error) {
 
 // handleRun serves GET /api/runs/{id}: the run's record.
 func (s *Server) handleRun(w http.ResponseWriter, r *http.Request) {
-	run, err := s.svc.Run(r.Context(), r.PathValue("id"))
+	run, err := s.svc.RunRecord(r.Context(), r.PathValue("id"))
 	if err != nil {
 		writeError(w, r, s.log, err)
 		return
