@@ -13,6 +13,7 @@ require (
 )
 
 require (
+	github.com/google/uuid v1.6.0 // indirect
 	golang.org/x/sys v0.49.0 // indirect
 	golang.org/x/time v0.16.0 // indirect
 )

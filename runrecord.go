@@ -7,7 +7,10 @@ import "time"
 // the same transaction as every change of its questions, so that reading
 // a run costs one record, however many questions it holds.
 type Run struct {
-	ID        string    `json:"runId"`
+	ID string `json:"runId"`
+	// Version grows with every change of the record: WaitRun waits for it
+	// to pass a version the caller saw.
+	Version   uint64    `json:"version"`
 	CreatedAt time.Time `json:"createdAt"`
 	UpdatedAt time.Time `json:"updatedAt"`
 	// Asker is the principal that first asked in the run.

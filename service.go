@@ -574,6 +574,10 @@ func (s *Service) Prune(ctx context.Context, retention time.Duration) (int, erro
 	}
 }
 
+// LastSeq returns the sequence of the last event on the log: where a live
+// reader starts.
+func (s *Service) LastSeq(ctx context.Context) (uint64, error) { return s.store.LastSeq(ctx) }
+
 // Changed returns a channel closed at the next committed change. Readers of
 // the event log wait on it instead of polling.
 func (s *Service) Changed() <-chan struct{} { return s.hub.next() }

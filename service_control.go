@@ -167,6 +167,9 @@ type Checkpoint struct {
 	Reason      string `json:"reason,omitempty"`
 	// Threshold is the run's interaction threshold, when one applies.
 	Threshold *int `json:"interactionThreshold,omitempty"`
+	// Version is the run record's version after the checkpoint: WaitRun
+	// past it to learn of the next change.
+	Version uint64 `json:"version"`
 }
 
 // Publish records a loop:current message from the agent that runs the
@@ -248,6 +251,9 @@ func (s *Service) checkpoint(ctx context.Context, e StateEvent, handover bool) (
 		s.cancelRun(ctx, e.RunID, "the run ended ("+string(run.Control.Status)+")")
 	}
 	cp.Threshold = s.thresholdOf(run)
+	if run != nil {
+		cp.Version = run.Version
+	}
 	return cp, nil
 }
 
@@ -262,13 +268,14 @@ func checkpointOf(r *Run, handover bool) Checkpoint {
 	return cp
 }
 
-// WaitRun blocks until run id changes (a command, a report, a question)
-// or ctx ends, and returns the run as it is then.
-func (s *Service) WaitRun(ctx context.Context, id string, since time.Time) (*Run, error) {
+// WaitRun blocks until run id's record passes version after (a command,
+// a report, a question changed it) or ctx ends, and returns the run as it
+// is then.
+func (s *Service) WaitRun(ctx context.Context, id string, after uint64) (*Run, error) {
 	for {
 		ch := s.hub.watch(runKey(id))
 		run, err := s.RunRecord(ctx, id)
-		if err != nil || run.UpdatedAt.After(since) {
+		if err != nil || run.Version > after {
 			s.hub.unwatch(runKey(id), ch)
 			return run, err
 		}
@@ -290,3 +297,18 @@ func (s *Service) Runs(ctx context.Context, active bool, limit int, cursor strin
 	}
 	return s.store.Runs(ctx, active, limit, cursor)
 }
+
+// RunService is steering as the edges see it: seed 000's control topic,
+// the agent's loop:current reports and checkpoints, run listing and the
+// interaction threshold. *Service implements it; agent.Client implements
+// it over HTTP.
+type RunService interface {
+	Control(ctx context.Context, req ControlMessage) ([]ControlMessage, error)
+	Publish(ctx context.Context, e StateEvent) (Checkpoint, error)
+	Checkpoint(ctx context.Context, e StateEvent) (Checkpoint, error)
+	WaitRun(ctx context.Context, id string, after uint64) (*Run, error)
+	SetThreshold(ctx context.Context, id string, n *int) (*Run, error)
+	Runs(ctx context.Context, active bool, limit int, cursor string) (RunPage, error)
+}
+
+var _ RunService = (*Service)(nil)

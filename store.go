@@ -146,6 +146,9 @@ type Store interface {
 
 	// Events returns up to limit events with Seq > after, in order.
 	Events(ctx context.Context, after uint64, limit int) ([]*Event, error)
+
+	// LastSeq returns the Seq of the last event appended (0 for none).
+	LastSeq(ctx context.Context) (uint64, error)
 }
 
 // RunUpdate is what an UpdateRun function writes.

@@ -109,6 +109,9 @@ func newEnvWith(t *testing.T, cfg ServerConfig, svcCfg func(*hitl.ServiceConfig)
 	if cfg.Clock == nil {
 		cfg.Clock = clock
 	}
+	if cfg.Runs == nil {
+		cfg.Runs = svc
+	}
 	if cfg.Logger == nil {
 		cfg.Logger = slog.New(slog.NewTextHandler(t.Output(), nil))
 	}

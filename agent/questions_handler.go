@@ -129,6 +129,15 @@ func parseFilter(query url.Values) (hitl.QuestionFilter, error) {
 
 // handleRun serves GET /api/runs/{id}: the run's record.
 func (s *Server) handleRun(w http.ResponseWriter, r *http.Request) {
+	wait, err := s.parseWait(r.URL.Query().Get("wait"))
+	if err != nil {
+		writeError(w, r, s.log, err)
+		return
+	}
+	if wait > 0 && s.runs != nil {
+		s.handleRunWait(w, r, wait)
+		return
+	}
 	run, err := s.svc.RunRecord(r.Context(), r.PathValue("id"))
 	if err != nil {
 		writeError(w, r, s.log, err)

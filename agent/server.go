@@ -29,6 +29,9 @@ type ServerConfig struct {
 	// the local person ("local", or "local:"+X-Hitl-User when that header
 	// is set), and requests a web page could send are refused.
 	Tokens []Token
+	// Runs serves steering (seed 000's topics, checkpoints, run lists);
+	// default: svc, when it implements hitl.RunService.
+	Runs hitl.RunService
 	// SlackEnabled tells clients (GET /healthz) that people answer in Slack.
 	SlackEnabled bool
 	// MaxBodyBytes bounds request bodies (default 1 MiB).
@@ -55,6 +58,7 @@ type ServerConfig struct {
 // write deadlines).
 type Server struct {
 	svc    hitl.QuestionService
+	runs   hitl.RunService // nil: steering is not served
 	events hitl.EventLog
 	cfg    ServerConfig
 	log    *slog.Logger
@@ -99,7 +103,10 @@ func NewServer(svc hitl.QuestionService, log hitl.EventLog, cfg ServerConfig) *S
 	if cfg.Logger == nil {
 		cfg.Logger = slog.Default()
 	}
-	s := &Server{svc: svc, events: log, cfg: cfg, log: cfg.Logger, mux: http.NewServeMux()}
+	s := &Server{svc: svc, events: log, cfg: cfg, log: cfg.Logger, mux: http.NewServeMux(), runs: cfg.Runs}
+	if s.runs == nil {
+		s.runs, _ = svc.(hitl.RunService)
+	}
 	s.base, s.cancelBase = context.WithCancel(context.Background())
 	for _, t := range cfg.Tokens {
 		s.tokens = append(s.tokens, tokenEntry{sum: sha256.Sum256([]byte(t.Secret)), principal: t.Principal})
@@ -114,6 +121,13 @@ func (s *Server) routes() {
 	s.mux.HandleFunc("GET /api/jobs/{id}/questions", s.handleJobQuestions)
 	s.mux.HandleFunc("GET /api/jobs/{id}", s.handleRunState)
 	s.mux.HandleFunc("GET /api/runs/{id}", s.handleRun)
+	s.mux.HandleFunc("GET /api/runs", s.handleRuns)
+	s.mux.HandleFunc("POST /api/runs/{id}/checkpoint", s.handleCheckpoint)
+	s.mux.HandleFunc("POST /api/jobs/{id}", s.handleThreshold)
+	s.mux.HandleFunc("POST /api/topics/loop:control", s.handleControl)
+	s.mux.HandleFunc("POST /api/topics/loop:current", s.handleCurrent)
+	s.mux.HandleFunc("GET /api/topics/loop:control", s.handleTopic(hitl.EventControl))
+	s.mux.HandleFunc("GET /api/topics/loop:current", s.handleTopic(hitl.EventLoop))
 	s.mux.HandleFunc("GET /api/questions", s.handleQuestions)
 	s.mux.HandleFunc("GET /api/questions/pending", s.handlePending)
 	s.mux.HandleFunc("GET /api/questions/{id}", s.handleQuestion)

@@ -38,6 +38,19 @@ func (db *DB) Events(ctx context.Context, after uint64, limit int) ([]*hitl.Even
 	return out, nil
 }
 
+// LastSeq implements hitl.Store: the events bucket's sequence.
+func (db *DB) LastSeq(ctx context.Context) (uint64, error) {
+	if err := ctx.Err(); err != nil {
+		return 0, err
+	}
+	var seq uint64
+	err := db.bolt.View(func(tx *bolt.Tx) error {
+		seq = tx.Bucket(bucketEvents).Sequence()
+		return nil
+	})
+	return seq, err
+}
+
 // AppendEvent implements hitl.Store.
 func (db *DB) AppendEvent(ctx context.Context, ev *hitl.Event) error {
 	if err := ctx.Err(); err != nil {

@@ -46,6 +46,7 @@ func getRun(tx *bolt.Tx, id string) (*hitl.Run, error) {
 }
 
 func putRun(tx *bolt.Tx, run *hitl.Run) error {
+	run.Version++
 	data, err := json.Marshal(run)
 	if err != nil {
 		return fmt.Errorf("encode run %s: %w", run.ID, err)

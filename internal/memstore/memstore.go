@@ -216,6 +216,7 @@ func (s *Store) track(old, q *hitl.Question, ev *hitl.Event) {
 		at = ev.At
 	}
 	run.Track(old, q, at)
+	run.Version++
 	if run.WaitingOn == nil && run.PendingInput+run.PendingApproval > 0 {
 		var next *hitl.Question
 		for _, id := range s.order {

@@ -24,6 +24,7 @@ func (s *Store) UpdateRun(_ context.Context, id string, fn func(*hitl.Run) (hitl
 	run := s.runs[id]
 	if u.Run != nil {
 		c := *u.Run
+		c.Version++
 		s.runs[id] = &c
 		run = &c
 	}
@@ -97,4 +98,11 @@ func (s *Store) CountQuestions(_ context.Context, status hitl.Status) (int, erro
 		}
 	}
 	return n, nil
+}
+
+// LastSeq implements hitl.Store.
+func (s *Store) LastSeq(context.Context) (uint64, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.seq, nil
 }

@@ -1,0 +1,230 @@
+package agent
+
+import (
+	"context"
+	"errors"
+	"io"
+	"net/http"
+	"strconv"
+	"time"
+
+	"github.com/hitlbot/hitl"
+)
+
+// controlResponse answers POST /api/topics/loop:control: the messages the
+// request produced on that topic, in order (ACK, RESULT).
+type controlResponse struct {
+	Messages []hitl.ControlMessage `json:"messages"`
+}
+
+// checkpointRequest is the body of POST /api/runs/{id}/checkpoint: what
+// the loop reports at an iteration boundary.
+type checkpointRequest struct {
+	IssueID   string `json:"issueId,omitempty"`
+	Mode      string `json:"mode,omitempty"`
+	Iter      int    `json:"iter"`
+	Max       int    `json:"max,omitempty"`
+	Model     string `json:"model,omitempty"`
+	Threshold *int   `json:"interactionThreshold,omitempty"`
+}
+
+// thresholdRequest is the body of POST /api/jobs/{id}.
+type thresholdRequest struct {
+	InteractionThreshold *int `json:"interactionThreshold"`
+}
+
+// runsResponse answers GET /api/runs.
+type runsResponse hitl.RunPage
+
+// handleControl serves POST /api/topics/loop:control: a schema-0 REQUEST
+// in, {"messages": [ACK, RESULT]} out (HTTP 200: the protocol's outcome is
+// the RESULT, success or failure). A malformed request is answered with
+// a bad_request RESULT alone, never an ACK. ?wait bounds the call; the
+// RESULT is normally committed well within it.
+func (s *Server) handleControl(w http.ResponseWriter, r *http.Request) {
+	if s.runs == nil {
+		writeError(w, r, s.log, hitl.Errorf(hitl.EUNAVAILABLE, "steering is not served here"))
+		return
+	}
+	wait, err := s.parseWait(r.URL.Query().Get("wait"))
+	if err != nil {
+		writeError(w, r, s.log, err)
+		return
+	}
+	if wait == 0 {
+		wait = 10 * time.Second
+	}
+	body, err := io.ReadAll(http.MaxBytesReader(w, r.Body, s.cfg.MaxBodyBytes))
+	if err != nil {
+		writeError(w, r, s.log, bodyError(err, s.cfg.MaxBodyBytes))
+		return
+	}
+	req, err := hitl.ParseControlRequest(body)
+	ctx, cancel := context.WithTimeout(r.Context(), wait)
+	defer cancel()
+	var msgs []hitl.ControlMessage
+	if err != nil {
+		req.Type = hitl.MessageResult
+		req.Timestamp = hitl.Timestamp(s.cfg.Clock.Now())
+		req.Payload = hitl.ControlPayload{Status: hitl.ResultFailure, Code: hitl.CodeBadRequest, Message: hitl.ErrorMessage(err)}
+		writeJSON(w, http.StatusOK, controlResponse{Messages: []hitl.ControlMessage{req}})
+		return
+	}
+	if msgs, err = s.runs.Control(ctx, req); err != nil && len(msgs) == 0 {
+		writeError(w, r, s.log, err)
+		return
+	}
+	writeJSON(w, http.StatusOK, controlResponse{Messages: msgs})
+}
+
+// handleCurrent serves POST /api/topics/loop:current: the agent publishes
+// a schema-1 STATE, ABORT or DONE. The answer is the run's control state.
+func (s *Server) handleCurrent(w http.ResponseWriter, r *http.Request) {
+	if s.runs == nil {
+		writeError(w, r, s.log, hitl.Errorf(hitl.EUNAVAILABLE, "steering is not served here"))
+		return
+	}
+	var e hitl.StateEvent
+	if err := decodeBody(w, r, s.cfg.MaxBodyBytes, &e, true); err != nil {
+		writeError(w, r, s.log, err)
+		return
+	}
+	cp, err := s.runs.Publish(r.Context(), e)
+	if err != nil {
+		writeError(w, r, s.log, err)
+		return
+	}
+	writeJSON(w, http.StatusOK, cp)
+}
+
+// handleCheckpoint serves POST /api/runs/{id}/checkpoint?wait=60s: the
+// loop reports its iteration and learns what to do. While the run is
+// paused it waits (up to wait) for a resume or a cancel, then answers with
+// the state then: the caller calls again while it is still paused.
+func (s *Server) handleCheckpoint(w http.ResponseWriter, r *http.Request) {
+	if s.runs == nil {
+		writeError(w, r, s.log, hitl.Errorf(hitl.EUNAVAILABLE, "steering is not served here"))
+		return
+	}
+	id := r.PathValue("id")
+	wait, err := s.parseWait(r.URL.Query().Get("wait"))
+	if err != nil {
+		writeError(w, r, s.log, err)
+		return
+	}
+	var req checkpointRequest
+	if err := decodeBody(w, r, s.cfg.MaxBodyBytes, &req, true); err != nil {
+		writeError(w, r, s.log, err)
+		return
+	}
+	if req.Threshold != nil {
+		if _, err := s.runs.SetThreshold(r.Context(), id, req.Threshold); err != nil {
+			writeError(w, r, s.log, err)
+			return
+		}
+	}
+	e := hitl.StateEvent{Schema: hitl.StateSchema, Event: hitl.StateRunning, RunID: id,
+		Stack: []hitl.StackEntry{{ID: id, Mode: req.Mode, Iter: req.Iter, Max: req.Max, Model: req.Model}}}
+	cp, err := s.runs.Checkpoint(r.Context(), e)
+	if err == nil && cp.Status == hitl.RunPaused && wait > 0 {
+		_ = http.NewResponseController(w).SetWriteDeadline(time.Now().Add(wait + 30*time.Second))
+		ctx, cancel := context.WithTimeout(r.Context(), wait)
+		stop := context.AfterFunc(s.base, cancel)
+		for err == nil && cp.Status == hitl.RunPaused && ctx.Err() == nil {
+			if _, werr := s.runs.WaitRun(ctx, id, cp.Version); werr != nil && !errors.Is(werr, context.DeadlineExceeded) && !errors.Is(werr, context.Canceled) {
+				err = werr
+				break
+			}
+			if ctx.Err() == nil {
+				cp, err = s.runs.Checkpoint(r.Context(), e)
+			}
+		}
+		stop()
+		cancel()
+		if r.Context().Err() != nil {
+			return
+		}
+	}
+	if err != nil {
+		writeError(w, r, s.log, err)
+		return
+	}
+	writeJSON(w, http.StatusOK, cp)
+}
+
+// handleThreshold serves POST /api/jobs/{id} with {"interactionThreshold":
+// N}: the run's own threshold (null: back to the default).
+func (s *Server) handleThreshold(w http.ResponseWriter, r *http.Request) {
+	if s.runs == nil {
+		writeError(w, r, s.log, hitl.Errorf(hitl.EUNAVAILABLE, "steering is not served here"))
+		return
+	}
+	var req thresholdRequest
+	if err := decodeBody(w, r, s.cfg.MaxBodyBytes, &req, true); err != nil {
+		writeError(w, r, s.log, err)
+		return
+	}
+	run, err := s.runs.SetThreshold(r.Context(), r.PathValue("id"), req.InteractionThreshold)
+	if err != nil {
+		writeError(w, r, s.log, err)
+		return
+	}
+	writeJSON(w, http.StatusOK, run)
+}
+
+// handleRuns serves GET /api/runs?all=true&limit=&cursor=: active runs
+// (running or paused), or every run with all=true.
+func (s *Server) handleRuns(w http.ResponseWriter, r *http.Request) {
+	if s.runs == nil {
+		writeError(w, r, s.log, hitl.Errorf(hitl.EUNAVAILABLE, "steering is not served here"))
+		return
+	}
+	q := r.URL.Query()
+	limit := 0
+	if l := q.Get("limit"); l != "" {
+		n, err := strconv.Atoi(l)
+		if err != nil || n < 1 || n > hitl.MaxPageSize {
+			writeError(w, r, s.log, hitl.Errorf(hitl.EINVALID, "limit must be a whole number from 1 to %d", hitl.MaxPageSize))
+			return
+		}
+		limit = n
+	}
+	page, err := s.runs.Runs(r.Context(), q.Get("all") != "true", limit, q.Get("cursor"))
+	if err != nil {
+		writeError(w, r, s.log, err)
+		return
+	}
+	writeJSON(w, http.StatusOK, runsResponse(page))
+}
+
+// handleRunWait serves GET /api/runs/{id}?wait=60s&after=VERSION: the run
+// once its version passed after (or the wait elapsed).
+func (s *Server) handleRunWait(w http.ResponseWriter, r *http.Request, wait time.Duration) {
+	after := uint64(0)
+	if v := r.URL.Query().Get("after"); v != "" {
+		n, err := strconv.ParseUint(v, 10, 64)
+		if err != nil {
+			writeError(w, r, s.log, hitl.Errorf(hitl.EINVALID, "after %q is not a run version (a whole number)", v))
+			return
+		}
+		after = n
+	}
+	_ = http.NewResponseController(w).SetWriteDeadline(time.Now().Add(wait + 30*time.Second))
+	ctx, cancel := context.WithTimeout(r.Context(), wait)
+	defer cancel()
+	stop := context.AfterFunc(s.base, cancel)
+	defer stop()
+	run, err := s.runs.WaitRun(ctx, r.PathValue("id"), after)
+	if r.Context().Err() != nil {
+		return
+	}
+	if err != nil && !errors.Is(err, context.DeadlineExceeded) && !errors.Is(err, context.Canceled) {
+		writeError(w, r, s.log, err)
+		return
+	}
+	if run == nil {
+		writeError(w, r, s.log, hitl.Errorf(hitl.EUNAVAILABLE, "the server is shutting down; retry"))
+		return
+	}
+	writeJSON(w, http.StatusOK, run)
+}

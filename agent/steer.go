@@ -1,0 +1,127 @@
+package agent
+
+import (
+	"context"
+	"net/http"
+	"net/url"
+	"strconv"
+	"time"
+
+	"github.com/google/uuid"
+	"github.com/hitlbot/hitl"
+)
+
+var _ hitl.RunService = (*Client)(nil)
+
+// RequestExpiry is how long Control retries a REQUEST that was not
+// acknowledged (no answer, or the service unreachable), with the same
+// request_id, so the service carries it out at most once (seed 000).
+const RequestExpiry = 30 * time.Second
+
+// NewRequestID returns a UUID v4 for a REQUEST.
+func NewRequestID() string { return uuid.NewString() }
+
+// Control implements hitl.RunService: it sends a loop:control REQUEST (a
+// new UUID v4 when req.RequestID is empty) and returns the messages it
+// produced, ACK then RESULT. A request that was not acknowledged is sent
+// again with the same request_id for up to RequestExpiry.
+func (c *Client) Control(ctx context.Context, req hitl.ControlMessage) ([]hitl.ControlMessage, error) {
+	if req.RequestID == "" {
+		req.RequestID = NewRequestID()
+	}
+	if req.Timestamp == "" {
+		req.Timestamp = hitl.Timestamp(time.Now())
+	}
+	req.Schema, req.Type = hitl.ControlSchema, hitl.MessageRequest
+	deadline := time.Now().Add(RequestExpiry)
+	b := backoff{min: c.minBackoff, max: c.maxBackoff}
+	for {
+		var resp controlResponse
+		err := c.do(ctx, http.MethodPost, "/api/topics/loop:control", nil, req, &resp)
+		if err == nil {
+			return resp.Messages, nil
+		}
+		if !retryable(err) || time.Now().After(deadline) {
+			return nil, err
+		}
+		if err := b.sleep(ctx); err != nil {
+			return nil, err
+		}
+	}
+}
+
+// Publish implements hitl.RunService: POST /api/topics/loop:current.
+func (c *Client) Publish(ctx context.Context, e hitl.StateEvent) (hitl.Checkpoint, error) {
+	if e.Schema == 0 {
+		e.Schema = hitl.StateSchema
+	}
+	var cp hitl.Checkpoint
+	err := c.do(ctx, http.MethodPost, "/api/topics/loop:current", nil, e, &cp)
+	return cp, err
+}
+
+// Checkpoint implements hitl.RunService: one POST /api/runs/{id}/checkpoint
+// reporting the top of e's stack; while the run is paused the server holds
+// the call for up to a long poll and answers paused if it still is.
+func (c *Client) Checkpoint(ctx context.Context, e hitl.StateEvent) (hitl.Checkpoint, error) {
+	req := checkpointRequest{}
+	if len(e.Stack) > 0 {
+		top := e.Stack[0]
+		req = checkpointRequest{Mode: top.Mode, Iter: top.Iter, Max: top.Max, Model: top.Model}
+	}
+	return c.checkpoint(ctx, e.RunID, req)
+}
+
+func (c *Client) checkpoint(ctx context.Context, run string, req checkpointRequest) (hitl.Checkpoint, error) {
+	seg, err := segment("run id", run)
+	if err != nil {
+		return hitl.Checkpoint{}, err
+	}
+	var cp hitl.Checkpoint
+	err = c.do(ctx, http.MethodPost, "/api/runs/"+seg+"/checkpoint", url.Values{"wait": {c.longPoll().String()}}, req, &cp)
+	return cp, err
+}
+
+// WaitRun implements hitl.RunService: GET /api/runs/{id}?wait=&after=.
+func (c *Client) WaitRun(ctx context.Context, id string, after uint64) (*hitl.Run, error) {
+	seg, err := segment("run id", id)
+	if err != nil {
+		return nil, err
+	}
+	var run hitl.Run
+	q := url.Values{"wait": {c.longPoll().String()}, "after": {strconv.FormatUint(after, 10)}}
+	if err := c.do(ctx, http.MethodGet, "/api/runs/"+seg, q, nil, &run); err != nil {
+		return nil, err
+	}
+	return &run, nil
+}
+
+// SetThreshold implements hitl.RunService: POST /api/jobs/{id}.
+func (c *Client) SetThreshold(ctx context.Context, id string, n *int) (*hitl.Run, error) {
+	seg, err := segment("run id", id)
+	if err != nil {
+		return nil, err
+	}
+	var run hitl.Run
+	if err := c.do(ctx, http.MethodPost, "/api/jobs/"+seg, nil, thresholdRequest{InteractionThreshold: n}, &run); err != nil {
+		return nil, err
+	}
+	return &run, nil
+}
+
+// Runs implements hitl.RunService: GET /api/runs.
+func (c *Client) Runs(ctx context.Context, active bool, limit int, cursor string) (hitl.RunPage, error) {
+	q := url.Values{}
+	if !active {
+		q.Set("all", "true")
+	}
+	if limit > 0 {
+		q.Set("limit", strconv.Itoa(min(limit, hitl.MaxPageSize)))
+	}
+	if cursor != "" {
+		q.Set("cursor", cursor)
+	}
+	var page runsResponse
+	err := c.do(ctx, http.MethodGet, "/api/runs", q, nil, &page)
+	return hitl.RunPage(page), err
+}
