@@ -43,6 +43,10 @@ func ThresholdInstruction(n int) string {
 	}
 }
 
+// UnsetInstruction is what an agent is told when no threshold is set.
+const UnsetInstruction = "No interaction threshold is set. Ask a person when their answer would change what you do and you cannot " +
+	"find it out yourself; decide routine matters on your own. Prefer short questions with options."
+
 // thresholdOf is the threshold that applies to run: its own, or the
 // service's default (nil: none).
 func (s *Service) thresholdOf(run *Run) *int {

@@ -77,7 +77,7 @@ func (c *Client) Run(ctx context.Context, runID string, opts RunOptions) (*Loop,
 }
 
 // checkpointOnce reports without waiting on a pause (registration).
-func (c *Client) checkpointOnce(ctx context.Context, run string, req checkpointRequest) (hitl.Checkpoint, error) {
+func (c *Client) checkpointOnce(ctx context.Context, run string, req CheckpointRequest) (hitl.Checkpoint, error) {
 	seg, err := segment("run id", run)
 	if err != nil {
 		return hitl.Checkpoint{}, err
@@ -87,13 +87,13 @@ func (c *Client) checkpointOnce(ctx context.Context, run string, req checkpointR
 	return cp, err
 }
 
-func (l *Loop) request(iter int) checkpointRequest {
+func (l *Loop) request(iter int) CheckpointRequest {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	if iter > 0 {
 		l.iter = iter
 	}
-	return checkpointRequest{IssueID: l.opts.IssueID, Mode: l.opts.Mode, Iter: l.iter, Max: l.opts.Max, Model: l.model, Threshold: l.opts.Threshold}
+	return CheckpointRequest{IssueID: l.opts.IssueID, Mode: l.opts.Mode, Iter: l.iter, Max: l.opts.Max, Model: l.model, Threshold: l.opts.Threshold}
 }
 
 // ID is the run's id.

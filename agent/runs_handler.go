@@ -17,9 +17,10 @@ type controlResponse struct {
 	Messages []hitl.ControlMessage `json:"messages"`
 }
 
-// checkpointRequest is the body of POST /api/runs/{id}/checkpoint: what
-// the loop reports at an iteration boundary.
-type checkpointRequest struct {
+// CheckpointRequest is the body of POST /api/runs/{id}/checkpoint: what a
+// loop reports at an iteration boundary (its own interaction threshold
+// too, when it sets one).
+type CheckpointRequest struct {
 	IssueID   string `json:"issueId,omitempty"`
 	Mode      string `json:"mode,omitempty"`
 	Iter      int    `json:"iter"`
@@ -112,7 +113,7 @@ func (s *Server) handleCheckpoint(w http.ResponseWriter, r *http.Request) {
 		writeError(w, r, s.log, err)
 		return
 	}
-	var req checkpointRequest
+	var req CheckpointRequest
 	if err := decodeBody(w, r, s.cfg.MaxBodyBytes, &req, true); err != nil {
 		writeError(w, r, s.log, err)
 		return

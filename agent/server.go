@@ -32,6 +32,8 @@ type ServerConfig struct {
 	// Runs serves steering (seed 000's topics, checkpoints, run lists);
 	// default: svc, when it implements hitl.RunService.
 	Runs hitl.RunService
+	// InteractionThreshold is the service's default (GET /healthz).
+	InteractionThreshold *int
 	// SlackEnabled tells clients (GET /healthz) that people answer in Slack.
 	SlackEnabled bool
 	// MaxBodyBytes bounds request bodies (default 1 MiB).
@@ -220,5 +222,5 @@ func (p *statusProbe) Write(b []byte) (int, error) {
 }
 
 func (s *Server) handleHealth(w http.ResponseWriter, _ *http.Request) {
-	writeJSON(w, http.StatusOK, Health{OK: true, Slack: s.cfg.SlackEnabled})
+	writeJSON(w, http.StatusOK, Health{OK: true, Slack: s.cfg.SlackEnabled, InteractionThreshold: s.cfg.InteractionThreshold})
 }

@@ -64,15 +64,22 @@ func (c *Client) Publish(ctx context.Context, e hitl.StateEvent) (hitl.Checkpoin
 // reporting the top of e's stack; while the run is paused the server holds
 // the call for up to a long poll and answers paused if it still is.
 func (c *Client) Checkpoint(ctx context.Context, e hitl.StateEvent) (hitl.Checkpoint, error) {
-	req := checkpointRequest{}
+	req := CheckpointRequest{}
 	if len(e.Stack) > 0 {
 		top := e.Stack[0]
-		req = checkpointRequest{Mode: top.Mode, Iter: top.Iter, Max: top.Max, Model: top.Model}
+		req = CheckpointRequest{Mode: top.Mode, Iter: top.Iter, Max: top.Max, Model: top.Model}
 	}
 	return c.checkpoint(ctx, e.RunID, req)
 }
 
-func (c *Client) checkpoint(ctx context.Context, run string, req checkpointRequest) (hitl.Checkpoint, error) {
+// Report is one checkpoint call with everything a loop reports (the
+// shell's hitl checkpoint): while the run is paused the server holds it
+// for up to a long poll, and it answers paused if it still is.
+func (c *Client) Report(ctx context.Context, run string, req CheckpointRequest) (hitl.Checkpoint, error) {
+	return c.checkpoint(ctx, run, req)
+}
+
+func (c *Client) checkpoint(ctx context.Context, run string, req CheckpointRequest) (hitl.Checkpoint, error) {
 	seg, err := segment("run id", run)
 	if err != nil {
 		return hitl.Checkpoint{}, err

@@ -67,4 +67,6 @@ type errorResponse struct {
 type Health struct {
 	OK    bool `json:"ok"`
 	Slack bool `json:"slack"`
+	// InteractionThreshold is the service's default threshold, if set.
+	InteractionThreshold *int `json:"interactionThreshold,omitempty"`
 }

@@ -34,6 +34,9 @@ type Config struct {
 	// AllowDefaultApprove lets an approval be created with
 	// defaultResponse approve, so that it approves itself on timeout.
 	AllowDefaultApprove bool `yaml:"allow_default_approve"`
+	// InteractionThreshold is seed 004's level (0–5) for runs without
+	// their own; unset: questions are never refused.
+	InteractionThreshold *int `yaml:"interaction_threshold"`
 }
 
 // Token is a bearer token: Name identifies its holder (api:NAME in the
@@ -79,6 +82,13 @@ type Slack struct {
 	Answerers []string `yaml:"answerers"`
 	// Admins may answer any question, assigned or not.
 	Admins []string `yaml:"admins"`
+	// Controllers may steer runs (pause, resume, cancel, escalate,
+	// redirect); empty: whoever may answer.
+	Controllers []string `yaml:"controllers"`
+	// RunsChannel gets one live message per steerable run.
+	RunsChannel string `yaml:"runs_channel"`
+	// Models are offered when escalating from Slack (default [opus]).
+	Models []string `yaml:"models"`
 }
 
 // Enabled reports whether the Slack bot should run.
@@ -158,6 +168,8 @@ var envKeys = []struct{ env, key string }{
 	{"HITL_SLACK_CHANNEL", "slack.channel"},
 	{"HITL_SLACK_API_URL", "slack.api_url"},
 	{"HITL_RETENTION", "retention"},
+	{"HITL_INTERACTION_THRESHOLD", "interaction_threshold"},
+	{"HITL_SLACK_RUNS_CHANNEL", "slack.runs_channel"},
 	{"HITL_RATE_TOKEN_PER_MINUTE", "rate_limits.token_per_minute"},
 	{"HITL_RATE_RUN_PER_MINUTE", "rate_limits.run_per_minute"},
 }
@@ -183,6 +195,14 @@ func (c *Config) applyEnv(getenv func(string) string) error {
 			c.Slack.Channel = v
 		case "slack.api_url":
 			c.Slack.APIURL = v
+		case "interaction_threshold":
+			n, err := strconv.Atoi(v)
+			if err != nil {
+				return bad("interaction_threshold (HITL_INTERACTION_THRESHOLD)", v, "want a whole number from 0 to 5")
+			}
+			c.InteractionThreshold = &n
+		case "slack.runs_channel":
+			c.Slack.RunsChannel = v
 		case "retention":
 			d, err := time.ParseDuration(v)
 			if err != nil {
@@ -250,7 +270,8 @@ func (t Token) Principal() hitl.Principal {
 // Access is the root's rules as configured: who answers and administers
 // in Slack, and whether approvals may default to approve.
 func (c Config) Access() hitl.Access {
-	return hitl.Access{Answerers: c.Slack.Answerers, Admins: c.Slack.Admins, AllowDefaultApprove: c.AllowDefaultApprove}
+	return hitl.Access{Answerers: c.Slack.Answerers, Admins: c.Slack.Admins, Controllers: c.Slack.Controllers,
+		AllowDefaultApprove: c.AllowDefaultApprove}
 }
 
 // HitlTimeouts converts to the domain's Timeouts.

@@ -30,6 +30,9 @@ func (c Config) Validate() error {
 	if err := validateTokens(c.Tokens); err != nil {
 		return err
 	}
+	if t := c.InteractionThreshold; t != nil && (*t < hitl.MinThreshold || *t > hitl.MaxThreshold) {
+		return bad("interaction_threshold", strconv.Itoa(*t), "must be a whole number from 0 to 5 (0: agents never ask; unset: nothing is refused)")
+	}
 	if c.Retention < 0 {
 		return bad("retention", time.Duration(c.Retention).String(), "must be 0 (keep everything) or a positive duration")
 	}
@@ -116,7 +119,7 @@ func (s Slack) validate() error {
 			return bad("slack.api_url", s.APIURL, "want an http(s) URL like https://slack.com/api/")
 		}
 	}
-	for key, ids := range map[string][]string{"slack.answerers": s.Answerers, "slack.admins": s.Admins} {
+	for key, ids := range map[string][]string{"slack.answerers": s.Answerers, "slack.admins": s.Admins, "slack.controllers": s.Controllers} {
 		for _, id := range ids {
 			if !slackIDPattern.MatchString(id) {
 				return bad(key, id, "want Slack user ids (U…/W…) or user-group ids (S…)")

@@ -59,7 +59,8 @@ func (m *Main) Run(ctx context.Context) (err error) {
 		return err
 	}
 	m.Service = hitl.NewService(m.DB, hitl.ServiceConfig{Clock: m.Clock, Timeouts: m.Config.HitlTimeouts(),
-		Access: m.access(), Limiter: ratelimit.New(m.Config.RateLimits.TokenPerMinute, m.Config.RateLimits.RunPerMinute, nil)})
+		Access: m.access(), Limiter: ratelimit.New(m.Config.RateLimits.TokenPerMinute, m.Config.RateLimits.RunPerMinute, nil),
+		Threshold: m.Config.InteractionThreshold})
 	// Sensitive answers sealed by the previous run cannot be opened (the
 	// key died with it): ask for them again.
 	if n, err := m.Service.ReopenSealed(ctx); err != nil {
@@ -78,7 +79,7 @@ func (m *Main) Run(ctx context.Context) (err error) {
 		return hitl.Errorf(hitl.EUNAVAILABLE, "listen on %s: %v", m.Config.Listen, err)
 	}
 	m.api = agent.NewServer(m.Service, m.Service, agent.ServerConfig{Tokens: m.tokens(), Clock: m.Clock, Logger: m.Logger,
-		SlackEnabled: m.Config.Slack.Enabled()})
+		SlackEnabled: m.Config.Slack.Enabled(), InteractionThreshold: m.Config.InteractionThreshold})
 	base, stop := context.WithCancel(context.Background())
 	m.stop = stop
 	// Slow clients are timed out (headers, bodies, idle connections); long
