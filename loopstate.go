@@ -38,6 +38,9 @@ type StateEvent struct {
 	UpdatedAt string         `json:"updated_at,omitempty"`
 	Reason    string         `json:"reason,omitempty"`
 	Stack     []StackEntry   `json:"stack"`
+	// IssueID is the issue the loop works on, when a checkpoint says so
+	// (not part of seed 000's STATE; kept on the run).
+	IssueID string `json:"-"`
 }
 
 // Validate checks a StateEvent an agent publishes.
@@ -144,7 +147,13 @@ func (c *RunControl) absorb(e *StateEvent, now time.Time) {
 			top = s
 		}
 	}
-	c.Iter, c.Max = top.Iter, top.Max
+	c.Iter = top.Iter
+	if top.Max > 0 {
+		c.Max = top.Max
+	}
+	if e.IssueID != "" {
+		c.IssueID = e.IssueID
+	}
 	if top.Mode != "" {
 		c.Mode = top.Mode
 	}

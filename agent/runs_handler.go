@@ -124,7 +124,7 @@ func (s *Server) handleCheckpoint(w http.ResponseWriter, r *http.Request) {
 			return
 		}
 	}
-	e := hitl.StateEvent{Schema: hitl.StateSchema, Event: hitl.StateRunning, RunID: id,
+	e := hitl.StateEvent{Schema: hitl.StateSchema, Event: hitl.StateRunning, RunID: id, IssueID: req.IssueID,
 		Stack: []hitl.StackEntry{{ID: id, Mode: req.Mode, Iter: req.Iter, Max: req.Max, Model: req.Model}}}
 	cp, err := s.runs.Checkpoint(r.Context(), e)
 	if err == nil && cp.Status == hitl.RunPaused && wait > 0 {

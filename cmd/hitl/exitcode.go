@@ -18,6 +18,9 @@ const (
 	exitNotFound    = 7   // no such question or run
 	exitRateLimited = 8   // too many questions: the rate limit (hitl ask --no-wait)
 	exitForbidden   = 9   // the token may not do this (scope or rule)
+	exitRefused     = 10  // refused: the run's interaction threshold is 0 (decide yourself)
+	exitBadState    = 11  // the run is not in a state for this command (invalid_state)
+	exitDuplicate   = 12  // the same request is still being carried out (duplicate)
 	exitNeedsInput  = 101 // --no-wait: the question waits for a person (seed 002)
 	exitInterrupted = 130 // Ctrl+C: the question stays pending
 )
@@ -41,6 +44,8 @@ func exitCode(err error) int {
 		return exitRateLimited
 	case hitl.EFORBIDDEN:
 		return exitForbidden
+	case hitl.EREFUSED:
+		return exitRefused
 	default:
 		return exitFailure
 	}
@@ -59,4 +64,22 @@ func conflictCode(err error) int {
 		}
 	}
 	return exitConflict
+}
+
+// resultCode translates a failed RESULT's code (seed 000) into the exit
+// code.
+func resultCode(code string) int {
+	switch code {
+	case hitl.CodeNotFound:
+		return exitNotFound
+	case hitl.CodeInvalidState:
+		return exitBadState
+	case hitl.CodeDuplicate:
+		return exitDuplicate
+	case hitl.CodeBadRequest:
+		return exitUsage
+	case hitl.CodeForbidden:
+		return exitForbidden
+	}
+	return exitFailure
 }

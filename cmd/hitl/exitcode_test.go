@@ -65,7 +65,7 @@ func TestSettledQuestionExitCodes(t *testing.T) {
 	t.Run("cancel needs one id", func(t *testing.T) {
 		r := cli(ctx, m, "", "cancel")
 		assert.Equal(t, exitUsage, r.code)
-		assert.Contains(t, r.stderr, "hitl cancel needs one question id")
+		assert.Contains(t, r.stderr, "hitl cancel needs a question id or a run")
 	})
 	t.Run("cancelling an unknown question exits 7", func(t *testing.T) {
 		assert.Equal(t, exitNotFound, cli(ctx, m, "", "cancel", "q_nope").code)

@@ -143,7 +143,10 @@ func cmdCancel(ctx context.Context, args []string, e *env) error {
 		return err
 	}
 	if len(pos) != 1 {
-		return usageError(fs, `hitl cancel needs one question id: hitl cancel q_123 --reason "not needed any more"`)
+		return usageError(fs, `hitl cancel needs a question id or a run: hitl cancel q_123 --reason "not needed any more", hitl cancel loop-1`)
+	}
+	if !questionIDPattern.MatchString(pos[0]) {
+		return steer(ctx, e, hitl.CommandCancel, pos[0], hitl.ControlPayload{})
 	}
 	q, err := newClient(e).Cancel(ctx, pos[0], *reason)
 	if err != nil {

@@ -24,8 +24,26 @@ Usage:
   hitl ask     QUESTION [flags]       ask a person and print the answer (hitl ask --help)
   hitl pending [--json]               list questions waiting for an answer
   hitl answer  ID [VALUE|-] [--text T]  answer a question (no VALUE or -: read it from stdin, hidden)
-  hitl cancel  ID [--reason R]        cancel a pending question
+  hitl cancel  ID [--reason R]        cancel a pending question (or, given a run, the run)
   hitl history RUN [--json]           a run's phase, pending question and answers
+
+Steerable loops (agents):
+  hitl checkpoint --run ID [--iter N --max M --model X --issue I --mode M --threshold T]
+                                      report an iteration; prints {"status","model","newModel","instruction"};
+                                      blocks while paused; exits 5 once cancelled
+  hitl done  --run ID                 the loop finished
+  hitl abort --run ID --reason R      the loop gave up
+  hitl run   --run ID [--grace 10s] -- COMMAND ARGS…
+                                      supervise any command: pause → SIGSTOP, resume → SIGCONT,
+                                      cancel → SIGTERM then SIGKILL; exits with its code (5 if cancelled)
+  hitl prompt [--threshold N | --run ID]  the asking instruction for an interaction threshold
+
+Steering (people):
+  hitl pause|resume|cancel RUN        RUN may be a unique prefix of an active run
+  hitl escalate RUN --model M [--reason R]
+  hitl redirect RUN INSTRUCTION…
+  hitl runs [--all] [--json]          active runs (--all: finished ones too)
+  hitl status RUN [--json]            a run's state and its questions
 
 Environment: HITL_URL (default http://127.0.0.1:7070), HITL_TOKEN, HITL_RUN,
 HITL_LISTEN, HITL_DB, HITL_CONFIG, HITL_TOKENS, SLACK_APP_TOKEN, SLACK_BOT_TOKEN,
@@ -33,6 +51,7 @@ HITL_SLACK_CHANNEL, HITL_SLACK_API_URL.
 
 Exit codes: 0 answered/approved, 1 error, 2 usage, 3 denied, 4 timed out,
 5 cancelled, 6 already answered, 7 not found, 8 rate limited, 9 forbidden,
+10 refused (interaction threshold 0), 11 invalid state, 12 duplicate request,
 101 needs input, 130 interrupted.
 
 Text from agents and people is printed with control characters made
@@ -51,6 +70,22 @@ type env struct {
 	stdoutTTY bool
 	// after is time.After, injected so tests need not wait (nil: time.After).
 	after func(time.Duration) <-chan time.Time
+}
+
+// afterFunc returns the env's time.After.
+func (e *env) afterFunc() func(time.Duration) <-chan time.Time {
+	if e.after == nil {
+		return time.After
+	}
+	return e.after
+}
+
+// ticker returns a channel that ticks every d (the env's clock).
+func (e *env) ticker(d time.Duration) <-chan time.Time {
+	if e.after == nil {
+		return time.NewTicker(d).C
+	}
+	return e.after(d) // tests: one tick when they choose
 }
 
 func (e *env) wait(ctx context.Context, d time.Duration) error {
@@ -89,6 +124,19 @@ func run(ctx context.Context, args []string, e *env) int {
 		"answer":  cmdAnswer,
 		"cancel":  cmdCancel,
 		"history": cmdHistory,
+
+		"checkpoint": cmdCheckpoint,
+		"done":       cmdDone,
+		"abort":      cmdAbort,
+		"run":        cmdRun,
+		"prompt":     cmdPrompt,
+
+		"pause":    cmdSteer(hitl.CommandPause),
+		"resume":   cmdSteer(hitl.CommandResume),
+		"escalate": cmdEscalate,
+		"redirect": cmdRedirect,
+		"runs":     cmdRuns,
+		"status":   cmdStatus,
 	}
 	cmd, ok := cmds[args[0]]
 	if !ok {

@@ -1,0 +1,119 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"flag"
+	"fmt"
+
+	"github.com/hitlbot/hitl"
+	"github.com/hitlbot/hitl/agent"
+)
+
+// loopFlags are what a loop reports about itself.
+type loopFlags struct {
+	run, model, issue, mode string
+	iter, max, threshold    int
+}
+
+func (f *loopFlags) register(fs *flag.FlagSet, e *env) {
+	fs.StringVar(&f.run, "run", e.getenv("HITL_RUN"), "the run (loop) id (HITL_RUN)")
+	fs.IntVar(&f.iter, "iter", 0, "the iteration the loop is at")
+	fs.IntVar(&f.max, "max", 0, "the iterations planned")
+	fs.StringVar(&f.model, "model", "", "the model the loop uses")
+	fs.StringVar(&f.issue, "issue", "", "the issue the loop works on")
+	fs.StringVar(&f.mode, "mode", "", "the loop's mode (issue, grind, …)")
+	fs.IntVar(&f.threshold, "threshold", -1, "the run's interaction threshold, 0-5")
+}
+
+func (f *loopFlags) request() agent.CheckpointRequest {
+	req := agent.CheckpointRequest{IssueID: f.issue, Mode: f.mode, Iter: f.iter, Max: f.max, Model: f.model}
+	if f.threshold >= 0 {
+		t := f.threshold
+		req.Threshold = &t
+	}
+	return req
+}
+
+// checkpointLine is what hitl checkpoint prints: one JSON line.
+type checkpointLine struct {
+	Status      hitl.RunStatus `json:"status"`
+	Model       string         `json:"model,omitempty"`
+	NewModel    string         `json:"newModel,omitempty"`
+	Instruction string         `json:"instruction,omitempty"`
+}
+
+// cmdCheckpoint is a shell loop's iteration boundary: it reports STATE
+// (registering the run on first use), prints one JSON line (the model to
+// use, a new instruction once), blocks while the run is paused, and exits
+// 5 once it is cancelled.
+func cmdCheckpoint(ctx context.Context, args []string, e *env) error {
+	fs := flag.NewFlagSet("checkpoint", flag.ContinueOnError)
+	var f loopFlags
+	f.register(fs, e)
+	if _, err := parseArgs(fs, args); err != nil {
+		return err
+	}
+	if f.run == "" {
+		return usageError(fs, "hitl checkpoint needs --run (or HITL_RUN): hitl checkpoint --run loop-1 --iter 3 --max 10")
+	}
+	if f.threshold >= 0 {
+		if err := hitl.ValidateThreshold("--threshold", f.threshold); err != nil {
+			return err
+		}
+	}
+	c := newClient(e)
+	said := false
+	for {
+		cp, err := c.Report(ctx, f.run, f.request())
+		if err != nil {
+			return err
+		}
+		switch cp.Status {
+		case hitl.RunPaused:
+			if !said {
+				fmt.Fprintf(e.stderr, "hitl: run %s is paused; waiting for resume (hitl resume %s)\n", visible(f.run), visible(f.run))
+				said = true
+			}
+			continue
+		case hitl.RunCancelled, hitl.RunDone, hitl.RunAborted:
+			msg := fmt.Sprintf("hitl: run %s is %s", visible(f.run), cp.Status)
+			if cp.Reason != "" {
+				msg += ": " + visible(cp.Reason)
+			}
+			return &outcome{code: exitCancelled, msg: msg}
+		}
+		b, _ := json.Marshal(checkpointLine{Status: cp.Status, Model: cp.Model, NewModel: cp.NewModel, Instruction: cp.Instruction})
+		fmt.Fprintln(e.stdout, string(b))
+		return nil
+	}
+}
+
+func cmdDone(ctx context.Context, args []string, e *env) error {
+	return endRun(ctx, args, e, "done", hitl.StateDone)
+}
+
+func cmdAbort(ctx context.Context, args []string, e *env) error {
+	return endRun(ctx, args, e, "abort", hitl.StateAbort)
+}
+
+func endRun(ctx context.Context, args []string, e *env, name string, ev hitl.StateEventType) error {
+	fs := flag.NewFlagSet(name, flag.ContinueOnError)
+	run := fs.String("run", e.getenv("HITL_RUN"), "the run (loop) id (HITL_RUN)")
+	reason := fs.String("reason", "", "why the loop gave up (abort)")
+	if _, err := parseArgs(fs, args); err != nil {
+		return err
+	}
+	if *run == "" {
+		return usageError(fs, "hitl "+name+" needs --run (or HITL_RUN)")
+	}
+	if ev == hitl.StateAbort && *reason == "" {
+		return usageError(fs, `hitl abort needs --reason: hitl abort --run loop-1 --reason "tests keep failing"`)
+	}
+	cp, err := newClient(e).Publish(ctx, hitl.StateEvent{Event: ev, RunID: *run, Reason: *reason})
+	if err != nil {
+		return err
+	}
+	fmt.Fprintf(e.stdout, "Run %s: %s\n", visible(*run), cp.Status)
+	return nil
+}

@@ -1,0 +1,294 @@
+package main
+
+import (
+	"context"
+	"flag"
+	"fmt"
+	"regexp"
+	"strings"
+	"text/tabwriter"
+	"time"
+
+	"github.com/hitlbot/hitl"
+	"github.com/hitlbot/hitl/agent"
+)
+
+// questionIDPattern tells a question id (q_ and 16 base32 characters)
+// from a run id, for hitl cancel.
+var questionIDPattern = regexp.MustCompile(`^q_[0-9a-z]{16}$`)
+
+// cmdSteer returns the controller verb for command: hitl pause|resume RUN.
+func cmdSteer(c hitl.Command) func(context.Context, []string, *env) error {
+	return func(ctx context.Context, args []string, e *env) error {
+		fs := flag.NewFlagSet(string(c), flag.ContinueOnError)
+		pos, err := parseArgs(fs, args)
+		if err != nil {
+			return err
+		}
+		if len(pos) != 1 {
+			return usageError(fs, fmt.Sprintf("hitl %s needs one run id (or a unique prefix of an active run): hitl %s loop-1703123456-12345", c, c))
+		}
+		return steer(ctx, e, c, pos[0], hitl.ControlPayload{})
+	}
+}
+
+func cmdEscalate(ctx context.Context, args []string, e *env) error {
+	fs := flag.NewFlagSet("escalate", flag.ContinueOnError)
+	model := fs.String("model", "", "the model to switch to, like opus (required)")
+	reason := fs.String("reason", "", "why, shown to the agent and to people")
+	pos, err := parseArgs(fs, args)
+	if err != nil {
+		return err
+	}
+	if len(pos) != 1 || strings.TrimSpace(*model) == "" {
+		return usageError(fs, `hitl escalate needs a run and a model: hitl escalate loop-1 --model opus --reason "stuck on type inference"`)
+	}
+	return steer(ctx, e, hitl.CommandEscalate, pos[0], hitl.ControlPayload{Model: *model, Reason: *reason})
+}
+
+func cmdRedirect(ctx context.Context, args []string, e *env) error {
+	fs := flag.NewFlagSet("redirect", flag.ContinueOnError)
+	pos, err := parseArgs(fs, args)
+	if err != nil {
+		return err
+	}
+	if len(pos) < 2 {
+		return usageError(fs, `hitl redirect needs a run and an instruction: hitl redirect loop-1 "use the v2 API instead"`)
+	}
+	return steer(ctx, e, hitl.CommandRedirect, pos[0], hitl.ControlPayload{Instruction: strings.Join(pos[1:], " ")})
+}
+
+// steer sends one REQUEST (retried with the same request_id until it is
+// acknowledged, for up to 30 s) and prints its RESULT: one line, exit 0 on
+// success; on failure the seed's code and message and the table's code.
+func steer(ctx context.Context, e *env, c hitl.Command, name string, p hitl.ControlPayload) error {
+	cl := newClient(e)
+	run, err := resolveRun(ctx, cl, name)
+	if err != nil {
+		return err
+	}
+	msgs, err := cl.Control(ctx, hitl.NewRequest(agent.NewRequestID(), c, run, time.Now(), p))
+	if err != nil {
+		return err
+	}
+	if len(msgs) == 0 {
+		return hitl.Errorf(hitl.EUNAVAILABLE, "the service answered without a RESULT")
+	}
+	res := msgs[len(msgs)-1]
+	if code, failed := res.Failed(); failed {
+		return &outcome{code: resultCode(code), msg: fmt.Sprintf("hitl %s: %s: %s", c, code, visible(res.Payload.Message))}
+	}
+	if res.Type != hitl.MessageResult {
+		return &outcome{code: exitFailure, msg: fmt.Sprintf("hitl %s: request %s was acknowledged; no RESULT yet", c, res.RequestID)}
+	}
+	line := fmt.Sprintf("%s %s: %s", c, visible(run), visible(res.Payload.Message))
+	if res.Payload.NewModel != "" {
+		line = fmt.Sprintf("%s %s: %s → %s", c, visible(run), visible(orNone(res.Payload.PreviousModel)), visible(res.Payload.NewModel))
+	}
+	fmt.Fprintln(e.stdout, line)
+	return nil
+}
+
+func orNone(s string) string {
+	if s == "" {
+		return "(none)"
+	}
+	return s
+}
+
+// resolveRun returns the run name means: itself when a run has that id,
+// else the one active run whose id starts with it.
+func resolveRun(ctx context.Context, c *agent.Client, name string) (string, error) {
+	if err := hitl.ValidateJobID(name); err != nil {
+		return "", err
+	}
+	if _, err := c.RunRecord(ctx, name); err == nil || hitl.ErrorCode(err) != hitl.ENOTFOUND {
+		return name, nil // found, or let the service say what is wrong
+	}
+	var matches []string
+	cursor := ""
+	for {
+		page, err := c.Runs(ctx, true, hitl.MaxPageSize, cursor)
+		if err != nil {
+			return name, nil
+		}
+		for _, r := range page.Runs {
+			if strings.HasPrefix(r.ID, name) {
+				matches = append(matches, r.ID)
+			}
+		}
+		if page.NextCursor == "" {
+			break
+		}
+		cursor = page.NextCursor
+	}
+	switch len(matches) {
+	case 1:
+		return matches[0], nil
+	case 0:
+		return name, nil
+	}
+	return "", hitl.Errorf(hitl.EINVALID, "%q names %d active runs (%s): give more of the id", name, len(matches), strings.Join(matches, ", "))
+}
+
+func cmdRuns(ctx context.Context, args []string, e *env) error {
+	fs := flag.NewFlagSet("runs", flag.ContinueOnError)
+	all := fs.Bool("all", false, "finished runs too")
+	asJSON := fs.Bool("json", false, "print JSON")
+	if _, err := parseArgs(fs, args); err != nil {
+		return err
+	}
+	c := newClient(e)
+	var runs []*hitl.Run
+	cursor := ""
+	for {
+		page, err := c.Runs(ctx, !*all, hitl.MaxPageSize, cursor)
+		if err != nil {
+			return err
+		}
+		runs = append(runs, page.Runs...)
+		if page.NextCursor == "" {
+			break
+		}
+		cursor = page.NextCursor
+	}
+	if *asJSON {
+		if runs == nil {
+			runs = []*hitl.Run{}
+		}
+		return printJSON(e, map[string]any{"runs": runs})
+	}
+	if len(runs) == 0 {
+		fmt.Fprintln(e.stdout, "No runs are active. (hitl runs --all lists finished ones too.)")
+		return nil
+	}
+	tw := tabwriter.NewWriter(e.stdout, 0, 4, 2, ' ', 0)
+	fmt.Fprintln(tw, "RUN\tISSUE\tSTATE\tITER\tMODEL\tWAITING ON")
+	for _, r := range runs {
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\n", cell(r.ID, 40), cell(orDash(r.Control.IssueID), 20), runState(r),
+			iteration(r), cell(orDash(r.Control.Model), 20), waitingOn(r))
+	}
+	return tw.Flush()
+}
+
+func runState(r *hitl.Run) string {
+	st := string(r.Control.Status)
+	if st == "" {
+		st = "questions only"
+	}
+	if p := r.Phase(); p == hitl.PhaseWaitingForInput || p == hitl.PhaseWaitingForApproval {
+		st += " (" + string(p) + ")"
+	}
+	return st
+}
+
+func iteration(r *hitl.Run) string {
+	switch {
+	case r.Control.Max > 0:
+		return fmt.Sprintf("%d/%d", r.Control.Iter, r.Control.Max)
+	case r.Control.Iter > 0:
+		return fmt.Sprint(r.Control.Iter)
+	}
+	return "-"
+}
+
+func waitingOn(r *hitl.Run) string {
+	if r.WaitingOn == nil {
+		return "-"
+	}
+	return visible(r.WaitingOn.QuestionID) + " " + cell(r.WaitingOn.Question, 40)
+}
+
+func orDash(s string) string {
+	if s == "" {
+		return "-"
+	}
+	return s
+}
+
+func cmdStatus(ctx context.Context, args []string, e *env) error {
+	fs := flag.NewFlagSet("status", flag.ContinueOnError)
+	asJSON := fs.Bool("json", false, "print JSON")
+	pos, err := parseArgs(fs, args)
+	if err != nil {
+		return err
+	}
+	if len(pos) != 1 {
+		return usageError(fs, "hitl status needs one run id (or a unique prefix of an active run): hitl status loop-1")
+	}
+	c := newClient(e)
+	id, err := resolveRun(ctx, c, pos[0])
+	if err != nil {
+		return err
+	}
+	run, err := c.RunRecord(ctx, id)
+	if err != nil {
+		return err
+	}
+	if *asJSON {
+		return printJSON(e, run)
+	}
+	ctl := run.Control
+	fmt.Fprintf(e.stdout, "Run %s: %s, iteration %s, model %s\n", visible(run.ID), runState(run), iteration(run), visible(orDash(ctl.Model)))
+	if ctl.IssueID != "" || ctl.Mode != "" {
+		fmt.Fprintf(e.stdout, "Issue %s, mode %s\n", visible(orDash(ctl.IssueID)), visible(orDash(ctl.Mode)))
+	}
+	if ctl.Reason != "" {
+		fmt.Fprintf(e.stdout, "Ended: %s\n", visible(ctl.Reason))
+	}
+	if ctl.EscalationReason != "" {
+		fmt.Fprintf(e.stdout, "Escalated: %s\n", visible(ctl.EscalationReason))
+	}
+	if ctl.Instruction != "" {
+		fmt.Fprintf(e.stdout, "Instruction waiting for the next iteration: %s\n", visible(ctl.Instruction))
+	}
+	if ctl.LastStateAt != nil {
+		fmt.Fprintf(e.stdout, "Last report: %s\n", ctl.LastStateAt.Local().Format("2006-01-02 15:04:05"))
+	}
+	fmt.Fprintf(e.stdout, "Questions: %d, %d pending\n", run.Questions, run.Pending)
+	if run.Questions == 0 {
+		return nil
+	}
+	return cmdHistory(ctx, []string{run.ID}, e)
+}
+
+func cmdPrompt(ctx context.Context, args []string, e *env) error {
+	fs := flag.NewFlagSet("prompt", flag.ContinueOnError)
+	level := fs.Int("threshold", -1, "the interaction threshold, 0-5")
+	run := fs.String("run", e.getenv("HITL_RUN"), "the run whose threshold applies (HITL_RUN)")
+	if _, err := parseArgs(fs, args); err != nil {
+		return err
+	}
+	var t *int
+	switch {
+	case *level >= 0:
+		if err := hitl.ValidateThreshold("--threshold", *level); err != nil {
+			return err
+		}
+		t = level
+	default:
+		c := newClient(e)
+		if *run != "" {
+			r, err := c.RunRecord(ctx, *run)
+			if err != nil && hitl.ErrorCode(err) != hitl.ENOTFOUND {
+				return err
+			}
+			if r != nil {
+				t = r.Control.Threshold
+			}
+		}
+		if t == nil {
+			h, err := c.Health(ctx)
+			if err != nil {
+				return err
+			}
+			t = h.InteractionThreshold
+		}
+	}
+	if t == nil {
+		fmt.Fprintln(e.stdout, hitl.UnsetInstruction)
+		return nil
+	}
+	fmt.Fprintln(e.stdout, hitl.ThresholdInstruction(*t))
+	return nil
+}
