@@ -27,3 +27,42 @@ func ExampleClient_Ask() {
 		fmt.Println("approved:", d.Message)
 	}
 }
+
+// A complete steerable loop (seed 000): people can pause, resume, cancel,
+// escalate or redirect it from Slack or a terminal. Compiled, not run.
+func ExampleClient_Run() {
+	ctx := context.Background()
+	c := agent.NewClient("http://127.0.0.1:7070", os.Getenv("HITL_TOKEN"))
+	loop, err := c.Run(ctx, "loop-1703123456-12345", agent.RunOptions{IssueID: "auth-123", Mode: "issue", Max: 10, Model: "haiku"})
+	if err != nil {
+		fmt.Println("cannot reach hitl:", err)
+		return
+	}
+	instruction := "Fix the failing auth tests."
+	for iter := 1; iter <= 10; iter++ {
+		// Returns at once while running, blocks while paused, and fails
+		// with hitl.ECANCELLED once a person cancels the run.
+		step, err := loop.Checkpoint(ctx, iter)
+		if hitl.ErrorCode(err) == hitl.ECANCELLED {
+			fmt.Println("stopped by a person:", hitl.ErrorMessage(err))
+			return
+		}
+		if err != nil {
+			_ = loop.Abort(ctx, err.Error())
+			return
+		}
+		if step.Instruction != "" {
+			instruction = step.Instruction // a redirect, handed over once
+		}
+		// loop.Context() is cancelled the moment the run is: a long model
+		// call made with it stops at once.
+		if done := callModel(loop.Context(), step.Model, instruction); done {
+			_ = loop.Done(ctx)
+			return
+		}
+	}
+	_ = loop.Abort(ctx, "out of iterations")
+}
+
+// callModel stands for one iteration of real work.
+func callModel(ctx context.Context, model, instruction string) bool { return ctx.Err() == nil && model != "" && instruction == "" }

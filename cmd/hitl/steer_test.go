@@ -259,3 +259,28 @@ func TestRunReportsTheExit(t *testing.T) {
 	run, _ := m.Service.RunRecord(principaltest.As(ctx, "admin:t"), "bad-1")
 	assert.Equal(t, "exit code 3", run.Control.Reason)
 }
+
+func TestPausedRunSurvivesARestart(t *testing.T) {
+	ctx := context.Background()
+	first := startMainNoCleanup(t)
+	checkpointOut(t, cli(ctx, first, "", "checkpoint", "--run", "keep-1", "--iter", "2", "--max", "5"))
+	require.Equal(t, 0, cli(ctx, first, "", "pause", "keep-1").code)
+	db := first.Config.DB
+	require.NoError(t, first.Close())
+
+	second := startMain(t, func(c *config.Config, _ *Main) { c.DB = db })
+	run, err := second.Service.RunRecord(principaltest.As(ctx, "admin:t"), "keep-1")
+	require.NoError(t, err)
+	assert.Equal(t, hitl.RunPaused, run.Control.Status, "paused across the service's restart")
+	ch := startCLI(ctx, second, strings.NewReader(""), "checkpoint", "--run", "keep-1", "--iter", "3")
+	untilLogged(t, second, "the restarted agent's report", reported("keep-1", 3))
+	select {
+	case r := <-ch:
+		t.Fatalf("a restarted agent went on while paused: %+v", r)
+	default:
+	}
+	r := cli(ctx, second, "", "pause", "keep-1")
+	assert.Equal(t, exitBadState, r.code, "still paused: %s", r.stderr)
+	require.Equal(t, 0, cli(ctx, second, "", "resume", "keep-1").code)
+	assert.Equal(t, hitl.RunRunning, checkpointOut(t, result(t, ch)).Status)
+}
