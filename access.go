@@ -146,6 +146,9 @@ func (a Access) mayAnswer(p Principal, q *Question) error {
 	if !p.Local && p.asked(q) {
 		return Errorf(EFORBIDDEN, "%s asked %s and may not answer it: a person decides, not the agent that asked", p.ID, q.ID)
 	}
+	if len(q.Approvers) > 0 && !p.approves(q.Approvers) {
+		return Errorf(EFORBIDDEN, "%s is not one of the approvers of %s (%s): the policy rule %q names who decides", p.ID, q.ID, strings.Join(q.Approvers, ", "), q.Rule)
+	}
 	if len(q.Assignees) > 0 && !p.Has(ScopeAdmin) && !p.inAny(q.Assignees) {
 		return Errorf(EFORBIDDEN, "%s is assigned to %s; %s is not one of them", q.ID, strings.Join(q.Assignees, ", "), p.ID)
 	}

@@ -22,6 +22,13 @@ const (
 	EventControl EventType = "control"
 	// EventLoop is a loop:current message (STATE, ABORT or DONE).
 	EventLoop EventType = "loop"
+	// EventApprovalAdded: one more approval of a question that needs
+	// several (Question.Approvals says how many).
+	EventApprovalAdded EventType = "question_approval"
+	// EventPolicyDecision: the policy allowed or denied an operation
+	// without asking (audit; admins read it), or a rule was learned or
+	// revoked.
+	EventPolicyDecision EventType = "policy_decision"
 )
 
 // Event is one entry of the durable event log. The log is the audit trail
@@ -50,12 +57,14 @@ type Event struct {
 	// Control is the message of an EventControl, State of an EventLoop.
 	Control *ControlMessage `json:"control,omitempty"`
 	State   *StateEvent     `json:"state,omitempty"`
+	// Operation is the operation of a policy decision.
+	Operation *Operation `json:"operation,omitempty"`
 }
 
 // VisibleTo reports whether p may read ev: refusals are for admins; other
 // events for whoever sees every question, and for the asker of theirs.
 func (ev *Event) VisibleTo(p Principal) bool {
-	if ev.Type == EventRefused {
+	if ev.Type == EventRefused || ev.Type == EventPolicyDecision {
 		return p.Has(ScopeAdmin)
 	}
 	return p.Local || p.seesAll() || (ev.Asker != "" && ev.Asker == p.ID)
@@ -69,7 +78,7 @@ func newQuestionEvent(typ EventType, q *Question, actor string, at time.Time) *E
 	r := q.Redacted()
 	ev := &Event{Type: typ, QuestionID: q.ID, JobID: q.JobID, At: at, Actor: actor, Response: r.Response, Asker: q.Asker}
 	switch typ {
-	case EventQuestionAsked, EventQuestionReopened:
+	case EventQuestionAsked, EventQuestionReopened, EventApprovalAdded:
 		ev.Question = r
 		ev.Response = nil
 	case EventQuestionCancelled:

@@ -108,6 +108,13 @@ func (p Principal) asked(q *Question) bool {
 	return p.SlackUser != "" && p.SlackUser == q.AskerUser
 }
 
+// approves reports whether p is one of a rule's approvers: its Slack user
+// or a group of it, or its token's name.
+func (p Principal) approves(ids []string) bool {
+	name, isToken := strings.CutPrefix(p.ID, "api:")
+	return p.inAny(ids) || (isToken && slices.Contains(ids, name))
+}
+
 // inAny reports whether p's Slack user or one of its groups is in ids.
 func (p Principal) inAny(ids []string) bool {
 	for _, id := range ids {

@@ -143,8 +143,25 @@ type Question struct {
 	ReceivedAt *time.Time `json:"receivedAt,omitempty"`
 	// Notice is shown to people with the question (why it waits again).
 	Notice string `json:"notice,omitempty"`
+
+	// An approval the policy asked for (seed 003): the operation, the rule
+	// that asked, who may approve (Slack users, user groups, token names;
+	// empty: whoever may answer) and how many distinct people must.
+	Operation *Operation `json:"operation,omitempty"`
+	Rule      string     `json:"rule,omitempty"`
+	Approvers []string   `json:"approvers,omitempty"`
+	Quorum    int        `json:"quorum,omitempty"`
+	// Approvals are the approvals counted so far, while fewer than Quorum.
+	Approvals []Grant `json:"approvals,omitempty"`
 	// CancelReason says why a cancelled question was cancelled.
 	CancelReason string `json:"cancelReason,omitempty"`
+}
+
+// Grant is one person's approval of a question that needs several.
+type Grant struct {
+	By   string    `json:"by"`
+	At   time.Time `json:"at"`
+	Text string    `json:"text,omitempty"`
 }
 
 // Pending reports whether the question still waits for an answer.
@@ -158,6 +175,12 @@ func (q *Question) Clone() *Question {
 	c := *q
 	c.Options = append([]Option(nil), q.Options...)
 	c.Assignees = append([]string(nil), q.Assignees...)
+	c.Approvers = append([]string(nil), q.Approvers...)
+	c.Approvals = append([]Grant(nil), q.Approvals...)
+	if q.Operation != nil {
+		op := *q.Operation
+		c.Operation = &op
+	}
 	if q.Context != nil {
 		ctx := *q.Context
 		ctx.SuggestedOptions = append([]string(nil), q.Context.SuggestedOptions...)

@@ -26,6 +26,12 @@ type Response struct {
 	// Redacted is set when Value was removed because the answer is
 	// sensitive (never shown) or was scrubbed after delivery.
 	Redacted bool `json:"redacted,omitempty"`
+	// Edited is the operation's input as a person edited it before
+	// approving (a command, a path, a URL): what the agent must use.
+	Edited string `json:"edited,omitempty"`
+	// Always asks, with an approval, to allow the same request from now
+	// on (a narrow learned rule).
+	Always bool `json:"always,omitempty"`
 	// Sealed holds a sensitive answer (value and text) encrypted with a key
 	// that lives only in the service's memory; Value and Text are then
 	// empty. It never leaves the service.

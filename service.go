@@ -64,6 +64,7 @@ type Service struct {
 	// started is when this service began: a control request still in
 	// flight from before was cut off by a restart and may be retried.
 	started time.Time
+	policy  policyHolder
 }
 
 var _ QuestionService = (*Service)(nil)
@@ -104,6 +105,12 @@ func (s *Service) Access() Access { return s.access }
 
 // Create implements QuestionService.
 func (s *Service) Create(ctx context.Context, jobID string, n NewQuestion) (*Question, bool, error) {
+	return s.create(ctx, jobID, n, nil)
+}
+
+// create is Create with a last touch on the built question (an approval
+// the policy asked for gets its operation, approvers and quorum).
+func (s *Service) create(ctx context.Context, jobID string, n NewQuestion, touch func(*Question)) (*Question, bool, error) {
 	p := PrincipalFrom(ctx)
 	if err := s.access.Authorize(p, ActionAsk, nil); err != nil {
 		return nil, false, s.refused(ctx, p, ActionAsk, &Question{JobID: jobID}, err)
@@ -114,6 +121,9 @@ func (s *Service) Create(ctx context.Context, jobID string, n NewQuestion) (*Que
 		return nil, false, err
 	}
 	q.AskerUser = p.SlackUser
+	if touch != nil {
+		touch(q)
+	}
 	if q.Type == Approval && q.DefaultResponse.Approved() && !s.access.AllowDefaultApprove {
 		return nil, false, Errorf(EINVALID, "defaultResponse: an approval cannot approve itself when nobody answers; use deny, leave it out, or set allow_default_approve in config")
 	}
@@ -224,22 +234,73 @@ func (s *Service) Wait(ctx context.Context, id string) (*Question, error) {
 }
 
 // Answer implements QuestionService. The rule is checked in the same
-// transaction as the write, against the question as it is then.
+// transaction as the write, against the question as it is then. An
+// approval that needs several approvals (Quorum) counts each distinct
+// person's approve and settles at the last one; a single deny denies.
 func (s *Service) Answer(ctx context.Context, id string, r Response) (*Question, error) {
 	p := PrincipalFrom(ctx)
-	return s.settle(ctx, ActionAnswer, id, func(q *Question, now time.Time) (*Event, error) {
+	var learn *Operation
+	q, err := s.settleOrCount(ctx, ActionAnswer, id, func(q *Question, now time.Time) (*Event, bool, error) {
+		learn = nil
 		norm, err := q.ValidateResponse(r)
 		if err != nil {
-			return nil, err
+			return nil, false, err
+		}
+		if err := q.checkEdit(&norm); err != nil {
+			return nil, false, err
 		}
 		if q.Sensitive {
 			if norm, err = s.sealer.seal(q.ID, norm); err != nil {
-				return nil, err
+				return nil, false, err
 			}
 		}
+		if norm.Approved() && q.Quorum > 1 {
+			for _, g := range q.Approvals {
+				if g.By == p.ID || (p.SlackUser != "" && g.By == "slack:"+p.SlackUser) {
+					return nil, false, Errorf(EINVALID, "%s already approved %s: %d of %d approvals; another person must approve", p.ID, q.ID, len(q.Approvals), q.Quorum)
+				}
+			}
+			q.Approvals = append(q.Approvals, Grant{By: p.ID, At: now, Text: norm.Text})
+			if len(q.Approvals) < q.Quorum {
+				return newQuestionEvent(EventApprovalAdded, q, p.ID, now), false, nil
+			}
+		}
+		if norm.Always && norm.Approved() && q.Operation != nil {
+			op := *q.Operation
+			learn = &op
+		}
 		q.Status, q.Response, q.RespondedBy, q.RespondedAt, q.Notice = StatusAnswered, &norm, p.ID, &now, ""
-		return newQuestionEvent(EventQuestionAnswered, q, p.ID, now), nil
+		return newQuestionEvent(EventQuestionAnswered, q, p.ID, now), true, nil
 	})
+	if err == nil && learn != nil {
+		if lerr := s.learn(ctx, *learn, p.ID); lerr != nil {
+			return q, lerr
+		}
+	}
+	return q, err
+}
+
+// checkEdit accepts an edited input only on an approval of an editable
+// operation, decided by one person.
+func (q *Question) checkEdit(r *Response) error {
+	if r.Edited == "" && !r.Always {
+		return nil
+	}
+	switch {
+	case q.Operation == nil:
+		return Errorf(EINVALID, "only an approval of an operation can be edited or always allowed")
+	case !r.Approved():
+		r.Edited, r.Always = "", false // a denial edits nothing
+	case r.Edited != "" && !q.Operation.Editable():
+		return Errorf(EINVALID, "the input of this %s operation cannot be edited", q.Operation.Type)
+	case r.Edited != "" && q.Quorum > 1:
+		return Errorf(EINVALID, "an operation that needs %d approvals cannot be edited: deny it and ask again", q.Quorum)
+	case r.Always && r.Edited != "":
+		return Errorf(EINVALID, "approve an edited operation without 'always': a learned rule allows only what was asked")
+	case len(r.Edited) > MaxContextLen:
+		return Errorf(EINVALID, "the edited input is longer than %d characters", MaxContextLen)
+	}
+	return nil
 }
 
 // Cancel implements QuestionService.
@@ -272,6 +333,15 @@ func (s *Service) expire(ctx context.Context, id string, now time.Time) (*Questi
 // a question that is no longer pending gets a conflict naming who settled
 // it and when.
 func (s *Service) settle(ctx context.Context, act Action, id string, fn func(q *Question, now time.Time) (*Event, error)) (*Question, error) {
+	return s.settleOrCount(ctx, act, id, func(q *Question, now time.Time) (*Event, bool, error) {
+		ev, err := fn(q, now)
+		return ev, true, err
+	})
+}
+
+// settleOrCount is settle for a change that may leave the question
+// pending (one approval of several): fn reports whether it settled.
+func (s *Service) settleOrCount(ctx context.Context, act Action, id string, fn func(q *Question, now time.Time) (*Event, bool, error)) (*Question, error) {
 	now := s.clock.Now()
 	p := PrincipalFrom(ctx)
 	var refusal error
@@ -287,7 +357,8 @@ func (s *Service) settle(ctx context.Context, act Action, id string, fn func(q *
 		if !q.Pending() {
 			return nil, Conflict(q)
 		}
-		return fn(q, now)
+		ev, _, err := fn(q, now)
+		return ev, err
 	})
 	if refusal != nil && err == refusal {
 		return nil, s.refused(ctx, p, act, refusedQ, refusal)

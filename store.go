@@ -118,6 +118,11 @@ type Store interface {
 	// and returns that record.
 	ReceiveControl(ctx context.Context, rec ControlRecord, ev *Event, since, inflightSince time.Time) (prior *ControlRecord, err error)
 
+	// PolicyState returns the stored approval policy, nil when none is.
+	PolicyState(ctx context.Context) (*PolicyState, error)
+	// PutPolicyState stores the approval policy.
+	PutPolicyState(ctx context.Context, st *PolicyState) error
+
 	// Runs returns a page of runs in id order: only active ones (running
 	// or paused) when active is set.
 	Runs(ctx context.Context, active bool, limit int, cursor string) (RunPage, error)

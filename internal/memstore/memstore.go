@@ -25,6 +25,7 @@ type Store struct {
 	seq       uint64
 	born      map[string]int // id → creation order: ties of time list in it
 	control   map[string]hitl.ControlRecord
+	policy    *hitl.PolicyState
 }
 
 var _ hitl.Store = (*Store)(nil)

@@ -106,3 +106,23 @@ func (s *Store) LastSeq(context.Context) (uint64, error) {
 	defer s.mu.Unlock()
 	return s.seq, nil
 }
+
+// PolicyState implements hitl.Store.
+func (s *Store) PolicyState(context.Context) (*hitl.PolicyState, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.policy == nil {
+		return nil, nil
+	}
+	c := *s.policy
+	return &c, nil
+}
+
+// PutPolicyState implements hitl.Store.
+func (s *Store) PutPolicyState(_ context.Context, st *hitl.PolicyState) error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	c := *st
+	s.policy = &c
+	return nil
+}

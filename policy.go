@@ -1,0 +1,304 @@
+package hitl
+
+import (
+	"fmt"
+	"regexp"
+	"slices"
+	"strings"
+	"time"
+)
+
+// Seed 003's approval policies: what an operation an agent wants to carry
+// out needs: a person's decision (ask: seed 003's Always), nothing (allow:
+// Never) or a refusal (deny). Rules are ordered; the first match wins;
+// when none matches, the default policy applies.
+
+// OpType is the kind of an operation to approve.
+type OpType string
+
+// The operation types hitl knows; any other name is a custom type.
+const (
+	OpFileDelete OpType = "file_delete"
+	OpFileWrite  OpType = "file_write"
+	OpFileRead   OpType = "file_read"
+	OpShell      OpType = "shell"
+	OpAPICall    OpType = "api_call"
+	OpSpawnAgent OpType = "spawn_agent"
+)
+
+// Risk is how much an operation can hurt.
+type Risk string
+
+const (
+	RiskLow      Risk = "low"
+	RiskMedium   Risk = "medium"
+	RiskHigh     Risk = "high"
+	RiskCritical Risk = "critical"
+)
+
+var risks = []Risk{RiskLow, RiskMedium, RiskHigh, RiskCritical}
+
+// Effect is what a policy decides.
+type Effect string
+
+const (
+	EffectAsk   Effect = "ask"
+	EffectAllow Effect = "allow"
+	EffectDeny  Effect = "deny"
+)
+
+// Operation is what an agent asks to do. Agent is the principal that asks
+// (from its token), never from the request body.
+type Operation struct {
+	Type        OpType `json:"opType"`
+	Description string `json:"operation"`
+	Context     string `json:"context,omitempty"`
+	Risk        Risk   `json:"risk,omitempty"`
+	Resource    string `json:"resource,omitempty"`
+	Agent       string `json:"agent,omitempty"`
+}
+
+var opTypePattern = regexp.MustCompile(`^[a-z][a-z0-9_.:-]{0,63}$`)
+
+// Validate checks an operation an agent sent.
+func (o *Operation) Validate() error {
+	switch {
+	case !opTypePattern.MatchString(string(o.Type)):
+		return Errorf(EINVALID, "opType %q is invalid: use file_delete, file_write, file_read, shell, api_call, spawn_agent or a lowercase name of your own", o.Type)
+	case strings.TrimSpace(o.Description) == "":
+		return Errorf(EINVALID, "operation is required: say what the agent wants to do")
+	case len(o.Description) > MaxQuestionLen || len(o.Context) > MaxContextLen || len(o.Resource) > MaxContextLen:
+		return Errorf(EINVALID, "operation, context or resource is too long")
+	}
+	if o.Risk != "" && !slices.Contains(risks, o.Risk) {
+		return Errorf(EINVALID, "risk %q is invalid: use low, medium, high or critical", o.Risk)
+	}
+	return nil
+}
+
+// Editable reports whether a person may edit the operation's input before
+// approving it (a command, a path, a URL).
+func (o *Operation) Editable() bool {
+	switch o.Type {
+	case OpShell, OpFileWrite, OpFileDelete, OpFileRead, OpAPICall:
+		return o.Resource != ""
+	}
+	return false
+}
+
+// PolicyRule is one rule. Match fields are optional (empty matches all):
+// OpType, Risk (one level or several), Resource (a glob: * matches any run
+// of characters, ? one; for shell commands a pattern without * or ? is a
+// prefix on a word boundary) and Agent (the token's name). Approvers
+// (Slack users, user groups, token names) and Quorum (distinct approvals
+// needed) apply when the effect is ask.
+type PolicyRule struct {
+	ID        string   `json:"id,omitempty"`
+	Name      string   `json:"name"`
+	OpType    OpType   `json:"opType,omitempty"`
+	Risk      []Risk   `json:"risk,omitempty"`
+	Resource  string   `json:"resource,omitempty"`
+	Agent     string   `json:"agent,omitempty"`
+	Effect    Effect   `json:"effect"`
+	Approvers []string `json:"approvers,omitempty"`
+	Quorum    int      `json:"quorum,omitempty"`
+	// Learned rules were added by a person's "approve and always allow".
+	Learned   bool       `json:"learned,omitempty"`
+	CreatedBy string     `json:"createdBy,omitempty"`
+	CreatedAt *time.Time `json:"createdAt,omitempty"`
+}
+
+// Policy is the effective policy: configured rules (first match wins),
+// then rules learned from people, then the default.
+type Policy struct {
+	Rules   []PolicyRule `json:"rules"`
+	Learned []PolicyRule `json:"learned,omitempty"`
+	// Default is seed 003's default policy, by operation type (read only).
+	Default map[OpType]Effect `json:"default"`
+}
+
+// DefaultPolicy is seed 003's default: file deletions and shell commands
+// ask; API calls, file reads and agent spawning are allowed; file writes
+// and custom operation types ask (fail safe).
+func DefaultPolicy() map[OpType]Effect {
+	return map[OpType]Effect{OpFileDelete: EffectAsk, OpShell: EffectAsk, OpAPICall: EffectAllow,
+		OpFileRead: EffectAllow, OpSpawnAgent: EffectAllow, OpFileWrite: EffectAsk}
+}
+
+// Decision is what the policy decides for an operation.
+type Decision struct {
+	Effect    Effect   `json:"decision"`
+	Rule      string   `json:"rule"` // the rule's name, or "default"
+	Approvers []string `json:"approvers,omitempty"`
+	Quorum    int      `json:"quorum,omitempty"`
+}
+
+// Decide applies p to op: the first configured rule that matches; for an
+// ask, a learned rule that matches allows instead (a deny is never
+// overridden); otherwise the default by operation type.
+func (p Policy) Decide(op Operation) Decision {
+	d := Decision{Effect: EffectAsk, Rule: "default"}
+	matched := false
+	for _, r := range p.Rules {
+		if r.Matches(op) {
+			d = Decision{Effect: r.Effect, Rule: r.Name, Approvers: r.Approvers, Quorum: r.Quorum}
+			matched = true
+			break
+		}
+	}
+	if !matched {
+		if e, ok := DefaultPolicy()[op.Type]; ok {
+			d.Effect = e
+		}
+	}
+	if d.Effect == EffectAsk {
+		for _, r := range p.Learned {
+			if r.Matches(op) {
+				return Decision{Effect: EffectAllow, Rule: r.Name}
+			}
+		}
+	}
+	if d.Quorum < 1 && d.Effect == EffectAsk {
+		d.Quorum = 1
+	}
+	return d
+}
+
+// Matches reports whether r applies to op.
+func (r PolicyRule) Matches(op Operation) bool {
+	if r.OpType != "" && r.OpType != op.Type {
+		return false
+	}
+	if len(r.Risk) > 0 && !slices.Contains(r.Risk, op.Risk) {
+		return false
+	}
+	if r.Agent != "" && r.Agent != op.Agent && "api:"+r.Agent != op.Agent {
+		return false
+	}
+	switch {
+	case r.Resource == "":
+	case r.Learned && op.Type != OpShell:
+		return r.Resource == op.Resource // learned: exactly what a person saw
+	case !matchResource(r.Resource, op.Resource, op.Type == OpShell):
+		return false
+	}
+	return true
+}
+
+// matchResource matches a resource against a pattern: a glob where *
+// matches any run of characters (slashes too, so URLs and nested paths
+// match) and ? one character. For a shell command, a pattern without
+// wildcards is a prefix ending on a word boundary ("git push" matches
+// "git push origin main", not "git pushx").
+func matchResource(pattern, s string, command bool) bool {
+	if command && !strings.ContainsAny(pattern, "*?") {
+		return s == pattern || strings.HasPrefix(s, pattern+" ")
+	}
+	return glob(pattern, s)
+}
+
+// glob matches s against pattern (* any run, ? any one character).
+func glob(pattern, s string) bool {
+	p, t := []rune(pattern), []rune(s)
+	pi, ti, star, mark := 0, 0, -1, 0
+	for ti < len(t) {
+		switch {
+		case pi < len(p) && (p[pi] == '?' || p[pi] == t[ti]):
+			pi++
+			ti++
+		case pi < len(p) && p[pi] == '*':
+			star, mark = pi, ti
+			pi++
+		case star >= 0:
+			pi = star + 1
+			mark++
+			ti = mark
+		default:
+			return false
+		}
+	}
+	for pi < len(p) && p[pi] == '*' {
+		pi++
+	}
+	return pi == len(p)
+}
+
+// Validate checks the configured rules, naming the rule and the field.
+func (p Policy) Validate() error {
+	names := map[string]bool{}
+	for i, r := range p.Rules {
+		at := fmt.Sprintf("rule %d", i+1)
+		if r.Name != "" {
+			at = fmt.Sprintf("rule %d (%s)", i+1, r.Name)
+		}
+		switch {
+		case strings.TrimSpace(r.Name) == "":
+			return Errorf(EINVALID, "%s: name is required", at)
+		case names[r.Name]:
+			return Errorf(EINVALID, "%s: name: another rule has this name", at)
+		case r.Effect != EffectAsk && r.Effect != EffectAllow && r.Effect != EffectDeny:
+			return Errorf(EINVALID, "%s: effect %q is invalid: use ask, allow or deny", at, r.Effect)
+		case r.OpType != "" && !opTypePattern.MatchString(string(r.OpType)):
+			return Errorf(EINVALID, "%s: opType %q is invalid", at, r.OpType)
+		case r.Quorum < 0 || r.Quorum > 10:
+			return Errorf(EINVALID, "%s: quorum must be from 1 to 10, got %d", at, r.Quorum)
+		case r.Quorum > 1 && len(r.Approvers) > 0 && r.Quorum > len(r.Approvers) && !hasGroup(r.Approvers):
+			return Errorf(EINVALID, "%s: quorum %d needs at least as many approvers, got %d", at, r.Quorum, len(r.Approvers))
+		case r.Effect != EffectAsk && (len(r.Approvers) > 0 || r.Quorum > 1):
+			return Errorf(EINVALID, "%s: approvers and quorum only apply to effect ask", at)
+		}
+		for _, k := range r.Risk {
+			if !slices.Contains(risks, k) {
+				return Errorf(EINVALID, "%s: risk %q is invalid: use low, medium, high or critical", at, k)
+			}
+		}
+		for _, a := range r.Approvers {
+			if strings.TrimSpace(a) == "" || strings.ContainsAny(a, " \t,") {
+				return Errorf(EINVALID, "%s: approvers: %q is not a Slack user or group id or a token name", at, a)
+			}
+		}
+		names[r.Name] = true
+	}
+	return nil
+}
+
+func hasGroup(ids []string) bool {
+	for _, id := range ids {
+		if strings.HasPrefix(id, "S") && slackIDPattern.MatchString(id) {
+			return true
+		}
+	}
+	return false
+}
+
+// Learn returns the narrowest rule that allows op again without asking:
+// the same agent, the same operation type and the same resource, or for a
+// shell command the same command up to its first argument that looks like
+// a path or a value. It is never broader than what was shown to the
+// person who clicked.
+func Learn(op Operation, by string, now time.Time) PolicyRule {
+	r := PolicyRule{ID: NewID("r_"), OpType: op.Type, Agent: op.Agent, Effect: EffectAllow,
+		Learned: true, CreatedBy: by, CreatedAt: &now}
+	r.Resource = op.Resource
+	if op.Type == OpShell {
+		r.Resource = commandPrefix(op.Resource)
+	}
+	r.Name = fmt.Sprintf("learned %s: %s %s", r.ID, op.Type, r.Resource)
+	return r
+}
+
+// commandPrefix is a shell command up to (not including) the first word
+// that looks like a path or a value: contains / . = : @ ~ $ or a digit, or
+// starts with a quote. "git push origin main" stays whole; "rm -rf
+// /tmp/x" becomes "rm -rf".
+func commandPrefix(cmd string) string {
+	words := strings.Fields(cmd)
+	var keep []string
+	for i, w := range words {
+		if i > 0 && (strings.ContainsAny(w, "/.=:@~$0123456789*?") || strings.HasPrefix(w, "'") || strings.HasPrefix(w, `"`)) {
+			break
+		}
+		keep = append(keep, w)
+	}
+	return strings.Join(keep, " ")
+}

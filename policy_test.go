@@ -1,0 +1,240 @@
+package hitl_test
+
+import (
+	"context"
+	"testing"
+
+	"github.com/hitlbot/hitl"
+	"github.com/hitlbot/hitl/internal/clocktest"
+	"github.com/hitlbot/hitl/internal/memstore"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+var rules = []hitl.PolicyRule{
+	{Name: "no-prod-deletes", OpType: hitl.OpFileDelete, Resource: "/srv/prod/*", Effect: hitl.EffectDeny},
+	{Name: "two-person-deploys", OpType: "deploy", Resource: "prod/*", Effect: hitl.EffectAsk, Approvers: []string{"U0A", "U0B", "ops"}, Quorum: 2},
+	{Name: "safe-git", OpType: hitl.OpShell, Resource: "git status", Effect: hitl.EffectAllow},
+	{Name: "critical-asks", Risk: []hitl.Risk{hitl.RiskHigh, hitl.RiskCritical}, Effect: hitl.EffectAsk},
+	{Name: "ci-reads-api", OpType: hitl.OpAPICall, Agent: "ci", Resource: "https://api.github.com/*", Effect: hitl.EffectAllow},
+	{Name: "tmp-writes", OpType: hitl.OpFileWrite, Resource: "/tmp/*.log", Effect: hitl.EffectAllow},
+}
+
+func TestPolicyDecide(t *testing.T) {
+	p := hitl.Policy{Rules: rules}
+	require.NoError(t, p.Validate())
+	for name, tc := range map[string]struct {
+		op   hitl.Operation
+		want hitl.Effect
+		rule string
+	}{
+		"a deny rule matches a glob":              {hitl.Operation{Type: hitl.OpFileDelete, Resource: "/srv/prod/db/data"}, hitl.EffectDeny, "no-prod-deletes"},
+		"default: file deletions ask":             {hitl.Operation{Type: hitl.OpFileDelete, Resource: "/tmp/x"}, hitl.EffectAsk, "default"},
+		"default: shell asks":                     {hitl.Operation{Type: hitl.OpShell, Resource: "rm -rf build"}, hitl.EffectAsk, "default"},
+		"a command prefix on a word boundary":     {hitl.Operation{Type: hitl.OpShell, Resource: "git status --short"}, hitl.EffectAllow, "safe-git"},
+		"not a prefix of another word":            {hitl.Operation{Type: hitl.OpShell, Resource: "git statusx"}, hitl.EffectAsk, "default"},
+		"default: API calls are allowed":          {hitl.Operation{Type: hitl.OpAPICall, Resource: "https://example.com"}, hitl.EffectAllow, "default"},
+		"default: reads are allowed":              {hitl.Operation{Type: hitl.OpFileRead, Resource: "/etc/hosts"}, hitl.EffectAllow, "default"},
+		"default: spawning agents is allowed":     {hitl.Operation{Type: hitl.OpSpawnAgent}, hitl.EffectAllow, "default"},
+		"default: writes ask (fail safe)":         {hitl.Operation{Type: hitl.OpFileWrite, Resource: "/etc/passwd"}, hitl.EffectAsk, "default"},
+		"default: custom types ask (fail safe)":   {hitl.Operation{Type: "rotate_keys"}, hitl.EffectAsk, "default"},
+		"risk as a list":                          {hitl.Operation{Type: hitl.OpFileRead, Risk: hitl.RiskCritical}, hitl.EffectAsk, "critical-asks"},
+		"the first match wins":                    {hitl.Operation{Type: hitl.OpShell, Resource: "git status", Risk: hitl.RiskHigh}, hitl.EffectAllow, "safe-git"},
+		"the agent comes from the token":          {hitl.Operation{Type: hitl.OpAPICall, Resource: "https://api.github.com/repos/x", Agent: "api:ci", Risk: hitl.RiskLow}, hitl.EffectAllow, "ci-reads-api"},
+		"another agent does not match":            {hitl.Operation{Type: hitl.OpAPICall, Resource: "https://api.github.com/repos/x", Agent: "api:bot", Risk: hitl.RiskHigh}, hitl.EffectAsk, "critical-asks"},
+		"a glob with a suffix":                    {hitl.Operation{Type: hitl.OpFileWrite, Resource: "/tmp/run/app.log"}, hitl.EffectAllow, "tmp-writes"},
+		"a glob with a suffix that does not fit":  {hitl.Operation{Type: hitl.OpFileWrite, Resource: "/tmp/app.txt"}, hitl.EffectAsk, "default"},
+		"a quorum rule carries its approvers too": {hitl.Operation{Type: "deploy", Resource: "prod/web"}, hitl.EffectAsk, "two-person-deploys"},
+	} {
+		t.Run(name, func(t *testing.T) {
+			d := p.Decide(tc.op)
+			assert.Equal(t, tc.want, d.Effect)
+			assert.Equal(t, tc.rule, d.Rule)
+		})
+	}
+	d := p.Decide(hitl.Operation{Type: "deploy", Resource: "prod/web"})
+	assert.Equal(t, 2, d.Quorum)
+	assert.Equal(t, []string{"U0A", "U0B", "ops"}, d.Approvers)
+}
+
+func TestPolicyValidate(t *testing.T) {
+	for name, tc := range map[string]struct {
+		r    hitl.PolicyRule
+		want string
+	}{
+		"no name":            {hitl.PolicyRule{Effect: hitl.EffectAsk}, "rule 1: name is required"},
+		"bad effect":         {hitl.PolicyRule{Name: "x", Effect: "maybe"}, `rule 1 (x): effect "maybe" is invalid`},
+		"bad risk":           {hitl.PolicyRule{Name: "x", Effect: hitl.EffectAsk, Risk: []hitl.Risk{"extreme"}}, `rule 1 (x): risk "extreme" is invalid`},
+		"quorum too big":     {hitl.PolicyRule{Name: "x", Effect: hitl.EffectAsk, Approvers: []string{"U0A"}, Quorum: 2}, "rule 1 (x): quorum 2 needs at least as many approvers"},
+		"approvers on allow": {hitl.PolicyRule{Name: "x", Effect: hitl.EffectAllow, Approvers: []string{"U0A"}}, "approvers and quorum only apply to effect ask"},
+	} {
+		t.Run(name+" is refused naming the rule and field", func(t *testing.T) {
+			err := hitl.Policy{Rules: []hitl.PolicyRule{tc.r}}.Validate()
+			require.Equal(t, hitl.EINVALID, hitl.ErrorCode(err))
+			assert.Contains(t, hitl.ErrorMessage(err), tc.want)
+		})
+	}
+}
+
+func newPolicyService(t *testing.T, st *memstore.Store) *hitl.Service {
+	t.Helper()
+	svc := hitl.NewService(st, hitl.ServiceConfig{Clock: clocktest.New(t0), Access: hitl.Access{Answerers: []string{"U0A", "U0B", "U0C"}}})
+	require.NoError(t, svc.LoadPolicy(context.Background(), rules))
+	return svc
+}
+
+func TestQuorum(t *testing.T) {
+	svc := newPolicyService(t, memstore.New())
+	agentCtx := hitl.WithPrincipal(context.Background(), asker)
+	out, err := svc.RequestApproval(agentCtx, hitl.ApprovalRequest{Operation: hitl.Operation{Type: "deploy", Description: "Deploy build 41", Resource: "prod/web"}})
+	require.NoError(t, err)
+	require.Equal(t, hitl.EffectAsk, out.Effect)
+	q := out.Question
+	require.NotNil(t, q)
+	assert.Equal(t, 2, q.Quorum)
+	by := func(u string) context.Context {
+		return hitl.WithPrincipal(context.Background(), hitl.Access{Answerers: []string{"U0A", "U0B", "U0C"}}.SlackPrincipal(u, nil))
+	}
+	t.Run("someone not listed is told so and not counted", func(t *testing.T) {
+		_, err := svc.Answer(by("U0C"), q.ID, hitl.Response{Value: "approve"})
+		require.Equal(t, hitl.EFORBIDDEN, hitl.ErrorCode(err))
+		assert.Contains(t, hitl.ErrorMessage(err), "is not one of the approvers")
+	})
+	t.Run("one approval of two leaves it pending", func(t *testing.T) {
+		got, err := svc.Answer(by("U0A"), q.ID, hitl.Response{Value: "approve"})
+		require.NoError(t, err)
+		assert.True(t, got.Pending())
+		require.Len(t, got.Approvals, 1)
+		assert.Equal(t, "slack:U0A", got.Approvals[0].By)
+	})
+	t.Run("the same person twice counts once", func(t *testing.T) {
+		_, err := svc.Answer(by("U0A"), q.ID, hitl.Response{Value: "approve"})
+		require.Equal(t, hitl.EINVALID, hitl.ErrorCode(err))
+		assert.Contains(t, hitl.ErrorMessage(err), "1 of 2 approvals")
+	})
+	t.Run("a token named as an approver counts as another person", func(t *testing.T) {
+		ops := hitl.WithPrincipal(context.Background(), hitl.TokenPrincipal("ops", []hitl.Scope{hitl.ScopeAnswer}, ""))
+		got, err := svc.Answer(ops, q.ID, hitl.Response{Value: "approve"})
+		require.NoError(t, err)
+		assert.Equal(t, hitl.OutcomeApproved, got.Outcome())
+	})
+	t.Run("a single deny denies", func(t *testing.T) {
+		out, err := svc.RequestApproval(agentCtx, hitl.ApprovalRequest{Operation: hitl.Operation{Type: "deploy", Description: "Deploy build 42", Resource: "prod/api"}})
+		require.NoError(t, err)
+		_, err = svc.Answer(by("U0A"), out.Question.ID, hitl.Response{Value: "approve"})
+		require.NoError(t, err)
+		got, err := svc.Answer(by("U0B"), out.Question.ID, hitl.Response{Value: "deny", Text: "not on a Friday"})
+		require.NoError(t, err)
+		assert.Equal(t, hitl.OutcomeDenied, got.Outcome())
+	})
+}
+
+func TestPolicyDecisionsAreAuditedAndTakenFromTheToken(t *testing.T) {
+	svc := newPolicyService(t, memstore.New())
+	ci := hitl.WithPrincipal(context.Background(), hitl.TokenPrincipal("ci", nil, ""))
+	out, err := svc.RequestApproval(ci, hitl.ApprovalRequest{Operation: hitl.Operation{Type: hitl.OpAPICall, Description: "List repos",
+		Resource: "https://api.github.com/repos", Agent: "api:someone-else"}})
+	require.NoError(t, err)
+	assert.Equal(t, hitl.EffectAllow, out.Effect, "the token is ci, whatever the body says")
+	assert.Equal(t, "ci-reads-api", out.Rule)
+	out, err = svc.RequestApproval(ci, hitl.ApprovalRequest{Operation: hitl.Operation{Type: hitl.OpFileDelete, Description: "Drop data", Resource: "/srv/prod/db"}})
+	require.NoError(t, err)
+	assert.Equal(t, hitl.EffectDeny, out.Effect)
+	assert.Nil(t, out.Question)
+	evs, _, err := svc.Events(hitl.WithPrincipal(context.Background(), admin), 0, 0)
+	require.NoError(t, err)
+	var decisions []string
+	for _, ev := range evs {
+		if ev.Type == hitl.EventPolicyDecision {
+			decisions = append(decisions, string(ev.Action)+":"+ev.Reason+":"+ev.Actor)
+		}
+	}
+	assert.Equal(t, []string{"allow:ci-reads-api:api:ci", "deny:no-prod-deletes:api:ci"}, decisions)
+	seen, _, _ := svc.Events(hitl.WithPrincipal(context.Background(), answerer), 0, 0)
+	for _, ev := range seen {
+		assert.NotEqual(t, hitl.EventPolicyDecision, ev.Type, "for admins only")
+	}
+}
+
+func TestLearnedRules(t *testing.T) {
+	svc := newPolicyService(t, memstore.New())
+	agentCtx := hitl.WithPrincipal(context.Background(), asker)
+	person := hitl.WithPrincipal(context.Background(), answerer)
+	ask := func(cmd string) hitl.ApprovalOutcome {
+		t.Helper()
+		out, err := svc.RequestApproval(agentCtx, hitl.ApprovalRequest{Operation: hitl.Operation{Type: hitl.OpShell, Description: "Run " + cmd, Resource: cmd}})
+		require.NoError(t, err)
+		return out
+	}
+	out := ask("rm -rf /tmp/build-41")
+	require.Equal(t, hitl.EffectAsk, out.Effect)
+	_, err := svc.Answer(person, out.Question.ID, hitl.Response{Value: "approve", Always: true})
+	require.NoError(t, err)
+	pol, _ := svc.Policy(context.Background())
+	require.Len(t, pol.Learned, 1)
+	r := pol.Learned[0]
+	assert.Equal(t, "rm -rf", r.Resource, "the command up to its first path")
+	assert.Equal(t, "api:ci", r.Agent)
+	assert.Equal(t, hitl.OpShell, r.OpType)
+
+	assert.Equal(t, hitl.EffectAllow, ask("rm -rf /tmp/build-42").Effect, "the same request is not asked again")
+	other, err := svc.RequestApproval(hitl.WithPrincipal(context.Background(), other), hitl.ApprovalRequest{Operation: hitl.Operation{Type: hitl.OpShell, Description: "x", Resource: "rm -rf /tmp/x"}})
+	require.NoError(t, err)
+	assert.Equal(t, hitl.EffectAsk, other.Effect, "another agent is still asked")
+	assert.Equal(t, hitl.EffectAsk, ask("rm -r /tmp/x").Effect, "another command is still asked")
+
+	_, err = svc.RevokeRule(person, r.ID)
+	require.NoError(t, err)
+	assert.Equal(t, hitl.EffectAsk, ask("rm -rf /tmp/build-43").Effect, "revoked")
+	_, err = svc.RevokeRule(person, r.ID)
+	assert.Equal(t, hitl.ENOTFOUND, hitl.ErrorCode(err))
+
+	t.Run("a file rule is exactly the path shown", func(t *testing.T) {
+		out, err := svc.RequestApproval(agentCtx, hitl.ApprovalRequest{Operation: hitl.Operation{Type: hitl.OpFileDelete, Description: "delete", Resource: "/tmp/a*b"}})
+		require.NoError(t, err)
+		_, err = svc.Answer(person, out.Question.ID, hitl.Response{Value: "approve", Always: true})
+		require.NoError(t, err)
+		again, _ := svc.Decide(agentCtx, hitl.Operation{Type: hitl.OpFileDelete, Description: "d", Resource: "/tmp/a*b"})
+		assert.Equal(t, hitl.EffectAllow, again.Effect)
+		wider, _ := svc.Decide(agentCtx, hitl.Operation{Type: hitl.OpFileDelete, Description: "d", Resource: "/tmp/aXXb"})
+		assert.Equal(t, hitl.EffectAsk, wider.Effect, "a * in the path is not a wildcard in a learned rule")
+	})
+}
+
+func TestEditThenApprove(t *testing.T) {
+	svc := newPolicyService(t, memstore.New())
+	agentCtx := hitl.WithPrincipal(context.Background(), asker)
+	out, err := svc.RequestApproval(agentCtx, hitl.ApprovalRequest{Operation: hitl.Operation{Type: hitl.OpShell, Description: "Clean up", Resource: "rm -rf /"}})
+	require.NoError(t, err)
+	got, err := svc.Answer(hitl.WithPrincipal(context.Background(), answerer), out.Question.ID, hitl.Response{Value: "approve", Edited: "rm -rf ./build"})
+	require.NoError(t, err)
+	assert.Equal(t, "rm -rf ./build", got.Response.Edited, "the agent runs what the person approved")
+	assert.Equal(t, "rm -rf /", got.Operation.Resource, "and both versions are kept")
+	plain, _, err := svc.Create(agentCtx, "r", hitl.NewQuestion{Question: "Deploy?", Type: hitl.Approval})
+	require.NoError(t, err)
+	_, err = svc.Answer(hitl.WithPrincipal(context.Background(), answerer), plain.ID, hitl.Response{Value: "approve", Edited: "x"})
+	assert.Equal(t, hitl.EINVALID, hitl.ErrorCode(err), "only an operation can be edited")
+}
+
+func TestSetPolicyBeatsTheFileUntilItChanges(t *testing.T) {
+	st := memstore.New()
+	svc := newPolicyService(t, st)
+	admin := hitl.WithPrincipal(context.Background(), admin)
+	_, err := svc.SetPolicy(hitl.WithPrincipal(context.Background(), answerer), nil)
+	assert.Equal(t, hitl.EFORBIDDEN, hitl.ErrorCode(err), "admins only")
+	put := []hitl.PolicyRule{{Name: "all-shell-allowed", OpType: hitl.OpShell, Effect: hitl.EffectAllow}}
+	_, err = svc.SetPolicy(admin, put)
+	require.NoError(t, err)
+
+	restarted := newPolicyService(t, st) // the same file rules
+	pol, _ := restarted.Policy(context.Background())
+	require.Len(t, pol.Rules, 1)
+	assert.Equal(t, "all-shell-allowed", pol.Rules[0].Name, "the PUT survives a restart")
+
+	changed := hitl.NewService(st, hitl.ServiceConfig{Clock: clocktest.New(t0)})
+	require.NoError(t, changed.LoadPolicy(context.Background(), rules[:2]))
+	pol, _ = changed.Policy(context.Background())
+	assert.Len(t, pol.Rules, 2, "the file changed: it wins again")
+	_, err = svc.SetPolicy(admin, []hitl.PolicyRule{{Name: "", Effect: hitl.EffectAsk}})
+	assert.ErrorContains(t, err, "rule 1: name is required")
+}
