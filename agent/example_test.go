@@ -65,4 +65,6 @@ func ExampleClient_Run() {
 }
 
 // callModel stands for one iteration of real work.
-func callModel(ctx context.Context, model, instruction string) bool { return ctx.Err() == nil && model != "" && instruction == "" }
+func callModel(ctx context.Context, model, instruction string) bool {
+	return ctx.Err() == nil && model != "" && instruction == ""
+}
