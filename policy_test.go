@@ -86,7 +86,7 @@ func newPolicyService(t *testing.T, st *memstore.Store) *hitl.Service {
 func TestQuorum(t *testing.T) {
 	svc := newPolicyService(t, memstore.New())
 	agentCtx := hitl.WithPrincipal(context.Background(), asker)
-	out, err := svc.RequestApproval(agentCtx, hitl.ApprovalRequest{Operation: hitl.Operation{Type: "deploy", Description: "Deploy build 41", Resource: "prod/web"}})
+	out, err := svc.RequestOperation(agentCtx, hitl.ApprovalRequest{Operation: hitl.Operation{Type: "deploy", Description: "Deploy build 41", Resource: "prod/web"}})
 	require.NoError(t, err)
 	require.Equal(t, hitl.EffectAsk, out.Effect)
 	q := out.Question
@@ -119,7 +119,7 @@ func TestQuorum(t *testing.T) {
 		assert.Equal(t, hitl.OutcomeApproved, got.Outcome())
 	})
 	t.Run("a single deny denies", func(t *testing.T) {
-		out, err := svc.RequestApproval(agentCtx, hitl.ApprovalRequest{Operation: hitl.Operation{Type: "deploy", Description: "Deploy build 42", Resource: "prod/api"}})
+		out, err := svc.RequestOperation(agentCtx, hitl.ApprovalRequest{Operation: hitl.Operation{Type: "deploy", Description: "Deploy build 42", Resource: "prod/api"}})
 		require.NoError(t, err)
 		_, err = svc.Answer(by("U0A"), out.Question.ID, hitl.Response{Value: "approve"})
 		require.NoError(t, err)
@@ -132,12 +132,12 @@ func TestQuorum(t *testing.T) {
 func TestPolicyDecisionsAreAuditedAndTakenFromTheToken(t *testing.T) {
 	svc := newPolicyService(t, memstore.New())
 	ci := hitl.WithPrincipal(context.Background(), hitl.TokenPrincipal("ci", nil, ""))
-	out, err := svc.RequestApproval(ci, hitl.ApprovalRequest{Operation: hitl.Operation{Type: hitl.OpAPICall, Description: "List repos",
+	out, err := svc.RequestOperation(ci, hitl.ApprovalRequest{Operation: hitl.Operation{Type: hitl.OpAPICall, Description: "List repos",
 		Resource: "https://api.github.com/repos", Agent: "api:someone-else"}})
 	require.NoError(t, err)
 	assert.Equal(t, hitl.EffectAllow, out.Effect, "the token is ci, whatever the body says")
 	assert.Equal(t, "ci-reads-api", out.Rule)
-	out, err = svc.RequestApproval(ci, hitl.ApprovalRequest{Operation: hitl.Operation{Type: hitl.OpFileDelete, Description: "Drop data", Resource: "/srv/prod/db"}})
+	out, err = svc.RequestOperation(ci, hitl.ApprovalRequest{Operation: hitl.Operation{Type: hitl.OpFileDelete, Description: "Drop data", Resource: "/srv/prod/db"}})
 	require.NoError(t, err)
 	assert.Equal(t, hitl.EffectDeny, out.Effect)
 	assert.Nil(t, out.Question)
@@ -162,7 +162,7 @@ func TestLearnedRules(t *testing.T) {
 	person := hitl.WithPrincipal(context.Background(), answerer)
 	ask := func(cmd string) hitl.ApprovalOutcome {
 		t.Helper()
-		out, err := svc.RequestApproval(agentCtx, hitl.ApprovalRequest{Operation: hitl.Operation{Type: hitl.OpShell, Description: "Run " + cmd, Resource: cmd}})
+		out, err := svc.RequestOperation(agentCtx, hitl.ApprovalRequest{Operation: hitl.Operation{Type: hitl.OpShell, Description: "Run " + cmd, Resource: cmd}})
 		require.NoError(t, err)
 		return out
 	}
@@ -178,7 +178,7 @@ func TestLearnedRules(t *testing.T) {
 	assert.Equal(t, hitl.OpShell, r.OpType)
 
 	assert.Equal(t, hitl.EffectAllow, ask("rm -rf /tmp/build-42").Effect, "the same request is not asked again")
-	other, err := svc.RequestApproval(hitl.WithPrincipal(context.Background(), other), hitl.ApprovalRequest{Operation: hitl.Operation{Type: hitl.OpShell, Description: "x", Resource: "rm -rf /tmp/x"}})
+	other, err := svc.RequestOperation(hitl.WithPrincipal(context.Background(), other), hitl.ApprovalRequest{Operation: hitl.Operation{Type: hitl.OpShell, Description: "x", Resource: "rm -rf /tmp/x"}})
 	require.NoError(t, err)
 	assert.Equal(t, hitl.EffectAsk, other.Effect, "another agent is still asked")
 	assert.Equal(t, hitl.EffectAsk, ask("rm -r /tmp/x").Effect, "another command is still asked")
@@ -190,7 +190,7 @@ func TestLearnedRules(t *testing.T) {
 	assert.Equal(t, hitl.ENOTFOUND, hitl.ErrorCode(err))
 
 	t.Run("a file rule is exactly the path shown", func(t *testing.T) {
-		out, err := svc.RequestApproval(agentCtx, hitl.ApprovalRequest{Operation: hitl.Operation{Type: hitl.OpFileDelete, Description: "delete", Resource: "/tmp/a*b"}})
+		out, err := svc.RequestOperation(agentCtx, hitl.ApprovalRequest{Operation: hitl.Operation{Type: hitl.OpFileDelete, Description: "delete", Resource: "/tmp/a*b"}})
 		require.NoError(t, err)
 		_, err = svc.Answer(person, out.Question.ID, hitl.Response{Value: "approve", Always: true})
 		require.NoError(t, err)
@@ -204,7 +204,7 @@ func TestLearnedRules(t *testing.T) {
 func TestEditThenApprove(t *testing.T) {
 	svc := newPolicyService(t, memstore.New())
 	agentCtx := hitl.WithPrincipal(context.Background(), asker)
-	out, err := svc.RequestApproval(agentCtx, hitl.ApprovalRequest{Operation: hitl.Operation{Type: hitl.OpShell, Description: "Clean up", Resource: "rm -rf /"}})
+	out, err := svc.RequestOperation(agentCtx, hitl.ApprovalRequest{Operation: hitl.Operation{Type: hitl.OpShell, Description: "Clean up", Resource: "rm -rf /"}})
 	require.NoError(t, err)
 	got, err := svc.Answer(hitl.WithPrincipal(context.Background(), answerer), out.Question.ID, hitl.Response{Value: "approve", Edited: "rm -rf ./build"})
 	require.NoError(t, err)

@@ -124,8 +124,20 @@ func (s *Service) Decide(ctx context.Context, op Operation) (Decision, error) {
 // when a person must decide, the question to wait on.
 type ApprovalOutcome struct {
 	Decision
-	Question *Question `json:"question,omitempty"`
+	QuestionID string    `json:"questionId,omitempty"`
+	Question   *Question `json:"question,omitempty"`
 }
+
+// PolicyService is seed 003's approval policy as the edges see it.
+// *Service implements it; agent.Client implements it over HTTP.
+type PolicyService interface {
+	Policy(ctx context.Context) (Policy, error)
+	SetPolicy(ctx context.Context, rules []PolicyRule) (Policy, error)
+	RequestOperation(ctx context.Context, req ApprovalRequest) (ApprovalOutcome, error)
+	RevokeRule(ctx context.Context, id string) (PolicyRule, error)
+}
+
+var _ PolicyService = (*Service)(nil)
 
 // ApprovalRequest is an operation to approve, with how long to wait and
 // where to ask.
@@ -137,10 +149,10 @@ type ApprovalRequest struct {
 	IdempotencyKey string   `json:"idempotencyKey,omitempty"`
 }
 
-// RequestApproval decides op by policy: allow and deny come back at once
+// RequestOperation decides op by policy: allow and deny come back at once
 // (and are audited as policy_decision events); ask creates an approval
 // question for the rule's approvers and quorum, which the caller waits on.
-func (s *Service) RequestApproval(ctx context.Context, req ApprovalRequest) (ApprovalOutcome, error) {
+func (s *Service) RequestOperation(ctx context.Context, req ApprovalRequest) (ApprovalOutcome, error) {
 	p := PrincipalFrom(ctx)
 	if err := s.access.Authorize(p, ActionAsk, nil); err != nil {
 		return ApprovalOutcome{}, s.refused(ctx, p, ActionAsk, &Question{JobID: req.RunID}, err)
@@ -170,7 +182,7 @@ func (s *Service) RequestApproval(ctx context.Context, req ApprovalRequest) (App
 	if err != nil {
 		return ApprovalOutcome{}, err
 	}
-	return ApprovalOutcome{Decision: d, Question: q}, nil
+	return ApprovalOutcome{Decision: d, QuestionID: q.ID, Question: q}, nil
 }
 
 // learn adds the narrow rule a person's "approve and always allow" asks

@@ -112,6 +112,9 @@ func newEnvWith(t *testing.T, cfg ServerConfig, svcCfg func(*hitl.ServiceConfig)
 	if cfg.Runs == nil {
 		cfg.Runs = svc
 	}
+	if cfg.Policies == nil {
+		cfg.Policies = svc
+	}
 	if cfg.Logger == nil {
 		cfg.Logger = slog.New(slog.NewTextHandler(t.Output(), nil))
 	}

@@ -29,6 +29,9 @@ type ServerConfig struct {
 	// the local person ("local", or "local:"+X-Hitl-User when that header
 	// is set), and requests a web page could send are refused.
 	Tokens []Token
+	// Policies serves approval policies (seed 003); default: svc, when it
+	// implements hitl.PolicyService.
+	Policies hitl.PolicyService
 	// Runs serves steering (seed 000's topics, checkpoints, run lists);
 	// default: svc, when it implements hitl.RunService.
 	Runs hitl.RunService
@@ -61,6 +64,8 @@ type ServerConfig struct {
 type Server struct {
 	svc    hitl.QuestionService
 	runs   hitl.RunService // nil: steering is not served
+	// policies is nil when approval policies are not served.
+	policies hitl.PolicyService
 	events hitl.EventLog
 	cfg    ServerConfig
 	log    *slog.Logger
@@ -109,6 +114,10 @@ func NewServer(svc hitl.QuestionService, log hitl.EventLog, cfg ServerConfig) *S
 	if s.runs == nil {
 		s.runs, _ = svc.(hitl.RunService)
 	}
+	s.policies, _ = svc.(hitl.PolicyService)
+	if cfg.Policies != nil {
+		s.policies = cfg.Policies
+	}
 	s.base, s.cancelBase = context.WithCancel(context.Background())
 	for _, t := range cfg.Tokens {
 		s.tokens = append(s.tokens, tokenEntry{sum: sha256.Sum256([]byte(t.Secret)), principal: t.Principal})
@@ -126,6 +135,10 @@ func (s *Server) routes() {
 	s.mux.HandleFunc("GET /api/runs", s.handleRuns)
 	s.mux.HandleFunc("POST /api/runs/{id}/checkpoint", s.handleCheckpoint)
 	s.mux.HandleFunc("POST /api/jobs/{id}", s.handleThreshold)
+	s.mux.HandleFunc("GET /api/policy", s.handlePolicy)
+	s.mux.HandleFunc("PUT /api/policy", s.handleSetPolicy)
+	s.mux.HandleFunc("POST /api/policy/rules/{id}/revoke", s.handleRevoke)
+	s.mux.HandleFunc("POST /api/approvals", s.handleApprovals)
 	s.mux.HandleFunc("POST /api/topics/loop:control", s.handleControl)
 	s.mux.HandleFunc("POST /api/topics/loop:current", s.handleCurrent)
 	s.mux.HandleFunc("GET /api/topics/loop:control", s.handleTopic(hitl.EventControl))

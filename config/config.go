@@ -37,6 +37,8 @@ type Config struct {
 	// InteractionThreshold is seed 004's level (0–5) for runs without
 	// their own; unset: questions are never refused.
 	InteractionThreshold *int `yaml:"interaction_threshold"`
+	// Policy is seed 003's approval policy.
+	Policy PolicyConfig `yaml:"policy"`
 }
 
 // Token is a bearer token: Name identifies its holder (api:NAME in the

@@ -85,3 +85,35 @@ allow_default_approve: true
 		})
 	}
 }
+
+func TestPolicyConfig(t *testing.T) {
+	c, err := config.Load(writeFile(t, `
+policy:
+  rules:
+    - name: two-person-deploys
+      op_type: deploy
+      resource: "prod/*"
+      effect: ask
+      approvers: [U0A, U0B]
+      quorum: 2
+    - name: risky
+      risk: [high, critical]
+      effect: ask
+    - name: reads
+      op_type: file_read
+      risk: low
+      effect: allow
+`), env(nil))
+	require.NoError(t, err)
+	require.NoError(t, c.Validate())
+	rules := c.PolicyRules()
+	require.Len(t, rules, 3)
+	assert.Equal(t, hitl.OpType("deploy"), rules[0].OpType)
+	assert.Equal(t, 2, rules[0].Quorum)
+	assert.Equal(t, []hitl.Risk{hitl.RiskHigh, hitl.RiskCritical}, rules[1].Risk, "a list of levels")
+	assert.Equal(t, []hitl.Risk{hitl.RiskLow}, rules[2].Risk, "one level")
+
+	bad, err := config.Load(writeFile(t, "policy:\n  rules:\n    - name: x\n      effect: sometimes\n"), env(nil))
+	require.NoError(t, err)
+	assert.ErrorContains(t, bad.Validate(), `config policy: rule 1 (x): effect "sometimes" is invalid`)
+}

@@ -33,6 +33,9 @@ func (c Config) Validate() error {
 	if t := c.InteractionThreshold; t != nil && (*t < hitl.MinThreshold || *t > hitl.MaxThreshold) {
 		return bad("interaction_threshold", strconv.Itoa(*t), "must be a whole number from 0 to 5 (0: agents never ask; unset: nothing is refused)")
 	}
+	if err := (hitl.Policy{Rules: c.PolicyRules()}).Validate(); err != nil {
+		return hitl.Errorf(hitl.EINVALID, "config policy: %s", hitl.ErrorMessage(err))
+	}
 	if c.Retention < 0 {
 		return bad("retention", time.Duration(c.Retention).String(), "must be 0 (keep everything) or a positive duration")
 	}

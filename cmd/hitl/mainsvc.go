@@ -61,6 +61,9 @@ func (m *Main) Run(ctx context.Context) (err error) {
 	m.Service = hitl.NewService(m.DB, hitl.ServiceConfig{Clock: m.Clock, Timeouts: m.Config.HitlTimeouts(),
 		Access: m.access(), Limiter: ratelimit.New(m.Config.RateLimits.TokenPerMinute, m.Config.RateLimits.RunPerMinute, nil),
 		Threshold: m.Config.InteractionThreshold})
+	if err := m.Service.LoadPolicy(ctx, m.Config.PolicyRules()); err != nil {
+		return err
+	}
 	// Sensitive answers sealed by the previous run cannot be opened (the
 	// key died with it): ask for them again.
 	if n, err := m.Service.ReopenSealed(ctx); err != nil {

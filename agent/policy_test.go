@@ -1,0 +1,81 @@
+package agent
+
+import (
+	"context"
+	"net/http"
+	"testing"
+
+	"github.com/hitlbot/hitl"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+func TestPolicyOverHTTP(t *testing.T) {
+	ctx := context.Background()
+	toks := []Token{
+		{Secret: "tok-ci", Principal: hitl.TokenPrincipal("ci", nil, "")},
+		{Secret: "tok-alice", Principal: hitl.TokenPrincipal("alice", []hitl.Scope{hitl.ScopeAnswer}, "")},
+		{Secret: "tok-admin", Principal: hitl.TokenPrincipal("admin", []hitl.Scope{hitl.ScopeAdmin}, "")},
+	}
+	e := newEnv(t, ServerConfig{Tokens: toks})
+	require.NoError(t, e.svc.LoadPolicy(ctx, nil))
+	ci := NewClient(e.http.URL, "tok-ci")
+	alice := NewClient(e.http.URL, "tok-alice")
+
+	t.Run("only admins put the policy; the rule and field are named", func(t *testing.T) {
+		r := e.call(t, "PUT", "/api/policy", `{"rules":[{"name":"x","effect":"allow"}]}`, as("ci")...)
+		requireError(t, r, http.StatusForbidden, hitl.EFORBIDDEN)
+		r = e.call(t, "PUT", "/api/policy", `{"rules":[{"name":"x","effect":"sometimes"}]}`, as("admin")...)
+		requireError(t, r, http.StatusBadRequest, hitl.EINVALID)
+		assert.Contains(t, r.body["message"], `rule 1 (x): effect "sometimes" is invalid`)
+		r = e.call(t, "PUT", "/api/policy", `{"rules":[{"name":"no-rm-root","opType":"shell","resource":"rm -rf /","effect":"deny"},{"name":"git","opType":"shell","resource":"git status","effect":"allow"}]}`, as("admin")...)
+		require.Equal(t, http.StatusOK, r.status, r.raw)
+		pol, err := ci.Policy(ctx)
+		require.NoError(t, err)
+		require.Len(t, pol.Rules, 2)
+		assert.Equal(t, hitl.EffectAsk, pol.Default[hitl.OpShell])
+	})
+	t.Run("allow and deny come back at once", func(t *testing.T) {
+		out, err := ci.RequestOperation(ctx, hitl.ApprovalRequest{Operation: hitl.Operation{Type: hitl.OpShell, Description: "status", Resource: "git status -s"}})
+		require.NoError(t, err)
+		assert.Equal(t, hitl.EffectAllow, out.Effect)
+		assert.Equal(t, "git", out.Rule)
+		res, err := ci.Gate(ctx, hitl.ApprovalRequest{Operation: hitl.Operation{Type: hitl.OpShell, Description: "wipe", Resource: "rm -rf /"}})
+		require.NoError(t, err)
+		assert.False(t, res.Allowed)
+		assert.Contains(t, res.Message, "no-rm-root")
+	})
+	t.Run("ask waits for a person, who may edit the command", func(t *testing.T) {
+		done := make(chan GateResult, 1)
+		go func() {
+			res, err := ci.Gate(ctx, hitl.ApprovalRequest{RunID: "gate-1", Operation: hitl.Operation{Type: hitl.OpShell, Description: "clean", Resource: "rm -rf build/"}})
+			assert.NoError(t, err)
+			done <- res
+		}()
+		q := e.pendingWithin(t, "gate-1")
+		assert.Equal(t, "rm -rf build/", q.Operation.Resource)
+		assert.Equal(t, "api:ci", q.Operation.Agent, "the agent is the token")
+		_, err := ci.Answer(ctx, q.ID, hitl.Response{Value: "approve"})
+		require.Equal(t, hitl.EFORBIDDEN, hitl.ErrorCode(err), "the agent cannot approve its own operation")
+		_, err = alice.Answer(ctx, q.ID, hitl.Response{Value: "approve", Edited: "rm -rf ./build"})
+		require.NoError(t, err)
+		res := <-done
+		assert.True(t, res.Allowed)
+		assert.Equal(t, "rm -rf ./build", res.Edited)
+		assert.Equal(t, "api:alice", res.By)
+	})
+}
+
+// pendingWithin waits for the one pending question of run.
+func (e *env) pendingWithin(t *testing.T, run string) *hitl.Question {
+	t.Helper()
+	var q *hitl.Question
+	e.untilEvent(t, "a question in "+run, func(ev *hitl.Event) bool {
+		if ev.Type == hitl.EventQuestionAsked && ev.JobID == run {
+			q = ev.Question
+			return true
+		}
+		return false
+	})
+	return q
+}

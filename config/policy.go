@@ -1,0 +1,60 @@
+package config
+
+import (
+	"fmt"
+
+	"github.com/hitlbot/hitl"
+	"go.yaml.in/yaml/v3"
+)
+
+// PolicyConfig is seed 003's approval policy in YAML (snake_case; the API
+// uses the same fields in camelCase).
+type PolicyConfig struct {
+	Rules []PolicyRule `yaml:"rules"`
+}
+
+// PolicyRule is one rule as written in the config file.
+type PolicyRule struct {
+	Name      string   `yaml:"name"`
+	OpType    string   `yaml:"op_type"`
+	Risk      Risks    `yaml:"risk"`
+	Resource  string   `yaml:"resource"`
+	Agent     string   `yaml:"agent"`
+	Effect    string   `yaml:"effect"`
+	Approvers []string `yaml:"approvers"`
+	Quorum    int      `yaml:"quorum"`
+}
+
+// Risks is one risk level or a list of them.
+type Risks []string
+
+// UnmarshalYAML accepts `risk: high` and `risk: [high, critical]`.
+func (r *Risks) UnmarshalYAML(n *yaml.Node) error {
+	switch n.Kind {
+	case yaml.ScalarNode:
+		*r = Risks{n.Value}
+		return nil
+	case yaml.SequenceNode:
+		var list []string
+		if err := n.Decode(&list); err != nil {
+			return err
+		}
+		*r = list
+		return nil
+	}
+	return fmt.Errorf("line %d: risk is a level (low, medium, high, critical) or a list of levels", n.Line)
+}
+
+// PolicyRules converts the configured rules to the domain's.
+func (c Config) PolicyRules() []hitl.PolicyRule {
+	out := make([]hitl.PolicyRule, 0, len(c.Policy.Rules))
+	for _, r := range c.Policy.Rules {
+		pr := hitl.PolicyRule{Name: r.Name, OpType: hitl.OpType(r.OpType), Resource: r.Resource, Agent: r.Agent,
+			Effect: hitl.Effect(r.Effect), Approvers: r.Approvers, Quorum: r.Quorum}
+		for _, k := range r.Risk {
+			pr.Risk = append(pr.Risk, hitl.Risk(k))
+		}
+		out = append(out, pr)
+	}
+	return out
+}
