@@ -62,15 +62,15 @@ type ServerConfig struct {
 // timeouts, no WriteTimeout: long polls and the SSE stream set their own
 // write deadlines).
 type Server struct {
-	svc    hitl.QuestionService
-	runs   hitl.RunService // nil: steering is not served
+	svc  hitl.QuestionService
+	runs hitl.RunService // nil: steering is not served
 	// policies is nil when approval policies are not served.
 	policies hitl.PolicyService
-	events hitl.EventLog
-	cfg    ServerConfig
-	log    *slog.Logger
-	tokens []tokenEntry
-	mux    *http.ServeMux
+	events   hitl.EventLog
+	cfg      ServerConfig
+	log      *slog.Logger
+	tokens   []tokenEntry
+	mux      *http.ServeMux
 
 	// base is cancelled by Close; long polls and streams end with it.
 	base       context.Context
