@@ -103,6 +103,8 @@ func valueHint(q *hitl.Question) string {
 func cmdAnswer(ctx context.Context, args []string, e *env) error {
 	fs := flag.NewFlagSet("answer", flag.ContinueOnError)
 	text := fs.String("text", "", "optional explanation: the message on approve, the reason on deny")
+	edit := fs.String("edit", "", "approve an operation with its input edited (a command, path or URL): what the agent will use")
+	always := fs.Bool("always", false, "approve and always allow the same request from this agent (a narrow learned rule)")
 	pos, err := parseArgs(fs, args)
 	if err != nil {
 		return err
@@ -123,7 +125,7 @@ func cmdAnswer(ctx context.Context, args []string, e *env) error {
 			return err
 		}
 	}
-	q, err := c.Answer(ctx, pos[0], hitl.Response{Value: value, Text: *text})
+	q, err := c.Answer(ctx, pos[0], hitl.Response{Value: value, Text: *text, Edited: *edit, Always: *always})
 	if err != nil {
 		return err
 	}

@@ -45,6 +45,13 @@ Steering (people):
   hitl runs [--all] [--json]          active runs (--all: finished ones too)
   hitl status RUN [--json]            a run's state and its questions
 
+Approvals by policy (seed 003):
+  hitl gate [--op-type shell] [--risk R] [--reason TEXT] [--timeout D] -- COMMAND ARGS…
+                                      ask when the policy says so, then run the command (an edited one
+                                      instead, shown first); exits 3 denied, 4 timed out, else its code
+  hitl policy show | rules | revoke ID
+  hitl policy check --op-type T [--resource R] [--risk R] [--agent A] [--json]
+
 Environment: HITL_URL (default http://127.0.0.1:7070), HITL_TOKEN, HITL_RUN,
 HITL_LISTEN, HITL_DB, HITL_CONFIG, HITL_TOKENS, SLACK_APP_TOKEN, SLACK_BOT_TOKEN,
 HITL_SLACK_CHANNEL, HITL_SLACK_API_URL.
@@ -137,6 +144,9 @@ func run(ctx context.Context, args []string, e *env) int {
 		"redirect": cmdRedirect,
 		"runs":     cmdRuns,
 		"status":   cmdStatus,
+
+		"policy": cmdPolicy,
+		"gate":   cmdGate,
 	}
 	cmd, ok := cmds[args[0]]
 	if !ok {

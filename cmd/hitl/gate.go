@@ -1,0 +1,93 @@
+package main
+
+import (
+	"context"
+	"flag"
+	"fmt"
+	"os/exec"
+	"strings"
+	"time"
+
+	"github.com/hitlbot/hitl"
+)
+
+// cmdGate checks the policy for a command, asks when it says so, then
+// runs the command (an edited one instead, shown on stderr first) with its
+// exit code becoming gate's, or exits 3 (denied) or 4 (timed out) without
+// running it.
+func cmdGate(ctx context.Context, args []string, e *env) error {
+	fs := flag.NewFlagSet("gate", flag.ContinueOnError)
+	opType := fs.String("op-type", "shell", "the operation type")
+	risk := fs.String("risk", "", "low, medium, high or critical")
+	reason := fs.String("reason", "", "why the agent wants to run it, shown to people")
+	timeout := fs.Duration("timeout", 0, "how long to wait for a person (default: the approval timeout, 15m)")
+	run := fs.String("run", e.getenv("HITL_RUN"), "the run the approval belongs to (HITL_RUN)")
+	var command []string
+	for i, a := range args {
+		if a == "--" {
+			args, command = args[:i], args[i+1:]
+			break
+		}
+	}
+	if extra, err := parseArgs(fs, args); err != nil {
+		return err
+	} else if len(extra) > 0 || len(command) == 0 {
+		return usageError(fs, `hitl gate needs the command after --: hitl gate --reason "clean the build" -- rm -rf build`)
+	}
+	shown := shellJoin(command)
+	desc := *reason
+	if desc == "" {
+		desc = "Run " + shown
+	}
+	req := hitl.ApprovalRequest{RunID: *run, Operation: hitl.Operation{Type: hitl.OpType(*opType), Description: desc,
+		Resource: shown, Risk: hitl.Risk(*risk), Context: *reason}}
+	if *timeout > 0 {
+		m := timeout.Minutes()
+		req.TimeoutMinutes = &m
+	}
+	res, err := newClient(e).Gate(ctx, req)
+	if err != nil {
+		return err
+	}
+	switch {
+	case res.TimedOut && !res.Allowed:
+		return &outcome{code: exitTimedOut, msg: fmt.Sprintf("hitl gate: nobody approved %s in time; not running it", visible(shown))}
+	case !res.Allowed:
+		msg := "hitl gate: denied"
+		if res.By != "" {
+			msg += " by " + visible(res.By)
+		}
+		if res.Message != "" {
+			msg += ": " + visible(res.Message)
+		}
+		return &outcome{code: exitDenied, msg: msg}
+	}
+	cmd := exec.CommandContext(ctx, command[0], command[1:]...)
+	if res.Edited != "" && res.Edited != shown {
+		fmt.Fprintf(e.stderr, "hitl gate: %s edited the command; running instead:\n  %s\n", visible(res.By), visible(res.Edited))
+		cmd = exec.CommandContext(ctx, "sh", "-c", res.Edited)
+	}
+	cmd.Stdin, cmd.Stdout, cmd.Stderr = e.stdin, e.stdout, e.stderr
+	cmd.WaitDelay = 5 * time.Second
+	err = cmd.Run()
+	if exitErr, ok := err.(*exec.ExitError); ok {
+		return &outcome{code: exitErr.ExitCode()}
+	}
+	if err != nil {
+		return hitl.Errorf(hitl.EINVALID, "cannot run %s: %v", command[0], err)
+	}
+	return nil
+}
+
+// shellJoin quotes args as a person would type them in sh.
+func shellJoin(args []string) string {
+	out := make([]string, len(args))
+	for i, a := range args {
+		if a != "" && !strings.ContainsAny(a, " \t\n'\"\\$`;&|<>()*?[]#~!{}") {
+			out[i] = a
+			continue
+		}
+		out[i] = "'" + strings.ReplaceAll(a, "'", `'\''`) + "'"
+	}
+	return strings.Join(out, " ")
+}

@@ -1,0 +1,108 @@
+package main
+
+import (
+	"context"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/hitlbot/hitl"
+	"github.com/hitlbot/hitl/config"
+	"github.com/hitlbot/hitl/internal/clocktest"
+	"github.com/hitlbot/hitl/internal/principaltest"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+func TestGate(t *testing.T) {
+	clock := clocktest.New(time.Now())
+	m := startMain(t, func(c *config.Config, m *Main) {
+		m.Clock = clock
+		c.Policy.Rules = []config.PolicyRule{
+			{Name: "echo-is-fine", OpType: "shell", Resource: "echo", Effect: "allow"},
+			{Name: "never-rm-root", OpType: "shell", Resource: "rm -rf /", Effect: "deny"},
+		}
+	})
+	ctx := principaltest.As(context.Background(), "admin:test")
+
+	t.Run("allowed by policy: runs the command, its exit code is gate's", func(t *testing.T) {
+		r := cli(ctx, m, "", "gate", "--", "echo", "hello")
+		require.Equal(t, 0, r.code, r.stderr)
+		assert.Equal(t, "hello\n", r.stdout)
+		r = cli(ctx, m, "", "gate", "--op-type", "file_read", "--", "sh", "-c", "exit 7")
+		assert.Equal(t, 7, r.code)
+	})
+	t.Run("denied by policy: exits 3 without running it", func(t *testing.T) {
+		r := cli(ctx, m, "", "gate", "--", "rm", "-rf", "/")
+		assert.Equal(t, exitDenied, r.code)
+		assert.Contains(t, r.stderr, "never-rm-root")
+	})
+	t.Run("asked: a person edits the command, the edited one runs", func(t *testing.T) {
+		ch := startCLI(ctx, m, strings.NewReader(""), "gate", "--run", "g1", "--reason", "clean up", "--", "sh", "-c", "echo original")
+		q := waitPending(t, m, "g1")
+		assert.Equal(t, "sh -c 'echo original'", q.Operation.Resource)
+		require.Equal(t, 0, cli(ctx, m, "", "answer", q.ID, "approve", "--edit", "echo edited").code)
+		r := result(t, ch)
+		require.Equal(t, 0, r.code, r.stderr)
+		assert.Equal(t, "edited\n", r.stdout)
+		assert.Contains(t, r.stderr, "running instead:\n  echo edited")
+	})
+	t.Run("asked: denied by a person exits 3", func(t *testing.T) {
+		ch := startCLI(ctx, m, strings.NewReader(""), "gate", "--run", "g2", "--", "touch", "should-not-exist")
+		q := waitPending(t, m, "g2")
+		require.Equal(t, 0, cli(ctx, m, "", "answer", q.ID, "deny", "--text", "not now").code)
+		r := result(t, ch)
+		assert.Equal(t, exitDenied, r.code)
+		assert.Contains(t, r.stderr, "not now")
+	})
+	t.Run("asked: nobody answers, exits 4", func(t *testing.T) {
+		ch := startCLI(ctx, m, strings.NewReader(""), "gate", "--run", "g3", "--timeout", "5m", "--", "touch", "should-not-exist")
+		waitPending(t, m, "g3")
+		clock.Add(6 * time.Minute)
+		_, err := m.Service.SweepExpired(ctx)
+		require.NoError(t, err)
+		r := result(t, ch)
+		assert.Equal(t, exitTimedOut, r.code)
+	})
+	t.Run("approve and always allow: the same command is not asked again", func(t *testing.T) {
+		ch := startCLI(ctx, m, strings.NewReader(""), "gate", "--run", "g4", "--", "ls", "-a", "/tmp")
+		q := waitPending(t, m, "g4")
+		require.Equal(t, 0, cli(ctx, m, "", "answer", q.ID, "approve", "--always").code)
+		require.Equal(t, 0, result(t, ch).code)
+		r := cli(ctx, m, "", "policy", "rules")
+		require.Equal(t, 0, r.code, r.stderr)
+		assert.Contains(t, r.stdout, `allow shell "ls -a"`)
+		id := strings.Fields(r.stdout)[0]
+		r = cli(ctx, m, "", "policy", "check", "--op-type", "shell", "--resource", "ls -a /var", "--agent", "tester")
+		assert.Equal(t, 0, r.code)
+		r = cli(ctx, m, "", "gate", "--", "ls", "-a", "/")
+		assert.Equal(t, 0, r.code, "allowed without asking: %s", r.stderr)
+		require.Equal(t, 0, cli(ctx, m, "", "policy", "revoke", id).code)
+		assert.Contains(t, cli(ctx, m, "", "policy", "rules").stdout, "No learned rules")
+	})
+}
+
+func TestPolicyCommands(t *testing.T) {
+	m := startMain(t, func(c *config.Config, _ *Main) {
+		c.Policy.Rules = []config.PolicyRule{{Name: "two-person-deploys", OpType: "deploy", Resource: "prod/*", Effect: "ask",
+			Approvers: []string{"U0A", "U0B"}, Quorum: 2}}
+	})
+	ctx := context.Background()
+	r := cli(ctx, m, "", "policy", "show")
+	require.Equal(t, 0, r.code, r.stderr)
+	assert.Contains(t, r.stdout, "two-person-deploys")
+	assert.Contains(t, r.stdout, "2 of U0A,U0B")
+	for args, want := range map[string]string{
+		"--op-type deploy --resource prod/web":   "ask (rule two-person-deploys): 2 approval(s) from U0A, U0B",
+		"--op-type shell --resource ls":          "ask (default policy)",
+		"--op-type file_read --resource /x":      "allow (default policy)",
+		"--op-type deploy --resource staging/db": "ask (default policy)",
+	} {
+		r := cli(ctx, m, "", append([]string{"policy", "check"}, strings.Fields(args)...)...)
+		assert.Equal(t, 0, r.code, args)
+		assert.Equal(t, want+"\n", r.stdout, args)
+	}
+	r = cli(ctx, m, "", "policy", "check", "--op-type", "deploy", "--resource", "prod/web", "--json")
+	assert.Contains(t, r.stdout, `"decision": "ask"`)
+	_ = hitl.EffectAsk
+}

@@ -1,0 +1,178 @@
+package main
+
+import (
+	"context"
+	"flag"
+	"fmt"
+	"strings"
+	"text/tabwriter"
+
+	"github.com/hitlbot/hitl"
+)
+
+// cmdPolicy is hitl policy show|check|rules|revoke.
+func cmdPolicy(ctx context.Context, args []string, e *env) error {
+	sub := ""
+	if len(args) > 0 {
+		sub, args = args[0], args[1:]
+	}
+	switch sub {
+	case "show":
+		return policyShow(ctx, args, e)
+	case "check":
+		return policyCheck(ctx, args, e)
+	case "rules":
+		return policyRules(ctx, args, e)
+	case "revoke":
+		return policyRevoke(ctx, args, e)
+	}
+	return hitl.Errorf(hitl.EINVALID, "usage: hitl policy show | check --op-type T [--resource R] [--risk R] [--agent A] [--json] | rules | revoke ID")
+}
+
+func policyShow(ctx context.Context, args []string, e *env) error {
+	fs := flag.NewFlagSet("policy show", flag.ContinueOnError)
+	asJSON := fs.Bool("json", false, "print JSON")
+	if _, err := parseArgs(fs, args); err != nil {
+		return err
+	}
+	pol, err := newClient(e).Policy(ctx)
+	if err != nil {
+		return err
+	}
+	if *asJSON {
+		return printJSON(e, pol)
+	}
+	tw := tabwriter.NewWriter(e.stdout, 0, 4, 2, ' ', 0)
+	fmt.Fprintln(tw, "#\tRULE\tOP TYPE\tRISK\tRESOURCE\tAGENT\tEFFECT\tAPPROVERS")
+	for i, r := range pol.Rules {
+		fmt.Fprintf(tw, "%d\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n", i+1, cell(r.Name, 30), orAny(string(r.OpType)), orAny(joinRisks(r.Risk)),
+			cell(orAny(r.Resource), 40), orAny(r.Agent), r.Effect, approvers(r))
+	}
+	if err := tw.Flush(); err != nil {
+		return err
+	}
+	if len(pol.Learned) > 0 {
+		fmt.Fprintf(e.stdout, "\n%d learned rules (hitl policy rules; hitl policy revoke ID)\n", len(pol.Learned))
+	}
+	fmt.Fprintln(e.stdout, "\nWhen no rule matches (seed 003's default): file_delete, shell, file_write and custom types ask; api_call, file_read and spawn_agent are allowed.")
+	return nil
+}
+
+func orAny(s string) string {
+	if s == "" {
+		return "*"
+	}
+	return s
+}
+
+func joinRisks(rs []hitl.Risk) string {
+	var out []string
+	for _, r := range rs {
+		out = append(out, string(r))
+	}
+	return strings.Join(out, ",")
+}
+
+func approvers(r hitl.PolicyRule) string {
+	if r.Effect != hitl.EffectAsk {
+		return "-"
+	}
+	who := "whoever may answer"
+	if len(r.Approvers) > 0 {
+		who = strings.Join(r.Approvers, ",")
+	}
+	if r.Quorum > 1 {
+		who = fmt.Sprintf("%d of %s", r.Quorum, who)
+	}
+	return who
+}
+
+func policyCheck(ctx context.Context, args []string, e *env) error {
+	fs := flag.NewFlagSet("policy check", flag.ContinueOnError)
+	op := fs.String("op-type", "", "the operation type: file_delete, file_write, file_read, shell, api_call, spawn_agent or your own")
+	resource := fs.String("resource", "", "the path, command or URL")
+	risk := fs.String("risk", "", "low, medium, high or critical")
+	agentName := fs.String("agent", "", "the token name of the agent asking")
+	asJSON := fs.Bool("json", false, "print JSON")
+	if _, err := parseArgs(fs, args); err != nil {
+		return err
+	}
+	if *op == "" {
+		return usageError(fs, "hitl policy check needs --op-type: hitl policy check --op-type shell --resource \"rm -rf build\"")
+	}
+	o := hitl.Operation{Type: hitl.OpType(*op), Description: "check", Resource: *resource, Risk: hitl.Risk(*risk)}
+	if *agentName != "" {
+		o.Agent = "api:" + strings.TrimPrefix(*agentName, "api:")
+	}
+	if err := o.Validate(); err != nil {
+		return err
+	}
+	pol, err := newClient(e).Policy(ctx)
+	if err != nil {
+		return err
+	}
+	d := pol.Decide(o)
+	if *asJSON {
+		return printJSON(e, d)
+	}
+	line := fmt.Sprintf("%s (rule %s)", d.Effect, visible(d.Rule))
+	if d.Rule == "default" {
+		line = fmt.Sprintf("%s (default policy)", d.Effect)
+	}
+	if d.Effect == hitl.EffectAsk && (len(d.Approvers) > 0 || d.Quorum > 1) {
+		line += fmt.Sprintf(": %d approval(s) from %s", max(d.Quorum, 1), orAnyone(d.Approvers))
+	}
+	fmt.Fprintln(e.stdout, line)
+	return nil
+}
+
+func orAnyone(ids []string) string {
+	if len(ids) == 0 {
+		return "whoever may answer"
+	}
+	return strings.Join(ids, ", ")
+}
+
+func policyRules(ctx context.Context, args []string, e *env) error {
+	fs := flag.NewFlagSet("policy rules", flag.ContinueOnError)
+	asJSON := fs.Bool("json", false, "print JSON")
+	if _, err := parseArgs(fs, args); err != nil {
+		return err
+	}
+	pol, err := newClient(e).Policy(ctx)
+	if err != nil {
+		return err
+	}
+	if *asJSON {
+		return printJSON(e, map[string]any{"learned": pol.Learned})
+	}
+	if len(pol.Learned) == 0 {
+		fmt.Fprintln(e.stdout, "No learned rules. (An approval's \"Approve & always allow\" adds one.)")
+		return nil
+	}
+	for _, r := range pol.Learned {
+		when := ""
+		if r.CreatedAt != nil {
+			when = r.CreatedAt.Local().Format("2006-01-02 15:04")
+		}
+		fmt.Fprintf(e.stdout, "%s  allow %s %q for %s  (by %s, %s)\n", r.ID, r.OpType, visible(r.Resource), visible(orAny(r.Agent)), visible(r.CreatedBy), when)
+	}
+	return nil
+}
+
+func policyRevoke(ctx context.Context, args []string, e *env) error {
+	fs := flag.NewFlagSet("policy revoke", flag.ContinueOnError)
+	pos, err := parseArgs(fs, args)
+	if err != nil {
+		return err
+	}
+	if len(pos) != 1 {
+		return usageError(fs, "hitl policy revoke needs a learned rule's id (hitl policy rules lists them)")
+	}
+	r, err := newClient(e).RevokeRule(ctx, pos[0])
+	if err != nil {
+		return err
+	}
+	fmt.Fprintf(e.stdout, "Revoked %s: %s\n", r.ID, visible(r.Name))
+	return nil
+}
