@@ -22,10 +22,13 @@ const usage = `hitl: a human in the loop of your agents, through Slack and the t
 Usage:
   hitl serve   [--listen ADDR] [--db FILE] [--config FILE]   run the service
   hitl ask     QUESTION [flags]       ask a person and print the answer (hitl ask --help)
-  hitl pending [--json]               list questions waiting for an answer
+  hitl pending [--run RUN] [--all] [--json]  list questions waiting for an answer
+                                      (the first 100; --all: every one)
   hitl answer  ID [VALUE|-] [--text T]  answer a question (no VALUE or -: read it from stdin, hidden)
   hitl cancel  ID [--reason R]        cancel a pending question
   hitl history RUN [--json]           a run's phase, pending question and answers
+  hitl compact [--db FILE]            shrink a stopped service's database file to its
+                                      live data; prints the size before and after
 
 Environment: HITL_URL (default http://127.0.0.1:7070), HITL_TOKEN, HITL_RUN,
 HITL_LISTEN, HITL_DB, HITL_CONFIG, HITL_TOKENS, SLACK_APP_TOKEN, SLACK_BOT_TOKEN,
@@ -73,6 +76,18 @@ func main() {
 		stdoutTTY: term.IsTerminal(int(os.Stdout.Fd()))}))
 }
 
+// commands are hitl's commands by name; the usage text and README.md list
+// the same ones.
+var commands = map[string]func(context.Context, []string, *env) error{
+	"serve":   cmdServe,
+	"ask":     cmdAsk,
+	"pending": cmdPending,
+	"answer":  cmdAnswer,
+	"cancel":  cmdCancel,
+	"history": cmdHistory,
+	"compact": cmdCompact,
+}
+
 // run executes one command and returns its exit code.
 func run(ctx context.Context, args []string, e *env) int {
 	if len(args) == 0 || args[0] == "-h" || args[0] == "--help" || args[0] == "help" {
@@ -82,15 +97,7 @@ func run(ctx context.Context, args []string, e *env) int {
 		}
 		return exitOK
 	}
-	cmds := map[string]func(context.Context, []string, *env) error{
-		"serve":   cmdServe,
-		"ask":     cmdAsk,
-		"pending": cmdPending,
-		"answer":  cmdAnswer,
-		"cancel":  cmdCancel,
-		"history": cmdHistory,
-	}
-	cmd, ok := cmds[args[0]]
+	cmd, ok := commands[args[0]]
 	if !ok {
 		fmt.Fprintf(e.stderr, "hitl: unknown command %q\n\n%s", args[0], usage)
 		return exitUsage
