@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/hitlbot/hitl"
+	"github.com/hitlbot/hitl/internal/clocktest"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 	bolt "go.etcd.io/bbolt"
@@ -21,7 +22,7 @@ import (
 type retentionRounds struct {
 	db    *DB
 	svc   *hitl.Service
-	clock interface{ Add(time.Duration) }
+	clock *clocktest.Clock
 }
 
 // retentionPeriod is the retention of the load; its length does not matter
@@ -46,6 +47,17 @@ func newRetentionRounds(tb testing.TB) *retentionRounds {
 // round runs one round and reports the sizes after it.
 func (r *retentionRounds) round(tb testing.TB, perRound int) roundSize {
 	tb.Helper()
+	r.load(tb, perRound)
+	r.clock.Add(retentionPeriod + time.Minute)
+	pruned, err := r.svc.Prune(context.Background(), retentionPeriod)
+	require.NoError(tb, err)
+	require.GreaterOrEqual(tb, pruned, perRound, "the round's questions are pruned")
+	return r.size(tb)
+}
+
+// load asks and answers n questions, 16 at a time.
+func (r *retentionRounds) load(tb testing.TB, n int) {
+	tb.Helper()
 	const workers = 16
 	var (
 		wg    sync.WaitGroup
@@ -67,18 +79,18 @@ func (r *retentionRounds) round(tb testing.TB, perRound int) roundSize {
 			}
 		})
 	}
-	for i := range perRound {
+	for i := range n {
 		next <- i
 	}
 	close(next)
 	wg.Wait()
 	require.NoError(tb, first)
+}
 
-	r.clock.Add(retentionPeriod + time.Minute)
-	pruned, err := r.svc.Prune(context.Background(), retentionPeriod)
-	require.NoError(tb, err)
-	require.GreaterOrEqual(tb, pruned, perRound, "the round's questions are pruned")
-
+// size reports the file's size, bbolt's high-water mark and the answered
+// questions it holds.
+func (r *retentionRounds) size(tb testing.TB) roundSize {
+	tb.Helper()
 	var s roundSize
 	st, err := os.Stat(r.db.Path())
 	require.NoError(tb, err)
@@ -149,4 +161,43 @@ func TestRetentionKeepsFileFlat(t *testing.T) {
 	assert.Zero(t, last.live, "every round's questions were pruned")
 	assert.LessOrEqual(t, float64(last.file)/float64(first.file), 1.3, "file size after %d rounds ÷ after 1: %+v", rounds, sizes)
 	assert.LessOrEqual(t, float64(last.used)/float64(first.used), 1.3, "high-water mark after %d rounds ÷ after 1: %+v", rounds, sizes)
+}
+
+// BenchmarkCompact measures hitl compact (Compact) on a file that served
+// 10,000 ask+answer: once with every question kept (retention 0), once
+// after retention pruned them all. It reports the sizes before and after.
+func BenchmarkCompact(b *testing.B) {
+	const n = 10_000
+	r := newRetentionRounds(b)
+	r.load(b, n)
+	require.NoError(b, r.db.Close())
+	kept := r.db.Path()
+	pruned := filepath.Join(b.TempDir(), "pruned.db")
+	data, err := os.ReadFile(kept)
+	require.NoError(b, err)
+	require.NoError(b, os.WriteFile(pruned, data, 0o600))
+	db, err := Open(pruned)
+	require.NoError(b, err)
+	r.clock.Add(retentionPeriod + time.Minute)
+	_, err = newService(db, r.clock).Prune(context.Background(), retentionPeriod)
+	require.NoError(b, err)
+	require.NoError(b, db.Close())
+
+	for _, c := range []struct{ name, path string }{{"kept=10000", kept}, {"pruned=10000", pruned}} {
+		b.Run(c.name, func(b *testing.B) {
+			data, err := os.ReadFile(c.path)
+			require.NoError(b, err)
+			var res CompactResult
+			for b.Loop() {
+				b.StopTimer()
+				path := filepath.Join(b.TempDir(), "hitl.db")
+				require.NoError(b, os.WriteFile(path, data, 0o600))
+				b.StartTimer()
+				res, err = Compact(path)
+				require.NoError(b, err)
+			}
+			b.ReportMetric(float64(res.Before)/(1<<20), "MiB-before")
+			b.ReportMetric(float64(res.After)/(1<<20), "MiB-after")
+		})
+	}
 }
