@@ -164,7 +164,7 @@ func BenchmarkRestartOverdue(b *testing.B) {
 			for i := 0; i < b.N; i++ {
 				b.StopTimer()
 				path := filepath.Join(b.TempDir(), "hitl.db")
-				require.NoError(b, os.WriteFile(path, data, 0o600))
+				writeSynced(b, path, data) // else Open's first fsync flushes the copy
 				b.StartTimer()
 				start := time.Now()
 				m := startOn(b, path, hitl.SystemClock{})
@@ -196,4 +196,15 @@ func BenchmarkRestartOverdue(b *testing.B) {
 			}
 		})
 	}
+}
+
+// writeSynced writes data to a new file at path and syncs it.
+func writeSynced(tb testing.TB, path string, data []byte) {
+	tb.Helper()
+	f, err := os.OpenFile(path, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o600)
+	require.NoError(tb, err)
+	_, err = f.Write(data)
+	require.NoError(tb, err)
+	require.NoError(tb, f.Sync())
+	require.NoError(tb, f.Close())
 }
