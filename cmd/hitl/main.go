@@ -31,8 +31,8 @@ Usage:
                                       live data; prints the size before and after
 
 Environment: HITL_URL (default http://127.0.0.1:7070), HITL_TOKEN, HITL_RUN,
-HITL_LISTEN, HITL_DB, HITL_CONFIG, HITL_TOKENS, SLACK_APP_TOKEN, SLACK_BOT_TOKEN,
-HITL_SLACK_CHANNEL, HITL_SLACK_API_URL.
+HITL_LISTEN, HITL_DB, HITL_CONFIG, HITL_RETENTION, HITL_TOKENS, SLACK_APP_TOKEN,
+SLACK_BOT_TOKEN, HITL_SLACK_CHANNEL, HITL_SLACK_API_URL.
 
 Exit codes: 0 answered/approved, 1 error, 2 usage, 3 denied, 4 timed out,
 5 cancelled, 6 already answered, 7 not found, 8 rate limited, 9 forbidden,
