@@ -2,11 +2,13 @@ package main
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"io"
 	"log/slog"
 	"os"
 	"path/filepath"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -123,6 +125,38 @@ func TestRestartWithOverdueQuestions(t *testing.T) {
 		r := cli(ctx, m, "", "pending")
 		require.Equal(t, exitOK, r.code, r.stderr)
 		assert.Contains(t, r.stdout, fmt.Sprintf("…and %d more: hitl pending --all", overdue-hitl.DefaultPageSize))
+		assert.Equal(t, 1+hitl.DefaultPageSize+1, strings.Count(r.stdout, "\n"), "header, the first page, how many more")
+	})
+	t.Run("hitl pending --all lists every one of them, once", func(t *testing.T) {
+		r := cli(ctx, m, "", "pending", "--all")
+		require.Equal(t, exitOK, r.code, r.stderr)
+		assert.Equal(t, 1+overdue, strings.Count(r.stdout, "\n"), "header and every question")
+		assert.NotContains(t, r.stdout, "more: hitl pending --all")
+
+		r = cli(ctx, m, "", "pending", "--all", "--json")
+		require.Equal(t, exitOK, r.code, r.stderr)
+		var out struct {
+			Questions  []hitl.Question `json:"questions"`
+			NextCursor string          `json:"nextCursor"`
+		}
+		require.NoError(t, json.Unmarshal([]byte(r.stdout), &out))
+		seen := map[string]bool{}
+		for _, q := range out.Questions {
+			seen[q.ID] = true
+		}
+		assert.Len(t, seen, overdue)
+		assert.Empty(t, out.NextCursor)
+	})
+	t.Run("hitl pending --json gives the cursor of the next page", func(t *testing.T) {
+		r := cli(ctx, m, "", "pending", "--json")
+		require.Equal(t, exitOK, r.code, r.stderr)
+		var out struct {
+			Questions  []hitl.Question `json:"questions"`
+			NextCursor string          `json:"nextCursor"`
+		}
+		require.NoError(t, json.Unmarshal([]byte(r.stdout), &out))
+		assert.Len(t, out.Questions, hitl.DefaultPageSize)
+		assert.NotEmpty(t, out.NextCursor)
 	})
 
 	clock.open()
