@@ -22,10 +22,13 @@ const usage = `hitl: a human in the loop of your agents, through Slack and the t
 Usage:
   hitl serve   [--listen ADDR] [--db FILE] [--config FILE]   run the service
   hitl ask     QUESTION [flags]       ask a person and print the answer (hitl ask --help)
-  hitl pending [--json]               list questions waiting for an answer
+  hitl pending [--run RUN] [--all] [--json]  list questions waiting for an answer
+                                      (the first 100; --all: every one)
   hitl answer  ID [VALUE|-] [--text T]  answer a question (no VALUE or -: read it from stdin, hidden)
   hitl cancel  ID [--reason R]        cancel a pending question (or, given a run, the run)
   hitl history RUN [--json]           a run's phase, pending question and answers
+  hitl compact [--db FILE]            shrink a stopped service's database file to its
+                                      live data; prints the size before and after
 
 Steerable loops (agents):
   hitl checkpoint --run ID [--iter N --max M --model X --issue I --mode M --threshold T]
@@ -38,10 +41,12 @@ Steerable loops (agents):
                                       cancel → SIGTERM then SIGKILL; exits with its code (5 if cancelled)
   hitl prompt [--threshold N | --run ID]  the asking instruction for an interaction threshold
 
-Steering (people):
-  hitl pause|resume|cancel RUN        RUN may be a unique prefix of an active run
-  hitl escalate RUN --model M [--reason R]
-  hitl redirect RUN INSTRUCTION…
+Steering (people; RUN may be a unique prefix of an active run):
+  hitl pause RUN                      pause a loop at its next checkpoint
+  hitl resume RUN                     resume a paused loop
+  hitl cancel RUN                     cancel a loop (hitl cancel q_… cancels a question)
+  hitl escalate RUN --model M [--reason R]   switch the loop's model
+  hitl redirect RUN INSTRUCTION…      give the loop a new instruction
   hitl runs [--all] [--json]          active runs (--all: finished ones too)
   hitl status RUN [--json]            a run's state and its questions
 
@@ -49,12 +54,11 @@ Approvals by policy (seed 003):
   hitl gate [--op-type shell] [--risk R] [--reason TEXT] [--timeout D] -- COMMAND ARGS…
                                       ask when the policy says so, then run the command (an edited one
                                       instead, shown first); exits 3 denied, 4 timed out, else its code
-  hitl policy show | rules | revoke ID
-  hitl policy check --op-type T [--resource R] [--risk R] [--agent A] [--json]
+  hitl policy show | rules | revoke ID | check --op-type T [--resource R] [--risk R] [--agent A] [--json]
 
 Environment: HITL_URL (default http://127.0.0.1:7070), HITL_TOKEN, HITL_RUN,
-HITL_LISTEN, HITL_DB, HITL_CONFIG, HITL_TOKENS, SLACK_APP_TOKEN, SLACK_BOT_TOKEN,
-HITL_SLACK_CHANNEL, HITL_SLACK_API_URL.
+HITL_LISTEN, HITL_DB, HITL_CONFIG, HITL_RETENTION, HITL_TOKENS, SLACK_APP_TOKEN,
+SLACK_BOT_TOKEN, HITL_SLACK_CHANNEL, HITL_SLACK_API_URL.
 
 Exit codes: 0 answered/approved, 1 error, 2 usage, 3 denied, 4 timed out,
 5 cancelled, 6 already answered, 7 not found, 8 rate limited, 9 forbidden,
@@ -115,6 +119,34 @@ func main() {
 		stdoutTTY: term.IsTerminal(int(os.Stdout.Fd()))}))
 }
 
+// commands are hitl's commands by name; the usage text and README.md list
+// the same ones.
+var commands = map[string]func(context.Context, []string, *env) error{
+	"serve":   cmdServe,
+	"ask":     cmdAsk,
+	"pending": cmdPending,
+	"answer":  cmdAnswer,
+	"cancel":  cmdCancel,
+	"history": cmdHistory,
+	"compact": cmdCompact,
+
+	"checkpoint": cmdCheckpoint,
+	"done":       cmdDone,
+	"abort":      cmdAbort,
+	"run":        cmdRun,
+	"prompt":     cmdPrompt,
+
+	"pause":    cmdSteer(hitl.CommandPause),
+	"resume":   cmdSteer(hitl.CommandResume),
+	"escalate": cmdEscalate,
+	"redirect": cmdRedirect,
+	"runs":     cmdRuns,
+	"status":   cmdStatus,
+
+	"policy": cmdPolicy,
+	"gate":   cmdGate,
+}
+
 // run executes one command and returns its exit code.
 func run(ctx context.Context, args []string, e *env) int {
 	if len(args) == 0 || args[0] == "-h" || args[0] == "--help" || args[0] == "help" {
@@ -124,31 +156,7 @@ func run(ctx context.Context, args []string, e *env) int {
 		}
 		return exitOK
 	}
-	cmds := map[string]func(context.Context, []string, *env) error{
-		"serve":   cmdServe,
-		"ask":     cmdAsk,
-		"pending": cmdPending,
-		"answer":  cmdAnswer,
-		"cancel":  cmdCancel,
-		"history": cmdHistory,
-
-		"checkpoint": cmdCheckpoint,
-		"done":       cmdDone,
-		"abort":      cmdAbort,
-		"run":        cmdRun,
-		"prompt":     cmdPrompt,
-
-		"pause":    cmdSteer(hitl.CommandPause),
-		"resume":   cmdSteer(hitl.CommandResume),
-		"escalate": cmdEscalate,
-		"redirect": cmdRedirect,
-		"runs":     cmdRuns,
-		"status":   cmdStatus,
-
-		"policy": cmdPolicy,
-		"gate":   cmdGate,
-	}
-	cmd, ok := cmds[args[0]]
+	cmd, ok := commands[args[0]]
 	if !ok {
 		fmt.Fprintf(e.stderr, "hitl: unknown command %q\n\n%s", args[0], usage)
 		return exitUsage
