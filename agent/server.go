@@ -56,6 +56,7 @@ type ServerConfig struct {
 type Server struct {
 	svc    hitl.QuestionService
 	events hitl.EventLog
+	stream *broadcaster // fans the log out to the SSE streams
 	cfg    ServerConfig
 	log    *slog.Logger
 	tokens []tokenEntry
@@ -101,6 +102,7 @@ func NewServer(svc hitl.QuestionService, log hitl.EventLog, cfg ServerConfig) *S
 	}
 	s := &Server{svc: svc, events: log, cfg: cfg, log: cfg.Logger, mux: http.NewServeMux()}
 	s.base, s.cancelBase = context.WithCancel(context.Background())
+	s.stream = newBroadcaster(s.base, log, cfg.Logger)
 	for _, t := range cfg.Tokens {
 		s.tokens = append(s.tokens, tokenEntry{sum: sha256.Sum256([]byte(t.Secret)), principal: t.Principal})
 	}
