@@ -6,7 +6,6 @@ import (
 	"net/http/httptest"
 	"net/url"
 	"path/filepath"
-	"sync"
 	"testing"
 
 	"github.com/hitlbot/hitl"
@@ -35,34 +34,6 @@ func newBoltEnv(tb testing.TB) *boltEnv {
 	return &boltEnv{db: db, svc: svc, base: ts.URL}
 }
 
-// createMany creates n questions in job from 8 goroutines (so that they
-// share commits) and returns their ids.
-func createMany(tb testing.TB, svc hitl.QuestionService, job string, n int) []string {
-	tb.Helper()
-	ctx := principaltest.As(context.Background(), "api:test")
-	ids := make([]string, n)
-	errs := make(chan error, 8)
-	var wg sync.WaitGroup
-	for g := range 8 {
-		wg.Go(func() {
-			for i := g; i < n; i += 8 {
-				q, _, err := svc.Create(ctx, job, textQ)
-				if err != nil {
-					errs <- err
-					return
-				}
-				ids[i] = q.ID
-			}
-		})
-	}
-	wg.Wait()
-	close(errs)
-	for err := range errs {
-		tb.Fatal(err)
-	}
-	return ids
-}
-
 func TestPagingExactness(t *testing.T) {
 	const before, inserted, limit = 150, 50, 7
 	for _, l := range []struct{ name, path string }{
@@ -73,7 +44,7 @@ func TestPagingExactness(t *testing.T) {
 		path := l.path
 		t.Run(l.name+"_lists_every_question_once_across_concurrent_inserts", func(t *testing.T) {
 			e := newBoltEnv(t)
-			existing := createMany(t, e.svc, "job-1", before)
+			existing := createMany(t, e.svc, "job-1", before, 8)
 
 			// The inserter adds one question per page the pager reads
 			// (and the pager waits for it), so inserts land between and
