@@ -2,7 +2,6 @@ package agent
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"net/http"
@@ -12,50 +11,21 @@ import (
 	"github.com/hitlbot/hitl"
 )
 
-// eventBatch is how many events the stream reads from the log at a time.
+// eventBatch is how many events are read from the log at a time.
 const eventBatch = 256
 
-// sseEvent is the data of one SSE event, in seed 001's shapes:
-// question_asked carries the question, question_answered the response;
-// question_timeout and question_cancelled carry the response used (the
-// default, if any) and the cancel reason; status carries the job's status;
-// refused (admins only) carries who tried which action and the rule that
-// refused it, question_reopened why the question waits again.
-type sseEvent struct {
-	Type       hitl.EventType `json:"type"`
-	QuestionID string         `json:"questionId,omitempty"`
-	JobID      string         `json:"jobId"`
-	Question   *sseQuestion   `json:"question,omitempty"`
-	Response   *hitl.Response `json:"response,omitempty"`
-	Reason     string         `json:"reason,omitempty"`
-	Action     hitl.Action    `json:"action,omitempty"`
-	Status     hitl.RunPhase  `json:"status,omitempty"`
-	By         string         `json:"by,omitempty"`
-	At         *time.Time     `json:"at,omitempty"`
-}
-
-// sseQuestion is the question of a question_asked event (seed 001).
-type sseQuestion struct {
-	Question     string            `json:"question"`
-	Type         hitl.QuestionType `json:"type"`
-	ResponseType hitl.ResponseType `json:"responseType"`
-	InputType    hitl.InputType    `json:"inputType,omitempty"`
-	Sensitive    bool              `json:"sensitive,omitempty"`
-	Options      []hitl.Option     `json:"options,omitempty"`
-	Context      *hitl.Context     `json:"context,omitempty"`
-	TimeoutAt    *time.Time        `json:"timeoutAt"`
-	Assignees    []string          `json:"assignees,omitempty"`
-	Default      *hitl.Response    `json:"defaultResponse,omitempty"`
-	Status       hitl.Status       `json:"status,omitempty"`
-	Metadata     map[string]any    `json:"metadata,omitempty"`
-}
-
 // handleEvents serves GET /api/events: the event log as Server-Sent
-// Events, resumable with Last-Event-ID (or ?after=SEQ), filtered by
-// ?jobId=. Every question event is followed by a status event for its job
-// (without an id, so resuming is by log sequence only).
+// Events, filtered by ?jobId=. A stream starts live, at the end of the
+// log; Last-Event-ID (or ?after=SEQ) resumes after that event, and
+// ?after=0 replays the log from its start. Every question event is
+// followed by a status event for its job (without an id, so resuming is
+// by log sequence only).
+//
+// Live events come from the server's broadcaster, which reads each change
+// once per distinct principal; a stream reads the log itself only to
+// catch up.
 func (s *Server) handleEvents(w http.ResponseWriter, r *http.Request) {
-	after, err := parseAfter(r)
+	after, resume, err := parseAfter(r)
 	if err != nil {
 		writeError(w, r, s.log, err)
 		return
@@ -67,48 +37,48 @@ func (s *Server) handleEvents(w http.ResponseWriter, r *http.Request) {
 			return
 		}
 	}
-	rc := http.NewResponseController(w)
+	ctx := r.Context()
+	sub, err := s.stream.subscribe(ctx, hitl.PrincipalFrom(ctx))
+	if err != nil {
+		writeError(w, r, s.log, err)
+		return
+	}
+	defer s.stream.unsubscribe(sub)
+	if !resume {
+		// The broadcaster may trail the log by the change in flight.
+		if after, err = endOfLog(ctx, s.events, sub.start); err != nil {
+			writeError(w, r, s.log, err)
+			return
+		}
+	}
+	st := &stream{s: s, ctx: ctx, w: w, rc: http.NewResponseController(w), job: job, cur: after}
 	h := w.Header()
 	h.Set("Content-Type", "text/event-stream")
 	h.Set("Cache-Control", "no-cache")
 	h.Set("X-Accel-Buffering", "no")
 	w.WriteHeader(http.StatusOK)
-	if s.send(rc, func() error { _, err := fmt.Fprint(w, "retry: 2000\n\n"); return err }) != nil {
+	if s.send(st.rc, func() error { _, err := fmt.Fprint(w, "retry: 2000\n\n"); return err }) != nil {
 		return
 	}
-	ctx := r.Context()
+	if st.catchUp(sub.start) != nil {
+		return
+	}
 	ping := time.NewTicker(s.cfg.Heartbeat)
 	defer ping.Stop()
 	for {
-		changed := s.events.Changed()
-		evs, last, err := s.events.Events(ctx, after, eventBatch)
-		if err != nil {
-			if ctx.Err() == nil {
-				s.log.ErrorContext(ctx, "reading the event log", "after", after, "err", err)
-			}
-			return
-		}
-		read := last - after
-		after = last
-		for _, ev := range evs {
-			if job != "" && ev.JobID != job {
-				continue
-			}
-			if s.send(rc, func() error { return s.writeEvent(ctx, w, ev) }) != nil {
+		select {
+		case bt := <-sub.ch:
+			if st.deliver(bt) != nil {
 				return
 			}
-		}
-		if read >= eventBatch {
-			continue
-		}
-		select {
-		case <-changed:
+		case <-sub.gone:
+			return // too far behind: the client resumes from the log
 		case <-ping.C:
 			beat := func() error {
 				_, err := fmt.Fprintf(w, ": ping %s\n\n", s.cfg.Clock.Now().UTC().Format(time.RFC3339))
 				return err
 			}
-			if s.send(rc, beat) != nil {
+			if s.send(st.rc, beat) != nil {
 				return
 			}
 		case <-ctx.Done():
@@ -117,6 +87,79 @@ func (s *Server) handleEvents(w http.ResponseWriter, r *http.Request) {
 			return
 		}
 	}
+}
+
+// stream is one SSE response: where it is in the log, and what it shows.
+type stream struct {
+	s   *Server
+	ctx context.Context
+	w   http.ResponseWriter
+	rc  *http.ResponseController
+	job string
+	cur uint64 // every event up to cur was written (or is not shown)
+}
+
+// deliver writes the frames of bt the stream has not written yet; when bt
+// was not read for this stream's principal, or a range is missing before
+// it, the stream reads the log itself.
+func (st *stream) deliver(bt batch) error {
+	if bt.to <= st.cur {
+		return nil
+	}
+	if !bt.read || bt.from > st.cur {
+		return st.catchUp(bt.to)
+	}
+	if err := st.write(bt.frames); err != nil {
+		return err
+	}
+	st.cur = bt.to
+	return nil
+}
+
+// catchUp reads the log as the stream's principal until the stream has
+// passed to.
+func (st *stream) catchUp(to uint64) error {
+	for st.cur < to {
+		evs, last, err := st.s.events.Events(st.ctx, st.cur, eventBatch)
+		if err != nil {
+			if st.ctx.Err() == nil {
+				st.s.log.ErrorContext(st.ctx, "reading the event log", "after", st.cur, "err", err)
+			}
+			return err
+		}
+		if last == st.cur {
+			return nil // nothing there (retention pruned it)
+		}
+		frames := make([]frame, 0, len(evs))
+		for _, ev := range evs {
+			b, err := encodeFrame(ev)
+			if err != nil {
+				return err
+			}
+			frames = append(frames, frame{seq: ev.Seq, job: ev.JobID, b: b})
+		}
+		if err := st.write(frames); err != nil {
+			return err
+		}
+		st.cur = last
+	}
+	return nil
+}
+
+// write writes the frames after cur that the stream shows, in one write
+// deadline and one flush.
+func (st *stream) write(frames []frame) error {
+	return st.s.send(st.rc, func() error {
+		for _, f := range frames {
+			if f.seq <= st.cur || (st.job != "" && f.job != st.job) {
+				continue
+			}
+			if _, err := st.w.Write(f.b); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
 }
 
 // send writes to the stream with write and flushes, within
@@ -133,75 +176,19 @@ func (s *Server) send(rc *http.ResponseController, write func() error) error {
 	return rc.Flush()
 }
 
-// parseAfter reads where to resume: the Last-Event-ID header, else ?after=.
-func parseAfter(r *http.Request) (uint64, error) {
+// parseAfter reads where to resume: the Last-Event-ID header, else
+// ?after=. resume is false when neither is given (the stream starts live).
+func parseAfter(r *http.Request) (after uint64, resume bool, err error) {
 	v, name := r.Header.Get("Last-Event-ID"), "Last-Event-ID"
 	if v == "" {
 		v, name = r.URL.Query().Get("after"), "after"
 	}
 	if v == "" {
-		return 0, nil
+		return 0, false, nil
 	}
 	n, err := strconv.ParseUint(v, 10, 64)
 	if err != nil {
-		return 0, hitl.Errorf(hitl.EINVALID, "%s %q is invalid: use an event id (a whole number)", name, v)
+		return 0, false, hitl.Errorf(hitl.EINVALID, "%s %q is invalid: use an event id (a whole number)", name, v)
 	}
-	return n, nil
-}
-
-// writeEvent writes ev and, for a question event, the job's status now.
-func (s *Server) writeEvent(ctx context.Context, w http.ResponseWriter, ev *hitl.Event) error {
-	if err := writeSSE(w, strconv.FormatUint(ev.Seq, 10), ev.Type, toSSE(ev)); err != nil {
-		return err
-	}
-	if ev.Type == hitl.EventStatus || ev.Type == hitl.EventRefused || ev.QuestionID == "" {
-		return nil // a refusal changes nothing
-	}
-	st, err := s.svc.RunState(ctx, ev.JobID)
-	if err != nil {
-		if ctx.Err() == nil {
-			s.log.WarnContext(ctx, "run state for the event stream", "job", ev.JobID, "err", err)
-		}
-		return nil
-	}
-	return writeSSE(w, "", hitl.EventStatus, sseEvent{Type: hitl.EventStatus, JobID: ev.JobID, Status: st.Phase})
-}
-
-// toSSE shapes a log event as seed 001's SSE payload.
-func toSSE(ev *hitl.Event) sseEvent {
-	out := sseEvent{Type: ev.Type, QuestionID: ev.QuestionID, JobID: ev.JobID, Response: ev.Response, Status: ev.Status, By: ev.Actor,
-		Reason: ev.Reason, Action: ev.Action}
-	if !ev.At.IsZero() {
-		at := ev.At
-		out.At = &at
-	}
-	q := ev.Question
-	if q == nil {
-		return out
-	}
-	switch ev.Type {
-	case hitl.EventQuestionAsked:
-		out.Response = nil
-		out.Question = &sseQuestion{
-			Question: q.Question, Type: q.Type, ResponseType: q.ResponseType, InputType: q.InputType,
-			Sensitive: q.Sensitive, Options: q.Options, Context: q.Context, TimeoutAt: q.TimeoutAt,
-			Assignees: q.Assignees, Default: q.DefaultResponse, Status: q.Status, Metadata: q.Metadata,
-		}
-	}
-	return out
-}
-
-// writeSSE writes one event. The data is one line of JSON.
-func writeSSE(w http.ResponseWriter, id string, typ hitl.EventType, data any) error {
-	b, err := json.Marshal(data)
-	if err != nil {
-		return err
-	}
-	if id != "" {
-		if _, err := fmt.Fprintf(w, "id: %s\n", id); err != nil {
-			return err
-		}
-	}
-	_, err = fmt.Fprintf(w, "event: %s\ndata: %s\n\n", typ, b)
-	return err
+	return n, true, nil
 }

@@ -2,7 +2,9 @@ package agent
 
 import (
 	"context"
+	"net/http/httptest"
 	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -11,6 +13,24 @@ import (
 	"github.com/hitlbot/hitl"
 	"github.com/stretchr/testify/require"
 )
+
+// noRunReads counts the reads of run state, which the stream must not do.
+type noRunReads struct {
+	hitl.QuestionService
+	reads atomic.Int64
+}
+
+var _ hitl.QuestionService = (*noRunReads)(nil)
+
+func (n *noRunReads) RunState(ctx context.Context, id string) (*hitl.RunState, error) {
+	n.reads.Add(1)
+	return n.QuestionService.RunState(ctx, id)
+}
+
+func (n *noRunReads) RunRecord(ctx context.Context, id string) (*hitl.Run, error) {
+	n.reads.Add(1)
+	return n.QuestionService.RunRecord(ctx, id)
+}
 
 // requireEvent checks an SSE event's id, type and job.
 func requireEvent(t *testing.T, ev sse, id, typ, job string) {
@@ -84,6 +104,64 @@ func TestEvents(t *testing.T) {
 		require.Equal(t, b.ID, ev.data["questionId"])
 		requireStatus(t, next(t, ch), "job-1", "waiting_for_input")
 	})
+	t.Run("stream_without_after_starts_live_without_old_events", func(t *testing.T) {
+		e := newEnv(t, ServerConfig{})
+		old := e.ask(t, "job-1", textQ)
+		e.answer(t, old.ID, hitl.Response{Value: "x"})
+		ch := e.openEvents(t, "")
+		q := e.ask(t, "job-2", textQ)
+		ev := next(t, ch)
+		requireEvent(t, ev, "3", "question_asked", "job-2")
+		require.Equal(t, q.ID, ev.data["questionId"])
+	})
+	t.Run("second_live_stream_starts_where_the_first_is", func(t *testing.T) {
+		e := newEnv(t, ServerConfig{})
+		first := e.openEvents(t, "")
+		e.ask(t, "job-1", textQ)
+		requireEvent(t, next(t, first), "1", "question_asked", "job-1")
+		second := e.openEvents(t, "")
+		e.ask(t, "job-2", textQ)
+		requireEvent(t, next(t, second), "2", "question_asked", "job-2")
+	})
+	t.Run("after_0_replays_the_log_then_follows_it", func(t *testing.T) {
+		e := newEnv(t, ServerConfig{})
+		a := e.ask(t, "job-1", textQ)
+		e.answer(t, a.ID, hitl.Response{Value: "x"})
+		ch := e.openEvents(t, "?after=0")
+		requireEvent(t, next(t, ch), "1", "question_asked", "job-1")
+		requireStatus(t, next(t, ch), "job-1", "waiting_for_input")
+		requireEvent(t, next(t, ch), "2", "question_answered", "job-1")
+		requireStatus(t, next(t, ch), "job-1", "running")
+		e.ask(t, "job-1", textQ)
+		requireEvent(t, next(t, ch), "3", "question_asked", "job-1")
+	})
+	t.Run("last_event_id_resumes_then_follows_live", func(t *testing.T) {
+		e := newEnv(t, ServerConfig{})
+		for range 3 {
+			e.ask(t, "job-1", textQ)
+		}
+		ch := e.openEvents(t, "", "Last-Event-ID", "2")
+		requireEvent(t, next(t, ch), "3", "question_asked", "job-1")
+		requireStatus(t, next(t, ch), "job-1", "waiting_for_input")
+		e.ask(t, "job-1", textQ)
+		requireEvent(t, next(t, ch), "4", "question_asked", "job-1")
+	})
+	t.Run("status_comes_from_the_event_without_reading_the_run", func(t *testing.T) {
+		e := newEnv(t, ServerConfig{})
+		blind := &noRunReads{QuestionService: e.svc}
+		srv := NewServer(blind, e.svc, ServerConfig{Logger: discard})
+		t.Cleanup(srv.Close)
+		e.http = httptest.NewServer(srv)
+		t.Cleanup(e.http.Close)
+		ch := e.openEvents(t, "")
+		q := e.ask(t, "job-1", blockingQ)
+		requireEvent(t, next(t, ch), "1", "question_asked", "job-1")
+		requireStatus(t, next(t, ch), "job-1", "waiting_for_input")
+		e.answer(t, q.ID, hitl.Response{Value: "prod"})
+		requireEvent(t, next(t, ch), "2", "question_answered", "job-1")
+		requireStatus(t, next(t, ch), "job-1", "running")
+		require.Zero(t, blind.reads.Load(), "RunState or Run was called")
+	})
 	t.Run("after_query_skips_seen_events", func(t *testing.T) {
 		e := newEnv(t, ServerConfig{})
 		a := e.ask(t, "job-1", textQ)
@@ -97,7 +175,7 @@ func TestEvents(t *testing.T) {
 		e.ask(t, "job-2", textQ)
 		e.ask(t, "job-1", textQ)
 		e.ask(t, "job-2", textQ)
-		ch := e.openEvents(t, "?jobId=job-2")
+		ch := e.openEvents(t, "?after=0&jobId=job-2")
 		requireEvent(t, next(t, ch), "2", "question_asked", "job-2")
 		requireStatus(t, next(t, ch), "job-2", "waiting_for_input")
 		requireEvent(t, next(t, ch), "4", "question_asked", "job-2")

@@ -92,7 +92,7 @@ func TestEventsDropReadersThatStopReading(t *testing.T) {
 	require.NoError(t, err)
 	t.Cleanup(func() { _ = conn.Close() })
 	_ = conn.(*net.TCPConn).SetReadBuffer(4096)
-	_, err = fmt.Fprintf(conn, "GET /api/events HTTP/1.1\r\nHost: %s\r\n\r\n", ts.Listener.Addr())
+	_, err = fmt.Fprintf(conn, "GET /api/events?after=0 HTTP/1.1\r\nHost: %s\r\n\r\n", ts.Listener.Addr())
 	require.NoError(t, err)
 	// The client never reads. The stream must end on its own.
 	select {

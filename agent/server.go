@@ -67,6 +67,7 @@ type Server struct {
 	// policies is nil when approval policies are not served.
 	policies hitl.PolicyService
 	events   hitl.EventLog
+	stream   *broadcaster // fans the log out to the SSE streams
 	cfg      ServerConfig
 	log      *slog.Logger
 	tokens   []tokenEntry
@@ -119,6 +120,7 @@ func NewServer(svc hitl.QuestionService, log hitl.EventLog, cfg ServerConfig) *S
 		s.policies = cfg.Policies
 	}
 	s.base, s.cancelBase = context.WithCancel(context.Background())
+	s.stream = newBroadcaster(s.base, log, cfg.Logger)
 	for _, t := range cfg.Tokens {
 		s.tokens = append(s.tokens, tokenEntry{sum: sha256.Sum256([]byte(t.Secret)), principal: t.Principal})
 	}

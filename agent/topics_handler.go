@@ -28,12 +28,12 @@ func (s *Server) handleTopic(typ hitl.EventType) http.HandlerFunc {
 				return
 			}
 		}
-		after, err := parseAfter(r)
+		after, resume, err := parseAfter(r)
 		if err != nil {
 			writeError(w, r, s.log, err)
 			return
 		}
-		if r.Header.Get("Last-Event-ID") == "" && r.URL.Query().Get("after") == "" {
+		if !resume {
 			if after, err = s.logEnd(r); err != nil {
 				writeError(w, r, s.log, err)
 				return
