@@ -2,75 +2,59 @@ package hitl
 
 import (
 	"context"
-	"strings"
 	"time"
 )
 
-// SlackTaskKind is what the bot must do for a question in one place.
-type SlackTaskKind string
-
-const (
-	SlackPost   SlackTaskKind = "post"   // post the question (rendered as it is now)
-	SlackUpdate SlackTaskKind = "update" // re-render the posted message in place
-)
-
-// SlackTask is one entry of the bot's durable outbox. Target is a channel
-// (id or name) or, for a direct message, a user id; tasks for one target
-// run in order, paced to Slack's rate limits.
-type SlackTask struct {
-	Seq        uint64        `json:"seq"` // outbox order, set by the store
-	Kind       SlackTaskKind `json:"kind"`
-	QuestionID string        `json:"questionId"`
-	Target     string        `json:"target"`
+// Delivery is one piece of work an edge that shows questions to people owes
+// a target: deliver a question there, or bring the delivered copy up to date.
+// Kind is the edge's own (the Slack bot's "post" and "update"). Target is
+// where it goes (a channel, or a person for a direct message); deliveries
+// to one target are done in order.
+type Delivery struct {
+	Seq        uint64 `json:"seq"` // outbox order, set by the Outbox
+	Kind       string `json:"kind"`
+	QuestionID string `json:"questionId"`
+	Target     string `json:"target"`
 }
 
-// SlackMessage records where a question was posted.
-type SlackMessage struct {
+// Delivered records where a question was delivered: the message Channel
+// and TS (the message's id within it) that the edge's platform returned for
+// Target.
+type Delivered struct {
 	QuestionID string    `json:"questionId"`
 	Target     string    `json:"target"`
-	Channel    string    `json:"channel"` // the channel id Slack returned (D… for a DM)
+	Channel    string    `json:"channel"`
 	TS         string    `json:"ts"`
 	PostedAt   time.Time `json:"postedAt"`
 }
 
-// SlackOutbox is the bot's durable state in the store: a cursor into the
-// event log, the queue of Slack work derived from it, and the messages
-// posted. Every method is durable when it returns.
-type SlackOutbox interface {
-	// SlackCursor returns the Seq of the last event turned into tasks.
-	SlackCursor(ctx context.Context) (uint64, error)
-	// EnqueueSlack appends tasks (setting their Seq) and moves the cursor
-	// to cursor, atomically, so no event is turned into tasks twice.
-	EnqueueSlack(ctx context.Context, cursor uint64, tasks []SlackTask) error
-	// SlackTasks returns every queued task, in Seq order.
-	SlackTasks(ctx context.Context) ([]SlackTask, error)
-	// CompleteSlackTask removes task and, when msg is not nil, records msg,
-	// atomically.
-	CompleteSlackTask(ctx context.Context, task SlackTask, msg *SlackMessage) error
-	// SlackMessages returns where question id was posted.
-	SlackMessages(ctx context.Context, questionID string) ([]SlackMessage, error)
-	// SlackMessageAt returns the record of message ts in channel, or ENOTFOUND.
-	SlackMessageAt(ctx context.Context, channel, ts string) (SlackMessage, error)
-}
+// SlackMessage is Delivered's former name.
+//
+// Deprecated: use Delivered. It stays until store/prune.go names the new type.
+type SlackMessage = Delivered
 
-// SlackTargets returns where a question goes: its channel; else, with
-// assignees, each assigned user's DM (user groups are mentioned in the
-// default channel); else the default channel.
-func SlackTargets(q *Question, defaultChannel string) []string {
-	if q.Channel != "" {
-		return []string{q.Channel}
-	}
-	var out []string
-	groups := false
-	for _, a := range q.Assignees {
-		if strings.HasPrefix(a, "S") {
-			groups = true
-			continue
-		}
-		out = append(out, a)
-	}
-	if (groups || len(out) == 0) && defaultChannel != "" {
-		out = append(out, defaultChannel)
-	}
-	return out
+// Outbox is an edge's durable delivery state: a cursor into the event log,
+// the queue of deliveries derived from it (indexed by target), and the
+// records of what was delivered. Every method is durable when it returns;
+// errors other than ENOTFOUND are storage failures a retry may fix.
+type Outbox interface {
+	// OutboxCursor returns the Seq of the last event turned into deliveries.
+	OutboxCursor(ctx context.Context) (uint64, error)
+	// Enqueue appends ds (setting their Seq) and moves the cursor to
+	// cursor, atomically, so no event is turned into deliveries twice.
+	Enqueue(ctx context.Context, cursor uint64, ds []Delivery) error
+	// Targets returns up to limit targets that have deliveries queued,
+	// in byte order after after ("" for the first). Its cost grows with
+	// the number returned.
+	Targets(ctx context.Context, after string, limit int) ([]string, error)
+	// NextDelivery returns target's oldest queued delivery, or ENOTFOUND.
+	// Its cost does not grow with the queue.
+	NextDelivery(ctx context.Context, target string) (Delivery, error)
+	// Complete removes d and, when rec is not nil, records rec, atomically.
+	// Completing a delivery no longer queued still records rec.
+	Complete(ctx context.Context, d Delivery, rec *Delivered) error
+	// Delivered returns where question id was delivered.
+	Delivered(ctx context.Context, questionID string) ([]Delivered, error)
+	// DeliveredAt returns the record of message ts in channel, or ENOTFOUND.
+	DeliveredAt(ctx context.Context, channel, ts string) (Delivered, error)
 }

@@ -63,7 +63,7 @@ var (
 var allBuckets = [][]byte{
 	bucketMeta, bucketQuestions, bucketRuns, bucketByDeadline, bucketByJob, bucketByCreated, bucketByStatus, bucketByAsker,
 	bucketByAssignee, bucketUnassigned, bucketRunPending, bucketBySettled, bucketByResponder, bucketIdem, bucketEvents, bucketSealed,
-	bucketSlackMeta, bucketSlackTasks, bucketSlackMessages, bucketSlackByTS,
+	bucketSlackMeta, bucketSlackTasks, bucketSlackMessages, bucketSlackByTS, bucketOutboxByTarget,
 }
 
 // DB is a hitl.Store in a bbolt file. It is safe for concurrent use.

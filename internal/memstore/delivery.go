@@ -2,80 +2,101 @@ package memstore
 
 import (
 	"context"
+	"slices"
 	"sort"
 	"sync"
 
 	"github.com/hitlbot/hitl"
 )
 
-// Outbox is an in-memory hitl.SlackOutbox.
+// Outbox is an in-memory hitl.Outbox: a queue per target.
 type Outbox struct {
 	mu       sync.Mutex
 	cursor   uint64
 	next     uint64
-	tasks    map[uint64]hitl.SlackTask
-	messages []hitl.SlackMessage
+	queues   map[string][]hitl.Delivery // target → deliveries in Seq order
+	messages []hitl.Delivered
 }
 
-var _ hitl.SlackOutbox = (*Outbox)(nil)
+var _ hitl.Outbox = (*Outbox)(nil)
 
 // NewOutbox returns an empty outbox.
-func NewOutbox() *Outbox { return &Outbox{tasks: map[uint64]hitl.SlackTask{}} }
+func NewOutbox() *Outbox { return &Outbox{queues: map[string][]hitl.Delivery{}} }
 
-// SlackCursor implements hitl.SlackOutbox.
-func (o *Outbox) SlackCursor(context.Context) (uint64, error) {
+// OutboxCursor implements hitl.Outbox.
+func (o *Outbox) OutboxCursor(context.Context) (uint64, error) {
 	o.mu.Lock()
 	defer o.mu.Unlock()
 	return o.cursor, nil
 }
 
-// EnqueueSlack implements hitl.SlackOutbox.
-func (o *Outbox) EnqueueSlack(_ context.Context, cursor uint64, tasks []hitl.SlackTask) error {
+// Enqueue implements hitl.Outbox.
+func (o *Outbox) Enqueue(_ context.Context, cursor uint64, ds []hitl.Delivery) error {
 	o.mu.Lock()
 	defer o.mu.Unlock()
-	for _, t := range tasks {
+	for i := range ds {
 		o.next++
-		t.Seq = o.next
-		o.tasks[t.Seq] = t
+		ds[i].Seq = o.next
+		o.queues[ds[i].Target] = append(o.queues[ds[i].Target], ds[i])
 	}
 	o.cursor = cursor
 	return nil
 }
 
-// SlackTasks implements hitl.SlackOutbox.
-func (o *Outbox) SlackTasks(context.Context) ([]hitl.SlackTask, error) {
+// Targets implements hitl.Outbox (sorting the targets: fine for tests).
+func (o *Outbox) Targets(_ context.Context, after string, limit int) ([]string, error) {
 	o.mu.Lock()
 	defer o.mu.Unlock()
-	out := make([]hitl.SlackTask, 0, len(o.tasks))
-	for _, t := range o.tasks {
-		out = append(out, t)
+	var out []string
+	for t := range o.queues {
+		if t > after || after == "" {
+			out = append(out, t)
+		}
 	}
-	sort.Slice(out, func(i, j int) bool { return out[i].Seq < out[j].Seq })
+	sort.Strings(out)
+	if len(out) > limit {
+		out = out[:limit]
+	}
 	return out, nil
 }
 
-// CompleteSlackTask implements hitl.SlackOutbox.
-func (o *Outbox) CompleteSlackTask(_ context.Context, t hitl.SlackTask, msg *hitl.SlackMessage) error {
+// NextDelivery implements hitl.Outbox.
+func (o *Outbox) NextDelivery(_ context.Context, target string) (hitl.Delivery, error) {
 	o.mu.Lock()
 	defer o.mu.Unlock()
-	delete(o.tasks, t.Seq)
-	if msg != nil {
+	if q := o.queues[target]; len(q) > 0 {
+		return q[0], nil
+	}
+	return hitl.Delivery{}, hitl.Errorf(hitl.ENOTFOUND, "no delivery queued for %s", target)
+}
+
+// Complete implements hitl.Outbox.
+func (o *Outbox) Complete(_ context.Context, d hitl.Delivery, rec *hitl.Delivered) error {
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	q := slices.DeleteFunc(o.queues[d.Target], func(x hitl.Delivery) bool { return x.Seq == d.Seq })
+	if len(q) == 0 {
+		delete(o.queues, d.Target)
+	} else {
+		o.queues[d.Target] = q
+	}
+	if rec != nil {
 		for i, m := range o.messages {
-			if m.QuestionID == msg.QuestionID && m.Target == msg.Target {
-				o.messages[i] = *msg
+			if m.QuestionID == rec.QuestionID && m.Target == rec.Target {
+				o.messages[i] = *rec
 				return nil
 			}
 		}
-		o.messages = append(o.messages, *msg)
+		o.messages = append(o.messages, *rec)
 	}
 	return nil
 }
 
-// SlackMessages implements hitl.SlackOutbox.
-func (o *Outbox) SlackMessages(_ context.Context, id string) ([]hitl.SlackMessage, error) {
+// Delivered implements hitl.Outbox.
+func (o *Outbox) Delivered(_ context.Context, id string) ([]hitl.Delivered, error) {
 	o.mu.Lock()
 	defer o.mu.Unlock()
-	var out []hitl.SlackMessage
+	var out []hitl.Delivered
 	for _, m := range o.messages {
 		if m.QuestionID == id {
 			out = append(out, m)
@@ -84,8 +105,8 @@ func (o *Outbox) SlackMessages(_ context.Context, id string) ([]hitl.SlackMessag
 	return out, nil
 }
 
-// SlackMessageAt implements hitl.SlackOutbox.
-func (o *Outbox) SlackMessageAt(_ context.Context, channel, ts string) (hitl.SlackMessage, error) {
+// DeliveredAt implements hitl.Outbox.
+func (o *Outbox) DeliveredAt(_ context.Context, channel, ts string) (hitl.Delivered, error) {
 	o.mu.Lock()
 	defer o.mu.Unlock()
 	for _, m := range o.messages {
@@ -93,5 +114,5 @@ func (o *Outbox) SlackMessageAt(_ context.Context, channel, ts string) (hitl.Sla
 			return m, nil
 		}
 	}
-	return hitl.SlackMessage{}, hitl.Errorf(hitl.ENOTFOUND, "no question posted as %s in %s", ts, channel)
+	return hitl.Delivered{}, hitl.Errorf(hitl.ENOTFOUND, "no question delivered as %s in %s", ts, channel)
 }
