@@ -156,7 +156,10 @@ func (w *workers) settle(d hitl.Delivery, err error) (wait time.Duration, ok boo
 		return 0, true
 	case errors.As(err, &rl):
 		log.Warn("slack rate limited; retrying after Retry-After", "retry_after", rl.RetryAfter)
-		return max(rl.RetryAfter, time.Second), true
+		if rl.RetryAfter <= 0 {
+			return time.Second, true
+		}
+		return rl.RetryAfter, true
 	case errors.Is(err, context.Canceled), errors.Is(err, errStopping):
 		return 0, false
 	case transient(err):
