@@ -45,7 +45,18 @@ func (p *pacer) forget(target string) {
 	if lim, ok := p.limits[target]; ok && lim.TokensAt(now) >= 1 {
 		delete(p.limits, target)
 	}
+	if len(p.limits) > maxIdleLimiters { // targets that retired owing a slot
+		for t, lim := range p.limits {
+			if lim.TokensAt(now) >= 1 {
+				delete(p.limits, t)
+			}
+		}
+	}
 }
+
+// maxIdleLimiters is how many limiters pacer keeps before sweeping those
+// whose bucket is full again.
+const maxIdleLimiters = 1024
 
 // size is how many limiters are kept.
 func (p *pacer) size() int {
