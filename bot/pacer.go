@@ -22,17 +22,34 @@ func newPacer(every time.Duration) *pacer {
 	return &pacer{every: every, now: time.Now, limits: map[string]*rate.Limiter{}}
 }
 
-// reserve takes target's next slot and returns how long to wait for it.
-func (p *pacer) reserve(target string) time.Duration {
+// delay returns how long target's next write must wait: until an interval
+// has passed since its last write ended.
+func (p *pacer) delay(target string) time.Duration {
 	now := p.now()
+	lim := p.limiter(target)
+	tokens := lim.TokensAt(now)
+	if tokens >= 1 {
+		return 0
+	}
+	return time.Duration((1 - tokens) * float64(p.every))
+}
+
+// took records a write to target that has just ended. Pacing from the end
+// of a write, not its start, keeps writes an interval apart as Slack sees
+// them, whatever each call's latency.
+func (p *pacer) took(target string) {
+	p.limiter(target).ReserveN(p.now(), 1)
+}
+
+func (p *pacer) limiter(target string) *rate.Limiter {
 	p.mu.Lock()
+	defer p.mu.Unlock()
 	lim, ok := p.limits[target]
 	if !ok {
 		lim = rate.NewLimiter(rate.Every(p.every), 1)
 		p.limits[target] = lim
 	}
-	p.mu.Unlock()
-	return lim.ReserveN(now, 1).DelayFrom(now)
+	return lim
 }
 
 // forget drops target's limiter once its bucket is full again (pacing

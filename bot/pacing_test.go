@@ -16,22 +16,24 @@ func TestPacer(t *testing.T) {
 	p := newPacer(time.Second)
 	p.now = clock.now
 	t.Run("the first write to a target goes at once", func(t *testing.T) {
-		assert.Zero(t, p.reserve("C1"))
+		assert.Zero(t, p.delay("C1"))
 	})
-	t.Run("the next write to it waits an interval", func(t *testing.T) {
-		assert.Equal(t, time.Second, p.reserve("C1"))
-		assert.Equal(t, 2*time.Second, p.reserve("C1"), "and the one after, two")
+	t.Run("the next write waits an interval after the last one ended", func(t *testing.T) {
+		p.took("C1")
+		assert.Equal(t, time.Second, p.delay("C1"))
+		clock.t = clock.t.Add(400 * time.Millisecond)
+		assert.Equal(t, 600*time.Millisecond, p.delay("C1"))
 	})
 	t.Run("another target does not wait behind it", func(t *testing.T) {
-		assert.Zero(t, p.reserve("C2"))
+		assert.Zero(t, p.delay("C2"))
 	})
 	t.Run("a target is forgotten only once its pace is back to full", func(t *testing.T) {
 		p.forget("C1")
-		assert.Equal(t, 2, p.size(), "C1 still owes two slots")
-		clock.t = clock.t.Add(3 * time.Second)
+		assert.Equal(t, 2, p.size(), "C1 still owes part of an interval")
+		clock.t = clock.t.Add(time.Second)
 		p.forget("C1")
 		assert.Equal(t, 1, p.size())
-		assert.Zero(t, p.reserve("C1"), "after a quiet interval, at once again")
+		assert.Zero(t, p.delay("C1"), "after a quiet interval, at once again")
 	})
 }
 

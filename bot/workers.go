@@ -114,10 +114,12 @@ func (w *workers) drain(ctx context.Context, target string) {
 			}
 			continue
 		}
-		if !sleep(ctx, w.pace.reserve(target)) || !w.b.retry.wait(ctx) {
+		if !sleep(ctx, w.pace.delay(target)) || !w.b.retry.wait(ctx) {
 			return
 		}
-		if wait, ok := w.settle(d, w.b.do(w.b.calls, d)); !ok || !sleep(ctx, wait) {
+		err = w.b.do(w.b.calls, d)
+		w.pace.took(target)
+		if wait, ok := w.settle(d, err); !ok || !sleep(ctx, wait) {
 			return
 		}
 	}
