@@ -2,6 +2,7 @@ package hitl
 
 import (
 	"context"
+	"sync"
 	"time"
 )
 
@@ -61,10 +62,13 @@ type Service struct {
 	sealer   *sealer
 	// threshold is the default interaction threshold (nil: none).
 	threshold *int
-	// started is when this service began: a control request still in
-	// flight from before was cut off by a restart and may be retried.
-	started time.Time
-	policy  policyHolder
+	// started is when this service began serving control requests: one
+	// still in flight from before was cut off by a restart and may be
+	// retried. It is taken at the first request, so that starting the
+	// service reads no clock.
+	started     time.Time
+	startedOnce sync.Once
+	policy      policyHolder
 }
 
 var _ QuestionService = (*Service)(nil)
@@ -96,7 +100,7 @@ func NewService(store Store, cfg ServiceConfig) *Service {
 		cfg.NewID = func() string { return NewID("q_") }
 	}
 	return &Service{store: store, clock: cfg.Clock, timeouts: cfg.Timeouts, access: cfg.Access, limiter: cfg.Limiter,
-		newID: cfg.NewID, hub: newHub(), sealer: newSealer(), threshold: cfg.Threshold, started: cfg.Clock.Now()}
+		newID: cfg.NewID, hub: newHub(), sealer: newSealer(), threshold: cfg.Threshold}
 }
 
 // Access returns the rules the service enforces, for edges that must build

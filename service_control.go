@@ -25,6 +25,7 @@ func (s *Service) Control(ctx context.Context, req ControlMessage) ([]ControlMes
 	p := PrincipalFrom(ctx)
 	ack := req.reply(MessageAck, now, ControlPayload{})
 	rec := ControlRecord{RequestID: req.RequestID, RunID: req.Target.RunID, Command: req.Command, By: p.ID, At: now}
+	s.startedOnce.Do(func() { s.started = now })
 	prior, err := s.store.ReceiveControl(ctx, rec, s.controlEvent(ack, p), now.Add(-DedupWindow), s.started)
 	if err != nil {
 		return nil, err

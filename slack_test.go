@@ -7,21 +7,6 @@ import (
 	"github.com/stretchr/testify/assert"
 )
 
-func TestSlackTargets(t *testing.T) {
-	for name, tc := range map[string]struct {
-		q    hitl.Question
-		want []string
-	}{
-		"explicit channel wins":         {hitl.Question{Channel: "C1", Assignees: []string{"U1"}}, []string{"C1"}},
-		"assignees get DMs":             {hitl.Question{Assignees: []string{"U1", "W2"}}, []string{"U1", "W2"}},
-		"group is mentioned in default": {hitl.Question{Assignees: []string{"S1", "U1"}}, []string{"U1", "CDEF"}},
-		"nothing set: default channel":  {hitl.Question{}, []string{"CDEF"}},
-	} {
-		assert.Equal(t, tc.want, hitl.SlackTargets(&tc.q, "CDEF"), name)
-	}
-	assert.Empty(t, hitl.SlackTargets(&hitl.Question{}, ""), "no default channel: nowhere to post")
-}
-
 func TestAccessSlackRights(t *testing.T) {
 	a := hitl.Access{Answerers: []string{"U1", "S9"}, Admins: []string{"UADMIN"}}
 	assigned := &hitl.Question{ID: "q_1", Asker: "api:ci", Assignees: []string{"U2", "S5"}}

@@ -258,6 +258,18 @@ func TestHomeGolden(t *testing.T) {
 			t.Error("no \"…and N more\" line")
 		}
 	})
+	t.Run("home_more_waiting_than_listed", func(t *testing.T) {
+		v := Home{User: "U0HOMEUSER", Waiting: three, MoreWaiting: true, Recent: recent}.View(opts)
+		validate(t, v, allowedFixture...)
+		golden(t, "home_more", v)
+	})
+	t.Run("home_many_more_waiting_than_listed", func(t *testing.T) {
+		v := Home{User: "U0HOMEUSER", Waiting: many, MoreWaiting: true}.View(opts)
+		validate(t, v, allowedFixture...)
+		if b := string(goldenJSON(t, v)); !strings.Contains(b, "Waiting on you (40+)") || !strings.Contains(b, "+ more — use `hitl pending`") {
+			t.Error("the counts do not say there are more than listed")
+		}
+	})
 	t.Run("home_lists_newest_first", func(t *testing.T) {
 		b := string(goldenJSON(t, HomeView("U0HOMEUSER", three, nil, opts)))
 		if i, j := strings.Index(b, "q:q_home2"), strings.Index(b, "q:q_home0"); i < 0 || j < 0 || i > j {

@@ -14,6 +14,27 @@ import (
 // answers. It stays within MaxViewBlocks: what does not fit is counted in
 // a "…and N more — use `hitl pending`" line.
 func HomeView(user string, waiting, recent []*hitl.Question, opts MessageOptions) slack.HomeTabViewRequest {
+	return Home{User: user, Waiting: waiting, Recent: recent}.View(opts)
+}
+
+// Home is what a person's App Home shows: a page of the questions waiting
+// on them (MoreWaiting when the page is not all of them) and their recent
+// answers.
+type Home struct {
+	User        string
+	Waiting     []*hitl.Question
+	MoreWaiting bool
+	Recent      []*hitl.Question
+}
+
+// View renders h like HomeView; when more questions wait than h lists, the
+// counts say so ("40+").
+func (h Home) View(opts MessageOptions) slack.HomeTabViewRequest {
+	user, waiting, recent := h.User, h.Waiting, h.Recent
+	plus := ""
+	if h.MoreWaiting {
+		plus = "+"
+	}
 	seen := map[string]bool{} // a question is listed once: block ids stay unique
 	dup := func(q *hitl.Question) bool {
 		d := seen[q.ID]
@@ -33,23 +54,28 @@ func HomeView(user string, waiting, recent []*hitl.Question, opts MessageOptions
 	bs := []slack.Block{
 		slack.NewHeaderBlock(plainText("🙋 Human in the loop")),
 		contextBlock(mrkdwn(hello)),
-		section("*Waiting on you (" + itoa(len(waiting)) + ")*"),
+		section("*Waiting on you (" + itoa(len(waiting)) + plus + ")*"),
 	}
 	const recentReserve = 3 // divider, title, and one line
 	if len(waiting) == 0 {
 		bs = append(bs, contextBlock(mrkdwn("Nothing is waiting on you. 🎉")))
 	}
+	cut := false
 	for i, q := range waiting {
 		item := homeItem(q)
 		reserve := recentReserve
-		if i < len(waiting)-1 {
+		if i < len(waiting)-1 || h.MoreWaiting {
 			reserve++ // the "more" line
 		}
 		if len(bs)+len(item)+reserve > MaxViewBlocks {
-			bs = append(bs, section("_…and "+itoa(len(waiting)-i)+" more — use `hitl pending`_"))
+			bs = append(bs, section("_…and "+itoa(len(waiting)-i)+plus+" more — use `hitl pending`_"))
+			cut = true
 			break
 		}
 		bs = append(bs, item...)
+	}
+	if h.MoreWaiting && !cut {
+		bs = append(bs, section("_…and more — use `hitl pending`_"))
 	}
 
 	bs = append(bs, slack.NewDividerBlock(), section("*Your recent answers*"))

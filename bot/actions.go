@@ -50,8 +50,6 @@ type note struct{ channel, user, text string }
 // before the ack (bounded by the ack budget), so an answer Slack sees acked
 // is already durable. What to tell the user is returned, to send after.
 func (b *Bot) onBlockActions(ctx context.Context, cb slack.InteractionCallback) []note {
-	ctx, cancel := context.WithTimeout(ctx, submitBudget)
-	defer cancel()
 	var notes []note
 	for _, a := range cb.ActionCallback.BlockActions {
 		c := click{user: cb.User.ID, channel: cb.Container.ChannelID, messageTS: cb.Container.MessageTs, triggerID: cb.TriggerID}
@@ -81,7 +79,7 @@ func (b *Bot) onBlockActions(ctx context.Context, cb slack.InteractionCallback) 
 // Slack user who clicked. Whether they may answer is the service's to
 // decide (and audit) when the answer is given.
 func (b *Bot) authorized(ctx context.Context, c click, h actionHandler) error {
-	q, err := b.questions.Question(ctx, c.action.QuestionID)
+	q, err := b.svc.Question(ctx, c.action.QuestionID)
 	if err != nil {
 		return err
 	}
@@ -95,7 +93,7 @@ func (b *Bot) authorized(ctx context.Context, c click, h actionHandler) error {
 // answerWith answers the question with the response the click means.
 func (b *Bot) answerWith(resp func(*hitl.Question, click) hitl.Response) actionHandler {
 	return func(ctx context.Context, c click, q *hitl.Question) error {
-		_, err := b.questions.Answer(ctx, q.ID, resp(q, c))
+		_, err := b.svc.Answer(ctx, q.ID, resp(q, c))
 		return err
 	}
 }

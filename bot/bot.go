@@ -59,26 +59,27 @@ func (c *Config) setDefaults() {
 
 // Bot is the running Slack bot.
 type Bot struct {
-	cfg       Config
-	log       *slog.Logger
-	api       *slack.Client
-	sm        *socketmode.Client
-	questions hitl.QuestionService
-	events    hitl.EventLog
-	outbox    hitl.SlackOutbox
+	cfg    Config
+	log    *slog.Logger
+	api    slackAPI
+	sm     *socketmode.Client // nil in unit tests: no Socket Mode
+	svc    Service
+	outbox hitl.Outbox
 
 	identity identity
 	seen     *dedup
 	groups   *groupCache
 	homes    *homes
 	work     *workers
+	retry    *backoff
 	posted   postings
 
-	actions map[string]actionHandler // by action id
-	views   map[string]viewHandler   // by callback id
+	envelopes map[socketmode.EventType]envelopeHandler // by envelope type
+	actions   map[string]actionHandler                 // by action id
+	views     map[string]viewHandler                   // by callback id
 
 	cancel context.CancelFunc
-	wg     sync.WaitGroup
+	wg     sync.WaitGroup // the bot's loops and the envelope handlers in flight
 
 	// calls is the context of Slack Web API calls made by the outbox. It
 	// outlives cancel by a grace period, so a post Slack already accepted is
@@ -90,8 +91,9 @@ type Bot struct {
 // closeGrace is how long Close lets in-flight Slack calls finish.
 const closeGrace = 5 * time.Second
 
-// New returns a bot; Start runs it.
-func New(cfg Config, questions hitl.QuestionService, events hitl.EventLog, outbox hitl.SlackOutbox) *Bot {
+// New returns a bot over svc (*hitl.Service) that keeps its deliveries in
+// outbox; Start runs it.
+func New(cfg Config, svc Service, outbox hitl.Outbox) *Bot {
 	cfg.setDefaults()
 	opts := []slack.Option{
 		slack.OptionAppLevelToken(cfg.AppToken),
@@ -101,15 +103,24 @@ func New(cfg Config, questions hitl.QuestionService, events hitl.EventLog, outbo
 		opts = append(opts, slack.OptionAPIURL(cfg.APIURL))
 	}
 	api := slack.New(cfg.BotToken, opts...)
+	b := newBot(cfg, api, svc, outbox)
+	b.sm = socketmode.New(api, socketmode.OptionLog(slogAdapter{b.log}))
+	return b
+}
+
+// newBot returns a bot that calls api, without Socket Mode.
+func newBot(cfg Config, api slackAPI, svc Service, outbox hitl.Outbox) *Bot {
+	cfg.setDefaults()
 	b := &Bot{
 		cfg: cfg, log: cfg.Logger.With("component", "slack"), api: api,
-		questions: questions, events: events, outbox: outbox,
-		seen: newDedup(cfg.Clock, 15*time.Minute),
+		svc: svc, outbox: outbox,
+		seen:  newDedup(cfg.Clock, 15*time.Minute),
+		retry: newBackoff(cfg.RetryMin, cfg.RetryMax),
 	}
-	b.sm = socketmode.New(api, socketmode.OptionLog(slogAdapter{b.log}))
-	b.groups = newGroupCache(api, cfg.Clock, 5*time.Minute)
+	b.groups = newGroupCache(api, cfg.Clock, 5*time.Minute, cfg.Access)
 	b.homes = newHomes(b)
 	b.work = newWorkers(b)
+	b.registerEnvelopes()
 	b.registerActions()
 	b.registerViews()
 	return b
@@ -127,15 +138,18 @@ func (b *Bot) Start(ctx context.Context) {
 	ctx = hitl.WithPrincipal(ctx, hitl.ObserverPrincipal("slack-bot"))
 	ctx, b.cancel = context.WithCancel(ctx)
 	b.calls, b.cancelCalls = context.WithCancel(context.WithoutCancel(ctx))
-	b.wg.Add(4)
+	b.wg.Add(3)
 	go func() { defer b.wg.Done(); b.project(ctx) }()
 	go func() { defer b.wg.Done(); b.work.run(ctx) }()
-	go func() { defer b.wg.Done(); b.runSocket(ctx) }()
 	go func() { defer b.wg.Done(); b.homes.run(ctx) }()
+	if b.sm != nil {
+		b.wg.Add(1)
+		go func() { defer b.wg.Done(); b.runSocket(ctx) }()
+	}
 }
 
-// Close stops the bot and waits for its goroutines. Queued work stays in
-// the outbox for the next start.
+// Close stops the bot and waits for its goroutines, the envelope handlers
+// in flight included. Queued work stays in the outbox for the next start.
 func (b *Bot) Close() {
 	if b.cancel == nil {
 		return
@@ -160,19 +174,4 @@ type slogAdapter struct{ l *slog.Logger }
 func (a slogAdapter) Output(_ int, s string) error {
 	a.l.Debug(s)
 	return nil
-}
-
-// sleep waits d or until ctx ends; it reports whether the wait completed.
-func sleep(ctx context.Context, d time.Duration) bool {
-	if d <= 0 {
-		return ctx.Err() == nil
-	}
-	t := time.NewTimer(d)
-	defer t.Stop()
-	select {
-	case <-t.C:
-		return true
-	case <-ctx.Done():
-		return false
-	}
 }

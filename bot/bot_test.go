@@ -64,27 +64,45 @@ func TestRefusalHint(t *testing.T) {
 	assert.Empty(t, refusalHint(errors.New("boom")))
 }
 
-func TestTasksFor(t *testing.T) {
-	b := &Bot{cfg: Config{DefaultChannel: "C0HITL"}, log: slog.New(slog.NewTextHandler(io.Discard, nil))}
+func TestDeliveriesFor(t *testing.T) {
+	b := newBot(Config{DefaultChannel: "C0HITL", Logger: slog.New(slog.NewTextHandler(io.Discard, nil))}, &fakeAPI{}, nil, nil)
 	q := &hitl.Question{ID: "q_1", Status: hitl.StatusPending, Assignees: []string{"U0BOB", "S0OPS"}}
 	for name, tc := range map[string]struct {
 		typ  hitl.EventType
-		want hitl.SlackTaskKind
+		want string
 		n    int
 	}{
-		"an asked question is posted to each assignee and the channel": {hitl.EventQuestionAsked, hitl.SlackPost, 2},
-		"an answer updates every posted message":                       {hitl.EventQuestionAnswered, hitl.SlackUpdate, 2},
-		"a reopened question updates every posted message":             {hitl.EventQuestionReopened, hitl.SlackUpdate, 2},
+		"an asked question is posted to each assignee and the channel": {hitl.EventQuestionAsked, kindPost, 2},
+		"an answer updates every posted message":                       {hitl.EventQuestionAnswered, kindUpdate, 2},
+		"a reopened question updates every posted message":             {hitl.EventQuestionReopened, kindUpdate, 2},
 		"a refusal changes no message":                                 {hitl.EventRefused, "", 0},
 	} {
 		t.Run(name, func(t *testing.T) {
-			tasks, err := b.tasksFor(context.Background(), &hitl.Event{Type: tc.typ, QuestionID: q.ID, Question: q})
+			ds, err := b.deliveriesFor(context.Background(), &hitl.Event{Type: tc.typ, QuestionID: q.ID, Question: q})
 			require.NoError(t, err)
-			require.Len(t, tasks, tc.n)
-			for _, task := range tasks {
-				assert.Equal(t, tc.want, task.Kind)
-				assert.Equal(t, q.ID, task.QuestionID)
+			require.Len(t, ds, tc.n)
+			for _, d := range ds {
+				assert.Equal(t, tc.want, d.Kind)
+				assert.Equal(t, q.ID, d.QuestionID)
 			}
 		})
 	}
+	t.Run("an assigned group becomes one whose members' queues are read", func(t *testing.T) {
+		assert.True(t, b.groups.known["S0OPS"])
+	})
+}
+
+func TestTargets(t *testing.T) {
+	for name, tc := range map[string]struct {
+		q    hitl.Question
+		want []string
+	}{
+		"explicit channel wins":         {hitl.Question{Channel: "C1", Assignees: []string{"U1"}}, []string{"C1"}},
+		"assignees get DMs":             {hitl.Question{Assignees: []string{"U1", "W2"}}, []string{"U1", "W2"}},
+		"group is mentioned in default": {hitl.Question{Assignees: []string{"S1", "U1"}}, []string{"U1", "CDEF"}},
+		"nothing set: default channel":  {hitl.Question{}, []string{"CDEF"}},
+	} {
+		assert.Equal(t, tc.want, Targets(&tc.q, "CDEF"), name)
+	}
+	assert.Empty(t, Targets(&hitl.Question{}, ""), "no default channel: nowhere to post")
 }

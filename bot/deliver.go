@@ -2,40 +2,46 @@ package bot
 
 import (
 	"context"
+	"errors"
 	"fmt"
-	"strings"
 
 	"github.com/hitlbot/hitl"
 	"github.com/hitlbot/hitl/blocks"
 	"github.com/slack-go/slack"
 )
 
-// do carries out one outbox task against Slack and, when it is done,
-// removes it from the outbox (recording the posted message).
-func (b *Bot) do(ctx context.Context, t hitl.SlackTask) error {
-	q, err := b.questions.Question(ctx, t.QuestionID)
+var (
+	errStoreWrite = errors.New("reading or recording in the store failed")
+	errStopping   = errors.New("the bot is stopping")
+)
+
+// do carries out one delivery against Slack and, when it is done, removes
+// it from the outbox (recording the posted message).
+func (b *Bot) do(ctx context.Context, d hitl.Delivery) error {
+	q, err := b.svc.Question(ctx, d.QuestionID)
 	if hitl.ErrorCode(err) == hitl.ENOTFOUND {
-		return b.outbox.CompleteSlackTask(ctx, t, nil)
+		return b.record(ctx, d, nil) // pruned since
 	}
 	if err != nil {
 		return fmt.Errorf("%w: %v", errStoreWrite, err)
 	}
-	switch t.Kind {
-	case hitl.SlackPost:
-		return b.post(ctx, t, q)
-	case hitl.SlackUpdate:
-		return b.update(ctx, t, q)
+	b.groups.note(q)
+	switch d.Kind {
+	case kindPost:
+		return b.post(ctx, d, q)
+	case kindUpdate:
+		return b.update(ctx, d, q)
 	}
-	return b.outbox.CompleteSlackTask(ctx, t, nil)
+	return b.record(ctx, d, nil)
 }
 
-// post posts q to the task's target as it is now (a question settled
-// before Slack came back is posted settled), then the full text in the
-// thread when the message had to cut it.
-func (b *Bot) post(ctx context.Context, t hitl.SlackTask, q *hitl.Question) error {
-	channel := t.Target
-	if isUser(t.Target) {
-		ch, _, _, err := b.api.OpenConversationContext(ctx, &slack.OpenConversationParameters{Users: []string{t.Target}})
+// post posts q to the delivery's target as it is now (a question settled
+// before Slack came back is posted settled), records the message, then
+// posts the full text in the thread when the message had to cut it.
+func (b *Bot) post(ctx context.Context, d hitl.Delivery, q *hitl.Question) error {
+	channel := d.Target
+	if isUser(d.Target) {
+		ch, _, _, err := b.api.OpenConversationContext(ctx, &slack.OpenConversationParameters{Users: []string{d.Target}})
 		if err != nil {
 			return err
 		}
@@ -47,11 +53,13 @@ func (b *Bot) post(ctx context.Context, t hitl.SlackTask, q *hitl.Question) erro
 	if err != nil {
 		return err
 	}
-	ref := &hitl.SlackMessage{QuestionID: q.ID, Target: t.Target, Channel: ch, TS: ts, PostedAt: b.cfg.Clock.Now()}
-	if err := b.outbox.CompleteSlackTask(ctx, t, ref); err != nil {
-		// Posted but not recorded: retrying would post twice, so log loudly.
-		b.log.Error("slack message posted but not recorded", "question", q.ID, "channel", ch, "ts", ts, "err", err)
-		return nil
+	// Slack has the message: from here on only the record is retried,
+	// never the post.
+	rec := &hitl.Delivered{QuestionID: q.ID, Target: d.Target, Channel: ch, TS: ts, PostedAt: b.cfg.Clock.Now()}
+	if err := b.record(ctx, d, rec); err != nil {
+		b.log.Error("slack message posted but not recorded before shutdown: it will be posted again at the next start",
+			"question", q.ID, "channel", ch, "ts", ts, "err", err)
+		return err
 	}
 	b.posted.recorded()
 	if msg.Truncated {
@@ -65,15 +73,15 @@ func (b *Bot) post(ctx context.Context, t hitl.SlackTask, q *hitl.Question) erro
 	return nil
 }
 
-// update re-renders q's message at the task's target, in place.
-func (b *Bot) update(ctx context.Context, t hitl.SlackTask, q *hitl.Question) error {
-	refs, err := b.outbox.SlackMessages(ctx, q.ID)
+// update re-renders q's message at the delivery's target, in place.
+func (b *Bot) update(ctx context.Context, d hitl.Delivery, q *hitl.Question) error {
+	refs, err := b.outbox.Delivered(ctx, q.ID)
 	if err != nil {
 		return fmt.Errorf("%w: %v", errStoreWrite, err)
 	}
 	msg := blocks.QuestionMessage(q, b.messageOptions())
 	for _, ref := range refs {
-		if ref.Target != t.Target {
+		if ref.Target != d.Target {
 			continue
 		}
 		_, _, _, err := b.api.UpdateMessageContext(ctx, ref.Channel, ref.TS,
@@ -82,14 +90,26 @@ func (b *Bot) update(ctx context.Context, t hitl.SlackTask, q *hitl.Question) er
 			return err
 		}
 	}
-	return b.outbox.CompleteSlackTask(ctx, t, nil)
+	return b.record(ctx, d, nil)
+}
+
+// record completes d in the outbox (recording rec when not nil), retrying
+// with the shared backoff until the store takes it: a delivery Slack has
+// carried out is never handed out again while the bot runs. It fails only
+// when ctx ends.
+func (b *Bot) record(ctx context.Context, d hitl.Delivery, rec *hitl.Delivered) error {
+	for {
+		err := b.outbox.Complete(ctx, d, rec)
+		if err == nil {
+			return nil
+		}
+		b.log.Error("slack outbox: recording a delivery failed; retrying the record", "delivery", d.Seq, "question", d.QuestionID, "err", err)
+		if !sleep(ctx, b.retry.failed()) {
+			return fmt.Errorf("%w: %w", errStopping, err)
+		}
+	}
 }
 
 func (b *Bot) messageOptions() blocks.MessageOptions {
 	return blocks.MessageOptions{Now: b.cfg.Clock.Now(), MentionAssignees: true}
-}
-
-// isUser reports whether a target is a user id (a DM) rather than a channel.
-func isUser(target string) bool {
-	return strings.HasPrefix(target, "U") || strings.HasPrefix(target, "W")
 }

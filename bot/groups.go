@@ -2,21 +2,28 @@ package bot
 
 import (
 	"context"
+	"slices"
 	"sync"
 	"time"
 
 	"github.com/hitlbot/hitl"
-	"github.com/slack-go/slack"
 )
 
+// groupBudget bounds the user-group lookups of one envelope, so that a
+// slow usergroups.users.list leaves time to answer within the ack budget.
+const groupBudget = time.Second
+
 // groupCache knows who is in which user group (usergroups.users.list),
-// for a while.
+// for ttl, and which groups matter: those config names and those the bot
+// has seen questions assigned to.
 type groupCache struct {
-	api   *slack.Client
+	api   slackAPI
 	clock hitl.Clock
 	ttl   time.Duration
+
 	mu    sync.Mutex
 	byID  map[string]groupEntry
+	known map[string]bool
 }
 
 type groupEntry struct {
@@ -24,13 +31,44 @@ type groupEntry struct {
 	at      time.Time
 }
 
-func newGroupCache(api *slack.Client, clock hitl.Clock, ttl time.Duration) *groupCache {
-	return &groupCache{api: api, clock: clock, ttl: ttl, byID: map[string]groupEntry{}}
+func newGroupCache(api slackAPI, clock hitl.Clock, ttl time.Duration, access hitl.Access) *groupCache {
+	g := &groupCache{api: api, clock: clock, ttl: ttl, byID: map[string]groupEntry{}, known: map[string]bool{}}
+	for _, id := range access.Groups(&hitl.Question{}) {
+		g.known[id] = true
+	}
+	return g
 }
 
-// memberOf returns which of groups user belongs to. A group that cannot be
-// read counts as not containing the user (refusing is the safe side).
+// note remembers the groups q is assigned to, so that a member's queue
+// looks there.
+func (g *groupCache) note(q *hitl.Question) {
+	for _, a := range q.Assignees {
+		if isGroup(a) {
+			g.mu.Lock()
+			g.known[a] = true
+			g.mu.Unlock()
+		}
+	}
+}
+
+// groupsOf returns the groups user belongs to, of those that matter.
+func (g *groupCache) groupsOf(ctx context.Context, user string) []string {
+	g.mu.Lock()
+	ids := make([]string, 0, len(g.known))
+	for id := range g.known {
+		ids = append(ids, id)
+	}
+	g.mu.Unlock()
+	slices.Sort(ids)
+	return g.memberOf(ctx, user, ids)
+}
+
+// memberOf returns which of groups user belongs to, within groupBudget. A
+// group that cannot be read in time counts as it was last read, or as not
+// containing the user (refusing is the safe side).
 func (g *groupCache) memberOf(ctx context.Context, user string, groups []string) []string {
+	ctx, cancel := context.WithTimeout(ctx, groupBudget)
+	defer cancel()
 	var out []string
 	for _, id := range groups {
 		if g.members(ctx, id)[user] {
@@ -45,6 +83,9 @@ func (g *groupCache) members(ctx context.Context, id string) map[string]bool {
 	e, ok := g.byID[id]
 	g.mu.Unlock()
 	if ok && g.clock.Now().Sub(e.at) < g.ttl {
+		return e.members
+	}
+	if ctx.Err() != nil {
 		return e.members
 	}
 	users, err := g.api.GetUserGroupMembersContext(ctx, id)

@@ -2,63 +2,78 @@ package bot
 
 import (
 	"context"
-	"sort"
 	"sync"
 	"time"
 
-	"github.com/hitlbot/hitl"
 	"github.com/hitlbot/hitl/blocks"
 	"github.com/slack-go/slack"
 )
 
-// homeWatch is how long after opening App Home a person's tab is kept
-// fresh as questions come and go.
-const homeWatch = 24 * time.Hour
-
-// recentAnswers is how many of a person's own answers App Home lists.
-const recentAnswers = 10
+const (
+	// homeWatch is how long after opening App Home a person's tab is kept
+	// fresh as questions come and go.
+	homeWatch = 24 * time.Hour
+	// homeWaiting is how many waiting questions App Home reads: more than
+	// a tab can show (100 blocks, two or three per question).
+	homeWaiting = 40
+	// recentAnswers is how many of a person's own answers App Home lists.
+	recentAnswers = 10
+)
 
 // homes keeps the App Home tab of people who opened it up to date: their
 // queue (questions waiting on them, answerable there) and recent answers.
+// Changes coalesce: a burst of events refreshes each open tab once, a
+// short while after the burst began and at most once per HomeRefresh.
 type homes struct {
-	b     *Bot
-	mu    sync.Mutex
-	users map[string]time.Time // user → when they last opened the tab
-	last  map[string]time.Time // user → last publish
-	dirty map[string]bool
-	wake  chan struct{}
+	b   *Bot
+	now func() time.Time
+
+	mu     sync.Mutex
+	open   map[string]time.Time // user → when they last opened the tab
+	last   map[string]time.Time // user → last publish
+	stale  map[string]time.Time // user → when to refresh
+	wake   chan struct{}
+	settle time.Duration
 }
 
 func newHomes(b *Bot) *homes {
-	return &homes{b: b, users: map[string]time.Time{}, last: map[string]time.Time{}, dirty: map[string]bool{}, wake: make(chan struct{}, 1)}
+	return &homes{b: b, now: time.Now, open: map[string]time.Time{}, last: map[string]time.Time{},
+		stale: map[string]time.Time{}, wake: make(chan struct{}, 1), settle: b.cfg.HomeRefresh / 8}
 }
 
 // opened publishes user's tab now and keeps it fresh from now on.
 func (h *homes) opened(ctx context.Context, user string) {
+	now := h.now()
 	h.mu.Lock()
-	h.users[user] = time.Now()
-	h.last[user] = time.Now()
-	delete(h.dirty, user)
+	h.open[user], h.last[user] = now, now
+	delete(h.stale, user)
 	h.mu.Unlock()
 	if err := h.publish(ctx, user); err != nil {
 		h.b.log.Warn("publishing App Home failed", "user", user, "err", err)
 	}
 }
 
-// touched marks every watched tab stale after a question event.
-func (h *homes) touched(ev *hitl.Event) {
-	if ev.QuestionID == "" || ev.Type == hitl.EventRefused {
-		return
-	}
+// touched marks every open tab stale. A tab already stale keeps its
+// refresh time: that is what coalesces a burst.
+func (h *homes) touched() {
+	now := h.now()
 	h.mu.Lock()
-	for u, at := range h.users {
-		if time.Since(at) > homeWatch {
-			delete(h.users, u)
+	for u, at := range h.open {
+		if now.Sub(at) > homeWatch {
+			delete(h.open, u)
+			delete(h.last, u)
+			delete(h.stale, u)
 			continue
 		}
-		h.dirty[u] = true
+		if _, ok := h.stale[u]; !ok {
+			due := now.Add(h.settle)
+			if next := h.last[u].Add(h.b.cfg.HomeRefresh); next.After(due) {
+				due = next
+			}
+			h.stale[u] = due
+		}
 	}
-	n := len(h.dirty)
+	n := len(h.stale)
 	h.mu.Unlock()
 	if n > 0 {
 		select {
@@ -68,96 +83,71 @@ func (h *homes) touched(ev *hitl.Event) {
 	}
 }
 
-// run republishes stale tabs, at most once per HomeRefresh per person.
-func (h *homes) run(ctx context.Context) {
-	for {
-		select {
-		case <-ctx.Done():
-			return
-		case <-h.wake:
-		}
-		for ctx.Err() == nil {
-			user, wait := h.nextDirty()
-			if user == "" && wait == 0 {
-				break
-			}
-			if user == "" {
-				sleep(ctx, wait)
-				continue
-			}
-			if err := h.publish(ctx, user); err != nil {
-				h.b.log.Warn("refreshing App Home failed", "user", user, "err", err)
-			}
-		}
-	}
-}
-
-// nextDirty returns a stale tab that may be refreshed now, or how long to
-// wait for one.
-func (h *homes) nextDirty() (string, time.Duration) {
+// due takes the tabs to refresh now, and says how long until the next
+// one is due (0 when none is stale).
+func (h *homes) due() (users []string, wait time.Duration) {
+	now := h.now()
 	h.mu.Lock()
 	defer h.mu.Unlock()
-	var wait time.Duration
-	for u := range h.dirty {
-		due := h.last[u].Add(h.b.cfg.HomeRefresh)
-		if d := time.Until(due); d > 0 {
+	for u, at := range h.stale {
+		if d := at.Sub(now); d > 0 {
 			if wait == 0 || d < wait {
 				wait = d
 			}
 			continue
 		}
-		delete(h.dirty, u)
-		h.last[u] = time.Now()
-		return u, 0
+		delete(h.stale, u)
+		h.last[u] = now
+		users = append(users, u)
 	}
-	return "", wait
+	return users, wait
+}
+
+// run republishes stale tabs when they are due.
+func (h *homes) run(ctx context.Context) {
+	for ctx.Err() == nil {
+		users, wait := h.due()
+		for _, u := range users {
+			if err := h.publish(ctx, u); err != nil {
+				h.b.log.Warn("refreshing App Home failed", "user", u, "err", err)
+			}
+		}
+		if len(users) > 0 {
+			continue
+		}
+		timer := time.NewTimer(wait)
+		if wait <= 0 {
+			timer.Stop() // nothing stale: wait for a change
+		}
+		select {
+		case <-ctx.Done():
+		case <-h.wake:
+		case <-timer.C:
+		}
+		timer.Stop()
+	}
 }
 
 // publish renders and publishes user's tab.
 func (h *homes) publish(ctx context.Context, user string) error {
-	b := h.b
-	page, err := b.questions.QuestionPage(ctx, hitl.QuestionFilter{Status: hitl.StatusPending, Limit: hitl.MaxPageSize})
+	view, err := h.b.homeView(ctx, user)
 	if err != nil {
 		return err
 	}
-	pending := page.Questions
-	var waiting []*hitl.Question
-	for _, q := range pending {
-		if b.waitsOn(ctx, q, user) {
-			waiting = append(waiting, q)
-		}
-	}
-	recent, err := h.recent(ctx, user)
-	if err != nil {
-		return err
-	}
-	view := blocks.HomeView(user, waiting, recent, b.messageOptions())
-	_, err = b.api.PublishViewContext(ctx, slack.PublishViewContextRequest{UserID: user, View: view})
+	_, err = h.b.api.PublishViewContext(ctx, slack.PublishViewContextRequest{UserID: user, View: view})
 	return err
 }
 
-// recent returns the questions user answered, newest first.
-func (h *homes) recent(ctx context.Context, user string) ([]*hitl.Question, error) {
-	page, err := h.b.questions.QuestionPage(ctx, hitl.QuestionFilter{RespondedBy: actor(user), Reverse: true, Limit: recentAnswers})
+// homeView builds user's tab from a page of each index their queue and
+// answers are in.
+func (b *Bot) homeView(ctx context.Context, user string) (slack.HomeTabViewRequest, error) {
+	waiting, more, err := b.queue(ctx, user, homeWaiting)
 	if err != nil {
-		return nil, err
+		return slack.HomeTabViewRequest{}, err
 	}
-	qs := page.Questions
-	var mine []*hitl.Question
-	for _, q := range qs {
-		if q.RespondedBy == actor(user) {
-			mine = append(mine, q)
-		}
+	recent, err := b.recent(ctx, user, recentAnswers)
+	if err != nil {
+		return slack.HomeTabViewRequest{}, err
 	}
-	sort.Slice(mine, func(i, j int) bool { return mine[i].RespondedAt.After(*mine[j].RespondedAt) })
-	if len(mine) > recentAnswers {
-		mine = mine[:recentAnswers]
-	}
-	return mine, nil
-}
-
-// waitsOn reports whether q waits on user: assigned to them (or a group of
-// theirs), or unassigned and theirs to answer.
-func (b *Bot) waitsOn(ctx context.Context, q *hitl.Question, user string) bool {
-	return b.cfg.Access.WaitsOn(q, user, b.groups.memberOf(ctx, user, b.cfg.Access.Groups(q)))
+	return blocks.Home{User: user, Waiting: waiting, MoreWaiting: more, Recent: recent}.View(b.messageOptions()), nil
 }

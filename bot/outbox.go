@@ -2,21 +2,23 @@ package bot
 
 import (
 	"context"
-	"time"
 
 	"github.com/hitlbot/hitl"
 )
 
-// project turns events of the durable log into Slack tasks in the durable
+// eventPage is how many events the projector reads at once.
+const eventPage = 256
+
+// project turns events of the durable log into deliveries in the durable
 // outbox, moving the cursor in the same commit: creating a question never
-// waits on Slack, and no event is lost or turned into tasks twice.
+// waits on Slack, and no event is lost or turned into deliveries twice.
 func (b *Bot) project(ctx context.Context) {
 	for ctx.Err() == nil {
-		changed := b.events.Changed()
+		changed := b.svc.Changed()
 		n, err := b.projectOnce(ctx)
 		if err != nil {
 			b.log.Error("slack outbox: reading events failed", "err", err)
-			if !sleep(ctx, b.cfg.RetryMin) {
+			if !sleep(ctx, b.retry.failed()) {
 				return
 			}
 			continue
@@ -32,55 +34,60 @@ func (b *Bot) project(ctx context.Context) {
 	}
 }
 
-// projectOnce enqueues tasks for the next batch of events and reports how
-// many events it consumed.
+// projectOnce enqueues deliveries for the next page of events and reports
+// how many events it consumed. A page that touches questions marks open
+// App Homes stale once.
 func (b *Bot) projectOnce(ctx context.Context) (int, error) {
-	cursor, err := b.outbox.SlackCursor(ctx)
+	cursor, err := b.outbox.OutboxCursor(ctx)
 	if err != nil {
 		return 0, err
 	}
-	evs, last, err := b.events.Events(ctx, cursor, 256)
+	evs, last, err := b.svc.Events(ctx, cursor, eventPage)
 	if err != nil || last == cursor {
 		return 0, err
 	}
-	var tasks []hitl.SlackTask
+	var ds []hitl.Delivery
+	touched := false
 	for _, ev := range evs {
-		ts, err := b.tasksFor(ctx, ev)
+		more, err := b.deliveriesFor(ctx, ev)
 		if err != nil {
 			return 0, err
 		}
-		tasks = append(tasks, ts...)
-		b.homes.touched(ev)
+		ds = append(ds, more...)
+		touched = touched || (ev.QuestionID != "" && ev.Type != hitl.EventRefused)
 	}
-	if err := b.outbox.EnqueueSlack(ctx, last, tasks); err != nil {
+	if err := b.outbox.Enqueue(ctx, last, ds); err != nil {
 		return 0, err
 	}
-	if len(tasks) > 0 {
+	if len(ds) > 0 {
 		b.work.kick()
+	}
+	if touched {
+		b.homes.touched()
 	}
 	return int(last - cursor), nil
 }
 
-// tasksFor turns one event into Slack work. An event that settles a
+// deliveriesFor turns one event into Slack work. An event that settles a
 // question carries no copy of it: its routing is read from the store.
-func (b *Bot) tasksFor(ctx context.Context, ev *hitl.Event) ([]hitl.SlackTask, error) {
+func (b *Bot) deliveriesFor(ctx context.Context, ev *hitl.Event) ([]hitl.Delivery, error) {
 	if ev.QuestionID == "" {
 		return nil, nil
 	}
-	var kind hitl.SlackTaskKind
+	var kind string
 	switch ev.Type {
 	case hitl.EventQuestionAsked:
-		kind = hitl.SlackPost
+		kind = kindPost
 	case hitl.EventQuestionAnswered, hitl.EventQuestionTimeout, hitl.EventQuestionCancelled,
 		hitl.EventQuestionReopened: // pending again: its inputs come back, with the notice
-		kind = hitl.SlackUpdate
+		kind = kindUpdate
 	default:
 		return nil, nil
 	}
 	q := ev.Question
 	if q == nil {
 		var err error
-		switch q, err = b.questions.Question(ctx, ev.QuestionID); hitl.ErrorCode(err) {
+		switch q, err = b.svc.Question(ctx, ev.QuestionID); hitl.ErrorCode(err) {
 		case "":
 		case hitl.ENOTFOUND:
 			return nil, nil // pruned since
@@ -88,26 +95,15 @@ func (b *Bot) tasksFor(ctx context.Context, ev *hitl.Event) ([]hitl.SlackTask, e
 			return nil, err
 		}
 	}
-	targets := hitl.SlackTargets(q, b.cfg.DefaultChannel)
-	if len(targets) == 0 && kind == hitl.SlackPost {
+	b.groups.note(q)
+	targets := Targets(q, b.cfg.DefaultChannel)
+	if len(targets) == 0 && kind == kindPost {
 		b.log.Warn("question has no channel, no assignee and no default channel is set (HITL_SLACK_CHANNEL): not posted to Slack",
 			"question", ev.QuestionID)
 	}
-	tasks := make([]hitl.SlackTask, len(targets))
+	ds := make([]hitl.Delivery, len(targets))
 	for i, t := range targets {
-		tasks[i] = hitl.SlackTask{Kind: kind, QuestionID: ev.QuestionID, Target: t}
+		ds[i] = hitl.Delivery{Kind: kind, QuestionID: ev.QuestionID, Target: t}
 	}
-	return tasks, nil
-}
-
-// backoff doubles d within the configured bounds.
-func (b *Bot) backoff(d time.Duration) time.Duration {
-	if d < b.cfg.RetryMin {
-		return b.cfg.RetryMin
-	}
-	d *= 2
-	if d > b.cfg.RetryMax {
-		d = b.cfg.RetryMax
-	}
-	return d
+	return ds, nil
 }

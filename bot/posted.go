@@ -39,12 +39,12 @@ func (p *postings) recorded() {
 
 // messageAt finds the question posted as ts in channel. While posts are in
 // flight it waits (up to postedWait) for them to be recorded.
-func (b *Bot) messageAt(ctx context.Context, channel, ts string) (hitl.SlackMessage, error) {
+func (b *Bot) messageAt(ctx context.Context, channel, ts string) (hitl.Delivered, error) {
 	deadline := time.NewTimer(postedWait)
 	defer deadline.Stop()
 	for {
 		next := b.posted.next()
-		m, err := b.outbox.SlackMessageAt(ctx, channel, ts)
+		m, err := b.outbox.DeliveredAt(ctx, channel, ts)
 		if hitl.ErrorCode(err) != hitl.ENOTFOUND || !b.work.busy() {
 			return m, err
 		}

@@ -18,8 +18,6 @@ const reactionTaken = "white_check_mark"
 func (b *Bot) onEventsAPI(ctx context.Context, ev slackevents.EventsAPIEvent) (after func(context.Context)) {
 	switch e := ev.InnerEvent.Data.(type) {
 	case *slackevents.MessageEvent:
-		ctx, cancel := context.WithTimeout(ctx, submitBudget)
-		defer cancel()
 		return b.onMessage(ctx, e)
 	case *slackevents.AppHomeOpenedEvent:
 		if e.Tab == "" || e.Tab == "home" {
@@ -50,7 +48,7 @@ func (b *Bot) onMessage(ctx context.Context, e *slackevents.MessageEvent) (after
 	if err != nil {
 		return nil // a thread that is not one of our questions
 	}
-	q, err := b.questions.Question(ctx, ref.QuestionID)
+	q, err := b.svc.Question(ctx, ref.QuestionID)
 	if err != nil || !q.Pending() {
 		return nil // later replies are conversation, not answers
 	}
@@ -66,7 +64,7 @@ func (b *Bot) onMessage(ctx context.Context, e *slackevents.MessageEvent) (after
 		}
 	}
 	actx, _ := b.as(ctx, q, e.User)
-	_, err = b.questions.Answer(actx, q.ID, hitl.Response{Value: text})
+	_, err = b.svc.Answer(actx, q.ID, hitl.Response{Value: text})
 	switch hitl.ErrorCode(err) {
 	case "":
 		return func(ctx context.Context) {

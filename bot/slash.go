@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"strings"
 
-	"github.com/hitlbot/hitl"
 	"github.com/hitlbot/hitl/blocks"
 	"github.com/slack-go/slack"
 )
@@ -14,7 +13,11 @@ const slashHelp = "*hitl* — a human in the loop of your agents.\n" +
 	"• `/hitl pending` — questions waiting on you (answer them in App Home or in their messages)\n" +
 	"• `/hitl help` — this help"
 
-// onSlashCommand answers /hitl in the ack, as an ephemeral message.
+// pendingLines is how many questions /hitl pending lists.
+const pendingLines = 20
+
+// onSlashCommand answers /hitl in the ack, as an ephemeral message. It
+// runs within the envelope's ack budget.
 func (b *Bot) onSlashCommand(ctx context.Context, cmd slack.SlashCommand) any {
 	verb, _, _ := strings.Cut(strings.TrimSpace(cmd.Text), " ")
 	text := slashHelp
@@ -29,23 +32,21 @@ func (b *Bot) onSlashCommand(ctx context.Context, cmd slack.SlashCommand) any {
 }
 
 func (b *Bot) pendingText(ctx context.Context, user string) string {
-	page, err := b.questions.QuestionPage(ctx, hitl.QuestionFilter{Status: hitl.StatusPending, Limit: hitl.MaxPageSize})
+	qs, more, err := b.queue(ctx, user, pendingLines)
 	if err != nil {
 		return errorText(err)
 	}
-	qs := page.Questions
-	var lines []string
-	for _, q := range qs {
-		if b.waitsOn(ctx, q, user) {
-			lines = append(lines, fmt.Sprintf("• `%s` (run `%s`): %s", q.ID, blocks.Escape(q.JobID), blocks.Truncate(blocks.Escape(q.Question), 150, "…")))
-		}
-	}
-	n := len(lines)
-	if n == 0 {
+	if len(qs) == 0 {
 		return "Nothing is waiting on you. 🎉"
 	}
-	if n > 20 {
-		lines = append(lines[:20], fmt.Sprintf("…and %d more: open the hitl App Home.", n-20))
+	lines := make([]string, 0, len(qs)+1)
+	for _, q := range qs {
+		lines = append(lines, fmt.Sprintf("• `%s` (run `%s`): %s", q.ID, blocks.Escape(q.JobID), blocks.Truncate(blocks.Escape(q.Question), 150, "…")))
 	}
-	return fmt.Sprintf("*%d waiting on you:*\n%s", n, strings.Join(lines, "\n"))
+	count := fmt.Sprint(len(qs))
+	if more {
+		count += "+"
+		lines = append(lines, "…and more: open the hitl App Home, or `hitl pending`.")
+	}
+	return fmt.Sprintf("*%s waiting on you:*\n%s", count, strings.Join(lines, "\n"))
 }

@@ -10,6 +10,10 @@ import (
 	"github.com/slack-go/slack/socketmode"
 )
 
+// ackBudget bounds the work done before an envelope is acked (Slack
+// waits 3 s, and the ack still has to travel).
+const ackBudget = 2 * time.Second
+
 // identity is who the bot is in Slack, from auth.test, so it can ignore its
 // own messages by user and bot id (not by subtype).
 type identity struct {
@@ -41,7 +45,7 @@ func (b *Bot) runSocket(ctx context.Context) {
 	var delay time.Duration
 	for ctx.Err() == nil {
 		if err := b.authenticate(ctx); err != nil {
-			delay = b.backoff(delay)
+			delay = b.retry.step(delay)
 			b.log.Warn("slack auth.test failed; retrying", "err", err, "in", delay)
 			sleep(ctx, delay)
 			continue
@@ -54,7 +58,7 @@ func (b *Bot) runSocket(ctx context.Context) {
 		if time.Since(start) > time.Minute {
 			delay = 0
 		}
-		delay = b.backoff(delay)
+		delay = b.retry.step(delay)
 		b.log.Warn("slack socket mode stopped; reconnecting", "err", err, "in", delay)
 		sleep(ctx, delay)
 	}
@@ -69,10 +73,24 @@ func (b *Bot) authenticate(ctx context.Context) error {
 	return nil
 }
 
-// consume handles Socket Mode events. Answers (clicks, modal submissions)
-// are recorded before the ack, within a budget that keeps Slack's 3 s
-// deadline, so an acked answer is durable; everything else is acked at once
-// and done after. Redeliveries are acked and dropped.
+// envelopeHandler handles one Socket Mode envelope: the work that must be
+// durable before the ack (within ctx, which holds the ack budget), and
+// what to ack with. after, if not nil, runs once the ack is sent.
+type envelopeHandler func(ctx context.Context, evt socketmode.Event) (ack any, after func(context.Context))
+
+// registerEnvelopes registers a handler per envelope type; the handlers
+// dispatch on action id, callback id and command in turn.
+func (b *Bot) registerEnvelopes() {
+	b.envelopes = map[socketmode.EventType]envelopeHandler{
+		socketmode.EventTypeEventsAPI:    b.onEventsEnvelope,
+		socketmode.EventTypeInteractive:  b.onInteractiveEnvelope,
+		socketmode.EventTypeSlashCommand: b.onSlashEnvelope,
+	}
+}
+
+// consume hands each Socket Mode envelope to its handler on its own
+// goroutine, so a slow one never holds up another's ack. Close waits for
+// the handlers in flight.
 func (b *Bot) consume(ctx context.Context) {
 	for {
 		var evt socketmode.Event
@@ -86,59 +104,80 @@ func (b *Bot) consume(ctx context.Context) {
 			b.log.Info("slack connected (socket mode)")
 		case socketmode.EventTypeConnectionError, socketmode.EventTypeInvalidAuth:
 			b.log.Warn("slack connection problem", "event", evt.Type, "data", evt.Data)
-		case socketmode.EventTypeEventsAPI:
-			ev, ok := evt.Data.(slackevents.EventsAPIEvent)
-			var after func(context.Context)
-			if ok && b.seen.first(envelopeID(evt), eventID(ev)) {
-				after = b.onEventsAPI(ctx, ev)
-			}
-			b.ack(evt, nil)
-			if after != nil {
-				go after(ctx)
-			}
-		case socketmode.EventTypeInteractive:
-			cb, ok := evt.Data.(slack.InteractionCallback)
-			if !ok || !b.seen.first(envelopeID(evt)) {
-				b.ack(evt, nil)
-				continue
-			}
-			if cb.Type == slack.InteractionTypeViewSubmission {
-				b.ack(evt, b.onViewSubmission(ctx, cb))
-				continue
-			}
-			if cb.Type != slack.InteractionTypeBlockActions {
-				b.ack(evt, nil)
-				continue
-			}
-			notes := b.onBlockActions(ctx, cb)
-			b.ack(evt, nil)
-			go func() {
-				for _, n := range notes {
-					b.tell(ctx, n.channel, n.user, n.text)
-				}
-			}()
-		case socketmode.EventTypeSlashCommand:
-			cmd, ok := evt.Data.(slack.SlashCommand)
-			if !ok || !b.seen.first(envelopeID(evt)) {
-				b.ack(evt, nil)
-				continue
-			}
-			b.ack(evt, b.onSlashCommand(ctx, cmd))
 		}
+		b.handle(ctx, evt)
 	}
 }
 
-func (b *Bot) ack(evt socketmode.Event, payload any) {
+// handle runs evt's handler on its own goroutine, tracked by b.wg.
+func (b *Bot) handle(ctx context.Context, evt socketmode.Event) {
+	h, ok := b.envelopes[evt.Type]
+	if !ok {
+		b.ack(ctx, evt, nil)
+		return
+	}
+	b.wg.Add(1)
+	go func() {
+		defer b.wg.Done()
+		bctx, cancel := context.WithTimeout(ctx, ackBudget)
+		payload, after := h(bctx, evt)
+		cancel()
+		b.ack(ctx, evt, payload)
+		if after != nil {
+			after(ctx)
+		}
+	}()
+}
+
+// onEventsEnvelope handles an Events API event once; redeliveries are
+// acked and dropped.
+func (b *Bot) onEventsEnvelope(ctx context.Context, evt socketmode.Event) (any, func(context.Context)) {
+	ev, ok := evt.Data.(slackevents.EventsAPIEvent)
+	if !ok || !b.seen.first(envelopeID(evt), eventID(ev)) {
+		return nil, nil
+	}
+	return nil, b.onEventsAPI(ctx, ev)
+}
+
+// onInteractiveEnvelope records clicks and modal submissions before the
+// ack, so an acked answer is durable.
+func (b *Bot) onInteractiveEnvelope(ctx context.Context, evt socketmode.Event) (any, func(context.Context)) {
+	cb, ok := evt.Data.(slack.InteractionCallback)
+	if !ok || !b.seen.first(envelopeID(evt)) {
+		return nil, nil
+	}
+	switch cb.Type {
+	case slack.InteractionTypeViewSubmission:
+		return b.onViewSubmission(ctx, cb), nil
+	case slack.InteractionTypeBlockActions:
+		notes := b.onBlockActions(ctx, cb)
+		return nil, func(ctx context.Context) {
+			for _, n := range notes {
+				b.tell(ctx, n.channel, n.user, n.text)
+			}
+		}
+	}
+	return nil, nil
+}
+
+// onSlashEnvelope answers /hitl in the ack.
+func (b *Bot) onSlashEnvelope(ctx context.Context, evt socketmode.Event) (any, func(context.Context)) {
+	cmd, ok := evt.Data.(slack.SlashCommand)
+	if !ok || !b.seen.first(envelopeID(evt)) {
+		return nil, nil
+	}
+	return b.onSlashCommand(ctx, cmd), nil
+}
+
+// ack acks evt with payload (nil for a bare ack). It gives up when the
+// bot stops or the socket does not take it within a second.
+func (b *Bot) ack(ctx context.Context, evt socketmode.Event, payload any) {
 	if evt.Request == nil || evt.Request.EnvelopeID == "" {
 		return
 	}
-	var err error
-	if payload == nil {
-		err = b.sm.Ack(*evt.Request)
-	} else {
-		err = b.sm.Ack(*evt.Request, payload)
-	}
-	if err != nil {
+	ctx, cancel := context.WithTimeout(ctx, time.Second)
+	defer cancel()
+	if err := b.sm.AckCtx(ctx, evt.Request.EnvelopeID, payload); err != nil {
 		b.log.Error("slack ack failed", "envelope", evt.Request.EnvelopeID, "err", err)
 	}
 }

@@ -2,15 +2,11 @@ package bot
 
 import (
 	"context"
-	"time"
 
 	"github.com/hitlbot/hitl"
 	"github.com/hitlbot/hitl/blocks"
 	"github.com/slack-go/slack"
 )
-
-// submitBudget bounds the work done before a view submission is acked.
-const submitBudget = 2 * time.Second
 
 type viewHandler func(ctx context.Context, user string, s blocks.Submission) error
 
@@ -18,7 +14,7 @@ type viewHandler func(ctx context.Context, user string, s blocks.Submission) err
 func (b *Bot) registerViews() {
 	answer := func(resp func(s blocks.Submission) hitl.Response) viewHandler {
 		return func(ctx context.Context, user string, s blocks.Submission) error {
-			q, err := b.questions.Question(ctx, s.QuestionID)
+			q, err := b.svc.Question(ctx, s.QuestionID)
 			if err != nil {
 				return err
 			}
@@ -26,7 +22,7 @@ func (b *Bot) registerViews() {
 				return hitl.Conflict(q)
 			}
 			ctx, _ = b.as(ctx, q, user)
-			_, err = b.questions.Answer(ctx, q.ID, resp(s))
+			_, err = b.svc.Answer(ctx, q.ID, resp(s))
 			return err
 		}
 	}
@@ -52,9 +48,6 @@ func (b *Bot) onViewSubmission(ctx context.Context, cb slack.InteractionCallback
 	if !ok {
 		return nil
 	}
-	// The ack carries the outcome, and Slack waits 3 s for it.
-	ctx, cancel := context.WithTimeout(ctx, submitBudget)
-	defer cancel()
 	s, err := blocks.ParseSubmission(cb.View.CallbackID, cb.View.PrivateMetadata, cb.View.State.Values)
 	if err == nil {
 		err = h(ctx, cb.User.ID, s)

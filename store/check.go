@@ -42,6 +42,7 @@ func (db *DB) Check() error {
 	}
 	checkIndexes(tx, report)
 	checkEvents(tx, report)
+	checkOutbox(tx, report)
 	if len(errs) == 0 {
 		return nil
 	}

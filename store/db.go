@@ -67,7 +67,7 @@ var allBuckets = [][]byte{
 	bucketMeta, bucketQuestions, bucketRuns, bucketByDeadline, bucketByJob, bucketByCreated, bucketByStatus, bucketByAsker,
 	bucketByAssignee, bucketUnassigned, bucketRunPending, bucketBySettled, bucketByResponder, bucketIdem, bucketEvents, bucketSealed,
 	bucketRunsActive, bucketControl, bucketCounts,
-	bucketSlackMeta, bucketSlackTasks, bucketSlackMessages, bucketSlackByTS,
+	bucketSlackMeta, bucketSlackTasks, bucketSlackMessages, bucketSlackByTS, bucketOutboxByTarget,
 }
 
 // DB is a hitl.Store in a bbolt file. It is safe for concurrent use.

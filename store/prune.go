@@ -97,7 +97,7 @@ func deleteSlackRecords(tx *bolt.Tx, id string) error {
 	c := msgs.Cursor()
 	var keys [][]byte
 	for k, v := c.Seek(prefix); k != nil && bytes.HasPrefix(k, prefix); k, v = c.Next() {
-		var m hitl.SlackMessage
+		var m hitl.Delivered
 		if json.Unmarshal(v, &m) == nil {
 			if err := tx.Bucket(bucketSlackByTS).Delete(joinKey(m.Channel, m.TS)); err != nil {
 				return err

@@ -21,9 +21,9 @@ func TestPruneSlackRecords(t *testing.T) {
 	db := openTestDB(t)
 	clock := newClock()
 	svc := newService(db, clock)
-	posted := func(q *hitl.Question, target, channel, ts string) *hitl.SlackMessage {
-		m := &hitl.SlackMessage{QuestionID: q.ID, Target: target, Channel: channel, TS: ts, PostedAt: clock.Now()}
-		require.NoError(t, db.CompleteSlackTask(ctx, hitl.SlackTask{}, m))
+	posted := func(q *hitl.Question, target, channel, ts string) *hitl.Delivered {
+		m := &hitl.Delivered{QuestionID: q.ID, Target: target, Channel: channel, TS: ts, PostedAt: clock.Now()}
+		require.NoError(t, db.Complete(ctx, hitl.Delivery{}, m))
 		return m
 	}
 	old := ask(t, svc, "run-1", 30)
@@ -39,16 +39,16 @@ func TestPruneSlackRecords(t *testing.T) {
 	require.NoError(t, err)
 
 	t.Run("a pruned question's Slack messages are gone both ways", func(t *testing.T) {
-		msgs, err := db.SlackMessages(ctx, old.ID)
+		msgs, err := db.Delivered(ctx, old.ID)
 		require.NoError(t, err)
 		assert.Empty(t, msgs)
 		for _, at := range [][2]string{{"C1", "1700000000.000100"}, {"D2", "1700000000.000200"}} {
-			_, err := db.SlackMessageAt(ctx, at[0], at[1])
+			_, err := db.DeliveredAt(ctx, at[0], at[1])
 			assert.Equal(t, hitl.ENOTFOUND, hitl.ErrorCode(err), "a click on message %s in %s finds nothing", at[1], at[0])
 		}
 	})
 	t.Run("a kept question's Slack message stays", func(t *testing.T) {
-		got, err := db.SlackMessageAt(ctx, "C1", "1700000100.000100")
+		got, err := db.DeliveredAt(ctx, "C1", "1700000100.000100")
 		require.NoError(t, err)
 		assert.Equal(t, *keptMsg, got)
 	})

@@ -75,7 +75,7 @@ func (m *Main) Run(ctx context.Context) (err error) {
 		return hitl.Errorf(hitl.EINVALID, "sweep_schedule: %v", err)
 	}
 	if m.Config.Slack.Enabled() {
-		m.Bot = bot.New(m.slackConfig(), m.Service, m.Service, m.DB)
+		m.Bot = bot.New(m.slackConfig(), m.Service, m.DB)
 		m.Bot.Start(context.Background())
 	}
 	if m.ln, err = net.Listen("tcp", m.Config.Listen); err != nil {

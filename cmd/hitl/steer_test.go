@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"runtime"
 	"strconv"
 	"strings"
 	"testing"
@@ -198,6 +199,19 @@ func processState(t *testing.T, pid int) string {
 	return fields[0]
 }
 
+// untilState waits until the process is (want) or is not (!want) in
+// state: a signal is delivered a moment after kill returns.
+func untilState(t *testing.T, pid int, state string, want bool) {
+	t.Helper()
+	deadline := time.Now().Add(10 * time.Second)
+	for (processState(t, pid) == state) != want {
+		if time.Now().After(deadline) {
+			t.Fatalf("process %d: state %s, want %s=%v", pid, processState(t, pid), state, want)
+		}
+		runtime.Gosched()
+	}
+}
+
 func TestRunSupervisesAProcess(t *testing.T) {
 	if _, err := os.Stat("/proc/self/stat"); err != nil {
 		t.Skip("needs /proc to see that the process is stopped")
@@ -225,11 +239,11 @@ func TestRunSupervisesAProcess(t *testing.T) {
 
 	require.Equal(t, 0, cli(ctx, m, "", "pause", "proc-1").code)
 	stderr.next(t, "paused: process group")
-	assert.Equal(t, "T", processState(t, pid), "the counter is stopped while paused")
+	untilState(t, pid, "T", true) // the counter is stopped while paused
 
 	require.Equal(t, 0, cli(ctx, m, "", "resume", "proc-1").code)
 	stderr.next(t, "resumed: process group")
-	assert.NotEqual(t, "T", processState(t, pid))
+	untilState(t, pid, "T", false)
 	stdout.next(t, "count") // it counts again
 
 	require.Equal(t, 0, cli(ctx, m, "", "cancel", "proc-1").code)

@@ -15,10 +15,10 @@
 // The fake validates payloads the way Slack does (Block Kit limits, required
 // arguments, tokens, trigger expiry) and answers Slack's error codes; it
 // records every call, lets a test script failures (429 with Retry-After,
-// 5xx, outages, socket disconnects) and pushes Socket Mode envelopes whose
-// payloads have the shapes Slack sends. Interaction payloads are built from
-// what the bot really posted or opened, so a test cannot click a button the
-// bot never rendered.
+// 5xx, outages, socket disconnects, calls held until released) and pushes
+// Socket Mode envelopes whose payloads have the shapes Slack sends.
+// Interaction payloads are built from what the bot really posted or opened,
+// so a test cannot click a button the bot never rendered.
 //
 // Everything listens on 127.0.0.1. Waiting helpers block on a condition that
 // every state change signals; nothing polls or sleeps.
@@ -185,6 +185,7 @@ type Server struct {
 	down     bool
 	drop     bool
 	buckets  map[string]*bucket
+	holds    map[string]*Hold
 
 	conns     map[int]*conn
 	connSeq   int
@@ -269,6 +270,7 @@ func (s *Server) Close() {
 	}
 	s.notifyLocked()
 	s.mu.Unlock()
+	s.releaseHolds()
 	for _, c := range conns {
 		c.close()
 	}

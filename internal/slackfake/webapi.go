@@ -183,6 +183,7 @@ func (s *Server) serveAPI(w http.ResponseWriter, r *http.Request) {
 	if req.json != nil {
 		_ = json.Unmarshal(body, &call.JSON)
 	}
+	s.wait(method, r.Context().Done())
 
 	s.mu.Lock()
 	call.At = s.cfg.clock.Now()

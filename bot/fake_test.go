@@ -1,0 +1,132 @@
+package bot
+
+import (
+	"context"
+	"errors"
+	"net/url"
+	"sync"
+
+	"github.com/slack-go/slack"
+)
+
+// fakeAPI is a hand-written slackAPI: each method calls its function field
+// when set, else answers a plain success. Calls are counted by method.
+type fakeAPI struct {
+	mu    sync.Mutex
+	calls map[string]int
+
+	PostMessage         func(ctx context.Context, channel string, msg url.Values) (string, string, error)
+	UpdateMessage       func(ctx context.Context, channel, ts string, msg url.Values) error
+	PostEphemeral       func(ctx context.Context, channel, user string, msg url.Values) error
+	OpenConversation    func(ctx context.Context, users []string) (string, error)
+	OpenView            func(ctx context.Context, triggerID string, view slack.ModalViewRequest) error
+	PublishView         func(ctx context.Context, req slack.PublishViewContextRequest) error
+	AddReaction         func(ctx context.Context, name string, item slack.ItemRef) error
+	GetUserGroupMembers func(ctx context.Context, group string) ([]string, error)
+}
+
+var _ slackAPI = (*fakeAPI)(nil)
+
+func (f *fakeAPI) count(method string) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if f.calls == nil {
+		f.calls = map[string]int{}
+	}
+	f.calls[method]++
+}
+
+// Calls returns how many times method was called.
+func (f *fakeAPI) Calls(method string) int {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return f.calls[method]
+}
+
+// values renders message options the way slack-go sends them.
+func values(channel string, opts []slack.MsgOption) url.Values {
+	_, v, err := slack.UnsafeApplyMsgOptions("", channel, "", opts...)
+	if err != nil {
+		panic(err)
+	}
+	return v
+}
+
+func (f *fakeAPI) AuthTestContext(context.Context) (*slack.AuthTestResponse, error) {
+	f.count("auth.test")
+	return &slack.AuthTestResponse{UserID: "U0BOT", BotID: "B0BOT"}, nil
+}
+
+func (f *fakeAPI) PostMessageContext(ctx context.Context, channel string, opts ...slack.MsgOption) (string, string, error) {
+	f.count("chat.postMessage")
+	if f.PostMessage != nil {
+		return f.PostMessage(ctx, channel, values(channel, opts))
+	}
+	return channel, "1700000000.000100", nil
+}
+
+func (f *fakeAPI) UpdateMessageContext(ctx context.Context, channel, ts string, opts ...slack.MsgOption) (string, string, string, error) {
+	f.count("chat.update")
+	if f.UpdateMessage != nil {
+		return channel, ts, "", f.UpdateMessage(ctx, channel, ts, values(channel, opts))
+	}
+	return channel, ts, "", nil
+}
+
+func (f *fakeAPI) PostEphemeralContext(ctx context.Context, channel, user string, opts ...slack.MsgOption) (string, error) {
+	f.count("chat.postEphemeral")
+	if f.PostEphemeral != nil {
+		return "", f.PostEphemeral(ctx, channel, user, values(channel, opts))
+	}
+	return "1700000000.000200", nil
+}
+
+func (f *fakeAPI) OpenConversationContext(ctx context.Context, p *slack.OpenConversationParameters) (*slack.Channel, bool, bool, error) {
+	f.count("conversations.open")
+	id := "D" + p.Users[0]
+	if f.OpenConversation != nil {
+		var err error
+		if id, err = f.OpenConversation(ctx, p.Users); err != nil {
+			return nil, false, false, err
+		}
+	}
+	ch := &slack.Channel{}
+	ch.ID = id
+	return ch, false, false, nil
+}
+
+func (f *fakeAPI) OpenViewContext(ctx context.Context, triggerID string, view slack.ModalViewRequest) (*slack.ViewResponse, error) {
+	f.count("views.open")
+	if f.OpenView != nil {
+		if err := f.OpenView(ctx, triggerID, view); err != nil {
+			return nil, err
+		}
+	}
+	return &slack.ViewResponse{}, nil
+}
+
+func (f *fakeAPI) PublishViewContext(ctx context.Context, req slack.PublishViewContextRequest) (*slack.ViewResponse, error) {
+	f.count("views.publish")
+	if f.PublishView != nil {
+		if err := f.PublishView(ctx, req); err != nil {
+			return nil, err
+		}
+	}
+	return &slack.ViewResponse{}, nil
+}
+
+func (f *fakeAPI) AddReactionContext(ctx context.Context, name string, item slack.ItemRef) error {
+	f.count("reactions.add")
+	if f.AddReaction != nil {
+		return f.AddReaction(ctx, name, item)
+	}
+	return nil
+}
+
+func (f *fakeAPI) GetUserGroupMembersContext(ctx context.Context, group string, _ ...slack.GetUserGroupMembersOption) ([]string, error) {
+	f.count("usergroups.users.list")
+	if f.GetUserGroupMembers != nil {
+		return f.GetUserGroupMembers(ctx, group)
+	}
+	return nil, errors.New("no_such_subteam")
+}

@@ -1,0 +1,102 @@
+package bot
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"log/slog"
+	"path/filepath"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/hitlbot/hitl"
+	"github.com/hitlbot/hitl/store"
+	"github.com/stretchr/testify/require"
+)
+
+// benchHomeBot returns a bot over the bbolt store holding n questions: a
+// quarter open to anyone, a quarter assigned to one of 50 users, a quarter
+// to one of 5 groups, a quarter answered by one of the 50 users. U0USER000 is
+// in group S0GROUP0.
+func benchHomeBot(b *testing.B, n int) *Bot {
+	b.Helper()
+	db, err := store.Open(filepath.Join(b.TempDir(), "hitl.db"))
+	require.NoError(b, err)
+	b.Cleanup(func() { db.Close() })
+	svc := hitl.NewService(db, hitl.ServiceConfig{})
+	asker := hitl.WithPrincipal(context.Background(), agentP)
+	const workers = 16
+	var wg sync.WaitGroup
+	errs := make(chan error, workers)
+	for w := range workers {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for i := w; i < n; i += workers {
+				nq := hitl.NewQuestion{Question: fmt.Sprintf("Deploy build %d?", i), ResponseType: hitl.BooleanResponse}
+				switch i % 4 {
+				case 1:
+					nq.Assignees = []string{fmt.Sprintf("U0USER%03d", i%50)}
+				case 2:
+					nq.Assignees = []string{fmt.Sprintf("S0GROUP%d", i%5)}
+				}
+				q, _, err := svc.Create(asker, fmt.Sprintf("run-%d", i%100), nq)
+				if err == nil && i%4 == 3 {
+					who := hitl.Access{}.SlackPrincipal(fmt.Sprintf("U0USER%03d", i%50), nil)
+					_, err = svc.Answer(hitl.WithPrincipal(context.Background(), who), q.ID, hitl.Response{Value: true})
+				}
+				if err != nil {
+					errs <- err
+					return
+				}
+			}
+		}()
+	}
+	wg.Wait()
+	close(errs)
+	require.NoError(b, <-errs)
+	api := &fakeAPI{GetUserGroupMembers: func(_ context.Context, group string) ([]string, error) {
+		if group == "S0GROUP0" {
+			return []string{"U0USER000"}, nil
+		}
+		return nil, nil
+	}}
+	bot := newBot(Config{Logger: slog.New(slog.NewTextHandler(io.Discard, nil))}, api, svc, nil)
+	for g := range 5 {
+		bot.groups.note(&hitl.Question{Assignees: []string{fmt.Sprintf("S0GROUP%d", g)}})
+	}
+	return bot
+}
+
+// BenchmarkHomeBuild measures building one person's App Home (their queue
+// and recent answers read from the store's indexes, rendered to Block Kit)
+// with 100 and with 100,000 questions stored, in the same run, and
+// reports the ratio (large ÷ small). It leaves out the views.publish call
+// and the group lookups (cached), and the coalescing of refreshes.
+func BenchmarkHomeBuild(b *testing.B) {
+	n := 100_000
+	if testing.Short() {
+		n = 2_000
+	}
+	small, large := benchHomeBot(b, 100), benchHomeBot(b, n)
+	ctx := hitl.WithPrincipal(context.Background(), hitl.ObserverPrincipal("slack-bot"))
+	var smallT, largeT time.Duration
+	runs := 0
+	for b.Loop() {
+		start := time.Now()
+		if _, err := small.homeView(ctx, "U0USER000"); err != nil {
+			b.Fatal(err)
+		}
+		mid := time.Now()
+		if _, err := large.homeView(ctx, "U0USER000"); err != nil {
+			b.Fatal(err)
+		}
+		smallT += mid.Sub(start)
+		largeT += time.Since(mid)
+		runs++
+	}
+	b.ReportMetric(float64(smallT.Microseconds())/float64(runs), "µs/home@100")
+	b.ReportMetric(float64(largeT.Microseconds())/float64(runs), fmt.Sprintf("µs/home@%d", n))
+	b.ReportMetric(float64(largeT)/float64(smallT), "ratio")
+}

@@ -1,0 +1,107 @@
+package bot
+
+import (
+	"context"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/hitlbot/hitl"
+	"github.com/slack-go/slack"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+func TestHomesCoalesceABurst(t *testing.T) {
+	var mu sync.Mutex
+	published := map[string]int{}
+	api := &fakeAPI{PublishView: func(_ context.Context, req slack.PublishViewContextRequest) error {
+		mu.Lock()
+		defer mu.Unlock()
+		published[req.UserID]++
+		return nil
+	}}
+	tb := newTestBot(t, api, hitl.Access{}, nil)
+	clock := &manualNow{t0}
+	h := tb.homes
+	h.now = clock.now
+	h.opened(tb.ctx, "U0ALICE")
+	h.opened(tb.ctx, "U0BOB")
+	require.Equal(t, 2, api.Calls("views.publish"))
+
+	for range 100 {
+		h.touched()
+	}
+	t.Run("nothing is refreshed before the tab may be", func(t *testing.T) {
+		users, wait := h.due()
+		assert.Empty(t, users)
+		assert.Equal(t, time.Minute, wait, "HomeRefresh after the last publish")
+	})
+	t.Run("then each open tab once", func(t *testing.T) {
+		clock.t = clock.t.Add(time.Minute)
+		h.touched()
+		users, _ := h.due()
+		assert.ElementsMatch(t, []string{"U0ALICE", "U0BOB"}, users)
+		users, wait := h.due()
+		assert.Empty(t, users)
+		assert.Zero(t, wait, "nothing stale is left")
+	})
+	t.Run("a tab not opened for a day is left alone", func(t *testing.T) {
+		clock.t = clock.t.Add(homeWatch + time.Hour)
+		h.touched()
+		users, wait := h.due()
+		assert.Empty(t, users)
+		assert.Zero(t, wait)
+	})
+}
+
+func TestQueue(t *testing.T) {
+	api := &fakeAPI{GetUserGroupMembers: func(_ context.Context, group string) ([]string, error) {
+		return map[string][]string{"S0OPS": {"U0ALICE"}, "S0DBA": {"U0BOB"}}[group], nil
+	}}
+	tb := newTestBot(t, api, hitl.Access{}, nil)
+	aliceBot := hitl.TokenPrincipal("alice-bot", []hitl.Scope{hitl.ScopeAsk}, "U0ALICE")
+	mine := tb.ask(t, agentP, hitl.NewQuestion{Question: "For Alice?", Assignees: []string{"U0ALICE"}})
+	ops := tb.ask(t, agentP, hitl.NewQuestion{Question: "For ops?", Assignees: []string{"S0OPS"}})
+	tb.ask(t, agentP, hitl.NewQuestion{Question: "For the DBAs?", Assignees: []string{"S0DBA"}})
+	tb.ask(t, agentP, hitl.NewQuestion{Question: "For Bob?", Assignees: []string{"U0BOB"}})
+	tb.ask(t, aliceBot, hitl.NewQuestion{Question: "Asked by Alice?"})
+	open := tb.ask(t, agentP, hitl.NewQuestion{Question: "For anyone?"})
+	_, err := tb.projectOnce(tb.ctx) // the bot learns which groups questions are assigned to
+	require.NoError(t, err)
+
+	ids := func(qs []*hitl.Question) []string {
+		var out []string
+		for _, q := range qs {
+			out = append(out, q.ID)
+		}
+		return out
+	}
+	t.Run("assigned to them, to their groups, and open ones, newest first", func(t *testing.T) {
+		qs, more, err := tb.queue(tb.ctx, "U0ALICE", 10)
+		require.NoError(t, err)
+		assert.Equal(t, []string{open.ID, ops.ID, mine.ID}, ids(qs))
+		assert.False(t, more)
+	})
+	t.Run("a short page says there is more", func(t *testing.T) {
+		qs, more, err := tb.queue(tb.ctx, "U0ALICE", 2)
+		require.NoError(t, err)
+		assert.Equal(t, []string{open.ID, ops.ID}, ids(qs))
+		assert.True(t, more)
+	})
+	t.Run("open questions are not in the queue of someone who may not answer", func(t *testing.T) {
+		tb.cfg.Access = hitl.Access{Answerers: []string{"U0BOB"}}
+		defer func() { tb.cfg.Access = hitl.Access{} }()
+		qs, _, err := tb.queue(tb.ctx, "U0ALICE", 10)
+		require.NoError(t, err)
+		assert.Equal(t, []string{ops.ID, mine.ID}, ids(qs))
+	})
+	t.Run("recent answers come from the responder index", func(t *testing.T) {
+		actx, _ := tb.as(tb.ctx, mine, "U0ALICE")
+		_, err := tb.svc.Answer(actx, mine.ID, hitl.Response{Value: "done"})
+		require.NoError(t, err)
+		recent, err := tb.recent(tb.ctx, "U0ALICE", recentAnswers)
+		require.NoError(t, err)
+		assert.Equal(t, []string{mine.ID}, ids(recent))
+	})
+}

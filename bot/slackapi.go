@@ -1,0 +1,23 @@
+package bot
+
+import (
+	"context"
+
+	"github.com/slack-go/slack"
+)
+
+// slackAPI is the part of Slack's Web API the bot calls. *slack.Client is
+// it; unit tests of the bot's rules use fakeAPI (fake_test.go).
+type slackAPI interface {
+	AuthTestContext(ctx context.Context) (*slack.AuthTestResponse, error)
+	PostMessageContext(ctx context.Context, channel string, opts ...slack.MsgOption) (respChannel, ts string, err error)
+	UpdateMessageContext(ctx context.Context, channel, ts string, opts ...slack.MsgOption) (string, string, string, error)
+	PostEphemeralContext(ctx context.Context, channel, user string, opts ...slack.MsgOption) (string, error)
+	OpenConversationContext(ctx context.Context, params *slack.OpenConversationParameters) (*slack.Channel, bool, bool, error)
+	OpenViewContext(ctx context.Context, triggerID string, view slack.ModalViewRequest) (*slack.ViewResponse, error)
+	PublishViewContext(ctx context.Context, req slack.PublishViewContextRequest) (*slack.ViewResponse, error)
+	AddReactionContext(ctx context.Context, name string, item slack.ItemRef) error
+	GetUserGroupMembersContext(ctx context.Context, group string, opts ...slack.GetUserGroupMembersOption) ([]string, error)
+}
+
+var _ slackAPI = (*slack.Client)(nil)
