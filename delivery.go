@@ -28,7 +28,6 @@ type Delivered struct {
 	PostedAt   time.Time `json:"postedAt"`
 }
 
-
 // Outbox is an edge's durable delivery state: a cursor into the event log,
 // the queue of deliveries derived from it (indexed by target), and the
 // records of what was delivered. Every method is durable when it returns;
