@@ -40,6 +40,9 @@ type NewQuestion struct {
 	InputType       InputType      `json:"inputType,omitempty"`
 	Sensitive       bool           `json:"sensitive,omitempty"`
 	Options         []Option       `json:"options,omitempty"`
+	// MultiSelect lets a choice be answered with several options (Claude
+	// Code's AskUserQuestion multiSelect): the answer is a list of values.
+	MultiSelect     bool           `json:"multiSelect,omitempty"`
 	Context         *Context       `json:"context,omitempty"`
 	TimeoutMinutes  *float64       `json:"timeoutMinutes,omitempty"`
 	DefaultResponse *Response      `json:"defaultResponse,omitempty"`
@@ -72,7 +75,7 @@ func (n NewQuestion) Build(id, jobID, asker string, now time.Time, t Timeouts) (
 	}
 	q := &Question{
 		ID: id, JobID: jobID, Question: n.Question, Type: n.Type, ResponseType: n.ResponseType,
-		InputType: n.InputType, Sensitive: n.Sensitive, Context: n.Context, Metadata: n.Metadata,
+		InputType: n.InputType, Sensitive: n.Sensitive, Context: n.Context, Metadata: n.Metadata, MultiSelect: n.MultiSelect,
 		Channel: strings.TrimSpace(n.Channel), Asker: asker, IdempotencyKey: n.IdempotencyKey,
 		Status: StatusPending, CreatedAt: now, RequestHash: n.hash(),
 	}
@@ -84,6 +87,9 @@ func (n NewQuestion) Build(id, jobID, asker string, now time.Time, t Timeouts) (
 		return nil, err
 	}
 	q.Options = opts
+	if q.MultiSelect && q.ResponseType != ChoiceResponse {
+		return nil, Errorf(EINVALID, "multiSelect is only for choice questions (with options)")
+	}
 	if err := validateRouting(n.Assignees, q.Channel); err != nil {
 		return nil, err
 	}

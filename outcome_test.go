@@ -189,3 +189,32 @@ func TestChoiceAnswersAreUnambiguous(t *testing.T) {
 		})
 	}
 }
+
+func TestMultiSelect(t *testing.T) {
+	svc, _, _ := newService(t)
+	ctx := hitl.WithPrincipal(context.Background(), asker)
+	person := hitl.WithPrincipal(context.Background(), answerer)
+	n := hitl.NewQuestion{Question: "Which features?", MultiSelect: true,
+		Options: []hitl.Option{{Label: "Auth"}, {Label: "Billing"}, {Label: "Search"}}}
+	q, _, err := svc.Create(ctx, "run-1", n)
+	require.NoError(t, err)
+	t.Run("a list of options, in the question's order, once each", func(t *testing.T) {
+		got, err := svc.Answer(person, q.ID, hitl.Response{Value: []any{"Search", "auth", "Search"}})
+		require.NoError(t, err)
+		assert.Equal(t, []string{"Auth", "Search"}, got.Response.Value)
+		assert.Equal(t, "Auth, Search", got.Response.String())
+	})
+	t.Run("comma-separated, as typed in hitl answer", func(t *testing.T) {
+		q, _, _ := svc.Create(ctx, "run-1", n)
+		got, err := svc.Answer(person, q.ID, hitl.Response{Value: "billing, 3"})
+		require.NoError(t, err)
+		assert.Equal(t, []string{"Billing", "Search"}, got.Response.Value)
+	})
+	t.Run("an unknown option is refused", func(t *testing.T) {
+		q, _, _ := svc.Create(ctx, "run-1", n)
+		_, err := svc.Answer(person, q.ID, hitl.Response{Value: []any{"Auth", "Payments"}})
+		assert.Equal(t, hitl.EINVALID, hitl.ErrorCode(err))
+	})
+	_, _, err = svc.Create(ctx, "run-1", hitl.NewQuestion{Question: "x?", MultiSelect: true})
+	assert.ErrorContains(t, err, "multiSelect is only for choice questions")
+}

@@ -114,6 +114,7 @@ type Question struct {
 	InputType       InputType      `json:"inputType,omitempty"`
 	Sensitive       bool           `json:"sensitive,omitempty"`
 	Options         []Option       `json:"options,omitempty"`
+	MultiSelect     bool           `json:"multiSelect,omitempty"`
 	Context         *Context       `json:"context,omitempty"`
 	Status          Status         `json:"status"`
 	Response        *Response      `json:"response,omitempty"`

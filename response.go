@@ -77,6 +77,16 @@ func (r *Response) String() string {
 		return "no"
 	case nil:
 		return ""
+	case []string:
+		return strings.Join(v, ", ")
+	case []any:
+		parts := make([]string, 0, len(v))
+		for _, x := range v {
+			if s, ok := scalar(x); ok {
+				parts = append(parts, s)
+			}
+		}
+		return strings.Join(parts, ", ")
 	case float64:
 		return strconv.FormatFloat(v, 'f', -1, 64)
 	default:
@@ -112,6 +122,14 @@ func (q *Question) ValidateResponse(r Response) (Response, error) {
 			return r, Errorf(EINVALID, "the answer is longer than %d characters", MaxAnswerLen)
 		}
 	case ChoiceResponse:
+		if q.MultiSelect {
+			vals, err := q.multiChoice(r.Value)
+			if err != nil {
+				return r, err
+			}
+			r.Value = vals
+			break
+		}
 		s, ok := scalar(r.Value)
 		if !ok {
 			return r, Errorf(EINVALID, "a choice answer must be one of the options")
@@ -203,4 +221,51 @@ func parseApproval(v any) (string, bool) {
 
 func equalFold(a, b string) bool {
 	return strings.EqualFold(strings.TrimSpace(a), strings.TrimSpace(b))
+}
+
+// multiChoice reads a multi-select answer: a list of options (JSON array)
+// or a comma-separated string, each an option's value, id or label. It
+// returns the options' values, in the question's order, once each.
+func (q *Question) multiChoice(v any) ([]string, error) {
+	var picks []string
+	switch v := v.(type) {
+	case string:
+		for _, p := range strings.Split(v, ",") {
+			if p = strings.TrimSpace(p); p != "" {
+				picks = append(picks, p)
+			}
+		}
+	case []string:
+		picks = v
+	case []any:
+		for _, x := range v {
+			s, ok := scalar(x)
+			if !ok {
+				return nil, Errorf(EINVALID, "a multi-select answer is a list of options")
+			}
+			picks = append(picks, s)
+		}
+	default:
+		if s, ok := scalar(v); ok {
+			picks = []string{s}
+		}
+	}
+	if len(picks) == 0 {
+		return nil, Errorf(EINVALID, "pick at least one of the options: %s", q.optionList())
+	}
+	chosen := map[string]bool{}
+	for _, p := range picks {
+		o, err := q.optionFor(strings.TrimSpace(p))
+		if err != nil {
+			return nil, err
+		}
+		chosen[o.Value] = true
+	}
+	out := make([]string, 0, len(chosen))
+	for _, o := range q.Options {
+		if chosen[o.Value] {
+			out = append(out, o.Value)
+		}
+	}
+	return out, nil
 }

@@ -109,6 +109,17 @@ func (db *DB) ReceiveControl(ctx context.Context, rec hitl.ControlRecord, ev *hi
 }
 
 func putControl(tx *bolt.Tx, rec *hitl.ControlRecord) error {
+	if v := tx.Bucket(bucketControl).Get([]byte(rec.RequestID)); v != nil {
+		var old hitl.ControlRecord
+		if json.Unmarshal(v, &old) == nil && !old.At.Equal(rec.At) {
+			if err := tx.Bucket(bucketControlAge).Delete(timeIDKey(old.At, old.RequestID)); err != nil {
+				return err
+			}
+		}
+	}
+	if err := tx.Bucket(bucketControlAge).Put(timeIDKey(rec.At, rec.RequestID), []byte{}); err != nil {
+		return fmt.Errorf("index control record %q: %w", rec.RequestID, err)
+	}
 	data, err := json.Marshal(rec)
 	if err != nil {
 		return fmt.Errorf("encode control record %q: %w", rec.RequestID, err)

@@ -52,6 +52,7 @@ var (
 	bucketRunsActive  = []byte("runs_active")  // run id → "" (running or paused)
 	bucketControl     = []byte("control")      // request_id → control record JSON (seed 000's dedup cache)
 	bucketCounts      = []byte("counts")       // status → number of questions, uint64 BE
+	bucketControlAge  = []byte("control_age")  // receivedAt ‖ request_id → "" (for pruning)
 
 	// The Slack bot's outbox (slack.go).
 	bucketSlackMeta     = []byte("slack_meta")     // "cursor" → uint64 BE
@@ -66,7 +67,7 @@ var (
 var allBuckets = [][]byte{
 	bucketMeta, bucketQuestions, bucketRuns, bucketByDeadline, bucketByJob, bucketByCreated, bucketByStatus, bucketByAsker,
 	bucketByAssignee, bucketUnassigned, bucketRunPending, bucketBySettled, bucketByResponder, bucketIdem, bucketEvents, bucketSealed,
-	bucketRunsActive, bucketControl, bucketCounts,
+	bucketRunsActive, bucketControl, bucketCounts, bucketControlAge,
 	bucketSlackMeta, bucketSlackTasks, bucketSlackMessages, bucketSlackByTS, bucketOutboxByTarget,
 }
 

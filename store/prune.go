@@ -45,7 +45,11 @@ func (db *DB) Prune(ctx context.Context, before time.Time, limit int) (int, erro
 			n++
 		}
 		m, err := pruneEvents(tx, before, limit)
-		n = max(n, m)
+		if err != nil {
+			return err
+		}
+		k, err := pruneControl(tx, before, limit)
+		n = max(n, m, k)
 		return err
 	})
 	if err != nil {
@@ -127,6 +131,28 @@ func pruneEvents(tx *bolt.Tx, before time.Time, limit int) (int, error) {
 		}
 		if !ev.At.Before(before) {
 			break
+		}
+		if err := c.Delete(); err != nil {
+			return n, err
+		}
+		n++
+	}
+	return n, nil
+}
+
+// pruneControl deletes up to limit control records received before
+// before (seed 000's dedup cache needs five minutes of them; the RESULTs
+// stay on the event log) and returns how many.
+func pruneControl(tx *bolt.Tx, before time.Time, limit int) (int, error) {
+	end := timeKey(before)
+	c := tx.Bucket(bucketControlAge).Cursor()
+	n := 0
+	for k, _ := c.First(); k != nil && n < limit; k, _ = c.First() {
+		if len(k) < 8 || binary.BigEndian.Uint64(k) >= end {
+			break
+		}
+		if err := tx.Bucket(bucketControl).Delete(k[8:]); err != nil {
+			return n, err
 		}
 		if err := c.Delete(); err != nil {
 			return n, err
