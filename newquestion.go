@@ -34,12 +34,12 @@ var (
 // NewQuestion is what an agent sends to ask (seed 001's create request, with
 // seed 002's inputType and sensitive, and routing for Slack).
 type NewQuestion struct {
-	Question        string         `json:"question"`
-	Type            QuestionType   `json:"type,omitempty"`
-	ResponseType    ResponseType   `json:"responseType,omitempty"`
-	InputType       InputType      `json:"inputType,omitempty"`
-	Sensitive       bool           `json:"sensitive,omitempty"`
-	Options         []Option       `json:"options,omitempty"`
+	Question     string       `json:"question"`
+	Type         QuestionType `json:"type,omitempty"`
+	ResponseType ResponseType `json:"responseType,omitempty"`
+	InputType    InputType    `json:"inputType,omitempty"`
+	Sensitive    bool         `json:"sensitive,omitempty"`
+	Options      []Option     `json:"options,omitempty"`
 	// MultiSelect lets a choice be answered with several options (Claude
 	// Code's AskUserQuestion multiSelect): the answer is a list of values.
 	MultiSelect     bool           `json:"multiSelect,omitempty"`
