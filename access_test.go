@@ -200,3 +200,81 @@ func TestApprovalCannotApproveItselfByDefault(t *testing.T) {
 	_, _, err = allowed.Create(ctx, "run-1", n)
 	assert.NoError(t, err, "config allows it")
 }
+
+// TestAuthorizationRunsAndPolicy is the table's rows for steering and
+// policy: who may steer a run, report for it, set its threshold, set the
+// policy and revoke a learned rule.
+func TestAuthorizationRunsAndPolicy(t *testing.T) {
+	controllerTok := hitl.TokenPrincipal("ops", []hitl.Scope{hitl.ScopeControl}, "")
+	slackCtl := hitl.Access{Controllers: []string{"U0CTL"}}.SlackPrincipal("U0CTL", nil)
+	slackNotCtl := hitl.Access{Controllers: []string{"U0CTL"}}.SlackPrincipal("U0ANS", nil)
+	slackAnswererNoList := hitl.Access{}.SlackPrincipal("U0ANY", nil) // no controllers configured: answerers steer
+	type row struct {
+		who   string
+		p     hitl.Principal
+		act   string
+		allow bool
+	}
+	rows := []row{
+		{"control token", controllerTok, "steer", true},
+		{"admin token", admin, "steer", true},
+		{"answer token", answerer, "steer", false},
+		{"the agent itself", asker, "steer", false},
+		{"Slack controller", slackCtl, "steer", true},
+		{"Slack answerer, controllers configured", slackNotCtl, "steer", false},
+		{"Slack answerer, no controllers configured", slackAnswererNoList, "steer", true},
+		{"the agent that started the run", asker, "report", true},
+		{"another agent", other, "report", false},
+		{"admin token", admin, "report", true},
+		{"the agent that started the run", asker, "threshold", true},
+		{"another agent", other, "threshold", false},
+		{"control token", controllerTok, "threshold", true},
+		{"admin token", admin, "set policy", true},
+		{"answer token", answerer, "set policy", false},
+		{"control token", controllerTok, "set policy", false},
+		{"answer token", answerer, "revoke", true},
+		{"the agent itself", asker, "revoke", false},
+	}
+	for _, r := range rows {
+		t.Run(fmt.Sprintf("%s %s: allowed %v", r.who, r.act, r.allow), func(t *testing.T) {
+			st := memstore.New()
+			svc := hitl.NewService(st, hitl.ServiceConfig{Clock: clocktest.New(t0)})
+			require.NoError(t, svc.LoadPolicy(context.Background(), nil))
+			_, err := svc.Checkpoint(hitl.WithPrincipal(context.Background(), asker), hitl.StateEvent{RunID: "loop-1",
+				Stack: []hitl.StackEntry{{ID: "loop-1", Iter: 1}}})
+			require.NoError(t, err)
+			ctx := hitl.WithPrincipal(context.Background(), r.p)
+			var refused bool
+			switch r.act {
+			case "steer":
+				msgs, err := svc.Control(ctx, hitl.NewRequest("req-"+r.who, hitl.CommandPause, "loop-1", t0, hitl.ControlPayload{}))
+				require.NoError(t, err)
+				code, failed := msgs[len(msgs)-1].Failed()
+				refused = failed && code == hitl.CodeForbidden
+			case "report":
+				_, err = svc.Checkpoint(ctx, hitl.StateEvent{RunID: "loop-1", Stack: []hitl.StackEntry{{ID: "loop-1", Iter: 2}}})
+				refused = hitl.ErrorCode(err) == hitl.EFORBIDDEN
+			case "threshold":
+				n := 2
+				_, err = svc.SetThreshold(ctx, "loop-1", &n)
+				refused = hitl.ErrorCode(err) == hitl.EFORBIDDEN
+			case "set policy":
+				_, err = svc.SetPolicy(ctx, nil)
+				refused = hitl.ErrorCode(err) == hitl.EFORBIDDEN
+			case "revoke":
+				_, err = svc.RevokeRule(ctx, "r_nope")
+				refused = hitl.ErrorCode(err) == hitl.EFORBIDDEN
+			}
+			assert.Equal(t, !r.allow, refused, "%v", err)
+			if refused {
+				evs, _, err := svc.Events(hitl.WithPrincipal(context.Background(), admin), 0, 0)
+				require.NoError(t, err)
+				var audited bool
+				for _, ev := range evs {
+					audited = audited || (ev.Type == hitl.EventRefused && ev.Actor == r.p.ID)
+				}
+				assert.True(t, audited, "every refusal is audited")
+			}
+		})
+	}
+}
