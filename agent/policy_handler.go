@@ -16,8 +16,7 @@ type policyRequest struct {
 // handlePolicy serves GET /api/policy: the effective policy (rules,
 // learned rules, the default).
 func (s *Server) handlePolicy(w http.ResponseWriter, r *http.Request) {
-	if s.policies == nil {
-		writeError(w, r, s.log, hitl.Errorf(hitl.EUNAVAILABLE, "approval policies are not served here"))
+	if !s.serves(w, r, s.policies != nil, "approval policy") {
 		return
 	}
 	p, err := s.policies.Policy(r.Context())
@@ -30,8 +29,7 @@ func (s *Server) handlePolicy(w http.ResponseWriter, r *http.Request) {
 
 // handleSetPolicy serves PUT /api/policy (admin scope).
 func (s *Server) handleSetPolicy(w http.ResponseWriter, r *http.Request) {
-	if s.policies == nil {
-		writeError(w, r, s.log, hitl.Errorf(hitl.EUNAVAILABLE, "approval policies are not served here"))
+	if !s.serves(w, r, s.policies != nil, "approval policy") {
 		return
 	}
 	var req policyRequest
@@ -51,8 +49,7 @@ func (s *Server) handleSetPolicy(w http.ResponseWriter, r *http.Request) {
 // (allow, deny, or ask with the question to wait on). The agent is the
 // token, never the body.
 func (s *Server) handleApprovals(w http.ResponseWriter, r *http.Request) {
-	if s.policies == nil {
-		writeError(w, r, s.log, hitl.Errorf(hitl.EUNAVAILABLE, "approval policies are not served here"))
+	if !s.serves(w, r, s.policies != nil, "approval policy") {
 		return
 	}
 	var req hitl.ApprovalRequest
@@ -70,8 +67,7 @@ func (s *Server) handleApprovals(w http.ResponseWriter, r *http.Request) {
 
 // handleRevoke serves POST /api/policy/rules/{id}/revoke.
 func (s *Server) handleRevoke(w http.ResponseWriter, r *http.Request) {
-	if s.policies == nil {
-		writeError(w, r, s.log, hitl.Errorf(hitl.EUNAVAILABLE, "approval policies are not served here"))
+	if !s.serves(w, r, s.policies != nil, "approval policy") {
 		return
 	}
 	rule, err := s.policies.RevokeRule(r.Context(), r.PathValue("id"))

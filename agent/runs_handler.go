@@ -43,8 +43,7 @@ type runsResponse hitl.RunPage
 // a bad_request RESULT alone, never an ACK. ?wait bounds the call; the
 // RESULT is normally committed well within it.
 func (s *Server) handleControl(w http.ResponseWriter, r *http.Request) {
-	if s.runs == nil {
-		writeError(w, r, s.log, hitl.Errorf(hitl.EUNAVAILABLE, "steering is not served here"))
+	if !s.serves(w, r, s.runs != nil, "steering") {
 		return
 	}
 	wait, err := s.parseWait(r.URL.Query().Get("wait"))
@@ -81,8 +80,7 @@ func (s *Server) handleControl(w http.ResponseWriter, r *http.Request) {
 // handleCurrent serves POST /api/topics/loop:current: the agent publishes
 // a schema-1 STATE, ABORT or DONE. The answer is the run's control state.
 func (s *Server) handleCurrent(w http.ResponseWriter, r *http.Request) {
-	if s.runs == nil {
-		writeError(w, r, s.log, hitl.Errorf(hitl.EUNAVAILABLE, "steering is not served here"))
+	if !s.serves(w, r, s.runs != nil, "steering") {
 		return
 	}
 	var e hitl.StateEvent
@@ -103,8 +101,7 @@ func (s *Server) handleCurrent(w http.ResponseWriter, r *http.Request) {
 // paused it waits (up to wait) for a resume or a cancel, then answers with
 // the state then: the caller calls again while it is still paused.
 func (s *Server) handleCheckpoint(w http.ResponseWriter, r *http.Request) {
-	if s.runs == nil {
-		writeError(w, r, s.log, hitl.Errorf(hitl.EUNAVAILABLE, "steering is not served here"))
+	if !s.serves(w, r, s.runs != nil, "steering") {
 		return
 	}
 	id := r.PathValue("id")
@@ -156,8 +153,7 @@ func (s *Server) handleCheckpoint(w http.ResponseWriter, r *http.Request) {
 // handleThreshold serves POST /api/jobs/{id} with {"interactionThreshold":
 // N}: the run's own threshold (null: back to the default).
 func (s *Server) handleThreshold(w http.ResponseWriter, r *http.Request) {
-	if s.runs == nil {
-		writeError(w, r, s.log, hitl.Errorf(hitl.EUNAVAILABLE, "steering is not served here"))
+	if !s.serves(w, r, s.runs != nil, "steering") {
 		return
 	}
 	var req thresholdRequest
@@ -176,8 +172,7 @@ func (s *Server) handleThreshold(w http.ResponseWriter, r *http.Request) {
 // handleRuns serves GET /api/runs?all=true&limit=&cursor=: active runs
 // (running or paused), or every run with all=true.
 func (s *Server) handleRuns(w http.ResponseWriter, r *http.Request) {
-	if s.runs == nil {
-		writeError(w, r, s.log, hitl.Errorf(hitl.EUNAVAILABLE, "steering is not served here"))
+	if !s.serves(w, r, s.runs != nil, "steering") {
 		return
 	}
 	q := r.URL.Query()
@@ -228,4 +223,13 @@ func (s *Server) handleRunWait(w http.ResponseWriter, r *http.Request, wait time
 		return
 	}
 	writeJSON(w, http.StatusOK, run)
+}
+
+// serves answers 503 when the server was built without what a route
+// needs (steering, policies) and reports whether it may go on.
+func (s *Server) serves(w http.ResponseWriter, r *http.Request, ok bool, what string) bool {
+	if !ok {
+		writeError(w, r, s.log, hitl.Errorf(hitl.EUNAVAILABLE, "%s is not served here", what))
+	}
+	return ok
 }
