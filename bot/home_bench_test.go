@@ -15,10 +15,12 @@ import (
 	"github.com/stretchr/testify/require"
 )
 
-// benchHomeBot returns a bot over the bbolt store holding n questions: a
-// quarter open to anyone, a quarter assigned to one of 50 users, a quarter
-// to one of 5 groups, a quarter answered by one of the 50 users. U0USER000 is
-// in group S0GROUP0.
+// benchHomeBot returns a bot over the bbolt store holding n questions: the
+// first 60 fill U0USER000's page at every size (40 assigned to them, 20
+// answered by them), so both sizes render the same full page; the rest are
+// a quarter open to anyone, a quarter assigned to one of 50 users, a
+// quarter to one of 5 groups, a quarter answered by one of the 50 users.
+// U0USER000 is in group S0GROUP0.
 func benchHomeBot(b *testing.B, n int) *Bot {
 	b.Helper()
 	db, err := store.Open(filepath.Join(b.TempDir(), "hitl.db"))
@@ -35,15 +37,22 @@ func benchHomeBot(b *testing.B, n int) *Bot {
 			defer wg.Done()
 			for i := w; i < n; i += workers {
 				nq := hitl.NewQuestion{Question: fmt.Sprintf("Deploy build %d?", i), ResponseType: hitl.BooleanResponse}
-				switch i % 4 {
-				case 1:
+				mine := i < 60
+				switch {
+				case mine:
+					nq.Assignees = []string{"U0USER000"}
+				case i%4 == 1:
 					nq.Assignees = []string{fmt.Sprintf("U0USER%03d", i%50)}
-				case 2:
+				case i%4 == 2:
 					nq.Assignees = []string{fmt.Sprintf("S0GROUP%d", i%5)}
 				}
 				q, _, err := svc.Create(asker, fmt.Sprintf("run-%d", i%100), nq)
-				if err == nil && i%4 == 3 {
-					who := hitl.Access{}.SlackPrincipal(fmt.Sprintf("U0USER%03d", i%50), nil)
+				if err == nil && ((mine && i >= 40) || (!mine && i%4 == 3)) {
+					user := fmt.Sprintf("U0USER%03d", i%50)
+					if mine {
+						user = "U0USER000"
+					}
+					who := hitl.Access{}.SlackPrincipal(user, nil)
 					_, err = svc.Answer(hitl.WithPrincipal(context.Background(), who), q.ID, hitl.Response{Value: true})
 				}
 				if err != nil {
