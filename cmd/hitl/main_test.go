@@ -108,7 +108,7 @@ func result(t *testing.T, ch <-chan cliResult) cliResult {
 	select {
 	case r := <-ch:
 		return r
-	case <-time.After(10 * time.Second):
+	case <-time.After(30 * time.Second): // generous: a loaded CI machine, never a wait of its own
 		t.Fatal("command did not finish")
 		return cliResult{}
 	}
