@@ -319,18 +319,6 @@ func (s *Service) Cancel(ctx context.Context, id, reason string) (*Question, err
 	})
 }
 
-// expire times out question id if it is still pending and due at now. The
-// default response, if any, becomes its answer.
-func (s *Service) expire(ctx context.Context, id string, now time.Time) (*Question, error) {
-	return s.settle(WithPrincipal(ctx, SystemPrincipal), "", id, func(q *Question, _ time.Time) (*Event, error) {
-		if q.TimeoutAt == nil || q.TimeoutAt.After(now) {
-			return nil, Errorf(ECONFLICT, "question %s is not due", q.ID)
-		}
-		q.Status, q.Response, q.RespondedBy, q.RespondedAt = StatusTimeout, q.DefaultResponse.clone(), ActorSystem, &now
-		return newQuestionEvent(EventQuestionTimeout, q, ActorSystem, now), nil
-	})
-}
-
 // settle applies a transition out of pending, when the principal in ctx
 // may do act (the service's own transitions pass act ""). The rule comes
 // first, so a stranger learns nothing of how a question was settled; then
@@ -407,15 +395,31 @@ func (s *Service) SweepExpired(ctx context.Context) (int, error) {
 		if err != nil {
 			return n, err
 		}
-		for _, id := range ids {
-			_, err := s.expire(ctx, id, now)
-			switch ErrorCode(err) {
-			case "":
-				n++
-			case ECONFLICT, ENOTFOUND: // answered meanwhile
-			default:
-				return n, err
+		// One commit for the whole batch: a restart with thousands overdue
+		// settles them in a few commits, not one each.
+		updated, errs, err := s.store.UpdateQuestions(ctx, ids, func(q *Question) (*Event, error) {
+			if !q.Pending() {
+				return nil, Conflict(q) // answered meanwhile
 			}
+			if q.TimeoutAt == nil || q.TimeoutAt.After(now) {
+				return nil, Errorf(ECONFLICT, "question %s is not due", q.ID)
+			}
+			q.Status, q.Response, q.RespondedBy, q.RespondedAt = StatusTimeout, q.DefaultResponse.clone(), ActorSystem, &now
+			return newQuestionEvent(EventQuestionTimeout, q, ActorSystem, now), nil
+		})
+		if err != nil {
+			return n, err
+		}
+		for i, q := range updated {
+			if q == nil {
+				if c := ErrorCode(errs[i]); c != ECONFLICT && c != ENOTFOUND {
+					return n, errs[i]
+				}
+				continue
+			}
+			n++
+			s.hub.publish(q.ID)
+			s.hub.publish(runKey(q.JobID))
 		}
 		if len(ids) < batch {
 			return n, nil

@@ -86,6 +86,12 @@ type Store interface {
 	// for an unknown id.
 	UpdateQuestion(ctx context.Context, id string, fn func(q *Question) (*Event, error)) (*Question, error)
 
+	// UpdateQuestions is UpdateQuestion for many questions in one
+	// transaction (one commit): fn's error skips that question only (it is
+	// reported in errs, by index), and unknown ids report ENOTFOUND there.
+	// The sweeper times out a batch of due questions this way.
+	UpdateQuestions(ctx context.Context, ids []string, fn func(q *Question) (*Event, error)) (updated []*Question, errs []error, err error)
+
 	// Question returns question id, or ENOTFOUND.
 	Question(ctx context.Context, id string) (*Question, error)
 

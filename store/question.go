@@ -124,6 +124,48 @@ func (db *DB) UpdateQuestion(ctx context.Context, id string, fn func(q *hitl.Que
 	return updated, nil
 }
 
+// UpdateQuestions implements hitl.Store: one write transaction, one
+// commit, for the whole batch.
+func (db *DB) UpdateQuestions(ctx context.Context, ids []string, fn func(q *hitl.Question) (*hitl.Event, error)) ([]*hitl.Question, []error, error) {
+	if err := ctx.Err(); err != nil {
+		return nil, nil, err
+	}
+	updated := make([]*hitl.Question, len(ids))
+	errs := make([]error, len(ids))
+	err := db.write(func(tx *bolt.Tx) error {
+		clear(updated)
+		clear(errs)
+		for i, id := range ids {
+			q, err := getQuestion(tx, id)
+			if hitl.ErrorCode(err) == hitl.ENOTFOUND {
+				errs[i] = err
+				continue
+			} else if err != nil {
+				return err
+			}
+			old := q.Clone()
+			ev, err := fn(q)
+			if err != nil {
+				errs[i] = err
+				continue
+			}
+			data, err := json.Marshal(q)
+			if err != nil {
+				return fmt.Errorf("encode: %w", err)
+			}
+			if err := putQuestion(tx, old, q, data, ev); err != nil {
+				return err
+			}
+			updated[i] = q
+		}
+		return nil
+	})
+	if err != nil {
+		return nil, nil, fmt.Errorf("store: update questions: %w", err)
+	}
+	return updated, errs, nil
+}
+
 // Question implements hitl.Store.
 func (db *DB) Question(ctx context.Context, id string) (*hitl.Question, error) {
 	if err := ctx.Err(); err != nil {

@@ -87,13 +87,16 @@ func TestAskWaitsAgainWhenASecretWasLost(t *testing.T) {
 	proxy := newFrontProxy(t, first.URL())
 	restarted := make(chan *Main, 1)
 	var once sync.Once
-	// Restart the service, on the same address and database, just before
-	// hitl ask takes the answer.
+	// Restart the service on the same database just before hitl ask takes
+	// the answer; the proxy in front keeps the address hitl ask uses (a new
+	// port behind it: the old one may be taken by another test meanwhile).
 	proxy.intercept(func(w http.ResponseWriter, r *http.Request) bool {
 		if strings.HasSuffix(r.URL.Path, "/receive") {
 			once.Do(func() {
 				assert.NoError(t, first.Close())
-				restarted <- startMainNoCleanup(t, at(strings.TrimPrefix(first.URL(), "http://")))
+				second := startMainNoCleanup(t, at("127.0.0.1:0"))
+				proxy.setBackend(t, second.URL())
+				restarted <- second
 			})
 		}
 		return false

@@ -126,3 +126,13 @@ func (s *Store) PutPolicyState(_ context.Context, st *hitl.PolicyState) error {
 	s.policy = &c
 	return nil
 }
+
+// UpdateQuestions implements hitl.Store.
+func (s *Store) UpdateQuestions(ctx context.Context, ids []string, fn func(*hitl.Question) (*hitl.Event, error)) ([]*hitl.Question, []error, error) {
+	updated := make([]*hitl.Question, len(ids))
+	errs := make([]error, len(ids))
+	for i, id := range ids {
+		updated[i], errs[i] = s.UpdateQuestion(ctx, id, fn)
+	}
+	return updated, errs, nil
+}
