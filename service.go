@@ -444,7 +444,7 @@ func (s *Service) QuestionPage(ctx context.Context, f QuestionFilter) (QuestionP
 	if err != nil {
 		return QuestionPage{}, err
 	}
-	if f.Status != "" && f == (QuestionFilter{Status: f.Status, Limit: f.Limit, Cursor: f.Cursor}) {
+	if byStatusAlone(f) {
 		if page.Total, err = s.store.CountQuestions(ctx, f.Status); err != nil {
 			return QuestionPage{}, err
 		}
@@ -660,3 +660,12 @@ func (s *Service) LastSeq(ctx context.Context) (uint64, error) { return s.store.
 // Changed returns a channel closed at the next committed change. Readers of
 // the event log wait on it instead of polling.
 func (s *Service) Changed() <-chan struct{} { return s.hub.next() }
+
+// byStatusAlone reports whether f lists by status and nothing else (its
+// total is a counter away).
+func byStatusAlone(f QuestionFilter) bool {
+	g := f
+	g.Limit, g.Cursor, g.Reverse = 0, "", false
+	return f.Status != "" && g.JobID == "" && g.Asker == "" && g.Type == "" && g.Assignee == "" && !g.Unassigned &&
+		g.RespondedBy == "" && len(g.Queue) == 0
+}

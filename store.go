@@ -26,6 +26,12 @@ type QuestionFilter struct {
 	// user-group id; Unassigned pending questions with no assignee.
 	Assignee   string
 	Unassigned bool
+	// Queue selects a person's queue: pending questions assigned to any
+	// of these ids (a user and their groups), plus the unassigned ones
+	// when Unassigned is set. It is read by merging the indexes on their
+	// keys, so only the questions returned are decoded; it returns the
+	// first page only (More says there are more).
+	Queue []string
 	// RespondedBy selects questions answered by this principal, in the
 	// order of their answers.
 	RespondedBy string
@@ -55,7 +61,9 @@ func (f QuestionFilter) Match(q *Question) bool {
 		(f.Status == "" || q.Status == f.Status) &&
 		(f.Type == "" || q.Type == f.Type) &&
 		(f.Assignee == "" || (q.Pending() && slices.Contains(q.Assignees, f.Assignee))) &&
-		(!f.Unassigned || (q.Pending() && len(q.Assignees) == 0)) &&
+		(len(f.Queue) > 0 || !f.Unassigned || (q.Pending() && len(q.Assignees) == 0)) &&
+		(len(f.Queue) == 0 || (q.Pending() && (slices.ContainsFunc(q.Assignees, func(a string) bool { return slices.Contains(f.Queue, a) }) ||
+			(f.Unassigned && len(q.Assignees) == 0)))) &&
 		(f.RespondedBy == "" || (q.Status == StatusAnswered && q.RespondedBy == f.RespondedBy))
 }
 
@@ -67,6 +75,8 @@ type QuestionPage struct {
 	// Total is how many questions the whole list holds, when it is known
 	// without reading it (a list by status alone).
 	Total int `json:"total,omitempty"`
+	// More says a Queue list holds more than the page.
+	More bool `json:"more,omitempty"`
 }
 
 // Store persists questions and the event log. Every method that returns

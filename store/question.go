@@ -190,6 +190,9 @@ func (db *DB) Questions(ctx context.Context, f hitl.QuestionFilter) (hitl.Questi
 	if err := ctx.Err(); err != nil {
 		return hitl.QuestionPage{}, err
 	}
+	if len(f.Queue) > 0 {
+		return db.queue(ctx, f)
+	}
 	bucket, prefix := indexFor(f)
 	var after []byte
 	if f.Cursor != "" {

@@ -164,6 +164,9 @@ func (s *Store) Questions(_ context.Context, f hitl.QuestionFilter) (hitl.Questi
 		page.Questions = append(page.Questions, e.q.Clone())
 		lastKey = e.key
 	}
+	if len(f.Queue) > 0 && page.NextCursor != "" {
+		page.NextCursor, page.More = "", true // a queue is one page
+	}
 	return page, nil
 }
 

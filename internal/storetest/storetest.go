@@ -81,6 +81,7 @@ func Run(t *testing.T, open func(t *testing.T) hitl.Store) {
 	t.Run("sealed questions are listed until received", func(t *testing.T) { testSealed(t, newEnv(t)) })
 	t.Run("control requests are remembered for the window", func(t *testing.T) { testControlRecords(t, newEnv(t)) })
 	t.Run("runs list by id, active ones apart", func(t *testing.T) { testRunList(t, newEnv(t)) })
+	t.Run("a queue merges a person's indexes, newest first", func(t *testing.T) { testQueue(t, newEnv(t)) })
 }
 
 func testPaging(t *testing.T, e *env) {
@@ -384,4 +385,23 @@ func testRunList(t *testing.T, e *env) {
 		got = append(got, r.ID)
 	}
 	assert.Equal(t, []string{"a", "b", "c", "d"}, got)
+}
+
+func testQueue(t *testing.T, e *env) {
+	ctx := context.Background()
+	mine := e.ask(t, "r", hitl.NewQuestion{Question: "mine?", Assignees: []string{"U0ME"}})
+	group := e.ask(t, "r", hitl.NewQuestion{Question: "my group's?", Assignees: []string{"S0MINE"}})
+	both := e.ask(t, "r", hitl.NewQuestion{Question: "both?", Assignees: []string{"U0ME", "S0MINE"}})
+	open := e.ask(t, "r", hitl.NewQuestion{Question: "anyone's?"})
+	e.ask(t, "r", hitl.NewQuestion{Question: "someone else's?", Assignees: []string{"U0OTHER"}})
+	answered := e.ask(t, "r", hitl.NewQuestion{Question: "done?", Assignees: []string{"U0ME"}})
+	e.answer(t, answered.ID, "x")
+	page, err := e.store.Questions(ctx, hitl.QuestionFilter{Queue: []string{"U0ME", "S0MINE"}, Unassigned: true, Reverse: true})
+	require.NoError(t, err)
+	assert.Equal(t, []string{open.ID, both.ID, group.ID, mine.ID}, ids(page.Questions), "newest first, each once, pending only")
+	assert.False(t, page.More)
+	page, err = e.store.Questions(ctx, hitl.QuestionFilter{Queue: []string{"U0ME", "S0MINE"}, Reverse: true, Limit: 2})
+	require.NoError(t, err)
+	assert.Equal(t, []string{both.ID, group.ID}, ids(page.Questions), "without Unassigned: assigned ones only")
+	assert.True(t, page.More)
 }
