@@ -2,8 +2,6 @@ package bot
 
 import (
 	"context"
-	"slices"
-	"strings"
 
 	"github.com/hitlbot/hitl"
 )
@@ -15,39 +13,20 @@ import (
 // the number of their groups, not with the number of questions.
 func (b *Bot) queue(ctx context.Context, user string, limit int) (waiting []*hitl.Question, more bool, err error) {
 	groups := b.groups.groupsOf(ctx, user)
-	filters := []hitl.QuestionFilter{{Assignee: user}}
-	for _, g := range groups {
-		filters = append(filters, hitl.QuestionFilter{Assignee: g})
+	f := hitl.QuestionFilter{Queue: append([]string{user}, groups...), Reverse: true, Limit: limit,
+		Unassigned: b.cfg.Access.SlackPrincipal(user, groups).Has(hitl.ScopeAnswer)}
+	// One read: the store merges the person's indexes on their keys and
+	// decodes only this page.
+	page, err := b.svc.QuestionPage(ctx, f)
+	if err != nil {
+		return nil, false, err
 	}
-	if b.cfg.Access.SlackPrincipal(user, groups).Has(hitl.ScopeAnswer) {
-		filters = append(filters, hitl.QuestionFilter{Unassigned: true})
-	}
-	seen := map[string]bool{}
-	for _, f := range filters {
-		f.Reverse, f.Limit = true, limit+1
-		page, err := b.svc.QuestionPage(ctx, f)
-		if err != nil {
-			return nil, false, err
-		}
-		more = more || len(page.Questions) > limit
-		for _, q := range page.Questions {
-			if seen[q.ID] || !b.cfg.Access.WaitsOn(q, user, groups) {
-				continue
-			}
-			seen[q.ID] = true
+	for _, q := range page.Questions {
+		if b.cfg.Access.WaitsOn(q, user, groups) {
 			waiting = append(waiting, q)
 		}
 	}
-	slices.SortFunc(waiting, func(x, y *hitl.Question) int {
-		if c := y.CreatedAt.Compare(x.CreatedAt); c != 0 {
-			return c
-		}
-		return strings.Compare(y.ID, x.ID)
-	})
-	if len(waiting) > limit {
-		waiting, more = waiting[:limit], true
-	}
-	return waiting, more, nil
+	return waiting, page.More, nil
 }
 
 // recent returns the last questions user answered, newest first.
