@@ -24,11 +24,11 @@ type actionHandler func(ctx context.Context, c click, q *hitl.Question) error
 // registerActions registers a handler per action id.
 func (b *Bot) registerActions() {
 	b.actions = map[string]actionHandler{
-		blocks.ActionApprove:    b.answerWith(func(*hitl.Question, click) hitl.Response { return hitl.Response{Value: hitl.Approve} }),
+		blocks.ActionApprove: b.answerWith(func(*hitl.Question, click) hitl.Response { return hitl.Response{Value: hitl.Approve} }),
 		blocks.ActionApproveAlways: b.answerWith(func(*hitl.Question, click) hitl.Response {
 			return hitl.Response{Value: hitl.Approve, Always: true}
 		}),
-		blocks.ActionEdit: b.openModal(blocks.EditModal),
+		blocks.ActionEdit:       b.openModal(blocks.EditModal),
 		blocks.ActionYes:        b.answerWith(func(*hitl.Question, click) hitl.Response { return hitl.Response{Value: true} }),
 		blocks.ActionNo:         b.answerWith(func(*hitl.Question, click) hitl.Response { return hitl.Response{Value: false} }),
 		blocks.ActionSelect:     b.answerWith(optionResponse),

@@ -181,7 +181,9 @@ type permalinks struct {
 	links map[string]string
 }
 
-func newPermalinks(api slackAPI) *permalinks { return &permalinks{api: api, links: map[string]string{}} }
+func newPermalinks(api slackAPI) *permalinks {
+	return &permalinks{api: api, links: map[string]string{}}
+}
 
 func (p *permalinks) get(ctx context.Context, channel, ts string) string {
 	key := channel + "/" + ts
