@@ -41,6 +41,7 @@ const blockIDPrefix = "q:"
 var verbs = map[Verb]bool{
 	VerbApprove: true, VerbDeny: true, VerbApproveMsg: true, VerbYes: true,
 	VerbNo: true, VerbChoose: true, VerbSelect: true, VerbAnswer: true,
+	VerbApproveAlways: true, VerbEdit: true,
 }
 
 // Action is a parsed block action: what to do, to which question, and for
@@ -63,7 +64,8 @@ func BlockID(questionID string) string { return blockIDPrefix + questionID }
 // ActionIDs lists every action id this package renders, for a bot that
 // registers handlers by exact action id.
 func ActionIDs() []string {
-	ids := []string{ActionApprove, ActionDeny, ActionApproveMsg, ActionYes, ActionNo, ActionSelect, ActionAnswer}
+	ids := []string{ActionApprove, ActionDeny, ActionApproveMsg, ActionYes, ActionNo, ActionSelect, ActionAnswer,
+		ActionApproveAlways, ActionEdit}
 	for i := range MaxButtonChoices {
 		ids = append(ids, ChooseActionID(i))
 	}

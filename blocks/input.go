@@ -20,6 +20,10 @@ func inputs(q *hitl.Question) slack.Block {
 	var els []slack.BlockElement
 	switch q.ResponseType {
 	case hitl.ApprovalResponse:
+		if q.Operation != nil {
+			els = operationInputs(q)
+			break
+		}
 		els = append(els,
 			button(ActionApprove, "", "✅ Approve", slack.StylePrimary),
 			button(ActionDeny, "", "⛔ Deny…", slack.StyleDanger),
@@ -29,6 +33,10 @@ func inputs(q *hitl.Question) slack.Block {
 			button(ActionYes, "", "Yes", slack.StylePrimary),
 			button(ActionNo, "", "No", ""))
 	case hitl.ChoiceResponse:
+		if q.MultiSelect && len(q.Options) > 0 {
+			els = append(els, button(ActionAnswer, "", "☑️ Choose…", slack.StylePrimary))
+			break
+		}
 		els = choiceInputs(q.Options)
 	default:
 		els = append(els, button(ActionAnswer, "", "Answer…", slack.StylePrimary))

@@ -197,7 +197,22 @@ func (v *validator) element(p string, e map[string]any) {
 		if s, _ := e["style"].(string); s != "" && s != "primary" && s != "danger" {
 			v.errorf(p+".style", "bad style %q", s)
 		}
-	case "static_select":
+		if c, ok := e["confirm"].(map[string]any); ok {
+			v.text(p+".confirm.title", c["title"], MaxConfirmTitle, true)
+			v.text(p+".confirm.text", c["text"], MaxConfirmText, true)
+			v.text(p+".confirm.confirm", c["confirm"], MaxConfirmButton, true)
+			v.text(p+".confirm.deny", c["deny"], MaxConfirmButton, true)
+		}
+	case "checkboxes":
+		opts, _ := e["options"].([]any)
+		if len(opts) == 0 || len(opts) > MaxCheckboxes {
+			v.errorf(p+".options", "%d options, want 1..%d", len(opts), MaxCheckboxes)
+		}
+		for i, raw := range opts {
+			o, _ := raw.(map[string]any)
+			v.text(fmt.Sprintf("%s.options[%d].text", p, i), o["text"], MaxOptionText, true)
+		}
+	case "static_select", "multi_static_select":
 		if e["placeholder"] != nil {
 			v.text(p+".placeholder", e["placeholder"], MaxPlaceholder, true)
 		}
@@ -346,6 +361,24 @@ func allShapes(hostileInputs bool) map[string]*hitl.Question {
 	reopened := question(hitl.Blocking, hitl.TextResponse)
 	reopened.Sensitive, reopened.Notice = true, reopenedNotice
 	add("reopened", reopened)
+	op := question(hitl.Approval, hitl.ApprovalResponse)
+	op.Operation = &hitl.Operation{Type: hitl.OpShell, Description: "clean up", Resource: "rm -rf /tmp/build", Risk: hitl.RiskHigh, Agent: "api:ci"}
+	op.Rule = "shell commands"
+	add("operation", op)
+	quorum := question(hitl.Approval, hitl.ApprovalResponse)
+	quorum.Operation = &hitl.Operation{Type: hitl.OpFileDelete, Description: "drop", Resource: "/var/db", Agent: "api:ci"}
+	quorum.Quorum, quorum.Approvers = 2, []string{"U024BE7LH", "S0614TZR7"}
+	quorum.Approvals = []hitl.Grant{{By: "slack:U024BE7LH", At: t0}}
+	add("quorum", quorum)
+	multi := question(hitl.Blocking, hitl.ChoiceResponse)
+	multi.MultiSelect = true
+	add("multi", multi)
+	if hostileInputs {
+		op.Operation.Resource, op.Operation.Agent, op.Rule = hostile(4000), hostile(200), hostile(300)
+		quorum.Operation.Resource = hostile(4000)
+		quorum.Approvers = quorum.Assignees
+		quorum.Approvals = []hitl.Grant{{By: "slack:" + quorum.Assignees[2], At: t0}, {By: hostile(300), At: t0}}
+	}
 	if hostileInputs {
 		reopened.Notice = hostile(5000)
 	}
@@ -412,7 +445,7 @@ func TestLimits(t *testing.T) {
 			for _, f := range []struct {
 				name string
 				fn   func(*hitl.Question, string, string) slack.ModalViewRequest
-			}{{"answer", AnswerModal}, {"deny", DenyModal}, {"approve", ApproveModal}} {
+			}{{"answer", AnswerModal}, {"deny", DenyModal}, {"approve", ApproveModal}, {"edit", EditModal}} {
 				t.Run(prefix+"/"+f.name+"_modal_fits", func(t *testing.T) {
 					validate(t, f.fn(q, "C024BE91L", "1710428966.000100"), allowed...)
 				})

@@ -49,6 +49,9 @@ func QuestionMessage(q *hitl.Question, opts MessageOptions) Message {
 	} else if s := suggestions(q); s != nil {
 		bs = append(bs, s)
 	}
+	if qb := quorumBlock(q); qb != nil {
+		bs = append(bs, qb)
+	}
 	if in := inputs(q); in != nil {
 		bs = append(bs, in)
 		if q.ResponseType == hitl.TextResponse && !sensitive(q) {
@@ -78,6 +81,9 @@ func body(q *hitl.Question, opts MessageOptions) ([]slack.Block, bool) {
 		text = "_(no question text)_"
 	}
 	bs = append(bs, section(text))
+	if op := operationSection(q); op != nil {
+		bs = append(bs, op)
+	}
 	if s := optionsText(q); s != "" {
 		bs = append(bs, section(s))
 	}
@@ -129,7 +135,7 @@ func optionsText(q *hitl.Question) string {
 		return ""
 	}
 	buttons := len(q.Options) <= MaxButtonChoices
-	need := len(q.Options) > MaxSelectOptions
+	need := len(q.Options) > MaxSelectOptions || q.MultiSelect
 	for _, o := range q.Options {
 		d := Len(oneLine(o.Description))
 		need = need || Len(oneLine(o.Label)) > MaxOptionText || d > MaxOptionDesc || (buttons && d > 0)

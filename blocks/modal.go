@@ -48,6 +48,9 @@ func PrivateMetadata(questionID, channel, ts string) string {
 // by typing: an option's label, yes or no, approve or deny.
 func AnswerModal(q *hitl.Question, channel, ts string) slack.ModalViewRequest {
 	q = orEmpty(q)
+	if q.MultiSelect && q.ResponseType == hitl.ChoiceResponse && len(q.Options) > 0 {
+		return ChoicesModal(q, channel, ts)
+	}
 	in := textInput("Type your answer", !sensitive(q))
 	block := slack.NewInputBlock(BlockAnswer, plainText("Your answer"), answerHint(q), in)
 	return modal(q, channel, ts, CallbackAnswer, "Answer question", "Send answer", block)
@@ -79,6 +82,9 @@ func modal(q *hitl.Question, channel, ts, callbackID, title, submit string, inpu
 	bs := []slack.Block{section(text)}
 	if s, _ := errorText(q); s != "" {
 		bs = append(bs, section(s))
+	}
+	if op := operationSection(q); op != nil {
+		bs = append(bs, op)
 	}
 	bs = append(bs, meta(q, MessageOptions{}))
 	if sensitive(q) && callbackID == CallbackAnswer {

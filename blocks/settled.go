@@ -18,6 +18,9 @@ func SettledMessage(q *hitl.Question, opts MessageOptions) Message {
 		return QuestionMessage(q, opts)
 	}
 	bs, cut := body(q, opts)
+	if e := editedSection(q); e != nil {
+		bs = append(bs, e)
+	}
 	bs = append(bs, section(outcomeText(q, opts, MaxSectionText)))
 	text, _ := escapeCut(oneLine(q.Question), 300, ellipsis)
 	return Message{Text: outcomeShort(q) + ": " + text, Blocks: bs, Truncated: cut}
@@ -92,6 +95,20 @@ func valueText(q *hitl.Question, r *hitl.Response) string {
 	}
 	switch q.ResponseType {
 	case hitl.ChoiceResponse:
+		if vals, ok := r.Value.([]any); ok {
+			labels := make([]string, 0, len(vals))
+			for _, v := range vals {
+				s := (&hitl.Response{Value: v}).String()
+				if o, ok := q.OptionFor(s); ok {
+					s = o.Label
+				}
+				labels = append(labels, s)
+			}
+			return strings.Join(labels, ", ")
+		}
+		if vals, ok := r.Value.([]string); ok {
+			return valueText(q, &hitl.Response{Value: toAny(vals)})
+		}
 		if o, ok := q.OptionFor(r.String()); ok {
 			return o.Label
 		}
@@ -149,4 +166,12 @@ func SettlementOf(q *hitl.Question) Settlement {
 		s.At = *q.RespondedAt
 	}
 	return s
+}
+
+func toAny(ss []string) []any {
+	out := make([]any, len(ss))
+	for i, s := range ss {
+		out[i] = s
+	}
+	return out
 }

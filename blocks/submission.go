@@ -14,6 +14,7 @@ const (
 	SubmitAnswer  = "answer"  // AnswerModal: Value is the answer, never empty
 	SubmitDeny    = "deny"    // DenyModal: Value is the optional reason
 	SubmitApprove = "approve" // ApproveModal: Value is the optional message
+	SubmitEdit    = "edit"    // EditModal: Value is the edited input, never empty
 )
 
 // Submission is a parsed view_submission of one of this package's modals.
@@ -24,7 +25,7 @@ type Submission struct {
 	QuestionID string
 	Channel    string
 	MessageTS  string
-	Value      string
+	Value      string // SubmitChoices: the chosen options' indexes, "0,2"
 }
 
 // ParseSubmission parses a view_submission: the view's callback id, its
@@ -40,6 +41,10 @@ func ParseSubmission(callbackID, privateMetadata string, values map[string]map[s
 		kind, block = SubmitDeny, BlockReason
 	case CallbackApprove:
 		kind, block = SubmitApprove, BlockMessage
+	case CallbackEdit:
+		kind, block = SubmitEdit, BlockEdited
+	case CallbackChoices:
+		kind, block = SubmitChoices, BlockChoices
 	default:
 		return Submission{}, hitl.Errorf(hitl.EINVALID, "unknown view %s", quote(callbackID))
 	}
@@ -59,6 +64,16 @@ func ParseSubmission(callbackID, privateMetadata string, values map[string]map[s
 	s := Submission{Kind: kind, QuestionID: m.Q, Channel: m.C, MessageTS: m.TS}
 	if v, ok := values[block][InputActionID]; ok {
 		s.Value = v.Value
+		if kind == SubmitChoices {
+			idx := make([]string, 0, len(v.SelectedOptions))
+			for _, o := range v.SelectedOptions {
+				if _, err := parseIndex(o.Value); err != nil {
+					return Submission{}, err
+				}
+				idx = append(idx, o.Value)
+			}
+			s.Value = strings.Join(idx, ",")
+		}
 	}
 	if !utf8.ValidString(s.Value) {
 		return Submission{}, hitl.Errorf(hitl.EINVALID, "the %s is not valid text", block)
@@ -68,6 +83,12 @@ func ParseSubmission(callbackID, privateMetadata string, values map[string]map[s
 	}
 	if kind == SubmitAnswer && strings.TrimSpace(s.Value) == "" {
 		return Submission{}, hitl.Errorf(hitl.EINVALID, "the answer is empty")
+	}
+	if kind == SubmitChoices && s.Value == "" {
+		return Submission{}, hitl.Errorf(hitl.EINVALID, "choose at least one option")
+	}
+	if kind == SubmitEdit && strings.TrimSpace(s.Value) == "" {
+		return Submission{}, hitl.Errorf(hitl.EINVALID, "the edited input is empty: deny instead")
 	}
 	return s, nil
 }
@@ -83,4 +104,15 @@ func validRef(s string) bool {
 		}
 	}
 	return true
+}
+
+// ChosenIndexes reads a SubmitChoices submission's option indexes.
+func (s Submission) ChosenIndexes() []int {
+	var out []int
+	for _, v := range strings.Split(s.Value, ",") {
+		if i, err := parseIndex(v); err == nil {
+			out = append(out, i)
+		}
+	}
+	return out
 }

@@ -2,6 +2,7 @@ package bot
 
 import (
 	"context"
+	"fmt"
 
 	"github.com/hitlbot/hitl"
 	"github.com/hitlbot/hitl/blocks"
@@ -14,6 +15,7 @@ type click struct {
 	channel   string // "" in App Home
 	messageTS string
 	triggerID string
+	actionID  string
 	action    blocks.Action
 }
 
@@ -22,7 +24,11 @@ type actionHandler func(ctx context.Context, c click, q *hitl.Question) error
 // registerActions registers a handler per action id.
 func (b *Bot) registerActions() {
 	b.actions = map[string]actionHandler{
-		blocks.ActionApprove:    b.answerWith(func(*hitl.Question, click) hitl.Response { return hitl.Response{Value: hitl.Approve} }),
+		blocks.ActionApprove: b.answerWith(func(*hitl.Question, click) hitl.Response { return hitl.Response{Value: hitl.Approve} }),
+		blocks.ActionApproveAlways: b.answerWith(func(*hitl.Question, click) hitl.Response {
+			return hitl.Response{Value: hitl.Approve, Always: true}
+		}),
+		blocks.ActionEdit:       b.openModal(blocks.EditModal),
 		blocks.ActionYes:        b.answerWith(func(*hitl.Question, click) hitl.Response { return hitl.Response{Value: true} }),
 		blocks.ActionNo:         b.answerWith(func(*hitl.Question, click) hitl.Response { return hitl.Response{Value: false} }),
 		blocks.ActionSelect:     b.answerWith(optionResponse),
@@ -52,13 +58,19 @@ type note struct{ channel, user, text string }
 func (b *Bot) onBlockActions(ctx context.Context, cb slack.InteractionCallback) []note {
 	var notes []note
 	for _, a := range cb.ActionCallback.BlockActions {
-		c := click{user: cb.User.ID, channel: cb.Container.ChannelID, messageTS: cb.Container.MessageTs, triggerID: cb.TriggerID}
+		c := click{user: cb.User.ID, channel: cb.Container.ChannelID, messageTS: cb.Container.MessageTs, triggerID: cb.TriggerID, actionID: a.ActionID}
 		if c.channel == "" {
 			c.channel = cb.Channel.ID
 		}
 		value := a.Value
 		if a.SelectedOption.Value != "" {
 			value = a.SelectedOption.Value
+		}
+		if h, ok := b.controls[a.ActionID]; ok {
+			if err := h(ctx, c, a.BlockID, value); err != nil {
+				notes = append(notes, note{c.channel, c.user, errorText(err)})
+			}
+			continue
 		}
 		h, ok := b.actions[a.ActionID]
 		if !ok {
@@ -93,7 +105,11 @@ func (b *Bot) authorized(ctx context.Context, c click, h actionHandler) error {
 // answerWith answers the question with the response the click means.
 func (b *Bot) answerWith(resp func(*hitl.Question, click) hitl.Response) actionHandler {
 	return func(ctx context.Context, c click, q *hitl.Question) error {
-		_, err := b.svc.Answer(ctx, q.ID, resp(q, c))
+		r := resp(q, c)
+		if err := alreadyApproved(ctx, q, r); err != nil {
+			return err
+		}
+		_, err := b.svc.Answer(ctx, q.ID, r)
 		return err
 	}
 }
@@ -114,4 +130,19 @@ func (b *Bot) openModal(render func(q *hitl.Question, channel, ts string) slack.
 		}
 		return nil
 	}
+}
+
+// alreadyApproved tells someone who approves a question that needs
+// several approvals again that theirs is already counted.
+func alreadyApproved(ctx context.Context, q *hitl.Question, r hitl.Response) error {
+	if q.Quorum <= 1 || !r.Approved() {
+		return nil
+	}
+	p := hitl.PrincipalFrom(ctx)
+	for _, g := range q.Approvals {
+		if g.By == p.ID {
+			return shown(fmt.Sprintf("👍 Your approval is already counted (%d of %d): another approver must approve too.", len(q.Approvals), q.Quorum))
+		}
+	}
+	return nil
 }

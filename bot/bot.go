@@ -10,6 +10,7 @@ import (
 	"log/slog"
 	"net/http"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/hitlbot/hitl"
@@ -34,6 +35,18 @@ type Config struct {
 	RetryMin, RetryMax time.Duration
 	// HomeRefresh is the least time between two App Home refreshes of a person.
 	HomeRefresh time.Duration
+
+	// RunsChannel gets one live message per steerable run ("" for none).
+	RunsChannel string
+	// Models are offered when escalating a run (the first is the default;
+	// [opus] when empty).
+	Models []string
+	// RunUpdateEvery is the least time between two updates of a run's live
+	// message (chat.update limits); a burst becomes one update.
+	RunUpdateEvery time.Duration
+	// After is the timer the bot waits on between run updates (time.After
+	// when nil); tests inject their own.
+	After func(time.Duration) <-chan time.Time
 }
 
 func (c *Config) setDefaults() {
@@ -55,6 +68,15 @@ func (c *Config) setDefaults() {
 	if c.HomeRefresh <= 0 {
 		c.HomeRefresh = 2 * time.Second
 	}
+	if len(c.Models) == 0 {
+		c.Models = []string{"opus"}
+	}
+	if c.RunUpdateEvery <= 0 {
+		c.RunUpdateEvery = 2 * time.Second
+	}
+	if c.After == nil {
+		c.After = time.After
+	}
 }
 
 // Bot is the running Slack bot.
@@ -73,9 +95,20 @@ type Bot struct {
 	work     *workers
 	retry    *backoff
 	posted   postings
+	runs     *runPace
+	links    *permalinks
+	http     *http.Client
+	// respond posts to a response_url (slash commands, clicks).
+	respond func(ctx context.Context, url string, msg *slack.WebhookMessage) error
+	// enqueued is the highest delivery Seq the projector enqueued.
+	enqueued atomic.Uint64
+	// done ends with the bot (closed by Close): waits between run updates
+	// stop on it.
+	done <-chan struct{}
 
 	envelopes map[socketmode.EventType]envelopeHandler // by envelope type
-	actions   map[string]actionHandler                 // by action id
+	actions   map[string]actionHandler                 // by action id, on questions
+	controls  map[string]controlHandler                // by action id, on runs and rules
 	views     map[string]viewHandler                   // by callback id
 
 	cancel context.CancelFunc
@@ -116,12 +149,19 @@ func newBot(cfg Config, api slackAPI, svc Service, outbox hitl.Outbox) *Bot {
 		svc: svc, outbox: outbox,
 		seen:  newDedup(cfg.Clock, 15*time.Minute),
 		retry: newBackoff(cfg.RetryMin, cfg.RetryMax),
+		runs:  newRunPace(cfg.Clock, cfg.RunUpdateEvery),
+		links: newPermalinks(api),
+		http:  &http.Client{Timeout: 30 * time.Second},
+	}
+	b.respond = func(ctx context.Context, url string, msg *slack.WebhookMessage) error {
+		return slack.PostWebhookCustomHTTPContext(ctx, url, b.http, msg)
 	}
 	b.groups = newGroupCache(api, cfg.Clock, 5*time.Minute, cfg.Access)
 	b.homes = newHomes(b)
 	b.work = newWorkers(b)
 	b.registerEnvelopes()
 	b.registerActions()
+	b.registerControls()
 	b.registerViews()
 	return b
 }
@@ -137,6 +177,7 @@ func (b *Bot) Start(ctx context.Context) {
 	// itself: answers go out as the Slack user who gave them.
 	ctx = hitl.WithPrincipal(ctx, hitl.ObserverPrincipal("slack-bot"))
 	ctx, b.cancel = context.WithCancel(ctx)
+	b.done = ctx.Done()
 	b.calls, b.cancelCalls = context.WithCancel(context.WithoutCancel(ctx))
 	b.wg.Add(3)
 	go func() { defer b.wg.Done(); b.project(ctx) }()

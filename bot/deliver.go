@@ -18,6 +18,9 @@ var (
 // do carries out one delivery against Slack and, when it is done, removes
 // it from the outbox (recording the posted message).
 func (b *Bot) do(ctx context.Context, d hitl.Delivery) error {
+	if d.Kind == kindRun {
+		return b.doRun(ctx, d)
+	}
 	q, err := b.svc.Question(ctx, d.QuestionID)
 	if hitl.ErrorCode(err) == hitl.ENOTFOUND {
 		return b.record(ctx, d, nil) // pruned since
@@ -40,7 +43,10 @@ func (b *Bot) do(ctx context.Context, d hitl.Delivery) error {
 // posts the full text in the thread when the message had to cut it.
 func (b *Bot) post(ctx context.Context, d hitl.Delivery, q *hitl.Question) error {
 	channel := d.Target
-	if isUser(d.Target) {
+	var thread []slack.MsgOption
+	if ch, ts := b.runThread(ctx, q); ch != "" {
+		channel, thread = ch, []slack.MsgOption{slack.MsgOptionTS(ts)}
+	} else if isUser(d.Target) {
 		ch, _, _, err := b.api.OpenConversationContext(ctx, &slack.OpenConversationParameters{Users: []string{d.Target}})
 		if err != nil {
 			return err
@@ -49,7 +55,7 @@ func (b *Bot) post(ctx context.Context, d hitl.Delivery, q *hitl.Question) error
 	}
 	msg := blocks.QuestionMessage(q, b.messageOptions())
 	ch, ts, err := b.api.PostMessageContext(ctx, channel,
-		slack.MsgOptionText(msg.Text, false), slack.MsgOptionBlocks(msg.Blocks...))
+		append(thread, slack.MsgOptionText(msg.Text, false), slack.MsgOptionBlocks(msg.Blocks...))...)
 	if err != nil {
 		return err
 	}

@@ -130,3 +130,8 @@ func (f *fakeAPI) GetUserGroupMembersContext(ctx context.Context, group string, 
 	}
 	return nil, errors.New("no_such_subteam")
 }
+
+func (f *fakeAPI) GetPermalinkContext(_ context.Context, p *slack.PermalinkParameters) (string, error) {
+	f.count("chat.getPermalink")
+	return "https://example.slack.com/archives/" + p.Channel + "/p" + p.Ts, nil
+}

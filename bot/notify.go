@@ -2,6 +2,7 @@ package bot
 
 import (
 	"context"
+	"errors"
 
 	"github.com/hitlbot/hitl"
 	"github.com/hitlbot/hitl/blocks"
@@ -11,6 +12,10 @@ import (
 // errorText is the one place a hitl error becomes words for a Slack user:
 // a late click learns who answered first, a stranger that it may not answer.
 func errorText(err error) string {
+	var sh shown
+	if errors.As(err, &sh) {
+		return string(sh)
+	}
 	if s, ok := blocks.SettlementFromError(err); ok {
 		return blocks.AlreadySettled(s)
 	}

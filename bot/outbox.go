@@ -59,6 +59,11 @@ func (b *Bot) projectOnce(ctx context.Context) (int, error) {
 	if err := b.outbox.Enqueue(ctx, last, ds); err != nil {
 		return 0, err
 	}
+	for _, d := range ds {
+		if d.Seq > b.enqueued.Load() {
+			b.enqueued.Store(d.Seq)
+		}
+	}
 	if len(ds) > 0 {
 		b.work.kick()
 	}
@@ -71,6 +76,17 @@ func (b *Bot) projectOnce(ctx context.Context) (int, error) {
 // deliveriesFor turns one event into Slack work. An event that settles a
 // question carries no copy of it: its routing is read from the store.
 func (b *Bot) deliveriesFor(ctx context.Context, ev *hitl.Event) ([]hitl.Delivery, error) {
+	runs, err := b.runDeliveries(ctx, ev)
+	if err != nil {
+		return nil, err
+	}
+	qs, err := b.questionDeliveries(ctx, ev)
+	return append(qs, runs...), err
+}
+
+// questionDeliveries turns a question's event into posts and updates of
+// its messages.
+func (b *Bot) questionDeliveries(ctx context.Context, ev *hitl.Event) ([]hitl.Delivery, error) {
 	if ev.QuestionID == "" {
 		return nil, nil
 	}
@@ -79,7 +95,8 @@ func (b *Bot) deliveriesFor(ctx context.Context, ev *hitl.Event) ([]hitl.Deliver
 	case hitl.EventQuestionAsked:
 		kind = kindPost
 	case hitl.EventQuestionAnswered, hitl.EventQuestionTimeout, hitl.EventQuestionCancelled,
-		hitl.EventQuestionReopened: // pending again: its inputs come back, with the notice
+		hitl.EventQuestionReopened, // pending again: its inputs come back, with the notice
+		hitl.EventApprovalAdded:    // one more approval of several: the count shows it
 		kind = kindUpdate
 	default:
 		return nil, nil
@@ -96,7 +113,11 @@ func (b *Bot) deliveriesFor(ctx context.Context, ev *hitl.Event) ([]hitl.Deliver
 		}
 	}
 	b.groups.note(q)
-	targets := Targets(q, b.cfg.DefaultChannel)
+	def := b.cfg.DefaultChannel
+	if def == "" {
+		def = b.cfg.RunsChannel // questions of runs go to their thread there
+	}
+	targets := Targets(q, def)
 	if len(targets) == 0 && kind == kindPost {
 		b.log.Warn("question has no channel, no assignee and no default channel is set (HITL_SLACK_CHANNEL): not posted to Slack",
 			"question", ev.QuestionID)

@@ -20,6 +20,19 @@ type Service interface {
 	Answer(ctx context.Context, id string, r hitl.Response) (*hitl.Question, error)
 	// QuestionPage returns one page of f, read from an index.
 	QuestionPage(ctx context.Context, f hitl.QuestionFilter) (hitl.QuestionPage, error)
+
+	// Control carries out a loop:control REQUEST as the principal in ctx
+	// and returns its ACK and RESULT; a refused or failed command is a
+	// RESULT with a failure code, not an error.
+	Control(ctx context.Context, req hitl.ControlMessage) ([]hitl.ControlMessage, error)
+	// RunRecord returns a run's record (ENOTFOUND when there is none).
+	RunRecord(ctx context.Context, id string) (*hitl.Run, error)
+	// Runs returns a page of runs in id order (active ones only, or all).
+	Runs(ctx context.Context, active bool, limit int, cursor string) (hitl.RunPage, error)
+	// Policy returns the effective approval policy, learned rules included.
+	Policy(ctx context.Context) (hitl.Policy, error)
+	// RevokeRule removes a learned rule, as the principal in ctx.
+	RevokeRule(ctx context.Context, id string) (hitl.PolicyRule, error)
 }
 
 var _ Service = (*hitl.Service)(nil)

@@ -18,6 +18,7 @@ type slackAPI interface {
 	PublishViewContext(ctx context.Context, req slack.PublishViewContextRequest) (*slack.ViewResponse, error)
 	AddReactionContext(ctx context.Context, name string, item slack.ItemRef) error
 	GetUserGroupMembersContext(ctx context.Context, group string, opts ...slack.GetUserGroupMembersOption) ([]string, error)
+	GetPermalinkContext(ctx context.Context, params *slack.PermalinkParameters) (string, error)
 }
 
 var _ slackAPI = (*slack.Client)(nil)

@@ -166,7 +166,7 @@ func (b *Bot) onSlashEnvelope(ctx context.Context, evt socketmode.Event) (any, f
 	if !ok || !b.seen.first(envelopeID(evt)) {
 		return nil, nil
 	}
-	return b.onSlashCommand(ctx, cmd), nil
+	return b.onSlashCommand(ctx, cmd)
 }
 
 // ack acks evt with payload (nil for a bare ack). It gives up when the

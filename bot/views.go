@@ -12,7 +12,7 @@ type viewHandler func(ctx context.Context, user string, s blocks.Submission) err
 
 // registerViews registers a handler per modal callback id.
 func (b *Bot) registerViews() {
-	answer := func(resp func(s blocks.Submission) hitl.Response) viewHandler {
+	answer := func(resp func(q *hitl.Question, s blocks.Submission) hitl.Response) viewHandler {
 		return func(ctx context.Context, user string, s blocks.Submission) error {
 			q, err := b.svc.Question(ctx, s.QuestionID)
 			if err != nil {
@@ -22,14 +22,22 @@ func (b *Bot) registerViews() {
 				return hitl.Conflict(q)
 			}
 			ctx, _ = b.as(ctx, q, user)
-			_, err = b.svc.Answer(ctx, q.ID, resp(s))
+			_, err = b.svc.Answer(ctx, q.ID, resp(q, s))
 			return err
 		}
 	}
 	b.views = map[string]viewHandler{
-		blocks.CallbackAnswer:  answer(func(s blocks.Submission) hitl.Response { return hitl.Response{Value: s.Value} }),
-		blocks.CallbackDeny:    answer(func(s blocks.Submission) hitl.Response { return hitl.Response{Value: hitl.Deny, Text: s.Value} }),
-		blocks.CallbackApprove: answer(func(s blocks.Submission) hitl.Response { return hitl.Response{Value: hitl.Approve, Text: s.Value} }),
+		blocks.CallbackAnswer: answer(func(_ *hitl.Question, s blocks.Submission) hitl.Response { return hitl.Response{Value: s.Value} }),
+		blocks.CallbackDeny: answer(func(_ *hitl.Question, s blocks.Submission) hitl.Response {
+			return hitl.Response{Value: hitl.Deny, Text: s.Value}
+		}),
+		blocks.CallbackApprove: answer(func(_ *hitl.Question, s blocks.Submission) hitl.Response {
+			return hitl.Response{Value: hitl.Approve, Text: s.Value}
+		}),
+		blocks.CallbackEdit: answer(func(_ *hitl.Question, s blocks.Submission) hitl.Response {
+			return hitl.Response{Value: hitl.Approve, Edited: s.Value}
+		}),
+		blocks.CallbackChoices: answer(chosen),
 	}
 }
 
@@ -38,12 +46,28 @@ var inputBlock = map[string]string{
 	blocks.CallbackAnswer:  blocks.BlockAnswer,
 	blocks.CallbackDeny:    blocks.BlockReason,
 	blocks.CallbackApprove: blocks.BlockMessage,
+	blocks.CallbackEdit:    blocks.BlockEdited,
+	blocks.CallbackChoices: blocks.BlockChoices,
+}
+
+// chosen is a multi-select answer: the values of the chosen options.
+func chosen(q *hitl.Question, s blocks.Submission) hitl.Response {
+	vals := []string{}
+	for _, i := range s.ChosenIndexes() {
+		if i < len(q.Options) {
+			vals = append(vals, q.Options[i].Value)
+		}
+	}
+	return hitl.Response{Value: vals}
 }
 
 // onViewSubmission answers from a modal. It runs before the ack: an error
 // goes back in the ack as response_action "errors", shown under the input,
 // and the modal stays open; success closes it.
 func (b *Bot) onViewSubmission(ctx context.Context, cb slack.InteractionCallback) any {
+	if cb.View.CallbackID == blocks.CallbackEscalate || cb.View.CallbackID == blocks.CallbackRedirect {
+		return b.onSteerSubmission(ctx, cb)
+	}
 	h, ok := b.views[cb.View.CallbackID]
 	if !ok {
 		return nil

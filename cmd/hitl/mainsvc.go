@@ -155,6 +155,7 @@ func (m *Main) slackConfig() bot.Config {
 		AppToken: s.AppToken, BotToken: s.BotToken, APIURL: s.APIURL, DefaultChannel: s.Channel,
 		Access: m.access(),
 		Clock:  m.Clock, Logger: m.Logger,
+		RunsChannel: s.RunsChannel, Models: s.Models,
 	}
 	if m.SlackTuning != nil {
 		m.SlackTuning(&c)

@@ -1,0 +1,197 @@
+package blocks
+
+import (
+	"strings"
+	"time"
+
+	"github.com/hitlbot/hitl"
+	"github.com/slack-go/slack"
+)
+
+// Approval action ids of an operation the policy asked about.
+const (
+	ActionApproveAlways = ActionPrefix + string(VerbApproveAlways) // approve and learn a rule (confirm first)
+	ActionEdit          = ActionPrefix + string(VerbEdit)          // open EditModal
+)
+
+// Verbs of an operation approval.
+const (
+	VerbApproveAlways Verb = "approve_always"
+	VerbEdit          Verb = "edit"
+)
+
+// operationSection shows the operation an approval is about: type, risk,
+// agent, the rule that asked, and the resource in a code span (a code block
+// when it spans lines or holds backticks). edited labels the resource as
+// the original.
+func operationSection(q *hitl.Question) slack.Block {
+	op := q.Operation
+	if op == nil {
+		return nil
+	}
+	var facts []string
+	add := func(name, v string) {
+		if v = oneLine(v); v != "" {
+			e, _ := escapeCut(v, 150, ellipsis)
+			facts = append(facts, "*"+name+":* "+e)
+		}
+	}
+	add("Operation", string(op.Type))
+	add("Risk", riskText(op.Risk))
+	add("Agent", op.Agent)
+	add("Rule", q.Rule)
+	text := strings.Join(facts, " · ")
+	if op.Resource != "" {
+		label := "*Resource*"
+		if edited(q) {
+			label = "*Resource, as the agent asked*"
+		}
+		text += "\n" + label + "\n" + code(op.Resource, MaxSectionText-Len(text)-Len(label)-2)
+	}
+	return section(text)
+}
+
+func riskText(r hitl.Risk) string {
+	switch r {
+	case hitl.RiskCritical:
+		return "🔴 critical"
+	case hitl.RiskHigh:
+		return "🟠 high"
+	case hitl.RiskMedium:
+		return "🟡 medium"
+	case hitl.RiskLow:
+		return "🟢 low"
+	}
+	return string(r)
+}
+
+// code shows s verbatim, escaped, in a code span when it is one line
+// without backticks, else in a code block; cut visibly to n characters.
+func code(s string, n int) string {
+	if !strings.ContainsAny(s, "`\n") {
+		e, _ := escapeCut(s, n-2, MarkerCut)
+		return "`" + e + "`"
+	}
+	e, _ := escapeCut(unfence(s), n-8, "\n"+MarkerCut)
+	return "```\n" + e + "\n```"
+}
+
+func edited(q *hitl.Question) bool {
+	return q.Operation != nil && q.Response != nil && q.Response.Edited != "" && q.Response.Approved()
+}
+
+// editedSection shows the input a person approved after editing it.
+func editedSection(q *hitl.Question) slack.Block {
+	if !edited(q) {
+		return nil
+	}
+	const head = "✏️ *Edited before approval — the agent uses:*\n"
+	e, _ := escapeCut(unfence(q.Response.Edited), MaxSectionText-Len(head)-8, "\n"+MarkerCut)
+	return section(head + "```\n" + e + "\n```")
+}
+
+// quorumBlock says how many approvals a question that needs several has,
+// and whose: "🗳 1 of 2 approvals: @alice".
+func quorumBlock(q *hitl.Question) slack.Block {
+	if q.Quorum <= 1 || !q.Pending() {
+		return nil
+	}
+	text := "🗳 *" + itoa(len(q.Approvals)) + " of " + itoa(q.Quorum) + " approvals*"
+	if len(q.Approvals) > 0 {
+		who := make([]string, 0, len(q.Approvals))
+		for _, g := range q.Approvals[:min(len(q.Approvals), 20)] {
+			who = append(who, actor(g.By))
+		}
+		text += ": " + strings.Join(who, ", ")
+	}
+	if len(q.Approvers) > 0 {
+		text += " · approvers: " + mentions(q.Approvers[:min(len(q.Approvers), 20)])
+	}
+	return contextBlock(mrkdwn(Truncate(text, MaxTextObject, ellipsis)))
+}
+
+// operationInputs are the buttons of an approval the policy asked for:
+// Approve, Approve & always allow (its confirmation names the rule it
+// adds), Edit… when the input can be edited, Deny…, Approve with message….
+func operationInputs(q *hitl.Question) []slack.BlockElement {
+	always := button(ActionApproveAlways, "", "✅ Approve & always allow", "")
+	always.Confirm = confirm("Always allow this?", AlwaysText(*q.Operation),
+		"Approve & always allow", "Cancel", slack.StylePrimary)
+	els := []slack.BlockElement{button(ActionApprove, "", "✅ Approve", slack.StylePrimary), always}
+	if Editable(q) {
+		els = append(els, button(ActionEdit, "", "✏️ Edit…", ""))
+	}
+	return append(els,
+		button(ActionDeny, "", "⛔ Deny…", slack.StyleDanger),
+		button(ActionApproveMsg, "", "Approve with message…", ""))
+}
+
+// Editable reports whether q offers Edit…: an editable operation decided
+// by one person, whose input fits a text input.
+func Editable(q *hitl.Question) bool {
+	return q.Operation != nil && q.Operation.Editable() && q.Quorum <= 1 && Len(q.Operation.Resource) <= MaxInputLength
+}
+
+// AlwaysText is what "Approve & always allow" adds, in plain words: "Always
+// allow shell commands starting with `rm -rf` from api:ci". Plain text,
+// at most MaxConfirmText characters.
+func AlwaysText(op hitl.Operation) string {
+	r := hitl.Learn(op, "", time.Time{})
+	head := "Always allow "
+	return head + ruleWords(r, MaxConfirmText-Len(head), false)
+}
+
+// ruleWords says what a rule allows, within n characters: "shell commands
+// starting with `rm -rf` from api:ci". With escape, for mrkdwn.
+func ruleWords(r hitl.PolicyRule, n int, escape bool) string {
+	show := func(s string, max int) string {
+		s = oneLine(s)
+		if escape {
+			e, _ := escapeCut(s, max, ellipsis)
+			return e
+		}
+		return Truncate(clean(s), max, ellipsis)
+	}
+	from := ""
+	if r.Agent != "" {
+		from = " from " + show(r.Agent, 100)
+	}
+	typ := show(string(r.OpType), 64)
+	var what string
+	switch {
+	case r.OpType == hitl.OpShell && r.Resource != "":
+		what = "shell commands starting with "
+	case r.Resource != "" && typ != "":
+		what = typ + " on "
+	case r.Resource != "":
+		what = "operations on "
+	case typ != "":
+		return Truncate("any "+typ+" operation"+from, n, ellipsis)
+	default:
+		return Truncate("any operation"+from, n, ellipsis)
+	}
+	room := n - Len(what) - Len(from) - 2
+	res := strings.ReplaceAll(show(r.Resource, max(room, 1)), "`", "'")
+	return Truncate(what+"`"+res+"`"+from, n, ellipsis)
+}
+
+// Edit modal: callback id and input block.
+const (
+	CallbackEdit = "hitl/edit"
+	BlockEdited  = "edited"
+)
+
+// EditModal shows an operation's input prefilled, to edit before approving.
+func EditModal(q *hitl.Question, channel, ts string) slack.ModalViewRequest {
+	q = orEmpty(q)
+	res := ""
+	if q.Operation != nil {
+		res = q.Operation.Resource
+	}
+	in := textInput("", true)
+	in.Placeholder = nil
+	in.InitialValue = Truncate(res, MaxInputLength, "")
+	block := slack.NewInputBlock(BlockEdited, plainText("Input to approve"),
+		plainText("The agent runs this instead of what it asked. The original stays on record."), in)
+	return modal(q, channel, ts, CallbackEdit, "Edit and approve", "Approve edited", block)
+}

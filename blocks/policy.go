@@ -1,0 +1,73 @@
+package blocks
+
+import (
+	"strings"
+
+	"github.com/hitlbot/hitl"
+	"github.com/slack-go/slack"
+)
+
+// ActionRevokeRule is the Revoke button of a learned rule in PolicyMessage;
+// its block id is "rule:<id>" and its value the rule id.
+const ActionRevokeRule = ActionPrefix + "rule_revoke"
+
+const ruleBlockPrefix = "rule:"
+
+// maxListedRules keeps PolicyMessage within a message's 50 blocks.
+const maxListedRules = 45
+
+// PolicyMessage lists the rules people taught hitl with "Approve & always
+// allow": what each allows, who added it and when, and a Revoke button.
+func PolicyMessage(learned []hitl.PolicyRule) Message {
+	head := "*Learned rules (" + itoa(len(learned)) + ")* — added with “Approve &amp; always allow”."
+	if len(learned) == 0 {
+		head = "*No learned rules.* “Approve &amp; always allow” on an approval adds one."
+	}
+	bs := []slack.Block{section(head)}
+	for i, r := range learned {
+		if i == maxListedRules {
+			bs = append(bs, contextBlock(mrkdwn("…and "+itoa(len(learned)-i)+" more: `hitl policy` lists them all.")))
+			break
+		}
+		bs = append(bs, ruleBlock(r))
+	}
+	return Message{Text: "Learned rules: " + itoa(len(learned)), Blocks: bs}
+}
+
+func ruleBlock(r hitl.PolicyRule) slack.Block {
+	id, _ := escapeCut(oneLine(r.ID), 100, ellipsis)
+	text := "`" + strings.ReplaceAll(id, "`", "'") + "` allows " + ruleWords(r, 2000, true)
+	if r.CreatedBy != "" {
+		text += "\nadded by " + actor(r.CreatedBy)
+		if r.CreatedAt != nil {
+			text += " " + date(*r.CreatedAt)
+		}
+	}
+	s := section(Truncate(text, MaxSectionText, ellipsis))
+	if RuleIDValid(r.ID) {
+		b := button(ActionRevokeRule, r.ID, "Revoke", slack.StyleDanger)
+		b.Confirm = confirm("Revoke this rule?", "From now on hitl asks again for: "+ruleWords(r, 250, false),
+			"Revoke", "Keep it", slack.StyleDanger)
+		s.Accessory = slack.NewAccessory(b)
+		s.BlockID = ruleBlockPrefix + r.ID
+	}
+	return s
+}
+
+// RuleIDValid reports whether a rule id fits a block id and a button value.
+func RuleIDValid(id string) bool { return validQuestionID(id) }
+
+// ParseRevoke reads the rule id of a Revoke click.
+func ParseRevoke(blockID, value string) (string, error) {
+	id, ok := strings.CutPrefix(blockID, ruleBlockPrefix)
+	if !ok || !RuleIDValid(id) || (value != "" && value != id) {
+		return "", hitl.Errorf(hitl.EINVALID, "block %s does not name a rule", quote(blockID))
+	}
+	return id, nil
+}
+
+// RevokedText tells who revoked a rule what it was.
+func RevokedText(r hitl.PolicyRule) string {
+	id, _ := escapeCut(oneLine(r.ID), 100, ellipsis)
+	return "🗑 Revoked `" + id + "`: hitl asks again for " + ruleWords(r, 2000, true) + "."
+}

@@ -1,0 +1,198 @@
+package blocks
+
+import (
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/hitlbot/hitl"
+)
+
+func run(status hitl.RunStatus) *hitl.Run {
+	return &hitl.Run{ID: "loop-1703123456-12345", CreatedAt: t0, UpdatedAt: t0, Control: hitl.RunControl{
+		Status: status, IssueID: "auth-123", Mode: "issue", Iter: 4, Max: 10, Model: "haiku", LastStateAt: at(time.Minute)}}
+}
+
+func TestRunMessageGolden(t *testing.T) {
+	waiting := run(hitl.RunRunning)
+	waiting.WaitingOn = &hitl.PendingQuestion{QuestionID: "q_0123456789abcdef", Question: "Which <db> & why?", Timestamp: t0}
+	paused := run(hitl.RunPaused)
+	escalated := run(hitl.RunRunning)
+	escalated.Control.Model, escalated.Control.EscalationReason = "opus", "Stuck on complex type inference"
+	aborted := run(hitl.RunCancelled)
+	aborted.Control.Reason = hitl.ReasonUserCancelled
+	aborted.WaitingOn = waiting.WaitingOn
+	done := run(hitl.RunDone)
+	long := run(hitl.RunRunning)
+	long.ID = strings.Repeat("r", 128)
+	long.Control.Model, long.Control.IssueID, long.Control.EscalationReason = hostile(100), hostile(4000), hostile(4000)
+	long.WaitingOn = &hitl.PendingQuestion{QuestionID: "q_1", Question: hostile(4000)}
+	cases := []struct {
+		name string
+		v    RunView
+	}{
+		{"run_running", RunView{Run: run(hitl.RunRunning), Now: t0}},
+		{"run_waiting_linked", RunView{Run: waiting, WaitingLink: "https://slackfake.slack.com/archives/C0RUNS/p1710428966000100", Now: t0}},
+		{"run_paused", RunView{Run: paused, Now: t0}},
+		{"run_escalated", RunView{Run: escalated, Now: t0}},
+		{"run_aborted_user_cancelled", RunView{Run: aborted, Now: t0}},
+		{"run_done", RunView{Run: done, Now: t0}},
+		{"run_long_truncated", RunView{Run: long, Now: t0}},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			m := RunMessage(c.v)
+			validate(t, m, c.v.WaitingLink+"|Which &lt;db&gt; &amp; why?")
+			golden(t, c.name, m)
+		})
+	}
+	t.Run("ended runs have no buttons", func(t *testing.T) {
+		for _, r := range []*hitl.Run{aborted, done} {
+			if b := goldenJSON(t, RunMessage(RunView{Run: r})); strings.Contains(string(b), `"actions"`) {
+				t.Errorf("%s run still has buttons", r.Control.Status)
+			}
+		}
+	})
+}
+
+func TestSteerModalGolden(t *testing.T) {
+	cases := []struct {
+		name string
+		v    any
+	}{
+		{"modal_escalate", EscalateModal("loop-1703123456-12345", []string{"opus", "sonnet"}, "C0RUNS", "1710428966.000100")},
+		{"modal_escalate_default_models", EscalateModal("loop-1", nil, "", "")},
+		{"modal_redirect", RedirectModal("loop-1703123456-12345", "C0RUNS", "1710428966.000100")},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			validate(t, c.v)
+			golden(t, c.name, c.v)
+		})
+	}
+}
+
+func operationQuestion() *hitl.Question {
+	q := question(hitl.Approval, hitl.ApprovalResponse)
+	q.Question = "Clean the build directory"
+	q.Assignees = nil
+	q.Operation = &hitl.Operation{Type: hitl.OpShell, Description: "Clean the build directory", Resource: "rm -rf /tmp/build",
+		Risk: hitl.RiskHigh, Agent: "api:ci"}
+	q.Rule = "shell needs a person"
+	return q
+}
+
+func TestOperationGolden(t *testing.T) {
+	pending := operationQuestion()
+	quorum := operationQuestion()
+	quorum.Quorum, quorum.Approvers = 2, []string{"U0ALICE1", "U0BOB1"}
+	quorum.Approvals = []hitl.Grant{{By: "slack:U0ALICE1", At: t0}}
+	spawn := operationQuestion()
+	spawn.Operation.Type, spawn.Operation.Resource = hitl.OpSpawnAgent, ""
+	long := operationQuestion()
+	long.Operation.Resource = "curl -d '" + strings.Repeat("x", 5000) + "' https://example.com"
+	edited := answered(operationQuestion(), "slack:U0ANSWER1",
+		&hitl.Response{Type: hitl.ApprovalResponse, Value: hitl.Approve, Edited: "rm -rf /tmp/build/cache"})
+	allowed := []string{"@U0ALICE1", "@U0BOB1", "@U0ANSWER1"}
+	cases := []struct {
+		name string
+		v    any
+	}{
+		{"message_operation_pending", QuestionMessage(pending, opts)},
+		{"message_operation_quorum", QuestionMessage(quorum, opts)},
+		{"message_operation_not_editable", QuestionMessage(spawn, opts)},
+		{"message_operation_long_resource", QuestionMessage(long, opts)},
+		{"settled_operation_edited", SettledMessage(edited, opts)},
+		{"modal_edit", EditModal(pending, "C024BE91L", "1710428966.000100")},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			validate(t, c.v, allowed...)
+			golden(t, c.name, c.v)
+		})
+	}
+	t.Run("always allow names the exact learned rule", func(t *testing.T) {
+		want := "Always allow shell commands starting with `rm -rf` from api:ci"
+		if got := AlwaysText(*pending.Operation); got != want {
+			t.Errorf("got %q, want %q", got, want)
+		}
+	})
+	t.Run("long commands are not editable and cut visibly", func(t *testing.T) {
+		b := string(goldenJSON(t, QuestionMessage(long, opts)))
+		if strings.Contains(b, ActionEdit) || !strings.Contains(b, MarkerCut) {
+			t.Errorf("want no Edit button and a visible cut")
+		}
+	})
+}
+
+func TestChoicesGolden(t *testing.T) {
+	multi := question(hitl.Blocking, hitl.ChoiceResponse)
+	multi.MultiSelect = true
+	many := question(hitl.Blocking, hitl.ChoiceResponse)
+	many.MultiSelect, many.Options = true, manyOptions(12)
+	settled := answered(multi.Clone(), "slack:U0ANSWER1", &hitl.Response{Type: hitl.ChoiceResponse, Value: []any{"pg", "sqlite"}})
+	cases := []struct {
+		name string
+		v    any
+	}{
+		{"message_multiselect_pending", QuestionMessage(multi, opts)},
+		{"modal_choices_checkboxes", AnswerModal(multi, "C024BE91L", "1710428966.000100")},
+		{"modal_choices_multi_select", AnswerModal(many, "", "")},
+		{"settled_multiselect_answered", SettledMessage(settled, opts)},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			validate(t, c.v, allowedFixture...)
+			golden(t, c.name, c.v)
+		})
+	}
+}
+
+func TestPolicyGolden(t *testing.T) {
+	rules := []hitl.PolicyRule{
+		{ID: "r_0123456789abcdef", Name: "learned", OpType: hitl.OpShell, Resource: "rm -rf", Agent: "api:ci", Effect: hitl.EffectAllow,
+			Learned: true, CreatedBy: "slack:U0ANSWER1", CreatedAt: at(0)},
+		{ID: "r_fedcba9876543210", Name: "learned", OpType: hitl.OpFileWrite, Resource: "/etc/<hosts>", Agent: "api:deploy", Effect: hitl.EffectAllow,
+			Learned: true, CreatedBy: "api:alice"},
+	}
+	many := make([]hitl.PolicyRule, 60)
+	for i := range many {
+		many[i] = rules[i%2]
+	}
+	cases := []struct {
+		name string
+		v    Message
+	}{
+		{"policy_learned", PolicyMessage(rules)},
+		{"policy_empty", PolicyMessage(nil)},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			validate(t, c.v, "@U0ANSWER1")
+			golden(t, c.name, c.v)
+		})
+	}
+	t.Run("many rules stay within 50 blocks", func(t *testing.T) {
+		if n := len(PolicyMessage(many).Blocks); n > MaxMessageBlocks {
+			t.Errorf("%d blocks", n)
+		}
+	})
+}
+
+func TestControlText(t *testing.T) {
+	req := hitl.NewRequest("r1", hitl.CommandResume, "loop-1", t0, hitl.ControlPayload{})
+	fail := req
+	fail.Type, fail.Payload = hitl.MessageResult, hitl.ControlPayload{Status: hitl.ResultFailure, Code: hitl.CodeInvalidState, Message: "Run loop-1 is not paused: it is running"}
+	ok := req
+	ok.Type, ok.Payload = hitl.MessageResult, hitl.ControlPayload{Status: hitl.ResultSuccess, Message: "Loop resumed at iteration 4"}
+	t.Run("a failure is said in plain words", func(t *testing.T) {
+		if got := ControlText(fail); got != "⚠️ Run loop-1 is not paused: it is running." {
+			t.Errorf("got %q", got)
+		}
+	})
+	t.Run("a success names the run", func(t *testing.T) {
+		if got := ControlText(ok); got != "✅ Loop resumed at iteration 4 (run `loop-1`)" {
+			t.Errorf("got %q", got)
+		}
+	})
+}

@@ -1,0 +1,266 @@
+package main
+
+import (
+	"encoding/json"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/hitlbot/hitl"
+	"github.com/hitlbot/hitl/blocks"
+	"github.com/hitlbot/hitl/bot"
+	"github.com/hitlbot/hitl/config"
+	"github.com/hitlbot/hitl/internal/slackfake"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+const (
+	runsChannel = "C0RUNS"
+	controller  = "U0CTRL"
+	steerRun    = "loop-1703123456-12345"
+)
+
+// timers is an injected timer for the bot's run updates: each wait shows
+// up on the channel, and ends when the test fires it.
+type timers chan chan time.Time
+
+func (ts timers) after(time.Duration) <-chan time.Time {
+	ch := make(chan time.Time, 1)
+	ts <- ch
+	return ch
+}
+
+// startSteering starts the service with a runs channel, U0CTRL as the only
+// controller (U0ANSWER may answer, not steer) and run updates at most
+// every; with ts, the bot waits between updates on ts.
+func startSteering(t *testing.T, every time.Duration, ts timers) *slackEnv {
+	t.Helper()
+	return slackEnvOn(t, slackfake.New(t, slackfake.FailOnReject()), 30*time.Second, func(c *config.Config, m *Main) {
+		c.Slack.RunsChannel, c.Slack.Models = runsChannel, []string{"opus", "sonnet"}
+		c.Slack.Controllers, c.Slack.Answerers = []string{controller}, []string{controller, "U0ANSWER"}
+		tune := m.SlackTuning
+		m.SlackTuning = func(bc *bot.Config) {
+			tune(bc)
+			bc.RunUpdateEvery = every
+			if ts != nil {
+				bc.After = ts.after
+			}
+		}
+	})
+}
+
+// report publishes the agent's STATE at iteration iter of 10.
+func (e *slackEnv) report(run string, iter int) {
+	e.t.Helper()
+	_, err := e.api.Publish(e.ctx, hitl.StateEvent{Schema: hitl.StateSchema, Event: hitl.StateRunning, RunID: run,
+		Stack: []hitl.StackEntry{{ID: run, Mode: "issue", Iter: iter, Max: 10, Model: "haiku"}}})
+	require.NoError(e.t, err)
+}
+
+// slash types /hitl text as user and returns the ack's text.
+func (e *slackEnv) slash(user, text string) string {
+	e.t.Helper()
+	ack, err := e.srv.SendSlashCommand(e.ctx, e.srv.SlashCommand(user, testChannel, "/hitl", text))
+	require.NoError(e.t, err)
+	var p struct {
+		Text string `json:"text"`
+	}
+	if len(ack.Payload) > 0 {
+		require.NoError(e.t, json.Unmarshal(ack.Payload, &p))
+	}
+	return p.Text
+}
+
+// steerSlash types a steering command and returns the ack's text and the
+// RESULT posted to its response_url after.
+func (e *slackEnv) steerSlash(user, text string) (ack, result string) {
+	e.t.Helper()
+	n := len(e.srv.Calls("response_url"))
+	ack = e.slash(user, text)
+	calls, err := e.srv.WaitForCalls(e.ctx, "response_url", n+1)
+	require.NoError(e.t, err, "no RESULT for %q", text)
+	c := calls[n]
+	assert.Equal(e.t, "ephemeral", c.JSON["response_type"])
+	result, _ = c.JSON["text"].(string)
+	return ack, result
+}
+
+// liveMessage waits for the run's live message matching want.
+func (e *slackEnv) liveMessage(run string, want func(slackfake.Message) bool) slackfake.Message {
+	e.t.Helper()
+	m, err := e.srv.WaitForMessage(e.ctx, runsChannel, func(m slackfake.Message) bool {
+		return m.ThreadTS == "" && strings.Contains(m.Text, "Run "+run+":") && want(m)
+	})
+	require.NoError(e.t, err, "the live message of %s never matched", run)
+	return m
+}
+
+func has(s string) func(slackfake.Message) bool {
+	return func(m slackfake.Message) bool { return strings.Contains(string(m.Blocks), s) }
+}
+
+func TestSlackSteeringCommands(t *testing.T) {
+	e := startSteering(t, time.Millisecond, nil)
+	e.report(steerRun, 1)
+
+	t.Run("pause by a unique prefix is acked, then its RESULT shown", func(t *testing.T) {
+		ack, result := e.steerSlash(controller, "pause loop-17031")
+		assert.Contains(t, ack, "`pause` received for run `"+steerRun+"`")
+		assert.Contains(t, result, "✅ Loop paused at iteration 1")
+	})
+	t.Run("pausing again fails in plain words", func(t *testing.T) {
+		_, result := e.steerSlash(controller, "pause "+steerRun)
+		assert.Equal(t, "⚠️ Run "+steerRun+" is already paused.", result)
+	})
+	t.Run("resume resumes", func(t *testing.T) {
+		_, result := e.steerSlash(controller, "resume loop-1")
+		assert.Contains(t, result, "Loop resumed")
+	})
+	t.Run("resuming a running loop says it is not paused", func(t *testing.T) {
+		_, result := e.steerSlash(controller, "resume loop-1")
+		assert.Contains(t, result, "Run "+steerRun+" is not paused")
+	})
+	t.Run("escalate without a model takes the first configured one", func(t *testing.T) {
+		_, result := e.steerSlash(controller, "escalate loop-1 stuck on type inference")
+		assert.Contains(t, result, "Escalated to opus")
+		run, err := e.m.Service.RunRecord(e.ctx, steerRun)
+		require.NoError(t, err)
+		assert.Equal(t, "stuck on type inference", run.Control.EscalationReason)
+	})
+	t.Run("escalate names a configured model", func(t *testing.T) {
+		_, result := e.steerSlash(controller, "escalate loop-1 sonnet cheaper")
+		assert.Contains(t, result, "Escalated to sonnet")
+	})
+	t.Run("redirect queues the instruction", func(t *testing.T) {
+		_, result := e.steerSlash(controller, "redirect loop-1 fix the failing test first")
+		assert.Contains(t, result, "Instruction queued")
+		run, err := e.m.Service.RunRecord(e.ctx, steerRun)
+		require.NoError(t, err)
+		assert.Equal(t, "fix the failing test first", run.Control.Instruction)
+	})
+	t.Run("a non-controller is refused", func(t *testing.T) {
+		_, result := e.steerSlash("U0ANSWER", "pause loop-1")
+		assert.Contains(t, result, "🚫 You're not allowed to steer runs")
+		run, err := e.m.Service.RunRecord(e.ctx, steerRun)
+		require.NoError(t, err)
+		assert.Equal(t, hitl.RunRunning, run.Control.Status)
+	})
+	t.Run("status and runs show the run", func(t *testing.T) {
+		assert.Contains(t, e.slash(controller, "status loop-1"), "▶️ Running · iteration 1 of 10 · sonnet")
+		assert.Contains(t, e.slash(controller, "runs"), steerRun)
+		assert.Contains(t, e.slash(controller, "pending"), "Nothing is waiting on you")
+		assert.Contains(t, e.slash(controller, "help"), "/hitl escalate RUN [MODEL] [REASON…]")
+	})
+	t.Run("bad arguments get usage help", func(t *testing.T) {
+		assert.Contains(t, e.slash(controller, "pause"), "Usage: `/hitl pause RUN`")
+		assert.Contains(t, e.slash(controller, "redirect loop-1"), "Usage: `/hitl redirect RUN INSTRUCTION…`")
+		assert.Contains(t, e.slash(controller, "frobnicate x"), "Unknown command")
+		assert.Contains(t, e.slash(controller, "pause nope-"), "No active run")
+	})
+	t.Run("an ambiguous prefix is refused", func(t *testing.T) {
+		e.report("loop-2", 1)
+		assert.Contains(t, e.slash(controller, "pause loop-"), "matches several active runs")
+	})
+	t.Run("cancel aborts the run and its live message ends", func(t *testing.T) {
+		_, result := e.steerSlash(controller, "cancel "+steerRun)
+		assert.Contains(t, result, "Loop cancelled")
+		m := e.liveMessage(steerRun, has("USER_CANCELLED"))
+		assert.NotContains(t, string(m.Blocks), `"actions"`, "an ended run has no buttons")
+	})
+}
+
+func TestSlackLiveRunMessage(t *testing.T) {
+	ts := make(timers, 16)
+	e := startSteering(t, time.Hour, ts)
+	e.report(steerRun, 1)
+	first := e.liveMessage(steerRun, has("1 of 10"))
+
+	t.Run("a burst of STATEs becomes one update with the latest", func(t *testing.T) {
+		e.report(steerRun, 2)
+		e.report(steerRun, 3)
+		e.report(steerRun, 4)
+		fire := <-ts // the update waits out the window
+		fire <- time.Now()
+		m := e.liveMessage(steerRun, has("4 of 10"))
+		assert.Equal(t, first.TS, m.TS, "updated in place")
+		assert.Equal(t, 1, m.Updates, "one chat.update for the burst")
+	})
+	go func() { // from here on, windows end at once
+		for {
+			select {
+			case ch := <-ts:
+				ch <- time.Now()
+			case <-e.ctx.Done():
+				return
+			}
+		}
+	}()
+	t.Run("a question of the run goes in the thread and the message links it", func(t *testing.T) {
+		q, _ := e.ask(steerRun, hitl.NewQuestion{Question: "Which database?", Type: hitl.Blocking})
+		reply, err := e.srv.WaitForMessage(e.ctx, runsChannel, func(m slackfake.Message) bool {
+			return m.ThreadTS == first.TS && strings.Contains(string(m.Blocks), "q:"+q.ID)
+		})
+		require.NoError(t, err)
+		m := e.liveMessage(steerRun, has("https://"+slackfake.TeamDomain+".slack.com/archives/"+runsChannel+"/p"+strings.ReplaceAll(reply.TS, ".", "")))
+		assert.Contains(t, string(m.Blocks), "Waiting on:*")
+	})
+	t.Run("pause and resume buttons steer the run", func(t *testing.T) {
+		e.click(controller, e.liveMessage(steerRun, has(blocks.ActionRunPause)), blocks.ActionRunPause)
+		m := e.liveMessage(steerRun, has("⏸ Paused"))
+		e.click(controller, m, blocks.ActionRunResume)
+		e.liveMessage(steerRun, has(blocks.ActionRunPause))
+	})
+	t.Run("a non-controller's click is refused ephemerally", func(t *testing.T) {
+		e.click("U0ANSWER", e.liveMessage(steerRun, has(blocks.ActionRunPause)), blocks.ActionRunPause)
+		e.ephemeralFor("U0ANSWER", "not allowed to steer")
+	})
+	t.Run("the escalate modal chooses the model", func(t *testing.T) {
+		e.click(controller, e.liveMessage(steerRun, has(blocks.ActionRunEscalate)), blocks.ActionRunEscalate)
+		view := lastModal(t, e, blocks.CallbackEscalate)
+		ack, err := e.srv.SendInteractive(e.ctx, e.srv.ViewSubmission(controller, view, map[string]map[string]string{
+			blocks.BlockModel: {blocks.InputActionID: "sonnet"}, blocks.BlockWhy: {blocks.InputActionID: "too slow"}}))
+		require.NoError(t, err)
+		assert.Empty(t, ack.Payload, "the modal closes")
+		e.liveMessage(steerRun, has("sonnet"))
+	})
+	t.Run("the redirect modal hands over the instruction", func(t *testing.T) {
+		e.click(controller, e.liveMessage(steerRun, has(blocks.ActionRunRedirect)), blocks.ActionRunRedirect)
+		view := lastModal(t, e, blocks.CallbackRedirect)
+		_, err := e.srv.SendInteractive(e.ctx, e.srv.ViewSubmission(controller, view, map[string]map[string]string{
+			blocks.BlockInstruction: {blocks.InputActionID: "write the migration first"}}))
+		require.NoError(t, err)
+		cp, err := e.api.Checkpoint(e.ctx, hitl.StateEvent{RunID: steerRun, Stack: []hitl.StackEntry{{ID: steerRun, Iter: 5, Max: 10}}})
+		require.NoError(t, err)
+		assert.Equal(t, "write the migration first", cp.Instruction)
+	})
+	t.Run("cancel asks for confirmation and ends the run", func(t *testing.T) {
+		m := e.liveMessage(steerRun, has(blocks.ActionRunCancel))
+		assert.Contains(t, string(m.Blocks), `"confirm":{`, "Cancel has a confirm dialog")
+		e.click(controller, e.liveMessage(steerRun, has(blocks.ActionRunRedirect)), blocks.ActionRunRedirect)
+		redirect := lastModal(t, e, blocks.CallbackRedirect)
+		e.click(controller, m, blocks.ActionRunCancel)
+		end := e.liveMessage(steerRun, has("Aborted: USER_CANCELLED"))
+		assert.NotContains(t, string(end.Blocks), `"actions"`)
+		assert.Equal(t, first.TS, end.TS)
+
+		ack, err := e.srv.SendInteractive(e.ctx, e.srv.ViewSubmission(controller, redirect, map[string]map[string]string{
+			blocks.BlockInstruction: {blocks.InputActionID: "too late"}}))
+		require.NoError(t, err)
+		assert.Contains(t, string(ack.Payload), `"response_action":"errors"`, "the modal stays open")
+		assert.Contains(t, string(ack.Payload), "is not active")
+	})
+}
+
+// lastModal returns the modal last opened, which must have callbackID.
+func lastModal(t *testing.T, e *slackEnv, callbackID string) slackfake.View {
+	t.Helper()
+	_, err := e.srv.WaitForCall(e.ctx, "views.open", func(c slackfake.Call) bool {
+		return c.OK && strings.Contains(c.Param("view"), callbackID)
+	})
+	require.NoError(t, err)
+	v, ok := e.srv.LastView()
+	require.True(t, ok)
+	require.Equal(t, callbackID, v.CallbackID)
+	return v
+}
