@@ -667,5 +667,5 @@ func byStatusAlone(f QuestionFilter) bool {
 	g := f
 	g.Limit, g.Cursor, g.Reverse = 0, "", false
 	return f.Status != "" && g.JobID == "" && g.Asker == "" && g.Type == "" && g.Assignee == "" && !g.Unassigned &&
-		g.RespondedBy == "" && len(g.Queue) == 0
+		g.RespondedBy == "" && len(g.Queue) == 0 && g.NotAskedBy == ""
 }

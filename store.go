@@ -32,6 +32,9 @@ type QuestionFilter struct {
 	// keys, so only the questions returned are decoded; it returns the
 	// first page only (More says there are more).
 	Queue []string
+	// NotAskedBy leaves out the questions Slack user NotAskedBy asked
+	// (through a token speaking for them): nobody's queue holds their own.
+	NotAskedBy string
 	// RespondedBy selects questions answered by this principal, in the
 	// order of their answers.
 	RespondedBy string
@@ -64,7 +67,8 @@ func (f QuestionFilter) Match(q *Question) bool {
 		(len(f.Queue) > 0 || !f.Unassigned || (q.Pending() && len(q.Assignees) == 0)) &&
 		(len(f.Queue) == 0 || (q.Pending() && (slices.ContainsFunc(q.Assignees, func(a string) bool { return slices.Contains(f.Queue, a) }) ||
 			(f.Unassigned && len(q.Assignees) == 0)))) &&
-		(f.RespondedBy == "" || (q.Status == StatusAnswered && q.RespondedBy == f.RespondedBy))
+		(f.RespondedBy == "" || (q.Status == StatusAnswered && q.RespondedBy == f.RespondedBy)) &&
+		(f.NotAskedBy == "" || (q.AskerUser != f.NotAskedBy && q.Asker != "slack:"+f.NotAskedBy))
 }
 
 // QuestionPage is one page of a list. NextCursor is set when there may be

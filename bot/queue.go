@@ -13,7 +13,7 @@ import (
 // the number of their groups, not with the number of questions.
 func (b *Bot) queue(ctx context.Context, user string, limit int) (waiting []*hitl.Question, more bool, err error) {
 	groups := b.groups.groupsOf(ctx, user)
-	f := hitl.QuestionFilter{Queue: append([]string{user}, groups...), Reverse: true, Limit: limit,
+	f := hitl.QuestionFilter{Queue: append([]string{user}, groups...), NotAskedBy: user, Reverse: true, Limit: limit,
 		Unassigned: b.cfg.Access.SlackPrincipal(user, groups).Has(hitl.ScopeAnswer)}
 	// One read: the store merges the person's indexes on their keys and
 	// decodes only this page.
