@@ -53,6 +53,7 @@ var (
 	bucketControl     = []byte("control")      // request_id → control record JSON (seed 000's dedup cache)
 	bucketCounts      = []byte("counts")       // status → number of questions, uint64 BE
 	bucketControlAge  = []byte("control_age")  // receivedAt ‖ request_id → "" (for pruning)
+	bucketRunsEnded   = []byte("runs_ended")   // updatedAt ‖ run id → "" (done, aborted or cancelled runs)
 
 	// The Slack bot's outbox (slack.go).
 	bucketSlackMeta     = []byte("slack_meta")     // "cursor" → uint64 BE
@@ -67,7 +68,7 @@ var (
 var allBuckets = [][]byte{
 	bucketMeta, bucketQuestions, bucketRuns, bucketByDeadline, bucketByJob, bucketByCreated, bucketByStatus, bucketByAsker,
 	bucketByAssignee, bucketUnassigned, bucketRunPending, bucketBySettled, bucketByResponder, bucketIdem, bucketEvents, bucketSealed,
-	bucketRunsActive, bucketControl, bucketCounts, bucketControlAge,
+	bucketRunsActive, bucketControl, bucketCounts, bucketControlAge, bucketRunsEnded,
 	bucketSlackMeta, bucketSlackTasks, bucketSlackMessages, bucketSlackByTS, bucketOutboxByTarget,
 }
 

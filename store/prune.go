@@ -49,7 +49,11 @@ func (db *DB) Prune(ctx context.Context, before time.Time, limit int) (int, erro
 			return err
 		}
 		k, err := pruneControl(tx, before, limit)
-		n = max(n, m, k)
+		if err != nil {
+			return err
+		}
+		r, err := pruneRuns(tx, before, limit)
+		n = max(n, m, k, r)
 		return err
 	})
 	if err != nil {
@@ -155,6 +159,37 @@ func pruneControl(tx *bolt.Tx, before time.Time, limit int) (int, error) {
 			return n, err
 		}
 		if err := c.Delete(); err != nil {
+			return n, err
+		}
+		n++
+	}
+	return n, nil
+}
+
+// pruneRuns deletes up to limit runs that ended before before and hold no
+// question any more (a loop that only reported, like a Claude Code
+// session; runs with questions go with their last question) and returns
+// how many.
+func pruneRuns(tx *bolt.Tx, before time.Time, limit int) (int, error) {
+	end := timeKey(before)
+	c := tx.Bucket(bucketRunsEnded).Cursor()
+	var ids []string
+	for k, _ := c.First(); k != nil && len(ids) < limit; k, _ = c.Next() {
+		if len(k) < 8 || binary.BigEndian.Uint64(k) >= end {
+			break
+		}
+		ids = append(ids, string(k[8:]))
+	}
+	n := 0
+	for _, id := range ids {
+		run, err := getRun(tx, id)
+		if err != nil {
+			return n, err
+		}
+		if run == nil || run.Questions > 0 {
+			continue
+		}
+		if err := deleteRun(tx, id); err != nil {
 			return n, err
 		}
 		n++

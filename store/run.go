@@ -46,6 +46,13 @@ func getRun(tx *bolt.Tx, id string) (*hitl.Run, error) {
 }
 
 func putRun(tx *bolt.Tx, run *hitl.Run) error {
+	old, err := getRun(tx, run.ID)
+	if err != nil {
+		return err
+	}
+	if err := indexEnded(tx, old, run); err != nil {
+		return err
+	}
 	run.Version++
 	data, err := json.Marshal(run)
 	if err != nil {
@@ -66,9 +73,40 @@ func putRun(tx *bolt.Tx, run *hitl.Run) error {
 	return nil
 }
 
-// deleteRun removes run id's record.
+// ended reports whether a run's loop is over (done, aborted, cancelled).
+func ended(run *hitl.Run) bool {
+	return run != nil && run.Control.Status != "" && !run.Control.Status.Active()
+}
+
+// indexEnded moves a run's runs_ended entry (ended runs by last change)
+// from old (nil: new) to cur (nil: deleted).
+func indexEnded(tx *bolt.Tx, old, cur *hitl.Run) error {
+	b := tx.Bucket(bucketRunsEnded)
+	if ended(old) {
+		if err := b.Delete(timeIDKey(old.UpdatedAt, old.ID)); err != nil {
+			return err
+		}
+	}
+	if ended(cur) {
+		return b.Put(timeIDKey(cur.UpdatedAt, cur.ID), []byte{})
+	}
+	return nil
+}
+
+// deleteRun removes run id's record, its indexes, and where its live
+// message was posted.
 func deleteRun(tx *bolt.Tx, id string) error {
+	old, err := getRun(tx, id)
+	if err != nil {
+		return err
+	}
+	if err := indexEnded(tx, old, nil); err != nil {
+		return err
+	}
 	if err := tx.Bucket(bucketRunsActive).Delete([]byte(id)); err != nil {
+		return err
+	}
+	if err := deleteSlackRecords(tx, "run:"+id); err != nil {
 		return err
 	}
 	return tx.Bucket(bucketRuns).Delete([]byte(id))

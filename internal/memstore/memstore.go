@@ -284,5 +284,10 @@ func (s *Store) Prune(_ context.Context, before time.Time, limit int) (int, erro
 		n++
 	}
 	s.events = s.events[n:]
+	for id, run := range s.runs {
+		if st := run.Control.Status; st != "" && !st.Active() && run.Questions == 0 && run.UpdatedAt.Before(before) {
+			delete(s.runs, id)
+		}
+	}
 	return max(len(old), n), nil
 }

@@ -289,6 +289,23 @@ func testPrune(t *testing.T, e *env) {
 	require.NoError(t, err)
 	assert.Equal(t, []string{recent.ID}, ids(page.Questions), "no index points at a pruned question")
 
+	for _, id := range []string{"loop-ended", "loop-running"} {
+		_, err := e.store.UpdateRun(ctx, id, func(*hitl.Run) (hitl.RunUpdate, error) {
+			st := hitl.RunDone
+			if id == "loop-running" {
+				st = hitl.RunRunning
+			}
+			return hitl.RunUpdate{Run: &hitl.Run{ID: id, CreatedAt: e.clock.Now(), UpdatedAt: e.clock.Now(), Control: hitl.RunControl{Status: st}}}, nil
+		})
+		require.NoError(t, err)
+	}
+	e.clock.Add(48 * time.Hour)
+	_, err = e.svc.Prune(ctx, 24*time.Hour)
+	require.NoError(t, err)
+	_, err = e.store.Run(ctx, "loop-ended")
+	assert.Equal(t, hitl.ENOTFOUND, hitl.ErrorCode(err), "a loop that only reported and ended goes after retention")
+	_, err = e.store.Run(ctx, "loop-running")
+	assert.NoError(t, err, "a running loop stays, however old")
 	e.answer(t, stillPending.ID, "z")
 	e.clock.Add(48 * time.Hour)
 	_, err = e.svc.Prune(ctx, 24*time.Hour)
