@@ -90,3 +90,28 @@ func question(t *testing.T, m *Main, id string) *hitl.Question {
 	require.NoError(t, err)
 	return q
 }
+
+// awaitAll returns every question of run, whatever its status.
+func awaitAll(t *testing.T, m *Main, run string) []*hitl.Question {
+	t.Helper()
+	qs, err := m.Service.Questions(principaltest.As(context.Background(), "admin:test"), hitl.QuestionFilter{JobID: run})
+	require.NoError(t, err)
+	return qs
+}
+
+// awaitSettled waits until question id is no longer pending.
+func awaitSettled(t *testing.T, m *Main, id string) *hitl.Question {
+	t.Helper()
+	deadline := time.After(10 * time.Second)
+	for {
+		changed := m.Service.Changed()
+		if q := question(t, m, id); !q.Pending() {
+			return q
+		}
+		select {
+		case <-changed:
+		case <-deadline:
+			t.Fatalf("question %s is still pending", id)
+		}
+	}
+}
