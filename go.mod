@@ -3,8 +3,10 @@ module github.com/hitlbot/hitl
 go 1.26.8
 
 require (
+	github.com/google/jsonschema-go v0.4.3
 	github.com/google/uuid v1.6.0
 	github.com/gorilla/websocket v1.5.3
+	github.com/modelcontextprotocol/go-sdk v1.8.0
 	github.com/robfig/cron/v3 v3.0.1
 	github.com/slack-go/slack v0.35.0
 	github.com/stretchr/testify v1.12.1
@@ -14,4 +16,11 @@ require (
 	golang.org/x/time v0.16.0
 )
 
-require golang.org/x/sys v0.49.0 // indirect
+require (
+	github.com/segmentio/asm v1.1.3 // indirect
+	github.com/segmentio/encoding v0.5.4 // indirect
+	github.com/yosida95/uritemplate/v3 v3.0.2 // indirect
+	golang.org/x/oauth2 v0.35.0 // indirect
+	golang.org/x/sync v0.20.0 // indirect
+	golang.org/x/sys v0.49.0 // indirect
+)

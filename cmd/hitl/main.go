@@ -41,6 +41,15 @@ Steerable loops (agents):
                                       cancel → SIGTERM then SIGKILL; exits with its code (5 if cancelled)
   hitl prompt [--threshold N | --run ID]  the asking instruction for an interaction threshold
 
+Agents (Claude Code, Codex CLI, any MCP client; see README):
+  hitl hook claude|codex [--wait 9m] [--run ID]
+                                      a hook: reads the event JSON on stdin, decides by policy (asking
+                                      people when it says so), prints the decision JSON; after --wait
+                                      it leaves the decision to the agent's own prompt
+  hitl mcp [--run ID] [--max-wait 10m] [--progress-every 15s] [--cancel-on-abort]
+                                      the MCP server over stdio: ask_human, get_answer,
+                                      request_approval, permission_prompt
+
 Steering (people; RUN may be a unique prefix of an active run):
   hitl pause RUN                      pause a loop at its next checkpoint
   hitl resume RUN                     resume a paused loop
@@ -145,6 +154,9 @@ var commands = map[string]func(context.Context, []string, *env) error{
 
 	"policy": cmdPolicy,
 	"gate":   cmdGate,
+
+	"hook": cmdHook,
+	"mcp":  cmdMCP,
 }
 
 // run executes one command and returns its exit code.

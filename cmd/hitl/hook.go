@@ -1,0 +1,208 @@
+package main
+
+import (
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"time"
+
+	"github.com/hitlbot/hitl"
+	"github.com/hitlbot/hitl/agent"
+	"github.com/hitlbot/hitl/mcp"
+)
+
+// Hooks: Claude Code and Codex CLI run `hitl hook claude|codex` on a hook
+// event with the event's JSON on stdin and read the decision from stdout.
+// A hook that fails or prints nothing leaves the decision to the agent's
+// own terminal prompt, so a hook never allows what hitl did not decide.
+
+// defaultHookWait is how long a hook waits for people: under the 600 s
+// both agents give a hook by default, after which they kill it and ask
+// in the terminal anyway.
+const defaultHookWait = 9 * time.Minute
+
+// hookInput is what both agents send (Claude Code's common fields and
+// its tool events'; Codex adds turn_id and model).
+type hookInput struct {
+	SessionID      string         `json:"session_id"`
+	CWD            string         `json:"cwd"`
+	PermissionMode string         `json:"permission_mode"`
+	HookEventName  string         `json:"hook_event_name"`
+	ToolName       string         `json:"tool_name"`
+	ToolInput      map[string]any `json:"tool_input"`
+	ToolUseID      string         `json:"tool_use_id"`
+	TurnID         string         `json:"turn_id"`
+	Model          string         `json:"model"`
+}
+
+// hook is one hook run.
+type hook struct {
+	e     *env
+	c     *agent.Client
+	in    hookInput
+	agent string // "Claude Code", "Codex"
+	run   string
+	wait  time.Duration
+}
+
+func cmdHook(ctx context.Context, args []string, e *env) error {
+	fs := flag.NewFlagSet("hook", flag.ContinueOnError)
+	wait := fs.Duration("wait", defaultHookWait, "how long to wait for people before leaving the decision to the terminal (keep it under the hook's timeout)")
+	run := fs.String("run", "", "the run to ask in (default: claude-SESSION or codex-SESSION, one per agent session)")
+	pos, err := parseArgs(fs, args)
+	if err != nil {
+		return hookFailed(err)
+	}
+	if len(pos) != 1 || (pos[0] != "claude" && pos[0] != "codex") {
+		return hookFailed(usageError(fs, "hitl hook needs the agent: hitl hook claude, or hitl hook codex"))
+	}
+	h := &hook{e: e, c: newClient(e), wait: *wait}
+	b, err := io.ReadAll(io.LimitReader(e.stdin, 16<<20))
+	if err == nil {
+		err = json.Unmarshal(b, &h.in)
+	}
+	if err != nil {
+		return hookFailed(hitl.Errorf(hitl.EINVALID, "the hook event on stdin is not JSON: %v", err))
+	}
+	prefix := pos[0]
+	h.agent = map[string]string{"claude": "Claude Code", "codex": "Codex"}[prefix]
+	h.run = *run
+	if h.run == "" {
+		h.run = prefix + "-" + orDefault(h.in.SessionID, "session")
+		if hitl.ValidateJobID(h.run) != nil {
+			h.run = prefix + "-" + digest(h.in.SessionID)[:16]
+		}
+	}
+	h.publishState(ctx)
+	if prefix == "codex" {
+		return h.codex(ctx)
+	}
+	return h.claude(ctx)
+}
+
+// hookFailed ends a hook with exit 1: the agents read exit 2 as "block
+// the tool", which a broken hook must not do; with 1 they go on to their
+// own prompt.
+func hookFailed(err error) error {
+	return &outcome{code: exitFailure, msg: "hitl hook: " + hitl.ErrorMessage(err)}
+}
+
+// publishState reports the session as a live run (a STATE on
+// loop:current), so that /hitl runs lists it. Best effort: the decision
+// does not depend on it.
+func (h *hook) publishState(ctx context.Context) {
+	ctx, cancel := context.WithTimeout(ctx, 5*time.Second)
+	defer cancel()
+	_, err := h.c.Publish(ctx, hitl.StateEvent{Event: hitl.StateRunning, RunID: h.run,
+		UpdatedAt: time.Now().UTC().Format(time.RFC3339),
+		Stack:     []hitl.StackEntry{{ID: h.run, Mode: h.agent, Model: cut(h.in.Model, hitl.MaxModelLen)}}})
+	if err != nil {
+		fmt.Fprintf(h.e.stderr, "hitl hook: cannot report the session: %s\n", visible(hitl.ErrorMessage(err)))
+	}
+}
+
+// call is the tool call the event is about.
+func (h *hook) call() mcp.ToolCall {
+	return mcp.ToolCall{Tool: h.in.ToolName, Input: h.in.ToolInput}
+}
+
+// key makes the event's questions idempotent: the same event (a hook
+// run again for the same tool use) finds the question already asked.
+func (h *hook) key() string {
+	b, _ := json.Marshal([]any{h.agent, h.in.HookEventName, h.in.SessionID, h.in.TurnID, h.in.ToolUseID, h.in.ToolName, h.in.ToolInput})
+	return "hook:" + digest(string(b))[:32]
+}
+
+// giveUp returns the context people are waited for in: it ends with
+// mcp.ErrStillPending after --wait.
+func (h *hook) giveUp(ctx context.Context) (context.Context, context.CancelFunc) {
+	return mcp.GiveUpAt(ctx, h.e.afterFunc()(h.wait))
+}
+
+// movedReason is why a question is cancelled when the hook stops waiting:
+// shown in its Slack message.
+func (h *hook) movedReason() string {
+	return fmt.Sprintf("moved to the terminal: %s's hook stopped waiting after %s; answer it in %s", h.agent, h.wait, h.agent)
+}
+
+// decide decides the event's tool call by policy, asking people when it
+// says so. When the wait ends before a decision (--wait, or the agent
+// killed the hook) it cancels the question with movedReason and returns
+// mcp.ErrStillPending.
+func (h *hook) decide(ctx context.Context) (mcp.Verdict, error) {
+	gctx, cancel := h.giveUp(ctx)
+	defer cancel()
+	op := h.call().Operation(fmt.Sprintf("%s session %s in %s", h.agent, h.in.SessionID, h.in.CWD))
+	v, err := mcp.Decide(gctx, h.c, hitl.ApprovalRequest{Operation: op, RunID: h.run, IdempotencyKey: h.key()}, mcp.Ticker{})
+	if err != nil && gctx.Err() != nil {
+		h.release(ctx, v.QuestionID)
+		return v, mcp.ErrStillPending
+	}
+	return v, err
+}
+
+// answer asks AskUserQuestion's questions, like decide.
+func (h *hook) answer(ctx context.Context) (map[string]any, error) {
+	gctx, cancel := h.giveUp(ctx)
+	defer cancel()
+	updated, asked, err := mcp.AskUserQuestions(gctx, h.c, h.run, h.key(), h.in.ToolInput, mcp.Ticker{})
+	if err != nil && gctx.Err() != nil {
+		h.release(ctx, asked...)
+		return nil, mcp.ErrStillPending
+	}
+	return updated, err
+}
+
+// release cancels questions nobody answered in time.
+func (h *hook) release(ctx context.Context, ids ...string) {
+	for _, id := range ids {
+		if id == "" {
+			continue
+		}
+		if err := mcp.Release(ctx, h.c, id, h.movedReason()); err != nil {
+			fmt.Fprintf(h.e.stderr, "hitl hook: cannot cancel %s: %s\n", id, visible(hitl.ErrorMessage(err)))
+		}
+	}
+}
+
+// why says, for the agent, why hitl did not decide.
+func (h *hook) why(err error) string {
+	if errors.Is(err, mcp.ErrStillPending) {
+		return fmt.Sprintf("No decision in hitl within %s: asking here instead", h.wait)
+	}
+	return "hitl could not decide (" + hitl.ErrorMessage(err) + "): asking here instead"
+}
+
+// print writes the decision JSON on stdout.
+func (h *hook) print(v any) error {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return err
+	}
+	_, err = fmt.Fprintf(h.e.stdout, "%s\n", b)
+	return err
+}
+
+func digest(s string) string {
+	sum := sha256.Sum256([]byte(s))
+	return hex.EncodeToString(sum[:])
+}
+
+func orDefault(s, d string) string {
+	if s == "" {
+		return d
+	}
+	return s
+}
+
+func cut(s string, n int) string {
+	if len(s) <= n {
+		return s
+	}
+	return s[:n]
+}

@@ -1,0 +1,147 @@
+package main
+
+import (
+	"context"
+	"fmt"
+
+	"github.com/hitlbot/hitl/mcp"
+)
+
+// Claude Code's hook output (hookSpecificOutput). PreToolUse decides with
+// permissionDecision allow | deny | ask (ask: Claude Code's own prompt,
+// showing the reason) and may replace the tool input (updatedInput, with
+// allow). PermissionRequest answers the prompt Claude Code is about to
+// show with decision.behavior allow (optionally updatedInput) or deny
+// (message); no decision shows the prompt.
+
+type claudePreToolUse struct {
+	HookEventName            string         `json:"hookEventName"`
+	PermissionDecision       string         `json:"permissionDecision"`
+	PermissionDecisionReason string         `json:"permissionDecisionReason,omitempty"`
+	UpdatedInput             map[string]any `json:"updatedInput,omitempty"`
+}
+
+type claudePermissionDecision struct {
+	Behavior     string         `json:"behavior"`
+	UpdatedInput map[string]any `json:"updatedInput,omitempty"`
+	Message      string         `json:"message,omitempty"`
+}
+
+type claudePermissionRequest struct {
+	HookEventName string                   `json:"hookEventName"`
+	Decision      claudePermissionDecision `json:"decision"`
+}
+
+type hookOutput struct {
+	HookSpecificOutput any `json:"hookSpecificOutput"`
+}
+
+func (h *hook) claude(ctx context.Context) error {
+	switch h.in.HookEventName {
+	case "PreToolUse":
+		return h.print(hookOutput{h.preToolUse(ctx)})
+	case "PermissionRequest":
+		d, ok := h.permissionRequest(ctx)
+		if !ok {
+			return nil // no decision: Claude Code shows its prompt
+		}
+		return h.print(hookOutput{claudePermissionRequest{HookEventName: "PermissionRequest", Decision: d}})
+	}
+	return hookFailed(fmt.Errorf("hitl hook claude handles PreToolUse and PermissionRequest, not %q", h.in.HookEventName))
+}
+
+// preToolUse decides a tool call before it runs; AskUserQuestion is
+// answered through updatedInput.answers.
+func (h *hook) preToolUse(ctx context.Context) claudePreToolUse {
+	out := claudePreToolUse{HookEventName: "PreToolUse"}
+	ask := func(reason string) claudePreToolUse {
+		out.PermissionDecision, out.PermissionDecisionReason = "ask", reason
+		return out
+	}
+	if h.in.ToolName == mcp.AskUserQuestionTool {
+		updated, err := h.answer(ctx)
+		if err != nil {
+			return ask(h.why(err))
+		}
+		out.PermissionDecision, out.PermissionDecisionReason, out.UpdatedInput = "allow", "Answered in hitl", updated
+		return out
+	}
+	v, err := h.decide(ctx)
+	switch {
+	case err != nil:
+		return ask(h.why(err))
+	case !v.Allowed && (v.Outcome == "denied"):
+		out.PermissionDecision, out.PermissionDecisionReason = "deny", denial(v)
+		return out
+	case !v.Allowed:
+		return ask(fmt.Sprintf("Nobody decided in hitl (%s): asking here instead", v.Outcome))
+	}
+	out.PermissionDecision, out.PermissionDecisionReason = "allow", approval(v)
+	if v.Edited != "" {
+		updated, ok := h.call().Edited(v.Edited)
+		if !ok {
+			return ask(fmt.Sprintf("%s approved in hitl only with an edit that cannot be applied to %s (%s): asking here instead", v.By, h.in.ToolName, v.Edited))
+		}
+		out.UpdatedInput = updated
+	}
+	return out
+}
+
+// permissionRequest answers Claude Code's permission prompt; false leaves
+// it to the prompt.
+func (h *hook) permissionRequest(ctx context.Context) (claudePermissionDecision, bool) {
+	if h.in.ToolName == mcp.AskUserQuestionTool {
+		updated, err := h.answer(ctx)
+		if err != nil {
+			fmt.Fprintf(h.e.stderr, "hitl hook: %s\n", h.why(err))
+			return claudePermissionDecision{}, false
+		}
+		return claudePermissionDecision{Behavior: "allow", UpdatedInput: updated}, true
+	}
+	v, err := h.decide(ctx)
+	switch {
+	case err != nil:
+		fmt.Fprintf(h.e.stderr, "hitl hook: %s\n", h.why(err))
+		return claudePermissionDecision{}, false
+	case !v.Allowed && v.Outcome == "denied":
+		return claudePermissionDecision{Behavior: "deny", Message: denial(v)}, true
+	case !v.Allowed:
+		return claudePermissionDecision{}, false
+	}
+	d := claudePermissionDecision{Behavior: "allow"}
+	if v.Edited != "" {
+		updated, ok := h.call().Edited(v.Edited)
+		if !ok {
+			return claudePermissionDecision{}, false
+		}
+		d.UpdatedInput = updated
+	}
+	return d, true
+}
+
+// denial is the reason given to the agent for a denial.
+func denial(v mcp.Verdict) string {
+	if v.By == "" {
+		return "Denied by hitl: " + v.Message
+	}
+	msg := "Denied by " + v.By + " in hitl"
+	if v.Message != "" {
+		msg += ": " + v.Message
+	}
+	return msg
+}
+
+// approval is the reason given with an allow.
+func approval(v mcp.Verdict) string {
+	if v.By == "" {
+		return "Allowed by hitl policy rule " + v.Rule
+	}
+	msg := "Approved by " + v.By + " in hitl"
+	if v.Edited != "" {
+		msg += ", edited to: " + v.Edited
+	}
+	if v.Message != "" {
+		msg += ": " + v.Message
+	}
+	return msg
+}

@@ -1,0 +1,99 @@
+package mcp
+
+import (
+	"context"
+	"fmt"
+
+	"github.com/hitlbot/hitl"
+	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
+)
+
+// newQuestion turns ask_human's input into the question to ask (seed
+// 002's prompt, input_type and sensitive).
+func (in askInput) newQuestion(agent, key string) hitl.NewQuestion {
+	n := hitl.NewQuestion{Question: in.Prompt, Type: hitl.QuestionType(in.Type), Sensitive: in.Sensitive,
+		InputType: hitl.InputType(in.InputType), Context: &hitl.Context{Agent: agent}, IdempotencyKey: key}
+	switch in.InputType {
+	case string(hitl.ConfirmationInput):
+		n.ResponseType = hitl.BooleanResponse
+	case string(hitl.PasswordInput):
+		n.Sensitive = true
+	}
+	if n.Sensitive {
+		n.InputType = hitl.PasswordInput
+	}
+	for _, o := range in.Options {
+		n.Options = append(n.Options, hitl.Option{Label: o, Value: o})
+	}
+	if in.TimeoutMinutes > 0 {
+		m := in.TimeoutMinutes
+		n.TimeoutMinutes = &m
+	}
+	if in.Default != "" {
+		n.DefaultResponse = &hitl.Response{Value: in.Default}
+	}
+	return n
+}
+
+func (s *Server) askHuman(ctx context.Context, req *sdk.CallToolRequest, in askInput) (*sdk.CallToolResult, Reply, error) {
+	actx, cancel := asking(ctx)
+	q, _, err := s.opts.Client.Create(actx, s.opts.Run, in.newQuestion(agentName(req), s.key(req)))
+	cancel()
+	if err != nil {
+		return nil, Reply{}, err
+	}
+	if q.Type == hitl.NonBlocking && q.Pending() {
+		r := Reply{Status: string(hitl.OutcomePending), QuestionID: q.ID, Answer: q.DefaultResponse.String(),
+			Note: "non_blocking: go on with this default; a later answer is recorded (get_answer)"}
+		return text(fmt.Sprintf("Going on with the default %q; question %s stays open (get_answer picks up a later answer).", r.Answer, q.ID)), r, nil
+	}
+	return s.awaitReply(ctx, req, q.ID)
+}
+
+func (s *Server) getAnswer(ctx context.Context, req *sdk.CallToolRequest, in answerInput) (*sdk.CallToolResult, Reply, error) {
+	return s.awaitReply(ctx, req, in.QuestionID)
+}
+
+// awaitReply waits for question id (progress, MaxWait) and says how it
+// ended.
+func (s *Server) awaitReply(ctx context.Context, req *sdk.CallToolRequest, id string) (*sdk.CallToolResult, Reply, error) {
+	wctx, cancel, tick := s.waiting(ctx, req, "waiting for a person to answer "+id)
+	defer cancel()
+	q, err := Await(wctx, s.opts.Client, id, tick)
+	switch {
+	case err != nil && GaveUp(wctx) && ctx.Err() == nil:
+		r := Reply{Status: string(hitl.OutcomePending), QuestionID: id}
+		return text(pendingText(id, "ask_human")), r, nil
+	case err != nil:
+		return nil, Reply{}, s.stopped(ctx, id, err)
+	}
+	r := Reply{Status: string(q.Outcome()), QuestionID: q.ID, AnsweredBy: q.RespondedBy}
+	if q.Response != nil {
+		r.Answer, r.Note = q.Response.String(), q.Response.Text
+		if q.Response.Edited != "" {
+			r.Note = joinNonEmpty(r.Note, "edited to: "+q.Response.Edited)
+		}
+	}
+	var msg string
+	switch q.Outcome() {
+	case hitl.OutcomeAnswered, hitl.OutcomeApproved, hitl.OutcomeDenied:
+		msg = fmt.Sprintf("Answer from %s: %s", q.RespondedBy, r.Answer)
+		if r.Note != "" {
+			msg += "\nTheir note: " + r.Note
+		}
+	case hitl.OutcomeDefaulted:
+		msg = "Nobody answered in time; the default applies: " + r.Answer
+	case hitl.OutcomeTimedOut:
+		msg = "Nobody answered in time and there is no default: decide on your own judgement and say what you assumed."
+	case hitl.OutcomeCancelled:
+		r.Note = q.CancelReason
+		msg = "The question was cancelled: " + orDefault(q.CancelReason, "no reason given") + ". Do not wait for it."
+	}
+	return text(msg), r, nil
+}
+
+// pendingText tells the model how to pick up a question still open.
+func pendingText(id, tool string) string {
+	return fmt.Sprintf("Still pending: question %s waits for a person. Call get_answer with question_id %q later, "+
+		"or call %s again with exactly the same arguments to keep waiting (no second message is sent).", id, id, tool)
+}

@@ -1,0 +1,152 @@
+package mcp
+
+import (
+	"encoding/json"
+	"maps"
+	"strings"
+	"unicode/utf8"
+
+	"github.com/hitlbot/hitl"
+)
+
+// Claude Code's tools, as its hooks (tool_name, tool_input) and its
+// --permission-prompt-tool (tool_name, input) name them, mapped to seed
+// 003's operations so that the approval policy decides them. Codex's
+// PermissionRequest hook names its tools the same way (Bash, apply_patch,
+// mcp__…).
+
+// AskUserQuestionTool is Claude Code's tool for asking the user questions
+// with options; hitl answers it (see AskUserQuestions).
+const AskUserQuestionTool = "AskUserQuestion"
+
+// ToolCall is a tool call an agent wants to make.
+type ToolCall struct {
+	Tool  string
+	Input map[string]any
+}
+
+// editField is the input field that holds a tool's operation resource: what a
+// person may edit before approving. Empty: the resource is not editable.
+func (t ToolCall) editField() string {
+	switch t.Tool {
+	case "Bash":
+		return "command"
+	case "Write", "Edit", "MultiEdit", "Read":
+		return "file_path"
+	case "NotebookEdit":
+		return "notebook_path"
+	case "Grep", "Glob":
+		return "path"
+	case "WebFetch":
+		return "url"
+	case "WebSearch":
+		return "query"
+	}
+	return ""
+}
+
+// Operation maps the call to the operation the policy decides: Bash is a
+// shell command, Write/Edit/MultiEdit/NotebookEdit write a file,
+// Read/Grep/Glob read files, WebFetch/WebSearch and MCP tools (mcp__…) are
+// API calls, Task spawns an agent; any other tool is a custom operation
+// named after it. context is shown to people with it.
+func (t ToolCall) Operation(context string) hitl.Operation {
+	op := hitl.Operation{Type: hitl.OpType("custom"), Context: context}
+	str := func(k string) string { s, _ := t.Input[k].(string); return s }
+	switch t.Tool {
+	case "Bash":
+		op.Type, op.Resource = hitl.OpShell, str("command")
+		op.Description = "Run " + op.Resource
+		if d := str("description"); d != "" {
+			op.Description = d + ": " + op.Resource
+		}
+	case "Write", "Edit", "MultiEdit", "NotebookEdit":
+		op.Type, op.Resource = hitl.OpFileWrite, str(t.editField())
+		op.Description = t.Tool + " " + op.Resource
+		op.Context = joinNonEmpty(context, preview(t.Input))
+	case "Read", "Grep", "Glob":
+		op.Type = hitl.OpFileRead
+		op.Resource = str(t.editField())
+		if t.Tool == "Read" {
+			op.Description = "Read " + op.Resource
+		} else {
+			op.Description = t.Tool + " " + str("pattern") + " in " + orDefault(op.Resource, "the working directory")
+		}
+	case "WebFetch", "WebSearch":
+		op.Type, op.Resource = hitl.OpAPICall, str(t.editField())
+		op.Description = t.Tool + " " + op.Resource
+	case "apply_patch": // Codex's file edits
+		op.Type, op.Description = hitl.OpFileWrite, "Apply a patch"
+		op.Context = joinNonEmpty(context, preview(t.Input))
+	case "Task", "Agent":
+		op.Type, op.Resource = hitl.OpSpawnAgent, str("subagent_type")
+		op.Description = "Start a subagent: " + orDefault(str("description"), str("prompt"))
+	default:
+		if strings.HasPrefix(t.Tool, "mcp__") {
+			op.Type, op.Resource = hitl.OpAPICall, t.Tool
+			op.Description = "Call the MCP tool " + t.Tool
+			op.Context = joinNonEmpty(context, preview(t.Input))
+			break
+		}
+		op.Description = "Use the tool " + t.Tool
+		op.Context = joinNonEmpty(context, preview(t.Input))
+	}
+	return op
+}
+
+// Edited returns the input with the person's edit of the resource put in
+// its place, and false when the tool has no editable field (an MCP tool's
+// name, a subagent): the edit cannot be applied.
+func (t ToolCall) Edited(edited string) (map[string]any, bool) {
+	f := t.editField()
+	if f == "" {
+		return nil, false
+	}
+	out := maps.Clone(t.Input)
+	if out == nil {
+		out = map[string]any{}
+	}
+	out[f] = edited
+	return out, true
+}
+
+// previewLen bounds the tool input shown to people with an operation.
+const previewLen = 1500
+
+// preview is the tool input as compact JSON, cut to previewLen with a
+// visible marker.
+func preview(input map[string]any) string {
+	if len(input) == 0 {
+		return ""
+	}
+	b, err := json.Marshal(input)
+	if err != nil {
+		return ""
+	}
+	return "Input: " + cut(string(b), previewLen)
+}
+
+func cut(s string, n int) string {
+	if utf8.RuneCountInString(s) <= n {
+		return s
+	}
+	r := []rune(s)
+	return string(r[:n]) + " …[cut]"
+}
+
+func joinNonEmpty(parts ...string) string {
+	var out []string
+	for _, p := range parts {
+		if p != "" {
+			out = append(out, p)
+		}
+	}
+	return strings.Join(out, "\n")
+}
+
+func orDefault(s, d string) string {
+	if s == "" {
+		return d
+	}
+	return s
+}

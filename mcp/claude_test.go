@@ -1,0 +1,100 @@
+package mcp
+
+import (
+	"encoding/json"
+	"strings"
+	"testing"
+
+	"github.com/hitlbot/hitl"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+func TestToolCallOperation(t *testing.T) {
+	for _, tc := range []struct {
+		tool     string
+		input    map[string]any
+		opType   hitl.OpType
+		resource string
+		editable bool
+	}{
+		{"Bash", map[string]any{"command": "ls -la", "description": "List"}, hitl.OpShell, "ls -la", true},
+		{"Write", map[string]any{"file_path": "/a/b.go", "content": "package b"}, hitl.OpFileWrite, "/a/b.go", true},
+		{"Edit", map[string]any{"file_path": "/a/b.go", "old_string": "x", "new_string": "y"}, hitl.OpFileWrite, "/a/b.go", true},
+		{"MultiEdit", map[string]any{"file_path": "/a/b.go", "edits": []any{}}, hitl.OpFileWrite, "/a/b.go", true},
+		{"NotebookEdit", map[string]any{"notebook_path": "/a/n.ipynb", "new_source": "1"}, hitl.OpFileWrite, "/a/n.ipynb", true},
+		{"Read", map[string]any{"file_path": "/a/b.go"}, hitl.OpFileRead, "/a/b.go", true},
+		{"Grep", map[string]any{"pattern": "TODO", "path": "/a"}, hitl.OpFileRead, "/a", true},
+		{"Glob", map[string]any{"pattern": "**/*.go"}, hitl.OpFileRead, "", true},
+		{"WebFetch", map[string]any{"url": "https://x.test", "prompt": "p"}, hitl.OpAPICall, "https://x.test", true},
+		{"WebSearch", map[string]any{"query": "go"}, hitl.OpAPICall, "go", true},
+		{"Task", map[string]any{"description": "d", "prompt": "p", "subagent_type": "general-purpose"}, hitl.OpSpawnAgent, "general-purpose", false},
+		{"mcp__github__create_issue", map[string]any{"title": "t"}, hitl.OpAPICall, "mcp__github__create_issue", false},
+		{"apply_patch", map[string]any{"command": "*** Begin Patch"}, hitl.OpFileWrite, "", false},
+		{"SomethingNew", map[string]any{"x": 1}, hitl.OpType("custom"), "", false},
+	} {
+		t.Run(tc.tool+" is "+string(tc.opType), func(t *testing.T) {
+			call := ToolCall{Tool: tc.tool, Input: tc.input}
+			op := call.Operation("ctx")
+			assert.Equal(t, tc.opType, op.Type)
+			assert.Equal(t, tc.resource, op.Resource)
+			require.NoError(t, op.Validate(), "a valid operation")
+			edited, ok := call.Edited("EDITED")
+			assert.Equal(t, tc.editable, ok)
+			if ok {
+				assert.Equal(t, "EDITED", edited[call.editField()])
+				assert.NotEqual(t, "EDITED", tc.input[call.editField()], "the input is not changed in place")
+				for k, v := range tc.input {
+					if k != call.editField() {
+						assert.Equal(t, v, edited[k], "the other fields are kept")
+					}
+				}
+			}
+		})
+	}
+	t.Run("a long input is cut with a visible marker in the context", func(t *testing.T) {
+		op := ToolCall{Tool: "Write", Input: map[string]any{"file_path": "/f", "content": strings.Repeat("x", 5000)}}.Operation("")
+		assert.Contains(t, op.Context, "…[cut]")
+		require.NoError(t, op.Validate())
+	})
+}
+
+func TestPermissionResult(t *testing.T) {
+	text := func(p permission) string {
+		r := p.result()
+		require.Len(t, r.Content, 1)
+		b, err := json.Marshal(r.Content[0])
+		require.NoError(t, err)
+		var c struct{ Text string }
+		require.NoError(t, json.Unmarshal(b, &c))
+		return c.Text
+	}
+	t.Run("allow always carries updatedInput, an object even when empty", func(t *testing.T) {
+		assert.JSONEq(t, `{"behavior":"allow","updatedInput":{}}`, text(permission{Behavior: "allow"}))
+		assert.JSONEq(t, `{"behavior":"allow","updatedInput":{"command":"ls"}}`,
+			text(permission{Behavior: "allow", UpdatedInput: map[string]any{"command": "ls"}}))
+	})
+	t.Run("deny carries the message and no updatedInput", func(t *testing.T) {
+		assert.JSONEq(t, `{"behavior":"deny","message":"no"}`, text(deny("no")))
+	})
+}
+
+func TestKey(t *testing.T) {
+	s := &Server{opts: Options{Run: "r1"}}
+	a := s.keyOf("ask_human", map[string]any{"prompt": "p", "options": []any{"a", "b"}})
+	t.Run("the same arguments in any order: the same key", func(t *testing.T) {
+		var args map[string]any
+		require.NoError(t, json.Unmarshal([]byte(`{"options":["a","b"],"prompt":"p"}`), &args))
+		assert.Equal(t, a, s.keyOf("ask_human", args))
+	})
+	t.Run("another run, tool or argument: another key", func(t *testing.T) {
+		assert.NotEqual(t, a, (&Server{opts: Options{Run: "r2"}}).keyOf("ask_human", map[string]any{"prompt": "p", "options": []any{"a", "b"}}))
+		assert.NotEqual(t, a, s.keyOf("request_approval", map[string]any{"prompt": "p", "options": []any{"a", "b"}}))
+		assert.NotEqual(t, a, s.keyOf("ask_human", map[string]any{"prompt": "q", "options": []any{"a", "b"}}))
+		assert.LessOrEqual(t, len(a), hitl.MaxKeyLen)
+	})
+}
+
+func TestNewRegistersTools(t *testing.T) {
+	assert.NotPanics(t, func() { New(Options{}) }, "the input schemas are valid")
+}
