@@ -132,3 +132,31 @@ func (c *Client) Runs(ctx context.Context, active bool, limit int, cursor string
 	err := c.do(ctx, http.MethodGet, "/api/runs", q, nil, &page)
 	return hitl.RunPage(page), err
 }
+
+// ThresholdInstruction is the asking instruction (seed 004) that applies
+// to run: its own interaction threshold, else the service's default, else
+// the text for no threshold. hitl prompt prints it; the MCP ask tool
+// carries it in its description.
+func (c *Client) ThresholdInstruction(ctx context.Context, run string) (string, error) {
+	var t *int
+	if run != "" {
+		r, err := c.RunRecord(ctx, run)
+		if err != nil && hitl.ErrorCode(err) != hitl.ENOTFOUND {
+			return "", err
+		}
+		if r != nil {
+			t = r.Control.Threshold
+		}
+	}
+	if t == nil {
+		h, err := c.Health(ctx)
+		if err != nil {
+			return "", err
+		}
+		t = h.InteractionThreshold
+	}
+	if t == nil {
+		return hitl.UnsetInstruction, nil
+	}
+	return hitl.ThresholdInstruction(*t), nil
+}

@@ -85,32 +85,6 @@ func (s *Server) Run(ctx context.Context, t sdk.Transport) error {
 	return s.srv.Run(ctx, t)
 }
 
-// Instruction is the asking instruction for run: its own interaction
-// threshold, else the service's default, else hitl.UnsetInstruction.
-func Instruction(ctx context.Context, c *agent.Client, run string) (string, error) {
-	var t *int
-	if run != "" {
-		r, err := c.RunRecord(ctx, run)
-		if err != nil && hitl.ErrorCode(err) != hitl.ENOTFOUND {
-			return "", err
-		}
-		if r != nil {
-			t = r.Control.Threshold
-		}
-	}
-	if t == nil {
-		h, err := c.Health(ctx)
-		if err != nil {
-			return "", err
-		}
-		t = h.InteractionThreshold
-	}
-	if t == nil {
-		return hitl.UnsetInstruction, nil
-	}
-	return hitl.ThresholdInstruction(*t), nil
-}
-
 // key is the idempotency key of a call: the same tool with the same
 // arguments in the same run finds the question the first call asked,
 // while it is pending or its outcome not yet taken.

@@ -30,7 +30,7 @@ func cmdMCP(ctx context.Context, args []string, e *env) error {
 	}
 	c := newClient(e)
 	ictx, cancel := context.WithTimeout(ctx, 5*time.Second)
-	instruction, err := mcp.Instruction(ictx, c, *run)
+	instruction, err := c.ThresholdInstruction(ictx, *run)
 	cancel()
 	if err != nil {
 		fmt.Fprintf(e.stderr, "hitl mcp: cannot read the interaction threshold (%s); the tools say none is set\n", visible(err.Error()))

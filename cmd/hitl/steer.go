@@ -259,36 +259,17 @@ func cmdPrompt(ctx context.Context, args []string, e *env) error {
 	if _, err := parseArgs(fs, args); err != nil {
 		return err
 	}
-	var t *int
-	switch {
-	case *level >= 0:
+	if *level >= 0 {
 		if err := hitl.ValidateThreshold("--threshold", *level); err != nil {
 			return err
 		}
-		t = level
-	default:
-		c := newClient(e)
-		if *run != "" {
-			r, err := c.RunRecord(ctx, *run)
-			if err != nil && hitl.ErrorCode(err) != hitl.ENOTFOUND {
-				return err
-			}
-			if r != nil {
-				t = r.Control.Threshold
-			}
-		}
-		if t == nil {
-			h, err := c.Health(ctx)
-			if err != nil {
-				return err
-			}
-			t = h.InteractionThreshold
-		}
-	}
-	if t == nil {
-		fmt.Fprintln(e.stdout, hitl.UnsetInstruction)
+		fmt.Fprintln(e.stdout, hitl.ThresholdInstruction(*level))
 		return nil
 	}
-	fmt.Fprintln(e.stdout, hitl.ThresholdInstruction(*t))
+	text, err := newClient(e).ThresholdInstruction(ctx, *run)
+	if err != nil {
+		return err
+	}
+	fmt.Fprintln(e.stdout, text)
 	return nil
 }
