@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/hitlbot/hitl"
+	"github.com/hitlbot/hitl/internal/eventtest"
 	"github.com/hitlbot/hitl/internal/principaltest"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -24,23 +25,7 @@ func (e *env) steer(t *testing.T, c hitl.Command, run string, p hitl.ControlPayl
 // untilEvent waits until the log holds an event matching ok.
 func (e *env) untilEvent(t *testing.T, what string, ok func(*hitl.Event) bool) {
 	t.Helper()
-	deadline := time.After(testDeadline)
-	admin := principaltest.As(context.Background(), "admin:t")
-	for {
-		changed := e.svc.Changed()
-		evs, _, err := e.svc.Events(admin, 0, 0)
-		require.NoError(t, err)
-		for _, ev := range evs {
-			if ok(ev) {
-				return
-			}
-		}
-		select {
-		case <-changed:
-		case <-deadline:
-			t.Fatalf("timed out waiting for %s", what)
-		}
-	}
+	eventtest.Until(t, e.svc, what, ok)
 }
 
 func TestLoop(t *testing.T) {

@@ -15,6 +15,7 @@ import (
 
 	"github.com/hitlbot/hitl"
 	"github.com/hitlbot/hitl/config"
+	"github.com/hitlbot/hitl/internal/eventtest"
 	"github.com/hitlbot/hitl/internal/principaltest"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -23,23 +24,7 @@ import (
 // untilLogged waits until the event log holds an event matching ok.
 func untilLogged(t *testing.T, m *Main, what string, ok func(*hitl.Event) bool) {
 	t.Helper()
-	deadline := time.After(10 * time.Second)
-	admin := principaltest.As(context.Background(), "admin:test")
-	for {
-		changed := m.Service.Changed()
-		evs, _, err := m.Service.Events(admin, 0, 0)
-		require.NoError(t, err)
-		for _, ev := range evs {
-			if ok(ev) {
-				return
-			}
-		}
-		select {
-		case <-changed:
-		case <-deadline:
-			t.Fatalf("timed out waiting for %s", what)
-		}
-	}
+	eventtest.Until(t, m.Service, what, ok)
 }
 
 func reported(run string, iter int) func(*hitl.Event) bool {
