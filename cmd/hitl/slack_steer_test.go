@@ -1,15 +1,18 @@
 package main
 
 import (
+	"context"
 	"encoding/json"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/hitlbot/hitl"
+	"github.com/hitlbot/hitl/agent"
 	"github.com/hitlbot/hitl/blocks"
 	"github.com/hitlbot/hitl/bot"
 	"github.com/hitlbot/hitl/config"
+	"github.com/hitlbot/hitl/internal/principaltest"
 	"github.com/hitlbot/hitl/internal/slackfake"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -263,4 +266,70 @@ func lastModal(t *testing.T, e *slackEnv, callbackID string) slackfake.View {
 	require.True(t, ok)
 	require.Equal(t, callbackID, v.CallbackID)
 	return v
+}
+
+func steeringConfig(c *config.Config, m *Main) {
+	c.Slack.RunsChannel, c.Slack.Models = runsChannel, []string{"opus"}
+	c.Slack.Controllers, c.Slack.Answerers = []string{controller}, []string{controller, "U0ANSWER"}
+	tune := m.SlackTuning
+	m.SlackTuning = func(bc *bot.Config) {
+		if tune != nil {
+			tune(bc)
+		}
+		bc.RunUpdateEvery = time.Nanosecond
+	}
+}
+
+func TestSlackLiveRunMessageSurvivesARestart(t *testing.T) {
+	ctx, cancel := context.WithTimeout(principaltest.As(context.Background(), "admin:test"), 30*time.Second)
+	defer cancel()
+	srv := slackfake.New(t, slackfake.FailOnReject())
+	db := t.TempDir() + "/hitl.db"
+	sameDB := func(c *config.Config, _ *Main) { c.DB = db }
+
+	first := startMainNoCleanup(t, sameDB, withSlack(srv), steeringConfig)
+	require.NoError(t, srv.WaitConnected(ctx, 1))
+	e := &slackEnv{t: t, ctx: ctx, m: first, srv: srv, api: agent.NewClient(first.URL(), "")}
+	e.report(steerRun, 1)
+	posted := e.liveMessage(steerRun, has("1 of 10"))
+	require.NoError(t, first.Close())
+
+	second := startMain(t, sameDB, withSlack(srv), steeringConfig)
+	require.NoError(t, srv.WaitConnected(ctx, 2))
+	e = &slackEnv{t: t, ctx: ctx, m: second, srv: srv, api: agent.NewClient(second.URL(), "")}
+	e.report(steerRun, 2)
+	m := e.liveMessage(steerRun, has("2 of 10"))
+	assert.Equal(t, posted.TS, m.TS, "the same message, updated in place after the restart")
+	var lives int
+	for _, c := range srv.Calls("chat.postMessage") {
+		if c.OK && strings.Contains(c.Param("text"), "Run "+steerRun+":") {
+			lives++
+		}
+	}
+	assert.Equal(t, 1, lives, "never posted twice")
+}
+
+func TestSlackCancelledRunCancelsItsQuestions(t *testing.T) {
+	e := startSteering(t, time.Nanosecond, nil)
+	e.report(steerRun, 1)
+	e.liveMessage(steerRun, has("1 of 10"))
+	e.report(steerRun, 2)
+	e.liveMessage(steerRun, has("2 of 10")) // updated: the live message's record is in the store
+	q, done := e.ask(steerRun, hitl.NewQuestion{Question: "Which database?"})
+	inThread, err := e.srv.WaitForMessage(e.ctx, runsChannel, func(m slackfake.Message) bool {
+		return m.ThreadTS != "" && strings.Contains(string(m.Blocks), "q:"+q.ID)
+	})
+	require.NoError(t, err)
+	_, result := e.steerSlash(controller, "cancel "+steerRun)
+	assert.Contains(t, result, "Loop cancelled")
+	r := <-done
+	require.NoError(t, r.err)
+	require.Equal(t, hitl.StatusCancelled, r.q.Status, "the waiting agent learns its question was cancelled")
+	assert.Contains(t, r.q.CancelReason, "cancelled by slack:"+controller)
+	settled, err := e.srv.WaitForMessage(e.ctx, runsChannel, func(m slackfake.Message) bool {
+		return m.TS == inThread.TS && m.Updates > 0
+	})
+	require.NoError(t, err, "the question's message is updated")
+	assert.Contains(t, strings.ToLower(settled.Text), "cancelled", "and says it was cancelled")
+	assert.NotContains(t, string(settled.Blocks), `"actions"`, "with no buttons left")
 }
