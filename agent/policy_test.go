@@ -40,7 +40,7 @@ func TestPolicyOverHTTP(t *testing.T) {
 		require.NoError(t, err)
 		assert.Equal(t, hitl.EffectAllow, out.Effect)
 		assert.Equal(t, "git", out.Rule)
-		res, err := ci.Gate(ctx, hitl.ApprovalRequest{Operation: hitl.Operation{Type: hitl.OpShell, Description: "wipe", Resource: "rm -rf /"}})
+		res, err := ci.Gate(ctx, hitl.ApprovalRequest{Operation: hitl.Operation{Type: hitl.OpShell, Description: "wipe", Resource: "rm -rf /"}}, Progress{})
 		require.NoError(t, err)
 		assert.False(t, res.Allowed)
 		assert.Contains(t, res.Message, "no-rm-root")
@@ -48,7 +48,7 @@ func TestPolicyOverHTTP(t *testing.T) {
 	t.Run("ask waits for a person, who may edit the command", func(t *testing.T) {
 		done := make(chan GateResult, 1)
 		go func() {
-			res, err := ci.Gate(ctx, hitl.ApprovalRequest{RunID: "gate-1", Operation: hitl.Operation{Type: hitl.OpShell, Description: "clean", Resource: "rm -rf build/"}})
+			res, err := ci.Gate(ctx, hitl.ApprovalRequest{RunID: "gate-1", Operation: hitl.Operation{Type: hitl.OpShell, Description: "clean", Resource: "rm -rf build/"}}, Progress{})
 			assert.NoError(t, err)
 			done <- res
 		}()

@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/hitlbot/hitl"
+	"github.com/hitlbot/hitl/agent"
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
@@ -15,7 +16,7 @@ func (s *Server) requestApproval(ctx context.Context, req *sdk.CallToolRequest, 
 		Risk: hitl.Risk(in.Risk), Resource: in.Resource}
 	wctx, cancel, tick := s.waiting(ctx, req, "waiting for a person to approve: "+cut(in.Operation, 80))
 	defer cancel()
-	v, err := Decide(wctx, s.opts.Client, hitl.ApprovalRequest{Operation: op, RunID: s.opts.Run, IdempotencyKey: s.key(req)}, tick)
+	v, err := s.opts.Client.Gate(wctx, hitl.ApprovalRequest{Operation: op, RunID: s.opts.Run, IdempotencyKey: s.key(req)}, tick)
 	switch {
 	case err != nil && GaveUp(wctx) && ctx.Err() == nil:
 		r := ApprovalReply{Decision: string(hitl.OutcomePending), Rule: v.Rule, QuestionID: v.QuestionID}
@@ -43,7 +44,7 @@ func (s *Server) requestApproval(ctx context.Context, req *sdk.CallToolRequest, 
 }
 
 // decision names a verdict for request_approval.
-func decision(v Verdict) string {
+func decision(v agent.GateResult) string {
 	switch {
 	case v.Allowed:
 		return string(hitl.OutcomeApproved)
@@ -101,8 +102,8 @@ func (s *Server) permissionPrompt(ctx context.Context, req *sdk.CallToolRequest,
 		updated, ids, err = AskUserQuestions(wctx, s.opts.Client, s.opts.Run, key, call.Input, tick)
 		p = permission{Behavior: "allow", UpdatedInput: updated}
 	} else {
-		var v Verdict
-		v, err = Decide(wctx, s.opts.Client, hitl.ApprovalRequest{RunID: s.opts.Run, IdempotencyKey: key,
+		var v agent.GateResult
+		v, err = s.opts.Client.Gate(wctx, hitl.ApprovalRequest{RunID: s.opts.Run, IdempotencyKey: key,
 			Operation: call.Operation("Claude Code asks to use " + call.Tool)}, tick)
 		ids = []string{v.QuestionID}
 		p = permissionFor(call, v)
@@ -123,7 +124,7 @@ func (s *Server) permissionPrompt(ctx context.Context, req *sdk.CallToolRequest,
 }
 
 // permissionFor turns a verdict on call into the permission result.
-func permissionFor(call ToolCall, v Verdict) permission {
+func permissionFor(call ToolCall, v agent.GateResult) permission {
 	if !v.Allowed {
 		switch v.Outcome {
 		case hitl.OutcomeTimedOut, hitl.OutcomeDefaulted:

@@ -5,6 +5,7 @@ import (
 	"fmt"
 
 	"github.com/hitlbot/hitl"
+	"github.com/hitlbot/hitl/agent"
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
@@ -36,7 +37,7 @@ func (in askInput) newQuestion(agent, key string) hitl.NewQuestion {
 }
 
 func (s *Server) askHuman(ctx context.Context, req *sdk.CallToolRequest, in askInput) (*sdk.CallToolResult, Reply, error) {
-	actx, cancel := asking(ctx)
+	actx, cancel := agent.Asking(ctx)
 	q, _, err := s.opts.Client.Create(actx, s.opts.Run, in.newQuestion(agentName(req), s.key(req)))
 	cancel()
 	if err != nil {
@@ -59,7 +60,7 @@ func (s *Server) getAnswer(ctx context.Context, req *sdk.CallToolRequest, in ans
 func (s *Server) awaitReply(ctx context.Context, req *sdk.CallToolRequest, id string) (*sdk.CallToolResult, Reply, error) {
 	wctx, cancel, tick := s.waiting(ctx, req, "waiting for a person to answer "+id)
 	defer cancel()
-	q, err := Await(wctx, s.opts.Client, id, tick)
+	q, err := s.opts.Client.Await(wctx, id, tick)
 	switch {
 	case err != nil && GaveUp(wctx) && ctx.Err() == nil:
 		r := Reply{Status: string(hitl.OutcomePending), QuestionID: id}

@@ -32,7 +32,7 @@ type AskedQuestions []string
 // updatedInput). key, when set, makes the questions idempotent (a
 // retried call finds them). When ctx ends first it returns the ids asked
 // so far, for the caller to leave pending or release.
-func AskUserQuestions(ctx context.Context, c *agent.Client, run, key string, input map[string]any, t Ticker) (map[string]any, AskedQuestions, error) {
+func AskUserQuestions(ctx context.Context, c *agent.Client, run, key string, input map[string]any, t agent.Progress) (map[string]any, AskedQuestions, error) {
 	var in struct {
 		Questions []userQuestion `json:"questions"`
 	}
@@ -50,7 +50,7 @@ func AskUserQuestions(ctx context.Context, c *agent.Client, run, key string, inp
 		if key != "" {
 			n.IdempotencyKey = fmt.Sprintf("%s:%d", key, i)
 		}
-		actx, cancel := asking(ctx)
+		actx, cancel := agent.Asking(ctx)
 		q, _, err := c.Create(actx, run, n)
 		cancel()
 		if err != nil {
@@ -60,7 +60,7 @@ func AskUserQuestions(ctx context.Context, c *agent.Client, run, key string, inp
 	}
 	answers := map[string]any{}
 	for i, id := range asked {
-		q, err := Await(ctx, c, id, t)
+		q, err := c.Await(ctx, id, t)
 		if err != nil {
 			return nil, asked, err
 		}

@@ -104,14 +104,14 @@ func (s *Server) keyOf(tool string, args any) string {
 // waiting returns the context a call blocks in (it gives up after
 // MaxWait with ErrStillPending) and the ticker that sends the client
 // progress while it does, if the client asked for progress.
-func (s *Server) waiting(ctx context.Context, req *sdk.CallToolRequest, what string) (context.Context, context.CancelFunc, Ticker) {
+func (s *Server) waiting(ctx context.Context, req *sdk.CallToolRequest, what string) (context.Context, context.CancelFunc, agent.Progress) {
 	wctx, cancel := context.WithTimeoutCause(ctx, s.opts.MaxWait, ErrStillPending)
 	token := req.Params.GetProgressToken()
 	if token == nil {
-		return wctx, cancel, Ticker{}
+		return wctx, cancel, agent.Progress{}
 	}
 	start, n := time.Now(), 0
-	return wctx, cancel, Ticker{Every: s.opts.ProgressEvery, Tick: func() {
+	return wctx, cancel, agent.Progress{Every: s.opts.ProgressEvery, Tick: func() {
 		n++
 		msg := fmt.Sprintf("%s (waiting %s)", what, time.Since(start).Round(time.Second))
 		if err := req.Session.NotifyProgress(ctx, &sdk.ProgressNotificationParams{ProgressToken: token, Progress: float64(n), Message: msg}); err != nil {

@@ -34,57 +34,6 @@ func GiveUpAt(ctx context.Context, at <-chan time.Time) (context.Context, contex
 	return gctx, func() { cancel(context.Canceled) }
 }
 
-// Ticker calls Tick every Every while a wait blocks (progress
-// notifications that keep a client's request alive). The zero Ticker
-// never ticks.
-type Ticker struct {
-	Every time.Duration
-	Tick  func()
-}
-
-// Await waits until question id is settled, then takes its outcome: the
-// service marks it received (freeing its idempotency key) and hands over
-// a sensitive answer, once. It returns ctx's error when ctx ends first,
-// with the question still pending.
-func Await(ctx context.Context, c *agent.Client, id string, t Ticker) (*hitl.Question, error) {
-	type waited struct {
-		q   *hitl.Question
-		err error
-	}
-	done := make(chan waited, 1)
-	go func() {
-		q, err := c.Wait(ctx, id)
-		done <- waited{q, err}
-	}()
-	var ticks <-chan time.Time
-	if t.Tick != nil && t.Every > 0 {
-		tk := time.NewTicker(t.Every)
-		defer tk.Stop()
-		ticks = tk.C
-	}
-	for {
-		select {
-		case w := <-done:
-			if w.err != nil {
-				return w.q, w.err
-			}
-			if got, err := c.Receive(ctx, id); err == nil {
-				return got, nil
-			}
-			return w.q, nil
-		case <-ticks:
-			t.Tick()
-		}
-	}
-}
-
-// asking returns the context a request that asks (creates a question)
-// runs in: it finishes even when ctx ends meanwhile, so that the caller
-// learns the question's id and can leave it pending or release it.
-func asking(ctx context.Context) (context.Context, context.CancelFunc) {
-	return context.WithTimeout(context.WithoutCancel(ctx), 30*time.Second)
-}
-
 // Release settles a question an agent no longer waits for: it is
 // cancelled with reason (so its Slack message says why) and its outcome
 // taken, so that its idempotency key asks anew next time. Errors are

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/hitlbot/hitl"
+	"github.com/hitlbot/hitl/agent"
 )
 
 // cmdGate checks the policy for a command, asks when it says so, then
@@ -45,11 +46,14 @@ func cmdGate(ctx context.Context, args []string, e *env) error {
 		m := timeout.Minutes()
 		req.TimeoutMinutes = &m
 	}
-	res, err := newClient(e).Gate(ctx, req)
+	res, err := newClient(e).Gate(ctx, req, agent.Progress{})
 	if err != nil {
 		return err
 	}
 	switch {
+	case res.Outcome == hitl.OutcomeCancelled:
+		return &outcome{code: exitCancelled, msg: fmt.Sprintf("hitl gate: the approval %s was cancelled: %s; not running %s",
+			visible(res.QuestionID), visible(res.Message), visible(shown))}
 	case res.TimedOut && !res.Allowed:
 		return &outcome{code: exitTimedOut, msg: fmt.Sprintf("hitl gate: nobody approved %s in time; not running it", visible(shown))}
 	case !res.Allowed:

@@ -134,11 +134,11 @@ func (h *hook) movedReason() string {
 // says so. When the wait ends before a decision (--wait, or the agent
 // killed the hook) it cancels the question with movedReason and returns
 // mcp.ErrStillPending.
-func (h *hook) decide(ctx context.Context) (mcp.Verdict, error) {
+func (h *hook) decide(ctx context.Context) (agent.GateResult, error) {
 	gctx, cancel := h.giveUp(ctx)
 	defer cancel()
 	op := h.call().Operation(fmt.Sprintf("%s session %s in %s", h.agent, h.in.SessionID, h.in.CWD))
-	v, err := mcp.Decide(gctx, h.c, hitl.ApprovalRequest{Operation: op, RunID: h.run, IdempotencyKey: h.key()}, mcp.Ticker{})
+	v, err := h.c.Gate(gctx, hitl.ApprovalRequest{Operation: op, RunID: h.run, IdempotencyKey: h.key()}, agent.Progress{})
 	if err != nil && gctx.Err() != nil {
 		h.release(ctx, v.QuestionID)
 		return v, mcp.ErrStillPending
@@ -150,7 +150,7 @@ func (h *hook) decide(ctx context.Context) (mcp.Verdict, error) {
 func (h *hook) answer(ctx context.Context) (map[string]any, error) {
 	gctx, cancel := h.giveUp(ctx)
 	defer cancel()
-	updated, asked, err := mcp.AskUserQuestions(gctx, h.c, h.run, h.key(), h.in.ToolInput, mcp.Ticker{})
+	updated, asked, err := mcp.AskUserQuestions(gctx, h.c, h.run, h.key(), h.in.ToolInput, agent.Progress{})
 	if err != nil && gctx.Err() != nil {
 		h.release(ctx, asked...)
 		return nil, mcp.ErrStillPending

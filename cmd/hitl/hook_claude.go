@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 
+	"github.com/hitlbot/hitl/agent"
 	"github.com/hitlbot/hitl/mcp"
 )
 
@@ -120,7 +121,7 @@ func (h *hook) permissionRequest(ctx context.Context) (claudePermissionDecision,
 }
 
 // denial is the reason given to the agent for a denial.
-func denial(v mcp.Verdict) string {
+func denial(v agent.GateResult) string {
 	if v.By == "" {
 		return "Denied by hitl: " + v.Message
 	}
@@ -132,7 +133,7 @@ func denial(v mcp.Verdict) string {
 }
 
 // approval is the reason given with an allow.
-func approval(v mcp.Verdict) string {
+func approval(v agent.GateResult) string {
 	if v.By == "" {
 		return "Allowed by hitl policy rule " + v.Rule
 	}
