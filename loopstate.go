@@ -99,6 +99,10 @@ const (
 // only asked questions has no status.
 func (s RunStatus) Active() bool { return s == RunRunning || s == RunPaused }
 
+// Ended reports whether a loop with status s is over: done, aborted or
+// cancelled.
+func (s RunStatus) Ended() bool { return s == RunDone || s == RunAborted || s == RunCancelled }
+
 // PhasePaused is the phase of a paused run.
 const PhasePaused RunPhase = "paused"
 

@@ -2,6 +2,7 @@ package hitl
 
 import (
 	"context"
+	"strings"
 	"time"
 )
 
@@ -313,3 +314,41 @@ type RunService interface {
 }
 
 var _ RunService = (*Service)(nil)
+
+// RunFinder reads runs: what MatchRun needs (*Service, agent.Client).
+type RunFinder interface {
+	RunRecord(ctx context.Context, id string) (*Run, error)
+	Runs(ctx context.Context, active bool, limit int, cursor string) (RunPage, error)
+}
+
+// MatchRun is the rule for naming a run by hand (a slash command, the
+// CLI): a run whose id is name, else every active run whose id starts
+// with name. One match names the run; none or several are the edge's to
+// explain. It reads at most 20 pages of active runs.
+func MatchRun(ctx context.Context, f RunFinder, name string) ([]string, error) {
+	if err := ValidateJobID(name); err != nil {
+		return nil, err
+	}
+	if _, err := f.RunRecord(ctx, name); err == nil {
+		return []string{name}, nil
+	} else if ErrorCode(err) != ENOTFOUND {
+		return nil, err
+	}
+	var matches []string
+	cursor := ""
+	for range 20 {
+		page, err := f.Runs(ctx, true, MaxPageSize, cursor)
+		if err != nil {
+			return nil, err
+		}
+		for _, r := range page.Runs {
+			if strings.HasPrefix(r.ID, name) {
+				matches = append(matches, r.ID)
+			}
+		}
+		if cursor = page.NextCursor; cursor == "" {
+			break
+		}
+	}
+	return matches, nil
+}

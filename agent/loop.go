@@ -70,7 +70,7 @@ func (c *Client) Run(ctx context.Context, runID string, opts RunOptions) (*Loop,
 	var watch context.Context
 	watch, l.stop = context.WithCancel(l.ctx)
 	go l.watch(watch)
-	if ended(cp.Status) {
+	if cp.Status.Ended() {
 		l.cancel(cancelledError(runID, cp))
 	}
 	return l, nil
@@ -134,7 +134,7 @@ func (l *Loop) Checkpoint(ctx context.Context, iter int) (Step, error) {
 		}
 		b.reset()
 		switch {
-		case ended(cp.Status):
+		case cp.Status.Ended():
 			err := cancelledError(l.id, cp)
 			l.cancel(err)
 			return Step{}, err
@@ -191,16 +191,13 @@ func (l *Loop) watch(ctx context.Context) {
 		}
 		b.reset()
 		seen = run.Version
-		if ended(run.Control.Status) {
+		if run.Control.Status.Ended() {
 			l.cancel(cancelledError(l.id, hitl.Checkpoint{Status: run.Control.Status, Reason: run.Control.Reason}))
 			return
 		}
 	}
 }
 
-func ended(s hitl.RunStatus) bool {
-	return s == hitl.RunCancelled || s == hitl.RunDone || s == hitl.RunAborted
-}
 
 // cancelledError is what a loop gets once its run is over.
 func cancelledError(id string, cp hitl.Checkpoint) *hitl.Error {

@@ -141,26 +141,9 @@ func (b *Bot) resolveRun(ctx context.Context, name string) (string, error) {
 	if hitl.ValidateJobID(name) != nil {
 		return "", shown("⚠️ `" + blocks.Escape(strings.ReplaceAll(name, "`", "'")) + "` is not a run id.")
 	}
-	if _, err := b.svc.RunRecord(ctx, name); err == nil {
-		return name, nil
-	} else if hitl.ErrorCode(err) != hitl.ENOTFOUND {
+	matches, err := hitl.MatchRun(ctx, b.svc, name)
+	if err != nil {
 		return "", err
-	}
-	var matches []string
-	cursor := ""
-	for range 20 { // pages of active runs: few at a time
-		page, err := b.svc.Runs(ctx, true, hitl.MaxPageSize, cursor)
-		if err != nil {
-			return "", err
-		}
-		for _, r := range page.Runs {
-			if strings.HasPrefix(r.ID, name) {
-				matches = append(matches, r.ID)
-			}
-		}
-		if cursor = page.NextCursor; cursor == "" {
-			break
-		}
 	}
 	switch len(matches) {
 	case 0:

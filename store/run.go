@@ -73,10 +73,8 @@ func putRun(tx *bolt.Tx, run *hitl.Run) error {
 	return nil
 }
 
-// ended reports whether a run's loop is over (done, aborted, cancelled).
-func ended(run *hitl.Run) bool {
-	return run != nil && run.Control.Status != "" && !run.Control.Status.Active()
-}
+// ended reports whether a run's loop is over.
+func ended(run *hitl.Run) bool { return run != nil && run.Control.Status.Ended() }
 
 // indexEnded moves a run's runs_ended entry (ended runs by last change)
 // from old (nil: new) to cur (nil: deleted).

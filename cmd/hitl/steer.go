@@ -99,34 +99,14 @@ func orNone(s string) string {
 // resolveRun returns the run name means: itself when a run has that id,
 // else the one active run whose id starts with it.
 func resolveRun(ctx context.Context, c *agent.Client, name string) (string, error) {
-	if err := hitl.ValidateJobID(name); err != nil {
+	matches, err := hitl.MatchRun(ctx, c, name)
+	switch {
+	case hitl.ErrorCode(err) == hitl.EINVALID:
 		return "", err
-	}
-	if _, err := c.RunRecord(ctx, name); err == nil || hitl.ErrorCode(err) != hitl.ENOTFOUND {
-		return name, nil // found, or let the service say what is wrong
-	}
-	var matches []string
-	cursor := ""
-	for {
-		page, err := c.Runs(ctx, true, hitl.MaxPageSize, cursor)
-		if err != nil {
-			return name, nil
-		}
-		for _, r := range page.Runs {
-			if strings.HasPrefix(r.ID, name) {
-				matches = append(matches, r.ID)
-			}
-		}
-		if page.NextCursor == "" {
-			break
-		}
-		cursor = page.NextCursor
-	}
-	switch len(matches) {
-	case 1:
+	case err != nil || len(matches) == 0:
+		return name, nil // let the service say what is wrong (not_found)
+	case len(matches) == 1:
 		return matches[0], nil
-	case 0:
-		return name, nil
 	}
 	return "", hitl.Errorf(hitl.EINVALID, "%q names %d active runs (%s): give more of the id", name, len(matches), strings.Join(matches, ", "))
 }

@@ -92,7 +92,7 @@ func cmdRun(ctx context.Context, args []string, e *env) error {
 			case st == hitl.RunRunning && stopped:
 				signal(syscall.SIGCONT, "resumed")
 				stopped = false
-			case ended(st) && !cancelled:
+			case st.Ended() && !cancelled:
 				cancelled = true
 				terminate(string(st))
 			}
@@ -130,7 +130,7 @@ func startable(ctx context.Context, c *agent.Client, e *env, f *loopFlags) (hitl
 				said = true
 			}
 			continue
-		case ended(cp.Status):
+		case cp.Status.Ended():
 			return cp, &outcome{code: exitCancelled, msg: fmt.Sprintf("hitl: run %s is %s; not starting the command", visible(f.run), cp.Status)}
 		}
 		if cp.Model != "" {
@@ -188,6 +188,3 @@ func finishRun(ctx context.Context, c *agent.Client, e *env, run string, waitErr
 	return &outcome{code: code, msg: fmt.Sprintf("hitl: run %s: the command ended with exit code %d", visible(run), code)}
 }
 
-func ended(s hitl.RunStatus) bool {
-	return s == hitl.RunCancelled || s == hitl.RunDone || s == hitl.RunAborted
-}

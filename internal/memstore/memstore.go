@@ -285,7 +285,7 @@ func (s *Store) Prune(_ context.Context, before time.Time, limit int) (int, erro
 	}
 	s.events = s.events[n:]
 	for id, run := range s.runs {
-		if st := run.Control.Status; st != "" && !st.Active() && run.Questions == 0 && run.UpdatedAt.Before(before) {
+		if run.Control.Status.Ended() && run.Questions == 0 && run.UpdatedAt.Before(before) {
 			delete(s.runs, id)
 		}
 	}
