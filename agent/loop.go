@@ -198,7 +198,6 @@ func (l *Loop) watch(ctx context.Context) {
 	}
 }
 
-
 // cancelledError is what a loop gets once its run is over.
 func cancelledError(id string, cp hitl.Checkpoint) *hitl.Error {
 	msg := "run " + id + " was cancelled"

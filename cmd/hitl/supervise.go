@@ -187,4 +187,3 @@ func finishRun(ctx context.Context, c *agent.Client, e *env, run string, waitErr
 	_, _ = c.Publish(ctx, hitl.StateEvent{Event: hitl.StateAbort, RunID: run, Reason: fmt.Sprintf("exit code %d", code)})
 	return &outcome{code: code, msg: fmt.Sprintf("hitl: run %s: the command ended with exit code %d", visible(run), code)}
 }
-
