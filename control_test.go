@@ -262,3 +262,23 @@ func TestInteractionThreshold(t *testing.T) {
 	assert.Contains(t, hitl.ThresholdInstruction(0), "Do not ask")
 	assert.Contains(t, hitl.ThresholdInstruction(5), "ask a person and wait")
 }
+
+func TestMatchRun(t *testing.T) {
+	e := newControlEnv(t)
+	e.state(t, "loop-10", 1, "haiku")
+	e.state(t, "loop-1", 1, "haiku")
+	e.state(t, "grind-7", 1, "haiku")
+	ctx := hitl.WithPrincipal(context.Background(), controller)
+	for name, want := range map[string][]string{
+		"loop-1":  {"loop-1"}, // an exact id wins over the runs it prefixes
+		"grind":   {"grind-7"},
+		"loop":    {"loop-1", "loop-10"},
+		"nothing": nil,
+	} {
+		got, err := hitl.MatchRun(ctx, e.svc, name)
+		require.NoError(t, err, name)
+		assert.Equal(t, want, got, name)
+	}
+	_, err := hitl.MatchRun(ctx, e.svc, "bad id!")
+	assert.Equal(t, hitl.EINVALID, hitl.ErrorCode(err))
+}
