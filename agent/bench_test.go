@@ -32,6 +32,26 @@ func (h *askHook) Create(ctx context.Context, jobID string, n hitl.NewQuestion) 
 	return q, created, err
 }
 
+// answerAll answers every question asked through h, as human, until ctx
+// ends; the channel reports the first failure.
+func (h *askHook) answerAll(ctx context.Context, human *Client) <-chan error {
+	failed := make(chan error, 1)
+	go func() {
+		for {
+			select {
+			case id := <-h.asked:
+				if _, err := human.Answer(ctx, id, hitl.Response{Value: "Friday"}); err != nil && ctx.Err() == nil {
+					failed <- err
+					return
+				}
+			case <-ctx.Done():
+				return
+			}
+		}
+	}()
+	return failed
+}
+
 // benchServer serves h on a fresh loopback port and returns its base URL.
 func benchServer(b *testing.B, h http.Handler) string {
 	b.Helper()
@@ -74,20 +94,7 @@ func benchRoundTrip(b *testing.B, st hitl.Store) {
 	human := NewClient(base, "", WithUser("human"))
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
-	answerErr := make(chan error, 1)
-	go func() {
-		for {
-			select {
-			case id := <-hook.asked:
-				if _, err := human.Answer(ctx, id, hitl.Response{Value: "Friday"}); err != nil && ctx.Err() == nil {
-					answerErr <- err
-					return
-				}
-			case <-ctx.Done():
-				return
-			}
-		}
-	}()
+	answerErr := hook.answerAll(ctx, human)
 	durs := make([]time.Duration, 0, b.N)
 	i := 0
 	for b.Loop() {

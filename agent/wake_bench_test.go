@@ -39,20 +39,7 @@ func BenchmarkAskAnswerWake(b *testing.B) {
 	human := NewClient(base, "", WithUser("human"))
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
-	answerErr := make(chan error, 1)
-	go func() {
-		for {
-			select {
-			case id := <-hook.asked:
-				if _, err := human.Answer(ctx, id, hitl.Response{Value: "Friday"}); err != nil && ctx.Err() == nil {
-					answerErr <- err
-					return
-				}
-			case <-ctx.Done():
-				return
-			}
-		}
-	}()
+	answerErr := hook.answerAll(ctx, human)
 	floor := newFloor(b, filepath.Join(dir, "raw.db"))
 
 	var trip, flo latencies

@@ -6,11 +6,11 @@ import (
 	"io"
 	"log/slog"
 	"path/filepath"
-	"sync"
 	"testing"
 	"time"
 
 	"github.com/hitlbot/hitl"
+	"github.com/hitlbot/hitl/internal/storetest"
 	"github.com/hitlbot/hitl/store"
 	"github.com/stretchr/testify/require"
 )
@@ -28,43 +28,28 @@ func benchHomeBot(b *testing.B, n int) *Bot {
 	b.Cleanup(func() { db.Close() })
 	svc := hitl.NewService(db, hitl.ServiceConfig{})
 	asker := hitl.WithPrincipal(context.Background(), agentP)
-	const workers = 16
-	var wg sync.WaitGroup
-	errs := make(chan error, workers)
-	for w := range workers {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			for i := w; i < n; i += workers {
-				nq := hitl.NewQuestion{Question: fmt.Sprintf("Deploy build %d?", i), ResponseType: hitl.BooleanResponse}
-				mine := i < 60
-				switch {
-				case mine:
-					nq.Assignees = []string{"U0USER000"}
-				case i%4 == 1:
-					nq.Assignees = []string{fmt.Sprintf("U0USER%03d", i%50)}
-				case i%4 == 2:
-					nq.Assignees = []string{fmt.Sprintf("S0GROUP%d", i%5)}
-				}
-				q, _, err := svc.Create(asker, fmt.Sprintf("run-%d", i%100), nq)
-				if err == nil && ((mine && i >= 40) || (!mine && i%4 == 3)) {
-					user := fmt.Sprintf("U0USER%03d", i%50)
-					if mine {
-						user = "U0USER000"
-					}
-					who := hitl.Access{}.SlackPrincipal(user, nil)
-					_, err = svc.Answer(hitl.WithPrincipal(context.Background(), who), q.ID, hitl.Response{Value: true})
-				}
-				if err != nil {
-					errs <- err
-					return
-				}
+	storetest.Parallel(b, n, func(i int) error {
+		nq := hitl.NewQuestion{Question: fmt.Sprintf("Deploy build %d?", i), ResponseType: hitl.BooleanResponse}
+		mine := i < 60
+		switch {
+		case mine:
+			nq.Assignees = []string{"U0USER000"}
+		case i%4 == 1:
+			nq.Assignees = []string{fmt.Sprintf("U0USER%03d", i%50)}
+		case i%4 == 2:
+			nq.Assignees = []string{fmt.Sprintf("S0GROUP%d", i%5)}
+		}
+		q, _, err := svc.Create(asker, fmt.Sprintf("run-%d", i%100), nq)
+		if err == nil && ((mine && i >= 40) || (!mine && i%4 == 3)) {
+			user := fmt.Sprintf("U0USER%03d", i%50)
+			if mine {
+				user = "U0USER000"
 			}
-		}()
-	}
-	wg.Wait()
-	close(errs)
-	require.NoError(b, <-errs)
+			who := hitl.Access{}.SlackPrincipal(user, nil)
+			_, err = svc.Answer(hitl.WithPrincipal(context.Background(), who), q.ID, hitl.Response{Value: true})
+		}
+		return err
+	})
 	api := &fakeAPI{GetUserGroupMembers: func(_ context.Context, group string) ([]string, error) {
 		if group == "S0GROUP0" {
 			return []string{"U0USER000"}, nil

@@ -5,12 +5,12 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
-	"sync"
 	"testing"
 	"time"
 
 	"github.com/hitlbot/hitl"
 	"github.com/hitlbot/hitl/internal/clocktest"
+	"github.com/hitlbot/hitl/internal/storetest"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 	bolt "go.etcd.io/bbolt"
@@ -58,33 +58,7 @@ func (r *retentionRounds) round(tb testing.TB, perRound int) roundSize {
 // load asks and answers n questions, 16 at a time.
 func (r *retentionRounds) load(tb testing.TB, n int) {
 	tb.Helper()
-	const workers = 16
-	var (
-		wg    sync.WaitGroup
-		mu    sync.Mutex
-		first error
-		next  = make(chan int)
-	)
-	for range workers {
-		wg.Go(func() {
-			for i := range next {
-				err := r.askAnswer(i)
-				if err != nil {
-					mu.Lock()
-					if first == nil {
-						first = err
-					}
-					mu.Unlock()
-				}
-			}
-		})
-	}
-	for i := range n {
-		next <- i
-	}
-	close(next)
-	wg.Wait()
-	require.NoError(tb, first)
+	storetest.Parallel(tb, n, r.askAnswer)
 }
 
 // size reports the file's size, bbolt's high-water mark and the answered

@@ -4,12 +4,12 @@ import (
 	"context"
 	"fmt"
 	"path/filepath"
-	"sync"
 	"testing"
 
 	"github.com/hitlbot/hitl"
 	"github.com/hitlbot/hitl/internal/clocktest"
 	"github.com/hitlbot/hitl/internal/principaltest"
+	"github.com/hitlbot/hitl/internal/storetest"
 	"github.com/hitlbot/hitl/store"
 	"github.com/stretchr/testify/require"
 )
@@ -67,30 +67,5 @@ func (o *offlineDB) answer(t testing.TB, qs []*hitl.Question) {
 
 func (o *offlineDB) parallel(t testing.TB, n int, fn func(i int) error) {
 	t.Helper()
-	const workers = 16
-	var (
-		wg    sync.WaitGroup
-		mu    sync.Mutex
-		first error
-		next  = make(chan int)
-	)
-	for range workers {
-		wg.Go(func() {
-			for i := range next {
-				if err := fn(i); err != nil {
-					mu.Lock()
-					if first == nil {
-						first = err
-					}
-					mu.Unlock()
-				}
-			}
-		})
-	}
-	for i := range n {
-		next <- i
-	}
-	close(next)
-	wg.Wait()
-	require.NoError(t, first)
+	storetest.Parallel(t, n, fn)
 }
