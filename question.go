@@ -165,6 +165,18 @@ type Grant struct {
 	Text string    `json:"text,omitempty"`
 }
 
+// ApprovedBy reports whether p's approval of q is already counted (a
+// token speaking for a Slack user and that user are one person): the
+// same person twice counts once.
+func (q *Question) ApprovedBy(p Principal) bool {
+	for _, g := range q.Approvals {
+		if g.By == p.ID || (p.SlackUser != "" && g.By == "slack:"+p.SlackUser) {
+			return true
+		}
+	}
+	return false
+}
+
 // Pending reports whether the question still waits for an answer.
 func (q *Question) Pending() bool { return q.Status == StatusPending }
 

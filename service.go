@@ -259,10 +259,8 @@ func (s *Service) Answer(ctx context.Context, id string, r Response) (*Question,
 			}
 		}
 		if norm.Approved() && q.Quorum > 1 {
-			for _, g := range q.Approvals {
-				if g.By == p.ID || (p.SlackUser != "" && g.By == "slack:"+p.SlackUser) {
-					return nil, false, Errorf(EINVALID, "%s already approved %s: %d of %d approvals; another person must approve", p.ID, q.ID, len(q.Approvals), q.Quorum)
-				}
+			if q.ApprovedBy(p) {
+				return nil, false, Errorf(EINVALID, "%s already approved %s: %d of %d approvals; another person must approve", p.ID, q.ID, len(q.Approvals), q.Quorum)
 			}
 			q.Approvals = append(q.Approvals, Grant{By: p.ID, At: now, Text: norm.Text})
 			if len(q.Approvals) < q.Quorum {
