@@ -177,6 +177,13 @@ func (q *Question) ApprovedBy(p Principal) bool {
 	return false
 }
 
+// Editable reports whether a person may approve q with its operation's
+// input edited: an operation with an editable input (a command, a path, a
+// URL) that one person decides.
+func (q *Question) Editable() bool {
+	return q.Operation != nil && q.Operation.Editable() && q.Quorum <= 1
+}
+
 // Pending reports whether the question still waits for an answer.
 func (q *Question) Pending() bool { return q.Status == StatusPending }
 

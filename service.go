@@ -293,10 +293,10 @@ func (q *Question) checkEdit(r *Response) error {
 		return Errorf(EINVALID, "only an approval of an operation can be edited or always allowed")
 	case !r.Approved():
 		r.Edited, r.Always = "", false // a denial edits nothing
-	case r.Edited != "" && !q.Operation.Editable():
-		return Errorf(EINVALID, "the input of this %s operation cannot be edited", q.Operation.Type)
 	case r.Edited != "" && q.Quorum > 1:
 		return Errorf(EINVALID, "an operation that needs %d approvals cannot be edited: deny it and ask again", q.Quorum)
+	case r.Edited != "" && !q.Editable():
+		return Errorf(EINVALID, "the input of this %s operation cannot be edited", q.Operation.Type)
 	case r.Always && r.Edited != "":
 		return Errorf(EINVALID, "approve an edited operation without 'always': a learned rule allows only what was asked")
 	case len(r.Edited) > MaxContextLen:

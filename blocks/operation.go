@@ -129,7 +129,7 @@ func operationInputs(q *hitl.Question) []slack.BlockElement {
 // Editable reports whether q offers Edit…: an editable operation decided
 // by one person, whose input fits a text input.
 func Editable(q *hitl.Question) bool {
-	return q.Operation != nil && q.Operation.Editable() && q.Quorum <= 1 && Len(q.Operation.Resource) <= MaxInputLength
+	return q.Editable() && Len(q.Operation.Resource) <= MaxInputLength
 }
 
 // AlwaysText is what "Approve & always allow" adds, in plain words: "Always
