@@ -23,4 +23,5 @@ require (
 	golang.org/x/oauth2 v0.35.0 // indirect
 	golang.org/x/sync v0.20.0 // indirect
 	golang.org/x/sys v0.49.0 // indirect
+	mvdan.cc/sh/v3 v3.14.1 // indirect
 )

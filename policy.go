@@ -5,7 +5,6 @@ import (
 	"regexp"
 	"slices"
 	"strings"
-	"time"
 )
 
 // Seed 003's approval policies: what an operation an agent wants to carry
@@ -56,6 +55,10 @@ type Operation struct {
 	Risk        Risk   `json:"risk,omitempty"`
 	Resource    string `json:"resource,omitempty"`
 	Agent       string `json:"agent,omitempty"`
+	// Prompted: the agent was about to ask its own person (Claude Code's
+	// PermissionRequest, --permission-prompt-tool). Only a rule a person
+	// wrote or taught allows it then, never seed 003's default.
+	Prompted bool `json:"prompted,omitempty"`
 }
 
 var opTypePattern = regexp.MustCompile(`^[a-z][a-z0-9_.:-]{0,63}$`)
@@ -86,14 +89,14 @@ func (o *Operation) Editable() bool {
 	return false
 }
 
-// PolicyRule is one rule. Match fields are optional (empty matches all):
-// OpType, Risk (one level or several), Resource (a glob: * matches any run
-// of characters, ? one; for shell commands a pattern without * or ? is a
-// prefix on a word boundary) and Agent (the token's name). Approvers
-// (Slack users, user groups, token names) and Quorum (distinct approvals
+// PolicyRule is one configured rule. Match fields are optional (empty
+// matches all): OpType, Risk (one level or several), Resource (a glob: *
+// matches any run of characters, ? one; for shell commands it is matched
+// against each simple command of the line, and a pattern without * or ?
+// is a prefix on a word boundary) and Agent (the token's name). Approvers
+// (Slack users, user groups, token names) and Quorum (distinct people
 // needed) apply when the effect is ask.
 type PolicyRule struct {
-	ID        string   `json:"id,omitempty"`
 	Name      string   `json:"name"`
 	OpType    OpType   `json:"opType,omitempty"`
 	Risk      []Risk   `json:"risk,omitempty"`
@@ -102,17 +105,12 @@ type PolicyRule struct {
 	Effect    Effect   `json:"effect"`
 	Approvers []string `json:"approvers,omitempty"`
 	Quorum    int      `json:"quorum,omitempty"`
-	// Learned rules were added by a person's "approve and always allow".
-	Learned   bool       `json:"learned,omitempty"`
-	CreatedBy string     `json:"createdBy,omitempty"`
-	CreatedAt *time.Time `json:"createdAt,omitempty"`
 }
 
-// Policy is the effective policy: configured rules (first match wins),
-// then rules learned from people, then the default.
+// Policy is the configured policy: rules (first match wins), then the
+// default. Learned rules are records of their own (LearnedRule).
 type Policy struct {
-	Rules   []PolicyRule `json:"rules"`
-	Learned []PolicyRule `json:"learned,omitempty"`
+	Rules []PolicyRule `json:"rules"`
 	// Default is seed 003's default policy, by operation type (read only).
 	Default map[OpType]Effect `json:"default"`
 }
@@ -125,46 +123,8 @@ func DefaultPolicy() map[OpType]Effect {
 		OpFileRead: EffectAllow, OpSpawnAgent: EffectAllow, OpFileWrite: EffectAsk}
 }
 
-// Decision is what the policy decides for an operation.
-type Decision struct {
-	Effect    Effect   `json:"decision"`
-	Rule      string   `json:"rule"` // the rule's name, or "default"
-	Approvers []string `json:"approvers,omitempty"`
-	Quorum    int      `json:"quorum,omitempty"`
-}
-
-// Decide applies p to op: the first configured rule that matches; for an
-// ask, a learned rule that matches allows instead (a deny is never
-// overridden); otherwise the default by operation type.
-func (p Policy) Decide(op Operation) Decision {
-	d := Decision{Effect: EffectAsk, Rule: "default"}
-	matched := false
-	for _, r := range p.Rules {
-		if r.Matches(op) {
-			d = Decision{Effect: r.Effect, Rule: r.Name, Approvers: r.Approvers, Quorum: r.Quorum}
-			matched = true
-			break
-		}
-	}
-	if !matched {
-		if e, ok := DefaultPolicy()[op.Type]; ok {
-			d.Effect = e
-		}
-	}
-	if d.Effect == EffectAsk {
-		for _, r := range p.Learned {
-			if r.Matches(op) {
-				return Decision{Effect: EffectAllow, Rule: r.Name}
-			}
-		}
-	}
-	if d.Quorum < 1 && d.Effect == EffectAsk {
-		d.Quorum = 1
-	}
-	return d
-}
-
-// Matches reports whether r applies to op.
+// Matches reports whether r applies to op. For a shell operation op is
+// one simple command of the line (its canonical text as Resource).
 func (r PolicyRule) Matches(op Operation) bool {
 	if r.OpType != "" && r.OpType != op.Type {
 		return false
@@ -175,14 +135,7 @@ func (r PolicyRule) Matches(op Operation) bool {
 	if r.Agent != "" && r.Agent != op.Agent && "api:"+r.Agent != op.Agent && !(isLocal(r.Agent) && isLocal(op.Agent)) {
 		return false // (a tokenless server's local person is one agent)
 	}
-	switch {
-	case r.Resource == "":
-	case r.Learned && op.Type != OpShell:
-		return r.Resource == op.Resource // learned: exactly what a person saw
-	case !matchResource(r.Resource, op.Resource, op.Type == OpShell):
-		return false
-	}
-	return true
+	return r.Resource == "" || matchResource(r.Resource, op.Resource, op.Type == OpShell)
 }
 
 // matchResource matches a resource against a pattern: a glob where *
@@ -269,36 +222,4 @@ func hasGroup(ids []string) bool {
 		}
 	}
 	return false
-}
-
-// Learn returns the narrowest rule that allows op again without asking:
-// the same agent, the same operation type and the same resource, or for a
-// shell command the same command up to its first argument that looks like
-// a path or a value. It is never broader than what was shown to the
-// person who clicked.
-func Learn(op Operation, by string, now time.Time) PolicyRule {
-	r := PolicyRule{ID: NewID("r_"), OpType: op.Type, Agent: op.Agent, Effect: EffectAllow,
-		Learned: true, CreatedBy: by, CreatedAt: &now}
-	r.Resource = op.Resource
-	if op.Type == OpShell {
-		r.Resource = commandPrefix(op.Resource)
-	}
-	r.Name = fmt.Sprintf("learned %s: %s %s", r.ID, op.Type, r.Resource)
-	return r
-}
-
-// commandPrefix is a shell command up to (not including) the first word
-// that looks like a path or a value: contains / . = : @ ~ $ or a digit, or
-// starts with a quote. "git push origin main" stays whole; "rm -rf
-// /tmp/x" becomes "rm -rf".
-func commandPrefix(cmd string) string {
-	words := strings.Fields(cmd)
-	var keep []string
-	for i, w := range words {
-		if i > 0 && (strings.ContainsAny(w, "/.=:@~$0123456789*?") || strings.HasPrefix(w, "'") || strings.HasPrefix(w, `"`)) {
-			break
-		}
-		keep = append(keep, w)
-	}
-	return strings.Join(keep, " ")
 }

@@ -152,6 +152,11 @@ type Question struct {
 	Rule      string     `json:"rule,omitempty"`
 	Approvers []string   `json:"approvers,omitempty"`
 	Quorum    int        `json:"quorum,omitempty"`
+	// Parts are how the policy decided a command line, part by part, for
+	// the people deciding to see; Learnable says "approve and always
+	// allow" may apply (the policy's Decision.Learnable when it asked).
+	Parts     []DecisionPart `json:"parts,omitempty"`
+	Learnable bool           `json:"learnable,omitempty"`
 	// Approvals are the approvals counted so far, while fewer than Quorum.
 	Approvals []Grant `json:"approvals,omitempty"`
 	// CancelReason says why a cancelled question was cancelled.

@@ -69,6 +69,10 @@ type Service struct {
 	started     time.Time
 	startedOnce sync.Once
 	policy      policyHolder
+	// parse parses shell command lines for the policy; learnedTTL is how
+	// long a learned rule holds.
+	parse      CommandParser
+	learnedTTL time.Duration
 }
 
 var _ QuestionService = (*Service)(nil)
@@ -86,6 +90,12 @@ type ServiceConfig struct {
 	// Threshold is the interaction threshold of runs without their own
 	// (seed 004); nil: none, questions are never refused.
 	Threshold *int
+	// ParseCommand parses shell command lines for the approval policy
+	// (shell.Parse); nil: every shell operation asks a person.
+	ParseCommand CommandParser
+	// LearnedTTL is how long a learned rule holds (default
+	// DefaultLearnedTTL).
+	LearnedTTL time.Duration
 }
 
 // NewService returns the lifecycle over store.
@@ -99,8 +109,12 @@ func NewService(store Store, cfg ServiceConfig) *Service {
 	if cfg.NewID == nil {
 		cfg.NewID = func() string { return NewID("q_") }
 	}
+	if cfg.LearnedTTL <= 0 {
+		cfg.LearnedTTL = DefaultLearnedTTL
+	}
 	return &Service{store: store, clock: cfg.Clock, timeouts: cfg.Timeouts, access: cfg.Access, limiter: cfg.Limiter,
-		newID: cfg.NewID, hub: newHub(), sealer: newSealer(), threshold: cfg.Threshold}
+		newID: cfg.NewID, hub: newHub(), sealer: newSealer(), threshold: cfg.Threshold,
+		parse: cfg.ParseCommand, learnedTTL: cfg.LearnedTTL}
 }
 
 // Access returns the rules the service enforces, for edges that must build
@@ -243,7 +257,7 @@ func (s *Service) Wait(ctx context.Context, id string) (*Question, error) {
 // person's approve and settles at the last one; a single deny denies.
 func (s *Service) Answer(ctx context.Context, id string, r Response) (*Question, error) {
 	p := PrincipalFrom(ctx)
-	var learn *Operation
+	var learn *LearnedRuleKey
 	q, err := s.settleOrCount(ctx, ActionAnswer, id, func(q *Question, now time.Time) (*Event, bool, error) {
 		learn = nil
 		norm, err := q.ValidateResponse(r)
@@ -258,6 +272,15 @@ func (s *Service) Answer(ctx context.Context, id string, r Response) (*Question,
 				return nil, false, err
 			}
 		}
+		if norm.Always && norm.Approved() {
+			// Refused before anything is written: a learned rule only
+			// ever replaces an approver-less, quorum-1 ask, exactly.
+			key, err := s.learnable(q)
+			if err != nil {
+				return nil, false, err
+			}
+			learn = &key
+		}
 		if norm.Approved() && q.Quorum > 1 {
 			if q.ApprovedBy(p) {
 				return nil, false, Errorf(EINVALID, "%s already approved %s: %d of %d approvals; another person must approve", p.ID, q.ID, len(q.Approvals), q.Quorum)
@@ -267,15 +290,11 @@ func (s *Service) Answer(ctx context.Context, id string, r Response) (*Question,
 				return newQuestionEvent(EventApprovalAdded, q, p.ID, now), false, nil
 			}
 		}
-		if norm.Always && norm.Approved() && q.Operation != nil {
-			op := *q.Operation
-			learn = &op
-		}
 		q.Status, q.Response, q.RespondedBy, q.RespondedAt, q.Notice = StatusAnswered, &norm, p.ID, &now, ""
 		return newQuestionEvent(EventQuestionAnswered, q, p.ID, now), true, nil
 	})
 	if err == nil && learn != nil {
-		if lerr := s.learn(ctx, *learn, p.ID); lerr != nil {
+		if lerr := s.learn(ctx, q, *learn, p.ID); lerr != nil {
 			return q, lerr
 		}
 	}

@@ -10,23 +10,30 @@ import (
 	"time"
 )
 
-// PolicyState is the policy as stored: the configured rules (from the
-// file, or from the last PUT), the rules people taught it, and the hash
-// of the file's rules they were taken from, so that a PUT beats the file
-// until the file changes.
+// PolicyState is the configured policy as stored: the rules (from the
+// file, or from the last PUT) and the hash of the file's rules they were
+// taken from, so that a PUT beats the file until the file changes. Learned
+// rules are records of their own (LearnedRule).
 type PolicyState struct {
 	Rules     []PolicyRule `json:"rules"`
-	Learned   []PolicyRule `json:"learned"`
 	FileHash  string       `json:"fileHash"`
 	UpdatedBy string       `json:"updatedBy,omitempty"`
 	UpdatedAt *time.Time   `json:"updatedAt,omitempty"`
 }
 
-// policyHolder keeps the effective policy in memory for decisions.
+// policyHolder keeps the configured policy in memory for decisions. mu is
+// held across a change's store write, so changes are applied in the order
+// they are stored.
 type policyHolder struct {
 	mu       sync.Mutex
 	state    PolicyState
 	fileHash string
+}
+
+func (h *policyHolder) rules() []PolicyRule {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	return h.state.Rules
 }
 
 // HashRules identifies a configuration's rules.
@@ -44,39 +51,31 @@ func (s *Service) LoadPolicy(ctx context.Context, fileRules []PolicyRule) error 
 		return Errorf(EINVALID, "policy: %s", ErrorMessage(err))
 	}
 	hash := HashRules(fileRules)
+	s.policy.mu.Lock()
+	defer s.policy.mu.Unlock()
 	st, err := s.store.PolicyState(ctx)
 	if err != nil {
 		return err
 	}
 	if st == nil || st.FileHash != hash {
 		next := PolicyState{Rules: fileRules, FileHash: hash}
-		if st != nil {
-			next.Learned = st.Learned
-		}
 		if err := s.store.PutPolicyState(ctx, &next); err != nil {
 			return err
 		}
 		st = &next
 	}
-	s.policy.mu.Lock()
 	s.policy.state, s.policy.fileHash = *st, hash
-	s.policy.mu.Unlock()
 	return nil
 }
 
-// Policy returns the effective policy (seed 003's GetApprovalPolicy).
+// Policy returns the configured policy (seed 003's GetApprovalPolicy).
+// Learned rules are listed by LearnedRules.
 func (s *Service) Policy(ctx context.Context) (Policy, error) {
-	s.policy.mu.Lock()
-	defer s.policy.mu.Unlock()
-	st := s.policy.state
-	return Policy{Rules: cloneRules(st.Rules), Learned: cloneRules(st.Learned), Default: DefaultPolicy()}, nil
-}
-
-func cloneRules(rs []PolicyRule) []PolicyRule {
-	if rs == nil {
-		return []PolicyRule{}
+	rules := s.policy.rules()
+	if rules == nil {
+		rules = []PolicyRule{}
 	}
-	return append([]PolicyRule(nil), rs...)
+	return Policy{Rules: append([]PolicyRule(nil), rules...), Default: DefaultPolicy()}, nil
 }
 
 // SetPolicy replaces the configured rules (seed 003's
@@ -87,26 +86,26 @@ func (s *Service) SetPolicy(ctx context.Context, rules []PolicyRule) (Policy, er
 	if err := s.access.Authorize(p, ActionAudit, nil); err != nil {
 		return Policy{}, s.refused(ctx, p, ActionAudit, &Question{}, Errorf(EFORBIDDEN, "%s lacks the admin scope: only admins set the policy", p.ID))
 	}
-	for i := range rules {
-		rules[i].Learned, rules[i].ID = false, ""
-	}
 	if err := (Policy{Rules: rules}).Validate(); err != nil {
 		return Policy{}, err
 	}
 	now := s.clock.Now()
 	s.policy.mu.Lock()
-	next := s.policy.state
-	next.Rules, next.UpdatedBy, next.UpdatedAt = rules, p.ID, &now
-	next.FileHash = s.policy.fileHash
-	s.policy.mu.Unlock()
+	next := PolicyState{Rules: append([]PolicyRule(nil), rules...), FileHash: s.policy.fileHash, UpdatedBy: p.ID, UpdatedAt: &now}
 	if err := s.store.PutPolicyState(ctx, &next); err != nil {
+		s.policy.mu.Unlock()
 		return Policy{}, err
 	}
-	s.policy.mu.Lock()
 	s.policy.state = next
 	s.policy.mu.Unlock()
 	s.auditPolicy(ctx, p.ID, "policy_set", "the policy was set", nil)
 	return s.Policy(ctx)
+}
+
+// decider is the policy as it stands, with the learned rules in the store.
+func (s *Service) decider(ctx context.Context) Decider {
+	return Decider{Rules: s.policy.rules(), Parse: s.parse, Now: s.clock.Now(),
+		Learned: func(k LearnedRuleKey) (*LearnedRule, error) { return s.store.LearnedRule(ctx, k) }}
 }
 
 // Decide applies the policy to op as the principal in ctx asks it: the
@@ -116,8 +115,32 @@ func (s *Service) Decide(ctx context.Context, op Operation) (Decision, error) {
 	if err := op.Validate(); err != nil {
 		return Decision{}, err
 	}
-	pol, _ := s.Policy(ctx)
-	return pol.Decide(op), nil
+	return s.decider(ctx).Decide(op)
+}
+
+// CheckOperation decides req as RequestOperation would, creating nothing
+// (hitl policy check). An agent checks as itself; a principal that may
+// answer (or an admin) may name another agent in req.Agent.
+func (s *Service) CheckOperation(ctx context.Context, req ApprovalRequest) (Decision, error) {
+	p := PrincipalFrom(ctx)
+	agent := p.ID
+	if req.Agent != "" && req.Agent != p.ID {
+		if !p.Local && !p.Has(ScopeAnswer) {
+			return Decision{}, s.refused(ctx, p, ActionRead, &Question{}, Errorf(EFORBIDDEN, "%s may check the policy only as itself: naming another agent needs the answer scope", p.ID))
+		}
+		agent = req.Agent
+		if !strings.Contains(agent, ":") {
+			agent = "api:" + agent
+		}
+	} else if err := s.access.Authorize(p, ActionAsk, nil); err != nil && !p.Has(ScopeAnswer) {
+		return Decision{}, s.refused(ctx, p, ActionAsk, &Question{}, err)
+	}
+	op := req.Operation
+	op.Agent = agent
+	if err := op.Validate(); err != nil {
+		return Decision{}, err
+	}
+	return s.decider(ctx).Decide(op)
 }
 
 // ApprovalOutcome is what POST /api/approvals answers: the decision and,
@@ -134,7 +157,9 @@ type PolicyService interface {
 	Policy(ctx context.Context) (Policy, error)
 	SetPolicy(ctx context.Context, rules []PolicyRule) (Policy, error)
 	RequestOperation(ctx context.Context, req ApprovalRequest) (ApprovalOutcome, error)
-	RevokeRule(ctx context.Context, id string) (PolicyRule, error)
+	CheckOperation(ctx context.Context, req ApprovalRequest) (Decision, error)
+	LearnedRules(ctx context.Context, f LearnedRuleFilter) (LearnedRulePage, error)
+	RevokeRule(ctx context.Context, id string) (*LearnedRule, error)
 }
 
 var _ PolicyService = (*Service)(nil)
@@ -175,6 +200,7 @@ func (s *Service) RequestOperation(ctx context.Context, req ApprovalRequest) (Ap
 		Channel: req.Channel, IdempotencyKey: req.IdempotencyKey, Context: &Context{Agent: p.ID, CurrentStep: op.Context}}
 	q, _, err := s.create(ctx, run, n, func(q *Question) {
 		q.Operation, q.Rule, q.Approvers, q.Quorum = &op, d.Rule, d.Approvers, d.Quorum
+		q.Parts, q.Learnable = d.Parts, d.Learnable
 		if q.Quorum <= 1 {
 			q.Quorum = 0
 		}
@@ -185,56 +211,97 @@ func (s *Service) RequestOperation(ctx context.Context, req ApprovalRequest) (Ap
 	return ApprovalOutcome{Decision: d, QuestionID: q.ID, Question: q}, nil
 }
 
-// learn adds the narrow rule a person's "approve and always allow" asks
-// for, audited.
-func (s *Service) learn(ctx context.Context, op Operation, by string) error {
-	r := Learn(op, by, s.clock.Now())
-	s.policy.mu.Lock()
-	next := s.policy.state
-	next.Learned = append(cloneRules(next.Learned), r)
-	s.policy.mu.Unlock()
-	if err := s.store.PutPolicyState(ctx, &next); err != nil {
+// learnable decides, under the configured policy as it is now, whether a
+// person approving q may teach "always allow", and what the rule holds.
+// Learned rules are left out: they never change what may be learned.
+func (s *Service) learnable(q *Question) (LearnedRuleKey, error) {
+	if q.Operation == nil {
+		return LearnedRuleKey{}, Errorf(EINVALID, "only an approval of an operation can be always allowed")
+	}
+	d, err := Decider{Rules: s.policy.rules(), Parse: s.parse, Now: s.clock.Now()}.Decide(*q.Operation)
+	if err != nil {
+		return LearnedRuleKey{}, err
+	}
+	if d.Learnable && len(q.Approvers) == 0 && q.Quorum <= 1 {
+		return *d.learn, nil
+	}
+	return LearnedRuleKey{}, Errorf(EINVALID, "'always allow' cannot apply to %s: %s; approve it once instead", q.ID, whyNotLearnable(q, d))
+}
+
+func whyNotLearnable(q *Question, d Decision) string {
+	switch {
+	case len(q.Approvers) > 0 || q.Quorum > 1 || len(d.Approvers) > 0 || d.Quorum > 1:
+		return "its policy rule names who approves or how many must, and a learned rule never replaces them"
+	case d.Effect == EffectDeny:
+		return "the policy denies it, and a learned rule never overrides a deny"
+	case d.Effect == EffectAllow:
+		return "the policy already allows it"
+	case q.Operation.Type == OpShell:
+		return "only one simple command with nothing computed when it runs and no redirection can be learned (this line has " + partsSummary(d.Parts) + ")"
+	}
+	return "the policy does not let a person teach it"
+}
+
+func partsSummary(parts []DecisionPart) string {
+	var kinds []string
+	for _, p := range parts {
+		kinds = append(kinds, p.Kind+" "+p.Text)
+	}
+	return strings.Join(kinds, "; ")
+}
+
+// learn stores the rule a person's "approve and always allow" taught:
+// exactly key, for the configured time.
+func (s *Service) learn(ctx context.Context, q *Question, key LearnedRuleKey, by string) error {
+	now := s.clock.Now()
+	r := &LearnedRule{ID: NewID("r_"), Agent: key.Agent, OpType: key.OpType, Resource: key.Resource,
+		CreatedBy: by, QuestionID: q.ID, CreatedAt: now, ExpiresAt: now.Add(s.learnedTTL)}
+	if err := s.store.PutLearnedRule(context.WithoutCancel(ctx), r); err != nil {
 		return err
 	}
-	s.policy.mu.Lock()
-	s.policy.state.Learned = next.Learned
-	s.policy.mu.Unlock()
-	s.auditPolicy(ctx, by, "learned", r.Name, &op)
+	s.auditPolicy(ctx, by, "learned", r.Name(), q.Operation)
 	return nil
+}
+
+// LearnedRules returns a page of learned rules. People who may answer,
+// and admins, see every agent's; an agent sees its own.
+func (s *Service) LearnedRules(ctx context.Context, f LearnedRuleFilter) (LearnedRulePage, error) {
+	p := PrincipalFrom(ctx)
+	if !p.Local && !p.Has(ScopeAnswer) {
+		if !p.Has(ScopeAsk) {
+			return LearnedRulePage{}, s.refused(ctx, p, ActionRead, &Question{}, lacks(p, ScopeAnswer))
+		}
+		f.Agent = p.ID
+	}
+	page, err := s.store.LearnedRules(ctx, f)
+	if page.Rules == nil {
+		page.Rules = []*LearnedRule{}
+	}
+	return page, err
 }
 
 // RevokeRule removes learned rule id. People who may answer, and admins,
 // may.
-func (s *Service) RevokeRule(ctx context.Context, id string) (PolicyRule, error) {
+func (s *Service) RevokeRule(ctx context.Context, id string) (*LearnedRule, error) {
 	p := PrincipalFrom(ctx)
 	if !p.Local && !p.Has(ScopeAnswer) {
-		return PolicyRule{}, s.refused(ctx, p, ActionAnswer, &Question{}, lacks(p, ScopeAnswer))
+		return nil, s.refused(ctx, p, ActionAnswer, &Question{}, lacks(p, ScopeAnswer))
 	}
-	s.policy.mu.Lock()
-	next := s.policy.state
-	var gone *PolicyRule
-	var kept []PolicyRule
-	for _, r := range next.Learned {
-		if r.ID == id {
-			r := r
-			gone = &r
-			continue
+	gone, err := s.store.DeleteLearnedRule(ctx, id)
+	if err != nil {
+		if ErrorCode(err) == ENOTFOUND {
+			return nil, Errorf(ENOTFOUND, "no learned rule %s (hitl policy rules lists them)", id)
 		}
-		kept = append(kept, r)
+		return nil, err
 	}
-	next.Learned = kept
-	s.policy.mu.Unlock()
-	if gone == nil {
-		return PolicyRule{}, Errorf(ENOTFOUND, "no learned rule %s (hitl policy rules lists them)", id)
-	}
-	if err := s.store.PutPolicyState(ctx, &next); err != nil {
-		return PolicyRule{}, err
-	}
-	s.policy.mu.Lock()
-	s.policy.state.Learned = next.Learned
-	s.policy.mu.Unlock()
-	s.auditPolicy(ctx, p.ID, "revoked", gone.Name, nil)
-	return *gone, nil
+	s.auditPolicy(ctx, p.ID, "revoked", gone.Name(), nil)
+	return gone, nil
+}
+
+// PruneLearnedRules deletes learned rules that expired (a batch at a time);
+// expired rules already decide nothing.
+func (s *Service) PruneLearnedRules(ctx context.Context, limit int) (int, error) {
+	return s.store.PruneLearnedRules(ctx, s.clock.Now(), limit)
 }
 
 // auditPolicy appends a policy_decision event: action is allow, deny,
