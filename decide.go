@@ -179,8 +179,12 @@ func (d Decider) commandParts(op Operation) (parts []partDecision, single *Shell
 		if why := opaqueCommand(c); why != "" && p.Effect != EffectDeny {
 			p.Kind, p.Effect, p.Rule, p.Reason, p.approvers, p.quorum = PartOpaque, EffectAsk, "default", why, nil, 0
 		}
+		tee := teeFiles(c)
+		if tee != nil && p.Effect == EffectAsk && p.Rule == "default" && !c.Dynamic() && len(c.Assigns) == 0 {
+			p.Effect, p.Reason = EffectAllow, "tee only writes its files, each decided as a file write"
+		}
 		parts = append(parts, p)
-		for _, w := range teeFiles(c) {
+		for _, w := range tee {
 			if err := d.file(op, OpFileWrite, w, &parts); err != nil {
 				return nil, nil, err
 			}

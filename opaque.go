@@ -125,7 +125,7 @@ func teeFiles(c ShellCommand) []ShellWord {
 	if len(c.Args) == 0 || !c.Args[0].Literal || path.Base(c.Args[0].Value) != "tee" {
 		return nil
 	}
-	var out []ShellWord
+	out := []ShellWord{}
 	for _, a := range c.Args[1:] {
 		if a.Literal && strings.HasPrefix(a.Value, "-") && a.Value != "-" {
 			continue

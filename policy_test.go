@@ -2,11 +2,15 @@ package hitl_test
 
 import (
 	"context"
+	"fmt"
+	"sync"
 	"testing"
+	"time"
 
 	"github.com/hitlbot/hitl"
 	"github.com/hitlbot/hitl/internal/clocktest"
 	"github.com/hitlbot/hitl/internal/memstore"
+	"github.com/hitlbot/hitl/shell"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )
@@ -23,6 +27,7 @@ var rules = []hitl.PolicyRule{
 func TestPolicyDecide(t *testing.T) {
 	p := hitl.Policy{Rules: rules}
 	require.NoError(t, p.Validate())
+	dec := hitl.Decider{Rules: rules, Parse: shell.Parse}
 	for name, tc := range map[string]struct {
 		op   hitl.Operation
 		want hitl.Effect
@@ -47,12 +52,17 @@ func TestPolicyDecide(t *testing.T) {
 		"a quorum rule carries its approvers too": {hitl.Operation{Type: "deploy", Resource: "prod/web"}, hitl.EffectAsk, "two-person-deploys"},
 	} {
 		t.Run(name, func(t *testing.T) {
-			d := p.Decide(tc.op)
+			if tc.op.Description == "" {
+				tc.op.Description = "x"
+			}
+			d, err := dec.Decide(tc.op)
+			require.NoError(t, err)
 			assert.Equal(t, tc.want, d.Effect)
 			assert.Equal(t, tc.rule, d.Rule)
 		})
 	}
-	d := p.Decide(hitl.Operation{Type: "deploy", Resource: "prod/web"})
+	d, err := dec.Decide(hitl.Operation{Type: "deploy", Resource: "prod/web"})
+	require.NoError(t, err)
 	assert.Equal(t, 2, d.Quorum)
 	assert.Equal(t, []string{"U0A", "U0B", "ops"}, d.Approvers)
 }
@@ -78,7 +88,7 @@ func TestPolicyValidate(t *testing.T) {
 
 func newPolicyService(t *testing.T, st *memstore.Store) *hitl.Service {
 	t.Helper()
-	svc := hitl.NewService(st, hitl.ServiceConfig{Clock: clocktest.New(t0), Access: hitl.Access{Answerers: []string{"U0A", "U0B", "U0C"}}})
+	svc := hitl.NewService(st, hitl.ServiceConfig{Clock: clocktest.New(t0), Access: hitl.Access{Answerers: []string{"U0A", "U0B", "U0C"}}, ParseCommand: shell.Parse})
 	require.NoError(t, svc.LoadPolicy(context.Background(), rules))
 	return svc
 }
@@ -160,32 +170,45 @@ func TestLearnedRules(t *testing.T) {
 	svc := newPolicyService(t, memstore.New())
 	agentCtx := hitl.WithPrincipal(context.Background(), asker)
 	person := hitl.WithPrincipal(context.Background(), answerer)
-	ask := func(cmd string) hitl.ApprovalOutcome {
+	ask := func(t *testing.T, cmd string) hitl.ApprovalOutcome {
 		t.Helper()
 		out, err := svc.RequestOperation(agentCtx, hitl.ApprovalRequest{Operation: hitl.Operation{Type: hitl.OpShell, Description: "Run " + cmd, Resource: cmd}})
 		require.NoError(t, err)
 		return out
 	}
-	out := ask("rm -rf /tmp/build-41")
+	out := ask(t, "rm -rf /tmp/build-41")
 	require.Equal(t, hitl.EffectAsk, out.Effect)
+	require.True(t, out.Question.Learnable)
 	_, err := svc.Answer(person, out.Question.ID, hitl.Response{Value: "approve", Always: true})
 	require.NoError(t, err)
-	pol, _ := svc.Policy(context.Background())
-	require.Len(t, pol.Learned, 1)
-	r := pol.Learned[0]
-	assert.Equal(t, "rm -rf", r.Resource, "the command up to its first path")
+	page, err := svc.LearnedRules(person, hitl.LearnedRuleFilter{})
+	require.NoError(t, err)
+	require.Len(t, page.Rules, 1)
+	r := page.Rules[0]
+	assert.Equal(t, "rm -rf /tmp/build-41", r.Resource, "exactly the command shown, parsed")
 	assert.Equal(t, "api:ci", r.Agent)
 	assert.Equal(t, hitl.OpShell, r.OpType)
+	assert.Equal(t, answerer.ID, r.CreatedBy)
+	assert.Equal(t, out.Question.ID, r.QuestionID)
+	assert.Equal(t, t0.Add(hitl.DefaultLearnedTTL), r.ExpiresAt)
 
-	assert.Equal(t, hitl.EffectAllow, ask("rm -rf /tmp/build-42").Effect, "the same request is not asked again")
-	other, err := svc.RequestOperation(hitl.WithPrincipal(context.Background(), other), hitl.ApprovalRequest{Operation: hitl.Operation{Type: hitl.OpShell, Description: "x", Resource: "rm -rf /tmp/x"}})
+	assert.Equal(t, hitl.EffectAllow, ask(t, "rm -rf /tmp/build-41").Effect, "the same request is not asked again")
+	assert.Equal(t, hitl.EffectAsk, ask(t, "rm -rf /tmp/build-42").Effect, "another path is asked")
+	assert.Equal(t, hitl.EffectAsk, ask(t, "rm -rf /").Effect, "and so is the root")
+	assert.Equal(t, hitl.EffectAsk, ask(t, "rm -rf /tmp/build-41 && rm -rf ~").Effect, "a compound with it is asked")
+	other, err := svc.RequestOperation(hitl.WithPrincipal(context.Background(), other), hitl.ApprovalRequest{Operation: hitl.Operation{Type: hitl.OpShell, Description: "x", Resource: "rm -rf /tmp/build-41"}})
 	require.NoError(t, err)
 	assert.Equal(t, hitl.EffectAsk, other.Effect, "another agent is still asked")
-	assert.Equal(t, hitl.EffectAsk, ask("rm -r /tmp/x").Effect, "another command is still asked")
 
+	checked, err := svc.CheckOperation(agentCtx, hitl.ApprovalRequest{Operation: hitl.Operation{Type: hitl.OpShell, Description: "x", Resource: "rm -rf /tmp/build-41"}})
+	require.NoError(t, err)
+	assert.Equal(t, hitl.EffectAllow, checked.Effect, "hitl policy check decides as gate would, learned rules included")
+
+	_, err = svc.RevokeRule(agentCtx, r.ID)
+	assert.Equal(t, hitl.EFORBIDDEN, hitl.ErrorCode(err), "an agent may not revoke")
 	_, err = svc.RevokeRule(person, r.ID)
 	require.NoError(t, err)
-	assert.Equal(t, hitl.EffectAsk, ask("rm -rf /tmp/build-43").Effect, "revoked")
+	assert.Equal(t, hitl.EffectAsk, ask(t, "rm -rf /tmp/build-41").Effect, "revoked")
 	_, err = svc.RevokeRule(person, r.ID)
 	assert.Equal(t, hitl.ENOTFOUND, hitl.ErrorCode(err))
 
@@ -199,6 +222,118 @@ func TestLearnedRules(t *testing.T) {
 		wider, _ := svc.Decide(agentCtx, hitl.Operation{Type: hitl.OpFileDelete, Description: "d", Resource: "/tmp/aXXb"})
 		assert.Equal(t, hitl.EffectAsk, wider.Effect, "a * in the path is not a wildcard in a learned rule")
 	})
+	t.Run("it expires", func(t *testing.T) {
+		clock := clocktest.New(t0)
+		st := memstore.New()
+		svc := hitl.NewService(st, hitl.ServiceConfig{Clock: clock, ParseCommand: shell.Parse, LearnedTTL: time.Hour})
+		require.NoError(t, svc.LoadPolicy(context.Background(), rules))
+		out, err := svc.RequestOperation(agentCtx, hitl.ApprovalRequest{Operation: hitl.Operation{Type: hitl.OpShell, Description: "x", Resource: "make test"}})
+		require.NoError(t, err)
+		_, err = svc.Answer(person, out.Question.ID, hitl.Response{Value: "approve", Always: true})
+		require.NoError(t, err)
+		d, _ := svc.Decide(agentCtx, hitl.Operation{Type: hitl.OpShell, Description: "x", Resource: "make test"})
+		assert.Equal(t, hitl.EffectAllow, d.Effect)
+		clock.Add(time.Hour)
+		d, _ = svc.Decide(agentCtx, hitl.Operation{Type: hitl.OpShell, Description: "x", Resource: "make test"})
+		assert.Equal(t, hitl.EffectAsk, d.Effect, "after policy.learned_ttl it asks again")
+		n, err := svc.PruneLearnedRules(context.Background(), 10)
+		require.NoError(t, err)
+		assert.Equal(t, 1, n)
+	})
+}
+
+// TestAlwaysIsRefusedWhereItCouldNotApply: "approve and always allow" is
+// refused, with nothing written, where a learned rule would be wider than
+// what the person saw or would replace people a rule names.
+func TestAlwaysIsRefusedWhereItCouldNotApply(t *testing.T) {
+	svc := newPolicyService(t, memstore.New())
+	agentCtx := hitl.WithPrincipal(context.Background(), asker)
+	for _, tc := range []struct {
+		name string
+		op   hitl.Operation
+		why  string
+	}{
+		{"a quorum rule", hitl.Operation{Type: "deploy", Resource: "prod/web"}, "names who approves"},
+		{"a compound command", hitl.Operation{Type: hitl.OpShell, Resource: "make test && make lint"}, "only one simple command"},
+		{"a command with a redirection", hitl.Operation{Type: hitl.OpShell, Resource: "make test > out.txt"}, "only one simple command"},
+		{"a command computed when it runs", hitl.Operation{Type: hitl.OpShell, Resource: "rm -rf $DIR"}, "only one simple command"},
+		{"a string handed to a shell", hitl.Operation{Type: hitl.OpShell, Resource: "sh -c 'make test'"}, "only one simple command"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			tc.op.Description = "do " + tc.name
+			out, err := svc.RequestOperation(agentCtx, hitl.ApprovalRequest{Operation: tc.op})
+			require.NoError(t, err)
+			require.Equal(t, hitl.EffectAsk, out.Effect)
+			assert.False(t, out.Question.Learnable, "not offered")
+			by := hitl.WithPrincipal(context.Background(), answerer)
+			if out.Question.Quorum > 1 {
+				by = hitl.WithPrincipal(context.Background(), hitl.Access{Answerers: []string{"U0A"}}.SlackPrincipal("U0A", nil))
+			}
+			_, err = svc.Answer(by, out.Question.ID, hitl.Response{Value: "approve", Always: true})
+			require.Equal(t, hitl.EINVALID, hitl.ErrorCode(err))
+			assert.Contains(t, hitl.ErrorMessage(err), tc.why)
+			q, err := svc.Question(hitl.WithPrincipal(context.Background(), admin), out.Question.ID)
+			require.NoError(t, err)
+			assert.True(t, q.Pending(), "nothing written")
+			assert.Empty(t, q.Approvals)
+			page, err := svc.LearnedRules(by, hitl.LearnedRuleFilter{})
+			require.NoError(t, err)
+			assert.Empty(t, page.Rules)
+		})
+	}
+}
+
+// TestConcurrentPolicyChangesAllSurvive: learning, revoking and replacing
+// the policy are each one store transaction on the stored state.
+func TestConcurrentPolicyChangesAllSurvive(t *testing.T) {
+	svc := newPolicyService(t, memstore.New())
+	agentCtx := hitl.WithPrincipal(context.Background(), asker)
+	person := hitl.WithPrincipal(context.Background(), answerer)
+	const n = 40
+	ids := make([]string, n)
+	for i := range ids {
+		out, err := svc.RequestOperation(agentCtx, hitl.ApprovalRequest{Operation: hitl.Operation{Type: hitl.OpShell, Description: "x", Resource: fmt.Sprintf("make target-%d", i)}})
+		require.NoError(t, err)
+		ids[i] = out.Question.ID
+	}
+	var wg sync.WaitGroup
+	errs := make(chan error, 2*n)
+	for _, id := range ids {
+		wg.Add(2)
+		go func() {
+			defer wg.Done()
+			_, err := svc.Answer(person, id, hitl.Response{Value: "approve", Always: true})
+			errs <- err
+		}()
+		go func() {
+			defer wg.Done()
+			_, err := svc.SetPolicy(hitl.WithPrincipal(context.Background(), admin), rules)
+			errs <- err
+		}()
+	}
+	wg.Wait()
+	close(errs)
+	for err := range errs {
+		require.NoError(t, err)
+	}
+	page, err := svc.LearnedRules(person, hitl.LearnedRuleFilter{Limit: 1000})
+	require.NoError(t, err)
+	require.Len(t, page.Rules, n, "every acknowledged 'always' is a rule")
+	var revoke sync.WaitGroup
+	for i, r := range page.Rules {
+		if i%2 == 0 {
+			revoke.Add(1)
+			go func() {
+				defer revoke.Done()
+				_, err := svc.RevokeRule(person, r.ID)
+				assert.NoError(t, err)
+			}()
+		}
+	}
+	revoke.Wait()
+	page, err = svc.LearnedRules(person, hitl.LearnedRuleFilter{Limit: 1000})
+	require.NoError(t, err)
+	assert.Len(t, page.Rules, n/2, "a revoked rule never returns")
 }
 
 func TestEditThenApprove(t *testing.T) {

@@ -258,6 +258,7 @@ func (s *Service) Wait(ctx context.Context, id string) (*Question, error) {
 func (s *Service) Answer(ctx context.Context, id string, r Response) (*Question, error) {
 	p := PrincipalFrom(ctx)
 	var learn *LearnedRuleKey
+	rules := s.policy.rules() // read before the store's transaction: never inside it
 	q, err := s.settleOrCount(ctx, ActionAnswer, id, func(q *Question, now time.Time) (*Event, bool, error) {
 		learn = nil
 		norm, err := q.ValidateResponse(r)
@@ -275,7 +276,7 @@ func (s *Service) Answer(ctx context.Context, id string, r Response) (*Question,
 		if norm.Always && norm.Approved() {
 			// Refused before anything is written: a learned rule only
 			// ever replaces an approver-less, quorum-1 ask, exactly.
-			key, err := s.learnable(q)
+			key, err := s.learnable(q, rules)
 			if err != nil {
 				return nil, false, err
 			}

@@ -214,11 +214,11 @@ func (s *Service) RequestOperation(ctx context.Context, req ApprovalRequest) (Ap
 // learnable decides, under the configured policy as it is now, whether a
 // person approving q may teach "always allow", and what the rule holds.
 // Learned rules are left out: they never change what may be learned.
-func (s *Service) learnable(q *Question) (LearnedRuleKey, error) {
+func (s *Service) learnable(q *Question, rules []PolicyRule) (LearnedRuleKey, error) {
 	if q.Operation == nil {
 		return LearnedRuleKey{}, Errorf(EINVALID, "only an approval of an operation can be always allowed")
 	}
-	d, err := Decider{Rules: s.policy.rules(), Parse: s.parse, Now: s.clock.Now()}.Decide(*q.Operation)
+	d, err := Decider{Rules: rules, Parse: s.parse, Now: s.clock.Now()}.Decide(*q.Operation)
 	if err != nil {
 		return LearnedRuleKey{}, err
 	}
