@@ -19,7 +19,8 @@ const maxCheckErrors = 50
 // against the questions: every question has its by_job entry, every pending
 // one its pending entry and, with a deadline, its by_deadline entry, every
 // idempotency key maps to its question, and no index entry points to a
-// missing question or one whose state does not belong there. It reads the
+// missing question or one whose state does not belong there; the learned
+// rules' indexes match the rules (one rule per key). It reads the
 // whole database and holds the writer lock while it runs: use it in tests
 // and for maintenance, not on a hot path.
 func (db *DB) Check() error {
@@ -43,6 +44,7 @@ func (db *DB) Check() error {
 	checkIndexes(tx, report)
 	checkEvents(tx, report)
 	checkOutbox(tx, report)
+	checkLearned(tx, report)
 	if len(errs) == 0 {
 		return nil
 	}
@@ -84,12 +86,52 @@ func checkIndexes(tx *bolt.Tx, report func(error)) {
 	if err != nil {
 		report(err)
 	}
+	compareIndexes(tx, want, "question", report)
+	checkRuns(tx, runs, report)
+	checkCounts(tx, report)
+}
+
+// checkLearned derives the learned-rule index entries from the records and
+// compares them with the buckets, both ways: no two rules share a key, and
+// no entry points to a missing rule.
+func checkLearned(tx *bolt.Tx, report func(error)) {
+	want := map[string]map[string]string{} // bucket → key → value
+	for _, b := range learnedBuckets[1:] {
+		want[string(b)] = map[string]string{}
+	}
+	err := tx.Bucket(bucketLearned).ForEach(func(k, v []byte) error {
+		r, err := getLearned(tx, k)
+		if err != nil {
+			report(err)
+			return nil
+		}
+		if r.ID != string(k) {
+			report(fmt.Errorf("learned rule under key %q has id %q", k, r.ID))
+		}
+		for _, e := range learnedIndexOf(r) {
+			m := want[string(e.bucket)]
+			if other, dup := m[string(e.key)]; dup && e.value != nil {
+				report(fmt.Errorf("learned rules %s and %s have the same key (%s %s %q)", other, r.ID, r.Agent, r.OpType, r.Resource))
+			}
+			m[string(e.key)] = string(e.value)
+		}
+		return nil
+	})
+	if err != nil {
+		report(err)
+	}
+	compareIndexes(tx, want, "learned rule", report)
+}
+
+// compareIndexes compares each bucket named in want with the entries it
+// should hold, both ways, and empties want.
+func compareIndexes(tx *bolt.Tx, want map[string]map[string]string, of string, report func(error)) {
 	for name, m := range want {
 		err := tx.Bucket([]byte(name)).ForEach(func(k, v []byte) error {
 			value, ok := m[string(k)]
 			switch {
 			case !ok:
-				report(fmt.Errorf("%s has a stray entry %q: its question is missing or does not belong there", name, k))
+				report(fmt.Errorf("%s has a stray entry %q: its %s is missing or does not belong there", name, k, of))
 			case value != string(v):
 				report(fmt.Errorf("%s entry %q maps to %q, want %q", name, k, v, value))
 			}
@@ -103,8 +145,6 @@ func checkIndexes(tx *bolt.Tx, report func(error)) {
 			report(fmt.Errorf("%s is missing entry %q", name, k))
 		}
 	}
-	checkRuns(tx, runs, report)
-	checkCounts(tx, report)
 }
 
 // checkCounts compares the per-status counts with the status index.

@@ -131,3 +131,150 @@ func TestCrashChild(t *testing.T) {
 	wg.Wait()
 	t.Fatal("not killed within a minute")
 }
+
+// crashLearnedEnv names the database the learned-rule crash child writes
+// to.
+const crashLearnedEnv = "HITL_STORE_CRASH_LEARNED_DB"
+
+// TestCrashLearned kills a process that teaches and revokes learned rules
+// from several goroutines: every acknowledged put that was not revoked is
+// there after the kill, and no acknowledged revoke came back.
+func TestCrashLearned(t *testing.T) {
+	t.Run("acknowledged learned rules and revokes survive kill -9", func(t *testing.T) {
+		if testing.Short() {
+			t.Skip("runs a child process")
+		}
+		path := filepath.Join(t.TempDir(), "hitl.db")
+		cmd := exec.Command(os.Args[0], "-test.run=^TestCrashLearnedChild$")
+		cmd.Env = append(os.Environ(), crashLearnedEnv+"="+path)
+		var stderr bytes.Buffer
+		cmd.Stderr = &stderr
+		stdout, err := cmd.StdoutPipe()
+		require.NoError(t, err)
+		require.NoError(t, cmd.Start())
+
+		// revoking is a delete asked for: it may have committed without
+		// its acknowledgement getting out before the kill.
+		put, revoking, deleted := map[string]bool{}, map[string]bool{}, map[string]bool{}
+		const killAfter = 2000
+		acks, killed := 0, false
+		sc := bufio.NewScanner(stdout)
+		for sc.Scan() {
+			f := strings.Fields(sc.Text())
+			switch {
+			case len(f) == 2 && f[0] == "put":
+				put[f[1]] = true
+			case len(f) == 2 && f[0] == "revoking":
+				revoking[f[1]] = true
+				continue
+			case len(f) == 2 && f[0] == "deleted":
+				deleted[f[1]] = true
+			default:
+				continue
+			}
+			acks++
+			if acks == killAfter {
+				require.NoError(t, cmd.Process.Kill())
+				killed = true
+			}
+		}
+		require.NoError(t, sc.Err())
+		err = cmd.Wait()
+		require.True(t, killed, "child ended before %d acknowledgements: %v\n%s", killAfter, err, stderr.String())
+		require.ErrorContains(t, err, "killed")
+		require.NotEmpty(t, deleted)
+		t.Logf("%d acknowledged before the kill landed: %d put, %d deleted", acks, len(put), len(deleted))
+
+		db, err := Open(path)
+		require.NoError(t, err)
+		closeAndCheckOnCleanup(t, db)
+		ctx := context.Background()
+		stored := map[string]bool{}
+		f := hitl.LearnedRuleFilter{Limit: hitl.MaxPageSize}
+		for {
+			page, err := db.LearnedRules(ctx, f)
+			require.NoError(t, err)
+			for _, r := range page.Rules {
+				stored[r.ID] = true
+			}
+			if page.NextCursor == "" {
+				break
+			}
+			f.Cursor = page.NextCursor
+		}
+		for id := range put {
+			if revoking[id] {
+				continue
+			}
+			require.True(t, stored[id], "acknowledged learned rule %s", id)
+			r, err := db.LearnedRule(ctx, crashRuleKey(id))
+			require.NoError(t, err)
+			require.NotNil(t, r, "acknowledged learned rule %s by its key", id)
+			require.Equal(t, id, r.ID)
+		}
+		for id := range deleted {
+			require.False(t, stored[id], "revoked learned rule %s came back", id)
+			r, err := db.LearnedRule(ctx, crashRuleKey(id))
+			require.NoError(t, err)
+			require.Nil(t, r, "revoked learned rule %s came back under its key", id)
+		}
+	})
+}
+
+// crashRuleKey is the key the crash child teaches rule id under.
+func crashRuleKey(id string) hitl.LearnedRuleKey {
+	return hitl.LearnedRuleKey{Agent: "api:crash", OpType: hitl.OpShell, Resource: "make " + id}
+}
+
+// TestCrashLearnedChild is the process TestCrashLearned kills: 8
+// goroutines teach rules and revoke every third one they taught, printing
+// each revoke before it is asked for and each put and revoke once it is
+// acknowledged.
+func TestCrashLearnedChild(t *testing.T) {
+	path := os.Getenv(crashLearnedEnv)
+	if path == "" {
+		t.Skip("run by TestCrashLearned")
+	}
+	db, err := Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var mu sync.Mutex
+	ack := func(format string, args ...any) {
+		line := fmt.Sprintf(format+"\n", args...)
+		mu.Lock()
+		defer mu.Unlock()
+		if _, err := os.Stdout.WriteString(line); err != nil {
+			os.Exit(3) // the parent is gone
+		}
+	}
+	deadline := time.Now().Add(time.Minute)
+	ctx := context.Background()
+	var wg sync.WaitGroup
+	for w := range 8 {
+		wg.Go(func() {
+			for i := 0; time.Now().Before(deadline); i++ {
+				id := fmt.Sprintf("r_%d_%06d", w, i)
+				k := crashRuleKey(id)
+				now := time.Now()
+				r := &hitl.LearnedRule{ID: id, Agent: k.Agent, OpType: k.OpType, Resource: k.Resource, CreatedBy: "slack:UPERSON",
+					CreatedAt: now, ExpiresAt: now.Add(hitl.DefaultLearnedTTL)}
+				if err := db.PutLearnedRule(ctx, r); err != nil {
+					panic(err)
+				}
+				ack("put %s", id)
+				if i%3 != 2 {
+					continue
+				}
+				victim := fmt.Sprintf("r_%d_%06d", w, i-1)
+				ack("revoking %s", victim)
+				if _, err := db.DeleteLearnedRule(ctx, victim); err != nil {
+					panic(err)
+				}
+				ack("deleted %s", victim)
+			}
+		})
+	}
+	wg.Wait()
+	t.Fatal("not killed within a minute")
+}

@@ -27,7 +27,7 @@ const batchDelay = time.Millisecond
 // SchemaVersion is the layout version this package reads and writes. It is
 // stored in the meta bucket and checked at open; an older file is migrated
 // (migrate.go).
-const SchemaVersion = 2
+const SchemaVersion = 3
 
 // Bucket names and their layout. Keys are big-endian so that byte order is
 // time or sequence order; the encodings are in keys.go. Later buckets (Slack
@@ -61,6 +61,8 @@ var (
 	bucketSlackMessages = []byte("slack_messages") // questionID ‖ 0x00 ‖ target → message JSON
 	bucketSlackByTS     = []byte("slack_by_ts")    // channel ‖ 0x00 ‖ ts → questionID ‖ 0x00 ‖ target
 
+	// The learned rules' buckets are in learned.go.
+
 	keySchema = []byte("schema")
 )
 
@@ -70,6 +72,7 @@ var allBuckets = [][]byte{
 	bucketByAssignee, bucketUnassigned, bucketRunPending, bucketBySettled, bucketByResponder, bucketIdem, bucketEvents, bucketSealed,
 	bucketRunsActive, bucketControl, bucketCounts, bucketControlAge, bucketRunsEnded,
 	bucketSlackMeta, bucketSlackTasks, bucketSlackMessages, bucketSlackByTS, bucketOutboxByTarget,
+	bucketLearned, bucketLearnedByKey, bucketLearnedByAgent, bucketLearnedByExpiry,
 }
 
 // DB is a hitl.Store in a bbolt file. It is safe for concurrent use.

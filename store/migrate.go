@@ -1,8 +1,11 @@
 package store
 
 import (
+	"encoding/json"
 	"fmt"
+	"time"
 
+	"github.com/hitlbot/hitl"
 	bolt "go.etcd.io/bbolt"
 )
 
@@ -13,6 +16,10 @@ import (
 // asker, assignee, responder, settling time, a run's pending questions);
 // the old pending index is dropped. Every index and run is rebuilt from
 // the questions, once.
+//
+// 2 → 3: learned rules became records of their own (learned.go): each
+// rule of the policy JSON's "learned" list is moved into one, and the
+// policy is rewritten without the list.
 func migrate(tx *bolt.Tx, from uint64) error {
 	if from < 2 {
 		if tx.Bucket([]byte("pending")) != nil {
@@ -47,5 +54,77 @@ func migrate(tx *bolt.Tx, from uint64) error {
 			}
 		}
 	}
+	if from < 3 {
+		if err := migrateLearned(tx, time.Now().UTC()); err != nil {
+			return fmt.Errorf("migrate: %w", err)
+		}
+	}
 	return tx.Bucket(bucketMeta).Put(keySchema, u64(SchemaVersion))
+}
+
+// oldLearnedRule is a learned rule as schema 2 kept it, inside the policy.
+type oldLearnedRule struct {
+	ID        string      `json:"id"`
+	OpType    hitl.OpType `json:"opType"`
+	Resource  string      `json:"resource"`
+	Agent     string      `json:"agent"`
+	Effect    hitl.Effect `json:"effect"`
+	CreatedBy string      `json:"createdBy"`
+	CreatedAt *time.Time  `json:"createdAt"`
+}
+
+// migrateLearned moves the policy's learned rules into records. A rule
+// keeps its id, agent, operation type and resource (the resource is now
+// matched exactly: narrower than the old prefix match, never wider), and
+// expires hitl.DefaultLearnedTTL after it was made (after now when the
+// file does not say when). Schema 2 only ever learned allow rules; any
+// other effect cannot be a learned rule now and is dropped. Of two rules
+// with the same key the later one in the list wins, as a put would.
+func migrateLearned(tx *bolt.Tx, now time.Time) error {
+	for _, name := range learnedBuckets {
+		if _, err := tx.CreateBucketIfNotExists(name); err != nil {
+			return fmt.Errorf("create %s: %w", name, err)
+		}
+	}
+	v := tx.Bucket(bucketMeta).Get(keyPolicy)
+	if v == nil {
+		return nil
+	}
+	var policy map[string]json.RawMessage
+	if err := json.Unmarshal(v, &policy); err != nil {
+		return fmt.Errorf("decode policy: %w", err)
+	}
+	raw, ok := policy["learned"]
+	if !ok {
+		return nil
+	}
+	var old []oldLearnedRule
+	if err := json.Unmarshal(raw, &old); err != nil {
+		return fmt.Errorf("decode the policy's learned rules: %w", err)
+	}
+	for _, o := range old {
+		if o.Effect != hitl.EffectAllow && o.Effect != "" {
+			continue
+		}
+		r := &hitl.LearnedRule{ID: o.ID, Agent: o.Agent, OpType: o.OpType, Resource: o.Resource, CreatedBy: o.CreatedBy, CreatedAt: now}
+		if r.ID == "" {
+			r.ID = hitl.NewID("r_")
+		}
+		if o.CreatedAt != nil && !o.CreatedAt.IsZero() {
+			r.CreatedAt = *o.CreatedAt
+		}
+		r.ExpiresAt = r.CreatedAt.Add(hitl.DefaultLearnedTTL)
+		if err := putLearned(tx, r); err != nil {
+			return fmt.Errorf("move learned rule %s: %w", r.ID, err)
+		}
+	}
+	delete(policy, "learned")
+	data, err := json.Marshal(policy)
+	if err != nil {
+		return fmt.Errorf("encode policy: %w", err)
+	}
+	if err := tx.Bucket(bucketMeta).Put(keyPolicy, data); err != nil {
+		return fmt.Errorf("rewrite policy: %w", err)
+	}
+	return nil
 }

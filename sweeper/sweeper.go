@@ -1,18 +1,69 @@
 // Package sweeper runs the timeout sweep on a robfig/cron schedule. The
-// sweep itself (hitl.Service.SweepExpired) is the lifecycle's; this package
-// only decides when it runs.
+// sweep itself (hitl.Service.SweepExpired, Prune, PruneLearnedRules) is the
+// lifecycle's; this package only decides when it runs (Work puts the three
+// together).
 package sweeper
 
 import (
 	"context"
 	"log/slog"
 	"sync"
+	"time"
 
 	"github.com/robfig/cron/v3"
 )
 
 // SweepFunc times out what is due and reports how many it settled.
 type SweepFunc func(ctx context.Context) (int, error)
+
+// Lifecycle is what a sweep runs (hitl.Service): the lifecycle decides
+// what is due, expired or old; this package only calls it.
+type Lifecycle interface {
+	SweepExpired(ctx context.Context) (int, error)
+	Prune(ctx context.Context, retention time.Duration) (int, error)
+	PruneLearnedRules(ctx context.Context, limit int) (int, error)
+}
+
+// learnedBatch is how many expired learned rules one transaction deletes.
+const learnedBatch = 256
+
+// Work is the sweeper's work on svc: time out what is due, apply
+// retention (0 keeps every question and event), then delete the learned
+// rules that expired (they decide nothing any more, whatever the
+// retention). It reports how many records it settled or deleted.
+func Work(svc Lifecycle, retention time.Duration) SweepFunc {
+	return func(ctx context.Context) (int, error) {
+		n, err := svc.SweepExpired(ctx)
+		if err != nil {
+			return n, err
+		}
+		pruned, err := svc.Prune(ctx, retention)
+		n += pruned
+		if err != nil {
+			return n, err
+		}
+		learned, err := PruneLearned(ctx, svc)
+		return n + learned, err
+	}
+}
+
+// PruneLearned deletes expired learned rules a batch (one transaction) at
+// a time until a batch comes back short, and returns how many it deleted.
+func PruneLearned(ctx context.Context, svc interface {
+	PruneLearnedRules(ctx context.Context, limit int) (int, error)
+}) (int, error) {
+	total := 0
+	for {
+		if err := ctx.Err(); err != nil {
+			return total, err
+		}
+		n, err := svc.PruneLearnedRules(ctx, learnedBatch)
+		total += n
+		if err != nil || n < learnedBatch {
+			return total, err
+		}
+	}
+}
 
 // Sweeper calls a SweepFunc on a schedule, never two at once.
 type Sweeper struct {

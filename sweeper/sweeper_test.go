@@ -2,11 +2,15 @@ package sweeper_test
 
 import (
 	"context"
+	"fmt"
 	"io"
 	"log/slog"
 	"testing"
 	"time"
 
+	"github.com/hitlbot/hitl"
+	"github.com/hitlbot/hitl/internal/clocktest"
+	"github.com/hitlbot/hitl/internal/memstore"
 	"github.com/hitlbot/hitl/sweeper"
 	"github.com/stretchr/testify/require"
 )
@@ -33,3 +37,58 @@ func TestSweeper(t *testing.T) {
 		require.Error(t, err)
 	})
 }
+
+func TestWork(t *testing.T) {
+	t0 := time.Date(2026, 3, 1, 9, 0, 0, 0, time.UTC)
+	setup := func(t *testing.T) (*memstore.Store, *clocktest.Clock, sweeper.SweepFunc) {
+		st := memstore.New()
+		clock := clocktest.New(t0)
+		return st, clock, sweeper.Work(hitl.NewService(st, hitl.ServiceConfig{Clock: clock}), 0)
+	}
+	put := func(t *testing.T, st hitl.Store, i int, expires time.Time) {
+		t.Helper()
+		require.NoError(t, st.PutLearnedRule(context.Background(), &hitl.LearnedRule{ID: fmt.Sprintf("r_%06d", i), Agent: "api:ci",
+			OpType: hitl.OpShell, Resource: fmt.Sprintf("make %d", i), CreatedAt: t0, ExpiresAt: expires}))
+	}
+	left := func(t *testing.T, st hitl.Store) int {
+		t.Helper()
+		page, err := st.LearnedRules(context.Background(), hitl.LearnedRuleFilter{Limit: hitl.MaxPageSize})
+		require.NoError(t, err)
+		return len(page.Rules)
+	}
+
+	t.Run("learned rules are pruned once the clock passes their expiry", func(t *testing.T) {
+		st, clock, work := setup(t)
+		put(t, st, 1, t0.Add(time.Hour))
+		put(t, st, 2, t0.Add(2*time.Hour))
+		n, err := work(context.Background())
+		require.NoError(t, err)
+		require.Zero(t, n, "nothing expired yet")
+		require.Equal(t, 2, left(t, st))
+
+		clock.Add(time.Hour)
+		n, err = work(context.Background())
+		require.NoError(t, err)
+		require.Equal(t, 1, n, "the rule expiring at now goes")
+		require.Equal(t, 1, left(t, st))
+		r, err := st.LearnedRule(context.Background(), hitl.LearnedRuleKey{Agent: "api:ci", OpType: hitl.OpShell, Resource: "make 2"})
+		require.NoError(t, err)
+		require.NotNil(t, r, "the later one stays")
+	})
+
+	t.Run("many expired rules are pruned in batches until done", func(t *testing.T) {
+		st, clock, work := setup(t)
+		for i := range 700 {
+			put(t, st, i, t0.Add(time.Minute))
+		}
+		put(t, st, 9999, t0.Add(24*time.Hour))
+		clock.Add(time.Hour)
+		n, err := work(context.Background())
+		require.NoError(t, err)
+		require.Equal(t, 700, n)
+		require.Equal(t, 1, left(t, st))
+	})
+}
+
+// The service is what the sweeper runs.
+var _ sweeper.Lifecycle = (*hitl.Service)(nil)

@@ -26,6 +26,9 @@ type Store struct {
 	born      map[string]int // id → creation order: ties of time list in it
 	control   map[string]hitl.ControlRecord
 	policy    *hitl.PolicyState
+
+	learned      map[string]hitl.LearnedRule    // id → rule
+	learnedByKey map[hitl.LearnedRuleKey]string // key → id
 }
 
 var _ hitl.Store = (*Store)(nil)
