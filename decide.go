@@ -292,3 +292,27 @@ func publicParts(parts []partDecision) []DecisionPart {
 	}
 	return out
 }
+
+// Explain says in one line how a command line's parts decided, for an
+// agent's hook reason or a terminal: "`git status` allow (rule safe-git);
+// `rm -rf ~` ask (no rule matches: default)". Empty for an operation that
+// is not a command line of several parts.
+func (d Decision) Explain() string {
+	if len(d.Parts) == 0 || (len(d.Parts) == 1 && d.Parts[0].Kind == PartCommand) {
+		return ""
+	}
+	var b strings.Builder
+	for i, p := range d.Parts {
+		if i > 0 {
+			b.WriteString("; ")
+		}
+		switch p.Kind {
+		case PartWrite:
+			b.WriteString("writes ")
+		case PartRead:
+			b.WriteString("reads ")
+		}
+		b.WriteString("`" + p.Text + "` " + string(p.Effect) + " (" + p.Reason + ")")
+	}
+	return b.String()
+}

@@ -48,8 +48,8 @@ func (r *LearnedRule) Key() LearnedRuleKey {
 	return LearnedRuleKey{Agent: r.Agent, OpType: r.OpType, Resource: r.Resource}
 }
 
-// LearnedRuleFilter selects a page of learned rules, in id order (ids
-// sort by creation). Agent, when set, selects one agent's rules.
+// LearnedRuleFilter selects a page of learned rules, in id order. Agent,
+// when set, selects one agent's rules.
 type LearnedRuleFilter struct {
 	Agent  string
 	Limit  int

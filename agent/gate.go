@@ -57,6 +57,9 @@ func (c *Client) Gate(ctx context.Context, req hitl.ApprovalRequest, p Progress)
 		return res, nil
 	case hitl.EffectDeny:
 		res.Outcome, res.Message = hitl.OutcomeDenied, "denied by policy rule "+out.Rule
+		if why := out.Decision.Explain(); why != "" {
+			res.Message += ": " + why
+		}
 		return res, nil
 	}
 	q, err := c.Await(ctx, out.QuestionID, p)

@@ -4,6 +4,7 @@ import (
 	"context"
 	"net/http"
 	"net/url"
+	"strconv"
 
 	"github.com/hitlbot/hitl"
 )
@@ -65,6 +66,49 @@ func (s *Server) handleApprovals(w http.ResponseWriter, r *http.Request) {
 	writeJSON(w, http.StatusOK, out)
 }
 
+// handleCheck serves POST /api/policy/check: what POST /api/approvals
+// would decide, creating nothing (hitl policy check).
+func (s *Server) handleCheck(w http.ResponseWriter, r *http.Request) {
+	if !s.serves(w, r, s.policies != nil, "approval policy") {
+		return
+	}
+	var req hitl.ApprovalRequest
+	if err := decodeBody(w, r, s.cfg.MaxBodyBytes, &req, true); err != nil {
+		writeError(w, r, s.log, err)
+		return
+	}
+	d, err := s.policies.CheckOperation(r.Context(), req)
+	if err != nil {
+		writeError(w, r, s.log, err)
+		return
+	}
+	writeJSON(w, http.StatusOK, d)
+}
+
+// handleLearnedRules serves GET /api/policy/rules?agent=&limit=&cursor=:
+// a page of learned rules.
+func (s *Server) handleLearnedRules(w http.ResponseWriter, r *http.Request) {
+	if !s.serves(w, r, s.policies != nil, "approval policy") {
+		return
+	}
+	q := r.URL.Query()
+	f := hitl.LearnedRuleFilter{Agent: q.Get("agent"), Cursor: q.Get("cursor")}
+	if v := q.Get("limit"); v != "" {
+		n, err := strconv.Atoi(v)
+		if err != nil || n < 0 {
+			writeError(w, r, s.log, hitl.Errorf(hitl.EINVALID, "limit %q is not a number of rules", v))
+			return
+		}
+		f.Limit = n
+	}
+	page, err := s.policies.LearnedRules(r.Context(), f)
+	if err != nil {
+		writeError(w, r, s.log, err)
+		return
+	}
+	writeJSON(w, http.StatusOK, page)
+}
+
 // handleRevoke serves POST /api/policy/rules/{id}/revoke.
 func (s *Server) handleRevoke(w http.ResponseWriter, r *http.Request) {
 	if !s.serves(w, r, s.policies != nil, "approval policy") {
@@ -101,9 +145,35 @@ func (c *Client) RequestOperation(ctx context.Context, req hitl.ApprovalRequest)
 	return out, err
 }
 
+// CheckOperation implements hitl.PolicyService: POST /api/policy/check.
+func (c *Client) CheckOperation(ctx context.Context, req hitl.ApprovalRequest) (hitl.Decision, error) {
+	var d hitl.Decision
+	err := c.do(ctx, http.MethodPost, "/api/policy/check", nil, req, &d)
+	return d, err
+}
+
+// LearnedRules implements hitl.PolicyService: GET /api/policy/rules.
+func (c *Client) LearnedRules(ctx context.Context, f hitl.LearnedRuleFilter) (hitl.LearnedRulePage, error) {
+	v := url.Values{}
+	if f.Agent != "" {
+		v.Set("agent", f.Agent)
+	}
+	if f.Limit > 0 {
+		v.Set("limit", strconv.Itoa(f.Limit))
+	}
+	if f.Cursor != "" {
+		v.Set("cursor", f.Cursor)
+	}
+	var page hitl.LearnedRulePage
+	err := c.do(ctx, http.MethodGet, "/api/policy/rules", v, nil, &page)
+	return page, err
+}
+
 // RevokeRule implements hitl.PolicyService.
-func (c *Client) RevokeRule(ctx context.Context, id string) (hitl.PolicyRule, error) {
-	var r hitl.PolicyRule
-	err := c.do(ctx, http.MethodPost, "/api/policy/rules/"+url.PathEscape(id)+"/revoke", nil, nil, &r)
-	return r, err
+func (c *Client) RevokeRule(ctx context.Context, id string) (*hitl.LearnedRule, error) {
+	var r hitl.LearnedRule
+	if err := c.do(ctx, http.MethodPost, "/api/policy/rules/"+url.PathEscape(id)+"/revoke", nil, nil, &r); err != nil {
+		return nil, err
+	}
+	return &r, nil
 }

@@ -140,6 +140,8 @@ func (s *Server) routes() {
 	s.mux.HandleFunc("GET /api/policy", s.handlePolicy)
 	s.mux.HandleFunc("PUT /api/policy", s.handleSetPolicy)
 	s.mux.HandleFunc("POST /api/policy/rules/{id}/revoke", s.handleRevoke)
+	s.mux.HandleFunc("GET /api/policy/rules", s.handleLearnedRules)
+	s.mux.HandleFunc("POST /api/policy/check", s.handleCheck)
 	s.mux.HandleFunc("POST /api/approvals", s.handleApprovals)
 	s.mux.HandleFunc("POST /api/topics/loop:control", s.handleControl)
 	s.mux.HandleFunc("POST /api/topics/loop:current", s.handleCurrent)

@@ -2,7 +2,6 @@ package blocks
 
 import (
 	"strings"
-	"time"
 
 	"github.com/hitlbot/hitl"
 	"github.com/slack-go/slack"
@@ -41,14 +40,54 @@ func operationSection(q *hitl.Question) slack.Block {
 	add("Agent", op.Agent)
 	add("Rule", q.Rule)
 	text := strings.Join(facts, " · ")
+	parts := partsText(q.Parts, MaxSectionText/2)
 	if op.Resource != "" {
 		label := "*Resource*"
 		if edited(q) {
 			label = "*Resource, as the agent asked*"
 		}
-		text += "\n" + label + "\n" + code(op.Resource, MaxSectionText-Len(text)-Len(label)-2)
+		text += "\n" + label + "\n" + code(op.Resource, MaxSectionText-Len(text)-Len(label)-Len(parts)-3)
+	}
+	if parts != "" {
+		text += "\n" + parts
 	}
 	return section(text)
+}
+
+// maxShownParts keeps a long command line's parts within a section.
+const maxShownParts = 12
+
+// partsText shows how the policy decided each part of a command line,
+// within n characters: "✅ `git status` — rule safe-git". A line of one
+// part that the policy could see through shows nothing more.
+func partsText(parts []hitl.DecisionPart, n int) string {
+	if len(parts) == 0 || (len(parts) == 1 && parts[0].Kind == hitl.PartCommand) {
+		return ""
+	}
+	lines := []string{"*How the policy decided each part*"}
+	for i, p := range parts {
+		if i == maxShownParts {
+			lines = append(lines, "…and "+itoa(len(parts)-i)+" more parts")
+			break
+		}
+		mark := "❓"
+		switch p.Effect {
+		case hitl.EffectAllow:
+			mark = "✅"
+		case hitl.EffectDeny:
+			mark = "⛔"
+		}
+		what := ""
+		switch p.Kind {
+		case hitl.PartWrite:
+			what = "writes "
+		case hitl.PartRead:
+			what = "reads "
+		}
+		reason, _ := escapeCut(oneLine(p.Reason), 120, ellipsis)
+		lines = append(lines, mark+" "+what+code(oneLine(p.Text), 160)+" — "+reason)
+	}
+	return Truncate(strings.Join(lines, "\n"), n, "\n"+MarkerCut)
 }
 
 func riskText(r hitl.Risk) string {
@@ -114,10 +153,14 @@ func quorumBlock(q *hitl.Question) slack.Block {
 // Approve, Approve & always allow (its confirmation names the rule it
 // adds), Edit… when the input can be edited, Deny…, Approve with message….
 func operationInputs(q *hitl.Question) []slack.BlockElement {
-	always := button(ActionApproveAlways, "", "✅ Approve & always allow", "")
-	always.Confirm = confirm("Always allow this?", AlwaysText(*q.Operation),
-		"Approve & always allow", "Cancel", slack.StylePrimary)
-	els := []slack.BlockElement{button(ActionApprove, "", "✅ Approve", slack.StylePrimary), always}
+	els := []slack.BlockElement{button(ActionApprove, "", "✅ Approve", slack.StylePrimary)}
+	if q.Learnable {
+		// Offered only where the policy lets a learned rule apply.
+		always := button(ActionApproveAlways, "", "✅ Approve & always allow", "")
+		always.Confirm = confirm("Always allow this?", AlwaysText(q),
+			"Approve & always allow", "Cancel", slack.StylePrimary)
+		els = append(els, always)
+	}
 	if Editable(q) {
 		els = append(els, button(ActionEdit, "", "✏️ Edit…", ""))
 	}
@@ -132,18 +175,27 @@ func Editable(q *hitl.Question) bool {
 	return q.Editable() && Len(q.Operation.Resource) <= MaxInputLength
 }
 
-// AlwaysText is what "Approve & always allow" adds, in plain words: "Always
-// allow shell commands starting with `rm -rf` from api:ci". Plain text,
-// at most MaxConfirmText characters.
-func AlwaysText(op hitl.Operation) string {
-	r := hitl.Learn(op, "", time.Time{})
+// AlwaysText is what "Approve & always allow" adds, in plain words:
+// "Always allow exactly the shell command `rm -rf /tmp/build-41` from
+// api:ci". A command is shown in the parsed form the rule holds. Plain
+// text, at most MaxConfirmText characters.
+func AlwaysText(q *hitl.Question) string {
+	op := q.Operation
+	if op == nil {
+		return ""
+	}
+	r := &hitl.LearnedRule{Agent: op.Agent, OpType: op.Type, Resource: op.Resource}
+	if op.Type == hitl.OpShell && len(q.Parts) == 1 {
+		r.Resource = q.Parts[0].Text
+	}
 	head := "Always allow "
 	return head + ruleWords(r, MaxConfirmText-Len(head), false)
 }
 
-// ruleWords says what a rule allows, within n characters: "shell commands
-// starting with `rm -rf` from api:ci". With escape, for mrkdwn.
-func ruleWords(r hitl.PolicyRule, n int, escape bool) string {
+// ruleWords says what a learned rule allows, within n characters:
+// "exactly the shell command `make test` from api:ci". With escape, for
+// mrkdwn.
+func ruleWords(r *hitl.LearnedRule, n int, escape bool) string {
 	show := func(s string, max int) string {
 		s = oneLine(s)
 		if escape {
@@ -159,16 +211,12 @@ func ruleWords(r hitl.PolicyRule, n int, escape bool) string {
 	typ := show(string(r.OpType), 64)
 	var what string
 	switch {
-	case r.OpType == hitl.OpShell && r.Resource != "":
-		what = "shell commands starting with "
-	case r.Resource != "" && typ != "":
-		what = typ + " on "
-	case r.Resource != "":
-		what = "operations on "
-	case typ != "":
-		return Truncate("any "+typ+" operation"+from, n, ellipsis)
+	case r.OpType == hitl.OpShell:
+		what = "exactly the shell command "
+	case r.Resource == "":
+		return Truncate(typ+" operations with no resource"+from, n, ellipsis)
 	default:
-		return Truncate("any operation"+from, n, ellipsis)
+		what = typ + " on exactly "
 	}
 	room := n - Len(what) - Len(from) - 2
 	res := strings.ReplaceAll(show(r.Resource, max(room, 1)), "`", "'")

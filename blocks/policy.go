@@ -17,31 +17,42 @@ const ruleBlockPrefix = "rule:"
 const maxListedRules = 45
 
 // PolicyMessage lists the rules people taught hitl with "Approve & always
-// allow": what each allows, who added it and when, and a Revoke button.
-func PolicyMessage(learned []hitl.PolicyRule) Message {
-	head := "*Learned rules (" + itoa(len(learned)) + ")* — added with “Approve &amp; always allow”."
+// allow" (a first page; more says there are others): what each allows,
+// who added it, when, until when, and a Revoke button.
+func PolicyMessage(learned []*hitl.LearnedRule, more bool) Message {
+	n := itoa(len(learned))
+	if more {
+		n += "+"
+	}
+	head := "*Learned rules (" + n + ")* — added with “Approve &amp; always allow”."
 	if len(learned) == 0 {
 		head = "*No learned rules.* “Approve &amp; always allow” on an approval adds one."
 	}
 	bs := []slack.Block{section(head)}
 	for i, r := range learned {
 		if i == maxListedRules {
-			bs = append(bs, contextBlock(mrkdwn("…and "+itoa(len(learned)-i)+" more: `hitl policy` lists them all.")))
+			more = true
 			break
 		}
 		bs = append(bs, ruleBlock(r))
 	}
-	return Message{Text: "Learned rules: " + itoa(len(learned)), Blocks: bs}
+	if more {
+		bs = append(bs, contextBlock(mrkdwn("…and more: `hitl policy rules` lists them all.")))
+	}
+	return Message{Text: "Learned rules: " + n, Blocks: bs}
 }
 
-func ruleBlock(r hitl.PolicyRule) slack.Block {
+func ruleBlock(r *hitl.LearnedRule) slack.Block {
 	id, _ := escapeCut(oneLine(r.ID), 100, ellipsis)
 	text := "`" + strings.ReplaceAll(id, "`", "'") + "` allows " + ruleWords(r, 2000, true)
 	if r.CreatedBy != "" {
 		text += "\nadded by " + actor(r.CreatedBy)
-		if r.CreatedAt != nil {
-			text += " " + date(*r.CreatedAt)
+		if !r.CreatedAt.IsZero() {
+			text += " " + date(r.CreatedAt)
 		}
+	}
+	if !r.ExpiresAt.IsZero() {
+		text += " · expires " + date(r.ExpiresAt)
 	}
 	s := section(Truncate(text, MaxSectionText, ellipsis))
 	if RuleIDValid(r.ID) {
@@ -67,7 +78,7 @@ func ParseRevoke(blockID, value string) (string, error) {
 }
 
 // RevokedText tells who revoked a rule what it was.
-func RevokedText(r hitl.PolicyRule) string {
+func RevokedText(r *hitl.LearnedRule) string {
 	id, _ := escapeCut(oneLine(r.ID), 100, ellipsis)
 	return "🗑 Revoked `" + id + "`: hitl asks again for " + ruleWords(r, 2000, true) + "."
 }

@@ -79,18 +79,28 @@ func operationQuestion() *hitl.Question {
 	q.Operation = &hitl.Operation{Type: hitl.OpShell, Description: "Clean the build directory", Resource: "rm -rf /tmp/build",
 		Risk: hitl.RiskHigh, Agent: "api:ci"}
 	q.Rule = "shell needs a person"
+	q.Learnable = true
+	q.Parts = []hitl.DecisionPart{{Kind: hitl.PartCommand, Text: "rm -rf /tmp/build", Effect: hitl.EffectAsk, Rule: "default", Reason: "no rule matches: default"}}
 	return q
 }
 
 func TestOperationGolden(t *testing.T) {
 	pending := operationQuestion()
 	quorum := operationQuestion()
-	quorum.Quorum, quorum.Approvers = 2, []string{"U0ALICE1", "U0BOB1"}
+	quorum.Quorum, quorum.Approvers, quorum.Learnable = 2, []string{"U0ALICE1", "U0BOB1"}, false
 	quorum.Approvals = []hitl.Grant{{By: "slack:U0ALICE1", At: t0}}
 	spawn := operationQuestion()
 	spawn.Operation.Type, spawn.Operation.Resource = hitl.OpSpawnAgent, ""
 	long := operationQuestion()
 	long.Operation.Resource = "curl -d '" + strings.Repeat("x", 5000) + "' https://example.com"
+	compound := operationQuestion()
+	compound.Operation.Resource, compound.Learnable = "git status && rm -rf ~ > /tmp/log; sh -c 'x'", false
+	compound.Parts = []hitl.DecisionPart{
+		{Kind: hitl.PartCommand, Text: "git status", Effect: hitl.EffectAllow, Rule: "safe-git", Reason: "rule safe-git"},
+		{Kind: hitl.PartCommand, Text: "rm -rf ~", Effect: hitl.EffectAsk, Rule: "default", Reason: "no rule matches: default"},
+		{Kind: hitl.PartOpaque, Text: "sh -c x", Effect: hitl.EffectAsk, Rule: "default", Reason: "sh runs a script the policy cannot see (a -c string, a file or standard input)"},
+		{Kind: hitl.PartWrite, Text: "/tmp/log", Effect: hitl.EffectAllow, Rule: "tmp-writes", Reason: "rule tmp-writes"},
+	}
 	edited := answered(operationQuestion(), "slack:U0ANSWER1",
 		&hitl.Response{Type: hitl.ApprovalResponse, Value: hitl.Approve, Edited: "rm -rf /tmp/build/cache"})
 	allowed := []string{"@U0ALICE1", "@U0BOB1", "@U0ANSWER1"}
@@ -102,6 +112,7 @@ func TestOperationGolden(t *testing.T) {
 		{"message_operation_quorum", QuestionMessage(quorum, opts)},
 		{"message_operation_not_editable", QuestionMessage(spawn, opts)},
 		{"message_operation_long_resource", QuestionMessage(long, opts)},
+		{"message_operation_compound", QuestionMessage(compound, opts)},
 		{"settled_operation_edited", SettledMessage(edited, opts)},
 		{"modal_edit", EditModal(pending, "C024BE91L", "1710428966.000100")},
 	}
@@ -112,9 +123,19 @@ func TestOperationGolden(t *testing.T) {
 		})
 	}
 	t.Run("always allow names the exact learned rule", func(t *testing.T) {
-		want := "Always allow shell commands starting with `rm -rf` from api:ci"
-		if got := AlwaysText(*pending.Operation); got != want {
+		want := "Always allow exactly the shell command `rm -rf /tmp/build` from api:ci"
+		if got := AlwaysText(pending); got != want {
 			t.Errorf("got %q, want %q", got, want)
+		}
+	})
+	t.Run("always allow is offered only where it could apply", func(t *testing.T) {
+		for _, q := range []*hitl.Question{quorum, compound} {
+			if b := string(goldenJSON(t, QuestionMessage(q, opts))); strings.Contains(b, ActionApproveAlways) {
+				t.Errorf("%s offers always allow", q.Operation.Resource)
+			}
+		}
+		if b := string(goldenJSON(t, QuestionMessage(pending, opts))); !strings.Contains(b, ActionApproveAlways) {
+			t.Errorf("a learnable approval does not offer always allow")
 		}
 	})
 	t.Run("long commands are not editable and cut visibly", func(t *testing.T) {
@@ -149,13 +170,13 @@ func TestChoicesGolden(t *testing.T) {
 }
 
 func TestPolicyGolden(t *testing.T) {
-	rules := []hitl.PolicyRule{
-		{ID: "r_0123456789abcdef", Name: "learned", OpType: hitl.OpShell, Resource: "rm -rf", Agent: "api:ci", Effect: hitl.EffectAllow,
-			Learned: true, CreatedBy: "slack:U0ANSWER1", CreatedAt: at(0)},
-		{ID: "r_fedcba9876543210", Name: "learned", OpType: hitl.OpFileWrite, Resource: "/etc/<hosts>", Agent: "api:deploy", Effect: hitl.EffectAllow,
-			Learned: true, CreatedBy: "api:alice"},
+	rules := []*hitl.LearnedRule{
+		{ID: "r_0123456789abcdef", OpType: hitl.OpShell, Resource: "rm -rf /tmp/build-41", Agent: "api:ci",
+			CreatedBy: "slack:U0ANSWER1", CreatedAt: *at(0), ExpiresAt: at(0).Add(hitl.DefaultLearnedTTL)},
+		{ID: "r_fedcba9876543210", OpType: hitl.OpFileWrite, Resource: "/etc/<hosts>", Agent: "api:deploy",
+			CreatedBy: "api:alice"},
 	}
-	many := make([]hitl.PolicyRule, 60)
+	many := make([]*hitl.LearnedRule, 60)
 	for i := range many {
 		many[i] = rules[i%2]
 	}
@@ -163,8 +184,9 @@ func TestPolicyGolden(t *testing.T) {
 		name string
 		v    Message
 	}{
-		{"policy_learned", PolicyMessage(rules)},
-		{"policy_empty", PolicyMessage(nil)},
+		{"policy_learned", PolicyMessage(rules, false)},
+		{"policy_learned_more", PolicyMessage(rules, true)},
+		{"policy_empty", PolicyMessage(nil, false)},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
@@ -173,7 +195,7 @@ func TestPolicyGolden(t *testing.T) {
 		})
 	}
 	t.Run("many rules stay within 50 blocks", func(t *testing.T) {
-		if n := len(PolicyMessage(many).Blocks); n > MaxMessageBlocks {
+		if n := len(PolicyMessage(many, false).Blocks); n > MaxMessageBlocks {
 			t.Errorf("%d blocks", n)
 		}
 	})

@@ -31,8 +31,11 @@ type Service interface {
 	Runs(ctx context.Context, active bool, limit int, cursor string) (hitl.RunPage, error)
 	// Policy returns the effective approval policy, learned rules included.
 	Policy(ctx context.Context) (hitl.Policy, error)
+	// LearnedRules lists learned rules, as the principal in ctx may see
+	// them (answerers and admins: all).
+	LearnedRules(ctx context.Context, f hitl.LearnedRuleFilter) (hitl.LearnedRulePage, error)
 	// RevokeRule removes a learned rule, as the principal in ctx.
-	RevokeRule(ctx context.Context, id string) (hitl.PolicyRule, error)
+	RevokeRule(ctx context.Context, id string) (*hitl.LearnedRule, error)
 }
 
 var _ Service = (*hitl.Service)(nil)

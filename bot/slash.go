@@ -189,11 +189,12 @@ func (b *Bot) policySlash(ctx context.Context, cmd slack.SlashCommand, args []st
 	case len(args) != 0:
 		return "Usage: `/hitl policy` or `/hitl policy revoke ID`", nil
 	}
-	pol, err := b.svc.Policy(ctx)
+	// The root decides who sees learned rules (answerers and admins).
+	page, err := b.svc.LearnedRules(hitl.WithPrincipal(ctx, b.slackPrincipal(ctx, cmd.UserID)), hitl.LearnedRuleFilter{Limit: 45})
 	if err != nil {
 		return errorText(err), nil
 	}
-	msg := blocks.PolicyMessage(pol.Learned)
+	msg := blocks.PolicyMessage(page.Rules, page.NextCursor != "")
 	return "", func(ctx context.Context) {
 		b.reply(ctx, cmd.ResponseURL, &slack.WebhookMessage{Text: msg.Text, Blocks: &slack.Blocks{BlockSet: msg.Blocks},
 			ResponseType: slack.ResponseTypeEphemeral})

@@ -121,6 +121,7 @@ func Default() Config {
 		DB:            "./hitl.db",
 		SweepSchedule: "@every 1s",
 		Retention:     Duration(720 * time.Hour),
+		Policy:        PolicyConfig{LearnedTTL: Duration(hitl.DefaultLearnedTTL)},
 		RateLimits:    RateLimits{TokenPerMinute: 120, RunPerMinute: 30},
 		Timeouts: Timeouts{
 			Blocking: Duration(t.Blocking), Approval: Duration(t.Approval), ErrorRecovery: Duration(t.ErrorRecovery),
@@ -170,6 +171,7 @@ var envKeys = []struct{ env, key string }{
 	{"HITL_SLACK_CHANNEL", "slack.channel"},
 	{"HITL_SLACK_API_URL", "slack.api_url"},
 	{"HITL_RETENTION", "retention"},
+	{"HITL_POLICY_LEARNED_TTL", "policy.learned_ttl"},
 	{"HITL_INTERACTION_THRESHOLD", "interaction_threshold"},
 	{"HITL_SLACK_RUNS_CHANNEL", "slack.runs_channel"},
 	{"HITL_RATE_TOKEN_PER_MINUTE", "rate_limits.token_per_minute"},
@@ -211,6 +213,12 @@ func (c *Config) applyEnv(getenv func(string) string) error {
 				return bad("retention (HITL_RETENTION)", v, "want a duration like 720h (0 keeps everything)")
 			}
 			c.Retention = Duration(d)
+		case "policy.learned_ttl":
+			d, err := time.ParseDuration(v)
+			if err != nil || d <= 0 {
+				return bad("policy.learned_ttl (HITL_POLICY_LEARNED_TTL)", v, "want a positive duration like 720h")
+			}
+			c.Policy.LearnedTTL = Duration(d)
 		case "rate_limits.token_per_minute", "rate_limits.run_per_minute":
 			n, err := strconv.Atoi(v)
 			if err != nil {

@@ -11,6 +11,9 @@ import (
 // uses the same fields in camelCase).
 type PolicyConfig struct {
 	Rules []PolicyRule `yaml:"rules"`
+	// LearnedTTL is how long a rule taught with "approve and always
+	// allow" holds (default 720h: 30 days).
+	LearnedTTL Duration `yaml:"learned_ttl"`
 }
 
 // PolicyRule is one rule as written in the config file.

@@ -36,6 +36,9 @@ func (c Config) Validate() error {
 	if err := (hitl.Policy{Rules: c.PolicyRules()}).Validate(); err != nil {
 		return hitl.Errorf(hitl.EINVALID, "config policy: %s", hitl.ErrorMessage(err))
 	}
+	if c.Policy.LearnedTTL < 0 {
+		return bad("policy.learned_ttl", time.Duration(c.Policy.LearnedTTL).String(), "must be a positive duration (0 takes the default, 720h)")
+	}
 	if c.Retention < 0 {
 		return bad("retention", time.Duration(c.Retention).String(), "must be 0 (keep everything) or a positive duration")
 	}

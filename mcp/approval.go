@@ -103,8 +103,11 @@ func (s *Server) permissionPrompt(ctx context.Context, req *sdk.CallToolRequest,
 		p = permission{Behavior: "allow", UpdatedInput: updated}
 	} else {
 		var v agent.GateResult
-		v, err = s.opts.Client.Gate(wctx, hitl.ApprovalRequest{RunID: s.opts.Run, IdempotencyKey: key,
-			Operation: call.Operation("Claude Code asks to use " + call.Tool)}, tick)
+		// Claude Code was about to ask its person: only a rule a person
+		// wrote or taught allows, never seed 003's default.
+		op := call.Operation("Claude Code asks to use " + call.Tool)
+		op.Prompted = true
+		v, err = s.opts.Client.Gate(wctx, hitl.ApprovalRequest{RunID: s.opts.Run, IdempotencyKey: key, Operation: op}, tick)
 		ids = []string{v.QuestionID}
 		p = permissionFor(call, v)
 	}

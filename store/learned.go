@@ -246,6 +246,15 @@ func (db *DB) PruneLearnedRules(ctx context.Context, now time.Time, limit int) (
 	if limit <= 0 {
 		limit = 256
 	}
+	// An idle service writes nothing: look before taking the writer.
+	due := false
+	if err := db.bolt.View(func(tx *bolt.Tx) error {
+		k, _ := tx.Bucket(bucketLearnedByExpiry).Cursor().First()
+		due = k != nil && (len(k) < 8 || binary.BigEndian.Uint64(k) <= timeKey(now))
+		return nil
+	}); err != nil || !due {
+		return 0, err
+	}
 	var n int
 	err := db.write(func(tx *bolt.Tx) error {
 		n = 0

@@ -138,6 +138,9 @@ func (h *hook) decide(ctx context.Context) (agent.GateResult, error) {
 	gctx, cancel := h.giveUp(ctx)
 	defer cancel()
 	op := h.call().Operation(fmt.Sprintf("%s session %s in %s", h.agent, h.in.SessionID, h.in.CWD))
+	// A PermissionRequest fires only when the agent was about to ask its
+	// person: only a rule a person wrote or taught allows then.
+	op.Prompted = h.in.HookEventName == "PermissionRequest" || h.agent == "Codex"
 	v, err := h.c.Gate(gctx, hitl.ApprovalRequest{Operation: op, RunID: h.run, IdempotencyKey: h.key()}, agent.Progress{})
 	if err != nil && gctx.Err() != nil {
 		h.release(ctx, v.QuestionID)

@@ -13,6 +13,7 @@ import (
 	"github.com/hitlbot/hitl/bot"
 	"github.com/hitlbot/hitl/config"
 	"github.com/hitlbot/hitl/ratelimit"
+	"github.com/hitlbot/hitl/shell"
 	"github.com/hitlbot/hitl/store"
 	"github.com/hitlbot/hitl/sweeper"
 )
@@ -60,7 +61,7 @@ func (m *Main) Run(ctx context.Context) (err error) {
 	}
 	m.Service = hitl.NewService(m.DB, hitl.ServiceConfig{Clock: m.Clock, Timeouts: m.Config.HitlTimeouts(),
 		Access: m.access(), Limiter: ratelimit.New(m.Config.RateLimits.TokenPerMinute, m.Config.RateLimits.RunPerMinute, nil),
-		Threshold: m.Config.InteractionThreshold})
+		Threshold: m.Config.InteractionThreshold, ParseCommand: shell.Parse, LearnedTTL: time.Duration(m.Config.Policy.LearnedTTL)})
 	if err := m.Service.LoadPolicy(ctx, m.Config.PolicyRules()); err != nil {
 		return err
 	}
@@ -71,7 +72,7 @@ func (m *Main) Run(ctx context.Context) (err error) {
 	} else if n > 0 {
 		m.Logger.Warn("sensitive answers were lost to the restart before their agents received them; asking again", "questions", n)
 	}
-	if m.sweeper, err = sweeper.Start(m.Config.SweepSchedule, m.sweep, m.Logger); err != nil {
+	if m.sweeper, err = sweeper.Start(m.Config.SweepSchedule, sweeper.Work(m.Service, time.Duration(m.Config.Retention)), m.Logger); err != nil {
 		return hitl.Errorf(hitl.EINVALID, "sweep_schedule: %v", err)
 	}
 	if m.Config.Slack.Enabled() {
@@ -130,16 +131,6 @@ func (m *Main) Close() error {
 }
 
 func (m *Main) access() hitl.Access { return m.Config.Access() }
-
-// sweep is the sweeper's work: time out what is due, then apply retention.
-func (m *Main) sweep(ctx context.Context) (int, error) {
-	n, err := m.Service.SweepExpired(ctx)
-	if err != nil {
-		return n, err
-	}
-	pruned, err := m.Service.Prune(ctx, time.Duration(m.Config.Retention))
-	return n + pruned, err
-}
 
 func (m *Main) tokens() []agent.Token {
 	out := make([]agent.Token, len(m.Config.Tokens))

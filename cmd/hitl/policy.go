@@ -4,6 +4,7 @@ import (
 	"context"
 	"flag"
 	"fmt"
+	"io"
 	"strings"
 	"text/tabwriter"
 
@@ -26,7 +27,7 @@ func cmdPolicy(ctx context.Context, args []string, e *env) error {
 	case "revoke":
 		return policyRevoke(ctx, args, e)
 	}
-	return hitl.Errorf(hitl.EINVALID, "usage: hitl policy show | check --op-type T [--resource R] [--risk R] [--agent A] [--json] | rules | revoke ID")
+	return hitl.Errorf(hitl.EINVALID, "usage: hitl policy show | check --op-type T [--resource R] [--risk R] [--agent A] [--prompted] [--json] | rules [--agent A] [--all] | revoke ID")
 }
 
 func policyShow(ctx context.Context, args []string, e *env) error {
@@ -51,9 +52,7 @@ func policyShow(ctx context.Context, args []string, e *env) error {
 	if err := tw.Flush(); err != nil {
 		return err
 	}
-	if len(pol.Learned) > 0 {
-		fmt.Fprintf(e.stdout, "\n%d learned rules (hitl policy rules; hitl policy revoke ID)\n", len(pol.Learned))
-	}
+	fmt.Fprintln(e.stdout, "\nLearned rules (\"Approve & always allow\"): hitl policy rules; hitl policy revoke ID.")
 	fmt.Fprintln(e.stdout, "\nWhen no rule matches (seed 003's default): file_delete, shell, file_write and custom types ask; api_call, file_read and spawn_agent are allowed.")
 	return nil
 }
@@ -92,7 +91,8 @@ func policyCheck(ctx context.Context, args []string, e *env) error {
 	op := fs.String("op-type", "", "the operation type: file_delete, file_write, file_read, shell, api_call, spawn_agent or your own")
 	resource := fs.String("resource", "", "the path, command or URL")
 	risk := fs.String("risk", "", "low, medium, high or critical")
-	agentName := fs.String("agent", "", "the token name of the agent asking")
+	agentName := fs.String("agent", "", "the token name of the agent asking (default: yours; another needs the answer scope)")
+	prompted := fs.Bool("prompted", false, "decide as for an agent about to ask its own person (PermissionRequest): no default allows")
 	asJSON := fs.Bool("json", false, "print JSON")
 	if _, err := parseArgs(fs, args); err != nil {
 		return err
@@ -100,30 +100,53 @@ func policyCheck(ctx context.Context, args []string, e *env) error {
 	if *op == "" {
 		return usageError(fs, "hitl policy check needs --op-type: hitl policy check --op-type shell --resource \"rm -rf build\"")
 	}
-	o := hitl.Operation{Type: hitl.OpType(*op), Description: "check", Resource: *resource, Risk: hitl.Risk(*risk)}
+	o := hitl.Operation{Type: hitl.OpType(*op), Description: "check", Resource: *resource, Risk: hitl.Risk(*risk), Prompted: *prompted}
 	if *agentName != "" {
 		o.Agent = "api:" + strings.TrimPrefix(*agentName, "api:")
 	}
 	if err := o.Validate(); err != nil {
 		return err
 	}
-	pol, err := newClient(e).Policy(ctx)
+	// The server decides, as hitl gate would: learned rules included.
+	d, err := newClient(e).CheckOperation(ctx, hitl.ApprovalRequest{Operation: o})
 	if err != nil {
 		return err
 	}
-	d := pol.Decide(o)
 	if *asJSON {
 		return printJSON(e, d)
 	}
+	fmt.Fprintln(e.stdout, decisionLine(d))
+	printParts(e.stdout, d.Parts)
+	return nil
+}
+
+// decisionLine says what the policy decided and by which rule.
+func decisionLine(d hitl.Decision) string {
 	line := fmt.Sprintf("%s (rule %s)", d.Effect, visible(d.Rule))
-	if d.Rule == "default" {
-		line = fmt.Sprintf("%s (default policy)", d.Effect)
+	if strings.HasPrefix(d.Rule, "default") {
+		line = fmt.Sprintf("%s (%s)", d.Effect, visible(strings.Replace(d.Rule, "default", "default policy", 1)))
 	}
 	if d.Effect == hitl.EffectAsk && (len(d.Approvers) > 0 || d.Quorum > 1) {
 		line += fmt.Sprintf(": %d approval(s) from %s", max(d.Quorum, 1), orAnyone(d.Approvers))
 	}
-	fmt.Fprintln(e.stdout, line)
-	return nil
+	return line
+}
+
+// printParts shows how each part of a command line decided.
+func printParts(w io.Writer, parts []hitl.DecisionPart) {
+	if len(parts) == 0 || (len(parts) == 1 && parts[0].Kind == hitl.PartCommand) {
+		return
+	}
+	for _, p := range parts {
+		what := ""
+		switch p.Kind {
+		case hitl.PartWrite:
+			what = "writes "
+		case hitl.PartRead:
+			what = "reads "
+		}
+		fmt.Fprintf(w, "  %-5s %s%s  (%s)\n", p.Effect, what, visible(p.Text), visible(p.Reason))
+	}
 }
 
 func orAnyone(ids []string) string {
@@ -135,29 +158,47 @@ func orAnyone(ids []string) string {
 
 func policyRules(ctx context.Context, args []string, e *env) error {
 	fs := flag.NewFlagSet("policy rules", flag.ContinueOnError)
-	asJSON := fs.Bool("json", false, "print JSON")
+	asJSON := fs.Bool("json", false, "print JSON (one page)")
+	agentName := fs.String("agent", "", "only this agent's rules (a token name)")
+	limit := fs.Int("limit", 100, "rules per page")
+	cursor := fs.String("cursor", "", "continue after the page that printed it")
+	all := fs.Bool("all", false, "list every page")
 	if _, err := parseArgs(fs, args); err != nil {
 		return err
 	}
-	pol, err := newClient(e).Policy(ctx)
+	f := hitl.LearnedRuleFilter{Limit: *limit, Cursor: *cursor}
+	if *agentName != "" {
+		f.Agent = "api:" + strings.TrimPrefix(*agentName, "api:")
+	}
+	c := newClient(e)
+	page, err := c.LearnedRules(ctx, f)
 	if err != nil {
 		return err
 	}
 	if *asJSON {
-		return printJSON(e, map[string]any{"learned": pol.Learned})
+		return printJSON(e, page)
 	}
-	if len(pol.Learned) == 0 {
+	if len(page.Rules) == 0 && f.Cursor == "" {
 		fmt.Fprintln(e.stdout, "No learned rules. (An approval's \"Approve & always allow\" adds one.)")
 		return nil
 	}
-	for _, r := range pol.Learned {
-		when := ""
-		if r.CreatedAt != nil {
-			when = r.CreatedAt.Local().Format("2006-01-02 15:04")
+	for {
+		for _, r := range page.Rules {
+			fmt.Fprintf(e.stdout, "%s  allow %s %q for %s  (by %s, %s; expires %s)\n", r.ID, r.OpType, visible(r.Resource), visible(r.Agent),
+				visible(r.CreatedBy), r.CreatedAt.Local().Format("2006-01-02 15:04"), r.ExpiresAt.Local().Format("2006-01-02 15:04"))
 		}
-		fmt.Fprintf(e.stdout, "%s  allow %s %q for %s  (by %s, %s)\n", r.ID, r.OpType, visible(r.Resource), visible(orAny(r.Agent)), visible(r.CreatedBy), when)
+		if page.NextCursor == "" {
+			return nil
+		}
+		if !*all {
+			fmt.Fprintf(e.stdout, "…more: hitl policy rules --cursor %s (or --all)\n", page.NextCursor)
+			return nil
+		}
+		f.Cursor = page.NextCursor
+		if page, err = c.LearnedRules(ctx, f); err != nil {
+			return err
+		}
 	}
-	return nil
 }
 
 func policyRevoke(ctx context.Context, args []string, e *env) error {
@@ -173,6 +214,6 @@ func policyRevoke(ctx context.Context, args []string, e *env) error {
 	if err != nil {
 		return err
 	}
-	fmt.Fprintf(e.stdout, "Revoked %s: %s\n", r.ID, visible(r.Name))
+	fmt.Fprintf(e.stdout, "Revoked %s: %s\n", r.ID, visible(r.Name()))
 	return nil
 }

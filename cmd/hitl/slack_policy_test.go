@@ -49,13 +49,26 @@ func TestSlackApprovalPolicies(t *testing.T) {
 		out, waiting := e.request(shell)
 		require.Equal(t, hitl.EffectAsk, out.Effect)
 		msg := e.posted(testChannel, out.Question)
-		assert.Contains(t, string(msg.Blocks), "Always allow shell commands starting with `rm -rf` from local")
+		assert.Contains(t, string(msg.Blocks), "Always allow exactly the shell command `rm -rf /tmp/build` from local")
 		e.click("U0DAVE", msg, blocks.ActionApproveAlways)
 		got := e.settled(waiting)
 		assert.Equal(t, hitl.OutcomeApproved, got.Outcome())
 
-		again, _ := e.request(hitl.Operation{Type: hitl.OpShell, Description: "Clean again", Resource: "rm -rf /tmp/other"})
+		again, _ := e.request(hitl.Operation{Type: hitl.OpShell, Description: "Clean again", Resource: "rm -rf /tmp/build"})
 		assert.Equal(t, hitl.EffectAllow, again.Effect, "the same request is now allowed by policy")
+		other, _ := e.request(hitl.Operation{Type: hitl.OpShell, Description: "Clean another", Resource: "rm -rf /tmp/other"})
+		assert.Equal(t, hitl.EffectAsk, other.Effect, "another path is asked: the rule is exactly what the person saw")
+		_, err := e.api.Cancel(e.ctx, other.QuestionID, "test done")
+		require.NoError(t, err)
+	})
+
+	t.Run("always allow is not offered, and refused, where it could not apply", func(t *testing.T) {
+		out, waiting := e.request(hitl.Operation{Type: hitl.OpShell, Description: "Build and clean", Resource: "make && rm -rf /tmp/x"})
+		msg := e.posted(testChannel, out.Question)
+		assert.NotContains(t, string(msg.Blocks), blocks.ActionApproveAlways, "not offered for a compound")
+		assert.Contains(t, string(msg.Blocks), "How the policy decided each part")
+		e.click("U0DAVE", msg, blocks.ActionApprove)
+		assert.Equal(t, hitl.OutcomeApproved, e.settled(waiting).Outcome())
 	})
 
 	t.Run("policy lists the learned rule and Revoke removes it", func(t *testing.T) {
@@ -63,7 +76,7 @@ func TestSlackApprovalPolicies(t *testing.T) {
 		assert.Empty(t, e.slash("U0DAVE", "policy"))
 		calls, err := e.srv.WaitForCalls(e.ctx, "response_url", n+1)
 		require.NoError(t, err)
-		assert.Contains(t, string(calls[n].Body), "shell commands starting with `rm -rf` from local")
+		assert.Contains(t, string(calls[n].Body), "exactly the shell command `rm -rf /tmp/build` from local")
 		var list slackfake.Message
 		for _, m := range e.srv.Ephemerals() {
 			if strings.Contains(string(m.Blocks), blocks.ActionRevokeRule) {
@@ -74,15 +87,15 @@ func TestSlackApprovalPolicies(t *testing.T) {
 
 		e.click("U0NOBODY", list, blocks.ActionRevokeRule)
 		e.ephemeralFor("U0NOBODY", "not allowed")
-		pol, err := e.m.Service.Policy(e.ctx)
+		page, err := e.m.Service.LearnedRules(hitl.WithPrincipal(e.ctx, hitl.LocalPrincipal("")), hitl.LearnedRuleFilter{})
 		require.NoError(t, err)
-		require.Len(t, pol.Learned, 1, "a stranger revokes nothing")
+		require.Len(t, page.Rules, 1, "a stranger revokes nothing")
 
 		e.click("U0DAVE", list, blocks.ActionRevokeRule)
 		e.ephemeralFor("U0DAVE", "Revoked")
-		pol, err = e.m.Service.Policy(e.ctx)
+		page, err = e.m.Service.LearnedRules(hitl.WithPrincipal(e.ctx, hitl.LocalPrincipal("")), hitl.LearnedRuleFilter{})
 		require.NoError(t, err)
-		assert.Empty(t, pol.Learned)
+		assert.Empty(t, page.Rules)
 		assert.Contains(t, e.slash("U0DAVE", "policy revoke r_nope"), "no learned rule r_nope")
 	})
 
