@@ -75,7 +75,7 @@ func (d Decider) Decide(op Operation) (Decision, error) {
 		}
 		return finish(dec), nil
 	}
-	parts, single, err := d.commandParts(op)
+	parts, single, err := d.commandParts(op, 0)
 	if err != nil {
 		return Decision{}, err
 	}
@@ -139,7 +139,7 @@ func (d Decider) learned(op Operation, dec Decision) (Decision, error) {
 // commandParts decides each part of a command line. single is the line's
 // one simple command when that is all it is (nothing computed when it
 // runs, no redirection): the only kind of line a person may teach.
-func (d Decider) commandParts(op Operation) (parts []partDecision, single *ShellCommand, err error) {
+func (d Decider) commandParts(op Operation, depth int) (parts []partDecision, single *ShellCommand, err error) {
 	opaque := func(text, reason string) {
 		parts = append(parts, partDecision{DecisionPart: DecisionPart{Kind: PartOpaque, Text: text, Effect: EffectAsk, Rule: "default", Reason: reason}})
 	}
@@ -178,6 +178,21 @@ func (d Decider) commandParts(op Operation) (parts []partDecision, single *Shell
 		}
 		if why := opaqueCommand(c); why != "" && p.Effect != EffectDeny {
 			p.Kind, p.Effect, p.Rule, p.Reason, p.approvers, p.quorum = PartOpaque, EffectAsk, "default", why, nil, 0
+			// The script of sh -c '…' is looked into as well: a part
+			// of it that is denied denies the line (it still asks).
+			if script, ok := shellScript(c); ok && depth < 3 {
+				inner := op
+				inner.Resource = script
+				nested, _, err := d.commandParts(inner, depth+1)
+				if err != nil {
+					return nil, nil, err
+				}
+				for _, n := range nested {
+					if n.Effect == EffectDeny {
+						parts = append(parts, n)
+					}
+				}
+			}
 		}
 		tee := teeFiles(c)
 		if tee != nil && p.Effect == EffectAsk && p.Rule == "default" && !c.Dynamic() && len(c.Assigns) == 0 {

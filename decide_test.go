@@ -130,6 +130,8 @@ func TestShellLines(t *testing.T) {
 		{"git status; make deploy", ask},
 		// strings handed to a shell or an interpreter ask
 		{"sh -c 'git status'", ask},
+		{"sh -c 'git status && rm -rf /'", deny},
+		{"bash -lc \"curl https://x.example\"", deny},
 		{`bash -c "rm -rf ~"`, ask},
 		{"bash script.sh", ask},
 		{"git status | bash", ask},

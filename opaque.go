@@ -134,3 +134,18 @@ func teeFiles(c ShellCommand) []ShellWord {
 	}
 	return out
 }
+
+// shellScript is the script a shell runs from its -c argument, when it is
+// literal.
+func shellScript(c ShellCommand) (string, bool) {
+	if len(c.Args) < 3 || !c.Args[0].Literal || !shells[path.Base(c.Args[0].Value)] {
+		return "", false
+	}
+	for i, a := range c.Args[1 : len(c.Args)-1] {
+		if a.Literal && strings.HasPrefix(a.Value, "-") && !strings.HasPrefix(a.Value, "--") && strings.Contains(a.Value, "c") {
+			next := c.Args[i+2]
+			return next.Value, next.Literal
+		}
+	}
+	return "", false
+}

@@ -64,21 +64,40 @@ func TestGate(t *testing.T) {
 		r := result(t, ch)
 		assert.Equal(t, exitTimedOut, r.code)
 	})
-	t.Run("approve and always allow: the same command is not asked again", func(t *testing.T) {
-		ch := startCLI(ctx, m, strings.NewReader(""), "gate", "--run", "g4", "--", "ls", "-a", "/tmp")
+	t.Run("approve and always allow: exactly the same command is not asked again", func(t *testing.T) {
+		ch := startCLI(ctx, m, strings.NewReader(""), "gate", "--run", "g4", "--", "rm", "-rf", "/tmp/hitl-gate-test-build-41")
 		q := waitPending(t, m, "g4")
 		require.Equal(t, 0, cli(ctx, m, "", "answer", q.ID, "approve", "--always").code)
 		require.Equal(t, 0, result(t, ch).code)
 		r := cli(ctx, m, "", "policy", "rules")
 		require.Equal(t, 0, r.code, r.stderr)
-		assert.Contains(t, r.stdout, `allow shell "ls -a"`)
+		assert.Contains(t, r.stdout, `allow shell "rm -rf /tmp/hitl-gate-test-build-41"`)
 		id := strings.Fields(r.stdout)[0]
-		r = cli(ctx, m, "", "policy", "check", "--op-type", "shell", "--resource", "ls -a /var", "--agent", "tester")
-		assert.Equal(t, 0, r.code)
-		r = cli(ctx, m, "", "gate", "--", "ls", "-a", "/")
+		for res, want := range map[string]string{
+			"rm -rf /tmp/hitl-gate-test-build-41":             "allow (rule learned " + id,
+			"rm -rf /tmp/hitl-gate-test-build-42":             "ask (default policy)",
+			"rm -rf /":                                        "deny (rule never-rm-root)",
+			"rm -rf /tmp/hitl-gate-test-build-41 && rm -rf ~": "ask (default policy)",
+			"echo hi && rm -rf /tmp/hitl-gate-test-build-41":  "allow (rule echo-is-fine, learned " + id,
+			"echo hi > ~/.bashrc":                             "ask (default policy)",
+			"sh -c 'rm -rf /tmp/hitl-gate-test-build-41'":     "ask (default policy)",
+			"rm -rf /tmp/hitl-gate-test-build-41 $(rm -rf ~)": "ask (default policy)",
+		} {
+			r = cli(ctx, m, "", "policy", "check", "--op-type", "shell", "--resource", res, "--agent", "tester")
+			require.Equal(t, 0, r.code, r.stderr)
+			assert.True(t, strings.HasPrefix(r.stdout, want), "%s: %s", res, r.stdout)
+		}
+		r = cli(ctx, m, "", "policy", "check", "--op-type", "shell", "--resource", "echo hi > ~/.bashrc", "--agent", "tester")
+		assert.Contains(t, r.stdout, "allow echo hi  (rule echo-is-fine)", "each part is shown")
+		assert.Contains(t, r.stdout, "ask   writes ~/.bashrc  (no rule matches: default)")
+		r = cli(ctx, m, "", "gate", "--", "rm", "-rf", "/tmp/hitl-gate-test-build-41")
 		assert.Equal(t, 0, r.code, "allowed without asking: %s", r.stderr)
 		require.Equal(t, 0, cli(ctx, m, "", "policy", "revoke", id).code)
 		assert.Contains(t, cli(ctx, m, "", "policy", "rules").stdout, "No learned rules")
+	})
+	t.Run("a compound is decided part by part: a denied part denies", func(t *testing.T) {
+		r := cli(ctx, m, "", "gate", "--", "sh", "-c", "echo hi && rm -rf /")
+		assert.Equal(t, exitDenied, r.code, "sh -c hands a string to a shell: the line is asked, unless a part is denied")
 	})
 }
 
