@@ -140,7 +140,7 @@ func TestPrincipalsWithoutAnswerSeeOnlyTheirOwn(t *testing.T) {
 	as := func(p hitl.Principal) context.Context { return hitl.WithPrincipal(context.Background(), p) }
 	mine, _, err := svc.Create(as(asker), "run-1", hitl.NewQuestion{Question: "Mine?"})
 	require.NoError(t, err)
-	_, _, err = svc.Create(as(other), "run-1", hitl.NewQuestion{Question: "Theirs?"})
+	_, _, err = svc.Create(as(other), "run-2", hitl.NewQuestion{Question: "Theirs?"})
 	require.NoError(t, err)
 
 	t.Run("lists hold only their own questions", func(t *testing.T) {
@@ -163,6 +163,8 @@ func TestPrincipalsWithoutAnswerSeeOnlyTheirOwn(t *testing.T) {
 		require.Len(t, evs, 1)
 		assert.Equal(t, mine.ID, evs[0].QuestionID)
 		assert.Equal(t, uint64(2), last, "the cursor moves past what it may not see")
+		_, err = svc.RunState(as(asker), "run-2")
+		assert.Equal(t, hitl.EFORBIDDEN, hitl.ErrorCode(err), "another's run is not theirs to read")
 	})
 	t.Run("a principal without any scope sees nothing", func(t *testing.T) {
 		_, err := svc.Questions(as(hitl.Principal{ID: "api:nobody"}), hitl.QuestionFilter{})

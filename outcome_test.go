@@ -38,7 +38,9 @@ func TestIdempotencyKeyLastsUntilTheOutcomeIsTaken(t *testing.T) {
 	})
 	t.Run("another asker cannot take over the key", func(t *testing.T) {
 		_, _, err := svc.Create(hitl.WithPrincipal(context.Background(), other), "run-1", n)
-		require.Equal(t, hitl.ECONFLICT, hitl.ErrorCode(err))
+		require.Equal(t, hitl.EFORBIDDEN, hitl.ErrorCode(err), "the run is not theirs")
+		_, _, err = svc.Create(hitl.WithPrincipal(context.Background(), admin), "run-1", n)
+		require.Equal(t, hitl.ECONFLICT, hitl.ErrorCode(err), "an admin may ask in it, but the key is not its")
 	})
 	_, err = svc.Answer(person, first.ID, hitl.Response{Value: "approve"})
 	require.NoError(t, err)

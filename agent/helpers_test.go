@@ -130,10 +130,11 @@ func newEnvWith(t *testing.T, cfg ServerConfig, svcCfg func(*hitl.ServiceConfig)
 	return e
 }
 
-// ask creates a question directly in the service, as agent "api:test".
+// ask creates a question directly in the service, as agent "api:test"
+// (an admin token, so that it may ask in runs the HTTP calls started).
 func (e *env) ask(t *testing.T, jobID string, n hitl.NewQuestion) *hitl.Question {
 	t.Helper()
-	q, _, err := e.svc.Create(principaltest.As(context.Background(), "api:test"), jobID, n)
+	q, _, err := e.svc.Create(principaltest.As(context.Background(), "admin:test"), jobID, n)
 	require.NoError(t, err)
 	return q
 }
