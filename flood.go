@@ -63,7 +63,7 @@ func (s *Service) OpenStream(ctx context.Context) (func(), error) {
 	st.mu.Lock()
 	if st.open[p.ID] >= st.max {
 		st.mu.Unlock()
-		e := Errorf(ETOOMANYSTREAMS, "%s holds %d streams and long polls at once, the most one principal may (server.max_streams): close one, or retry in %s", p.ID, st.max, streamRetry)
+		e := Errorf(ETOOMANYSTREAMS, "%s holds %d streams and long polls at once, the most one principal may (max_streams): close one, or retry in %s", p.ID, st.max, streamRetry)
 		e.RetryAfter = streamRetry
 		return nil, s.refused(ctx, p, ActionRead, &Question{}, e)
 	}

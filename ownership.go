@@ -81,13 +81,16 @@ func (a Access) mayStart(p Principal, id string) error {
 // local:USER): only that principal (or the same person) may start it.
 // Default run names take this form, so nobody can take another's first.
 func RunOwnerOf(id string) (owner string, ok bool) {
-	i := strings.LastIndexByte(id, '@')
-	if i < 0 {
-		return "", false
-	}
-	owner = id[i+1:]
-	if owner == "local" || strings.HasPrefix(owner, "local:") || strings.HasPrefix(owner, "api:") || strings.HasPrefix(owner, "slack:") {
-		return owner, true
+	for i := strings.IndexByte(id, '@'); i >= 0; {
+		owner = id[i+1:]
+		if owner == "local" || strings.HasPrefix(owner, "local:") || strings.HasPrefix(owner, "api:") || strings.HasPrefix(owner, "slack:") {
+			return owner, true // the first such '@': token names may hold '@'
+		}
+		j := strings.IndexByte(owner, '@')
+		if j < 0 {
+			break
+		}
+		i += 1 + j
 	}
 	return "", false
 }
