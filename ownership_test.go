@@ -13,11 +13,11 @@ import (
 
 // More principals of the run-ownership table.
 var (
-	ctlOnly = hitl.TokenPrincipal("ctl", []hitl.Scope{hitl.ScopeControl}, "")
-	askCtl     = hitl.TokenPrincipal("askctl", []hitl.Scope{hitl.ScopeAsk, hitl.ScopeControl}, "")
-	alice2     = hitl.TokenPrincipal("alice-ci", []hitl.Scope{hitl.ScopeAsk}, "U0ALICE") // alice's other token
-	localAl    = hitl.LocalPrincipal("alice")
-	localBob   = hitl.LocalPrincipal("bob")
+	ctlOnly  = hitl.TokenPrincipal("ctl", []hitl.Scope{hitl.ScopeControl}, "")
+	askCtl   = hitl.TokenPrincipal("askctl", []hitl.Scope{hitl.ScopeAsk, hitl.ScopeControl}, "")
+	alice2   = hitl.TokenPrincipal("alice-ci", []hitl.Scope{hitl.ScopeAsk}, "U0ALICE") // alice's other token
+	localAl  = hitl.LocalPrincipal("alice")
+	localBob = hitl.LocalPrincipal("bob")
 )
 
 // runActs does act to run as p through the root service: every edge's
@@ -76,10 +76,10 @@ func TestRunOwnershipTable(t *testing.T) {
 			)
 		}
 		rows = append(rows,
-			row{alice, "ask", alice2, act, true},      // a token with alice's slack_user is alice
+			row{alice, "ask", alice2, act, true},        // a token with alice's slack_user is alice
 			row{alice2, "checkpoint", alice, act, true}, // both ways
-			row{localAl, "ask", localBob, act, true},  // tokenless: the machine is one person
-			row{asker, "ask", admin, act, true},       // admin holds every right
+			row{localAl, "ask", localBob, act, true},    // tokenless: the machine is one person
+			row{asker, "ask", admin, act, true},         // admin holds every right
 		)
 	}
 	// Control and answer scopes read and (control) set the threshold;
