@@ -226,7 +226,13 @@ type sse struct {
 // openEvents opens the SSE stream and returns its events on a channel.
 func (e *env) openEvents(t *testing.T, query string, headers ...string) <-chan sse {
 	t.Helper()
-	ctx, cancel := context.WithCancel(context.Background())
+	return e.openEventsCtx(t, context.Background(), query, headers...)
+}
+
+// openEventsCtx is openEvents until ctx ends.
+func (e *env) openEventsCtx(t *testing.T, ctx context.Context, query string, headers ...string) <-chan sse {
+	t.Helper()
+	ctx, cancel := context.WithCancel(ctx)
 	t.Cleanup(cancel)
 	req, err := http.NewRequestWithContext(ctx, http.MethodGet, e.http.URL+"/api/events"+query, nil)
 	require.NoError(t, err)

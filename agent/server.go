@@ -36,8 +36,8 @@ type ServerConfig struct {
 	// default: svc, when it implements hitl.RunService.
 	Runs hitl.RunService
 	// Guard bounds each principal's streams and rate-limits its control,
-	// run and policy requests; default: svc, when it implements
-	// hitl.FloodGuard.
+	// run and policy requests; default: svc, Runs or Policies, the first
+	// that implements hitl.FloodGuard.
 	Guard hitl.FloodGuard
 	// InteractionThreshold is the service's default (GET /healthz).
 	InteractionThreshold *int
@@ -125,9 +125,10 @@ func NewServer(svc hitl.QuestionService, log hitl.EventLog, cfg ServerConfig) *S
 	if cfg.Policies != nil {
 		s.policies = cfg.Policies
 	}
-	s.guard, _ = svc.(hitl.FloodGuard)
-	if cfg.Guard != nil {
-		s.guard = cfg.Guard
+	for _, g := range []any{cfg.Guard, svc, s.runs, s.policies} {
+		if s.guard == nil {
+			s.guard, _ = g.(hitl.FloodGuard)
+		}
 	}
 	s.base, s.cancelBase = context.WithCancel(context.Background())
 	s.stream = newBroadcaster(s.base, log, cfg.Logger)
