@@ -99,6 +99,17 @@ func RunOwnerOf(id string) (owner string, ok bool) {
 // only p can start (RunOwnerOf).
 func DefaultRunID(name string, p Principal) string { return name + "@" + p.ID }
 
+// KeyOf is the key a question's idempotency key is held under in its
+// run: the asker's own, so that one asker's key never finds another's
+// question, even where runs are shared (admins, unowned runs). The local
+// principals of a tokenless server are one asker.
+func KeyOf(asker, key string) string {
+	if isLocal(asker) {
+		asker = "local"
+	}
+	return asker + "\x00" + key
+}
+
 // owns reports whether p is the same person as the principal that
 // started run.
 func (p Principal) owns(run *Run) bool {

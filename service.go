@@ -155,7 +155,7 @@ func (s *Service) create(ctx context.Context, jobID string, n NewQuestion, touch
 		return nil, false, err
 	}
 	if q.IdempotencyKey != "" {
-		existing, err := s.store.QuestionByKey(ctx, jobID, q.IdempotencyKey)
+		existing, err := s.store.QuestionByKey(ctx, jobID, KeyOf(p.ID, q.IdempotencyKey))
 		switch ErrorCode(err) {
 		case "":
 			if err := sameRequest(existing, q); err != nil {

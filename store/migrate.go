@@ -13,6 +13,9 @@ import (
 // asker, assignee, responder, settling time, a run's pending questions);
 // the old pending index is dropped. Every index and run is rebuilt from
 // the questions, once.
+//
+// 2 → 3: idempotency keys are held per asker (hitl.KeyOf): the idem
+// index is rebuilt from the questions.
 func migrate(tx *bolt.Tx, from uint64) error {
 	if from < 2 {
 		if tx.Bucket([]byte("pending")) != nil {
@@ -44,6 +47,28 @@ func migrate(tx *bolt.Tx, from uint64) error {
 			}
 			if _, err := trackRun(tx, nil, q, q.CreatedAt); err != nil {
 				return fmt.Errorf("migrate: %w", err)
+			}
+		}
+	} else if from < 3 {
+		if err := tx.DeleteBucket(bucketIdem); err != nil {
+			return fmt.Errorf("migrate: reset %s: %w", bucketIdem, err)
+		}
+		idem, err := tx.CreateBucket(bucketIdem)
+		if err != nil {
+			return fmt.Errorf("migrate: create %s: %w", bucketIdem, err)
+		}
+		c := tx.Bucket(bucketQuestions).Cursor()
+		for k, v := c.First(); k != nil; k, v = c.Next() {
+			q, err := decodeQuestion(string(k), v)
+			if err != nil {
+				return fmt.Errorf("migrate: %w", err)
+			}
+			for _, e := range indexOf(q) {
+				if string(e.bucket) == string(bucketIdem) {
+					if err := idem.Put(e.key, e.value); err != nil {
+						return fmt.Errorf("migrate: %w", err)
+					}
+				}
 			}
 		}
 	}
