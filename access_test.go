@@ -231,6 +231,16 @@ func TestAuthorizationRunsAndPolicy(t *testing.T) {
 		{"the agent that started the run", asker, "threshold", true},
 		{"another agent", other, "threshold", false},
 		{"control token", controllerTok, "threshold", true},
+		// A run belongs to its owner (more rows: TestRunOwnershipTable).
+		{"the agent that started the run", asker, "ask", true},
+		{"another agent", other, "ask", false},
+		{"answer token", answerer, "ask", false},
+		{"control token", controllerTok, "report", false},
+		{"the agent that started the run", asker, "read", true},
+		{"another agent", other, "read", false},
+		{"answer token", answerer, "read", true},
+		{"control token", controllerTok, "read", true},
+		{"admin token", admin, "read", true},
 		{"admin token", admin, "set policy", true},
 		{"answer token", answerer, "set policy", false},
 		{"control token", controllerTok, "set policy", false},
@@ -255,6 +265,12 @@ func TestAuthorizationRunsAndPolicy(t *testing.T) {
 				refused = failed && code == hitl.CodeForbidden
 			case "report":
 				_, err = svc.Checkpoint(ctx, hitl.StateEvent{RunID: "loop-1", Stack: []hitl.StackEntry{{ID: "loop-1", Iter: 2}}})
+				refused = hitl.ErrorCode(err) == hitl.EFORBIDDEN
+			case "ask":
+				_, _, err = svc.Create(ctx, "loop-1", hitl.NewQuestion{Question: "In your run?"})
+				refused = hitl.ErrorCode(err) == hitl.EFORBIDDEN
+			case "read":
+				_, err = svc.RunRecord(ctx, "loop-1")
 				refused = hitl.ErrorCode(err) == hitl.EFORBIDDEN
 			case "threshold":
 				n := 2

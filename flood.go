@@ -42,9 +42,9 @@ var _ FloodGuard = (*Service)(nil)
 // concurrent streams.
 const DefaultMaxStreams = 32
 
-// streamRetry is what a refused stream is told to wait: about the time a
-// long poll takes to come back.
-const streamRetry = 5 * time.Second
+// streamRetry is what a refused stream is told to wait. A refusal costs
+// the service a map lookup, so retrying soon is cheap.
+const streamRetry = time.Second
 
 // streams counts each principal's open streams.
 type streams struct {

@@ -5,6 +5,8 @@ import (
 	"encoding/json"
 	"net/http"
 	"strconv"
+	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -154,7 +156,7 @@ func TestFloodsOnTheWire(t *testing.T) {
 		for _, path := range []string{"/api/events", "/api/topics/loop:current", "/api/questions/" + qid + "?wait=5s", "/api/runs/job-1?wait=5s"} {
 			r := e.call(t, "GET", path, "", as("ci")...)
 			requireError(t, r, http.StatusTooManyRequests, hitl.ETOOMANYSTREAMS)
-			require.Equal(t, "5", r.header.Get("Retry-After"), path)
+			require.Equal(t, "1", r.header.Get("Retry-After"), path)
 		}
 		r = e.call(t, "GET", "/api/questions/"+qid+"?wait=1ms", "", as("admin")...)
 		require.Equal(t, http.StatusOK, r.status, "another principal has its own bound: %s", r.raw)
@@ -224,4 +226,57 @@ func TestFloodsOnTheWire(t *testing.T) {
 			require.LessOrEqual(t, seq(t, e)-before, uint64(6), "1,000 refusals add a handful of events")
 		})
 	}
+}
+
+// refuseOnce is a hitl.Limiter that refuses its second call (retry in
+// 10 ms) and allows every other.
+type refuseOnce struct {
+	mu    sync.Mutex
+	calls int
+}
+
+func (l *refuseOnce) Allow(string, string) time.Duration {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if l.calls++; l.calls == 2 {
+		return 10 * time.Millisecond
+	}
+	return 0
+}
+
+// TestSDKWaitsOutFloodLimits: a loop's checkpoint over the run-report
+// limit, and a Wait past the stream bound, wait Retry-After and go on.
+func TestSDKWaitsOutFloodLimits(t *testing.T) {
+	ctx := context.Background()
+	t.Run("checkpoint", func(t *testing.T) {
+		e := newEnvWith(t, ServerConfig{}, func(c *hitl.ServiceConfig) {
+			c.Limits = map[hitl.Limit]hitl.Limiter{hitl.LimitRuns: &refuseOnce{}}
+		})
+		loop, err := e.client.Run(ctx, "loop-rl", RunOptions{Model: "haiku"})
+		require.NoError(t, err)
+		defer loop.Close()
+		_, err = loop.Checkpoint(ctx, 1) // refused once, then reported
+		require.NoError(t, err)
+	})
+	t.Run("wait", func(t *testing.T) {
+		e := newEnvWith(t, ServerConfig{}, func(c *hitl.ServiceConfig) { c.MaxStreams = 1 })
+		q := e.ask(t, "job-w", textQ)
+		hold, cancel := context.WithCancel(ctx)
+		_ = e.openEventsCtx(t, hold, "")
+		done := make(chan error, 1)
+		go func() {
+			got, err := e.client.Wait(ctx, q.ID)
+			if err == nil && got.Pending() {
+				err = context.DeadlineExceeded
+			}
+			done <- err
+		}()
+		e.untilEvent(t, "the waiter was refused a stream", func(ev *hitl.Event) bool {
+			return ev.Type == hitl.EventRefused && strings.Contains(ev.Reason, "streams and long polls at once")
+		})
+		cancel() // the stream ends; the waiter gets its place after Retry-After
+		e.w.until(t, "the waiter waits", func(in, _, _ int) bool { return in == 1 })
+		e.answer(t, q.ID, hitl.Response{Value: "friday"})
+		require.NoError(t, recv(t, done))
+	})
 }
