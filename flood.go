@@ -105,7 +105,7 @@ func (s *Service) Throttle(ctx context.Context, l Limit) error {
 // first auditDetailed of a window each as an event of their own (who,
 // what, which question or run, why), the rest only counted; the count
 // rides on the next window's first event of the same kind (Event.Count),
-// or on a summary event when the kind stays quiet. A flood of any size
+// or on a summary event (FlushRefusals) when the kind stays quiet. A flood of any size
 // adds at most auditDetailed+1 events per principal, action and code a
 // minute.
 const (
@@ -143,18 +143,7 @@ func (r *refusals) tallied(ev *Event, code string) []*Event {
 	if r.seen == nil {
 		r.seen = map[tallyKey]*tally{}
 	}
-	var out []*Event
-	if window.Sub(r.swept) >= auditWindow {
-		r.swept = window
-		for k2, t := range r.seen {
-			if k2 != k && t.window.Before(window) {
-				if t.suppressed > 0 {
-					out = append(out, summary(t))
-				}
-				delete(r.seen, k2)
-			}
-		}
-	}
+	out := r.sweep(window, k)
 	t := r.seen[k]
 	if t == nil {
 		t = &tally{window: window}
@@ -174,6 +163,43 @@ func (r *refusals) tallied(ev *Event, code string) []*Event {
 	c := *ev
 	t.last = &c
 	return append(out, ev)
+}
+
+// sweep forgets the tallies of windows before window (but keep's own), at
+// most once a window, and returns the summaries of what they suppressed.
+func (r *refusals) sweep(window time.Time, keep tallyKey) []*Event {
+	if window.Sub(r.swept) < auditWindow {
+		return nil
+	}
+	r.swept = window
+	var out []*Event
+	for k, t := range r.seen {
+		if k != keep && t.window.Before(window) {
+			if t.suppressed > 0 {
+				out = append(out, summary(t))
+			}
+			delete(r.seen, k)
+		}
+	}
+	return out
+}
+
+// FlushRefusals writes the summaries of refusals that windows now past
+// suppressed and that no later refusal carried: the sweeper calls it, so
+// a flood's count reaches the audit log within a minute or so of its
+// end. It writes nothing when there is nothing to count.
+func (s *Service) FlushRefusals(ctx context.Context) error {
+	window := s.clock.Now().Truncate(auditWindow)
+	s.refusals.mu.Lock()
+	evs := s.refusals.sweep(window, tallyKey{})
+	s.refusals.mu.Unlock()
+	for _, ev := range evs {
+		if err := s.store.AppendEvent(context.WithoutCancel(ctx), ev); err != nil {
+			return err
+		}
+		s.hub.publish("")
+	}
+	return nil
 }
 
 // summary is the event that records the refusals a window suppressed when

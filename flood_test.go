@@ -150,3 +150,29 @@ func itoa(i int) string {
 		}
 	}
 }
+
+// TestFlushRefusals: the count of a flood that stopped reaches the audit
+// log at the next sweep after its minute, as one event; an idle service
+// writes nothing.
+func TestFlushRefusals(t *testing.T) {
+	svc, clock, st := floodService(t)
+	ctx := hitl.WithPrincipal(context.Background(), other)
+	require.NoError(t, svc.Throttle(ctx, hitl.LimitPolicy)) // the one a minute allowed
+	for range 100 {
+		require.Error(t, svc.Throttle(ctx, hitl.LimitPolicy))
+	}
+	before := eventCount(t, st)
+	require.NoError(t, svc.FlushRefusals(context.Background()))
+	assert.Equal(t, before, eventCount(t, st), "the minute is not over")
+	clock.Add(time.Minute)
+	require.NoError(t, svc.FlushRefusals(context.Background()))
+	evs, _, err := svc.Events(hitl.WithPrincipal(context.Background(), admin), before, 0)
+	require.NoError(t, err)
+	require.Len(t, evs, 1, "one summary for the suppressed policy refusals")
+	assert.Equal(t, hitl.EventRefused, evs[0].Type)
+	assert.Equal(t, 95, evs[0].Count, "100 refused, 5 recorded one by one")
+	assert.Contains(t, evs[0].Reason, "not recorded one by one")
+	clock.Add(time.Minute)
+	require.NoError(t, svc.FlushRefusals(context.Background()))
+	assert.Equal(t, before+1, eventCount(t, st), "idle: nothing more")
+}

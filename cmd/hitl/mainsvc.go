@@ -143,6 +143,9 @@ func (m *Main) sweep(ctx context.Context) (int, error) {
 	if err != nil {
 		return n, err
 	}
+	if err := m.Service.FlushRefusals(ctx); err != nil {
+		return n, err
+	}
 	pruned, err := m.Service.Prune(ctx, time.Duration(m.Config.Retention))
 	return n + pruned, err
 }
