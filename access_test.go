@@ -140,7 +140,7 @@ func TestPrincipalsWithoutAnswerSeeOnlyTheirOwn(t *testing.T) {
 	as := func(p hitl.Principal) context.Context { return hitl.WithPrincipal(context.Background(), p) }
 	mine, _, err := svc.Create(as(asker), "run-1", hitl.NewQuestion{Question: "Mine?"})
 	require.NoError(t, err)
-	_, _, err = svc.Create(as(other), "run-1", hitl.NewQuestion{Question: "Theirs?"})
+	_, _, err = svc.Create(as(other), "run-2", hitl.NewQuestion{Question: "Theirs?"})
 	require.NoError(t, err)
 
 	t.Run("lists hold only their own questions", func(t *testing.T) {
@@ -163,6 +163,8 @@ func TestPrincipalsWithoutAnswerSeeOnlyTheirOwn(t *testing.T) {
 		require.Len(t, evs, 1)
 		assert.Equal(t, mine.ID, evs[0].QuestionID)
 		assert.Equal(t, uint64(2), last, "the cursor moves past what it may not see")
+		_, err = svc.RunState(as(asker), "run-2")
+		assert.Equal(t, hitl.EFORBIDDEN, hitl.ErrorCode(err), "another's run is not theirs to read")
 	})
 	t.Run("a principal without any scope sees nothing", func(t *testing.T) {
 		_, err := svc.Questions(as(hitl.Principal{ID: "api:nobody"}), hitl.QuestionFilter{})
@@ -229,6 +231,16 @@ func TestAuthorizationRunsAndPolicy(t *testing.T) {
 		{"the agent that started the run", asker, "threshold", true},
 		{"another agent", other, "threshold", false},
 		{"control token", controllerTok, "threshold", true},
+		// A run belongs to its owner (more rows: TestRunOwnershipTable).
+		{"the agent that started the run", asker, "ask", true},
+		{"another agent", other, "ask", false},
+		{"answer token", answerer, "ask", false},
+		{"control token", controllerTok, "report", false},
+		{"the agent that started the run", asker, "read", true},
+		{"another agent", other, "read", false},
+		{"answer token", answerer, "read", true},
+		{"control token", controllerTok, "read", true},
+		{"admin token", admin, "read", true},
 		{"admin token", admin, "set policy", true},
 		{"answer token", answerer, "set policy", false},
 		{"control token", controllerTok, "set policy", false},
@@ -253,6 +265,12 @@ func TestAuthorizationRunsAndPolicy(t *testing.T) {
 				refused = failed && code == hitl.CodeForbidden
 			case "report":
 				_, err = svc.Checkpoint(ctx, hitl.StateEvent{RunID: "loop-1", Stack: []hitl.StackEntry{{ID: "loop-1", Iter: 2}}})
+				refused = hitl.ErrorCode(err) == hitl.EFORBIDDEN
+			case "ask":
+				_, _, err = svc.Create(ctx, "loop-1", hitl.NewQuestion{Question: "In your run?"})
+				refused = hitl.ErrorCode(err) == hitl.EFORBIDDEN
+			case "read":
+				_, err = svc.RunRecord(ctx, "loop-1")
 				refused = hitl.ErrorCode(err) == hitl.EFORBIDDEN
 			case "threshold":
 				n := 2

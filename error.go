@@ -16,9 +16,12 @@ const (
 	EFORBIDDEN    = "forbidden"    // known caller, not allowed to do this
 	EREFUSED      = "refused"      // policy refuses the request (e.g. threshold 0)
 	ERATELIMITED  = "rate_limited" // too many requests: retry after RetryAfter
-	ETOOLARGE     = "too_large"    // request body or field over its limit
-	EUNAVAILABLE  = "unavailable"  // the service is shutting down or a dependency is down
-	EINTERNAL     = "internal"     // a bug or an I/O failure
+	// ETOOMANYSTREAMS: the principal holds as many streams and long polls
+	// as it may; retry after RetryAfter, or close one.
+	ETOOMANYSTREAMS = "too_many_streams"
+	ETOOLARGE       = "too_large"   // request body or field over its limit
+	EUNAVAILABLE    = "unavailable" // the service is shutting down or a dependency is down
+	EINTERNAL       = "internal"    // a bug or an I/O failure
 
 	// Outcomes a waiting agent can check for (returned by clients and the CLI).
 	ETIMEDOUT  = "timed_out" // the question timed out without a default
@@ -34,7 +37,8 @@ type Error struct {
 	Status Status
 	By     string
 	At     string
-	// RetryAfter says when a rate_limited request may be retried.
+	// RetryAfter says when a rate_limited (or too_many_streams) request
+	// may be retried.
 	RetryAfter time.Duration
 }
 

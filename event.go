@@ -59,6 +59,9 @@ type Event struct {
 	State   *StateEvent     `json:"state,omitempty"`
 	// Operation is the operation of a policy decision.
 	Operation *Operation `json:"operation,omitempty"`
+	// Count is how many refusals an EventRefused stands for, when more
+	// than one: a flood is counted, not recorded one by one.
+	Count int `json:"count,omitempty"`
 }
 
 // VisibleTo reports whether p may read ev: refusals are for admins; other

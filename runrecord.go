@@ -13,8 +13,12 @@ type Run struct {
 	Version   uint64    `json:"version"`
 	CreatedAt time.Time `json:"createdAt"`
 	UpdatedAt time.Time `json:"updatedAt"`
-	// Asker is the principal that first asked in the run.
+	// Asker is the principal that started the run (its first question,
+	// checkpoint or STATE): its owner (Access.AuthorizeRun).
 	Asker string `json:"asker,omitempty"`
+	// AskerUser is the Slack user Asker speaks for, if any: the same
+	// person owns the run.
+	AskerUser string `json:"askerUser,omitempty"`
 	// Questions counts the run's stored questions; Pending those pending.
 	Questions int `json:"questions"`
 	Pending   int `json:"pending"`
@@ -55,7 +59,10 @@ func WaitsOn(q *Question) bool { return q != nil && q.Pending() && q.Type != Non
 // questions (NextWaitingOn).
 func (r *Run) Track(old, q *Question, now time.Time) {
 	if r.CreatedAt.IsZero() {
-		r.ID, r.CreatedAt, r.Asker = q.JobID, now, q.Asker
+		r.ID, r.CreatedAt = q.JobID, now
+	}
+	if r.Asker == "" {
+		r.Asker, r.AskerUser = q.Asker, q.AskerUser
 	}
 	r.UpdatedAt = now
 	r.count(old, -1)

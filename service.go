@@ -73,6 +73,12 @@ type Service struct {
 	// long a learned rule holds.
 	parse      CommandParser
 	learnedTTL time.Duration
+	// limits are the per-principal rate limits beside creation's;
+	// streams bounds each principal's concurrent streams; refusals
+	// aggregates the audit of refusals (flood.go).
+	limits   map[Limit]Limiter
+	streams  streams
+	refusals refusals
 }
 
 var _ QuestionService = (*Service)(nil)
@@ -96,6 +102,12 @@ type ServiceConfig struct {
 	// LearnedTTL is how long a learned rule holds (default
 	// DefaultLearnedTTL).
 	LearnedTTL time.Duration
+	// Limits are per-principal rate limits of control requests, run
+	// reports and policy calls (default: none).
+	Limits map[Limit]Limiter
+	// MaxStreams bounds each principal's concurrent streams and long
+	// polls (0: no bound; config's default is DefaultMaxStreams).
+	MaxStreams int
 }
 
 // NewService returns the lifecycle over store.
@@ -114,7 +126,7 @@ func NewService(store Store, cfg ServiceConfig) *Service {
 	}
 	return &Service{store: store, clock: cfg.Clock, timeouts: cfg.Timeouts, access: cfg.Access, limiter: cfg.Limiter,
 		newID: cfg.NewID, hub: newHub(), sealer: newSealer(), threshold: cfg.Threshold,
-		parse: cfg.ParseCommand, learnedTTL: cfg.LearnedTTL}
+		parse: cfg.ParseCommand, learnedTTL: cfg.LearnedTTL, limits: cfg.Limits, streams: streams{max: cfg.MaxStreams}}
 }
 
 // Access returns the rules the service enforces, for edges that must build
@@ -145,11 +157,18 @@ func (s *Service) create(ctx context.Context, jobID string, n NewQuestion, touch
 	if q.Type == Approval && q.DefaultResponse.Approved() && !s.access.AllowDefaultApprove {
 		return nil, false, Errorf(EINVALID, "defaultResponse: an approval cannot approve itself when nobody answers; use deny, leave it out, or set allow_default_approve in config")
 	}
-	if err := s.refuseByThreshold(ctx, jobID, q); err != nil {
+	run, err := s.store.Run(ctx, jobID)
+	if err != nil && ErrorCode(err) != ENOTFOUND {
+		return nil, false, err
+	}
+	if err := s.access.AuthorizeRun(p, ActionReport, jobID, run); err != nil {
+		return nil, false, s.refused(ctx, p, ActionAsk, &Question{JobID: jobID}, err)
+	}
+	if err := s.refuseByThreshold(jobID, run, q); err != nil {
 		return nil, false, err
 	}
 	if q.IdempotencyKey != "" {
-		existing, err := s.store.QuestionByKey(ctx, jobID, q.IdempotencyKey)
+		existing, err := s.store.QuestionByKey(ctx, jobID, KeyOf(p.ID, q.IdempotencyKey))
 		switch ErrorCode(err) {
 		case "":
 			if err := sameRequest(existing, q); err != nil {
@@ -163,7 +182,12 @@ func (s *Service) create(ctx context.Context, jobID string, n NewQuestion, touch
 	}
 	if s.limiter != nil {
 		if d := s.limiter.Allow(p.ID, jobID); d > 0 {
-			return nil, false, rateLimited(p, jobID, d)
+			return nil, false, s.refused(ctx, p, ActionAsk, &Question{JobID: jobID}, rateLimited(p, jobID, d))
+		}
+	}
+	if run == nil || run.Asker == "" {
+		if err := s.claimRun(ctx, p, jobID); err != nil {
+			return nil, false, err
 		}
 	}
 	stored, created, err := s.store.CreateQuestion(ctx, q, newQuestionEvent(EventQuestionAsked, q, p.ID, now))
@@ -179,6 +203,38 @@ func (s *Service) create(ctx context.Context, jobID string, n NewQuestion, touch
 		s.hub.publish(runKey(jobID))
 	}
 	return stored.Redacted(), created, nil
+}
+
+// claimRun makes run id p's when nobody started it yet, atomically: of
+// two principals starting the same run at once, one owns it and the
+// other is refused. Starting a run is charged to p's LimitRuns.
+func (s *Service) claimRun(ctx context.Context, p Principal, id string) error {
+	if err := s.Throttle(ctx, LimitRuns); err != nil {
+		return err
+	}
+	var refusal error
+	_, err := s.store.UpdateRun(ctx, id, func(run *Run) (RunUpdate, error) {
+		if refusal = s.access.AuthorizeRun(p, ActionReport, id, run); refusal != nil {
+			return RunUpdate{}, refusal
+		}
+		if run != nil && run.Asker != "" {
+			return RunUpdate{}, errNoChange // the same person started it meanwhile
+		}
+		now := s.clock.Now()
+		r := Run{ID: id, CreatedAt: now}
+		if run != nil {
+			r = *run
+		}
+		r.UpdatedAt, r.Asker, r.AskerUser = now, p.ID, p.SlackUser
+		return RunUpdate{Run: &r}, nil
+	})
+	switch {
+	case refusal != nil && err == refusal:
+		return s.refused(ctx, p, ActionAsk, &Question{JobID: id}, refusal)
+	case err == errNoChange:
+		return nil
+	}
+	return err
 }
 
 // sameRequest checks that a retry under an idempotency key is the same
@@ -205,16 +261,6 @@ func (s *Service) authorized(ctx context.Context, act Action, id string) (*Quest
 		return nil, s.refused(ctx, p, act, q, err)
 	}
 	return q, nil
-}
-
-// refused appends the audit of a refusal and returns err, the refusal.
-func (s *Service) refused(ctx context.Context, p Principal, act Action, q *Question, err error) error {
-	ev := &Event{Type: EventRefused, QuestionID: q.ID, JobID: q.JobID, At: s.clock.Now(), Actor: p.ID,
-		Asker: q.Asker, Action: act, Reason: ErrorMessage(err)}
-	if aerr := s.store.AppendEvent(context.WithoutCancel(ctx), ev); aerr == nil {
-		s.hub.publish(q.ID)
-	}
-	return err
 }
 
 // Question implements QuestionService.
@@ -486,6 +532,15 @@ func (s *Service) scope(ctx context.Context, f QuestionFilter) (QuestionFilter, 
 	if !p.Has(ScopeAsk) {
 		return f, s.refused(ctx, p, ActionRead, &Question{JobID: f.JobID}, lacks(p, ScopeAnswer))
 	}
+	if f.JobID != "" {
+		run, err := s.store.Run(ctx, f.JobID)
+		if err != nil && ErrorCode(err) != ENOTFOUND {
+			return f, err
+		}
+		if err := s.access.AuthorizeRun(p, ActionRead, f.JobID, run); err != nil {
+			return f, s.refused(ctx, p, ActionRead, &Question{JobID: f.JobID}, err)
+		}
+	}
 	f.Asker = p.ID
 	return f, nil
 }
@@ -623,9 +678,8 @@ func (s *Service) RunRecord(ctx context.Context, id string) (*Run, error) {
 		return nil, err
 	}
 	p := PrincipalFrom(ctx)
-	if !p.Local && !p.seesAll() && !p.Has(ScopeControl) && run.Asker != p.ID {
-		return nil, s.refused(ctx, p, ActionRead, &Question{JobID: id},
-			Errorf(EFORBIDDEN, "%s did not start run %s and lacks the answer scope", p.ID, id))
+	if err := s.access.AuthorizeRun(p, ActionRead, id, run); err != nil {
+		return nil, s.refused(ctx, p, ActionRead, &Question{JobID: id}, err)
 	}
 	return run, nil
 }

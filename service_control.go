@@ -24,6 +24,9 @@ func (s *Service) Control(ctx context.Context, req ControlMessage) ([]ControlMes
 		return []ControlMessage{req.reply(MessageResult, now, failure(CodeBadRequest, ErrorMessage(err)))}, nil
 	}
 	p := PrincipalFrom(ctx)
+	if err := s.Throttle(ctx, LimitControl); err != nil {
+		return nil, err // before anything is stored: no ACK
+	}
 	ack := req.reply(MessageAck, now, ControlPayload{})
 	rec := ControlRecord{RequestID: req.RequestID, RunID: req.Target.RunID, Command: req.Command, By: p.ID, At: now}
 	s.startedOnce.Do(func() { s.started = now })
@@ -177,8 +180,7 @@ type Checkpoint struct {
 // Publish records a loop:current message from the agent that runs the
 // run: STATE updates what the run reports (registering the run on first
 // use), DONE and ABORT end it and cancel its pending questions. Only the
-// principal that started the run (or an admin, or the local person) may
-// publish for it. It returns the run's control state as a checkpoint,
+// run's owner (or an admin) may publish for it (Access.AuthorizeRun). It returns the run's control state as a checkpoint,
 // without handing anything over.
 func (s *Service) Publish(ctx context.Context, e StateEvent) (Checkpoint, error) {
 	return s.checkpoint(ctx, e, false)
@@ -201,20 +203,27 @@ func (s *Service) checkpoint(ctx context.Context, e StateEvent, handover bool) (
 	}
 	p := PrincipalFrom(ctx)
 	if err := s.access.Authorize(p, ActionAsk, nil); err != nil {
-		return Checkpoint{}, s.refused(ctx, p, ActionAsk, &Question{JobID: e.RunID}, err)
+		return Checkpoint{}, s.refused(ctx, p, ActionReport, &Question{JobID: e.RunID}, err)
+	}
+	if err := s.Throttle(ctx, LimitRuns); err != nil {
+		return Checkpoint{}, err
 	}
 	var cp Checkpoint
-	var ended, refusedRun bool
+	var ended bool
+	var refusal error
 	run, err := s.store.UpdateRun(ctx, e.RunID, func(run *Run) (RunUpdate, error) {
 		now := s.clock.Now()
-		ended, refusedRun = false, false
+		ended = false
+		if refusal = s.access.AuthorizeRun(p, ActionReport, e.RunID, run); refusal != nil {
+			return RunUpdate{}, refusal
+		}
 		if run == nil {
-			run = &Run{ID: e.RunID, CreatedAt: now, Asker: p.ID, Control: RunControl{Status: RunRunning}}
-		} else if run.Asker != p.ID && !p.Local && !p.Has(ScopeAdmin) {
-			refusedRun = true
-			return RunUpdate{}, Errorf(EFORBIDDEN, "%s did not start run %s and may not report for it", p.ID, e.RunID)
+			run = &Run{ID: e.RunID, CreatedAt: now, Control: RunControl{Status: RunRunning}}
 		}
 		r := *run
+		if r.Asker == "" {
+			r.Asker, r.AskerUser = p.ID, p.SlackUser
+		}
 		c := &r.Control
 		if c.Status == "" {
 			c.Status = RunRunning // a run of questions becomes a loop
@@ -243,8 +252,8 @@ func (s *Service) checkpoint(ctx context.Context, e StateEvent, handover bool) (
 		return RunUpdate{Run: &r, Events: []*Event{s.loopEvent(&ev, p.ID, now)}}, nil
 	})
 	if err != nil {
-		if refusedRun {
-			return Checkpoint{}, s.refused(ctx, p, ActionAsk, &Question{JobID: e.RunID}, err)
+		if refusal != nil && err == refusal {
+			return Checkpoint{}, s.refused(ctx, p, ActionReport, &Question{JobID: e.RunID}, err)
 		}
 		return Checkpoint{}, err
 	}

@@ -194,7 +194,7 @@ func (s *Service) RequestOperation(ctx context.Context, req ApprovalRequest) (Ap
 	}
 	run := req.RunID
 	if run == "" {
-		run = "approvals-" + strings.TrimPrefix(p.ID, "api:")
+		run = DefaultRunID("approvals", p)
 	}
 	n := NewQuestion{Question: op.Description, Type: Approval, TimeoutMinutes: req.TimeoutMinutes,
 		Channel: req.Channel, IdempotencyKey: req.IdempotencyKey, Context: &Context{Agent: p.ID, CurrentStep: op.Context}}

@@ -110,8 +110,10 @@ type Store interface {
 	Question(ctx context.Context, id string) (*Question, error)
 
 	// QuestionByKey returns the question of job jobID holding idempotency
-	// key key (one whose outcome was not received yet), or ENOTFOUND. It
-	// only reads.
+	// key key (one whose outcome was not received yet), or ENOTFOUND. Keys
+	// are held per asker: key is KeyOf(asker, idempotency key), and
+	// CreateQuestion holds a question's under KeyOf(q.Asker,
+	// q.IdempotencyKey). It only reads.
 	QuestionByKey(ctx context.Context, jobID, key string) (*Question, error)
 
 	// SealedQuestions returns the ids of questions holding a sealed

@@ -56,15 +56,11 @@ func (s *Service) thresholdOf(run *Run) *int {
 	return s.threshold
 }
 
-// refuseByThreshold refuses a question (not an approval) of a run whose
-// threshold is 0.
-func (s *Service) refuseByThreshold(ctx context.Context, runID string, q *Question) error {
+// refuseByThreshold refuses a question (not an approval) of run runID
+// (record run, nil when new) whose threshold is 0.
+func (s *Service) refuseByThreshold(runID string, run *Run, q *Question) error {
 	if q.Type == Approval {
 		return nil
-	}
-	run, err := s.store.Run(ctx, runID)
-	if err != nil && ErrorCode(err) != ENOTFOUND {
-		return err
 	}
 	if t := s.thresholdOf(run); t != nil && *t == 0 {
 		return Errorf(EREFUSED, "run %s has interaction threshold 0: do not ask; proceed on your own judgement and note your assumptions (approvals are still allowed)", runID)
@@ -73,8 +69,9 @@ func (s *Service) refuseByThreshold(ctx context.Context, runID string, q *Questi
 }
 
 // SetThreshold sets run id's own interaction threshold (nil: back to the
-// service's default), registering the run if it is new. The run's asker,
-// a controller, an admin or the local person may.
+// service's default), registering the run if it is new. The run's owner
+// or a controller may (Access.AuthorizeRun); an agent setting it on a run
+// nobody started starts it.
 func (s *Service) SetThreshold(ctx context.Context, id string, n *int) (*Run, error) {
 	if err := ValidateJobID(id); err != nil {
 		return nil, err
@@ -85,21 +82,26 @@ func (s *Service) SetThreshold(ctx context.Context, id string, n *int) (*Run, er
 		}
 	}
 	p := PrincipalFrom(ctx)
+	if _, err := s.store.Run(ctx, id); ErrorCode(err) == ENOTFOUND {
+		if err := s.Throttle(ctx, LimitRuns); err != nil { // it starts a run
+			return nil, err
+		}
+	}
 	var refusal error
 	run, err := s.store.UpdateRun(ctx, id, func(run *Run) (RunUpdate, error) {
 		now := s.clock.Now()
-		refusal = nil
-		if run == nil {
-			if !p.Has(ScopeAsk) && !p.Has(ScopeControl) {
-				refusal = lacks(p, ScopeAsk)
-				return RunUpdate{}, refusal
-			}
-			run = &Run{ID: id, CreatedAt: now, Asker: p.ID}
-		} else if run.Asker != p.ID && !p.Local && !p.Has(ScopeControl) {
-			refusal = Errorf(EFORBIDDEN, "%s did not start run %s and lacks the control scope", p.ID, id)
+		if refusal = s.access.AuthorizeRun(p, ActionThreshold, id, run); refusal != nil {
 			return RunUpdate{}, refusal
 		}
+		if run == nil {
+			run = &Run{ID: id, CreatedAt: now}
+		}
 		r := *run
+		if r.Asker == "" && !p.Has(ScopeControl) {
+			// An agent setting its own run's threshold starts the run; a
+			// controller presets it for whoever starts it.
+			r.Asker, r.AskerUser = p.ID, p.SlackUser
+		}
 		r.UpdatedAt = now
 		if n != nil {
 			v := *n
@@ -109,8 +111,8 @@ func (s *Service) SetThreshold(ctx context.Context, id string, n *int) (*Run, er
 		}
 		return RunUpdate{Run: &r}, nil
 	})
-	if refusal != nil {
-		return nil, s.refused(ctx, p, ActionSteer, &Question{JobID: id}, refusal)
+	if refusal != nil && err == refusal {
+		return nil, s.refused(ctx, p, ActionThreshold, &Question{JobID: id}, refusal)
 	}
 	if err != nil {
 		return nil, err

@@ -124,16 +124,24 @@ func TestAuthorizationTable(t *testing.T) {
 	t.Run("ask_only_tokens_list_only_their_own_pending_questions", func(t *testing.T) {
 		mine := ask(t, "job-list", `{"question":"Mine?"}`)
 		r := e.call(t, "POST", "/api/jobs/job-list/questions", `{"question":"Theirs?"}`, as("other")...)
+		requireError(t, r, http.StatusForbidden, hitl.EFORBIDDEN) // the run is api:ci's
+		r = e.call(t, "POST", "/api/jobs/job-list-other/questions", `{"question":"Theirs?"}`, as("other")...)
 		require.Equal(t, http.StatusCreated, r.status, r.raw)
 		theirs := r.body["questionId"].(string)
 		for who, want := range map[string][]string{
 			"ci": {mine}, "other": {theirs}, "answerer": {mine, theirs}, "admin": {mine, theirs}, "alice": {mine, theirs},
 		} {
-			r := e.call(t, "GET", "/api/questions/pending?jobId=job-list", "", as(who)...)
-			require.Equal(t, http.StatusOK, r.status, r.raw)
 			var got []string
-			for _, q := range r.body["questions"].([]any) {
-				got = append(got, q.(map[string]any)["id"].(string))
+			for _, run := range []string{"job-list", "job-list-other"} {
+				r := e.call(t, "GET", "/api/questions/pending?jobId="+run, "", as(who)...)
+				if (who == "ci") != (run == "job-list") && (who == "ci" || who == "other") {
+					requireError(t, r, http.StatusForbidden, hitl.EFORBIDDEN) // another's run
+					continue
+				}
+				require.Equal(t, http.StatusOK, r.status, r.raw)
+				for _, q := range r.body["questions"].([]any) {
+					got = append(got, q.(map[string]any)["id"].(string))
+				}
 			}
 			require.ElementsMatch(t, want, got, who)
 		}
@@ -145,7 +153,7 @@ func TestAuthorizationTable(t *testing.T) {
 			if who == "other" {
 				// Another agent's run is refused, naming the rule.
 				requireError(t, r, http.StatusForbidden, hitl.EFORBIDDEN)
-				require.Contains(t, r.body["message"], "api:other did not start run job-run")
+				require.Contains(t, r.body["message"], "run job-run belongs to api:ci; api:other did not start it")
 				continue
 			}
 			require.Equal(t, http.StatusOK, r.status, "%s: %s", who, r.raw)

@@ -30,6 +30,7 @@ var statusOf = map[string]int{
 	hitl.EFORBIDDEN:          http.StatusForbidden,
 	hitl.EREFUSED:            http.StatusUnprocessableEntity,
 	hitl.ERATELIMITED:        http.StatusTooManyRequests,
+	hitl.ETOOMANYSTREAMS:     http.StatusTooManyRequests,
 	hitl.ETOOLARGE:           http.StatusRequestEntityTooLarge,
 	hitl.EUNAVAILABLE:        http.StatusServiceUnavailable,
 	hitl.ETIMEDOUT:           http.StatusConflict,

@@ -37,6 +37,11 @@ func (s *Server) handleEvents(w http.ResponseWriter, r *http.Request) {
 			return
 		}
 	}
+	release, ok := s.openStream(w, r)
+	if !ok {
+		return
+	}
+	defer release()
 	ctx := r.Context()
 	sub, err := s.stream.subscribe(ctx, hitl.PrincipalFrom(ctx))
 	if err != nil {

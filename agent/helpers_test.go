@@ -131,10 +131,11 @@ func newEnvWith(t *testing.T, cfg ServerConfig, svcCfg func(*hitl.ServiceConfig)
 	return e
 }
 
-// ask creates a question directly in the service, as agent "api:test".
+// ask creates a question directly in the service, as agent "api:test"
+// (an admin token, so that it may ask in runs the HTTP calls started).
 func (e *env) ask(t *testing.T, jobID string, n hitl.NewQuestion) *hitl.Question {
 	t.Helper()
-	q, _, err := e.svc.Create(principaltest.As(context.Background(), "api:test"), jobID, n)
+	q, _, err := e.svc.Create(principaltest.As(context.Background(), "admin:test"), jobID, n)
 	require.NoError(t, err)
 	return q
 }
@@ -226,7 +227,13 @@ type sse struct {
 // openEvents opens the SSE stream and returns its events on a channel.
 func (e *env) openEvents(t *testing.T, query string, headers ...string) <-chan sse {
 	t.Helper()
-	ctx, cancel := context.WithCancel(context.Background())
+	return e.openEventsCtx(t, context.Background(), query, headers...)
+}
+
+// openEventsCtx is openEvents until ctx ends.
+func (e *env) openEventsCtx(t *testing.T, ctx context.Context, query string, headers ...string) <-chan sse {
+	t.Helper()
+	ctx, cancel := context.WithCancel(ctx)
 	t.Cleanup(cancel)
 	req, err := http.NewRequestWithContext(ctx, http.MethodGet, e.http.URL+"/api/events"+query, nil)
 	require.NoError(t, err)

@@ -114,7 +114,8 @@ func (l *Loop) Context() context.Context { return l.ctx }
 // Checkpoint reports iteration iter and returns what to do: at once while
 // the run is running (with a new model or instruction, once); it blocks
 // while the run is paused; after a cancel it returns an *hitl.Error with
-// code hitl.ECANCELLED. An unreachable service is retried until ctx ends.
+// code hitl.ECANCELLED. An unreachable service is retried until ctx ends,
+// and a rate-limited report after its Retry-After.
 func (l *Loop) Checkpoint(ctx context.Context, iter int) (Step, error) {
 	req := l.request(iter)
 	b := backoff{min: l.c.minBackoff, max: l.c.maxBackoff}
@@ -126,6 +127,13 @@ func (l *Loop) Checkpoint(ctx context.Context, iter int) (Step, error) {
 			return Step{}, ctx.Err()
 		case err != nil && retryable(err):
 			if err := b.sleep(ctx); err != nil {
+				return Step{}, err
+			}
+			continue
+		case hitl.ErrorCode(err) == hitl.ERATELIMITED, hitl.ErrorCode(err) == hitl.ETOOMANYSTREAMS:
+			// Over this principal's run-report limit or stream bound:
+			// wait as told, then report again.
+			if err := sleepRetryAfter(ctx, err, b.next()); err != nil {
 				return Step{}, err
 			}
 			continue

@@ -17,7 +17,7 @@ type policyRequest struct {
 // handlePolicy serves GET /api/policy: the effective policy (rules,
 // learned rules, the default).
 func (s *Server) handlePolicy(w http.ResponseWriter, r *http.Request) {
-	if !s.serves(w, r, s.policies != nil, "approval policy") {
+	if !s.servesPolicy(w, r) {
 		return
 	}
 	p, err := s.policies.Policy(r.Context())
@@ -30,7 +30,7 @@ func (s *Server) handlePolicy(w http.ResponseWriter, r *http.Request) {
 
 // handleSetPolicy serves PUT /api/policy (admin scope).
 func (s *Server) handleSetPolicy(w http.ResponseWriter, r *http.Request) {
-	if !s.serves(w, r, s.policies != nil, "approval policy") {
+	if !s.servesPolicy(w, r) {
 		return
 	}
 	var req policyRequest
@@ -50,7 +50,7 @@ func (s *Server) handleSetPolicy(w http.ResponseWriter, r *http.Request) {
 // (allow, deny, or ask with the question to wait on). The agent is the
 // token, never the body.
 func (s *Server) handleApprovals(w http.ResponseWriter, r *http.Request) {
-	if !s.serves(w, r, s.policies != nil, "approval policy") {
+	if !s.servesPolicy(w, r) {
 		return
 	}
 	var req hitl.ApprovalRequest
@@ -111,7 +111,7 @@ func (s *Server) handleLearnedRules(w http.ResponseWriter, r *http.Request) {
 
 // handleRevoke serves POST /api/policy/rules/{id}/revoke.
 func (s *Server) handleRevoke(w http.ResponseWriter, r *http.Request) {
-	if !s.serves(w, r, s.policies != nil, "approval policy") {
+	if !s.servesPolicy(w, r) {
 		return
 	}
 	rule, err := s.policies.RevokeRule(r.Context(), r.PathValue("id"))

@@ -24,6 +24,11 @@ func (s *Server) handleQuestion(w http.ResponseWriter, r *http.Request) {
 		s.writeQuestion(w, r, q, err)
 		return
 	}
+	release, ok := s.openStream(w, r)
+	if !ok {
+		return
+	}
+	defer release()
 	q, err := s.waitFor(w, r, id, wait)
 	if r.Context().Err() != nil {
 		return // the client is gone: nobody to answer

@@ -125,6 +125,11 @@ func (s *Server) handleCheckpoint(w http.ResponseWriter, r *http.Request) {
 		Stack: []hitl.StackEntry{{ID: id, Mode: req.Mode, Iter: req.Iter, Max: req.Max, Model: req.Model}}}
 	cp, err := s.runs.Checkpoint(r.Context(), e)
 	if err == nil && cp.Status == hitl.RunPaused && wait > 0 {
+		release, ok := s.openStream(w, r)
+		if !ok {
+			return
+		}
+		defer release()
 		_ = http.NewResponseController(w).SetWriteDeadline(time.Now().Add(wait + 30*time.Second))
 		ctx, cancel := context.WithTimeout(r.Context(), wait)
 		stop := context.AfterFunc(s.base, cancel)
@@ -205,6 +210,11 @@ func (s *Server) handleRunWait(w http.ResponseWriter, r *http.Request, wait time
 		}
 		after = n
 	}
+	release, ok := s.openStream(w, r)
+	if !ok {
+		return
+	}
+	defer release()
 	_ = http.NewResponseController(w).SetWriteDeadline(time.Now().Add(wait + 30*time.Second))
 	ctx, cancel := context.WithTimeout(r.Context(), wait)
 	defer cancel()

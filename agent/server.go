@@ -35,6 +35,10 @@ type ServerConfig struct {
 	// Runs serves steering (seed 000's topics, checkpoints, run lists);
 	// default: svc, when it implements hitl.RunService.
 	Runs hitl.RunService
+	// Guard bounds each principal's streams and rate-limits its control,
+	// run and policy requests; default: svc, Runs or Policies, the first
+	// that implements hitl.FloodGuard.
+	Guard hitl.FloodGuard
 	// InteractionThreshold is the service's default (GET /healthz).
 	InteractionThreshold *int
 	// SlackEnabled tells clients (GET /healthz) that people answer in Slack.
@@ -66,12 +70,14 @@ type Server struct {
 	runs hitl.RunService // nil: steering is not served
 	// policies is nil when approval policies are not served.
 	policies hitl.PolicyService
-	events   hitl.EventLog
-	stream   *broadcaster // fans the log out to the SSE streams
-	cfg      ServerConfig
-	log      *slog.Logger
-	tokens   []tokenEntry
-	mux      *http.ServeMux
+	// guard is nil when nothing bounds streams and policy calls.
+	guard  hitl.FloodGuard
+	events hitl.EventLog
+	stream *broadcaster // fans the log out to the SSE streams
+	cfg    ServerConfig
+	log    *slog.Logger
+	tokens []tokenEntry
+	mux    *http.ServeMux
 
 	// base is cancelled by Close; long polls and streams end with it.
 	base       context.Context
@@ -119,6 +125,11 @@ func NewServer(svc hitl.QuestionService, log hitl.EventLog, cfg ServerConfig) *S
 	if cfg.Policies != nil {
 		s.policies = cfg.Policies
 	}
+	for _, g := range []any{cfg.Guard, svc, s.runs, s.policies} {
+		if s.guard == nil {
+			s.guard, _ = g.(hitl.FloodGuard)
+		}
+	}
 	s.base, s.cancelBase = context.WithCancel(context.Background())
 	s.stream = newBroadcaster(s.base, log, cfg.Logger)
 	for _, t := range cfg.Tokens {
@@ -130,6 +141,7 @@ func NewServer(svc hitl.QuestionService, log hitl.EventLog, cfg ServerConfig) *S
 
 func (s *Server) routes() {
 	s.mux.HandleFunc("GET /healthz", s.handleHealth)
+	s.mux.HandleFunc("GET /api/whoami", s.handleWhoami)
 	s.mux.HandleFunc("POST /api/jobs/{id}/questions", s.handleAsk)
 	s.mux.HandleFunc("GET /api/jobs/{id}/questions", s.handleJobQuestions)
 	s.mux.HandleFunc("GET /api/jobs/{id}", s.handleRunState)

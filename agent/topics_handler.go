@@ -39,6 +39,11 @@ func (s *Server) handleTopic(typ hitl.EventType) http.HandlerFunc {
 				return
 			}
 		}
+		release, ok := s.openStream(w, r)
+		if !ok {
+			return
+		}
+		defer release()
 		rc := http.NewResponseController(w)
 		h := w.Header()
 		h.Set("Content-Type", "text/event-stream")

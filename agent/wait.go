@@ -2,6 +2,7 @@ package agent
 
 import (
 	"context"
+	"errors"
 	"math/rand/v2"
 	"net/http"
 	"net/url"
@@ -41,6 +42,13 @@ func (c *Client) Wait(ctx context.Context, id string) (*hitl.Question, error) {
 			// A pending answer well before the wait elapsed: the server
 			// caps waits shorter or is shutting down. Back off rather than
 			// spin.
+		case hitl.ErrorCode(err) == hitl.ETOOMANYSTREAMS:
+			// This principal holds as many waits as it may: wait as told
+			// for one of them to end.
+			if err := sleepRetryAfter(ctx, err, b.next()); err != nil {
+				return last, err
+			}
+			continue
 		case !retryable(err):
 			return last, err
 		}
@@ -67,6 +75,24 @@ func retryable(err error) bool {
 		return true
 	}
 	return false
+}
+
+// sleepRetryAfter waits the Retry-After of err (else fallback), or until
+// ctx ends.
+func sleepRetryAfter(ctx context.Context, err error, fallback time.Duration) error {
+	d := fallback
+	var he *hitl.Error
+	if errors.As(err, &he) && he.RetryAfter > 0 {
+		d = he.RetryAfter
+	}
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-t.C:
+		return nil
+	case <-ctx.Done():
+		return ctx.Err()
+	}
 }
 
 // backoff is capped exponential backoff with jitter.

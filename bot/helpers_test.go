@@ -43,11 +43,16 @@ func newTestBot(t testing.TB, api slackAPI, access hitl.Access, outbox hitl.Outb
 	return &testBot{Bot: b, svc: svc, outbox: outbox, clock: clock, ctx: ctx}
 }
 
-// ask creates a question as principal p, one millisecond after the last.
+// ask creates a question as principal p, one millisecond after the last,
+// in run-1 (agentP's) or p's own run (a run belongs to who started it).
 func (tb *testBot) ask(t testing.TB, p hitl.Principal, n hitl.NewQuestion) *hitl.Question {
 	t.Helper()
 	tb.clock.Add(time.Millisecond)
-	q, _, err := tb.svc.Create(hitl.WithPrincipal(context.Background(), p), "run-1", n)
+	run := "run-1"
+	if p.ID != agentP.ID {
+		run = "run-" + p.ID
+	}
+	q, _, err := tb.svc.Create(hitl.WithPrincipal(context.Background(), p), run, n)
 	require.NoError(t, err)
 	return q
 }

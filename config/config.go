@@ -29,8 +29,12 @@ type Config struct {
 	// counted from when they were settled; 0 keeps everything.
 	Retention Duration `yaml:"retention"`
 	Slack     Slack    `yaml:"slack"`
-	// RateLimits bound question creation (seed 001).
+	// RateLimits bound question creation (seed 001), control requests,
+	// run reports and policy calls, per principal.
 	RateLimits RateLimits `yaml:"rate_limits"`
+	// MaxStreams bounds each principal's concurrent SSE streams and long
+	// polls (0: no bound).
+	MaxStreams int `yaml:"max_streams"`
 	// AllowDefaultApprove lets an approval be created with
 	// defaultResponse approve, so that it approves itself on timeout.
 	AllowDefaultApprove bool `yaml:"allow_default_approve"`
@@ -61,6 +65,12 @@ type Token struct {
 type RateLimits struct {
 	TokenPerMinute int `yaml:"token_per_minute"`
 	RunPerMinute   int `yaml:"run_per_minute"`
+	// ControlPerMinute bounds a principal's loop:control REQUESTs,
+	// RunsPerMinute its loop:current reports, checkpoints and new runs,
+	// PolicyPerMinute its policy calls (approvals, policy, revoke).
+	ControlPerMinute int `yaml:"control_per_minute"`
+	RunsPerMinute    int `yaml:"runs_per_minute"`
+	PolicyPerMinute  int `yaml:"policy_per_minute"`
 }
 
 // Timeouts are the default waits and the bounds requested timeouts are
@@ -122,7 +132,9 @@ func Default() Config {
 		SweepSchedule: "@every 1s",
 		Retention:     Duration(720 * time.Hour),
 		Policy:        PolicyConfig{LearnedTTL: Duration(hitl.DefaultLearnedTTL)},
-		RateLimits:    RateLimits{TokenPerMinute: 120, RunPerMinute: 30},
+		RateLimits: RateLimits{TokenPerMinute: 120, RunPerMinute: 30,
+			ControlPerMinute: 60, RunsPerMinute: 600, PolicyPerMinute: 600},
+		MaxStreams: hitl.DefaultMaxStreams,
 		Timeouts: Timeouts{
 			Blocking: Duration(t.Blocking), Approval: Duration(t.Approval), ErrorRecovery: Duration(t.ErrorRecovery),
 			Min: Duration(t.Min), Max: Duration(t.Max),
@@ -176,6 +188,10 @@ var envKeys = []struct{ env, key string }{
 	{"HITL_SLACK_RUNS_CHANNEL", "slack.runs_channel"},
 	{"HITL_RATE_TOKEN_PER_MINUTE", "rate_limits.token_per_minute"},
 	{"HITL_RATE_RUN_PER_MINUTE", "rate_limits.run_per_minute"},
+	{"HITL_RATE_CONTROL_PER_MINUTE", "rate_limits.control_per_minute"},
+	{"HITL_RATE_RUNS_PER_MINUTE", "rate_limits.runs_per_minute"},
+	{"HITL_RATE_POLICY_PER_MINUTE", "rate_limits.policy_per_minute"},
+	{"HITL_MAX_STREAMS", "max_streams"},
 }
 
 func (c *Config) applyEnv(getenv func(string) string) error {
@@ -219,16 +235,17 @@ func (c *Config) applyEnv(getenv func(string) string) error {
 				return bad("policy.learned_ttl (HITL_POLICY_LEARNED_TTL)", v, "want a positive duration like 720h")
 			}
 			c.Policy.LearnedTTL = Duration(d)
-		case "rate_limits.token_per_minute", "rate_limits.run_per_minute":
+		case "rate_limits.token_per_minute", "rate_limits.run_per_minute", "rate_limits.control_per_minute",
+			"rate_limits.runs_per_minute", "rate_limits.policy_per_minute", "max_streams":
 			n, err := strconv.Atoi(v)
 			if err != nil {
-				return bad(e.key+" ("+e.env+")", v, "want a whole number per minute (0 turns the limit off)")
+				return bad(e.key+" ("+e.env+")", v, "want a whole number (0 turns the limit off)")
 			}
-			if e.key == "rate_limits.token_per_minute" {
-				c.RateLimits.TokenPerMinute = n
-			} else {
-				c.RateLimits.RunPerMinute = n
-			}
+			*map[string]*int{
+				"rate_limits.token_per_minute": &c.RateLimits.TokenPerMinute, "rate_limits.run_per_minute": &c.RateLimits.RunPerMinute,
+				"rate_limits.control_per_minute": &c.RateLimits.ControlPerMinute, "rate_limits.runs_per_minute": &c.RateLimits.RunsPerMinute,
+				"rate_limits.policy_per_minute": &c.RateLimits.PolicyPerMinute, "max_streams": &c.MaxStreams,
+			}[e.key] = n
 		}
 	}
 	return nil

@@ -54,15 +54,27 @@ allow_default_approve: true
 		require.NoError(t, c.Validate())
 		assert.Equal(t, "U0ALICE", c.Tokens[0].Principal().SlackUser)
 		assert.True(t, c.Tokens[1].Principal().Has(hitl.ScopeControl), "admin holds every scope")
-		assert.Equal(t, config.RateLimits{TokenPerMinute: 60, RunPerMinute: 0}, c.RateLimits)
+		assert.Equal(t, config.RateLimits{TokenPerMinute: 60, RunPerMinute: 0, ControlPerMinute: 60, RunsPerMinute: 600, PolicyPerMinute: 600}, c.RateLimits)
 		assert.True(t, c.Access().AllowDefaultApprove)
 	})
 	t.Run("rate limits default to 120 per token and 30 per run", func(t *testing.T) {
 		c, err := config.Load("", env(map[string]string{"HITL_RATE_RUN_PER_MINUTE": "0"}))
 		require.NoError(t, err)
-		assert.Equal(t, config.RateLimits{TokenPerMinute: 120, RunPerMinute: 0}, c.RateLimits)
+		assert.Equal(t, config.RateLimits{TokenPerMinute: 120, RunPerMinute: 0, ControlPerMinute: 60, RunsPerMinute: 600, PolicyPerMinute: 600}, c.RateLimits)
+		assert.Equal(t, hitl.DefaultMaxStreams, c.MaxStreams)
 		_, err = config.Load("", env(map[string]string{"HITL_RATE_TOKEN_PER_MINUTE": "lots"}))
 		assert.ErrorContains(t, err, "HITL_RATE_TOKEN_PER_MINUTE")
+	})
+	t.Run("flood limits come from the environment and refuse negatives", func(t *testing.T) {
+		c, err := config.Load("", env(map[string]string{"HITL_MAX_STREAMS": "4", "HITL_RATE_CONTROL_PER_MINUTE": "6",
+			"HITL_RATE_RUNS_PER_MINUTE": "7", "HITL_RATE_POLICY_PER_MINUTE": "0"}))
+		require.NoError(t, err)
+		assert.Equal(t, 4, c.MaxStreams)
+		assert.Equal(t, config.RateLimits{TokenPerMinute: 120, RunPerMinute: 30, ControlPerMinute: 6, RunsPerMinute: 7}, c.RateLimits)
+		c.MaxStreams = -1
+		assert.ErrorContains(t, c.Validate(), "max_streams")
+		_, err = config.Load("", env(map[string]string{"HITL_MAX_STREAMS": "many"}))
+		assert.ErrorContains(t, err, "HITL_MAX_STREAMS")
 	})
 	for name, tc := range map[string]struct {
 		tokens string

@@ -42,11 +42,17 @@ func (c Config) Validate() error {
 	if c.Retention < 0 {
 		return bad("retention", time.Duration(c.Retention).String(), "must be 0 (keep everything) or a positive duration")
 	}
-	if c.RateLimits.TokenPerMinute < 0 {
-		return bad("rate_limits.token_per_minute", strconv.Itoa(c.RateLimits.TokenPerMinute), "must be 0 (off) or more")
-	}
-	if c.RateLimits.RunPerMinute < 0 {
-		return bad("rate_limits.run_per_minute", strconv.Itoa(c.RateLimits.RunPerMinute), "must be 0 (off) or more")
+	for _, l := range []struct {
+		key string
+		n   int
+	}{
+		{"rate_limits.token_per_minute", c.RateLimits.TokenPerMinute}, {"rate_limits.run_per_minute", c.RateLimits.RunPerMinute},
+		{"rate_limits.control_per_minute", c.RateLimits.ControlPerMinute}, {"rate_limits.runs_per_minute", c.RateLimits.RunsPerMinute},
+		{"rate_limits.policy_per_minute", c.RateLimits.PolicyPerMinute}, {"max_streams", c.MaxStreams},
+	} {
+		if l.n < 0 {
+			return bad(l.key, strconv.Itoa(l.n), "must be 0 (off) or more")
+		}
 	}
 	for key, d := range map[string]Duration{
 		"timeouts.blocking": c.Timeouts.Blocking, "timeouts.approval": c.Timeouts.Approval,

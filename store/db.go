@@ -46,7 +46,7 @@ var (
 	bucketRunPending  = []byte("run_pending")  // jobID ‖ 0x00 ‖ createdAt ‖ id → 1 if the run waits on it, else 0
 	bucketBySettled   = []byte("by_settled")   // respondedAt ‖ id → "" (settled only)
 	bucketByResponder = []byte("by_responder") // respondedBy ‖ 0x00 ‖ respondedAt ‖ id → "" (answered only)
-	bucketIdem        = []byte("idem")         // jobID ‖ 0x00 ‖ key → id (until the outcome is received)
+	bucketIdem        = []byte("idem")         // jobID ‖ 0x00 ‖ asker ‖ 0x00 ‖ key → id (until the outcome is received)
 	bucketEvents      = []byte("events")       // seq BE → event JSON
 	bucketSealed      = []byte("sealed")       // id → "" (holds a sealed answer not yet received)
 	bucketRunsActive  = []byte("runs_active")  // run id → "" (running or paused)

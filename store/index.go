@@ -48,7 +48,7 @@ func indexOf(q *hitl.Question) []indexEntry {
 		}
 	}
 	if q.IdempotencyKey != "" && q.ReceivedAt == nil {
-		e = append(e, indexEntry{bucketIdem, idemKey(q.JobID, q.IdempotencyKey), []byte(q.ID)})
+		e = append(e, indexEntry{bucketIdem, idemKey(q.JobID, hitl.KeyOf(q.Asker, q.IdempotencyKey)), []byte(q.ID)})
 	}
 	if q.Response != nil && q.Response.Sealed != nil {
 		e = append(e, indexEntry{bucketSealed, []byte(q.ID), nil})

@@ -19,7 +19,8 @@ import (
 //
 // 2 → 3: learned rules became records of their own (learned.go): each
 // rule of the policy JSON's "learned" list is moved into one, and the
-// policy is rewritten without the list.
+// policy is rewritten without the list; and idempotency keys are held
+// per asker (hitl.KeyOf): the idem index is rebuilt from the questions.
 func migrate(tx *bolt.Tx, from uint64) error {
 	if from < 2 {
 		if tx.Bucket([]byte("pending")) != nil {
@@ -51,6 +52,28 @@ func migrate(tx *bolt.Tx, from uint64) error {
 			}
 			if _, err := trackRun(tx, nil, q, q.CreatedAt); err != nil {
 				return fmt.Errorf("migrate: %w", err)
+			}
+		}
+	} else if from < 3 {
+		if err := tx.DeleteBucket(bucketIdem); err != nil {
+			return fmt.Errorf("migrate: reset %s: %w", bucketIdem, err)
+		}
+		idem, err := tx.CreateBucket(bucketIdem)
+		if err != nil {
+			return fmt.Errorf("migrate: create %s: %w", bucketIdem, err)
+		}
+		c := tx.Bucket(bucketQuestions).Cursor()
+		for k, v := c.First(); k != nil; k, v = c.Next() {
+			q, err := decodeQuestion(string(k), v)
+			if err != nil {
+				return fmt.Errorf("migrate: %w", err)
+			}
+			for _, e := range indexOf(q) {
+				if string(e.bucket) == string(bucketIdem) {
+					if err := idem.Put(e.key, e.value); err != nil {
+						return fmt.Errorf("migrate: %w", err)
+					}
+				}
 			}
 		}
 	}

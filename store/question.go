@@ -46,7 +46,7 @@ func (db *DB) CreateQuestion(ctx context.Context, q *hitl.Question, ev *hitl.Eve
 			ev.Seq = 0
 		}
 		if q.IdempotencyKey != "" {
-			if id := tx.Bucket(bucketIdem).Get(idemKey(q.JobID, q.IdempotencyKey)); id != nil {
+			if id := tx.Bucket(bucketIdem).Get(idemKey(q.JobID, hitl.KeyOf(q.Asker, q.IdempotencyKey))); id != nil {
 				existing, err := getQuestion(tx, string(id))
 				if err != nil {
 					return fmt.Errorf("idempotency key %q of job %s: %w", q.IdempotencyKey, q.JobID, err)

@@ -22,19 +22,25 @@ type Lifecycle interface {
 	SweepExpired(ctx context.Context) (int, error)
 	Prune(ctx context.Context, retention time.Duration) (int, error)
 	PruneLearnedRules(ctx context.Context, limit int) (int, error)
+	FlushRefusals(ctx context.Context) error
 }
 
 // learnedBatch is how many expired learned rules one transaction deletes.
 const learnedBatch = 256
 
 // Work is the sweeper's work on svc: time out what is due, apply
-// retention (0 keeps every question and event), then delete the learned
+// retention (0 keeps every question and event; refusals a flood left
+// uncounted are written first), then delete the learned
 // rules that expired (they decide nothing any more, whatever the
 // retention). It reports how many records it settled or deleted.
 func Work(svc Lifecycle, retention time.Duration) SweepFunc {
 	return func(ctx context.Context) (int, error) {
 		n, err := svc.SweepExpired(ctx)
 		if err != nil {
+			return n, err
+		}
+		// A flood that stopped has its refusals counted in one event.
+		if err := svc.FlushRefusals(ctx); err != nil {
 			return n, err
 		}
 		pruned, err := svc.Prune(ctx, retention)

@@ -26,7 +26,7 @@ type askFlags struct {
 func parseAskFlags(args []string, e *env) (*askFlags, string, error) {
 	f := &askFlags{}
 	fs := flag.NewFlagSet("ask", flag.ContinueOnError)
-	fs.StringVar(&f.run, "run", e.getenv("HITL_RUN"), "run (job) id the question belongs to (HITL_RUN; default cli-$USER)")
+	fs.StringVar(&f.run, "run", e.getenv("HITL_RUN"), "run (job) id the question belongs to (HITL_RUN; default cli-$USER@PRINCIPAL, a run only this token can start)")
 	fs.StringVar(&f.typ, "type", "", "blocking, non_blocking, approval or error_recovery (default blocking)")
 	fs.Var(&f.options, "options", "choices, comma-separated: --options prod,staging")
 	fs.BoolVar(&f.yesNo, "yes-no", false, "a yes/no question; prints yes or no")
@@ -50,9 +50,6 @@ func parseAskFlags(args []string, e *env) (*askFlags, string, error) {
 	question := strings.TrimSpace(strings.Join(pos, " "))
 	if question == "" {
 		return nil, "", usageError(fs, "hitl ask needs a question: hitl ask \"Which database?\" --options prod,staging")
-	}
-	if f.run == "" {
-		f.run = "cli-" + userName(e)
 	}
 	return f, question, nil
 }
@@ -111,6 +108,13 @@ func cmdAsk(ctx context.Context, args []string, e *env) error {
 		return err
 	}
 	c := newClient(e)
+	if f.run == "" {
+		// The default run is this principal's own (cli-$USER@PRINCIPAL):
+		// nobody else can start it first, so nobody can lock it or read it.
+		if f.run, err = c.DefaultRun(ctx, "cli-"+userName(e)); err != nil {
+			return err
+		}
+	}
 	q, created, err := create(ctx, c, f, n, e)
 	if ctx.Err() != nil {
 		return interrupted(q, n.IdempotencyKey)

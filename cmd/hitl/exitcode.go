@@ -40,7 +40,7 @@ func exitCode(err error) int {
 		return conflictCode(err)
 	case hitl.ENOTFOUND:
 		return exitNotFound
-	case hitl.ERATELIMITED:
+	case hitl.ERATELIMITED, hitl.ETOOMANYSTREAMS:
 		return exitRateLimited
 	case hitl.EFORBIDDEN:
 		return exitForbidden

@@ -59,9 +59,16 @@ func (m *Main) Run(ctx context.Context) (err error) {
 		}
 		return err
 	}
+	rl := m.Config.RateLimits
 	m.Service = hitl.NewService(m.DB, hitl.ServiceConfig{Clock: m.Clock, Timeouts: m.Config.HitlTimeouts(),
-		Access: m.access(), Limiter: ratelimit.New(m.Config.RateLimits.TokenPerMinute, m.Config.RateLimits.RunPerMinute, nil),
-		Threshold: m.Config.InteractionThreshold, ParseCommand: shell.Parse, LearnedTTL: time.Duration(m.Config.Policy.LearnedTTL)})
+		Access: m.access(), Limiter: ratelimit.New(rl.TokenPerMinute, rl.RunPerMinute, nil),
+		Limits: map[hitl.Limit]hitl.Limiter{
+			hitl.LimitControl: ratelimit.New(rl.ControlPerMinute, 0, nil),
+			hitl.LimitRuns:    ratelimit.New(rl.RunsPerMinute, 0, nil),
+			hitl.LimitPolicy:  ratelimit.New(rl.PolicyPerMinute, 0, nil),
+		},
+		MaxStreams: m.Config.MaxStreams, Threshold: m.Config.InteractionThreshold,
+		ParseCommand: shell.Parse, LearnedTTL: time.Duration(m.Config.Policy.LearnedTTL)})
 	if err := m.Service.LoadPolicy(ctx, m.Config.PolicyRules()); err != nil {
 		return err
 	}

@@ -16,7 +16,7 @@ import (
 // that started it, talking to the running service (HITL_URL, HITL_TOKEN).
 func cmdMCP(ctx context.Context, args []string, e *env) error {
 	fs := flag.NewFlagSet("mcp", flag.ContinueOnError)
-	run := fs.String("run", e.getenv("HITL_RUN"), "the run questions and approvals belong to (HITL_RUN; default mcp-$USER)")
+	run := fs.String("run", e.getenv("HITL_RUN"), "the run questions and approvals belong to (HITL_RUN; default mcp-$USER@PRINCIPAL, a run only this token can start)")
 	every := fs.Duration("progress-every", mcp.DefaultProgressEvery, "how often a blocked tool sends the client a progress notification")
 	maxWait := fs.Duration("max-wait", mcp.DefaultMaxWait, "how long a tool blocks before answering pending with the question id")
 	cancelOnAbort := fs.Bool("cancel-on-abort", false, "cancel a question when the client cancels the call waiting on it (default: it stays pending)")
@@ -25,11 +25,17 @@ func cmdMCP(ctx context.Context, args []string, e *env) error {
 	} else if len(extra) > 0 {
 		return usageError(fs, "hitl mcp takes no arguments: an MCP client starts it and talks over stdin and stdout")
 	}
-	if *run == "" {
-		*run = "mcp-" + userName(e)
-	}
 	c := newClient(e)
 	ictx, cancel := context.WithTimeout(ctx, 5*time.Second)
+	var err error
+	if *run == "" {
+		// The default run is this principal's own: nobody else can start
+		// it first, so nobody can lock it or read it.
+		if *run, err = c.DefaultRun(ictx, "mcp-"+userName(e)); err != nil {
+			cancel()
+			return err
+		}
+	}
 	instruction, err := c.ThresholdInstruction(ictx, *run)
 	cancel()
 	if err != nil {

@@ -43,10 +43,10 @@ func (s *Store) CreateQuestion(_ context.Context, q *hitl.Question, ev *hitl.Eve
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if q.IdempotencyKey != "" {
-		if id, ok := s.keys[q.JobID+"\x00"+q.IdempotencyKey]; ok {
+		if id, ok := s.keys[q.JobID+"\x00"+hitl.KeyOf(q.Asker, q.IdempotencyKey)]; ok {
 			return s.questions[id].Clone(), false, nil
 		}
-		s.keys[q.JobID+"\x00"+q.IdempotencyKey] = q.ID
+		s.keys[q.JobID+"\x00"+hitl.KeyOf(q.Asker, q.IdempotencyKey)] = q.ID
 	}
 	s.questions[q.ID] = q.Clone()
 	s.order = append(s.order, q.ID)
@@ -71,8 +71,8 @@ func (s *Store) UpdateQuestion(_ context.Context, id string, fn func(*hitl.Quest
 	}
 	s.questions[id] = q.Clone()
 	s.track(cur, q, ev)
-	if q.IdempotencyKey != "" && q.ReceivedAt != nil && s.keys[q.JobID+"\x00"+q.IdempotencyKey] == id {
-		delete(s.keys, q.JobID+"\x00"+q.IdempotencyKey) // the outcome was taken: the key is free
+	if q.IdempotencyKey != "" && q.ReceivedAt != nil && s.keys[q.JobID+"\x00"+hitl.KeyOf(q.Asker, q.IdempotencyKey)] == id {
+		delete(s.keys, q.JobID+"\x00"+hitl.KeyOf(q.Asker, q.IdempotencyKey)) // the outcome was taken: the key is free
 	}
 	s.append(ev)
 	return q, nil
@@ -273,7 +273,7 @@ func (s *Store) Prune(_ context.Context, before time.Time, limit int) (int, erro
 	for _, q := range old {
 		delete(s.questions, q.ID)
 		s.order = slices.DeleteFunc(s.order, func(id string) bool { return id == q.ID })
-		if k := q.JobID + "\x00" + q.IdempotencyKey; s.keys[k] == q.ID {
+		if k := q.JobID + "\x00" + hitl.KeyOf(q.Asker, q.IdempotencyKey); s.keys[k] == q.ID {
 			delete(s.keys, k)
 		}
 		if run := s.runs[q.JobID]; run != nil {
