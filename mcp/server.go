@@ -18,6 +18,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"log/slog"
+	"os"
 	"time"
 
 	"github.com/hitlbot/hitl"
@@ -79,9 +80,17 @@ func New(o Options) *Server {
 	return s
 }
 
-// Run serves t (sdk.StdioTransport for hitl mcp) until the client
-// disconnects or ctx ends.
+// Run serves t until the client disconnects or ctx ends. Stdio (an
+// *sdk.IOTransport, as hitl mcp passes, or an *sdk.StdioTransport) is
+// read a line at a time: a malformed line is answered with a JSON-RPC
+// parse error (-32700) and the session goes on.
 func (s *Server) Run(ctx context.Context, t sdk.Transport) error {
+	switch st := t.(type) {
+	case *sdk.IOTransport:
+		t = &lineTransport{r: st.Reader, w: st.Writer}
+	case *sdk.StdioTransport:
+		t = &lineTransport{r: os.Stdin, w: os.Stdout}
+	}
 	return s.srv.Run(ctx, t)
 }
 
