@@ -117,7 +117,9 @@ func (c *Client) do(ctx context.Context, method, path string, query url.Values, 
 		return hitl.Errorf(hitl.EINVALID, "building the request: %v", err)
 	}
 	req.Header.Set("Accept", "application/json")
-	if in != nil {
+	if in != nil || method != http.MethodGet {
+		// Every state-changing request says JSON, body or not: a server
+		// without tokens refuses one that does not (a browser's form).
 		req.Header.Set("Content-Type", "application/json")
 	}
 	if c.token != "" {
