@@ -51,6 +51,9 @@ type Options struct {
 	// tool's description (see Instruction).
 	Instruction string
 	Logger      *slog.Logger
+	// After is the timer a rate-limited call (429) waits Retry-After on
+	// before it tries again (time.After when nil); tests inject their own.
+	After func(time.Duration) <-chan time.Time
 }
 
 // Server is hitl's MCP server.
@@ -72,6 +75,11 @@ func New(o Options) *Server {
 	}
 	if o.Logger == nil {
 		o.Logger = slog.New(slog.DiscardHandler)
+	}
+	if o.Client != nil {
+		// Rate limited: wait as the service says and try again, within
+		// the call's own wait (MaxWait, or the client cancelling it).
+		o.Client = o.Client.With(agent.WithRateLimitWait(o.After))
 	}
 	s := &Server{opts: o}
 	s.srv = sdk.NewServer(&sdk.Implementation{Name: "hitl", Title: "hitl: a human in the loop", Version: o.Version},
