@@ -51,17 +51,18 @@ func (a Access) SlackPrincipal(user string, groups []string) Principal {
 	return p
 }
 
-// Groups lists the user groups config and q mention, so that an edge knows
-// whose membership to look up before building a Slack principal.
+// Groups lists the user groups config and q (its assignees and
+// approvers) mention, so that an edge knows whose membership to look up
+// before building a Slack principal.
 func (a Access) Groups(q *Question) []string {
 	var out []string
-	var assignees []string
+	var assignees, approvers []string
 	if q != nil {
-		assignees = q.Assignees
+		assignees, approvers = q.Assignees, q.Approvers
 	}
-	for _, ids := range [][]string{a.Admins, a.Answerers, a.Controllers, assignees} {
+	for _, ids := range [][]string{a.Admins, a.Answerers, a.Controllers, assignees, approvers} {
 		for _, id := range ids {
-			if strings.HasPrefix(id, "S") && !slices.Contains(out, id) {
+			if isGroupID(id) && !slices.Contains(out, id) {
 				out = append(out, id)
 			}
 		}

@@ -94,6 +94,13 @@ func (p Principal) Has(s Scope) bool {
 	return slices.Contains(p.Scopes, s) || (s != scopeObserve && slices.Contains(p.Scopes, ScopeAdmin))
 }
 
+// SeesLearnedRules reports whether p may see the rules people taught with
+// "Approve & always allow" (what was learned, by whom): those who answer,
+// and admins. Everybody else sees the configured rules only.
+func (p Principal) SeesLearnedRules() bool {
+	return p.Local || p.Has(ScopeAnswer)
+}
+
 // seesAll reports whether p may read every question, not only its own.
 func (p Principal) seesAll() bool {
 	return p.Has(ScopeAnswer) || p.Has(scopeObserve)

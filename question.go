@@ -165,17 +165,23 @@ type Question struct {
 
 // Grant is one person's approval of a question that needs several.
 type Grant struct {
-	By   string    `json:"by"`
+	By string `json:"by"`
+	// User is the Slack user who approved (a token's slack_user): the
+	// person counted, whichever token or click it came through.
+	User string    `json:"user,omitempty"`
 	At   time.Time `json:"at"`
 	Text string    `json:"text,omitempty"`
 }
 
-// ApprovedBy reports whether p's approval of q is already counted (a
-// token speaking for a Slack user and that user are one person): the
-// same person twice counts once.
+// ApprovedBy reports whether p's approval of q is already counted: the
+// same person twice counts once, whichever token or Slack click each
+// approval came through (a token with a slack_user is that person).
 func (q *Question) ApprovedBy(p Principal) bool {
 	for _, g := range q.Approvals {
-		if g.By == p.ID || (p.SlackUser != "" && g.By == "slack:"+p.SlackUser) {
+		if g.By == p.ID {
+			return true
+		}
+		if p.SlackUser != "" && (g.User == p.SlackUser || g.By == "slack:"+p.SlackUser) {
 			return true
 		}
 	}

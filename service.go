@@ -79,6 +79,7 @@ type Service struct {
 	limits   map[Limit]Limiter
 	streams  streams
 	refusals refusals
+	dir         directory
 }
 
 var _ QuestionService = (*Service)(nil)
@@ -332,7 +333,7 @@ func (s *Service) Answer(ctx context.Context, id string, r Response) (*Question,
 			if q.ApprovedBy(p) {
 				return nil, false, Errorf(EINVALID, "%s already approved %s: %d of %d approvals; another person must approve", p.ID, q.ID, len(q.Approvals), q.Quorum)
 			}
-			q.Approvals = append(q.Approvals, Grant{By: p.ID, At: now, Text: norm.Text})
+			q.Approvals = append(q.Approvals, Grant{By: p.ID, User: p.SlackUser, At: now, Text: norm.Text})
 			if len(q.Approvals) < q.Quorum {
 				return newQuestionEvent(EventApprovalAdded, q, p.ID, now), false, nil
 			}
@@ -400,6 +401,9 @@ func (s *Service) settle(ctx context.Context, act Action, id string, fn func(q *
 func (s *Service) settleOrCount(ctx context.Context, act Action, id string, fn func(q *Question, now time.Time) (*Event, bool, error)) (*Question, error) {
 	now := s.clock.Now()
 	p := PrincipalFrom(ctx)
+	if act == ActionAnswer || act == ActionCancel {
+		p = s.withGroups(ctx, p, id)
+	}
 	var refusal error
 	var refusedQ *Question
 	q, err := s.store.UpdateQuestion(ctx, id, func(q *Question) (*Event, error) {

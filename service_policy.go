@@ -267,11 +267,12 @@ func (s *Service) learn(ctx context.Context, q *Question, key LearnedRuleKey, by
 // and admins, see every agent's; an agent sees its own.
 func (s *Service) LearnedRules(ctx context.Context, f LearnedRuleFilter) (LearnedRulePage, error) {
 	p := PrincipalFrom(ctx)
-	if !p.Local && !p.Has(ScopeAnswer) {
-		if !p.Has(ScopeAsk) {
-			return LearnedRulePage{}, s.refused(ctx, p, ActionRead, &Question{}, lacks(p, ScopeAnswer))
+	if !p.SeesLearnedRules() {
+		if !p.Has(ScopeAsk) || strings.HasPrefix(p.ID, "slack:") {
+			return LearnedRulePage{}, s.refused(ctx, p, ActionRead, &Question{}, Errorf(EFORBIDDEN,
+				"learned rules are shown only to those who answer (slack.answerers, the answer scope) and admins; %s is neither", p.ID))
 		}
-		f.Agent = p.ID
+		f.Agent = p.ID // an agent sees what was taught for it
 	}
 	page, err := s.store.LearnedRules(ctx, f)
 	if page.Rules == nil {

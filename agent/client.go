@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
 	"io"
 	"net/http"
 	"net/url"
@@ -30,6 +31,8 @@ type Client struct {
 	minBackoff time.Duration
 	maxBackoff time.Duration
 	pollWait   time.Duration
+	// rateWait, when set, waits out 429s (see WithRateLimitWait).
+	rateWait func(time.Duration) <-chan time.Time
 }
 
 var _ hitl.QuestionService = (*Client)(nil)
@@ -75,6 +78,29 @@ func WithRetryBackoff(min, max time.Duration) ClientOption {
 	}
 }
 
+// WithRateLimitWait makes every request that the server refuses as rate
+// limited (429) wait Retry-After (at least a second) on after (time.After
+// when nil) and try again, for as long as ctx lets it: a ctx that ends
+// first, or whose deadline comes before the retry, returns the refusal
+// (or ctx's error). Without it a 429 is returned at once.
+func WithRateLimitWait(after func(time.Duration) <-chan time.Time) ClientOption {
+	return func(c *Client) {
+		if after == nil {
+			after = time.After
+		}
+		c.rateWait = after
+	}
+}
+
+// With returns a copy of c with opts applied (the same connections).
+func (c *Client) With(opts ...ClientOption) *Client {
+	cp := *c
+	for _, o := range opts {
+		o(&cp)
+	}
+	return &cp
+}
+
 // NewClient returns a client of the API at baseURL ("http://127.0.0.1:8750")
 // that authenticates with token (none when empty).
 func NewClient(baseURL, token string, opts ...ClientOption) *Client {
@@ -98,26 +124,52 @@ func NewClient(baseURL, token string, opts ...ClientOption) *Client {
 }
 
 // do sends one request and decodes the JSON answer into out. in, when not
-// nil, is sent as the JSON body.
+// nil, is sent as the JSON body. With WithRateLimitWait, a 429 waits and
+// the same request is sent again.
 func (c *Client) do(ctx context.Context, method, path string, query url.Values, in, out any) error {
-	var body io.Reader
+	var b []byte
 	if in != nil {
-		b, err := json.Marshal(in)
-		if err != nil {
+		var err error
+		if b, err = json.Marshal(in); err != nil {
 			return hitl.Errorf(hitl.EINVALID, "encoding the request: %v", err)
 		}
-		body = bytes.NewReader(b)
 	}
 	u := c.base + path
 	if len(query) > 0 {
 		u += "?" + query.Encode()
+	}
+	for {
+		err := c.send(ctx, method, u, path, b, in != nil, out)
+		var he *hitl.Error
+		if c.rateWait == nil || !errors.As(err, &he) || he.Code != hitl.ERATELIMITED {
+			return err
+		}
+		d := max(he.RetryAfter, time.Second)
+		if dl, ok := ctx.Deadline(); ok && time.Until(dl) < d {
+			return err
+		}
+		select {
+		case <-ctx.Done():
+			return ctx.Err()
+		case <-c.rateWait(d):
+		}
+	}
+}
+
+// send sends one request: do's one attempt.
+func (c *Client) send(ctx context.Context, method, u, path string, b []byte, hasBody bool, out any) error {
+	var body io.Reader
+	if hasBody {
+		body = bytes.NewReader(b)
 	}
 	req, err := http.NewRequestWithContext(ctx, method, u, body)
 	if err != nil {
 		return hitl.Errorf(hitl.EINVALID, "building the request: %v", err)
 	}
 	req.Header.Set("Accept", "application/json")
-	if in != nil {
+	if hasBody || method != http.MethodGet {
+		// Every state-changing request says JSON, body or not: a server
+		// without tokens refuses one that does not (a browser's form).
 		req.Header.Set("Content-Type", "application/json")
 	}
 	if c.token != "" {

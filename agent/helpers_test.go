@@ -170,8 +170,8 @@ func callURL(t *testing.T, method, url, body string, headers ...string) reply {
 	}
 	req, err := http.NewRequest(method, url, rd)
 	require.NoError(t, err)
-	if body != "" {
-		req.Header.Set("Content-Type", "application/json")
+	if body != "" || method != http.MethodGet {
+		req.Header.Set("Content-Type", "application/json") // as the Go client sends
 	}
 	setHeaders(req, headers...)
 	resp, err := http.DefaultClient.Do(req)

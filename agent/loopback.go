@@ -13,8 +13,9 @@ import (
 // on the machine, from what a web page in a browser on that machine can
 // send: a request to a name that only resolves to 127.0.0.1 today (DNS
 // rebinding: the Host is not a loopback name), a request from another
-// origin (a cross-site fetch or form carries Origin), and a body a form
-// can post without a preflight (text/plain, form encodings: not JSON).
+// origin (a cross-site fetch or form carries Origin), and a state-changing
+// request a form can send without a preflight (text/plain, form
+// encodings, or no body at all: not declared JSON).
 // The CLI and the Go client send none of these.
 func checkLoopback(r *http.Request) error {
 	if !loopbackHost(r.Host) {
@@ -27,20 +28,26 @@ func checkLoopback(r *http.Request) error {
 				"this hitl server has no tokens, so it refuses requests from web pages (Origin %q): call it from a program (the hitl CLI, the SDK, curl) without an Origin header, or configure tokens", strings.Join(origin, ", "))
 		}
 	}
-	if r.Method == http.MethodPost && hasBody(r) {
+	if changesState(r.Method) {
+		// Body or not: a page can send a bodyless form post without a
+		// preflight, but not one that says it is JSON.
 		ct := r.Header.Get("Content-Type")
 		if mt, _, err := mime.ParseMediaType(ct); err != nil || mt != "application/json" {
 			return hitl.Errorf(codeUnsupportedMediaType,
-				"the request body must be JSON sent with Content-Type: application/json, not %q", ct)
+				"a %s to this hitl server (no tokens) must be sent with Content-Type: application/json, body or not, not %q", r.Method, ct)
 		}
 	}
 	return nil
 }
 
-// hasBody reports whether r carries a body: a positive or unknown length
-// (chunked).
-func hasBody(r *http.Request) bool {
-	return r.ContentLength != 0 || len(r.TransferEncoding) > 0
+// changesState reports whether method may change state: anything but
+// GET, HEAD and OPTIONS.
+func changesState(method string) bool {
+	switch method {
+	case http.MethodGet, http.MethodHead, http.MethodOptions:
+		return false
+	}
+	return true
 }
 
 // loopbackHost reports whether host (a Host header, with or without a

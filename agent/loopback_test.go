@@ -83,7 +83,22 @@ func TestTokenlessRefusesBrowsers(t *testing.T) {
 		r := direct(srv, "POST", "[::1]:8750", ask, "Content-Type", "Application/JSON; charset=utf-8")
 		require.Equal(t, http.StatusCreated, r.status, r.raw)
 	})
-	t.Run("post_without_body_needs_no_type", func(t *testing.T) {
+	t.Run("bodyless_state_changes_without_json_type_are_415_and_change_nothing", func(t *testing.T) {
+		q := e.ask(t, "job-1", textQ)
+		for _, method := range []string{"POST", "PUT", "PATCH", "DELETE"} {
+			for _, ct := range []string{"", "text/plain", "application/x-www-form-urlencoded"} {
+				r := e.call(t, method, "/api/questions/"+q.ID+"/cancel", "", "Content-Type", ct)
+				requireError(t, r, 415, codeUnsupportedMediaType)
+				require.Contains(t, r.body["message"], "body or not")
+			}
+		}
+		got, err := e.client.Question(context.Background(), q.ID)
+		require.NoError(t, err)
+		require.True(t, got.Pending(), "a refused request changes nothing")
+		r := e.call(t, "POST", "/api/questions/"+q.ID+"/cancel", "", "Origin", "http://evil.example")
+		requireError(t, r, 403, hitl.EFORBIDDEN)
+	})
+	t.Run("bodyless_post_with_json_type_is_served", func(t *testing.T) {
 		q := e.ask(t, "job-1", textQ)
 		r := e.call(t, "POST", "/api/questions/"+q.ID+"/cancel", "")
 		require.Equal(t, http.StatusOK, r.status, r.raw)

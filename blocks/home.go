@@ -102,8 +102,11 @@ func homeItem(q *hitl.Question) []slack.Block {
 	text, _ := escapeCut(strings.TrimSpace(q.Question), 700, ellipsis)
 	bs := []slack.Block{section(typeEmoji(q.Type) + " " + text)}
 	var els []slack.MixedElement
-	if a := oneLine(agentName(q)); a != "" {
-		els = append(els, plainText("🤖 "+plain(a, 100, "")))
+	if a := oneLine(q.Asker); a != "" {
+		els = append(els, plainText("🔑 "+plain(a, 100, "")))
+	}
+	if a := oneLine(claimedAgent(q)); a != "" {
+		els = append(els, plainText("🤖 agent (says): "+plain(a, 100, "")))
 	}
 	if id := oneLine(q.JobID); id != "" {
 		els = append(els, plainText("Run "+plain(id, 100, "")))

@@ -96,8 +96,8 @@ func body(q *hitl.Question, opts MessageOptions) ([]slack.Block, bool) {
 
 func headerText(q *hitl.Question) string {
 	title := typeEmoji(q.Type) + " " + typeTitle(q.Type)
-	if a := agentName(q); a != "" {
-		title += " from " + oneLine(a)
+	if a := oneLine(q.Asker); a != "" {
+		title += " from " + a
 	}
 	return plain(title, MaxHeaderText, "Question")
 }
@@ -174,10 +174,10 @@ func errorText(q *hitl.Question) (string, bool) {
 	return head + details + tail, cut
 }
 
-// meta is the context line: assignees, agent, run, issue, project, step,
-// deadline and default (while pending), question id: at most 9 elements.
-// Agent text goes in plain_text elements: shown as is, never formatted or
-// linked.
+// meta is the context line: assignees, who asked, the agent's name for
+// itself, run, issue, project, step, deadline and default (while
+// pending), question id: at most 10 elements (Slack's limit). Agent text
+// goes in plain_text elements: shown as is, never formatted or linked.
 func meta(q *hitl.Question, opts MessageOptions) *slack.ContextBlock {
 	var els []slack.MixedElement
 	if opts.MentionAssignees && len(q.Assignees) > 0 {
@@ -188,7 +188,8 @@ func meta(q *hitl.Question, opts MessageOptions) *slack.ContextBlock {
 			els = append(els, plainText(prefix+plain(s, 200, "")))
 		}
 	}
-	add("🤖 ", agentName(q))
+	add("🔑 Asked by ", q.Asker)
+	add("🤖 agent (says): ", claimedAgent(q))
 	add("Run ", q.JobID)
 	if c := q.Context; c != nil {
 		add("Issue ", c.IssueID)
@@ -260,9 +261,13 @@ func fallback(q *hitl.Question, opts MessageOptions) string {
 	}
 	text, _ := escapeCut(oneLine(q.Question), 300, ellipsis)
 	b.WriteString(typeEmoji(q.Type) + " " + text)
-	if a := oneLine(agentName(q)); a != "" {
+	if a := oneLine(q.Asker); a != "" {
 		a, _ = escapeCut(a, 100, ellipsis)
 		b.WriteString(" — from " + a)
+	}
+	if a := oneLine(claimedAgent(q)); a != "" {
+		a, _ = escapeCut(a, 100, ellipsis)
+		b.WriteString(" (agent says: " + a + ")")
 	}
 	if id := oneLine(q.JobID); id != "" {
 		id, _ = escapeCut(id, 100, ellipsis)
@@ -287,11 +292,18 @@ func FullTextChunks(q *hitl.Question) []string {
 	return chunks
 }
 
-func agentName(q *hitl.Question) string {
-	if q.Context != nil && strings.TrimSpace(q.Context.Agent) != "" {
-		return q.Context.Agent
+// claimedAgent is the name an agent gave itself (context.agent): a
+// claim, shown labelled as one beside who really asked (q.Asker, the
+// token or person hitl identified), never in its place. "" when it says
+// nothing new.
+func claimedAgent(q *hitl.Question) string {
+	if q.Context == nil {
+		return ""
 	}
-	return q.Asker
+	if a := strings.TrimSpace(q.Context.Agent); a != q.Asker {
+		return a
+	}
+	return ""
 }
 
 func sensitive(q *hitl.Question) bool { return q.Sensitive || q.InputType == hitl.PasswordInput }

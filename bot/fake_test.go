@@ -54,7 +54,7 @@ func values(channel string, opts []slack.MsgOption) url.Values {
 
 func (f *fakeAPI) AuthTestContext(context.Context) (*slack.AuthTestResponse, error) {
 	f.count("auth.test")
-	return &slack.AuthTestResponse{UserID: "U0BOT", BotID: "B0BOT"}, nil
+	return &slack.AuthTestResponse{UserID: "U0BOT", BotID: "B0BOT", TeamID: "T0TEST"}, nil
 }
 
 func (f *fakeAPI) PostMessageContext(ctx context.Context, channel string, opts ...slack.MsgOption) (string, string, error) {

@@ -2,6 +2,7 @@ package bot
 
 import (
 	"context"
+	"maps"
 	"slices"
 	"sync"
 	"time"
@@ -79,18 +80,26 @@ func (g *groupCache) memberOf(ctx context.Context, user string, groups []string)
 }
 
 func (g *groupCache) members(ctx context.Context, id string) map[string]bool {
+	m, _ := g.read(ctx, id)
+	return m
+}
+
+// read returns group id's members, from the cache while it is fresh. A
+// group that cannot be read counts as it was last read (stale is better
+// than nothing), or is an error when it never was.
+func (g *groupCache) read(ctx context.Context, id string) (map[string]bool, error) {
 	g.mu.Lock()
 	e, ok := g.byID[id]
 	g.mu.Unlock()
 	if ok && g.clock.Now().Sub(e.at) < g.ttl {
-		return e.members
+		return e.members, nil
 	}
-	if ctx.Err() != nil {
-		return e.members
+	if err := ctx.Err(); err != nil {
+		return e.members, staleOr(ok, err)
 	}
 	users, err := g.api.GetUserGroupMembersContext(ctx, id)
 	if err != nil {
-		return e.members // stale is better than nothing; nil when never read
+		return e.members, staleOr(ok, err)
 	}
 	m := make(map[string]bool, len(users))
 	for _, u := range users {
@@ -99,8 +108,34 @@ func (g *groupCache) members(ctx context.Context, id string) map[string]bool {
 	g.mu.Lock()
 	g.byID[id] = groupEntry{members: m, at: g.clock.Now()}
 	g.mu.Unlock()
-	return m
+	return m, nil
 }
+
+func staleOr(stale bool, err error) error {
+	if stale {
+		return nil
+	}
+	return err
+}
+
+var _ hitl.Directory = (*groupCache)(nil)
+
+// GroupMembers implements hitl.Directory over the cache, within
+// groupBudget: the root looks up a principal's groups with it before
+// deciding an answer, whichever edge the answer came through.
+func (g *groupCache) GroupMembers(ctx context.Context, id string) ([]string, error) {
+	ctx, cancel := context.WithTimeout(ctx, groupBudget)
+	defer cancel()
+	m, err := g.read(ctx, id)
+	if err != nil {
+		return nil, err
+	}
+	return slices.Sorted(maps.Keys(m)), nil
+}
+
+// Directory is who is in which Slack user group, cached with expiry: the
+// service's hitl.Directory (Service.SetDirectory).
+func (b *Bot) Directory() hitl.Directory { return b.groups }
 
 // as returns ctx acting as Slack user user, with the rights config gives
 // them and their membership of the groups q and config mention looked up.

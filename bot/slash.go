@@ -111,7 +111,7 @@ func (b *Bot) steerSlash(ctx context.Context, cmd slack.SlashCommand, c hitl.Com
 	case c == hitl.CommandRedirect:
 		p.Instruction = strings.Join(args[1:], " ")
 	}
-	run, err := b.resolveRun(ctx, strings.Fields(cmd.Text)[1])
+	run, err := b.resolveRun(ctx, cmd.UserID, strings.Fields(cmd.Text)[1])
 	if err != nil {
 		return errorText(err), nil
 	}
@@ -165,7 +165,7 @@ func (b *Bot) statusText(ctx context.Context, user string, args []string) string
 	default:
 		return "Usage: `/hitl status [RUN]`"
 	}
-	id, err := b.resolveRun(ctx, args[0])
+	id, err := b.resolveRun(ctx, user, args[0])
 	if err != nil {
 		return errorText(err)
 	}

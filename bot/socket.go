@@ -15,17 +15,27 @@ import (
 const ackBudget = 2 * time.Second
 
 // identity is who the bot is in Slack, from auth.test, so it can ignore its
-// own messages by user and bot id (not by subtype).
+// own messages by user and bot id (not by subtype), and envelopes from
+// any workspace but its own.
 type identity struct {
 	mu     sync.RWMutex
 	userID string
 	botID  string
+	teamID string
 }
 
-func (i *identity) set(userID, botID string) {
+func (i *identity) set(userID, botID, teamID string) {
 	i.mu.Lock()
 	defer i.mu.Unlock()
-	i.userID, i.botID = userID, botID
+	i.userID, i.botID, i.teamID = userID, botID, teamID
+}
+
+// ownTeam reports whether team is the workspace the bot authenticated
+// in. Before auth.test answered, no team is.
+func (i *identity) ownTeam(team string) bool {
+	i.mu.RLock()
+	defer i.mu.RUnlock()
+	return i.teamID != "" && team == i.teamID
 }
 
 func (i *identity) isSelf(userID, botID string) bool {
@@ -69,7 +79,7 @@ func (b *Bot) authenticate(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	b.identity.set(res.UserID, res.BotID)
+	b.identity.set(res.UserID, res.BotID, res.TeamID)
 	return nil
 }
 
@@ -113,6 +123,12 @@ func (b *Bot) consume(ctx context.Context) {
 func (b *Bot) handle(ctx context.Context, evt socketmode.Event) {
 	h, ok := b.envelopes[evt.Type]
 	if !ok {
+		b.ack(ctx, evt, nil)
+		return
+	}
+	if team := teamOf(evt); !b.identity.ownTeam(team) {
+		// Acked (so Slack stops redelivering), never processed.
+		b.log.Warn("slack envelope from another workspace refused", "team", team, "type", evt.Type, "envelope", envelopeID(evt))
 		b.ack(ctx, evt, nil)
 		return
 	}
@@ -180,6 +196,19 @@ func (b *Bot) ack(ctx context.Context, evt socketmode.Event, payload any) {
 	if err := b.sm.AckCtx(ctx, evt.Request.EnvelopeID, payload); err != nil {
 		b.log.Error("slack ack failed", "envelope", evt.Request.EnvelopeID, "err", err)
 	}
+}
+
+// teamOf is the workspace an envelope comes from ("" when it names none).
+func teamOf(evt socketmode.Event) string {
+	switch d := evt.Data.(type) {
+	case slackevents.EventsAPIEvent:
+		return d.TeamID
+	case slack.InteractionCallback:
+		return d.Team.ID
+	case slack.SlashCommand:
+		return d.TeamID
+	}
+	return ""
 }
 
 func envelopeID(evt socketmode.Event) string {

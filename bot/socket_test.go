@@ -19,6 +19,7 @@ func socketBot(t *testing.T, api *fakeAPI, access hitl.Access) (*testBot, chan s
 	t.Helper()
 	tb := newTestBot(t, api, access, nil)
 	tb.sm = socketmode.New(slack.New("xoxb-test"))
+	tb.identity.set("U0BOT", "B0BOT", testTeam)
 	done := make(chan string, 8)
 	for typ, h := range tb.envelopes {
 		tb.envelopes[typ] = func(ctx context.Context, evt socketmode.Event) (any, func(context.Context)) {
@@ -35,9 +36,32 @@ func socketBot(t *testing.T, api *fakeAPI, access hitl.Access) (*testBot, chan s
 	return tb, done
 }
 
+// testTeam is the workspace the test bot authenticated in.
+const testTeam = "T0TEST"
+
 func slash(envelope, user, text string) socketmode.Event {
 	return socketmode.Event{Type: socketmode.EventTypeSlashCommand, Request: &socketmode.Request{EnvelopeID: envelope},
-		Data: slack.SlashCommand{Command: "/hitl", UserID: user, Text: text}}
+		Data: slack.SlashCommand{Command: "/hitl", UserID: user, Text: text, TeamID: testTeam}}
+}
+
+func TestEnvelopesFromAnotherWorkspaceAreRefused(t *testing.T) {
+	tb, done := socketBot(t, &fakeAPI{}, hitl.Access{})
+	foreign := slash("foreign", "U0EVE", "help")
+	cmd := foreign.Data.(slack.SlashCommand)
+	cmd.TeamID = "T0EVIL"
+	foreign.Data = cmd
+	unnamed := slash("unnamed", "U0EVE", "help")
+	cmd.TeamID = ""
+	unnamed.Data = cmd
+	tb.sm.Events <- foreign
+	tb.sm.Events <- unnamed
+	tb.sm.Events <- slash("own", "U0BOB", "help")
+	handled := []string{await(t, done, "the envelope of the bot's own workspace")}
+	tb.Close() // waits for every handler in flight
+	for len(done) > 0 {
+		handled = append(handled, <-done)
+	}
+	assert.Equal(t, []string{"own"}, handled, "envelopes of another workspace, or of none, never reach a handler")
 }
 
 func TestEnvelopesRunOnTheirOwn(t *testing.T) {

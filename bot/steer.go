@@ -135,14 +135,15 @@ func (b *Bot) revokeClick(ctx context.Context, c click, blockID, value string) e
 	return shown(blocks.RevokedText(r)) // not an error: told the same way
 }
 
-// resolveRun names a run: its exact id, or a unique prefix of an active
-// run's id.
-func (b *Bot) resolveRun(ctx context.Context, name string) (string, error) {
+// resolveRun names a run for Slack user user: its exact id, or a unique
+// prefix of an active run's id, among the runs user may see (the lookup
+// runs as them, so a prefix never reveals another's run).
+func (b *Bot) resolveRun(ctx context.Context, user, name string) (string, error) {
 	if hitl.ValidateJobID(name) != nil {
 		return "", shown("⚠️ `" + blocks.Escape(strings.ReplaceAll(name, "`", "'")) + "` is not a run id.")
 	}
-	matches, err := hitl.MatchRun(ctx, b.svc, name)
-	if err != nil {
+	matches, err := hitl.MatchRun(hitl.WithPrincipal(ctx, b.slackPrincipal(ctx, user)), b.svc, name)
+	if err != nil && hitl.ErrorCode(err) != hitl.EFORBIDDEN {
 		return "", err
 	}
 	switch len(matches) {

@@ -3,6 +3,7 @@ package mcp
 import (
 	"context"
 	"fmt"
+	"time"
 
 	"github.com/hitlbot/hitl"
 	"github.com/hitlbot/hitl/agent"
@@ -51,15 +52,46 @@ func (s *Server) askHuman(ctx context.Context, req *sdk.CallToolRequest, in askI
 	return s.awaitReply(ctx, req, q.ID)
 }
 
+// getAnswer says at once how question_id stands: its answer, or pending;
+// with wait_seconds it first waits up to that long (MaxWait at most),
+// sending progress while it does.
 func (s *Server) getAnswer(ctx context.Context, req *sdk.CallToolRequest, in answerInput) (*sdk.CallToolResult, Reply, error) {
-	return s.awaitReply(ctx, req, in.QuestionID)
+	if in.WaitSeconds < 0 || in.WaitSeconds > maxWaitSeconds {
+		return nil, Reply{}, fmt.Errorf("wait_seconds must be between 0 and %d", maxWaitSeconds)
+	}
+	if in.WaitSeconds == 0 {
+		q, err := s.opts.Client.Question(ctx, in.QuestionID)
+		if err != nil {
+			return nil, Reply{}, err
+		}
+		if q.Pending() {
+			r := Reply{Status: string(hitl.OutcomePending), QuestionID: q.ID}
+			return text(pendingText(q.ID, "ask_human")), r, nil
+		}
+		return s.awaitReply(ctx, req, in.QuestionID) // settled: takes its outcome at once
+	}
+	return s.awaitFor(ctx, req, in.QuestionID, time.Duration(in.WaitSeconds*float64(time.Second)))
 }
+
+// maxWaitSeconds bounds get_answer's wait_seconds.
+const maxWaitSeconds = 600
 
 // awaitReply waits for question id (progress, MaxWait) and says how it
 // ended.
 func (s *Server) awaitReply(ctx context.Context, req *sdk.CallToolRequest, id string) (*sdk.CallToolResult, Reply, error) {
+	return s.awaitFor(ctx, req, id, s.opts.MaxWait)
+}
+
+// awaitFor is awaitReply giving up after wait (MaxWait at most; a
+// settled question returns at once whatever wait is).
+func (s *Server) awaitFor(ctx context.Context, req *sdk.CallToolRequest, id string, wait time.Duration) (*sdk.CallToolResult, Reply, error) {
 	wctx, cancel, tick := s.waiting(ctx, req, "waiting for a person to answer "+id)
 	defer cancel()
+	if wait < s.opts.MaxWait {
+		var stop context.CancelFunc
+		wctx, stop = context.WithTimeoutCause(wctx, max(wait, 0), ErrStillPending)
+		defer stop()
+	}
 	q, err := s.opts.Client.Await(wctx, id, tick)
 	switch {
 	case err != nil && GaveUp(wctx) && ctx.Err() == nil:

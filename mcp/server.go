@@ -18,6 +18,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"log/slog"
+	"os"
 	"time"
 
 	"github.com/hitlbot/hitl"
@@ -50,6 +51,9 @@ type Options struct {
 	// tool's description (see Instruction).
 	Instruction string
 	Logger      *slog.Logger
+	// After is the timer a rate-limited call (429) waits Retry-After on
+	// before it tries again (time.After when nil); tests inject their own.
+	After func(time.Duration) <-chan time.Time
 }
 
 // Server is hitl's MCP server.
@@ -72,6 +76,11 @@ func New(o Options) *Server {
 	if o.Logger == nil {
 		o.Logger = slog.New(slog.DiscardHandler)
 	}
+	if o.Client != nil {
+		// Rate limited: wait as the service says and try again, within
+		// the call's own wait (MaxWait, or the client cancelling it).
+		o.Client = o.Client.With(agent.WithRateLimitWait(o.After))
+	}
 	s := &Server{opts: o}
 	s.srv = sdk.NewServer(&sdk.Implementation{Name: "hitl", Title: "hitl: a human in the loop", Version: o.Version},
 		&sdk.ServerOptions{Logger: o.Logger, Instructions: "Tools that reach a person through hitl (Slack or a terminal). " + o.Instruction})
@@ -79,9 +88,17 @@ func New(o Options) *Server {
 	return s
 }
 
-// Run serves t (sdk.StdioTransport for hitl mcp) until the client
-// disconnects or ctx ends.
+// Run serves t until the client disconnects or ctx ends. Stdio (an
+// *sdk.IOTransport, as hitl mcp passes, or an *sdk.StdioTransport) is
+// read a line at a time: a malformed line is answered with a JSON-RPC
+// parse error (-32700) and the session goes on.
 func (s *Server) Run(ctx context.Context, t sdk.Transport) error {
+	switch st := t.(type) {
+	case *sdk.IOTransport:
+		t = &lineTransport{r: st.Reader, w: st.Writer}
+	case *sdk.StdioTransport:
+		t = &lineTransport{r: os.Stdin, w: os.Stdout}
+	}
 	return s.srv.Run(ctx, t)
 }
 

@@ -20,7 +20,8 @@ type askInput struct {
 }
 
 type answerInput struct {
-	QuestionID string `json:"question_id" jsonschema:"The question id a tool returned with status pending (q_…)."`
+	QuestionID  string  `json:"question_id" jsonschema:"The question id a tool returned with status pending (q_…)."`
+	WaitSeconds float64 `json:"wait_seconds,omitempty" jsonschema:"How long to wait for the answer if the question is still open (default 0: answer at once with its status; at most 600)."`
 }
 
 type approvalInput struct {
@@ -63,7 +64,8 @@ const (
 		"If it returns status pending, the question is still open: call get_answer with its question_id later " +
 		"(or call ask_human again with exactly the same arguments: no second message is sent).\n\n"
 	getAnswerDescription = "Get the answer to a question a hitl tool left pending (status pending with a question_id). " +
-		"It waits for a while if the question is still open, then says pending again."
+		"It answers at once: the answer, or status pending while the question is still open. " +
+		"Give wait_seconds to wait that long for an answer first."
 	approvalDescription = "Request a person's approval before a risky operation (deleting files, running shell commands, " +
 		"calling external services, spending money). hitl's approval policy decides: it may allow or deny at once, or ask " +
 		"a person and wait. Proceed only on decision approved, with edited in place of your resource when it is set. " +

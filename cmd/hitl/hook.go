@@ -61,7 +61,8 @@ func cmdHook(ctx context.Context, args []string, e *env) error {
 	if len(pos) != 1 || (pos[0] != "claude" && pos[0] != "codex") {
 		return hookFailed(usageError(fs, "hitl hook needs the agent: hitl hook claude, or hitl hook codex"))
 	}
-	h := &hook{e: e, c: newClient(e), wait: *wait}
+	// Rate limited: wait Retry-After and try again, within --wait.
+	h := &hook{e: e, c: newClient(e).With(agent.WithRateLimitWait(e.after)), wait: *wait}
 	b, err := io.ReadAll(io.LimitReader(e.stdin, 16<<20))
 	if err == nil {
 		err = json.Unmarshal(b, &h.in)

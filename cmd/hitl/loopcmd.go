@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"flag"
 	"fmt"
+	"time"
 
 	"github.com/hitlbot/hitl"
 	"github.com/hitlbot/hitl/agent"
@@ -63,30 +64,62 @@ func cmdCheckpoint(ctx context.Context, args []string, e *env) error {
 		}
 	}
 	c := newClient(e)
+	cp, err := reportWaiting(ctx, c, e, &f, "hitl: run %s is paused; waiting for resume (hitl resume %s)\n")
+	if err != nil {
+		return err
+	}
+	switch cp.Status {
+	case hitl.RunCancelled, hitl.RunDone, hitl.RunAborted:
+		msg := fmt.Sprintf("hitl: run %s is %s", visible(f.run), cp.Status)
+		if cp.Reason != "" {
+			msg += ": " + visible(cp.Reason)
+		}
+		return &outcome{code: exitCancelled, msg: msg}
+	}
+	b, _ := json.Marshal(checkpointLine{Status: cp.Status, Model: cp.Model, NewModel: cp.NewModel, Instruction: cp.Instruction})
+	fmt.Fprintln(e.stdout, string(b))
+	return nil
+}
+
+// reportWaiting reports the loop's state and waits while its run is
+// paused (saying so once, with pausedMsg), until it is not. Once the
+// service was reached, a restart of it (unreachable, failing) is waited
+// out, retrying every second, as hitl ask waits out one; a service that
+// cannot be reached at all is an error at once.
+func reportWaiting(ctx context.Context, c *agent.Client, e *env, f *loopFlags, pausedMsg string) (hitl.Checkpoint, error) {
+	if _, err := c.Health(ctx); err != nil {
+		return hitl.Checkpoint{}, err
+	}
 	said := false
 	for {
 		cp, err := c.Report(ctx, f.run, f.request())
 		if err != nil {
-			return err
-		}
-		switch cp.Status {
-		case hitl.RunPaused:
-			if !said {
-				fmt.Fprintf(e.stderr, "hitl: run %s is paused; waiting for resume (hitl resume %s)\n", visible(f.run), visible(f.run))
-				said = true
+			if ctx.Err() != nil || !retryable(err) {
+				return cp, err
+			}
+			if err := e.wait(ctx, time.Second); err != nil {
+				return cp, err
 			}
 			continue
-		case hitl.RunCancelled, hitl.RunDone, hitl.RunAborted:
-			msg := fmt.Sprintf("hitl: run %s is %s", visible(f.run), cp.Status)
-			if cp.Reason != "" {
-				msg += ": " + visible(cp.Reason)
-			}
-			return &outcome{code: exitCancelled, msg: msg}
 		}
-		b, _ := json.Marshal(checkpointLine{Status: cp.Status, Model: cp.Model, NewModel: cp.NewModel, Instruction: cp.Instruction})
-		fmt.Fprintln(e.stdout, string(b))
-		return nil
+		if cp.Status != hitl.RunPaused {
+			return cp, nil
+		}
+		if !said {
+			fmt.Fprintf(e.stderr, pausedMsg, visible(f.run), visible(f.run))
+			said = true
+		}
 	}
+}
+
+// retryable reports the errors a waiting command outlives: the service
+// is unreachable (restarting) or failing.
+func retryable(err error) bool {
+	switch hitl.ErrorCode(err) {
+	case hitl.EUNAVAILABLE, hitl.EINTERNAL:
+		return true
+	}
+	return false
 }
 
 func cmdDone(ctx context.Context, args []string, e *env) error {

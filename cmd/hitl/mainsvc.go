@@ -84,6 +84,7 @@ func (m *Main) Run(ctx context.Context) (err error) {
 	}
 	if m.Config.Slack.Enabled() {
 		m.Bot = bot.New(m.slackConfig(), m.Service, m.DB)
+		m.Service.SetDirectory(m.Bot.Directory())
 		m.Bot.Start(context.Background())
 	}
 	if m.ln, err = net.Listen("tcp", m.Config.Listen); err != nil {

@@ -59,6 +59,7 @@ func TestMCPTools(t *testing.T) {
 		approval := listed.Tools[byName["request_approval"]]
 		assert.Contains(t, approval.InputSchema.Properties, "op_type")
 		assert.Contains(t, listed.Tools[byName["get_answer"]].InputSchema.Required, "question_id")
+		assert.Contains(t, listed.Tools[byName["get_answer"]].InputSchema.Properties, "wait_seconds")
 	})
 	t.Run("ask_human with options: the chosen option", func(t *testing.T) {
 		c.call("choice", "ask_human", map[string]any{"prompt": "Which environment?", "options": []string{"staging", "prod"}})
@@ -188,6 +189,23 @@ func TestMCPLongWaits(t *testing.T) {
 		r := c.callResult("later", "get_answer", map[string]any{"question_id": q.ID})
 		assert.Equal(t, "answered", r.StructuredContent["status"])
 		assert.Equal(t, "rotate them", r.StructuredContent["answer"])
+	})
+	t.Run("get_answer says pending at once; wait_seconds waits with progress for the answer", func(t *testing.T) {
+		c := nodeClient(t, m, "--run", "mcp-get", "--progress-every", "200ms") // --max-wait: the default 10m
+		args := map[string]any{"prompt": "Which shard?", "type": "non_blocking", "default": "a"}
+		r := c.callResult("ask", "ask_human", args)
+		id, _ := r.StructuredContent["question_id"].(string)
+		require.NotEmpty(t, id)
+		r = c.callResult("now", "get_answer", map[string]any{"question_id": id})
+		assert.Equal(t, "pending", r.StructuredContent["status"], "no wait without wait_seconds")
+		assert.Equal(t, id, r.StructuredContent["question_id"])
+		c.call("wait", "get_answer", map[string]any{"question_id": id, "wait_seconds": 60}, map[string]any{"progress": true})
+		ev := c.expect("wait", "progress")
+		assert.Contains(t, ev.Progress.Message, id)
+		require.Equal(t, 0, cli(ctx, m, "", "answer", id, "b").code)
+		got := c.result("wait")
+		assert.Equal(t, "answered", got.StructuredContent["status"])
+		assert.Equal(t, "b", got.StructuredContent["answer"])
 	})
 	t.Run("--cancel-on-abort: the client cancels and the question is cancelled", func(t *testing.T) {
 		c := nodeClient(t, m, "--run", "mcp-cancel", "--progress-every", "200ms", "--cancel-on-abort")

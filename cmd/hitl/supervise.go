@@ -117,27 +117,17 @@ func cmdRun(ctx context.Context, args []string, e *env) error {
 // startable registers the run and waits while it is paused; a run that
 // is already over is not started.
 func startable(ctx context.Context, c *agent.Client, e *env, f *loopFlags) (hitl.Checkpoint, error) {
-	said := false
-	for {
-		cp, err := c.Report(ctx, f.run, f.request())
-		if err != nil {
-			return cp, err
-		}
-		switch {
-		case cp.Status == hitl.RunPaused:
-			if !said {
-				fmt.Fprintf(e.stderr, "hitl: run %s is paused; the command starts once it is resumed\n", visible(f.run))
-				said = true
-			}
-			continue
-		case cp.Status.Ended():
-			return cp, &outcome{code: exitCancelled, msg: fmt.Sprintf("hitl: run %s is %s; not starting the command", visible(f.run), cp.Status)}
-		}
-		if cp.Model != "" {
-			f.model = cp.Model
-		}
-		return cp, nil
+	cp, err := reportWaiting(ctx, c, e, f, "hitl: run %s is paused; the command starts once it is resumed (hitl resume %s)\n")
+	if err != nil {
+		return cp, err
 	}
+	if cp.Status.Ended() {
+		return cp, &outcome{code: exitCancelled, msg: fmt.Sprintf("hitl: run %s is %s; not starting the command", visible(f.run), cp.Status)}
+	}
+	if cp.Model != "" {
+		f.model = cp.Model
+	}
+	return cp, nil
 }
 
 // watchRun sends the run's status each time its record changes.

@@ -194,6 +194,34 @@ func (s *Server) SlashCommand(user, channel, command, text string) Payload {
 	}
 }
 
+// FromTeam returns a copy of p as if it came from another workspace:
+// every team id in it (team_id, team.id, user.team_id) is team.
+func (p Payload) FromTeam(team string) Payload {
+	var c Payload
+	_ = json.Unmarshal(p.JSON(), &c)
+	if _, ok := c["team_id"]; ok {
+		c["team_id"] = team
+	}
+	for _, k := range []string{"team", "user"} {
+		if m, ok := c[k].(map[string]any); ok {
+			if _, ok := m["id"]; ok && k == "team" {
+				m["id"] = team
+			}
+			if _, ok := m["team_id"]; ok {
+				m["team_id"] = team
+			}
+		}
+	}
+	if as, ok := c["authorizations"].([]any); ok {
+		for _, a := range as {
+			if m, ok := a.(map[string]any); ok {
+				m["team_id"] = team
+			}
+		}
+	}
+	return c
+}
+
 // userObject is the "user" object of interaction payloads.
 func (s *Server) userObject(user string) map[string]any {
 	return map[string]any{"id": user, "username": s.userName(user), "name": s.userName(user), "team_id": TeamID}
