@@ -79,7 +79,7 @@ type Service struct {
 	limits   map[Limit]Limiter
 	streams  streams
 	refusals refusals
-	dir         directory
+	dir      directory
 }
 
 var _ QuestionService = (*Service)(nil)

@@ -102,6 +102,16 @@ func (s *Service) SetPolicy(ctx context.Context, rules []PolicyRule) (Policy, er
 	return s.Policy(ctx)
 }
 
+// AgentOf is the agent an operation is decided and learned for: the
+// principal that asks, and the one local person of a tokenless server
+// whatever its user name ("local").
+func AgentOf(p Principal) string {
+	if isLocal(p.ID) {
+		return "local"
+	}
+	return p.ID
+}
+
 // decider is the policy as it stands, with the learned rules in the store.
 func (s *Service) decider(ctx context.Context) Decider {
 	return Decider{Rules: s.policy.rules(), Parse: s.parse, Now: s.clock.Now(),
@@ -111,7 +121,7 @@ func (s *Service) decider(ctx context.Context) Decider {
 // Decide applies the policy to op as the principal in ctx asks it: the
 // agent is the principal, never what the request says.
 func (s *Service) Decide(ctx context.Context, op Operation) (Decision, error) {
-	op.Agent = PrincipalFrom(ctx).ID
+	op.Agent = AgentOf(PrincipalFrom(ctx))
 	if err := op.Validate(); err != nil {
 		return Decision{}, err
 	}
@@ -123,8 +133,8 @@ func (s *Service) Decide(ctx context.Context, op Operation) (Decision, error) {
 // answer (or an admin) may name another agent in req.Agent.
 func (s *Service) CheckOperation(ctx context.Context, req ApprovalRequest) (Decision, error) {
 	p := PrincipalFrom(ctx)
-	agent := p.ID
-	if req.Agent != "" && req.Agent != p.ID {
+	agent := AgentOf(p)
+	if req.Agent != "" && req.Agent != p.ID && req.Agent != agent {
 		if !p.Local && !p.Has(ScopeAnswer) {
 			return Decision{}, s.refused(ctx, p, ActionRead, &Question{}, Errorf(EFORBIDDEN, "%s may check the policy only as itself: naming another agent needs the answer scope", p.ID))
 		}
@@ -187,7 +197,7 @@ func (s *Service) RequestOperation(ctx context.Context, req ApprovalRequest) (Ap
 		return ApprovalOutcome{}, err
 	}
 	op := req.Operation
-	op.Agent = p.ID
+	op.Agent = AgentOf(p)
 	if d.Effect != EffectAsk {
 		s.auditPolicy(ctx, p.ID, string(d.Effect), d.Rule, &op)
 		return ApprovalOutcome{Decision: d}, nil
@@ -272,7 +282,7 @@ func (s *Service) LearnedRules(ctx context.Context, f LearnedRuleFilter) (Learne
 			return LearnedRulePage{}, s.refused(ctx, p, ActionRead, &Question{}, Errorf(EFORBIDDEN,
 				"learned rules are shown only to those who answer (slack.answerers, the answer scope) and admins; %s is neither", p.ID))
 		}
-		f.Agent = p.ID // an agent sees what was taught for it
+		f.Agent = AgentOf(p) // an agent sees what was taught for it
 	}
 	page, err := s.store.LearnedRules(ctx, f)
 	if page.Rules == nil {

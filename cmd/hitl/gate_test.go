@@ -83,11 +83,11 @@ func TestGate(t *testing.T) {
 			"sh -c 'rm -rf /tmp/hitl-gate-test-build-41'":     "ask (default policy)",
 			"rm -rf /tmp/hitl-gate-test-build-41 $(rm -rf ~)": "ask (default policy)",
 		} {
-			r = cli(ctx, m, "", "policy", "check", "--op-type", "shell", "--resource", res, "--agent", "tester")
+			r = cli(ctx, m, "", "policy", "check", "--op-type", "shell", "--resource", res)
 			require.Equal(t, 0, r.code, r.stderr)
 			assert.True(t, strings.HasPrefix(r.stdout, want), "%s: %s", res, r.stdout)
 		}
-		r = cli(ctx, m, "", "policy", "check", "--op-type", "shell", "--resource", "echo hi > ~/.bashrc", "--agent", "tester")
+		r = cli(ctx, m, "", "policy", "check", "--op-type", "shell", "--resource", "echo hi > ~/.bashrc")
 		assert.Contains(t, r.stdout, "allow echo hi  (rule echo-is-fine)", "each part is shown")
 		assert.Contains(t, r.stdout, "ask   writes ~/.bashrc  (no rule matches: default)")
 		r = cli(ctx, m, "", "gate", "--", "rm", "-rf", "/tmp/hitl-gate-test-build-41")
