@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"fmt"
 	"strings"
 	"testing"
 	"time"
@@ -149,6 +150,31 @@ func TestHookClaudePermissionRequest(t *testing.T) {
 	ctx := context.Background()
 	session := func(id string) map[string]any { return map[string]any{"session_id": id} }
 
+	t.Run("Claude Code was about to ask: only a rule a person wrote allows, never the default", func(t *testing.T) {
+		for i, tc := range []struct {
+			tool  string
+			input map[string]any
+			res   string
+		}{
+			{"Read", map[string]any{"file_path": "/home/dev/.ssh/id_rsa"}, "/home/dev/.ssh/id_rsa"},
+			{"WebFetch", map[string]any{"url": "https://unknown.example/x", "prompt": "read"}, "https://unknown.example/x"},
+			{"mcp__github__delete_repository", map[string]any{"repo": "acme/app"}, ""},
+			{"Bash", map[string]any{"command": "git status && rm -rf ~"}, "git status && rm -rf ~"},
+		} {
+			sid := fmt.Sprintf("p-prompted-%d", i)
+			ev := hookEvent(t, "claude_permissionrequest_bash.json", map[string]any{"session_id": sid, "tool_name": tc.tool, "tool_input": tc.input})
+			ch := hookRun(ctx, m, cliOpts{}, ev, "claude")
+			q := awaitPending(t, m, "claude-"+sid, 1)[0]
+			assert.True(t, q.Operation.Prompted, tc.tool)
+			if tc.res != "" {
+				assert.Equal(t, tc.res, q.Operation.Resource, tc.tool)
+			}
+			require.Equal(t, 0, cli(ctx, m, "", "answer", q.ID, "deny", "--text", "not now").code)
+			d := decoded(t, result(t, ch))
+			require.NotNil(t, d.Decision, tc.tool)
+			assert.Equal(t, "deny", d.Decision.Behavior, tc.tool)
+		}
+	})
 	t.Run("approved in hitl: decision allow", func(t *testing.T) {
 		ch := hookRun(ctx, m, cliOpts{}, hookEvent(t, "claude_permissionrequest_bash.json", session("p-approve")), "claude")
 		q := awaitPending(t, m, "claude-p-approve", 1)[0]

@@ -111,14 +111,21 @@ func TestMCPTools(t *testing.T) {
 			require.NoError(t, json.Unmarshal([]byte(r.text()), &d), r.text())
 			return d
 		}
-		d := decision(c.callResult("p-read", "permission_prompt", map[string]any{"tool_name": "Read", "input": map[string]any{"file_path": "/etc/hosts"}, "tool_use_id": "toolu_1"}))
-		assert.Equal(t, map[string]any{"behavior": "allow", "updatedInput": map[string]any{"file_path": "/etc/hosts"}}, d)
+		// Claude Code was about to ask its person: seed 003's default
+		// (reads are allowed) does not allow; a person is asked.
+		c.call("p-read", "permission_prompt", map[string]any{"tool_name": "Read", "input": map[string]any{"file_path": "/home/dev/.ssh/id_rsa"}, "tool_use_id": "toolu_1"})
+		q := awaitPending(t, m, "mcp-tools", 1)[0]
+		assert.Equal(t, "/home/dev/.ssh/id_rsa", q.Operation.Resource)
+		assert.True(t, q.Operation.Prompted)
+		require.Equal(t, 0, cli(ctx, m, "", "answer", q.ID, "approve").code)
+		d := decision(c.result("p-read"))
+		assert.Equal(t, map[string]any{"behavior": "allow", "updatedInput": map[string]any{"file_path": "/home/dev/.ssh/id_rsa"}}, d)
 		d = decision(c.callResult("p-force", "permission_prompt", map[string]any{"tool_name": "Bash", "input": map[string]any{"command": "git push --force origin main"}}))
 		assert.Equal(t, "deny", d["behavior"])
 		assert.Contains(t, d["message"], "never-force-push")
 
 		c.call("p-bash", "permission_prompt", map[string]any{"tool_name": "Bash", "input": map[string]any{"command": "rm -rf dist", "description": "Clean"}, "tool_use_id": "toolu_2"})
-		q := awaitPending(t, m, "mcp-tools", 1)[0]
+		q = awaitPending(t, m, "mcp-tools", 1)[0]
 		require.Equal(t, 0, cli(ctx, m, "", "answer", q.ID, "approve", "--edit", "rm -rf dist/cache").code)
 		d = decision(c.result("p-bash"))
 		assert.Equal(t, map[string]any{"behavior": "allow", "updatedInput": map[string]any{"command": "rm -rf dist/cache", "description": "Clean"}}, d)

@@ -51,7 +51,7 @@ func TestSlackPolicyShowsLearnedRulesToAnswerersOnly(t *testing.T) {
 	t.Run("someone who may not answer is told, and sees no rule", func(t *testing.T) {
 		n := len(e.srv.Calls("response_url"))
 		text := e.slash("U0MALLORY", "policy")
-		assert.Contains(t, text, "Learned rules are shown only to those who answer")
+		assert.Contains(t, text, "learned rules are shown only to those who answer")
 		assert.Len(t, e.srv.Calls("response_url"), n, "no list is posted")
 	})
 	t.Run("an answerer gets the list", func(t *testing.T) {
