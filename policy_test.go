@@ -283,6 +283,29 @@ func TestAlwaysIsRefusedWhereItCouldNotApply(t *testing.T) {
 	}
 }
 
+// TestOnlyWhoMayAnswerTeaches: "always allow" is part of an answer, and
+// is refused to whoever may not answer the approval.
+func TestOnlyWhoMayAnswerTeaches(t *testing.T) {
+	svc := newPolicyService(t, memstore.New())
+	agentCtx := hitl.WithPrincipal(context.Background(), asker)
+	out, err := svc.RequestOperation(agentCtx, hitl.ApprovalRequest{Operation: hitl.Operation{Type: hitl.OpShell, Description: "x", Resource: "make test"}})
+	require.NoError(t, err)
+	require.True(t, out.Question.Learnable)
+	for name, p := range map[string]hitl.Principal{
+		"the agent that asked":                asker,
+		"another agent":                       other,
+		"a Slack user who is not an answerer": hitl.Access{Answerers: []string{"U0A"}}.SlackPrincipal("U0Z", nil),
+	} {
+		t.Run(name, func(t *testing.T) {
+			_, err := svc.Answer(hitl.WithPrincipal(context.Background(), p), out.Question.ID, hitl.Response{Value: "approve", Always: true})
+			assert.Equal(t, hitl.EFORBIDDEN, hitl.ErrorCode(err))
+			page, err := svc.LearnedRules(hitl.WithPrincipal(context.Background(), answerer), hitl.LearnedRuleFilter{})
+			require.NoError(t, err)
+			assert.Empty(t, page.Rules, "nothing learned")
+		})
+	}
+}
+
 // TestConcurrentPolicyChangesAllSurvive: learning, revoking and replacing
 // the policy are each one store transaction on the stored state.
 func TestConcurrentPolicyChangesAllSurvive(t *testing.T) {
