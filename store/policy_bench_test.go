@@ -50,10 +50,10 @@ func compoundLine(n int) string {
 // BenchmarkPolicyDecision measures Service.Decide through the bbolt
 // store: a 1,000-character compound command (parsed, each of its parts
 // decided, learned rules looked up), and one command allowed by a learned
-// rule with 100 and with 10,000 learned rules stored. It leaves out HTTP
+// rule with 100 and with 100,000 learned rules stored. It leaves out HTTP
 // and the audit event an approval request appends.
 func BenchmarkPolicyDecision(b *testing.B) {
-	for _, n := range []int{100, 10_000} {
+	for _, n := range []int{100, 100_000} {
 		db, err := Open(filepath.Join(b.TempDir(), "hitl.db"))
 		require.NoError(b, err)
 		loadLearned(b, db, n)
