@@ -232,7 +232,20 @@ func quote(s string) string {
 	if err != nil {
 		return fmt.Sprintf("%q", s) // a NUL byte: never the same as a real word
 	}
+	if q == "'"+s+"'" && plainWord(s) {
+		return s // a reserved word (in, do, if): quoted only as a command name
+	}
 	return q
+}
+
+// plainWord reports whether s is letters, digits and underscores only.
+func plainWord(s string) bool {
+	for _, r := range s {
+		if !(r == '_' || r >= '0' && r <= '9' || r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z') {
+			return false
+		}
+	}
+	return true
 }
 
 // source prints n as shell source on one line.
