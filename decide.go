@@ -38,6 +38,25 @@ type DecisionPart struct {
 	Reason string `json:"reason,omitempty"`
 }
 
+// PartsTellMore reports whether showing parts tells a person more than
+// the operation's resource does: a line of several parts, or one the
+// policy could not see through.
+func PartsTellMore(parts []DecisionPart) bool {
+	return len(parts) > 1 || (len(parts) == 1 && parts[0].Kind != PartCommand)
+}
+
+// Verb is how a part's text is introduced to a person: "writes " for a
+// file written, "reads " for a file read, nothing for a command.
+func (p DecisionPart) Verb() string {
+	switch p.Kind {
+	case PartWrite:
+		return "writes "
+	case PartRead:
+		return "reads "
+	}
+	return ""
+}
+
 // Part kinds.
 const (
 	PartCommand = "command"
@@ -313,7 +332,7 @@ func publicParts(parts []partDecision) []DecisionPart {
 // `rm -rf ~` ask (no rule matches: default)". Empty for an operation that
 // is not a command line of several parts.
 func (d Decision) Explain() string {
-	if len(d.Parts) == 0 || (len(d.Parts) == 1 && d.Parts[0].Kind == PartCommand) {
+	if !PartsTellMore(d.Parts) {
 		return ""
 	}
 	var b strings.Builder
@@ -321,13 +340,7 @@ func (d Decision) Explain() string {
 		if i > 0 {
 			b.WriteString("; ")
 		}
-		switch p.Kind {
-		case PartWrite:
-			b.WriteString("writes ")
-		case PartRead:
-			b.WriteString("reads ")
-		}
-		b.WriteString("`" + p.Text + "` " + string(p.Effect) + " (" + p.Reason + ")")
+		b.WriteString(p.Verb() + "`" + p.Text + "` " + string(p.Effect) + " (" + p.Reason + ")")
 	}
 	return b.String()
 }

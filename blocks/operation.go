@@ -61,7 +61,7 @@ const maxShownParts = 12
 // within n characters: "✅ `git status` — rule safe-git". A line of one
 // part that the policy could see through shows nothing more.
 func partsText(parts []hitl.DecisionPart, n int) string {
-	if len(parts) == 0 || (len(parts) == 1 && parts[0].Kind == hitl.PartCommand) {
+	if !hitl.PartsTellMore(parts) {
 		return ""
 	}
 	lines := []string{"*How the policy decided each part*"}
@@ -77,15 +77,8 @@ func partsText(parts []hitl.DecisionPart, n int) string {
 		case hitl.EffectDeny:
 			mark = "⛔"
 		}
-		what := ""
-		switch p.Kind {
-		case hitl.PartWrite:
-			what = "writes "
-		case hitl.PartRead:
-			what = "reads "
-		}
 		reason, _ := escapeCut(oneLine(p.Reason), 120, ellipsis)
-		lines = append(lines, mark+" "+what+code(oneLine(p.Text), 160)+" — "+reason)
+		lines = append(lines, mark+" "+p.Verb()+code(oneLine(p.Text), 160)+" — "+reason)
 	}
 	return Truncate(strings.Join(lines, "\n"), n, "\n"+MarkerCut)
 }

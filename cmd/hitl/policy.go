@@ -134,18 +134,11 @@ func decisionLine(d hitl.Decision) string {
 
 // printParts shows how each part of a command line decided.
 func printParts(w io.Writer, parts []hitl.DecisionPart) {
-	if len(parts) == 0 || (len(parts) == 1 && parts[0].Kind == hitl.PartCommand) {
+	if !hitl.PartsTellMore(parts) {
 		return
 	}
 	for _, p := range parts {
-		what := ""
-		switch p.Kind {
-		case hitl.PartWrite:
-			what = "writes "
-		case hitl.PartRead:
-			what = "reads "
-		}
-		fmt.Fprintf(w, "  %-5s %s%s  (%s)\n", p.Effect, what, visible(p.Text), visible(p.Reason))
+		fmt.Fprintf(w, "  %-5s %s%s  (%s)\n", p.Effect, p.Verb(), visible(p.Text), visible(p.Reason))
 	}
 }
 
