@@ -42,10 +42,13 @@ type crashAcks struct {
 	mu       sync.Mutex
 	created  map[string]crashQuestion // question id → what was asked
 	answered map[string]any           // question id → normalised value
-	count    int
-	errs     []error // failures before the kill: the test fails with them
-	limit    int
-	reached  chan struct{} // closed at limit acknowledgements
+	// learned are commands a person's acknowledged "always allow" taught;
+	// revoking those whose revoke was sent, revoked those acknowledged.
+	learned, revoking, revoked map[string]bool
+	count                      int
+	errs                       []error // failures before the kill: the test fails with them
+	limit                      int
+	reached                    chan struct{} // closed at limit acknowledgements
 }
 
 func (a *crashAcks) ack(record func()) {
@@ -83,7 +86,7 @@ func TestServeCrash(t *testing.T) {
 		serveCrashChildEnv+"=1", "HITL_DB="+path, "HITL_LISTEN=127.0.0.1:0",
 		// Keep the child hermetic: no config file, tokens or Slack from the
 		// environment running the tests.
-		"HITL_CONFIG=", "HITL_TOKENS=", "HITL_RATE_TOKEN_PER_MINUTE=0", "HITL_RATE_RUN_PER_MINUTE=0", "SLACK_APP_TOKEN=", "SLACK_BOT_TOKEN=")
+		"HITL_CONFIG=", "HITL_TOKENS=", "HITL_RATE_TOKEN_PER_MINUTE=0", "HITL_RATE_RUN_PER_MINUTE=0", "HITL_RATE_POLICY_PER_MINUTE=0", "SLACK_APP_TOKEN=", "SLACK_BOT_TOKEN=")
 	var stdout bytes.Buffer
 	cmd.Stdout = &stdout
 	stderrPipe, err := cmd.StderrPipe()
@@ -125,7 +128,8 @@ func TestServeCrash(t *testing.T) {
 	// The load: agents asking and answering until the kill. An operation
 	// is recorded only once the API returned success.
 	const workers, killAfter = 8, 400
-	acks := &crashAcks{created: map[string]crashQuestion{}, answered: map[string]any{}, limit: killAfter, reached: make(chan struct{})}
+	acks := &crashAcks{created: map[string]crashQuestion{}, answered: map[string]any{}, limit: killAfter, reached: make(chan struct{}),
+		learned: map[string]bool{}, revoking: map[string]bool{}, revoked: map[string]bool{}}
 	var killed atomic.Bool
 	loadCtx, stopLoad := context.WithCancel(ctx)
 	defer stopLoad()
@@ -165,7 +169,8 @@ func TestServeCrash(t *testing.T) {
 	var exitErr *exec.ExitError
 	require.ErrorAs(t, waitErr, &exitErr, "hitl serve ended by itself:\n%s", childLog.String())
 	require.Equal(t, "signal: killed", exitErr.Error(), "hitl serve ended by itself:\n%s", childLog.String())
-	t.Logf("%d acknowledged before the kill landed: %d questions created, %d answered", acks.count, len(acks.created), len(acks.answered))
+	t.Logf("%d acknowledged before the kill landed: %d questions created, %d answered, %d rules learned, %d revoked",
+		acks.count, len(acks.created), len(acks.answered), len(acks.learned), len(acks.revoked))
 
 	db, err := store.Open(path)
 	require.NoError(t, err, "the crashed file opens")
@@ -210,6 +215,20 @@ func TestServeCrash(t *testing.T) {
 			}
 		}
 	})
+	t.Run("every acknowledged learned rule holds and no acknowledged revoke came back", func(t *testing.T) {
+		require.NotEmpty(t, acks.learned, "the load taught no rule")
+		require.NotEmpty(t, acks.revoked, "the load revoked no rule")
+		for cmd := range acks.learned {
+			d, err := restarted.CheckOperation(ctx, hitl.ApprovalRequest{Operation: hitl.Operation{Type: hitl.OpShell, Description: "check", Resource: cmd}})
+			require.NoError(t, err, cmd)
+			switch {
+			case acks.revoked[cmd]:
+				assert.Equal(t, hitl.EffectAsk, d.Effect, "revoked %s came back", cmd)
+			case !acks.revoking[cmd]:
+				assert.Equal(t, hitl.EffectAllow, d.Effect, "learned %s was lost", cmd)
+			}
+		}
+	})
 	t.Run("idempotency keys acknowledged before the crash still return their question", func(t *testing.T) {
 		keyed := 0
 		for id, want := range acks.created {
@@ -231,6 +250,9 @@ func TestServeCrash(t *testing.T) {
 // cycle through text, choice, approval and boolean; every third one has an
 // idempotency key.
 func crashLoadStep(ctx context.Context, c *agent.Client, acks *crashAcks, w, i int) error {
+	if i%5 == 4 {
+		return crashPolicyStep(ctx, c, acks, w, i)
+	}
 	want := crashQuestion{job: fmt.Sprintf("crash-w%d", w)}
 	var answer, normalised any
 	switch i % 4 {
@@ -274,6 +296,42 @@ func crashLoadStep(ctx context.Context, c *agent.Client, acks *crashAcks, w, i i
 		return fmt.Errorf("answer %v to %s acknowledged as %+v, want %v", answer, q.ID, got, normalised)
 	}
 	acks.ack(func() { acks.answered[q.ID] = normalised })
+	return nil
+}
+
+// crashPolicyStep changes the policy concurrently with the other
+// workers: an approval answered "always allow" teaches a rule, and every
+// other taught rule is revoked again.
+func crashPolicyStep(ctx context.Context, c *agent.Client, acks *crashAcks, w, i int) error {
+	cmd := fmt.Sprintf("make target-%d-%d", w, i)
+	op := hitl.Operation{Type: hitl.OpShell, Description: "crash " + cmd, Resource: cmd}
+	out, err := c.RequestOperation(ctx, hitl.ApprovalRequest{Operation: op, RunID: fmt.Sprintf("crash-w%d", w)})
+	if err != nil {
+		return err
+	}
+	if out.Effect != hitl.EffectAsk || !out.Learnable {
+		return fmt.Errorf("%s: the policy said %s (learnable %v), want a question", cmd, out.Effect, out.Learnable)
+	}
+	if _, err := c.Answer(ctx, out.QuestionID, hitl.Response{Value: hitl.Approve, Always: true}); err != nil {
+		return err
+	}
+	acks.ack(func() { acks.learned[cmd] = true })
+	if i%10 != 9 {
+		return nil
+	}
+	d, err := c.CheckOperation(ctx, hitl.ApprovalRequest{Operation: op})
+	if err != nil {
+		return err
+	}
+	id := strings.TrimSuffix(strings.Fields(d.Rule + " _")[1], ":")
+	if d.Effect != hitl.EffectAllow || !strings.HasPrefix(id, "r_") {
+		return fmt.Errorf("%s: taught, then decided %s by %q", cmd, d.Effect, d.Rule)
+	}
+	acks.ack(func() { acks.revoking[cmd] = true })
+	if _, err := c.RevokeRule(ctx, id); err != nil {
+		return err
+	}
+	acks.ack(func() { acks.revoked[cmd] = true })
 	return nil
 }
 
