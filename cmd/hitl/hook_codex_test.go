@@ -32,6 +32,17 @@ func TestHookCodex(t *testing.T) {
 		require.NotNil(t, d.Decision)
 		assert.Equal(t, "allow", d.Decision.Behavior)
 	})
+	t.Run("Codex was about to ask: an MCP tool the default would allow is asked", func(t *testing.T) {
+		ev := hookEvent(t, "codex_permissionrequest_bash.json", map[string]any{"session_id": "c-mcp",
+			"tool_name": "mcp__github__delete_repository", "tool_input": map[string]any{"repo": "acme/app"}})
+		ch := hookRun(ctx, m, cliOpts{}, ev, "codex")
+		q := awaitPending(t, m, "codex-c-mcp", 1)[0]
+		assert.True(t, q.Operation.Prompted)
+		require.Equal(t, 0, cli(ctx, m, "", "answer", q.ID, "deny", "--text", "no").code)
+		d := decoded(t, result(t, ch))
+		require.NotNil(t, d.Decision)
+		assert.Equal(t, "deny", d.Decision.Behavior)
+	})
 	t.Run("approved with an edit: deny naming the command to run instead, never updatedInput", func(t *testing.T) {
 		ch := hookRun(ctx, m, cliOpts{}, event("c-edit", "git push origin main"), "codex")
 		q := awaitPending(t, m, "codex-c-edit", 1)[0]
