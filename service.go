@@ -460,8 +460,8 @@ func (s *Service) SweepExpired(ctx context.Context) (int, error) {
 	n := 0
 	for {
 		ids, err := s.store.DueQuestions(ctx, now, batch)
-		if err != nil {
-			return n, err
+		if err != nil || len(ids) == 0 {
+			return n, err // nothing due: the sweep was a read
 		}
 		// One commit for the whole batch: a restart with thousands overdue
 		// settles them in a few commits, not one each.

@@ -26,6 +26,18 @@ func (db *DB) Prune(ctx context.Context, before time.Time, limit int) (int, erro
 	if limit <= 0 {
 		limit = 256
 	}
+	// An idle service writes nothing: look before taking the writer.
+	due := false
+	if err := db.bolt.View(func(tx *bolt.Tx) error {
+		var err error
+		due, err = pruneDue(tx, before, limit)
+		return err
+	}); err != nil {
+		return 0, fmt.Errorf("store: prune: %w", err)
+	}
+	if !due {
+		return 0, nil
+	}
 	var n int
 	err := db.write(func(tx *bolt.Tx) error {
 		n = 0
@@ -60,6 +72,47 @@ func (db *DB) Prune(ctx context.Context, before time.Time, limit int) (int, erro
 		return 0, fmt.Errorf("store: prune: %w", err)
 	}
 	return n, nil
+}
+
+// pruneDue reports whether Prune(before, limit) would delete anything: it
+// reads what the write would read first, and nothing more (a question
+// settled before before, the first event, control record or ended run
+// that is old enough and holds no question). A sweep with nothing old
+// enough is this read, not a commit.
+func pruneDue(tx *bolt.Tx, before time.Time, limit int) (bool, error) {
+	end := timeKey(before)
+	old := func(k []byte) bool { return len(k) >= 8 && binary.BigEndian.Uint64(k) < end }
+	if k, _ := tx.Bucket(bucketBySettled).Cursor().First(); old(k) {
+		return true, nil
+	}
+	if k, _ := tx.Bucket(bucketControlAge).Cursor().First(); old(k) {
+		return true, nil
+	}
+	if k, v := tx.Bucket(bucketEvents).Cursor().First(); k != nil {
+		var ev struct {
+			At time.Time `json:"at"`
+		}
+		// An event that does not decode is due: the write reports it.
+		if json.Unmarshal(v, &ev) != nil || ev.At.Before(before) {
+			return true, nil
+		}
+	}
+	c := tx.Bucket(bucketRunsEnded).Cursor()
+	i := 0
+	for k, _ := c.First(); k != nil && i < limit; k, _ = c.Next() {
+		if !old(k) {
+			break
+		}
+		i++
+		run, err := getRun(tx, string(k[8:]))
+		if err != nil {
+			return false, err
+		}
+		if run != nil && run.Questions <= 0 {
+			return true, nil
+		}
+	}
+	return false, nil
 }
 
 // deleteQuestion removes settled question id and everything that points

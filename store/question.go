@@ -132,6 +132,9 @@ func (db *DB) UpdateQuestions(ctx context.Context, ids []string, fn func(q *hitl
 	}
 	updated := make([]*hitl.Question, len(ids))
 	errs := make([]error, len(ids))
+	if len(ids) == 0 {
+		return updated, errs, nil // nothing to write: no commit
+	}
 	err := db.write(func(tx *bolt.Tx) error {
 		clear(updated)
 		clear(errs)

@@ -1,0 +1,84 @@
+package store
+
+import (
+	"context"
+	"testing"
+	"time"
+
+	"github.com/hitlbot/hitl"
+	"github.com/hitlbot/hitl/sweeper"
+	"github.com/stretchr/testify/require"
+	bolt "go.etcd.io/bbolt"
+)
+
+// txID is the id of the file's last committed write transaction: every
+// commit, even one that changed nothing, moves it on.
+func txID(t *testing.T, db *DB) int {
+	t.Helper()
+	var id int
+	require.NoError(t, db.bolt.View(func(tx *bolt.Tx) error {
+		id = tx.ID()
+		return nil
+	}))
+	return id
+}
+
+func TestIdleSweepWritesNothing(t *testing.T) {
+	const retention = time.Hour
+	t.Run("a sweep with nothing due commits nothing", func(t *testing.T) {
+		db := openTestDB(t)
+		clock := newClock()
+		svc := newService(db, clock)
+		// Something of every kind the sweep looks at, none of it due: pending
+		// questions, a settled one and events within retention, a run that
+		// ended, a learned rule not yet expired.
+		for i := range 3 {
+			ask(t, svc, "job-idle", float64(60*(i+2)))
+		}
+		q := ask(t, svc, "job-idle", 120)
+		_, err := svc.Answer(as("slack:U1"), q.ID, hitl.Response{Value: "postgres"})
+		require.NoError(t, err)
+		ctx := as("api:agent")
+		_, err = svc.Publish(ctx, hitl.StateEvent{Event: hitl.StateRunning, RunID: "run-ended", Stack: []hitl.StackEntry{{ID: "run-ended", Iter: 1}}})
+		require.NoError(t, err)
+		_, err = svc.Publish(ctx, hitl.StateEvent{Event: hitl.StateDone, RunID: "run-ended"})
+		require.NoError(t, err)
+		require.NoError(t, db.PutLearnedRule(context.Background(), &hitl.LearnedRule{ID: "r_1", Agent: "api:agent",
+			OpType: hitl.OpShell, Resource: "make", CreatedAt: clock.Now(), ExpiresAt: clock.Now().Add(24 * time.Hour)}))
+		clock.Add(30 * time.Minute)
+
+		sweep := sweeper.Work(svc, retention)
+		before := txID(t, db)
+		for range 20 {
+			n, err := sweep(context.Background())
+			require.NoError(t, err)
+			require.Zero(t, n)
+		}
+		require.Equal(t, before, txID(t, db), "the idle sweep committed")
+	})
+	t.Run("a sweep with something due still writes it", func(t *testing.T) {
+		db := openTestDB(t)
+		clock := newClock()
+		svc := newService(db, clock)
+		q := ask(t, svc, "job-due", 1)
+		sweep := sweeper.Work(svc, retention)
+		clock.Add(2 * time.Minute)
+		n, err := sweep(context.Background())
+		require.NoError(t, err)
+		require.Equal(t, 1, n)
+		got, err := db.Question(context.Background(), q.ID)
+		require.NoError(t, err)
+		require.Equal(t, hitl.StatusTimeout, got.Status)
+
+		clock.Add(2 * retention)
+		n, err = sweep(context.Background())
+		require.NoError(t, err)
+		require.Positive(t, n)
+		_, err = db.Question(context.Background(), q.ID)
+		require.Equal(t, hitl.ENOTFOUND, hitl.ErrorCode(err))
+		before := txID(t, db)
+		_, err = sweep(context.Background())
+		require.NoError(t, err)
+		require.Equal(t, before, txID(t, db), "the sweep after pruning committed")
+	})
+}
