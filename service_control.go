@@ -133,26 +133,54 @@ func (s *Service) apply(ctx context.Context, p Principal, req ControlMessage, re
 	return result, nil
 }
 
+// settleBatch is how many questions one commit settles when a run ends.
+const settleBatch = 1000
+
 // cancelRun cancels every pending question of a run that ended (seed
-// 001: "cancel questions if the job completes"), as the service.
+// 001: "cancel questions if the job completes"), as the service: it reads
+// them all, then settles them settleBatch to a commit (a run with 2,000
+// pending ends in two commits, not 2,000), and wakes their waiters.
 func (s *Service) cancelRun(ctx context.Context, runID, reason string) {
 	ctx = WithPrincipal(context.WithoutCancel(ctx), SystemPrincipal)
+	var ids []string
 	f := QuestionFilter{JobID: runID, Status: StatusPending, Limit: MaxPageSize}
 	for {
 		page, err := s.store.Questions(ctx, f)
 		if err != nil {
-			return
+			break // cancel what was read
 		}
 		for _, q := range page.Questions {
-			_, _ = s.settle(ctx, "", q.ID, func(q *Question, now time.Time) (*Event, error) {
-				q.Status, q.RespondedBy, q.RespondedAt, q.CancelReason = StatusCancelled, ActorSystem, &now, reason
-				return newQuestionEvent(EventQuestionCancelled, q, ActorSystem, now), nil
-			})
+			ids = append(ids, q.ID)
 		}
 		if page.NextCursor == "" {
-			return
+			break
 		}
 		f.Cursor = page.NextCursor
+	}
+	for len(ids) > 0 {
+		batch := ids[:min(len(ids), settleBatch)]
+		ids = ids[len(batch):]
+		now := s.clock.Now()
+		updated, _, err := s.store.UpdateQuestions(ctx, batch, func(q *Question) (*Event, error) {
+			if !q.Pending() {
+				return nil, Conflict(q) // answered meanwhile
+			}
+			q.Status, q.RespondedBy, q.RespondedAt, q.CancelReason = StatusCancelled, ActorSystem, &now, reason
+			return newQuestionEvent(EventQuestionCancelled, q, ActorSystem, now), nil
+		})
+		if err != nil {
+			return
+		}
+		woken := false
+		for _, q := range updated {
+			if q != nil {
+				s.hub.publish(q.ID)
+				woken = true
+			}
+		}
+		if woken {
+			s.hub.publish(runKey(runID))
+		}
 	}
 }
 

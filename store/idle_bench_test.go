@@ -8,7 +8,6 @@ import (
 
 	"github.com/hitlbot/hitl/sweeper"
 	"github.com/stretchr/testify/require"
-	bolt "go.etcd.io/bbolt"
 )
 
 // BenchmarkSweepWorkNoneDue measures the whole sweep the sweeper runs
@@ -25,12 +24,7 @@ func BenchmarkSweepWorkNoneDue(b *testing.B) {
 	loadPending(b, db, pending, clock.Now())
 	sweep := sweeper.Work(newService(db, clock), 30*24*time.Hour)
 	ctx := context.Background()
-	lastTx := func() int {
-		var id int
-		require.NoError(b, db.bolt.View(func(tx *bolt.Tx) error { id = tx.ID(); return nil }))
-		return id
-	}
-	before := lastTx()
+	before := lastTxID(b, db)
 	b.ResetTimer()
 	for b.Loop() {
 		n, err := sweep(ctx)
@@ -40,5 +34,5 @@ func BenchmarkSweepWorkNoneDue(b *testing.B) {
 	}
 	b.StopTimer()
 	// TestIdleSweepWritesNothing asserts none; this shows how many.
-	b.ReportMetric(float64(lastTx()-before)/float64(b.N), "commits/op")
+	b.ReportMetric(float64(lastTxID(b, db)-before)/float64(b.N), "commits/op")
 }

@@ -15,8 +15,14 @@ import (
 // commit, even one that changed nothing, moves it on.
 func txID(t *testing.T, db *DB) int {
 	t.Helper()
+	return lastTxID(t, db)
+}
+
+// lastTxID is txID for a test or a benchmark.
+func lastTxID(tb testing.TB, db *DB) int {
+	tb.Helper()
 	var id int
-	require.NoError(t, db.bolt.View(func(tx *bolt.Tx) error {
+	require.NoError(tb, db.bolt.View(func(tx *bolt.Tx) error {
 		id = tx.ID()
 		return nil
 	}))
