@@ -32,7 +32,8 @@ const learnedBatch = 256
 // retention (0 keeps every question and event; refusals a flood left
 // uncounted are written first), then delete the learned
 // rules that expired (they decide nothing any more, whatever the
-// retention). It reports how many records it settled or deleted.
+// retention). It reports how many records it settled or deleted. With
+// nothing due it only reads: an idle service writes nothing.
 func Work(svc Lifecycle, retention time.Duration) SweepFunc {
 	return func(ctx context.Context) (int, error) {
 		n, err := svc.SweepExpired(ctx)
