@@ -86,6 +86,7 @@ func Run(t *testing.T, open func(t *testing.T) hitl.Store) {
 	t.Run("answers", func(t *testing.T) { runAnswers(t, newEnv) })
 	t.Run("run records", func(t *testing.T) { runRunRecords(t, newEnv) })
 	t.Run("retention", func(t *testing.T) { runRetention(t, newEnv) })
+	t.Run("filters", func(t *testing.T) { runFilters(t, newEnv) })
 	t.Run("due questions", func(t *testing.T) { runDue(t, newEnv) })
 }
 
