@@ -26,6 +26,7 @@ func runQuestions(t *testing.T, newEnv func(*testing.T) *env) {
 	t.Run("a batch update reports each question's error and writes the rest", func(t *testing.T) { testUpdateQuestions(t, newEnv(t)) })
 	t.Run("the event log numbers appends in order and pages by seq", func(t *testing.T) { testEventLog(t, newEnv(t)) })
 	t.Run("questions are counted by status", func(t *testing.T) { testCount(t, newEnv(t)) })
+	t.Run("the lifecycle's events come in order with their actor and answer", func(t *testing.T) { testLifecycleEvents(t, newEnv(t)) })
 }
 
 // raw is a pending text question of agent's in job, created at at.
@@ -325,4 +326,34 @@ func testCount(t *testing.T, e *env) {
 	assert.Equal(t, 2, count(hitl.StatusAnswered))
 	assert.Equal(t, 1, count(hitl.StatusCancelled))
 	assert.Zero(t, count(hitl.StatusTimeout))
+}
+
+func testLifecycleEvents(t *testing.T, e *env) {
+	q1 := e.ask(t, "run-1", hitl.NewQuestion{Question: "Q1?"})
+	q2 := e.ask(t, "run-1", hitl.NewQuestion{Question: "Q2?"})
+	q3 := e.ask(t, "run-2", hitl.NewQuestion{Question: "Q3?"})
+	e.answer(t, q2.ID, "yes")
+	_, err := e.svc.Cancel(as(admin), q1.ID, "")
+	require.NoError(t, err)
+	type entry struct {
+		Type hitl.EventType
+		ID   string
+	}
+	var got []entry
+	evs := events(t, e.store, 0)
+	for i, ev := range evs {
+		got = append(got, entry{ev.Type, ev.QuestionID})
+		if i > 0 {
+			assert.Greater(t, ev.Seq, evs[i-1].Seq, "in sequence order")
+		}
+	}
+	assert.Equal(t, []entry{
+		{hitl.EventQuestionAsked, q1.ID}, {hitl.EventQuestionAsked, q2.ID}, {hitl.EventQuestionAsked, q3.ID},
+		{hitl.EventQuestionAnswered, q2.ID}, {hitl.EventQuestionCancelled, q1.ID},
+	}, got)
+	require.Len(t, evs, 5)
+	assert.Equal(t, person.ID, evs[3].Actor, "the answer names who answered")
+	require.NotNil(t, evs[3].Response)
+	assert.Equal(t, "yes", evs[3].Response.Value)
+	assert.Equal(t, agent.ID, evs[3].Asker, "and who asked")
 }
