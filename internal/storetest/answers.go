@@ -21,20 +21,20 @@ func runAnswers(t *testing.T, newEnv func(*testing.T) *env) {
 	t.Run("a sensitive answer is scrubbed once received", func(t *testing.T) { testSensitiveScrubbed(t, newEnv(t)) })
 }
 
-func slackUser(n int) hitl.Principal {
+func answerer(n int) hitl.Principal {
 	return hitl.TokenPrincipal(fmt.Sprintf("answerer-%02d", n), []hitl.Scope{hitl.ScopeAdmin}, "")
 }
 
 func testFirstAnswerWins(t *testing.T, e *env) {
 	ctx := context.Background()
 	q := e.ask(t, "run-1", hitl.NewQuestion{Question: "Which DB?"})
-	_, err := e.svc.Answer(as(slackUser(1)), q.ID, hitl.Response{Value: "postgres"})
+	_, err := e.svc.Answer(as(answerer(1)), q.ID, hitl.Response{Value: "postgres"})
 	require.NoError(t, err)
-	_, err = e.svc.Answer(as(slackUser(2)), q.ID, hitl.Response{Value: "mysql"})
+	_, err = e.svc.Answer(as(answerer(2)), q.ID, hitl.Response{Value: "mysql"})
 	require.Equal(t, hitl.ECONFLICT, hitl.ErrorCode(err))
 	var herr *hitl.Error
 	require.ErrorAs(t, err, &herr)
-	assert.Equal(t, slackUser(1).ID, herr.By)
+	assert.Equal(t, answerer(1).ID, herr.By)
 	got, err := e.store.Question(ctx, q.ID)
 	require.NoError(t, err)
 	assert.Equal(t, "postgres", got.Response.Value)
@@ -49,7 +49,7 @@ func testConcurrentAnswers(t *testing.T, e *env) {
 	var wg sync.WaitGroup
 	for i := range n {
 		wg.Go(func() {
-			_, errs[i] = e.svc.Answer(as(slackUser(i)), q.ID, hitl.Response{Value: fmt.Sprintf("answer %d", i)})
+			_, errs[i] = e.svc.Answer(as(answerer(i)), q.ID, hitl.Response{Value: fmt.Sprintf("answer %d", i)})
 		})
 	}
 	wg.Wait()
@@ -68,7 +68,7 @@ func testConcurrentAnswers(t *testing.T, e *env) {
 	got, err := e.store.Question(ctx, q.ID)
 	require.NoError(t, err)
 	assert.Equal(t, fmt.Sprintf("answer %d", winner), got.Response.Value)
-	assert.Equal(t, slackUser(winner).ID, got.RespondedBy)
+	assert.Equal(t, answerer(winner).ID, got.RespondedBy)
 	for i, err := range errs {
 		if i != winner {
 			var herr *hitl.Error
