@@ -10,3 +10,7 @@ import (
 func TestStoreContract(t *testing.T) {
 	storetest.Run(t, func(t *testing.T) hitl.Store { return openTestDB(t) })
 }
+
+func TestOutboxContract(t *testing.T) {
+	storetest.RunOutbox(t, func(t *testing.T) hitl.Outbox { return openTestDB(t) })
+}

@@ -11,3 +11,7 @@ import (
 func TestStoreContract(t *testing.T) {
 	storetest.Run(t, func(*testing.T) hitl.Store { return memstore.New() })
 }
+
+func TestOutboxContract(t *testing.T) {
+	storetest.RunOutbox(t, func(*testing.T) hitl.Outbox { return memstore.NewOutbox() })
+}

@@ -42,11 +42,17 @@ func New() *Store {
 func (s *Store) CreateQuestion(_ context.Context, q *hitl.Question, ev *hitl.Event) (*hitl.Question, bool, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
+	key := q.JobID + "\x00" + hitl.KeyOf(q.Asker, q.IdempotencyKey)
 	if q.IdempotencyKey != "" {
-		if id, ok := s.keys[q.JobID+"\x00"+hitl.KeyOf(q.Asker, q.IdempotencyKey)]; ok {
+		if id, ok := s.keys[key]; ok {
 			return s.questions[id].Clone(), false, nil
 		}
-		s.keys[q.JobID+"\x00"+hitl.KeyOf(q.Asker, q.IdempotencyKey)] = q.ID
+	}
+	if _, ok := s.questions[q.ID]; ok {
+		return nil, false, hitl.Errorf(hitl.ECONFLICT, "question id %s is taken", q.ID)
+	}
+	if q.IdempotencyKey != "" {
+		s.keys[key] = q.ID
 	}
 	s.questions[q.ID] = q.Clone()
 	s.order = append(s.order, q.ID)
@@ -186,7 +192,7 @@ func (s *Store) DueQuestions(_ context.Context, now time.Time, limit int) ([]str
 	sort.Slice(due, func(i, j int) bool { return due[i].TimeoutAt.Before(*due[j].TimeoutAt) })
 	ids := []string{}
 	for _, q := range due {
-		if len(ids) == limit {
+		if limit > 0 && len(ids) == limit { // 0: no limit, like the bbolt store and Events
 			break
 		}
 		ids = append(ids, q.ID)

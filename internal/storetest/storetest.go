@@ -77,12 +77,17 @@ func Run(t *testing.T, open func(t *testing.T) hitl.Store) {
 	t.Run("idempotency keys hold until the outcome is received", func(t *testing.T) { testKeys(t, newEnv(t)) })
 	t.Run("a refused update writes nothing", func(t *testing.T) { testAtomicUpdate(t, newEnv(t)) })
 	t.Run("prune deletes only old settled questions and old events", func(t *testing.T) { testPrune(t, newEnv(t)) })
-	t.Run("due questions come earliest first", func(t *testing.T) { testDue(t, newEnv(t)) })
 	t.Run("sealed questions are listed until received", func(t *testing.T) { testSealed(t, newEnv(t)) })
 	t.Run("control requests are remembered for the window", func(t *testing.T) { testControlRecords(t, newEnv(t)) })
 	t.Run("runs list by id, active ones apart", func(t *testing.T) { testRunList(t, newEnv(t)) })
 	t.Run("a queue merges a person's indexes, newest first", func(t *testing.T) { testQueue(t, newEnv(t)) })
 	t.Run("learned rules", func(t *testing.T) { runLearned(t, open) })
+	t.Run("questions", func(t *testing.T) { runQuestions(t, newEnv) })
+	t.Run("answers", func(t *testing.T) { runAnswers(t, newEnv) })
+	t.Run("run records", func(t *testing.T) { runRunRecords(t, newEnv) })
+	t.Run("retention", func(t *testing.T) { runRetention(t, newEnv) })
+	t.Run("filters", func(t *testing.T) { runFilters(t, newEnv) })
+	t.Run("due questions", func(t *testing.T) { runDue(t, newEnv) })
 }
 
 func testPaging(t *testing.T, e *env) {
@@ -238,7 +243,18 @@ func testKeys(t *testing.T, e *env) {
 		Status: hitl.StatusPending, Type: hitl.Blocking, ResponseType: hitl.TextResponse, CreatedAt: e.clock.Now()}, nil)
 	require.NoError(t, err)
 	assert.False(t, created)
-	assert.Equal(t, q.ID, again.ID)
+	assert.Equal(t, q, again, "the existing question, as stored")
+	seq := lastSeq(t, e.store)
+	_, created, err = e.store.CreateQuestion(ctx, &hitl.Question{ID: "q_again", JobID: "run-1", Question: "Q?", IdempotencyKey: "k", Asker: agent.ID,
+		Status: hitl.StatusPending, Type: hitl.Blocking, ResponseType: hitl.TextResponse, CreatedAt: e.clock.Now()},
+		&hitl.Event{Type: hitl.EventQuestionAsked, QuestionID: "q_again", JobID: "run-1", At: e.clock.Now()})
+	require.NoError(t, err)
+	assert.False(t, created)
+	assert.Equal(t, seq, lastSeq(t, e.store), "an existing key writes no event")
+	_, err = e.store.Question(ctx, "q_again")
+	assert.Equal(t, hitl.ENOTFOUND, hitl.ErrorCode(err), "nor a question")
+	elsewhere := e.ask(t, "run-2", hitl.NewQuestion{Question: "Q?", IdempotencyKey: "k"})
+	assert.NotEqual(t, q.ID, elsewhere.ID, "the same key in another run is its own")
 	theirs, created, err := e.store.CreateQuestion(ctx, &hitl.Question{ID: "q_theirs", JobID: "run-1", Question: "Q?", IdempotencyKey: "k", Asker: "api:someone-else",
 		Status: hitl.StatusPending, Type: hitl.Blocking, ResponseType: hitl.TextResponse, CreatedAt: e.clock.Now()}, nil)
 	require.NoError(t, err)
@@ -323,19 +339,6 @@ func testPrune(t *testing.T, e *env) {
 	require.NoError(t, err)
 	_, err = e.store.Run(ctx, "run-old")
 	assert.Equal(t, hitl.ENOTFOUND, hitl.ErrorCode(err), "a run with no question left goes too")
-}
-
-func testDue(t *testing.T, e *env) {
-	ctx := context.Background()
-	ten, twenty := 10.0, 20.0
-	late := e.ask(t, "run", hitl.NewQuestion{Question: "late?", TimeoutMinutes: &twenty})
-	early := e.ask(t, "run", hitl.NewQuestion{Question: "early?", TimeoutMinutes: &ten})
-	due, err := e.store.DueQuestions(ctx, e.clock.Now().Add(15*time.Minute), 10)
-	require.NoError(t, err)
-	assert.Equal(t, []string{early.ID}, due)
-	due, err = e.store.DueQuestions(ctx, e.clock.Now().Add(time.Hour), 10)
-	require.NoError(t, err)
-	assert.Equal(t, []string{early.ID, late.ID}, due)
 }
 
 func testSealed(t *testing.T, e *env) {
