@@ -699,6 +699,24 @@ func (s *Service) Events(ctx context.Context, after uint64, limit int) ([]*Event
 	if len(evs) > 0 {
 		last = evs[len(evs)-1].Seq
 	}
+	return visible(ctx, evs), last, nil
+}
+
+// RunEvents implements EventLog: it reads run's events by the store's
+// index and returns what the principal in ctx may see.
+func (s *Service) RunEvents(ctx context.Context, run string, after uint64, limit int) ([]*Event, uint64, error) {
+	if err := ValidateJobID(run); err != nil {
+		return nil, after, err
+	}
+	evs, last, err := s.store.RunEvents(ctx, run, after, limit)
+	if err != nil {
+		return nil, after, err
+	}
+	return visible(ctx, evs), last, nil
+}
+
+// visible keeps the events of evs the principal in ctx may see.
+func visible(ctx context.Context, evs []*Event) []*Event {
 	p := PrincipalFrom(ctx)
 	out := evs[:0]
 	for _, ev := range evs {
@@ -706,7 +724,7 @@ func (s *Service) Events(ctx context.Context, after uint64, limit int) ([]*Event
 			out = append(out, ev)
 		}
 	}
-	return out, last, nil
+	return out
 }
 
 // Prune applies retention: it deletes questions settled more than

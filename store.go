@@ -14,9 +14,10 @@ const (
 
 // QuestionFilter selects a page of questions. Zero fields match
 // everything. The store reads the page from the most selective index the
-// filter names (run, assignee, responder, asker, status, else creation
-// time), in that index's order, and checks the other fields on each
-// question it reads.
+// filter names (run, assignee, responder, asker × status, asker,
+// type × status, type, status, else creation time), in that index's
+// order, and checks the other fields on each question it reads. A page is
+// never empty while the list holds a match after its cursor.
 type QuestionFilter struct {
 	JobID  string
 	Asker  string // only questions this principal asked
@@ -192,6 +193,14 @@ type Store interface {
 
 	// Events returns up to limit events with Seq > after, in order.
 	Events(ctx context.Context, after uint64, limit int) ([]*Event, error)
+
+	// RunEvents returns up to limit events of run runID (Event.JobID) with
+	// Seq > after, in order, and through: the Seq up to which it read the
+	// log (the last event returned when it stopped at limit, else the end
+	// of the log, or after when that is further). It reads by an index: its
+	// cost grows with the events returned, not with the log. limit <= 0
+	// means no limit.
+	RunEvents(ctx context.Context, runID string, after uint64, limit int) (evs []*Event, through uint64, err error)
 
 	// LastSeq returns the Seq of the last event appended (0 for none).
 	LastSeq(ctx context.Context) (uint64, error)

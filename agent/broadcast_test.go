@@ -138,6 +138,10 @@ func (l *seqLog) Events(_ context.Context, after uint64, limit int) ([]*hitl.Eve
 	return out, out[len(out)-1].Seq, nil
 }
 
+func (l *seqLog) RunEvents(context.Context, string, uint64, int) ([]*hitl.Event, uint64, error) {
+	return nil, l.n, nil
+}
+
 func (l *seqLog) Changed() <-chan struct{} { return make(chan struct{}) }
 
 func TestEndOfLog(t *testing.T) {

@@ -122,10 +122,18 @@ func (st *stream) deliver(bt batch) error {
 }
 
 // catchUp reads the log as the stream's principal until the stream has
-// passed to.
+// passed to; a stream of one run reads that run's events by the log's
+// index, so replaying a run costs what the run holds, not the log.
 func (st *stream) catchUp(to uint64) error {
 	for st.cur < to {
-		evs, last, err := st.s.events.Events(st.ctx, st.cur, eventBatch)
+		var evs []*hitl.Event
+		var last uint64
+		var err error
+		if st.job != "" {
+			evs, last, err = st.s.events.RunEvents(st.ctx, st.job, st.cur, eventBatch)
+		} else {
+			evs, last, err = st.s.events.Events(st.ctx, st.cur, eventBatch)
+		}
 		if err != nil {
 			if st.ctx.Err() == nil {
 				st.s.log.ErrorContext(st.ctx, "reading the event log", "after", st.cur, "err", err)

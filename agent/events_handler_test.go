@@ -2,7 +2,9 @@ package agent
 
 import (
 	"context"
+	"fmt"
 	"net/http/httptest"
+	"strconv"
 	"strings"
 	"sync/atomic"
 	"testing"
@@ -180,6 +182,22 @@ func TestEvents(t *testing.T) {
 		requireStatus(t, next(t, ch), "job-2", "waiting_for_input")
 		requireEvent(t, next(t, ch), "4", "question_asked", "job-2")
 	})
+	t.Run("job_filter_replays_the_run_across_reads_then_goes_live", func(t *testing.T) {
+		e := newEnv(t, ServerConfig{})
+		const n = eventBatch + 44 // the run's replay takes two reads
+		for range n {
+			e.ask(t, "job-1", textQ)
+			e.ask(t, "job-2", textQ)
+		}
+		ch := e.openEvents(t, "?after=0&jobId=job-2")
+		for i := range n {
+			requireEvent(t, next(t, ch), strconv.Itoa(2*i+2), "question_asked", "job-2")
+			requireStatus(t, next(t, ch), "job-2", "waiting_for_input")
+		}
+		e.ask(t, "job-1", textQ)
+		e.ask(t, "job-2", textQ)
+		requireEvent(t, next(t, ch), strconv.Itoa(2*n+2), "question_asked", "job-2")
+	})
 	t.Run("sensitive_answers_are_redacted", func(t *testing.T) {
 		e := newEnv(t, ServerConfig{})
 		q := e.ask(t, "job-1", hitl.NewQuestion{Question: "Key?", Sensitive: true})
@@ -215,4 +233,34 @@ func TestEvents(t *testing.T) {
 			requireError(t, e.call(t, "GET", "/api/events"+q.query, "", headers...), 400, hitl.EINVALID)
 		})
 	}
+}
+
+// TestTopicReplayByRun: GET /api/topics/loop:current?run_id=X&after=0
+// replays X's loop events (read by the log's run index) and goes on live.
+func TestTopicReplayByRun(t *testing.T) {
+	e := newEnv(t, ServerConfig{})
+	state := func(run string, iter int) {
+		t.Helper()
+		r := e.call(t, "POST", "/api/topics/loop:current", fmt.Sprintf(`{"schema":1,"event":"STATE","run_id":%q,"stack":[{"id":%[1]q,"iter":%d}]}`, run, iter))
+		require.Less(t, r.status, 300, r.raw)
+	}
+	for i := range 3 {
+		state("job-a", i)
+		state("job-b", i)
+	}
+	ch := e.openSSE(t, context.Background(), "/api/topics/loop:current?run_id=job-b&after=0")
+	var prev int
+	for i := range 3 {
+		ev := next(t, ch)
+		require.Equal(t, "job-b", ev.data["run_id"], "event %d", i)
+		id, err := strconv.Atoi(ev.id)
+		require.NoError(t, err)
+		require.Greater(t, id, prev)
+		prev = id
+	}
+	state("job-a", 9)
+	state("job-b", 9)
+	ev := next(t, ch)
+	require.Equal(t, "job-b", ev.data["run_id"])
+	require.Equal(t, float64(9), ev.data["stack"].([]any)[0].(map[string]any)["iter"])
 }

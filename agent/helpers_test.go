@@ -233,9 +233,15 @@ func (e *env) openEvents(t *testing.T, query string, headers ...string) <-chan s
 // openEventsCtx is openEvents until ctx ends.
 func (e *env) openEventsCtx(t *testing.T, ctx context.Context, query string, headers ...string) <-chan sse {
 	t.Helper()
+	return e.openSSE(t, ctx, "/api/events"+query, headers...)
+}
+
+// openSSE opens the event stream at path (with its query) until ctx ends.
+func (e *env) openSSE(t *testing.T, ctx context.Context, path string, headers ...string) <-chan sse {
+	t.Helper()
 	ctx, cancel := context.WithCancel(ctx)
 	t.Cleanup(cancel)
-	req, err := http.NewRequestWithContext(ctx, http.MethodGet, e.http.URL+"/api/events"+query, nil)
+	req, err := http.NewRequestWithContext(ctx, http.MethodGet, e.http.URL+path, nil)
 	require.NoError(t, err)
 	for i := 0; i+1 < len(headers); i += 2 {
 		req.Header.Set(headers[i], headers[i+1])

@@ -63,11 +63,18 @@ func (s *Server) handleTopic(typ hitl.EventType) http.HandlerFunc {
 		defer ping.Stop()
 		for {
 			changed := s.events.Changed()
-			evs, last, err := s.events.Events(ctx, after, eventBatch)
+			// A run's topic is read by the log's run index: the read
+			// returns the end of the log once it has the run's events,
+			// and the next read, finding nothing new, waits.
+			read := func() ([]*hitl.Event, uint64, error) { return s.events.Events(ctx, after, eventBatch) }
+			if run != "" {
+				read = func() ([]*hitl.Event, uint64, error) { return s.events.RunEvents(ctx, run, after, eventBatch) }
+			}
+			evs, last, err := read()
 			if err != nil {
 				return
 			}
-			read := last - after
+			more := last-after >= eventBatch || (run != "" && last > after)
 			after = last
 			for _, ev := range evs {
 				if ev.Type != typ || (run != "" && ev.JobID != run) {
@@ -81,7 +88,7 @@ func (s *Server) handleTopic(typ hitl.EventType) http.HandlerFunc {
 					return
 				}
 			}
-			if read >= eventBatch {
+			if more {
 				continue
 			}
 			select {

@@ -3,7 +3,7 @@ package store
 import (
 	"bytes"
 	"encoding/binary"
-
+	"encoding/json"
 	"errors"
 	"fmt"
 
@@ -202,19 +202,30 @@ func checkRuns(tx *bolt.Tx, want map[string]*hitl.Run, report func(error)) {
 }
 
 // checkEvents checks that event keys are sequence numbers the bucket has
-// handed out.
+// handed out, and that events_by_run holds exactly the events with a run.
 func checkEvents(tx *bolt.Tx, report func(error)) {
 	b := tx.Bucket(bucketEvents)
 	seq := b.Sequence()
-	err := b.ForEach(func(k, _ []byte) error {
+	byRun := map[string]string{}
+	err := b.ForEach(func(k, v []byte) error {
 		if len(k) != 8 {
 			report(fmt.Errorf("events has a malformed key %x", k))
+			return nil
 		} else if n := binary.BigEndian.Uint64(k); n == 0 || n > seq {
 			report(fmt.Errorf("event %d is beyond the sequence %d", n, seq))
+		}
+		var ev struct {
+			JobID string `json:"jobId"`
+		}
+		if err := json.Unmarshal(v, &ev); err != nil {
+			report(fmt.Errorf("event %x: %w", k, err))
+		} else if ev.JobID != "" {
+			byRun[string(runEventKey(ev.JobID, binary.BigEndian.Uint64(k)))] = ""
 		}
 		return nil
 	})
 	if err != nil {
 		report(err)
 	}
+	compareIndexes(tx, map[string]map[string]string{string(bucketEventsByRun): byRun}, "event", report)
 }

@@ -27,33 +27,35 @@ const batchDelay = time.Millisecond
 // SchemaVersion is the layout version this package reads and writes. It is
 // stored in the meta bucket and checked at open; an older file is migrated
 // (migrate.go).
-const SchemaVersion = 3
+const SchemaVersion = 4
 
 // Bucket names and their layout. Keys are big-endian so that byte order is
 // time or sequence order; the encodings are in keys.go. Later buckets (Slack
 // messages, runs, dedup) are added here and to allBuckets.
 var (
-	bucketMeta        = []byte("meta")         // "schema" → uint64 BE
-	bucketQuestions   = []byte("questions")    // id → question JSON
-	bucketRuns        = []byte("runs")         // run id → run JSON
-	bucketByDeadline  = []byte("by_deadline")  // timeoutAt ‖ id → "" (pending only)
-	bucketByJob       = []byte("by_job")       // jobID ‖ 0x00 ‖ createdAt ‖ id → ""
-	bucketByCreated   = []byte("by_created")   // createdAt ‖ id → ""
-	bucketByStatus    = []byte("by_status")    // status ‖ 0x00 ‖ createdAt ‖ id → ""
-	bucketByAsker     = []byte("by_asker")     // asker ‖ 0x00 ‖ createdAt ‖ id → ""
-	bucketByAssignee  = []byte("by_assignee")  // assignee ‖ 0x00 ‖ createdAt ‖ id → "" (pending only)
-	bucketUnassigned  = []byte("unassigned")   // createdAt ‖ id → "" (pending, no assignee)
-	bucketRunPending  = []byte("run_pending")  // jobID ‖ 0x00 ‖ createdAt ‖ id → 1 if the run waits on it, else 0
-	bucketBySettled   = []byte("by_settled")   // respondedAt ‖ id → "" (settled only)
-	bucketByResponder = []byte("by_responder") // respondedBy ‖ 0x00 ‖ respondedAt ‖ id → "" (answered only)
-	bucketIdem        = []byte("idem")         // jobID ‖ 0x00 ‖ asker ‖ 0x00 ‖ key → id (until the outcome is received)
-	bucketEvents      = []byte("events")       // seq BE → event JSON
-	bucketSealed      = []byte("sealed")       // id → "" (holds a sealed answer not yet received)
-	bucketRunsActive  = []byte("runs_active")  // run id → "" (running or paused)
-	bucketControl     = []byte("control")      // request_id → control record JSON (seed 000's dedup cache)
-	bucketCounts      = []byte("counts")       // status → number of questions, uint64 BE
-	bucketControlAge  = []byte("control_age")  // receivedAt ‖ request_id → "" (for pruning)
-	bucketRunsEnded   = []byte("runs_ended")   // updatedAt ‖ run id → "" (done, aborted or cancelled runs)
+	bucketMeta        = []byte("meta")          // "schema" → uint64 BE
+	bucketQuestions   = []byte("questions")     // id → question JSON
+	bucketRuns        = []byte("runs")          // run id → run JSON
+	bucketByDeadline  = []byte("by_deadline")   // timeoutAt ‖ id → "" (pending only)
+	bucketByJob       = []byte("by_job")        // jobID ‖ 0x00 ‖ createdAt ‖ id → ""
+	bucketByCreated   = []byte("by_created")    // createdAt ‖ id → ""
+	bucketByStatus    = []byte("by_status")     // status ‖ 0x00 ‖ createdAt ‖ id → ""
+	bucketByAsker     = []byte("by_asker")      // asker ‖ 0x00 ‖ createdAt ‖ id → ""
+	bucketByAssignee  = []byte("by_assignee")   // assignee ‖ 0x00 ‖ createdAt ‖ id → "" (pending only)
+	bucketUnassigned  = []byte("unassigned")    // createdAt ‖ id → "" (pending, no assignee)
+	bucketRunPending  = []byte("run_pending")   // jobID ‖ 0x00 ‖ createdAt ‖ id → 1 if the run waits on it, else 0
+	bucketBySettled   = []byte("by_settled")    // respondedAt ‖ id → "" (settled only)
+	bucketByResponder = []byte("by_responder")  // respondedBy ‖ 0x00 ‖ respondedAt ‖ id → "" (answered only)
+	bucketIdem        = []byte("idem")          // jobID ‖ 0x00 ‖ asker ‖ 0x00 ‖ key → id (until the outcome is received)
+	bucketEvents      = []byte("events")        // seq BE → event JSON
+	bucketSealed      = []byte("sealed")        // id → "" (holds a sealed answer not yet received)
+	bucketRunsActive  = []byte("runs_active")   // run id → "" (running or paused)
+	bucketControl     = []byte("control")       // request_id → control record JSON (seed 000's dedup cache)
+	bucketCounts      = []byte("counts")        // status → number of questions, uint64 BE
+	bucketControlAge  = []byte("control_age")   // receivedAt ‖ request_id → "" (for pruning)
+	bucketRunsEnded   = []byte("runs_ended")    // updatedAt ‖ run id → "" (done, aborted or cancelled runs)
+	bucketByFilter    = []byte("by_filter")     // list ‖ 0x00 ‖ createdAt ‖ id → "": asker × status, type, type × status (keys.go)
+	bucketEventsByRun = []byte("events_by_run") // runID ‖ 0x00 ‖ seq BE → "" (events with a run id)
 
 	// The Slack bot's outbox (slack.go).
 	bucketSlackMeta     = []byte("slack_meta")     // "cursor" → uint64 BE
@@ -70,7 +72,7 @@ var (
 var allBuckets = [][]byte{
 	bucketMeta, bucketQuestions, bucketRuns, bucketByDeadline, bucketByJob, bucketByCreated, bucketByStatus, bucketByAsker,
 	bucketByAssignee, bucketUnassigned, bucketRunPending, bucketBySettled, bucketByResponder, bucketIdem, bucketEvents, bucketSealed,
-	bucketRunsActive, bucketControl, bucketCounts, bucketControlAge, bucketRunsEnded,
+	bucketRunsActive, bucketControl, bucketCounts, bucketControlAge, bucketRunsEnded, bucketByFilter, bucketEventsByRun,
 	bucketSlackMeta, bucketSlackTasks, bucketSlackMessages, bucketSlackByTS, bucketOutboxByTarget,
 	bucketLearned, bucketLearnedByKey, bucketLearnedByAgent, bucketLearnedByExpiry,
 }

@@ -1,6 +1,7 @@
 package store
 
 import (
+	"bytes"
 	"context"
 	"encoding/binary"
 	"encoding/json"
@@ -81,5 +82,65 @@ func appendEvent(tx *bolt.Tx, ev *hitl.Event) error {
 	if err := b.Put(u64(seq), data); err != nil {
 		return fmt.Errorf("put event %d: %w", seq, err)
 	}
+	if ev.JobID != "" {
+		if err := tx.Bucket(bucketEventsByRun).Put(runEventKey(ev.JobID, seq), []byte{}); err != nil {
+			return fmt.Errorf("put events_by_run entry of event %d: %w", seq, err)
+		}
+	}
 	return nil
+}
+
+// deleteEvent deletes the event at c (a cursor on the events bucket,
+// standing on key k with value v) and its events_by_run entry.
+func deleteEvent(tx *bolt.Tx, c *bolt.Cursor, k, v []byte) error {
+	var ev struct {
+		JobID string `json:"jobId"`
+	}
+	if err := json.Unmarshal(v, &ev); err != nil {
+		return fmt.Errorf("decode event %x: %w", k, err)
+	}
+	if ev.JobID != "" && len(k) == 8 {
+		if err := tx.Bucket(bucketEventsByRun).Delete(runEventKey(ev.JobID, binary.BigEndian.Uint64(k))); err != nil {
+			return fmt.Errorf("delete events_by_run entry of event %x: %w", k, err)
+		}
+	}
+	return c.Delete()
+}
+
+// RunEvents implements hitl.Store: it walks run's entries of
+// events_by_run from after, so its cost grows with the events it returns,
+// not with the log.
+func (db *DB) RunEvents(ctx context.Context, runID string, after uint64, limit int) ([]*hitl.Event, uint64, error) {
+	if err := ctx.Err(); err != nil {
+		return nil, after, err
+	}
+	tx, err := db.bolt.Begin(false)
+	if err != nil {
+		return nil, after, fmt.Errorf("store: read events of run %s: %w", runID, err)
+	}
+	defer func() { _ = tx.Rollback() }()
+	events := tx.Bucket(bucketEvents)
+	through := max(after, events.Sequence())
+	var out []*hitl.Event
+	if after == ^uint64(0) {
+		return out, through, nil
+	}
+	prefix := runEventPrefix(runID)
+	c := tx.Bucket(bucketEventsByRun).Cursor()
+	for k, _ := c.Seek(runEventKey(runID, after+1)); k != nil && bytes.HasPrefix(k, prefix); k, _ = c.Next() {
+		if limit > 0 && len(out) == limit {
+			return out, out[len(out)-1].Seq, nil
+		}
+		seq := k[len(prefix):]
+		v := events.Get(seq)
+		if v == nil {
+			return nil, after, fmt.Errorf("store: events_by_run entry %x has no event", k)
+		}
+		var ev hitl.Event
+		if err := json.Unmarshal(v, &ev); err != nil {
+			return nil, after, fmt.Errorf("store: decode event %x: %w", seq, err)
+		}
+		out = append(out, &ev)
+	}
+	return out, through, nil
 }

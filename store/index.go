@@ -22,9 +22,13 @@ func indexOf(q *hitl.Question) []indexEntry {
 		{bucketByJob, jobKey(q.JobID, q.CreatedAt, q.ID), nil},
 		{bucketByCreated, timeIDKey(q.CreatedAt, q.ID), nil},
 		{bucketByStatus, prefixedTimeKey(string(q.Status), q.CreatedAt, q.ID), nil},
+		{bucketByFilter, prefixedTimeKey(typeList(q.Type), q.CreatedAt, q.ID), nil},
+		{bucketByFilter, prefixedTimeKey(typeStatusList(q.Type, q.Status), q.CreatedAt, q.ID), nil},
 	}
 	if q.Asker != "" {
-		e = append(e, indexEntry{bucketByAsker, prefixedTimeKey(q.Asker, q.CreatedAt, q.ID), nil})
+		e = append(e,
+			indexEntry{bucketByAsker, prefixedTimeKey(q.Asker, q.CreatedAt, q.ID), nil},
+			indexEntry{bucketByFilter, prefixedTimeKey(askerStatusList(q.Asker, q.Status), q.CreatedAt, q.ID), nil})
 	}
 	if q.Pending() {
 		if q.TimeoutAt != nil {
@@ -59,7 +63,7 @@ func indexOf(q *hitl.Question) []indexEntry {
 // indexBuckets are the buckets indexOf writes to.
 var indexBuckets = [][]byte{
 	bucketByJob, bucketByCreated, bucketByStatus, bucketByAsker, bucketByDeadline, bucketByAssignee,
-	bucketUnassigned, bucketRunPending, bucketBySettled, bucketByResponder, bucketIdem, bucketSealed,
+	bucketUnassigned, bucketRunPending, bucketBySettled, bucketByResponder, bucketIdem, bucketSealed, bucketByFilter,
 }
 
 // moveIndexes deletes the entries of old that cur no longer has and puts

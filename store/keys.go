@@ -4,6 +4,8 @@ import (
 	"encoding/binary"
 	"math"
 	"time"
+
+	"github.com/hitlbot/hitl"
 )
 
 // Keys are built so that bytes sort like the values they encode: integers
@@ -73,4 +75,41 @@ func idAfter(k []byte, skip int) string {
 		return ""
 	}
 	return string(k[skip:])
+}
+
+// runEventPrefix is the events_by_run prefix of every event of run:
+// runID ‖ 0x00.
+func runEventPrefix(runID string) []byte {
+	k := make([]byte, 0, len(runID)+1+8)
+	k = append(k, runID...)
+	return append(k, 0)
+}
+
+// runEventKey is the events_by_run key: runID ‖ 0x00 ‖ seq.
+func runEventKey(runID string, seq uint64) []byte {
+	return binary.BigEndian.AppendUint64(runEventPrefix(runID), seq)
+}
+
+// The lists of by_filter, each a kind byte then the fields it selects on,
+// ended by 0x00; the key goes on with createdAt ‖ id (prefixedTimeKey).
+const (
+	filterAskerStatus = 'a' // 'a' ‖ asker ‖ 0x00 ‖ status
+	filterType        = 't' // 't' ‖ type
+	filterTypeStatus  = 's' // 's' ‖ type ‖ 0x00 ‖ status
+)
+
+// askerStatusList is the by_filter list of asker's questions of status st.
+func askerStatusList(asker string, st hitl.Status) string {
+	return string(rune(filterAskerStatus)) + asker + "\x00" + string(st)
+}
+
+// typeList is the by_filter list of the questions of type typ.
+func typeList(typ hitl.QuestionType) string {
+	return string(rune(filterType)) + string(typ)
+}
+
+// typeStatusList is the by_filter list of the questions of type typ and
+// status st.
+func typeStatusList(typ hitl.QuestionType, st hitl.Status) string {
+	return string(rune(filterTypeStatus)) + string(typ) + "\x00" + string(st)
 }

@@ -1,6 +1,7 @@
 package store
 
 import (
+	"encoding/binary"
 	"encoding/json"
 	"fmt"
 	"time"
@@ -21,6 +22,10 @@ import (
 // rule of the policy JSON's "learned" list is moved into one, and the
 // policy is rewritten without the list; and idempotency keys are held
 // per asker (hitl.KeyOf): the idem index is rebuilt from the questions.
+//
+// 3 → 4: a run's events are read by an index (events_by_run, built from
+// the log) and lists by asker × status, type and type × status by
+// by_filter (built from the questions).
 func migrate(tx *bolt.Tx, from uint64) error {
 	if from < 2 {
 		if tx.Bucket([]byte("pending")) != nil {
@@ -82,7 +87,71 @@ func migrate(tx *bolt.Tx, from uint64) error {
 			return fmt.Errorf("migrate: %w", err)
 		}
 	}
+	if from < 4 {
+		if err := buildListIndexes(tx, from >= 2); err != nil {
+			return fmt.Errorf("migrate: %w", err)
+		}
+	}
 	return tx.Bucket(bucketMeta).Put(keySchema, u64(SchemaVersion))
+}
+
+// buildListIndexes builds schema 4's indexes from scratch: events_by_run
+// from the event log and, with byFilter (1 → 2 built it already, with the
+// other question indexes), by_filter from the questions.
+func buildListIndexes(tx *bolt.Tx, byFilter bool) error {
+	reset := func(name []byte) (*bolt.Bucket, error) {
+		if tx.Bucket(name) != nil {
+			if err := tx.DeleteBucket(name); err != nil {
+				return nil, fmt.Errorf("reset %s: %w", name, err)
+			}
+		}
+		b, err := tx.CreateBucket(name)
+		if err != nil {
+			return nil, fmt.Errorf("create %s: %w", name, err)
+		}
+		return b, nil
+	}
+	byRun, err := reset(bucketEventsByRun)
+	if err != nil {
+		return err
+	}
+	c := tx.Bucket(bucketEvents).Cursor()
+	for k, v := c.First(); k != nil; k, v = c.Next() {
+		var ev struct {
+			JobID string `json:"jobId"`
+		}
+		if err := json.Unmarshal(v, &ev); err != nil {
+			return fmt.Errorf("decode event %x: %w", k, err)
+		}
+		if ev.JobID == "" || len(k) != 8 {
+			continue
+		}
+		if err := byRun.Put(runEventKey(ev.JobID, binary.BigEndian.Uint64(k)), []byte{}); err != nil {
+			return fmt.Errorf("put events_by_run entry of event %x: %w", k, err)
+		}
+	}
+	if !byFilter {
+		return nil
+	}
+	lists, err := reset(bucketByFilter)
+	if err != nil {
+		return err
+	}
+	c = tx.Bucket(bucketQuestions).Cursor()
+	for k, v := c.First(); k != nil; k, v = c.Next() {
+		q, err := decodeQuestion(string(k), v)
+		if err != nil {
+			return err
+		}
+		for _, e := range indexOf(q) {
+			if string(e.bucket) == string(bucketByFilter) {
+				if err := lists.Put(e.key, []byte{}); err != nil {
+					return fmt.Errorf("put by_filter entry of question %s: %w", q.ID, err)
+				}
+			}
+		}
+	}
+	return nil
 }
 
 // oldLearnedRule is a learned rule as schema 2 kept it, inside the policy.

@@ -2,7 +2,10 @@ package store
 
 import (
 	"context"
+	"encoding/binary"
+	"fmt"
 	"path/filepath"
+	"slices"
 	"testing"
 
 	"github.com/hitlbot/hitl"
@@ -46,4 +49,59 @@ func TestMigrateKeysPerAsker(t *testing.T) {
 	require.Equal(t, q.ID, got.ID)
 	_, err = db.QuestionByKey(ctx, "run-1", hitl.KeyOf("api:other", "deploy-41"))
 	require.Equal(t, hitl.ENOTFOUND, hitl.ErrorCode(err))
+}
+
+// TestMigrateListIndexes: a version 3 file had no events_by_run and no
+// by_filter; opening it builds both once, from the log and the questions,
+// so a run's replay and an asker's pending list read them at once.
+func TestMigrateListIndexes(t *testing.T) {
+	ctx := context.Background()
+	path := filepath.Join(t.TempDir(), "hitl.db")
+	db, err := Open(path)
+	require.NoError(t, err)
+	svc := newService(db, newClock())
+	asker := principaltest.As(ctx, "api:ci")
+	var pending []string
+	for i := range 6 {
+		q, _, err := svc.Create(asker, fmt.Sprintf("run-%d", i%2), hitl.NewQuestion{Question: "Deploy?"})
+		require.NoError(t, err)
+		if i%3 == 0 {
+			_, err = svc.Answer(principaltest.As(ctx, "local"), q.ID, hitl.Response{Value: "ok"})
+			require.NoError(t, err)
+		} else {
+			pending = append(pending, q.ID)
+		}
+	}
+	wantRun, err := db.Events(ctx, 0, 0)
+	require.NoError(t, err)
+	wantRun = slices.DeleteFunc(wantRun, func(ev *hitl.Event) bool { return ev.JobID != "run-1" })
+	require.NotEmpty(t, wantRun)
+	// Turn the file into what version 3 wrote.
+	require.NoError(t, db.bolt.Update(func(tx *bolt.Tx) error {
+		for _, name := range [][]byte{bucketEventsByRun, bucketByFilter} {
+			if err := tx.DeleteBucket(name); err != nil {
+				return err
+			}
+		}
+		return tx.Bucket(bucketMeta).Put(keySchema, u64(3))
+	}))
+	require.NoError(t, db.Close())
+
+	db, err = Open(path)
+	require.NoError(t, err)
+	closeAndCheckOnCleanup(t, db)
+	require.NoError(t, db.bolt.View(func(tx *bolt.Tx) error {
+		require.Equal(t, uint64(SchemaVersion), binary.BigEndian.Uint64(tx.Bucket(bucketMeta).Get(keySchema)))
+		return nil
+	}))
+	got, _, err := db.RunEvents(ctx, "run-1", 0, 0)
+	require.NoError(t, err)
+	require.Equal(t, wantRun, got)
+	page, err := db.Questions(ctx, hitl.QuestionFilter{Asker: "api:ci", Status: hitl.StatusPending})
+	require.NoError(t, err)
+	var ids []string
+	for _, q := range page.Questions {
+		ids = append(ids, q.ID)
+	}
+	require.ElementsMatch(t, pending, ids)
 }

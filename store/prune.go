@@ -189,7 +189,7 @@ func pruneEvents(tx *bolt.Tx, before time.Time, limit int) (int, error) {
 		if !ev.At.Before(before) {
 			break
 		}
-		if err := c.Delete(); err != nil {
+		if err := deleteEvent(tx, c, k, v); err != nil {
 			return n, err
 		}
 		n++

@@ -230,8 +230,14 @@ func indexFor(f hitl.QuestionFilter) (bucket, prefix []byte) {
 		return bucketUnassigned, nil
 	case f.RespondedBy != "":
 		return bucketByResponder, withPrefix(f.RespondedBy)
+	case f.Asker != "" && f.Status != "":
+		return bucketByFilter, withPrefix(askerStatusList(f.Asker, f.Status))
 	case f.Asker != "":
 		return bucketByAsker, withPrefix(f.Asker)
+	case f.Type != "" && f.Status != "":
+		return bucketByFilter, withPrefix(typeStatusList(f.Type, f.Status))
+	case f.Type != "":
+		return bucketByFilter, withPrefix(typeList(f.Type))
 	case f.Status != "":
 		return bucketByStatus, withPrefix(string(f.Status))
 	}
@@ -241,8 +247,10 @@ func indexFor(f hitl.QuestionFilter) (bucket, prefix []byte) {
 // readPage walks bucket from after (exclusive; the start when nil), in
 // key order or backwards, and returns up to a page of questions matching
 // f, with the cursor of the last entry read when the walk did not reach
-// the end. A filter that skips many entries may return a short page with
-// a cursor: the walk reads at most a budget of entries per page.
+// the end. A filter the index does not fit (a run's questions of one type,
+// say) skips entries: once the walk has read a budget of entries and holds
+// at least one question it ends the page short, with a cursor, but it never
+// ends a page empty while the index holds a match further on.
 func readPage(tx *bolt.Tx, bucket, prefix, after []byte, f hitl.QuestionFilter) (hitl.QuestionPage, error) {
 	size := f.PageSize()
 	page := hitl.QuestionPage{Questions: make([]*hitl.Question, 0, min(size, 64))}
@@ -267,7 +275,7 @@ func readPage(tx *bolt.Tx, bucket, prefix, after []byte, f hitl.QuestionFilter) 
 	}
 	budget := max(4*size, 1000) // entries examined: bounds a page whose filter skips many
 	for ; k != nil && bytes.HasPrefix(k, prefix); k, _ = step() {
-		if len(page.Questions) == size || budget == 0 {
+		if len(page.Questions) == size || (budget <= 0 && len(page.Questions) > 0) {
 			page.NextCursor = base64.RawURLEncoding.EncodeToString(after)
 			break
 		}

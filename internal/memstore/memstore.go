@@ -217,6 +217,24 @@ func (s *Store) Events(_ context.Context, after uint64, limit int) ([]*hitl.Even
 	return out, nil
 }
 
+// RunEvents implements hitl.Store (by scanning: fine for tests).
+func (s *Store) RunEvents(_ context.Context, runID string, after uint64, limit int) ([]*hitl.Event, uint64, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	var out []*hitl.Event
+	for _, ev := range s.events {
+		if ev.Seq <= after || ev.JobID != runID {
+			continue
+		}
+		if limit > 0 && len(out) == limit {
+			return out, out[len(out)-1].Seq, nil
+		}
+		c := *ev
+		out = append(out, &c)
+	}
+	return out, max(after, s.seq), nil
+}
+
 // track keeps q's run current and stamps ev with the phase after it.
 func (s *Store) track(old, q *hitl.Question, ev *hitl.Event) {
 	run := s.runs[q.JobID]

@@ -88,6 +88,7 @@ func Run(t *testing.T, open func(t *testing.T) hitl.Store) {
 	t.Run("retention", func(t *testing.T) { runRetention(t, newEnv) })
 	t.Run("filters", func(t *testing.T) { runFilters(t, newEnv) })
 	t.Run("due questions", func(t *testing.T) { runDue(t, newEnv) })
+	t.Run("lists", func(t *testing.T) { runLists(t, open) })
 }
 
 func testPaging(t *testing.T, e *env) {
