@@ -64,11 +64,3 @@ func (l *Local) Changed() <-chan struct{} {
 	defer l.mu.Unlock()
 	return l.changed
 }
-
-// watching is how many channels wait on id, for tests that a cancel
-// forgets its channel.
-func (l *Local) watching(id string) int {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return len(l.watchers[id])
-}
