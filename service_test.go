@@ -339,3 +339,9 @@ func TestRunState(t *testing.T) {
 	_, err = svc.RunState(as("admin:t"), "run-unknown")
 	assert.Equal(t, hitl.ENOTFOUND, hitl.ErrorCode(err))
 }
+
+func TestNewServiceNeedsANotifier(t *testing.T) {
+	assert.PanicsWithValue(t, "hitl: NewService without a Notifier", func() {
+		hitl.NewService(memstore.New(), hitl.ServiceConfig{})
+	})
+}
