@@ -8,6 +8,7 @@ import (
 	"github.com/hitlbot/hitl"
 	"github.com/hitlbot/hitl/internal/clocktest"
 	"github.com/hitlbot/hitl/internal/memstore"
+	"github.com/hitlbot/hitl/notify"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )
@@ -88,7 +89,7 @@ func TestAuthorizationTable(t *testing.T) {
 		name := fmt.Sprintf("%s %s %s: allowed %v", r.who, r.act, r.kind, r.allow)
 		t.Run(name, func(t *testing.T) {
 			st := memstore.New()
-			svc := hitl.NewService(st, hitl.ServiceConfig{Clock: clocktest.New(t0), Access: access})
+			svc := hitl.NewService(st, hitl.ServiceConfig{Notifier: notify.New(), Clock: clocktest.New(t0), Access: access})
 			k := kinds[r.kind]
 			q, _, err := svc.Create(hitl.WithPrincipal(context.Background(), k.by), "run-1", k.n)
 			require.NoError(t, err)
@@ -136,7 +137,7 @@ func TestAuthorizationTable(t *testing.T) {
 }
 
 func TestPrincipalsWithoutAnswerSeeOnlyTheirOwn(t *testing.T) {
-	svc := hitl.NewService(memstore.New(), hitl.ServiceConfig{Clock: clocktest.New(t0)})
+	svc := hitl.NewService(memstore.New(), hitl.ServiceConfig{Notifier: notify.New(), Clock: clocktest.New(t0)})
 	as := func(p hitl.Principal) context.Context { return hitl.WithPrincipal(context.Background(), p) }
 	mine, _, err := svc.Create(as(asker), "run-1", hitl.NewQuestion{Question: "Mine?"})
 	require.NoError(t, err)
@@ -175,7 +176,7 @@ func TestPrincipalsWithoutAnswerSeeOnlyTheirOwn(t *testing.T) {
 }
 
 func TestLocalPersonAnswersWhatTheMachineAsked(t *testing.T) {
-	svc := hitl.NewService(memstore.New(), hitl.ServiceConfig{Clock: clocktest.New(t0)})
+	svc := hitl.NewService(memstore.New(), hitl.ServiceConfig{Notifier: notify.New(), Clock: clocktest.New(t0)})
 	q, _, err := svc.Create(hitl.WithPrincipal(context.Background(), hitl.LocalPrincipal("agent")), "run-1",
 		hitl.NewQuestion{Question: "Deploy?", Type: hitl.Approval})
 	require.NoError(t, err)
@@ -187,7 +188,7 @@ func TestLocalPersonAnswersWhatTheMachineAsked(t *testing.T) {
 func TestApprovalCannotApproveItselfByDefault(t *testing.T) {
 	n := hitl.NewQuestion{Question: "Deploy?", Type: hitl.Approval, DefaultResponse: &hitl.Response{Value: "approve"}}
 	ctx := hitl.WithPrincipal(context.Background(), asker)
-	svc := hitl.NewService(memstore.New(), hitl.ServiceConfig{Clock: clocktest.New(t0)})
+	svc := hitl.NewService(memstore.New(), hitl.ServiceConfig{Notifier: notify.New(), Clock: clocktest.New(t0)})
 	_, _, err := svc.Create(ctx, "run-1", n)
 	require.Equal(t, hitl.EINVALID, hitl.ErrorCode(err))
 	assert.Contains(t, hitl.ErrorMessage(err), "defaultResponse")
@@ -198,7 +199,7 @@ func TestApprovalCannotApproveItselfByDefault(t *testing.T) {
 	_, _, err = svc.Create(ctx, "run-1", deny)
 	assert.NoError(t, err, "defaulting to deny is safe")
 
-	allowed := hitl.NewService(memstore.New(), hitl.ServiceConfig{Clock: clocktest.New(t0), Access: hitl.Access{AllowDefaultApprove: true}})
+	allowed := hitl.NewService(memstore.New(), hitl.ServiceConfig{Notifier: notify.New(), Clock: clocktest.New(t0), Access: hitl.Access{AllowDefaultApprove: true}})
 	_, _, err = allowed.Create(ctx, "run-1", n)
 	assert.NoError(t, err, "config allows it")
 }
@@ -250,7 +251,7 @@ func TestAuthorizationRunsAndPolicy(t *testing.T) {
 	for _, r := range rows {
 		t.Run(fmt.Sprintf("%s %s: allowed %v", r.who, r.act, r.allow), func(t *testing.T) {
 			st := memstore.New()
-			svc := hitl.NewService(st, hitl.ServiceConfig{Clock: clocktest.New(t0)})
+			svc := hitl.NewService(st, hitl.ServiceConfig{Notifier: notify.New(), Clock: clocktest.New(t0)})
 			require.NoError(t, svc.LoadPolicy(context.Background(), nil))
 			_, err := svc.Checkpoint(hitl.WithPrincipal(context.Background(), asker), hitl.StateEvent{RunID: "loop-1",
 				Stack: []hitl.StackEntry{{ID: "loop-1", Iter: 1}}})

@@ -9,6 +9,7 @@ import (
 	"github.com/hitlbot/hitl"
 	"github.com/hitlbot/hitl/internal/clocktest"
 	"github.com/hitlbot/hitl/internal/memstore"
+	"github.com/hitlbot/hitl/notify"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )
@@ -27,7 +28,7 @@ type controlEnv struct {
 func newControlEnv(t *testing.T) *controlEnv {
 	st := memstore.New()
 	clock := clocktest.New(t0)
-	return &controlEnv{st: st, clock: clock, svc: hitl.NewService(st, hitl.ServiceConfig{Clock: clock})}
+	return &controlEnv{st: st, clock: clock, svc: hitl.NewService(st, hitl.ServiceConfig{Notifier: notify.New(), Clock: clock})}
 }
 
 // state has the loop report iteration iter of 10 with model.
@@ -177,7 +178,7 @@ func TestControlErrors(t *testing.T) {
 		_, err := e.st.ReceiveControl(context.Background(), hitl.ControlRecord{RequestID: "r10", RunID: "loop-1", Command: hitl.CommandPause, At: now}, nil, now.Add(-time.Minute), now)
 		require.NoError(t, err)
 		e.clock.Add(time.Second)
-		restarted := hitl.NewService(e.st, hitl.ServiceConfig{Clock: e.clock})
+		restarted := hitl.NewService(e.st, hitl.ServiceConfig{Notifier: notify.New(), Clock: e.clock})
 		msgs, err := restarted.Control(hitl.WithPrincipal(context.Background(), controller), hitl.NewRequest("r10", hitl.CommandPause, "loop-1", e.clock.Now(), hitl.ControlPayload{}))
 		require.NoError(t, err)
 		require.Len(t, msgs, 2)
@@ -243,7 +244,7 @@ func TestParseControlRequest(t *testing.T) {
 func TestInteractionThreshold(t *testing.T) {
 	zero, three := 0, 3
 	st := memstore.New()
-	svc := hitl.NewService(st, hitl.ServiceConfig{Clock: clocktest.New(t0), Threshold: &three})
+	svc := hitl.NewService(st, hitl.ServiceConfig{Notifier: notify.New(), Clock: clocktest.New(t0), Threshold: &three})
 	ctx := hitl.WithPrincipal(context.Background(), loopAgent)
 	_, _, err := svc.Create(ctx, "run-1", hitl.NewQuestion{Question: "Which DB?"})
 	require.NoError(t, err, "the global default 3 asks")

@@ -197,7 +197,7 @@ func (s *Service) FlushRefusals(ctx context.Context) error {
 		if err := s.store.AppendEvent(context.WithoutCancel(ctx), ev); err != nil {
 			return err
 		}
-		s.hub.publish("")
+		s.notifier.Publish("")
 	}
 	return nil
 }
@@ -220,7 +220,7 @@ func (s *Service) refused(ctx context.Context, p Principal, act Action, q *Quest
 		Asker: q.Asker, Action: act, Reason: ErrorMessage(err)}
 	for _, ev := range s.refusals.tallied(ev, ErrorCode(err)) {
 		if aerr := s.store.AppendEvent(context.WithoutCancel(ctx), ev); aerr == nil {
-			s.hub.publish(ev.QuestionID)
+			s.notifier.Publish(ev.QuestionID)
 		}
 	}
 	return err

@@ -8,6 +8,7 @@ import (
 	"github.com/hitlbot/hitl"
 	"github.com/hitlbot/hitl/internal/clocktest"
 	"github.com/hitlbot/hitl/internal/memstore"
+	"github.com/hitlbot/hitl/notify"
 	"github.com/hitlbot/hitl/ratelimit"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -20,7 +21,7 @@ func floodService(t *testing.T) (*hitl.Service, *clocktest.Clock, *memstore.Stor
 	clock := clocktest.New(t0)
 	st := memstore.New()
 	lim := func() hitl.Limiter { return ratelimit.New(1, 0, clock.Now) }
-	svc := hitl.NewService(st, hitl.ServiceConfig{Clock: clock, Limiter: ratelimit.New(1, 0, clock.Now), MaxStreams: 2,
+	svc := hitl.NewService(st, hitl.ServiceConfig{Notifier: notify.New(), Clock: clock, Limiter: ratelimit.New(1, 0, clock.Now), MaxStreams: 2,
 		Limits: map[hitl.Limit]hitl.Limiter{hitl.LimitControl: lim(), hitl.LimitRuns: lim(), hitl.LimitPolicy: lim()}})
 	return svc, clock, st
 }

@@ -9,6 +9,7 @@ import (
 	"github.com/hitlbot/hitl"
 	"github.com/hitlbot/hitl/internal/clocktest"
 	"github.com/hitlbot/hitl/internal/memstore"
+	"github.com/hitlbot/hitl/notify"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )
@@ -96,7 +97,7 @@ func TestRateLimitedCreation(t *testing.T) {
 		}
 		return 0
 	})
-	svc := hitl.NewService(memstore.New(), hitl.ServiceConfig{Clock: clocktest.New(t0), Limiter: limit})
+	svc := hitl.NewService(memstore.New(), hitl.ServiceConfig{Notifier: notify.New(), Clock: clocktest.New(t0), Limiter: limit})
 	ctx := hitl.WithPrincipal(context.Background(), asker)
 	n := hitl.NewQuestion{Question: "Q?", IdempotencyKey: "k"}
 	_, _, err := svc.Create(ctx, "run-1", n)
@@ -115,7 +116,7 @@ func TestRateLimitedCreation(t *testing.T) {
 func TestSensitiveAnswersAreSealed(t *testing.T) {
 	st := memstore.New()
 	clock := clocktest.New(t0)
-	svc := hitl.NewService(st, hitl.ServiceConfig{Clock: clock})
+	svc := hitl.NewService(st, hitl.ServiceConfig{Notifier: notify.New(), Clock: clock})
 	ctx := hitl.WithPrincipal(context.Background(), asker)
 	person := hitl.WithPrincipal(context.Background(), answerer)
 	const secret = "hunter2-very-secret"
@@ -151,7 +152,7 @@ func TestSensitiveAnswersAreSealed(t *testing.T) {
 		require.NoError(t, err)
 		clock.Add(29 * time.Minute) // one minute before the timeout
 
-		restarted := hitl.NewService(st, hitl.ServiceConfig{Clock: clock}) // a new key
+		restarted := hitl.NewService(st, hitl.ServiceConfig{Notifier: notify.New(), Clock: clock}) // a new key
 		n, err := restarted.ReopenSealed(context.Background())
 		require.NoError(t, err)
 		assert.Equal(t, 1, n)

@@ -7,6 +7,7 @@ import (
 	"github.com/hitlbot/hitl"
 	"github.com/hitlbot/hitl/internal/clocktest"
 	"github.com/hitlbot/hitl/internal/memstore"
+	"github.com/hitlbot/hitl/notify"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )
@@ -96,7 +97,7 @@ func TestRunOwnershipTable(t *testing.T) {
 	for _, r := range rows {
 		name := r.p.ID + " " + r.act + " in a run " + r.owner.ID + " started by " + r.start
 		t.Run(name, func(t *testing.T) {
-			svc := hitl.NewService(memstore.New(), hitl.ServiceConfig{Clock: clocktest.New(t0)})
+			svc := hitl.NewService(memstore.New(), hitl.ServiceConfig{Notifier: notify.New(), Clock: clocktest.New(t0)})
 			require.NoError(t, runAct(svc, r.owner, r.start, "run-1"), "the owner starts the run")
 			before := refusals(t, svc)
 			err := runAct(svc, r.p, r.act, "run-1")
@@ -155,7 +156,7 @@ func TestDefaultRunsCannotBeTakenFirst(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			for _, act := range []string{"ask", "checkpoint", "STATE", "threshold"} {
-				svc := hitl.NewService(memstore.New(), hitl.ServiceConfig{Clock: clocktest.New(t0)})
+				svc := hitl.NewService(memstore.New(), hitl.ServiceConfig{Notifier: notify.New(), Clock: clocktest.New(t0)})
 				err := runAct(svc, tc.p, act, tc.run)
 				if tc.allow {
 					require.NoError(t, err, act)
@@ -169,7 +170,7 @@ func TestDefaultRunsCannotBeTakenFirst(t *testing.T) {
 		})
 	}
 	t.Run("approvals without a run go to the principal's own", func(t *testing.T) {
-		svc := hitl.NewService(memstore.New(), hitl.ServiceConfig{Clock: clocktest.New(t0)})
+		svc := hitl.NewService(memstore.New(), hitl.ServiceConfig{Notifier: notify.New(), Clock: clocktest.New(t0)})
 		out, err := svc.RequestOperation(hitl.WithPrincipal(context.Background(), asker),
 			hitl.ApprovalRequest{Operation: hitl.Operation{Type: "shell", Resource: "rm -rf build", Description: "clean"}})
 		require.NoError(t, err)
@@ -185,7 +186,7 @@ func TestDefaultRunsCannotBeTakenFirst(t *testing.T) {
 // TestRunOwnerRace: of principals starting the same run at once, exactly
 // one owns it, and every other is refused.
 func TestRunOwnerRace(t *testing.T) {
-	svc := hitl.NewService(memstore.New(), hitl.ServiceConfig{Clock: clocktest.New(t0)})
+	svc := hitl.NewService(memstore.New(), hitl.ServiceConfig{Notifier: notify.New(), Clock: clocktest.New(t0)})
 	ps := []hitl.Principal{asker, other, hitl.TokenPrincipal("third", nil, ""), hitl.TokenPrincipal("fourth", nil, "")}
 	errs := make(chan error, len(ps))
 	for _, p := range ps {

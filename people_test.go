@@ -8,6 +8,7 @@ import (
 	"github.com/hitlbot/hitl"
 	"github.com/hitlbot/hitl/internal/clocktest"
 	"github.com/hitlbot/hitl/internal/memstore"
+	"github.com/hitlbot/hitl/notify"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )
@@ -38,7 +39,7 @@ var peopleAccess = hitl.Access{Answerers: []string{"U0A", "U0B", "U0MEM", "U0OUT
 
 func newPeopleService(t *testing.T, dir hitl.Directory) *hitl.Service {
 	t.Helper()
-	svc := hitl.NewService(memstore.New(), hitl.ServiceConfig{Clock: clocktest.New(t0), Access: peopleAccess})
+	svc := hitl.NewService(memstore.New(), hitl.ServiceConfig{Notifier: notify.New(), Clock: clocktest.New(t0), Access: peopleAccess})
 	require.NoError(t, svc.LoadPolicy(context.Background(), peopleRules))
 	if dir != nil {
 		svc.SetDirectory(dir)

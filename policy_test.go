@@ -10,6 +10,7 @@ import (
 	"github.com/hitlbot/hitl"
 	"github.com/hitlbot/hitl/internal/clocktest"
 	"github.com/hitlbot/hitl/internal/memstore"
+	"github.com/hitlbot/hitl/notify"
 	"github.com/hitlbot/hitl/shell"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -88,7 +89,7 @@ func TestPolicyValidate(t *testing.T) {
 
 func newPolicyService(t *testing.T, st *memstore.Store) *hitl.Service {
 	t.Helper()
-	svc := hitl.NewService(st, hitl.ServiceConfig{Clock: clocktest.New(t0), Access: hitl.Access{Answerers: []string{"U0A", "U0B", "U0C"}}, ParseCommand: shell.Parse})
+	svc := hitl.NewService(st, hitl.ServiceConfig{Notifier: notify.New(), Clock: clocktest.New(t0), Access: hitl.Access{Answerers: []string{"U0A", "U0B", "U0C"}}, ParseCommand: shell.Parse})
 	require.NoError(t, svc.LoadPolicy(context.Background(), rules))
 	return svc
 }
@@ -225,7 +226,7 @@ func TestLearnedRules(t *testing.T) {
 	t.Run("it expires", func(t *testing.T) {
 		clock := clocktest.New(t0)
 		st := memstore.New()
-		svc := hitl.NewService(st, hitl.ServiceConfig{Clock: clock, ParseCommand: shell.Parse, LearnedTTL: time.Hour})
+		svc := hitl.NewService(st, hitl.ServiceConfig{Notifier: notify.New(), Clock: clock, ParseCommand: shell.Parse, LearnedTTL: time.Hour})
 		require.NoError(t, svc.LoadPolicy(context.Background(), rules))
 		out, err := svc.RequestOperation(agentCtx, hitl.ApprovalRequest{Operation: hitl.Operation{Type: hitl.OpShell, Description: "x", Resource: "make test"}})
 		require.NoError(t, err)
@@ -389,7 +390,7 @@ func TestSetPolicyBeatsTheFileUntilItChanges(t *testing.T) {
 	require.Len(t, pol.Rules, 1)
 	assert.Equal(t, "all-shell-allowed", pol.Rules[0].Name, "the PUT survives a restart")
 
-	changed := hitl.NewService(st, hitl.ServiceConfig{Clock: clocktest.New(t0)})
+	changed := hitl.NewService(st, hitl.ServiceConfig{Notifier: notify.New(), Clock: clocktest.New(t0)})
 	require.NoError(t, changed.LoadPolicy(context.Background(), rules[:2]))
 	pol, _ = changed.Policy(context.Background())
 	assert.Len(t, pol.Rules, 2, "the file changed: it wins again")

@@ -58,7 +58,7 @@ type Service struct {
 	access   Access
 	limiter  Limiter
 	newID    func() string
-	hub      *hub
+	notifier Notifier
 	sealer   *sealer
 	// threshold is the default interaction threshold (nil: none).
 	threshold *int
@@ -84,8 +84,12 @@ type Service struct {
 
 var _ QuestionService = (*Service)(nil)
 
-// ServiceConfig configures a Service. Zero fields take defaults.
+// ServiceConfig configures a Service. Zero fields take defaults, except
+// Notifier.
 type ServiceConfig struct {
+	// Notifier wakes waiters after each change (required: notify.New() in
+	// one process; a backend shared by several processes supplies its own).
+	Notifier Notifier
 	Clock    Clock
 	Timeouts Timeouts
 	NewID    func() string
@@ -113,6 +117,9 @@ type ServiceConfig struct {
 
 // NewService returns the lifecycle over store.
 func NewService(store Store, cfg ServiceConfig) *Service {
+	if cfg.Notifier == nil {
+		panic("hitl: NewService without a Notifier")
+	}
 	if cfg.Clock == nil {
 		cfg.Clock = SystemClock{}
 	}
@@ -126,7 +133,7 @@ func NewService(store Store, cfg ServiceConfig) *Service {
 		cfg.LearnedTTL = DefaultLearnedTTL
 	}
 	return &Service{store: store, clock: cfg.Clock, timeouts: cfg.Timeouts, access: cfg.Access, limiter: cfg.Limiter,
-		newID: cfg.NewID, hub: newHub(), sealer: newSealer(), threshold: cfg.Threshold,
+		newID: cfg.NewID, notifier: cfg.Notifier, sealer: newSealer(), threshold: cfg.Threshold,
 		parse: cfg.ParseCommand, learnedTTL: cfg.LearnedTTL, limits: cfg.Limits, streams: streams{max: cfg.MaxStreams}}
 }
 
@@ -200,8 +207,8 @@ func (s *Service) create(ctx context.Context, jobID string, n NewQuestion, touch
 			return nil, false, err
 		}
 	} else {
-		s.hub.publish(stored.ID)
-		s.hub.publish(runKey(jobID))
+		s.notifier.Publish(stored.ID)
+		s.notifier.Publish(runKey(jobID))
 	}
 	return stored.Redacted(), created, nil
 }
@@ -279,20 +286,21 @@ func (s *Service) Wait(ctx context.Context, id string) (*Question, error) {
 		return nil, err
 	}
 	for {
-		ch := s.hub.watch(id)
+		ch, cancel := s.notifier.Watch(id) // before the read: a change after it wakes us
 		q, err := s.store.Question(ctx, id)
 		if err != nil {
-			s.hub.unwatch(id, ch)
+			cancel()
 			return nil, err
 		}
 		if !q.Pending() {
-			s.hub.unwatch(id, ch)
+			cancel()
 			return q.Redacted(), nil
 		}
 		select {
 		case <-ch:
+			cancel()
 		case <-ctx.Done():
-			s.hub.unwatch(id, ch)
+			cancel()
 			return q.Redacted(), ctx.Err()
 		}
 	}
@@ -426,8 +434,8 @@ func (s *Service) settleOrCount(ctx context.Context, act Action, id string, fn f
 	if err != nil {
 		return nil, err
 	}
-	s.hub.publish(id)
-	s.hub.publish(runKey(q.JobID))
+	s.notifier.Publish(id)
+	s.notifier.Publish(runKey(q.JobID))
 	return q.Redacted(), nil
 }
 
@@ -486,8 +494,8 @@ func (s *Service) SweepExpired(ctx context.Context) (int, error) {
 				continue
 			}
 			n++
-			s.hub.publish(q.ID)
-			s.hub.publish(runKey(q.JobID))
+			s.notifier.Publish(q.ID)
+			s.notifier.Publish(runKey(q.JobID))
 		}
 		if len(ids) < batch {
 			return n, nil
@@ -598,7 +606,7 @@ func (s *Service) Receive(ctx context.Context, id string) (*Question, error) {
 		return nil, err
 	}
 	if got.Pending() {
-		s.hub.publish(id)
+		s.notifier.Publish(id)
 	}
 	return got, nil
 }
@@ -644,7 +652,7 @@ func (s *Service) ReopenSealed(ctx context.Context) (int, error) {
 		switch {
 		case err == nil:
 			n++
-			s.hub.publish(id)
+			s.notifier.Publish(id)
 		case err == errNoChange, ErrorCode(err) == ENOTFOUND:
 		default:
 			return n, err
@@ -753,7 +761,7 @@ func (s *Service) LastSeq(ctx context.Context) (uint64, error) { return s.store.
 
 // Changed returns a channel closed at the next committed change. Readers of
 // the event log wait on it instead of polling.
-func (s *Service) Changed() <-chan struct{} { return s.hub.next() }
+func (s *Service) Changed() <-chan struct{} { return s.notifier.Changed() }
 
 // byStatusAlone reports whether f lists by status and nothing else (its
 // total is a counter away).

@@ -41,7 +41,7 @@ func (s *Service) Control(ctx context.Context, req ControlMessage) ([]ControlMes
 		return []ControlMessage{req.reply(MessageResult, now, failure(CodeDuplicate,
 			"request "+req.RequestID+" is still in flight: wait for its RESULT"))}, nil
 	}
-	s.hub.publish(runKey(req.Target.RunID))
+	s.notifier.Publish(runKey(req.Target.RunID))
 	result, err := s.apply(ctx, p, req, rec)
 	if err != nil {
 		return []ControlMessage{ack}, err
@@ -126,7 +126,7 @@ func (s *Service) apply(ctx context.Context, p Principal, req ControlMessage, re
 	if err != nil {
 		return ControlMessage{}, err
 	}
-	s.hub.publish(runKey(req.Target.RunID))
+	s.notifier.Publish(runKey(req.Target.RunID))
 	if cancelled {
 		s.cancelRun(ctx, req.Target.RunID, "the run was cancelled by "+p.ID)
 	}
@@ -174,17 +174,17 @@ func (s *Service) cancelRun(ctx context.Context, runID, reason string) {
 		woken := false
 		for _, q := range updated {
 			if q != nil {
-				s.hub.publish(q.ID)
+				s.notifier.Publish(q.ID)
 				woken = true
 			}
 		}
 		if woken {
-			s.hub.publish(runKey(runID))
+			s.notifier.Publish(runKey(runID))
 		}
 	}
 }
 
-// runKey is the hub key of a run's changes.
+// runKey is the notifier key of a run's changes.
 func runKey(id string) string { return "run\x00" + id }
 
 // Checkpoint is what an agent learns at an iteration boundary.
@@ -285,7 +285,7 @@ func (s *Service) checkpoint(ctx context.Context, e StateEvent, handover bool) (
 		}
 		return Checkpoint{}, err
 	}
-	s.hub.publish(runKey(e.RunID))
+	s.notifier.Publish(runKey(e.RunID))
 	if ended {
 		s.cancelRun(ctx, e.RunID, "the run ended ("+string(run.Control.Status)+")")
 	}
@@ -312,16 +312,17 @@ func checkpointOf(r *Run, handover bool) Checkpoint {
 // is then.
 func (s *Service) WaitRun(ctx context.Context, id string, after uint64) (*Run, error) {
 	for {
-		ch := s.hub.watch(runKey(id))
+		ch, cancel := s.notifier.Watch(runKey(id)) // before the read: a change after it wakes us
 		run, err := s.RunRecord(ctx, id)
 		if err != nil || run.Version > after {
-			s.hub.unwatch(runKey(id), ch)
+			cancel()
 			return run, err
 		}
 		select {
 		case <-ch:
+			cancel()
 		case <-ctx.Done():
-			s.hub.unwatch(runKey(id), ch)
+			cancel()
 			return run, ctx.Err()
 		}
 	}

@@ -320,6 +320,6 @@ func (s *Service) PruneLearnedRules(ctx context.Context, limit int) (int, error)
 func (s *Service) auditPolicy(ctx context.Context, actor, action, rule string, op *Operation) {
 	ev := &Event{Type: EventPolicyDecision, At: s.clock.Now(), Actor: actor, Action: Action(action), Reason: rule, Operation: op}
 	if err := s.store.AppendEvent(context.WithoutCancel(ctx), ev); err == nil {
-		s.hub.publish("")
+		s.notifier.Publish("")
 	}
 }

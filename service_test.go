@@ -11,6 +11,7 @@ import (
 	"github.com/hitlbot/hitl"
 	"github.com/hitlbot/hitl/internal/clocktest"
 	"github.com/hitlbot/hitl/internal/memstore"
+	"github.com/hitlbot/hitl/notify"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )
@@ -21,7 +22,7 @@ func newService(t *testing.T) (*hitl.Service, *clocktest.Clock, *memstore.Store)
 	t.Helper()
 	clock := clocktest.New(t0)
 	st := memstore.New()
-	return hitl.NewService(st, hitl.ServiceConfig{Clock: clock}), clock, st
+	return hitl.NewService(st, hitl.ServiceConfig{Notifier: notify.New(), Clock: clock}), clock, st
 }
 
 func as(actor string) context.Context { return principaltest.As(context.Background(), actor) }
@@ -337,4 +338,10 @@ func TestRunState(t *testing.T) {
 
 	_, err = svc.RunState(as("admin:t"), "run-unknown")
 	assert.Equal(t, hitl.ENOTFOUND, hitl.ErrorCode(err))
+}
+
+func TestNewServiceNeedsANotifier(t *testing.T) {
+	assert.PanicsWithValue(t, "hitl: NewService without a Notifier", func() {
+		hitl.NewService(memstore.New(), hitl.ServiceConfig{})
+	})
 }

@@ -117,6 +117,6 @@ func (s *Service) SetThreshold(ctx context.Context, id string, n *int) (*Run, er
 	if err != nil {
 		return nil, err
 	}
-	s.hub.publish(runKey(id))
+	s.notifier.Publish(runKey(id))
 	return run, nil
 }

@@ -12,6 +12,7 @@ import (
 	"github.com/hitlbot/hitl"
 	"github.com/hitlbot/hitl/internal/clocktest"
 	"github.com/hitlbot/hitl/internal/memstore"
+	"github.com/hitlbot/hitl/notify"
 	"github.com/stretchr/testify/require"
 )
 
@@ -197,8 +198,8 @@ func TestClientAskSensitiveLostToRestart(t *testing.T) {
 	t.Run("keeps_waiting_and_returns_the_second_answer", func(t *testing.T) {
 		clock := clocktest.New(time.Date(2025, 3, 1, 12, 0, 0, 0, time.UTC))
 		store := memstore.New()
-		before := hitl.NewService(store, hitl.ServiceConfig{Clock: clock})
-		after := hitl.NewService(store, hitl.ServiceConfig{Clock: clock})
+		before := hitl.NewService(store, hitl.ServiceConfig{Notifier: notify.New(), Clock: clock})
+		after := hitl.NewService(store, hitl.ServiceConfig{Notifier: notify.New(), Clock: clock})
 		w := newWatched(&restarting{QuestionService: before, next: after})
 		srv := NewServer(w, after, ServerConfig{Clock: clock, Logger: discard})
 		ts := httptest.NewServer(srv)

@@ -15,6 +15,7 @@ import (
 
 	"github.com/hitlbot/hitl"
 	"github.com/hitlbot/hitl/internal/memstore"
+	"github.com/hitlbot/hitl/notify"
 	"github.com/hitlbot/hitl/store"
 )
 
@@ -87,7 +88,7 @@ func BenchmarkAskAnswerRoundTrip(b *testing.B) {
 }
 
 func benchRoundTrip(b *testing.B, st hitl.Store) {
-	svc := hitl.NewService(st, hitl.ServiceConfig{})
+	svc := hitl.NewService(st, hitl.ServiceConfig{Notifier: notify.New()})
 	hook := &askHook{QuestionService: svc, asked: make(chan string, 1)}
 	base := benchServer(b, NewServer(hook, svc, ServerConfig{Logger: discard}))
 	agentC := NewClient(base, "", WithUser("agent"))

@@ -10,13 +10,14 @@ import (
 	"github.com/hitlbot/hitl"
 	"github.com/hitlbot/hitl/internal/memstore"
 	"github.com/hitlbot/hitl/internal/principaltest"
+	"github.com/hitlbot/hitl/notify"
 	"github.com/stretchr/testify/require"
 )
 
 // newBroadcastEnv is a broadcaster over a service on an in-memory store.
 func newBroadcastEnv(t *testing.T) (*hitl.Service, *broadcaster) {
 	t.Helper()
-	svc := hitl.NewService(memstore.New(), hitl.ServiceConfig{})
+	svc := hitl.NewService(memstore.New(), hitl.ServiceConfig{Notifier: notify.New()})
 	base, cancel := context.WithCancel(context.Background())
 	t.Cleanup(cancel)
 	return svc, newBroadcaster(base, svc, discard)

@@ -18,6 +18,7 @@ import (
 	"github.com/hitlbot/hitl"
 	"github.com/hitlbot/hitl/internal/clocktest"
 	"github.com/hitlbot/hitl/internal/memstore"
+	"github.com/hitlbot/hitl/notify"
 	"github.com/hitlbot/hitl/shell"
 	"github.com/stretchr/testify/require"
 )
@@ -103,7 +104,7 @@ func newEnv(t *testing.T, cfg ServerConfig) *env {
 func newEnvWith(t *testing.T, cfg ServerConfig, svcCfg func(*hitl.ServiceConfig)) *env {
 	t.Helper()
 	clock := clocktest.New(time.Date(2025, 3, 1, 12, 0, 0, 0, time.UTC))
-	sc := hitl.ServiceConfig{Clock: clock, ParseCommand: shell.Parse}
+	sc := hitl.ServiceConfig{Notifier: notify.New(), Clock: clock, ParseCommand: shell.Parse}
 	svcCfg(&sc)
 	svc := hitl.NewService(memstore.New(), sc)
 	e := &env{clock: clock, svc: svc, w: newWatched(svc)}

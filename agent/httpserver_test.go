@@ -13,6 +13,7 @@ import (
 	"github.com/hitlbot/hitl"
 	"github.com/hitlbot/hitl/internal/memstore"
 	"github.com/hitlbot/hitl/internal/principaltest"
+	"github.com/hitlbot/hitl/notify"
 	"github.com/stretchr/testify/require"
 )
 
@@ -66,7 +67,7 @@ func (l smallBuffers) Accept() (net.Conn, error) {
 }
 
 func TestEventsDropReadersThatStopReading(t *testing.T) {
-	svc := hitl.NewService(memstore.New(), hitl.ServiceConfig{})
+	svc := hitl.NewService(memstore.New(), hitl.ServiceConfig{Notifier: notify.New()})
 	srv := NewServer(svc, svc, ServerConfig{StreamWriteTimeout: 50 * time.Millisecond, Logger: discard})
 	t.Cleanup(srv.Close)
 	ended := make(chan struct{})

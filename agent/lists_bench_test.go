@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/hitlbot/hitl"
+	"github.com/hitlbot/hitl/notify"
 	"github.com/hitlbot/hitl/store"
 )
 
@@ -104,7 +105,7 @@ func BenchmarkAskerPendingPage(b *testing.B) {
 			b.Fatal(err)
 		}
 		b.Cleanup(func() { _ = db.Close() })
-		svc := hitl.NewService(db, hitl.ServiceConfig{})
+		svc := hitl.NewService(db, hitl.ServiceConfig{Notifier: notify.New()})
 		asker := hitl.TokenPrincipal("asker", []hitl.Scope{hitl.ScopeAsk}, "")
 		srv := NewServer(svc, svc, ServerConfig{Logger: discard, Tokens: []Token{{Secret: "tok-asker", Principal: asker}}})
 		b.Cleanup(srv.Close)

@@ -10,6 +10,7 @@ import (
 
 	"github.com/hitlbot/hitl"
 	"github.com/hitlbot/hitl/internal/principaltest"
+	"github.com/hitlbot/hitl/notify"
 	"github.com/hitlbot/hitl/store"
 	"github.com/stretchr/testify/require"
 )
@@ -26,7 +27,7 @@ func newBoltEnv(tb testing.TB) *boltEnv {
 	db, err := store.Open(filepath.Join(tb.TempDir(), "hitl.db"))
 	require.NoError(tb, err)
 	tb.Cleanup(func() { require.NoError(tb, db.Close()) })
-	svc := hitl.NewService(db, hitl.ServiceConfig{})
+	svc := hitl.NewService(db, hitl.ServiceConfig{Notifier: notify.New()})
 	srv := NewServer(svc, svc, ServerConfig{Logger: discard})
 	tb.Cleanup(srv.Close)
 	ts := httptest.NewServer(srv)

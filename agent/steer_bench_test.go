@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/hitlbot/hitl"
+	"github.com/hitlbot/hitl/notify"
 	"github.com/hitlbot/hitl/store"
 )
 
@@ -20,7 +21,7 @@ func steerServer(b *testing.B) (*hitl.Service, *Client) {
 		b.Fatal(err)
 	}
 	b.Cleanup(func() { _ = db.Close() })
-	svc := hitl.NewService(db, hitl.ServiceConfig{})
+	svc := hitl.NewService(db, hitl.ServiceConfig{Notifier: notify.New()})
 	srv := NewServer(svc, svc, ServerConfig{Logger: discard})
 	b.Cleanup(srv.Close)
 	return svc, NewClient(benchServer(b, srv), "")

@@ -13,6 +13,7 @@ import (
 
 	"github.com/hitlbot/hitl"
 	"github.com/hitlbot/hitl/internal/memstore"
+	"github.com/hitlbot/hitl/notify"
 	"github.com/stretchr/testify/require"
 )
 
@@ -29,7 +30,7 @@ func serve(t *testing.T, l net.Listener, h http.Handler) *http.Server {
 }
 
 func TestWaitSurvivesServerRestart(t *testing.T) {
-	svc := hitl.NewService(memstore.New(), hitl.ServiceConfig{})
+	svc := hitl.NewService(memstore.New(), hitl.ServiceConfig{Notifier: notify.New()})
 	w := newWatched(svc)
 	cfg := ServerConfig{Logger: slog.New(slog.NewTextHandler(t.Output(), nil))}
 	l, err := net.Listen("tcp", "127.0.0.1:0")

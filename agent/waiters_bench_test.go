@@ -20,6 +20,7 @@ import (
 
 	"github.com/hitlbot/hitl"
 	"github.com/hitlbot/hitl/internal/memstore"
+	"github.com/hitlbot/hitl/notify"
 )
 
 // waitersEnv tells a re-executed test binary to act as the waiters of
@@ -45,7 +46,7 @@ func BenchmarkLongPollWaiters(b *testing.B) {
 }
 
 func runWaiters(b *testing.B, n int) {
-	svc := hitl.NewService(memstore.New(), hitl.ServiceConfig{})
+	svc := hitl.NewService(memstore.New(), hitl.ServiceConfig{Notifier: notify.New()})
 	w := newWatched(svc)
 	base := benchServer(b, NewServer(w, svc, ServerConfig{Logger: discard}))
 	ctx := principaltest.As(context.Background(), "api:bench")

@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/hitlbot/hitl"
+	"github.com/hitlbot/hitl/notify"
 	"github.com/hitlbot/hitl/store"
 	bolt "go.etcd.io/bbolt"
 )
@@ -32,7 +33,7 @@ func BenchmarkAskAnswerWake(b *testing.B) {
 		b.Fatal(err)
 	}
 	defer db.Close()
-	svc := hitl.NewService(db, hitl.ServiceConfig{})
+	svc := hitl.NewService(db, hitl.ServiceConfig{Notifier: notify.New()})
 	hook := &askHook{QuestionService: svc, asked: make(chan string, 1)}
 	base := benchServer(b, NewServer(hook, svc, ServerConfig{Logger: discard}))
 	agentC := NewClient(base, "", WithUser("agent"))

@@ -12,6 +12,7 @@ import (
 	"github.com/hitlbot/hitl"
 	"github.com/hitlbot/hitl/internal/clocktest"
 	"github.com/hitlbot/hitl/internal/memstore"
+	"github.com/hitlbot/hitl/notify"
 	"github.com/stretchr/testify/require"
 )
 
@@ -30,7 +31,7 @@ type testBot struct {
 func newTestBot(t testing.TB, api slackAPI, access hitl.Access, outbox hitl.Outbox) *testBot {
 	t.Helper()
 	clock := clocktest.New(t0)
-	svc := hitl.NewService(memstore.New(), hitl.ServiceConfig{Clock: clock, Access: access})
+	svc := hitl.NewService(memstore.New(), hitl.ServiceConfig{Notifier: notify.New(), Clock: clock, Access: access})
 	if outbox == nil {
 		outbox = memstore.NewOutbox()
 	}

@@ -12,6 +12,7 @@ import (
 	"github.com/hitlbot/hitl/internal/principaltest"
 
 	"github.com/hitlbot/hitl"
+	"github.com/hitlbot/hitl/notify"
 	"github.com/stretchr/testify/require"
 	bolt "go.etcd.io/bbolt"
 )
@@ -35,7 +36,7 @@ func BenchmarkCreateQuestion(b *testing.B) {
 	db, err := Open(filepath.Join(b.TempDir(), "hitl.db"))
 	require.NoError(b, err)
 	defer db.Close()
-	svc := hitl.NewService(db, hitl.ServiceConfig{})
+	svc := hitl.NewService(db, hitl.ServiceConfig{Notifier: notify.New()})
 	ctx := principaltest.As(context.Background(), "api:bench")
 	b.SetParallelism(benchParallelism)
 	b.ResetTimer()

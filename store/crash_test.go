@@ -16,6 +16,7 @@ import (
 	"github.com/hitlbot/hitl/internal/principaltest"
 
 	"github.com/hitlbot/hitl"
+	"github.com/hitlbot/hitl/notify"
 	"github.com/stretchr/testify/require"
 )
 
@@ -94,7 +95,7 @@ func TestCrashChild(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	svc := hitl.NewService(db, hitl.ServiceConfig{})
+	svc := hitl.NewService(db, hitl.ServiceConfig{Notifier: notify.New()})
 	var mu sync.Mutex
 	ack := func(format string, args ...any) {
 		line := fmt.Sprintf(format+"\n", args...)

@@ -12,6 +12,7 @@ import (
 
 	"github.com/hitlbot/hitl"
 	"github.com/hitlbot/hitl/internal/clocktest"
+	"github.com/hitlbot/hitl/notify"
 	"github.com/stretchr/testify/require"
 )
 
@@ -43,7 +44,7 @@ var lastID atomic.Int64
 func newService(db hitl.Store, clock hitl.Clock) *hitl.Service {
 	timeouts := hitl.DefaultTimeouts()
 	timeouts.Min = time.Minute
-	return hitl.NewService(db, hitl.ServiceConfig{
+	return hitl.NewService(db, hitl.ServiceConfig{Notifier: notify.New(),
 		Clock:    clock,
 		Timeouts: timeouts,
 		NewID:    func() string { return fmt.Sprintf("q_%06d", lastID.Add(1)) },

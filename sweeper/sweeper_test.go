@@ -11,6 +11,7 @@ import (
 	"github.com/hitlbot/hitl"
 	"github.com/hitlbot/hitl/internal/clocktest"
 	"github.com/hitlbot/hitl/internal/memstore"
+	"github.com/hitlbot/hitl/notify"
 	"github.com/hitlbot/hitl/sweeper"
 	"github.com/stretchr/testify/require"
 )
@@ -43,7 +44,7 @@ func TestWork(t *testing.T) {
 	setup := func(t *testing.T) (*memstore.Store, *clocktest.Clock, sweeper.SweepFunc) {
 		st := memstore.New()
 		clock := clocktest.New(t0)
-		return st, clock, sweeper.Work(hitl.NewService(st, hitl.ServiceConfig{Clock: clock}), 0)
+		return st, clock, sweeper.Work(hitl.NewService(st, hitl.ServiceConfig{Notifier: notify.New(), Clock: clock}), 0)
 	}
 	put := func(t *testing.T, st hitl.Store, i int, expires time.Time) {
 		t.Helper()

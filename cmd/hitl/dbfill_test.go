@@ -10,6 +10,7 @@ import (
 	"github.com/hitlbot/hitl/internal/clocktest"
 	"github.com/hitlbot/hitl/internal/principaltest"
 	"github.com/hitlbot/hitl/internal/storetest"
+	"github.com/hitlbot/hitl/notify"
 	"github.com/hitlbot/hitl/store"
 	"github.com/stretchr/testify/require"
 )
@@ -30,7 +31,7 @@ func openOffline(t testing.TB, path string, clock *clocktest.Clock) *offlineDB {
 	}
 	db, err := store.Open(path)
 	require.NoError(t, err)
-	return &offlineDB{path: path, db: db, clock: clock, svc: hitl.NewService(db, hitl.ServiceConfig{Clock: clock})}
+	return &offlineDB{path: path, db: db, clock: clock, svc: hitl.NewService(db, hitl.ServiceConfig{Notifier: notify.New(), Clock: clock})}
 }
 
 // close checks the file and closes it.

@@ -12,6 +12,7 @@ import (
 	"github.com/hitlbot/hitl/agent"
 	"github.com/hitlbot/hitl/bot"
 	"github.com/hitlbot/hitl/config"
+	"github.com/hitlbot/hitl/notify"
 	"github.com/hitlbot/hitl/ratelimit"
 	"github.com/hitlbot/hitl/shell"
 	"github.com/hitlbot/hitl/store"
@@ -60,7 +61,7 @@ func (m *Main) Run(ctx context.Context) (err error) {
 		return err
 	}
 	rl := m.Config.RateLimits
-	m.Service = hitl.NewService(m.DB, hitl.ServiceConfig{Clock: m.Clock, Timeouts: m.Config.HitlTimeouts(),
+	m.Service = hitl.NewService(m.DB, hitl.ServiceConfig{Notifier: notify.New(), Clock: m.Clock, Timeouts: m.Config.HitlTimeouts(),
 		Access: m.access(), Limiter: ratelimit.New(rl.TokenPerMinute, rl.RunPerMinute, nil),
 		Limits: map[hitl.Limit]hitl.Limiter{
 			hitl.LimitControl: ratelimit.New(rl.ControlPerMinute, 0, nil),

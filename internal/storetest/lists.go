@@ -8,6 +8,7 @@ import (
 
 	"github.com/hitlbot/hitl"
 	"github.com/hitlbot/hitl/internal/clocktest"
+	"github.com/hitlbot/hitl/notify"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )
@@ -18,7 +19,7 @@ func runLists(t *testing.T, open func(t *testing.T) hitl.Store) {
 	newEnv := func(t *testing.T) *env {
 		st := open(t)
 		clock := clocktest.New(t0)
-		return &env{store: st, clock: clock, svc: hitl.NewService(st, hitl.ServiceConfig{Clock: clock})}
+		return &env{store: st, clock: clock, svc: hitl.NewService(st, hitl.ServiceConfig{Notifier: notify.New(), Clock: clock})}
 	}
 	t.Run("a run's events replay in order, page by page, and say how far the log was read", func(t *testing.T) { testRunEvents(t, newEnv(t)) })
 	t.Run("a run's pruned events are gone from its replay", func(t *testing.T) { testRunEventsPruned(t, newEnv(t)) })

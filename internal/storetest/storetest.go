@@ -12,6 +12,7 @@ import (
 
 	"github.com/hitlbot/hitl"
 	"github.com/hitlbot/hitl/internal/clocktest"
+	"github.com/hitlbot/hitl/notify"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )
@@ -67,7 +68,7 @@ func Run(t *testing.T, open func(t *testing.T) hitl.Store) {
 		st := open(t)
 		clock := clocktest.New(t0)
 		n := 0
-		return &env{store: st, clock: clock, svc: hitl.NewService(st, hitl.ServiceConfig{Clock: clock,
+		return &env{store: st, clock: clock, svc: hitl.NewService(st, hitl.ServiceConfig{Notifier: notify.New(), Clock: clock,
 			NewID: func() string { n++; return fmt.Sprintf("q_%06d", n) }})}
 	}
 	t.Run("paging returns every question once, in order", func(t *testing.T) { testPaging(t, newEnv(t)) })
