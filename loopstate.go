@@ -1,7 +1,6 @@
 package hitl
 
 import (
-	"strings"
 	"time"
 )
 
@@ -110,15 +109,18 @@ const PhasePaused RunPhase = "paused"
 // decided and what the agent last reported. It survives restarts of the
 // service and of the agent (seed 000 note 3).
 type RunControl struct {
-	Status           RunStatus  `json:"status"`
-	IssueID          string     `json:"issueId,omitempty"`
-	Mode             string     `json:"mode,omitempty"`
-	Iter             int        `json:"iter,omitempty"`
-	Max              int        `json:"max,omitempty"`
-	Model            string     `json:"model,omitempty"`
-	EscalationReason string     `json:"escalationReason,omitempty"`
-	Reason           string     `json:"reason,omitempty"` // why it ended (ABORT)
-	LastStateAt      *time.Time `json:"lastStateAt,omitempty"`
+	Status           RunStatus `json:"status"`
+	IssueID          string    `json:"issueId,omitempty"`
+	Mode             string    `json:"mode,omitempty"`
+	Iter             int       `json:"iter,omitempty"`
+	Max              int       `json:"max,omitempty"`
+	Model            string    `json:"model,omitempty"`
+	EscalationReason string    `json:"escalationReason,omitempty"`
+	// Escalated says a person chose Model (hitl escalate): from then on
+	// the model a loop reports is the one it started with, not a change.
+	Escalated   bool       `json:"escalated,omitempty"`
+	Reason      string     `json:"reason,omitempty"` // why it ended (ABORT)
+	LastStateAt *time.Time `json:"lastStateAt,omitempty"`
 	// NewModel and Instruction wait to be handed to the agent at its next
 	// checkpoint, once.
 	NewModel    string `json:"newModel,omitempty"`
@@ -139,7 +141,15 @@ func (r *Run) StateEventOf(typ StateEventType, reason string, now time.Time) *St
 }
 
 // absorb takes what an agent reports in a STATE into the run's control
-// state: the top loop of the stack is the run's.
+// state: the top loop of the stack is the run's. Two rules keep a
+// person's steering from undoing itself:
+//   - the iteration is the one the loop is let into: a report made while
+//     the run is paused holds the loop before the iteration it names, so
+//     the run stays at the iteration it was paused at (what the pause's
+//     RESULT said) until it is resumed and the report goes through;
+//   - the model a loop reports is the model it starts with: once a person
+//     escalated, the run keeps the person's model whatever the loop reports
+//     (a shell loop passes the same --model at every checkpoint).
 func (c *RunControl) absorb(e *StateEvent, now time.Time) {
 	c.LastStateAt = &now
 	if len(e.Stack) == 0 {
@@ -151,7 +161,9 @@ func (c *RunControl) absorb(e *StateEvent, now time.Time) {
 			top = s
 		}
 	}
-	c.Iter = top.Iter
+	if c.Status != RunPaused {
+		c.Iter = top.Iter
+	}
 	if top.Max > 0 {
 		c.Max = top.Max
 	}
@@ -161,7 +173,7 @@ func (c *RunControl) absorb(e *StateEvent, now time.Time) {
 	if top.Mode != "" {
 		c.Mode = top.Mode
 	}
-	if top.Model != "" && c.NewModel == "" {
+	if top.Model != "" && !c.Escalated {
 		c.Model = top.Model
 	}
 	if top.EscalationReason != "" {
@@ -169,17 +181,22 @@ func (c *RunControl) absorb(e *StateEvent, now time.Time) {
 	}
 }
 
+// Iteration is where a run is, as every edge names it: "4 of 10", "4"
+// (no planned count), or "" before the loop reported an iteration.
+func (c RunControl) Iteration() string {
+	switch {
+	case c.Iter <= 0:
+		return ""
+	case c.Max > 0:
+		return itoa(c.Iter) + " of " + itoa(c.Max)
+	}
+	return itoa(c.Iter)
+}
+
 // describe is how RESULT messages name where a run is.
 func (r *Run) describe() string {
-	c := r.Control
-	var b strings.Builder
-	if c.Iter > 0 {
-		b.WriteString(" at iteration ")
-		b.WriteString(itoa(c.Iter))
-		if c.Max > 0 {
-			b.WriteString(" of ")
-			b.WriteString(itoa(c.Max))
-		}
+	if it := r.Control.Iteration(); it != "" {
+		return " at iteration " + it
 	}
-	return b.String()
+	return ""
 }

@@ -114,7 +114,7 @@ func (s *Service) apply(ctx context.Context, p Principal, req ControlMessage, re
 				r.StateEventOf(StateAbort, ReasonUserCancelled, now))
 		case CommandEscalate:
 			prev := c.Model
-			c.Model, c.NewModel, c.EscalationReason = req.Payload.Model, req.Payload.Model, req.Payload.Reason
+			c.Model, c.NewModel, c.EscalationReason, c.Escalated = req.Payload.Model, req.Payload.Model, req.Payload.Reason, true
 			return done(&r, ControlPayload{Status: ResultSuccess, PreviousModel: prev, NewModel: c.Model,
 				Message: "Escalated to " + c.Model}, r.StateEventOf(StateRunning, "", now))
 		case CommandRedirect:

@@ -162,15 +162,9 @@ func runState(r *hitl.Run) string {
 	return st
 }
 
-func iteration(r *hitl.Run) string {
-	switch {
-	case r.Control.Max > 0:
-		return fmt.Sprintf("%d/%d", r.Control.Iter, r.Control.Max)
-	case r.Control.Iter > 0:
-		return fmt.Sprint(r.Control.Iter)
-	}
-	return "-"
-}
+// iteration is the run's iteration by the root's one rule (the one hitl
+// pause's RESULT names), or "-".
+func iteration(r *hitl.Run) string { return orDash(r.Control.Iteration()) }
 
 func waitingOn(r *hitl.Run) string {
 	if r.WaitingOn == nil {

@@ -81,11 +81,11 @@ func TestSteerAShellLoop(t *testing.T) {
 		require.Equal(t, 0, r.code, r.stderr)
 		assert.Contains(t, r.stdout, "sh-1")
 		assert.Contains(t, r.stdout, "auth-123")
-		assert.Contains(t, r.stdout, "3/3")
+		assert.Contains(t, r.stdout, "3 of 3")
 		assert.Contains(t, r.stdout, "opus")
 		r = cli(ctx, m, "", "status", "sh-1")
 		require.Equal(t, 0, r.code, r.stderr)
-		assert.Contains(t, r.stdout, "Run sh-1: running, iteration 3/3, model opus")
+		assert.Contains(t, r.stdout, "Run sh-1: running, iteration 3 of 3, model opus")
 		assert.Contains(t, r.stdout, "Escalated: stuck")
 	})
 	t.Run("a failure prints the seed's code and exits with the table's", func(t *testing.T) {
