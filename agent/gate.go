@@ -13,6 +13,9 @@ import (
 type Progress struct {
 	Every time.Duration
 	Tick  func()
+	// Asked, when set, is called with the question's id once the policy
+	// asked people, before the wait (hitl gate prints it).
+	Asked func(questionID string)
 }
 
 // GateResult is how an operation was decided: by the policy alone, or by
@@ -61,6 +64,9 @@ func (c *Client) Gate(ctx context.Context, req hitl.ApprovalRequest, p Progress)
 			res.Message += ": " + why
 		}
 		return res, nil
+	}
+	if p.Asked != nil {
+		p.Asked(out.QuestionID)
 	}
 	q, err := c.Await(ctx, out.QuestionID, p)
 	if err != nil {

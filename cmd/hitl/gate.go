@@ -15,7 +15,7 @@ import (
 // cmdGate checks the policy for a command, asks when it says so, then
 // runs the command (an edited one instead, shown on stderr first) with its
 // exit code becoming gate's, or exits 3 (denied) or 4 (timed out) without
-// running it.
+// running it. Ctrl+C while it waits cancels the approval and exits 130.
 func cmdGate(ctx context.Context, args []string, e *env) error {
 	fs := flag.NewFlagSet("gate", flag.ContinueOnError)
 	opType := fs.String("op-type", "shell", "the operation type")
@@ -46,7 +46,13 @@ func cmdGate(ctx context.Context, args []string, e *env) error {
 		m := timeout.Minutes()
 		req.TimeoutMinutes = &m
 	}
-	res, err := newClient(e).Gate(ctx, req, agent.Progress{})
+	c := newClient(e)
+	res, err := c.Gate(ctx, req, agent.Progress{Asked: func(id string) {
+		fmt.Fprintf(e.stderr, "hitl gate: waiting for approval %s to run %s (%s)\n", visible(id), visible(shown), approvalWhere(ctx, c, id))
+	}})
+	if ctx.Err() != nil {
+		return abandonGate(ctx, c, res.QuestionID, shown)
+	}
 	if err != nil {
 		return err
 	}
@@ -94,4 +100,37 @@ func shellJoin(args []string) string {
 		out[i] = "'" + strings.ReplaceAll(a, "'", `'\''`) + "'"
 	}
 	return strings.Join(out, " ")
+}
+
+// approvalWhere says where a person approves question id.
+func approvalWhere(ctx context.Context, c *agent.Client, id string) string {
+	hint := fmt.Sprintf("hitl answer %s approve (or deny)", visible(id))
+	if h, err := c.Health(ctx); err == nil && h.Slack {
+		return "approve it in Slack, or with: " + hint
+	}
+	return "approve it with: " + hint
+}
+
+// abandonGate is Ctrl+C on hitl gate: the command will not run, so its
+// approval is cancelled (a person who approves it later is told it was
+// cancelled, not led to think the command ran) and gate exits 130.
+func abandonGate(ctx context.Context, c *agent.Client, id, shown string) error {
+	if id == "" {
+		return &outcome{code: exitInterrupted, msg: fmt.Sprintf("hitl gate: interrupted; %s was not run", visible(shown))}
+	}
+	cctx, cancel := agent.Asking(ctx)
+	defer cancel()
+	q, err := c.Cancel(cctx, id, "hitl gate was interrupted (Ctrl+C): "+shown+" was not run")
+	var msg string
+	switch {
+	case err == nil:
+		msg = fmt.Sprintf("hitl gate: interrupted; approval %s is cancelled and %s was not run", visible(q.ID), visible(shown))
+	case hitl.ErrorCode(err) == hitl.ECONFLICT:
+		msg = fmt.Sprintf("hitl gate: interrupted; %s was not run, though approval %s was settled meanwhile: %s",
+			visible(shown), visible(id), visible(hitl.ErrorMessage(err)))
+	default:
+		msg = fmt.Sprintf("hitl gate: interrupted; %s was not run, and approval %s could not be cancelled (%s): hitl cancel %s",
+			visible(shown), visible(id), visible(hitl.ErrorMessage(err)), visible(id))
+	}
+	return &outcome{code: exitInterrupted, msg: msg}
 }
