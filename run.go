@@ -27,6 +27,10 @@ type Interaction struct {
 	Status     Status    `json:"status"`
 	By         string    `json:"by,omitempty"`
 	Timestamp  time.Time `json:"timestamp"`
+	// Operation and Parts are what an approval would have let the agent
+	// do (the exact command or path), as people saw it when they decided.
+	Operation *Operation     `json:"operation,omitempty"`
+	Parts     []DecisionPart `json:"parts,omitempty"`
 }
 
 // MaxHistory bounds the interaction history a run state carries: the
@@ -56,7 +60,7 @@ func NewRunState(run *Run, recent []*Question) *RunState {
 		if q.Pending() {
 			continue
 		}
-		in := Interaction{QuestionID: q.ID, Question: q.Question, Status: q.Status, By: q.RespondedBy}
+		in := Interaction{QuestionID: q.ID, Question: q.Question, Status: q.Status, By: q.RespondedBy, Operation: q.Operation, Parts: q.Parts}
 		if r := q.Redacted().Response; r != nil {
 			in.Answer = r.String()
 			if r.Text != "" {

@@ -22,7 +22,8 @@ func cmdHistory(ctx context.Context, args []string, e *env) error {
 	if len(pos) != 1 {
 		return usageError(fs, "hitl history needs one run id: hitl history loop-1703123456-12345")
 	}
-	rs, err := newClient(e).RunState(ctx, pos[0])
+	c := newClient(e)
+	rs, err := c.RunState(ctx, pos[0])
 	if err != nil {
 		return err
 	}
@@ -32,19 +33,28 @@ func cmdHistory(ctx context.Context, args []string, e *env) error {
 	fmt.Fprintf(e.stdout, "Run %s: %s\n", visible(rs.RunID), visible(string(rs.Phase)))
 	if p := rs.PendingQuestion; p != nil {
 		fmt.Fprintf(e.stdout, "Waiting on %s: %s\n", visible(p.QuestionID), cell(p.Question, 100))
+		if q, err := c.Question(ctx, p.QuestionID); err == nil {
+			for i, l := range operationLines(q.Operation, q.Parts) {
+				if i == 0 {
+					l = "To approve: " + l
+				}
+				fmt.Fprintln(e.stdout, "  "+l)
+			}
+		}
 	}
 	if len(rs.InteractionHistory) == 0 {
 		return nil
 	}
 	fmt.Fprintln(e.stdout)
 	tw := tabwriter.NewWriter(e.stdout, 0, 4, 2, ' ', 0)
-	fmt.Fprintln(tw, "WHEN\tQUESTION\tANSWER\tBY")
+	fmt.Fprintln(tw, "WHEN\tQUESTION\tANSWER\tBY\tOPERATION")
 	for _, in := range rs.InteractionHistory {
 		answer := in.Answer
 		if in.Status != hitl.StatusAnswered {
 			answer = strings.TrimSpace(string(in.Status) + " " + answer)
 		}
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\n", in.Timestamp.Local().Format("2006-01-02 15:04:05"), cell(in.Question, 50), cell(answer, 40), cell(in.By, 40))
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s", in.Timestamp.Local().Format("2006-01-02 15:04:05"), cell(in.Question, 50), cell(answer, 40), cell(in.By, 40),
+			operationRows(operationLines(in.Operation, in.Parts), 4))
 	}
 	return tw.Flush()
 }

@@ -54,14 +54,15 @@ func cmdPending(ctx context.Context, args []string, e *env) error {
 		return nil
 	}
 	tw := tabwriter.NewWriter(e.stdout, 0, 4, 2, ' ', 0)
-	fmt.Fprintln(tw, "ID\tRUN\tTYPE\tANSWER WITH\tDUE\tQUESTION")
+	fmt.Fprintln(tw, "ID\tRUN\tTYPE\tANSWER WITH\tDUE\tQUESTION\tOPERATION")
 	now := time.Now()
 	for _, q := range qs {
 		due := "never"
 		if q.TimeoutAt != nil {
 			due = "in " + q.TimeoutAt.Sub(now).Round(time.Second).String()
 		}
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\n", cell(q.ID, 40), cell(q.JobID, 40), cell(string(q.Type), 20), answerHint(q), due, cell(q.Question, 60))
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%s", cell(q.ID, 40), cell(q.JobID, 40), cell(string(q.Type), 20), answerHint(q), due, cell(q.Question, 60),
+			operationRows(operationLines(q.Operation, q.Parts), 6))
 	}
 	return tw.Flush()
 }
