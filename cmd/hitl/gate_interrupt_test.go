@@ -61,7 +61,7 @@ func TestGateWhileItWaits(t *testing.T) {
 		assert.Contains(t, got.CancelReason, "hitl gate was interrupted")
 
 		late := cli(admin, m, "", "answer", q.ID, "approve")
-		assert.NotEqual(t, 0, late.code, "an approval after the command was abandoned is refused")
+		assert.Equal(t, exitCancelled, late.code, "an approval after the command was abandoned is refused")
 		assert.Contains(t, late.stderr, "cancelled")
 		_, statErr := os.Stat(marker)
 		assert.True(t, os.IsNotExist(statErr), "the command never ran")
