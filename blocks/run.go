@@ -102,11 +102,7 @@ func runFields(r *hitl.Run) []*slack.TextBlockObject {
 		return mrkdwn(Truncate("*"+name+"*\n"+value, MaxSectionField, ellipsis))
 	}
 	fs := []*slack.TextBlockObject{field("State", RunStateText(c))}
-	if c.Iter > 0 || c.Max > 0 {
-		it := itoa(c.Iter)
-		if c.Max > 0 {
-			it += " of " + itoa(c.Max)
-		}
+	if it := c.Iteration(); it != "" {
 		fs = append(fs, field("Iteration", it))
 	}
 	add := func(name, s string) {
@@ -212,12 +208,8 @@ func RunLine(r *hitl.Run) string {
 	id, _ := escapeCut(oneLine(r.ID), 150, ellipsis)
 	var parts []string
 	parts = append(parts, "`"+strings.ReplaceAll(id, "`", "'")+"`", RunStateText(c))
-	if c.Iter > 0 || c.Max > 0 {
-		it := "iteration " + itoa(c.Iter)
-		if c.Max > 0 {
-			it += " of " + itoa(c.Max)
-		}
-		parts = append(parts, it)
+	if it := c.Iteration(); it != "" {
+		parts = append(parts, "iteration "+it)
 	}
 	for _, s := range []string{c.Model, c.Mode, c.IssueID} {
 		if s = oneLine(s); s != "" {
