@@ -186,3 +186,22 @@ func findElement(t testing.TB, raw json.RawMessage, actionID string) (blockID, v
 	return "", ""
 }
 
+// recorded waits until the bot has recorded question id's Slack message
+// in the store (after Slack has it: the fake shows it earlier).
+func (e *slackEnv) recorded(tb testing.TB, id string) {
+	tb.Helper()
+	tick := time.NewTicker(time.Millisecond)
+	defer tick.Stop()
+	for {
+		refs, err := e.m.DB.Delivered(e.ctx, id)
+		require.NoError(tb, err)
+		if len(refs) > 0 {
+			return
+		}
+		select {
+		case <-tick.C:
+		case <-e.ctx.Done():
+			tb.Fatalf("the message of %s was never recorded", id)
+		}
+	}
+}

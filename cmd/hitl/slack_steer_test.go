@@ -205,6 +205,12 @@ func TestSlackLiveRunMessage(t *testing.T) {
 			return m.ThreadTS == first.TS && strings.Contains(string(m.Blocks), "q:"+q.ID)
 		})
 		require.NoError(t, err)
+		// The live message renders on the question's event, in a worker
+		// of its own that may read the run before the thread reply is
+		// recorded (then without the link): the link is certain in the
+		// first render after the record, which the next STATE brings.
+		e.recorded(t, q.ID)
+		e.report(t, steerRun, 4)
 		m := e.liveMessage(t, steerRun, has("https://"+slackfake.TeamDomain+".slack.com/archives/"+runsChannel+"/p"+strings.ReplaceAll(reply.TS, ".", "")))
 		assert.Contains(t, string(m.Blocks), "Waiting on:*")
 	})
