@@ -90,7 +90,11 @@ func cmdHook(ctx context.Context, args []string, e *env) error {
 // the tool", which a broken hook must not do; with 1 they go on to their
 // own prompt.
 func hookFailed(err error) error {
-	return &outcome{code: exitFailure, msg: "hitl hook: " + hitl.ErrorMessage(err)}
+	var o *outcome
+	if errors.As(err, &o) {
+		return o // --help
+	}
+	return &outcome{code: exitFailure, msg: prefixed("hook", hitl.ErrorMessage(err))}
 }
 
 // publishState reports the session as a live run (a STATE on
