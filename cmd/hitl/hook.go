@@ -48,6 +48,11 @@ type hook struct {
 	agent string // "Claude Code", "Codex"
 	run   string
 	wait  time.Duration
+	start time.Time // when the hook began to wait for people
+	// waited is how long the hook waited before it stopped: --wait, or
+	// less when the agent cut it short (cancelled, killed).
+	waited time.Duration
+	cut    bool // the agent stopped the hook before --wait
 }
 
 func cmdHook(ctx context.Context, args []string, e *env) error {
@@ -90,7 +95,21 @@ func cmdHook(ctx context.Context, args []string, e *env) error {
 // the tool", which a broken hook must not do; with 1 they go on to their
 // own prompt.
 func hookFailed(err error) error {
-	return &outcome{code: exitFailure, msg: "hitl hook: " + hitl.ErrorMessage(err)}
+	var o *outcome
+	if errors.As(err, &o) {
+		return o // --help
+	}
+	return &outcome{code: exitFailure, msg: prefixed("hook", hitl.ErrorMessage(err))}
+}
+
+// unhandledEvent is the error for a hook event hitl does not handle: the
+// agent's settings send it an event it was not made for.
+func unhandledEvent(agent, event, handled string) error {
+	if event == "" {
+		event = "(none)"
+	}
+	return hitl.Errorf(hitl.EINVALID, "hitl hook %s handles %s, not %q: remove %q from hitl's hooks in the agent's settings",
+		agent, handled, event, event)
 }
 
 // publishState reports the session as a live run (a STATE on
@@ -122,13 +141,26 @@ func (h *hook) key() string {
 // giveUp returns the context people are waited for in: it ends with
 // mcp.ErrStillPending after --wait.
 func (h *hook) giveUp(ctx context.Context) (context.Context, context.CancelFunc) {
+	h.start = time.Now()
 	return mcp.GiveUpAt(ctx, h.e.afterFunc()(h.wait))
+}
+
+// stopped records how long the hook waited before it stopped: ctx is the
+// hook's own context, done when the agent stopped it.
+func (h *hook) stopped(ctx context.Context) {
+	h.waited, h.cut = h.wait, ctx.Err() != nil
+	if h.cut {
+		h.waited = time.Since(h.start).Round(time.Second)
+	}
 }
 
 // movedReason is why a question is cancelled when the hook stops waiting:
 // shown in its Slack message.
 func (h *hook) movedReason() string {
-	return fmt.Sprintf("moved to the terminal: %s's hook stopped waiting after %s; answer it in %s", h.agent, h.wait, h.agent)
+	if h.cut {
+		return fmt.Sprintf("moved to the terminal: %s stopped its hook after %s (before the hook's --wait of %s); answer it in %s", h.agent, h.waited, h.wait, h.agent)
+	}
+	return fmt.Sprintf("moved to the terminal: %s's hook stopped waiting after %s; answer it in %s", h.agent, h.waited, h.agent)
 }
 
 // decide decides the event's tool call by policy, asking people when it
@@ -144,6 +176,7 @@ func (h *hook) decide(ctx context.Context) (agent.GateResult, error) {
 	op.Prompted = h.in.HookEventName == "PermissionRequest" || h.agent == "Codex"
 	v, err := h.c.Gate(gctx, hitl.ApprovalRequest{Operation: op, RunID: h.run, IdempotencyKey: h.key()}, agent.Progress{})
 	if err != nil && gctx.Err() != nil {
+		h.stopped(ctx)
 		h.release(ctx, v.QuestionID)
 		return v, mcp.ErrStillPending
 	}
@@ -156,6 +189,7 @@ func (h *hook) answer(ctx context.Context) (map[string]any, error) {
 	defer cancel()
 	updated, asked, err := mcp.AskUserQuestions(gctx, h.c, h.run, h.key(), h.in.ToolInput, agent.Progress{})
 	if err != nil && gctx.Err() != nil {
+		h.stopped(ctx)
 		h.release(ctx, asked...)
 		return nil, mcp.ErrStillPending
 	}
@@ -177,7 +211,10 @@ func (h *hook) release(ctx context.Context, ids ...string) {
 // why says, for the agent, why hitl did not decide.
 func (h *hook) why(err error) string {
 	if errors.Is(err, mcp.ErrStillPending) {
-		return fmt.Sprintf("No decision in hitl within %s: asking here instead", h.wait)
+		if h.cut {
+			return fmt.Sprintf("No decision in hitl: the hook was stopped after %s (before its --wait of %s): asking here instead", h.waited, h.wait)
+		}
+		return fmt.Sprintf("No decision in hitl within %s: asking here instead", h.waited)
 	}
 	return "hitl could not decide (" + hitl.ErrorMessage(err) + "): asking here instead"
 }

@@ -48,7 +48,7 @@ func (h *hook) claude(ctx context.Context) error {
 		}
 		return h.print(hookOutput{claudePermissionRequest{HookEventName: "PermissionRequest", Decision: d}})
 	}
-	return hookFailed(fmt.Errorf("hitl hook claude handles PreToolUse and PermissionRequest, not %q", h.in.HookEventName))
+	return hookFailed(unhandledEvent("claude", h.in.HookEventName, "PreToolUse and PermissionRequest"))
 }
 
 // preToolUse decides a tool call before it runs; AskUserQuestion is

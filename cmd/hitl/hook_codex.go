@@ -24,7 +24,7 @@ type codexPermissionRequest struct {
 
 func (h *hook) codex(ctx context.Context) error {
 	if h.in.HookEventName != "" && h.in.HookEventName != "PermissionRequest" {
-		return hookFailed(fmt.Errorf("hitl hook codex handles PermissionRequest, not %q", h.in.HookEventName))
+		return hookFailed(unhandledEvent("codex", h.in.HookEventName, "PermissionRequest"))
 	}
 	v, err := h.decide(ctx)
 	var d codexDecision

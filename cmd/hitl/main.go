@@ -10,6 +10,7 @@ import (
 	"io"
 	"os"
 	"os/signal"
+	"strings"
 	"syscall"
 	"time"
 
@@ -29,6 +30,7 @@ Usage:
   hitl history RUN [--json]           a run's phase, pending question and answers
   hitl compact [--db FILE]            shrink a stopped service's database file to its
                                       live data; prints the size before and after
+  hitl version                        print hitl's version (also hitl --version)
 
 Steerable loops (agents):
   hitl checkpoint --run ID [--iter N --max M --model X --issue I --mode M --threshold T]
@@ -138,6 +140,7 @@ var commands = map[string]func(context.Context, []string, *env) error{
 	"cancel":  cmdCancel,
 	"history": cmdHistory,
 	"compact": cmdCompact,
+	"version": cmdVersion,
 
 	"checkpoint": cmdCheckpoint,
 	"done":       cmdDone,
@@ -168,32 +171,108 @@ func run(ctx context.Context, args []string, e *env) int {
 		}
 		return exitOK
 	}
+	if args[0] == "--version" || args[0] == "-version" {
+		args = []string{"version"}
+	}
 	cmd, ok := commands[args[0]]
 	if !ok {
-		fmt.Fprintf(e.stderr, "hitl: unknown command %q\n\n%s", args[0], usage)
+		fmt.Fprintln(e.stderr, unknownCommand(args[0]))
 		return exitUsage
 	}
 	err := cmd(ctx, args[1:], e)
 	var ex *outcome
+	var ue *usageErr
 	switch {
 	case err == nil:
 		return exitOK
 	case errors.As(err, &ex):
+		if ex.help != "" {
+			fmt.Fprint(e.stdout, ex.help) // hitl's own text, tabs and all
+		}
 		if ex.msg != "" {
 			fmt.Fprintln(e.stderr, visibleLines(ex.msg))
 		}
 		return ex.code
+	case errors.As(err, &ue):
+		// What was wrong may quote what was typed: made visible. The
+		// flag help after it is hitl's own text.
+		fmt.Fprintf(e.stderr, "%s\n%s", prefixed(args[0], visibleLines(hitl.ErrorMessage(err))), ue.help)
+		return exitCode(err)
 	default:
-		fmt.Fprintf(e.stderr, "hitl %s: %s\n", args[0], visibleLines(hitl.ErrorMessage(err)))
+		fmt.Fprintln(e.stderr, prefixed(args[0], visibleLines(hitl.ErrorMessage(err))))
 		return exitCode(err)
 	}
+}
+
+// prefixed is msg after "hitl NAME: ", unless msg already names the
+// command ("hitl ask needs a question").
+func prefixed(name, msg string) string {
+	if strings.HasPrefix(msg, "hitl "+name+" ") || strings.HasPrefix(msg, "hitl "+name+":") {
+		return msg
+	}
+	return "hitl " + name + ": " + msg
+}
+
+// unknownCommand is the one line for a command hitl does not have: the
+// closest command when one is close.
+func unknownCommand(name string) string {
+	msg := fmt.Sprintf("hitl: unknown command %q", name)
+	if c := closest(name); c != "" {
+		msg += fmt.Sprintf("; did you mean hitl %s?", c)
+	}
+	return msg + " (hitl --help lists the commands)"
+}
+
+// closest is the command nearest name: the only one name begins, or the
+// one fewest edits away (at most 2, and fewer than half of name).
+func closest(name string) string {
+	var prefixOf []string
+	best, bestD := "", 3
+	for c := range commands {
+		if len(name) >= 2 && strings.HasPrefix(c, name) {
+			prefixOf = append(prefixOf, c)
+		}
+		if d := editDistance(name, c); d < bestD || (d == bestD && c < best) {
+			best, bestD = c, d
+		}
+	}
+	if len(prefixOf) == 1 {
+		return prefixOf[0]
+	}
+	if best == "" || 2*bestD >= len([]rune(name)) {
+		return ""
+	}
+	return best
+}
+
+// editDistance is the Levenshtein distance between a and b.
+func editDistance(a, b string) int {
+	ra, rb := []rune(a), []rune(b)
+	prev := make([]int, len(rb)+1)
+	cur := make([]int, len(rb)+1)
+	for j := range prev {
+		prev[j] = j
+	}
+	for i := 1; i <= len(ra); i++ {
+		cur[0] = i
+		for j := 1; j <= len(rb); j++ {
+			cost := 1
+			if ra[i-1] == rb[j-1] {
+				cost = 0
+			}
+			cur[j] = min(prev[j]+1, cur[j-1]+1, prev[j-1]+cost)
+		}
+		prev, cur = cur, prev
+	}
+	return prev[len(rb)]
 }
 
 // outcome ends a command with a given code and message (for outcomes that
 // are not errors of hitl, like 101 needs input).
 type outcome struct {
 	code int
-	msg  string
+	msg  string // on stderr, controls made visible
+	help string // on stdout as it is: hitl's own usage text
 }
 
 func (e *outcome) Error() string { return e.msg }

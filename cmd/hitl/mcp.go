@@ -42,7 +42,7 @@ func cmdMCP(ctx context.Context, args []string, e *env) error {
 		fmt.Fprintf(e.stderr, "hitl mcp: cannot read the interaction threshold (%s); the tools say none is set\n", visible(err.Error()))
 	}
 	log := slog.New(slog.NewTextHandler(e.stderr, &slog.HandlerOptions{Level: slog.LevelWarn}))
-	s := mcp.New(mcp.Options{Client: c, Run: *run, Version: "hitl", ProgressEvery: *every, MaxWait: *maxWait,
+	s := mcp.New(mcp.Options{Client: c, Run: *run, Version: version(), ProgressEvery: *every, MaxWait: *maxWait,
 		CancelOnAbort: *cancelOnAbort, Instruction: instruction, Logger: log})
 	err = s.Run(ctx, &sdk.IOTransport{Reader: io.NopCloser(e.stdin), Writer: nopWriteCloser{e.stdout}})
 	if ctx.Err() != nil {

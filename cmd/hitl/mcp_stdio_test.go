@@ -92,6 +92,7 @@ func TestMCPMalformedLineIsAParseError(t *testing.T) {
 		require.Nil(t, l.Error)
 		assert.Equal(t, "3", string(l.ID))
 		assert.Contains(t, string(l.Result), `"name":"hitl"`)
+		assert.Contains(t, string(l.Result), `"version":"`+version()+`"`, "the server reports hitl's build version")
 		send(t, `{"jsonrpc":"2.0","method":"notifications/initialized"}`)
 		send(t, `garbage`)
 		require.Equal(t, -32700, next(t).Error.Code)

@@ -26,6 +26,8 @@ func cmdPolicy(ctx context.Context, args []string, e *env) error {
 		return policyRules(ctx, args, e)
 	case "revoke":
 		return policyRevoke(ctx, args, e)
+	case "-h", "-help", "--help", "help":
+		return &outcome{code: exitOK, help: "usage of hitl policy:\n" + synopsis("policy") + "\n"}
 	}
 	return hitl.Errorf(hitl.EINVALID, "usage: hitl policy show | check --op-type T [--resource R] [--risk R] [--agent A] [--prompted] [--json] | rules [--agent A] [--all] | revoke ID")
 }

@@ -36,18 +36,18 @@ func requireNoPlaintext(t *testing.T, m *Main, secrets ...string) {
 
 // answerInModal answers msg's question with value through its Answer
 // button and modal, as user, and checks that the modal closed.
-func (e *slackEnv) answerInModal(user string, msg slackfake.Message, value string) {
-	e.t.Helper()
+func (e *slackEnv) answerInModal(tb testing.TB, user string, msg slackfake.Message, value string) {
+	tb.Helper()
 	opened := len(e.srv.Calls("views.open"))
-	e.click(user, msg, blocks.ActionAnswer)
+	e.click(tb, user, msg, blocks.ActionAnswer)
 	_, err := e.srv.WaitForCalls(e.ctx, "views.open", opened+1)
-	require.NoError(e.t, err)
+	require.NoError(tb, err)
 	view, ok := e.srv.LastView()
-	require.True(e.t, ok)
+	require.True(tb, ok)
 	ack, err := e.srv.SendInteractive(e.ctx, e.srv.ViewSubmission(user, view, map[string]map[string]string{
 		blocks.BlockAnswer: {blocks.InputActionID: value}}))
-	require.NoError(e.t, err)
-	require.Nil(e.t, ack.Payload, "the answer was taken and the modal closed")
+	require.NoError(tb, err)
+	require.Nil(tb, ack.Payload, "the answer was taken and the modal closed")
 }
 
 // receive waits for q as the agent that asked and takes its outcome.
@@ -66,7 +66,7 @@ func TestSecretSealedFromSlackModalToAgent(t *testing.T) {
 	const secret = "sk-live-ZEBRA-7731-sealed-in-slack"
 	q, _, err := e.api.Create(e.ctx, "secret-slack", hitl.NewQuestion{Question: secretQuestion, Sensitive: true})
 	require.NoError(t, err)
-	e.answerInModal("U0ANSWER", e.posted(testChannel, q), secret)
+	e.answerInModal(t, "U0ANSWER", e.posted(t, testChannel, q), secret)
 
 	t.Run("the answer is durable but only sealed in the database file", func(t *testing.T) {
 		stored, err := e.m.DB.Question(e.ctx, q.ID)
@@ -104,12 +104,12 @@ func TestSecretSealedLostToRestartIsAskedAgainInSlack(t *testing.T) {
 
 	first := startMainNoCleanup(t, sameDB, withSlack(srv), withTrust)
 	require.NoError(t, srv.WaitConnected(ctx, 1))
-	e := &slackEnv{t: t, ctx: ctx, m: first, srv: srv, api: agent.NewClient(first.URL(), ciSecret)}
+	e := &slackEnv{ctx: ctx, m: first, srv: srv, api: agent.NewClient(first.URL(), ciSecret)}
 	q, _, err := e.api.Create(ctx, "secret-restart", hitl.NewQuestion{Question: secretQuestion, Sensitive: true})
 	require.NoError(t, err)
-	msg := e.posted(testChannel, q)
-	e.answerInModal("U0ANSWER", msg, lost)
-	e.updated(msg) // shown answered before the restart
+	msg := e.posted(t, testChannel, q)
+	e.answerInModal(t, "U0ANSWER", msg, lost)
+	e.updated(t, msg) // shown answered before the restart
 	requireNoPlaintext(t, first, lost)
 	require.NoError(t, first.Close())
 
@@ -153,11 +153,11 @@ func TestSecretSealedLostToRestartIsAskedAgainInSlack(t *testing.T) {
 	})
 	t.Run("answering again delivers the new secret to the agent", func(t *testing.T) {
 		require.NotEmpty(t, reopened.TS)
-		e.answerInModal("U0ANSWER", reopened, again)
+		e.answerInModal(t, "U0ANSWER", reopened, again)
 		got := receive(t, ctx, e.api, q.ID)
 		assert.Equal(t, again, got.Response.Value)
 		assert.Empty(t, got.Notice, "the notice went with the new answer")
-		after := e.updated(reopened)
+		after := e.updated(t, reopened)
 		assert.NotContains(t, string(after.Blocks), "never stored")
 		requireNoPlaintext(t, second, lost, again)
 	})

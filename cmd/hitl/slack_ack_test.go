@@ -27,7 +27,7 @@ type ackResult struct {
 	err error
 }
 
-func (e *slackEnv) slashAsync(user, text string) <-chan ackResult {
+func (e *slackEnv) slashAsync(tb testing.TB, user, text string) <-chan ackResult {
 	ch := make(chan ackResult, 1)
 	go func() {
 		ack, err := e.srv.SendSlashCommand(e.ctx, e.srv.SlashCommand(user, testChannel, "/hitl", text))
@@ -38,12 +38,12 @@ func (e *slackEnv) slashAsync(user, text string) <-chan ackResult {
 
 func TestSlackSlowSlashCommandDelaysNoOtherAck(t *testing.T) {
 	e := startSlackWithGroup(t)
-	q, _ := e.ask("slow", hitl.NewQuestion{Question: "Ship the hotfix?", ResponseType: hitl.BooleanResponse, Assignees: []string{"S0OPS"}})
-	e.posted(testChannel, q)
+	q, _ := e.ask(t, "slow", hitl.NewQuestion{Question: "Ship the hotfix?", ResponseType: hitl.BooleanResponse, Assignees: []string{"S0OPS"}})
+	e.posted(t, testChannel, q)
 	hold := e.srv.Hold("usergroups.users.list")
 	defer hold.Release()
 
-	slow := e.slashAsync("U0ALICE", "pending")
+	slow := e.slashAsync(t, "U0ALICE", "pending")
 	require.NoError(t, hold.Arrived(e.ctx, 1), "the slash command looks up Alice's groups")
 
 	t.Run("another envelope is acked while the lookup hangs", func(t *testing.T) {

@@ -73,20 +73,20 @@ func TestSlackAuthorization(t *testing.T) {
 	e := startTrustedSlack(t)
 
 	t.Run("a Slack answerer answers an unassigned question", func(t *testing.T) {
-		q, waiting := e.ask("authz-open", hitl.NewQuestion{Question: "Deploy?", Type: hitl.Approval})
-		e.click("U0ANSWER", e.posted(testChannel, q), blocks.ActionApprove)
-		got := e.settled(waiting)
+		q, waiting := e.ask(t, "authz-open", hitl.NewQuestion{Question: "Deploy?", Type: hitl.Approval})
+		e.click(t, "U0ANSWER", e.posted(t, testChannel, q), blocks.ActionApprove)
+		got := e.settled(t, waiting)
 		assert.Equal(t, hitl.OutcomeApproved, got.Outcome())
 		assert.Equal(t, "slack:U0ANSWER", got.RespondedBy)
 	})
 
-	assigned, waitingAssigned := e.ask("authz-assigned", hitl.NewQuestion{Question: "Refund the customer?", Type: hitl.Approval,
+	assigned, waitingAssigned := e.ask(t, "authz-assigned", hitl.NewQuestion{Question: "Refund the customer?", Type: hitl.Approval,
 		Assignees: []string{"U0BOB"}, Channel: testChannel})
-	assignedMsg := e.posted(testChannel, assigned)
+	assignedMsg := e.posted(t, testChannel, assigned)
 
 	t.Run("a Slack answerer who is not an assignee is refused with the rule, and the question waits", func(t *testing.T) {
-		e.click("U0ANSWER", assignedMsg, blocks.ActionApprove)
-		eph := e.ephemeralFor("U0ANSWER", "is assigned to")
+		e.click(t, "U0ANSWER", assignedMsg, blocks.ActionApprove)
+		eph := e.ephemeralFor(t, "U0ANSWER", "is assigned to")
 		assert.Contains(t, eph.Text, "not allowed to answer this")
 		assert.Contains(t, eph.Text, "<@U0BOB>", "names who may answer")
 		assert.NotContains(t, eph.Text, "hitl: forbidden", "plain words, not the raw error")
@@ -97,8 +97,8 @@ func TestSlackAuthorization(t *testing.T) {
 	})
 
 	t.Run("a Slack admin answers an assigned question", func(t *testing.T) {
-		e.click("U0ADMIN", assignedMsg, blocks.ActionApprove)
-		got := e.settled(waitingAssigned)
+		e.click(t, "U0ADMIN", assignedMsg, blocks.ActionApprove)
+		got := e.settled(t, waitingAssigned)
 		assert.Equal(t, hitl.OutcomeApproved, got.Outcome())
 		assert.Equal(t, "slack:U0ADMIN", got.RespondedBy)
 	})
@@ -107,8 +107,8 @@ func TestSlackAuthorization(t *testing.T) {
 		alice := agent.NewClient(e.m.URL(), aliceSecret)
 		q, _, err := alice.Create(e.ctx, "authz-self", hitl.NewQuestion{Question: "Merge my own PR?", Type: hitl.Approval})
 		require.NoError(t, err)
-		e.click("U0ALICE", e.posted(testChannel, q), blocks.ActionApprove)
-		eph := e.ephemeralFor("U0ALICE", "may not answer it")
+		e.click(t, "U0ALICE", e.posted(t, testChannel, q), blocks.ActionApprove)
+		eph := e.ephemeralFor(t, "U0ALICE", "may not answer it")
 		assert.Contains(t, eph.Text, "a person decides, not the agent that asked")
 		requirePending(t, e, q.ID)
 		ev := refusal(t, e.m, q.ID, "slack:U0ALICE")
@@ -116,19 +116,19 @@ func TestSlackAuthorization(t *testing.T) {
 	})
 
 	t.Run("a Slack user who is not an answerer is refused with the rule", func(t *testing.T) {
-		q, _ := e.ask("authz-stranger", hitl.NewQuestion{Question: "Rotate the keys?", ResponseType: hitl.BooleanResponse})
-		e.click("U0MALLORY", e.posted(testChannel, q), blocks.ActionYes)
-		e.ephemeralFor("U0MALLORY", "is not one of the Slack answerers")
+		q, _ := e.ask(t, "authz-stranger", hitl.NewQuestion{Question: "Rotate the keys?", ResponseType: hitl.BooleanResponse})
+		e.click(t, "U0MALLORY", e.posted(t, testChannel, q), blocks.ActionYes)
+		e.ephemeralFor(t, "U0MALLORY", "is not one of the Slack answerers")
 		requirePending(t, e, q.ID)
 		refusal(t, e.m, q.ID, "slack:U0MALLORY")
 	})
 
 	t.Run("a thread reply from a non-assignee gets the rule and answers nothing", func(t *testing.T) {
-		q, _ := e.ask("authz-thread", hitl.NewQuestion{Question: "Which branch?", Assignees: []string{"U0BOB"}, Channel: testChannel})
-		msg := e.posted(testChannel, q)
+		q, _ := e.ask(t, "authz-thread", hitl.NewQuestion{Question: "Which branch?", Assignees: []string{"U0BOB"}, Channel: testChannel})
+		msg := e.posted(t, testChannel, q)
 		_, err := e.srv.SendEvent(e.ctx, e.srv.MessageEvent("U0ANSWER", testChannel, "main", msg.TS))
 		require.NoError(t, err)
-		e.ephemeralFor("U0ANSWER", "is assigned to")
+		e.ephemeralFor(t, "U0ANSWER", "is assigned to")
 		requirePending(t, e, q.ID)
 		refusal(t, e.m, q.ID, "slack:U0ANSWER")
 		for _, r := range e.srv.Reactions() {
@@ -137,10 +137,10 @@ func TestSlackAuthorization(t *testing.T) {
 	})
 
 	t.Run("a non-assignee gets the rule instead of a form", func(t *testing.T) {
-		q, _ := e.ask("authz-form", hitl.NewQuestion{Question: "Release name?", Assignees: []string{"U0BOB"}, Channel: testChannel})
+		q, _ := e.ask(t, "authz-form", hitl.NewQuestion{Question: "Release name?", Assignees: []string{"U0BOB"}, Channel: testChannel})
 		opened := len(e.srv.OpenedViews())
-		e.click("U0ANSWER", e.posted(testChannel, q), blocks.ActionAnswer)
-		e.ephemeralFor("U0ANSWER", "is assigned to")
+		e.click(t, "U0ANSWER", e.posted(t, testChannel, q), blocks.ActionAnswer)
+		e.ephemeralFor(t, "U0ANSWER", "is assigned to")
 		assert.Len(t, e.srv.OpenedViews(), opened, "no modal opened")
 		requirePending(t, e, q.ID)
 	})
@@ -159,9 +159,9 @@ func TestSlackRefusedModalStaysOpenWithTheRule(t *testing.T) {
 	// U0ANSWER opens the form while they may answer…
 	first := startMainNoCleanup(t, sameDB, withSlack(srv), answerers("U0ANSWER"))
 	require.NoError(t, srv.WaitConnected(ctx, 1))
-	e := &slackEnv{t: t, ctx: ctx, m: first, srv: srv, api: agent.NewClient(first.URL(), "")}
-	q, _ := e.ask("authz-modal", hitl.NewQuestion{Question: "Release name?"})
-	e.click("U0ANSWER", e.posted(testChannel, q), blocks.ActionAnswer)
+	e := &slackEnv{ctx: ctx, m: first, srv: srv, api: agent.NewClient(first.URL(), "")}
+	q, _ := e.ask(t, "authz-modal", hitl.NewQuestion{Question: "Release name?"})
+	e.click(t, "U0ANSWER", e.posted(t, testChannel, q), blocks.ActionAnswer)
 	_, err := srv.WaitForCall(ctx, "views.open", nil)
 	require.NoError(t, err)
 	view, ok := srv.LastView()

@@ -25,8 +25,8 @@ func startEdgeSlack(t *testing.T) *slackEnv {
 
 func TestSlackEnvelopesFromAnotherWorkspaceAreRefused(t *testing.T) {
 	e := startEdgeSlack(t)
-	q, waiting := e.ask("team-1", hitl.NewQuestion{Question: "Ship it?", ResponseType: hitl.BooleanResponse})
-	msg := e.posted(testChannel, q)
+	q, waiting := e.ask(t, "team-1", hitl.NewQuestion{Question: "Ship it?", ResponseType: hitl.BooleanResponse})
+	msg := e.posted(t, testChannel, q)
 	blockID, value := findElement(t, msg.Blocks, blocks.ActionYes)
 
 	t.Run("a click from another team_id is acked and not processed", func(t *testing.T) {
@@ -41,8 +41,8 @@ func TestSlackEnvelopesFromAnotherWorkspaceAreRefused(t *testing.T) {
 		assert.Empty(t, ack.Payload, "refused envelopes get a bare ack")
 	})
 	t.Run("the same click from the bot's own team is taken", func(t *testing.T) {
-		e.click("U0ALICE", msg, blocks.ActionYes)
-		assert.Equal(t, "slack:U0ALICE", e.settled(waiting).RespondedBy)
+		e.click(t, "U0ALICE", msg, blocks.ActionYes)
+		assert.Equal(t, "slack:U0ALICE", e.settled(t, waiting).RespondedBy)
 	})
 }
 
@@ -50,13 +50,13 @@ func TestSlackPolicyShowsLearnedRulesToAnswerersOnly(t *testing.T) {
 	e := startEdgeSlack(t)
 	t.Run("someone who may not answer is told, and sees no rule", func(t *testing.T) {
 		n := len(e.srv.Calls("response_url"))
-		text := e.slash("U0MALLORY", "policy")
+		text := e.slash(t, "U0MALLORY", "policy")
 		assert.Contains(t, text, "learned rules are shown only to those who answer")
 		assert.Len(t, e.srv.Calls("response_url"), n, "no list is posted")
 	})
 	t.Run("an answerer gets the list", func(t *testing.T) {
 		n := len(e.srv.Calls("response_url"))
-		assert.Empty(t, e.slash("U0ALICE", "policy"))
+		assert.Empty(t, e.slash(t, "U0ALICE", "policy"))
 		_, err := e.srv.WaitForCalls(e.ctx, "response_url", n+1)
 		require.NoError(t, err)
 	})
@@ -65,20 +65,20 @@ func TestSlackPolicyShowsLearnedRulesToAnswerersOnly(t *testing.T) {
 func TestSlackRunPrefixesResolveAmongRunsThePersonMaySee(t *testing.T) {
 	e := startEdgeSlack(t)
 	for _, run := range []string{"secret-deploy-a", "secret-deploy-b"} {
-		e.report(run, 1)
+		e.report(t, run, 1)
 	}
 	t.Run("someone who may not see runs learns no run id", func(t *testing.T) {
 		for _, text := range []string{"status secret-deploy", "pause secret-deploy", "status secret-deploy-a"} {
-			got := e.slash("U0MALLORY", strings.TrimSuffix(text, "-a"))
+			got := e.slash(t, "U0MALLORY", strings.TrimSuffix(text, "-a"))
 			assert.NotContains(t, got, "secret-deploy-a", text)
 			assert.NotContains(t, got, "secret-deploy-b", text)
 			assert.Contains(t, got, "No active run", text)
 		}
-		got := e.slash("U0MALLORY", "status secret-deploy-a")
+		got := e.slash(t, "U0MALLORY", "status secret-deploy-a")
 		assert.Contains(t, got, "No active run", "an exact id they may not see is not found either")
 	})
 	t.Run("an answerer's prefix matches their runs", func(t *testing.T) {
-		got := e.slash("U0ALICE", "status secret-deploy")
+		got := e.slash(t, "U0ALICE", "status secret-deploy")
 		assert.Contains(t, got, "matches several active runs")
 		assert.Contains(t, got, "secret-deploy-a")
 	})
@@ -88,9 +88,9 @@ func TestSlackRunPrefixesResolveAmongRunsThePersonMaySee(t *testing.T) {
 // and shows the agent's own name for itself as a claim.
 func TestSlackMessageShowsTheRealAsker(t *testing.T) {
 	e := startTrustedSlack(t) // asks as the token ci
-	q, _ := e.ask("asker-1", hitl.NewQuestion{Question: "Rotate the key?", ResponseType: hitl.BooleanResponse,
+	q, _ := e.ask(t, "asker-1", hitl.NewQuestion{Question: "Rotate the key?", ResponseType: hitl.BooleanResponse,
 		Context: &hitl.Context{Agent: "Your Security Team"}})
-	msg := e.posted(testChannel, q)
+	msg := e.posted(t, testChannel, q)
 	raw := string(msg.Blocks)
 	assert.Contains(t, raw, "api:ci", "the token that asked")
 	var flat []string

@@ -29,18 +29,18 @@ func TestSlackUserGroupApprovers(t *testing.T) {
 	})
 	e.api = agent.NewClient(e.m.URL(), ciSecret)
 	restart := func(what string) (hitl.ApprovalOutcome, <-chan waitResult) {
-		return e.request(hitl.Operation{Type: "restart", Description: "Restart " + what, Resource: what})
+		return e.request(t, hitl.Operation{Type: "restart", Description: "Restart " + what, Resource: what})
 	}
 
 	t.Run("a member approves in Slack; a non-member is refused", func(t *testing.T) {
 		out, waiting := restart("web")
 		require.Equal(t, hitl.EffectAsk, out.Effect)
-		msg := e.posted(testChannel, out.Question)
-		e.click("U0MALLORY", msg, blocks.ActionApprove)
-		e.ephemeralFor("U0MALLORY", "not one of the approvers")
+		msg := e.posted(t, testChannel, out.Question)
+		e.click(t, "U0MALLORY", msg, blocks.ActionApprove)
+		e.ephemeralFor(t, "U0MALLORY", "not one of the approvers")
 		requirePending(t, e, out.QuestionID)
-		e.click("U0CAROL", msg, blocks.ActionApprove)
-		got := e.settled(waiting)
+		e.click(t, "U0CAROL", msg, blocks.ActionApprove)
+		got := e.settled(t, waiting)
 		assert.Equal(t, hitl.OutcomeApproved, got.Outcome())
 		assert.Equal(t, "slack:U0CAROL", got.RespondedBy)
 	})
@@ -53,7 +53,7 @@ func TestSlackUserGroupApprovers(t *testing.T) {
 		requirePending(t, e, out.QuestionID)
 		_, err = agent.NewClient(e.m.URL(), carolSecret).Answer(e.ctx, out.QuestionID, hitl.Response{Value: "approve"})
 		require.NoError(t, err)
-		got := e.settled(waiting)
+		got := e.settled(t, waiting)
 		assert.Equal(t, hitl.OutcomeApproved, got.Outcome())
 		assert.Equal(t, "api:carol", got.RespondedBy)
 	})

@@ -19,8 +19,9 @@ import (
 const testChannel = "C0HITL"
 
 // slackEnv is the real service wired to a fake Slack.
+// Its helpers take the testing.TB of the test (or subtest) calling them,
+// so that a failure ends that test, never its parent.
 type slackEnv struct {
-	t   testing.TB
 	ctx context.Context
 	m   *Main
 	srv *slackfake.Server
@@ -74,15 +75,15 @@ func slackEnvOn(tb testing.TB, srv *slackfake.Server, timeout time.Duration, mut
 	tb.Cleanup(cancel)
 	m := startMain(tb, append([]func(*config.Config, *Main){withSlack(srv)}, mutate...)...)
 	require.NoError(tb, srv.WaitConnected(ctx, 1))
-	return &slackEnv{t: tb, ctx: ctx, m: m, srv: srv, api: agent.NewClient(m.URL(), "")}
+	return &slackEnv{ctx: ctx, m: m, srv: srv, api: agent.NewClient(m.URL(), "")}
 }
 
 // ask asks through the HTTP API as an agent would, and waits in the
 // background; the returned channel yields the settled question.
-func (e *slackEnv) ask(run string, n hitl.NewQuestion) (*hitl.Question, <-chan waitResult) {
-	e.t.Helper()
+func (e *slackEnv) ask(tb testing.TB, run string, n hitl.NewQuestion) (*hitl.Question, <-chan waitResult) {
+	tb.Helper()
 	q, _, err := e.api.Create(e.ctx, run, n)
-	require.NoError(e.t, err)
+	require.NoError(tb, err)
 	ch := make(chan waitResult, 1)
 	go func() {
 		got, err := e.api.Wait(e.ctx, q.ID)
@@ -95,65 +96,65 @@ func (e *slackEnv) ask(run string, n hitl.NewQuestion) (*hitl.Question, <-chan w
 }
 
 // posted waits for the question's message in channel.
-func (e *slackEnv) posted(channel string, q *hitl.Question) slackfake.Message {
-	e.t.Helper()
+func (e *slackEnv) posted(tb testing.TB, channel string, q *hitl.Question) slackfake.Message {
+	tb.Helper()
 	msg, err := e.srv.WaitForMessage(e.ctx, channel, func(m slackfake.Message) bool {
 		return m.ThreadTS == "" && strings.Contains(string(m.Blocks), "q:"+q.ID)
 	})
-	require.NoError(e.t, err, "question %s was not posted in %s", q.ID, channel)
+	require.NoError(tb, err, "question %s was not posted in %s", q.ID, channel)
 	return msg
 }
 
 // click clicks the element with actionID in the message, as user.
-func (e *slackEnv) click(user string, msg slackfake.Message, actionID string, opts ...slackfake.ActionOption) slackfake.Ack {
-	e.t.Helper()
-	return e.choose(user, msg, actionID, "", opts...)
+func (e *slackEnv) click(tb testing.TB, user string, msg slackfake.Message, actionID string, opts ...slackfake.ActionOption) slackfake.Ack {
+	tb.Helper()
+	return e.choose(tb, user, msg, actionID, "", opts...)
 }
 
 // choose clicks the element with actionID, with value (a select's chosen
 // option) when the element has none of its own.
-func (e *slackEnv) choose(user string, msg slackfake.Message, actionID, chosen string, opts ...slackfake.ActionOption) slackfake.Ack {
-	e.t.Helper()
-	blockID, value := findElement(e.t, msg.Blocks, actionID)
+func (e *slackEnv) choose(tb testing.TB, user string, msg slackfake.Message, actionID, chosen string, opts ...slackfake.ActionOption) slackfake.Ack {
+	tb.Helper()
+	blockID, value := findElement(tb, msg.Blocks, actionID)
 	if value == "" {
 		value = chosen
 	}
 	ack, err := e.srv.SendInteractive(e.ctx, e.srv.BlockActions(user, msg.Channel, msg.TS, actionID, blockID, value, opts...))
-	require.NoError(e.t, err)
+	require.NoError(tb, err)
 	return ack
 }
 
 // updated waits until the message was updated in place and no longer has
 // inputs, and returns it.
-func (e *slackEnv) updated(msg slackfake.Message) slackfake.Message {
-	e.t.Helper()
+func (e *slackEnv) updated(tb testing.TB, msg slackfake.Message) slackfake.Message {
+	tb.Helper()
 	got, err := e.srv.WaitForMessage(e.ctx, msg.Channel, func(m slackfake.Message) bool {
 		return m.TS == msg.TS && m.Updated && !strings.Contains(string(m.Blocks), `"type":"actions"`)
 	})
-	require.NoError(e.t, err, "message %s was not updated", msg.TS)
+	require.NoError(tb, err, "message %s was not updated", msg.TS)
 	return got
 }
 
 // settled waits for the agent's wait to return.
-func (e *slackEnv) settled(ch <-chan waitResult) *hitl.Question {
-	e.t.Helper()
+func (e *slackEnv) settled(tb testing.TB, ch <-chan waitResult) *hitl.Question {
+	tb.Helper()
 	select {
 	case r := <-ch:
-		require.NoError(e.t, r.err)
+		require.NoError(tb, r.err)
 		return r.q
 	case <-e.ctx.Done():
-		e.t.Fatal("the agent was not woken")
+		tb.Fatal("the agent was not woken")
 		return nil
 	}
 }
 
 // ephemeralFor waits for an ephemeral message to user containing want.
-func (e *slackEnv) ephemeralFor(user, want string) slackfake.Message {
-	e.t.Helper()
+func (e *slackEnv) ephemeralFor(tb testing.TB, user, want string) slackfake.Message {
+	tb.Helper()
 	call, err := e.srv.WaitForCall(e.ctx, "chat.postEphemeral", func(c slackfake.Call) bool {
 		return c.Param("user") == user && strings.Contains(c.Param("text"), want)
 	})
-	require.NoError(e.t, err, "no ephemeral %q for %s; got %v", want, user, e.srv.Ephemerals())
+	require.NoError(tb, err, "no ephemeral %q for %s; got %v", want, user, e.srv.Ephemerals())
 	return slackfake.Message{Channel: call.Param("channel"), Text: call.Param("text")}
 }
 
@@ -183,4 +184,24 @@ func findElement(t testing.TB, raw json.RawMessage, actionID string) (blockID, v
 	}
 	t.Fatalf("no element %s in %s", actionID, raw)
 	return "", ""
+}
+
+// recorded waits until the bot has recorded question id's Slack message
+// in the store (after Slack has it: the fake shows it earlier).
+func (e *slackEnv) recorded(tb testing.TB, id string) {
+	tb.Helper()
+	tick := time.NewTicker(time.Millisecond)
+	defer tick.Stop()
+	for {
+		refs, err := e.m.DB.Delivered(e.ctx, id)
+		require.NoError(tb, err)
+		if len(refs) > 0 {
+			return
+		}
+		select {
+		case <-tick.C:
+		case <-e.ctx.Done():
+			tb.Fatalf("the message of %s was never recorded", id)
+		}
+	}
 }

@@ -21,11 +21,11 @@ func TestSlack429StormLosesNothing(t *testing.T) {
 	e.srv.FailNext("chat.postMessage", 3, 429, time.Second)
 	var qs []*hitl.Question
 	for i := range 3 {
-		q, _ := e.ask("storm", hitl.NewQuestion{Question: "Storm question " + string(rune('A'+i)) + "?"})
+		q, _ := e.ask(t, "storm", hitl.NewQuestion{Question: "Storm question " + string(rune('A'+i)) + "?"})
 		qs = append(qs, q)
 	}
 	for _, q := range qs {
-		e.posted(testChannel, q)
+		e.posted(t, testChannel, q)
 	}
 	var limited, posted int
 	for _, c := range e.srv.Calls("chat.postMessage") {
@@ -47,13 +47,13 @@ func TestSlackDownAtCreationThenUp(t *testing.T) {
 	e := startSlack(t)
 	e.srv.SetDown(true)
 	start := time.Now()
-	q, waiting := e.ask("down", hitl.NewQuestion{Question: "Proceed while Slack is down?", ResponseType: hitl.BooleanResponse})
+	q, waiting := e.ask(t, "down", hitl.NewQuestion{Question: "Proceed while Slack is down?", ResponseType: hitl.BooleanResponse})
 	assert.Less(t, time.Since(start), 2*time.Second, "creating a question never waits on Slack")
 	_, err := e.srv.WaitForCall(e.ctx, "chat.postMessage", func(c slackfake.Call) bool { return c.Status == 503 })
 	require.NoError(t, err, "the bot tried while Slack was down")
 	e.srv.SetDown(false)
-	e.click("U0ALICE", e.posted(testChannel, q), blocks.ActionYes)
-	assert.Equal(t, true, e.settled(waiting).Response.Value)
+	e.click(t, "U0ALICE", e.posted(t, testChannel, q), blocks.ActionYes)
+	assert.Equal(t, true, e.settled(t, waiting).Response.Value)
 }
 
 func TestSlackRestartThenClick(t *testing.T) {
@@ -65,19 +65,19 @@ func TestSlackRestartThenClick(t *testing.T) {
 
 	first := startMainNoCleanup(t, sameDB, withSlack(srv))
 	require.NoError(t, srv.WaitConnected(ctx, 1))
-	e := &slackEnv{t: t, ctx: ctx, m: first, srv: srv, api: agent.NewClient(first.URL(), "")}
-	q, _ := e.ask("restart", hitl.NewQuestion{Question: "Still there after a restart?", Type: hitl.Approval})
-	msg := e.posted(testChannel, q)
+	e := &slackEnv{ctx: ctx, m: first, srv: srv, api: agent.NewClient(first.URL(), "")}
+	q, _ := e.ask(t, "restart", hitl.NewQuestion{Question: "Still there after a restart?", Type: hitl.Approval})
+	msg := e.posted(t, testChannel, q)
 	require.NoError(t, first.Close())
 
 	second := startMain(t, sameDB, withSlack(srv))
 	require.NoError(t, srv.WaitConnected(ctx, 2))
 	e.m, e.api = second, agent.NewClient(second.URL(), "")
-	e.click("U0ALICE", msg, blocks.ActionApprove)
+	e.click(t, "U0ALICE", msg, blocks.ActionApprove)
 	got, err := second.Service.Wait(ctx, q.ID)
 	require.NoError(t, err)
 	assert.Equal(t, hitl.OutcomeApproved, got.Outcome())
-	e.updated(msg)
+	e.updated(t, msg)
 	okPosts := 0
 	for _, c := range srv.Calls("chat.postMessage") {
 		if c.OK {
@@ -89,18 +89,18 @@ func TestSlackRestartThenClick(t *testing.T) {
 
 func TestSlackRedeliveredEnvelopeAppliedOnce(t *testing.T) {
 	e := startSlack(t)
-	q, waiting := e.ask("redeliver", hitl.NewQuestion{Question: "Merge?", ResponseType: hitl.BooleanResponse})
-	msg := e.posted(testChannel, q)
-	ack := e.click("U0ALICE", msg, blocks.ActionYes)
-	e.settled(waiting)
-	e.updated(msg)
+	q, waiting := e.ask(t, "redeliver", hitl.NewQuestion{Question: "Merge?", ResponseType: hitl.BooleanResponse})
+	msg := e.posted(t, testChannel, q)
+	ack := e.click(t, "U0ALICE", msg, blocks.ActionYes)
+	e.settled(t, waiting)
+	e.updated(t, msg)
 	again, err := e.srv.Redeliver(e.ctx, ack.Envelope, 1)
 	require.NoError(t, err, "a redelivery is acked too")
 	assert.Equal(t, ack.EnvelopeID, again.EnvelopeID)
 	// A probe after the redelivery: once its ephemeral arrives, the
 	// redelivery (handled before it) would have produced one too.
-	e.click("U0BOB", msg, blocks.ActionNo, slackfake.StaleClick())
-	e.ephemeralFor("U0BOB", "Already answered")
+	e.click(t, "U0BOB", msg, blocks.ActionNo, slackfake.StaleClick())
+	e.ephemeralFor(t, "U0BOB", "Already answered")
 	assert.Len(t, e.srv.Calls("chat.postEphemeral"), 1, "the redelivered click was not applied again")
 	evs, _, err := e.m.Service.Events(principaltest.As(e.ctx, "admin:test"), 0, 0)
 	require.NoError(t, err)
@@ -117,15 +117,15 @@ func TestSlackReconnectsAfterDisconnect(t *testing.T) {
 	e := startSlack(t)
 	e.srv.Disconnect("refresh_requested")
 	require.NoError(t, e.srv.WaitConnected(e.ctx, 2))
-	q, waiting := e.ask("reconnect", hitl.NewQuestion{Question: "Still listening?", ResponseType: hitl.BooleanResponse})
-	e.click("U0ALICE", e.posted(testChannel, q), blocks.ActionYes)
-	assert.Equal(t, true, e.settled(waiting).Response.Value)
+	q, waiting := e.ask(t, "reconnect", hitl.NewQuestion{Question: "Still listening?", ResponseType: hitl.BooleanResponse})
+	e.click(t, "U0ALICE", e.posted(t, testChannel, q), blocks.ActionYes)
+	assert.Equal(t, true, e.settled(t, waiting).Response.Value)
 }
 
 func TestSlackAppHomeShowsTheQueue(t *testing.T) {
 	e := startSlack(t)
-	q, _ := e.ask("home", hitl.NewQuestion{Question: "Rotate the staging certificates?", Type: hitl.Approval})
-	e.posted(testChannel, q)
+	q, _ := e.ask(t, "home", hitl.NewQuestion{Question: "Rotate the staging certificates?", Type: hitl.Approval})
+	e.posted(t, testChannel, q)
 	_, err := e.srv.SendEvent(e.ctx, e.srv.AppHomeOpened("U0ALICE"))
 	require.NoError(t, err)
 	_, err = e.srv.WaitForCall(e.ctx, "views.publish", func(c slackfake.Call) bool {
@@ -168,8 +168,8 @@ func TestSlackOutboxResumesAfterRestart(t *testing.T) {
 
 	srv.SetDown(false)
 	second := startMain(t, sameDB, withSlack(srv))
-	e := &slackEnv{t: t, ctx: ctx, m: second, srv: srv, api: agent.NewClient(second.URL(), "")}
-	e.click("U0ALICE", e.posted(testChannel, q), blocks.ActionYes)
+	e := &slackEnv{ctx: ctx, m: second, srv: srv, api: agent.NewClient(second.URL(), "")}
+	e.click(t, "U0ALICE", e.posted(t, testChannel, q), blocks.ActionYes)
 	got, err := second.Service.Wait(ctx, q.ID)
 	require.NoError(t, err)
 	assert.Equal(t, true, got.Response.Value)
