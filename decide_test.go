@@ -347,3 +347,9 @@ func FuzzShellDecision(f *testing.F) {
 		}
 	})
 }
+
+func TestAgentName(t *testing.T) {
+	for in, want := range map[string]string{"ci": "api:ci", "api:ci": "api:ci", "slack:U1": "slack:U1", "local": "local", "local:alice": "local"} {
+		assert.Equal(t, want, hitl.AgentName(in), in)
+	}
+}

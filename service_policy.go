@@ -112,6 +112,19 @@ func AgentOf(p Principal) string {
 	return p.ID
 }
 
+// AgentName is the agent a person names: a token's name ("ci") is its
+// principal (api:ci); a principal id stays as it is; the local person is
+// one agent.
+func AgentName(name string) string {
+	switch {
+	case isLocal(name):
+		return "local"
+	case !strings.Contains(name, ":"):
+		return "api:" + name
+	}
+	return name
+}
+
 // decider is the policy as it stands, with the learned rules in the store.
 func (s *Service) decider(ctx context.Context) Decider {
 	return Decider{Rules: s.policy.rules(), Parse: s.parse, Now: s.clock.Now(),
@@ -138,10 +151,7 @@ func (s *Service) CheckOperation(ctx context.Context, req ApprovalRequest) (Deci
 		if !p.Local && !p.Has(ScopeAnswer) {
 			return Decision{}, s.refused(ctx, p, ActionRead, &Question{}, Errorf(EFORBIDDEN, "%s may check the policy only as itself: naming another agent needs the answer scope", p.ID))
 		}
-		agent = req.Agent
-		if !strings.Contains(agent, ":") {
-			agent = "api:" + agent
-		}
+		agent = AgentName(req.Agent)
 	} else if err := s.access.Authorize(p, ActionAsk, nil); err != nil && !p.Has(ScopeAnswer) {
 		return Decision{}, s.refused(ctx, p, ActionAsk, &Question{}, err)
 	}
@@ -283,6 +293,8 @@ func (s *Service) LearnedRules(ctx context.Context, f LearnedRuleFilter) (Learne
 				"learned rules are shown only to those who answer (slack.answerers, the answer scope) and admins; %s is neither", p.ID))
 		}
 		f.Agent = AgentOf(p) // an agent sees what was taught for it
+	} else if f.Agent != "" {
+		f.Agent = AgentName(f.Agent)
 	}
 	page, err := s.store.LearnedRules(ctx, f)
 	if page.Rules == nil {

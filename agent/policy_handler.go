@@ -69,7 +69,7 @@ func (s *Server) handleApprovals(w http.ResponseWriter, r *http.Request) {
 // handleCheck serves POST /api/policy/check: what POST /api/approvals
 // would decide, creating nothing (hitl policy check).
 func (s *Server) handleCheck(w http.ResponseWriter, r *http.Request) {
-	if !s.serves(w, r, s.policies != nil, "approval policy") {
+	if !s.servesPolicy(w, r) {
 		return
 	}
 	var req hitl.ApprovalRequest
@@ -88,7 +88,7 @@ func (s *Server) handleCheck(w http.ResponseWriter, r *http.Request) {
 // handleLearnedRules serves GET /api/policy/rules?agent=&limit=&cursor=:
 // a page of learned rules.
 func (s *Server) handleLearnedRules(w http.ResponseWriter, r *http.Request) {
-	if !s.serves(w, r, s.policies != nil, "approval policy") {
+	if !s.servesPolicy(w, r) {
 		return
 	}
 	q := r.URL.Query()

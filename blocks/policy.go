@@ -13,8 +13,9 @@ const ActionRevokeRule = ActionPrefix + "rule_revoke"
 
 const ruleBlockPrefix = "rule:"
 
-// maxListedRules keeps PolicyMessage within a message's 50 blocks.
-const maxListedRules = 45
+// MaxListedRules keeps PolicyMessage within a message's 50 blocks: the
+// page of learned rules the bot asks for.
+const MaxListedRules = 45
 
 // PolicyMessage lists the rules people taught hitl with "Approve & always
 // allow" (a first page; more says there are others): what each allows,
@@ -30,7 +31,7 @@ func PolicyMessage(learned []*hitl.LearnedRule, more bool) Message {
 	}
 	bs := []slack.Block{section(head)}
 	for i, r := range learned {
-		if i == maxListedRules {
+		if i == MaxListedRules {
 			more = true
 			break
 		}

@@ -190,7 +190,7 @@ func (b *Bot) policySlash(ctx context.Context, cmd slack.SlashCommand, args []st
 		return "Usage: `/hitl policy` or `/hitl policy revoke ID`", nil
 	}
 	// The root decides who sees learned rules (answerers and admins).
-	page, err := b.svc.LearnedRules(hitl.WithPrincipal(ctx, b.slackPrincipal(ctx, cmd.UserID)), hitl.LearnedRuleFilter{Limit: 45})
+	page, err := b.svc.LearnedRules(hitl.WithPrincipal(ctx, b.slackPrincipal(ctx, cmd.UserID)), hitl.LearnedRuleFilter{Limit: blocks.MaxListedRules})
 	if err != nil {
 		return errorText(err), nil
 	}

@@ -11,14 +11,8 @@ import (
 	bolt "go.etcd.io/bbolt"
 )
 
-// txID is the id of the file's last committed write transaction: every
-// commit, even one that changed nothing, moves it on.
-func txID(t *testing.T, db *DB) int {
-	t.Helper()
-	return lastTxID(t, db)
-}
-
-// lastTxID is txID for a test or a benchmark.
+// lastTxID is the id of the file's last committed write transaction:
+// every commit, even one that changed nothing, moves it on.
 func lastTxID(tb testing.TB, db *DB) int {
 	tb.Helper()
 	var id int
@@ -54,13 +48,13 @@ func TestIdleSweepWritesNothing(t *testing.T) {
 		clock.Add(30 * time.Minute)
 
 		sweep := sweeper.Work(svc, retention)
-		before := txID(t, db)
+		before := lastTxID(t, db)
 		for range 20 {
 			n, err := sweep(context.Background())
 			require.NoError(t, err)
 			require.Zero(t, n)
 		}
-		require.Equal(t, before, txID(t, db), "the idle sweep committed")
+		require.Equal(t, before, lastTxID(t, db), "the idle sweep committed")
 	})
 	t.Run("a sweep with something due still writes it", func(t *testing.T) {
 		db := openTestDB(t)
@@ -82,9 +76,9 @@ func TestIdleSweepWritesNothing(t *testing.T) {
 		require.Positive(t, n)
 		_, err = db.Question(context.Background(), q.ID)
 		require.Equal(t, hitl.ENOTFOUND, hitl.ErrorCode(err))
-		before := txID(t, db)
+		before := lastTxID(t, db)
 		_, err = sweep(context.Background())
 		require.NoError(t, err)
-		require.Equal(t, before, txID(t, db), "the sweep after pruning committed")
+		require.Equal(t, before, lastTxID(t, db), "the sweep after pruning committed")
 	})
 }

@@ -250,7 +250,7 @@ func (db *DB) PruneLearnedRules(ctx context.Context, now time.Time, limit int) (
 	due := false
 	if err := db.bolt.View(func(tx *bolt.Tx) error {
 		k, _ := tx.Bucket(bucketLearnedByExpiry).Cursor().First()
-		due = k != nil && (len(k) < 8 || binary.BigEndian.Uint64(k) <= timeKey(now))
+		due = k != nil && len(k) >= 8 && binary.BigEndian.Uint64(k) <= timeKey(now) // as the write reads it
 		return nil
 	}); err != nil || !due {
 		return 0, err

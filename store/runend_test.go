@@ -94,9 +94,9 @@ func TestEndingRunSettlesInOneCommit(t *testing.T) {
 			t.Run(fmt.Sprintf("%s settles %d pending questions in one commit", tc.name, pending), func(t *testing.T) {
 				run := "run-end"
 				db, svc, ctx := setup(t, run, pending)
-				before := txID(t, db)
+				before := lastTxID(t, db)
 				tc.end(t, svc, ctx, run)
-				require.Equal(t, tc.commits+1, txID(t, db)-before)
+				require.Equal(t, tc.commits+1, lastTxID(t, db)-before)
 				check(t, db, run, pending)
 			})
 		}
@@ -105,10 +105,10 @@ func TestEndingRunSettlesInOneCommit(t *testing.T) {
 		const pending = 1001 // hitl's settleBatch is 1,000
 		run := "run-big"
 		db, svc, ctx := setup(t, run, pending)
-		before := txID(t, db)
+		before := lastTxID(t, db)
 		_, err := svc.Publish(ctx, hitl.StateEvent{Event: hitl.StateDone, RunID: run})
 		require.NoError(t, err)
-		require.Equal(t, 1+2, txID(t, db)-before)
+		require.Equal(t, 1+2, lastTxID(t, db)-before)
 		check(t, db, run, pending)
 	})
 	t.Run("a waiter on a pending question is woken when the run ends", func(t *testing.T) {

@@ -104,7 +104,7 @@ func policyCheck(ctx context.Context, args []string, e *env) error {
 	}
 	o := hitl.Operation{Type: hitl.OpType(*op), Description: "check", Resource: *resource, Risk: hitl.Risk(*risk), Prompted: *prompted}
 	if *agentName != "" {
-		o.Agent = "api:" + strings.TrimPrefix(*agentName, "api:")
+		o.Agent = *agentName // the root names it (a token name is api:NAME)
 	}
 	if err := o.Validate(); err != nil {
 		return err
@@ -163,7 +163,7 @@ func policyRules(ctx context.Context, args []string, e *env) error {
 	}
 	f := hitl.LearnedRuleFilter{Limit: *limit, Cursor: *cursor}
 	if *agentName != "" {
-		f.Agent = "api:" + strings.TrimPrefix(*agentName, "api:")
+		f.Agent = *agentName
 	}
 	c := newClient(e)
 	page, err := c.LearnedRules(ctx, f)

@@ -101,7 +101,7 @@ func (s *Store) PruneLearnedRules(_ context.Context, now time.Time, limit int) (
 	defer s.mu.Unlock()
 	var due []hitl.LearnedRule
 	for _, r := range s.learned {
-		if !r.ExpiresAt.After(now) {
+		if r.Expired(now) {
 			due = append(due, r)
 		}
 	}
