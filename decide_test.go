@@ -353,3 +353,67 @@ func TestAgentName(t *testing.T) {
 		assert.Equal(t, want, hitl.AgentName(in), in)
 	}
 }
+
+// TestRulesThatMustHold are rows for the parts of the decision that
+// other tables reach only by luck: each fails when its rule is dropped.
+func TestRulesThatMustHold(t *testing.T) {
+	now := time.Date(2026, 11, 24, 12, 0, 0, 0, time.UTC)
+	learnedMakeTest := &hitl.LearnedRule{ID: "r_1", Agent: "api:ci", OpType: hitl.OpShell, Resource: "make test", CreatedAt: now, ExpiresAt: now.Add(time.Hour)}
+	decide := func(t *testing.T, rules []hitl.PolicyRule, line string) hitl.Decision {
+		t.Helper()
+		d, err := hitl.Decider{Rules: rules, Parse: shell.Parse, Now: now, Learned: func(k hitl.LearnedRuleKey) (*hitl.LearnedRule, error) {
+			if k == learnedMakeTest.Key() {
+				return learnedMakeTest, nil
+			}
+			return nil, nil
+		}}.Decide(hitl.Operation{Type: hitl.OpShell, Description: "x", Resource: line, Agent: "api:ci"})
+		require.NoError(t, err)
+		return d
+	}
+	allowAll := []hitl.PolicyRule{{Name: "all-shell", OpType: hitl.OpShell, Resource: "*", Effect: allow},
+		{Name: "all-writes", OpType: hitl.OpFileWrite, Resource: "*", Effect: allow}}
+	for _, tc := range []struct {
+		name  string
+		rules []hitl.PolicyRule
+		line  string
+		want  hitl.Effect
+	}{
+		{"a learned rule never replaces approvers added later", []hitl.PolicyRule{{Name: "make-needs-ops", OpType: hitl.OpShell, Resource: "make", Effect: ask, Approvers: []string{"U0OPS"}}}, "make test", ask},
+		{"a learned rule never replaces a quorum added later", []hitl.PolicyRule{{Name: "make-needs-two", OpType: hitl.OpShell, Resource: "make", Effect: ask, Quorum: 2}}, "make test", ask},
+		{"a deny rule still denies a wrapped command", append([]hitl.PolicyRule{{Name: "no-sudo-rm", OpType: hitl.OpShell, Resource: "sudo rm *", Effect: deny}}, allowAll...), "sudo rm -rf /tmp/x", deny},
+		{"a deny rule still denies a line that does not parse", shellRules, "rm -rf / 'unterminated", deny},
+		{"a computed path is never allowed alone", allowAll, "echo x > $HOME/f", ask},
+		{"tee to a computed path asks", shellRules, "echo hi | tee /tmp/$F", ask},
+		{"tee with an assignment asks", shellRules, "echo hi | X=1 tee /tmp/x.log", ask},
+		{"PATH= makes a command opaque", allowAll, "PATH=/tmp ls", ask},
+		{"LD_PRELOAD= makes a command opaque", allowAll, "LD_PRELOAD=/tmp/x.so ls", ask},
+		{"another assignment does not", allowAll, "FOO=1 ls", allow},
+		{"env CMD is opaque", allowAll, "env ls", ask},
+		{"env alone is not", allowAll, "env", allow},
+		{"find -execdir is opaque", allowAll, "find . -execdir rm {} +", ask},
+		{"find -ok is opaque", allowAll, "find . -ok rm {} ;", ask},
+		{"an interpreter reading standard input is opaque", allowAll, "python", ask},
+		{"python3.N -c is opaque", allowAll, "python3.12 -c 'import os'", ask},
+		{"python -Bc is opaque", allowAll, "python -Bc 'import os'", ask},
+		{"a script file for python is not", allowAll, "python manage.py test", allow},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			d := decide(t, tc.rules, tc.line)
+			assert.Equal(t, tc.want, d.Effect, "rule %q parts %+v", d.Rule, d.Parts)
+		})
+	}
+	t.Run("the strictest asking part names the approvers, whatever the order", func(t *testing.T) {
+		rules := []hitl.PolicyRule{
+			{Name: "deploys", OpType: hitl.OpShell, Resource: "make deploy", Effect: ask, Approvers: []string{"U0A", "U0B"}, Quorum: 2},
+			{Name: "migrations", OpType: hitl.OpShell, Resource: "make migrate", Effect: ask, Approvers: []string{"U0DBA"}},
+		}
+		for _, line := range []string{"rm -rf /tmp/x; make deploy", "make deploy; rm -rf /tmp/x", "make migrate; make deploy", "make deploy; make migrate"} {
+			d := decide(t, rules, line)
+			assert.Equal(t, "deploys", d.Rule, line)
+			assert.Equal(t, []string{"U0A", "U0B"}, d.Approvers, line)
+			assert.Equal(t, 2, d.Quorum, line)
+		}
+		d := decide(t, rules, "rm -rf /tmp/x; make migrate")
+		assert.Equal(t, []string{"U0DBA"}, d.Approvers, "a rule naming approvers beats a plain ask")
+	})
+}
