@@ -88,7 +88,7 @@ func (d Decider) Decide(op Operation) (Decision, error) {
 		if err != nil {
 			return Decision{}, err
 		}
-		if dec.Effect == EffectAsk && len(dec.Approvers) == 0 && dec.Quorum <= 1 {
+		if dec.teachable() {
 			dec.Learnable = true
 			dec.learn = &LearnedRuleKey{Agent: op.Agent, OpType: op.Type, Resource: op.Resource}
 		}
@@ -99,11 +99,18 @@ func (d Decider) Decide(op Operation) (Decision, error) {
 		return Decision{}, err
 	}
 	dec := combine(parts)
-	if single != nil && dec.Effect == EffectAsk && len(dec.Approvers) == 0 && dec.Quorum <= 1 {
+	if single != nil && dec.teachable() {
 		dec.Learnable = true
 		dec.learn = &LearnedRuleKey{Agent: op.Agent, OpType: OpShell, Resource: single.Text()}
 	}
 	return finish(dec), nil
+}
+
+// teachable reports whether a person's teaching may change d: only an ask
+// that names no approvers and needs one person, never a deny, approvers
+// or a quorum. The one place this rule is written.
+func (d Decision) teachable() bool {
+	return d.Effect == EffectAsk && len(d.Approvers) == 0 && d.Quorum <= 1
 }
 
 func finish(d Decision) Decision {
@@ -145,7 +152,7 @@ func (d Decider) single(op Operation) (Decision, error) {
 // learned turns an approver-less, quorum-1 ask into allow when a person
 // taught exactly op, and the rule has not expired.
 func (d Decider) learned(op Operation, dec Decision) (Decision, error) {
-	if dec.Effect != EffectAsk || len(dec.Approvers) > 0 || dec.Quorum > 1 || d.Learned == nil {
+	if !dec.teachable() || d.Learned == nil {
 		return dec, nil
 	}
 	r, err := d.Learned(LearnedRuleKey{Agent: op.Agent, OpType: op.Type, Resource: op.Resource})

@@ -20,7 +20,7 @@ var shells = set("sh", "bash", "zsh", "dash", "ksh", "mksh", "ash", "fish", "csh
 var wrappers = set("eval", "exec", "source", ".", "xargs", "sudo", "doas", "su", "runuser", "pkexec", "command", "builtin",
 	"nohup", "nice", "ionice", "timeout", "time", "watch", "stdbuf", "setsid", "chroot", "flock", "unbuffer", "script",
 	"strace", "ltrace", "gdb", "lldb", "valgrind", "trap", "parallel", "ssh", "chpst", "taskset", "numactl", "systemd-run",
-	"nsenter", "unshare", "firejail", "proot", "fakeroot", "caffeinate", "time", "builtin", "coproc")
+	"nsenter", "unshare", "firejail", "proot", "fakeroot", "caffeinate")
 
 // interpreters run a string given with one of their flags (python -c,
 // node -e), or a script from standard input when given no arguments.
@@ -30,7 +30,7 @@ var interpreters = map[string][]string{
 	"deno": {"eval"}, "bun": {"-e", "--eval", "-p", "--print"},
 	"perl": {"-e", "-E"}, "ruby": {"-e"}, "php": {"-r"}, "lua": {"-e"}, "luajit": {"-e"},
 	"Rscript": {"-e"}, "R": {"-e"}, "julia": {"-e", "--eval", "-E", "--print"}, "osascript": {"-e"},
-	"awk": nil, "gawk": nil, "mawk": nil, "nawk": nil, "tclsh": nil, "wish": nil, "irb": nil, "jshell": nil,
+	"tclsh": nil, "wish": nil, "irb": nil, "jshell": nil,
 }
 
 // scriptable are interpreters whose program is always a string in their
