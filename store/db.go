@@ -75,6 +75,7 @@ var allBuckets = [][]byte{
 	bucketRunsActive, bucketControl, bucketCounts, bucketControlAge, bucketRunsEnded, bucketByFilter, bucketEventsByRun,
 	bucketSlackMeta, bucketSlackTasks, bucketSlackMessages, bucketSlackByTS, bucketOutboxByTarget,
 	bucketLearned, bucketLearnedByKey, bucketLearnedByAgent, bucketLearnedByExpiry,
+	bucketWebSessions, bucketWebSessionsByExpiry,
 }
 
 // DB is a hitl.Store in a bbolt file. It is safe for concurrent use.
