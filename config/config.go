@@ -43,6 +43,8 @@ type Config struct {
 	InteractionThreshold *int `yaml:"interaction_threshold"`
 	// Policy is seed 003's approval policy.
 	Policy PolicyConfig `yaml:"policy"`
+	// Web configures the web inbox (web.go).
+	Web Web `yaml:"web"`
 }
 
 // Token is a bearer token: Name identifies its holder (api:NAME in the
@@ -192,6 +194,7 @@ var envKeys = []struct{ env, key string }{
 	{"HITL_RATE_RUNS_PER_MINUTE", "rate_limits.runs_per_minute"},
 	{"HITL_RATE_POLICY_PER_MINUTE", "rate_limits.policy_per_minute"},
 	{"HITL_MAX_STREAMS", "max_streams"},
+	{"HITL_WEB_URL", "web.url"},
 }
 
 func (c *Config) applyEnv(getenv func(string) string) error {
@@ -223,6 +226,8 @@ func (c *Config) applyEnv(getenv func(string) string) error {
 			c.InteractionThreshold = &n
 		case "slack.runs_channel":
 			c.Slack.RunsChannel = v
+		case "web.url":
+			c.Web.URL = v
 		case "retention":
 			d, err := time.ParseDuration(v)
 			if err != nil {

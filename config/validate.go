@@ -30,6 +30,9 @@ func (c Config) Validate() error {
 	if err := validateTokens(c.Tokens); err != nil {
 		return err
 	}
+	if err := c.Web.validate(); err != nil {
+		return err
+	}
 	if t := c.InteractionThreshold; t != nil && (*t < hitl.MinThreshold || *t > hitl.MaxThreshold) {
 		return bad("interaction_threshold", strconv.Itoa(*t), "must be a whole number from 0 to 5 (0: agents never ask; unset: nothing is refused)")
 	}
