@@ -17,6 +17,7 @@ import (
 	"github.com/hitlbot/hitl/shell"
 	"github.com/hitlbot/hitl/store"
 	"github.com/hitlbot/hitl/sweeper"
+	"github.com/hitlbot/hitl/web"
 )
 
 // Main is the running service: store, lifecycle, HTTP API, sweeper. Tests
@@ -97,7 +98,7 @@ func (m *Main) Run(ctx context.Context) (err error) {
 	m.stop = stop
 	// Slow clients are timed out (headers, bodies, idle connections); long
 	// polls and event streams set their own write deadlines.
-	m.http = agent.NewHTTPServer(m.api, func(net.Listener) context.Context { return base })
+	m.http = agent.NewHTTPServer(web.Mount(m.api, m.web()), func(net.Listener) context.Context { return base })
 	m.served = make(chan struct{})
 	go func() {
 		defer close(m.served)
