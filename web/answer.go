@@ -65,7 +65,7 @@ type answerResult struct {
 	Message    string `json:"message"`
 	// Settled says the question no longer waits (not one approval of
 	// several).
-	Settled bool `json:"settled"`
+	Settled bool   `json:"settled"`
 	Code    string `json:"code,omitempty"`
 }
 

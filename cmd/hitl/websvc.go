@@ -20,7 +20,7 @@ func (m *Main) web() *web.Handler {
 		base = m.URL()
 	}
 	return web.New(web.Config{Service: m.Service, Tokenless: m.api.Tokenless(), TokenPrincipal: m.api.TokenPrincipal,
-		TokenByID: func(id string) (hitl.Principal, bool) { p, ok := byID[id]; return p, ok },
+		TokenByID:    func(id string) (hitl.Principal, bool) { p, ok := byID[id]; return p, ok },
 		LoopbackHost: agent.LoopbackHost, BaseURL: base, SessionTTL: time.Duration(m.Config.Web.SessionTTL),
 		Clock: m.Clock, Logger: m.Logger})
 }
