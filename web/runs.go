@@ -76,6 +76,8 @@ type runView struct {
 	State   *hitl.RunState
 	Steer   bool
 	Control []hitl.ControlMessage
+	// HistoryHidden says why the questions are not shown.
+	HistoryHidden string
 }
 
 // handleRun serves GET /runs/{id}: the run's phase, iteration, model,
@@ -91,15 +93,20 @@ func (h *Handler) handleRun(w http.ResponseWriter, r *http.Request, s *session) 
 }
 
 func (h *Handler) run(r *http.Request, s *session, id string) (*runView, error) {
-	st, err := h.svc.RunState(r.Context(), id)
-	if err != nil {
-		return nil, err
-	}
 	rec, err := h.svc.RunRecord(r.Context(), id)
 	if err != nil {
 		return nil, err
 	}
-	return &runView{Run: rec, State: st, Steer: h.access.Authorize(s.p, hitl.ActionSteer, nil) == nil}, nil
+	v := &runView{Run: rec, Steer: h.access.Authorize(s.p, hitl.ActionSteer, nil) == nil}
+	// The questions are the root's to show: those who steer but do not
+	// answer see the run, not what its agent asked.
+	switch v.State, err = h.svc.RunState(r.Context(), id); {
+	case hitl.ErrorCode(err) == hitl.EFORBIDDEN:
+		v.HistoryHidden = hitl.ErrorMessage(err)
+	case err != nil:
+		return nil, err
+	}
+	return v, nil
 }
 
 // handleControl serves POST /runs/{id}/control: one of seed 000's

@@ -82,7 +82,7 @@ func (h *Handler) signedIn(next func(http.ResponseWriter, *http.Request, *sessio
 		if s == nil {
 			switch {
 			case r.Method != http.MethodGet:
-				h.fail(w, r, hitl.Errorf(hitl.EUNAUTHORIZED, "%s: reload the page and sign in", hitl.ErrorMessage(err)))
+				h.fail(w, r, err)
 				return
 			case h.cfg.Tokenless:
 				if s, err = h.startSession(w, r, hitl.LocalPrincipal("")); err != nil {
