@@ -105,6 +105,8 @@
 
   function stream() {
     var es = new EventSource("/events");
+    es.onopen = function () { body.dataset.live = "1"; };
+    es.onerror = function () { delete body.dataset.live; };
     es.onmessage = function (m) {
       var ev;
       try { ev = JSON.parse(m.data); } catch (e) { return; }
