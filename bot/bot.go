@@ -47,6 +47,9 @@ type Config struct {
 	// After is the timer the bot waits on between run updates (time.After
 	// when nil); tests inject their own.
 	After func(time.Duration) <-chan time.Time
+	// WebLink makes the one-time sign-in link to the web inbox that
+	// /hitl web sends p (nil: no web inbox).
+	WebLink func(ctx context.Context, p hitl.Principal) (string, error)
 }
 
 func (c *Config) setDefaults() {
