@@ -226,6 +226,18 @@ func TestOperations(t *testing.T) {
 		assert.Contains(t, body, "two-people", "the rule that asked")
 		assert.Contains(t, body, "build/", "the resource")
 	})
+	t.Run("approve an operation with its input edited", func(t *testing.T) {
+		e := newEnv(t, false)
+		require.NoError(t, e.svc.LoadPolicy(ctx, nil))
+		out, err := e.svc.RequestOperation(as(agentP), hitl.ApprovalRequest{RunID: "r1", Operation: hitl.Operation{Type: hitl.OpFileDelete, Description: "delete logs", Resource: "logs/"}})
+		require.NoError(t, err)
+		b := e.browser(t)
+		b.signIn("alice-token-0123456789")
+		assert.Contains(t, b.get("/q/"+out.QuestionID).body, `<textarea name="edited" rows="2">logs/</textarea>`)
+		r := b.post("/q/"+out.QuestionID+"/answer", url.Values{"decision": {"edited"}, "edited": {"logs/old/"}})
+		require.Equal(t, http.StatusOK, r.status, r.body)
+		assert.Equal(t, "logs/old/", e.question(out.QuestionID).Response.Edited)
+	})
 	t.Run("approve & always where the policy lets it apply", func(t *testing.T) {
 		e := newEnv(t, false)
 		require.NoError(t, e.svc.LoadPolicy(ctx, nil))
