@@ -51,6 +51,8 @@ Agents (Claude Code, Codex CLI, any MCP client; see README):
   hitl mcp [--run ID] [--max-wait 10m] [--progress-every 15s] [--cancel-on-abort]
                                       the MCP server over stdio: ask_human, get_answer,
                                       request_approval, permission_prompt
+  hitl watch [--run ID] [DIR…]        seed 002's engines: ask each DIR/.delta/interaction/request.json
+                                      in hitl, write the answer to response.txt beside it (default DIR .)
 
 Steering (people; RUN may be a unique prefix of an active run):
   hitl pause RUN                      pause a loop at its next checkpoint
@@ -160,6 +162,8 @@ var commands = map[string]func(context.Context, []string, *env) error{
 
 	"hook": cmdHook,
 	"mcp":  cmdMCP,
+
+	"watch": cmdWatch,
 }
 
 // run executes one command and returns its exit code.
