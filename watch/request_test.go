@@ -11,7 +11,7 @@ import (
 func TestParseRequest(t *testing.T) {
 	for _, tc := range []struct {
 		name, in, wantErr string
-		want               Request
+		want              Request
 	}{
 		{name: "seed 002's example", in: `{"prompt":"Which database to migrate?","input_type":"text","timestamp":"2025-10-01T10:00:00.000Z"}`,
 			want: Request{Prompt: "Which database to migrate?", InputType: hitl.TextInput, Timestamp: "2025-10-01T10:00:00.000Z"}},

@@ -28,7 +28,6 @@ type engine struct {
 	clock int // seconds added to the timestamp, so each request is new
 }
 
-
 func (g *engine) interaction() string { return filepath.Join(g.dir, ".delta", "interaction") }
 func (g *engine) request() string     { return filepath.Join(g.interaction(), "request.json") }
 func (g *engine) response() string    { return filepath.Join(g.interaction(), "response.txt") }
