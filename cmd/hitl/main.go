@@ -69,7 +69,8 @@ Approvals by policy (seed 003):
                                       instead, shown first); exits 3 denied, 4 timed out, else its code
   hitl policy show | rules | revoke ID | check --op-type T [--resource R] [--risk R] [--agent A] [--json]
 
-Environment: HITL_URL (default http://127.0.0.1:7070), HITL_TOKEN, HITL_RUN,
+Environment: HITL_URL (default http://127.0.0.1:7070; several, comma-separated,
+fail over to the next), HITL_TOKEN, HITL_RUN,
 HITL_LISTEN, HITL_DB, HITL_CONFIG, HITL_RETENTION, HITL_TOKENS, SLACK_APP_TOKEN,
 SLACK_BOT_TOKEN, HITL_SLACK_CHANNEL, HITL_SLACK_API_URL.
 
