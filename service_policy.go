@@ -148,7 +148,7 @@ func (s *Service) CheckOperation(ctx context.Context, req ApprovalRequest) (Deci
 	p := PrincipalFrom(ctx)
 	agent := AgentOf(p)
 	if req.Agent != "" && req.Agent != p.ID && req.Agent != agent {
-		if !p.Local && !p.Has(ScopeAnswer) {
+		if !p.OverseesPolicy() {
 			return Decision{}, s.refused(ctx, p, ActionRead, &Question{}, Errorf(EFORBIDDEN, "%s may check the policy only as itself: naming another agent needs the answer scope", p.ID))
 		}
 		agent = AgentName(req.Agent)
@@ -287,7 +287,7 @@ func (s *Service) learn(ctx context.Context, q *Question, key LearnedRuleKey, by
 // and admins, see every agent's; an agent sees its own.
 func (s *Service) LearnedRules(ctx context.Context, f LearnedRuleFilter) (LearnedRulePage, error) {
 	p := PrincipalFrom(ctx)
-	if !p.SeesLearnedRules() {
+	if !p.OverseesPolicy() {
 		if !p.Has(ScopeAsk) || strings.HasPrefix(p.ID, "slack:") {
 			return LearnedRulePage{}, s.refused(ctx, p, ActionRead, &Question{}, Errorf(EFORBIDDEN,
 				"learned rules are shown only to those who answer (slack.answerers, the answer scope) and admins; %s is neither", p.ID))
@@ -307,7 +307,7 @@ func (s *Service) LearnedRules(ctx context.Context, f LearnedRuleFilter) (Learne
 // may.
 func (s *Service) RevokeRule(ctx context.Context, id string) (*LearnedRule, error) {
 	p := PrincipalFrom(ctx)
-	if !p.Local && !p.Has(ScopeAnswer) {
+	if !p.OverseesPolicy() {
 		return nil, s.refused(ctx, p, ActionAnswer, &Question{}, lacks(p, ScopeAnswer))
 	}
 	gone, err := s.store.DeleteLearnedRule(ctx, id)
