@@ -105,24 +105,16 @@ func (s *Service) SetPolicy(ctx context.Context, rules []PolicyRule) (Policy, er
 // AgentOf is the agent an operation is decided and learned for: the
 // principal that asks, and the one local person of a tokenless server
 // whatever its user name ("local").
-func AgentOf(p Principal) string {
-	if isLocal(p.ID) {
-		return "local"
-	}
-	return p.ID
-}
+func AgentOf(p Principal) string { return personOf(p.ID) }
 
 // AgentName is the agent a person names: a token's name ("ci") is its
 // principal (api:ci); a principal id stays as it is; the local person is
 // one agent.
 func AgentName(name string) string {
-	switch {
-	case isLocal(name):
-		return "local"
-	case !strings.Contains(name, ":"):
+	if !strings.Contains(name, ":") && name != "local" {
 		return "api:" + name
 	}
-	return name
+	return personOf(name)
 }
 
 // decider is the policy as it stands, with the learned rules in the store.
