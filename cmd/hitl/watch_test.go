@@ -349,3 +349,40 @@ func TestWatchUsage(t *testing.T) {
 	assert.Equal(t, exitUsage, r.code, r.stderr)
 	assert.Contains(t, r.stderr, "is not a directory")
 }
+
+func TestWatchTwoDirectories(t *testing.T) {
+	m := startMain(t)
+	ctx := principaltest.As(context.Background(), "admin:test")
+	g1, g2 := &engine{dir: filepath.Join(t.TempDir(), "deployer")}, &engine{dir: filepath.Join(t.TempDir(), "namer")}
+	require.NoError(t, os.MkdirAll(g1.dir, 0o755))
+	require.NoError(t, os.MkdirAll(g2.dir, 0o755))
+	w := startWatch(t, m.URL(), g1.dir, g2.dir)
+	t.Cleanup(func() { w.stop(t) })
+
+	g1.pause(t, "Deploy now?", "confirmation", false)
+	g2.pause(t, "Release name?", "text", false)
+	deploy := waitQuestion(t, m, "Deploy now?", hitl.StatusPending)
+	name := waitQuestion(t, m, "Release name?", hitl.StatusPending)
+	assert.True(t, strings.HasPrefix(deploy.JobID, "watch-deployer-"), deploy.JobID)
+	assert.True(t, strings.HasPrefix(name.JobID, "watch-namer-"), name.JobID)
+
+	r := cli(ctx, m, "", "answer", name.ID, "falcon")
+	require.Equal(t, 0, r.code, r.stderr)
+	waitFile(t, g2.response())
+	answer, code := g2.resume(t)
+	assert.Equal(t, 0, code)
+	assert.Equal(t, "falcon", answer)
+
+	// Answered while no watcher runs: the next one finds the answer by
+	// the request's key and writes it, without asking again.
+	w.stderr.waitFor(t, "asked "+deploy.ID)
+	w.stop(t)
+	r = cli(ctx, m, "", "answer", deploy.ID, "yes")
+	require.Equal(t, 0, r.code, r.stderr)
+	w = startWatch(t, m.URL(), g1.dir, g2.dir)
+	waitFile(t, g1.response())
+	answer, code = g1.resume(t)
+	assert.Equal(t, 0, code)
+	assert.Equal(t, "yes", answer)
+	assert.Len(t, questionsAsked(t, m, "Deploy now?"), 1)
+}
