@@ -206,7 +206,7 @@ func (c *Client) send(ctx context.Context, method, base, suffix, path string, b 
 		if ctx.Err() != nil {
 			return ctx.Err()
 		}
-		return hitl.Errorf(hitl.EUNAVAILABLE, "reading the answer of %s %s: %v", method, path, err)
+		return &replicaDown{err: hitl.Errorf(hitl.EUNAVAILABLE, "reading the answer of %s %s: %v", method, path, err), sent: true}
 	}
 	return nil
 }

@@ -40,14 +40,7 @@ func (w *Watcher) ask(ctx context.Context, d *dir, n hitl.NewQuestion) {
 		case <-ctx.Done():
 		}
 	}
-	// The create finishes even when ctx ends meanwhile, so that a question
-	// asked just before its request went away is known and cancelled.
-	cctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), requestTimeout)
-	q, err := retry(cctx, w.backoff(), func(ctx context.Context) (*hitl.Question, error) {
-		q, _, err := w.cfg.Client.Create(ctx, d.run, n)
-		return q, err
-	})
-	cancel()
+	q, err := w.create(ctx, d, n)
 	if err != nil {
 		if ctx.Err() == nil {
 			report(nil, err)
@@ -97,15 +90,34 @@ func (w *Watcher) ask(ctx context.Context, d *dir, n hitl.NewQuestion) {
 	}
 }
 
+// create asks n in d's run, trying again while the service cannot be
+// reached, until it is asked, refused, or ctx ends. Each attempt finishes
+// even when ctx ends meanwhile, so that a question asked just before its
+// request went away is known and cancelled.
+func (w *Watcher) create(ctx context.Context, d *dir, n hitl.NewQuestion) (*hitl.Question, error) {
+	b := w.backoff()
+	for {
+		cctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), requestTimeout)
+		q, _, err := w.cfg.Client.Create(cctx, d.run, n)
+		cancel()
+		if err == nil || !retryable(err) || ctx.Err() != nil {
+			return q, err
+		}
+		if serr := sleep(ctx, b.delay(err)); serr != nil {
+			return nil, err
+		}
+	}
+}
+
 // withdraw cancels q when ctx ended because its request was withdrawn.
 func (w *Watcher) withdraw(ctx context.Context, q *hitl.Question) {
 	var wd *withdrawn
 	if !errors.As(context.Cause(ctx), &wd) {
 		return // the watcher stops: the question waits for the next one
 	}
-	cctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), requestTimeout)
-	defer cancel()
-	_, err := retry(cctx, w.backoff(), func(ctx context.Context) (*hitl.Question, error) {
+	// Tried until it is done or the watcher stops (the next watcher's
+	// sweep cancels it then).
+	_, err := retry(w.ctx, w.backoff(), func(ctx context.Context) (*hitl.Question, error) {
 		return w.cfg.Client.Cancel(ctx, q.ID, wd.reason)
 	})
 	switch {
@@ -118,7 +130,7 @@ func (w *Watcher) withdraw(ctx context.Context, q *hitl.Question) {
 	}
 }
 
-// requestTimeout bounds a create or cancel that must finish after its
+// requestTimeout bounds one attempt to create, which must finish after its
 // context ended.
 const requestTimeout = 30 * time.Second
 
@@ -130,12 +142,7 @@ func retry(ctx context.Context, b *backoff, f func(context.Context) (*hitl.Quest
 		if err == nil || !retryable(err) {
 			return q, err
 		}
-		d := b.next()
-		var he *hitl.Error
-		if errors.As(err, &he) && he.RetryAfter > d {
-			d = he.RetryAfter
-		}
-		if cerr := sleep(ctx, d); cerr != nil {
+		if cerr := sleep(ctx, b.delay(err)); cerr != nil {
 			return q, err
 		}
 	}
@@ -164,6 +171,17 @@ func (w *Watcher) backoff() *backoff {
 func (b *backoff) next() time.Duration {
 	d := b.cur
 	b.cur = min(2*b.cur, b.max)
+	return d
+}
+
+// delay is how long to wait before trying again after err: the next
+// delay, or the Retry-After err says when longer.
+func (b *backoff) delay(err error) time.Duration {
+	d := b.next()
+	var he *hitl.Error
+	if errors.As(err, &he) && he.RetryAfter > d {
+		d = he.RetryAfter
+	}
 	return d
 }
 

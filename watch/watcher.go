@@ -59,6 +59,7 @@ type Watcher struct {
 	fw      *fsnotify.Watcher
 	dirs    []*dir
 	results chan result
+	ctx     context.Context // Run's: ends when the watcher stops
 	wg      sync.WaitGroup
 	logMu   sync.Mutex
 }
@@ -98,6 +99,7 @@ func (w *Watcher) Run(ctx context.Context) error {
 	defer w.wg.Wait()
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
+	w.ctx = ctx
 	for _, d := range w.dirs {
 		w.addWatches(d)
 	}
