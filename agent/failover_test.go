@@ -207,6 +207,16 @@ func TestFailoverWrites(t *testing.T) {
 		assert.Equal(t, 1, count(t, b.svc, "fo-create"))
 	})
 
+	t.Run("an approval request that reached a dying replica is sent again under the same key: asked once", func(t *testing.T) {
+		a, b, c := twoReplicas(t)
+		a.intercept(cutAfter(func(r *http.Request) bool { return r.URL.Path == "/api/approvals" }))
+		out, err := c.RequestOperation(context.Background(), hitl.ApprovalRequest{RunID: "fo-approval",
+			Operation: hitl.Operation{Type: hitl.OpShell, Description: "deploy", Resource: "make deploy"}})
+		require.NoError(t, err)
+		require.NotEmpty(t, out.QuestionID)
+		assert.Equal(t, 1, count(t, b.svc, "fo-approval"))
+	})
+
 	t.Run("a replica that refuses connections is skipped for every request", func(t *testing.T) {
 		a, b, c := twoReplicas(t)
 		a.kill()
