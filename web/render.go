@@ -8,6 +8,7 @@ import (
 	"html/template"
 	"math"
 	"net/http"
+	"net/url"
 	"strconv"
 	"strings"
 	"time"
@@ -67,6 +68,8 @@ var funcs = template.FuncMap{
 		return ""
 	},
 	"iteration": iteration,
+	// seg is a run id as one path segment: ids may hold '/'.
+	"seg": url.PathEscape,
 	"pretty": func(v any) string {
 		b, err := json.MarshalIndent(v, "", "  ")
 		if err != nil {

@@ -157,3 +157,18 @@ func TestEventStreamNeedsASession(t *testing.T) {
 	r := e.browser(t).get("/events")
 	assert.Equal(t, http.StatusUnauthorized, r.status)
 }
+
+func TestRunIDWithSlash(t *testing.T) {
+	e := newEnv(t, false)
+	e.loop("team/loop-9", 2, 5, "sonnet")
+	ops := e.browser(t)
+	ops.signIn("ops-token-0123456789ab")
+	body := ops.get("/runs").body
+	assert.Contains(t, body, `href="/runs/team%2Floop-9"`)
+	r := ops.get("/runs/team%2Floop-9")
+	assert.Equal(t, http.StatusOK, r.status)
+	assert.Contains(t, r.body, "<h1>Run team/loop-9</h1>")
+	assert.Contains(t, r.body, `action="/runs/team%2Floop-9/control"`)
+	r = ops.post("/runs/team%2Floop-9/control", url.Values{"command": {"pause"}})
+	assert.Contains(t, r.body, "Loop paused at iteration 2 of 5")
+}
