@@ -47,6 +47,9 @@ type Config struct {
 	// After is the timer the bot waits on between run updates (time.After
 	// when nil); tests inject their own.
 	After func(time.Duration) <-chan time.Time
+	// WebURL is the web inbox's address (web.url): question messages
+	// link to their page there ("": no link).
+	WebURL string
 	// WebLink makes the one-time sign-in link to the web inbox that
 	// /hitl web sends p (nil: no web inbox).
 	WebLink func(ctx context.Context, p hitl.Principal) (string, error)

@@ -156,7 +156,7 @@ func (m *Main) slackConfig() bot.Config {
 		AppToken: s.AppToken, BotToken: s.BotToken, APIURL: s.APIURL, DefaultChannel: s.Channel,
 		Access: m.access(),
 		Clock:  m.Clock, Logger: m.Logger,
-		RunsChannel: s.RunsChannel, Models: s.Models, WebLink: m.webLink,
+		RunsChannel: s.RunsChannel, Models: s.Models, WebLink: m.webLink, WebURL: m.Config.Web.URL,
 	}
 	if m.SlackTuning != nil {
 		m.SlackTuning(&c)

@@ -100,3 +100,12 @@ func TestSlackWebLink(t *testing.T) {
 		assert.Contains(t, e.slash(t, "U0ALICE", "web"), "has no tokens")
 	})
 }
+
+func TestSlackMessageLinksToWebInbox(t *testing.T) {
+	e := slackEnvOn(t, slackfake.New(t, slackfake.FailOnReject()), 30*time.Second, func(c *config.Config, _ *Main) {
+		c.Web.URL = "https://hitl.example.com"
+	})
+	q, _ := e.ask(t, "r1", hitl.NewQuestion{Question: "Deploy?", ResponseType: hitl.BooleanResponse})
+	msg := e.posted(t, testChannel, q)
+	assert.Contains(t, string(msg.Blocks), `\u003chttps://hitl.example.com/q/`+q.ID+`|Open in the web inbox\u003e`)
+}
