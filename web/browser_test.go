@@ -282,6 +282,32 @@ func TestBrowser(t *testing.T) {
 		require.NoError(t, err)
 		assert.True(t, got.Pending(), "nothing was decided")
 	})
+	t.Run("every input has a label and a phone-sized screen needs no sideways scrolling", func(t *testing.T) {
+		for _, n := range []hitl.NewQuestion{
+			{Question: "A long question that goes on and on, to see that it wraps on a small screen: " + strings.Repeat("word ", 40), Type: hitl.Approval},
+			{Question: "Pick many", MultiSelect: true, Options: []hitl.Option{{Label: "A", Value: "a"}, {Label: "B", Value: "b"}}},
+			{Question: "Pick one of many", Options: []hitl.Option{{Label: "1"}, {Label: "2"}, {Label: "3"}, {Label: "4"}, {Label: "5"}, {Label: "6"}}},
+			{Question: "Free text?"},
+			{Question: "Secret?", Sensitive: true},
+			{Question: "Yes or no?", ResponseType: hitl.BooleanResponse},
+		} {
+			_, _, err := ag.Create(context.Background(), "a11y-run", n)
+			require.NoError(t, err)
+		}
+		ctx := tab(t)
+		signIn(t, ctx, base, "alice-token-0123456789")
+		var unlabelled []string
+		var fits bool
+		require.NoError(t, chromedp.Run(ctx,
+			chromedp.EmulateViewport(375, 800),
+			chromedp.Navigate(base+"/?run=a11y-run"),
+			chromedp.WaitVisible(".q", chromedp.ByQuery),
+			chromedp.Evaluate(`[...document.querySelectorAll("input:not([type=hidden]), select, textarea")].filter(e => !e.labels || e.labels.length === 0).map(e => e.outerHTML)`, &unlabelled),
+			chromedp.Evaluate(`document.documentElement.scrollWidth <= window.innerWidth`, &fits),
+		))
+		assert.Empty(t, unlabelled)
+		assert.True(t, fits, "the inbox fits 375 px")
+	})
 	t.Run("steer a paused run", func(t *testing.T) {
 		_, err := l.svc.Checkpoint(as(agentP), hitl.StateEvent{RunID: "loop-7", Stack: []hitl.StackEntry{{ID: "loop-7", Mode: "issue", Iter: 3, Max: 10, Model: "sonnet"}}})
 		require.NoError(t, err)
