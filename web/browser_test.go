@@ -312,7 +312,7 @@ func TestBrowser(t *testing.T) {
 		_, err := l.svc.Checkpoint(as(agentP), hitl.StateEvent{RunID: "loop-7", Stack: []hitl.StackEntry{{ID: "loop-7", Mode: "issue", Iter: 3, Max: 10, Model: "sonnet"}}})
 		require.NoError(t, err)
 		ctx := tab(t)
-		signIn(t, ctx, base, "ops-token-0123456789ab")
+		signIn(t, ctx, base, "root-token-0123456789a") // control-only sees no live events (the root's Event.VisibleTo); the unit tests steer as ops
 		var log, phase string
 		require.NoError(t, chromedp.Run(ctx,
 			chromedp.Navigate(base+"/runs/loop-7"),
@@ -320,6 +320,7 @@ func TestBrowser(t *testing.T) {
 			chromedp.Click(`//button[normalize-space()="Pause"]`, chromedp.BySearch),
 			hasText("#control-log", "Loop paused"),
 			hasText(".phase", "paused"),
+			hasText("#activity", "RESULT pause: Loop paused"), // the run's loop:control, live
 			chromedp.SendKeys(`input[name="model"]`, "opus", chromedp.ByQuery),
 			chromedp.Click(`//button[normalize-space()="Escalate"]`, chromedp.BySearch),
 			hasText("#control-log", "Escalated to opus"),

@@ -78,6 +78,8 @@ type runView struct {
 	Control []hitl.ControlMessage
 	// HistoryHidden says why the questions are not shown.
 	HistoryHidden string
+	// Live says the person sees the run's messages as they come.
+	Live bool
 }
 
 // handleRun serves GET /runs/{id}: the run's phase, iteration, model,
@@ -97,7 +99,10 @@ func (h *Handler) run(r *http.Request, s *session, id string) (*runView, error) 
 	if err != nil {
 		return nil, err
 	}
-	v := &runView{Run: rec, Steer: h.access.Authorize(s.p, hitl.ActionSteer, nil) == nil}
+	v := &runView{Run: rec, Steer: h.access.Authorize(s.p, hitl.ActionSteer, nil) == nil,
+		// The root says who sees a run's loop:control and loop:current
+		// messages on the log.
+		Live: (&hitl.Event{Type: hitl.EventControl, JobID: id, Asker: rec.Asker}).VisibleTo(s.p)}
 	// The questions are the root's to show: those who steer but do not
 	// answer see the run, not what its agent asked.
 	switch v.State, err = h.svc.RunState(r.Context(), id); {

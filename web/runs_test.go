@@ -86,6 +86,8 @@ func TestRuns(t *testing.T) {
 		assert.Contains(t, body, q.Question)
 		assert.Contains(t, body, "api:alice")
 		assert.Contains(t, ops.get("/runs/loop-1").body, "The questions are not shown to you", "the root's rule: control without answer")
+		assert.Contains(t, ops.get("/runs/loop-1").body, "shown live to those who answer")
+		assert.Contains(t, body, `id="activity"`, "who answers sees the run live")
 	})
 	t.Run("cancel run", func(t *testing.T) {
 		r := ops.post("/runs/loop-1/control", url.Values{"command": {"cancel"}})

@@ -133,7 +133,8 @@
           : ev.state ? "loop:current " + ev.state.event + (ev.state.reason ? " (" + ev.state.reason + ")" : "")
           : ev.type + (ev.questionId ? " " + ev.questionId : "");
         li.textContent = (ev.at || "") + " " + (ev.by || "") + " " + what;
-        document.getElementById("activity").appendChild(li);
+        var activity = document.getElementById("activity");
+        if (activity) activity.appendChild(li);
         refresh("#run-state");
       }
     };
