@@ -43,6 +43,8 @@ type Config struct {
 	InteractionThreshold *int `yaml:"interaction_threshold"`
 	// Policy is seed 003's approval policy.
 	Policy PolicyConfig `yaml:"policy"`
+	// Sessions are the idle and end times of coding-agent sessions.
+	Sessions Sessions `yaml:"sessions"`
 }
 
 // Token is a bearer token: Name identifies its holder (api:NAME in the
@@ -135,6 +137,7 @@ func Default() Config {
 		RateLimits: RateLimits{TokenPerMinute: 120, RunPerMinute: 30,
 			ControlPerMinute: 60, RunsPerMinute: 600, PolicyPerMinute: 600},
 		MaxStreams: hitl.DefaultMaxStreams,
+		Sessions:   defaultSessions(),
 		Timeouts: Timeouts{
 			Blocking: Duration(t.Blocking), Approval: Duration(t.Approval), ErrorRecovery: Duration(t.ErrorRecovery),
 			Min: Duration(t.Min), Max: Duration(t.Max),
