@@ -34,10 +34,35 @@ type hookInput struct {
 	PermissionMode string         `json:"permission_mode"`
 	HookEventName  string         `json:"hook_event_name"`
 	ToolName       string         `json:"tool_name"`
-	ToolInput      map[string]any `json:"tool_input"`
+	ToolInput      toolInput      `json:"tool_input"`
 	ToolUseID      string         `json:"tool_use_id"`
 	TurnID         string         `json:"turn_id"`
 	Model          string         `json:"model"`
+	// Prompt is UserPromptSubmit's prompt: the session's title.
+	Prompt string `json:"prompt"`
+	// ApprovalContext is what Codex releases that sent it give with a
+	// PermissionRequest: the model's justification and the sandbox
+	// permissions it asks for.
+	ApprovalContext *mcp.ApprovalContext `json:"approval_context"`
+}
+
+// toolInput is a tool's input: an object, as Claude Code and Codex send
+// for their tools. Any other JSON (Codex's schemas allow it after a tool
+// ran) is kept under "input", so that the event still reads.
+type toolInput map[string]any
+
+func (t *toolInput) UnmarshalJSON(b []byte) error {
+	var m map[string]any
+	if err := json.Unmarshal(b, &m); err == nil {
+		*t = m
+		return nil
+	}
+	var v any
+	if err := json.Unmarshal(b, &v); err != nil {
+		return err
+	}
+	*t = toolInput{"input": v}
+	return nil
 }
 
 // hook is one hook run.
@@ -84,11 +109,26 @@ func cmdHook(ctx context.Context, args []string, e *env) error {
 			h.run = prefix + "-" + digest(h.in.SessionID)[:16]
 		}
 	}
-	h.publishState(ctx)
-	if prefix == "codex" {
-		return h.codex(ctx)
+	if !handledEvent(h.in.HookEventName) {
+		return hookFailed(unhandledEvent(prefix, h.in.HookEventName, hookEvents))
 	}
-	return h.claude(ctx)
+	step := h.session(ctx)
+	if prefix == "codex" {
+		return h.codex(ctx, step)
+	}
+	return h.claude(ctx, step)
+}
+
+// hookEvents are the events both hooks handle, as their errors name them.
+const hookEvents = "SessionStart, UserPromptSubmit, PreToolUse, PermissionRequest, PostToolUse, Stop and SessionEnd"
+
+func handledEvent(name string) bool {
+	for _, e := range hitl.HookEvents {
+		if string(e) == name {
+			return true
+		}
+	}
+	return false
 }
 
 // hookFailed ends a hook with exit 1: the agents read exit 2 as "block
@@ -112,23 +152,9 @@ func unhandledEvent(agent, event, handled string) error {
 		agent, handled, event, event)
 }
 
-// publishState reports the session as a live run (a STATE on
-// loop:current), so that /hitl runs lists it. Best effort: the decision
-// does not depend on it.
-func (h *hook) publishState(ctx context.Context) {
-	ctx, cancel := context.WithTimeout(ctx, 5*time.Second)
-	defer cancel()
-	_, err := h.c.Publish(ctx, hitl.StateEvent{Event: hitl.StateRunning, RunID: h.run,
-		UpdatedAt: time.Now().UTC().Format(time.RFC3339),
-		Stack:     []hitl.StackEntry{{ID: h.run, Mode: h.agent, Model: cut(h.in.Model, hitl.MaxModelLen)}}})
-	if err != nil {
-		fmt.Fprintf(h.e.stderr, "hitl hook: cannot report the session: %s\n", visible(hitl.ErrorMessage(err)))
-	}
-}
-
 // call is the tool call the event is about.
 func (h *hook) call() mcp.ToolCall {
-	return mcp.ToolCall{Tool: h.in.ToolName, Input: h.in.ToolInput}
+	return mcp.ToolCall{Tool: h.in.ToolName, Input: h.in.ToolInput, Approval: h.in.ApprovalContext}
 }
 
 // key makes the event's questions idempotent: the same event (a hook
