@@ -29,15 +29,15 @@ const defaultHookWait = 9 * time.Minute
 // hookInput is what both agents send (Claude Code's common fields and
 // its tool events'; Codex adds turn_id and model).
 type hookInput struct {
-	SessionID      string         `json:"session_id"`
-	CWD            string         `json:"cwd"`
-	PermissionMode string         `json:"permission_mode"`
-	HookEventName  string         `json:"hook_event_name"`
-	ToolName       string         `json:"tool_name"`
-	ToolInput      toolInput      `json:"tool_input"`
-	ToolUseID      string         `json:"tool_use_id"`
-	TurnID         string         `json:"turn_id"`
-	Model          string         `json:"model"`
+	SessionID      string    `json:"session_id"`
+	CWD            string    `json:"cwd"`
+	PermissionMode string    `json:"permission_mode"`
+	HookEventName  string    `json:"hook_event_name"`
+	ToolName       string    `json:"tool_name"`
+	ToolInput      toolInput `json:"tool_input"`
+	ToolUseID      string    `json:"tool_use_id"`
+	TurnID         string    `json:"turn_id"`
+	Model          string    `json:"model"`
 	// Prompt is UserPromptSubmit's prompt: the session's title.
 	Prompt string `json:"prompt"`
 	// ApprovalContext is what Codex releases that sent it give with a

@@ -41,14 +41,9 @@ type contextOutput struct {
 func (h *hook) session(ctx context.Context) hitl.HookStep {
 	call := hitl.SessionHook{RunID: h.run, Agent: h.agent, Event: hitl.HookEvent(h.in.HookEventName),
 		CWD: cut(h.in.CWD, hitl.MaxContextLen), Prompt: h.in.Prompt, Model: cut(h.in.Model, hitl.MaxModelLen)}
-	report := func(ctx context.Context) (hitl.HookStep, error) {
-		ctx, cancel := context.WithTimeout(ctx, 10*time.Second)
-		defer cancel()
-		return h.c.Hook(ctx, call)
-	}
-	step, err := report(ctx)
+	step, err := h.report(ctx, call)
 	if err == nil && step.Action == hitl.HookHold {
-		step, err = h.hold(ctx, call, step, report)
+		step, err = h.hold(ctx, call, step)
 	}
 	if err != nil {
 		fmt.Fprintf(h.e.stderr, "hitl hook: cannot report the session: %s\n", visible(hitl.ErrorMessage(err)))
@@ -57,11 +52,18 @@ func (h *hook) session(ctx context.Context) hitl.HookStep {
 	return step
 }
 
+// report is one report of the call.
+func (h *hook) report(ctx context.Context, call hitl.SessionHook) (hitl.HookStep, error) {
+	ctx, cancel := context.WithTimeout(ctx, 10*time.Second)
+	defer cancel()
+	return h.c.Hook(ctx, call)
+}
+
 // hold waits while the run is paused: each change of the run is reported
 // again (a resume lets the call go on, a cancel halts it), for up to
 // --wait; what is left of --wait after the hold is what the tool's
 // decision may still take.
-func (h *hook) hold(ctx context.Context, call hitl.SessionHook, step hitl.HookStep, report func(context.Context) (hitl.HookStep, error)) (hitl.HookStep, error) {
+func (h *hook) hold(ctx context.Context, call hitl.SessionHook, step hitl.HookStep) (hitl.HookStep, error) {
 	start := time.Now()
 	fmt.Fprintf(h.e.stderr, "hitl hook: %s is paused in hitl: holding this %s for up to %s\n", h.run, call.Event, h.wait)
 	gctx, cancel := mcp.GiveUpAt(ctx, h.e.afterFunc()(h.wait))
@@ -74,12 +76,12 @@ func (h *hook) hold(ctx context.Context, call hitl.SessionHook, step hitl.HookSt
 				return step, ctx.Err() // the agent stopped the hook
 			}
 			call.HoldExpired = true
-			return report(ctx)
+			return h.report(ctx, call)
 		}
 		if err != nil {
 			return step, err
 		}
-		if step, err = report(ctx); err != nil {
+		if step, err = h.report(ctx, call); err != nil {
 			return step, err
 		}
 	}
