@@ -78,12 +78,15 @@ type hook struct {
 	// less when the agent cut it short (cancelled, killed).
 	waited time.Duration
 	cut    bool // the agent stopped the hook before --wait
+	// decideTools: PreToolUse decides tool calls (--decide-tools).
+	decideTools bool
 }
 
 func cmdHook(ctx context.Context, args []string, e *env) error {
 	fs := flag.NewFlagSet("hook", flag.ContinueOnError)
 	wait := fs.Duration("wait", defaultHookWait, "how long to wait for people before leaving the decision to the terminal (keep it under the hook's timeout)")
 	run := fs.String("run", "", "the run to ask in (default: claude-SESSION or codex-SESSION, one per agent session)")
+	decideTools := fs.Bool("decide-tools", true, "PreToolUse: decide every tool call by policy (false: only steer the session and answer AskUserQuestion, leaving tool calls to the agent's own permissions and its PermissionRequest hook)")
 	pos, err := parseArgs(fs, args)
 	if err != nil {
 		return hookFailed(err)
@@ -92,7 +95,7 @@ func cmdHook(ctx context.Context, args []string, e *env) error {
 		return hookFailed(usageError(fs, "hitl hook needs the agent: hitl hook claude, or hitl hook codex"))
 	}
 	// Rate limited: wait Retry-After and try again, within --wait.
-	h := &hook{e: e, c: newClient(e).With(agent.WithRateLimitWait(e.after)), wait: *wait}
+	h := &hook{e: e, c: newClient(e).With(agent.WithRateLimitWait(e.after)), wait: *wait, decideTools: *decideTools}
 	b, err := io.ReadAll(io.LimitReader(e.stdin, 16<<20))
 	if err == nil {
 		err = json.Unmarshal(b, &h.in)

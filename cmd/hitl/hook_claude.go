@@ -44,6 +44,9 @@ func (h *hook) claude(ctx context.Context, step hitl.HookStep) error {
 	}
 	switch h.in.HookEventName {
 	case "PreToolUse":
+		if !h.decideTools && h.in.ToolName != mcp.AskUserQuestionTool {
+			return nil // Claude Code's own permissions decide (and its PermissionRequest hook)
+		}
 		return h.print(hookOutput{h.preToolUse(ctx)})
 	case "PermissionRequest":
 		d, ok := h.permissionRequest(ctx)

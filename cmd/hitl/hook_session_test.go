@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/hitlbot/hitl"
+	"github.com/hitlbot/hitl/config"
 	"github.com/hitlbot/hitl/internal/principaltest"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -76,7 +77,7 @@ func (s sessionEvents) event(file string, set ...map[string]any) string {
 // person pauses, resumes, redirects, escalates and cancels it with the
 // CLI; it asserts the JSON Claude Code acts on.
 func TestHookClaudeSessionFromCLI(t *testing.T) {
-	m := startMain(t, hookPolicy)
+	m := startMain(t, hookPolicy, unlimitedSteering)
 	ctx := context.Background()
 	s := sessionEvents{t, "cli-1"}
 	const run = "claude-cli-1"
@@ -156,11 +157,27 @@ func TestHookClaudeSessionFromCLI(t *testing.T) {
 		assert.Contains(t, r.stderr, "unsupported")
 		assert.Contains(t, r.stderr, "cannot switch models from a hook")
 	})
+	t.Run("with --decide-tools=false a tool call is left to Claude Code's permissions, and still steered", func(t *testing.T) {
+		assert.Nil(t, hookJSON(t, cli(ctx, m, s.event("claude_pretooluse_bash.json"), "hook", "claude", "--decide-tools=false")))
+		assert.Empty(t, awaitPendingNone(t, m, run), "nobody asked")
+		require.Equal(t, 0, steer("pause", run).code)
+		tm := newManualTimer()
+		ch := hookRun(ctx, m, cliOpts{after: tm.after}, s.event("claude_pretooluse_bash.json"), "claude", "--decide-tools=false", "--wait", "5m")
+		tm.waited(t)
+		awaitRun(t, m, run, heldAt(hitl.HookPreToolUse))
+		tm.fire <- time.Now()
+		assert.Equal(t, "deny", specific(t, hookJSON(t, result(t, ch)))["permissionDecision"])
+		require.Equal(t, 0, steer("resume", run).code)
+	})
 	t.Run("SessionEnd ends the run DONE", func(t *testing.T) {
 		assert.Nil(t, hook(s.event("claude_sessionend.json")))
 		assert.Equal(t, hitl.RunDone, awaitRun(t, m, run, func(r *hitl.Run) bool { return r.Control.Status.Ended() }).Control.Status)
 	})
 }
+
+// unlimitedSteering lifts the control rate limit: one person steers a
+// whole session here, faster than a person would.
+func unlimitedSteering(c *config.Config, _ *Main) { c.RateLimits.ControlPerMinute = 0 }
 
 // awaitPendingNone returns the run's pending questions (none expected).
 func awaitPendingNone(t *testing.T, m *Main, run string) []*hitl.Question {
