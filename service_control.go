@@ -107,13 +107,16 @@ func (s *Service) apply(ctx context.Context, p Principal, req ControlMessage, re
 				return done(nil, failure(CodeInvalidState, "Run "+r.ID+" is already paused"), nil)
 			}
 			c.Status, c.PausedBy = RunPaused, p.ID
+			r.unhold()
 			return done(&r, ControlPayload{Status: ResultSuccess, Message: r.steered(req.Command, "Loop paused"+r.describe())}, nil)
 		case CommandResume:
 			if c.Status != RunPaused {
 				return done(nil, failure(CodeInvalidState, "Run "+r.ID+" is not paused: it is "+string(c.Status)), nil)
 			}
 			c.Status, c.PausedBy = RunRunning, ""
-			return done(&r, ControlPayload{Status: ResultSuccess, Message: r.steered(req.Command, "Loop resumed"+r.describe())}, nil)
+			msg := r.steered(req.Command, "Loop resumed"+r.describe())
+			r.unhold()
+			return done(&r, ControlPayload{Status: ResultSuccess, Message: msg}, nil)
 		case CommandCancel:
 			c.Status, c.Reason, c.NewModel, c.Instruction = RunCancelled, ReasonUserCancelled, "", ""
 			c.CancelledBy, c.PausedBy = p.ID, ""

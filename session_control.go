@@ -40,3 +40,12 @@ func (r *Run) steered(cmd Command, loopMsg string) string {
 	}
 	return "Session resumed"
 }
+
+// unhold forgets the hook call a session was held at: a pause starts
+// unreached, and a resume lets the held call go (a held hook the agent
+// killed meanwhile must not show as held).
+func (r *Run) unhold() {
+	if r.Control.Session != nil {
+		r.Control.Session.Held = ""
+	}
+}

@@ -192,9 +192,17 @@ func TestSessionSteering(t *testing.T) {
 		e.hook(t, "claude-p", hitl.HookPreToolUse)
 		assert.Equal(t, "Session resumed: Claude Code goes on from PreToolUse",
 			result(t, e.send(t, controller, "r2", hitl.CommandResume, "claude-p", hitl.ControlPayload{})).Message)
+		assert.Empty(t, e.run(t, "claude-p").Control.Session.Held, "resumed: nothing shows held, even if the held hook died")
 		assert.Equal(t, hitl.HookProceed, e.hook(t, "claude-p", hitl.HookPreToolUse).Action)
-		assert.Empty(t, e.run(t, "claude-p").Control.Session.Held)
 		assert.Empty(t, e.run(t, "claude-p").Control.PausedBy)
+	})
+	t.Run("a hook that died while held does not make the next pause look reached", func(t *testing.T) {
+		e := newSessionEnv(t)
+		e.hook(t, "claude-q", hitl.HookSessionStart)
+		result(t, e.send(t, controller, "r1", hitl.CommandPause, "claude-q", hitl.ControlPayload{}))
+		e.hook(t, "claude-q", hitl.HookPostToolUse) // held; then Claude Code kills the hook
+		result(t, e.send(t, controller, "r2", hitl.CommandResume, "claude-q", hitl.ControlPayload{}))
+		assert.Contains(t, result(t, e.send(t, controller, "r3", hitl.CommandPause, "claude-q", hitl.ControlPayload{})).Message, "queued")
 	})
 	t.Run("redirect is handed over once, at the first call that can carry it", func(t *testing.T) {
 		e := newSessionEnv(t)
