@@ -218,7 +218,11 @@ func RunLine(r *hitl.Run) string {
 	if it := c.Iteration(); it != "" {
 		parts = append(parts, "iteration "+it)
 	}
-	for _, s := range []string{c.Model, c.Mode, c.IssueID} {
+	task := ""
+	if c.Session != nil {
+		task = c.Session.Title
+	}
+	for _, s := range []string{c.Model, c.Mode, c.IssueID, task} {
 		if s = oneLine(s); s != "" {
 			e, _ := escapeCut(s, 100, ellipsis)
 			parts = append(parts, e)

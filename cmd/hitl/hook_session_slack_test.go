@@ -39,6 +39,7 @@ func TestHookClaudeSessionFromSlack(t *testing.T) {
 	live := e.liveMessage(t, run, has("Fix the failing test in pkg/billing"))
 	assert.Contains(t, string(live.Blocks), "/home/dev/app")
 	assert.Contains(t, string(live.Blocks), "Claude Code")
+	assert.Contains(t, e.slash(t, controller, "status "+run), "Fix the failing test in pkg/billing")
 
 	t.Run("a pause from a slash command is queued until the next hook call, which holds; Resume lets it go", func(t *testing.T) {
 		_, res := e.steerSlash(t, controller, "pause "+run)

@@ -91,17 +91,21 @@ func TestHookClaudeSessionFromCLI(t *testing.T) {
 	assert.Equal(t, "claude-sonnet-4-5-20250929", r.Control.Model)
 	assert.Nil(t, hook(s.event("claude_userpromptsubmit.json")))
 	assert.Equal(t, "Fix the failing test in pkg/billing", awaitRun(t, m, run, func(*hitl.Run) bool { return true }).Control.Session.Title)
-	assert.Contains(t, steer("runs").stdout, run)
+	runs := steer("runs").stdout
+	assert.Contains(t, runs, run)
+	assert.Contains(t, runs, "Fix the failing tes", "hitl runs names the session's task")
 	assert.Equal(t, "allow", specific(t, hook(s.event("claude_pretooluse_read.json")))["permissionDecision"])
 
 	t.Run("pause is queued; the next tool call holds until resume, then is decided", func(t *testing.T) {
 		p := steer("pause", run)
 		require.Equal(t, 0, p.code, p.stderr)
 		assert.Contains(t, p.stdout, "Session paused: queued, Claude Code holds at its next hook call")
+		assert.Contains(t, steer("runs").stdout, "paused (queued for the next hook call)")
 		tm := newManualTimer()
 		ch := hookRun(ctx, m, cliOpts{after: tm.after}, s.event("claude_pretooluse_read.json"), "claude", "--wait", "5m")
 		assert.Equal(t, 5*time.Minute, tm.waited(t), "held for up to --wait")
 		awaitRun(t, m, run, heldAt(hitl.HookPreToolUse))
+		assert.Contains(t, steer("runs").stdout, "paused (held at PreToolUse)")
 		res := steer("resume", run)
 		assert.Contains(t, res.stdout, "Session resumed: Claude Code goes on from PreToolUse")
 		out := hookJSON(t, result(t, ch))
