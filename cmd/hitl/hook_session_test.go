@@ -8,6 +8,7 @@ import (
 
 	"github.com/hitlbot/hitl"
 	"github.com/hitlbot/hitl/config"
+	"github.com/hitlbot/hitl/internal/clocktest"
 	"github.com/hitlbot/hitl/internal/principaltest"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -293,4 +294,32 @@ func TestHookCodexSession(t *testing.T) {
 		d := specific(t, out)["decision"].(map[string]any)
 		assert.Equal(t, "deny", d["behavior"])
 	})
+}
+
+// TestHookSessionFallsSilent: the sweep shows a silent session idle after
+// sessions.idle_after and ends it after sessions.end_after (on the
+// service's clock); its next hook call brings it back.
+func TestHookSessionFallsSilent(t *testing.T) {
+	clock := clocktest.New(time.Date(2026, 5, 18, 9, 0, 0, 0, time.UTC))
+	m := startMain(t, hookPolicy, withClock(clock), func(c *config.Config, _ *Main) {
+		c.Sessions = config.Sessions{IdleAfter: config.Duration(10 * time.Minute), EndAfter: config.Duration(time.Hour)}
+	})
+	ctx := context.Background()
+	s := sessionEvents{t, "quiet"}
+	const run = "codex-quiet"
+	assert.Nil(t, hookJSON(t, cli(ctx, m, s.event("codex_sessionstart.json"), "hook", "codex")))
+
+	clock.Add(10 * time.Minute)
+	awaitRun(t, m, run, func(r *hitl.Run) bool { return r.Control.Session.Idle })
+	assert.Contains(t, cli(ctx, m, "", "runs").stdout, "running (idle)")
+
+	clock.Add(time.Hour)
+	r := awaitRun(t, m, run, func(r *hitl.Run) bool { return r.Control.Status.Ended() })
+	assert.Equal(t, hitl.RunAborted, r.Control.Status)
+	assert.Equal(t, hitl.ReasonIdle, r.Control.Reason)
+
+	assert.Nil(t, hookJSON(t, cli(ctx, m, s.event("codex_userpromptsubmit.json"), "hook", "codex")))
+	r = awaitRun(t, m, run, func(r *hitl.Run) bool { return true })
+	assert.Equal(t, hitl.RunRunning, r.Control.Status, "back at its next hook call")
+	assert.False(t, r.Control.Session.Idle)
 }
