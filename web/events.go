@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"net/http"
+	"strconv"
 	"time"
 
 	"github.com/hitlbot/hitl"
@@ -60,7 +61,8 @@ func (h *Handler) toPage(p hitl.Principal, ev *hitl.Event) pageEvent {
 }
 
 // handleEvents serves GET /events: the log's events the person may see,
-// live from now, as server-sent events for the page's script.
+// live from now (or after Last-Event-ID, when a page reconnects), as
+// server-sent events for the page's script.
 func (h *Handler) handleEvents(w http.ResponseWriter, r *http.Request, s *session) {
 	ctx := r.Context()
 	release, err := h.svc.OpenStream(ctx)
@@ -73,6 +75,11 @@ func (h *Handler) handleEvents(w http.ResponseWriter, r *http.Request, s *sessio
 	if err != nil {
 		h.fail(w, r, err)
 		return
+	}
+	// A reconnecting page (EventSource sends the last id it saw) gets
+	// what it missed meanwhile.
+	if id, err := strconv.ParseUint(r.Header.Get("Last-Event-ID"), 10, 64); err == nil && id < after {
+		after = id
 	}
 	rc := http.NewResponseController(w)
 	hd := w.Header()

@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"context"
 	"encoding/json"
+	"fmt"
 	"net/http"
 	"net/url"
 	"strings"
@@ -173,4 +174,32 @@ func TestRunIDWithSlash(t *testing.T) {
 	assert.Contains(t, r.body, `action="/runs/team%2Floop-9/control"`)
 	r = ops.post("/runs/team%2Floop-9/control", url.Values{"command": {"pause"}})
 	assert.Contains(t, r.body, "Loop paused at iteration 2 of 5")
+}
+
+func TestEventStreamResumes(t *testing.T) {
+	e := newEnv(t, false)
+	q := e.ask("r1", hitl.NewQuestion{Question: "Missed?", Type: hitl.Approval})
+	seen, err := e.svc.LastSeq(context.Background())
+	require.NoError(t, err)
+	_, err = e.svc.Answer(as(rootP), q.ID, hitl.Response{Value: "approve"}) // while the page was away
+	require.NoError(t, err)
+	b := e.browser(t)
+	b.signIn("alice-token-0123456789")
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	req, err := http.NewRequestWithContext(ctx, http.MethodGet, e.srv.URL+"/events", nil)
+	require.NoError(t, err)
+	req.Header.Set("Last-Event-ID", fmt.Sprint(seen))
+	res, err := b.c.Do(req)
+	require.NoError(t, err)
+	defer res.Body.Close()
+	rd := bufio.NewReader(res.Body)
+	for {
+		line, err := rd.ReadString('\n')
+		require.NoError(t, err, "the missed answer before the deadline")
+		if strings.HasPrefix(line, "data: ") && strings.Contains(line, `"type":"question_answered"`) {
+			assert.Contains(t, line, q.ID)
+			return
+		}
+	}
 }
