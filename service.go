@@ -3,6 +3,7 @@ package hitl
 import (
 	"context"
 	"sync"
+	"sync/atomic"
 	"time"
 )
 
@@ -80,6 +81,10 @@ type Service struct {
 	streams  streams
 	refusals refusals
 	dir      directory
+	// failures are the recent failed creations; alerts, when configured,
+	// are the alerts stats shows (alerts.go).
+	failures failureLog
+	alerts   atomic.Pointer[Alerts]
 }
 
 var _ QuestionService = (*Service)(nil)
@@ -143,7 +148,9 @@ func (s *Service) Access() Access { return s.access }
 
 // Create implements QuestionService.
 func (s *Service) Create(ctx context.Context, jobID string, n NewQuestion) (*Question, bool, error) {
-	return s.create(ctx, jobID, n, nil)
+	q, created, err := s.create(ctx, jobID, n, nil)
+	s.failures.note(err, s.clock)
+	return q, created, err
 }
 
 // create is Create with a last touch on the built question (an approval

@@ -1,0 +1,343 @@
+package hitl
+
+import (
+	"context"
+	"math"
+	"slices"
+	"time"
+)
+
+// Stats is seed 001's key metrics over a window (hitl stats, GET
+// /api/stats). Asked counts the questions asked in the window; the
+// outcomes and times count the questions settled in it, whenever they
+// were asked.
+type Stats struct {
+	// Since is the start of the window (RFC 3339).
+	Since     time.Time `json:"since"`
+	Run       string    `json:"run,omitempty"`
+	Asked     int       `json:"asked"`
+	Answered  int       `json:"answered"`
+	TimedOut  int       `json:"timedOut"`
+	Cancelled int       `json:"cancelled"`
+	// Times from asking to the answer, over the questions answered in
+	// the window (0 when none was).
+	AvgTimeToAnswerSeconds float64 `json:"avgTimeToAnswerSeconds"`
+	P50TimeToAnswerSeconds float64 `json:"p50TimeToAnswerSeconds"`
+	P90TimeToAnswerSeconds float64 `json:"p90TimeToAnswerSeconds"`
+	// TimeoutRateByType is, per question type, the share of the
+	// questions settled in the window that timed out (0..1).
+	TimeoutRateByType map[QuestionType]float64 `json:"timeoutRateByType"`
+	// QuestionsPerRun is Asked over the runs those questions belong to.
+	QuestionsPerRun float64 `json:"questionsPerRun"`
+	// ResponseRate is the share of the questions people could answer
+	// (answered or timed out; a cancelled one was withdrawn) that they
+	// answered (0..1).
+	ResponseRate  float64 `json:"responseRate"`
+	RemindersSent int     `json:"remindersSent"`
+	Escalations   int     `json:"escalations"`
+	// Alerts are the alerts active now.
+	Alerts []Alert `json:"alerts"`
+}
+
+// StatsQuery selects the window of Stats: the last Since (default
+// DefaultStatsSince), of one run when Run is set.
+type StatsQuery struct {
+	Since time.Duration
+	Run   string
+}
+
+// DefaultStatsSince is the window of stats when none is asked for.
+const DefaultStatsSince = 24 * time.Hour
+
+// The event types of reminders and escalations (issue 15's other half
+// names them EventQuestionReminded and EventQuestionEscalated): stats and
+// metrics count them from the log by these values.
+const (
+	remindedEvent  EventType = "question_reminded"
+	escalatedEvent EventType = "question_escalated"
+)
+
+// CountsAsReminder and CountsAsEscalation say whether an event of type t
+// is a reminder sent or an escalation, for readers of the log that count
+// them (metrics).
+func CountsAsReminder(t EventType) bool   { return t == remindedEvent }
+func CountsAsEscalation(t EventType) bool { return t == escalatedEvent }
+
+// StatsService serves stats. *Service implements it; agent.Client
+// implements it over HTTP.
+//
+// Errors: EINVALID for a bad window or run id, EFORBIDDEN when the
+// principal may not read stats.
+type StatsService interface {
+	Stats(ctx context.Context, q StatsQuery) (*Stats, error)
+}
+
+var _ StatsService = (*Service)(nil)
+
+// Stats implements StatsService. It reads the questions asked in the
+// window by the creation-time index and those settled in it by the
+// settle-time index (of one run: that run's questions by the run index),
+// and the window's events from the first one in it (found by a binary
+// search of the log): its cost grows with what happened in the window,
+// not with the history stored.
+func (s *Service) Stats(ctx context.Context, sq StatsQuery) (*Stats, error) {
+	p := PrincipalFrom(ctx)
+	if err := s.access.Authorize(p, ActionStats, nil); err != nil {
+		return nil, s.refused(ctx, p, ActionStats, &Question{JobID: sq.Run}, err)
+	}
+	if sq.Since == 0 {
+		sq.Since = DefaultStatsSince
+	}
+	if sq.Since < 0 {
+		return nil, Errorf(EINVALID, "since must be a positive duration, like 24h or 90m")
+	}
+	if sq.Run != "" {
+		if err := ValidateJobID(sq.Run); err != nil {
+			return nil, err
+		}
+	}
+	since := s.clock.Now().Add(-sq.Since)
+	var t statsTally
+	t.runs = map[string]bool{}
+	var err error
+	if sq.Run != "" {
+		err = s.tallyRun(ctx, sq.Run, since, &t)
+	} else {
+		err = s.tallyAll(ctx, since, &t)
+	}
+	if err != nil {
+		return nil, err
+	}
+	if err := s.tallyEvents(ctx, sq.Run, since, &t); err != nil {
+		return nil, err
+	}
+	st := t.stats()
+	st.Since, st.Run = since, sq.Run
+	st.Alerts = []Alert{}
+	if a := s.alerts.Load(); a != nil {
+		st.Alerts = a.Active()
+	}
+	return st, nil
+}
+
+// statsTally accumulates a window's questions and events.
+type statsTally struct {
+	asked                         int
+	runs                          map[string]bool
+	answered, timedOut, cancelled int
+	answerSeconds                 []float64
+	settledByType                 map[QuestionType]Tally
+	reminders, escalations        int
+}
+
+func (t *statsTally) ask(q *Question) {
+	t.asked++
+	t.runs[q.JobID] = true
+}
+
+func (t *statsTally) settle(q *Question) {
+	if t.settledByType == nil {
+		t.settledByType = map[QuestionType]Tally{}
+	}
+	by := t.settledByType[q.Type]
+	by.Settled++
+	switch q.Status {
+	case StatusAnswered:
+		t.answered++
+		t.answerSeconds = append(t.answerSeconds, q.RespondedAt.Sub(q.CreatedAt).Seconds())
+	case StatusTimeout:
+		t.timedOut++
+		by.TimedOut++
+	case StatusCancelled:
+		t.cancelled++
+	}
+	t.settledByType[q.Type] = by
+}
+
+func (t *statsTally) stats() *Stats {
+	st := &Stats{Asked: t.asked, Answered: t.answered, TimedOut: t.timedOut, Cancelled: t.cancelled,
+		RemindersSent: t.reminders, Escalations: t.escalations, TimeoutRateByType: map[QuestionType]float64{}}
+	if n := len(t.answerSeconds); n > 0 {
+		slices.Sort(t.answerSeconds)
+		sum := 0.0
+		for _, v := range t.answerSeconds {
+			sum += v
+		}
+		st.AvgTimeToAnswerSeconds = round3(sum / float64(n))
+		st.P50TimeToAnswerSeconds = round3(percentile(t.answerSeconds, 0.5))
+		st.P90TimeToAnswerSeconds = round3(percentile(t.answerSeconds, 0.9))
+	}
+	for typ, by := range t.settledByType {
+		st.TimeoutRateByType[typ] = round3(float64(by.TimedOut) / float64(by.Settled))
+	}
+	if len(t.runs) > 0 {
+		st.QuestionsPerRun = round3(float64(t.asked) / float64(len(t.runs)))
+	}
+	if d := t.answered + t.timedOut; d > 0 {
+		st.ResponseRate = round3(float64(t.answered) / float64(d))
+	}
+	return st
+}
+
+// percentile is the nearest-rank percentile of sorted values.
+func percentile(sorted []float64, p float64) float64 {
+	i := int(math.Ceil(p*float64(len(sorted)))) - 1
+	return sorted[max(i, 0)]
+}
+
+func round3(v float64) float64 { return math.Round(v*1000) / 1000 }
+
+// tallyAll reads the questions asked since (newest first, by the
+// creation-time index, until one is older) and those settled since (by
+// the settle-time index).
+func (s *Service) tallyAll(ctx context.Context, since time.Time, t *statsTally) error {
+	f := QuestionFilter{Reverse: true, Limit: MaxPageSize}
+	for {
+		page, err := s.store.Questions(ctx, f)
+		if err != nil {
+			return err
+		}
+		for _, q := range page.Questions {
+			if q.CreatedAt.Before(since) {
+				return s.tallySettled(ctx, since, t)
+			}
+			t.ask(q)
+		}
+		if page.NextCursor == "" {
+			return s.tallySettled(ctx, since, t)
+		}
+		f.Cursor = page.NextCursor
+	}
+}
+
+func (s *Service) tallySettled(ctx context.Context, since time.Time, t *statsTally) error {
+	cursor := ""
+	for {
+		page, err := s.store.SettledQuestions(ctx, since, MaxPageSize, cursor)
+		if err != nil {
+			return err
+		}
+		for _, q := range page.Questions {
+			t.settle(q)
+		}
+		if page.NextCursor == "" {
+			return nil
+		}
+		cursor = page.NextCursor
+	}
+}
+
+// tallyRun reads run's questions by the run index.
+func (s *Service) tallyRun(ctx context.Context, run string, since time.Time, t *statsTally) error {
+	f := QuestionFilter{JobID: run, Limit: MaxPageSize}
+	for {
+		page, err := s.store.Questions(ctx, f)
+		if err != nil {
+			return err
+		}
+		for _, q := range page.Questions {
+			if !q.CreatedAt.Before(since) {
+				t.ask(q)
+			}
+			if !q.Pending() && q.RespondedAt != nil && !q.RespondedAt.Before(since) {
+				t.settle(q)
+			}
+		}
+		if page.NextCursor == "" {
+			return nil
+		}
+		f.Cursor = page.NextCursor
+	}
+}
+
+// tallyEvents counts the reminders and escalations of the window: of one
+// run by the run's event index, else from the first event of the window.
+func (s *Service) tallyEvents(ctx context.Context, run string, since time.Time, t *statsTally) error {
+	count := func(evs []*Event) {
+		for _, ev := range evs {
+			if ev.At.Before(since) {
+				continue
+			}
+			switch {
+			case CountsAsReminder(ev.Type):
+				t.reminders++
+			case CountsAsEscalation(ev.Type):
+				t.escalations++
+			}
+		}
+	}
+	if run != "" {
+		for after := uint64(0); ; {
+			evs, through, err := s.store.RunEvents(ctx, run, after, MaxPageSize)
+			if err != nil {
+				return err
+			}
+			count(evs)
+			if len(evs) < MaxPageSize {
+				return nil
+			}
+			after = through
+		}
+	}
+	after, err := s.seqBefore(ctx, since)
+	if err != nil {
+		return err
+	}
+	for {
+		evs, err := s.store.Events(ctx, after, MaxPageSize)
+		if err != nil {
+			return err
+		}
+		count(evs)
+		if len(evs) < MaxPageSize {
+			return nil
+		}
+		after = evs[len(evs)-1].Seq
+	}
+}
+
+// seqBefore finds, by a binary search of the log (events are appended in
+// time order), a Seq after which every event is at or after since, and
+// before which none is: the cursor to read the window's events from. It
+// costs a few reads, however long the log.
+func (s *Service) seqBefore(ctx context.Context, since time.Time) (uint64, error) {
+	last, err := s.store.LastSeq(ctx)
+	if err != nil {
+		return 0, err
+	}
+	lo, hi := uint64(0), last // the answer is in [lo, hi]
+	for lo < hi {
+		mid := lo + (hi-lo)/2
+		evs, err := s.store.Events(ctx, mid, 1)
+		if err != nil {
+			return 0, err
+		}
+		if len(evs) == 0 || !evs[0].At.Before(since) {
+			hi = mid
+		} else {
+			lo = evs[0].Seq
+		}
+	}
+	return lo, nil
+}
+
+// AuthorizeScrape applies the rule of who may scrape /metrics to the
+// principal in ctx; a refusal is audited.
+func (s *Service) AuthorizeScrape(ctx context.Context) error {
+	p := PrincipalFrom(ctx)
+	if err := s.access.Authorize(p, ActionScrape, nil); err != nil {
+		return s.refused(ctx, p, ActionScrape, &Question{}, err)
+	}
+	return nil
+}
+
+// PendingByType counts the pending questions of each type, with the Seq
+// of the log they are counted at (the metrics start there). Whoever may
+// read stats may.
+func (s *Service) PendingByType(ctx context.Context) (map[QuestionType]int, uint64, error) {
+	p := PrincipalFrom(ctx)
+	if err := s.access.Authorize(p, ActionStats, nil); err != nil {
+		return nil, 0, s.refused(ctx, p, ActionStats, &Question{}, err)
+	}
+	return s.store.PendingByType(ctx)
+}
