@@ -4,6 +4,8 @@ import (
 	"context"
 	"math"
 	"slices"
+	"strconv"
+	"strings"
 	"time"
 )
 
@@ -340,4 +342,25 @@ func (s *Service) PendingByType(ctx context.Context) (map[QuestionType]int, uint
 		return nil, 0, s.refused(ctx, p, ActionStats, &Question{}, err)
 	}
 	return s.store.PendingByType(ctx)
+}
+
+// ParseSince reads a stats window as people write it: a Go duration
+// ("24h", "90m") or a number of days ("7d"); "" is the default.
+func ParseSince(s string) (time.Duration, error) {
+	if s == "" {
+		return DefaultStatsSince, nil
+	}
+	bad := Errorf(EINVALID, "since %q is not a duration: use one like 24h, 90m or 7d", s)
+	if days, ok := strings.CutSuffix(s, "d"); ok {
+		n, err := strconv.Atoi(days)
+		if err != nil || n <= 0 || n > 3650 {
+			return 0, bad
+		}
+		return time.Duration(n) * 24 * time.Hour, nil
+	}
+	d, err := time.ParseDuration(s)
+	if err != nil || d <= 0 {
+		return 0, bad
+	}
+	return d, nil
 }

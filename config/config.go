@@ -43,6 +43,11 @@ type Config struct {
 	InteractionThreshold *int `yaml:"interaction_threshold"`
 	// Policy is seed 003's approval policy.
 	Policy PolicyConfig `yaml:"policy"`
+	// MetricsListen is an address of its own for /metrics, served
+	// without a token (a private scrape network); empty: /metrics is on
+	// the API listener, for admins (config/alerts.go).
+	MetricsListen string `yaml:"metrics_listen"`
+	Alerts        Alerts `yaml:"alerts"`
 }
 
 // Token is a bearer token: Name identifies its holder (api:NAME in the
@@ -192,6 +197,8 @@ var envKeys = []struct{ env, key string }{
 	{"HITL_RATE_RUNS_PER_MINUTE", "rate_limits.runs_per_minute"},
 	{"HITL_RATE_POLICY_PER_MINUTE", "rate_limits.policy_per_minute"},
 	{"HITL_MAX_STREAMS", "max_streams"},
+	{"HITL_METRICS_LISTEN", "metrics_listen"},
+	{"HITL_ALERTS_CHANNEL", "alerts.channel"},
 }
 
 func (c *Config) applyEnv(getenv func(string) string) error {
@@ -223,6 +230,10 @@ func (c *Config) applyEnv(getenv func(string) string) error {
 			c.InteractionThreshold = &n
 		case "slack.runs_channel":
 			c.Slack.RunsChannel = v
+		case "metrics_listen":
+			c.MetricsListen = v
+		case "alerts.channel":
+			c.Alerts.Channel = v
 		case "retention":
 			d, err := time.ParseDuration(v)
 			if err != nil {
