@@ -1,10 +1,10 @@
 // Package metrics exports hitl's Prometheus metrics. Counters are fed from
 // the durable event log (read once per change, like the Slack outbox), so
 // they count what was committed; the pending gauge is counted once at
-// start through an index and kept current from the log; gauges of the
-// edges (outbox depth, event streams) and the alerts are read at scrape
-// time from memory. A scrape costs the same however many questions are
-// stored.
+// start through an index and kept current from the log; the event
+// streams and the alerts are read at scrape time from memory, the outbox
+// depth from the store (its cost grows with the deliveries queued, normally
+// none). A scrape costs the same however many questions are stored.
 package metrics
 
 import (
@@ -33,7 +33,8 @@ type Config struct {
 	Source Source
 	// Alerts are exported as hitl_alert_active (nil: none configured).
 	Alerts *hitl.Alerts
-	// OutboxDepth and EventStreams are read at each scrape.
+	// OutboxDepth and EventStreams are read at each scrape (NaN: could
+	// not be read).
 	OutboxDepth  func() float64
 	EventStreams func() float64
 	Logger       *slog.Logger

@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"errors"
+	"math"
 	"net"
 	"net/http"
 	"time"
@@ -34,7 +35,16 @@ func (m *Main) startObservability(ctx context.Context, streams func() int) error
 		return err
 	}
 	o.metrics = metrics.New(metrics.Config{Source: m.Service, Alerts: o.alerts, Logger: m.Logger,
-		EventStreams: func() float64 { return float64(streams()) }})
+		EventStreams: func() float64 { return float64(streams()) },
+		OutboxDepth: func() float64 {
+			ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+			defer cancel()
+			n, err := m.DB.QueueLength(ctx)
+			if err != nil {
+				return math.NaN()
+			}
+			return float64(n)
+		}})
 	return o.metrics.Start(ctx)
 }
 

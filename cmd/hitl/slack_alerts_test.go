@@ -78,3 +78,25 @@ func TestSlackAlertsPostedOnceEach(t *testing.T) {
 	}
 	assert.True(t, found, "the failed post is counted:\n%s", body)
 }
+
+// TestOutboxDepthWhileSlackIsDown: questions asked while Slack is down
+// wait in the outbox, and hitl_outbox_depth says how many.
+func TestOutboxDepthWhileSlackIsDown(t *testing.T) {
+	srv := slackfake.New(t)
+	e := slackEnvOn(t, srv, 30*time.Second)
+	srv.SetDown(true)
+	for range 3 {
+		e.ask(t, "run-down", hitl.NewQuestion{Question: "Ship it?"})
+	}
+	depth := func() float64 {
+		status, body := get(t, e.m.URL()+"/metrics", "")
+		require.Equal(t, 200, status)
+		p := expfmt.NewTextParser(model.UTF8Validation)
+		fams, err := p.TextToMetricFamilies(strings.NewReader(body))
+		require.NoError(t, err)
+		return fams["hitl_outbox_depth"].GetMetric()[0].GetGauge().GetValue()
+	}
+	assert.Eventually(t, func() bool { return depth() == 3 }, 10*time.Second, 5*time.Millisecond, "three posts queued")
+	srv.SetDown(false)
+	assert.Eventually(t, func() bool { return depth() == 0 }, 10*time.Second, 5*time.Millisecond, "posted once Slack is back")
+}
