@@ -5,6 +5,7 @@ import (
 	"slices"
 	"strings"
 	"sync"
+	"time"
 )
 
 // alertLog is the key alert events are indexed under in the store's
@@ -27,6 +28,7 @@ type Alerts struct {
 
 	mu     sync.Mutex
 	cursor uint64              // the last event read
+	filled bool                // the window was read from the store
 	window []settled           // settled questions, in the order seen
 	seen   map[string]struct{} // ids in window
 	tally  map[QuestionType]Tally
@@ -41,9 +43,10 @@ type settled struct {
 }
 
 // NewAlerts returns the alerts of cfg over s: the active alerts are read
-// back from the log, and the window is filled with the questions settled
-// in the last AlertWindow (read by the settle-time index). Stats shows
-// its active alerts from then on.
+// back from the log (by its index), and the first Check fills the window
+// with the questions settled in the last AlertWindow (by the settle-time
+// index): starting reads no clock. Stats shows its active alerts from
+// then on.
 func (s *Service) NewAlerts(ctx context.Context, cfg AlertConfig) (*Alerts, error) {
 	a := &Alerts{cfg: cfg.WithDefaults(), svc: s, seen: map[string]struct{}{},
 		tally: map[QuestionType]Tally{}, active: map[string]Alert{}}
@@ -71,23 +74,27 @@ func (s *Service) NewAlerts(ctx context.Context, cfg AlertConfig) (*Alerts, erro
 		}
 		after = through
 	}
-	since := s.clock.Now().Add(-AlertWindow)
+	s.alerts.Store(a)
+	return a, nil
+}
+
+// fill adds the questions settled since since to the window (those the
+// log also shows are observed once).
+func (a *Alerts) fill(ctx context.Context, since time.Time) error {
 	cursor := ""
 	for {
-		page, err := s.store.SettledQuestions(ctx, since, MaxPageSize, cursor)
+		page, err := a.svc.store.SettledQuestions(ctx, since, MaxPageSize, cursor)
 		if err != nil {
-			return nil, err
+			return err
 		}
 		for _, q := range page.Questions {
 			a.observe(q)
 		}
 		if page.NextCursor == "" {
-			break
+			return nil
 		}
 		cursor = page.NextCursor
 	}
-	s.alerts.Store(a)
-	return a, nil
 }
 
 // observe adds a settled question to the window (once).
@@ -131,8 +138,8 @@ func (a *Alerts) expire(before int64) {
 }
 
 // follow reads the events committed since the last check and adds the
-// questions they settled to the window.
-func (a *Alerts) follow(ctx context.Context) error {
+// questions they settled since since to the window.
+func (a *Alerts) follow(ctx context.Context, since time.Time) error {
 	for {
 		evs, err := a.svc.store.Events(ctx, a.cursor, eventBatch)
 		if err != nil {
@@ -146,7 +153,9 @@ func (a *Alerts) follow(ctx context.Context) error {
 			q, err := a.svc.store.Question(ctx, ev.QuestionID)
 			switch ErrorCode(err) {
 			case "":
-				a.observe(q)
+				if q.RespondedAt != nil && !q.RespondedAt.Before(since) {
+					a.observe(q)
+				}
 			case ENOTFOUND: // pruned since
 			default:
 				return err
@@ -171,10 +180,16 @@ func settles(t EventType) bool {
 func (a *Alerts) Check(ctx context.Context) ([]Alert, error) {
 	a.mu.Lock()
 	defer a.mu.Unlock()
-	if err := a.follow(ctx); err != nil {
+	now := a.svc.clock.Now()
+	if !a.filled {
+		if err := a.fill(ctx, now.Add(-AlertWindow)); err != nil {
+			return nil, err
+		}
+		a.filled = true
+	}
+	if err := a.follow(ctx, now.Add(-AlertWindow)); err != nil {
 		return nil, err
 	}
-	now := a.svc.clock.Now()
 	a.expire(now.Add(-AlertWindow).UnixNano())
 	in := AlertInputs{Now: now, Settled: make(map[QuestionType]Tally, len(a.tally)),
 		CreationErrors: a.svc.failures.count(now.Add(-AlertWindow))}
