@@ -112,7 +112,7 @@ func (c AlertConfig) Evaluate(in AlertInputs, active map[string]Alert) []Alert {
 	c = c.WithDefaults()
 	holds := map[string]string{} // name → message
 	for typ, t := range in.Settled {
-		if t.Settled < c.MinSettled || t.Settled == 0 {
+		if t.Settled < c.MinSettled { // MinSettled is at least 1
 			continue
 		}
 		if rate := float64(t.TimedOut) / float64(t.Settled); rate > c.TimeoutRate {

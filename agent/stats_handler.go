@@ -36,8 +36,13 @@ func (s *Server) handleStats(w http.ResponseWriter, r *http.Request) {
 // handleMetrics serves GET /metrics to whoever the root lets scrape (an
 // admin token when tokens are set).
 func (s *Server) handleMetrics(w http.ResponseWriter, r *http.Request) {
-	g, ok := s.svc.(scrapeGuard)
-	if !ok {
+	var g scrapeGuard
+	for _, c := range []any{s.svc, s.stats, s.runs, s.policies} {
+		if g == nil {
+			g, _ = c.(scrapeGuard)
+		}
+	}
+	if g == nil {
 		writeError(w, r, s.log, hitl.Errorf(hitl.EFORBIDDEN, "this server cannot tell who may scrape /metrics"))
 		return
 	}
