@@ -129,7 +129,7 @@ func orZero(f func() float64) func() float64 {
 
 // Handler serves the metrics in Prometheus' text format.
 func (m *Metrics) Handler() http.Handler {
-	return promhttp.HandlerFor(m.reg, promhttp.HandlerOpts{ErrorLog: nil})
+	return promhttp.HandlerFor(m.reg, promhttp.HandlerOpts{})
 }
 
 // Registry is the registry the metrics are in.
