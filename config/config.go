@@ -43,6 +43,8 @@ type Config struct {
 	InteractionThreshold *int `yaml:"interaction_threshold"`
 	// Policy is seed 003's approval policy.
 	Policy PolicyConfig `yaml:"policy"`
+	// Sessions are the idle and end times of coding-agent sessions.
+	Sessions Sessions `yaml:"sessions"`
 	// MetricsListen is an address of its own for /metrics, served
 	// without a token (a private scrape network); empty: /metrics is on
 	// the API listener, for admins (config/alerts.go).
@@ -140,6 +142,7 @@ func Default() Config {
 		RateLimits: RateLimits{TokenPerMinute: 120, RunPerMinute: 30,
 			ControlPerMinute: 60, RunsPerMinute: 600, PolicyPerMinute: 600},
 		MaxStreams: hitl.DefaultMaxStreams,
+		Sessions:   defaultSessions(),
 		Timeouts: Timeouts{
 			Blocking: Duration(t.Blocking), Approval: Duration(t.Approval), ErrorRecovery: Duration(t.ErrorRecovery),
 			Min: Duration(t.Min), Max: Duration(t.Max),
