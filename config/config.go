@@ -47,6 +47,11 @@ type Config struct {
 	Sessions Sessions `yaml:"sessions"`
 	// Web configures the web inbox (web.go).
 	Web Web `yaml:"web"`
+	// MetricsListen is an address of its own for /metrics, served
+	// without a token (a private scrape network); empty: /metrics is on
+	// the API listener, for admins (config/alerts.go).
+	MetricsListen string `yaml:"metrics_listen"`
+	Alerts        Alerts `yaml:"alerts"`
 }
 
 // Token is a bearer token: Name identifies its holder (api:NAME in the
@@ -198,6 +203,8 @@ var envKeys = []struct{ env, key string }{
 	{"HITL_RATE_POLICY_PER_MINUTE", "rate_limits.policy_per_minute"},
 	{"HITL_MAX_STREAMS", "max_streams"},
 	{"HITL_WEB_URL", "web.url"},
+	{"HITL_METRICS_LISTEN", "metrics_listen"},
+	{"HITL_ALERTS_CHANNEL", "alerts.channel"},
 }
 
 func (c *Config) applyEnv(getenv func(string) string) error {
@@ -231,6 +238,10 @@ func (c *Config) applyEnv(getenv func(string) string) error {
 			c.Slack.RunsChannel = v
 		case "web.url":
 			c.Web.URL = v
+		case "metrics_listen":
+			c.MetricsListen = v
+		case "alerts.channel":
+			c.Alerts.Channel = v
 		case "retention":
 			d, err := time.ParseDuration(v)
 			if err != nil {
