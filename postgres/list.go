@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/base64"
 	"fmt"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -90,34 +91,15 @@ func (db *DB) Questions(ctx context.Context, f hitl.QuestionFilter) (hitl.Questi
 	if len(f.Queue) > 0 {
 		return db.queue(ctx, f)
 	}
-	col := "q.created_ns"
-	if f.JobID == "" && f.Assignee == "" && !f.Unassigned && f.RespondedBy != "" {
-		col = "q.responded_ns"
-	}
-	var w where
-	w.filter(f)
-	if f.Cursor != "" {
-		at, id, err := decodeCursor(f.Cursor)
-		if err != nil {
-			return hitl.QuestionPage{}, err
-		}
-		op := ">"
-		if f.Reverse {
-			op = "<"
-		}
-		w.add("("+col+", q.id) "+op+" (?, ?)", at, id)
-	}
-	dir := ""
-	if f.Reverse {
-		dir = " DESC"
+	sql, args, err := listQuery(f)
+	if err != nil {
+		return hitl.QuestionPage{}, err
 	}
 	size := f.PageSize()
-	w.args = append(w.args, size+1)
-	sql := fmt.Sprintf(`SELECT %s, q.data FROM questions q WHERE %s ORDER BY %s%s, q.id%s LIMIT $%d`, col, w.sql(), col, dir, dir, len(w.args))
 	page := hitl.QuestionPage{Questions: make([]*hitl.Question, 0, min(size, 64))}
 	var lastAt int64
 	var lastID string
-	rows, err := db.pool.Query(ctx, sql, w.args...)
+	rows, err := db.pool.Query(ctx, sql, args...)
 	if err != nil {
 		return hitl.QuestionPage{}, classify("list questions", err)
 	}
@@ -194,4 +176,61 @@ func (db *DB) queue(ctx context.Context, f hitl.QuestionFilter) (hitl.QuestionPa
 		page.Questions = append(page.Questions, q)
 	}
 	return page, nil
+}
+
+// listQuery is the query of a question list that is not a queue: the
+// conditions of f, in the order of the index f names (the bbolt store's
+// indexFor), from the cursor. The cursor's row comparison starts with the
+// index's equality columns, so it is a condition on that index alone.
+func listQuery(f hitl.QuestionFilter) (string, []any, error) {
+	var w where
+	w.filter(f)
+	from, col, id := "questions q", "q.created_ns", "q.id"
+	var prefix []string // the index's leading columns, fixed by f
+	var fixed []any
+	switch {
+	case f.JobID != "":
+		prefix, fixed = []string{"q.job_id"}, []any{f.JobID}
+	case f.Assignee != "":
+		from = "questions q JOIN assignees a ON a.question_id = q.id AND a.assignee = $1"
+		w = where{args: []any{f.Assignee}}
+		w.filter(hitl.QuestionFilter{Asker: f.Asker, Status: f.Status, Type: f.Type, Unassigned: f.Unassigned, RespondedBy: f.RespondedBy, NotAskedBy: f.NotAskedBy})
+		col, id = "a.created_ns", "a.question_id"
+		prefix, fixed = []string{"a.assignee"}, []any{f.Assignee}
+	case f.Unassigned:
+	case f.RespondedBy != "":
+		col = "q.responded_ns"
+		prefix, fixed = []string{"q.responded_by"}, []any{f.RespondedBy}
+	case f.Asker != "" && f.Status != "":
+		prefix, fixed = []string{"q.asker", "q.status"}, []any{f.Asker, string(f.Status)}
+	case f.Asker != "":
+		prefix, fixed = []string{"q.asker"}, []any{f.Asker}
+	case f.Type != "" && f.Status != "":
+		prefix, fixed = []string{"q.type", "q.status"}, []any{string(f.Type), string(f.Status)}
+	case f.Type != "":
+		prefix, fixed = []string{"q.type"}, []any{string(f.Type)}
+	case f.Status != "":
+		prefix, fixed = []string{"q.status"}, []any{string(f.Status)}
+	}
+	order := append(slices.Clone(prefix), col, id)
+	if f.Cursor != "" {
+		at, last, err := decodeCursor(f.Cursor)
+		if err != nil {
+			return "", nil, err
+		}
+		op := ">"
+		if f.Reverse {
+			op = "<"
+		}
+		marks := strings.TrimSuffix(strings.Repeat("?, ", len(order)), ", ")
+		w.add("("+strings.Join(order, ", ")+") "+op+" ("+marks+")", append(fixed, at, last)...)
+	}
+	if f.Reverse {
+		for i := range order {
+			order[i] += " DESC"
+		}
+	}
+	w.args = append(w.args, f.PageSize()+1)
+	sql := fmt.Sprintf(`SELECT %s, q.data FROM %s WHERE %s ORDER BY %s LIMIT $%d`, col, from, w.sql(), strings.Join(order, ", "), len(w.args))
+	return sql, w.args, nil
 }

@@ -80,11 +80,15 @@ func (db *DB) Targets(ctx context.Context, after string, limit int) ([]string, e
 	return out, nil
 }
 
+// nextDeliverySQL reads a target's oldest delivery: one probe of
+// deliveries_by_target.
+const nextDeliverySQL = `SELECT data FROM deliveries WHERE target = $1 ORDER BY target, seq LIMIT 1`
+
 // NextDelivery implements hitl.Outbox: one probe of deliveries_by_target.
 func (db *DB) NextDelivery(ctx context.Context, target string) (hitl.Delivery, error) {
 	var d hitl.Delivery
 	var data []byte
-	err := db.pool.QueryRow(ctx, `SELECT data FROM deliveries WHERE target = $1 ORDER BY target, seq LIMIT 1`, target).Scan(&data)
+	err := db.pool.QueryRow(ctx, nextDeliverySQL, target).Scan(&data)
 	if errors.Is(err, pgx.ErrNoRows) {
 		return d, hitl.Errorf(hitl.ENOTFOUND, "no delivery queued for %s", target)
 	} else if err != nil {

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"math"
 	"slices"
 	"time"
 
@@ -456,16 +457,16 @@ func (db *DB) SealedQuestions(ctx context.Context) ([]string, error) {
 	return ids, nil
 }
 
+// dueSQL reads the due questions: questions_by_deadline from its start.
+const dueSQL = `SELECT id FROM questions WHERE timeout_ns <= $1 ORDER BY timeout_ns, id LIMIT $2`
+
 // DueQuestions implements hitl.Store: questions_by_deadline from its
 // start.
 func (db *DB) DueQuestions(ctx context.Context, now time.Time, limit int) ([]string, error) {
-	sql := `SELECT id FROM questions WHERE timeout_ns IS NOT NULL AND timeout_ns <= $1 ORDER BY timeout_ns, id`
-	args := []any{ns(now)}
-	if limit > 0 {
-		sql += ` LIMIT $2`
-		args = append(args, limit)
+	if limit <= 0 {
+		limit = math.MaxInt32
 	}
-	ids, err := texts(ctx, db.pool, sql, args...)
+	ids, err := texts(ctx, db.pool, dueSQL, ns(now), limit)
 	if err != nil {
 		return nil, classify("due questions", err)
 	}
