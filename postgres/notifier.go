@@ -2,6 +2,7 @@ package postgres
 
 import (
 	"context"
+	"encoding/base64"
 	"errors"
 	"log/slog"
 	"sync"
@@ -14,6 +15,29 @@ import (
 
 // channel is the LISTEN/NOTIFY channel the replicas of one database share.
 const channel = "hitl_changed"
+
+// wakeAll is the payload that wakes every waiter: sent for an id too long
+// for a NOTIFY payload (8,000 bytes).
+const wakeAll = "*"
+
+// payload is how id travels: base64 (ids may hold bytes that text cannot,
+// like the NUL of a run's key), or wakeAll when too long.
+func payload(id string) string {
+	if base64.RawURLEncoding.EncodedLen(len(id)) > 7000 {
+		return wakeAll
+	}
+	return base64.RawURLEncoding.EncodeToString([]byte(id))
+}
+
+// idOf decodes a payload; ok is false for wakeAll (or anything else that
+// names no id).
+func idOf(p string) (string, bool) {
+	b, err := base64.RawURLEncoding.DecodeString(p)
+	if err != nil || p == wakeAll {
+		return "", false
+	}
+	return string(b), true
+}
 
 // listenerName is the application_name of the LISTEN connection.
 const listenerName = "hitl-listen"
@@ -107,19 +131,23 @@ func (n *Notifier) send() {
 		case <-n.kick:
 		}
 		n.mu.Lock()
-		ids := make([]string, 0, len(n.pending))
+		payloads := make([]string, 0, len(n.pending))
 		for id := range n.pending {
-			ids = append(ids, id)
+			payloads = append(payloads, payload(id))
 		}
 		clear(n.pending)
 		n.mu.Unlock()
 		for {
-			_, err := n.db.pool.Exec(n.ctx, `SELECT pg_notify($1, id) FROM unnest($2::text[]) id`, channel, ids)
+			_, err := n.db.pool.Exec(n.ctx, `SELECT pg_notify($1, p) FROM unnest($2::text[]) p`, channel, payloads)
 			if err == nil {
 				break
 			}
 			if n.ctx.Err() != nil {
 				return
+			}
+			if hitl.ErrorCode(classify("notify", err)) != hitl.EUNAVAILABLE {
+				// A payload the server refuses: wake everyone instead.
+				payloads = []string{wakeAll}
 			}
 			n.logger.Warn("NOTIFY failed; retrying", "err", err)
 			select {
@@ -161,7 +189,11 @@ func (n *Notifier) receive(conn *pgx.Conn) {
 	for {
 		note, err := conn.WaitForNotification(n.ctx)
 		if err == nil {
-			n.local.Publish(note.Payload)
+			if id, ok := idOf(note.Payload); ok {
+				n.local.Publish(id)
+			} else {
+				n.local.WakeAll()
+			}
 			continue
 		}
 		if n.ctx.Err() != nil {

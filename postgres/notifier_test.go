@@ -2,6 +2,7 @@ package postgres
 
 import (
 	"context"
+	"fmt"
 	"testing"
 	"time"
 
@@ -87,4 +88,17 @@ func TestNotifierLostConnectionWakesEveryone(t *testing.T) {
 	other := newNotifier(t, openDB(t, url))
 	other.Publish("q_1")
 	woken(t, after, "a watcher after the connection came back")
+}
+
+// Ids travel whatever bytes they hold (a run's key holds a NUL) and
+// however long they are (too long for a payload: everyone is woken).
+func TestNotifierCarriesAnyID(t *testing.T) {
+	url := pgtest.DB(t)
+	a, b := newNotifier(t, openDB(t, url)), newNotifier(t, openDB(t, url))
+	for _, id := range []string{"run\x00loop-1", "é✓", string(make([]byte, 10000))} {
+		ch, cancel := a.Watch(id)
+		b.Publish(id)
+		woken(t, ch, "a watcher of an id of "+fmt.Sprint(len(id))+" bytes")
+		cancel()
+	}
 }

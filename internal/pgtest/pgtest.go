@@ -259,11 +259,17 @@ func (c *Cluster) Stop() error {
 	return os.RemoveAll(c.dir)
 }
 
-// Restart stops the postmaster (immediate shutdown, like a crash) and
-// starts it again on the same data, waiting until it accepts connections.
-func (c *Cluster) Restart() error {
+// Down stops the postmaster at once (immediate shutdown, like a crash):
+// the database is unreachable until Up.
+func (c *Cluster) Down() error {
 	_ = c.cmd.Process.Signal(syscall.SIGQUIT)
 	<-c.done
+	return nil
+}
+
+// Up starts the postmaster again on the same data after Down and waits
+// until it accepts connections (crash recovery included).
+func (c *Cluster) Up() error {
 	cmd := exec.Command(c.cmd.Path, c.cmd.Args[1:]...)
 	cmd.SysProcAttr, cmd.Dir = c.cmd.SysProcAttr, c.cmd.Dir
 	logf, err := os.OpenFile(c.log, os.O_APPEND|os.O_WRONLY, 0)
