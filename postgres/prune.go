@@ -8,6 +8,9 @@ import (
 	"github.com/jackc/pgx/v5"
 )
 
+// pruneLock is the advisory lock retention holds.
+const pruneLock = 0x68697470 // "hitp"
+
 // Prune implements hitl.Store: retention, in one transaction. It reads
 // questions_by_settled, the event log, control_by_age and runs_ended from
 // their starts, so its cost grows with what it deletes; with nothing old
@@ -20,6 +23,12 @@ func (db *DB) Prune(ctx context.Context, before time.Time, limit int) (int, erro
 	var n int
 	err := db.write(ctx, "prune", func(tx pgx.Tx) error {
 		n = 0
+		// Retention runs on one replica at a time: the others find the
+		// lock taken and leave it to the one that holds it.
+		var mine bool
+		if err := tx.QueryRow(ctx, `SELECT pg_try_advisory_xact_lock($1)`, int64(pruneLock)).Scan(&mine); err != nil || !mine {
+			return err
+		}
 		var c change
 		c.reset()
 		ids, err := texts(ctx, tx, `SELECT id FROM questions WHERE responded_ns IS NOT NULL AND responded_ns < $1 ORDER BY responded_ns, id LIMIT $2`, end, limit)
