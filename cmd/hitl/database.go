@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"log/slog"
+	"net/url"
 	"os"
 
 	"github.com/hitlbot/hitl"
@@ -81,4 +82,17 @@ func sealKey(cfg config.Config) ([]byte, error) {
 		return nil, err
 	}
 	return key, nil
+}
+
+// databaseName is how serve names its database to people: a URL without
+// its password.
+func databaseName(db string) string {
+	if !postgres.IsURL(db) {
+		return db
+	}
+	u, err := url.Parse(db)
+	if err != nil {
+		return "a PostgreSQL database (its URL does not parse)"
+	}
+	return u.Redacted()
 }

@@ -118,6 +118,15 @@ func TestMigrateToPostgres(t *testing.T) {
 			assert.Equal(t, exitUsage, r.code, strings.Join(args, " "))
 		}
 	})
+	t.Run("compact is for bbolt files", func(t *testing.T) {
+		r := localCLI(nil, "compact", "--db", url)
+		assert.Equal(t, exitUsage, r.code)
+		assert.Contains(t, r.stderr, "hitl compact is for a bbolt file")
+	})
+	t.Run("serve names the database without its password", func(t *testing.T) {
+		assert.Equal(t, "postgres://hitl:xxxxx@db:5432/hitl", databaseName("postgres://hitl:s3cret@db:5432/hitl"))
+		assert.Equal(t, "./hitl.db", databaseName("./hitl.db"))
+	})
 	t.Run("the copy serves", func(t *testing.T) {
 		r2 := startReplica(t, url, keyFile(t))
 		res := cli(admin, r2, "", "resume", "loop-mig")

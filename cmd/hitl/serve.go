@@ -39,7 +39,7 @@ func cmdServe(ctx context.Context, args []string, e *env) error {
 	if cfg.Slack.Enabled() {
 		slack = "Slack on"
 	}
-	fmt.Fprintf(e.stderr, "hitl listening on %s, database %s; %s\n", m.URL(), cfg.DB, slack)
+	fmt.Fprintf(e.stderr, "hitl listening on %s, database %s; %s\n", m.URL(), databaseName(cfg.DB), slack)
 	<-ctx.Done()
 	fmt.Fprintln(e.stderr, "hitl: shutting down")
 	return m.Close()
