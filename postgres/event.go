@@ -10,36 +10,14 @@ import (
 	"github.com/jackc/pgx/v5"
 )
 
-// appendEvents gives evs the next sequence numbers and writes them. It
-// takes the event counter's row lock, which the transaction holds until it
-// commits: transactions that append commit one after the other, in Seq
-// order, so the log never shows Seq n+1 before Seq n. Callers append
-// last, after every other lock they take.
+// appendEvents gives evs the next sequence numbers and writes them
+// (change.flush). It takes the event counter's row lock, which the
+// transaction holds until it commits: transactions that append commit one
+// after the other, in Seq order, so the log never shows Seq n+1 before
+// Seq n. Callers append last, after every other lock they take.
 func appendEvents(ctx context.Context, tx pgx.Tx, evs []*hitl.Event) error {
-	if len(evs) == 0 {
-		return nil
-	}
-	var last int64
-	if err := tx.QueryRow(ctx, `UPDATE event_seq SET seq = seq + $1 RETURNING seq`, len(evs)).Scan(&last); err != nil {
-		return fmt.Errorf("next event sequence: %w", err)
-	}
-	first := last - int64(len(evs)) + 1
-	batch := &pgx.Batch{}
-	for i, ev := range evs {
-		if err := nulFree("event run id", ev.JobID); err != nil {
-			return err
-		}
-		ev.Seq = uint64(first + int64(i))
-		data, err := json.Marshal(ev)
-		if err != nil {
-			return fmt.Errorf("encode event %d: %w", ev.Seq, err)
-		}
-		batch.Queue(`INSERT INTO events (seq, job_id, at_ns, data) VALUES ($1, $2, $3, $4)`, int64(ev.Seq), ev.JobID, ns(ev.At), data)
-	}
-	if err := tx.SendBatch(ctx, batch).Close(); err != nil {
-		return fmt.Errorf("put events: %w", err)
-	}
-	return nil
+	c := change{counts: map[hitl.Status]int64{}, events: evs}
+	return c.flush(ctx, tx)
 }
 
 // AppendEvent implements hitl.Store.
@@ -58,20 +36,24 @@ func seqAfter(after uint64) (int64, bool) {
 	return int64(after), true
 }
 
+// decodeEvents reads rows of (seq, data): the Seq is the row's.
 func decodeEvents(rows pgx.Rows) ([]*hitl.Event, error) {
-	datas, err := pgx.CollectRows(rows, pgx.RowTo[[]byte])
-	if err != nil {
-		return nil, err
-	}
-	out := make([]*hitl.Event, 0, len(datas))
-	for _, data := range datas {
-		var ev hitl.Event
-		if err := json.Unmarshal(data, &ev); err != nil {
-			return nil, fmt.Errorf("decode event: %w", err)
+	var out []*hitl.Event
+	var seq int64
+	var data []byte
+	_, err := pgx.ForEachRow(rows, []any{&seq, &data}, func() error {
+		ev := &hitl.Event{}
+		if err := json.Unmarshal(data, ev); err != nil {
+			return fmt.Errorf("decode event %d: %w", seq, err)
 		}
-		out = append(out, &ev)
+		ev.Seq = uint64(seq)
+		out = append(out, ev)
+		return nil
+	})
+	if out == nil {
+		out = []*hitl.Event{}
 	}
-	return out, nil
+	return out, err
 }
 
 // Events implements hitl.Store: the primary key from after. limit <= 0
@@ -81,7 +63,7 @@ func (db *DB) Events(ctx context.Context, after uint64, limit int) ([]*hitl.Even
 	if !ok {
 		return nil, nil
 	}
-	sql := `SELECT data FROM events WHERE seq > $1 ORDER BY seq`
+	sql := `SELECT seq, data FROM events WHERE seq > $1 ORDER BY seq`
 	args := []any{a}
 	if limit > 0 {
 		sql += ` LIMIT $2`
@@ -127,7 +109,7 @@ func (db *DB) RunEvents(ctx context.Context, runID string, after uint64, limit i
 		if err := tx.QueryRow(ctx, `SELECT seq FROM event_seq`).Scan(&end); err != nil {
 			return err
 		}
-		sql := `SELECT data FROM events WHERE job_id = $1 AND job_id <> '' AND seq > $2 ORDER BY job_id, seq`
+		sql := `SELECT seq, data FROM events WHERE job_id = $1 AND job_id <> '' AND seq > $2 ORDER BY job_id, seq`
 		args := []any{runID, a}
 		if limit > 0 {
 			sql += ` LIMIT $3`

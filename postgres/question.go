@@ -85,6 +85,17 @@ func (c *change) count(old, cur *hitl.Question) {
 	}
 }
 
+// flushSQL writes count deltas and appends events in one statement (one
+// round trip). The events take the next sequence numbers from the
+// counter's row, whose lock the transaction holds until it commits: see
+// appendEvents. An event's Seq lives in its row (the JSON holds 0).
+const flushSQL = `WITH s AS (UPDATE event_seq SET seq = seq + $3 WHERE $3 > 0 RETURNING seq),
+	cnt AS (INSERT INTO counts (status, n) SELECT * FROM unnest($1::text[], $2::bigint[])
+		ON CONFLICT (status) DO UPDATE SET n = counts.n + EXCLUDED.n RETURNING 1),
+	ins AS (INSERT INTO events (seq, job_id, at_ns, data)
+		SELECT s.seq - $3 + u.o, u.j, u.a, u.d FROM s, unnest($4::text[], $5::bigint[], $6::bytea[]) WITH ORDINALITY AS u(j, a, d, o) RETURNING 1)
+	SELECT (SELECT seq FROM s), (SELECT count(*) FROM cnt), (SELECT count(*) FROM ins)`
+
 // flush writes the count deltas (in status order) and the events.
 func (c *change) flush(ctx context.Context, tx pgx.Tx) error {
 	sts := make([]string, 0, len(c.counts))
@@ -93,14 +104,40 @@ func (c *change) flush(ctx context.Context, tx pgx.Tx) error {
 			sts = append(sts, string(st))
 		}
 	}
-	slices.Sort(sts)
-	for _, st := range sts {
-		if _, err := tx.Exec(ctx, `INSERT INTO counts (status, n) VALUES ($1, $2) ON CONFLICT (status) DO UPDATE SET n = counts.n + EXCLUDED.n`,
-			st, c.counts[hitl.Status(st)]); err != nil {
-			return fmt.Errorf("count questions: %w", err)
-		}
+	if len(sts) == 0 && len(c.events) == 0 {
+		return nil
 	}
-	return appendEvents(ctx, tx, c.events)
+	slices.Sort(sts)
+	deltas := make([]int64, len(sts))
+	for i, st := range sts {
+		deltas[i] = c.counts[hitl.Status(st)]
+	}
+	jobs := make([]string, len(c.events))
+	ats := make([]int64, len(c.events))
+	datas := make([][]byte, len(c.events))
+	for i, ev := range c.events {
+		if err := nulFree("event run id", ev.JobID); err != nil {
+			return err
+		}
+		ev.Seq = 0
+		data, err := json.Marshal(ev)
+		if err != nil {
+			return fmt.Errorf("encode event: %w", err)
+		}
+		jobs[i], ats[i], datas[i] = ev.JobID, ns(ev.At), data
+	}
+	var last *int64
+	var counted, inserted int64
+	if err := tx.QueryRow(ctx, flushSQL, sts, deltas, len(c.events), jobs, ats, datas).Scan(&last, &counted, &inserted); err != nil {
+		return fmt.Errorf("append events: %w", err)
+	}
+	if int(inserted) != len(c.events) || last == nil && len(c.events) > 0 {
+		return fmt.Errorf("append events: %d of %d written", inserted, len(c.events))
+	}
+	for i, ev := range c.events {
+		ev.Seq = uint64(*last - int64(len(c.events)) + int64(i) + 1)
+	}
+	return nil
 }
 
 // CreateQuestion implements hitl.Store.
