@@ -47,6 +47,11 @@ type Config struct {
 	// After is the timer the bot waits on between run updates (time.After
 	// when nil); tests inject their own.
 	After func(time.Duration) <-chan time.Time
+	// Redispatch, when set, also looks for targets with work this often,
+	// not only when this process enqueued some: an outbox shared by
+	// replicas hands a target whose holder stopped to another (0: only
+	// when kicked, for an outbox of one process).
+	Redispatch time.Duration
 }
 
 func (c *Config) setDefaults() {

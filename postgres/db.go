@@ -22,11 +22,14 @@ package postgres
 
 import (
 	"context"
+	"crypto/rand"
 	"errors"
 	"fmt"
 	"math"
 	"net"
+	"os"
 	"strings"
+	"sync/atomic"
 	"time"
 
 	"github.com/hitlbot/hitl"
@@ -39,6 +42,10 @@ import (
 // for concurrent use, by any number of processes.
 type DB struct {
 	pool *pgxpool.Pool
+	// holder names this process in delivery claims; lease is how long
+	// its claims hold (nanoseconds).
+	holder string
+	lease  atomic.Int64
 }
 
 var (
@@ -68,12 +75,21 @@ func Open(ctx context.Context, url string) (*DB, error) {
 	if err != nil {
 		return nil, fmt.Errorf("postgres: connect: %w", err)
 	}
-	db := &DB{pool: pool}
+	db := &DB{pool: pool, holder: newHolder()}
+	db.lease.Store(int64(DefaultLease))
 	if err := db.migrate(ctx); err != nil {
 		pool.Close()
 		return nil, err
 	}
 	return db, nil
+}
+
+// newHolder names a process in claims: its host, pid and a random part.
+func newHolder() string {
+	host, _ := os.Hostname()
+	b := make([]byte, 6)
+	_, _ = rand.Read(b)
+	return fmt.Sprintf("%s/%d/%x", host, os.Getpid(), b)
 }
 
 // Close closes the connections.

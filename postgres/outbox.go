@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"time"
 
 	"github.com/hitlbot/hitl"
 	"github.com/jackc/pgx/v5"
@@ -27,8 +28,10 @@ func (db *DB) OutboxCursor(ctx context.Context) (uint64, error) {
 	return uint64(cur), nil
 }
 
-// Enqueue implements hitl.Outbox. The cursor's row is locked while the
-// deliveries are written: enqueuers take turns.
+// Enqueue implements hitl.Outbox. Enqueuers (one per replica) take turns
+// under an advisory lock; a delivery of an event at or before the stored
+// cursor was enqueued already, by another replica that read the same
+// events, and is left out (its Seq stays 0). The cursor only moves on.
 func (db *DB) Enqueue(ctx context.Context, cursor uint64, ds []hitl.Delivery) error {
 	for _, d := range ds {
 		if d.Target == "" || nulFree("delivery target", d.Target, d.QuestionID, d.Kind) != nil {
@@ -39,13 +42,24 @@ func (db *DB) Enqueue(ctx context.Context, cursor uint64, ds []hitl.Delivery) er
 		return hitl.Errorf(hitl.EINVALID, "outbox cursor %d is out of range", cursor)
 	}
 	return db.write(ctx, "enqueue deliveries", func(tx pgx.Tx) error {
-		_, err := tx.Exec(ctx, `INSERT INTO meta (key, value) VALUES ('outbox_cursor', convert_to($1::bigint::text, 'UTF8'))
-			ON CONFLICT (key) DO UPDATE SET value = EXCLUDED.value`, int64(cursor))
+		if _, err := tx.Exec(ctx, `SELECT pg_advisory_xact_lock($1)`, int64(enqueueLock)); err != nil {
+			return err
+		}
+		var stored int64
+		err := tx.QueryRow(ctx, `SELECT (convert_from(value, 'UTF8'))::bigint FROM meta WHERE key = 'outbox_cursor'`).Scan(&stored)
+		if err != nil && !errors.Is(err, pgx.ErrNoRows) {
+			return err
+		}
+		_, err = tx.Exec(ctx, `INSERT INTO meta (key, value) VALUES ('outbox_cursor', convert_to($1::bigint::text, 'UTF8'))
+			ON CONFLICT (key) DO UPDATE SET value = EXCLUDED.value`, max(stored, int64(cursor)))
 		if err != nil {
 			return err
 		}
 		for i := range ds {
 			ds[i].Seq = 0
+			if ds[i].Event != 0 && ds[i].Event <= uint64(stored) {
+				continue // another replica enqueued it
+			}
 			var seq int64
 			if err := tx.QueryRow(ctx, `SELECT nextval(pg_get_serial_sequence('deliveries', 'seq'))`).Scan(&seq); err != nil {
 				return err
@@ -62,6 +76,9 @@ func (db *DB) Enqueue(ctx context.Context, cursor uint64, ds []hitl.Delivery) er
 		return nil
 	})
 }
+
+// enqueueLock is the advisory lock enqueuers take turns under.
+const enqueueLock = 0x6869746f // "hito"
 
 // Targets implements hitl.Outbox: a skip scan of deliveries_by_target,
 // one index probe per target returned.
@@ -84,21 +101,66 @@ func (db *DB) Targets(ctx context.Context, after string, limit int) ([]string, e
 // deliveries_by_target.
 const nextDeliverySQL = `SELECT data FROM deliveries WHERE target = $1 ORDER BY target, seq LIMIT 1`
 
-// NextDelivery implements hitl.Outbox: one probe of deliveries_by_target.
+// claimSQL takes (or renews) the claim of target $1 for holder $2 until
+// $3 (nanoseconds of the database's clock from now), unless another
+// holder's claim still runs; it returns a row when the claim is $2's.
+const claimSQL = `INSERT INTO delivery_claims AS c (target, holder, until_ns)
+	VALUES ($1, $2, (extract(epoch FROM clock_timestamp()) * 1e9)::bigint + $3)
+	ON CONFLICT (target) DO UPDATE SET holder = EXCLUDED.holder, until_ns = EXCLUDED.until_ns
+	WHERE c.holder = EXCLUDED.holder OR c.until_ns < (extract(epoch FROM clock_timestamp()) * 1e9)::bigint
+	RETURNING holder`
+
+// DefaultLease is how long a replica's claim on a target's deliveries
+// holds without being renewed: the longest a target waits when the
+// replica doing its deliveries dies.
+const DefaultLease = 30 * time.Second
+
+// NextDelivery implements hitl.Outbox: one probe of deliveries_by_target,
+// under the target's claim. Several replicas share the outbox: the target
+// is this process's to deliver while it holds the claim (each read renews
+// it for the lease); while another process holds it, the target has
+// nothing for this one (ENOTFOUND), so each delivery is done by one
+// replica, in order, paced by one. An emptied queue gives the claim up.
 func (db *DB) NextDelivery(ctx context.Context, target string) (hitl.Delivery, error) {
 	var d hitl.Delivery
-	var data []byte
-	err := db.pool.QueryRow(ctx, nextDeliverySQL, target).Scan(&data)
-	if errors.Is(err, pgx.ErrNoRows) {
-		return d, hitl.Errorf(hitl.ENOTFOUND, "no delivery queued for %s", target)
-	} else if err != nil {
-		return d, classify("next delivery to "+target, err)
+	found := false
+	err := db.write(ctx, "next delivery to "+target, func(tx pgx.Tx) error {
+		found = false
+		rows, err := tx.Query(ctx, claimSQL, target, db.holder, db.lease.Load())
+		if err != nil {
+			return err
+		}
+		mine := rows.Next()
+		rows.Close()
+		if err := rows.Err(); err != nil {
+			return err
+		}
+		if !mine {
+			return nil
+		}
+		var data []byte
+		err = tx.QueryRow(ctx, nextDeliverySQL, target).Scan(&data)
+		if errors.Is(err, pgx.ErrNoRows) {
+			_, err = tx.Exec(ctx, `DELETE FROM delivery_claims WHERE target = $1 AND holder = $2`, target, db.holder)
+			return err
+		} else if err != nil {
+			return err
+		}
+		found = true
+		return json.Unmarshal(data, &d)
+	})
+	if err != nil {
+		return d, err
 	}
-	if err := json.Unmarshal(data, &d); err != nil {
-		return d, fmt.Errorf("postgres: decode delivery: %w", err)
+	if !found {
+		return d, hitl.Errorf(hitl.ENOTFOUND, "no delivery queued for %s (or another replica is doing them)", target)
 	}
 	return d, nil
 }
+
+// SetLease sets how long this process's claims on targets hold (tests
+// shorten it).
+func (db *DB) SetLease(d time.Duration) { db.lease.Store(int64(d)) }
 
 // Complete implements hitl.Outbox.
 func (db *DB) Complete(ctx context.Context, d hitl.Delivery, rec *hitl.Delivered) error {

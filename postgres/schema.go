@@ -37,6 +37,7 @@ import (
 //	learned                   PK (id); UNIQUE (agent, op_type, resource); (agent, id); (expires_ns, id)
 //	deliveries                PK (seq); deliveries_by_target (target, seq)
 //	delivered                 PK (question_id, target); delivered_by_ts (channel, ts)
+//	delivery_claims           PK (target)                           who does a target's deliveries
 //
 // A learned rule's key and an idempotency key are bytea: they may hold NUL
 // bytes, which text cannot. Text columns that lists order by are COLLATE "C": byte order, as the
@@ -125,6 +126,11 @@ CREATE TABLE delivered (
 	PRIMARY KEY (question_id, target)
 );
 CREATE INDEX delivered_by_ts ON delivered (channel, ts);
+`,
+	// Replicas sharing the outbox: a target's deliveries are done by the
+	// replica holding its claim, until the claim's lease runs out.
+	2: `
+CREATE TABLE delivery_claims (target text COLLATE "C" PRIMARY KEY, holder text NOT NULL, until_ns bigint NOT NULL);
 `,
 }
 

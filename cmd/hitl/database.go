@@ -5,6 +5,7 @@ import (
 	"log/slog"
 	"net/url"
 	"os"
+	"time"
 
 	"github.com/hitlbot/hitl"
 	"github.com/hitlbot/hitl/config"
@@ -28,6 +29,9 @@ type database struct {
 	notifier hitl.Notifier
 	ready    func(context.Context) error // nil: a file is always there
 	stop     func()                      // stops the notifier, if it needs it
+	// redispatch is how often the Slack bot looks for deliveries another
+	// replica stopped doing (0: one process, only when it enqueues).
+	redispatch time.Duration
 }
 
 // Close stops the notifier and closes the database.
@@ -53,7 +57,7 @@ func openDatabase(ctx context.Context, cfg config.Config, logger *slog.Logger) (
 			_ = db.Close()
 			return nil, err
 		}
-		return &database{Database: db, notifier: n, ready: db.Ping, stop: n.Close}, nil
+		return &database{Database: db, notifier: n, ready: db.Ping, stop: n.Close, redispatch: postgres.DefaultLease / 3}, nil
 	}
 	db, err := store.Open(cfg.DB)
 	if err != nil {

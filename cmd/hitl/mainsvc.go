@@ -85,7 +85,11 @@ func (m *Main) Run(ctx context.Context) (err error) {
 		return hitl.Errorf(hitl.EINVALID, "sweep_schedule: %v", err)
 	}
 	if m.Config.Slack.Enabled() {
-		m.Bot = bot.New(m.slackConfig(), m.Service, m.DB)
+		sc := m.slackConfig()
+		if sc.Redispatch == 0 {
+			sc.Redispatch = db.redispatch
+		}
+		m.Bot = bot.New(sc, m.Service, m.DB)
 		m.Service.SetDirectory(m.Bot.Directory())
 		m.Bot.Start(context.Background())
 	}
