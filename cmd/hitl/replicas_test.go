@@ -32,9 +32,9 @@ func keyFile(t *testing.T) string {
 
 // startReplica runs a replica of hitl serve on the PostgreSQL database
 // at url.
-func startReplica(t *testing.T, url, key string) *Main {
+func startReplica(t *testing.T, url, key string, mutate ...func(*config.Config, *Main)) *Main {
 	t.Helper()
-	return startMain(t, func(c *config.Config, _ *Main) { c.DB, c.SealKeyFile = url, key })
+	return startMain(t, append([]func(*config.Config, *Main){func(c *config.Config, _ *Main) { c.DB, c.SealKeyFile = url, key }}, mutate...)...)
 }
 
 func TestReplicasOnPostgres(t *testing.T) {
