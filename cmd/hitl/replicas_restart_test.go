@@ -9,7 +9,6 @@ import (
 
 	"github.com/hitlbot/hitl"
 	"github.com/hitlbot/hitl/agent"
-	"github.com/hitlbot/hitl/config"
 	"github.com/hitlbot/hitl/internal/pgtest"
 	"github.com/hitlbot/hitl/internal/principaltest"
 	"github.com/stretchr/testify/assert"
@@ -22,7 +21,6 @@ import (
 // again by themselves.
 func TestDatabaseRestartUnderLoad(t *testing.T) {
 	url, key := pgtest.DB(t), keyFile(t)
-	unlimited := func(c *config.Config, _ *Main) { c.RateLimits.TokenPerMinute, c.RateLimits.RunPerMinute = 0, 0 }
 	r1, r2 := startReplica(t, url, key, unlimited), startReplica(t, url, key, unlimited)
 	c := pgtest.Start(t)
 	ctx := principaltest.As(context.Background(), "admin:test")

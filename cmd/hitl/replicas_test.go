@@ -37,6 +37,9 @@ func startReplica(t *testing.T, url, key string, mutate ...func(*config.Config, 
 	return startMain(t, append([]func(*config.Config, *Main){func(c *config.Config, _ *Main) { c.DB, c.SealKeyFile = url, key }}, mutate...)...)
 }
 
+// unlimited turns the question rate limits off (tests that ask in bursts).
+func unlimited(c *config.Config, _ *Main) { c.RateLimits.TokenPerMinute, c.RateLimits.RunPerMinute = 0, 0 }
+
 func TestReplicasOnPostgres(t *testing.T) {
 	url, key := pgtest.DB(t), keyFile(t)
 	r1, r2, r3 := startReplica(t, url, key), startReplica(t, url, key), startReplica(t, url, key)
