@@ -38,7 +38,9 @@ func startReplica(t *testing.T, url, key string, mutate ...func(*config.Config, 
 }
 
 // unlimited turns the question rate limits off (tests that ask in bursts).
-func unlimited(c *config.Config, _ *Main) { c.RateLimits.TokenPerMinute, c.RateLimits.RunPerMinute = 0, 0 }
+func unlimited(c *config.Config, _ *Main) {
+	c.RateLimits.TokenPerMinute, c.RateLimits.RunPerMinute = 0, 0
+}
 
 func TestReplicasOnPostgres(t *testing.T) {
 	url, key := pgtest.DB(t), keyFile(t)
