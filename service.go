@@ -80,6 +80,11 @@ type Service struct {
 	streams  streams
 	refusals refusals
 	dir      directory
+	// sessions are the idle and end times of silent sessions; the
+	// session sweep reads runs no sooner than nextSessionSweep.
+	sessions         SessionTimes
+	sessionSweep     sync.Mutex
+	nextSessionSweep time.Time
 }
 
 var _ QuestionService = (*Service)(nil)
@@ -113,6 +118,9 @@ type ServiceConfig struct {
 	// MaxStreams bounds each principal's concurrent streams and long
 	// polls (0: no bound; config's default is DefaultMaxStreams).
 	MaxStreams int
+	// Sessions is when a silent coding-agent session is shown idle and
+	// ended (default: never).
+	Sessions SessionTimes
 	// SealKey is the key sealing sensitive answers (CheckSealKey says
 	// when one is needed); nil: a key made now, lost at restart.
 	SealKey []byte
@@ -144,7 +152,8 @@ func NewService(store Store, cfg ServiceConfig) *Service {
 	}
 	return &Service{store: store, clock: cfg.Clock, timeouts: cfg.Timeouts, access: cfg.Access, limiter: cfg.Limiter,
 		newID: cfg.NewID, notifier: cfg.Notifier, sealer: seal, threshold: cfg.Threshold,
-		parse: cfg.ParseCommand, learnedTTL: cfg.LearnedTTL, limits: cfg.Limits, streams: streams{max: cfg.MaxStreams}}
+		parse: cfg.ParseCommand, learnedTTL: cfg.LearnedTTL, limits: cfg.Limits, streams: streams{max: cfg.MaxStreams},
+		sessions: cfg.Sessions}
 }
 
 // Access returns the rules the service enforces, for edges that must build

@@ -43,6 +43,8 @@ type Config struct {
 	InteractionThreshold *int `yaml:"interaction_threshold"`
 	// Policy is seed 003's approval policy.
 	Policy PolicyConfig `yaml:"policy"`
+	// Sessions are the idle and end times of coding-agent sessions.
+	Sessions Sessions `yaml:"sessions"`
 	// SealKeyFile holds the key sealing sensitive answers (32 random bytes,
 	// raw or as 64 hex characters): required with a PostgreSQL db, which
 	// replicas share (hitl.CheckSealKey); without it a key is made at start.
@@ -139,6 +141,7 @@ func Default() Config {
 		RateLimits: RateLimits{TokenPerMinute: 120, RunPerMinute: 30,
 			ControlPerMinute: 60, RunsPerMinute: 600, PolicyPerMinute: 600},
 		MaxStreams: hitl.DefaultMaxStreams,
+		Sessions:   defaultSessions(),
 		Timeouts: Timeouts{
 			Blocking: Duration(t.Blocking), Approval: Duration(t.Approval), ErrorRecovery: Duration(t.ErrorRecovery),
 			Min: Duration(t.Min), Max: Duration(t.Max),

@@ -23,12 +23,14 @@ type Lifecycle interface {
 	Prune(ctx context.Context, retention time.Duration) (int, error)
 	PruneLearnedRules(ctx context.Context, limit int) (int, error)
 	FlushRefusals(ctx context.Context) error
+	SweepSessions(ctx context.Context) (int, error)
 }
 
 // learnedBatch is how many expired learned rules one transaction deletes.
 const learnedBatch = 256
 
-// Work is the sweeper's work on svc: time out what is due, apply
+// Work is the sweeper's work on svc: time out what is due, show silent
+// sessions idle and end the long silent ones, apply
 // retention (0 keeps every question and event; refusals a flood left
 // uncounted are written first), then delete the learned
 // rules that expired (they decide nothing any more, whatever the
@@ -37,6 +39,12 @@ const learnedBatch = 256
 func Work(svc Lifecycle, retention time.Duration) SweepFunc {
 	return func(ctx context.Context) (int, error) {
 		n, err := svc.SweepExpired(ctx)
+		if err != nil {
+			return n, err
+		}
+		// Silent coding-agent sessions are shown idle, then ended.
+		quiet, err := svc.SweepSessions(ctx)
+		n += quiet
 		if err != nil {
 			return n, err
 		}
