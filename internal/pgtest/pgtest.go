@@ -52,7 +52,10 @@ var (
 // BinDir returns the directory of the newest PostgreSQL server binaries
 // installed, or "" when there are none.
 func BinDir() string {
-	if d := os.Getenv("HITL_PG_BINDIR"); d != "" {
+	if d := os.Getenv("HITL_PG_BINDIR"); d != "" { // another installation (or none: a directory without initdb)
+		if _, err := os.Stat(filepath.Join(d, "initdb")); err != nil {
+			return ""
+		}
 		return d
 	}
 	found, _ := filepath.Glob("/usr/lib/postgresql/*/bin/initdb")
