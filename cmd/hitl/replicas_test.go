@@ -76,6 +76,28 @@ func TestReplicasOnPostgres(t *testing.T) {
 		assert.Equal(t, hitl.RunRunning, checkpointOut(t, result(t, ch)).Status, "held on replica 1, released from replica 2")
 	})
 
+	t.Run("a policy set through replica 1 decides on replica 2 once its NOTIFY arrives", func(t *testing.T) {
+		agent := principaltest.As(context.Background(), "api:agent")
+		op := hitl.Operation{Type: hitl.OpShell, Description: "check the tree", Resource: "git status"}
+		_, err := r1.Service.SetPolicy(principaltest.As(context.Background(), "admin:root"),
+			[]hitl.PolicyRule{{Name: "safe-git", OpType: hitl.OpShell, Resource: "git status", Effect: hitl.EffectAllow}})
+		require.NoError(t, err)
+		deadline := time.After(10 * time.Second)
+		for {
+			changed := r2.Service.Changed()
+			d, err := r2.Service.Decide(agent, op)
+			require.NoError(t, err)
+			if d.Effect == hitl.EffectAllow {
+				break
+			}
+			select {
+			case <-changed:
+			case <-deadline:
+				t.Fatalf("replica 2 still decides %s by %s", d.Effect, d.Rule)
+			}
+		}
+	})
+
 	t.Run("a sensitive answer given on replica 3 is received on replica 1", func(t *testing.T) {
 		agent := principaltest.As(context.Background(), "api:agent")
 		person := principaltest.As(context.Background(), "admin:person")
