@@ -16,6 +16,8 @@ const (
 	ActionReceive Action = "receive" // take a settled question's outcome
 	ActionSteer   Action = "steer"   // pause, resume, cancel, escalate or redirect a run
 	ActionAudit   Action = "audit"   // read refusals and other audit events
+	ActionStats   Action = "stats"   // read stats (counts over every question)
+	ActionScrape  Action = "scrape"  // scrape /metrics
 )
 
 // Access is who may do what: the rules every edge gets the same answer
@@ -84,6 +86,8 @@ func (a Access) Groups(q *Question) []string {
 //   - cancel: the asker, or whoever may answer it.
 //   - receive: the asker only.
 //   - steer: the control scope. audit: the admin scope.
+//   - stats: whoever sees every question (answer). scrape (/metrics): the
+//     admin scope, or a request on metrics_listen (ScrapePrincipal).
 func (a Access) Authorize(p Principal, act Action, q *Question) error {
 	switch act {
 	case ActionAsk:
@@ -101,6 +105,16 @@ func (a Access) Authorize(p Principal, act Action, q *Question) error {
 			return lacks(p, ScopeAdmin)
 		}
 		return nil
+	case ActionStats:
+		if p.Local || p.seesAll() {
+			return nil
+		}
+		return lacks(p, ScopeAnswer)
+	case ActionScrape:
+		if p.Has(ScopeAdmin) || slices.Contains(p.Scopes, scopeScrape) {
+			return nil
+		}
+		return lacks(p, ScopeAdmin)
 	}
 	if q == nil {
 		return Errorf(EFORBIDDEN, "%s may not %s", p.ID, act)

@@ -29,6 +29,8 @@ const (
 	// without asking (audit; admins read it), or a rule was learned or
 	// revoked.
 	EventPolicyDecision EventType = "policy_decision"
+	// EventAlert: an operator alert started or cleared (Alert says which).
+	EventAlert EventType = "alert"
 )
 
 // Event is one entry of the durable event log. The log is the audit trail
@@ -62,6 +64,8 @@ type Event struct {
 	// Count is how many refusals an EventRefused stands for, when more
 	// than one: a flood is counted, not recorded one by one.
 	Count int `json:"count,omitempty"`
+	// Alert is what an EventAlert starts or clears.
+	Alert *Alert `json:"alert,omitempty"`
 }
 
 // VisibleTo reports whether p may read ev: refusals are for admins; other

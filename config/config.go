@@ -45,6 +45,11 @@ type Config struct {
 	Policy PolicyConfig `yaml:"policy"`
 	// Sessions are the idle and end times of coding-agent sessions.
 	Sessions Sessions `yaml:"sessions"`
+	// MetricsListen is an address of its own for /metrics, served
+	// without a token (a private scrape network); empty: /metrics is on
+	// the API listener, for admins (config/alerts.go).
+	MetricsListen string `yaml:"metrics_listen"`
+	Alerts        Alerts `yaml:"alerts"`
 	// SealKeyFile holds the key sealing sensitive answers (32 random bytes,
 	// raw or as 64 hex characters): required with a PostgreSQL db, which
 	// replicas share (hitl.CheckSealKey); without it a key is made at start.
@@ -200,6 +205,8 @@ var envKeys = []struct{ env, key string }{
 	{"HITL_RATE_RUNS_PER_MINUTE", "rate_limits.runs_per_minute"},
 	{"HITL_RATE_POLICY_PER_MINUTE", "rate_limits.policy_per_minute"},
 	{"HITL_MAX_STREAMS", "max_streams"},
+	{"HITL_METRICS_LISTEN", "metrics_listen"},
+	{"HITL_ALERTS_CHANNEL", "alerts.channel"},
 }
 
 func (c *Config) applyEnv(getenv func(string) string) error {
@@ -233,6 +240,10 @@ func (c *Config) applyEnv(getenv func(string) string) error {
 			c.InteractionThreshold = &n
 		case "slack.runs_channel":
 			c.Slack.RunsChannel = v
+		case "metrics_listen":
+			c.MetricsListen = v
+		case "alerts.channel":
+			c.Alerts.Channel = v
 		case "retention":
 			d, err := time.ParseDuration(v)
 			if err != nil {

@@ -28,6 +28,8 @@ Usage:
   hitl answer  ID [VALUE|-] [--text T]  answer a question (no VALUE or -: read it from stdin, hidden)
   hitl cancel  ID [--reason R]        cancel a pending question (or, given a run, the run)
   hitl history RUN [--json]           a run's phase, pending question and answers
+  hitl stats   [--since D] [--run R] [--json]  time to answer, timeout rate by type, questions
+                                      per run, response rate, reminders, escalations, alerts
   hitl compact [--db FILE]            shrink a stopped service's database file to its
                                       live data; prints the size before and after
   hitl migrate --from FILE --to postgres://… [--force]
@@ -146,6 +148,7 @@ var commands = map[string]func(context.Context, []string, *env) error{
 	"answer":  cmdAnswer,
 	"cancel":  cmdCancel,
 	"history": cmdHistory,
+	"stats":   cmdStats,
 	"compact": cmdCompact,
 	"migrate": cmdMigrate,
 	"version": cmdVersion,
