@@ -120,23 +120,36 @@ const DefaultLease = 30 * time.Second
 // is this process's to deliver while it holds the claim (each read renews
 // it for the lease); while another process holds it, the target has
 // nothing for this one (ENOTFOUND), so each delivery is done by one
-// replica, in order, paced by one. An emptied queue gives the claim up.
+// replica, in order, paced by one. A read renews the claim once less than
+// half its lease is left (so most reads write nothing). An emptied queue
+// gives the claim up.
 func (db *DB) NextDelivery(ctx context.Context, target string) (hitl.Delivery, error) {
 	var d hitl.Delivery
 	found := false
 	err := db.write(ctx, "next delivery to "+target, func(tx pgx.Tx) error {
 		found = false
-		rows, err := tx.Query(ctx, claimSQL, target, db.holder, db.lease.Load())
-		if err != nil {
+		lease := db.lease.Load()
+		// A claim of ours with more than half its lease to run is not
+		// renewed: the common read writes nothing (no commit to wait for).
+		var fresh bool
+		err := tx.QueryRow(ctx, `SELECT until_ns > (extract(epoch FROM clock_timestamp()) * 1e9)::bigint + $3::bigint / 2
+			FROM delivery_claims WHERE target = $1 AND holder = $2`, target, db.holder, lease).Scan(&fresh)
+		if err != nil && !errors.Is(err, pgx.ErrNoRows) {
 			return err
 		}
-		mine := rows.Next()
-		rows.Close()
-		if err := rows.Err(); err != nil {
-			return err
-		}
-		if !mine {
-			return nil
+		if !fresh {
+			rows, err := tx.Query(ctx, claimSQL, target, db.holder, lease)
+			if err != nil {
+				return err
+			}
+			mine := rows.Next()
+			rows.Close()
+			if err := rows.Err(); err != nil {
+				return err
+			}
+			if !mine {
+				return nil
+			}
 		}
 		var data []byte
 		err = tx.QueryRow(ctx, nextDeliverySQL, target).Scan(&data)
