@@ -53,6 +53,11 @@ type Config struct {
 	// WebLink makes the one-time sign-in link to the web inbox that
 	// /hitl web sends p (nil: no web inbox).
 	WebLink func(ctx context.Context, p hitl.Principal) (string, error)
+	// Redispatch, when set, also looks for targets with work this often,
+	// not only when this process enqueued some: an outbox shared by
+	// replicas hands a target whose holder stopped to another (0: only
+	// when kicked, for an outbox of one process).
+	Redispatch time.Duration
 
 	// AlertsChannel gets a message when an alert starts and when it
 	// clears ("" for none; alerts.go).

@@ -52,6 +52,10 @@ type Config struct {
 	// the API listener, for admins (config/alerts.go).
 	MetricsListen string `yaml:"metrics_listen"`
 	Alerts        Alerts `yaml:"alerts"`
+	// SealKeyFile holds the key sealing sensitive answers (32 random bytes,
+	// raw or as 64 hex characters): required with a PostgreSQL db, which
+	// replicas share (hitl.CheckSealKey); without it a key is made at start.
+	SealKeyFile string `yaml:"seal_key_file"`
 }
 
 // Token is a bearer token: Name identifies its holder (api:NAME in the
@@ -187,6 +191,7 @@ func (c *Config) decode(r io.Reader, path string) error {
 var envKeys = []struct{ env, key string }{
 	{"HITL_LISTEN", "listen"},
 	{"HITL_DB", "db"},
+	{"HITL_SEAL_KEY_FILE", "seal_key_file"},
 	{"HITL_TOKENS", "tokens"},
 	{"SLACK_APP_TOKEN", "slack.app_token"},
 	{"SLACK_BOT_TOKEN", "slack.bot_token"},
@@ -218,6 +223,8 @@ func (c *Config) applyEnv(getenv func(string) string) error {
 			c.Listen = v
 		case "db":
 			c.DB = v
+		case "seal_key_file":
+			c.SealKeyFile = v
 		case "tokens":
 			c.Tokens = parseTokens(v)
 		case "slack.app_token":

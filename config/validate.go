@@ -25,7 +25,7 @@ func (c Config) Validate() error {
 		return bad("listen", c.Listen, "refusing to listen beyond loopback without tokens: set tokens (HITL_TOKENS=name:secret) or listen on 127.0.0.1")
 	}
 	if strings.TrimSpace(c.DB) == "" {
-		return bad("db", c.DB, "a database file path is required")
+		return bad("db", c.DB, "a database file path (or a postgres:// URL) is required")
 	}
 	if err := validateTokens(c.Tokens); err != nil {
 		return err

@@ -12,10 +12,8 @@ import (
 	"github.com/hitlbot/hitl/agent"
 	"github.com/hitlbot/hitl/bot"
 	"github.com/hitlbot/hitl/config"
-	"github.com/hitlbot/hitl/notify"
 	"github.com/hitlbot/hitl/ratelimit"
 	"github.com/hitlbot/hitl/shell"
-	"github.com/hitlbot/hitl/store"
 	"github.com/hitlbot/hitl/sweeper"
 	"github.com/hitlbot/hitl/web"
 )
@@ -27,7 +25,7 @@ type Main struct {
 	Logger *slog.Logger
 	Clock  hitl.Clock
 
-	DB      *store.DB
+	DB      Database // a bbolt file or PostgreSQL (database.go)
 	Service *hitl.Service
 	Bot     *bot.Bot // nil when Slack is off
 
@@ -56,14 +54,17 @@ func (m *Main) Run(ctx context.Context) (err error) {
 			m.Close()
 		}
 	}()
-	if m.DB, err = store.Open(m.Config.DB); err != nil {
-		if hitl.ErrorCode(err) == hitl.EINTERNAL {
-			err = hitl.Errorf(hitl.EUNAVAILABLE, "%v", err)
-		}
+	key, err := sealKey(m.Config)
+	if err != nil {
 		return err
 	}
+	db, err := openDatabase(ctx, m.Config, m.Logger)
+	if err != nil {
+		return err
+	}
+	m.DB = db
 	rl := m.Config.RateLimits
-	m.Service = hitl.NewService(m.DB, hitl.ServiceConfig{Notifier: notify.New(), Clock: m.Clock, Timeouts: m.Config.HitlTimeouts(),
+	m.Service = hitl.NewService(m.DB, hitl.ServiceConfig{Notifier: db.notifier, SealKey: key, Clock: m.Clock, Timeouts: m.Config.HitlTimeouts(),
 		Access: m.access(), Limiter: ratelimit.New(rl.TokenPerMinute, rl.RunPerMinute, nil),
 		Limits: map[hitl.Limit]hitl.Limiter{
 			hitl.LimitControl: ratelimit.New(rl.ControlPerMinute, 0, nil),
@@ -90,7 +91,11 @@ func (m *Main) Run(ctx context.Context) (err error) {
 		return hitl.Errorf(hitl.EINVALID, "sweep_schedule: %v", err)
 	}
 	if m.Config.Slack.Enabled() {
-		m.Bot = bot.New(m.slackConfig(), m.Service, m.DB)
+		sc := m.slackConfig()
+		if sc.Redispatch == 0 {
+			sc.Redispatch = db.redispatch
+		}
+		m.Bot = bot.New(sc, m.Service, m.DB)
 		m.Service.SetDirectory(m.Bot.Directory())
 		m.Bot.Start(context.Background())
 	}
@@ -98,7 +103,7 @@ func (m *Main) Run(ctx context.Context) (err error) {
 		return hitl.Errorf(hitl.EUNAVAILABLE, "listen on %s: %v", m.Config.Listen, err)
 	}
 	m.api = agent.NewServer(m.Service, m.Service, agent.ServerConfig{Tokens: m.tokens(), Clock: m.Clock, Logger: m.Logger,
-		SlackEnabled: m.Config.Slack.Enabled(), InteractionThreshold: m.Config.InteractionThreshold, Metrics: m.metricsOnAPI()})
+		SlackEnabled: m.Config.Slack.Enabled(), InteractionThreshold: m.Config.InteractionThreshold, Metrics: m.metricsOnAPI(), Ready: db.ready})
 	if err := m.serveMetrics(); err != nil {
 		return err
 	}
