@@ -90,6 +90,8 @@ type QuestionPage struct {
 type Store interface {
 	// WebSessionStore keeps web inbox sessions (websession.go).
 	WebSessionStore
+	// EnvelopeStore remembers the envelopes an edge handled (envelope.go).
+	EnvelopeStore
 
 	// CreateQuestion stores q with its indexes and ev (whose Seq it sets),
 	// atomically. When q.IdempotencyKey is set and the same job already has a

@@ -39,6 +39,7 @@ import (
 //	delivered                 PK (question_id, target); delivered_by_ts (channel, ts)
 //	delivery_claims           PK (target)                           who does a target's deliveries
 //	web_sessions              PK (id); web_sessions_by_expiry (expires_ns, id)
+//	envelopes                 PK (id); envelopes_by_age (at_ns, id)  Slack envelopes handled
 //
 // A learned rule's key and an idempotency key are bytea: they may hold NUL
 // bytes, which text cannot. Text columns that lists order by are COLLATE "C": byte order, as the
@@ -137,6 +138,11 @@ CREATE TABLE delivery_claims (target text COLLATE "C" PRIMARY KEY, holder text N
 	3: `
 CREATE TABLE web_sessions (id text COLLATE "C" PRIMARY KEY, expires_ns bigint NOT NULL, data bytea NOT NULL);
 CREATE INDEX web_sessions_by_expiry ON web_sessions (expires_ns, id);
+`,
+	// Slack envelopes handled (any replica), pruned by age as new ones come.
+	4: `
+CREATE TABLE envelopes (id text COLLATE "C" PRIMARY KEY, at_ns bigint NOT NULL);
+CREATE INDEX envelopes_by_age ON envelopes (at_ns, id);
 `,
 }
 

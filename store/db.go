@@ -76,6 +76,7 @@ var allBuckets = [][]byte{
 	bucketSlackMeta, bucketSlackTasks, bucketSlackMessages, bucketSlackByTS, bucketOutboxByTarget,
 	bucketLearned, bucketLearnedByKey, bucketLearnedByAgent, bucketLearnedByExpiry,
 	bucketWebSessions, bucketWebSessionsByExpiry,
+	bucketEnvelopes, bucketEnvelopesByAge,
 }
 
 // DB is a hitl.Store in a bbolt file. It is safe for concurrent use.

@@ -31,6 +31,7 @@ type Store struct {
 	learnedByKey map[hitl.LearnedRuleKey]string // key → id
 
 	webSessions map[string]hitl.WebSession // id → session (websession.go)
+	envelopes   map[string]time.Time       // id → seen at (envelope.go)
 }
 
 var _ hitl.Store = (*Store)(nil)
