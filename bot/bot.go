@@ -65,6 +65,9 @@ type Config struct {
 	// OnAPIError, when set, hears of every failed Slack Web API call:
 	// its method and error (hitl_slack_api_errors_total).
 	OnAPIError func(method, code string)
+	// Envelopes remembers the Socket Mode envelopes handled (the store:
+	// shared by the replicas on one database). Required.
+	Envelopes hitl.EnvelopeStore
 }
 
 func (c *Config) setDefaults() {
@@ -107,7 +110,6 @@ type Bot struct {
 	outbox hitl.Outbox
 
 	identity identity
-	seen     *dedup
 	groups   *groupCache
 	homes    *homes
 	work     *workers
@@ -168,7 +170,6 @@ func newBot(cfg Config, api slackAPI, svc Service, outbox hitl.Outbox) *Bot {
 	b := &Bot{
 		cfg: cfg, log: cfg.Logger.With("component", "slack"), api: api,
 		svc: svc, outbox: outbox,
-		seen:  newDedup(cfg.Clock, 15*time.Minute),
 		retry: newBackoff(cfg.RetryMin, cfg.RetryMax),
 		runs:  newRunPace(cfg.Clock, cfg.RunUpdateEvery),
 		links: newPermalinks(api),

@@ -11,21 +11,32 @@ import (
 	"time"
 
 	"github.com/hitlbot/hitl"
-	"github.com/hitlbot/hitl/internal/clocktest"
 	"github.com/slack-go/slack"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )
 
 func TestDedup(t *testing.T) {
-	clock := clocktest.New(time.Now())
-	d := newDedup(clock, time.Minute)
-	assert.True(t, d.first("env:1", "evt:1"), "first delivery is applied")
-	assert.False(t, d.first("env:1"), "a redelivered envelope is not")
-	assert.False(t, d.first("env:2", "evt:1"), "the same event in a new envelope is not")
-	assert.True(t, d.first("env:3", ""), "empty ids are ignored")
-	clock.Add(2 * time.Minute)
-	assert.True(t, d.first("env:1"), "after the window it is new again")
+	tb := newTestBot(t, &fakeAPI{}, hitl.Access{}, nil)
+	ctx := context.Background()
+	assert.True(t, tb.first(ctx, "env:1", "evt:1"), "first delivery is applied")
+	assert.False(t, tb.first(ctx, "env:1"), "a redelivered envelope is not")
+	assert.False(t, tb.first(ctx, "env:2", "evt:1"), "the same event in a new envelope is not")
+	assert.True(t, tb.first(ctx, "env:3", ""), "empty ids are ignored")
+	tb.clock.Add(hitl.EnvelopeWindow + time.Second)
+	assert.True(t, tb.first(ctx, "env:1"), "after the window it is new again")
+	t.Run("a store that does not answer lets the envelope through", func(t *testing.T) {
+		tb.cfg.Envelopes = failingEnvelopes{}
+		assert.True(t, tb.first(ctx, "env:1"))
+		assert.True(t, tb.first(ctx, "env:1"))
+	})
+}
+
+// failingEnvelopes is a store that cannot record envelopes.
+type failingEnvelopes struct{}
+
+func (failingEnvelopes) SeeEnvelope(context.Context, time.Time, time.Duration, ...string) (bool, error) {
+	return false, hitl.Errorf(hitl.EUNAVAILABLE, "the database is unavailable")
 }
 
 func TestUnescape(t *testing.T) {

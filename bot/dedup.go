@@ -1,48 +1,24 @@
 package bot
 
 import (
-	"sync"
-	"time"
+	"context"
 
 	"github.com/hitlbot/hitl"
 )
 
-// dedup remembers envelope and event ids for a while, so an envelope Slack
-// redelivers (after a missed ack or a reconnect) is acked but not applied
-// twice.
-type dedup struct {
-	mu    sync.Mutex
-	clock hitl.Clock
-	ttl   time.Duration
-	seen  map[string]time.Time
-}
-
-func newDedup(clock hitl.Clock, ttl time.Duration) *dedup {
-	return &dedup{clock: clock, ttl: ttl, seen: map[string]time.Time{}}
-}
-
-// first reports whether none of ids was seen within the TTL, and remembers
-// them all.
-func (d *dedup) first(ids ...string) bool {
-	d.mu.Lock()
-	defer d.mu.Unlock()
-	now := d.clock.Now()
-	if len(d.seen) > 10000 {
-		for k, at := range d.seen {
-			if now.Sub(at) > d.ttl {
-				delete(d.seen, k)
-			}
-		}
+// first reports whether none of ids (an envelope's id, an Events API
+// event's id) was handled within hitl.EnvelopeWindow, by this process or
+// by another replica on the same database, and records them all: an
+// envelope Slack redelivers (after a missed ack, a reconnect, or to
+// another replica's connection) is acked but not applied twice. When the
+// store cannot say, the envelope is handled: a person's click is not
+// dropped, and the root's rules (first answer wins, control request ids)
+// keep a repeat harmless.
+func (b *Bot) first(ctx context.Context, ids ...string) bool {
+	seen, err := b.cfg.Envelopes.SeeEnvelope(ctx, b.cfg.Clock.Now(), hitl.EnvelopeWindow, ids...)
+	if err != nil {
+		b.log.Warn("slack envelope dedup: the store did not answer; handling the envelope", "ids", ids, "err", err)
+		return true
 	}
-	fresh := true
-	for _, id := range ids {
-		if id == "" {
-			continue
-		}
-		if at, ok := d.seen[id]; ok && now.Sub(at) <= d.ttl {
-			fresh = false
-		}
-		d.seen[id] = now
-	}
-	return fresh
+	return !seen
 }

@@ -31,11 +31,12 @@ type testBot struct {
 func newTestBot(t testing.TB, api slackAPI, access hitl.Access, outbox hitl.Outbox) *testBot {
 	t.Helper()
 	clock := clocktest.New(t0)
-	svc := hitl.NewService(memstore.New(), hitl.ServiceConfig{Notifier: notify.New(), Clock: clock, Access: access})
+	st := memstore.New()
+	svc := hitl.NewService(st, hitl.ServiceConfig{Notifier: notify.New(), Clock: clock, Access: access})
 	if outbox == nil {
 		outbox = memstore.NewOutbox()
 	}
-	b := newBot(Config{DefaultChannel: "C0HITL", Access: access, Clock: clock,
+	b := newBot(Config{DefaultChannel: "C0HITL", Access: access, Clock: clock, Envelopes: st,
 		Logger:       slog.New(slog.NewTextHandler(io.Discard, nil)),
 		PostInterval: time.Millisecond, RetryMin: time.Millisecond, RetryMax: 5 * time.Millisecond, HomeRefresh: time.Minute,
 	}, api, svc, outbox)

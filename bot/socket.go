@@ -149,7 +149,7 @@ func (b *Bot) handle(ctx context.Context, evt socketmode.Event) {
 // acked and dropped.
 func (b *Bot) onEventsEnvelope(ctx context.Context, evt socketmode.Event) (any, func(context.Context)) {
 	ev, ok := evt.Data.(slackevents.EventsAPIEvent)
-	if !ok || !b.seen.first(envelopeID(evt), eventID(ev)) {
+	if !ok || !b.first(ctx, envelopeID(evt), eventID(ev)) {
 		return nil, nil
 	}
 	return nil, b.onEventsAPI(ctx, ev)
@@ -159,7 +159,7 @@ func (b *Bot) onEventsEnvelope(ctx context.Context, evt socketmode.Event) (any, 
 // ack, so an acked answer is durable.
 func (b *Bot) onInteractiveEnvelope(ctx context.Context, evt socketmode.Event) (any, func(context.Context)) {
 	cb, ok := evt.Data.(slack.InteractionCallback)
-	if !ok || !b.seen.first(envelopeID(evt)) {
+	if !ok || !b.first(ctx, envelopeID(evt)) {
 		return nil, nil
 	}
 	switch cb.Type {
@@ -179,7 +179,7 @@ func (b *Bot) onInteractiveEnvelope(ctx context.Context, evt socketmode.Event) (
 // onSlashEnvelope answers /hitl in the ack.
 func (b *Bot) onSlashEnvelope(ctx context.Context, evt socketmode.Event) (any, func(context.Context)) {
 	cmd, ok := evt.Data.(slack.SlashCommand)
-	if !ok || !b.seen.first(envelopeID(evt)) {
+	if !ok || !b.first(ctx, envelopeID(evt)) {
 		return nil, nil
 	}
 	return b.onSlashCommand(ctx, cmd)

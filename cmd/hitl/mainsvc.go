@@ -168,8 +168,8 @@ func (m *Main) slackConfig() bot.Config {
 	s := m.Config.Slack
 	c := bot.Config{
 		AppToken: s.AppToken, BotToken: s.BotToken, APIURL: s.APIURL, DefaultChannel: s.Channel,
-		Access: m.access(),
-		Clock:  m.Clock, Logger: m.Logger,
+		Access: m.access(), Envelopes: m.DB,
+		Clock: m.Clock, Logger: m.Logger,
 		RunsChannel: s.RunsChannel, Models: s.Models, WebLink: m.webLink, WebURL: m.Config.Web.URL,
 		AlertsChannel: m.Config.Alerts.Channel, OnAPIError: m.obs.metrics.SlackAPIError,
 	}

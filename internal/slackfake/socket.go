@@ -200,6 +200,12 @@ func (s *Server) newestConnLocked() *conn {
 // deliver sends env on the newest connection (waiting for one until ctx
 // ends) and waits for its ack until the ack deadline.
 func (s *Server) deliver(ctx context.Context, env Envelope) (Ack, error) {
+	return s.deliverOn(ctx, env, s.newestConnLocked)
+}
+
+// deliverOn is deliver on the connection pick names (called with s.mu
+// held; nil while there is none).
+func (s *Server) deliverOn(ctx context.Context, env Envelope, pick func() *conn) (Ack, error) {
 	ch := make(chan Ack, 1)
 	forget := func() {
 		s.mu.Lock()
@@ -212,7 +218,7 @@ func (s *Server) deliver(ctx context.Context, env Envelope) (Ack, error) {
 	for {
 		var c *conn
 		err := s.waitFor(ctx, func() bool {
-			c = s.newestConnLocked()
+			c = pick()
 			return c != nil || s.closed
 		})
 		if err != nil || c == nil {
@@ -304,6 +310,34 @@ func (s *Server) Redeliver(ctx context.Context, env Envelope, retryAttempt int) 
 		env.RetryReason = "timeout"
 	}
 	return s.deliver(ctx, env)
+}
+
+// RedeliverOn is Redeliver on connection connID (an Ack.Conn), as Slack
+// does when it spreads an app's envelopes across its connections: each
+// replica of an app holds its own. It waits until connID is ready.
+func (s *Server) RedeliverOn(ctx context.Context, env Envelope, retryAttempt, connID int) (Ack, error) {
+	env.RetryAttempt = retryAttempt
+	if env.RetryReason == "" {
+		env.RetryReason = "timeout"
+	}
+	return s.deliverOn(ctx, env, func() *conn {
+		for _, c := range s.conns {
+			if c.ready && c.id == connID {
+				return c
+			}
+		}
+		return nil
+	})
+}
+
+// ReadyConnections lists the ids of the connections that got their hello
+// and take envelopes, in no particular order.
+func (s *Server) ReadyConnections() []int {
+	var ids []int
+	for _, c := range s.openConns(true) {
+		ids = append(ids, c.id)
+	}
+	return ids
 }
 
 // Disconnect sends {"type":"disconnect","reason":reason,...} on every open
