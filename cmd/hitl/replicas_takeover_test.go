@@ -109,4 +109,3 @@ func untilDrained(t *testing.T, ctx context.Context, m *Main) {
 		}
 	}
 }
-
