@@ -3,6 +3,7 @@ package bot
 import (
 	"context"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/hitlbot/hitl/blocks"
@@ -34,6 +35,9 @@ type homes struct {
 	stale  map[string]time.Time // user → when to refresh
 	wake   chan struct{}
 	settle time.Duration
+	// seq is how far this replica has looked at the event log for its
+	// tabs (homefeed.go).
+	seq atomic.Uint64
 }
 
 func newHomes(b *Bot) *homes {

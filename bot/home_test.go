@@ -105,3 +105,42 @@ func TestQueue(t *testing.T) {
 		assert.Equal(t, []string{mine.ID}, ids(recent))
 	})
 }
+
+// Two replicas share the outbox: the one that projects an event is not
+// always the one the person opened App Home through. The tab is still
+// refreshed, by the replica that holds it.
+func TestHomesFollowEventsAnotherReplicaProjected(t *testing.T) {
+	tb := newTestBot(t, &fakeAPI{}, hitl.Access{}, nil)
+	other := newBot(tb.cfg, &fakeAPI{}, tb.svc, tb.outbox)
+	other.calls = tb.ctx
+	clock := &manualNow{t0}
+	tb.homes.now = clock.now
+	tb.homes.opened(tb.ctx, "U0ALICE")
+	_, err := tb.projectOnce(tb.ctx)
+	require.NoError(t, err)
+
+	tb.ask(t, agentP, hitl.NewQuestion{Question: "For anyone?"})
+	n, err := other.projectOnce(tb.ctx)
+	require.NoError(t, err)
+	require.Equal(t, 1, n, "the other replica projected the question's event")
+	n, err = tb.projectOnce(tb.ctx)
+	require.NoError(t, err)
+	require.Zero(t, n, "nothing left to project here")
+
+	clock.t = clock.t.Add(time.Minute)
+	users, _ := tb.homes.due()
+	assert.Equal(t, []string{"U0ALICE"}, users, "the tab opened on this replica is refreshed")
+
+	t.Run("events that touch no question leave the tab alone", func(t *testing.T) {
+		_, err := tb.svc.Control(hitl.WithPrincipal(context.Background(), hitl.LocalPrincipal("tester")), hitl.NewRequest("r1", hitl.CommandPause, "run-x", t0, hitl.ControlPayload{}))
+		require.NoError(t, err)
+		n, err := other.projectOnce(tb.ctx)
+		require.NoError(t, err)
+		require.NotZero(t, n, "the control request's ACK and RESULT are events")
+		_, err = tb.projectOnce(tb.ctx)
+		require.NoError(t, err)
+		clock.t = clock.t.Add(time.Minute)
+		users, _ := tb.homes.due()
+		assert.Empty(t, users)
+	})
+}

@@ -42,6 +42,9 @@ func (b *Bot) projectOnce(ctx context.Context) (int, error) {
 	if err != nil {
 		return 0, err
 	}
+	if err := b.homes.catchUp(ctx, cursor); err != nil {
+		return 0, err
+	}
 	evs, last, err := b.svc.Events(ctx, cursor, eventPage)
 	if err != nil || last == cursor {
 		return 0, err
@@ -54,7 +57,7 @@ func (b *Bot) projectOnce(ctx context.Context) (int, error) {
 			return 0, err
 		}
 		ds = append(ds, more...)
-		touched = touched || (ev.QuestionID != "" && ev.Type != hitl.EventRefused)
+		touched = touched || touches(ev)
 	}
 	if err := b.outbox.Enqueue(ctx, last, ds); err != nil {
 		return 0, err
@@ -67,6 +70,7 @@ func (b *Bot) projectOnce(ctx context.Context) (int, error) {
 	if len(ds) > 0 {
 		b.work.kick()
 	}
+	b.homes.looked(last)
 	if touched {
 		b.homes.touched()
 	}
