@@ -360,12 +360,12 @@ func (s *Service) Answer(ctx context.Context, id string, r Response) (*Question,
 			}
 			learn = &key
 		}
-		if norm.Approved() && q.Quorum > 1 {
+		if norm.Approved() && q.NeedsSeveral() {
 			if q.ApprovedBy(p) {
-				return nil, false, Errorf(EINVALID, "%s already approved %s: %d of %d approvals; another person must approve", p.ID, q.ID, len(q.Approvals), q.Quorum)
+				return nil, false, Errorf(EINVALID, "%s already approved %s: %s; another person must approve", p.ID, q.ID, q.Tally())
 			}
 			q.Approvals = append(q.Approvals, Grant{By: p.ID, User: p.SlackUser, At: now, Text: norm.Text})
-			if len(q.Approvals) < q.Quorum {
+			if !q.QuorumMet() {
 				return newQuestionEvent(EventApprovalAdded, q, p.ID, now), false, nil
 			}
 		}
@@ -391,7 +391,7 @@ func (q *Question) checkEdit(r *Response) error {
 		return Errorf(EINVALID, "only an approval of an operation can be edited or always allowed")
 	case !r.Approved():
 		r.Edited, r.Always = "", false // a denial edits nothing
-	case r.Edited != "" && q.Quorum > 1:
+	case r.Edited != "" && q.NeedsSeveral():
 		return Errorf(EINVALID, "an operation that needs %d approvals cannot be edited: deny it and ask again", q.Quorum)
 	case r.Edited != "" && !q.Editable():
 		return Errorf(EINVALID, "the input of this %s operation cannot be edited", q.Operation.Type)
