@@ -20,6 +20,11 @@ type Delivery struct {
 	// events after its cursor, so two that read the same events enqueue
 	// their deliveries once.
 	Event uint64 `json:"event,omitempty"`
+	// Resumed is set by NextDelivery when it handed the delivery to this
+	// process after another process, which may have started it, let its
+	// hold on the target lapse (a replica that died): the edge checks
+	// whether it was carried out before doing it again. Not stored.
+	Resumed bool `json:"-"`
 }
 
 // Delivered records where a question was delivered: the message Channel
@@ -48,7 +53,10 @@ type Outbox interface {
 	// the number returned.
 	Targets(ctx context.Context, after string, limit int) ([]string, error)
 	// NextDelivery returns target's oldest queued delivery, or ENOTFOUND.
-	// Its cost does not grow with the queue.
+	// Its cost does not grow with the queue. It sets Resumed when another
+	// process may have started the delivery: a replica whose hold on the
+	// target lapsed, or the process before this one on the same file.
+	// An in-memory outbox never does.
 	NextDelivery(ctx context.Context, target string) (Delivery, error)
 	// Complete removes d and, when rec is not nil, records rec, atomically.
 	// Completing a delivery no longer queued still records rec.

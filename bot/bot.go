@@ -122,6 +122,9 @@ type Bot struct {
 	respond func(ctx context.Context, url string, msg *slack.WebhookMessage) error
 	// enqueued is the highest delivery Seq the projector enqueued.
 	enqueued atomic.Uint64
+	// resumed holds the Seqs of deliveries handed over from a process
+	// that may have started them, until done (resume.go).
+	resumed sync.Map
 	// done ends with the bot (closed by Close): waits between run updates
 	// stop on it.
 	done <-chan struct{}

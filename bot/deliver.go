@@ -45,10 +45,10 @@ func (b *Bot) do(ctx context.Context, d hitl.Delivery) error {
 // before Slack came back is posted settled), records the message, then
 // posts the full text in the thread when the message had to cut it.
 func (b *Bot) post(ctx context.Context, d hitl.Delivery, q *hitl.Question) error {
-	channel := d.Target
+	channel, threadTS := d.Target, ""
 	var thread []slack.MsgOption
 	if ch, ts := b.runThread(ctx, q); ch != "" {
-		channel, thread = ch, []slack.MsgOption{slack.MsgOptionTS(ts)}
+		channel, threadTS, thread = ch, ts, []slack.MsgOption{slack.MsgOptionTS(ts)}
 	} else if isUser(d.Target) {
 		ch, _, _, err := b.api.OpenConversationContext(ctx, &slack.OpenConversationParameters{Users: []string{d.Target}})
 		if err != nil {
@@ -56,12 +56,30 @@ func (b *Bot) post(ctx context.Context, d hitl.Delivery, q *hitl.Question) error
 		}
 		channel = ch.ID
 	}
+	if b.resuming(d) {
+		ts, found, err := b.findPosted(ctx, channel, threadTS, q.ID, d.Target)
+		if err != nil {
+			return err
+		}
+		if found {
+			b.log.Warn("slack message posted by a replica that stopped before recording it: recorded, not posted again",
+				"question", q.ID, "channel", channel, "ts", ts)
+			rec := &hitl.Delivered{QuestionID: q.ID, Target: d.Target, Channel: channel, TS: ts, PostedAt: b.cfg.Clock.Now()}
+			if err := b.record(ctx, d, rec); err != nil {
+				return err
+			}
+			b.resumed.Delete(d.Seq)
+			b.posted.recorded()
+			return nil
+		}
+	}
 	msg := blocks.QuestionMessage(q, b.messageOptions())
 	ch, ts, err := b.api.PostMessageContext(ctx, channel,
-		append(thread, slack.MsgOptionText(msg.Text, false), slack.MsgOptionBlocks(msg.Blocks...))...)
+		append(thread, slack.MsgOptionText(msg.Text, false), slack.MsgOptionBlocks(msg.Blocks...), postMetadata(q.ID, d.Target))...)
 	if err != nil {
 		return err
 	}
+	b.resumed.Delete(d.Seq)
 	// Slack has the message: from here on only the record is retried,
 	// never the post.
 	rec := &hitl.Delivered{QuestionID: q.ID, Target: d.Target, Channel: ch, TS: ts, PostedAt: b.cfg.Clock.Now()}

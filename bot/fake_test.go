@@ -23,6 +23,9 @@ type fakeAPI struct {
 	PublishView         func(ctx context.Context, req slack.PublishViewContextRequest) error
 	AddReaction         func(ctx context.Context, name string, item slack.ItemRef) error
 	GetUserGroupMembers func(ctx context.Context, group string) ([]string, error)
+	// History answers conversations.history and conversations.replies
+	// (thread is "" for the channel's history).
+	History func(ctx context.Context, channel, thread string) ([]slack.Message, error)
 }
 
 var _ slackAPI = (*fakeAPI)(nil)
@@ -134,4 +137,24 @@ func (f *fakeAPI) GetUserGroupMembersContext(ctx context.Context, group string, 
 func (f *fakeAPI) GetPermalinkContext(_ context.Context, p *slack.PermalinkParameters) (string, error) {
 	f.count("chat.getPermalink")
 	return "https://example.slack.com/archives/" + p.Channel + "/p" + p.Ts, nil
+}
+
+func (f *fakeAPI) GetConversationHistoryContext(ctx context.Context, p *slack.GetConversationHistoryParameters) (*slack.GetConversationHistoryResponse, error) {
+	f.count("conversations.history")
+	res := &slack.GetConversationHistoryResponse{}
+	if f.History != nil {
+		msgs, err := f.History(ctx, p.ChannelID, "")
+		res.Messages = msgs
+		return res, err
+	}
+	return res, nil
+}
+
+func (f *fakeAPI) GetConversationRepliesContext(ctx context.Context, p *slack.GetConversationRepliesParameters) ([]slack.Message, bool, string, error) {
+	f.count("conversations.replies")
+	if f.History != nil {
+		msgs, err := f.History(ctx, p.ChannelID, p.Timestamp)
+		return msgs, false, "", err
+	}
+	return nil, false, "", nil
 }

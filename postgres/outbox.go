@@ -131,12 +131,16 @@ func (db *DB) NextDelivery(ctx context.Context, target string) (hitl.Delivery, e
 		lease := db.lease.Load()
 		// A claim of ours with more than half its lease to run is not
 		// renewed: the common read writes nothing (no commit to wait for).
-		var fresh bool
-		err := tx.QueryRow(ctx, `SELECT until_ns > (extract(epoch FROM clock_timestamp()) * 1e9)::bigint + $3::bigint / 2
-			FROM delivery_claims WHERE target = $1 AND holder = $2`, target, db.holder, lease).Scan(&fresh)
+		var fresh, mineBefore bool
+		var holder string
+		err := tx.QueryRow(ctx, `SELECT holder, holder = $2, holder = $2 AND until_ns > (extract(epoch FROM clock_timestamp()) * 1e9)::bigint + $3::bigint / 2
+			FROM delivery_claims WHERE target = $1`, target, db.holder, lease).Scan(&holder, &mineBefore, &fresh)
 		if err != nil && !errors.Is(err, pgx.ErrNoRows) {
 			return err
 		}
+		// Another holder's claim, lapsed, is taken over: the delivery at
+		// the head may have been started by it.
+		d.Resumed = holder != "" && !mineBefore
 		if !fresh {
 			rows, err := tx.Query(ctx, claimSQL, target, db.holder, lease)
 			if err != nil {

@@ -66,8 +66,8 @@ func TestDeliveryClaimsAcrossReplicas(t *testing.T) {
 		t.Fatal(err)
 	}
 	d, err := a.NextDelivery(ctx, "C1")
-	if err != nil || d.QuestionID != "q1" {
-		t.Fatalf("a's first read: %+v, %v", d, err)
+	if err != nil || d.QuestionID != "q1" || d.Resumed {
+		t.Fatalf("a's first read: %+v, %v (a new claim: not resumed)", d, err)
 	}
 	if _, err := b.NextDelivery(ctx, "C1"); hitl.ErrorCode(err) != hitl.ENOTFOUND {
 		t.Fatalf("b while a holds C1: %v, want not found", err)
@@ -79,8 +79,8 @@ func TestDeliveryClaimsAcrossReplicas(t *testing.T) {
 		t.Fatalf("b between a's deliveries: %v, want not found (a keeps C1 while it has work)", err)
 	}
 	d, err = a.NextDelivery(ctx, "C1")
-	if err != nil || d.QuestionID != "q2" {
-		t.Fatalf("a's second read: %+v, %v", d, err)
+	if err != nil || d.QuestionID != "q2" || d.Resumed {
+		t.Fatalf("a's second read: %+v, %v (its own claim: not resumed)", d, err)
 	}
 	if err := a.Complete(ctx, d, nil); err != nil {
 		t.Fatal(err)
@@ -92,8 +92,8 @@ func TestDeliveryClaimsAcrossReplicas(t *testing.T) {
 		t.Fatal(err)
 	}
 	d, err = b.NextDelivery(ctx, "C1")
-	if err != nil || d.QuestionID != "q3" {
-		t.Fatalf("b after a gave C1 up: %+v, %v", d, err)
+	if err != nil || d.QuestionID != "q3" || d.Resumed {
+		t.Fatalf("b after a gave C1 up: %+v, %v (given up, not lapsed: not resumed)", d, err)
 	}
 
 	t.Run("a claim whose lease ran out is taken over", func(t *testing.T) {
@@ -105,8 +105,11 @@ func TestDeliveryClaimsAcrossReplicas(t *testing.T) {
 			t.Fatal(err)
 		}
 		d, err := b.NextDelivery(ctx, "C2")
-		if err != nil || d.QuestionID != "q4" {
-			t.Fatalf("b after a's lease ran out: %+v, %v", d, err)
+		if err != nil || d.QuestionID != "q4" || !d.Resumed {
+			t.Fatalf("b after a's lease ran out: %+v, %v (want resumed: a may have started it)", d, err)
+		}
+		if d, err := b.NextDelivery(ctx, "C2"); err != nil || d.Resumed {
+			t.Fatalf("b's next read of C2: %+v, %v (its own claim now: not resumed)", d, err)
 		}
 		a.SetLease(DefaultLease)
 		if _, err := a.NextDelivery(ctx, "C2"); hitl.ErrorCode(err) != hitl.ENOTFOUND {

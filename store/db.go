@@ -86,6 +86,9 @@ type DB struct {
 	// writers counts write transactions wanted or running: a lone writer
 	// commits at once, concurrent ones share commits (see write).
 	writers atomic.Int64
+	// resumes marks deliveries a killed process may have started
+	// (delivery_resume.go).
+	resumes *resumes
 }
 
 // write runs fn in a write transaction committed (fsync'd) before it
@@ -140,7 +143,12 @@ func Open(path string, opts ...Option) (*DB, error) {
 		return nil, fmt.Errorf("store: open %s: %w", path, err)
 	}
 	bdb.MaxBatchDelay = batchDelay
-	return &DB{bolt: bdb, path: path}, nil
+	res, err := openResumes(bdb)
+	if err != nil {
+		_ = bdb.Close()
+		return nil, fmt.Errorf("store: open %s: %w", path, err)
+	}
+	return &DB{bolt: bdb, path: path, resumes: res}, nil
 }
 
 // initSchema checks the schema version of an existing file, stamps a new

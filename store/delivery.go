@@ -132,6 +132,7 @@ func (db *DB) NextDelivery(ctx context.Context, target string) (hitl.Delivery, e
 	if !found {
 		return d, hitl.Errorf(hitl.ENOTFOUND, "no delivery queued for %s", target)
 	}
+	db.resumes.mark(&d)
 	return d, nil
 }
 

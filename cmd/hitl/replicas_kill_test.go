@@ -58,11 +58,10 @@ func (l *killLoad) acked() int {
 // acknowledged is in the database, every question was posted to Slack
 // exactly once, and every question that timed out did so once.
 //
-// The child serves the API and sweeps timeouts but does not run Slack:
-// a replica killed between Slack's accepting a post and recording it
-// would post it again from the survivor (see README).
-// TestReplicaTakesOverADeadSlackReplicasDeliveries kills a Slack replica
-// at a point where no post is in flight.
+// All three run Slack: the child may die holding a channel's claim, with
+// a post in flight; a survivor takes the channel over after the lease
+// and does not post again what the child posted (see
+// TestReplicaTakesOverAPostInFlight for that moment made certain).
 func TestReplicaKilledUnderLoad(t *testing.T) {
 	if testing.Short() {
 		t.Skip("runs a replica in a child process")
@@ -71,10 +70,10 @@ func TestReplicaKilledUnderLoad(t *testing.T) {
 	defer cancel()
 	url, key := pgtest.DB(t), keyFile(t)
 	srv := slackfake.New(t, slackfake.FailOnReject())
-	child := startChildReplica(t, ctx, url, key)
+	child := startChildReplica(t, ctx, url, key, childSlackEnv(srv.AppToken(), srv.BotToken(), srv.APIURL(), testChannel)...)
 	r1 := startReplica(t, url, key, withSlack(srv), replicaTuning)
 	r2 := startReplica(t, url, key, withSlack(srv), replicaTuning)
-	require.NoError(t, srv.WaitConnected(ctx, 2))
+	require.NoError(t, srv.WaitConnected(ctx, 3))
 
 	const workers, beforeKill, afterKill = 6, 300, 200
 	l := &killLoad{created: map[string]string{}, answered: map[string]string{}, cancelled: map[string]bool{}, timed: map[string]bool{},

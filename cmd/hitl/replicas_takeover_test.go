@@ -109,3 +109,62 @@ func untilDrained(t *testing.T, ctx context.Context, m *Main) {
 		}
 	}
 }
+
+// A Slack replica is killed (SIGKILL) with a post in flight: Slack takes
+// the post, the replica never records it. The replica that takes the
+// channel over finds the message (its metadata names the question and
+// target) and records it instead of posting it again; the rest of the
+// queue is posted once.
+func TestReplicaTakesOverAPostInFlight(t *testing.T) {
+	if testing.Short() {
+		t.Skip("runs a replica in a child process")
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+	defer cancel()
+	url, key := pgtest.DB(t), keyFile(t)
+	srv := slackfake.New(t, slackfake.FailOnReject())
+	hold := srv.Hold("chat.postMessage")
+	child := startChildReplica(t, ctx, url, key, childSlackEnv(srv.AppToken(), srv.BotToken(), srv.APIURL(), testChannel)...)
+	require.NoError(t, srv.WaitConnected(ctx, 1))
+
+	api := agent.NewClient(child.url, "")
+	var qs []*hitl.Question
+	for i := range 3 {
+		q, _, err := api.Create(ctx, "in-flight", hitl.NewQuestion{Question: fmt.Sprintf("Ship part %d?", i)})
+		require.NoError(t, err)
+		qs = append(qs, q)
+	}
+	require.NoError(t, hold.Arrived(ctx, 1), "the child replica's first post reached Slack:\n%s", child.log.String())
+	child.kill(t)
+	// Slack goes on with the post whose caller died.
+	first, err := srv.WaitForMessage(ctx, testChannel, func(m slackfake.Message) bool {
+		return m.ThreadTS == "" && strings.Contains(string(m.Blocks), "q:"+qs[0].ID)
+	})
+	require.NoError(t, err, "Slack took the post in flight")
+	hold.Release()
+
+	r := startReplica(t, url, key, withSlack(srv), replicaTuning)
+	for _, q := range qs[1:] {
+		_, err := srv.WaitForMessage(ctx, testChannel, func(m slackfake.Message) bool {
+			return m.ThreadTS == "" && strings.Contains(string(m.Blocks), "q:"+q.ID)
+		})
+		require.NoError(t, err, "question %s was not posted after the takeover", q.ID)
+	}
+	untilDrained(t, ctx, r)
+	posts := map[string]int{}
+	for _, c := range srv.Calls("chat.postMessage") {
+		for _, q := range qs {
+			if c.OK && strings.Contains(c.Params.Get("blocks"), "q:"+q.ID) {
+				posts[q.ID]++
+			}
+		}
+	}
+	for _, q := range qs {
+		assert.Equal(t, 1, posts[q.ID], "question %s posted once", q.ID)
+	}
+	refs, err := r.DB.Delivered(ctx, qs[0].ID)
+	require.NoError(t, err)
+	require.Len(t, refs, 1)
+	assert.Equal(t, first.TS, refs[0].TS, "the message the dead replica posted is recorded as the question's")
+	assert.NotEmpty(t, srv.Calls("conversations.history"), "the survivor looked before posting")
+}

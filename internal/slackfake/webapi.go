@@ -160,6 +160,8 @@ var webMethods = map[string]func(*Server, *request) result{
 	"chat.getPermalink":     (*Server).chatGetPermalink,
 	"reactions.add":         (*Server).reactionsAdd,
 	"conversations.open":    (*Server).conversationsOpen,
+	"conversations.history": (*Server).conversationsHistory,
+	"conversations.replies": (*Server).conversationsReplies,
 	"views.open":            (*Server).viewsOpen,
 	"views.push":            (*Server).viewsPush,
 	"views.update":          (*Server).viewsUpdate,

@@ -1,0 +1,65 @@
+package bot
+
+import (
+	"context"
+	"net/url"
+	"testing"
+
+	"github.com/hitlbot/hitl"
+	"github.com/slack-go/slack"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+func TestResumedPostIsLookedForFirst(t *testing.T) {
+	posted := func(qid, target, user, botID string) slack.Message {
+		m := slack.Message{}
+		m.Timestamp, m.User, m.BotID = "1700000000.000100", user, botID
+		m.Metadata = slack.SlackMetadata{EventType: postedEventType, EventPayload: map[string]any{"question_id": qid, "target": target}}
+		return m
+	}
+	for name, tc := range map[string]struct {
+		resumed bool
+		history func(qid string) []slack.Message
+		posts   int
+	}{
+		"a resumed delivery the dead replica posted is recorded, not posted again": {
+			resumed: true, history: func(qid string) []slack.Message { return []slack.Message{posted(qid, "C0HITL", "U0BOT", "B0BOT")} }, posts: 0},
+		"a resumed delivery nobody posted is posted": {
+			resumed: true, history: func(string) []slack.Message { return nil }, posts: 1},
+		"another question's message does not count": {
+			resumed: true, history: func(string) []slack.Message { return []slack.Message{posted("q_other", "C0HITL", "U0BOT", "B0BOT")} }, posts: 1},
+		"another target's message does not count": {
+			resumed: true, history: func(qid string) []slack.Message { return []slack.Message{posted(qid, "U0ALICE", "U0BOT", "B0BOT")} }, posts: 1},
+		"someone else's message with the same metadata does not count": {
+			resumed: true, history: func(qid string) []slack.Message { return []slack.Message{posted(qid, "C0HITL", "U0EVE", "")} }, posts: 1},
+		"a delivery not resumed is posted without a look": {
+			resumed: false, history: func(qid string) []slack.Message { return []slack.Message{posted(qid, "C0HITL", "U0BOT", "B0BOT")} }, posts: 1},
+	} {
+		t.Run(name, func(t *testing.T) {
+			var qid string
+			api := &fakeAPI{
+				History: func(context.Context, string, string) ([]slack.Message, error) { return tc.history(qid), nil },
+				PostMessage: func(context.Context, string, url.Values) (string, string, error) {
+					return "C0HITL", "1700000000.000200", nil
+				},
+			}
+			tb := newTestBot(t, api, hitl.Access{}, nil)
+			tb.identity.set("U0BOT", "B0BOT", testTeam)
+			q := tb.ask(t, agentP, hitl.NewQuestion{Question: "Deploy?"})
+			qid = q.ID
+			d := hitl.Delivery{Seq: 7, Kind: kindPost, QuestionID: q.ID, Target: "C0HITL", Resumed: tc.resumed}
+			require.NoError(t, tb.do(tb.ctx, d))
+			assert.Equal(t, tc.posts, api.Calls("chat.postMessage"))
+			if !tc.resumed {
+				assert.Zero(t, api.Calls("conversations.history"), "no look without a takeover")
+			}
+			refs, err := tb.outbox.Delivered(tb.ctx, q.ID)
+			require.NoError(t, err)
+			require.Len(t, refs, 1, "the message is recorded once")
+			if tc.posts == 0 {
+				assert.Equal(t, "1700000000.000100", refs[0].TS, "the dead replica's message is the question's")
+			}
+		})
+	}
+}
