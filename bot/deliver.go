@@ -58,10 +58,15 @@ func (b *Bot) post(ctx context.Context, d hitl.Delivery, q *hitl.Question) error
 	}
 	if b.resuming(d) {
 		ts, found, err := b.findPosted(ctx, channel, threadTS, q.ID, d.Target)
-		if err != nil {
-			return err
-		}
-		if found {
+		var rl *slack.RateLimitedError
+		switch {
+		case err != nil && (transient(err) || errors.As(err, &rl) || ctx.Err() != nil):
+			return err // looked for again after Slack's wait or the backoff
+		case err != nil:
+			// Slack will not say (a missing history scope): posting
+			// risks a second message, not posting loses the question.
+			b.log.Warn("slack: could not look for a post a stopped replica may have made; posting", "question", q.ID, "err", err)
+		case found:
 			b.log.Warn("slack message posted by a replica that stopped before recording it: recorded, not posted again",
 				"question", q.ID, "channel", channel, "ts", ts)
 			rec := &hitl.Delivered{QuestionID: q.ID, Target: d.Target, Channel: channel, TS: ts, PostedAt: b.cfg.Clock.Now()}

@@ -19,10 +19,16 @@ func TestResumedPostIsLookedForFirst(t *testing.T) {
 		return m
 	}
 	for name, tc := range map[string]struct {
-		resumed bool
-		history func(qid string) []slack.Message
-		posts   int
+		resumed    bool
+		history    func(qid string) []slack.Message
+		historyErr error
+		posts      int
+		failed     bool // the delivery is tried again later
 	}{
+		"a resumed delivery Slack will not look for (no history scope) is posted": {
+			resumed: true, history: func(string) []slack.Message { return nil }, historyErr: slack.SlackErrorResponse{Err: "missing_scope"}, posts: 1},
+		"a resumed delivery is not posted while Slack cannot look": {
+			resumed: true, history: func(string) []slack.Message { return nil }, historyErr: slack.StatusCodeError{Code: 503, Status: "503"}, posts: 0, failed: true},
 		"a resumed delivery the dead replica posted is recorded, not posted again": {
 			resumed: true, history: func(qid string) []slack.Message { return []slack.Message{posted(qid, "C0HITL", "U0BOT", "B0BOT")} }, posts: 0},
 		"a resumed delivery nobody posted is posted": {
@@ -39,7 +45,7 @@ func TestResumedPostIsLookedForFirst(t *testing.T) {
 		t.Run(name, func(t *testing.T) {
 			var qid string
 			api := &fakeAPI{
-				History: func(context.Context, string, string) ([]slack.Message, error) { return tc.history(qid), nil },
+				History: func(context.Context, string, string) ([]slack.Message, error) { return tc.history(qid), tc.historyErr },
 				PostMessage: func(context.Context, string, url.Values) (string, string, error) {
 					return "C0HITL", "1700000000.000200", nil
 				},
@@ -49,8 +55,14 @@ func TestResumedPostIsLookedForFirst(t *testing.T) {
 			q := tb.ask(t, agentP, hitl.NewQuestion{Question: "Deploy?"})
 			qid = q.ID
 			d := hitl.Delivery{Seq: 7, Kind: kindPost, QuestionID: q.ID, Target: "C0HITL", Resumed: tc.resumed}
-			require.NoError(t, tb.do(tb.ctx, d))
+			err := tb.do(tb.ctx, d)
 			assert.Equal(t, tc.posts, api.Calls("chat.postMessage"))
+			if tc.failed {
+				require.Error(t, err)
+				assert.True(t, tb.resuming(hitl.Delivery{Seq: d.Seq}), "looked for again at the next try, though no longer handed over")
+				return
+			}
+			require.NoError(t, err)
 			if !tc.resumed {
 				assert.Zero(t, api.Calls("conversations.history"), "no look without a takeover")
 			}

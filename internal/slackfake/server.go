@@ -235,7 +235,11 @@ func New(t testing.TB, opts ...Option) *Server {
 	mux.HandleFunc("/api/", s.serveAPI)
 	mux.HandleFunc("/link/", s.serveSocket)
 	mux.HandleFunc("/response/", s.serveResponseURL)
-	s.ts = httptest.NewServer(mux) // httptest listens on 127.0.0.1
+	// httptest listens on 127.0.0.1. s.ts is set before the server
+	// serves: a client in another process (a replica the test starts)
+	// may call at once.
+	s.ts = httptest.NewUnstartedServer(mux)
+	s.ts.Start()
 	t.Cleanup(s.Close)
 	return s
 }
