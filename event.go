@@ -29,6 +29,15 @@ const (
 	// without asking (audit; admins read it), or a rule was learned or
 	// revoked.
 	EventPolicyDecision EventType = "policy_decision"
+	// EventQuestionReminded: a reminder of a pending question is due
+	// (Count: how many of its reminders are done); the edges re-notify.
+	EventQuestionReminded EventType = "question_reminded"
+	// EventQuestionEscalated: nobody answered in time; the plan's people
+	// were added as answerers (Question.EscalatedTo).
+	EventQuestionEscalated EventType = "question_escalated"
+	// EventQuestionReassigned: someone who may answer handed the question
+	// to others (Actor), who replace its assignees.
+	EventQuestionReassigned EventType = "question_reassigned"
 )
 
 // Event is one entry of the durable event log. The log is the audit trail
@@ -81,7 +90,7 @@ func newQuestionEvent(typ EventType, q *Question, actor string, at time.Time) *E
 	r := q.Redacted()
 	ev := &Event{Type: typ, QuestionID: q.ID, JobID: q.JobID, At: at, Actor: actor, Response: r.Response, Asker: q.Asker}
 	switch typ {
-	case EventQuestionAsked, EventQuestionReopened, EventApprovalAdded:
+	case EventQuestionAsked, EventQuestionReopened, EventApprovalAdded, EventQuestionEscalated, EventQuestionReassigned:
 		ev.Question = r
 		ev.Response = nil
 	case EventQuestionCancelled:

@@ -80,6 +80,8 @@ type Service struct {
 	streams  streams
 	refusals refusals
 	dir      directory
+	// reminders are the reminder settings by question type.
+	reminders Reminders
 }
 
 var _ QuestionService = (*Service)(nil)
@@ -113,6 +115,9 @@ type ServiceConfig struct {
 	// MaxStreams bounds each principal's concurrent streams and long
 	// polls (0: no bound; config's default is DefaultMaxStreams).
 	MaxStreams int
+	// Reminders are the reminders and escalation of each question type
+	// (policy rules may override them); none by default.
+	Reminders Reminders
 }
 
 // NewService returns the lifecycle over store.
@@ -134,7 +139,8 @@ func NewService(store Store, cfg ServiceConfig) *Service {
 	}
 	return &Service{store: store, clock: cfg.Clock, timeouts: cfg.Timeouts, access: cfg.Access, limiter: cfg.Limiter,
 		newID: cfg.NewID, notifier: cfg.Notifier, sealer: newSealer(), threshold: cfg.Threshold,
-		parse: cfg.ParseCommand, learnedTTL: cfg.LearnedTTL, limits: cfg.Limits, streams: streams{max: cfg.MaxStreams}}
+		parse: cfg.ParseCommand, learnedTTL: cfg.LearnedTTL, limits: cfg.Limits, streams: streams{max: cfg.MaxStreams},
+		reminders: cfg.Reminders}
 }
 
 // Access returns the rules the service enforces, for edges that must build
@@ -162,6 +168,7 @@ func (s *Service) create(ctx context.Context, jobID string, n NewQuestion, touch
 	if touch != nil {
 		touch(q)
 	}
+	s.plan(q, s.policy.rule(q.Rule))
 	if q.Type == Approval && q.DefaultResponse.Approved() && !s.access.AllowDefaultApprove {
 		return nil, false, Errorf(EINVALID, "defaultResponse: an approval cannot approve itself when nobody answers; use deny, leave it out, or set allow_default_approve in config")
 	}

@@ -88,6 +88,8 @@ type QuestionPage struct {
 // without error has made its writes durable (fsync'd). Implementations must
 // be safe for concurrent use.
 type Store interface {
+	ReminderStore // reminder.go
+
 	// CreateQuestion stores q with its indexes and ev (whose Seq it sets),
 	// atomically. When q.IdempotencyKey is set and the same job already has a
 	// question with that key whose outcome was not received yet, nothing is
