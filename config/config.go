@@ -43,6 +43,11 @@ type Config struct {
 	InteractionThreshold *int `yaml:"interaction_threshold"`
 	// Policy is seed 003's approval policy.
 	Policy PolicyConfig `yaml:"policy"`
+	// Reminders are the reminders and escalation of each question type
+	// (reminders.go); Email the fallback channel; Web the browser address.
+	Reminders map[string]ReminderConfig `yaml:"reminders"`
+	Email     Email                     `yaml:"email"`
+	Web       Web                       `yaml:"web"`
 }
 
 // Token is a bearer token: Name identifies its holder (api:NAME in the
