@@ -69,7 +69,8 @@ func (m *Main) Run(ctx context.Context) (err error) {
 			hitl.LimitPolicy:  ratelimit.New(rl.PolicyPerMinute, 0, nil),
 		},
 		MaxStreams: m.Config.MaxStreams, Threshold: m.Config.InteractionThreshold,
-		ParseCommand: shell.Parse, LearnedTTL: time.Duration(m.Config.Policy.LearnedTTL)})
+		ParseCommand: shell.Parse, LearnedTTL: time.Duration(m.Config.Policy.LearnedTTL),
+		Reminders: m.Config.HitlReminders()})
 	if err := m.Service.LoadPolicy(ctx, m.Config.PolicyRules()); err != nil {
 		return err
 	}
