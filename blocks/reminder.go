@@ -76,3 +76,20 @@ func orSomeone(s string) string {
 	}
 	return s
 }
+
+// The reassign modal's callback id and input block id.
+const (
+	CallbackReassign = "hitl/reassign"
+	BlockReassign    = "to"
+)
+
+// ReassignModal is the "Reassign…" modal: the question and a user picker.
+// The person picked replaces the question's assignees; the service
+// refuses someone who may not answer it.
+func ReassignModal(q *hitl.Question, channel, ts string) slack.ModalViewRequest {
+	q = orEmpty(q)
+	picker := slack.NewOptionsSelectBlockElement(slack.OptTypeUser, plainText("Choose a person"), InputActionID)
+	block := slack.NewInputBlock(BlockReassign, plainText("Hand this question to"),
+		plainText("They replace whoever it is assigned to now, and are told at once."), picker)
+	return modal(q, channel, ts, CallbackReassign, "Reassign question", "Reassign", block)
+}

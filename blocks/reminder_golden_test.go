@@ -4,6 +4,7 @@ import (
 	"testing"
 
 	"github.com/hitlbot/hitl"
+	"github.com/slack-go/slack"
 )
 
 // escalatedHanded is a question U0ANSWER1 handed to U024BE7LH and
@@ -50,5 +51,34 @@ func TestReminderGolden(t *testing.T) {
 		m := QuestionMessage(q, opts)
 		validate(t, m, allowedFixture...)
 		golden(t, "settled_escalated_handed", m)
+	})
+}
+
+func TestReassignModal(t *testing.T) {
+	m := ReassignModal(question(hitl.Blocking, hitl.BooleanResponse), "C024BE91L", "1700000000.000100")
+	validate(t, m, allowedFixture...)
+	golden(t, "modal_reassign", m)
+
+	t.Run("its submission names the person picked", func(t *testing.T) {
+		values := map[string]map[string]slack.BlockAction{BlockReassign: {InputActionID: {SelectedUser: "U0HOMEUSER"}}}
+		s, err := ParseSubmission(CallbackReassign, m.PrivateMetadata, values)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if s.Kind != SubmitReassign || s.Value != "U0HOMEUSER" || s.QuestionID != "q_0123456789abcdef" || s.MessageTS != "1700000000.000100" {
+			t.Errorf("submission %+v", s)
+		}
+	})
+	t.Run("nobody picked is refused", func(t *testing.T) {
+		_, err := ParseSubmission(CallbackReassign, m.PrivateMetadata, map[string]map[string]slack.BlockAction{})
+		if hitl.ErrorCode(err) != hitl.EINVALID {
+			t.Errorf("err %v", err)
+		}
+	})
+	t.Run("the button parses", func(t *testing.T) {
+		a, err := ParseAction(ActionReassign, BlockID("q_1"), "")
+		if err != nil || a.Verb != VerbReassign || a.QuestionID != "q_1" {
+			t.Errorf("%+v %v", a, err)
+		}
 	})
 }
