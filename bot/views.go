@@ -38,6 +38,7 @@ func (b *Bot) registerViews() {
 			return hitl.Response{Value: hitl.Approve, Edited: s.Value}
 		}),
 		blocks.CallbackChoices: answer(chosen),
+		blocks.CallbackReassign: b.reassign,
 	}
 }
 
@@ -48,6 +49,7 @@ var inputBlock = map[string]string{
 	blocks.CallbackApprove: blocks.BlockMessage,
 	blocks.CallbackEdit:    blocks.BlockEdited,
 	blocks.CallbackChoices: blocks.BlockChoices,
+	blocks.CallbackReassign: blocks.BlockReassign,
 }
 
 // chosen is a multi-select answer: the values of the chosen options.
