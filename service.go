@@ -46,6 +46,7 @@ type QuestionService interface {
 	// RunRecord returns a run's record: counts, the question it waits on,
 	// its control state. It costs one read, however many questions it holds.
 	RunRecord(ctx context.Context, id string) (*Run, error)
+	ReassignService // reassign.go
 }
 
 // Service is the question lifecycle over a Store: create, answer, time out,
