@@ -71,6 +71,9 @@ type Event struct {
 	// Count is how many refusals an EventRefused stands for, when more
 	// than one: a flood is counted, not recorded one by one.
 	Count int `json:"count,omitempty"`
+	// HandedFrom are the assignees a reassignment replaced (audit; where
+	// the question was shown before).
+	HandedFrom []string `json:"handedFrom,omitempty"`
 }
 
 // VisibleTo reports whether p may read ev: refusals are for admins; other

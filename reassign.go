@@ -38,8 +38,11 @@ func (s *Service) Reassign(ctx context.Context, id string, to []string) (*Questi
 				return nil, err
 			}
 		}
+		from := q.Assignees
 		q.Assignees, q.EscalatedTo, q.HandedBy = slices.Clone(to), nil, handler(p)
-		return newQuestionEvent(EventQuestionReassigned, q, p.ID, now), nil
+		ev := newQuestionEvent(EventQuestionReassigned, q, p.ID, now)
+		ev.HandedFrom = from
+		return ev, nil
 	})
 	if refusal != nil && err == refusal {
 		return nil, s.refused(ctx, p, ActionReassign, refusedQ, refusal)

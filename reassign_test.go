@@ -108,6 +108,7 @@ func TestReassignTable(t *testing.T) {
 			last := evs[len(evs)-1]
 			assert.Equal(t, hitl.EventQuestionReassigned, last.Type, "audited")
 			assert.Equal(t, r.p.ID, last.Actor)
+			assert.Equal(t, q.Assignees, last.HandedFrom, "the audit names whom it was taken from")
 		})
 	}
 }

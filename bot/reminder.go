@@ -55,6 +55,15 @@ func (b *Bot) nudgeDeliveries(ctx context.Context, ev *hitl.Event) ([]hitl.Deliv
 			add(kindPost, q.Reminders.EscalationChannel)
 		}
 	case hitl.EventQuestionReassigned:
+		// Where it was shown before, even if that post is still queued
+		// (it is done first: deliveries to one target go in order).
+		before := q.Clone()
+		before.Assignees = ev.HandedFrom
+		for _, t := range Targets(before, b.defaultChannel()) {
+			if !slices.Contains(targets, t) {
+				targets = append(targets, t)
+			}
+		}
 		for _, t := range targets {
 			add(kindHanded, t)
 		}
