@@ -12,6 +12,7 @@ import (
 	"github.com/hitlbot/hitl/agent"
 	"github.com/hitlbot/hitl/bot"
 	"github.com/hitlbot/hitl/config"
+	"github.com/hitlbot/hitl/email"
 	"github.com/hitlbot/hitl/notify"
 	"github.com/hitlbot/hitl/ratelimit"
 	"github.com/hitlbot/hitl/shell"
@@ -32,11 +33,15 @@ type Main struct {
 
 	// SlackTuning adjusts the bot's pacing and retries (tests shorten them).
 	SlackTuning func(*bot.Config)
+	// MailEvery is how often the mailer looks for mail due again
+	// (mainemail.go; tests shorten it).
+	MailEvery time.Duration
 
 	ln      net.Listener
 	api     *agent.Server
 	http    *http.Server
 	sweeper *sweeper.Sweeper
+	mailer  *email.Mailer
 	served  chan struct{}
 	stop    context.CancelFunc // ends long polls and event streams on Close
 }
@@ -89,6 +94,9 @@ func (m *Main) Run(ctx context.Context) (err error) {
 		m.Service.SetDirectory(m.Bot.Directory())
 		m.Bot.Start(context.Background())
 	}
+	if err := m.startMailer(); err != nil {
+		return err
+	}
 	if m.ln, err = net.Listen("tcp", m.Config.Listen); err != nil {
 		return hitl.Errorf(hitl.EUNAVAILABLE, "listen on %s: %v", m.Config.Listen, err)
 	}
@@ -133,6 +141,9 @@ func (m *Main) Close() error {
 	}
 	if m.Bot != nil {
 		m.Bot.Close()
+	}
+	if m.mailer != nil {
+		m.mailer.Close()
 	}
 	if m.DB != nil {
 		return m.DB.Close()
