@@ -171,6 +171,16 @@ func (a Access) mayAnswer(p Principal, q *Question) error {
 // tokenless server ("local", "local:alice"): one person, the machine.
 func isLocal(id string) bool { return id == "local" || strings.HasPrefix(id, "local:") }
 
+// personOf is the one id of the person principal id names where ids are
+// kept (learned rules' agents, idempotency keys): the local principals of
+// a tokenless server are one person, "local"; every other id is its own.
+func personOf(id string) string {
+	if isLocal(id) {
+		return "local"
+	}
+	return id
+}
+
 func lacks(p Principal, s Scope) *Error {
 	return Errorf(EFORBIDDEN, "%s lacks the %s scope", p.ID, s)
 }

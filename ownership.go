@@ -83,7 +83,7 @@ func (a Access) mayStart(p Principal, id string) error {
 func RunOwnerOf(id string) (owner string, ok bool) {
 	for i := strings.IndexByte(id, '@'); i >= 0; {
 		owner = id[i+1:]
-		if owner == "local" || strings.HasPrefix(owner, "local:") || strings.HasPrefix(owner, "api:") || strings.HasPrefix(owner, "slack:") {
+		if isLocal(owner) || strings.HasPrefix(owner, "api:") || strings.HasPrefix(owner, "slack:") {
 			return owner, true // the first such '@': token names may hold '@'
 		}
 		j := strings.IndexByte(owner, '@')
@@ -103,12 +103,7 @@ func DefaultRunID(name string, p Principal) string { return name + "@" + p.ID }
 // run: the asker's own, so that one asker's key never finds another's
 // question, even where runs are shared (admins, unowned runs). The local
 // principals of a tokenless server are one asker.
-func KeyOf(asker, key string) string {
-	if isLocal(asker) {
-		asker = "local"
-	}
-	return asker + "\x00" + key
-}
+func KeyOf(asker, key string) string { return personOf(asker) + "\x00" + key }
 
 // owns reports whether p is the same person as the principal that
 // started run.

@@ -2,6 +2,7 @@ package hitl_test
 
 import (
 	"context"
+	"sync"
 	"testing"
 
 	"github.com/hitlbot/hitl"
@@ -186,11 +187,20 @@ func TestDefaultRunsCannotBeTakenFirst(t *testing.T) {
 // TestRunOwnerRace: of principals starting the same run at once, exactly
 // one owns it, and every other is refused.
 func TestRunOwnerRace(t *testing.T) {
-	svc := hitl.NewService(memstore.New(), hitl.ServiceConfig{Notifier: notify.New(), Clock: clocktest.New(t0)})
 	ps := []hitl.Principal{asker, other, hitl.TokenPrincipal("third", nil, ""), hitl.TokenPrincipal("fourth", nil, "")}
+	// Every principal reads the run as unowned before any claims it: the
+	// barrier holds each UpdateRun until all have called it (or finished
+	// without), so the claim itself must decide, in its transaction.
+	b := &runBarrier{Store: memstore.New(), n: len(ps)}
+	b.cond = sync.NewCond(&b.mu)
+	svc := hitl.NewService(b, hitl.ServiceConfig{Notifier: notify.New(), Clock: clocktest.New(t0)})
 	errs := make(chan error, len(ps))
 	for _, p := range ps {
-		go func() { errs <- runAct(svc, p, "ask", "contested") }()
+		go func() {
+			err := runAct(svc, p, "ask", "contested")
+			b.finished()
+			errs <- err
+		}()
 	}
 	ok := 0
 	for range ps {
@@ -201,7 +211,36 @@ func TestRunOwnerRace(t *testing.T) {
 		}
 	}
 	assert.Equal(t, 1, ok, "one principal started the run")
+	assert.GreaterOrEqual(t, b.entered, len(ps), "every principal tried to claim the unowned run")
 	run, err := svc.RunRecord(hitl.WithPrincipal(context.Background(), admin), "contested")
 	require.NoError(t, err)
 	assert.Equal(t, 1, run.Questions, "only the owner's question is in it")
+}
+
+// runBarrier holds the first UpdateRun of each of n goroutines until each
+// has made one or finished.
+type runBarrier struct {
+	hitl.Store
+	n             int
+	mu            sync.Mutex
+	cond          *sync.Cond
+	entered, done int
+}
+
+func (b *runBarrier) UpdateRun(ctx context.Context, id string, fn func(*hitl.Run) (hitl.RunUpdate, error)) (*hitl.Run, error) {
+	b.mu.Lock()
+	b.entered++
+	b.cond.Broadcast()
+	for b.entered+b.done < b.n {
+		b.cond.Wait()
+	}
+	b.mu.Unlock()
+	return b.Store.UpdateRun(ctx, id, fn)
+}
+
+func (b *runBarrier) finished() {
+	b.mu.Lock()
+	b.done++
+	b.cond.Broadcast()
+	b.mu.Unlock()
 }

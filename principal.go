@@ -94,10 +94,12 @@ func (p Principal) Has(s Scope) bool {
 	return slices.Contains(p.Scopes, s) || (s != scopeObserve && slices.Contains(p.Scopes, ScopeAdmin))
 }
 
-// SeesLearnedRules reports whether p may see the rules people taught with
-// "Approve & always allow" (what was learned, by whom): those who answer,
-// and admins. Everybody else sees the configured rules only.
-func (p Principal) SeesLearnedRules() bool {
+// OverseesPolicy reports whether p oversees the approval policy for every
+// agent: sees the rules people taught with "Approve & always allow" (what
+// was learned, by whom), revokes them, and checks the policy as another
+// agent. Those who answer, and admins, do; an agent sees and checks only
+// what concerns itself.
+func (p Principal) OverseesPolicy() bool {
 	return p.Local || p.Has(ScopeAnswer)
 }
 

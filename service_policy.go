@@ -105,24 +105,16 @@ func (s *Service) SetPolicy(ctx context.Context, rules []PolicyRule) (Policy, er
 // AgentOf is the agent an operation is decided and learned for: the
 // principal that asks, and the one local person of a tokenless server
 // whatever its user name ("local").
-func AgentOf(p Principal) string {
-	if isLocal(p.ID) {
-		return "local"
-	}
-	return p.ID
-}
+func AgentOf(p Principal) string { return personOf(p.ID) }
 
 // AgentName is the agent a person names: a token's name ("ci") is its
 // principal (api:ci); a principal id stays as it is; the local person is
 // one agent.
 func AgentName(name string) string {
-	switch {
-	case isLocal(name):
-		return "local"
-	case !strings.Contains(name, ":"):
+	if !strings.Contains(name, ":") && name != "local" {
 		return "api:" + name
 	}
-	return name
+	return personOf(name)
 }
 
 // decider is the policy as it stands, with the learned rules in the store.
@@ -148,7 +140,7 @@ func (s *Service) CheckOperation(ctx context.Context, req ApprovalRequest) (Deci
 	p := PrincipalFrom(ctx)
 	agent := AgentOf(p)
 	if req.Agent != "" && req.Agent != p.ID && req.Agent != agent {
-		if !p.Local && !p.Has(ScopeAnswer) {
+		if !p.OverseesPolicy() {
 			return Decision{}, s.refused(ctx, p, ActionRead, &Question{}, Errorf(EFORBIDDEN, "%s may check the policy only as itself: naming another agent needs the answer scope", p.ID))
 		}
 		agent = AgentName(req.Agent)
@@ -287,7 +279,7 @@ func (s *Service) learn(ctx context.Context, q *Question, key LearnedRuleKey, by
 // and admins, see every agent's; an agent sees its own.
 func (s *Service) LearnedRules(ctx context.Context, f LearnedRuleFilter) (LearnedRulePage, error) {
 	p := PrincipalFrom(ctx)
-	if !p.SeesLearnedRules() {
+	if !p.OverseesPolicy() {
 		if !p.Has(ScopeAsk) || strings.HasPrefix(p.ID, "slack:") {
 			return LearnedRulePage{}, s.refused(ctx, p, ActionRead, &Question{}, Errorf(EFORBIDDEN,
 				"learned rules are shown only to those who answer (slack.answerers, the answer scope) and admins; %s is neither", p.ID))
@@ -307,7 +299,7 @@ func (s *Service) LearnedRules(ctx context.Context, f LearnedRuleFilter) (Learne
 // may.
 func (s *Service) RevokeRule(ctx context.Context, id string) (*LearnedRule, error) {
 	p := PrincipalFrom(ctx)
-	if !p.Local && !p.Has(ScopeAnswer) {
+	if !p.OverseesPolicy() {
 		return nil, s.refused(ctx, p, ActionAnswer, &Question{}, lacks(p, ScopeAnswer))
 	}
 	gone, err := s.store.DeleteLearnedRule(ctx, id)

@@ -9,7 +9,6 @@ import (
 	"net/http"
 	"net/url"
 	"strconv"
-	"strings"
 	"time"
 
 	"github.com/hitlbot/hitl"
@@ -24,7 +23,7 @@ import (
 // The actor is the token's agent name ("api:"+name) or, against a server
 // without tokens, "local" or "local:"+user (WithUser).
 type Client struct {
-	base       string
+	pool       *replicas // the base URLs (see failover.go)
 	token      string
 	user       string
 	hc         *http.Client
@@ -102,12 +101,14 @@ func (c *Client) With(opts ...ClientOption) *Client {
 }
 
 // NewClient returns a client of the API at baseURL ("http://127.0.0.1:8750")
-// that authenticates with token (none when empty).
+// that authenticates with token (none when empty). baseURL may list
+// several replicas, comma-separated: the client moves to the next when
+// one stops answering (see replicas in failover.go).
 func NewClient(baseURL, token string, opts ...ClientOption) *Client {
 	tr := http.DefaultTransport.(*http.Transport).Clone()
 	tr.MaxIdleConnsPerHost = 64
 	c := &Client{
-		base:       strings.TrimRight(baseURL, "/"),
+		pool:       newReplicas(baseURL),
 		token:      token,
 		hc:         &http.Client{Transport: tr},
 		minBackoff: DefaultMinBackoff,
@@ -134,12 +135,13 @@ func (c *Client) do(ctx context.Context, method, path string, query url.Values, 
 			return hitl.Errorf(hitl.EINVALID, "encoding the request: %v", err)
 		}
 	}
-	u := c.base + path
+	suffix := path
 	if len(query) > 0 {
-		u += "?" + query.Encode()
+		suffix += "?" + query.Encode()
 	}
+	replay := replayable(method, path, in)
 	for {
-		err := c.send(ctx, method, u, path, b, in != nil, out)
+		err := c.sendAny(ctx, method, suffix, path, b, in != nil, replay, out)
 		var he *hitl.Error
 		if c.rateWait == nil || !errors.As(err, &he) || he.Code != hitl.ERATELIMITED {
 			return err
@@ -156,8 +158,10 @@ func (c *Client) do(ctx context.Context, method, path string, query url.Values, 
 	}
 }
 
-// send sends one request: do's one attempt.
-func (c *Client) send(ctx context.Context, method, u, path string, b []byte, hasBody bool, out any) error {
+// send sends one request to the replica at base: do's one attempt. A
+// replica that is not answering gives a *replicaDown.
+func (c *Client) send(ctx context.Context, method, base, suffix, path string, b []byte, hasBody bool, out any) error {
+	u := base + suffix
 	var body io.Reader
 	if hasBody {
 		body = bytes.NewReader(b)
@@ -183,13 +187,16 @@ func (c *Client) send(ctx context.Context, method, u, path string, b []byte, has
 		if ctx.Err() != nil {
 			return ctx.Err()
 		}
-		return hitl.Errorf(hitl.EUNAVAILABLE, "cannot reach hitl at %s: %v", c.base, err)
+		return &replicaDown{err: hitl.Errorf(hitl.EUNAVAILABLE, "cannot reach hitl at %s: %v", base, err), sent: !unsent(err)}
 	}
 	defer func() {
 		_, _ = io.Copy(io.Discard, io.LimitReader(resp.Body, 64<<10))
 		_ = resp.Body.Close()
 	}()
 	if resp.StatusCode >= 300 {
+		if downStatus(resp.StatusCode) {
+			return &replicaDown{err: decodeError(resp), sent: true}
+		}
 		return decodeError(resp)
 	}
 	if out == nil {
@@ -199,7 +206,7 @@ func (c *Client) send(ctx context.Context, method, u, path string, b []byte, has
 		if ctx.Err() != nil {
 			return ctx.Err()
 		}
-		return hitl.Errorf(hitl.EUNAVAILABLE, "reading the answer of %s %s: %v", method, path, err)
+		return &replicaDown{err: hitl.Errorf(hitl.EUNAVAILABLE, "reading the answer of %s %s: %v", method, path, err), sent: true}
 	}
 	return nil
 }
@@ -218,6 +225,7 @@ func (c *Client) Create(ctx context.Context, jobID string, n hitl.NewQuestion) (
 	if err := hitl.ValidateJobID(jobID); err != nil {
 		return nil, false, err
 	}
+	n.IdempotencyKey = c.failoverKey(n.IdempotencyKey)
 	var resp askResponse
 	if err := c.do(ctx, http.MethodPost, "/api/jobs/"+url.PathEscape(jobID)+"/questions", nil, n, &resp); err != nil {
 		return nil, false, err

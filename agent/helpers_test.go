@@ -103,10 +103,16 @@ func newEnv(t *testing.T, cfg ServerConfig) *env {
 // Clock is the env's).
 func newEnvWith(t *testing.T, cfg ServerConfig, svcCfg func(*hitl.ServiceConfig)) *env {
 	t.Helper()
+	return newEnvOver(t, memstore.New(), cfg, svcCfg)
+}
+
+// newEnvOver is newEnvWith over store st.
+func newEnvOver(t *testing.T, st hitl.Store, cfg ServerConfig, svcCfg func(*hitl.ServiceConfig)) *env {
+	t.Helper()
 	clock := clocktest.New(time.Date(2025, 3, 1, 12, 0, 0, 0, time.UTC))
 	sc := hitl.ServiceConfig{Notifier: notify.New(), Clock: clock, ParseCommand: shell.Parse}
 	svcCfg(&sc)
-	svc := hitl.NewService(memstore.New(), sc)
+	svc := hitl.NewService(st, sc)
 	e := &env{clock: clock, svc: svc, w: newWatched(svc)}
 	if cfg.Clock == nil {
 		cfg.Clock = clock

@@ -140,6 +140,7 @@ func (c *Client) SetPolicy(ctx context.Context, rules []hitl.PolicyRule) (hitl.P
 
 // RequestOperation implements hitl.PolicyService: POST /api/approvals.
 func (c *Client) RequestOperation(ctx context.Context, req hitl.ApprovalRequest) (hitl.ApprovalOutcome, error) {
+	req.IdempotencyKey = c.failoverKey(req.IdempotencyKey)
 	var out hitl.ApprovalOutcome
 	err := c.do(ctx, http.MethodPost, "/api/approvals", nil, req, &out)
 	return out, err

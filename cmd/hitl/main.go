@@ -53,6 +53,8 @@ Agents (Claude Code, Codex CLI, any MCP client; see README):
   hitl mcp [--run ID] [--max-wait 10m] [--progress-every 15s] [--cancel-on-abort]
                                       the MCP server over stdio: ask_human, get_answer,
                                       request_approval, permission_prompt
+  hitl watch [--run ID] [DIR…]        seed 002's engines: ask each DIR/.delta/interaction/request.json
+                                      in hitl, write the answer to response.txt beside it (default DIR .)
 
 Steering (people; RUN may be a unique prefix of an active run):
   hitl pause RUN                      pause a loop at its next checkpoint
@@ -69,7 +71,8 @@ Approvals by policy (seed 003):
                                       instead, shown first); exits 3 denied, 4 timed out, else its code
   hitl policy show | rules | revoke ID | check --op-type T [--resource R] [--risk R] [--agent A] [--json]
 
-Environment: HITL_URL (default http://127.0.0.1:7070), HITL_TOKEN, HITL_RUN,
+Environment: HITL_URL (default http://127.0.0.1:7070; several, comma-separated,
+fail over to the next), HITL_TOKEN, HITL_RUN,
 HITL_LISTEN, HITL_DB, HITL_CONFIG, HITL_RETENTION, HITL_TOKENS, SLACK_APP_TOKEN,
 SLACK_BOT_TOKEN, HITL_SLACK_CHANNEL, HITL_SLACK_API_URL.
 
@@ -163,6 +166,8 @@ var commands = map[string]func(context.Context, []string, *env) error{
 
 	"hook": cmdHook,
 	"mcp":  cmdMCP,
+
+	"watch": cmdWatch,
 }
 
 // run executes one command and returns its exit code.

@@ -1,0 +1,313 @@
+// Package watch bridges seed 002's file protocol to hitl: an engine that
+// pauses by writing .delta/interaction/request.json, setting its status to
+// WAITING_FOR_INPUT and exiting 101 has its question asked in hitl, and
+// the answer is written to response.txt beside the request for the
+// engine's resume. The files are followed with fsnotify (file events, not
+// polling).
+//
+// One question per request: its idempotency key comes from the request
+// file's path and content (timestamp included), so a watcher started again
+// finds the question it asked before. A request file that goes away or
+// changes cancels its question; a response.txt written by someone else
+// does too.
+package watch
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+
+	"github.com/fsnotify/fsnotify"
+	"github.com/hitlbot/hitl"
+)
+
+// Client is what the watcher needs of hitl: agent.Client (over HTTP) or
+// a hitl.QuestionService.
+type Client interface {
+	Create(ctx context.Context, jobID string, n hitl.NewQuestion) (*hitl.Question, bool, error)
+	Wait(ctx context.Context, id string) (*hitl.Question, error)
+	Receive(ctx context.Context, id string) (*hitl.Question, error)
+	Cancel(ctx context.Context, id, reason string) (*hitl.Question, error)
+	QuestionPage(ctx context.Context, f hitl.QuestionFilter) (hitl.QuestionPage, error)
+}
+
+var _ Client = hitl.QuestionService(nil)
+
+// Dir is a directory to watch and the run its questions are asked in.
+type Dir struct {
+	Path string // the engine's directory, holding .delta/interaction
+	Run  string
+}
+
+// Config is what a Watcher watches and whom it asks.
+type Config struct {
+	Client Client
+	Dirs   []Dir
+	Agent  string // who asks, shown to people (Context.Agent)
+	// Log, when set, gets one line per thing done or gone wrong. No line
+	// ever holds an answer.
+	Log func(line string)
+}
+
+// Watcher follows the request files of its directories.
+type Watcher struct {
+	cfg     Config
+	fw      *fsnotify.Watcher
+	dirs    []*dir
+	results chan result
+	ctx     context.Context // Run's: ends when the watcher stops
+	wg      sync.WaitGroup
+	logMu   sync.Mutex
+}
+
+// New returns a watcher of cfg.Dirs, each of which must be a directory.
+func New(cfg Config) (*Watcher, error) {
+	if cfg.Client == nil || len(cfg.Dirs) == 0 {
+		return nil, hitl.Errorf(hitl.EINVALID, "a watcher needs a client and at least one directory")
+	}
+	w := &Watcher{cfg: cfg, results: make(chan result)}
+	for _, d := range cfg.Dirs {
+		abs, err := filepath.Abs(d.Path)
+		if err != nil {
+			return nil, hitl.Errorf(hitl.EINVALID, "%s: %v", d.Path, err)
+		}
+		if fi, err := os.Stat(abs); err != nil || !fi.IsDir() {
+			return nil, hitl.Errorf(hitl.EINVALID, "%s is not a directory", d.Path)
+		}
+		if err := hitl.ValidateJobID(d.Run); err != nil {
+			return nil, err
+		}
+		w.dirs = append(w.dirs, &dir{root: abs, run: d.Run})
+	}
+	fw, err := fsnotify.NewWatcher()
+	if err != nil {
+		return nil, hitl.Errorf(hitl.EINTERNAL, "watching files: %v", err)
+	}
+	w.fw = fw
+	return w, nil
+}
+
+// Run watches until ctx ends (nil then) or file events cannot be had. On
+// return, questions still pending stay pending: the next watcher of the
+// same directories takes them up.
+func (w *Watcher) Run(ctx context.Context) error {
+	defer w.fw.Close()
+	defer w.wg.Wait()
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	w.ctx = ctx
+	for _, d := range w.dirs {
+		w.addWatches(d)
+	}
+	for _, d := range w.dirs {
+		w.sweep(ctx, d)
+	}
+	for _, d := range w.dirs {
+		w.reconcile(ctx, d)
+	}
+	for {
+		select {
+		case <-ctx.Done():
+			return nil
+		case ev, ok := <-w.fw.Events:
+			if !ok {
+				return hitl.Errorf(hitl.EINTERNAL, "file events stopped")
+			}
+			for _, d := range w.dirs {
+				if d.concerns(ev.Name) {
+					w.reconcile(ctx, d)
+				}
+			}
+		case err, ok := <-w.fw.Errors:
+			if !ok {
+				return hitl.Errorf(hitl.EINTERNAL, "file events stopped")
+			}
+			w.logf("file events: %v; looking at every directory again", err)
+			for _, d := range w.dirs {
+				w.reconcile(ctx, d)
+			}
+		case r := <-w.results:
+			w.settle(r)
+		}
+	}
+}
+
+// concerns reports whether an event on path may change d's request:
+// the directories on the way to it, or a file beside it.
+func (d *dir) concerns(path string) bool {
+	for _, l := range d.levels() {
+		if path == l {
+			return true
+		}
+	}
+	return filepath.Dir(path) == d.interaction()
+}
+
+// addWatches watches the levels of d that exist (watching again is
+// harmless).
+func (w *Watcher) addWatches(d *dir) {
+	for _, l := range d.levels() {
+		if fi, err := os.Stat(l); err != nil || !fi.IsDir() {
+			return
+		}
+		if err := w.fw.Add(l); err != nil && !errors.Is(err, os.ErrNotExist) {
+			w.logf("%s: cannot watch: %v", l, err)
+		}
+	}
+}
+
+// reconcile brings what is asked for d in line with its files.
+func (w *Watcher) reconcile(ctx context.Context, d *dir) {
+	w.addWatches(d)
+	b, err := os.ReadFile(d.request())
+	switch {
+	case errors.Is(err, os.ErrNotExist):
+		w.stop(d, "request.json was removed: the engine no longer waits for an answer")
+		d.settled, d.bad = "", ""
+		return
+	case err != nil:
+		w.logf("%s: cannot read it: %v", d.request(), err)
+		return
+	case len(strings.TrimSpace(string(b))) == 0:
+		return // being written: its content comes with the next event
+	}
+	key := Key(d.request(), b)
+	if d.active != nil && d.active.key != key {
+		w.stop(d, "request.json changed: the engine asks something else")
+	}
+	req, err := ParseRequest(b)
+	if err != nil {
+		if d.bad != key {
+			d.bad = key
+			w.logf("%s: not asked: %s (fix the file; it is read again when it changes)", d.request(), hitl.ErrorMessage(err))
+		}
+		return
+	}
+	if exists(d.response()) {
+		// Answered already: by this watcher before it restarted, or by
+		// someone writing response.txt themselves.
+		if d.active != nil {
+			w.stop(d, "response.txt was written outside hitl")
+		}
+		d.settled = key
+		return
+	}
+	if d.active != nil || d.settled == key {
+		return
+	}
+	actx, cancel := context.WithCancelCause(ctx)
+	d.active = &asking{key: key, cancel: cancel}
+	n := req.Question(key, filepath.Base(d.root), w.cfg.Agent)
+	w.wg.Add(1)
+	go func() {
+		defer w.wg.Done()
+		w.ask(actx, d, n)
+	}()
+}
+
+// stop withdraws d's active question, if any, cancelling it with reason.
+func (w *Watcher) stop(d *dir, reason string) {
+	if d.active == nil {
+		return
+	}
+	d.active.cancel(&withdrawn{reason: reason})
+	d.active = nil
+}
+
+// settle deals with an asking's outcome: an answer is written to
+// response.txt, anything else is said.
+func (w *Watcher) settle(r result) {
+	d := r.d
+	if d.active == nil || d.active.key != r.key {
+		return // withdrawn meanwhile
+	}
+	d.active.cancel(context.Canceled)
+	d.active, d.settled = nil, r.key
+	q := r.q
+	switch {
+	case r.err != nil && q == nil:
+		w.logf("%s: not asked: %s", d.request(), hitl.ErrorMessage(r.err))
+	case r.err != nil:
+		w.logf("%s: waiting for %s failed: %s", d.request(), q.ID, hitl.ErrorMessage(r.err))
+	case q.Status == hitl.StatusAnswered:
+		w.answer(d, r.key, q)
+	case q.Status == hitl.StatusTimeout:
+		w.logf("%s: %s timed out without an answer; nothing written (the engine still waits: write %s yourself, or remove the request)", d.request(), q.ID, ResponseFile)
+	case q.Status == hitl.StatusCancelled:
+		msg := fmt.Sprintf("%s: %s was cancelled", d.request(), q.ID)
+		if q.RespondedBy != "" {
+			msg += " by " + q.RespondedBy
+		}
+		if q.CancelReason != "" {
+			msg += ": " + q.CancelReason
+		}
+		w.logf("%s; nothing written", msg)
+	}
+}
+
+// answer writes q's answer for the engine, if its request is still the
+// one q was asked for.
+func (w *Watcher) answer(d *dir, key string, q *hitl.Question) {
+	if b, err := os.ReadFile(d.request()); err != nil || Key(d.request(), b) != key {
+		w.logf("%s: %s was answered by %s after its request went away; nothing written", d.request(), q.ID, q.RespondedBy)
+		return
+	}
+	if q.Response == nil || q.Response.Redacted {
+		w.logf("%s: %s was answered by %s but the answer was not handed over; nothing written", d.request(), q.ID, q.RespondedBy)
+		return
+	}
+	if err := writeResponse(d.response(), q.Response.String()); err != nil {
+		w.logf("%s: %s was answered by %s but %v", d.request(), q.ID, q.RespondedBy, err)
+		return
+	}
+	w.logf("%s: %s answered by %s; wrote %s", d.request(), q.ID, q.RespondedBy, d.response())
+}
+
+// sweep cancels the questions a watcher asked in d's run for requests
+// that went away while no watcher was running.
+func (w *Watcher) sweep(ctx context.Context, d *dir) {
+	want := ""
+	if b, err := os.ReadFile(d.request()); err == nil && !exists(d.response()) {
+		want = Key(d.request(), b)
+	}
+	sctx, cancel := context.WithTimeout(ctx, requestTimeout)
+	defer cancel()
+	f := hitl.QuestionFilter{JobID: d.run, Status: hitl.StatusPending, Limit: 100}
+	for {
+		page, err := w.cfg.Client.QuestionPage(sctx, f)
+		if err != nil {
+			if ctx.Err() == nil {
+				w.logf("%s: cannot look for withdrawn questions in run %s: %s", d.root, d.run, hitl.ErrorMessage(err))
+			}
+			return
+		}
+		for _, q := range page.Questions {
+			if !strings.HasPrefix(q.IdempotencyKey, keyPrefix) || q.IdempotencyKey == want {
+				continue
+			}
+			reason := "request.json went away while hitl watch was stopped"
+			if _, err := w.cfg.Client.Cancel(sctx, q.ID, reason); err != nil && hitl.ErrorCode(err) != hitl.ECONFLICT {
+				w.logf("could not cancel %s (%s): %s", q.ID, reason, hitl.ErrorMessage(err))
+			} else if err == nil {
+				w.logf("cancelled %s: %s", q.ID, reason)
+			}
+		}
+		if page.NextCursor == "" {
+			return
+		}
+		f.Cursor = page.NextCursor
+	}
+}
+
+func (w *Watcher) logf(format string, args ...any) {
+	if w.cfg.Log == nil {
+		return
+	}
+	w.logMu.Lock()
+	defer w.logMu.Unlock()
+	w.cfg.Log(fmt.Sprintf(format, args...))
+}
