@@ -15,6 +15,7 @@ import (
 // messages (in a DM for a DM'd question) that mentions who may answer;
 // an escalation updates the messages (they name the people added), says
 // so in their threads and posts the question to the escalation channel;
+// without an escalation channel, each person added gets it by DM;
 // a reassignment updates the messages where they are, posts the question
 // where the new assignees see it, and tells them.
 func (b *Bot) nudgeDeliveries(ctx context.Context, ev *hitl.Event) ([]hitl.Delivery, error) {
@@ -51,8 +52,17 @@ func (b *Bot) nudgeDeliveries(ctx context.Context, ev *hitl.Event) ([]hitl.Deliv
 			add(kindUpdate, t)
 			add(kindEscalate, t)
 		}
-		if q.Reminders != nil && q.Reminders.EscalationChannel != "" && !slices.Contains(Targets(q, b.defaultChannel()), q.Reminders.EscalationChannel) {
-			add(kindPost, q.Reminders.EscalationChannel)
+		switch {
+		case q.Reminders != nil && q.Reminders.EscalationChannel != "":
+			if !slices.Contains(Targets(q, b.defaultChannel()), q.Reminders.EscalationChannel) {
+				add(kindPost, q.Reminders.EscalationChannel)
+			}
+		default: // no escalation channel: each person added gets it by DM
+			for _, u := range q.EscalatedTo {
+				if isUser(u) && !slices.Contains(targets, u) {
+					add(kindPost, u)
+				}
+			}
 		}
 	case hitl.EventQuestionReassigned:
 		// Where it was shown before, even if that post is still queued
@@ -154,8 +164,10 @@ func (b *Bot) reassign(ctx context.Context, user string, s blocks.Submission) er
 	return err
 }
 
-// escalationTarget reports whether target is q's escalation channel, where
-// it is posted as a message of its own (never into a run's thread).
+// escalationTarget reports whether target is where q's escalation posted
+// it (its escalation channel, or the DM of a person it added), which gets
+// a message of its own, never one in a run's thread.
 func escalationTarget(q *hitl.Question, target string) bool {
-	return q.Reminders != nil && q.Reminders.EscalationChannel != "" && q.Reminders.EscalationChannel == target
+	return q.Reminders != nil && ((q.Reminders.EscalationChannel != "" && q.Reminders.EscalationChannel == target) ||
+		slices.Contains(q.EscalatedTo, target))
 }
