@@ -48,7 +48,8 @@ const (
 var Commands = []Command{CommandPause, CommandResume, CommandCancel, CommandEscalate, CommandRedirect}
 
 // RESULT statuses and codes (seed 000), plus forbidden for a controller
-// the rules refuse.
+// the rules refuse and unsupported for a command the run's agent cannot
+// carry out.
 const (
 	ResultSuccess = "success"
 	ResultFailure = "failure"
@@ -58,6 +59,9 @@ const (
 	CodeDuplicate    = "duplicate"
 	CodeBadRequest   = "bad_request"
 	CodeForbidden    = "forbidden"
+	// CodeUnsupported: the run's agent cannot carry the command out (a
+	// coding-agent session cannot switch models from a hook).
+	CodeUnsupported = "unsupported"
 )
 
 // ControlTarget names the run a message is about.

@@ -127,6 +127,13 @@ type RunControl struct {
 	Instruction string `json:"instruction,omitempty"`
 	// Threshold is the run's own interaction threshold (seed 004).
 	Threshold *int `json:"interactionThreshold,omitempty"`
+	// PausedBy and CancelledBy name who paused (while paused) and who
+	// cancelled the run.
+	PausedBy    string `json:"pausedBy,omitempty"`
+	CancelledBy string `json:"cancelledBy,omitempty"`
+	// Session is set when the run is a coding-agent session steered
+	// through its hooks.
+	Session *Session `json:"session,omitempty"`
 }
 
 // stack is the run's loop as a STATE reports it.

@@ -83,6 +83,11 @@ type Service struct {
 	dir      directory
 	// reminders are the reminder settings by question type.
 	reminders Reminders
+	// sessions are the idle and end times of silent sessions; the
+	// session sweep reads runs no sooner than nextSessionSweep.
+	sessions         SessionTimes
+	sessionSweep     sync.Mutex
+	nextSessionSweep time.Time
 }
 
 var _ QuestionService = (*Service)(nil)
@@ -119,6 +124,9 @@ type ServiceConfig struct {
 	// Reminders are the reminders and escalation of each question type
 	// (policy rules may override them); none by default.
 	Reminders Reminders
+	// Sessions is when a silent coding-agent session is shown idle and
+	// ended (default: never).
+	Sessions SessionTimes
 }
 
 // NewService returns the lifecycle over store.
@@ -141,7 +149,8 @@ func NewService(store Store, cfg ServiceConfig) *Service {
 	return &Service{store: store, clock: cfg.Clock, timeouts: cfg.Timeouts, access: cfg.Access, limiter: cfg.Limiter,
 		newID: cfg.NewID, notifier: cfg.Notifier, sealer: newSealer(), threshold: cfg.Threshold,
 		parse: cfg.ParseCommand, learnedTTL: cfg.LearnedTTL, limits: cfg.Limits, streams: streams{max: cfg.MaxStreams},
-		reminders: cfg.Reminders}
+		reminders: cfg.Reminders,
+		sessions:  cfg.Sessions}
 }
 
 // Access returns the rules the service enforces, for edges that must build

@@ -94,23 +94,34 @@ func (s *Service) apply(ctx context.Context, p Principal, req ControlMessage, re
 		r := *run
 		r.UpdatedAt = now
 		c := &r.Control
+		if c.Session != nil {
+			if res, fail := sessionRefusal(&r, req); fail {
+				return done(nil, res, nil)
+			}
+			sess := *c.Session
+			c.Session = &sess
+		}
 		switch req.Command {
 		case CommandPause:
 			if c.Status == RunPaused {
 				return done(nil, failure(CodeInvalidState, "Run "+r.ID+" is already paused"), nil)
 			}
-			c.Status = RunPaused
-			return done(&r, ControlPayload{Status: ResultSuccess, Message: "Loop paused" + r.describe()}, nil)
+			c.Status, c.PausedBy = RunPaused, p.ID
+			r.unhold()
+			return done(&r, ControlPayload{Status: ResultSuccess, Message: r.steered(req.Command, "Loop paused"+r.describe())}, nil)
 		case CommandResume:
 			if c.Status != RunPaused {
 				return done(nil, failure(CodeInvalidState, "Run "+r.ID+" is not paused: it is "+string(c.Status)), nil)
 			}
-			c.Status = RunRunning
-			return done(&r, ControlPayload{Status: ResultSuccess, Message: "Loop resumed" + r.describe()}, nil)
+			c.Status, c.PausedBy = RunRunning, ""
+			msg := r.steered(req.Command, "Loop resumed"+r.describe())
+			r.unhold()
+			return done(&r, ControlPayload{Status: ResultSuccess, Message: msg}, nil)
 		case CommandCancel:
 			c.Status, c.Reason, c.NewModel, c.Instruction = RunCancelled, ReasonUserCancelled, "", ""
+			c.CancelledBy, c.PausedBy = p.ID, ""
 			cancelled = true
-			return done(&r, ControlPayload{Status: ResultSuccess, Message: "Loop cancelled" + r.describe()},
+			return done(&r, ControlPayload{Status: ResultSuccess, Message: r.steered(req.Command, "Loop cancelled"+r.describe())},
 				r.StateEventOf(StateAbort, ReasonUserCancelled, now))
 		case CommandEscalate:
 			prev := c.Model
@@ -119,7 +130,7 @@ func (s *Service) apply(ctx context.Context, p Principal, req ControlMessage, re
 				Message: "Escalated to " + c.Model}, r.StateEventOf(StateRunning, "", now))
 		case CommandRedirect:
 			c.Instruction = req.Payload.Instruction
-			return done(&r, ControlPayload{Status: ResultSuccess, Message: "Instruction queued for the next iteration"}, nil)
+			return done(&r, ControlPayload{Status: ResultSuccess, Message: r.steered(req.Command, "Instruction queued for the next iteration")}, nil)
 		}
 		return done(nil, failure(CodeBadRequest, "command "+string(req.Command)+" is unknown"), nil)
 	})
@@ -346,6 +357,8 @@ type RunService interface {
 	Control(ctx context.Context, req ControlMessage) ([]ControlMessage, error)
 	Publish(ctx context.Context, e StateEvent) (Checkpoint, error)
 	Checkpoint(ctx context.Context, e StateEvent) (Checkpoint, error)
+	// Hook records a coding-agent session's hook call (Service.Hook).
+	Hook(ctx context.Context, h SessionHook) (HookStep, error)
 	WaitRun(ctx context.Context, id string, after uint64) (*Run, error)
 	SetThreshold(ctx context.Context, id string, n *int) (*Run, error)
 	Runs(ctx context.Context, active bool, limit int, cursor string) (RunPage, error)

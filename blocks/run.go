@@ -75,6 +75,7 @@ func RunMessage(v RunView) Message {
 	if s := runWaiting(r, v.WaitingLink); s != "" {
 		bs = append(bs, section(s))
 	}
+	bs = append(bs, sessionSteering(r)...)
 	if c.EscalationReason != "" {
 		reason, _ := escapeCut(oneLine(c.EscalationReason), 500, ellipsis)
 		bs = append(bs, contextBlock(mrkdwn("⬆️ Escalated: "+reason)))
@@ -114,6 +115,9 @@ func runFields(r *hitl.Run) []*slack.TextBlockObject {
 	add("Model", c.Model)
 	add("Mode", c.Mode)
 	add("Issue", c.IssueID)
+	if c.Session != nil {
+		fs = append(fs, sessionFields(c.Session)...)
+	}
 	return fs
 }
 
@@ -122,6 +126,9 @@ func runFields(r *hitl.Run) []*slack.TextBlockObject {
 func RunStateText(c hitl.RunControl) string {
 	switch c.Status {
 	case hitl.RunRunning:
+		if c.Session != nil && c.Session.Idle {
+			return "💤 Idle"
+		}
 		return "▶️ Running"
 	case hitl.RunPaused:
 		return "⏸ Paused"
@@ -211,7 +218,11 @@ func RunLine(r *hitl.Run) string {
 	if it := c.Iteration(); it != "" {
 		parts = append(parts, "iteration "+it)
 	}
-	for _, s := range []string{c.Model, c.Mode, c.IssueID} {
+	task := ""
+	if c.Session != nil {
+		task = c.Session.Title
+	}
+	for _, s := range []string{c.Model, c.Mode, c.IssueID, task} {
 		if s = oneLine(s); s != "" {
 			e, _ := escapeCut(s, 100, ellipsis)
 			parts = append(parts, e)

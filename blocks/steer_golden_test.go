@@ -27,10 +27,29 @@ func TestRunMessageGolden(t *testing.T) {
 	long.ID = strings.Repeat("r", 128)
 	long.Control.Model, long.Control.IssueID, long.Control.EscalationReason = hostile(100), hostile(4000), hostile(4000)
 	long.WaitingOn = &hitl.PendingQuestion{QuestionID: "q_1", Question: hostile(4000)}
+	session := func(status hitl.RunStatus, s hitl.Session) *hitl.Run {
+		r := run(status)
+		r.ID, r.Control.Mode, r.Control.IssueID, r.Control.Iter, r.Control.Max = "claude-3f2b8c1e", "Claude Code", "", 0, 0
+		r.Control.Model = "claude-sonnet-4-5"
+		s.Agent, s.CWD, s.Title = "Claude Code", "/home/dev/app", "Fix the failing test in pkg/billing"
+		r.Control.Session = &s
+		return r
+	}
+	sessionPaused := session(hitl.RunPaused, hitl.Session{})
+	sessionPaused.Control.PausedBy = "slack:U0CTRL"
+	sessionHeld := session(hitl.RunPaused, hitl.Session{Held: hitl.HookPreToolUse})
+	sessionHeld.Control.PausedBy = "api:ops"
+	sessionRedirected := session(hitl.RunRunning, hitl.Session{})
+	sessionRedirected.Control.Instruction = "stop refactoring, just fix the failing test"
 	cases := []struct {
 		name string
 		v    RunView
 	}{
+		{"run_session_running", RunView{Run: session(hitl.RunRunning, hitl.Session{}), Now: t0}},
+		{"run_session_idle", RunView{Run: session(hitl.RunRunning, hitl.Session{Idle: true}), Now: t0}},
+		{"run_session_pause_queued", RunView{Run: sessionPaused, Now: t0}},
+		{"run_session_pause_held", RunView{Run: sessionHeld, Now: t0}},
+		{"run_session_redirect_queued", RunView{Run: sessionRedirected, Now: t0}},
 		{"run_running", RunView{Run: run(hitl.RunRunning), Now: t0}},
 		{"run_waiting_linked", RunView{Run: waiting, WaitingLink: "https://slackfake.slack.com/archives/C0RUNS/p1710428966000100", Now: t0}},
 		{"run_paused", RunView{Run: paused, Now: t0}},

@@ -48,6 +48,8 @@ type Config struct {
 	Reminders map[string]ReminderConfig `yaml:"reminders"`
 	Email     Email                     `yaml:"email"`
 	Web       Web                       `yaml:"web"`
+	// Sessions are the idle and end times of coding-agent sessions.
+	Sessions Sessions `yaml:"sessions"`
 }
 
 // Token is a bearer token: Name identifies its holder (api:NAME in the
@@ -140,6 +142,7 @@ func Default() Config {
 		RateLimits: RateLimits{TokenPerMinute: 120, RunPerMinute: 30,
 			ControlPerMinute: 60, RunsPerMinute: 600, PolicyPerMinute: 600},
 		MaxStreams: hitl.DefaultMaxStreams,
+		Sessions:   defaultSessions(),
 		Timeouts: Timeouts{
 			Blocking: Duration(t.Blocking), Approval: Duration(t.Approval), ErrorRecovery: Duration(t.ErrorRecovery),
 			Min: Duration(t.Min), Max: Duration(t.Max),

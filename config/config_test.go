@@ -94,6 +94,8 @@ func TestValidate(t *testing.T) {
 		"bot token prefix":             {func(c *config.Config) { c.Slack.AppToken, c.Slack.BotToken = "xapp-1", "xoxp-1" }, "config slack.bot_token"},
 		"bad admin id":                 {func(c *config.Config) { c.Slack.Admins = []string{"bob"} }, `config slack.admins = "bob"`},
 		"bad api url":                  {func(c *config.Config) { c.Slack.APIURL = "ftp://x" }, `config slack.api_url = "ftp://x"`},
+		"negative session idle time":   {func(c *config.Config) { c.Sessions.IdleAfter = config.Duration(-time.Minute) }, `config sessions.idle_after = "-1m0s"`},
+		"session ended before idle":    {func(c *config.Config) { c.Sessions.EndAfter = config.Duration(5 * time.Minute) }, `config sessions.end_after = "5m0s": must be longer than sessions.idle_after (10m0s)`},
 	} {
 		t.Run(name, func(t *testing.T) {
 			c := config.Default()
@@ -103,6 +105,12 @@ func TestValidate(t *testing.T) {
 			assert.ErrorContains(t, err, tc.want)
 		})
 	}
+	t.Run("sessions: 0 turns idleness or ending off", func(t *testing.T) {
+		c := config.Default()
+		c.Sessions = config.Sessions{IdleAfter: 0, EndAfter: config.Duration(time.Minute)}
+		assert.NoError(t, c.Validate())
+		assert.Equal(t, hitl.SessionTimes{EndAfter: time.Minute}, c.Sessions.Times())
+	})
 	t.Run("public listen with tokens is fine", func(t *testing.T) {
 		c := config.Default()
 		c.Listen = "0.0.0.0:7070"

@@ -45,6 +45,9 @@ func (c Config) Validate() error {
 	if c.Policy.LearnedTTL < 0 {
 		return bad("policy.learned_ttl", time.Duration(c.Policy.LearnedTTL).String(), "must be a positive duration (0 takes the default, 720h)")
 	}
+	if err := c.Sessions.validate(); err != nil {
+		return err
+	}
 	if c.Retention < 0 {
 		return bad("retention", time.Duration(c.Retention).String(), "must be 0 (keep everything) or a positive duration")
 	}

@@ -23,6 +23,46 @@ const AskUserQuestionTool = "AskUserQuestion"
 type ToolCall struct {
 	Tool  string
 	Input map[string]any
+	// Approval is the approval_context Codex releases that sent one give
+	// with a PermissionRequest (nil otherwise).
+	Approval *ApprovalContext
+}
+
+// ApprovalContext is Codex's approval_context: why the model asks
+// (justification) and what sandbox permissions it asks for.
+type ApprovalContext struct {
+	Justification      string `json:"justification"`
+	SandboxPermissions string `json:"sandbox_permissions"`
+}
+
+// LeaveSandbox is the sandbox_permissions value of a command Codex asks
+// to run outside its sandbox.
+const LeaveSandbox = "require_escalated"
+
+// justification is why the agent makes the call, wherever its release
+// puts it: tool_input.description (Claude Code, Codex), the shell tool's
+// own justification argument, or approval_context.justification.
+func (t ToolCall) justification() string {
+	for _, k := range []string{"description", "justification"} {
+		if d, _ := t.Input[k].(string); strings.TrimSpace(d) != "" {
+			return d
+		}
+	}
+	if t.Approval != nil {
+		return t.Approval.Justification
+	}
+	return ""
+}
+
+// sandbox is the sandbox permissions the call asks for, "" for none.
+func (t ToolCall) sandbox() string {
+	if p, _ := t.Input["sandbox_permissions"].(string); p != "" {
+		return p
+	}
+	if t.Approval != nil {
+		return t.Approval.SandboxPermissions
+	}
+	return ""
 }
 
 // editField is the input field that holds a tool's operation resource: what a
@@ -57,8 +97,16 @@ func (t ToolCall) Operation(context string) hitl.Operation {
 	case "Bash":
 		op.Type, op.Resource = hitl.OpShell, str("command")
 		op.Description = "Run " + op.Resource
-		if d := str("description"); d != "" {
+		if d := t.justification(); d != "" {
 			op.Description = d + ": " + op.Resource
+		}
+		switch sb := t.sandbox(); sb {
+		case "", "use_default":
+		case LeaveSandbox:
+			op.Description = "Asks to leave the sandbox: " + op.Description
+			op.Context = joinNonEmpty(context, "The agent asks to run this outside its sandbox (sandbox_permissions: "+LeaveSandbox+")")
+		default:
+			op.Context = joinNonEmpty(context, "The agent asks for sandbox permissions: "+sb)
 		}
 	case "Write", "Edit", "MultiEdit", "NotebookEdit":
 		op.Type, op.Resource = hitl.OpFileWrite, str(t.editField())

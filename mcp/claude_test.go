@@ -98,3 +98,38 @@ func TestKey(t *testing.T) {
 func TestNewRegistersTools(t *testing.T) {
 	assert.NotPanics(t, func() { New(Options{}) }, "the input schemas are valid")
 }
+
+// TestCodexJustification: Codex's justification wherever a release puts
+// it, and a request to leave the sandbox said in words.
+func TestCodexJustification(t *testing.T) {
+	const why = "Do you want to install the dependencies?"
+	for _, tc := range []struct {
+		name    string
+		call    ToolCall
+		desc    string
+		context string
+	}{
+		{"tool_input.description", ToolCall{Tool: "Bash", Input: map[string]any{"command": "npm ci", "description": why}},
+			why + ": npm ci", ""},
+		{"approval_context, in the sandbox", ToolCall{Tool: "Bash", Input: map[string]any{"command": "npm ci"},
+			Approval: &ApprovalContext{Justification: why, SandboxPermissions: "use_default"}}, why + ": npm ci", ""},
+		{"approval_context asking to leave the sandbox", ToolCall{Tool: "Bash", Input: map[string]any{"command": "npm ci"},
+			Approval: &ApprovalContext{Justification: why, SandboxPermissions: LeaveSandbox}},
+			"Asks to leave the sandbox: " + why + ": npm ci", "The agent asks to run this outside its sandbox (sandbox_permissions: require_escalated)"},
+		{"the shell tool's own arguments", ToolCall{Tool: "Bash", Input: map[string]any{"command": "npm ci", "justification": why, "sandbox_permissions": LeaveSandbox}},
+			"Asks to leave the sandbox: " + why + ": npm ci", "outside its sandbox"},
+		{"more sandbox permissions", ToolCall{Tool: "Bash", Input: map[string]any{"command": "npm ci", "sandbox_permissions": "with_additional_permissions"}},
+			"Run npm ci", "The agent asks for sandbox permissions: with_additional_permissions"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			op := tc.call.Operation("")
+			assert.Equal(t, tc.desc, op.Description)
+			assert.Equal(t, "npm ci", op.Resource)
+			if tc.context == "" {
+				assert.Empty(t, op.Context)
+			} else {
+				assert.Contains(t, op.Context, tc.context)
+			}
+		})
+	}
+}

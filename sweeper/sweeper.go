@@ -24,6 +24,7 @@ type Lifecycle interface {
 	Prune(ctx context.Context, retention time.Duration) (int, error)
 	PruneLearnedRules(ctx context.Context, limit int) (int, error)
 	FlushRefusals(ctx context.Context) error
+	SweepSessions(ctx context.Context) (int, error)
 }
 
 // learnedBatch is how many expired learned rules one transaction deletes.
@@ -31,7 +32,8 @@ const learnedBatch = 256
 
 // Work is the sweeper's work on svc: time out what is due, send the
 // reminders and escalations due (after the timeouts: a question that
-// timed out is reminded of nothing), apply
+// timed out is reminded of nothing), show silent sessions idle and end
+// the long silent ones, apply
 // retention (0 keeps every question and event; refusals a flood left
 // uncounted are written first), then delete the learned
 // rules that expired (they decide nothing any more, whatever the
@@ -45,6 +47,12 @@ func Work(svc Lifecycle, retention time.Duration) SweepFunc {
 		}
 		reminded, err := svc.SweepReminders(ctx)
 		n += reminded
+		if err != nil {
+			return n, err
+		}
+		// Silent coding-agent sessions are shown idle, then ended.
+		quiet, err := svc.SweepSessions(ctx)
+		n += quiet
 		if err != nil {
 			return n, err
 		}

@@ -19,7 +19,7 @@ const (
 	exitRateLimited = 8   // too many questions: the rate limit (hitl ask --no-wait)
 	exitForbidden   = 9   // the token may not do this (scope or rule)
 	exitRefused     = 10  // refused: the run's interaction threshold is 0 (decide yourself)
-	exitBadState    = 11  // the run is not in a state for this command (invalid_state)
+	exitBadState    = 11  // the run is not in a state for this command (invalid_state), or its agent cannot carry it out (unsupported)
 	exitDuplicate   = 12  // the same request is still being carried out (duplicate)
 	exitNeedsInput  = 101 // --no-wait: the question waits for a person (seed 002)
 	exitInterrupted = 130 // Ctrl+C: the question stays pending
@@ -72,7 +72,7 @@ func resultCode(code string) int {
 	switch code {
 	case hitl.CodeNotFound:
 		return exitNotFound
-	case hitl.CodeInvalidState:
+	case hitl.CodeInvalidState, hitl.CodeUnsupported:
 		return exitBadState
 	case hitl.CodeDuplicate:
 		return exitDuplicate

@@ -29,15 +29,40 @@ const defaultHookWait = 9 * time.Minute
 // hookInput is what both agents send (Claude Code's common fields and
 // its tool events'; Codex adds turn_id and model).
 type hookInput struct {
-	SessionID      string         `json:"session_id"`
-	CWD            string         `json:"cwd"`
-	PermissionMode string         `json:"permission_mode"`
-	HookEventName  string         `json:"hook_event_name"`
-	ToolName       string         `json:"tool_name"`
-	ToolInput      map[string]any `json:"tool_input"`
-	ToolUseID      string         `json:"tool_use_id"`
-	TurnID         string         `json:"turn_id"`
-	Model          string         `json:"model"`
+	SessionID      string    `json:"session_id"`
+	CWD            string    `json:"cwd"`
+	PermissionMode string    `json:"permission_mode"`
+	HookEventName  string    `json:"hook_event_name"`
+	ToolName       string    `json:"tool_name"`
+	ToolInput      toolInput `json:"tool_input"`
+	ToolUseID      string    `json:"tool_use_id"`
+	TurnID         string    `json:"turn_id"`
+	Model          string    `json:"model"`
+	// Prompt is UserPromptSubmit's prompt: the session's title.
+	Prompt string `json:"prompt"`
+	// ApprovalContext is what Codex releases that sent it give with a
+	// PermissionRequest: the model's justification and the sandbox
+	// permissions it asks for.
+	ApprovalContext *mcp.ApprovalContext `json:"approval_context"`
+}
+
+// toolInput is a tool's input: an object, as Claude Code and Codex send
+// for their tools. Any other JSON (Codex's schemas allow it after a tool
+// ran) is kept under "input", so that the event still reads.
+type toolInput map[string]any
+
+func (t *toolInput) UnmarshalJSON(b []byte) error {
+	var m map[string]any
+	if err := json.Unmarshal(b, &m); err == nil {
+		*t = m
+		return nil
+	}
+	var v any
+	if err := json.Unmarshal(b, &v); err != nil {
+		return err
+	}
+	*t = toolInput{"input": v}
+	return nil
 }
 
 // hook is one hook run.
@@ -53,12 +78,15 @@ type hook struct {
 	// less when the agent cut it short (cancelled, killed).
 	waited time.Duration
 	cut    bool // the agent stopped the hook before --wait
+	// decideTools: PreToolUse decides tool calls (--decide-tools).
+	decideTools bool
 }
 
 func cmdHook(ctx context.Context, args []string, e *env) error {
 	fs := flag.NewFlagSet("hook", flag.ContinueOnError)
 	wait := fs.Duration("wait", defaultHookWait, "how long to wait for people before leaving the decision to the terminal (keep it under the hook's timeout)")
 	run := fs.String("run", "", "the run to ask in (default: claude-SESSION or codex-SESSION, one per agent session)")
+	decideTools := fs.Bool("decide-tools", true, "PreToolUse: decide every tool call by policy (false: only steer the session and answer AskUserQuestion, leaving tool calls to the agent's own permissions and its PermissionRequest hook)")
 	pos, err := parseArgs(fs, args)
 	if err != nil {
 		return hookFailed(err)
@@ -67,7 +95,7 @@ func cmdHook(ctx context.Context, args []string, e *env) error {
 		return hookFailed(usageError(fs, "hitl hook needs the agent: hitl hook claude, or hitl hook codex"))
 	}
 	// Rate limited: wait Retry-After and try again, within --wait.
-	h := &hook{e: e, c: newClient(e).With(agent.WithRateLimitWait(e.after)), wait: *wait}
+	h := &hook{e: e, c: newClient(e).With(agent.WithRateLimitWait(e.after)), wait: *wait, decideTools: *decideTools}
 	b, err := io.ReadAll(io.LimitReader(e.stdin, 16<<20))
 	if err == nil {
 		err = json.Unmarshal(b, &h.in)
@@ -84,11 +112,26 @@ func cmdHook(ctx context.Context, args []string, e *env) error {
 			h.run = prefix + "-" + digest(h.in.SessionID)[:16]
 		}
 	}
-	h.publishState(ctx)
-	if prefix == "codex" {
-		return h.codex(ctx)
+	if !handledEvent(h.in.HookEventName) {
+		return hookFailed(unhandledEvent(prefix, h.in.HookEventName, hookEvents))
 	}
-	return h.claude(ctx)
+	step := h.session(ctx)
+	if prefix == "codex" {
+		return h.codex(ctx, step)
+	}
+	return h.claude(ctx, step)
+}
+
+// hookEvents are the events both hooks handle, as their errors name them.
+const hookEvents = "SessionStart, UserPromptSubmit, PreToolUse, PermissionRequest, PostToolUse, Stop and SessionEnd"
+
+func handledEvent(name string) bool {
+	for _, e := range hitl.HookEvents {
+		if string(e) == name {
+			return true
+		}
+	}
+	return false
 }
 
 // hookFailed ends a hook with exit 1: the agents read exit 2 as "block
@@ -112,23 +155,9 @@ func unhandledEvent(agent, event, handled string) error {
 		agent, handled, event, event)
 }
 
-// publishState reports the session as a live run (a STATE on
-// loop:current), so that /hitl runs lists it. Best effort: the decision
-// does not depend on it.
-func (h *hook) publishState(ctx context.Context) {
-	ctx, cancel := context.WithTimeout(ctx, 5*time.Second)
-	defer cancel()
-	_, err := h.c.Publish(ctx, hitl.StateEvent{Event: hitl.StateRunning, RunID: h.run,
-		UpdatedAt: time.Now().UTC().Format(time.RFC3339),
-		Stack:     []hitl.StackEntry{{ID: h.run, Mode: h.agent, Model: cut(h.in.Model, hitl.MaxModelLen)}}})
-	if err != nil {
-		fmt.Fprintf(h.e.stderr, "hitl hook: cannot report the session: %s\n", visible(hitl.ErrorMessage(err)))
-	}
-}
-
 // call is the tool call the event is about.
 func (h *hook) call() mcp.ToolCall {
-	return mcp.ToolCall{Tool: h.in.ToolName, Input: h.in.ToolInput}
+	return mcp.ToolCall{Tool: h.in.ToolName, Input: h.in.ToolInput, Approval: h.in.ApprovalContext}
 }
 
 // key makes the event's questions idempotent: the same event (a hook

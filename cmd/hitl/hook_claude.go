@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 
+	"github.com/hitlbot/hitl"
 	"github.com/hitlbot/hitl/agent"
 	"github.com/hitlbot/hitl/mcp"
 )
@@ -37,9 +38,15 @@ type hookOutput struct {
 	HookSpecificOutput any `json:"hookSpecificOutput"`
 }
 
-func (h *hook) claude(ctx context.Context) error {
+func (h *hook) claude(ctx context.Context, step hitl.HookStep) error {
+	if out, ok := h.steered(step); ok {
+		return h.print(out)
+	}
 	switch h.in.HookEventName {
 	case "PreToolUse":
+		if !h.decideTools && h.in.ToolName != mcp.AskUserQuestionTool {
+			return nil // Claude Code's own permissions decide (and its PermissionRequest hook)
+		}
 		return h.print(hookOutput{h.preToolUse(ctx)})
 	case "PermissionRequest":
 		d, ok := h.permissionRequest(ctx)
@@ -48,7 +55,7 @@ func (h *hook) claude(ctx context.Context) error {
 		}
 		return h.print(hookOutput{claudePermissionRequest{HookEventName: "PermissionRequest", Decision: d}})
 	}
-	return hookFailed(unhandledEvent("claude", h.in.HookEventName, "PreToolUse and PermissionRequest"))
+	return nil // a session event with nothing to say
 }
 
 // preToolUse decides a tool call before it runs; AskUserQuestion is

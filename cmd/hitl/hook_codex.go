@@ -3,6 +3,8 @@ package main
 import (
 	"context"
 	"fmt"
+
+	"github.com/hitlbot/hitl"
 )
 
 // Codex CLI's PermissionRequest hook: input tool_name (Bash for shell
@@ -22,9 +24,12 @@ type codexPermissionRequest struct {
 	Decision      codexDecision `json:"decision"`
 }
 
-func (h *hook) codex(ctx context.Context) error {
-	if h.in.HookEventName != "" && h.in.HookEventName != "PermissionRequest" {
-		return hookFailed(unhandledEvent("codex", h.in.HookEventName, "PermissionRequest"))
+func (h *hook) codex(ctx context.Context, step hitl.HookStep) error {
+	if out, ok := h.steered(step); ok {
+		return h.print(out)
+	}
+	if h.in.HookEventName != "PermissionRequest" {
+		return nil // Codex's PermissionRequest decides tool calls; the other events report
 	}
 	v, err := h.decide(ctx)
 	var d codexDecision

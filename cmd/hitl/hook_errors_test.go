@@ -12,7 +12,7 @@ import (
 
 func TestHookErrorsSayWhatIsWrong(t *testing.T) {
 	t.Run("an event the hook does not handle is named, not an internal error", func(t *testing.T) {
-		for agent, event := range map[string]string{"claude": "PostToolUse", "codex": "PreToolUse"} {
+		for agent, event := range map[string]string{"claude": "Notification", "codex": "SubagentStop"} {
 			var errb bytes.Buffer
 			e := &env{stdin: strings.NewReader(`{"hook_event_name":"` + event + `","session_id":"s-1"}`), stdout: &bytes.Buffer{}, stderr: &errb,
 				getenv: func(k string) string {

@@ -46,10 +46,11 @@ Steerable loops (agents):
   hitl prompt [--threshold N | --run ID]  the asking instruction for an interaction threshold
 
 Agents (Claude Code, Codex CLI, any MCP client; see README):
-  hitl hook claude|codex [--wait 9m] [--run ID]
-                                      a hook: reads the event JSON on stdin, decides by policy (asking
-                                      people when it says so), prints the decision JSON; after --wait
-                                      it leaves the decision to the agent's own prompt
+  hitl hook claude|codex [--wait 9m] [--run ID] [--decide-tools=false]
+                                      a hook, for every session event: reads the event JSON on stdin,
+                                      reports the session (a run people steer), decides tool calls by
+                                      policy (asking people when it says so), prints what the agent
+                                      acts on; after --wait it leaves the decision to the agent's prompt
   hitl mcp [--run ID] [--max-wait 10m] [--progress-every 15s] [--cancel-on-abort]
                                       the MCP server over stdio: ask_human, get_answer,
                                       request_approval, permission_prompt

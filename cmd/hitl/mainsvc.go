@@ -75,7 +75,8 @@ func (m *Main) Run(ctx context.Context) (err error) {
 		},
 		MaxStreams: m.Config.MaxStreams, Threshold: m.Config.InteractionThreshold,
 		ParseCommand: shell.Parse, LearnedTTL: time.Duration(m.Config.Policy.LearnedTTL),
-		Reminders: m.Config.HitlReminders()})
+		Reminders: m.Config.HitlReminders(),
+		Sessions:  m.Config.Sessions.Times()})
 	if err := m.Service.LoadPolicy(ctx, m.Config.PolicyRules()); err != nil {
 		return err
 	}

@@ -145,7 +145,7 @@ func cmdRuns(ctx context.Context, args []string, e *env) error {
 	tw := tabwriter.NewWriter(e.stdout, 0, 4, 2, ' ', 0)
 	fmt.Fprintln(tw, "RUN\tISSUE\tSTATE\tITER\tMODEL\tWAITING ON")
 	for _, r := range runs {
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\n", cell(r.ID, 40), cell(orDash(r.Control.IssueID), 20), runState(r),
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\n", cell(r.ID, 40), cell(orDash(issueOrTask(r)), 20), runState(r),
 			iteration(r), cell(orDash(r.Control.Model), 20), waitingOn(r))
 	}
 	return tw.Flush()
@@ -159,7 +159,25 @@ func runState(r *hitl.Run) string {
 	if p := r.Phase(); p == hitl.PhaseWaitingForInput || p == hitl.PhaseWaitingForApproval {
 		st += " (" + string(p) + ")"
 	}
+	if s := r.Control.Session; s != nil && r.Control.Status.Active() {
+		switch {
+		case s.Held != "":
+			st += " (held at " + visible(string(s.Held)) + ")"
+		case r.Control.Status == hitl.RunPaused:
+			st += " (queued for the next hook call)"
+		case s.Idle:
+			st += " (idle)"
+		}
+	}
 	return st
+}
+
+// issueOrTask is the loop's issue, or a session's task (its first prompt).
+func issueOrTask(r *hitl.Run) string {
+	if s := r.Control.Session; r.Control.IssueID == "" && s != nil {
+		return s.Title
+	}
+	return r.Control.IssueID
 }
 
 // iteration is the run's iteration by the root's one rule (the one hitl

@@ -1,0 +1,135 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"time"
+
+	"github.com/hitlbot/hitl"
+	"github.com/hitlbot/hitl/mcp"
+)
+
+// A hook call is first a session's report (hitl.Service.Hook): the
+// service says what steering asks of this call (hitl.SessionStep), and
+// this file renders that as the hook output Claude Code and Codex act on
+// (the two agents read the same fields). A call the service holds
+// (paused) waits here for the run to change, for up to --wait.
+
+// hookOut is a hook's whole output: the fields every event reads
+// (continue, stopReason), the blocking decision of UserPromptSubmit,
+// PostToolUse and Stop (decision "block" with a reason), and the event's
+// own hookSpecificOutput.
+type hookOut struct {
+	Continue           *bool  `json:"continue,omitempty"`
+	StopReason         string `json:"stopReason,omitempty"`
+	Decision           string `json:"decision,omitempty"`
+	Reason             string `json:"reason,omitempty"`
+	HookSpecificOutput any    `json:"hookSpecificOutput,omitempty"`
+}
+
+// contextOutput is the hookSpecificOutput that hands text to the model.
+type contextOutput struct {
+	HookEventName     string `json:"hookEventName"`
+	AdditionalContext string `json:"additionalContext"`
+}
+
+// session reports the call and returns its step. While the run is paused
+// it holds: it waits for the run to change and reports again, until --wait
+// runs out, then reports with HoldExpired (the service refuses the call).
+// When hitl cannot be reached the step is proceed: steering is best
+// effort, the tool decision still never allows what hitl did not decide.
+func (h *hook) session(ctx context.Context) hitl.HookStep {
+	call := hitl.SessionHook{RunID: h.run, Agent: h.agent, Event: hitl.HookEvent(h.in.HookEventName),
+		CWD: cut(h.in.CWD, hitl.MaxContextLen), Prompt: h.in.Prompt, Model: cut(h.in.Model, hitl.MaxModelLen)}
+	step, err := h.report(ctx, call)
+	if err == nil && step.Action == hitl.HookHold {
+		step, err = h.hold(ctx, call, step)
+	}
+	if err != nil {
+		fmt.Fprintf(h.e.stderr, "hitl hook: cannot report the session: %s\n", visible(hitl.ErrorMessage(err)))
+		return hitl.HookStep{RunID: h.run, Action: hitl.HookProceed}
+	}
+	return step
+}
+
+// report is one report of the call.
+func (h *hook) report(ctx context.Context, call hitl.SessionHook) (hitl.HookStep, error) {
+	ctx, cancel := context.WithTimeout(ctx, 10*time.Second)
+	defer cancel()
+	return h.c.Hook(ctx, call)
+}
+
+// hold waits while the run is paused: each change of the run is reported
+// again (a resume lets the call go on, a cancel halts it), for up to
+// --wait; what is left of --wait after the hold is what the tool's
+// decision may still take.
+func (h *hook) hold(ctx context.Context, call hitl.SessionHook, step hitl.HookStep) (hitl.HookStep, error) {
+	start := time.Now()
+	fmt.Fprintf(h.e.stderr, "hitl hook: %s is paused in hitl: holding this %s for up to %s\n", h.run, call.Event, h.wait)
+	gctx, cancel := mcp.GiveUpAt(ctx, h.e.afterFunc()(h.wait))
+	defer cancel()
+	defer func() { h.wait = max(h.wait-time.Since(start), time.Second) }()
+	for step.Action == hitl.HookHold {
+		_, err := h.c.WaitRun(gctx, h.run, step.Version)
+		if gctx.Err() != nil {
+			if ctx.Err() != nil {
+				return step, ctx.Err() // the agent stopped the hook
+			}
+			call.HoldExpired = true
+			return h.report(ctx, call)
+		}
+		if err != nil {
+			return step, err
+		}
+		if step, err = h.report(ctx, call); err != nil {
+			return step, err
+		}
+	}
+	return step, nil
+}
+
+// steered renders the step for the event when steering decides the
+// call: it returns the output and true, or false when the call goes about
+// its own business (a tool call to decide, or nothing to say).
+func (h *hook) steered(step hitl.HookStep) (hookOut, bool) {
+	ev := h.in.HookEventName
+	no := false
+	switch step.Action {
+	case hitl.HookHalt:
+		out := hookOut{Continue: &no, StopReason: step.Reason}
+		switch ev {
+		case "PreToolUse":
+			out.HookSpecificOutput = claudePreToolUse{HookEventName: ev, PermissionDecision: "deny", PermissionDecisionReason: step.Reason}
+		case "PermissionRequest":
+			out.HookSpecificOutput = claudePermissionRequest{HookEventName: ev, Decision: claudePermissionDecision{Behavior: "deny", Message: step.Reason}}
+		}
+		return out, true
+	case hitl.HookRefuse:
+		switch ev {
+		case "PreToolUse":
+			return hookOut{HookSpecificOutput: claudePreToolUse{HookEventName: ev, PermissionDecision: "deny", PermissionDecisionReason: step.Reason}}, true
+		case "PermissionRequest":
+			return hookOut{HookSpecificOutput: claudePermissionRequest{HookEventName: ev, Decision: claudePermissionDecision{Behavior: "deny", Message: step.Reason}}}, true
+		}
+		return hookOut{Decision: "block", Reason: step.Reason}, true
+	case hitl.HookInstruct:
+		return hookOut{HookSpecificOutput: contextOutput{HookEventName: ev, AdditionalContext: redirected(step.Instruction)}}, true
+	case hitl.HookKeepGoing:
+		return hookOut{Decision: "block", Reason: redirected(step.Instruction)}, true
+	}
+	return hookOut{}, false
+}
+
+// redirected is how a redirect reaches the model.
+func redirected(instruction string) string {
+	return "A person steering this session through hitl redirects you. Follow this instruction now, before anything else you planned: " + instruction
+}
+
+// sessionEvent handles an event that only reports on the session (no
+// tool call to decide): it prints what steering asks, or nothing.
+func (h *hook) sessionEvent(step hitl.HookStep) error {
+	if out, ok := h.steered(step); ok {
+		return h.print(out)
+	}
+	return nil
+}

@@ -1,0 +1,325 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"testing"
+	"time"
+
+	"github.com/hitlbot/hitl"
+	"github.com/hitlbot/hitl/config"
+	"github.com/hitlbot/hitl/internal/clocktest"
+	"github.com/hitlbot/hitl/internal/principaltest"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+// hookJSON parses a hook's whole stdout (continue, stopReason, decision,
+// reason, hookSpecificOutput); an empty stdout is nil: the agent goes on
+// as it would without the hook.
+func hookJSON(t *testing.T, r cliResult) map[string]any {
+	t.Helper()
+	require.Equal(t, 0, r.code, "hooks exit 0: %s", r.stderr)
+	if r.stdout == "" {
+		return nil
+	}
+	var out map[string]any
+	require.NoError(t, json.Unmarshal([]byte(r.stdout), &out), "stdout is JSON: %q", r.stdout)
+	return out
+}
+
+// specific is the hookSpecificOutput of a hook's output.
+func specific(t *testing.T, out map[string]any) map[string]any {
+	t.Helper()
+	s, ok := out["hookSpecificOutput"].(map[string]any)
+	require.True(t, ok, "hookSpecificOutput in %v", out)
+	return s
+}
+
+// awaitRun waits until run id satisfies cond and returns it.
+func awaitRun(t *testing.T, m *Main, id string, cond func(*hitl.Run) bool) *hitl.Run {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(principaltest.As(context.Background(), "admin:test"), 10*time.Second)
+	defer cancel()
+	var seen uint64
+	for {
+		r, err := m.Service.WaitRun(ctx, id, seen)
+		require.NoError(t, err, "run %s never got there", id)
+		if cond(r) {
+			return r
+		}
+		seen = r.Version
+	}
+}
+
+func heldAt(e hitl.HookEvent) func(*hitl.Run) bool {
+	return func(r *hitl.Run) bool { return r.Control.Session != nil && r.Control.Session.Held == e }
+}
+
+// sessionEvents builds a session's hook events from testdata/hooks.
+type sessionEvents struct {
+	t  *testing.T
+	id string
+}
+
+func (s sessionEvents) event(file string, set ...map[string]any) string {
+	s.t.Helper()
+	all := map[string]any{"session_id": s.id}
+	for _, m := range set {
+		for k, v := range m {
+			all[k] = v
+		}
+	}
+	return hookEvent(s.t, file, all)
+}
+
+// TestHookClaudeSessionFromCLI drives a whole Claude Code session through
+// `hitl hook claude`, with Claude Code's documented payloads, while a
+// person pauses, resumes, redirects, escalates and cancels it with the
+// CLI; it asserts the JSON Claude Code acts on.
+func TestHookClaudeSessionFromCLI(t *testing.T) {
+	m := startMain(t, hookPolicy, unlimitedSteering)
+	ctx := context.Background()
+	s := sessionEvents{t, "cli-1"}
+	const run = "claude-cli-1"
+	hook := func(ev string) map[string]any { t.Helper(); return hookJSON(t, cli(ctx, m, ev, "hook", "claude")) }
+	steer := func(args ...string) cliResult { t.Helper(); return cli(ctx, m, "", args...) }
+
+	assert.Nil(t, hook(s.event("claude_sessionstart.json")), "SessionStart: nothing to say")
+	r := awaitRun(t, m, run, func(r *hitl.Run) bool { return r.Control.Session != nil })
+	assert.Equal(t, hitl.RunRunning, r.Control.Status)
+	assert.Equal(t, "/home/dev/app", r.Control.Session.CWD)
+	assert.Equal(t, "claude-sonnet-4-5-20250929", r.Control.Model)
+	assert.Nil(t, hook(s.event("claude_userpromptsubmit.json")))
+	assert.Equal(t, "Fix the failing test in pkg/billing", awaitRun(t, m, run, func(*hitl.Run) bool { return true }).Control.Session.Title)
+	runs := steer("runs").stdout
+	assert.Contains(t, runs, run)
+	assert.Contains(t, runs, "Fix the failing tes", "hitl runs names the session's task")
+	assert.Equal(t, "allow", specific(t, hook(s.event("claude_pretooluse_read.json")))["permissionDecision"])
+
+	t.Run("pause is queued; the next tool call holds until resume, then is decided", func(t *testing.T) {
+		p := steer("pause", run)
+		require.Equal(t, 0, p.code, p.stderr)
+		assert.Contains(t, p.stdout, "Session paused: queued, Claude Code holds at its next hook call")
+		assert.Contains(t, steer("runs").stdout, "paused (queued for the next hook call)")
+		tm := newManualTimer()
+		ch := hookRun(ctx, m, cliOpts{after: tm.after}, s.event("claude_pretooluse_read.json"), "claude", "--wait", "5m")
+		assert.Equal(t, 5*time.Minute, tm.waited(t), "held for up to --wait")
+		awaitRun(t, m, run, heldAt(hitl.HookPreToolUse))
+		assert.Contains(t, steer("runs").stdout, "paused (held at PreToolUse)")
+		res := steer("resume", run)
+		assert.Contains(t, res.stdout, "Session resumed: Claude Code goes on from PreToolUse")
+		out := hookJSON(t, result(t, ch))
+		assert.Equal(t, "allow", specific(t, out)["permissionDecision"])
+	})
+	t.Run("still paused when --wait runs out: the tool is denied naming who paused", func(t *testing.T) {
+		require.Equal(t, 0, steer("pause", run).code)
+		tm := newManualTimer()
+		ch := hookRun(ctx, m, cliOpts{after: tm.after}, s.event("claude_pretooluse_bash.json"), "claude", "--wait", "5m")
+		tm.waited(t)
+		awaitRun(t, m, run, heldAt(hitl.HookPreToolUse))
+		tm.fire <- time.Now()
+		out := hookJSON(t, result(t, ch))
+		sp := specific(t, out)
+		assert.Equal(t, "deny", sp["permissionDecision"])
+		assert.Contains(t, sp["permissionDecisionReason"], "paused by local:tester in hitl — waiting")
+		assert.Empty(t, awaitPendingNone(t, m, run), "nobody was asked about a tool the pause denied")
+		require.Equal(t, 0, steer("resume", run).code)
+	})
+	t.Run("a paused prompt is blocked with the reason once the hold runs out", func(t *testing.T) {
+		require.Equal(t, 0, steer("pause", run).code)
+		tm := newManualTimer()
+		ch := hookRun(ctx, m, cliOpts{after: tm.after}, s.event("claude_userpromptsubmit.json"), "claude", "--wait", "5m")
+		tm.waited(t)
+		awaitRun(t, m, run, heldAt(hitl.HookUserPromptSubmit))
+		tm.fire <- time.Now()
+		out := hookJSON(t, result(t, ch))
+		assert.Equal(t, "block", out["decision"])
+		assert.Contains(t, out["reason"], "paused by local:tester")
+		require.Equal(t, 0, steer("resume", run).code)
+	})
+	t.Run("redirect reaches the model once: as context after the next tool call", func(t *testing.T) {
+		rd := steer("redirect", run, "stop refactoring, just fix the failing test")
+		assert.Contains(t, rd.stdout, "Instruction queued: Claude Code gets it at its next step")
+		pre := hook(s.event("claude_pretooluse_read.json"))
+		assert.Equal(t, "allow", specific(t, pre)["permissionDecision"], "a tool call cannot carry it: still queued")
+		post := hook(s.event("claude_posttooluse_bash.json"))
+		sp := specific(t, post)
+		assert.Equal(t, "PostToolUse", sp["hookEventName"])
+		assert.Contains(t, sp["additionalContext"], "stop refactoring, just fix the failing test")
+		assert.Nil(t, hook(s.event("claude_posttooluse_bash.json")), "once")
+	})
+	t.Run("redirect when the agent stops: Stop is blocked with the instruction, once", func(t *testing.T) {
+		require.Equal(t, 0, steer("redirect", run, "now update the changelog").code)
+		out := hook(s.event("claude_stop.json"))
+		assert.Equal(t, "block", out["decision"])
+		assert.Contains(t, out["reason"], "now update the changelog")
+		assert.Nil(t, hook(s.event("claude_stop.json", map[string]any{"stop_hook_active": true})))
+	})
+	t.Run("escalate fails clearly: a hook cannot switch Claude Code's model", func(t *testing.T) {
+		r := steer("escalate", run, "--model", "opus")
+		assert.Equal(t, exitBadState, r.code)
+		assert.Contains(t, r.stderr, "unsupported")
+		assert.Contains(t, r.stderr, "cannot switch models from a hook")
+	})
+	t.Run("with --decide-tools=false a tool call is left to Claude Code's permissions, and still steered", func(t *testing.T) {
+		assert.Nil(t, hookJSON(t, cli(ctx, m, s.event("claude_pretooluse_bash.json"), "hook", "claude", "--decide-tools=false")))
+		assert.Empty(t, awaitPendingNone(t, m, run), "nobody asked")
+		require.Equal(t, 0, steer("pause", run).code)
+		tm := newManualTimer()
+		ch := hookRun(ctx, m, cliOpts{after: tm.after}, s.event("claude_pretooluse_bash.json"), "claude", "--decide-tools=false", "--wait", "5m")
+		tm.waited(t)
+		awaitRun(t, m, run, heldAt(hitl.HookPreToolUse))
+		tm.fire <- time.Now()
+		assert.Equal(t, "deny", specific(t, hookJSON(t, result(t, ch)))["permissionDecision"])
+		require.Equal(t, 0, steer("resume", run).code)
+	})
+	t.Run("SessionEnd ends the run DONE", func(t *testing.T) {
+		assert.Nil(t, hook(s.event("claude_sessionend.json")))
+		assert.Equal(t, hitl.RunDone, awaitRun(t, m, run, func(r *hitl.Run) bool { return r.Control.Status.Ended() }).Control.Status)
+	})
+}
+
+// unlimitedSteering lifts the control rate limit: one person steers a
+// whole session here, faster than a person would.
+func unlimitedSteering(c *config.Config, _ *Main) { c.RateLimits.ControlPerMinute = 0 }
+
+// awaitPendingNone returns the run's pending questions (none expected).
+func awaitPendingNone(t *testing.T, m *Main, run string) []*hitl.Question {
+	t.Helper()
+	qs, err := m.Service.Questions(principaltest.As(context.Background(), "admin:test"), hitl.QuestionFilter{JobID: run, Status: hitl.StatusPending})
+	require.NoError(t, err)
+	return qs
+}
+
+func TestHookClaudeSessionCancelledFromCLI(t *testing.T) {
+	m := startMain(t, hookPolicy)
+	ctx := context.Background()
+	s := sessionEvents{t, "cli-2"}
+	const run = "claude-cli-2"
+	hook := func(ev string) map[string]any { t.Helper(); return hookJSON(t, cli(ctx, m, ev, "hook", "claude")) }
+
+	assert.Nil(t, hook(s.event("claude_sessionstart.json")))
+	require.Equal(t, 0, cli(ctx, m, "", "pause", run).code)
+	tm := newManualTimer()
+	ch := hookRun(ctx, m, cliOpts{after: tm.after}, s.event("claude_pretooluse_bash.json"), "claude", "--wait", "5m")
+	tm.waited(t)
+	awaitRun(t, m, run, heldAt(hitl.HookPreToolUse))
+
+	c := cli(ctx, m, "", "cancel", run)
+	require.Equal(t, 0, c.code, c.stderr)
+	assert.Contains(t, c.stdout, "Session cancelled: Claude Code is stopped at its next hook call")
+	out := hookJSON(t, result(t, ch))
+	assert.Equal(t, false, out["continue"], "the held call wakes and stops Claude Code")
+	assert.Equal(t, "cancelled by local:tester in hitl", out["stopReason"])
+	assert.Equal(t, "deny", specific(t, out)["permissionDecision"], "and the tool does not run")
+
+	r := awaitRun(t, m, run, func(r *hitl.Run) bool { return true })
+	assert.Equal(t, hitl.RunCancelled, r.Control.Status)
+	assert.Equal(t, hitl.ReasonUserCancelled, r.Control.Reason)
+	evs, _, err := m.Service.RunEvents(principaltest.As(ctx, "admin:test"), run, 0, 0)
+	require.NoError(t, err)
+	var aborts []string
+	for _, ev := range evs {
+		if ev.State != nil && ev.State.Event == hitl.StateAbort {
+			aborts = append(aborts, ev.State.Reason)
+		}
+	}
+	assert.Equal(t, []string{hitl.ReasonUserCancelled}, aborts, "ABORT USER_CANCELLED on loop:current")
+
+	for _, f := range []string{"claude_userpromptsubmit.json", "claude_posttooluse_bash.json", "claude_stop.json"} {
+		out := hook(s.event(f))
+		assert.Equal(t, false, out["continue"], f)
+		assert.Equal(t, "cancelled by local:tester in hitl", out["stopReason"], f)
+	}
+	assert.Nil(t, hook(s.event("claude_sessionend.json")))
+}
+
+// TestHookCodexSession drives a Codex session through the hooks Codex has
+// (no SessionEnd: the session ends when it falls silent).
+func TestHookCodexSession(t *testing.T) {
+	m := startMain(t, hookPolicy)
+	ctx := context.Background()
+	s := sessionEvents{t, "cx-1"}
+	const run = "codex-cx-1"
+	hook := func(ev string) map[string]any { t.Helper(); return hookJSON(t, cli(ctx, m, ev, "hook", "codex")) }
+	steer := func(args ...string) cliResult { t.Helper(); return cli(ctx, m, "", args...) }
+
+	assert.Nil(t, hook(s.event("codex_sessionstart.json")))
+	assert.Nil(t, hook(s.event("codex_userpromptsubmit.json")))
+	r := awaitRun(t, m, run, func(r *hitl.Run) bool { return r.Control.Session != nil && r.Control.Session.Title != "" })
+	assert.Equal(t, "Codex", r.Control.Session.Agent)
+	assert.Equal(t, "Make the release script idempotent", r.Control.Session.Title)
+	assert.Nil(t, hook(s.event("codex_pretooluse_bash.json")), "PreToolUse: Codex's PermissionRequest decides tool calls")
+
+	t.Run("a request to leave the sandbox is shown as such, with its justification", func(t *testing.T) {
+		ch := hookRun(ctx, m, cliOpts{}, s.event("codex_permissionrequest_escalated.json"), "codex")
+		q := awaitPending(t, m, run, 1)[0]
+		assert.Contains(t, q.Operation.Description, "Asks to leave the sandbox")
+		assert.Contains(t, q.Operation.Description, "Do you want to install the project's dependencies from the network?")
+		assert.Contains(t, q.Operation.Context, "outside its sandbox")
+		pending := steer("pending")
+		assert.Contains(t, pending.stdout, "Asks to leave the sandbox")
+		require.Equal(t, 0, steer("answer", q.ID, "approve").code)
+		d := decoded(t, result(t, ch))
+		assert.Equal(t, "allow", d.Decision.Behavior)
+	})
+	t.Run("paused: the hold runs out and the tool is denied", func(t *testing.T) {
+		require.Equal(t, 0, steer("pause", run).code)
+		tm := newManualTimer()
+		ch := hookRun(ctx, m, cliOpts{after: tm.after}, s.event("codex_pretooluse_bash.json"), "codex", "--wait", "1m")
+		tm.waited(t)
+		awaitRun(t, m, run, heldAt(hitl.HookPreToolUse))
+		tm.fire <- time.Now()
+		sp := specific(t, hookJSON(t, result(t, ch)))
+		assert.Equal(t, "deny", sp["permissionDecision"])
+		assert.Contains(t, sp["permissionDecisionReason"], "paused by local:tester")
+		require.Equal(t, 0, steer("resume", run).code)
+	})
+	t.Run("redirect: as context after the next tool call, or by blocking Stop", func(t *testing.T) {
+		require.Equal(t, 0, steer("redirect", run, "tag only on main").code)
+		sp := specific(t, hook(s.event("codex_posttooluse_bash.json")))
+		assert.Equal(t, "PostToolUse", sp["hookEventName"])
+		assert.Contains(t, sp["additionalContext"], "tag only on main")
+		require.Equal(t, 0, steer("redirect", run, "and write a test").code)
+		out := hook(s.event("codex_stop.json"))
+		assert.Equal(t, "block", out["decision"])
+		assert.Contains(t, out["reason"], "and write a test")
+	})
+	t.Run("cancel: continue false, and a permission request is denied", func(t *testing.T) {
+		require.Equal(t, 0, steer("cancel", run).code)
+		out := hookJSON(t, cli(ctx, m, s.event("codex_permissionrequest_bash.json"), "hook", "codex"))
+		assert.Equal(t, false, out["continue"])
+		assert.Equal(t, "cancelled by local:tester in hitl", out["stopReason"])
+		d := specific(t, out)["decision"].(map[string]any)
+		assert.Equal(t, "deny", d["behavior"])
+	})
+}
+
+// TestHookSessionFallsSilent: the sweep shows a silent session idle after
+// sessions.idle_after and ends it after sessions.end_after (on the
+// service's clock); its next hook call brings it back.
+func TestHookSessionFallsSilent(t *testing.T) {
+	clock := clocktest.New(time.Date(2026, 5, 18, 9, 0, 0, 0, time.UTC))
+	m := startMain(t, hookPolicy, withClock(clock), func(c *config.Config, _ *Main) {
+		c.Sessions = config.Sessions{IdleAfter: config.Duration(10 * time.Minute), EndAfter: config.Duration(time.Hour)}
+	})
+	ctx := context.Background()
+	s := sessionEvents{t, "quiet"}
+	const run = "codex-quiet"
+	assert.Nil(t, hookJSON(t, cli(ctx, m, s.event("codex_sessionstart.json"), "hook", "codex")))
+
+	clock.Add(10 * time.Minute)
+	awaitRun(t, m, run, func(r *hitl.Run) bool { return r.Control.Session.Idle })
+	assert.Contains(t, cli(ctx, m, "", "runs").stdout, "running (idle)")
+
+	clock.Add(time.Hour)
+	r := awaitRun(t, m, run, func(r *hitl.Run) bool { return r.Control.Status.Ended() })
+	assert.Equal(t, hitl.RunAborted, r.Control.Status)
+	assert.Equal(t, hitl.ReasonIdle, r.Control.Reason)
+
+	assert.Nil(t, hookJSON(t, cli(ctx, m, s.event("codex_userpromptsubmit.json"), "hook", "codex")))
+	r = awaitRun(t, m, run, func(r *hitl.Run) bool { return true })
+	assert.Equal(t, hitl.RunRunning, r.Control.Status, "back at its next hook call")
+	assert.False(t, r.Control.Session.Idle)
+}

@@ -1,0 +1,206 @@
+package hitl
+
+import (
+	"context"
+	"time"
+)
+
+// SessionTimes are how long a silent session takes to be shown idle and
+// to be ended (0 turns either off).
+type SessionTimes struct {
+	IdleAfter time.Duration
+	EndAfter  time.Duration
+}
+
+// Hook records one hook call of a coding-agent session for the principal
+// in ctx and returns what the call does (SessionStep): the run is started
+// at its first call (SessionStart, or whatever call comes first when the
+// hooks were wired mid-session), kept alive by every call (a session
+// shown idle wakes), and ended by SessionEnd (DONE on loop:current). A
+// session that ended on its own comes back when the agent resumes it. A
+// redirect handed over with the step is taken off the run in the same
+// transaction: it reaches the agent once. Only the run's owner (or an
+// admin) reports on it, as for a loop's checkpoints.
+func (s *Service) Hook(ctx context.Context, h SessionHook) (HookStep, error) {
+	if err := h.Validate(); err != nil {
+		return HookStep{}, err
+	}
+	p := PrincipalFrom(ctx)
+	if err := s.access.Authorize(p, ActionAsk, nil); err != nil {
+		return HookStep{}, s.refused(ctx, p, ActionReport, &Question{JobID: h.RunID}, err)
+	}
+	if err := s.Throttle(ctx, LimitRuns); err != nil {
+		return HookStep{}, err
+	}
+	var step HookStep
+	var ended bool
+	var refusal error
+	run, err := s.store.UpdateRun(ctx, h.RunID, func(run *Run) (RunUpdate, error) {
+		now := s.clock.Now()
+		ended = false
+		if refusal = s.access.AuthorizeRun(p, ActionReport, h.RunID, run); refusal != nil {
+			return RunUpdate{}, refusal
+		}
+		var evs []*Event
+		state := func(r *Run, typ StateEventType, reason string) {
+			evs = append(evs, s.loopEvent(r.StateEventOf(typ, reason, now), p.ID, now))
+		}
+		r := Run{ID: h.RunID, CreatedAt: now}
+		if run != nil {
+			r = *run
+		}
+		if r.Asker == "" {
+			r.Asker, r.AskerUser = p.ID, p.SlackUser
+		}
+		c := &r.Control
+		sess := Session{Agent: h.Agent}
+		if c.Session != nil {
+			sess = *c.Session
+		}
+		before := sess
+		c.Session = &sess
+		changed := run == nil || run.Control.Session == nil || c.Status == ""
+		if c.Status == "" {
+			c.Status = RunRunning // a run of questions becomes a session
+		}
+		if c.revives(h.Event) {
+			c.Status, c.Reason, c.CancelledBy, changed = RunRunning, "", "", true
+		}
+		step = SessionStep(*c, h.Event, h.HoldExpired)
+		step.RunID = r.ID
+		if c.Status.Ended() {
+			return RunUpdate{}, nil // the agent learns it ended; nothing changes
+		}
+		r.UpdatedAt, c.LastStateAt = now, &now
+		if c.Mode == "" {
+			c.Mode = h.Agent
+		}
+		if h.Model != "" && !c.Escalated {
+			c.Model = h.Model
+		}
+		if h.CWD != "" {
+			sess.CWD = h.CWD
+		}
+		if sess.Title == "" && h.Event == HookUserPromptSubmit {
+			sess.Title = title(h.Prompt)
+		}
+		sess.Idle, sess.Held = false, ""
+		switch step.Action {
+		case HookHold:
+			sess.Held = h.Event
+		case HookInstruct, HookKeepGoing:
+			c.Instruction, changed = "", true
+		case HookEnd:
+			c.Status, ended = RunDone, true
+			state(&r, StateDone, "")
+			return RunUpdate{Run: &r, Events: evs}, nil
+		}
+		if changed || sess != before {
+			state(&r, StateRunning, "")
+		}
+		return RunUpdate{Run: &r, Events: evs}, nil
+	})
+	if err != nil {
+		if refusal != nil && err == refusal {
+			return HookStep{}, s.refused(ctx, p, ActionReport, &Question{JobID: h.RunID}, err)
+		}
+		return HookStep{}, err
+	}
+	s.notifier.Publish(runKey(h.RunID))
+	if ended {
+		s.cancelRun(ctx, h.RunID, "the session ended")
+	}
+	if run != nil {
+		step.Version = run.Version
+	}
+	return step, nil
+}
+
+// SweepSessions shows silent sessions idle and ends those silent for
+// longer (Idleness), and reports how many it changed. It reads the active
+// runs at most once per tenth of the idle time (at least a second apart),
+// and writes only what is due: an idle service writes nothing.
+func (s *Service) SweepSessions(ctx context.Context) (int, error) {
+	t := s.sessions
+	if t.IdleAfter <= 0 && t.EndAfter <= 0 {
+		return 0, nil
+	}
+	now := s.clock.Now()
+	s.sessionSweep.Lock()
+	if now.Before(s.nextSessionSweep) {
+		s.sessionSweep.Unlock()
+		return 0, nil
+	}
+	every := max(min(nonZero(t.IdleAfter, t.EndAfter), nonZero(t.EndAfter, t.IdleAfter))/10, time.Second)
+	s.nextSessionSweep = now.Add(every)
+	s.sessionSweep.Unlock()
+	ctx = WithPrincipal(ctx, SystemPrincipal)
+	n, cursor := 0, ""
+	for {
+		page, err := s.store.Runs(ctx, true, MaxPageSize, cursor)
+		if err != nil {
+			return n, err
+		}
+		for _, r := range page.Runs {
+			if r.Control.Idleness(now, t.IdleAfter, t.EndAfter) == SessionAwake {
+				continue
+			}
+			changed, err := s.quieten(ctx, r.ID)
+			if err != nil {
+				return n, err
+			}
+			if changed {
+				n++
+			}
+		}
+		if cursor = page.NextCursor; cursor == "" {
+			return n, nil
+		}
+	}
+}
+
+func nonZero(d, or time.Duration) time.Duration {
+	if d > 0 {
+		return d
+	}
+	return or
+}
+
+// quieten shows run id idle or ends it, as Idleness says now.
+func (s *Service) quieten(ctx context.Context, id string) (bool, error) {
+	var ended, changed bool
+	_, err := s.store.UpdateRun(ctx, id, func(run *Run) (RunUpdate, error) {
+		now := s.clock.Now()
+		ended, changed = false, false
+		if run == nil {
+			return RunUpdate{}, nil
+		}
+		r := *run
+		c := &r.Control
+		var ev *StateEvent
+		switch c.Idleness(now, s.sessions.IdleAfter, s.sessions.EndAfter) {
+		case SessionAwake:
+			return RunUpdate{}, nil
+		case SessionIdle:
+			sess := *c.Session
+			sess.Idle = true
+			c.Session = &sess
+			ev = r.StateEventOf(StateRunning, "", now)
+		case SessionGone:
+			c.Status, c.Reason, c.Instruction = RunAborted, ReasonIdle, ""
+			ev, ended = r.StateEventOf(StateAbort, ReasonIdle, now), true
+		}
+		r.UpdatedAt, changed = now, true
+		return RunUpdate{Run: &r, Events: []*Event{s.loopEvent(ev, ActorSystem, now)}}, nil
+	})
+	if err != nil {
+		return false, err
+	}
+	if changed {
+		s.notifier.Publish(runKey(id))
+	}
+	if ended {
+		s.cancelRun(ctx, id, "the session was silent for "+s.sessions.EndAfter.String())
+	}
+	return changed, nil
+}
