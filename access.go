@@ -18,6 +18,8 @@ const (
 	ActionAudit   Action = "audit"   // read refusals and other audit events
 	// ActionReassign hands a pending question to other people (reassign.go).
 	ActionReassign Action = "reassign"
+	ActionStats    Action = "stats"  // read stats (counts over every question)
+	ActionScrape   Action = "scrape" // scrape /metrics
 )
 
 // Access is who may do what: the rules every edge gets the same answer
@@ -94,6 +96,8 @@ func (a Access) Groups(q *Question) []string {
 //     answer it once assigned: MayTake).
 //   - receive: the asker only.
 //   - steer: the control scope. audit: the admin scope.
+//   - stats: whoever sees every question (answer). scrape (/metrics): the
+//     admin scope, or a request on metrics_listen (ScrapePrincipal).
 func (a Access) Authorize(p Principal, act Action, q *Question) error {
 	switch act {
 	case ActionAsk:
@@ -111,6 +115,16 @@ func (a Access) Authorize(p Principal, act Action, q *Question) error {
 			return lacks(p, ScopeAdmin)
 		}
 		return nil
+	case ActionStats:
+		if p.Local || p.seesAll() {
+			return nil
+		}
+		return lacks(p, ScopeAnswer)
+	case ActionScrape:
+		if p.Has(ScopeAdmin) || slices.Contains(p.Scopes, scopeScrape) {
+			return nil
+		}
+		return lacks(p, ScopeAdmin)
 	}
 	if q == nil {
 		return Errorf(EFORBIDDEN, "%s may not %s", p.ID, act)

@@ -52,4 +52,8 @@ type Outbox interface {
 	Delivered(ctx context.Context, questionID string) ([]Delivered, error)
 	// DeliveredAt returns the record of message ts in channel, or ENOTFOUND.
 	DeliveredAt(ctx context.Context, channel, ts string) (Delivered, error)
+	// QueueLength returns how many deliveries are queued (the
+	// hitl_outbox_depth gauge). Its cost grows with the queue, not with
+	// the questions or records stored.
+	QueueLength(ctx context.Context) (int, error)
 }

@@ -38,6 +38,8 @@ const (
 	// EventQuestionReassigned: someone who may answer handed the question
 	// to others (Actor), who replace its assignees.
 	EventQuestionReassigned EventType = "question_reassigned"
+	// EventAlert: an operator alert started or cleared (Alert says which).
+	EventAlert EventType = "alert"
 )
 
 // Event is one entry of the durable event log. The log is the audit trail
@@ -74,6 +76,8 @@ type Event struct {
 	// HandedFrom are the assignees a reassignment replaced (audit; where
 	// the question was shown before).
 	HandedFrom []string `json:"handedFrom,omitempty"`
+	// Alert is what an EventAlert starts or clears.
+	Alert *Alert `json:"alert,omitempty"`
 }
 
 // VisibleTo reports whether p may read ev: refusals are for admins; other

@@ -24,6 +24,10 @@ const (
 	// scopeObserve is the Slack bot's own right: read every question and
 	// its events to render them, never answer. No token can hold it.
 	scopeObserve Scope = "observe"
+	// scopeScrape is a request on the metrics listener of its own
+	// (metrics_listen, a private scrape network): it may scrape, nothing
+	// else. No token can hold it.
+	scopeScrape Scope = "scrape"
 )
 
 // Scopes lists the scopes a token may hold, in the order docs show them.
@@ -86,12 +90,16 @@ func ObserverPrincipal(id string) Principal {
 	return Principal{ID: id, Scopes: []Scope{scopeObserve}}
 }
 
+// ScrapePrincipal is a request on metrics_listen: it may scrape /metrics
+// and do nothing else.
+var ScrapePrincipal = Principal{ID: "metrics_listen", Scopes: []Scope{scopeScrape}}
+
 // ActorSystem is the actor of the service's own transitions (timeouts).
 const ActorSystem = "system"
 
 // Has reports whether p holds scope s (admin holds every scope).
 func (p Principal) Has(s Scope) bool {
-	return slices.Contains(p.Scopes, s) || (s != scopeObserve && slices.Contains(p.Scopes, ScopeAdmin))
+	return slices.Contains(p.Scopes, s) || (s != scopeObserve && s != scopeScrape && slices.Contains(p.Scopes, ScopeAdmin))
 }
 
 // OverseesPolicy reports whether p oversees the approval policy for every

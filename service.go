@@ -3,6 +3,7 @@ package hitl
 import (
 	"context"
 	"sync"
+	"sync/atomic"
 	"time"
 )
 
@@ -88,6 +89,10 @@ type Service struct {
 	sessions         SessionTimes
 	sessionSweep     sync.Mutex
 	nextSessionSweep time.Time
+	// failures are the recent failed creations; alerts, when configured,
+	// are the alerts stats shows (alerts.go).
+	failures failureLog
+	alerts   atomic.Pointer[Alerts]
 }
 
 var _ QuestionService = (*Service)(nil)
@@ -159,7 +164,9 @@ func (s *Service) Access() Access { return s.access }
 
 // Create implements QuestionService.
 func (s *Service) Create(ctx context.Context, jobID string, n NewQuestion) (*Question, bool, error) {
-	return s.create(ctx, jobID, n, nil)
+	q, created, err := s.create(ctx, jobID, n, nil)
+	s.failures.note(err, s.clock)
+	return q, created, err
 }
 
 // create is Create with a last touch on the built question (an approval

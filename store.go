@@ -179,6 +179,19 @@ type Store interface {
 	// CountQuestions returns how many questions have status status.
 	CountQuestions(ctx context.Context, status Status) (int, error)
 
+	// PendingByType counts the pending questions of each type (types
+	// with none are left out) and returns the Seq of the last event, as
+	// of one moment: a reader that keeps the counts current from the log
+	// reads on from seq. Its cost grows with the number pending (an index
+	// walk), not with the number stored.
+	PendingByType(ctx context.Context) (counts map[QuestionType]int, seq uint64, err error)
+
+	// SettledQuestions returns a page of the questions settled at or
+	// after since, in the order they were settled (then by id), read by
+	// the settle-time index: its cost grows with the page. Follow
+	// NextCursor for the next page.
+	SettledQuestions(ctx context.Context, since time.Time, limit int, cursor string) (QuestionPage, error)
+
 	// Run returns run id's record, or ENOTFOUND.
 	Run(ctx context.Context, id string) (*Run, error)
 

@@ -18,7 +18,7 @@ var userPattern = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9._@-]{0,63}$`)
 
 // authenticate puts the principal into the request context. With tokens
 // configured, /api/ requires "Authorization: Bearer <token>" and acts as
-// the token's principal; without tokens everyone is the local person
+// the token's principal (so does /metrics); without tokens everyone is the local person
 // ("local", or "local:"+user).
 func (s *Server) authenticate(r *http.Request) (*http.Request, error) {
 	if len(s.tokens) == 0 {
@@ -28,7 +28,7 @@ func (s *Server) authenticate(r *http.Request) (*http.Request, error) {
 		}
 		return r.WithContext(hitl.WithPrincipal(r.Context(), hitl.LocalPrincipal(user))), nil
 	}
-	if !strings.HasPrefix(r.URL.Path, "/api/") && r.URL.Path != "/api" {
+	if !strings.HasPrefix(r.URL.Path, "/api/") && r.URL.Path != "/api" && r.URL.Path != "/metrics" {
 		return r, nil
 	}
 	p, ok := s.tokenPrincipal(r.Header.Get("Authorization"))

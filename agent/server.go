@@ -39,6 +39,12 @@ type ServerConfig struct {
 	// run and policy requests; default: svc, Runs or Policies, the first
 	// that implements hitl.FloodGuard.
 	Guard hitl.FloodGuard
+	// Stats serves GET /api/stats; default: svc, when it implements
+	// hitl.StatsService.
+	Stats hitl.StatsService
+	// Metrics serves GET /metrics (to admins: svc's AuthorizeScrape
+	// decides); nil: /metrics is not served here.
+	Metrics http.Handler
 	// InteractionThreshold is the service's default (GET /healthz).
 	InteractionThreshold *int
 	// SlackEnabled tells clients (GET /healthz) that people answer in Slack.
@@ -70,6 +76,7 @@ type Server struct {
 	runs hitl.RunService // nil: steering is not served
 	// policies is nil when approval policies are not served.
 	policies hitl.PolicyService
+	stats    hitl.StatsService // nil: stats are not served
 	// guard is nil when nothing bounds streams and policy calls.
 	guard  hitl.FloodGuard
 	events hitl.EventLog
@@ -122,6 +129,9 @@ func NewServer(svc hitl.QuestionService, log hitl.EventLog, cfg ServerConfig) *S
 		s.runs, _ = svc.(hitl.RunService)
 	}
 	s.policies, _ = svc.(hitl.PolicyService)
+	if s.stats, _ = svc.(hitl.StatsService); cfg.Stats != nil {
+		s.stats = cfg.Stats
+	}
 	if cfg.Policies != nil {
 		s.policies = cfg.Policies
 	}
@@ -168,6 +178,10 @@ func (s *Server) routes() {
 	s.mux.HandleFunc("POST /api/questions/{id}/receive", s.handleReceive)
 	s.mux.HandleFunc("POST /api/questions/{id}/reassign", s.handleReassign)
 	s.mux.HandleFunc("GET /api/events", s.handleEvents)
+	s.mux.HandleFunc("GET /api/stats", s.handleStats)
+	if s.cfg.Metrics != nil {
+		s.mux.HandleFunc("GET /metrics", s.handleMetrics)
+	}
 }
 
 // ServeHTTP implements http.Handler: recover, guard a server without

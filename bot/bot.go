@@ -47,6 +47,13 @@ type Config struct {
 	// After is the timer the bot waits on between run updates (time.After
 	// when nil); tests inject their own.
 	After func(time.Duration) <-chan time.Time
+
+	// AlertsChannel gets a message when an alert starts and when it
+	// clears ("" for none; alerts.go).
+	AlertsChannel string
+	// OnAPIError, when set, hears of every failed Slack Web API call:
+	// its method and error (hitl_slack_api_errors_total).
+	OnAPIError func(method, code string)
 }
 
 func (c *Config) setDefaults() {
@@ -144,6 +151,9 @@ func New(cfg Config, svc Service, outbox hitl.Outbox) *Bot {
 // newBot returns a bot that calls api, without Socket Mode.
 func newBot(cfg Config, api slackAPI, svc Service, outbox hitl.Outbox) *Bot {
 	cfg.setDefaults()
+	if cfg.OnAPIError != nil {
+		api = countedAPI{api, cfg.OnAPIError}
+	}
 	b := &Bot{
 		cfg: cfg, log: cfg.Logger.With("component", "slack"), api: api,
 		svc: svc, outbox: outbox,

@@ -18,8 +18,11 @@ var (
 // do carries out one delivery against Slack and, when it is done, removes
 // it from the outbox (recording the posted message).
 func (b *Bot) do(ctx context.Context, d hitl.Delivery) error {
-	if d.Kind == kindRun {
+	switch d.Kind {
+	case kindRun:
 		return b.doRun(ctx, d)
+	case kindAlert:
+		return b.doAlert(ctx, d)
 	}
 	q, err := b.svc.Question(ctx, d.QuestionID)
 	if hitl.ErrorCode(err) == hitl.ENOTFOUND {

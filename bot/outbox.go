@@ -76,6 +76,9 @@ func (b *Bot) projectOnce(ctx context.Context) (int, error) {
 // deliveriesFor turns one event into Slack work. An event that settles a
 // question carries no copy of it: its routing is read from the store.
 func (b *Bot) deliveriesFor(ctx context.Context, ev *hitl.Event) ([]hitl.Delivery, error) {
+	if ev.Type == hitl.EventAlert {
+		return b.alertDeliveries(ev), nil
+	}
 	runs, err := b.runDeliveries(ctx, ev)
 	if err != nil {
 		return nil, err

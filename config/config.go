@@ -50,6 +50,11 @@ type Config struct {
 	Web       Web                       `yaml:"web"`
 	// Sessions are the idle and end times of coding-agent sessions.
 	Sessions Sessions `yaml:"sessions"`
+	// MetricsListen is an address of its own for /metrics, served
+	// without a token (a private scrape network); empty: /metrics is on
+	// the API listener, for admins (config/alerts.go).
+	MetricsListen string `yaml:"metrics_listen"`
+	Alerts        Alerts `yaml:"alerts"`
 }
 
 // Token is a bearer token: Name identifies its holder (api:NAME in the
@@ -200,6 +205,8 @@ var envKeys = []struct{ env, key string }{
 	{"HITL_RATE_RUNS_PER_MINUTE", "rate_limits.runs_per_minute"},
 	{"HITL_RATE_POLICY_PER_MINUTE", "rate_limits.policy_per_minute"},
 	{"HITL_MAX_STREAMS", "max_streams"},
+	{"HITL_METRICS_LISTEN", "metrics_listen"},
+	{"HITL_ALERTS_CHANNEL", "alerts.channel"},
 }
 
 func (c *Config) applyEnv(getenv func(string) string) error {
@@ -231,6 +238,10 @@ func (c *Config) applyEnv(getenv func(string) string) error {
 			c.InteractionThreshold = &n
 		case "slack.runs_channel":
 			c.Slack.RunsChannel = v
+		case "metrics_listen":
+			c.MetricsListen = v
+		case "alerts.channel":
+			c.Alerts.Channel = v
 		case "retention":
 			d, err := time.ParseDuration(v)
 			if err != nil {

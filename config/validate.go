@@ -77,6 +77,9 @@ func (c Config) Validate() error {
 	if _, err := cron.ParseStandard(c.SweepSchedule); err != nil {
 		return bad("sweep_schedule", c.SweepSchedule, "not a cron schedule (like @every 1s): "+err.Error())
 	}
+	if err := c.validateMetrics(); err != nil {
+		return err
+	}
 	return c.Slack.validate()
 }
 

@@ -30,6 +30,8 @@ Usage:
   hitl reassign ID TO…                hand a question to Slack users or groups (U…, S…),
                                       who replace its assignees
   hitl history RUN [--json]           a run's phase, pending question and answers
+  hitl stats   [--since D] [--run R] [--json]  time to answer, timeout rate by type, questions
+                                      per run, response rate, reminders, escalations, alerts
   hitl compact [--db FILE]            shrink a stopped service's database file to its
                                       live data; prints the size before and after
   hitl version                        print hitl's version (also hitl --version)
@@ -146,6 +148,7 @@ var commands = map[string]func(context.Context, []string, *env) error{
 	"cancel":   cmdCancel,
 	"reassign": cmdReassign, // reassign.go
 	"history":  cmdHistory,
+	"stats":    cmdStats,
 	"compact":  cmdCompact,
 	"version":  cmdVersion,
 

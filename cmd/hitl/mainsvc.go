@@ -42,6 +42,7 @@ type Main struct {
 	http    *http.Server
 	sweeper *sweeper.Sweeper
 	mailer  *email.Mailer
+	obs     *observability // alerts and metrics (metricsvc.go)
 	served  chan struct{}
 	stop    context.CancelFunc // ends long polls and event streams on Close
 }
@@ -87,7 +88,10 @@ func (m *Main) Run(ctx context.Context) (err error) {
 	} else if n > 0 {
 		m.Logger.Warn("sensitive answers were lost to the restart before their agents received them; asking again", "questions", n)
 	}
-	if m.sweeper, err = sweeper.Start(m.Config.SweepSchedule, sweeper.Work(m.Service, time.Duration(m.Config.Retention)), m.Logger); err != nil {
+	if err := m.startObservability(ctx, func() int { return m.api.EventStreams() }); err != nil {
+		return err
+	}
+	if m.sweeper, err = sweeper.Start(m.Config.SweepSchedule, m.sweepWork(), m.Logger); err != nil {
 		return hitl.Errorf(hitl.EINVALID, "sweep_schedule: %v", err)
 	}
 	if m.Config.Slack.Enabled() {
@@ -102,7 +106,10 @@ func (m *Main) Run(ctx context.Context) (err error) {
 		return hitl.Errorf(hitl.EUNAVAILABLE, "listen on %s: %v", m.Config.Listen, err)
 	}
 	m.api = agent.NewServer(m.Service, m.Service, agent.ServerConfig{Tokens: m.tokens(), Clock: m.Clock, Logger: m.Logger,
-		SlackEnabled: m.Config.Slack.Enabled(), InteractionThreshold: m.Config.InteractionThreshold})
+		SlackEnabled: m.Config.Slack.Enabled(), InteractionThreshold: m.Config.InteractionThreshold, Metrics: m.metricsOnAPI()})
+	if err := m.serveMetrics(); err != nil {
+		return err
+	}
 	base, stop := context.WithCancel(context.Background())
 	m.stop = stop
 	// Slow clients are timed out (headers, bodies, idle connections); long
@@ -140,6 +147,7 @@ func (m *Main) Close() error {
 	if m.sweeper != nil {
 		m.sweeper.Stop()
 	}
+	m.obs.close()
 	if m.Bot != nil {
 		m.Bot.Close()
 	}
@@ -169,6 +177,7 @@ func (m *Main) slackConfig() bot.Config {
 		Access: m.access(),
 		Clock:  m.Clock, Logger: m.Logger,
 		RunsChannel: s.RunsChannel, Models: s.Models,
+		AlertsChannel: m.Config.Alerts.Channel, OnAPIError: m.obs.metrics.SlackAPIError,
 	}
 	if m.SlackTuning != nil {
 		m.SlackTuning(&c)

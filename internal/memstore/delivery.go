@@ -116,3 +116,14 @@ func (o *Outbox) DeliveredAt(_ context.Context, channel, ts string) (hitl.Delive
 	}
 	return hitl.Delivered{}, hitl.Errorf(hitl.ENOTFOUND, "no question delivered as %s in %s", ts, channel)
 }
+
+// QueueLength implements hitl.Outbox.
+func (o *Outbox) QueueLength(context.Context) (int, error) {
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	n := 0
+	for _, q := range o.queues {
+		n += len(q)
+	}
+	return n, nil
+}

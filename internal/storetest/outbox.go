@@ -19,6 +19,27 @@ func RunOutbox(t *testing.T, open func(t *testing.T) hitl.Outbox) {
 	t.Run("targets with work are listed once each, in byte order, paged", func(t *testing.T) { testOutboxTargets(t, open(t)) })
 	t.Run("completing removes the delivery and records where it went", func(t *testing.T) { testOutboxComplete(t, open(t)) })
 	t.Run("completing a delivery no longer queued still records", func(t *testing.T) { testOutboxCompleteTwice(t, open(t)) })
+	t.Run("the queue length counts what is queued", func(t *testing.T) { testOutboxQueueLength(t, open(t)) })
+}
+
+func testOutboxQueueLength(t *testing.T, o hitl.Outbox) {
+	ctx := context.Background()
+	length := func() int {
+		t.Helper()
+		n, err := o.QueueLength(ctx)
+		require.NoError(t, err)
+		return n
+	}
+	assert.Zero(t, length(), "empty")
+	ds := []hitl.Delivery{post("q1", "C1"), post("q2", "C1"), post("q1", "D1")}
+	require.NoError(t, o.Enqueue(ctx, 3, ds))
+	assert.Equal(t, 3, length())
+	require.NoError(t, o.Complete(ctx, ds[0], nil))
+	assert.Equal(t, 2, length())
+	require.NoError(t, o.Complete(ctx, ds[0], nil))
+	assert.Equal(t, 2, length(), "completing twice removes once")
+	require.NoError(t, o.Complete(ctx, ds[2], &hitl.Delivered{QuestionID: "q1", Target: "D1", Channel: "D1", TS: "1.000100"}))
+	assert.Equal(t, 1, length())
 }
 
 func post(q, target string) hitl.Delivery {

@@ -1,0 +1,81 @@
+package agent
+
+import (
+	"context"
+	"net/http"
+	"net/url"
+
+	"github.com/hitlbot/hitl"
+)
+
+// scrapeGuard applies the root's rule of who may scrape /metrics.
+// *hitl.Service implements it.
+type scrapeGuard interface {
+	AuthorizeScrape(ctx context.Context) error
+}
+
+// handleStats serves GET /api/stats?since=24h&run=R.
+func (s *Server) handleStats(w http.ResponseWriter, r *http.Request) {
+	if s.stats == nil {
+		writeError(w, r, s.log, hitl.Errorf(hitl.ENOTFOUND, "stats are not served here"))
+		return
+	}
+	since, err := hitl.ParseSince(r.URL.Query().Get("since"))
+	if err != nil {
+		writeError(w, r, s.log, err)
+		return
+	}
+	st, err := s.stats.Stats(r.Context(), hitl.StatsQuery{Since: since, Run: r.URL.Query().Get("run")})
+	if err != nil {
+		writeError(w, r, s.log, err)
+		return
+	}
+	writeJSON(w, http.StatusOK, st)
+}
+
+// handleMetrics serves GET /metrics to whoever the root lets scrape (an
+// admin token when tokens are set).
+func (s *Server) handleMetrics(w http.ResponseWriter, r *http.Request) {
+	var g scrapeGuard
+	for _, c := range []any{s.svc, s.stats, s.runs, s.policies} {
+		if g == nil {
+			g, _ = c.(scrapeGuard)
+		}
+	}
+	if g == nil {
+		writeError(w, r, s.log, hitl.Errorf(hitl.EFORBIDDEN, "this server cannot tell who may scrape /metrics"))
+		return
+	}
+	if err := g.AuthorizeScrape(r.Context()); err != nil {
+		writeError(w, r, s.log, err)
+		return
+	}
+	s.cfg.Metrics.ServeHTTP(w, r)
+}
+
+// EventStreams is how many SSE event streams are open (hitl_event_streams).
+func (s *Server) EventStreams() int { return s.stream.count() }
+
+func (b *broadcaster) count() int {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return len(b.subs)
+}
+
+// Stats implements hitl.StatsService over HTTP.
+func (c *Client) Stats(ctx context.Context, q hitl.StatsQuery) (*hitl.Stats, error) {
+	v := url.Values{}
+	if q.Since != 0 {
+		v.Set("since", q.Since.String())
+	}
+	if q.Run != "" {
+		v.Set("run", q.Run)
+	}
+	var st hitl.Stats
+	if err := c.do(ctx, http.MethodGet, "/api/stats", v, nil, &st); err != nil {
+		return nil, err
+	}
+	return &st, nil
+}
+
+var _ hitl.StatsService = (*Client)(nil)

@@ -1,0 +1,249 @@
+package hitl
+
+import (
+	"context"
+	"slices"
+	"strings"
+	"sync"
+	"time"
+)
+
+// alertLog is the key alert events are indexed under in the store's
+// events-by-run index, so that the active alerts are read back by that
+// index at start. No run can have it: '#' is not allowed in run ids.
+const alertLog = "#alerts"
+
+// QuestionTypes lists the question types, in the order docs show them.
+var QuestionTypes = []QuestionType{Blocking, NonBlocking, Approval, ErrorRecovery}
+
+// Alerts watches seed 001's three alerts: it follows the event log for
+// settled questions (a window of the last AlertWindow, by type), looks at
+// the oldest pending blocking question and the service's failed
+// creations, and records each start and each clear once, as an
+// EventAlert on the durable log (the Slack bot posts it to the alert
+// channel). Check runs it; the sweeper calls Check on its schedule.
+type Alerts struct {
+	cfg AlertConfig
+	svc *Service
+
+	mu     sync.Mutex
+	cursor uint64              // the last event read
+	filled bool                // the window was read from the store
+	window []settled           // settled questions, in the order seen
+	seen   map[string]struct{} // ids in window
+	tally  map[QuestionType]Tally
+	active map[string]Alert
+}
+
+type settled struct {
+	id       string
+	typ      QuestionType
+	timedOut bool
+	at       int64 // unix nanoseconds
+}
+
+// NewAlerts returns the alerts of cfg over s: the active alerts are read
+// back from the log (by its index), and the first Check fills the window
+// with the questions settled in the last AlertWindow (by the settle-time
+// index): starting reads no clock. Stats shows its active alerts from
+// then on.
+func (s *Service) NewAlerts(ctx context.Context, cfg AlertConfig) (*Alerts, error) {
+	a := &Alerts{cfg: cfg.WithDefaults(), svc: s, seen: map[string]struct{}{},
+		tally: map[QuestionType]Tally{}, active: map[string]Alert{}}
+	seq, err := s.store.LastSeq(ctx)
+	if err != nil {
+		return nil, err
+	}
+	a.cursor = seq
+	for after := uint64(0); ; {
+		evs, through, err := s.store.RunEvents(ctx, alertLog, after, 256)
+		if err != nil {
+			return nil, err
+		}
+		for _, ev := range evs {
+			switch {
+			case ev.Alert == nil:
+			case ev.Alert.State == AlertStarted:
+				a.active[ev.Alert.Name] = *ev.Alert
+			default:
+				delete(a.active, ev.Alert.Name)
+			}
+		}
+		if len(evs) < 256 {
+			break
+		}
+		after = through
+	}
+	s.alerts.Store(a)
+	return a, nil
+}
+
+// fill adds the questions settled since since to the window (those the
+// log also shows are observed once).
+func (a *Alerts) fill(ctx context.Context, since time.Time) error {
+	cursor := ""
+	for {
+		page, err := a.svc.store.SettledQuestions(ctx, since, MaxPageSize, cursor)
+		if err != nil {
+			return err
+		}
+		for _, q := range page.Questions {
+			a.observe(q)
+		}
+		if page.NextCursor == "" {
+			return nil
+		}
+		cursor = page.NextCursor
+	}
+}
+
+// observe adds a settled question to the window (once).
+func (a *Alerts) observe(q *Question) {
+	if q.Pending() || q.RespondedAt == nil {
+		return
+	}
+	if _, ok := a.seen[q.ID]; ok {
+		return
+	}
+	e := settled{id: q.ID, typ: q.Type, timedOut: q.Status == StatusTimeout, at: q.RespondedAt.UnixNano()}
+	a.seen[q.ID] = struct{}{}
+	a.window = append(a.window, e)
+	t := a.tally[e.typ]
+	t.Settled++
+	if e.timedOut {
+		t.TimedOut++
+	}
+	a.tally[e.typ] = t
+}
+
+// expire drops what settled before the window.
+func (a *Alerts) expire(before int64) {
+	n := 0
+	for n < len(a.window) && a.window[n].at < before {
+		e := a.window[n]
+		delete(a.seen, e.id)
+		t := a.tally[e.typ]
+		t.Settled--
+		if e.timedOut {
+			t.TimedOut--
+		}
+		if t.Settled <= 0 {
+			delete(a.tally, e.typ)
+		} else {
+			a.tally[e.typ] = t
+		}
+		n++
+	}
+	a.window = a.window[n:]
+}
+
+// follow reads the events committed since the last check and adds the
+// questions they settled since since to the window.
+func (a *Alerts) follow(ctx context.Context, since time.Time) error {
+	for {
+		evs, err := a.svc.store.Events(ctx, a.cursor, eventBatch)
+		if err != nil {
+			return err
+		}
+		for _, ev := range evs {
+			a.cursor = ev.Seq
+			if !settles(ev.Type) {
+				continue
+			}
+			q, err := a.svc.store.Question(ctx, ev.QuestionID)
+			switch ErrorCode(err) {
+			case "":
+				if q.RespondedAt != nil && !q.RespondedAt.Before(since) {
+					a.observe(q)
+				}
+			case ENOTFOUND: // pruned since
+			default:
+				return err
+			}
+		}
+		if len(evs) < eventBatch {
+			return nil
+		}
+	}
+}
+
+// eventBatch is how many events a reader of the log reads at once.
+const eventBatch = 256
+
+// settles reports whether an event of type t settles a question.
+func settles(t EventType) bool {
+	return t == EventQuestionAnswered || t == EventQuestionTimeout || t == EventQuestionCancelled
+}
+
+// Check evaluates the alerts now and records every change: each start
+// and each clear is one EventAlert on the log. It returns the changes.
+func (a *Alerts) Check(ctx context.Context) ([]Alert, error) {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	now := a.svc.clock.Now()
+	if !a.filled {
+		if err := a.fill(ctx, now.Add(-AlertWindow)); err != nil {
+			return nil, err
+		}
+		a.filled = true
+	}
+	if err := a.follow(ctx, now.Add(-AlertWindow)); err != nil {
+		return nil, err
+	}
+	a.expire(now.Add(-AlertWindow).UnixNano())
+	in := AlertInputs{Now: now, Settled: make(map[QuestionType]Tally, len(a.tally)),
+		CreationErrors: a.svc.failures.count(now.Add(-AlertWindow))}
+	for typ, t := range a.tally {
+		in.Settled[typ] = t
+	}
+	page, err := a.svc.store.Questions(ctx, QuestionFilter{Type: Blocking, Status: StatusPending, Limit: 1})
+	if err != nil {
+		return nil, err
+	}
+	if len(page.Questions) > 0 {
+		in.OldestBlocking = page.Questions[0]
+	}
+	changes := a.cfg.Evaluate(in, a.active)
+	for i := range changes {
+		c := changes[i]
+		ev := &Event{Type: EventAlert, JobID: alertLog, At: now, Actor: ActorSystem, Alert: &c, Reason: c.Message}
+		if err := a.svc.store.AppendEvent(ctx, ev); err != nil {
+			return changes[:i], err
+		}
+		if c.State == AlertStarted {
+			a.active[c.Name] = c
+		} else {
+			delete(a.active, c.Name)
+		}
+	}
+	if len(changes) > 0 {
+		a.svc.notifier.Publish("")
+	}
+	return changes, nil
+}
+
+// Active returns the alerts active now, in name order.
+func (a *Alerts) Active() []Alert {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	out := make([]Alert, 0, len(a.active))
+	for _, al := range a.active {
+		out = append(out, al)
+	}
+	slices.SortFunc(out, func(x, y Alert) int { return strings.Compare(x.Name, y.Name) })
+	return out
+}
+
+// Names lists the alerts Check may raise, for exporters that show every
+// alert as active or not: one timeout-rate alert per question type and
+// the other two.
+func (a *Alerts) Names() []string {
+	out := make([]string, 0, len(QuestionTypes)+2)
+	for _, t := range QuestionTypes {
+		out = append(out, AlertTimeoutRate+":"+string(t))
+	}
+	return append(out, AlertCreationErrors, AlertUnansweredBlocking)
+}
+
+// Channel is where alert changes are posted ("" for nowhere).
+func (a *Alerts) Channel() string { return a.cfg.Channel }

@@ -1,0 +1,24 @@
+package hitl
+
+import "context"
+
+// AuthorizeScrape applies the rule of who may scrape /metrics to the
+// principal in ctx; a refusal is audited.
+func (s *Service) AuthorizeScrape(ctx context.Context) error {
+	p := PrincipalFrom(ctx)
+	if err := s.access.Authorize(p, ActionScrape, nil); err != nil {
+		return s.refused(ctx, p, ActionScrape, &Question{}, err)
+	}
+	return nil
+}
+
+// PendingByType counts the pending questions of each type, with the Seq
+// of the log they are counted at (the metrics start there). Whoever may
+// read stats may.
+func (s *Service) PendingByType(ctx context.Context) (map[QuestionType]int, uint64, error) {
+	p := PrincipalFrom(ctx)
+	if err := s.access.Authorize(p, ActionStats, nil); err != nil {
+		return nil, 0, s.refused(ctx, p, ActionStats, &Question{}, err)
+	}
+	return s.store.PendingByType(ctx)
+}
