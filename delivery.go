@@ -15,6 +15,11 @@ type Delivery struct {
 	Kind       string `json:"kind"`
 	QuestionID string `json:"questionId"`
 	Target     string `json:"target"`
+	// Event is the Seq of the event the delivery comes from (0: none). An
+	// outbox shared by several processes keeps only the deliveries of
+	// events after its cursor, so two that read the same events enqueue
+	// their deliveries once.
+	Event uint64 `json:"event,omitempty"`
 }
 
 // Delivered records where a question was delivered: the message Channel

@@ -132,6 +132,9 @@ type ServiceConfig struct {
 	// Sessions is when a silent coding-agent session is shown idle and
 	// ended (default: never).
 	Sessions SessionTimes
+	// SealKey is the key sealing sensitive answers (CheckSealKey says
+	// when one is needed); nil: a key made now, lost at restart.
+	SealKey []byte
 }
 
 // NewService returns the lifecycle over store.
@@ -151,8 +154,15 @@ func NewService(store Store, cfg ServiceConfig) *Service {
 	if cfg.LearnedTTL <= 0 {
 		cfg.LearnedTTL = DefaultLearnedTTL
 	}
+	seal := newSealer()
+	if cfg.SealKey != nil {
+		var err error
+		if seal, err = newSealerKey(cfg.SealKey); err != nil {
+			panic("hitl: NewService: " + err.Error() + " (check it with CheckSealKey)")
+		}
+	}
 	return &Service{store: store, clock: cfg.Clock, timeouts: cfg.Timeouts, access: cfg.Access, limiter: cfg.Limiter,
-		newID: cfg.NewID, notifier: cfg.Notifier, sealer: newSealer(), threshold: cfg.Threshold,
+		newID: cfg.NewID, notifier: cfg.Notifier, sealer: seal, threshold: cfg.Threshold,
 		parse: cfg.ParseCommand, learnedTTL: cfg.LearnedTTL, limits: cfg.Limits, streams: streams{max: cfg.MaxStreams},
 		reminders: cfg.Reminders,
 		sessions:  cfg.Sessions}

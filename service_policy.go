@@ -28,11 +28,18 @@ type policyHolder struct {
 	mu       sync.Mutex
 	state    PolicyState
 	fileHash string
+
+	// A change another process stored is followed (policysync.go).
+	notifier Notifier
+	load     func(context.Context) (*PolicyState, error)
+	changed  <-chan struct{}
+	unwatch  func()
 }
 
 func (h *policyHolder) rules() []PolicyRule {
 	h.mu.Lock()
 	defer h.mu.Unlock()
+	h.refresh()
 	return h.state.Rules
 }
 
@@ -53,6 +60,7 @@ func (s *Service) LoadPolicy(ctx context.Context, fileRules []PolicyRule) error 
 	hash := HashRules(fileRules)
 	s.policy.mu.Lock()
 	defer s.policy.mu.Unlock()
+	s.policy.follow(s.notifier, s.store.PolicyState)
 	st, err := s.store.PolicyState(ctx)
 	if err != nil {
 		return err
@@ -63,6 +71,7 @@ func (s *Service) LoadPolicy(ctx context.Context, fileRules []PolicyRule) error 
 			return err
 		}
 		st = &next
+		defer s.notifier.Publish(policyKey)
 	}
 	s.policy.state, s.policy.fileHash = *st, hash
 	return nil
@@ -98,6 +107,7 @@ func (s *Service) SetPolicy(ctx context.Context, rules []PolicyRule) (Policy, er
 	}
 	s.policy.state = next
 	s.policy.mu.Unlock()
+	s.notifier.Publish(policyKey) // other processes sharing the store reload it
 	s.auditPolicy(ctx, p.ID, "policy_set", "the policy was set", nil)
 	return s.Policy(ctx)
 }

@@ -89,6 +89,8 @@ type QuestionPage struct {
 // be safe for concurrent use.
 type Store interface {
 	ReminderStore // reminder.go
+	// WebSessionStore keeps web inbox sessions (websession.go).
+	WebSessionStore
 
 	// CreateQuestion stores q with its indexes and ev (whose Seq it sets),
 	// atomically. When q.IdempotencyKey is set and the same job already has a

@@ -49,6 +49,10 @@ type ServerConfig struct {
 	InteractionThreshold *int
 	// SlackEnabled tells clients (GET /healthz) that people answer in Slack.
 	SlackEnabled bool
+	// Ready reports whether this process can serve (its database
+	// answers); GET /healthz answers its error (503 unavailable) when it
+	// fails. nil: always ready.
+	Ready func(context.Context) error
 	// MaxBodyBytes bounds request bodies (default 1 MiB).
 	MaxBodyBytes int64
 	// MaxWait caps a long poll's ?wait= (default 5 min).
@@ -266,6 +270,15 @@ func (p *statusProbe) Write(b []byte) (int, error) {
 	return len(b), nil
 }
 
-func (s *Server) handleHealth(w http.ResponseWriter, _ *http.Request) {
+func (s *Server) handleHealth(w http.ResponseWriter, r *http.Request) {
+	if s.cfg.Ready != nil {
+		if err := s.cfg.Ready(r.Context()); err != nil {
+			if hitl.ErrorCode(err) == hitl.EINTERNAL {
+				err = hitl.Errorf(hitl.EUNAVAILABLE, "not ready: %v", err)
+			}
+			writeError(w, r, s.log, err)
+			return
+		}
+	}
 	writeJSON(w, http.StatusOK, Health{OK: true, Slack: s.cfg.SlackEnabled, InteractionThreshold: s.cfg.InteractionThreshold})
 }

@@ -75,7 +75,8 @@ func firstDiff(want, got string) string {
 	return "(same lines, different bytes)"
 }
 
-var allowedFixture = []string{"@U024BE7LH", "!subteam^S0614TZR7", "@U0ANSWER1", "@U0HOMEUSER"}
+var allowedFixture = []string{"@U024BE7LH", "!subteam^S0614TZR7", "@U0ANSWER1", "@U0HOMEUSER",
+	"https://hitl.example.com/q/q_0123456789abcdef|Open in the web inbox"} // the web inbox link of web.url
 
 // reopenedNotice is the root's notice on a question whose sensitive answer
 // was lost to a restart.
@@ -122,6 +123,7 @@ func TestQuestionMessageGolden(t *testing.T) {
 		{"message_long_text_pending", long, opts},
 		{"message_minimal_pending", bare, opts},
 		{"message_sensitive_reopened", reopened, opts},
+		{"message_web_link_pending", question(hitl.Approval, hitl.ApprovalResponse), MessageOptions{Now: t0, MentionAssignees: true, WebURL: "https://hitl.example.com/"}},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {

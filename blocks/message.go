@@ -18,6 +18,9 @@ type MessageOptions struct {
 	// groups) in the top-level text and the message, so their phones buzz.
 	// These are the only mentions this package ever renders.
 	MentionAssignees bool
+	// WebURL is the address of the web inbox (web.url): a pending
+	// question links to its page there. Empty: no link.
+	WebURL string
 }
 
 // Message is a chat message: Text is the notification fallback (mrkdwn,
@@ -57,6 +60,9 @@ func QuestionMessage(q *hitl.Question, opts MessageOptions) Message {
 		if q.ResponseType == hitl.TextResponse && !sensitive(q) {
 			bs = append(bs, contextBlock(mrkdwn("…or reply in this thread.")))
 		}
+	}
+	if l := webLink(q, opts); l != nil {
+		bs = append(bs, l)
 	}
 	return Message{Text: fallback(q, opts), Blocks: bs, Truncated: cut}
 }

@@ -47,6 +47,17 @@ type Config struct {
 	// After is the timer the bot waits on between run updates (time.After
 	// when nil); tests inject their own.
 	After func(time.Duration) <-chan time.Time
+	// WebURL is the web inbox's address (web.url): question messages
+	// link to their page there ("": no link).
+	WebURL string
+	// WebLink makes the one-time sign-in link to the web inbox that
+	// /hitl web sends p (nil: no web inbox).
+	WebLink func(ctx context.Context, p hitl.Principal) (string, error)
+	// Redispatch, when set, also looks for targets with work this often,
+	// not only when this process enqueued some: an outbox shared by
+	// replicas hands a target whose holder stopped to another (0: only
+	// when kicked, for an outbox of one process).
+	Redispatch time.Duration
 
 	// AlertsChannel gets a message when an alert starts and when it
 	// clears ("" for none; alerts.go).

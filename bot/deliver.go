@@ -122,5 +122,5 @@ func (b *Bot) record(ctx context.Context, d hitl.Delivery, rec *hitl.Delivered) 
 }
 
 func (b *Bot) messageOptions() blocks.MessageOptions {
-	return blocks.MessageOptions{Now: b.cfg.Clock.Now(), MentionAssignees: true}
+	return blocks.MessageOptions{Now: b.cfg.Clock.Now(), MentionAssignees: true, WebURL: b.cfg.WebURL}
 }

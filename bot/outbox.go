@@ -84,7 +84,11 @@ func (b *Bot) deliveriesFor(ctx context.Context, ev *hitl.Event) ([]hitl.Deliver
 		return nil, err
 	}
 	qs, err := b.questionDeliveries(ctx, ev)
-	return append(qs, runs...), err
+	ds := append(qs, runs...)
+	for i := range ds {
+		ds[i].Event = ev.Seq
+	}
+	return ds, err
 }
 
 // questionDeliveries turns a question's event into posts and updates of

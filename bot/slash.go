@@ -18,6 +18,7 @@ const slashHelp = "*hitl* — a human in the loop of your agents.\n" +
 	"• `/hitl escalate RUN [MODEL] [REASON…]` — switch to a more capable model\n" +
 	"• `/hitl redirect RUN INSTRUCTION…` — a new instruction for its next iteration\n" +
 	"• `/hitl policy` — rules learned with “Approve &amp; always allow”; `/hitl policy revoke ID`\n" +
+	"• `/hitl web` — a one-time link that signs you in to the web inbox\n" +
 	"• `/hitl help` — this help\n" +
 	"RUN is a run id, or the start of an active run's id."
 
@@ -54,6 +55,7 @@ func (b *Bot) slashHandlers() map[string]slashHandler {
 		"runs":     text(func(ctx context.Context, user string, _ []string) string { return b.runsText(ctx, user) }),
 		"status":   text(b.statusText),
 		"policy":   b.policySlash,
+		"web":      text(b.webLinkText),
 	}
 }
 

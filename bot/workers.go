@@ -46,11 +46,18 @@ func (w *workers) kick() {
 func (w *workers) run(ctx context.Context) {
 	defer w.wg.Wait()
 	w.kick() // work left from before a restart
+	var tick <-chan time.Time
+	if d := w.b.cfg.Redispatch; d > 0 {
+		t := time.NewTicker(d)
+		defer t.Stop()
+		tick = t.C
+	}
 	for {
 		select {
 		case <-ctx.Done():
 			return
 		case <-w.wake:
+		case <-tick:
 		}
 		if err := w.dispatch(ctx); err != nil && ctx.Err() == nil {
 			w.b.log.Error("slack outbox: reading targets failed", "err", err)

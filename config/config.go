@@ -44,17 +44,22 @@ type Config struct {
 	// Policy is seed 003's approval policy.
 	Policy PolicyConfig `yaml:"policy"`
 	// Reminders are the reminders and escalation of each question type
-	// (reminders.go); Email the fallback channel; Web the browser address.
+	// (reminders.go); Email their fallback channel.
 	Reminders map[string]ReminderConfig `yaml:"reminders"`
 	Email     Email                     `yaml:"email"`
-	Web       Web                       `yaml:"web"`
 	// Sessions are the idle and end times of coding-agent sessions.
 	Sessions Sessions `yaml:"sessions"`
+	// Web configures the web inbox (web.go).
+	Web Web `yaml:"web"`
 	// MetricsListen is an address of its own for /metrics, served
 	// without a token (a private scrape network); empty: /metrics is on
 	// the API listener, for admins (config/alerts.go).
 	MetricsListen string `yaml:"metrics_listen"`
 	Alerts        Alerts `yaml:"alerts"`
+	// SealKeyFile holds the key sealing sensitive answers (32 random bytes,
+	// raw or as 64 hex characters): required with a PostgreSQL db, which
+	// replicas share (hitl.CheckSealKey); without it a key is made at start.
+	SealKeyFile string `yaml:"seal_key_file"`
 }
 
 // Token is a bearer token: Name identifies its holder (api:NAME in the
@@ -190,6 +195,7 @@ func (c *Config) decode(r io.Reader, path string) error {
 var envKeys = []struct{ env, key string }{
 	{"HITL_LISTEN", "listen"},
 	{"HITL_DB", "db"},
+	{"HITL_SEAL_KEY_FILE", "seal_key_file"},
 	{"HITL_TOKENS", "tokens"},
 	{"SLACK_APP_TOKEN", "slack.app_token"},
 	{"SLACK_BOT_TOKEN", "slack.bot_token"},
@@ -205,6 +211,7 @@ var envKeys = []struct{ env, key string }{
 	{"HITL_RATE_RUNS_PER_MINUTE", "rate_limits.runs_per_minute"},
 	{"HITL_RATE_POLICY_PER_MINUTE", "rate_limits.policy_per_minute"},
 	{"HITL_MAX_STREAMS", "max_streams"},
+	{"HITL_WEB_URL", "web.url"},
 	{"HITL_METRICS_LISTEN", "metrics_listen"},
 	{"HITL_ALERTS_CHANNEL", "alerts.channel"},
 }
@@ -220,6 +227,8 @@ func (c *Config) applyEnv(getenv func(string) string) error {
 			c.Listen = v
 		case "db":
 			c.DB = v
+		case "seal_key_file":
+			c.SealKeyFile = v
 		case "tokens":
 			c.Tokens = parseTokens(v)
 		case "slack.app_token":
@@ -238,6 +247,8 @@ func (c *Config) applyEnv(getenv func(string) string) error {
 			c.InteractionThreshold = &n
 		case "slack.runs_channel":
 			c.Slack.RunsChannel = v
+		case "web.url":
+			c.Web.URL = v
 		case "metrics_listen":
 			c.MetricsListen = v
 		case "alerts.channel":

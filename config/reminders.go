@@ -102,20 +102,3 @@ func redactURL(s string) string {
 	}
 	return u.Redacted()
 }
-
-// Web is where people reach the service in a browser: reminders by email
-// link to URL + "/questions/" + id.
-type Web struct {
-	URL string `yaml:"url"`
-}
-
-func (c Config) validateWeb() error {
-	if c.Web.URL == "" {
-		return nil
-	}
-	u, err := url.Parse(c.Web.URL)
-	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
-		return bad("web.url", c.Web.URL, "want the address people open, like https://hitl.example.com")
-	}
-	return nil
-}

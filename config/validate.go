@@ -25,9 +25,12 @@ func (c Config) Validate() error {
 		return bad("listen", c.Listen, "refusing to listen beyond loopback without tokens: set tokens (HITL_TOKENS=name:secret) or listen on 127.0.0.1")
 	}
 	if strings.TrimSpace(c.DB) == "" {
-		return bad("db", c.DB, "a database file path is required")
+		return bad("db", c.DB, "a database file path (or a postgres:// URL) is required")
 	}
 	if err := validateTokens(c.Tokens); err != nil {
+		return err
+	}
+	if err := c.Web.validate(); err != nil {
 		return err
 	}
 	if t := c.InteractionThreshold; t != nil && (*t < hitl.MinThreshold || *t > hitl.MaxThreshold) {
@@ -37,9 +40,6 @@ func (c Config) Validate() error {
 		return hitl.Errorf(hitl.EINVALID, "config policy: %s", hitl.ErrorMessage(err))
 	}
 	if err := c.validateReminders(); err != nil {
-		return err
-	}
-	if err := c.validateWeb(); err != nil {
 		return err
 	}
 	if c.Policy.LearnedTTL < 0 {

@@ -157,7 +157,7 @@ func TestMailer(t *testing.T) {
 		assert.Equal(t, "hitl@example.com", r.from)
 		assert.Contains(t, r.msg.Header.Get("Subject"), "Reminder: Question waiting for you: Deploy v2 to prod?")
 		assert.Contains(t, r.body, "> Deploy v2 to prod?")
-		assert.Contains(t, r.body, "Open it: https://hitl.example.com/questions/"+q.ID, "the link to the question")
+		assert.Contains(t, r.body, "Open it: https://hitl.example.com/q/"+q.ID, "the link to the question")
 		assert.NotContains(t, r.body, fyi.ID)
 	}
 	assert.ElementsMatch(t, []string{"alice@example.com", "bob@example.com"}, to, "nobody without an address; no mail for a non-blocking question")
@@ -189,5 +189,5 @@ func TestMailerSettledMeanwhile(t *testing.T) {
 	require.NoError(t, err)
 	assert.Equal(t, 0, sent, "a question settled before its mail went is mailed nothing")
 	assert.Empty(t, fake.got())
-	assert.True(t, strings.HasPrefix(email.Link("https://x.example/", "q_1"), "https://x.example/questions/q_1"))
+	assert.True(t, strings.HasPrefix(email.Link("https://x.example/", "q_1"), "https://x.example/q/q_1"))
 }

@@ -18,7 +18,7 @@ type Message struct {
 const maxQuestion = 2000
 
 // Render is the mail of a reminder or escalation (nudge) of q: what waits,
-// for how long, and the link that opens it (webURL + /questions/ID; no
+// for how long, and the link that opens it (webURL + /q/ID; no
 // link without webURL). Agent text is quoted as plain text, cut at
 // maxQuestion characters.
 func Render(q *hitl.Question, nudge hitl.EventType, webURL string) Message {
@@ -59,12 +59,13 @@ func Render(q *hitl.Question, nudge hitl.EventType, webURL string) Message {
 	return Message{Subject: subject, Body: b.String()}
 }
 
-// Link is the web page of question id under webURL, or "" without one.
+// Link is the web inbox's page of question id under webURL (its /q/ID),
+// or "" without one.
 func Link(webURL, id string) string {
 	if webURL == "" {
 		return ""
 	}
-	return strings.TrimRight(webURL, "/") + "/questions/" + url.PathEscape(id)
+	return strings.TrimRight(webURL, "/") + "/q/" + url.PathEscape(id)
 }
 
 func oneLine(s string) string {

@@ -64,3 +64,19 @@ func (l *Local) Changed() <-chan struct{} {
 	defer l.mu.Unlock()
 	return l.changed
 }
+
+// WakeAll wakes every watcher of every id and every Changed channel: what
+// a notifier that may have missed changes does (a replica whose LISTEN
+// connection was lost and regained).
+func (l *Local) WakeAll() {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	for id, set := range l.watchers {
+		for ch := range set {
+			close(ch)
+		}
+		delete(l.watchers, id)
+	}
+	close(l.changed)
+	l.changed = make(chan struct{})
+}

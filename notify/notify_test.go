@@ -61,3 +61,23 @@ func TestCancelledIsNotWoken(t *testing.T) {
 	default:
 	}
 }
+
+func TestWakeAllWakesEveryWatcher(t *testing.T) {
+	l := notify.New()
+	a, cancelA := l.Watch("a")
+	defer cancelA()
+	b, cancelB := l.Watch("b")
+	defer cancelB()
+	changed := l.Changed()
+	l.WakeAll()
+	for name, ch := range map[string]<-chan struct{}{"a": a, "b": b, "Changed": changed} {
+		select {
+		case <-ch:
+		default:
+			t.Errorf("%s: not woken", name)
+		}
+	}
+	if ids, chans := notify.Watching(l); ids != 0 || chans != 0 {
+		t.Errorf("after WakeAll %d ids and %d channels are still watched", ids, chans)
+	}
+}

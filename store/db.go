@@ -74,7 +74,8 @@ var allBuckets = [][]byte{
 	bucketByAssignee, bucketUnassigned, bucketRunPending, bucketBySettled, bucketByResponder, bucketIdem, bucketEvents, bucketSealed,
 	bucketRunsActive, bucketControl, bucketCounts, bucketControlAge, bucketRunsEnded, bucketByFilter, bucketEventsByRun,
 	bucketSlackMeta, bucketSlackTasks, bucketSlackMessages, bucketSlackByTS, bucketOutboxByTarget,
-	bucketLearned, bucketLearnedByKey, bucketLearnedByAgent, bucketLearnedByExpiry, bucketByReminder, bucketMailMeta, bucketMail, bucketMailDue,
+	bucketLearned, bucketLearnedByKey, bucketLearnedByAgent, bucketLearnedByExpiry,
+	bucketWebSessions, bucketWebSessionsByExpiry, bucketByReminder, bucketMailMeta, bucketMail, bucketMailDue,
 }
 
 // DB is a hitl.Store in a bbolt file. It is safe for concurrent use.

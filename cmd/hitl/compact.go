@@ -7,6 +7,7 @@ import (
 
 	"github.com/hitlbot/hitl"
 	"github.com/hitlbot/hitl/config"
+	"github.com/hitlbot/hitl/postgres"
 	"github.com/hitlbot/hitl/store"
 )
 
@@ -35,6 +36,9 @@ func cmdCompact(ctx context.Context, args []string, e *env) error {
 	}
 	if err := ctx.Err(); err != nil {
 		return err
+	}
+	if postgres.IsURL(path) {
+		return usageError(fs, "hitl compact is for a bbolt file: PostgreSQL reclaims space itself (autovacuum; VACUUM FULL for the rest)")
 	}
 	res, err := store.Compact(path)
 	if hitl.ErrorCode(err) == hitl.EUNAVAILABLE {

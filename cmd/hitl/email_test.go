@@ -135,6 +135,6 @@ func TestEmailReminders(t *testing.T) {
 		assert.Contains(t, msg.Header.Get("Subject"), "Reminder: Question waiting for you: Ship it?")
 		body, err := io.ReadAll(msg.Body)
 		require.NoError(t, err)
-		assert.Contains(t, string(body), "https://hitl.example.com/questions/"+q.ID)
+		assert.Contains(t, string(body), "https://hitl.example.com/q/"+q.ID)
 	}
 }

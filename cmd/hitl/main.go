@@ -21,7 +21,7 @@ import (
 const usage = `hitl: a human in the loop of your agents, through Slack and the terminal.
 
 Usage:
-  hitl serve   [--listen ADDR] [--db FILE] [--config FILE]   run the service
+  hitl serve   [--listen ADDR] [--db FILE|URL] [--config FILE]   run the service
   hitl ask     QUESTION [flags]       ask a person and print the answer (hitl ask --help)
   hitl pending [--run RUN] [--all] [--json]  list questions waiting for an answer
                                       (the first 100; --all: every one)
@@ -34,6 +34,9 @@ Usage:
                                       per run, response rate, reminders, escalations, alerts
   hitl compact [--db FILE]            shrink a stopped service's database file to its
                                       live data; prints the size before and after
+  hitl migrate --from FILE --to postgres://… [--force]
+                                      copy a stopped service's bbolt file into PostgreSQL;
+                                      refuses a database that holds anything unless --force
   hitl version                        print hitl's version (also hitl --version)
 
 Steerable loops (agents):
@@ -76,7 +79,7 @@ Approvals by policy (seed 003):
 
 Environment: HITL_URL (default http://127.0.0.1:7070; several, comma-separated,
 fail over to the next), HITL_TOKEN, HITL_RUN,
-HITL_LISTEN, HITL_DB, HITL_CONFIG, HITL_RETENTION, HITL_TOKENS, SLACK_APP_TOKEN,
+HITL_LISTEN, HITL_DB, HITL_SEAL_KEY_FILE, HITL_CONFIG, HITL_RETENTION, HITL_TOKENS, SLACK_APP_TOKEN,
 SLACK_BOT_TOKEN, HITL_SLACK_CHANNEL, HITL_SLACK_API_URL.
 
 Exit codes: 0 answered/approved, 1 error, 2 usage, 3 denied, 4 timed out,
@@ -150,6 +153,7 @@ var commands = map[string]func(context.Context, []string, *env) error{
 	"history":  cmdHistory,
 	"stats":    cmdStats,
 	"compact":  cmdCompact,
+	"migrate":  cmdMigrate,
 	"version":  cmdVersion,
 
 	"checkpoint": cmdCheckpoint,

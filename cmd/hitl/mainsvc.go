@@ -13,11 +13,10 @@ import (
 	"github.com/hitlbot/hitl/bot"
 	"github.com/hitlbot/hitl/config"
 	"github.com/hitlbot/hitl/email"
-	"github.com/hitlbot/hitl/notify"
 	"github.com/hitlbot/hitl/ratelimit"
 	"github.com/hitlbot/hitl/shell"
-	"github.com/hitlbot/hitl/store"
 	"github.com/hitlbot/hitl/sweeper"
+	"github.com/hitlbot/hitl/web"
 )
 
 // Main is the running service: store, lifecycle, HTTP API, sweeper. Tests
@@ -27,7 +26,7 @@ type Main struct {
 	Logger *slog.Logger
 	Clock  hitl.Clock
 
-	DB      *store.DB
+	DB      Database // a bbolt file or PostgreSQL (database.go)
 	Service *hitl.Service
 	Bot     *bot.Bot // nil when Slack is off
 
@@ -60,14 +59,17 @@ func (m *Main) Run(ctx context.Context) (err error) {
 			m.Close()
 		}
 	}()
-	if m.DB, err = store.Open(m.Config.DB); err != nil {
-		if hitl.ErrorCode(err) == hitl.EINTERNAL {
-			err = hitl.Errorf(hitl.EUNAVAILABLE, "%v", err)
-		}
+	key, err := sealKey(m.Config)
+	if err != nil {
 		return err
 	}
+	db, err := openDatabase(ctx, m.Config, m.Logger)
+	if err != nil {
+		return err
+	}
+	m.DB = db
 	rl := m.Config.RateLimits
-	m.Service = hitl.NewService(m.DB, hitl.ServiceConfig{Notifier: notify.New(), Clock: m.Clock, Timeouts: m.Config.HitlTimeouts(),
+	m.Service = hitl.NewService(m.DB, hitl.ServiceConfig{Notifier: db.notifier, SealKey: key, Clock: m.Clock, Timeouts: m.Config.HitlTimeouts(),
 		Access: m.access(), Limiter: ratelimit.New(rl.TokenPerMinute, rl.RunPerMinute, nil),
 		Limits: map[hitl.Limit]hitl.Limiter{
 			hitl.LimitControl: ratelimit.New(rl.ControlPerMinute, 0, nil),
@@ -95,7 +97,11 @@ func (m *Main) Run(ctx context.Context) (err error) {
 		return hitl.Errorf(hitl.EINVALID, "sweep_schedule: %v", err)
 	}
 	if m.Config.Slack.Enabled() {
-		m.Bot = bot.New(m.slackConfig(), m.Service, m.DB)
+		sc := m.slackConfig()
+		if sc.Redispatch == 0 {
+			sc.Redispatch = db.redispatch
+		}
+		m.Bot = bot.New(sc, m.Service, m.DB)
 		m.Service.SetDirectory(m.Bot.Directory())
 		m.Bot.Start(context.Background())
 	}
@@ -106,7 +112,7 @@ func (m *Main) Run(ctx context.Context) (err error) {
 		return hitl.Errorf(hitl.EUNAVAILABLE, "listen on %s: %v", m.Config.Listen, err)
 	}
 	m.api = agent.NewServer(m.Service, m.Service, agent.ServerConfig{Tokens: m.tokens(), Clock: m.Clock, Logger: m.Logger,
-		SlackEnabled: m.Config.Slack.Enabled(), InteractionThreshold: m.Config.InteractionThreshold, Metrics: m.metricsOnAPI()})
+		SlackEnabled: m.Config.Slack.Enabled(), InteractionThreshold: m.Config.InteractionThreshold, Metrics: m.metricsOnAPI(), Ready: db.ready})
 	if err := m.serveMetrics(); err != nil {
 		return err
 	}
@@ -114,7 +120,7 @@ func (m *Main) Run(ctx context.Context) (err error) {
 	m.stop = stop
 	// Slow clients are timed out (headers, bodies, idle connections); long
 	// polls and event streams set their own write deadlines.
-	m.http = agent.NewHTTPServer(m.api, func(net.Listener) context.Context { return base })
+	m.http = agent.NewHTTPServer(web.Mount(m.api, m.web()), func(net.Listener) context.Context { return base })
 	m.served = make(chan struct{})
 	go func() {
 		defer close(m.served)
@@ -176,7 +182,7 @@ func (m *Main) slackConfig() bot.Config {
 		AppToken: s.AppToken, BotToken: s.BotToken, APIURL: s.APIURL, DefaultChannel: s.Channel,
 		Access: m.access(),
 		Clock:  m.Clock, Logger: m.Logger,
-		RunsChannel: s.RunsChannel, Models: s.Models,
+		RunsChannel: s.RunsChannel, Models: s.Models, WebLink: m.webLink, WebURL: m.Config.Web.URL,
 		AlertsChannel: m.Config.Alerts.Channel, OnAPIError: m.obs.metrics.SlackAPIError,
 	}
 	if m.SlackTuning != nil {

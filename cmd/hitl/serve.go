@@ -12,7 +12,7 @@ import (
 func cmdServe(ctx context.Context, args []string, e *env) error {
 	fs := flag.NewFlagSet("serve", flag.ContinueOnError)
 	listen := fs.String("listen", "", "address to listen on (HITL_LISTEN; default 127.0.0.1:7070)")
-	db := fs.String("db", "", "bbolt database file (HITL_DB; default ./hitl.db)")
+	db := fs.String("db", "", "bbolt database file, or a postgres:// URL for replicas (HITL_DB; default ./hitl.db)")
 	cfgPath := fs.String("config", e.getenv("HITL_CONFIG"), "YAML config file (HITL_CONFIG; optional)")
 	if _, err := parseArgs(fs, args); err != nil {
 		return err
@@ -39,7 +39,7 @@ func cmdServe(ctx context.Context, args []string, e *env) error {
 	if cfg.Slack.Enabled() {
 		slack = "Slack on"
 	}
-	fmt.Fprintf(e.stderr, "hitl listening on %s, database %s; %s\n", m.URL(), cfg.DB, slack)
+	fmt.Fprintf(e.stderr, "hitl listening on %s, database %s; %s; web inbox at %s/\n", m.URL(), databaseName(cfg.DB), slack, m.URL())
 	<-ctx.Done()
 	fmt.Fprintln(e.stderr, "hitl: shutting down")
 	return m.Close()

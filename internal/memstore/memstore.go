@@ -29,6 +29,8 @@ type Store struct {
 
 	learned      map[string]hitl.LearnedRule    // id → rule
 	learnedByKey map[hitl.LearnedRuleKey]string // key → id
+
+	webSessions map[string]hitl.WebSession // id → session (websession.go)
 }
 
 var _ hitl.Store = (*Store)(nil)

@@ -83,6 +83,7 @@ func Run(t *testing.T, open func(t *testing.T) hitl.Store) {
 	t.Run("runs list by id, active ones apart", func(t *testing.T) { testRunList(t, newEnv(t)) })
 	t.Run("a queue merges a person's indexes, newest first", func(t *testing.T) { testQueue(t, newEnv(t)) })
 	t.Run("learned rules", func(t *testing.T) { runLearned(t, open) })
+	t.Run("web sessions", func(t *testing.T) { runWebSessions(t, open) })
 	t.Run("questions", func(t *testing.T) { runQuestions(t, newEnv) })
 	t.Run("answers", func(t *testing.T) { runAnswers(t, newEnv) })
 	t.Run("run records", func(t *testing.T) { runRunRecords(t, newEnv) })

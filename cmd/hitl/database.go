@@ -1,0 +1,102 @@
+package main
+
+import (
+	"context"
+	"log/slog"
+	"net/url"
+	"os"
+	"time"
+
+	"github.com/hitlbot/hitl"
+	"github.com/hitlbot/hitl/config"
+	"github.com/hitlbot/hitl/notify"
+	"github.com/hitlbot/hitl/postgres"
+	"github.com/hitlbot/hitl/store"
+)
+
+// Database is what Main runs on: a bbolt file, or a PostgreSQL database
+// that several replicas share (db is a postgres:// URL).
+type Database interface {
+	hitl.Store
+	hitl.Outbox
+	Close() error
+}
+
+// database is an opened Database with what goes with it: the notifier
+// that wakes its waiters and whether its database answers.
+type database struct {
+	Database
+	notifier hitl.Notifier
+	ready    func(context.Context) error // nil: a file is always there
+	stop     func()                      // stops the notifier, if it needs it
+	// redispatch is how often the Slack bot looks for deliveries another
+	// replica stopped doing (0: one process, only when it enqueues).
+	redispatch time.Duration
+}
+
+// Close stops the notifier and closes the database.
+func (d *database) Close() error {
+	if d.stop != nil {
+		d.stop()
+	}
+	return d.Database.Close()
+}
+
+// openDatabase opens cfg.DB.
+func openDatabase(ctx context.Context, cfg config.Config, logger *slog.Logger) (*database, error) {
+	if postgres.IsURL(cfg.DB) {
+		db, err := postgres.Open(ctx, cfg.DB)
+		if err != nil {
+			if hitl.ErrorCode(err) == hitl.EINTERNAL {
+				err = hitl.Errorf(hitl.EUNAVAILABLE, "db: %v", err)
+			}
+			return nil, err
+		}
+		n, err := postgres.NewNotifier(ctx, db, logger)
+		if err != nil {
+			_ = db.Close()
+			return nil, err
+		}
+		return &database{Database: db, notifier: n, ready: db.Ping, stop: n.Close, redispatch: postgres.DefaultLease / 3}, nil
+	}
+	db, err := store.Open(cfg.DB)
+	if err != nil {
+		if hitl.ErrorCode(err) == hitl.EINTERNAL {
+			err = hitl.Errorf(hitl.EUNAVAILABLE, "%v", err)
+		}
+		return nil, err
+	}
+	return &database{Database: db, notifier: notify.New()}, nil
+}
+
+// sealKey reads cfg's sealing key file (nil when there is none) and
+// checks it against the root's rule for cfg's database.
+func sealKey(cfg config.Config) ([]byte, error) {
+	var key []byte
+	if cfg.SealKeyFile != "" {
+		b, err := os.ReadFile(cfg.SealKeyFile)
+		if err != nil {
+			return nil, hitl.Errorf(hitl.EINVALID, "seal_key_file (HITL_SEAL_KEY_FILE): %v", err)
+		}
+		if key, err = hitl.ParseSealKey(b); err != nil {
+			return nil, hitl.Errorf(hitl.EINVALID, "seal_key_file (HITL_SEAL_KEY_FILE) %s: %s", cfg.SealKeyFile, hitl.ErrorMessage(err))
+		}
+	}
+	if err := hitl.CheckSealKey(postgres.IsURL(cfg.DB), key); err != nil {
+		return nil, err
+	}
+	return key, nil
+}
+
+// databaseName is how serve names its database to people: a URL without
+// its password.
+func databaseName(db string) string {
+	if !postgres.IsURL(db) {
+		return db
+	}
+	u, err := url.Parse(db)
+	if err != nil {
+		return "a PostgreSQL database (its URL does not parse)"
+	}
+	return u.Redacted()
+}

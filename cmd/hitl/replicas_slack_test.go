@@ -1,0 +1,99 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/hitlbot/hitl"
+	"github.com/hitlbot/hitl/blocks"
+	"github.com/hitlbot/hitl/config"
+	"github.com/hitlbot/hitl/internal/pgtest"
+	"github.com/hitlbot/hitl/internal/principaltest"
+	"github.com/hitlbot/hitl/internal/slackfake"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+// Two replicas with Slack on one database: both project the shared event
+// log and both run delivery workers, yet each question is posted once
+// (deliveries enqueued once, each target done by the replica holding its
+// claim), and the Slack answer wakes the agent wherever it waits.
+func TestReplicasShareSlackDeliveries(t *testing.T) {
+	url, key := pgtest.DB(t), keyFile(t)
+	srv := slackfake.New(t, slackfake.FailOnReject())
+	replica := func() *Main {
+		return startMain(t, withSlack(srv), func(c *config.Config, _ *Main) { c.DB, c.SealKeyFile = url, key })
+	}
+	r1, r2 := replica(), replica()
+	ctx, cancel := context.WithTimeout(principaltest.As(context.Background(), "admin:test"), 60*time.Second)
+	defer cancel()
+	require.NoError(t, srv.WaitConnected(ctx, 2))
+
+	agent := principaltest.As(context.Background(), "api:agent")
+	const n = 30
+	var qs []*hitl.Question
+	for i := range n {
+		m := r1
+		if i%2 == 1 {
+			m = r2
+		}
+		q, _, err := m.Service.Create(agent, fmt.Sprintf("run-%d", i%3), hitl.NewQuestion{Question: fmt.Sprintf("Deploy build %d?", i)})
+		require.NoError(t, err)
+		qs = append(qs, q)
+	}
+	for _, q := range qs {
+		_, err := srv.WaitForMessage(ctx, testChannel, func(m slackfake.Message) bool {
+			return m.ThreadTS == "" && strings.Contains(string(m.Blocks), "q:"+q.ID)
+		})
+		require.NoError(t, err, "question %s was not posted", q.ID)
+	}
+	// Once the shared queue is empty no post is still coming (a delivery
+	// leaves the queue after its post): polled, with the test's deadline.
+	tick := time.NewTicker(10 * time.Millisecond)
+	defer tick.Stop()
+	for {
+		targets, err := r1.DB.Targets(ctx, "", 10)
+		require.NoError(t, err)
+		if len(targets) == 0 {
+			break
+		}
+		select {
+		case <-tick.C:
+		case <-ctx.Done():
+			t.Fatalf("deliveries still queued for %v", targets)
+		}
+	}
+	posts := map[string]int{}
+	for _, c := range srv.Calls("chat.postMessage") {
+		for _, q := range qs {
+			if strings.Contains(c.Params.Get("blocks"), "q:"+q.ID) {
+				posts[q.ID]++
+			}
+		}
+	}
+	for _, q := range qs {
+		assert.Equal(t, 1, posts[q.ID], "question %s posted once", q.ID)
+	}
+
+	t.Run("a click in Slack wakes the agent waiting on the other replica", func(t *testing.T) {
+		e := &slackEnv{ctx: ctx, m: r1, srv: srv}
+		q, _, err := r1.Service.Create(agent, "deploy-rep", hitl.NewQuestion{Question: "Deploy to production?", Type: hitl.Approval})
+		require.NoError(t, err)
+		waited := make(chan *hitl.Question, 1)
+		go func() {
+			got, err := r2.Service.Wait(agent, q.ID)
+			assert.NoError(t, err)
+			waited <- got
+		}()
+		e.click(t, "U0ALICE", e.posted(t, testChannel, q), blocks.ActionApprove)
+		select {
+		case got := <-waited:
+			assert.Equal(t, hitl.StatusAnswered, got.Status)
+		case <-ctx.Done():
+			t.Fatal("the agent waiting on replica 2 was not woken")
+		}
+	})
+}

@@ -1,0 +1,45 @@
+package main
+
+import (
+	"context"
+	"net/url"
+	"time"
+
+	"github.com/hitlbot/hitl"
+	"github.com/hitlbot/hitl/agent"
+	"github.com/hitlbot/hitl/web"
+)
+
+// web is the web inbox on the API's listener, with the API's tokens.
+func (m *Main) web() *web.Handler {
+	byID := map[string]hitl.Principal{}
+	for _, t := range m.Config.Tokens {
+		p := t.Principal()
+		byID[p.ID] = p
+	}
+	base := m.Config.BaseURL()
+	if m.Config.Web.URL == "" && m.ln != nil {
+		base = m.URL()
+	}
+	return web.New(web.Config{Service: m.Service, Tokenless: m.api.Tokenless(), TokenPrincipal: m.api.TokenPrincipal,
+		TokenByID:    func(id string) (hitl.Principal, bool) { p, ok := byID[id]; return p, ok },
+		LoopbackHost: agent.LoopbackHost, BaseURL: base, SessionTTL: time.Duration(m.Config.Web.SessionTTL),
+		Clock: m.Clock, Logger: m.Logger})
+}
+
+// webLink is the one-time link Slack's /hitl web sends p: it signs them in
+// to the web inbox once, within ten minutes.
+func (m *Main) webLink(ctx context.Context, p hitl.Principal) (string, error) {
+	if len(m.Config.Tokens) == 0 {
+		return "", hitl.Errorf(hitl.EINVALID, "this hitl has no tokens, so its web inbox serves only the machine it runs on, with no sign-in: open %s there", m.URL())
+	}
+	secret, err := m.Service.NewSignInLink(ctx, p)
+	if err != nil {
+		return "", err
+	}
+	base := m.Config.BaseURL()
+	if m.Config.Web.URL == "" && m.ln != nil {
+		base = m.URL()
+	}
+	return base + "/login/link?t=" + url.QueryEscape(secret), nil
+}

@@ -1,0 +1,47 @@
+package hitl
+
+// A person's inbox: the questions that wait on them, as every edge that
+// shows one reads it (the web inbox; Slack's App Home reads Slack users'
+// with WaitsOn).
+
+// InboxFilter is the list that holds p's queue, for QuestionPage: the
+// local person of a tokenless server sees every pending question (all
+// were asked from the machine); a person with a Slack user (a Slack
+// sign-in, a token's slack_user) the questions assigned to them or their
+// groups, plus the unassigned ones when they answer, never their own; a
+// token without one the unassigned pending questions when it answers.
+// assignedOnly keeps the questions assigned to them. The list may hold
+// questions InInbox leaves out (the store filters by index): check each.
+func (a Access) InboxFilter(p Principal, assignedOnly bool) (f QuestionFilter, empty bool) {
+	switch {
+	case p.Local && !assignedOnly:
+		return QuestionFilter{Status: StatusPending}, false
+	case p.SlackUser != "":
+		return QuestionFilter{Queue: append([]string{p.SlackUser}, p.Groups...), NotAskedBy: p.SlackUser,
+			Unassigned: !assignedOnly && p.Has(ScopeAnswer)}, false
+	case !assignedOnly && p.Has(ScopeAnswer):
+		return QuestionFilter{Unassigned: true, Status: StatusPending}, false
+	}
+	// Nothing can be assigned to a principal without a Slack user, and
+	// one that does not answer has no queue.
+	return QuestionFilter{}, true
+}
+
+// InInbox reports whether q waits on p: it is pending, in p's queue (see
+// InboxFilter), and p may answer it (approvers, assignees, never the
+// asker).
+func (a Access) InInbox(p Principal, q *Question, assignedOnly bool) bool {
+	if !q.Pending() || a.Authorize(p, ActionAnswer, q) != nil {
+		return false
+	}
+	assigned := len(q.Assignees) > 0 && p.inAny(q.Assignees)
+	switch {
+	case assignedOnly:
+		return assigned
+	case p.Local:
+		return true
+	case len(q.Assignees) > 0:
+		return assigned
+	}
+	return p.Has(ScopeAnswer)
+}

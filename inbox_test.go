@@ -1,0 +1,57 @@
+package hitl_test
+
+import (
+	"testing"
+	"time"
+
+	"github.com/hitlbot/hitl"
+	"github.com/stretchr/testify/assert"
+)
+
+// Who a question waits on in the web inbox: one row per rule.
+func TestInInbox(t *testing.T) {
+	access := hitl.Access{}
+	alice := hitl.TokenPrincipal("alice", []hitl.Scope{hitl.ScopeAnswer}, "U0ALICE")
+	alice.Groups = []string{"S0OPS"}
+	bare := hitl.TokenPrincipal("bob", []hitl.Scope{hitl.ScopeAnswer}, "")
+	ops := hitl.TokenPrincipal("ops", []hitl.Scope{hitl.ScopeControl}, "")
+	local := hitl.LocalPrincipal("")
+	now := time.Now()
+	q := func(touch func(*hitl.Question)) *hitl.Question {
+		q := &hitl.Question{ID: "q_1", JobID: "run", Status: hitl.StatusPending, Asker: "api:ci", CreatedAt: now}
+		if touch != nil {
+			touch(q)
+		}
+		return q
+	}
+	for _, tc := range []struct {
+		name     string
+		p        hitl.Principal
+		q        *hitl.Question
+		assigned bool
+		want     bool
+	}{
+		{"an unassigned question waits on whoever answers", alice, q(nil), false, true},
+		{"an unassigned question waits on a token without a Slack user that answers", bare, q(nil), false, true},
+		{"an unassigned question is not assigned to me", alice, q(nil), true, false},
+		{"a question assigned to me waits on me", alice, q(func(q *hitl.Question) { q.Assignees = []string{"U0ALICE"} }), true, true},
+		{"a question assigned to my group waits on me", alice, q(func(q *hitl.Question) { q.Assignees = []string{"S0OPS"} }), false, true},
+		{"a question assigned to someone else does not", alice, q(func(q *hitl.Question) { q.Assignees = []string{"U0BOB"} }), false, false},
+		{"a question I asked (my Slack user) never waits on me", alice, q(func(q *hitl.Question) { q.AskerUser = "U0ALICE" }), false, false},
+		{"a question my token asked never waits on me", bare, q(func(q *hitl.Question) { q.Asker = "api:bob" }), false, false},
+		{"a settled question waits on nobody", alice, q(func(q *hitl.Question) { q.Status = hitl.StatusAnswered }), false, false},
+		{"a control-only token has no queue", ops, q(nil), false, false},
+		{"an approval whose approvers leave me out does not", alice, q(func(q *hitl.Question) { q.Approvers = []string{"U0BOB"} }), false, false},
+		{"the local person's inbox holds every pending question", local, q(func(q *hitl.Question) { q.Asker = "local" }), false, true},
+		{"the local person's inbox holds assigned ones too", local, q(func(q *hitl.Question) { q.Asker = "local"; q.Assignees = []string{"U0BOB"} }), false, true},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			assert.Equal(t, tc.want, access.InInbox(tc.p, tc.q, tc.assigned))
+			f, empty := access.InboxFilter(tc.p, tc.assigned)
+			if tc.want {
+				assert.False(t, empty)
+				assert.True(t, f.Match(tc.q), "the inbox's list holds what waits on the person")
+			}
+		})
+	}
+}

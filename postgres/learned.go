@@ -1,0 +1,133 @@
+package postgres
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/hitlbot/hitl"
+	"github.com/jackc/pgx/v5"
+)
+
+func decodeLearned(data []byte) (*hitl.LearnedRule, error) {
+	r := &hitl.LearnedRule{}
+	if err := json.Unmarshal(data, r); err != nil {
+		return nil, fmt.Errorf("decode learned rule: %w", err)
+	}
+	return r, nil
+}
+
+// PutLearnedRule implements hitl.Store: one transaction deletes the rule
+// the key holds and any earlier version of r, and inserts r.
+func (db *DB) PutLearnedRule(ctx context.Context, r *hitl.LearnedRule) error {
+	if r == nil || r.ID == "" {
+		return hitl.Errorf(hitl.EINVALID, "a learned rule needs an id")
+	}
+	if err := nulFree("learned rule id", r.ID); err != nil {
+		return err
+	}
+	data, err := json.Marshal(r)
+	if err != nil {
+		return fmt.Errorf("postgres: encode learned rule %s: %w", r.ID, err)
+	}
+	return db.write(ctx, "put learned rule "+r.ID, func(tx pgx.Tx) error {
+		// Two puts of one key take turns: the second replaces the first.
+		if _, err := tx.Exec(ctx, `SELECT pg_advisory_xact_lock($1, hashtext($2))`, int32(lockClassLearned),
+			fmt.Sprintf("%x:%x:%x", r.Agent, r.OpType, r.Resource)); err != nil {
+			return err
+		}
+		if _, err := tx.Exec(ctx, `DELETE FROM learned WHERE (agent = $1 AND op_type = $2 AND resource = $3) OR id = $4`,
+			[]byte(r.Agent), []byte(r.OpType), []byte(r.Resource), r.ID); err != nil {
+			return err
+		}
+		_, err := tx.Exec(ctx, `INSERT INTO learned (id, agent, op_type, resource, expires_ns, data) VALUES ($1, $2, $3, $4, $5, $6)`,
+			r.ID, []byte(r.Agent), []byte(r.OpType), []byte(r.Resource), ns(r.ExpiresAt), data)
+		return err
+	})
+}
+
+// LearnedRule implements hitl.Store: the unique key.
+func (db *DB) LearnedRule(ctx context.Context, key hitl.LearnedRuleKey) (*hitl.LearnedRule, error) {
+	var data []byte
+	err := db.pool.QueryRow(ctx, `SELECT data FROM learned WHERE agent = $1 AND op_type = $2 AND resource = $3`,
+		[]byte(key.Agent), []byte(key.OpType), []byte(key.Resource)).Scan(&data)
+	if errors.Is(err, pgx.ErrNoRows) {
+		return nil, nil
+	} else if err != nil {
+		return nil, classify("read learned rule", err)
+	}
+	return decodeLearned(data)
+}
+
+// DeleteLearnedRule implements hitl.Store.
+func (db *DB) DeleteLearnedRule(ctx context.Context, id string) (*hitl.LearnedRule, error) {
+	var gone *hitl.LearnedRule
+	err := db.write(ctx, "delete learned rule "+id, func(tx pgx.Tx) error {
+		gone = nil
+		var data []byte
+		err := tx.QueryRow(ctx, `DELETE FROM learned WHERE id = $1 RETURNING data`, id).Scan(&data)
+		if errors.Is(err, pgx.ErrNoRows) {
+			return hitl.Errorf(hitl.ENOTFOUND, "no learned rule %s", id)
+		} else if err != nil {
+			return err
+		}
+		gone, err = decodeLearned(data)
+		return err
+	})
+	if err != nil {
+		return nil, err
+	}
+	return gone, nil
+}
+
+// LearnedRules implements hitl.Store: a page in id order, from the primary
+// key or, for one agent, learned_by_agent.
+func (db *DB) LearnedRules(ctx context.Context, f hitl.LearnedRuleFilter) (hitl.LearnedRulePage, error) {
+	limit := f.PageSize()
+	page := hitl.LearnedRulePage{Rules: []*hitl.LearnedRule{}}
+	if nulFree("cursor", f.Cursor) != nil {
+		return page, nil
+	}
+	sql, args := `SELECT data FROM learned WHERE id > $1 ORDER BY id LIMIT $2`, []any{f.Cursor, limit + 1}
+	if f.Agent != "" {
+		sql, args = `SELECT data FROM learned WHERE agent = $1 AND id > $2 ORDER BY agent, id LIMIT $3`, []any{[]byte(f.Agent), f.Cursor, limit + 1}
+	}
+	rows, err := db.pool.Query(ctx, sql, args...)
+	if err != nil {
+		return page, classify("list learned rules", err)
+	}
+	datas, err := pgx.CollectRows(rows, pgx.RowTo[[]byte])
+	if err != nil {
+		return page, classify("list learned rules", err)
+	}
+	for i, data := range datas {
+		if i == limit {
+			page.NextCursor = page.Rules[limit-1].ID
+			break
+		}
+		r, err := decodeLearned(data)
+		if err != nil {
+			return page, err
+		}
+		page.Rules = append(page.Rules, r)
+	}
+	return page, nil
+}
+
+// PruneLearnedRules implements hitl.Store: learned_by_expiry from its
+// start.
+func (db *DB) PruneLearnedRules(ctx context.Context, now time.Time, limit int) (int, error) {
+	if limit <= 0 {
+		limit = 256
+	}
+	var n int
+	err := db.write(ctx, "prune learned rules", func(tx pgx.Tx) error {
+		tag, err := tx.Exec(ctx, `DELETE FROM learned WHERE id IN (SELECT id FROM learned WHERE expires_ns <= $1 ORDER BY expires_ns, id LIMIT $2 FOR UPDATE SKIP LOCKED)`,
+			ns(now), limit)
+		n = int(tag.RowsAffected())
+		return err
+	})
+	return n, err
+}

@@ -1,0 +1,335 @@
+package postgres
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"slices"
+	"time"
+
+	"github.com/hitlbot/hitl"
+	"github.com/jackc/pgx/v5"
+)
+
+// Advisory lock classes (the first key of pg_advisory_xact_lock(int, int)).
+const (
+	lockClassRun     = 0x68697401 // a run, by hashtext(id)
+	lockClassControl = 0x68697402 // a control request id, by hashtext(id)
+	lockClassLearned = 0x68697403 // a learned rule's key
+)
+
+// lockRuns takes the advisory locks of runs ids, in id order, until the
+// transaction ends: the run's record and the questions it counts change
+// under it.
+func lockRuns(ctx context.Context, tx pgx.Tx, ids ...string) error {
+	ids = slices.Clone(ids)
+	slices.Sort(ids)
+	ids = slices.Compact(ids)
+	for _, id := range ids {
+		if _, err := tx.Exec(ctx, `SELECT pg_advisory_xact_lock($1, hashtext($2))`, int32(lockClassRun), id); err != nil {
+			return fmt.Errorf("lock run %s: %w", id, err)
+		}
+	}
+	return nil
+}
+
+// getRun reads run id, nil when there is none.
+func getRun(ctx context.Context, q querier, id string) (*hitl.Run, error) {
+	var data []byte
+	err := q.QueryRow(ctx, `SELECT data FROM runs WHERE id = $1`, id).Scan(&data)
+	if errors.Is(err, pgx.ErrNoRows) {
+		return nil, nil
+	} else if err != nil {
+		return nil, err
+	}
+	var run hitl.Run
+	if err := json.Unmarshal(data, &run); err != nil {
+		return nil, fmt.Errorf("decode run %s: %w", id, err)
+	}
+	return &run, nil
+}
+
+// putRun writes run (its Version one more) with its index columns.
+func putRun(ctx context.Context, tx pgx.Tx, run *hitl.Run) error {
+	run.Version++
+	data, err := json.Marshal(run)
+	if err != nil {
+		return fmt.Errorf("encode run %s: %w", run.ID, err)
+	}
+	var ended *int64
+	if run.Control.Status.Ended() {
+		t := ns(run.UpdatedAt)
+		ended = &t
+	}
+	_, err = tx.Exec(ctx, `INSERT INTO runs (id, active, ended_ns, data) VALUES ($1, $2, $3, $4)
+		ON CONFLICT (id) DO UPDATE SET active = EXCLUDED.active, ended_ns = EXCLUDED.ended_ns, data = EXCLUDED.data`,
+		run.ID, run.Control.Status.Active(), ended, data)
+	if err != nil {
+		return fmt.Errorf("put run %s: %w", run.ID, err)
+	}
+	return nil
+}
+
+// deleteRun deletes run id and where its live message was delivered.
+func deleteRun(ctx context.Context, tx pgx.Tx, id string) error {
+	if _, err := tx.Exec(ctx, `DELETE FROM runs WHERE id = $1`, id); err != nil {
+		return err
+	}
+	_, err := tx.Exec(ctx, `DELETE FROM delivered WHERE question_id = $1`, "run:"+id)
+	return err
+}
+
+// trackRun moves q's run (locked) from question old (nil: new) to q, after
+// q's row was written.
+func trackRun(ctx context.Context, tx pgx.Tx, old, q *hitl.Question, at time.Time) (*hitl.Run, error) {
+	run, err := getRun(ctx, tx, q.JobID)
+	if err != nil {
+		return nil, err
+	}
+	if run == nil {
+		run = &hitl.Run{}
+	}
+	run.Track(old, q, at)
+	if err := nextWaitingOn(ctx, tx, run); err != nil {
+		return nil, err
+	}
+	return run, putRun(ctx, tx, run)
+}
+
+// nextWaitingOn sets run.WaitingOn when it waits on a question but names
+// none: the oldest of questions_run_waits.
+func nextWaitingOn(ctx context.Context, tx pgx.Tx, run *hitl.Run) error {
+	if run.WaitingOn != nil || run.PendingInput+run.PendingApproval == 0 {
+		return nil
+	}
+	var data []byte
+	err := tx.QueryRow(ctx, `SELECT data FROM questions WHERE job_id = $1 AND waits ORDER BY created_ns, id LIMIT 1`, run.ID).Scan(&data)
+	if errors.Is(err, pgx.ErrNoRows) {
+		return nil
+	} else if err != nil {
+		return err
+	}
+	q, err := decodeQuestion(data)
+	if err != nil {
+		return err
+	}
+	run.WaitingOn = &hitl.PendingQuestion{QuestionID: q.ID, Question: q.Question, Timestamp: q.CreatedAt}
+	return nil
+}
+
+// Run implements hitl.Store.
+func (db *DB) Run(ctx context.Context, id string) (*hitl.Run, error) {
+	run, err := getRun(ctx, db.pool, id)
+	if err != nil {
+		return nil, classify("read run "+id, err)
+	}
+	if run == nil {
+		return nil, hitl.Errorf(hitl.ENOTFOUND, "run %s not found: it has no questions", id)
+	}
+	return run, nil
+}
+
+// UpdateRun implements hitl.Store.
+func (db *DB) UpdateRun(ctx context.Context, id string, fn func(run *hitl.Run) (hitl.RunUpdate, error)) (*hitl.Run, error) {
+	if err := nulFree("run id", id); err != nil {
+		return nil, err
+	}
+	var (
+		stored *hitl.Run
+		c      change
+	)
+	err := db.write(ctx, "update run "+id, func(tx pgx.Tx) error {
+		stored = nil
+		c.reset()
+		if err := lockRuns(ctx, tx, id); err != nil {
+			return err
+		}
+		run, err := getRun(ctx, tx, id)
+		if err != nil {
+			return err
+		}
+		var arg *hitl.Run
+		if run != nil {
+			cp := *run
+			arg = &cp
+		}
+		u, err := fn(arg)
+		if err != nil {
+			return domain{err}
+		}
+		if u.Run != nil {
+			if u.Run.ID != id {
+				return domain{fmt.Errorf("postgres: update run %s: fn returned run %q", id, u.Run.ID)}
+			}
+			if err := putRun(ctx, tx, u.Run); err != nil {
+				return err
+			}
+			run = u.Run
+		}
+		for _, ev := range u.Events {
+			if run != nil {
+				ev.Status, ev.Asker = run.Phase(), run.Asker
+			}
+			c.events = append(c.events, ev)
+		}
+		if u.Control != nil {
+			if err := putControl(ctx, tx, u.Control); err != nil {
+				return err
+			}
+		}
+		if err := c.flush(ctx, tx); err != nil {
+			return err
+		}
+		stored = run
+		return nil
+	})
+	var d domain
+	if errors.As(err, &d) {
+		return nil, d.err
+	}
+	if err != nil {
+		return nil, err
+	}
+	return stored, nil
+}
+
+func putControl(ctx context.Context, tx pgx.Tx, rec *hitl.ControlRecord) error {
+	if err := nulFree("request id", rec.RequestID); err != nil {
+		return err
+	}
+	data, err := json.Marshal(rec)
+	if err != nil {
+		return fmt.Errorf("encode control record %q: %w", rec.RequestID, err)
+	}
+	_, err = tx.Exec(ctx, `INSERT INTO control (request_id, at_ns, data) VALUES ($1, $2, $3)
+		ON CONFLICT (request_id) DO UPDATE SET at_ns = EXCLUDED.at_ns, data = EXCLUDED.data`, rec.RequestID, ns(rec.At), data)
+	if err != nil {
+		return fmt.Errorf("put control record %q: %w", rec.RequestID, err)
+	}
+	return nil
+}
+
+// ReceiveControl implements hitl.Store. The request id's advisory lock
+// makes two replicas receiving the same request agree on which was first.
+func (db *DB) ReceiveControl(ctx context.Context, rec hitl.ControlRecord, ev *hitl.Event, since, inflightSince time.Time) (*hitl.ControlRecord, error) {
+	if err := nulFree("request id", rec.RequestID, rec.RunID); err != nil {
+		return nil, err
+	}
+	var (
+		prior *hitl.ControlRecord
+		c     change
+	)
+	err := db.write(ctx, "receive control request "+rec.RequestID, func(tx pgx.Tx) error {
+		prior = nil
+		c.reset()
+		if _, err := tx.Exec(ctx, `SELECT pg_advisory_xact_lock($1, hashtext($2))`, int32(lockClassControl), rec.RequestID); err != nil {
+			return err
+		}
+		var data []byte
+		err := tx.QueryRow(ctx, `SELECT data FROM control WHERE request_id = $1`, rec.RequestID).Scan(&data)
+		if err == nil {
+			var old hitl.ControlRecord
+			if err := json.Unmarshal(data, &old); err != nil {
+				return fmt.Errorf("decode control record %q: %w", rec.RequestID, err)
+			}
+			if !old.At.Before(since) && (old.Result != nil || !old.At.Before(inflightSince)) {
+				prior = &old
+				return nil
+			}
+		} else if !errors.Is(err, pgx.ErrNoRows) {
+			return err
+		}
+		if err := putControl(ctx, tx, &rec); err != nil {
+			return err
+		}
+		if ev == nil {
+			return nil
+		}
+		run, err := getRun(ctx, tx, rec.RunID)
+		if err != nil {
+			return err
+		}
+		if run != nil {
+			ev.Status, ev.Asker = run.Phase(), run.Asker
+		}
+		c.events = append(c.events, ev)
+		return c.flush(ctx, tx)
+	})
+	if err != nil {
+		return nil, err
+	}
+	return prior, nil
+}
+
+// Runs implements hitl.Store: the primary key, or runs_active.
+func (db *DB) Runs(ctx context.Context, active bool, limit int, cursor string) (hitl.RunPage, error) {
+	if limit <= 0 || limit > hitl.MaxPageSize {
+		limit = hitl.DefaultPageSize
+	}
+	sql := `SELECT data FROM runs WHERE id > $1 ORDER BY id LIMIT $2`
+	if active {
+		sql = `SELECT data FROM runs WHERE active AND id > $1 ORDER BY id LIMIT $2`
+	}
+	page := hitl.RunPage{Runs: []*hitl.Run{}}
+	rows, err := db.pool.Query(ctx, sql, cursor, limit+1)
+	if err != nil {
+		return page, classify("list runs", err)
+	}
+	datas, err := pgx.CollectRows(rows, pgx.RowTo[[]byte])
+	if err != nil {
+		return page, classify("list runs", err)
+	}
+	for i, data := range datas {
+		if i == limit {
+			page.NextCursor = page.Runs[limit-1].ID
+			break
+		}
+		var run hitl.Run
+		if err := json.Unmarshal(data, &run); err != nil {
+			return page, fmt.Errorf("postgres: decode run: %w", err)
+		}
+		page.Runs = append(page.Runs, &run)
+	}
+	return page, nil
+}
+
+// CountQuestions implements hitl.Store: the counts row of status.
+func (db *DB) CountQuestions(ctx context.Context, status hitl.Status) (int, error) {
+	var n int64
+	err := db.pool.QueryRow(ctx, `SELECT n FROM counts WHERE status = $1`, string(status)).Scan(&n)
+	if errors.Is(err, pgx.ErrNoRows) {
+		return 0, nil
+	} else if err != nil {
+		return 0, classify("count questions", err)
+	}
+	return int(n), nil
+}
+
+// PolicyState implements hitl.Store.
+func (db *DB) PolicyState(ctx context.Context) (*hitl.PolicyState, error) {
+	var data []byte
+	err := db.pool.QueryRow(ctx, `SELECT value FROM meta WHERE key = 'policy'`).Scan(&data)
+	if errors.Is(err, pgx.ErrNoRows) {
+		return nil, nil
+	} else if err != nil {
+		return nil, classify("read policy", err)
+	}
+	st := &hitl.PolicyState{}
+	if err := json.Unmarshal(data, st); err != nil {
+		return nil, fmt.Errorf("postgres: decode policy: %w", err)
+	}
+	return st, nil
+}
+
+// PutPolicyState implements hitl.Store.
+func (db *DB) PutPolicyState(ctx context.Context, st *hitl.PolicyState) error {
+	data, err := json.Marshal(st)
+	if err != nil {
+		return fmt.Errorf("postgres: encode policy: %w", err)
+	}
+	return db.write(ctx, "write policy", func(tx pgx.Tx) error {
+		_, err := tx.Exec(ctx, `INSERT INTO meta (key, value) VALUES ('policy', $1) ON CONFLICT (key) DO UPDATE SET value = EXCLUDED.value`, data)
+		return err
+	})
+}

@@ -1,0 +1,193 @@
+package postgres
+
+import (
+	"context"
+	"errors"
+	"fmt"
+
+	"github.com/jackc/pgx/v5"
+)
+
+// migrations are the schema, one version each, applied in order at Open
+// and recorded in hitl_schema_version. A released version is never
+// edited: a change is a new version appended here.
+//
+// The indexes, and the lists they serve (each read in the index's order,
+// the cursor a row comparison on its trailing columns):
+//
+//	questions_by_created      (created_ns, id)                      every question
+//	questions_by_job          (job_id, created_ns, id)              a run's questions
+//	questions_by_status       (status, created_ns, id)              the pending page, any status
+//	questions_by_asker        (asker, created_ns, id)               an asker's questions
+//	questions_by_asker_status (asker, status, created_ns, id)       an asker's pending ones
+//	questions_by_type         (type, created_ns, id)                by type
+//	questions_by_type_status  (type, status, created_ns, id)        by type and status
+//	questions_unassigned      (created_ns, id) WHERE unassigned     pending with no assignee
+//	questions_by_responder    (responded_by, responded_ns, id)      a person's answers
+//	questions_by_deadline     (timeout_ns, id) WHERE pending        due questions
+//	questions_by_settled      (responded_ns, id) WHERE settled      retention
+//	questions_run_waits       (job_id, created_ns, id) WHERE waits  the question a run waits on
+//	questions_sealed          (id) WHERE sealed                     sealed answers
+//	questions_idem            UNIQUE (job_id, idem_key)             idempotency keys held
+//	assignees                 PK (assignee, created_ns, question_id) a person's queue (pending)
+//	events                    PK (seq)                              the event log
+//	events_by_run             (job_id, seq)                         a run's events
+//	runs                      PK (id); runs_active (id) WHERE active; runs_ended (ended_ns, id)
+//	control                   PK (request_id); control_by_age (at_ns, request_id)
+//	learned                   PK (id); UNIQUE (agent, op_type, resource); (agent, id); (expires_ns, id)
+//	deliveries                PK (seq); deliveries_by_target (target, seq)
+//	delivered                 PK (question_id, target); delivered_by_ts (channel, ts)
+//	delivery_claims           PK (target)                           who does a target's deliveries
+//	web_sessions              PK (id); web_sessions_by_expiry (expires_ns, id)
+//	questions_by_reminder     (remind_ns, id) WHERE a reminder is due   due reminders (reminder.go)
+//
+// A learned rule's key and an idempotency key are bytea: they may hold NUL
+// bytes, which text cannot. Text columns that lists order by are COLLATE "C": byte order, as the
+// bbolt store's keys, whatever the database's default collation.
+var migrations = []string{
+	1: `
+CREATE TABLE meta (key text COLLATE "C" PRIMARY KEY, value bytea NOT NULL);
+
+CREATE TABLE event_seq (one boolean PRIMARY KEY DEFAULT true CHECK (one), seq bigint NOT NULL);
+INSERT INTO event_seq (seq) VALUES (0);
+
+CREATE TABLE questions (
+	id           text COLLATE "C" PRIMARY KEY,
+	job_id       text COLLATE "C" NOT NULL,
+	status       text COLLATE "C" NOT NULL,
+	type         text COLLATE "C" NOT NULL,
+	asker        text COLLATE "C" NOT NULL,
+	asker_user   text COLLATE "C" NOT NULL,
+	created_ns   bigint NOT NULL,
+	timeout_ns   bigint,
+	responded_ns bigint,
+	responded_by text COLLATE "C",
+	idem_key     bytea,
+	pending      boolean NOT NULL,
+	unassigned   boolean NOT NULL,
+	waits        boolean NOT NULL,
+	sealed       boolean NOT NULL,
+	data         bytea NOT NULL
+);
+CREATE INDEX questions_by_created ON questions (created_ns, id);
+CREATE INDEX questions_by_job ON questions (job_id, created_ns, id);
+CREATE INDEX questions_by_status ON questions (status, created_ns, id);
+CREATE INDEX questions_by_asker ON questions (asker, created_ns, id);
+CREATE INDEX questions_by_asker_status ON questions (asker, status, created_ns, id);
+CREATE INDEX questions_by_type ON questions (type, created_ns, id);
+CREATE INDEX questions_by_type_status ON questions (type, status, created_ns, id);
+CREATE INDEX questions_unassigned ON questions (created_ns, id) WHERE unassigned;
+CREATE INDEX questions_by_responder ON questions (responded_by, responded_ns, id) WHERE responded_by IS NOT NULL;
+CREATE INDEX questions_by_deadline ON questions (timeout_ns, id) WHERE timeout_ns IS NOT NULL;
+CREATE INDEX questions_by_settled ON questions (responded_ns, id) WHERE responded_ns IS NOT NULL;
+CREATE INDEX questions_run_waits ON questions (job_id, created_ns, id) WHERE waits;
+CREATE INDEX questions_sealed ON questions (id) WHERE sealed;
+CREATE UNIQUE INDEX questions_idem ON questions (job_id, idem_key) WHERE idem_key IS NOT NULL;
+
+CREATE TABLE assignees (
+	assignee    text COLLATE "C" NOT NULL,
+	created_ns  bigint NOT NULL,
+	question_id text COLLATE "C" NOT NULL,
+	PRIMARY KEY (assignee, created_ns, question_id)
+);
+CREATE INDEX assignees_by_question ON assignees (question_id);
+
+CREATE TABLE counts (status text COLLATE "C" PRIMARY KEY, n bigint NOT NULL);
+
+CREATE TABLE events (seq bigint PRIMARY KEY, job_id text COLLATE "C" NOT NULL, at_ns bigint NOT NULL, data bytea NOT NULL);
+CREATE INDEX events_by_run ON events (job_id, seq) WHERE job_id <> '';
+
+CREATE TABLE runs (id text COLLATE "C" PRIMARY KEY, active boolean NOT NULL, ended_ns bigint, data bytea NOT NULL);
+CREATE INDEX runs_active ON runs (id) WHERE active;
+CREATE INDEX runs_ended ON runs (ended_ns, id) WHERE ended_ns IS NOT NULL;
+
+CREATE TABLE control (request_id text COLLATE "C" PRIMARY KEY, at_ns bigint NOT NULL, data bytea NOT NULL);
+CREATE INDEX control_by_age ON control (at_ns, request_id);
+
+CREATE TABLE learned (
+	id         text COLLATE "C" PRIMARY KEY,
+	agent      bytea NOT NULL,
+	op_type    bytea NOT NULL,
+	resource   bytea NOT NULL,
+	expires_ns bigint NOT NULL,
+	data       bytea NOT NULL,
+	UNIQUE (agent, op_type, resource)
+);
+CREATE INDEX learned_by_agent ON learned (agent, id);
+CREATE INDEX learned_by_expiry ON learned (expires_ns, id);
+
+CREATE TABLE deliveries (seq bigserial PRIMARY KEY, target text COLLATE "C" NOT NULL, data bytea NOT NULL);
+CREATE INDEX deliveries_by_target ON deliveries (target, seq);
+
+CREATE TABLE delivered (
+	question_id text COLLATE "C" NOT NULL,
+	target      text COLLATE "C" NOT NULL,
+	channel     text COLLATE "C" NOT NULL,
+	ts          text COLLATE "C" NOT NULL,
+	data        bytea NOT NULL,
+	PRIMARY KEY (question_id, target)
+);
+CREATE INDEX delivered_by_ts ON delivered (channel, ts);
+`,
+	// Replicas sharing the outbox: a target's deliveries are done by the
+	// replica holding its claim, until the claim's lease runs out.
+	2: `
+CREATE TABLE delivery_claims (target text COLLATE "C" PRIMARY KEY, holder text NOT NULL, until_ns bigint NOT NULL);
+`,
+	// Web inbox sessions and one-time sign-in links, pruned by expiry.
+	3: `
+CREATE TABLE web_sessions (id text COLLATE "C" PRIMARY KEY, expires_ns bigint NOT NULL, data bytea NOT NULL);
+CREATE INDEX web_sessions_by_expiry ON web_sessions (expires_ns, id);
+`,
+	// Reminder plans (issue 15): when a pending question's next reminder
+	// or escalation is due. Questions of earlier versions hold no plan.
+	4: `
+ALTER TABLE questions ADD COLUMN remind_ns bigint;
+CREATE INDEX questions_by_reminder ON questions (remind_ns, id) WHERE remind_ns IS NOT NULL;
+`,
+}
+
+// SchemaVersion is the schema version this package reads and writes.
+var SchemaVersion = len(migrations) - 1
+
+// migrationLock is the advisory lock key the migration holds: two
+// processes starting at once migrate one after the other, and the second
+// finds nothing to do.
+const migrationLock = 0x6869746c // "hitl"
+
+// migrate brings the schema to SchemaVersion in one transaction under the
+// migration lock. A database of a newer version is left untouched.
+func (db *DB) migrate(ctx context.Context) error {
+	err := pgx.BeginFunc(ctx, db.pool, func(tx pgx.Tx) error {
+		if _, err := tx.Exec(ctx, `SELECT pg_advisory_xact_lock($1)`, int64(migrationLock)); err != nil {
+			return err
+		}
+		if _, err := tx.Exec(ctx, `CREATE TABLE IF NOT EXISTS hitl_schema_version (version int NOT NULL)`); err != nil {
+			return err
+		}
+		var ver int
+		err := tx.QueryRow(ctx, `SELECT version FROM hitl_schema_version`).Scan(&ver)
+		switch {
+		case errors.Is(err, pgx.ErrNoRows):
+			if _, err := tx.Exec(ctx, `INSERT INTO hitl_schema_version VALUES (0)`); err != nil {
+				return err
+			}
+		case err != nil:
+			return err
+		}
+		if ver > SchemaVersion {
+			return fmt.Errorf("database schema version %d is newer than this hitl supports (%d): upgrade hitl", ver, SchemaVersion)
+		}
+		for v := ver + 1; v <= SchemaVersion; v++ {
+			if _, err := tx.Exec(ctx, migrations[v]); err != nil {
+				return fmt.Errorf("schema version %d: %w", v, err)
+			}
+		}
+		_, err = tx.Exec(ctx, `UPDATE hitl_schema_version SET version = $1`, SchemaVersion)
+		return err
+	})
+	if err != nil {
+		return classify("migrate the schema", err)
+	}
+	return nil
+}

@@ -1,0 +1,104 @@
+package store
+
+import (
+	"context"
+	"encoding/binary"
+	"encoding/json"
+	"fmt"
+
+	"github.com/hitlbot/hitl"
+	bolt "go.etcd.io/bbolt"
+)
+
+// Visitor receives the records of a database, one call each (hitl
+// migrate copies them into another). A nil function skips that kind.
+type Visitor struct {
+	Question  func(*hitl.Question) error
+	Event     func(*hitl.Event) error
+	Run       func(*hitl.Run) error
+	Control   func(*hitl.ControlRecord) error
+	Learned   func(*hitl.LearnedRule) error
+	Delivery  func(hitl.Delivery) error // queued, in Seq order
+	Delivered func(hitl.Delivered) error
+}
+
+// Totals are the state beside the records: the last event's Seq, the
+// outbox cursor and the approval policy (nil when none is stored).
+type Totals struct {
+	LastSeq      uint64
+	OutboxCursor uint64
+	Policy       *hitl.PolicyState
+}
+
+// Walk reads every record of the database in one read transaction (a
+// consistent snapshot) and hands each to v.
+func (db *DB) Walk(ctx context.Context, v Visitor) (Totals, error) {
+	var t Totals
+	err := db.bolt.View(func(tx *bolt.Tx) error {
+		t.LastSeq = tx.Bucket(bucketEvents).Sequence()
+		if c := tx.Bucket(bucketSlackMeta).Get(keyCursor); len(c) == 8 {
+			t.OutboxCursor = binary.BigEndian.Uint64(c)
+		}
+		if p := tx.Bucket(bucketMeta).Get(keyPolicy); p != nil {
+			t.Policy = &hitl.PolicyState{}
+			if err := json.Unmarshal(p, t.Policy); err != nil {
+				return fmt.Errorf("decode policy: %w", err)
+			}
+		}
+		walks := []struct {
+			bucket []byte
+			fn     func(v []byte) error
+		}{
+			{bucketQuestions, each(v.Question)},
+			{bucketEvents, each(v.Event)},
+			{bucketRuns, each(v.Run)},
+			{bucketControl, each(v.Control)},
+			{bucketLearned, each(v.Learned)},
+			{bucketSlackTasks, eachValue(v.Delivery)},
+			{bucketSlackMessages, eachValue(v.Delivered)},
+		}
+		for _, w := range walks {
+			err := tx.Bucket(w.bucket).ForEach(func(k, val []byte) error {
+				if err := ctx.Err(); err != nil {
+					return err
+				}
+				if err := w.fn(val); err != nil {
+					return fmt.Errorf("%s %q: %w", w.bucket, k, err)
+				}
+				return nil
+			})
+			if err != nil {
+				return err
+			}
+		}
+		return nil
+	})
+	return t, err
+}
+
+// each decodes a record into a new T and hands it to fn.
+func each[T any](fn func(*T) error) func([]byte) error {
+	return func(data []byte) error {
+		if fn == nil {
+			return nil
+		}
+		r := new(T)
+		if err := json.Unmarshal(data, r); err != nil {
+			return err
+		}
+		return fn(r)
+	}
+}
+
+func eachValue[T any](fn func(T) error) func([]byte) error {
+	return func(data []byte) error {
+		if fn == nil {
+			return nil
+		}
+		var r T
+		if err := json.Unmarshal(data, &r); err != nil {
+			return err
+		}
+		return fn(r)
+	}
+}

@@ -1,0 +1,157 @@
+package web
+
+import (
+	"fmt"
+	"net/http"
+	"strings"
+
+	"github.com/hitlbot/hitl"
+)
+
+// Decisions an approval's buttons post (field "decision").
+const (
+	decisionApprove  = "approve"
+	decisionMessage  = "approve_message" // "Approve with message"
+	decisionDeny     = "deny"
+	decisionAlways   = "always" // "Approve & always"
+	decisionEdited   = "edited" // approve the edited input
+	maxBatchQuestion = 100
+)
+
+// response reads an answer form for q: an approval's decision with its
+// reason or message, or the value(s) the inputs hold. The root validates
+// it.
+func response(q *hitl.Question, form map[string][]string) (hitl.Response, error) {
+	get := func(k string) string {
+		if v := form[k]; len(v) > 0 {
+			return v[0]
+		}
+		return ""
+	}
+	if q.ResponseType != hitl.ApprovalResponse {
+		vals := form["value"]
+		switch {
+		case len(vals) == 0:
+			return hitl.Response{}, hitl.Errorf(hitl.EINVALID, "the answer is empty")
+		case q.ResponseType == hitl.ChoiceResponse && q.MultiSelect:
+			return hitl.Response{Value: vals}, nil
+		}
+		return hitl.Response{Value: vals[0]}, nil
+	}
+	switch d := get("decision"); d {
+	case decisionApprove:
+		return hitl.Response{Value: hitl.Approve}, nil
+	case decisionMessage:
+		msg := strings.TrimSpace(get("message"))
+		if msg == "" {
+			return hitl.Response{}, hitl.Errorf(hitl.EINVALID, "write a message to approve with (or press Approve)")
+		}
+		return hitl.Response{Value: hitl.Approve, Text: msg}, nil
+	case decisionDeny:
+		return hitl.Response{Value: hitl.Deny, Text: strings.TrimSpace(get("reason"))}, nil
+	case decisionAlways:
+		return hitl.Response{Value: hitl.Approve, Always: true}, nil
+	case decisionEdited:
+		return hitl.Response{Value: hitl.Approve, Edited: get("edited")}, nil
+	default:
+		return hitl.Response{}, hitl.Errorf(hitl.EINVALID, "decision %q is unknown: approve, approve_message, deny, always or edited", d)
+	}
+}
+
+// answerResult is what a person reads after answering.
+type answerResult struct {
+	OK         bool   `json:"ok"`
+	QuestionID string `json:"questionId"`
+	Message    string `json:"message"`
+	// Settled says the question no longer waits (not one approval of
+	// several).
+	Settled bool   `json:"settled"`
+	Code    string `json:"code,omitempty"`
+}
+
+// answered says what an answer did, without ever repeating a sensitive
+// value.
+func answered(q *hitl.Question) answerResult {
+	res := answerResult{OK: true, QuestionID: q.ID, Settled: !q.Pending()}
+	switch {
+	case q.Pending() && q.Quorum > 1:
+		res.Message = fmt.Sprintf("Your approval of %s is counted: %d of %d approvals.", q.ID, len(q.Approvals), q.Quorum)
+	case q.Sensitive:
+		res.Message = fmt.Sprintf("Answered %s. The answer is sensitive and is not shown.", q.ID)
+	default:
+		res.Message = fmt.Sprintf("Answered %s: %s.", q.ID, q.Response.String())
+	}
+	return res
+}
+
+// handleAnswer serves POST /q/{id}/answer.
+func (h *Handler) handleAnswer(w http.ResponseWriter, r *http.Request, s *session) {
+	id := r.PathValue("id")
+	q, err := h.svc.Question(r.Context(), id)
+	if err != nil {
+		h.fail(w, r, err)
+		return
+	}
+	resp, err := response(q, r.PostForm)
+	if err != nil {
+		h.fail(w, r, err)
+		return
+	}
+	got, err := h.svc.Answer(r.Context(), id, resp)
+	if err != nil {
+		h.fail(w, r, err)
+		return
+	}
+	res := answered(got)
+	if fetched(r) {
+		writeJSON(w, http.StatusOK, res)
+		return
+	}
+	h.render(w, r, http.StatusOK, "result", &page{Title: "Answered", Data: resultView{Answers: []answerResult{res}}})
+}
+
+type resultView struct {
+	Answers []answerResult
+	// Control is a steering request's ACK and RESULT.
+	Control []hitl.ControlMessage
+	RunID   string
+	Message string
+}
+
+// handleBatch serves POST /batch: approve or deny the selected questions,
+// each decided by the same rules as if answered alone, with a result per
+// question.
+func (h *Handler) handleBatch(w http.ResponseWriter, r *http.Request, s *session) {
+	ids := r.PostForm["id"]
+	d := r.PostForm.Get("decision")
+	switch {
+	case len(ids) == 0:
+		h.fail(w, r, hitl.Errorf(hitl.EINVALID, "select the questions to answer first"))
+		return
+	case len(ids) > maxBatchQuestion:
+		h.fail(w, r, hitl.Errorf(hitl.EINVALID, "select at most %d questions at once", maxBatchQuestion))
+		return
+	case d != decisionApprove && d != decisionDeny:
+		h.fail(w, r, hitl.Errorf(hitl.EINVALID, "a batch approves or denies: decision %q is unknown", d))
+		return
+	}
+	// Typed: the root refuses it for a question that is not an approval.
+	resp := hitl.Response{Type: hitl.ApprovalResponse, Value: hitl.Approve}
+	if d == decisionDeny {
+		resp = hitl.Response{Type: hitl.ApprovalResponse, Value: hitl.Deny, Text: strings.TrimSpace(r.PostForm.Get("reason"))}
+	}
+	results := make([]answerResult, 0, len(ids))
+	for _, id := range ids {
+		got, err := h.svc.Answer(r.Context(), id, resp)
+		if err != nil {
+			results = append(results, answerResult{QuestionID: id, Code: hitl.ErrorCode(err), Message: hitl.ErrorMessage(err)})
+			continue
+		}
+		results = append(results, answered(got))
+	}
+	if fetched(r) {
+		writeJSON(w, http.StatusOK, map[string]any{"results": results})
+		return
+	}
+	h.render(w, r, http.StatusOK, "result", &page{Title: "Answered", Data: resultView{Answers: results}})
+}

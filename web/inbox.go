@@ -1,0 +1,97 @@
+package web
+
+import (
+	"net/http"
+	"slices"
+	"time"
+
+	"github.com/hitlbot/hitl"
+)
+
+// inboxFilter is what the inbox's filter form asks for.
+type inboxFilter struct {
+	Type   hitl.QuestionType
+	Run    string
+	Mine   bool
+	Cursor string
+}
+
+type inboxView struct {
+	Filter    inboxFilter
+	Types     []hitl.QuestionType
+	Questions []*hitl.Question
+	// Next is the cursor of the next page; More says a queue holds more
+	// than this page (a queue is read in one page).
+	Next string
+	More bool
+	// NoQueue says nothing can wait on this principal (a control-only
+	// token; "assigned to me" for a token without a Slack user).
+	NoQueue bool
+	Now     time.Time
+}
+
+var questionTypes = []hitl.QuestionType{hitl.Blocking, hitl.NonBlocking, hitl.Approval, hitl.ErrorRecovery}
+
+// handleInbox serves GET /: the questions waiting on the person, soonest
+// deadline first within the page.
+func (h *Handler) handleInbox(w http.ResponseWriter, r *http.Request, s *session) {
+	q := r.URL.Query()
+	f := inboxFilter{Type: hitl.QuestionType(q.Get("type")), Run: q.Get("run"), Mine: q.Get("mine") != "", Cursor: q.Get("cursor")}
+	if f.Type != "" && !slices.Contains(questionTypes, f.Type) {
+		h.fail(w, r, hitl.Errorf(hitl.EINVALID, "type %q is not a question type: use blocking, non_blocking, approval or error_recovery", f.Type))
+		return
+	}
+	if f.Run != "" {
+		if err := hitl.ValidateJobID(f.Run); err != nil {
+			h.fail(w, r, err)
+			return
+		}
+	}
+	v, err := h.inbox(r, s.p, f)
+	if err != nil {
+		h.fail(w, r, err)
+		return
+	}
+	h.render(w, r, http.StatusOK, "inbox", &page{Title: "Inbox", Waiting: len(v.Questions), Data: v})
+}
+
+// inbox reads one page of p's queue: the root says which list holds it
+// and which of its questions wait on p.
+func (h *Handler) inbox(r *http.Request, p hitl.Principal, f inboxFilter) (*inboxView, error) {
+	v := &inboxView{Filter: f, Types: questionTypes, Now: h.cfg.Clock.Now(), Questions: []*hitl.Question{}}
+	qf, empty := h.access.InboxFilter(p, f.Mine)
+	if empty {
+		v.NoQueue = true
+		return v, nil
+	}
+	qf.Type, qf.JobID, qf.Limit = f.Type, f.Run, PageSize
+	if len(qf.Queue) == 0 {
+		qf.Cursor = f.Cursor
+	}
+	pg, err := h.svc.QuestionPage(r.Context(), qf)
+	if err != nil {
+		return nil, err
+	}
+	for _, q := range pg.Questions {
+		if h.access.InInbox(p, q, f.Mine) {
+			v.Questions = append(v.Questions, q)
+		}
+	}
+	v.Next, v.More = pg.NextCursor, pg.More
+	slices.SortStableFunc(v.Questions, byDeadline)
+	return v, nil
+}
+
+// byDeadline orders questions soonest deadline first; those that never
+// time out last.
+func byDeadline(a, b *hitl.Question) int {
+	switch {
+	case a.TimeoutAt == nil && b.TimeoutAt == nil:
+		return 0
+	case a.TimeoutAt == nil:
+		return 1
+	case b.TimeoutAt == nil:
+		return -1
+	}
+	return a.TimeoutAt.Compare(*b.TimeoutAt)
+}

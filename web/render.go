@@ -1,0 +1,199 @@
+package web
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"html/template"
+	"math"
+	"net/http"
+	"net/url"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/hitlbot/hitl"
+)
+
+// page is what every template gets: the layout's fields and the page's
+// own Data.
+type page struct {
+	Title string
+	// Page names the page for the script (inbox, question, runs, run).
+	Page string
+	CSRF string
+	// Who is the signed-in principal (empty on the sign-in page).
+	Who hitl.Principal
+	// SignOut offers the "Sign out" button (not to the local person).
+	SignOut bool
+	// Waiting is how many questions wait on the person (the tab title).
+	Waiting int
+	RunID   string
+	Data    any
+}
+
+// pages are the page templates, each parsed with the layout.
+var pages = []string{"inbox", "question", "runs", "run", "login", "result", "error"}
+
+func parseTemplates() map[string]*template.Template {
+	out := map[string]*template.Template{}
+	for _, name := range pages {
+		t := template.New("layout.html").Funcs(funcs)
+		out[name] = template.Must(t.ParseFS(templateFS, "templates/layout.html", "templates/card.html", "templates/"+name+".html"))
+	}
+	return out
+}
+
+var funcs = template.FuncMap{
+	"rfc3339": func(t *time.Time) string {
+		if t == nil {
+			return ""
+		}
+		return t.UTC().Format(time.RFC3339)
+	},
+	"when": func(t any) string {
+		switch t := t.(type) {
+		case *time.Time:
+			if t == nil {
+				return ""
+			}
+			return t.UTC().Format("2006-01-02 15:04:05 UTC")
+		case time.Time:
+			if t.IsZero() {
+				return ""
+			}
+			return t.UTC().Format("2006-01-02 15:04:05 UTC")
+		}
+		return ""
+	},
+	"iteration": iteration,
+	// seg is a run id as one path segment: ids may hold '/'.
+	"seg": url.PathEscape,
+	"pretty": func(v any) string {
+		b, err := json.MarshalIndent(v, "", "  ")
+		if err != nil {
+			return ""
+		}
+		return string(b)
+	},
+	"answer": func(r *hitl.Response) string { return r.String() },
+	"join":   strings.Join,
+	"agent": func(q *hitl.Question) string {
+		switch {
+		case q.Context != nil && q.Context.Agent != "":
+			return q.Context.Agent
+		case q.Operation != nil && q.Operation.Agent != "":
+			return q.Operation.Agent
+		}
+		return q.Asker
+	},
+	"dict": func(kv ...any) map[string]any {
+		m := make(map[string]any, len(kv)/2)
+		for i := 0; i+1 < len(kv); i += 2 {
+			m[kv[i].(string)] = kv[i+1]
+		}
+		return m
+	},
+	"approvers": func(q *hitl.Question) string {
+		out := make([]string, len(q.Approvals))
+		for i, g := range q.Approvals {
+			out[i] = g.By
+		}
+		return strings.Join(out, ", ")
+	},
+}
+
+// iteration is a run's iteration as the console shows it: "3/10", "3"
+// without a planned count, "–" before the loop reported one.
+func iteration(c hitl.RunControl) string {
+	switch {
+	case c.Iter <= 0:
+		return "–"
+	case c.Max > 0:
+		return strconv.Itoa(c.Iter) + "/" + strconv.Itoa(c.Max)
+	}
+	return strconv.Itoa(c.Iter)
+}
+
+// render writes template name with p, completing the layout's fields
+// from the signed-in session.
+func (h *Handler) render(w http.ResponseWriter, r *http.Request, status int, name string, p *page) {
+	if s, ok := r.Context().Value(sessionKey{}).(*session); ok {
+		p.CSRF, p.Who, p.SignOut = s.ws.CSRF, s.p, !s.p.Local
+	}
+	if p.Page == "" {
+		p.Page = name
+	}
+	var buf bytes.Buffer
+	if err := h.tmpl[name].ExecuteTemplate(&buf, "layout.html", p); err != nil {
+		h.log.Error("web: render", "page", name, "err", err)
+		http.Error(w, "internal error", http.StatusInternalServerError)
+		return
+	}
+	w.Header().Set("Content-Type", "text/html; charset=utf-8")
+	w.WriteHeader(status)
+	_, _ = w.Write(buf.Bytes())
+}
+
+// fetched reports whether the page's script sent the request: it gets
+// JSON instead of a page.
+func fetched(r *http.Request) bool { return r.Header.Get("X-Hitl-Fetch") == "1" }
+
+func writeJSON(w http.ResponseWriter, status int, v any) {
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(status)
+	_ = json.NewEncoder(w).Encode(v)
+}
+
+// status is the HTTP status of err's code: the one place the web inbox
+// translates the root's errors.
+func status(err error) int {
+	switch hitl.ErrorCode(err) {
+	case hitl.EINVALID:
+		return http.StatusBadRequest
+	case hitl.ENOTFOUND:
+		return http.StatusNotFound
+	case hitl.ECONFLICT:
+		return http.StatusConflict
+	case hitl.EUNAUTHORIZED:
+		return http.StatusUnauthorized
+	case hitl.EFORBIDDEN, hitl.EREFUSED:
+		return http.StatusForbidden
+	case hitl.ERATELIMITED, hitl.ETOOMANYSTREAMS:
+		return http.StatusTooManyRequests
+	case hitl.ETOOLARGE:
+		return http.StatusRequestEntityTooLarge
+	case hitl.EUNAVAILABLE:
+		return http.StatusServiceUnavailable
+	}
+	return http.StatusInternalServerError
+}
+
+// errorView is what a person reads when something was refused.
+type errorView struct {
+	Code    string `json:"code"`
+	Message string `json:"message"`
+}
+
+// fail shows err: a page (or JSON to the page's script) with the root's
+// message. Internal errors are logged, and read "internal error".
+func (h *Handler) fail(w http.ResponseWriter, r *http.Request, err error) {
+	code := status(err)
+	if code == http.StatusInternalServerError {
+		if errors.Is(err, r.Context().Err()) && r.Context().Err() != nil {
+			return // the person left
+		}
+		h.log.Error("web: internal error", "method", r.Method, "path", r.URL.Path, "err", err)
+	}
+	var he *hitl.Error
+	if errors.As(err, &he) && he.RetryAfter > 0 {
+		w.Header().Set("Retry-After", strconv.Itoa(int(math.Ceil(he.RetryAfter.Seconds()))))
+	}
+	v := errorView{Code: hitl.ErrorCode(err), Message: hitl.ErrorMessage(err)}
+	if fetched(r) || r.URL.Path == "/events" {
+		writeJSON(w, code, v)
+		return
+	}
+	h.render(w, r, code, "error", &page{Title: fmt.Sprintf("%s: %s", http.StatusText(code), v.Code), Data: v})
+}

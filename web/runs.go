@@ -1,0 +1,149 @@
+package web
+
+import (
+	"net/http"
+	"strings"
+
+	"github.com/hitlbot/hitl"
+	"github.com/hitlbot/hitl/agent"
+)
+
+type runsView struct {
+	Runs []*hitl.Run
+	All  bool
+	Next string
+	// Rules and Audit are for admins: learned rules (to revoke) and the
+	// latest refusals and policy decisions.
+	Admin bool
+	Rules []*hitl.LearnedRule
+	Audit []*hitl.Event
+}
+
+// auditShown is how many of the log's latest events the audit section
+// reads to find refusals and policy decisions.
+const auditShown = 500
+
+// handleRuns serves GET /runs: active runs (all with ?all=1).
+func (h *Handler) handleRuns(w http.ResponseWriter, r *http.Request, s *session) {
+	ctx := r.Context()
+	all := r.URL.Query().Get("all") != ""
+	pg, err := h.svc.Runs(ctx, !all, PageSize, r.URL.Query().Get("cursor"))
+	if err != nil {
+		h.fail(w, r, err)
+		return
+	}
+	v := &runsView{Runs: pg.Runs, All: all, Next: pg.NextCursor, Admin: h.access.Authorize(s.p, hitl.ActionAudit, nil) == nil}
+	if v.Admin {
+		rules, err := h.svc.LearnedRules(ctx, hitl.LearnedRuleFilter{Limit: PageSize})
+		if err != nil {
+			h.fail(w, r, err)
+			return
+		}
+		v.Rules = rules.Rules
+		if v.Audit, err = h.audit(r); err != nil {
+			h.fail(w, r, err)
+			return
+		}
+	}
+	h.render(w, r, http.StatusOK, "runs", &page{Title: "Runs", Data: v})
+}
+
+// audit reads the latest refusals and policy decisions, newest first.
+func (h *Handler) audit(r *http.Request) ([]*hitl.Event, error) {
+	last, err := h.svc.LastSeq(r.Context())
+	if err != nil {
+		return nil, err
+	}
+	after := uint64(0)
+	if last > auditShown {
+		after = last - auditShown
+	}
+	evs, _, err := h.svc.Events(r.Context(), after, auditShown)
+	if err != nil {
+		return nil, err
+	}
+	var out []*hitl.Event
+	for i := len(evs) - 1; i >= 0; i-- {
+		if evs[i].Type == hitl.EventRefused || evs[i].Type == hitl.EventPolicyDecision {
+			out = append(out, evs[i])
+		}
+	}
+	return out, nil
+}
+
+type runView struct {
+	Run     *hitl.Run
+	State   *hitl.RunState
+	Steer   bool
+	Control []hitl.ControlMessage
+	// HistoryHidden says why the questions are not shown.
+	HistoryHidden string
+	// Live says the person sees the run's messages as they come.
+	Live bool
+}
+
+// handleRun serves GET /runs/{id}: the run's phase, iteration, model,
+// the question it waits on, its interaction history and the steering
+// controls.
+func (h *Handler) handleRun(w http.ResponseWriter, r *http.Request, s *session) {
+	v, err := h.run(r, s, r.PathValue("id"))
+	if err != nil {
+		h.fail(w, r, err)
+		return
+	}
+	h.render(w, r, http.StatusOK, "run", &page{Title: "Run " + v.Run.ID, RunID: v.Run.ID, Data: v})
+}
+
+func (h *Handler) run(r *http.Request, s *session, id string) (*runView, error) {
+	rec, err := h.svc.RunRecord(r.Context(), id)
+	if err != nil {
+		return nil, err
+	}
+	v := &runView{Run: rec, Steer: h.access.Authorize(s.p, hitl.ActionSteer, nil) == nil,
+		// The root says who sees a run's loop:control and loop:current
+		// messages on the log.
+		Live: (&hitl.Event{Type: hitl.EventControl, JobID: id, Asker: rec.Asker}).VisibleTo(s.p)}
+	// The questions are the root's to show: those who steer but do not
+	// answer see the run, not what its agent asked.
+	switch v.State, err = h.svc.RunState(r.Context(), id); {
+	case hitl.ErrorCode(err) == hitl.EFORBIDDEN:
+		v.HistoryHidden = hitl.ErrorMessage(err)
+	case err != nil:
+		return nil, err
+	}
+	return v, nil
+}
+
+// handleControl serves POST /runs/{id}/control: one of seed 000's
+// REQUESTs ("Pause", "Resume", "Cancel run", "Escalate" with a model,
+// "Redirect" with an instruction), answered with its ACK and RESULT.
+func (h *Handler) handleControl(w http.ResponseWriter, r *http.Request, s *session) {
+	id := r.PathValue("id")
+	cmd := hitl.Command(r.PostForm.Get("command"))
+	p := hitl.ControlPayload{Model: strings.TrimSpace(r.PostForm.Get("model")), Instruction: strings.TrimSpace(r.PostForm.Get("instruction"))}
+	msgs, err := h.svc.Control(r.Context(), hitl.NewRequest(agent.NewRequestID(), cmd, id, h.cfg.Clock.Now(), p))
+	if err != nil {
+		h.fail(w, r, err)
+		return
+	}
+	if fetched(r) {
+		writeJSON(w, http.StatusOK, map[string]any{"messages": msgs})
+		return
+	}
+	h.render(w, r, http.StatusOK, "result", &page{Title: "Run " + id, RunID: id, Data: resultView{Control: msgs, RunID: id}})
+}
+
+// handleRevoke serves POST /rules/{id}/revoke.
+func (h *Handler) handleRevoke(w http.ResponseWriter, r *http.Request, s *session) {
+	gone, err := h.svc.RevokeRule(r.Context(), r.PathValue("id"))
+	if err != nil {
+		h.fail(w, r, err)
+		return
+	}
+	msg := "Revoked " + gone.Name() + "."
+	if fetched(r) {
+		writeJSON(w, http.StatusOK, map[string]any{"ok": true, "message": msg})
+		return
+	}
+	h.render(w, r, http.StatusOK, "result", &page{Title: "Revoked", Data: resultView{Message: msg}})
+}

@@ -1,0 +1,158 @@
+// hitl web inbox: live countdowns, in-place answers, live updates from
+// the page's event stream, and opt-in browser notifications. Everything
+// agents wrote is set as text (textContent), never as markup. Without this
+// script every form still works.
+(function () {
+  "use strict";
+  var body = document.body;
+  var page = body.dataset.page;
+  var runID = body.dataset.run;
+  var baseTitle = body.dataset.title || document.title;
+
+  function countdowns() {
+    var now = Date.now();
+    document.querySelectorAll(".countdown[data-deadline]").forEach(function (el) {
+      var left = Math.round((Date.parse(el.dataset.deadline) - now) / 1000);
+      if (left <= 0) {
+        el.textContent = "overdue";
+        el.classList.add("overdue");
+        return;
+      }
+      var h = Math.floor(left / 3600), m = Math.floor(left % 3600 / 60), s = left % 60;
+      el.textContent = "due in " + (h ? h + "h " : "") + (h || m ? m + "m " : "") + s + "s";
+    });
+  }
+
+  function waiting() {
+    return document.querySelectorAll(".q[data-pending]").length;
+  }
+
+  function title() {
+    var n = waiting();
+    document.title = (n ? "(" + n + ") " : "") + baseTitle;
+  }
+
+  function say(msg) {
+    var live = document.getElementById("live");
+    live.textContent = msg;
+    clearTimeout(say.t);
+    say.t = setTimeout(function () { live.textContent = ""; }, 8000);
+  }
+
+  // settle marks a question's card as no longer waiting, saying why.
+  function settle(id, msg) {
+    var card = document.getElementById("q-" + id);
+    if (!card || !card.hasAttribute("data-pending")) return;
+    card.removeAttribute("data-pending");
+    card.classList.add("settled");
+    card.querySelectorAll("form, .select").forEach(function (f) { f.remove(); });
+    var p = document.createElement("p");
+    p.className = "notice";
+    p.setAttribute("role", "status");
+    p.textContent = msg;
+    card.appendChild(p);
+    title();
+  }
+
+  // refresh reloads one section of the page from the server.
+  function refresh(sel) {
+    fetch(location.href, { credentials: "same-origin" }).then(function (r) { return r.text(); }).then(function (html) {
+      var doc = new DOMParser().parseFromString(html, "text/html");
+      var fresh = doc.querySelector(sel), cur = document.querySelector(sel);
+      if (fresh && cur) {
+        cur.replaceWith(document.adoptNode(fresh));
+        countdowns();
+        title();
+      }
+    });
+  }
+
+  function submit(ev) {
+    var form = ev.target;
+    if (!form.hasAttribute("data-fetch")) return;
+    ev.preventDefault();
+    var data = new FormData(form, ev.submitter);
+    var out = form.querySelector(".result") || (form.closest(".answer") || form).querySelector(".result");
+    fetch(form.action, { method: "POST", body: new URLSearchParams(data), credentials: "same-origin", headers: { "X-Hitl-Fetch": "1" } })
+      .then(function (r) { return r.json(); })
+      .then(function (res) {
+        if (res.messages) { // a steering request: its ACK and RESULT
+          var log = document.getElementById("control-log");
+          log.hidden = false;
+          log.textContent = res.messages.map(function (m) { return JSON.stringify(m, null, 2); }).join("\n");
+          refresh("#run-state");
+          return;
+        }
+        if (res.results) { // a batch: one line per question
+          out.textContent = res.results.map(function (x) { return x.questionId + ": " + x.message; }).join(" ");
+          res.results.forEach(function (x) { if (x.ok && x.settled) settle(x.questionId, x.message); });
+          return;
+        }
+        if (res.ok && res.settled) {
+          settle(res.questionId, res.message);
+        } else if (out) {
+          out.textContent = res.message;
+        }
+        if (res.ok) say(res.message);
+      })
+      .catch(function () { if (out) out.textContent = "The service could not be reached: try again."; });
+  }
+
+  function notify(text) {
+    if (!("Notification" in window) || Notification.permission !== "granted") return;
+    try { new Notification("hitl: a question waits on you", { body: text, tag: "hitl" }); } catch (e) { /* not allowed here */ }
+  }
+
+  function stream() {
+    var es = new EventSource("/events");
+    es.onopen = function () { body.dataset.live = "1"; };
+    es.onerror = function () { delete body.dataset.live; };
+    es.onmessage = function (m) {
+      var ev;
+      try { ev = JSON.parse(m.data); } catch (e) { return; }
+      switch (ev.type) {
+        case "question_answered":
+        case "question_cancelled":
+        case "question_timeout":
+          settle(ev.questionId, ev.message);
+          break;
+        case "question_asked":
+        case "question_reopened":
+          if (ev.inbox) {
+            notify(ev.question);
+            if (page === "inbox") refresh("#queue");
+          }
+          break;
+        case "question_approval":
+          say(ev.message);
+          break;
+      }
+      if (page === "run" && ev.jobId === runID && (ev.type === "control" || ev.type === "loop" || ev.type.indexOf("question") === 0)) {
+        var li = document.createElement("li");
+        var what = ev.control ? ev.control.type + " " + ev.control.command + (ev.control.payload && ev.control.payload.message ? ": " + ev.control.payload.message : "")
+          : ev.state ? "loop:current " + ev.state.event + (ev.state.reason ? " (" + ev.state.reason + ")" : "")
+          : ev.type + (ev.questionId ? " " + ev.questionId : "");
+        li.textContent = (ev.at || "") + " " + (ev.by || "") + " " + what;
+        var activity = document.getElementById("activity");
+        if (activity) activity.appendChild(li);
+        refresh("#run-state");
+      }
+    };
+  }
+
+  function notifications() {
+    var btn = document.getElementById("notify");
+    if (!btn || !("Notification" in window) || Notification.permission !== "default") return;
+    btn.hidden = false;
+    btn.addEventListener("click", function () {
+      Notification.requestPermission().then(function () { btn.hidden = true; });
+    });
+  }
+
+  document.addEventListener("submit", submit);
+  countdowns();
+  setInterval(countdowns, 1000);
+  title();
+  notifications();
+  if (page !== "login" && page !== "error" && page !== "result") stream();
+})();
