@@ -181,6 +181,18 @@ type Grant struct {
 	Text string    `json:"text,omitempty"`
 }
 
+// NeedsSeveral reports whether q is settled by several people's approvals
+// (a policy rule's quorum) rather than by one answer.
+func (q *Question) NeedsSeveral() bool { return q.Quorum > 1 }
+
+// QuorumMet reports whether the approvals counted so far settle q.
+func (q *Question) QuorumMet() bool { return len(q.Approvals) >= max(q.Quorum, 1) }
+
+// Tally says how far q's quorum is: "1 of 2 approvals".
+func (q *Question) Tally() string {
+	return strconv.Itoa(len(q.Approvals)) + " of " + strconv.Itoa(max(q.Quorum, 1)) + " approvals"
+}
+
 // ApprovedBy reports whether p's approval of q is already counted: the
 // same person twice counts once, whichever token or Slack click each
 // approval came through (a token with a slack_user is that person).
@@ -200,7 +212,7 @@ func (q *Question) ApprovedBy(p Principal) bool {
 // input edited: an operation with an editable input (a command, a path, a
 // URL) that one person decides.
 func (q *Question) Editable() bool {
-	return q.Operation != nil && q.Operation.Editable() && q.Quorum <= 1
+	return q.Operation != nil && q.Operation.Editable() && !q.NeedsSeveral()
 }
 
 // Pending reports whether the question still waits for an answer.

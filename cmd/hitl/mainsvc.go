@@ -59,7 +59,7 @@ func (m *Main) Run(ctx context.Context) (err error) {
 			m.Close()
 		}
 	}()
-	key, err := sealKey(m.Config)
+	sealed, err := sealer(m.Config)
 	if err != nil {
 		return err
 	}
@@ -69,7 +69,7 @@ func (m *Main) Run(ctx context.Context) (err error) {
 	}
 	m.DB = db
 	rl := m.Config.RateLimits
-	m.Service = hitl.NewService(m.DB, hitl.ServiceConfig{Notifier: db.notifier, SealKey: key, Clock: m.Clock, Timeouts: m.Config.HitlTimeouts(),
+	m.Service = hitl.NewService(m.DB, hitl.ServiceConfig{Notifier: db.notifier, Sealer: sealed, Clock: m.Clock, Timeouts: m.Config.HitlTimeouts(),
 		Access: m.access(), Limiter: ratelimit.New(rl.TokenPerMinute, rl.RunPerMinute, nil),
 		Limits: map[hitl.Limit]hitl.Limiter{
 			hitl.LimitControl: ratelimit.New(rl.ControlPerMinute, 0, nil),
