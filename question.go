@@ -161,6 +161,14 @@ type Question struct {
 	Approvals []Grant `json:"approvals,omitempty"`
 	// CancelReason says why a cancelled question was cancelled.
 	CancelReason string `json:"cancelReason,omitempty"`
+
+	// Reminders is the reminder plan fixed when the question was asked
+	// (reminder.go); EscalatedTo are the people escalation added as its
+	// answerers; HandedBy is who last handed it to its assignees
+	// (reassign.go).
+	Reminders   *ReminderPlan `json:"reminders,omitempty"`
+	EscalatedTo []string      `json:"escalatedTo,omitempty"`
+	HandedBy    string        `json:"handedBy,omitempty"`
 }
 
 // Grant is one person's approval of a question that needs several.
@@ -220,6 +228,8 @@ func (q *Question) Clone() *Question {
 	c.Assignees = append([]string(nil), q.Assignees...)
 	c.Approvers = append([]string(nil), q.Approvers...)
 	c.Approvals = append([]Grant(nil), q.Approvals...)
+	c.EscalatedTo = append([]string(nil), q.EscalatedTo...)
+	c.Reminders = q.Reminders.clone()
 	if q.Operation != nil {
 		op := *q.Operation
 		c.Operation = &op

@@ -47,6 +47,7 @@ type QuestionService interface {
 	// RunRecord returns a run's record: counts, the question it waits on,
 	// its control state. It costs one read, however many questions it holds.
 	RunRecord(ctx context.Context, id string) (*Run, error)
+	ReassignService // reassign.go
 }
 
 // Service is the question lifecycle over a Store: create, answer, time out,
@@ -81,6 +82,8 @@ type Service struct {
 	streams  streams
 	refusals refusals
 	dir      directory
+	// reminders are the reminder settings by question type.
+	reminders Reminders
 	// sessions are the idle and end times of silent sessions; the
 	// session sweep reads runs no sooner than nextSessionSweep.
 	sessions         SessionTimes
@@ -123,6 +126,9 @@ type ServiceConfig struct {
 	// MaxStreams bounds each principal's concurrent streams and long
 	// polls (0: no bound; config's default is DefaultMaxStreams).
 	MaxStreams int
+	// Reminders are the reminders and escalation of each question type
+	// (policy rules may override them); none by default.
+	Reminders Reminders
 	// Sessions is when a silent coding-agent session is shown idle and
 	// ended (default: never).
 	Sessions SessionTimes
@@ -155,7 +161,8 @@ func NewService(store Store, cfg ServiceConfig) *Service {
 	return &Service{store: store, clock: cfg.Clock, timeouts: cfg.Timeouts, access: cfg.Access, limiter: cfg.Limiter,
 		newID: cfg.NewID, notifier: cfg.Notifier, sealer: cfg.Sealer, threshold: cfg.Threshold,
 		parse: cfg.ParseCommand, learnedTTL: cfg.LearnedTTL, limits: cfg.Limits, streams: streams{max: cfg.MaxStreams},
-		sessions: cfg.Sessions}
+		reminders: cfg.Reminders,
+		sessions:  cfg.Sessions}
 }
 
 // Access returns the rules the service enforces, for edges that must build
@@ -185,6 +192,7 @@ func (s *Service) create(ctx context.Context, jobID string, n NewQuestion, touch
 	if touch != nil {
 		touch(q)
 	}
+	s.plan(q, s.policy.rule(q.Rule))
 	if q.Type == Approval && q.DefaultResponse.Approved() && !s.access.AllowDefaultApprove {
 		return nil, false, Errorf(EINVALID, "defaultResponse: an approval cannot approve itself when nobody answers; use deny, leave it out, or set allow_default_approve in config")
 	}

@@ -35,6 +35,7 @@ func (b *Bot) registerActions() {
 		blocks.ActionDeny:       b.openModal(blocks.DenyModal),
 		blocks.ActionApproveMsg: b.openModal(blocks.ApproveModal),
 		blocks.ActionAnswer:     b.openModal(blocks.AnswerModal),
+		blocks.ActionReassign:   b.openModal(blocks.ReassignModal), // reassign.go
 	}
 	for i := range blocks.MaxButtonChoices {
 		b.actions[blocks.ChooseActionID(i)] = b.answerWith(optionResponse)

@@ -19,6 +19,11 @@ type slackAPI interface {
 	AddReactionContext(ctx context.Context, name string, item slack.ItemRef) error
 	GetUserGroupMembersContext(ctx context.Context, group string, opts ...slack.GetUserGroupMembersOption) ([]string, error)
 	GetPermalinkContext(ctx context.Context, params *slack.PermalinkParameters) (string, error)
+	// GetUserInfoContext reads a profile: the email fallback's address
+	// (email.go).
+	GetUserInfoContext(ctx context.Context, user string, options ...slack.GetUserInfoOption) (*slack.User, error)
+	// GetConversationHistoryContext and GetConversationRepliesContext
+	// look for a post a stopped replica may have made (resume.go).
 	GetConversationHistoryContext(ctx context.Context, params *slack.GetConversationHistoryParameters) (*slack.GetConversationHistoryResponse, error)
 	GetConversationRepliesContext(ctx context.Context, params *slack.GetConversationRepliesParameters) (msgs []slack.Message, hasMore bool, nextCursor string, err error)
 }
