@@ -116,8 +116,12 @@ func TestHomesFollowEventsAnotherReplicaProjected(t *testing.T) {
 	clock := &manualNow{t0}
 	tb.homes.now = clock.now
 	tb.homes.opened(tb.ctx, "U0ALICE")
-	_, err := tb.projectOnce(tb.ctx)
+	tb.ask(t, agentP, hitl.NewQuestion{Question: "Projected here?"})
+	_, err := tb.projectOnce(tb.ctx) // this replica has looked at the log
 	require.NoError(t, err)
+	clock.t = clock.t.Add(time.Minute)
+	users, _ := tb.homes.due()
+	require.Equal(t, []string{"U0ALICE"}, users, "refreshed for the event it projected")
 
 	tb.ask(t, agentP, hitl.NewQuestion{Question: "For anyone?"})
 	n, err := other.projectOnce(tb.ctx)
@@ -128,7 +132,7 @@ func TestHomesFollowEventsAnotherReplicaProjected(t *testing.T) {
 	require.Zero(t, n, "nothing left to project here")
 
 	clock.t = clock.t.Add(time.Minute)
-	users, _ := tb.homes.due()
+	users, _ = tb.homes.due()
 	assert.Equal(t, []string{"U0ALICE"}, users, "the tab opened on this replica is refreshed")
 
 	t.Run("events that touch no question leave the tab alone", func(t *testing.T) {

@@ -26,6 +26,16 @@ func (h *homes) catchUp(ctx context.Context, upTo uint64) error {
 	if from >= upTo {
 		return nil
 	}
+	if from == 0 {
+		// Not looked yet (this process just started): a refresh of the
+		// tabs open already costs less than reading the log from its
+		// start.
+		h.seq.Store(upTo)
+		if h.anyOpen() {
+			h.touched()
+		}
+		return nil
+	}
 	if !h.anyOpen() {
 		h.seq.Store(upTo)
 		return nil
