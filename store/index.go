@@ -34,11 +34,14 @@ func indexOf(q *hitl.Question) []indexEntry {
 		if q.TimeoutAt != nil {
 			e = append(e, indexEntry{bucketByDeadline, timeIDKey(*q.TimeoutAt, q.ID), nil})
 		}
+		e = append(e, indexEntry{bucketByDueList, dueKey(dueList(dueAll, ""), q.TimeoutAt, q.ID), nil})
 		for _, a := range q.Assignees {
-			e = append(e, indexEntry{bucketByAssignee, prefixedTimeKey(a, q.CreatedAt, q.ID), nil})
+			e = append(e, indexEntry{bucketByAssignee, prefixedTimeKey(a, q.CreatedAt, q.ID), nil},
+				indexEntry{bucketByDueList, dueKey(dueList(dueAssignee, a), q.TimeoutAt, q.ID), nil})
 		}
 		if len(q.Assignees) == 0 {
-			e = append(e, indexEntry{bucketUnassigned, timeIDKey(q.CreatedAt, q.ID), nil})
+			e = append(e, indexEntry{bucketUnassigned, timeIDKey(q.CreatedAt, q.ID), nil},
+				indexEntry{bucketByDueList, dueKey(dueList(dueUnassigned, ""), q.TimeoutAt, q.ID), nil})
 		}
 		waits := []byte{0}
 		if hitl.WaitsOn(q) {
@@ -63,7 +66,7 @@ func indexOf(q *hitl.Question) []indexEntry {
 // indexBuckets are the buckets indexOf writes to.
 var indexBuckets = [][]byte{
 	bucketByJob, bucketByCreated, bucketByStatus, bucketByAsker, bucketByDeadline, bucketByAssignee,
-	bucketUnassigned, bucketRunPending, bucketBySettled, bucketByResponder, bucketIdem, bucketSealed, bucketByFilter,
+	bucketUnassigned, bucketRunPending, bucketBySettled, bucketByResponder, bucketIdem, bucketSealed, bucketByFilter, bucketByDueList,
 }
 
 // moveIndexes deletes the entries of old that cur no longer has and puts
