@@ -51,10 +51,15 @@ func inboxFixture(b *testing.B, size int, p hitl.Principal) (http.Handler, func(
 
 type durations []time.Duration
 
-func (d durations) p50() float64 {
+func (d durations) p50() float64 { return d.quantile(0.5) }
+
+func (d durations) p90() float64 { return d.quantile(0.9) }
+
+// quantile is the q-quantile of d in microseconds.
+func (d durations) quantile(q float64) float64 {
 	s := slices.Clone(d)
 	slices.Sort(s)
-	return float64(s[len(s)/2].Microseconds())
+	return float64(s[int(q*float64(len(s)-1)+0.5)].Microseconds())
 }
 
 // BenchmarkInboxPage measures the inbox page (its first page: the 50
