@@ -10,7 +10,7 @@ import (
 	"github.com/hitlbot/hitl/internal/pgtest"
 )
 
-// TestMigrateDueLists: a database of schema version 3 had no lists by
+// TestMigrateDueLists: a database of schema version 4 had no lists by
 // deadline; opening it adds the indexes and fills each assignee entry's
 // deadline from its question, so a person's queue reads by deadline at
 // once.
@@ -38,9 +38,9 @@ func TestMigrateDueLists(t *testing.T) {
 	mk("q_never", -1, "U0ME", "S0OPS")
 	mk("q_soon", 5, "S0OPS")
 	mk("q_open", 10)
-	// Turn the database into what version 3 held.
+	// Turn the database into what version 4 held.
 	for _, sql := range []string{`DROP INDEX questions_pending_by_due`, `DROP INDEX questions_unassigned_by_due`,
-		`ALTER TABLE assignees DROP COLUMN due_ns`, `UPDATE hitl_schema_version SET version = 3`} {
+		`ALTER TABLE assignees DROP COLUMN due_ns`, `UPDATE hitl_schema_version SET version = 4`} {
 		if _, err := db.pool.Exec(ctx, sql); err != nil {
 			t.Fatalf("%s: %v", sql, err)
 		}

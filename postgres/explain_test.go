@@ -77,6 +77,7 @@ func TestListsReadTheirIndex(t *testing.T) {
 		{name: "the unassigned page by deadline", index: "questions_unassigned_by_due"},
 		{name: "an assignee's page by deadline, after a cursor", index: "assignees_by_due"},
 		{name: "due questions", index: "questions_by_deadline", sql: dueSQL, args: []any{ns(now), 100}},
+		{name: "due reminders", index: "questions_by_reminder", sql: dueRemindersSQL, args: []any{ns(now), 100}},
 		{name: "the outbox's next delivery", index: "deliveries_by_target", sql: nextDeliverySQL, args: []any{"C42"}},
 	}
 	cases[0].sql, cases[0].args = page(hitl.QuestionFilter{Status: hitl.StatusPending, Limit: 50})

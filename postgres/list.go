@@ -84,7 +84,7 @@ func (w *where) filter(f hitl.QuestionFilter) {
 }
 
 // dueCol is a question's place in the lists by deadline, as the
-// by-deadline indexes hold it (schema version 4).
+// by-deadline indexes hold it (schema version 5).
 const dueCol = "coalesce(q.timeout_ns, 9223372036854775807)"
 
 // Questions implements hitl.Store. The conditions of f are one query in

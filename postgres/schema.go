@@ -42,6 +42,7 @@ import (
 //	delivered                 PK (question_id, target); delivered_by_ts (channel, ts)
 //	delivery_claims           PK (target)                           who does a target's deliveries
 //	web_sessions              PK (id); web_sessions_by_expiry (expires_ns, id)
+//	questions_by_reminder     (remind_ns, id) WHERE a reminder is due   due reminders (reminder.go)
 //
 // A learned rule's key and an idempotency key are bytea: they may hold NUL
 // bytes, which text cannot. Text columns that lists order by are COLLATE "C": byte order, as the
@@ -141,10 +142,16 @@ CREATE TABLE delivery_claims (target text COLLATE "C" PRIMARY KEY, holder text N
 CREATE TABLE web_sessions (id text COLLATE "C" PRIMARY KEY, expires_ns bigint NOT NULL, data bytea NOT NULL);
 CREATE INDEX web_sessions_by_expiry ON web_sessions (expires_ns, id);
 `,
+	// Reminder plans (issue 15): when a pending question's next reminder
+	// or escalation is due. Questions of earlier versions hold no plan.
+	4: `
+ALTER TABLE questions ADD COLUMN remind_ns bigint;
+CREATE INDEX questions_by_reminder ON questions (remind_ns, id) WHERE remind_ns IS NOT NULL;
+`,
 	// Pending questions listed by deadline (QuestionFilter.ByDeadline):
 	// the pending list, the unassigned list and each assignee's, those
 	// that never time out last (neverDue, math.MaxInt64).
-	4: `
+	5: `
 CREATE INDEX questions_pending_by_due ON questions ((coalesce(timeout_ns, 9223372036854775807)), id) WHERE pending;
 CREATE INDEX questions_unassigned_by_due ON questions ((coalesce(timeout_ns, 9223372036854775807)), id) WHERE unassigned;
 ALTER TABLE assignees ADD COLUMN due_ns bigint NOT NULL DEFAULT 9223372036854775807;

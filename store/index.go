@@ -34,6 +34,9 @@ func indexOf(q *hitl.Question) []indexEntry {
 		if q.TimeoutAt != nil {
 			e = append(e, indexEntry{bucketByDeadline, timeIDKey(*q.TimeoutAt, q.ID), nil})
 		}
+		if r := q.Reminders; r != nil && r.Next != nil {
+			e = append(e, indexEntry{bucketByReminder, timeIDKey(*r.Next, q.ID), nil})
+		}
 		e = append(e, indexEntry{bucketByDueList, dueKey(dueList(dueAll, ""), q.TimeoutAt, q.ID), nil})
 		for _, a := range q.Assignees {
 			e = append(e, indexEntry{bucketByAssignee, prefixedTimeKey(a, q.CreatedAt, q.ID), nil},
@@ -66,7 +69,8 @@ func indexOf(q *hitl.Question) []indexEntry {
 // indexBuckets are the buckets indexOf writes to.
 var indexBuckets = [][]byte{
 	bucketByJob, bucketByCreated, bucketByStatus, bucketByAsker, bucketByDeadline, bucketByAssignee,
-	bucketUnassigned, bucketRunPending, bucketBySettled, bucketByResponder, bucketIdem, bucketSealed, bucketByFilter, bucketByDueList,
+	bucketUnassigned, bucketRunPending, bucketBySettled, bucketByResponder, bucketIdem, bucketSealed, bucketByFilter,
+	bucketByReminder, bucketByDueList,
 }
 
 // moveIndexes deletes the entries of old that cur no longer has and puts

@@ -27,7 +27,10 @@ import (
 // the log) and lists by asker × status, type and type × status by
 // by_filter (built from the questions).
 //
-// 4 → 5: pending questions are listed by deadline from by_due_list
+// 4 → 5: questions carry a reminder plan, indexed by when its next
+// reminder is due (by_reminder, built from the questions).
+//
+// 5 → 6: pending questions are listed by deadline from by_due_list
 // (built from the questions).
 func migrate(tx *bolt.Tx, from uint64) error {
 	if from < 2 {
@@ -95,7 +98,12 @@ func migrate(tx *bolt.Tx, from uint64) error {
 			return fmt.Errorf("migrate: %w", err)
 		}
 	}
-	if from >= 2 && from < 5 { // 1 → 2 built it with the other question indexes
+	if from < 5 {
+		if err := buildReminderIndex(tx); err != nil {
+			return fmt.Errorf("migrate: %w", err)
+		}
+	}
+	if from >= 2 && from < 6 { // 1 → 2 built it with the other question indexes
 		if err := rebuildQuestionIndex(tx, bucketByDueList); err != nil {
 			return fmt.Errorf("migrate: %w", err)
 		}

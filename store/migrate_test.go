@@ -106,7 +106,7 @@ func TestMigrateListIndexes(t *testing.T) {
 	require.ElementsMatch(t, pending, ids)
 }
 
-// TestMigrateDueLists: a version 4 file had no by_due_list; opening it
+// TestMigrateDueLists: a version 5 file had no by_due_list; opening it
 // builds it once from the questions, so the pending list, a person's
 // queue and the unassigned list read by deadline at once.
 func TestMigrateDueLists(t *testing.T) {
@@ -128,12 +128,12 @@ func TestMigrateDueLists(t *testing.T) {
 	_, err = svc.Answer(principaltest.As(ctx, "local"), done.ID, hitl.Response{Value: "ok"})
 	require.NoError(t, err)
 	require.Nil(t, never.TimeoutAt)
-	// Turn the file into what version 4 wrote.
+	// Turn the file into what version 5 wrote.
 	require.NoError(t, db.bolt.Update(func(tx *bolt.Tx) error {
 		if err := tx.DeleteBucket(bucketByDueList); err != nil {
 			return err
 		}
-		return tx.Bucket(bucketMeta).Put(keySchema, u64(4))
+		return tx.Bucket(bucketMeta).Put(keySchema, u64(5))
 	}))
 	require.NoError(t, db.Close())
 
