@@ -43,9 +43,9 @@ type QuestionFilter struct {
 	Reverse bool
 	// ByDeadline lists pending questions only, soonest deadline first
 	// (latest first with Reverse), those that never time out last, ties
-	// by id: the pending list, an Assignee's, the Unassigned list and a
-	// Queue are read from indexes in that order (the other fields are
-	// checked on each question read). A Queue read by deadline takes a
+	// by id: the pending list, an Assignee's, the Unassigned list, a
+	// run's (JobID), a Type's and a Queue are read from indexes in that
+	// order (the other fields are checked on each question read). A Queue read by deadline takes a
 	// Cursor and returns NextCursor, like every other list.
 	ByDeadline bool
 	// Limit is the page size: 0 means DefaultPageSize; at most MaxPageSize.

@@ -235,6 +235,12 @@ func listQuery(f hitl.QuestionFilter) (string, []any, error) {
 			NotAskedBy: f.NotAskedBy}) // assignees holds pending questions only
 		col, id = "a.due_ns", "a.question_id"
 		prefix, fixed = []string{"a.assignee"}, []any{f.Assignee}
+	case f.ByDeadline && !f.Unassigned && f.JobID != "":
+		col = dueCol
+		prefix, fixed = []string{"q.job_id"}, []any{f.JobID}
+	case f.ByDeadline && !f.Unassigned && f.Type != "":
+		col = dueCol
+		prefix, fixed = []string{"q.type"}, []any{string(f.Type)}
 	case f.ByDeadline:
 		col = dueCol // the pending or the unassigned list (w holds q.unassigned)
 	case f.JobID != "":

@@ -28,6 +28,8 @@ import (
 //	questions_by_settled      (responded_ns, id) WHERE settled      retention
 //	questions_pending_by_due  (coalesce(timeout_ns, max), id) WHERE pending     the pending list by deadline
 //	questions_unassigned_by_due (coalesce(timeout_ns, max), id) WHERE unassigned  the unassigned list by deadline
+//	questions_run_by_due      (job_id, coalesce(timeout_ns, max), id) WHERE pending a run's, by deadline
+//	questions_type_by_due     (type, coalesce(timeout_ns, max), id) WHERE pending   a type's, by deadline
 //	questions_run_waits       (job_id, created_ns, id) WHERE waits  the question a run waits on
 //	questions_sealed          (id) WHERE sealed                     sealed answers
 //	questions_idem            UNIQUE (job_id, idem_key)             idempotency keys held
@@ -157,6 +159,8 @@ CREATE INDEX questions_unassigned_by_due ON questions ((coalesce(timeout_ns, 922
 ALTER TABLE assignees ADD COLUMN due_ns bigint NOT NULL DEFAULT 9223372036854775807;
 UPDATE assignees a SET due_ns = q.timeout_ns FROM questions q WHERE q.id = a.question_id AND q.timeout_ns IS NOT NULL;
 CREATE INDEX assignees_by_due ON assignees (assignee, due_ns, question_id);
+CREATE INDEX questions_run_by_due ON questions (job_id, (coalesce(timeout_ns, 9223372036854775807)), id) WHERE pending;
+CREATE INDEX questions_type_by_due ON questions (type, (coalesce(timeout_ns, 9223372036854775807)), id) WHERE pending;
 `,
 }
 

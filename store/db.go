@@ -56,7 +56,7 @@ var (
 	bucketRunsEnded   = []byte("runs_ended")    // updatedAt ‖ run id → "" (done, aborted or cancelled runs)
 	bucketByFilter    = []byte("by_filter")     // list ‖ 0x00 ‖ createdAt ‖ id → "": asker × status, type, type × status (keys.go)
 	bucketEventsByRun = []byte("events_by_run") // runID ‖ 0x00 ‖ seq BE → "" (events with a run id)
-	bucketByDueList   = []byte("by_due_list")   // list ‖ 0x00 ‖ deadline ‖ id → "" (pending only): all, an assignee's, unassigned (keys.go)
+	bucketByDueList   = []byte("by_due_list")   // list ‖ 0x00 ‖ deadline ‖ id → "" (pending only): all, an assignee's, unassigned, a run's, a type's (keys.go)
 
 	// The Slack bot's outbox (slack.go).
 	bucketSlackMeta     = []byte("slack_meta")     // "cursor" → uint64 BE

@@ -37,7 +37,9 @@ func indexOf(q *hitl.Question) []indexEntry {
 		if r := q.Reminders; r != nil && r.Next != nil {
 			e = append(e, indexEntry{bucketByReminder, timeIDKey(*r.Next, q.ID), nil})
 		}
-		e = append(e, indexEntry{bucketByDueList, dueKey(dueList(dueAll, ""), q.TimeoutAt, q.ID), nil})
+		e = append(e, indexEntry{bucketByDueList, dueKey(dueList(dueAll, ""), q.TimeoutAt, q.ID), nil},
+			indexEntry{bucketByDueList, dueKey(dueList(dueRun, q.JobID), q.TimeoutAt, q.ID), nil},
+			indexEntry{bucketByDueList, dueKey(dueList(dueType, string(q.Type)), q.TimeoutAt, q.ID), nil})
 		for _, a := range q.Assignees {
 			e = append(e, indexEntry{bucketByAssignee, prefixedTimeKey(a, q.CreatedAt, q.ID), nil},
 				indexEntry{bucketByDueList, dueKey(dueList(dueAssignee, a), q.TimeoutAt, q.ID), nil})

@@ -121,6 +121,8 @@ const (
 	dueAll        = 'p' // 'p': every pending question
 	dueAssignee   = 'a' // 'a' ‖ assignee
 	dueUnassigned = 'u' // 'u': pending with no assignee
+	dueRun        = 'j' // 'j' ‖ job id: a run's pending questions
+	dueType       = 't' // 't' ‖ type: the pending questions of a type
 )
 
 // dueList is the by_due_list prefix of a list: kind ‖ id ‖ 0x00.

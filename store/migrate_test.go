@@ -153,4 +153,6 @@ func TestMigrateDueLists(t *testing.T) {
 	require.Equal(t, []string{soon.ID, later.ID, never.ID}, list(hitl.QuestionFilter{ByDeadline: true}))
 	require.Equal(t, []string{soon.ID, later.ID, never.ID}, list(hitl.QuestionFilter{ByDeadline: true, Queue: []string{"U0ME"}, Unassigned: true}))
 	require.Equal(t, []string{soon.ID, never.ID}, list(hitl.QuestionFilter{ByDeadline: true, Unassigned: true}))
+	require.Equal(t, []string{later.ID, never.ID}, list(hitl.QuestionFilter{ByDeadline: true, JobID: "run-1"}))
+	require.Equal(t, []string{never.ID}, list(hitl.QuestionFilter{ByDeadline: true, Type: hitl.NonBlocking}))
 }

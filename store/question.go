@@ -217,7 +217,8 @@ func (db *DB) Questions(ctx context.Context, f hitl.QuestionFilter) (hitl.Questi
 }
 
 // indexFor chooses the index a list reads: the most selective one f names
-// (by deadline: an assignee's, the unassigned or the pending list). Every key of the index starts with the prefix it returns, then a time,
+// (by deadline: an assignee's, the unassigned list, a run's, a type's or
+// the pending list). Every key of the index starts with the prefix it returns, then a time,
 // then the question id.
 func indexFor(f hitl.QuestionFilter) (bucket, prefix []byte) {
 	withPrefix := func(s string) []byte { return append([]byte(s), 0) }
@@ -226,6 +227,10 @@ func indexFor(f hitl.QuestionFilter) (bucket, prefix []byte) {
 		return bucketByDueList, dueList(dueAssignee, f.Assignee)
 	case f.ByDeadline && f.Unassigned:
 		return bucketByDueList, dueList(dueUnassigned, "")
+	case f.ByDeadline && f.JobID != "":
+		return bucketByDueList, dueList(dueRun, f.JobID)
+	case f.ByDeadline && f.Type != "":
+		return bucketByDueList, dueList(dueType, string(f.Type))
 	case f.ByDeadline:
 		return bucketByDueList, dueList(dueAll, "")
 	case f.JobID != "":

@@ -80,6 +80,11 @@ func deadlineFilters() []hitl.QuestionFilter {
 		{ByDeadline: true, Queue: []string{"U0ME", "S0MINE"}},
 		{ByDeadline: true, Queue: []string{"S0MINE"}, Unassigned: true, JobID: "run-1"},
 		{ByDeadline: true, JobID: "run-1"},
+		{ByDeadline: true, Type: hitl.Approval},
+		{ByDeadline: true, Type: hitl.Blocking, Status: hitl.StatusPending},
+		{ByDeadline: true, Unassigned: true, Type: hitl.Approval},
+		{ByDeadline: true, JobID: "run-2", Type: hitl.Approval},
+		{ByDeadline: true, JobID: "run-2", Reverse: true},
 	}
 	for _, f := range fs[:6] {
 		f.Reverse = true
@@ -97,6 +102,9 @@ func testDeadlineOrder(t *testing.T, e *env) {
 			minutes = -1
 		}
 		q := dueQuestion(fmt.Sprintf("q_%03d", 40-i), fmt.Sprintf("run-%d", i%3), i, minutes, dueAssignees[i%len(dueAssignees)]...)
+		if i%7 < 3 {
+			q.Type, q.ResponseType = hitl.Approval, hitl.ApprovalResponse
+		}
 		_, _, err := e.store.CreateQuestion(ctx, q, nil)
 		require.NoError(t, err)
 		qids = append(qids, q.ID)
@@ -113,7 +121,7 @@ func testDeadlineOrder(t *testing.T, e *env) {
 		want := wantByDeadline(t, e.store, f, qids)
 		require.NotEmpty(t, want, "%+v", f)
 		page, err := e.store.Questions(ctx, hitl.QuestionFilter{ByDeadline: f.ByDeadline, Status: f.Status, Assignee: f.Assignee, Unassigned: f.Unassigned,
-			Queue: f.Queue, JobID: f.JobID, Reverse: f.Reverse, Limit: 100})
+			Queue: f.Queue, JobID: f.JobID, Type: f.Type, Reverse: f.Reverse, Limit: 100})
 		require.NoError(t, err)
 		assert.Equal(t, want, ids(page.Questions), "%+v: one page", f)
 		assert.Empty(t, page.NextCursor, "%+v: one page ends the list", f)
