@@ -2,11 +2,15 @@ package main
 
 import (
 	"context"
+	"fmt"
+	"strings"
 	"testing"
 	"time"
 
 	"github.com/hitlbot/hitl"
 	"github.com/hitlbot/hitl/agent"
+	"github.com/hitlbot/hitl/blocks"
+	"github.com/hitlbot/hitl/bot"
 	"github.com/hitlbot/hitl/config"
 	"github.com/hitlbot/hitl/internal/pgtest"
 	"github.com/hitlbot/hitl/internal/principaltest"
@@ -75,4 +79,54 @@ func TestReplicasHandleARedeliveredEnvelopeOnce(t *testing.T) {
 		assert.Equal(t, hitl.RunPaused, run.Control.Status)
 	})
 
+}
+
+// A run's live message is its delivery record in the database: whichever
+// replica brings it up to date edits the one message, never posts a
+// second.
+func TestReplicasUpdateOneLiveRunMessage(t *testing.T) {
+	url, key := pgtest.DB(t), keyFile(t)
+	srv := slackfake.New(t, slackfake.FailOnReject())
+	replica := func() *Main {
+		return startMain(t, withSlack(srv), func(c *config.Config, m *Main) {
+			c.DB, c.SealKeyFile = url, key
+			c.Slack.RunsChannel = runsChannel
+			tune := m.SlackTuning
+			m.SlackTuning = func(bc *bot.Config) { tune(bc); bc.RunUpdateEvery = time.Millisecond }
+		})
+	}
+	r1, r2 := replica(), replica()
+	ctx, cancel := context.WithTimeout(principaltest.As(context.Background(), "admin:test"), 60*time.Second)
+	defer cancel()
+	require.NoError(t, srv.WaitConnected(ctx, 2))
+	e := &slackEnv{ctx: ctx, m: r1, srv: srv}
+
+	_, err := agent.NewClient(r1.URL(), "").Publish(ctx, hitl.StateEvent{Schema: hitl.StateSchema, Event: hitl.StateRunning, RunID: steerRun,
+		Stack: []hitl.StackEntry{{ID: steerRun, Mode: "issue", Iter: 1, Max: 10, Model: "haiku"}}})
+	require.NoError(t, err)
+	e.liveMessage(t, steerRun, has(blocks.ActionRunPause))
+	steps := []struct {
+		on   *Main
+		cmd  hitl.Command
+		want string
+	}{
+		{r2, hitl.CommandPause, blocks.ActionRunResume},
+		{r1, hitl.CommandResume, blocks.ActionRunPause},
+		{r2, hitl.CommandPause, blocks.ActionRunResume},
+		{r1, hitl.CommandResume, blocks.ActionRunPause},
+	}
+	for i, s := range steps {
+		msgs, err := s.on.Service.Control(ctx, hitl.NewRequest(fmt.Sprintf("live-%d", i), s.cmd, steerRun, time.Now(), hitl.ControlPayload{}))
+		require.NoError(t, err)
+		require.Equal(t, hitl.ResultSuccess, msgs[len(msgs)-1].Payload.Status)
+		e.liveMessage(t, steerRun, has(s.want))
+	}
+	posts := 0
+	for _, c := range srv.Calls("chat.postMessage") {
+		if c.OK && c.Params.Get("channel") == runsChannel && strings.Contains(c.Params.Get("text"), steerRun) {
+			posts++
+		}
+	}
+	assert.Equal(t, 1, posts, "one live message, updated in place by both replicas")
+	assert.NotEmpty(t, srv.Calls("chat.update"))
 }
