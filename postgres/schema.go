@@ -46,6 +46,7 @@ import (
 //	web_sessions              PK (id); web_sessions_by_expiry (expires_ns, id)
 //	questions_by_reminder     (remind_ns, id) WHERE a reminder is due   due reminders (reminder.go)
 //	envelopes                 PK (id); envelopes_by_age (at_ns, id)  Slack envelopes handled
+//	rate_buckets              PK (key); rate_buckets_by_age (at_ns, key)  rate limits (unlogged)
 //
 // A learned rule's key and an idempotency key are bytea: they may hold NUL
 // bytes, which text cannot. Text columns that lists order by are COLLATE "C": byte order, as the
@@ -167,6 +168,12 @@ CREATE INDEX questions_type_by_due ON questions (type, (coalesce(timeout_ns, 922
 	6: `
 CREATE TABLE envelopes (id text COLLATE "C" PRIMARY KEY, at_ns bigint NOT NULL);
 CREATE INDEX envelopes_by_age ON envelopes (at_ns, id);
+`,
+	// Rate limit buckets every replica shares (limiter.go): unlogged, as
+	// a bucket lost to a crash is a full one.
+	7: `
+CREATE UNLOGGED TABLE rate_buckets (key text COLLATE "C" PRIMARY KEY, tokens double precision NOT NULL, at_ns bigint NOT NULL);
+CREATE INDEX rate_buckets_by_age ON rate_buckets (at_ns, key);
 `,
 }
 

@@ -11,6 +11,7 @@ import (
 	"github.com/hitlbot/hitl/config"
 	"github.com/hitlbot/hitl/notify"
 	"github.com/hitlbot/hitl/postgres"
+	"github.com/hitlbot/hitl/ratelimit"
 	"github.com/hitlbot/hitl/seal"
 	"github.com/hitlbot/hitl/store"
 )
@@ -33,6 +34,18 @@ type database struct {
 	// redispatch is how often the Slack bot looks for deliveries another
 	// replica stopped doing (0: one process, only when it enqueues).
 	redispatch time.Duration
+	// shared makes the rate limiters whose buckets every replica
+	// shares (nil: each limiter counts in this process).
+	shared func(name string, perToken, perRun int) hitl.Limiter
+}
+
+// limiter returns the rate limiter of limit name: in the database when
+// replicas share it, so a principal's limit holds across them.
+func (d *database) limiter(name string, perToken, perRun int) hitl.Limiter {
+	if d.shared != nil {
+		return d.shared(name, perToken, perRun)
+	}
+	return ratelimit.New(perToken, perRun, nil)
 }
 
 // Close stops the notifier and closes the database.
@@ -58,7 +71,8 @@ func openDatabase(ctx context.Context, cfg config.Config, logger *slog.Logger) (
 			_ = db.Close()
 			return nil, err
 		}
-		return &database{Database: db, notifier: n, ready: db.Ping, stop: n.Close, redispatch: postgres.DefaultLease / 3}, nil
+		shared := func(name string, perToken, perRun int) hitl.Limiter { return db.Limiter(name, perToken, perRun, nil) }
+		return &database{Database: db, notifier: n, ready: db.Ping, stop: n.Close, redispatch: postgres.DefaultLease / 3, shared: shared}, nil
 	}
 	db, err := store.Open(cfg.DB)
 	if err != nil {

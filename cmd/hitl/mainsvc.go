@@ -13,7 +13,6 @@ import (
 	"github.com/hitlbot/hitl/bot"
 	"github.com/hitlbot/hitl/config"
 	"github.com/hitlbot/hitl/email"
-	"github.com/hitlbot/hitl/ratelimit"
 	"github.com/hitlbot/hitl/shell"
 	"github.com/hitlbot/hitl/sweeper"
 	"github.com/hitlbot/hitl/web"
@@ -70,11 +69,11 @@ func (m *Main) Run(ctx context.Context) (err error) {
 	m.DB = db
 	rl := m.Config.RateLimits
 	m.Service = hitl.NewService(m.DB, hitl.ServiceConfig{Notifier: db.notifier, Sealer: sealed, Clock: m.Clock, Timeouts: m.Config.HitlTimeouts(),
-		Access: m.access(), Limiter: ratelimit.New(rl.TokenPerMinute, rl.RunPerMinute, nil),
+		Access: m.access(), Limiter: db.limiter("questions", rl.TokenPerMinute, rl.RunPerMinute),
 		Limits: map[hitl.Limit]hitl.Limiter{
-			hitl.LimitControl: ratelimit.New(rl.ControlPerMinute, 0, nil),
-			hitl.LimitRuns:    ratelimit.New(rl.RunsPerMinute, 0, nil),
-			hitl.LimitPolicy:  ratelimit.New(rl.PolicyPerMinute, 0, nil),
+			hitl.LimitControl: db.limiter("control", rl.ControlPerMinute, 0),
+			hitl.LimitRuns:    db.limiter("runs", rl.RunsPerMinute, 0),
+			hitl.LimitPolicy:  db.limiter("policy", rl.PolicyPerMinute, 0),
 		},
 		MaxStreams: m.Config.MaxStreams, Threshold: m.Config.InteractionThreshold,
 		ParseCommand: shell.Parse, LearnedTTL: time.Duration(m.Config.Policy.LearnedTTL),
