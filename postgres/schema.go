@@ -40,6 +40,7 @@ import (
 //	delivery_claims           PK (target)                           who does a target's deliveries
 //	web_sessions              PK (id); web_sessions_by_expiry (expires_ns, id)
 //	questions_by_reminder     (remind_ns, id) WHERE a reminder is due   due reminders (reminder.go)
+//	mail                      PK (seq); mail_by_due (next_ns, seq)  the email outbox (mail.go)
 //
 // A learned rule's key and an idempotency key are bytea: they may hold NUL
 // bytes, which text cannot. Text columns that lists order by are COLLATE "C": byte order, as the
@@ -144,6 +145,13 @@ CREATE INDEX web_sessions_by_expiry ON web_sessions (expires_ns, id);
 	4: `
 ALTER TABLE questions ADD COLUMN remind_ns bigint;
 CREATE INDEX questions_by_reminder ON questions (remind_ns, id) WHERE remind_ns IS NOT NULL;
+`,
+	// The email outbox (issue 15): mail owed, by when it is due (a claimed
+	// mail is due when its claim runs out); its cursor is meta's
+	// 'mail_cursor'.
+	5: `
+CREATE TABLE mail (seq bigserial PRIMARY KEY, next_ns bigint NOT NULL, data bytea NOT NULL);
+CREATE INDEX mail_by_due ON mail (next_ns, seq);
 `,
 }
 
