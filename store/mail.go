@@ -95,6 +95,15 @@ func (db *DB) ClaimMail(ctx context.Context, now, until time.Time, limit int) ([
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
+	// Nothing due (the mailer's usual poll): a read, no commit.
+	var due bool
+	if err := db.view(ctx, "due mail", func(tx *bolt.Tx) error {
+		k, _ := tx.Bucket(bucketMailDue).Cursor().First()
+		due = len(k) == 16 && binary.BigEndian.Uint64(k) <= timeKey(now)
+		return nil
+	}); err != nil || !due {
+		return []hitl.Mail{}, err
+	}
 	out := []hitl.Mail{}
 	err := db.write(func(tx *bolt.Tx) error {
 		out = out[:0]
