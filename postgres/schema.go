@@ -45,6 +45,7 @@ import (
 //	delivery_claims           PK (target)                           who does a target's deliveries
 //	web_sessions              PK (id); web_sessions_by_expiry (expires_ns, id)
 //	questions_by_reminder     (remind_ns, id) WHERE a reminder is due   due reminders (reminder.go)
+//	mail                      PK (seq); mail_by_due (next_ns, seq)  the email outbox (mail.go)
 //	envelopes                 PK (id); envelopes_by_age (at_ns, id)  Slack envelopes handled
 //	rate_buckets              PK (key); rate_buckets_by_age (at_ns, key)  rate limits (unlogged)
 //
@@ -164,14 +165,21 @@ CREATE INDEX assignees_by_due ON assignees (assignee, due_ns, question_id);
 CREATE INDEX questions_run_by_due ON questions (job_id, (coalesce(timeout_ns, 9223372036854775807)), id) WHERE pending;
 CREATE INDEX questions_type_by_due ON questions (type, (coalesce(timeout_ns, 9223372036854775807)), id) WHERE pending;
 `,
-	// Slack envelopes handled (any replica), pruned by age as new ones come.
+	// The email outbox (issue 15): mail owed, by when it is due (a claimed
+	// mail is due when its claim runs out); its cursor is meta's
+	// 'mail_cursor'.
 	6: `
+CREATE TABLE mail (seq bigserial PRIMARY KEY, next_ns bigint NOT NULL, data bytea NOT NULL);
+CREATE INDEX mail_by_due ON mail (next_ns, seq);
+`,
+	// Slack envelopes handled (any replica), pruned by age as new ones come.
+	7: `
 CREATE TABLE envelopes (id text COLLATE "C" PRIMARY KEY, at_ns bigint NOT NULL);
 CREATE INDEX envelopes_by_age ON envelopes (at_ns, id);
 `,
 	// Rate limit buckets every replica shares (limiter.go): unlogged, as
 	// a bucket lost to a crash is a full one.
-	7: `
+	8: `
 CREATE UNLOGGED TABLE rate_buckets (key text COLLATE "C" PRIMARY KEY, tokens double precision NOT NULL, at_ns bigint NOT NULL);
 CREATE INDEX rate_buckets_by_age ON rate_buckets (at_ns, key);
 `,
