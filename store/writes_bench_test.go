@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"sync"
 	"sync/atomic"
@@ -46,13 +47,23 @@ func procIO(b *testing.B) (wchar, syscw uint64) {
 	return wchar, syscw
 }
 
-// written runs fn alone and returns the bytes and write calls it cost.
-func written(b *testing.B, fn func()) (bytes, calls uint64) {
+// written runs fn alone and returns the bytes and write calls it cost,
+// and appends how long it took to took.
+func written(b *testing.B, took *[]time.Duration, fn func()) (bytes, calls uint64) {
 	b.Helper()
 	w0, c0 := procIO(b)
+	start := time.Now()
 	fn()
+	*took = append(*took, time.Since(start))
 	w1, c1 := procIO(b)
 	return w1 - w0, c1 - c0
+}
+
+// median is the middle of d, in microseconds.
+func median(d []time.Duration) float64 {
+	s := slices.Clone(d)
+	slices.Sort(s)
+	return float64(s[len(s)/2].Nanoseconds()) / 1e3
 }
 
 // BenchmarkWriteBytes measures what one lone create and one lone answer
@@ -106,21 +117,22 @@ func BenchmarkWriteBytes(b *testing.B) {
 	n.Store(prefill)
 
 	var createB, createC, answerB, answerC, rawB, rawC uint64
+	var createT, answerT, rawT []time.Duration
 	i := 0
 	for b.Loop() {
 		i++
 		var created *hitl.Question
-		bb, cc := written(b, func() {
+		bb, cc := written(b, &createT, func() {
 			created, _, err = svc.Create(ctx, fmt.Sprintf("job-%d", i%10), benchQuestion)
 		})
 		require.NoError(b, err)
 		createB, createC = createB+bb, createC+cc
-		bb, cc = written(b, func() {
+		bb, cc = written(b, &answerT, func() {
 			_, err = svc.Answer(person, created.ID, hitl.Response{Value: "deploy"})
 		})
 		require.NoError(b, err)
 		answerB, answerC = answerB+bb, answerC+cc
-		bb, cc = written(b, func() {
+		bb, cc = written(b, &rawT, func() {
 			key := u64(n.Add(1))
 			err = raw.Update(func(tx *bolt.Tx) error { return tx.Bucket([]byte("raw")).Put(key, value) })
 		})
@@ -136,6 +148,9 @@ func BenchmarkWriteBytes(b *testing.B) {
 	b.ReportMetric(per(rawC), "raw-writes")
 	b.ReportMetric(float64(createB)/float64(rawB), "create-x-raw")
 	b.ReportMetric(float64(answerB)/float64(rawB), "answer-x-raw")
+	b.ReportMetric(median(createT), "create-p50-µs")
+	b.ReportMetric(median(answerT), "answer-p50-µs")
+	b.ReportMetric(median(rawT), "raw-p50-µs")
 }
 
 // BenchmarkCreateVsBatch measures durable creates through hitl.Service
