@@ -16,8 +16,10 @@ const (
 	ActionReceive Action = "receive" // take a settled question's outcome
 	ActionSteer   Action = "steer"   // pause, resume, cancel, escalate or redirect a run
 	ActionAudit   Action = "audit"   // read refusals and other audit events
-	ActionStats   Action = "stats"   // read stats (counts over every question)
-	ActionScrape  Action = "scrape"  // scrape /metrics
+	// ActionReassign hands a pending question to other people (reassign.go).
+	ActionReassign Action = "reassign"
+	ActionStats    Action = "stats"  // read stats (counts over every question)
+	ActionScrape   Action = "scrape" // scrape /metrics
 )
 
 // Access is who may do what: the rules every edge gets the same answer
@@ -62,7 +64,11 @@ func (a Access) Groups(q *Question) []string {
 	if q != nil {
 		assignees, approvers = q.Assignees, q.Approvers
 	}
-	for _, ids := range [][]string{a.Admins, a.Answerers, a.Controllers, assignees, approvers} {
+	var escalated []string
+	if q != nil {
+		escalated = q.EscalatedTo
+	}
+	for _, ids := range [][]string{a.Admins, a.Answerers, a.Controllers, assignees, approvers, escalated} {
 		for _, id := range ids {
 			if isGroupID(id) && !slices.Contains(out, id) {
 				out = append(out, id)
@@ -83,7 +89,11 @@ func (a Access) Groups(q *Question) []string {
 //     same person); when q has assignees, only they (or a group of theirs)
 //     or an admin. The local person of a tokenless server answers what was
 //     asked from the same machine.
+//     People escalation added (q.EscalatedTo) may answer as if assigned,
+//     approvers or not.
 //   - cancel: the asker, or whoever may answer it.
+//   - reassign: whoever may answer it (and then only to people who may
+//     answer it once assigned: MayTake).
 //   - receive: the asker only.
 //   - steer: the control scope. audit: the admin scope.
 //   - stats: whoever sees every question (answer). scrape (/metrics): the
@@ -125,7 +135,7 @@ func (a Access) Authorize(p Principal, act Action, q *Question) error {
 			return nil
 		}
 		return Errorf(EFORBIDDEN, "%s did not ask %s and lacks the answer scope", p.ID, q.ID)
-	case ActionAnswer:
+	case ActionAnswer, ActionReassign:
 		return a.mayAnswer(p, q)
 	case ActionCancel:
 		if p.asked(q) && p.Has(ScopeAsk) {
@@ -151,7 +161,8 @@ func (a Access) mayAnswer(p Principal, q *Question) error {
 	// A Slack user the question is assigned to was named by the asker:
 	// that is their right to answer it, answerers or not. Tokens always
 	// need the answer scope.
-	assigned := len(q.Assignees) > 0 && p.inAny(q.Assignees)
+	escalated := p.inAny(q.EscalatedTo)
+	assigned := (len(q.Assignees) > 0 && p.inAny(q.Assignees)) || escalated
 	if !p.Has(ScopeAnswer) && !(assigned && strings.HasPrefix(p.ID, "slack:")) {
 		if strings.HasPrefix(p.ID, "slack:") {
 			return Errorf(EFORBIDDEN, "%s is not one of the Slack answerers (slack.answerers)", p.ID)
@@ -161,10 +172,10 @@ func (a Access) mayAnswer(p Principal, q *Question) error {
 	if !p.Local && p.asked(q) {
 		return Errorf(EFORBIDDEN, "%s asked %s and may not answer it: a person decides, not the agent that asked", p.ID, q.ID)
 	}
-	if len(q.Approvers) > 0 && !p.approves(q.Approvers) {
+	if len(q.Approvers) > 0 && !p.approves(q.Approvers) && !escalated {
 		return Errorf(EFORBIDDEN, "%s is not one of the approvers of %s (%s): the policy rule %q names who decides", p.ID, q.ID, strings.Join(q.Approvers, ", "), q.Rule)
 	}
-	if len(q.Assignees) > 0 && !p.Has(ScopeAdmin) && !p.inAny(q.Assignees) {
+	if len(q.Assignees) > 0 && !p.Has(ScopeAdmin) && !assigned {
 		return Errorf(EFORBIDDEN, "%s is assigned to %s; %s is not one of them", q.ID, strings.Join(q.Assignees, ", "), p.ID)
 	}
 	return nil
@@ -197,6 +208,9 @@ func (a Access) WaitsOn(q *Question, user string, groups []string) bool {
 	p := a.SlackPrincipal(user, groups)
 	if p.asked(q) {
 		return false
+	}
+	if p.inAny(q.EscalatedTo) {
+		return true
 	}
 	if len(q.Assignees) > 0 {
 		return p.inAny(q.Assignees)

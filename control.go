@@ -1,8 +1,6 @@
 package hitl
 
 import (
-	"bytes"
-	"encoding/json"
 	"strings"
 	"time"
 )
@@ -117,59 +115,6 @@ const (
 	MaxInstructionLen = 4000
 	MaxModelLen       = 100
 )
-
-// ParseControlRequest reads a REQUEST as seed 000's field table has it:
-// schema must be 0, type REQUEST, and request_id, command, target.run_id,
-// timestamp (ISO 8601) and payload present; escalate needs payload.model,
-// redirect payload.instruction. A malformed request is an EINVALID error,
-// with what could be read of the message (to address the RESULT).
-func ParseControlRequest(data []byte) (ControlMessage, error) {
-	var raw struct {
-		Schema    *int            `json:"schema"`
-		Type      string          `json:"type"`
-		RequestID string          `json:"request_id"`
-		Command   string          `json:"command"`
-		Target    *ControlTarget  `json:"target"`
-		Timestamp string          `json:"timestamp"`
-		Payload   json.RawMessage `json:"payload"`
-	}
-	dec := json.NewDecoder(bytes.NewReader(data))
-	dec.DisallowUnknownFields()
-	if err := dec.Decode(&raw); err != nil {
-		return ControlMessage{}, Errorf(EINVALID, "the REQUEST is not a valid schema-0 message: %s", strings.TrimPrefix(err.Error(), "json: "))
-	}
-	m := ControlMessage{Schema: ControlSchema, Type: MessageType(raw.Type), RequestID: raw.RequestID, Command: Command(raw.Command), Timestamp: raw.Timestamp}
-	if raw.Target != nil {
-		m.Target = *raw.Target
-	}
-	if len(raw.Payload) > 0 && string(raw.Payload) != "null" {
-		pd := json.NewDecoder(bytes.NewReader(raw.Payload))
-		pd.DisallowUnknownFields()
-		if err := pd.Decode(&m.Payload); err != nil {
-			return m, Errorf(EINVALID, "payload: %s", strings.TrimPrefix(err.Error(), "json: "))
-		}
-	}
-	switch {
-	case raw.Schema == nil:
-		return m, Errorf(EINVALID, "schema is required (0 for loop:control)")
-	case *raw.Schema != ControlSchema:
-		return m, Errorf(EINVALID, "schema must be 0 for loop:control, got %d", *raw.Schema)
-	case raw.Type == "":
-		return m, Errorf(EINVALID, "type is required (REQUEST)")
-	case m.Type != MessageRequest:
-		return m, Errorf(EINVALID, "type must be REQUEST, got %q: ACK and RESULT come from hitl", raw.Type)
-	case raw.Payload == nil || string(raw.Payload) == "null":
-		return m, Errorf(EINVALID, "payload is required (use {} when the command takes none)")
-	case raw.Target == nil:
-		return m, Errorf(EINVALID, "target is required: {\"run_id\": ...}")
-	case raw.Timestamp == "":
-		return m, Errorf(EINVALID, "timestamp is required (ISO 8601 UTC, like 2024-12-28T10:00:00Z)")
-	}
-	if _, err := time.Parse(time.RFC3339, raw.Timestamp); err != nil {
-		return m, Errorf(EINVALID, "timestamp %q is not ISO 8601 (like 2024-12-28T10:00:00Z)", raw.Timestamp)
-	}
-	return m, m.validate()
-}
 
 // validate checks the fields every REQUEST needs, however it was made.
 func (m ControlMessage) validate() error {

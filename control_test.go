@@ -200,26 +200,27 @@ func TestControlErrors(t *testing.T) {
 	})
 }
 
-func TestParseControlRequest(t *testing.T) {
-	ok := `{"schema":0,"type":"REQUEST","request_id":"req-pause-001","command":"pause","target":{"run_id":"loop-1703123456-12345","issue_id":"auth-123"},"timestamp":"2024-12-28T10:00:00Z","payload":{}}`
-	m, err := hitl.ParseControlRequest([]byte(ok))
-	require.NoError(t, err)
-	assert.Equal(t, "auth-123", m.Target.IssueID)
-	for name, body := range map[string]string{
-		"missing schema":      `{"type":"REQUEST","request_id":"r","command":"pause","target":{"run_id":"x"},"timestamp":"2024-12-28T10:00:00Z","payload":{}}`,
-		"schema 1":            `{"schema":1,"type":"REQUEST","request_id":"r","command":"pause","target":{"run_id":"x"},"timestamp":"2024-12-28T10:00:00Z","payload":{}}`,
-		"an ACK":              `{"schema":0,"type":"ACK","request_id":"r","command":"pause","target":{"run_id":"x"},"timestamp":"2024-12-28T10:00:00Z","payload":{}}`,
-		"no request id":       `{"schema":0,"type":"REQUEST","command":"pause","target":{"run_id":"x"},"timestamp":"2024-12-28T10:00:00Z","payload":{}}`,
-		"unknown command":     `{"schema":0,"type":"REQUEST","request_id":"r","command":"explode","target":{"run_id":"x"},"timestamp":"2024-12-28T10:00:00Z","payload":{}}`,
-		"no run id":           `{"schema":0,"type":"REQUEST","request_id":"r","command":"pause","target":{},"timestamp":"2024-12-28T10:00:00Z","payload":{}}`,
-		"no timestamp":        `{"schema":0,"type":"REQUEST","request_id":"r","command":"pause","target":{"run_id":"x"},"payload":{}}`,
-		"no payload":          `{"schema":0,"type":"REQUEST","request_id":"r","command":"pause","target":{"run_id":"x"},"timestamp":"2024-12-28T10:00:00Z"}`,
-		"escalate sans model": `{"schema":0,"type":"REQUEST","request_id":"r","command":"escalate","target":{"run_id":"x"},"timestamp":"2024-12-28T10:00:00Z","payload":{}}`,
-		"not JSON":            `pause loop-1`,
+func TestControlRequestFields(t *testing.T) {
+	for _, c := range []struct {
+		name, id string
+		cmd      hitl.Command
+		run      string
+		payload  hitl.ControlPayload
+		message  string
+	}{
+		{"no request id", "", hitl.CommandPause, "x", hitl.ControlPayload{}, "request_id is required (a UUID v4)"},
+		{"unknown command", "r", "explode", "x", hitl.ControlPayload{}, `command "explode" is unknown: use pause, resume, cancel, escalate or redirect`},
+		{"escalate sans model", "r", hitl.CommandEscalate, "x", hitl.ControlPayload{}, "escalate needs payload.model (like opus)"},
+		{"redirect sans instruction", "r", hitl.CommandRedirect, "x", hitl.ControlPayload{}, "redirect needs payload.instruction"},
 	} {
-		t.Run(name+" is a bad request", func(t *testing.T) {
-			_, err := hitl.ParseControlRequest([]byte(body))
-			require.Equal(t, hitl.EINVALID, hitl.ErrorCode(err))
+		t.Run(c.name+" is a bad request", func(t *testing.T) {
+			e := newControlEnv(t)
+			msgs, err := e.svc.Control(hitl.WithPrincipal(context.Background(), controller),
+				hitl.NewRequest(c.id, c.cmd, c.run, e.clock.Now(), c.payload))
+			require.NoError(t, err)
+			require.Len(t, msgs, 1, "no ACK: it was never a valid REQUEST")
+			assert.Equal(t, hitl.CodeBadRequest, result(t, msgs).Code)
+			assert.Equal(t, c.message, result(t, msgs).Message)
 		})
 	}
 	t.Run("the service answers a request missing its run with one bad_request RESULT", func(t *testing.T) {

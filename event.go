@@ -29,6 +29,15 @@ const (
 	// without asking (audit; admins read it), or a rule was learned or
 	// revoked.
 	EventPolicyDecision EventType = "policy_decision"
+	// EventQuestionReminded: a reminder of a pending question is due
+	// (Count: how many of its reminders are done); the edges re-notify.
+	EventQuestionReminded EventType = "question_reminded"
+	// EventQuestionEscalated: nobody answered in time; the plan's people
+	// were added as answerers (Question.EscalatedTo).
+	EventQuestionEscalated EventType = "question_escalated"
+	// EventQuestionReassigned: someone who may answer handed the question
+	// to others (Actor), who replace its assignees.
+	EventQuestionReassigned EventType = "question_reassigned"
 	// EventAlert: an operator alert started or cleared (Alert says which).
 	EventAlert EventType = "alert"
 )
@@ -64,6 +73,9 @@ type Event struct {
 	// Count is how many refusals an EventRefused stands for, when more
 	// than one: a flood is counted, not recorded one by one.
 	Count int `json:"count,omitempty"`
+	// HandedFrom are the assignees a reassignment replaced (audit; where
+	// the question was shown before).
+	HandedFrom []string `json:"handedFrom,omitempty"`
 	// Alert is what an EventAlert starts or clears.
 	Alert *Alert `json:"alert,omitempty"`
 }
@@ -85,7 +97,7 @@ func newQuestionEvent(typ EventType, q *Question, actor string, at time.Time) *E
 	r := q.Redacted()
 	ev := &Event{Type: typ, QuestionID: q.ID, JobID: q.JobID, At: at, Actor: actor, Response: r.Response, Asker: q.Asker}
 	switch typ {
-	case EventQuestionAsked, EventQuestionReopened, EventApprovalAdded:
+	case EventQuestionAsked, EventQuestionReopened, EventApprovalAdded, EventQuestionEscalated, EventQuestionReassigned:
 		ev.Question = r
 		ev.Response = nil
 	case EventQuestionCancelled:

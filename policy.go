@@ -105,6 +105,9 @@ type PolicyRule struct {
 	Effect    Effect   `json:"effect"`
 	Approvers []string `json:"approvers,omitempty"`
 	Quorum    int      `json:"quorum,omitempty"`
+	// ReminderPolicy is the rule's reminders and escalation (effect ask):
+	// each key it sets wins over the question type's.
+	ReminderPolicy
 }
 
 // Policy is the configured policy: rules (first match wins), then the
@@ -199,6 +202,12 @@ func (p Policy) Validate() error {
 			return Errorf(EINVALID, "%s: quorum %d needs at least as many approvers, got %d", at, r.Quorum, len(r.Approvers))
 		case r.Effect != EffectAsk && (len(r.Approvers) > 0 || r.Quorum > 1):
 			return Errorf(EINVALID, "%s: approvers and quorum only apply to effect ask", at)
+		}
+		if !r.ReminderPolicy.IsZero() && r.Effect != EffectAsk {
+			return Errorf(EINVALID, "%s: reminders and escalation only apply to effect ask", at)
+		}
+		if err := r.ReminderPolicy.Validate(at); err != nil {
+			return err
 		}
 		for _, k := range r.Risk {
 			if !slices.Contains(risks, k) {

@@ -161,6 +161,14 @@ type Question struct {
 	Approvals []Grant `json:"approvals,omitempty"`
 	// CancelReason says why a cancelled question was cancelled.
 	CancelReason string `json:"cancelReason,omitempty"`
+
+	// Reminders is the reminder plan fixed when the question was asked
+	// (reminder.go); EscalatedTo are the people escalation added as its
+	// answerers; HandedBy is who last handed it to its assignees
+	// (reassign.go).
+	Reminders   *ReminderPlan `json:"reminders,omitempty"`
+	EscalatedTo []string      `json:"escalatedTo,omitempty"`
+	HandedBy    string        `json:"handedBy,omitempty"`
 }
 
 // Grant is one person's approval of a question that needs several.
@@ -171,6 +179,18 @@ type Grant struct {
 	User string    `json:"user,omitempty"`
 	At   time.Time `json:"at"`
 	Text string    `json:"text,omitempty"`
+}
+
+// NeedsSeveral reports whether q is settled by several people's approvals
+// (a policy rule's quorum) rather than by one answer.
+func (q *Question) NeedsSeveral() bool { return q.Quorum > 1 }
+
+// QuorumMet reports whether the approvals counted so far settle q.
+func (q *Question) QuorumMet() bool { return len(q.Approvals) >= max(q.Quorum, 1) }
+
+// Tally says how far q's quorum is: "1 of 2 approvals".
+func (q *Question) Tally() string {
+	return strconv.Itoa(len(q.Approvals)) + " of " + strconv.Itoa(max(q.Quorum, 1)) + " approvals"
 }
 
 // ApprovedBy reports whether p's approval of q is already counted: the
@@ -192,7 +212,7 @@ func (q *Question) ApprovedBy(p Principal) bool {
 // input edited: an operation with an editable input (a command, a path, a
 // URL) that one person decides.
 func (q *Question) Editable() bool {
-	return q.Operation != nil && q.Operation.Editable() && q.Quorum <= 1
+	return q.Operation != nil && q.Operation.Editable() && !q.NeedsSeveral()
 }
 
 // Pending reports whether the question still waits for an answer.
@@ -208,6 +228,8 @@ func (q *Question) Clone() *Question {
 	c.Assignees = append([]string(nil), q.Assignees...)
 	c.Approvers = append([]string(nil), q.Approvers...)
 	c.Approvals = append([]Grant(nil), q.Approvals...)
+	c.EscalatedTo = append([]string(nil), q.EscalatedTo...)
+	c.Reminders = q.Reminders.clone()
 	if q.Operation != nil {
 		op := *q.Operation
 		c.Operation = &op

@@ -3,67 +3,34 @@ package hitl_test
 import (
 	"bytes"
 	"context"
-	"strings"
 	"testing"
 
 	"github.com/hitlbot/hitl"
 	"github.com/hitlbot/hitl/internal/clocktest"
 	"github.com/hitlbot/hitl/internal/memstore"
 	"github.com/hitlbot/hitl/notify"
+	"github.com/hitlbot/hitl/seal"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )
 
 func TestSealKeyRule(t *testing.T) {
-	key := bytes.Repeat([]byte{7}, hitl.SealKeySize)
 	for _, c := range []struct {
-		name   string
-		shared bool
-		key    []byte
-		code   string
-		names  string // the setting the refusal names
+		name            string
+		shared, keyFile bool
+		code            string
 	}{
-		{name: "one process, no key file: a key made at start", shared: false, key: nil},
-		{name: "one process, a key file", shared: false, key: key},
-		{name: "replicas sharing a database, a key file", shared: true, key: key},
-		{name: "replicas sharing a database, no key file: refused", shared: true, key: nil, code: hitl.EINVALID, names: "seal_key_file (HITL_SEAL_KEY_FILE)"},
-		{name: "a key of the wrong size: refused", shared: true, key: key[:16], code: hitl.EINVALID, names: "seal_key_file"},
+		{name: "one process, no key file: a key made at start", shared: false, keyFile: false},
+		{name: "one process, a key file", shared: false, keyFile: true},
+		{name: "replicas sharing a database, a key file", shared: true, keyFile: true},
+		{name: "replicas sharing a database, no key file: refused", shared: true, keyFile: false, code: hitl.EINVALID},
 	} {
 		t.Run(c.name, func(t *testing.T) {
-			err := hitl.CheckSealKey(c.shared, c.key)
+			err := hitl.CheckSealKey(c.shared, c.keyFile)
 			assert.Equal(t, c.code, hitl.ErrorCode(err))
-			if c.names != "" {
-				assert.Contains(t, hitl.ErrorMessage(err), c.names)
+			if c.code != "" {
+				assert.Contains(t, hitl.ErrorMessage(err), "seal_key_file (HITL_SEAL_KEY_FILE)", "the refusal names the setting")
 			}
-		})
-	}
-}
-
-func TestParseSealKey(t *testing.T) {
-	raw := bytes.Repeat([]byte{0xab}, 32)
-	hexKey := strings.Repeat("ab", 32)
-	for _, c := range []struct {
-		name string
-		in   []byte
-		ok   bool
-	}{
-		{"32 raw bytes", raw, true},
-		{"64 hexadecimal characters", []byte(hexKey), true},
-		{"hex with a trailing newline (openssl rand -hex 32 > file)", []byte(hexKey + "\n"), true},
-		{"upper-case hex", []byte(strings.ToUpper(hexKey)), true},
-		{"too short", raw[:31], false},
-		{"63 hex characters", []byte(hexKey[:63]), false},
-		{"64 characters that are not hex", []byte(strings.Repeat("zz", 32)), false},
-		{"empty", nil, false},
-	} {
-		t.Run(c.name, func(t *testing.T) {
-			key, err := hitl.ParseSealKey(c.in)
-			if !c.ok {
-				assert.Equal(t, hitl.EINVALID, hitl.ErrorCode(err))
-				return
-			}
-			require.NoError(t, err)
-			assert.Equal(t, raw, key)
 		})
 	}
 }
@@ -73,9 +40,13 @@ func TestParseSealKey(t *testing.T) {
 func TestSharedSealKeyOpensAcrossServices(t *testing.T) {
 	st := memstore.New()
 	clock := clocktest.New(t0)
-	key := bytes.Repeat([]byte{1}, 32)
-	one := hitl.NewService(st, hitl.ServiceConfig{Notifier: notify.New(), Clock: clock, SealKey: key})
-	two := hitl.NewService(st, hitl.ServiceConfig{Notifier: notify.New(), Clock: clock, SealKey: bytes.Clone(key)})
+	withKey := func(b byte) hitl.Sealer {
+		c, err := seal.WithKey(bytes.Repeat([]byte{b}, seal.KeySize))
+		require.NoError(t, err)
+		return c
+	}
+	one := hitl.NewService(st, hitl.ServiceConfig{Notifier: notify.New(), Clock: clock, Sealer: withKey(1)})
+	two := hitl.NewService(st, hitl.ServiceConfig{Notifier: notify.New(), Clock: clock, Sealer: withKey(1)})
 	ctx := hitl.WithPrincipal(context.Background(), asker)
 	person := hitl.WithPrincipal(context.Background(), answerer)
 	q, _, err := one.Create(ctx, "run-1", hitl.NewQuestion{Question: "Token?", Sensitive: true})
@@ -94,7 +65,7 @@ func TestSharedSealKeyOpensAcrossServices(t *testing.T) {
 	require.NoError(t, err)
 	_, err = one.Answer(person, q2.ID, hitl.Response{Value: "x"})
 	require.NoError(t, err)
-	other := hitl.NewService(st, hitl.ServiceConfig{Notifier: notify.New(), Clock: clock, SealKey: bytes.Repeat([]byte{2}, 32)})
+	other := hitl.NewService(st, hitl.ServiceConfig{Notifier: notify.New(), Clock: clock, Sealer: withKey(2)})
 	n, err = other.ReopenSealed(context.Background())
 	require.NoError(t, err)
 	assert.Equal(t, 1, n, "another key cannot open it: asked again")

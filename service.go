@@ -47,6 +47,7 @@ type QuestionService interface {
 	// RunRecord returns a run's record: counts, the question it waits on,
 	// its control state. It costs one read, however many questions it holds.
 	RunRecord(ctx context.Context, id string) (*Run, error)
+	ReassignService // reassign.go
 }
 
 // Service is the question lifecycle over a Store: create, answer, time out,
@@ -60,7 +61,7 @@ type Service struct {
 	limiter  Limiter
 	newID    func() string
 	notifier Notifier
-	sealer   *sealer
+	sealer   Sealer
 	// threshold is the default interaction threshold (nil: none).
 	threshold *int
 	// started is when this service began serving control requests: one
@@ -81,6 +82,8 @@ type Service struct {
 	streams  streams
 	refusals refusals
 	dir      directory
+	// reminders are the reminder settings by question type.
+	reminders Reminders
 	// sessions are the idle and end times of silent sessions; the
 	// session sweep reads runs no sooner than nextSessionSweep.
 	sessions         SessionTimes
@@ -123,12 +126,16 @@ type ServiceConfig struct {
 	// MaxStreams bounds each principal's concurrent streams and long
 	// polls (0: no bound; config's default is DefaultMaxStreams).
 	MaxStreams int
+	// Reminders are the reminders and escalation of each question type
+	// (policy rules may override them); none by default.
+	Reminders Reminders
 	// Sessions is when a silent coding-agent session is shown idle and
 	// ended (default: never).
 	Sessions SessionTimes
-	// SealKey is the key sealing sensitive answers (CheckSealKey says
-	// when one is needed); nil: a key made now, lost at restart.
-	SealKey []byte
+	// Sealer seals sensitive answers (seal.New, or seal.WithKey from the
+	// key file CheckSealKey asks for); nil: they are kept in this
+	// process's memory, never in the store, and lost at restart.
+	Sealer Sealer
 }
 
 // NewService returns the lifecycle over store.
@@ -148,17 +155,14 @@ func NewService(store Store, cfg ServiceConfig) *Service {
 	if cfg.LearnedTTL <= 0 {
 		cfg.LearnedTTL = DefaultLearnedTTL
 	}
-	seal := newSealer()
-	if cfg.SealKey != nil {
-		var err error
-		if seal, err = newSealerKey(cfg.SealKey); err != nil {
-			panic("hitl: NewService: " + err.Error() + " (check it with CheckSealKey)")
-		}
+	if cfg.Sealer == nil {
+		cfg.Sealer = newMemorySealer()
 	}
 	return &Service{store: store, clock: cfg.Clock, timeouts: cfg.Timeouts, access: cfg.Access, limiter: cfg.Limiter,
-		newID: cfg.NewID, notifier: cfg.Notifier, sealer: seal, threshold: cfg.Threshold,
+		newID: cfg.NewID, notifier: cfg.Notifier, sealer: cfg.Sealer, threshold: cfg.Threshold,
 		parse: cfg.ParseCommand, learnedTTL: cfg.LearnedTTL, limits: cfg.Limits, streams: streams{max: cfg.MaxStreams},
-		sessions: cfg.Sessions}
+		reminders: cfg.Reminders,
+		sessions:  cfg.Sessions}
 }
 
 // Access returns the rules the service enforces, for edges that must build
@@ -188,6 +192,7 @@ func (s *Service) create(ctx context.Context, jobID string, n NewQuestion, touch
 	if touch != nil {
 		touch(q)
 	}
+	s.plan(q, s.policy.rule(q.Rule))
 	if q.Type == Approval && q.DefaultResponse.Approved() && !s.access.AllowDefaultApprove {
 		return nil, false, Errorf(EINVALID, "defaultResponse: an approval cannot approve itself when nobody answers; use deny, leave it out, or set allow_default_approve in config")
 	}
@@ -350,7 +355,7 @@ func (s *Service) Answer(ctx context.Context, id string, r Response) (*Question,
 			return nil, false, err
 		}
 		if q.Sensitive {
-			if norm, err = s.sealer.seal(q.ID, norm); err != nil {
+			if norm, err = seal(s.sealer, q.ID, norm); err != nil {
 				return nil, false, err
 			}
 		}
@@ -363,12 +368,12 @@ func (s *Service) Answer(ctx context.Context, id string, r Response) (*Question,
 			}
 			learn = &key
 		}
-		if norm.Approved() && q.Quorum > 1 {
+		if norm.Approved() && q.NeedsSeveral() {
 			if q.ApprovedBy(p) {
-				return nil, false, Errorf(EINVALID, "%s already approved %s: %d of %d approvals; another person must approve", p.ID, q.ID, len(q.Approvals), q.Quorum)
+				return nil, false, Errorf(EINVALID, "%s already approved %s: %s; another person must approve", p.ID, q.ID, q.Tally())
 			}
 			q.Approvals = append(q.Approvals, Grant{By: p.ID, User: p.SlackUser, At: now, Text: norm.Text})
-			if len(q.Approvals) < q.Quorum {
+			if !q.QuorumMet() {
 				return newQuestionEvent(EventApprovalAdded, q, p.ID, now), false, nil
 			}
 		}
@@ -394,7 +399,7 @@ func (q *Question) checkEdit(r *Response) error {
 		return Errorf(EINVALID, "only an approval of an operation can be edited or always allowed")
 	case !r.Approved():
 		r.Edited, r.Always = "", false // a denial edits nothing
-	case r.Edited != "" && q.Quorum > 1:
+	case r.Edited != "" && q.NeedsSeveral():
 		return Errorf(EINVALID, "an operation that needs %d approvals cannot be edited: deny it and ask again", q.Quorum)
 	case r.Edited != "" && !q.Editable():
 		return Errorf(EINVALID, "the input of this %s operation cannot be edited", q.Operation.Type)
@@ -612,7 +617,7 @@ func (s *Service) Receive(ctx context.Context, id string) (*Question, error) {
 		}
 		q.ReceivedAt = &now
 		if q.Sensitive && q.Response != nil {
-			plain, ok := s.sealer.open(q.ID, q.Response)
+			plain, ok := unseal(s.sealer, q.ID, q.Response)
 			if !ok {
 				// Sealed by a previous run of the service: the secret is
 				// gone. Ask again (ReopenSealed does this at start).
@@ -670,7 +675,7 @@ func (s *Service) ReopenSealed(ctx context.Context) (int, error) {
 	for _, id := range ids {
 		now := s.clock.Now()
 		_, err := s.store.UpdateQuestion(ctx, id, func(q *Question) (*Event, error) {
-			if q.Response == nil || q.Response.Sealed == nil || q.Response.Sealed.Key == s.sealer.keyID {
+			if q.Response == nil || q.Response.Sealed == nil || q.Response.Sealed.Key == s.sealer.KeyID() {
 				return nil, errNoChange
 			}
 			return s.reopen(q, now), nil

@@ -51,19 +51,11 @@ type StatsQuery struct {
 // DefaultStatsSince is the window of stats when none is asked for.
 const DefaultStatsSince = 24 * time.Hour
 
-// The event types of reminders and escalations (issue 15's other half
-// names them EventQuestionReminded and EventQuestionEscalated): stats and
-// metrics count them from the log by these values.
-const (
-	remindedEvent  EventType = "question_reminded"
-	escalatedEvent EventType = "question_escalated"
-)
-
 // CountsAsReminder and CountsAsEscalation say whether an event of type t
 // is a reminder sent or an escalation, for readers of the log that count
 // them (metrics).
-func CountsAsReminder(t EventType) bool   { return t == remindedEvent }
-func CountsAsEscalation(t EventType) bool { return t == escalatedEvent }
+func CountsAsReminder(t EventType) bool   { return t == EventQuestionReminded }
+func CountsAsEscalation(t EventType) bool { return t == EventQuestionEscalated }
 
 // StatsService serves stats. *Service implements it; agent.Client
 // implements it over HTTP.

@@ -88,6 +88,7 @@ type QuestionPage struct {
 // without error has made its writes durable (fsync'd). Implementations must
 // be safe for concurrent use.
 type Store interface {
+	ReminderStore // reminder.go
 	// WebSessionStore keeps web inbox sessions (websession.go).
 	WebSessionStore
 

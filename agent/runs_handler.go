@@ -59,7 +59,7 @@ func (s *Server) handleControl(w http.ResponseWriter, r *http.Request) {
 		writeError(w, r, s.log, bodyError(err, s.cfg.MaxBodyBytes))
 		return
 	}
-	req, err := hitl.ParseControlRequest(body)
+	req, err := parseControlRequest(body)
 	ctx, cancel := context.WithTimeout(r.Context(), wait)
 	defer cancel()
 	var msgs []hitl.ControlMessage

@@ -180,6 +180,7 @@ func (s *Server) routes() {
 	s.mux.HandleFunc("POST /api/questions/{id}/answer", s.handleAnswer)
 	s.mux.HandleFunc("POST /api/questions/{id}/cancel", s.handleCancel)
 	s.mux.HandleFunc("POST /api/questions/{id}/receive", s.handleReceive)
+	s.mux.HandleFunc("POST /api/questions/{id}/reassign", s.handleReassign)
 	s.mux.HandleFunc("GET /api/events", s.handleEvents)
 	s.mux.HandleFunc("GET /api/stats", s.handleStats)
 	if s.cfg.Metrics != nil {

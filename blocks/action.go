@@ -20,6 +20,7 @@ const (
 	VerbChoose     Verb = "choose"      // pick an option by button
 	VerbSelect     Verb = "select"      // pick an option in a static_select
 	VerbAnswer     Verb = "answer"      // open the answer modal
+	VerbReassign   Verb = "reassign"    // open the reassign modal (a user picker)
 )
 
 // Action ids. A choice button's action id is ActionChoose + "/<index>"
@@ -34,6 +35,7 @@ const (
 	ActionChoose     = ActionPrefix + string(VerbChoose)
 	ActionSelect     = ActionPrefix + string(VerbSelect)
 	ActionAnswer     = ActionPrefix + string(VerbAnswer)
+	ActionReassign   = ActionPrefix + string(VerbReassign)
 )
 
 const blockIDPrefix = "q:"
@@ -41,7 +43,7 @@ const blockIDPrefix = "q:"
 var verbs = map[Verb]bool{
 	VerbApprove: true, VerbDeny: true, VerbApproveMsg: true, VerbYes: true,
 	VerbNo: true, VerbChoose: true, VerbSelect: true, VerbAnswer: true,
-	VerbApproveAlways: true, VerbEdit: true,
+	VerbApproveAlways: true, VerbEdit: true, VerbReassign: true,
 }
 
 // Action is a parsed block action: what to do, to which question, and for
@@ -65,7 +67,7 @@ func BlockID(questionID string) string { return blockIDPrefix + questionID }
 // registers handlers by exact action id.
 func ActionIDs() []string {
 	ids := []string{ActionApprove, ActionDeny, ActionApproveMsg, ActionYes, ActionNo, ActionSelect, ActionAnswer,
-		ActionApproveAlways, ActionEdit}
+		ActionApproveAlways, ActionEdit, ActionReassign}
 	for i := range MaxButtonChoices {
 		ids = append(ids, ChooseActionID(i))
 	}

@@ -41,6 +41,9 @@ func inputs(q *hitl.Question) slack.Block {
 	default:
 		els = append(els, button(ActionAnswer, "", "Answer…", slack.StylePrimary))
 	}
+	if len(els) < MaxActionsElements {
+		els = append(els, button(ActionReassign, "", "Reassign…", ""))
+	}
 	return slack.NewActionBlock(BlockID(q.ID), els...)
 }
 

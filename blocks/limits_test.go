@@ -243,6 +243,8 @@ func (v *validator) element(p string, e map[string]any) {
 		if maxLength < 0 || maxLength > MaxInputLength {
 			v.errorf(p+".max_length", "%v out of 1..%d", maxLength, MaxInputLength)
 		}
+	case "users_select":
+		v.text(p+".placeholder", e["placeholder"], MaxPlaceholder, true)
 	default:
 		v.errorf(p, "unexpected element type %v", e["type"])
 	}

@@ -97,7 +97,11 @@ func body(q *hitl.Question, opts MessageOptions) ([]slack.Block, bool) {
 		bs = append(bs, section(s))
 		cut = cut || c
 	}
-	return append(bs, meta(q, opts)), cut
+	bs = append(bs, meta(q, opts))
+	if r := routing(q); r != nil {
+		bs = append(bs, r)
+	}
+	return bs, cut
 }
 
 func headerText(q *hitl.Question) string {
@@ -262,8 +266,8 @@ func suggestions(q *hitl.Question) *slack.ContextBlock {
 // "<mentions> ❓ <question> — from <agent> (run <id>)".
 func fallback(q *hitl.Question, opts MessageOptions) string {
 	var b strings.Builder
-	if opts.MentionAssignees && len(q.Assignees) > 0 {
-		b.WriteString(mentions(q.Assignees[:min(len(q.Assignees), 40)]) + " ")
+	if who := append(append([]string(nil), q.Assignees...), q.EscalatedTo...); opts.MentionAssignees && len(who) > 0 {
+		b.WriteString(mentions(who[:min(len(who), 40)]) + " ")
 	}
 	text, _ := escapeCut(oneLine(q.Question), 300, ellipsis)
 	b.WriteString(typeEmoji(q.Type) + " " + text)

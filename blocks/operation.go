@@ -125,10 +125,10 @@ func editedSection(q *hitl.Question) slack.Block {
 // quorumBlock says how many approvals a question that needs several has,
 // and whose: "🗳 1 of 2 approvals: @alice".
 func quorumBlock(q *hitl.Question) slack.Block {
-	if q.Quorum <= 1 || !q.Pending() {
+	if !q.NeedsSeveral() || !q.Pending() {
 		return nil
 	}
-	text := "🗳 *" + itoa(len(q.Approvals)) + " of " + itoa(q.Quorum) + " approvals*"
+	text := "🗳 *" + q.Tally() + "*"
 	if len(q.Approvals) > 0 {
 		who := make([]string, 0, len(q.Approvals))
 		for _, g := range q.Approvals[:min(len(q.Approvals), 20)] {

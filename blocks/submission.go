@@ -15,6 +15,8 @@ const (
 	SubmitDeny    = "deny"    // DenyModal: Value is the optional reason
 	SubmitApprove = "approve" // ApproveModal: Value is the optional message
 	SubmitEdit    = "edit"    // EditModal: Value is the edited input, never empty
+	// SubmitReassign: ReassignModal; Value is the Slack user picked.
+	SubmitReassign = "reassign"
 )
 
 // Submission is a parsed view_submission of one of this package's modals.
@@ -45,6 +47,8 @@ func ParseSubmission(callbackID, privateMetadata string, values map[string]map[s
 		kind, block = SubmitEdit, BlockEdited
 	case CallbackChoices:
 		kind, block = SubmitChoices, BlockChoices
+	case CallbackReassign:
+		kind, block = SubmitReassign, BlockReassign
 	default:
 		return Submission{}, hitl.Errorf(hitl.EINVALID, "unknown view %s", quote(callbackID))
 	}
@@ -64,6 +68,9 @@ func ParseSubmission(callbackID, privateMetadata string, values map[string]map[s
 	s := Submission{Kind: kind, QuestionID: m.Q, Channel: m.C, MessageTS: m.TS}
 	if v, ok := values[block][InputActionID]; ok {
 		s.Value = v.Value
+		if kind == SubmitReassign {
+			s.Value = v.SelectedUser
+		}
 		if kind == SubmitChoices {
 			idx := make([]string, 0, len(v.SelectedOptions))
 			for _, o := range v.SelectedOptions {
@@ -83,6 +90,9 @@ func ParseSubmission(callbackID, privateMetadata string, values map[string]map[s
 	}
 	if kind == SubmitAnswer && strings.TrimSpace(s.Value) == "" {
 		return Submission{}, hitl.Errorf(hitl.EINVALID, "the answer is empty")
+	}
+	if kind == SubmitReassign && s.Value == "" {
+		return Submission{}, hitl.Errorf(hitl.EINVALID, "choose the person to hand the question to")
 	}
 	if kind == SubmitChoices && s.Value == "" {
 		return Submission{}, hitl.Errorf(hitl.EINVALID, "choose at least one option")

@@ -35,6 +35,7 @@ func (b *Bot) registerActions() {
 		blocks.ActionDeny:       b.openModal(blocks.DenyModal),
 		blocks.ActionApproveMsg: b.openModal(blocks.ApproveModal),
 		blocks.ActionAnswer:     b.openModal(blocks.AnswerModal),
+		blocks.ActionReassign:   b.openModal(blocks.ReassignModal), // reassign.go
 	}
 	for i := range blocks.MaxButtonChoices {
 		b.actions[blocks.ChooseActionID(i)] = b.answerWith(optionResponse)
@@ -135,11 +136,11 @@ func (b *Bot) openModal(render func(q *hitl.Question, channel, ts string) slack.
 // alreadyApproved tells someone who approves a question that needs
 // several approvals again that theirs is already counted.
 func alreadyApproved(ctx context.Context, q *hitl.Question, r hitl.Response) error {
-	if q.Quorum <= 1 || !r.Approved() {
+	if !q.NeedsSeveral() || !r.Approved() {
 		return nil
 	}
 	if q.ApprovedBy(hitl.PrincipalFrom(ctx)) { // the root's rule, worded for Slack
-		return shown(fmt.Sprintf("👍 Your approval is already counted (%d of %d): another approver must approve too.", len(q.Approvals), q.Quorum))
+		return shown(fmt.Sprintf("👍 Your approval is already counted (%s): another approver must approve too.", q.Tally()))
 	}
 	return nil
 }

@@ -12,6 +12,7 @@ import (
 
 	"github.com/hitlbot/hitl"
 	"github.com/hitlbot/hitl/internal/clocktest"
+	"github.com/hitlbot/hitl/internal/memstore"
 	"github.com/slack-go/slack"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -65,7 +66,7 @@ func TestRefusalHint(t *testing.T) {
 }
 
 func TestDeliveriesFor(t *testing.T) {
-	b := newBot(Config{DefaultChannel: "C0HITL", Logger: slog.New(slog.NewTextHandler(io.Discard, nil))}, &fakeAPI{}, nil, nil)
+	b := newBot(Config{DefaultChannel: "C0HITL", Logger: slog.New(slog.NewTextHandler(io.Discard, nil))}, &fakeAPI{}, nil, memstore.NewOutbox())
 	q := &hitl.Question{ID: "q_1", Status: hitl.StatusPending, Assignees: []string{"U0BOB", "S0OPS"}}
 	for name, tc := range map[string]struct {
 		typ  hitl.EventType

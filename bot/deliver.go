@@ -37,6 +37,8 @@ func (b *Bot) do(ctx context.Context, d hitl.Delivery) error {
 		return b.post(ctx, d, q)
 	case kindUpdate:
 		return b.update(ctx, d, q)
+	case kindRemind, kindEscalate, kindHanded:
+		return b.nudge(ctx, d, q)
 	}
 	return b.record(ctx, d, nil)
 }
@@ -47,7 +49,7 @@ func (b *Bot) do(ctx context.Context, d hitl.Delivery) error {
 func (b *Bot) post(ctx context.Context, d hitl.Delivery, q *hitl.Question) error {
 	channel := d.Target
 	var thread []slack.MsgOption
-	if ch, ts := b.runThread(ctx, q); ch != "" {
+	if ch, ts := b.runThread(ctx, q); ch != "" && !escalationTarget(q, d.Target) {
 		channel, thread = ch, []slack.MsgOption{slack.MsgOptionTS(ts)}
 	} else if isUser(d.Target) {
 		ch, _, _, err := b.api.OpenConversationContext(ctx, &slack.OpenConversationParameters{Users: []string{d.Target}})

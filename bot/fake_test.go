@@ -52,6 +52,11 @@ func values(channel string, opts []slack.MsgOption) url.Values {
 	return v
 }
 
+func (f *fakeAPI) GetUserInfoContext(context.Context, string, ...slack.GetUserInfoOption) (*slack.User, error) {
+	f.count("users.info")
+	return nil, slack.SlackErrorResponse{Err: "user_not_found"}
+}
+
 func (f *fakeAPI) AuthTestContext(context.Context) (*slack.AuthTestResponse, error) {
 	f.count("auth.test")
 	return &slack.AuthTestResponse{UserID: "U0BOT", BotID: "B0BOT", TeamID: "T0TEST"}, nil

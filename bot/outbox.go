@@ -105,6 +105,8 @@ func (b *Bot) questionDeliveries(ctx context.Context, ev *hitl.Event) ([]hitl.De
 		hitl.EventQuestionReopened, // pending again: its inputs come back, with the notice
 		hitl.EventApprovalAdded:    // one more approval of several: the count shows it
 		kind = kindUpdate
+	case hitl.EventQuestionReminded, hitl.EventQuestionEscalated, hitl.EventQuestionReassigned:
+		return b.nudgeDeliveries(ctx, ev) // reminder.go
 	default:
 		return nil, nil
 	}
@@ -125,6 +127,12 @@ func (b *Bot) questionDeliveries(ctx context.Context, ev *hitl.Event) ([]hitl.De
 		def = b.cfg.RunsChannel // questions of runs go to their thread there
 	}
 	targets := Targets(q, def)
+	if kind == kindUpdate {
+		var err error
+		if targets, err = b.messageTargets(ctx, q, targets); err != nil {
+			return nil, err
+		}
+	}
 	if len(targets) == 0 && kind == kindPost {
 		b.log.Warn("question has no channel, no assignee and no default channel is set (HITL_SLACK_CHANNEL): not posted to Slack",
 			"question", ev.QuestionID)

@@ -36,6 +36,8 @@ type Service interface {
 	LearnedRules(ctx context.Context, f hitl.LearnedRuleFilter) (hitl.LearnedRulePage, error)
 	// RevokeRule removes a learned rule, as the principal in ctx.
 	RevokeRule(ctx context.Context, id string) (*hitl.LearnedRule, error)
+	// Reassign hands a question to other people, as the principal in ctx.
+	Reassign(ctx context.Context, id string, to []string) (*hitl.Question, error)
 }
 
 var _ Service = (*hitl.Service)(nil)

@@ -19,6 +19,9 @@ type slackAPI interface {
 	AddReactionContext(ctx context.Context, name string, item slack.ItemRef) error
 	GetUserGroupMembersContext(ctx context.Context, group string, opts ...slack.GetUserGroupMembersOption) ([]string, error)
 	GetPermalinkContext(ctx context.Context, params *slack.PermalinkParameters) (string, error)
+	// GetUserInfoContext reads a profile: the email fallback's address
+	// (email.go).
+	GetUserInfoContext(ctx context.Context, user string, options ...slack.GetUserInfoOption) (*slack.User, error)
 }
 
 var _ slackAPI = (*slack.Client)(nil)

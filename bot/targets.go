@@ -10,6 +10,12 @@ import (
 const (
 	kindPost   = "post"   // post the question (rendered as it is now)
 	kindUpdate = "update" // re-render the posted message in place
+	// reminder.go's: a thread reply that re-notifies (remind, escalate),
+	// and a reassignment (update the message there, or post it to a new
+	// target, and tell the new assignees).
+	kindRemind   = "remind"
+	kindEscalate = "escalate"
+	kindHanded   = "handed"
 )
 
 // Targets returns where a question is posted: its channel; else, with

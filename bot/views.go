@@ -37,17 +37,19 @@ func (b *Bot) registerViews() {
 		blocks.CallbackEdit: answer(func(_ *hitl.Question, s blocks.Submission) hitl.Response {
 			return hitl.Response{Value: hitl.Approve, Edited: s.Value}
 		}),
-		blocks.CallbackChoices: answer(chosen),
+		blocks.CallbackChoices:  answer(chosen),
+		blocks.CallbackReassign: b.reassign,
 	}
 }
 
 // inputBlock names the modal's input block, where Slack shows an error.
 var inputBlock = map[string]string{
-	blocks.CallbackAnswer:  blocks.BlockAnswer,
-	blocks.CallbackDeny:    blocks.BlockReason,
-	blocks.CallbackApprove: blocks.BlockMessage,
-	blocks.CallbackEdit:    blocks.BlockEdited,
-	blocks.CallbackChoices: blocks.BlockChoices,
+	blocks.CallbackAnswer:   blocks.BlockAnswer,
+	blocks.CallbackDeny:     blocks.BlockReason,
+	blocks.CallbackApprove:  blocks.BlockMessage,
+	blocks.CallbackEdit:     blocks.BlockEdited,
+	blocks.CallbackChoices:  blocks.BlockChoices,
+	blocks.CallbackReassign: blocks.BlockReassign,
 }
 
 // chosen is a multi-select answer: the values of the chosen options.

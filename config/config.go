@@ -43,6 +43,10 @@ type Config struct {
 	InteractionThreshold *int `yaml:"interaction_threshold"`
 	// Policy is seed 003's approval policy.
 	Policy PolicyConfig `yaml:"policy"`
+	// Reminders are the reminders and escalation of each question type
+	// (reminders.go); Email their fallback channel.
+	Reminders map[string]ReminderConfig `yaml:"reminders"`
+	Email     Email                     `yaml:"email"`
 	// Sessions are the idle and end times of coding-agent sessions.
 	Sessions Sessions `yaml:"sessions"`
 	// Web configures the web inbox (web.go).

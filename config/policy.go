@@ -26,6 +26,12 @@ type PolicyRule struct {
 	Effect    string   `yaml:"effect"`
 	Approvers []string `yaml:"approvers"`
 	Quorum    int      `yaml:"quorum"`
+	// Reminders and escalation of the questions the rule asks: each key
+	// set wins over the question type's (`reminders:` at the top).
+	Reminders         []Duration `yaml:"reminders"`
+	EscalateAfter     Duration   `yaml:"escalate_after"`
+	EscalateTo        []string   `yaml:"escalate_to"`
+	EscalationChannel string     `yaml:"escalation_channel"`
 }
 
 // Risks is one risk level or a list of them.
@@ -53,7 +59,8 @@ func (c Config) PolicyRules() []hitl.PolicyRule {
 	out := make([]hitl.PolicyRule, 0, len(c.Policy.Rules))
 	for _, r := range c.Policy.Rules {
 		pr := hitl.PolicyRule{Name: r.Name, OpType: hitl.OpType(r.OpType), Resource: r.Resource, Agent: r.Agent,
-			Effect: hitl.Effect(r.Effect), Approvers: r.Approvers, Quorum: r.Quorum}
+			Effect: hitl.Effect(r.Effect), Approvers: r.Approvers, Quorum: r.Quorum,
+			ReminderPolicy: reminderPolicy(r.Reminders, r.EscalateAfter, r.EscalateTo, r.EscalationChannel)}
 		for _, k := range r.Risk {
 			pr.Risk = append(pr.Risk, hitl.Risk(k))
 		}

@@ -39,6 +39,9 @@ func (c Config) Validate() error {
 	if err := (hitl.Policy{Rules: c.PolicyRules()}).Validate(); err != nil {
 		return hitl.Errorf(hitl.EINVALID, "config policy: %s", hitl.ErrorMessage(err))
 	}
+	if err := c.validateReminders(); err != nil {
+		return err
+	}
 	if c.Policy.LearnedTTL < 0 {
 		return bad("policy.learned_ttl", time.Duration(c.Policy.LearnedTTL).String(), "must be a positive duration (0 takes the default, 720h)")
 	}

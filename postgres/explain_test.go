@@ -70,6 +70,7 @@ func TestListsReadTheirIndex(t *testing.T) {
 		{name: "a run's questions", index: "questions_by_job"},
 		{name: "a run's questions, after a cursor", index: "questions_by_job"},
 		{name: "due questions", index: "questions_by_deadline", sql: dueSQL, args: []any{ns(now), 100}},
+		{name: "due reminders", index: "questions_by_reminder", sql: dueRemindersSQL, args: []any{ns(now), 100}},
 		{name: "the outbox's next delivery", index: "deliveries_by_target", sql: nextDeliverySQL, args: []any{"C42"}},
 	}
 	cases[0].sql, cases[0].args = page(hitl.QuestionFilter{Status: hitl.StatusPending, Limit: 50})

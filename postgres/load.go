@@ -121,9 +121,9 @@ func (l *Loader) Question(q *hitl.Question) error {
 	}
 	r := rowOf(q)
 	if _, err := l.tx.Exec(l.ctx, `INSERT INTO questions (id, job_id, status, type, asker, asker_user, created_ns, timeout_ns, responded_ns,
-		responded_by, idem_key, pending, unassigned, waits, sealed, data) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16)`,
+		responded_by, idem_key, pending, unassigned, waits, sealed, data, remind_ns) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17)`,
 		q.ID, q.JobID, string(q.Status), string(q.Type), q.Asker, q.AskerUser, ns(q.CreatedAt), r.timeout, r.responded,
-		r.respondedBy, r.idem, r.pending, r.unassigned, r.waits, r.sealed, data); err != nil {
+		r.respondedBy, r.idem, r.pending, r.unassigned, r.waits, r.sealed, data, r.remind); err != nil {
 		return fmt.Errorf("question %s: %w", q.ID, err)
 	}
 	if err := putAssignees(l.ctx, l.tx, nil, q, r); err != nil {

@@ -17,6 +17,7 @@ import (
 // (the bbolt store's indexOf, as columns).
 type qrow struct {
 	timeout, responded *int64
+	remind             *int64 // when the next reminder is due (pending only)
 	respondedBy        *string
 	idem               []byte // KeyOf(asker, key), which holds a NUL byte
 	pending            bool
@@ -32,6 +33,10 @@ func rowOf(q *hitl.Question) qrow {
 		if q.TimeoutAt != nil {
 			t := ns(*q.TimeoutAt)
 			r.timeout = &t
+		}
+		if p := q.Reminders; p != nil && p.Next != nil {
+			t := ns(*p.Next)
+			r.remind = &t
 		}
 		r.assignees = q.Assignees
 		r.unassigned = len(q.Assignees) == 0
@@ -174,10 +179,10 @@ func (db *DB) CreateQuestion(ctx context.Context, q *hitl.Question, ev *hitl.Eve
 			return err
 		}
 		tag, err := tx.Exec(ctx, `INSERT INTO questions (id, job_id, status, type, asker, asker_user, created_ns, timeout_ns, responded_ns,
-			responded_by, idem_key, pending, unassigned, waits, sealed, data) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16)
+			responded_by, idem_key, pending, unassigned, waits, sealed, data, remind_ns) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17)
 			ON CONFLICT DO NOTHING`,
 			q.ID, q.JobID, string(q.Status), string(q.Type), q.Asker, q.AskerUser, ns(q.CreatedAt), r.timeout, r.responded,
-			r.respondedBy, r.idem, r.pending, r.unassigned, r.waits, r.sealed, data)
+			r.respondedBy, r.idem, r.pending, r.unassigned, r.waits, r.sealed, data, r.remind)
 		if err != nil {
 			return err
 		}
@@ -264,9 +269,9 @@ func updateRow(ctx context.Context, tx pgx.Tx, old, q *hitl.Question) error {
 	}
 	r := rowOf(q)
 	_, err = tx.Exec(ctx, `UPDATE questions SET job_id = $2, status = $3, type = $4, asker = $5, asker_user = $6, created_ns = $7, timeout_ns = $8,
-		responded_ns = $9, responded_by = $10, idem_key = $11, pending = $12, unassigned = $13, waits = $14, sealed = $15, data = $16 WHERE id = $1`,
+		responded_ns = $9, responded_by = $10, idem_key = $11, pending = $12, unassigned = $13, waits = $14, sealed = $15, data = $16, remind_ns = $17 WHERE id = $1`,
 		q.ID, q.JobID, string(q.Status), string(q.Type), q.Asker, q.AskerUser, ns(q.CreatedAt), r.timeout, r.responded,
-		r.respondedBy, r.idem, r.pending, r.unassigned, r.waits, r.sealed, data)
+		r.respondedBy, r.idem, r.pending, r.unassigned, r.waits, r.sealed, data, r.remind)
 	if err != nil {
 		if isUnique(err) {
 			return hitl.Errorf(hitl.ECONFLICT, "idempotency key of question %s is already used by another question", q.ID)

@@ -39,6 +39,7 @@ import (
 //	delivered                 PK (question_id, target); delivered_by_ts (channel, ts)
 //	delivery_claims           PK (target)                           who does a target's deliveries
 //	web_sessions              PK (id); web_sessions_by_expiry (expires_ns, id)
+//	questions_by_reminder     (remind_ns, id) WHERE a reminder is due   due reminders (reminder.go)
 //
 // A learned rule's key and an idempotency key are bytea: they may hold NUL
 // bytes, which text cannot. Text columns that lists order by are COLLATE "C": byte order, as the
@@ -137,6 +138,12 @@ CREATE TABLE delivery_claims (target text COLLATE "C" PRIMARY KEY, holder text N
 	3: `
 CREATE TABLE web_sessions (id text COLLATE "C" PRIMARY KEY, expires_ns bigint NOT NULL, data bytea NOT NULL);
 CREATE INDEX web_sessions_by_expiry ON web_sessions (expires_ns, id);
+`,
+	// Reminder plans (issue 15): when a pending question's next reminder
+	// or escalation is due. Questions of earlier versions hold no plan.
+	4: `
+ALTER TABLE questions ADD COLUMN remind_ns bigint;
+CREATE INDEX questions_by_reminder ON questions (remind_ns, id) WHERE remind_ns IS NOT NULL;
 `,
 }
 

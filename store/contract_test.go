@@ -14,3 +14,7 @@ func TestStoreContract(t *testing.T) {
 func TestOutboxContract(t *testing.T) {
 	storetest.RunOutbox(t, func(t *testing.T) hitl.Outbox { return openTestDB(t) })
 }
+
+func TestMailOutboxContract(t *testing.T) {
+	storetest.RunMail(t, func(t *testing.T) hitl.MailOutbox { return openTestDB(t) })
+}

@@ -34,7 +34,7 @@ const appendFill = 0.9
 // SchemaVersion is the layout version this package reads and writes. It is
 // stored in the meta bucket and checked at open; an older file is migrated
 // (migrate.go).
-const SchemaVersion = 4
+const SchemaVersion = 5
 
 // Bucket names and their layout. Keys are big-endian so that byte order is
 // time or sequence order; the encodings are in keys.go. Later buckets (Slack
@@ -82,7 +82,7 @@ var allBuckets = [][]byte{
 	bucketRunsActive, bucketControl, bucketCounts, bucketControlAge, bucketRunsEnded, bucketByFilter, bucketEventsByRun,
 	bucketSlackMeta, bucketSlackTasks, bucketSlackMessages, bucketSlackByTS, bucketOutboxByTarget,
 	bucketLearned, bucketLearnedByKey, bucketLearnedByAgent, bucketLearnedByExpiry,
-	bucketWebSessions, bucketWebSessionsByExpiry,
+	bucketWebSessions, bucketWebSessionsByExpiry, bucketByReminder, bucketMailMeta, bucketMail, bucketMailDue,
 }
 
 // DB is a hitl.Store in a bbolt file. It is safe for concurrent use.

@@ -34,6 +34,9 @@ func indexOf(q *hitl.Question) []indexEntry {
 		if q.TimeoutAt != nil {
 			e = append(e, indexEntry{bucketByDeadline, timeIDKey(*q.TimeoutAt, q.ID), nil})
 		}
+		if r := q.Reminders; r != nil && r.Next != nil {
+			e = append(e, indexEntry{bucketByReminder, timeIDKey(*r.Next, q.ID), nil})
+		}
 		for _, a := range q.Assignees {
 			e = append(e, indexEntry{bucketByAssignee, prefixedTimeKey(a, q.CreatedAt, q.ID), nil})
 		}
@@ -64,6 +67,7 @@ func indexOf(q *hitl.Question) []indexEntry {
 var indexBuckets = [][]byte{
 	bucketByJob, bucketByCreated, bucketByStatus, bucketByAsker, bucketByDeadline, bucketByAssignee,
 	bucketUnassigned, bucketRunPending, bucketBySettled, bucketByResponder, bucketIdem, bucketSealed, bucketByFilter,
+	bucketByReminder,
 }
 
 // moveIndexes deletes the entries of old that cur no longer has and puts

@@ -26,6 +26,9 @@ import (
 // 3 → 4: a run's events are read by an index (events_by_run, built from
 // the log) and lists by asker × status, type and type × status by
 // by_filter (built from the questions).
+//
+// 4 → 5: questions carry a reminder plan, indexed by when its next
+// reminder is due (by_reminder, built from the questions).
 func migrate(tx *bolt.Tx, from uint64) error {
 	if from < 2 {
 		if tx.Bucket([]byte("pending")) != nil {
@@ -89,6 +92,11 @@ func migrate(tx *bolt.Tx, from uint64) error {
 	}
 	if from < 4 {
 		if err := buildListIndexes(tx, from >= 2); err != nil {
+			return fmt.Errorf("migrate: %w", err)
+		}
+	}
+	if from < 5 {
+		if err := buildReminderIndex(tx); err != nil {
 			return fmt.Errorf("migrate: %w", err)
 		}
 	}

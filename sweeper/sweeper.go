@@ -20,6 +20,7 @@ type SweepFunc func(ctx context.Context) (int, error)
 // what is due, expired or old; this package only calls it.
 type Lifecycle interface {
 	SweepExpired(ctx context.Context) (int, error)
+	SweepReminders(ctx context.Context) (int, error)
 	Prune(ctx context.Context, retention time.Duration) (int, error)
 	PruneLearnedRules(ctx context.Context, limit int) (int, error)
 	FlushRefusals(ctx context.Context) error
@@ -29,8 +30,10 @@ type Lifecycle interface {
 // learnedBatch is how many expired learned rules one transaction deletes.
 const learnedBatch = 256
 
-// Work is the sweeper's work on svc: time out what is due, show silent
-// sessions idle and end the long silent ones, apply
+// Work is the sweeper's work on svc: time out what is due, send the
+// reminders and escalations due (after the timeouts: a question that
+// timed out is reminded of nothing), show silent sessions idle and end
+// the long silent ones, apply
 // retention (0 keeps every question and event; refusals a flood left
 // uncounted are written first), then delete the learned
 // rules that expired (they decide nothing any more, whatever the
@@ -39,6 +42,11 @@ const learnedBatch = 256
 func Work(svc Lifecycle, retention time.Duration) SweepFunc {
 	return func(ctx context.Context) (int, error) {
 		n, err := svc.SweepExpired(ctx)
+		if err != nil {
+			return n, err
+		}
+		reminded, err := svc.SweepReminders(ctx)
+		n += reminded
 		if err != nil {
 			return n, err
 		}

@@ -93,3 +93,28 @@ func TestWork(t *testing.T) {
 
 // The service is what the sweeper runs.
 var _ sweeper.Lifecycle = (*hitl.Service)(nil)
+
+func TestWorkSendsReminders(t *testing.T) {
+	t0 := time.Date(2026, 3, 1, 9, 0, 0, 0, time.UTC)
+	st := memstore.New()
+	clock := clocktest.New(t0)
+	svc := hitl.NewService(st, hitl.ServiceConfig{Notifier: notify.New(), Clock: clock,
+		Reminders: hitl.Reminders{hitl.Blocking: {Every: []hitl.Duration{hitl.Duration(10 * time.Minute)}}}})
+	work := sweeper.Work(svc, 0)
+	ctx := hitl.WithPrincipal(context.Background(), hitl.TokenPrincipal("ci", nil, ""))
+	q, _, err := svc.Create(ctx, "run-1", hitl.NewQuestion{Question: "Deploy?"})
+	require.NoError(t, err)
+	n, err := work(context.Background())
+	require.NoError(t, err)
+	require.Equal(t, 0, n, "nothing due yet")
+	clock.Add(10 * time.Minute)
+	n, err = work(context.Background())
+	require.NoError(t, err)
+	require.Equal(t, 1, n, "the reminder is sent by the sweep")
+	got, err := st.Question(context.Background(), q.ID)
+	require.NoError(t, err)
+	require.Equal(t, 1, got.Reminders.Sent)
+	n, err = work(context.Background())
+	require.NoError(t, err)
+	require.Equal(t, 0, n, "once")
+}

@@ -74,8 +74,8 @@ type answerResult struct {
 func answered(q *hitl.Question) answerResult {
 	res := answerResult{OK: true, QuestionID: q.ID, Settled: !q.Pending()}
 	switch {
-	case q.Pending() && q.Quorum > 1:
-		res.Message = fmt.Sprintf("Your approval of %s is counted: %d of %d approvals.", q.ID, len(q.Approvals), q.Quorum)
+	case q.Pending() && q.NeedsSeveral():
+		res.Message = fmt.Sprintf("Your approval of %s is counted: %s.", q.ID, q.Tally())
 	case q.Sensitive:
 		res.Message = fmt.Sprintf("Answered %s. The answer is sensitive and is not shown.", q.ID)
 	default:

@@ -54,7 +54,7 @@ func (h *Handler) toPage(p hitl.Principal, ev *hitl.Event) pageEvent {
 		out.Message = fmt.Sprintf("Question %s timed out at %s.", ev.QuestionID, out.At)
 	case hitl.EventApprovalAdded:
 		if ev.Question != nil {
-			out.Message = fmt.Sprintf("%s approved %s: %d of %d approvals.", ev.Actor, ev.QuestionID, len(ev.Question.Approvals), ev.Question.Quorum)
+			out.Message = fmt.Sprintf("%s approved %s: %s.", ev.Actor, ev.QuestionID, ev.Question.Tally())
 		}
 	}
 	return out

@@ -11,6 +11,7 @@ import (
 	"github.com/hitlbot/hitl/config"
 	"github.com/hitlbot/hitl/notify"
 	"github.com/hitlbot/hitl/postgres"
+	"github.com/hitlbot/hitl/seal"
 	"github.com/hitlbot/hitl/store"
 )
 
@@ -69,23 +70,30 @@ func openDatabase(ctx context.Context, cfg config.Config, logger *slog.Logger) (
 	return &database{Database: db, notifier: notify.New()}, nil
 }
 
-// sealKey reads cfg's sealing key file (nil when there is none) and
-// checks it against the root's rule for cfg's database.
-func sealKey(cfg config.Config) ([]byte, error) {
-	var key []byte
-	if cfg.SealKeyFile != "" {
-		b, err := os.ReadFile(cfg.SealKeyFile)
-		if err != nil {
-			return nil, hitl.Errorf(hitl.EINVALID, "seal_key_file (HITL_SEAL_KEY_FILE): %v", err)
-		}
-		if key, err = hitl.ParseSealKey(b); err != nil {
-			return nil, hitl.Errorf(hitl.EINVALID, "seal_key_file (HITL_SEAL_KEY_FILE) %s: %s", cfg.SealKeyFile, hitl.ErrorMessage(err))
-		}
-	}
-	if err := hitl.CheckSealKey(postgres.IsURL(cfg.DB), key); err != nil {
+// sealer is the cipher sealing sensitive answers: under cfg's key file,
+// or a key made now; the root's rule says when a key file is needed.
+func sealer(cfg config.Config) (*seal.Cipher, error) {
+	if err := hitl.CheckSealKey(postgres.IsURL(cfg.DB), cfg.SealKeyFile != ""); err != nil {
 		return nil, err
 	}
-	return key, nil
+	if cfg.SealKeyFile == "" {
+		return seal.New(), nil
+	}
+	b, err := os.ReadFile(cfg.SealKeyFile)
+	if err != nil {
+		return nil, hitl.Errorf(hitl.EINVALID, "seal_key_file (HITL_SEAL_KEY_FILE): %v", err)
+	}
+	key, err := seal.ParseKey(b)
+	clear(b)
+	if err != nil {
+		return nil, hitl.Errorf(hitl.EINVALID, "seal_key_file (HITL_SEAL_KEY_FILE) %s: %v", cfg.SealKeyFile, err)
+	}
+	c, err := seal.WithKey(key)
+	clear(key)
+	if err != nil {
+		return nil, hitl.Errorf(hitl.EINVALID, "seal_key_file (HITL_SEAL_KEY_FILE) %s: %v", cfg.SealKeyFile, err)
+	}
+	return c, nil
 }
 
 // databaseName is how serve names its database to people: a URL without

@@ -133,7 +133,10 @@ func cmdAbort(ctx context.Context, args []string, e *env) error {
 func endRun(ctx context.Context, args []string, e *env, name string, ev hitl.StateEventType) error {
 	fs := flag.NewFlagSet(name, flag.ContinueOnError)
 	run := fs.String("run", e.getenv("HITL_RUN"), "the run (loop) id (HITL_RUN)")
-	reason := fs.String("reason", "", "why the loop gave up (abort)")
+	reason := new(string)
+	if ev == hitl.StateAbort {
+		reason = fs.String("reason", "", "why the loop gave up")
+	}
 	if _, err := parseArgs(fs, args); err != nil {
 		return err
 	}

@@ -27,6 +27,8 @@ Usage:
                                       (the first 100; --all: every one)
   hitl answer  ID [VALUE|-] [--text T]  answer a question (no VALUE or -: read it from stdin, hidden)
   hitl cancel  ID [--reason R]        cancel a pending question (or, given a run, the run)
+  hitl reassign ID TO…                hand a question to Slack users or groups (U…, S…),
+                                      who replace its assignees
   hitl history RUN [--json]           a run's phase, pending question and answers
   hitl stats   [--since D] [--run R] [--json]  time to answer, timeout rate by type, questions
                                       per run, response rate, reminders, escalations, alerts
@@ -142,16 +144,17 @@ func main() {
 // commands are hitl's commands by name; the usage text and README.md list
 // the same ones.
 var commands = map[string]func(context.Context, []string, *env) error{
-	"serve":   cmdServe,
-	"ask":     cmdAsk,
-	"pending": cmdPending,
-	"answer":  cmdAnswer,
-	"cancel":  cmdCancel,
-	"history": cmdHistory,
-	"stats":   cmdStats,
-	"compact": cmdCompact,
-	"migrate": cmdMigrate,
-	"version": cmdVersion,
+	"serve":    cmdServe,
+	"ask":      cmdAsk,
+	"pending":  cmdPending,
+	"answer":   cmdAnswer,
+	"cancel":   cmdCancel,
+	"reassign": cmdReassign, // reassign.go
+	"history":  cmdHistory,
+	"stats":    cmdStats,
+	"compact":  cmdCompact,
+	"migrate":  cmdMigrate,
+	"version":  cmdVersion,
 
 	"checkpoint": cmdCheckpoint,
 	"done":       cmdDone,

@@ -12,6 +12,7 @@ import (
 	"github.com/hitlbot/hitl/agent"
 	"github.com/hitlbot/hitl/bot"
 	"github.com/hitlbot/hitl/config"
+	"github.com/hitlbot/hitl/email"
 	"github.com/hitlbot/hitl/ratelimit"
 	"github.com/hitlbot/hitl/shell"
 	"github.com/hitlbot/hitl/sweeper"
@@ -31,11 +32,15 @@ type Main struct {
 
 	// SlackTuning adjusts the bot's pacing and retries (tests shorten them).
 	SlackTuning func(*bot.Config)
+	// MailEvery is how often the mailer looks for mail due again
+	// (mainemail.go; tests shorten it).
+	MailEvery time.Duration
 
 	ln      net.Listener
 	api     *agent.Server
 	http    *http.Server
 	sweeper *sweeper.Sweeper
+	mailer  *email.Mailer
 	obs     *observability // alerts and metrics (metricsvc.go)
 	served  chan struct{}
 	stop    context.CancelFunc // ends long polls and event streams on Close
@@ -54,7 +59,7 @@ func (m *Main) Run(ctx context.Context) (err error) {
 			m.Close()
 		}
 	}()
-	key, err := sealKey(m.Config)
+	sealed, err := sealer(m.Config)
 	if err != nil {
 		return err
 	}
@@ -64,7 +69,7 @@ func (m *Main) Run(ctx context.Context) (err error) {
 	}
 	m.DB = db
 	rl := m.Config.RateLimits
-	m.Service = hitl.NewService(m.DB, hitl.ServiceConfig{Notifier: db.notifier, SealKey: key, Clock: m.Clock, Timeouts: m.Config.HitlTimeouts(),
+	m.Service = hitl.NewService(m.DB, hitl.ServiceConfig{Notifier: db.notifier, Sealer: sealed, Clock: m.Clock, Timeouts: m.Config.HitlTimeouts(),
 		Access: m.access(), Limiter: ratelimit.New(rl.TokenPerMinute, rl.RunPerMinute, nil),
 		Limits: map[hitl.Limit]hitl.Limiter{
 			hitl.LimitControl: ratelimit.New(rl.ControlPerMinute, 0, nil),
@@ -73,7 +78,8 @@ func (m *Main) Run(ctx context.Context) (err error) {
 		},
 		MaxStreams: m.Config.MaxStreams, Threshold: m.Config.InteractionThreshold,
 		ParseCommand: shell.Parse, LearnedTTL: time.Duration(m.Config.Policy.LearnedTTL),
-		Sessions: m.Config.Sessions.Times()})
+		Reminders: m.Config.HitlReminders(),
+		Sessions:  m.Config.Sessions.Times()})
 	if err := m.Service.LoadPolicy(ctx, m.Config.PolicyRules()); err != nil {
 		return err
 	}
@@ -98,6 +104,9 @@ func (m *Main) Run(ctx context.Context) (err error) {
 		m.Bot = bot.New(sc, m.Service, m.DB)
 		m.Service.SetDirectory(m.Bot.Directory())
 		m.Bot.Start(context.Background())
+	}
+	if err := m.startMailer(); err != nil {
+		return err
 	}
 	if m.ln, err = net.Listen("tcp", m.Config.Listen); err != nil {
 		return hitl.Errorf(hitl.EUNAVAILABLE, "listen on %s: %v", m.Config.Listen, err)
@@ -147,6 +156,9 @@ func (m *Main) Close() error {
 	m.obs.close()
 	if m.Bot != nil {
 		m.Bot.Close()
+	}
+	if m.mailer != nil {
+		m.mailer.Close()
 	}
 	if m.DB != nil {
 		return m.DB.Close()

@@ -46,7 +46,7 @@ func TestSlackAppManifest(t *testing.T) {
 	require.Len(t, m.Features.SlashCommands, 1)
 	assert.Equal(t, "/hitl", m.Features.SlashCommands[0].Command)
 	assert.ElementsMatch(t, []string{"app_home_opened", "message.channels", "message.groups", "message.im"}, m.Settings.Events.Bot)
-	for _, scope := range []string{"chat:write", "commands", "im:write", "channels:history", "groups:history", "im:history", "reactions:write", "usergroups:read"} {
+	for _, scope := range []string{"chat:write", "commands", "im:write", "channels:history", "groups:history", "im:history", "reactions:write", "usergroups:read", "users:read", "users:read.email"} {
 		assert.Contains(t, m.OAuth.Scopes.Bot, scope)
 	}
 }

@@ -15,3 +15,7 @@ func TestStoreContract(t *testing.T) {
 func TestOutboxContract(t *testing.T) {
 	storetest.RunOutbox(t, func(*testing.T) hitl.Outbox { return memstore.NewOutbox() })
 }
+
+func TestMailOutboxContract(t *testing.T) {
+	storetest.RunMail(t, func(*testing.T) hitl.MailOutbox { return memstore.NewMailOutbox() })
+}

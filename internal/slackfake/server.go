@@ -98,6 +98,7 @@ type config struct {
 	users              map[string]string   // id -> name
 	channels           map[string]string   // id -> name
 	groups             map[string][]string // user group id -> members
+	emails             map[string]string   // user id -> profile email (users.go)
 }
 
 // Option configures a Server.

@@ -165,6 +165,7 @@ var webMethods = map[string]func(*Server, *request) result{
 	"views.update":          (*Server).viewsUpdate,
 	"views.publish":         (*Server).viewsPublish,
 	"usergroups.users.list": (*Server).usergroupsUsersList,
+	"users.info":            (*Server).usersInfo, // users.go
 }
 
 // serveAPI answers one Web API call: scripted failures first, then the

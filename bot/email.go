@@ -1,0 +1,22 @@
+package bot
+
+import (
+	"context"
+
+	"github.com/hitlbot/hitl"
+	"github.com/slack-go/slack"
+)
+
+// EmailOf returns user's email from their Slack profile ("" when Slack
+// shows none: the app lacks users:read.email, or the user has none), for
+// the email edge.
+func (b *Bot) EmailOf(ctx context.Context, user string) (string, error) {
+	u, err := b.api.GetUserInfoContext(ctx, user)
+	if err != nil {
+		if se, ok := err.(slack.SlackErrorResponse); ok && (se.Err == "user_not_found" || se.Err == "missing_scope") {
+			return "", nil
+		}
+		return "", hitl.Errorf(hitl.EUNAVAILABLE, "slack users.info %s: %v", user, err)
+	}
+	return u.Profile.Email, nil
+}

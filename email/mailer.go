@@ -1,0 +1,252 @@
+// Package email is hitl's email edge, seed 001's fallback channel: the
+// reminders and escalations of blocking questions and approvals also go by
+// email. Like the Slack bot, it reads the durable event log into a durable
+// outbox (hitl.MailOutbox, the cursor moved in the same commit), so no
+// event is mailed twice, and sends from the outbox, retrying failures with
+// backoff: the service never waits on the mail server.
+package email
+
+import (
+	"context"
+	"log/slog"
+	"time"
+
+	"github.com/hitlbot/hitl"
+)
+
+// Service is what the mailer reads: the event log and the questions.
+type Service interface {
+	Events(ctx context.Context, after uint64, limit int) ([]*hitl.Event, uint64, error)
+	Question(ctx context.Context, id string) (*hitl.Question, error)
+	Changed() <-chan struct{}
+}
+
+// Config configures a Mailer.
+type Config struct {
+	Send Sender
+	// Addresses maps Slack users to addresses; it beats Lookup.
+	Addresses map[string]string
+	// Lookup finds a Slack user's address (the Slack profile's email,
+	// users:read.email); nil: only Addresses.
+	Lookup func(ctx context.Context, user string) (string, error)
+	// WebURL is where people open a question (web.url).
+	WebURL string
+	// Answerers are config's Slack answerers: who an unassigned
+	// question's reminder goes to.
+	Answerers []string
+	Clock     hitl.Clock
+	Logger    *slog.Logger
+	// Every is how often the loop looks for mail due again (default 5 s).
+	Every time.Duration
+}
+
+// Retry policy: the n-th failure waits retryBase·2ⁿ⁻¹, at most retryMax;
+// after maxAttempts a mail is given up (and logged).
+const (
+	retryBase   = 30 * time.Second
+	retryMax    = 30 * time.Minute
+	maxAttempts = 12
+	eventPage   = 256
+	sendBatch   = 32
+)
+
+// Mailer turns reminders and escalations into mail and sends it.
+type Mailer struct {
+	cfg  Config
+	svc  Service
+	box  hitl.MailOutbox
+	log  *slog.Logger
+	stop context.CancelFunc
+	done chan struct{}
+}
+
+// New returns a mailer over svc and box.
+func New(cfg Config, svc Service, box hitl.MailOutbox) *Mailer {
+	if cfg.Clock == nil {
+		cfg.Clock = hitl.SystemClock{}
+	}
+	if cfg.Logger == nil {
+		cfg.Logger = slog.Default()
+	}
+	if cfg.Every <= 0 {
+		cfg.Every = 5 * time.Second
+	}
+	return &Mailer{cfg: cfg, svc: svc, box: box, log: cfg.Logger.With("component", "email")}
+}
+
+// observer is how the mailer reads: every event, deciding nothing.
+func observer(ctx context.Context) context.Context {
+	return hitl.WithPrincipal(ctx, hitl.ObserverPrincipal("email"))
+}
+
+// Start runs the mailer in the background until Close.
+func (m *Mailer) Start() {
+	ctx, stop := context.WithCancel(observer(context.Background()))
+	m.stop, m.done = stop, make(chan struct{})
+	go func() {
+		defer close(m.done)
+		tick := time.NewTicker(m.cfg.Every)
+		defer tick.Stop()
+		for ctx.Err() == nil {
+			changed := m.svc.Changed()
+			if _, err := m.Project(ctx); err != nil && ctx.Err() == nil {
+				m.log.Error("email: reading events failed", "err", err)
+			}
+			if _, err := m.Send(ctx); err != nil && ctx.Err() == nil {
+				m.log.Error("email: reading the mail outbox failed", "err", err)
+			}
+			select {
+			case <-changed:
+			case <-tick.C:
+			case <-ctx.Done():
+			}
+		}
+	}()
+}
+
+// Close stops the mailer and waits for it.
+func (m *Mailer) Close() {
+	if m.stop != nil {
+		m.stop()
+		<-m.done
+	}
+}
+
+// Project turns the events after the outbox's cursor into mail, one page
+// at a time, and reports how many events it read.
+func (m *Mailer) Project(ctx context.Context) (int, error) {
+	ctx = observer(ctx)
+	n := 0
+	for {
+		cursor, err := m.box.MailCursor(ctx)
+		if err != nil {
+			return n, err
+		}
+		evs, last, err := m.svc.Events(ctx, cursor, eventPage)
+		if err != nil || last == cursor {
+			return n, err
+		}
+		var ms []hitl.Mail
+		for _, ev := range evs {
+			more, err := m.mailFor(ctx, ev)
+			if err != nil {
+				return n, err
+			}
+			ms = append(ms, more...)
+		}
+		if err := m.box.EnqueueMail(ctx, last, ms); err != nil {
+			return n, err
+		}
+		n += int(last - cursor)
+	}
+}
+
+// mailFor is the mail an event owes (the root says who gets which).
+func (m *Mailer) mailFor(ctx context.Context, ev *hitl.Event) ([]hitl.Mail, error) {
+	if ev.Type != hitl.EventQuestionReminded && ev.Type != hitl.EventQuestionEscalated {
+		return nil, nil
+	}
+	q := ev.Question
+	if q == nil {
+		var err error
+		switch q, err = m.svc.Question(ctx, ev.QuestionID); hitl.ErrorCode(err) {
+		case "":
+		case hitl.ENOTFOUND:
+			return nil, nil
+		default:
+			return nil, err
+		}
+	}
+	if !hitl.Mailed(ev.Type, q) {
+		return nil, nil
+	}
+	var ms []hitl.Mail
+	for _, u := range hitl.MailRecipients(ev.Type, q, m.cfg.Answerers) {
+		ms = append(ms, hitl.Mail{QuestionID: q.ID, User: u, Nudge: ev.Type, NextAt: ev.At})
+	}
+	return ms, nil
+}
+
+// Send sends the mail due now and reports how many went out. A failure
+// is retried later with backoff (the outbox keeps it); a question settled
+// meanwhile, or a person without an address, is mailed nothing.
+func (m *Mailer) Send(ctx context.Context) (int, error) {
+	ctx = observer(ctx)
+	sent := 0
+	for {
+		due, err := m.box.DueMail(ctx, m.cfg.Clock.Now(), sendBatch)
+		if err != nil || len(due) == 0 {
+			return sent, err
+		}
+		for _, mail := range due {
+			ok, err := m.sendOne(ctx, mail)
+			if err != nil {
+				return sent, err
+			}
+			if ok {
+				sent++
+			}
+		}
+		if len(due) < sendBatch {
+			return sent, nil
+		}
+	}
+}
+
+// sendOne sends mail, or records why not; ok reports it was sent. The
+// error is the outbox's only.
+func (m *Mailer) sendOne(ctx context.Context, mail hitl.Mail) (ok bool, err error) {
+	q, err := m.svc.Question(ctx, mail.QuestionID)
+	if hitl.ErrorCode(err) == hitl.ENOTFOUND || (err == nil && !q.Pending()) {
+		return false, m.box.CompleteMail(ctx, mail.Seq) // pruned or settled: nothing to nudge
+	}
+	var to string
+	if err == nil {
+		to, err = m.address(ctx, mail.User)
+	}
+	if err == nil && to == "" {
+		m.log.Warn("email: no address for a reminder; set email.addresses or grant users:read.email", "user", mail.User, "question", mail.QuestionID)
+		return false, m.box.CompleteMail(ctx, mail.Seq)
+	}
+	if err == nil {
+		sctx, cancel := context.WithTimeout(ctx, time.Minute)
+		err = m.cfg.Send(sctx, to, Render(q, mail.Nudge, m.cfg.WebURL))
+		cancel()
+		if err == nil {
+			return true, m.box.CompleteMail(ctx, mail.Seq)
+		}
+	}
+	if ctx.Err() != nil {
+		return false, ctx.Err()
+	}
+	mail.Attempts++
+	mail.LastError = err.Error()
+	if mail.Attempts >= maxAttempts {
+		m.log.Error("email: giving up on a reminder", "user", mail.User, "question", mail.QuestionID, "attempts", mail.Attempts, "err", err)
+		return false, m.box.CompleteMail(ctx, mail.Seq)
+	}
+	mail.NextAt = m.cfg.Clock.Now().Add(backoff(mail.Attempts))
+	m.log.Warn("email: sending failed; retrying later", "user", mail.User, "question", mail.QuestionID, "attempt", mail.Attempts, "err", err)
+	return false, m.box.RetryMail(ctx, mail)
+}
+
+// backoff is how long the n-th failure waits.
+func backoff(n int) time.Duration {
+	d := retryBase
+	for i := 1; i < n && d < retryMax; i++ {
+		d *= 2
+	}
+	return min(d, retryMax)
+}
+
+// address is where user's mail goes: config's map, else their Slack
+// profile's email.
+func (m *Mailer) address(ctx context.Context, user string) (string, error) {
+	if a := m.cfg.Addresses[user]; a != "" {
+		return a, nil
+	}
+	if m.cfg.Lookup == nil {
+		return "", nil
+	}
+	return m.cfg.Lookup(ctx, user)
+}

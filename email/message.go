@@ -1,0 +1,87 @@
+package email
+
+import (
+	"net/url"
+	"strings"
+	"time"
+
+	"github.com/hitlbot/hitl"
+)
+
+// Message is an email's subject and plain-text body.
+type Message struct {
+	Subject string `json:"subject"`
+	Body    string `json:"body"`
+}
+
+// maxQuestion bounds the question text quoted in a mail.
+const maxQuestion = 2000
+
+// Render is the mail of a reminder or escalation (nudge) of q: what waits,
+// for how long, and the link that opens it (webURL + /q/ID; no
+// link without webURL). Agent text is quoted as plain text, cut at
+// maxQuestion characters.
+func Render(q *hitl.Question, nudge hitl.EventType, webURL string) Message {
+	kind := "Question"
+	if q.Type == hitl.Approval {
+		kind = "Approval"
+	}
+	first := oneLine(q.Question)
+	if r := []rune(first); len(r) > 80 {
+		first = string(r[:79]) + "…"
+	}
+	var b strings.Builder
+	subject := "Reminder: " + kind + " waiting for you: " + first
+	if nudge == hitl.EventQuestionEscalated {
+		subject = "Escalated to you: " + kind + " nobody answered: " + first
+		b.WriteString("Nobody answered this in time, so it was escalated to you: you may answer it now.\n\n")
+	} else {
+		b.WriteString("This is still waiting for an answer.\n\n")
+	}
+	text := strings.TrimSpace(q.Question)
+	if r := []rune(text); len(r) > maxQuestion {
+		text = string(r[:maxQuestion]) + "… (cut: open it for the full text)"
+	}
+	b.WriteString(quote(text) + "\n\n")
+	if q.Asker != "" {
+		b.WriteString("Asked by: " + oneLine(q.Asker) + "\n")
+	}
+	b.WriteString("Run: " + oneLine(q.JobID) + "\n")
+	if q.TimeoutAt != nil {
+		b.WriteString("Answer by: " + q.TimeoutAt.UTC().Format(time.RFC1123) + "\n")
+	}
+	b.WriteString("Question: " + q.ID + "\n")
+	if link := Link(webURL, q.ID); link != "" {
+		b.WriteString("\nOpen it: " + link + "\n")
+	} else {
+		b.WriteString("\nAnswer it in Slack, or with: hitl answer " + q.ID + " VALUE\n")
+	}
+	return Message{Subject: subject, Body: b.String()}
+}
+
+// Link is the web inbox's page of question id under webURL (its /q/ID),
+// or "" without one.
+func Link(webURL, id string) string {
+	if webURL == "" {
+		return ""
+	}
+	return strings.TrimRight(webURL, "/") + "/q/" + url.PathEscape(id)
+}
+
+func oneLine(s string) string {
+	return strings.Join(strings.Fields(strings.Map(func(r rune) rune {
+		if r < ' ' || r == 0x7f {
+			return ' '
+		}
+		return r
+	}, s)), " ")
+}
+
+// quote prefixes every line of s with "> ", control characters removed.
+func quote(s string) string {
+	lines := strings.Split(s, "\n")
+	for i, l := range lines {
+		lines[i] = "> " + oneLine(l)
+	}
+	return strings.Join(lines, "\n")
+}

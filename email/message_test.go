@@ -1,0 +1,54 @@
+package email
+
+import (
+	"encoding/json"
+	"flag"
+	"os"
+	"path/filepath"
+	"testing"
+	"time"
+
+	"github.com/hitlbot/hitl"
+)
+
+var update = flag.Bool("update", false, "rewrite testdata/*.golden.json")
+
+func TestRenderGolden(t *testing.T) {
+	timeout := time.Date(2026, 11, 24, 9, 30, 0, 0, time.UTC)
+	q := &hitl.Question{ID: "q_0123456789abcdef", JobID: "loop-1703123456-12345", Type: hitl.Blocking, Status: hitl.StatusPending,
+		Question: "Which database should I migrate first?\nprod\x1b[2J or staging", Asker: "api:ci", TimeoutAt: &timeout}
+	approval := &hitl.Question{ID: "q_approval", JobID: "deploys", Type: hitl.Approval, Status: hitl.StatusPending,
+		Question: "Deploy v2 to prod?", Asker: "api:deployer"}
+	for name, c := range map[string]struct {
+		q     *hitl.Question
+		nudge hitl.EventType
+		web   string
+	}{
+		"reminder_with_link":     {q, hitl.EventQuestionReminded, "https://hitl.example.com/"},
+		"escalation_without_web": {approval, hitl.EventQuestionEscalated, ""},
+	} {
+		t.Run(name, func(t *testing.T) {
+			got, err := json.MarshalIndent(Render(c.q, c.nudge, c.web), "", "  ")
+			if err != nil {
+				t.Fatal(err)
+			}
+			got = append(got, '\n')
+			path := filepath.Join("testdata", name+".golden.json")
+			if *update {
+				if err := os.MkdirAll("testdata", 0o755); err != nil {
+					t.Fatal(err)
+				}
+				if err := os.WriteFile(path, got, 0o644); err != nil {
+					t.Fatal(err)
+				}
+			}
+			want, err := os.ReadFile(path)
+			if err != nil {
+				t.Fatalf("%v (go test ./email -update writes it)", err)
+			}
+			if string(want) != string(got) {
+				t.Errorf("%s differs:\n%s", path, got)
+			}
+		})
+	}
+}

@@ -1,0 +1,86 @@
+package memstore
+
+import (
+	"context"
+	"sort"
+	"sync"
+	"time"
+
+	"github.com/hitlbot/hitl"
+)
+
+// MailOutbox is hitl.MailOutbox in memory.
+type MailOutbox struct {
+	mu     sync.Mutex
+	cursor uint64
+	seq    uint64
+	mail   map[uint64]hitl.Mail
+}
+
+var _ hitl.MailOutbox = (*MailOutbox)(nil)
+
+// NewMailOutbox returns an empty mail outbox.
+func NewMailOutbox() *MailOutbox { return &MailOutbox{mail: map[uint64]hitl.Mail{}} }
+
+// MailCursor implements hitl.MailOutbox.
+func (o *MailOutbox) MailCursor(context.Context) (uint64, error) {
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	return o.cursor, nil
+}
+
+// EnqueueMail implements hitl.MailOutbox.
+func (o *MailOutbox) EnqueueMail(_ context.Context, cursor uint64, ms []hitl.Mail) error {
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	for i := range ms {
+		o.seq++
+		ms[i].Seq = o.seq
+		o.mail[o.seq] = ms[i]
+	}
+	o.cursor = cursor
+	return nil
+}
+
+// DueMail implements hitl.MailOutbox (by scanning: fine for tests).
+func (o *MailOutbox) DueMail(_ context.Context, now time.Time, limit int) ([]hitl.Mail, error) {
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	out := []hitl.Mail{}
+	for _, m := range o.mail {
+		if !m.NextAt.After(now) {
+			out = append(out, m)
+		}
+	}
+	sort.Slice(out, func(i, j int) bool {
+		if !out[i].NextAt.Equal(out[j].NextAt) {
+			return out[i].NextAt.Before(out[j].NextAt)
+		}
+		return out[i].Seq < out[j].Seq
+	})
+	if limit > 0 && len(out) > limit {
+		out = out[:limit]
+	}
+	return out, nil
+}
+
+// CompleteMail implements hitl.MailOutbox.
+func (o *MailOutbox) CompleteMail(_ context.Context, seq uint64) error {
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	delete(o.mail, seq)
+	return nil
+}
+
+// RetryMail implements hitl.MailOutbox.
+func (o *MailOutbox) RetryMail(_ context.Context, m hitl.Mail) error {
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	old, ok := o.mail[m.Seq]
+	if !ok {
+		return hitl.Errorf(hitl.ENOTFOUND, "mail %d is not queued", m.Seq)
+	}
+	old.Attempts, old.NextAt, old.LastError = m.Attempts, m.NextAt, m.LastError
+	o.mail[m.Seq] = old
+	return nil
+}

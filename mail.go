@@ -1,0 +1,74 @@
+package hitl
+
+import (
+	"context"
+	"slices"
+	"time"
+)
+
+// Email is seed 001's fallback channel: the reminders and escalations of
+// blocking questions and approvals also go by email, to the people they
+// re-notify. The email edge turns events into Mail in a durable outbox
+// (MailOutbox) and sends them, retrying failures; this file says who gets
+// which, once.
+
+// Mail is one email the email edge owes: a reminder or escalation of a
+// question, to one person.
+type Mail struct {
+	Seq        uint64    `json:"seq"` // set by the MailOutbox
+	QuestionID string    `json:"questionId"`
+	User       string    `json:"user"`  // the Slack user it is for
+	Nudge      EventType `json:"nudge"` // EventQuestionReminded or EventQuestionEscalated
+	Attempts   int       `json:"attempts,omitempty"`
+	NextAt     time.Time `json:"nextAt"` // when it is due (again)
+	LastError  string    `json:"lastError,omitempty"`
+}
+
+// MailOutbox is the email edge's durable state: a cursor into the event
+// log and the mail owed, indexed by when each is due. Every method is
+// durable when it returns.
+type MailOutbox interface {
+	// MailCursor returns the Seq of the last event turned into mail.
+	MailCursor(ctx context.Context) (uint64, error)
+	// EnqueueMail appends ms (setting their Seq) and moves the cursor to
+	// cursor, atomically: no event is turned into mail twice.
+	EnqueueMail(ctx context.Context, cursor uint64, ms []Mail) error
+	// DueMail returns up to limit mails whose NextAt is at or before now,
+	// earliest first (then by Seq). Its cost grows with the number
+	// returned.
+	DueMail(ctx context.Context, now time.Time, limit int) ([]Mail, error)
+	// CompleteMail removes mail seq (sent, or given up); an unknown seq
+	// is not an error.
+	CompleteMail(ctx context.Context, seq uint64) error
+	// RetryMail stores m's Attempts, NextAt and LastError; ENOTFOUND when
+	// mail m.Seq is no longer queued.
+	RetryMail(ctx context.Context, m Mail) error
+}
+
+// Mailed reports whether an event of q goes by email too: reminders and
+// escalations of pending blocking questions and approvals.
+func Mailed(ev EventType, q *Question) bool {
+	return (ev == EventQuestionReminded || ev == EventQuestionEscalated) && q.Pending() &&
+		(q.Type == Blocking || q.Type == Approval)
+}
+
+// MailRecipients are the Slack users a reminder or escalation of q is
+// mailed to: for an escalation, the people it added; for a reminder,
+// everyone who was re-notified: its assignees and escalated people, else
+// answerers (config's). User groups are left out (their members are
+// reminded in Slack).
+func MailRecipients(ev EventType, q *Question, answerers []string) []string {
+	who := append(slices.Clone(q.Assignees), q.EscalatedTo...)
+	if ev == EventQuestionEscalated && q.Reminders != nil {
+		who = slices.Clone(q.Reminders.EscalateTo)
+	} else if len(who) == 0 {
+		who = answerers
+	}
+	var out []string
+	for _, id := range who {
+		if !isGroupID(id) && slackIDPattern.MatchString(id) && !slices.Contains(out, id) && id != q.AskerUser {
+			out = append(out, id)
+		}
+	}
+	return out
+}
