@@ -41,6 +41,13 @@ type QuestionFilter struct {
 	RespondedBy string
 	// Reverse reads the index backwards: newest first.
 	Reverse bool
+	// ByDeadline lists pending questions only, soonest deadline first
+	// (latest first with Reverse), those that never time out last, ties
+	// by id: the pending list, an Assignee's, the Unassigned list, a
+	// run's (JobID), a Type's and a Queue are read from indexes in that
+	// order (the other fields are checked on each question read). A Queue read by deadline takes a
+	// Cursor and returns NextCursor, like every other list.
+	ByDeadline bool
 	// Limit is the page size: 0 means DefaultPageSize; at most MaxPageSize.
 	Limit int
 	// Cursor continues after the page that returned it as NextCursor.
@@ -69,6 +76,7 @@ func (f QuestionFilter) Match(q *Question) bool {
 		(len(f.Queue) == 0 || (q.Pending() && (slices.ContainsFunc(q.Assignees, func(a string) bool { return slices.Contains(f.Queue, a) }) ||
 			(f.Unassigned && len(q.Assignees) == 0)))) &&
 		(f.RespondedBy == "" || (q.Status == StatusAnswered && q.RespondedBy == f.RespondedBy)) &&
+		(!f.ByDeadline || q.Pending()) &&
 		(f.NotAskedBy == "" || (q.AskerUser != f.NotAskedBy && q.Asker != "slack:"+f.NotAskedBy))
 }
 

@@ -9,10 +9,11 @@ import (
 	"time"
 
 	"github.com/hitlbot/hitl"
+	"github.com/hitlbot/hitl/internal/broadcast"
 )
 
 // eventBatch is how many events are read from the log at a time.
-const eventBatch = 256
+const eventBatch = broadcast.ReadBatch
 
 // handleEvents serves GET /api/events: the event log as Server-Sent
 // Events, filtered by ?jobId=. A stream starts live, at the end of the
@@ -22,7 +23,7 @@ const eventBatch = 256
 // by log sequence only).
 //
 // Live events come from the server's broadcaster, which reads each change
-// once per distinct principal; a stream reads the log itself only to
+// once for every stream; a stream reads the log itself only to
 // catch up.
 func (s *Server) handleEvents(w http.ResponseWriter, r *http.Request) {
 	after, resume, err := parseAfter(r)
@@ -43,15 +44,15 @@ func (s *Server) handleEvents(w http.ResponseWriter, r *http.Request) {
 	}
 	defer release()
 	ctx := r.Context()
-	sub, err := s.stream.subscribe(ctx, hitl.PrincipalFrom(ctx))
+	sub, err := s.stream.Subscribe(ctx, hitl.PrincipalFrom(ctx))
 	if err != nil {
 		writeError(w, r, s.log, err)
 		return
 	}
-	defer s.stream.unsubscribe(sub)
+	defer s.stream.Unsubscribe(sub)
 	if !resume {
 		// The broadcaster may trail the log by the change in flight.
-		if after, err = endOfLog(ctx, s.events, sub.start); err != nil {
+		if after, err = broadcast.EndOfLog(ctx, s.events, sub.Start()); err != nil {
 			writeError(w, r, s.log, err)
 			return
 		}
@@ -65,18 +66,18 @@ func (s *Server) handleEvents(w http.ResponseWriter, r *http.Request) {
 	if s.send(st.rc, func() error { _, err := fmt.Fprint(w, "retry: 2000\n\n"); return err }) != nil {
 		return
 	}
-	if st.catchUp(sub.start) != nil {
+	if st.catchUp(sub.Start()) != nil {
 		return
 	}
 	ping := time.NewTicker(s.cfg.Heartbeat)
 	defer ping.Stop()
 	for {
 		select {
-		case bt := <-sub.ch:
+		case bt := <-sub.Batches():
 			if st.deliver(bt) != nil {
 				return
 			}
-		case <-sub.gone:
+		case <-sub.Gone():
 			return // too far behind: the client resumes from the log
 		case <-ping.C:
 			beat := func() error {
@@ -107,17 +108,17 @@ type stream struct {
 // deliver writes the frames of bt the stream has not written yet; when bt
 // was not read for this stream's principal, or a range is missing before
 // it, the stream reads the log itself.
-func (st *stream) deliver(bt batch) error {
-	if bt.to <= st.cur {
+func (st *stream) deliver(bt broadcast.Batch) error {
+	if bt.To <= st.cur {
 		return nil
 	}
-	if !bt.read || bt.from > st.cur {
-		return st.catchUp(bt.to)
+	if !bt.Read || bt.From > st.cur {
+		return st.catchUp(bt.To)
 	}
-	if err := st.write(bt.frames); err != nil {
+	if err := st.write(bt.Frames); err != nil {
 		return err
 	}
-	st.cur = bt.to
+	st.cur = bt.To
 	return nil
 }
 
@@ -143,13 +144,13 @@ func (st *stream) catchUp(to uint64) error {
 		if last == st.cur {
 			return nil // nothing there (retention pruned it)
 		}
-		frames := make([]frame, 0, len(evs))
+		frames := make([]broadcast.Frame, 0, len(evs))
 		for _, ev := range evs {
 			b, err := encodeFrame(ev)
 			if err != nil {
 				return err
 			}
-			frames = append(frames, frame{seq: ev.Seq, job: ev.JobID, b: b})
+			frames = append(frames, broadcast.Frame{Seq: ev.Seq, Job: ev.JobID, Event: ev, B: b})
 		}
 		if err := st.write(frames); err != nil {
 			return err
@@ -161,13 +162,13 @@ func (st *stream) catchUp(to uint64) error {
 
 // write writes the frames after cur that the stream shows, in one write
 // deadline and one flush.
-func (st *stream) write(frames []frame) error {
+func (st *stream) write(frames []broadcast.Frame) error {
 	return st.s.send(st.rc, func() error {
 		for _, f := range frames {
-			if f.seq <= st.cur || (st.job != "" && f.job != st.job) {
+			if f.Seq <= st.cur || (st.job != "" && f.Job != st.job) {
 				continue
 			}
-			if _, err := st.w.Write(f.b); err != nil {
+			if _, err := st.w.Write(f.B); err != nil {
 				return err
 			}
 		}

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/hitlbot/hitl"
+	"github.com/hitlbot/hitl/internal/broadcast"
 )
 
 // Defaults of ServerConfig.
@@ -84,7 +85,7 @@ type Server struct {
 	// guard is nil when nothing bounds streams and policy calls.
 	guard  hitl.FloodGuard
 	events hitl.EventLog
-	stream *broadcaster // fans the log out to the SSE streams
+	stream *broadcast.Broadcaster // fans the log out to the SSE streams
 	cfg    ServerConfig
 	log    *slog.Logger
 	tokens []tokenEntry
@@ -145,7 +146,7 @@ func NewServer(svc hitl.QuestionService, log hitl.EventLog, cfg ServerConfig) *S
 		}
 	}
 	s.base, s.cancelBase = context.WithCancel(context.Background())
-	s.stream = newBroadcaster(s.base, log, cfg.Logger)
+	s.stream = broadcast.New(s.base, log, cfg.Logger, encodeFrame)
 	for _, t := range cfg.Tokens {
 		s.tokens = append(s.tokens, tokenEntry{sum: sha256.Sum256([]byte(t.Secret)), principal: t.Principal})
 	}

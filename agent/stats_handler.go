@@ -54,13 +54,7 @@ func (s *Server) handleMetrics(w http.ResponseWriter, r *http.Request) {
 }
 
 // EventStreams is how many SSE event streams are open (hitl_event_streams).
-func (s *Server) EventStreams() int { return s.stream.count() }
-
-func (b *broadcaster) count() int {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return len(b.subs)
-}
+func (s *Server) EventStreams() int { return s.stream.Count() }
 
 // Stats implements hitl.StatsService over HTTP.
 func (c *Client) Stats(ctx context.Context, q hitl.StatsQuery) (*hitl.Stats, error) {

@@ -9,7 +9,6 @@ import (
 	"strings"
 
 	"github.com/hitlbot/hitl"
-	"github.com/jackc/pgx/v5"
 )
 
 // A question list's cursor is the position of the last question of the
@@ -79,7 +78,14 @@ func (w *where) filter(f hitl.QuestionFilter) {
 	if f.NotAskedBy != "" {
 		w.add("q.asker_user <> ? AND q.asker <> ?", f.NotAskedBy, "slack:"+f.NotAskedBy)
 	}
+	if f.ByDeadline && !f.Unassigned && f.Assignee == "" && len(f.Queue) == 0 {
+		w.add("q.pending") // assignees and q.unassigned hold pending questions only
+	}
 }
+
+// dueCol is a question's place in the lists by deadline, as the
+// by-deadline indexes hold it (schema version 5).
+const dueCol = "coalesce(q.timeout_ns, 9223372036854775807)"
 
 // Questions implements hitl.Store. The conditions of f are one query in
 // the order of the index f names (schema.go); the planner reads that
@@ -127,46 +133,75 @@ func (db *DB) Questions(ctx context.Context, f hitl.QuestionFilter) (hitl.Questi
 	return page, nil
 }
 
-// queue reads a person's queue: the newest (or oldest) page of each of
-// its sources (one assignee's entries, the unassigned index), merged by
-// the query; only the questions returned are read.
+// queue reads a person's queue: the newest (or oldest; by deadline, the
+// soonest or latest) page of each of its sources (one assignee's
+// entries, the unassigned index) after the cursor, merged by the query;
+// only the questions returned are read. By creation time a queue is one
+// page (More); by deadline it goes on with NextCursor.
 func (db *DB) queue(ctx context.Context, f hitl.QuestionFilter) (hitl.QuestionPage, error) {
-	if f.Cursor != "" {
-		return hitl.QuestionPage{}, hitl.Errorf(hitl.EINVALID, "a queue is read in one page: it takes no cursor")
+	if f.Cursor != "" && !f.ByDeadline {
+		return hitl.QuestionPage{}, hitl.Errorf(hitl.EINVALID, "a queue by creation time is read in one page: it takes no cursor")
 	}
 	size := f.PageSize()
-	dir := ""
+	dir, op := "", ">"
 	if f.Reverse {
-		dir = " DESC"
+		dir, op = " DESC", "<"
 	}
 	var w where
-	w.filter(hitl.QuestionFilter{JobID: f.JobID, Asker: f.Asker, Status: f.Status, Type: f.Type, RespondedBy: f.RespondedBy, NotAskedBy: f.NotAskedBy})
+	w.filter(hitl.QuestionFilter{JobID: f.JobID, Asker: f.Asker, Status: f.Status, Type: f.Type, RespondedBy: f.RespondedBy, NotAskedBy: f.NotAskedBy}) // both sources hold pending questions only
+	assigneeCol, unassignedCol := "a.created_ns", "q.created_ns"
+	if f.ByDeadline {
+		assigneeCol, unassignedCol = "a.due_ns", dueCol
+	}
+	after := ""
+	if f.Cursor != "" {
+		at, last, err := decodeCursor(f.Cursor)
+		if err != nil {
+			return hitl.QuestionPage{}, err
+		}
+		w.args = append(w.args, at, last)
+		after = fmt.Sprintf(" AND (%%s, %%s) %s ($%d, $%d)", op, len(w.args)-1, len(w.args))
+	}
 	rest := w.sql()
 	var parts []string
 	for _, id := range f.Queue {
 		w.args = append(w.args, id)
-		parts = append(parts, fmt.Sprintf(`(SELECT a.created_ns, a.question_id FROM assignees a JOIN questions q ON q.id = a.question_id
-			WHERE a.assignee = $%d AND %s ORDER BY a.created_ns%s, a.question_id%s LIMIT %d)`, len(w.args), rest, dir, dir, size+1))
+		cond := ""
+		if after != "" {
+			cond = fmt.Sprintf(after, assigneeCol, "a.question_id")
+		}
+		parts = append(parts, fmt.Sprintf(`(SELECT %s AS at, a.question_id FROM assignees a JOIN questions q ON q.id = a.question_id
+			WHERE a.assignee = $%d AND %s%s ORDER BY %s%s, a.question_id%s LIMIT %d)`, assigneeCol, len(w.args), rest, cond, assigneeCol, dir, dir, size+1))
 	}
 	if f.Unassigned {
-		parts = append(parts, fmt.Sprintf(`(SELECT q.created_ns, q.id FROM questions q WHERE q.unassigned AND %s ORDER BY q.created_ns%s, q.id%s LIMIT %d)`,
-			rest, dir, dir, size+1))
+		cond := ""
+		if after != "" {
+			cond = fmt.Sprintf(after, unassignedCol, "q.id")
+		}
+		parts = append(parts, fmt.Sprintf(`(SELECT %s AS at, q.id FROM questions q WHERE q.unassigned AND %s%s ORDER BY %s%s, q.id%s LIMIT %d)`,
+			unassignedCol, rest, cond, unassignedCol, dir, dir, size+1))
 	}
-	sql := fmt.Sprintf(`SELECT q.data FROM (SELECT DISTINCT created_ns, question_id FROM (%s) s ORDER BY created_ns%s, question_id%s LIMIT %d) m
-		JOIN questions q ON q.id = m.question_id ORDER BY m.created_ns%s, m.question_id%s`,
+	sql := fmt.Sprintf(`SELECT m.at, q.data FROM (SELECT DISTINCT at, question_id FROM (%s) s ORDER BY at%s, question_id%s LIMIT %d) m
+		JOIN questions q ON q.id = m.question_id ORDER BY m.at%s, m.question_id%s`,
 		strings.Join(parts, " UNION ALL "), dir, dir, size+1, dir, dir)
 	rows, err := db.pool.Query(ctx, sql, w.args...)
 	if err != nil {
 		return hitl.QuestionPage{}, classify("read queue", err)
 	}
-	datas, err := pgx.CollectRows(rows, pgx.RowTo[[]byte])
-	if err != nil {
-		return hitl.QuestionPage{}, classify("read queue", err)
-	}
+	defer rows.Close()
 	page := hitl.QuestionPage{Questions: []*hitl.Question{}}
-	for _, data := range datas {
+	var lastAt int64
+	for rows.Next() {
+		var at int64
+		var data []byte
+		if err := rows.Scan(&at, &data); err != nil {
+			return hitl.QuestionPage{}, classify("read queue", err)
+		}
 		if len(page.Questions) == size {
 			page.More = true
+			if f.ByDeadline {
+				page.NextCursor = encodeCursor(lastAt, page.Questions[size-1].ID)
+			}
 			break
 		}
 		q, err := decodeQuestion(data)
@@ -174,6 +209,10 @@ func (db *DB) queue(ctx context.Context, f hitl.QuestionFilter) (hitl.QuestionPa
 			return hitl.QuestionPage{}, err
 		}
 		page.Questions = append(page.Questions, q)
+		lastAt = at
+	}
+	if err := rows.Err(); err != nil {
+		return hitl.QuestionPage{}, classify("read queue", err)
 	}
 	return page, nil
 }
@@ -189,6 +228,21 @@ func listQuery(f hitl.QuestionFilter) (string, []any, error) {
 	var prefix []string // the index's leading columns, fixed by f
 	var fixed []any
 	switch {
+	case f.ByDeadline && f.Assignee != "":
+		from = "questions q JOIN assignees a ON a.question_id = q.id AND a.assignee = $1"
+		w = where{args: []any{f.Assignee}}
+		w.filter(hitl.QuestionFilter{JobID: f.JobID, Asker: f.Asker, Status: f.Status, Type: f.Type, Unassigned: f.Unassigned, RespondedBy: f.RespondedBy,
+			NotAskedBy: f.NotAskedBy}) // assignees holds pending questions only
+		col, id = "a.due_ns", "a.question_id"
+		prefix, fixed = []string{"a.assignee"}, []any{f.Assignee}
+	case f.ByDeadline && !f.Unassigned && f.JobID != "":
+		col = dueCol
+		prefix, fixed = []string{"q.job_id"}, []any{f.JobID}
+	case f.ByDeadline && !f.Unassigned && f.Type != "":
+		col = dueCol
+		prefix, fixed = []string{"q.type"}, []any{string(f.Type)}
+	case f.ByDeadline:
+		col = dueCol // the pending or the unassigned list (w holds q.unassigned)
 	case f.JobID != "":
 		prefix, fixed = []string{"q.job_id"}, []any{f.JobID}
 	case f.Assignee != "":

@@ -229,12 +229,17 @@ func (db *DB) CreateQuestion(ctx context.Context, q *hitl.Question, ev *hitl.Eve
 }
 
 // putAssignees moves q's entries in assignees from what old had (nil: a
-// new question) to what r says.
+// new question) to what r says, each with q's deadline (dueNS).
 func putAssignees(ctx context.Context, tx pgx.Tx, old *hitl.Question, q *hitl.Question, r qrow) error {
 	var had []string
 	if old != nil {
 		if o := rowOf(old); o.pending && old.CreatedAt.Equal(q.CreatedAt) {
 			had = o.assignees
+			if dueNS(o.timeout) != dueNS(r.timeout) && len(r.assignees) > 0 {
+				if _, err := tx.Exec(ctx, `UPDATE assignees SET due_ns = $2 WHERE question_id = $1`, q.ID, dueNS(r.timeout)); err != nil {
+					return err
+				}
+			}
 		} else if o.pending {
 			if _, err := tx.Exec(ctx, `DELETE FROM assignees WHERE question_id = $1`, q.ID); err != nil {
 				return err
@@ -250,12 +255,25 @@ func putAssignees(ctx context.Context, tx pgx.Tx, old *hitl.Question, q *hitl.Qu
 	}
 	for _, a := range r.assignees {
 		if !slices.Contains(had, a) {
-			if _, err := tx.Exec(ctx, `INSERT INTO assignees (assignee, created_ns, question_id) VALUES ($1, $2, $3) ON CONFLICT DO NOTHING`, a, ns(q.CreatedAt), q.ID); err != nil {
+			if _, err := tx.Exec(ctx, `INSERT INTO assignees (assignee, created_ns, question_id, due_ns) VALUES ($1, $2, $3, $4) ON CONFLICT DO NOTHING`,
+				a, ns(q.CreatedAt), q.ID, dueNS(r.timeout)); err != nil {
 				return err
 			}
 		}
 	}
 	return nil
+}
+
+// neverDue is the deadline of a question that never times out in the
+// lists by deadline: after every other (schema version 5).
+const neverDue = math.MaxInt64
+
+// dueNS is a pending question's place in the lists by deadline.
+func dueNS(timeout *int64) int64 {
+	if timeout == nil {
+		return neverDue
+	}
+	return *timeout
 }
 
 // updateRow writes q (updated from old) and its columns.

@@ -26,10 +26,15 @@ import (
 //	questions_by_responder    (responded_by, responded_ns, id)      a person's answers
 //	questions_by_deadline     (timeout_ns, id) WHERE pending        due questions
 //	questions_by_settled      (responded_ns, id) WHERE settled      retention
+//	questions_pending_by_due  (coalesce(timeout_ns, max), id) WHERE pending     the pending list by deadline
+//	questions_unassigned_by_due (coalesce(timeout_ns, max), id) WHERE unassigned  the unassigned list by deadline
+//	questions_run_by_due      (job_id, coalesce(timeout_ns, max), id) WHERE pending a run's, by deadline
+//	questions_type_by_due     (type, coalesce(timeout_ns, max), id) WHERE pending   a type's, by deadline
 //	questions_run_waits       (job_id, created_ns, id) WHERE waits  the question a run waits on
 //	questions_sealed          (id) WHERE sealed                     sealed answers
 //	questions_idem            UNIQUE (job_id, idem_key)             idempotency keys held
 //	assignees                 PK (assignee, created_ns, question_id) a person's queue (pending)
+//	assignees_by_due          (assignee, due_ns, question_id)       a person's queue by deadline
 //	events                    PK (seq)                              the event log
 //	events_by_run             (job_id, seq)                         a run's events
 //	runs                      PK (id); runs_active (id) WHERE active; runs_ended (ended_ns, id)
@@ -144,6 +149,18 @@ CREATE INDEX web_sessions_by_expiry ON web_sessions (expires_ns, id);
 	4: `
 ALTER TABLE questions ADD COLUMN remind_ns bigint;
 CREATE INDEX questions_by_reminder ON questions (remind_ns, id) WHERE remind_ns IS NOT NULL;
+`,
+	// Pending questions listed by deadline (QuestionFilter.ByDeadline):
+	// the pending list, the unassigned list and each assignee's, those
+	// that never time out last (neverDue, math.MaxInt64).
+	5: `
+CREATE INDEX questions_pending_by_due ON questions ((coalesce(timeout_ns, 9223372036854775807)), id) WHERE pending;
+CREATE INDEX questions_unassigned_by_due ON questions ((coalesce(timeout_ns, 9223372036854775807)), id) WHERE unassigned;
+ALTER TABLE assignees ADD COLUMN due_ns bigint NOT NULL DEFAULT 9223372036854775807;
+UPDATE assignees a SET due_ns = q.timeout_ns FROM questions q WHERE q.id = a.question_id AND q.timeout_ns IS NOT NULL;
+CREATE INDEX assignees_by_due ON assignees (assignee, due_ns, question_id);
+CREATE INDEX questions_run_by_due ON questions (job_id, (coalesce(timeout_ns, 9223372036854775807)), id) WHERE pending;
+CREATE INDEX questions_type_by_due ON questions (type, (coalesce(timeout_ns, 9223372036854775807)), id) WHERE pending;
 `,
 }
 

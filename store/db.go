@@ -34,7 +34,7 @@ const appendFill = 0.9
 // SchemaVersion is the layout version this package reads and writes. It is
 // stored in the meta bucket and checked at open; an older file is migrated
 // (migrate.go).
-const SchemaVersion = 5
+const SchemaVersion = 6
 
 // Bucket names and their layout. Keys are big-endian so that byte order is
 // time or sequence order; the encodings are in keys.go. Later buckets (Slack
@@ -63,6 +63,7 @@ var (
 	bucketRunsEnded   = []byte("runs_ended")    // updatedAt ‖ run id → "" (done, aborted or cancelled runs)
 	bucketByFilter    = []byte("by_filter")     // list ‖ 0x00 ‖ createdAt ‖ id → "": asker × status, type, type × status (keys.go)
 	bucketEventsByRun = []byte("events_by_run") // runID ‖ 0x00 ‖ seq BE → "" (events with a run id)
+	bucketByDueList   = []byte("by_due_list")   // list ‖ 0x00 ‖ deadline ‖ id → "" (pending only): all, an assignee's, unassigned, a run's, a type's (keys.go)
 
 	// The Slack bot's outbox (slack.go).
 	bucketSlackMeta     = []byte("slack_meta")     // "cursor" → uint64 BE
@@ -79,7 +80,7 @@ var (
 var allBuckets = [][]byte{
 	bucketMeta, bucketQuestions, bucketRuns, bucketByDeadline, bucketByJob, bucketByCreated, bucketByStatus, bucketByAsker,
 	bucketByAssignee, bucketUnassigned, bucketRunPending, bucketBySettled, bucketByResponder, bucketIdem, bucketEvents, bucketSealed,
-	bucketRunsActive, bucketControl, bucketCounts, bucketControlAge, bucketRunsEnded, bucketByFilter, bucketEventsByRun,
+	bucketRunsActive, bucketControl, bucketCounts, bucketControlAge, bucketRunsEnded, bucketByFilter, bucketEventsByRun, bucketByDueList,
 	bucketSlackMeta, bucketSlackTasks, bucketSlackMessages, bucketSlackByTS, bucketOutboxByTarget,
 	bucketLearned, bucketLearnedByKey, bucketLearnedByAgent, bucketLearnedByExpiry,
 	bucketWebSessions, bucketWebSessionsByExpiry, bucketByReminder, bucketMailMeta, bucketMail, bucketMailDue,

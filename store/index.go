@@ -37,11 +37,16 @@ func indexOf(q *hitl.Question) []indexEntry {
 		if r := q.Reminders; r != nil && r.Next != nil {
 			e = append(e, indexEntry{bucketByReminder, timeIDKey(*r.Next, q.ID), nil})
 		}
+		e = append(e, indexEntry{bucketByDueList, dueKey(dueList(dueAll, ""), q.TimeoutAt, q.ID), nil},
+			indexEntry{bucketByDueList, dueKey(dueList(dueRun, q.JobID), q.TimeoutAt, q.ID), nil},
+			indexEntry{bucketByDueList, dueKey(dueList(dueType, string(q.Type)), q.TimeoutAt, q.ID), nil})
 		for _, a := range q.Assignees {
-			e = append(e, indexEntry{bucketByAssignee, prefixedTimeKey(a, q.CreatedAt, q.ID), nil})
+			e = append(e, indexEntry{bucketByAssignee, prefixedTimeKey(a, q.CreatedAt, q.ID), nil},
+				indexEntry{bucketByDueList, dueKey(dueList(dueAssignee, a), q.TimeoutAt, q.ID), nil})
 		}
 		if len(q.Assignees) == 0 {
-			e = append(e, indexEntry{bucketUnassigned, timeIDKey(q.CreatedAt, q.ID), nil})
+			e = append(e, indexEntry{bucketUnassigned, timeIDKey(q.CreatedAt, q.ID), nil},
+				indexEntry{bucketByDueList, dueKey(dueList(dueUnassigned, ""), q.TimeoutAt, q.ID), nil})
 		}
 		waits := []byte{0}
 		if hitl.WaitsOn(q) {
@@ -67,7 +72,7 @@ func indexOf(q *hitl.Question) []indexEntry {
 var indexBuckets = [][]byte{
 	bucketByJob, bucketByCreated, bucketByStatus, bucketByAsker, bucketByDeadline, bucketByAssignee,
 	bucketUnassigned, bucketRunPending, bucketBySettled, bucketByResponder, bucketIdem, bucketSealed, bucketByFilter,
-	bucketByReminder,
+	bucketByReminder, bucketByDueList,
 }
 
 // moveIndexes deletes the entries of old that cur no longer has and puts

@@ -113,3 +113,33 @@ func typeList(typ hitl.QuestionType) string {
 func typeStatusList(typ hitl.QuestionType, st hitl.Status) string {
 	return string(rune(filterTypeStatus)) + string(typ) + "\x00" + string(st)
 }
+
+// The lists of by_due_list, pending questions in deadline order, each a
+// kind byte then the id it selects on, ended by 0x00; the key goes on
+// with deadline ‖ id (dueKey).
+const (
+	dueAll        = 'p' // 'p': every pending question
+	dueAssignee   = 'a' // 'a' ‖ assignee
+	dueUnassigned = 'u' // 'u': pending with no assignee
+	dueRun        = 'j' // 'j' ‖ job id: a run's pending questions
+	dueType       = 't' // 't' ‖ type: the pending questions of a type
+)
+
+// dueList is the by_due_list prefix of a list: kind ‖ id ‖ 0x00.
+func dueList(kind byte, id string) []byte {
+	k := make([]byte, 0, 2+len(id)+8+24)
+	k = append(k, kind)
+	k = append(k, id...)
+	return append(k, 0)
+}
+
+// dueKey is a by_due_list key: list ‖ deadline ‖ id, where a question
+// that never times out sorts after every deadline.
+func dueKey(list []byte, timeoutAt *time.Time, id string) []byte {
+	at := uint64(math.MaxUint64)
+	if timeoutAt != nil {
+		at = timeKey(*timeoutAt)
+	}
+	k := binary.BigEndian.AppendUint64(append([]byte{}, list...), at)
+	return append(k, id...)
+}

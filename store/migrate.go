@@ -29,6 +29,9 @@ import (
 //
 // 4 → 5: questions carry a reminder plan, indexed by when its next
 // reminder is due (by_reminder, built from the questions).
+//
+// 5 → 6: pending questions are listed by deadline from by_due_list
+// (built from the questions).
 func migrate(tx *bolt.Tx, from uint64) error {
 	if from < 2 {
 		if tx.Bucket([]byte("pending")) != nil {
@@ -100,7 +103,41 @@ func migrate(tx *bolt.Tx, from uint64) error {
 			return fmt.Errorf("migrate: %w", err)
 		}
 	}
+	if from >= 2 && from < 6 { // 1 → 2 built it with the other question indexes
+		if err := rebuildQuestionIndex(tx, bucketByDueList); err != nil {
+			return fmt.Errorf("migrate: %w", err)
+		}
+	}
 	return tx.Bucket(bucketMeta).Put(keySchema, u64(SchemaVersion))
+}
+
+// rebuildQuestionIndex empties the question index bucket and puts every
+// question's entries in it (indexOf), in one pass over the questions.
+func rebuildQuestionIndex(tx *bolt.Tx, bucket []byte) error {
+	if tx.Bucket(bucket) != nil {
+		if err := tx.DeleteBucket(bucket); err != nil {
+			return fmt.Errorf("reset %s: %w", bucket, err)
+		}
+	}
+	b, err := tx.CreateBucket(bucket)
+	if err != nil {
+		return fmt.Errorf("create %s: %w", bucket, err)
+	}
+	c := tx.Bucket(bucketQuestions).Cursor()
+	for k, v := c.First(); k != nil; k, v = c.Next() {
+		q, err := decodeQuestion(string(k), v)
+		if err != nil {
+			return err
+		}
+		for _, e := range indexOf(q) {
+			if string(e.bucket) == string(bucket) {
+				if err := b.Put(e.key, []byte{}); err != nil {
+					return fmt.Errorf("put %s entry of question %s: %w", bucket, q.ID, err)
+				}
+			}
+		}
+	}
+	return nil
 }
 
 // buildListIndexes builds schema 4's indexes from scratch: events_by_run

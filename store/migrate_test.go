@@ -105,3 +105,54 @@ func TestMigrateListIndexes(t *testing.T) {
 	}
 	require.ElementsMatch(t, pending, ids)
 }
+
+// TestMigrateDueLists: a version 5 file had no by_due_list; opening it
+// builds it once from the questions, so the pending list, a person's
+// queue and the unassigned list read by deadline at once.
+func TestMigrateDueLists(t *testing.T) {
+	ctx := context.Background()
+	path := filepath.Join(t.TempDir(), "hitl.db")
+	db, err := Open(path)
+	require.NoError(t, err)
+	svc := newService(db, newClock())
+	asker := principaltest.As(ctx, "api:ci")
+	minutes := func(m float64) *float64 { return &m }
+	later, _, err := svc.Create(asker, "run-1", hitl.NewQuestion{Question: "Later?", TimeoutMinutes: minutes(30), Assignees: []string{"U0ME"}})
+	require.NoError(t, err)
+	never, _, err := svc.Create(asker, "run-1", hitl.NewQuestion{Question: "Whenever?", Type: hitl.NonBlocking, DefaultResponse: &hitl.Response{Value: "no"}})
+	require.NoError(t, err)
+	soon, _, err := svc.Create(asker, "run-2", hitl.NewQuestion{Question: "Soon?", TimeoutMinutes: minutes(5)})
+	require.NoError(t, err)
+	done, _, err := svc.Create(asker, "run-2", hitl.NewQuestion{Question: "Done?", TimeoutMinutes: minutes(1)})
+	require.NoError(t, err)
+	_, err = svc.Answer(principaltest.As(ctx, "local"), done.ID, hitl.Response{Value: "ok"})
+	require.NoError(t, err)
+	require.Nil(t, never.TimeoutAt)
+	// Turn the file into what version 5 wrote.
+	require.NoError(t, db.bolt.Update(func(tx *bolt.Tx) error {
+		if err := tx.DeleteBucket(bucketByDueList); err != nil {
+			return err
+		}
+		return tx.Bucket(bucketMeta).Put(keySchema, u64(5))
+	}))
+	require.NoError(t, db.Close())
+
+	db, err = Open(path)
+	require.NoError(t, err)
+	closeAndCheckOnCleanup(t, db)
+	list := func(f hitl.QuestionFilter) []string {
+		t.Helper()
+		page, err := db.Questions(ctx, f)
+		require.NoError(t, err)
+		var ids []string
+		for _, q := range page.Questions {
+			ids = append(ids, q.ID)
+		}
+		return ids
+	}
+	require.Equal(t, []string{soon.ID, later.ID, never.ID}, list(hitl.QuestionFilter{ByDeadline: true}))
+	require.Equal(t, []string{soon.ID, later.ID, never.ID}, list(hitl.QuestionFilter{ByDeadline: true, Queue: []string{"U0ME"}, Unassigned: true}))
+	require.Equal(t, []string{soon.ID, never.ID}, list(hitl.QuestionFilter{ByDeadline: true, Unassigned: true}))
+	require.Equal(t, []string{later.ID, never.ID}, list(hitl.QuestionFilter{ByDeadline: true, JobID: "run-1"}))
+	require.Equal(t, []string{never.ID}, list(hitl.QuestionFilter{ByDeadline: true, Type: hitl.NonBlocking}))
+}

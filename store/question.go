@@ -216,12 +216,23 @@ func (db *DB) Questions(ctx context.Context, f hitl.QuestionFilter) (hitl.Questi
 	return page, nil
 }
 
-// indexFor chooses the index a list reads: the most selective one f names.
-// Every key of the index starts with the prefix it returns, then a time,
+// indexFor chooses the index a list reads: the most selective one f names
+// (by deadline: an assignee's, the unassigned list, a run's, a type's or
+// the pending list). Every key of the index starts with the prefix it returns, then a time,
 // then the question id.
 func indexFor(f hitl.QuestionFilter) (bucket, prefix []byte) {
 	withPrefix := func(s string) []byte { return append([]byte(s), 0) }
 	switch {
+	case f.ByDeadline && f.Assignee != "":
+		return bucketByDueList, dueList(dueAssignee, f.Assignee)
+	case f.ByDeadline && f.Unassigned:
+		return bucketByDueList, dueList(dueUnassigned, "")
+	case f.ByDeadline && f.JobID != "":
+		return bucketByDueList, dueList(dueRun, f.JobID)
+	case f.ByDeadline && f.Type != "":
+		return bucketByDueList, dueList(dueType, string(f.Type))
+	case f.ByDeadline:
+		return bucketByDueList, dueList(dueAll, "")
 	case f.JobID != "":
 		return bucketByJob, jobPrefix(f.JobID)
 	case f.Assignee != "":

@@ -3,6 +3,7 @@ package store
 import (
 	"bytes"
 	"context"
+	"encoding/base64"
 	"fmt"
 
 	"github.com/hitlbot/hitl"
@@ -21,13 +22,23 @@ type queueSource struct {
 func (s *queueSource) sortKey() []byte { return s.key[len(s.prefix):] }
 
 // queue reads a person's queue (f.Queue, f.Unassigned): it merges the
-// assignee index of each id and the unassigned index on their keys
-// (time ‖ id), newest first with f.Reverse, and decodes only the
-// questions it returns: the cost is the page, however much each index
-// holds.
+// assignee index of each id and the unassigned index on their sort keys
+// (time ‖ id: creation time, or the deadline with f.ByDeadline), newest
+// (latest) first with f.Reverse, and decodes only the questions it
+// returns: the cost is the page, however much each index holds. Read by
+// deadline, it goes on after a cursor (the sort key of the page's last
+// question) and says where the next page starts; by creation time it is
+// one page (More says there are more).
 func (db *DB) queue(ctx context.Context, f hitl.QuestionFilter) (hitl.QuestionPage, error) {
+	var after []byte
 	if f.Cursor != "" {
-		return hitl.QuestionPage{}, hitl.Errorf(hitl.EINVALID, "a queue is read in one page: it takes no cursor")
+		var err error
+		if !f.ByDeadline {
+			return hitl.QuestionPage{}, hitl.Errorf(hitl.EINVALID, "a queue by creation time is read in one page: it takes no cursor")
+		}
+		if after, err = base64.RawURLEncoding.DecodeString(f.Cursor); err != nil || len(after) <= 8 {
+			return hitl.QuestionPage{}, hitl.Errorf(hitl.EINVALID, "cursor %q does not belong to this list: use the nextCursor of the previous page, with the same filters", f.Cursor)
+		}
 	}
 	tx, err := db.bolt.Begin(false)
 	if err != nil {
@@ -37,22 +48,40 @@ func (db *DB) queue(ctx context.Context, f hitl.QuestionFilter) (hitl.QuestionPa
 	var sources []*queueSource
 	add := func(bucket, prefix []byte) {
 		s := &queueSource{c: tx.Bucket(bucket).Cursor(), prefix: prefix}
-		if f.Reverse {
+		switch {
+		case after != nil && f.Reverse:
+			s.c.Seek(append(bytes.Clone(prefix), after...))
+			s.key, _ = s.c.Prev()
+		case after != nil:
+			from := append(bytes.Clone(prefix), after...)
+			if s.key, _ = s.c.Seek(from); bytes.Equal(s.key, from) {
+				s.key, _ = s.c.Next()
+			}
+		case f.Reverse:
 			s.key = seekLast(s.c, prefix)
-		} else {
+		default:
 			s.key, _ = s.c.Seek(prefix)
 		}
 		sources = append(sources, s)
 	}
 	for _, id := range f.Queue {
-		add(bucketByAssignee, append([]byte(id), 0))
+		if f.ByDeadline {
+			add(bucketByDueList, dueList(dueAssignee, id))
+		} else {
+			add(bucketByAssignee, append([]byte(id), 0))
+		}
 	}
 	if f.Unassigned {
-		add(bucketUnassigned, nil)
+		if f.ByDeadline {
+			add(bucketByDueList, dueList(dueUnassigned, ""))
+		} else {
+			add(bucketUnassigned, nil)
+		}
 	}
 	size := f.PageSize()
 	page := hitl.QuestionPage{Questions: []*hitl.Question{}}
 	seen := map[string]bool{}
+	var last []byte
 	for {
 		var best *queueSource
 		for _, s := range sources {
@@ -70,6 +99,9 @@ func (db *DB) queue(ctx context.Context, f hitl.QuestionFilter) (hitl.QuestionPa
 		if !seen[id] {
 			if len(page.Questions) == size {
 				page.More = true
+				if f.ByDeadline {
+					page.NextCursor = base64.RawURLEncoding.EncodeToString(last)
+				}
 				return page, nil
 			}
 			seen[id] = true
@@ -79,6 +111,7 @@ func (db *DB) queue(ctx context.Context, f hitl.QuestionFilter) (hitl.QuestionPa
 			}
 			if f.Match(q) {
 				page.Questions = append(page.Questions, q)
+				last = append(last[:0], best.sortKey()...)
 			}
 		}
 		if f.Reverse {

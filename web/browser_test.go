@@ -33,7 +33,7 @@ import (
 // screenshots into docs/.
 const screenshotsEnv = "HITL_WEB_SCREENSHOTS"
 
-func chromiumPath(t *testing.T) string {
+func chromiumPath(t testing.TB) string {
 	t.Helper()
 	for _, name := range []string{"chromium", "chromium-browser", "google-chrome", "google-chrome-stable"} {
 		if p, err := exec.LookPath(name); err == nil {
@@ -51,7 +51,7 @@ type live struct {
 	srv *httptest.Server
 }
 
-func newLive(t *testing.T) *live {
+func newLive(t testing.TB) *live {
 	t.Helper()
 	svc := hitl.NewService(memstore.New(), hitl.ServiceConfig{Notifier: notify.New(), ParseCommand: shell.Parse})
 	var toks []agent.Token
@@ -70,7 +70,7 @@ func (l *live) client(tok string) *agent.Client { return agent.NewClient(l.srv.U
 // browse starts one headless Chromium for the test; each tab() is a new
 // tab with the browser's cookies cleared: a person signing in afresh (the
 // subtests run one after another).
-func browse(t *testing.T) func(t *testing.T) context.Context {
+func browse(t testing.TB) func(t testing.TB) context.Context {
 	t.Helper()
 	path := chromiumPath(t)
 	opts := append(chromedp.DefaultExecAllocatorOptions[:], chromedp.ExecPath(path), chromedp.NoSandbox, chromedp.DisableGPU,
@@ -80,7 +80,7 @@ func browse(t *testing.T) func(t *testing.T) context.Context {
 	bctx, cancelBrowser := chromedp.NewContext(alloc)
 	t.Cleanup(cancelBrowser)
 	require.NoError(t, chromedp.Run(bctx), "start chromium")
-	return func(t *testing.T) context.Context {
+	return func(t testing.TB) context.Context {
 		t.Helper()
 		tab, cancel := chromedp.NewContext(bctx)
 		t.Cleanup(cancel)
@@ -93,7 +93,7 @@ func browse(t *testing.T) func(t *testing.T) context.Context {
 
 // signIn signs tab in with token tok through the form, and waits for the
 // page that follows (signed in, or the form again with its error).
-func signIn(t *testing.T, ctx context.Context, base, tok string) {
+func signIn(t testing.TB, ctx context.Context, base, tok string) {
 	t.Helper()
 	require.NoError(t, chromedp.Run(ctx,
 		chromedp.Navigate(base+"/login"),
@@ -347,7 +347,7 @@ func TestBrowser(t *testing.T) {
 }
 
 // screenshots writes the README's pictures of the inbox and a run page.
-func screenshots(t *testing.T, tab func(*testing.T) context.Context, l *live) {
+func screenshots(t *testing.T, tab func(testing.TB) context.Context, l *live) {
 	ag := l.client("agent-token-0123456789")
 	ctx0 := context.Background()
 	_, err := l.svc.Checkpoint(as(agentP), hitl.StateEvent{RunID: "issue-42", Stack: []hitl.StackEntry{{ID: "issue-42", Mode: "issue", Iter: 3, Max: 10, Model: "sonnet"}}})

@@ -1,6 +1,7 @@
 package web
 
 import (
+	"context"
 	"encoding/json"
 	"fmt"
 	"net/http"
@@ -8,6 +9,7 @@ import (
 	"time"
 
 	"github.com/hitlbot/hitl"
+	"github.com/hitlbot/hitl/internal/broadcast"
 )
 
 // streamWriteTimeout bounds one write to a page's event stream: a page
@@ -62,7 +64,10 @@ func (h *Handler) toPage(p hitl.Principal, ev *hitl.Event) pageEvent {
 
 // handleEvents serves GET /events: the log's events the person may see,
 // live from now (or after Last-Event-ID, when a page reconnects), as
-// server-sent events for the page's script.
+// server-sent events for the page's script. Live events come from the
+// handler's broadcaster, which reads each change once for every open
+// page (as the API's SSE does); a page reads the log itself only to catch
+// up.
 func (h *Handler) handleEvents(w http.ResponseWriter, r *http.Request, s *session) {
 	ctx := r.Context()
 	release, err := h.svc.OpenStream(ctx)
@@ -71,7 +76,15 @@ func (h *Handler) handleEvents(w http.ResponseWriter, r *http.Request, s *sessio
 		return
 	}
 	defer release()
-	after, err := h.svc.LastSeq(ctx)
+	sub, err := h.stream.Subscribe(ctx, s.p)
+	if err != nil {
+		h.fail(w, r, err)
+		return
+	}
+	defer h.stream.Unsubscribe(sub)
+	// Live from the end of the log (the broadcaster may trail it by the
+	// change in flight).
+	after, err := broadcast.EndOfLog(ctx, h.svc, sub.Start())
 	if err != nil {
 		h.fail(w, r, err)
 		return
@@ -86,46 +99,91 @@ func (h *Handler) handleEvents(w http.ResponseWriter, r *http.Request, s *sessio
 	hd.Set("Content-Type", "text/event-stream")
 	hd.Set("X-Accel-Buffering", "no")
 	w.WriteHeader(http.StatusOK)
-	write := func(b []byte) bool {
-		_ = rc.SetWriteDeadline(time.Now().Add(streamWriteTimeout))
-		if _, err := w.Write(b); err != nil {
-			return false
-		}
-		return rc.Flush() == nil
-	}
-	if !write([]byte(": hitl\n\n")) {
+	st := &pageStream{h: h, p: s.p, ctx: ctx, w: w, rc: rc, cur: after}
+	if !st.write([]byte(": hitl\n\n")) || !st.catchUp(sub.Start()) {
 		return
 	}
 	beat := time.NewTicker(h.cfg.Heartbeat)
 	defer beat.Stop()
 	for {
-		changed := h.svc.Changed() // before the read: a change after it wakes us
-		evs, last, err := h.svc.Events(ctx, after, 256)
-		if err != nil {
-			return
-		}
-		for _, ev := range evs {
-			b, err := json.Marshal(h.toPage(s.p, ev))
-			if err != nil {
-				return
-			}
-			if !write([]byte(fmt.Sprintf("id: %d\ndata: %s\n\n", ev.Seq, b))) {
-				return
-			}
-		}
-		read := last > after
-		after = last
-		if read {
-			continue // more may follow at once
-		}
 		select {
+		case bt := <-sub.Batches():
+			if !st.deliver(bt) {
+				return
+			}
+		case <-sub.Gone():
+			return // too far behind: the page reconnects after its last id
 		case <-ctx.Done():
 			return
-		case <-changed:
 		case <-beat.C:
-			if !write([]byte(": beat\n\n")) {
+			if !st.write([]byte(": beat\n\n")) {
 				return
 			}
 		}
 	}
+}
+
+// pageStream is one page's event stream: where it is in the log.
+type pageStream struct {
+	h   *Handler
+	p   hitl.Principal
+	ctx context.Context
+	w   http.ResponseWriter
+	rc  *http.ResponseController
+	cur uint64 // every event up to cur was written (or is not shown)
+}
+
+// deliver writes the events of bt the page has not had; when bt was not
+// read for the page's principal, or a range is missing before it, the
+// page reads the log itself.
+func (st *pageStream) deliver(bt broadcast.Batch) bool {
+	if bt.To <= st.cur {
+		return true
+	}
+	if !bt.Read || bt.From > st.cur {
+		return st.catchUp(bt.To)
+	}
+	for _, f := range bt.Frames {
+		if f.Seq > st.cur && !st.send(f.Event) {
+			return false
+		}
+	}
+	st.cur = bt.To
+	return true
+}
+
+// catchUp reads the log as the page's principal until it has passed to.
+func (st *pageStream) catchUp(to uint64) bool {
+	for st.cur < to {
+		evs, last, err := st.h.svc.Events(st.ctx, st.cur, broadcast.ReadBatch)
+		if err != nil || last == st.cur {
+			return err == nil // nothing there (retention pruned it)
+		}
+		for _, ev := range evs {
+			if !st.send(ev) {
+				return false
+			}
+		}
+		st.cur = last
+	}
+	return true
+}
+
+// send writes ev as the page's script gets it.
+func (st *pageStream) send(ev *hitl.Event) bool {
+	b, err := json.Marshal(st.h.toPage(st.p, ev))
+	if err != nil {
+		return false
+	}
+	return st.write([]byte(fmt.Sprintf("id: %d\ndata: %s\n\n", ev.Seq, b)))
+}
+
+// write writes b and flushes, within streamWriteTimeout: a page that
+// stops reading is dropped.
+func (st *pageStream) write(b []byte) bool {
+	_ = st.rc.SetWriteDeadline(time.Now().Add(streamWriteTimeout))
+	if _, err := st.w.Write(b); err != nil {
+		return false
+	}
+	return st.rc.Flush() == nil
 }

@@ -20,10 +20,8 @@ type inboxView struct {
 	Filter    inboxFilter
 	Types     []hitl.QuestionType
 	Questions []*hitl.Question
-	// Next is the cursor of the next page; More says a queue holds more
-	// than this page (a queue is read in one page).
+	// Next is the cursor of the next page.
 	Next string
-	More bool
 	// NoQueue says nothing can wait on this principal (a control-only
 	// token; "assigned to me" for a token without a Slack user).
 	NoQueue bool
@@ -33,7 +31,7 @@ type inboxView struct {
 var questionTypes = []hitl.QuestionType{hitl.Blocking, hitl.NonBlocking, hitl.Approval, hitl.ErrorRecovery}
 
 // handleInbox serves GET /: the questions waiting on the person, soonest
-// deadline first within the page.
+// deadline first.
 func (h *Handler) handleInbox(w http.ResponseWriter, r *http.Request, s *session) {
 	q := r.URL.Query()
 	f := inboxFilter{Type: hitl.QuestionType(q.Get("type")), Run: q.Get("run"), Mine: q.Get("mine") != "", Cursor: q.Get("cursor")}
@@ -55,8 +53,10 @@ func (h *Handler) handleInbox(w http.ResponseWriter, r *http.Request, s *session
 	h.render(w, r, http.StatusOK, "inbox", &page{Title: "Inbox", Waiting: len(v.Questions), Data: v})
 }
 
-// inbox reads one page of p's queue: the root says which list holds it
-// and which of its questions wait on p.
+// inbox reads one page of p's queue, soonest deadline first across the
+// whole queue (the store reads it from its indexes by deadline, from the
+// cursor on): the root says which list holds it and which of its
+// questions wait on p.
 func (h *Handler) inbox(r *http.Request, p hitl.Principal, f inboxFilter) (*inboxView, error) {
 	v := &inboxView{Filter: f, Types: questionTypes, Now: h.cfg.Clock.Now(), Questions: []*hitl.Question{}}
 	qf, empty := h.access.InboxFilter(p, f.Mine)
@@ -64,10 +64,7 @@ func (h *Handler) inbox(r *http.Request, p hitl.Principal, f inboxFilter) (*inbo
 		v.NoQueue = true
 		return v, nil
 	}
-	qf.Type, qf.JobID, qf.Limit = f.Type, f.Run, PageSize
-	if len(qf.Queue) == 0 {
-		qf.Cursor = f.Cursor
-	}
+	qf.Type, qf.JobID, qf.Limit, qf.ByDeadline, qf.Cursor = f.Type, f.Run, PageSize, true, f.Cursor
 	pg, err := h.svc.QuestionPage(r.Context(), qf)
 	if err != nil {
 		return nil, err
@@ -77,21 +74,6 @@ func (h *Handler) inbox(r *http.Request, p hitl.Principal, f inboxFilter) (*inbo
 			v.Questions = append(v.Questions, q)
 		}
 	}
-	v.Next, v.More = pg.NextCursor, pg.More
-	slices.SortStableFunc(v.Questions, byDeadline)
+	v.Next = pg.NextCursor
 	return v, nil
-}
-
-// byDeadline orders questions soonest deadline first; those that never
-// time out last.
-func byDeadline(a, b *hitl.Question) int {
-	switch {
-	case a.TimeoutAt == nil && b.TimeoutAt == nil:
-		return 0
-	case a.TimeoutAt == nil:
-		return 1
-	case b.TimeoutAt == nil:
-		return -1
-	}
-	return a.TimeoutAt.Compare(*b.TimeoutAt)
 }

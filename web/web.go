@@ -9,6 +9,7 @@
 package web
 
 import (
+	"context"
 	"embed"
 	"fmt"
 	"html/template"
@@ -20,6 +21,7 @@ import (
 	"time"
 
 	"github.com/hitlbot/hitl"
+	"github.com/hitlbot/hitl/internal/broadcast"
 )
 
 //go:embed templates/*.html
@@ -69,6 +71,7 @@ type Handler struct {
 	mux    *http.ServeMux
 	log    *slog.Logger
 	static http.Handler
+	stream *broadcast.Broadcaster // fans the log out to the pages' event streams
 }
 
 // New returns the web inbox over cfg.Service.
@@ -87,7 +90,8 @@ func New(cfg Config) *Handler {
 	}
 	sub, _ := fs.Sub(staticFS, "static")
 	h := &Handler{cfg: cfg, svc: cfg.Service, access: cfg.Service.Access(), log: cfg.Logger, mux: http.NewServeMux(),
-		tmpl: parseTemplates(), static: http.StripPrefix("/static/", http.FileServerFS(sub))}
+		tmpl: parseTemplates(), static: http.StripPrefix("/static/", http.FileServerFS(sub)),
+		stream: broadcast.New(context.Background(), cfg.Service, cfg.Logger, nil)}
 	h.routes()
 	return h
 }

@@ -6,6 +6,7 @@ package memstore
 import (
 	"context"
 	"fmt"
+	"math"
 	"slices"
 	"sort"
 	"sync"
@@ -156,7 +157,15 @@ func (s *Store) Questions(_ context.Context, f hitl.QuestionFilter) (hitl.Questi
 		if f.JobID == "" && f.Assignee == "" && !f.Unassigned && f.RespondedBy != "" {
 			at = *q.RespondedAt
 		}
-		all = append(all, entry{fmt.Sprintf("%020d|%010d", at.UnixNano(), s.born[q.ID]), q})
+		key := fmt.Sprintf("%020d|%010d", at.UnixNano(), s.born[q.ID])
+		if f.ByDeadline { // deadline ‖ id, never last, as the bbolt store's by_due_list
+			due := uint64(math.MaxUint64)
+			if q.TimeoutAt != nil {
+				due = uint64(q.TimeoutAt.UnixNano()) ^ 1<<63
+			}
+			key = fmt.Sprintf("%020d|%s", due, q.ID)
+		}
+		all = append(all, entry{key, q})
 	}
 	sort.Slice(all, func(i, j int) bool { return all[i].key < all[j].key })
 	if f.Reverse {
@@ -176,7 +185,10 @@ func (s *Store) Questions(_ context.Context, f hitl.QuestionFilter) (hitl.Questi
 		lastKey = e.key
 	}
 	if len(f.Queue) > 0 && page.NextCursor != "" {
-		page.NextCursor, page.More = "", true // a queue is one page
+		page.More = true
+		if !f.ByDeadline {
+			page.NextCursor = "" // a queue by creation time is one page
+		}
 	}
 	return page, nil
 }

@@ -90,6 +90,7 @@ func Run(t *testing.T, open func(t *testing.T) hitl.Store) {
 	t.Run("retention", func(t *testing.T) { runRetention(t, newEnv) })
 	t.Run("filters", func(t *testing.T) { runFilters(t, newEnv) })
 	t.Run("due questions", func(t *testing.T) { runDue(t, newEnv) })
+	t.Run("lists by deadline", func(t *testing.T) { runDeadline(t, newEnv) })
 	t.Run("lists", func(t *testing.T) { runLists(t, open) })
 	t.Run("reminders", func(t *testing.T) { runReminders(t, open) })
 	t.Run("stats", func(t *testing.T) { runStats(t, newEnv) })
