@@ -19,24 +19,35 @@ type Mail struct {
 	QuestionID string    `json:"questionId"`
 	User       string    `json:"user"`  // the Slack user it is for
 	Nudge      EventType `json:"nudge"` // EventQuestionReminded or EventQuestionEscalated
-	Attempts   int       `json:"attempts,omitempty"`
-	NextAt     time.Time `json:"nextAt"` // when it is due (again)
-	LastError  string    `json:"lastError,omitempty"`
+	// Event is the Seq of the event the mail comes from (0: none). An
+	// outbox shared by several processes keeps only the mail of events
+	// after its cursor, so two that read the same events enqueue it once.
+	Event     uint64    `json:"event,omitempty"`
+	Attempts  int       `json:"attempts,omitempty"`
+	NextAt    time.Time `json:"nextAt"` // when it is due (again)
+	LastError string    `json:"lastError,omitempty"`
 }
 
 // MailOutbox is the email edge's durable state: a cursor into the event
 // log and the mail owed, indexed by when each is due. Every method is
-// durable when it returns.
+// durable when it returns. Several processes may share one (replicas on
+// one database): each mail is claimed by one of them at a time.
 type MailOutbox interface {
 	// MailCursor returns the Seq of the last event turned into mail.
 	MailCursor(ctx context.Context) (uint64, error)
 	// EnqueueMail appends ms (setting their Seq) and moves the cursor to
-	// cursor, atomically: no event is turned into mail twice.
+	// cursor, atomically: no event is turned into mail twice. A mail of
+	// an event at or before the stored cursor was enqueued already (by
+	// another process that read the same events) and is left out, its
+	// Seq 0; the cursor only moves on.
 	EnqueueMail(ctx context.Context, cursor uint64, ms []Mail) error
-	// DueMail returns up to limit mails whose NextAt is at or before now,
-	// earliest first (then by Seq). Its cost grows with the number
-	// returned.
-	DueMail(ctx context.Context, now time.Time, limit int) ([]Mail, error)
+	// ClaimMail returns up to limit mails (0: all) whose NextAt is at or
+	// before now, earliest first (then by Seq), and claims them until
+	// until: their NextAt becomes until (as returned), so nobody, in this
+	// process or another, claims them again before then. The claimer
+	// completes or retries each; one that dies leaves its mail due again
+	// when the claim runs out. Its cost grows with the number returned.
+	ClaimMail(ctx context.Context, now, until time.Time, limit int) ([]Mail, error)
 	// CompleteMail removes mail seq (sent, or given up); an unknown seq
 	// is not an error.
 	CompleteMail(ctx context.Context, seq uint64) error

@@ -42,12 +42,21 @@ type Config struct {
 
 // Retry policy: the n-th failure waits retryBase·2ⁿ⁻¹, at most retryMax;
 // after maxAttempts a mail is given up (and logged).
+//
+// Replicas: each mail is claimed (one at a time) for ClaimLease before it
+// is sent, and its whole handling (reading the question, looking up the
+// address, the SMTP exchange) is bounded by sendWithin, well inside the
+// lease: a live mailer never outlasts its claim, so no two send one mail;
+// a mailer that dies mid-send leaves the mail to another once the lease
+// runs out.
 const (
 	retryBase   = 30 * time.Second
 	retryMax    = 30 * time.Minute
 	maxAttempts = 12
 	eventPage   = 256
-	sendBatch   = 32
+	sendWithin  = 2 * time.Minute
+	// ClaimLease is how long a claimed mail is its mailer's alone.
+	ClaimLease = 5 * time.Minute
 )
 
 // Mailer turns reminders and escalations into mail and sends it.
@@ -132,6 +141,9 @@ func (m *Mailer) Project(ctx context.Context) (int, error) {
 			if err != nil {
 				return n, err
 			}
+			for i := range more {
+				more[i].Event = ev.Seq
+			}
 			ms = append(ms, more...)
 		}
 		if err := m.box.EnqueueMail(ctx, last, ms); err != nil {
@@ -169,26 +181,24 @@ func (m *Mailer) mailFor(ctx context.Context, ev *hitl.Event) ([]hitl.Mail, erro
 
 // Send sends the mail due now and reports how many went out. A failure
 // is retried later with backoff (the outbox keeps it); a question settled
-// meanwhile, or a person without an address, is mailed nothing.
+// meanwhile, or a person without an address, is mailed nothing. Mail is
+// claimed one at a time, so other mailers on the same outbox (replicas)
+// send the rest meanwhile.
 func (m *Mailer) Send(ctx context.Context) (int, error) {
 	ctx = observer(ctx)
 	sent := 0
 	for {
-		due, err := m.box.DueMail(ctx, m.cfg.Clock.Now(), sendBatch)
+		now := m.cfg.Clock.Now()
+		due, err := m.box.ClaimMail(ctx, now, now.Add(ClaimLease), 1)
 		if err != nil || len(due) == 0 {
 			return sent, err
 		}
-		for _, mail := range due {
-			ok, err := m.sendOne(ctx, mail)
-			if err != nil {
-				return sent, err
-			}
-			if ok {
-				sent++
-			}
+		ok, err := m.sendOne(ctx, due[0])
+		if err != nil {
+			return sent, err
 		}
-		if len(due) < sendBatch {
-			return sent, nil
+		if ok {
+			sent++
 		}
 	}
 }
@@ -196,22 +206,22 @@ func (m *Mailer) Send(ctx context.Context) (int, error) {
 // sendOne sends mail, or records why not; ok reports it was sent. The
 // error is the outbox's only.
 func (m *Mailer) sendOne(ctx context.Context, mail hitl.Mail) (ok bool, err error) {
-	q, err := m.svc.Question(ctx, mail.QuestionID)
+	wctx, cancel := context.WithTimeout(ctx, sendWithin)
+	defer cancel()
+	q, err := m.svc.Question(wctx, mail.QuestionID)
 	if hitl.ErrorCode(err) == hitl.ENOTFOUND || (err == nil && !q.Pending()) {
 		return false, m.box.CompleteMail(ctx, mail.Seq) // pruned or settled: nothing to nudge
 	}
 	var to string
 	if err == nil {
-		to, err = m.address(ctx, mail.User)
+		to, err = m.address(wctx, mail.User)
 	}
 	if err == nil && to == "" {
 		m.log.Warn("email: no address for a reminder; set email.addresses or grant users:read.email", "user", mail.User, "question", mail.QuestionID)
 		return false, m.box.CompleteMail(ctx, mail.Seq)
 	}
 	if err == nil {
-		sctx, cancel := context.WithTimeout(ctx, time.Minute)
-		err = m.cfg.Send(sctx, to, Render(q, mail.Nudge, m.cfg.WebURL))
-		cancel()
+		err = m.cfg.Send(wctx, to, Render(q, mail.Nudge, m.cfg.WebURL))
 		if err == nil {
 			return true, m.box.CompleteMail(ctx, mail.Seq)
 		}
@@ -227,7 +237,10 @@ func (m *Mailer) sendOne(ctx context.Context, mail hitl.Mail) (ok bool, err erro
 	}
 	mail.NextAt = m.cfg.Clock.Now().Add(backoff(mail.Attempts))
 	m.log.Warn("email: sending failed; retrying later", "user", mail.User, "question", mail.QuestionID, "attempt", mail.Attempts, "err", err)
-	return false, m.box.RetryMail(ctx, mail)
+	if err := m.box.RetryMail(ctx, mail); hitl.ErrorCode(err) != hitl.ENOTFOUND {
+		return false, err
+	} // ENOTFOUND: done meanwhile by another mailer (our claim ran out)
+	return false, nil
 }
 
 // backoff is how long the n-th failure waits.

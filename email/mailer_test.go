@@ -161,7 +161,7 @@ func TestMailer(t *testing.T) {
 		assert.NotContains(t, r.body, fyi.ID)
 	}
 	assert.ElementsMatch(t, []string{"alice@example.com", "bob@example.com"}, to, "nobody without an address; no mail for a non-blocking question")
-	due, err := box.DueMail(ctx, clock.Now().Add(24*time.Hour), 0)
+	due, err := box.ClaimMail(ctx, clock.Now().Add(24*time.Hour), clock.Now().Add(25*time.Hour), 0)
 	require.NoError(t, err)
 	assert.Empty(t, due, "the outbox is empty")
 }

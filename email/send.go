@@ -17,7 +17,7 @@ type Sender func(ctx context.Context, to string, m Message) error
 // smtp://host:port uses STARTTLS when the server offers it (port 587 by
 // default), smtps://host:port TLS from the start (465); user:password@
 // authenticates (the mechanism the server offers). Each send dials, sends
-// and quits, within timeout.
+// and quits, within timeout; it returns when ctx is done.
 func SMTP(smtpURL, from string, timeout time.Duration) (Sender, error) {
 	u, err := url.Parse(smtpURL)
 	if err != nil || (u.Scheme != "smtp" && u.Scheme != "smtps") || u.Hostname() == "" {
@@ -56,6 +56,17 @@ func SMTP(smtpURL, from string, timeout time.Duration) (Sender, error) {
 		if err != nil {
 			return err
 		}
-		return c.DialAndSendWithContext(ctx, msg)
+		// go-mail heeds ctx while dialling only; after that the exchange
+		// is bounded by timeout (the connection's deadline). So that a
+		// cancelled send (the mailer closing) returns at once, it is
+		// left to finish or time out by itself.
+		done := make(chan error, 1)
+		go func() { done <- c.DialAndSendWithContext(ctx, msg) }()
+		select {
+		case err := <-done:
+			return err
+		case <-ctx.Done():
+			return ctx.Err()
+		}
 	}, nil
 }

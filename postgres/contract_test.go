@@ -30,3 +30,7 @@ func TestStoreContract(t *testing.T) {
 func TestOutboxContract(t *testing.T) {
 	storetest.RunOutbox(t, func(t *testing.T) hitl.Outbox { return open(t) })
 }
+
+func TestMailContract(t *testing.T) {
+	storetest.RunMail(t, func(t *testing.T) hitl.MailOutbox { return open(t) })
+}

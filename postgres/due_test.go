@@ -41,7 +41,7 @@ func TestMigrateDueLists(t *testing.T) {
 	// Turn the database into what version 4 held.
 	for _, sql := range []string{`DROP INDEX questions_pending_by_due`, `DROP INDEX questions_unassigned_by_due`,
 		`DROP INDEX questions_run_by_due`, `DROP INDEX questions_type_by_due`,
-		`ALTER TABLE assignees DROP COLUMN due_ns`, `UPDATE hitl_schema_version SET version = 4`} {
+		`ALTER TABLE assignees DROP COLUMN due_ns`, `DROP TABLE mail` /* version 6 */, `UPDATE hitl_schema_version SET version = 4`} {
 		if _, err := db.pool.Exec(ctx, sql); err != nil {
 			t.Fatalf("%s: %v", sql, err)
 		}

@@ -20,7 +20,7 @@ const explainRows = 50_000
 // TestListsReadTheirIndex fills a database with explainRows questions (2%
 // pending, 1,000 runs) and deliveries (500 targets), ANALYZEs it, and
 // checks that the plans of the store's own queries for the pending page,
-// a run's questions, the lists by deadline, due questions and the outbox's next delivery read the
+// a run's questions, the lists by deadline, due questions, the outbox's next delivery and due mail read the
 // index each is meant to: an Index Scan or Index Only Scan node on it, and
 // no sequential scan of the table. enable_seqscan stays on.
 func TestListsReadTheirIndex(t *testing.T) {
@@ -45,6 +45,9 @@ func TestListsReadTheirIndex(t *testing.T) {
 		SELECT 'U' || (i %% 30), %[1]d + i * 1000000, 'q_' || lpad(i::text, 8, '0'), %[1]d + i * 2000000
 		FROM generate_series(1::bigint, %[2]d) i`, now.Add(-24*time.Hour).UnixNano(), explainRows),
 		fmt.Sprintf(`INSERT INTO deliveries (target, data) SELECT 'C' || (i %% 500), '{}'::bytea FROM generate_series(1, %d) i`, explainRows),
+		// Queued mail, 1 in 1,000 due (the rest claimed or backing off).
+		fmt.Sprintf(`INSERT INTO mail (next_ns, data) SELECT %d + CASE WHEN i %% 1000 = 0 THEN -i ELSE i END * 1000000000::bigint, '{}'::bytea
+		FROM generate_series(1::bigint, %d) i`, now.UnixNano(), explainRows),
 		`ANALYZE`,
 	}
 	for _, sql := range fill {
@@ -85,6 +88,7 @@ func TestListsReadTheirIndex(t *testing.T) {
 		{name: "due questions", index: "questions_by_deadline", sql: dueSQL, args: []any{ns(now), 100}},
 		{name: "due reminders", index: "questions_by_reminder", sql: dueRemindersSQL, args: []any{ns(now), 100}},
 		{name: "the outbox's next delivery", index: "deliveries_by_target", sql: nextDeliverySQL, args: []any{"C42"}},
+		{name: "due mail, claimed", index: "mail_by_due", sql: claimMailSQL, args: []any{ns(now), 1}},
 	}
 	cases[0].sql, cases[0].args = page(hitl.QuestionFilter{Status: hitl.StatusPending, Limit: 50})
 	cases[1].sql, cases[1].args = page(hitl.QuestionFilter{Status: hitl.StatusPending, Limit: 50, Cursor: cursor})

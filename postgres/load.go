@@ -12,11 +12,11 @@ import (
 
 // tables are the tables that hold an installation's records, in the
 // order Load empties them.
-var tables = []string{"questions", "assignees", "counts", "events", "runs", "control", "learned", "deliveries", "delivered", "meta"}
+var tables = []string{"questions", "assignees", "counts", "events", "runs", "control", "learned", "deliveries", "delivered", "mail", "meta"}
 
 // Counts are how many records of each kind a database holds.
 type Counts struct {
-	Questions, Events, Runs, Control, Learned, Deliveries, Delivered int
+	Questions, Events, Runs, Control, Learned, Deliveries, Delivered, Mail int
 }
 
 // Counts counts the records (a full count of each table: for hitl
@@ -25,8 +25,9 @@ func (db *DB) Counts(ctx context.Context) (Counts, error) {
 	var c Counts
 	err := db.read(ctx, "count records", func(tx pgx.Tx) error {
 		return tx.QueryRow(ctx, `SELECT (SELECT count(*) FROM questions), (SELECT count(*) FROM events), (SELECT count(*) FROM runs),
-			(SELECT count(*) FROM control), (SELECT count(*) FROM learned), (SELECT count(*) FROM deliveries), (SELECT count(*) FROM delivered)`).
-			Scan(&c.Questions, &c.Events, &c.Runs, &c.Control, &c.Learned, &c.Deliveries, &c.Delivered)
+			(SELECT count(*) FROM control), (SELECT count(*) FROM learned), (SELECT count(*) FROM deliveries), (SELECT count(*) FROM delivered),
+			(SELECT count(*) FROM mail)`).
+			Scan(&c.Questions, &c.Events, &c.Runs, &c.Control, &c.Learned, &c.Deliveries, &c.Delivered, &c.Mail)
 	})
 	return c, err
 }
@@ -52,7 +53,7 @@ func (db *DB) Load(ctx context.Context, force bool, fn func(*Loader) (lastSeq, o
 		var used bool
 		if err := tx.QueryRow(ctx, `SELECT EXISTS (SELECT 1 FROM questions) OR EXISTS (SELECT 1 FROM events) OR EXISTS (SELECT 1 FROM runs)
 			OR EXISTS (SELECT 1 FROM control) OR EXISTS (SELECT 1 FROM learned) OR EXISTS (SELECT 1 FROM deliveries)
-			OR EXISTS (SELECT 1 FROM delivered) OR EXISTS (SELECT 1 FROM meta) OR (SELECT seq FROM event_seq) > 0`).Scan(&used); err != nil {
+			OR EXISTS (SELECT 1 FROM delivered) OR EXISTS (SELECT 1 FROM mail) OR EXISTS (SELECT 1 FROM meta) OR (SELECT seq FROM event_seq) > 0`).Scan(&used); err != nil {
 			return err
 		}
 		if used && !force {
@@ -79,6 +80,9 @@ func (db *DB) Load(ctx context.Context, force bool, fn func(*Loader) (lastSeq, o
 			return err
 		}
 		if _, err := tx.Exec(ctx, `SELECT setval(pg_get_serial_sequence('deliveries', 'seq'), GREATEST((SELECT max(seq) FROM deliveries), 1))`); err != nil {
+			return err
+		}
+		if _, err := tx.Exec(ctx, `SELECT setval(pg_get_serial_sequence('mail', 'seq'), GREATEST((SELECT max(seq) FROM mail), 1))`); err != nil {
 			return err
 		}
 		if cursor > 0 {
@@ -224,4 +228,32 @@ func (l *Loader) Delivered(m hitl.Delivered) error {
 	}
 	l.N.Delivered++
 	return nil
+}
+
+// Mail writes a queued mail with its Seq.
+func (l *Loader) Mail(m hitl.Mail) error {
+	if m.Seq == 0 || m.Seq > math.MaxInt64 {
+		return hitl.Errorf(hitl.EINVALID, "mail %d cannot be stored", m.Seq)
+	}
+	data, err := json.Marshal(m)
+	if err != nil {
+		return err
+	}
+	if _, err := l.tx.Exec(l.ctx, `INSERT INTO mail (seq, next_ns, data) VALUES ($1, $2, $3)`, int64(m.Seq), ns(m.NextAt), data); err != nil {
+		return fmt.Errorf("mail %d: %w", m.Seq, err)
+	}
+	l.N.Mail++
+	return nil
+}
+
+// MailCursor writes the mail outbox's cursor (0: none).
+func (l *Loader) MailCursor(cursor uint64) error {
+	if cursor == 0 {
+		return nil
+	}
+	if cursor > math.MaxInt64 {
+		return hitl.Errorf(hitl.EINVALID, "mail cursor %d is out of range", cursor)
+	}
+	_, err := l.tx.Exec(l.ctx, `INSERT INTO meta (key, value) VALUES ('mail_cursor', convert_to($1::bigint::text, 'UTF8'))`, int64(cursor))
+	return err
 }

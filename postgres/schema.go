@@ -45,6 +45,7 @@ import (
 //	delivery_claims           PK (target)                           who does a target's deliveries
 //	web_sessions              PK (id); web_sessions_by_expiry (expires_ns, id)
 //	questions_by_reminder     (remind_ns, id) WHERE a reminder is due   due reminders (reminder.go)
+//	mail                      PK (seq); mail_by_due (next_ns, seq)  the email outbox (mail.go)
 //
 // A learned rule's key and an idempotency key are bytea: they may hold NUL
 // bytes, which text cannot. Text columns that lists order by are COLLATE "C": byte order, as the
@@ -161,6 +162,13 @@ UPDATE assignees a SET due_ns = q.timeout_ns FROM questions q WHERE q.id = a.que
 CREATE INDEX assignees_by_due ON assignees (assignee, due_ns, question_id);
 CREATE INDEX questions_run_by_due ON questions (job_id, (coalesce(timeout_ns, 9223372036854775807)), id) WHERE pending;
 CREATE INDEX questions_type_by_due ON questions (type, (coalesce(timeout_ns, 9223372036854775807)), id) WHERE pending;
+`,
+	// The email outbox (issue 15): mail owed, by when it is due (a claimed
+	// mail is due when its claim runs out); its cursor is meta's
+	// 'mail_cursor'.
+	6: `
+CREATE TABLE mail (seq bigserial PRIMARY KEY, next_ns bigint NOT NULL, data bytea NOT NULL);
+CREATE INDEX mail_by_due ON mail (next_ns, seq);
 `,
 }
 

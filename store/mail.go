@@ -43,8 +43,16 @@ func (db *DB) EnqueueMail(ctx context.Context, cursor uint64, ms []hitl.Mail) er
 		return err
 	}
 	return db.write(func(tx *bolt.Tx) error {
+		var stored uint64
+		if v := tx.Bucket(bucketMailMeta).Get(keyCursor); len(v) == 8 {
+			stored = binary.BigEndian.Uint64(v)
+		}
 		b := tx.Bucket(bucketMail)
 		for i := range ms {
+			ms[i].Seq = 0
+			if ms[i].Event != 0 && ms[i].Event <= stored {
+				continue // enqueued already
+			}
 			seq, err := b.NextSequence()
 			if err != nil {
 				return fmt.Errorf("store: enqueue mail: %w", err)
@@ -54,7 +62,7 @@ func (db *DB) EnqueueMail(ctx context.Context, cursor uint64, ms []hitl.Mail) er
 				return err
 			}
 		}
-		return tx.Bucket(bucketMailMeta).Put(keyCursor, u64(cursor))
+		return tx.Bucket(bucketMailMeta).Put(keyCursor, u64(max(stored, cursor)))
 	})
 }
 
@@ -81,10 +89,24 @@ func getMail(tx *bolt.Tx, seq uint64) (hitl.Mail, bool, error) {
 	return m, true, nil
 }
 
-// DueMail implements hitl.MailOutbox: it reads mail_due up to now.
-func (db *DB) DueMail(ctx context.Context, now time.Time, limit int) ([]hitl.Mail, error) {
+// ClaimMail implements hitl.MailOutbox: it reads mail_due up to now and
+// moves what it returns to until.
+func (db *DB) ClaimMail(ctx context.Context, now, until time.Time, limit int) ([]hitl.Mail, error) {
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+	// Nothing due (the mailer's usual poll): a read, no commit.
+	var due bool
+	if err := db.view(ctx, "due mail", func(tx *bolt.Tx) error {
+		k, _ := tx.Bucket(bucketMailDue).Cursor().First()
+		due = len(k) == 16 && binary.BigEndian.Uint64(k) <= timeKey(now)
+		return nil
+	}); err != nil || !due {
+		return []hitl.Mail{}, err
+	}
 	out := []hitl.Mail{}
-	err := db.view(ctx, "due mail", func(tx *bolt.Tx) error {
+	err := db.write(func(tx *bolt.Tx) error {
+		out = out[:0]
 		end := timeKey(now)
 		c := tx.Bucket(bucketMailDue).Cursor()
 		for k, _ := c.First(); k != nil && len(k) == 16 && binary.BigEndian.Uint64(k) <= end; k, _ = c.Next() {
@@ -99,9 +121,22 @@ func (db *DB) DueMail(ctx context.Context, now time.Time, limit int) ([]hitl.Mai
 				break
 			}
 		}
+		due := tx.Bucket(bucketMailDue)
+		for i := range out {
+			if err := due.Delete(mailDueKey(out[i])); err != nil {
+				return err
+			}
+			out[i].NextAt = until
+			if err := putMail(tx, out[i]); err != nil {
+				return err
+			}
+		}
 		return nil
 	})
-	return out, err
+	if err != nil {
+		return nil, fmt.Errorf("store: claim mail: %w", err)
+	}
+	return out, nil
 }
 
 // CompleteMail implements hitl.MailOutbox.

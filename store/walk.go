@@ -20,13 +20,16 @@ type Visitor struct {
 	Learned   func(*hitl.LearnedRule) error
 	Delivery  func(hitl.Delivery) error // queued, in Seq order
 	Delivered func(hitl.Delivered) error
+	Mail      func(hitl.Mail) error // the mail outbox's, in Seq order
 }
 
 // Totals are the state beside the records: the last event's Seq, the
-// outbox cursor and the approval policy (nil when none is stored).
+// outbox's and the mail outbox's cursors and the approval policy (nil when
+// none is stored).
 type Totals struct {
 	LastSeq      uint64
 	OutboxCursor uint64
+	MailCursor   uint64
 	Policy       *hitl.PolicyState
 }
 
@@ -38,6 +41,9 @@ func (db *DB) Walk(ctx context.Context, v Visitor) (Totals, error) {
 		t.LastSeq = tx.Bucket(bucketEvents).Sequence()
 		if c := tx.Bucket(bucketSlackMeta).Get(keyCursor); len(c) == 8 {
 			t.OutboxCursor = binary.BigEndian.Uint64(c)
+		}
+		if c := tx.Bucket(bucketMailMeta).Get(keyCursor); len(c) == 8 {
+			t.MailCursor = binary.BigEndian.Uint64(c)
 		}
 		if p := tx.Bucket(bucketMeta).Get(keyPolicy); p != nil {
 			t.Policy = &hitl.PolicyState{}
@@ -56,6 +62,7 @@ func (db *DB) Walk(ctx context.Context, v Visitor) (Totals, error) {
 			{bucketLearned, each(v.Learned)},
 			{bucketSlackTasks, eachValue(v.Delivery)},
 			{bucketSlackMessages, eachValue(v.Delivered)},
+			{bucketMail, eachValue(v.Mail)},
 		}
 		for _, w := range walks {
 			err := tx.Bucket(w.bucket).ForEach(func(k, val []byte) error {

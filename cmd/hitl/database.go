@@ -20,6 +20,7 @@ import (
 type Database interface {
 	hitl.Store
 	hitl.Outbox
+	hitl.MailOutbox
 	Close() error
 }
 

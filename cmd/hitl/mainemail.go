@@ -3,25 +3,16 @@ package main
 import (
 	"time"
 
-	"github.com/hitlbot/hitl"
-
 	"github.com/hitlbot/hitl/email"
 )
 
 // startMailer starts the email edge when email is configured: reminders
 // and escalations of blocking questions and approvals go by email too,
-// from the store's durable mail outbox.
+// from the database's durable mail outbox (on PostgreSQL shared by the
+// replicas, each of which runs a mailer: each mail is claimed by one).
 func (m *Main) startMailer() error {
 	if !m.Config.Email.Enabled() {
 		return nil
-	}
-	var inner Database = m.DB
-	if d, ok := inner.(*database); ok {
-		inner = d.Database
-	}
-	box, ok := inner.(hitl.MailOutbox)
-	if !ok {
-		return hitl.Errorf(hitl.EINVALID, "email: the mail outbox is kept in a bbolt database only so far; on PostgreSQL leave email unset")
 	}
 	send, err := email.SMTP(m.Config.Email.SMTPURL, m.Config.Email.From, time.Minute)
 	if err != nil {
@@ -32,7 +23,7 @@ func (m *Main) startMailer() error {
 	if m.Bot != nil {
 		cfg.Lookup = m.Bot.EmailOf
 	}
-	m.mailer = email.New(cfg, m.Service, box)
+	m.mailer = email.New(cfg, m.Service, m.DB)
 	m.mailer.Start()
 	return nil
 }

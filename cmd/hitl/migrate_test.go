@@ -23,7 +23,7 @@ func TestMigrateToPostgres(t *testing.T) {
 
 	// An installation with a bit of everything: questions pending and
 	// answered, a steered loop, a learned rule, a delivery queued and one
-	// done.
+	// done, a mail queued.
 	m := startMainNoCleanup(t, func(c *config.Config, _ *Main) { c.DB = path })
 	var pending *hitl.Question
 	for i := range 5 {
@@ -43,6 +43,8 @@ func TestMigrateToPostgres(t *testing.T) {
 	ds := []hitl.Delivery{{Kind: "post", QuestionID: pending.ID, Target: "C1"}, {Kind: "post", QuestionID: pending.ID, Target: "C2"}}
 	require.NoError(t, m.DB.Enqueue(ctx, 3, ds))
 	require.NoError(t, m.DB.Complete(ctx, ds[0], &hitl.Delivered{QuestionID: pending.ID, Target: "C1", Channel: "C1", TS: "1.2", PostedAt: time.Unix(1, 0).UTC()}))
+	mails := []hitl.Mail{{QuestionID: pending.ID, User: "U0ALICE", Nudge: hitl.EventQuestionReminded, Event: 6, NextAt: time.Unix(60, 0).UTC()}}
+	require.NoError(t, m.DB.EnqueueMail(ctx, 7, mails))
 	wantPending, err := m.DB.Questions(ctx, hitl.QuestionFilter{Status: hitl.StatusPending})
 	require.NoError(t, err)
 	wantEvents, err := m.DB.Events(ctx, 0, 0)
@@ -61,7 +63,7 @@ func TestMigrateToPostgres(t *testing.T) {
 	r := localCLI(nil, "migrate", "--from", path, "--to", url)
 	require.Equal(t, exitOK, r.code, r.stderr)
 	assert.Contains(t, r.stdout, "5 questions")
-	assert.Contains(t, r.stdout, "1 learned rules, 1 queued deliveries, 1 delivery records (counts checked)")
+	assert.Contains(t, r.stdout, "1 learned rules, 1 queued deliveries, 1 delivery records, 1 queued mails (counts checked)")
 
 	dst, err := postgres.Open(ctx, url)
 	require.NoError(t, err)
@@ -93,6 +95,13 @@ func TestMigrateToPostgres(t *testing.T) {
 	cursor, err := dst.OutboxCursor(ctx)
 	require.NoError(t, err)
 	assert.Equal(t, uint64(3), cursor)
+	mailCursor, err := dst.MailCursor(ctx)
+	require.NoError(t, err)
+	assert.Equal(t, uint64(7), mailCursor, "no event is mailed again")
+	due, err := dst.ClaimMail(ctx, time.Unix(60, 0), time.Unix(120, 0).UTC(), 0)
+	require.NoError(t, err)
+	mails[0].NextAt = time.Unix(120, 0).UTC()
+	assert.Equal(t, mails, due, "the queued mail, due as it was")
 	rec, err := dst.DeliveredAt(ctx, "C1", "1.2")
 	require.NoError(t, err)
 	assert.Equal(t, pending.ID, rec.QuestionID)

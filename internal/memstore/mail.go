@@ -34,16 +34,20 @@ func (o *MailOutbox) EnqueueMail(_ context.Context, cursor uint64, ms []hitl.Mai
 	o.mu.Lock()
 	defer o.mu.Unlock()
 	for i := range ms {
+		ms[i].Seq = 0
+		if ms[i].Event != 0 && ms[i].Event <= o.cursor {
+			continue // enqueued already
+		}
 		o.seq++
 		ms[i].Seq = o.seq
 		o.mail[o.seq] = ms[i]
 	}
-	o.cursor = cursor
+	o.cursor = max(o.cursor, cursor)
 	return nil
 }
 
-// DueMail implements hitl.MailOutbox (by scanning: fine for tests).
-func (o *MailOutbox) DueMail(_ context.Context, now time.Time, limit int) ([]hitl.Mail, error) {
+// ClaimMail implements hitl.MailOutbox (by scanning: fine for tests).
+func (o *MailOutbox) ClaimMail(_ context.Context, now, until time.Time, limit int) ([]hitl.Mail, error) {
 	o.mu.Lock()
 	defer o.mu.Unlock()
 	out := []hitl.Mail{}
@@ -60,6 +64,10 @@ func (o *MailOutbox) DueMail(_ context.Context, now time.Time, limit int) ([]hit
 	})
 	if limit > 0 && len(out) > limit {
 		out = out[:limit]
+	}
+	for i := range out {
+		out[i].NextAt = until
+		o.mail[out[i].Seq] = out[i]
 	}
 	return out, nil
 }

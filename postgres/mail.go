@@ -1,0 +1,172 @@
+package postgres
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"math"
+	"time"
+
+	"github.com/hitlbot/hitl"
+	"github.com/jackc/pgx/v5"
+)
+
+// The email edge's outbox (hitl.MailOutbox): the cursor (meta
+// 'mail_cursor') and the mail owed (mail, read by mail_by_due). The
+// next_ns column is when a mail is due; the JSON in data holds the rest.
+//
+// Replicas: each runs a mailer on the same outbox. Enqueuers take turns
+// under an advisory lock and keep only the mail of events after the
+// stored cursor; claimers lock due rows with FOR UPDATE SKIP LOCKED and
+// move them to the claim's end in the same transaction, so each mail is
+// claimed by one replica at a time.
+
+var _ hitl.MailOutbox = (*DB)(nil)
+
+// mailLock is the advisory lock mail enqueuers take turns under.
+const mailLock = 0x6869746d // "hitm"
+
+// MailCursor implements hitl.MailOutbox.
+func (db *DB) MailCursor(ctx context.Context) (uint64, error) {
+	var cur int64
+	err := db.pool.QueryRow(ctx, `SELECT (convert_from(value, 'UTF8'))::bigint FROM meta WHERE key = 'mail_cursor'`).Scan(&cur)
+	if errors.Is(err, pgx.ErrNoRows) {
+		return 0, nil
+	} else if err != nil {
+		return 0, classify("mail cursor", err)
+	}
+	return uint64(cur), nil
+}
+
+// EnqueueMail implements hitl.MailOutbox.
+func (db *DB) EnqueueMail(ctx context.Context, cursor uint64, ms []hitl.Mail) error {
+	if cursor > math.MaxInt64 {
+		return hitl.Errorf(hitl.EINVALID, "mail cursor %d is out of range", cursor)
+	}
+	return db.write(ctx, "enqueue mail", func(tx pgx.Tx) error {
+		if _, err := tx.Exec(ctx, `SELECT pg_advisory_xact_lock($1)`, int64(mailLock)); err != nil {
+			return err
+		}
+		var stored int64
+		err := tx.QueryRow(ctx, `SELECT (convert_from(value, 'UTF8'))::bigint FROM meta WHERE key = 'mail_cursor'`).Scan(&stored)
+		if err != nil && !errors.Is(err, pgx.ErrNoRows) {
+			return err
+		}
+		_, err = tx.Exec(ctx, `INSERT INTO meta (key, value) VALUES ('mail_cursor', convert_to($1::bigint::text, 'UTF8'))
+			ON CONFLICT (key) DO UPDATE SET value = EXCLUDED.value`, max(stored, int64(cursor)))
+		if err != nil {
+			return err
+		}
+		for i := range ms {
+			ms[i].Seq = 0
+			if ms[i].Event != 0 && ms[i].Event <= uint64(stored) {
+				continue // another replica enqueued it
+			}
+			var seq int64
+			if err := tx.QueryRow(ctx, `SELECT nextval(pg_get_serial_sequence('mail', 'seq'))`).Scan(&seq); err != nil {
+				return err
+			}
+			ms[i].Seq = uint64(seq)
+			data, err := json.Marshal(ms[i])
+			if err != nil {
+				return fmt.Errorf("encode mail: %w", err)
+			}
+			if _, err := tx.Exec(ctx, `INSERT INTO mail (seq, next_ns, data) VALUES ($1, $2, $3)`, seq, ns(ms[i].NextAt), data); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
+}
+
+// claimMailSQL locks up to $2 mails due at $1 (all when $2 is NULL) that
+// no other transaction holds, earliest first: mail_by_due's order.
+const claimMailSQL = `SELECT seq, data FROM mail WHERE next_ns <= $1 ORDER BY next_ns, seq LIMIT $2 FOR UPDATE SKIP LOCKED`
+
+// ClaimMail implements hitl.MailOutbox: a read of mail_by_due up to now,
+// skipping rows another replica is claiming, and the rows moved to until
+// in the same transaction.
+func (db *DB) ClaimMail(ctx context.Context, now, until time.Time, limit int) ([]hitl.Mail, error) {
+	var lim *int64
+	if limit > 0 {
+		l := int64(limit)
+		lim = &l
+	}
+	out := []hitl.Mail{}
+	err := db.write(ctx, "claim mail", func(tx pgx.Tx) error {
+		out = out[:0]
+		rows, err := tx.Query(ctx, claimMailSQL, ns(now), lim)
+		if err != nil {
+			return err
+		}
+		var seqs []int64
+		for rows.Next() {
+			var seq int64
+			var data []byte
+			if err := rows.Scan(&seq, &data); err != nil {
+				rows.Close()
+				return err
+			}
+			var m hitl.Mail
+			if err := json.Unmarshal(data, &m); err != nil {
+				rows.Close()
+				return fmt.Errorf("decode mail %d: %w", seq, err)
+			}
+			m.Seq, m.NextAt = uint64(seq), until
+			out = append(out, m)
+			seqs = append(seqs, seq)
+		}
+		rows.Close()
+		if err := rows.Err(); err != nil {
+			return err
+		}
+		if len(seqs) == 0 {
+			return nil
+		}
+		_, err = tx.Exec(ctx, `UPDATE mail SET next_ns = $1 WHERE seq = ANY($2)`, ns(until), seqs)
+		return err
+	})
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+// CompleteMail implements hitl.MailOutbox.
+func (db *DB) CompleteMail(ctx context.Context, seq uint64) error {
+	if seq > math.MaxInt64 {
+		return nil
+	}
+	return db.write(ctx, fmt.Sprintf("complete mail %d", seq), func(tx pgx.Tx) error {
+		_, err := tx.Exec(ctx, `DELETE FROM mail WHERE seq = $1`, int64(seq))
+		return err
+	})
+}
+
+// RetryMail implements hitl.MailOutbox.
+func (db *DB) RetryMail(ctx context.Context, m hitl.Mail) error {
+	notFound := hitl.Errorf(hitl.ENOTFOUND, "mail %d is not queued", m.Seq)
+	if m.Seq > math.MaxInt64 {
+		return notFound
+	}
+	return db.write(ctx, fmt.Sprintf("retry mail %d", m.Seq), func(tx pgx.Tx) error {
+		var data []byte
+		err := tx.QueryRow(ctx, `SELECT data FROM mail WHERE seq = $1 FOR UPDATE`, int64(m.Seq)).Scan(&data)
+		if errors.Is(err, pgx.ErrNoRows) {
+			return notFound
+		} else if err != nil {
+			return err
+		}
+		var old hitl.Mail
+		if err := json.Unmarshal(data, &old); err != nil {
+			return fmt.Errorf("decode mail %d: %w", m.Seq, err)
+		}
+		old.Attempts, old.NextAt, old.LastError = m.Attempts, m.NextAt, m.LastError
+		if data, err = json.Marshal(old); err != nil {
+			return fmt.Errorf("encode mail: %w", err)
+		}
+		_, err = tx.Exec(ctx, `UPDATE mail SET next_ns = $2, data = $3 WHERE seq = $1`, int64(m.Seq), ns(m.NextAt), data)
+		return err
+	})
+}
