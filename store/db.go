@@ -24,6 +24,13 @@ import (
 // on a 2-core VM, against 4,500-5,000/s with 1 ms.
 const batchDelay = time.Millisecond
 
+// appendFill is how full bbolt packs the pages of a bucket whose new keys
+// come last (events by sequence, questions by their time-ordered ids):
+// bbolt's default (half) suits keys inserted anywhere, and leaves every
+// page of an append-only bucket half empty, so a commit writes twice the
+// pages its new records need.
+const appendFill = 0.9
+
 // SchemaVersion is the layout version this package reads and writes. It is
 // stored in the meta bucket and checked at open; an older file is migrated
 // (migrate.go).

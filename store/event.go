@@ -70,6 +70,7 @@ func (db *DB) AppendEvent(ctx context.Context, ev *hitl.Event) error {
 // appendEvent gives ev the next sequence number and writes it.
 func appendEvent(tx *bolt.Tx, ev *hitl.Event) error {
 	b := tx.Bucket(bucketEvents)
+	b.FillPercent = appendFill
 	seq, err := b.NextSequence()
 	if err != nil {
 		return fmt.Errorf("next event sequence: %w", err)

@@ -406,7 +406,9 @@ func decodeQuestion(id string, v []byte) (*hitl.Question, error) {
 // where old (nil for a new question) had them, keeps its run's record
 // current, and appends ev (when not nil) with the run's phase after it.
 func putQuestion(tx *bolt.Tx, old, q *hitl.Question, data []byte, ev *hitl.Event) error {
-	if err := tx.Bucket(bucketQuestions).Put([]byte(q.ID), data); err != nil {
+	questions := tx.Bucket(bucketQuestions)
+	questions.FillPercent = appendFill
+	if err := questions.Put([]byte(q.ID), data); err != nil {
 		return fmt.Errorf("put question %s: %w", q.ID, err)
 	}
 	var oldIx []indexEntry

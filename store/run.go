@@ -50,6 +50,12 @@ func putRun(tx *bolt.Tx, run *hitl.Run) error {
 	if err != nil {
 		return err
 	}
+	return replaceRun(tx, old, run)
+}
+
+// replaceRun writes run over old, the record as stored (nil: none), which
+// the caller has already decoded.
+func replaceRun(tx *bolt.Tx, old, run *hitl.Run) error {
 	if err := indexEnded(tx, old, run); err != nil {
 		return err
 	}
@@ -63,6 +69,9 @@ func putRun(tx *bolt.Tx, run *hitl.Run) error {
 	}
 	active := tx.Bucket(bucketRunsActive)
 	if run.Control.Status.Active() {
+		if old != nil && old.Control.Status.Active() {
+			return nil // already indexed
+		}
 		err = active.Put([]byte(run.ID), []byte{})
 	} else {
 		err = active.Delete([]byte(run.ID))
@@ -119,14 +128,18 @@ func trackRun(tx *bolt.Tx, old, q *hitl.Question, at time.Time) (*hitl.Run, erro
 	if err != nil {
 		return nil, err
 	}
+	var stored *hitl.Run // what replaceRun moves the indexes from
 	if run == nil {
 		run = &hitl.Run{}
+	} else {
+		prev := *run // the fields indexEnded reads are values, not shared
+		stored = &prev
 	}
 	run.Track(old, q, at)
 	if err := nextWaitingOn(tx, run); err != nil {
 		return nil, err
 	}
-	return run, putRun(tx, run)
+	return run, replaceRun(tx, stored, run)
 }
 
 // nextWaitingOn sets run.WaitingOn when it waits on a question but names
