@@ -256,30 +256,6 @@ func (h *policyHolder) rule(name string) *PolicyRule {
 // turn into notifications. It returns how many it sent, and reads only
 // the due part of the reminder index: with nothing due it writes nothing.
 func (s *Service) SweepReminders(ctx context.Context) (int, error) {
-	const batch = 256
 	now := s.clock.Now()
-	n := 0
-	for {
-		ids, err := s.store.DueReminders(ctx, now, batch)
-		if err != nil || len(ids) == 0 {
-			return n, err
-		}
-		updated, errs, err := s.store.UpdateQuestions(ctx, ids, func(q *Question) (*Event, error) { return q.remind(now) })
-		if err != nil {
-			return n, err
-		}
-		for i, q := range updated {
-			if q == nil {
-				if c := ErrorCode(errs[i]); c != ECONFLICT && c != ENOTFOUND {
-					return n, errs[i]
-				}
-				continue
-			}
-			n++
-			s.notifier.Publish(q.ID)
-		}
-		if len(ids) < batch {
-			return n, nil
-		}
-	}
+	return s.sweepDue(ctx, now, s.store.DueReminders, func(q *Question) (*Event, error) { return q.remind(now) }, false)
 }

@@ -494,26 +494,36 @@ func Conflict(q *Question) *Error {
 // SweepExpired times out every pending question that is due now and returns
 // how many it settled. It reads only the due part of the deadline index.
 func (s *Service) SweepExpired(ctx context.Context) (int, error) {
-	const batch = 256
 	now := s.clock.Now()
+	return s.sweepDue(ctx, now, s.store.DueQuestions, func(q *Question) (*Event, error) {
+		if !q.Pending() {
+			return nil, Conflict(q) // answered meanwhile
+		}
+		if q.TimeoutAt == nil || q.TimeoutAt.After(now) {
+			return nil, Errorf(ECONFLICT, "question %s is not due", q.ID)
+		}
+		q.Status, q.Response, q.RespondedBy, q.RespondedAt = StatusTimeout, q.DefaultResponse.clone(), ActorSystem, &now
+		return newQuestionEvent(EventQuestionTimeout, q, ActorSystem, now), nil
+	}, true)
+}
+
+// sweepDue applies change to every question due (ids read by due, a
+// store index read up to now) and returns how many it changed: a batch of
+// them in each commit, so that a restart with thousands overdue settles
+// them in a few commits, not one each, and nothing due is only a read.
+// A question the change refuses with ECONFLICT (settled or no longer due
+// meanwhile) is left alone. runs says the change may wake the question's
+// run.
+func (s *Service) sweepDue(ctx context.Context, now time.Time, due func(context.Context, time.Time, int) ([]string, error),
+	change func(q *Question) (*Event, error), runs bool) (int, error) {
+	const batch = 256
 	n := 0
 	for {
-		ids, err := s.store.DueQuestions(ctx, now, batch)
+		ids, err := due(ctx, now, batch)
 		if err != nil || len(ids) == 0 {
-			return n, err // nothing due: the sweep was a read
+			return n, err
 		}
-		// One commit for the whole batch: a restart with thousands overdue
-		// settles them in a few commits, not one each.
-		updated, errs, err := s.store.UpdateQuestions(ctx, ids, func(q *Question) (*Event, error) {
-			if !q.Pending() {
-				return nil, Conflict(q) // answered meanwhile
-			}
-			if q.TimeoutAt == nil || q.TimeoutAt.After(now) {
-				return nil, Errorf(ECONFLICT, "question %s is not due", q.ID)
-			}
-			q.Status, q.Response, q.RespondedBy, q.RespondedAt = StatusTimeout, q.DefaultResponse.clone(), ActorSystem, &now
-			return newQuestionEvent(EventQuestionTimeout, q, ActorSystem, now), nil
-		})
+		updated, errs, err := s.store.UpdateQuestions(ctx, ids, change)
 		if err != nil {
 			return n, err
 		}
@@ -526,7 +536,9 @@ func (s *Service) SweepExpired(ctx context.Context) (int, error) {
 			}
 			n++
 			s.notifier.Publish(q.ID)
-			s.notifier.Publish(runKey(q.JobID))
+			if runs {
+				s.notifier.Publish(runKey(q.JobID))
+			}
 		}
 		if len(ids) < batch {
 			return n, nil
