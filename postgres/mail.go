@@ -29,50 +29,30 @@ const mailLock = 0x6869746d // "hitm"
 
 // MailCursor implements hitl.MailOutbox.
 func (db *DB) MailCursor(ctx context.Context) (uint64, error) {
-	var cur int64
-	err := db.pool.QueryRow(ctx, `SELECT (convert_from(value, 'UTF8'))::bigint FROM meta WHERE key = 'mail_cursor'`).Scan(&cur)
-	if errors.Is(err, pgx.ErrNoRows) {
-		return 0, nil
-	} else if err != nil {
-		return 0, classify("mail cursor", err)
-	}
-	return uint64(cur), nil
+	return readCursor(ctx, db.pool, "mail_cursor", "mail cursor")
 }
 
-// EnqueueMail implements hitl.MailOutbox.
+// EnqueueMail implements hitl.MailOutbox: the mail of events after the
+// stored cursor (enqueueTurn); the rest keeps Seq 0.
 func (db *DB) EnqueueMail(ctx context.Context, cursor uint64, ms []hitl.Mail) error {
-	if cursor > math.MaxInt64 {
-		return hitl.Errorf(hitl.EINVALID, "mail cursor %d is out of range", cursor)
-	}
 	return db.write(ctx, "enqueue mail", func(tx pgx.Tx) error {
-		if _, err := tx.Exec(ctx, `SELECT pg_advisory_xact_lock($1)`, int64(mailLock)); err != nil {
-			return err
-		}
-		var stored int64
-		err := tx.QueryRow(ctx, `SELECT (convert_from(value, 'UTF8'))::bigint FROM meta WHERE key = 'mail_cursor'`).Scan(&stored)
-		if err != nil && !errors.Is(err, pgx.ErrNoRows) {
-			return err
-		}
-		_, err = tx.Exec(ctx, `INSERT INTO meta (key, value) VALUES ('mail_cursor', convert_to($1::bigint::text, 'UTF8'))
-			ON CONFLICT (key) DO UPDATE SET value = EXCLUDED.value`, max(stored, int64(cursor)))
+		stored, err := enqueueTurn(ctx, tx, mailLock, "mail_cursor", cursor)
 		if err != nil {
 			return err
 		}
 		for i := range ms {
 			ms[i].Seq = 0
-			if ms[i].Event != 0 && ms[i].Event <= uint64(stored) {
+			if ms[i].Event != 0 && ms[i].Event <= stored {
 				continue // another replica enqueued it
 			}
-			var seq int64
-			if err := tx.QueryRow(ctx, `SELECT nextval(pg_get_serial_sequence('mail', 'seq'))`).Scan(&seq); err != nil {
+			if ms[i].Seq, err = nextSeq(ctx, tx, "mail"); err != nil {
 				return err
 			}
-			ms[i].Seq = uint64(seq)
 			data, err := json.Marshal(ms[i])
 			if err != nil {
 				return fmt.Errorf("encode mail: %w", err)
 			}
-			if _, err := tx.Exec(ctx, `INSERT INTO mail (seq, next_ns, data) VALUES ($1, $2, $3)`, seq, ns(ms[i].NextAt), data); err != nil {
+			if _, err := tx.Exec(ctx, `INSERT INTO mail (seq, next_ns, data) VALUES ($1, $2, $3)`, int64(ms[i].Seq), ns(ms[i].NextAt), data); err != nil {
 				return err
 			}
 		}

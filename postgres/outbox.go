@@ -18,58 +18,36 @@ import (
 
 // OutboxCursor implements hitl.Outbox.
 func (db *DB) OutboxCursor(ctx context.Context) (uint64, error) {
-	var cur int64
-	err := db.pool.QueryRow(ctx, `SELECT (convert_from(value, 'UTF8'))::bigint FROM meta WHERE key = 'outbox_cursor'`).Scan(&cur)
-	if errors.Is(err, pgx.ErrNoRows) {
-		return 0, nil
-	} else if err != nil {
-		return 0, classify("outbox cursor", err)
-	}
-	return uint64(cur), nil
+	return readCursor(ctx, db.pool, "outbox_cursor", "outbox cursor")
 }
 
-// Enqueue implements hitl.Outbox. Enqueuers (one per replica) take turns
-// under an advisory lock; a delivery of an event at or before the stored
-// cursor was enqueued already, by another replica that read the same
-// events, and is left out (its Seq stays 0). The cursor only moves on.
+// Enqueue implements hitl.Outbox. A delivery of an event at or before the
+// stored cursor was enqueued already (enqueueTurn) and is left out: its
+// Seq stays 0.
 func (db *DB) Enqueue(ctx context.Context, cursor uint64, ds []hitl.Delivery) error {
 	for _, d := range ds {
 		if d.Target == "" || nulFree("delivery target", d.Target, d.QuestionID, d.Kind) != nil {
 			return hitl.Errorf(hitl.EINVALID, "delivery target %q is empty or contains a NUL byte", d.Target)
 		}
 	}
-	if cursor > math.MaxInt64 {
-		return hitl.Errorf(hitl.EINVALID, "outbox cursor %d is out of range", cursor)
-	}
 	return db.write(ctx, "enqueue deliveries", func(tx pgx.Tx) error {
-		if _, err := tx.Exec(ctx, `SELECT pg_advisory_xact_lock($1)`, int64(enqueueLock)); err != nil {
-			return err
-		}
-		var stored int64
-		err := tx.QueryRow(ctx, `SELECT (convert_from(value, 'UTF8'))::bigint FROM meta WHERE key = 'outbox_cursor'`).Scan(&stored)
-		if err != nil && !errors.Is(err, pgx.ErrNoRows) {
-			return err
-		}
-		_, err = tx.Exec(ctx, `INSERT INTO meta (key, value) VALUES ('outbox_cursor', convert_to($1::bigint::text, 'UTF8'))
-			ON CONFLICT (key) DO UPDATE SET value = EXCLUDED.value`, max(stored, int64(cursor)))
+		stored, err := enqueueTurn(ctx, tx, enqueueLock, "outbox_cursor", cursor)
 		if err != nil {
 			return err
 		}
 		for i := range ds {
 			ds[i].Seq = 0
-			if ds[i].Event != 0 && ds[i].Event <= uint64(stored) {
+			if ds[i].Event != 0 && ds[i].Event <= stored {
 				continue // another replica enqueued it
 			}
-			var seq int64
-			if err := tx.QueryRow(ctx, `SELECT nextval(pg_get_serial_sequence('deliveries', 'seq'))`).Scan(&seq); err != nil {
+			if ds[i].Seq, err = nextSeq(ctx, tx, "deliveries"); err != nil {
 				return err
 			}
-			ds[i].Seq = uint64(seq)
 			data, err := json.Marshal(ds[i])
 			if err != nil {
 				return err
 			}
-			if _, err := tx.Exec(ctx, `INSERT INTO deliveries (seq, target, data) VALUES ($1, $2, $3)`, seq, ds[i].Target, data); err != nil {
+			if _, err := tx.Exec(ctx, `INSERT INTO deliveries (seq, target, data) VALUES ($1, $2, $3)`, int64(ds[i].Seq), ds[i].Target, data); err != nil {
 				return err
 			}
 		}
