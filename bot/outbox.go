@@ -2,8 +2,10 @@ package bot
 
 import (
 	"context"
+	"time"
 
 	"github.com/hitlbot/hitl"
+	"github.com/hitlbot/hitl/notify"
 )
 
 // eventPage is how many events the projector reads at once.
@@ -13,25 +15,10 @@ const eventPage = 256
 // outbox, moving the cursor in the same commit: creating a question never
 // waits on Slack, and no event is lost or turned into deliveries twice.
 func (b *Bot) project(ctx context.Context) {
-	for ctx.Err() == nil {
-		changed := b.svc.Changed()
-		n, err := b.projectOnce(ctx)
-		if err != nil {
-			b.log.Error("slack outbox: reading events failed", "err", err)
-			if !sleep(ctx, b.retry.failed()) {
-				return
-			}
-			continue
-		}
-		if n > 0 {
-			continue
-		}
-		select {
-		case <-changed:
-		case <-ctx.Done():
-			return
-		}
-	}
+	notify.Follow(ctx, b.svc.Changed, b.projectOnce, func(err error) time.Duration {
+		b.log.Error("slack outbox: reading events failed", "err", err)
+		return b.retry.failed()
+	})
 }
 
 // projectOnce enqueues deliveries for the next page of events and reports

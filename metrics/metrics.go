@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"github.com/hitlbot/hitl"
+	"github.com/hitlbot/hitl/notify"
 	"github.com/prometheus/client_golang/prometheus"
 	"github.com/prometheus/client_golang/prometheus/collectors"
 	"github.com/prometheus/client_golang/prometheus/promhttp"
@@ -178,30 +179,10 @@ func (m *Metrics) Close() {
 
 func (m *Metrics) follow(ctx context.Context) {
 	defer close(m.done)
-	for ctx.Err() == nil {
-		changed := m.cfg.Source.Changed()
-		n, err := m.readOnce(ctx)
-		if err != nil {
-			if ctx.Err() != nil {
-				return
-			}
-			m.log.Error("metrics: reading the event log failed", "err", err)
-			select {
-			case <-time.After(m.cfg.RetryAfter):
-			case <-ctx.Done():
-				return
-			}
-			continue
-		}
-		if n > 0 {
-			continue
-		}
-		select {
-		case <-changed:
-		case <-ctx.Done():
-			return
-		}
-	}
+	notify.Follow(ctx, m.cfg.Source.Changed, m.readOnce, func(err error) time.Duration {
+		m.log.Error("metrics: reading the event log failed", "err", err)
+		return m.cfg.RetryAfter
+	})
 }
 
 // Sync reads the log to its end now (tests, and a scrape that must see
