@@ -50,25 +50,18 @@ func (s *Server) handleSetPolicy(w http.ResponseWriter, r *http.Request) {
 // (allow, deny, or ask with the question to wait on). The agent is the
 // token, never the body.
 func (s *Server) handleApprovals(w http.ResponseWriter, r *http.Request) {
-	if !s.servesPolicy(w, r) {
-		return
-	}
-	var req hitl.ApprovalRequest
-	if err := decodeBody(w, r, s.cfg.MaxBodyBytes, &req, true); err != nil {
-		writeError(w, r, s.log, err)
-		return
-	}
-	out, err := s.policies.RequestOperation(r.Context(), req)
-	if err != nil {
-		writeError(w, r, s.log, err)
-		return
-	}
-	writeJSON(w, http.StatusOK, out)
+	serveOperation(s, w, r, s.policies.RequestOperation)
 }
 
 // handleCheck serves POST /api/policy/check: what POST /api/approvals
 // would decide, creating nothing (hitl policy check).
 func (s *Server) handleCheck(w http.ResponseWriter, r *http.Request) {
+	serveOperation(s, w, r, s.policies.CheckOperation)
+}
+
+// serveOperation reads an ApprovalRequest body, hands it to decide and
+// writes what it returns.
+func serveOperation[T any](s *Server, w http.ResponseWriter, r *http.Request, decide func(context.Context, hitl.ApprovalRequest) (T, error)) {
 	if !s.servesPolicy(w, r) {
 		return
 	}
@@ -77,12 +70,12 @@ func (s *Server) handleCheck(w http.ResponseWriter, r *http.Request) {
 		writeError(w, r, s.log, err)
 		return
 	}
-	d, err := s.policies.CheckOperation(r.Context(), req)
+	out, err := decide(r.Context(), req)
 	if err != nil {
 		writeError(w, r, s.log, err)
 		return
 	}
-	writeJSON(w, http.StatusOK, d)
+	writeJSON(w, http.StatusOK, out)
 }
 
 // handleLearnedRules serves GET /api/policy/rules?agent=&limit=&cursor=:
