@@ -99,7 +99,7 @@ func migrate(tx *bolt.Tx, from uint64) error {
 		}
 	}
 	if from < 5 {
-		if err := buildReminderIndex(tx); err != nil {
+		if err := rebuildQuestionIndex(tx, bucketByReminder); err != nil {
 			return fmt.Errorf("migrate: %w", err)
 		}
 	}

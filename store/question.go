@@ -361,17 +361,24 @@ func (db *DB) SealedQuestions(ctx context.Context) ([]string, error) {
 // DueQuestions implements hitl.Store. It reads the deadline index from its
 // start and stops at the first deadline after now.
 func (db *DB) DueQuestions(ctx context.Context, now time.Time, limit int) ([]string, error) {
+	return db.dueIn(ctx, bucketByDeadline, now, limit)
+}
+
+// dueIn reads up to limit ids from a time-keyed index (when ‖ id) from
+// its start, stopping at the first key after now: its cost grows with
+// what is due.
+func (db *DB) dueIn(ctx context.Context, bucket []byte, now time.Time, limit int) ([]string, error) {
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
 	tx, err := db.bolt.Begin(false)
 	if err != nil {
-		return nil, fmt.Errorf("store: due questions: %w", err)
+		return nil, fmt.Errorf("store: due in %s: %w", bucket, err)
 	}
 	defer func() { _ = tx.Rollback() }()
 	end := timeKey(now)
 	ids := []string{}
-	c := tx.Bucket(bucketByDeadline).Cursor()
+	c := tx.Bucket(bucket).Cursor()
 	for k, _ := c.First(); k != nil; k, _ = c.Next() {
 		if len(k) < 8 || binary.BigEndian.Uint64(k) > end {
 			break
