@@ -63,17 +63,25 @@ func Mailed(ev EventType, q *Question) bool {
 		(q.Type == Blocking || q.Type == Approval)
 }
 
+// Reminded is who a reminder of q re-notifies: its assignees and the
+// people escalation added, else answerers (the configured answerers).
+func (q *Question) Reminded(answerers []string) []string {
+	who := append(slices.Clone(q.Assignees), q.EscalatedTo...)
+	if len(who) == 0 {
+		return answerers
+	}
+	return who
+}
+
 // MailRecipients are the Slack users a reminder or escalation of q is
 // mailed to: for an escalation, the people it added; for a reminder,
 // everyone who was re-notified: its assignees and escalated people, else
 // answerers (config's). User groups are left out (their members are
 // reminded in Slack).
 func MailRecipients(ev EventType, q *Question, answerers []string) []string {
-	who := append(slices.Clone(q.Assignees), q.EscalatedTo...)
+	who := q.Reminded(answerers)
 	if ev == EventQuestionEscalated && q.Reminders != nil {
-		who = slices.Clone(q.Reminders.EscalateTo)
-	} else if len(who) == 0 {
-		who = answerers
+		who = q.Reminders.EscalateTo
 	}
 	var out []string
 	for _, id := range who {

@@ -22,10 +22,7 @@ const (
 // answerers) and says why.
 func ReminderMessage(q *hitl.Question, n Nudge, answerers []string) Message {
 	q = orEmpty(q)
-	who := append(append([]string(nil), q.Assignees...), q.EscalatedTo...)
-	if len(who) == 0 {
-		who = answerers
-	}
+	who := q.Reminded(answerers)
 	at := ""
 	if len(who) > 0 {
 		at = mentions(who[:min(len(who), 40)]) + " "
