@@ -122,7 +122,7 @@ func (c AlertConfig) Evaluate(in AlertInputs, active map[string]Alert) []Alert {
 	}
 	if q := in.OldestBlocking; q != nil && in.Now.Sub(q.CreatedAt) > c.UnansweredBlocking {
 		holds[AlertUnansweredBlocking] = fmt.Sprintf("blocking question %s of run %s has waited %s for an answer (more than %s)",
-			q.ID, q.JobID, in.Now.Sub(q.CreatedAt).Truncate(time.Second), c.UnansweredBlocking)
+			q.ID, q.RunID, in.Now.Sub(q.CreatedAt).Truncate(time.Second), c.UnansweredBlocking)
 	}
 	if in.CreationErrors >= c.CreationErrors {
 		holds[AlertCreationErrors] = fmt.Sprintf("%d question creations failed in the last hour (the threshold is %d)", in.CreationErrors, c.CreationErrors)

@@ -15,7 +15,7 @@ func TestAlertRule(t *testing.T) {
 	now := time.Date(2026, 11, 24, 12, 0, 0, 0, time.UTC)
 	cfg := hitl.AlertConfig{Channel: "C0ALERTS"} // defaults: 20 %, 10 settled, 1 h, 1 error
 	blockingAsked := func(ago time.Duration) *hitl.Question {
-		return &hitl.Question{ID: "q_1", JobID: "run-1", Type: hitl.Blocking, CreatedAt: now.Add(-ago)}
+		return &hitl.Question{ID: "q_1", RunID: "run-1", Type: hitl.Blocking, CreatedAt: now.Add(-ago)}
 	}
 	active := func(names ...string) map[string]hitl.Alert {
 		m := map[string]hitl.Alert{}

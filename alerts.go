@@ -206,7 +206,7 @@ func (a *Alerts) Check(ctx context.Context) ([]Alert, error) {
 	changes := a.cfg.Evaluate(in, a.active)
 	for i := range changes {
 		c := changes[i]
-		ev := &Event{Type: EventAlert, JobID: alertLog, At: now, Actor: ActorSystem, Alert: &c, Reason: c.Message}
+		ev := &Event{Type: EventAlert, RunID: alertLog, At: now, Actor: ActorSystem, Alert: &c, Reason: c.Message}
 		if err := a.svc.store.AppendEvent(ctx, ev); err != nil {
 			return changes[:i], err
 		}

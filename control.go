@@ -130,7 +130,7 @@ func (m ControlMessage) validate() error {
 	case m.Target.RunID == "":
 		return Errorf(EINVALID, "target.run_id is required")
 	}
-	if err := ValidateJobID(m.Target.RunID); err != nil {
+	if err := ValidateRunID(m.Target.RunID); err != nil {
 		return Errorf(EINVALID, "target.run_id: %s", ErrorMessage(err))
 	}
 	switch m.Command {

@@ -68,7 +68,7 @@ func TestControlFlows(t *testing.T) {
 		assert.Equal(t, hitl.RunPaused, cp.Status, "the checkpoint tells the loop to wait")
 		run, err := e.svc.RunRecord(hitl.WithPrincipal(context.Background(), controller), "loop-1")
 		require.NoError(t, err)
-		assert.Equal(t, hitl.PhasePaused, run.Phase())
+		assert.Equal(t, hitl.RunPaused, run.Status())
 
 		msgs = e.send(t, controller, "req-resume-001", hitl.CommandResume, "loop-1", hitl.ControlPayload{})
 		assert.Equal(t, hitl.ResultSuccess, result(t, msgs).Status)

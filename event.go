@@ -49,7 +49,7 @@ type Event struct {
 	Seq        uint64    `json:"seq"`
 	Type       EventType `json:"type"`
 	QuestionID string    `json:"questionId,omitempty"`
-	JobID      string    `json:"jobId"`
+	RunID      string    `json:"jobId"`
 	At         time.Time `json:"at"`
 	Actor      string    `json:"actor,omitempty"`
 	// Question is set when a question is asked (or asked again).
@@ -58,7 +58,7 @@ type Event struct {
 	Response *Response `json:"response,omitempty"`
 	// Status is the run's phase after the event, computed in its
 	// transaction (and the phase an EventStatus reports).
-	Status RunPhase `json:"status,omitempty"`
+	Status RunStatus `json:"status,omitempty"`
 	// Asker is the principal that asked the question, so that readers who
 	// see only their own questions see only their own events.
 	Asker string `json:"asker,omitempty"`
@@ -95,7 +95,7 @@ func (ev *Event) VisibleTo(p Principal) bool {
 // The store adds the run's phase after it (Status).
 func newQuestionEvent(typ EventType, q *Question, actor string, at time.Time) *Event {
 	r := q.Redacted()
-	ev := &Event{Type: typ, QuestionID: q.ID, JobID: q.JobID, At: at, Actor: actor, Response: r.Response, Asker: q.Asker}
+	ev := &Event{Type: typ, QuestionID: q.ID, RunID: q.RunID, At: at, Actor: actor, Response: r.Response, Asker: q.Asker}
 	switch typ {
 	case EventQuestionAsked, EventQuestionReopened, EventApprovalAdded, EventQuestionEscalated, EventQuestionReassigned:
 		ev.Question = r

@@ -206,7 +206,7 @@ func (s *Service) FlushRefusals(ctx context.Context) error {
 // nothing of their kind followed.
 func summary(t *tally) *Event {
 	ev := *t.last
-	ev.Seq, ev.QuestionID, ev.JobID = 0, "", ""
+	ev.Seq, ev.QuestionID, ev.RunID = 0, "", ""
 	ev.At = t.window.Add(auditWindow)
 	ev.Count = t.suppressed
 	ev.Reason = "more refusals like this one, not recorded one by one: " + ev.Reason
@@ -216,7 +216,7 @@ func summary(t *tally) *Event {
 // refused audits a refusal and returns err, the refusal. A flood of them
 // is counted, not recorded one by one (refusals.tallied).
 func (s *Service) refused(ctx context.Context, p Principal, act Action, q *Question, err error) error {
-	ev := &Event{Type: EventRefused, QuestionID: q.ID, JobID: q.JobID, At: s.clock.Now(), Actor: p.ID,
+	ev := &Event{Type: EventRefused, QuestionID: q.ID, RunID: q.RunID, At: s.clock.Now(), Actor: p.ID,
 		Asker: q.Asker, Action: act, Reason: ErrorMessage(err)}
 	for _, ev := range s.refusals.tallied(ev, ErrorCode(err)) {
 		if aerr := s.store.AppendEvent(context.WithoutCancel(ctx), ev); aerr == nil {

@@ -18,7 +18,7 @@ func TestInInbox(t *testing.T) {
 	local := hitl.LocalPrincipal("")
 	now := time.Now()
 	q := func(touch func(*hitl.Question)) *hitl.Question {
-		q := &hitl.Question{ID: "q_1", JobID: "run", Status: hitl.StatusPending, Asker: "api:ci", CreatedAt: now}
+		q := &hitl.Question{ID: "q_1", RunID: "run", Status: hitl.StatusPending, Asker: "api:ci", CreatedAt: now}
 		if touch != nil {
 			touch(q)
 		}

@@ -54,7 +54,7 @@ func (e *StateEvent) Validate() error {
 	default:
 		return Errorf(EINVALID, "event %q is unknown: use STATE, ABORT or DONE", e.Event)
 	}
-	if err := ValidateJobID(e.RunID); err != nil {
+	if err := ValidateRunID(e.RunID); err != nil {
 		return Errorf(EINVALID, "run_id: %s", ErrorMessage(err))
 	}
 	if e.UpdatedAt != "" {
@@ -82,15 +82,21 @@ func (e *StateEvent) Validate() error {
 	return nil
 }
 
-// RunStatus is where a run is in its control lifecycle.
+// RunStatus is a run's status: one vocabulary for the control lifecycle
+// controllers and the agent move it through (seed 000: running, paused,
+// then done, aborted or cancelled: RunControl.Status) and for what
+// seeds 001 and 004 show of it (Run.Status: its lifecycle status, or,
+// while it runs, waiting for input or approval).
 type RunStatus string
 
 const (
-	RunRunning   RunStatus = "running"
-	RunPaused    RunStatus = "paused"
-	RunCancelled RunStatus = "cancelled"
-	RunDone      RunStatus = "done"
-	RunAborted   RunStatus = "aborted"
+	RunRunning            RunStatus = "running"
+	RunPaused             RunStatus = "paused"
+	RunWaitingForInput    RunStatus = "waiting_for_input"
+	RunWaitingForApproval RunStatus = "waiting_for_approval"
+	RunCancelled          RunStatus = "cancelled"
+	RunDone               RunStatus = "done"
+	RunAborted            RunStatus = "aborted"
 )
 
 // Active reports whether a run with status s can be steered: an agent
@@ -101,9 +107,6 @@ func (s RunStatus) Active() bool { return s == RunRunning || s == RunPaused }
 // Ended reports whether a loop with status s is over: done, aborted or
 // cancelled.
 func (s RunStatus) Ended() bool { return s == RunDone || s == RunAborted || s == RunCancelled }
-
-// PhasePaused is the phase of a paused run.
-const PhasePaused RunPhase = "paused"
 
 // RunControl is a run's control state, on its record: what controllers
 // decided and what the agent last reported. It survives restarts of the

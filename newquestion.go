@@ -25,7 +25,7 @@ const (
 )
 
 var (
-	jobIDPattern    = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9._:/@-]{0,127}$`)
+	runIDPattern    = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9._:/@-]{0,127}$`)
 	slackIDPattern  = regexp.MustCompile(`^[UWS][A-Z0-9]{2,20}$`)
 	channelPattern  = regexp.MustCompile(`^([CGD][A-Z0-9]{2,20}|#?[a-z0-9][a-z0-9._-]{0,79})$`)
 	errRequiredText = "question is required"
@@ -52,10 +52,10 @@ type NewQuestion struct {
 	IdempotencyKey  string         `json:"idempotencyKey,omitempty"`
 }
 
-// ValidateJobID checks a job (run) id: 1-128 characters of letters, digits
+// ValidateRunID checks a run id (seed 001's jobId): 1-128 characters of letters, digits
 // and . _ : / @ -, starting with a letter or digit.
-func ValidateJobID(id string) error {
-	if !jobIDPattern.MatchString(id) {
+func ValidateRunID(id string) error {
+	if !runIDPattern.MatchString(id) {
 		return Errorf(EINVALID, "job id %q is invalid: use 1-128 letters, digits, '.', '_', ':', '/', '@' or '-'", id)
 	}
 	return nil
@@ -63,8 +63,8 @@ func ValidateJobID(id string) error {
 
 // Build validates n, fills in defaults and returns the pending question it
 // describes. id, asker and now come from the service.
-func (n NewQuestion) Build(id, jobID, asker string, now time.Time, t Timeouts) (*Question, error) {
-	if err := ValidateJobID(jobID); err != nil {
+func (n NewQuestion) Build(id, runID, asker string, now time.Time, t Timeouts) (*Question, error) {
+	if err := ValidateRunID(runID); err != nil {
 		return nil, err
 	}
 	if strings.TrimSpace(n.Question) == "" {
@@ -74,7 +74,7 @@ func (n NewQuestion) Build(id, jobID, asker string, now time.Time, t Timeouts) (
 		return nil, Errorf(EINVALID, "question is longer than %d characters", MaxQuestionLen)
 	}
 	q := &Question{
-		ID: id, JobID: jobID, Question: n.Question, Type: n.Type, ResponseType: n.ResponseType,
+		ID: id, RunID: runID, Question: n.Question, Type: n.Type, ResponseType: n.ResponseType,
 		InputType: n.InputType, Sensitive: n.Sensitive, Context: n.Context, Metadata: n.Metadata, MultiSelect: n.MultiSelect,
 		Channel: strings.TrimSpace(n.Channel), Asker: asker, IdempotencyKey: n.IdempotencyKey,
 		Status: StatusPending, CreatedAt: now, RequestHash: n.hash(),

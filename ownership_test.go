@@ -39,7 +39,7 @@ func runAct(svc *hitl.Service, p hitl.Principal, act, run string) error {
 	case "read":
 		_, err = svc.RunRecord(ctx, run)
 	case "read questions":
-		_, err = svc.QuestionPage(ctx, hitl.QuestionFilter{JobID: run})
+		_, err = svc.QuestionPage(ctx, hitl.QuestionFilter{RunID: run})
 	case "run state":
 		_, err = svc.RunState(ctx, run)
 	case "wait":
@@ -176,7 +176,7 @@ func TestDefaultRunsCannotBeTakenFirst(t *testing.T) {
 			hitl.ApprovalRequest{Operation: hitl.Operation{Type: "shell", Resource: "rm -rf build", Description: "clean"}})
 		require.NoError(t, err)
 		if out.Question != nil {
-			assert.Equal(t, "approvals@api:ci", out.Question.JobID)
+			assert.Equal(t, "approvals@api:ci", out.Question.RunID)
 		}
 		owner, ok := hitl.RunOwnerOf("approvals@api:ci")
 		assert.True(t, ok)

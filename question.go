@@ -107,7 +107,7 @@ type Context struct {
 // Question is a question an agent asked. Field names follow seed 001.
 type Question struct {
 	ID              string         `json:"id"`
-	JobID           string         `json:"jobId"`
+	RunID           string         `json:"jobId"`
 	Type            QuestionType   `json:"type"`
 	Question        string         `json:"question"`
 	ResponseType    ResponseType   `json:"responseType"`

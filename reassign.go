@@ -51,7 +51,7 @@ func (s *Service) Reassign(ctx context.Context, id string, to []string) (*Questi
 		return nil, err
 	}
 	s.notifier.Publish(id)
-	s.notifier.Publish(runKey(q.JobID))
+	s.notifier.Publish(runKey(q.RunID))
 	return q.Redacted(), nil
 }
 

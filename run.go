@@ -2,16 +2,6 @@ package hitl
 
 import "time"
 
-// RunPhase is seed 004's phase of a run (a job in seed 001), derived from
-// its questions.
-type RunPhase string
-
-const (
-	PhaseRunning            RunPhase = "running"
-	PhaseWaitingForInput    RunPhase = "waiting_for_input"
-	PhaseWaitingForApproval RunPhase = "waiting_for_approval"
-)
-
 // PendingQuestion is seed 004's pendingQuestion.
 type PendingQuestion struct {
 	QuestionID string    `json:"questionId"`
@@ -42,7 +32,7 @@ const MaxHistory = 100
 // waits on, and its recent history of questions and answers, oldest first.
 type RunState struct {
 	RunID              string           `json:"runId"`
-	Phase              RunPhase         `json:"phase"`
+	Status              RunStatus         `json:"phase"`
 	PendingQuestion    *PendingQuestion `json:"pendingQuestion,omitempty"`
 	InteractionHistory []Interaction    `json:"interactionHistory"`
 	// Questions and Pending count the run's questions.
@@ -53,7 +43,7 @@ type RunState struct {
 // NewRunState is the state of run, with its history from recent, its most
 // recent questions, newest first.
 func NewRunState(run *Run, recent []*Question) *RunState {
-	st := &RunState{RunID: run.ID, Phase: run.Phase(), PendingQuestion: run.WaitingOn,
+	st := &RunState{RunID: run.ID, Status: run.Status(), PendingQuestion: run.WaitingOn,
 		InteractionHistory: []Interaction{}, Questions: run.Questions, Pending: run.Pending}
 	for i := len(recent) - 1; i >= 0; i-- {
 		q := recent[i]

@@ -32,21 +32,22 @@ type Run struct {
 	Control RunControl `json:"control"`
 }
 
-// Phase is seed 004's phase of the run: paused while paused, waiting for
-// approval while an approval is pending, waiting for input while another
-// question it waits on is, running otherwise.
-func (r *Run) Phase() RunPhase {
+// Status is the run's status as seeds 001 and 004 show it: done, aborted
+// or cancelled once it ended, paused while paused, waiting for approval
+// while an approval it waits on is pending, waiting for input while
+// another question it waits on is, running otherwise.
+func (r *Run) Status() RunStatus {
 	switch {
 	case r == nil:
-		return PhaseRunning
-	case r.Control.Status == RunPaused:
-		return PhasePaused
+		return RunRunning
+	case r.Control.Status.Ended(), r.Control.Status == RunPaused:
+		return r.Control.Status
 	case r.PendingApproval > 0:
-		return PhaseWaitingForApproval
+		return RunWaitingForApproval
 	case r.PendingInput > 0:
-		return PhaseWaitingForInput
+		return RunWaitingForInput
 	}
-	return PhaseRunning
+	return RunRunning
 }
 
 // WaitsOn reports whether q, pending, keeps its run waiting: every pending
@@ -59,7 +60,7 @@ func WaitsOn(q *Question) bool { return q != nil && q.Pending() && q.Type != Non
 // questions (NextWaitingOn).
 func (r *Run) Track(old, q *Question, now time.Time) {
 	if r.CreatedAt.IsZero() {
-		r.ID, r.CreatedAt = q.JobID, now
+		r.ID, r.CreatedAt = q.RunID, now
 	}
 	if r.Asker == "" {
 		r.Asker, r.AskerUser = q.Asker, q.AskerUser

@@ -18,12 +18,12 @@ import (
 // the rule), ERATELIMITED when it asks too fast, EUNAVAILABLE when the
 // service cannot be reached.
 type QuestionService interface {
-	// Create asks a question for job jobID and returns at once (the agent
-	// SDK's Ask also waits). With an idempotency key the job already uses
+	// Create asks a question for run runID and returns at once (the agent
+	// SDK's Ask also waits). With an idempotency key the run already uses
 	// for a question whose outcome was not received, it returns that
 	// question and created false; a different question under the same key
 	// is a conflict.
-	Create(ctx context.Context, jobID string, n NewQuestion) (q *Question, created bool, err error)
+	Create(ctx context.Context, runID string, n NewQuestion) (q *Question, created bool, err error)
 	// Question returns a question; a sensitive answer is redacted.
 	Question(ctx context.Context, id string) (*Question, error)
 	// Wait blocks until the question is settled or ctx is done, and returns
@@ -43,7 +43,7 @@ type QuestionService interface {
 	Receive(ctx context.Context, id string) (*Question, error)
 	// RunState is seed 004's view of a run: phase, pending question and
 	// recent history.
-	RunState(ctx context.Context, jobID string) (*RunState, error)
+	RunState(ctx context.Context, runID string) (*RunState, error)
 	// RunRecord returns a run's record: counts, the question it waits on,
 	// its control state. It costs one read, however many questions it holds.
 	RunRecord(ctx context.Context, id string) (*Run, error)
@@ -170,21 +170,21 @@ func NewService(store Store, cfg ServiceConfig) *Service {
 func (s *Service) Access() Access { return s.access }
 
 // Create implements QuestionService.
-func (s *Service) Create(ctx context.Context, jobID string, n NewQuestion) (*Question, bool, error) {
-	q, created, err := s.create(ctx, jobID, n, nil)
+func (s *Service) Create(ctx context.Context, runID string, n NewQuestion) (*Question, bool, error) {
+	q, created, err := s.create(ctx, runID, n, nil)
 	s.failures.note(err, s.clock)
 	return q, created, err
 }
 
 // create is Create with a last touch on the built question (an approval
 // the policy asked for gets its operation, approvers and quorum).
-func (s *Service) create(ctx context.Context, jobID string, n NewQuestion, touch func(*Question)) (*Question, bool, error) {
+func (s *Service) create(ctx context.Context, runID string, n NewQuestion, touch func(*Question)) (*Question, bool, error) {
 	p := PrincipalFrom(ctx)
 	if err := s.access.Authorize(p, ActionAsk, nil); err != nil {
-		return nil, false, s.refused(ctx, p, ActionAsk, &Question{JobID: jobID}, err)
+		return nil, false, s.refused(ctx, p, ActionAsk, &Question{RunID: runID}, err)
 	}
 	now := s.clock.Now()
-	q, err := n.Build(s.newID(), jobID, p.ID, now, s.timeouts)
+	q, err := n.Build(s.newID(), runID, p.ID, now, s.timeouts)
 	if err != nil {
 		return nil, false, err
 	}
@@ -196,18 +196,18 @@ func (s *Service) create(ctx context.Context, jobID string, n NewQuestion, touch
 	if q.Type == Approval && q.DefaultResponse.Approved() && !s.access.AllowDefaultApprove {
 		return nil, false, Errorf(EINVALID, "defaultResponse: an approval cannot approve itself when nobody answers; use deny, leave it out, or set allow_default_approve in config")
 	}
-	run, err := s.store.Run(ctx, jobID)
+	run, err := s.store.Run(ctx, runID)
 	if err != nil && ErrorCode(err) != ENOTFOUND {
 		return nil, false, err
 	}
-	if err := s.access.AuthorizeRun(p, ActionReport, jobID, run); err != nil {
-		return nil, false, s.refused(ctx, p, ActionAsk, &Question{JobID: jobID}, err)
+	if err := s.access.AuthorizeRun(p, ActionReport, runID, run); err != nil {
+		return nil, false, s.refused(ctx, p, ActionAsk, &Question{RunID: runID}, err)
 	}
-	if err := s.refuseByThreshold(jobID, run, q); err != nil {
+	if err := s.refuseByThreshold(runID, run, q); err != nil {
 		return nil, false, err
 	}
 	if q.IdempotencyKey != "" {
-		existing, err := s.store.QuestionByKey(ctx, jobID, KeyOf(p.ID, q.IdempotencyKey))
+		existing, err := s.store.QuestionByKey(ctx, runID, KeyOf(p.ID, q.IdempotencyKey))
 		switch ErrorCode(err) {
 		case "":
 			if err := sameRequest(existing, q); err != nil {
@@ -220,12 +220,12 @@ func (s *Service) create(ctx context.Context, jobID string, n NewQuestion, touch
 		}
 	}
 	if s.limiter != nil {
-		if d := s.limiter.Allow(p.ID, jobID); d > 0 {
-			return nil, false, s.refused(ctx, p, ActionAsk, &Question{JobID: jobID}, rateLimited(p, jobID, d))
+		if d := s.limiter.Allow(p.ID, runID); d > 0 {
+			return nil, false, s.refused(ctx, p, ActionAsk, &Question{RunID: runID}, rateLimited(p, runID, d))
 		}
 	}
 	if run == nil || run.Asker == "" {
-		if err := s.claimRun(ctx, p, jobID); err != nil {
+		if err := s.claimRun(ctx, p, runID); err != nil {
 			return nil, false, err
 		}
 	}
@@ -239,7 +239,7 @@ func (s *Service) create(ctx context.Context, jobID string, n NewQuestion, touch
 		}
 	} else {
 		s.notifier.Publish(stored.ID)
-		s.notifier.Publish(runKey(jobID))
+		s.notifier.Publish(runKey(runID))
 	}
 	return stored.Redacted(), created, nil
 }
@@ -269,7 +269,7 @@ func (s *Service) claimRun(ctx context.Context, p Principal, id string) error {
 	})
 	switch {
 	case refusal != nil && err == refusal:
-		return s.refused(ctx, p, ActionAsk, &Question{JobID: id}, refusal)
+		return s.refused(ctx, p, ActionAsk, &Question{RunID: id}, refusal)
 	case err == errNoChange:
 		return nil
 	}
@@ -280,10 +280,10 @@ func (s *Service) claimRun(ctx context.Context, p Principal, id string) error {
 // request, from the same asker, as the question holding the key.
 func sameRequest(existing, q *Question) error {
 	if existing.Asker != q.Asker && !(isLocal(existing.Asker) && isLocal(q.Asker)) {
-		return Errorf(ECONFLICT, "idempotency key %q of run %s is held by another asker's question; use another key", q.IdempotencyKey, q.JobID)
+		return Errorf(ECONFLICT, "idempotency key %q of run %s is held by another asker's question; use another key", q.IdempotencyKey, q.RunID)
 	}
 	if existing.RequestHash != "" && existing.RequestHash != q.RequestHash {
-		return Errorf(ECONFLICT, "idempotency key %q of run %s is already used by question %s, which asks something else; use another key (or receive that question's outcome first)", q.IdempotencyKey, q.JobID, existing.ID)
+		return Errorf(ECONFLICT, "idempotency key %q of run %s is already used by question %s, which asks something else; use another key (or receive that question's outcome first)", q.IdempotencyKey, q.RunID, existing.ID)
 	}
 	return nil
 }
@@ -466,7 +466,7 @@ func (s *Service) settleOrCount(ctx context.Context, act Action, id string, fn f
 		return nil, err
 	}
 	s.notifier.Publish(id)
-	s.notifier.Publish(runKey(q.JobID))
+	s.notifier.Publish(runKey(q.RunID))
 	return q.Redacted(), nil
 }
 
@@ -537,7 +537,7 @@ func (s *Service) sweepDue(ctx context.Context, now time.Time, due func(context.
 			n++
 			s.notifier.Publish(q.ID)
 			if runs {
-				s.notifier.Publish(runKey(q.JobID))
+				s.notifier.Publish(runKey(q.RunID))
 			}
 		}
 		if len(ids) < batch {
@@ -585,15 +585,15 @@ func (s *Service) scope(ctx context.Context, f QuestionFilter) (QuestionFilter, 
 		return f, nil
 	}
 	if !p.Has(ScopeAsk) {
-		return f, s.refused(ctx, p, ActionRead, &Question{JobID: f.JobID}, lacks(p, ScopeAnswer))
+		return f, s.refused(ctx, p, ActionRead, &Question{RunID: f.RunID}, lacks(p, ScopeAnswer))
 	}
-	if f.JobID != "" {
-		run, err := s.store.Run(ctx, f.JobID)
+	if f.RunID != "" {
+		run, err := s.store.Run(ctx, f.RunID)
 		if err != nil && ErrorCode(err) != ENOTFOUND {
 			return f, err
 		}
-		if err := s.access.AuthorizeRun(p, ActionRead, f.JobID, run); err != nil {
-			return f, s.refused(ctx, p, ActionRead, &Question{JobID: f.JobID}, err)
+		if err := s.access.AuthorizeRun(p, ActionRead, f.RunID, run); err != nil {
+			return f, s.refused(ctx, p, ActionRead, &Question{RunID: f.RunID}, err)
 		}
 	}
 	f.Asker = p.ID
@@ -707,12 +707,12 @@ func (s *Service) ReopenSealed(ctx context.Context) (int, error) {
 // RunState implements QuestionService: the run's record and its recent
 // history. Principals that see only their own questions read only the runs
 // they started.
-func (s *Service) RunState(ctx context.Context, jobID string) (*RunState, error) {
-	run, err := s.RunRecord(ctx, jobID)
+func (s *Service) RunState(ctx context.Context, runID string) (*RunState, error) {
+	run, err := s.RunRecord(ctx, runID)
 	if err != nil {
 		return nil, err
 	}
-	f, err := s.scope(ctx, QuestionFilter{JobID: jobID, Reverse: true, Limit: MaxHistory})
+	f, err := s.scope(ctx, QuestionFilter{RunID: runID, Reverse: true, Limit: MaxHistory})
 	if err != nil {
 		return nil, err
 	}
@@ -725,7 +725,7 @@ func (s *Service) RunState(ctx context.Context, jobID string) (*RunState, error)
 
 // RunRecord returns run id's record, if the principal in ctx may read it.
 func (s *Service) RunRecord(ctx context.Context, id string) (*Run, error) {
-	if err := ValidateJobID(id); err != nil {
+	if err := ValidateRunID(id); err != nil {
 		return nil, err
 	}
 	run, err := s.store.Run(ctx, id)
@@ -734,7 +734,7 @@ func (s *Service) RunRecord(ctx context.Context, id string) (*Run, error) {
 	}
 	p := PrincipalFrom(ctx)
 	if err := s.access.AuthorizeRun(p, ActionRead, id, run); err != nil {
-		return nil, s.refused(ctx, p, ActionRead, &Question{JobID: id}, err)
+		return nil, s.refused(ctx, p, ActionRead, &Question{RunID: id}, err)
 	}
 	return run, nil
 }
@@ -756,7 +756,7 @@ func (s *Service) Events(ctx context.Context, after uint64, limit int) ([]*Event
 // RunEvents implements EventLog: it reads run's events by the store's
 // index and returns what the principal in ctx may see.
 func (s *Service) RunEvents(ctx context.Context, run string, after uint64, limit int) ([]*Event, uint64, error) {
-	if err := ValidateJobID(run); err != nil {
+	if err := ValidateRunID(run); err != nil {
 		return nil, after, err
 	}
 	evs, last, err := s.store.RunEvents(ctx, run, after, limit)
@@ -811,6 +811,6 @@ func (s *Service) Changed() <-chan struct{} { return s.notifier.Changed() }
 func byStatusAlone(f QuestionFilter) bool {
 	g := f
 	g.Limit, g.Cursor, g.Reverse = 0, "", false
-	return f.Status != "" && g.JobID == "" && g.Asker == "" && g.Type == "" && g.Assignee == "" && !g.Unassigned &&
+	return f.Status != "" && g.RunID == "" && g.Asker == "" && g.Type == "" && g.Assignee == "" && !g.Unassigned &&
 		g.RespondedBy == "" && len(g.Queue) == 0 && g.NotAskedBy == ""
 }

@@ -55,11 +55,11 @@ func failure(code, msg string) ControlPayload {
 
 func (s *Service) controlEvent(m ControlMessage, p Principal) *Event {
 	c := m
-	return &Event{Type: EventControl, JobID: m.Target.RunID, At: s.clock.Now(), Actor: p.ID, Control: &c}
+	return &Event{Type: EventControl, RunID: m.Target.RunID, At: s.clock.Now(), Actor: p.ID, Control: &c}
 }
 
 func (s *Service) loopEvent(e *StateEvent, actor string, now time.Time) *Event {
-	return &Event{Type: EventLoop, JobID: e.RunID, At: now, Actor: actor, State: e}
+	return &Event{Type: EventLoop, RunID: e.RunID, At: now, Actor: actor, State: e}
 }
 
 // apply runs the command against the run's control state in one
@@ -69,7 +69,7 @@ func (s *Service) apply(ctx context.Context, p Principal, req ControlMessage, re
 	var result ControlMessage
 	refusal := s.access.Authorize(p, ActionSteer, nil)
 	if refusal != nil {
-		_ = s.refused(ctx, p, ActionSteer, &Question{JobID: req.Target.RunID}, refusal)
+		_ = s.refused(ctx, p, ActionSteer, &Question{RunID: req.Target.RunID}, refusal)
 	}
 	var cancelled bool
 	_, err := s.store.UpdateRun(ctx, req.Target.RunID, func(run *Run) (RunUpdate, error) {
@@ -154,7 +154,7 @@ const settleBatch = 1000
 func (s *Service) cancelRun(ctx context.Context, runID, reason string) {
 	ctx = WithPrincipal(context.WithoutCancel(ctx), SystemPrincipal)
 	var ids []string
-	f := QuestionFilter{JobID: runID, Status: StatusPending, Limit: MaxPageSize}
+	f := QuestionFilter{RunID: runID, Status: StatusPending, Limit: MaxPageSize}
 	for {
 		page, err := s.store.Questions(ctx, f)
 		if err != nil {
@@ -242,7 +242,7 @@ func (s *Service) checkpoint(ctx context.Context, e StateEvent, handover bool) (
 	}
 	p := PrincipalFrom(ctx)
 	if err := s.access.Authorize(p, ActionAsk, nil); err != nil {
-		return Checkpoint{}, s.refused(ctx, p, ActionReport, &Question{JobID: e.RunID}, err)
+		return Checkpoint{}, s.refused(ctx, p, ActionReport, &Question{RunID: e.RunID}, err)
 	}
 	if err := s.Throttle(ctx, LimitRuns); err != nil {
 		return Checkpoint{}, err
@@ -292,7 +292,7 @@ func (s *Service) checkpoint(ctx context.Context, e StateEvent, handover bool) (
 	})
 	if err != nil {
 		if refusal != nil && err == refusal {
-			return Checkpoint{}, s.refused(ctx, p, ActionReport, &Question{JobID: e.RunID}, err)
+			return Checkpoint{}, s.refused(ctx, p, ActionReport, &Question{RunID: e.RunID}, err)
 		}
 		return Checkpoint{}, err
 	}
@@ -377,7 +377,7 @@ type RunFinder interface {
 // with name. One match names the run; none or several are the edge's to
 // explain. It reads at most 20 pages of active runs.
 func MatchRun(ctx context.Context, f RunFinder, name string) ([]string, error) {
-	if err := ValidateJobID(name); err != nil {
+	if err := ValidateRunID(name); err != nil {
 		return nil, err
 	}
 	if _, err := f.RunRecord(ctx, name); err == nil {

@@ -202,7 +202,7 @@ type ApprovalRequest struct {
 func (s *Service) RequestOperation(ctx context.Context, req ApprovalRequest) (ApprovalOutcome, error) {
 	p := PrincipalFrom(ctx)
 	if err := s.access.Authorize(p, ActionAsk, nil); err != nil {
-		return ApprovalOutcome{}, s.refused(ctx, p, ActionAsk, &Question{JobID: req.RunID}, err)
+		return ApprovalOutcome{}, s.refused(ctx, p, ActionAsk, &Question{RunID: req.RunID}, err)
 	}
 	d, err := s.Decide(ctx, req.Operation)
 	if err != nil {

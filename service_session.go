@@ -27,7 +27,7 @@ func (s *Service) Hook(ctx context.Context, h SessionHook) (HookStep, error) {
 	}
 	p := PrincipalFrom(ctx)
 	if err := s.access.Authorize(p, ActionAsk, nil); err != nil {
-		return HookStep{}, s.refused(ctx, p, ActionReport, &Question{JobID: h.RunID}, err)
+		return HookStep{}, s.refused(ctx, p, ActionReport, &Question{RunID: h.RunID}, err)
 	}
 	if err := s.Throttle(ctx, LimitRuns); err != nil {
 		return HookStep{}, err
@@ -102,7 +102,7 @@ func (s *Service) Hook(ctx context.Context, h SessionHook) (HookStep, error) {
 	})
 	if err != nil {
 		if refusal != nil && err == refusal {
-			return HookStep{}, s.refused(ctx, p, ActionReport, &Question{JobID: h.RunID}, err)
+			return HookStep{}, s.refused(ctx, p, ActionReport, &Question{RunID: h.RunID}, err)
 		}
 		return HookStep{}, err
 	}

@@ -300,7 +300,7 @@ func TestSensitive(t *testing.T) {
 		}
 	})
 	t.Run("listing and history redact it", func(t *testing.T) {
-		qs, _ := svc.Questions(as("admin:t"), hitl.QuestionFilter{JobID: "run-1"})
+		qs, _ := svc.Questions(as("admin:t"), hitl.QuestionFilter{RunID: "run-1"})
 		assert.NotContains(t, mustJSON(t, qs), "s3cret")
 		rs, _ := svc.RunState(as("admin:t"), "run-1")
 		assert.Equal(t, "[redacted]", rs.InteractionHistory[0].Answer)
@@ -329,7 +329,7 @@ func TestRunState(t *testing.T) {
 
 	rs, err := svc.RunState(as("admin:t"), "run-1")
 	require.NoError(t, err)
-	assert.Equal(t, hitl.PhaseWaitingForApproval, rs.Phase)
+	assert.Equal(t, hitl.RunWaitingForApproval, rs.Status)
 	assert.Equal(t, b.ID, rs.PendingQuestion.QuestionID)
 	require.Len(t, rs.InteractionHistory, 1)
 	assert.Equal(t, "Name?", rs.InteractionHistory[0].Question)

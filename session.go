@@ -130,7 +130,7 @@ type SessionHook struct {
 
 // Validate checks a hook call an agent reports.
 func (h *SessionHook) Validate() error {
-	if err := ValidateJobID(h.RunID); err != nil {
+	if err := ValidateRunID(h.RunID); err != nil {
 		return Errorf(EINVALID, "runId: %s", ErrorMessage(err))
 	}
 	known := false

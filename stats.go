@@ -77,7 +77,7 @@ var _ StatsService = (*Service)(nil)
 func (s *Service) Stats(ctx context.Context, sq StatsQuery) (*Stats, error) {
 	p := PrincipalFrom(ctx)
 	if err := s.access.Authorize(p, ActionStats, nil); err != nil {
-		return nil, s.refused(ctx, p, ActionStats, &Question{JobID: sq.Run}, err)
+		return nil, s.refused(ctx, p, ActionStats, &Question{RunID: sq.Run}, err)
 	}
 	if sq.Since == 0 {
 		sq.Since = DefaultStatsSince
@@ -86,7 +86,7 @@ func (s *Service) Stats(ctx context.Context, sq StatsQuery) (*Stats, error) {
 		return nil, Errorf(EINVALID, "since must be a positive duration, like 24h or 90m")
 	}
 	if sq.Run != "" {
-		if err := ValidateJobID(sq.Run); err != nil {
+		if err := ValidateRunID(sq.Run); err != nil {
 			return nil, err
 		}
 	}
@@ -126,7 +126,7 @@ type statsTally struct {
 
 func (t *statsTally) ask(q *Question) {
 	t.asked++
-	t.runs[q.JobID] = true
+	t.runs[q.RunID] = true
 }
 
 func (t *statsTally) settle(q *Question) {

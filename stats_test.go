@@ -45,7 +45,7 @@ func statsHistory(t *testing.T) (*hitl.Service, time.Time) {
 		require.NoError(t, err)
 	}
 	event := func(typ hitl.EventType, run string) {
-		require.NoError(t, st.AppendEvent(ctx, &hitl.Event{Type: typ, JobID: run, At: clock.Now()}))
+		require.NoError(t, st.AppendEvent(ctx, &hitl.Event{Type: typ, RunID: run, At: clock.Now()}))
 	}
 
 	q0 := ask("run-old", hitl.Blocking)

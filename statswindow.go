@@ -47,7 +47,7 @@ func (s *Service) tallySettled(ctx context.Context, since time.Time, t *statsTal
 
 // tallyRun reads run's questions by the run index.
 func (s *Service) tallyRun(ctx context.Context, run string, since time.Time, t *statsTally) error {
-	f := QuestionFilter{JobID: run, Limit: MaxPageSize}
+	f := QuestionFilter{RunID: run, Limit: MaxPageSize}
 	for {
 		page, err := s.store.Questions(ctx, f)
 		if err != nil {

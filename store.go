@@ -19,7 +19,7 @@ const (
 // order, and checks the other fields on each question it reads. A page is
 // never empty while the list holds a match after its cursor.
 type QuestionFilter struct {
-	JobID  string
+	RunID  string
 	Asker  string // only questions this principal asked
 	Status Status
 	Type   QuestionType
@@ -44,7 +44,7 @@ type QuestionFilter struct {
 	// ByDeadline lists pending questions only, soonest deadline first
 	// (latest first with Reverse), those that never time out last, ties
 	// by id: the pending list, an Assignee's, the Unassigned list, a
-	// run's (JobID), a Type's and a Queue are read from indexes in that
+	// run's (RunID), a Type's and a Queue are read from indexes in that
 	// order (the other fields are checked on each question read). A Queue read by deadline takes a
 	// Cursor and returns NextCursor, like every other list.
 	ByDeadline bool
@@ -67,7 +67,7 @@ func (f QuestionFilter) PageSize() int {
 
 // Match reports whether q passes the filter (paging aside).
 func (f QuestionFilter) Match(q *Question) bool {
-	return (f.JobID == "" || q.JobID == f.JobID) &&
+	return (f.RunID == "" || q.RunID == f.RunID) &&
 		(f.Asker == "" || q.Asker == f.Asker) &&
 		(f.Status == "" || q.Status == f.Status) &&
 		(f.Type == "" || q.Type == f.Type) &&
@@ -103,7 +103,7 @@ type Store interface {
 	EnvelopeStore
 
 	// CreateQuestion stores q with its indexes and ev (whose Seq it sets),
-	// atomically. When q.IdempotencyKey is set and the same job already has a
+	// atomically. When q.IdempotencyKey is set and the same run already has a
 	// question with that key whose outcome was not received yet, nothing is
 	// written and the existing question is returned with created false.
 	CreateQuestion(ctx context.Context, q *Question, ev *Event) (stored *Question, created bool, err error)
@@ -124,12 +124,12 @@ type Store interface {
 	// Question returns question id, or ENOTFOUND.
 	Question(ctx context.Context, id string) (*Question, error)
 
-	// QuestionByKey returns the question of job jobID holding idempotency
+	// QuestionByKey returns the question of run runID holding idempotency
 	// key key (one whose outcome was not received yet), or ENOTFOUND. Keys
 	// are held per asker: key is KeyOf(asker, idempotency key), and
 	// CreateQuestion holds a question's under KeyOf(q.Asker,
 	// q.IdempotencyKey). It only reads.
-	QuestionByKey(ctx context.Context, jobID, key string) (*Question, error)
+	QuestionByKey(ctx context.Context, runID, key string) (*Question, error)
 
 	// SealedQuestions returns the ids of questions holding a sealed
 	// (sensitive, not yet received) answer. Its cost grows with the number
@@ -221,7 +221,7 @@ type Store interface {
 	// Events returns up to limit events with Seq > after, in order.
 	Events(ctx context.Context, after uint64, limit int) ([]*Event, error)
 
-	// RunEvents returns up to limit events of run runID (Event.JobID) with
+	// RunEvents returns up to limit events of run runID (Event.RunID) with
 	// Seq > after, in order, and through: the Seq up to which it read the
 	// log (the last event returned when it stopped at limit, else the end
 	// of the log, or after when that is further). It reads by an index: its

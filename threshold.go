@@ -73,7 +73,7 @@ func (s *Service) refuseByThreshold(runID string, run *Run, q *Question) error {
 // or a controller may (Access.AuthorizeRun); an agent setting it on a run
 // nobody started starts it.
 func (s *Service) SetThreshold(ctx context.Context, id string, n *int) (*Run, error) {
-	if err := ValidateJobID(id); err != nil {
+	if err := ValidateRunID(id); err != nil {
 		return nil, err
 	}
 	if n != nil {
@@ -112,7 +112,7 @@ func (s *Service) SetThreshold(ctx context.Context, id string, n *int) (*Run, er
 		return RunUpdate{Run: &r}, nil
 	})
 	if refusal != nil && err == refusal {
-		return nil, s.refused(ctx, p, ActionThreshold, &Question{JobID: id}, refusal)
+		return nil, s.refused(ctx, p, ActionThreshold, &Question{RunID: id}, refusal)
 	}
 	if err != nil {
 		return nil, err

@@ -41,7 +41,7 @@ type Decision struct {
 // reason, if any) or TimedOut (also when a default was used: the
 // question's Response holds it). A cancelled request returns an error with
 // code hitl.ECANCELLED; other errors are the API's.
-func (c *Client) RequestApproval(ctx context.Context, jobID, operation string, opts ApprovalOptions) (Decision, error) {
+func (c *Client) RequestApproval(ctx context.Context, runID, operation string, opts ApprovalOptions) (Decision, error) {
 	n := hitl.NewQuestion{
 		Question:       operation,
 		Type:           hitl.Approval,
@@ -55,7 +55,7 @@ func (c *Client) RequestApproval(ctx context.Context, jobID, operation string, o
 		m := opts.Timeout.Minutes()
 		n.TimeoutMinutes = &m
 	}
-	q, err := c.Ask(ctx, jobID, n)
+	q, err := c.Ask(ctx, runID, n)
 	if q == nil {
 		return Decision{}, err
 	}

@@ -29,8 +29,8 @@ import (
 // With an IdempotencyKey, calling it again after a crash picks up the same
 // question (and its answer, if already given) until Ask has returned its
 // outcome; after that the same key asks a new question.
-func (c *Client) Ask(ctx context.Context, jobID string, n hitl.NewQuestion) (*hitl.Question, error) {
-	q, _, err := c.Create(ctx, jobID, n)
+func (c *Client) Ask(ctx context.Context, runID string, n hitl.NewQuestion) (*hitl.Question, error) {
+	q, _, err := c.Create(ctx, runID, n)
 	if err != nil {
 		return nil, err
 	}

@@ -23,21 +23,21 @@ type asked struct {
 
 // askInBackground runs Ask and returns its result on a channel once
 // the waiter is parked in the service.
-func (e *env) askInBackground(t *testing.T, jobID string, n hitl.NewQuestion) (<-chan asked, *hitl.Question) {
+func (e *env) askInBackground(t *testing.T, runID string, n hitl.NewQuestion) (<-chan asked, *hitl.Question) {
 	t.Helper()
 	done := make(chan asked, 1)
 	go func() {
-		q, err := e.client.Ask(context.Background(), jobID, n)
+		q, err := e.client.Ask(context.Background(), runID, n)
 		done <- asked{q, err}
 	}()
 	e.w.until(t, "the waiter is parked", func(in, _, _ int) bool { return in == 1 })
-	return done, e.pending(t, jobID)
+	return done, e.pending(t, runID)
 }
 
 // pending returns the one pending question of job.
-func (e *env) pending(t *testing.T, jobID string) *hitl.Question {
+func (e *env) pending(t *testing.T, runID string) *hitl.Question {
 	t.Helper()
-	qs, err := e.svc.Questions(principaltest.As(context.Background(), "admin:t"), hitl.QuestionFilter{JobID: jobID, Status: hitl.StatusPending})
+	qs, err := e.svc.Questions(principaltest.As(context.Background(), "admin:t"), hitl.QuestionFilter{RunID: runID, Status: hitl.StatusPending})
 	require.NoError(t, err)
 	require.Len(t, qs, 1)
 	return qs[0]

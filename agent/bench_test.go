@@ -25,8 +25,8 @@ type askHook struct {
 	asked chan string
 }
 
-func (h *askHook) Create(ctx context.Context, jobID string, n hitl.NewQuestion) (*hitl.Question, bool, error) {
-	q, created, err := h.QuestionService.Create(ctx, jobID, n)
+func (h *askHook) Create(ctx context.Context, runID string, n hitl.NewQuestion) (*hitl.Question, bool, error) {
+	q, created, err := h.QuestionService.Create(ctx, runID, n)
 	if err == nil && created {
 		h.asked <- q.ID
 	}

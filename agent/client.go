@@ -221,13 +221,13 @@ func segment(what, v string) (string, error) {
 }
 
 // Create implements hitl.QuestionService.
-func (c *Client) Create(ctx context.Context, jobID string, n hitl.NewQuestion) (*hitl.Question, bool, error) {
-	if err := hitl.ValidateJobID(jobID); err != nil {
+func (c *Client) Create(ctx context.Context, runID string, n hitl.NewQuestion) (*hitl.Question, bool, error) {
+	if err := hitl.ValidateRunID(runID); err != nil {
 		return nil, false, err
 	}
 	n.IdempotencyKey = c.failoverKey(n.IdempotencyKey)
 	var resp askResponse
-	if err := c.do(ctx, http.MethodPost, "/api/jobs/"+url.PathEscape(jobID)+"/questions", nil, n, &resp); err != nil {
+	if err := c.do(ctx, http.MethodPost, "/api/jobs/"+url.PathEscape(runID)+"/questions", nil, n, &resp); err != nil {
 		return nil, false, err
 	}
 	if resp.Question == nil {
@@ -293,7 +293,7 @@ func (c *Client) Cancel(ctx context.Context, id, reason string) (*hitl.Question,
 // service's own).
 func (c *Client) QuestionPage(ctx context.Context, f hitl.QuestionFilter) (hitl.QuestionPage, error) {
 	query := url.Values{}
-	for k, v := range map[string]string{"status": string(f.Status), "type": string(f.Type), "jobId": f.JobID, "cursor": f.Cursor} {
+	for k, v := range map[string]string{"status": string(f.Status), "type": string(f.Type), "jobId": f.RunID, "cursor": f.Cursor} {
 		if v != "" {
 			query.Set(k, v)
 		}
@@ -310,7 +310,7 @@ func (c *Client) QuestionPage(ctx context.Context, f hitl.QuestionFilter) (hitl.
 
 // RunRecord implements hitl.QuestionService.
 func (c *Client) RunRecord(ctx context.Context, id string) (*hitl.Run, error) {
-	if err := hitl.ValidateJobID(id); err != nil {
+	if err := hitl.ValidateRunID(id); err != nil {
 		return nil, err
 	}
 	var run hitl.Run
@@ -321,12 +321,12 @@ func (c *Client) RunRecord(ctx context.Context, id string) (*hitl.Run, error) {
 }
 
 // RunState implements hitl.QuestionService.
-func (c *Client) RunState(ctx context.Context, jobID string) (*hitl.RunState, error) {
-	if err := hitl.ValidateJobID(jobID); err != nil {
+func (c *Client) RunState(ctx context.Context, runID string) (*hitl.RunState, error) {
+	if err := hitl.ValidateRunID(runID); err != nil {
 		return nil, err
 	}
 	var st hitl.RunState
-	if err := c.do(ctx, http.MethodGet, "/api/jobs/"+url.PathEscape(jobID), nil, nil, &st); err != nil {
+	if err := c.do(ctx, http.MethodGet, "/api/jobs/"+url.PathEscape(runID), nil, nil, &st); err != nil {
 		return nil, err
 	}
 	return &st, nil

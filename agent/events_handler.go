@@ -33,7 +33,7 @@ func (s *Server) handleEvents(w http.ResponseWriter, r *http.Request) {
 	}
 	job := r.URL.Query().Get("jobId")
 	if job != "" {
-		if err := hitl.ValidateJobID(job); err != nil {
+		if err := hitl.ValidateRunID(job); err != nil {
 			writeError(w, r, s.log, err)
 			return
 		}
@@ -150,7 +150,7 @@ func (st *stream) catchUp(to uint64) error {
 			if err != nil {
 				return err
 			}
-			frames = append(frames, broadcast.Frame{Seq: ev.Seq, Job: ev.JobID, Event: ev, B: b})
+			frames = append(frames, broadcast.Frame{Seq: ev.Seq, Job: ev.RunID, Event: ev, B: b})
 		}
 		if err := st.write(frames); err != nil {
 			return err

@@ -101,7 +101,7 @@ func TestFailoverWaits(t *testing.T) {
 		a.w.until(t, "the ask waits on A", func(in, _, _ int) bool { return in == 1 })
 		a.kill()
 		b.w.until(t, "the wait moved to B", func(in, _, _ int) bool { return in == 1 })
-		pending, err := b.svc.Questions(principaltest.As(context.Background(), "admin:test"), hitl.QuestionFilter{JobID: "fo-1", Status: hitl.StatusPending})
+		pending, err := b.svc.Questions(principaltest.As(context.Background(), "admin:test"), hitl.QuestionFilter{RunID: "fo-1", Status: hitl.StatusPending})
 		require.NoError(t, err)
 		require.Len(t, pending, 1)
 		q := pending[0]
@@ -156,7 +156,7 @@ func TestFailoverWaits(t *testing.T) {
 		a.w.until(t, "the gate waits on A", func(in, _, _ int) bool { return in == 1 })
 		a.kill()
 		b.w.until(t, "the wait moved to B", func(in, _, _ int) bool { return in == 1 })
-		pending, err := b.svc.Questions(principaltest.As(context.Background(), "admin:test"), hitl.QuestionFilter{JobID: "fo-gate", Status: hitl.StatusPending})
+		pending, err := b.svc.Questions(principaltest.As(context.Background(), "admin:test"), hitl.QuestionFilter{RunID: "fo-gate", Status: hitl.StatusPending})
 		require.NoError(t, err)
 		require.Len(t, pending, 1)
 		_, err = b.svc.Answer(person, pending[0].ID, hitl.Response{Value: "approve"})
@@ -192,7 +192,7 @@ func TestFailoverWrites(t *testing.T) {
 	admin := principaltest.As(context.Background(), "admin:test")
 	count := func(t *testing.T, svc *hitl.Service, run string) int {
 		t.Helper()
-		qs, err := svc.Questions(admin, hitl.QuestionFilter{JobID: run})
+		qs, err := svc.Questions(admin, hitl.QuestionFilter{RunID: run})
 		require.NoError(t, err)
 		return len(qs)
 	}

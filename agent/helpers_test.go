@@ -140,9 +140,9 @@ func newEnvOver(t *testing.T, st hitl.Store, cfg ServerConfig, svcCfg func(*hitl
 
 // ask creates a question directly in the service, as agent "api:test"
 // (an admin token, so that it may ask in runs the HTTP calls started).
-func (e *env) ask(t *testing.T, jobID string, n hitl.NewQuestion) *hitl.Question {
+func (e *env) ask(t *testing.T, runID string, n hitl.NewQuestion) *hitl.Question {
 	t.Helper()
-	q, _, err := e.svc.Create(principaltest.As(context.Background(), "admin:test"), jobID, n)
+	q, _, err := e.svc.Create(principaltest.As(context.Background(), "admin:test"), runID, n)
 	require.NoError(t, err)
 	return q
 }

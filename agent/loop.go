@@ -50,7 +50,7 @@ type Loop struct {
 // the moment a person cancels it. Call Checkpoint at every iteration
 // boundary and Done or Abort at the end.
 func (c *Client) Run(ctx context.Context, runID string, opts RunOptions) (*Loop, error) {
-	if err := hitl.ValidateJobID(runID); err != nil {
+	if err := hitl.ValidateRunID(runID); err != nil {
 		return nil, err
 	}
 	if opts.Threshold != nil {

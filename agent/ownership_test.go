@@ -126,7 +126,7 @@ func TestDefaultRunOnTheWire(t *testing.T) {
 	require.Equal(t, hitl.EFORBIDDEN, hitl.ErrorCode(err))
 	q, _, err := ci.Create(ctx, run, hitl.NewQuestion{Question: "Mine?"})
 	require.NoError(t, err, "its owner starts it")
-	require.Equal(t, run, q.JobID)
+	require.Equal(t, run, q.RunID)
 }
 
 // TestFloodsOnTheWire: past a principal's stream bound or rate limits the

@@ -100,7 +100,7 @@ func (e *env) pendingWithin(t *testing.T, run string) *hitl.Question {
 	t.Helper()
 	var q *hitl.Question
 	e.untilEvent(t, "a question in "+run, func(ev *hitl.Event) bool {
-		if ev.Type == hitl.EventQuestionAsked && ev.JobID == run {
+		if ev.Type == hitl.EventQuestionAsked && ev.RunID == run {
 			q = ev.Question
 			return true
 		}

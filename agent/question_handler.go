@@ -97,18 +97,18 @@ func (s *Server) handleAnswer(w http.ResponseWriter, r *http.Request) {
 		writeError(w, r, s.log, err)
 		return
 	}
-	writeJSON(w, http.StatusOK, answerResponse{Success: true, JobResumed: s.jobResumed(r.Context(), q.JobID), Question: q})
+	writeJSON(w, http.StatusOK, answerResponse{Success: true, JobResumed: s.jobResumed(r.Context(), q.RunID), Question: q})
 }
 
 // jobResumed reports whether job waits on nothing any more: one read of
 // the run's record, however many questions it holds.
-func (s *Server) jobResumed(ctx context.Context, jobID string) bool {
-	run, err := s.svc.RunRecord(ctx, jobID)
+func (s *Server) jobResumed(ctx context.Context, runID string) bool {
+	run, err := s.svc.RunRecord(ctx, runID)
 	if err != nil {
-		s.log.WarnContext(ctx, "run after answer", "job", jobID, "err", err)
+		s.log.WarnContext(ctx, "run after answer", "job", runID, "err", err)
 		return false
 	}
-	return run.Phase() == hitl.PhaseRunning
+	return run.Status() == hitl.RunRunning
 }
 
 // handleCancel serves POST /api/questions/{id}/cancel, body optional.

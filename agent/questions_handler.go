@@ -11,8 +11,8 @@ import (
 // handleAsk serves POST /api/jobs/{id}/questions: 201 with the new
 // question, or 200 and created:false when the idempotency key matched.
 func (s *Server) handleAsk(w http.ResponseWriter, r *http.Request) {
-	jobID := r.PathValue("id")
-	if err := hitl.ValidateJobID(jobID); err != nil {
+	runID := r.PathValue("id")
+	if err := hitl.ValidateRunID(runID); err != nil {
 		writeError(w, r, s.log, err)
 		return
 	}
@@ -21,7 +21,7 @@ func (s *Server) handleAsk(w http.ResponseWriter, r *http.Request) {
 		writeError(w, r, s.log, err)
 		return
 	}
-	q, created, err := s.svc.Create(r.Context(), jobID, n)
+	q, created, err := s.svc.Create(r.Context(), runID, n)
 	if err != nil {
 		writeError(w, r, s.log, err)
 		return
@@ -39,8 +39,8 @@ func (s *Server) handleAsk(w http.ResponseWriter, r *http.Request) {
 
 // handleJobQuestions serves GET /api/jobs/{id}/questions.
 func (s *Server) handleJobQuestions(w http.ResponseWriter, r *http.Request) {
-	jobID := r.PathValue("id")
-	if err := hitl.ValidateJobID(jobID); err != nil {
+	runID := r.PathValue("id")
+	if err := hitl.ValidateRunID(runID); err != nil {
 		writeError(w, r, s.log, err)
 		return
 	}
@@ -51,7 +51,7 @@ func (s *Server) handleJobQuestions(w http.ResponseWriter, r *http.Request) {
 		writeError(w, r, s.log, err)
 		return
 	}
-	f.JobID = jobID
+	f.RunID = runID
 	s.listQuestions(w, r, f)
 }
 
@@ -111,10 +111,10 @@ func parseFilter(query url.Values) (hitl.QuestionFilter, error) {
 		return f, hitl.Errorf(hitl.EINVALID, "type %q is invalid: use blocking, non_blocking, approval or error_recovery", typ)
 	}
 	if job := query.Get("jobId"); job != "" {
-		if err := hitl.ValidateJobID(job); err != nil {
+		if err := hitl.ValidateRunID(job); err != nil {
 			return f, err
 		}
-		f.JobID = job
+		f.RunID = job
 	}
 	if l := query.Get("limit"); l != "" {
 		n, err := strconv.Atoi(l)

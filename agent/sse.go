@@ -20,12 +20,12 @@ import (
 type sseEvent struct {
 	Type       hitl.EventType `json:"type"`
 	QuestionID string         `json:"questionId,omitempty"`
-	JobID      string         `json:"jobId"`
+	RunID      string         `json:"jobId"`
 	Question   *sseQuestion   `json:"question,omitempty"`
 	Response   *hitl.Response `json:"response,omitempty"`
 	Reason     string         `json:"reason,omitempty"`
 	Action     hitl.Action    `json:"action,omitempty"`
-	Status     hitl.RunPhase  `json:"status,omitempty"`
+	Status     hitl.RunStatus  `json:"status,omitempty"`
 	By         string         `json:"by,omitempty"`
 	At         *time.Time     `json:"at,omitempty"`
 }
@@ -48,7 +48,7 @@ type sseQuestion struct {
 
 // toSSE shapes a log event as seed 001's SSE payload.
 func toSSE(ev *hitl.Event) sseEvent {
-	out := sseEvent{Type: ev.Type, QuestionID: ev.QuestionID, JobID: ev.JobID, Response: ev.Response, Status: ev.Status, By: ev.Actor,
+	out := sseEvent{Type: ev.Type, QuestionID: ev.QuestionID, RunID: ev.RunID, Response: ev.Response, Status: ev.Status, By: ev.Actor,
 		Reason: ev.Reason, Action: ev.Action}
 	if !ev.At.IsZero() {
 		at := ev.At
@@ -83,7 +83,7 @@ func encodeFrame(ev *hitl.Event) ([]byte, error) {
 	if ev.Type == hitl.EventStatus || ev.Type == hitl.EventRefused || ev.QuestionID == "" || ev.Status == "" {
 		return buf.Bytes(), nil // a refusal changes nothing
 	}
-	status := sseEvent{Type: hitl.EventStatus, JobID: ev.JobID, Status: ev.Status}
+	status := sseEvent{Type: hitl.EventStatus, RunID: ev.RunID, Status: ev.Status}
 	if err := writeSSE(&buf, "", hitl.EventStatus, status); err != nil {
 		return nil, err
 	}

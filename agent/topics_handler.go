@@ -23,7 +23,7 @@ func (s *Server) handleTopic(typ hitl.EventType) http.HandlerFunc {
 	return func(w http.ResponseWriter, r *http.Request) {
 		run := r.URL.Query().Get("run_id")
 		if run != "" {
-			if err := hitl.ValidateJobID(run); err != nil {
+			if err := hitl.ValidateRunID(run); err != nil {
 				writeError(w, r, s.log, err)
 				return
 			}
@@ -77,7 +77,7 @@ func (s *Server) handleTopic(typ hitl.EventType) http.HandlerFunc {
 			more := last-after >= eventBatch || (run != "" && last > after)
 			after = last
 			for _, ev := range evs {
-				if ev.Type != typ || (run != "" && ev.JobID != run) {
+				if ev.Type != typ || (run != "" && ev.RunID != run) {
 					continue
 				}
 				var data any = ev.Control

@@ -23,7 +23,7 @@ func at(d time.Duration) *time.Time {
 func question(typ hitl.QuestionType, rt hitl.ResponseType) *hitl.Question {
 	q := &hitl.Question{
 		ID:           "q_0123456789abcdef",
-		JobID:        "loop-1703123456-12345",
+		RunID:        "loop-1703123456-12345",
 		Type:         typ,
 		Question:     "Which database should I migrate first?",
 		ResponseType: rt,
@@ -121,7 +121,7 @@ func hostileAssignees() []string {
 // hostileQuestion makes q as hard to render as hitl lets an agent make it.
 func hostileQuestion(q *hitl.Question) *hitl.Question {
 	q.Question = hostileLong
-	q.JobID = hostile(128)
+	q.RunID = hostile(128)
 	q.Asker = hostile(200)
 	q.Context = &hitl.Context{Agent: hostileAgent, IssueID: hostile(4000), JobType: hostile(4000), ProjectName: hostile(4000),
 		CurrentStep: hostile(4000), ErrorDetails: hostile(4000), SuggestedOptions: []string{hostile(500), hostile(500), hostile(500)}}

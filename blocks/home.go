@@ -108,7 +108,7 @@ func homeItem(q *hitl.Question) []slack.Block {
 	if a := oneLine(claimedAgent(q)); a != "" {
 		els = append(els, plainText("🤖 agent (says): "+plain(a, 100, "")))
 	}
-	if id := oneLine(q.JobID); id != "" {
+	if id := oneLine(q.RunID); id != "" {
 		els = append(els, plainText("Run "+plain(id, 100, "")))
 	}
 	if q.TimeoutAt != nil {

@@ -200,7 +200,7 @@ func meta(q *hitl.Question, opts MessageOptions) *slack.ContextBlock {
 	}
 	add("🔑 Asked by ", q.Asker)
 	add("🤖 agent (says): ", claimedAgent(q))
-	add("Run ", q.JobID)
+	add("Run ", q.RunID)
 	if c := q.Context; c != nil {
 		add("Issue ", c.IssueID)
 		add("Project ", c.ProjectName)
@@ -279,7 +279,7 @@ func fallback(q *hitl.Question, opts MessageOptions) string {
 		a, _ = escapeCut(a, 100, ellipsis)
 		b.WriteString(" (agent says: " + a + ")")
 	}
-	if id := oneLine(q.JobID); id != "" {
+	if id := oneLine(q.RunID); id != "" {
 		id, _ = escapeCut(id, 100, ellipsis)
 		b.WriteString(" (run " + id + ")")
 	}

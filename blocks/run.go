@@ -38,7 +38,7 @@ type RunAction struct {
 // the block id and must agree with the button's value.
 func ParseRunAction(actionID, blockID, value string) (RunAction, error) {
 	id, ok := strings.CutPrefix(blockID, runBlockPrefix)
-	if !ok || hitl.ValidateJobID(id) != nil {
+	if !ok || hitl.ValidateRunID(id) != nil {
 		return RunAction{}, hitl.Errorf(hitl.EINVALID, "block %s does not name a run", quote(blockID))
 	}
 	if value != "" && value != id {
@@ -80,7 +80,7 @@ func RunMessage(v RunView) Message {
 		reason, _ := escapeCut(oneLine(c.EscalationReason), 500, ellipsis)
 		bs = append(bs, contextBlock(mrkdwn("⬆️ Escalated: "+reason)))
 	}
-	if c.Status.Active() && hitl.ValidateJobID(r.ID) == nil {
+	if c.Status.Active() && hitl.ValidateRunID(r.ID) == nil {
 		bs = append(bs, runButtons(r))
 	}
 	updated := v.Now

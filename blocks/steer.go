@@ -100,7 +100,7 @@ func ParseSteerSubmission(callbackID, privateMetadata string, values map[string]
 		return s, hitl.Errorf(hitl.EINVALID, "unknown view %s", quote(callbackID))
 	}
 	var m runMetadata
-	if len(privateMetadata) > 4*MaxPrivateMetadata || json.Unmarshal([]byte(privateMetadata), &m) != nil || hitl.ValidateJobID(m.R) != nil {
+	if len(privateMetadata) > 4*MaxPrivateMetadata || json.Unmarshal([]byte(privateMetadata), &m) != nil || hitl.ValidateRunID(m.R) != nil {
 		return s, hitl.Errorf(hitl.EINVALID, "the view's metadata names no run")
 	}
 	s.RunID = m.R

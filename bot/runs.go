@@ -24,7 +24,7 @@ func runKey(id string) string { return "run:" + id }
 // a loop:current report, a successful control RESULT, and, once the run
 // has a live message, a change of its questions (what it waits on).
 func (b *Bot) runDeliveries(ctx context.Context, ev *hitl.Event) ([]hitl.Delivery, error) {
-	if b.cfg.RunsChannel == "" || ev.JobID == "" {
+	if b.cfg.RunsChannel == "" || ev.RunID == "" {
 		return nil, nil
 	}
 	switch ev.Type {
@@ -34,14 +34,14 @@ func (b *Bot) runDeliveries(ctx context.Context, ev *hitl.Event) ([]hitl.Deliver
 			return nil, nil
 		}
 	case hitl.EventQuestionAsked, hitl.EventQuestionAnswered, hitl.EventQuestionTimeout, hitl.EventQuestionCancelled:
-		refs, err := b.outbox.Delivered(ctx, runKey(ev.JobID))
+		refs, err := b.outbox.Delivered(ctx, runKey(ev.RunID))
 		if err != nil || len(refs) == 0 {
 			return nil, err
 		}
 	default:
 		return nil, nil
 	}
-	k := runKey(ev.JobID)
+	k := runKey(ev.RunID)
 	return []hitl.Delivery{{Kind: kindRun, QuestionID: k, Target: k}}, nil
 }
 
@@ -128,10 +128,10 @@ func (b *Bot) waitingLink(ctx context.Context, run *hitl.Run) string {
 // runThread returns where a question of run goes when it has no channel
 // or assignee of its own: the thread of the run's live message.
 func (b *Bot) runThread(ctx context.Context, q *hitl.Question) (channel, ts string) {
-	if b.cfg.RunsChannel == "" || q.Channel != "" || len(q.Assignees) > 0 || q.JobID == "" {
+	if b.cfg.RunsChannel == "" || q.Channel != "" || len(q.Assignees) > 0 || q.RunID == "" {
 		return "", ""
 	}
-	refs, err := b.outbox.Delivered(ctx, runKey(q.JobID))
+	refs, err := b.outbox.Delivered(ctx, runKey(q.RunID))
 	if err != nil || len(refs) == 0 {
 		return "", ""
 	}

@@ -213,7 +213,7 @@ func (b *Bot) pendingText(ctx context.Context, user string) string {
 	}
 	lines := make([]string, 0, len(qs)+1)
 	for _, q := range qs {
-		lines = append(lines, fmt.Sprintf("• `%s` (run `%s`): %s", q.ID, blocks.Escape(q.JobID), blocks.Truncate(blocks.Escape(q.Question), 150, "…")))
+		lines = append(lines, fmt.Sprintf("• `%s` (run `%s`): %s", q.ID, blocks.Escape(q.RunID), blocks.Truncate(blocks.Escape(q.Question), 150, "…")))
 	}
 	count := fmt.Sprint(len(qs))
 	if more {

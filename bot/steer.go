@@ -139,7 +139,7 @@ func (b *Bot) revokeClick(ctx context.Context, c click, blockID, value string) e
 // prefix of an active run's id, among the runs user may see (the lookup
 // runs as them, so a prefix never reveals another's run).
 func (b *Bot) resolveRun(ctx context.Context, user, name string) (string, error) {
-	if hitl.ValidateJobID(name) != nil {
+	if hitl.ValidateRunID(name) != nil {
 		return "", shown("⚠️ `" + blocks.Escape(strings.ReplaceAll(name, "`", "'")) + "` is not a run id.")
 	}
 	matches, err := hitl.MatchRun(hitl.WithPrincipal(ctx, b.slackPrincipal(ctx, user)), b.svc, name)

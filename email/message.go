@@ -46,7 +46,7 @@ func Render(q *hitl.Question, nudge hitl.EventType, webURL string) Message {
 	if q.Asker != "" {
 		b.WriteString("Asked by: " + oneLine(q.Asker) + "\n")
 	}
-	b.WriteString("Run: " + oneLine(q.JobID) + "\n")
+	b.WriteString("Run: " + oneLine(q.RunID) + "\n")
 	if q.TimeoutAt != nil {
 		b.WriteString("Answer by: " + q.TimeoutAt.UTC().Format(time.RFC1123) + "\n")
 	}

@@ -15,9 +15,9 @@ var update = flag.Bool("update", false, "rewrite testdata/*.golden.json")
 
 func TestRenderGolden(t *testing.T) {
 	timeout := time.Date(2026, 11, 24, 9, 30, 0, 0, time.UTC)
-	q := &hitl.Question{ID: "q_0123456789abcdef", JobID: "loop-1703123456-12345", Type: hitl.Blocking, Status: hitl.StatusPending,
+	q := &hitl.Question{ID: "q_0123456789abcdef", RunID: "loop-1703123456-12345", Type: hitl.Blocking, Status: hitl.StatusPending,
 		Question: "Which database should I migrate first?\nprod\x1b[2J or staging", Asker: "api:ci", TimeoutAt: &timeout}
-	approval := &hitl.Question{ID: "q_approval", JobID: "deploys", Type: hitl.Approval, Status: hitl.StatusPending,
+	approval := &hitl.Question{ID: "q_approval", RunID: "deploys", Type: hitl.Approval, Status: hitl.StatusPending,
 		Question: "Deploy v2 to prod?", Asker: "api:deployer"}
 	for name, c := range map[string]struct {
 		q     *hitl.Question

@@ -124,14 +124,14 @@ func TestScrapeCountsWhatTheLogCommitted(t *testing.T) {
 	// Events the other edges write: a control RESULT of each kind, policy
 	// decisions, a reminder and an escalation.
 	for _, ev := range []*hitl.Event{
-		{Type: hitl.EventControl, JobID: "run-1", Control: &hitl.ControlMessage{Type: hitl.MessageResult, Command: hitl.CommandPause, Payload: hitl.ControlPayload{Status: hitl.ResultSuccess}}},
-		{Type: hitl.EventControl, JobID: "run-1", Control: &hitl.ControlMessage{Type: hitl.MessageAck, Command: hitl.CommandPause}},
-		{Type: hitl.EventControl, JobID: "run-2", Control: &hitl.ControlMessage{Type: hitl.MessageResult, Command: hitl.CommandResume, Payload: hitl.ControlPayload{Status: hitl.ResultFailure, Code: hitl.CodeInvalidState}}},
+		{Type: hitl.EventControl, RunID: "run-1", Control: &hitl.ControlMessage{Type: hitl.MessageResult, Command: hitl.CommandPause, Payload: hitl.ControlPayload{Status: hitl.ResultSuccess}}},
+		{Type: hitl.EventControl, RunID: "run-1", Control: &hitl.ControlMessage{Type: hitl.MessageAck, Command: hitl.CommandPause}},
+		{Type: hitl.EventControl, RunID: "run-2", Control: &hitl.ControlMessage{Type: hitl.MessageResult, Command: hitl.CommandResume, Payload: hitl.ControlPayload{Status: hitl.ResultFailure, Code: hitl.CodeInvalidState}}},
 		{Type: hitl.EventPolicyDecision, Action: "allow"},
 		{Type: hitl.EventPolicyDecision, Action: "deny"},
 		{Type: hitl.EventPolicyDecision, Action: "learned"},
-		{Type: "question_reminded", QuestionID: b3.ID, JobID: "run-1"},
-		{Type: "question_escalated", QuestionID: b3.ID, JobID: "run-1"},
+		{Type: "question_reminded", QuestionID: b3.ID, RunID: "run-1"},
+		{Type: "question_escalated", QuestionID: b3.ID, RunID: "run-1"},
 	} {
 		ev.At = w.clock.Now()
 		require.NoError(t, w.st.AppendEvent(ctx, ev))

@@ -24,7 +24,7 @@ func TestMigrateDueLists(t *testing.T) {
 	t0 := time.Date(2026, 11, 22, 10, 0, 0, 0, time.UTC)
 	mk := func(id string, minutes int, assignees ...string) {
 		t.Helper()
-		q := &hitl.Question{ID: id, JobID: "run-1", Question: "Q?", Asker: "api:ci", Status: hitl.StatusPending, Type: hitl.Blocking,
+		q := &hitl.Question{ID: id, RunID: "run-1", Question: "Q?", Asker: "api:ci", Status: hitl.StatusPending, Type: hitl.Blocking,
 			ResponseType: hitl.TextResponse, CreatedAt: t0, Assignees: assignees}
 		if minutes >= 0 {
 			at := t0.Add(time.Duration(minutes) * time.Minute)

@@ -93,14 +93,14 @@ func TestListsReadTheirIndex(t *testing.T) {
 	cases[0].sql, cases[0].args = page(hitl.QuestionFilter{Status: hitl.StatusPending, Limit: 50})
 	cases[1].sql, cases[1].args = page(hitl.QuestionFilter{Status: hitl.StatusPending, Limit: 50, Cursor: cursor})
 	cases[2].sql, cases[2].args = page(hitl.QuestionFilter{Status: hitl.StatusPending, Limit: 50, Reverse: true})
-	cases[3].sql, cases[3].args = page(hitl.QuestionFilter{JobID: "run-7", Limit: 50})
-	cases[4].sql, cases[4].args = page(hitl.QuestionFilter{JobID: "run-7", Limit: 50, Cursor: cursor})
+	cases[3].sql, cases[3].args = page(hitl.QuestionFilter{RunID: "run-7", Limit: 50})
+	cases[4].sql, cases[4].args = page(hitl.QuestionFilter{RunID: "run-7", Limit: 50, Cursor: cursor})
 	dueCursor := encodeCursor(now.Add(-24*time.Hour).UnixNano()+explainRows/2*2000000, fmt.Sprintf("q_%08d", explainRows/2))
 	cases[5].sql, cases[5].args = page(hitl.QuestionFilter{ByDeadline: true, Limit: 50})
 	cases[6].sql, cases[6].args = page(hitl.QuestionFilter{ByDeadline: true, Limit: 50, Cursor: dueCursor})
 	cases[7].sql, cases[7].args = page(hitl.QuestionFilter{ByDeadline: true, Unassigned: true, Limit: 50})
 	cases[8].sql, cases[8].args = page(hitl.QuestionFilter{ByDeadline: true, Assignee: "U1", Limit: 50, Cursor: dueCursor})
-	cases[9].sql, cases[9].args = page(hitl.QuestionFilter{ByDeadline: true, JobID: "run-10", Limit: 50}) // 500 pending
+	cases[9].sql, cases[9].args = page(hitl.QuestionFilter{ByDeadline: true, RunID: "run-10", Limit: 50}) // 500 pending
 	cases[10].sql, cases[10].args = page(hitl.QuestionFilter{ByDeadline: true, Type: hitl.Approval, Limit: 50})
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {

@@ -54,8 +54,8 @@ func (w *where) sql() string {
 
 // filter adds the conditions of f other than the queue's.
 func (w *where) filter(f hitl.QuestionFilter) {
-	if f.JobID != "" {
-		w.add("q.job_id = ?", f.JobID)
+	if f.RunID != "" {
+		w.add("q.job_id = ?", f.RunID)
 	}
 	if f.Asker != "" {
 		w.add("q.asker = ?", f.Asker)
@@ -91,7 +91,7 @@ const dueCol = "coalesce(q.timeout_ns, 9223372036854775807)"
 // the order of the index f names (schema.go); the planner reads that
 // index from the cursor, so the cost grows with the page.
 func (db *DB) Questions(ctx context.Context, f hitl.QuestionFilter) (hitl.QuestionPage, error) {
-	if err := nulFree("filter", append([]string{f.JobID, f.Asker, f.Assignee, f.RespondedBy, f.NotAskedBy, string(f.Status), string(f.Type)}, f.Queue...)...); err != nil {
+	if err := nulFree("filter", append([]string{f.RunID, f.Asker, f.Assignee, f.RespondedBy, f.NotAskedBy, string(f.Status), string(f.Type)}, f.Queue...)...); err != nil {
 		return hitl.QuestionPage{Questions: []*hitl.Question{}}, nil // nothing stored holds a NUL byte
 	}
 	if len(f.Queue) > 0 {
@@ -148,7 +148,7 @@ func (db *DB) queue(ctx context.Context, f hitl.QuestionFilter) (hitl.QuestionPa
 		dir, op = " DESC", "<"
 	}
 	var w where
-	w.filter(hitl.QuestionFilter{JobID: f.JobID, Asker: f.Asker, Status: f.Status, Type: f.Type, RespondedBy: f.RespondedBy, NotAskedBy: f.NotAskedBy}) // both sources hold pending questions only
+	w.filter(hitl.QuestionFilter{RunID: f.RunID, Asker: f.Asker, Status: f.Status, Type: f.Type, RespondedBy: f.RespondedBy, NotAskedBy: f.NotAskedBy}) // both sources hold pending questions only
 	assigneeCol, unassignedCol := "a.created_ns", "q.created_ns"
 	if f.ByDeadline {
 		assigneeCol, unassignedCol = "a.due_ns", dueCol
@@ -231,20 +231,20 @@ func listQuery(f hitl.QuestionFilter) (string, []any, error) {
 	case f.ByDeadline && f.Assignee != "":
 		from = "questions q JOIN assignees a ON a.question_id = q.id AND a.assignee = $1"
 		w = where{args: []any{f.Assignee}}
-		w.filter(hitl.QuestionFilter{JobID: f.JobID, Asker: f.Asker, Status: f.Status, Type: f.Type, Unassigned: f.Unassigned, RespondedBy: f.RespondedBy,
+		w.filter(hitl.QuestionFilter{RunID: f.RunID, Asker: f.Asker, Status: f.Status, Type: f.Type, Unassigned: f.Unassigned, RespondedBy: f.RespondedBy,
 			NotAskedBy: f.NotAskedBy}) // assignees holds pending questions only
 		col, id = "a.due_ns", "a.question_id"
 		prefix, fixed = []string{"a.assignee"}, []any{f.Assignee}
-	case f.ByDeadline && !f.Unassigned && f.JobID != "":
+	case f.ByDeadline && !f.Unassigned && f.RunID != "":
 		col = dueCol
-		prefix, fixed = []string{"q.job_id"}, []any{f.JobID}
+		prefix, fixed = []string{"q.job_id"}, []any{f.RunID}
 	case f.ByDeadline && !f.Unassigned && f.Type != "":
 		col = dueCol
 		prefix, fixed = []string{"q.type"}, []any{string(f.Type)}
 	case f.ByDeadline:
 		col = dueCol // the pending or the unassigned list (w holds q.unassigned)
-	case f.JobID != "":
-		prefix, fixed = []string{"q.job_id"}, []any{f.JobID}
+	case f.RunID != "":
+		prefix, fixed = []string{"q.job_id"}, []any{f.RunID}
 	case f.Assignee != "":
 		from = "questions q JOIN assignees a ON a.question_id = q.id AND a.assignee = $1"
 		w = where{args: []any{f.Assignee}}

@@ -126,7 +126,7 @@ func (l *Loader) Question(q *hitl.Question) error {
 	r := rowOf(q)
 	if _, err := l.tx.Exec(l.ctx, `INSERT INTO questions (id, job_id, status, type, asker, asker_user, created_ns, timeout_ns, responded_ns,
 		responded_by, idem_key, pending, unassigned, waits, sealed, data, remind_ns) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17)`,
-		q.ID, q.JobID, string(q.Status), string(q.Type), q.Asker, q.AskerUser, ns(q.CreatedAt), r.timeout, r.responded,
+		q.ID, q.RunID, string(q.Status), string(q.Type), q.Asker, q.AskerUser, ns(q.CreatedAt), r.timeout, r.responded,
 		r.respondedBy, r.idem, r.pending, r.unassigned, r.waits, r.sealed, data, r.remind); err != nil {
 		return fmt.Errorf("question %s: %w", q.ID, err)
 	}
@@ -143,14 +143,14 @@ func (l *Loader) Event(ev *hitl.Event) error {
 	if ev.Seq == 0 || ev.Seq > math.MaxInt64 {
 		return hitl.Errorf(hitl.EINVALID, "event with Seq %d", ev.Seq)
 	}
-	if err := nulFree("event run id", ev.JobID); err != nil {
+	if err := nulFree("event run id", ev.RunID); err != nil {
 		return err
 	}
 	data, err := json.Marshal(ev)
 	if err != nil {
 		return err
 	}
-	if _, err := l.tx.Exec(l.ctx, `INSERT INTO events (seq, job_id, at_ns, data) VALUES ($1, $2, $3, $4)`, int64(ev.Seq), ev.JobID, ns(ev.At), data); err != nil {
+	if _, err := l.tx.Exec(l.ctx, `INSERT INTO events (seq, job_id, at_ns, data) VALUES ($1, $2, $3, $4)`, int64(ev.Seq), ev.RunID, ns(ev.At), data); err != nil {
 		return fmt.Errorf("event %d: %w", ev.Seq, err)
 	}
 	l.N.Events++

@@ -78,7 +78,7 @@ func deleteQuestion(ctx context.Context, tx pgx.Tx, c *change, id string) (bool,
 	if q.Pending() {
 		return false, nil
 	}
-	if err := lockRuns(ctx, tx, q.JobID); err != nil {
+	if err := lockRuns(ctx, tx, q.RunID); err != nil {
 		return false, err
 	}
 	if _, err := tx.Exec(ctx, `DELETE FROM questions WHERE id = $1`, id); err != nil {
@@ -88,7 +88,7 @@ func deleteQuestion(ctx context.Context, tx pgx.Tx, c *change, id string) (bool,
 		return false, err
 	}
 	c.count(q, nil)
-	run, err := getRun(ctx, tx, q.JobID)
+	run, err := getRun(ctx, tx, q.RunID)
 	if err != nil {
 		return false, err
 	}

@@ -59,7 +59,7 @@ func checkQuestion(q *hitl.Question) error {
 	if q.ID == "" {
 		return hitl.Errorf(hitl.EINVALID, "question has no id")
 	}
-	if err := nulFree("question field", q.ID, q.JobID, q.Asker, q.AskerUser, q.RespondedBy, string(q.Status), string(q.Type)); err != nil {
+	if err := nulFree("question field", q.ID, q.RunID, q.Asker, q.AskerUser, q.RespondedBy, string(q.Status), string(q.Type)); err != nil {
 		return err
 	}
 	return nulFree("assignee", q.Assignees...)
@@ -121,7 +121,7 @@ func (c *change) flush(ctx context.Context, tx pgx.Tx) error {
 	ats := make([]int64, len(c.events))
 	datas := make([][]byte, len(c.events))
 	for i, ev := range c.events {
-		if err := nulFree("event run id", ev.JobID); err != nil {
+		if err := nulFree("event run id", ev.RunID); err != nil {
 			return err
 		}
 		ev.Seq = 0
@@ -129,7 +129,7 @@ func (c *change) flush(ctx context.Context, tx pgx.Tx) error {
 		if err != nil {
 			return fmt.Errorf("encode event: %w", err)
 		}
-		jobs[i], ats[i], datas[i] = ev.JobID, ns(ev.At), data
+		jobs[i], ats[i], datas[i] = ev.RunID, ns(ev.At), data
 	}
 	var last *int64
 	var counted, inserted int64
@@ -167,7 +167,7 @@ func (db *DB) CreateQuestion(ctx context.Context, q *hitl.Question, ev *hitl.Eve
 		}
 		r := rowOf(q)
 		if r.idem != nil {
-			existing, err := questionByKey(ctx, tx, q.JobID, string(r.idem))
+			existing, err := questionByKey(ctx, tx, q.RunID, string(r.idem))
 			if err == nil {
 				stored = existing
 				return nil
@@ -175,13 +175,13 @@ func (db *DB) CreateQuestion(ctx context.Context, q *hitl.Question, ev *hitl.Eve
 				return err
 			}
 		}
-		if err := lockRuns(ctx, tx, q.JobID); err != nil {
+		if err := lockRuns(ctx, tx, q.RunID); err != nil {
 			return err
 		}
 		tag, err := tx.Exec(ctx, `INSERT INTO questions (id, job_id, status, type, asker, asker_user, created_ns, timeout_ns, responded_ns,
 			responded_by, idem_key, pending, unassigned, waits, sealed, data, remind_ns) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17)
 			ON CONFLICT DO NOTHING`,
-			q.ID, q.JobID, string(q.Status), string(q.Type), q.Asker, q.AskerUser, ns(q.CreatedAt), r.timeout, r.responded,
+			q.ID, q.RunID, string(q.Status), string(q.Type), q.Asker, q.AskerUser, ns(q.CreatedAt), r.timeout, r.responded,
 			r.respondedBy, r.idem, r.pending, r.unassigned, r.waits, r.sealed, data, r.remind)
 		if err != nil {
 			return err
@@ -193,7 +193,7 @@ func (db *DB) CreateQuestion(ctx context.Context, q *hitl.Question, ev *hitl.Eve
 				return hitl.Errorf(hitl.ECONFLICT, "question %s already exists", q.ID)
 			}
 			if r.idem != nil {
-				if existing, err := questionByKey(ctx, tx, q.JobID, string(r.idem)); err == nil {
+				if existing, err := questionByKey(ctx, tx, q.RunID, string(r.idem)); err == nil {
 					stored = existing
 					return nil
 				}
@@ -213,7 +213,7 @@ func (db *DB) CreateQuestion(ctx context.Context, q *hitl.Question, ev *hitl.Eve
 			return err
 		}
 		if ev != nil {
-			ev.Status = run.Phase()
+			ev.Status = run.Status()
 			c.events = append(c.events, ev)
 		}
 		if err := c.flush(ctx, tx); err != nil {
@@ -288,7 +288,7 @@ func updateRow(ctx context.Context, tx pgx.Tx, old, q *hitl.Question) error {
 	r := rowOf(q)
 	_, err = tx.Exec(ctx, `UPDATE questions SET job_id = $2, status = $3, type = $4, asker = $5, asker_user = $6, created_ns = $7, timeout_ns = $8,
 		responded_ns = $9, responded_by = $10, idem_key = $11, pending = $12, unassigned = $13, waits = $14, sealed = $15, data = $16, remind_ns = $17 WHERE id = $1`,
-		q.ID, q.JobID, string(q.Status), string(q.Type), q.Asker, q.AskerUser, ns(q.CreatedAt), r.timeout, r.responded,
+		q.ID, q.RunID, string(q.Status), string(q.Type), q.Asker, q.AskerUser, ns(q.CreatedAt), r.timeout, r.responded,
 		r.respondedBy, r.idem, r.pending, r.unassigned, r.waits, r.sealed, data, r.remind)
 	if err != nil {
 		if isUnique(err) {
@@ -308,7 +308,7 @@ func update(ctx context.Context, tx pgx.Tx, c *change, q *hitl.Question, fn func
 	if err != nil {
 		return nil, domain{err}
 	}
-	if q.ID != id || q.JobID != old.JobID {
+	if q.ID != id || q.RunID != old.RunID {
 		return nil, domain{fmt.Errorf("postgres: update question %s: fn changed its id or run", id)}
 	}
 	if err := updateRow(ctx, tx, old, q); err != nil {
@@ -324,7 +324,7 @@ func update(ctx context.Context, tx pgx.Tx, c *change, q *hitl.Question, fn func
 		return nil, err
 	}
 	if ev != nil {
-		ev.Status = run.Phase()
+		ev.Status = run.Status()
 		c.events = append(c.events, ev)
 	}
 	return q, nil
@@ -348,7 +348,7 @@ func (db *DB) UpdateQuestion(ctx context.Context, id string, fn func(q *hitl.Que
 		if err != nil {
 			return err
 		}
-		if err := lockRuns(ctx, tx, q.JobID); err != nil {
+		if err := lockRuns(ctx, tx, q.RunID); err != nil {
 			return err
 		}
 		u, err := update(ctx, tx, &c, q, fn)
@@ -401,7 +401,7 @@ func (db *DB) UpdateQuestions(ctx context.Context, ids []string, fn func(q *hitl
 				return err
 			}
 			locked[q.ID] = q
-			runs = append(runs, q.JobID)
+			runs = append(runs, q.RunID)
 		}
 		if err := rows.Err(); err != nil {
 			return err
@@ -485,11 +485,11 @@ func decodeQuestion(data []byte) (*hitl.Question, error) {
 	return &q, nil
 }
 
-func questionByKey(ctx context.Context, q querier, jobID, key string) (*hitl.Question, error) {
+func questionByKey(ctx context.Context, q querier, runID, key string) (*hitl.Question, error) {
 	var data []byte
-	err := q.QueryRow(ctx, `SELECT data FROM questions WHERE job_id = $1 AND idem_key = $2`, jobID, []byte(key)).Scan(&data)
+	err := q.QueryRow(ctx, `SELECT data FROM questions WHERE job_id = $1 AND idem_key = $2`, runID, []byte(key)).Scan(&data)
 	if errors.Is(err, pgx.ErrNoRows) {
-		return nil, hitl.Errorf(hitl.ENOTFOUND, "no question of run %s holds key %q", jobID, key)
+		return nil, hitl.Errorf(hitl.ENOTFOUND, "no question of run %s holds key %q", runID, key)
 	} else if err != nil {
 		return nil, err
 	}
@@ -497,11 +497,11 @@ func questionByKey(ctx context.Context, q querier, jobID, key string) (*hitl.Que
 }
 
 // QuestionByKey implements hitl.Store.
-func (db *DB) QuestionByKey(ctx context.Context, jobID, key string) (*hitl.Question, error) {
-	if nulFree("run id", jobID) != nil {
-		return nil, hitl.Errorf(hitl.ENOTFOUND, "no question of run %s holds key %q", jobID, key)
+func (db *DB) QuestionByKey(ctx context.Context, runID, key string) (*hitl.Question, error) {
+	if nulFree("run id", runID) != nil {
+		return nil, hitl.Errorf(hitl.ENOTFOUND, "no question of run %s holds key %q", runID, key)
 	}
-	q, err := questionByKey(ctx, db.pool, jobID, key)
+	q, err := questionByKey(ctx, db.pool, runID, key)
 	if err != nil {
 		return nil, classify("question by key", err)
 	}

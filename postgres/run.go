@@ -83,7 +83,7 @@ func deleteRun(ctx context.Context, tx pgx.Tx, id string) error {
 // trackRun moves q's run (locked) from question old (nil: new) to q, after
 // q's row was written.
 func trackRun(ctx context.Context, tx pgx.Tx, old, q *hitl.Question, at time.Time) (*hitl.Run, error) {
-	run, err := getRun(ctx, tx, q.JobID)
+	run, err := getRun(ctx, tx, q.RunID)
 	if err != nil {
 		return nil, err
 	}
@@ -169,7 +169,7 @@ func (db *DB) UpdateRun(ctx context.Context, id string, fn func(run *hitl.Run) (
 		}
 		for _, ev := range u.Events {
 			if run != nil {
-				ev.Status, ev.Asker = run.Phase(), run.Asker
+				ev.Status, ev.Asker = run.Status(), run.Asker
 			}
 			c.events = append(c.events, ev)
 		}
@@ -251,7 +251,7 @@ func (db *DB) ReceiveControl(ctx context.Context, rec hitl.ControlRecord, ev *hi
 			return err
 		}
 		if run != nil {
-			ev.Status, ev.Asker = run.Phase(), run.Asker
+			ev.Status, ev.Asker = run.Status(), run.Asker
 		}
 		c.events = append(c.events, ev)
 		return c.flush(ctx, tx)

@@ -75,10 +75,10 @@ func checkIndexes(tx *bolt.Tx, report func(error)) {
 			}
 			m[string(e.key)] = string(e.value)
 		}
-		run := runs[q.JobID]
+		run := runs[q.RunID]
 		if run == nil {
 			run = &hitl.Run{}
-			runs[q.JobID] = run
+			runs[q.RunID] = run
 		}
 		run.Track(nil, q, q.CreatedAt)
 		return nil
@@ -215,12 +215,12 @@ func checkEvents(tx *bolt.Tx, report func(error)) {
 			report(fmt.Errorf("event %d is beyond the sequence %d", n, seq))
 		}
 		var ev struct {
-			JobID string `json:"jobId"`
+			RunID string `json:"jobId"`
 		}
 		if err := json.Unmarshal(v, &ev); err != nil {
 			report(fmt.Errorf("event %x: %w", k, err))
-		} else if ev.JobID != "" {
-			byRun[string(runEventKey(ev.JobID, binary.BigEndian.Uint64(k)))] = ""
+		} else if ev.RunID != "" {
+			byRun[string(runEventKey(ev.RunID, binary.BigEndian.Uint64(k)))] = ""
 		}
 		return nil
 	})

@@ -49,7 +49,7 @@ func (db *DB) UpdateRun(ctx context.Context, id string, fn func(run *hitl.Run) (
 		}
 		for _, ev := range u.Events {
 			if run != nil {
-				ev.Status, ev.Asker = run.Phase(), run.Asker
+				ev.Status, ev.Asker = run.Status(), run.Asker
 			}
 			if err := appendEvent(tx, ev); err != nil {
 				return err
@@ -98,7 +98,7 @@ func (db *DB) ReceiveControl(ctx context.Context, rec hitl.ControlRecord, ev *hi
 			return err
 		}
 		if run != nil {
-			ev.Status, ev.Asker = run.Phase(), run.Asker
+			ev.Status, ev.Asker = run.Status(), run.Asker
 		}
 		return appendEvent(tx, ev)
 	})

@@ -83,8 +83,8 @@ func appendEvent(tx *bolt.Tx, ev *hitl.Event) error {
 	if err := b.Put(u64(seq), data); err != nil {
 		return fmt.Errorf("put event %d: %w", seq, err)
 	}
-	if ev.JobID != "" {
-		if err := tx.Bucket(bucketEventsByRun).Put(runEventKey(ev.JobID, seq), []byte{}); err != nil {
+	if ev.RunID != "" {
+		if err := tx.Bucket(bucketEventsByRun).Put(runEventKey(ev.RunID, seq), []byte{}); err != nil {
 			return fmt.Errorf("put events_by_run entry of event %d: %w", seq, err)
 		}
 	}
@@ -95,13 +95,13 @@ func appendEvent(tx *bolt.Tx, ev *hitl.Event) error {
 // standing on key k with value v) and its events_by_run entry.
 func deleteEvent(tx *bolt.Tx, c *bolt.Cursor, k, v []byte) error {
 	var ev struct {
-		JobID string `json:"jobId"`
+		RunID string `json:"jobId"`
 	}
 	if err := json.Unmarshal(v, &ev); err != nil {
 		return fmt.Errorf("decode event %x: %w", k, err)
 	}
-	if ev.JobID != "" && len(k) == 8 {
-		if err := tx.Bucket(bucketEventsByRun).Delete(runEventKey(ev.JobID, binary.BigEndian.Uint64(k))); err != nil {
+	if ev.RunID != "" && len(k) == 8 {
+		if err := tx.Bucket(bucketEventsByRun).Delete(runEventKey(ev.RunID, binary.BigEndian.Uint64(k))); err != nil {
 			return fmt.Errorf("delete events_by_run entry of event %x: %w", k, err)
 		}
 	}

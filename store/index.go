@@ -19,7 +19,7 @@ type indexEntry struct {
 // indexOf lists every index entry of q, as its current state implies.
 func indexOf(q *hitl.Question) []indexEntry {
 	e := []indexEntry{
-		{bucketByJob, jobKey(q.JobID, q.CreatedAt, q.ID), nil},
+		{bucketByJob, runKey(q.RunID, q.CreatedAt, q.ID), nil},
 		{bucketByCreated, timeIDKey(q.CreatedAt, q.ID), nil},
 		{bucketByStatus, prefixedTimeKey(string(q.Status), q.CreatedAt, q.ID), nil},
 		{bucketByFilter, prefixedTimeKey(typeList(q.Type), q.CreatedAt, q.ID), nil},
@@ -38,7 +38,7 @@ func indexOf(q *hitl.Question) []indexEntry {
 			e = append(e, indexEntry{bucketByReminder, timeIDKey(*r.Next, q.ID), nil})
 		}
 		e = append(e, indexEntry{bucketByDueList, dueKey(dueList(dueAll, ""), q.TimeoutAt, q.ID), nil},
-			indexEntry{bucketByDueList, dueKey(dueList(dueRun, q.JobID), q.TimeoutAt, q.ID), nil},
+			indexEntry{bucketByDueList, dueKey(dueList(dueRun, q.RunID), q.TimeoutAt, q.ID), nil},
 			indexEntry{bucketByDueList, dueKey(dueList(dueType, string(q.Type)), q.TimeoutAt, q.ID), nil})
 		for _, a := range q.Assignees {
 			e = append(e, indexEntry{bucketByAssignee, prefixedTimeKey(a, q.CreatedAt, q.ID), nil},
@@ -52,7 +52,7 @@ func indexOf(q *hitl.Question) []indexEntry {
 		if hitl.WaitsOn(q) {
 			waits[0] = 1
 		}
-		e = append(e, indexEntry{bucketRunPending, jobKey(q.JobID, q.CreatedAt, q.ID), waits})
+		e = append(e, indexEntry{bucketRunPending, runKey(q.RunID, q.CreatedAt, q.ID), waits})
 	} else if q.RespondedAt != nil {
 		e = append(e, indexEntry{bucketBySettled, timeIDKey(*q.RespondedAt, q.ID), nil})
 		if q.Status == hitl.StatusAnswered && q.RespondedBy != "" {
@@ -60,7 +60,7 @@ func indexOf(q *hitl.Question) []indexEntry {
 		}
 	}
 	if q.IdempotencyKey != "" && q.ReceivedAt == nil {
-		e = append(e, indexEntry{bucketIdem, idemKey(q.JobID, hitl.KeyOf(q.Asker, q.IdempotencyKey)), []byte(q.ID)})
+		e = append(e, indexEntry{bucketIdem, idemKey(q.RunID, hitl.KeyOf(q.Asker, q.IdempotencyKey)), []byte(q.ID)})
 	}
 	if q.Response != nil && q.Response.Sealed != nil {
 		e = append(e, indexEntry{bucketSealed, []byte(q.ID), nil})

@@ -50,23 +50,23 @@ func prefixedTimeKey(prefix string, at time.Time, id string) []byte {
 	return append(k, id...)
 }
 
-// jobPrefix is the by_job prefix of every question of job: jobID ‖ 0x00.
-func jobPrefix(jobID string) []byte {
-	k := make([]byte, 0, len(jobID)+1+8+24)
-	k = append(k, jobID...)
+// runPrefix is the by_job prefix of every question of run: runID ‖ 0x00.
+func runPrefix(runID string) []byte {
+	k := make([]byte, 0, len(runID)+1+8+24)
+	k = append(k, runID...)
 	return append(k, 0)
 }
 
-// jobKey is the by_job key: jobID ‖ 0x00 ‖ createdAt ‖ id.
-func jobKey(jobID string, createdAt time.Time, id string) []byte {
-	k := jobPrefix(jobID)
+// runKey is the by_job key: runID ‖ 0x00 ‖ createdAt ‖ id.
+func runKey(runID string, createdAt time.Time, id string) []byte {
+	k := runPrefix(runID)
 	k = binary.BigEndian.AppendUint64(k, timeKey(createdAt))
 	return append(k, id...)
 }
 
-// idemKey is the idem key: jobID ‖ 0x00 ‖ idempotency key.
-func idemKey(jobID, key string) []byte {
-	return append(jobPrefix(jobID), key...)
+// idemKey is the idem key: runID ‖ 0x00 ‖ idempotency key.
+func idemKey(runID, key string) []byte {
+	return append(runPrefix(runID), key...)
 }
 
 // idAfter returns the id at the end of an index key after skip bytes.

@@ -163,15 +163,15 @@ func buildListIndexes(tx *bolt.Tx, byFilter bool) error {
 	c := tx.Bucket(bucketEvents).Cursor()
 	for k, v := c.First(); k != nil; k, v = c.Next() {
 		var ev struct {
-			JobID string `json:"jobId"`
+			RunID string `json:"jobId"`
 		}
 		if err := json.Unmarshal(v, &ev); err != nil {
 			return fmt.Errorf("decode event %x: %w", k, err)
 		}
-		if ev.JobID == "" || len(k) != 8 {
+		if ev.RunID == "" || len(k) != 8 {
 			continue
 		}
-		if err := byRun.Put(runEventKey(ev.JobID, binary.BigEndian.Uint64(k)), []byte{}); err != nil {
+		if err := byRun.Put(runEventKey(ev.RunID, binary.BigEndian.Uint64(k)), []byte{}); err != nil {
 			return fmt.Errorf("put events_by_run entry of event %x: %w", k, err)
 		}
 	}

@@ -74,7 +74,7 @@ func TestMigrateListIndexes(t *testing.T) {
 	}
 	wantRun, err := db.Events(ctx, 0, 0)
 	require.NoError(t, err)
-	wantRun = slices.DeleteFunc(wantRun, func(ev *hitl.Event) bool { return ev.JobID != "run-1" })
+	wantRun = slices.DeleteFunc(wantRun, func(ev *hitl.Event) bool { return ev.RunID != "run-1" })
 	require.NotEmpty(t, wantRun)
 	// Turn the file into what version 3 wrote.
 	require.NoError(t, db.bolt.Update(func(tx *bolt.Tx) error {
@@ -153,6 +153,6 @@ func TestMigrateDueLists(t *testing.T) {
 	require.Equal(t, []string{soon.ID, later.ID, never.ID}, list(hitl.QuestionFilter{ByDeadline: true}))
 	require.Equal(t, []string{soon.ID, later.ID, never.ID}, list(hitl.QuestionFilter{ByDeadline: true, Queue: []string{"U0ME"}, Unassigned: true}))
 	require.Equal(t, []string{soon.ID, never.ID}, list(hitl.QuestionFilter{ByDeadline: true, Unassigned: true}))
-	require.Equal(t, []string{later.ID, never.ID}, list(hitl.QuestionFilter{ByDeadline: true, JobID: "run-1"}))
+	require.Equal(t, []string{later.ID, never.ID}, list(hitl.QuestionFilter{ByDeadline: true, RunID: "run-1"}))
 	require.Equal(t, []string{never.ID}, list(hitl.QuestionFilter{ByDeadline: true, Type: hitl.NonBlocking}))
 }

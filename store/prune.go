@@ -134,7 +134,7 @@ func deleteQuestion(tx *bolt.Tx, id string) error {
 	if err := tx.Bucket(bucketQuestions).Delete([]byte(id)); err != nil {
 		return err
 	}
-	run, err := getRun(tx, q.JobID)
+	run, err := getRun(tx, q.RunID)
 	if err != nil {
 		return err
 	}

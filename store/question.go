@@ -24,8 +24,8 @@ func (db *DB) CreateQuestion(ctx context.Context, q *hitl.Question, ev *hitl.Eve
 	if q.ID == "" {
 		return nil, false, hitl.Errorf(hitl.EINVALID, "question has no id")
 	}
-	if strings.IndexByte(q.JobID, 0) >= 0 {
-		return nil, false, hitl.Errorf(hitl.EINVALID, "job id %q contains a NUL byte", q.JobID)
+	if strings.IndexByte(q.RunID, 0) >= 0 {
+		return nil, false, hitl.Errorf(hitl.EINVALID, "job id %q contains a NUL byte", q.RunID)
 	}
 	data, err := json.Marshal(q)
 	if err != nil {
@@ -46,10 +46,10 @@ func (db *DB) CreateQuestion(ctx context.Context, q *hitl.Question, ev *hitl.Eve
 			ev.Seq = 0
 		}
 		if q.IdempotencyKey != "" {
-			if id := tx.Bucket(bucketIdem).Get(idemKey(q.JobID, hitl.KeyOf(q.Asker, q.IdempotencyKey))); id != nil {
+			if id := tx.Bucket(bucketIdem).Get(idemKey(q.RunID, hitl.KeyOf(q.Asker, q.IdempotencyKey))); id != nil {
 				existing, err := getQuestion(tx, string(id))
 				if err != nil {
-					return fmt.Errorf("idempotency key %q of job %s: %w", q.IdempotencyKey, q.JobID, err)
+					return fmt.Errorf("idempotency key %q of job %s: %w", q.IdempotencyKey, q.RunID, err)
 				}
 				stored = existing
 				return nil
@@ -227,14 +227,14 @@ func indexFor(f hitl.QuestionFilter) (bucket, prefix []byte) {
 		return bucketByDueList, dueList(dueAssignee, f.Assignee)
 	case f.ByDeadline && f.Unassigned:
 		return bucketByDueList, dueList(dueUnassigned, "")
-	case f.ByDeadline && f.JobID != "":
-		return bucketByDueList, dueList(dueRun, f.JobID)
+	case f.ByDeadline && f.RunID != "":
+		return bucketByDueList, dueList(dueRun, f.RunID)
 	case f.ByDeadline && f.Type != "":
 		return bucketByDueList, dueList(dueType, string(f.Type))
 	case f.ByDeadline:
 		return bucketByDueList, dueList(dueAll, "")
-	case f.JobID != "":
-		return bucketByJob, jobPrefix(f.JobID)
+	case f.RunID != "":
+		return bucketByJob, runPrefix(f.RunID)
 	case f.Assignee != "":
 		return bucketByAssignee, withPrefix(f.Assignee)
 	case f.Unassigned:
@@ -320,7 +320,7 @@ func seekLast(c *bolt.Cursor, prefix []byte) []byte {
 }
 
 // QuestionByKey implements hitl.Store, in a read-only transaction.
-func (db *DB) QuestionByKey(ctx context.Context, jobID, key string) (*hitl.Question, error) {
+func (db *DB) QuestionByKey(ctx context.Context, runID, key string) (*hitl.Question, error) {
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
@@ -329,13 +329,13 @@ func (db *DB) QuestionByKey(ctx context.Context, jobID, key string) (*hitl.Quest
 		return nil, fmt.Errorf("store: question by key: %w", err)
 	}
 	defer func() { _ = tx.Rollback() }()
-	id := tx.Bucket(bucketIdem).Get(idemKey(jobID, key))
+	id := tx.Bucket(bucketIdem).Get(idemKey(runID, key))
 	if id == nil {
-		return nil, hitl.Errorf(hitl.ENOTFOUND, "no question of run %s holds key %q", jobID, key)
+		return nil, hitl.Errorf(hitl.ENOTFOUND, "no question of run %s holds key %q", runID, key)
 	}
 	q, err := getQuestion(tx, string(id))
 	if err != nil {
-		return nil, fmt.Errorf("store: idempotency key %q of run %s: %w", key, jobID, err)
+		return nil, fmt.Errorf("store: idempotency key %q of run %s: %w", key, runID, err)
 	}
 	return q, nil
 }
@@ -439,6 +439,6 @@ func putQuestion(tx *bolt.Tx, old, q *hitl.Question, data []byte, ev *hitl.Event
 	if ev == nil {
 		return nil
 	}
-	ev.Status = run.Phase()
+	ev.Status = run.Status()
 	return appendEvent(tx, ev)
 }

@@ -124,7 +124,7 @@ func deleteRun(tx *bolt.Tx, id string) error {
 // the question the run waited on stops waiting, the next is the oldest
 // pending one it waits on, read from run_pending.
 func trackRun(tx *bolt.Tx, old, q *hitl.Question, at time.Time) (*hitl.Run, error) {
-	run, err := getRun(tx, q.JobID)
+	run, err := getRun(tx, q.RunID)
 	if err != nil {
 		return nil, err
 	}
@@ -148,7 +148,7 @@ func nextWaitingOn(tx *bolt.Tx, run *hitl.Run) error {
 	if run.WaitingOn != nil || run.PendingInput+run.PendingApproval == 0 {
 		return nil
 	}
-	prefix := jobPrefix(run.ID)
+	prefix := runPrefix(run.ID)
 	c := tx.Bucket(bucketRunPending).Cursor()
 	for k, v := c.Seek(prefix); k != nil && bytes.HasPrefix(k, prefix); k, v = c.Next() {
 		if len(v) != 1 || v[0] != 1 {

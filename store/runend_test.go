@@ -34,11 +34,11 @@ func TestEndingRunSettlesInOneCommit(t *testing.T) {
 	check := func(t *testing.T, db *DB, run string, pending int) {
 		t.Helper()
 		ctx := context.Background()
-		left, err := db.Questions(ctx, hitl.QuestionFilter{JobID: run, Status: hitl.StatusPending, Limit: hitl.MaxPageSize})
+		left, err := db.Questions(ctx, hitl.QuestionFilter{RunID: run, Status: hitl.StatusPending, Limit: hitl.MaxPageSize})
 		require.NoError(t, err)
 		require.Empty(t, left.Questions)
 		cancelled := 0
-		f := hitl.QuestionFilter{JobID: run, Status: hitl.StatusCancelled, Limit: hitl.MaxPageSize}
+		f := hitl.QuestionFilter{RunID: run, Status: hitl.StatusCancelled, Limit: hitl.MaxPageSize}
 		for {
 			page, err := db.Questions(ctx, f)
 			require.NoError(t, err)
@@ -57,7 +57,7 @@ func TestEndingRunSettlesInOneCommit(t *testing.T) {
 		require.NoError(t, err)
 		events := 0
 		for _, ev := range evs {
-			if ev.Type == hitl.EventQuestionCancelled && ev.JobID == run {
+			if ev.Type == hitl.EventQuestionCancelled && ev.RunID == run {
 				events++
 			}
 		}
@@ -118,7 +118,7 @@ func TestEndingRunSettlesInOneCommit(t *testing.T) {
 		// read is seen, the wake-up cannot be missed.
 		st := &readSignal{Store: db, read: make(chan string, 16)}
 		svc := newService(st, newClock())
-		page, err := db.Questions(context.Background(), hitl.QuestionFilter{JobID: run, Status: hitl.StatusPending, Limit: 10})
+		page, err := db.Questions(context.Background(), hitl.QuestionFilter{RunID: run, Status: hitl.StatusPending, Limit: 10})
 		require.NoError(t, err)
 		require.Len(t, page.Questions, 2)
 		id := page.Questions[1].ID

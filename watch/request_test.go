@@ -53,9 +53,9 @@ func TestKey(t *testing.T) {
 func TestRunName(t *testing.T) {
 	n := RunName("/home/me/agents/deploy bot")
 	assert.Regexp(t, `^watch-deploy_bot-[0-9a-f]{8}$`, n)
-	assert.NoError(t, hitl.ValidateJobID(n))
+	assert.NoError(t, hitl.ValidateRunID(n))
 	assert.Equal(t, n, RunName("/home/me/agents/deploy bot/"))
 	assert.NotEqual(t, n, RunName("/srv/deploy bot"), "two directories of one name are two runs")
 	long := RunName("/x/" + string(make([]byte, 300)))
-	assert.NoError(t, hitl.ValidateJobID(long+"@api:some-agent-name"))
+	assert.NoError(t, hitl.ValidateRunID(long+"@api:some-agent-name"))
 }

@@ -28,7 +28,7 @@ import (
 // Client is what the watcher needs of hitl: agent.Client (over HTTP) or
 // a hitl.QuestionService.
 type Client interface {
-	Create(ctx context.Context, jobID string, n hitl.NewQuestion) (*hitl.Question, bool, error)
+	Create(ctx context.Context, runID string, n hitl.NewQuestion) (*hitl.Question, bool, error)
 	Wait(ctx context.Context, id string) (*hitl.Question, error)
 	Receive(ctx context.Context, id string) (*hitl.Question, error)
 	Cancel(ctx context.Context, id, reason string) (*hitl.Question, error)
@@ -78,7 +78,7 @@ func New(cfg Config) (*Watcher, error) {
 		if fi, err := os.Stat(abs); err != nil || !fi.IsDir() {
 			return nil, hitl.Errorf(hitl.EINVALID, "%s is not a directory", d.Path)
 		}
-		if err := hitl.ValidateJobID(d.Run); err != nil {
+		if err := hitl.ValidateRunID(d.Run); err != nil {
 			return nil, err
 		}
 		w.dirs = append(w.dirs, &dir{root: abs, run: d.Run})
@@ -276,7 +276,7 @@ func (w *Watcher) sweep(ctx context.Context, d *dir) {
 	}
 	sctx, cancel := context.WithTimeout(ctx, requestTimeout)
 	defer cancel()
-	f := hitl.QuestionFilter{JobID: d.run, Status: hitl.StatusPending, Limit: 100}
+	f := hitl.QuestionFilter{RunID: d.run, Status: hitl.StatusPending, Limit: 100}
 	for {
 		page, err := w.cfg.Client.QuestionPage(sctx, f)
 		if err != nil {

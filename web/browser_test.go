@@ -319,7 +319,7 @@ func TestBrowser(t *testing.T) {
 			streamOpen(),
 			chromedp.Click(`//button[normalize-space()="Pause"]`, chromedp.BySearch),
 			hasText("#control-log", "Loop paused"),
-			hasText(".phase", "paused"),
+			hasText(".status", "paused"),
 			hasText("#activity", "RESULT pause: Loop paused"), // the run's loop:control, live
 			chromedp.SendKeys(`input[name="model"]`, "opus", chromedp.ByQuery),
 			chromedp.Click(`//button[normalize-space()="Escalate"]`, chromedp.BySearch),
@@ -329,9 +329,9 @@ func TestBrowser(t *testing.T) {
 			hasText("#control-log", "Instruction queued"),
 			chromedp.Click(`//button[normalize-space()="Resume"]`, chromedp.BySearch),
 			hasText("#control-log", "Loop resumed"),
-			hasText(".phase", "running"),
+			hasText(".status", "running"),
 			chromedp.Text("#control-log", &log, chromedp.ByQuery),
-			chromedp.Text(".phase", &phase, chromedp.ByQuery),
+			chromedp.Text(".status", &phase, chromedp.ByQuery),
 		))
 		assert.Contains(t, log, `"type": "ACK"`)
 		assert.Contains(t, log, `"type": "RESULT"`)

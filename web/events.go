@@ -25,7 +25,7 @@ type pageEvent struct {
 	Seq        uint64               `json:"seq"`
 	Type       hitl.EventType       `json:"type"`
 	QuestionID string               `json:"questionId,omitempty"`
-	JobID      string               `json:"jobId,omitempty"`
+	RunID      string               `json:"jobId,omitempty"`
 	By         string               `json:"by,omitempty"`
 	At         string               `json:"at,omitempty"`
 	Message    string               `json:"message,omitempty"`
@@ -37,7 +37,7 @@ type pageEvent struct {
 
 // toPage shapes ev for p's page.
 func (h *Handler) toPage(p hitl.Principal, ev *hitl.Event) pageEvent {
-	out := pageEvent{Seq: ev.Seq, Type: ev.Type, QuestionID: ev.QuestionID, JobID: ev.JobID, By: ev.Actor,
+	out := pageEvent{Seq: ev.Seq, Type: ev.Type, QuestionID: ev.QuestionID, RunID: ev.RunID, By: ev.Actor,
 		Control: ev.Control, State: ev.State}
 	if !ev.At.IsZero() {
 		out.At = ev.At.UTC().Format(time.RFC3339)

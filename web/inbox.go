@@ -40,7 +40,7 @@ func (h *Handler) handleInbox(w http.ResponseWriter, r *http.Request, s *session
 		return
 	}
 	if f.Run != "" {
-		if err := hitl.ValidateJobID(f.Run); err != nil {
+		if err := hitl.ValidateRunID(f.Run); err != nil {
 			h.fail(w, r, err)
 			return
 		}
@@ -64,7 +64,7 @@ func (h *Handler) inbox(r *http.Request, p hitl.Principal, f inboxFilter) (*inbo
 		v.NoQueue = true
 		return v, nil
 	}
-	qf.Type, qf.JobID, qf.Limit, qf.ByDeadline, qf.Cursor = f.Type, f.Run, PageSize, true, f.Cursor
+	qf.Type, qf.RunID, qf.Limit, qf.ByDeadline, qf.Cursor = f.Type, f.Run, PageSize, true, f.Cursor
 	pg, err := h.svc.QuestionPage(r.Context(), qf)
 	if err != nil {
 		return nil, err

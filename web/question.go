@@ -31,12 +31,12 @@ func (h *Handler) handleQuestion(w http.ResponseWriter, r *http.Request, s *sess
 		return
 	}
 	v := &questionView{Q: q, Answerable: h.access.InInbox(s.p, q, false), Now: h.cfg.Clock.Now(), URL: QuestionURL(h.cfg.BaseURL, q.ID)}
-	if st, err := h.svc.RunState(r.Context(), q.JobID); err == nil {
+	if st, err := h.svc.RunState(r.Context(), q.RunID); err == nil {
 		if n := len(st.InteractionHistory); n > recentActivity {
 			st.InteractionHistory = st.InteractionHistory[n-recentActivity:]
 		}
 		v.Run = st
-		v.Record, _ = h.svc.RunRecord(r.Context(), q.JobID)
+		v.Record, _ = h.svc.RunRecord(r.Context(), q.RunID)
 	} else if c := hitl.ErrorCode(err); c != hitl.ENOTFOUND && c != hitl.EFORBIDDEN {
 		h.fail(w, r, err)
 		return
@@ -45,7 +45,7 @@ func (h *Handler) handleQuestion(w http.ResponseWriter, r *http.Request, s *sess
 	if v.Answerable {
 		waiting = 1
 	}
-	h.render(w, r, http.StatusOK, "question", &page{Title: "Question " + q.ID, Waiting: waiting, RunID: q.JobID, Data: v})
+	h.render(w, r, http.StatusOK, "question", &page{Title: "Question " + q.ID, Waiting: waiting, RunID: q.RunID, Data: v})
 }
 
 // QuestionURL is the stable link to question id on the web inbox at

@@ -82,7 +82,7 @@ type runView struct {
 	Live bool
 }
 
-// handleRun serves GET /runs/{id}: the run's phase, iteration, model,
+// handleRun serves GET /runs/{id}: the run's status, iteration, model,
 // the question it waits on, its interaction history and the steering
 // controls.
 func (h *Handler) handleRun(w http.ResponseWriter, r *http.Request, s *session) {
@@ -102,7 +102,7 @@ func (h *Handler) run(r *http.Request, s *session, id string) (*runView, error) 
 	v := &runView{Run: rec, Steer: h.access.Authorize(s.p, hitl.ActionSteer, nil) == nil,
 		// The root says who sees a run's loop:control and loop:current
 		// messages on the log.
-		Live: (&hitl.Event{Type: hitl.EventControl, JobID: id, Asker: rec.Asker}).VisibleTo(s.p)}
+		Live: (&hitl.Event{Type: hitl.EventControl, RunID: id, Asker: rec.Asker}).VisibleTo(s.p)}
 	// The questions are the root's to show: those who steer but do not
 	// answer see the run, not what its agent asked.
 	switch v.State, err = h.svc.RunState(r.Context(), id); {

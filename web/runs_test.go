@@ -30,7 +30,7 @@ func TestRuns(t *testing.T) {
 	ops := e.browser(t)
 	ops.signIn("ops-token-0123456789ab")
 
-	t.Run("the console lists active runs with phase, iteration, model and the question they wait on", func(t *testing.T) {
+	t.Run("the console lists active runs with status, iteration, model and the question they wait on", func(t *testing.T) {
 		body := ops.get("/runs").body
 		assert.Contains(t, body, `<a href="/runs/loop-1">loop-1</a>`)
 		assert.Contains(t, body, "<td>3/10</td>")
@@ -52,7 +52,7 @@ func TestRuns(t *testing.T) {
 		assert.Contains(t, r.body, "&#34;type&#34;: &#34;ACK&#34;")
 		assert.Contains(t, r.body, "&#34;type&#34;: &#34;RESULT&#34;")
 		assert.Contains(t, r.body, "Loop paused at iteration 3 of 10")
-		assert.Contains(t, ops.get("/runs/loop-1").body, `<dd class="phase">paused</dd>`)
+		assert.Contains(t, ops.get("/runs/loop-1").body, `<dd class="status">paused</dd>`)
 	})
 	t.Run("escalate with a model and redirect with an instruction", func(t *testing.T) {
 		r := ops.post("/runs/loop-1/control", url.Values{"command": {"escalate"}, "model": {"opus"}}, "X-Hitl-Fetch", "1")

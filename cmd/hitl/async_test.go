@@ -18,7 +18,7 @@ import (
 // pendingIn returns the pending questions of run.
 func pendingIn(t *testing.T, m *Main, run string) []*hitl.Question {
 	t.Helper()
-	qs, err := m.Service.Questions(principaltest.As(context.Background(), "admin:test"), hitl.QuestionFilter{JobID: run, Status: hitl.StatusPending})
+	qs, err := m.Service.Questions(principaltest.As(context.Background(), "admin:test"), hitl.QuestionFilter{RunID: run, Status: hitl.StatusPending})
 	require.NoError(t, err)
 	return qs
 }

@@ -108,7 +108,7 @@ func TestAskOutcomes(t *testing.T) {
 		r := cli(ctx, m, "", "ask", "Verbose logs?", "--type", "non_blocking", "--yes-no", "--default", "yes", "--run", "nb")
 		assert.Equal(t, 0, r.code, r.stderr)
 		assert.Equal(t, "yes\n", r.stdout)
-		qs, _ := m.Service.Questions(ctx, hitl.QuestionFilter{JobID: "nb", Status: hitl.StatusPending})
+		qs, _ := m.Service.Questions(ctx, hitl.QuestionFilter{RunID: "nb", Status: hitl.StatusPending})
 		assert.Len(t, qs, 1, "it stays open for a later answer")
 	})
 	t.Run("Ctrl+C leaves the question pending and exits 130", func(t *testing.T) {
@@ -143,7 +143,7 @@ func TestAskNoWait(t *testing.T) {
 
 	again := cli(ctx, m, "", args...)
 	assert.Equal(t, exitNeedsInput, again.code, "still pending: same question, not a new one")
-	qs, _ := m.Service.Questions(ctx, hitl.QuestionFilter{JobID: "async"})
+	qs, _ := m.Service.Questions(ctx, hitl.QuestionFilter{RunID: "async"})
 	require.Len(t, qs, 1)
 
 	require.Equal(t, 0, cli(ctx, m, "", "answer", qs[0].ID, "eu").code)
@@ -177,7 +177,7 @@ func TestAskInteractive(t *testing.T) {
 		r := cli(ctx, m, "hunter2\n", "ask", "API key?", "--sensitive", "-i", "--run", "secret")
 		assert.Equal(t, 0, r.code, r.stderr)
 		assert.Equal(t, "hunter2\n", r.stdout)
-		page, _ := m.DB.Questions(ctx, hitl.QuestionFilter{JobID: "secret"})
+		page, _ := m.DB.Questions(ctx, hitl.QuestionFilter{RunID: "secret"})
 		qs := page.Questions
 		require.Len(t, qs, 1)
 		assert.True(t, qs[0].Response.Redacted)

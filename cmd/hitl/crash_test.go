@@ -181,7 +181,7 @@ func TestServeCrash(t *testing.T) {
 		for id, want := range acks.created {
 			q, err := db.Question(ctx, id)
 			require.NoError(t, err, "acknowledged question %s", id)
-			assert.Equal(t, want.job, q.JobID, "question %s", id)
+			assert.Equal(t, want.job, q.RunID, "question %s", id)
 			assert.Equal(t, want.text, q.Question, "question %s", id)
 			assert.Equal(t, want.rtype, q.ResponseType, "question %s", id)
 			assert.Equal(t, want.key, q.IdempotencyKey, "question %s", id)
@@ -205,7 +205,7 @@ func TestServeCrash(t *testing.T) {
 		for id, want := range acks.created {
 			q, err := restarted.Question(ctx, id)
 			require.NoError(t, err, "GET question %s", id)
-			assert.Equal(t, want.job, q.JobID, "question %s", id)
+			assert.Equal(t, want.job, q.RunID, "question %s", id)
 			assert.Equal(t, want.text, q.Question, "question %s", id)
 			if value, ok := acks.answered[id]; ok {
 				assert.Equal(t, hitl.StatusAnswered, q.Status, "question %s", id)
@@ -280,7 +280,7 @@ func crashLoadStep(ctx context.Context, c *agent.Client, acks *crashAcks, w, i i
 	if err != nil {
 		return err
 	}
-	if !created || q.JobID != want.job || q.Question != want.text || q.ResponseType != want.rtype {
+	if !created || q.RunID != want.job || q.Question != want.text || q.ResponseType != want.rtype {
 		return errors.New("ask acknowledged something else than was asked")
 	}
 	acks.ack(func() { acks.created[q.ID] = want })

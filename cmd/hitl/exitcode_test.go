@@ -91,7 +91,7 @@ func TestForbiddenExitsNine(t *testing.T) {
 
 	asked := cliWith(t, ctx, m, agent, "ask", "Deploy?", "--approval", "--no-wait", "--run", "deploy")
 	require.Equal(t, exitNeedsInput, asked.code, asked.stderr)
-	qs, err := m.Service.Questions(principaltest.As(ctx, "admin:test"), hitl.QuestionFilter{JobID: "deploy"})
+	qs, err := m.Service.Questions(principaltest.As(ctx, "admin:test"), hitl.QuestionFilter{RunID: "deploy"})
 	require.NoError(t, err)
 	require.Len(t, qs, 1)
 

@@ -30,7 +30,7 @@ func cmdHistory(ctx context.Context, args []string, e *env) error {
 	if *asJSON {
 		return printJSON(e, rs)
 	}
-	fmt.Fprintf(e.stdout, "Run %s: %s\n", visible(rs.RunID), visible(string(rs.Phase)))
+	fmt.Fprintf(e.stdout, "Run %s: %s\n", visible(rs.RunID), visible(string(rs.Status)))
 	if p := rs.PendingQuestion; p != nil {
 		fmt.Fprintf(e.stdout, "Waiting on %s: %s\n", visible(p.QuestionID), cell(p.Question, 100))
 		if q, err := c.Question(ctx, p.QuestionID); err == nil {

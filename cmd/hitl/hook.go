@@ -108,7 +108,7 @@ func cmdHook(ctx context.Context, args []string, e *env) error {
 	h.run = *run
 	if h.run == "" {
 		h.run = prefix + "-" + orDefault(h.in.SessionID, "session")
-		if hitl.ValidateJobID(h.run) != nil {
+		if hitl.ValidateRunID(h.run) != nil {
 			h.run = prefix + "-" + digest(h.in.SessionID)[:16]
 		}
 	}

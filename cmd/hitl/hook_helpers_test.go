@@ -70,7 +70,7 @@ func awaitPending(t *testing.T, m *Main, run string, n int) []*hitl.Question {
 	deadline := time.After(10 * time.Second)
 	for {
 		changed := m.Service.Changed()
-		qs, err := m.Service.Questions(principaltest.As(context.Background(), "admin:test"), hitl.QuestionFilter{JobID: run, Status: hitl.StatusPending})
+		qs, err := m.Service.Questions(principaltest.As(context.Background(), "admin:test"), hitl.QuestionFilter{RunID: run, Status: hitl.StatusPending})
 		require.NoError(t, err)
 		if len(qs) >= n {
 			return qs
@@ -94,7 +94,7 @@ func question(t *testing.T, m *Main, id string) *hitl.Question {
 // awaitAll returns every question of run, whatever its status.
 func awaitAll(t *testing.T, m *Main, run string) []*hitl.Question {
 	t.Helper()
-	qs, err := m.Service.Questions(principaltest.As(context.Background(), "admin:test"), hitl.QuestionFilter{JobID: run})
+	qs, err := m.Service.Questions(principaltest.As(context.Background(), "admin:test"), hitl.QuestionFilter{RunID: run})
 	require.NoError(t, err)
 	return qs
 }

@@ -187,7 +187,7 @@ func unlimitedSteering(c *config.Config, _ *Main) { c.RateLimits.ControlPerMinut
 // awaitPendingNone returns the run's pending questions (none expected).
 func awaitPendingNone(t *testing.T, m *Main, run string) []*hitl.Question {
 	t.Helper()
-	qs, err := m.Service.Questions(principaltest.As(context.Background(), "admin:test"), hitl.QuestionFilter{JobID: run, Status: hitl.StatusPending})
+	qs, err := m.Service.Questions(principaltest.As(context.Background(), "admin:test"), hitl.QuestionFilter{RunID: run, Status: hitl.StatusPending})
 	require.NoError(t, err)
 	return qs
 }

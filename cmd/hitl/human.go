@@ -20,7 +20,7 @@ func cmdPending(ctx context.Context, args []string, e *env) error {
 		return err
 	}
 	c := newClient(e)
-	f := hitl.QuestionFilter{Status: hitl.StatusPending, JobID: *run}
+	f := hitl.QuestionFilter{Status: hitl.StatusPending, RunID: *run}
 	page, err := c.QuestionPage(ctx, f)
 	if err != nil {
 		return err
@@ -61,7 +61,7 @@ func cmdPending(ctx context.Context, args []string, e *env) error {
 		if q.TimeoutAt != nil {
 			due = "in " + q.TimeoutAt.Sub(now).Round(time.Second).String()
 		}
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%s", cell(q.ID, 40), cell(q.JobID, 40), cell(string(q.Type), 20), answerHint(q), due, cell(q.Question, 60),
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%s", cell(q.ID, 40), cell(q.RunID, 40), cell(string(q.Type), 20), answerHint(q), due, cell(q.Question, 60),
 			operationRows(operationLines(q.Operation, q.Parts), 6))
 	}
 	return tw.Flush()
@@ -134,7 +134,7 @@ func cmdAnswer(ctx context.Context, args []string, e *env) error {
 		fmt.Fprintf(e.stderr, "hitl: warning: %s is sensitive and its answer was on the command line, so it is now in your shell history; next time run %s\n",
 			visible(q.ID), secretHint(q.ID))
 	}
-	fmt.Fprintf(e.stdout, "Answered %s (run %s): %s\n", visible(q.ID), visible(q.JobID), visible(q.Response.String()))
+	fmt.Fprintf(e.stdout, "Answered %s (run %s): %s\n", visible(q.ID), visible(q.RunID), visible(q.Response.String()))
 	return nil
 }
 
@@ -155,7 +155,7 @@ func cmdCancel(ctx context.Context, args []string, e *env) error {
 	if err != nil {
 		return err
 	}
-	line := fmt.Sprintf("Cancelled %s (run %s)", visible(q.ID), visible(q.JobID))
+	line := fmt.Sprintf("Cancelled %s (run %s)", visible(q.ID), visible(q.RunID))
 	if q.CancelReason != "" {
 		line += ": " + visible(q.CancelReason)
 	}

@@ -90,7 +90,7 @@ func waitPending(t *testing.T, m *Main, run string) *hitl.Question {
 	deadline := time.After(10 * time.Second)
 	for {
 		changed := m.Service.Changed()
-		qs, err := m.Service.Questions(principaltest.As(context.Background(), "admin:test"), hitl.QuestionFilter{JobID: run, Status: hitl.StatusPending})
+		qs, err := m.Service.Questions(principaltest.As(context.Background(), "admin:test"), hitl.QuestionFilter{RunID: run, Status: hitl.StatusPending})
 		require.NoError(t, err)
 		if len(qs) > 0 {
 			return qs[len(qs)-1]

@@ -101,7 +101,7 @@ func needsInput(ctx context.Context, c *agent.Client, q *hitl.Question, key stri
 	return &outcome{code: exitNeedsInput, msg: fmt.Sprintf(`hitl: waiting for a person to answer question %s (run %s).
   %s
   Then re-run this same command (idempotency key %s) to get the answer.`,
-		visible(q.ID), visible(q.JobID), capitalized(answerWhere(ctx, c, q)), visible(key))}
+		visible(q.ID), visible(q.RunID), capitalized(answerWhere(ctx, c, q)), visible(key))}
 }
 
 // interrupted is Ctrl+C: the question, when there is one, stays pending,

@@ -36,7 +36,7 @@ func TestDefaultRunIsThePrincipals(t *testing.T) {
 		for who, o := range map[string]cliOpts{"agent": agent, "other": other} {
 			r := cliWith(t, ctx, m, o, "ask", "Which region?", "--no-wait")
 			require.Equal(t, exitNeedsInput, r.code, r.stderr)
-			qs, err := m.Service.Questions(admin, hitl.QuestionFilter{JobID: "cli-tester@api:" + who})
+			qs, err := m.Service.Questions(admin, hitl.QuestionFilter{RunID: "cli-tester@api:" + who})
 			require.NoError(t, err)
 			require.Len(t, qs, 1, who)
 			assert.Equal(t, "api:"+who, qs[0].Asker)

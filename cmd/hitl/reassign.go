@@ -25,6 +25,6 @@ func cmdReassign(ctx context.Context, args []string, e *env) error {
 	if err != nil {
 		return err
 	}
-	fmt.Fprintf(e.stdout, "Handed %s (run %s) to %s\n", visible(q.ID), visible(q.JobID), visible(strings.Join(q.Assignees, ", ")))
+	fmt.Fprintf(e.stdout, "Handed %s (run %s) to %s\n", visible(q.ID), visible(q.RunID), visible(strings.Join(q.Assignees, ", ")))
 	return nil
 }

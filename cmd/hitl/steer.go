@@ -156,7 +156,7 @@ func runState(r *hitl.Run) string {
 	if st == "" {
 		st = "questions only"
 	}
-	if p := r.Phase(); p == hitl.PhaseWaitingForInput || p == hitl.PhaseWaitingForApproval {
+	if p := r.Status(); p == hitl.RunWaitingForInput || p == hitl.RunWaitingForApproval {
 		st += " (" + string(p) + ")"
 	}
 	if s := r.Control.Session; s != nil && r.Control.Status.Active() {

@@ -234,7 +234,7 @@ func TestWatchSeed002Engine(t *testing.T) {
 	t.Run("a text question is asked and answered in response.txt", func(t *testing.T) {
 		require.Equal(t, exitNeedsInput, g.pause(t, "Which database to migrate?", "text", false))
 		q := waitQuestion(t, m, "Which database to migrate?", hitl.StatusPending)
-		assert.True(t, strings.HasPrefix(q.JobID, "watch-"+filepath.Base(g.dir)+"-"), q.JobID)
+		assert.True(t, strings.HasPrefix(q.RunID, "watch-"+filepath.Base(g.dir)+"-"), q.RunID)
 		assert.Equal(t, "local:tester", q.Asker)
 
 		r := cli(ctx, m, "", "answer", q.ID, "production")
@@ -363,8 +363,8 @@ func TestWatchTwoDirectories(t *testing.T) {
 	g2.pause(t, "Release name?", "text", false)
 	deploy := waitQuestion(t, m, "Deploy now?", hitl.StatusPending)
 	name := waitQuestion(t, m, "Release name?", hitl.StatusPending)
-	assert.True(t, strings.HasPrefix(deploy.JobID, "watch-deployer-"), deploy.JobID)
-	assert.True(t, strings.HasPrefix(name.JobID, "watch-namer-"), name.JobID)
+	assert.True(t, strings.HasPrefix(deploy.RunID, "watch-deployer-"), deploy.RunID)
+	assert.True(t, strings.HasPrefix(name.RunID, "watch-namer-"), name.RunID)
 
 	r := cli(ctx, m, "", "answer", name.ID, "falcon")
 	require.Equal(t, 0, r.code, r.stderr)

@@ -46,7 +46,7 @@ func New() *Store {
 func (s *Store) CreateQuestion(_ context.Context, q *hitl.Question, ev *hitl.Event) (*hitl.Question, bool, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	key := q.JobID + "\x00" + hitl.KeyOf(q.Asker, q.IdempotencyKey)
+	key := q.RunID + "\x00" + hitl.KeyOf(q.Asker, q.IdempotencyKey)
 	if q.IdempotencyKey != "" {
 		if id, ok := s.keys[key]; ok {
 			return s.questions[id].Clone(), false, nil
@@ -81,21 +81,21 @@ func (s *Store) UpdateQuestion(_ context.Context, id string, fn func(*hitl.Quest
 	}
 	s.questions[id] = q.Clone()
 	s.track(cur, q, ev)
-	if q.IdempotencyKey != "" && q.ReceivedAt != nil && s.keys[q.JobID+"\x00"+hitl.KeyOf(q.Asker, q.IdempotencyKey)] == id {
-		delete(s.keys, q.JobID+"\x00"+hitl.KeyOf(q.Asker, q.IdempotencyKey)) // the outcome was taken: the key is free
+	if q.IdempotencyKey != "" && q.ReceivedAt != nil && s.keys[q.RunID+"\x00"+hitl.KeyOf(q.Asker, q.IdempotencyKey)] == id {
+		delete(s.keys, q.RunID+"\x00"+hitl.KeyOf(q.Asker, q.IdempotencyKey)) // the outcome was taken: the key is free
 	}
 	s.append(ev)
 	return q, nil
 }
 
 // QuestionByKey implements hitl.Store.
-func (s *Store) QuestionByKey(_ context.Context, jobID, key string) (*hitl.Question, error) {
+func (s *Store) QuestionByKey(_ context.Context, runID, key string) (*hitl.Question, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	if id, ok := s.keys[jobID+"\x00"+key]; ok {
+	if id, ok := s.keys[runID+"\x00"+key]; ok {
 		return s.questions[id].Clone(), nil
 	}
-	return nil, hitl.Errorf(hitl.ENOTFOUND, "no question of run %s holds key %q", jobID, key)
+	return nil, hitl.Errorf(hitl.ENOTFOUND, "no question of run %s holds key %q", runID, key)
 }
 
 // SealedQuestions implements hitl.Store (by scanning: fine for tests).
@@ -155,7 +155,7 @@ func (s *Store) Questions(_ context.Context, f hitl.QuestionFilter) (hitl.Questi
 			continue
 		}
 		at := q.CreatedAt
-		if f.JobID == "" && f.Assignee == "" && !f.Unassigned && f.RespondedBy != "" {
+		if f.RunID == "" && f.Assignee == "" && !f.Unassigned && f.RespondedBy != "" {
 			at = *q.RespondedAt
 		}
 		key := fmt.Sprintf("%020d|%010d", at.UnixNano(), s.born[q.ID])
@@ -238,7 +238,7 @@ func (s *Store) RunEvents(_ context.Context, runID string, after uint64, limit i
 	defer s.mu.Unlock()
 	var out []*hitl.Event
 	for _, ev := range s.events {
-		if ev.Seq <= after || ev.JobID != runID {
+		if ev.Seq <= after || ev.RunID != runID {
 			continue
 		}
 		if limit > 0 && len(out) == limit {
@@ -252,10 +252,10 @@ func (s *Store) RunEvents(_ context.Context, runID string, after uint64, limit i
 
 // track keeps q's run current and stamps ev with the phase after it.
 func (s *Store) track(old, q *hitl.Question, ev *hitl.Event) {
-	run := s.runs[q.JobID]
+	run := s.runs[q.RunID]
 	if run == nil {
 		run = &hitl.Run{}
-		s.runs[q.JobID] = run
+		s.runs[q.RunID] = run
 	}
 	at := q.CreatedAt
 	if ev != nil {
@@ -267,7 +267,7 @@ func (s *Store) track(old, q *hitl.Question, ev *hitl.Event) {
 		var next *hitl.Question
 		for _, id := range s.order {
 			c := s.questions[id]
-			if c.JobID == run.ID && hitl.WaitsOn(c) && (next == nil || c.CreatedAt.Before(next.CreatedAt)) {
+			if c.RunID == run.ID && hitl.WaitsOn(c) && (next == nil || c.CreatedAt.Before(next.CreatedAt)) {
 				next = c
 			}
 		}
@@ -276,7 +276,7 @@ func (s *Store) track(old, q *hitl.Question, ev *hitl.Event) {
 		}
 	}
 	if ev != nil {
-		ev.Status = run.Phase()
+		ev.Status = run.Status()
 	}
 }
 
@@ -312,12 +312,12 @@ func (s *Store) Prune(_ context.Context, before time.Time, limit int) (int, erro
 	for _, q := range old {
 		delete(s.questions, q.ID)
 		s.order = slices.DeleteFunc(s.order, func(id string) bool { return id == q.ID })
-		if k := q.JobID + "\x00" + hitl.KeyOf(q.Asker, q.IdempotencyKey); s.keys[k] == q.ID {
+		if k := q.RunID + "\x00" + hitl.KeyOf(q.Asker, q.IdempotencyKey); s.keys[k] == q.ID {
 			delete(s.keys, k)
 		}
-		if run := s.runs[q.JobID]; run != nil {
+		if run := s.runs[q.RunID]; run != nil {
 			if run.Forget(q); run.Questions <= 0 && !run.Control.Status.Active() {
-				delete(s.runs, q.JobID)
+				delete(s.runs, q.RunID)
 			}
 		}
 	}

@@ -30,7 +30,7 @@ func (s *Store) UpdateRun(_ context.Context, id string, fn func(*hitl.Run) (hitl
 	}
 	for _, ev := range u.Events {
 		if run != nil {
-			ev.Status, ev.Asker = run.Phase(), run.Asker
+			ev.Status, ev.Asker = run.Status(), run.Asker
 		}
 		s.append(ev)
 	}
@@ -54,7 +54,7 @@ func (s *Store) ReceiveControl(_ context.Context, rec hitl.ControlRecord, ev *hi
 	s.control[rec.RequestID] = rec
 	if ev != nil {
 		if run := s.runs[rec.RunID]; run != nil {
-			ev.Status, ev.Asker = run.Phase(), run.Asker
+			ev.Status, ev.Asker = run.Status(), run.Asker
 		}
 		s.append(ev)
 	}

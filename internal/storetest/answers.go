@@ -98,7 +98,7 @@ func testConcurrentFailingUpdates(t *testing.T, e *env) {
 				if i%2 == 1 {
 					return nil, fail
 				}
-				return &hitl.Event{Type: hitl.EventQuestionCancelled, QuestionID: q.ID, JobID: q.JobID, At: t0}, nil
+				return &hitl.Event{Type: hitl.EventQuestionCancelled, QuestionID: q.ID, RunID: q.RunID, At: t0}, nil
 			})
 			if i%2 == 1 {
 				assert.Same(t, fail, err)

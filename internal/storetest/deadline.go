@@ -78,13 +78,13 @@ func deadlineFilters() []hitl.QuestionFilter {
 		{ByDeadline: true, Unassigned: true},
 		{ByDeadline: true, Queue: []string{"U0ME", "S0MINE"}, Unassigned: true},
 		{ByDeadline: true, Queue: []string{"U0ME", "S0MINE"}},
-		{ByDeadline: true, Queue: []string{"S0MINE"}, Unassigned: true, JobID: "run-1"},
-		{ByDeadline: true, JobID: "run-1"},
+		{ByDeadline: true, Queue: []string{"S0MINE"}, Unassigned: true, RunID: "run-1"},
+		{ByDeadline: true, RunID: "run-1"},
 		{ByDeadline: true, Type: hitl.Approval},
 		{ByDeadline: true, Type: hitl.Blocking, Status: hitl.StatusPending},
 		{ByDeadline: true, Unassigned: true, Type: hitl.Approval},
-		{ByDeadline: true, JobID: "run-2", Type: hitl.Approval},
-		{ByDeadline: true, JobID: "run-2", Reverse: true},
+		{ByDeadline: true, RunID: "run-2", Type: hitl.Approval},
+		{ByDeadline: true, RunID: "run-2", Reverse: true},
 	}
 	for _, f := range fs[:6] {
 		f.Reverse = true
@@ -121,7 +121,7 @@ func testDeadlineOrder(t *testing.T, e *env) {
 		want := wantByDeadline(t, e.store, f, qids)
 		require.NotEmpty(t, want, "%+v", f)
 		page, err := e.store.Questions(ctx, hitl.QuestionFilter{ByDeadline: f.ByDeadline, Status: f.Status, Assignee: f.Assignee, Unassigned: f.Unassigned,
-			Queue: f.Queue, JobID: f.JobID, Type: f.Type, Reverse: f.Reverse, Limit: 100})
+			Queue: f.Queue, RunID: f.RunID, Type: f.Type, Reverse: f.Reverse, Limit: 100})
 		require.NoError(t, err)
 		assert.Equal(t, want, ids(page.Questions), "%+v: one page", f)
 		assert.Empty(t, page.NextCursor, "%+v: one page ends the list", f)

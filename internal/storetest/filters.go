@@ -117,17 +117,17 @@ func testFiltersMatch(t *testing.T, e *env) {
 				filters = append(filters, hitl.QuestionFilter{Asker: p.ID, Status: st, Type: typ})
 			}
 			for _, job := range append(jobs, "run-none") {
-				filters = append(filters, hitl.QuestionFilter{JobID: job, Status: st, Type: typ})
+				filters = append(filters, hitl.QuestionFilter{RunID: job, Status: st, Type: typ})
 			}
 		}
 	}
 	for _, a := range []string{"U0ALICE", "S0OPS", "U0BOB", "U0NOBODY"} {
-		filters = append(filters, hitl.QuestionFilter{Assignee: a}, hitl.QuestionFilter{Assignee: a, JobID: "run-a"},
+		filters = append(filters, hitl.QuestionFilter{Assignee: a}, hitl.QuestionFilter{Assignee: a, RunID: "run-a"},
 			hitl.QuestionFilter{Assignee: a, NotAskedBy: "U0ME"})
 	}
 	filters = append(filters, hitl.QuestionFilter{Unassigned: true}, hitl.QuestionFilter{Unassigned: true, NotAskedBy: "U0ME"},
 		hitl.QuestionFilter{RespondedBy: person.ID}, hitl.QuestionFilter{RespondedBy: admin.ID}, hitl.QuestionFilter{RespondedBy: agent.ID},
-		hitl.QuestionFilter{RespondedBy: person.ID, JobID: "run-b"}, hitl.QuestionFilter{NotAskedBy: "U0ME"},
+		hitl.QuestionFilter{RespondedBy: person.ID, RunID: "run-b"}, hitl.QuestionFilter{NotAskedBy: "U0ME"},
 		hitl.QuestionFilter{NotAskedBy: "U0ME", Status: hitl.StatusPending})
 	for _, f := range filters {
 		for _, reverse := range []bool{false, true} {
@@ -165,7 +165,7 @@ func testNotAskedBy(t *testing.T, e *env) {
 	put("q_3", "api:ci", "")
 	put("q_4", "slack:U0OTHER", "")
 	put("q_5", "api:theirs", "U0OTHER")
-	for _, f := range []hitl.QuestionFilter{{}, {Status: hitl.StatusPending}, {Unassigned: true}, {JobID: "run-1"}} {
+	for _, f := range []hitl.QuestionFilter{{}, {Status: hitl.StatusPending}, {Unassigned: true}, {RunID: "run-1"}} {
 		f.NotAskedBy = "U0ME"
 		assert.Equal(t, []string{"q_3", "q_4", "q_5"}, all(t, e.store, f, 2), "filter %+v", f)
 	}
@@ -184,7 +184,7 @@ func testPageBounds(t *testing.T, e *env) {
 	for _, c := range []struct {
 		limit, want int
 	}{{0, hitl.DefaultPageSize}, {-1, hitl.DefaultPageSize}, {1, 1}, {hitl.MaxPageSize, hitl.MaxPageSize}, {hitl.MaxPageSize + 1, hitl.MaxPageSize}, {1 << 30, hitl.MaxPageSize}} {
-		for _, f := range []hitl.QuestionFilter{{Limit: c.limit}, {Status: hitl.StatusPending, Limit: c.limit}, {JobID: "run-1", Limit: c.limit}} {
+		for _, f := range []hitl.QuestionFilter{{Limit: c.limit}, {Status: hitl.StatusPending, Limit: c.limit}, {RunID: "run-1", Limit: c.limit}} {
 			page, err := e.store.Questions(ctx, f)
 			require.NoError(t, err)
 			assert.Len(t, page.Questions, c.want, "filter %+v", f)
@@ -212,8 +212,8 @@ func testPagingConcurrentIndexes(t *testing.T, e *env) {
 		_, _, err := e.store.CreateQuestion(ctx, q, nil)
 		return err
 	})
-	filters := []hitl.QuestionFilter{{}, {Status: hitl.StatusPending}, {JobID: "run-0"}, {Asker: agent.ID}, {Assignee: "U0ALICE"},
-		{Unassigned: true}, {Type: hitl.Blocking}, {Asker: agent.ID, Status: hitl.StatusPending}, {Reverse: true}, {JobID: "run-1", Reverse: true}}
+	filters := []hitl.QuestionFilter{{}, {Status: hitl.StatusPending}, {RunID: "run-0"}, {Asker: agent.ID}, {Assignee: "U0ALICE"},
+		{Unassigned: true}, {Type: hitl.Blocking}, {Asker: agent.ID, Status: hitl.StatusPending}, {Reverse: true}, {RunID: "run-1", Reverse: true}}
 	for k, f := range filters {
 		var existing []string
 		for i := range before {

@@ -78,7 +78,7 @@ func testRunEvents(t *testing.T, e *env) {
 	for _, run := range []string{"run-0", "run-1", "run-2"} {
 		var want []*hitl.Event
 		for _, ev := range all {
-			if ev.JobID == run {
+			if ev.RunID == run {
 				want = append(want, ev)
 			}
 		}

@@ -31,7 +31,7 @@ func runQuestions(t *testing.T, newEnv func(*testing.T) *env) {
 
 // raw is a pending text question of agent's in job, created at at.
 func raw(id, job string, at time.Time) *hitl.Question {
-	return &hitl.Question{ID: id, JobID: job, Question: "Q?", Asker: agent.ID, Status: hitl.StatusPending,
+	return &hitl.Question{ID: id, RunID: job, Question: "Q?", Asker: agent.ID, Status: hitl.StatusPending,
 		Type: hitl.Blocking, ResponseType: hitl.TextResponse, CreatedAt: at}
 }
 
@@ -71,7 +71,7 @@ func testCreateReadsBack(t *testing.T, e *env) {
 	assert.Equal(t, hitl.EventQuestionAsked, evs[0].Type)
 	assert.Equal(t, q, evs[0].Question)
 
-	ev := &hitl.Event{Type: hitl.EventQuestionAsked, QuestionID: "q_raw", JobID: "run-1", At: t0}
+	ev := &hitl.Event{Type: hitl.EventQuestionAsked, QuestionID: "q_raw", RunID: "run-1", At: t0}
 	stored, created, err := e.store.CreateQuestion(ctx, raw("q_raw", "run-1", t0), ev)
 	require.NoError(t, err)
 	assert.True(t, created)
@@ -85,7 +85,7 @@ func testCreateTakenID(t *testing.T, e *env) {
 	require.NoError(t, err)
 	other := raw("q_1", "run-2", t0.Add(time.Second))
 	other.Question = "another"
-	_, _, err = e.store.CreateQuestion(ctx, other, &hitl.Event{Type: hitl.EventQuestionAsked, QuestionID: "q_1", JobID: "run-2", At: t0})
+	_, _, err = e.store.CreateQuestion(ctx, other, &hitl.Event{Type: hitl.EventQuestionAsked, QuestionID: "q_1", RunID: "run-2", At: t0})
 	assert.Equal(t, hitl.ECONFLICT, hitl.ErrorCode(err))
 	got, err := e.store.Question(ctx, "q_1")
 	require.NoError(t, err)
@@ -107,7 +107,7 @@ func testCreateConcurrentKey(t *testing.T, e *env) {
 			q.IdempotencyKey = "k"
 			var err error
 			got[i], created[i], err = e.store.CreateQuestion(ctx, q,
-				&hitl.Event{Type: hitl.EventQuestionAsked, QuestionID: q.ID, JobID: "run-1", At: t0})
+				&hitl.Event{Type: hitl.EventQuestionAsked, QuestionID: q.ID, RunID: "run-1", At: t0})
 			assert.NoError(t, err)
 		})
 	}
@@ -149,7 +149,7 @@ func testUpdateWrites(t *testing.T, e *env) {
 	want := errors.New("refused by fn")
 	_, err := e.store.UpdateQuestion(ctx, q.ID, func(q *hitl.Question) (*hitl.Event, error) {
 		q.Status, q.TimeoutAt = hitl.StatusCancelled, nil
-		return &hitl.Event{Type: hitl.EventQuestionCancelled, QuestionID: q.ID, JobID: q.JobID, At: t0}, want
+		return &hitl.Event{Type: hitl.EventQuestionCancelled, QuestionID: q.ID, RunID: q.RunID, At: t0}, want
 	})
 	assert.Same(t, want, err, "fn's error is returned as it is")
 	got, err := e.store.Question(ctx, q.ID)
@@ -165,7 +165,7 @@ func testUpdateWrites(t *testing.T, e *env) {
 		q.Status, q.TimeoutAt = hitl.StatusCancelled, nil
 		at := t0
 		q.RespondedAt = &at
-		ev = &hitl.Event{Type: hitl.EventQuestionCancelled, QuestionID: q.ID, JobID: q.JobID, At: t0}
+		ev = &hitl.Event{Type: hitl.EventQuestionCancelled, QuestionID: q.ID, RunID: q.RunID, At: t0}
 		return ev, nil
 	})
 	require.NoError(t, err)
@@ -236,7 +236,7 @@ func testUpdateQuestions(t *testing.T, e *env) {
 		if q.Question == "b?" {
 			return nil, refused
 		}
-		return &hitl.Event{Type: hitl.EventQuestionCancelled, QuestionID: q.ID, JobID: q.JobID, At: t0}, nil
+		return &hitl.Event{Type: hitl.EventQuestionCancelled, QuestionID: q.ID, RunID: q.RunID, At: t0}, nil
 	})
 	require.NoError(t, err)
 	require.Len(t, updated, 4)
@@ -275,7 +275,7 @@ func testEventLog(t *testing.T, e *env) {
 	assert.Empty(t, events(t, e.store, 0), "an empty log")
 	var appended []*hitl.Event
 	for i := range 5 {
-		ev := &hitl.Event{Type: hitl.EventRefused, JobID: "run-1", At: t0.Add(time.Duration(i) * time.Second),
+		ev := &hitl.Event{Type: hitl.EventRefused, RunID: "run-1", At: t0.Add(time.Duration(i) * time.Second),
 			Actor: agent.ID, Action: hitl.ActionAsk, Reason: fmt.Sprintf("reason %d", i), Count: i + 1}
 		require.NoError(t, e.store.AppendEvent(ctx, ev))
 		assert.Equal(t, ev.Seq, lastSeq(t, e.store), "AppendEvent sets Seq to the last")

@@ -86,7 +86,7 @@ func testPruneBatches(t *testing.T, e *env) {
 	require.NoError(t, err)
 	assert.Equal(t, 1, run.Questions)
 	assert.Equal(t, 1, run.Pending)
-	page, err := e.store.Questions(ctx, hitl.QuestionFilter{JobID: "run-1"})
+	page, err := e.store.Questions(ctx, hitl.QuestionFilter{RunID: "run-1"})
 	require.NoError(t, err)
 	assert.Equal(t, []string{pending.ID}, ids(page.Questions), "no index points at a pruned question")
 	n, err = e.store.Prune(ctx, before, 2)

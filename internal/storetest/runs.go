@@ -47,8 +47,8 @@ func testUpdateRunWrites(t *testing.T, e *env) {
 		return hitl.RunUpdate{
 			Run: &hitl.Run{ID: "loop-1", CreatedAt: t0, UpdatedAt: t0, Asker: agent.ID, Control: hitl.RunControl{Status: hitl.RunPaused, Model: "m1"}},
 			Events: []*hitl.Event{
-				{Type: hitl.EventControl, JobID: "loop-1", At: t0, Reason: "first"},
-				{Type: hitl.EventControl, JobID: "loop-1", At: t0, Reason: "second"},
+				{Type: hitl.EventControl, RunID: "loop-1", At: t0, Reason: "first"},
+				{Type: hitl.EventControl, RunID: "loop-1", At: t0, Reason: "second"},
 			},
 			Control: rec,
 		}, nil
@@ -65,7 +65,7 @@ func testUpdateRunWrites(t *testing.T, e *env) {
 	assert.Equal(t, "first", evs[0].Reason, "events in order")
 	assert.Equal(t, "second", evs[1].Reason)
 	for _, ev := range evs {
-		assert.Equal(t, hitl.PhasePaused, ev.Status, "stamped with the run's phase")
+		assert.Equal(t, hitl.RunPaused, ev.Status, "stamped with the run's phase")
 		assert.Equal(t, agent.ID, ev.Asker, "and its asker")
 	}
 	prior, err := e.store.ReceiveControl(ctx, hitl.ControlRecord{RequestID: "req-1", RunID: "loop-1", At: t0.Add(time.Minute)}, nil,
@@ -97,7 +97,7 @@ func testUpdateRunRefused(t *testing.T, e *env) {
 	_, err := e.store.UpdateRun(ctx, "loop-1", func(run *hitl.Run) (hitl.RunUpdate, error) {
 		c := *run
 		c.Control.Status = hitl.RunCancelled
-		return hitl.RunUpdate{Run: &c, Events: []*hitl.Event{{Type: hitl.EventControl, JobID: "loop-1", At: t0}},
+		return hitl.RunUpdate{Run: &c, Events: []*hitl.Event{{Type: hitl.EventControl, RunID: "loop-1", At: t0}},
 			Control: &hitl.ControlRecord{RequestID: "req-x", RunID: "loop-1", At: t0, Result: &hitl.ControlMessage{Type: hitl.MessageResult}}}, want
 	})
 	assert.Same(t, want, err, "fn's error is returned as it is")
@@ -127,7 +127,7 @@ func testUpdateRunConcurrent(t *testing.T, e *env) {
 			_, err := e.store.UpdateRun(ctx, "loop-1", func(run *hitl.Run) (hitl.RunUpdate, error) {
 				c := *run
 				c.Control.Iter++
-				return hitl.RunUpdate{Run: &c, Events: []*hitl.Event{{Type: hitl.EventControl, JobID: "loop-1", At: t0}}}, nil
+				return hitl.RunUpdate{Run: &c, Events: []*hitl.Event{{Type: hitl.EventControl, RunID: "loop-1", At: t0}}}, nil
 			})
 			assert.NoError(t, err)
 		})
@@ -143,17 +143,17 @@ func testUpdateRunEventsOnly(t *testing.T, e *env) {
 	ctx := context.Background()
 	run := putRun(t, e.store, "loop-1", hitl.RunPaused)
 	stored, err := e.store.UpdateRun(ctx, "loop-1", func(*hitl.Run) (hitl.RunUpdate, error) {
-		return hitl.RunUpdate{Events: []*hitl.Event{{Type: hitl.EventControl, JobID: "loop-1", At: t0}}}, nil
+		return hitl.RunUpdate{Events: []*hitl.Event{{Type: hitl.EventControl, RunID: "loop-1", At: t0}}}, nil
 	})
 	require.NoError(t, err)
 	assert.Equal(t, run, stored, "the run as it is")
 	evs := events(t, e.store, 0)
 	require.Len(t, evs, 1)
-	assert.Equal(t, hitl.PhasePaused, evs[0].Status)
+	assert.Equal(t, hitl.RunPaused, evs[0].Status)
 
 	none, err := e.store.UpdateRun(ctx, "loop-none", func(run *hitl.Run) (hitl.RunUpdate, error) {
 		assert.Nil(t, run, "fn gets nil for a run there is none of")
-		return hitl.RunUpdate{Events: []*hitl.Event{{Type: hitl.EventControl, JobID: "loop-none", At: t0}}}, nil
+		return hitl.RunUpdate{Events: []*hitl.Event{{Type: hitl.EventControl, RunID: "loop-none", At: t0}}}, nil
 	})
 	require.NoError(t, err)
 	assert.Nil(t, none, "there is still none")
@@ -166,7 +166,7 @@ func testControlInflightBeforeRestart(t *testing.T, e *env) {
 	ctx := context.Background()
 	at := t0
 	rec := hitl.ControlRecord{RequestID: "req-1", RunID: "loop-1", Command: hitl.CommandPause, At: at}
-	prior, err := e.store.ReceiveControl(ctx, rec, &hitl.Event{Type: hitl.EventControl, JobID: "loop-1", At: at}, at.Add(-5*time.Minute), at)
+	prior, err := e.store.ReceiveControl(ctx, rec, &hitl.Event{Type: hitl.EventControl, RunID: "loop-1", At: at}, at.Add(-5*time.Minute), at)
 	require.NoError(t, err)
 	require.Nil(t, prior)
 	// The service restarts a minute later: the request in flight was lost
@@ -175,7 +175,7 @@ func testControlInflightBeforeRestart(t *testing.T, e *env) {
 	before := lastSeq(t, e.store)
 	retry := rec
 	retry.At = restart.Add(time.Second)
-	ack := &hitl.Event{Type: hitl.EventControl, JobID: "loop-1", At: retry.At}
+	ack := &hitl.Event{Type: hitl.EventControl, RunID: "loop-1", At: retry.At}
 	prior, err = e.store.ReceiveControl(ctx, retry, ack, retry.At.Add(-5*time.Minute), restart)
 	require.NoError(t, err)
 	assert.Nil(t, prior, "received anew")

@@ -127,9 +127,9 @@ func testPaging(t *testing.T, e *env) {
 		assert.Equal(t, []string{want[246], want[245]}, ids(next.Questions))
 	})
 	t.Run("a cursor of another list is refused", func(t *testing.T) {
-		page, err := e.store.Questions(context.Background(), hitl.QuestionFilter{JobID: "run-1", Limit: 1})
+		page, err := e.store.Questions(context.Background(), hitl.QuestionFilter{RunID: "run-1", Limit: 1})
 		require.NoError(t, err)
-		_, err = e.store.Questions(context.Background(), hitl.QuestionFilter{JobID: "run-2", Cursor: page.NextCursor})
+		_, err = e.store.Questions(context.Background(), hitl.QuestionFilter{RunID: "run-2", Cursor: page.NextCursor})
 		if err != nil {
 			assert.Equal(t, hitl.EINVALID, hitl.ErrorCode(err))
 		}
@@ -194,8 +194,8 @@ func testIndexes(t *testing.T, e *env) {
 	assert.Equal(t, []string{other.ID}, list(hitl.QuestionFilter{Unassigned: true}))
 	assert.Equal(t, []string{c.ID, a.ID}, list(hitl.QuestionFilter{RespondedBy: person.ID}), "in the order answered")
 	assert.Equal(t, []string{a.ID, c.ID}, list(hitl.QuestionFilter{RespondedBy: person.ID, Reverse: true}), "newest answer first")
-	assert.Equal(t, []string{a.ID, c.ID}, list(hitl.QuestionFilter{JobID: "run-a"}))
-	assert.Empty(t, list(hitl.QuestionFilter{JobID: "run-a", Assignee: "U0ALICE"}), "an answered question waits on nobody")
+	assert.Equal(t, []string{a.ID, c.ID}, list(hitl.QuestionFilter{RunID: "run-a"}))
+	assert.Empty(t, list(hitl.QuestionFilter{RunID: "run-a", Assignee: "U0ALICE"}), "an answered question waits on nobody")
 	assert.Equal(t, []string{a.ID, c.ID}, list(hitl.QuestionFilter{Asker: agent.ID, Status: hitl.StatusAnswered, Type: hitl.Blocking}))
 	assert.Equal(t, []string{other.ID}, list(hitl.QuestionFilter{Asker: "api:other"}))
 	assert.Equal(t, []string{a.ID, c.ID}, list(hitl.QuestionFilter{Status: hitl.StatusAnswered}))
@@ -214,7 +214,7 @@ func testRuns(t *testing.T, e *env) {
 	require.NoError(t, err)
 	assert.Equal(t, 3, run.Questions)
 	assert.Equal(t, 3, run.Pending)
-	assert.Equal(t, hitl.PhaseWaitingForApproval, run.Phase())
+	assert.Equal(t, hitl.RunWaitingForApproval, run.Status())
 	require.NotNil(t, run.WaitingOn)
 	assert.Equal(t, input.ID, run.WaitingOn.QuestionID, "the oldest question it waits on (not the non-blocking one)")
 	assert.Equal(t, agent.ID, run.Asker)
@@ -225,14 +225,14 @@ func testRuns(t *testing.T, e *env) {
 	e.answer(t, approval.ID, "approve")
 	run, _ = e.store.Run(ctx, "run-1")
 	assert.Nil(t, run.WaitingOn)
-	assert.Equal(t, hitl.PhaseRunning, run.Phase())
+	assert.Equal(t, hitl.RunRunning, run.Status())
 	assert.Equal(t, 1, run.Pending, "the non-blocking question is still open")
 	evs, err := e.store.Events(ctx, 0, 0)
 	require.NoError(t, err)
 	last := evs[len(evs)-1]
 	assert.Equal(t, hitl.EventQuestionAnswered, last.Type)
-	assert.Equal(t, hitl.PhaseRunning, last.Status, "each event carries the run's phase after it")
-	assert.Equal(t, hitl.PhaseWaitingForApproval, evs[len(evs)-2].Status)
+	assert.Equal(t, hitl.RunRunning, last.Status, "each event carries the run's phase after it")
+	assert.Equal(t, hitl.RunWaitingForApproval, evs[len(evs)-2].Status)
 	_ = nb
 }
 
@@ -246,15 +246,15 @@ func testKeys(t *testing.T, e *env) {
 	assert.Equal(t, hitl.ENOTFOUND, hitl.ErrorCode(err), "keys belong to a run")
 	_, err = e.store.QuestionByKey(ctx, "run-1", hitl.KeyOf("api:someone-else", "k"))
 	assert.Equal(t, hitl.ENOTFOUND, hitl.ErrorCode(err), "keys belong to their asker")
-	again, created, err := e.store.CreateQuestion(ctx, &hitl.Question{ID: "q_other", JobID: "run-1", Question: "Q?", IdempotencyKey: "k", Asker: agent.ID,
+	again, created, err := e.store.CreateQuestion(ctx, &hitl.Question{ID: "q_other", RunID: "run-1", Question: "Q?", IdempotencyKey: "k", Asker: agent.ID,
 		Status: hitl.StatusPending, Type: hitl.Blocking, ResponseType: hitl.TextResponse, CreatedAt: e.clock.Now()}, nil)
 	require.NoError(t, err)
 	assert.False(t, created)
 	assert.Equal(t, q, again, "the existing question, as stored")
 	seq := lastSeq(t, e.store)
-	_, created, err = e.store.CreateQuestion(ctx, &hitl.Question{ID: "q_again", JobID: "run-1", Question: "Q?", IdempotencyKey: "k", Asker: agent.ID,
+	_, created, err = e.store.CreateQuestion(ctx, &hitl.Question{ID: "q_again", RunID: "run-1", Question: "Q?", IdempotencyKey: "k", Asker: agent.ID,
 		Status: hitl.StatusPending, Type: hitl.Blocking, ResponseType: hitl.TextResponse, CreatedAt: e.clock.Now()},
-		&hitl.Event{Type: hitl.EventQuestionAsked, QuestionID: "q_again", JobID: "run-1", At: e.clock.Now()})
+		&hitl.Event{Type: hitl.EventQuestionAsked, QuestionID: "q_again", RunID: "run-1", At: e.clock.Now()})
 	require.NoError(t, err)
 	assert.False(t, created)
 	assert.Equal(t, seq, lastSeq(t, e.store), "an existing key writes no event")
@@ -262,7 +262,7 @@ func testKeys(t *testing.T, e *env) {
 	assert.Equal(t, hitl.ENOTFOUND, hitl.ErrorCode(err), "nor a question")
 	elsewhere := e.ask(t, "run-2", hitl.NewQuestion{Question: "Q?", IdempotencyKey: "k"})
 	assert.NotEqual(t, q.ID, elsewhere.ID, "the same key in another run is its own")
-	theirs, created, err := e.store.CreateQuestion(ctx, &hitl.Question{ID: "q_theirs", JobID: "run-1", Question: "Q?", IdempotencyKey: "k", Asker: "api:someone-else",
+	theirs, created, err := e.store.CreateQuestion(ctx, &hitl.Question{ID: "q_theirs", RunID: "run-1", Question: "Q?", IdempotencyKey: "k", Asker: "api:someone-else",
 		Status: hitl.StatusPending, Type: hitl.Blocking, ResponseType: hitl.TextResponse, CreatedAt: e.clock.Now()}, nil)
 	require.NoError(t, err)
 	assert.True(t, created, "another asker's same key is its own")
@@ -367,7 +367,7 @@ func testControlRecords(t *testing.T, e *env) {
 	ctx := context.Background()
 	now := e.clock.Now()
 	rec := hitl.ControlRecord{RequestID: "req-1", RunID: "run-1", Command: hitl.CommandPause, At: now}
-	ack := &hitl.Event{Type: hitl.EventControl, JobID: "run-1", At: now}
+	ack := &hitl.Event{Type: hitl.EventControl, RunID: "run-1", At: now}
 	prior, err := e.store.ReceiveControl(ctx, rec, ack, now.Add(-5*time.Minute), now)
 	require.NoError(t, err)
 	assert.Nil(t, prior, "first time: received")
@@ -381,7 +381,7 @@ func testControlRecords(t *testing.T, e *env) {
 	done.Result = &result
 	_, err = e.store.UpdateRun(ctx, "run-1", func(run *hitl.Run) (hitl.RunUpdate, error) {
 		assert.Nil(t, run)
-		return hitl.RunUpdate{Control: &done, Events: []*hitl.Event{{Type: hitl.EventControl, JobID: "run-1", At: now}}}, nil
+		return hitl.RunUpdate{Control: &done, Events: []*hitl.Event{{Type: hitl.EventControl, RunID: "run-1", At: now}}}, nil
 	})
 	require.NoError(t, err)
 	prior, err = e.store.ReceiveControl(ctx, rec, nil, now.Add(-5*time.Minute), now.Add(time.Hour))

@@ -1,0 +1,35 @@
+package hitl_test
+
+import (
+	"testing"
+
+	"github.com/hitlbot/hitl"
+	"github.com/stretchr/testify/assert"
+)
+
+// TestRunStatus is the table of what a run's status shows (seeds 001 and
+// 004): its lifecycle once ended or while paused, else what it waits on.
+func TestRunStatus(t *testing.T) {
+	rows := []struct {
+		name string
+		run  *hitl.Run
+		want hitl.RunStatus
+	}{
+		{"no record", nil, hitl.RunRunning},
+		{"only asked, nothing pending", &hitl.Run{}, hitl.RunRunning},
+		{"waiting on a question", &hitl.Run{PendingInput: 1}, hitl.RunWaitingForInput},
+		{"an approval outranks a question", &hitl.Run{PendingInput: 1, PendingApproval: 1}, hitl.RunWaitingForApproval},
+		{"non_blocking questions do not make it wait", &hitl.Run{Pending: 2}, hitl.RunRunning},
+		{"paused outranks waiting", &hitl.Run{PendingApproval: 1, Control: hitl.RunControl{Status: hitl.RunPaused}}, hitl.RunPaused},
+		{"running with a checkpoint", &hitl.Run{Control: hitl.RunControl{Status: hitl.RunRunning}}, hitl.RunRunning},
+		{"done", &hitl.Run{Control: hitl.RunControl{Status: hitl.RunDone}}, hitl.RunDone},
+		{"aborted", &hitl.Run{Control: hitl.RunControl{Status: hitl.RunAborted}}, hitl.RunAborted},
+		{"cancelled, even with a question left", &hitl.Run{PendingInput: 1, Control: hitl.RunControl{Status: hitl.RunCancelled}}, hitl.RunCancelled},
+	}
+	for _, r := range rows {
+		t.Run(r.name, func(t *testing.T) {
+			assert.Equal(t, r.want, r.run.Status())
+			assert.False(t, r.want.Active() && r.run != nil && r.run.Control.Status.Ended(), "an ended run is never active")
+		})
+	}
+}
