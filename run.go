@@ -32,7 +32,7 @@ const MaxHistory = 100
 // waits on, and its recent history of questions and answers, oldest first.
 type RunState struct {
 	RunID              string           `json:"runId"`
-	Status              RunStatus         `json:"phase"`
+	Status             RunStatus        `json:"phase"`
 	PendingQuestion    *PendingQuestion `json:"pendingQuestion,omitempty"`
 	InteractionHistory []Interaction    `json:"interactionHistory"`
 	// Questions and Pending count the run's questions.

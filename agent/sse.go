@@ -25,7 +25,7 @@ type sseEvent struct {
 	Response   *hitl.Response `json:"response,omitempty"`
 	Reason     string         `json:"reason,omitempty"`
 	Action     hitl.Action    `json:"action,omitempty"`
-	Status     hitl.RunStatus  `json:"status,omitempty"`
+	Status     hitl.RunStatus `json:"status,omitempty"`
 	By         string         `json:"by,omitempty"`
 	At         *time.Time     `json:"at,omitempty"`
 }
