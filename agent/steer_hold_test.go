@@ -38,7 +38,7 @@ func TestHeldCheckpointWoken(t *testing.T) {
 	ctx := context.Background()
 	// hold pauses loop-1 and has the loop's checkpoint of iter held by the
 	// server; it returns the checkpoint's outcome.
-	hold := func(t *testing.T, e *env, loop *Loop, iter int) chan Step {
+	hold := func(t *testing.T, e *env, loop *Run, iter int) chan Step {
 		t.Helper()
 		require.Equal(t, hitl.ResultSuccess, e.steer(t, hitl.CommandPause, "loop-1", hitl.ControlPayload{}).Status)
 		done := make(chan Step, 1)
@@ -62,7 +62,7 @@ func TestHeldCheckpointWoken(t *testing.T) {
 		}
 		return Step{}
 	}
-	setup := func(t *testing.T) (*env, *runWrites, *Loop) {
+	setup := func(t *testing.T) (*env, *runWrites, *Run) {
 		w := &runWrites{Store: memstore.New()}
 		e := newEnvOver(t, w, ServerConfig{}, func(*hitl.ServiceConfig) {})
 		e.client.pollWait = 5 * time.Second
