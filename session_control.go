@@ -29,6 +29,8 @@ func (r *Run) steered(cmd Command, loopMsg string) string {
 	switch c := r.Control; {
 	case c.Status == RunCancelled:
 		return "Session cancelled: " + a + " is stopped at its next hook call"
+	case cmd == CommandRedirect && c.Status == RunPaused:
+		return "Instruction queued: " + a + " gets it at its next step once the session is resumed (it stays paused)"
 	case c.Status == RunPaused && s.Held != "":
 		return "Session paused: " + a + " is held at " + string(s.Held)
 	case c.Status == RunPaused:

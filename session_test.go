@@ -220,6 +220,16 @@ func TestSessionSteering(t *testing.T) {
 		assert.Equal(t, "now the docs", s.Instruction)
 		assert.Equal(t, hitl.HookProceed, e.hook(t, "claude-r", hitl.HookStop).Action)
 	})
+	t.Run("a redirect to a paused session says its instruction is queued, not that the session was paused", func(t *testing.T) {
+		e := newSessionEnv(t)
+		e.hook(t, "claude-rp", hitl.HookSessionStart)
+		result(t, e.send(t, controller, "r1", hitl.CommandPause, "claude-rp", hitl.ControlPayload{}))
+		assert.Equal(t, "Instruction queued: Claude Code gets it at its next step once the session is resumed (it stays paused)",
+			result(t, e.send(t, controller, "r2", hitl.CommandRedirect, "claude-rp", hitl.ControlPayload{Instruction: "just fix the test"})).Message)
+		e.hook(t, "claude-rp", hitl.HookPreToolUse) // held
+		assert.Equal(t, "Instruction queued: Claude Code gets it at its next step once the session is resumed (it stays paused)",
+			result(t, e.send(t, controller, "r3", hitl.CommandRedirect, "claude-rp", hitl.ControlPayload{Instruction: "and the docs"})).Message, "held too")
+	})
 	t.Run("cancel ends the run ABORT USER_CANCELLED and halts every later call, naming who", func(t *testing.T) {
 		e := newSessionEnv(t)
 		e.hook(t, "claude-c", hitl.HookSessionStart)
