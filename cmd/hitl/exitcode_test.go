@@ -100,9 +100,15 @@ func TestForbiddenExitsNine(t *testing.T) {
 		assert.Equal(t, exitForbidden, r.code, r.stderr)
 		assert.Contains(t, r.stderr, "lacks the answer scope")
 	})
-	t.Run("a bad token exits 1", func(t *testing.T) {
+	t.Run("a bad token exits 1 and names HITL_TOKEN", func(t *testing.T) {
 		r := cliWith(t, ctx, m, cliOpts{token: "not-a-token-0123456789"}, "pending")
 		assert.Equal(t, exitFailure, r.code, r.stderr)
+		assert.Contains(t, r.stderr, "HITL_TOKEN is not one of the service's tokens")
+	})
+	t.Run("no token exits 1 and says to set HITL_TOKEN", func(t *testing.T) {
+		r := cliWith(t, ctx, m, cliOpts{}, "pending")
+		assert.Equal(t, exitFailure, r.code, r.stderr)
+		assert.Contains(t, r.stderr, "set HITL_TOKEN to yours")
 	})
 	t.Run("a token with the answer scope answers", func(t *testing.T) {
 		r := cliWith(t, ctx, m, alice, "answer", qs[0].ID, "approve")

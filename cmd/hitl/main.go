@@ -215,7 +215,7 @@ func run(ctx context.Context, args []string, e *env) int {
 		fmt.Fprintf(e.stderr, "%s\n%s", prefixed(args[0], visibleLines(hitl.ErrorMessage(err))), ue.help)
 		return exitCode(err)
 	default:
-		fmt.Fprintln(e.stderr, prefixed(args[0], visibleLines(hitl.ErrorMessage(err))))
+		fmt.Fprintln(e.stderr, prefixed(args[0], visibleLines(hitl.ErrorMessage(err)))+tokenHint(err, e))
 		return exitCode(err)
 	}
 }
