@@ -50,3 +50,28 @@ func TestREADMEJSONBlocks(t *testing.T) {
 		assert.NoError(t, json.Unmarshal([]byte(block), &v), "README json block %d:\n%s", i, block)
 	}
 }
+
+// Every link README makes inside the repository leads somewhere: a file
+// that exists, or one of its own headings (GitHub's anchors).
+func TestREADMELinks(t *testing.T) {
+	b, err := os.ReadFile("../README.md")
+	require.NoError(t, err)
+	anchors := map[string]bool{}
+	for _, m := range regexp.MustCompile(`(?m)^#+ (.*)$`).FindAllStringSubmatch(string(b), -1) {
+		a := strings.ToLower(strings.TrimSpace(m[1]))
+		a = regexp.MustCompile(`[^\w\- ]`).ReplaceAllString(a, "")
+		anchors[strings.ReplaceAll(a, " ", "-")] = true
+	}
+	for _, m := range regexp.MustCompile(`\]\(([^)]+)\)`).FindAllStringSubmatch(string(b), -1) {
+		link := m[1]
+		switch {
+		case strings.HasPrefix(link, "http://"), strings.HasPrefix(link, "https://"):
+		case strings.HasPrefix(link, "#"):
+			assert.True(t, anchors[link[1:]], "README links to %s, which is no heading", link)
+		default:
+			path, _, _ := strings.Cut(link, "#")
+			_, err := os.Stat("../" + path)
+			assert.NoError(t, err, "README links to %s", link)
+		}
+	}
+}
