@@ -32,6 +32,16 @@ func TestAskHints(t *testing.T) {
 		assert.NotContains(t, r.stderr, "Slack")
 		assert.Contains(t, r.stderr, "Answer it with: hitl answer q_")
 	})
+	t.Run("an approval or a yes/no question says which words answer it", func(t *testing.T) {
+		r := cli(ctx, m, "", "ask", "Deploy?", "--approval", "--no-wait", "--run", "words")
+		assert.Equal(t, exitNeedsInput, r.code, r.stderr)
+		q := pendingIn(t, m, "words")[0]
+		assert.Contains(t, r.stderr, "Answer it with: hitl answer "+q.ID+" approve (or deny)")
+		r = cli(ctx, m, "", "ask", "Migrate?", "--yes-no", "--no-wait", "--run", "words-yn")
+		assert.Equal(t, exitNeedsInput, r.code, r.stderr)
+		q = pendingIn(t, m, "words-yn")[0]
+		assert.Contains(t, r.stderr, "Answer it with: hitl answer "+q.ID+" yes (or no)")
+	})
 	t.Run("a secret is to be typed, never passed as an argument", func(t *testing.T) {
 		r := cli(ctx, m, "", "ask", "API key?", "--sensitive", "--no-wait", "--run", "hint")
 		assert.Equal(t, exitNeedsInput, r.code, r.stderr)

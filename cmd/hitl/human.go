@@ -98,6 +98,12 @@ func valueHint(q *hitl.Question) string {
 	if q.Sensitive {
 		return secretHint(q.ID)
 	}
+	switch q.ResponseType {
+	case hitl.ApprovalResponse:
+		return fmt.Sprintf("hitl answer %s approve (or deny)", visible(q.ID))
+	case hitl.BooleanResponse:
+		return fmt.Sprintf("hitl answer %s yes (or no)", visible(q.ID))
+	}
 	return fmt.Sprintf("hitl answer %s VALUE", visible(q.ID))
 }
 
