@@ -68,7 +68,7 @@ func benchRawBolt(b *testing.B, commit func(*bolt.DB, func(*bolt.Tx) error) erro
 	require.NoError(b, err)
 	value, err := json.Marshal(q)
 	require.NoError(b, err)
-	bdb, err := bolt.Open(filepath.Join(b.TempDir(), "raw.db"), 0o600, nil)
+	bdb, err := bolt.Open(filepath.Join(b.TempDir(), "raw.db"), 0o600, boltOptions())
 	require.NoError(b, err)
 	defer bdb.Close()
 	bdb.MaxBatchDelay = batchDelay

@@ -101,7 +101,7 @@ func BenchmarkWriteBytes(b *testing.B) {
 	require.NoError(b, err)
 	value, err := json.Marshal(q)
 	require.NoError(b, err)
-	raw, err := bolt.Open(filepath.Join(dir, "raw.db"), 0o600, nil)
+	raw, err := bolt.Open(filepath.Join(dir, "raw.db"), 0o600, boltOptions())
 	require.NoError(b, err)
 	defer raw.Close()
 	require.NoError(b, raw.Update(func(tx *bolt.Tx) error {
@@ -171,7 +171,7 @@ func BenchmarkCreateVsBatch(b *testing.B) {
 	require.NoError(b, err)
 	value, err := json.Marshal(q)
 	require.NoError(b, err)
-	raw, err := bolt.Open(filepath.Join(dir, "raw.db"), 0o600, nil)
+	raw, err := bolt.Open(filepath.Join(dir, "raw.db"), 0o600, boltOptions())
 	require.NoError(b, err)
 	defer raw.Close()
 	raw.MaxBatchDelay = batchDelay
