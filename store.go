@@ -23,11 +23,12 @@ type QuestionFilter struct {
 	Asker  string // only questions this principal asked
 	Status Status
 	Type   QuestionType
-	// Assignee selects pending questions assigned to this Slack user or
-	// user-group id; Unassigned pending questions with no assignee.
+	// Assignee selects pending questions listed for this Slack user or
+	// user-group id (Question.Listed: assigned, or added by escalation);
+	// Unassigned pending questions with no assignee (Question.Unassigned).
 	Assignee   string
 	Unassigned bool
-	// Queue selects a person's queue: pending questions assigned to any
+	// Queue selects a person's queue: pending questions listed for any
 	// of these ids (a user and their groups), plus the unassigned ones
 	// when Unassigned is set. It is read by merging the indexes on their
 	// keys, so only the questions returned are decoded; it returns the
@@ -71,10 +72,10 @@ func (f QuestionFilter) Match(q *Question) bool {
 		(f.Asker == "" || q.Asker == f.Asker) &&
 		(f.Status == "" || q.Status == f.Status) &&
 		(f.Type == "" || q.Type == f.Type) &&
-		(f.Assignee == "" || (q.Pending() && slices.Contains(q.Assignees, f.Assignee))) &&
-		(len(f.Queue) > 0 || !f.Unassigned || (q.Pending() && len(q.Assignees) == 0)) &&
-		(len(f.Queue) == 0 || (q.Pending() && (slices.ContainsFunc(q.Assignees, func(a string) bool { return slices.Contains(f.Queue, a) }) ||
-			(f.Unassigned && len(q.Assignees) == 0)))) &&
+		(f.Assignee == "" || (q.Pending() && slices.Contains(q.Listed(), f.Assignee))) &&
+		(len(f.Queue) > 0 || !f.Unassigned || (q.Pending() && q.Unassigned())) &&
+		(len(f.Queue) == 0 || (q.Pending() && (slices.ContainsFunc(q.Listed(), func(a string) bool { return slices.Contains(f.Queue, a) }) ||
+			(f.Unassigned && q.Unassigned())))) &&
 		(f.RespondedBy == "" || (q.Status == StatusAnswered && q.RespondedBy == f.RespondedBy)) &&
 		(!f.ByDeadline || q.Pending()) &&
 		(f.NotAskedBy == "" || (q.AskerUser != f.NotAskedBy && q.Asker != "slack:"+f.NotAskedBy))

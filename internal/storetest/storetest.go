@@ -94,6 +94,7 @@ func Run(t *testing.T, open func(t *testing.T) hitl.Store) {
 	t.Run("lists by deadline", func(t *testing.T) { runDeadline(t, newEnv) })
 	t.Run("lists", func(t *testing.T) { runLists(t, open) })
 	t.Run("reminders", func(t *testing.T) { runReminders(t, open) })
+	t.Run("escalated lists", func(t *testing.T) { runEscalated(t, open) })
 	t.Run("stats", func(t *testing.T) { runStats(t, newEnv) })
 }
 
