@@ -16,7 +16,7 @@ import "slices"
 // still answer it) and is in the escalated people's lists too.
 func (q *Question) Listed() []string {
 	if len(q.EscalatedTo) == 0 {
-		return q.Assignees
+		return slices.Clone(q.Assignees)
 	}
 	out := slices.Clone(q.Assignees)
 	for _, id := range q.EscalatedTo {
