@@ -149,12 +149,14 @@ type Store interface {
 	// is returned. It returns the run as stored.
 	UpdateRun(ctx context.Context, id string, fn func(run *Run) (RunUpdate, error)) (*Run, error)
 
-	// ReceiveControl records control request rec as received (in flight)
-	// with ev (its ACK), atomically, unless a record of the same request
-	// id counts as seen: one made at or after since that either has its
-	// RESULT or was made at or after inflightSince. Then it writes nothing
-	// and returns that record.
-	ReceiveControl(ctx context.Context, rec ControlRecord, ev *Event, since, inflightSince time.Time) (prior *ControlRecord, err error)
+	// SteerRun is UpdateRun for control request requestID (seed 000's
+	// loop:control): fn also gets the request's stored record (nil when
+	// there is none), and what it returns is written in the same commit:
+	// the run, the events in order (the ACK, the RESULT, the loop event it
+	// causes) and the request's record. Calls for the same request id are
+	// serialised, whatever run they name: the second sees what the first
+	// wrote. When fn returns nothing to write, nothing is committed.
+	SteerRun(ctx context.Context, id, requestID string, fn func(run *Run, prior *ControlRecord) (RunUpdate, error)) (*Run, error)
 
 	// PolicyState returns the stored approval policy, nil when none is.
 	PolicyState(ctx context.Context) (*PolicyState, error)
@@ -238,13 +240,15 @@ type Store interface {
 type RunUpdate struct {
 	Run     *Run           // the run to store; nil leaves it as it is
 	Events  []*Event       // appended in order
-	Control *ControlRecord // a control request this completes
+	Control *ControlRecord // a control request's record, with its RESULT
 }
 
-// ControlRecord is the durable record of a control request: received (in
-// flight) until Result is set. It is the dedup cache of seed 000 (a retry
-// within five minutes gets the cached RESULT, or duplicate while in
-// flight), and it survives restarts.
+// ControlRecord is the durable record of a control request, written with
+// its RESULT in the commit that carries the command out (Service.Control).
+// It is the dedup cache of seed 000 (a retry within five minutes gets the
+// cached RESULT), and it survives restarts. A record without a Result was
+// written by an older hitl, which recorded receipt and result apart: the
+// request was in flight then.
 type ControlRecord struct {
 	RequestID string          `json:"requestId"`
 	RunID     string          `json:"runId"`
