@@ -107,7 +107,12 @@ type Store interface {
 	// atomically. When q.IdempotencyKey is set and the same run already has a
 	// question with that key whose outcome was not received yet, nothing is
 	// written and the existing question is returned with created false.
-	CreateQuestion(ctx context.Context, q *Question, ev *Event) (stored *Question, created bool, err error)
+	// Otherwise admit, when not nil, is called in the same transaction
+	// with q's run record as it is then (nil: none yet; not to be kept or
+	// changed): its error writes nothing and is returned as is. The root
+	// decides there who may start or add to the run, so that of two
+	// principals starting one run at once, one owns it.
+	CreateQuestion(ctx context.Context, q *Question, ev *Event, admit func(run *Run) error) (stored *Question, created bool, err error)
 
 	// UpdateQuestion loads question id, calls fn on it and stores the result
 	// and the event fn returns (none when nil), atomically. fn may be called

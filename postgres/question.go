@@ -146,7 +146,7 @@ func (c *change) flush(ctx context.Context, tx pgx.Tx) error {
 }
 
 // CreateQuestion implements hitl.Store.
-func (db *DB) CreateQuestion(ctx context.Context, q *hitl.Question, ev *hitl.Event) (*hitl.Question, bool, error) {
+func (db *DB) CreateQuestion(ctx context.Context, q *hitl.Question, ev *hitl.Event, admit func(*hitl.Run) error) (*hitl.Question, bool, error) {
 	if err := checkQuestion(q); err != nil {
 		return nil, false, err
 	}
@@ -177,6 +177,15 @@ func (db *DB) CreateQuestion(ctx context.Context, q *hitl.Question, ev *hitl.Eve
 		}
 		if err := lockRuns(ctx, tx, q.RunID); err != nil {
 			return err
+		}
+		if admit != nil {
+			run, err := getRun(ctx, tx, q.RunID)
+			if err != nil {
+				return err
+			}
+			if err := admit(run); err != nil {
+				return err
+			}
 		}
 		tag, err := tx.Exec(ctx, `INSERT INTO questions (id, job_id, status, type, asker, asker_user, created_ns, timeout_ns, responded_ns,
 			responded_by, idem_key, pending, unassigned, waits, sealed, data, remind_ns) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17)
