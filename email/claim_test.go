@@ -4,8 +4,8 @@ import (
 	"bytes"
 	"context"
 	"errors"
+	"io"
 	"log/slog"
-	"sync"
 	"testing"
 	"time"
 
@@ -18,24 +18,6 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )
-
-// syncBuffer is a log destination two mailers write at once.
-type syncBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (s *syncBuffer) Write(p []byte) (int, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.Write(p)
-}
-
-func (s *syncBuffer) String() string {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.String()
-}
 
 // heldSender is a Sender whose calls each wait for a verdict.
 type heldSender struct {
@@ -77,13 +59,13 @@ func TestMailerClaimRanOut(t *testing.T) {
 	svc := hitl.NewService(memstore.New(), hitl.ServiceConfig{Notifier: notify.New(), Clock: clock,
 		Reminders: hitl.Reminders{hitl.Blocking: {Every: []hitl.Duration{hitl.Duration(10 * time.Minute)}}}})
 	box := memstore.NewMailOutbox()
-	var logs syncBuffer
+	var logsA bytes.Buffer // read once A's Send returned
 	a, b := newHeldSender(), newHeldSender()
-	mailer := func(s *heldSender) *email.Mailer {
+	mailer := func(s *heldSender, logs io.Writer) *email.Mailer {
 		return email.New(email.Config{Send: s.send, Clock: clock, Addresses: map[string]string{"U0ALICE": "alice@example.com"},
-			Logger: slog.New(slog.NewTextHandler(&logs, nil))}, svc, box)
+			Logger: slog.New(slog.NewTextHandler(logs, nil))}, svc, box)
 	}
-	ma, mb := mailer(a), mailer(b)
+	ma, mb := mailer(a, &logsA), mailer(b, io.Discard)
 	_, _, err := svc.Create(ctx, "run-1", hitl.NewQuestion{Question: "Ship it?", ResponseType: hitl.BooleanResponse, Assignees: []string{"U0ALICE"}})
 	require.NoError(t, err)
 	clock.Add(10 * time.Minute)
@@ -114,7 +96,7 @@ func TestMailerClaimRanOut(t *testing.T) {
 	ra := <-doneA
 	require.NoError(t, ra.err, "the refusal is the outbox saying the mail is B's: not an error of A's loop")
 	assert.Zero(t, ra.sent)
-	assert.Contains(t, logs.String(), "claim ran out", "A logs that it lost the mail")
+	assert.Contains(t, logsA.String(), "claim ran out", "A logs that it lost the mail")
 	due, err := box.ClaimMail(ctx, clock.Now().Add(email.ClaimLease-time.Nanosecond), clock.Now().Add(2*email.ClaimLease), 0)
 	require.NoError(t, err)
 	assert.Empty(t, due, "A's failure did not make B's mail due again (it would be sent a second time)")

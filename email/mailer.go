@@ -8,10 +8,13 @@ package email
 
 import (
 	"context"
+	"errors"
+	"fmt"
 	"log/slog"
 	"time"
 
 	"github.com/hitlbot/hitl"
+	"github.com/hitlbot/hitl/notify"
 )
 
 // Service is what the mailer reads: the event log and the questions.
@@ -88,7 +91,9 @@ func observer(ctx context.Context) context.Context {
 	return hitl.WithPrincipal(ctx, hitl.ObserverPrincipal("email"))
 }
 
-// Start runs the mailer in the background until Close.
+// Start runs the mailer in the background until Close: it follows the
+// event log (notify.FollowTicks), and looks every Every for mail due again
+// with time (retries, claims that ran out).
 func (m *Mailer) Start() {
 	ctx, stop := context.WithCancel(observer(context.Background()))
 	m.stop, m.done = stop, make(chan struct{})
@@ -96,21 +101,25 @@ func (m *Mailer) Start() {
 		defer close(m.done)
 		tick := time.NewTicker(m.cfg.Every)
 		defer tick.Stop()
-		for ctx.Err() == nil {
-			changed := m.svc.Changed()
-			if _, err := m.Project(ctx); err != nil && ctx.Err() == nil {
-				m.log.Error("email: reading events failed", "err", err)
-			}
-			if _, err := m.Send(ctx); err != nil && ctx.Err() == nil {
-				m.log.Error("email: reading the mail outbox failed", "err", err)
-			}
-			select {
-			case <-changed:
-			case <-tick.C:
-			case <-ctx.Done():
-			}
-		}
+		notify.FollowTicks(ctx, m.svc.Changed, tick.C, m.step, func(err error) time.Duration {
+			m.log.Error("email: reading events or the mail outbox failed", "err", err)
+			return m.cfg.Every
+		})
 	}()
+}
+
+// step turns new events into mail and sends what is due; it reports how
+// many events it read and mails it sent.
+func (m *Mailer) step(ctx context.Context) (int, error) {
+	read, perr := m.Project(ctx)
+	if perr != nil {
+		perr = fmt.Errorf("reading events: %w", perr)
+	}
+	sent, serr := m.Send(ctx)
+	if serr != nil {
+		serr = fmt.Errorf("reading the mail outbox: %w", serr)
+	}
+	return read + sent, errors.Join(perr, serr)
 }
 
 // Close stops the mailer and waits for it.

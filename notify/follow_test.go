@@ -47,98 +47,151 @@ type result struct {
 	err error
 }
 
-// TestFollow drives Follow one step at a time: each step reports to the
-// test and returns what the test replies. It checks, at points where the
-// follower's next move is determined, that it steps again at once after
-// progress or a failure, waits for a change (and does not step) after a
-// step that made none, takes the change channel before each step (a
-// change made while a step runs wakes the next), and stops when its
-// context ends.
-func TestFollow(t *testing.T) {
-	var w wakes
+// follower runs Follow (or FollowTicks) one step at a time: each step
+// reports to the test and returns what the test replies.
+type follower struct {
+	t        *testing.T
+	w        wakes
+	cancel   context.CancelFunc
+	steps    chan int
+	replies  chan result
+	failures []error // read once done
+	done     chan struct{}
+}
+
+func startFollower(t *testing.T, follow func(ctx context.Context, changed func() <-chan struct{}, step func(context.Context) (int, error), failed func(error) time.Duration)) *follower {
 	ctx, cancel := context.WithCancel(context.Background())
-	defer cancel()
-	steps := make(chan int)
-	replies := make(chan result)
-	var failures []error
-	done := make(chan struct{})
+	f := &follower{t: t, cancel: cancel, steps: make(chan int), replies: make(chan result), done: make(chan struct{})}
+	t.Cleanup(cancel)
 	go func() {
-		defer close(done)
+		defer close(f.done)
 		call := 0
-		notify.Follow(ctx, w.changed, func(context.Context) (int, error) {
-			steps <- call
+		follow(ctx, f.w.changed, func(context.Context) (int, error) {
+			f.steps <- call
 			call++
-			r := <-replies
+			r := <-f.replies
 			return r.n, r.err
 		}, func(err error) time.Duration {
-			failures = append(failures, err)
+			f.failures = append(f.failures, err)
 			return 0
 		})
 	}()
-	// step waits for step i; the change channel was taken just before it.
-	step := func(i int, what string) {
-		t.Helper()
-		select {
-		case got := <-steps:
-			require.Equal(t, i, got)
-		case <-time.After(10 * time.Second):
-			require.FailNow(t, "no step "+what)
-		}
-		_, n := w.taken(i)
-		require.Equal(t, i+1, n, "the change channel is taken once before each step")
+	return f
+}
+
+func (f *follower) reply(n int, err error) { f.replies <- result{n, err} }
+
+// step waits for step i; the change channel was taken just before it.
+func (f *follower) step(i int, what string) {
+	f.t.Helper()
+	select {
+	case got := <-f.steps:
+		require.Equal(f.t, i, got)
+	case <-time.After(10 * time.Second):
+		require.FailNow(f.t, "no step "+what)
 	}
-	// atOnce: step i follows step i-1 without a change.
-	atOnce := func(i int, what string) {
-		t.Helper()
-		before, _ := w.taken(i - 1)
-		select {
-		case got := <-steps:
-			require.Equal(t, i, got)
-		case before <- struct{}{}:
-			require.FailNow(t, "it waited for a change "+what)
-		case <-time.After(10 * time.Second):
-			require.FailNow(t, "no step "+what)
-		}
-		_, n := w.taken(i)
-		require.Equal(t, i+1, n, "the change channel is taken once before each step")
+	_, n := f.w.taken(i)
+	require.Equal(f.t, i+1, n, "the change channel is taken once before each step")
+}
+
+// atOnce: step i follows step i-1 without a change.
+func (f *follower) atOnce(i int, what string) {
+	f.t.Helper()
+	before, _ := f.w.taken(i - 1)
+	select {
+	case got := <-f.steps:
+		require.Equal(f.t, i, got)
+	case before <- struct{}{}:
+		require.FailNow(f.t, "it waited for a change "+what)
+	case <-time.After(10 * time.Second):
+		require.FailNow(f.t, "no step "+what)
 	}
-	// waits: after step i made no progress, the follower waits on the
-	// channel it took before step i, and steps only once woken.
-	waits := func(i int) {
-		t.Helper()
-		ch, _ := w.taken(i)
+	_, n := f.w.taken(i)
+	require.Equal(f.t, i+1, n, "the change channel is taken once before each step")
+}
+
+// waits: after step i made no progress, the follower waits on the
+// channel it took before step i (or on ticks, when given), and steps
+// only once woken by it.
+func (f *follower) waits(i int, ticks chan time.Time) {
+	f.t.Helper()
+	ch, _ := f.w.taken(i)
+	if ticks == nil {
 		select {
 		case ch <- struct{}{}:
-		case got := <-steps:
-			require.FailNow(t, "a step ran without a change", "step %d", got)
+			return
+		case got := <-f.steps:
+			require.FailNow(f.t, "a step ran without a change", "step %d", got)
 		case <-time.After(10 * time.Second):
-			require.FailNow(t, "the follower neither waits nor steps")
+			require.FailNow(f.t, "the follower neither waits nor steps")
 		}
 	}
-
-	step(0, "at the start")
-	replies <- result{2, nil}
-	atOnce(1, "after progress")
-	replies <- result{0, nil}
-	waits(1)
-	step(2, "after a change")
-	replies <- result{0, errors.New("store down")}
-	atOnce(3, "after a failure (retried after failed's wait)")
-	ch3, _ := w.taken(3)
-	close(ch3) // a change committed while step 3 runs
-	replies <- result{0, nil}
-	step(4, "woken by the change made during the step before")
-	replies <- result{0, nil}
-	waits(4)
-	step(5, "after a change")
-	replies <- result{0, nil}
-	cancel()
 	select {
-	case <-done:
-	case got := <-steps:
-		require.FailNow(t, "a step ran after the context ended", "step %d", got)
+	case ticks <- time.Time{}:
+	case got := <-f.steps:
+		require.FailNow(f.t, "a step ran without a change or a tick", "step %d", got)
 	case <-time.After(10 * time.Second):
-		require.FailNow(t, "Follow did not return when its context ended")
+		require.FailNow(f.t, "the follower neither waits for a tick nor steps")
 	}
-	assert.Len(t, failures, 1, "failed is told of the one failure")
+}
+
+// stop ends the follower's context: it returns without another step.
+func (f *follower) stop() {
+	f.t.Helper()
+	f.cancel()
+	select {
+	case <-f.done:
+	case got := <-f.steps:
+		require.FailNow(f.t, "a step ran after the context ended", "step %d", got)
+	case <-time.After(10 * time.Second):
+		require.FailNow(f.t, "Follow did not return when its context ended")
+	}
+}
+
+// TestFollow checks, at points where the follower's next move is
+// determined, that it steps again at once after progress or a failure,
+// waits for a change (and does not step) after a step that made none,
+// takes the change channel before each step (a change made while a step
+// runs wakes the next), and stops when its context ends.
+func TestFollow(t *testing.T) {
+	f := startFollower(t, notify.Follow)
+	f.step(0, "at the start")
+	f.reply(2, nil)
+	f.atOnce(1, "after progress")
+	f.reply(0, nil)
+	f.waits(1, nil)
+	f.step(2, "after a change")
+	f.reply(0, errors.New("store down"))
+	f.atOnce(3, "after a failure (retried after failed's wait)")
+	ch3, _ := f.w.taken(3)
+	close(ch3) // a change committed while step 3 runs
+	f.reply(0, nil)
+	f.step(4, "woken by the change made during the step before")
+	f.reply(0, nil)
+	f.waits(4, nil)
+	f.step(5, "after a change")
+	f.reply(0, nil)
+	f.stop()
+	assert.Len(t, f.failures, 1, "failed is told of the one failure")
+}
+
+// TestFollowTicks: a follower given ticks also steps at a tick when
+// nothing changed, and still at a change.
+func TestFollowTicks(t *testing.T) {
+	ticks := make(chan time.Time)
+	f := startFollower(t, func(ctx context.Context, changed func() <-chan struct{}, step func(context.Context) (int, error), failed func(error) time.Duration) {
+		notify.FollowTicks(ctx, changed, ticks, step, failed)
+	})
+	f.step(0, "at the start")
+	f.reply(0, nil)
+	f.waits(0, ticks)
+	f.step(1, "at a tick")
+	f.reply(0, nil)
+	f.waits(1, nil)
+	f.step(2, "at a change")
+	f.reply(1, nil)
+	f.atOnce(3, "after progress")
+	f.reply(0, nil)
+	f.stop()
+	assert.Empty(t, f.failures)
 }
