@@ -124,6 +124,9 @@ type RunControl struct {
 	Escalated   bool       `json:"escalated,omitempty"`
 	Reason      string     `json:"reason,omitempty"` // why it ended (ABORT)
 	LastStateAt *time.Time `json:"lastStateAt,omitempty"`
+	// Next is the iteration a report made while the run was paused holds
+	// the loop before (absorb): the resume lets the loop into it.
+	Next int `json:"nextIter,omitempty"`
 	// NewModel and Instruction wait to be handed to the agent at its next
 	// checkpoint, once.
 	NewModel    string `json:"newModel,omitempty"`
@@ -172,7 +175,9 @@ func (c *RunControl) absorb(e *StateEvent, now time.Time) {
 		}
 	}
 	if c.Status != RunPaused {
-		c.Iter = top.Iter
+		c.Iter, c.Next = top.Iter, 0
+	} else {
+		c.Next = top.Iter
 	}
 	if top.Max > 0 {
 		c.Max = top.Max
@@ -189,6 +194,39 @@ func (c *RunControl) absorb(e *StateEvent, now time.Time) {
 	if top.EscalationReason != "" {
 		c.EscalationReason = top.EscalationReason
 	}
+}
+
+// letIn lets a resumed loop into the iteration its report held it before
+// (absorb), when it reported one while paused: the report goes through
+// with the resume.
+func (c *RunControl) letIn() {
+	if c.Next > 0 {
+		c.Iter, c.Next = c.Next, 0
+	}
+}
+
+// recordsNothing reports whether a checkpoint reporting e, held while the
+// run was paused, has nothing to record now that r woke it: r ended (the
+// agent learns so, and an ended run records no report), or r is paused
+// or running and absorbing e again changes nothing on r but the time of
+// the last report (the held report was absorbed when it was made, and the
+// resume let its iteration in), with nothing to hand over. A new model or
+// an instruction waiting for a running loop is handed over by a commit,
+// once.
+func (r *Run) recordsNothing(e *StateEvent) bool {
+	c := r.Control
+	switch {
+	case c.Status.Ended():
+		return true
+	case !c.Status.Active(), r.ID != e.RunID, e.Event != StateRunning:
+		return false
+	case c.Status == RunRunning && (c.NewModel != "" || c.Instruction != ""):
+		return false
+	}
+	next := c
+	next.absorb(e, time.Time{})
+	next.LastStateAt = c.LastStateAt
+	return next == c
 }
 
 // Iteration is where a run is, as every edge names it: "4 of 10", "4"

@@ -86,28 +86,57 @@ func Mailed(ev EventType, q *Question) bool {
 // Reminded is who a reminder of q re-notifies: its assignees and the
 // people escalation added, else answerers (the configured answerers).
 func (q *Question) Reminded(answerers []string) []string {
-	who := append(slices.Clone(q.Assignees), q.EscalatedTo...)
-	if len(who) == 0 {
-		return answerers
+	if who := q.Listed(); len(who) > 0 {
+		return who
 	}
-	return who
+	return answerers
 }
 
-// MailRecipients are the Slack users a reminder or escalation of q is
-// mailed to: for an escalation, the people it added; for a reminder,
-// everyone who was re-notified: its assignees and escalated people, else
-// answerers (config's). User groups are left out (their members are
-// reminded in Slack).
-func MailRecipients(ev EventType, q *Question, answerers []string) []string {
+// MailRecipients are the people (Slack users) a reminder or escalation
+// of q is mailed to: for an escalation, the people and groups it added;
+// for a reminder, everyone it re-notified (Reminded). A user group is
+// mailed as its members, looked up in dir when the mail is made (so the
+// group as it is now, not as it was when the question was asked). Each
+// person once, in order (members of a group in the order dir gives
+// them); never the person who asked. Groups dir could not read, or every
+// group when there is no dir (no Slack: nothing says who is in one), are
+// returned in unread, for the edge to say their members got no mail.
+func MailRecipients(ctx context.Context, ev EventType, q *Question, answerers []string, dir Directory) (people, unread []string) {
 	who := q.Reminded(answerers)
 	if ev == EventQuestionEscalated && q.Reminders != nil {
 		who = q.Reminders.EscalateTo
 	}
-	var out []string
-	for _, id := range who {
-		if !isGroupID(id) && slackIDPattern.MatchString(id) && !slices.Contains(out, id) && id != q.AskerUser {
-			out = append(out, id)
+	add := func(id string) {
+		if !isGroupID(id) && slackIDPattern.MatchString(id) && !slices.Contains(people, id) && !q.askedBy(id) {
+			people = append(people, id)
 		}
 	}
-	return out
+	for _, id := range who {
+		if !isGroupID(id) {
+			add(id)
+			continue
+		}
+		if !slackIDPattern.MatchString(id) || slices.Contains(unread, id) {
+			continue
+		}
+		var members []string
+		var err error = Errorf(EUNAVAILABLE, "no directory of user groups")
+		if dir != nil {
+			members, err = dir.GroupMembers(ctx, id)
+		}
+		if err != nil {
+			unread = append(unread, id)
+			continue
+		}
+		for _, u := range members {
+			add(u)
+		}
+	}
+	return people, unread
+}
+
+// askedBy reports whether Slack user user asked q (through a token
+// speaking for them, or in Slack).
+func (q *Question) askedBy(user string) bool {
+	return q.AskerUser == user || q.Asker == "slack:"+user
 }

@@ -7,17 +7,20 @@ import (
 )
 
 // DedupWindow is how long a control request id is remembered (seed 000):
-// a retry within it gets the cached RESULT, or duplicate while in flight.
+// a retry within it gets the cached RESULT (Service.seen).
 const DedupWindow = 5 * time.Minute
 
 // Control carries out a loop:control REQUEST (seed 000) for the principal
 // in ctx and returns the messages it produced on that topic, in order:
-// the ACK (once the request is durably received, before any command
-// logic) and the RESULT (once the state change is committed). A retry of
-// a request id seen within DedupWindow returns the cached RESULT, or a
-// duplicate failure while the first is still in flight. A malformed
+// the ACK and the RESULT. Both are committed together, with the state
+// change and the request's record, in one transaction: the ACK still
+// means the request is durably received (a crash leaves both or neither),
+// and it is logged before the RESULT, which is logged before the
+// loop:current event it causes. A retry of a request id seen within
+// DedupWindow returns the cached RESULT alone (see seen). A malformed
 // request gets only a bad_request RESULT. The error is for the service
-// failing (the store), never for the command failing: that is a RESULT.
+// failing (the store), never for the command failing: that is a RESULT;
+// a store failure leaves neither the ACK nor the request recorded.
 func (s *Service) Control(ctx context.Context, req ControlMessage) ([]ControlMessage, error) {
 	now := s.clock.Now()
 	if err := req.validate(); err != nil {
@@ -27,121 +30,136 @@ func (s *Service) Control(ctx context.Context, req ControlMessage) ([]ControlMes
 	if err := s.Throttle(ctx, LimitControl); err != nil {
 		return nil, err // before anything is stored: no ACK
 	}
-	ack := req.reply(MessageAck, now, ControlPayload{})
-	rec := ControlRecord{RequestID: req.RequestID, RunID: req.Target.RunID, Command: req.Command, By: p.ID, At: now}
 	s.startedOnce.Do(func() { s.started = now })
-	prior, err := s.store.ReceiveControl(ctx, rec, s.controlEvent(ack, p), now.Add(-DedupWindow), s.started)
+	refusal := s.access.Authorize(p, ActionSteer, nil)
+	var (
+		msgs      []ControlMessage
+		cancelled bool
+	)
+	_, err := s.store.SteerRun(ctx, req.Target.RunID, req.RequestID, func(run *Run, prior *ControlRecord) (RunUpdate, error) {
+		msgs, cancelled = nil, false
+		if cached, dup := s.seen(prior, now); cached != nil {
+			msgs = []ControlMessage{*cached}
+			return RunUpdate{}, nil // seen: nothing to write
+		} else if dup {
+			msgs = []ControlMessage{req.reply(MessageResult, now, failure(CodeDuplicate,
+				"request "+req.RequestID+" is still in flight: wait for its RESULT"))}
+			return RunUpdate{}, nil
+		}
+		ack := req.reply(MessageAck, now, ControlPayload{})
+		payload, r, loop := s.command(p, req, run, refusal, now)
+		result := req.reply(MessageResult, now, payload)
+		msgs = []ControlMessage{ack, result}
+		cancelled = r != nil && r.Control.Status == RunCancelled
+		evs := []*Event{s.controlEvent(ack, p, now), s.controlEvent(result, p, now)}
+		if loop != nil {
+			evs = append(evs, s.loopEvent(loop, ActorFrom(ctx), now))
+		}
+		rec := ControlRecord{RequestID: req.RequestID, RunID: req.Target.RunID, Command: req.Command, By: p.ID, At: now, Result: &result}
+		return RunUpdate{Run: r, Events: evs, Control: &rec}, nil
+	})
 	if err != nil {
 		return nil, err
 	}
-	if prior != nil {
-		if prior.Result != nil {
-			return []ControlMessage{*prior.Result}, nil
-		}
-		return []ControlMessage{req.reply(MessageResult, now, failure(CodeDuplicate,
-			"request "+req.RequestID+" is still in flight: wait for its RESULT"))}, nil
+	if len(msgs) == 1 {
+		return msgs, nil // a retry: its RESULT, as first given
 	}
 	s.notifier.Publish(runKey(req.Target.RunID))
-	result, err := s.apply(ctx, p, req, rec)
-	if err != nil {
-		return []ControlMessage{ack}, err
+	if refusal != nil {
+		_ = s.refused(ctx, p, ActionSteer, &Question{RunID: req.Target.RunID}, refusal)
 	}
-	return []ControlMessage{ack, result}, nil
+	if cancelled {
+		s.cancelRun(ctx, req.Target.RunID, "the run was cancelled by "+p.ID)
+	}
+	return msgs, nil
+}
+
+// seen is seed 000's dedup rule for a request whose stored record is
+// prior (nil: none), at now: a record older than DedupWindow is forgotten
+// (the id is new); one with its RESULT was carried out (cached, the RESULT
+// to give again). Control writes a record together with its RESULT, so a
+// request is in flight only inside that commit, and a retry arriving then
+// waits for it (SteerRun serialises a request id) and gets the cached
+// RESULT. A record without a RESULT was written by an older hitl that
+// recorded receipt first: made since this service started, another
+// replica is still carrying it out (dup); made before, it was cut off by
+// the restart, and the retry is carried out.
+func (s *Service) seen(prior *ControlRecord, now time.Time) (cached *ControlMessage, dup bool) {
+	switch {
+	case prior == nil || prior.At.Before(now.Add(-DedupWindow)):
+		return nil, false
+	case prior.Result != nil:
+		return prior.Result, false
+	}
+	return nil, !prior.At.Before(s.started)
 }
 
 func failure(code, msg string) ControlPayload {
 	return ControlPayload{Status: ResultFailure, Code: code, Message: msg}
 }
 
-func (s *Service) controlEvent(m ControlMessage, p Principal) *Event {
+func (s *Service) controlEvent(m ControlMessage, p Principal, now time.Time) *Event {
 	c := m
-	return &Event{Type: EventControl, RunID: m.Target.RunID, At: s.clock.Now(), Actor: p.ID, Control: &c}
+	return &Event{Type: EventControl, RunID: m.Target.RunID, At: now, Actor: p.ID, Control: &c}
 }
 
 func (s *Service) loopEvent(e *StateEvent, actor string, now time.Time) *Event {
 	return &Event{Type: EventLoop, RunID: e.RunID, At: now, Actor: actor, State: e}
 }
 
-// apply runs the command against the run's control state in one
-// transaction that also completes the request (caching its RESULT) and
-// appends the RESULT and then the loop:current event it causes.
-func (s *Service) apply(ctx context.Context, p Principal, req ControlMessage, rec ControlRecord) (ControlMessage, error) {
-	var result ControlMessage
-	refusal := s.access.Authorize(p, ActionSteer, nil)
+// command is what req does to run (nil: there is none), at now, for p
+// (refused: refusal, when not nil): the RESULT's payload, the run to
+// store (nil: unchanged) and the loop:current event it causes (nil:
+// none).
+func (s *Service) command(p Principal, req ControlMessage, run *Run, refusal error, now time.Time) (ControlPayload, *Run, *StateEvent) {
 	if refusal != nil {
-		_ = s.refused(ctx, p, ActionSteer, &Question{RunID: req.Target.RunID}, refusal)
+		return failure(CodeForbidden, ErrorMessage(refusal)), nil, nil
 	}
-	var cancelled bool
-	_, err := s.store.UpdateRun(ctx, req.Target.RunID, func(run *Run) (RunUpdate, error) {
-		now := s.clock.Now()
-		cancelled = false
-		done := func(r *Run, p ControlPayload, loop *StateEvent) (RunUpdate, error) {
-			result = req.reply(MessageResult, now, p)
-			rec := rec
-			rec.Result = &result
-			evs := []*Event{s.controlEvent(result, PrincipalFrom(ctx))}
-			if loop != nil {
-				evs = append(evs, s.loopEvent(loop, ActorFrom(ctx), now))
-			}
-			return RunUpdate{Run: r, Events: evs, Control: &rec}, nil
-		}
-		if refusal != nil {
-			return done(nil, failure(CodeForbidden, ErrorMessage(refusal)), nil)
-		}
-		if run == nil || !run.Control.Status.Active() {
-			return done(nil, failure(CodeNotFound, "Run "+req.Target.RunID+" is not active"), nil)
-		}
-		r := *run
-		r.UpdatedAt = now
-		c := &r.Control
-		if c.Session != nil {
-			if res, fail := sessionRefusal(&r, req); fail {
-				return done(nil, res, nil)
-			}
-			sess := *c.Session
-			c.Session = &sess
-		}
-		switch req.Command {
-		case CommandPause:
-			if c.Status == RunPaused {
-				return done(nil, failure(CodeInvalidState, "Run "+r.ID+" is already paused"), nil)
-			}
-			c.Status, c.PausedBy = RunPaused, p.ID
-			r.unhold()
-			return done(&r, ControlPayload{Status: ResultSuccess, Message: r.steered(req.Command, "Loop paused"+r.describe())}, nil)
-		case CommandResume:
-			if c.Status != RunPaused {
-				return done(nil, failure(CodeInvalidState, "Run "+r.ID+" is not paused: it is "+string(c.Status)), nil)
-			}
-			c.Status, c.PausedBy = RunRunning, ""
-			msg := r.steered(req.Command, "Loop resumed"+r.describe())
-			r.unhold()
-			return done(&r, ControlPayload{Status: ResultSuccess, Message: msg}, nil)
-		case CommandCancel:
-			c.Status, c.Reason, c.NewModel, c.Instruction = RunCancelled, ReasonUserCancelled, "", ""
-			c.CancelledBy, c.PausedBy = p.ID, ""
-			cancelled = true
-			return done(&r, ControlPayload{Status: ResultSuccess, Message: r.steered(req.Command, "Loop cancelled"+r.describe())},
-				r.StateEventOf(StateAbort, ReasonUserCancelled, now))
-		case CommandEscalate:
-			prev := c.Model
-			c.Model, c.NewModel, c.EscalationReason, c.Escalated = req.Payload.Model, req.Payload.Model, req.Payload.Reason, true
-			return done(&r, ControlPayload{Status: ResultSuccess, PreviousModel: prev, NewModel: c.Model,
-				Message: "Escalated to " + c.Model}, r.StateEventOf(StateRunning, "", now))
-		case CommandRedirect:
-			c.Instruction = req.Payload.Instruction
-			return done(&r, ControlPayload{Status: ResultSuccess, Message: r.steered(req.Command, "Instruction queued for the next iteration")}, nil)
-		}
-		return done(nil, failure(CodeBadRequest, "command "+string(req.Command)+" is unknown"), nil)
-	})
-	if err != nil {
-		return ControlMessage{}, err
+	if run == nil || !run.Control.Status.Active() {
+		return failure(CodeNotFound, "Run "+req.Target.RunID+" is not active"), nil, nil
 	}
-	s.notifier.Publish(runKey(req.Target.RunID))
-	if cancelled {
-		s.cancelRun(ctx, req.Target.RunID, "the run was cancelled by "+p.ID)
+	r := *run
+	r.UpdatedAt = now
+	c := &r.Control
+	if c.Session != nil {
+		if res, fail := sessionRefusal(&r, req); fail {
+			return res, nil, nil
+		}
+		sess := *c.Session
+		c.Session = &sess
 	}
-	return result, nil
+	ok := func(msg string) ControlPayload { return ControlPayload{Status: ResultSuccess, Message: msg} }
+	switch req.Command {
+	case CommandPause:
+		if c.Status == RunPaused {
+			return failure(CodeInvalidState, "Run "+r.ID+" is already paused"), nil, nil
+		}
+		c.Status, c.PausedBy = RunPaused, p.ID
+		r.unhold()
+		return ok(r.steered(req.Command, "Loop paused"+r.describe())), &r, nil
+	case CommandResume:
+		if c.Status != RunPaused {
+			return failure(CodeInvalidState, "Run "+r.ID+" is not paused: it is "+string(c.Status)), nil, nil
+		}
+		c.Status, c.PausedBy = RunRunning, ""
+		msg := r.steered(req.Command, "Loop resumed"+r.describe())
+		r.unhold()
+		c.letIn()
+		return ok(msg), &r, nil
+	case CommandCancel:
+		c.Status, c.Reason, c.NewModel, c.Instruction = RunCancelled, ReasonUserCancelled, "", ""
+		c.CancelledBy, c.PausedBy = p.ID, ""
+		return ok(r.steered(req.Command, "Loop cancelled"+r.describe())), &r, r.StateEventOf(StateAbort, ReasonUserCancelled, now)
+	case CommandEscalate:
+		prev := c.Model
+		c.Model, c.NewModel, c.EscalationReason, c.Escalated = req.Payload.Model, req.Payload.Model, req.Payload.Reason, true
+		return ControlPayload{Status: ResultSuccess, PreviousModel: prev, NewModel: c.Model, Message: "Escalated to " + c.Model},
+			&r, r.StateEventOf(StateRunning, "", now)
+	case CommandRedirect:
+		c.Instruction = req.Payload.Instruction
+		return ok(r.steered(req.Command, "Instruction queued for the next iteration")), &r, nil
+	}
+	return failure(CodeBadRequest, "command "+string(req.Command)+" is unknown"), nil, nil
 }
 
 // settleBatch is how many questions one commit settles when a run ends.
@@ -307,6 +325,38 @@ func (s *Service) checkpoint(ctx context.Context, e StateEvent, handover bool) (
 	return cp, nil
 }
 
+// Woken answers a checkpoint reporting e that was held while its run was
+// paused, now that run (the record WaitRun returned, past the version the
+// held checkpoint saw) woke it. When the report has nothing to record
+// (Run.recordsNothing: still paused, ended, or resumed with nothing to
+// hand over) it answers from run, committing nothing: a plain resume is
+// one commit, the resume's. Otherwise it checkpoints again (Checkpoint):
+// a new model or an instruction is handed over once, in the commit that
+// takes it off the run. The principal in ctx is held to the rules of
+// Checkpoint either way.
+func (s *Service) Woken(ctx context.Context, e StateEvent, run *Run) (Checkpoint, error) {
+	e.Event = StateRunning
+	if e.Schema == 0 {
+		e.Schema = StateSchema
+	}
+	if err := e.Validate(); err != nil {
+		return Checkpoint{}, err
+	}
+	if run == nil || !run.recordsNothing(&e) {
+		return s.Checkpoint(ctx, e)
+	}
+	p := PrincipalFrom(ctx)
+	if err := s.access.Authorize(p, ActionAsk, nil); err != nil {
+		return Checkpoint{}, s.refused(ctx, p, ActionReport, &Question{RunID: e.RunID}, err)
+	}
+	if err := s.access.AuthorizeRun(p, ActionReport, e.RunID, run); err != nil {
+		return Checkpoint{}, s.refused(ctx, p, ActionReport, &Question{RunID: e.RunID}, err)
+	}
+	cp := checkpointOf(run, true)
+	cp.Threshold, cp.Version = s.thresholdOf(run), run.Version
+	return cp, nil
+}
+
 // checkpointOf is run's control state as the agent sees it; with handover
 // it includes what waits to be handed over.
 func checkpointOf(r *Run, handover bool) Checkpoint {
@@ -357,6 +407,9 @@ type RunService interface {
 	Control(ctx context.Context, req ControlMessage) ([]ControlMessage, error)
 	Publish(ctx context.Context, e StateEvent) (Checkpoint, error)
 	Checkpoint(ctx context.Context, e StateEvent) (Checkpoint, error)
+	// Woken answers a checkpoint held while its run was paused, once the
+	// run WaitRun returned woke it (Service.Woken).
+	Woken(ctx context.Context, e StateEvent, run *Run) (Checkpoint, error)
 	// Hook records a coding-agent session's hook call (Service.Hook).
 	Hook(ctx context.Context, h SessionHook) (HookStep, error)
 	WaitRun(ctx context.Context, id string, after uint64) (*Run, error)

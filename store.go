@@ -23,11 +23,12 @@ type QuestionFilter struct {
 	Asker  string // only questions this principal asked
 	Status Status
 	Type   QuestionType
-	// Assignee selects pending questions assigned to this Slack user or
-	// user-group id; Unassigned pending questions with no assignee.
+	// Assignee selects pending questions listed for this Slack user or
+	// user-group id (Question.Listed: assigned, or added by escalation);
+	// Unassigned pending questions with no assignee (Question.Unassigned).
 	Assignee   string
 	Unassigned bool
-	// Queue selects a person's queue: pending questions assigned to any
+	// Queue selects a person's queue: pending questions listed for any
 	// of these ids (a user and their groups), plus the unassigned ones
 	// when Unassigned is set. It is read by merging the indexes on their
 	// keys, so only the questions returned are decoded; it returns the
@@ -71,10 +72,10 @@ func (f QuestionFilter) Match(q *Question) bool {
 		(f.Asker == "" || q.Asker == f.Asker) &&
 		(f.Status == "" || q.Status == f.Status) &&
 		(f.Type == "" || q.Type == f.Type) &&
-		(f.Assignee == "" || (q.Pending() && slices.Contains(q.Assignees, f.Assignee))) &&
-		(len(f.Queue) > 0 || !f.Unassigned || (q.Pending() && len(q.Assignees) == 0)) &&
-		(len(f.Queue) == 0 || (q.Pending() && (slices.ContainsFunc(q.Assignees, func(a string) bool { return slices.Contains(f.Queue, a) }) ||
-			(f.Unassigned && len(q.Assignees) == 0)))) &&
+		(f.Assignee == "" || (q.Pending() && slices.Contains(q.Listed(), f.Assignee))) &&
+		(len(f.Queue) > 0 || !f.Unassigned || (q.Pending() && q.Unassigned())) &&
+		(len(f.Queue) == 0 || (q.Pending() && (slices.ContainsFunc(q.Listed(), func(a string) bool { return slices.Contains(f.Queue, a) }) ||
+			(f.Unassigned && q.Unassigned())))) &&
 		(f.RespondedBy == "" || (q.Status == StatusAnswered && q.RespondedBy == f.RespondedBy)) &&
 		(!f.ByDeadline || q.Pending()) &&
 		(f.NotAskedBy == "" || (q.AskerUser != f.NotAskedBy && q.Asker != "slack:"+f.NotAskedBy))
@@ -148,12 +149,14 @@ type Store interface {
 	// is returned. It returns the run as stored.
 	UpdateRun(ctx context.Context, id string, fn func(run *Run) (RunUpdate, error)) (*Run, error)
 
-	// ReceiveControl records control request rec as received (in flight)
-	// with ev (its ACK), atomically, unless a record of the same request
-	// id counts as seen: one made at or after since that either has its
-	// RESULT or was made at or after inflightSince. Then it writes nothing
-	// and returns that record.
-	ReceiveControl(ctx context.Context, rec ControlRecord, ev *Event, since, inflightSince time.Time) (prior *ControlRecord, err error)
+	// SteerRun is UpdateRun for control request requestID (seed 000's
+	// loop:control): fn also gets the request's stored record (nil when
+	// there is none), and what it returns is written in the same commit:
+	// the run, the events in order (the ACK, the RESULT, the loop event it
+	// causes) and the request's record. Calls for the same request id are
+	// serialised, whatever run they name: the second sees what the first
+	// wrote. When fn returns nothing to write, nothing is committed.
+	SteerRun(ctx context.Context, id, requestID string, fn func(run *Run, prior *ControlRecord) (RunUpdate, error)) (*Run, error)
 
 	// PolicyState returns the stored approval policy, nil when none is.
 	PolicyState(ctx context.Context) (*PolicyState, error)
@@ -237,13 +240,15 @@ type Store interface {
 type RunUpdate struct {
 	Run     *Run           // the run to store; nil leaves it as it is
 	Events  []*Event       // appended in order
-	Control *ControlRecord // a control request this completes
+	Control *ControlRecord // a control request's record, with its RESULT
 }
 
-// ControlRecord is the durable record of a control request: received (in
-// flight) until Result is set. It is the dedup cache of seed 000 (a retry
-// within five minutes gets the cached RESULT, or duplicate while in
-// flight), and it survives restarts.
+// ControlRecord is the durable record of a control request, written with
+// its RESULT in the commit that carries the command out (Service.Control).
+// It is the dedup cache of seed 000 (a retry within five minutes gets the
+// cached RESULT), and it survives restarts. A record without a Result was
+// written by an older hitl, which recorded receipt and result apart: the
+// request was in flight then.
 type ControlRecord struct {
 	RequestID string          `json:"requestId"`
 	RunID     string          `json:"runId"`

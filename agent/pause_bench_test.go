@@ -20,9 +20,9 @@ import (
 //     agent's long poll of its run (GET /api/runs/{id}?after=) returns it
 //     paused;
 //   - resume → returned: from sending a resume until the agent's
-//     Checkpoint, held by the server while paused, returns. The checkpoint
-//     is sent just before the resume; nothing waits until the server holds
-//     it, but the resume's first commit (its ACK) gives it the time.
+//     Checkpoint, held by the server while paused, returns. The timer
+//     starts once the checkpoint's own report is committed (the run's
+//     version passed the pause's), so it is the server that holds it.
 func BenchmarkPauseResume(b *testing.B) {
 	ctx := context.Background()
 	_, c := steerServer(b)
@@ -79,6 +79,9 @@ func BenchmarkPauseResume(b *testing.B) {
 			_, err := loop.Checkpoint(ctx, i)
 			returned <- err
 		}()
+		if run, err := c.WaitRun(ctx, "bench-loop", seen); err != nil || run.Control.Status != hitl.RunPaused {
+			b.Fatalf("the checkpoint's report while paused: %v %+v", err, run)
+		}
 		start = time.Now()
 		go control(i, hitl.CommandResume)
 		if err := <-returned; err != nil {

@@ -99,7 +99,8 @@ func (s *Server) handleCurrent(w http.ResponseWriter, r *http.Request) {
 // handleCheckpoint serves POST /api/runs/{id}/checkpoint?wait=60s: the
 // loop reports its iteration and learns what to do. While the run is
 // paused it waits (up to wait) for a resume or a cancel, then answers with
-// the state then: the caller calls again while it is still paused.
+// the state then (RunService.Woken: a plain resume commits nothing more):
+// the caller calls again while it is still paused.
 func (s *Server) handleCheckpoint(w http.ResponseWriter, r *http.Request) {
 	if !s.serves(w, r, s.runs != nil, "steering") {
 		return
@@ -134,12 +135,13 @@ func (s *Server) handleCheckpoint(w http.ResponseWriter, r *http.Request) {
 		ctx, cancel := context.WithTimeout(r.Context(), wait)
 		stop := context.AfterFunc(s.base, cancel)
 		for err == nil && cp.Status == hitl.RunPaused && ctx.Err() == nil {
-			if _, werr := s.runs.WaitRun(ctx, id, cp.Version); werr != nil && !errors.Is(werr, context.DeadlineExceeded) && !errors.Is(werr, context.Canceled) {
+			run, werr := s.runs.WaitRun(ctx, id, cp.Version)
+			if werr != nil && !errors.Is(werr, context.DeadlineExceeded) && !errors.Is(werr, context.Canceled) {
 				err = werr
 				break
 			}
 			if ctx.Err() == nil {
-				cp, err = s.runs.Checkpoint(r.Context(), e)
+				cp, err = s.runs.Woken(r.Context(), e, run) // from run, when nothing is to record
 			}
 		}
 		stop()

@@ -72,6 +72,14 @@ func (c *Client) Checkpoint(ctx context.Context, e hitl.StateEvent) (hitl.Checkp
 	return c.checkpoint(ctx, e.RunID, req)
 }
 
+// Woken implements hitl.RunService. Over HTTP the server holds a paused
+// checkpoint itself and answers it once woken (without a commit when the
+// report has nothing to record): a caller that held one with WaitRun
+// checkpoints again, and the server answers as it would have.
+func (c *Client) Woken(ctx context.Context, e hitl.StateEvent, _ *hitl.Run) (hitl.Checkpoint, error) {
+	return c.Checkpoint(ctx, e)
+}
+
 // Report is one checkpoint call with everything a loop reports (the
 // shell's hitl checkpoint): while the run is paused the server holds it
 // for up to a long poll, and it answers paused if it still is.

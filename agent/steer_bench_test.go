@@ -49,7 +49,7 @@ func BenchmarkControlRequestToResult(b *testing.B) {
 	}
 }
 
-// BenchmarkCheckpointRunning measures Loop.Checkpoint while the run is
+// BenchmarkCheckpointRunning measures Run.Checkpoint while the run is
 // running: one HTTP round trip and one durable commit of the run's state
 // (the STATE event and the run record), what an agent pays per iteration.
 func BenchmarkCheckpointRunning(b *testing.B) {

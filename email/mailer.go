@@ -37,6 +37,10 @@ type Config struct {
 	// Answerers are config's Slack answerers: who an unassigned
 	// question's reminder goes to.
 	Answerers []string
+	// Directory says who is in a Slack user group, when a reminder or
+	// escalation to a group is turned into mail (the bot's, cached);
+	// nil (no Slack): a group's members get no mail, and that is logged.
+	Directory hitl.Directory
 	Clock     hitl.Clock
 	Logger    *slog.Logger
 	// Every is how often the loop looks for mail due again (default 5 s).
@@ -162,7 +166,8 @@ func (m *Mailer) Project(ctx context.Context) (int, error) {
 	}
 }
 
-// mailFor is the mail an event owes (the root says who gets which).
+// mailFor is the mail an event owes (the root says who gets which): one
+// per person, a user group's members looked up now, each person once.
 func (m *Mailer) mailFor(ctx context.Context, ev *hitl.Event) ([]hitl.Mail, error) {
 	if ev.Type != hitl.EventQuestionReminded && ev.Type != hitl.EventQuestionEscalated {
 		return nil, nil
@@ -181,8 +186,13 @@ func (m *Mailer) mailFor(ctx context.Context, ev *hitl.Event) ([]hitl.Mail, erro
 	if !hitl.Mailed(ev.Type, q) {
 		return nil, nil
 	}
+	people, unread := hitl.MailRecipients(ctx, ev.Type, q, m.cfg.Answerers, m.cfg.Directory)
+	for _, g := range unread {
+		m.log.Warn("email: who is in a user group could not be read (no Slack, or usergroups.users.list failed); its members get no mail for this reminder",
+			"group", g, "question", q.ID)
+	}
 	var ms []hitl.Mail
-	for _, u := range hitl.MailRecipients(ev.Type, q, m.cfg.Answerers) {
+	for _, u := range people {
 		ms = append(ms, hitl.Mail{QuestionID: q.ID, User: u, Nudge: ev.Type, NextAt: ev.At})
 	}
 	return ms, nil

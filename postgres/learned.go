@@ -12,11 +12,7 @@ import (
 )
 
 func decodeLearned(data []byte) (*hitl.LearnedRule, error) {
-	r := &hitl.LearnedRule{}
-	if err := json.Unmarshal(data, r); err != nil {
-		return nil, fmt.Errorf("decode learned rule: %w", err)
-	}
-	return r, nil
+	return decodeRecord[hitl.LearnedRule](data, "learned rule")
 }
 
 // PutLearnedRule implements hitl.Store: one transaction deletes the rule
@@ -63,23 +59,7 @@ func (db *DB) LearnedRule(ctx context.Context, key hitl.LearnedRuleKey) (*hitl.L
 
 // DeleteLearnedRule implements hitl.Store.
 func (db *DB) DeleteLearnedRule(ctx context.Context, id string) (*hitl.LearnedRule, error) {
-	var gone *hitl.LearnedRule
-	err := db.write(ctx, "delete learned rule "+id, func(tx pgx.Tx) error {
-		gone = nil
-		var data []byte
-		err := tx.QueryRow(ctx, `DELETE FROM learned WHERE id = $1 RETURNING data`, id).Scan(&data)
-		if errors.Is(err, pgx.ErrNoRows) {
-			return hitl.Errorf(hitl.ENOTFOUND, "no learned rule %s", id)
-		} else if err != nil {
-			return err
-		}
-		gone, err = decodeLearned(data)
-		return err
-	})
-	if err != nil {
-		return nil, err
-	}
-	return gone, nil
+	return deleteRecord[hitl.LearnedRule](ctx, db, "learned", id, "learned rule "+id, hitl.Errorf(hitl.ENOTFOUND, "no learned rule %s", id))
 }
 
 // LearnedRules implements hitl.Store: a page in id order, from the primary
@@ -116,18 +96,8 @@ func (db *DB) LearnedRules(ctx context.Context, f hitl.LearnedRuleFilter) (hitl.
 	return page, nil
 }
 
-// PruneLearnedRules implements hitl.Store: learned_by_expiry from its
-// start.
+// PruneLearnedRules implements hitl.Store: the oldest expired first; with nothing
+// expired it only reads.
 func (db *DB) PruneLearnedRules(ctx context.Context, now time.Time, limit int) (int, error) {
-	if limit <= 0 {
-		limit = 256
-	}
-	var n int
-	err := db.write(ctx, "prune learned rules", func(tx pgx.Tx) error {
-		tag, err := tx.Exec(ctx, `DELETE FROM learned WHERE id IN (SELECT id FROM learned WHERE expires_ns <= $1 ORDER BY expires_ns, id LIMIT $2 FOR UPDATE SKIP LOCKED)`,
-			ns(now), limit)
-		n = int(tag.RowsAffected())
-		return err
-	})
-	return n, err
+	return db.pruneExpired(ctx, "learned", now, limit)
 }

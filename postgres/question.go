@@ -24,7 +24,7 @@ type qrow struct {
 	unassigned         bool
 	waits              bool
 	sealed             bool
-	assignees          []string // pending only
+	assignees          []string // pending only: Question.Listed
 }
 
 func rowOf(q *hitl.Question) qrow {
@@ -38,8 +38,8 @@ func rowOf(q *hitl.Question) qrow {
 			t := ns(*p.Next)
 			r.remind = &t
 		}
-		r.assignees = q.Assignees
-		r.unassigned = len(q.Assignees) == 0
+		r.assignees = q.Listed() // assignees and escalated people
+		r.unassigned = q.Unassigned()
 		r.waits = hitl.WaitsOn(q)
 	} else if q.RespondedAt != nil {
 		t := ns(*q.RespondedAt)
@@ -62,7 +62,7 @@ func checkQuestion(q *hitl.Question) error {
 	if err := nulFree("question field", q.ID, q.RunID, q.Asker, q.AskerUser, q.RespondedBy, string(q.Status), string(q.Type)); err != nil {
 		return err
 	}
-	return nulFree("assignee", q.Assignees...)
+	return nulFree("assignee", q.Listed()...)
 }
 
 // change is what one transaction appends at its end: count deltas and

@@ -130,68 +130,9 @@ func (db *DB) Run(ctx context.Context, id string) (*hitl.Run, error) {
 	return run, nil
 }
 
-// UpdateRun implements hitl.Store.
+// UpdateRun implements hitl.Store (updateRun, in control.go).
 func (db *DB) UpdateRun(ctx context.Context, id string, fn func(run *hitl.Run) (hitl.RunUpdate, error)) (*hitl.Run, error) {
-	if err := nulFree("run id", id); err != nil {
-		return nil, err
-	}
-	var (
-		stored *hitl.Run
-		c      change
-	)
-	err := db.write(ctx, "update run "+id, func(tx pgx.Tx) error {
-		stored = nil
-		c.reset()
-		if err := lockRuns(ctx, tx, id); err != nil {
-			return err
-		}
-		run, err := getRun(ctx, tx, id)
-		if err != nil {
-			return err
-		}
-		var arg *hitl.Run
-		if run != nil {
-			cp := *run
-			arg = &cp
-		}
-		u, err := fn(arg)
-		if err != nil {
-			return domain{err}
-		}
-		if u.Run != nil {
-			if u.Run.ID != id {
-				return domain{fmt.Errorf("postgres: update run %s: fn returned run %q", id, u.Run.ID)}
-			}
-			if err := putRun(ctx, tx, u.Run); err != nil {
-				return err
-			}
-			run = u.Run
-		}
-		for _, ev := range u.Events {
-			if run != nil {
-				ev.Status, ev.Asker = run.Status(), run.Asker
-			}
-			c.events = append(c.events, ev)
-		}
-		if u.Control != nil {
-			if err := putControl(ctx, tx, u.Control); err != nil {
-				return err
-			}
-		}
-		if err := c.flush(ctx, tx); err != nil {
-			return err
-		}
-		stored = run
-		return nil
-	})
-	var d domain
-	if errors.As(err, &d) {
-		return nil, d.err
-	}
-	if err != nil {
-		return nil, err
-	}
-	return stored, nil
+	return db.updateRun(ctx, id, "", func(run *hitl.Run, _ *hitl.ControlRecord) (hitl.RunUpdate, error) { return fn(run) })
 }
 
 func putControl(ctx context.Context, tx pgx.Tx, rec *hitl.ControlRecord) error {
@@ -208,58 +149,6 @@ func putControl(ctx context.Context, tx pgx.Tx, rec *hitl.ControlRecord) error {
 		return fmt.Errorf("put control record %q: %w", rec.RequestID, err)
 	}
 	return nil
-}
-
-// ReceiveControl implements hitl.Store. The request id's advisory lock
-// makes two replicas receiving the same request agree on which was first.
-func (db *DB) ReceiveControl(ctx context.Context, rec hitl.ControlRecord, ev *hitl.Event, since, inflightSince time.Time) (*hitl.ControlRecord, error) {
-	if err := nulFree("request id", rec.RequestID, rec.RunID); err != nil {
-		return nil, err
-	}
-	var (
-		prior *hitl.ControlRecord
-		c     change
-	)
-	err := db.write(ctx, "receive control request "+rec.RequestID, func(tx pgx.Tx) error {
-		prior = nil
-		c.reset()
-		if _, err := tx.Exec(ctx, `SELECT pg_advisory_xact_lock($1, hashtext($2))`, int32(lockClassControl), rec.RequestID); err != nil {
-			return err
-		}
-		var data []byte
-		err := tx.QueryRow(ctx, `SELECT data FROM control WHERE request_id = $1`, rec.RequestID).Scan(&data)
-		if err == nil {
-			var old hitl.ControlRecord
-			if err := json.Unmarshal(data, &old); err != nil {
-				return fmt.Errorf("decode control record %q: %w", rec.RequestID, err)
-			}
-			if !old.At.Before(since) && (old.Result != nil || !old.At.Before(inflightSince)) {
-				prior = &old
-				return nil
-			}
-		} else if !errors.Is(err, pgx.ErrNoRows) {
-			return err
-		}
-		if err := putControl(ctx, tx, &rec); err != nil {
-			return err
-		}
-		if ev == nil {
-			return nil
-		}
-		run, err := getRun(ctx, tx, rec.RunID)
-		if err != nil {
-			return err
-		}
-		if run != nil {
-			ev.Status, ev.Asker = run.Status(), run.Asker
-		}
-		c.events = append(c.events, ev)
-		return c.flush(ctx, tx)
-	})
-	if err != nil {
-		return nil, err
-	}
-	return prior, nil
 }
 
 // Runs implements hitl.Store: the primary key, or runs_active.

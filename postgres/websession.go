@@ -12,11 +12,7 @@ import (
 )
 
 func decodeWebSession(data []byte) (*hitl.WebSession, error) {
-	s := &hitl.WebSession{}
-	if err := json.Unmarshal(data, s); err != nil {
-		return nil, fmt.Errorf("decode web session: %w", err)
-	}
-	return s, nil
+	return decodeRecord[hitl.WebSession](data, "web session")
 }
 
 // PutWebSession implements hitl.Store: an upsert of the record.
@@ -59,44 +55,11 @@ func (db *DB) DeleteWebSession(ctx context.Context, id string) (*hitl.WebSession
 	if nulFree("web session id", id) != nil {
 		return nil, hitl.Errorf(hitl.ENOTFOUND, "no web session")
 	}
-	var gone *hitl.WebSession
-	err := db.write(ctx, "delete web session", func(tx pgx.Tx) error {
-		gone = nil
-		var data []byte
-		err := tx.QueryRow(ctx, `DELETE FROM web_sessions WHERE id = $1 RETURNING data`, id).Scan(&data)
-		if errors.Is(err, pgx.ErrNoRows) {
-			return hitl.Errorf(hitl.ENOTFOUND, "no web session")
-		} else if err != nil {
-			return err
-		}
-		gone, err = decodeWebSession(data)
-		return err
-	})
-	if err != nil {
-		return nil, err
-	}
-	return gone, nil
+	return deleteRecord[hitl.WebSession](ctx, db, "web_sessions", id, "web session", hitl.Errorf(hitl.ENOTFOUND, "no web session"))
 }
 
-// PruneWebSessions implements hitl.Store: web_sessions_by_expiry from its
-// start; with nothing expired it only reads.
+// PruneWebSessions implements hitl.Store: the oldest expired first; with nothing
+// expired it only reads.
 func (db *DB) PruneWebSessions(ctx context.Context, now time.Time, limit int) (int, error) {
-	if limit <= 0 {
-		limit = 256
-	}
-	var due bool
-	if err := db.pool.QueryRow(ctx, `SELECT EXISTS (SELECT 1 FROM web_sessions WHERE expires_ns <= $1)`, ns(now)).Scan(&due); err != nil {
-		return 0, classify("read web sessions", err)
-	}
-	if !due {
-		return 0, nil
-	}
-	var n int
-	err := db.write(ctx, "prune web sessions", func(tx pgx.Tx) error {
-		tag, err := tx.Exec(ctx, `DELETE FROM web_sessions WHERE id IN (SELECT id FROM web_sessions WHERE expires_ns <= $1 ORDER BY expires_ns, id LIMIT $2 FOR UPDATE SKIP LOCKED)`,
-			ns(now), limit)
-		n = int(tag.RowsAffected())
-		return err
-	})
-	return n, err
+	return db.pruneExpired(ctx, "web_sessions", now, limit)
 }

@@ -5,8 +5,8 @@ import (
 	"context"
 	"encoding/base64"
 	"encoding/json"
+	"errors"
 	"fmt"
-	"time"
 
 	"github.com/hitlbot/hitl"
 	bolt "go.etcd.io/bbolt"
@@ -14,6 +14,21 @@ import (
 
 // UpdateRun implements hitl.Store.
 func (db *DB) UpdateRun(ctx context.Context, id string, fn func(run *hitl.Run) (hitl.RunUpdate, error)) (*hitl.Run, error) {
+	return db.updateRun(ctx, id, "", func(run *hitl.Run, _ *hitl.ControlRecord) (hitl.RunUpdate, error) { return fn(run) })
+}
+
+// SteerRun implements hitl.Store. bbolt has one writer at a time, so the
+// calls of one request id are serialised with every other write.
+func (db *DB) SteerRun(ctx context.Context, id, requestID string, fn func(run *hitl.Run, prior *hitl.ControlRecord) (hitl.RunUpdate, error)) (*hitl.Run, error) {
+	return db.updateRun(ctx, id, requestID, fn)
+}
+
+// errNothing rolls back a run update that writes nothing: no commit.
+var errNothing = errors.New("nothing to write")
+
+// updateRun is UpdateRun, with control request requestID's record handed
+// to fn when requestID is set.
+func (db *DB) updateRun(ctx context.Context, id, requestID string, fn func(*hitl.Run, *hitl.ControlRecord) (hitl.RunUpdate, error)) (*hitl.Run, error) {
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
@@ -27,20 +42,30 @@ func (db *DB) UpdateRun(ctx context.Context, id string, fn func(run *hitl.Run) (
 		if err != nil {
 			return err
 		}
+		var prior *hitl.ControlRecord
+		if requestID != "" {
+			if prior, err = getControl(tx, requestID); err != nil {
+				return err
+			}
+		}
 		var arg *hitl.Run
 		if run != nil {
 			c := *run
 			arg = &c
 		}
-		u, err := fn(arg)
+		u, err := fn(arg, prior)
 		if err != nil {
 			domErr = err
-			return nil
+			return errNothing
+		}
+		if u.Run == nil && len(u.Events) == 0 && u.Control == nil {
+			stored = run
+			return errNothing
 		}
 		if u.Run != nil {
 			if u.Run.ID != id {
 				domErr = fmt.Errorf("store: update run %s: fn returned run %q", id, u.Run.ID)
-				return nil
+				return errNothing
 			}
 			if err := putRun(tx, u.Run); err != nil {
 				return err
@@ -63,49 +88,23 @@ func (db *DB) UpdateRun(ctx context.Context, id string, fn func(run *hitl.Run) (
 		stored = run
 		return nil
 	})
-	if err != nil {
+	if err != nil && !errors.Is(err, errNothing) {
 		return nil, fmt.Errorf("store: update run %s: %w", id, err)
 	}
 	return stored, domErr
 }
 
-// ReceiveControl implements hitl.Store.
-func (db *DB) ReceiveControl(ctx context.Context, rec hitl.ControlRecord, ev *hitl.Event, since, inflightSince time.Time) (*hitl.ControlRecord, error) {
-	if err := ctx.Err(); err != nil {
-		return nil, err
+// getControl reads control request id's record, nil when there is none.
+func getControl(tx *bolt.Tx, id string) (*hitl.ControlRecord, error) {
+	v := tx.Bucket(bucketControl).Get([]byte(id))
+	if v == nil {
+		return nil, nil
 	}
-	var prior *hitl.ControlRecord
-	err := db.write(func(tx *bolt.Tx) error {
-		prior = nil
-		if v := tx.Bucket(bucketControl).Get([]byte(rec.RequestID)); v != nil {
-			var old hitl.ControlRecord
-			if err := json.Unmarshal(v, &old); err != nil {
-				return fmt.Errorf("decode control record %q: %w", rec.RequestID, err)
-			}
-			if !old.At.Before(since) && (old.Result != nil || !old.At.Before(inflightSince)) {
-				prior = &old
-				return nil
-			}
-		}
-		if err := putControl(tx, &rec); err != nil {
-			return err
-		}
-		if ev == nil {
-			return nil
-		}
-		run, err := getRun(tx, rec.RunID)
-		if err != nil {
-			return err
-		}
-		if run != nil {
-			ev.Status, ev.Asker = run.Status(), run.Asker
-		}
-		return appendEvent(tx, ev)
-	})
-	if err != nil {
-		return nil, fmt.Errorf("store: receive control request %q: %w", rec.RequestID, err)
+	var rec hitl.ControlRecord
+	if err := json.Unmarshal(v, &rec); err != nil {
+		return nil, fmt.Errorf("decode control record %q: %w", id, err)
 	}
-	return prior, nil
+	return &rec, nil
 }
 
 func putControl(tx *bolt.Tx, rec *hitl.ControlRecord) error {

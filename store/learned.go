@@ -55,18 +55,9 @@ func learnedIndexOf(r *hitl.LearnedRule) []indexEntry {
 	}
 }
 
-// getLearned decodes rule id (nil when there is none). The JSON decoder
-// copies what it keeps, so the rule outlives tx.
+// getLearned decodes rule id (nil when there is none).
 func getLearned(tx *bolt.Tx, id []byte) (*hitl.LearnedRule, error) {
-	v := tx.Bucket(bucketLearned).Get(id)
-	if v == nil {
-		return nil, nil
-	}
-	r := &hitl.LearnedRule{}
-	if err := json.Unmarshal(v, r); err != nil {
-		return nil, fmt.Errorf("decode learned rule %q: %w", id, err)
-	}
-	return r, nil
+	return getRecord[hitl.LearnedRule](tx, bucketLearned, id, "learned rule")
 }
 
 // deleteLearned deletes rule r and its index entries. An index entry that
@@ -243,49 +234,17 @@ func (db *DB) PruneLearnedRules(ctx context.Context, now time.Time, limit int) (
 	if err := ctx.Err(); err != nil {
 		return 0, err
 	}
-	if limit <= 0 {
-		limit = 256
-	}
-	// An idle service writes nothing: look before taking the writer.
-	due := false
-	if err := db.bolt.View(func(tx *bolt.Tx) error {
-		k, _ := tx.Bucket(bucketLearnedByExpiry).Cursor().First()
-		due = k != nil && len(k) >= 8 && binary.BigEndian.Uint64(k) <= timeKey(now) // as the write reads it
-		return nil
-	}); err != nil || !due {
-		return 0, err
-	}
-	var n int
-	err := db.write(func(tx *bolt.Tx) error {
-		n = 0
-		end := timeKey(now)
-		var keys [][]byte
-		c := tx.Bucket(bucketLearnedByExpiry).Cursor()
-		for k, _ := c.First(); k != nil && len(keys) < limit; k, _ = c.Next() {
-			if len(k) < 8 || binary.BigEndian.Uint64(k) > end {
-				break
-			}
-			keys = append(keys, bytes.Clone(k))
+	n, err := db.pruneExpired(bucketLearnedByExpiry, now, limit, func(tx *bolt.Tx, key, id []byte) (bool, error) {
+		r, err := getLearned(tx, id)
+		if err != nil {
+			return false, err
 		}
-		for _, k := range keys {
-			r, err := getLearned(tx, k[8:])
-			if err != nil {
-				return err
-			}
-			if r == nil {
-				// A stray entry (Check reports them) must not stop
-				// retention: it goes, and counts for nothing.
-				if err := tx.Bucket(bucketLearnedByExpiry).Delete(k); err != nil {
-					return err
-				}
-				continue
-			}
-			if err := deleteLearned(tx, r); err != nil {
-				return err
-			}
-			n++
+		if r == nil {
+			// A stray entry (Check reports them) must not stop retention:
+			// it goes, and counts for nothing.
+			return false, tx.Bucket(bucketLearnedByExpiry).Delete(key)
 		}
-		return nil
+		return true, deleteLearned(tx, r)
 	})
 	if err != nil {
 		return 0, fmt.Errorf("store: prune learned rules: %w", err)

@@ -80,7 +80,7 @@ func TestEndingRunSettlesInOneCommit(t *testing.T) {
 				hitl.NewRequest("req-cancel-1", hitl.CommandCancel, run, t0, hitl.ControlPayload{}))
 			require.NoError(t, err)
 			require.Equal(t, hitl.ResultSuccess, msgs[len(msgs)-1].Payload.Status)
-		}, 2}, // the request received, then the run record
+		}, 1}, // the request, its ACK and RESULT, and the run record
 		{"DONE", func(t *testing.T, svc *hitl.Service, ctx context.Context, run string) {
 			_, err := svc.Publish(ctx, hitl.StateEvent{Event: hitl.StateDone, RunID: run})
 			require.NoError(t, err)

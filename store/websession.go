@@ -1,9 +1,7 @@
 package store
 
 import (
-	"bytes"
 	"context"
-	"encoding/binary"
 	"encoding/json"
 	"fmt"
 	"time"
@@ -21,15 +19,7 @@ var (
 )
 
 func getWebSession(tx *bolt.Tx, id []byte) (*hitl.WebSession, error) {
-	v := tx.Bucket(bucketWebSessions).Get(id)
-	if v == nil {
-		return nil, nil
-	}
-	s := &hitl.WebSession{}
-	if err := json.Unmarshal(v, s); err != nil {
-		return nil, fmt.Errorf("decode web session: %w", err)
-	}
-	return s, nil
+	return getRecord[hitl.WebSession](tx, bucketWebSessions, id, "web session")
 }
 
 func deleteWebSession(tx *bolt.Tx, s *hitl.WebSession) error {
@@ -123,39 +113,11 @@ func (db *DB) PruneWebSessions(ctx context.Context, now time.Time, limit int) (i
 	if err := ctx.Err(); err != nil {
 		return 0, err
 	}
-	if limit <= 0 {
-		limit = 256
-	}
-	end := timeKey(now)
-	due := false
-	if err := db.bolt.View(func(tx *bolt.Tx) error {
-		k, _ := tx.Bucket(bucketWebSessionsByExpiry).Cursor().First()
-		due = len(k) >= 8 && binary.BigEndian.Uint64(k) <= end
-		return nil
-	}); err != nil || !due {
-		return 0, err
-	}
-	var n int
-	err := db.write(func(tx *bolt.Tx) error {
-		n = 0
-		var keys [][]byte
-		c := tx.Bucket(bucketWebSessionsByExpiry).Cursor()
-		for k, _ := c.First(); k != nil && len(keys) < limit; k, _ = c.Next() {
-			if len(k) < 8 || binary.BigEndian.Uint64(k) > end {
-				break
-			}
-			keys = append(keys, bytes.Clone(k))
+	n, err := db.pruneExpired(bucketWebSessionsByExpiry, now, limit, func(tx *bolt.Tx, key, id []byte) (bool, error) {
+		if err := tx.Bucket(bucketWebSessionsByExpiry).Delete(key); err != nil {
+			return false, err
 		}
-		for _, k := range keys {
-			if err := tx.Bucket(bucketWebSessionsByExpiry).Delete(k); err != nil {
-				return err
-			}
-			if err := tx.Bucket(bucketWebSessions).Delete(k[8:]); err != nil {
-				return err
-			}
-			n++
-		}
-		return nil
+		return true, tx.Bucket(bucketWebSessions).Delete(id)
 	})
 	if err != nil {
 		return 0, fmt.Errorf("store: prune web sessions: %w", err)

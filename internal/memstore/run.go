@@ -2,14 +2,19 @@ package memstore
 
 import (
 	"context"
+	"fmt"
 	"slices"
-	"time"
 
 	"github.com/hitlbot/hitl"
 )
 
 // UpdateRun implements hitl.Store.
-func (s *Store) UpdateRun(_ context.Context, id string, fn func(*hitl.Run) (hitl.RunUpdate, error)) (*hitl.Run, error) {
+func (s *Store) UpdateRun(ctx context.Context, id string, fn func(*hitl.Run) (hitl.RunUpdate, error)) (*hitl.Run, error) {
+	return s.SteerRun(ctx, id, "", func(run *hitl.Run, _ *hitl.ControlRecord) (hitl.RunUpdate, error) { return fn(run) })
+}
+
+// SteerRun implements hitl.Store: one lock serialises every write.
+func (s *Store) SteerRun(_ context.Context, id, requestID string, fn func(*hitl.Run, *hitl.ControlRecord) (hitl.RunUpdate, error)) (*hitl.Run, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	var arg *hitl.Run
@@ -17,12 +22,19 @@ func (s *Store) UpdateRun(_ context.Context, id string, fn func(*hitl.Run) (hitl
 		c := *run
 		arg = &c
 	}
-	u, err := fn(arg)
+	var prior *hitl.ControlRecord
+	if rec, ok := s.control[requestID]; ok && requestID != "" {
+		prior = &rec
+	}
+	u, err := fn(arg, prior)
 	if err != nil {
 		return nil, err
 	}
 	run := s.runs[id]
 	if u.Run != nil {
+		if u.Run.ID != id {
+			return nil, fmt.Errorf("memstore: update run %s: fn returned run %q", id, u.Run.ID)
+		}
 		c := *u.Run
 		c.Version++
 		s.runs[id] = &c
@@ -42,23 +54,6 @@ func (s *Store) UpdateRun(_ context.Context, id string, fn func(*hitl.Run) (hitl
 	}
 	c := *run
 	return &c, nil
-}
-
-// ReceiveControl implements hitl.Store.
-func (s *Store) ReceiveControl(_ context.Context, rec hitl.ControlRecord, ev *hitl.Event, since, inflightSince time.Time) (*hitl.ControlRecord, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	if old, ok := s.control[rec.RequestID]; ok && !old.At.Before(since) && (old.Result != nil || !old.At.Before(inflightSince)) {
-		return &old, nil
-	}
-	s.control[rec.RequestID] = rec
-	if ev != nil {
-		if run := s.runs[rec.RunID]; run != nil {
-			ev.Status, ev.Asker = run.Status(), run.Asker
-		}
-		s.append(ev)
-	}
-	return nil, nil
 }
 
 // Runs implements hitl.Store.

@@ -6,22 +6,19 @@ import (
 	"fmt"
 	"sync"
 	"testing"
-	"time"
 
 	"github.com/hitlbot/hitl"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )
 
-// runRunRecords is the contract of UpdateRun, ReceiveControl, Run, Runs
-// and the policy state.
+// runRunRecords is the contract of UpdateRun, Run, Runs and the policy
+// state (SteerRun: control.go).
 func runRunRecords(t *testing.T, newEnv func(*testing.T) *env) {
 	t.Run("a run update writes the run, its events in order and the control record together", func(t *testing.T) { testUpdateRunWrites(t, newEnv(t)) })
 	t.Run("a run update that fn refuses writes nothing", func(t *testing.T) { testUpdateRunRefused(t, newEnv(t)) })
 	t.Run("concurrent run updates lose none", func(t *testing.T) { testUpdateRunConcurrent(t, newEnv(t)) })
 	t.Run("events alone leave the run as it is", func(t *testing.T) { testUpdateRunEventsOnly(t, newEnv(t)) })
-	t.Run("a control request in flight from before the restart is received anew", func(t *testing.T) { testControlInflightBeforeRestart(t, newEnv(t)) })
-	t.Run("a control record made exactly at the window's start still counts", func(t *testing.T) { testControlWindowEdge(t, newEnv(t)) })
 	t.Run("runs page by id up to the limit", func(t *testing.T) { testRunsPaging(t, newEnv(t)) })
 	t.Run("the policy state is nil until put, then the last put", func(t *testing.T) { testPolicyState(t, newEnv(t)) })
 }
@@ -68,9 +65,7 @@ func testUpdateRunWrites(t *testing.T, e *env) {
 		assert.Equal(t, hitl.RunPaused, ev.Status, "stamped with the run's phase")
 		assert.Equal(t, agent.ID, ev.Asker, "and its asker")
 	}
-	prior, err := e.store.ReceiveControl(ctx, hitl.ControlRecord{RequestID: "req-1", RunID: "loop-1", At: t0.Add(time.Minute)}, nil,
-		t0.Add(-5*time.Minute), t0.Add(time.Hour))
-	require.NoError(t, err)
+	prior := storedControl(t, e.store, "loop-1", "req-1")
 	require.NotNil(t, prior, "the control record was written")
 	require.NotNil(t, prior.Result)
 	assert.Equal(t, "req-1", prior.Result.RequestID)
@@ -105,9 +100,7 @@ func testUpdateRunRefused(t *testing.T, e *env) {
 	require.NoError(t, err)
 	assert.Equal(t, hitl.RunRunning, got.Control.Status, "the run is as it was")
 	assert.Equal(t, before, lastSeq(t, e.store), "no event")
-	prior, err := e.store.ReceiveControl(ctx, hitl.ControlRecord{RequestID: "req-x", RunID: "loop-1", At: t0}, nil, t0.Add(-time.Hour), t0.Add(-time.Hour))
-	require.NoError(t, err)
-	assert.Nil(t, prior, "no control record")
+	assert.Nil(t, storedControl(t, e.store, "loop-1", "req-x"), "no control record")
 
 	_, err = e.store.UpdateRun(ctx, "loop-new", func(*hitl.Run) (hitl.RunUpdate, error) {
 		return hitl.RunUpdate{Run: &hitl.Run{ID: "loop-new", CreatedAt: t0}}, want
@@ -160,45 +153,6 @@ func testUpdateRunEventsOnly(t *testing.T, e *env) {
 	assert.Len(t, events(t, e.store, 0), 2, "its event is written")
 	_, err = e.store.Run(ctx, "loop-none")
 	assert.Equal(t, hitl.ENOTFOUND, hitl.ErrorCode(err))
-}
-
-func testControlInflightBeforeRestart(t *testing.T, e *env) {
-	ctx := context.Background()
-	at := t0
-	rec := hitl.ControlRecord{RequestID: "req-1", RunID: "loop-1", Command: hitl.CommandPause, At: at}
-	prior, err := e.store.ReceiveControl(ctx, rec, &hitl.Event{Type: hitl.EventControl, RunID: "loop-1", At: at}, at.Add(-5*time.Minute), at)
-	require.NoError(t, err)
-	require.Nil(t, prior)
-	// The service restarts a minute later: the request in flight was lost
-	// with it, so a retry within the window is received again.
-	restart := at.Add(time.Minute)
-	before := lastSeq(t, e.store)
-	retry := rec
-	retry.At = restart.Add(time.Second)
-	ack := &hitl.Event{Type: hitl.EventControl, RunID: "loop-1", At: retry.At}
-	prior, err = e.store.ReceiveControl(ctx, retry, ack, retry.At.Add(-5*time.Minute), restart)
-	require.NoError(t, err)
-	assert.Nil(t, prior, "received anew")
-	assert.Equal(t, before+1, lastSeq(t, e.store), "with its ACK")
-	assert.Equal(t, ack.Seq, lastSeq(t, e.store))
-	prior, err = e.store.ReceiveControl(ctx, retry, nil, retry.At.Add(-5*time.Minute), restart)
-	require.NoError(t, err)
-	require.NotNil(t, prior, "and the new record is in flight")
-	assert.True(t, retry.At.Equal(prior.At), "the record made at the retry")
-	assert.Equal(t, before+1, lastSeq(t, e.store), "a duplicate writes no event")
-}
-
-func testControlWindowEdge(t *testing.T, e *env) {
-	ctx := context.Background()
-	rec := hitl.ControlRecord{RequestID: "req-1", RunID: "loop-1", Command: hitl.CommandResume, At: t0}
-	_, err := e.store.ReceiveControl(ctx, rec, nil, t0.Add(-5*time.Minute), t0)
-	require.NoError(t, err)
-	prior, err := e.store.ReceiveControl(ctx, rec, nil, t0, t0)
-	require.NoError(t, err)
-	assert.NotNil(t, prior, "made at since and at inflightSince: seen")
-	prior, err = e.store.ReceiveControl(ctx, rec, nil, t0.Add(time.Nanosecond), t0)
-	require.NoError(t, err)
-	assert.Nil(t, prior, "made before since: new")
 }
 
 func testRunsPaging(t *testing.T, e *env) {

@@ -79,7 +79,7 @@ func Run(t *testing.T, open func(t *testing.T) hitl.Store) {
 	t.Run("a refused update writes nothing", func(t *testing.T) { testAtomicUpdate(t, newEnv(t)) })
 	t.Run("prune deletes only old settled questions and old events", func(t *testing.T) { testPrune(t, newEnv(t)) })
 	t.Run("sealed questions are listed until received", func(t *testing.T) { testSealed(t, newEnv(t)) })
-	t.Run("control requests are remembered for the window", func(t *testing.T) { testControlRecords(t, newEnv(t)) })
+	t.Run("control requests", func(t *testing.T) { runSteerRuns(t, newEnv) })
 	t.Run("runs list by id, active ones apart", func(t *testing.T) { testRunList(t, newEnv(t)) })
 	t.Run("a queue merges a person's indexes, newest first", func(t *testing.T) { testQueue(t, newEnv(t)) })
 	t.Run("learned rules", func(t *testing.T) { runLearned(t, open) })
@@ -94,6 +94,7 @@ func Run(t *testing.T, open func(t *testing.T) hitl.Store) {
 	t.Run("lists by deadline", func(t *testing.T) { runDeadline(t, newEnv) })
 	t.Run("lists", func(t *testing.T) { runLists(t, open) })
 	t.Run("reminders", func(t *testing.T) { runReminders(t, open) })
+	t.Run("escalated lists", func(t *testing.T) { runEscalated(t, open) })
 	t.Run("stats", func(t *testing.T) { runStats(t, newEnv) })
 }
 
@@ -361,37 +362,6 @@ func testSealed(t *testing.T, e *env) {
 	require.NoError(t, err)
 	assert.Empty(t, sealed)
 	_ = admin
-}
-
-func testControlRecords(t *testing.T, e *env) {
-	ctx := context.Background()
-	now := e.clock.Now()
-	rec := hitl.ControlRecord{RequestID: "req-1", RunID: "run-1", Command: hitl.CommandPause, At: now}
-	ack := &hitl.Event{Type: hitl.EventControl, RunID: "run-1", At: now}
-	prior, err := e.store.ReceiveControl(ctx, rec, ack, now.Add(-5*time.Minute), now)
-	require.NoError(t, err)
-	assert.Nil(t, prior, "first time: received")
-	assert.NotZero(t, ack.Seq, "its ACK is on the log")
-	prior, err = e.store.ReceiveControl(ctx, rec, &hitl.Event{Type: hitl.EventControl, At: now}, now.Add(-5*time.Minute), now)
-	require.NoError(t, err)
-	require.NotNil(t, prior, "again: in flight")
-	assert.Nil(t, prior.Result)
-	result := hitl.ControlMessage{Type: hitl.MessageResult, RequestID: "req-1"}
-	done := rec
-	done.Result = &result
-	_, err = e.store.UpdateRun(ctx, "run-1", func(run *hitl.Run) (hitl.RunUpdate, error) {
-		assert.Nil(t, run)
-		return hitl.RunUpdate{Control: &done, Events: []*hitl.Event{{Type: hitl.EventControl, RunID: "run-1", At: now}}}, nil
-	})
-	require.NoError(t, err)
-	prior, err = e.store.ReceiveControl(ctx, rec, nil, now.Add(-5*time.Minute), now.Add(time.Hour))
-	require.NoError(t, err)
-	require.NotNil(t, prior.Result, "done: the cached RESULT, whenever the service started")
-	_, err = e.store.Run(ctx, "run-1")
-	assert.Equal(t, hitl.ENOTFOUND, hitl.ErrorCode(err), "a failed command creates no run")
-	prior, err = e.store.ReceiveControl(ctx, rec, nil, now.Add(time.Minute), now)
-	require.NoError(t, err)
-	assert.Nil(t, prior, "outside the window the id is new")
 }
 
 func testRunList(t *testing.T, e *env) {

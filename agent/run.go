@@ -27,10 +27,10 @@ type Step struct {
 	Instruction string
 }
 
-// Loop is a steerable agent loop (seed 000's agent side): it reports its
+// Run is the agent side of a steerable run (seed 000's loop): it reports its
 // state to hitl and honours pause, resume, cancel, escalate and redirect.
 // Create it with Client.Run; it is safe for concurrent use.
-type Loop struct {
+type Run struct {
 	c    *Client
 	id   string
 	opts RunOptions
@@ -49,7 +49,7 @@ type Loop struct {
 // 0) and returns its handle. The handle watches the run: Context() ends
 // the moment a person cancels it. Call Checkpoint at every iteration
 // boundary and Done or Abort at the end.
-func (c *Client) Run(ctx context.Context, runID string, opts RunOptions) (*Loop, error) {
+func (c *Client) Run(ctx context.Context, runID string, opts RunOptions) (*Run, error) {
 	if err := hitl.ValidateRunID(runID); err != nil {
 		return nil, err
 	}
@@ -58,7 +58,7 @@ func (c *Client) Run(ctx context.Context, runID string, opts RunOptions) (*Loop,
 			return nil, err
 		}
 	}
-	l := &Loop{c: c, id: runID, opts: opts, model: opts.Model, done: make(chan struct{})}
+	l := &Run{c: c, id: runID, opts: opts, model: opts.Model, done: make(chan struct{})}
 	cp, err := c.checkpointOnce(ctx, runID, l.request(0))
 	if err != nil {
 		return nil, err
@@ -87,7 +87,7 @@ func (c *Client) checkpointOnce(ctx context.Context, run string, req CheckpointR
 	return cp, err
 }
 
-func (l *Loop) request(iter int) CheckpointRequest {
+func (l *Run) request(iter int) CheckpointRequest {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	if iter > 0 {
@@ -97,10 +97,10 @@ func (l *Loop) request(iter int) CheckpointRequest {
 }
 
 // ID is the run's id.
-func (l *Loop) ID() string { return l.id }
+func (l *Run) ID() string { return l.id }
 
 // Model is the model the loop should use now.
-func (l *Loop) Model() string {
+func (l *Run) Model() string {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	return l.model
@@ -109,14 +109,14 @@ func (l *Loop) Model() string {
 // Context is cancelled the moment the run is cancelled (seed 003's Stop),
 // so a long model call stops at once; its cause is the cancellation
 // error. It also ends after Done or Abort.
-func (l *Loop) Context() context.Context { return l.ctx }
+func (l *Run) Context() context.Context { return l.ctx }
 
 // Checkpoint reports iteration iter and returns what to do: at once while
 // the run is running (with a new model or instruction, once); it blocks
 // while the run is paused; after a cancel it returns an *hitl.Error with
 // code hitl.ECANCELLED. An unreachable service is retried until ctx ends,
 // and a rate-limited report after its Retry-After.
-func (l *Loop) Checkpoint(ctx context.Context, iter int) (Step, error) {
+func (l *Run) Checkpoint(ctx context.Context, iter int) (Step, error) {
 	req := l.request(iter)
 	b := backoff{min: l.c.minBackoff, max: l.c.maxBackoff}
 	for {
@@ -163,23 +163,23 @@ func (l *Loop) Checkpoint(ctx context.Context, iter int) (Step, error) {
 
 // Done reports that the loop finished (DONE on loop:current): its pending
 // questions are cancelled, and steering it is over.
-func (l *Loop) Done(ctx context.Context) error {
+func (l *Run) Done(ctx context.Context) error {
 	return l.end(ctx, hitl.StateEvent{Event: hitl.StateDone, RunID: l.id})
 }
 
 // Abort reports that the loop gave up (ABORT with reason).
-func (l *Loop) Abort(ctx context.Context, reason string) error {
+func (l *Run) Abort(ctx context.Context, reason string) error {
 	return l.end(ctx, hitl.StateEvent{Event: hitl.StateAbort, RunID: l.id, Reason: reason})
 }
 
-func (l *Loop) end(ctx context.Context, e hitl.StateEvent) error {
+func (l *Run) end(ctx context.Context, e hitl.StateEvent) error {
 	defer l.Close()
 	_, err := l.c.Publish(ctx, e)
 	return err
 }
 
 // Close stops watching the run (Done and Abort call it).
-func (l *Loop) Close() {
+func (l *Run) Close() {
 	l.stop()
 	<-l.done
 	l.cancel(context.Canceled)
@@ -187,7 +187,7 @@ func (l *Loop) Close() {
 
 // watch long-polls the run and cancels Context the moment it is
 // cancelled or ended elsewhere.
-func (l *Loop) watch(ctx context.Context) {
+func (l *Run) watch(ctx context.Context) {
 	defer close(l.done)
 	seen := uint64(0)
 	b := backoff{min: l.c.minBackoff, max: l.c.maxBackoff}

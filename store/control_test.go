@@ -1,0 +1,44 @@
+package store
+
+import (
+	"testing"
+
+	"github.com/hitlbot/hitl"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+// TestSteeringCommits counts the bbolt commits (transaction ids) of each
+// steering step on the file: a pause and a resume are one commit each
+// (the ACK with the command), a held checkpoint woken by a plain resume
+// none, a retried request none.
+func TestSteeringCommits(t *testing.T) {
+	db := openTestDB(t)
+	svc := newService(db, newClock())
+	agent, ops := as("api:agent"), as("admin:ops")
+	report := hitl.StateEvent{RunID: "loop-1", Stack: []hitl.StackEntry{{ID: "loop-1", Iter: 1}}}
+	_, err := svc.Checkpoint(agent, report)
+	require.NoError(t, err)
+	control := func(id string, c hitl.Command) int {
+		t.Helper()
+		before := lastTxID(t, db)
+		msgs, err := svc.Control(ops, hitl.NewRequest(id, c, "loop-1", t0, hitl.ControlPayload{}))
+		require.NoError(t, err)
+		require.Equal(t, hitl.ResultSuccess, msgs[len(msgs)-1].Payload.Status)
+		return lastTxID(t, db) - before
+	}
+	assert.Equal(t, 1, control("req-pause", hitl.CommandPause), "pause: one commit")
+	assert.Equal(t, 0, control("req-pause", hitl.CommandPause), "its retry: none")
+	report.Stack[0].Iter = 2
+	cp, err := svc.Checkpoint(agent, report)
+	require.NoError(t, err)
+	require.Equal(t, hitl.RunPaused, cp.Status)
+	assert.Equal(t, 1, control("req-resume", hitl.CommandResume), "resume: one commit")
+	run, err := svc.WaitRun(ops, "loop-1", cp.Version)
+	require.NoError(t, err)
+	before := lastTxID(t, db)
+	cp, err = svc.Woken(agent, report, run)
+	require.NoError(t, err)
+	assert.Equal(t, hitl.RunRunning, cp.Status)
+	assert.Equal(t, 0, lastTxID(t, db)-before, "the woken checkpoint: none")
+}
