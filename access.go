@@ -200,8 +200,8 @@ func lacks(p Principal, s Scope) *Error {
 }
 
 // WaitsOn reports whether q waits on Slack user user (a member of groups):
-// it is assigned to them or a group of theirs, or it is unassigned and
-// theirs to answer. This is a person's queue (App Home, /hitl pending),
+// it is listed for them or a group of theirs (Question.Listed: assigned,
+// or added by escalation), or it is unassigned and theirs to answer. This is a person's queue (App Home, /hitl pending),
 // narrower than what they may answer: an admin's queue is what is assigned
 // to them, not everything.
 func (a Access) WaitsOn(q *Question, user string, groups []string) bool {
@@ -209,11 +209,8 @@ func (a Access) WaitsOn(q *Question, user string, groups []string) bool {
 	if p.asked(q) {
 		return false
 	}
-	if p.inAny(q.EscalatedTo) {
+	if p.inAny(q.Listed()) {
 		return true
 	}
-	if len(q.Assignees) > 0 {
-		return p.inAny(q.Assignees)
-	}
-	return p.Has(ScopeAnswer)
+	return q.Unassigned() && p.Has(ScopeAnswer)
 }

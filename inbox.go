@@ -7,8 +7,8 @@ package hitl
 // InboxFilter is the list that holds p's queue, for QuestionPage: the
 // local person of a tokenless server sees every pending question (all
 // were asked from the machine); a person with a Slack user (a Slack
-// sign-in, a token's slack_user) the questions assigned to them or their
-// groups, plus the unassigned ones when they answer, never their own; a
+// sign-in, a token's slack_user) the questions listed for them or their
+// groups (Question.Listed: assigned, or added by escalation), plus the unassigned ones when they answer, never their own; a
 // token without one the unassigned pending questions when it answers.
 // assignedOnly keeps the questions assigned to them. The list may hold
 // questions InInbox leaves out (the store filters by index): check each.
@@ -34,13 +34,13 @@ func (a Access) InInbox(p Principal, q *Question, assignedOnly bool) bool {
 	if !q.Pending() || a.Authorize(p, ActionAnswer, q) != nil {
 		return false
 	}
-	assigned := len(q.Assignees) > 0 && p.inAny(q.Assignees)
+	assigned := p.inAny(q.Listed())
 	switch {
 	case assignedOnly:
 		return assigned
 	case p.Local:
 		return true
-	case len(q.Assignees) > 0:
+	case !q.Unassigned():
 		return assigned
 	}
 	return p.Has(ScopeAnswer)

@@ -22,7 +22,12 @@ type Mail struct {
 	// Event is the Seq of the event the mail comes from (0: none). An
 	// outbox shared by several processes keeps only the mail of events
 	// after its cursor, so two that read the same events enqueue it once.
-	Event     uint64    `json:"event,omitempty"`
+	Event uint64 `json:"event,omitempty"`
+	// Claim numbers the claims of the mail (set by ClaimMail): the
+	// claimer's token. A completion of an earlier claim than the mail's
+	// last is refused, so a mailer whose claim ran out (paused past its
+	// lease) cannot clobber the mail another has claimed since.
+	Claim     uint64    `json:"claim,omitempty"`
 	Attempts  int       `json:"attempts,omitempty"`
 	NextAt    time.Time `json:"nextAt"` // when it is due (again)
 	LastError string    `json:"lastError,omitempty"`
@@ -43,17 +48,32 @@ type MailOutbox interface {
 	EnqueueMail(ctx context.Context, cursor uint64, ms []Mail) error
 	// ClaimMail returns up to limit mails (0: all) whose NextAt is at or
 	// before now, earliest first (then by Seq), and claims them until
-	// until: their NextAt becomes until (as returned), so nobody, in this
-	// process or another, claims them again before then. The claimer
-	// completes or retries each; one that dies leaves its mail due again
-	// when the claim runs out. Its cost grows with the number returned.
+	// until: their NextAt becomes until and their Claim the next number
+	// (as returned), so nobody, in this process or another, claims them
+	// again before then. The claimer completes or retries each; one that
+	// dies leaves its mail due again when the claim runs out. Its cost
+	// grows with the number returned.
 	ClaimMail(ctx context.Context, now, until time.Time, limit int) ([]Mail, error)
-	// CompleteMail removes mail seq (sent, or given up); an unknown seq
-	// is not an error.
-	CompleteMail(ctx context.Context, seq uint64) error
-	// RetryMail stores m's Attempts, NextAt and LastError; ENOTFOUND when
-	// mail m.Seq is no longer queued.
+	// CompleteMail removes mail m.Seq (sent, or given up) if m.Claim is
+	// still its last claim; ECONFLICT when it was claimed again since (the
+	// caller's claim ran out: the mail is another's). A mail no longer
+	// queued is not an error.
+	CompleteMail(ctx context.Context, m Mail) error
+	// RetryMail stores m's Attempts, NextAt and LastError, ending the
+	// claim, if m.Claim is still the mail's last claim; ECONFLICT when it
+	// was claimed again since, ENOTFOUND when mail m.Seq is no longer
+	// queued.
 	RetryMail(ctx context.Context, m Mail) error
+}
+
+// MailClaimHeld is nil when m (a claimer's copy) still holds the claim
+// of stored (the outbox's copy of the same mail), else ECONFLICT. A
+// MailOutbox completes or retries a mail only when it is nil.
+func MailClaimHeld(stored, m Mail) error {
+	if stored.Claim != m.Claim {
+		return Errorf(ECONFLICT, "mail %d was claimed again since claim %d (now claim %d)", m.Seq, m.Claim, stored.Claim)
+	}
+	return nil
 }
 
 // Mailed reports whether an event of q goes by email too: reminders and
@@ -66,28 +86,57 @@ func Mailed(ev EventType, q *Question) bool {
 // Reminded is who a reminder of q re-notifies: its assignees and the
 // people escalation added, else answerers (the configured answerers).
 func (q *Question) Reminded(answerers []string) []string {
-	who := append(slices.Clone(q.Assignees), q.EscalatedTo...)
-	if len(who) == 0 {
-		return answerers
+	if who := q.Listed(); len(who) > 0 {
+		return who
 	}
-	return who
+	return answerers
 }
 
-// MailRecipients are the Slack users a reminder or escalation of q is
-// mailed to: for an escalation, the people it added; for a reminder,
-// everyone who was re-notified: its assignees and escalated people, else
-// answerers (config's). User groups are left out (their members are
-// reminded in Slack).
-func MailRecipients(ev EventType, q *Question, answerers []string) []string {
+// MailRecipients are the people (Slack users) a reminder or escalation
+// of q is mailed to: for an escalation, the people and groups it added;
+// for a reminder, everyone it re-notified (Reminded). A user group is
+// mailed as its members, looked up in dir when the mail is made (so the
+// group as it is now, not as it was when the question was asked). Each
+// person once, in order (members of a group in the order dir gives
+// them); never the person who asked. Groups dir could not read, or every
+// group when there is no dir (no Slack: nothing says who is in one), are
+// returned in unread, for the edge to say their members got no mail.
+func MailRecipients(ctx context.Context, ev EventType, q *Question, answerers []string, dir Directory) (people, unread []string) {
 	who := q.Reminded(answerers)
 	if ev == EventQuestionEscalated && q.Reminders != nil {
 		who = q.Reminders.EscalateTo
 	}
-	var out []string
-	for _, id := range who {
-		if !isGroupID(id) && slackIDPattern.MatchString(id) && !slices.Contains(out, id) && id != q.AskerUser {
-			out = append(out, id)
+	add := func(id string) {
+		if !isGroupID(id) && slackIDPattern.MatchString(id) && !slices.Contains(people, id) && !q.askedBy(id) {
+			people = append(people, id)
 		}
 	}
-	return out
+	for _, id := range who {
+		if !isGroupID(id) {
+			add(id)
+			continue
+		}
+		if !slackIDPattern.MatchString(id) || slices.Contains(unread, id) {
+			continue
+		}
+		var members []string
+		var err error = Errorf(EUNAVAILABLE, "no directory of user groups")
+		if dir != nil {
+			members, err = dir.GroupMembers(ctx, id)
+		}
+		if err != nil {
+			unread = append(unread, id)
+			continue
+		}
+		for _, u := range members {
+			add(u)
+		}
+	}
+	return people, unread
+}
+
+// askedBy reports whether Slack user user asked q (through a token
+// speaking for them, or in Slack).
+func (q *Question) askedBy(user string) bool {
+	return q.AskerUser == user || q.Asker == "slack:"+user
 }

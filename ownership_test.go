@@ -189,8 +189,8 @@ func TestDefaultRunsCannotBeTakenFirst(t *testing.T) {
 func TestRunOwnerRace(t *testing.T) {
 	ps := []hitl.Principal{asker, other, hitl.TokenPrincipal("third", nil, ""), hitl.TokenPrincipal("fourth", nil, "")}
 	// Every principal reads the run as unowned before any claims it: the
-	// barrier holds each UpdateRun until all have called it (or finished
-	// without), so the claim itself must decide, in its transaction.
+	// barrier holds each create until all have called it (or finished
+	// without), so the create itself must decide, in its transaction.
 	b := &runBarrier{Store: memstore.New(), n: len(ps)}
 	b.cond = sync.NewCond(&b.mu)
 	svc := hitl.NewService(b, hitl.ServiceConfig{Notifier: notify.New(), Clock: clocktest.New(t0)})
@@ -217,8 +217,9 @@ func TestRunOwnerRace(t *testing.T) {
 	assert.Equal(t, 1, run.Questions, "only the owner's question is in it")
 }
 
-// runBarrier holds the first UpdateRun of each of n goroutines until each
-// has made one or finished.
+// runBarrier holds each of n goroutines' write that starts the run (the
+// question's create, which decides who owns the run in its transaction)
+// until each has made one or finished.
 type runBarrier struct {
 	hitl.Store
 	n             int
@@ -227,7 +228,7 @@ type runBarrier struct {
 	entered, done int
 }
 
-func (b *runBarrier) UpdateRun(ctx context.Context, id string, fn func(*hitl.Run) (hitl.RunUpdate, error)) (*hitl.Run, error) {
+func (b *runBarrier) CreateQuestion(ctx context.Context, q *hitl.Question, ev *hitl.Event, admit func(*hitl.Run) error) (*hitl.Question, bool, error) {
 	b.mu.Lock()
 	b.entered++
 	b.cond.Broadcast()
@@ -235,7 +236,7 @@ func (b *runBarrier) UpdateRun(ctx context.Context, id string, fn func(*hitl.Run
 		b.cond.Wait()
 	}
 	b.mu.Unlock()
-	return b.Store.UpdateRun(ctx, id, fn)
+	return b.Store.CreateQuestion(ctx, q, ev, admit)
 }
 
 func (b *runBarrier) finished() {

@@ -225,11 +225,24 @@ func (s *Service) create(ctx context.Context, runID string, n NewQuestion, touch
 		}
 	}
 	if run == nil || run.Asker == "" {
-		if err := s.claimRun(ctx, p, runID); err != nil {
+		// Starting a run is charged to p's LimitRuns.
+		if err := s.Throttle(ctx, LimitRuns); err != nil {
 			return nil, false, err
 		}
 	}
-	stored, created, err := s.store.CreateQuestion(ctx, q, newQuestionEvent(EventQuestionAsked, q, p.ID, now))
+	// Who may add to the run is decided again in the question's own
+	// transaction, on the run as it is there: of two principals starting
+	// one run at once, the first owns it (the question makes it its
+	// asker's) and the other is refused, with no commit of its own.
+	var refusal error
+	admit := func(run *Run) error {
+		refusal = s.access.AuthorizeRun(p, ActionReport, runID, run)
+		return refusal
+	}
+	stored, created, err := s.store.CreateQuestion(ctx, q, newQuestionEvent(EventQuestionAsked, q, p.ID, now), admit)
+	if refusal != nil && err == refusal {
+		return nil, false, s.refused(ctx, p, ActionAsk, &Question{RunID: runID}, refusal)
+	}
 	if err != nil {
 		return nil, false, err
 	}
@@ -242,38 +255,6 @@ func (s *Service) create(ctx context.Context, runID string, n NewQuestion, touch
 		s.notifier.Publish(runKey(runID))
 	}
 	return stored.Redacted(), created, nil
-}
-
-// claimRun makes run id p's when nobody started it yet, atomically: of
-// two principals starting the same run at once, one owns it and the
-// other is refused. Starting a run is charged to p's LimitRuns.
-func (s *Service) claimRun(ctx context.Context, p Principal, id string) error {
-	if err := s.Throttle(ctx, LimitRuns); err != nil {
-		return err
-	}
-	var refusal error
-	_, err := s.store.UpdateRun(ctx, id, func(run *Run) (RunUpdate, error) {
-		if refusal = s.access.AuthorizeRun(p, ActionReport, id, run); refusal != nil {
-			return RunUpdate{}, refusal
-		}
-		if run != nil && run.Asker != "" {
-			return RunUpdate{}, errNoChange // the same person started it meanwhile
-		}
-		now := s.clock.Now()
-		r := Run{ID: id, CreatedAt: now}
-		if run != nil {
-			r = *run
-		}
-		r.UpdatedAt, r.Asker, r.AskerUser = now, p.ID, p.SlackUser
-		return RunUpdate{Run: &r}, nil
-	})
-	switch {
-	case refusal != nil && err == refusal:
-		return s.refused(ctx, p, ActionAsk, &Question{RunID: id}, refusal)
-	case err == errNoChange:
-		return nil
-	}
-	return err
 }
 
 // sameRequest checks that a retry under an idempotency key is the same

@@ -204,3 +204,45 @@ func (s *Service) quieten(ctx context.Context, id string) (bool, error) {
 	}
 	return changed, nil
 }
+
+// LetGo records that the hook call held at version of run id (Hook's
+// HookHold, whose step carried that Version) went away while held: the
+// agent killed the hook, or its wait ran out. The held mark is cleared
+// (with a STATE event, so the live message stops showing the session
+// held) unless the run changed since: a resume let the call go, another
+// call holds, or the run ended. Only who may report on the run (its
+// owner, or an admin) lets go of its calls, as for Hook.
+func (s *Service) LetGo(ctx context.Context, id string, version uint64) error {
+	p := PrincipalFrom(ctx)
+	if err := s.access.Authorize(p, ActionAsk, nil); err != nil {
+		return s.refused(ctx, p, ActionReport, &Question{RunID: id}, err)
+	}
+	var changed bool
+	var refusal error
+	_, err := s.store.UpdateRun(ctx, id, func(run *Run) (RunUpdate, error) {
+		changed = false
+		if run == nil || run.Version != version || run.Control.Session == nil || run.Control.Session.Held == "" {
+			return RunUpdate{}, nil
+		}
+		if refusal = s.access.AuthorizeRun(p, ActionReport, id, run); refusal != nil {
+			return RunUpdate{}, refusal
+		}
+		now := s.clock.Now()
+		r := *run
+		sess := *r.Control.Session
+		sess.Held = ""
+		r.Control.Session, r.UpdatedAt, changed = &sess, now, true
+		ev := s.loopEvent(r.StateEventOf(StateRunning, "", now), p.ID, now)
+		return RunUpdate{Run: &r, Events: []*Event{ev}}, nil
+	})
+	if err != nil {
+		if refusal != nil && err == refusal {
+			return s.refused(ctx, p, ActionReport, &Question{RunID: id}, err)
+		}
+		return err
+	}
+	if changed {
+		s.notifier.Publish(runKey(id))
+	}
+	return nil
+}

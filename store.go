@@ -23,11 +23,12 @@ type QuestionFilter struct {
 	Asker  string // only questions this principal asked
 	Status Status
 	Type   QuestionType
-	// Assignee selects pending questions assigned to this Slack user or
-	// user-group id; Unassigned pending questions with no assignee.
+	// Assignee selects pending questions listed for this Slack user or
+	// user-group id (Question.Listed: assigned, or added by escalation);
+	// Unassigned pending questions with no assignee (Question.Unassigned).
 	Assignee   string
 	Unassigned bool
-	// Queue selects a person's queue: pending questions assigned to any
+	// Queue selects a person's queue: pending questions listed for any
 	// of these ids (a user and their groups), plus the unassigned ones
 	// when Unassigned is set. It is read by merging the indexes on their
 	// keys, so only the questions returned are decoded; it returns the
@@ -71,10 +72,10 @@ func (f QuestionFilter) Match(q *Question) bool {
 		(f.Asker == "" || q.Asker == f.Asker) &&
 		(f.Status == "" || q.Status == f.Status) &&
 		(f.Type == "" || q.Type == f.Type) &&
-		(f.Assignee == "" || (q.Pending() && slices.Contains(q.Assignees, f.Assignee))) &&
-		(len(f.Queue) > 0 || !f.Unassigned || (q.Pending() && len(q.Assignees) == 0)) &&
-		(len(f.Queue) == 0 || (q.Pending() && (slices.ContainsFunc(q.Assignees, func(a string) bool { return slices.Contains(f.Queue, a) }) ||
-			(f.Unassigned && len(q.Assignees) == 0)))) &&
+		(f.Assignee == "" || (q.Pending() && slices.Contains(q.Listed(), f.Assignee))) &&
+		(len(f.Queue) > 0 || !f.Unassigned || (q.Pending() && q.Unassigned())) &&
+		(len(f.Queue) == 0 || (q.Pending() && (slices.ContainsFunc(q.Listed(), func(a string) bool { return slices.Contains(f.Queue, a) }) ||
+			(f.Unassigned && q.Unassigned())))) &&
 		(f.RespondedBy == "" || (q.Status == StatusAnswered && q.RespondedBy == f.RespondedBy)) &&
 		(!f.ByDeadline || q.Pending()) &&
 		(f.NotAskedBy == "" || (q.AskerUser != f.NotAskedBy && q.Asker != "slack:"+f.NotAskedBy))
@@ -106,7 +107,12 @@ type Store interface {
 	// atomically. When q.IdempotencyKey is set and the same run already has a
 	// question with that key whose outcome was not received yet, nothing is
 	// written and the existing question is returned with created false.
-	CreateQuestion(ctx context.Context, q *Question, ev *Event) (stored *Question, created bool, err error)
+	// Otherwise admit, when not nil, is called in the same transaction
+	// with q's run record as it is then (nil: none yet; not to be kept or
+	// changed): its error writes nothing and is returned as is. The root
+	// decides there who may start or add to the run, so that of two
+	// principals starting one run at once, one owns it.
+	CreateQuestion(ctx context.Context, q *Question, ev *Event, admit func(run *Run) error) (stored *Question, created bool, err error)
 
 	// UpdateQuestion loads question id, calls fn on it and stores the result
 	// and the event fn returns (none when nil), atomically. fn may be called

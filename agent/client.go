@@ -289,10 +289,13 @@ func (c *Client) Cancel(ctx context.Context, id, reason string) (*hitl.Question,
 }
 
 // QuestionPage implements hitl.QuestionService over GET /api/questions
-// (status, type, jobId, limit and cursor; the other filters of f are the
-// service's own).
+// (status, type, jobId, limit, cursor and ByDeadline as order=deadline;
+// the other filters of f are the service's own).
 func (c *Client) QuestionPage(ctx context.Context, f hitl.QuestionFilter) (hitl.QuestionPage, error) {
 	query := url.Values{}
+	if f.ByDeadline {
+		query.Set("order", string(hitl.OrderDeadline))
+	}
 	for k, v := range map[string]string{"status": string(f.Status), "type": string(f.Type), "jobId": f.RunID, "cursor": f.Cursor} {
 		if v != "" {
 			query.Set(k, v)

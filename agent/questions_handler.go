@@ -55,7 +55,7 @@ func (s *Server) handleJobQuestions(w http.ResponseWriter, r *http.Request) {
 	s.listQuestions(w, r, f)
 }
 
-// handleQuestions serves GET /api/questions?status=&type=&jobId=&limit=.
+// handleQuestions serves GET /api/questions?status=&type=&jobId=&limit=&order=&cursor=.
 func (s *Server) handleQuestions(w http.ResponseWriter, r *http.Request) {
 	f, err := parseFilter(r.URL.Query())
 	if err != nil {
@@ -95,7 +95,8 @@ func (s *Server) listQuestions(w http.ResponseWriter, r *http.Request, f hitl.Qu
 const maxListLimit = hitl.MaxPageSize
 
 // parseFilter reads status, type, jobId, limit (default 100, at most
-// 1000) and cursor from a query.
+// 1000), order (created, the default, or deadline: pending questions,
+// soonest deadline first) and cursor from a query.
 func parseFilter(query url.Values) (hitl.QuestionFilter, error) {
 	var f hitl.QuestionFilter
 	switch st := hitl.Status(query.Get("status")); st {
@@ -122,6 +123,9 @@ func parseFilter(query url.Values) (hitl.QuestionFilter, error) {
 			return f, hitl.Errorf(hitl.EINVALID, "limit must be a whole number from 1 to %d", maxListLimit)
 		}
 		f.Limit = n
+	}
+	if err := f.OrderBy(hitl.ListOrder(query.Get("order"))); err != nil {
+		return f, err
 	}
 	f.Cursor = query.Get("cursor")
 	return f, nil

@@ -164,6 +164,7 @@ func (s *Server) routes() {
 	s.mux.HandleFunc("GET /api/runs", s.handleRuns)
 	s.mux.HandleFunc("POST /api/runs/{id}/checkpoint", s.handleCheckpoint)
 	s.mux.HandleFunc("POST /api/runs/{id}/hook", s.handleHook)
+	s.mux.HandleFunc("GET /api/runs/{id}/hold", s.handleHold)
 	s.mux.HandleFunc("POST /api/jobs/{id}", s.handleThreshold)
 	s.mux.HandleFunc("GET /api/policy", s.handlePolicy)
 	s.mux.HandleFunc("PUT /api/policy", s.handleSetPolicy)

@@ -3,6 +3,8 @@ package agent
 import (
 	"context"
 	"net/http"
+	"net/url"
+	"strconv"
 
 	"github.com/hitlbot/hitl"
 )
@@ -42,4 +44,58 @@ func (c *Client) Hook(ctx context.Context, h hitl.SessionHook) (hitl.HookStep, e
 	var step hitl.HookStep
 	err = c.do(ctx, http.MethodPost, "/api/runs/"+seg+"/hook", nil, h, &step)
 	return step, err
+}
+
+// letGoer lets go of a held hook call that went away (hitl.Service.LetGo).
+type letGoer interface {
+	LetGo(ctx context.Context, id string, version uint64) error
+}
+
+// handleHold serves GET /api/runs/{id}/hold?wait=60s&after=VERSION: the
+// wait of a hook call the service holds (paused), answered as
+// GET /api/runs/{id}?wait= is. When the hook goes away mid-wait (the agent
+// killed it, or the hook's own wait ran out) the service lets go of the
+// held mark the call left at VERSION, so the run no longer shows it held.
+func (s *Server) handleHold(w http.ResponseWriter, r *http.Request) {
+	holds, ok := s.runs.(letGoer)
+	if !s.serves(w, r, ok, "steering") {
+		return
+	}
+	wait, err := s.parseWait(r.URL.Query().Get("wait"))
+	if err == nil && wait <= 0 {
+		err = hitl.Errorf(hitl.EINVALID, "wait is required: how long to hold (e.g. 60s)")
+	}
+	var after uint64
+	if err == nil {
+		if after, err = strconv.ParseUint(r.URL.Query().Get("after"), 10, 64); err != nil {
+			err = hitl.Errorf(hitl.EINVALID, "after %q is not a run version (a whole number)", r.URL.Query().Get("after"))
+		}
+	}
+	if err != nil {
+		writeError(w, r, s.log, err)
+		return
+	}
+	s.handleRunWait(w, r, wait)
+	if r.Context().Err() == nil {
+		return // answered: the hook reports again
+	}
+	if err := holds.LetGo(context.WithoutCancel(r.Context()), r.PathValue("id"), after); err != nil {
+		s.log.Warn("a held hook call went away; letting go of its held mark failed", "run", r.PathValue("id"), "err", err)
+	}
+}
+
+// HoldRun is the wait of a held hook call: WaitRun of run id after
+// version (GET /api/runs/{id}/hold), except that when ctx ends mid-wait
+// (the hook stopped) the server lets go of the call's held mark.
+func (c *Client) HoldRun(ctx context.Context, id string, after uint64) (*hitl.Run, error) {
+	seg, err := segment("run id", id)
+	if err != nil {
+		return nil, err
+	}
+	var run hitl.Run
+	q := url.Values{"wait": {c.longPoll().String()}, "after": {strconv.FormatUint(after, 10)}}
+	if err := c.do(ctx, http.MethodGet, "/api/runs/"+seg+"/hold", q, nil, &run); err != nil {
+		return nil, err
+	}
+	return &run, nil
 }

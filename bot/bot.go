@@ -122,6 +122,9 @@ type Bot struct {
 	respond func(ctx context.Context, url string, msg *slack.WebhookMessage) error
 	// enqueued is the highest delivery Seq the projector enqueued.
 	enqueued atomic.Uint64
+	// enqueuing is the projector's turn: who moves the outbox's cursor
+	// (outbox.go).
+	enqueuing sync.Mutex
 	// resumed holds the Seqs of deliveries handed over from a process
 	// that may have started them, until done (resume.go).
 	resumed sync.Map

@@ -77,6 +77,7 @@ func (b *Bot) post(ctx context.Context, d hitl.Delivery, q *hitl.Question) error
 			}
 			b.resumed.Delete(d.Seq)
 			b.posted.recorded()
+			b.redrawLinked(ctx, q)
 			return nil
 		}
 	}
@@ -96,6 +97,7 @@ func (b *Bot) post(ctx context.Context, d hitl.Delivery, q *hitl.Question) error
 		return err
 	}
 	b.posted.recorded()
+	b.redrawLinked(ctx, q)
 	if msg.Truncated {
 		for _, chunk := range blocks.FullTextChunks(q) {
 			if _, _, err := b.api.PostMessageContext(ctx, ch, slack.MsgOptionText(chunk, false), slack.MsgOptionTS(ts)); err != nil {

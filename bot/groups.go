@@ -40,10 +40,10 @@ func newGroupCache(api slackAPI, clock hitl.Clock, ttl time.Duration, access hit
 	return g
 }
 
-// note remembers the groups q is assigned to, so that a member's queue
-// looks there.
+// note remembers the groups q is listed for (assigned or escalated to),
+// so that a member's queue looks there.
 func (g *groupCache) note(q *hitl.Question) {
-	for _, a := range q.Assignees {
+	for _, a := range q.Listed() {
 		if isGroup(a) {
 			g.mu.Lock()
 			g.known[a] = true

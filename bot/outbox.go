@@ -25,6 +25,8 @@ func (b *Bot) project(ctx context.Context) {
 // how many events it consumed. A page that touches questions marks open
 // App Homes stale once.
 func (b *Bot) projectOnce(ctx context.Context) (int, error) {
+	b.enqueuing.Lock()
+	defer b.enqueuing.Unlock()
 	cursor, err := b.outbox.OutboxCursor(ctx)
 	if err != nil {
 		return 0, err
@@ -49,6 +51,33 @@ func (b *Bot) projectOnce(ctx context.Context) (int, error) {
 	if err := b.outbox.Enqueue(ctx, last, ds); err != nil {
 		return 0, err
 	}
+	b.queued(ds)
+	b.homes.looked(last)
+	if touched {
+		b.homes.touched()
+	}
+	return int(last - cursor), nil
+}
+
+// enqueueOwn queues deliveries no event brought, in the projector's turn
+// (so the cursor it passes on is the one the projector left: the cursor
+// never moves back).
+func (b *Bot) enqueueOwn(ctx context.Context, ds []hitl.Delivery) error {
+	b.enqueuing.Lock()
+	defer b.enqueuing.Unlock()
+	cursor, err := b.outbox.OutboxCursor(ctx)
+	if err != nil {
+		return err
+	}
+	if err := b.outbox.Enqueue(ctx, cursor, ds); err != nil {
+		return err
+	}
+	b.queued(ds)
+	return nil
+}
+
+// queued notes deliveries just enqueued and wakes the workers.
+func (b *Bot) queued(ds []hitl.Delivery) {
 	for _, d := range ds {
 		if d.Seq > b.enqueued.Load() {
 			b.enqueued.Store(d.Seq)
@@ -57,11 +86,6 @@ func (b *Bot) projectOnce(ctx context.Context) (int, error) {
 	if len(ds) > 0 {
 		b.work.kick()
 	}
-	b.homes.looked(last)
-	if touched {
-		b.homes.touched()
-	}
-	return int(last - cursor), nil
 }
 
 // deliveriesFor turns one event into Slack work. An event that settles a

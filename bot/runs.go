@@ -125,6 +125,27 @@ func (b *Bot) waitingLink(ctx context.Context, run *hitl.Run) string {
 	return b.links.get(ctx, refs[0].Channel, refs[0].TS)
 }
 
+// redrawLinked queues an update of the live message of q's run once q's
+// message is recorded, when the run waits on q: the run's worker may have
+// read the run before the record and drawn "Waiting on" without the link,
+// and no event would draw it again. The update costs a chat.update only
+// then: a render that starts after the record covers it (skipCovered).
+// Were the update lost (the store failing here), the next one of the run
+// draws the link.
+func (b *Bot) redrawLinked(ctx context.Context, q *hitl.Question) {
+	if b.cfg.RunsChannel == "" || q.RunID == "" || !q.Pending() {
+		return
+	}
+	run, err := b.svc.RunRecord(ctx, q.RunID)
+	if err != nil || run.WaitingOn == nil || run.WaitingOn.QuestionID != q.ID || !run.Control.Status.Active() {
+		return
+	}
+	k := runKey(q.RunID)
+	if err := b.enqueueOwn(ctx, []hitl.Delivery{{Kind: kindRun, QuestionID: k, Target: k}}); err != nil {
+		b.log.Warn("slack outbox: queueing the update that links a run's question failed", "run", q.RunID, "question", q.ID, "err", err)
+	}
+}
+
 // runThread returns where a question of run goes when it has no channel
 // or assignee of its own: the thread of the run's live message.
 func (b *Bot) runThread(ctx context.Context, q *hitl.Question) (channel, ts string) {

@@ -8,10 +8,13 @@ package email
 
 import (
 	"context"
+	"errors"
+	"fmt"
 	"log/slog"
 	"time"
 
 	"github.com/hitlbot/hitl"
+	"github.com/hitlbot/hitl/notify"
 )
 
 // Service is what the mailer reads: the event log and the questions.
@@ -34,6 +37,10 @@ type Config struct {
 	// Answerers are config's Slack answerers: who an unassigned
 	// question's reminder goes to.
 	Answerers []string
+	// Directory says who is in a Slack user group, when a reminder or
+	// escalation to a group is turned into mail (the bot's, cached);
+	// nil (no Slack): a group's members get no mail, and that is logged.
+	Directory hitl.Directory
 	Clock     hitl.Clock
 	Logger    *slog.Logger
 	// Every is how often the loop looks for mail due again (default 5 s).
@@ -88,7 +95,9 @@ func observer(ctx context.Context) context.Context {
 	return hitl.WithPrincipal(ctx, hitl.ObserverPrincipal("email"))
 }
 
-// Start runs the mailer in the background until Close.
+// Start runs the mailer in the background until Close: it follows the
+// event log (notify.FollowTicks), and looks every Every for mail due again
+// with time (retries, claims that ran out).
 func (m *Mailer) Start() {
 	ctx, stop := context.WithCancel(observer(context.Background()))
 	m.stop, m.done = stop, make(chan struct{})
@@ -96,21 +105,25 @@ func (m *Mailer) Start() {
 		defer close(m.done)
 		tick := time.NewTicker(m.cfg.Every)
 		defer tick.Stop()
-		for ctx.Err() == nil {
-			changed := m.svc.Changed()
-			if _, err := m.Project(ctx); err != nil && ctx.Err() == nil {
-				m.log.Error("email: reading events failed", "err", err)
-			}
-			if _, err := m.Send(ctx); err != nil && ctx.Err() == nil {
-				m.log.Error("email: reading the mail outbox failed", "err", err)
-			}
-			select {
-			case <-changed:
-			case <-tick.C:
-			case <-ctx.Done():
-			}
-		}
+		notify.FollowTicks(ctx, m.svc.Changed, tick.C, m.step, func(err error) time.Duration {
+			m.log.Error("email: reading events or the mail outbox failed", "err", err)
+			return m.cfg.Every
+		})
 	}()
+}
+
+// step turns new events into mail and sends what is due; it reports how
+// many events it read and mails it sent.
+func (m *Mailer) step(ctx context.Context) (int, error) {
+	read, perr := m.Project(ctx)
+	if perr != nil {
+		perr = fmt.Errorf("reading events: %w", perr)
+	}
+	sent, serr := m.Send(ctx)
+	if serr != nil {
+		serr = fmt.Errorf("reading the mail outbox: %w", serr)
+	}
+	return read + sent, errors.Join(perr, serr)
 }
 
 // Close stops the mailer and waits for it.
@@ -153,7 +166,8 @@ func (m *Mailer) Project(ctx context.Context) (int, error) {
 	}
 }
 
-// mailFor is the mail an event owes (the root says who gets which).
+// mailFor is the mail an event owes (the root says who gets which): one
+// per person, a user group's members looked up now, each person once.
 func (m *Mailer) mailFor(ctx context.Context, ev *hitl.Event) ([]hitl.Mail, error) {
 	if ev.Type != hitl.EventQuestionReminded && ev.Type != hitl.EventQuestionEscalated {
 		return nil, nil
@@ -172,8 +186,13 @@ func (m *Mailer) mailFor(ctx context.Context, ev *hitl.Event) ([]hitl.Mail, erro
 	if !hitl.Mailed(ev.Type, q) {
 		return nil, nil
 	}
+	people, unread := hitl.MailRecipients(ctx, ev.Type, q, m.cfg.Answerers, m.cfg.Directory)
+	for _, g := range unread {
+		m.log.Warn("email: who is in a user group could not be read (no Slack, or usergroups.users.list failed); its members get no mail for this reminder",
+			"group", g, "question", q.ID)
+	}
 	var ms []hitl.Mail
-	for _, u := range hitl.MailRecipients(ev.Type, q, m.cfg.Answerers) {
+	for _, u := range people {
 		ms = append(ms, hitl.Mail{QuestionID: q.ID, User: u, Nudge: ev.Type, NextAt: ev.At})
 	}
 	return ms, nil
@@ -210,7 +229,7 @@ func (m *Mailer) sendOne(ctx context.Context, mail hitl.Mail) (ok bool, err erro
 	defer cancel()
 	q, err := m.svc.Question(wctx, mail.QuestionID)
 	if hitl.ErrorCode(err) == hitl.ENOTFOUND || (err == nil && !q.Pending()) {
-		return false, m.box.CompleteMail(ctx, mail.Seq) // pruned or settled: nothing to nudge
+		return false, m.complete(ctx, mail) // pruned or settled: nothing to nudge
 	}
 	var to string
 	if err == nil {
@@ -218,12 +237,12 @@ func (m *Mailer) sendOne(ctx context.Context, mail hitl.Mail) (ok bool, err erro
 	}
 	if err == nil && to == "" {
 		m.log.Warn("email: no address for a reminder; set email.addresses or grant users:read.email", "user", mail.User, "question", mail.QuestionID)
-		return false, m.box.CompleteMail(ctx, mail.Seq)
+		return false, m.complete(ctx, mail)
 	}
 	if err == nil {
 		err = m.cfg.Send(wctx, to, Render(q, mail.Nudge, m.cfg.WebURL))
 		if err == nil {
-			return true, m.box.CompleteMail(ctx, mail.Seq)
+			return true, m.complete(ctx, mail)
 		}
 	}
 	if ctx.Err() != nil {
@@ -233,14 +252,29 @@ func (m *Mailer) sendOne(ctx context.Context, mail hitl.Mail) (ok bool, err erro
 	mail.LastError = err.Error()
 	if mail.Attempts >= maxAttempts {
 		m.log.Error("email: giving up on a reminder", "user", mail.User, "question", mail.QuestionID, "attempts", mail.Attempts, "err", err)
-		return false, m.box.CompleteMail(ctx, mail.Seq)
+		return false, m.complete(ctx, mail)
 	}
 	mail.NextAt = m.cfg.Clock.Now().Add(backoff(mail.Attempts))
 	m.log.Warn("email: sending failed; retrying later", "user", mail.User, "question", mail.QuestionID, "attempt", mail.Attempts, "err", err)
-	if err := m.box.RetryMail(ctx, mail); hitl.ErrorCode(err) != hitl.ENOTFOUND {
-		return false, err
-	} // ENOTFOUND: done meanwhile by another mailer (our claim ran out)
-	return false, nil
+	return false, m.lost(m.box.RetryMail(ctx, mail), mail, "retry")
+}
+
+// complete removes mail from the outbox: sent, or nothing to send.
+func (m *Mailer) complete(ctx context.Context, mail hitl.Mail) error {
+	return m.lost(m.box.CompleteMail(ctx, mail), mail, "completion")
+}
+
+// lost passes on err of the outbox, except a refusal because mail's claim
+// ran out (this mailer was held up past ClaimLease): the mail is another
+// mailer's now (ECONFLICT), or that one finished it (ENOTFOUND). Neither
+// is sent again by this mailer; the refusal is logged.
+func (m *Mailer) lost(err error, mail hitl.Mail, what string) error {
+	switch hitl.ErrorCode(err) {
+	case hitl.ECONFLICT, hitl.ENOTFOUND:
+		m.log.Warn("email: a mail's claim ran out before its "+what+"; another mailer has it", "user", mail.User, "question", mail.QuestionID, "claim", mail.Claim, "err", err)
+		return nil
+	}
+	return err
 }
 
 // backoff is how long the n-th failure waits.

@@ -13,6 +13,14 @@ import (
 // This is how a reader follows the durable event log: the Slack outbox,
 // the metrics.
 func Follow(ctx context.Context, changed func() <-chan struct{}, step func(context.Context) (int, error), failed func(error) time.Duration) {
+	FollowTicks(ctx, changed, nil, step, failed)
+}
+
+// FollowTicks is Follow for a reader whose work also comes due with time
+// (the mailer: retries after backoff, claims that ran out): a step that
+// made no progress waits for a change or the next tick of ticks (nil:
+// never), whichever comes first.
+func FollowTicks(ctx context.Context, changed func() <-chan struct{}, ticks <-chan time.Time, step func(context.Context) (int, error), failed func(error) time.Duration) {
 	for ctx.Err() == nil {
 		ch := changed()
 		n, err := step(ctx)
@@ -32,6 +40,7 @@ func Follow(ctx context.Context, changed func() <-chan struct{}, step func(conte
 		default:
 			select {
 			case <-ch:
+			case <-ticks:
 			case <-ctx.Done():
 				return
 			}

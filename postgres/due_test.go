@@ -30,7 +30,7 @@ func TestMigrateDueLists(t *testing.T) {
 			at := t0.Add(time.Duration(minutes) * time.Minute)
 			q.TimeoutAt = &at
 		}
-		if _, _, err := db.CreateQuestion(ctx, q, nil); err != nil {
+		if _, _, err := db.CreateQuestion(ctx, q, nil, nil); err != nil {
 			t.Fatal(err)
 		}
 	}

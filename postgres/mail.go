@@ -81,6 +81,7 @@ func (db *DB) ClaimMail(ctx context.Context, now, until time.Time, limit int) ([
 			return err
 		}
 		var seqs []int64
+		var datas [][]byte
 		for rows.Next() {
 			var seq int64
 			var data []byte
@@ -94,8 +95,13 @@ func (db *DB) ClaimMail(ctx context.Context, now, until time.Time, limit int) ([
 				return fmt.Errorf("decode mail %d: %w", seq, err)
 			}
 			m.Seq, m.NextAt = uint64(seq), until
+			m.Claim++
+			if data, err = json.Marshal(m); err != nil {
+				rows.Close()
+				return fmt.Errorf("encode mail: %w", err)
+			}
 			out = append(out, m)
-			seqs = append(seqs, seq)
+			seqs, datas = append(seqs, seq), append(datas, data)
 		}
 		rows.Close()
 		if err := rows.Err(); err != nil {
@@ -104,7 +110,8 @@ func (db *DB) ClaimMail(ctx context.Context, now, until time.Time, limit int) ([
 		if len(seqs) == 0 {
 			return nil
 		}
-		_, err = tx.Exec(ctx, `UPDATE mail SET next_ns = $1 WHERE seq = ANY($2)`, ns(until), seqs)
+		_, err = tx.Exec(ctx, `UPDATE mail SET next_ns = $1, data = c.data
+			FROM unnest($2::bigint[], $3::bytea[]) AS c(seq, data) WHERE mail.seq = c.seq`, ns(until), seqs, datas)
 		return err
 	})
 	if err != nil {
@@ -114,39 +121,56 @@ func (db *DB) ClaimMail(ctx context.Context, now, until time.Time, limit int) ([
 }
 
 // CompleteMail implements hitl.MailOutbox.
-func (db *DB) CompleteMail(ctx context.Context, seq uint64) error {
-	if seq > math.MaxInt64 {
+func (db *DB) CompleteMail(ctx context.Context, m hitl.Mail) error {
+	if m.Seq > math.MaxInt64 {
 		return nil
 	}
-	return db.write(ctx, fmt.Sprintf("complete mail %d", seq), func(tx pgx.Tx) error {
-		_, err := tx.Exec(ctx, `DELETE FROM mail WHERE seq = $1`, int64(seq))
+	return db.write(ctx, fmt.Sprintf("complete mail %d", m.Seq), func(tx pgx.Tx) error {
+		if _, err := heldMail(ctx, tx, m); hitl.ErrorCode(err) == hitl.ENOTFOUND {
+			return nil
+		} else if err != nil {
+			return err
+		}
+		_, err := tx.Exec(ctx, `DELETE FROM mail WHERE seq = $1`, int64(m.Seq))
 		return err
 	})
 }
 
 // RetryMail implements hitl.MailOutbox.
 func (db *DB) RetryMail(ctx context.Context, m hitl.Mail) error {
-	notFound := hitl.Errorf(hitl.ENOTFOUND, "mail %d is not queued", m.Seq)
 	if m.Seq > math.MaxInt64 {
-		return notFound
+		return hitl.Errorf(hitl.ENOTFOUND, "mail %d is not queued", m.Seq)
 	}
 	return db.write(ctx, fmt.Sprintf("retry mail %d", m.Seq), func(tx pgx.Tx) error {
-		var data []byte
-		err := tx.QueryRow(ctx, `SELECT data FROM mail WHERE seq = $1 FOR UPDATE`, int64(m.Seq)).Scan(&data)
-		if errors.Is(err, pgx.ErrNoRows) {
-			return notFound
-		} else if err != nil {
+		old, err := heldMail(ctx, tx, m)
+		if err != nil {
 			return err
 		}
-		var old hitl.Mail
-		if err := json.Unmarshal(data, &old); err != nil {
-			return fmt.Errorf("decode mail %d: %w", m.Seq, err)
-		}
 		old.Attempts, old.NextAt, old.LastError = m.Attempts, m.NextAt, m.LastError
-		if data, err = json.Marshal(old); err != nil {
+		data, err := json.Marshal(old)
+		if err != nil {
 			return fmt.Errorf("encode mail: %w", err)
 		}
 		_, err = tx.Exec(ctx, `UPDATE mail SET next_ns = $2, data = $3 WHERE seq = $1`, int64(m.Seq), ns(m.NextAt), data)
 		return err
 	})
+}
+
+// heldMail locks mail m.Seq and returns it when m still holds its claim:
+// ENOTFOUND when it is no longer queued, ECONFLICT when it was claimed
+// again since m's claim.
+func heldMail(ctx context.Context, tx pgx.Tx, m hitl.Mail) (hitl.Mail, error) {
+	var data []byte
+	err := tx.QueryRow(ctx, `SELECT data FROM mail WHERE seq = $1 FOR UPDATE`, int64(m.Seq)).Scan(&data)
+	if errors.Is(err, pgx.ErrNoRows) {
+		return hitl.Mail{}, hitl.Errorf(hitl.ENOTFOUND, "mail %d is not queued", m.Seq)
+	} else if err != nil {
+		return hitl.Mail{}, err
+	}
+	var old hitl.Mail
+	if err := json.Unmarshal(data, &old); err != nil {
+		return old, fmt.Errorf("decode mail %d: %w", m.Seq, err)
+	}
+	old.Seq = m.Seq
+	return old, hitl.MailClaimHeld(old, m)
 }

@@ -24,7 +24,7 @@ type qrow struct {
 	unassigned         bool
 	waits              bool
 	sealed             bool
-	assignees          []string // pending only
+	assignees          []string // pending only: Question.Listed
 }
 
 func rowOf(q *hitl.Question) qrow {
@@ -38,8 +38,8 @@ func rowOf(q *hitl.Question) qrow {
 			t := ns(*p.Next)
 			r.remind = &t
 		}
-		r.assignees = q.Assignees
-		r.unassigned = len(q.Assignees) == 0
+		r.assignees = q.Listed() // assignees and escalated people
+		r.unassigned = q.Unassigned()
 		r.waits = hitl.WaitsOn(q)
 	} else if q.RespondedAt != nil {
 		t := ns(*q.RespondedAt)
@@ -62,7 +62,7 @@ func checkQuestion(q *hitl.Question) error {
 	if err := nulFree("question field", q.ID, q.RunID, q.Asker, q.AskerUser, q.RespondedBy, string(q.Status), string(q.Type)); err != nil {
 		return err
 	}
-	return nulFree("assignee", q.Assignees...)
+	return nulFree("assignee", q.Listed()...)
 }
 
 // change is what one transaction appends at its end: count deltas and
@@ -146,7 +146,7 @@ func (c *change) flush(ctx context.Context, tx pgx.Tx) error {
 }
 
 // CreateQuestion implements hitl.Store.
-func (db *DB) CreateQuestion(ctx context.Context, q *hitl.Question, ev *hitl.Event) (*hitl.Question, bool, error) {
+func (db *DB) CreateQuestion(ctx context.Context, q *hitl.Question, ev *hitl.Event, admit func(*hitl.Run) error) (*hitl.Question, bool, error) {
 	if err := checkQuestion(q); err != nil {
 		return nil, false, err
 	}
@@ -177,6 +177,15 @@ func (db *DB) CreateQuestion(ctx context.Context, q *hitl.Question, ev *hitl.Eve
 		}
 		if err := lockRuns(ctx, tx, q.RunID); err != nil {
 			return err
+		}
+		if admit != nil {
+			run, err := getRun(ctx, tx, q.RunID)
+			if err != nil {
+				return err
+			}
+			if err := admit(run); err != nil {
+				return err
+			}
 		}
 		tag, err := tx.Exec(ctx, `INSERT INTO questions (id, job_id, status, type, asker, asker_user, created_ns, timeout_ns, responded_ns,
 			responded_by, idem_key, pending, unassigned, waits, sealed, data, remind_ns) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17)

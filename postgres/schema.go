@@ -33,7 +33,7 @@ import (
 //	questions_run_waits       (job_id, created_ns, id) WHERE waits  the question a run waits on
 //	questions_sealed          (id) WHERE sealed                     sealed answers
 //	questions_idem            UNIQUE (job_id, idem_key)             idempotency keys held
-//	assignees                 PK (assignee, created_ns, question_id) a person's queue (pending)
+//	assignees                 PK (assignee, created_ns, question_id) a person's queue (pending; Question.Listed)
 //	assignees_by_due          (assignee, due_ns, question_id)       a person's queue by deadline
 //	events                    PK (seq)                              the event log
 //	events_by_run             (job_id, seq)                         a run's events
@@ -182,6 +182,20 @@ CREATE INDEX envelopes_by_age ON envelopes (at_ns, id);
 	8: `
 CREATE UNLOGGED TABLE rate_buckets (key text COLLATE "C" PRIMARY KEY, tokens double precision NOT NULL, at_ns bigint NOT NULL);
 CREATE INDEX rate_buckets_by_age ON rate_buckets (at_ns, key);
+`,
+	// A pending question is in the assignee lists of the people
+	// escalation added too (hitl.Question.Listed): the pending escalated
+	// questions of earlier versions get their entries. Only rows whose
+	// JSON names escalatedTo are parsed; a NUL (\u0000, which PostgreSQL's
+	// JSON operators refuse) in another field is read as a space, and the
+	// JSON stays valid whatever precedes it.
+	9: `
+INSERT INTO assignees (assignee, created_ns, question_id, due_ns)
+SELECT e.id, q.created_ns, q.id, coalesce(q.timeout_ns, 9223372036854775807)
+FROM questions q,
+	json_array_elements_text(replace(convert_from(q.data, 'UTF8'), '\u0000', '\u0020')::json -> 'escalatedTo') AS e(id)
+WHERE q.pending AND position('"escalatedTo"'::bytea IN q.data) > 0
+ON CONFLICT DO NOTHING;
 `,
 }
 

@@ -38,7 +38,7 @@ func Compact(path string) (CompactResult, error) {
 	defer src.Close()
 	tmp := path + ".compact"
 	_ = os.Remove(tmp)
-	dst, err := bolt.Open(tmp, 0o600, &bolt.Options{FreelistType: bolt.FreelistMapType})
+	dst, err := bolt.Open(tmp, 0o600, boltOptions())
 	if err != nil {
 		return res, fmt.Errorf("store: compact %s: %w", path, err)
 	}

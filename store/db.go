@@ -2,27 +2,20 @@
 // their indexes (pending, by deadline, by job, idempotency keys) and the
 // durable event log, in one file.
 //
-// Every write is committed with fsync before the method returns. Writers
-// go through bbolt's Batch, so concurrent callers share one commit.
+// Every write is committed with fsync before the method returns.
+// Concurrent writers share commits (commit.go).
 package store
 
 import (
 	"encoding/binary"
 	"errors"
 	"fmt"
-	"sync/atomic"
 	"time"
 
 	"github.com/hitlbot/hitl"
 	bolt "go.etcd.io/bbolt"
 	berrors "go.etcd.io/bbolt/errors"
 )
-
-// batchDelay is how long a write waits for others to share its commit.
-// bbolt's default (10 ms) is about ten commits on an SSD: with it, a lone
-// writer waits 10 ms and 16 concurrent writers reach about 1,300 creates/s
-// on a 2-core VM, against 4,500-5,000/s with 1 ms.
-const batchDelay = time.Millisecond
 
 // appendFill is how full bbolt packs the pages of a bucket whose new keys
 // come last (events by sequence, questions by their time-ordered ids):
@@ -34,7 +27,7 @@ const appendFill = 0.9
 // SchemaVersion is the layout version this package reads and writes. It is
 // stored in the meta bucket and checked at open; an older file is migrated
 // (migrate.go).
-const SchemaVersion = 6
+const SchemaVersion = 7
 
 // Bucket names and their layout. Keys are big-endian so that byte order is
 // time or sequence order; the encodings are in keys.go. Later buckets (Slack
@@ -91,26 +84,11 @@ var allBuckets = [][]byte{
 type DB struct {
 	bolt *bolt.DB
 	path string
-	// writers counts write transactions wanted or running: a lone writer
-	// commits at once, concurrent ones share commits (see write).
-	writers atomic.Int64
+	// commits shares commits between concurrent writers (commit.go).
+	commits commits
 	// resumes marks deliveries a killed process may have started
 	// (delivery_resume.go).
 	resumes *resumes
-}
-
-// write runs fn in a write transaction committed (fsync'd) before it
-// returns. A writer with no other in flight goes straight to disk; only
-// concurrent writers go through bbolt's Batch, where they share one commit
-// after at most batchDelay. fn may run more than once and must reset what
-// it reports at its top.
-func (db *DB) write(fn func(*bolt.Tx) error) error {
-	n := db.writers.Add(1)
-	defer db.writers.Add(-1)
-	if n == 1 {
-		return db.bolt.Update(fn)
-	}
-	return db.bolt.Batch(fn)
 }
 
 var _ hitl.Store = (*DB)(nil)
@@ -139,7 +117,9 @@ func Open(path string, opts ...Option) (*DB, error) {
 	if o.lockTimeout <= 0 {
 		o.lockTimeout = time.Second
 	}
-	bdb, err := bolt.Open(path, 0o600, &bolt.Options{Timeout: o.lockTimeout, FreelistType: bolt.FreelistMapType})
+	bopts := boltOptions()
+	bopts.Timeout = o.lockTimeout
+	bdb, err := bolt.Open(path, 0o600, bopts)
 	if errors.Is(err, berrors.ErrTimeout) {
 		return nil, hitl.Errorf(hitl.EUNAVAILABLE, "database is locked by another hitl process: %s (waited %s)", path, o.lockTimeout)
 	}
@@ -150,7 +130,6 @@ func Open(path string, opts ...Option) (*DB, error) {
 		_ = bdb.Close()
 		return nil, fmt.Errorf("store: open %s: %w", path, err)
 	}
-	bdb.MaxBatchDelay = batchDelay
 	res, err := openResumes(bdb)
 	if err != nil {
 		_ = bdb.Close()
@@ -198,6 +177,18 @@ func initSchema(tx *bolt.Tx) error {
 		}
 	}
 	return nil
+}
+
+// boltOptions are the bbolt options of every read-write open of a hitl
+// file, and of the raw bbolt side of the benchmarks (like for like). The
+// freelist is kept in a hash map (FreelistMapType), whose allocation does
+// not slow down as the list grows, and written at each commit: without it
+// (NoFreelistSync, as etcd runs bbolt) a commit writes one page less
+// (4 KiB of about 170), but every open walks every page of the file to
+// rebuild the list: 68 ms instead of 1 ms for 100,000 questions (234 MB)
+// in the page cache (BenchmarkOpenFreelist, docs/benchmarks.md).
+func boltOptions() *bolt.Options {
+	return &bolt.Options{FreelistType: bolt.FreelistMapType}
 }
 
 // Path returns the file the database lives in.

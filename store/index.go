@@ -40,11 +40,11 @@ func indexOf(q *hitl.Question) []indexEntry {
 		e = append(e, indexEntry{bucketByDueList, dueKey(dueList(dueAll, ""), q.TimeoutAt, q.ID), nil},
 			indexEntry{bucketByDueList, dueKey(dueList(dueRun, q.RunID), q.TimeoutAt, q.ID), nil},
 			indexEntry{bucketByDueList, dueKey(dueList(dueType, string(q.Type)), q.TimeoutAt, q.ID), nil})
-		for _, a := range q.Assignees {
+		for _, a := range q.Listed() { // assignees and escalated people
 			e = append(e, indexEntry{bucketByAssignee, prefixedTimeKey(a, q.CreatedAt, q.ID), nil},
 				indexEntry{bucketByDueList, dueKey(dueList(dueAssignee, a), q.TimeoutAt, q.ID), nil})
 		}
-		if len(q.Assignees) == 0 {
+		if q.Unassigned() {
 			e = append(e, indexEntry{bucketUnassigned, timeIDKey(q.CreatedAt, q.ID), nil},
 				indexEntry{bucketByDueList, dueKey(dueList(dueUnassigned, ""), q.TimeoutAt, q.ID), nil})
 		}

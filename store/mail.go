@@ -127,6 +127,7 @@ func (db *DB) ClaimMail(ctx context.Context, now, until time.Time, limit int) ([
 				return err
 			}
 			out[i].NextAt = until
+			out[i].Claim++
 			if err := putMail(tx, out[i]); err != nil {
 				return err
 			}
@@ -140,19 +141,22 @@ func (db *DB) ClaimMail(ctx context.Context, now, until time.Time, limit int) ([
 }
 
 // CompleteMail implements hitl.MailOutbox.
-func (db *DB) CompleteMail(ctx context.Context, seq uint64) error {
+func (db *DB) CompleteMail(ctx context.Context, m hitl.Mail) error {
 	if err := ctx.Err(); err != nil {
 		return err
 	}
 	return db.write(func(tx *bolt.Tx) error {
-		m, ok, err := getMail(tx, seq)
+		old, ok, err := getMail(tx, m.Seq)
 		if err != nil || !ok {
 			return err
 		}
-		if err := tx.Bucket(bucketMailDue).Delete(mailDueKey(m)); err != nil {
+		if err := hitl.MailClaimHeld(old, m); err != nil {
 			return err
 		}
-		return tx.Bucket(bucketMail).Delete(u64(seq))
+		if err := tx.Bucket(bucketMailDue).Delete(mailDueKey(old)); err != nil {
+			return err
+		}
+		return tx.Bucket(bucketMail).Delete(u64(m.Seq))
 	})
 }
 
@@ -168,6 +172,9 @@ func (db *DB) RetryMail(ctx context.Context, m hitl.Mail) error {
 		}
 		if !ok {
 			return hitl.Errorf(hitl.ENOTFOUND, "mail %d is not queued", m.Seq)
+		}
+		if err := hitl.MailClaimHeld(old, m); err != nil {
+			return err
 		}
 		if err := tx.Bucket(bucketMailDue).Delete(mailDueKey(old)); err != nil {
 			return err

@@ -32,6 +32,9 @@ import (
 //
 // 5 → 6: pending questions are listed by deadline from by_due_list
 // (built from the questions).
+//
+// 6 → 7: a pending question is listed for the people escalation added
+// too (migrate_listed.go).
 func migrate(tx *bolt.Tx, from uint64) error {
 	if from < 2 {
 		if tx.Bucket([]byte("pending")) != nil {
@@ -105,6 +108,11 @@ func migrate(tx *bolt.Tx, from uint64) error {
 	}
 	if from >= 2 && from < 6 { // 1 → 2 built it with the other question indexes
 		if err := rebuildQuestionIndex(tx, bucketByDueList); err != nil {
+			return fmt.Errorf("migrate: %w", err)
+		}
+	}
+	if from < 7 {
+		if err := migrateListed(tx); err != nil {
 			return fmt.Errorf("migrate: %w", err)
 		}
 	}

@@ -16,8 +16,8 @@ import (
 
 // CreateQuestion implements hitl.Store. The question, its index entries,
 // its idempotency key and ev are written in one fsync'd transaction, shared
-// with concurrent writers.
-func (db *DB) CreateQuestion(ctx context.Context, q *hitl.Question, ev *hitl.Event) (*hitl.Question, bool, error) {
+// with concurrent writers; admit's refusal is reported beside it.
+func (db *DB) CreateQuestion(ctx context.Context, q *hitl.Question, ev *hitl.Event, admit func(*hitl.Run) error) (*hitl.Question, bool, error) {
 	if err := ctx.Err(); err != nil {
 		return nil, false, err
 	}
@@ -58,6 +58,15 @@ func (db *DB) CreateQuestion(ctx context.Context, q *hitl.Question, ev *hitl.Eve
 		if tx.Bucket(bucketQuestions).Get([]byte(q.ID)) != nil {
 			domErr = hitl.Errorf(hitl.ECONFLICT, "question %s already exists", q.ID)
 			return nil
+		}
+		if admit != nil {
+			run, err := getRun(tx, q.RunID)
+			if err != nil {
+				return err
+			}
+			if domErr = admit(run); domErr != nil {
+				return nil
+			}
 		}
 		if err := putQuestion(tx, nil, q, data, ev); err != nil {
 			return err

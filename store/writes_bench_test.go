@@ -101,7 +101,7 @@ func BenchmarkWriteBytes(b *testing.B) {
 	require.NoError(b, err)
 	value, err := json.Marshal(q)
 	require.NoError(b, err)
-	raw, err := bolt.Open(filepath.Join(dir, "raw.db"), 0o600, nil)
+	raw, err := bolt.Open(filepath.Join(dir, "raw.db"), 0o600, boltOptions())
 	require.NoError(b, err)
 	defer raw.Close()
 	require.NoError(b, raw.Update(func(tx *bolt.Tx) error {
@@ -171,10 +171,10 @@ func BenchmarkCreateVsBatch(b *testing.B) {
 	require.NoError(b, err)
 	value, err := json.Marshal(q)
 	require.NoError(b, err)
-	raw, err := bolt.Open(filepath.Join(dir, "raw.db"), 0o600, nil)
+	raw, err := bolt.Open(filepath.Join(dir, "raw.db"), 0o600, boltOptions())
 	require.NoError(b, err)
 	defer raw.Close()
-	raw.MaxBatchDelay = batchDelay
+	raw.MaxBatchDelay = rawBatchDelay
 	require.NoError(b, raw.Update(func(tx *bolt.Tx) error {
 		_, err := tx.CreateBucket([]byte("raw"))
 		return err
@@ -197,9 +197,19 @@ func BenchmarkCreateVsBatch(b *testing.B) {
 		wg.Wait()
 		return time.Since(start)
 	}
+	// txid is the id of the last commit of bdb: their difference counts
+	// the commits between.
+	txid := func(bdb *bolt.DB) int {
+		tx, err := bdb.Begin(false)
+		require.NoError(b, err)
+		defer func() { _ = tx.Rollback() }()
+		return tx.ID()
+	}
 	var ours, rawT time.Duration
 	var oursB, rawB uint64
+	var oursTx, rawTx int
 	for b.Loop() {
+		t0, r0 := txid(db.bolt), txid(raw)
 		w0, _ := procIO(b)
 		ours += round(func() error {
 			_, _, err := svc.Create(ctx, "job-bench", benchQuestion)
@@ -212,6 +222,7 @@ func BenchmarkCreateVsBatch(b *testing.B) {
 		})
 		w2, _ := procIO(b)
 		oursB, rawB = oursB+w1-w0, rawB+w2-w1
+		oursTx, rawTx = oursTx+txid(db.bolt)-t0, rawTx+txid(raw)-r0
 	}
 	ops := float64(b.N * writers * perWriter)
 	b.ReportMetric(ops/ours.Seconds(), "creates/s")
@@ -219,4 +230,8 @@ func BenchmarkCreateVsBatch(b *testing.B) {
 	b.ReportMetric(float64(oursB)/ops, "create-B")
 	b.ReportMetric(float64(rawB)/ops, "raw-B")
 	b.ReportMetric(rawT.Seconds()/ours.Seconds(), "ours-÷-raw")
+	b.ReportMetric(ops/float64(oursTx), "creates/commit")
+	b.ReportMetric(ops/float64(rawTx), "raw/commit")
+	b.ReportMetric(float64(oursB)/float64(oursTx), "create-B/commit")
+	b.ReportMetric(float64(rawB)/float64(rawTx), "raw-B/commit")
 }

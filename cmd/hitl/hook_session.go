@@ -70,7 +70,7 @@ func (h *hook) hold(ctx context.Context, call hitl.SessionHook, step hitl.HookSt
 	defer cancel()
 	defer func() { h.wait = max(h.wait-time.Since(start), time.Second) }()
 	for step.Action == hitl.HookHold {
-		_, err := h.c.WaitRun(gctx, h.run, step.Version)
+		_, err := h.c.HoldRun(gctx, h.run, step.Version)
 		if gctx.Err() != nil {
 			if ctx.Err() != nil {
 				return step, ctx.Err() // the agent stopped the hook

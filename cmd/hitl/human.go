@@ -16,11 +16,15 @@ func cmdPending(ctx context.Context, args []string, e *env) error {
 	asJSON := fs.Bool("json", false, "print JSON")
 	run := fs.String("run", "", "only this run's questions")
 	all := fs.Bool("all", false, "every pending question, page after page (default: the first 100)")
+	order := fs.String("order", string(hitl.OrderCreated), "created (oldest first) or deadline (soonest deadline first, those that never time out last)")
 	if _, err := parseArgs(fs, args); err != nil {
 		return err
 	}
 	c := newClient(e)
 	f := hitl.QuestionFilter{Status: hitl.StatusPending, RunID: *run}
+	if err := f.OrderBy(hitl.ListOrder(*order)); err != nil {
+		return err
+	}
 	page, err := c.QuestionPage(ctx, f)
 	if err != nil {
 		return err

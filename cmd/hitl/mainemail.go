@@ -21,7 +21,7 @@ func (m *Main) startMailer() error {
 	cfg := email.Config{Send: send, Addresses: m.Config.Email.Addresses, WebURL: m.Config.BaseURL(),
 		Answerers: m.Config.Slack.Answerers, Clock: m.Clock, Logger: m.Logger, Every: m.MailEvery}
 	if m.Bot != nil {
-		cfg.Lookup = m.Bot.EmailOf
+		cfg.Lookup, cfg.Directory = m.Bot.EmailOf, m.Bot.Directory()
 	}
 	m.mailer = email.New(cfg, m.Service, m.DB)
 	m.mailer.Start()

@@ -153,6 +153,13 @@ func TestSlackReminders(t *testing.T) {
 		return m.TS == channelMsg.TS && strings.Contains(blocksText(m), "Escalated to <@U0ESC>")
 	})
 	require.NoError(t, err, "the message names who escalation added")
+	_, err = srv.SendEvent(ctx, srv.AppHomeOpened("U0ESC"))
+	require.NoError(t, err)
+	_, err = srv.WaitForCall(ctx, "views.publish", func(c slackfake.Call) bool {
+		body := string(c.Body)
+		return strings.Contains(body, `"user_id":"U0ESC"`) && strings.Contains(body, "Ship it?") && strings.Contains(body, "Rotate the key?")
+	})
+	require.NoError(t, err, "App Home lists what was escalated to them")
 
 	e.click(t, "U0ESC", escalated, blocks.ActionYes)
 	e.updated(t, escalated)

@@ -67,16 +67,24 @@ func (o *MailOutbox) ClaimMail(_ context.Context, now, until time.Time, limit in
 	}
 	for i := range out {
 		out[i].NextAt = until
+		out[i].Claim++
 		o.mail[out[i].Seq] = out[i]
 	}
 	return out, nil
 }
 
 // CompleteMail implements hitl.MailOutbox.
-func (o *MailOutbox) CompleteMail(_ context.Context, seq uint64) error {
+func (o *MailOutbox) CompleteMail(_ context.Context, m hitl.Mail) error {
 	o.mu.Lock()
 	defer o.mu.Unlock()
-	delete(o.mail, seq)
+	old, ok := o.mail[m.Seq]
+	if !ok {
+		return nil
+	}
+	if err := hitl.MailClaimHeld(old, m); err != nil {
+		return err
+	}
+	delete(o.mail, m.Seq)
 	return nil
 }
 
@@ -87,6 +95,9 @@ func (o *MailOutbox) RetryMail(_ context.Context, m hitl.Mail) error {
 	old, ok := o.mail[m.Seq]
 	if !ok {
 		return hitl.Errorf(hitl.ENOTFOUND, "mail %d is not queued", m.Seq)
+	}
+	if err := hitl.MailClaimHeld(old, m); err != nil {
+		return err
 	}
 	old.Attempts, old.NextAt, old.LastError = m.Attempts, m.NextAt, m.LastError
 	o.mail[m.Seq] = old

@@ -43,7 +43,7 @@ func New() *Store {
 }
 
 // CreateQuestion implements hitl.Store.
-func (s *Store) CreateQuestion(_ context.Context, q *hitl.Question, ev *hitl.Event) (*hitl.Question, bool, error) {
+func (s *Store) CreateQuestion(_ context.Context, q *hitl.Question, ev *hitl.Event, admit func(*hitl.Run) error) (*hitl.Question, bool, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	key := q.RunID + "\x00" + hitl.KeyOf(q.Asker, q.IdempotencyKey)
@@ -54,6 +54,16 @@ func (s *Store) CreateQuestion(_ context.Context, q *hitl.Question, ev *hitl.Eve
 	}
 	if _, ok := s.questions[q.ID]; ok {
 		return nil, false, hitl.Errorf(hitl.ECONFLICT, "question id %s is taken", q.ID)
+	}
+	if admit != nil {
+		var run *hitl.Run
+		if r, ok := s.runs[q.RunID]; ok {
+			c := *r
+			run = &c
+		}
+		if err := admit(run); err != nil {
+			return nil, false, err
+		}
 	}
 	if q.IdempotencyKey != "" {
 		s.keys[key] = q.ID

@@ -105,7 +105,7 @@ func testDeadlineOrder(t *testing.T, e *env) {
 		if i%7 < 3 {
 			q.Type, q.ResponseType = hitl.Approval, hitl.ApprovalResponse
 		}
-		_, _, err := e.store.CreateQuestion(ctx, q, nil)
+		_, _, err := e.store.CreateQuestion(ctx, q, nil, nil)
 		require.NoError(t, err)
 		qids = append(qids, q.ID)
 		if i%6 == 5 {
@@ -158,7 +158,7 @@ func testDeadlinePagingConcurrent(t *testing.T, e *env) {
 		if i%3 == 0 {
 			who = []string{"U0ALICE"}
 		}
-		_, _, err := e.store.CreateQuestion(ctx, dueQuestion(fmt.Sprintf("q_%05d", i), "run-0", i, minutes, who...), nil)
+		_, _, err := e.store.CreateQuestion(ctx, dueQuestion(fmt.Sprintf("q_%05d", i), "run-0", i, minutes, who...), nil, nil)
 		return err
 	})
 	for i := range before {
@@ -179,7 +179,7 @@ func testDeadlinePagingConcurrent(t *testing.T, e *env) {
 				if i%2 == 0 {
 					q.Assignees = []string{"U0ALICE"}
 				}
-				if _, _, err := e.store.CreateQuestion(ctx, q, nil); err != nil {
+				if _, _, err := e.store.CreateQuestion(ctx, q, nil, nil); err != nil {
 					t.Error(err)
 					return
 				}
@@ -218,7 +218,7 @@ func testDeadlineMoves(t *testing.T, e *env) {
 	b := dueQuestion("q_b", "run-1", 2, 20, "U0ME")
 	c := dueQuestion("q_c", "run-1", 3, -1)
 	for _, q := range []*hitl.Question{a, b, c} {
-		_, _, err := e.store.CreateQuestion(ctx, q, nil)
+		_, _, err := e.store.CreateQuestion(ctx, q, nil, nil)
 		require.NoError(t, err)
 	}
 	list := func(f hitl.QuestionFilter) []string {

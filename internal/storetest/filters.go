@@ -157,7 +157,7 @@ func testNotAskedBy(t *testing.T, e *env) {
 		e.clock.Add(time.Millisecond)
 		q := raw(id, "run-1", e.clock.Now())
 		q.Asker, q.AskerUser = asker, askerUser
-		_, _, err := e.store.CreateQuestion(ctx, q, nil)
+		_, _, err := e.store.CreateQuestion(ctx, q, nil, nil)
 		require.NoError(t, err)
 	}
 	put("q_1", "slack:U0ME", "")
@@ -178,7 +178,7 @@ func testPageBounds(t *testing.T, e *env) {
 	ctx := context.Background()
 	const n = hitl.MaxPageSize + 1
 	Parallel(t, n, func(i int) error {
-		_, _, err := e.store.CreateQuestion(ctx, raw(fmt.Sprintf("q_%05d", i), "run-1", t0.Add(time.Duration(i)*time.Millisecond)), nil)
+		_, _, err := e.store.CreateQuestion(ctx, raw(fmt.Sprintf("q_%05d", i), "run-1", t0.Add(time.Duration(i)*time.Millisecond)), nil, nil)
 		return err
 	})
 	for _, c := range []struct {
@@ -209,7 +209,7 @@ func testPagingConcurrentIndexes(t *testing.T, e *env) {
 		if i%3 == 0 {
 			q.Assignees = []string{"U0ALICE"}
 		}
-		_, _, err := e.store.CreateQuestion(ctx, q, nil)
+		_, _, err := e.store.CreateQuestion(ctx, q, nil, nil)
 		return err
 	})
 	filters := []hitl.QuestionFilter{{}, {Status: hitl.StatusPending}, {RunID: "run-0"}, {Asker: agent.ID}, {Assignee: "U0ALICE"},
@@ -234,7 +234,7 @@ func testPagingConcurrentIndexes(t *testing.T, e *env) {
 					at = t0.Add(-time.Hour + time.Duration(i)*time.Millisecond) // behind a reverse reader
 				}
 				q := raw(fmt.Sprintf("q_later_%02d_%03d", k, i), "run-0", at)
-				if _, _, err := e.store.CreateQuestion(ctx, q, nil); err != nil {
+				if _, _, err := e.store.CreateQuestion(ctx, q, nil, nil); err != nil {
 					t.Error(err)
 					return
 				}

@@ -19,6 +19,8 @@ func runQuestions(t *testing.T, newEnv func(*testing.T) *env) {
 	t.Run("a created question reads back equal, with its event numbered", func(t *testing.T) { testCreateReadsBack(t, newEnv(t)) })
 	t.Run("a taken id is a conflict and writes nothing", func(t *testing.T) { testCreateTakenID(t, newEnv(t)) })
 	t.Run("concurrent creates with one key create exactly one question", func(t *testing.T) { testCreateConcurrentKey(t, newEnv(t)) })
+	t.Run("admit decides on the run in the create's transaction", func(t *testing.T) { testCreateAdmit(t, newEnv(t)) })
+	t.Run("of askers starting one run at once, one owns it", func(t *testing.T) { testCreateAdmitRace(t, newEnv(t)) })
 	t.Run("a question read is the caller's own copy", func(t *testing.T) { testQuestionCopy(t, newEnv(t)) })
 	t.Run("an update writes the question and fn's event", func(t *testing.T) { testUpdateWrites(t, newEnv(t)) })
 	t.Run("an unknown id is not found and fn is not called", func(t *testing.T) { testUpdateUnknown(t, newEnv(t)) })
@@ -72,7 +74,7 @@ func testCreateReadsBack(t *testing.T, e *env) {
 	assert.Equal(t, q, evs[0].Question)
 
 	ev := &hitl.Event{Type: hitl.EventQuestionAsked, QuestionID: "q_raw", RunID: "run-1", At: t0}
-	stored, created, err := e.store.CreateQuestion(ctx, raw("q_raw", "run-1", t0), ev)
+	stored, created, err := e.store.CreateQuestion(ctx, raw("q_raw", "run-1", t0), ev, nil)
 	require.NoError(t, err)
 	assert.True(t, created)
 	assert.Equal(t, "q_raw", stored.ID)
@@ -81,11 +83,11 @@ func testCreateReadsBack(t *testing.T, e *env) {
 
 func testCreateTakenID(t *testing.T, e *env) {
 	ctx := context.Background()
-	_, _, err := e.store.CreateQuestion(ctx, raw("q_1", "run-1", t0), nil)
+	_, _, err := e.store.CreateQuestion(ctx, raw("q_1", "run-1", t0), nil, nil)
 	require.NoError(t, err)
 	other := raw("q_1", "run-2", t0.Add(time.Second))
 	other.Question = "another"
-	_, _, err = e.store.CreateQuestion(ctx, other, &hitl.Event{Type: hitl.EventQuestionAsked, QuestionID: "q_1", RunID: "run-2", At: t0})
+	_, _, err = e.store.CreateQuestion(ctx, other, &hitl.Event{Type: hitl.EventQuestionAsked, QuestionID: "q_1", RunID: "run-2", At: t0}, nil)
 	assert.Equal(t, hitl.ECONFLICT, hitl.ErrorCode(err))
 	got, err := e.store.Question(ctx, "q_1")
 	require.NoError(t, err)
@@ -106,8 +108,8 @@ func testCreateConcurrentKey(t *testing.T, e *env) {
 			q := raw(fmt.Sprintf("q_%02d", i), "run-1", t0)
 			q.IdempotencyKey = "k"
 			var err error
-			got[i], created[i], err = e.store.CreateQuestion(ctx, q,
-				&hitl.Event{Type: hitl.EventQuestionAsked, QuestionID: q.ID, RunID: "run-1", At: t0})
+			got[i], created[i], err = e.store.CreateQuestion(ctx, q, &hitl.Event{Type: hitl.EventQuestionAsked, QuestionID: q.ID, RunID: "run-1", At: t0}, nil)
+
 			assert.NoError(t, err)
 		})
 	}

@@ -94,6 +94,7 @@ func Run(t *testing.T, open func(t *testing.T) hitl.Store) {
 	t.Run("lists by deadline", func(t *testing.T) { runDeadline(t, newEnv) })
 	t.Run("lists", func(t *testing.T) { runLists(t, open) })
 	t.Run("reminders", func(t *testing.T) { runReminders(t, open) })
+	t.Run("escalated lists", func(t *testing.T) { runEscalated(t, open) })
 	t.Run("stats", func(t *testing.T) { runStats(t, newEnv) })
 }
 
@@ -247,14 +248,15 @@ func testKeys(t *testing.T, e *env) {
 	_, err = e.store.QuestionByKey(ctx, "run-1", hitl.KeyOf("api:someone-else", "k"))
 	assert.Equal(t, hitl.ENOTFOUND, hitl.ErrorCode(err), "keys belong to their asker")
 	again, created, err := e.store.CreateQuestion(ctx, &hitl.Question{ID: "q_other", RunID: "run-1", Question: "Q?", IdempotencyKey: "k", Asker: agent.ID,
-		Status: hitl.StatusPending, Type: hitl.Blocking, ResponseType: hitl.TextResponse, CreatedAt: e.clock.Now()}, nil)
+		Status: hitl.StatusPending, Type: hitl.Blocking, ResponseType: hitl.TextResponse, CreatedAt: e.clock.Now()}, nil, nil)
+
 	require.NoError(t, err)
 	assert.False(t, created)
 	assert.Equal(t, q, again, "the existing question, as stored")
 	seq := lastSeq(t, e.store)
 	_, created, err = e.store.CreateQuestion(ctx, &hitl.Question{ID: "q_again", RunID: "run-1", Question: "Q?", IdempotencyKey: "k", Asker: agent.ID,
-		Status: hitl.StatusPending, Type: hitl.Blocking, ResponseType: hitl.TextResponse, CreatedAt: e.clock.Now()},
-		&hitl.Event{Type: hitl.EventQuestionAsked, QuestionID: "q_again", RunID: "run-1", At: e.clock.Now()})
+		Status: hitl.StatusPending, Type: hitl.Blocking, ResponseType: hitl.TextResponse, CreatedAt: e.clock.Now()}, &hitl.Event{Type: hitl.EventQuestionAsked, QuestionID: "q_again", RunID: "run-1", At: e.clock.Now()}, nil)
+
 	require.NoError(t, err)
 	assert.False(t, created)
 	assert.Equal(t, seq, lastSeq(t, e.store), "an existing key writes no event")
@@ -263,7 +265,8 @@ func testKeys(t *testing.T, e *env) {
 	elsewhere := e.ask(t, "run-2", hitl.NewQuestion{Question: "Q?", IdempotencyKey: "k"})
 	assert.NotEqual(t, q.ID, elsewhere.ID, "the same key in another run is its own")
 	theirs, created, err := e.store.CreateQuestion(ctx, &hitl.Question{ID: "q_theirs", RunID: "run-1", Question: "Q?", IdempotencyKey: "k", Asker: "api:someone-else",
-		Status: hitl.StatusPending, Type: hitl.Blocking, ResponseType: hitl.TextResponse, CreatedAt: e.clock.Now()}, nil)
+		Status: hitl.StatusPending, Type: hitl.Blocking, ResponseType: hitl.TextResponse, CreatedAt: e.clock.Now()}, nil, nil)
+
 	require.NoError(t, err)
 	assert.True(t, created, "another asker's same key is its own")
 	assert.Equal(t, "q_theirs", theirs.ID)

@@ -1,0 +1,62 @@
+package bot
+
+import (
+	"context"
+	"io"
+	"log/slog"
+	"testing"
+	"time"
+
+	"github.com/hitlbot/hitl"
+	"github.com/hitlbot/hitl/internal/clocktest"
+	"github.com/hitlbot/hitl/internal/memstore"
+	"github.com/hitlbot/hitl/notify"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+// TestQueueHoldsEscalated: App Home's queue (and /hitl pending's) holds a
+// question from its escalation on, for the person escalation added and
+// for the members of the group it added, whom the bot had no other
+// reason to look up.
+func TestQueueHoldsEscalated(t *testing.T) {
+	api := &fakeAPI{GetUserGroupMembers: func(_ context.Context, group string) ([]string, error) {
+		return map[string][]string{"S0ESC": {"U0DAN"}}[group], nil
+	}}
+	clock := clocktest.New(t0)
+	st := memstore.New()
+	svc := hitl.NewService(st, hitl.ServiceConfig{Notifier: notify.New(), Clock: clock, Reminders: hitl.Reminders{
+		hitl.Blocking: {EscalateAfter: hitl.Duration(20 * time.Minute), EscalateTo: []string{"U0ESC", "S0ESC"}}}})
+	b := newBot(Config{DefaultChannel: "C0HITL", Clock: clock, Envelopes: st, Logger: slog.New(slog.NewTextHandler(io.Discard, nil)),
+		PostInterval: time.Millisecond, RetryMin: time.Millisecond, RetryMax: 5 * time.Millisecond, HomeRefresh: time.Minute},
+		api, svc, memstore.NewOutbox())
+	ctx := hitl.WithPrincipal(context.Background(), hitl.ObserverPrincipal("slack-bot"))
+	b.calls = ctx
+	q, _, err := svc.Create(hitl.WithPrincipal(ctx, agentP), "run-1", hitl.NewQuestion{Question: "Ship it?", Assignees: []string{"U0ALICE"}})
+	require.NoError(t, err)
+	_, err = b.projectOnce(ctx)
+	require.NoError(t, err)
+	queue := func(user string) []string {
+		t.Helper()
+		qs, _, err := b.queue(ctx, user, 10)
+		require.NoError(t, err)
+		var ids []string
+		for _, q := range qs {
+			ids = append(ids, q.ID)
+		}
+		return ids
+	}
+	assert.Empty(t, queue("U0ESC"), "before the escalation")
+	assert.Empty(t, queue("U0DAN"), "before the escalation")
+
+	clock.Set(t0.Add(21 * time.Minute))
+	n, err := svc.SweepReminders(ctx)
+	require.NoError(t, err)
+	require.Equal(t, 1, n)
+	_, err = b.projectOnce(ctx) // the escalation event: the bot learns the group it added
+	require.NoError(t, err)
+	assert.Equal(t, []string{q.ID}, queue("U0ESC"), "the person escalation added")
+	assert.Equal(t, []string{q.ID}, queue("U0DAN"), "a member of the group escalation added")
+	assert.Equal(t, []string{q.ID}, queue("U0ALICE"), "the assignee keeps it")
+	assert.Empty(t, queue("U0BOB"), "nobody else")
+}
