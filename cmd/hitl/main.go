@@ -73,10 +73,10 @@ Steering (people; RUN may be a unique prefix of an active run):
   hitl status RUN [--json]            a run's state and its questions
 
 Approvals by policy (seed 003):
-  hitl gate [--op-type shell] [--risk R] [--reason TEXT] [--timeout D] -- COMMAND ARGS…
+  hitl gate [--op-type shell] [--risk R] [--reason TEXT] [--timeout D] [--run ID] -- COMMAND ARGS…
                                       ask when the policy says so, then run the command (an edited one
                                       instead, shown first); exits 3 denied, 4 timed out, else its code
-  hitl policy show | rules | revoke ID | check --op-type T [--resource R] [--risk R] [--agent A] [--json]
+  hitl policy show | rules [--agent A] [--all] | revoke ID | check --op-type T [--resource R] [--risk R] [--agent A] [--prompted] [--json]
 
 Environment: HITL_URL (default http://127.0.0.1:7070; several, comma-separated,
 fail over to the next), HITL_TOKEN, HITL_RUN,
