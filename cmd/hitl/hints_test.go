@@ -42,6 +42,15 @@ func TestAskHints(t *testing.T) {
 		q = pendingIn(t, m, "words-yn")[0]
 		assert.Contains(t, r.stderr, "Answer it with: hitl answer "+q.ID+" yes (or no)")
 	})
+	t.Run("a multi-select question says several options answer it, comma-separated", func(t *testing.T) {
+		q, _, err := m.Service.Create(principaltest.As(ctx, "api:agent"), "multi", hitl.NewQuestion{Question: "Which checks?",
+			ResponseType: hitl.ChoiceResponse, MultiSelect: true, Options: []hitl.Option{{Label: "lint"}, {Label: "test"}}})
+		require.NoError(t, err)
+		p := cli(ctx, m, "", "pending", "--run", "multi")
+		assert.Contains(t, p.stdout, "any of lint,test")
+		r := cli(ctx, m, "", "answer", q.ID, "lint,test")
+		assert.Equal(t, exitOK, r.code, r.stderr)
+	})
 	t.Run("a secret is to be typed, never passed as an argument", func(t *testing.T) {
 		r := cli(ctx, m, "", "ask", "API key?", "--sensitive", "--no-wait", "--run", "hint")
 		assert.Equal(t, exitNeedsInput, r.code, r.stderr)

@@ -83,6 +83,9 @@ func answerHint(q *hitl.Question) string {
 		for i, o := range q.Options {
 			labels[i] = o.Value
 		}
+		if q.MultiSelect {
+			return cell("any of "+strings.Join(labels, ","), 30)
+		}
 		return cell(strings.Join(labels, "|"), 30)
 	case hitl.BooleanResponse:
 		return "yes|no"
