@@ -101,6 +101,15 @@ func TestGate(t *testing.T) {
 	})
 }
 
+func TestPolicyShowWithoutRules(t *testing.T) {
+	m := startMain(t)
+	r := cli(context.Background(), m, "", "policy", "show")
+	require.Equal(t, 0, r.code, r.stderr)
+	assert.True(t, strings.HasPrefix(r.stdout, "No rules are configured"), r.stdout)
+	assert.NotContains(t, r.stdout, "RULE", "no table of nothing")
+	assert.Contains(t, r.stdout, "When no rule matches (seed 003's default)")
+}
+
 func TestPolicyCommands(t *testing.T) {
 	m := startMain(t, func(c *config.Config, _ *Main) {
 		c.Policy.Rules = []config.PolicyRule{{Name: "two-person-deploys", OpType: "deploy", Resource: "prod/*", Effect: "ask",

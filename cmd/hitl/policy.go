@@ -45,8 +45,13 @@ func policyShow(ctx context.Context, args []string, e *env) error {
 	if *asJSON {
 		return printJSON(e, pol)
 	}
+	if len(pol.Rules) == 0 {
+		fmt.Fprintln(e.stdout, "No rules are configured (policy.rules in the config file, or PUT /api/policy).")
+	}
 	tw := tabwriter.NewWriter(e.stdout, 0, 4, 2, ' ', 0)
-	fmt.Fprintln(tw, "#\tRULE\tOP TYPE\tRISK\tRESOURCE\tAGENT\tEFFECT\tAPPROVERS")
+	if len(pol.Rules) > 0 {
+		fmt.Fprintln(tw, "#\tRULE\tOP TYPE\tRISK\tRESOURCE\tAGENT\tEFFECT\tAPPROVERS")
+	}
 	for i, r := range pol.Rules {
 		fmt.Fprintf(tw, "%d\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n", i+1, cell(r.Name, 30), orAny(string(r.OpType)), orAny(joinRisks(r.Risk)),
 			cell(orAny(r.Resource), 40), orAny(r.Agent), r.Effect, approvers(r))
