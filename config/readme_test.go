@@ -2,7 +2,9 @@ package config_test
 
 import (
 	"encoding/json"
+	"io/fs"
 	"os"
+	"path/filepath"
 	"regexp"
 	"strings"
 	"testing"
@@ -73,5 +75,38 @@ func TestREADMELinks(t *testing.T) {
 			_, err := os.Stat("../" + path)
 			assert.NoError(t, err, "README links to %s", link)
 		}
+	}
+}
+
+// Every test README names as evidence (TestReplicaKilledUnderLoad,
+// ExampleClient_Run, …) is a test function of the repository.
+func TestREADMENamedTests(t *testing.T) {
+	b, err := os.ReadFile("../README.md")
+	require.NoError(t, err)
+	named := regexp.MustCompile(`\b(?:Test|Example|Benchmark)[A-Z][A-Za-z0-9_]*`).FindAllString(string(b), -1)
+	require.NotEmpty(t, named)
+	defined := map[string]bool{}
+	fn := regexp.MustCompile(`(?m)^func ((?:Test|Example|Benchmark)\w*)\(`)
+	require.NoError(t, filepath.WalkDir("..", func(path string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		if d.IsDir() && (d.Name() == "node_modules" || strings.HasPrefix(d.Name(), ".")) && path != ".." {
+			return filepath.SkipDir
+		}
+		if !strings.HasSuffix(path, "_test.go") {
+			return nil
+		}
+		src, err := os.ReadFile(path)
+		if err != nil {
+			return err
+		}
+		for _, m := range fn.FindAllStringSubmatch(string(src), -1) {
+			defined[m[1]] = true
+		}
+		return nil
+	}))
+	for _, name := range named {
+		assert.True(t, defined[name], "README names %s, which no _test.go file defines", name)
 	}
 }
