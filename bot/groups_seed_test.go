@@ -2,10 +2,7 @@ package bot
 
 import (
 	"context"
-	"io"
-	"log/slog"
 	"testing"
-	"time"
 
 	"github.com/hitlbot/hitl"
 	"github.com/hitlbot/hitl/internal/clocktest"
@@ -25,7 +22,7 @@ func TestSeedGroupsAfterRestart(t *testing.T) {
 	clock := clocktest.New(t0)
 	st := memstore.New()
 	svc := hitl.NewService(st, hitl.ServiceConfig{Notifier: notify.New(), Clock: clock})
-	ctx := hitl.WithPrincipal(context.Background(), hitl.ObserverPrincipal("slack-bot"))
+	b, ctx := newQueueBot(api, svc, st, clock)
 	defer func(n int) { seedPage = n }(seedPage)
 	seedPage = 2 // three questions: two pages
 	var ids []string
@@ -34,20 +31,7 @@ func TestSeedGroupsAfterRestart(t *testing.T) {
 		require.NoError(t, err)
 		ids = append([]string{q.ID}, ids...) // the queue is newest first
 	}
-	b := newBot(Config{DefaultChannel: "C0HITL", Clock: clock, Envelopes: st, Logger: slog.New(slog.NewTextHandler(io.Discard, nil)),
-		PostInterval: time.Millisecond, RetryMin: time.Millisecond, RetryMax: 5 * time.Millisecond, HomeRefresh: time.Minute},
-		api, svc, memstore.NewOutbox())
-	b.calls = ctx
-	queue := func() []string {
-		t.Helper()
-		qs, _, err := b.queue(ctx, "U0DAN", 10)
-		require.NoError(t, err)
-		var got []string
-		for _, q := range qs {
-			got = append(got, q.ID)
-		}
-		return got
-	}
+	queue := func() []string { return queueIDs(t, b, ctx, "U0DAN") }
 	assert.Empty(t, queue(), "a new bot knows nothing of S0OPS")
 	require.NoError(t, b.seedGroups(ctx))
 	assert.Equal(t, ids, queue(), "after reading the pending questions, the group's member sees them")
