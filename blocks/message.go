@@ -266,7 +266,7 @@ func suggestions(q *hitl.Question) *slack.ContextBlock {
 // "<mentions> ❓ <question> — from <agent> (run <id>)".
 func fallback(q *hitl.Question, opts MessageOptions) string {
 	var b strings.Builder
-	if who := append(append([]string(nil), q.Assignees...), q.EscalatedTo...); opts.MentionAssignees && len(who) > 0 {
+	if who := q.Listed(); opts.MentionAssignees && len(who) > 0 {
 		b.WriteString(mentions(who[:min(len(who), 40)]) + " ")
 	}
 	text, _ := escapeCut(oneLine(q.Question), 300, ellipsis)

@@ -207,7 +207,13 @@ func (b *Bot) Start(ctx context.Context) {
 	ctx, b.cancel = context.WithCancel(ctx)
 	b.done = ctx.Done()
 	b.calls, b.cancelCalls = context.WithCancel(context.WithoutCancel(ctx))
-	b.wg.Add(3)
+	b.wg.Add(4)
+	go func() {
+		defer b.wg.Done()
+		if err := b.seedGroups(ctx); err != nil && ctx.Err() == nil {
+			b.log.Error("reading the groups pending questions are listed for failed; their members see them once they change", "err", err)
+		}
+	}()
 	go func() { defer b.wg.Done(); b.project(ctx) }()
 	go func() { defer b.wg.Done(); b.work.run(ctx) }()
 	go func() { defer b.wg.Done(); b.homes.run(ctx) }()

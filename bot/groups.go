@@ -144,3 +144,27 @@ func (b *Bot) as(ctx context.Context, q *hitl.Question, user string) (context.Co
 	p := b.cfg.Access.SlackPrincipal(user, b.groups.memberOf(ctx, user, b.cfg.Access.Groups(q)))
 	return hitl.WithPrincipal(ctx, p), p
 }
+
+// seedPage is how many pending questions seedGroups reads at a time.
+var seedPage = 200
+
+// seedGroups notes the groups the pending questions are listed for, page
+// by page: a bot that starts (again) knows the groups questions were
+// assigned or escalated to before it, not only those of the questions it
+// sees change. Its cost grows with the pending questions, once a start.
+func (b *Bot) seedGroups(ctx context.Context) error {
+	f := hitl.QuestionFilter{Status: hitl.StatusPending, Limit: seedPage}
+	for {
+		page, err := b.svc.QuestionPage(ctx, f)
+		if err != nil {
+			return err
+		}
+		for _, q := range page.Questions {
+			b.groups.note(q)
+		}
+		if page.NextCursor == "" {
+			return nil
+		}
+		f.Cursor = page.NextCursor
+	}
+}

@@ -27,25 +27,12 @@ func TestQueueHoldsEscalated(t *testing.T) {
 	st := memstore.New()
 	svc := hitl.NewService(st, hitl.ServiceConfig{Notifier: notify.New(), Clock: clock, Reminders: hitl.Reminders{
 		hitl.Blocking: {EscalateAfter: hitl.Duration(20 * time.Minute), EscalateTo: []string{"U0ESC", "S0ESC"}}}})
-	b := newBot(Config{DefaultChannel: "C0HITL", Clock: clock, Envelopes: st, Logger: slog.New(slog.NewTextHandler(io.Discard, nil)),
-		PostInterval: time.Millisecond, RetryMin: time.Millisecond, RetryMax: 5 * time.Millisecond, HomeRefresh: time.Minute},
-		api, svc, memstore.NewOutbox())
-	ctx := hitl.WithPrincipal(context.Background(), hitl.ObserverPrincipal("slack-bot"))
-	b.calls = ctx
+	b, ctx := newQueueBot(api, svc, st, clock)
 	q, _, err := svc.Create(hitl.WithPrincipal(ctx, agentP), "run-1", hitl.NewQuestion{Question: "Ship it?", Assignees: []string{"U0ALICE"}})
 	require.NoError(t, err)
 	_, err = b.projectOnce(ctx)
 	require.NoError(t, err)
-	queue := func(user string) []string {
-		t.Helper()
-		qs, _, err := b.queue(ctx, user, 10)
-		require.NoError(t, err)
-		var ids []string
-		for _, q := range qs {
-			ids = append(ids, q.ID)
-		}
-		return ids
-	}
+	queue := func(user string) []string { return queueIDs(t, b, ctx, user) }
 	assert.Empty(t, queue("U0ESC"), "before the escalation")
 	assert.Empty(t, queue("U0DAN"), "before the escalation")
 
@@ -59,4 +46,28 @@ func TestQueueHoldsEscalated(t *testing.T) {
 	assert.Equal(t, []string{q.ID}, queue("U0DAN"), "a member of the group escalation added")
 	assert.Equal(t, []string{q.ID}, queue("U0ALICE"), "the assignee keeps it")
 	assert.Empty(t, queue("U0BOB"), "nobody else")
+}
+
+// newQueueBot is a bot on svc (its store st) that is not started: tests
+// call its queue and projection themselves. ctx is the bot's own.
+func newQueueBot(api *fakeAPI, svc *hitl.Service, st *memstore.Store, clock hitl.Clock) (*Bot, context.Context) {
+	b := newBot(Config{DefaultChannel: "C0HITL", Clock: clock, Envelopes: st, Logger: slog.New(slog.NewTextHandler(io.Discard, nil)),
+		PostInterval: time.Millisecond, RetryMin: time.Millisecond, RetryMax: 5 * time.Millisecond, HomeRefresh: time.Minute},
+		api, svc, memstore.NewOutbox())
+	ctx := hitl.WithPrincipal(context.Background(), hitl.ObserverPrincipal("slack-bot"))
+	b.calls = ctx
+	return b, ctx
+}
+
+// queueIDs is the ids of user's queue (App Home, /hitl pending), newest
+// first.
+func queueIDs(t *testing.T, b *Bot, ctx context.Context, user string) []string {
+	t.Helper()
+	qs, _, err := b.queue(ctx, user, 10)
+	require.NoError(t, err)
+	var ids []string
+	for _, q := range qs {
+		ids = append(ids, q.ID)
+	}
+	return ids
 }

@@ -100,7 +100,7 @@ func TestMigrateToPostgres(t *testing.T) {
 	assert.Equal(t, uint64(7), mailCursor, "no event is mailed again")
 	due, err := dst.ClaimMail(ctx, time.Unix(60, 0), time.Unix(120, 0).UTC(), 0)
 	require.NoError(t, err)
-	mails[0].NextAt = time.Unix(120, 0).UTC()
+	mails[0].NextAt, mails[0].Claim = time.Unix(120, 0).UTC(), 1 // this claim, the first
 	assert.Equal(t, mails, due, "the queued mail, due as it was")
 	rec, err := dst.DeliveredAt(ctx, "C1", "1.2")
 	require.NoError(t, err)

@@ -1,0 +1,38 @@
+package bot
+
+import (
+	"context"
+	"testing"
+
+	"github.com/hitlbot/hitl"
+	"github.com/hitlbot/hitl/internal/clocktest"
+	"github.com/hitlbot/hitl/internal/memstore"
+	"github.com/hitlbot/hitl/notify"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+// TestSeedGroupsAfterRestart: a bot started after a question was assigned
+// to a user group (no event about it since) lists it in the queue of the
+// group's members once it has read the pending questions.
+func TestSeedGroupsAfterRestart(t *testing.T) {
+	api := &fakeAPI{GetUserGroupMembers: func(_ context.Context, group string) ([]string, error) {
+		return map[string][]string{"S0OPS": {"U0DAN"}}[group], nil
+	}}
+	clock := clocktest.New(t0)
+	st := memstore.New()
+	svc := hitl.NewService(st, hitl.ServiceConfig{Notifier: notify.New(), Clock: clock})
+	b, ctx := newQueueBot(api, svc, st, clock)
+	defer func(n int) { seedPage = n }(seedPage)
+	seedPage = 2 // three questions: two pages
+	var ids []string
+	for range 3 {
+		q, _, err := svc.Create(hitl.WithPrincipal(ctx, agentP), "run-1", hitl.NewQuestion{Question: "Ship it?", Assignees: []string{"S0OPS"}})
+		require.NoError(t, err)
+		ids = append([]string{q.ID}, ids...) // the queue is newest first
+	}
+	queue := func() []string { return queueIDs(t, b, ctx, "U0DAN") }
+	assert.Empty(t, queue(), "a new bot knows nothing of S0OPS")
+	require.NoError(t, b.seedGroups(ctx))
+	assert.Equal(t, ids, queue(), "after reading the pending questions, the group's member sees them")
+}
