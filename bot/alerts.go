@@ -25,7 +25,9 @@ func (b *Bot) alertDeliveries(ev *hitl.Event) []hitl.Delivery {
 	return []hitl.Delivery{{Kind: kindAlert, QuestionID: "alert:" + strconv.FormatUint(ev.Seq, 10), Target: b.cfg.AlertsChannel}}
 }
 
-// doAlert posts the alert event d names, as it was recorded.
+// doAlert posts the alert event d names, as it was recorded, unless the
+// process that held d before died having posted it (its mark names the
+// event).
 func (b *Bot) doAlert(ctx context.Context, d hitl.Delivery) error {
 	seq, err := strconv.ParseUint(strings.TrimPrefix(d.QuestionID, "alert:"), 10, 64)
 	if err != nil || seq == 0 {
@@ -38,9 +40,17 @@ func (b *Bot) doAlert(ctx context.Context, d hitl.Delivery) error {
 	if len(evs) == 0 || evs[0].Seq != seq || evs[0].Alert == nil {
 		return b.record(ctx, d, nil) // pruned since
 	}
-	msg := blocks.AlertMessage(*evs[0].Alert)
-	if _, _, err := b.api.PostMessageContext(ctx, d.Target, slack.MsgOptionText(msg.Text, false), slack.MsgOptionBlocks(msg.Blocks...)); err != nil {
+	mark := alertMark(seq)
+	_, found, err := b.alreadyPosted(ctx, d, d.Target, "", mark)
+	if err != nil {
 		return err
+	}
+	if !found {
+		msg := blocks.AlertMessage(*evs[0].Alert)
+		if _, _, err := b.api.PostMessageContext(ctx, d.Target,
+			slack.MsgOptionText(msg.Text, false), slack.MsgOptionBlocks(msg.Blocks...), mark.option()); err != nil {
+			return err
+		}
 	}
 	return b.record(ctx, d, nil)
 }

@@ -18,6 +18,7 @@ var (
 // do carries out one delivery against Slack and, when it is done, removes
 // it from the outbox (recording the posted message).
 func (b *Bot) do(ctx context.Context, d hitl.Delivery) error {
+	b.noteResumed(d)
 	switch d.Kind {
 	case kindRun:
 		return b.doRun(ctx, d)
@@ -58,49 +59,33 @@ func (b *Bot) post(ctx context.Context, d hitl.Delivery, q *hitl.Question) error
 		}
 		channel = ch.ID
 	}
-	if b.resuming(d) {
-		ts, found, err := b.findPosted(ctx, channel, threadTS, q.ID, d.Target)
-		var rl *slack.RateLimitedError
-		switch {
-		case err != nil && (transient(err) || errors.As(err, &rl) || ctx.Err() != nil):
-			return err // looked for again after Slack's wait or the backoff
-		case err != nil:
-			// Slack will not say (a missing history scope): posting
-			// risks a second message, not posting loses the question.
-			b.log.Warn("slack: could not look for a post a stopped replica may have made; posting", "question", q.ID, "err", err)
-		case found:
-			b.log.Warn("slack message posted by a replica that stopped before recording it: recorded, not posted again",
-				"question", q.ID, "channel", channel, "ts", ts)
-			rec := &hitl.Delivered{QuestionID: q.ID, Target: d.Target, Channel: channel, TS: ts, PostedAt: b.cfg.Clock.Now()}
-			if err := b.record(ctx, d, rec); err != nil {
-				return err
-			}
-			b.resumed.Delete(d.Seq)
-			b.posted.recorded()
-			b.redrawLinked(ctx, q)
-			return nil
-		}
-	}
-	msg := blocks.QuestionMessage(q, b.messageOptions())
-	ch, ts, err := b.api.PostMessageContext(ctx, channel,
-		append(thread, slack.MsgOptionText(msg.Text, false), slack.MsgOptionBlocks(msg.Blocks...), postMetadata(q.ID, d.Target))...)
+	mark := questionMark(q.ID, d.Target)
+	ts, found, err := b.alreadyPosted(ctx, d, channel, threadTS, mark)
 	if err != nil {
 		return err
 	}
-	b.resumed.Delete(d.Seq)
+	var msg blocks.Message
+	if !found {
+		msg = blocks.QuestionMessage(q, b.messageOptions())
+		channel, ts, err = b.api.PostMessageContext(ctx, channel,
+			append(thread, slack.MsgOptionText(msg.Text, false), slack.MsgOptionBlocks(msg.Blocks...), mark.option())...)
+		if err != nil {
+			return err
+		}
+	}
 	// Slack has the message: from here on only the record is retried,
 	// never the post.
-	rec := &hitl.Delivered{QuestionID: q.ID, Target: d.Target, Channel: ch, TS: ts, PostedAt: b.cfg.Clock.Now()}
+	rec := &hitl.Delivered{QuestionID: q.ID, Target: d.Target, Channel: channel, TS: ts, PostedAt: b.cfg.Clock.Now()}
 	if err := b.record(ctx, d, rec); err != nil {
-		b.log.Error("slack message posted but not recorded before shutdown: it will be posted again at the next start",
-			"question", q.ID, "channel", ch, "ts", ts, "err", err)
+		b.log.Error("slack message posted but not recorded before shutdown: the next holder of its target looks for it before posting",
+			"question", q.ID, "channel", channel, "ts", ts, "err", err)
 		return err
 	}
 	b.posted.recorded()
 	b.redrawLinked(ctx, q)
 	if msg.Truncated {
 		for _, chunk := range blocks.FullTextChunks(q) {
-			if _, _, err := b.api.PostMessageContext(ctx, ch, slack.MsgOptionText(chunk, false), slack.MsgOptionTS(ts)); err != nil {
+			if _, _, err := b.api.PostMessageContext(ctx, channel, slack.MsgOptionText(chunk, false), slack.MsgOptionTS(ts)); err != nil {
 				b.log.Warn("posting the full question text in the thread failed", "question", q.ID, "err", err)
 				break
 			}
@@ -137,6 +122,7 @@ func (b *Bot) record(ctx context.Context, d hitl.Delivery, rec *hitl.Delivered) 
 	for {
 		err := b.outbox.Complete(ctx, d, rec)
 		if err == nil {
+			b.resumed.Delete(d.Seq)
 			return nil
 		}
 		b.log.Error("slack outbox: recording a delivery failed; retrying the record", "delivery", d.Seq, "question", d.QuestionID, "err", err)

@@ -15,7 +15,7 @@ func TestResumedPostIsLookedForFirst(t *testing.T) {
 	posted := func(qid, target, user, botID string) slack.Message {
 		m := slack.Message{}
 		m.Timestamp, m.User, m.BotID = "1700000000.000100", user, botID
-		m.Metadata = slack.SlackMetadata{EventType: postedEventType, EventPayload: map[string]any{"question_id": qid, "target": target}}
+		m.Metadata = slack.SlackMetadata{EventType: questionEventType, EventPayload: map[string]any{"question_id": qid, "target": target}}
 		return m
 	}
 	for name, tc := range map[string]struct {

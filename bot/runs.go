@@ -76,26 +76,42 @@ func (b *Bot) doRun(ctx context.Context, d hitl.Delivery) error {
 	}
 	msg := blocks.RunMessage(blocks.RunView{Run: run, WaitingLink: b.waitingLink(ctx, run), Now: b.cfg.Clock.Now()})
 	opts := []slack.MsgOption{slack.MsgOptionText(msg.Text, false), slack.MsgOptionBlocks(msg.Blocks...)}
-	if len(refs) == 0 {
-		ch, ts, err := b.api.PostMessageContext(ctx, b.cfg.RunsChannel, opts...)
-		if err != nil {
-			return err
-		}
-		rec := &hitl.Delivered{QuestionID: d.QuestionID, Target: d.Target, Channel: ch, TS: ts, PostedAt: b.cfg.Clock.Now()}
-		if err := b.record(ctx, d, rec); err != nil {
-			return err
-		}
+	var rec *hitl.Delivered // the first post's record
+	if len(refs) > 0 {
+		_, _, _, err = b.api.UpdateMessageContext(ctx, refs[0].Channel, refs[0].TS, opts...)
 	} else {
-		if _, _, _, err := b.api.UpdateMessageContext(ctx, refs[0].Channel, refs[0].TS, opts...); err != nil {
-			return err
-		}
-		if err := b.record(ctx, d, nil); err != nil {
-			return err
-		}
+		rec, err = b.postRun(ctx, d, id, opts)
+	}
+	if err != nil {
+		return err
+	}
+	if err := b.record(ctx, d, rec); err != nil {
+		return err
 	}
 	b.runs.wrote(id, !run.Control.Status.Active())
 	b.skipCovered(ctx, d.Target, covered)
 	return nil
+}
+
+// postRun posts run id's live message and returns its record. When the
+// process that held d before died, it looks first: a live message that
+// process posted is brought up to date in place, not posted again.
+func (b *Bot) postRun(ctx context.Context, d hitl.Delivery, id string, opts []slack.MsgOption) (*hitl.Delivered, error) {
+	mark := runMark(id)
+	ts, found, err := b.alreadyPosted(ctx, d, b.cfg.RunsChannel, "", mark)
+	if err != nil {
+		return nil, err
+	}
+	channel := b.cfg.RunsChannel
+	if found {
+		_, _, _, err = b.api.UpdateMessageContext(ctx, channel, ts, opts...)
+	} else {
+		channel, ts, err = b.api.PostMessageContext(ctx, channel, append(opts, mark.option())...)
+	}
+	if err != nil {
+		return nil, err
+	}
+	return &hitl.Delivered{QuestionID: d.QuestionID, Target: d.Target, Channel: channel, TS: ts, PostedAt: b.cfg.Clock.Now()}, nil
 }
 
 // skipCovered completes target's queued run updates up to seq: the render
