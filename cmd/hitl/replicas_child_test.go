@@ -123,6 +123,7 @@ func TestReplicaChild(t *testing.T) {
 	cfg.Listen, cfg.DB, cfg.SealKeyFile = "127.0.0.1:0", os.Getenv("HITL_DB"), os.Getenv("HITL_SEAL_KEY_FILE")
 	cfg.Slack.AppToken, cfg.Slack.BotToken = os.Getenv("SLACK_APP_TOKEN"), os.Getenv("SLACK_BOT_TOKEN")
 	cfg.Slack.APIURL, cfg.Slack.Channel = os.Getenv("HITL_SLACK_API_URL"), os.Getenv("HITL_SLACK_CHANNEL")
+	cfg.Slack.RunsChannel, cfg.Alerts.Channel = os.Getenv("HITL_SLACK_RUNS_CHANNEL"), os.Getenv("HITL_ALERTS_CHANNEL")
 	m := NewMain(cfg, slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: slog.LevelWarn})))
 	replicaTuning(&m.Config, m)
 	require.NoError(t, m.Config.Validate())
