@@ -55,6 +55,12 @@ type commitCall struct {
 // the others commit without it.
 var errTrySolo = errors.New("store: run the write alone")
 
+// errNothing is what a write's function returns when it decided, before
+// writing anything, that it has nothing to write (a retry, a refusal):
+// it leaves the group's commit to the others, and a group of such calls
+// alone is rolled back, not committed (no fsync). The writer gets it back.
+var errNothing = errors.New("nothing to write")
+
 // write runs fn in a write transaction committed (fsync'd) before it
 // returns, shared with the writers that queue with it (see commits). fn
 // may run more than once and must reset what it reports at its top.
@@ -116,12 +122,22 @@ func (db *DB) commitGroup() {
 	g.mu.Unlock()
 	for len(calls) > 0 {
 		failed := -1
+		idle := make([]bool, len(calls)) // wrote nothing (errNothing)
 		err := db.bolt.Update(func(tx *bolt.Tx) error {
+			wrote := false
 			for i, c := range calls {
-				if err := safely(c.fn, tx); err != nil {
+				switch err := safely(c.fn, tx); {
+				case err == errNothing:
+					idle[i] = true
+				case err != nil:
 					failed = i
 					return err
+				default:
+					wrote = true
 				}
+			}
+			if !wrote {
+				return errNothing // roll back: nothing to commit
 			}
 			return nil
 		})
@@ -130,7 +146,11 @@ func (db *DB) commitGroup() {
 			calls = append(calls[:failed], calls[failed+1:]...)
 			continue
 		}
-		for _, c := range calls {
+		for i, c := range calls {
+			if idle[i] {
+				c.done <- errNothing // its read was whole; it had nothing to commit
+				continue
+			}
 			c.done <- err
 		}
 		break

@@ -178,4 +178,33 @@ func TestGroupCommit(t *testing.T) {
 		require.Greater(t, lone, txids[0])
 		require.Equal(t, 1, expect())
 	})
+
+	t.Run("a write with nothing to write leaves the group's commit to the others, and alone commits nothing", func(t *testing.T) {
+		db := openTestDB(t)
+		release, held := holdCommit(t, db)
+		var wrote, idle int
+		var wroteErr, idleErr error
+		var wg sync.WaitGroup
+		runs := 0
+		wg.Go(func() { wroteErr = put(db, "w", &wrote, nil)() })
+		wg.Go(func() {
+			idleErr = db.write(func(tx *bolt.Tx) error {
+				runs++
+				idle = tx.ID()
+				return errNothing
+			})
+		})
+		waitQueued(t, db, 2)
+		close(release)
+		wg.Wait()
+		require.NoError(t, <-held)
+		require.NoError(t, wroteErr)
+		require.ErrorIs(t, idleErr, errNothing)
+		require.Equal(t, 1, runs, "run once, in the group: not again alone")
+		require.Equal(t, wrote, idle, "in the same transaction")
+
+		before := lastTxID(t, db)
+		require.ErrorIs(t, db.write(func(*bolt.Tx) error { return errNothing }), errNothing)
+		require.Equal(t, before, lastTxID(t, db), "a lone write with nothing to write is not committed")
+	})
 }

@@ -23,9 +23,6 @@ func (db *DB) SteerRun(ctx context.Context, id, requestID string, fn func(run *h
 	return db.updateRun(ctx, id, requestID, fn)
 }
 
-// errNothing rolls back a run update that writes nothing: no commit.
-var errNothing = errors.New("nothing to write")
-
 // updateRun is UpdateRun, with control request requestID's record handed
 // to fn when requestID is set.
 func (db *DB) updateRun(ctx context.Context, id, requestID string, fn func(*hitl.Run, *hitl.ControlRecord) (hitl.RunUpdate, error)) (*hitl.Run, error) {

@@ -41,6 +41,7 @@ var tokens = map[string]hitl.Principal{
 
 type env struct {
 	t       *testing.T
+	store   *memstore.Store
 	svc     *hitl.Service
 	clock   *clocktest.Clock
 	srv     *httptest.Server
@@ -54,8 +55,9 @@ type envOpt func(*web.Config)
 func newEnv(t *testing.T, tokenless bool, opts ...envOpt) *env {
 	t.Helper()
 	clock := clocktest.New(t0)
-	svc := hitl.NewService(memstore.New(), hitl.ServiceConfig{Notifier: notify.New(), Clock: clock, ParseCommand: shell.Parse})
-	e := &env{t: t, svc: svc, clock: clock, removed: map[string]bool{}}
+	st := memstore.New()
+	svc := hitl.NewService(st, hitl.ServiceConfig{Notifier: notify.New(), Clock: clock, ParseCommand: shell.Parse})
+	e := &env{t: t, store: st, svc: svc, clock: clock, removed: map[string]bool{}}
 	cfg := web.Config{Service: svc, Tokenless: tokenless, LoopbackHost: agent.LoopbackHost, Clock: clock, SessionTTL: time.Hour,
 		TokenPrincipal: func(tok string) (hitl.Principal, bool) { p, ok := tokens[tok]; return p, ok },
 		TokenByID: func(id string) (hitl.Principal, bool) {

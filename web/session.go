@@ -85,7 +85,7 @@ func (h *Handler) signedIn(next func(http.ResponseWriter, *http.Request, *sessio
 				h.fail(w, r, err)
 				return
 			case h.cfg.Tokenless:
-				if s, err = h.startSession(w, r, hitl.LocalPrincipal("")); err != nil {
+				if s, err = h.localSession(w, r); err != nil {
 					h.fail(w, r, err)
 					return
 				}
@@ -137,6 +137,31 @@ func (h *Handler) session(r *http.Request) (*session, error) {
 		p = cur
 	}
 	return &session{ws: ws, p: p, secret: c.Value}, nil
+}
+
+// localSession is the session of a browser without one on a tokenless
+// loopback service: the one session this handler started for the local
+// person, while it lives, else a new one. Everyone who reaches a tokenless
+// service is that one person, so sharing it gives nobody more, and a
+// client that keeps no cookie (a probe, a script) does not store a session
+// per request.
+func (h *Handler) localSession(w http.ResponseWriter, r *http.Request) (*session, error) {
+	h.local.Lock()
+	defer h.local.Unlock()
+	if h.local.secret != "" {
+		if ws, err := h.svc.WebSession(r.Context(), h.local.secret); err == nil && ws.Principal.Local {
+			h.setSessionCookie(w, r, h.local.secret, ws)
+			return &session{ws: ws, p: ws.Principal, secret: h.local.secret}, nil
+		} else if err != nil && hitl.ErrorCode(err) != hitl.EUNAUTHORIZED {
+			return nil, err
+		}
+	}
+	s, err := h.startSession(w, r, hitl.LocalPrincipal(""))
+	if err != nil {
+		return nil, err
+	}
+	h.local.secret = s.secret
+	return s, nil
 }
 
 // startSession signs p in and sets the session cookie.

@@ -1,6 +1,7 @@
 package web_test
 
 import (
+	"context"
 	"net/http"
 	"net/url"
 	"strings"
@@ -140,6 +141,38 @@ func TestTokenless(t *testing.T) {
 		assert.NotContains(t, r.body, "Sign out")
 		assert.Contains(t, r.header.Get("Set-Cookie"), "SameSite=Strict")
 		assert.Equal(t, http.StatusSeeOther, b.get("/login").status, "nobody signs in with a token here")
+	})
+	t.Run("browsers without a cookie share the local person's one session", func(t *testing.T) {
+		e := newEnv(t, true)
+		cookie := func(r resp) string {
+			t.Helper()
+			for _, c := range (&http.Response{Header: r.header}).Cookies() {
+				if c.Value != "" && strings.Contains(r.header.Get("Set-Cookie"), c.Name+"=") {
+					return c.Value
+				}
+			}
+			t.Fatalf("no session cookie in %v", r.header)
+			return ""
+		}
+		first := cookie(e.browser(t).get("/"))
+		for range 5 {
+			r := e.browser(t).get("/") // a client that keeps no cookie: a probe, a script
+			require.Equal(t, http.StatusOK, r.status)
+			assert.Equal(t, first, cookie(r), "the same session")
+		}
+		stored := func(at time.Time) int {
+			t.Helper()
+			n, err := e.store.PruneWebSessions(context.Background(), at, 0)
+			require.NoError(t, err)
+			return n
+		}
+		assert.Zero(t, stored(e.clock.Now()), "none has expired")
+
+		e.clock.Add(2 * time.Hour) // past the session's hour
+		again := cookie(e.browser(t).get("/"))
+		assert.NotEqual(t, first, again, "an expired session is not handed out: a new one is started")
+		assert.Equal(t, again, cookie(e.browser(t).get("/")))
+		assert.Equal(t, 1, stored(e.clock.Now().Add(24*time.Hour)), "one session stored for seven cookieless requests after the expired one")
 	})
 	t.Run("a request to a name that is not loopback is refused (DNS rebinding)", func(t *testing.T) {
 		e := newEnv(t, true)

@@ -18,6 +18,7 @@ import (
 	"net/http"
 	"runtime/debug"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/hitlbot/hitl"
@@ -72,6 +73,12 @@ type Handler struct {
 	log    *slog.Logger
 	static http.Handler
 	stream *broadcast.Broadcaster // fans the log out to the pages' event streams
+	// local holds the secret of the local person's session, on a
+	// tokenless service (localSession).
+	local struct {
+		sync.Mutex
+		secret string
+	}
 }
 
 // New returns the web inbox over cfg.Service.
