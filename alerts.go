@@ -17,7 +17,8 @@ const alertLog = "#alerts"
 var QuestionTypes = []QuestionType{Blocking, NonBlocking, Approval, ErrorRecovery}
 
 // Alerts watches seed 001's three alerts: it follows the event log for
-// settled questions (a window of the last AlertWindow, by type), looks at
+// settled questions (a window of the last AlertWindow, by type) and for
+// the alert changes other replicas logged, looks at
 // the oldest pending blocking question and the service's failed
 // creations, and records each start and each clear once, as an
 // EventAlert on the durable log (the Slack bot posts it to the alert
@@ -61,13 +62,7 @@ func (s *Service) NewAlerts(ctx context.Context, cfg AlertConfig) (*Alerts, erro
 			return nil, err
 		}
 		for _, ev := range evs {
-			switch {
-			case ev.Alert == nil:
-			case ev.Alert.State == AlertStarted:
-				a.active[ev.Alert.Name] = *ev.Alert
-			default:
-				delete(a.active, ev.Alert.Name)
-			}
+			applyAlert(a.active, ev)
 		}
 		if len(evs) < 256 {
 			break
@@ -76,6 +71,51 @@ func (s *Service) NewAlerts(ctx context.Context, cfg AlertConfig) (*Alerts, erro
 	}
 	s.alerts.Store(a)
 	return a, nil
+}
+
+// applyAlert folds alert event ev into active, the alerts active before
+// it, and reports whether ev changed them. A start of an alert already
+// active, or a clear of one that is not, changes nothing: two replicas
+// that saw the same change at once both logged it, and the later one is
+// a repeat that nobody posts.
+func applyAlert(active map[string]Alert, ev *Event) bool {
+	if ev.Type != EventAlert || ev.Alert == nil {
+		return false
+	}
+	_, on := active[ev.Alert.Name]
+	switch {
+	case ev.Alert.State == AlertStarted && !on:
+		active[ev.Alert.Name] = *ev.Alert
+		return true
+	case ev.Alert.State != AlertStarted && on:
+		delete(active, ev.Alert.Name)
+		return true
+	}
+	return false
+}
+
+// AlertChanged reports whether alert event ev changed the alerts when it
+// was logged (applyAlert), read from the alert log up to it: a repeat
+// logged by a second replica did not, and is not posted. An event no
+// longer in the log (pruned) counts as a change.
+func (s *Service) AlertChanged(ctx context.Context, ev *Event) (bool, error) {
+	active := map[string]Alert{}
+	for after := uint64(0); ; {
+		evs, through, err := s.store.RunEvents(ctx, alertLog, after, 256)
+		if err != nil {
+			return false, err
+		}
+		for _, e := range evs {
+			if e.Seq >= ev.Seq {
+				return e.Seq != ev.Seq || applyAlert(active, e), nil
+			}
+			applyAlert(active, e)
+		}
+		if len(evs) < 256 {
+			return true, nil
+		}
+		after = through
+	}
 }
 
 // fill adds the questions settled since since to the window (those the
@@ -147,6 +187,9 @@ func (a *Alerts) follow(ctx context.Context, since time.Time) error {
 		}
 		for _, ev := range evs {
 			a.cursor = ev.Seq
+			if applyAlert(a.active, ev) {
+				continue // logged by another replica: its change holds here too
+			}
 			if !settles(ev.Type) {
 				continue
 			}
@@ -210,11 +253,7 @@ func (a *Alerts) Check(ctx context.Context) ([]Alert, error) {
 		if err := a.svc.store.AppendEvent(ctx, ev); err != nil {
 			return changes[:i], err
 		}
-		if c.State == AlertStarted {
-			a.active[c.Name] = c
-		} else {
-			delete(a.active, c.Name)
-		}
+		applyAlert(a.active, ev)
 	}
 	if len(changes) > 0 {
 		a.svc.notifier.Publish("")

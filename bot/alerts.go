@@ -40,6 +40,11 @@ func (b *Bot) doAlert(ctx context.Context, d hitl.Delivery) error {
 	if len(evs) == 0 || evs[0].Seq != seq || evs[0].Alert == nil {
 		return b.record(ctx, d, nil) // pruned since
 	}
+	if changed, err := b.svc.AlertChanged(ctx, evs[0]); err != nil {
+		return fmt.Errorf("%w: %v", errStoreWrite, err)
+	} else if !changed {
+		return b.record(ctx, d, nil) // a repeat another replica logged at the same time
+	}
 	mark := alertMark(seq)
 	_, found, err := b.alreadyPosted(ctx, d, d.Target, "", mark)
 	if err != nil {

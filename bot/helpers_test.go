@@ -22,6 +22,7 @@ var t0 = time.Date(2026, 11, 22, 10, 0, 0, 0, time.UTC)
 // api, without Socket Mode.
 type testBot struct {
 	*Bot
+	st     *memstore.Store
 	svc    *hitl.Service
 	outbox hitl.Outbox
 	clock  *clocktest.Clock
@@ -42,7 +43,7 @@ func newTestBot(t testing.TB, api slackAPI, access hitl.Access, outbox hitl.Outb
 	}, api, svc, outbox)
 	ctx := hitl.WithPrincipal(context.Background(), hitl.ObserverPrincipal("slack-bot"))
 	b.calls = ctx
-	return &testBot{Bot: b, svc: svc, outbox: outbox, clock: clock, ctx: ctx}
+	return &testBot{Bot: b, st: st, svc: svc, outbox: outbox, clock: clock, ctx: ctx}
 }
 
 // ask creates a question as principal p, one millisecond after the last,

@@ -38,6 +38,9 @@ type Service interface {
 	RevokeRule(ctx context.Context, id string) (*hitl.LearnedRule, error)
 	// Reassign hands a question to other people, as the principal in ctx.
 	Reassign(ctx context.Context, id string, to []string) (*hitl.Question, error)
+	// AlertChanged reports whether an alert event changed the alerts (a
+	// repeat a second replica logged at the same time did not).
+	AlertChanged(ctx context.Context, ev *hitl.Event) (bool, error)
 }
 
 var _ Service = (*hitl.Service)(nil)
