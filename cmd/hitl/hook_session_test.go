@@ -56,6 +56,19 @@ func heldAt(e hitl.HookEvent) func(*hitl.Run) bool {
 	return func(r *hitl.Run) bool { return r.Control.Session != nil && r.Control.Session.Held == e }
 }
 
+// heldOut runs `hitl hook ARGS` with event ev on paused run, waits until
+// the service holds the call at held, lets the hook's --wait run out and
+// returns the hook's output.
+func heldOut(ctx context.Context, t *testing.T, m *Main, run string, held hitl.HookEvent, ev string, args ...string) map[string]any {
+	t.Helper()
+	tm := newManualTimer()
+	ch := hookRun(ctx, m, cliOpts{after: tm.after}, ev, args...)
+	tm.waited(t)
+	awaitRun(t, m, run, heldAt(held))
+	tm.fire <- time.Now()
+	return hookJSON(t, result(t, ch))
+}
+
 // sessionEvents builds a session's hook events from testdata/hooks.
 type sessionEvents struct {
 	t  *testing.T
@@ -114,13 +127,7 @@ func TestHookClaudeSessionFromCLI(t *testing.T) {
 	})
 	t.Run("still paused when --wait runs out: the tool is denied naming who paused", func(t *testing.T) {
 		require.Equal(t, 0, steer("pause", run).code)
-		tm := newManualTimer()
-		ch := hookRun(ctx, m, cliOpts{after: tm.after}, s.event("claude_pretooluse_bash.json"), "claude", "--wait", "5m")
-		tm.waited(t)
-		awaitRun(t, m, run, heldAt(hitl.HookPreToolUse))
-		tm.fire <- time.Now()
-		out := hookJSON(t, result(t, ch))
-		sp := specific(t, out)
+		sp := specific(t, heldOut(ctx, t, m, run, hitl.HookPreToolUse, s.event("claude_pretooluse_bash.json"), "claude", "--wait", "5m"))
 		assert.Equal(t, "deny", sp["permissionDecision"])
 		assert.Contains(t, sp["permissionDecisionReason"], "paused by local:tester in hitl — waiting")
 		assert.Empty(t, awaitPendingNone(t, m, run), "nobody was asked about a tool the pause denied")
@@ -128,12 +135,7 @@ func TestHookClaudeSessionFromCLI(t *testing.T) {
 	})
 	t.Run("a paused prompt is blocked with the reason once the hold runs out", func(t *testing.T) {
 		require.Equal(t, 0, steer("pause", run).code)
-		tm := newManualTimer()
-		ch := hookRun(ctx, m, cliOpts{after: tm.after}, s.event("claude_userpromptsubmit.json"), "claude", "--wait", "5m")
-		tm.waited(t)
-		awaitRun(t, m, run, heldAt(hitl.HookUserPromptSubmit))
-		tm.fire <- time.Now()
-		out := hookJSON(t, result(t, ch))
+		out := heldOut(ctx, t, m, run, hitl.HookUserPromptSubmit, s.event("claude_userpromptsubmit.json"), "claude", "--wait", "5m")
 		assert.Equal(t, "block", out["decision"])
 		assert.Contains(t, out["reason"], "paused by local:tester")
 		require.Equal(t, 0, steer("resume", run).code)
@@ -166,12 +168,8 @@ func TestHookClaudeSessionFromCLI(t *testing.T) {
 		assert.Nil(t, hookJSON(t, cli(ctx, m, s.event("claude_pretooluse_bash.json"), "hook", "claude", "--decide-tools=false")))
 		assert.Empty(t, awaitPendingNone(t, m, run), "nobody asked")
 		require.Equal(t, 0, steer("pause", run).code)
-		tm := newManualTimer()
-		ch := hookRun(ctx, m, cliOpts{after: tm.after}, s.event("claude_pretooluse_bash.json"), "claude", "--decide-tools=false", "--wait", "5m")
-		tm.waited(t)
-		awaitRun(t, m, run, heldAt(hitl.HookPreToolUse))
-		tm.fire <- time.Now()
-		assert.Equal(t, "deny", specific(t, hookJSON(t, result(t, ch)))["permissionDecision"])
+		out := heldOut(ctx, t, m, run, hitl.HookPreToolUse, s.event("claude_pretooluse_bash.json"), "claude", "--decide-tools=false", "--wait", "5m")
+		assert.Equal(t, "deny", specific(t, out)["permissionDecision"])
 		require.Equal(t, 0, steer("resume", run).code)
 	})
 	t.Run("SessionEnd ends the run DONE", func(t *testing.T) {
@@ -266,12 +264,7 @@ func TestHookCodexSession(t *testing.T) {
 	})
 	t.Run("paused: the hold runs out and the tool is denied", func(t *testing.T) {
 		require.Equal(t, 0, steer("pause", run).code)
-		tm := newManualTimer()
-		ch := hookRun(ctx, m, cliOpts{after: tm.after}, s.event("codex_pretooluse_bash.json"), "codex", "--wait", "1m")
-		tm.waited(t)
-		awaitRun(t, m, run, heldAt(hitl.HookPreToolUse))
-		tm.fire <- time.Now()
-		sp := specific(t, hookJSON(t, result(t, ch)))
+		sp := specific(t, heldOut(ctx, t, m, run, hitl.HookPreToolUse, s.event("codex_pretooluse_bash.json"), "codex", "--wait", "1m"))
 		assert.Equal(t, "deny", sp["permissionDecision"])
 		assert.Contains(t, sp["permissionDecisionReason"], "paused by local:tester")
 		require.Equal(t, 0, steer("resume", run).code)
