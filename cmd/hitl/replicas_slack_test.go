@@ -9,7 +9,6 @@ import (
 
 	"github.com/hitlbot/hitl"
 	"github.com/hitlbot/hitl/blocks"
-	"github.com/hitlbot/hitl/config"
 	"github.com/hitlbot/hitl/internal/pgtest"
 	"github.com/hitlbot/hitl/internal/principaltest"
 	"github.com/hitlbot/hitl/internal/slackfake"
@@ -27,7 +26,7 @@ func TestReplicasShareSlackDeliveries(t *testing.T) {
 	replica := func() *Main {
 		// unlimited: 30 asks in a burst, which the rate limits (shared by
 		// the replicas) would refuse.
-		return startMain(t, withSlack(srv), unlimited, func(c *config.Config, _ *Main) { c.DB, c.SealKeyFile = url, key })
+		return startReplica(t, url, key, withSlack(srv), unlimited)
 	}
 	r1, r2 := replica(), replica()
 	ctx, cancel := context.WithTimeout(principaltest.As(context.Background(), "admin:test"), 60*time.Second)
