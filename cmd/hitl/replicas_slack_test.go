@@ -51,22 +51,7 @@ func TestReplicasShareSlackDeliveries(t *testing.T) {
 		})
 		require.NoError(t, err, "question %s was not posted", q.ID)
 	}
-	// Once the shared queue is empty no post is still coming (a delivery
-	// leaves the queue after its post): polled, with the test's deadline.
-	tick := time.NewTicker(10 * time.Millisecond)
-	defer tick.Stop()
-	for {
-		targets, err := r1.DB.Targets(ctx, "", 10)
-		require.NoError(t, err)
-		if len(targets) == 0 {
-			break
-		}
-		select {
-		case <-tick.C:
-		case <-ctx.Done():
-			t.Fatalf("deliveries still queued for %v", targets)
-		}
-	}
+	untilDrained(t, ctx, r1)
 	posts := map[string]int{}
 	for _, c := range srv.Calls("chat.postMessage") {
 		for _, q := range qs {
