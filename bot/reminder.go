@@ -147,14 +147,10 @@ func (b *Bot) nudge(ctx context.Context, d hitl.Delivery, q *hitl.Question) erro
 // reassign hands the question to the person picked in the Reassign modal,
 // as the Slack user who submitted it: the service decides and audits.
 func (b *Bot) reassign(ctx context.Context, user string, s blocks.Submission) error {
-	q, err := b.svc.Question(ctx, s.QuestionID)
+	ctx, q, err := b.pendingAs(ctx, s.QuestionID, user)
 	if err != nil {
 		return err
 	}
-	if !q.Pending() {
-		return hitl.Conflict(q)
-	}
-	ctx, _ = b.as(ctx, q, user)
 	_, err = b.svc.Reassign(ctx, q.ID, []string{s.Value})
 	return err
 }
