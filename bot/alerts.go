@@ -16,12 +16,14 @@ import (
 const kindAlert = "alert"
 
 // alertDeliveries turns an alert event into a post to the alert
-// channel, when one is configured.
+// channel, when one is configured. Like every delivery of an event, it
+// names the event, so that an outbox shared by replicas that projected
+// the same event enqueues it once.
 func (b *Bot) alertDeliveries(ev *hitl.Event) []hitl.Delivery {
 	if ev.Type != hitl.EventAlert || ev.Alert == nil || b.cfg.AlertsChannel == "" {
 		return nil
 	}
-	return []hitl.Delivery{{Kind: kindAlert, QuestionID: "alert:" + strconv.FormatUint(ev.Seq, 10), Target: b.cfg.AlertsChannel}}
+	return []hitl.Delivery{{Kind: kindAlert, QuestionID: "alert:" + strconv.FormatUint(ev.Seq, 10), Target: b.cfg.AlertsChannel, Event: ev.Seq}}
 }
 
 // doAlert posts the alert event d names, as it was recorded, unless the
