@@ -179,14 +179,10 @@ func (s *Server) handleRuns(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	q := r.URL.Query()
-	limit := 0
-	if l := q.Get("limit"); l != "" {
-		n, err := strconv.Atoi(l)
-		if err != nil || n < 1 || n > hitl.MaxPageSize {
-			writeError(w, r, s.log, hitl.Errorf(hitl.EINVALID, "limit must be a whole number from 1 to %d", hitl.MaxPageSize))
-			return
-		}
-		limit = n
+	limit, err := parseLimit(q.Get("limit"))
+	if err != nil {
+		writeError(w, r, s.log, err)
+		return
 	}
 	page, err := s.runs.Runs(r.Context(), q.Get("all") != "true", limit, q.Get("cursor"))
 	if err != nil {
