@@ -156,7 +156,7 @@ func (st *stream) catchUp(to uint64) error {
 		}
 		frames := make([]broadcast.Frame, 0, len(evs))
 		for _, ev := range evs {
-			frames = append(frames, broadcast.Frame{Seq: ev.Seq, Job: ev.RunID, Event: ev})
+			frames = append(frames, broadcast.Frame{Seq: ev.Seq, RunID: ev.RunID, Event: ev})
 		}
 		if err := st.write(frames); err != nil {
 			return err
@@ -171,7 +171,7 @@ func (st *stream) catchUp(to uint64) error {
 func (st *stream) write(frames []broadcast.Frame) error {
 	return st.s.send(st.rc, func() error {
 		for _, f := range frames {
-			if f.Seq <= st.cur || (st.job != "" && f.Job != st.job) {
+			if f.Seq <= st.cur || (st.job != "" && f.RunID != st.job) {
 				continue
 			}
 			b, err := st.frame(f)
