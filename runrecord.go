@@ -50,6 +50,12 @@ func (r *Run) Status() RunStatus {
 	return RunRunning
 }
 
+// Held reports whether the run's record must be kept: it holds questions,
+// or an agent reports on it (active). Retention forgets a run that is not
+// held once its last question is pruned, and a run that ended (so is not
+// held once its questions are gone) once its end is older than retention.
+func (r *Run) Held() bool { return r.Questions > 0 || r.Control.Status.Active() }
+
 // WaitsOn reports whether q, pending, keeps its run waiting: every pending
 // question but a non_blocking one.
 func WaitsOn(q *Question) bool { return q != nil && q.Pending() && q.Type != NonBlocking }

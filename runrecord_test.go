@@ -33,3 +33,22 @@ func TestRunStatus(t *testing.T) {
 		})
 	}
 }
+
+// TestRunHeld is the table of which run records retention keeps: those
+// that hold questions or that an agent reports on.
+func TestRunHeld(t *testing.T) {
+	for _, r := range []struct {
+		name string
+		run  hitl.Run
+		want bool
+	}{
+		{"questions only, all pruned", hitl.Run{}, false},
+		{"a question left", hitl.Run{Questions: 1}, true},
+		{"running, no question", hitl.Run{Control: hitl.RunControl{Status: hitl.RunRunning}}, true},
+		{"paused, no question", hitl.Run{Control: hitl.RunControl{Status: hitl.RunPaused}}, true},
+		{"done, no question", hitl.Run{Control: hitl.RunControl{Status: hitl.RunDone}}, false},
+		{"cancelled, a question left", hitl.Run{Questions: 2, Control: hitl.RunControl{Status: hitl.RunCancelled}}, true},
+	} {
+		assert.Equal(t, r.want, r.run.Held(), r.name)
+	}
+}

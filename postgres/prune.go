@@ -94,7 +94,7 @@ func deleteQuestion(ctx context.Context, tx pgx.Tx, c *change, id string) (bool,
 	}
 	if run != nil {
 		run.Forget(q)
-		if run.Questions <= 0 && !run.Control.Status.Active() {
+		if !run.Held() {
 			err = deleteRun(ctx, tx, run.ID)
 		} else {
 			err = putRun(ctx, tx, run)
@@ -150,7 +150,7 @@ func pruneRuns(ctx context.Context, tx pgx.Tx, end int64, limit int) (int, error
 		if err != nil {
 			return n, err
 		}
-		if run == nil || run.Questions > 0 || !run.Control.Status.Ended() {
+		if run == nil || run.Held() || !run.Control.Status.Ended() {
 			continue
 		}
 		if err := deleteRun(ctx, tx, id); err != nil {

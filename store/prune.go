@@ -108,7 +108,7 @@ func pruneDue(tx *bolt.Tx, before time.Time, limit int) (bool, error) {
 		if err != nil {
 			return false, err
 		}
-		if run != nil && run.Questions <= 0 {
+		if run != nil && !run.Held() {
 			return true, nil
 		}
 	}
@@ -140,7 +140,7 @@ func deleteQuestion(tx *bolt.Tx, id string) error {
 	}
 	if run != nil {
 		run.Forget(q)
-		if run.Questions <= 0 && !run.Control.Status.Active() {
+		if !run.Held() {
 			if err := deleteRun(tx, run.ID); err != nil {
 				return err
 			}
@@ -239,7 +239,7 @@ func pruneRuns(tx *bolt.Tx, before time.Time, limit int) (int, error) {
 		if err != nil {
 			return n, err
 		}
-		if run == nil || run.Questions > 0 {
+		if run == nil || run.Held() {
 			continue
 		}
 		if err := deleteRun(tx, id); err != nil {

@@ -326,7 +326,7 @@ func (s *Store) Prune(_ context.Context, before time.Time, limit int) (int, erro
 			delete(s.keys, k)
 		}
 		if run := s.runs[q.RunID]; run != nil {
-			if run.Forget(q); run.Questions <= 0 && !run.Control.Status.Active() {
+			if run.Forget(q); !run.Held() {
 				delete(s.runs, q.RunID)
 			}
 		}
@@ -337,7 +337,7 @@ func (s *Store) Prune(_ context.Context, before time.Time, limit int) (int, erro
 	}
 	s.events = s.events[n:]
 	for id, run := range s.runs {
-		if run.Control.Status.Ended() && run.Questions == 0 && run.UpdatedAt.Before(before) {
+		if run.Control.Status.Ended() && !run.Held() && run.UpdatedAt.Before(before) {
 			delete(s.runs, id)
 		}
 	}
