@@ -26,7 +26,7 @@ const ReadBatch = 256
 // when the broadcaster encodes (once for every stream that shows it).
 type Frame struct {
 	Seq   uint64
-	RunID   string
+	RunID string
 	Event *hitl.Event // shared by every stream: read only
 	B     []byte
 }
