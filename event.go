@@ -80,10 +80,15 @@ type Event struct {
 	Alert *Alert `json:"alert,omitempty"`
 }
 
-// VisibleTo reports whether p may read ev: refusals are for admins; other
-// events for whoever sees every question, and for the asker of theirs.
+// Audit reports whether ev is of the admins' audit trail: a refusal or a
+// policy decision.
+func (ev *Event) Audit() bool { return ev.Type == EventRefused || ev.Type == EventPolicyDecision }
+
+// VisibleTo reports whether p may read ev: the audit trail is for admins;
+// other events for whoever sees every question, and for the asker of
+// theirs.
 func (ev *Event) VisibleTo(p Principal) bool {
-	if ev.Type == EventRefused || ev.Type == EventPolicyDecision {
+	if ev.Audit() {
 		return p.Has(ScopeAdmin)
 	}
 	return p.Local || p.seesAll() || (ev.Asker != "" && ev.Asker == p.ID)

@@ -38,6 +38,13 @@ func (s *Server) handleEvents(w http.ResponseWriter, r *http.Request) {
 			return
 		}
 	}
+	s.serveStream(w, r, &stream{job: job, cur: after}, resume)
+}
+
+// serveStream serves st as Server-Sent Events: from st.cur when resume,
+// else live from the end of the log. Live events come from the server's
+// broadcaster; the stream reads the log itself only to catch up.
+func (s *Server) serveStream(w http.ResponseWriter, r *http.Request, st *stream, resume bool) {
 	release, ok := s.openStream(w, r)
 	if !ok {
 		return
@@ -52,12 +59,12 @@ func (s *Server) handleEvents(w http.ResponseWriter, r *http.Request) {
 	defer s.stream.Unsubscribe(sub)
 	if !resume {
 		// The broadcaster may trail the log by the change in flight.
-		if after, err = broadcast.EndOfLog(ctx, s.events, sub.Start()); err != nil {
+		if st.cur, err = broadcast.EndOfLog(ctx, s.events, sub.Start()); err != nil {
 			writeError(w, r, s.log, err)
 			return
 		}
 	}
-	st := &stream{s: s, ctx: ctx, w: w, rc: http.NewResponseController(w), job: job, cur: after}
+	st.s, st.ctx, st.w, st.rc = s, ctx, w, http.NewResponseController(w)
 	h := w.Header()
 	h.Set("Content-Type", "text/event-stream")
 	h.Set("Cache-Control", "no-cache")
@@ -102,7 +109,10 @@ type stream struct {
 	w   http.ResponseWriter
 	rc  *http.ResponseController
 	job string
-	cur uint64 // every event up to cur was written (or is not shown)
+	// topic, when set, shows only the events of one seed-000 topic, as
+	// that topic has them (topicFrame); else every event (encodeFrame).
+	topic string
+	cur   uint64 // every event up to cur was written (or is not shown)
 }
 
 // deliver writes the frames of bt the stream has not written yet; when bt
@@ -146,11 +156,7 @@ func (st *stream) catchUp(to uint64) error {
 		}
 		frames := make([]broadcast.Frame, 0, len(evs))
 		for _, ev := range evs {
-			b, err := encodeFrame(ev)
-			if err != nil {
-				return err
-			}
-			frames = append(frames, broadcast.Frame{Seq: ev.Seq, Job: ev.RunID, Event: ev, B: b})
+			frames = append(frames, broadcast.Frame{Seq: ev.Seq, RunID: ev.RunID, Event: ev})
 		}
 		if err := st.write(frames); err != nil {
 			return err
@@ -165,15 +171,34 @@ func (st *stream) catchUp(to uint64) error {
 func (st *stream) write(frames []broadcast.Frame) error {
 	return st.s.send(st.rc, func() error {
 		for _, f := range frames {
-			if f.Seq <= st.cur || (st.job != "" && f.Job != st.job) {
+			if f.Seq <= st.cur || (st.job != "" && f.RunID != st.job) {
 				continue
 			}
-			if _, err := st.w.Write(f.B); err != nil {
+			b, err := st.frame(f)
+			if err != nil {
+				return err
+			}
+			if b == nil {
+				continue
+			}
+			if _, err := st.w.Write(b); err != nil {
 				return err
 			}
 		}
 		return nil
 	})
+}
+
+// frame is f as the stream shows it (nothing when it does not): the
+// broadcaster's bytes when it encoded them, else encoded here.
+func (st *stream) frame(f broadcast.Frame) ([]byte, error) {
+	switch {
+	case st.topic != "":
+		return topicFrame(st.topic, f.Event)
+	case f.B != nil:
+		return f.B, nil
+	}
+	return encodeFrame(f.Event)
 }
 
 // send writes to the stream with write and flushes, within

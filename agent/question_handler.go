@@ -52,13 +52,10 @@ func (s *Server) parseWait(v string) (time.Duration, error) {
 // (then it returns the pending question), the client goes away or the
 // server is closed (then it returns unavailable, so the client retries).
 func (s *Server) waitFor(w http.ResponseWriter, r *http.Request, id string, wait time.Duration) (*hitl.Question, error) {
-	_ = http.NewResponseController(w).SetWriteDeadline(time.Now().Add(wait + 30*time.Second))
-	ctx, cancel := context.WithTimeout(r.Context(), wait)
-	defer cancel()
-	stop := context.AfterFunc(s.base, cancel)
-	defer stop()
+	ctx, done := s.longPoll(w, r, wait)
+	defer done()
 	q, err := s.svc.Wait(ctx, id)
-	if err == nil || !(errors.Is(err, context.DeadlineExceeded) || errors.Is(err, context.Canceled)) {
+	if !waitEnded(err) {
 		return q, err
 	}
 	switch {
@@ -70,6 +67,22 @@ func (s *Server) waitFor(w http.ResponseWriter, r *http.Request, id string, wait
 		return s.svc.Question(r.Context(), id)
 	}
 	return q, nil
+}
+
+// longPoll bounds a long poll of wait: the response may be written until
+// a while after it, and ctx ends with the wait, the request or the
+// server's Close. done releases ctx.
+func (s *Server) longPoll(w http.ResponseWriter, r *http.Request, wait time.Duration) (ctx context.Context, done func()) {
+	_ = http.NewResponseController(w).SetWriteDeadline(time.Now().Add(wait + 30*time.Second))
+	ctx, cancel := context.WithTimeout(r.Context(), wait)
+	stop := context.AfterFunc(s.base, cancel)
+	return ctx, func() { stop(); cancel() }
+}
+
+// waitEnded reports whether err is a long poll's context ending (the
+// wait elapsed, the client left, the server closed), not a failure.
+func waitEnded(err error) bool {
+	return errors.Is(err, context.DeadlineExceeded) || errors.Is(err, context.Canceled)
 }
 
 func (s *Server) writeQuestion(w http.ResponseWriter, r *http.Request, q *hitl.Question, err error) {

@@ -3,6 +3,7 @@ package agent
 import (
 	"net/http"
 	"net/url"
+	"slices"
 	"strconv"
 
 	"github.com/hitlbot/hitl"
@@ -105,11 +106,9 @@ func parseFilter(query url.Values) (hitl.QuestionFilter, error) {
 	default:
 		return f, hitl.Errorf(hitl.EINVALID, "status %q is invalid: use pending, answered, timeout or cancelled", st)
 	}
-	switch typ := hitl.QuestionType(query.Get("type")); typ {
-	case "", hitl.Blocking, hitl.NonBlocking, hitl.Approval, hitl.ErrorRecovery:
-		f.Type = typ
-	default:
-		return f, hitl.Errorf(hitl.EINVALID, "type %q is invalid: use blocking, non_blocking, approval or error_recovery", typ)
+	f.Type = hitl.QuestionType(query.Get("type"))
+	if f.Type != "" && !slices.Contains(hitl.QuestionTypes, f.Type) {
+		return f, hitl.Errorf(hitl.EINVALID, "type %q is invalid: use blocking, non_blocking, approval or error_recovery", f.Type)
 	}
 	if job := query.Get("jobId"); job != "" {
 		if err := hitl.ValidateRunID(job); err != nil {
@@ -117,18 +116,28 @@ func parseFilter(query url.Values) (hitl.QuestionFilter, error) {
 		}
 		f.RunID = job
 	}
-	if l := query.Get("limit"); l != "" {
-		n, err := strconv.Atoi(l)
-		if err != nil || n < 1 || n > maxListLimit {
-			return f, hitl.Errorf(hitl.EINVALID, "limit must be a whole number from 1 to %d", maxListLimit)
-		}
-		f.Limit = n
+	var err error
+	if f.Limit, err = parseLimit(query.Get("limit")); err != nil {
+		return f, err
 	}
 	if err := f.OrderBy(hitl.ListOrder(query.Get("order"))); err != nil {
 		return f, err
 	}
 	f.Cursor = query.Get("cursor")
 	return f, nil
+}
+
+// parseLimit reads ?limit= of a list: 0 (the default page) when it is
+// empty, else a whole number from 1 to maxListLimit.
+func parseLimit(v string) (int, error) {
+	if v == "" {
+		return 0, nil
+	}
+	n, err := strconv.Atoi(v)
+	if err != nil || n < 1 || n > maxListLimit {
+		return 0, hitl.Errorf(hitl.EINVALID, "limit must be a whole number from 1 to %d", maxListLimit)
+	}
+	return n, nil
 }
 
 // handleRun serves GET /api/runs/{id}: the run's record.

@@ -2,6 +2,7 @@ package agent
 
 import (
 	"net/http"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -186,6 +187,20 @@ func TestQuestions(t *testing.T) {
 	for _, q := range []string{"status=done", "limit=0", "limit=x", "type=x"} {
 		t.Run("bad_"+strings.SplitN(q, "=", 2)[0]+"_is_400", func(t *testing.T) {
 			requireError(t, e.call(t, "GET", "/api/questions?"+q, ""), 400, hitl.EINVALID)
+		})
+	}
+	// Every list bounds ?limit= alike: 1 to hitl.MaxPageSize.
+	for _, path := range []string{"/api/questions", "/api/runs"} {
+		for _, l := range []string{"0", "x", strconv.Itoa(hitl.MaxPageSize + 1)} {
+			t.Run(strings.TrimPrefix(path, "/api/")+"_limit_"+l+"_is_400", func(t *testing.T) {
+				r := e.call(t, "GET", path+"?limit="+l, "")
+				requireError(t, r, 400, hitl.EINVALID)
+				require.Contains(t, r.body["message"], "limit must be a whole number from 1 to "+strconv.Itoa(hitl.MaxPageSize))
+			})
+		}
+		t.Run(strings.TrimPrefix(path, "/api/")+"_limit_at_most_is_200", func(t *testing.T) {
+			r := e.call(t, "GET", path+"?limit="+strconv.Itoa(hitl.MaxPageSize), "")
+			require.Equal(t, http.StatusOK, r.status, r.raw)
 		})
 	}
 }

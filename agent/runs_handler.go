@@ -2,7 +2,6 @@ package agent
 
 import (
 	"context"
-	"errors"
 	"io"
 	"net/http"
 	"strconv"
@@ -131,12 +130,10 @@ func (s *Server) handleCheckpoint(w http.ResponseWriter, r *http.Request) {
 			return
 		}
 		defer release()
-		_ = http.NewResponseController(w).SetWriteDeadline(time.Now().Add(wait + 30*time.Second))
-		ctx, cancel := context.WithTimeout(r.Context(), wait)
-		stop := context.AfterFunc(s.base, cancel)
+		ctx, done := s.longPoll(w, r, wait)
 		for err == nil && cp.Status == hitl.RunPaused && ctx.Err() == nil {
 			run, werr := s.runs.WaitRun(ctx, id, cp.Version)
-			if werr != nil && !errors.Is(werr, context.DeadlineExceeded) && !errors.Is(werr, context.Canceled) {
+			if werr != nil && !waitEnded(werr) {
 				err = werr
 				break
 			}
@@ -144,8 +141,7 @@ func (s *Server) handleCheckpoint(w http.ResponseWriter, r *http.Request) {
 				cp, err = s.runs.Woken(r.Context(), e, run) // from run, when nothing is to record
 			}
 		}
-		stop()
-		cancel()
+		done()
 		if r.Context().Err() != nil {
 			return
 		}
@@ -183,14 +179,10 @@ func (s *Server) handleRuns(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	q := r.URL.Query()
-	limit := 0
-	if l := q.Get("limit"); l != "" {
-		n, err := strconv.Atoi(l)
-		if err != nil || n < 1 || n > hitl.MaxPageSize {
-			writeError(w, r, s.log, hitl.Errorf(hitl.EINVALID, "limit must be a whole number from 1 to %d", hitl.MaxPageSize))
-			return
-		}
-		limit = n
+	limit, err := parseLimit(q.Get("limit"))
+	if err != nil {
+		writeError(w, r, s.log, err)
+		return
 	}
 	page, err := s.runs.Runs(r.Context(), q.Get("all") != "true", limit, q.Get("cursor"))
 	if err != nil {
@@ -217,16 +209,13 @@ func (s *Server) handleRunWait(w http.ResponseWriter, r *http.Request, wait time
 		return
 	}
 	defer release()
-	_ = http.NewResponseController(w).SetWriteDeadline(time.Now().Add(wait + 30*time.Second))
-	ctx, cancel := context.WithTimeout(r.Context(), wait)
-	defer cancel()
-	stop := context.AfterFunc(s.base, cancel)
-	defer stop()
+	ctx, done := s.longPoll(w, r, wait)
+	defer done()
 	run, err := s.runs.WaitRun(ctx, r.PathValue("id"), after)
 	if r.Context().Err() != nil {
 		return
 	}
-	if err != nil && !errors.Is(err, context.DeadlineExceeded) && !errors.Is(err, context.Canceled) {
+	if err != nil && !waitEnded(err) {
 		writeError(w, r, s.log, err)
 		return
 	}

@@ -16,15 +16,17 @@ func AlertMessage(a hitl.Alert) Message {
 		icon, verb = ":white_check_mark:", "cleared"
 	}
 	title := "hitl alert " + a.Name + " " + verb
-	msg, _ := escapeCut(a.Message, MaxSectionText, ellipsis)
+	head := icon + " *" + Escape(title) + "*\n"
+	msg, _ := escapeCut(a.Message, MaxSectionText-Len(head), ellipsis)
+	text, _ := escapeCut(title+": "+strings.TrimSpace(clean(a.Message)), MaxFallbackText, ellipsis)
 	since := "since " + date(a.Since)
 	if a.State == hitl.AlertCleared {
 		since = "active " + date(a.Since) + " – " + date(a.At)
 	}
 	return Message{
-		Text: Escape(title + ": " + strings.TrimSpace(clean(a.Message))),
+		Text: text,
 		Blocks: []slack.Block{
-			slack.NewSectionBlock(slack.NewTextBlockObject(slack.MarkdownType, icon+" *"+Escape(title)+"*\n"+msg, false, false), nil, nil),
+			slack.NewSectionBlock(slack.NewTextBlockObject(slack.MarkdownType, head+msg, false, false), nil, nil),
 			slack.NewContextBlock("", slack.NewTextBlockObject(slack.MarkdownType, since, false, false)),
 		},
 	}

@@ -1,10 +1,12 @@
 package blocks
 
 import (
+	"strings"
 	"testing"
 	"time"
 
 	"github.com/hitlbot/hitl"
+	"github.com/slack-go/slack"
 )
 
 func TestAlertMessage(t *testing.T) {
@@ -15,4 +17,15 @@ func TestAlertMessage(t *testing.T) {
 	cleared := started
 	cleared.State, cleared.At, cleared.Message = hitl.AlertCleared, since.Add(75*time.Minute), "the timeout rate of blocking questions is back under the threshold"
 	golden(t, "alert_cleared", AlertMessage(cleared))
+	t.Run("a long message is cut to Slack's limits", func(t *testing.T) {
+		long := started
+		long.Message = hostile(5000)
+		m := AlertMessage(long)
+		if Len(m.Text) > MaxFallbackText {
+			t.Errorf("text: length %d > %d", Len(m.Text), MaxFallbackText)
+		}
+		if s := m.Blocks[0].(*slack.SectionBlock).Text.Text; Len(s) > MaxSectionText || !strings.HasSuffix(s, ellipsis) {
+			t.Errorf("section: length %d > %d, or no visible cut", Len(s), MaxSectionText)
+		}
+	})
 }

@@ -447,7 +447,7 @@ func TestLimits(t *testing.T) {
 			for _, f := range []struct {
 				name string
 				fn   func(*hitl.Question, string, string) slack.ModalViewRequest
-			}{{"answer", AnswerModal}, {"deny", DenyModal}, {"approve", ApproveModal}, {"edit", EditModal}} {
+			}{{"answer", AnswerModal}, {"deny", DenyModal}, {"approve", ApproveModal}, {"edit", EditModal}, {"reassign", ReassignModal}} {
 				t.Run(prefix+"/"+f.name+"_modal_fits", func(t *testing.T) {
 					validate(t, f.fn(q, "C024BE91L", "1710428966.000100"), allowed...)
 				})

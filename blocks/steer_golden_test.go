@@ -65,6 +65,17 @@ func TestRunMessageGolden(t *testing.T) {
 			golden(t, c.name, m)
 		})
 	}
+	t.Run("a hostile session fits", func(t *testing.T) {
+		for _, status := range []hitl.RunStatus{hitl.RunRunning, hitl.RunPaused} {
+			r := session(status, hitl.Session{Held: hitl.HookPreToolUse})
+			r.Control.Session.Agent, r.Control.Session.CWD, r.Control.Session.Title = hostile(300), hostile(4000), hostile(4000)
+			r.Control.PausedBy, r.Control.Instruction = hostile(300), hostile(4000)
+			validate(t, RunMessage(RunView{Run: r, Now: t0}))
+			if line := RunLine(r); Len(line) > MaxSectionText {
+				t.Errorf("run line: length %d", Len(line))
+			}
+		}
+	})
 	t.Run("ended runs have no buttons", func(t *testing.T) {
 		for _, r := range []*hitl.Run{aborted, done} {
 			if b := goldenJSON(t, RunMessage(RunView{Run: r})); strings.Contains(string(b), `"actions"`) {

@@ -28,14 +28,14 @@ func (b *Bot) registerActions() {
 		blocks.ActionApproveAlways: b.answerWith(func(*hitl.Question, click) hitl.Response {
 			return hitl.Response{Value: hitl.Approve, Always: true}
 		}),
-		blocks.ActionEdit:       b.openModal(blocks.EditModal),
+		blocks.ActionEdit:       b.openModal(hitl.ActionAnswer, blocks.EditModal),
 		blocks.ActionYes:        b.answerWith(func(*hitl.Question, click) hitl.Response { return hitl.Response{Value: true} }),
 		blocks.ActionNo:         b.answerWith(func(*hitl.Question, click) hitl.Response { return hitl.Response{Value: false} }),
 		blocks.ActionSelect:     b.answerWith(optionResponse),
-		blocks.ActionDeny:       b.openModal(blocks.DenyModal),
-		blocks.ActionApproveMsg: b.openModal(blocks.ApproveModal),
-		blocks.ActionAnswer:     b.openModal(blocks.AnswerModal),
-		blocks.ActionReassign:   b.openModal(blocks.ReassignModal), // reassign.go
+		blocks.ActionDeny:       b.openModal(hitl.ActionAnswer, blocks.DenyModal),
+		blocks.ActionApproveMsg: b.openModal(hitl.ActionAnswer, blocks.ApproveModal),
+		blocks.ActionAnswer:     b.openModal(hitl.ActionAnswer, blocks.AnswerModal),
+		blocks.ActionReassign:   b.openModal(hitl.ActionReassign, blocks.ReassignModal), // reminder.go
 	}
 	for i := range blocks.MaxButtonChoices {
 		b.actions[blocks.ChooseActionID(i)] = b.answerWith(optionResponse)
@@ -92,15 +92,26 @@ func (b *Bot) onBlockActions(ctx context.Context, cb slack.InteractionCallback) 
 // Slack user who clicked. Whether they may answer is the service's to
 // decide (and audit) when the answer is given.
 func (b *Bot) authorized(ctx context.Context, c click, h actionHandler) error {
-	q, err := b.svc.Question(ctx, c.action.QuestionID)
+	ctx, q, err := b.pendingAs(ctx, c.action.QuestionID, c.user)
 	if err != nil {
 		return err
 	}
-	if !q.Pending() {
-		return hitl.Conflict(q) // a late click: who settled it and when
-	}
-	ctx, _ = b.as(ctx, q, c.user)
 	return h(ctx, c, q)
+}
+
+// pendingAs loads question id and returns ctx acting as Slack user user
+// on it; a settled question is a late click or submission (ECONFLICT:
+// who settled it and when).
+func (b *Bot) pendingAs(ctx context.Context, id, user string) (context.Context, *hitl.Question, error) {
+	q, err := b.svc.Question(ctx, id)
+	if err != nil {
+		return ctx, nil, err
+	}
+	if !q.Pending() {
+		return ctx, nil, hitl.Conflict(q)
+	}
+	ctx, _ = b.as(ctx, q, user)
+	return ctx, q, nil
 }
 
 // answerWith answers the question with the response the click means.
@@ -117,11 +128,12 @@ func (b *Bot) answerWith(resp func(*hitl.Question, click) hitl.Response) actionH
 
 // openModal opens a modal for the question, with the message to update in
 // its private metadata. trigger_id lives 3 s, so this runs right after ack.
-func (b *Bot) openModal(render func(q *hitl.Question, channel, ts string) slack.ModalViewRequest) actionHandler {
+// act is what submitting the modal does.
+func (b *Bot) openModal(act hitl.Action, render func(q *hitl.Question, channel, ts string) slack.ModalViewRequest) actionHandler {
 	return func(ctx context.Context, c click, q *hitl.Question) error {
-		// Someone who may not answer gets the reason now, not a form that
+		// Someone who may not do act gets the reason now, not a form that
 		// would refuse them. (The service checks and audits again on submit.)
-		if err := b.cfg.Access.Authorize(hitl.PrincipalFrom(ctx), hitl.ActionAnswer, q); err != nil {
+		if err := b.cfg.Access.Authorize(hitl.PrincipalFrom(ctx), act, q); err != nil {
 			return err
 		}
 		_, err := b.api.OpenViewContext(ctx, c.triggerID, render(q, c.channel, c.messageTS))

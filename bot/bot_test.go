@@ -102,6 +102,18 @@ func TestDeliveriesFor(t *testing.T) {
 	t.Run("an assigned group becomes one whose members' queues are read", func(t *testing.T) {
 		assert.True(t, b.groups.known["S0OPS"])
 	})
+	t.Run("an alert is posted to the alert channel, only when one is set", func(t *testing.T) {
+		ev := &hitl.Event{Seq: 42, Type: hitl.EventAlert, Alert: &hitl.Alert{Name: hitl.AlertCreationErrors, State: hitl.AlertStarted}}
+		ds, err := b.deliveriesFor(context.Background(), ev)
+		require.NoError(t, err)
+		assert.Empty(t, ds, "no alert channel")
+		b.cfg.AlertsChannel = "C0ALERTS"
+		defer func() { b.cfg.AlertsChannel = "" }()
+		ds, err = b.deliveriesFor(context.Background(), ev)
+		require.NoError(t, err)
+		assert.Equal(t, []hitl.Delivery{{Kind: kindAlert, QuestionID: "alert:42", Target: "C0ALERTS", Event: 42}}, ds,
+			"it names its event, as every delivery of one does: replicas that projected it enqueue it once")
+	})
 }
 
 func TestTargets(t *testing.T) {

@@ -2,6 +2,7 @@ package bot
 
 import (
 	"context"
+	"errors"
 
 	"github.com/hitlbot/hitl"
 	"github.com/slack-go/slack"
@@ -13,7 +14,7 @@ import (
 func (b *Bot) EmailOf(ctx context.Context, user string) (string, error) {
 	u, err := b.api.GetUserInfoContext(ctx, user)
 	if err != nil {
-		if se, ok := err.(slack.SlackErrorResponse); ok && (se.Err == "user_not_found" || se.Err == "missing_scope") {
+		if se := (slack.SlackErrorResponse{}); errors.As(err, &se) && (se.Err == "user_not_found" || se.Err == "missing_scope") {
 			return "", nil
 		}
 		return "", hitl.Errorf(hitl.EUNAVAILABLE, "slack users.info %s: %v", user, err)

@@ -23,6 +23,8 @@ type fakeAPI struct {
 	PublishView         func(ctx context.Context, req slack.PublishViewContextRequest) error
 	AddReaction         func(ctx context.Context, name string, item slack.ItemRef) error
 	GetUserGroupMembers func(ctx context.Context, group string) ([]string, error)
+	// GetUserInfo answers users.info (nil: user_not_found).
+	GetUserInfo func(ctx context.Context, user string) (*slack.User, error)
 	// History answers conversations.history and conversations.replies
 	// (thread is "" for the channel's history).
 	History func(ctx context.Context, channel, thread string) ([]slack.Message, error)
@@ -55,8 +57,11 @@ func values(channel string, opts []slack.MsgOption) url.Values {
 	return v
 }
 
-func (f *fakeAPI) GetUserInfoContext(context.Context, string, ...slack.GetUserInfoOption) (*slack.User, error) {
+func (f *fakeAPI) GetUserInfoContext(ctx context.Context, user string, _ ...slack.GetUserInfoOption) (*slack.User, error) {
 	f.count("users.info")
+	if f.GetUserInfo != nil {
+		return f.GetUserInfo(ctx, user)
+	}
 	return nil, slack.SlackErrorResponse{Err: "user_not_found"}
 }
 

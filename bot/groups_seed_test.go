@@ -2,6 +2,7 @@ package bot
 
 import (
 	"context"
+	"slices"
 	"testing"
 
 	"github.com/hitlbot/hitl"
@@ -14,10 +15,14 @@ import (
 
 // TestSeedGroupsAfterRestart: a bot started after a question was assigned
 // to a user group (no event about it since) lists it in the queue of the
-// group's members once it has read the pending questions.
+// group's members once it has read the pending questions, on every page.
 func TestSeedGroupsAfterRestart(t *testing.T) {
+	groups := []string{"S0OPS", "S0DEV", "S0SRE"} // one per question: each page names its own
 	api := &fakeAPI{GetUserGroupMembers: func(_ context.Context, group string) ([]string, error) {
-		return map[string][]string{"S0OPS": {"U0DAN"}}[group], nil
+		if slices.Contains(groups, group) {
+			return []string{"U0DAN"}, nil
+		}
+		return nil, nil
 	}}
 	clock := clocktest.New(t0)
 	st := memstore.New()
@@ -26,13 +31,13 @@ func TestSeedGroupsAfterRestart(t *testing.T) {
 	defer func(n int) { seedPage = n }(seedPage)
 	seedPage = 2 // three questions: two pages
 	var ids []string
-	for range 3 {
-		q, _, err := svc.Create(hitl.WithPrincipal(ctx, agentP), "run-1", hitl.NewQuestion{Question: "Ship it?", Assignees: []string{"S0OPS"}})
+	for _, g := range groups {
+		q, _, err := svc.Create(hitl.WithPrincipal(ctx, agentP), "run-1", hitl.NewQuestion{Question: "Ship it?", Assignees: []string{g}})
 		require.NoError(t, err)
 		ids = append([]string{q.ID}, ids...) // the queue is newest first
 	}
 	queue := func() []string { return queueIDs(t, b, ctx, "U0DAN") }
-	assert.Empty(t, queue(), "a new bot knows nothing of S0OPS")
+	assert.Empty(t, queue(), "a new bot knows nothing of the groups")
 	require.NoError(t, b.seedGroups(ctx))
-	assert.Equal(t, ids, queue(), "after reading the pending questions, the group's member sees them")
+	assert.Equal(t, ids, queue(), "after reading the pending questions, the groups' member sees them all")
 }

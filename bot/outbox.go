@@ -125,25 +125,12 @@ func (b *Bot) questionDeliveries(ctx context.Context, ev *hitl.Event) ([]hitl.De
 	default:
 		return nil, nil
 	}
-	q := ev.Question
+	q, err := b.eventQuestion(ctx, ev)
 	if q == nil {
-		var err error
-		switch q, err = b.svc.Question(ctx, ev.QuestionID); hitl.ErrorCode(err) {
-		case "":
-		case hitl.ENOTFOUND:
-			return nil, nil // pruned since
-		default:
-			return nil, err
-		}
+		return nil, err
 	}
-	b.groups.note(q)
-	def := b.cfg.DefaultChannel
-	if def == "" {
-		def = b.cfg.RunsChannel // questions of runs go to their thread there
-	}
-	targets := Targets(q, def)
+	targets := Targets(q, b.defaultChannel())
 	if kind == kindUpdate {
-		var err error
 		if targets, err = b.messageTargets(ctx, q, targets); err != nil {
 			return nil, err
 		}
@@ -157,4 +144,23 @@ func (b *Bot) questionDeliveries(ctx context.Context, ev *hitl.Event) ([]hitl.De
 		ds[i] = hitl.Delivery{Kind: kind, QuestionID: ev.QuestionID, Target: t}
 	}
 	return ds, nil
+}
+
+// eventQuestion is the question ev is about, as the event carries it or
+// else as it is now, and notes the groups it is listed for; nil, and no
+// error, when it was pruned since.
+func (b *Bot) eventQuestion(ctx context.Context, ev *hitl.Event) (*hitl.Question, error) {
+	q := ev.Question
+	if q == nil {
+		var err error
+		switch q, err = b.svc.Question(ctx, ev.QuestionID); hitl.ErrorCode(err) {
+		case "":
+		case hitl.ENOTFOUND:
+			return nil, nil // pruned since
+		default:
+			return nil, err
+		}
+	}
+	b.groups.note(q)
+	return q, nil
 }

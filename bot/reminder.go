@@ -19,18 +19,10 @@ import (
 // a reassignment updates the messages where they are, posts the question
 // where the new assignees see it, and tells them.
 func (b *Bot) nudgeDeliveries(ctx context.Context, ev *hitl.Event) ([]hitl.Delivery, error) {
-	q := ev.Question
+	q, err := b.eventQuestion(ctx, ev)
 	if q == nil {
-		var err error
-		switch q, err = b.svc.Question(ctx, ev.QuestionID); hitl.ErrorCode(err) {
-		case "":
-		case hitl.ENOTFOUND:
-			return nil, nil
-		default:
-			return nil, err
-		}
+		return nil, err
 	}
-	b.groups.note(q)
 	targets, err := b.messageTargets(ctx, q, Targets(q, b.defaultChannel()))
 	if err != nil {
 		return nil, err
@@ -81,6 +73,9 @@ func (b *Bot) nudgeDeliveries(ctx context.Context, ev *hitl.Event) ([]hitl.Deliv
 	return ds, nil
 }
 
+// defaultChannel is where a question with no channel and no assigned
+// user is posted: the default channel, else the runs channel (a run's
+// questions go to the thread of its live message there).
 func (b *Bot) defaultChannel() string {
 	if b.cfg.DefaultChannel != "" {
 		return b.cfg.DefaultChannel
@@ -152,14 +147,10 @@ func (b *Bot) nudge(ctx context.Context, d hitl.Delivery, q *hitl.Question) erro
 // reassign hands the question to the person picked in the Reassign modal,
 // as the Slack user who submitted it: the service decides and audits.
 func (b *Bot) reassign(ctx context.Context, user string, s blocks.Submission) error {
-	q, err := b.svc.Question(ctx, s.QuestionID)
+	ctx, q, err := b.pendingAs(ctx, s.QuestionID, user)
 	if err != nil {
 		return err
 	}
-	if !q.Pending() {
-		return hitl.Conflict(q)
-	}
-	ctx, _ = b.as(ctx, q, user)
 	_, err = b.svc.Reassign(ctx, q.ID, []string{s.Value})
 	return err
 }

@@ -14,14 +14,10 @@ type viewHandler func(ctx context.Context, user string, s blocks.Submission) err
 func (b *Bot) registerViews() {
 	answer := func(resp func(q *hitl.Question, s blocks.Submission) hitl.Response) viewHandler {
 		return func(ctx context.Context, user string, s blocks.Submission) error {
-			q, err := b.svc.Question(ctx, s.QuestionID)
+			ctx, q, err := b.pendingAs(ctx, s.QuestionID, user)
 			if err != nil {
 				return err
 			}
-			if !q.Pending() {
-				return hitl.Conflict(q)
-			}
-			ctx, _ = b.as(ctx, q, user)
 			_, err = b.svc.Answer(ctx, q.ID, resp(q, s))
 			return err
 		}

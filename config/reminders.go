@@ -31,8 +31,6 @@ func reminderPolicy(every []Duration, after Duration, to []string, channel strin
 	return p
 }
 
-var questionTypes = []hitl.QuestionType{hitl.Blocking, hitl.NonBlocking, hitl.Approval, hitl.ErrorRecovery}
-
 // HitlReminders converts `reminders:` to the domain's, by question type.
 func (c Config) HitlReminders() hitl.Reminders {
 	out := hitl.Reminders{}
@@ -44,7 +42,7 @@ func (c Config) HitlReminders() hitl.Reminders {
 
 func (c Config) validateReminders() error {
 	for typ, r := range c.Reminders {
-		if !slices.Contains(questionTypes, hitl.QuestionType(typ)) {
+		if !slices.Contains(hitl.QuestionTypes, hitl.QuestionType(typ)) {
 			return bad("reminders", typ, "key by question type: blocking, non_blocking, approval or error_recovery")
 		}
 		if err := r.policy().Validate("reminders." + typ); err != nil {

@@ -23,16 +23,7 @@ import (
 // returns.
 func BenchmarkDurableCreates(b *testing.B) {
 	ctx := context.Background()
-	pg, err := Open(ctx, pgtest.DB(b))
-	if err != nil {
-		b.Fatal(err)
-	}
-	defer pg.Close()
-	bolt, err := store.Open(filepath.Join(b.TempDir(), "hitl.db"))
-	if err != nil {
-		b.Fatal(err)
-	}
-	defer bolt.Close()
+	pg, bolt := pgAndBolt(b)
 	rate := func(st hitl.Store) float64 {
 		svc := hitl.NewService(st, hitl.ServiceConfig{Notifier: notify.New(), Clock: clocktest.New(time.Now())})
 		agent := hitl.WithPrincipal(ctx, hitl.TokenPrincipal("agent", nil, ""))
@@ -58,6 +49,23 @@ func BenchmarkDurableCreates(b *testing.B) {
 	b.ReportMetric(p, "pg-creates/s")
 	b.ReportMetric(o, "bbolt-creates/s")
 	b.ReportMetric(p/o, "pg/bbolt")
+}
+
+// pgAndBolt opens a fresh PostgreSQL database and a bbolt file, closed
+// when b ends: the two stores a benchmark compares in one run.
+func pgAndBolt(b *testing.B) (*DB, *store.DB) {
+	b.Helper()
+	pg, err := Open(context.Background(), pgtest.DB(b))
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.Cleanup(func() { _ = pg.Close() })
+	bolt, err := store.Open(filepath.Join(b.TempDir(), "hitl.db"))
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.Cleanup(func() { _ = bolt.Close() })
+	return pg, bolt
 }
 
 // fillQuestions inserts n questions straight into the table (with their

@@ -2,7 +2,9 @@ package postgres
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
+	"fmt"
 	"math"
 
 	"github.com/hitlbot/hitl"
@@ -43,6 +45,37 @@ func enqueueTurn(ctx context.Context, tx pgx.Tx, lock int64, key string, cursor 
 	_, err = tx.Exec(ctx, `INSERT INTO meta (key, value) VALUES ($1, convert_to($2::bigint::text, 'UTF8'))
 		ON CONFLICT (key) DO UPDATE SET value = EXCLUDED.value`, key, int64(max(stored, cursor)))
 	return stored, err
+}
+
+// enqueue takes the enqueuers' turn (enqueueTurn) and, for each item
+// whose event (0: none) is after the cursor it found, sets its Seq to the
+// next of table's and inserts it with its JSON; the others keep Seq 0:
+// another replica enqueued them. keys returns an item's event and where
+// its Seq is.
+func enqueue[T any](ctx context.Context, tx pgx.Tx, lock int64, key string, cursor uint64, table string, items []T,
+	keys func(*T) (event uint64, seq *uint64), insert func(item *T, data []byte) error) error {
+	stored, err := enqueueTurn(ctx, tx, lock, key, cursor)
+	if err != nil {
+		return err
+	}
+	for i := range items {
+		event, seq := keys(&items[i])
+		*seq = 0
+		if event != 0 && event <= stored {
+			continue // another replica enqueued it
+		}
+		if *seq, err = nextSeq(ctx, tx, table); err != nil {
+			return err
+		}
+		data, err := json.Marshal(items[i])
+		if err != nil {
+			return fmt.Errorf("encode %s: %w", table, err)
+		}
+		if err := insert(&items[i], data); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 // nextSeq returns the next value of table's seq column.

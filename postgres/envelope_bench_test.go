@@ -3,13 +3,10 @@ package postgres
 import (
 	"context"
 	"fmt"
-	"path/filepath"
 	"testing"
 	"time"
 
 	"github.com/hitlbot/hitl"
-	"github.com/hitlbot/hitl/internal/pgtest"
-	"github.com/hitlbot/hitl/store"
 )
 
 // BenchmarkSeeEnvelope records Socket Mode envelopes as the Slack bot does
@@ -18,16 +15,7 @@ import (
 // dedup adds to each envelope's ack.
 func BenchmarkSeeEnvelope(b *testing.B) {
 	ctx := context.Background()
-	pg, err := Open(ctx, pgtest.DB(b))
-	if err != nil {
-		b.Fatal(err)
-	}
-	defer pg.Close()
-	bolt, err := store.Open(filepath.Join(b.TempDir(), "hitl.db"))
-	if err != nil {
-		b.Fatal(err)
-	}
-	defer bolt.Close()
+	pg, bolt := pgAndBolt(b)
 	t0 := time.Now()
 	per := func(st hitl.Store) time.Duration {
 		start := time.Now()

@@ -33,30 +33,15 @@ func (db *DB) MailCursor(ctx context.Context) (uint64, error) {
 }
 
 // EnqueueMail implements hitl.MailOutbox: the mail of events after the
-// stored cursor (enqueueTurn); the rest keeps Seq 0.
+// stored cursor (enqueue); the rest keeps Seq 0.
 func (db *DB) EnqueueMail(ctx context.Context, cursor uint64, ms []hitl.Mail) error {
 	return db.write(ctx, "enqueue mail", func(tx pgx.Tx) error {
-		stored, err := enqueueTurn(ctx, tx, mailLock, "mail_cursor", cursor)
-		if err != nil {
-			return err
-		}
-		for i := range ms {
-			ms[i].Seq = 0
-			if ms[i].Event != 0 && ms[i].Event <= stored {
-				continue // another replica enqueued it
-			}
-			if ms[i].Seq, err = nextSeq(ctx, tx, "mail"); err != nil {
+		return enqueue(ctx, tx, mailLock, "mail_cursor", cursor, "mail", ms,
+			func(m *hitl.Mail) (uint64, *uint64) { return m.Event, &m.Seq },
+			func(m *hitl.Mail, data []byte) error {
+				_, err := tx.Exec(ctx, `INSERT INTO mail (seq, next_ns, data) VALUES ($1, $2, $3)`, int64(m.Seq), ns(m.NextAt), data)
 				return err
-			}
-			data, err := json.Marshal(ms[i])
-			if err != nil {
-				return fmt.Errorf("encode mail: %w", err)
-			}
-			if _, err := tx.Exec(ctx, `INSERT INTO mail (seq, next_ns, data) VALUES ($1, $2, $3)`, int64(ms[i].Seq), ns(ms[i].NextAt), data); err != nil {
-				return err
-			}
-		}
-		return nil
+			})
 	})
 }
 

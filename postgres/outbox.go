@@ -22,7 +22,7 @@ func (db *DB) OutboxCursor(ctx context.Context) (uint64, error) {
 }
 
 // Enqueue implements hitl.Outbox. A delivery of an event at or before the
-// stored cursor was enqueued already (enqueueTurn) and is left out: its
+// stored cursor was enqueued already (enqueue) and is left out: its
 // Seq stays 0.
 func (db *DB) Enqueue(ctx context.Context, cursor uint64, ds []hitl.Delivery) error {
 	for _, d := range ds {
@@ -31,27 +31,12 @@ func (db *DB) Enqueue(ctx context.Context, cursor uint64, ds []hitl.Delivery) er
 		}
 	}
 	return db.write(ctx, "enqueue deliveries", func(tx pgx.Tx) error {
-		stored, err := enqueueTurn(ctx, tx, enqueueLock, "outbox_cursor", cursor)
-		if err != nil {
-			return err
-		}
-		for i := range ds {
-			ds[i].Seq = 0
-			if ds[i].Event != 0 && ds[i].Event <= stored {
-				continue // another replica enqueued it
-			}
-			if ds[i].Seq, err = nextSeq(ctx, tx, "deliveries"); err != nil {
+		return enqueue(ctx, tx, enqueueLock, "outbox_cursor", cursor, "deliveries", ds,
+			func(d *hitl.Delivery) (uint64, *uint64) { return d.Event, &d.Seq },
+			func(d *hitl.Delivery, data []byte) error {
+				_, err := tx.Exec(ctx, `INSERT INTO deliveries (seq, target, data) VALUES ($1, $2, $3)`, int64(d.Seq), d.Target, data)
 				return err
-			}
-			data, err := json.Marshal(ds[i])
-			if err != nil {
-				return err
-			}
-			if _, err := tx.Exec(ctx, `INSERT INTO deliveries (seq, target, data) VALUES ($1, $2, $3)`, int64(ds[i].Seq), ds[i].Target, data); err != nil {
-				return err
-			}
-		}
-		return nil
+			})
 	})
 }
 

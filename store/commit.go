@@ -33,6 +33,9 @@ type commits struct {
 	// many to queue, closing gather when they have.
 	expect int
 	gather chan struct{}
+	// wait is how long a lone writer gathers: gatherWait, unless a test
+	// set it.
+	wait time.Duration
 }
 
 // gatherWait bounds how long a lone writer waits for the writers of the
@@ -84,7 +87,11 @@ func (db *DB) write(fn func(*bolt.Tx) error) error {
 	}
 	g.mu.Unlock()
 	if gather != nil {
-		t := time.NewTimer(gatherWait)
+		wait := gatherWait
+		if g.wait > 0 {
+			wait = g.wait
+		}
+		t := time.NewTimer(wait)
 		select {
 		case <-gather:
 		case <-t.C:

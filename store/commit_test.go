@@ -59,6 +59,28 @@ func put(db *DB, key string, txid *int, fail error) func() error {
 	}
 }
 
+// commitGroupOf commits n writes in one group (behind a held commit) and
+// returns the id of its transaction.
+func commitGroupOf(t *testing.T, db *DB, n int) (txid int) {
+	t.Helper()
+	release, held := holdCommit(t, db)
+	txids := make([]int, n)
+	errs := make([]error, n)
+	var wg sync.WaitGroup
+	for i := range n {
+		wg.Go(func() { errs[i] = put(db, fmt.Sprint("group", i), &txids[i], nil)() })
+	}
+	waitQueued(t, db, n)
+	close(release)
+	wg.Wait()
+	require.NoError(t, <-held)
+	require.NoError(t, errors.Join(errs...))
+	for i := range n {
+		require.Equal(t, txids[0], txids[i], "write %d committed apart", i)
+	}
+	return txids[0]
+}
+
 func TestGroupCommit(t *testing.T) {
 	t.Run("writes queued behind a commit share the next one", func(t *testing.T) {
 		db := openTestDB(t)
@@ -149,34 +171,47 @@ func TestGroupCommit(t *testing.T) {
 
 	t.Run("a lone write after a group waits a bounded time for it and then commits alone", func(t *testing.T) {
 		db := openTestDB(t)
-		release, held := holdCommit(t, db)
-		const n = 3
-		txids := make([]int, n)
-		errs := make([]error, n)
-		var wg sync.WaitGroup
-		for i := range n {
-			wg.Go(func() { errs[i] = put(db, fmt.Sprint("a", i), &txids[i], nil)() })
-		}
-		waitQueued(t, db, n)
-		close(release)
-		wg.Wait()
-		require.NoError(t, <-held)
-		for _, err := range errs {
-			require.NoError(t, err)
-		}
+		group := commitGroupOf(t, db, 3)
 		expect := func() int {
 			db.commits.mu.Lock()
 			defer db.commits.mu.Unlock()
 			return db.commits.expect
 		}
-		require.Equal(t, n, expect(), "the last group's size")
+		require.Equal(t, 3, expect(), "the last group's size")
 
 		// Nobody else comes: the write commits at the bound, alone, and the
 		// next lone write does not wait.
 		var lone int
 		require.NoError(t, put(db, "b", &lone, nil)())
-		require.Greater(t, lone, txids[0])
+		require.Greater(t, lone, group)
 		require.Equal(t, 1, expect())
+	})
+
+	t.Run("a lone write after a group waits for as many writes and commits with them", func(t *testing.T) {
+		db := openTestDB(t)
+		db.commits.wait = time.Minute // the group, not the bound, ends the wait
+		const n = 3
+		commitGroupOf(t, db, n)
+
+		txids := make([]int, n)
+		errs := make([]error, n)
+		var wg sync.WaitGroup
+		start := time.Now()
+		wg.Go(func() { errs[0] = put(db, "b0", &txids[0], nil)() })
+		require.Eventually(t, func() bool {
+			db.commits.mu.Lock()
+			defer db.commits.mu.Unlock()
+			return db.commits.gather != nil
+		}, 10*time.Second, time.Millisecond, "the lone write gathers")
+		for i := 1; i < n; i++ {
+			wg.Go(func() { errs[i] = put(db, fmt.Sprint("b", i), &txids[i], nil)() })
+		}
+		wg.Wait()
+		require.Less(t, time.Since(start), 30*time.Second, "the group, not the bound, ended the wait")
+		for i := range n {
+			require.NoError(t, errs[i])
+			require.Equal(t, txids[0], txids[i], "write %d committed apart", i)
+		}
 	})
 
 	t.Run("a write with nothing to write leaves the group's commit to the others, and alone commits nothing", func(t *testing.T) {

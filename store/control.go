@@ -93,15 +93,7 @@ func (db *DB) updateRun(ctx context.Context, id, requestID string, fn func(*hitl
 
 // getControl reads control request id's record, nil when there is none.
 func getControl(tx *bolt.Tx, id string) (*hitl.ControlRecord, error) {
-	v := tx.Bucket(bucketControl).Get([]byte(id))
-	if v == nil {
-		return nil, nil
-	}
-	var rec hitl.ControlRecord
-	if err := json.Unmarshal(v, &rec); err != nil {
-		return nil, fmt.Errorf("decode control record %q: %w", id, err)
-	}
-	return &rec, nil
+	return getRecord[hitl.ControlRecord](tx, bucketControl, []byte(id), "control record")
 }
 
 func putControl(tx *bolt.Tx, rec *hitl.ControlRecord) error {

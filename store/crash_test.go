@@ -32,39 +32,19 @@ func TestCrash(t *testing.T) {
 			t.Skip("runs a child process")
 		}
 		path := filepath.Join(t.TempDir(), "hitl.db")
-		cmd := exec.Command(os.Args[0], "-test.run=^TestCrashChild$")
-		cmd.Env = append(os.Environ(), crashEnv+"="+path)
-		var stderr bytes.Buffer
-		cmd.Stderr = &stderr
-		stdout, err := cmd.StdoutPipe()
-		require.NoError(t, err)
-		require.NoError(t, cmd.Start())
-
 		created := map[string]bool{}
 		answered := map[string]string{}
-		const killAfter = 300
-		acks, killed := 0, false
-		sc := bufio.NewScanner(stdout)
-		for sc.Scan() {
-			f := strings.Fields(sc.Text())
+		acks := killChild(t, "TestCrashChild", crashEnv, path, 300, func(f []string) bool {
 			switch {
 			case len(f) == 2 && f[0] == "created":
 				created[f[1]] = true
 			case len(f) == 3 && f[0] == "answered":
 				answered[f[1]] = f[2]
 			default:
-				continue
+				return false
 			}
-			acks++
-			if acks == killAfter {
-				require.NoError(t, cmd.Process.Kill())
-				killed = true
-			}
-		}
-		require.NoError(t, sc.Err())
-		err = cmd.Wait()
-		require.True(t, killed, "child ended before %d acknowledgements: %v\n%s", killAfter, err, stderr.String())
-		require.ErrorContains(t, err, "killed")
+			return true
+		})
 		t.Logf("%d acknowledged before the kill landed: %d created, %d answered", acks, len(created), len(answered))
 
 		db, err := Open(path)
@@ -84,6 +64,52 @@ func TestCrash(t *testing.T) {
 	})
 }
 
+// killChild runs test child (a Test…Child of this binary) with env set to
+// path, hands each line it prints to line, which reports whether the line
+// is an acknowledgement, kills the child (SIGKILL) at the killAfter-th
+// acknowledgement, and returns how many it read.
+func killChild(t *testing.T, child, env, path string, killAfter int, line func(f []string) bool) int {
+	t.Helper()
+	cmd := exec.Command(os.Args[0], "-test.run=^"+child+"$")
+	cmd.Env = append(os.Environ(), env+"="+path)
+	var stderr bytes.Buffer
+	cmd.Stderr = &stderr
+	stdout, err := cmd.StdoutPipe()
+	require.NoError(t, err)
+	require.NoError(t, cmd.Start())
+	acks, killed := 0, false
+	sc := bufio.NewScanner(stdout)
+	for sc.Scan() {
+		if !line(strings.Fields(sc.Text())) {
+			continue
+		}
+		acks++
+		if acks == killAfter {
+			require.NoError(t, cmd.Process.Kill())
+			killed = true
+		}
+	}
+	require.NoError(t, sc.Err())
+	err = cmd.Wait()
+	require.True(t, killed, "child ended before %d acknowledgements: %v\n%s", killAfter, err, stderr.String())
+	require.ErrorContains(t, err, "killed")
+	return acks
+}
+
+// acker prints a crash child's acknowledgements, one line each, from any
+// goroutine, and exits when the parent is gone.
+func acker() func(format string, args ...any) {
+	var mu sync.Mutex
+	return func(format string, args ...any) {
+		line := fmt.Sprintf(format+"\n", args...)
+		mu.Lock()
+		defer mu.Unlock()
+		if _, err := os.Stdout.WriteString(line); err != nil {
+			os.Exit(3) // the parent is gone
+		}
+	}
+}
+
 // TestCrashChild is the process TestCrash kills: it writes from several
 // goroutines until killed, printing each write once it is acknowledged.
 func TestCrashChild(t *testing.T) {
@@ -96,15 +122,7 @@ func TestCrashChild(t *testing.T) {
 		t.Fatal(err)
 	}
 	svc := hitl.NewService(db, hitl.ServiceConfig{Notifier: notify.New()})
-	var mu sync.Mutex
-	ack := func(format string, args ...any) {
-		line := fmt.Sprintf(format+"\n", args...)
-		mu.Lock()
-		defer mu.Unlock()
-		if _, err := os.Stdout.WriteString(line); err != nil {
-			os.Exit(3) // the parent is gone
-		}
-	}
+	ack := acker()
 	// The parent kills this process long before the deadline; the deadline
 	// only keeps an orphan from running forever.
 	deadline := time.Now().Add(time.Minute)
@@ -146,43 +164,23 @@ func TestCrashLearned(t *testing.T) {
 			t.Skip("runs a child process")
 		}
 		path := filepath.Join(t.TempDir(), "hitl.db")
-		cmd := exec.Command(os.Args[0], "-test.run=^TestCrashLearnedChild$")
-		cmd.Env = append(os.Environ(), crashLearnedEnv+"="+path)
-		var stderr bytes.Buffer
-		cmd.Stderr = &stderr
-		stdout, err := cmd.StdoutPipe()
-		require.NoError(t, err)
-		require.NoError(t, cmd.Start())
-
 		// revoking is a delete asked for: it may have committed without
 		// its acknowledgement getting out before the kill.
 		put, revoking, deleted := map[string]bool{}, map[string]bool{}, map[string]bool{}
-		const killAfter = 2000
-		acks, killed := 0, false
-		sc := bufio.NewScanner(stdout)
-		for sc.Scan() {
-			f := strings.Fields(sc.Text())
+		acks := killChild(t, "TestCrashLearnedChild", crashLearnedEnv, path, 2000, func(f []string) bool {
 			switch {
 			case len(f) == 2 && f[0] == "put":
 				put[f[1]] = true
 			case len(f) == 2 && f[0] == "revoking":
 				revoking[f[1]] = true
-				continue
+				return false
 			case len(f) == 2 && f[0] == "deleted":
 				deleted[f[1]] = true
 			default:
-				continue
+				return false
 			}
-			acks++
-			if acks == killAfter {
-				require.NoError(t, cmd.Process.Kill())
-				killed = true
-			}
-		}
-		require.NoError(t, sc.Err())
-		err = cmd.Wait()
-		require.True(t, killed, "child ended before %d acknowledgements: %v\n%s", killAfter, err, stderr.String())
-		require.ErrorContains(t, err, "killed")
+			return true
+		})
 		require.NotEmpty(t, deleted)
 		t.Logf("%d acknowledged before the kill landed: %d put, %d deleted", acks, len(put), len(deleted))
 
@@ -240,15 +238,7 @@ func TestCrashLearnedChild(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	var mu sync.Mutex
-	ack := func(format string, args ...any) {
-		line := fmt.Sprintf(format+"\n", args...)
-		mu.Lock()
-		defer mu.Unlock()
-		if _, err := os.Stdout.WriteString(line); err != nil {
-			os.Exit(3) // the parent is gone
-		}
-	}
+	ack := acker()
 	deadline := time.Now().Add(time.Minute)
 	ctx := context.Background()
 	var wg sync.WaitGroup

@@ -41,7 +41,7 @@ func TestMigrateListed(t *testing.T) {
 	require.NoError(t, err)
 	// Turn the file into what version 6 wrote: the escalated people's
 	// entries were never there.
-	require.NoError(t, db.bolt.Update(func(tx *bolt.Tx) error {
+	db = reopenAs(t, db, 6, func(tx *bolt.Tx) error {
 		for _, id := range []string{assigned.ID, open.ID} {
 			q, err := getQuestion(tx, id)
 			if err != nil {
@@ -65,23 +65,9 @@ func TestMigrateListed(t *testing.T) {
 			}
 			require.NotZero(t, dropped, "question %s had entries to drop", id)
 		}
-		return tx.Bucket(bucketMeta).Put(keySchema, u64(6))
-	}))
-	require.NoError(t, db.Close())
-
-	db, err = Open(path)
-	require.NoError(t, err)
-	closeAndCheckOnCleanup(t, db) // every index entry as indexOf says, both ways
-	list := func(f hitl.QuestionFilter) []string {
-		t.Helper()
-		page, err := db.Questions(ctx, f)
-		require.NoError(t, err)
-		var ids []string
-		for _, q := range page.Questions {
-			ids = append(ids, q.ID)
-		}
-		return ids
-	}
+		return nil
+	}) // checked on cleanup: every index entry as indexOf says, both ways
+	list := func(f hitl.QuestionFilter) []string { t.Helper(); return listed(t, db, f) }
 	require.Equal(t, []string{assigned.ID, open.ID}, list(hitl.QuestionFilter{Assignee: "U0ESC"}))
 	require.Equal(t, []string{open.ID, assigned.ID}, list(hitl.QuestionFilter{Assignee: "U0ESC", ByDeadline: true}))
 	require.Equal(t, []string{assigned.ID}, list(hitl.QuestionFilter{Queue: []string{"U0B", "S0OPS"}}), "a group escalation added")

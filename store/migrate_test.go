@@ -25,8 +25,7 @@ func TestMigrateKeysPerAsker(t *testing.T) {
 	svc := newService(db, newClock())
 	q, _, err := svc.Create(principaltest.As(ctx, "api:ci"), "run-1", hitl.NewQuestion{Question: "Deploy?", IdempotencyKey: "deploy-41"})
 	require.NoError(t, err)
-	// Turn the file into what version 2 wrote.
-	require.NoError(t, db.bolt.Update(func(tx *bolt.Tx) error {
+	db = reopenAs(t, db, 2, func(tx *bolt.Tx) error {
 		if err := tx.DeleteBucket(bucketIdem); err != nil {
 			return err
 		}
@@ -34,16 +33,8 @@ func TestMigrateKeysPerAsker(t *testing.T) {
 		if err != nil {
 			return err
 		}
-		if err := b.Put(idemKey("run-1", "deploy-41"), []byte(q.ID)); err != nil {
-			return err
-		}
-		return tx.Bucket(bucketMeta).Put(keySchema, u64(2))
-	}))
-	require.NoError(t, db.Close())
-
-	db, err = Open(path)
-	require.NoError(t, err)
-	closeAndCheckOnCleanup(t, db)
+		return b.Put(idemKey("run-1", "deploy-41"), []byte(q.ID))
+	})
 	got, err := db.QuestionByKey(ctx, "run-1", hitl.KeyOf("api:ci", "deploy-41"))
 	require.NoError(t, err)
 	require.Equal(t, q.ID, got.ID)
@@ -76,20 +67,14 @@ func TestMigrateListIndexes(t *testing.T) {
 	require.NoError(t, err)
 	wantRun = slices.DeleteFunc(wantRun, func(ev *hitl.Event) bool { return ev.RunID != "run-1" })
 	require.NotEmpty(t, wantRun)
-	// Turn the file into what version 3 wrote.
-	require.NoError(t, db.bolt.Update(func(tx *bolt.Tx) error {
+	db = reopenAs(t, db, 3, func(tx *bolt.Tx) error {
 		for _, name := range [][]byte{bucketEventsByRun, bucketByFilter} {
 			if err := tx.DeleteBucket(name); err != nil {
 				return err
 			}
 		}
-		return tx.Bucket(bucketMeta).Put(keySchema, u64(3))
-	}))
-	require.NoError(t, db.Close())
-
-	db, err = Open(path)
-	require.NoError(t, err)
-	closeAndCheckOnCleanup(t, db)
+		return nil
+	})
 	require.NoError(t, db.bolt.View(func(tx *bolt.Tx) error {
 		require.Equal(t, uint64(SchemaVersion), binary.BigEndian.Uint64(tx.Bucket(bucketMeta).Get(keySchema)))
 		return nil
@@ -97,13 +82,7 @@ func TestMigrateListIndexes(t *testing.T) {
 	got, _, err := db.RunEvents(ctx, "run-1", 0, 0)
 	require.NoError(t, err)
 	require.Equal(t, wantRun, got)
-	page, err := db.Questions(ctx, hitl.QuestionFilter{Asker: "api:ci", Status: hitl.StatusPending})
-	require.NoError(t, err)
-	var ids []string
-	for _, q := range page.Questions {
-		ids = append(ids, q.ID)
-	}
-	require.ElementsMatch(t, pending, ids)
+	require.ElementsMatch(t, pending, listed(t, db, hitl.QuestionFilter{Asker: "api:ci", Status: hitl.StatusPending}))
 }
 
 // TestMigrateDueLists: a version 5 file had no by_due_list; opening it
@@ -128,31 +107,38 @@ func TestMigrateDueLists(t *testing.T) {
 	_, err = svc.Answer(principaltest.As(ctx, "local"), done.ID, hitl.Response{Value: "ok"})
 	require.NoError(t, err)
 	require.Nil(t, never.TimeoutAt)
-	// Turn the file into what version 5 wrote.
-	require.NoError(t, db.bolt.Update(func(tx *bolt.Tx) error {
-		if err := tx.DeleteBucket(bucketByDueList); err != nil {
-			return err
-		}
-		return tx.Bucket(bucketMeta).Put(keySchema, u64(5))
-	}))
-	require.NoError(t, db.Close())
-
-	db, err = Open(path)
-	require.NoError(t, err)
-	closeAndCheckOnCleanup(t, db)
-	list := func(f hitl.QuestionFilter) []string {
-		t.Helper()
-		page, err := db.Questions(ctx, f)
-		require.NoError(t, err)
-		var ids []string
-		for _, q := range page.Questions {
-			ids = append(ids, q.ID)
-		}
-		return ids
-	}
+	db = reopenAs(t, db, 5, func(tx *bolt.Tx) error { return tx.DeleteBucket(bucketByDueList) })
+	list := func(f hitl.QuestionFilter) []string { t.Helper(); return listed(t, db, f) }
 	require.Equal(t, []string{soon.ID, later.ID, never.ID}, list(hitl.QuestionFilter{ByDeadline: true}))
 	require.Equal(t, []string{soon.ID, later.ID, never.ID}, list(hitl.QuestionFilter{ByDeadline: true, Queue: []string{"U0ME"}, Unassigned: true}))
 	require.Equal(t, []string{soon.ID, never.ID}, list(hitl.QuestionFilter{ByDeadline: true, Unassigned: true}))
 	require.Equal(t, []string{later.ID, never.ID}, list(hitl.QuestionFilter{ByDeadline: true, RunID: "run-1"}))
 	require.Equal(t, []string{never.ID}, list(hitl.QuestionFilter{ByDeadline: true, Type: hitl.NonBlocking}))
+}
+
+// reopenAs turns db's file into what schema version wrote (old edits it,
+// in the transaction that sets the version), closes it and opens it
+// again, which migrates it. The reopened DB is checked on cleanup.
+func reopenAs(t *testing.T, db *DB, version uint64, old func(tx *bolt.Tx) error) *DB {
+	t.Helper()
+	require.NoError(t, db.bolt.Update(func(tx *bolt.Tx) error {
+		if err := old(tx); err != nil {
+			return err
+		}
+		return tx.Bucket(bucketMeta).Put(keySchema, u64(version))
+	}))
+	path := db.bolt.Path()
+	require.NoError(t, db.Close())
+	db, err := Open(path)
+	require.NoError(t, err)
+	closeAndCheckOnCleanup(t, db)
+	return db
+}
+
+// listed is the ids of the first page of questions f lists.
+func listed(t *testing.T, db *DB, f hitl.QuestionFilter) []string {
+	t.Helper()
+	page, err := db.Questions(context.Background(), f)
+	require.NoError(t, err)
+	return ids(page.Questions)
 }

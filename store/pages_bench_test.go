@@ -107,8 +107,9 @@ func pagesWritten(before, after map[uint64]string) map[string]int {
 	return n
 }
 
-// prefillStore fills db with n questions (half answered) in 10 runs, as
-// BenchmarkWriteBytes does, and returns the service.
+// prefillStore fills db with n questions (half answered) in 10 runs, from
+// 16 writers at once (BenchmarkWriteBytes, BenchmarkWritePages), and
+// returns the service.
 func prefillStore(b *testing.B, db *DB, n int) *hitl.Service {
 	b.Helper()
 	svc := hitl.NewService(db, hitl.ServiceConfig{Notifier: notify.New()})

@@ -77,25 +77,9 @@ func BenchmarkWriteBytes(b *testing.B) {
 	db, err := Open(filepath.Join(dir, "hitl.db"))
 	require.NoError(b, err)
 	defer db.Close()
-	svc := hitl.NewService(db, hitl.ServiceConfig{Notifier: notify.New()})
+	svc := prefillStore(b, db, prefill)
 	ctx := principaltest.As(context.Background(), "api:bench")
 	person := principaltest.As(context.Background(), "slack:U024BE7LH")
-	var wg sync.WaitGroup
-	for g := range 16 {
-		wg.Go(func() {
-			for i := g; i < prefill; i += 16 {
-				q, _, err := svc.Create(ctx, fmt.Sprintf("job-%d", i%10), benchQuestion)
-				if err == nil && i%2 == 0 {
-					_, err = svc.Answer(person, q.ID, hitl.Response{Value: "deploy"})
-				}
-				if err != nil {
-					b.Error(err)
-					return
-				}
-			}
-		})
-	}
-	wg.Wait()
 
 	q, err := benchQuestion.Build("q_0123456789abcdef", "job-bench", "api:bench", time.Now().UTC(), hitl.DefaultTimeouts())
 	require.NoError(b, err)

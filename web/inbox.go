@@ -28,14 +28,12 @@ type inboxView struct {
 	Now     time.Time
 }
 
-var questionTypes = []hitl.QuestionType{hitl.Blocking, hitl.NonBlocking, hitl.Approval, hitl.ErrorRecovery}
-
 // handleInbox serves GET /: the questions waiting on the person, soonest
 // deadline first.
 func (h *Handler) handleInbox(w http.ResponseWriter, r *http.Request, s *session) {
 	q := r.URL.Query()
 	f := inboxFilter{Type: hitl.QuestionType(q.Get("type")), Run: q.Get("run"), Mine: q.Get("mine") != "", Cursor: q.Get("cursor")}
-	if f.Type != "" && !slices.Contains(questionTypes, f.Type) {
+	if f.Type != "" && !slices.Contains(hitl.QuestionTypes, f.Type) {
 		h.fail(w, r, hitl.Errorf(hitl.EINVALID, "type %q is not a question type: use blocking, non_blocking, approval or error_recovery", f.Type))
 		return
 	}
@@ -58,7 +56,7 @@ func (h *Handler) handleInbox(w http.ResponseWriter, r *http.Request, s *session
 // cursor on): the root says which list holds it and which of its
 // questions wait on p.
 func (h *Handler) inbox(r *http.Request, p hitl.Principal, f inboxFilter) (*inboxView, error) {
-	v := &inboxView{Filter: f, Types: questionTypes, Now: h.cfg.Clock.Now(), Questions: []*hitl.Question{}}
+	v := &inboxView{Filter: f, Types: hitl.QuestionTypes, Now: h.cfg.Clock.Now(), Questions: []*hitl.Question{}}
 	qf, empty := h.access.InboxFilter(p, f.Mine)
 	if empty {
 		v.NoQueue = true

@@ -64,7 +64,7 @@ func (h *Handler) audit(r *http.Request) ([]*hitl.Event, error) {
 	}
 	var out []*hitl.Event
 	for i := len(evs) - 1; i >= 0; i-- {
-		if evs[i].Type == hitl.EventRefused || evs[i].Type == hitl.EventPolicyDecision {
+		if evs[i].Audit() {
 			out = append(out, evs[i])
 		}
 	}

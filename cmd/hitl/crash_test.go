@@ -299,20 +299,27 @@ func crashLoadStep(ctx context.Context, c *agent.Client, acks *crashAcks, w, i i
 	return nil
 }
 
+// teach asks about op in run and answers "always allow": the policy
+// learns a rule for it.
+func teach(ctx context.Context, c *agent.Client, op hitl.Operation, run string) error {
+	out, err := c.RequestOperation(ctx, hitl.ApprovalRequest{Operation: op, RunID: run})
+	if err != nil {
+		return err
+	}
+	if out.Effect != hitl.EffectAsk || !out.Learnable {
+		return fmt.Errorf("%s: the policy said %s (learnable %v), want a question", op.Resource, out.Effect, out.Learnable)
+	}
+	_, err = c.Answer(ctx, out.QuestionID, hitl.Response{Value: hitl.Approve, Always: true})
+	return err
+}
+
 // crashPolicyStep changes the policy concurrently with the other
 // workers: an approval answered "always allow" teaches a rule, and every
 // other taught rule is revoked again.
 func crashPolicyStep(ctx context.Context, c *agent.Client, acks *crashAcks, w, i int) error {
 	cmd := fmt.Sprintf("make target-%d-%d", w, i)
 	op := hitl.Operation{Type: hitl.OpShell, Description: "crash " + cmd, Resource: cmd}
-	out, err := c.RequestOperation(ctx, hitl.ApprovalRequest{Operation: op, RunID: fmt.Sprintf("crash-w%d", w)})
-	if err != nil {
-		return err
-	}
-	if out.Effect != hitl.EffectAsk || !out.Learnable {
-		return fmt.Errorf("%s: the policy said %s (learnable %v), want a question", cmd, out.Effect, out.Learnable)
-	}
-	if _, err := c.Answer(ctx, out.QuestionID, hitl.Response{Value: hitl.Approve, Always: true}); err != nil {
+	if err := teach(ctx, c, op, fmt.Sprintf("crash-w%d", w)); err != nil {
 		return err
 	}
 	acks.ack(func() { acks.learned[cmd] = true })

@@ -56,6 +56,27 @@ func heldAt(e hitl.HookEvent) func(*hitl.Run) bool {
 	return func(r *hitl.Run) bool { return r.Control.Session != nil && r.Control.Session.Held == e }
 }
 
+// pausedFor pauses run for test t and resumes it when t ends, even when
+// t fails, so that the next subtest's hook calls are not held.
+func pausedFor(ctx context.Context, t *testing.T, m *Main, run string) {
+	t.Helper()
+	require.Equal(t, 0, cli(ctx, m, "", "pause", run).code)
+	t.Cleanup(func() { assert.Equal(t, 0, cli(ctx, m, "", "resume", run).code) })
+}
+
+// heldOut runs `hitl hook ARGS` with event ev on paused run, waits until
+// the service holds the call at held, lets the hook's --wait run out and
+// returns the hook's output.
+func heldOut(ctx context.Context, t *testing.T, m *Main, run string, held hitl.HookEvent, ev string, args ...string) map[string]any {
+	t.Helper()
+	tm := newManualTimer()
+	ch := hookRun(ctx, m, cliOpts{after: tm.after}, ev, args...)
+	tm.waited(t)
+	awaitRun(t, m, run, heldAt(held))
+	tm.fire <- time.Now()
+	return hookJSON(t, result(t, ch))
+}
+
 // sessionEvents builds a session's hook events from testdata/hooks.
 type sessionEvents struct {
 	t  *testing.T
@@ -113,30 +134,17 @@ func TestHookClaudeSessionFromCLI(t *testing.T) {
 		assert.Equal(t, "allow", specific(t, out)["permissionDecision"])
 	})
 	t.Run("still paused when --wait runs out: the tool is denied naming who paused", func(t *testing.T) {
-		require.Equal(t, 0, steer("pause", run).code)
-		tm := newManualTimer()
-		ch := hookRun(ctx, m, cliOpts{after: tm.after}, s.event("claude_pretooluse_bash.json"), "claude", "--wait", "5m")
-		tm.waited(t)
-		awaitRun(t, m, run, heldAt(hitl.HookPreToolUse))
-		tm.fire <- time.Now()
-		out := hookJSON(t, result(t, ch))
-		sp := specific(t, out)
+		pausedFor(ctx, t, m, run)
+		sp := specific(t, heldOut(ctx, t, m, run, hitl.HookPreToolUse, s.event("claude_pretooluse_bash.json"), "claude", "--wait", "5m"))
 		assert.Equal(t, "deny", sp["permissionDecision"])
 		assert.Contains(t, sp["permissionDecisionReason"], "paused by local:tester in hitl — waiting")
 		assert.Empty(t, awaitPendingNone(t, m, run), "nobody was asked about a tool the pause denied")
-		require.Equal(t, 0, steer("resume", run).code)
 	})
 	t.Run("a paused prompt is blocked with the reason once the hold runs out", func(t *testing.T) {
-		require.Equal(t, 0, steer("pause", run).code)
-		tm := newManualTimer()
-		ch := hookRun(ctx, m, cliOpts{after: tm.after}, s.event("claude_userpromptsubmit.json"), "claude", "--wait", "5m")
-		tm.waited(t)
-		awaitRun(t, m, run, heldAt(hitl.HookUserPromptSubmit))
-		tm.fire <- time.Now()
-		out := hookJSON(t, result(t, ch))
+		pausedFor(ctx, t, m, run)
+		out := heldOut(ctx, t, m, run, hitl.HookUserPromptSubmit, s.event("claude_userpromptsubmit.json"), "claude", "--wait", "5m")
 		assert.Equal(t, "block", out["decision"])
 		assert.Contains(t, out["reason"], "paused by local:tester")
-		require.Equal(t, 0, steer("resume", run).code)
 	})
 	t.Run("redirect reaches the model once: as context after the next tool call", func(t *testing.T) {
 		rd := steer("redirect", run, "stop refactoring, just fix the failing test")
@@ -165,14 +173,9 @@ func TestHookClaudeSessionFromCLI(t *testing.T) {
 	t.Run("with --decide-tools=false a tool call is left to Claude Code's permissions, and still steered", func(t *testing.T) {
 		assert.Nil(t, hookJSON(t, cli(ctx, m, s.event("claude_pretooluse_bash.json"), "hook", "claude", "--decide-tools=false")))
 		assert.Empty(t, awaitPendingNone(t, m, run), "nobody asked")
-		require.Equal(t, 0, steer("pause", run).code)
-		tm := newManualTimer()
-		ch := hookRun(ctx, m, cliOpts{after: tm.after}, s.event("claude_pretooluse_bash.json"), "claude", "--decide-tools=false", "--wait", "5m")
-		tm.waited(t)
-		awaitRun(t, m, run, heldAt(hitl.HookPreToolUse))
-		tm.fire <- time.Now()
-		assert.Equal(t, "deny", specific(t, hookJSON(t, result(t, ch)))["permissionDecision"])
-		require.Equal(t, 0, steer("resume", run).code)
+		pausedFor(ctx, t, m, run)
+		out := heldOut(ctx, t, m, run, hitl.HookPreToolUse, s.event("claude_pretooluse_bash.json"), "claude", "--decide-tools=false", "--wait", "5m")
+		assert.Equal(t, "deny", specific(t, out)["permissionDecision"])
 	})
 	t.Run("SessionEnd ends the run DONE", func(t *testing.T) {
 		assert.Nil(t, hook(s.event("claude_sessionend.json")))
@@ -265,16 +268,10 @@ func TestHookCodexSession(t *testing.T) {
 		assert.Equal(t, "allow", d.Decision.Behavior)
 	})
 	t.Run("paused: the hold runs out and the tool is denied", func(t *testing.T) {
-		require.Equal(t, 0, steer("pause", run).code)
-		tm := newManualTimer()
-		ch := hookRun(ctx, m, cliOpts{after: tm.after}, s.event("codex_pretooluse_bash.json"), "codex", "--wait", "1m")
-		tm.waited(t)
-		awaitRun(t, m, run, heldAt(hitl.HookPreToolUse))
-		tm.fire <- time.Now()
-		sp := specific(t, hookJSON(t, result(t, ch)))
+		pausedFor(ctx, t, m, run)
+		sp := specific(t, heldOut(ctx, t, m, run, hitl.HookPreToolUse, s.event("codex_pretooluse_bash.json"), "codex", "--wait", "1m"))
 		assert.Equal(t, "deny", sp["permissionDecision"])
 		assert.Contains(t, sp["permissionDecisionReason"], "paused by local:tester")
-		require.Equal(t, 0, steer("resume", run).code)
 	})
 	t.Run("redirect: as context after the next tool call, or by blocking Stop", func(t *testing.T) {
 		require.Equal(t, 0, steer("redirect", run, "tag only on main").code)

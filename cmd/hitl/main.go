@@ -23,9 +23,9 @@ const usage = `hitl: a human in the loop of your agents, through Slack and the t
 Usage:
   hitl serve   [--listen ADDR] [--db FILE|URL] [--config FILE]   run the service
   hitl ask     QUESTION [flags]       ask a person and print the answer (hitl ask --help)
-  hitl pending [--run RUN] [--all] [--json]  list questions waiting for an answer
-                                      (the first 100; --all: every one; --order deadline:
-                                      soonest deadline first)
+  hitl pending [--run RUN] [--all] [--json] [--order deadline]
+                                      list questions waiting for an answer (the first 100;
+                                      --all: every one; --order deadline: soonest deadline first)
   hitl answer  ID [VALUE|-] [--text T]  answer a question (no VALUE or -: read it from stdin, hidden)
   hitl cancel  ID [--reason R]        cancel a pending question (or, given a run, the run)
   hitl reassign ID TO…                hand a question to Slack users or groups (U…, S…),

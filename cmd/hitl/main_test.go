@@ -45,6 +45,13 @@ func startMainNoCleanup(t testing.TB, mutate ...func(*config.Config, *Main)) *Ma
 	return m
 }
 
+// dbFile puts the database in a file of the test's temp dir: every Main
+// started with it opens that one file (a restart of the service).
+func dbFile(t testing.TB) func(*config.Config, *Main) {
+	db := filepath.Join(t.TempDir(), "hitl.db")
+	return func(c *config.Config, _ *Main) { c.DB = db }
+}
+
 // cli runs one hitl command against m and returns its exit code and output.
 type cliResult struct {
 	code           int

@@ -27,8 +27,7 @@ func TestReplicasHandleARedeliveredEnvelopeOnce(t *testing.T) {
 	url, key := pgtest.DB(t), keyFile(t)
 	srv := slackfake.New(t, slackfake.FailOnReject())
 	replica := func() *Main {
-		return startMain(t, withSlack(srv), func(c *config.Config, _ *Main) {
-			c.DB, c.SealKeyFile = url, key
+		return startReplica(t, url, key, withSlack(srv), func(c *config.Config, _ *Main) {
 			c.Slack.Controllers, c.Slack.Answerers = []string{controller}, []string{controller, "U0ALICE"}
 		})
 	}
@@ -88,8 +87,7 @@ func TestReplicasUpdateOneLiveRunMessage(t *testing.T) {
 	url, key := pgtest.DB(t), keyFile(t)
 	srv := slackfake.New(t, slackfake.FailOnReject())
 	replica := func() *Main {
-		return startMain(t, withSlack(srv), func(c *config.Config, m *Main) {
-			c.DB, c.SealKeyFile = url, key
+		return startReplica(t, url, key, withSlack(srv), func(c *config.Config, m *Main) {
 			c.Slack.RunsChannel = runsChannel
 			tune := m.SlackTuning
 			m.SlackTuning = func(bc *bot.Config) { tune(bc); bc.RunUpdateEvery = time.Millisecond }

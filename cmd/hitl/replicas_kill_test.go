@@ -315,14 +315,7 @@ func killLoadStep(ctx context.Context, c *agent.Client, l *killLoad, w, i int) e
 		l.ack(func() { l.steered[run] = string(want); delete(l.uncertain, run) })
 	case 5: // policy learning: "always allow" teaches a rule
 		cmd := fmt.Sprintf("make target-%d-%d", w, i)
-		out, err := c.RequestOperation(ctx, hitl.ApprovalRequest{Operation: hitl.Operation{Type: hitl.OpShell, Description: "kill " + cmd, Resource: cmd}, RunID: run})
-		if err != nil {
-			return err
-		}
-		if out.Effect != hitl.EffectAsk || !out.Learnable {
-			return fmt.Errorf("%s: the policy said %s (learnable %v), want a question", cmd, out.Effect, out.Learnable)
-		}
-		if _, err := c.Answer(ctx, out.QuestionID, hitl.Response{Value: hitl.Approve, Always: true}); err != nil {
+		if err := teach(ctx, c, hitl.Operation{Type: hitl.OpShell, Description: "kill " + cmd, Resource: cmd}, run); err != nil {
 			return err
 		}
 		l.ack(func() { l.learned[cmd] = true })

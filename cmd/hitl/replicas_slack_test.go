@@ -9,7 +9,6 @@ import (
 
 	"github.com/hitlbot/hitl"
 	"github.com/hitlbot/hitl/blocks"
-	"github.com/hitlbot/hitl/config"
 	"github.com/hitlbot/hitl/internal/pgtest"
 	"github.com/hitlbot/hitl/internal/principaltest"
 	"github.com/hitlbot/hitl/internal/slackfake"
@@ -27,7 +26,7 @@ func TestReplicasShareSlackDeliveries(t *testing.T) {
 	replica := func() *Main {
 		// unlimited: 30 asks in a burst, which the rate limits (shared by
 		// the replicas) would refuse.
-		return startMain(t, withSlack(srv), unlimited, func(c *config.Config, _ *Main) { c.DB, c.SealKeyFile = url, key })
+		return startReplica(t, url, key, withSlack(srv), unlimited)
 	}
 	r1, r2 := replica(), replica()
 	ctx, cancel := context.WithTimeout(principaltest.As(context.Background(), "admin:test"), 60*time.Second)
@@ -52,22 +51,7 @@ func TestReplicasShareSlackDeliveries(t *testing.T) {
 		})
 		require.NoError(t, err, "question %s was not posted", q.ID)
 	}
-	// Once the shared queue is empty no post is still coming (a delivery
-	// leaves the queue after its post): polled, with the test's deadline.
-	tick := time.NewTicker(10 * time.Millisecond)
-	defer tick.Stop()
-	for {
-		targets, err := r1.DB.Targets(ctx, "", 10)
-		require.NoError(t, err)
-		if len(targets) == 0 {
-			break
-		}
-		select {
-		case <-tick.C:
-		case <-ctx.Done():
-			t.Fatalf("deliveries still queued for %v", targets)
-		}
-	}
+	untilDrained(t, ctx, r1)
 	posts := map[string]int{}
 	for _, c := range srv.Calls("chat.postMessage") {
 		for _, q := range qs {

@@ -9,7 +9,6 @@ import (
 
 	"github.com/google/uuid"
 	"github.com/hitlbot/hitl"
-	"github.com/hitlbot/hitl/config"
 	"github.com/hitlbot/hitl/internal/principaltest"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -29,8 +28,7 @@ func immediately(time.Duration) <-chan time.Time {
 // whose path ends in suffix has reached it.
 func restartBehind(t *testing.T, suffix string) (*Main, *frontProxy, func() *Main) {
 	t.Helper()
-	db := t.TempDir() + "/hitl.db"
-	at := func(c *config.Config, _ *Main) { c.DB = db }
+	at := dbFile(t)
 	first := startMainNoCleanup(t, at)
 	proxy := newFrontProxy(t, first.URL())
 	arrived := make(chan struct{}, 1)

@@ -11,7 +11,6 @@ import (
 	"github.com/hitlbot/hitl"
 	"github.com/hitlbot/hitl/agent"
 	"github.com/hitlbot/hitl/blocks"
-	"github.com/hitlbot/hitl/config"
 	"github.com/hitlbot/hitl/internal/principaltest"
 	"github.com/hitlbot/hitl/internal/slackfake"
 	"github.com/stretchr/testify/assert"
@@ -98,8 +97,7 @@ func TestSecretSealedLostToRestartIsAskedAgainInSlack(t *testing.T) {
 	ctx, cancel := context.WithTimeout(principaltest.As(context.Background(), "admin:test"), 30*time.Second)
 	defer cancel()
 	srv := slackfake.New(t, slackfake.FailOnReject())
-	dir := t.TempDir()
-	sameDB := func(c *config.Config, _ *Main) { c.DB = dir + "/hitl.db" }
+	sameDB := dbFile(t)
 	const lost, again = "sk-live-LOST-4242-before-restart", "sk-live-AGAIN-9191-after-restart"
 
 	first := startMainNoCleanup(t, sameDB, withSlack(srv), withTrust)
@@ -166,8 +164,7 @@ func TestSecretSealedLostToRestartIsAskedAgainInSlack(t *testing.T) {
 func TestSecretSealedLostToRestartIsAskedAgain(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
-	dir := t.TempDir()
-	sameDB := func(c *config.Config, _ *Main) { c.DB = dir + "/hitl.db" }
+	sameDB := dbFile(t)
 	const lost, again = "hunter2-LOST-5151-tokenless", "hunter2-AGAIN-6262-tokenless"
 	person := principaltest.As(ctx, "local:tester")
 

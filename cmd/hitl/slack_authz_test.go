@@ -150,8 +150,7 @@ func TestSlackRefusedModalStaysOpenWithTheRule(t *testing.T) {
 	ctx, cancel := context.WithTimeout(principaltest.As(context.Background(), "admin:test"), 30*time.Second)
 	defer cancel()
 	srv := slackfake.New(t, slackfake.FailOnReject())
-	dir := t.TempDir()
-	sameDB := func(c *config.Config, _ *Main) { c.DB = dir + "/hitl.db" }
+	sameDB := dbFile(t)
 	answerers := func(ids ...string) func(*config.Config, *Main) {
 		return func(c *config.Config, _ *Main) { c.Slack.Answerers = ids }
 	}

@@ -112,8 +112,7 @@ func TestSlackReminders(t *testing.T) {
 	defer cancel()
 	srv := slackfake.New(t, slackfake.FailOnReject())
 	clock := clocktest.New(remindT0)
-	dir := t.TempDir()
-	sameDB := func(c *config.Config, _ *Main) { c.DB = dir + "/hitl.db" }
+	sameDB := dbFile(t)
 	first := startMainNoCleanup(t, sameDB, withSlack(srv), withClock(clock), withReminders)
 	require.NoError(t, srv.WaitConnected(ctx, 1))
 	e := &slackEnv{ctx: ctx, m: first, srv: srv, api: agent.NewClient(first.URL(), "")}

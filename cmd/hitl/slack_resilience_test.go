@@ -9,7 +9,6 @@ import (
 	"github.com/hitlbot/hitl"
 	"github.com/hitlbot/hitl/agent"
 	"github.com/hitlbot/hitl/blocks"
-	"github.com/hitlbot/hitl/config"
 	"github.com/hitlbot/hitl/internal/principaltest"
 	"github.com/hitlbot/hitl/internal/slackfake"
 	"github.com/stretchr/testify/assert"
@@ -60,8 +59,7 @@ func TestSlackRestartThenClick(t *testing.T) {
 	ctx, cancel := context.WithTimeout(principaltest.As(context.Background(), "admin:test"), 30*time.Second)
 	defer cancel()
 	srv := slackfake.New(t, slackfake.FailOnReject())
-	dir := t.TempDir()
-	sameDB := func(c *config.Config, _ *Main) { c.DB = dir + "/hitl.db" }
+	sameDB := dbFile(t)
 
 	first := startMainNoCleanup(t, sameDB, withSlack(srv))
 	require.NoError(t, srv.WaitConnected(ctx, 1))
@@ -154,8 +152,7 @@ func TestSlackOutboxResumesAfterRestart(t *testing.T) {
 	ctx, cancel := context.WithTimeout(principaltest.As(context.Background(), "admin:test"), 30*time.Second)
 	defer cancel()
 	srv := slackfake.New(t, slackfake.FailOnReject())
-	dir := t.TempDir()
-	sameDB := func(c *config.Config, _ *Main) { c.DB = dir + "/hitl.db" }
+	sameDB := dbFile(t)
 
 	srv.SetDown(true)
 	first := startMainNoCleanup(t, sameDB, withSlack(srv))

@@ -290,8 +290,7 @@ func TestSlackLiveRunMessageSurvivesARestart(t *testing.T) {
 	ctx, cancel := context.WithTimeout(principaltest.As(context.Background(), "admin:test"), 30*time.Second)
 	defer cancel()
 	srv := slackfake.New(t, slackfake.FailOnReject())
-	db := t.TempDir() + "/hitl.db"
-	sameDB := func(c *config.Config, _ *Main) { c.DB = db }
+	sameDB := dbFile(t)
 
 	first := startMainNoCleanup(t, sameDB, withSlack(srv), steeringConfig)
 	require.NoError(t, srv.WaitConnected(ctx, 1))

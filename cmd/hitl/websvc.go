@@ -17,13 +17,9 @@ func (m *Main) web() *web.Handler {
 		p := t.Principal()
 		byID[p.ID] = p
 	}
-	base := m.Config.BaseURL()
-	if m.Config.Web.URL == "" && m.ln != nil {
-		base = m.URL()
-	}
 	return web.New(web.Config{Service: m.Service, Tokenless: m.api.Tokenless(), TokenPrincipal: m.api.TokenPrincipal,
 		TokenByID:    func(id string) (hitl.Principal, bool) { p, ok := byID[id]; return p, ok },
-		LoopbackHost: agent.LoopbackHost, BaseURL: base, SessionTTL: time.Duration(m.Config.Web.SessionTTL),
+		LoopbackHost: agent.LoopbackHost, BaseURL: m.webBase(), SessionTTL: time.Duration(m.Config.Web.SessionTTL),
 		Clock: m.Clock, Logger: m.Logger})
 }
 
@@ -37,9 +33,14 @@ func (m *Main) webLink(ctx context.Context, p hitl.Principal) (string, error) {
 	if err != nil {
 		return "", err
 	}
-	base := m.Config.BaseURL()
+	return m.webBase() + "/login/link?t=" + url.QueryEscape(secret), nil
+}
+
+// webBase is where people reach the web inbox: web.url, or else this
+// service's own address once it listens.
+func (m *Main) webBase() string {
 	if m.Config.Web.URL == "" && m.ln != nil {
-		base = m.URL()
+		return m.URL()
 	}
-	return base + "/login/link?t=" + url.QueryEscape(secret), nil
+	return m.Config.BaseURL()
 }

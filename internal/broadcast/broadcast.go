@@ -26,7 +26,7 @@ const ReadBatch = 256
 // when the broadcaster encodes (once for every stream that shows it).
 type Frame struct {
 	Seq   uint64
-	Job   string
+	RunID   string
 	Event *hitl.Event // shared by every stream: read only
 	B     []byte
 }
@@ -198,7 +198,7 @@ func (b *Broadcaster) round(from uint64, views map[string]hitl.Principal) (bool,
 	}
 	all := make([]Frame, 0, len(evs))
 	for _, ev := range evs {
-		f := Frame{Seq: ev.Seq, Job: ev.RunID, Event: ev}
+		f := Frame{Seq: ev.Seq, RunID: ev.RunID, Event: ev}
 		if b.encode != nil {
 			if f.B, err = b.encode(ev); err != nil {
 				return false, err

@@ -157,7 +157,7 @@ func TestBroadcaster(t *testing.T) {
 		require.NoError(t, err)
 		bt := nextBatch(t, again)
 		require.True(t, bt.Read)
-		require.Equal(t, "job-2", bt.Frames[len(bt.Frames)-1].Job)
+		require.Equal(t, "job-2", bt.Frames[len(bt.Frames)-1].RunID)
 	})
 	t.Run("subscriber_after_everyone_left_gets_later_events", func(t *testing.T) {
 		svc, b := newBroadcastEnv(t)

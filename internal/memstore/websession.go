@@ -65,7 +65,7 @@ func (s *Store) PruneWebSessions(_ context.Context, now time.Time, limit int) (i
 		if n >= limit {
 			break
 		}
-		if !now.Before(ws.ExpiresAt) {
+		if ws.Expired(now) {
 			delete(s.webSessions, id)
 			n++
 		}

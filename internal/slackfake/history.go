@@ -8,8 +8,9 @@ import (
 // conversations.history and conversations.replies: the messages of a
 // channel (newest first, thread replies left out) or of a thread (the
 // parent first, then its replies), after oldest (exclusive) and up to
-// limit (100 by default, as Slack). Message metadata is in the answer only
-// with include_all_metadata, as Slack does.
+// limit (by default 100 for history and 1000 for replies, as Slack's
+// method pages say). Message metadata is in the answer only with
+// include_all_metadata, as Slack does.
 
 func (s *Server) conversationsHistory(req *request) result {
 	channel := req.str("channel")
@@ -25,7 +26,7 @@ func (s *Server) conversationsHistory(req *request) result {
 		}
 		out = append(out, historyObject(m, req))
 	}
-	return historyResult(out, req)
+	return historyResult(out, req, 100)
 }
 
 func (s *Server) conversationsReplies(req *request) result {
@@ -44,7 +45,7 @@ func (s *Server) conversationsReplies(req *request) result {
 		}
 		out = append(out, historyObject(m, req))
 	}
-	return historyResult(out, req)
+	return historyResult(out, req, 1000)
 }
 
 func historyObject(m *message, req *request) map[string]any {
@@ -55,8 +56,7 @@ func historyObject(m *message, req *request) map[string]any {
 	return obj
 }
 
-func historyResult(out []map[string]any, req *request) result {
-	limit := 100
+func historyResult(out []map[string]any, req *request, limit int) result {
 	if n, err := strconv.Atoi(req.str("limit")); err == nil && n > 0 {
 		limit = n
 	}

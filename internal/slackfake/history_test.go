@@ -52,4 +52,22 @@ func TestConversationsHistoryAndReplies(t *testing.T) {
 	if _, _, _, err := api.GetConversationRepliesContext(ctx, &slack.GetConversationRepliesParameters{ChannelID: ch, Timestamp: "1.000000"}); slackErr(t, err) != "thread_not_found" {
 		t.Errorf("replies of no thread: %v", err)
 	}
+	t.Run("by default replies answer 1000 messages, history 100", func(t *testing.T) {
+		for range 150 {
+			if _, _, err := api.PostMessageContext(ctx, ch, slack.MsgOptionText("more", false), slack.MsgOptionTS(second)); err != nil {
+				t.Fatal(err)
+			}
+			if _, _, err := api.PostMessageContext(ctx, ch, slack.MsgOptionText("more", false)); err != nil {
+				t.Fatal(err)
+			}
+		}
+		msgs, more, _, err := api.GetConversationRepliesContext(ctx, &slack.GetConversationRepliesParameters{ChannelID: ch, Timestamp: second})
+		if err != nil || len(msgs) != 151 || more {
+			t.Errorf("replies: %d messages, has_more %v, err %v; want the parent and its 150 replies", len(msgs), more, err)
+		}
+		res, err := api.GetConversationHistoryContext(ctx, &slack.GetConversationHistoryParameters{ChannelID: ch})
+		if err != nil || len(res.Messages) != 100 || !res.HasMore {
+			t.Errorf("history: %d messages, has_more %v, err %v; want 100 and more", len(res.Messages), res.HasMore, err)
+		}
+	})
 }

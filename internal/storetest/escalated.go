@@ -2,13 +2,10 @@ package storetest
 
 import (
 	"context"
-	"fmt"
 	"testing"
 	"time"
 
 	"github.com/hitlbot/hitl"
-	"github.com/hitlbot/hitl/internal/clocktest"
-	"github.com/hitlbot/hitl/notify"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )
@@ -24,13 +21,7 @@ var escalations = hitl.Reminders{
 // lists and queues hold it, by creation time and by deadline, from the
 // escalation until it is settled or handed to someone else.
 func runEscalated(t *testing.T, open func(t *testing.T) hitl.Store) {
-	newEnv := func(t *testing.T) *env {
-		st := open(t)
-		clock := clocktest.New(t0)
-		n := 0
-		return &env{store: st, clock: clock, svc: hitl.NewService(st, hitl.ServiceConfig{Notifier: notify.New(), Clock: clock,
-			Reminders: escalations, NewID: func() string { n++; return fmt.Sprintf("q_%06d", n) }})}
-	}
+	newEnv := func(t *testing.T) *env { return envWith(open(t), hitl.ServiceConfig{Reminders: escalations}) }
 	t.Run("an escalated person's lists hold the question from the escalation until it is settled", func(t *testing.T) {
 		testEscalatedListed(t, newEnv(t))
 	})

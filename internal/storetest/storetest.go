@@ -7,6 +7,7 @@ import (
 	"context"
 	"fmt"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -24,7 +25,16 @@ type env struct {
 	store hitl.Store
 	svc   *hitl.Service
 	clock *clocktest.Clock
-	n     int
+}
+
+// envWith puts a service configured by cfg over st, with a clock at t0 and
+// question ids q_000001, q_000002, … in creation order.
+func envWith(st hitl.Store, cfg hitl.ServiceConfig) *env {
+	clock := clocktest.New(t0)
+	var n atomic.Int64 // some tests create concurrently
+	cfg.Notifier, cfg.Clock = notify.New(), clock
+	cfg.NewID = func() string { return fmt.Sprintf("q_%06d", n.Add(1)) }
+	return &env{store: st, clock: clock, svc: hitl.NewService(st, cfg)}
 }
 
 var (
@@ -64,13 +74,7 @@ func ids(qs []*hitl.Question) []string {
 // Run runs the contract against stores made by open (a new, empty one per
 // call).
 func Run(t *testing.T, open func(t *testing.T) hitl.Store) {
-	newEnv := func(t *testing.T) *env {
-		st := open(t)
-		clock := clocktest.New(t0)
-		n := 0
-		return &env{store: st, clock: clock, svc: hitl.NewService(st, hitl.ServiceConfig{Notifier: notify.New(), Clock: clock,
-			NewID: func() string { n++; return fmt.Sprintf("q_%06d", n) }})}
-	}
+	newEnv := func(t *testing.T) *env { return envWith(open(t), hitl.ServiceConfig{}) }
 	t.Run("paging returns every question once, in order", func(t *testing.T) { testPaging(t, newEnv(t)) })
 	t.Run("paging stays exact across concurrent inserts", func(t *testing.T) { testPagingConcurrent(t, newEnv(t)) })
 	t.Run("lists read the index the filter names", func(t *testing.T) { testIndexes(t, newEnv(t)) })

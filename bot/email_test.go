@@ -1,0 +1,41 @@
+package bot
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"testing"
+
+	"github.com/hitlbot/hitl"
+	"github.com/slack-go/slack"
+	"github.com/stretchr/testify/assert"
+)
+
+func TestEmailOf(t *testing.T) {
+	for name, tc := range map[string]struct {
+		err      error
+		want     string
+		wantCode string
+	}{
+		"the profile's address":                  {nil, "alice@example.com", ""},
+		"a user Slack does not know has none":    {slack.SlackErrorResponse{Err: "user_not_found"}, "", ""},
+		"without users:read.email there is none": {fmt.Errorf("users.info: %w", slack.SlackErrorResponse{Err: "missing_scope"}), "", ""},
+		"any other failure is Slack's for now":   {slack.StatusCodeError{Code: 503, Status: "503"}, "", hitl.EUNAVAILABLE},
+		"another Slack error too":                {errors.New("invalid_auth"), "", hitl.EUNAVAILABLE},
+	} {
+		t.Run(name, func(t *testing.T) {
+			api := &fakeAPI{GetUserInfo: func(_ context.Context, user string) (*slack.User, error) {
+				if tc.err != nil {
+					return nil, tc.err
+				}
+				u := &slack.User{ID: user}
+				u.Profile.Email = "alice@example.com"
+				return u, nil
+			}}
+			tb := newTestBot(t, api, hitl.Access{}, nil)
+			got, err := tb.EmailOf(context.Background(), "U0ALICE")
+			assert.Equal(t, tc.want, got)
+			assert.Equal(t, tc.wantCode, hitl.ErrorCode(err))
+		})
+	}
+}
