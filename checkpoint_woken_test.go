@@ -57,6 +57,15 @@ func TestWokenCheckpoint(t *testing.T) {
 		assert.Equal(t, hitl.RunPaused, cp.Status)
 		assert.Equal(t, before, w.count())
 	})
+	t.Run("still paused with a redirect waiting: nothing handed over until the resume", func(t *testing.T) {
+		e, w, ev := setup(t)
+		e.send(t, controller, "req-steer", hitl.CommandRedirect, "loop-1", hitl.ControlPayload{Instruction: "Use the v2 API"})
+		before := w.count()
+		cp := e.woken(t, ev)
+		assert.Equal(t, hitl.RunPaused, cp.Status)
+		assert.Empty(t, cp.Instruction)
+		assert.Equal(t, before, w.count())
+	})
 	t.Run("a cancel: the loop learns it, nothing written", func(t *testing.T) {
 		e, w, ev := setup(t)
 		e.send(t, controller, "req-cancel", hitl.CommandCancel, "loop-1", hitl.ControlPayload{})
@@ -116,6 +125,9 @@ func TestWokenCheckpoint(t *testing.T) {
 		e.send(t, controller, "req-resume", hitl.CommandResume, "loop-1", hitl.ControlPayload{})
 		other := hitl.TokenPrincipal("other", nil, "")
 		_, err := e.svc.Woken(hitl.WithPrincipal(context.Background(), other), ev, e.run(t, "loop-1"))
+		assert.Equal(t, hitl.EFORBIDDEN, hitl.ErrorCode(err))
+		noAsk := hitl.TokenPrincipal("loop", []hitl.Scope{hitl.ScopeControl}, "") // the owner's name, without the ask scope
+		_, err = e.svc.Woken(hitl.WithPrincipal(context.Background(), noAsk), ev, e.run(t, "loop-1"))
 		assert.Equal(t, hitl.EFORBIDDEN, hitl.ErrorCode(err))
 	})
 }

@@ -29,19 +29,19 @@ func (a Access) InboxFilter(p Principal, assignedOnly bool) (f QuestionFilter, e
 
 // InInbox reports whether q waits on p: it is pending, in p's queue (see
 // InboxFilter), and p may answer it (approvers, assignees, never the
-// asker).
+// asker). Like WaitsOn, a question listed for p (Question.Listed) is in
+// it whether or not p answers others.
 func (a Access) InInbox(p Principal, q *Question, assignedOnly bool) bool {
 	if !q.Pending() || a.Authorize(p, ActionAnswer, q) != nil {
 		return false
 	}
-	assigned := p.inAny(q.Listed())
 	switch {
+	case p.inAny(q.Listed()):
+		return true
 	case assignedOnly:
-		return assigned
+		return false
 	case p.Local:
 		return true
-	case !q.Unassigned():
-		return assigned
 	}
-	return p.Has(ScopeAnswer)
+	return q.Unassigned() && p.Has(ScopeAnswer)
 }

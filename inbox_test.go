@@ -16,6 +16,8 @@ func TestInInbox(t *testing.T) {
 	bare := hitl.TokenPrincipal("bob", []hitl.Scope{hitl.ScopeAnswer}, "")
 	ops := hitl.TokenPrincipal("ops", []hitl.Scope{hitl.ScopeControl}, "")
 	local := hitl.LocalPrincipal("")
+	admin := hitl.Access{Admins: []string{"U0ADM"}}.SlackPrincipal("U0ADM", nil)
+	esc := hitl.Access{Answerers: []string{"U0ALICE"}}.SlackPrincipal("U0ESC", nil) // answers only what is theirs
 	now := time.Now()
 	q := func(touch func(*hitl.Question)) *hitl.Question {
 		q := &hitl.Question{ID: "q_1", RunID: "run", Status: hitl.StatusPending, Asker: "api:ci", CreatedAt: now}
@@ -41,6 +43,9 @@ func TestInInbox(t *testing.T) {
 		{"a question escalated to my group waits on me", alice, q(func(q *hitl.Question) { q.Assignees, q.EscalatedTo = []string{"U0BOB"}, []string{"S0OPS"} }), true, true},
 		{"an unassigned question escalated to me is in my assigned list", alice, q(func(q *hitl.Question) { q.EscalatedTo = []string{"U0ALICE"} }), true, true},
 		{"an unassigned question escalated to someone else still waits on whoever answers", bare, q(func(q *hitl.Question) { q.EscalatedTo = []string{"U0BOB"} }), false, true},
+		{"an unassigned question escalated to me waits on me, though I answer nothing else", esc, q(func(q *hitl.Question) { q.EscalatedTo = []string{"U0ESC"} }), false, true},
+		{"nor does an unassigned one for someone who answers only what is theirs", esc, q(nil), false, false},
+		{"a question assigned to someone else is not in an admin's inbox (an admin may answer it)", admin, q(func(q *hitl.Question) { q.Assignees = []string{"U0BOB"} }), false, false},
 		{"a question escalated to someone else is not mine", alice, q(func(q *hitl.Question) { q.Assignees, q.EscalatedTo = []string{"U0CAROL"}, []string{"U0BOB"} }), false, false},
 		{"a question I asked (my Slack user) never waits on me", alice, q(func(q *hitl.Question) { q.AskerUser = "U0ALICE" }), false, false},
 		{"a question my token asked never waits on me", bare, q(func(q *hitl.Question) { q.Asker = "api:bob" }), false, false},

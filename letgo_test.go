@@ -62,6 +62,21 @@ func TestLetGo(t *testing.T) {
 			}
 		})
 	}
+	t.Run("a call that was never held: nothing to let go", func(t *testing.T) {
+		e := newSessionEnv(t)
+		s := e.hook(t, "claude-n", hitl.HookPreToolUse)
+		require.Equal(t, hitl.HookProceed, s.Action)
+		before := len(e.loopEvents(t, "claude-n"))
+		require.NoError(t, e.svc.LetGo(as(sessionAgent), "claude-n", e.run(t, "claude-n").Version))
+		assert.Len(t, e.loopEvents(t, "claude-n"), before, "nothing written")
+	})
+	t.Run("the owner's token without the ask scope: refused", func(t *testing.T) {
+		e := newSessionEnv(t)
+		version := held(t, e, "claude-l")
+		err := e.svc.LetGo(as(hitl.TokenPrincipal("claude", []hitl.Scope{hitl.ScopeControl}, "")), "claude-l", version)
+		assert.Equal(t, hitl.EFORBIDDEN, hitl.ErrorCode(err))
+		assert.Equal(t, hitl.HookPreToolUse, e.run(t, "claude-l").Control.Session.Held)
+	})
 	t.Run("an unknown run: nothing to let go", func(t *testing.T) {
 		e := newSessionEnv(t)
 		require.NoError(t, e.svc.LetGo(as(sessionAgent), "claude-none", 1))

@@ -5,6 +5,7 @@ import (
 
 	"github.com/hitlbot/hitl"
 	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
 )
 
 // TestOrderBy: the orders a question list is read in, one row per rule.
@@ -31,4 +32,10 @@ func TestOrderBy(t *testing.T) {
 			assert.Equal(t, tc.byDeadline, f.ByDeadline)
 		})
 	}
+	t.Run("created after deadline is creation order again", func(t *testing.T) {
+		f := hitl.QuestionFilter{}
+		require.NoError(t, f.OrderBy(hitl.OrderDeadline))
+		require.NoError(t, f.OrderBy(hitl.OrderCreated))
+		assert.False(t, f.ByDeadline)
+	})
 }

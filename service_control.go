@@ -346,10 +346,7 @@ func (s *Service) Woken(ctx context.Context, e StateEvent, run *Run) (Checkpoint
 		return s.Checkpoint(ctx, e)
 	}
 	p := PrincipalFrom(ctx)
-	if err := s.access.Authorize(p, ActionAsk, nil); err != nil {
-		return Checkpoint{}, s.refused(ctx, p, ActionReport, &Question{RunID: e.RunID}, err)
-	}
-	if err := s.access.AuthorizeRun(p, ActionReport, e.RunID, run); err != nil {
+	if err := s.access.AuthorizeRun(p, ActionReport, e.RunID, run); err != nil { // the ask scope, then ownership
 		return Checkpoint{}, s.refused(ctx, p, ActionReport, &Question{RunID: e.RunID}, err)
 	}
 	cp := checkpointOf(run, true)

@@ -112,10 +112,10 @@ func (s *Service) SetPolicy(ctx context.Context, rules []PolicyRule) (Policy, er
 	return s.Policy(ctx)
 }
 
-// AgentOf is the agent an operation is decided and learned for: the
+// agentOf is the agent an operation is decided and learned for: the
 // principal that asks, and the one local person of a tokenless server
 // whatever its user name ("local").
-func AgentOf(p Principal) string { return personOf(p.ID) }
+func agentOf(p Principal) string { return personOf(p.ID) }
 
 // AgentName is the agent a person names: a token's name ("ci") is its
 // principal (api:ci); a principal id stays as it is; the local person is
@@ -136,7 +136,7 @@ func (s *Service) decider(ctx context.Context) Decider {
 // Decide applies the policy to op as the principal in ctx asks it: the
 // agent is the principal, never what the request says.
 func (s *Service) Decide(ctx context.Context, op Operation) (Decision, error) {
-	op.Agent = AgentOf(PrincipalFrom(ctx))
+	op.Agent = agentOf(PrincipalFrom(ctx))
 	if err := op.Validate(); err != nil {
 		return Decision{}, err
 	}
@@ -148,7 +148,7 @@ func (s *Service) Decide(ctx context.Context, op Operation) (Decision, error) {
 // answer (or an admin) may name another agent in req.Agent.
 func (s *Service) CheckOperation(ctx context.Context, req ApprovalRequest) (Decision, error) {
 	p := PrincipalFrom(ctx)
-	agent := AgentOf(p)
+	agent := agentOf(p)
 	if req.Agent != "" && req.Agent != p.ID && req.Agent != agent {
 		if !p.OverseesPolicy() {
 			return Decision{}, s.refused(ctx, p, ActionRead, &Question{}, Errorf(EFORBIDDEN, "%s may check the policy only as itself: naming another agent needs the answer scope", p.ID))
@@ -209,7 +209,7 @@ func (s *Service) RequestOperation(ctx context.Context, req ApprovalRequest) (Ap
 		return ApprovalOutcome{}, err
 	}
 	op := req.Operation
-	op.Agent = AgentOf(p)
+	op.Agent = agentOf(p)
 	if d.Effect != EffectAsk {
 		s.auditPolicy(ctx, p.ID, string(d.Effect), d.Rule, &op)
 		return ApprovalOutcome{Decision: d}, nil
@@ -294,7 +294,7 @@ func (s *Service) LearnedRules(ctx context.Context, f LearnedRuleFilter) (Learne
 			return LearnedRulePage{}, s.refused(ctx, p, ActionRead, &Question{}, Errorf(EFORBIDDEN,
 				"learned rules are shown only to those who answer (slack.answerers, the answer scope) and admins; %s is neither", p.ID))
 		}
-		f.Agent = AgentOf(p) // an agent sees what was taught for it
+		f.Agent = agentOf(p) // an agent sees what was taught for it
 	} else if f.Agent != "" {
 		f.Agent = AgentName(f.Agent)
 	}

@@ -47,6 +47,7 @@ func TestSessionStep(t *testing.T) {
 		{"paused: the agent may come to rest", paused, hitl.HookStop, false, hitl.HookProceed, "", ""},
 		{"paused: SessionEnd ends", paused, hitl.HookSessionEnd, false, hitl.HookEnd, "", ""},
 		{"paused with a redirect: the pause comes first", pausedRedirected, hitl.HookPostToolUse, false, hitl.HookHold, "", ""},
+		{"paused with a redirect: a stop comes to rest, the redirect waits for the resume", pausedRedirected, hitl.HookStop, false, hitl.HookProceed, "", ""},
 		{"redirect: after a tool call, as context", redirected, hitl.HookPostToolUse, false, hitl.HookInstruct, "", "just fix the test"},
 		{"redirect: with the next prompt, as context", redirected, hitl.HookUserPromptSubmit, false, hitl.HookInstruct, "", "just fix the test"},
 		{"redirect: at the session's start, as context", redirected, hitl.HookSessionStart, false, hitl.HookInstruct, "", "just fix the test"},
@@ -302,6 +303,8 @@ func TestSessionSweep(t *testing.T) {
 	i := e.run(t, "claude-i")
 	assert.Equal(t, hitl.RunAborted, i.Control.Status)
 	assert.Equal(t, hitl.ReasonIdle, i.Control.Reason)
+	assert.Equal(t, hitl.HookEnd, e.hook(t, "claude-i", hitl.HookSessionEnd).Action)
+	assert.Equal(t, hitl.RunAborted, e.run(t, "claude-i").Control.Status, "a SessionEnd brings nothing back")
 	assert.Equal(t, hitl.HookProceed, e.hook(t, "claude-i", hitl.HookUserPromptSubmit).Action, "back from lunch: the session comes back")
 	assert.Equal(t, hitl.RunRunning, e.run(t, "claude-i").Control.Status)
 }

@@ -40,6 +40,7 @@ func TestAccessWaitsOn(t *testing.T) {
 	assert.True(t, a.WaitsOn(assigned, "U7", []string{"S5"}), "a member of the assigned group")
 	assert.False(t, a.WaitsOn(assigned, "UADMIN", nil), "an admin may answer, but it does not wait on them")
 	assert.True(t, a.WaitsOn(&hitl.Question{}, "U3", nil), "an open question waits on anyone allowed")
+	assert.False(t, hitl.Access{Answerers: []string{"U3"}}.WaitsOn(&hitl.Question{}, "U4", nil), "not on someone who answers only what is theirs")
 	escalated := &hitl.Question{Assignees: []string{"U2"}, EscalatedTo: []string{"U9", "S6"}}
 	assert.True(t, a.WaitsOn(escalated, "U9", nil), "a person escalation added")
 	assert.True(t, a.WaitsOn(escalated, "U8", []string{"S6"}), "a member of a group escalation added")

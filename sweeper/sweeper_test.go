@@ -118,3 +118,23 @@ func TestWorkSendsReminders(t *testing.T) {
 	require.NoError(t, err)
 	require.Equal(t, 0, n, "once")
 }
+
+func TestWorkEndsSilentSessions(t *testing.T) {
+	t0 := time.Date(2026, 3, 1, 9, 0, 0, 0, time.UTC)
+	st := memstore.New()
+	clock := clocktest.New(t0)
+	svc := hitl.NewService(st, hitl.ServiceConfig{Notifier: notify.New(), Clock: clock,
+		Sessions: hitl.SessionTimes{IdleAfter: 10 * time.Minute, EndAfter: time.Hour}})
+	work := sweeper.Work(svc, 0)
+	ctx := hitl.WithPrincipal(context.Background(), hitl.TokenPrincipal("claude", nil, ""))
+	_, err := svc.Hook(ctx, hitl.SessionHook{RunID: "claude-s", Agent: "Claude Code", Event: hitl.HookSessionStart})
+	require.NoError(t, err)
+	clock.Add(time.Hour)
+	n, err := work(context.Background())
+	require.NoError(t, err)
+	require.Equal(t, 1, n, "the silent session is ended by the sweep")
+	run, err := st.Run(context.Background(), "claude-s")
+	require.NoError(t, err)
+	require.Equal(t, hitl.RunAborted, run.Control.Status)
+	require.Equal(t, hitl.ReasonIdle, run.Control.Reason)
+}
