@@ -174,9 +174,17 @@ func (h *Handler) startSession(w http.ResponseWriter, r *http.Request, p hitl.Pr
 	return &session{ws: ws, p: ws.Principal, secret: secret}, nil
 }
 
+// setSessionCookie sets the session cookie to last as long as the session
+// has left, by Max-Age (seconds from now as the browser counts them), not
+// an Expires date: a browser whose clock differs from the service's still
+// keeps it for the session's time.
 func (h *Handler) setSessionCookie(w http.ResponseWriter, r *http.Request, secret string, ws *hitl.WebSession) {
+	left := int(ws.ExpiresAt.Sub(h.cfg.Clock.Now()).Seconds())
+	if left <= 0 {
+		left = -1 // already over: delete it
+	}
 	http.SetCookie(w, &http.Cookie{Name: sessionCookie, Value: secret, Path: "/", HttpOnly: true, SameSite: http.SameSiteStrictMode,
-		Secure: h.secure(r), Expires: ws.ExpiresAt})
+		Secure: h.secure(r), MaxAge: left})
 }
 
 // secure reports whether cookies must be Secure: served over TLS, or

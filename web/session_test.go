@@ -131,6 +131,23 @@ func mustURL(t *testing.T, s string) *url.URL {
 	return u
 }
 
+// TestSessionCookieFollowsTheSession: the session cookie lasts as long as
+// the session has left (Max-Age), whatever the browser's clock says of
+// the service's: a service clock years behind or ahead of the browser's
+// keeps it signed in, and its Max-Age is the session's time left.
+func TestSessionCookieFollowsTheSession(t *testing.T) {
+	for _, at := range []time.Time{time.Date(2001, 1, 1, 0, 0, 0, 0, time.UTC), time.Now().AddDate(20, 0, 0)} {
+		e := newEnv(t, false)
+		e.clock.Set(at)
+		b := e.browser(t)
+		b.get("/login")
+		r := b.post("/login", url.Values{"token": {"alice-token-0123456789"}})
+		require.Equal(t, http.StatusSeeOther, r.status, r.body)
+		assert.Contains(t, r.header.Get("Set-Cookie"), "Max-Age=3600", "the session's hour")
+		assert.Equal(t, http.StatusOK, b.get("/").status, "signed in with the service's clock at %s", at)
+	}
+}
+
 func TestTokenless(t *testing.T) {
 	t.Run("the local person is signed in on the first page", func(t *testing.T) {
 		e := newEnv(t, true)
