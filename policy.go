@@ -59,6 +59,10 @@ type Operation struct {
 	// PermissionRequest, --permission-prompt-tool). Only a rule a person
 	// wrote or taught allows it then, never seed 003's default.
 	Prompted bool `json:"prompted,omitempty"`
+	// Home is the agent's home directory, sent by the edge that runs on
+	// the agent's machine (the hooks, hitl gate): ~ in a path is expanded
+	// with it. Without it, a path under ~ is never allowed by a rule.
+	Home string `json:"home,omitempty"`
 }
 
 var opTypePattern = regexp.MustCompile(`^[a-z][a-z0-9_.:-]{0,63}$`)
@@ -72,6 +76,8 @@ func (o *Operation) Validate() error {
 		return Errorf(EINVALID, "operation is required: say what the agent wants to do")
 	case len(o.Description) > MaxQuestionLen || len(o.Context) > MaxContextLen || len(o.Resource) > MaxContextLen:
 		return Errorf(EINVALID, "operation, context or resource is too long")
+	case o.Home != "" && (!strings.HasPrefix(o.Home, "/") || len(o.Home) > 4096 || strings.ContainsAny(o.Home, "\x00\n")):
+		return Errorf(EINVALID, "home %q is invalid: send the agent's home directory as an absolute path", o.Home)
 	}
 	if o.Risk != "" && !slices.Contains(risks, o.Risk) {
 		return Errorf(EINVALID, "risk %q is invalid: use low, medium, high or critical", o.Risk)
