@@ -61,7 +61,13 @@ func (w *walker) stmt(s *syntax.Stmt) {
 		w.call(c)
 	case *syntax.BinaryCmd:
 		switch c.Op {
-		case syntax.AndStmt, syntax.OrStmt, syntax.Pipe, syntax.PipeAll:
+		case syntax.AndStmt, syntax.OrStmt:
+		case syntax.Pipe, syntax.PipeAll:
+			// time and ! are reserved words only where a pipeline
+			// starts: after a | bash runs the time program.
+			if _, ok := c.Y.Cmd.(*syntax.TimeClause); ok || c.Y.Negated {
+				w.opaque(c.Y, "time or ! after a pipe, which bash does not read as mvdan.cc/sh does")
+			}
 		default:
 			w.opaque(c, "an operator the policy does not model ("+c.Op.String()+")")
 		}
