@@ -32,6 +32,9 @@ type cmdArgs struct {
 	Globals []string
 	// LongSingleDash: -name is one option (go, find).
 	LongSingleDash bool
+	// Anywhere: the command's own options may also follow its
+	// subcommand (npm test --script-shell=x).
+	Anywhere bool
 	// Check decides what the lists cannot: sed scripts, tar modes, tee
 	// operands. It returns why the command is opaque, or the files it
 	// writes.
@@ -76,12 +79,12 @@ var commandArgs = map[string]cmdArgs{
 	"go": {LongSingleDash: true, Code: []string{"-exec", "-toolexec", "-vettool", "-overlay", "-modfile", "-C", "-pgo"},
 		Write: []string{"-o", "-coverprofile", "-cpuprofile", "-memprofile", "-blockprofile", "-mutexprofile", "-trace", "-outputdir"},
 		Check: goCheck},
-	"npm": {Code: []string{"--script-shell", "--node-options", "--userconfig", "--globalconfig", "-c", "--call"},
+	"npm": {Anywhere: true, Code: []string{"--script-shell", "--node-options", "--userconfig", "--globalconfig", "-c", "--call"},
 		Sub: map[string]cmdArgs{"test": {}, "t": {}, "run": {}, "run-script": {}, "ci": {}, "install": {}, "i": {}, "ls": {}, "list": {},
 			"view": {}, "outdated": {}, "audit": {}, "version": {}, "help": {}, "start": {}, "build": {}, "pack": {}}},
-	"yarn": {Code: []string{"--script-shell"}, Sub: map[string]cmdArgs{"test": {}, "run": {}, "install": {}, "build": {}, "lint": {},
+	"yarn": {Anywhere: true, Code: []string{"--script-shell"}, Sub: map[string]cmdArgs{"test": {}, "run": {}, "install": {}, "build": {}, "lint": {},
 		"list": {}, "info": {}, "why": {}, "outdated": {}, "audit": {}, "start": {}}},
-	"pnpm": {Code: []string{"--script-shell"}, Sub: map[string]cmdArgs{"test": {}, "t": {}, "run": {}, "install": {}, "i": {}, "build": {},
+	"pnpm": {Anywhere: true, Code: []string{"--script-shell"}, Sub: map[string]cmdArgs{"test": {}, "t": {}, "run": {}, "install": {}, "i": {}, "build": {},
 		"lint": {}, "list": {}, "ls": {}, "why": {}, "outdated": {}, "audit": {}, "start": {}}},
 	"npx":   {Check: always("npx runs a package, which it may fetch from the network")},
 	"bunx":  {Check: always("bunx runs a package, which it may fetch from the network")},
@@ -108,7 +111,7 @@ var commandArgs = map[string]cmdArgs{
 			"export":  {Write: []string{"-o", "--output"}},
 			"compose": {Check: always("docker compose runs what a compose file says")},
 		}},
-	"kubectl": {Globals: []string{"-n", "--namespace", "--context", "--cluster", "--user", "-s", "--server", "--kubeconfig", "--as", "--token"},
+	"kubectl": {Anywhere: true, Globals: []string{"-n", "--namespace", "--context", "--cluster", "--user", "-s", "--server", "--kubeconfig", "--as", "--token"},
 		Code: []string{"--kubeconfig", "--exec-command"}, Net: []string{"-s", "--server"},
 		Sub: map[string]cmdArgs{"get": {}, "describe": {}, "logs": {}, "explain": {}, "version": {}, "api-resources": {}, "top": {},
 			"diff": {}, "apply": {}, "delete": {}, "rollout": {}, "scale": {}, "auth": {}, "events": {}, "wait": {}, "label": {}, "annotate": {},
@@ -191,6 +194,13 @@ func (a cmdArgs) verdict(name string, args []string) (opaque string, writes []st
 		if !ok {
 			return name + " " + args[i] + " is not a subcommand the policy knows (it may be an alias or a plugin)", nil
 		}
+		if a.Anywhere {
+			top := a
+			top.Sub, top.Check = nil, nil
+			if why, _ := top.verdict(name, args[i+1:]); why != "" {
+				return why, nil
+			}
+		}
 		why, w := sub.verdict(name+" "+args[i], args[i+1:])
 		return why, append(writes, w...)
 	}
@@ -224,6 +234,18 @@ func (a cmdArgs) optionVerdict(name, arg, nextArg string, writes *[]string) stri
 	if !strings.HasPrefix(arg, "-") || arg == "-" {
 		return ""
 	}
+	if strings.HasPrefix(arg, "--") && !a.LongSingleDash {
+		// an option spelled in full is that option, never an
+		// abbreviation of a longer one (--output is not --output-dir)
+		name, _, _ := strings.Cut(arg, "=")
+		for _, l := range [][]string{a.Code, a.Net, a.Opaque, a.Write} {
+			for _, o := range l {
+				if o == name {
+					a = a.only(name)
+				}
+			}
+		}
+	}
 	for _, l := range []struct {
 		opts []string
 		why  string
@@ -240,6 +262,20 @@ func (a cmdArgs) optionVerdict(name, arg, nextArg string, writes *[]string) stri
 		}
 	}
 	return ""
+}
+
+// only is a with each list cut down to the option name.
+func (a cmdArgs) only(name string) cmdArgs {
+	keep := func(l []string) []string {
+		for _, o := range l {
+			if o == name {
+				return []string{o}
+			}
+		}
+		return nil
+	}
+	a.Code, a.Net, a.Opaque, a.Write = keep(a.Code), keep(a.Net), keep(a.Opaque), keep(a.Write)
+	return a
 }
 
 // takesValue reports whether a global option takes the next word as its

@@ -210,7 +210,14 @@ func (w *walker) part(p syntax.WordPart) {
 		w.inside(p)
 	case *syntax.ExtGlob:
 		w.opaque(p, "an extended glob pattern")
-		w.inside(p)
+		// The pattern is kept as text; bash expands what it holds.
+		if p.Pattern != nil {
+			if doc, err := syntax.NewParser(syntax.Variant(syntax.LangBash)).Document(strings.NewReader(p.Pattern.Value)); err == nil {
+				w.parts(doc)
+			} else {
+				w.opaque(p, "an extended glob pattern that does not parse")
+			}
+		}
 	case *syntax.BraceExp:
 		w.inside(p)
 	default:
