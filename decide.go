@@ -141,8 +141,6 @@ type partDecision struct {
 	DecisionPart
 	approvers []string
 	quorum    int
-	// friction: a friction rule matched the part generously.
-	friction bool
 }
 
 // single decides one operation that is not a command line (or one part
@@ -217,7 +215,6 @@ func (d Decider) commandParts(op Operation, depth int) (parts []partDecision, si
 	for _, o := range line.Opaque {
 		opaque(o.Text, "not understood: "+o.What)
 	}
-	understood := len(line.Opaque) == 0
 	changesDir := false
 	var views []commandView
 	for _, c := range line.Commands {
@@ -227,7 +224,6 @@ func (d Decider) commandParts(op Operation, depth int) (parts []partDecision, si
 			changesDir = true
 		}
 	}
-	frictionMatched := false
 	for i, c := range line.Commands {
 		v := views[i]
 		p, err := d.part(op, PartCommand, v.match.Text())
@@ -236,7 +232,6 @@ func (d Decider) commandParts(op Operation, depth int) (parts []partDecision, si
 		}
 		p.Text = c.Text()
 		if v.why != "" {
-			understood = false
 			if p.Effect == EffectDeny {
 				p.Kind, p.Reason = PartOpaque, "not understood ("+v.why+"), and "+p.Reason
 			} else {
@@ -271,7 +266,6 @@ func (d Decider) commandParts(op Operation, depth int) (parts []partDecision, si
 		if err := d.frictionFor(op, words, &p); err != nil {
 			return nil, nil, err
 		}
-		frictionMatched = frictionMatched || p.friction
 		parts = append(parts, p)
 		for _, w := range v.writes {
 			if err := d.file(op, OpFileWrite, w, changesDir, &parts); err != nil {
@@ -289,8 +283,11 @@ func (d Decider) commandParts(op Operation, depth int) (parts []partDecision, si
 			return nil, nil, err
 		}
 	}
-	if understood && !frictionMatched && len(line.Commands) == 1 && len(line.Writes) == 0 && len(line.Reads) == 0 &&
-		len(views[0].writes) == 0 && len(line.Commands[0].Assigns) == 0 && len(parts) == 1 && parts[0].Kind == PartCommand {
+	// Exactly one part, a command the policy understands: an opaque
+	// node or command, a file written or read, each is a part of its
+	// own; friction that matched made it deny or ask with people, which
+	// teachable() refuses.
+	if len(parts) == 1 && parts[0].Kind == PartCommand {
 		c := views[0].match
 		single = &c
 	}
@@ -305,7 +302,6 @@ func (d Decider) frictionFor(op Operation, words []string, p *partDecision) erro
 		if !r.friction() || !r.matchesGenerously(op, words) {
 			continue
 		}
-		p.friction = true
 		if r.Effect == EffectDeny {
 			if p.Effect != EffectDeny {
 				p.Effect, p.Rule, p.approvers, p.quorum = EffectDeny, r.Name, nil, 0

@@ -117,17 +117,14 @@ func understand(c ShellCommand) commandView {
 		v.why = "command runs another command"
 		return v
 	case base == "env":
-		i := 0
-		for i < len(args) && strings.HasPrefix(args[i], "-") {
-			if args[i] == "-S" || strings.HasPrefix(args[i], "-S") || strings.HasPrefix(args[i], "--s") {
-				v.why = "env " + args[i] + " splits a string into a command"
-				return v
-			}
-			v.why = "env " + args[i] + " changes the environment of the command it runs"
+		if len(args) > 0 && strings.HasPrefix(args[0], "-") {
+			// -S splits a string into a command; -i, -u, -C change
+			// what the command runs with
+			v.why = "env " + args[0] + " splits a string into a command or changes what the command runs with"
 			return v
 		}
-		if i < len(args) && strings.Contains(args[i], "=") {
-			v.why = "env " + args[i] + " sets a variable for the command it runs"
+		if len(args) > 0 && strings.Contains(args[0], "=") {
+			v.why = "env " + args[0] + " sets a variable for the command it runs"
 			return v
 		}
 		if len(args) == 0 {
