@@ -133,3 +133,16 @@ func TestTildeWords(t *testing.T) {
 		assert.Equal(t, tc.literal, w.Literal, tc.word)
 	}
 }
+
+// TestPatternWords: a word bash expands as a pattern or braces is
+// computed; a lone [ or {} is a plain word.
+func TestPatternWords(t *testing.T) {
+	for word, literal := range map[string]bool{
+		"[": true, "]": true, "{}": true, "a{b": true, "a,b": true, "'*'": true, `\*`: true, `"a[1]"`: true,
+		"*": false, "a?": false, "a[1]": false, "[ab]": false, "{a,b}": false, "x{1..3}": false, "a[": true,
+	} {
+		l, err := shell.Parse("echo " + word)
+		require.NoError(t, err)
+		assert.Equal(t, literal, l.Commands[0].Args[1].Literal, word)
+	}
+}

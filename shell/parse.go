@@ -312,6 +312,33 @@ func isNumber(s string) bool {
 	return true
 }
 
+// globOrBraces reports whether an unquoted literal v (of the word whose
+// source is src) is a pattern or a brace expansion: * and ? always; [
+// only with a ] after it; { only with a } and a , or .. (a lone [ or {}
+// is a plain word to bash).
+func globOrBraces(v, src string) bool {
+	var b strings.Builder // v without its backslash-escaped characters
+	for i := 0; i < len(v); i++ {
+		if v[i] == '\\' {
+			i++
+			continue
+		}
+		b.WriteByte(v[i])
+	}
+	v = b.String()
+	if strings.ContainsAny(v, "*?") {
+		return true
+	}
+	if i := strings.IndexByte(v, '['); i >= 0 && strings.Contains(src[strings.Index(src, "["):], "]") {
+		return true
+	}
+	if i := strings.IndexByte(v, '{'); i >= 0 {
+		rest := src[strings.Index(src, "{"):]
+		return strings.Contains(rest, "}") && (strings.Contains(rest, ",") || strings.Contains(rest, ".."))
+	}
+	return false
+}
+
 // homeUser reports whether ~user names a home directory bash expands:
 // empty (the agent's own) or a user name.
 func homeUser(u string) bool {
@@ -356,7 +383,7 @@ func word(w *syntax.Word) hitl.ShellWord {
 		switch p := part.(type) {
 		case *syntax.Lit:
 			v := p.Value
-			if strings.ContainsAny(v, "*?[{") {
+			if globOrBraces(v, source(w)) {
 				return dynamic(w) // globs and brace expansion
 			}
 			if i == 0 && strings.HasPrefix(v, "~") {
