@@ -484,6 +484,9 @@ func quote(s string) string {
 	if s == "" {
 		return "''"
 	}
+	if s == "[" || s == "]" || s == "{}" {
+		return s // plain words to bash, written as people write them
+	}
 	q, err := syntax.Quote(s, syntax.LangBash)
 	if err != nil {
 		return fmt.Sprintf("%q", s) // a NUL byte: never the same as a real word
