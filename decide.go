@@ -20,7 +20,8 @@ type Decision struct {
 	// Learnable says a person may answer "approve and always allow": the
 	// configured policy asks with no approvers and a quorum of one, and
 	// the operation is one exact thing (for a command line, one simple
-	// command with nothing computed when it runs and no redirection).
+	// fully understood command with safe arguments, no redirection, that
+	// no friction rule matches in any spelling: see commandParts).
 	Learnable bool `json:"learnable,omitempty"`
 	// learn is what a learned rule would hold.
 	learn *LearnedRuleKey
