@@ -92,3 +92,30 @@ func (c ShellCommand) Dynamic() bool {
 	}
 	return false
 }
+
+// Files are the paths a line's parts name as files, as the policy reads
+// them (cleaned; ~ expanded with home when it is known): what its
+// redirections write and read and what its commands' options write. The
+// edges on the agent's machine resolve their symlinks (Operation.Paths).
+func (l *CommandLine) Files(home string) []string {
+	var out []string
+	add := func(w ShellWord) {
+		if !w.Literal {
+			return
+		}
+		if fp := normalisePath(w.Value, w.Tilde(), home); !fp.homeUnknown && fp.value != "" {
+			out = append(out, fp.value)
+		}
+	}
+	for _, c := range l.Commands {
+		for _, w := range understand(c).writes {
+			add(w)
+		}
+	}
+	for _, ws := range [][]ShellWord{l.Writes, l.Reads} {
+		for _, w := range ws {
+			add(w)
+		}
+	}
+	return out
+}

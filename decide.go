@@ -370,13 +370,23 @@ func (d Decider) path(op Operation, t OpType, fp filePath, text string) (partDec
 		return partDecision{DecisionPart: DecisionPart{Kind: PartOpaque, Text: text, Effect: EffectAsk, Rule: "default",
 			Reason: "not understood: " + fp.value + " opens a network connection"}}, nil
 	}
+	linked := false
+	if real, ok := op.Paths[fp.value]; ok && !fp.network && path.IsAbs(real) && path.Clean(real) != fp.value {
+		// the agent's machine resolved its symlinks: decide what it is
+		fp, linked = normalisePath(real, false, ""), true
+		text = text + " (" + fp.value + ")"
+		if fp.network {
+			return partDecision{DecisionPart: DecisionPart{Kind: PartOpaque, Text: text, Effect: EffectAsk, Rule: "default",
+				Reason: "not understood: " + fp.value + " opens a network connection"}}, nil
+		}
+	}
 	fop := Operation{Type: t, Risk: op.Risk, Resource: fp.value, Agent: op.Agent, Description: op.Description, Prompted: op.Prompted}
 	dec, err := d.single(fop)
 	if err != nil {
 		return partDecision{}, err
 	}
 	shown := text
-	if fp.value != text && !fp.homeUnknown {
+	if fp.value != text && !fp.homeUnknown && !linked {
 		shown = text + " (" + fp.value + ")"
 		if text == "" {
 			shown = fp.value

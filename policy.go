@@ -63,6 +63,11 @@ type Operation struct {
 	// the agent's machine (the hooks, hitl gate): ~ in a path is expanded
 	// with it. Without it, a path under ~ is never allowed by a rule.
 	Home string `json:"home,omitempty"`
+	// Paths are the symlinks of a command line's files resolved on the
+	// agent's machine (by the same edges): a path as the policy reads it
+	// (cleaned, ~ expanded) to the path it leads to. The decision uses
+	// the path a file really is.
+	Paths map[string]string `json:"paths,omitempty"`
 }
 
 var opTypePattern = regexp.MustCompile(`^[a-z][a-z0-9_.:-]{0,63}$`)
@@ -78,6 +83,13 @@ func (o *Operation) Validate() error {
 		return Errorf(EINVALID, "operation, context or resource is too long")
 	case o.Home != "" && (!strings.HasPrefix(o.Home, "/") || len(o.Home) > 4096 || strings.ContainsAny(o.Home, "\x00\n")):
 		return Errorf(EINVALID, "home %q is invalid: send the agent's home directory as an absolute path", o.Home)
+	case len(o.Paths) > 64:
+		return Errorf(EINVALID, "paths has %d entries: send at most 64", len(o.Paths))
+	}
+	for from, to := range o.Paths {
+		if from == "" || !strings.HasPrefix(to, "/") || len(from)+len(to) > 8192 {
+			return Errorf(EINVALID, "paths: %q -> %q is invalid: map a path to the absolute path its symlinks lead to", from, to)
+		}
 	}
 	if o.Risk != "" && !slices.Contains(risks, o.Risk) {
 		return Errorf(EINVALID, "risk %q is invalid: use low, medium, high or critical", o.Risk)

@@ -1,6 +1,7 @@
 package hitl_test
 
 import (
+	"fmt"
 	"testing"
 
 	"github.com/hitlbot/hitl"
@@ -225,4 +226,35 @@ func TestOpaqueIsShownAsNotUnderstood(t *testing.T) {
 	}
 	assert.True(t, found, "%+v", d.Parts)
 	assert.Contains(t, d.Explain(), "not understood")
+}
+
+// TestHomeAndPathsAreValidated: what an edge sends about the agent's
+// machine is checked like the rest of the operation.
+func TestHomeAndPathsAreValidated(t *testing.T) {
+	many := map[string]string{}
+	for i := 0; i < 65; i++ {
+		many[fmt.Sprintf("/tmp/%d", i)] = "/x"
+	}
+	for _, tc := range []struct {
+		op      hitl.Operation
+		wantErr string
+	}{
+		{hitl.Operation{Home: "/home/u"}, ""},
+		{hitl.Operation{Home: "home/u"}, "home"},
+		{hitl.Operation{Home: "/home/u\n"}, "home"},
+		{hitl.Operation{Paths: map[string]string{"/tmp/rc": "/home/u/.bashrc"}}, ""},
+		{hitl.Operation{Paths: map[string]string{"/tmp/rc": "relative"}}, "paths"},
+		{hitl.Operation{Paths: map[string]string{"": "/x"}}, "paths"},
+		{hitl.Operation{Paths: many}, "paths"},
+	} {
+		tc.op.Type, tc.op.Description = hitl.OpShell, "x"
+		err := tc.op.Validate()
+		if tc.wantErr == "" {
+			assert.NoError(t, err)
+			continue
+		}
+		require.Error(t, err)
+		assert.Contains(t, err.Error(), tc.wantErr)
+		assert.Equal(t, hitl.EINVALID, hitl.ErrorCode(err))
+	}
 }
