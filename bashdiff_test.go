@@ -78,6 +78,7 @@ func (df *differ) check(box bashdiff.Box, template string) error {
 		return fmt.Errorf("%q: %v", line, err)
 	}
 	var bad []string
+	gitAllowed := progs["git"] > 0
 	for _, path := range tr.Execs {
 		e := filepath.Base(path)
 		if owner, ok := toolchainOf(path); ok && progs[owner] > 0 {
@@ -92,6 +93,9 @@ func (df *differ) check(box bashdiff.Box, template string) error {
 	for _, w := range tr.Writes {
 		if slices.Contains([]string{"/dev/null", "/dev/tty"}, w) || strings.HasPrefix(w, box.Tmp+"/") || strings.HasPrefix(w, "/proc/") {
 			continue
+		}
+		if strings.HasPrefix(w, box.Dir+"/.git/") && gitAllowed {
+			continue // git keeps its own index and objects
 		}
 		if !writes[w] {
 			bad = append(bad, "wrote "+w+" (no allowed part writes it)")

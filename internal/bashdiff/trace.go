@@ -65,6 +65,24 @@ func NewBox(parent string) (Box, error) {
 	if out, err := exec.Command("tar", "-cf", filepath.Join(dir, "a.tar"), "-C", dir, "f").CombinedOutput(); err != nil {
 		return Box{}, fmt.Errorf("tar: %v: %s", err, out)
 	}
+	// a git repository with one commit, so git's options really run
+	git := func(args ...string) error {
+		c := exec.Command("git", args...)
+		c.Dir = dir
+		c.Env = append(os.Environ(), "HOME="+b.Home, "GIT_CONFIG_NOSYSTEM=1", "GIT_AUTHOR_NAME=t", "GIT_AUTHOR_EMAIL=t@example.com",
+			"GIT_COMMITTER_NAME=t", "GIT_COMMITTER_EMAIL=t@example.com")
+		if out, err := c.CombinedOutput(); err != nil {
+			return fmt.Errorf("git %v: %v: %s", args, err, out)
+		}
+		return nil
+	}
+	if _, err := exec.LookPath("git"); err == nil {
+		for _, args := range [][]string{{"init", "-q"}, {"add", "f", "src"}, {"commit", "-q", "-m", "one"}} {
+			if err := git(args...); err != nil {
+				return Box{}, err
+			}
+		}
+	}
 	return b, nil
 }
 
