@@ -299,8 +299,15 @@ func (d Decider) commandParts(op Operation, depth int) (parts []partDecision, si
 // generously to p, when they add more friction than p has: a deny beats
 // everything; approvers or a quorum beat an allow or a plain ask.
 func (d Decider) frictionFor(op Operation, words []string, p *partDecision) error {
+	var read []spelling
 	for _, r := range d.Rules {
-		if !r.friction() || !r.matchesGenerously(op, words) {
+		if !r.friction() {
+			continue
+		}
+		if read == nil {
+			read = readings(words)
+		}
+		if !r.matchesGenerously(op, words, read) {
 			continue
 		}
 		if r.Effect == EffectDeny {

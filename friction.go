@@ -32,23 +32,29 @@ type spelling struct {
 // readings are the spellings a friction rule is matched against: the
 // command as written, and what it runs through wrappers, each with and
 // without the options before a subcommand.
+//
+// The readings are bounded, whatever the line: each suffix of the words is
+// read once (so a chain of wrappers costs no more than its length), and at
+// most maxSkipped options are skipped before a subcommand.
 func readings(words []string) []spelling {
 	var out []spelling
 	seen := map[string]bool{}
-	var add func(ws []string, depth int)
-	add = func(ws []string, depth int) {
+	visited := map[int]bool{} // suffixes read, by length
+	var add func(ws []string)
+	add = func(ws []string) {
 		// environment assignments before the program are skipped
 		for len(ws) > 0 && isAssignment(ws[0]) {
 			ws = ws[1:]
 		}
-		if len(ws) == 0 || depth > 4 {
+		if len(ws) == 0 || visited[len(ws)] {
 			return
 		}
+		visited[len(ws)] = true
 		prog := path.Base(ws[0])
 		rest := ws[1:]
 		// global options before a subcommand: every way of skipping a
 		// run of options (each perhaps with a value) is a reading.
-		for j := 0; j <= len(rest); j++ {
+		for j := 0; j <= len(rest) && j <= maxSkipped; j++ {
 			if j > 0 && !skippable(rest, j) {
 				break
 			}
@@ -64,14 +70,16 @@ func readings(words []string) []spelling {
 		if wrappers[prog] || shells[prog] || prog == "env" || prog == "command" || prog == "builtin" || prog == "exec" || prog == "find" {
 			for j, w := range rest {
 				if !strings.HasPrefix(w, "-") && !isAssignment(w) {
-					add(rest[j:], depth+1)
+					add(rest[j:])
 				}
 			}
 		}
 	}
-	add(words, 0)
+	add(words)
 	return out
 }
+
+const maxSkipped = 8
 
 // skippable reports whether rest[:j] can all be options and their
 // values: each word is an option, or the value of the option before it.
@@ -156,8 +164,8 @@ func cleanOperand(w string) string {
 }
 
 // matchesGenerously reports whether friction rule r (a shell rule)
-// matches any reading of the command words.
-func (r PolicyRule) matchesGenerously(op Operation, words []string) bool {
+// matches the command words, read every way (their readings).
+func (r PolicyRule) matchesGenerously(op Operation, words []string, read []spelling) bool {
 	probe := op
 	probe.Resource = ""
 	rr := r
@@ -179,7 +187,7 @@ func (r PolicyRule) matchesGenerously(op Operation, words []string) bool {
 		return false
 	}
 	want := spell(path.Base(rw[0]), rw[1:])
-	for _, got := range readings(words) {
+	for _, got := range read {
 		if want.matches(got) {
 			return true
 		}

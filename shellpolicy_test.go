@@ -2,6 +2,7 @@ package hitl_test
 
 import (
 	"fmt"
+	"strings"
 	"testing"
 
 	"github.com/hitlbot/hitl"
@@ -154,6 +155,11 @@ func TestFrictionMatchesGenerously(t *testing.T) {
 			}
 		})
 	}
+	t.Run("a long chain of wrappers", func(t *testing.T) {
+		d := decideLine(t, frictionRules, "", strings.Repeat("nice ", 300)+"terraform apply")
+		assert.Equal(t, "two-person-apply", d.Rule)
+		assert.Equal(t, 2, d.Quorum)
+	})
 	for _, line := range []string{"rm -r build", "rm build", "git status", "terraform plan", "ls -rf"} {
 		d := decideLine(t, frictionRules, "", line)
 		assert.Equal(t, allow, d.Effect, "%s: friction does not reach other commands: %+v", line, d.Parts)
