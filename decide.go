@@ -377,16 +377,54 @@ func (d Decider) path(op Operation, t OpType, fp filePath, text string) (partDec
 		return partDecision{DecisionPart: DecisionPart{Kind: PartOpaque, Text: text, Effect: EffectAsk, Rule: "default",
 			Reason: "not understood: " + fp.value + " opens a network connection"}}, nil
 	}
-	linked := false
-	if real, ok := op.Paths[fp.value]; ok && !fp.network && path.IsAbs(real) && path.Clean(real) != fp.value {
-		// the agent's machine resolved its symlinks: decide what it is
-		fp, linked = normalisePath(real, false, ""), true
-		text = text + " (" + fp.value + ")"
-		if fp.network {
-			return partDecision{DecisionPart: DecisionPart{Kind: PartOpaque, Text: text, Effect: EffectAsk, Rule: "default",
-				Reason: "not understood: " + fp.value + " opens a network connection"}}, nil
-		}
+	p, err := d.pathAs(op, t, fp, text, false)
+	if err != nil {
+		return p, err
 	}
+	if real, ok := op.Paths[fp.value]; ok && path.IsAbs(real) && path.Clean(real) != fp.value {
+		// The agent's machine resolved its symlinks: the path is decided
+		// as what it leads to as well, and the stricter decision holds
+		// (what an edge says of a path only ever adds friction).
+		rp := normalisePath(real, false, "")
+		text = text + " (" + rp.value + ")"
+		if rp.network && p.Effect != EffectDeny {
+			return partDecision{DecisionPart: DecisionPart{Kind: PartOpaque, Text: text, Effect: EffectAsk, Rule: "default",
+				Reason: "not understood: " + rp.value + " opens a network connection"}}, nil
+		}
+		q, err := d.pathAs(op, t, rp, text, true)
+		if err != nil {
+			return q, err
+		}
+		if stricter(p, q) {
+			q.DecisionPart = p.DecisionPart
+			q.Text, q.Reason = text, p.Reason
+			q.approvers, q.quorum = p.approvers, p.quorum
+		}
+		return q, nil
+	}
+	return p, nil
+}
+
+// stricter reports whether a gives more friction than b: deny, then an
+// ask with a larger quorum or with approvers, then an ask, then allow.
+func stricter(a, b partDecision) bool {
+	rank := func(p partDecision) int {
+		switch {
+		case p.Effect == EffectDeny:
+			return 1000
+		case p.Effect == EffectAsk && (p.quorum > 1 || len(p.approvers) > 0):
+			return 10 + p.quorum
+		case p.Effect == EffectAsk:
+			return 1
+		}
+		return 0
+	}
+	return rank(a) > rank(b)
+}
+
+// pathAs decides one normalised path (linked: it is what a symlink leads
+// to, shown as it is).
+func (d Decider) pathAs(op Operation, t OpType, fp filePath, text string, linked bool) (partDecision, error) {
 	fop := Operation{Type: t, Risk: op.Risk, Resource: fp.value, Agent: op.Agent, Description: op.Description, Prompted: op.Prompted}
 	dec, err := d.single(fop)
 	if err != nil {

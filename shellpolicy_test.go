@@ -66,6 +66,25 @@ func TestPathsAreNormalised(t *testing.T) {
 			assert.Equal(t, tc.want, d.Effect, "%+v", d.Parts)
 		})
 	}
+	t.Run("resolved symlinks only ever add friction", func(t *testing.T) {
+		d := hitl.Decider{Rules: rules, Parse: shell.Parse}
+		for _, tc := range []struct {
+			line  string
+			paths map[string]string
+			want  hitl.Effect
+		}{
+			{"echo x > /tmp/rc", map[string]string{"/tmp/rc": "/etc/profile"}, deny},
+			{"echo x > /tmp/rc", map[string]string{"/tmp/rc": "/var/x"}, ask},
+			{"echo x > /tmp/rc", map[string]string{"/tmp/rc": "/tmp/other"}, allow},
+			{"echo x > /etc/passwd", map[string]string{"/etc/passwd": "/tmp/x"}, deny},
+			{"echo x > /tmp/rc", map[string]string{"/tmp/rc": "/dev/tcp/127.0.0.1/80"}, ask},
+			{"echo x > /etc/x", map[string]string{"/etc/x": "/dev/tcp/127.0.0.1/80"}, deny},
+		} {
+			got, err := d.Decide(hitl.Operation{Type: hitl.OpShell, Description: "x", Resource: tc.line, Agent: "api:ci", Paths: tc.paths})
+			require.NoError(t, err)
+			assert.Equal(t, tc.want, got.Effect, "%s %v: %+v", tc.line, tc.paths, got.Parts)
+		}
+	})
 	t.Run("file operations", func(t *testing.T) {
 		d := hitl.Decider{Rules: rules}
 		for _, tc := range []struct {
