@@ -1,0 +1,6 @@
+export { Client } from "./client.js";
+export type { ClientOptions, AskOptions, ApprovalOptions, Decision, DecisionOutcome, CheckpointOptions, EventsOptions } from "./client.js";
+export { HitlError, errorCode } from "./errors.js";
+export { verifyWebhook, signWebhook } from "./webhook.js";
+export type { WebhookHeaders, WebhookEvent, VerifyOptions } from "./webhook.js";
+export type * from "./types.js";
