@@ -65,6 +65,14 @@ policy:
     - name: never-drop-tables
       op_type: drop_table
       effect: deny
+    - name: allowed-writes
+      op_type: file_write
+      resource: "*/allowed.txt"
+      effect: allow
+    - name: denied-writes
+      op_type: file_write
+      resource: "*/denied.txt"
+      effect: deny
 `;
 
 /** A running `hitl serve`: its URL, tokens' clients, and how to stop or restart it. */
