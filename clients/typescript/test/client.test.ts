@@ -156,6 +156,31 @@ describe("steering", () => {
     await rejects(c.checkpoint("steer-1", { iter: 2 }), "cancelled");
   });
 
+  test("checkpoint waits while the run is paused and hands over a redirect once resumed", async () => {
+    let checkpoints = 0;
+    // Long polls of 1 s: the service answers "paused" each second and the client asks again.
+    const c = new Client({ url: hitl.url, token: AGENT_TOKEN, run: "steer-3", pollWaitSeconds: 1,
+      fetch: (u, init) => { if (String(u).includes("/checkpoint")) checkpoints++; return fetch(u, init); } });
+    await c.checkpoint("steer-3", { iter: 1 });
+    const control = (command: string, payload: Record<string, string> = {}) => hitl.person().call({
+      method: "POST", path: "/api/topics/loop:control", replay: false,
+      body: { schema: 0, type: "REQUEST", request_id: crypto.randomUUID(), command, target: { run_id: "steer-3" }, timestamp: new Date().toISOString().replace(/\.\d+Z$/, "Z"), payload },
+    });
+    await control("pause");
+    let settled = false;
+    const p = c.checkpoint("steer-3", { iter: 2 }).finally(() => { settled = true; });
+    await control("redirect", { instruction: "use staging" });
+    for (const deadline = Date.now() + 10_000; checkpoints < 4 && !settled;) {
+      assert.ok(Date.now() < deadline, "the client did not ask again while the run stayed paused");
+      await new Promise((r) => setTimeout(r, 20)); // poll interval, bounded by the deadline
+    }
+    assert.equal(settled, false, "a paused run's checkpoint returned before resume");
+    await control("resume");
+    const cp = await p;
+    assert.equal(cp.status, "running");
+    assert.equal(cp.instruction, "use staging");
+  });
+
   test("abort needs a reason", async () => {
     const c = hitl.agent({ run: "steer-2" });
     await rejects(c.abort("steer-2", " "), "invalid");
