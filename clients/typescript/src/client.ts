@@ -67,12 +67,12 @@ export interface ApprovalOptions {
   signal?: AbortSignal;
 }
 
-export type DecisionOutcome = "approved" | "denied" | "edited" | "responded" | "timed_out";
+export type DecisionOutcome = "approved" | "denied" | "edited" | "timed_out";
 
 /** How an approval request was decided: by the policy alone (`by: "policy"`) or by a person. */
 export interface Decision {
   outcome: DecisionOutcome;
-  /** The grant's message (approved, edited) or the person's reply (responded). */
+  /** The grant's message (approved, edited). */
   message?: string;
   /** Why it was denied: the person's reason, or the policy rule's. */
   reason?: string;

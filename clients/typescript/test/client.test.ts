@@ -70,6 +70,28 @@ describe("ask", () => {
     assert.match(e.message, /wrong run/);
   });
 
+  test("the same key finds the same question until its outcome is taken", async () => {
+    const c = hitl.agent({ run: "ask-key" });
+    const a = await c.ask("Keyed?", { key: "k1", wait: false });
+    const b = await c.ask("Keyed?", { key: "k1", wait: false });
+    assert.equal(a.id, b.id);
+    await hitl.answer(a.id, { value: "yes" });
+    assert.equal(await c.ask("Keyed?", { key: "k1" }), "yes");
+    const next = await c.ask("Keyed?", { key: "k1", wait: false });
+    assert.notEqual(next.id, a.id, "a taken outcome frees the key");
+    await c.cancel(next.id);
+  });
+
+  test("a sensitive answer reaches the asker once and is never shown", async () => {
+    const c = hitl.agent({ run: "ask-secret" });
+    const p = c.ask("API key?", { sensitive: true });
+    const q = await hitl.pending((q) => q.jobId === "ask-secret");
+    await hitl.answer(q.id, { value: "s3cret-value" });
+    assert.equal(await p, "s3cret-value");
+    const seen = await hitl.person().question(q.id);
+    assert.notEqual(seen.response?.value, "s3cret-value");
+  });
+
   test("the default run is ts-$USER@PRINCIPAL", async () => {
     const c = hitl.agent();
     const run = await c.defaultRun();
@@ -217,6 +239,31 @@ describe("resilience", () => {
       await h.boot();
       await h.answer(q.id, { value: "survived" });
       assert.equal(await p, "survived");
+    } finally {
+      await h.stop();
+    }
+  });
+
+  test("the event stream resumes after a restart with Last-Event-ID: nothing missed, nothing twice", { timeout: 30_000 }, async () => {
+    const h = await Hitl.start();
+    try {
+      const c = h.agent({ run: "ev-restart" });
+      const q1 = await c.ask("Before?", { wait: false });
+      const ctl = new AbortController();
+      const ids: string[] = [];
+      let q2 = "";
+      for await (const ev of c.events({ after: "0", signal: ctl.signal })) {
+        if (ev.type !== "question_asked") continue;
+        ids.push(ev.id);
+        if (ev.questionId === q1.id) {
+          await h.kill();
+          await h.boot();
+          q2 = (await c.ask("After?", { wait: false })).id;
+        }
+        if (ev.questionId === q2) break;
+      }
+      assert.equal(ids.length, 2, `events: ${ids}`);
+      assert.equal(new Set(ids).size, 2);
     } finally {
       await h.stop();
     }
