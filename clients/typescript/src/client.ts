@@ -265,7 +265,8 @@ export class Client {
       return { outcome: "denied", by: "policy", rule: res.rule, reason: `denied by policy rule ${res.rule}` + explain(res) };
     }
     if (!res.questionId) throw new HitlError("internal", "the service asked without a question to wait on");
-    return this.awaitApproval(res.questionId, { ...opts, rule: res.rule, question: res.question });
+    // opts.timeout is the approval's own (the service times it out); the wait itself is unbounded.
+    return this.awaitApproval(res.questionId, { input: opts.input, resource: opts.resource, rule: res.rule, question: res.question, signal: opts.signal });
   }
 
   /** POST /api/approvals: the policy's decision and, for ask, the approval created (without waiting). */
