@@ -97,7 +97,8 @@ export interface EventsOptions {
 
 type Body = Record<string, unknown> | undefined;
 
-interface Attempt {
+/** One raw API call (Client.call). */
+export interface ApiCall {
   method: string;
   path: string;
   query?: Record<string, string>;
@@ -530,11 +531,12 @@ export class Client {
   }
 
   /**
-   * One API call: sent to the replica in use and, when it is not
-   * answering, to the next ones as far as the request may be repeated; a
-   * 429 rate_limited waits Retry-After and sends it again.
+   * One raw API call (for endpoints without a method here): sent to the
+   * replica in use and, when it is not answering, to the next ones as far
+   * as the request may be repeated (`replay`); a 429 rate_limited waits
+   * Retry-After and sends it again. Returns the decoded JSON.
    */
-  async call<T>(a: Attempt): Promise<T> {
+  async call<T>(a: ApiCall): Promise<T> {
     for (;;) {
       try {
         return await this.sendAny<T>(a);
@@ -545,7 +547,7 @@ export class Client {
     }
   }
 
-  private async sendAny<T>(a: Attempt): Promise<T> {
+  private async sendAny<T>(a: ApiCall): Promise<T> {
     const n = this.urls.length;
     const start = this.cur;
     let err: unknown;
@@ -564,7 +566,7 @@ export class Client {
     throw err;
   }
 
-  private async send<T>(base: string, a: Attempt): Promise<T> {
+  private async send<T>(base: string, a: ApiCall): Promise<T> {
     let url = base + a.path;
     if (a.query) url += "?" + new URLSearchParams(a.query).toString();
     const hasBody = a.body !== undefined;

@@ -1,5 +1,5 @@
 export { Client } from "./client.js";
-export type { ClientOptions, AskOptions, ApprovalOptions, Decision, DecisionOutcome, CheckpointOptions, EventsOptions } from "./client.js";
+export type { ApiCall, ClientOptions, AskOptions, ApprovalOptions, Decision, DecisionOutcome, CheckpointOptions, EventsOptions } from "./client.js";
 export { HitlError, errorCode } from "./errors.js";
 export { verifyWebhook, signWebhook } from "./webhook.js";
 export type { WebhookHeaders, WebhookEvent, VerifyOptions } from "./webhook.js";
