@@ -109,6 +109,32 @@ describe("langgraph humanInTheLoopMiddleware", () => {
   });
 });
 
+describe("langgraph, several actions in one interrupt", () => {
+  test("each action is its own approval; the decisions go back in order and both tools run", async () => {
+    const client = hitl.agent({ run: "lg-two" });
+    const ran: unknown[] = [];
+    const t = tool(async (input: Record<string, unknown>) => { ran.push(input); return `sent to ${input.to}`; }, {
+      name: "send_email", description: "Sends an email", schema: z.object({ to: z.string(), body: z.string() }),
+    });
+    const agent = createAgent({
+      model: new FakeToolCallingModel({ toolCalls: [[{ name: "send_email", args: { to: "a@x", body: "1" }, id: "c1" }, { name: "send_email", args: { to: "b@x", body: "2" }, id: "c2" }], []] }),
+      tools: [t], checkpointer: new MemorySaver(),
+      middleware: [humanInTheLoopMiddleware({ interruptOn: { send_email: { allowedDecisions: ["approve", "edit", "reject"], argsSchema: schema } } })],
+    });
+    const answering = (async () => {
+      const first = await hitl.pending((q) => q.jobId === "lg-two");
+      assert.equal(first.operation?.resource, '{"to":"a@x","body":"1"}');
+      await hitl.answer(first.id, { value: "approve" });
+      const second = await hitl.pending((q) => q.jobId === "lg-two" && q.id !== first.id);
+      assert.equal(second.operation?.resource, '{"to":"b@x","body":"2"}');
+      await hitl.answer(second.id, { value: "approve", edited: '{"to":"c@x","body":"2"}' });
+    })();
+    await run(agent, { messages: [{ role: "user", content: "send both" }] }, { client, opType: "file_write", config: { configurable: { thread_id: "lg-two" } } });
+    await answering;
+    assert.deepEqual(ran, [{ to: "a@x", body: "1" }, { to: "c@x", body: "2" }]);
+  });
+});
+
 describe("langgraph interrupt()", () => {
   test("a {question, options} interrupt is asked; the answer resumes the graph", async () => {
     const client = hitl.agent({ run: "lg-plain" });
