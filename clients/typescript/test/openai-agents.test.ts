@@ -2,10 +2,10 @@
 // loopback, a real hitl serve deciding, a person answering through the API.
 import { test, before, after, describe } from "node:test";
 import assert from "node:assert/strict";
-import { Agent, tool, setTracingDisabled, OpenAIChatCompletionsModel } from "@openai/agents";
+import { Agent, tool, setTracingDisabled, OpenAIChatCompletionsModel, run as agentsRun } from "@openai/agents";
 import OpenAI from "openai";
 import { z } from "zod";
-import { needsApproval, run } from "../src/openai-agents.js";
+import { needsApproval, resolve, run } from "../src/openai-agents.js";
 import { Hitl } from "./hitl.js";
 import { fakeOpenAI } from "./fakemodel.js";
 
@@ -83,6 +83,38 @@ describe("openai-agents", () => {
     const r = await agentRun("oa-policy-deny", "drop_table", "drop_table", { path: "users", content: "" });
     assert.deepEqual(r.ran, []);
     assert.match(String(r.result.finalOutput), /never-drop-tables/);
+  });
+
+  test("approve and always allow: alwaysApprove in the SDK, and hitl's policy allows the same call from now on", async () => {
+    const model = await fakeOpenAI("write_file", { path: "/tmp/e", content: "x" });
+    const client = hitl.agent({ run: "oa-always" });
+    try {
+      const ran: unknown[] = [];
+      const t = tool({
+        name: "write_file", description: "Writes a file", parameters: z.object({ path: z.string(), content: z.string() }),
+        needsApproval: needsApproval(client, "write_file", { opType: "file_write" }),
+        execute: async (input) => { ran.push(input); return "ok"; },
+      });
+      const agent = new Agent({ name: "w", model: new OpenAIChatCompletionsModel(new OpenAI({ baseURL: model.url, apiKey: "k" }), "m"), tools: [t] });
+      const first = await agentsRun(agent, "write");
+      assert.equal(first.interruptions?.length, 1);
+      const approvals: unknown[] = [];
+      const approve = first.state.approve.bind(first.state);
+      first.state.approve = (item, o) => { approvals.push(o); approve(item, o); };
+      const answering = (async () => {
+        const q = await hitl.pending((q) => q.jobId === "oa-always");
+        await hitl.answer(q.id, { value: "approve", always: true });
+      })();
+      await resolve(first, { client, opType: "file_write" });
+      await answering;
+      assert.deepEqual(approvals, [{ alwaysApprove: true }]);
+      await agentsRun(agent, first.state);
+      assert.deepEqual(ran, [{ path: "/tmp/e", content: "x" }]);
+      const d = await client.check("file_write", '{"path":"/tmp/e","content":"x"}', { operation: "write_file: Writes a file" });
+      assert.equal(d.decision, "allow", "the person taught hitl to allow exactly this call");
+    } finally {
+      await model.close();
+    }
   });
 
   test("timeout: nobody answers, the tool never runs", async () => {
