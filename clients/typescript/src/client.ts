@@ -80,6 +80,8 @@ export interface Decision {
   editedInput?: unknown;
   /** "policy", or who decided ("api:alice", "slack:U…"), or "system" on timeout. */
   by?: string;
+  /** The person approved and chose "always allow": hitl learned a rule allowing exactly this from now on. */
+  always?: boolean;
   /** The policy rule that decided or asked. */
   rule?: string;
   /** The approval people were asked (none when the policy decided alone). */
@@ -313,7 +315,7 @@ export class Client {
       }
       return { ...d, outcome: "edited", message: r.text || undefined, editedInput: edited };
     }
-    return { ...d, outcome: "approved", message: r.text || undefined };
+    return { ...d, outcome: "approved", message: r.text || undefined, ...(r.always ? { always: true } : {}) };
   }
 
   /** What the policy decides about an operation, without asking anyone (POST /api/policy/check). */

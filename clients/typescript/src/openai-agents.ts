@@ -62,7 +62,7 @@ export async function resolve(result: ResultLike, opts: OpenAIAgentsOptions): Pr
     out.push(d);
     switch (d.outcome) {
       case "approved":
-        state.approve(item as never, { alwaysApprove: d.question?.response?.always === true });
+        state.approve(item as never, { alwaysApprove: d.always === true });
         break;
       case "timed_out":
         state.reject(item as never, { message: `Nobody approved ${name} in time; it was not run.` });
