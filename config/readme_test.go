@@ -215,3 +215,39 @@ func TestREADMEFrontDoor(t *testing.T) {
 		assert.Contains(t, prose(readme), "]("+file+")", "README.md links to %s", file)
 	}
 }
+
+// Code comments cite the manual's sections (docs/protocol.md#steering …),
+// not documents outside the repository: every page and anchor they cite
+// exists.
+func TestCodeCitesTheManual(t *testing.T) {
+	cite := regexp.MustCompile(`docs/([\w-]+\.md)(?:#([\w-]+))?`)
+	n := 0
+	require.NoError(t, filepath.WalkDir(repoRoot, func(path string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		if d.IsDir() && (d.Name() == "node_modules" || strings.HasPrefix(d.Name(), ".")) && path != repoRoot {
+			return filepath.SkipDir
+		}
+		if !strings.HasSuffix(path, ".go") {
+			return nil
+		}
+		src, err := os.ReadFile(path)
+		if err != nil {
+			return err
+		}
+		for _, m := range cite.FindAllStringSubmatch(string(src), -1) {
+			n++
+			page := "docs/" + m[1]
+			b, err := os.ReadFile(filepath.Join(repoRoot, page))
+			if !assert.NoError(t, err, "%s cites %s", path, m[0]) {
+				continue
+			}
+			if m[2] != "" {
+				assert.True(t, anchors(string(b))[m[2]], "%s cites %s, which is no heading of %s", path, m[0], page)
+			}
+		}
+		return nil
+	}))
+	assert.NotZero(t, n, "the code cites the manual")
+}
