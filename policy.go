@@ -7,9 +7,9 @@ import (
 	"strings"
 )
 
-// Seed 003's approval policies: what an operation an agent wants to carry
-// out needs: a person's decision (ask: seed 003's Always), nothing (allow:
-// Never) or a refusal (deny). Rules are ordered; the first match wins;
+// Approval policies (docs/policies.md, docs/protocol.md#approvals): what an operation an agent wants
+// to carry out needs: a person's decision (ask: the original "Always"),
+// nothing (allow: "Never") or a refusal (deny). Rules are ordered; the first match wins;
 // when none matches, the default policy applies.
 
 // OpType is the kind of an operation to approve.
@@ -57,7 +57,7 @@ type Operation struct {
 	Agent       string `json:"agent,omitempty"`
 	// Prompted: the agent was about to ask its own person (Claude Code's
 	// PermissionRequest, --permission-prompt-tool). Only a rule a person
-	// wrote or taught allows it then, never seed 003's default.
+	// wrote or taught allows it then, never the default policy.
 	Prompted bool `json:"prompted,omitempty"`
 }
 
@@ -114,11 +114,11 @@ type PolicyRule struct {
 // default. Learned rules are records of their own (LearnedRule).
 type Policy struct {
 	Rules []PolicyRule `json:"rules"`
-	// Default is seed 003's default policy, by operation type (read only).
+	// Default is the default policy (docs/policies.md), by operation type (read only).
 	Default map[OpType]Effect `json:"default"`
 }
 
-// DefaultPolicy is seed 003's default: file deletions and shell commands
+// DefaultPolicy is the default policy (docs/policies.md): file deletions and shell commands
 // ask; API calls, file reads and agent spawning are allowed; file writes
 // and custom operation types ask (fail safe).
 func DefaultPolicy() map[OpType]Effect {

@@ -154,8 +154,8 @@ type Store interface {
 	// is returned. It returns the run as stored.
 	UpdateRun(ctx context.Context, id string, fn func(run *Run) (RunUpdate, error)) (*Run, error)
 
-	// SteerRun is UpdateRun for control request requestID (seed 000's
-	// loop:control): fn also gets the request's stored record (nil when
+	// SteerRun is UpdateRun for control request requestID (loop:control,
+	// docs/protocol.md#steering): fn also gets the request's stored record (nil when
 	// there is none), and what it returns is written in the same commit:
 	// the run, the events in order (the ACK, the RESULT, the loop event it
 	// causes) and the request's record. Calls for the same request id are
@@ -250,7 +250,7 @@ type RunUpdate struct {
 
 // ControlRecord is the durable record of a control request, written with
 // its RESULT in the commit that carries the command out (Service.Control).
-// It is the dedup cache of seed 000 (a retry within five minutes gets the
+// It is the dedup cache of docs/protocol.md#steering (a retry within five minutes gets the
 // cached RESULT), and it survives restarts. A record without a Result was
 // written by an older hitl, which recorded receipt and result apart: the
 // request was in flight then.

@@ -104,7 +104,7 @@ func (s *Server) permissionPrompt(ctx context.Context, req *sdk.CallToolRequest,
 	} else {
 		var v agent.GateResult
 		// Claude Code was about to ask its person: only a rule a person
-		// wrote or taught allows, never seed 003's default.
+		// wrote or taught allows, never the default policy.
 		op := call.Operation("Claude Code asks to use " + call.Tool)
 		op.Prompted = true
 		v, err = s.opts.Client.Gate(wctx, hitl.ApprovalRequest{RunID: s.opts.Run, IdempotencyKey: key, Operation: op}, tick)

@@ -50,7 +50,7 @@ var (
 	bucketEvents      = []byte("events")        // seq BE → event JSON
 	bucketSealed      = []byte("sealed")        // id → "" (holds a sealed answer not yet received)
 	bucketRunsActive  = []byte("runs_active")   // run id → "" (running or paused)
-	bucketControl     = []byte("control")       // request_id → control record JSON (seed 000's dedup cache)
+	bucketControl     = []byte("control")       // request_id → control record JSON (the dedup cache, docs/protocol.md#steering)
 	bucketCounts      = []byte("counts")        // status → number of questions, uint64 BE
 	bucketControlAge  = []byte("control_age")   // receivedAt ‖ request_id → "" (for pruning)
 	bucketRunsEnded   = []byte("runs_ended")    // updatedAt ‖ run id → "" (done, aborted or cancelled runs)

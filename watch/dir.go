@@ -8,7 +8,7 @@ import (
 	"strings"
 )
 
-// The files of seed 002's async mode, under the engine's directory.
+// The files of the async mode (docs/protocol.md#the-file-bridge), under the engine's directory.
 const (
 	InteractionDir = ".delta/interaction"
 	RequestFile    = "request.json"

@@ -1,4 +1,4 @@
-// Package watch bridges seed 002's file protocol to hitl: an engine that
+// Package watch bridges the file protocol (docs/protocol.md#the-file-bridge) to hitl: an engine that
 // pauses by writing .delta/interaction/request.json, setting its status to
 // WAITING_FOR_INPUT and exiting 101 has its question asked in hitl, and
 // the answer is written to response.txt beside the request for the
