@@ -35,6 +35,8 @@ policy:
     - {name: test-allow, op_type: test_allow, effect: allow}
     - {name: test-deny, op_type: test_deny, effect: deny}
     - {name: edits-ask, op_type: api_call, effect: ask}
+    - {name: safe-echo, op_type: shell, resource: echo allowed-by-policy, effect: allow}
+    - {name: no-rm, op_type: shell, resource: rm, effect: deny}
 """
 
 
