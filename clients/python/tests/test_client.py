@@ -103,7 +103,8 @@ class TestAsk:
 
     def test_bad_input_is_invalid_before_anything_is_sent(self, server: Server) -> None:
         c = agent(server)
-        for call in (lambda: c.ask("x", options=["a"], yes_no=True, run="r"), lambda: c.ask("x", multi=True, run="r"), lambda: c.ask("x", timeout=-1, run="r")):
+        calls: list[Callable[[], Any]] = [lambda: c.ask("x", options=["a"], yes_no=True, run="r"), lambda: c.ask("x", multi=True, run="r"), lambda: c.ask("x", timeout=-1, run="r")]
+        for call in calls:
             with pytest.raises(HitlError) as e:
                 call()
             assert e.value.code == "invalid"
@@ -170,7 +171,7 @@ class TestApproval:
         c = agent(server)
         assert c.check("test_allow").decision == "allow"
         assert (c.check("test_deny", "x").decision, c.check("test_deny", "x").rule) == ("deny", "test-deny")
-        shell = c.check("shell", "git status && rm -rf ~")
+        shell = c.check("shell", "git status && make test")
         assert shell.decision == "ask" and len(shell.parts) >= 2
         assert person.pending(run) == []
 

@@ -64,20 +64,21 @@ class World:
 
         self.tools = [send_email, get_weather, drop_db, ask_user]
         model = FakeToolModel(messages=iter([AIMessage(content="", tool_calls=[{**c, "id": c.get("id", f"call_{i}")} for i, c in enumerate(calls)]), AIMessage(content="all done")]))
+        interrupt_on: Dict[str, Any] = {
+            "send_email": {"allowed_decisions": ["approve", "edit", "reject"], "description": "Email a customer"},
+            "get_weather": True,
+            "drop_db": {"allowed_decisions": ["approve", "reject"]},
+            "ask_user": {"allowed_decisions": ["respond"]},
+        }
         hitl_mw = HumanInTheLoopMiddleware(
-            interrupt_on={
-                "send_email": {"allowed_decisions": ["approve", "edit", "reject"], "description": "Email a customer"},
-                "get_weather": True,
-                "drop_db": {"allowed_decisions": ["approve", "reject"]},
-                "ask_user": {"allowed_decisions": ["respond"]},
-            },
+            interrupt_on=interrupt_on,
             interrupt_mode=mode,  # type: ignore[arg-type]
         )
         return create_agent(model, tools=self.tools, middleware=[hitl_mw], checkpointer=InMemorySaver())
 
 
 def tool_messages(result: Dict[str, Any]) -> Dict[str, ToolMessage]:
-    return {m.name: m for m in result["messages"] if isinstance(m, ToolMessage)}
+    return {str(m.name): m for m in result["messages"] if isinstance(m, ToolMessage)}
 
 
 def start(server: Server, graph: Any, run: str, **kw: Any) -> Any:

@@ -36,8 +36,8 @@ def test_a_delivery_the_library_signs_is_verified() -> None:
     [
         ("tampered body", SECRET, signed(), BODY.replace("answered", "cancelled")),
         ("another secret", OLD_SECRET, signed(), BODY),
-        ("timestamp 6 minutes old", SECRET, signed(at=time.time() - 360), BODY),
-        ("timestamp 6 minutes ahead", SECRET, signed(at=time.time() + 360), BODY),
+        ("timestamp 6 minutes old", SECRET, {"age": "360"}, BODY),
+        ("timestamp 6 minutes ahead", SECRET, {"age": "-360"}, BODY),
         ("id changed", SECRET, {**signed(), "webhook-id": "msg_2"}, BODY),
         ("no signature header", SECRET, {k: v for k, v in signed().items() if k != "webhook-signature"}, BODY),
         ("a signature of another version", SECRET, {**signed(), "webhook-signature": "v1a," + signed()["webhook-signature"][3:]}, BODY),
@@ -45,6 +45,8 @@ def test_a_delivery_the_library_signs_is_verified() -> None:
     ],
 )
 def test_refused(why: str, secret: str, headers: Dict[str, str], body: str) -> None:
+    if "age" in headers:  # signed now, not when the module was collected
+        headers = signed(at=time.time() - float(headers["age"]))
     with pytest.raises(HitlError) as e:
         verify_webhook(secret, headers, body)
     assert e.value.code == "invalid_signature", why

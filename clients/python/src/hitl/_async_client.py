@@ -63,7 +63,10 @@ class AsyncClient(_Base):
         return p.Reply(resp.status_code, resp.headers, _decode(resp))
 
     async def _run_id(self, run: Optional[str]) -> str:
-        return run or await self._run(p.default_run(self._st, self._user))  # type: ignore[no-any-return]
+        if run:
+            return run
+        got: str = await self._run(p.default_run(self._st, self._user))
+        return got
 
     async def whoami(self) -> Mapping[str, Any]:
         return await self._run(p.whoami(self._st))  # type: ignore[no-any-return]

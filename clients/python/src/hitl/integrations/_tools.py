@@ -41,7 +41,7 @@ def edited_args(d: Decision, schema: Optional[Mapping[str, Any]]) -> Dict[str, A
     if isinstance(v, str):
         try:
             v = json.loads(v)
-        except ValueError as e:
+        except json.JSONDecodeError as e:
             raise EditRefused(f"the edit by {d.by} is not JSON ({e.msg} at character {e.pos}); the tool takes a JSON object of arguments") from None
     if not isinstance(v, dict):
         raise EditRefused(f"the edit by {d.by} is {type(v).__name__} JSON, not an object of arguments")

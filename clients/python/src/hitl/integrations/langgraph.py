@@ -39,8 +39,8 @@ def _schemas(tools: Optional[ToolSchemas]) -> Dict[str, Mapping[str, Any]]:
         return {str(k): v for k, v in tools.items()}
     out: Dict[str, Mapping[str, Any]] = {}
     for t in tools:
-        schema = getattr(t, "tool_call_schema", None)
-        if hasattr(schema, "model_json_schema"):
+        schema: Any = getattr(t, "tool_call_schema", None)
+        if schema is not None and hasattr(schema, "model_json_schema"):
             out[t.name] = schema.model_json_schema()
         elif isinstance(schema, dict):
             out[t.name] = schema
