@@ -355,7 +355,7 @@ def value_of(q: Mapping[str, Any]) -> Any:
     raise HitlError(INTERNAL, f"question {q.get('id')} is still {status}", question=q)
 
 
-def ask(st: State, run: str, n: Dict[str, Any], wait_for: bool, timeout: Optional[float] = None) -> Flow:
+def ask(st: State, run: str, n: Dict[str, Any], wait_for: bool) -> Flow:
     q = yield from create(st, run, n)
     if not wait_for:
         return Question.of(q)
@@ -429,8 +429,6 @@ def decision_of(q: Mapping[str, Any], resource: Optional[str], input: Any, rule:
         if edited and edited != resource:
             return Decision("edited", message=text, edited_input=parse_edit(edited, input), by=by, question_id=qid, rule=rule)
         return Decision("approved", message=text, by=by, question_id=qid, rule=rule, always=bool(resp.get("always")))
-    if value == "respond":
-        return Decision("responded", message=text, by=by, question_id=qid, rule=rule)
     return Decision("denied", reason=text, by=by, question_id=qid, rule=rule)
 
 
