@@ -86,6 +86,12 @@ class TestAsk:
         person.answer(q.id, "now")
         assert c.wait(q.id) == "now"
 
+    def test_a_sensitive_answer_is_handed_over_once(self, server: Server, person: Person, run: str) -> None:
+        c = agent(server)
+        assert answered(lambda: c.ask("API key?", sensitive=True, run=run), person, run, "s3cret-value") == "s3cret-value"
+        (q,) = server.api("GET", f"/api/jobs/{run}/questions")["questions"]
+        assert "s3cret-value" not in str(q) and q["response"]["redacted"] is True
+
     def test_the_same_key_picks_up_the_same_question(self, server: Server, run: str) -> None:
         c = agent(server)
         a = c.ask("Once", run=run, key="k1", wait=False)

@@ -92,3 +92,17 @@ async def test_async_429_and_failover(limited: Server, run: str) -> None:
         await c.aclose()
     finally:
         limited.kill()
+
+
+def test_events_resume_after_a_restart_without_losing_one(fresh_server: Server, run: str) -> None:
+    fresh_server.start()
+    c = Client(fresh_server.url, AGENT_TOKEN)
+    stream = c.events(after=0)
+    first = c.ask("before the restart", run=run, wait=False)
+    assert next(ev for ev in stream if ev.type == "question_asked").data["questionId"] == first.id
+    fresh_server.kill()
+    other = Client(fresh_server.url, AGENT_TOKEN)
+    fut = pool.submit(lambda: next(ev for ev in stream if ev.type == "question_asked"))  # the stream reconnects with Last-Event-ID
+    fresh_server.start()
+    second = other.ask("after the restart", run=run, wait=False)
+    assert fut.result(timeout=60).data["questionId"] == second.id
