@@ -101,3 +101,32 @@ async def test_ask_user_question_is_answered_through_hitl(server: Server, person
 ])
 def test_tools_map_to_the_operations_hooks_send(tool: str, input: Dict[str, Any], want: tuple[str, str, str, str]) -> None:
     assert operation(tool, input) == want
+
+
+async def test_an_edit_a_tool_cannot_take_is_denied_saying_so(server: Server, person: Person, run: str) -> None:
+    from claude_agent_sdk import PermissionResultDeny, ToolPermissionContext
+
+    async with AsyncClient(server.url, AGENT_TOKEN) as client:
+        decide = can_use_tool(client, run=run)
+        task = asyncio.create_task(decide("mcp__gh__delete_repo", {"repo": "a/b"}, ToolPermissionContext()))
+        q = await asyncio.to_thread(person.question, run)
+        assert (q["operation"]["opType"], q["operation"]["resource"]) == ("api_call", "mcp__gh__delete_repo")
+        person.answer(q["id"], "approve", edited="mcp__gh__archive_repo")
+        got = await asyncio.wait_for(task, 30)
+        assert isinstance(got, PermissionResultDeny) and "cannot be applied" in got.message and "api:alice" in got.message
+
+
+async def test_ask_user_question_with_several_questions_and_multi_select(server: Server, person: Person, run: str) -> None:
+    from claude_agent_sdk import PermissionResultAllow, ToolPermissionContext
+
+    input = {"questions": [
+        {"question": "Which envs?", "header": "Envs", "multiSelect": True, "options": [{"label": "dev"}, {"label": "stg"}, {"label": "prod"}]},
+        {"question": "Why?", "header": "Reason", "options": []},
+    ]}
+    async with AsyncClient(server.url, AGENT_TOKEN) as client:
+        task = asyncio.create_task(can_use_tool(client, run=run)("AskUserQuestion", input, ToolPermissionContext()))
+        for _ in range(2):
+            q = await asyncio.to_thread(person.question, run)
+            person.answer(q["id"], ["dev", "prod"] if q["question"] == "Which envs?" else "a hotfix")
+        got = await asyncio.wait_for(task, 30)
+        assert isinstance(got, PermissionResultAllow) and got.updated_input == {**input, "answers": {"Which envs?": "dev, prod", "Why?": "a hotfix"}}
