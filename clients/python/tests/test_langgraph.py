@@ -212,3 +212,25 @@ def test_an_interrupt_value_hitl_cannot_ask_is_a_clear_error(server: Server) -> 
     with pytest.raises(HitlError) as e:
         hitl_lg.resolve(42, client=Client(server.url, AGENT_TOKEN))
     assert e.value.code == "invalid" and "interrupt" in e.value.message
+
+
+async def test_async_graphs_with_arun(server: Server, person: Person, run: str) -> None:
+    import asyncio
+
+    from hitl import AsyncClient
+
+    w = World()
+    graph = w.agent([EMAIL, {"name": "drop_db", "args": {"name": "prod"}}])
+    async with AsyncClient(server.url, AGENT_TOKEN) as c:
+        task = asyncio.create_task(hitl_lg.arun(graph, {"messages": [{"role": "user", "content": "go"}]}, {"configurable": {"thread_id": uuid.uuid4().hex}},
+                                                client=c, run=run, op_types=OP_TYPES, tools=w.tools))
+        q = await asyncio.to_thread(person.question, run)
+        person.answer(q["id"], "approve", edited='{"to": "me@corp.io", "subject": "hi"}')
+        result = await asyncio.wait_for(task, 60)
+        assert w.sent == [{"to": "me@corp.io", "subject": "hi", "urgent": False}] and w.dropped == []
+        assert "test-deny" in str(tool_messages(result)["drop_db"].content)
+        task2 = asyncio.create_task(hitl_lg.arun(plain_graph(), {}, {"configurable": {"thread_id": "t2"}}, client=c, run=run + "-plain"))
+        for answer in ("prod", "v3"):
+            q = await asyncio.to_thread(person.question, run + "-plain")
+            person.answer(q["id"], answer)
+        assert await asyncio.wait_for(task2, 60) == {"db": "prod", "name": "v3"}

@@ -23,7 +23,7 @@ question, the answers going back in ``updated_input["answers"]``.
 from __future__ import annotations
 
 import asyncio
-from typing import Any, Awaitable, Callable, Dict, List, Mapping, Optional, Tuple
+from typing import Any, Callable, Coroutine, Dict, List, Mapping, Optional, Tuple
 
 from .._async_client import AsyncClient
 from .._protocol import canonical_json
@@ -76,7 +76,7 @@ def can_use_tool(
     *,
     run: Optional[str] = None,
     timeout: Optional[float] = None,
-) -> Callable[[str, Dict[str, Any], Any], Awaitable[Any]]:
+) -> Callable[[str, Dict[str, Any], Any], Coroutine[Any, Any, Any]]:
     """The ``can_use_tool`` callback for ``ClaudeAgentOptions``: hitl's policy,
     then a person, decide each tool call (see the module's doc)."""
     from claude_agent_sdk import PermissionResultAllow, PermissionResultDeny

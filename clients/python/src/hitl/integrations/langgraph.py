@@ -21,8 +21,10 @@ answer is the ``respond`` message. ``interrupt("text")`` and
 from __future__ import annotations
 
 from concurrent.futures import ThreadPoolExecutor
-from typing import Any, Dict, List, Mapping, Optional, Sequence, Union
+from dataclasses import dataclass
+from typing import Any, Dict, List, Mapping, Optional, Sequence, Tuple, Union
 
+from .._async_client import AsyncClient
 from .._client import Client
 from .._errors import INVALID, TIMEOUT, HitlError
 from .._models import Decision
@@ -67,6 +69,19 @@ def _edit_schema(response_schema: Any) -> Optional[Mapping[str, Any]]:
     return None
 
 
+def _asks(allowed: Sequence[str]) -> bool:
+    """A tool whose only decision is respond is an "ask the user" tool: a question, not an approval."""
+    return "respond" in allowed and "approve" not in allowed and "edit" not in allowed
+
+
+def _question(name: str, description: Optional[str], run: Optional[str], timeout: Optional[float]) -> Dict[str, Any]:
+    return {"run": run, "context": {"currentStep": f"tool {name}"}, "timeout": timeout}
+
+
+def _approval(name: str, description: Optional[str], args: Dict[str, Any], run: Optional[str], op_types: Optional[Mapping[str, str]], timeout: Optional[float]) -> Dict[str, Any]:
+    return {"op_type": _tools.op_type_for(name, op_types), "input": args, "reason": f"tool {name}", "run": run, "prompted": True, "timeout": timeout}
+
+
 def _decide(
     client: Client,
     name: str,
@@ -80,13 +95,29 @@ def _decide(
     timeout: Optional[float],
 ) -> Dict[str, Any]:
     """One tool call's decision, in the middleware's shape."""
-    if "respond" in allowed and "approve" not in allowed and "edit" not in allowed:
-        answer = client.ask(_tools.describe(name, description), run=run, context={"currentStep": f"tool {name}"}, timeout=timeout)
+    if _asks(allowed):
+        answer = client.ask(_tools.describe(name, description), **_question(name, description, run, timeout))
         return {"type": "respond", "message": str(answer)}
-    d = client.request_approval(
-        _tools.describe(name, description), op_type=_tools.op_type_for(name, op_types), input=args,
-        reason=f"tool {name}", run=run, prompted=True, timeout=timeout,
-    )
+    d = client.request_approval(_tools.describe(name, description), **_approval(name, description, args, run, op_types, timeout))
+    return _to_decision(name, args, d, allowed, schema)
+
+
+async def _adecide(
+    client: AsyncClient,
+    name: str,
+    args: Dict[str, Any],
+    description: Optional[str],
+    allowed: Sequence[str],
+    *,
+    run: Optional[str],
+    schema: Optional[Mapping[str, Any]],
+    op_types: Optional[Mapping[str, str]],
+    timeout: Optional[float],
+) -> Dict[str, Any]:
+    if _asks(allowed):
+        answer = await client.ask(_tools.describe(name, description), **_question(name, description, run, timeout))
+        return {"type": "respond", "message": str(answer)}
+    d = await client.request_approval(_tools.describe(name, description), **_approval(name, description, args, run, op_types, timeout))
     return _to_decision(name, args, d, allowed, schema)
 
 
@@ -135,32 +166,79 @@ def resolve(
     ``response_schema`` (the interrupt's) give the schemas edits are checked
     against; ``op_types`` maps tool names to hitl operation types
     (default ``api_call``)."""
+    kind, items, ask = _read(value, tools, response_schema)
+    if kind == "ask":
+        return client.ask(ask.pop("question"), run=run, timeout=timeout, **ask)
+
+    def one(i: _Item) -> Dict[str, Any]:
+        return _decide(client, i.name, i.args, i.description, i.allowed, run=run, schema=i.schema, op_types=op_types, timeout=timeout)
+
+    if kind == "one":
+        return one(items[0])
+    if not items:
+        return {"decisions": []}
+    with ThreadPoolExecutor(max_workers=min(8, len(items))) as pool:
+        return {"decisions": list(pool.map(one, items))}
+
+
+async def aresolve(
+    value: Any,
+    *,
+    client: AsyncClient,
+    run: Optional[str] = None,
+    tools: Optional[ToolSchemas] = None,
+    op_types: Optional[Mapping[str, str]] = None,
+    response_schema: Any = None,
+    timeout: Optional[float] = None,
+) -> Any:
+    """``resolve`` with an ``AsyncClient``, for async graphs."""
+    import asyncio
+
+    kind, items, ask = _read(value, tools, response_schema)
+    if kind == "ask":
+        return await client.ask(ask.pop("question"), run=run, timeout=timeout, **ask)
+
+    async def one(i: _Item) -> Dict[str, Any]:
+        return await _adecide(client, i.name, i.args, i.description, i.allowed, run=run, schema=i.schema, op_types=op_types, timeout=timeout)
+
+    if kind == "one":
+        return await one(items[0])
+    return {"decisions": list(await asyncio.gather(*(one(i) for i in items)))}
+
+
+@dataclass
+class _Item:
+    """One tool call to decide."""
+
+    name: str
+    args: Dict[str, Any]
+    description: Optional[str]
+    allowed: List[str]
+    schema: Optional[Mapping[str, Any]]
+
+
+def _read(value: Any, tools: Optional[ToolSchemas], response_schema: Any) -> Tuple[str, List[_Item], Dict[str, Any]]:
+    """What an interrupt value asks for: ("batch", its tool calls), ("one", the per-call
+    tool call) or ("ask", the question's arguments)."""
     schemas = _schemas(tools)
     if isinstance(value, Mapping) and "action_requests" in value:
-        actions: List[Mapping[str, Any]] = list(value["action_requests"])
         configs = {c["action_name"]: c for c in value.get("review_configs", [])}
-        if not actions:
-            return {"decisions": []}
-
-        def one(a: Mapping[str, Any]) -> Dict[str, Any]:
+        items = []
+        for a in value["action_requests"]:
             name = str(a["name"])
             allowed = list(configs.get(name, {}).get("allowed_decisions", ["approve", "reject"]))
-            return _decide(client, name, dict(a.get("args") or {}), a.get("description"), allowed, run=run, schema=schemas.get(name), op_types=op_types, timeout=timeout)
-
-        with ThreadPoolExecutor(max_workers=min(8, len(actions))) as pool:
-            return {"decisions": list(pool.map(one, actions))}
+            items.append(_Item(name, dict(a.get("args") or {}), a.get("description"), allowed, schemas.get(name)))
+        return "batch", items, {}
     if isinstance(value, Mapping) and value.get("type") == "tool_approval":
         name = str(value["name"])
         allowed = _allowed_of(response_schema) or ["approve", "edit", "reject", "respond"]
         schema = _edit_schema(response_schema) or schemas.get(name)
-        return _decide(client, name, dict(value.get("args") or {}), value.get("description"), allowed, run=run, schema=schema, op_types=op_types, timeout=timeout)
+        return "one", [_Item(name, dict(value.get("args") or {}), value.get("description"), allowed, schema)], {}
     if isinstance(value, str):
-        return client.ask(value, run=run, timeout=timeout)
+        return "ask", [], {"question": value}
     if isinstance(value, Mapping) and isinstance(value.get("question"), str):
-        return client.ask(
-            value["question"], options=value.get("options"), multi=bool(value.get("multi", False)),
-            yes_no=bool(value.get("yes_no", False)), default=value.get("default"), run=run, timeout=timeout,
-        )
+        return "ask", [], {"question": value["question"], "options": value.get("options"), "multi": bool(value.get("multi", False)),
+                           "yes_no": bool(value.get("yes_no", False)), "default": value.get("default")}
     raise HitlError(INVALID, f"hitl cannot ask a person about this interrupt value: {type(value).__name__} {str(value)[:200]!r}; interrupt with a string, {{question, options}} or HumanInTheLoopMiddleware's request")
 
 
@@ -178,6 +256,13 @@ def _allowed_of(response_schema: Any) -> List[str]:
         if isinstance(v, str):
             out.append(v)
     return out
+
+
+def _run_of(config: Mapping[str, Any], run: Optional[str]) -> Optional[str]:
+    if run is not None:
+        return run
+    thread = str(config.get("configurable", {}).get("thread_id", ""))
+    return _tools.run_id("langgraph", thread) if thread else None
 
 
 def run(
@@ -198,9 +283,7 @@ def run(
     from langgraph.types import Command
 
     cfg = config or {}
-    if run is None:
-        thread = str(cfg.get("configurable", {}).get("thread_id", ""))
-        run = _tools.run_id("langgraph", thread) if thread else None
+    run = _run_of(cfg, run)
     result = graph.invoke(input, cfg)
     while True:
         interrupts = graph.get_state(cfg).interrupts
@@ -211,3 +294,31 @@ def run(
             for i in interrupts
         }
         result = graph.invoke(Command(resume=resume), cfg)
+
+
+async def arun(
+    graph: Any,
+    input: Any,
+    config: Optional[Dict[str, Any]] = None,
+    *,
+    client: AsyncClient,
+    run: Optional[str] = None,
+    tools: Optional[ToolSchemas] = None,
+    op_types: Optional[Mapping[str, str]] = None,
+    timeout: Optional[float] = None,
+) -> Any:
+    """``run`` for async graphs (``ainvoke``), with an ``AsyncClient``."""
+    from langgraph.types import Command
+
+    cfg = config or {}
+    run = _run_of(cfg, run)
+    result = await graph.ainvoke(input, cfg)
+    while True:
+        interrupts = (await graph.aget_state(cfg)).interrupts
+        if not interrupts:
+            return result
+        resume = {
+            i.id: await aresolve(i.value, client=client, run=run, tools=tools, op_types=op_types, response_schema=getattr(i, "response_schema", None), timeout=timeout)
+            for i in interrupts
+        }
+        result = await graph.ainvoke(Command(resume=resume), cfg)
