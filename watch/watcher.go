@@ -274,8 +274,8 @@ func (w *Watcher) reconcile(ctx context.Context, d *dir) {
 		d.settled = key
 		return
 	}
-	if d.active != nil || d.settled == key {
-		return
+	if d.active != nil || d.settled == key || ctx.Err() != nil {
+		return // nothing new to ask, or the watcher stopped while the files were read
 	}
 	actx, cancel := context.WithCancelCause(ctx)
 	d.active = &asking{key: key, cancel: cancel}
