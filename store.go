@@ -252,7 +252,7 @@ type RunUpdate struct {
 // ControlRecord is the durable record of a control request, written with
 // its RESULT in the commit that carries the command out (Service.Control).
 // It is the dedup cache of seed 000 (a retry within five minutes gets the
-// cached RESULT), and it survives restarts. A record without a Result was
+// cached RESULT), held per principal (Key), and it survives restarts. A record without a Result was
 // written by an older hitl, which recorded receipt and result apart: the
 // request was in flight then.
 type ControlRecord struct {
