@@ -16,8 +16,10 @@ const DedupWindow = 5 * time.Minute
 // change and the request's record, in one transaction: the ACK still
 // means the request is durably received (a crash leaves both or neither),
 // and it is logged before the RESULT, which is logged before the
-// loop:current event it causes. A retry of a request id seen within
-// DedupWindow returns the cached RESULT alone (see seen). A malformed
+// loop:current event it causes. A retry of a request id the same
+// principal sent within DedupWindow returns the cached RESULT alone (see
+// seen); another principal's request with that id is a new request
+// (ControlKeyOf). A malformed
 // request gets only a bad_request RESULT. The error is for the service
 // failing (the store), never for the command failing: that is a RESULT;
 // a store failure leaves neither the ACK nor the request recorded.
@@ -36,7 +38,7 @@ func (s *Service) Control(ctx context.Context, req ControlMessage) ([]ControlMes
 		msgs      []ControlMessage
 		cancelled bool
 	)
-	_, err := s.store.SteerRun(ctx, req.Target.RunID, req.RequestID, func(run *Run, prior *ControlRecord) (RunUpdate, error) {
+	_, err := s.store.SteerRun(ctx, req.Target.RunID, ControlKeyOf(p.ID, req.RequestID), func(run *Run, prior *ControlRecord) (RunUpdate, error) {
 		msgs, cancelled = nil, false
 		if cached, dup := s.seen(prior, now); cached != nil {
 			msgs = []ControlMessage{*cached}
@@ -79,7 +81,7 @@ func (s *Service) Control(ctx context.Context, req ControlMessage) ([]ControlMes
 // (the id is new); one with its RESULT was carried out (cached, the RESULT
 // to give again). Control writes a record together with its RESULT, so a
 // request is in flight only inside that commit, and a retry arriving then
-// waits for it (SteerRun serialises a request id) and gets the cached
+// waits for it (SteerRun serialises a request key) and gets the cached
 // RESULT. A record without a RESULT was written by an older hitl that
 // recorded receipt first: made since this service started, another
 // replica is still carrying it out (dup); made before, it was cut off by

@@ -41,9 +41,13 @@ type dir struct {
 	root string // absolute
 	run  string
 
+	poke    chan struct{} // a look at the files is due (wake)
+	results chan result   // the outcomes of its askings
+
+	// Touched by its goroutine only (Watcher.tend):
 	active  *asking // the question asked for the current request, if any
 	settled string  // the key of the request already dealt with
-	bad     string  // the key of a bad request already reported
+	bad     string  // the key of a bad request (or why it was refused) already reported
 }
 
 func (d *dir) interaction() string { return filepath.Join(d.root, InteractionDir) }

@@ -135,11 +135,16 @@ func (e *env) wait(ctx context.Context, d time.Duration) error {
 	}
 }
 
-func main() {
+func main() { os.Exit(process(os.Args[1:])) }
+
+// process is hitl as a process, returning its exit code: Ctrl+C (SIGINT)
+// and SIGTERM end the command's context, so that a command that runs
+// until stopped (serve, watch, a wait) stops cleanly.
+func process(args []string) int {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
-	os.Exit(run(ctx, os.Args[1:], &env{stdin: os.Stdin, stdout: os.Stdout, stderr: os.Stderr, getenv: os.Getenv,
-		stdoutTTY: term.IsTerminal(int(os.Stdout.Fd()))}))
+	return run(ctx, args, &env{stdin: os.Stdin, stdout: os.Stdout, stderr: os.Stderr, getenv: os.Getenv,
+		stdoutTTY: term.IsTerminal(int(os.Stdout.Fd()))})
 }
 
 // commands are hitl's commands by name; the usage text and README.md list
