@@ -8,7 +8,14 @@ package udiff
 // region: beyond it the region is shown as removed then added, which is a
 // correct diff, only not the shortest (no person reads a diff that large
 // line by line anyway).
-const maxCost = 4096
+const maxCost = 1024
+
+// anchorAbove is the size (lines of both sides) above which a region is
+// first cut at the lines that occur once on each side, in order (as
+// patience diff does): large inputs stay fast and their diffs line up on
+// the lines that are surely the same. Smaller regions get Myers's
+// shortest diff.
+const anchorAbove = 2000
 
 // differ marks which lines of a were removed and which of b were added.
 type differ struct {
@@ -46,6 +53,17 @@ func (d *differ) compare(a0, a1, b0, b1 int) {
 			d.removed[i] = true
 		}
 		return
+	}
+	if (a1-a0)+(b1-b0) > anchorAbove {
+		if as := d.anchors(a0, a1, b0, b1); len(as) > 0 {
+			i, j := a0, b0
+			for _, an := range as {
+				d.compare(i, an.i, j, an.j)
+				i, j = an.i+1, an.j+1
+			}
+			d.compare(i, a1, j, b1)
+			return
+		}
 	}
 	x, y, ok := d.bisect(a0, a1, b0, b1)
 	if !ok || (x == a0 && y == b0) || (x == a1 && y == b1) {
@@ -139,4 +157,64 @@ func (d *differ) bisect(a0, a1, b0, b1 int) (x, y int, ok bool) {
 		}
 	}
 	return 0, 0, false
+}
+
+// anchor is a line that occurs once in a region on each side.
+type anchor struct{ i, j int }
+
+// anchors are the lines that occur exactly once in a[a0:a1] and once in
+// b[b0:b1], the longest run of them in the same order on both sides.
+func (d *differ) anchors(a0, a1, b0, b1 int) []anchor {
+	type seen struct{ na, nb, i, j int }
+	count := map[int]*seen{}
+	for i := a0; i < a1; i++ {
+		s := count[d.a[i]]
+		if s == nil {
+			s = &seen{}
+			count[d.a[i]] = s
+		}
+		s.na, s.i = s.na+1, i
+	}
+	for j := b0; j < b1; j++ {
+		if s := count[d.b[j]]; s != nil {
+			s.nb, s.j = s.nb+1, j
+		}
+	}
+	var pairs []anchor // in a's order
+	for i := a0; i < a1; i++ {
+		if s := count[d.a[i]]; s.na == 1 && s.nb == 1 {
+			pairs = append(pairs, anchor{i, s.j})
+		}
+	}
+	// The longest increasing run of j (patience sorting, O(k log k)).
+	tails := []int{} // tails[k]: index in pairs of the smallest tail of a run of k+1
+	prev := make([]int, len(pairs))
+	for p, an := range pairs {
+		lo, hi := 0, len(tails)
+		for lo < hi {
+			mid := (lo + hi) / 2
+			if pairs[tails[mid]].j < an.j {
+				lo = mid + 1
+			} else {
+				hi = mid
+			}
+		}
+		prev[p] = -1
+		if lo > 0 {
+			prev[p] = tails[lo-1]
+		}
+		if lo == len(tails) {
+			tails = append(tails, p)
+		} else {
+			tails[lo] = p
+		}
+	}
+	if len(tails) == 0 {
+		return nil
+	}
+	out := make([]anchor, len(tails))
+	for k, p := len(tails)-1, tails[len(tails)-1]; k >= 0; k, p = k-1, prev[p] {
+		out[k] = pairs[p]
+	}
+	return out
 }

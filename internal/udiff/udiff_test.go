@@ -295,3 +295,23 @@ func btoi(b bool) int {
 	}
 	return 0
 }
+
+// BenchmarkUnified: a 20,000-line file with every tenth line changed, and
+// one rewritten whole (beyond maxCost).
+func BenchmarkUnified(b *testing.B) {
+	old := lines(20000, func(i int) string { return fmt.Sprint("old ", i) })
+	tenth := lines(20000, func(i int) string {
+		if i%10 == 0 {
+			return fmt.Sprint("changed ", i)
+		}
+		return fmt.Sprint("old ", i)
+	})
+	whole := lines(20000, func(i int) string { return fmt.Sprint("new ", i) })
+	for name, new := range map[string]string{"every_tenth_line": tenth, "rewritten": whole} {
+		b.Run(name, func(b *testing.B) {
+			for b.Loop() {
+				Unified("a", "b", old, new, 3)
+			}
+		})
+	}
+}
