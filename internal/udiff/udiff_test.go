@@ -315,3 +315,23 @@ func BenchmarkUnified(b *testing.B) {
 		})
 	}
 }
+
+func TestUnifiedLargeRandomTextsApply(t *testing.T) {
+	r := rand.New(rand.NewPCG(5, 6))
+	for range 5 {
+		// Lines repeated and unique, so that anchors and Myers both work.
+		gen := func() string {
+			return lines(1500+r.IntN(1500), func(int) string {
+				if r.IntN(3) == 0 {
+					return fmt.Sprint("unique ", r.IntN(1<<30))
+				}
+				return fmt.Sprint("common ", r.IntN(20))
+			})
+		}
+		old, new := gen(), gen()
+		d := Unified("a", "b", old, new, 3)
+		if got, err := apply(old, d.Text); err != nil || got != new {
+			t.Fatalf("the diff does not apply: %v", err)
+		}
+	}
+}
