@@ -20,9 +20,14 @@ type approvalView struct {
 	Parts     []hitl.DecisionPart // how the policy decided each part, when that says more
 }
 
+// briefLines is how many diff lines an inbox card shows per file; the
+// question page shows them all.
+const briefLines = 40
+
 // approvalOf is q's approval card, nil for a question without an
-// operation.
-func approvalOf(q *hitl.Question) *approvalView {
+// operation. brief (an inbox card) shows each diff's first briefLines
+// lines and links the rest.
+func approvalOf(q *hitl.Question, brief bool) *approvalView {
 	op := q.Operation
 	if op == nil {
 		return nil
@@ -42,7 +47,11 @@ func approvalOf(q *hitl.Question) *approvalView {
 		v.WhatLabel = "Resource"
 	}
 	for _, d := range op.Diffs {
-		v.Diffs = append(v.Diffs, diffOf(d))
+		dv := diffOf(d)
+		if brief {
+			dv.brief(briefLines)
+		}
+		v.Diffs = append(v.Diffs, dv)
 	}
 	if len(v.Diffs) == 1 && op.Diffs[0].Path == op.Resource {
 		v.What = "" // the diff names the file
@@ -112,6 +121,27 @@ type diffView struct {
 	hitl.FileDiff
 	Hunks []hunkView
 	Bad   string // the diff could not be read
+	More  int    // lines left out of a brief view
+}
+
+// brief keeps the first n lines of the diff, counting the rest in More.
+func (v *diffView) brief(n int) {
+	for i := range v.Hunks {
+		h := &v.Hunks[i]
+		h.Open = true
+		if len(h.Lines) > n {
+			v.More += len(h.Lines) - n
+			h.Lines = h.Lines[:n]
+		}
+		n -= len(h.Lines)
+		if n <= 0 {
+			for _, rest := range v.Hunks[i+1:] {
+				v.More += len(rest.Lines)
+			}
+			v.Hunks = v.Hunks[:i+1]
+			return
+		}
+	}
 }
 
 type hunkView struct {

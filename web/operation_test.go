@@ -70,6 +70,11 @@ func TestLongDiffsFoldByHunk(t *testing.T) {
 	assert.Equal(t, 1, strings.Count(body, `<details class="hunk" open>`), "only the first hunk is open")
 	assert.Equal(t, 2, strings.Count(body, `<details class="hunk">`), "the others are folded")
 	assert.True(t, strings.Contains(body, "Truncated: the diff was cut at 256 KiB on the agent's machine (&#43;20000 −120 lines in all)"), "says it was truncated")
+	assert.NotContains(t, body, `class="more"`, "the question page shows the whole diff")
+
+	card := b.get("/").body
+	assert.Equal(t, 40, strings.Count(card, `<tr class="del">`)+strings.Count(card, `<tr class="add">`), "an inbox card shows the first lines")
+	assert.True(t, strings.Contains(card, `<p class="more">… 200 more lines: <a href="/q/`+id+`">the whole diff</a></p>`), "and links the rest")
 }
 
 func TestApprovalCardSaysEachThingOnce(t *testing.T) {
