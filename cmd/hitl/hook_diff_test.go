@@ -165,3 +165,25 @@ func shortened(s string, n int) string {
 	out := append(lines[:n-6:n-6], fmt.Sprintf("[… %d lines left out of this golden file …]", len(lines)-n))
 	return strings.Join(append(out, lines[len(lines)-6:]...), "\n")
 }
+
+func TestShowErrors(t *testing.T) {
+	m := startMain(t)
+	ctx := context.Background()
+	for name, tc := range map[string]struct {
+		args []string
+		code int
+		msg  string
+	}{
+		"no id":         {[]string{"show"}, exitUsage, "hitl show needs one question id"},
+		"an unknown id": {[]string{"show", "q_0000000000000000"}, exitNotFound, "not found"},
+		"a bad --color": {[]string{"show", "q_1", "--color", "pink"}, exitUsage, `--color is auto, always or never, not "pink"`},
+		"two ids":       {[]string{"show", "q_1", "q_2"}, exitUsage, "hitl show needs one question id"},
+	} {
+		t.Run(name, func(t *testing.T) {
+			r := cli(ctx, m, "", tc.args...)
+			assert.Equal(t, tc.code, r.code, r.stderr)
+			assert.Contains(t, r.stderr, tc.msg)
+			assert.Empty(t, r.stdout)
+		})
+	}
+}
