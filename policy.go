@@ -59,6 +59,9 @@ type Operation struct {
 	// PermissionRequest, --permission-prompt-tool). Only a rule a person
 	// wrote or taught allows it then, never the default policy.
 	Prompted bool `json:"prompted,omitempty"`
+	// Diffs are the file changes of a file operation, per file, as the
+	// person sees them (FileDiff); the policy decides by Resource.
+	Diffs []FileDiff `json:"diffs,omitempty"`
 }
 
 var opTypePattern = regexp.MustCompile(`^[a-z][a-z0-9_.:-]{0,63}$`)
@@ -76,7 +79,7 @@ func (o *Operation) Validate() error {
 	if o.Risk != "" && !slices.Contains(risks, o.Risk) {
 		return Errorf(EINVALID, "risk %q is invalid: use low, medium, high or critical", o.Risk)
 	}
-	return nil
+	return o.validateDiffs()
 }
 
 // Editable reports whether a person may edit the operation's input before

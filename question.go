@@ -232,6 +232,7 @@ func (q *Question) Clone() *Question {
 	c.Reminders = q.Reminders.clone()
 	if q.Operation != nil {
 		op := *q.Operation
+		op.Diffs = append([]FileDiff(nil), op.Diffs...)
 		c.Operation = &op
 	}
 	if q.Context != nil {

@@ -26,6 +26,9 @@ Usage:
   hitl pending [--run RUN] [--all] [--json] [--order deadline]
                                       list questions waiting for an answer (the first 100;
                                       --all: every one; --order deadline: soonest deadline first)
+  hitl show    ID [--color auto|always|never] [--json]
+                                      one question whole: the operation, how the policy decided,
+                                      the context, each file change's diff (coloured on a terminal)
   hitl answer  ID [VALUE|-] [--text T]  answer a question (no VALUE or -: read it from stdin, hidden)
   hitl cancel  ID [--reason R]        cancel a pending question (or, given a run, the run)
   hitl reassign ID TO…                hand a question to Slack users or groups (U…, S…),
@@ -157,6 +160,7 @@ var commands = map[string]func(context.Context, []string, *env) error{
 	"cancel":   cmdCancel,
 	"reassign": cmdReassign, // reassign.go
 	"history":  cmdHistory,
+	"show":     cmdShow, // show.go
 	"stats":    cmdStats,
 	"compact":  cmdCompact,
 	"migrate":  cmdMigrate,
