@@ -57,6 +57,9 @@ type Options struct {
 	// Home is the agent's home directory ($HOME where the server runs
 	// beside the agent): sent with operations so ~ is decided as it.
 	Home string
+	// Dir is where relative file paths of a tool call are read from, for
+	// its diff (the process's working directory when empty).
+	Dir string
 }
 
 // Server is hitl's MCP server.
