@@ -59,6 +59,15 @@ type Operation struct {
 	// PermissionRequest, --permission-prompt-tool). Only a rule a person
 	// wrote or taught allows it then, never the default policy.
 	Prompted bool `json:"prompted,omitempty"`
+	// Home is the agent's home directory, sent by the edge that runs on
+	// the agent's machine (the hooks, hitl gate): ~ in a path is expanded
+	// with it. Without it, a path under ~ is never allowed by a rule.
+	Home string `json:"home,omitempty"`
+	// Paths are the symlinks of a command line's files resolved on the
+	// agent's machine (by the same edges): a path as the policy reads it
+	// (cleaned, ~ expanded) to the path it leads to. The decision uses
+	// the path a file really is.
+	Paths map[string]string `json:"paths,omitempty"`
 	// Diffs are the file changes of a file operation, per file, as the
 	// person sees them (FileDiff); the policy decides by Resource.
 	Diffs []FileDiff `json:"diffs,omitempty"`
@@ -75,6 +84,15 @@ func (o *Operation) Validate() error {
 		return Errorf(EINVALID, "operation is required: say what the agent wants to do")
 	case len(o.Description) > MaxQuestionLen || len(o.Context) > MaxContextLen || len(o.Resource) > MaxContextLen:
 		return Errorf(EINVALID, "operation, context or resource is too long")
+	case o.Home != "" && (!strings.HasPrefix(o.Home, "/") || len(o.Home) > 4096 || strings.ContainsAny(o.Home, "\x00\n")):
+		return Errorf(EINVALID, "home %q is invalid: send the agent's home directory as an absolute path", o.Home)
+	case len(o.Paths) > 64:
+		return Errorf(EINVALID, "paths has %d entries: send at most 64", len(o.Paths))
+	}
+	for from, to := range o.Paths {
+		if from == "" || !strings.HasPrefix(to, "/") || len(from)+len(to) > 8192 {
+			return Errorf(EINVALID, "paths: %q -> %q is invalid: map a path to the absolute path its symlinks lead to", from, to)
+		}
 	}
 	if o.Risk != "" && !slices.Contains(risks, o.Risk) {
 		return Errorf(EINVALID, "risk %q is invalid: use low, medium, high or critical", o.Risk)

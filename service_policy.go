@@ -259,7 +259,7 @@ func whyNotLearnable(q *Question, d Decision) string {
 	case d.Effect == EffectAllow:
 		return "the policy already allows it"
 	case q.Operation.Type == OpShell:
-		return "only one simple command with nothing computed when it runs and no redirection can be learned (this line has " + partsSummary(d.Parts) + ")"
+		return "only one simple command the policy fully understands (literal words, arguments it knows safe, no redirection), which no deny, approver or quorum rule matches in any spelling, can be learned (this line has " + partsSummary(d.Parts) + ")"
 	}
 	return "the policy does not let a person teach it"
 }
