@@ -197,6 +197,16 @@ FROM questions q,
 WHERE q.pending AND position('"escalatedTo"'::bytea IN q.data) > 0
 ON CONFLICT DO NOTHING;
 `,
+	// runs.active marks the open runs (hitl.Run.Open): a run that has not
+	// ended and waits on a person is open too. Only rows that are not
+	// active, have not ended and name a pending question they wait on
+	// (waitingOn) are parsed.
+	10: `
+UPDATE runs SET active = true
+WHERE NOT active AND ended_ns IS NULL AND position('"waitingOn"'::bytea IN data) > 0
+	AND coalesce((replace(convert_from(data, 'UTF8'), '\u0000', '\u0020')::json ->> 'pendingInput')::int, 0)
+		+ coalesce((replace(convert_from(data, 'UTF8'), '\u0000', '\u0020')::json ->> 'pendingApproval')::int, 0) > 0;
+`,
 }
 
 // SchemaVersion is the schema version this package reads and writes.

@@ -35,6 +35,9 @@ import (
 //
 // 6 → 7: a pending question is listed for the people escalation added
 // too (migrate_listed.go).
+//
+// 7 → 8: runs_active holds the open runs (hitl.Run.Open): those waiting
+// on a person are added (migrate_open.go).
 func migrate(tx *bolt.Tx, from uint64) error {
 	if from < 2 {
 		if tx.Bucket([]byte("pending")) != nil {
@@ -113,6 +116,11 @@ func migrate(tx *bolt.Tx, from uint64) error {
 	}
 	if from < 7 {
 		if err := migrateListed(tx); err != nil {
+			return fmt.Errorf("migrate: %w", err)
+		}
+	}
+	if from >= 2 && from < 8 { // 1 → 2 built runs_active with the runs
+		if err := migrateOpen(tx); err != nil {
 			return fmt.Errorf("migrate: %w", err)
 		}
 	}

@@ -17,10 +17,16 @@ func cmdPending(ctx context.Context, args []string, e *env) error {
 	run := fs.String("run", "", "only this run's questions")
 	all := fs.Bool("all", false, "every pending question, page after page (default: the first 100)")
 	order := fs.String("order", string(hitl.OrderCreated), "created (oldest first) or deadline (soonest deadline first, those that never time out last)")
-	if _, err := parseArgs(fs, args); err != nil {
+	_, err := parseArgs(fs, args)
+	if err != nil {
 		return err
 	}
 	c := newClient(e)
+	if *run != "" {
+		if *run, err = resolveRun(ctx, c, *run); err != nil {
+			return err
+		}
+	}
 	f := hitl.QuestionFilter{Status: hitl.StatusPending, RunID: *run}
 	if err := f.OrderBy(hitl.ListOrder(*order)); err != nil {
 		return err

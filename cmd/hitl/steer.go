@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"regexp"
 	"strings"
+	"maps"
 	"text/tabwriter"
 	"time"
 
@@ -26,7 +27,7 @@ func cmdSteer(c hitl.Command) func(context.Context, []string, *env) error {
 			return err
 		}
 		if len(pos) != 1 {
-			return usageError(fs, fmt.Sprintf("hitl %s needs one run id (or a unique prefix of an active run): hitl %s loop-1703123456-12345", c, c))
+			return usageError(fs, fmt.Sprintf("hitl %s needs one run (its id, or the handle hitl runs shows): hitl %s loop-1703123456-12345", c, c))
 		}
 		return steer(ctx, e, c, pos[0], hitl.ControlPayload{})
 	}
@@ -96,19 +97,18 @@ func orNone(s string) string {
 	return s
 }
 
-// resolveRun returns the run name means: itself when a run has that id,
-// else the one active run whose id starts with it.
+// resolveRun returns the run name means (hitl.ResolveRun: its id, or the
+// handle hitl runs shows, or any unique prefix of a run's id, active or
+// ended): not_found (exit 7) when no run is named so or starts so, invalid
+// (exit 2) naming the candidates when several do. A principal that may
+// not list runs (an ask-only token) names its runs in full: the name is
+// then the service's to judge.
 func resolveRun(ctx context.Context, c *agent.Client, name string) (string, error) {
-	matches, err := hitl.MatchRun(ctx, c, name)
-	switch {
-	case hitl.ErrorCode(err) == hitl.EINVALID:
-		return "", err
-	case err != nil || len(matches) == 0:
-		return name, nil // let the service say what is wrong (not_found)
-	case len(matches) == 1:
-		return matches[0], nil
+	id, err := hitl.ResolveRun(ctx, c, name)
+	if hitl.ErrorCode(err) == hitl.EFORBIDDEN {
+		return name, nil
 	}
-	return "", hitl.Errorf(hitl.EINVALID, "%q names %d active runs (%s): give more of the id", name, len(matches), strings.Join(matches, ", "))
+	return id, err
 }
 
 func cmdRuns(ctx context.Context, args []string, e *env) error {
@@ -120,6 +120,7 @@ func cmdRuns(ctx context.Context, args []string, e *env) error {
 	}
 	c := newClient(e)
 	var runs []*hitl.Run
+	handles := map[string]string{}
 	cursor := ""
 	for {
 		page, err := c.Runs(ctx, !*all, hitl.MaxPageSize, cursor)
@@ -127,6 +128,7 @@ func cmdRuns(ctx context.Context, args []string, e *env) error {
 			return err
 		}
 		runs = append(runs, page.Runs...)
+		maps.Copy(handles, page.Handles)
 		if page.NextCursor == "" {
 			break
 		}
@@ -139,13 +141,17 @@ func cmdRuns(ctx context.Context, args []string, e *env) error {
 		return printJSON(e, map[string]any{"runs": runs})
 	}
 	if len(runs) == 0 {
-		fmt.Fprintln(e.stdout, "No runs are active. (hitl runs --all lists finished ones too.)")
+		fmt.Fprintln(e.stdout, "No run is going on or waiting for a person. (hitl runs --all lists finished ones too.)")
 		return nil
 	}
 	tw := tabwriter.NewWriter(e.stdout, 0, 4, 2, ' ', 0)
 	fmt.Fprintln(tw, "RUN\tISSUE\tSTATE\tITER\tMODEL\tWAITING ON")
 	for _, r := range runs {
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\n", cell(r.ID, 40), cell(orDash(issueOrTask(r)), 20), runState(r),
+		handle := handles[r.ID]
+		if handle == "" {
+			handle = r.ID
+		}
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\n", visible(handle), cell(orDash(issueOrTask(r)), 20), runState(r),
 			iteration(r), cell(orDash(r.Control.Model), 20), waitingOn(r))
 	}
 	return tw.Flush()
@@ -206,7 +212,7 @@ func cmdStatus(ctx context.Context, args []string, e *env) error {
 		return err
 	}
 	if len(pos) != 1 {
-		return usageError(fs, "hitl status needs one run id (or a unique prefix of an active run): hitl status loop-1")
+		return usageError(fs, "hitl status needs one run (its id, or the handle hitl runs shows): hitl status loop-1")
 	}
 	c := newClient(e)
 	id, err := resolveRun(ctx, c, pos[0])
