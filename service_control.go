@@ -438,4 +438,3 @@ type RunService interface {
 }
 
 var _ RunService = (*Service)(nil)
-

@@ -4,9 +4,9 @@ import (
 	"context"
 	"flag"
 	"fmt"
+	"maps"
 	"regexp"
 	"strings"
-	"maps"
 	"text/tabwriter"
 	"time"
 
