@@ -54,9 +54,9 @@ func cmdPending(ctx context.Context, args []string, e *env) error {
 		switch {
 		case page.NextCursor == "":
 		case page.Total > len(qs):
-			fmt.Fprintf(e.stdout, "…and %d more: hitl pending --all\n", page.Total-len(qs))
+			fmt.Fprintf(e.stdout, "…and %d more: %s\n", page.Total-len(qs), hint("pending --all"))
 		default:
-			fmt.Fprintln(e.stdout, "…and more: hitl pending --all")
+			fmt.Fprintln(e.stdout, "…and more: "+hint("pending --all"))
 		}
 	}()
 	if len(qs) == 0 {
@@ -103,7 +103,7 @@ func answerHint(q *hitl.Question) string {
 
 // secretHint says how to answer a sensitive question: on stdin, hidden.
 func secretHint(id string) string {
-	return fmt.Sprintf("hitl answer %s, then type it (hidden)", visible(id))
+	return hint("answer "+visible(id)) + ", then type it (hidden)"
 }
 
 // valueHint says how to answer question q from a terminal.
@@ -113,11 +113,11 @@ func valueHint(q *hitl.Question) string {
 	}
 	switch q.ResponseType {
 	case hitl.ApprovalResponse:
-		return fmt.Sprintf("hitl answer %s approve (or deny)", visible(q.ID))
+		return hint("answer "+visible(q.ID)) + " approve (or deny)"
 	case hitl.BooleanResponse:
-		return fmt.Sprintf("hitl answer %s yes (or no)", visible(q.ID))
+		return hint("answer "+visible(q.ID)) + " yes (or no)"
 	}
-	return fmt.Sprintf("hitl answer %s VALUE", visible(q.ID))
+	return hint("answer "+visible(q.ID)) + " VALUE"
 }
 
 func cmdAnswer(ctx context.Context, args []string, e *env) error {

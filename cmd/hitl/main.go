@@ -9,6 +9,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"os/exec"
 	"os/signal"
 	"strings"
 	"syscall"
@@ -138,6 +139,8 @@ func (e *env) wait(ctx context.Context, d time.Duration) error {
 func main() {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
+	name := invokedAs(os.Args[0], exec.LookPath)
+	self.Store(&name)
 	os.Exit(run(ctx, os.Args[1:], &env{stdin: os.Stdin, stdout: os.Stdout, stderr: os.Stderr, getenv: os.Getenv,
 		stdoutTTY: term.IsTerminal(int(os.Stdout.Fd()))}))
 }

@@ -110,7 +110,7 @@ func interrupted(q *hitl.Question, key string) error {
 	var msg string
 	switch {
 	case q == nil:
-		msg = "hitl: interrupted; if the question was asked, it stays pending (see hitl pending)."
+		msg = "hitl: interrupted; if the question was asked, it stays pending (see " + hint("pending") + ")."
 	case q.Pending():
 		msg = fmt.Sprintf("hitl: interrupted; %s stays pending. To answer it: %s", visible(q.ID), valueHint(q))
 	default:

@@ -35,7 +35,7 @@ func cmdServe(ctx context.Context, args []string, e *env) error {
 	if err := m.Run(ctx); err != nil {
 		return err
 	}
-	slack := "Slack off (set SLACK_APP_TOKEN and SLACK_BOT_TOKEN to turn it on); answer with `hitl pending` and `hitl answer`"
+	slack := "Slack off (set SLACK_APP_TOKEN and SLACK_BOT_TOKEN to turn it on); answer with `" + hint("pending") + "` and `" + hint("answer") + "`"
 	if cfg.Slack.Enabled() {
 		slack = "Slack on"
 	}

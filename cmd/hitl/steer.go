@@ -141,7 +141,7 @@ func cmdRuns(ctx context.Context, args []string, e *env) error {
 		return printJSON(e, map[string]any{"runs": runs})
 	}
 	if len(runs) == 0 {
-		fmt.Fprintln(e.stdout, "No run is going on or waiting for a person. (hitl runs --all lists finished ones too.)")
+		fmt.Fprintf(e.stdout, "No run is going on or waiting for a person. (%s lists finished ones too.)\n", hint("runs --all"))
 		return nil
 	}
 	tw := tabwriter.NewWriter(e.stdout, 0, 4, 2, ' ', 0)
