@@ -228,7 +228,19 @@ func cmdStatus(ctx context.Context, args []string, e *env) error {
 	}
 	ctl := run.Control
 	fmt.Fprintf(e.stdout, "Run %s: %s, iteration %s, model %s\n", visible(run.ID), runState(run), iteration(run), visible(orDash(ctl.Model)))
-	if ctl.IssueID != "" || ctl.Mode != "" {
+	if s := ctl.Session; s != nil {
+		fmt.Fprintf(e.stdout, "%s session in %s", visible(s.Agent), visible(orDash(s.CWD)))
+		if s.AgentVersion != "" {
+			fmt.Fprintf(e.stdout, " (version %s)", visible(s.AgentVersion))
+		}
+		fmt.Fprintln(e.stdout)
+		if s.Title != "" {
+			fmt.Fprintf(e.stdout, "First prompt: %s\n", cell(s.Title, hitl.MaxTitleLen))
+		}
+		if w := s.Outdated(); w != "" {
+			fmt.Fprintf(e.stdout, "Warning: %s\n", w)
+		}
+	} else if ctl.IssueID != "" || ctl.Mode != "" {
 		fmt.Fprintf(e.stdout, "Issue %s, mode %s\n", visible(orDash(ctl.IssueID)), visible(orDash(ctl.Mode)))
 	}
 	if ctl.Reason != "" {
