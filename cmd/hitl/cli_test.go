@@ -204,7 +204,7 @@ func TestCLIErrors(t *testing.T) {
 		"answer unknown question":   {[]string{"answer", "q_nope", "x"}, exitNotFound, "not found"},
 		"answer without anything":   {[]string{"answer"}, exitUsage, "needs a question id and a value"},
 		"answer unknown from stdin": {[]string{"answer", "q_nope"}, exitNotFound, "not found"},
-		"history unknown run":       {[]string{"history", "nobody"}, exitNotFound, "no questions"},
+		"history unknown run":       {[]string{"history", "nobody"}, exitNotFound, "no run is named nobody or starts with it"},
 	} {
 		t.Run(name, func(t *testing.T) {
 			r := cli(ctx, m, "", tc.args...)

@@ -40,6 +40,9 @@ Usage:
                                       copy a stopped service's bbolt file into PostgreSQL;
                                       refuses a database that holds anything unless --force
   hitl version                        print hitl's version (also hitl --version)
+  hitl doctor  [--dir PROJECT]        check this machine's wiring: hitl on PATH, the service and
+                                      the token, Claude Code's and Codex's hooks, Claude Code's
+                                      version, the MCP entry; one line per check (exit 1: a problem)
 
 Steerable loops (agents):
   hitl checkpoint --run ID [--iter N --max M --model X --issue I --mode M --threshold T]
@@ -180,6 +183,8 @@ var commands = map[string]func(context.Context, []string, *env) error{
 	"mcp":  cmdMCP,
 
 	"watch": cmdWatch,
+
+	"doctor": cmdDoctor, // doctor.go
 }
 
 // run executes one command and returns its exit code.
