@@ -114,32 +114,23 @@ func (s *Service) command(p Principal, req ControlMessage, run *Run, refusal err
 	if refusal != nil {
 		return failure(CodeForbidden, ErrorMessage(refusal)), nil, nil
 	}
-	if run == nil || !run.Control.Status.Active() {
-		return failure(CodeNotFound, "Run "+req.Target.RunID+" is not active"), nil, nil
+	if res, refused := run.Refusal(req.Target.RunID, req); refused {
+		return res, nil, nil
 	}
 	r := *run
 	r.UpdatedAt = now
 	c := &r.Control
 	if c.Session != nil {
-		if res, fail := sessionRefusal(&r, req); fail {
-			return res, nil, nil
-		}
 		sess := *c.Session
 		c.Session = &sess
 	}
 	ok := func(msg string) ControlPayload { return ControlPayload{Status: ResultSuccess, Message: msg} }
 	switch req.Command {
 	case CommandPause:
-		if c.Status == RunPaused {
-			return failure(CodeInvalidState, "Run "+r.ID+" is already paused"), nil, nil
-		}
 		c.Status, c.PausedBy = RunPaused, p.ID
 		r.unhold()
 		return ok(r.steered(req.Command, "Loop paused"+r.describe())), &r, nil
 	case CommandResume:
-		if c.Status != RunPaused {
-			return failure(CodeInvalidState, "Run "+r.ID+" is not paused: it is "+string(c.Status)), nil, nil
-		}
 		c.Status, c.PausedBy = RunRunning, ""
 		msg := r.steered(req.Command, "Loop resumed"+r.describe())
 		r.unhold()
