@@ -70,15 +70,9 @@ var funcs = template.FuncMap{
 	"iteration": iteration,
 	// seg is a run id as one path segment: ids may hold '/'.
 	"seg": url.PathEscape,
-	"pretty": func(v any) string {
-		b, err := json.MarshalIndent(v, "", "  ")
-		if err != nil {
-			return ""
-		}
-		return string(b)
-	},
-	"answer": func(r *hitl.Response) string { return r.String() },
-	"join":   strings.Join,
+	"answer":    func(r *hitl.Response) string { return r.String() },
+	"steerLine": steerLine,
+	"join":      strings.Join,
 	"agent": func(q *hitl.Question) string {
 		switch {
 		case q.Context != nil && q.Context.Agent != "":
@@ -102,6 +96,18 @@ var funcs = template.FuncMap{
 		}
 		return strings.Join(out, ", ")
 	},
+}
+
+// steerLine is a steering request's answer in plain words: received, then
+// done or refused with why (the protocol's ACK and RESULT).
+func steerLine(m hitl.ControlMessage) string {
+	if m.Type != hitl.MessageResult {
+		return "Received: " + string(m.Command)
+	}
+	if code, failed := m.Failed(); failed {
+		return "Refused (" + code + "): " + m.Payload.Message
+	}
+	return "Done: " + m.Payload.Message
 }
 
 // iteration is a run's iteration as the console shows it: "3/10", "3"
