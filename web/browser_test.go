@@ -320,8 +320,8 @@ func TestBrowser(t *testing.T) {
 			chromedp.Click(`//button[normalize-space()="Pause"]`, chromedp.BySearch),
 			hasText("#control-log", "Loop paused"),
 			hasText(".status", "paused"),
-			hasText("#activity", "Done: Loop paused"), // the run's steering, live, in plain words
-			present(`#steer button[value="resume"]`),   // the page now offers Resume
+			hasText("#activity", "Done: Loop paused"),                                 // the run's steering, live, in plain words
+			present(`#steer button[value="resume"]`),                                  // the page now offers Resume
 			waitJS(`document.querySelector('#steer button[value="pause"]') === null`), // and no longer Pause
 			chromedp.SendKeys(`input[name="model"]`, "opus", chromedp.ByQuery),
 			chromedp.Click(`//button[normalize-space()="Escalate"]`, chromedp.BySearch),

@@ -69,7 +69,7 @@ var funcs = template.FuncMap{
 	},
 	"iteration": iteration,
 	// seg is a run id as one path segment: ids may hold '/'.
-	"seg": url.PathEscape,
+	"seg":       url.PathEscape,
 	"answer":    func(r *hitl.Response) string { return r.String() },
 	"steerLine": steerLine,
 	"join":      strings.Join,

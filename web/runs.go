@@ -72,9 +72,9 @@ func (h *Handler) audit(r *http.Request) ([]*hitl.Event, error) {
 }
 
 type runView struct {
-	Run     *hitl.Run
-	State   *hitl.RunState
-	Steer   bool
+	Run   *hitl.Run
+	State *hitl.RunState
+	Steer bool
 	// Offered says the run in its state can carry out some command
 	// (hitl.Run.Offers).
 	Offered bool
