@@ -72,7 +72,9 @@ var funcs = template.FuncMap{
 	"seg":       url.PathEscape,
 	"answer":    func(r *hitl.Response) string { return r.String() },
 	"steerLine": steerLine,
-	"join":      strings.Join,
+	// person is who did something, as people see them (hitl.PersonName).
+	"person": hitl.PersonName,
+	"join":   strings.Join,
 	"agent": func(q *hitl.Question) string {
 		switch {
 		case q.Context != nil && q.Context.Agent != "":

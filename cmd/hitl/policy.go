@@ -60,7 +60,7 @@ func policyShow(ctx context.Context, args []string, e *env) error {
 		return err
 	}
 	fmt.Fprintln(e.stdout, "\nLearned rules (\"Approve & always allow\"): "+hint("policy rules")+"; "+hint("policy revoke ID")+".")
-	fmt.Fprintln(e.stdout, "\nWhen no rule matches (seed 003's default): file_delete, shell, file_write and custom types ask; api_call, file_read and spawn_agent are allowed.")
+	fmt.Fprintln(e.stdout, "\nWhen no rule matches (the default policy): file_delete, shell, file_write and custom types ask; api_call, file_read and spawn_agent are allowed.")
 	return nil
 }
 

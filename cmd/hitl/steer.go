@@ -73,14 +73,14 @@ func steer(ctx context.Context, e *env, c hitl.Command, name string, p hitl.Cont
 		return err
 	}
 	if len(msgs) == 0 {
-		return hitl.Errorf(hitl.EUNAVAILABLE, "the service answered without a RESULT")
+		return hitl.Errorf(hitl.EUNAVAILABLE, "the service answered without saying whether the request was carried out")
 	}
 	res := msgs[len(msgs)-1]
 	if code, failed := res.Failed(); failed {
 		return &outcome{code: resultCode(code), msg: fmt.Sprintf("hitl %s: %s: %s", c, code, visible(res.Payload.Message))}
 	}
 	if res.Type != hitl.MessageResult {
-		return &outcome{code: exitFailure, msg: fmt.Sprintf("hitl %s: request %s was acknowledged; no RESULT yet", c, res.RequestID)}
+		return &outcome{code: exitFailure, msg: fmt.Sprintf("hitl %s: request %s was received; it is not carried out yet", c, res.RequestID)}
 	}
 	line := fmt.Sprintf("%s %s: %s", c, visible(run), visible(res.Payload.Message))
 	if res.Payload.NewModel != "" {
