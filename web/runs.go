@@ -10,8 +10,10 @@ import (
 
 type runsView struct {
 	Runs []*hitl.Run
-	All  bool
-	Next string
+	// Handles are the runs' handles (hitl.RunHandle), what hitl runs shows.
+	Handles map[string]string
+	All     bool
+	Next    string
 	// Rules and Audit are for admins: learned rules (to revoke) and the
 	// latest refusals and policy decisions.
 	Admin bool
@@ -32,7 +34,7 @@ func (h *Handler) handleRuns(w http.ResponseWriter, r *http.Request, s *session)
 		h.fail(w, r, err)
 		return
 	}
-	v := &runsView{Runs: pg.Runs, All: all, Next: pg.NextCursor, Admin: h.access.Authorize(s.p, hitl.ActionAudit, nil) == nil}
+	v := &runsView{Runs: pg.Runs, Handles: pg.Handles, All: all, Next: pg.NextCursor, Admin: h.access.Authorize(s.p, hitl.ActionAudit, nil) == nil}
 	if v.Admin {
 		rules, err := h.svc.LearnedRules(ctx, hitl.LearnedRuleFilter{Limit: PageSize})
 		if err != nil {

@@ -138,7 +138,7 @@ func cmdRuns(ctx context.Context, args []string, e *env) error {
 		if runs == nil {
 			runs = []*hitl.Run{}
 		}
-		return printJSON(e, map[string]any{"runs": runs})
+		return printJSON(e, map[string]any{"runs": runs, "handles": handles})
 	}
 	if len(runs) == 0 {
 		fmt.Fprintf(e.stdout, "No run is going on or waiting for a person. (%s lists finished ones too.)\n", hint("runs --all"))
