@@ -6,8 +6,8 @@ import (
 	"path/filepath"
 	"testing"
 
-	"github.com/hitlbot/hitl"
 	"github.com/google/uuid"
+	"github.com/hitlbot/hitl"
 	"github.com/stretchr/testify/require"
 )
 
