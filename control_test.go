@@ -3,6 +3,7 @@ package hitl_test
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"testing"
 	"time"
 
@@ -324,17 +325,66 @@ func TestMatchRun(t *testing.T) {
 	e.state(t, "loop-10", 1, "haiku")
 	e.state(t, "loop-1", 1, "haiku")
 	e.state(t, "grind-7", 1, "haiku")
+	e.state(t, "claude-3f2b8c1e", 1, "opus")
+	e.state(t, "claude-3f2b9d00", 1, "opus")
+	e.state(t, "finished-1", 1, "haiku")
+	_, err := e.svc.Publish(hitl.WithPrincipal(context.Background(), loopAgent), hitl.StateEvent{Event: hitl.StateDone, RunID: "finished-1"})
+	require.NoError(t, err)
 	ctx := hitl.WithPrincipal(context.Background(), controller)
-	for name, want := range map[string][]string{
-		"loop-1":  {"loop-1"}, // an exact id wins over the runs it prefixes
-		"grind":   {"grind-7"},
-		"loop":    {"loop-1", "loop-10"},
-		"nothing": nil,
+	for _, tc := range []struct {
+		name    string
+		matches []string
+		run     string // ResolveRun's
+		code    string // ResolveRun's error code
+		msg     string
+	}{
+		{"loop-1", []string{"loop-1"}, "loop-1", "", ""}, // an exact id wins over the runs it prefixes
+		{"grind", []string{"grind-7"}, "grind-7", "", ""},
+		{"fin", []string{"finished-1"}, "finished-1", "", ""}, // an ended run too
+		{"loop", []string{"loop-1", "loop-10"}, "", hitl.EINVALID, "loop begins 2 runs (loop-1, loop-10): give more of the id"},
+		{"claude-3f2b", []string{"claude-3f2b8c1e", "claude-3f2b9d00"}, "", hitl.EINVALID, "claude-3f2b begins 2 runs"},
+		{"nothing", []string{}, "", hitl.ENOTFOUND, "no run is named nothing or starts with it"},
 	} {
-		got, err := hitl.MatchRun(ctx, e.svc, name)
-		require.NoError(t, err, name)
-		assert.Equal(t, want, got, name)
+		t.Run(tc.name, func(t *testing.T) {
+			got, err := hitl.MatchRun(ctx, e.svc, tc.name)
+			require.NoError(t, err)
+			assert.Equal(t, tc.matches, got)
+			run, err := hitl.ResolveRun(ctx, e.svc, tc.name)
+			assert.Equal(t, tc.run, run)
+			assert.Equal(t, tc.code, hitl.ErrorCode(err))
+			if tc.msg != "" {
+				assert.Contains(t, hitl.ErrorMessage(err), tc.msg)
+			}
+		})
 	}
-	_, err := hitl.MatchRun(ctx, e.svc, "bad id!")
+	_, err = hitl.MatchRun(ctx, e.svc, "bad id!")
 	assert.Equal(t, hitl.EINVALID, hitl.ErrorCode(err))
+	_, err = hitl.MatchRun(hitl.WithPrincipal(context.Background(), other), e.svc, "loop")
+	assert.Equal(t, hitl.EFORBIDDEN, hitl.ErrorCode(err), "an agent that may not list runs may not look them up by prefix")
+
+	t.Run("handles", func(t *testing.T) {
+		page, err := e.svc.Runs(ctx, false, 100, "")
+		require.NoError(t, err)
+		assert.Equal(t, map[string]string{
+			"claude-3f2b8c1e": "claude-3f2b8", // past the floor (claude-3f2b) until unique
+			"claude-3f2b9d00": "claude-3f2b9",
+			"finished-1":      "finished-1", // the floor (the first word and four characters) is all of it
+			"grind-7":         "grind-7",
+			"loop-1":          "loop-1", // a prefix of loop-10's id: named whole
+			"loop-10":         "loop-10",
+		}, page.Handles)
+		for id, h := range page.Handles {
+			got, err := hitl.ResolveRun(ctx, e.svc, h)
+			require.NoError(t, err)
+			assert.Equal(t, id, got, "handle %s names its run", h)
+		}
+	})
+	t.Run("many candidates are cut", func(t *testing.T) {
+		for i := range hitl.MaxRunMatches + 2 {
+			e.state(t, fmt.Sprintf("many-%02d", i), 1, "haiku")
+		}
+		_, err := hitl.ResolveRun(ctx, e.svc, "many")
+		assert.Equal(t, hitl.EINVALID, hitl.ErrorCode(err))
+		assert.Contains(t, hitl.ErrorMessage(err), "many begins more than 10 runs (many-00, ")
+	})
 }

@@ -81,6 +81,19 @@ func LocalPrincipal(user string) Principal {
 	return Principal{ID: id, Scopes: slices.Clone(Scopes), Local: true}
 }
 
+// PersonName is how people see principal id wherever hitl shows who asked,
+// answered or steered (the CLI, the web pages, Slack, the terminal lines of
+// hitl serve): the one local person of a tokenless hitl is "local" however
+// its clients named themselves ("local:alice" is "local"), as the rules
+// treat every local principal as one person; every other principal by
+// its id (api:NAME, slack:U…). Records keep the id as it was.
+func PersonName(id string) string {
+	if isLocal(id) {
+		return "local"
+	}
+	return id
+}
+
 // SystemPrincipal is the service's own transitions (timeouts).
 var SystemPrincipal = Principal{ID: ActorSystem}
 

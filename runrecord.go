@@ -50,6 +50,18 @@ func (r *Run) Status() RunStatus {
 	return RunRunning
 }
 
+// Open reports whether the run is not finished: an agent reports on it
+// and it has not ended (running or paused), or it has not ended and waits
+// on a person (a question or approval it waits on is pending). Run lists
+// (hitl runs, the web's runs, /hitl runs) show the open runs; stores index
+// them (Store.Runs with active set).
+func (r *Run) Open() bool {
+	if r == nil || r.Control.Status.Ended() {
+		return false
+	}
+	return r.Control.Status.Active() || r.PendingInput+r.PendingApproval > 0
+}
+
 // Held reports whether the run's record must be kept: it holds questions,
 // or an agent reports on it (active). Retention forgets a run that is not
 // held once its last question is pruned, and a run that ended (so is not

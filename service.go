@@ -461,11 +461,11 @@ func Conflict(q *Question) *Error {
 	e := &Error{Code: ECONFLICT, Status: q.Status, By: q.RespondedBy, At: at}
 	switch q.Status {
 	case StatusAnswered:
-		e.Message = "question " + q.ID + " was already answered by " + q.RespondedBy + " at " + at
+		e.Message = "question " + q.ID + " was already answered by " + PersonName(q.RespondedBy) + " at " + at
 	case StatusTimeout:
 		e.Message = "question " + q.ID + " timed out at " + at
 	case StatusCancelled:
-		e.Message = "question " + q.ID + " was cancelled by " + q.RespondedBy + " at " + at
+		e.Message = "question " + q.ID + " was cancelled by " + PersonName(q.RespondedBy) + " at " + at
 	default:
 		e.Message = "question " + q.ID + " is " + string(q.Status)
 	}

@@ -2,7 +2,6 @@ package hitl
 
 import (
 	"context"
-	"strings"
 	"time"
 )
 
@@ -117,32 +116,23 @@ func (s *Service) command(p Principal, req ControlMessage, run *Run, refusal err
 	if refusal != nil {
 		return failure(CodeForbidden, ErrorMessage(refusal)), nil, nil
 	}
-	if run == nil || !run.Control.Status.Active() {
-		return failure(CodeNotFound, "Run "+req.Target.RunID+" is not active"), nil, nil
+	if res, refused := run.Refusal(req.Target.RunID, req); refused {
+		return res, nil, nil
 	}
 	r := *run
 	r.UpdatedAt = now
 	c := &r.Control
 	if c.Session != nil {
-		if res, fail := sessionRefusal(&r, req); fail {
-			return res, nil, nil
-		}
 		sess := *c.Session
 		c.Session = &sess
 	}
 	ok := func(msg string) ControlPayload { return ControlPayload{Status: ResultSuccess, Message: msg} }
 	switch req.Command {
 	case CommandPause:
-		if c.Status == RunPaused {
-			return failure(CodeInvalidState, "Run "+r.ID+" is already paused"), nil, nil
-		}
 		c.Status, c.PausedBy = RunPaused, p.ID
 		r.unhold()
 		return ok(r.steered(req.Command, "Loop paused"+r.describe())), &r, nil
 	case CommandResume:
-		if c.Status != RunPaused {
-			return failure(CodeInvalidState, "Run "+r.ID+" is not paused: it is "+string(c.Status)), nil, nil
-		}
 		c.Status, c.PausedBy = RunRunning, ""
 		msg := r.steered(req.Command, "Loop resumed"+r.describe())
 		r.unhold()
@@ -395,7 +385,30 @@ func (s *Service) Runs(ctx context.Context, active bool, limit int, cursor strin
 	if !p.Local && !p.seesAll() && !p.Has(ScopeControl) {
 		return RunPage{}, s.refused(ctx, p, ActionRead, &Question{}, lacks(p, ScopeAnswer))
 	}
-	return s.store.Runs(ctx, active, limit, cursor)
+	page, err := s.store.Runs(ctx, active, limit, cursor)
+	if err != nil {
+		return page, err
+	}
+	page.Handles = make(map[string]string, len(page.Runs))
+	for _, r := range page.Runs {
+		if page.Handles[r.ID], err = RunHandle(ctx, s.store, r.ID); err != nil {
+			return page, err
+		}
+	}
+	return page, nil
+}
+
+// RunsByPrefix returns up to limit runs whose id starts with prefix, in
+// id order, ended ones too, for principals that may see every run.
+func (s *Service) RunsByPrefix(ctx context.Context, prefix string, limit int) ([]*Run, error) {
+	p := PrincipalFrom(ctx)
+	if !p.Local && !p.seesAll() && !p.Has(ScopeControl) {
+		return nil, s.refused(ctx, p, ActionRead, &Question{}, lacks(p, ScopeAnswer))
+	}
+	if err := ValidateRunID(prefix); err != nil {
+		return nil, err
+	}
+	return s.store.RunsByPrefix(ctx, prefix, max(1, min(limit, MaxPageSize)))
 }
 
 // RunService is steering as the edges see it (docs/protocol.md#steering): the control topic,
@@ -414,44 +427,7 @@ type RunService interface {
 	WaitRun(ctx context.Context, id string, after uint64) (*Run, error)
 	SetThreshold(ctx context.Context, id string, n *int) (*Run, error)
 	Runs(ctx context.Context, active bool, limit int, cursor string) (RunPage, error)
+	RunsByPrefix(ctx context.Context, prefix string, limit int) ([]*Run, error)
 }
 
 var _ RunService = (*Service)(nil)
-
-// RunFinder reads runs: what MatchRun needs (*Service, agent.Client).
-type RunFinder interface {
-	RunRecord(ctx context.Context, id string) (*Run, error)
-	Runs(ctx context.Context, active bool, limit int, cursor string) (RunPage, error)
-}
-
-// MatchRun is the rule for naming a run by hand (a slash command, the
-// CLI): a run whose id is name, else every active run whose id starts
-// with name. One match names the run; none or several are the edge's to
-// explain. It reads at most 20 pages of active runs.
-func MatchRun(ctx context.Context, f RunFinder, name string) ([]string, error) {
-	if err := ValidateRunID(name); err != nil {
-		return nil, err
-	}
-	if _, err := f.RunRecord(ctx, name); err == nil {
-		return []string{name}, nil
-	} else if ErrorCode(err) != ENOTFOUND {
-		return nil, err
-	}
-	var matches []string
-	cursor := ""
-	for range 20 {
-		page, err := f.Runs(ctx, true, MaxPageSize, cursor)
-		if err != nil {
-			return nil, err
-		}
-		for _, r := range page.Runs {
-			if strings.HasPrefix(r.ID, name) {
-				matches = append(matches, r.ID)
-			}
-		}
-		if cursor = page.NextCursor; cursor == "" {
-			break
-		}
-	}
-	return matches, nil
-}

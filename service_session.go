@@ -81,6 +81,9 @@ func (s *Service) Hook(ctx context.Context, h SessionHook) (HookStep, error) {
 		if h.CWD != "" {
 			sess.CWD = h.CWD
 		}
+		if h.AgentVersion != "" {
+			sess.AgentVersion = h.AgentVersion
+		}
 		if sess.Title == "" && h.Event == HookUserPromptSubmit {
 			sess.Title = title(h.Prompt)
 		}

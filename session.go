@@ -85,7 +85,10 @@ const (
 type Session struct {
 	// Agent is the agent's name: "Claude Code", "Codex".
 	Agent string `json:"agent"`
-	CWD   string `json:"cwd,omitempty"`
+	// AgentVersion is the version the agent's hook payload named, if any
+	// (Outdated).
+	AgentVersion string `json:"agentVersion,omitempty"`
+	CWD          string `json:"cwd,omitempty"`
 	// Title is the session's first prompt, cut to MaxTitleLen.
 	Title string `json:"title,omitempty"`
 	// Idle: the session sent nothing for the idle-after time.
@@ -123,6 +126,8 @@ type SessionHook struct {
 	// none.
 	Prompt string `json:"prompt,omitempty"`
 	Model  string `json:"model,omitempty"`
+	// AgentVersion is the agent's version, where its payload names it.
+	AgentVersion string `json:"agentVersion,omitempty"`
 	// HoldExpired: the hook held this call for its whole wait and the run
 	// was still paused at its last look.
 	HoldExpired bool `json:"holdExpired,omitempty"`
@@ -142,8 +147,8 @@ func (h *SessionHook) Validate() error {
 		return Errorf(EINVALID, "event %q is not a session hook event: use SessionStart, UserPromptSubmit, PreToolUse, PermissionRequest, PostToolUse, Stop or SessionEnd", h.Event)
 	case strings.TrimSpace(h.Agent) == "" || len(h.Agent) > MaxModelLen:
 		return Errorf(EINVALID, "agent is required (like Claude Code), at most %d characters", MaxModelLen)
-	case len(h.Model) > MaxModelLen || len(h.CWD) > MaxContextLen:
-		return Errorf(EINVALID, "model or cwd is too long")
+	case len(h.Model) > MaxModelLen || len(h.CWD) > MaxContextLen || len(h.AgentVersion) > MaxModelLen:
+		return Errorf(EINVALID, "model, cwd or agentVersion is too long")
 	}
 	return nil
 }

@@ -7,6 +7,38 @@ package hitl
 // whether the agent was reached: held, or the instruction still queued).
 // And a hook cannot switch the agent's model: escalate fails.
 
+// Refusal is the failure RESULT of req on run r (the record of run id;
+// nil when there is none) when the run in its state cannot carry req out,
+// whoever asks: a run that is not active (ended, or only asking
+// questions) is not_found; pause on a paused run and resume on one that is
+// not paused are invalid_state; a session refuses escalate
+// (unsupported). Service.Control refuses by it, and the pages offer only
+// the commands it lets through (Run.Offers), so the two cannot disagree.
+func (r *Run) Refusal(id string, req ControlMessage) (ControlPayload, bool) {
+	if r == nil || !r.Control.Status.Active() {
+		return failure(CodeNotFound, "Run "+id+" is not active"), true
+	}
+	if r.Control.Session != nil {
+		if res, fail := sessionRefusal(r, req); fail {
+			return res, true
+		}
+	}
+	switch c := r.Control; {
+	case req.Command == CommandPause && c.Status == RunPaused:
+		return failure(CodeInvalidState, "Run "+r.ID+" is already paused"), true
+	case req.Command == CommandResume && c.Status != RunPaused:
+		return failure(CodeInvalidState, "Run "+r.ID+" is not paused: it is "+string(c.Status)), true
+	}
+	return ControlPayload{}, false
+}
+
+// Offers reports whether the run in its state can carry command cmd out
+// (Refusal): what a run page offers.
+func (r *Run) Offers(cmd Command) bool {
+	_, refused := r.Refusal(r.ID, ControlMessage{Command: cmd})
+	return !refused
+}
+
 // sessionRefusal is the RESULT of a command a session cannot carry out.
 func sessionRefusal(r *Run, req ControlMessage) (ControlPayload, bool) {
 	if req.Command != CommandEscalate {

@@ -188,9 +188,15 @@ type Store interface {
 	// is done). Its cost grows with the number deleted.
 	PruneLearnedRules(ctx context.Context, now time.Time, limit int) (int, error)
 
-	// Runs returns a page of runs in id order: only active ones (running
-	// or paused) when active is set.
+	// Runs returns a page of runs in id order: only open ones (Run.Open:
+	// running, paused, or waiting on a person) when active is set.
 	Runs(ctx context.Context, active bool, limit int, cursor string) (RunPage, error)
+
+	// RunsByPrefix returns up to limit runs whose id starts with prefix
+	// (the run whose id is prefix included), in id order, ended ones too.
+	// It reads by the runs' key: its cost grows with the runs returned,
+	// not with the runs stored.
+	RunsByPrefix(ctx context.Context, prefix string, limit int) ([]*Run, error)
 
 	// Questions returns a page of the questions matching f (see
 	// QuestionFilter for the order). Its cost grows with the page, not
@@ -280,4 +286,7 @@ type ControlKey struct {
 type RunPage struct {
 	Runs       []*Run `json:"runs"`
 	NextCursor string `json:"nextCursor,omitempty"`
+	// Handles are the runs' handles by id (RunHandle): set by the
+	// service's list, never stored.
+	Handles map[string]string `json:"handles,omitempty"`
 }

@@ -172,8 +172,10 @@ func (s *Server) handleThreshold(w http.ResponseWriter, r *http.Request) {
 	writeJSON(w, http.StatusOK, run)
 }
 
-// handleRuns serves GET /api/runs?all=true&limit=&cursor=: active runs
-// (running or paused), or every run with all=true.
+// handleRuns serves GET /api/runs?all=true&limit=&cursor=: open runs
+// (running, paused or waiting on a person), or every run with all=true,
+// with their handles; or, with ?prefix=P, up to limit runs whose id starts
+// with P, ended ones too (hitl.MatchRun).
 func (s *Server) handleRuns(w http.ResponseWriter, r *http.Request) {
 	if !s.serves(w, r, s.runs != nil, "steering") {
 		return
@@ -182,6 +184,15 @@ func (s *Server) handleRuns(w http.ResponseWriter, r *http.Request) {
 	limit, err := parseLimit(q.Get("limit"))
 	if err != nil {
 		writeError(w, r, s.log, err)
+		return
+	}
+	if prefix := q.Get("prefix"); q.Has("prefix") {
+		runs, err := s.runs.RunsByPrefix(r.Context(), prefix, limit)
+		if err != nil {
+			writeError(w, r, s.log, err)
+			return
+		}
+		writeJSON(w, http.StatusOK, runsResponse{Runs: runs})
 		return
 	}
 	page, err := s.runs.Runs(r.Context(), q.Get("all") != "true", limit, q.Get("cursor"))

@@ -141,6 +141,16 @@ func (c *Client) Runs(ctx context.Context, active bool, limit int, cursor string
 	return hitl.RunPage(page), err
 }
 
+// RunsByPrefix implements hitl.RunService: GET /api/runs?prefix=.
+func (c *Client) RunsByPrefix(ctx context.Context, prefix string, limit int) ([]*hitl.Run, error) {
+	q := url.Values{"prefix": {prefix}, "limit": {strconv.Itoa(max(1, min(limit, hitl.MaxPageSize)))}}
+	var page runsResponse
+	if err := c.do(ctx, http.MethodGet, "/api/runs", q, nil, &page); err != nil {
+		return nil, err
+	}
+	return page.Runs, nil
+}
+
 // ThresholdInstruction is the asking instruction (docs/protocol.md#run-state-and-the-interaction-threshold) that applies
 // to run: its own interaction threshold, else the service's default, else
 // the text for no threshold. hitl prompt prints it; the MCP ask tool

@@ -7,6 +7,8 @@ import (
 	"strings"
 	"time"
 	"unicode"
+
+	"github.com/hitlbot/hitl"
 )
 
 // Markers put where text was cut.
@@ -173,7 +175,7 @@ func actor(a string) string {
 	if a == "" {
 		return "someone"
 	}
-	out, _ := escapeCut(oneLine(a), 100, ellipsis)
+	out, _ := escapeCut(oneLine(hitl.PersonName(a)), 100, ellipsis)
 	return out
 }
 

@@ -29,6 +29,8 @@ type Service interface {
 	RunRecord(ctx context.Context, id string) (*hitl.Run, error)
 	// Runs returns a page of runs in id order (active ones only, or all).
 	Runs(ctx context.Context, active bool, limit int, cursor string) (hitl.RunPage, error)
+	// RunsByPrefix returns runs whose id starts with prefix (hitl.MatchRun).
+	RunsByPrefix(ctx context.Context, prefix string, limit int) ([]*hitl.Run, error)
 	// Policy returns the effective approval policy, learned rules included.
 	Policy(ctx context.Context) (hitl.Policy, error)
 	// LearnedRules lists learned rules, as the principal in ctx may see

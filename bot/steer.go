@@ -136,7 +136,7 @@ func (b *Bot) revokeClick(ctx context.Context, c click, blockID, value string) e
 }
 
 // resolveRun names a run for Slack user user: its exact id, or a unique
-// prefix of an active run's id, among the runs user may see (the lookup
+// prefix of a run's id (its handle), among the runs user may see (the lookup
 // runs as them, so a prefix never reveals another's run).
 func (b *Bot) resolveRun(ctx context.Context, user, name string) (string, error) {
 	if hitl.ValidateRunID(name) != nil {
@@ -148,12 +148,12 @@ func (b *Bot) resolveRun(ctx context.Context, user, name string) (string, error)
 	}
 	switch len(matches) {
 	case 0:
-		return "", shown("⚠️ No active run is named `" + blocks.Escape(name) + "` or starts with it. `/hitl runs` lists them.")
+		return "", shown("⚠️ No run is named `" + blocks.Escape(name) + "` or starts with it. `/hitl runs` lists them.")
 	case 1:
 		return matches[0], nil
 	}
 	if len(matches) > 5 {
 		matches = append(matches[:5], "…")
 	}
-	return "", shown("⚠️ `" + blocks.Escape(name) + "` matches several active runs (" + blocks.Escape(strings.Join(matches, ", ")) + "): type more of the id.")
+	return "", shown("⚠️ `" + blocks.Escape(name) + "` matches several runs (" + blocks.Escape(strings.Join(matches, ", ")) + "): type more of the id.")
 }

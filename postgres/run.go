@@ -64,7 +64,7 @@ func putRun(ctx context.Context, tx pgx.Tx, run *hitl.Run) error {
 	}
 	_, err = tx.Exec(ctx, `INSERT INTO runs (id, active, ended_ns, data) VALUES ($1, $2, $3, $4)
 		ON CONFLICT (id) DO UPDATE SET active = EXCLUDED.active, ended_ns = EXCLUDED.ended_ns, data = EXCLUDED.data`,
-		run.ID, run.Control.Status.Active(), ended, data)
+		run.ID, run.Open(), ended, data)
 	if err != nil {
 		return fmt.Errorf("put run %s: %w", run.ID, err)
 	}
@@ -125,7 +125,7 @@ func (db *DB) Run(ctx context.Context, id string) (*hitl.Run, error) {
 		return nil, classify("read run "+id, err)
 	}
 	if run == nil {
-		return nil, hitl.Errorf(hitl.ENOTFOUND, "run %s not found: it has no questions", id)
+		return nil, hitl.Errorf(hitl.ENOTFOUND, "no run is named %s", id)
 	}
 	return run, nil
 }
@@ -183,6 +183,33 @@ func (db *DB) Runs(ctx context.Context, active bool, limit int, cursor string) (
 		page.Runs = append(page.Runs, &run)
 	}
 	return page, nil
+}
+
+// RunsByPrefix implements hitl.Store: a range of the primary key. Run ids
+// are ASCII letters, digits and .:_/@- (hitl.ValidateRunID), all below
+// DEL, so the ids starting with prefix are those from prefix up to
+// prefix+DEL in the key's "C" collation.
+func (db *DB) RunsByPrefix(ctx context.Context, prefix string, limit int) ([]*hitl.Run, error) {
+	if err := nulFree("run id prefix", prefix); err != nil {
+		return nil, err
+	}
+	rows, err := db.pool.Query(ctx, `SELECT data FROM runs WHERE id >= $1 AND id < $2 ORDER BY id LIMIT $3`, prefix, prefix+"\x7f", limit)
+	if err != nil {
+		return nil, classify("list runs by prefix", err)
+	}
+	datas, err := pgx.CollectRows(rows, pgx.RowTo[[]byte])
+	if err != nil {
+		return nil, classify("list runs by prefix", err)
+	}
+	runs := []*hitl.Run{}
+	for _, data := range datas {
+		var run hitl.Run
+		if err := json.Unmarshal(data, &run); err != nil {
+			return nil, fmt.Errorf("postgres: decode run: %w", err)
+		}
+		runs = append(runs, &run)
+	}
+	return runs, nil
 }
 
 // CountQuestions implements hitl.Store: the counts row of status.

@@ -213,6 +213,16 @@ ALTER TABLE control ADD PRIMARY KEY (principal, request_id);
 DROP INDEX control_by_age;
 CREATE INDEX control_by_age ON control (at_ns, principal, request_id);
 `,
+	// runs.active marks the open runs (hitl.Run.Open): a run that has not
+	// ended and waits on a person is open too. Only rows that are not
+	// active, have not ended and name a pending question they wait on
+	// (waitingOn) are parsed.
+	11: `
+UPDATE runs SET active = true
+WHERE NOT active AND ended_ns IS NULL AND position('"waitingOn"'::bytea IN data) > 0
+	AND coalesce((replace(convert_from(data, 'UTF8'), '\u0000', '\u0020')::json ->> 'pendingInput')::int, 0)
+		+ coalesce((replace(convert_from(data, 'UTF8'), '\u0000', '\u0020')::json ->> 'pendingApproval')::int, 0) > 0;
+`,
 }
 
 // SchemaVersion is the schema version this package reads and writes.

@@ -179,8 +179,8 @@ func checkRuns(tx *bolt.Tx, want map[string]*hitl.Run, report func(error)) {
 		}
 		w := want[string(k)]
 		delete(want, string(k))
-		if active := tx.Bucket(bucketRunsActive).Get(k) != nil; active != got.Control.Status.Active() {
-			report(fmt.Errorf("run %s is %q but runs_active says active=%v", k, got.Control.Status, active))
+		if active := tx.Bucket(bucketRunsActive).Get(k) != nil; active != got.Open() {
+			report(fmt.Errorf("run %s is %q (open=%v) but runs_active says active=%v", k, got.Status(), got.Open(), active))
 		}
 		switch {
 		case w == nil && got.Questions == 0:

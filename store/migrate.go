@@ -37,6 +37,9 @@ import (
 // too (migrate_listed.go).
 //
 // 7 → 8: control request ids are held per principal (migrate_control.go).
+//
+// 8 → 9: runs_active holds the open runs (hitl.Run.Open): those waiting
+// on a person are added (migrate_open.go).
 func migrate(tx *bolt.Tx, from uint64) error {
 	if from < 2 {
 		if tx.Bucket([]byte("pending")) != nil {
@@ -120,6 +123,11 @@ func migrate(tx *bolt.Tx, from uint64) error {
 	}
 	if from < 8 {
 		if err := migrateControl(tx); err != nil {
+			return fmt.Errorf("migrate: %w", err)
+		}
+	}
+	if from >= 2 && from < 9 { // 1 → 2 built runs_active with the runs
+		if err := migrateOpen(tx); err != nil {
 			return fmt.Errorf("migrate: %w", err)
 		}
 	}

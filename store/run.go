@@ -27,7 +27,7 @@ func (db *DB) Run(ctx context.Context, id string) (*hitl.Run, error) {
 		return nil, err
 	}
 	if run == nil {
-		return nil, hitl.Errorf(hitl.ENOTFOUND, "run %s not found: it has no questions", id)
+		return nil, hitl.Errorf(hitl.ENOTFOUND, "no run is named %s", id)
 	}
 	return run, nil
 }
@@ -68,8 +68,8 @@ func replaceRun(tx *bolt.Tx, old, run *hitl.Run) error {
 		return fmt.Errorf("put run %s: %w", run.ID, err)
 	}
 	active := tx.Bucket(bucketRunsActive)
-	if run.Control.Status.Active() {
-		if old != nil && old.Control.Status.Active() {
+	if run.Open() {
+		if old.Open() {
 			return nil // already indexed
 		}
 		err = active.Put([]byte(run.ID), []byte{})
@@ -202,4 +202,28 @@ func (db *DB) CountQuestions(ctx context.Context, status hitl.Status) (int, erro
 		return nil
 	})
 	return int(n), err
+}
+
+// RunsByPrefix implements hitl.Store: a seek in the runs bucket.
+func (db *DB) RunsByPrefix(ctx context.Context, prefix string, limit int) ([]*hitl.Run, error) {
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+	runs := []*hitl.Run{}
+	err := db.bolt.View(func(tx *bolt.Tx) error {
+		c := tx.Bucket(bucketRuns).Cursor()
+		p := []byte(prefix)
+		for k, _ := c.Seek(p); k != nil && bytes.HasPrefix(k, p) && len(runs) < limit; k, _ = c.Next() {
+			run, err := getRun(tx, string(k))
+			if err != nil {
+				return err
+			}
+			runs = append(runs, run)
+		}
+		return nil
+	})
+	if err != nil {
+		return nil, fmt.Errorf("store: runs by prefix: %w", err)
+	}
+	return runs, nil
 }

@@ -320,7 +320,9 @@ func TestBrowser(t *testing.T) {
 			chromedp.Click(`//button[normalize-space()="Pause"]`, chromedp.BySearch),
 			hasText("#control-log", "Loop paused"),
 			hasText(".status", "paused"),
-			hasText("#activity", "RESULT pause: Loop paused"), // the run's loop:control, live
+			hasText("#activity", "Done: Loop paused"),                                 // the run's steering, live, in plain words
+			present(`#steer button[value="resume"]`),                                  // the page now offers Resume
+			waitJS(`document.querySelector('#steer button[value="pause"]') === null`), // and no longer Pause
 			chromedp.SendKeys(`input[name="model"]`, "opus", chromedp.ByQuery),
 			chromedp.Click(`//button[normalize-space()="Escalate"]`, chromedp.BySearch),
 			hasText("#control-log", "Escalated to opus"),
@@ -333,13 +335,58 @@ func TestBrowser(t *testing.T) {
 			chromedp.Text("#control-log", &log, chromedp.ByQuery),
 			chromedp.Text(".status", &phase, chromedp.ByQuery),
 		))
-		assert.Contains(t, log, `"type": "ACK"`)
-		assert.Contains(t, log, `"type": "RESULT"`)
+		assert.Contains(t, log, "Received: resume")
+		assert.Contains(t, log, "Done: Loop resumed")
+		assert.NotContains(t, log, "RESULT")
+		assert.NotContains(t, log, "ACK")
 		run, err := l.svc.RunRecord(as(rootP), "loop-7")
 		require.NoError(t, err)
 		assert.Equal(t, "opus", run.Control.Model)
 		assert.Equal(t, "write the tests first", run.Control.Instruction)
 		assert.Equal(t, hitl.RunRunning, run.Control.Status)
+	})
+	t.Run("a finished run's page offers no steering buttons", func(t *testing.T) {
+		_, err := l.svc.Checkpoint(as(agentP), hitl.StateEvent{RunID: "loop-done", Stack: []hitl.StackEntry{{ID: "loop-done", Mode: "issue", Iter: 9, Max: 10, Model: "sonnet"}}})
+		require.NoError(t, err)
+		_, err = l.svc.Publish(as(agentP), hitl.StateEvent{Event: hitl.StateDone, RunID: "loop-done"})
+		require.NoError(t, err)
+		ctx := tab(t)
+		signIn(t, ctx, base, "root-token-0123456789a")
+		var buttons, statuses int
+		require.NoError(t, chromedp.Run(ctx,
+			chromedp.Navigate(base+"/runs/loop-done"),
+			hasText(".controls", "This run has ended: there is nothing to steer."),
+			chromedp.Evaluate(`document.querySelectorAll(".controls button, .controls input").length`, &buttons),
+			chromedp.Evaluate(`[...document.querySelectorAll("#run-state dt")].filter(e => e.textContent === "Status").length`, &statuses),
+		))
+		assert.Zero(t, buttons, "no Pause, Resume, Cancel, Escalate or Redirect")
+		assert.Equal(t, 1, statuses, "the status is shown once")
+	})
+	t.Run("a Claude Code session's page offers no Escalate and shows its directory and first prompt", func(t *testing.T) {
+		for _, h := range []hitl.SessionHook{
+			{RunID: "claude-3f2b8c1e", Agent: "Claude Code", Event: hitl.HookSessionStart, CWD: "/home/dev/app", Model: "opus", AgentVersion: "2.1.197"},
+			{RunID: "claude-3f2b8c1e", Agent: "Claude Code", Event: hitl.HookUserPromptSubmit, Prompt: "Fix the failing test in pkg/billing"},
+		} {
+			_, err := l.svc.Hook(as(agentP), h)
+			require.NoError(t, err)
+		}
+		ctx := tab(t)
+		signIn(t, ctx, base, "root-token-0123456789a")
+		var commands []string
+		var page string
+		require.NoError(t, chromedp.Run(ctx,
+			chromedp.Navigate(base+"/runs/claude-3f2b8c1e"),
+			hasText(".cwd", "/home/dev/app"),
+			hasText(".title", "Fix the failing test in pkg/billing"),
+			hasText(".agent", "Claude Code session"),
+			hasText(".warning", "older than "+hitl.MinClaudeCodeVersion),
+			chromedp.Evaluate(`[...document.querySelectorAll(".controls button")].map(b => b.value)`, &commands),
+			chromedp.Text("main", &page, chromedp.ByQuery),
+		))
+		assert.Equal(t, []string{"pause", "cancel", "redirect"}, commands, "no Escalate (a hook cannot switch the model), no Resume (not paused)")
+		for _, word := range []string{"loop:control", "loop:current", "ACK", "RESULT", "schema"} {
+			assert.NotContains(t, page, word)
+		}
 	})
 	if os.Getenv(screenshotsEnv) == "1" {
 		t.Run("screenshots", func(t *testing.T) { screenshots(t, tab, l) })

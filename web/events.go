@@ -37,7 +37,7 @@ type pageEvent struct {
 
 // toPage shapes ev for p's page.
 func (h *Handler) toPage(p hitl.Principal, ev *hitl.Event) pageEvent {
-	out := pageEvent{Seq: ev.Seq, Type: ev.Type, QuestionID: ev.QuestionID, RunID: ev.RunID, By: ev.Actor,
+	out := pageEvent{Seq: ev.Seq, Type: ev.Type, QuestionID: ev.QuestionID, RunID: ev.RunID, By: hitl.PersonName(ev.Actor),
 		Control: ev.Control, State: ev.State}
 	if !ev.At.IsZero() {
 		out.At = ev.At.UTC().Format(time.RFC3339)
@@ -49,14 +49,14 @@ func (h *Handler) toPage(p hitl.Principal, ev *hitl.Event) pageEvent {
 			out.Inbox = h.access.InInbox(p, ev.Question, false)
 		}
 	case hitl.EventQuestionAnswered:
-		out.Message = fmt.Sprintf("Question %s was answered by %s at %s.", ev.QuestionID, ev.Actor, out.At)
+		out.Message = fmt.Sprintf("Question %s was answered by %s at %s.", ev.QuestionID, hitl.PersonName(ev.Actor), out.At)
 	case hitl.EventQuestionCancelled:
-		out.Message = fmt.Sprintf("Question %s was cancelled by %s at %s.", ev.QuestionID, ev.Actor, out.At)
+		out.Message = fmt.Sprintf("Question %s was cancelled by %s at %s.", ev.QuestionID, hitl.PersonName(ev.Actor), out.At)
 	case hitl.EventQuestionTimeout:
 		out.Message = fmt.Sprintf("Question %s timed out at %s.", ev.QuestionID, out.At)
 	case hitl.EventApprovalAdded:
 		if ev.Question != nil {
-			out.Message = fmt.Sprintf("%s approved %s: %s.", ev.Actor, ev.QuestionID, ev.Question.Tally())
+			out.Message = fmt.Sprintf("%s approved %s: %s.", hitl.PersonName(ev.Actor), ev.QuestionID, ev.Question.Tally())
 		}
 	}
 	return out

@@ -74,15 +74,11 @@ var funcs = template.FuncMap{
 	"editRows":  editRows,
 	"diffStat":  func(a, r int) string { return "+" + strconv.Itoa(a) + " −" + strconv.Itoa(r) },
 	// seg is a run id as one path segment: ids may hold '/'.
-	"seg": url.PathEscape,
-	"pretty": func(v any) string {
-		b, err := json.MarshalIndent(v, "", "  ")
-		if err != nil {
-			return ""
-		}
-		return string(b)
-	},
-	"answer": func(r *hitl.Response) string { return r.String() },
+	"seg":       url.PathEscape,
+	"answer":    func(r *hitl.Response) string { return r.String() },
+	"steerLine": steerLine,
+	// person is who did something, as people see them (hitl.PersonName).
+	"person": hitl.PersonName,
 	"join":   strings.Join,
 	"agent": func(q *hitl.Question) string {
 		switch {
@@ -107,6 +103,18 @@ var funcs = template.FuncMap{
 		}
 		return strings.Join(out, ", ")
 	},
+}
+
+// steerLine is a steering request's answer in plain words: received, then
+// done or refused with why (the protocol's ACK and RESULT).
+func steerLine(m hitl.ControlMessage) string {
+	if m.Type != hitl.MessageResult {
+		return "Received: " + string(m.Command)
+	}
+	if code, failed := m.Failed(); failed {
+		return "Refused (" + code + "): " + m.Payload.Message
+	}
+	return "Done: " + m.Payload.Message
 }
 
 // iteration is a run's iteration as the console shows it: "3/10", "3"

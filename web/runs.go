@@ -10,8 +10,10 @@ import (
 
 type runsView struct {
 	Runs []*hitl.Run
-	All  bool
-	Next string
+	// Handles are the runs' handles (hitl.RunHandle), what hitl runs shows.
+	Handles map[string]string
+	All     bool
+	Next    string
 	// Rules and Audit are for admins: learned rules (to revoke) and the
 	// latest refusals and policy decisions.
 	Admin bool
@@ -32,7 +34,7 @@ func (h *Handler) handleRuns(w http.ResponseWriter, r *http.Request, s *session)
 		h.fail(w, r, err)
 		return
 	}
-	v := &runsView{Runs: pg.Runs, All: all, Next: pg.NextCursor, Admin: h.access.Authorize(s.p, hitl.ActionAudit, nil) == nil}
+	v := &runsView{Runs: pg.Runs, Handles: pg.Handles, All: all, Next: pg.NextCursor, Admin: h.access.Authorize(s.p, hitl.ActionAudit, nil) == nil}
 	if v.Admin {
 		rules, err := h.svc.LearnedRules(ctx, hitl.LearnedRuleFilter{Limit: PageSize})
 		if err != nil {
@@ -72,9 +74,12 @@ func (h *Handler) audit(r *http.Request) ([]*hitl.Event, error) {
 }
 
 type runView struct {
-	Run     *hitl.Run
-	State   *hitl.RunState
-	Steer   bool
+	Run   *hitl.Run
+	State *hitl.RunState
+	Steer bool
+	// Offered says the run in its state can carry out some command
+	// (hitl.Run.Offers).
+	Offered bool
 	Control []hitl.ControlMessage
 	// HistoryHidden says why the questions are not shown.
 	HistoryHidden string
@@ -100,9 +105,12 @@ func (h *Handler) run(r *http.Request, s *session, id string) (*runView, error) 
 		return nil, err
 	}
 	v := &runView{Run: rec, Steer: h.access.Authorize(s.p, hitl.ActionSteer, nil) == nil,
-		// The root says who sees a run's loop:control and loop:current
-		// messages on the log.
+		// The root says who sees a run's steering and the agent's status
+		// reports on the log.
 		Live: (&hitl.Event{Type: hitl.EventControl, RunID: id, Asker: rec.Asker}).VisibleTo(s.p)}
+	for _, c := range []hitl.Command{hitl.CommandPause, hitl.CommandResume, hitl.CommandCancel, hitl.CommandEscalate, hitl.CommandRedirect} {
+		v.Offered = v.Offered || rec.Offers(c)
+	}
 	// The questions are the root's to show: those who steer but do not
 	// answer see the run, not what its agent asked.
 	switch v.State, err = h.svc.RunState(r.Context(), id); {

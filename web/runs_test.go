@@ -39,20 +39,25 @@ func TestRuns(t *testing.T) {
 		assert.Contains(t, body, q.Question)
 		assert.NotContains(t, body, "Learned rules", "for admins only")
 	})
-	t.Run("a run page offers the steering controls by name", func(t *testing.T) {
+	t.Run("a run page offers the steering controls that can succeed, by name", func(t *testing.T) {
 		body := ops.get("/runs/loop-1").body
-		for _, s := range []string{">Pause</button>", ">Resume</button>", ">Cancel run</button>", ">Escalate</button>", ">Redirect</button>",
+		for _, s := range []string{">Pause</button>", ">Cancel run</button>", ">Escalate</button>", ">Redirect</button>",
 			"<label>Model <input", "<label>Instruction <input", `<dd class="iteration">3/10</dd>`} {
 			assert.Contains(t, body, s)
 		}
+		assert.NotContains(t, body, ">Resume</button>", "a running loop is not paused")
 	})
-	t.Run("pause answers with seed 000's ACK and RESULT", func(t *testing.T) {
+	t.Run("pause answers in plain words: received, then done", func(t *testing.T) {
 		r := ops.post("/runs/loop-1/control", url.Values{"command": {"pause"}})
 		assert.Equal(t, http.StatusOK, r.status, r.body)
-		assert.Contains(t, r.body, "&#34;type&#34;: &#34;ACK&#34;")
-		assert.Contains(t, r.body, "&#34;type&#34;: &#34;RESULT&#34;")
-		assert.Contains(t, r.body, "Loop paused at iteration 3 of 10")
-		assert.Contains(t, ops.get("/runs/loop-1").body, `<dd class="status">paused</dd>`)
+		assert.Contains(t, r.body, "<li>Received: pause</li>")
+		assert.Contains(t, r.body, "<li>Done: Loop paused at iteration 3 of 10</li>")
+		assert.NotContains(t, r.body, "ACK")
+		assert.NotContains(t, r.body, "RESULT")
+		body := ops.get("/runs/loop-1").body
+		assert.Contains(t, body, `<dd class="status">paused</dd>`)
+		assert.Contains(t, body, ">Resume</button>")
+		assert.NotContains(t, body, ">Pause</button>", "a paused loop is not paused again")
 	})
 	t.Run("escalate with a model and redirect with an instruction", func(t *testing.T) {
 		r := ops.post("/runs/loop-1/control", url.Values{"command": {"escalate"}, "model": {"opus"}}, "X-Hitl-Fetch", "1")

@@ -9,7 +9,7 @@ import (
 // Exit codes: the one table, also in the usage text and README.md.
 const (
 	exitOK          = 0   // answered, approved, or done
-	exitFailure     = 1   // service unreachable, auth failure, internal error
+	exitFailure     = 1   // service unreachable, auth failure, internal error; hitl doctor: a check found a problem
 	exitUsage       = 2   // bad flags or arguments, invalid question or answer
 	exitDenied      = 3   // the approval was denied
 	exitTimedOut    = 4   // timed out with no default

@@ -60,7 +60,7 @@ func TestUsageErrors(t *testing.T) {
 		for args, want := range map[string]string{
 			"ask":                 "hitl ask needs a question: ",
 			"hook":                "hitl hook needs the agent: ",
-			"history":             "hitl history needs one run id: ",
+			"history":             "hitl history needs one run (",
 			"run --run loop-1 x":  "hitl run: put the command after --: ",
 			"version extra":       "hitl version takes no arguments",
 			"ask x --colour blue": "hitl ask: flag provided but not defined: -colour",

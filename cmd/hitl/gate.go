@@ -105,11 +105,11 @@ func shellJoin(args []string) string {
 
 // approvalWhere says where a person approves question id.
 func approvalWhere(ctx context.Context, c *agent.Client, id string) string {
-	hint := fmt.Sprintf("hitl answer %s approve (or deny)", visible(id))
+	how := hint("answer "+visible(id)) + " approve (or deny)"
 	if h, err := c.Health(ctx); err == nil && h.Slack {
-		return "approve it in Slack, or with: " + hint
+		return "approve it in Slack, or with: " + how
 	}
-	return "approve it with: " + hint
+	return "approve it with: " + how
 }
 
 // abandonGate is Ctrl+C on hitl gate: the command will not run, so its
@@ -130,8 +130,8 @@ func abandonGate(ctx context.Context, c *agent.Client, id, shown string) error {
 		msg = fmt.Sprintf("hitl gate: interrupted; %s was not run, though approval %s was settled meanwhile: %s",
 			visible(shown), visible(id), visible(hitl.ErrorMessage(err)))
 	default:
-		msg = fmt.Sprintf("hitl gate: interrupted; %s was not run, and approval %s could not be cancelled (%s): hitl cancel %s",
-			visible(shown), visible(id), visible(hitl.ErrorMessage(err)), visible(id))
+		msg = fmt.Sprintf("hitl gate: interrupted; %s was not run, and approval %s could not be cancelled (%s): %s",
+			visible(shown), visible(id), visible(hitl.ErrorMessage(err)), hint("cancel "+visible(id)))
 	}
 	return &outcome{code: exitInterrupted, msg: msg}
 }

@@ -107,7 +107,7 @@ func TestPolicyShowWithoutRules(t *testing.T) {
 	require.Equal(t, 0, r.code, r.stderr)
 	assert.True(t, strings.HasPrefix(r.stdout, "No rules are configured"), r.stdout)
 	assert.NotContains(t, r.stdout, "RULE", "no table of nothing")
-	assert.Contains(t, r.stdout, "When no rule matches (seed 003's default)")
+	assert.Contains(t, r.stdout, "When no rule matches (the default policy)")
 }
 
 func TestPolicyCommands(t *testing.T) {

@@ -20,10 +20,14 @@ func cmdHistory(ctx context.Context, args []string, e *env) error {
 		return err
 	}
 	if len(pos) != 1 {
-		return usageError(fs, "hitl history needs one run id: hitl history loop-1703123456-12345")
+		return usageError(fs, "hitl history needs one run (its id, or the handle hitl runs shows): hitl history loop-1703123456-12345")
 	}
 	c := newClient(e)
-	rs, err := c.RunState(ctx, pos[0])
+	id, err := resolveRun(ctx, c, pos[0])
+	if err != nil {
+		return err
+	}
+	rs, err := c.RunState(ctx, id)
 	if err != nil {
 		return err
 	}
@@ -53,7 +57,7 @@ func cmdHistory(ctx context.Context, args []string, e *env) error {
 		if in.Status != hitl.StatusAnswered {
 			answer = strings.TrimSpace(string(in.Status) + " " + answer)
 		}
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s", in.Timestamp.Local().Format("2006-01-02 15:04:05"), cell(in.Question, 50), cell(answer, 40), cell(in.By, 40),
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s", in.Timestamp.Local().Format("2006-01-02 15:04:05"), cell(in.Question, 50), cell(answer, 40), cell(hitl.PersonName(in.By), 40),
 			operationRows(operationLines(in.Operation, in.Parts), 4))
 	}
 	return tw.Flush()

@@ -38,6 +38,10 @@ type hookInput struct {
 	ToolUseID      string    `json:"tool_use_id"`
 	TurnID         string    `json:"turn_id"`
 	Model          string    `json:"model"`
+	// Version is the agent's version, where its payload names it; Source
+	// is why SessionStart fired (startup, resume, clear, compact).
+	Version string `json:"version"`
+	Source  string `json:"source"`
 	// Prompt is UserPromptSubmit's prompt: the session's title.
 	Prompt string `json:"prompt"`
 	// ApprovalContext is what Codex releases that sent it give with a

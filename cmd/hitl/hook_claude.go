@@ -39,6 +39,9 @@ type hookOutput struct {
 }
 
 func (h *hook) claude(ctx context.Context, step hitl.HookStep) error {
+	if h.in.HookEventName == "SessionStart" {
+		return h.claudeSessionStart(step) // claude_version.go
+	}
 	if out, ok := h.steered(step); ok {
 		return h.print(out)
 	}

@@ -56,7 +56,7 @@ func TestHookClaudePreToolUse(t *testing.T) {
 		assert.Equal(t, "npm run migrate -- --env staging", q.Operation.Resource)
 		assert.Contains(t, q.Question, "Run the database migrations on staging")
 		runs := cli(ctx, m, "", "runs")
-		assert.Contains(t, runs.stdout, "claude-s-approve", "hitl runs lists the session")
+		assert.Contains(t, runs.stdout, "claude-s-ap ", "hitl runs lists the session, by its handle")
 		require.Equal(t, 0, cli(ctx, m, "", "answer", q.ID, "approve", "--text", "go ahead").code)
 		d := decoded(t, result(t, ch))
 		assert.Equal(t, "allow", d.PermissionDecision)

@@ -25,7 +25,7 @@ func TestHookCodex(t *testing.T) {
 		assert.Equal(t, hitl.OpShell, q.Operation.Type)
 		assert.Equal(t, "git push origin main", q.Operation.Resource)
 		assert.Contains(t, q.Question, "Push the rebased branch")
-		assert.Contains(t, cli(ctx, m, "", "runs").stdout, "codex-c-approve")
+		assert.Contains(t, cli(ctx, m, "", "runs").stdout, "codex-c-ap ", "hitl runs lists the session, by its handle")
 		require.Equal(t, 0, cli(ctx, m, "", "answer", q.ID, "approve").code)
 		d := decoded(t, result(t, ch))
 		assert.Equal(t, "PermissionRequest", d.HookEventName)

@@ -22,6 +22,7 @@ import (
 type hookOut struct {
 	Continue           *bool  `json:"continue,omitempty"`
 	StopReason         string `json:"stopReason,omitempty"`
+	SystemMessage      string `json:"systemMessage,omitempty"`
 	Decision           string `json:"decision,omitempty"`
 	Reason             string `json:"reason,omitempty"`
 	HookSpecificOutput any    `json:"hookSpecificOutput,omitempty"`
@@ -40,7 +41,8 @@ type contextOutput struct {
 // effort, the tool decision still never allows what hitl did not decide.
 func (h *hook) session(ctx context.Context) hitl.HookStep {
 	call := hitl.SessionHook{RunID: h.run, Agent: h.agent, Event: hitl.HookEvent(h.in.HookEventName),
-		CWD: cut(h.in.CWD, hitl.MaxContextLen), Prompt: h.in.Prompt, Model: cut(h.in.Model, hitl.MaxModelLen)}
+		CWD: cut(h.in.CWD, hitl.MaxContextLen), Prompt: h.in.Prompt, Model: cut(h.in.Model, hitl.MaxModelLen),
+		AgentVersion: cut(h.in.Version, hitl.MaxModelLen)}
 	step, err := h.report(ctx, call)
 	if err == nil && step.Action == hitl.HookHold {
 		step, err = h.hold(ctx, call, step)

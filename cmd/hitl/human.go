@@ -17,10 +17,16 @@ func cmdPending(ctx context.Context, args []string, e *env) error {
 	run := fs.String("run", "", "only this run's questions")
 	all := fs.Bool("all", false, "every pending question, page after page (default: the first 100)")
 	order := fs.String("order", string(hitl.OrderCreated), "created (oldest first) or deadline (soonest deadline first, those that never time out last)")
-	if _, err := parseArgs(fs, args); err != nil {
+	_, err := parseArgs(fs, args)
+	if err != nil {
 		return err
 	}
 	c := newClient(e)
+	if *run != "" {
+		if *run, err = resolveRun(ctx, c, *run); err != nil {
+			return err
+		}
+	}
 	f := hitl.QuestionFilter{Status: hitl.StatusPending, RunID: *run}
 	if err := f.OrderBy(hitl.ListOrder(*order)); err != nil {
 		return err
@@ -48,9 +54,9 @@ func cmdPending(ctx context.Context, args []string, e *env) error {
 		switch {
 		case page.NextCursor == "":
 		case page.Total > len(qs):
-			fmt.Fprintf(e.stdout, "…and %d more: hitl pending --all\n", page.Total-len(qs))
+			fmt.Fprintf(e.stdout, "…and %d more: %s\n", page.Total-len(qs), hint("pending --all"))
 		default:
-			fmt.Fprintln(e.stdout, "…and more: hitl pending --all")
+			fmt.Fprintln(e.stdout, "…and more: "+hint("pending --all"))
 		}
 	}()
 	if len(qs) == 0 {
@@ -97,7 +103,7 @@ func answerHint(q *hitl.Question) string {
 
 // secretHint says how to answer a sensitive question: on stdin, hidden.
 func secretHint(id string) string {
-	return fmt.Sprintf("hitl answer %s, then type it (hidden)", visible(id))
+	return hint("answer "+visible(id)) + ", then type it (hidden)"
 }
 
 // valueHint says how to answer question q from a terminal.
@@ -107,11 +113,11 @@ func valueHint(q *hitl.Question) string {
 	}
 	switch q.ResponseType {
 	case hitl.ApprovalResponse:
-		return fmt.Sprintf("hitl answer %s approve (or deny)", visible(q.ID))
+		return hint("answer "+visible(q.ID)) + " approve (or deny)"
 	case hitl.BooleanResponse:
-		return fmt.Sprintf("hitl answer %s yes (or no)", visible(q.ID))
+		return hint("answer "+visible(q.ID)) + " yes (or no)"
 	}
-	return fmt.Sprintf("hitl answer %s VALUE", visible(q.ID))
+	return hint("answer "+visible(q.ID)) + " VALUE"
 }
 
 func cmdAnswer(ctx context.Context, args []string, e *env) error {

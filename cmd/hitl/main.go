@@ -9,6 +9,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"os/exec"
 	"os/signal"
 	"strings"
 	"syscall"
@@ -21,7 +22,9 @@ import (
 const usage = `hitl: a human in the loop of your agents, through Slack and the terminal.
 
 Usage:
-  hitl serve   [--listen ADDR] [--db FILE|URL] [--config FILE]   run the service
+  hitl serve   [--listen ADDR] [--db FILE|URL] [--config FILE] [--quiet]
+                                      run the service; without Slack it prints a line per
+                                      question asked and settled (--quiet: it does not)
   hitl ask     QUESTION [flags]       ask a person and print the answer (hitl ask --help)
   hitl pending [--run RUN] [--all] [--json] [--order deadline]
                                       list questions waiting for an answer (the first 100;
@@ -33,7 +36,7 @@ Usage:
   hitl cancel  ID [--reason R]        cancel a pending question (or, given a run, the run)
   hitl reassign ID TO…                hand a question to Slack users or groups (U…, S…),
                                       who replace its assignees
-  hitl history RUN [--json]           a run's phase, pending question and answers
+  hitl history RUN [--json]           a run's status, pending question and answers
   hitl stats   [--since D] [--run R] [--json]  time to answer, timeout rate by type, questions
                                       per run, response rate, reminders, escalations, alerts
   hitl compact [--db FILE]            shrink a stopped service's database file to its
@@ -42,6 +45,9 @@ Usage:
                                       copy a stopped service's bbolt file into PostgreSQL;
                                       refuses a database that holds anything unless --force
   hitl version                        print hitl's version (also hitl --version)
+  hitl doctor  [--dir PROJECT]        check this machine's wiring: hitl on PATH, the service and
+                                      the token, Claude Code's and Codex's hooks, Claude Code's
+                                      version, the MCP entry; one line per check (exit 1: a problem)
 
 Steerable loops (agents):
   hitl checkpoint --run ID [--iter N --max M --model X --issue I --mode M --threshold T]
@@ -63,19 +69,20 @@ Agents (Claude Code, Codex CLI, any MCP client; see README):
   hitl mcp [--run ID] [--max-wait 10m] [--progress-every 15s] [--cancel-on-abort]
                                       the MCP server over stdio: ask_human, get_answer,
                                       request_approval, permission_prompt
-  hitl watch [--run ID] [DIR…]        seed 002's engines: ask each DIR/.delta/interaction/request.json
+  hitl watch [--run ID] [DIR…]        engines that pause with a file: ask each DIR/.delta/interaction/request.json
                                       in hitl, write the answer to response.txt beside it (default DIR .)
 
-Steering (people; RUN may be a unique prefix of an active run):
+Steering (people; RUN is a run's id, the handle hitl runs shows, or any unique prefix):
   hitl pause RUN                      pause a loop at its next checkpoint
   hitl resume RUN                     resume a paused loop
   hitl cancel RUN                     cancel a loop (hitl cancel q_… cancels a question)
   hitl escalate RUN --model M [--reason R]   switch the loop's model
   hitl redirect RUN INSTRUCTION…      give the loop a new instruction
-  hitl runs [--all] [--json]          active runs (--all: finished ones too)
+  hitl runs [--all] [--json]          runs going on or waiting for a person, by handle
+                                      (--all: finished ones too)
   hitl status RUN [--json]            a run's state and its questions
 
-Approvals by policy (seed 003):
+Approvals by policy:
   hitl gate [--op-type shell] [--risk R] [--reason TEXT] [--timeout D] [--run ID] -- COMMAND ARGS…
                                       ask when the policy says so, then run the command (an edited one
                                       instead, shown first); exits 3 denied, 4 timed out, else its code
@@ -146,6 +153,8 @@ func main() { os.Exit(process(os.Args[1:])) }
 func process(args []string) int {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
+	name := invokedAs(os.Args[0], exec.LookPath)
+	self.Store(&name)
 	return run(ctx, args, &env{stdin: os.Stdin, stdout: os.Stdout, stderr: os.Stderr, getenv: os.Getenv,
 		stdoutTTY: term.IsTerminal(int(os.Stdout.Fd()))})
 }
@@ -186,6 +195,8 @@ var commands = map[string]func(context.Context, []string, *env) error{
 	"mcp":  cmdMCP,
 
 	"watch": cmdWatch,
+
+	"doctor": cmdDoctor, // doctor.go
 }
 
 // run executes one command and returns its exit code.

@@ -45,7 +45,7 @@ func await(ctx context.Context, c *agent.Client, q *hitl.Question, interactive b
 func finish(q *hitl.Question, e *env) error {
 	switch q.Outcome() {
 	case hitl.OutcomeCancelled:
-		msg := fmt.Sprintf("hitl: question %s was cancelled by %s", visible(q.ID), visible(q.RespondedBy))
+		msg := fmt.Sprintf("hitl: question %s was cancelled by %s", visible(q.ID), visible(hitl.PersonName(q.RespondedBy)))
 		if q.CancelReason != "" {
 			msg += ": " + visible(q.CancelReason)
 		}
@@ -64,7 +64,7 @@ func finish(q *hitl.Question, e *env) error {
 			return nil
 		}
 		printValue(e, "denied")
-		msg := fmt.Sprintf("hitl: denied by %s", visible(q.RespondedBy))
+		msg := fmt.Sprintf("hitl: denied by %s", visible(hitl.PersonName(q.RespondedBy)))
 		if q.Response.Text != "" {
 			msg += ": " + visible(q.Response.Text)
 		}
@@ -110,7 +110,7 @@ func interrupted(q *hitl.Question, key string) error {
 	var msg string
 	switch {
 	case q == nil:
-		msg = "hitl: interrupted; if the question was asked, it stays pending (see hitl pending)."
+		msg = "hitl: interrupted; if the question was asked, it stays pending (see " + hint("pending") + ")."
 	case q.Pending():
 		msg = fmt.Sprintf("hitl: interrupted; %s stays pending. To answer it: %s", visible(q.ID), valueHint(q))
 	default:

@@ -59,8 +59,8 @@ func policyShow(ctx context.Context, args []string, e *env) error {
 	if err := tw.Flush(); err != nil {
 		return err
 	}
-	fmt.Fprintln(e.stdout, "\nLearned rules (\"Approve & always allow\"): hitl policy rules; hitl policy revoke ID.")
-	fmt.Fprintln(e.stdout, "\nWhen no rule matches (seed 003's default): file_delete, shell, file_write and custom types ask; api_call, file_read and spawn_agent are allowed.")
+	fmt.Fprintln(e.stdout, "\nLearned rules (\"Approve & always allow\"): "+hint("policy rules")+"; "+hint("policy revoke ID")+".")
+	fmt.Fprintln(e.stdout, "\nWhen no rule matches (the default policy): file_delete, shell, file_write and custom types ask; api_call, file_read and spawn_agent are allowed.")
 	return nil
 }
 
@@ -192,7 +192,7 @@ func policyRules(ctx context.Context, args []string, e *env) error {
 			return nil
 		}
 		if !*all {
-			fmt.Fprintf(e.stdout, "…more: hitl policy rules --cursor %s (or --all)\n", page.NextCursor)
+			fmt.Fprintf(e.stdout, "…more: %s (or --all)\n", hint("policy rules --cursor "+page.NextCursor))
 			return nil
 		}
 		f.Cursor = page.NextCursor

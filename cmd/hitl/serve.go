@@ -14,6 +14,7 @@ func cmdServe(ctx context.Context, args []string, e *env) error {
 	listen := fs.String("listen", "", "address to listen on (HITL_LISTEN; default 127.0.0.1:7070)")
 	db := fs.String("db", "", "bbolt database file, or a postgres:// URL for replicas (HITL_DB; default ./hitl.db)")
 	cfgPath := fs.String("config", e.getenv("HITL_CONFIG"), "YAML config file (HITL_CONFIG; optional)")
+	quiet := fs.Bool("quiet", false, "without Slack, do not print a line per question asked and settled")
 	if _, err := parseArgs(fs, args); err != nil {
 		return err
 	}
@@ -35,12 +36,24 @@ func cmdServe(ctx context.Context, args []string, e *env) error {
 	if err := m.Run(ctx); err != nil {
 		return err
 	}
-	slack := "Slack off (set SLACK_APP_TOKEN and SLACK_BOT_TOKEN to turn it on); answer with `hitl pending` and `hitl answer`"
+	slack := "Slack off (set SLACK_APP_TOKEN and SLACK_BOT_TOKEN to turn it on); answer with `" + hint("pending") + "` and `" + hint("answer") + "`"
 	if cfg.Slack.Enabled() {
 		slack = "Slack on"
 	}
 	fmt.Fprintf(e.stderr, "hitl listening on %s, database %s; %s; web inbox at %s/\n", m.URL(), databaseName(cfg.DB), slack, m.URL())
+	if printsQuestionLines(*quiet, cfg) {
+		go func() {
+			if err := questionLines(ctx, m.Service, e.stdout); err != nil && ctx.Err() == nil {
+				logger.Error("the terminal's question lines stopped", "err", err)
+			}
+		}()
+	}
 	<-ctx.Done()
 	fmt.Fprintln(e.stderr, "hitl: shutting down")
 	return m.Close()
 }
+
+// printsQuestionLines says whether hitl serve prints a line per question
+// asked and settled: without Slack the terminal is where people learn of
+// questions, unless --quiet.
+func printsQuestionLines(quiet bool, cfg config.Config) bool { return !quiet && !cfg.Slack.Enabled() }

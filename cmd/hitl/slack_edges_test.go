@@ -72,14 +72,14 @@ func TestSlackRunPrefixesResolveAmongRunsThePersonMaySee(t *testing.T) {
 			got := e.slash(t, "U0MALLORY", strings.TrimSuffix(text, "-a"))
 			assert.NotContains(t, got, "secret-deploy-a", text)
 			assert.NotContains(t, got, "secret-deploy-b", text)
-			assert.Contains(t, got, "No active run", text)
+			assert.Contains(t, got, "No run is named", text)
 		}
 		got := e.slash(t, "U0MALLORY", "status secret-deploy-a")
-		assert.Contains(t, got, "No active run", "an exact id they may not see is not found either")
+		assert.Contains(t, got, "No run is named", "an exact id they may not see is not found either")
 	})
 	t.Run("an answerer's prefix matches their runs", func(t *testing.T) {
 		got := e.slash(t, "U0ALICE", "status secret-deploy")
-		assert.Contains(t, got, "matches several active runs")
+		assert.Contains(t, got, "matches several runs")
 		assert.Contains(t, got, "secret-deploy-a")
 	})
 }

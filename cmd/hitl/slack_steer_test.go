@@ -159,11 +159,11 @@ func TestSlackSteeringCommands(t *testing.T) {
 		assert.Contains(t, e.slash(t, controller, "pause"), "Usage: `/hitl pause RUN`")
 		assert.Contains(t, e.slash(t, controller, "redirect loop-1"), "Usage: `/hitl redirect RUN INSTRUCTION…`")
 		assert.Contains(t, e.slash(t, controller, "frobnicate x"), "Unknown command")
-		assert.Contains(t, e.slash(t, controller, "pause nope-"), "No active run")
+		assert.Contains(t, e.slash(t, controller, "pause nope-"), "No run is named")
 	})
 	t.Run("an ambiguous prefix is refused", func(t *testing.T) {
 		e.report(t, "loop-2", 1)
-		assert.Contains(t, e.slash(t, controller, "pause loop-"), "matches several active runs")
+		assert.Contains(t, e.slash(t, controller, "pause loop-"), "matches several runs")
 	})
 	t.Run("cancel aborts the run and its live message ends", func(t *testing.T) {
 		_, result := e.steerSlash(t, controller, "cancel "+steerRun)

@@ -28,7 +28,13 @@ func cmdStats(ctx context.Context, args []string, e *env) error {
 	if err != nil {
 		return usageError(fs, hitl.ErrorMessage(err))
 	}
-	st, err := newClient(e).Stats(ctx, hitl.StatsQuery{Since: d, Run: *runID})
+	c := newClient(e)
+	if *runID != "" {
+		if *runID, err = resolveRun(ctx, c, *runID); err != nil {
+			return err
+		}
+	}
+	st, err := c.Stats(ctx, hitl.StatsQuery{Since: d, Run: *runID})
 	if err != nil {
 		return err
 	}

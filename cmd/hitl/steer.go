@@ -4,6 +4,7 @@ import (
 	"context"
 	"flag"
 	"fmt"
+	"maps"
 	"regexp"
 	"strings"
 	"text/tabwriter"
@@ -26,7 +27,7 @@ func cmdSteer(c hitl.Command) func(context.Context, []string, *env) error {
 			return err
 		}
 		if len(pos) != 1 {
-			return usageError(fs, fmt.Sprintf("hitl %s needs one run id (or a unique prefix of an active run): hitl %s loop-1703123456-12345", c, c))
+			return usageError(fs, fmt.Sprintf("hitl %s needs one run (its id, or the handle hitl runs shows): hitl %s loop-1703123456-12345", c, c))
 		}
 		return steer(ctx, e, c, pos[0], hitl.ControlPayload{})
 	}
@@ -72,14 +73,14 @@ func steer(ctx context.Context, e *env, c hitl.Command, name string, p hitl.Cont
 		return err
 	}
 	if len(msgs) == 0 {
-		return hitl.Errorf(hitl.EUNAVAILABLE, "the service answered without a RESULT")
+		return hitl.Errorf(hitl.EUNAVAILABLE, "the service answered without saying whether the request was carried out")
 	}
 	res := msgs[len(msgs)-1]
 	if code, failed := res.Failed(); failed {
 		return &outcome{code: resultCode(code), msg: fmt.Sprintf("hitl %s: %s: %s", c, code, visible(res.Payload.Message))}
 	}
 	if res.Type != hitl.MessageResult {
-		return &outcome{code: exitFailure, msg: fmt.Sprintf("hitl %s: request %s was acknowledged; no RESULT yet", c, res.RequestID)}
+		return &outcome{code: exitFailure, msg: fmt.Sprintf("hitl %s: request %s was received; it is not carried out yet", c, res.RequestID)}
 	}
 	line := fmt.Sprintf("%s %s: %s", c, visible(run), visible(res.Payload.Message))
 	if res.Payload.NewModel != "" {
@@ -96,19 +97,18 @@ func orNone(s string) string {
 	return s
 }
 
-// resolveRun returns the run name means: itself when a run has that id,
-// else the one active run whose id starts with it.
+// resolveRun returns the run name means (hitl.ResolveRun: its id, or the
+// handle hitl runs shows, or any unique prefix of a run's id, active or
+// ended): not_found (exit 7) when no run is named so or starts so, invalid
+// (exit 2) naming the candidates when several do. A principal that may
+// not list runs (an ask-only token) names its runs in full: the name is
+// then the service's to judge.
 func resolveRun(ctx context.Context, c *agent.Client, name string) (string, error) {
-	matches, err := hitl.MatchRun(ctx, c, name)
-	switch {
-	case hitl.ErrorCode(err) == hitl.EINVALID:
-		return "", err
-	case err != nil || len(matches) == 0:
-		return name, nil // let the service say what is wrong (not_found)
-	case len(matches) == 1:
-		return matches[0], nil
+	id, err := hitl.ResolveRun(ctx, c, name)
+	if hitl.ErrorCode(err) == hitl.EFORBIDDEN {
+		return name, nil
 	}
-	return "", hitl.Errorf(hitl.EINVALID, "%q names %d active runs (%s): give more of the id", name, len(matches), strings.Join(matches, ", "))
+	return id, err
 }
 
 func cmdRuns(ctx context.Context, args []string, e *env) error {
@@ -120,6 +120,7 @@ func cmdRuns(ctx context.Context, args []string, e *env) error {
 	}
 	c := newClient(e)
 	var runs []*hitl.Run
+	handles := map[string]string{}
 	cursor := ""
 	for {
 		page, err := c.Runs(ctx, !*all, hitl.MaxPageSize, cursor)
@@ -127,6 +128,7 @@ func cmdRuns(ctx context.Context, args []string, e *env) error {
 			return err
 		}
 		runs = append(runs, page.Runs...)
+		maps.Copy(handles, page.Handles)
 		if page.NextCursor == "" {
 			break
 		}
@@ -136,16 +138,20 @@ func cmdRuns(ctx context.Context, args []string, e *env) error {
 		if runs == nil {
 			runs = []*hitl.Run{}
 		}
-		return printJSON(e, map[string]any{"runs": runs})
+		return printJSON(e, map[string]any{"runs": runs, "handles": handles})
 	}
 	if len(runs) == 0 {
-		fmt.Fprintln(e.stdout, "No runs are active. (hitl runs --all lists finished ones too.)")
+		fmt.Fprintf(e.stdout, "No run is going on or waiting for a person. (%s lists finished ones too.)\n", hint("runs --all"))
 		return nil
 	}
 	tw := tabwriter.NewWriter(e.stdout, 0, 4, 2, ' ', 0)
 	fmt.Fprintln(tw, "RUN\tISSUE\tSTATE\tITER\tMODEL\tWAITING ON")
 	for _, r := range runs {
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\n", cell(r.ID, 40), cell(orDash(issueOrTask(r)), 20), runState(r),
+		handle := handles[r.ID]
+		if handle == "" {
+			handle = r.ID
+		}
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\n", visible(handle), cell(orDash(issueOrTask(r)), 20), runState(r),
 			iteration(r), cell(orDash(r.Control.Model), 20), waitingOn(r))
 	}
 	return tw.Flush()
@@ -206,7 +212,7 @@ func cmdStatus(ctx context.Context, args []string, e *env) error {
 		return err
 	}
 	if len(pos) != 1 {
-		return usageError(fs, "hitl status needs one run id (or a unique prefix of an active run): hitl status loop-1")
+		return usageError(fs, "hitl status needs one run (its id, or the handle hitl runs shows): hitl status loop-1")
 	}
 	c := newClient(e)
 	id, err := resolveRun(ctx, c, pos[0])
@@ -222,7 +228,19 @@ func cmdStatus(ctx context.Context, args []string, e *env) error {
 	}
 	ctl := run.Control
 	fmt.Fprintf(e.stdout, "Run %s: %s, iteration %s, model %s\n", visible(run.ID), runState(run), iteration(run), visible(orDash(ctl.Model)))
-	if ctl.IssueID != "" || ctl.Mode != "" {
+	if s := ctl.Session; s != nil {
+		fmt.Fprintf(e.stdout, "%s session in %s", visible(s.Agent), visible(orDash(s.CWD)))
+		if s.AgentVersion != "" {
+			fmt.Fprintf(e.stdout, " (version %s)", visible(s.AgentVersion))
+		}
+		fmt.Fprintln(e.stdout)
+		if s.Title != "" {
+			fmt.Fprintf(e.stdout, "First prompt: %s\n", cell(s.Title, hitl.MaxTitleLen))
+		}
+		if w := s.Outdated(); w != "" {
+			fmt.Fprintf(e.stdout, "Warning: %s\n", w)
+		}
+	} else if ctl.IssueID != "" || ctl.Mode != "" {
 		fmt.Fprintf(e.stdout, "Issue %s, mode %s\n", visible(orDash(ctl.IssueID)), visible(orDash(ctl.Mode)))
 	}
 	if ctl.Reason != "" {

@@ -94,7 +94,7 @@ func TestSteerAShellLoop(t *testing.T) {
 		assert.Contains(t, r.stderr, "invalid_state: Run sh-1 is not paused")
 		r = cli(ctx, m, "", "pause", "nobody-runs-this")
 		assert.Equal(t, exitNotFound, r.code)
-		assert.Contains(t, r.stderr, "not_found: Run nobody-runs-this is not active")
+		assert.Contains(t, r.stderr, "no run is named nobody-runs-this or starts with it")
 	})
 	t.Run("cancel makes the next checkpoint exit 5", func(t *testing.T) {
 		require.Equal(t, 0, cli(ctx, m, "", "cancel", "sh-1").code)
@@ -102,7 +102,7 @@ func TestSteerAShellLoop(t *testing.T) {
 		assert.Equal(t, exitCancelled, r.code)
 		assert.Contains(t, r.stderr, "run sh-1 is cancelled: USER_CANCELLED")
 		r = cli(ctx, m, "", "runs")
-		assert.Contains(t, r.stdout, "No runs are active")
+		assert.Contains(t, r.stdout, "No run is going on or waiting for a person")
 		r = cli(ctx, m, "", "runs", "--all")
 		assert.Contains(t, r.stdout, "cancelled")
 	})

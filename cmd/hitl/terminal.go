@@ -36,7 +36,7 @@ func askTerminal(ctx context.Context, c *agent.Client, q *hitl.Question, e *env)
 		select {
 		case r := <-remote:
 			if r.err == nil && !r.q.Pending() {
-				fmt.Fprintf(e.stderr, "\nhitl: answered elsewhere by %s\n", visible(r.q.RespondedBy))
+				fmt.Fprintf(e.stderr, "\nhitl: answered elsewhere by %s\n", visible(hitl.PersonName(r.q.RespondedBy)))
 			}
 			return r.q, r.err
 		case <-ctx.Done():

@@ -296,7 +296,7 @@ func (s *Store) Run(_ context.Context, id string) (*hitl.Run, error) {
 	defer s.mu.Unlock()
 	run, ok := s.runs[id]
 	if !ok {
-		return nil, hitl.Errorf(hitl.ENOTFOUND, "run %s not found: it has no questions", id)
+		return nil, hitl.Errorf(hitl.ENOTFOUND, "no run is named %s", id)
 	}
 	c := *run
 	return &c, nil

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"slices"
+	"strings"
 
 	"github.com/hitlbot/hitl"
 )
@@ -65,7 +66,7 @@ func (s *Store) Runs(_ context.Context, active bool, limit int, cursor string) (
 	}
 	var ids []string
 	for id, run := range s.runs {
-		if (!active || run.Control.Status.Active()) && id > cursor {
+		if (!active || run.Open()) && id > cursor {
 			ids = append(ids, id)
 		}
 	}
@@ -80,6 +81,25 @@ func (s *Store) Runs(_ context.Context, active bool, limit int, cursor string) (
 		page.Runs = append(page.Runs, &c)
 	}
 	return page, nil
+}
+
+// RunsByPrefix implements hitl.Store.
+func (s *Store) RunsByPrefix(_ context.Context, prefix string, limit int) ([]*hitl.Run, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	var ids []string
+	for id := range s.runs {
+		if strings.HasPrefix(id, prefix) {
+			ids = append(ids, id)
+		}
+	}
+	slices.Sort(ids)
+	runs := []*hitl.Run{}
+	for _, id := range ids[:min(len(ids), max(limit, 0))] {
+		c := *s.runs[id]
+		runs = append(runs, &c)
+	}
+	return runs, nil
 }
 
 // CountQuestions implements hitl.Store.

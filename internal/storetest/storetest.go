@@ -84,7 +84,8 @@ func Run(t *testing.T, open func(t *testing.T) hitl.Store) {
 	t.Run("prune deletes only old settled questions and old events", func(t *testing.T) { testPrune(t, newEnv(t)) })
 	t.Run("sealed questions are listed until received", func(t *testing.T) { testSealed(t, newEnv(t)) })
 	t.Run("control requests", func(t *testing.T) { runSteerRuns(t, newEnv) })
-	t.Run("runs list by id, active ones apart", func(t *testing.T) { testRunList(t, newEnv(t)) })
+	t.Run("runs list by id, open ones apart", func(t *testing.T) { testRunList(t, newEnv(t)) })
+	t.Run("runs are found by the beginning of their id", func(t *testing.T) { testRunsByPrefix(t, newEnv(t)) })
 	t.Run("a queue merges a person's indexes, newest first", func(t *testing.T) { testQueue(t, newEnv(t)) })
 	t.Run("learned rules", func(t *testing.T) { runLearned(t, open) })
 	t.Run("web sessions", func(t *testing.T) { runWebSessions(t, open) })
@@ -382,23 +383,78 @@ func testRunList(t *testing.T, e *env) {
 		})
 		require.NoError(t, err)
 	}
-	e.ask(t, "d", hitl.NewQuestion{Question: "runs of questions only are not active loops"})
-	page, err := e.store.Runs(ctx, true, 1, "")
-	require.NoError(t, err)
+	e.ask(t, "d", hitl.NewQuestion{Question: "a run of questions only that waits on a person is open"})
+	e.ask(t, "e", hitl.NewQuestion{Question: "one that does not wait (non_blocking) is not", Type: hitl.NonBlocking, DefaultResponse: &hitl.Response{Value: "go"}})
+	answered := e.ask(t, "f", hitl.NewQuestion{Question: "nor one whose questions were answered"})
+	e.answer(t, answered.ID, "done")
+	open := func(limit int, cursor string) hitl.RunPage {
+		t.Helper()
+		page, err := e.store.Runs(ctx, true, limit, cursor)
+		require.NoError(t, err)
+		return page
+	}
+	page := open(1, "")
 	require.Len(t, page.Runs, 1)
 	assert.Equal(t, "a", page.Runs[0].ID)
-	page, err = e.store.Runs(ctx, true, 10, page.NextCursor)
-	require.NoError(t, err)
-	require.Len(t, page.Runs, 1)
+	page = open(10, page.NextCursor)
+	require.Len(t, page.Runs, 2)
 	assert.Equal(t, "b", page.Runs[0].ID)
+	assert.Equal(t, "d", page.Runs[1].ID, "the waiting run is listed")
 	assert.Empty(t, page.NextCursor)
+	e.answer(t, e.ask(t, "d", hitl.NewQuestion{Question: "a second one"}).ID, "x")
+	assert.Len(t, open(10, "").Runs, 3, "d still waits on its first question")
+	qs, err := e.store.Questions(ctx, hitl.QuestionFilter{RunID: "d", Status: hitl.StatusPending})
+	require.NoError(t, err)
+	require.Len(t, qs.Questions, 1)
+	e.answer(t, qs.Questions[0].ID, "x")
+	page = open(10, "")
+	require.Len(t, page.Runs, 2, "answered, d is no longer open")
+	assert.Equal(t, "b", page.Runs[1].ID)
 	all, err := e.store.Runs(ctx, false, 10, "")
 	require.NoError(t, err)
 	var got []string
 	for _, r := range all.Runs {
 		got = append(got, r.ID)
 	}
-	assert.Equal(t, []string{"a", "b", "c", "d"}, got)
+	assert.Equal(t, []string{"a", "b", "c", "d", "e", "f"}, got)
+}
+
+func testRunsByPrefix(t *testing.T, e *env) {
+	ctx := context.Background()
+	for _, id := range []string{"claude-3f2b8c1e", "claude-3f2b9d00", "claude-77aa", "claude", "claudf", "claud", "codex-1", "c:a/b@x.y_z-1"} {
+		st := hitl.RunRunning
+		if id == "claude-3f2b9d00" {
+			st = hitl.RunDone
+		}
+		putRun(t, e.store, id, st)
+	}
+	ids := func(prefix string, limit int) []string {
+		t.Helper()
+		runs, err := e.store.RunsByPrefix(ctx, prefix, limit)
+		require.NoError(t, err)
+		got := []string{}
+		for _, r := range runs {
+			got = append(got, r.ID)
+		}
+		return got
+	}
+	for _, tc := range []struct {
+		prefix string
+		limit  int
+		want   []string
+	}{
+		{"claude-3f2b", 10, []string{"claude-3f2b8c1e", "claude-3f2b9d00"}}, // an ended run too
+		{"claude-3f2b8", 10, []string{"claude-3f2b8c1e"}},
+		{"claude", 10, []string{"claude", "claude-3f2b8c1e", "claude-3f2b9d00", "claude-77aa"}}, // the run named so first
+		{"claude", 2, []string{"claude", "claude-3f2b8c1e"}},                                    // up to the limit
+		{"claud", 10, []string{"claud", "claude", "claude-3f2b8c1e", "claude-3f2b9d00", "claude-77aa", "claudf"}},
+		{"c:a/b@x.y_", 10, []string{"c:a/b@x.y_z-1"}}, // every character a run id may hold
+		{"c:a/b@x.y%", 10, []string{}},
+		{"d", 10, []string{}},
+		{"claude-3f2b8c1e-more", 10, []string{}},
+	} {
+		assert.Equal(t, tc.want, ids(tc.prefix, tc.limit), "prefix %q limit %d", tc.prefix, tc.limit)
+	}
 }
 
 func testQueue(t *testing.T, e *env) {

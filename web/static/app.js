@@ -55,15 +55,19 @@
   }
 
   // refresh reloads one section of the page from the server.
-  function refresh(sel) {
+  // refresh replaces the elements the selectors name with the page's
+  // fresh ones, read once; an element whose markup did not change is kept
+  // (with what the person is typing in it).
+  function refresh() {
+    var sels = Array.prototype.slice.call(arguments);
     fetch(location.href, { credentials: "same-origin" }).then(function (r) { return r.text(); }).then(function (html) {
       var doc = new DOMParser().parseFromString(html, "text/html");
-      var fresh = doc.querySelector(sel), cur = document.querySelector(sel);
-      if (fresh && cur) {
-        cur.replaceWith(document.adoptNode(fresh));
-        countdowns();
-        title();
-      }
+      sels.forEach(function (sel) {
+        var fresh = doc.querySelector(sel), cur = document.querySelector(sel);
+        if (fresh && cur && fresh.outerHTML !== cur.outerHTML) cur.replaceWith(document.adoptNode(fresh));
+      });
+      countdowns();
+      title();
     });
   }
 
@@ -76,11 +80,11 @@
     fetch(form.action, { method: "POST", body: new URLSearchParams(data), credentials: "same-origin", headers: { "X-Hitl-Fetch": "1" } })
       .then(function (r) { return r.json(); })
       .then(function (res) {
-        if (res.messages) { // a steering request: its ACK and RESULT
+        if (res.messages) { // a steering request: received, then done or refused
           var log = document.getElementById("control-log");
           log.hidden = false;
-          log.textContent = res.messages.map(function (m) { return JSON.stringify(m, null, 2); }).join("\n");
-          refresh("#run-state");
+          log.textContent = res.messages.map(steerLine).join("\n");
+          refresh("#run-state", "#steer");
           return;
         }
         if (res.results) { // a batch: one line per question
@@ -96,6 +100,15 @@
         if (res.ok) say(res.message);
       })
       .catch(function () { if (out) out.textContent = "The service could not be reached: try again."; });
+  }
+
+  // steerLine is a steering request's answer in plain words (web/render.go's
+  // steerLine): received, then done or refused with why.
+  function steerLine(m) {
+    var p = m.payload || {};
+    if (m.type !== "RESULT") return "Received: " + m.command;
+    if (p.status === "failure") return "Refused (" + p.code + "): " + (p.message || "");
+    return "Done: " + (p.message || "");
   }
 
   function notify(text) {
@@ -129,13 +142,13 @@
       }
       if (page === "run" && ev.jobId === runID && (ev.type === "control" || ev.type === "loop" || ev.type.indexOf("question") === 0)) {
         var li = document.createElement("li");
-        var what = ev.control ? ev.control.type + " " + ev.control.command + (ev.control.payload && ev.control.payload.message ? ": " + ev.control.payload.message : "")
-          : ev.state ? "loop:current " + ev.state.event + (ev.state.reason ? " (" + ev.state.reason + ")" : "")
-          : ev.type + (ev.questionId ? " " + ev.questionId : "");
+        var what = ev.control ? steerLine(ev.control)
+          : ev.state ? "the agent reports: " + ev.state.event.toLowerCase() + (ev.state.reason ? " (" + ev.state.reason + ")" : "")
+          : ev.type.replace(/_/g, " ") + (ev.questionId ? " " + ev.questionId : "");
         li.textContent = (ev.at || "") + " " + (ev.by || "") + " " + what;
         var activity = document.getElementById("activity");
         if (activity) activity.appendChild(li);
-        refresh("#run-state");
+        refresh("#run-state", "#steer");
       }
     };
   }
