@@ -9,8 +9,10 @@ import (
 // among every run stored, ended ones too, and never shorter than the
 // id's first word and four characters after it ("claude-3f2b" for the
 // Claude Code session claude-3f2b8c1e-…, "loop-1703" for
-// loop-1703123456-12345), or four characters for an id without a dash:
-// short enough to type, long enough to read as what it names and to stay
+// loop-1703123456-12345), or four characters for an id without a dash.
+// An id of at most ShortRunID characters ("build", "deploy-42") is its
+// own handle: it is already short enough to type, and a cut name
+// ("buil") reads as a typo. Short enough to type, long enough to read as what it names and to stay
 // unique as runs come. Every command that takes a run takes its handle
 // (MatchRun). A handle is a prefix, not a name of its own: it can grow
 // when a run with the same beginning arrives.
@@ -18,8 +20,14 @@ import (
 // MaxRunMatches bounds the runs MatchRun returns for an ambiguous prefix.
 const MaxRunMatches = 10
 
+// ShortRunID is the longest run id that is its own handle.
+const ShortRunID = 12
+
 // handleFloor is the length of the shortest handle of id.
 func handleFloor(id string) int {
+	if len(id) <= ShortRunID {
+		return len(id)
+	}
 	n := 4
 	if i := strings.IndexByte(id, '-'); i > 0 {
 		n = i + 1 + 4

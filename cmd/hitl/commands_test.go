@@ -17,13 +17,6 @@ var usageCommand = regexp.MustCompile(`(?m)^  hitl ([a-z]+) `)
 // readmeCommand is a command's row in docs/cli.md's Commands table.
 var readmeCommand = regexp.MustCompile("(?m)^\\| `hitl ([a-z]+)[ `]")
 
-// notInREADMEYet are commands whose README row the README's owner adds:
-// the branch that made them does not edit README (the row is in its
-// report). The test fails once README lists one, so the entry goes.
-var notInREADMEYet = map[string]string{
-	"doctor": "issue 25 (hitl doctor); README is rewritten on another branch",
-}
-
 func TestCommandLists(t *testing.T) {
 	var table []string
 	for name := range commands {
@@ -49,12 +42,6 @@ func TestCommandLists(t *testing.T) {
 		require.True(t, ok, "docs/cli.md has a Commands section")
 		section, _, _ = strings.Cut(section, "\n## ")
 		listed := names(readmeCommand, section)
-		for name, why := range notInREADMEYet {
-			assert.NotContains(t, listed, name, "README lists %s now: take it out of notInREADMEYet", name)
-			t.Logf("%s is not in README yet: %s", name, why)
-			listed = append(listed, name)
-		}
-		slices.Sort(listed)
 		assert.Equal(t, table, listed)
 	})
 }

@@ -22,18 +22,18 @@ func TestRunHandles(t *testing.T) {
 		require.Equal(t, 0, r.code, "hitl %s: %s", strings.Join(args, " "), r.stderr)
 		return r
 	}
-	for _, id := range []string{"claude-3f2b8c1e-1111", "claude-3f2b9d00-2222", "claude-77aa0000-3333", "loop-ended-1"} {
+	for _, id := range []string{"claude-3f2b8c1e-1111", "claude-3f2b9d00-2222", "claude-77aa0000-3333", "loop-ended-12345"} {
 		must("checkpoint", "--run", id, "--iter", "1")
 	}
 	// demo only asks: no agent reports on it, and it waits on a person.
 	r := cli(ctx, m, "", "ask", "Which database?", "--options", "prod,staging", "--run", "demo", "--no-wait")
 	require.Equal(t, 101, r.code, r.stderr)
-	// loop-ended-1 asked once, was answered, and finished.
-	r = cli(ctx, m, "", "ask", "Ship it?", "--yes-no", "--run", "loop-ended-1", "--no-wait")
+	// loop-ended-12345 asked once, was answered, and finished.
+	r = cli(ctx, m, "", "ask", "Ship it?", "--yes-no", "--run", "loop-ended-12345", "--no-wait")
 	require.Equal(t, 101, r.code, r.stderr)
-	q := waitPending(t, m, "loop-ended-1")
+	q := waitPending(t, m, "loop-ended-12345")
 	must("answer", q.ID, "yes")
-	must("done", "--run", "loop-ended-1")
+	must("done", "--run", "loop-ended-12345")
 
 	runs := must("runs").stdout
 	for _, handle := range []string{"claude-3f2b8 ", "claude-3f2b9 ", "claude-77aa ", "demo "} {
@@ -61,8 +61,8 @@ func TestRunHandles(t *testing.T) {
 		{"an unknown run in history", []string{"history", "nope"}, 7, "", "no run is named nope or starts with it"},
 		{"an unknown run in pending", []string{"pending", "--run", "nope"}, 7, "", "no run is named nope or starts with it"},
 		{"an ended run's history by prefix", []string{"history", "loop-en"}, 0, "Ship it?", ""},
-		{"an ended run's status by prefix", []string{"status", "loop-en"}, 0, "Run loop-ended-1: done", ""},
-		{"an ended run is found by prefix, and the service says it cannot be paused", []string{"pause", "loop"}, 7, "", "Run loop-ended-1 is not active"},
+		{"an ended run's status by prefix", []string{"status", "loop-en"}, 0, "Run loop-ended-12345: done", ""},
+		{"an ended run is found by prefix, and the service says it cannot be paused", []string{"pause", "loop"}, 7, "", "Run loop-ended-12345 is not active"},
 		{"a waiting run's pending questions by prefix", []string{"pending", "--run", "dem"}, 0, "Which database?", ""},
 		{"a waiting run's history by prefix", []string{"history", "de"}, 0, "Run demo: waiting_for_input", ""},
 	} {
