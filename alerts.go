@@ -246,6 +246,9 @@ func (a *Alerts) Check(ctx context.Context) ([]Alert, error) {
 	if len(page.Questions) > 0 {
 		in.OldestBlocking = page.Questions[0]
 	}
+	if in.WebhookFailures, err = a.webhookFailures(ctx, now.Add(-AlertWindow)); err != nil {
+		return nil, err
+	}
 	changes := a.cfg.Evaluate(in, a.active)
 	for i := range changes {
 		c := changes[i]
@@ -286,3 +289,19 @@ func (a *Alerts) Names() []string {
 
 // Channel is where alert changes are posted ("" for nowhere).
 func (a *Alerts) Channel() string { return a.cfg.Channel }
+
+// webhookFailures counts the webhook deliveries that failed since since,
+// among the most recent failed ones (a page: the alert needs one).
+func (a *Alerts) webhookFailures(ctx context.Context, since time.Time) (int, error) {
+	failed, err := a.svc.store.WebhookDeliveries(ctx, WebhookFilter{Status: WebhookFailed, Limit: MaxPageSize})
+	if err != nil {
+		return 0, err
+	}
+	n := 0
+	for _, d := range failed {
+		if d.SettledAt != nil && !d.SettledAt.Before(since) {
+			n++
+		}
+	}
+	return n, nil
+}

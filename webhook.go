@@ -318,3 +318,10 @@ func SortedWebhookStats(by map[string]*WebhookTargetStats) []WebhookTargetStats 
 	slices.SortFunc(out, func(a, b WebhookTargetStats) int { return strings.Compare(a.Target, b.Target) })
 	return out
 }
+
+// PingDelivery is the signed test delivery to endpoint name at now
+// (hitl webhooks test): a webhook.ping whose data names the endpoint.
+func PingDelivery(name string, now time.Time) WebhookDelivery {
+	body, _ := json.Marshal(WebhookBody{Type: WebhookPing, Timestamp: now, Data: map[string]string{"endpoint": name}})
+	return WebhookDelivery{ID: NewID("msg_"), Endpoint: name, Type: WebhookPing, Body: body, Status: WebhookPending, CreatedAt: now, NextAt: now}
+}
