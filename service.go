@@ -97,6 +97,7 @@ type Service struct {
 	// question's callbackUrl may point.
 	webhooks  *WebhookRoutes
 	callbacks CallbackPolicy
+	pinger    atomic.Pointer[func(ctx context.Context, name string) (int, error)]
 }
 
 var _ QuestionService = (*Service)(nil)

@@ -1,5 +1,7 @@
 package hitl
 
+import "context"
+
 // The service's side of webhooks: every change of a question or run it
 // commits carries, on its event, the webhook deliveries the event owes
 // (WebhookRoutes), which the store writes in the same transaction.
@@ -54,4 +56,96 @@ func controlStatus(run *Run) RunStatus {
 		return ""
 	}
 	return run.Control.Status
+}
+
+// WebhookService is what operators do with webhooks (the API's
+// /api/webhooks, hitl webhooks): admins only (ActionWebhooks).
+type WebhookService interface {
+	Webhooks(ctx context.Context) (WebhookOverview, error)
+	WebhookDeliveries(ctx context.Context, f WebhookFilter) ([]WebhookDelivery, error)
+	ReplayWebhook(ctx context.Context, seq uint64) (WebhookDelivery, error)
+	PingWebhook(ctx context.Context, name string) (WebhookPingResult, error)
+}
+
+var _ WebhookService = (*Service)(nil)
+
+// WebhookOverview is hitl webhooks list: the configured endpoints (never
+// their secrets) and, per target, the queue, the failures and the last
+// success.
+type WebhookOverview struct {
+	Endpoints []WebhookEndpoint    `json:"endpoints"`
+	Targets   []WebhookTargetStats `json:"targets"`
+}
+
+// WebhookPingResult is the outcome of a test delivery.
+type WebhookPingResult struct {
+	Endpoint string `json:"endpoint"`
+	Status   int    `json:"status"`
+}
+
+// SetWebhookPinger gives the service the webhook edge's test delivery
+// (nil: webhooks are off).
+func (s *Service) SetWebhookPinger(ping func(ctx context.Context, name string) (int, error)) {
+	s.pinger.Store(&ping)
+}
+
+func (s *Service) authorizeWebhooks(ctx context.Context) error {
+	p := PrincipalFrom(ctx)
+	if err := s.access.Authorize(p, ActionWebhooks, nil); err != nil {
+		return s.refused(ctx, p, ActionWebhooks, &Question{}, err)
+	}
+	return nil
+}
+
+// Webhooks implements WebhookService.
+func (s *Service) Webhooks(ctx context.Context) (WebhookOverview, error) {
+	if err := s.authorizeWebhooks(ctx); err != nil {
+		return WebhookOverview{}, err
+	}
+	out := WebhookOverview{Endpoints: []WebhookEndpoint{}}
+	if s.webhooks != nil {
+		out.Endpoints = append(out.Endpoints, s.webhooks.Endpoints...)
+	}
+	var err error
+	out.Targets, err = s.store.WebhookStats(ctx)
+	return out, err
+}
+
+// WebhookDeliveries implements WebhookService.
+func (s *Service) WebhookDeliveries(ctx context.Context, f WebhookFilter) ([]WebhookDelivery, error) {
+	if err := s.authorizeWebhooks(ctx); err != nil {
+		return nil, err
+	}
+	switch f.Status {
+	case "", WebhookPending, WebhookDelivered, WebhookFailed:
+	default:
+		return nil, Errorf(EINVALID, "status %q: want pending, delivered or failed", f.Status)
+	}
+	return s.store.WebhookDeliveries(ctx, f)
+}
+
+// ReplayWebhook implements WebhookService: delivery seq is sent again,
+// with its webhook id, after the deliveries queued before it.
+func (s *Service) ReplayWebhook(ctx context.Context, seq uint64) (WebhookDelivery, error) {
+	if err := s.authorizeWebhooks(ctx); err != nil {
+		return WebhookDelivery{}, err
+	}
+	d, err := s.store.ReplayWebhook(ctx, seq, s.clock.Now())
+	if err == nil {
+		s.notifier.Publish("")
+	}
+	return d, err
+}
+
+// PingWebhook implements WebhookService.
+func (s *Service) PingWebhook(ctx context.Context, name string) (WebhookPingResult, error) {
+	if err := s.authorizeWebhooks(ctx); err != nil {
+		return WebhookPingResult{}, err
+	}
+	ping := s.pinger.Load()
+	if ping == nil || *ping == nil {
+		return WebhookPingResult{}, Errorf(ENOTFOUND, "no webhook endpoint is named %q (webhooks are not configured)", name)
+	}
+	code, err := (*ping)(ctx, name)
+	return WebhookPingResult{Endpoint: name, Status: code}, err
 }
