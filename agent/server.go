@@ -81,7 +81,8 @@ type Server struct {
 	runs hitl.RunService // nil: steering is not served
 	// policies is nil when approval policies are not served.
 	policies hitl.PolicyService
-	stats    hitl.StatsService // nil: stats are not served
+	stats    hitl.StatsService   // nil: stats are not served
+	webhooks hitl.WebhookService // nil: webhooks are not served
 	// guard is nil when nothing bounds streams and policy calls.
 	guard  hitl.FloodGuard
 	events hitl.EventLog
@@ -134,6 +135,7 @@ func NewServer(svc hitl.QuestionService, log hitl.EventLog, cfg ServerConfig) *S
 		s.runs, _ = svc.(hitl.RunService)
 	}
 	s.policies, _ = svc.(hitl.PolicyService)
+	s.webhooks, _ = svc.(hitl.WebhookService)
 	if s.stats, _ = svc.(hitl.StatsService); cfg.Stats != nil {
 		s.stats = cfg.Stats
 	}
@@ -185,6 +187,10 @@ func (s *Server) routes() {
 	s.mux.HandleFunc("POST /api/questions/{id}/reassign", s.handleReassign)
 	s.mux.HandleFunc("GET /api/events", s.handleEvents)
 	s.mux.HandleFunc("GET /api/stats", s.handleStats)
+	s.mux.HandleFunc("GET /api/webhooks", s.handleWebhooks)
+	s.mux.HandleFunc("GET /api/webhooks/deliveries", s.handleWebhookDeliveries)
+	s.mux.HandleFunc("POST /api/webhooks/deliveries/{seq}/replay", s.handleWebhookReplay)
+	s.mux.HandleFunc("POST /api/webhooks/{name}/test", s.handleWebhookTest)
 	if s.cfg.Metrics != nil {
 		s.mux.HandleFunc("GET /metrics", s.handleMetrics)
 	}

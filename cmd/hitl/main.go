@@ -39,6 +39,9 @@ Usage:
                                       copy a stopped service's bbolt file into PostgreSQL;
                                       refuses a database that holds anything unless --force
   hitl version                        print hitl's version (also hitl --version)
+  hitl webhooks list | deliveries [--status failed] | replay ID | test NAME
+                                      webhook endpoints (last success, failures, queue), deliveries,
+                                      send one again, send a signed ping (admins)
 
 Steerable loops (agents):
   hitl checkpoint --run ID [--iter N --max M --model X --issue I --mode M --threshold T]
@@ -177,6 +180,8 @@ var commands = map[string]func(context.Context, []string, *env) error{
 	"mcp":  cmdMCP,
 
 	"watch": cmdWatch,
+
+	"webhooks": cmdWebhooks, // webhooks.go
 }
 
 // run executes one command and returns its exit code.
