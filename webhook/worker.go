@@ -106,6 +106,11 @@ func New(cfg Config, box hitl.WebhookOutbox) *Worker {
 	if cfg.Lease <= 0 {
 		cfg.Lease = time.Minute
 	}
+	if cfg.Lease < 2*cfg.Timeout {
+		// A live worker never outlasts its claim: an attempt (Timeout)
+		// and its record end well inside the lease.
+		cfg.Lease = 2 * cfg.Timeout
+	}
 	if cfg.MaxInFlight <= 0 {
 		cfg.MaxInFlight = 64
 	}
