@@ -17,6 +17,7 @@ import (
 	"github.com/hitlbot/hitl"
 	"github.com/hitlbot/hitl/agent"
 	"github.com/hitlbot/hitl/config"
+	"github.com/hitlbot/hitl/internal/pgtest"
 	"github.com/hitlbot/hitl/webhook"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -41,7 +42,9 @@ func webhookKillTuning(sinkURL, secretFile string) func(*config.Config, *Main) {
 	return func(c *config.Config, m *Main) {
 		c.RateLimits.TokenPerMinute, c.RateLimits.RunPerMinute = 0, 0
 		c.Webhooks.Endpoints = []config.Webhook{{Name: "sink", URL: sinkURL, SecretFile: secretFile, Events: []string{"question.answered"}}}
-		m.WebhookTuning = func(w *webhook.Config) { w.Timeout, w.Lease, w.Every = webhookTimeout, webhookLease, 100*time.Millisecond }
+		m.WebhookTuning = func(w *webhook.Config) {
+			w.Timeout, w.Lease, w.Every = webhookTimeout, webhookLease, 100*time.Millisecond
+		}
 	}
 }
 
@@ -281,4 +284,50 @@ func TestWebhooksSurviveKill(t *testing.T) {
 		}
 	}
 	assert.Equal(t, 4, again, "the four in flight at the kill were sent again; the others once")
+}
+
+// TestWebhooksOnReplicas runs two replicas on one PostgreSQL database,
+// one a child process. With both alive, every delivery is sent once: no
+// two replicas send one delivery in the same attempt. Then the child is
+// killed (SIGKILL) with its requests in flight: the other replica sends
+// them once the child's claims run out, and every event is delivered.
+func TestWebhooksOnReplicas(t *testing.T) {
+	if testing.Short() {
+		t.Skip("runs a replica in a child process")
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 120*time.Second)
+	defer cancel()
+	url, key := pgtest.DB(t), keyFile(t)
+	s := newSink(t)
+	secretFile := writeSecret(t, newSecret)
+	child := startWebhookChild(t, ctx, url, key, s.srv.URL, secretFile)
+	r1 := startReplica(t, url, key, webhookKillTuning(s.srv.URL, secretFile))
+
+	const n = 30
+	acked := append(answerMany(t, child.url, n), answerMany(t, r1.URL(), n)...)
+	ds := s.delivered(t, r1.DB, 2*n)
+	s.mu.Lock()
+	for _, d := range ds {
+		assert.Equal(t, 1, s.got[d.ID], "delivery %d (%s) sent once", d.Seq, d.ID)
+	}
+	s.mu.Unlock()
+
+	s.hold()
+	acked = append(acked, answerMany(t, r1.URL(), n)...)
+	s.waitArrived(t, 8) // each replica's share of the sink, in flight
+	child.kill(t)
+	s.unhold()
+	ds = s.delivered(t, r1.DB, 3*n)
+	var questions []string
+	again := 0
+	s.mu.Lock()
+	for _, d := range ds {
+		questions = append(questions, d.QuestionID)
+		if s.got[d.ID] > 1 {
+			again++
+		}
+	}
+	s.mu.Unlock()
+	assert.ElementsMatch(t, acked, questions, "one delivery per acknowledged answer")
+	assert.LessOrEqual(t, again, 4, "only those the child had in flight were sent again")
 }
