@@ -18,7 +18,7 @@ import (
 // run) queue is in webhook_due, so a claim reads only what it may send.
 var (
 	bucketWebhooks        = []byte("webhooks")          // seq BE → delivery JSON
-	bucketWebhookDue      = []byte("webhook_due")       // nextAt ‖ seq BE → "" (the head of each queue)
+	bucketWebhookDue      = []byte("webhook_due")       // nextAt ‖ seq BE → target (the head of each queue)
 	bucketWebhookQueue    = []byte("webhook_queue")     // target ‖ 0x00 ‖ run ‖ 0x00 ‖ seq BE → "" (pending)
 	bucketWebhookByStatus = []byte("webhook_by_status") // status ‖ 0x00 ‖ seq BE → target
 	bucketWebhookSettled  = []byte("webhook_settled")   // settledAt ‖ seq BE → "" (delivered or failed)
@@ -102,9 +102,15 @@ func enqueueWebhook(tx *bolt.Tx, d *hitl.WebhookDelivery) error {
 		return err
 	}
 	if k, _ := tx.Bucket(bucketWebhookQueue).Cursor().Seek(prefix); binary.BigEndian.Uint64(k[len(k)-8:]) == seq {
-		return tx.Bucket(bucketWebhookDue).Put(webhookDueKey(d), []byte{})
+		return putDue(tx, d)
 	}
 	return nil
+}
+
+// putDue puts d in webhook_due, with its target (a claim skips busy
+// targets without decoding their deliveries).
+func putDue(tx *bolt.Tx, d *hitl.WebhookDelivery) error {
+	return tx.Bucket(bucketWebhookDue).Put(webhookDueKey(d), []byte(d.Target()))
 }
 
 // ClaimWebhooks implements hitl.WebhookOutbox.
@@ -112,32 +118,20 @@ func (db *DB) ClaimWebhooks(ctx context.Context, now, until time.Time, limit int
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
-	// Nothing due (the worker's usual poll): a read, no commit.
-	var due bool
-	if err := db.view(ctx, "due webhooks", func(tx *bolt.Tx) error {
-		k, _ := tx.Bucket(bucketWebhookDue).Cursor().First()
-		due = len(k) == 16 && binary.BigEndian.Uint64(k) <= timeKey(now)
-		return nil
-	}); err != nil || !due {
-		return []hitl.WebhookDelivery{}, err
-	}
+	// Nothing to claim (the worker's usual poll, or every target with
+	// deliveries due busy): a read, no commit.
 	out := []hitl.WebhookDelivery{}
+	if err := db.view(ctx, "due webhooks", func(tx *bolt.Tx) error {
+		var err error
+		out, err = dueWebhooks(tx, now, limit, skip)
+		return err
+	}); err != nil || len(out) == 0 {
+		return out, err
+	}
 	err := db.write(func(tx *bolt.Tx) error {
-		out = out[:0]
-		end := timeKey(now)
-		c := tx.Bucket(bucketWebhookDue).Cursor()
-		for k, _ := c.First(); len(k) == 16 && binary.BigEndian.Uint64(k) <= end; k, _ = c.Next() {
-			d, err := getWebhook(tx, binary.BigEndian.Uint64(k[8:]))
-			if err != nil {
-				return err
-			}
-			if slices.Contains(skip, d.Target()) {
-				continue
-			}
-			out = append(out, d)
-			if limit > 0 && len(out) == limit {
-				break
-			}
+		var err error
+		if out, err = dueWebhooks(tx, now, limit, skip); err != nil {
+			return err
 		}
 		due := tx.Bucket(bucketWebhookDue)
 		for i := range out {
@@ -146,7 +140,7 @@ func (db *DB) ClaimWebhooks(ctx context.Context, now, until time.Time, limit int
 			}
 			out[i].NextAt = until
 			out[i].Claim++
-			if err := due.Put(webhookDueKey(&out[i]), []byte{}); err != nil {
+			if err := putDue(tx, &out[i]); err != nil {
 				return err
 			}
 			if err := putWebhook(tx, &out[i]); err != nil {
@@ -157,6 +151,29 @@ func (db *DB) ClaimWebhooks(ctx context.Context, now, until time.Time, limit int
 	})
 	if err != nil {
 		return nil, fmt.Errorf("store: claim webhooks: %w", err)
+	}
+	return out, nil
+}
+
+// dueWebhooks reads webhook_due up to now: up to limit (0: all)
+// deliveries whose target is not in skip. Its cost grows with the due
+// deliveries of the targets skipped, besides those returned.
+func dueWebhooks(tx *bolt.Tx, now time.Time, limit int, skip []string) ([]hitl.WebhookDelivery, error) {
+	out := []hitl.WebhookDelivery{}
+	end := timeKey(now)
+	c := tx.Bucket(bucketWebhookDue).Cursor()
+	for k, v := c.First(); len(k) == 16 && binary.BigEndian.Uint64(k) <= end; k, v = c.Next() {
+		if slices.Contains(skip, string(v)) {
+			continue
+		}
+		d, err := getWebhook(tx, binary.BigEndian.Uint64(k[8:]))
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, d)
+		if limit > 0 && len(out) == limit {
+			break
+		}
 	}
 	return out, nil
 }
@@ -180,7 +197,7 @@ func (db *DB) SettleWebhook(ctx context.Context, d hitl.WebhookDelivery) error {
 		}
 		old.Status, old.Attempts, old.NextAt, old.LastError, old.LastCode, old.SettledAt = d.Status, d.Attempts, d.NextAt, d.LastError, d.LastCode, d.SettledAt
 		if old.Status == hitl.WebhookPending {
-			if err := due.Put(webhookDueKey(&old), []byte{}); err != nil {
+			if err := putDue(tx, &old); err != nil {
 				return err
 			}
 			return putWebhook(tx, &old)
@@ -227,7 +244,7 @@ func settledWebhook(tx *bolt.Tx, d *hitl.WebhookDelivery) error {
 	if err != nil {
 		return err
 	}
-	return tx.Bucket(bucketWebhookDue).Put(webhookDueKey(&next), []byte{})
+	return putDue(tx, &next)
 }
 
 // WebhookDelivery implements hitl.WebhookOutbox.
