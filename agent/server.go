@@ -43,6 +43,9 @@ type ServerConfig struct {
 	// Stats serves GET /api/stats; default: svc, when it implements
 	// hitl.StatsService.
 	Stats hitl.StatsService
+	// Webhooks serves /api/webhooks…; default: svc, when it implements
+	// hitl.WebhookService.
+	Webhooks hitl.WebhookService
 	// Metrics serves GET /metrics (to admins: svc's AuthorizeScrape
 	// decides); nil: /metrics is not served here.
 	Metrics http.Handler
@@ -135,7 +138,9 @@ func NewServer(svc hitl.QuestionService, log hitl.EventLog, cfg ServerConfig) *S
 		s.runs, _ = svc.(hitl.RunService)
 	}
 	s.policies, _ = svc.(hitl.PolicyService)
-	s.webhooks, _ = svc.(hitl.WebhookService)
+	if s.webhooks, _ = svc.(hitl.WebhookService); cfg.Webhooks != nil {
+		s.webhooks = cfg.Webhooks
+	}
 	if s.stats, _ = svc.(hitl.StatsService); cfg.Stats != nil {
 		s.stats = cfg.Stats
 	}
