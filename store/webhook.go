@@ -359,6 +359,15 @@ func (db *DB) PruneWebhooks(ctx context.Context, before time.Time, limit int) (i
 	if err := ctx.Err(); err != nil {
 		return 0, err
 	}
+	// Nothing settled before (the sweep's usual call): a read, no commit.
+	var any bool
+	if err := db.view(ctx, "settled webhooks", func(tx *bolt.Tx) error {
+		k, _ := tx.Bucket(bucketWebhookSettled).Cursor().First()
+		any = len(k) == 16 && binary.BigEndian.Uint64(k) < timeKey(before)
+		return nil
+	}); err != nil || !any {
+		return 0, err
+	}
 	n := 0
 	err := db.write(func(tx *bolt.Tx) error {
 		n = 0
