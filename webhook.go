@@ -298,7 +298,9 @@ func (r *WebhookRoutes) ForRun(was RunStatus, upd RunUpdate, at time.Time) []Web
 	if typ == "" {
 		return nil
 	}
-	return r.deliveries(typ, upd.Run.ID, "", "", at, upd.Run)
+	run := *upd.Run
+	run.Version++ // as stored: the write that stores it is one more change
+	return r.deliveries(typ, run.ID, "", "", at, &run)
 }
 
 // ReplayOf is the delivery a replay of d enqueues: the same event (ID,

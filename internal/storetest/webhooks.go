@@ -128,6 +128,9 @@ func testWebhookRun(t *testing.T, st WebhookStore) {
 		data := bodyOf(t, d)["data"].(map[string]any)
 		assert.Equal(t, "ci-7", data["runId"])
 		assert.Equal(t, "done", data["control"].(map[string]any)["status"])
+		run, err := st.Run(ctx, "ci-7")
+		require.NoError(t, err)
+		assert.EqualValues(t, run.Version, data["version"], "the run as stored")
 	}
 }
 
