@@ -77,10 +77,12 @@ type WebhookOverview struct {
 	Targets   []WebhookTargetStats `json:"targets"`
 }
 
-// WebhookPingResult is the outcome of a test delivery.
+// WebhookPingResult is the outcome of a test delivery: the receiver's
+// status (0: none), and why it failed (empty for a 2xx).
 type WebhookPingResult struct {
 	Endpoint string `json:"endpoint"`
 	Status   int    `json:"status"`
+	Error    string `json:"error,omitempty"`
 }
 
 // SetWebhookPinger gives the service the webhook edge's test delivery
@@ -147,5 +149,12 @@ func (s *Service) PingWebhook(ctx context.Context, name string) (WebhookPingResu
 		return WebhookPingResult{}, Errorf(ENOTFOUND, "no webhook endpoint is named %q (webhooks are not configured)", name)
 	}
 	code, err := (*ping)(ctx, name)
-	return WebhookPingResult{Endpoint: name, Status: code}, err
+	res := WebhookPingResult{Endpoint: name, Status: code}
+	switch {
+	case ErrorCode(err) == ENOTFOUND:
+		return res, err
+	case err != nil:
+		res.Error = ErrorMessage(err)
+	}
+	return res, nil
 }

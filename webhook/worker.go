@@ -353,7 +353,7 @@ func (w *Worker) Ping(ctx context.Context, name string) (int, error) {
 	d := hitl.PingDelivery(name, now)
 	code, err := w.Send(ctx, d)
 	if err != nil {
-		return code, hitl.Errorf(hitl.EUNAVAILABLE, "webhook %s: %v", name, err)
+		return code, hitl.Errorf(hitl.EUNAVAILABLE, "%v", err)
 	}
 	return code, nil
 }

@@ -263,3 +263,25 @@ func TestCallbackChecksTheAddressDialed(t *testing.T) {
 	body := rc.bodies[0]
 	assert.Contains(t, body, `"type":"question.answered"`)
 }
+
+// TestPing: a test delivery is signed and sent at once, outside the
+// outbox; a receiver that does not answer 2xx is an error with its status.
+func TestPing(t *testing.T) {
+	ok := newReceiver(t, func(int64, *http.Request) int { return 204 })
+	down := newReceiver(t, func(int64, *http.Request) int { return 500 })
+	w := newWorld(t, []Endpoint{{Name: "ok", URL: ok.srv.URL}, {Name: "down", URL: down.srv.URL}}, hitl.CallbackPolicy{})
+	code, err := w.worker.Ping(context.Background(), "ok")
+	require.NoError(t, err)
+	assert.Equal(t, 204, code)
+	h := ok.headers()[0]
+	ts, _ := strconv.ParseInt(h.Get(HeaderTimestamp), 10, 64)
+	secrets, _ := ParseSecrets(testSecret)
+	require.NoError(t, Verify(secrets[0], h, []byte(ok.bodies[0]), time.Unix(ts, 0)))
+	assert.Contains(t, ok.bodies[0], `"type":"webhook.ping"`)
+	code, err = w.worker.Ping(context.Background(), "down")
+	assert.Equal(t, 500, code)
+	assert.Equal(t, hitl.EUNAVAILABLE, hitl.ErrorCode(err))
+	_, err = w.worker.Ping(context.Background(), "nope")
+	assert.Equal(t, hitl.ENOTFOUND, hitl.ErrorCode(err))
+	assert.Empty(t, w.deliveries(t, ""), "pings are not queued")
+}

@@ -155,6 +155,9 @@ func webhooksTest(ctx context.Context, args []string, e *env) error {
 	if err != nil {
 		return err
 	}
+	if res.Error != "" {
+		return hitl.Errorf(hitl.EUNAVAILABLE, "webhook %s: %s", res.Endpoint, res.Error)
+	}
 	fmt.Fprintf(e.stdout, "%s answered %d to a signed webhook.ping in %s\n", visible(res.Endpoint), res.Status, time.Since(start).Round(time.Millisecond))
 	return nil
 }
