@@ -16,7 +16,9 @@ import (
 	"time"
 
 	"github.com/hitlbot/hitl"
+	"github.com/hitlbot/hitl/blocks"
 	"github.com/hitlbot/hitl/config"
+	"github.com/hitlbot/hitl/internal/slackfake"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )
@@ -227,6 +229,30 @@ func TestWebhooksEndToEnd(t *testing.T) {
 	require.NoError(t, m.Close())
 	assert.NotContains(t, logs.String(), "MfKQ9r8", "secrets are never logged")
 	assert.NotContains(t, logs.String(), "dGhlIG9sZ")
+}
+
+// TestWebhookFromSlack: an approval with a callbackUrl, approved with a
+// button in (fake) Slack, reaches the receiver, which verifies it with
+// the standardwebhooks library.
+func TestWebhookFromSlack(t *testing.T) {
+	url, got := nodeReceiver(t, newSecret, "200")
+	srv := slackfake.New(t, slackfake.FailOnReject())
+	e := slackEnvOn(t, srv, 30*time.Second, func(c *config.Config, _ *Main) {
+		c.Webhooks.AllowedHosts = []string{"127.0.0.1"}
+		c.Webhooks.CallbackSecretFile = writeSecret(t, newSecret)
+	})
+	q, waiting := e.ask(t, "deploy-7", hitl.NewQuestion{Question: "Deploy?", Type: hitl.Approval, CallbackURL: url + "/resume"})
+	e.click(t, "U0ALICE", e.posted(t, testChannel, q), blocks.ActionApprove)
+	e.settled(t, waiting)
+	d := nextDelivery(t, got)
+	assert.True(t, d.Verified, "%+v", d)
+	assert.True(t, d.TamperedRejected)
+	assert.True(t, d.OldRejected)
+	assert.Equal(t, "question.answered", d.Body["type"])
+	data := d.Body["data"].(map[string]any)
+	assert.Equal(t, q.ID, data["id"])
+	assert.Equal(t, "slack:U0ALICE", data["respondedBy"])
+	assert.Equal(t, hitl.Approve, data["response"].(map[string]any)["value"])
 }
 
 // settled waits (with a deadline) until n deliveries are delivered: the
