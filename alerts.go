@@ -280,11 +280,11 @@ func (a *Alerts) Active() []Alert {
 // alert as active or not: one timeout-rate alert per question type and
 // the other two.
 func (a *Alerts) Names() []string {
-	out := make([]string, 0, len(QuestionTypes)+2)
+	out := make([]string, 0, len(QuestionTypes)+3)
 	for _, t := range QuestionTypes {
 		out = append(out, AlertTimeoutRate+":"+string(t))
 	}
-	return append(out, AlertCreationErrors, AlertUnansweredBlocking)
+	return append(out, AlertCreationErrors, AlertUnansweredBlocking, AlertWebhookFailures)
 }
 
 // Channel is where alert changes are posted ("" for nowhere).

@@ -8,17 +8,22 @@ import (
 	"io"
 	"log/slog"
 	"net/http"
+	"net/http/httptest"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"strconv"
+	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
 
 	"github.com/hitlbot/hitl"
 	"github.com/hitlbot/hitl/blocks"
 	"github.com/hitlbot/hitl/config"
+	"github.com/hitlbot/hitl/internal/clocktest"
 	"github.com/hitlbot/hitl/internal/slackfake"
+	"github.com/hitlbot/hitl/webhook"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )
@@ -269,4 +274,88 @@ func settled(t *testing.T, m *Main, n int) {
 		require.True(t, time.Now().Before(deadline), "%d of %d deliveries recorded in 30 s", len(ds), n)
 		<-time.After(time.Millisecond) // the worker's commit is not announced: look again
 	}
+}
+
+// TestWebhookFailsAfterTheWindow: a receiver that never answers 2xx gets
+// the eight attempts of the schedule (the worker's clock moved through
+// it: no waiting), then the delivery is failed, counted in
+// hitl_webhook_failures_total and alerted on.
+func TestWebhookFailsAfterTheWindow(t *testing.T) {
+	var attempts atomic.Int64
+	ids := make(chan string, 16)
+	recv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		attempts.Add(1)
+		ids <- r.Header.Get(webhook.HeaderID)
+		w.WriteHeader(http.StatusBadGateway)
+	}))
+	defer recv.Close()
+	clock := clocktest.New(time.Now().Add(time.Minute)) // the service's events are due at once on it
+	m := startMain(t, func(c *config.Config, m *Main) {
+		c.Webhooks.Endpoints = []config.Webhook{{Name: "ci", URL: recv.URL, SecretFile: writeSecret(t, newSecret), Events: []string{"question.answered"}}}
+		m.WebhookTuning = func(w *webhook.Config) {
+			w.Clock, w.Every, w.Jitter = clock, 5*time.Millisecond, func() float64 { return 0.5 }
+		}
+	})
+	var asked struct{ QuestionID string }
+	require.Equal(t, http.StatusCreated, apiCall(t, m, "POST", "/api/jobs/ci-9/questions", map[string]any{"question": "Go?"}, &asked))
+	require.Equal(t, http.StatusOK, apiCall(t, m, "POST", "/api/questions/"+asked.QuestionID+"/answer",
+		map[string]any{"response": map[string]any{"type": "text", "value": "yes"}}, nil))
+	var first string
+	select {
+	case first = <-ids:
+	case <-time.After(30 * time.Second): // a deadline, never a wait of its own
+		t.Fatal("the first attempt was not made")
+	}
+	recorded := func(n int) { // the worker records an attempt after the receiver saw it
+		t.Helper()
+		deadline := time.Now().Add(30 * time.Second)
+		for {
+			ds, err := m.DB.WebhookDeliveries(context.Background(), hitl.WebhookFilter{})
+			require.NoError(t, err)
+			if len(ds) == 1 && ds[0].Attempts == n {
+				return
+			}
+			require.True(t, time.Now().Before(deadline), "attempt %d was not recorded", n)
+			<-time.After(time.Millisecond) // the worker's commit is not announced: look again
+		}
+	}
+	for i, wait := range webhook.Schedule {
+		recorded(i + 1)
+		clock.Add(wait)
+		select {
+		case id := <-ids:
+			require.Equal(t, first, id, "attempt %d repeats the webhook-id", i+2)
+		case <-time.After(30 * time.Second): // a deadline, never a wait of its own
+			t.Fatalf("attempt %d was not made", i+2)
+		}
+	}
+	deadline := time.Now().Add(30 * time.Second)
+	for {
+		ds, err := m.DB.WebhookDeliveries(context.Background(), hitl.WebhookFilter{Status: hitl.WebhookFailed})
+		require.NoError(t, err)
+		if len(ds) == 1 {
+			assert.Equal(t, 8, ds[0].Attempts)
+			assert.Equal(t, 502, ds[0].LastCode)
+			break
+		}
+		require.True(t, time.Now().Before(deadline), "the delivery was not marked failed")
+		<-time.After(time.Millisecond) // the worker's commit is not announced: look again
+	}
+	clock.Add(100 * time.Hour)
+	for deadline := time.Now().Add(30 * time.Second); ; {
+		resp, err := http.Get(m.URL() + "/metrics")
+		require.NoError(t, err)
+		b, _ := io.ReadAll(resp.Body)
+		resp.Body.Close()
+		if strings.Contains(string(b), `hitl_webhook_failures_total{target="ci"} 1`) {
+			break
+		}
+		require.True(t, time.Now().Before(deadline), "hitl_webhook_failures_total was not counted")
+		<-time.After(time.Millisecond) // counted just after the failure is recorded: look again
+	}
+	changes, err := m.obs.alerts.Check(context.Background())
+	require.NoError(t, err)
+	require.Len(t, changes, 1)
+	assert.Equal(t, hitl.AlertWebhookFailures, changes[0].Name)
+	assert.Equal(t, int64(8), attempts.Load(), "nothing after the eighth")
 }
