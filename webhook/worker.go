@@ -17,6 +17,7 @@ import (
 	"math/rand/v2"
 	"net"
 	"net/http"
+	neturl "net/url"
 	"sync"
 	"syscall"
 	"time"
@@ -333,6 +334,10 @@ func (w *Worker) Send(ctx context.Context, d hitl.WebhookDelivery) (int, error) 
 	Sign(req.Header, secrets, d.ID, w.cfg.Clock.Now(), d.Body)
 	resp, err := w.client.Do(req)
 	if err != nil {
+		var uerr *neturl.Error
+		if errors.As(err, &uerr) {
+			err = uerr.Err // not the URL: a callbackUrl's query may hold the agent's own token
+		}
 		return 0, err
 	}
 	_, _ = io.Copy(io.Discard, io.LimitReader(resp.Body, 64<<10))
