@@ -353,9 +353,12 @@ func TestWebhookFailsAfterTheWindow(t *testing.T) {
 		require.True(t, time.Now().Before(deadline), "hitl_webhook_failures_total was not counted")
 		<-time.After(time.Millisecond) // counted just after the failure is recorded: look again
 	}
-	changes, err := m.obs.alerts.Check(context.Background())
+	_, err := m.obs.alerts.Check(context.Background()) // (the sweep may have checked already)
 	require.NoError(t, err)
-	require.Len(t, changes, 1)
-	assert.Equal(t, hitl.AlertWebhookFailures, changes[0].Name)
+	var active []string
+	for _, a := range m.obs.alerts.Active() {
+		active = append(active, a.Name)
+	}
+	assert.Contains(t, active, hitl.AlertWebhookFailures)
 	assert.Equal(t, int64(8), attempts.Load(), "nothing after the eighth")
 }
