@@ -67,7 +67,7 @@ const (
 
 // Decider applies the policy: configured rules first (the first match
 // wins), then, only where they ask with no approvers and a quorum of one,
-// a learned rule for exactly the operation, then seed 003's default. A
+// a learned rule for exactly the operation, then the default policy (docs/policies.md). A
 // shell operation is decided part by part (see CommandLine): allowed only
 // when every part is allowed, denied when any part is denied, asked
 // otherwise.

@@ -7,9 +7,9 @@ import (
 	"strings"
 )
 
-// Seed 003's approval policies: what an operation an agent wants to carry
-// out needs: a person's decision (ask: seed 003's Always), nothing (allow:
-// Never) or a refusal (deny). Rules are ordered; the first match wins;
+// Approval policies (docs/policies.md, docs/protocol.md#approvals): what an operation an agent wants
+// to carry out needs: a person's decision (ask: the original "Always"),
+// nothing (allow: "Never") or a refusal (deny). Rules are ordered; the first match wins;
 // when none matches, the default policy applies.
 
 // OpType is the kind of an operation to approve.
@@ -57,8 +57,11 @@ type Operation struct {
 	Agent       string `json:"agent,omitempty"`
 	// Prompted: the agent was about to ask its own person (Claude Code's
 	// PermissionRequest, --permission-prompt-tool). Only a rule a person
-	// wrote or taught allows it then, never seed 003's default.
+	// wrote or taught allows it then, never the default policy.
 	Prompted bool `json:"prompted,omitempty"`
+	// Diffs are the file changes of a file operation, per file, as the
+	// person sees them (FileDiff); the policy decides by Resource.
+	Diffs []FileDiff `json:"diffs,omitempty"`
 }
 
 var opTypePattern = regexp.MustCompile(`^[a-z][a-z0-9_.:-]{0,63}$`)
@@ -76,7 +79,7 @@ func (o *Operation) Validate() error {
 	if o.Risk != "" && !slices.Contains(risks, o.Risk) {
 		return Errorf(EINVALID, "risk %q is invalid: use low, medium, high or critical", o.Risk)
 	}
-	return nil
+	return o.validateDiffs()
 }
 
 // Editable reports whether a person may edit the operation's input before
@@ -114,11 +117,11 @@ type PolicyRule struct {
 // default. Learned rules are records of their own (LearnedRule).
 type Policy struct {
 	Rules []PolicyRule `json:"rules"`
-	// Default is seed 003's default policy, by operation type (read only).
+	// Default is the default policy (docs/policies.md), by operation type (read only).
 	Default map[OpType]Effect `json:"default"`
 }
 
-// DefaultPolicy is seed 003's default: file deletions and shell commands
+// DefaultPolicy is the default policy (docs/policies.md): file deletions and shell commands
 // ask; API calls, file reads and agent spawning are allowed; file writes
 // and custom operation types ask (fail safe).
 func DefaultPolicy() map[OpType]Effect {

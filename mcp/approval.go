@@ -104,8 +104,9 @@ func (s *Server) permissionPrompt(ctx context.Context, req *sdk.CallToolRequest,
 	} else {
 		var v agent.GateResult
 		// Claude Code was about to ask its person: only a rule a person
-		// wrote or taught allows, never seed 003's default.
-		op := call.Operation("Claude Code asks to use " + call.Tool)
+		// wrote or taught allows, never the default policy.
+		// The diff of a file change is computed here, beside the file.
+		op := call.OperationAt("Claude Code asks to use "+call.Tool, s.cwd(), ReadLocal)
 		op.Prompted = true
 		v, err = s.opts.Client.Gate(wctx, hitl.ApprovalRequest{RunID: s.opts.Run, IdempotencyKey: key, Operation: op}, tick)
 		ids = []string{v.QuestionID}

@@ -54,6 +54,9 @@ type Options struct {
 	// After is the timer a rate-limited call (429) waits Retry-After on
 	// before it tries again (time.After when nil); tests inject their own.
 	After func(time.Duration) <-chan time.Time
+	// Dir is where relative file paths of a tool call are read from, for
+	// its diff (the process's working directory when empty).
+	Dir string
 }
 
 // Server is hitl's MCP server.

@@ -2,6 +2,7 @@ package postgres
 
 import (
 	"context"
+	"slices"
 	"testing"
 	"time"
 
@@ -9,14 +10,23 @@ import (
 	"github.com/hitlbot/hitl/internal/pgtest"
 )
 
-// TestMigrateWebhooks: a version 9 database (no webhook tables) gets the
+// undoVersion11 turns the database back into what version 10 held: no
+// webhook outbox.
+var undoVersion11 = []string{`DROP TABLE webhooks`, `DROP TABLE webhook_last`}
+
+// undoVersions10And11 turns the database back into what version 9 held.
+func undoVersions10And11() []string {
+	return append(slices.Clone(undoVersion11), undoVersion10...)
+}
+
+// TestMigrateWebhooks: a version 10 database (no webhook tables) gets the
 // webhook outbox, and an event written after carries its deliveries.
 func TestMigrateWebhooks(t *testing.T) {
 	ctx := context.Background()
 	url := pgtest.DB(t)
 	db := openDB(t, url)
 	createDue(t, db, &hitl.Question{ID: "q_old", Status: hitl.StatusPending}, 30)
-	db = downgrade(t, db, url, `DROP TABLE webhooks`, `DROP TABLE webhook_last`, `UPDATE hitl_schema_version SET version = 9`)
+	db = downgrade(t, db, url, append(undoVersion11, `UPDATE hitl_schema_version SET version = 10`)...)
 	var ver int
 	if err := db.pool.QueryRow(ctx, `SELECT version FROM hitl_schema_version`).Scan(&ver); err != nil || ver != SchemaVersion {
 		t.Fatalf("version %d (%v), want %d", ver, err, SchemaVersion)

@@ -1,0 +1,124 @@
+// @hitl/client/langgraph: LangGraph.js interrupts answered through hitl —
+// LangChain's humanInTheLoopMiddleware (actionRequests + reviewConfigs)
+// and plain interrupt() questions.
+//
+//   const agent = createAgent({ model, tools, checkpointer,
+//     middleware: [humanInTheLoopMiddleware({ interruptOn: { send_email: { allowedDecisions: ["approve", "edit", "reject"], when: interruptWhen(client) } } })] });
+//   const result = await run(agent, { messages: [...] }, { client, config: { configurable: { thread_id: "t1" } } });
+import type { Client } from "./client.js";
+import { HitlError } from "./errors.js";
+import { approveTool, checkTool, respondTool, type JSONSchema, type ToolOptions } from "./tool.js";
+
+export type DecisionType = "approve" | "edit" | "reject" | "respond";
+
+export interface ActionRequest { name: string; args: Record<string, unknown>; description?: string }
+export interface ReviewConfig { actionName: string; allowedDecisions: DecisionType[]; argsSchema?: Record<string, unknown> }
+/** The value humanInTheLoopMiddleware interrupts with. */
+export interface HITLRequest { actionRequests: ActionRequest[]; reviewConfigs: ReviewConfig[] }
+
+export type HITLDecision =
+  | { type: "approve" }
+  | { type: "edit"; editedAction: { name: string; args: Record<string, unknown> } }
+  | { type: "reject"; message?: string }
+  | { type: "respond"; message: string };
+
+/** A plain interrupt() question: a string, or {question, options}. */
+export interface QuestionInterrupt { question: string; options?: string[]; multi?: boolean }
+
+export interface LangGraphOptions extends ToolOptions {
+  client: Client;
+}
+
+/** Whether v is the middleware's request. */
+export function isHITLRequest(v: unknown): v is HITLRequest {
+  return !!v && typeof v === "object" && Array.isArray((v as HITLRequest).actionRequests);
+}
+
+/**
+ * The `when` of an interruptOn entry: hitl's policy decides each call
+ * (`allow`: the tool runs without an interrupt; `ask` and `deny`: an
+ * interrupt that resolve answers — a person, or the policy's denial).
+ */
+export function interruptWhen(client: Client, opts: ToolOptions = {}): (req: { toolCall: { name: string; args: unknown } }) => Promise<boolean> {
+  return async ({ toolCall }) => (await checkTool(client, { name: toolCall.name, input: toolCall.args }, opts)) !== "allow";
+}
+
+/**
+ * Answers an interrupt's value through hitl. A humanInTheLoopMiddleware
+ * request gets `{decisions}` in order — one hitl approval per action,
+ * offering only what its allowedDecisions allow: approve; edit (the edited
+ * args checked against argsSchema); reject with the person's reason;
+ * respond (an action that allows only respond is a question whose answer
+ * is the tool's result). A plain interrupt() with a string or
+ * `{question, options}` is asked, and the answer is returned.
+ */
+export async function resolve(value: unknown, opts: LangGraphOptions): Promise<{ decisions: HITLDecision[] } | string | string[] | boolean> {
+  if (isHITLRequest(value)) return { decisions: await decide(value, opts) };
+  if (typeof value === "string") return opts.client.ask(value, { run: opts.run, timeout: opts.timeout, signal: opts.signal });
+  if (value && typeof value === "object" && typeof (value as QuestionInterrupt).question === "string") {
+    const q = value as QuestionInterrupt;
+    return opts.client.ask(q.question, { options: q.options, multi: q.multi, run: opts.run, timeout: opts.timeout, signal: opts.signal });
+  }
+  throw new HitlError("invalid", `hitl cannot answer this interrupt: ${JSON.stringify(value)?.slice(0, 200)} (want a humanInTheLoopMiddleware request, a string or {question, options})`);
+}
+
+async function decide(req: HITLRequest, opts: LangGraphOptions): Promise<HITLDecision[]> {
+  const out: HITLDecision[] = [];
+  for (const [i, action] of req.actionRequests.entries()) {
+    const cfg = req.reviewConfigs.find((c) => c.actionName === action.name) ?? req.reviewConfigs[i];
+    const allowed = new Set<DecisionType>(cfg?.allowedDecisions ?? ["approve", "reject"]);
+    const call = { name: action.name, input: action.args, description: action.description, schema: cfg?.argsSchema as JSONSchema | undefined, editable: allowed.has("edit") };
+    if (allowed.has("respond") && !allowed.has("approve") && !allowed.has("edit")) {
+      out.push({ type: "respond", message: await respondTool(opts.client, call, opts) });
+      continue;
+    }
+    const d = await approveTool(opts.client, call, opts);
+    switch (d.outcome) {
+      case "approved":
+        if (allowed.has("approve")) { out.push({ type: "approve" }); break; }
+        if (allowed.has("edit")) { out.push({ type: "edit", editedAction: { name: action.name, args: action.args } }); break; }
+        throw new HitlError("invalid", `${action.name} was approved, but its review config allows only ${[...allowed].join(", ")}`);
+      case "edited":
+        out.push({ type: "edit", editedAction: { name: action.name, args: d.input as Record<string, unknown> } });
+        break;
+      default: {
+        const message = d.outcome === "timed_out"
+          ? `Nobody approved ${action.name} in time; it was not run.`
+          : d.reason ? `${action.name} was denied: ${d.reason}` : `${action.name} was denied by ${d.by ?? "a person"}`;
+        if (!allowed.has("reject")) throw new HitlError("refused", `${message} — and its review config does not allow reject`);
+        out.push({ type: "reject", message });
+      }
+    }
+  }
+  return out;
+}
+
+interface GraphLike { invoke(input: unknown, config?: unknown): Promise<unknown> }
+interface InterruptLike { id?: string; value?: unknown }
+
+/**
+ * Invokes graph, answers every `__interrupt__` through hitl and resumes
+ * with `Command({resume})`, until the graph ends. config must name a
+ * thread (`configurable.thread_id`) and the graph have a checkpointer.
+ */
+export async function run<T = Record<string, unknown>>(graph: GraphLike, input: unknown, opts: LangGraphOptions & { config?: Record<string, unknown>; maxRounds?: number }): Promise<T> {
+  const { Command } = (await import("@langchain/langgraph")) as unknown as { Command: new (a: { resume: unknown }) => unknown };
+  let result = (await graph.invoke(input, opts.config)) as Record<string, unknown>;
+  for (let round = 0; ; round++) {
+    const pending = (result?.__interrupt__ as InterruptLike[] | undefined) ?? [];
+    if (pending.length === 0) return result as T;
+    if (round >= (opts.maxRounds ?? 100)) throw new HitlError("invalid", `the graph still interrupts after ${round} rounds`);
+    let resume: unknown;
+    if (pending.length === 1) {
+      resume = await resolve(pending[0].value, opts);
+    } else {
+      const byId: Record<string, unknown> = {};
+      for (const it of pending) {
+        if (!it.id) throw new HitlError("invalid", "several interrupts without ids cannot be resumed at once");
+        byId[it.id] = await resolve(it.value, opts);
+      }
+      resume = byId;
+    }
+    result = (await graph.invoke(new Command({ resume }), opts.config)) as Record<string, unknown>;
+  }
+}

@@ -1,0 +1,125 @@
+// The OpenAI Agents SDK driven end to end: an OpenAI-compatible model on
+// loopback, a real hitl serve deciding, a person answering through the API.
+import { test, before, after, describe } from "node:test";
+import assert from "node:assert/strict";
+import { Agent, tool, setTracingDisabled, OpenAIChatCompletionsModel, run as agentsRun } from "@openai/agents";
+import OpenAI from "openai";
+import { z } from "zod";
+import { needsApproval, resolve, run } from "../src/openai-agents.js";
+import { Hitl } from "./hitl.js";
+import { fakeOpenAI } from "./fakemodel.js";
+
+let hitl: Hitl;
+before(async () => { setTracingDisabled(true); hitl = await Hitl.start(); });
+after(async () => { await hitl?.stop(); });
+
+/** Runs an agent whose model calls toolName with args once; person answers what hitl asks. */
+async function agentRun(runId: string, toolName: string, opType: string, args: unknown, person?: (run: string) => Promise<void>, timeout?: number) {
+  const model = await fakeOpenAI(toolName, args);
+  const client = hitl.agent({ run: runId });
+  const ran: unknown[] = [];
+  try {
+    const t = tool({
+      name: toolName,
+      description: `Writes a file (${toolName})`,
+      parameters: z.object({ path: z.string(), content: z.string() }),
+      needsApproval: needsApproval(client, toolName, { opType }),
+      execute: async (input) => { ran.push(input); return `wrote ${input.path}`; },
+    });
+    const agent = new Agent({
+      name: "writer", instructions: "write files",
+      model: new OpenAIChatCompletionsModel(new OpenAI({ baseURL: model.url, apiKey: "test-key" }), "fake-model"),
+      tools: [t],
+    });
+    const answering = person?.(runId);
+    const result = await run(agent, "write it", { client, opType, timeout });
+    await answering;
+    return { ran, result, model };
+  } finally {
+    await model.close();
+  }
+}
+
+describe("openai-agents", () => {
+  test("approved: the tool runs once with the model's input", async () => {
+    const r = await agentRun("oa-approve", "write_file", "file_write", { path: "/tmp/a", content: "x" }, async (run) => {
+      const q = await hitl.pending((q) => q.jobId === run);
+      assert.equal(q.operation?.resource, '{"path":"/tmp/a","content":"x"}');
+      assert.equal(q.question, "write_file: Writes a file (write_file)");
+      await hitl.answer(q.id, { value: "approve" });
+    });
+    assert.deepEqual(r.ran, [{ path: "/tmp/a", content: "x" }]);
+    assert.equal(r.result.finalOutput, "done: wrote /tmp/a");
+  });
+
+  test("an edit is refused with a clear message (the SDK binds approval to the model's arguments); approving then runs the original", async () => {
+    const r = await agentRun("oa-edit", "write_file", "file_write", { path: "/tmp/b", content: "x" }, async (run) => {
+      const q = await hitl.pending((q) => q.jobId === run);
+      await hitl.answer(q.id, { value: "approve", edited: '{"path":"/tmp/safe","content":"x"}' });
+      const again = await hitl.pending((x) => x.jobId === run && x.id !== q.id);
+      assert.match(again.operation?.context ?? "", /Your edit was refused: write_file's input cannot be edited here/);
+      await hitl.answer(again.id, { value: "approve" });
+    });
+    assert.deepEqual(r.ran, [{ path: "/tmp/b", content: "x" }]);
+  });
+
+  test("denied with a reason: the tool never runs and the model reads the reason", async () => {
+    const r = await agentRun("oa-deny", "write_file", "file_write", { path: "/tmp/c", content: "x" }, async (run) => {
+      const q = await hitl.pending((q) => q.jobId === run);
+      await hitl.answer(q.id, { value: "deny", text: "not that file" });
+    });
+    assert.deepEqual(r.ran, []);
+    assert.match(String(r.result.finalOutput), /not that file/);
+  });
+
+  test("policy allow: no interruption, nobody asked, the tool runs", async () => {
+    const r = await agentRun("oa-allow", "lookup", "lookup", { path: "u/7", content: "" });
+    assert.deepEqual(r.ran, [{ path: "u/7", content: "" }]);
+    const asked = await hitl.person().call<{ questions: unknown[] }>({ method: "GET", path: "/api/questions", query: { jobId: "oa-allow" }, replay: true });
+    assert.equal(asked.questions.length, 0);
+  });
+
+  test("policy deny: rejected by the rule, the tool never runs", async () => {
+    const r = await agentRun("oa-policy-deny", "drop_table", "drop_table", { path: "users", content: "" });
+    assert.deepEqual(r.ran, []);
+    assert.match(String(r.result.finalOutput), /never-drop-tables/);
+  });
+
+  test("approve and always allow: alwaysApprove in the SDK, and hitl's policy allows the same call from now on", async () => {
+    const model = await fakeOpenAI("write_file", { path: "/tmp/e", content: "x" });
+    const client = hitl.agent({ run: "oa-always" });
+    try {
+      const ran: unknown[] = [];
+      const t = tool({
+        name: "write_file", description: "Writes a file", parameters: z.object({ path: z.string(), content: z.string() }),
+        needsApproval: needsApproval(client, "write_file", { opType: "file_write" }),
+        execute: async (input) => { ran.push(input); return "ok"; },
+      });
+      const agent = new Agent({ name: "w", model: new OpenAIChatCompletionsModel(new OpenAI({ baseURL: model.url, apiKey: "k" }), "m"), tools: [t] });
+      const first = await agentsRun(agent, "write");
+      assert.equal(first.interruptions?.length, 1);
+      const approvals: unknown[] = [];
+      const approve = first.state.approve.bind(first.state);
+      first.state.approve = (item, o) => { approvals.push(o); approve(item, o); };
+      const answering = (async () => {
+        const q = await hitl.pending((q) => q.jobId === "oa-always");
+        await hitl.answer(q.id, { value: "approve", always: true });
+      })();
+      await resolve(first, { client, opType: "file_write" });
+      await answering;
+      assert.deepEqual(approvals, [{ alwaysApprove: true }]);
+      await agentsRun(agent, first.state);
+      assert.deepEqual(ran, [{ path: "/tmp/e", content: "x" }]);
+      const d = await client.check("file_write", '{"path":"/tmp/e","content":"x"}', { operation: "write_file: Writes a file" });
+      assert.equal(d.decision, "allow", "the person taught hitl to allow exactly this call");
+    } finally {
+      await model.close();
+    }
+  });
+
+  test("timeout: nobody answers, the tool never runs", async () => {
+    const r = await agentRun("oa-timeout", "write_file", "file_write", { path: "/tmp/d", content: "x" }, undefined, 1);
+    assert.deepEqual(r.ran, []);
+    assert.match(String(r.result.finalOutput), /Nobody approved write_file in time/);
+  });
+});
