@@ -20,6 +20,8 @@ const (
 	ActionReassign Action = "reassign"
 	ActionStats    Action = "stats"  // read stats (counts over every question)
 	ActionScrape   Action = "scrape" // scrape /metrics
+	// ActionWebhooks: list webhook deliveries, replay one, send a test.
+	ActionWebhooks Action = "webhooks"
 )
 
 // Access is who may do what: the rules every edge gets the same answer
@@ -110,7 +112,7 @@ func (a Access) Authorize(p Principal, act Action, q *Question) error {
 			return lacks(p, ScopeControl)
 		}
 		return nil
-	case ActionAudit:
+	case ActionAudit, ActionWebhooks:
 		if !p.Has(ScopeAdmin) {
 			return lacks(p, ScopeAdmin)
 		}

@@ -13,6 +13,9 @@ const (
 	AlertTimeoutRate        = "timeout_rate"
 	AlertUnansweredBlocking = "unanswered_blocking"
 	AlertCreationErrors     = "creation_errors"
+	// AlertWebhookFailures: webhook deliveries given up (failed) in the
+	// last AlertWindow.
+	AlertWebhookFailures = "webhook_failures"
 )
 
 // AlertWindow is how far back the timeout rate and creation errors are
@@ -101,6 +104,9 @@ type AlertInputs struct {
 	// CreationErrors is how many question creations failed in the last
 	// AlertWindow.
 	CreationErrors int
+	// WebhookFailures is how many webhook deliveries failed (their retry
+	// window ended) in the last AlertWindow.
+	WebhookFailures int
 }
 
 // Evaluate is the alert rule (docs/operations.md#metrics-stats-and-alerts): which alerts hold at in.Now. It
@@ -127,6 +133,9 @@ func (c AlertConfig) Evaluate(in AlertInputs, active map[string]Alert) []Alert {
 	if in.CreationErrors >= c.CreationErrors {
 		holds[AlertCreationErrors] = fmt.Sprintf("%d question creations failed in the last hour (the threshold is %d)", in.CreationErrors, c.CreationErrors)
 	}
+	if in.WebhookFailures > 0 {
+		holds[AlertWebhookFailures] = fmt.Sprintf("%d webhook deliveries failed in the last hour: see hitl webhooks list, send one again with hitl webhooks replay ID", in.WebhookFailures)
+	}
 	var out []Alert
 	for name, msg := range holds {
 		if _, ok := active[name]; !ok {
@@ -150,6 +159,8 @@ func clearedMessage(name string) string {
 		return "no blocking question has waited longer than the threshold any more"
 	case name == AlertCreationErrors:
 		return "question creations stopped failing"
+	case name == AlertWebhookFailures:
+		return "no webhook delivery failed in the last hour"
 	}
 	return name + " cleared"
 }

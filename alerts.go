@@ -246,6 +246,9 @@ func (a *Alerts) Check(ctx context.Context) ([]Alert, error) {
 	if len(page.Questions) > 0 {
 		in.OldestBlocking = page.Questions[0]
 	}
+	if in.WebhookFailures, err = a.webhookFailures(ctx, now.Add(-AlertWindow)); err != nil {
+		return nil, err
+	}
 	changes := a.cfg.Evaluate(in, a.active)
 	for i := range changes {
 		c := changes[i]
@@ -277,12 +280,28 @@ func (a *Alerts) Active() []Alert {
 // alert as active or not: one timeout-rate alert per question type and
 // the other two.
 func (a *Alerts) Names() []string {
-	out := make([]string, 0, len(QuestionTypes)+2)
+	out := make([]string, 0, len(QuestionTypes)+3)
 	for _, t := range QuestionTypes {
 		out = append(out, AlertTimeoutRate+":"+string(t))
 	}
-	return append(out, AlertCreationErrors, AlertUnansweredBlocking)
+	return append(out, AlertCreationErrors, AlertUnansweredBlocking, AlertWebhookFailures)
 }
 
 // Channel is where alert changes are posted ("" for nowhere).
 func (a *Alerts) Channel() string { return a.cfg.Channel }
+
+// webhookFailures counts the webhook deliveries that failed since since,
+// among the most recent failed ones (a page: the alert needs one).
+func (a *Alerts) webhookFailures(ctx context.Context, since time.Time) (int, error) {
+	failed, err := a.svc.store.WebhookDeliveries(ctx, WebhookFilter{Status: WebhookFailed, Limit: MaxPageSize})
+	if err != nil {
+		return 0, err
+	}
+	n := 0
+	for _, d := range failed {
+		if d.SettledAt != nil && !d.SettledAt.Before(since) {
+			n++
+		}
+	}
+	return n, nil
+}

@@ -78,6 +78,10 @@ type Event struct {
 	HandedFrom []string `json:"handedFrom,omitempty"`
 	// Alert is what an EventAlert starts or clears.
 	Alert *Alert `json:"alert,omitempty"`
+	// Webhooks are the webhook deliveries the event owes (WebhookRoutes):
+	// the store writes them to its WebhookOutbox in the event's
+	// transaction. Not part of the event's record.
+	Webhooks []WebhookDelivery `json:"-"`
 }
 
 // Audit reports whether ev is of the admins' audit trail: a refusal or a

@@ -50,6 +50,9 @@ type NewQuestion struct {
 	Assignees       []string       `json:"assignees,omitempty"`
 	Channel         string         `json:"channel,omitempty"`
 	IdempotencyKey  string         `json:"idempotencyKey,omitempty"`
+	// CallbackURL gets the question's outcome as a signed webhook; only
+	// to hosts CallbackPolicy allows.
+	CallbackURL string `json:"callbackUrl,omitempty"`
 }
 
 // ValidateRunID checks a run id (seed 001's jobId, docs/protocol.md#questions): 1-128 characters of letters, digits
@@ -77,7 +80,7 @@ func (n NewQuestion) Build(id, runID, asker string, now time.Time, t Timeouts) (
 		ID: id, RunID: runID, Question: n.Question, Type: n.Type, ResponseType: n.ResponseType,
 		InputType: n.InputType, Sensitive: n.Sensitive, Context: n.Context, Metadata: n.Metadata, MultiSelect: n.MultiSelect,
 		Channel: strings.TrimSpace(n.Channel), Asker: asker, IdempotencyKey: n.IdempotencyKey,
-		Status: StatusPending, CreatedAt: now, RequestHash: n.hash(),
+		Status: StatusPending, CreatedAt: now, RequestHash: n.hash(), CallbackURL: n.CallbackURL,
 	}
 	if err := q.fillTypes(len(n.Options) > 0); err != nil {
 		return nil, err

@@ -161,6 +161,9 @@ type Question struct {
 	Approvals []Grant `json:"approvals,omitempty"`
 	// CancelReason says why a cancelled question was cancelled.
 	CancelReason string `json:"cancelReason,omitempty"`
+	// CallbackURL gets the question's outcome as a signed webhook
+	// (WebhookRoutes); CallbackPolicy allowed it when it was asked.
+	CallbackURL string `json:"callbackUrl,omitempty"`
 
 	// Reminders is the reminder plan fixed when the question was asked
 	// (reminder.go); EscalatedTo are the people escalation added as its

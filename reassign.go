@@ -21,7 +21,7 @@ func (s *Service) Reassign(ctx context.Context, id string, to []string) (*Questi
 	now := s.clock.Now()
 	var refusal error
 	var refusedQ *Question
-	q, err := s.store.UpdateQuestion(ctx, id, func(q *Question) (*Event, error) {
+	q, err := s.store.UpdateQuestion(ctx, id, s.hookQuestion(func(q *Question) (*Event, error) {
 		refusal, refusedQ = nil, nil
 		if err := s.access.Authorize(p, ActionReassign, q); err != nil {
 			refusal, refusedQ = err, q.Clone()
@@ -43,7 +43,7 @@ func (s *Service) Reassign(ctx context.Context, id string, to []string) (*Questi
 		ev := newQuestionEvent(EventQuestionReassigned, q, p.ID, now)
 		ev.HandedFrom = from
 		return ev, nil
-	})
+	}))
 	if refusal != nil && err == refusal {
 		return nil, s.refused(ctx, p, ActionReassign, refusedQ, refusal)
 	}

@@ -93,6 +93,11 @@ type Service struct {
 	// are the alerts stats shows (alerts.go).
 	failures failureLog
 	alerts   atomic.Pointer[Alerts]
+	// webhooks route events to webhook receivers; callbacks is where a
+	// question's callbackUrl may point.
+	webhooks  *WebhookRoutes
+	callbacks CallbackPolicy
+	pinger    atomic.Pointer[func(ctx context.Context, name string) (int, error)]
 }
 
 var _ QuestionService = (*Service)(nil)
@@ -136,6 +141,11 @@ type ServiceConfig struct {
 	// key file CheckSealKey asks for); nil: they are kept in this
 	// process's memory, never in the store, and lost at restart.
 	Sealer Sealer
+	// Webhooks are the configured webhook endpoints (nil: none);
+	// Callbacks is where a question's callbackUrl may point (zero:
+	// nowhere).
+	Webhooks  *WebhookRoutes
+	Callbacks CallbackPolicy
 }
 
 // NewService returns the lifecycle over store.
@@ -162,7 +172,7 @@ func NewService(store Store, cfg ServiceConfig) *Service {
 		newID: cfg.NewID, notifier: cfg.Notifier, sealer: cfg.Sealer, threshold: cfg.Threshold,
 		parse: cfg.ParseCommand, learnedTTL: cfg.LearnedTTL, limits: cfg.Limits, streams: streams{max: cfg.MaxStreams},
 		reminders: cfg.Reminders,
-		sessions:  cfg.Sessions}
+		sessions:  cfg.Sessions, webhooks: cfg.Webhooks, callbacks: cfg.Callbacks}
 }
 
 // Access returns the rules the service enforces, for edges that must build
@@ -182,6 +192,9 @@ func (s *Service) create(ctx context.Context, runID string, n NewQuestion, touch
 	p := PrincipalFrom(ctx)
 	if err := s.access.Authorize(p, ActionAsk, nil); err != nil {
 		return nil, false, s.refused(ctx, p, ActionAsk, &Question{RunID: runID}, err)
+	}
+	if err := s.callbacks.Check(n.CallbackURL); err != nil {
+		return nil, false, err
 	}
 	now := s.clock.Now()
 	q, err := n.Build(s.newID(), runID, p.ID, now, s.timeouts)
@@ -426,7 +439,7 @@ func (s *Service) settleOrCount(ctx context.Context, act Action, id string, fn f
 	}
 	var refusal error
 	var refusedQ *Question
-	q, err := s.store.UpdateQuestion(ctx, id, func(q *Question) (*Event, error) {
+	q, err := s.store.UpdateQuestion(ctx, id, s.hookQuestion(func(q *Question) (*Event, error) {
 		refusal, refusedQ = nil, nil
 		if act != "" {
 			if err := s.access.Authorize(p, act, q); err != nil {
@@ -439,7 +452,7 @@ func (s *Service) settleOrCount(ctx context.Context, act Action, id string, fn f
 		}
 		ev, _, err := fn(q, now)
 		return ev, err
-	})
+	}))
 	if refusal != nil && err == refusal {
 		return nil, s.refused(ctx, p, act, refusedQ, refusal)
 	}
@@ -504,7 +517,7 @@ func (s *Service) sweepDue(ctx context.Context, now time.Time, due func(context.
 		if err != nil || len(ids) == 0 {
 			return n, err
 		}
-		updated, errs, err := s.store.UpdateQuestions(ctx, ids, change)
+		updated, errs, err := s.store.UpdateQuestions(ctx, ids, s.hookQuestion(change))
 		if err != nil {
 			return n, err
 		}
@@ -595,7 +608,7 @@ func (s *Service) Receive(ctx context.Context, id string) (*Question, error) {
 	}
 	var got *Question
 	now := s.clock.Now()
-	_, err = s.store.UpdateQuestion(ctx, id, func(q *Question) (*Event, error) {
+	_, err = s.store.UpdateQuestion(ctx, id, s.hookQuestion(func(q *Question) (*Event, error) {
 		got = nil
 		if q.Pending() {
 			got = q.Redacted()
@@ -625,7 +638,7 @@ func (s *Service) Receive(ctx context.Context, id string) (*Question, error) {
 		}
 		got = q.Redacted()
 		return nil, nil
-	})
+	}))
 	if err != nil && err != errNoChange {
 		return nil, err
 	}
@@ -667,12 +680,12 @@ func (s *Service) ReopenSealed(ctx context.Context) (int, error) {
 	n := 0
 	for _, id := range ids {
 		now := s.clock.Now()
-		_, err := s.store.UpdateQuestion(ctx, id, func(q *Question) (*Event, error) {
+		_, err := s.store.UpdateQuestion(ctx, id, s.hookQuestion(func(q *Question) (*Event, error) {
 			if q.Response == nil || q.Response.Sealed == nil || q.Response.Sealed.Key == s.sealer.KeyID() {
 				return nil, errNoChange
 			}
 			return s.reopen(q, now), nil
-		})
+		}))
 		switch {
 		case err == nil:
 			n++

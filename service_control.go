@@ -37,7 +37,7 @@ func (s *Service) Control(ctx context.Context, req ControlMessage) ([]ControlMes
 		msgs      []ControlMessage
 		cancelled bool
 	)
-	_, err := s.store.SteerRun(ctx, req.Target.RunID, ControlKeyOf(p.ID, req.RequestID), func(run *Run, prior *ControlRecord) (RunUpdate, error) {
+	_, err := s.store.SteerRun(ctx, req.Target.RunID, ControlKeyOf(p.ID, req.RequestID), s.hookSteer(func(run *Run, prior *ControlRecord) (RunUpdate, error) {
 		msgs, cancelled = nil, false
 		if cached, dup := s.seen(prior, now); cached != nil {
 			msgs = []ControlMessage{*cached}
@@ -58,7 +58,7 @@ func (s *Service) Control(ctx context.Context, req ControlMessage) ([]ControlMes
 		}
 		rec := ControlRecord{RequestID: req.RequestID, RunID: req.Target.RunID, Command: req.Command, By: p.ID, At: now, Result: &result}
 		return RunUpdate{Run: r, Events: evs, Control: &rec}, nil
-	})
+	}))
 	if err != nil {
 		return nil, err
 	}
@@ -182,13 +182,13 @@ func (s *Service) cancelRun(ctx context.Context, runID, reason string) {
 		batch := ids[:min(len(ids), settleBatch)]
 		ids = ids[len(batch):]
 		now := s.clock.Now()
-		updated, _, err := s.store.UpdateQuestions(ctx, batch, func(q *Question) (*Event, error) {
+		updated, _, err := s.store.UpdateQuestions(ctx, batch, s.hookQuestion(func(q *Question) (*Event, error) {
 			if !q.Pending() {
 				return nil, Conflict(q) // answered meanwhile
 			}
 			q.Status, q.RespondedBy, q.RespondedAt, q.CancelReason = StatusCancelled, ActorSystem, &now, reason
 			return newQuestionEvent(EventQuestionCancelled, q, ActorSystem, now), nil
-		})
+		}))
 		if err != nil {
 			return
 		}
@@ -260,7 +260,7 @@ func (s *Service) checkpoint(ctx context.Context, e StateEvent, handover bool) (
 	var cp Checkpoint
 	var ended bool
 	var refusal error
-	run, err := s.store.UpdateRun(ctx, e.RunID, func(run *Run) (RunUpdate, error) {
+	run, err := s.store.UpdateRun(ctx, e.RunID, s.hookRun(func(run *Run) (RunUpdate, error) {
 		now := s.clock.Now()
 		ended = false
 		if refusal = s.access.AuthorizeRun(p, ActionReport, e.RunID, run); refusal != nil {
@@ -299,7 +299,7 @@ func (s *Service) checkpoint(ctx context.Context, e StateEvent, handover bool) (
 		}
 		ev := e
 		return RunUpdate{Run: &r, Events: []*Event{s.loopEvent(&ev, p.ID, now)}}, nil
-	})
+	}))
 	if err != nil {
 		if refusal != nil && err == refusal {
 			return Checkpoint{}, s.refused(ctx, p, ActionReport, &Question{RunID: e.RunID}, err)

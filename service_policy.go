@@ -194,6 +194,7 @@ type ApprovalRequest struct {
 	TimeoutMinutes *float64 `json:"timeoutMinutes,omitempty"`
 	Channel        string   `json:"channel,omitempty"`
 	IdempotencyKey string   `json:"idempotencyKey,omitempty"`
+	CallbackURL    string   `json:"callbackUrl,omitempty"`
 }
 
 // RequestOperation decides op by policy: allow and deny come back at once
@@ -203,6 +204,9 @@ func (s *Service) RequestOperation(ctx context.Context, req ApprovalRequest) (Ap
 	p := PrincipalFrom(ctx)
 	if err := s.access.Authorize(p, ActionAsk, nil); err != nil {
 		return ApprovalOutcome{}, s.refused(ctx, p, ActionAsk, &Question{RunID: req.RunID}, err)
+	}
+	if err := s.callbacks.Check(req.CallbackURL); err != nil {
+		return ApprovalOutcome{}, err
 	}
 	d, err := s.Decide(ctx, req.Operation)
 	if err != nil {
@@ -219,7 +223,7 @@ func (s *Service) RequestOperation(ctx context.Context, req ApprovalRequest) (Ap
 		run = DefaultRunID("approvals", p)
 	}
 	n := NewQuestion{Question: op.Description, Type: Approval, TimeoutMinutes: req.TimeoutMinutes,
-		Channel: req.Channel, IdempotencyKey: req.IdempotencyKey, Context: &Context{Agent: p.ID, CurrentStep: op.Context}}
+		Channel: req.Channel, IdempotencyKey: req.IdempotencyKey, CallbackURL: req.CallbackURL, Context: &Context{Agent: p.ID, CurrentStep: op.Context}}
 	q, _, err := s.create(ctx, run, n, func(q *Question) {
 		q.Operation, q.Rule, q.Approvers, q.Quorum = &op, d.Rule, d.Approvers, d.Quorum
 		q.Parts, q.Learnable = d.Parts, d.Learnable

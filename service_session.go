@@ -35,7 +35,7 @@ func (s *Service) Hook(ctx context.Context, h SessionHook) (HookStep, error) {
 	var step HookStep
 	var ended bool
 	var refusal error
-	run, err := s.store.UpdateRun(ctx, h.RunID, func(run *Run) (RunUpdate, error) {
+	run, err := s.store.UpdateRun(ctx, h.RunID, s.hookRun(func(run *Run) (RunUpdate, error) {
 		now := s.clock.Now()
 		ended = false
 		if refusal = s.access.AuthorizeRun(p, ActionReport, h.RunID, run); refusal != nil {
@@ -102,7 +102,7 @@ func (s *Service) Hook(ctx context.Context, h SessionHook) (HookStep, error) {
 			state(&r, StateRunning, "")
 		}
 		return RunUpdate{Run: &r, Events: evs}, nil
-	})
+	}))
 	if err != nil {
 		if refusal != nil && err == refusal {
 			return HookStep{}, s.refused(ctx, p, ActionReport, &Question{RunID: h.RunID}, err)
@@ -172,7 +172,7 @@ func nonZero(d, or time.Duration) time.Duration {
 // quieten shows run id idle or ends it, as Idleness says now.
 func (s *Service) quieten(ctx context.Context, id string) (bool, error) {
 	var ended, changed bool
-	_, err := s.store.UpdateRun(ctx, id, func(run *Run) (RunUpdate, error) {
+	_, err := s.store.UpdateRun(ctx, id, s.hookRun(func(run *Run) (RunUpdate, error) {
 		now := s.clock.Now()
 		ended, changed = false, false
 		if run == nil {
@@ -195,7 +195,7 @@ func (s *Service) quieten(ctx context.Context, id string) (bool, error) {
 		}
 		r.UpdatedAt, changed = now, true
 		return RunUpdate{Run: &r, Events: []*Event{s.loopEvent(ev, ActorSystem, now)}}, nil
-	})
+	}))
 	if err != nil {
 		return false, err
 	}
@@ -222,7 +222,7 @@ func (s *Service) LetGo(ctx context.Context, id string, version uint64) error {
 	}
 	var changed bool
 	var refusal error
-	_, err := s.store.UpdateRun(ctx, id, func(run *Run) (RunUpdate, error) {
+	_, err := s.store.UpdateRun(ctx, id, s.hookRun(func(run *Run) (RunUpdate, error) {
 		changed = false
 		if run == nil || run.Version != version || run.Control.Session == nil || run.Control.Session.Held == "" {
 			return RunUpdate{}, nil
@@ -237,7 +237,7 @@ func (s *Service) LetGo(ctx context.Context, id string, version uint64) error {
 		r.Control.Session, r.UpdatedAt, changed = &sess, now, true
 		ev := s.loopEvent(r.StateEventOf(StateRunning, "", now), p.ID, now)
 		return RunUpdate{Run: &r, Events: []*Event{ev}}, nil
-	})
+	}))
 	if err != nil {
 		if refusal != nil && err == refusal {
 			return s.refused(ctx, p, ActionReport, &Question{RunID: id}, err)

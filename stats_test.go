@@ -162,6 +162,14 @@ func TestWhoMayReadStatsAndScrape(t *testing.T) {
 		{"the Slack bot", hitl.ObserverPrincipal("slack-bot"), hitl.ActionScrape, false},
 		{"nobody", hitl.Principal{}, hitl.ActionScrape, false},
 
+		{"an admin token", admin, hitl.ActionWebhooks, true},
+		{"the local person", hitl.LocalPrincipal(""), hitl.ActionWebhooks, true},
+		{"a Slack admin", slackAdm, hitl.ActionWebhooks, true},
+		{"an answer token", answerer, hitl.ActionWebhooks, false},
+		{"an ask-only token", asker, hitl.ActionWebhooks, false},
+		{"the metrics listener", hitl.ScrapePrincipal, hitl.ActionWebhooks, false},
+		{"nobody", hitl.Principal{}, hitl.ActionWebhooks, false},
+
 		{"the metrics listener", hitl.ScrapePrincipal, hitl.ActionAsk, false},
 		{"the metrics listener", hitl.ScrapePrincipal, hitl.ActionAudit, false},
 		{"the metrics listener", hitl.ScrapePrincipal, hitl.ActionSteer, false},

@@ -102,6 +102,8 @@ type Store interface {
 	WebSessionStore
 	// EnvelopeStore remembers the envelopes an edge handled (envelope.go).
 	EnvelopeStore
+	// WebhookOutbox holds the webhook deliveries events owe (webhook.go).
+	WebhookOutbox
 
 	// CreateQuestion stores q with its indexes and ev (whose Seq it sets),
 	// atomically. When q.IdempotencyKey is set and the same run already has a

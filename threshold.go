@@ -88,7 +88,7 @@ func (s *Service) SetThreshold(ctx context.Context, id string, n *int) (*Run, er
 		}
 	}
 	var refusal error
-	run, err := s.store.UpdateRun(ctx, id, func(run *Run) (RunUpdate, error) {
+	run, err := s.store.UpdateRun(ctx, id, s.hookRun(func(run *Run) (RunUpdate, error) {
 		now := s.clock.Now()
 		if refusal = s.access.AuthorizeRun(p, ActionThreshold, id, run); refusal != nil {
 			return RunUpdate{}, refusal
@@ -110,7 +110,7 @@ func (s *Service) SetThreshold(ctx context.Context, id string, n *int) (*Run, er
 			r.Control.Threshold = nil
 		}
 		return RunUpdate{Run: &r}, nil
-	})
+	}))
 	if refusal != nil && err == refusal {
 		return nil, s.refused(ctx, p, ActionThreshold, &Question{RunID: id}, refusal)
 	}

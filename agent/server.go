@@ -43,6 +43,9 @@ type ServerConfig struct {
 	// Stats serves GET /api/stats; default: svc, when it implements
 	// hitl.StatsService.
 	Stats hitl.StatsService
+	// Webhooks serves /api/webhooks…; default: svc, when it implements
+	// hitl.WebhookService.
+	Webhooks hitl.WebhookService
 	// Metrics serves GET /metrics (to admins: svc's AuthorizeScrape
 	// decides); nil: /metrics is not served here.
 	Metrics http.Handler
@@ -81,7 +84,8 @@ type Server struct {
 	runs hitl.RunService // nil: steering is not served
 	// policies is nil when approval policies are not served.
 	policies hitl.PolicyService
-	stats    hitl.StatsService // nil: stats are not served
+	stats    hitl.StatsService   // nil: stats are not served
+	webhooks hitl.WebhookService // nil: webhooks are not served
 	// guard is nil when nothing bounds streams and policy calls.
 	guard  hitl.FloodGuard
 	events hitl.EventLog
@@ -134,6 +138,9 @@ func NewServer(svc hitl.QuestionService, log hitl.EventLog, cfg ServerConfig) *S
 		s.runs, _ = svc.(hitl.RunService)
 	}
 	s.policies, _ = svc.(hitl.PolicyService)
+	if s.webhooks, _ = svc.(hitl.WebhookService); cfg.Webhooks != nil {
+		s.webhooks = cfg.Webhooks
+	}
 	if s.stats, _ = svc.(hitl.StatsService); cfg.Stats != nil {
 		s.stats = cfg.Stats
 	}
@@ -185,6 +192,10 @@ func (s *Server) routes() {
 	s.mux.HandleFunc("POST /api/questions/{id}/reassign", s.handleReassign)
 	s.mux.HandleFunc("GET /api/events", s.handleEvents)
 	s.mux.HandleFunc("GET /api/stats", s.handleStats)
+	s.mux.HandleFunc("GET /api/webhooks", s.handleWebhooks)
+	s.mux.HandleFunc("GET /api/webhooks/deliveries", s.handleWebhookDeliveries)
+	s.mux.HandleFunc("POST /api/webhooks/deliveries/{seq}/replay", s.handleWebhookReplay)
+	s.mux.HandleFunc("POST /api/webhooks/{name}/test", s.handleWebhookTest)
 	if s.cfg.Metrics != nil {
 		s.mux.HandleFunc("GET /metrics", s.handleMetrics)
 	}

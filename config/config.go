@@ -60,6 +60,9 @@ type Config struct {
 	// raw or as 64 hex characters): required with a PostgreSQL db, which
 	// replicas share (hitl.CheckSealKey); without it a key is made at start.
 	SealKeyFile string `yaml:"seal_key_file"`
+	// Webhooks are the webhook endpoints and the callbackUrl policy
+	// (webhooks.go).
+	Webhooks `yaml:",inline"`
 }
 
 // Token is a bearer token: Name identifies its holder (api:NAME in the

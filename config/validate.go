@@ -80,6 +80,9 @@ func (c Config) Validate() error {
 	if err := c.validateMetrics(); err != nil {
 		return err
 	}
+	if err := c.Webhooks.validate(); err != nil {
+		return err
+	}
 	return c.Slack.validate()
 }
 

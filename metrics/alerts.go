@@ -6,7 +6,7 @@ import (
 )
 
 var alertDesc = prometheus.NewDesc("hitl_alert_active",
-	"1 while an alert is active (timeout_rate:TYPE, unanswered_blocking, creation_errors), else 0.", []string{"alert"}, nil)
+	"1 while an alert is active (timeout_rate:TYPE, unanswered_blocking, creation_errors, webhook_failures), else 0.", []string{"alert"}, nil)
 
 // alertCollector exports the alerts' state at each scrape, from memory.
 type alertCollector struct{ alerts *hitl.Alerts }

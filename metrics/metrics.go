@@ -64,6 +64,8 @@ type Metrics struct {
 	slackErrors   *prometheus.CounterVec
 	control       *prometheus.CounterVec
 	policy        *prometheus.CounterVec
+	// webhookFailures counts deliveries given up, in this process.
+	webhookFailures *prometheus.CounterVec
 
 	mu     sync.Mutex // the reader's position
 	cursor uint64
@@ -104,7 +106,9 @@ func New(cfg Config) *Metrics {
 		Help: "loop:control requests answered, by command and result (success or the failure's code)."}, []string{"command", "result"})
 	m.policy = prometheus.NewCounterVec(prometheus.CounterOpts{Name: "hitl_policy_decisions_total",
 		Help: "Approval-policy decisions, by effect (allow, deny, ask)."}, []string{"effect"})
-	m.reg.MustRegister(m.created, m.settled, m.answerSeconds, m.pending, m.reminders, m.escalations,
+	m.webhookFailures = prometheus.NewCounterVec(prometheus.CounterOpts{Name: "hitl_webhook_failures_total",
+		Help: "Webhook deliveries given up after the retry schedule, by target (an endpoint, or callback:HOST)."}, []string{"target"})
+	m.reg.MustRegister(m.webhookFailures, m.created, m.settled, m.answerSeconds, m.pending, m.reminders, m.escalations,
 		m.slackErrors, m.control, m.policy,
 		prometheus.NewGaugeFunc(prometheus.GaugeOpts{Name: "hitl_outbox_depth",
 			Help: "Slack deliveries queued in the outbox."}, orZero(cfg.OutboxDepth)),
@@ -215,4 +219,10 @@ func (m *Metrics) readOnce(ctx context.Context) (int, error) {
 	n := int(last - start)
 	m.cursor = last
 	return n, nil
+}
+
+// WebhookFailed counts a webhook delivery given up (the webhook worker's
+// hook), by target (an endpoint, or callback:HOST).
+func (m *Metrics) WebhookFailed(target string) {
+	m.webhookFailures.WithLabelValues(target).Inc()
 }

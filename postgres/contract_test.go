@@ -34,3 +34,7 @@ func TestOutboxContract(t *testing.T) {
 func TestMailContract(t *testing.T) {
 	storetest.RunMail(t, func(t *testing.T) hitl.MailOutbox { return open(t) })
 }
+
+func TestWebhookContract(t *testing.T) {
+	storetest.RunWebhooks(t, func(t *testing.T) storetest.WebhookStore { return open(t) })
+}

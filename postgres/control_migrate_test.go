@@ -39,7 +39,7 @@ func TestMigrateControl(t *testing.T) {
 	put(db, hitl.ControlRecord{RequestID: "req-1", RunID: "loop-1", Command: hitl.CommandPause, By: "api:ops", At: migrationT0, Result: result})
 	put(db, hitl.ControlRecord{RequestID: "req-2", RunID: "loop-1", Command: hitl.CommandPause, By: "local:alice", At: migrationT0})
 	// Turn the database into what version 9 held: keyed by request id.
-	db = downgrade(t, db, url, append(undoVersion10, `UPDATE hitl_schema_version SET version = 9`)...)
+	db = downgrade(t, db, url, append(undoVersions10To12(), `UPDATE hitl_schema_version SET version = 9`)...)
 	stored := func(key hitl.ControlKey) *hitl.ControlRecord {
 		t.Helper()
 		var got *hitl.ControlRecord

@@ -12,11 +12,11 @@ import (
 
 // tables are the tables that hold an installation's records, in the
 // order Load empties them.
-var tables = []string{"questions", "assignees", "counts", "events", "runs", "control", "learned", "deliveries", "delivered", "mail", "meta"}
+var tables = []string{"questions", "assignees", "counts", "events", "runs", "control", "learned", "deliveries", "delivered", "mail", "meta", "webhooks", "webhook_last"}
 
 // Counts are how many records of each kind a database holds.
 type Counts struct {
-	Questions, Events, Runs, Control, Learned, Deliveries, Delivered, Mail int
+	Questions, Events, Runs, Control, Learned, Deliveries, Delivered, Mail, Webhooks int
 }
 
 // Counts counts the records (a full count of each table: for hitl
@@ -26,8 +26,8 @@ func (db *DB) Counts(ctx context.Context) (Counts, error) {
 	err := db.read(ctx, "count records", func(tx pgx.Tx) error {
 		return tx.QueryRow(ctx, `SELECT (SELECT count(*) FROM questions), (SELECT count(*) FROM events), (SELECT count(*) FROM runs),
 			(SELECT count(*) FROM control), (SELECT count(*) FROM learned), (SELECT count(*) FROM deliveries), (SELECT count(*) FROM delivered),
-			(SELECT count(*) FROM mail)`).
-			Scan(&c.Questions, &c.Events, &c.Runs, &c.Control, &c.Learned, &c.Deliveries, &c.Delivered, &c.Mail)
+			(SELECT count(*) FROM mail), (SELECT count(*) FROM webhooks)`).
+			Scan(&c.Questions, &c.Events, &c.Runs, &c.Control, &c.Learned, &c.Deliveries, &c.Delivered, &c.Mail, &c.Webhooks)
 	})
 	return c, err
 }
@@ -53,7 +53,7 @@ func (db *DB) Load(ctx context.Context, force bool, fn func(*Loader) (lastSeq, o
 		var used bool
 		if err := tx.QueryRow(ctx, `SELECT EXISTS (SELECT 1 FROM questions) OR EXISTS (SELECT 1 FROM events) OR EXISTS (SELECT 1 FROM runs)
 			OR EXISTS (SELECT 1 FROM control) OR EXISTS (SELECT 1 FROM learned) OR EXISTS (SELECT 1 FROM deliveries)
-			OR EXISTS (SELECT 1 FROM delivered) OR EXISTS (SELECT 1 FROM mail) OR EXISTS (SELECT 1 FROM meta) OR (SELECT seq FROM event_seq) > 0`).Scan(&used); err != nil {
+			OR EXISTS (SELECT 1 FROM delivered) OR EXISTS (SELECT 1 FROM mail) OR EXISTS (SELECT 1 FROM webhooks) OR EXISTS (SELECT 1 FROM meta) OR (SELECT seq FROM event_seq) > 0`).Scan(&used); err != nil {
 			return err
 		}
 		if used && !force {
@@ -83,6 +83,9 @@ func (db *DB) Load(ctx context.Context, force bool, fn func(*Loader) (lastSeq, o
 			return err
 		}
 		if _, err := tx.Exec(ctx, `SELECT setval(pg_get_serial_sequence('mail', 'seq'), GREATEST((SELECT max(seq) FROM mail), 1))`); err != nil {
+			return err
+		}
+		if _, err := tx.Exec(ctx, `SELECT setval(pg_get_serial_sequence('webhooks', 'seq'), GREATEST((SELECT max(seq) FROM webhooks), 1))`); err != nil {
 			return err
 		}
 		if cursor > 0 {
@@ -256,4 +259,36 @@ func (l *Loader) MailCursor(cursor uint64) error {
 	}
 	_, err := l.tx.Exec(l.ctx, `INSERT INTO meta (key, value) VALUES ('mail_cursor', convert_to($1::bigint::text, 'UTF8'))`, int64(cursor))
 	return err
+}
+
+// Webhook writes a webhook delivery (any status) with its Seq; a
+// delivered one counts as its target's last success.
+func (l *Loader) Webhook(d hitl.WebhookDelivery) error {
+	if d.Seq == 0 || d.Seq > math.MaxInt64 {
+		return hitl.Errorf(hitl.EINVALID, "webhook delivery %d cannot be stored", d.Seq)
+	}
+	if err := nulFree("webhook target", d.Target(), d.RunID); err != nil {
+		return err
+	}
+	data, err := json.Marshal(d)
+	if err != nil {
+		return err
+	}
+	var settled *int64
+	if d.Status != hitl.WebhookPending && d.SettledAt != nil {
+		s := ns(*d.SettledAt)
+		settled = &s
+	}
+	if _, err := l.tx.Exec(l.ctx, `INSERT INTO webhooks (seq, target, run_id, status, next_ns, settled_ns, data) VALUES ($1, $2, $3, $4, $5, $6, $7)`,
+		int64(d.Seq), d.Target(), d.RunID, string(d.Status), ns(d.NextAt), settled, data); err != nil {
+		return fmt.Errorf("webhook delivery %d: %w", d.Seq, err)
+	}
+	if d.Status == hitl.WebhookDelivered && settled != nil {
+		if _, err := l.tx.Exec(l.ctx, `INSERT INTO webhook_last (target, at_ns) VALUES ($1, $2)
+			ON CONFLICT (target) DO UPDATE SET at_ns = greatest(webhook_last.at_ns, excluded.at_ns)`, d.Target(), *settled); err != nil {
+			return err
+		}
+	}
+	l.N.Webhooks++
+	return nil
 }

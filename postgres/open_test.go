@@ -23,7 +23,7 @@ func TestMigrateOpenRuns(t *testing.T) {
 	}
 	// Turn the database into what version 10 held: a run of questions only
 	// was never active.
-	db = downgrade(t, db, url, `UPDATE runs SET active = false`, `UPDATE hitl_schema_version SET version = 10`)
+	db = downgrade(t, db, url, append(undoVersion12, `UPDATE runs SET active = false`, `UPDATE hitl_schema_version SET version = 10`)...)
 	page, err := db.Runs(ctx, true, 10, "")
 	if err != nil {
 		t.Fatal(err)

@@ -142,7 +142,7 @@ func (c *change) flush(ctx context.Context, tx pgx.Tx) error {
 	for i, ev := range c.events {
 		ev.Seq = uint64(*last - int64(len(c.events)) + int64(i) + 1)
 	}
-	return nil
+	return insertWebhooks(ctx, tx, c.events)
 }
 
 // CreateQuestion implements hitl.Store.

@@ -47,6 +47,9 @@ import (
 //	questions_by_reminder     (remind_ns, id) WHERE a reminder is due   due reminders (reminder.go)
 //	mail                      PK (seq); mail_by_due (next_ns, seq)  the email outbox (mail.go)
 //	envelopes                 PK (id); envelopes_by_age (at_ns, id)  Slack envelopes handled
+//	webhooks                  PK (seq); webhooks_queue (target, run_id, seq) WHERE pending; webhooks_due (next_ns, seq) WHERE pending;
+//	                          webhooks_by_status (status, seq); webhooks_settled (settled_ns, seq)  the webhook outbox (webhook.go)
+//	webhook_last              PK (target)                           a target's last success
 //	rate_buckets              PK (key); rate_buckets_by_age (at_ns, key)  rate limits (unlogged)
 //
 // A learned rule's key and an idempotency key are bytea: they may hold NUL
@@ -222,6 +225,17 @@ UPDATE runs SET active = true
 WHERE NOT active AND ended_ns IS NULL AND position('"waitingOn"'::bytea IN data) > 0
 	AND coalesce((replace(convert_from(data, 'UTF8'), '\u0000', '\u0020')::json ->> 'pendingInput')::int, 0)
 		+ coalesce((replace(convert_from(data, 'UTF8'), '\u0000', '\u0020')::json ->> 'pendingApproval')::int, 0) > 0;
+`,
+	// The webhook outbox (docs/webhooks.md, webhook.go): deliveries written with
+	// their events; a queue per (target, run) whose pending head is due.
+	12: `
+CREATE TABLE webhooks (seq bigserial PRIMARY KEY, target text COLLATE "C" NOT NULL, run_id text COLLATE "C" NOT NULL,
+	status text COLLATE "C" NOT NULL, next_ns bigint NOT NULL, settled_ns bigint, data bytea NOT NULL);
+CREATE INDEX webhooks_queue ON webhooks (target, run_id, seq) WHERE status = 'pending';
+CREATE INDEX webhooks_due ON webhooks (next_ns, seq) WHERE status = 'pending';
+CREATE INDEX webhooks_by_status ON webhooks (status, seq);
+CREATE INDEX webhooks_settled ON webhooks (settled_ns, seq) WHERE settled_ns IS NOT NULL;
+CREATE TABLE webhook_last (target text COLLATE "C" PRIMARY KEY, at_ns bigint NOT NULL);
 `,
 }
 

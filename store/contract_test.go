@@ -18,3 +18,7 @@ func TestOutboxContract(t *testing.T) {
 func TestMailOutboxContract(t *testing.T) {
 	storetest.RunMail(t, func(t *testing.T) hitl.MailOutbox { return openTestDB(t) })
 }
+
+func TestWebhookOutboxContract(t *testing.T) {
+	storetest.RunWebhooks(t, func(t *testing.T) storetest.WebhookStore { return openTestDB(t) })
+}

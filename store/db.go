@@ -78,6 +78,7 @@ var allBuckets = [][]byte{
 	bucketLearned, bucketLearnedByKey, bucketLearnedByAgent, bucketLearnedByExpiry,
 	bucketWebSessions, bucketWebSessionsByExpiry, bucketByReminder, bucketMailMeta, bucketMail, bucketMailDue,
 	bucketEnvelopes, bucketEnvelopesByAge,
+	bucketWebhooks, bucketWebhookDue, bucketWebhookQueue, bucketWebhookByStatus, bucketWebhookSettled, bucketWebhookLast,
 }
 
 // DB is a hitl.Store in a bbolt file. It is safe for concurrent use.

@@ -88,7 +88,7 @@ func appendEvent(tx *bolt.Tx, ev *hitl.Event) error {
 			return fmt.Errorf("put events_by_run entry of event %d: %w", seq, err)
 		}
 	}
-	return nil
+	return enqueueWebhooks(tx, ev)
 }
 
 // deleteEvent deletes the event at c (a cursor on the events bucket,

@@ -20,7 +20,8 @@ type Visitor struct {
 	Learned   func(*hitl.LearnedRule) error
 	Delivery  func(hitl.Delivery) error // queued, in Seq order
 	Delivered func(hitl.Delivered) error
-	Mail      func(hitl.Mail) error // the mail outbox's, in Seq order
+	Mail      func(hitl.Mail) error            // the mail outbox's, in Seq order
+	Webhook   func(hitl.WebhookDelivery) error // the webhook outbox's, in Seq order
 }
 
 // Totals are the state beside the records: the last event's Seq, the
@@ -63,6 +64,7 @@ func (db *DB) Walk(ctx context.Context, v Visitor) (Totals, error) {
 			{bucketSlackTasks, eachValue(v.Delivery)},
 			{bucketSlackMessages, eachValue(v.Delivered)},
 			{bucketMail, eachValue(v.Mail)},
+			{bucketWebhooks, eachValue(v.Webhook)},
 		}
 		for _, w := range walks {
 			err := tx.Bucket(w.bucket).ForEach(func(k, val []byte) error {

@@ -48,6 +48,9 @@ Usage:
   hitl doctor  [--dir PROJECT]        check this machine's wiring: hitl on PATH, the service and
                                       the token, Claude Code's and Codex's hooks, Claude Code's
                                       version, the MCP entry; one line per check (exit 1: a problem)
+  hitl webhooks list | deliveries [--status failed] | replay ID | test NAME
+                                      webhook endpoints (last success, failures, queue), deliveries,
+                                      send one again, send a signed ping (admins)
 
 Steerable loops (agents):
   hitl checkpoint --run ID [--iter N --max M --model X --issue I --mode M --threshold T]
@@ -197,6 +200,7 @@ var commands = map[string]func(context.Context, []string, *env) error{
 	"watch": cmdWatch,
 
 	"doctor": cmdDoctor, // doctor.go
+	"webhooks": cmdWebhooks, // webhooks.go
 }
 
 // run executes one command and returns its exit code.

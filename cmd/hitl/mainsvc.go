@@ -16,6 +16,7 @@ import (
 	"github.com/hitlbot/hitl/shell"
 	"github.com/hitlbot/hitl/sweeper"
 	"github.com/hitlbot/hitl/web"
+	"github.com/hitlbot/hitl/webhook"
 )
 
 // Main is the running service: store, lifecycle, HTTP API, sweeper. Tests
@@ -34,15 +35,19 @@ type Main struct {
 	// MailEvery is how often the mailer looks for mail due again
 	// (mainemail.go; tests shorten it).
 	MailEvery time.Duration
+	// WebhookTuning adjusts the webhook worker (mainwebhook.go; tests
+	// shorten its poll or inject its clock's jitter).
+	WebhookTuning func(*webhook.Config)
 
-	ln      net.Listener
-	api     *agent.Server
-	http    *http.Server
-	sweeper *sweeper.Sweeper
-	mailer  *email.Mailer
-	obs     *observability // alerts and metrics (metricsvc.go)
-	served  chan struct{}
-	stop    context.CancelFunc // ends long polls and event streams on Close
+	ln       net.Listener
+	api      *agent.Server
+	http     *http.Server
+	sweeper  *sweeper.Sweeper
+	mailer   *email.Mailer
+	webhooks *webhook.Worker
+	obs      *observability // alerts and metrics (metricsvc.go)
+	served   chan struct{}
+	stop     context.CancelFunc // ends long polls and event streams on Close
 }
 
 // NewMain returns a Main for cfg; Run starts it.
@@ -67,6 +72,7 @@ func (m *Main) Run(ctx context.Context) (err error) {
 		return err
 	}
 	m.DB = db
+	routes, callbacks := m.Config.HitlWebhooks()
 	rl := m.Config.RateLimits
 	m.Service = hitl.NewService(m.DB, hitl.ServiceConfig{Notifier: db.notifier, Sealer: sealed, Clock: m.Clock, Timeouts: m.Config.HitlTimeouts(),
 		Access: m.access(), Limiter: db.limiter("questions", rl.TokenPerMinute, rl.RunPerMinute),
@@ -78,7 +84,11 @@ func (m *Main) Run(ctx context.Context) (err error) {
 		MaxStreams: m.Config.MaxStreams, Threshold: m.Config.InteractionThreshold,
 		ParseCommand: shell.Parse, LearnedTTL: time.Duration(m.Config.Policy.LearnedTTL),
 		Reminders: m.Config.HitlReminders(),
-		Sessions:  m.Config.Sessions.Times()})
+		Sessions:  m.Config.Sessions.Times(), Webhooks: routes, Callbacks: callbacks})
+	hooks, err := m.webhookConfig()
+	if err != nil {
+		return err
+	}
 	if err := m.Service.LoadPolicy(ctx, m.Config.PolicyRules()); err != nil {
 		return err
 	}
@@ -107,6 +117,7 @@ func (m *Main) Run(ctx context.Context) (err error) {
 	if err := m.startMailer(); err != nil {
 		return err
 	}
+	m.startWebhooks(hooks)
 	if m.ln, err = net.Listen("tcp", m.Config.Listen); err != nil {
 		return hitl.Errorf(hitl.EUNAVAILABLE, "listen on %s: %v", m.Config.Listen, err)
 	}
@@ -158,6 +169,9 @@ func (m *Main) Close() error {
 	}
 	if m.mailer != nil {
 		m.mailer.Close()
+	}
+	if m.webhooks != nil {
+		m.webhooks.Close()
 	}
 	if m.DB != nil {
 		return m.DB.Close()

@@ -55,6 +55,9 @@ func (m *Main) sweepWork() sweeper.SweepFunc {
 	work := sweeper.Work(m.Service, time.Duration(m.Config.Retention))
 	return func(ctx context.Context) (int, error) {
 		n, err := work(ctx)
+		if _, perr := m.pruneWebhooks(ctx); perr != nil {
+			m.Logger.Error("pruning webhook deliveries failed", "err", perr)
+		}
 		if _, aerr := m.obs.alerts.Check(ctx); aerr != nil {
 			m.Logger.Error("checking alerts failed", "err", aerr)
 		}

@@ -49,7 +49,7 @@ func cmdMigrate(ctx context.Context, args []string, e *env) error {
 	err = dst.Load(ctx, *force, func(l *postgres.Loader) (uint64, uint64, *hitl.PolicyState, error) {
 		t, err := src.Walk(ctx, store.Visitor{
 			Question: l.Question, Event: l.Event, Run: l.Run, Control: l.Control, Learned: l.Learned,
-			Delivery: l.Delivery, Delivered: l.Delivered, Mail: l.Mail,
+			Delivery: l.Delivery, Delivered: l.Delivered, Mail: l.Mail, Webhook: l.Webhook,
 		})
 		if err == nil {
 			err = l.MailCursor(t.MailCursor)
@@ -67,7 +67,7 @@ func cmdMigrate(ctx context.Context, args []string, e *env) error {
 	if got != want {
 		return hitl.Errorf(hitl.EINTERNAL, "the copy holds %+v, the file %+v", got, want)
 	}
-	fmt.Fprintf(e.stdout, "copied %s to PostgreSQL: %d questions, %d events, %d runs, %d control records, %d learned rules, %d queued deliveries, %d delivery records, %d queued mails (counts checked)\n",
-		visible(*from), got.Questions, got.Events, got.Runs, got.Control, got.Learned, got.Deliveries, got.Delivered, got.Mail)
+	fmt.Fprintf(e.stdout, "copied %s to PostgreSQL: %d questions, %d events, %d runs, %d control records, %d learned rules, %d queued deliveries, %d delivery records, %d queued mails, %d webhook deliveries (counts checked)\n",
+		visible(*from), got.Questions, got.Events, got.Runs, got.Control, got.Learned, got.Deliveries, got.Delivered, got.Mail, got.Webhooks)
 	return nil
 }

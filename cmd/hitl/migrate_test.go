@@ -45,6 +45,10 @@ func TestMigrateToPostgres(t *testing.T) {
 	require.NoError(t, m.DB.Complete(ctx, ds[0], &hitl.Delivered{QuestionID: pending.ID, Target: "C1", Channel: "C1", TS: "1.2", PostedAt: time.Unix(1, 0).UTC()}))
 	mails := []hitl.Mail{{QuestionID: pending.ID, User: "U0ALICE", Nudge: hitl.EventQuestionReminded, Event: 6, NextAt: time.Unix(60, 0).UTC()}}
 	require.NoError(t, m.DB.EnqueueMail(ctx, 7, mails))
+	hook := &hitl.Event{Type: hitl.EventQuestionAnswered, QuestionID: pending.ID, RunID: "run-mig", At: time.Unix(90, 0).UTC(),
+		Webhooks: []hitl.WebhookDelivery{{ID: "msg_mig", Endpoint: "ci", Type: hitl.WebhookQuestionAnswered, RunID: "run-mig",
+			Body: []byte(`{"type":"question.answered"}`), CreatedAt: time.Unix(90, 0).UTC(), NextAt: time.Unix(90, 0).UTC()}}}
+	require.NoError(t, m.DB.AppendEvent(ctx, hook))
 	wantPending, err := m.DB.Questions(ctx, hitl.QuestionFilter{Status: hitl.StatusPending})
 	require.NoError(t, err)
 	wantEvents, err := m.DB.Events(ctx, 0, 0)
@@ -63,7 +67,7 @@ func TestMigrateToPostgres(t *testing.T) {
 	r := localCLI(nil, "migrate", "--from", path, "--to", url)
 	require.Equal(t, exitOK, r.code, r.stderr)
 	assert.Contains(t, r.stdout, "5 questions")
-	assert.Contains(t, r.stdout, "1 learned rules, 1 queued deliveries, 1 delivery records, 1 queued mails (counts checked)")
+	assert.Contains(t, r.stdout, "1 learned rules, 1 queued deliveries, 1 delivery records, 1 queued mails, 1 webhook deliveries (counts checked)")
 
 	dst, err := postgres.Open(ctx, url)
 	require.NoError(t, err)
@@ -102,6 +106,11 @@ func TestMigrateToPostgres(t *testing.T) {
 	require.NoError(t, err)
 	mails[0].NextAt, mails[0].Claim = time.Unix(120, 0).UTC(), 1 // this claim, the first
 	assert.Equal(t, mails, due, "the queued mail, due as it was")
+	hooks, err := dst.ClaimWebhooks(ctx, time.Unix(90, 0), time.Unix(150, 0).UTC(), 0, nil)
+	require.NoError(t, err)
+	require.Len(t, hooks, 1, "the queued webhook delivery, due as it was")
+	assert.Equal(t, "msg_mig", hooks[0].ID)
+	assert.Equal(t, hook.Seq, hooks[0].Event)
 	rec, err := dst.DeliveredAt(ctx, "C1", "1.2")
 	require.NoError(t, err)
 	assert.Equal(t, pending.ID, rec.QuestionID)

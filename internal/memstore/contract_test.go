@@ -19,3 +19,7 @@ func TestOutboxContract(t *testing.T) {
 func TestMailOutboxContract(t *testing.T) {
 	storetest.RunMail(t, func(*testing.T) hitl.MailOutbox { return memstore.NewMailOutbox() })
 }
+
+func TestWebhookOutboxContract(t *testing.T) {
+	storetest.RunWebhooks(t, func(*testing.T) storetest.WebhookStore { return memstore.New() })
+}

@@ -33,6 +33,7 @@ type Store struct {
 
 	webSessions map[string]hitl.WebSession // id → session (websession.go)
 	envelopes   map[string]time.Time       // id → seen at (envelope.go)
+	hooks       webhooks                   // the webhook outbox (webhook.go)
 }
 
 var _ hitl.Store = (*Store)(nil)
@@ -135,6 +136,7 @@ func (s *Store) append(ev *hitl.Event) {
 	}
 	s.seq++
 	ev.Seq = s.seq
+	s.enqueueWebhooks(ev)
 	c := *ev
 	s.events = append(s.events, &c)
 }

@@ -1,0 +1,61 @@
+package agent
+
+import (
+	"net/http"
+	"testing"
+
+	"github.com/hitlbot/hitl"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+// TestWebhookAPI: the operators' webhook API is for admins; an agent's
+// callbackUrl is checked before its question is stored.
+func TestWebhookAPI(t *testing.T) {
+	var svc *hitl.Service
+	e := newEnvWith(t, ServerConfig{Tokens: []Token{
+		{Secret: "tok-admin", Principal: hitl.TokenPrincipal("ops", []hitl.Scope{hitl.ScopeAdmin}, "")},
+		{Secret: "tok-agent", Principal: hitl.TokenPrincipal("agent", []hitl.Scope{hitl.ScopeAsk}, "")},
+	}}, func(c *hitl.ServiceConfig) {
+		c.Webhooks = &hitl.WebhookRoutes{Endpoints: []hitl.WebhookEndpoint{{Name: "ci", URL: "https://ci.example/", Events: hitl.WebhookEvents}}}
+		c.Callbacks = hitl.CallbackPolicy{AllowedHosts: []string{"agent.example"}}
+	})
+	svc = e.svc
+	e.server.webhooks = svc
+	admin, agentTok := []string{"Authorization", "Bearer tok-admin"}, []string{"Authorization", "Bearer tok-agent"}
+
+	r := e.call(t, "POST", "/api/jobs/run-1/questions", `{"question":"Go?","callbackUrl":"https://evil.example/x"}`, agentTok...)
+	requireError(t, r, http.StatusBadRequest, hitl.EINVALID)
+	assert.Contains(t, r.body["message"], "webhooks_allowed_hosts")
+	r = e.call(t, "POST", "/api/jobs/run-1/questions", `{"question":"Go?","callbackUrl":"https://agent.example/resume"}`, agentTok...)
+	require.Equal(t, http.StatusCreated, r.status, r.raw)
+	q := r.body["question"].(map[string]any)
+	assert.Equal(t, "https://agent.example/resume", q["callbackUrl"])
+	e.answer(t, q["id"].(string), hitl.Response{Value: "yes"})
+
+	for _, path := range []string{"/api/webhooks", "/api/webhooks/deliveries?status=failed"} {
+		requireError(t, e.call(t, "GET", path, "", agentTok...), http.StatusForbidden, hitl.EFORBIDDEN)
+	}
+	requireError(t, e.call(t, "POST", "/api/webhooks/deliveries/1/replay", "", agentTok...), http.StatusForbidden, hitl.EFORBIDDEN)
+	requireError(t, e.call(t, "POST", "/api/webhooks/ci/test", "", agentTok...), http.StatusForbidden, hitl.EFORBIDDEN)
+
+	r = e.call(t, "GET", "/api/webhooks/deliveries", "", admin...)
+	require.Equal(t, http.StatusOK, r.status, r.raw)
+	ds := r.body["deliveries"].([]any)
+	require.Len(t, ds, 2, "the endpoint's and the callback's")
+	r = e.call(t, "GET", "/api/webhooks/deliveries?status=failed", "", admin...)
+	require.Equal(t, http.StatusOK, r.status, r.raw)
+	assert.Empty(t, r.body["deliveries"])
+	requireError(t, e.call(t, "GET", "/api/webhooks/deliveries?status=lost", "", admin...), http.StatusBadRequest, hitl.EINVALID)
+	requireError(t, e.call(t, "GET", "/api/webhooks/deliveries?before=x", "", admin...), http.StatusBadRequest, hitl.EINVALID)
+	requireError(t, e.call(t, "POST", "/api/webhooks/deliveries/999/replay", "", admin...), http.StatusNotFound, hitl.ENOTFOUND)
+	requireError(t, e.call(t, "POST", "/api/webhooks/deliveries/x/replay", "", admin...), http.StatusBadRequest, hitl.EINVALID)
+	requireError(t, e.call(t, "POST", "/api/webhooks/ci/test", "", admin...), http.StatusNotFound, hitl.ENOTFOUND)
+	r = e.call(t, "POST", "/api/webhooks/deliveries/1/replay", "", admin...)
+	require.Equal(t, http.StatusCreated, r.status, r.raw)
+	assert.Equal(t, "pending", r.body["status"])
+	r = e.call(t, "GET", "/api/webhooks", "", admin...)
+	require.Equal(t, http.StatusOK, r.status, r.raw)
+	assert.Len(t, r.body["endpoints"], 1)
+	assert.NotContains(t, r.raw, "secret")
+}

@@ -1,0 +1,221 @@
+package hitl
+
+import (
+	"context"
+	"encoding/json"
+	"net/url"
+	"path"
+	"slices"
+	"strings"
+	"time"
+)
+
+// Webhooks call agents that do not stay running when a person decided
+// (docs/webhooks.md): each event a configured endpoint (or a question's
+// own callbackUrl) subscribes to becomes a WebhookDelivery, written by
+// the store in the transaction of the event (Event.Webhooks), and a
+// delivery worker (package webhook) posts it, signed per Standard
+// Webhooks, until the receiver answers 2xx or the retry window ends.
+
+// WebhookEvent names what a webhook reports (the body's "type").
+type WebhookEvent string
+
+const (
+	WebhookQuestionAnswered  WebhookEvent = "question.answered"
+	WebhookQuestionTimedOut  WebhookEvent = "question.timed_out"
+	WebhookQuestionCancelled WebhookEvent = "question.cancelled"
+	WebhookQuestionReminded  WebhookEvent = "question.reminded"
+	WebhookQuestionEscalated WebhookEvent = "question.escalated"
+	WebhookRunPaused         WebhookEvent = "run.paused"
+	WebhookRunResumed        WebhookEvent = "run.resumed"
+	WebhookRunCancelled      WebhookEvent = "run.cancelled"
+	WebhookRunDone           WebhookEvent = "run.done"
+	WebhookRunAborted        WebhookEvent = "run.aborted"
+	// WebhookPing is the signed test delivery of hitl webhooks test.
+	WebhookPing WebhookEvent = "webhook.ping"
+)
+
+// WebhookEvents are the events an endpoint may subscribe to.
+var WebhookEvents = []WebhookEvent{
+	WebhookQuestionAnswered, WebhookQuestionTimedOut, WebhookQuestionCancelled, WebhookQuestionReminded,
+	WebhookQuestionEscalated, WebhookRunPaused, WebhookRunResumed, WebhookRunCancelled, WebhookRunDone, WebhookRunAborted,
+}
+
+// callbackEvents are what a question's own callbackUrl gets: its
+// outcome, the moment an agent that saved its state resumes.
+var callbackEvents = []WebhookEvent{WebhookQuestionAnswered, WebhookQuestionTimedOut, WebhookQuestionCancelled}
+
+// questionWebhooks maps the log's question events to webhook events.
+var questionWebhooks = map[EventType]WebhookEvent{
+	EventQuestionAnswered:  WebhookQuestionAnswered,
+	EventQuestionTimeout:   WebhookQuestionTimedOut,
+	EventQuestionCancelled: WebhookQuestionCancelled,
+	EventQuestionReminded:  WebhookQuestionReminded,
+	EventQuestionEscalated: WebhookQuestionEscalated,
+}
+
+// WebhookEndpoint is a configured receiver: the events it gets, for the
+// runs whose id matches Runs (a path.Match glob; empty: every run).
+// Its secret is the webhook edge's (read from a file), never here.
+type WebhookEndpoint struct {
+	Name   string         `json:"name"`
+	URL    string         `json:"url"`
+	Events []WebhookEvent `json:"events"`
+	Runs   string         `json:"runs,omitempty"`
+}
+
+// Wants reports whether e gets event typ of run runID.
+func (e WebhookEndpoint) Wants(typ WebhookEvent, runID string) bool {
+	if !slices.Contains(e.Events, typ) {
+		return false
+	}
+	if e.Runs == "" || e.Runs == "*" {
+		return true
+	}
+	ok, err := path.Match(e.Runs, runID)
+	return ok && err == nil
+}
+
+// WebhookStatus is where a delivery stands.
+type WebhookStatus string
+
+const (
+	WebhookPending   WebhookStatus = "pending"   // to be sent (again)
+	WebhookDelivered WebhookStatus = "delivered" // the receiver answered 2xx
+	WebhookFailed    WebhookStatus = "failed"    // the retry window ended without a 2xx
+)
+
+// WebhookDelivery is one event owed to one receiver: an outbox record.
+// Deliveries to one Target for one run are sent in order (Seq): the
+// next waits until the one before it is delivered or failed.
+type WebhookDelivery struct {
+	Seq uint64 `json:"seq"` // outbox order, set by the store
+	// ID is the webhook-id header: one per event, the same for every
+	// receiver, every retry and every replay, so a receiver deduplicates.
+	ID string `json:"id"`
+	// Endpoint is the configured endpoint's name; empty for a question's
+	// callbackUrl, which URL holds.
+	Endpoint string       `json:"endpoint,omitempty"`
+	URL      string       `json:"url,omitempty"`
+	Type     WebhookEvent `json:"type"`
+	RunID    string       `json:"runId"`
+	// QuestionID is the question a question event is about.
+	QuestionID string `json:"questionId,omitempty"`
+	// Event is the Seq of the event it reports (set by the store).
+	Event uint64 `json:"event,omitempty"`
+	// Body is the payload sent, fixed when the event happened.
+	Body      json.RawMessage `json:"body"`
+	Status    WebhookStatus   `json:"status"`
+	CreatedAt time.Time       `json:"createdAt"`
+	// NextAt is when a pending delivery is due (again); a claimed one's
+	// claim runs out then.
+	NextAt time.Time `json:"nextAt"`
+	// Claim numbers the claims of the delivery (ClaimWebhooks): a
+	// settlement of an older claim is refused (WebhookClaimHeld).
+	Claim     uint64     `json:"claim,omitempty"`
+	Attempts  int        `json:"attempts,omitempty"`
+	LastError string     `json:"lastError,omitempty"`
+	LastCode  int        `json:"lastCode,omitempty"` // the last HTTP status
+	SettledAt *time.Time `json:"settledAt,omitempty"`
+}
+
+// Target is what a delivery's order and concurrency are kept per: the
+// endpoint's name, or "callback:" and the host of a callbackUrl.
+func (d *WebhookDelivery) Target() string {
+	if d.Endpoint != "" {
+		return d.Endpoint
+	}
+	if u, err := url.Parse(d.URL); err == nil {
+		return "callback:" + u.Host
+	}
+	return "callback:"
+}
+
+// WebhookClaimHeld is nil when d (a sender's copy) still holds the claim
+// of stored, else ECONFLICT.
+func WebhookClaimHeld(stored, d WebhookDelivery) error {
+	if stored.Claim != d.Claim {
+		return Errorf(ECONFLICT, "webhook delivery %d was claimed again since claim %d (now claim %d)", d.Seq, d.Claim, stored.Claim)
+	}
+	if stored.Status != WebhookPending {
+		return Errorf(ECONFLICT, "webhook delivery %d is %s", d.Seq, stored.Status)
+	}
+	return nil
+}
+
+// WebhookFilter selects deliveries: by Status (empty: all), newest first,
+// before Before (a Seq; 0: from the newest), at most Limit (0: 100).
+type WebhookFilter struct {
+	Status WebhookStatus
+	Before uint64
+	Limit  int
+}
+
+// PageSize is f's limit, bounded like question pages.
+func (f WebhookFilter) PageSize() int {
+	return QuestionFilter{Limit: f.Limit}.PageSize()
+}
+
+// WebhookTargetStats is what hitl webhooks list shows of a target.
+type WebhookTargetStats struct {
+	Target      string     `json:"target"`
+	Pending     int        `json:"pending"`
+	Failed      int        `json:"failed"`
+	LastSuccess *time.Time `json:"lastSuccess,omitempty"`
+}
+
+// WebhookOutbox is the webhook worker's durable state. Deliveries are
+// enqueued by the Store with the event they report (Event.Webhooks: in
+// its transaction, their Event set to its Seq, their Seq assigned, their
+// Status pending). Every method is durable when it returns; several
+// processes may share one outbox (replicas): each delivery is claimed by
+// one of them at a time.
+type WebhookOutbox interface {
+	// ClaimWebhooks returns up to limit (0: all) pending deliveries due
+	// at now, earliest first (then by Seq), each the first pending one
+	// of its (Target, RunID) queue, leaving out the targets in skip, and
+	// claims them until until (NextAt becomes until, Claim the next
+	// number): nobody claims them again before then. Its cost grows with
+	// the number returned.
+	ClaimWebhooks(ctx context.Context, now, until time.Time, limit int, skip []string) ([]WebhookDelivery, error)
+	// SettleWebhook stores d's Status, Attempts, NextAt, LastError,
+	// LastCode and SettledAt if d.Claim is still the delivery's last
+	// claim (ECONFLICT otherwise, ENOTFOUND for an unknown Seq). A
+	// delivery no longer pending lets the next of its queue go.
+	SettleWebhook(ctx context.Context, d WebhookDelivery) error
+	// WebhookDelivery returns delivery seq, or ENOTFOUND.
+	WebhookDelivery(ctx context.Context, seq uint64) (WebhookDelivery, error)
+	// WebhookDeliveries returns a page of deliveries matching f, newest
+	// first. Its cost grows with the page (by a status index).
+	WebhookDeliveries(ctx context.Context, f WebhookFilter) ([]WebhookDelivery, error)
+	// ReplayWebhook enqueues a copy of delivery seq (same ID, body and
+	// receiver; pending, due at now, no attempts) at the end of its
+	// queue, and returns it; ENOTFOUND for an unknown seq.
+	ReplayWebhook(ctx context.Context, seq uint64, now time.Time) (WebhookDelivery, error)
+	// WebhookStats returns, per target with pending or failed
+	// deliveries or a success, the counts and the last success, by
+	// target name. Its cost grows with the pending and failed deliveries.
+	WebhookStats(ctx context.Context) ([]WebhookTargetStats, error)
+	// PruneWebhooks deletes up to limit delivered or failed deliveries
+	// settled before before, and returns how many (less than limit when
+	// done).
+	PruneWebhooks(ctx context.Context, before time.Time, limit int) (int, error)
+}
+
+// ReplayOf is the delivery a replay of d enqueues: the same event (ID,
+// body, receiver), pending, due at now, not yet attempted.
+func ReplayOf(d WebhookDelivery, now time.Time) WebhookDelivery {
+	d.Seq, d.Status, d.CreatedAt, d.NextAt = 0, WebhookPending, now, now
+	d.Claim, d.Attempts, d.LastError, d.LastCode, d.SettledAt = 0, 0, "", 0, nil
+	return d
+}
+
+// SortedWebhookStats returns the stats in by, by target name.
+func SortedWebhookStats(by map[string]*WebhookTargetStats) []WebhookTargetStats {
+	out := make([]WebhookTargetStats, 0, len(by))
+	for _, st := range by {
+		out = append(out, *st)
+	}
+	slices.SortFunc(out, func(a, b WebhookTargetStats) int { return strings.Compare(a.Target, b.Target) })
+	return out
+}

@@ -1,0 +1,364 @@
+// Package webhook is hitl's webhook edge: it sends the deliveries the
+// store's WebhookOutbox holds (written with the events they report),
+// signed per Standard Webhooks, retrying on Svix's schedule until the
+// receiver answers 2xx or the schedule ends (then the delivery has
+// failed). Each target (endpoint, or a callbackUrl's host) has its own
+// bounded share of the senders, so a slow receiver never delays another,
+// and nothing the service does waits on a receiver.
+package webhook
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"math/rand/v2"
+	"net"
+	"net/http"
+	neturl "net/url"
+	"sync"
+	"syscall"
+	"time"
+
+	"github.com/hitlbot/hitl"
+)
+
+// Endpoint is a configured receiver with its secrets.
+type Endpoint struct {
+	Name    string
+	URL     string
+	Secrets []Secret
+}
+
+// Config configures a Worker.
+type Config struct {
+	Endpoints []Endpoint
+	// CallbackSecrets sign deliveries to a question's callbackUrl
+	// (webhooks_callback_secret_file); none: callbacks are not sent
+	// (they fail, logged).
+	CallbackSecrets []Secret
+	// Callbacks is checked on every connection to a callbackUrl (DNS
+	// rebinding: the address it resolves to now).
+	Callbacks hitl.CallbackPolicy
+	Clock     hitl.Clock
+	Logger    *slog.Logger
+	// Changed wakes the worker when events (and so deliveries) were
+	// committed (the service's event log; nil: ticks only).
+	Changed func() <-chan struct{}
+	// Every is how often the worker looks for deliveries due again
+	// (retries, claims that ran out); default 1 s.
+	Every time.Duration
+	// Timeout bounds one attempt (default 10 s); Lease how long a
+	// claimed delivery is this worker's (default 1 min, well past
+	// Timeout: a live worker never outlasts its claim).
+	Timeout time.Duration
+	Lease   time.Duration
+	// MaxInFlight bounds the attempts in flight (default 64), PerTarget
+	// those to one target (default 4).
+	MaxInFlight int
+	PerTarget   int
+	// Jitter returns a number in [0, 1) for the retry's jitter (default
+	// math/rand).
+	Jitter func() float64
+	// Transport sends the requests (default: a transport whose dialer
+	// checks each callbackUrl connection's address against Callbacks).
+	Transport http.RoundTripper
+	// Failed is told of each delivery given up (the metric).
+	Failed func(d hitl.WebhookDelivery)
+}
+
+// Worker sends webhook deliveries.
+type Worker struct {
+	cfg    Config
+	box    hitl.WebhookOutbox
+	log    *slog.Logger
+	client *http.Client
+	byName map[string]Endpoint
+
+	mu       sync.Mutex
+	inFlight map[string]int // by target
+	total    int
+	freed    chan struct{} // a slot was freed (buffered, 1)
+
+	stop context.CancelFunc
+	done chan struct{}
+	wg   sync.WaitGroup
+	// redial maps the address a request dials (tests: a name that
+	// "resolves" to a private address); nil: none.
+	redial func(addr string) string
+}
+
+// New returns a worker over box.
+func New(cfg Config, box hitl.WebhookOutbox) *Worker {
+	if cfg.Clock == nil {
+		cfg.Clock = hitl.SystemClock{}
+	}
+	if cfg.Logger == nil {
+		cfg.Logger = slog.Default()
+	}
+	if cfg.Every <= 0 {
+		cfg.Every = time.Second
+	}
+	if cfg.Timeout <= 0 {
+		cfg.Timeout = 10 * time.Second
+	}
+	if cfg.Lease <= 0 {
+		cfg.Lease = time.Minute
+	}
+	if cfg.Lease < 2*cfg.Timeout {
+		// A live worker never outlasts its claim: an attempt (Timeout)
+		// and its record end well inside the lease.
+		cfg.Lease = 2 * cfg.Timeout
+	}
+	if cfg.MaxInFlight <= 0 {
+		cfg.MaxInFlight = 64
+	}
+	if cfg.PerTarget <= 0 {
+		cfg.PerTarget = 4
+	}
+	if cfg.Jitter == nil {
+		cfg.Jitter = rand.Float64
+	}
+	w := &Worker{cfg: cfg, box: box, log: cfg.Logger.With("component", "webhook"), byName: map[string]Endpoint{},
+		inFlight: map[string]int{}, freed: make(chan struct{}, 1)}
+	for _, e := range cfg.Endpoints {
+		w.byName[e.Name] = e
+	}
+	tr := cfg.Transport
+	if tr == nil {
+		tr = w.transport()
+	}
+	w.client = &http.Client{Transport: tr, Timeout: cfg.Timeout,
+		CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }}
+	return w
+}
+
+// callbackKey marks a request to a callbackUrl, for the dialer's check.
+type callbackKey struct{}
+
+// transport is http.DefaultTransport's settings with a dialer that
+// refuses, for a callbackUrl, an address the policy does not allow: the
+// check is on the address connected to, after resolution.
+func (w *Worker) transport() *http.Transport {
+	tr := http.DefaultTransport.(*http.Transport).Clone()
+	tr.Proxy = nil // a proxy would connect for us, past the check
+	tr.MaxIdleConnsPerHost = w.cfg.PerTarget
+	tr.DialContext = func(ctx context.Context, network, addr string) (net.Conn, error) {
+		d := net.Dialer{Timeout: w.cfg.Timeout}
+		if w.redial != nil {
+			addr = w.redial(addr)
+		}
+		if u, ok := ctx.Value(callbackKey{}).(string); ok {
+			d.Control = func(_, address string, _ syscall.RawConn) error {
+				return w.cfg.Callbacks.DialAllowed(u, address)
+			}
+		}
+		return d.DialContext(ctx, network, addr)
+	}
+	return tr
+}
+
+// Start runs the worker until Close.
+func (w *Worker) Start() {
+	ctx, stop := context.WithCancel(context.Background())
+	w.stop, w.done = stop, make(chan struct{})
+	go func() {
+		defer close(w.done)
+		w.run(ctx)
+	}()
+}
+
+// Close stops claiming and waits for the attempts in flight.
+func (w *Worker) Close() {
+	if w.stop == nil {
+		return
+	}
+	w.stop()
+	<-w.done
+	w.wg.Wait()
+}
+
+func (w *Worker) run(ctx context.Context) {
+	tick := time.NewTicker(w.cfg.Every)
+	defer tick.Stop()
+	for ctx.Err() == nil {
+		var changed <-chan struct{}
+		if w.cfg.Changed != nil {
+			changed = w.cfg.Changed()
+		}
+		n, err := w.Step(ctx)
+		if err != nil && ctx.Err() == nil {
+			w.log.Error("webhook: claiming deliveries failed", "err", err)
+		}
+		if n > 0 && err == nil {
+			continue
+		}
+		select {
+		case <-changed:
+		case <-tick.C:
+		case <-w.freed:
+		case <-ctx.Done():
+		}
+	}
+}
+
+// Step claims the deliveries due now that free slots allow and starts
+// sending them; it returns how many it started.
+func (w *Worker) Step(ctx context.Context) (int, error) {
+	w.mu.Lock()
+	free := w.cfg.MaxInFlight - w.total
+	var skip []string
+	for t, n := range w.inFlight {
+		if n >= w.cfg.PerTarget {
+			skip = append(skip, t)
+		}
+	}
+	w.mu.Unlock()
+	if free <= 0 {
+		return 0, nil
+	}
+	now := w.cfg.Clock.Now()
+	ds, err := w.box.ClaimWebhooks(ctx, now, now.Add(w.cfg.Lease), free, skip)
+	if err != nil {
+		return 0, err
+	}
+	started := 0
+	for _, d := range ds {
+		t := d.Target()
+		w.mu.Lock()
+		if w.inFlight[t] >= w.cfg.PerTarget {
+			// Claimed past the target's share (several were due at
+			// once): it waits for its claim to run out, or a slot.
+			w.mu.Unlock()
+			w.release(ctx, d)
+			continue
+		}
+		w.inFlight[t]++
+		w.total++
+		w.mu.Unlock()
+		started++
+		w.wg.Add(1)
+		go func() {
+			defer w.wg.Done()
+			defer w.done1(t)
+			w.Deliver(context.WithoutCancel(ctx), d)
+		}()
+	}
+	return started, nil
+}
+
+// release hands a claimed delivery back, due at once.
+func (w *Worker) release(ctx context.Context, d hitl.WebhookDelivery) {
+	d.NextAt = w.cfg.Clock.Now()
+	if err := w.box.SettleWebhook(ctx, d); err != nil {
+		w.log.Warn("webhook: releasing a delivery failed (it is due when its claim runs out)", "delivery", d.Seq, "err", err)
+	}
+}
+
+func (w *Worker) done1(target string) {
+	w.mu.Lock()
+	w.inFlight[target]--
+	if w.inFlight[target] == 0 {
+		delete(w.inFlight, target)
+	}
+	w.total--
+	w.mu.Unlock()
+	select {
+	case w.freed <- struct{}{}:
+	default:
+	}
+}
+
+// Deliver makes one attempt of d (claimed) and records its outcome:
+// delivered, due again on the schedule, or failed.
+func (w *Worker) Deliver(ctx context.Context, d hitl.WebhookDelivery) {
+	code, err := w.Send(ctx, d)
+	now := w.cfg.Clock.Now()
+	d.Attempts++
+	d.LastCode = code
+	log := w.log.With("delivery", d.Seq, "id", d.ID, "target", d.Target(), "type", d.Type, "attempt", d.Attempts)
+	switch {
+	case err == nil:
+		d.Status, d.SettledAt, d.LastError = hitl.WebhookDelivered, &now, ""
+	default:
+		d.LastError = err.Error()
+		next, ok := Retry(d.Attempts, now, w.cfg.Jitter())
+		if ok {
+			d.NextAt = next
+			log.Warn("webhook: attempt failed; retrying", "err", err, "next", next)
+		} else {
+			d.Status, d.SettledAt = hitl.WebhookFailed, &now
+			log.Error("webhook: delivery failed: the retry schedule is over", "err", err)
+		}
+	}
+	if serr := w.box.SettleWebhook(ctx, d); serr != nil {
+		// The claim ran out (another worker has it) or the store is
+		// down: the delivery is due again when its claim runs out.
+		log.Warn("webhook: recording the attempt failed", "err", serr)
+		return
+	}
+	if d.Status == hitl.WebhookFailed && w.cfg.Failed != nil {
+		w.cfg.Failed(d)
+	}
+}
+
+// Send posts d once, signed, and returns the receiver's status: nil
+// error for a 2xx.
+func (w *Worker) Send(ctx context.Context, d hitl.WebhookDelivery) (int, error) {
+	url, secrets := d.URL, w.cfg.CallbackSecrets
+	if d.Endpoint != "" {
+		e, ok := w.byName[d.Endpoint]
+		if !ok {
+			return 0, fmt.Errorf("endpoint %q is not configured", d.Endpoint)
+		}
+		url, secrets = e.URL, e.Secrets
+	} else {
+		if err := w.cfg.Callbacks.Check(url); err != nil {
+			return 0, errors.New(hitl.ErrorMessage(err))
+		}
+		ctx = context.WithValue(ctx, callbackKey{}, url)
+	}
+	if len(secrets) == 0 {
+		return 0, errors.New("no secret to sign with (webhooks_callback_secret_file)")
+	}
+	ctx, cancel := context.WithTimeout(ctx, w.cfg.Timeout)
+	defer cancel()
+	req, err := http.NewRequestWithContext(ctx, http.MethodPost, url, bytes.NewReader(d.Body))
+	if err != nil {
+		return 0, err
+	}
+	req.Header.Set("Content-Type", "application/json")
+	req.Header.Set("User-Agent", "hitl-webhooks")
+	Sign(req.Header, secrets, d.ID, w.cfg.Clock.Now(), d.Body)
+	resp, err := w.client.Do(req)
+	if err != nil {
+		var uerr *neturl.Error
+		if errors.As(err, &uerr) {
+			err = uerr.Err // not the URL: a callbackUrl's query may hold the agent's own token
+		}
+		return 0, err
+	}
+	_, _ = io.Copy(io.Discard, io.LimitReader(resp.Body, 64<<10))
+	_ = resp.Body.Close()
+	if resp.StatusCode < 200 || resp.StatusCode > 299 {
+		return resp.StatusCode, fmt.Errorf("the receiver answered %s", resp.Status)
+	}
+	return resp.StatusCode, nil
+}
+
+// Ping sends a signed webhook.ping to endpoint name now (hitl webhooks
+// test), outside the outbox, and returns the receiver's status.
+func (w *Worker) Ping(ctx context.Context, name string) (int, error) {
+	if _, ok := w.byName[name]; !ok {
+		return 0, hitl.Errorf(hitl.ENOTFOUND, "no webhook endpoint is named %q", name)
+	}
+	now := w.cfg.Clock.Now()
+	d := hitl.PingDelivery(name, now)
+	code, err := w.Send(ctx, d)
+	if err != nil {
+		return code, hitl.Errorf(hitl.EUNAVAILABLE, "%v", err)
+	}
+	return code, nil
+}
