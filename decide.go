@@ -267,6 +267,7 @@ func (d Decider) commandParts(op Operation, depth int) (parts []partDecision, si
 		if err := d.frictionFor(op, words, &p); err != nil {
 			return nil, nil, err
 		}
+		d.operandFriction(op, v.match, &p)
 		parts = append(parts, p)
 		for _, w := range v.writes {
 			if err := d.file(op, OpFileWrite, w, changesDir, &parts); err != nil {
