@@ -35,6 +35,7 @@ func (b *Bot) registerActions() {
 		blocks.ActionDeny:       b.openModal(hitl.ActionAnswer, blocks.DenyModal),
 		blocks.ActionApproveMsg: b.openModal(hitl.ActionAnswer, blocks.ApproveModal),
 		blocks.ActionAnswer:     b.openModal(hitl.ActionAnswer, blocks.AnswerModal),
+		blocks.ActionReply:      b.openModal(hitl.ActionAnswer, blocks.ReplyModal),
 		blocks.ActionReassign:   b.openModal(hitl.ActionReassign, blocks.ReassignModal), // reminder.go
 	}
 	for i := range blocks.MaxButtonChoices {

@@ -33,6 +33,9 @@ func (b *Bot) registerViews() {
 		blocks.CallbackEdit: answer(func(_ *hitl.Question, s blocks.Submission) hitl.Response {
 			return hitl.Response{Value: hitl.Approve, Edited: s.Value}
 		}),
+		blocks.CallbackReply: answer(func(_ *hitl.Question, s blocks.Submission) hitl.Response {
+			return hitl.Response{Value: hitl.Reply, Text: s.Value}
+		}),
 		blocks.CallbackChoices:  answer(chosen),
 		blocks.CallbackReassign: b.reassign,
 	}
@@ -44,6 +47,7 @@ var inputBlock = map[string]string{
 	blocks.CallbackDeny:     blocks.BlockReason,
 	blocks.CallbackApprove:  blocks.BlockMessage,
 	blocks.CallbackEdit:     blocks.BlockEdited,
+	blocks.CallbackReply:    blocks.BlockReply,
 	blocks.CallbackChoices:  blocks.BlockChoices,
 	blocks.CallbackReassign: blocks.BlockReassign,
 }

@@ -15,6 +15,7 @@ const (
 	decisionDeny     = "deny"
 	decisionAlways   = "always" // "Approve & always"
 	decisionEdited   = "edited" // approve the edited input
+	decisionReply    = "reply"  // text for the agent instead of a verdict
 	maxBatchQuestion = 100
 )
 
@@ -53,8 +54,10 @@ func response(q *hitl.Question, form map[string][]string) (hitl.Response, error)
 		return hitl.Response{Value: hitl.Approve, Always: true}, nil
 	case decisionEdited:
 		return hitl.Response{Value: hitl.Approve, Edited: get("edited")}, nil
+	case decisionReply:
+		return hitl.Response{Value: hitl.Reply, Text: get("reply")}, nil
 	default:
-		return hitl.Response{}, hitl.Errorf(hitl.EINVALID, "decision %q is unknown: approve, approve_message, deny, always or edited", d)
+		return hitl.Response{}, hitl.Errorf(hitl.EINVALID, "decision %q is unknown: approve, approve_message, deny, always, edited or reply", d)
 	}
 }
 
@@ -78,6 +81,8 @@ func answered(q *hitl.Question) answerResult {
 		res.Message = fmt.Sprintf("Your approval of %s is counted: %s.", q.ID, q.Tally())
 	case q.Sensitive:
 		res.Message = fmt.Sprintf("Answered %s. The answer is sensitive and is not shown.", q.ID)
+	case q.Response.Replied():
+		res.Message = fmt.Sprintf("Replied to %s (not approved): %s", q.ID, q.Response.Text)
 	default:
 		res.Message = fmt.Sprintf("Answered %s: %s.", q.ID, q.Response.String())
 	}
