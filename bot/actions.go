@@ -17,6 +17,9 @@ type click struct {
 	triggerID string
 	actionID  string
 	action    blocks.Action
+	// viewID and viewHash name the modal a click came from (batch.go's
+	// page buttons); empty for a message or App Home.
+	viewID, viewHash string
 }
 
 type actionHandler func(ctx context.Context, c click, q *hitl.Question) error
@@ -63,6 +66,9 @@ func (b *Bot) onBlockActions(ctx context.Context, cb slack.InteractionCallback) 
 		c := click{user: cb.User.ID, channel: cb.Container.ChannelID, messageTS: cb.Container.MessageTs, triggerID: cb.TriggerID, actionID: a.ActionID}
 		if c.channel == "" {
 			c.channel = cb.Channel.ID
+		}
+		if cb.Container.Type == "view" {
+			c.viewID, c.viewHash = cb.View.ID, cb.View.Hash
 		}
 		value := a.Value
 		if a.SelectedOption.Value != "" {

@@ -67,8 +67,11 @@ func chosen(q *hitl.Question, s blocks.Submission) hitl.Response {
 // goes back in the ack as response_action "errors", shown under the input,
 // and the modal stays open; success closes it.
 func (b *Bot) onViewSubmission(ctx context.Context, cb slack.InteractionCallback) any {
-	if cb.View.CallbackID == blocks.CallbackEscalate || cb.View.CallbackID == blocks.CallbackRedirect {
+	switch cb.View.CallbackID {
+	case blocks.CallbackEscalate, blocks.CallbackRedirect:
 		return b.onSteerSubmission(ctx, cb)
+	case blocks.CallbackBatch:
+		return b.onBatchSubmission(ctx, cb) // batch.go
 	}
 	h, ok := b.views[cb.View.CallbackID]
 	if !ok {

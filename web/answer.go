@@ -10,13 +10,12 @@ import (
 
 // Decisions an approval's buttons post (field "decision").
 const (
-	decisionApprove  = "approve"
-	decisionMessage  = "approve_message" // "Approve with message"
-	decisionDeny     = "deny"
-	decisionAlways   = "always" // "Approve & always"
-	decisionEdited   = "edited" // approve the edited input
-	decisionReply    = "reply"  // text for the agent instead of a verdict
-	maxBatchQuestion = 100
+	decisionApprove = "approve"
+	decisionMessage = "approve_message" // "Approve with message"
+	decisionDeny    = "deny"
+	decisionAlways  = "always" // "Approve & always"
+	decisionEdited  = "edited" // approve the edited input
+	decisionReply   = "reply"  // text for the agent instead of a verdict
 )
 
 // response reads an answer form for q: an approval's decision with its
@@ -123,27 +122,19 @@ type resultView struct {
 	Message string
 }
 
-// handleBatch serves POST /batch: approve or deny the selected questions,
-// each decided by the same rules as if answered alone, with a result per
-// question.
+// handleBatch serves POST /batch ("Approve selected", "Deny selected"):
+// each selected approval is answered by the root's one answer path, as if
+// answered alone, with a result per approval.
 func (h *Handler) handleBatch(w http.ResponseWriter, r *http.Request, s *session) {
-	ids := r.PostForm["id"]
-	d := r.PostForm.Get("decision")
-	switch {
-	case len(ids) == 0:
-		h.fail(w, r, hitl.Errorf(hitl.EINVALID, "select the questions to answer first"))
-		return
-	case len(ids) > maxBatchQuestion:
-		h.fail(w, r, hitl.Errorf(hitl.EINVALID, "select at most %d questions at once", maxBatchQuestion))
-		return
-	case d != decisionApprove && d != decisionDeny:
-		h.fail(w, r, hitl.Errorf(hitl.EINVALID, "a batch approves or denies: decision %q is unknown", d))
+	ids, err := hitl.BatchIDs(r.PostForm["id"])
+	if err != nil {
+		h.fail(w, r, err)
 		return
 	}
-	// Typed: the root refuses it for a question that is not an approval.
-	resp := hitl.Response{Type: hitl.ApprovalResponse, Value: hitl.Approve}
-	if d == decisionDeny {
-		resp = hitl.Response{Type: hitl.ApprovalResponse, Value: hitl.Deny, Text: strings.TrimSpace(r.PostForm.Get("reason"))}
+	resp, err := hitl.BatchResponse(r.PostForm.Get("decision"), r.PostForm.Get("reason"))
+	if err != nil {
+		h.fail(w, r, err)
+		return
 	}
 	results := make([]answerResult, 0, len(ids))
 	for _, id := range ids {
