@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"net/http"
 	"net/url"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -134,6 +135,23 @@ func TestSlackBatchApproval(t *testing.T) {
 		assert.Contains(t, string(report.Blocks), qs[4].ID+"` — question "+qs[4].ID+" was already answered by slack:U0BOB")
 		assert.Len(t, listed(t, report), 7, "the next page: the six passed over and the deploy that waits for a second approver")
 
+		t.Run("the same approver selecting the quorum item again is refused, not counted twice", func(t *testing.T) {
+			e.click(t, "U0ALICE", live, blocks.ActionReview)
+			require.Eventually(t, func() bool { v, _ := e.srv.LastView(); return v.User == "U0ALICE" && v.ID != view.ID }, 10*time.Second, 5*time.Millisecond)
+			again, _ := e.srv.LastView()
+			at := slices.Index(listed(t, again), qs[2].ID)
+			require.GreaterOrEqual(t, at, 0)
+			values := picks(at)
+			values[blocks.BlockBatchDecision] = map[string]string{blocks.InputActionID: hitl.Approve}
+			_, err := e.srv.SendInteractive(e.ctx, e.srv.ViewSubmission("U0ALICE", again, values))
+			require.NoError(t, err)
+			report, _ := e.srv.LastView()
+			assert.Contains(t, string(report.Blocks), "Refused 1")
+			assert.Contains(t, string(report.Blocks), "slack:U0ALICE already approved "+qs[2].ID)
+			got := question(t, m, qs[2].ID)
+			assert.True(t, got.Pending())
+			assert.Len(t, got.Approvals, 1)
+		})
 		t.Run("the second approver's batch meets the quorum", func(t *testing.T) {
 			e.click(t, "U0BOB", live, blocks.ActionReview)
 			require.Eventually(t, func() bool { v, _ := e.srv.LastView(); return v.User == "U0BOB" }, 10*time.Second, 5*time.Millisecond)
@@ -178,8 +196,9 @@ func TestSlackBatchApproval(t *testing.T) {
 			assert.Contains(t, string(report.Blocks), "is not one of the approvers")
 		})
 		t.Run("nothing selected keeps the modal open and says so", func(t *testing.T) {
+			opened := len(e.srv.OpenedViews())
 			e.click(t, "U0ALICE", live, blocks.ActionReview)
-			require.Eventually(t, func() bool { v, _ := e.srv.LastView(); return v.User == "U0ALICE" && v.ID != view.ID }, 10*time.Second, 5*time.Millisecond)
+			require.Eventually(t, func() bool { return len(e.srv.OpenedViews()) > opened }, 10*time.Second, 5*time.Millisecond)
 			v, _ := e.srv.LastView()
 			ack, err := e.srv.SendInteractive(e.ctx, e.srv.ViewSubmission("U0ALICE", v, map[string]map[string]string{
 				blocks.BlockBatchDecision: {blocks.InputActionID: hitl.Approve}}))
