@@ -19,7 +19,7 @@ const (
 // counted.
 const AlertWindow = time.Hour
 
-// Defaults of AlertConfig (seed 001: timeout rate above 20 %, blocking
+// Defaults of AlertConfig (docs/operations.md#metrics-stats-and-alerts: timeout rate above 20 %, blocking
 // questions unanswered for more than an hour).
 const (
 	DefaultAlertTimeoutRate        = 0.2
@@ -28,7 +28,7 @@ const (
 	DefaultAlertCreationErrors     = 1
 )
 
-// AlertConfig configures seed 001's three alerts. Zero fields take the
+// AlertConfig configures the three alerts (docs/operations.md#metrics-stats-and-alerts). Zero fields take the
 // defaults above.
 type AlertConfig struct {
 	// Channel is the Slack channel alerts are posted to ("" posts none;
@@ -103,7 +103,7 @@ type AlertInputs struct {
 	CreationErrors int
 }
 
-// Evaluate is seed 001's alert rule: which alerts hold at in.Now. It
+// Evaluate is the alert rule (docs/operations.md#metrics-stats-and-alerts): which alerts hold at in.Now. It
 // returns the changes against active (the alerts active now, by name): a
 // started alert for each that holds and is not active, a cleared one for
 // each active alert that no longer holds, in name order. An alert that

@@ -16,7 +16,7 @@ const alertLog = "#alerts"
 // QuestionTypes lists the question types, in the order docs show them.
 var QuestionTypes = []QuestionType{Blocking, NonBlocking, Approval, ErrorRecovery}
 
-// Alerts watches seed 001's three alerts: it follows the event log for
+// Alerts watches the three alerts (docs/operations.md#metrics-stats-and-alerts): it follows the event log for
 // settled questions (a window of the last AlertWindow, by type) and for
 // the alert changes other replicas logged, looks at
 // the oldest pending blocking question and the service's failed

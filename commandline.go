@@ -21,9 +21,19 @@ type CommandLine struct {
 	// kept as their source text with Literal false.
 	Writes []ShellWord
 	Reads  []ShellWord
-	// Opaque lists constructs whose effect the parser cannot see through
-	// (coprocesses, for example): the line asks.
-	Opaque []string
+	// Opaque lists every node of the line's syntax tree whose effect
+	// the policy does not model completely (arithmetic, [[ ]], loops,
+	// function definitions, expansions with operators, extglob, any node
+	// kind the parser adds later…): the line is never allowed by a rule
+	// and never learnable; a person sees it as "not understood".
+	Opaque []ShellOpaque
+}
+
+// ShellOpaque is one node the policy does not understand: its source
+// text and what kind of node it is, in words a person reads.
+type ShellOpaque struct {
+	Text string
+	What string
 }
 
 // ShellCommand is one simple command: its assignments (FOO=bar) and words.
@@ -40,6 +50,12 @@ type ShellWord struct {
 	Value   string
 	Text    string
 	Literal bool
+}
+
+// Tilde reports whether w starts with an unquoted ~ or ~user, which the
+// shell replaces with a home directory.
+func (w ShellWord) Tilde() bool {
+	return w.Literal && len(w.Text) > 0 && w.Text[0] == '~'
 }
 
 // Text is the command as one canonical line: assignments and words in
@@ -75,4 +91,31 @@ func (c ShellCommand) Dynamic() bool {
 		}
 	}
 	return false
+}
+
+// Files are the paths a line's parts name as files, as the policy reads
+// them (cleaned; ~ expanded with home when it is known): what its
+// redirections write and read and what its commands' options write. The
+// edges on the agent's machine resolve their symlinks (Operation.Paths).
+func (l *CommandLine) Files(home string) []string {
+	var out []string
+	add := func(w ShellWord) {
+		if !w.Literal {
+			return
+		}
+		if fp := normalisePath(w.Value, w.Tilde(), home); !fp.homeUnknown && fp.value != "" {
+			out = append(out, fp.value)
+		}
+	}
+	for _, c := range l.Commands {
+		for _, w := range understand(c).writes {
+			add(w)
+		}
+	}
+	for _, ws := range [][]ShellWord{l.Writes, l.Reads} {
+		for _, w := range ws {
+			add(w)
+		}
+	}
+	return out
 }

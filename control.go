@@ -5,7 +5,7 @@ import (
 	"time"
 )
 
-// Seed 000's intervention protocol: controllers send REQUESTs on the
+// The intervention protocol (docs/protocol.md#steering): controllers send REQUESTs on the
 // loop:control topic (schema 0) and get an ACK as soon as the request is
 // durably received, then a RESULT once the state change is committed.
 
@@ -30,8 +30,8 @@ const (
 	MessageResult  MessageType = "RESULT"
 )
 
-// Command is what a REQUEST asks of a run: seed 000's four, plus seed
-// 003's redirect (a new instruction).
+// Command is what a REQUEST asks of a run: pause, resume, cancel,
+// escalate, plus redirect (a new instruction; docs/protocol.md#steering).
 type Command string
 
 const (
@@ -45,7 +45,7 @@ const (
 // Commands lists the commands, in the order help shows them.
 var Commands = []Command{CommandPause, CommandResume, CommandCancel, CommandEscalate, CommandRedirect}
 
-// RESULT statuses and codes (seed 000), plus forbidden for a controller
+// RESULT statuses and codes (docs/protocol.md#steering), plus forbidden for a controller
 // the rules refuse and unsupported for a command the run's agent cannot
 // carry out.
 const (
@@ -84,7 +84,7 @@ type ControlPayload struct {
 }
 
 // ControlMessage is one message on loop:control, with seed 000's field
-// names.
+// names (docs/protocol.md#steering).
 type ControlMessage struct {
 	Schema    int            `json:"schema"`
 	Type      MessageType    `json:"type"`
@@ -95,7 +95,7 @@ type ControlMessage struct {
 	Payload   ControlPayload `json:"payload"`
 }
 
-// Timestamp formats t as seed 000 does: ISO 8601 UTC to the second.
+// Timestamp formats t as docs/protocol.md#steering does: ISO 8601 UTC to the second.
 func Timestamp(t time.Time) string { return t.UTC().Format("2006-01-02T15:04:05Z") }
 
 // reply returns the ACK or RESULT that answers m, at now.

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -42,7 +43,7 @@ func (w *writeCounter) UpdateRun(ctx context.Context, id string, fn func(*hitl.R
 	return w.Store.UpdateRun(ctx, id, fn)
 }
 
-func (w *writeCounter) SteerRun(ctx context.Context, id, req string, fn func(*hitl.Run, *hitl.ControlRecord) (hitl.RunUpdate, error)) (*hitl.Run, error) {
+func (w *writeCounter) SteerRun(ctx context.Context, id string, req hitl.ControlKey, fn func(*hitl.Run, *hitl.ControlRecord) (hitl.RunUpdate, error)) (*hitl.Run, error) {
 	w.add()
 	w.mu.Lock()
 	fail := w.failSteer
@@ -179,14 +180,18 @@ func TestControlDedup(t *testing.T) {
 		withResult bool
 		started    time.Duration // how long before the retry the service started
 		want       string        // "cached", "duplicate" or "new"
+		by         string        // who sent the stored request ("": controller, the retry's sender)
 	}{
-		{"carried out within the window: the cached RESULT", 4 * time.Minute, true, time.Hour, "cached"},
-		{"carried out exactly DedupWindow ago: still cached", hitl.DedupWindow, true, time.Hour, "cached"},
-		{"carried out before the window: new", hitl.DedupWindow + time.Nanosecond, true, time.Hour, "new"},
-		{"in flight since this service started (an older replica): duplicate", time.Minute, false, 2 * time.Minute, "duplicate"},
-		{"in flight from exactly when it started: duplicate", time.Minute, false, time.Minute, "duplicate"},
-		{"in flight from before a restart: cut off, carried out", time.Minute, false, 30 * time.Second, "new"},
-		{"in flight before the window: new", hitl.DedupWindow + time.Second, false, time.Hour, "new"},
+		{"carried out within the window: the cached RESULT", 4 * time.Minute, true, time.Hour, "cached", ""},
+		{"carried out exactly DedupWindow ago: still cached", hitl.DedupWindow, true, time.Hour, "cached", ""},
+		{"carried out before the window: new", hitl.DedupWindow + time.Nanosecond, true, time.Hour, "new", ""},
+		{"in flight since this service started (an older replica): duplicate", time.Minute, false, 2 * time.Minute, "duplicate", ""},
+		{"in flight from exactly when it started: duplicate", time.Minute, false, time.Minute, "duplicate", ""},
+		{"in flight from before a restart: cut off, carried out", time.Minute, false, 30 * time.Second, "new", ""},
+		{"in flight before the window: new", hitl.DedupWindow + time.Second, false, time.Hour, "new", ""},
+		{"another principal's, carried out within the window: new", 4 * time.Minute, true, time.Hour, "new", "api:ops2"},
+		{"another principal's, in flight since this service started: new", time.Minute, false, 2 * time.Minute, "new", "api:ops2"},
+		{"another local user's on a tokenless server (one principal): cached", 4 * time.Minute, true, time.Hour, "cached", "local:alice"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			e := newControlEnv(t)
@@ -195,7 +200,14 @@ func TestControlDedup(t *testing.T) {
 			e.clock.Set(retryAt.Add(-tc.started))
 			// the service starts serving control requests now
 			e.send(t, controller, "req-start", hitl.CommandRedirect, "loop-1", hitl.ControlPayload{Instruction: "x"})
-			rec := hitl.ControlRecord{RequestID: "req-1", RunID: "loop-1", Command: hitl.CommandEscalate, At: retryAt.Add(-tc.age)}
+			sender, by := controller, controller.ID
+			if tc.by != "" {
+				by = tc.by
+			}
+			if strings.HasPrefix(by, "local:") {
+				sender = hitl.LocalPrincipal("bob")
+			}
+			rec := hitl.ControlRecord{RequestID: "req-1", RunID: "loop-1", Command: hitl.CommandEscalate, By: by, At: retryAt.Add(-tc.age)}
 			if tc.withResult {
 				rec.Result = &hitl.ControlMessage{Type: hitl.MessageResult, RequestID: "req-1", Command: hitl.CommandEscalate,
 					Payload: hitl.ControlPayload{Status: hitl.ResultSuccess, Message: "Escalated to opus"}}
@@ -205,7 +217,7 @@ func TestControlDedup(t *testing.T) {
 			})
 			require.NoError(t, err)
 			e.clock.Set(retryAt)
-			msgs := e.send(t, controller, "req-1", hitl.CommandPause, "loop-1", hitl.ControlPayload{})
+			msgs := e.send(t, sender, "req-1", hitl.CommandPause, "loop-1", hitl.ControlPayload{})
 			switch p := result(t, msgs); tc.want {
 			case "cached":
 				require.Len(t, msgs, 1)

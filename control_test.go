@@ -196,12 +196,60 @@ func TestControlErrors(t *testing.T) {
 	})
 }
 
-// inflight stores request id as received and not carried out, as an
-// older hitl did before the command's commit (seed 000's "in flight").
+// TestControlRequestIDsPerPrincipal: seed 000's request ids deduplicate
+// per principal. The same principal's retry gets the cached RESULT alone;
+// another principal's request with the same id is a new request (ACK and
+// a RESULT of its own), which never sees the first one's RESULT, and a
+// refusal is not cached for anyone else. The local principals of a
+// tokenless server are one.
+func TestControlRequestIDsPerPrincipal(t *testing.T) {
+	other := hitl.TokenPrincipal("ops2", []hitl.Scope{hitl.ScopeControl}, "")
+	for _, c := range []struct {
+		name          string
+		first, second hitl.Principal
+		firstStatus   string
+		retry         bool   // second gets the first's RESULT alone
+		code          string // else second's own RESULT code ("" success)
+	}{
+		{"the same principal's retry gets the cached RESULT", controller, controller, hitl.ResultSuccess, true, ""},
+		{"another controller's request with the id is carried out anew", controller, other, hitl.ResultSuccess, false, hitl.CodeInvalidState},
+		{"a refusal is not cached for another principal", loopAgent, controller, hitl.ResultFailure, false, ""},
+		{"a refused principal never sees another's RESULT", controller, loopAgent, hitl.ResultSuccess, false, hitl.CodeForbidden},
+		{"the refused principal's own retry gets its refusal", loopAgent, loopAgent, hitl.ResultFailure, true, ""},
+		{"a tokenless server's local principals are one", hitl.LocalPrincipal("alice"), hitl.LocalPrincipal("bob"), hitl.ResultSuccess, true, ""},
+		{"a token speaking for a Slack user is not that Slack user", hitl.TokenPrincipal("bot", []hitl.Scope{hitl.ScopeControl}, "U0OPS"),
+			hitl.TokenPrincipal("U0OPS-cli", []hitl.Scope{hitl.ScopeControl}, "U0OPS"), hitl.ResultSuccess, false, hitl.CodeInvalidState},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			e := newControlEnv(t)
+			e.state(t, "loop-1", 1, "haiku")
+			first := e.send(t, c.first, "req-1", hitl.CommandPause, "loop-1", hitl.ControlPayload{})
+			require.Len(t, first, 2, "ACK and RESULT")
+			require.Equal(t, c.firstStatus, result(t, first).Status)
+			e.clock.Add(time.Minute)
+			second := e.send(t, c.second, "req-1", hitl.CommandPause, "loop-1", hitl.ControlPayload{})
+			if c.retry {
+				require.Len(t, second, 1, "only the cached RESULT")
+				assert.Equal(t, first[1], second[0])
+				return
+			}
+			require.Len(t, second, 2, "a new request: its own ACK and RESULT")
+			assert.Equal(t, hitl.MessageAck, second[0].Type)
+			got := result(t, second)
+			assert.Equal(t, c.code, got.Code, got.Message)
+			assert.NotEqual(t, first[1].Payload, got, "not the first one's RESULT")
+			assert.Equal(t, hitl.Timestamp(e.clock.Now()), second[1].Timestamp, "given now")
+		})
+	}
+}
+
+// inflight stores controller's request id as received and not carried
+// out, as an older hitl did before the command's commit (seed 000's "in
+// flight").
 func inflight(t *testing.T, st hitl.Store, id, run string, at time.Time) {
 	t.Helper()
 	_, err := st.UpdateRun(context.Background(), run, func(*hitl.Run) (hitl.RunUpdate, error) {
-		return hitl.RunUpdate{Control: &hitl.ControlRecord{RequestID: id, RunID: run, Command: hitl.CommandPause, At: at}}, nil
+		return hitl.RunUpdate{Control: &hitl.ControlRecord{RequestID: id, RunID: run, Command: hitl.CommandPause, By: controller.ID, At: at}}, nil
 	})
 	require.NoError(t, err)
 }

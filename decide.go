@@ -1,6 +1,7 @@
 package hitl
 
 import (
+	"path"
 	"slices"
 	"strings"
 	"time"
@@ -19,7 +20,8 @@ type Decision struct {
 	// Learnable says a person may answer "approve and always allow": the
 	// configured policy asks with no approvers and a quorum of one, and
 	// the operation is one exact thing (for a command line, one simple
-	// command with nothing computed when it runs and no redirection).
+	// fully understood command with safe arguments, no redirection, that
+	// no friction rule matches in any spelling: see commandParts).
 	Learnable bool `json:"learnable,omitempty"`
 	// learn is what a learned rule would hold.
 	learn *LearnedRuleKey
@@ -67,7 +69,7 @@ const (
 
 // Decider applies the policy: configured rules first (the first match
 // wins), then, only where they ask with no approvers and a quorum of one,
-// a learned rule for exactly the operation, then seed 003's default. A
+// a learned rule for exactly the operation, then the default policy (docs/policies.md). A
 // shell operation is decided part by part (see CommandLine): allowed only
 // when every part is allowed, denied when any part is denied, asked
 // otherwise.
@@ -84,11 +86,23 @@ type Decider struct {
 // Decide decides op. Its error is the learned-rule lookup's.
 func (d Decider) Decide(op Operation) (Decision, error) {
 	if op.Type != OpShell {
-		dec, err := d.single(op)
+		var dec Decision
+		var err error
+		teach := true
+		if isFileOp(op.Type) && op.Resource != "" {
+			fp := normalisePath(op.Resource, true, op.Home)
+			op.Resource = fp.value
+			var p partDecision
+			p, err = d.path(op, op.Type, fp, op.Resource)
+			dec = Decision{Effect: p.Effect, Rule: p.Rule, Approvers: p.approvers, Quorum: p.quorum}
+			teach = !fp.homeUnknown && !fp.network
+		} else {
+			dec, err = d.single(op)
+		}
 		if err != nil {
 			return Decision{}, err
 		}
-		if dec.teachable() {
+		if teach && dec.teachable() {
 			dec.Learnable = true
 			dec.learn = &LearnedRuleKey{Agent: op.Agent, OpType: op.Type, Resource: op.Resource}
 		}
@@ -162,9 +176,16 @@ func (d Decider) learned(op Operation, dec Decision) (Decision, error) {
 	return Decision{Effect: EffectAllow, Rule: r.Name()}, nil
 }
 
+func isFileOp(t OpType) bool {
+	return t == OpFileRead || t == OpFileWrite || t == OpFileDelete
+}
+
 // commandParts decides each part of a command line. single is the line's
-// one simple command when that is all it is (nothing computed when it
-// runs, no redirection): the only kind of line a person may teach.
+// one simple command when that is all it is and it is fully understood
+// (no opaque node, literal words, no assignment, arguments the table
+// knows safe, no redirection, no file its arguments write) and no
+// friction rule matches it generously: the only kind of line a person
+// may teach.
 func (d Decider) commandParts(op Operation, depth int) (parts []partDecision, single *ShellCommand, err error) {
 	opaque := func(text, reason string) {
 		parts = append(parts, partDecision{DecisionPart: DecisionPart{Kind: PartOpaque, Text: text, Effect: EffectAsk, Rule: "default", Reason: reason}})
@@ -179,33 +200,47 @@ func (d Decider) commandParts(op Operation, depth int) (parts []partDecision, si
 	}
 	line, perr := d.Parse(op.Resource)
 	if perr != nil {
-		// A deny rule that matches the raw line still denies.
-		p, err := d.part(op, PartCommand, op.Resource)
-		if err != nil {
+		// A deny or friction rule that matches the raw line, read
+		// generously, still applies.
+		p := partDecision{DecisionPart: DecisionPart{Kind: PartOpaque, Text: op.Resource, Effect: EffectAsk, Rule: "default",
+			Reason: "not understood: it does not parse as a shell command line, so its parts cannot be checked"}}
+		if err := d.frictionFor(op, strings.Fields(op.Resource), &p); err != nil {
 			return nil, nil, err
 		}
-		if p.Effect == EffectDeny {
-			parts = append(parts, p)
-		}
-		opaque(op.Resource, "does not parse as a shell command line, so its parts cannot be checked")
+		parts = append(parts, p)
 		return parts, nil, nil
 	}
 	if len(line.Commands) == 0 && len(line.Writes) == 0 && len(line.Reads) == 0 {
-		opaque(op.Resource, "runs no command")
+		opaque(op.Resource, "not understood: it runs no command")
 	}
-	for _, what := range line.Opaque {
-		opaque(op.Resource, "has "+what+", which the policy cannot see through")
+	for _, o := range line.Opaque {
+		opaque(o.Text, "not understood: "+o.What)
 	}
+	changesDir := false
+	var views []commandView
 	for _, c := range line.Commands {
-		text := c.Text()
-		p, err := d.part(op, PartCommand, text)
+		v := understand(c)
+		views = append(views, v)
+		if len(c.Args) > 0 && (c.Args[0].Value == "cd" || c.Args[0].Value == "pushd" || c.Args[0].Value == "popd") {
+			changesDir = true
+		}
+	}
+	for i, c := range line.Commands {
+		v := views[i]
+		p, err := d.part(op, PartCommand, v.match.Text())
 		if err != nil {
 			return nil, nil, err
 		}
-		if why := opaqueCommand(c); why != "" && p.Effect != EffectDeny {
-			p.Kind, p.Effect, p.Rule, p.Reason, p.approvers, p.quorum = PartOpaque, EffectAsk, "default", why, nil, 0
+		p.Text = c.Text()
+		if v.why != "" {
+			if p.Effect == EffectDeny {
+				p.Kind, p.Reason = PartOpaque, "not understood ("+v.why+"), and "+p.Reason
+			} else {
+				p.Kind, p.Effect, p.Rule, p.Reason, p.approvers, p.quorum = PartOpaque, EffectAsk, "default", "not understood: "+v.why, nil, 0
+			}
 			// The script of sh -c '…' is looked into as well: a part
-			// of it that is denied denies the line (it still asks).
+			// of it that is denied or needs approvers decides the line
+			// (it still asks).
 			if script, ok := shellScript(c); ok && depth < 3 {
 				inner := op
 				inner.Resource = script
@@ -214,63 +249,215 @@ func (d Decider) commandParts(op Operation, depth int) (parts []partDecision, si
 					return nil, nil, err
 				}
 				for _, n := range nested {
-					if n.Effect == EffectDeny {
+					if n.Effect == EffectDeny || len(n.approvers) > 0 || n.quorum > 1 {
 						parts = append(parts, n)
 					}
 				}
 			}
 		}
-		tee := teeFiles(c)
-		if tee != nil && p.Effect == EffectAsk && p.Rule == "default" && !c.Dynamic() && len(c.Assigns) == 0 {
+		if v.why == "" && len(v.match.Args) > 0 && v.match.Args[0].Value == "tee" && p.Effect == EffectAsk && p.Rule == "default" {
 			p.Effect, p.Reason = EffectAllow, "tee only writes its files, each decided as a file write"
 		}
+		words := make([]string, 0, len(c.Assigns)+len(c.Args))
+		for _, ws := range [][]ShellWord{c.Assigns, c.Args} {
+			for _, w := range ws {
+				words = append(words, w.Value)
+			}
+		}
+		if err := d.frictionFor(op, words, &p); err != nil {
+			return nil, nil, err
+		}
 		parts = append(parts, p)
-		for _, w := range tee {
-			if err := d.file(op, OpFileWrite, w, &parts); err != nil {
+		for _, w := range v.writes {
+			if err := d.file(op, OpFileWrite, w, changesDir, &parts); err != nil {
 				return nil, nil, err
 			}
 		}
 	}
 	for _, w := range line.Writes {
-		if err := d.file(op, OpFileWrite, w, &parts); err != nil {
+		if err := d.file(op, OpFileWrite, w, changesDir, &parts); err != nil {
 			return nil, nil, err
 		}
 	}
 	for _, w := range line.Reads {
-		if err := d.file(op, OpFileRead, w, &parts); err != nil {
+		if err := d.file(op, OpFileRead, w, changesDir, &parts); err != nil {
 			return nil, nil, err
 		}
 	}
-	if len(line.Commands) == 1 && len(line.Writes) == 0 && len(line.Reads) == 0 && len(line.Opaque) == 0 &&
-		!line.Commands[0].Dynamic() && len(parts) == 1 && parts[0].Kind == PartCommand {
-		c := line.Commands[0]
+	// Exactly one part, a command the policy understands: an opaque
+	// node or command, a file written or read, each is a part of its
+	// own; friction that matched made it deny or ask with people, which
+	// teachable() refuses.
+	if len(parts) == 1 && parts[0].Kind == PartCommand {
+		c := views[0].match
 		single = &c
 	}
 	return parts, single, nil
 }
 
+// frictionFor applies the friction rules that match the command's words
+// generously to p, when they add more friction than p has: a deny beats
+// everything; approvers or a quorum beat an allow or a plain ask.
+func (d Decider) frictionFor(op Operation, words []string, p *partDecision) error {
+	var read []spelling
+	for _, r := range d.Rules {
+		if !r.friction() {
+			continue
+		}
+		if read == nil {
+			read = readings(words)
+		}
+		if !r.matchesGenerously(op, words, read) {
+			continue
+		}
+		if r.Effect == EffectDeny {
+			if p.Effect != EffectDeny {
+				p.Effect, p.Rule, p.approvers, p.quorum = EffectDeny, r.Name, nil, 0
+				p.Reason = "rule " + r.Name + " (it matches every spelling of the command)"
+			}
+			return nil
+		}
+		if p.Effect == EffectDeny {
+			continue
+		}
+		if p.Effect == EffectAllow || len(p.approvers) == 0 && p.quorum <= 1 || r.Quorum > p.quorum {
+			p.Effect, p.Rule, p.approvers, p.quorum = EffectAsk, r.Name, r.Approvers, r.Quorum
+			p.Reason = "rule " + r.Name + " (it matches every spelling of the command)"
+		}
+	}
+	return nil
+}
+
 // file decides a file a command line writes or reads, as the file_write
 // or file_read operation it is. The terminal's own files are no files.
-func (d Decider) file(op Operation, t OpType, w ShellWord, parts *[]partDecision) error {
-	if w.Literal && slices.Contains([]string{"/dev/null", "/dev/stdout", "/dev/stderr", "/dev/stdin", "/dev/tty"}, w.Value) {
-		return nil
-	}
+// A relative path in a line that changes directory names a file the
+// policy cannot place: it asks.
+func (d Decider) file(op Operation, t OpType, w ShellWord, changesDir bool, parts *[]partDecision) error {
 	kind := PartWrite
 	if t == OpFileRead {
 		kind = PartRead
 	}
-	fop := Operation{Type: t, Risk: op.Risk, Resource: w.Value, Agent: op.Agent, Description: op.Description, Prompted: op.Prompted}
-	dec, err := d.single(fop)
+	if !w.Literal {
+		p := partDecision{DecisionPart: DecisionPart{Kind: kind, Text: w.Text, Effect: EffectAsk, Rule: "default", Reason: "the path is computed when the command runs"}}
+		fop := op
+		fop.Type = t
+		fop.Resource = w.Value
+		dec, err := d.single(fop)
+		if err != nil {
+			return err
+		}
+		if dec.Effect == EffectDeny || len(dec.Approvers) > 0 || dec.Quorum > 1 {
+			p.Effect, p.Rule, p.approvers, p.quorum, p.Reason = dec.Effect, dec.Rule, dec.Approvers, dec.Quorum, orReason("", dec)
+		}
+		*parts = append(*parts, p)
+		return nil
+	}
+	fp := normalisePath(w.Value, w.Tilde(), op.Home)
+	if slices.Contains(terminalFiles, fp.value) {
+		return nil
+	}
+	p, err := d.path(op, t, fp, w.Text)
 	if err != nil {
 		return err
 	}
-	p := partDecision{DecisionPart: DecisionPart{Kind: kind, Text: w.Text, Effect: dec.Effect, Rule: dec.Rule}, approvers: dec.Approvers, quorum: dec.Quorum}
-	if !w.Literal && p.Effect == EffectAllow {
-		p.Effect, p.Rule, p.Reason, p.approvers, p.quorum = EffectAsk, "default", "the path is computed when the command runs", nil, 0
+	p.Kind = kind
+	if changesDir && !path.IsAbs(fp.value) && !fp.homeUnknown && p.Effect == EffectAllow {
+		p.Effect, p.Rule, p.Reason, p.approvers, p.quorum = EffectAsk, "default", "the line changes directory, so the relative path "+fp.value+" cannot be placed", nil, 0
 	}
-	p.Reason = orReason(p.Reason, dec)
 	*parts = append(*parts, p)
 	return nil
+}
+
+// path decides a normalised path for an operation of type t: the rules
+// see the cleaned path; a path under an unknown home is never allowed but
+// meets the friction rules written for home directories; /dev/tcp is the
+// network.
+func (d Decider) path(op Operation, t OpType, fp filePath, text string) (partDecision, error) {
+	if fp.network {
+		return partDecision{DecisionPart: DecisionPart{Kind: PartOpaque, Text: text, Effect: EffectAsk, Rule: "default",
+			Reason: "not understood: " + fp.value + " opens a network connection"}}, nil
+	}
+	p, err := d.pathAs(op, t, fp, text, false)
+	if err != nil {
+		return p, err
+	}
+	if real, ok := op.Paths[fp.value]; ok && path.IsAbs(real) && path.Clean(real) != fp.value {
+		// The agent's machine resolved its symlinks: the path is decided
+		// as what it leads to as well, and the stricter decision holds
+		// (what an edge says of a path only ever adds friction).
+		rp := normalisePath(real, false, "")
+		text = text + " (" + rp.value + ")"
+		if rp.network && p.Effect != EffectDeny {
+			return partDecision{DecisionPart: DecisionPart{Kind: PartOpaque, Text: text, Effect: EffectAsk, Rule: "default",
+				Reason: "not understood: " + rp.value + " opens a network connection"}}, nil
+		}
+		q, err := d.pathAs(op, t, rp, text, true)
+		if err != nil {
+			return q, err
+		}
+		if stricter(p, q) {
+			q.DecisionPart = p.DecisionPart
+			q.Text, q.Reason = text, p.Reason
+			q.approvers, q.quorum = p.approvers, p.quorum
+		}
+		return q, nil
+	}
+	return p, nil
+}
+
+// stricter reports whether a gives more friction than b: deny, then an
+// ask with a larger quorum or with approvers, then an ask, then allow.
+func stricter(a, b partDecision) bool {
+	rank := func(p partDecision) int {
+		switch {
+		case p.Effect == EffectDeny:
+			return 1000
+		case p.Effect == EffectAsk && (p.quorum > 1 || len(p.approvers) > 0):
+			return 10 + p.quorum
+		case p.Effect == EffectAsk:
+			return 1
+		}
+		return 0
+	}
+	return rank(a) > rank(b)
+}
+
+// pathAs decides one normalised path (linked: it is what a symlink leads
+// to, shown as it is).
+func (d Decider) pathAs(op Operation, t OpType, fp filePath, text string, linked bool) (partDecision, error) {
+	fop := Operation{Type: t, Risk: op.Risk, Resource: fp.value, Agent: op.Agent, Description: op.Description, Prompted: op.Prompted}
+	dec, err := d.single(fop)
+	if err != nil {
+		return partDecision{}, err
+	}
+	shown := text
+	if fp.value != text && !fp.homeUnknown && !linked {
+		shown = text + " (" + fp.value + ")"
+		if text == "" {
+			shown = fp.value
+		}
+	}
+	p := partDecision{DecisionPart: DecisionPart{Text: shown, Effect: dec.Effect, Rule: dec.Rule, Reason: orReason("", dec)}, approvers: dec.Approvers, quorum: dec.Quorum}
+	if fp.homeUnknown {
+		if p.Effect == EffectAllow {
+			p.Effect, p.Rule, p.Reason, p.approvers, p.quorum = EffectAsk, "default", "the agent's home directory is not known, so no rule allows a path under it", nil, 0
+		}
+		for _, c := range fp.candidates {
+			cop := fop
+			cop.Resource = c
+			for _, r := range d.Rules {
+				if !r.friction() || !r.Matches(cop) {
+					continue
+				}
+				if r.Effect == EffectDeny && p.Effect != EffectDeny {
+					p.Effect, p.Rule, p.approvers, p.quorum, p.Reason = EffectDeny, r.Name, nil, 0, "rule "+r.Name+" (it matches "+c+")"
+				} else if p.Effect == EffectAsk && r.Effect == EffectAsk && r.Quorum >= p.quorum && len(p.approvers) == 0 {
+					p.Rule, p.approvers, p.quorum, p.Reason = r.Name, r.Approvers, r.Quorum, "rule "+r.Name+" (it matches "+c+")"
+				}
+			}
+		}
+	}
+	return p, nil
 }
 
 // part decides one simple command of a line.

@@ -2,8 +2,8 @@ package hitl
 
 import "time"
 
-// EventType names an event on the event log and the SSE stream (seed 001's
-// event types plus the outcomes it leaves implicit).
+// EventType names an event on the event log and the SSE stream (docs/protocol.md#events:
+// seed 001's event types plus the outcomes it leaves implicit).
 type EventType string
 
 const (
@@ -18,7 +18,7 @@ const (
 	// EventRefused is the audit of a refused action: who tried what on
 	// which question, and the rule that refused it. Only admins read it.
 	EventRefused EventType = "refused"
-	// EventControl is a loop:control message (ACK or RESULT; seed 000).
+	// EventControl is a loop:control message (ACK or RESULT; docs/protocol.md#steering).
 	EventControl EventType = "control"
 	// EventLoop is a loop:current message (STATE, ABORT or DONE).
 	EventLoop EventType = "loop"

@@ -2,8 +2,8 @@ package hitl
 
 import "time"
 
-// Limiter throttles question creation (seed 001: "rate limit question
-// creation per job"), per principal and per run. Implementations must be
+// Limiter throttles question creation (docs/configuration.md, rate
+// limits), per principal and per run. Implementations must be
 // safe for concurrent use.
 type Limiter interface {
 	// Allow takes one creation for principal in run and returns 0, or how

@@ -4,7 +4,7 @@ import (
 	"time"
 )
 
-// StateEventType is a loop:current event's kind (seed 000, schema 1).
+// StateEventType is a loop:current event's kind (schema 1, docs/protocol.md#steering).
 type StateEventType string
 
 const (
@@ -18,7 +18,7 @@ const (
 	ReasonUserCancelled = "USER_CANCELLED"
 )
 
-// StackEntry is one loop of a run's stack (seed 000's STATE stack).
+// StackEntry is one loop of a run's stack (seed 000's STATE stack, docs/protocol.md#steering).
 type StackEntry struct {
 	ID               string `json:"id"`
 	Mode             string `json:"mode,omitempty"`
@@ -38,7 +38,7 @@ type StateEvent struct {
 	Reason    string         `json:"reason,omitempty"`
 	Stack     []StackEntry   `json:"stack"`
 	// IssueID is the issue the loop works on, when a checkpoint says so
-	// (not part of seed 000's STATE; kept on the run).
+	// (not part of a STATE on the wire; kept on the run).
 	IssueID string `json:"-"`
 }
 
@@ -83,9 +83,9 @@ func (e *StateEvent) Validate() error {
 }
 
 // RunStatus is a run's status: one vocabulary for the control lifecycle
-// controllers and the agent move it through (seed 000: running, paused,
+// controllers and the agent move it through (docs/protocol.md#steering: running, paused,
 // then done, aborted or cancelled: RunControl.Status) and for what
-// seeds 001 and 004 show of it (Run.Status: its lifecycle status, or,
+// docs/protocol.md#run-state-and-the-interaction-threshold shows of it (Run.Status: its lifecycle status, or,
 // while it runs, waiting for input or approval).
 type RunStatus string
 
@@ -110,7 +110,7 @@ func (s RunStatus) Ended() bool { return s == RunDone || s == RunAborted || s ==
 
 // RunControl is a run's control state, on its record: what controllers
 // decided and what the agent last reported. It survives restarts of the
-// service and of the agent (seed 000 note 3).
+// service and of the agent (docs/protocol.md#steering).
 type RunControl struct {
 	Status           RunStatus `json:"status"`
 	IssueID          string    `json:"issueId,omitempty"`
@@ -131,7 +131,7 @@ type RunControl struct {
 	// checkpoint, once.
 	NewModel    string `json:"newModel,omitempty"`
 	Instruction string `json:"instruction,omitempty"`
-	// Threshold is the run's own interaction threshold (seed 004).
+	// Threshold is the run's own interaction threshold (docs/protocol.md#run-state-and-the-interaction-threshold).
 	Threshold *int `json:"interactionThreshold,omitempty"`
 	// PausedBy and CancelledBy name who paused (while paused) and who
 	// cancelled the run.

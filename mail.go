@@ -6,7 +6,7 @@ import (
 	"time"
 )
 
-// Email is seed 001's fallback channel: the reminders and escalations of
+// Email is the fallback channel (docs/operations.md#reminders-escalation-and-reassignment): the reminders and escalations of
 // blocking questions and approvals also go by email, to the people they
 // re-notify. The email edge turns events into Mail in a durable outbox
 // (MailOutbox) and sends them, retrying failures; this file says who gets

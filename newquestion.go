@@ -32,7 +32,7 @@ var (
 )
 
 // NewQuestion is what an agent sends to ask (seed 001's create request, with
-// seed 002's inputType and sensitive, and routing for Slack).
+// seed 002's inputType and sensitive, and routing for Slack: docs/protocol.md#questions).
 type NewQuestion struct {
 	Question     string       `json:"question"`
 	Type         QuestionType `json:"type,omitempty"`
@@ -52,7 +52,7 @@ type NewQuestion struct {
 	IdempotencyKey  string         `json:"idempotencyKey,omitempty"`
 }
 
-// ValidateRunID checks a run id (seed 001's jobId): 1-128 characters of letters, digits
+// ValidateRunID checks a run id (seed 001's jobId, docs/protocol.md#questions): 1-128 characters of letters, digits
 // and . _ : / @ -, starting with a letter or digit.
 func ValidateRunID(id string) error {
 	if !runIDPattern.MatchString(id) {

@@ -105,6 +105,15 @@ func DefaultRunID(name string, p Principal) string { return name + "@" + p.ID }
 // principals of a tokenless server are one asker.
 func KeyOf(asker, key string) string { return personOf(asker) + "\x00" + key }
 
+// ControlKeyOf is the key a control request id sent by principal is held
+// under (seed 000's dedup cache): the principal's own, so that another
+// principal's request with the same id is a new request, never answered
+// with the first one's RESULT (nor refused with its refusal). The local
+// principals of a tokenless server are one principal.
+func ControlKeyOf(principal, requestID string) ControlKey {
+	return ControlKey{Principal: personOf(principal), RequestID: requestID}
+}
+
 // owns reports whether p is the same person as the principal that
 // started run.
 func (p Principal) owns(run *Run) bool {

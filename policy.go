@@ -7,9 +7,9 @@ import (
 	"strings"
 )
 
-// Seed 003's approval policies: what an operation an agent wants to carry
-// out needs: a person's decision (ask: seed 003's Always), nothing (allow:
-// Never) or a refusal (deny). Rules are ordered; the first match wins;
+// Approval policies (docs/policies.md, docs/protocol.md#approvals): what an operation an agent wants
+// to carry out needs: a person's decision (ask: the original "Always"),
+// nothing (allow: "Never") or a refusal (deny). Rules are ordered; the first match wins;
 // when none matches, the default policy applies.
 
 // OpType is the kind of an operation to approve.
@@ -57,8 +57,20 @@ type Operation struct {
 	Agent       string `json:"agent,omitempty"`
 	// Prompted: the agent was about to ask its own person (Claude Code's
 	// PermissionRequest, --permission-prompt-tool). Only a rule a person
-	// wrote or taught allows it then, never seed 003's default.
+	// wrote or taught allows it then, never the default policy.
 	Prompted bool `json:"prompted,omitempty"`
+	// Home is the agent's home directory, sent by the edge that runs on
+	// the agent's machine (the hooks, hitl gate): ~ in a path is expanded
+	// with it. Without it, a path under ~ is never allowed by a rule.
+	Home string `json:"home,omitempty"`
+	// Paths are the symlinks of a command line's files resolved on the
+	// agent's machine (by the same edges): a path as the policy reads it
+	// (cleaned, ~ expanded) to the path it leads to. The decision uses
+	// the path a file really is.
+	Paths map[string]string `json:"paths,omitempty"`
+	// Diffs are the file changes of a file operation, per file, as the
+	// person sees them (FileDiff); the policy decides by Resource.
+	Diffs []FileDiff `json:"diffs,omitempty"`
 }
 
 var opTypePattern = regexp.MustCompile(`^[a-z][a-z0-9_.:-]{0,63}$`)
@@ -72,11 +84,20 @@ func (o *Operation) Validate() error {
 		return Errorf(EINVALID, "operation is required: say what the agent wants to do")
 	case len(o.Description) > MaxQuestionLen || len(o.Context) > MaxContextLen || len(o.Resource) > MaxContextLen:
 		return Errorf(EINVALID, "operation, context or resource is too long")
+	case o.Home != "" && (!strings.HasPrefix(o.Home, "/") || len(o.Home) > 4096 || strings.ContainsAny(o.Home, "\x00\n")):
+		return Errorf(EINVALID, "home %q is invalid: send the agent's home directory as an absolute path", o.Home)
+	case len(o.Paths) > 64:
+		return Errorf(EINVALID, "paths has %d entries: send at most 64", len(o.Paths))
+	}
+	for from, to := range o.Paths {
+		if from == "" || !strings.HasPrefix(to, "/") || len(from)+len(to) > 8192 {
+			return Errorf(EINVALID, "paths: %q -> %q is invalid: map a path to the absolute path its symlinks lead to", from, to)
+		}
 	}
 	if o.Risk != "" && !slices.Contains(risks, o.Risk) {
 		return Errorf(EINVALID, "risk %q is invalid: use low, medium, high or critical", o.Risk)
 	}
-	return nil
+	return o.validateDiffs()
 }
 
 // Editable reports whether a person may edit the operation's input before
@@ -116,11 +137,11 @@ type PolicyRule struct {
 // default. Learned rules are records of their own (LearnedRule).
 type Policy struct {
 	Rules []PolicyRule `json:"rules"`
-	// Default is seed 003's default policy, by operation type (read only).
+	// Default is the default policy (docs/policies.md), by operation type (read only).
 	Default map[OpType]Effect `json:"default"`
 }
 
-// DefaultPolicy is seed 003's default: file deletions and shell commands
+// DefaultPolicy is the default policy (docs/policies.md): file deletions and shell commands
 // ask; API calls, file reads and agent spawning are allowed; file writes
 // and custom operation types ask (fail safe).
 func DefaultPolicy() map[OpType]Effect {

@@ -50,6 +50,8 @@ func TestPolicyDecide(t *testing.T) {
 		"another agent does not match":            {hitl.Operation{Type: hitl.OpAPICall, Resource: "https://api.github.com/repos/x", Agent: "api:bot", Risk: hitl.RiskHigh}, hitl.EffectAsk, "critical-asks"},
 		"a glob with a suffix":                    {hitl.Operation{Type: hitl.OpFileWrite, Resource: "/tmp/run/app.log"}, hitl.EffectAllow, "tmp-writes"},
 		"a glob with a suffix that does not fit":  {hitl.Operation{Type: hitl.OpFileWrite, Resource: "/tmp/app.txt"}, hitl.EffectAsk, "default"},
+		"the path decides, not the diff":          {hitl.Operation{Type: hitl.OpFileWrite, Resource: "/etc/passwd", Diffs: []hitl.FileDiff{{Path: "/tmp/run/app.log", Change: hitl.FileModify, Added: 1}}}, hitl.EffectAsk, "default"},
+		"a diff does not stop a path's allow":     {hitl.Operation{Type: hitl.OpFileWrite, Resource: "/tmp/run/app.log", Diffs: []hitl.FileDiff{{Path: "/etc/passwd", Change: hitl.FileModify, Removed: 9}}}, hitl.EffectAllow, "tmp-writes"},
 		"a quorum rule carries its approvers too": {hitl.Operation{Type: "deploy", Resource: "prod/web"}, hitl.EffectAsk, "two-person-deploys"},
 	} {
 		t.Run(name, func(t *testing.T) {

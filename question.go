@@ -6,7 +6,7 @@ import (
 	"time"
 )
 
-// QuestionType says how an agent waits for the answer (seed 001).
+// QuestionType says how an agent waits for the answer (docs/protocol.md#questions).
 type QuestionType string
 
 const (
@@ -16,7 +16,7 @@ const (
 	ErrorRecovery QuestionType = "error_recovery" // the agent is stuck and waits
 )
 
-// ResponseType is the shape of an answer (seed 001).
+// ResponseType is the shape of an answer (docs/protocol.md#questions).
 type ResponseType string
 
 const (
@@ -26,7 +26,7 @@ const (
 	ApprovalResponse ResponseType = "approval"
 )
 
-// InputType is seed 002's hint for how to collect a text answer.
+// InputType is seed 002's hint for how to collect a text answer (docs/protocol.md#questions).
 type InputType string
 
 const (
@@ -53,7 +53,7 @@ type Option struct {
 	Description string `json:"description,omitempty"`
 }
 
-// UnmarshalJSON accepts seed 001's `value: string | boolean`.
+// UnmarshalJSON accepts seed 001's `value: string | boolean` (docs/protocol.md#questions).
 func (o *Option) UnmarshalJSON(b []byte) error {
 	var raw struct {
 		ID          json.RawMessage `json:"id"`
@@ -92,7 +92,7 @@ func scalarString(raw json.RawMessage) string {
 	return string(raw)
 }
 
-// Context is what a person needs to decide: seed 001's QuestionContext plus
+// Context is what a person needs to decide: seed 001's QuestionContext (docs/protocol.md#questions) plus
 // the agent and issue the question comes from.
 type Context struct {
 	Agent            string   `json:"agent,omitempty"`
@@ -104,7 +104,7 @@ type Context struct {
 	SuggestedOptions []string `json:"suggestedOptions,omitempty"`
 }
 
-// Question is a question an agent asked. Field names follow seed 001.
+// Question is a question an agent asked. Field names follow seed 001 (docs/protocol.md#questions).
 type Question struct {
 	ID              string         `json:"id"`
 	RunID           string         `json:"jobId"`
@@ -145,7 +145,7 @@ type Question struct {
 	// Notice is shown to people with the question (why it waits again).
 	Notice string `json:"notice,omitempty"`
 
-	// An approval the policy asked for (seed 003): the operation, the rule
+	// An approval the policy asked for (docs/protocol.md#approvals): the operation, the rule
 	// that asked, who may approve (Slack users, user groups, token names;
 	// empty: whoever may answer) and how many distinct people must.
 	Operation *Operation `json:"operation,omitempty"`
@@ -232,6 +232,7 @@ func (q *Question) Clone() *Question {
 	c.Reminders = q.Reminders.clone()
 	if q.Operation != nil {
 		op := *q.Operation
+		op.Diffs = append([]FileDiff(nil), op.Diffs...)
 		c.Operation = &op
 	}
 	if q.Context != nil {

@@ -2,14 +2,14 @@ package hitl
 
 import "time"
 
-// PendingQuestion is seed 004's pendingQuestion.
+// PendingQuestion is seed 004's pendingQuestion (docs/protocol.md#run-state-and-the-interaction-threshold).
 type PendingQuestion struct {
 	QuestionID string    `json:"questionId"`
 	Question   string    `json:"question"`
 	Timestamp  time.Time `json:"timestamp"`
 }
 
-// Interaction is one entry of seed 004's interactionHistory.
+// Interaction is one entry of seed 004's interactionHistory (docs/protocol.md#run-state-and-the-interaction-threshold).
 type Interaction struct {
 	QuestionID string    `json:"questionId"`
 	Question   string    `json:"question"`

@@ -2,7 +2,7 @@ package hitl
 
 import "time"
 
-// Run is a run's record (seed 001's job, seed 000's run: one id space),
+// Run is a run's record (a job and a run are one id space: docs/protocol.md#where-the-names-come-from),
 // stored when its first question arrives and kept current by the store in
 // the same transaction as every change of its questions, so that reading
 // a run costs one record, however many questions it holds.
@@ -32,7 +32,7 @@ type Run struct {
 	Control RunControl `json:"control"`
 }
 
-// Status is the run's status as seeds 001 and 004 show it: done, aborted
+// Status is the run's status as docs/protocol.md#run-state-and-the-interaction-threshold shows it (phase): done, aborted
 // or cancelled once it ended, paused while paused, waiting for approval
 // while an approval it waits on is pending, waiting for input while
 // another question it waits on is, running otherwise.

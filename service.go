@@ -41,7 +41,7 @@ type QuestionService interface {
 	// sensitive answer is handed over once and scrubbed, and the
 	// idempotency key is freed. A pending question is returned as it is.
 	Receive(ctx context.Context, id string) (*Question, error)
-	// RunState is seed 004's view of a run: phase, pending question and
+	// RunState is the view of a run in docs/protocol.md#run-state-and-the-interaction-threshold: phase, pending question and
 	// recent history.
 	RunState(ctx context.Context, runID string) (*RunState, error)
 	// RunRecord returns a run's record: counts, the question it waits on,
@@ -112,7 +112,7 @@ type ServiceConfig struct {
 	// Limiter throttles creation (default: none).
 	Limiter Limiter
 	// Threshold is the interaction threshold of runs without their own
-	// (seed 004); nil: none, questions are never refused.
+	// (docs/protocol.md#run-state-and-the-interaction-threshold); nil: none, questions are never refused.
 	Threshold *int
 	// ParseCommand parses shell command lines for the approval policy
 	// (shell.Parse); nil: every shell operation asks a person.

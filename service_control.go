@@ -6,18 +6,20 @@ import (
 	"time"
 )
 
-// DedupWindow is how long a control request id is remembered (seed 000):
+// DedupWindow is how long a control request id is remembered (docs/protocol.md#steering):
 // a retry within it gets the cached RESULT (Service.seen).
 const DedupWindow = 5 * time.Minute
 
-// Control carries out a loop:control REQUEST (seed 000) for the principal
+// Control carries out a loop:control REQUEST (docs/protocol.md#steering) for the principal
 // in ctx and returns the messages it produced on that topic, in order:
 // the ACK and the RESULT. Both are committed together, with the state
 // change and the request's record, in one transaction: the ACK still
 // means the request is durably received (a crash leaves both or neither),
 // and it is logged before the RESULT, which is logged before the
-// loop:current event it causes. A retry of a request id seen within
-// DedupWindow returns the cached RESULT alone (see seen). A malformed
+// loop:current event it causes. A retry of a request id the same
+// principal sent within DedupWindow returns the cached RESULT alone (see
+// seen); another principal's request with that id is a new request
+// (ControlKeyOf). A malformed
 // request gets only a bad_request RESULT. The error is for the service
 // failing (the store), never for the command failing: that is a RESULT;
 // a store failure leaves neither the ACK nor the request recorded.
@@ -36,7 +38,7 @@ func (s *Service) Control(ctx context.Context, req ControlMessage) ([]ControlMes
 		msgs      []ControlMessage
 		cancelled bool
 	)
-	_, err := s.store.SteerRun(ctx, req.Target.RunID, req.RequestID, func(run *Run, prior *ControlRecord) (RunUpdate, error) {
+	_, err := s.store.SteerRun(ctx, req.Target.RunID, ControlKeyOf(p.ID, req.RequestID), func(run *Run, prior *ControlRecord) (RunUpdate, error) {
 		msgs, cancelled = nil, false
 		if cached, dup := s.seen(prior, now); cached != nil {
 			msgs = []ControlMessage{*cached}
@@ -74,12 +76,12 @@ func (s *Service) Control(ctx context.Context, req ControlMessage) ([]ControlMes
 	return msgs, nil
 }
 
-// seen is seed 000's dedup rule for a request whose stored record is
+// seen is the dedup rule (docs/protocol.md#steering) for a request whose stored record is
 // prior (nil: none), at now: a record older than DedupWindow is forgotten
 // (the id is new); one with its RESULT was carried out (cached, the RESULT
 // to give again). Control writes a record together with its RESULT, so a
 // request is in flight only inside that commit, and a retry arriving then
-// waits for it (SteerRun serialises a request id) and gets the cached
+// waits for it (SteerRun serialises a request key) and gets the cached
 // RESULT. A record without a RESULT was written by an older hitl that
 // recorded receipt first: made since this service started, another
 // replica is still carrying it out (dup); made before, it was cut off by
@@ -165,8 +167,8 @@ func (s *Service) command(p Principal, req ControlMessage, run *Run, refusal err
 // settleBatch is how many questions one commit settles when a run ends.
 const settleBatch = 1000
 
-// cancelRun cancels every pending question of a run that ended (seed
-// 001: "cancel questions if the job completes"), as the service: it reads
+// cancelRun cancels every pending question of a run that ended
+// (docs/protocol.md#questions: the questions of a run that ends are cancelled), as the service: it reads
 // them all, then settles them settleBatch to a commit (a run with 2,000
 // pending ends in two commits, not 2,000), and wakes their waiters.
 func (s *Service) cancelRun(ctx context.Context, runID, reason string) {
@@ -396,7 +398,7 @@ func (s *Service) Runs(ctx context.Context, active bool, limit int, cursor strin
 	return s.store.Runs(ctx, active, limit, cursor)
 }
 
-// RunService is steering as the edges see it: seed 000's control topic,
+// RunService is steering as the edges see it (docs/protocol.md#steering): the control topic,
 // the agent's loop:current reports and checkpoints, run listing and the
 // interaction threshold. *Service implements it; agent.Client implements
 // it over HTTP.

@@ -77,7 +77,7 @@ func (s *Service) LoadPolicy(ctx context.Context, fileRules []PolicyRule) error 
 	return nil
 }
 
-// Policy returns the configured policy (seed 003's GetApprovalPolicy).
+// Policy returns the configured policy (GET /api/policy, docs/protocol.md#approvals).
 // Learned rules are listed by LearnedRules.
 func (s *Service) Policy(ctx context.Context) (Policy, error) {
 	rules := s.policy.rules()
@@ -87,8 +87,8 @@ func (s *Service) Policy(ctx context.Context) (Policy, error) {
 	return Policy{Rules: append([]PolicyRule(nil), rules...), Default: DefaultPolicy()}, nil
 }
 
-// SetPolicy replaces the configured rules (seed 003's
-// SetApprovalPolicy), for admins. It is stored: it survives a restart and
+// SetPolicy replaces the configured rules (PUT /api/policy,
+// docs/protocol.md#approvals), for admins. It is stored: it survives a restart and
 // beats the config file until the file's rules change.
 func (s *Service) SetPolicy(ctx context.Context, rules []PolicyRule) (Policy, error) {
 	p := PrincipalFrom(ctx)
@@ -173,7 +173,7 @@ type ApprovalOutcome struct {
 	Question   *Question `json:"question,omitempty"`
 }
 
-// PolicyService is seed 003's approval policy as the edges see it.
+// PolicyService is the approval policy (docs/protocol.md#approvals) as the edges see it.
 // *Service implements it; agent.Client implements it over HTTP.
 type PolicyService interface {
 	Policy(ctx context.Context) (Policy, error)
@@ -259,7 +259,7 @@ func whyNotLearnable(q *Question, d Decision) string {
 	case d.Effect == EffectAllow:
 		return "the policy already allows it"
 	case q.Operation.Type == OpShell:
-		return "only one simple command with nothing computed when it runs and no redirection can be learned (this line has " + partsSummary(d.Parts) + ")"
+		return "only one simple command the policy fully understands (literal words, arguments it knows safe, no redirection), which no deny, approver or quorum rule matches in any spelling, can be learned (this line has " + partsSummary(d.Parts) + ")"
 	}
 	return "the policy does not let a person teach it"
 }

@@ -9,7 +9,7 @@ import (
 	"time"
 )
 
-// Stats is seed 001's key metrics over a window (hitl stats, GET
+// Stats is the key metrics over a window (docs/operations.md#metrics-stats-and-alerts; hitl stats, GET
 // /api/stats). Asked counts the questions asked in the window; the
 // outcomes and times count the questions settled in it, whenever they
 // were asked.

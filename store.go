@@ -154,14 +154,15 @@ type Store interface {
 	// is returned. It returns the run as stored.
 	UpdateRun(ctx context.Context, id string, fn func(run *Run) (RunUpdate, error)) (*Run, error)
 
-	// SteerRun is UpdateRun for control request requestID (seed 000's
-	// loop:control): fn also gets the request's stored record (nil when
-	// there is none), and what it returns is written in the same commit:
-	// the run, the events in order (the ACK, the RESULT, the loop event it
-	// causes) and the request's record. Calls for the same request id are
-	// serialised, whatever run they name: the second sees what the first
-	// wrote. When fn returns nothing to write, nothing is committed.
-	SteerRun(ctx context.Context, id, requestID string, fn func(run *Run, prior *ControlRecord) (RunUpdate, error)) (*Run, error)
+	// SteerRun is UpdateRun for the control request key names (loop:control,
+	// docs/protocol.md#steering; a request id held per principal: ControlKeyOf):
+	// fn also gets the record stored under key (nil when there is none),
+	// and what it returns is written in the same commit: the run, the
+	// events in order (the ACK, the RESULT, the loop event it causes) and
+	// the request's record, stored under its Key. Calls for the same key
+	// are serialised, whatever run they name: the second sees what the
+	// first wrote. When fn returns nothing to write, nothing is committed.
+	SteerRun(ctx context.Context, id string, key ControlKey, fn func(run *Run, prior *ControlRecord) (RunUpdate, error)) (*Run, error)
 
 	// PolicyState returns the stored approval policy, nil when none is.
 	PolicyState(ctx context.Context) (*PolicyState, error)
@@ -251,7 +252,7 @@ type RunUpdate struct {
 // ControlRecord is the durable record of a control request, written with
 // its RESULT in the commit that carries the command out (Service.Control).
 // It is the dedup cache of seed 000 (a retry within five minutes gets the
-// cached RESULT), and it survives restarts. A record without a Result was
+// cached RESULT), held per principal (Key), and it survives restarts. A record without a Result was
 // written by an older hitl, which recorded receipt and result apart: the
 // request was in flight then.
 type ControlRecord struct {
@@ -261,6 +262,18 @@ type ControlRecord struct {
 	By        string          `json:"by"`
 	At        time.Time       `json:"at"`
 	Result    *ControlMessage `json:"result,omitempty"`
+}
+
+// Key is the key the record is held under: its request id, for the
+// principal that sent it (ControlKeyOf).
+func (r *ControlRecord) Key() ControlKey { return ControlKeyOf(r.By, r.RequestID) }
+
+// ControlKey names a control request's record. Seed 000's request ids
+// deduplicate per principal: another principal's request with the same
+// id is a new request, which never sees the first one's RESULT.
+type ControlKey struct {
+	Principal string // the person who sent it (one for a tokenless server's local principals)
+	RequestID string
 }
 
 // RunPage is a page of runs.

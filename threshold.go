@@ -5,7 +5,7 @@ import (
 	"fmt"
 )
 
-// Interaction threshold (seed 004): 0 to 5, how readily an agent should
+// Interaction threshold (docs/protocol.md#run-state-and-the-interaction-threshold): 0 to 5, how readily an agent should
 // ask. Unset by default: hitl exists to ask, so nothing is refused until
 // someone picks a level. At 0 a question (not an approval) is refused and
 // the agent is told to proceed on its own judgement.

@@ -2,7 +2,7 @@ package hitl
 
 import "time"
 
-// Timeouts are the default wait per question type (seed 001) and the bounds
+// Timeouts are the default wait per question type (docs/protocol.md#questions) and the bounds
 // every requested timeout is clamped to.
 type Timeouts struct {
 	Blocking      time.Duration
@@ -12,7 +12,7 @@ type Timeouts struct {
 	Max           time.Duration
 }
 
-// DefaultTimeouts returns seed 001's defaults: 30 min blocking, 15 min
+// DefaultTimeouts returns the defaults (docs/protocol.md#questions): 30 min blocking, 15 min
 // approval, 10 min error recovery, none for non-blocking, clamped to
 // 5 min .. 24 h.
 func DefaultTimeouts() Timeouts {

@@ -7,7 +7,7 @@ import (
 	"github.com/hitlbot/hitl"
 )
 
-// ApprovalOutcome is seed 003's result of an approval request.
+// ApprovalOutcome is the result of an approval request (docs/protocol.md#approvals).
 type ApprovalOutcome string
 
 // The outcomes of RequestApproval.
@@ -41,7 +41,7 @@ type Decision struct {
 	Question *hitl.Question
 }
 
-// RequestApproval asks for approval of operation (seed 003) and waits for
+// RequestApproval asks for approval of operation (docs/protocol.md#approvals) and waits for
 // the decision: Approved (with the grant message, if any), Denied (with the
 // reason, if any), Replied (with the person's text) or TimedOut (also when a default was used: the
 // question's Response holds it). A cancelled request returns an error with

@@ -9,9 +9,9 @@ import (
 	"github.com/hitlbot/hitl"
 )
 
-// Seed 000's loop:control wire: what POST /api/topics/loop:control reads.
+// The loop:control wire (docs/protocol.md#steering): what POST /api/topics/loop:control reads.
 
-// parseControlRequest reads a REQUEST as seed 000's field table has it:
+// parseControlRequest reads a REQUEST as seed 000's field table has it (docs/protocol.md#steering):
 // schema must be 0, type REQUEST, and request_id, command, target.run_id,
 // timestamp (ISO 8601) and payload present; escalate needs payload.model,
 // redirect payload.instruction (the root validates the fields, as for a

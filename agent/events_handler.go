@@ -109,7 +109,7 @@ type stream struct {
 	w   http.ResponseWriter
 	rc  *http.ResponseController
 	job string
-	// topic, when set, shows only the events of one seed-000 topic, as
+	// topic, when set, shows only the events of one steering topic (docs/protocol.md#steering), as
 	// that topic has them (topicFrame); else every event (encodeFrame).
 	topic string
 	cur   uint64 // every event up to cur was written (or is not shown)

@@ -66,8 +66,8 @@ func (s *Server) handleQuestions(w http.ResponseWriter, r *http.Request) {
 	s.listQuestions(w, r, f)
 }
 
-// handlePending serves GET /api/questions/pending?type=&jobId= (seed 001;
-// its workspaceId and projectId are accepted and ignored).
+// handlePending serves GET /api/questions/pending?type=&jobId= (docs/protocol.md#questions;
+// seed 001's workspaceId and projectId are accepted and ignored).
 func (s *Server) handlePending(w http.ResponseWriter, r *http.Request) {
 	query := r.URL.Query()
 	query.Del("status")
@@ -159,7 +159,7 @@ func (s *Server) handleRun(w http.ResponseWriter, r *http.Request) {
 	writeJSON(w, http.StatusOK, run)
 }
 
-// handleRunState serves GET /api/jobs/{id}: seed 004's run state.
+// handleRunState serves GET /api/jobs/{id}: the run's state (docs/protocol.md#run-state-and-the-interaction-threshold).
 func (s *Server) handleRunState(w http.ResponseWriter, r *http.Request) {
 	st, err := s.svc.RunState(r.Context(), r.PathValue("id"))
 	if err != nil {

@@ -13,7 +13,7 @@ type RunOptions struct {
 	Mode    string // "issue", "grind", …
 	Max     int    // iterations planned (0: unknown)
 	Model   string // the model the loop starts with
-	// Threshold is the run's own interaction threshold (seed 004), 0–5.
+	// Threshold is the run's own interaction threshold (docs/protocol.md#run-state-and-the-interaction-threshold), 0–5.
 	Threshold *int
 }
 
@@ -27,7 +27,7 @@ type Step struct {
 	Instruction string
 }
 
-// Run is the agent side of a steerable run (seed 000's loop): it reports its
+// Run is the agent side of a steerable run (docs/protocol.md#steering): it reports its
 // state to hitl and honours pause, resume, cancel, escalate and redirect.
 // Create it with Client.Run; it is safe for concurrent use.
 type Run struct {
@@ -106,7 +106,7 @@ func (l *Run) Model() string {
 	return l.model
 }
 
-// Context is cancelled the moment the run is cancelled (seed 003's Stop),
+// Context is cancelled the moment the run is cancelled (a Stop, docs/protocol.md#steering),
 // so a long model call stops at once; its cause is the cancellation
 // error. It also ends after Done or Abort.
 func (l *Run) Context() context.Context { return l.ctx }

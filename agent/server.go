@@ -30,10 +30,10 @@ type ServerConfig struct {
 	// the local person ("local", or "local:"+X-Hitl-User when that header
 	// is set), and requests a web page could send are refused.
 	Tokens []Token
-	// Policies serves approval policies (seed 003); default: svc, when it
+	// Policies serves approval policies (docs/protocol.md#approvals); default: svc, when it
 	// implements hitl.PolicyService.
 	Policies hitl.PolicyService
-	// Runs serves steering (seed 000's topics, checkpoints, run lists);
+	// Runs serves steering (docs/protocol.md#steering: topics, checkpoints, run lists);
 	// default: svc, when it implements hitl.RunService.
 	Runs hitl.RunService
 	// Guard bounds each principal's streams and rate-limits its control,

@@ -11,7 +11,7 @@ import (
 	"github.com/hitlbot/hitl"
 )
 
-// sseEvent is the data of one SSE event, in seed 001's shapes:
+// sseEvent is the data of one SSE event, in seed 001's shapes (docs/protocol.md#events):
 // question_asked carries the question, question_answered the response;
 // question_timeout and question_cancelled carry the response used (the
 // default, if any) and the cancel reason; status carries the job's status;
@@ -30,7 +30,7 @@ type sseEvent struct {
 	At         *time.Time     `json:"at,omitempty"`
 }
 
-// sseQuestion is the question of a question_asked event (seed 001).
+// sseQuestion is the question of a question_asked event (docs/protocol.md#events).
 type sseQuestion struct {
 	Question     string            `json:"question"`
 	Type         hitl.QuestionType `json:"type"`
@@ -46,7 +46,7 @@ type sseQuestion struct {
 	Metadata     map[string]any    `json:"metadata,omitempty"`
 }
 
-// toSSE shapes a log event as seed 001's SSE payload.
+// toSSE shapes a log event as the SSE payload (docs/protocol.md#events).
 func toSSE(ev *hitl.Event) sseEvent {
 	out := sseEvent{Type: ev.Type, QuestionID: ev.QuestionID, RunID: ev.RunID, Response: ev.Response, Status: ev.Status, By: ev.Actor,
 		Reason: ev.Reason, Action: ev.Action}

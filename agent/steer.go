@@ -15,7 +15,7 @@ var _ hitl.RunService = (*Client)(nil)
 
 // RequestExpiry is how long Control retries a REQUEST that was not
 // acknowledged (no answer, or the service unreachable), with the same
-// request_id, so the service carries it out at most once (seed 000).
+// request_id, so the service carries it out at most once (docs/protocol.md#steering).
 const RequestExpiry = 30 * time.Second
 
 // NewRequestID returns a UUID v4 for a REQUEST.
@@ -141,7 +141,7 @@ func (c *Client) Runs(ctx context.Context, active bool, limit int, cursor string
 	return hitl.RunPage(page), err
 }
 
-// ThresholdInstruction is the asking instruction (seed 004) that applies
+// ThresholdInstruction is the asking instruction (docs/protocol.md#run-state-and-the-interaction-threshold) that applies
 // to run: its own interaction threshold, else the service's default, else
 // the text for no threshold. hitl prompt prints it; the MCP ask tool
 // carries it in its description.

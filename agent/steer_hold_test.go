@@ -24,7 +24,7 @@ func (w *runWrites) UpdateRun(ctx context.Context, id string, fn func(*hitl.Run)
 	return w.Store.UpdateRun(ctx, id, fn)
 }
 
-func (w *runWrites) SteerRun(ctx context.Context, id, req string, fn func(*hitl.Run, *hitl.ControlRecord) (hitl.RunUpdate, error)) (*hitl.Run, error) {
+func (w *runWrites) SteerRun(ctx context.Context, id string, req hitl.ControlKey, fn func(*hitl.Run, *hitl.ControlRecord) (hitl.RunUpdate, error)) (*hitl.Run, error) {
 	w.n.Add(1)
 	return w.Store.SteerRun(ctx, id, req, fn)
 }

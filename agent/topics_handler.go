@@ -9,7 +9,7 @@ import (
 )
 
 // handleTopic serves GET /api/topics/loop:control and loop:current as
-// Server-Sent Events: each message as seed 000 has it (ACK and RESULT on
+// Server-Sent Events: each message as docs/protocol.md#steering has it (ACK and RESULT on
 // loop:control; STATE, ABORT and DONE on loop:current), with the log's
 // sequence as its id, filtered by ?run_id=. Without Last-Event-ID or
 // ?after the stream starts live; after=0 replays the log. Live messages
@@ -32,7 +32,7 @@ func (s *Server) handleTopic(topic string) http.HandlerFunc {
 	}
 }
 
-// topicFrame encodes ev as topic shows it: the message alone (seed 000's
+// topicFrame encodes ev as topic shows it: the message alone (docs/protocol.md#steering,
 // JSON) with the log's sequence as id; nothing when ev is not on topic.
 func topicFrame(topic string, ev *hitl.Event) ([]byte, error) {
 	var data any

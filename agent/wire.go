@@ -9,7 +9,7 @@ import (
 // The JSON bodies of the API, shared by the server and the client so that
 // the two cannot drift apart.
 
-// askResponse answers POST /api/jobs/{id}/questions (seed 001's
+// askResponse answers POST /api/jobs/{id}/questions (docs/protocol.md#questions:
 // {questionId, timeoutAt}, plus the status, whether it was created, the
 // default a non_blocking agent goes on with, and the whole question).
 type askResponse struct {

@@ -90,6 +90,7 @@ func body(q *hitl.Question, opts MessageOptions) ([]slack.Block, bool) {
 	if op := operationSection(q); op != nil {
 		bs = append(bs, op)
 	}
+	bs = append(bs, diffSections(q, opts)...)
 	if s := optionsText(q); s != "" {
 		bs = append(bs, section(s))
 	}

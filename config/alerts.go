@@ -9,7 +9,7 @@ import (
 	"github.com/hitlbot/hitl"
 )
 
-// Alerts configures seed 001's alerts (alerts: {channel: C…,
+// Alerts configures the alerts (docs/operations.md#metrics-stats-and-alerts; alerts: {channel: C…,
 // timeout_rate: 0.2, min_settled: 10, unanswered_blocking: 1h}). Zero
 // values take the defaults; without a channel alerts still show in
 // /metrics and hitl stats, and are not posted.

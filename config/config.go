@@ -29,7 +29,7 @@ type Config struct {
 	// counted from when they were settled; 0 keeps everything.
 	Retention Duration `yaml:"retention"`
 	Slack     Slack    `yaml:"slack"`
-	// RateLimits bound question creation (seed 001), control requests,
+	// RateLimits bound question creation (docs/protocol.md#questions), control requests,
 	// run reports and policy calls, per principal.
 	RateLimits RateLimits `yaml:"rate_limits"`
 	// MaxStreams bounds each principal's concurrent SSE streams and long
@@ -38,10 +38,10 @@ type Config struct {
 	// AllowDefaultApprove lets an approval be created with
 	// defaultResponse approve, so that it approves itself on timeout.
 	AllowDefaultApprove bool `yaml:"allow_default_approve"`
-	// InteractionThreshold is seed 004's level (0–5) for runs without
+	// InteractionThreshold is the level (0–5; docs/protocol.md#run-state-and-the-interaction-threshold) for runs without
 	// their own; unset: questions are never refused.
 	InteractionThreshold *int `yaml:"interaction_threshold"`
-	// Policy is seed 003's approval policy.
+	// Policy is the approval policy (docs/policies.md).
 	Policy PolicyConfig `yaml:"policy"`
 	// Reminders are the reminders and escalation of each question type
 	// (reminders.go); Email their fallback channel.

@@ -7,7 +7,7 @@ import (
 	"go.yaml.in/yaml/v3"
 )
 
-// PolicyConfig is seed 003's approval policy in YAML (snake_case; the API
+// PolicyConfig is the approval policy (docs/policies.md) in YAML (snake_case; the API
 // uses the same fields in camelCase).
 type PolicyConfig struct {
 	Rules []PolicyRule `yaml:"rules"`

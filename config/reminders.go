@@ -52,7 +52,7 @@ func (c Config) validateReminders() error {
 	return c.validateEmail()
 }
 
-// Email is the fallback channel of seed 001: reminders and escalations of
+// Email is the fallback channel (docs/operations.md#reminders-escalation-and-reassignment): reminders and escalations of
 // blocking questions and approvals also go by email, through SMTPURL
 // (smtp://host:port for STARTTLS when the server offers it, smtps:// for
 // TLS from the start; user:password@ for auth), from From, to the address

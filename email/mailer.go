@@ -1,4 +1,4 @@
-// Package email is hitl's email edge, seed 001's fallback channel: the
+// Package email is hitl's email edge, the fallback channel (docs/operations.md#reminders-escalation-and-reassignment): the
 // reminders and escalations of blocking questions and approvals also go by
 // email. Like the Slack bot, it reads the durable event log into a durable
 // outbox (hitl.MailOutbox, the cursor moved in the same commit), so no

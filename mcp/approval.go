@@ -108,8 +108,9 @@ func (s *Server) permissionPrompt(ctx context.Context, req *sdk.CallToolRequest,
 	} else {
 		var v agent.GateResult
 		// Claude Code was about to ask its person: only a rule a person
-		// wrote or taught allows, never seed 003's default.
-		op := call.Operation("Claude Code asks to use " + call.Tool)
+		// wrote or taught allows, never the default policy.
+		// The diff of a file change is computed here, beside the file.
+		op := AgentSide(call.OperationAt("Claude Code asks to use "+call.Tool, s.cwd(), ReadLocal), s.opts.Home, s.cwd())
 		op.Prompted = true
 		v, err = s.opts.Client.Gate(wctx, hitl.ApprovalRequest{RunID: s.opts.Run, IdempotencyKey: key, Operation: op}, tick)
 		ids = []string{v.QuestionID}

@@ -11,7 +11,7 @@ import (
 )
 
 // newQuestion turns ask_human's input into the question to ask (seed
-// 002's prompt, input_type and sensitive).
+// 002's prompt, input_type and sensitive: docs/protocol.md#questions).
 func (in askInput) newQuestion(agent, key string) hitl.NewQuestion {
 	n := hitl.NewQuestion{Question: in.Prompt, Type: hitl.QuestionType(in.Type), Sensitive: in.Sensitive,
 		InputType: hitl.InputType(in.InputType), Context: &hitl.Context{Agent: agent}, IdempotencyKey: key}

@@ -10,8 +10,8 @@ import (
 )
 
 // Claude Code's tools, as its hooks (tool_name, tool_input) and its
-// --permission-prompt-tool (tool_name, input) name them, mapped to seed
-// 003's operations so that the approval policy decides them. Codex's
+// --permission-prompt-tool (tool_name, input) name them, mapped to the
+// policy's operations (docs/protocol.md#approvals) so that the approval policy decides them. Codex's
 // PermissionRequest hook names its tools the same way (Bash, apply_patch,
 // mcp__…).
 

@@ -54,6 +54,12 @@ type Options struct {
 	// After is the timer a rate-limited call (429) waits Retry-After on
 	// before it tries again (time.After when nil); tests inject their own.
 	After func(time.Duration) <-chan time.Time
+	// Home is the agent's home directory ($HOME where the server runs
+	// beside the agent): sent with operations so ~ is decided as it.
+	Home string
+	// Dir is where relative file paths of a tool call are read from, for
+	// its diff (the process's working directory when empty).
+	Dir string
 }
 
 // Server is hitl's MCP server.

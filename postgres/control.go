@@ -10,21 +10,29 @@ import (
 	"github.com/jackc/pgx/v5"
 )
 
-// SteerRun implements hitl.Store. The request id's advisory lock, taken
-// before the run's, serialises the calls of one request id across
-// replicas whatever run they name: the second reads the record the first
+// SteerRun implements hitl.Store. The request key's advisory lock, taken
+// before the run's, serialises the calls of one key across replicas
+// whatever run they name: the second reads the record the first
 // committed. Only SteerRun takes it, always first: no lock cycle.
-func (db *DB) SteerRun(ctx context.Context, id, requestID string, fn func(run *hitl.Run, prior *hitl.ControlRecord) (hitl.RunUpdate, error)) (*hitl.Run, error) {
-	if err := nulFree("request id", requestID); err != nil {
+func (db *DB) SteerRun(ctx context.Context, id string, key hitl.ControlKey, fn func(run *hitl.Run, prior *hitl.ControlRecord) (hitl.RunUpdate, error)) (*hitl.Run, error) {
+	if err := controlKeyNulFree(key); err != nil {
 		return nil, err
 	}
-	return db.updateRun(ctx, id, requestID, fn)
+	return db.updateRun(ctx, id, key, fn)
 }
 
-// updateRun is UpdateRun, with control request requestID's record handed
-// to fn (and its lock taken) when requestID is set. An update that writes
-// nothing commits nothing.
-func (db *DB) updateRun(ctx context.Context, id, requestID string, fn func(*hitl.Run, *hitl.ControlRecord) (hitl.RunUpdate, error)) (*hitl.Run, error) {
+// controlKeyNulFree refuses a control key that text cannot hold.
+func controlKeyNulFree(k hitl.ControlKey) error {
+	if err := nulFree("principal", k.Principal); err != nil {
+		return err
+	}
+	return nulFree("request id", k.RequestID)
+}
+
+// updateRun is UpdateRun, with the record of the control request key
+// names handed to fn (and its lock taken) when key has a request id. An
+// update that writes nothing commits nothing.
+func (db *DB) updateRun(ctx context.Context, id string, key hitl.ControlKey, fn func(*hitl.Run, *hitl.ControlRecord) (hitl.RunUpdate, error)) (*hitl.Run, error) {
 	if err := nulFree("run id", id); err != nil {
 		return nil, err
 	}
@@ -36,9 +44,9 @@ func (db *DB) updateRun(ctx context.Context, id, requestID string, fn func(*hitl
 		stored = nil
 		c.reset()
 		var prior *hitl.ControlRecord
-		if requestID != "" {
-			if _, err := tx.Exec(ctx, `SELECT pg_advisory_xact_lock($1, hashtext($2))`, int32(lockClassControl), requestID); err != nil {
-				return fmt.Errorf("lock control request %q: %w", requestID, err)
+		if key.RequestID != "" {
+			if _, err := tx.Exec(ctx, `SELECT pg_advisory_xact_lock($1, hashtext($2 || chr(1) || $3))`, int32(lockClassControl), key.Principal, key.RequestID); err != nil {
+				return fmt.Errorf("lock control request %q: %w", key.RequestID, err)
 			}
 		}
 		if err := lockRuns(ctx, tx, id); err != nil {
@@ -48,8 +56,8 @@ func (db *DB) updateRun(ctx context.Context, id, requestID string, fn func(*hitl
 		if err != nil {
 			return err
 		}
-		if requestID != "" {
-			if prior, err = getControl(ctx, tx, requestID); err != nil {
+		if key.RequestID != "" {
+			if prior, err = getControl(ctx, tx, key); err != nil {
 				return err
 			}
 		}
@@ -107,10 +115,11 @@ func (db *DB) updateRun(ctx context.Context, id, requestID string, fn func(*hitl
 // errNothing rolls back a run update that writes nothing.
 var errNothing = errors.New("nothing to write")
 
-// getControl reads control request id's record, nil when there is none.
-func getControl(ctx context.Context, tx pgx.Tx, id string) (*hitl.ControlRecord, error) {
+// getControl reads the control record held under key, nil when there is
+// none.
+func getControl(ctx context.Context, tx pgx.Tx, key hitl.ControlKey) (*hitl.ControlRecord, error) {
 	var data []byte
-	err := tx.QueryRow(ctx, `SELECT data FROM control WHERE request_id = $1`, id).Scan(&data)
+	err := tx.QueryRow(ctx, `SELECT data FROM control WHERE principal = $1 AND request_id = $2`, key.Principal, key.RequestID).Scan(&data)
 	if errors.Is(err, pgx.ErrNoRows) {
 		return nil, nil
 	} else if err != nil {
@@ -118,7 +127,7 @@ func getControl(ctx context.Context, tx pgx.Tx, id string) (*hitl.ControlRecord,
 	}
 	var rec hitl.ControlRecord
 	if err := json.Unmarshal(data, &rec); err != nil {
-		return nil, fmt.Errorf("decode control record %q: %w", id, err)
+		return nil, fmt.Errorf("decode control record %q: %w", key.RequestID, err)
 	}
 	return &rec, nil
 }

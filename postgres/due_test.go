@@ -23,10 +23,10 @@ func TestMigrateDueLists(t *testing.T) {
 	mk("q_soon", 5, "S0OPS")
 	mk("q_open", 10)
 	// Turn the database into what version 4 held.
-	db = downgrade(t, db, url, `DROP INDEX questions_pending_by_due`, `DROP INDEX questions_unassigned_by_due`,
+	db = downgrade(t, db, url, append(undoVersion10, `DROP INDEX questions_pending_by_due`, `DROP INDEX questions_unassigned_by_due`,
 		`DROP INDEX questions_run_by_due`, `DROP INDEX questions_type_by_due`,
 		`ALTER TABLE assignees DROP COLUMN due_ns`, `DROP TABLE mail`, `DROP TABLE envelopes`, `DROP TABLE rate_buckets`, // versions 6 to 8
-		`UPDATE hitl_schema_version SET version = 4`)
+		`UPDATE hitl_schema_version SET version = 4`)...)
 	checkLists(t, db, []listCase{
 		{hitl.QuestionFilter{ByDeadline: true, Queue: []string{"U0ME", "S0OPS"}}, []string{"q_soon", "q_later", "q_never"}},
 		{hitl.QuestionFilter{ByDeadline: true, Queue: []string{"U0ME"}, Unassigned: true}, []string{"q_open", "q_later", "q_never"}},

@@ -25,8 +25,8 @@ func TestMigrateListed(t *testing.T) {
 	mk("q_settled", 5, hitl.StatusCancelled, []string{"U0A"}, "U0ESC")
 	mk("q_plain", 20, hitl.StatusPending, []string{"U0ESC"})
 	// Turn the database into what version 8 held: assignees only.
-	db = downgrade(t, db, url, `DELETE FROM assignees WHERE question_id <> 'q_plain' AND assignee <> 'U0A'`,
-		`UPDATE hitl_schema_version SET version = 8`)
+	db = downgrade(t, db, url, append(undoVersion10, `DELETE FROM assignees WHERE question_id <> 'q_plain' AND assignee <> 'U0A'`,
+		`UPDATE hitl_schema_version SET version = 8`)...)
 	checkLists(t, db, []listCase{
 		{hitl.QuestionFilter{ByDeadline: true, Queue: []string{"U0ESC"}}, []string{"q_open", "q_plain", "q_assigned", "q_never"}},
 		{hitl.QuestionFilter{Queue: []string{"U0B", "S0OPS"}}, []string{"q_assigned"}},

@@ -51,7 +51,7 @@ func (db *DB) Prune(ctx context.Context, before time.Time, limit int) (int, erro
 		if err != nil {
 			return err
 		}
-		tag, err := tx.Exec(ctx, `DELETE FROM control WHERE request_id IN (SELECT request_id FROM control WHERE at_ns < $1 ORDER BY at_ns, request_id LIMIT $2)`, end, limit)
+		tag, err := tx.Exec(ctx, `DELETE FROM control WHERE (principal, request_id) IN (SELECT principal, request_id FROM control WHERE at_ns < $1 ORDER BY at_ns, principal, request_id LIMIT $2)`, end, limit)
 		if err != nil {
 			return err
 		}

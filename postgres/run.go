@@ -15,7 +15,7 @@ import (
 // Advisory lock classes (the first key of pg_advisory_xact_lock(int, int)).
 const (
 	lockClassRun     = 0x68697401 // a run, by hashtext(id)
-	lockClassControl = 0x68697402 // a control request id, by hashtext(id)
+	lockClassControl = 0x68697402 // a control request key, by hashtext(principal ‖ 0x01 ‖ request id)
 	lockClassLearned = 0x68697403 // a learned rule's key
 )
 
@@ -132,19 +132,21 @@ func (db *DB) Run(ctx context.Context, id string) (*hitl.Run, error) {
 
 // UpdateRun implements hitl.Store (updateRun, in control.go).
 func (db *DB) UpdateRun(ctx context.Context, id string, fn func(run *hitl.Run) (hitl.RunUpdate, error)) (*hitl.Run, error) {
-	return db.updateRun(ctx, id, "", func(run *hitl.Run, _ *hitl.ControlRecord) (hitl.RunUpdate, error) { return fn(run) })
+	return db.updateRun(ctx, id, hitl.ControlKey{}, func(run *hitl.Run, _ *hitl.ControlRecord) (hitl.RunUpdate, error) { return fn(run) })
 }
 
+// putControl stores rec under its key (hitl.ControlRecord.Key).
 func putControl(ctx context.Context, tx pgx.Tx, rec *hitl.ControlRecord) error {
-	if err := nulFree("request id", rec.RequestID); err != nil {
+	k := rec.Key()
+	if err := controlKeyNulFree(k); err != nil {
 		return err
 	}
 	data, err := json.Marshal(rec)
 	if err != nil {
 		return fmt.Errorf("encode control record %q: %w", rec.RequestID, err)
 	}
-	_, err = tx.Exec(ctx, `INSERT INTO control (request_id, at_ns, data) VALUES ($1, $2, $3)
-		ON CONFLICT (request_id) DO UPDATE SET at_ns = EXCLUDED.at_ns, data = EXCLUDED.data`, rec.RequestID, ns(rec.At), data)
+	_, err = tx.Exec(ctx, `INSERT INTO control (principal, request_id, at_ns, data) VALUES ($1, $2, $3, $4)
+		ON CONFLICT (principal, request_id) DO UPDATE SET at_ns = EXCLUDED.at_ns, data = EXCLUDED.data`, k.Principal, k.RequestID, ns(rec.At), data)
 	if err != nil {
 		return fmt.Errorf("put control record %q: %w", rec.RequestID, err)
 	}

@@ -38,7 +38,7 @@ import (
 //	events                    PK (seq)                              the event log
 //	events_by_run             (job_id, seq)                         a run's events
 //	runs                      PK (id); runs_active (id) WHERE active; runs_ended (ended_ns, id)
-//	control                   PK (request_id); control_by_age (at_ns, request_id)
+//	control                   PK (principal, request_id); control_by_age (at_ns, principal, request_id)
 //	learned                   PK (id); UNIQUE (agent, op_type, resource); (agent, id); (expires_ns, id)
 //	deliveries                PK (seq); deliveries_by_target (target, seq)
 //	delivered                 PK (question_id, target); delivered_by_ts (channel, ts)
@@ -196,6 +196,22 @@ FROM questions q,
 	json_array_elements_text(replace(convert_from(q.data, 'UTF8'), '\u0000', '\u0020')::json -> 'escalatedTo') AS e(id)
 WHERE q.pending AND position('"escalatedTo"'::bytea IN q.data) > 0
 ON CONFLICT DO NOTHING;
+`,
+	// Control request ids are held per principal (hitl.ControlKeyOf):
+	// another principal's request with the same id is a new request. A
+	// record's principal is its "by", the local principals of a
+	// tokenless server folded into "local" as ControlKeyOf did at this
+	// version; NULs are read as in version 9.
+	10: `
+ALTER TABLE control ADD COLUMN principal text COLLATE "C" NOT NULL DEFAULT '';
+UPDATE control c SET principal = CASE WHEN b.by = 'local' OR left(b.by, 6) = 'local:' THEN 'local' ELSE b.by END
+FROM (SELECT request_id, coalesce(replace(convert_from(data, 'UTF8'), '\u0000', '\u0020')::json ->> 'by', '') AS by FROM control) b
+WHERE b.request_id = c.request_id;
+ALTER TABLE control ALTER COLUMN principal DROP DEFAULT;
+ALTER TABLE control DROP CONSTRAINT control_pkey;
+ALTER TABLE control ADD PRIMARY KEY (principal, request_id);
+DROP INDEX control_by_age;
+CREATE INDEX control_by_age ON control (at_ns, principal, request_id);
 `,
 }
 

@@ -20,7 +20,8 @@ const maxCheckErrors = 50
 // one its pending entry and, with a deadline, its by_deadline entry, every
 // idempotency key maps to its question, and no index entry points to a
 // missing question or one whose state does not belong there; the learned
-// rules' indexes match the rules (one rule per key). It reads the
+// rules' indexes match the rules (one rule per key); control records are
+// under their keys, each with its control_age entry. It reads the
 // whole database and holds the writer lock while it runs: use it in tests
 // and for maintenance, not on a hot path.
 func (db *DB) Check() error {
@@ -45,6 +46,7 @@ func (db *DB) Check() error {
 	checkEvents(tx, report)
 	checkOutbox(tx, report)
 	checkLearned(tx, report)
+	checkControl(tx, report)
 	if len(errs) == 0 {
 		return nil
 	}

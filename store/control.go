@@ -14,18 +14,18 @@ import (
 
 // UpdateRun implements hitl.Store.
 func (db *DB) UpdateRun(ctx context.Context, id string, fn func(run *hitl.Run) (hitl.RunUpdate, error)) (*hitl.Run, error) {
-	return db.updateRun(ctx, id, "", func(run *hitl.Run, _ *hitl.ControlRecord) (hitl.RunUpdate, error) { return fn(run) })
+	return db.updateRun(ctx, id, hitl.ControlKey{}, func(run *hitl.Run, _ *hitl.ControlRecord) (hitl.RunUpdate, error) { return fn(run) })
 }
 
 // SteerRun implements hitl.Store. bbolt has one writer at a time, so the
-// calls of one request id are serialised with every other write.
-func (db *DB) SteerRun(ctx context.Context, id, requestID string, fn func(run *hitl.Run, prior *hitl.ControlRecord) (hitl.RunUpdate, error)) (*hitl.Run, error) {
-	return db.updateRun(ctx, id, requestID, fn)
+// calls of one request key are serialised with every other write.
+func (db *DB) SteerRun(ctx context.Context, id string, key hitl.ControlKey, fn func(run *hitl.Run, prior *hitl.ControlRecord) (hitl.RunUpdate, error)) (*hitl.Run, error) {
+	return db.updateRun(ctx, id, key, fn)
 }
 
-// updateRun is UpdateRun, with control request requestID's record handed
-// to fn when requestID is set.
-func (db *DB) updateRun(ctx context.Context, id, requestID string, fn func(*hitl.Run, *hitl.ControlRecord) (hitl.RunUpdate, error)) (*hitl.Run, error) {
+// updateRun is UpdateRun, with the record of the control request key
+// names handed to fn when key has a request id.
+func (db *DB) updateRun(ctx context.Context, id string, key hitl.ControlKey, fn func(*hitl.Run, *hitl.ControlRecord) (hitl.RunUpdate, error)) (*hitl.Run, error) {
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
@@ -40,8 +40,8 @@ func (db *DB) updateRun(ctx context.Context, id, requestID string, fn func(*hitl
 			return err
 		}
 		var prior *hitl.ControlRecord
-		if requestID != "" {
-			if prior, err = getControl(tx, requestID); err != nil {
+		if key.RequestID != "" {
+			if prior, err = getControl(tx, key); err != nil {
 				return err
 			}
 		}
@@ -91,28 +91,32 @@ func (db *DB) updateRun(ctx context.Context, id, requestID string, fn func(*hitl
 	return stored, domErr
 }
 
-// getControl reads control request id's record, nil when there is none.
-func getControl(tx *bolt.Tx, id string) (*hitl.ControlRecord, error) {
-	return getRecord[hitl.ControlRecord](tx, bucketControl, []byte(id), "control record")
+// getControl reads the control record held under key, nil when there is
+// none.
+func getControl(tx *bolt.Tx, key hitl.ControlKey) (*hitl.ControlRecord, error) {
+	return getRecord[hitl.ControlRecord](tx, bucketControl, controlKey(key), "control record")
 }
 
+// putControl stores rec under its key (hitl.ControlRecord.Key), and in
+// control_age by when it was received.
 func putControl(tx *bolt.Tx, rec *hitl.ControlRecord) error {
-	if v := tx.Bucket(bucketControl).Get([]byte(rec.RequestID)); v != nil {
+	k := controlKey(rec.Key())
+	if v := tx.Bucket(bucketControl).Get(k); v != nil {
 		var old hitl.ControlRecord
 		if json.Unmarshal(v, &old) == nil && !old.At.Equal(rec.At) {
-			if err := tx.Bucket(bucketControlAge).Delete(timeIDKey(old.At, old.RequestID)); err != nil {
+			if err := tx.Bucket(bucketControlAge).Delete(timeIDKey(old.At, string(k))); err != nil {
 				return err
 			}
 		}
 	}
-	if err := tx.Bucket(bucketControlAge).Put(timeIDKey(rec.At, rec.RequestID), []byte{}); err != nil {
+	if err := tx.Bucket(bucketControlAge).Put(timeIDKey(rec.At, string(k)), []byte{}); err != nil {
 		return fmt.Errorf("index control record %q: %w", rec.RequestID, err)
 	}
 	data, err := json.Marshal(rec)
 	if err != nil {
 		return fmt.Errorf("encode control record %q: %w", rec.RequestID, err)
 	}
-	if err := tx.Bucket(bucketControl).Put([]byte(rec.RequestID), data); err != nil {
+	if err := tx.Bucket(bucketControl).Put(k, data); err != nil {
 		return fmt.Errorf("put control record %q: %w", rec.RequestID, err)
 	}
 	return nil

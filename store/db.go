@@ -27,7 +27,7 @@ const appendFill = 0.9
 // SchemaVersion is the layout version this package reads and writes. It is
 // stored in the meta bucket and checked at open; an older file is migrated
 // (migrate.go).
-const SchemaVersion = 7
+const SchemaVersion = 8
 
 // Bucket names and their layout. Keys are big-endian so that byte order is
 // time or sequence order; the encodings are in keys.go. Later buckets (Slack
@@ -50,9 +50,9 @@ var (
 	bucketEvents      = []byte("events")        // seq BE → event JSON
 	bucketSealed      = []byte("sealed")        // id → "" (holds a sealed answer not yet received)
 	bucketRunsActive  = []byte("runs_active")   // run id → "" (running or paused)
-	bucketControl     = []byte("control")       // request_id → control record JSON (seed 000's dedup cache)
+	bucketControl     = []byte("control")       // principal ‖ 0x00 ‖ request_id → control record JSON (the dedup cache, docs/protocol.md#steering; keys.go)
 	bucketCounts      = []byte("counts")        // status → number of questions, uint64 BE
-	bucketControlAge  = []byte("control_age")   // receivedAt ‖ request_id → "" (for pruning)
+	bucketControlAge  = []byte("control_age")   // receivedAt ‖ control key → "" (for pruning)
 	bucketRunsEnded   = []byte("runs_ended")    // updatedAt ‖ run id → "" (done, aborted or cancelled runs)
 	bucketByFilter    = []byte("by_filter")     // list ‖ 0x00 ‖ createdAt ‖ id → "": asker × status, type, type × status (keys.go)
 	bucketEventsByRun = []byte("events_by_run") // runID ‖ 0x00 ‖ seq BE → "" (events with a run id)

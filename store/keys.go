@@ -19,6 +19,15 @@ func u64(v uint64) []byte {
 	return b[:]
 }
 
+// controlKey is a control record's key: principal ‖ 0x00 ‖ request id
+// (principal ids never hold 0x00).
+func controlKey(k hitl.ControlKey) []byte {
+	b := make([]byte, 0, len(k.Principal)+1+len(k.RequestID))
+	b = append(b, k.Principal...)
+	b = append(b, 0)
+	return append(b, k.RequestID...)
+}
+
 // timeKey encodes t as a sortable uint64, clamped to the range UnixNano can
 // represent (years 1678 to 2262).
 func timeKey(t time.Time) uint64 {

@@ -35,6 +35,8 @@ import (
 //
 // 6 → 7: a pending question is listed for the people escalation added
 // too (migrate_listed.go).
+//
+// 7 → 8: control request ids are held per principal (migrate_control.go).
 func migrate(tx *bolt.Tx, from uint64) error {
 	if from < 2 {
 		if tx.Bucket([]byte("pending")) != nil {
@@ -113,6 +115,11 @@ func migrate(tx *bolt.Tx, from uint64) error {
 	}
 	if from < 7 {
 		if err := migrateListed(tx); err != nil {
+			return fmt.Errorf("migrate: %w", err)
+		}
+	}
+	if from < 8 {
+		if err := migrateControl(tx); err != nil {
 			return fmt.Errorf("migrate: %w", err)
 		}
 	}

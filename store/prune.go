@@ -198,7 +198,7 @@ func pruneEvents(tx *bolt.Tx, before time.Time, limit int) (int, error) {
 }
 
 // pruneControl deletes up to limit control records received before
-// before (seed 000's dedup cache needs five minutes of them; the RESULTs
+// before (the dedup cache, docs/protocol.md#steering, needs five minutes of them; the RESULTs
 // stay on the event log) and returns how many.
 func pruneControl(tx *bolt.Tx, before time.Time, limit int) (int, error) {
 	end := timeKey(before)

@@ -30,13 +30,13 @@ type result struct {
 	err error          // the question could not be asked or waited on
 }
 
-// ask asks n in d's run and reports the outcome on w.results, unless ctx
+// ask asks n in d's run and reports the outcome on d.results, unless ctx
 // ends first: then, withdrawn, it cancels the question; otherwise (the
 // watcher stops) it leaves the question pending for the next watcher.
 func (w *Watcher) ask(ctx context.Context, d *dir, n hitl.NewQuestion) {
 	report := func(q *hitl.Question, err error) {
 		select {
-		case w.results <- result{d: d, key: n.IdempotencyKey, q: q, err: err}:
+		case d.results <- result{d: d, key: n.IdempotencyKey, q: q, err: err}:
 		case <-ctx.Done():
 		}
 	}

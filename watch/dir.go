@@ -8,7 +8,7 @@ import (
 	"strings"
 )
 
-// The files of seed 002's async mode, under the engine's directory.
+// The files of the async mode (docs/protocol.md#the-file-bridge), under the engine's directory.
 const (
 	InteractionDir = ".delta/interaction"
 	RequestFile    = "request.json"
@@ -41,9 +41,13 @@ type dir struct {
 	root string // absolute
 	run  string
 
+	poke    chan struct{} // a look at the files is due (wake)
+	results chan result   // the outcomes of its askings
+
+	// Touched by its goroutine only (Watcher.tend):
 	active  *asking // the question asked for the current request, if any
 	settled string  // the key of the request already dealt with
-	bad     string  // the key of a bad request already reported
+	bad     string  // the key of a bad request (or why it was refused) already reported
 }
 
 func (d *dir) interaction() string { return filepath.Join(d.root, InteractionDir) }

@@ -12,7 +12,7 @@ import (
 	"github.com/hitlbot/hitl"
 )
 
-// Request is seed 002's .delta/interaction/request.json: what an engine
+// Request is seed 002's .delta/interaction/request.json (docs/protocol.md#the-file-bridge): what an engine
 // that paused (status WAITING_FOR_INPUT, exit 101) wants to know.
 type Request struct {
 	Prompt    string         `json:"prompt"`
@@ -21,16 +21,13 @@ type Request struct {
 	Timestamp string         `json:"timestamp,omitempty"`
 }
 
-// maxRequestSize bounds what is read of a request file.
-const maxRequestSize = 1 << 20
-
 // ParseRequest reads a request file's content. What is wrong is said
 // plainly (an *hitl.Error with code EINVALID); the question's own rules
 // (lengths, which input types may be sensitive) are the service's.
 func ParseRequest(b []byte) (Request, error) {
 	var r Request
-	if len(b) > maxRequestSize {
-		return r, hitl.Errorf(hitl.EINVALID, "it is larger than %d bytes", maxRequestSize)
+	if len(b) > MaxRequestFile {
+		return r, hitl.Errorf(hitl.EINVALID, "it is larger than %d bytes", MaxRequestFile)
 	}
 	dec := json.NewDecoder(bytes.NewReader(b))
 	if err := dec.Decode(&r); err != nil {

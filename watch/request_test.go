@@ -1,6 +1,7 @@
 package watch
 
 import (
+	"strings"
 	"testing"
 
 	"github.com/hitlbot/hitl"
@@ -23,6 +24,7 @@ func TestParseRequest(t *testing.T) {
 		{name: "sensitive not a bool", in: `{"prompt":"x","sensitive":"yes"}`, wantErr: "it is not a JSON object"},
 		{name: "two values", in: `{"prompt":"x"}{"prompt":"y"}`, wantErr: "more than one JSON value"},
 		{name: "empty prompt", in: `{"prompt":"  "}`, wantErr: "its prompt is missing or empty"},
+		{name: "larger than a request file may be", in: `{"prompt":"x"}` + strings.Repeat(" ", MaxRequestFile), wantErr: "it is larger than 65536 bytes"},
 		{name: "unknown input type", in: `{"prompt":"x","input_type":"file"}`, wantErr: `its input_type "file" is not text, password or confirmation`},
 	} {
 		t.Run(tc.name, func(t *testing.T) {

@@ -1,4 +1,4 @@
-// Package watch bridges seed 002's file protocol to hitl: an engine that
+// Package watch bridges the file protocol (docs/protocol.md#the-file-bridge) to hitl: an engine that
 // pauses by writing .delta/interaction/request.json, setting its status to
 // WAITING_FOR_INPUT and exiting 101 has its question asked in hitl, and
 // the answer is written to response.txt beside the request for the
@@ -10,6 +10,14 @@
 // finds the question it asked before. A request file that goes away or
 // changes cancels its question; a response.txt written by someone else
 // does too.
+//
+// The files are handled as untrusted: request.json is read only when it
+// is a regular file of at most MaxRequestFile bytes, opened without
+// following a symbolic link and without blocking (a FIFO is refused);
+// .delta and .delta/interaction must be directories, not links to one;
+// response.txt is written as a new file beside it, renamed into place.
+// Each directory has a goroutine of its own, so one whose files stall
+// never holds up the others (files.go).
 package watch
 
 import (
@@ -20,6 +28,7 @@ import (
 	"path/filepath"
 	"strings"
 	"sync"
+	"time"
 
 	"github.com/fsnotify/fsnotify"
 	"github.com/hitlbot/hitl"
@@ -53,23 +62,38 @@ type Config struct {
 	Log func(line string)
 }
 
-// Watcher follows the request files of its directories.
+// Watcher follows the request files of its directories. Each directory
+// is tended by a goroutine of its own, which alone reads and writes its
+// files and holds its state: a directory whose files do not answer (a
+// slow or hung disk) stalls only itself, never the others, the file
+// events, or stopping.
 type Watcher struct {
-	cfg     Config
-	fw      *fsnotify.Watcher
-	dirs    []*dir
-	results chan result
-	ctx     context.Context // Run's: ends when the watcher stops
-	wg      sync.WaitGroup
-	logMu   sync.Mutex
+	cfg   Config
+	fw    *fsnotify.Watcher
+	dirs  []*dir
+	ctx   context.Context // Run's: ends when the watcher stops
+	wg    sync.WaitGroup  // the directories' goroutines and their askings
+	logMu sync.Mutex
+
+	// read reads a directory's request file (readRequest; tests stall it).
+	read func(root string) ([]byte, error)
+	// grace is how long Run, stopping, waits for the directories'
+	// goroutines before it returns without them (StopGrace).
+	grace time.Duration
 }
+
+// StopGrace is how long a stopping watcher waits for its directories'
+// goroutines (an asking finishing its create, a file operation that has
+// not returned) before it returns anyway; questions left pending are
+// taken up by the next watcher.
+const StopGrace = 5 * time.Second
 
 // New returns a watcher of cfg.Dirs, each of which must be a directory.
 func New(cfg Config) (*Watcher, error) {
 	if cfg.Client == nil || len(cfg.Dirs) == 0 {
 		return nil, hitl.Errorf(hitl.EINVALID, "a watcher needs a client and at least one directory")
 	}
-	w := &Watcher{cfg: cfg, results: make(chan result)}
+	w := &Watcher{cfg: cfg, read: readRequest, grace: StopGrace}
 	for _, d := range cfg.Dirs {
 		abs, err := filepath.Abs(d.Path)
 		if err != nil {
@@ -81,7 +105,7 @@ func New(cfg Config) (*Watcher, error) {
 		if err := hitl.ValidateRunID(d.Run); err != nil {
 			return nil, err
 		}
-		w.dirs = append(w.dirs, &dir{root: abs, run: d.Run})
+		w.dirs = append(w.dirs, &dir{root: abs, run: d.Run, poke: make(chan struct{}, 1), results: make(chan result)})
 	}
 	fw, err := fsnotify.NewWatcher()
 	if err != nil {
@@ -93,21 +117,20 @@ func New(cfg Config) (*Watcher, error) {
 
 // Run watches until ctx ends (nil then) or file events cannot be had. On
 // return, questions still pending stay pending: the next watcher of the
-// same directories takes them up.
+// same directories takes them up. Stopping waits at most the watcher's
+// grace (StopGrace) for the directories' goroutines.
 func (w *Watcher) Run(ctx context.Context) error {
-	defer w.fw.Close()
-	defer w.wg.Wait()
 	ctx, cancel := context.WithCancel(ctx)
-	defer cancel()
 	w.ctx = ctx
+	defer w.fw.Close()
+	defer w.stopped()
+	defer cancel()
 	for _, d := range w.dirs {
-		w.addWatches(d)
-	}
-	for _, d := range w.dirs {
-		w.sweep(ctx, d)
-	}
-	for _, d := range w.dirs {
-		w.reconcile(ctx, d)
+		w.wg.Add(1)
+		go func() {
+			defer w.wg.Done()
+			w.tend(ctx, d)
+		}()
 	}
 	for {
 		select {
@@ -119,7 +142,7 @@ func (w *Watcher) Run(ctx context.Context) error {
 			}
 			for _, d := range w.dirs {
 				if d.concerns(ev.Name) {
-					w.reconcile(ctx, d)
+					d.wake()
 				}
 			}
 		case err, ok := <-w.fw.Errors:
@@ -128,9 +151,50 @@ func (w *Watcher) Run(ctx context.Context) error {
 			}
 			w.logf("file events: %v; looking at every directory again", err)
 			for _, d := range w.dirs {
-				w.reconcile(ctx, d)
+				d.wake()
 			}
-		case r := <-w.results:
+		}
+	}
+}
+
+// stopped waits for the directories' goroutines, at most the grace.
+func (w *Watcher) stopped() {
+	done := make(chan struct{})
+	go func() {
+		w.wg.Wait()
+		close(done)
+	}()
+	t := time.NewTimer(w.grace)
+	defer t.Stop()
+	select {
+	case <-done:
+	case <-t.C:
+		w.logf("stopping without waiting longer for a directory whose files or service calls have not answered in %s", w.grace)
+	}
+}
+
+// wake has d's goroutine look at its files, without waiting for it.
+func (d *dir) wake() {
+	select {
+	case d.poke <- struct{}{}:
+	default: // a look is due already
+	}
+}
+
+// tend is d's goroutine: it looks at d's files when they may have
+// changed (wake) and deals with the outcomes of d's askings, until ctx
+// ends. It alone touches d's state.
+func (w *Watcher) tend(ctx context.Context, d *dir) {
+	w.addWatches(d)
+	w.sweep(ctx, d)
+	w.reconcile(ctx, d)
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case <-d.poke:
+			w.reconcile(ctx, d)
+		case r := <-d.results:
 			w.settle(r)
 		}
 	}
@@ -148,10 +212,15 @@ func (d *dir) concerns(path string) bool {
 }
 
 // addWatches watches the levels of d that exist (watching again is
-// harmless).
+// harmless). A level that is a symbolic link is not watched through: its
+// files are refused (openInteraction).
 func (w *Watcher) addWatches(d *dir) {
-	for _, l := range d.levels() {
-		if fi, err := os.Stat(l); err != nil || !fi.IsDir() {
+	for i, l := range d.levels() {
+		stat := os.Lstat
+		if i == 0 {
+			stat = os.Stat // the directory named, as named
+		}
+		if fi, err := stat(l); err != nil || !fi.IsDir() {
 			return
 		}
 		if err := w.fw.Add(l); err != nil && !errors.Is(err, os.ErrNotExist) {
@@ -163,11 +232,20 @@ func (w *Watcher) addWatches(d *dir) {
 // reconcile brings what is asked for d in line with its files.
 func (w *Watcher) reconcile(ctx context.Context, d *dir) {
 	w.addWatches(d)
-	b, err := os.ReadFile(d.request())
+	b, err := w.read(d.root)
+	var refused *refusedError
 	switch {
 	case errors.Is(err, os.ErrNotExist):
 		w.stop(d, "request.json was removed: the engine no longer waits for an answer")
 		d.settled, d.bad = "", ""
+		return
+	case errors.As(err, &refused):
+		w.stop(d, "request.json can no longer be read: "+refused.why)
+		d.settled = ""
+		if d.bad != refused.why {
+			d.bad = refused.why
+			w.logf("%s (not asked)", refused.why)
+		}
 		return
 	case err != nil:
 		w.logf("%s: cannot read it: %v", d.request(), err)
@@ -196,8 +274,8 @@ func (w *Watcher) reconcile(ctx context.Context, d *dir) {
 		d.settled = key
 		return
 	}
-	if d.active != nil || d.settled == key {
-		return
+	if d.active != nil || d.settled == key || ctx.Err() != nil {
+		return // nothing new to ask, or the watcher stopped while the files were read
 	}
 	actx, cancel := context.WithCancelCause(ctx)
 	d.active = &asking{key: key, cancel: cancel}
@@ -252,7 +330,7 @@ func (w *Watcher) settle(r result) {
 // answer writes q's answer for the engine, if its request is still the
 // one q was asked for.
 func (w *Watcher) answer(d *dir, key string, q *hitl.Question) {
-	if b, err := os.ReadFile(d.request()); err != nil || Key(d.request(), b) != key {
+	if b, err := w.read(d.root); err != nil || Key(d.request(), b) != key {
 		w.logf("%s: %s was answered by %s after its request went away; nothing written", d.request(), q.ID, q.RespondedBy)
 		return
 	}
@@ -260,7 +338,7 @@ func (w *Watcher) answer(d *dir, key string, q *hitl.Question) {
 		w.logf("%s: %s was answered by %s but the answer was not handed over; nothing written", d.request(), q.ID, q.RespondedBy)
 		return
 	}
-	if err := writeResponse(d.response(), q.Response.String()); err != nil {
+	if err := writeResponse(d.root, q.Response.String()); err != nil {
 		w.logf("%s: %s was answered by %s but %v", d.request(), q.ID, q.RespondedBy, err)
 		return
 	}
@@ -271,7 +349,7 @@ func (w *Watcher) answer(d *dir, key string, q *hitl.Question) {
 // that went away while no watcher was running.
 func (w *Watcher) sweep(ctx context.Context, d *dir) {
 	want := ""
-	if b, err := os.ReadFile(d.request()); err == nil && !exists(d.response()) {
+	if b, err := w.read(d.root); err == nil && !exists(d.response()) {
 		want = Key(d.request(), b)
 	}
 	sctx, cancel := context.WithTimeout(ctx, requestTimeout)

@@ -68,6 +68,11 @@ var funcs = template.FuncMap{
 		return ""
 	},
 	"iteration": iteration,
+	"approval":  approvalOf,
+	"title":     titleOf,
+	"step":      stepOf,
+	"editRows":  editRows,
+	"diffStat":  func(a, r int) string { return "+" + strconv.Itoa(a) + " −" + strconv.Itoa(r) },
 	// seg is a run id as one path segment: ids may hold '/'.
 	"seg": url.PathEscape,
 	"pretty": func(v any) string {

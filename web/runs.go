@@ -114,7 +114,7 @@ func (h *Handler) run(r *http.Request, s *session, id string) (*runView, error) 
 	return v, nil
 }
 
-// handleControl serves POST /runs/{id}/control: one of seed 000's
+// handleControl serves POST /runs/{id}/control: one of docs/protocol.md#steering's
 // REQUESTs ("Pause", "Resume", "Cancel run", "Escalate" with a model,
 // "Redirect" with an instruction), answered with its ACK and RESULT.
 func (h *Handler) handleControl(w http.ResponseWriter, r *http.Request, s *session) {

@@ -7,7 +7,10 @@ import (
 	"encoding/base64"
 	"net/http"
 	"net/url"
+	"path"
 	"strings"
+	"unicode"
+	"unicode/utf8"
 
 	"github.com/hitlbot/hitl"
 )
@@ -227,9 +230,20 @@ func (h *Handler) checkLoginToken(w http.ResponseWriter, r *http.Request) error 
 	return nil
 }
 
-// localNext is where to go after signing in: a path on this site only.
+// localNext is where to go after signing in: a path on this site only,
+// else "/". A path starts with one "/": no scheme, no relative path, no
+// "//" or "/\" (browsers read both as another host). It holds no control
+// character (browsers drop tabs and newlines, so "/\t/evil" would become
+// "//evil"), no backslash (read as "/") and no invalid UTF-8; and it is
+// not /login, nor anything http.Redirect's cleaning turns into one of
+// these ("/./\evil" is "/\evil" once cleaned).
 func localNext(next string) string {
-	if !strings.HasPrefix(next, "/") || strings.HasPrefix(next, "//") || strings.HasPrefix(next, "/\\") || strings.HasPrefix(next, "/login") {
+	odd := func(r rune) bool { return r == '\\' || r == utf8.RuneError || unicode.IsControl(r) }
+	if !strings.HasPrefix(next, "/") || strings.HasPrefix(next, "//") || strings.ContainsFunc(next, odd) {
+		return "/"
+	}
+	p, _, _ := strings.Cut(next, "?")
+	if c := path.Clean(p); strings.HasPrefix(c, "//") || strings.HasPrefix(c, "/login") {
 		return "/"
 	}
 	return next

@@ -22,6 +22,7 @@ type cliOpts struct {
 	stdin io.Reader // default empty
 	tty   bool      // stdout is a terminal
 	after func(time.Duration) <-chan time.Time
+	home  string // HOME
 }
 
 // startCLIWith runs a command in the background with o's environment.
@@ -43,6 +44,8 @@ func startCLIWith(ctx context.Context, m *Main, o cliOpts, args ...string) <-cha
 				return o.token
 			case "USER":
 				return "tester"
+			case "HOME":
+				return o.home
 			}
 			return ""
 		}}

@@ -14,7 +14,7 @@ import (
 // usageCommand is a command's line in the usage text: "  hitl NAME ...".
 var usageCommand = regexp.MustCompile(`(?m)^  hitl ([a-z]+) `)
 
-// readmeCommand is a command's row in README.md's Commands table.
+// readmeCommand is a command's row in docs/cli.md's Commands table.
 var readmeCommand = regexp.MustCompile("(?m)^\\| `hitl ([a-z]+)[ `]")
 
 func TestCommandLists(t *testing.T) {
@@ -35,11 +35,11 @@ func TestCommandLists(t *testing.T) {
 	t.Run("the usage text lists every command and no other", func(t *testing.T) {
 		assert.Equal(t, table, names(usageCommand, usage))
 	})
-	t.Run("README's Commands table lists every command and no other", func(t *testing.T) {
-		b, err := os.ReadFile("../../README.md")
+	t.Run("docs/cli.md's Commands table lists every command and no other", func(t *testing.T) {
+		b, err := os.ReadFile("../../docs/cli.md")
 		require.NoError(t, err)
 		_, section, ok := strings.Cut(string(b), "\n## Commands\n")
-		require.True(t, ok, "README.md has a Commands section")
+		require.True(t, ok, "docs/cli.md has a Commands section")
 		section, _, _ = strings.Cut(section, "\n## ")
 		assert.Equal(t, table, names(readmeCommand, section))
 	})

@@ -21,7 +21,7 @@ const (
 	exitRefused     = 10  // refused: the run's interaction threshold is 0 (decide yourself)
 	exitBadState    = 11  // the run is not in a state for this command (invalid_state), or its agent cannot carry it out (unsupported)
 	exitDuplicate   = 12  // the same request is still being carried out (duplicate)
-	exitNeedsInput  = 101 // --no-wait: the question waits for a person (seed 002)
+	exitNeedsInput  = 101 // --no-wait: the question waits for a person (docs/protocol.md#exit-code-101)
 	exitInterrupted = 130 // Ctrl+C: the question stays pending
 )
 
@@ -66,7 +66,7 @@ func conflictCode(err error) int {
 	return exitConflict
 }
 
-// resultCode translates a failed RESULT's code (seed 000) into the exit
+// resultCode translates a failed RESULT's code (docs/protocol.md#steering) into the exit
 // code.
 func resultCode(code string) int {
 	switch code {

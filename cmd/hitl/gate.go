@@ -10,6 +10,7 @@ import (
 
 	"github.com/hitlbot/hitl"
 	"github.com/hitlbot/hitl/agent"
+	"github.com/hitlbot/hitl/mcp"
 )
 
 // cmdGate checks the policy for a command, asks when it says so, then
@@ -40,8 +41,8 @@ func cmdGate(ctx context.Context, args []string, e *env) error {
 	if desc == "" {
 		desc = "Run " + shown
 	}
-	req := hitl.ApprovalRequest{RunID: *run, Operation: hitl.Operation{Type: hitl.OpType(*opType), Description: desc,
-		Resource: shown, Risk: hitl.Risk(*risk), Context: *reason}}
+	req := hitl.ApprovalRequest{RunID: *run, Operation: mcp.AgentSide(hitl.Operation{Type: hitl.OpType(*opType), Description: desc,
+		Resource: shown, Risk: hitl.Risk(*risk), Context: *reason}, e.getenv("HOME"), "")}
 	if *timeout > 0 {
 		m := timeout.Minutes()
 		req.TimeoutMinutes = &m

@@ -199,7 +199,7 @@ func (h *hook) movedReason() string {
 func (h *hook) decide(ctx context.Context) (agent.GateResult, error) {
 	gctx, cancel := h.giveUp(ctx)
 	defer cancel()
-	op := h.call().Operation(fmt.Sprintf("%s session %s in %s", h.agent, h.in.SessionID, h.in.CWD))
+	op := mcp.AgentSide(h.operation(), h.e.getenv("HOME"), h.in.CWD)
 	// A PermissionRequest fires only when the agent was about to ask its
 	// person: only a rule a person wrote or taught allows then.
 	op.Prompted = h.in.HookEventName == "PermissionRequest" || h.agent == "Codex"

@@ -26,6 +26,9 @@ Usage:
   hitl pending [--run RUN] [--all] [--json] [--order deadline]
                                       list questions waiting for an answer (the first 100;
                                       --all: every one; --order deadline: soonest deadline first)
+  hitl show    ID [--color auto|always|never] [--json]
+                                      one question whole: the operation, how the policy decided,
+                                      the context, each file change's diff (coloured on a terminal)
   hitl answer  ID [VALUE|-] [--text T]  answer a question (no VALUE or -: read it from stdin, hidden)
   hitl cancel  ID [--reason R]        cancel a pending question (or, given a run, the run)
   hitl reassign ID TO…                hand a question to Slack users or groups (U…, S…),
@@ -135,11 +138,16 @@ func (e *env) wait(ctx context.Context, d time.Duration) error {
 	}
 }
 
-func main() {
+func main() { os.Exit(process(os.Args[1:])) }
+
+// process is hitl as a process, returning its exit code: Ctrl+C (SIGINT)
+// and SIGTERM end the command's context, so that a command that runs
+// until stopped (serve, watch, a wait) stops cleanly.
+func process(args []string) int {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
-	os.Exit(run(ctx, os.Args[1:], &env{stdin: os.Stdin, stdout: os.Stdout, stderr: os.Stderr, getenv: os.Getenv,
-		stdoutTTY: term.IsTerminal(int(os.Stdout.Fd()))}))
+	return run(ctx, args, &env{stdin: os.Stdin, stdout: os.Stdout, stderr: os.Stderr, getenv: os.Getenv,
+		stdoutTTY: term.IsTerminal(int(os.Stdout.Fd()))})
 }
 
 // commands are hitl's commands by name; the usage text and README.md list
@@ -152,6 +160,7 @@ var commands = map[string]func(context.Context, []string, *env) error{
 	"cancel":   cmdCancel,
 	"reassign": cmdReassign, // reassign.go
 	"history":  cmdHistory,
+	"show":     cmdShow, // show.go
 	"stats":    cmdStats,
 	"compact":  cmdCompact,
 	"migrate":  cmdMigrate,

@@ -43,7 +43,7 @@ func cmdMCP(ctx context.Context, args []string, e *env) error {
 	}
 	log := slog.New(slog.NewTextHandler(e.stderr, &slog.HandlerOptions{Level: slog.LevelWarn}))
 	s := mcp.New(mcp.Options{Client: c, Run: *run, Version: version(), ProgressEvery: *every, MaxWait: *maxWait,
-		CancelOnAbort: *cancelOnAbort, Instruction: instruction, Logger: log})
+		CancelOnAbort: *cancelOnAbort, Instruction: instruction, Logger: log, Home: e.getenv("HOME")})
 	err = s.Run(ctx, &sdk.IOTransport{Reader: io.NopCloser(e.stdin), Writer: nopWriteCloser{e.stdout}})
 	if ctx.Err() != nil {
 		return nil // interrupted: the client is gone

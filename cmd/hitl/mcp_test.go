@@ -3,6 +3,8 @@ package main
 import (
 	"context"
 	"encoding/json"
+	"os"
+	"path/filepath"
 	"testing"
 	"time"
 
@@ -136,6 +138,17 @@ func TestMCPTools(t *testing.T) {
 		d = decision(c.result("p-write"))
 		assert.Equal(t, "deny", d["behavior"])
 		assert.Contains(t, d["message"], "not prod")
+
+		// The diff of a file change is computed by hitl mcp, beside the file.
+		file := filepath.Join(t.TempDir(), "a.go")
+		require.NoError(t, os.WriteFile(file, []byte("package a\n\nvar x = 1\n"), 0o644))
+		c.call("p-edit", "permission_prompt", map[string]any{"tool_name": "Edit", "input": map[string]any{"file_path": file, "old_string": "var x = 1", "new_string": "var x = 2"}})
+		q = awaitPending(t, m, "mcp-tools", 1)[0]
+		require.Len(t, q.Operation.Diffs, 1)
+		assert.Equal(t, hitl.FileDiff{Path: file, Change: hitl.FileModify, Added: 1, Removed: 1,
+			Unified: "--- a" + file + "\n+++ b" + file + "\n@@ -1,3 +1,3 @@\n package a\n \n-var x = 1\n+var x = 2\n"}, q.Operation.Diffs[0])
+		require.Equal(t, 0, cli(ctx, m, "", "answer", q.ID, "approve").code)
+		assert.Equal(t, "allow", decision(c.result("p-edit"))["behavior"])
 
 		c.call("p-questions", "permission_prompt", map[string]any{"tool_name": "AskUserQuestion", "input": map[string]any{"questions": []any{
 			map[string]any{"question": "Which features?", "header": "Features", "multiSelect": true,

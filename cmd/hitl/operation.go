@@ -19,6 +19,10 @@ func operationLines(op *hitl.Operation, parts []hitl.DecisionPart) []string {
 	if op.Resource != "" {
 		head += ": " + visible(op.Resource)
 	}
+	if shownDiff(op) {
+		a, r := op.DiffStat()
+		head += fmt.Sprintf(" (+%d −%d)", a, r)
+	}
 	lines := []string{head}
 	if hitl.PartsTellMore(parts) {
 		for _, p := range parts {
@@ -43,4 +47,15 @@ func operationRows(lines []string, cols int) string {
 		out += l + "\n"
 	}
 	return out
+}
+
+// shownDiff reports whether the operation carries a diff to count (not
+// only files whose change could not be shown).
+func shownDiff(op *hitl.Operation) bool {
+	for _, d := range op.Diffs {
+		if d.Unified != "" {
+			return true
+		}
+	}
+	return false
 }

@@ -99,6 +99,7 @@ func policyCheck(ctx context.Context, args []string, e *env) error {
 	resource := fs.String("resource", "", "the path, command or URL")
 	risk := fs.String("risk", "", "low, medium, high or critical")
 	agentName := fs.String("agent", "", "the token name of the agent asking (default: yours; another needs the answer scope)")
+	home := fs.String("home", e.getenv("HOME"), "the agent's home directory, for ~ in the command or path (default $HOME)")
 	prompted := fs.Bool("prompted", false, "decide as for an agent about to ask its own person (PermissionRequest): no default allows")
 	asJSON := fs.Bool("json", false, "print JSON")
 	if _, err := parseArgs(fs, args); err != nil {
@@ -107,7 +108,7 @@ func policyCheck(ctx context.Context, args []string, e *env) error {
 	if *op == "" {
 		return usageError(fs, "hitl policy check needs --op-type: hitl policy check --op-type shell --resource \"rm -rf build\"")
 	}
-	o := hitl.Operation{Type: hitl.OpType(*op), Description: "check", Resource: *resource, Risk: hitl.Risk(*risk), Prompted: *prompted}
+	o := hitl.Operation{Type: hitl.OpType(*op), Description: "check", Resource: *resource, Risk: hitl.Risk(*risk), Prompted: *prompted, Home: *home}
 	if *agentName != "" {
 		o.Agent = *agentName // the root names it (a token name is api:NAME)
 	}

@@ -11,7 +11,7 @@ import (
 	"github.com/hitlbot/hitl"
 )
 
-// cmdStats prints seed 001's key metrics over a window.
+// cmdStats prints the key metrics over a window (docs/operations.md#metrics-stats-and-alerts).
 func cmdStats(ctx context.Context, args []string, e *env) error {
 	fs := flag.NewFlagSet("stats", flag.ContinueOnError)
 	since := fs.String("since", "24h", "the window: the last `D` (like 24h, 90m or 7d)")

@@ -60,7 +60,7 @@ func cmdRedirect(ctx context.Context, args []string, e *env) error {
 
 // steer sends one REQUEST (retried with the same request_id until it is
 // acknowledged, for up to 30 s) and prints its RESULT: one line, exit 0 on
-// success; on failure the seed's code and message and the table's code.
+// success; on failure the RESULT's code and message and the table's code.
 func steer(ctx context.Context, e *env, c hitl.Command, name string, p hitl.ControlPayload) error {
 	cl := newClient(e)
 	run, err := resolveRun(ctx, cl, name)

@@ -17,8 +17,8 @@ import (
 // heartbeat is how often hitl run reports that its command still runs.
 const heartbeat = 30 * time.Second
 
-// cmdRun supervises a command that was never written for hitl (seed 002:
-// steering must not require changing the agent): it starts the command in
+// cmdRun supervises a command that was never written for hitl (steering
+// must not require changing the agent; docs/protocol.md#steering): it starts the command in
 // its own process group, reports STATE while it runs and DONE (exit 0) or
 // ABORT (non-zero) when it ends, and applies interventions to the group:
 // pause → SIGSTOP, resume → SIGCONT, cancel → SIGTERM, then SIGKILL after

@@ -12,7 +12,7 @@ import (
 	"github.com/hitlbot/hitl/watch"
 )
 
-// cmdWatch bridges seed 002's file protocol (package watch): each DIR's
+// cmdWatch bridges the file protocol (docs/protocol.md#the-file-bridge; package watch): each DIR's
 // .delta/interaction/request.json is asked in hitl and answered in
 // response.txt beside it.
 func cmdWatch(ctx context.Context, args []string, e *env) error {

@@ -25,7 +25,7 @@ type Store struct {
 	runs      map[string]*hitl.Run
 	seq       uint64
 	born      map[string]int // id → creation order: ties of time list in it
-	control   map[string]hitl.ControlRecord
+	control   map[hitl.ControlKey]hitl.ControlRecord
 	policy    *hitl.PolicyState
 
 	learned      map[string]hitl.LearnedRule    // id → rule
@@ -39,7 +39,7 @@ var _ hitl.Store = (*Store)(nil)
 
 // New returns an empty store.
 func New() *Store {
-	return &Store{questions: map[string]*hitl.Question{}, keys: map[string]string{}, runs: map[string]*hitl.Run{}, born: map[string]int{}, control: map[string]hitl.ControlRecord{}}
+	return &Store{questions: map[string]*hitl.Question{}, keys: map[string]string{}, runs: map[string]*hitl.Run{}, born: map[string]int{}, control: map[hitl.ControlKey]hitl.ControlRecord{}}
 }
 
 // CreateQuestion implements hitl.Store.
@@ -341,5 +341,16 @@ func (s *Store) Prune(_ context.Context, before time.Time, limit int) (int, erro
 			delete(s.runs, id)
 		}
 	}
-	return max(len(old), n), nil
+	var control []hitl.ControlKey
+	for k, rec := range s.control {
+		if rec.At.Before(before) {
+			control = append(control, k)
+		}
+	}
+	slices.SortFunc(control, func(a, b hitl.ControlKey) int { return s.control[a].At.Compare(s.control[b].At) })
+	control = control[:min(limit, len(control))]
+	for _, k := range control {
+		delete(s.control, k)
+	}
+	return max(len(old), n, len(control)), nil
 }

@@ -10,11 +10,11 @@ import (
 
 // UpdateRun implements hitl.Store.
 func (s *Store) UpdateRun(ctx context.Context, id string, fn func(*hitl.Run) (hitl.RunUpdate, error)) (*hitl.Run, error) {
-	return s.SteerRun(ctx, id, "", func(run *hitl.Run, _ *hitl.ControlRecord) (hitl.RunUpdate, error) { return fn(run) })
+	return s.SteerRun(ctx, id, hitl.ControlKey{}, func(run *hitl.Run, _ *hitl.ControlRecord) (hitl.RunUpdate, error) { return fn(run) })
 }
 
 // SteerRun implements hitl.Store: one lock serialises every write.
-func (s *Store) SteerRun(_ context.Context, id, requestID string, fn func(*hitl.Run, *hitl.ControlRecord) (hitl.RunUpdate, error)) (*hitl.Run, error) {
+func (s *Store) SteerRun(_ context.Context, id string, key hitl.ControlKey, fn func(*hitl.Run, *hitl.ControlRecord) (hitl.RunUpdate, error)) (*hitl.Run, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	var arg *hitl.Run
@@ -23,7 +23,7 @@ func (s *Store) SteerRun(_ context.Context, id, requestID string, fn func(*hitl.
 		arg = &c
 	}
 	var prior *hitl.ControlRecord
-	if rec, ok := s.control[requestID]; ok && requestID != "" {
+	if rec, ok := s.control[key]; ok && key.RequestID != "" {
 		prior = &rec
 	}
 	u, err := fn(arg, prior)
@@ -47,7 +47,7 @@ func (s *Store) SteerRun(_ context.Context, id, requestID string, fn func(*hitl.
 		s.append(ev)
 	}
 	if u.Control != nil {
-		s.control[u.Control.RequestID] = *u.Control
+		s.control[u.Control.Key()] = *u.Control
 	}
 	if run == nil {
 		return nil, nil

@@ -65,7 +65,7 @@ func testUpdateRunWrites(t *testing.T, e *env) {
 		assert.Equal(t, hitl.RunPaused, ev.Status, "stamped with the run's phase")
 		assert.Equal(t, agent.ID, ev.Asker, "and its asker")
 	}
-	prior := storedControl(t, e.store, "loop-1", "req-1")
+	prior := storedControl(t, e.store, "loop-1", hitl.ControlKeyOf("slack:U0ME", "req-1"))
 	require.NotNil(t, prior, "the control record was written")
 	require.NotNil(t, prior.Result)
 	assert.Equal(t, "req-1", prior.Result.RequestID)
@@ -100,7 +100,7 @@ func testUpdateRunRefused(t *testing.T, e *env) {
 	require.NoError(t, err)
 	assert.Equal(t, hitl.RunRunning, got.Control.Status, "the run is as it was")
 	assert.Equal(t, before, lastSeq(t, e.store), "no event")
-	assert.Nil(t, storedControl(t, e.store, "loop-1", "req-x"), "no control record")
+	assert.Nil(t, storedControl(t, e.store, "loop-1", hitl.ControlKeyOf("", "req-x")), "no control record")
 
 	_, err = e.store.UpdateRun(ctx, "loop-new", func(*hitl.Run) (hitl.RunUpdate, error) {
 		return hitl.RunUpdate{Run: &hitl.Run{ID: "loop-new", CreatedAt: t0}}, want

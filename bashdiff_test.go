@@ -1,0 +1,270 @@
+package hitl_test
+
+import (
+	"context"
+	"fmt"
+	"math/rand"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/hitlbot/hitl"
+	"github.com/hitlbot/hitl/internal/bashdiff"
+	"github.com/hitlbot/hitl/shell"
+)
+
+// The differential test: wherever hitl allows a line, bash (-O extglob,
+// under strace -f, in a throwaway directory with a fake HOME) executes
+// only programs of parts hitl showed and allowed, and opens for writing
+// only files of write parts hitl allowed. A mismatch prints the line.
+
+// diffRules are benign read-only allow rules, as a team writes them
+// (including builtins a person might allow without knowing what they
+// evaluate), and one directory lines may write in.
+func diffRules(b bashdiff.Box) []hitl.PolicyRule {
+	var rules []hitl.PolicyRule
+	for _, c := range []string{"git status", "git log", "ls", "cat", "head", "tail", "grep", "sed", "echo", "printf", "wc", "sort",
+		"tee", "tar -tf", "tar tvf", "tar -xf", "find", "env", "pwd", "test", "[", "true", "diff", "make test", "go test", "rg", "jq",
+		"which", "read", "mapfile", "let", "unset", "declare", "export", "eval", "command", "hash", "awk", "xargs", "alias", "trap",
+		"source", ".", "builtin", "enable", "cd", "set", "shopt", "getopts", "wait", "/bin/ls", "curl", "wget", "git -c", "git -p"} {
+		rules = append(rules, hitl.PolicyRule{Name: "allow " + c, OpType: hitl.OpShell, Resource: c, Effect: hitl.EffectAllow})
+	}
+	return append(rules,
+		hitl.PolicyRule{Name: "writes in w", OpType: hitl.OpFileWrite, Resource: b.Dir + "/w/*", Effect: hitl.EffectAllow},
+		hitl.PolicyRule{Name: "no keys", OpType: hitl.OpFileRead, Resource: "/home/*/.ssh/*", Effect: hitl.EffectDeny})
+}
+
+// differ runs lines through the decider and, where it allows, bash.
+type differ struct {
+	t       testing.TB
+	parent  string
+	mu      sync.Mutex
+	ran     int
+	allowed []string
+}
+
+func newDiffer(t testing.TB) *differ {
+	t.Helper()
+	if err := bashdiff.Available(); err != nil {
+		t.Skipf("the differential test against bash needs bash and strace: %v", err)
+	}
+	return &differ{t: t, parent: t.TempDir()}
+}
+
+// check decides line (with the box's paths put in) and, when it is
+// allowed, runs it and compares. It returns an error describing a
+// mismatch.
+func (df *differ) check(box bashdiff.Box, template string) error {
+	line := box.Expand(template)
+	d := hitl.Decider{Rules: diffRules(box), Parse: shell.Parse, Now: time.Date(2026, 11, 26, 12, 0, 0, 0, time.UTC)}
+	dec, err := d.Decide(hitl.Operation{Type: hitl.OpShell, Description: "run", Resource: line, Agent: "api:ci", Home: box.Home})
+	if err != nil {
+		return err
+	}
+	if dec.Effect != hitl.EffectAllow {
+		return nil
+	}
+	df.mu.Lock()
+	df.ran++
+	df.allowed = append(df.allowed, template)
+	df.mu.Unlock()
+	progs, writes := allowedByParts(dec.Parts, box)
+	tr, err := bashdiff.Run(context.Background(), box, line)
+	if err != nil {
+		return fmt.Errorf("%q: %v", line, err)
+	}
+	var bad []string
+	gitAllowed := progs["git"] > 0
+	for _, path := range tr.Execs {
+		e := filepath.Base(path)
+		if owner, ok := toolchainOf(path); ok && progs[owner] > 0 {
+			continue // an allowed program running its own toolchain
+		}
+		if progs[e] <= 0 {
+			bad = append(bad, "executed "+e)
+			continue
+		}
+		progs[e]--
+	}
+	for _, w := range tr.Writes {
+		if slices.Contains([]string{"/dev/null", "/dev/tty"}, w) || strings.HasPrefix(w, box.Tmp+"/") || strings.HasPrefix(w, "/proc/") {
+			continue
+		}
+		if strings.HasPrefix(w, box.Dir+"/.git/") && gitAllowed {
+			continue // git keeps its own index and objects
+		}
+		if !writes[w] {
+			bad = append(bad, "wrote "+w+" (no allowed part writes it)")
+			continue
+		}
+		// the file really written must itself be one the rules allow
+		fd, err := d.Decide(hitl.Operation{Type: hitl.OpFileWrite, Description: "write", Resource: w, Agent: "api:ci", Home: box.Home})
+		if err != nil || fd.Effect != hitl.EffectAllow {
+			bad = append(bad, "wrote "+w+", which the write rules do not allow")
+		}
+	}
+	if len(bad) > 0 {
+		return fmt.Errorf("hitl allowed %q (parts %+v) but bash %s\noutput: %s", line, dec.Parts, strings.Join(bad, ", "), tr.Output)
+	}
+	return nil
+}
+
+// toolchains are where programs keep the programs they run themselves:
+// go runs its compiler and itself, git its helpers.
+var toolchains = map[string][]string{"go": {"/usr/local/go/", "/usr/lib/go"}, "git": {"/usr/lib/git-core/"}}
+
+func toolchainOf(path string) (string, bool) {
+	for prog, dirs := range toolchains {
+		for _, d := range dirs {
+			if strings.HasPrefix(path, d) {
+				return prog, true
+			}
+		}
+	}
+	return "", false
+}
+
+// allowedByParts are the programs (base names, counted) and the files
+// (absolute) of the parts hitl showed and allowed.
+func allowedByParts(parts []hitl.DecisionPart, box bashdiff.Box) (map[string]int, map[string]bool) {
+	progs, writes := map[string]int{}, map[string]bool{}
+	for _, p := range parts {
+		if p.Effect != hitl.EffectAllow {
+			continue
+		}
+		switch p.Kind {
+		case hitl.PartCommand:
+			l, err := shell.Parse(p.Text)
+			if err != nil || len(l.Commands) != 1 || len(l.Commands[0].Args) == 0 {
+				continue
+			}
+			args := l.Commands[0].Args
+			progs[filepath.Base(args[0].Value)]++
+			if filepath.Base(args[0].Value) == "env" && len(args) > 1 {
+				progs[filepath.Base(args[1].Value)]++
+			}
+		case hitl.PartWrite:
+			text := p.Text
+			if i := strings.LastIndex(text, " ("); i > 0 && strings.HasSuffix(text, ")") {
+				text = text[i+2 : len(text)-1]
+			} else if l, err := shell.Parse("x " + text); err == nil && len(l.Commands) == 1 && len(l.Commands[0].Args) == 2 {
+				text = l.Commands[0].Args[1].Value
+			}
+			if strings.HasPrefix(text, "~/") {
+				text = box.Home + text[1:]
+			}
+			if !filepath.IsAbs(text) {
+				text = filepath.Join(box.Dir, text)
+			}
+			writes[filepath.Clean(text)] = true
+		}
+	}
+	return progs, writes
+}
+
+// run checks lines on two workers, each with its own box (emptied of
+// what the previous line wrote in w).
+func (df *differ) run(lines []string) {
+	df.t.Helper()
+	var wg sync.WaitGroup
+	next := make(chan string)
+	errs := make(chan error, len(lines))
+	for i := 0; i < 2; i++ {
+		box, err := bashdiff.NewBox(df.parent)
+		if err != nil {
+			df.t.Fatal(err)
+		}
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for l := range next {
+				if err := df.check(box, l); err != nil {
+					errs <- err
+				}
+				os.RemoveAll(box.Dir + "/w")
+				os.Mkdir(box.Dir+"/w", 0o755)
+				os.Remove(box.Dir + "/PWNED")
+			}
+		}()
+	}
+	for _, l := range lines {
+		next <- l
+	}
+	close(next)
+	wg.Wait()
+	close(errs)
+	for err := range errs {
+		df.t.Error(err)
+	}
+}
+
+// tableLines are the lines of the policy's test tables, with /tmp/ put in
+// the box's writable directory.
+func tableLines() []string {
+	var out []string
+	for _, tc := range shellLineCases {
+		out = append(out, strings.ReplaceAll(tc.line, "/tmp/", "@W/"))
+	}
+	for _, l := range everydayLines {
+		out = append(out, strings.ReplaceAll(l, "/tmp/", "@W/"))
+	}
+	out = append(out, bashdiff.Simple...)
+	return append(out, bashdiff.Payloads...)
+}
+
+func TestBashAgreesWithTheTables(t *testing.T) {
+	df := newDiffer(t)
+	df.run(tableLines())
+	t.Logf("%d table lines allowed and run under strace", df.ran)
+	if df.ran < 20 {
+		t.Errorf("only %d table lines were allowed: the differential test checks nothing", df.ran)
+	}
+}
+
+// TestBashAgreesWithGeneratedLines runs thousands of generated lines (a
+// fixed seed; HITL_BASHDIFF_SEED and HITL_BASHDIFF_N change it).
+func TestBashAgreesWithGeneratedLines(t *testing.T) {
+	df := newDiffer(t)
+	seed, n := int64(22), 3000
+	if s := os.Getenv("HITL_BASHDIFF_SEED"); s != "" {
+		fmt.Sscan(s, &seed)
+	}
+	if s := os.Getenv("HITL_BASHDIFF_N"); s != "" {
+		fmt.Sscan(s, &n)
+	}
+	if testing.Short() {
+		n = 300
+	}
+	r := rand.New(rand.NewSource(seed))
+	lines := make([]string, n)
+	for i := range lines {
+		lines[i] = bashdiff.Generate(r)
+	}
+	df.run(lines)
+	t.Logf("seed %d: %d of %d generated lines allowed and run under strace", seed, df.ran, n)
+	if df.ran < n/20 {
+		t.Errorf("only %d generated lines were allowed: the differential test checks little", df.ran)
+	}
+}
+
+// FuzzBashAgrees is the longer run: go test -fuzz FuzzBashAgrees -run '^$'.
+func FuzzBashAgrees(f *testing.F) {
+	for _, s := range []int64{1, 2, 3, 22} {
+		f.Add(s)
+	}
+	df := newDiffer(f)
+	box, err := bashdiff.NewBox(df.parent)
+	if err != nil {
+		f.Fatal(err)
+	}
+	f.Fuzz(func(t *testing.T, seed int64) {
+		line := bashdiff.Generate(rand.New(rand.NewSource(seed)))
+		if err := df.check(box, line); err != nil {
+			t.Fatal(err)
+		}
+	})
+}

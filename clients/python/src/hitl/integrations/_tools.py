@@ -1,0 +1,82 @@
+"""What every adapter does the same way: a tool call as a hitl operation, and
+checking a person's edit of its input."""
+
+from __future__ import annotations
+
+import json
+import re
+from typing import Any, Dict, Mapping, Optional
+
+from .._models import Decision
+
+DEFAULT_OP_TYPE = "api_call"
+"""The operation type of a framework's tool call, unless op_types names another.
+
+An ``api_call`` with its input as resource can be edited by a person (hitl lets
+only ``shell``, ``file_*`` and ``api_call`` operations be edited), and the adapters
+send it as ``prompted`` (the framework was about to ask its person): the policy's
+default for ``api_call`` (allow) does not apply, only a rule a person wrote or taught."""
+
+
+class EditRefused(ValueError):
+    """A person's edit that the tool cannot take."""
+
+
+def op_type_for(tool: str, op_types: Optional[Mapping[str, str]]) -> str:
+    return (op_types or {}).get(tool, DEFAULT_OP_TYPE)
+
+
+def describe(tool: str, description: Optional[str]) -> str:
+    """The operation people read: the agent's own description, naming the tool."""
+    d = (description or "").strip()
+    if not d:
+        return f"Run the tool {tool}"
+    return d if tool in d else f"{tool}: {d}"
+
+
+def edited_args(d: Decision, schema: Optional[Mapping[str, Any]]) -> Dict[str, Any]:
+    """The edited input of decision d as tool arguments: a JSON object, valid
+    against the tool's JSON schema when the framework gives one."""
+    v = d.edited_input
+    if isinstance(v, str):
+        try:
+            v = json.loads(v)
+        except json.JSONDecodeError as e:
+            raise EditRefused(f"the edit by {d.by} is not JSON ({e.msg} at character {e.pos}); the tool takes a JSON object of arguments") from None
+    if not isinstance(v, dict):
+        raise EditRefused(f"the edit by {d.by} is {type(v).__name__} JSON, not an object of arguments")
+    if schema:
+        check_schema(v, schema, d.by)
+    return v
+
+
+def check_schema(v: Any, schema: Mapping[str, Any], by: str) -> None:
+    import jsonschema  # an extra of the adapters that edit against a schema
+
+    try:
+        jsonschema.validate(v, dict(schema))
+    except jsonschema.ValidationError as e:
+        where = "/".join(str(p) for p in e.absolute_path) or "the arguments"
+        raise EditRefused(f"the edit by {d_by(by)} does not fit the tool's arguments: {where}: {e.message}") from None
+
+
+def d_by(by: str) -> str:
+    return by or "the approver"
+
+
+def refusal(tool: str, d: Decision) -> str:
+    """What the model reads when the tool was not run."""
+    if d.outcome == "timed_out":
+        return f"Nobody approved {tool} in time; it was not run."
+    who = "hitl's policy" if d.by == "policy" else d.by
+    why = d.reason or "no reason given"
+    return f"{who} denied {tool}: {why}"
+
+
+_SAFE = re.compile(r"[^A-Za-z0-9._:/@-]")
+
+
+def run_id(*parts: str) -> str:
+    """A run id from framework ids (thread, session): letters, digits and . _ : / @ -."""
+    s = _SAFE.sub("-", "-".join(p for p in parts if p))
+    return s[:128].strip("-") or "run"

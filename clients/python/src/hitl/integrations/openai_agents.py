@@ -1,0 +1,100 @@
+"""The OpenAI Agents SDK: hitl's policy decides which tool calls interrupt the
+run, and a person answers the interruptions.
+
+    from agents import Agent, function_tool
+    from hitl import AsyncClient
+    from hitl.integrations import openai_agents as hitl_oa
+
+    client = AsyncClient()
+    @function_tool(needs_approval=hitl_oa.needs_approval(client, "send_email"))
+    async def send_email(to: str, body: str) -> str: ...
+    result = await hitl_oa.run(Agent(name="mailer", tools=[send_email]), "…", client=client)
+
+``needs_approval`` asks hitl's policy per call: ``allow`` → no interruption,
+``ask`` or ``deny`` → an interruption, which ``resolve`` answers through
+``POST /api/approvals`` (a ``deny`` is rejected at once with the rule, an
+``ask`` goes to a person). Approved → ``state.approve`` (``always_approve`` when
+the person chose "always"); denied or timed out → ``state.reject`` with the
+reason as the model's message. The SDK cannot run a tool with changed
+arguments: an edit is refused (rejected, saying so) and the tool does not run.
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any, Awaitable, Callable, Mapping, Optional
+
+from .._async_client import AsyncClient
+from .._protocol import canonical_json
+from . import _tools
+
+
+def needs_approval(client: AsyncClient, tool_name: str, op_type: Optional[str] = None) -> Callable[[Any, Mapping[str, Any], str], Awaitable[bool]]:
+    """The ``needs_approval`` function of a tool: hitl's policy decides per call
+    (as for an agent about to ask its person: only a rule a person wrote or
+    taught allows)."""
+    kind = op_type or _tools.DEFAULT_OP_TYPE
+
+    async def decide(ctx: Any, params: Mapping[str, Any], call_id: str) -> bool:
+        d = await client.check(kind, canonical_json(dict(params)), action=f"Run the tool {tool_name}", prompted=True)
+        return d.decision != "allow"
+
+    return decide
+
+
+def _tool_of(item: Any) -> Any:
+    for t in getattr(getattr(item, "agent", None), "tools", None) or []:
+        if getattr(t, "name", None) == item.name:
+            return t
+    return None
+
+
+async def resolve(
+    result: Any,
+    *,
+    client: AsyncClient,
+    run: Optional[str] = None,
+    op_types: Optional[Mapping[str, str]] = None,
+    timeout: Optional[float] = None,
+) -> Any:
+    """Answer every ``result.interruptions`` item through hitl; return the
+    ``RunState`` to pass to ``Runner.run`` again."""
+    state = result.to_state()
+    for item in result.interruptions:
+        name = str(item.name or "tool")
+        try:
+            args = json.loads(item.arguments or "{}")
+        except ValueError:
+            args = item.arguments or ""
+        tool = _tool_of(item)
+        d = await client.request_approval(
+            _tools.describe(name, getattr(tool, "description", None)), op_type=_tools.op_type_for(name, op_types),
+            input=args, reason=f"tool {name}", run=run, prompted=True, timeout=timeout,
+        )
+        if d.outcome == "approved":
+            state.approve(item, always_approve=d.always)
+        elif d.outcome == "edited":
+            state.reject(item, rejection_message=f"{d.by} approved {name} only with changed arguments ({canonical_json(d.edited_input)}), which this agent cannot run; {name} was not run")
+        else:
+            state.reject(item, rejection_message=_tools.refusal(name, d))
+    return state
+
+
+async def run(
+    agent: Any,
+    input: Any,
+    *,
+    client: AsyncClient,
+    run: Optional[str] = None,
+    op_types: Optional[Mapping[str, str]] = None,
+    timeout: Optional[float] = None,
+    **runner_kwargs: Any,
+) -> Any:
+    """``Runner.run`` until no interruption is left, each answered through hitl."""
+    from agents import Runner
+
+    result = await Runner.run(agent, input, **runner_kwargs)
+    while result.interruptions:
+        state = await resolve(result, client=client, run=run, op_types=op_types, timeout=timeout)
+        result = await Runner.run(agent, state, **runner_kwargs)
+    return result

@@ -1,0 +1,137 @@
+"""hitl.integrations.openai_agents driving the real OpenAI Agents SDK end to end: a fake
+OpenAI-compatible model on loopback, real hitl serve, a person answering through its API."""
+
+from __future__ import annotations
+
+import asyncio
+from typing import Any, Dict, Iterator, List
+
+import pytest
+from agents import Agent, OpenAIChatCompletionsModel, function_tool, set_tracing_disabled
+from openai import AsyncOpenAI
+
+from conftest import AGENT_TOKEN, Person, Server
+from fake_openai import FakeOpenAI, text, tool_calls
+from hitl import AsyncClient
+from hitl.integrations import openai_agents as hitl_oa
+
+set_tracing_disabled(True)
+
+
+class World:
+    def __init__(self) -> None:
+        self.sent: List[Dict[str, Any]] = []
+        self.dropped: List[str] = []
+
+
+@pytest.fixture
+def world() -> World:
+    return World()
+
+
+def agent_for(server: Server, world: World, fake: FakeOpenAI) -> tuple[Agent[Any], AsyncClient]:
+    client = AsyncClient(server.url, AGENT_TOKEN)
+
+    @function_tool(needs_approval=hitl_oa.needs_approval(client, "send_email"))
+    async def send_email(to: str, subject: str) -> str:
+        """Send an email to a customer."""
+        world.sent.append({"to": to, "subject": subject})
+        return f"sent to {to}"
+
+    @function_tool(needs_approval=hitl_oa.needs_approval(client, "get_weather", op_type="test_allow"))
+    async def get_weather(city: str) -> str:
+        """Today's weather."""
+        return f"sunny in {city}"
+
+    @function_tool(needs_approval=hitl_oa.needs_approval(client, "drop_db", op_type="test_deny"))
+    async def drop_db(name: str) -> str:
+        """Drop a database."""
+        world.dropped.append(name)
+        return "dropped"
+
+    model = OpenAIChatCompletionsModel(model="fake", openai_client=AsyncOpenAI(base_url=fake.url, api_key="test", max_retries=0))
+    return Agent(name="mailer", instructions="help", tools=[send_email, get_weather, drop_db], model=model), client
+
+
+def script(*calls: Dict[str, Any]) -> Any:
+    def answer(messages: List[Dict[str, Any]]) -> Dict[str, Any]:
+        results = [m["content"] for m in messages if m.get("role") == "tool"]
+        return text("done: " + " | ".join(str(r) for r in results)) if results else tool_calls(*calls)
+
+    return answer
+
+
+@pytest.fixture
+def fake_email() -> Iterator[FakeOpenAI]:
+    f = FakeOpenAI(script({"name": "send_email", "args": {"to": "all@corp.io", "subject": "hi"}}))
+    yield f
+    f.close()
+
+
+OP = {"send_email": "api_call", "get_weather": "test_allow", "drop_db": "test_deny"}
+
+
+async def drive(server: Server, world: World, fake: FakeOpenAI, run: str, person: Person | None, *answer: Any, timeout: float | None = None, **kw: Any) -> Any:
+    agent, client = agent_for(server, world, fake)
+    task = asyncio.create_task(hitl_oa.run(agent, "mail everyone", client=client, run=run, op_types=OP, timeout=timeout))
+    if person is not None:
+        q = await asyncio.to_thread(person.question, run)
+        assert world.sent == []  # nothing runs before the person decides
+        person.answer(q["id"], *answer, **kw)
+    result = await asyncio.wait_for(task, 60)
+    await client.aclose()
+    return result
+
+
+async def test_approve_runs_the_tool(server: Server, person: Person, run: str, world: World, fake_email: FakeOpenAI) -> None:
+    result = await drive(server, world, fake_email, run, person, "approve")
+    assert world.sent == [{"to": "all@corp.io", "subject": "hi"}]
+    assert result.final_output == "done: sent to all@corp.io"
+
+
+async def test_what_the_person_sees(server: Server, person: Person, run: str, world: World, fake_email: FakeOpenAI) -> None:
+    agent, client = agent_for(server, world, fake_email)
+    task = asyncio.create_task(hitl_oa.run(agent, "go", client=client, run=run, op_types=OP))
+    q = await asyncio.to_thread(person.question, run)
+    assert q["operation"] == {"opType": "api_call", "operation": "send_email: Send an email to a customer.", "resource": '{"subject":"hi","to":"all@corp.io"}',
+                              "context": "tool send_email", "agent": "api:agent", "prompted": True}
+    person.answer(q["id"], "deny")
+    await asyncio.wait_for(task, 60)
+
+
+async def test_reject_with_a_reason_reaches_the_model(server: Server, person: Person, run: str, world: World, fake_email: FakeOpenAI) -> None:
+    result = await drive(server, world, fake_email, run, person, "deny", text="not to everyone")
+    assert world.sent == [] and "not to everyone" in result.final_output
+
+
+async def test_an_edit_is_refused_with_a_clear_message(server: Server, person: Person, run: str, world: World, fake_email: FakeOpenAI) -> None:
+    result = await drive(server, world, fake_email, run, person, "approve", edited='{"to": "me@corp.io", "subject": "hi"}')
+    assert world.sent == [] and "cannot run" in result.final_output and "me@corp.io" in result.final_output
+
+
+async def test_always_approve_is_passed_to_the_sdk(server: Server, person: Person, run: str, world: World) -> None:
+    calls = {"name": "send_email", "args": {"to": "team@corp.io", "subject": "again"}}
+    turns = iter([tool_calls(calls), tool_calls(calls, turn=1), text("done")])
+    fake = FakeOpenAI(lambda messages: next(turns))
+    try:
+        await drive(server, world, fake, run, person, "approve", always=True)
+        # the second identical call ran without a second question: the SDK's always_approve (and hitl's learned rule)
+        assert world.sent == [{"to": "team@corp.io", "subject": "again"}] * 2
+        assert person.pending(run) == []
+    finally:
+        fake.close()
+
+
+async def test_policy_allow_never_asks_and_deny_never_runs(server: Server, person: Person, run: str, world: World) -> None:
+    fake = FakeOpenAI(script({"name": "get_weather", "args": {"city": "Oslo"}}, {"name": "drop_db", "args": {"name": "prod"}}))
+    try:
+        result = await drive(server, world, fake, run, None)
+        assert "sunny in Oslo" in result.final_output and "test-deny" in result.final_output
+        assert world.dropped == [] and server.api("GET", f"/api/jobs/{run}/questions")["questions"] == []
+    finally:
+        fake.close()
+
+
+async def test_a_timeout_rejects(server: Server, run: str, world: World, fake_email: FakeOpenAI) -> None:
+    result = await drive(server, world, fake_email, run, None, timeout=1)
+    assert world.sent == [] and "in time" in result.final_output

@@ -1,0 +1,228 @@
+// Package bashdiff runs a shell line with bash under strace, in a
+// throwaway directory with a fake HOME, and reports the programs bash
+// executed and the files it opened for writing: what the policy's
+// differential test compares with the parts hitl showed and allowed.
+package bashdiff
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"strconv"
+	"strings"
+	"time"
+)
+
+// Available reports why the differential test cannot run here (bash or
+// strace missing, or ptrace not permitted), or nil.
+func Available() error {
+	for _, p := range []string{"bash", "strace"} {
+		if _, err := exec.LookPath(p); err != nil {
+			return fmt.Errorf("%s is not installed (Debian: apt-get install %s): %w", p, p, err)
+		}
+	}
+	out, err := exec.Command("strace", "-f", "-qq", "-e", "trace=execve", "-o", "/dev/null", "true").CombinedOutput()
+	if err != nil {
+		return fmt.Errorf("strace cannot trace here (ptrace not permitted?): %v: %s", err, bytes.TrimSpace(out))
+	}
+	return nil
+}
+
+// Box is a throwaway directory to run lines in: Dir is the working
+// directory, Home the fake HOME, Tmp bash's TMPDIR.
+type Box struct {
+	Dir, Home, Tmp string
+}
+
+// NewBox makes a box under parent with a few files the generated lines
+// read: f (text), a.tar (an archive of f), home/.ssh/id_rsa.
+func NewBox(parent string) (Box, error) {
+	dir, err := os.MkdirTemp(parent, "box")
+	if err != nil {
+		return Box{}, err
+	}
+	b := Box{Dir: dir, Home: filepath.Join(dir, "home"), Tmp: filepath.Join(dir, "tmp")}
+	for _, d := range []string{b.Home + "/.ssh", b.Tmp, dir + "/src", dir + "/w"} {
+		if err := os.MkdirAll(d, 0o755); err != nil {
+			return Box{}, err
+		}
+	}
+	for name, body := range map[string]string{"f": "one\ntwo\nTODO three\n", "src/a.go": "package a // TODO\n", b.Home + "/.ssh/id_rsa": "secret\n"} {
+		p := name
+		if !filepath.IsAbs(p) {
+			p = filepath.Join(dir, name)
+		}
+		if err := os.WriteFile(p, []byte(body), 0o644); err != nil {
+			return Box{}, err
+		}
+	}
+	if out, err := exec.Command("tar", "-cf", filepath.Join(dir, "a.tar"), "-C", dir, "f").CombinedOutput(); err != nil {
+		return Box{}, fmt.Errorf("tar: %v: %s", err, out)
+	}
+	// a git repository with one commit, so git's options really run
+	git := func(args ...string) error {
+		c := exec.Command("git", args...)
+		c.Dir = dir
+		c.Env = append(os.Environ(), "HOME="+b.Home, "GIT_CONFIG_NOSYSTEM=1", "GIT_AUTHOR_NAME=t", "GIT_AUTHOR_EMAIL=t@example.com",
+			"GIT_COMMITTER_NAME=t", "GIT_COMMITTER_EMAIL=t@example.com")
+		if out, err := c.CombinedOutput(); err != nil {
+			return fmt.Errorf("git %v: %v: %s", args, err, out)
+		}
+		return nil
+	}
+	if _, err := exec.LookPath("git"); err == nil {
+		for _, args := range [][]string{{"init", "-q"}, {"add", "f", "src"}, {"commit", "-q", "-m", "one"}} {
+			if err := git(args...); err != nil {
+				return Box{}, err
+			}
+		}
+	}
+	return b, nil
+}
+
+// Trace is what bash did running a line.
+type Trace struct {
+	// Execs are the programs executed (their paths), bash itself left
+	// out, one entry per execve that succeeded.
+	Execs []string
+	// Writes are the files opened for writing, created, removed, renamed
+	// or linked: absolute, cleaned paths.
+	Writes []string
+	// Output is what the line printed (stdout and stderr), for messages.
+	Output string
+}
+
+// Run runs line with bash -O extglob under strace -f in b, with HOME set
+// to b.Home, stdin from /dev/null and a deadline.
+func Run(ctx context.Context, b Box, line string) (Trace, error) {
+	ctx, cancel := context.WithTimeout(ctx, 20*time.Second)
+	defer cancel()
+	log := filepath.Join(b.Tmp, "strace.log")
+	cmd := exec.CommandContext(ctx, "strace", "-f", "-qq", "-e", "signal=none", "-e",
+		"trace=execve,execveat,open,openat,openat2,creat,truncate,unlink,unlinkat,rename,renameat,renameat2,mkdir,mkdirat,link,linkat,symlink,symlinkat,chdir,fchdir,clone,clone3,fork,vfork",
+		"-o", log, "bash", "-O", "extglob", "-c", line)
+	cmd.Dir = b.Dir
+	cmd.Env = []string{"HOME=" + b.Home, "TMPDIR=" + b.Tmp, "PATH=/usr/local/go/bin:/usr/local/bin:/usr/bin:/bin", "LANG=C", "LC_ALL=C",
+		"GIT_CONFIG_NOSYSTEM=1", "GOTOOLCHAIN=local", "GOTELEMETRY=off", "GOCACHE=" + b.Tmp + "/gocache",
+		"GOPATH=" + b.Tmp + "/gopath", "XDG_CONFIG_HOME=" + b.Tmp + "/config", "XDG_CACHE_HOME=" + b.Tmp + "/cache"}
+	var out bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &out, &out
+	err := cmd.Run()
+	if ctx.Err() != nil {
+		return Trace{}, fmt.Errorf("the line did not finish in time: %w", ctx.Err())
+	}
+	var exit *exec.ExitError
+	if err != nil && !errors.As(err, &exit) {
+		return Trace{}, err
+	}
+	data, rerr := os.ReadFile(log)
+	if rerr != nil {
+		return Trace{}, rerr
+	}
+	os.Remove(log)
+	tr, perr := parse(data, b.Dir, log)
+	tr.Output = out.String()
+	return tr, perr
+}
+
+var (
+	callLine = regexp.MustCompile(`^(\d+)\s+(\w+)\((.*)$`)
+	resumed  = regexp.MustCompile(`^(\d+)\s+<\.\.\. (\w+) resumed>(.*)$`)
+	result   = regexp.MustCompile(`\)\s+=\s+(-?\d+|\?)`)
+	quoted   = regexp.MustCompile(`"((?:[^"\\]|\\.)*)"`)
+)
+
+// parse reads strace's log: calls that succeeded, with the working
+// directory of each process followed through chdir and clone.
+func parse(data []byte, dir, log string) (Trace, error) {
+	var tr Trace
+	cwd := map[string]string{}
+	pending := map[string]string{} // pid -> the call's text before <unfinished ...>
+	first := true
+	sc := bufio.NewScanner(bytes.NewReader(data))
+	sc.Buffer(make([]byte, 1<<20), 1<<24)
+	for sc.Scan() {
+		l := sc.Text()
+		var pid, name, rest string
+		if m := resumed.FindStringSubmatch(l); m != nil {
+			pid, name = m[1], m[2]
+			rest = pending[pid] + m[3]
+			delete(pending, pid)
+		} else if m := callLine.FindStringSubmatch(l); m != nil {
+			pid, name, rest = m[1], m[2], m[3]
+			if strings.HasSuffix(rest, "<unfinished ...>") {
+				pending[pid] = strings.TrimSuffix(rest, "<unfinished ...>")
+				continue
+			}
+		} else {
+			continue
+		}
+		r := result.FindStringSubmatch(rest)
+		if r == nil || r[1] == "?" || strings.HasPrefix(r[1], "-") {
+			continue
+		}
+		here := cwd[pid]
+		if here == "" {
+			here = dir
+		}
+		args := quoted.FindAllStringSubmatch(rest, -1)
+		str := func(i int) string {
+			if i >= len(args) {
+				return ""
+			}
+			s, err := strconv.Unquote(`"` + args[i][1] + `"`)
+			if err != nil {
+				return args[i][1]
+			}
+			return s
+		}
+		abs := func(p string) string {
+			if p == "" {
+				return ""
+			}
+			if !filepath.IsAbs(p) {
+				p = filepath.Join(here, p)
+			}
+			return filepath.Clean(p)
+		}
+		switch name {
+		case "clone", "clone3", "fork", "vfork":
+			cwd[r[1]] = here
+		case "chdir":
+			cwd[pid] = abs(str(0))
+		case "fchdir":
+			cwd[pid] = "?" // a descriptor: the test's lines do not use it
+		case "execve", "execveat":
+			if first {
+				first = false // bash itself
+				continue
+			}
+			tr.Execs = append(tr.Execs, abs(str(0)))
+		case "open", "openat", "openat2":
+			flags := rest
+			if !strings.Contains(flags, "O_WRONLY") && !strings.Contains(flags, "O_RDWR") && !strings.Contains(flags, "O_CREAT") &&
+				!strings.Contains(flags, "O_TRUNC") && !strings.Contains(flags, "O_APPEND") {
+				continue
+			}
+			tr.Writes = append(tr.Writes, abs(str(0)))
+		case "creat", "truncate", "unlink", "unlinkat", "mkdir", "mkdirat":
+			tr.Writes = append(tr.Writes, abs(str(0)))
+		case "rename", "renameat", "renameat2", "link", "linkat", "symlink", "symlinkat":
+			tr.Writes = append(tr.Writes, abs(str(0)), abs(str(1)))
+		}
+	}
+	var kept []string
+	for _, w := range tr.Writes {
+		if w != log && w != "" {
+			kept = append(kept, w)
+		}
+	}
+	tr.Writes = kept
+	return tr, sc.Err()
+}

@@ -1,0 +1,33 @@
+package bashdiff
+
+import (
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+// TestParse reads strace's log: calls that succeeded, an unfinished call
+// joined with its resumption, relative paths placed in each process's
+// directory (followed through chdir and clone), bash's own execve left out.
+func TestParse(t *testing.T) {
+	log := `100 execve("/usr/bin/bash", ["bash", "-c", "x"], 0x1 /* 3 vars */) = 0
+100 openat(AT_FDCWD, "/etc/ld.so.cache", O_RDONLY|O_CLOEXEC) = 3
+100 clone(child_stack=NULL, flags=SIGCHLD) = 101
+101 openat(AT_FDCWD, "out.txt", O_WRONLY|O_CREAT|O_TRUNC, 0666) = 3
+101 execve("/usr/bin/ls", ["ls"], 0x2 /* 3 vars */) = 0
+100 chdir("sub") = 0
+100 clone(child_stack=NULL, flags=SIGCHLD) = 102
+102 openat(AT_FDCWD, "a\"b", O_WRONLY|O_APPEND <unfinished ...>
+100 openat(AT_FDCWD, "/tmp/x", O_RDONLY) = 3
+102 <... openat resumed>) = 4
+102 execve("/usr/bin/touch", ["touch", "P"], 0x3 /* 3 vars */) = -1 ENOENT (No such file or directory)
+102 unlinkat(AT_FDCWD, "../gone", 0) = 0
+102 renameat2(AT_FDCWD, "/box/a", AT_FDCWD, "/box/b", 0) = 0
+102 openat(AT_FDCWD, "failed", O_WRONLY|O_CREAT, 0666) = -1 EACCES (Permission denied)
+`
+	tr, err := parse([]byte(log), "/box", "/box/tmp/strace.log")
+	require.NoError(t, err)
+	assert.Equal(t, []string{"/usr/bin/ls"}, tr.Execs)
+	assert.Equal(t, []string{"/box/out.txt", `/box/sub/a"b`, "/box/gone", "/box/a", "/box/b"}, tr.Writes)
+}
