@@ -12,8 +12,8 @@ import (
 // Batch approval: "Review N approvals…" on a run's live message (the
 // run's pending approvals) and in App Home (the person's own) opens
 // BatchModal: every approval of the page shown whole enough to decide on
-// (its operation, its command line, the rule that asked and how far its
-// quorum is), a checkbox each, Approve selected / Deny selected and one
+// (its operation, its command line or its diff in brief, the rule that
+// asked and how far its quorum is), a checkbox each, Approve selected / Deny selected and one
 // optional reason. Each selected approval is then answered alone, by the
 // root's answer path; the modal is updated with what became of each
 // (BatchModal's Results) and the next page.
@@ -189,6 +189,7 @@ func batchItem(q *hitl.Question, n int) slack.Block {
 		if op.Resource != "" {
 			s += "\n" + code(op.Resource, 1200)
 		}
+		s += diffSummary(op)
 	}
 	var why []string
 	if q.Rule != "" {
@@ -206,10 +207,43 @@ func batchItem(q *hitl.Question, n int) slack.Block {
 	return section(Truncate(s, MaxSectionText, "\n"+MarkerCut))
 }
 
-// batchLabel is an approval's checkbox text: its resource, or its question.
+// maxBatchDiffFiles bounds the files a batch item names.
+const maxBatchDiffFiles = 5
+
+// diffSummary is a file operation's diff in brief: each file with its
+// lines added and removed (or why there is no diff), for the whole diff
+// see the approval's own message or web page.
+func diffSummary(op *hitl.Operation) string {
+	if len(op.Diffs) == 0 {
+		return ""
+	}
+	var lines []string
+	for i, d := range op.Diffs {
+		if i == maxBatchDiffFiles {
+			lines = append(lines, "…and "+itoa(len(op.Diffs)-i)+" more files")
+			break
+		}
+		line := code(oneLine(d.Path), 300) + " " + DiffStat(d.Added, d.Removed)
+		if d.Problem != "" {
+			why, _ := escapeCut(oneLine(d.Problem), 200, ellipsis)
+			line = code(oneLine(d.Path), 300) + " ⚠️ " + why
+		}
+		lines = append(lines, line)
+	}
+	return "\n" + strings.Join(lines, "\n")
+}
+
+// batchLabel is an approval's checkbox text: its resource, its file
+// change ("src/billing.go +3 −1"), or its question.
 func batchLabel(q *hitl.Question) string {
-	if q.Operation != nil && q.Operation.Resource != "" {
-		return q.Operation.Resource
+	switch op := q.Operation; {
+	case op != nil && op.Resource != "":
+		if len(op.Diffs) > 0 {
+			return op.Resource + " " + DiffStat(op.DiffStat())
+		}
+		return op.Resource
+	case op != nil && len(op.Diffs) > 0:
+		return op.Diffs[0].Path + " " + DiffStat(op.DiffStat())
 	}
 	return q.Question
 }

@@ -25,6 +25,19 @@ func pendingApprovals(n int) []*hitl.Question {
 		q.Operation = &hitl.Operation{Type: hitl.OpShell, Description: q.Question, Resource: fmt.Sprintf("rm -rf /tmp/build-%d", i), Risk: hitl.RiskMedium}
 		qs[i] = q
 	}
+	if n > 1 {
+		q := qs[1]
+		q.Question = "Edit src/billing.go"
+		q.Operation = &hitl.Operation{Type: hitl.OpFileWrite, Description: "Edit src/billing.go", Resource: "src/billing.go",
+			Diffs: []hitl.FileDiff{{Path: "src/billing.go", Change: hitl.FileModify, Added: 3, Removed: 1, Unified: "@@ -1 +1,3 @@\n-a\n+b\n+c\n+d\n"}}}
+	}
+	if n > 2 {
+		q := qs[2]
+		q.Question = "Apply a patch"
+		q.Operation = &hitl.Operation{Type: hitl.OpFileWrite, Description: "Apply a patch", Diffs: []hitl.FileDiff{
+			{Path: "a.go", Change: hitl.FileModify, Added: 1, Removed: 1},
+			{Path: "b.go", Change: hitl.FileModify, Problem: "old_string is not in the file"}}}
+	}
 	if n > 3 {
 		q := qs[3]
 		q.Rule, q.Quorum, q.Approvers = "two-person-deploys", 2, []string{"U0A", "U0B"}
