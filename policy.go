@@ -102,12 +102,14 @@ func (o *Operation) Validate() error {
 
 // Editable reports whether a person may edit the operation's input before
 // approving it (a command, a path, a URL).
+//
+// Any operation type with a resource is editable (a framework tool's own
+// type carries its exact input as the resource), except spawn_agent,
+// whose resource names which agent to start (Claude Code's
+// subagent_type), not an input: editing it would start another agent
+// than the one the person was shown, so it is approved or denied as is.
 func (o *Operation) Editable() bool {
-	switch o.Type {
-	case OpShell, OpFileWrite, OpFileDelete, OpFileRead, OpAPICall:
-		return o.Resource != ""
-	}
-	return false
+	return o.Resource != "" && o.Type != OpSpawnAgent
 }
 
 // PolicyRule is one configured rule. Match fields are optional (empty

@@ -409,3 +409,29 @@ func TestSetPolicyBeatsTheFileUntilItChanges(t *testing.T) {
 	_, err = svc.SetPolicy(admin, []hitl.PolicyRule{{Name: "", Effect: hitl.EffectAsk}})
 	assert.ErrorContains(t, err, "rule 1: name is required")
 }
+
+// TestEditable: which operations a person may edit before approving. Any
+// type with a resource (a framework tool's own type carries its JSON
+// input), except spawn_agent, whose resource picks the agent to start.
+func TestEditable(t *testing.T) {
+	for _, tc := range []struct {
+		name string
+		op   hitl.Operation
+		want bool
+	}{
+		{"a shell command", hitl.Operation{Type: hitl.OpShell, Resource: "make test"}, true},
+		{"a file write", hitl.Operation{Type: hitl.OpFileWrite, Resource: "src/billing.go"}, true},
+		{"a file delete", hitl.Operation{Type: hitl.OpFileDelete, Resource: "/tmp/x"}, true},
+		{"a file read", hitl.Operation{Type: hitl.OpFileRead, Resource: "/etc/hosts"}, true},
+		{"an API call", hitl.Operation{Type: hitl.OpAPICall, Resource: "https://api.example.com/v1"}, true},
+		{"a framework tool's own type with its JSON input", hitl.Operation{Type: "send_email", Resource: `{"to":"a@example.com"}`}, true},
+		{"a custom type with a resource", hitl.Operation{Type: "deploy", Resource: "prod/web"}, true},
+		{"a subagent is never edited", hitl.Operation{Type: hitl.OpSpawnAgent, Resource: "general-purpose"}, false},
+		{"an operation without a resource", hitl.Operation{Type: "rotate_keys"}, false},
+		{"a shell operation without a command", hitl.Operation{Type: hitl.OpShell}, false},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			assert.Equal(t, tc.want, tc.op.Editable())
+		})
+	}
+}

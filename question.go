@@ -309,6 +309,7 @@ const (
 	OutcomeAnswered  Outcome = "answered"
 	OutcomeApproved  Outcome = "approved"
 	OutcomeDenied    Outcome = "denied"
+	OutcomeReplied   Outcome = "replied"   // an approval answered with text: not approved
 	OutcomeTimedOut  Outcome = "timed_out" // timed out, no default
 	OutcomeDefaulted Outcome = "defaulted" // timed out, default used
 	OutcomeCancelled Outcome = "cancelled"
@@ -329,8 +330,11 @@ func (q *Question) Outcome() Outcome {
 		return OutcomeDefaulted
 	}
 	if q.ResponseType == ApprovalResponse && q.Response != nil {
-		if q.Response.Approved() {
+		switch {
+		case q.Response.Approved():
 			return OutcomeApproved
+		case q.Response.Replied():
+			return OutcomeReplied
 		}
 		return OutcomeDenied
 	}

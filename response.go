@@ -10,6 +10,12 @@ import (
 const (
 	Approve = "approve"
 	Deny    = "deny"
+	// Reply answers an approval with text for the agent instead of a
+	// verdict ("use the staging database instead"): the text is in the
+	// response's Text. It is not an approval for any rule: it settles
+	// the approval as not approved, counts no vote towards a quorum and
+	// never teaches a learned rule.
+	Reply = "reply"
 )
 
 // MaxAnswerLen bounds a text answer (and an approval message or reason).
@@ -17,8 +23,9 @@ const MaxAnswerLen = 10000
 
 // Response is an answer (seed 001's QuestionResponse: docs/protocol.md#questions). After validation Value
 // is a string for text, choice (the option's value) and approval
-// ("approve" or "deny"), and a bool for boolean. Text is an optional
-// explanation: the message on grant, the reason on deny.
+// ("approve", "deny" or "reply"), and a bool for boolean. Text is an
+// optional explanation: the message on grant, the reason on deny; with a
+// reply it is required and is what the agent reads.
 type Response struct {
 	Type  ResponseType `json:"type"`
 	Value any          `json:"value"`
@@ -57,6 +64,16 @@ func (r *Response) Approved() bool {
 	}
 	s, _ := r.Value.(string)
 	return s == Approve
+}
+
+// Replied reports whether an approval response is a reply to the agent
+// (text instead of a verdict).
+func (r *Response) Replied() bool {
+	if r == nil {
+		return false
+	}
+	s, _ := r.Value.(string)
+	return s == Reply
 }
 
 // String renders the value as a person would type it.
@@ -148,7 +165,10 @@ func (q *Question) ValidateResponse(r Response) (Response, error) {
 	case ApprovalResponse:
 		v, ok := parseApproval(r.Value)
 		if !ok {
-			return r, Errorf(EINVALID, "an approval answer must be approve or deny")
+			return r, Errorf(EINVALID, "an approval answer must be approve, deny or reply")
+		}
+		if v == Reply && strings.TrimSpace(r.Text) == "" {
+			return r, Errorf(EINVALID, "a reply to the agent needs text: what it should do instead")
 		}
 		r.Value = v
 	default:
@@ -214,6 +234,8 @@ func parseApproval(v any) (string, bool) {
 			return Approve, true
 		case "deny", "denied", "no", "n", "false", "reject", "rejected":
 			return Deny, true
+		case "reply", "replied", "respond":
+			return Reply, true
 		}
 	}
 	return "", false

@@ -334,7 +334,8 @@ func (s *Service) Wait(ctx context.Context, id string) (*Question, error) {
 // Answer implements QuestionService. The rule is checked in the same
 // transaction as the write, against the question as it is then. An
 // approval that needs several approvals (Quorum) counts each distinct
-// person's approve and settles at the last one; a single deny denies.
+// person's approve and settles at the last one; a single deny denies and
+// a single reply settles it unapproved (a reply is never a vote).
 func (s *Service) Answer(ctx context.Context, id string, r Response) (*Question, error) {
 	p := PrincipalFrom(ctx)
 	var learn *LearnedRuleKey

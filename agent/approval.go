@@ -15,6 +15,10 @@ const (
 	Approved ApprovalOutcome = "Approved"
 	Denied   ApprovalOutcome = "Denied"
 	TimedOut ApprovalOutcome = "TimedOut"
+	// Replied: a person answered with text instead of a verdict
+	// (Decision.Reply). The operation is not approved: the agent must not
+	// carry it out, and should act on the reply.
+	Replied ApprovalOutcome = "Replied"
 )
 
 // ApprovalOptions tune an approval request. Zero fields take the service's
@@ -32,13 +36,14 @@ type Decision struct {
 	Outcome  ApprovalOutcome
 	Message  string // the message given with a grant
 	Reason   string // the reason given with a denial
+	Reply    string // the text a person answered with instead of a verdict
 	By       string // who decided ("slack:U024BE7LH"); "system" on timeout
 	Question *hitl.Question
 }
 
 // RequestApproval asks for approval of operation (docs/protocol.md#approvals) and waits for
 // the decision: Approved (with the grant message, if any), Denied (with the
-// reason, if any) or TimedOut (also when a default was used: the
+// reason, if any), Replied (with the person's text) or TimedOut (also when a default was used: the
 // question's Response holds it). A cancelled request returns an error with
 // code hitl.ECANCELLED; other errors are the API's.
 func (c *Client) RequestApproval(ctx context.Context, runID, operation string, opts ApprovalOptions) (Decision, error) {
@@ -74,6 +79,8 @@ func (c *Client) RequestApproval(ctx context.Context, runID, operation string, o
 		d.Outcome = TimedOut
 	case q.Response.Approved():
 		d.Outcome, d.Message = Approved, q.Response.Text
+	case q.Response.Replied():
+		d.Outcome, d.Reply = Replied, q.Response.Text
 	default:
 		d.Outcome, d.Reason = Denied, q.Response.Text
 	}

@@ -22,7 +22,9 @@ type Progress struct {
 // the people it asked.
 type GateResult struct {
 	Allowed bool
-	// Outcome is approved or denied when the policy or a person decided;
+	// Outcome is approved or denied when the policy or a person decided,
+	// replied when a person answered with text instead (Message holds
+	// it: the agent must not carry out the operation, and reads it);
 	// timed_out, defaulted or cancelled when nobody did. TimedOut says
 	// the approval's time ran out (with or without a default).
 	Outcome  hitl.Outcome
@@ -36,7 +38,7 @@ type GateResult struct {
 	// Edited is the operation's input as the approver changed it, when it
 	// differs from what was asked: what the agent must use instead.
 	Edited  string
-	Message string // the grant's message, the denial's or cancellation's reason
+	Message string // the grant's message, the denial's or cancellation's reason, the reply
 	By      string
 }
 
@@ -79,7 +81,7 @@ func (c *Client) Gate(ctx context.Context, req hitl.ApprovalRequest, p Progress)
 		if e := q.Response.Edited; e != "" && e != req.Resource {
 			res.Edited = e
 		}
-	case hitl.OutcomeDenied:
+	case hitl.OutcomeDenied, hitl.OutcomeReplied:
 		res.Message = q.Response.Text
 	case hitl.OutcomeTimedOut:
 		res.TimedOut = true

@@ -21,6 +21,7 @@ const (
 	VerbSelect     Verb = "select"      // pick an option in a static_select
 	VerbAnswer     Verb = "answer"      // open the answer modal
 	VerbReassign   Verb = "reassign"    // open the reassign modal (a user picker)
+	VerbReply      Verb = "reply"       // open the reply modal (text for the agent)
 )
 
 // Action ids. A choice button's action id is ActionChoose + "/<index>"
@@ -36,6 +37,7 @@ const (
 	ActionSelect     = ActionPrefix + string(VerbSelect)
 	ActionAnswer     = ActionPrefix + string(VerbAnswer)
 	ActionReassign   = ActionPrefix + string(VerbReassign)
+	ActionReply      = ActionPrefix + string(VerbReply)
 )
 
 const blockIDPrefix = "q:"
@@ -43,7 +45,7 @@ const blockIDPrefix = "q:"
 var verbs = map[Verb]bool{
 	VerbApprove: true, VerbDeny: true, VerbApproveMsg: true, VerbYes: true,
 	VerbNo: true, VerbChoose: true, VerbSelect: true, VerbAnswer: true,
-	VerbApproveAlways: true, VerbEdit: true, VerbReassign: true,
+	VerbApproveAlways: true, VerbEdit: true, VerbReassign: true, VerbReply: true,
 }
 
 // Action is a parsed block action: what to do, to which question, and for
@@ -67,7 +69,7 @@ func BlockID(questionID string) string { return blockIDPrefix + questionID }
 // registers handlers by exact action id.
 func ActionIDs() []string {
 	ids := []string{ActionApprove, ActionDeny, ActionApproveMsg, ActionYes, ActionNo, ActionSelect, ActionAnswer,
-		ActionApproveAlways, ActionEdit, ActionReassign}
+		ActionApproveAlways, ActionEdit, ActionReassign, ActionReply}
 	for i := range MaxButtonChoices {
 		ids = append(ids, ChooseActionID(i))
 	}

@@ -167,6 +167,7 @@ func TestSettledMessageGolden(t *testing.T) {
 		{"settled_approval_approved", answered(approval.Clone(), "slack:U0ANSWER1", &hitl.Response{Type: hitl.ApprovalResponse, Value: hitl.Approve})},
 		{"settled_approval_approved_message", answered(approval.Clone(), "slack:U0ANSWER1", &hitl.Response{Type: hitl.ApprovalResponse, Value: hitl.Approve, Text: "go ahead, but keep a backup"})},
 		{"settled_approval_denied", answered(approval.Clone(), "slack:U0ANSWER1", &hitl.Response{Type: hitl.ApprovalResponse, Value: hitl.Deny, Text: "those are not duplicates"})},
+		{"settled_approval_replied", answered(approval.Clone(), "slack:U0ANSWER1", &hitl.Response{Type: hitl.ApprovalResponse, Value: hitl.Reply, Text: "use the *staging* database instead"})},
 		{"settled_sensitive_answered", answered(pw.Clone(), "slack:U0ANSWER1", &hitl.Response{Type: hitl.TextResponse, Value: "hunter2"})},
 		{"settled_sensitive_redacted", answered(pw.Clone(), "slack:U0ANSWER1", &hitl.Response{Type: hitl.TextResponse, Redacted: true})},
 		{"settled_timeout_default", timedOut(withDefault.Clone())},
@@ -201,6 +202,7 @@ func TestModalGolden(t *testing.T) {
 		{"modal_answer_choice_from_home", AnswerModal(question(hitl.Blocking, hitl.ChoiceResponse), "", "")},
 		{"modal_deny", DenyModal(approval, "C024BE91L", "1710428966.000100")},
 		{"modal_approve", ApproveModal(approval, "C024BE91L", "1710428966.000100")},
+		{"modal_reply", ReplyModal(approval, "C024BE91L", "1710428966.000100")},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {

@@ -57,6 +57,9 @@ func (h Home) View(opts MessageOptions) slack.HomeTabViewRequest {
 		section("*Waiting on you (" + itoa(len(waiting)) + plus + ")*"),
 	}
 	const recentReserve = 3 // divider, title, and one line
+	if n := approvals(waiting); n >= 2 {
+		bs = append(bs, ReviewBlock(n)) // batch.go
+	}
 	if len(waiting) == 0 {
 		bs = append(bs, contextBlock(mrkdwn("Nothing is waiting on you. 🎉")))
 	}
@@ -155,4 +158,15 @@ func settledAt(q *hitl.Question) time.Time {
 		return *q.RespondedAt
 	}
 	return q.CreatedAt
+}
+
+// approvals counts the pending approvals among qs.
+func approvals(qs []*hitl.Question) int {
+	n := 0
+	for _, q := range qs {
+		if q.Pending() && q.ResponseType == hitl.ApprovalResponse {
+			n++
+		}
+	}
+	return n
 }

@@ -27,7 +27,8 @@ func inputs(q *hitl.Question) slack.Block {
 		els = append(els,
 			button(ActionApprove, "", "✅ Approve", slack.StylePrimary),
 			button(ActionDeny, "", "⛔ Deny…", slack.StyleDanger),
-			button(ActionApproveMsg, "", "Approve with message…", ""))
+			button(ActionApproveMsg, "", "Approve with message…", ""),
+			button(ActionReply, "", "↩️ Reply to agent…", ""))
 	case hitl.BooleanResponse:
 		els = append(els,
 			button(ActionYes, "", "Yes", slack.StylePrimary),

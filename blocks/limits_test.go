@@ -203,7 +203,7 @@ func (v *validator) element(p string, e map[string]any) {
 			v.text(p+".confirm.confirm", c["confirm"], MaxConfirmButton, true)
 			v.text(p+".confirm.deny", c["deny"], MaxConfirmButton, true)
 		}
-	case "checkboxes":
+	case "checkboxes", "radio_buttons":
 		opts, _ := e["options"].([]any)
 		if len(opts) == 0 || len(opts) > MaxCheckboxes {
 			v.errorf(p+".options", "%d options, want 1..%d", len(opts), MaxCheckboxes)

@@ -13,10 +13,12 @@ const (
 	CallbackAnswer  = "hitl/answer"  // AnswerModal
 	CallbackDeny    = "hitl/deny"    // DenyModal
 	CallbackApprove = "hitl/approve" // ApproveModal
+	CallbackReply   = "hitl/reply"   // ReplyModal
 
 	BlockAnswer  = "answer"  // AnswerModal's input block
 	BlockReason  = "reason"  // DenyModal's input block
 	BlockMessage = "message" // ApproveModal's input block
+	BlockReply   = "reply"   // ReplyModal's input block
 
 	InputActionID = "value" // the plain_text_input in each of them
 )
@@ -72,6 +74,17 @@ func ApproveModal(q *hitl.Question, channel, ts string) slack.ModalViewRequest {
 		plainText("The agent receives it with the approval."), textInput("Go ahead, but…", true))
 	block.Optional = true
 	return modal(q, channel, ts, CallbackApprove, "Approve request", "Approve", block)
+}
+
+// ReplyModal answers an approval with text for the agent instead of a
+// verdict: the agent is not approved and reads the text (Claude Code and
+// Codex as a deny's message, MCP and the SDKs as the reply).
+func ReplyModal(q *hitl.Question, channel, ts string) slack.ModalViewRequest {
+	q = orEmpty(q)
+	block := slack.NewInputBlock(BlockReply, plainText("Reply to the agent"),
+		plainText("Not an approval: the agent does not carry this out and reads your reply instead."),
+		textInput("Use the staging database instead", true))
+	return modal(q, channel, ts, CallbackReply, "Reply to agent", "Send reply", block)
 }
 
 func modal(q *hitl.Question, channel, ts, callbackID, title, submit string, input *slack.InputBlock) slack.ModalViewRequest {

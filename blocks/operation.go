@@ -144,7 +144,8 @@ func quorumBlock(q *hitl.Question) slack.Block {
 
 // operationInputs are the buttons of an approval the policy asked for:
 // Approve, Approve & always allow (its confirmation names the rule it
-// adds), Edit… when the input can be edited, Deny…, Approve with message….
+// adds), Edit… when the input can be edited, Deny…, Approve with message…,
+// Reply to agent… (text instead of a verdict).
 func operationInputs(q *hitl.Question) []slack.BlockElement {
 	els := []slack.BlockElement{button(ActionApprove, "", "✅ Approve", slack.StylePrimary)}
 	if q.Learnable {
@@ -159,7 +160,8 @@ func operationInputs(q *hitl.Question) []slack.BlockElement {
 	}
 	return append(els,
 		button(ActionDeny, "", "⛔ Deny…", slack.StyleDanger),
-		button(ActionApproveMsg, "", "Approve with message…", ""))
+		button(ActionApproveMsg, "", "Approve with message…", ""),
+		button(ActionReply, "", "↩️ Reply to agent…", ""))
 }
 
 // Editable reports whether q offers Edit…: an editable operation decided

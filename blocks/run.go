@@ -166,8 +166,9 @@ func validLink(s string) bool {
 	return strings.HasPrefix(s, "https://") && len(s) < 1000 && !strings.ContainsAny(s, "<>| \n")
 }
 
-// runButtons are Pause or Resume, Escalate, Redirect and Cancel (with a
-// confirmation dialog).
+// runButtons are Pause or Resume, Escalate, Redirect, Review N
+// approvals… when two or more wait, and Cancel (with a confirmation
+// dialog).
 func runButtons(r *hitl.Run) slack.Block {
 	var els []slack.BlockElement
 	if r.Control.Status == hitl.RunPaused {
@@ -178,6 +179,9 @@ func runButtons(r *hitl.Run) slack.Block {
 	els = append(els,
 		button(ActionRunEscalate, r.ID, "⬆️ Escalate…", ""),
 		button(ActionRunRedirect, r.ID, "↪️ Redirect…", ""))
+	if r.PendingApproval >= 2 {
+		els = append(els, ReviewButton(r.ID, r.PendingApproval)) // batch.go
+	}
 	cancel := button(ActionRunCancel, r.ID, "🛑 Cancel", slack.StyleDanger)
 	cancel.Confirm = confirm("Cancel this run?",
 		"The agent stops at its next checkpoint and its pending questions are cancelled. Run "+r.ID+".",

@@ -39,6 +39,8 @@ func outcomeText(q *hitl.Question, opts MessageOptions, n int) string {
 		head, note, notePrefix = "✅ *Approved*"+by, responseText(q), "\n💬 "
 	case hitl.OutcomeDenied:
 		head, note, notePrefix = "⛔ *Denied*"+by, responseText(q), "\nReason: "
+	case hitl.OutcomeReplied:
+		head, note, notePrefix = "↩️ *Replied to the agent* (not approved)"+by, responseText(q), "\n💬 "
 	case hitl.OutcomeTimedOut:
 		head = "⏱ *Timed out* at " + date(at) + " with no answer and no default"
 	case hitl.OutcomeDefaulted:
@@ -139,6 +141,8 @@ func outcomeShort(q *hitl.Question) string {
 		return "✅ Approved by " + actor(q.RespondedBy)
 	case hitl.OutcomeDenied:
 		return "⛔ Denied by " + actor(q.RespondedBy)
+	case hitl.OutcomeReplied:
+		return "↩️ Replied to by " + actor(q.RespondedBy)
 	case hitl.OutcomeTimedOut:
 		return "⏱ Timed out"
 	case hitl.OutcomeDefaulted:

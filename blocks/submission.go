@@ -15,6 +15,7 @@ const (
 	SubmitDeny    = "deny"    // DenyModal: Value is the optional reason
 	SubmitApprove = "approve" // ApproveModal: Value is the optional message
 	SubmitEdit    = "edit"    // EditModal: Value is the edited input, never empty
+	SubmitReply   = "reply"   // ReplyModal: Value is the reply (required by the root)
 	// SubmitReassign: ReassignModal; Value is the Slack user picked.
 	SubmitReassign = "reassign"
 )
@@ -45,6 +46,8 @@ func ParseSubmission(callbackID, privateMetadata string, values map[string]map[s
 		kind, block = SubmitApprove, BlockMessage
 	case CallbackEdit:
 		kind, block = SubmitEdit, BlockEdited
+	case CallbackReply:
+		kind, block = SubmitReply, BlockReply
 	case CallbackChoices:
 		kind, block = SubmitChoices, BlockChoices
 	case CallbackReassign:

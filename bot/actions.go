@@ -17,6 +17,9 @@ type click struct {
 	triggerID string
 	actionID  string
 	action    blocks.Action
+	// viewID and viewHash name the modal a click came from (batch.go's
+	// page buttons); empty for a message or App Home.
+	viewID, viewHash string
 }
 
 type actionHandler func(ctx context.Context, c click, q *hitl.Question) error
@@ -35,6 +38,7 @@ func (b *Bot) registerActions() {
 		blocks.ActionDeny:       b.openModal(hitl.ActionAnswer, blocks.DenyModal),
 		blocks.ActionApproveMsg: b.openModal(hitl.ActionAnswer, blocks.ApproveModal),
 		blocks.ActionAnswer:     b.openModal(hitl.ActionAnswer, blocks.AnswerModal),
+		blocks.ActionReply:      b.openModal(hitl.ActionAnswer, blocks.ReplyModal),
 		blocks.ActionReassign:   b.openModal(hitl.ActionReassign, blocks.ReassignModal), // reminder.go
 	}
 	for i := range blocks.MaxButtonChoices {
@@ -62,6 +66,9 @@ func (b *Bot) onBlockActions(ctx context.Context, cb slack.InteractionCallback) 
 		c := click{user: cb.User.ID, channel: cb.Container.ChannelID, messageTS: cb.Container.MessageTs, triggerID: cb.TriggerID, actionID: a.ActionID}
 		if c.channel == "" {
 			c.channel = cb.Channel.ID
+		}
+		if cb.Container.Type == "view" {
+			c.viewID, c.viewHash = cb.View.ID, cb.View.Hash
 		}
 		value := a.Value
 		if a.SelectedOption.Value != "" {

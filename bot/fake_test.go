@@ -118,6 +118,11 @@ func (f *fakeAPI) OpenViewContext(ctx context.Context, triggerID string, view sl
 	return &slack.ViewResponse{}, nil
 }
 
+func (f *fakeAPI) UpdateViewContext(ctx context.Context, view slack.ModalViewRequest, externalID, hash, viewID string) (*slack.ViewResponse, error) {
+	f.count("views.update")
+	return &slack.ViewResponse{}, nil
+}
+
 func (f *fakeAPI) PublishViewContext(ctx context.Context, req slack.PublishViewContextRequest) (*slack.ViewResponse, error) {
 	f.count("views.publish")
 	if f.PublishView != nil {

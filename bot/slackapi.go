@@ -15,6 +15,8 @@ type slackAPI interface {
 	PostEphemeralContext(ctx context.Context, channel, user string, opts ...slack.MsgOption) (string, error)
 	OpenConversationContext(ctx context.Context, params *slack.OpenConversationParameters) (*slack.Channel, bool, bool, error)
 	OpenViewContext(ctx context.Context, triggerID string, view slack.ModalViewRequest) (*slack.ViewResponse, error)
+	// UpdateViewContext shows another page in an open modal (batch.go).
+	UpdateViewContext(ctx context.Context, view slack.ModalViewRequest, externalID, hash, viewID string) (*slack.ViewResponse, error)
 	PublishViewContext(ctx context.Context, req slack.PublishViewContextRequest) (*slack.ViewResponse, error)
 	AddReactionContext(ctx context.Context, name string, item slack.ItemRef) error
 	GetUserGroupMembersContext(ctx context.Context, group string, opts ...slack.GetUserGroupMembersOption) ([]string, error)

@@ -50,6 +50,9 @@ func (b *Bot) registerControls() {
 		}),
 		blocks.ActionRunRedirect: modal(blocks.RedirectModal),
 		blocks.ActionRevokeRule:  b.revokeClick,
+		blocks.ActionReview:      b.reviewClick,    // batch.go
+		blocks.ActionBatchPrev:   b.batchPageClick, // batch.go
+		blocks.ActionBatchNext:   b.batchPageClick,
 	}
 }
 

@@ -33,6 +33,9 @@ func (b *Bot) registerViews() {
 		blocks.CallbackEdit: answer(func(_ *hitl.Question, s blocks.Submission) hitl.Response {
 			return hitl.Response{Value: hitl.Approve, Edited: s.Value}
 		}),
+		blocks.CallbackReply: answer(func(_ *hitl.Question, s blocks.Submission) hitl.Response {
+			return hitl.Response{Value: hitl.Reply, Text: s.Value}
+		}),
 		blocks.CallbackChoices:  answer(chosen),
 		blocks.CallbackReassign: b.reassign,
 	}
@@ -44,6 +47,7 @@ var inputBlock = map[string]string{
 	blocks.CallbackDeny:     blocks.BlockReason,
 	blocks.CallbackApprove:  blocks.BlockMessage,
 	blocks.CallbackEdit:     blocks.BlockEdited,
+	blocks.CallbackReply:    blocks.BlockReply,
 	blocks.CallbackChoices:  blocks.BlockChoices,
 	blocks.CallbackReassign: blocks.BlockReassign,
 }
@@ -63,8 +67,11 @@ func chosen(q *hitl.Question, s blocks.Submission) hitl.Response {
 // goes back in the ack as response_action "errors", shown under the input,
 // and the modal stays open; success closes it.
 func (b *Bot) onViewSubmission(ctx context.Context, cb slack.InteractionCallback) any {
-	if cb.View.CallbackID == blocks.CallbackEscalate || cb.View.CallbackID == blocks.CallbackRedirect {
+	switch cb.View.CallbackID {
+	case blocks.CallbackEscalate, blocks.CallbackRedirect:
 		return b.onSteerSubmission(ctx, cb)
+	case blocks.CallbackBatch:
+		return b.onBatchSubmission(ctx, cb) // batch.go
 	}
 	h, ok := b.views[cb.View.CallbackID]
 	if !ok {

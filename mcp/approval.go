@@ -26,6 +26,10 @@ func (s *Server) requestApproval(ctx context.Context, req *sdk.CallToolRequest, 
 	}
 	r := ApprovalReply{Decision: decision(v), Edited: v.Edited, Message: v.Message, By: v.By, Rule: v.Rule, QuestionID: v.QuestionID}
 	msg := "Decision: " + r.Decision
+	if v.Outcome == hitl.OutcomeReplied {
+		msg = fmt.Sprintf("Not approved: %s replied instead: %s\nDo not carry out the operation; act on the reply.", v.By, v.Message)
+		return text(msg), r, nil
+	}
 	if v.By != "" {
 		msg += " by " + v.By
 	} else if v.Rule != "" {
@@ -135,6 +139,8 @@ func permissionFor(call ToolCall, v agent.GateResult) permission {
 			return deny("Nobody approved %s in time.", call.Tool)
 		case hitl.OutcomeCancelled:
 			return deny("The approval of %s was cancelled: %s", call.Tool, orDefault(v.Message, "no reason given"))
+		case hitl.OutcomeReplied:
+			return deny("Not approved: %s replied in hitl instead: %s", v.By, v.Message)
 		}
 		msg := "Denied"
 		if v.By != "" {

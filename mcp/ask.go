@@ -109,6 +109,9 @@ func (s *Server) awaitFor(ctx context.Context, req *sdk.CallToolRequest, id stri
 	}
 	var msg string
 	switch q.Outcome() {
+	case hitl.OutcomeReplied:
+		r.Answer = hitl.Reply
+		msg = fmt.Sprintf("Not approved: %s replied instead: %s", q.RespondedBy, r.Note)
 	case hitl.OutcomeAnswered, hitl.OutcomeApproved, hitl.OutcomeDenied:
 		msg = fmt.Sprintf("Answer from %s: %s", q.RespondedBy, r.Answer)
 		if r.Note != "" {

@@ -10,12 +10,12 @@ import (
 
 // Decisions an approval's buttons post (field "decision").
 const (
-	decisionApprove  = "approve"
-	decisionMessage  = "approve_message" // "Approve with message"
-	decisionDeny     = "deny"
-	decisionAlways   = "always" // "Approve & always"
-	decisionEdited   = "edited" // approve the edited input
-	maxBatchQuestion = 100
+	decisionApprove = "approve"
+	decisionMessage = "approve_message" // "Approve with message"
+	decisionDeny    = "deny"
+	decisionAlways  = "always" // "Approve & always"
+	decisionEdited  = "edited" // approve the edited input
+	decisionReply   = "reply"  // text for the agent instead of a verdict
 )
 
 // response reads an answer form for q: an approval's decision with its
@@ -53,8 +53,10 @@ func response(q *hitl.Question, form map[string][]string) (hitl.Response, error)
 		return hitl.Response{Value: hitl.Approve, Always: true}, nil
 	case decisionEdited:
 		return hitl.Response{Value: hitl.Approve, Edited: get("edited")}, nil
+	case decisionReply:
+		return hitl.Response{Value: hitl.Reply, Text: get("reply")}, nil
 	default:
-		return hitl.Response{}, hitl.Errorf(hitl.EINVALID, "decision %q is unknown: approve, approve_message, deny, always or edited", d)
+		return hitl.Response{}, hitl.Errorf(hitl.EINVALID, "decision %q is unknown: approve, approve_message, deny, always, edited or reply", d)
 	}
 }
 
@@ -78,6 +80,8 @@ func answered(q *hitl.Question) answerResult {
 		res.Message = fmt.Sprintf("Your approval of %s is counted: %s.", q.ID, q.Tally())
 	case q.Sensitive:
 		res.Message = fmt.Sprintf("Answered %s. The answer is sensitive and is not shown.", q.ID)
+	case q.Response.Replied():
+		res.Message = fmt.Sprintf("Replied to %s (not approved): %s", q.ID, q.Response.Text)
 	default:
 		res.Message = fmt.Sprintf("Answered %s: %s.", q.ID, q.Response.String())
 	}
@@ -118,27 +122,19 @@ type resultView struct {
 	Message string
 }
 
-// handleBatch serves POST /batch: approve or deny the selected questions,
-// each decided by the same rules as if answered alone, with a result per
-// question.
+// handleBatch serves POST /batch ("Approve selected", "Deny selected"):
+// each selected approval is answered by the root's one answer path, as if
+// answered alone, with a result per approval.
 func (h *Handler) handleBatch(w http.ResponseWriter, r *http.Request, s *session) {
-	ids := r.PostForm["id"]
-	d := r.PostForm.Get("decision")
-	switch {
-	case len(ids) == 0:
-		h.fail(w, r, hitl.Errorf(hitl.EINVALID, "select the questions to answer first"))
-		return
-	case len(ids) > maxBatchQuestion:
-		h.fail(w, r, hitl.Errorf(hitl.EINVALID, "select at most %d questions at once", maxBatchQuestion))
-		return
-	case d != decisionApprove && d != decisionDeny:
-		h.fail(w, r, hitl.Errorf(hitl.EINVALID, "a batch approves or denies: decision %q is unknown", d))
+	ids, err := hitl.BatchIDs(r.PostForm["id"])
+	if err != nil {
+		h.fail(w, r, err)
 		return
 	}
-	// Typed: the root refuses it for a question that is not an approval.
-	resp := hitl.Response{Type: hitl.ApprovalResponse, Value: hitl.Approve}
-	if d == decisionDeny {
-		resp = hitl.Response{Type: hitl.ApprovalResponse, Value: hitl.Deny, Text: strings.TrimSpace(r.PostForm.Get("reason"))}
+	resp, err := hitl.BatchResponse(r.PostForm.Get("decision"), r.PostForm.Get("reason"))
+	if err != nil {
+		h.fail(w, r, err)
+		return
 	}
 	results := make([]answerResult, 0, len(ids))
 	for _, id := range ids {

@@ -63,6 +63,9 @@ func cmdGate(ctx context.Context, args []string, e *env) error {
 			visible(res.QuestionID), visible(res.Message), visible(shown))}
 	case res.TimedOut && !res.Allowed:
 		return &outcome{code: exitTimedOut, msg: fmt.Sprintf("hitl gate: nobody approved %s in time; not running it", visible(shown))}
+	case res.Outcome == hitl.OutcomeReplied:
+		return &outcome{code: exitDenied, msg: fmt.Sprintf("hitl gate: not running %s: %s replied instead of approving: %s",
+			visible(shown), visible(res.By), visible(res.Message))}
 	case !res.Allowed:
 		msg := "hitl gate: denied"
 		if res.By != "" {

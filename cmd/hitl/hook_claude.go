@@ -81,7 +81,7 @@ func (h *hook) preToolUse(ctx context.Context) claudePreToolUse {
 	switch {
 	case err != nil:
 		return ask(h.why(err))
-	case !v.Allowed && (v.Outcome == "denied"):
+	case !v.Allowed && (v.Outcome == hitl.OutcomeDenied || v.Outcome == hitl.OutcomeReplied):
 		out.PermissionDecision, out.PermissionDecisionReason = "deny", denial(v)
 		return out
 	case !v.Allowed:
@@ -114,7 +114,7 @@ func (h *hook) permissionRequest(ctx context.Context) (claudePermissionDecision,
 	case err != nil:
 		fmt.Fprintf(h.e.stderr, "hitl hook: %s\n", h.why(err))
 		return claudePermissionDecision{}, false
-	case !v.Allowed && v.Outcome == "denied":
+	case !v.Allowed && (v.Outcome == hitl.OutcomeDenied || v.Outcome == hitl.OutcomeReplied):
 		return claudePermissionDecision{Behavior: "deny", Message: denial(v)}, true
 	case !v.Allowed:
 		return claudePermissionDecision{}, false
@@ -130,8 +130,12 @@ func (h *hook) permissionRequest(ctx context.Context) (claudePermissionDecision,
 	return d, true
 }
 
-// denial is the reason given to the agent for a denial.
+// denial is the reason given to the agent for a denial; for a reply it
+// is the person's text, which the agent reads as guidance.
 func denial(v agent.GateResult) string {
+	if v.Outcome == hitl.OutcomeReplied {
+		return fmt.Sprintf("Not approved: %s replied in hitl instead: %s", v.By, v.Message)
+	}
 	if v.By == "" {
 		return "Denied by hitl: " + v.Message
 	}

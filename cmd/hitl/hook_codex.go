@@ -44,7 +44,7 @@ func (h *hook) codex(ctx context.Context, step hitl.HookStep) error {
 		}
 	case v.Allowed:
 		d = codexDecision{Behavior: "allow"}
-	case v.Outcome == "denied":
+	case v.Outcome == hitl.OutcomeDenied || v.Outcome == hitl.OutcomeReplied:
 		d = codexDecision{Behavior: "deny", Message: denial(v)}
 	default:
 		return nil // nobody decided: Codex asks

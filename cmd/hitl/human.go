@@ -125,6 +125,7 @@ func cmdAnswer(ctx context.Context, args []string, e *env) error {
 	text := fs.String("text", "", "optional explanation: the message on approve, the reason on deny")
 	edit := fs.String("edit", "", "approve an operation with its input edited (a command, path or URL): what the agent will use")
 	always := fs.Bool("always", false, "approve and always allow the same request from this agent (a narrow learned rule)")
+	reply := fs.String("reply", "", "answer an approval with text for the agent instead of a verdict (not an approval): hitl answer q_123 --reply \"use staging\"")
 	pos, err := parseArgs(fs, args)
 	if err != nil {
 		return err
@@ -133,6 +134,19 @@ func cmdAnswer(ctx context.Context, args []string, e *env) error {
 		return usageError(fs, "hitl answer needs a question id and a value: hitl answer q_123 staging")
 	}
 	c := newClient(e)
+	replied := false
+	fs.Visit(func(f *flag.Flag) { replied = replied || f.Name == "reply" })
+	if replied {
+		if len(pos) > 1 || *text != "" || *edit != "" || *always {
+			return usageError(fs, `--reply is the whole answer: give no value, --text, --edit or --always with it: hitl answer q_123 --reply "use the staging database instead"`)
+		}
+		q, err := c.Answer(ctx, pos[0], hitl.Response{Type: hitl.ApprovalResponse, Value: hitl.Reply, Text: *reply})
+		if err != nil {
+			return err
+		}
+		fmt.Fprintf(e.stdout, "Replied to %s (run %s), not approved: %s\n", visible(q.ID), visible(q.RunID), visible(q.Response.Text))
+		return nil
+	}
 	value := strings.Join(pos[1:], " ")
 	fromArgs := value != "" && value != "-"
 	if !fromArgs {

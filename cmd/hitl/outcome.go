@@ -63,6 +63,11 @@ func finish(q *hitl.Question, e *env) error {
 			}
 			return nil
 		}
+		if q.Response.Replied() {
+			// The reply is what the agent reads: on stdout, as the value.
+			printValue(e, q.Response.Text)
+			return &outcome{code: exitDenied, msg: fmt.Sprintf("hitl: not approved: %s replied instead (the reply is on stdout)", visible(q.RespondedBy))}
+		}
 		printValue(e, "denied")
 		msg := fmt.Sprintf("hitl: denied by %s", visible(hitl.PersonName(q.RespondedBy)))
 		if q.Response.Text != "" {

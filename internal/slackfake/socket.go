@@ -284,7 +284,11 @@ func (s *Server) SendEvent(ctx context.Context, payload Payload) (Ack, error) {
 // ViewSubmission, ...) in an interactive envelope and returns the ack.
 func (s *Server) SendInteractive(ctx context.Context, payload Payload) (Ack, error) {
 	accepts := payload["type"] == "view_submission"
-	return s.send(ctx, "interactive", payload, accepts)
+	ack, err := s.send(ctx, "interactive", payload, accepts)
+	if err == nil && accepts {
+		s.applyResponseAction(payload, ack) // respondview.go
+	}
+	return ack, err
 }
 
 // SendSlashCommand delivers a slash command (from SlashCommand) in a
