@@ -199,7 +199,7 @@ var commands = map[string]func(context.Context, []string, *env) error{
 
 	"watch": cmdWatch,
 
-	"doctor": cmdDoctor, // doctor.go
+	"doctor":   cmdDoctor,   // doctor.go
 	"webhooks": cmdWebhooks, // webhooks.go
 }
 
