@@ -53,50 +53,17 @@ const claimMailSQL = `SELECT seq, data FROM mail WHERE next_ns <= $1 ORDER BY ne
 // skipping rows another replica is claiming, and the rows moved to until
 // in the same transaction.
 func (db *DB) ClaimMail(ctx context.Context, now, until time.Time, limit int) ([]hitl.Mail, error) {
-	var lim *int64
-	if limit > 0 {
-		l := int64(limit)
-		lim = &l
-	}
 	out := []hitl.Mail{}
 	err := db.write(ctx, "claim mail", func(tx pgx.Tx) error {
-		out = out[:0]
-		rows, err := tx.Query(ctx, claimMailSQL, ns(now), lim)
+		rows, err := tx.Query(ctx, claimMailSQL, ns(now), claimLimit(limit))
 		if err != nil {
 			return err
 		}
-		var seqs []int64
-		var datas [][]byte
-		for rows.Next() {
-			var seq int64
-			var data []byte
-			if err := rows.Scan(&seq, &data); err != nil {
-				rows.Close()
-				return err
-			}
-			var m hitl.Mail
-			if err := json.Unmarshal(data, &m); err != nil {
-				rows.Close()
-				return fmt.Errorf("decode mail %d: %w", seq, err)
-			}
+		got, err := lease(ctx, tx, "mail", until, rows, func(m *hitl.Mail, seq int64) {
 			m.Seq, m.NextAt = uint64(seq), until
 			m.Claim++
-			if data, err = json.Marshal(m); err != nil {
-				rows.Close()
-				return fmt.Errorf("encode mail: %w", err)
-			}
-			out = append(out, m)
-			seqs, datas = append(seqs, seq), append(datas, data)
-		}
-		rows.Close()
-		if err := rows.Err(); err != nil {
-			return err
-		}
-		if len(seqs) == 0 {
-			return nil
-		}
-		_, err = tx.Exec(ctx, `UPDATE mail SET next_ns = $1, data = c.data
-			FROM unnest($2::bigint[], $3::bytea[]) AS c(seq, data) WHERE mail.seq = c.seq`, ns(until), seqs, datas)
+		})
+		out = append(out[:0], got...)
 		return err
 	})
 	if err != nil {

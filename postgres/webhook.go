@@ -87,50 +87,20 @@ ORDER BY next_ns, seq LIMIT $2 FOR UPDATE SKIP LOCKED`
 
 // ClaimWebhooks implements hitl.WebhookOutbox.
 func (db *DB) ClaimWebhooks(ctx context.Context, now, until time.Time, limit int, skip []string) ([]hitl.WebhookDelivery, error) {
-	var lim *int64
-	if limit > 0 {
-		l := int64(limit)
-		lim = &l
-	}
 	if skip == nil {
 		skip = []string{}
 	}
 	out := []hitl.WebhookDelivery{}
 	err := db.write(ctx, "claim webhooks", func(tx pgx.Tx) error {
-		out = out[:0]
-		rows, err := tx.Query(ctx, claimWebhooksSQL, ns(now), lim, skip)
+		rows, err := tx.Query(ctx, claimWebhooksSQL, ns(now), claimLimit(limit), skip)
 		if err != nil {
 			return err
 		}
-		var seqs []int64
-		var datas [][]byte
-		for rows.Next() {
-			var seq int64
-			var data []byte
-			if err := rows.Scan(&seq, &data); err != nil {
-				rows.Close()
-				return err
-			}
-			var d hitl.WebhookDelivery
-			if err := json.Unmarshal(data, &d); err != nil {
-				rows.Close()
-				return fmt.Errorf("decode webhook delivery %d: %w", seq, err)
-			}
+		got, err := lease(ctx, tx, "webhooks", until, rows, func(d *hitl.WebhookDelivery, seq int64) {
 			d.Seq, d.NextAt = uint64(seq), until
 			d.Claim++
-			if data, err = json.Marshal(d); err != nil {
-				rows.Close()
-				return fmt.Errorf("encode webhook delivery: %w", err)
-			}
-			out = append(out, d)
-			seqs, datas = append(seqs, seq), append(datas, data)
-		}
-		rows.Close()
-		if err := rows.Err(); err != nil || len(seqs) == 0 {
-			return err
-		}
-		_, err = tx.Exec(ctx, `UPDATE webhooks SET next_ns = $1, data = c.data
-			FROM unnest($2::bigint[], $3::bytea[]) AS c(seq, data) WHERE webhooks.seq = c.seq`, ns(until), seqs, datas)
+		})
+		out = append(out[:0], got...)
 		return err
 	})
 	if err != nil {
