@@ -114,7 +114,7 @@ func TestHookClaudeSessionFromCLI(t *testing.T) {
 	assert.Nil(t, hook(s.event("claude_userpromptsubmit.json")))
 	assert.Equal(t, "Fix the failing test in pkg/billing", awaitRun(t, m, run, func(*hitl.Run) bool { return true }).Control.Session.Title)
 	runs := steer("runs").stdout
-	assert.Contains(t, runs, "claude-cli- ", "hitl runs shows the session by its handle")
+	assert.Contains(t, runs, "claude-cli-1 ", "hitl runs shows the session by its handle (an id of 12 characters is its own)")
 	assert.Contains(t, runs, "Fix the failing tes", "hitl runs names the session's task")
 	assert.Equal(t, "allow", specific(t, hook(s.event("claude_pretooluse_read.json")))["permissionDecision"])
 
