@@ -37,6 +37,20 @@ policy:
     - {name: edits-ask, op_type: api_call, effect: ask}
     - {name: safe-echo, op_type: shell, resource: echo allowed-by-policy, effect: allow}
     - {name: no-rm, op_type: shell, resource: rm, effect: deny}
+    - {name: printf, op_type: shell, resource: printf, effect: allow}
+    - {name: agent-work, op_type: file_write, resource: "/srv/agent-home/work/*", effect: allow}
+"""
+
+# The agent's home the tests send (Client(home=...)): ~/work/x is allowed
+# only when the policy knows it is /srv/agent-home.
+AGENT_HOME = "/srv/agent-home"
+
+# Signs deliveries to a question's callbackUrl; callbackUrls may point at
+# loopback receivers only (what the webhook tests start).
+CALLBACK_SECRET = "whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw"
+WEBHOOKS = """
+webhooks_allowed_hosts: [127.0.0.1, localhost]
+webhooks_callback_secret_file: {secret}
 """
 
 
@@ -63,6 +77,11 @@ class Server:
         self.port = free_port()
         self.url = f"http://127.0.0.1:{self.port}"
         cfg = workdir / "hitl.yaml"
+        if "webhooks" not in config:
+            secret = workdir / "callback.whsec"
+            secret.write_text(CALLBACK_SECRET + "\n")
+            secret.chmod(0o600)
+            config += WEBHOOKS.format(secret=secret)
         cfg.write_text(config)
         self.env = {k: v for k, v in os.environ.items() if not k.startswith(("HITL_", "SLACK_"))}
         self.env.update({"HITL_TOKENS": TOKENS, "HITL_CONFIG": str(cfg)})
