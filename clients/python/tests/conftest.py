@@ -11,6 +11,7 @@ import json
 import os
 import socket
 import subprocess
+import threading
 import time
 import uuid
 from pathlib import Path
@@ -118,6 +119,20 @@ class Server:
     def restart(self) -> None:
         self.kill()
         self.start()
+
+    def settled_deliveries(self, qid: str, timeout: float = 30) -> List[Dict[str, Any]]:
+        """The webhook outbox's deliveries of question qid, once there is one
+        and none is pending (hitl marks one delivered after the receiver
+        answered 2xx)."""
+        deadline = time.monotonic() + timeout
+        while True:
+            out = self.api("GET", "/api/webhooks/deliveries", token=ADMIN_TOKEN)["deliveries"]
+            mine = [d for d in out if d.get("questionId") == qid]
+            if mine and all(d["status"] != "pending" for d in mine):
+                return mine
+            if time.monotonic() > deadline:
+                raise AssertionError(f"deliveries of {qid} still pending after {timeout}s: {mine}")
+            threading.Event().wait(0.05)  # poll the condition, up to the deadline
 
     def api(self, method: str, path: str, token: str = ALICE_TOKEN, body: Any = None) -> Any:
         h = {"Authorization": "Bearer " + token, "Content-Type": "application/json"}

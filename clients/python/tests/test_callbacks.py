@@ -6,13 +6,12 @@ from __future__ import annotations
 import asyncio
 import json
 import threading
-import time
 from typing import Any, Dict, Iterator, List
 
 import pytest
 from standardwebhooks.webhooks import Webhook
 
-from conftest import ADMIN_TOKEN, AGENT_HOME, AGENT_TOKEN, CALLBACK_SECRET, Person, Server
+from conftest import AGENT_HOME, AGENT_TOKEN, CALLBACK_SECRET, Person, Server
 from hitl import AsyncClient, Client, Decision, HitlError, verify_webhook
 from receiver import Receiver
 
@@ -22,20 +21,6 @@ def receiver() -> Iterator[Receiver]:
     r = Receiver()
     yield r
     r.close()
-
-
-def settled_deliveries(server: Server, qid: str, timeout: float = 30) -> List[Dict[str, Any]]:
-    """The outbox's deliveries of question qid, once none is pending (hitl
-    marks one delivered after the receiver answered)."""
-    deadline = time.monotonic() + timeout
-    while True:
-        out = server.api("GET", "/api/webhooks/deliveries", token=ADMIN_TOKEN)["deliveries"]
-        mine = [d for d in out if d.get("questionId") == qid]
-        if mine and all(d["status"] != "pending" for d in mine):
-            return mine
-        if time.monotonic() > deadline:
-            raise AssertionError(f"deliveries of {qid} still pending after {timeout}s: {mine}")
-        threading.Event().wait(0.05)  # poll the condition
 
 
 def test_an_asked_question_with_a_callback_url_is_delivered_signed(server: Server, person: Person, run: str, receiver: Receiver) -> None:
@@ -50,7 +35,7 @@ def test_an_asked_question_with_a_callback_url_is_delivered_signed(server: Serve
     assert event["type"] == "question.answered"
     assert (event["data"]["id"], event["data"]["response"]["value"], event["data"]["callbackUrl"]) == (q.id, True, receiver.url)
     assert c.wait(q.id, timeout=10) is True
-    [d] = settled_deliveries(server, q.id)
+    [d] = server.settled_deliveries(q.id)
     assert (d["status"], d["id"], d["attempts"]) == ("delivered", h["webhook-id"], 1)
     assert len(receiver.deliveries) == 1
 
