@@ -79,7 +79,7 @@ def test_the_async_client_sends_callback_url(server: Server, person: Person, run
                 await c.ask("Ship it?", run=run, wait=False, callback_url="https://example.com/hook")
             assert e.value.code == "invalid"
             q = await c.ask("Ship it?", run=run, wait=False, callback_url=receiver.url)
-            return q.id
+            return str(q.id)
 
     qid = asyncio.run(main())
     person.answer(qid, "yes")
