@@ -7,10 +7,18 @@ terminal — hitl POSTs a signed ``question.answered`` delivery (Standard
 Webhooks) to this small WSGI app, which verifies it, loads the graph's state
 and resumes it with the answer.
 
-    HITL_URL=… HITL_TOKEN=… HITL_WEBHOOK_SECRET=whsec_… python langgraph_webhook_resume.py start
-    HITL_URL=… HITL_TOKEN=… HITL_WEBHOOK_SECRET=whsec_… python langgraph_webhook_resume.py serve 8080
+    export HITL_URL=… HITL_TOKEN=… HITL_WEBHOOK_SECRET=whsec_… HITL_CALLBACK_URL=http://127.0.0.1:8080/hitl
+    python langgraph_webhook_resume.py serve 8080 &
+    python langgraph_webhook_resume.py start v42
 
-with hitl's config pointing a webhook at it:
+Each question carries ``HITL_CALLBACK_URL`` as its ``callbackUrl``, so hitl's
+config needs that host allowed and a callback secret (the same whsec_… as
+HITL_WEBHOOK_SECRET; docs/webhooks.md):
+
+    webhooks_allowed_hosts: [127.0.0.1]
+    webhooks_callback_secret_file: /etc/hitl/callback.whsec
+
+Without HITL_CALLBACK_URL, point a configured endpoint at the handler instead:
 
     webhooks:
       - {name: resume, url: "http://127.0.0.1:8080/hitl", secret_file: /etc/hitl/resume.secret, events: [question.answered]}
@@ -64,10 +72,13 @@ class Resumer:
     """Starts graph runs that ask hitl without waiting, and resumes them from webhooks.
 
     Which question belongs to which thread (and interrupt) is kept in the same
-    SQLite database as the checkpoints, so any process can resume any run."""
+    SQLite database as the checkpoints, so any process can resume any run.
+    With ``callback_url`` every question asks hitl to POST its outcome there
+    (this handler); without it, a configured endpoint must."""
 
-    def __init__(self, graph: Any, client: Client, secret: str, db: sqlite3.Connection) -> None:
+    def __init__(self, graph: Any, client: Client, secret: str, db: sqlite3.Connection, callback_url: Optional[str] = None) -> None:
         self.graph, self.client, self.secret, self.db = graph, client, secret, db
+        self.callback_url = callback_url
         db.execute("CREATE TABLE IF NOT EXISTS hitl_waits (question_id TEXT PRIMARY KEY, thread_id TEXT, interrupt_id TEXT)")
         db.execute("CREATE TABLE IF NOT EXISTS hitl_deliveries (webhook_id TEXT PRIMARY KEY)")
         db.commit()
@@ -77,7 +88,7 @@ class Resumer:
         asked = []
         for it in self.graph.get_state({"configurable": {"thread_id": thread}}).interrupts:
             v = it.value
-            q = self.client.ask(v["question"], options=v.get("options"), run=f"deploy-{thread}", key=f"{thread}:{it.id}", wait=False)
+            q = self.client.ask(v["question"], options=v.get("options"), run=f"deploy-{thread}", key=f"{thread}:{it.id}", wait=False, callback_url=self.callback_url)
             self.db.execute("INSERT OR REPLACE INTO hitl_waits VALUES (?, ?, ?)", (q.id, thread, it.id))
             asked.append(q.id)
         self.db.commit()
@@ -131,7 +142,7 @@ class Resumer:
 def main(argv: List[str]) -> None:
     db = sqlite3.connect(os.environ.get("DEPLOY_DB", "deploys.sqlite"), check_same_thread=False)
     graph = deploy_graph(SqliteSaver(db), lambda v, r: print(f"deploying {v} to {r}"))
-    r = Resumer(graph, Client(), os.environ["HITL_WEBHOOK_SECRET"], db)
+    r = Resumer(graph, Client(), os.environ["HITL_WEBHOOK_SECRET"], db, os.environ.get("HITL_CALLBACK_URL") or None)
     if argv[:1] == ["start"]:
         thread, asked = r.start({"version": argv[1] if len(argv) > 1 else "v1"})
         print(f"thread {thread} waits on {', '.join(asked)}")

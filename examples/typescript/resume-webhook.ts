@@ -4,13 +4,17 @@
 // asks hitl (the policy first, then a person in Slack, the web or a
 // terminal), saves the run's state (RunState) under the approval's id, and
 // returns — the process may exit. When the person decides, hitl posts a
-// signed webhook (Standard Webhooks, configured under `webhooks:` in hitl's
-// config); `webhookHandler` verifies it, loads the state, applies the
-// decision and runs the agent on from where it stopped.
+// signed webhook (Standard Webhooks) to the approval's `callbackUrl` — or to
+// an endpoint configured under `webhooks:` in hitl's config;
+// `webhookHandler` verifies it, loads the state, applies the decision and
+// runs the agent on from where it stopped.
 //
 //   const store = fileStore("./runs");
-//   await start(agent, "Deploy v42 to production", { client, store, run: "deploy-42" });
-//   http.createServer(webhookHandler({ agent, client, store, secret: process.env.HITL_WEBHOOK_SECRET! })).listen(8080);
+//   const callbackUrl = "https://agents.example.com/hitl"; // a host in hitl's webhooks_allowed_hosts
+//   await start(agent, "Deploy v42 to production", { client, store, run: "deploy-42", callbackUrl });
+//   http.createServer(webhookHandler({ agent, client, store, callbackUrl, secret: process.env.HITL_WEBHOOK_SECRET! })).listen(8080);
+//
+// With callbackUrl, the secret is the one in hitl's webhooks_callback_secret_file.
 import type { IncomingMessage, ServerResponse } from "node:http";
 import { mkdir, readFile, rename, rm, writeFile } from "node:fs/promises";
 import { join } from "node:path";
@@ -60,6 +64,12 @@ export interface Options {
   store: StateStore;
   /** The hitl run the approvals go to. */
   run: string;
+  /**
+   * Where hitl POSTs each approval's outcome (this handler's URL, on a host
+   * in hitl's webhooks_allowed_hosts). Without it, a configured endpoint
+   * must deliver to the handler.
+   */
+  callbackUrl?: string;
 }
 
 /** How a run ended this time: finished, or waiting for people. */
@@ -85,7 +95,7 @@ async function settle(agent: Agent<any, any>, result: Result, opts: Options): Pr
       const name = item.name ?? "tool";
       const tool = (agent.tools as Array<{ name?: string; description?: string }>).find((t) => t.name === name);
       const a = await opts.client.approve(actionOf({ name, input: null, description: tool?.description }), {
-        opType: opTypeOf(name), input: JSON.parse(item.arguments ?? "{}"), run: opts.run,
+        opType: opTypeOf(name), input: JSON.parse(item.arguments ?? "{}"), run: opts.run, callbackUrl: opts.callbackUrl,
       });
       if (a.decision === "allow") result.state.approve(item);
       else if (a.decision === "deny") result.state.reject(item, { message: `${name} was denied by policy rule ${a.rule}` });

@@ -11,6 +11,7 @@ import json
 import os
 import socket
 import subprocess
+import threading
 import time
 import uuid
 from pathlib import Path
@@ -37,6 +38,20 @@ policy:
     - {name: edits-ask, op_type: api_call, effect: ask}
     - {name: safe-echo, op_type: shell, resource: echo allowed-by-policy, effect: allow}
     - {name: no-rm, op_type: shell, resource: rm, effect: deny}
+    - {name: printf, op_type: shell, resource: printf, effect: allow}
+    - {name: agent-work, op_type: file_write, resource: "/srv/agent-home/work/*", effect: allow}
+"""
+
+# The agent's home the tests send (Client(home=...)): ~/work/x is allowed
+# only when the policy knows it is /srv/agent-home.
+AGENT_HOME = "/srv/agent-home"
+
+# Signs deliveries to a question's callbackUrl; callbackUrls may point at
+# loopback receivers only (what the webhook tests start).
+CALLBACK_SECRET = "whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw"
+WEBHOOKS = """
+webhooks_allowed_hosts: [127.0.0.1, localhost]
+webhooks_callback_secret_file: {secret}
 """
 
 
@@ -63,6 +78,11 @@ class Server:
         self.port = free_port()
         self.url = f"http://127.0.0.1:{self.port}"
         cfg = workdir / "hitl.yaml"
+        if "webhooks" not in config:
+            secret = workdir / "callback.whsec"
+            secret.write_text(CALLBACK_SECRET + "\n")
+            secret.chmod(0o600)
+            config += WEBHOOKS.format(secret=secret)
         cfg.write_text(config)
         self.env = {k: v for k, v in os.environ.items() if not k.startswith(("HITL_", "SLACK_"))}
         self.env.update({"HITL_TOKENS": TOKENS, "HITL_CONFIG": str(cfg)})
@@ -99,6 +119,20 @@ class Server:
     def restart(self) -> None:
         self.kill()
         self.start()
+
+    def settled_deliveries(self, qid: str, timeout: float = 30) -> List[Dict[str, Any]]:
+        """The webhook outbox's deliveries of question qid, once there is one
+        and none is pending (hitl marks one delivered after the receiver
+        answered 2xx)."""
+        deadline = time.monotonic() + timeout
+        while True:
+            out = self.api("GET", "/api/webhooks/deliveries", token=ADMIN_TOKEN)["deliveries"]
+            mine = [d for d in out if d.get("questionId") == qid]
+            if mine and all(d["status"] != "pending" for d in mine):
+                return mine
+            if time.monotonic() > deadline:
+                raise AssertionError(f"deliveries of {qid} still pending after {timeout}s: {mine}")
+            threading.Event().wait(0.05)  # poll the condition, up to the deadline
 
     def api(self, method: str, path: str, token: str = ALICE_TOKEN, body: Any = None) -> Any:
         h = {"Authorization": "Bearer " + token, "Content-Type": "application/json"}

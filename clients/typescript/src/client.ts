@@ -20,6 +20,13 @@ export interface ClientOptions {
   pollWaitSeconds?: number;
   /** Waits ms or until signal aborts (injected by tests; default setTimeout). */
   sleep?: (ms: number, signal?: AbortSignal) => Promise<void>;
+  /**
+   * The agent's home directory, sent with shell and file operations so the
+   * policy reads `~` in them as this agent's home (docs/shell-policy.md),
+   * as hitl's own hooks do. Default HOME when it is an absolute path; ""
+   * sends none.
+   */
+  home?: string;
 }
 
 export interface AskOptions {
@@ -42,6 +49,13 @@ export interface AskOptions {
   sensitive?: boolean;
   /** false: create the question and return it at once (then `wait(question.id)`). */
   wait?: boolean;
+  /**
+   * hitl POSTs the question's outcome here as a signed webhook
+   * (docs/webhooks.md), for an agent that saved its state and ended: verify
+   * it with verifyWebhook. A host the service does not allow is refused
+   * with HitlError `invalid` before anything is asked.
+   */
+  callbackUrl?: string;
   assignees?: string[];
   channel?: string;
   signal?: AbortSignal;
@@ -62,6 +76,8 @@ export interface ApprovalOptions {
   prompted?: boolean;
   /** Seconds until the approval times out. */
   timeout?: number;
+  /** hitl POSTs the approval's outcome here as a signed webhook (see AskOptions.callbackUrl). */
+  callbackUrl?: string;
   key?: string;
   channel?: string;
   signal?: AbortSignal;
@@ -152,6 +168,8 @@ export class Client {
   private readonly pollWait: number;
   private readonly sleep: (ms: number, signal?: AbortSignal) => Promise<void>;
   private whoamiCache?: Promise<Whoami>;
+  /** The agent's home sent with shell and file operations (undefined: none). */
+  readonly home?: string;
 
   constructor(opts: ClientOptions = {}) {
     const list = Array.isArray(opts.url) ? opts.url.join(",") : (opts.url ?? env("HITL_URL") ?? "http://127.0.0.1:7070");
@@ -168,6 +186,7 @@ export class Client {
     this.maxBackoff = Math.max(opts.maxBackoffMs ?? 5000, this.minBackoff);
     this.pollWait = opts.pollWaitSeconds ?? 60;
     this.sleep = opts.sleep ?? defaultSleep;
+    this.home = agentHome(opts.home);
   }
 
   // ---- questions ----
@@ -199,6 +218,7 @@ export class Client {
     if (opts.sensitive) body.sensitive = true;
     if (opts.assignees) body.assignees = opts.assignees;
     if (opts.channel) body.channel = opts.channel;
+    if (opts.callbackUrl !== undefined) body.callbackUrl = opts.callbackUrl;
     const run = opts.run ?? (await this.defaultRun(opts.signal));
     const q = await this.create(run, body, opts.key, opts.signal);
     if (opts.wait === false) return q;
@@ -274,7 +294,8 @@ export class Client {
 
   /** POST /api/approvals: the policy's decision and, for ask, the approval created (without waiting). */
   async approve(action: string, opts: ApprovalOptions = {}): Promise<ApprovalOutcome> {
-    const body = operationBody(action, opts);
+    const body = operationBody(action, opts, this.home);
+    if (opts.callbackUrl !== undefined) body.callbackUrl = opts.callbackUrl;
     body.runId = opts.run ?? (await this.defaultRun(opts.signal));
     if (opts.timeout !== undefined) body.timeoutMinutes = opts.timeout / 60;
     if (opts.channel) body.channel = opts.channel;
@@ -320,7 +341,7 @@ export class Client {
 
   /** What the policy decides about an operation, without asking anyone (POST /api/policy/check). */
   async check(opType: string, resource: string, opts: { operation?: string; risk?: ApprovalOptions["risk"]; prompted?: boolean; signal?: AbortSignal } = {}): Promise<PolicyDecision> {
-    const body = operationBody(opts.operation ?? `${opType} ${resource}`.trim(), { opType, resource, risk: opts.risk, prompted: opts.prompted });
+    const body = operationBody(opts.operation ?? `${opType} ${resource}`.trim(), { opType, resource, risk: opts.risk, prompted: opts.prompted }, this.home);
     return this.call<PolicyDecision>({ method: "POST", path: "/api/policy/check", body, replay: true, signal: opts.signal });
   }
 
@@ -672,8 +693,31 @@ function valueOf(r: Response | undefined): string | string[] | boolean {
   return v == null ? "" : String(v);
 }
 
-function operationBody(action: string, opts: ApprovalOptions): Record<string, unknown> {
+/** The operation types whose resource may name paths: they go with the agent's home. */
+const pathOps = new Set(["shell", "file_read", "file_write", "file_delete"]);
+
+/** The home a client sends: home given (absolute), else HOME when absolute, else none. */
+function agentHome(home: string | undefined): string | undefined {
+  if (home === undefined) {
+    const h = env("HOME") ?? "";
+    return h.startsWith("/") ? cleanPath(h) : undefined;
+  }
+  if (home === "") return undefined;
+  if (!home.startsWith("/") || /[\0\n]/.test(home)) {
+    throw new HitlError("invalid", `home ${JSON.stringify(home)} must be the agent's home directory as an absolute path`);
+  }
+  return cleanPath(home);
+}
+
+/** p without a trailing slash or doubled slashes ("/" stays "/"). */
+function cleanPath(p: string): string {
+  const c = p.replace(/\/+/g, "/").replace(/\/$/, "");
+  return c === "" ? "/" : c;
+}
+
+function operationBody(action: string, opts: ApprovalOptions, home?: string): Record<string, unknown> {
   const body: Record<string, unknown> = { opType: opts.opType ?? "custom", operation: action };
+  if (home && pathOps.has(String(body.opType))) body.home = home;
   const resource = opts.resource ?? (opts.input !== undefined ? JSON.stringify(opts.input) : undefined);
   if (resource !== undefined && resource !== "") body.resource = resource;
   if (opts.reason) body.context = opts.reason;

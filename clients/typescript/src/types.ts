@@ -57,6 +57,8 @@ export interface Question {
   cancelReason?: string;
   operation?: Operation;
   rule?: string;
+  /** Where hitl POSTs the question's outcome as a signed webhook. */
+  callbackUrl?: string;
   createdAt: string;
   [k: string]: unknown;
 }

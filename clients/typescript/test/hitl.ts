@@ -47,6 +47,10 @@ export async function freePort(): Promise<number> {
 export const AGENT_TOKEN = "agent-token-0123456789abcdef";
 export const PERSON_TOKEN = "person-token-0123456789abcdef";
 export const ADMIN_TOKEN = "admin-token-0123456789abcdef";
+/** Signs deliveries to a question's callbackUrl; callbackUrls may point at loopback hosts only. */
+export const CALLBACK_SECRET = "whsec_" + Buffer.from("callback-secret-of-the-tests-32b").toString("base64");
+/** The agent's home the tests send: ~/work/… is allowed only when the policy knows it is /srv/agent-home. */
+export const AGENT_HOME = "/srv/agent-home";
 
 export interface ServeOptions {
   /** Extra YAML appended to the config. */
@@ -73,7 +77,18 @@ policy:
       op_type: file_write
       resource: "*/denied.txt"
       effect: deny
+    - name: agent-work
+      op_type: file_write
+      resource: "/srv/agent-home/work/*"
+      effect: allow
+    - name: printf
+      op_type: shell
+      resource: printf
+      effect: allow
 `;
+
+/** A delivery in hitl's webhook outbox, as GET /api/webhooks/deliveries lists it. */
+export interface Delivery { seq: number; id: string; url?: string; questionId?: string; status: string; attempts?: number; lastCode?: number }
 
 /** A running `hitl serve`: its URL, tokens' clients, and how to stop or restart it. */
 export class Hitl {
@@ -93,6 +108,12 @@ export class Hitl {
   /** Starts (again) on the same port and database. */
   async boot(): Promise<void> {
     const cfg = join(this.dir, "config.yaml");
+    let webhooks = "";
+    if (!this.yaml.includes("webhooks")) {
+      const secret = join(this.dir, "callback.whsec");
+      writeFileSync(secret, CALLBACK_SECRET + "\n", { mode: 0o600 });
+      webhooks = `webhooks_allowed_hosts: [127.0.0.1, localhost]\nwebhooks_callback_secret_file: ${secret}\n`;
+    }
     writeFileSync(cfg, `listen: 127.0.0.1:${this.port}
 db: ${join(this.dir, "hitl.db")}
 sweep_schedule: "@every 1s"
@@ -102,7 +123,7 @@ tokens:
   - {name: person, token: ${PERSON_TOKEN}, scopes: [answer, control]}
   - {name: admin, token: ${ADMIN_TOKEN}, scopes: [admin]}
 ${policyYAML}
-${this.yaml}
+${webhooks}${this.yaml}
 `);
     const env = { ...process.env };
     for (const k of Object.keys(env)) if (k.startsWith("HITL_") && k !== "HITL_BIN") delete env[k];
@@ -164,6 +185,30 @@ ${this.yaml}
       if (Date.now() > deadline) throw new Error(`no pending question matched in ${timeoutMs}ms; pending: ${JSON.stringify(body.questions?.map((x) => x.question))}`);
       await new Promise((r) => setTimeout(r, 25)); // poll interval, bounded by the deadline
     }
+  }
+
+  /**
+   * The webhook outbox's deliveries of question qid (GET
+   * /api/webhooks/deliveries), once there is one and none is pending: hitl
+   * marks one delivered after its receiver answered 2xx.
+   */
+  async settledDeliveries(qid: string, timeoutMs = 30_000): Promise<Delivery[]> {
+    const deadline = Date.now() + timeoutMs;
+    for (;;) {
+      const r = await fetch(this.url + "/api/webhooks/deliveries", { headers: { Authorization: `Bearer ${ADMIN_TOKEN}` } });
+      const all = ((await r.json()) as { deliveries?: Delivery[] }).deliveries ?? [];
+      const mine = all.filter((d) => d.questionId === qid);
+      if (mine.length > 0 && mine.every((d) => d.status !== "pending")) return mine;
+      if (Date.now() > deadline) throw new Error(`deliveries of ${qid} still pending after ${timeoutMs}ms: ${JSON.stringify(mine)}`);
+      await new Promise((r) => setTimeout(r, 50)); // poll interval, bounded by the deadline
+    }
+  }
+
+  /** Sends delivery seq again (same webhook-id), as `hitl webhooks replay` does. */
+  async replay(seq: number): Promise<Delivery> {
+    const r = await fetch(`${this.url}/api/webhooks/deliveries/${seq}/replay`, { method: "POST", headers: { Authorization: `Bearer ${ADMIN_TOKEN}` } });
+    if (r.status !== 201) throw new Error(`replay ${seq}: ${r.status} ${await r.text()}`);
+    return (await r.json()) as Delivery;
   }
 
   /** Answers question id as the person would from Slack or the web. */

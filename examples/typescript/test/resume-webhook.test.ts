@@ -1,7 +1,9 @@
 // The resume example end to end: a real hitl serve, an OpenAI-compatible
 // model on loopback, the run saved when it needs a person, the person's
-// answer through hitl's API, then a delivery signed locally with the
-// standardwebhooks package posted to the handler, which resumes the run.
+// answer through hitl's API, then hitl's own webhook worker delivering the
+// signed outcome to the approval's callbackUrl (the handler on loopback),
+// which verifies it and resumes the run. Tampered and old deliveries are
+// signed locally with the standardwebhooks package.
 import { test, before, after } from "node:test";
 import assert from "node:assert/strict";
 import { createServer, type Server } from "node:http";
@@ -19,13 +21,13 @@ import { needsApproval } from "@hitl/client/openai-agents";
 import type * as HitlHarness from "../../../clients/typescript/dist-test/test/hitl.js";
 import type * as ModelHarness from "../../../clients/typescript/dist-test/test/fakemodel.js";
 const helpers = (f: string) => new URL(`../../../../clients/typescript/dist-test/test/${f}`, import.meta.url).href;
-const { Hitl, AGENT_TOKEN } = (await import(helpers("hitl.js"))) as typeof HitlHarness;
+const { Hitl, AGENT_TOKEN, CALLBACK_SECRET } = (await import(helpers("hitl.js"))) as typeof HitlHarness;
 const { fakeOpenAI } = (await import(helpers("fakemodel.js"))) as typeof ModelHarness;
 type Hitl = HitlHarness.Hitl;
 type FakeOpenAI = ModelHarness.FakeOpenAI;
 import { fileStore, start, webhookHandler, type Outcome } from "../resume-webhook.js";
 
-const secret = "whsec_" + Buffer.from("example-webhook-secret-32-bytes!").toString("base64");
+const secret = CALLBACK_SECRET; // what the test's hitl serve signs callbackUrl deliveries with
 let hitl: Hitl, model: FakeOpenAI, receiver: Server, receiverURL: string, dir: string;
 const deployed: string[] = [];
 const outcomes: Outcome[] = [];
@@ -100,6 +102,34 @@ test("the run saves its state, ends, and is resumed by the signed webhook of the
   const again = await deliver(body, signed(body));
   assert.deepEqual(again, { status: 200, body: { resumed: false } });
   assert.deepEqual(deployed, ["v42@production"]);
+});
+
+test("hitl delivers the approval to the callbackUrl; the run resumes and the tool runs once", async () => {
+  deployed.length = 0;
+  outcomes.length = 0;
+  const client = agentClient("deploy-44");
+  const first = await start(makeAgent(client), "Deploy v44", { client, store: fileStore(dir), run: "deploy-44", callbackUrl: receiverURL });
+  assert.ok("waitingOn" in first, "the run should wait for a person");
+  const [qid] = first.waitingOn;
+  const q = await hitl.pending((x) => x.id === qid);
+  assert.equal(q.callbackUrl, receiverURL);
+  assert.deepEqual(deployed, []);
+  await hitl.answer(qid, { value: "approve", text: "ship" });
+
+  // hitl's worker POSTs the signed question.answered; the handler answers
+  // 200 once the run resumed, and hitl marks the delivery delivered.
+  const [d] = await hitl.settledDeliveries(qid);
+  assert.deepEqual([d.status, d.attempts, d.url], ["delivered", 1, receiverURL]);
+  assert.deepEqual(deployed, ["v42@production"]);
+  assert.deepEqual(outcomes, [{ finalOutput: "done: deployed v42 to production" }]);
+
+  // A replay (same webhook-id) resumes nothing: the tool ran exactly once.
+  const again = await hitl.replay(d.seq);
+  assert.equal(again.id, d.id);
+  const settled = await hitl.settledDeliveries(qid);
+  assert.deepEqual(settled.map((x) => x.status), ["delivered", "delivered"]);
+  assert.deepEqual(deployed, ["v42@production"]);
+  assert.equal(outcomes.length, 1);
 });
 
 test("a denial resumes the run with the reason, and nothing is deployed", async () => {

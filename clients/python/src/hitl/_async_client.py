@@ -24,8 +24,9 @@ class AsyncClient(_Base):
         *,
         http: Optional[httpx.AsyncClient] = None,
         sleep: Callable[[float], Awaitable[None]] = asyncio.sleep,
+        home: Optional[str] = None,
     ) -> None:
-        super().__init__(url, token)
+        super().__init__(url, token, home)
         self._http = http or httpx.AsyncClient(timeout=httpx.Timeout(30.0, connect=5.0))
         self._sleep = sleep
 
@@ -85,9 +86,10 @@ class AsyncClient(_Base):
         context: Optional[Mapping[str, Any]] = None,
         sensitive: bool = False,
         wait: bool = True,
+        callback_url: Optional[str] = None,
     ) -> Any:
         """See ``Client.ask``."""
-        n = p.new_question(question, options=options, multi=multi, yes_no=yes_no, default=default, timeout=timeout, key=key, context=context, sensitive=sensitive)
+        n = p.new_question(question, options=options, multi=multi, yes_no=yes_no, default=default, timeout=timeout, key=key, context=context, sensitive=sensitive, callback_url=callback_url)
         return await self._run(p.ask(self._st, await self._run_id(run), n, wait))
 
     async def wait(self, question_id: str, timeout: Optional[float] = None) -> Any:
@@ -121,14 +123,15 @@ class AsyncClient(_Base):
         run: Optional[str] = None,
         prompted: bool = False,
         timeout: Optional[float] = None,
+        callback_url: Optional[str] = None,
     ) -> Decision:
         """See ``Client.request_approval``."""
-        req = p.operation(action, op_type=op_type, resource=resource, input=input, reason=reason, risk=risk, run=await self._run_id(run), prompted=prompted, timeout=timeout)
+        req = p.operation(action, op_type=op_type, resource=resource, input=input, reason=reason, risk=risk, run=await self._run_id(run), prompted=prompted, timeout=timeout, home=self._st.home, callback_url=callback_url)
         return await self._run(p.request_approval(self._st, req, input))  # type: ignore[no-any-return]
 
     async def check(self, op_type: str, resource: Optional[str] = None, *, action: Optional[str] = None, prompted: bool = False) -> PolicyDecision:
         """See ``Client.check``."""
-        req = p.operation(action or f"{op_type} {resource or ''}".strip(), op_type=op_type, resource=resource, input=None, reason=None, risk=None, run=None, prompted=prompted, timeout=None)
+        req = p.operation(action or f"{op_type} {resource or ''}".strip(), op_type=op_type, resource=resource, input=None, reason=None, risk=None, run=None, prompted=prompted, timeout=None, home=self._st.home)
         return PolicyDecision.of(await self._run(p.call(self._st, "POST", "/api/policy/check", body=req, replay=True)))
 
     async def checkpoint(self, run: str, iter: Optional[int] = None, *, model: Optional[str] = None, max: Optional[int] = None) -> Checkpoint:

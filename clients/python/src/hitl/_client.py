@@ -34,10 +34,11 @@ def _decode(resp: httpx.Response) -> Any:
 class _Base:
     """What Client and AsyncClient share: configuration and call shapes."""
 
-    def __init__(self, url: Optional[str], token: Optional[str]) -> None:
+    def __init__(self, url: Optional[str], token: Optional[str], home: Optional[str] = None) -> None:
         self._st = p.State(
             urls=p.parse_urls(url if url is not None else os.environ.get("HITL_URL", p.DEFAULT_URL)),
             token=token if token is not None else os.environ.get("HITL_TOKEN") or None,
+            home=p.agent_home(home),
         )
         self._user = os.environ.get("USER") or _user()
 
@@ -70,8 +71,9 @@ class Client(_Base):
         *,
         http: Optional[httpx.Client] = None,
         sleep: Callable[[float], None] = time.sleep,
+        home: Optional[str] = None,
     ) -> None:
-        super().__init__(url, token)
+        super().__init__(url, token, home)
         self._http = http or httpx.Client(timeout=httpx.Timeout(30.0, connect=5.0))
         self._sleep = sleep
 
@@ -129,13 +131,17 @@ class Client(_Base):
         context: Optional[Mapping[str, Any]] = None,
         sensitive: bool = False,
         wait: bool = True,
+        callback_url: Optional[str] = None,
     ) -> Any:
         """Ask a person and wait for the answer: a str, a list of str with
         ``multi``, a bool with ``yes_no``. ``timeout`` (seconds) is the
         question's own; when it runs out the ``default`` is the answer, or
         HitlError ``timeout`` is raised. ``wait=False`` returns the
-        ``Question`` at once (``wait(question.id)`` later)."""
-        n = p.new_question(question, options=options, multi=multi, yes_no=yes_no, default=default, timeout=timeout, key=key, context=context, sensitive=sensitive)
+        ``Question`` at once (``wait(question.id)`` later). ``callback_url``:
+        hitl POSTs the question's outcome there, signed (docs/webhooks.md),
+        for an agent that saved its state and ended; a host the service
+        does not allow is refused with HitlError ``invalid``."""
+        n = p.new_question(question, options=options, multi=multi, yes_no=yes_no, default=default, timeout=timeout, key=key, context=context, sensitive=sensitive, callback_url=callback_url)
         return self._run(p.ask(self._st, self._run_id(run), n, wait))
 
     def wait(self, question_id: str, timeout: Optional[float] = None) -> Any:
@@ -172,20 +178,25 @@ class Client(_Base):
         run: Optional[str] = None,
         prompted: bool = False,
         timeout: Optional[float] = None,
+        callback_url: Optional[str] = None,
     ) -> Decision:
         """Ask the policy about an operation, and a person when it says so.
 
         ``action`` is what people read; ``input`` the operation's exact input
         (shown as its resource, as JSON unless a str); an edit comes back in
         ``Decision.edited_input`` (parsed JSON when ``input`` was structured).
-        A policy ``allow`` or ``deny`` returns at once with ``by="policy"``."""
-        req = p.operation(action, op_type=op_type, resource=resource, input=input, reason=reason, risk=risk, run=self._run_id(run), prompted=prompted, timeout=timeout)
+        A policy ``allow`` or ``deny`` returns at once with ``by="policy"``.
+        ``callback_url`` also gets the approval's outcome as a signed
+        webhook (see ``ask``). Shell and file operations go with the
+        agent's home (``Client(home=…)``, default ``$HOME``), so the policy
+        reads ``~`` in them as this agent's home."""
+        req = p.operation(action, op_type=op_type, resource=resource, input=input, reason=reason, risk=risk, run=self._run_id(run), prompted=prompted, timeout=timeout, home=self._st.home, callback_url=callback_url)
         return self._run(p.request_approval(self._st, req, input))  # type: ignore[no-any-return]
 
     def check(self, op_type: str, resource: Optional[str] = None, *, action: Optional[str] = None, prompted: bool = False) -> PolicyDecision:
         """What the policy decides about an operation, asking nobody and
         creating nothing."""
-        req = p.operation(action or f"{op_type} {resource or ''}".strip(), op_type=op_type, resource=resource, input=None, reason=None, risk=None, run=None, prompted=prompted, timeout=None)
+        req = p.operation(action or f"{op_type} {resource or ''}".strip(), op_type=op_type, resource=resource, input=None, reason=None, risk=None, run=None, prompted=prompted, timeout=None, home=self._st.home)
         return PolicyDecision.of(self._run(p.call(self._st, "POST", "/api/policy/check", body=req, replay=True)))
 
     def checkpoint(self, run: str, iter: Optional[int] = None, *, model: Optional[str] = None, max: Optional[int] = None) -> Checkpoint:

@@ -10,6 +10,7 @@ replicas, Retry-After on 429, and waiting out a restart live here only.
 from __future__ import annotations
 
 import json
+import os
 import random
 import time
 import uuid
@@ -84,6 +85,7 @@ class State:
     min_backoff: float = 0.2
     max_backoff: float = 5.0
     long_poll: float = LONG_POLL
+    home: Optional[str] = None  # the agent's home, sent with shell and file operations
     retries: List[float] = field(default_factory=list)  # the pauses taken, newest last (for tests)
 
     def failed(self, i: int) -> None:
@@ -233,6 +235,7 @@ def new_question(
     key: Optional[str],
     context: Optional[Mapping[str, Any]],
     sensitive: bool,
+    callback_url: Optional[str] = None,
 ) -> Dict[str, Any]:
     if options and yes_no:
         raise HitlError(INVALID, "ask takes options or yes_no, not both")
@@ -260,7 +263,27 @@ def new_question(
         n["context"] = dict(context)
     if sensitive:
         n["sensitive"] = True
+    if callback_url is not None:
+        n["callbackUrl"] = callback_url
     return n
+
+
+# The operation types whose resource may name paths: ~ in them is the
+# agent's home, so they go with it (docs/shell-policy.md), as the Go hooks'.
+PATH_OPS = ("shell", "file_read", "file_write", "file_delete")
+
+
+def agent_home(home: Optional[str]) -> Optional[str]:
+    """The home sent with path operations: home= given (it must be
+    absolute), else $HOME when it is absolute, else none."""
+    if home is None:
+        h = os.environ.get("HOME", "")
+        return os.path.normpath(h) if os.path.isabs(h) else None
+    if home == "":
+        return None
+    if not os.path.isabs(home) or "\x00" in home or "\n" in home:
+        raise HitlError(INVALID, f"home {home!r} must be the agent's home directory as an absolute path")
+    return os.path.normpath(home)
 
 
 def failover_key(st: State, key: Optional[str]) -> Optional[str]:
@@ -374,8 +397,14 @@ def operation(
     run: Optional[str],
     prompted: bool,
     timeout: Optional[float],
+    home: Optional[str] = None,
+    callback_url: Optional[str] = None,
 ) -> Dict[str, Any]:
     req: Dict[str, Any] = {"operation": action, "opType": op_type or "custom"}
+    if home and req["opType"] in PATH_OPS:
+        req["home"] = home
+    if callback_url is not None:
+        req["callbackUrl"] = callback_url
     if resource is None and input is not None:
         resource = input if isinstance(input, str) else canonical_json(input)
     if resource:
