@@ -68,6 +68,8 @@ def refusal(tool: str, d: Decision) -> str:
     """What the model reads when the tool was not run."""
     if d.outcome == "timed_out":
         return f"Nobody approved {tool} in time; it was not run."
+    if d.outcome == "responded":
+        return f"Not approved: {d_by(d.by)} replied in hitl instead: {d.message}"
     who = "hitl's policy" if d.by == "policy" else d.by
     why = d.reason or "no reason given"
     return f"{who} denied {tool}: {why}"

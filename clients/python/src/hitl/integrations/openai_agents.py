@@ -14,8 +14,8 @@ run, and a person answers the interruptions.
 ``ask`` or ``deny`` → an interruption, which ``resolve`` answers through
 ``POST /api/approvals`` (a ``deny`` is rejected at once with the rule, an
 ``ask`` goes to a person). Approved → ``state.approve`` (``always_approve`` when
-the person chose "always"); denied or timed out → ``state.reject`` with the
-reason as the model's message. The SDK cannot run a tool with changed
+the person chose "always"); denied, replied to in words or timed out →
+``state.reject`` with the reason (or the reply's text) as the model's message. The SDK cannot run a tool with changed
 arguments: an edit is refused (rejected, saying so) and the tool does not run.
 """
 
