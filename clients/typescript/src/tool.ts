@@ -103,6 +103,11 @@ export function editProblem(call: ToolCall, edited: unknown): string | undefined
   return errs.length ? `it does not match ${call.name}'s arguments: ${errs.slice(0, 5).join("; ")}` : undefined;
 }
 
+/** What the model reads when a person replied in words instead of approving (as hitl's Claude Code hook says it). */
+export function replyMessage(d: Pick<Decision, "by" | "message">): string {
+  return `Not approved: ${d.by || "the approver"} replied in hitl instead: ${d.message ?? ""}`;
+}
+
 /** A text question that stands in for a tool (LangGraph's respond): the person's answer is the tool's result. */
 export async function respondTool(client: Client, call: ToolCall, opts: ToolOptions = {}): Promise<string> {
   const args = call.input && typeof call.input === "object" ? (call.input as Record<string, unknown>) : {};

@@ -78,6 +78,33 @@ describe("langgraph humanInTheLoopMiddleware", () => {
     assert.deepEqual(r.toolMessages, ["send_email was denied: wrong person"]);
   });
 
+  test("a reply in words where respond is not allowed: rejected with the text, the tool never runs", async () => {
+    const r = await agentRun("lg-reply", "send_email", "file_write", { to: "a@x", body: "hi" }, async (run) => {
+      const q = await hitl.pending((q) => q.jobId === run);
+      await hitl.answer(q.id, { value: "reply", text: "email the EU list only" });
+    });
+    assert.deepEqual(r.ran, []);
+    assert.deepEqual(r.toolMessages, ["Not approved: api:person replied in hitl instead: email the EU list only"]);
+  });
+
+  test("a reply in words where respond is allowed: the respond decision carries the text", async () => {
+    // langchain.js's middleware offers approve/edit/reject only; a graph's own HITL request may allow respond.
+    const client = hitl.agent({ run: "lg-reply-respond" });
+    const req = {
+      actionRequests: [{ name: "post_status", args: { text: "deployed" } }, { name: "post_status", args: { text: "rolled back" } }],
+      reviewConfigs: [{ actionName: "post_status", allowedDecisions: ["approve", "reject", "respond"] as Array<"approve" | "reject" | "respond"> }],
+    };
+    const answering = (async () => {
+      const q = await hitl.pending((q) => q.jobId === "lg-reply-respond");
+      await hitl.answer(q.id, { value: "reply", text: "say it is on staging only" });
+      const q2 = await hitl.pending((x) => x.jobId === "lg-reply-respond" && x.id !== q.id);
+      await hitl.answer(q2.id, { value: "deny", text: "no" });
+    })();
+    const out = await resolve(req, { client });
+    await answering;
+    assert.deepEqual(out, { decisions: [{ type: "respond", message: "say it is on staging only" }, { type: "reject", message: "post_status was denied: no" }] });
+  });
+
   test("policy allow: no interrupt, nobody asked, the tool runs", async () => {
     const r = await agentRun("lg-allow", "lookup", "lookup", { to: "u7", body: "" });
     assert.deepEqual(r.ran, [{ to: "u7", body: "" }]);
