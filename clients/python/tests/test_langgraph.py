@@ -102,7 +102,7 @@ def test_approve_runs_the_tool_as_asked(server: Server, person: Person, run: str
     w = World()
     fut = start(server, w.agent([EMAIL], mode), run)
     q = person.question(run)
-    assert q["operation"]["opType"] == "api_call" and q["operation"]["operation"].startswith("send_email: Email a customer")
+    assert q["operation"]["opType"] == "send_email" and q["operation"]["operation"].startswith("send_email: Email a customer")
     assert q["operation"]["resource"] == '{"subject":"hi","to":"all@corp.io"}' and q["operation"]["prompted"] is True
     assert w.sent == []  # nothing runs before the person decides
     person.answer(q["id"], "approve")
@@ -262,3 +262,14 @@ async def test_async_graphs_with_arun(server: Server, person: Person, run: str) 
             q = await asyncio.to_thread(person.question, run + "-plain")
             person.answer(q["id"], answer)
         assert await asyncio.wait_for(task2, 60) == {"db": "prod", "name": "v3"}
+
+
+@pytest.mark.parametrize("name, want", [
+    ("send_email", "send_email"), ("deleteFile", "deletefile"), ("mcp__github__create issue", "mcp__github__create_issue"),
+    ("42things", "tool_42things"), ("Shell", "tool_shell"), ("file_write", "tool_file_write"), ("spawn_agent", "tool_spawn_agent"), ("x" * 80, "x" * 64),
+])
+def test_a_tools_operation_type_is_its_own_name(name: str, want: str) -> None:
+    from hitl.integrations._tools import op_type_for
+
+    assert op_type_for(name) == want
+    assert op_type_for(name, {name: "deploy"}) == "deploy"

@@ -169,7 +169,7 @@ def resolve(
     question. ``tools`` (LangChain tools, or name → JSON schema) and
     ``response_schema`` (the interrupt's) give the schemas edits are checked
     against; ``op_types`` maps tool names to hitl operation types
-    (default ``api_call``)."""
+    (default: the tool's own name, see ``_tools.op_type_for``)."""
     kind, items, ask = _read(value, tools, response_schema)
     if kind == "ask":
         return client.ask(ask.pop("question"), run=run, timeout=timeout, **ask)

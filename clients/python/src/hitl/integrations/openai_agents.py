@@ -33,7 +33,7 @@ def needs_approval(client: AsyncClient, tool_name: str, op_type: Optional[str] =
     """The ``needs_approval`` function of a tool: hitl's policy decides per call
     (as for an agent about to ask its person: only a rule a person wrote or
     taught allows)."""
-    kind = op_type or _tools.DEFAULT_OP_TYPE
+    kind = op_type or _tools.op_type_for(tool_name)
 
     async def decide(ctx: Any, params: Mapping[str, Any], call_id: str) -> bool:
         d = await client.check(kind, canonical_json(dict(params)), action=f"Run the tool {tool_name}", prompted=True)
