@@ -19,7 +19,7 @@ import type { IncomingMessage, ServerResponse } from "node:http";
 import { mkdir, readFile, rename, rm, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { Agent, RunState, run, type RunResult, type RunToolApprovalItem } from "@openai/agents";
-import { Client, HitlError, verifyWebhook, actionOf, opTypeOf } from "@hitl/client";
+import { Client, HitlError, verifyWebhook, actionOf, opTypeOf, replyMessage } from "@hitl/client";
 
 /** A run waiting for people: its serialized state and the approvals it waits on (question id → tool call id). */
 export interface Suspended {
@@ -148,6 +148,7 @@ async function apply(agent: Agent<any, any>, s: Suspended, ids: string[], opts: 
     }
     if (d.outcome === "approved") state.approve(item);
     else if (d.outcome === "timed_out") state.reject(item, { message: `Nobody approved ${item.name} in time; it was not run.` });
+    else if (d.outcome === "responded") state.reject(item, { message: replyMessage(d) }); // a reply in words: not approved, the text is guidance
     else if (d.outcome === "edited") state.reject(item, { message: `${d.by} approved ${item.name} only with other arguments (${JSON.stringify(d.editedInput)}); call it again with them if they are right.` });
     else state.reject(item, { message: d.reason ? `${item.name} was denied: ${d.reason}` : `${item.name} was denied` });
   }

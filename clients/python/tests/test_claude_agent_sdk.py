@@ -66,6 +66,12 @@ async def test_deny_with_a_reason_reaches_the_model_and_nothing_runs(server: Ser
     assert any("not in this repo" in r for r in results), results
 
 
+async def test_a_reply_denies_with_its_text_and_nothing_runs(server: Server, person: Person, run: str, tmp_path: Path) -> None:
+    _, results = await with_person(server, person, run, agent(server, tmp_path, bash("echo hi > side.txt"), run), "reply", text="write it to notes.txt instead")
+    assert not (tmp_path / "side.txt").exists()
+    assert any("Not approved: api:alice replied in hitl instead: write it to notes.txt instead" in r for r in results), results
+
+
 async def test_policy_allow_never_asks(server: Server, person: Person, run: str, tmp_path: Path) -> None:
     results = await agent(server, tmp_path, bash("echo allowed-by-policy", "say it"), run)
     assert any("allowed-by-policy" in r for r in results) and person.pending(run) == []

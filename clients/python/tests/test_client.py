@@ -160,6 +160,11 @@ class TestApproval:
         d = answered(lambda: c.request_approval("deploy v3", op_type="deploy", run=run), person, run, "deny", text="freeze")
         assert (d.outcome, d.reason, d.by, d.allowed) == ("denied", "freeze", "api:alice", False)
 
+    def test_a_reply_in_words_is_responded(self, server: Server, person: Person, run: str) -> None:
+        c = agent(server)
+        d = answered(lambda: c.request_approval("deploy v4", op_type="deploy", run=run), person, run, "reply", text="use the staging database instead")
+        assert (d.outcome, d.message, d.reason, d.by, d.allowed) == ("responded", "use the staging database instead", "", "api:alice", False)
+
     def test_edited_input_comes_back_parsed(self, server: Server, person: Person, run: str) -> None:
         c = agent(server)
         fut = pool.submit(lambda: c.request_approval("send mail", op_type="api_call", input={"to": "all@x.io", "n": 1}, run=run))

@@ -58,17 +58,24 @@ class World:
             return "dropped"
 
         @tool
+        def post_status(text: str) -> str:
+            """Post a status update."""
+            world.sent.append({"status": text})
+            return "posted"
+
+        @tool
         def ask_user(question: str) -> str:
             """Ask the user."""
             raise AssertionError("ask_user is answered by a person, never run")
 
-        self.tools = [send_email, get_weather, drop_db, ask_user]
+        self.tools = [send_email, get_weather, drop_db, post_status, ask_user]
         model = FakeToolModel(messages=iter([AIMessage(content="", tool_calls=[{**c, "id": c.get("id", f"call_{i}")} for i, c in enumerate(calls)]), AIMessage(content="all done")]))
         interrupt_on: Dict[str, Any] = {
             "send_email": {"allowed_decisions": ["approve", "edit", "reject"], "description": "Email a customer"},
             "get_weather": True,
             "drop_db": {"allowed_decisions": ["approve", "reject"]},
             "ask_user": {"allowed_decisions": ["respond"]},
+            "post_status": {"allowed_decisions": ["approve", "reject", "respond"]},
         }
         hitl_mw = HumanInTheLoopMiddleware(
             interrupt_on=interrupt_on,
@@ -95,7 +102,7 @@ def test_approve_runs_the_tool_as_asked(server: Server, person: Person, run: str
     w = World()
     fut = start(server, w.agent([EMAIL], mode), run)
     q = person.question(run)
-    assert q["operation"]["opType"] == "api_call" and q["operation"]["operation"].startswith("send_email: Email a customer")
+    assert q["operation"]["opType"] == "send_email" and q["operation"]["operation"].startswith("send_email: Email a customer")
     assert q["operation"]["resource"] == '{"subject":"hi","to":"all@corp.io"}' and q["operation"]["prompted"] is True
     assert w.sent == []  # nothing runs before the person decides
     person.answer(q["id"], "approve")
@@ -137,6 +144,27 @@ def test_reject_with_a_reason_reaches_the_model_and_nothing_runs(server: Server,
     result = fut.result(timeout=60)
     assert w.sent == []
     assert "not to everyone" in str(tool_messages(result)["send_email"].content)
+
+
+@pytest.mark.parametrize("mode", ["batched", "per_call"])
+def test_a_reply_is_the_respond_decision_where_allowed_and_nothing_runs(server: Server, person: Person, run: str, mode: str) -> None:
+    w = World()
+    fut = start(server, w.agent([{"name": "post_status", "args": {"text": "deployed"}}], mode), run)
+    q = person.question(run)
+    person.answer(q["id"], "reply", text="say it is on staging only")
+    msg = tool_messages(fut.result(timeout=60))["post_status"]
+    assert w.sent == []
+    assert (msg.content, msg.status) == ("say it is on staging only", "success")
+
+
+def test_a_reply_rejects_with_its_text_where_respond_is_not_allowed(server: Server, person: Person, run: str) -> None:
+    w = World()
+    fut = start(server, w.agent([EMAIL]), run)
+    q = person.question(run)
+    person.answer(q["id"], "reply", text="email only the EU list")
+    msg = tool_messages(fut.result(timeout=60))["send_email"]
+    assert w.sent == []
+    assert msg.status == "error" and "Not approved: api:alice replied in hitl instead: email only the EU list" in str(msg.content)
 
 
 def test_respond_answers_for_an_ask_user_tool(server: Server, person: Person, run: str) -> None:
@@ -234,3 +262,14 @@ async def test_async_graphs_with_arun(server: Server, person: Person, run: str) 
             q = await asyncio.to_thread(person.question, run + "-plain")
             person.answer(q["id"], answer)
         assert await asyncio.wait_for(task2, 60) == {"db": "prod", "name": "v3"}
+
+
+@pytest.mark.parametrize("name, want", [
+    ("send_email", "send_email"), ("deleteFile", "deletefile"), ("mcp__github__create issue", "mcp__github__create_issue"),
+    ("42things", "tool_42things"), ("Shell", "tool_shell"), ("file_write", "tool_file_write"), ("spawn_agent", "tool_spawn_agent"), ("x" * 80, "x" * 64),
+])
+def test_a_tools_operation_type_is_its_own_name(name: str, want: str) -> None:
+    from hitl.integrations._tools import op_type_for
+
+    assert op_type_for(name) == want
+    assert op_type_for(name, {name: "deploy"}) == "deploy"

@@ -104,6 +104,11 @@ async def test_reject_with_a_reason_reaches_the_model(server: Server, person: Pe
     assert world.sent == [] and "not to everyone" in result.final_output
 
 
+async def test_a_reply_rejects_with_its_text(server: Server, person: Person, run: str, world: World, fake_email: FakeOpenAI) -> None:
+    result = await drive(server, world, fake_email, run, person, "reply", text="email only the EU list")
+    assert world.sent == [] and "Not approved: api:alice replied in hitl instead: email only the EU list" in result.final_output
+
+
 async def test_an_edit_is_refused_with_a_clear_message(server: Server, person: Person, run: str, world: World, fake_email: FakeOpenAI) -> None:
     result = await drive(server, world, fake_email, run, person, "approve", edited='{"to": "me@corp.io", "subject": "hi"}')
     assert world.sent == [] and "cannot run" in result.final_output and "me@corp.io" in result.final_output

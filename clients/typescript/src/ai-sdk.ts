@@ -6,7 +6,7 @@
 //   messages.push(...result.response.messages, { role: "tool", content: responses });
 //   result = await generateText({ model, tools, messages });
 import type { Client } from "./client.js";
-import { approveTool, checkTool, editProblem, type JSONSchema, type ToolOptions } from "./tool.js";
+import { approveTool, checkTool, editProblem, replyMessage, type JSONSchema, type ToolOptions } from "./tool.js";
 
 /** The part the AI SDK takes back in a tool message. */
 export interface ToolApprovalResponse {
@@ -57,7 +57,9 @@ export async function resolveApprovals(source: ApprovalSource, client: Client, o
     if (d.outcome === "approved") {
       out.push({ type: "tool-approval-response", approvalId: req.approvalId, approved: true, ...(d.message ? { reason: d.message } : {}) });
     } else {
-      const reason = d.outcome === "timed_out" ? `nobody approved ${call.toolName} in time` : d.reason ?? `${d.by ?? "a person"} denied ${call.toolName}`;
+      const reason = d.outcome === "timed_out" ? `nobody approved ${call.toolName} in time`
+        : d.outcome === "responded" ? replyMessage(d)
+        : d.reason ?? `${d.by ?? "a person"} denied ${call.toolName}`;
       out.push({ type: "tool-approval-response", approvalId: req.approvalId, approved: false, reason });
     }
   }

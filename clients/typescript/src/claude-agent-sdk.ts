@@ -5,6 +5,7 @@
 import type { Client, Decision } from "./client.js";
 import { HitlError } from "./errors.js";
 import { validateSchema } from "./schema.js";
+import { replyMessage } from "./tool.js";
 
 /** What canUseTool returns (the SDK's PermissionResult). */
 export type PermissionResult =
@@ -54,6 +55,8 @@ export function canUseTool(client: Client, opts: CanUseToolOptions = {}): (toolN
       }
       case "timed_out":
         return { behavior: "deny", message: `Nobody approved ${toolName} in time; do not run it.` };
+      case "responded":
+        return { behavior: "deny", message: replyMessage(d) };
       default:
         return { behavior: "deny", message: d.by === "policy" ? d.reason ?? "denied by policy" : d.reason ? `Denied by ${d.by}: ${d.reason}` : `Denied by ${d.by ?? "a person"}` };
     }

@@ -83,12 +83,17 @@ export interface ApprovalOptions {
   signal?: AbortSignal;
 }
 
-export type DecisionOutcome = "approved" | "denied" | "edited" | "timed_out";
+/**
+ * approved; edited (approved with other input: `editedInput`); denied
+ * (`reason`); responded (not approved: the person replied in words instead,
+ * `message` is what they want the agent to do); timed_out.
+ */
+export type DecisionOutcome = "approved" | "denied" | "edited" | "responded" | "timed_out";
 
 /** How an approval request was decided: by the policy alone (`by: "policy"`) or by a person. */
 export interface Decision {
   outcome: DecisionOutcome;
-  /** The grant's message (approved, edited). */
+  /** The grant's message (approved, edited), or the person's reply (responded). */
   message?: string;
   /** Why it was denied: the person's reason, or the policy rule's. */
   reason?: string;
@@ -323,6 +328,7 @@ export class Client {
     if (q.status === "timeout") return d;
     const r = q.response;
     if (!r) throw new HitlError("internal", `approval ${q.id} is ${q.status} without a response`);
+    if (replyValues.has(String(r.value ?? "").toLowerCase())) return { ...d, outcome: "responded", message: r.text ?? "" };
     if (r.value !== "approve") return { ...d, outcome: "denied", reason: r.text || undefined };
     const resource = opts.resource ?? q.operation?.resource;
     if (r.edited && r.edited !== resource) {
@@ -665,6 +671,9 @@ function unwrapQuestion(r: { question?: Question } & Partial<Question>): Questio
   if (r?.question) return r.question;
   throw new HitlError("unavailable", "the service answered without a question");
 }
+
+/** The approval values that are a person's reply in words (docs/reply-and-batch.md). */
+const replyValues = new Set(["reply", "replied", "respond"]);
 
 /** Throws the error a settled question's outcome is, or returns it. */
 function outcome(q: Question): Question {

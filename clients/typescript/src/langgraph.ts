@@ -7,7 +7,7 @@
 //   const result = await run(agent, { messages: [...] }, { client, config: { configurable: { thread_id: "t1" } } });
 import type { Client } from "./client.js";
 import { HitlError } from "./errors.js";
-import { approveTool, checkTool, respondTool, type JSONSchema, type ToolOptions } from "./tool.js";
+import { approveTool, checkTool, replyMessage, respondTool, type JSONSchema, type ToolOptions } from "./tool.js";
 
 export type DecisionType = "approve" | "edit" | "reject" | "respond";
 
@@ -80,6 +80,12 @@ async function decide(req: HITLRequest, opts: LangGraphOptions): Promise<HITLDec
         throw new HitlError("invalid", `${action.name} was approved, but its review config allows only ${[...allowed].join(", ")}`);
       case "edited":
         out.push({ type: "edit", editedAction: { name: action.name, args: d.input as Record<string, unknown> } });
+        break;
+      case "responded":
+        // The person's text is the tool's answer where the tool takes one, else why it was rejected.
+        if (allowed.has("respond")) { out.push({ type: "respond", message: d.message ?? "" }); break; }
+        if (!allowed.has("reject")) throw new HitlError("refused", `${replyMessage(d)} — and its review config allows neither respond nor reject`);
+        out.push({ type: "reject", message: replyMessage(d) });
         break;
       default: {
         const message = d.outcome === "timed_out"

@@ -4,7 +4,7 @@
 //   const deploy = tool({ name: "deploy", …, needsApproval: needsApproval(client, "deploy") });
 //   const result = await run(new Agent({ tools: [deploy], … }), "ship it", { client });
 import type { Client } from "./client.js";
-import { approveTool, checkTool, type JSONSchema, type ToolDecision, type ToolOptions } from "./tool.js";
+import { approveTool, checkTool, replyMessage, type JSONSchema, type ToolDecision, type ToolOptions } from "./tool.js";
 
 /** A RunToolApprovalItem, as the SDK hands it in result.interruptions. */
 interface ApprovalItem {
@@ -66,6 +66,9 @@ export async function resolve(result: ResultLike, opts: OpenAIAgentsOptions): Pr
         break;
       case "timed_out":
         state.reject(item as never, { message: `Nobody approved ${name} in time; it was not run.` });
+        break;
+      case "responded":
+        state.reject(item as never, { message: replyMessage(d) });
         break;
       default:
         state.reject(item as never, { message: d.reason ? `${name} was denied: ${d.reason}` : `${name} was denied by ${d.by ?? "a person"}` });

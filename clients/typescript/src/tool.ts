@@ -36,12 +36,23 @@ export interface ToolOptions {
 /** How many times a person is asked again after an edit that cannot be used. */
 const maxEditRounds = 3;
 
-/** The policy's operation type for tool name: lowercase letters, digits and `_.:-`, starting with a letter. */
+/**
+ * hitl's own operation types: a tool named like one gets `tool_` in front, so
+ * its JSON input is never decided as a command line, a path or an agent to start.
+ */
+const builtinOpTypes = new Set(["shell", "file_read", "file_write", "file_delete", "api_call", "spawn_agent", "custom"]);
+
+/**
+ * The policy's operation type for tool name: lowercase letters, digits and
+ * `_.:-`, starting with a letter (`tool_` in front of one of hitl's own types).
+ * Its JSON input is the resource, which a person may edit: hitl lets any
+ * operation type with a resource be edited (`spawn_agent` aside).
+ */
 export function opTypeOf(name: string, opts: Pick<ToolOptions, "opType"> = {}): string {
   if (typeof opts.opType === "string") return opts.opType;
   if (typeof opts.opType === "function") return opts.opType(name);
   let t = name.toLowerCase().replace(/[^a-z0-9_.:-]+/g, "_");
-  if (!/^[a-z]/.test(t)) t = "tool_" + t;
+  if (!/^[a-z]/.test(t) || builtinOpTypes.has(t)) t = "tool_" + t;
   return t.slice(0, 64);
 }
 
@@ -101,6 +112,11 @@ export function editProblem(call: ToolCall, edited: unknown): string | undefined
   if (!call.schema) return undefined;
   const errs = validateSchema(call.schema, edited);
   return errs.length ? `it does not match ${call.name}'s arguments: ${errs.slice(0, 5).join("; ")}` : undefined;
+}
+
+/** What the model reads when a person replied in words instead of approving (as hitl's Claude Code hook says it). */
+export function replyMessage(d: Pick<Decision, "by" | "message">): string {
+  return `Not approved: ${d.by || "the approver"} replied in hitl instead: ${d.message ?? ""}`;
 }
 
 /** A text question that stands in for a tool (LangGraph's respond): the person's answer is the tool's result. */

@@ -79,6 +79,18 @@ describe("ai-sdk", () => {
     assert.match(JSON.stringify(r.result.response.messages.length ? r.messages : []), /keep that file/);
   });
 
+  test("a reply in words: a denied approval response with the text as the reason, the tool never runs", async () => {
+    const c = hitl.agent({ run: "ai-reply" });
+    const r = await agentRun(c, "deleteFile", "file_delete", { path: "/tmp/b2" }, async (run) => {
+      const q = await hitl.pending((q) => q.jobId === run);
+      await hitl.answer(q.id, { value: "reply", text: "archive it instead" });
+    });
+    const reason = "Not approved: api:person replied in hitl instead: archive it instead";
+    assert.deepEqual(r.responses, [{ type: "tool-approval-response", approvalId: r.responses[0].approvalId, approved: false, reason }]);
+    assert.deepEqual(r.ran, []);
+    assert.match(JSON.stringify(r.messages), /replied in hitl instead: archive it instead/);
+  });
+
   test("an edit is refused with a clear message and asked again; approving then runs the model's input", async () => {
     const c = hitl.agent({ run: "ai-edit" });
     const r = await agentRun(c, "deleteFile", "file_delete", { path: "/tmp/c" }, async (run) => {

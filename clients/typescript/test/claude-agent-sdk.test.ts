@@ -78,6 +78,15 @@ describe("claude-agent-sdk canUseTool", () => {
     assert.match(r.result, /Denied by api:person: not in this repo/);
   });
 
+  test("a reply in words: denied with the text (as hitl's Claude Code hook), no file", async () => {
+    const r = await claudeRun("cl-reply", "Write", write("out.txt"), async (run) => {
+      const q = await hitl.pending((q) => q.jobId === run);
+      await hitl.answer(q.id, { value: "reply", text: "write it to notes.txt instead" });
+    });
+    assert.equal(r.file("out.txt"), undefined);
+    assert.match(r.result, /Not approved: api:person replied in hitl instead: write it to notes.txt instead/);
+  });
+
   test("policy allow (a configured rule): written without asking anyone", async () => {
     const r = await claudeRun("cl-allow", "Write", write("allowed.txt"));
     assert.equal(r.file("allowed.txt"), "hello");

@@ -152,6 +152,15 @@ describe("requestApproval", () => {
     assert.deepEqual(d.editedInput, { path: "/tmp/app.conf" });
   });
 
+  test("a reply in words: responded, not allowed, the text in message", async () => {
+    const c = hitl.agent({ run: "appr-reply" });
+    const p = c.requestApproval("Migrate the db", { opType: "db_migrate", resource: "prod" });
+    const q = await hitl.pending((q) => q.question === "Migrate the db");
+    await hitl.answer(q.id, { value: "reply", text: "use the staging database instead" });
+    const d = await p;
+    assert.deepEqual([d.outcome, d.message, d.reason, d.by], ["responded", "use the staging database instead", undefined, "api:person"]);
+  });
+
   test("an approval nobody answers times out", async () => {
     // 0.5 s is below the service's minimum (1 s here): the service's clamped timeout decides, not the client.
     const d = await hitl.agent({ run: "appr-to" }).requestApproval("Slow one", { opType: "file_write", resource: "/tmp/x", timeout: 0.5 });

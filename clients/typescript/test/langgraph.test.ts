@@ -16,7 +16,8 @@ after(async () => { await hitl?.stop(); });
 const schema = { type: "object", properties: { to: { type: "string" }, body: { type: "string" } }, required: ["to", "body"], additionalProperties: false };
 
 /** An agent whose model calls toolName with args once; the middleware interrupts on it. */
-async function agentRun(runId: string, toolName: string, opType: string, args: Record<string, unknown>, person?: (run: string) => Promise<void>, decisions: Array<"approve" | "edit" | "reject"> = ["approve", "edit", "reject"], timeout?: number) {
+/** opType undefined: the adapter's default, the tool's own name. */
+async function agentRun(runId: string, toolName: string, opType: string | undefined, args: Record<string, unknown>, person?: (run: string) => Promise<void>, decisions: Array<"approve" | "edit" | "reject"> = ["approve", "edit", "reject"], timeout?: number) {
   const client = hitl.agent({ run: runId });
   const ran: unknown[] = [];
   const t = tool(async (input: Record<string, unknown>) => { ran.push(input); return `sent to ${input.to}`; }, {
@@ -37,10 +38,11 @@ async function agentRun(runId: string, toolName: string, opType: string, args: R
 
 describe("langgraph humanInTheLoopMiddleware", () => {
   test("approved: the tool runs once with the model's args; people see name, args and description", async () => {
-    const r = await agentRun("lg-approve", "send_email", "file_write", { to: "a@x", body: "hi" }, async (run) => {
+    const r = await agentRun("lg-approve", "send_email", undefined, { to: "a@x", body: "hi" }, async (run) => {
       const q = await hitl.pending((q) => q.jobId === run);
       assert.equal(q.question, "send_email: The agent wants to email a@x");
       assert.equal(q.operation?.resource, '{"to":"a@x","body":"hi"}');
+      assert.equal(q.operation?.opType, "send_email", "the tool's own name is the operation type");
       await hitl.answer(q.id, { value: "approve" });
     });
     assert.deepEqual(r.ran, [{ to: "a@x", body: "hi" }]);
@@ -48,7 +50,7 @@ describe("langgraph humanInTheLoopMiddleware", () => {
   });
 
   test("edited: an edit breaking argsSchema is refused with the reason and asked again; the valid edit runs", async () => {
-    const r = await agentRun("lg-edit", "send_email", "file_write", { to: "a@x", body: "hi" }, async (run) => {
+    const r = await agentRun("lg-edit", "send_email", undefined, { to: "a@x", body: "hi" }, async (run) => {
       const q = await hitl.pending((q) => q.jobId === run);
       await hitl.answer(q.id, { value: "approve", edited: '{"to":"b@x","body":"hi","cc":"boss@x"}' });
       const again = await hitl.pending((x) => x.jobId === run && x.id !== q.id);
@@ -59,7 +61,7 @@ describe("langgraph humanInTheLoopMiddleware", () => {
   });
 
   test("an edit that is not JSON is refused and asked again", async () => {
-    const r = await agentRun("lg-edit-bad", "send_email", "file_write", { to: "a@x", body: "hi" }, async (run) => {
+    const r = await agentRun("lg-edit-bad", "send_email", undefined, { to: "a@x", body: "hi" }, async (run) => {
       const q = await hitl.pending((q) => q.jobId === run);
       await hitl.answer(q.id, { value: "approve", edited: "to b@x please" });
       const again = await hitl.pending((x) => x.jobId === run && x.id !== q.id);
@@ -70,12 +72,39 @@ describe("langgraph humanInTheLoopMiddleware", () => {
   });
 
   test("rejected with a reason: the tool never runs and the model reads the reason", async () => {
-    const r = await agentRun("lg-deny", "send_email", "file_write", { to: "a@x", body: "hi" }, async (run) => {
+    const r = await agentRun("lg-deny", "send_email", undefined, { to: "a@x", body: "hi" }, async (run) => {
       const q = await hitl.pending((q) => q.jobId === run);
       await hitl.answer(q.id, { value: "deny", text: "wrong person" });
     });
     assert.deepEqual(r.ran, []);
     assert.deepEqual(r.toolMessages, ["send_email was denied: wrong person"]);
+  });
+
+  test("a reply in words where respond is not allowed: rejected with the text, the tool never runs", async () => {
+    const r = await agentRun("lg-reply", "send_email", undefined, { to: "a@x", body: "hi" }, async (run) => {
+      const q = await hitl.pending((q) => q.jobId === run);
+      await hitl.answer(q.id, { value: "reply", text: "email the EU list only" });
+    });
+    assert.deepEqual(r.ran, []);
+    assert.deepEqual(r.toolMessages, ["Not approved: api:person replied in hitl instead: email the EU list only"]);
+  });
+
+  test("a reply in words where respond is allowed: the respond decision carries the text", async () => {
+    // langchain.js's middleware offers approve/edit/reject only; a graph's own HITL request may allow respond.
+    const client = hitl.agent({ run: "lg-reply-respond" });
+    const req = {
+      actionRequests: [{ name: "post_status", args: { text: "deployed" } }, { name: "post_status", args: { text: "rolled back" } }],
+      reviewConfigs: [{ actionName: "post_status", allowedDecisions: ["approve", "reject", "respond"] as Array<"approve" | "reject" | "respond"> }],
+    };
+    const answering = (async () => {
+      const q = await hitl.pending((q) => q.jobId === "lg-reply-respond");
+      await hitl.answer(q.id, { value: "reply", text: "say it is on staging only" });
+      const q2 = await hitl.pending((x) => x.jobId === "lg-reply-respond" && x.id !== q.id);
+      await hitl.answer(q2.id, { value: "deny", text: "no" });
+    })();
+    const out = await resolve(req, { client });
+    await answering;
+    assert.deepEqual(out, { decisions: [{ type: "respond", message: "say it is on staging only" }, { type: "reject", message: "post_status was denied: no" }] });
   });
 
   test("policy allow: no interrupt, nobody asked, the tool runs", async () => {
@@ -92,13 +121,13 @@ describe("langgraph humanInTheLoopMiddleware", () => {
   });
 
   test("timeout: nobody answers, the tool never runs", async () => {
-    const r = await agentRun("lg-timeout", "send_email", "file_write", { to: "a@x", body: "hi" }, undefined, undefined, 1);
+    const r = await agentRun("lg-timeout", "send_email", undefined, { to: "a@x", body: "hi" }, undefined, undefined, 1);
     assert.deepEqual(r.ran, []);
     assert.deepEqual(r.toolMessages, ["Nobody approved send_email in time; it was not run."]);
   });
 
   test("only approve/reject allowed: an edit is refused and asked again", async () => {
-    const r = await agentRun("lg-noedit", "send_email", "file_write", { to: "a@x", body: "hi" }, async (run) => {
+    const r = await agentRun("lg-noedit", "send_email", undefined, { to: "a@x", body: "hi" }, async (run) => {
       const q = await hitl.pending((q) => q.jobId === run);
       await hitl.answer(q.id, { value: "approve", edited: '{"to":"b@x","body":"hi"}' });
       const again = await hitl.pending((x) => x.jobId === run && x.id !== q.id);

@@ -72,6 +72,15 @@ describe("openai-agents", () => {
     assert.match(String(r.result.finalOutput), /not that file/);
   });
 
+  test("a reply in words: rejected with the text, the tool never runs", async () => {
+    const r = await agentRun("oa-reply", "write_file", "file_write", { path: "/tmp/d", content: "x" }, async (run) => {
+      const q = await hitl.pending((q) => q.jobId === run);
+      await hitl.answer(q.id, { value: "reply", text: "write /tmp/e instead" });
+    });
+    assert.deepEqual(r.ran, []);
+    assert.match(String(r.result.finalOutput), /Not approved: api:person replied in hitl instead: write \/tmp\/e instead/);
+  });
+
   test("policy allow: no interruption, nobody asked, the tool runs", async () => {
     const r = await agentRun("oa-allow", "lookup", "lookup", { path: "u/7", content: "" });
     assert.deepEqual(r.ran, [{ path: "u/7", content: "" }]);

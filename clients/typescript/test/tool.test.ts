@@ -11,6 +11,9 @@ test("a tool's operation type is its name, made a valid hitl op type", () => {
     ["deleteFile", "deletefile"],
     ["mcp__github__create issue", "mcp__github__create_issue"],
     ["42things", "tool_42things"],
+    ["Shell", "tool_shell"],
+    ["file_write", "tool_file_write"],
+    ["spawn_agent", "tool_spawn_agent"],
     ["x".repeat(80), "x".repeat(64)],
   ]) assert.equal(opTypeOf(name), want, name);
   assert.equal(opTypeOf("deleteFile", { opType: "file_delete" }), "file_delete");

@@ -33,11 +33,10 @@ class Decision:
     """How an approval request was decided, by the policy or by a person.
 
     ``outcome`` is ``approved``, ``edited`` (approved with the input changed:
-    use ``edited_input``), ``denied`` (``reason``) or ``timed_out``.
-    (``responded``, a person answering in words instead of approving, waits on
-    hitl's approvals API, which has no such answer yet; the LangGraph adapter
-    answers "ask the user" tools with a question instead.) ``by`` is who
-    decided: ``"policy"`` when the policy did (``rule`` names the rule), the
+    use ``edited_input``), ``denied`` (``reason``), ``responded`` (not approved:
+    the person replied in words instead, ``message`` is what they want the
+    agent to do) or ``timed_out``. ``by`` is who decided: ``"policy"`` when the
+    policy did (``rule`` names the rule), the
     person's principal (``api:alice``, ``slack:U…``) otherwise.
     """
 

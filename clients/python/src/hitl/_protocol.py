@@ -458,7 +458,13 @@ def decision_of(q: Mapping[str, Any], resource: Optional[str], input: Any, rule:
         if edited and edited != resource:
             return Decision("edited", message=text, edited_input=parse_edit(edited, input), by=by, question_id=qid, rule=rule)
         return Decision("approved", message=text, by=by, question_id=qid, rule=rule, always=bool(resp.get("always")))
+    if str(value or "").lower() in REPLY_VALUES:
+        return Decision("responded", message=text, by=by, question_id=qid, rule=rule)
     return Decision("denied", reason=text, by=by, question_id=qid, rule=rule)
+
+
+REPLY_VALUES = ("reply", "replied", "respond")
+"""The approval values that are a person's reply in words (docs/reply-and-batch.md)."""
 
 
 def parse_edit(edited: str, input: Any) -> Any:

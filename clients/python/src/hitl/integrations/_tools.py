@@ -9,21 +9,34 @@ from typing import Any, Dict, Mapping, Optional
 
 from .._models import Decision
 
-DEFAULT_OP_TYPE = "api_call"
-"""The operation type of a framework's tool call, unless op_types names another.
+BUILTIN_OP_TYPES = frozenset({"shell", "file_read", "file_write", "file_delete", "api_call", "spawn_agent", "custom"})
+"""hitl's own operation types: a tool named like one gets ``tool_`` in front, so
+its JSON input is never decided as a command line, a path or an agent to start."""
 
-An ``api_call`` with its input as resource can be edited by a person (hitl lets
-only ``shell``, ``file_*`` and ``api_call`` operations be edited), and the adapters
-send it as ``prompted`` (the framework was about to ask its person): the policy's
-default for ``api_call`` (allow) does not apply, only a rule a person wrote or taught."""
+_NOT_OP = re.compile(r"[^a-z0-9_.:-]+")
 
 
 class EditRefused(ValueError):
     """A person's edit that the tool cannot take."""
 
 
-def op_type_for(tool: str, op_types: Optional[Mapping[str, str]]) -> str:
-    return (op_types or {}).get(tool, DEFAULT_OP_TYPE)
+def op_type_for(tool: str, op_types: Optional[Mapping[str, str]] = None) -> str:
+    """The operation type of a framework's tool call: the one ``op_types`` maps
+    the tool to, else the tool's own name (lowercase letters, digits and
+    ``_.:-``, starting with a letter, as the TypeScript client's ``opTypeOf``).
+
+    The tool's name lets a policy rule, and a rule a person teaches with
+    "always", name exactly this tool; its JSON input is the operation's
+    resource, so a person may edit it (hitl lets any operation type with a
+    resource be edited, ``spawn_agent`` aside). The adapters send it as
+    ``prompted`` (the framework was about to ask its person), and a type hitl
+    has no default for asks: only a rule a person wrote or taught allows one."""
+    if op_types and tool in op_types:
+        return op_types[tool]
+    t = _NOT_OP.sub("_", tool.lower())
+    if not t[:1].isalpha() or t in BUILTIN_OP_TYPES:
+        t = "tool_" + t
+    return t[:64]
 
 
 def describe(tool: str, description: Optional[str]) -> str:
@@ -68,6 +81,8 @@ def refusal(tool: str, d: Decision) -> str:
     """What the model reads when the tool was not run."""
     if d.outcome == "timed_out":
         return f"Nobody approved {tool} in time; it was not run."
+    if d.outcome == "responded":
+        return f"Not approved: {d_by(d.by)} replied in hitl instead: {d.message}"
     who = "hitl's policy" if d.by == "policy" else d.by
     why = d.reason or "no reason given"
     return f"{who} denied {tool}: {why}"

@@ -16,7 +16,8 @@ its person), then a person: approved → ``PermissionResultAllow``; approved wit
 an edit → ``PermissionResultAllow(updated_input=…)`` with the edited command,
 path, URL or query in its field (a tool without such a field cannot take an
 edit: denied, saying so); denied or timed out → ``PermissionResultDeny(message=…)``
-with the person's reason. ``AskUserQuestion`` becomes one hitl question per
+with the person's reason; a reply in words → ``PermissionResultDeny`` with
+"Not approved: … replied in hitl instead: <text>" (as hitl's Claude Code hook). ``AskUserQuestion`` becomes one hitl question per
 question, the answers going back in ``updated_input["answers"]``.
 """
 

@@ -12,7 +12,9 @@ then a person: approve → ``approve``; approve with an edit → ``edit`` (the e
 is validated as JSON against the tool's schema: the per-call interrupt's
 ``response_schema``, or ``tools=``), an edit that does not fit → ``reject``
 saying why (the tool does not run); deny → ``reject`` with the reason (or
-``respond`` when the tool allows only that); timeout → ``reject``. A tool that
+``respond`` when the tool allows only that); a reply in words (``responded``)
+→ ``respond`` with the text as the tool's answer when the tool allows
+``respond``, else ``reject`` with the text; timeout → ``reject``. A tool that
 allows only ``respond`` (an "ask the user" tool) becomes a hitl question whose
 answer is the ``respond`` message. ``interrupt("text")`` and
 ``interrupt({"question": …, "options": [...]})`` become ``ask``.
@@ -134,6 +136,8 @@ def _to_decision(name: str, args: Dict[str, Any], d: Decision, allowed: Sequence
         if "approve" in allowed:
             return {"type": "approve"}
         return {"type": "edit", "edited_action": {"name": name, "args": args}}
+    if d.outcome == "responded" and "respond" in allowed:
+        return {"type": "respond", "message": d.message}
     return _refuse(name, _tools.refusal(name, d), allowed, d)
 
 
@@ -165,7 +169,7 @@ def resolve(
     question. ``tools`` (LangChain tools, or name → JSON schema) and
     ``response_schema`` (the interrupt's) give the schemas edits are checked
     against; ``op_types`` maps tool names to hitl operation types
-    (default ``api_call``)."""
+    (default: the tool's own name, see ``_tools.op_type_for``)."""
     kind, items, ask = _read(value, tools, response_schema)
     if kind == "ask":
         return client.ask(ask.pop("question"), run=run, timeout=timeout, **ask)

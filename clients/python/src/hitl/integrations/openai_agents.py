@@ -14,8 +14,8 @@ run, and a person answers the interruptions.
 ``ask`` or ``deny`` → an interruption, which ``resolve`` answers through
 ``POST /api/approvals`` (a ``deny`` is rejected at once with the rule, an
 ``ask`` goes to a person). Approved → ``state.approve`` (``always_approve`` when
-the person chose "always"); denied or timed out → ``state.reject`` with the
-reason as the model's message. The SDK cannot run a tool with changed
+the person chose "always"); denied, replied to in words or timed out →
+``state.reject`` with the reason (or the reply's text) as the model's message. The SDK cannot run a tool with changed
 arguments: an edit is refused (rejected, saying so) and the tool does not run.
 """
 
@@ -33,7 +33,7 @@ def needs_approval(client: AsyncClient, tool_name: str, op_type: Optional[str] =
     """The ``needs_approval`` function of a tool: hitl's policy decides per call
     (as for an agent about to ask its person: only a rule a person wrote or
     taught allows)."""
-    kind = op_type or _tools.DEFAULT_OP_TYPE
+    kind = op_type or _tools.op_type_for(tool_name)
 
     async def decide(ctx: Any, params: Mapping[str, Any], call_id: str) -> bool:
         d = await client.check(kind, canonical_json(dict(params)), action=f"Run the tool {tool_name}", prompted=True)
