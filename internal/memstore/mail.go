@@ -2,7 +2,6 @@ package memstore
 
 import (
 	"context"
-	"sort"
 	"sync"
 	"time"
 
@@ -56,21 +55,9 @@ func (o *MailOutbox) ClaimMail(_ context.Context, now, until time.Time, limit in
 			out = append(out, m)
 		}
 	}
-	sort.Slice(out, func(i, j int) bool {
-		if !out[i].NextAt.Equal(out[j].NextAt) {
-			return out[i].NextAt.Before(out[j].NextAt)
-		}
-		return out[i].Seq < out[j].Seq
-	})
-	if limit > 0 && len(out) > limit {
-		out = out[:limit]
-	}
-	for i := range out {
-		out[i].NextAt = until
-		out[i].Claim++
-		o.mail[out[i].Seq] = out[i]
-	}
-	return out, nil
+	return lease(out, limit, func(m hitl.Mail) (time.Time, uint64) { return m.NextAt, m.Seq },
+		func(m *hitl.Mail) { m.NextAt, m.Claim = until, m.Claim+1 },
+		func(m hitl.Mail) { o.mail[m.Seq] = m }), nil
 }
 
 // CompleteMail implements hitl.MailOutbox.

@@ -57,21 +57,9 @@ func (s *Store) ClaimWebhooks(_ context.Context, now, until time.Time, limit int
 			out = append(out, d)
 		}
 	}
-	sort.Slice(out, func(i, j int) bool {
-		if !out[i].NextAt.Equal(out[j].NextAt) {
-			return out[i].NextAt.Before(out[j].NextAt)
-		}
-		return out[i].Seq < out[j].Seq
-	})
-	if limit > 0 && len(out) > limit {
-		out = out[:limit]
-	}
-	for i := range out {
-		out[i].NextAt = until
-		out[i].Claim++
-		s.hooks.all[out[i].Seq] = out[i]
-	}
-	return out, nil
+	return lease(out, limit, func(d hitl.WebhookDelivery) (time.Time, uint64) { return d.NextAt, d.Seq },
+		func(d *hitl.WebhookDelivery) { d.NextAt, d.Claim = until, d.Claim+1 },
+		func(d hitl.WebhookDelivery) { s.hooks.all[d.Seq] = d }), nil
 }
 
 // SettleWebhook implements hitl.WebhookOutbox.
