@@ -57,10 +57,18 @@ type childReplica struct {
 // seal key file key; slackEnv adds Slack's settings (nil: no Slack).
 func startChildReplica(t *testing.T, ctx context.Context, dbURL, key string, slackEnv ...string) *childReplica {
 	t.Helper()
-	cmd := exec.CommandContext(ctx, os.Args[0], "-test.run=^TestReplicaChild$")
-	cmd.Env = append(os.Environ(), replicaChildEnv+"=1", "HITL_DB="+dbURL, "HITL_SEAL_KEY_FILE="+key,
-		"HITL_CONFIG=", "HITL_TOKENS=", "SLACK_APP_TOKEN=", "SLACK_BOT_TOKEN=")
-	cmd.Env = append(cmd.Env, slackEnv...)
+	env := append([]string{replicaChildEnv + "=1", "HITL_DB=" + dbURL, "HITL_SEAL_KEY_FILE=" + key,
+		"HITL_CONFIG=", "HITL_TOKENS=", "SLACK_APP_TOKEN=", "SLACK_BOT_TOKEN="}, slackEnv...)
+	return startChild(t, ctx, "TestReplicaChild", "the child replica", env)
+}
+
+// startChild runs this test binary's test named test as a child service
+// with env added to this process's environment, and waits until it says
+// it listens (what names it in a failure).
+func startChild(t *testing.T, ctx context.Context, test, what string, env []string) *childReplica {
+	t.Helper()
+	cmd := exec.CommandContext(ctx, os.Args[0], "-test.run=^"+test+"$")
+	cmd.Env = append(os.Environ(), env...)
 	stderr, err := cmd.StderrPipe()
 	require.NoError(t, err)
 	require.NoError(t, cmd.Start())
@@ -85,9 +93,9 @@ func startChildReplica(t *testing.T, ctx context.Context, dbURL, key string, sla
 	case c.url = <-urlc:
 	case <-c.stderrDone:
 		_ = cmd.Wait()
-		t.Fatalf("the child replica ended without listening:\n%s", c.log.String())
+		t.Fatalf("%s ended without listening:\n%s", what, c.log.String())
 	case <-ctx.Done():
-		t.Fatalf("the child replica did not listen in time:\n%s", c.log.String())
+		t.Fatalf("%s did not listen in time:\n%s", what, c.log.String())
 	}
 	return c
 }

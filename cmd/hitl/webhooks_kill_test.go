@@ -1,15 +1,12 @@
 package main
 
 import (
-	"bufio"
 	"context"
 	"fmt"
 	"log/slog"
 	"net/http"
 	"net/http/httptest"
 	"os"
-	"os/exec"
-	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -70,38 +67,9 @@ func TestWebhookChild(t *testing.T) {
 // startWebhookChild starts TestWebhookChild on db.
 func startWebhookChild(t *testing.T, ctx context.Context, db, key, sinkURL, secretFile string) *childReplica {
 	t.Helper()
-	cmd := exec.CommandContext(ctx, os.Args[0], "-test.run=^TestWebhookChild$")
-	cmd.Env = append(os.Environ(), webhookChildEnv+"=1", "HITL_DB="+db, "HITL_SEAL_KEY_FILE="+key, "HITL_SINK_URL="+sinkURL,
-		"HITL_SINK_SECRET_FILE="+secretFile, "HITL_CONFIG=", "HITL_TOKENS=", "SLACK_APP_TOKEN=", "SLACK_BOT_TOKEN=")
-	stderr, err := cmd.StderrPipe()
-	require.NoError(t, err)
-	require.NoError(t, cmd.Start())
-	t.Cleanup(func() { _ = cmd.Process.Kill() })
-	c := &childReplica{cmd: cmd, log: &syncBuffer{}, stderrDone: make(chan struct{})}
-	urlc := make(chan string, 1)
-	go func() {
-		defer close(c.stderrDone)
-		sc := bufio.NewScanner(stderr)
-		for sc.Scan() {
-			line := sc.Text()
-			fmt.Fprintln(c.log, line)
-			if u, ok := strings.CutPrefix(line, listeningPrefix); ok {
-				select {
-				case urlc <- u:
-				default:
-				}
-			}
-		}
-	}()
-	select {
-	case c.url = <-urlc:
-	case <-c.stderrDone:
-		_ = cmd.Wait()
-		t.Fatalf("the webhook child ended without listening:\n%s", c.log.String())
-	case <-ctx.Done():
-		t.Fatalf("the webhook child did not listen in time:\n%s", c.log.String())
-	}
-	return c
+	return startChild(t, ctx, "TestWebhookChild", "the webhook child", []string{webhookChildEnv + "=1", "HITL_DB=" + db,
+		"HITL_SEAL_KEY_FILE=" + key, "HITL_SINK_URL=" + sinkURL, "HITL_SINK_SECRET_FILE=" + secretFile,
+		"HITL_CONFIG=", "HITL_TOKENS=", "SLACK_APP_TOKEN=", "SLACK_BOT_TOKEN="})
 }
 
 // sink is a webhook receiver that verifies every delivery, counts the
