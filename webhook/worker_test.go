@@ -204,10 +204,19 @@ func TestSlowEndpointDelaysNoOther(t *testing.T) {
 			second = q.ID
 		}
 	}
-	waitFor(t, func() bool { w.step0(t); return fast.n.Load() == 5 })
+	// The slow receiver's two requests and the fast one's five may arrive
+	// in any order; wait for all seven, then claim again: nothing more
+	// reaches the slow receiver while its two senders are held.
+	waitFor(t, func() bool { w.step0(t); return fast.n.Load() == 5 && slow.n.Load() == 2 })
+	for range 3 {
+		w.step0(t)
+	}
 	assert.Equal(t, int64(2), slow.n.Load(), "the slow receiver holds its share only")
+	fast.mu.Lock()
+	bodies := append([]string(nil), fast.bodies...)
+	fast.mu.Unlock()
 	var order []string
-	for _, b := range fast.bodies {
+	for _, b := range bodies {
 		for _, id := range []string{first, second} {
 			if strings.Contains(b, id) {
 				order = append(order, id)
