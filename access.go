@@ -72,7 +72,7 @@ func (a Access) Groups(q *Question) []string {
 	}
 	for _, ids := range [][]string{a.Admins, a.Answerers, a.Controllers, assignees, approvers, escalated} {
 		for _, id := range ids {
-			if isGroupID(id) && !slices.Contains(out, id) {
+			if IsGroupID(id) && !slices.Contains(out, id) {
 				out = append(out, id)
 			}
 		}
@@ -104,36 +104,36 @@ func (a Access) Authorize(p Principal, act Action, q *Question) error {
 	switch act {
 	case ActionAsk:
 		if !p.Has(ScopeAsk) {
-			return lacks(p, ScopeAsk)
+			return Lacks(p, ScopeAsk)
 		}
 		return nil
 	case ActionSteer:
 		if !p.Has(ScopeControl) {
-			return lacks(p, ScopeControl)
+			return Lacks(p, ScopeControl)
 		}
 		return nil
 	case ActionAudit, ActionWebhooks:
 		if !p.Has(ScopeAdmin) {
-			return lacks(p, ScopeAdmin)
+			return Lacks(p, ScopeAdmin)
 		}
 		return nil
 	case ActionStats:
-		if p.Local || p.seesAll() {
+		if p.Local || p.SeesAll() {
 			return nil
 		}
-		return lacks(p, ScopeAnswer)
+		return Lacks(p, ScopeAnswer)
 	case ActionScrape:
 		if p.Has(ScopeAdmin) || slices.Contains(p.Scopes, scopeScrape) {
 			return nil
 		}
-		return lacks(p, ScopeAdmin)
+		return Lacks(p, ScopeAdmin)
 	}
 	if q == nil {
 		return Errorf(EFORBIDDEN, "%s may not %s", p.ID, act)
 	}
 	switch act {
 	case ActionRead:
-		if p.Local || p.seesAll() || p.asked(q) {
+		if p.Local || p.SeesAll() || p.asked(q) {
 			return nil
 		}
 		return Errorf(EFORBIDDEN, "%s did not ask %s and lacks the answer scope", p.ID, q.ID)
@@ -145,13 +145,13 @@ func (a Access) Authorize(p Principal, act Action, q *Question) error {
 		}
 		if err := a.mayAnswer(p, q); err != nil {
 			if p.asked(q) {
-				return lacks(p, ScopeAsk)
+				return Lacks(p, ScopeAsk)
 			}
 			return err
 		}
 		return nil
 	case ActionReceive:
-		if p.ID == q.Asker || (p.Local && isLocal(q.Asker)) {
+		if p.ID == q.Asker || (p.Local && IsLocal(q.Asker)) {
 			return nil
 		}
 		return Errorf(EFORBIDDEN, "only %s, which asked %s, may receive its outcome; %s may not", q.Asker, q.ID, p.ID)
@@ -169,7 +169,7 @@ func (a Access) mayAnswer(p Principal, q *Question) error {
 		if strings.HasPrefix(p.ID, "slack:") {
 			return Errorf(EFORBIDDEN, "%s is not one of the Slack answerers (slack.answerers)", p.ID)
 		}
-		return lacks(p, ScopeAnswer)
+		return Lacks(p, ScopeAnswer)
 	}
 	if !p.Local && p.asked(q) {
 		return Errorf(EFORBIDDEN, "%s asked %s and may not answer it: a person decides, not the agent that asked", p.ID, q.ID)
@@ -185,19 +185,19 @@ func (a Access) mayAnswer(p Principal, q *Question) error {
 
 // isLocal reports whether a principal id is the local person of a
 // tokenless server ("local", "local:alice"): one person, the machine.
-func isLocal(id string) bool { return id == "local" || strings.HasPrefix(id, "local:") }
+func IsLocal(id string) bool { return id == "local" || strings.HasPrefix(id, "local:") }
 
 // personOf is the one id of the person principal id names where ids are
 // kept (learned rules' agents, idempotency keys): the local principals of
 // a tokenless server are one person, "local"; every other id is its own.
-func personOf(id string) string {
-	if isLocal(id) {
+func PersonOf(id string) string {
+	if IsLocal(id) {
 		return "local"
 	}
 	return id
 }
 
-func lacks(p Principal, s Scope) *Error {
+func Lacks(p Principal, s Scope) *Error {
 	return Errorf(EFORBIDDEN, "%s lacks the %s scope", p.ID, s)
 }
 

@@ -99,7 +99,7 @@ type ControlMessage struct {
 func Timestamp(t time.Time) string { return t.UTC().Format("2006-01-02T15:04:05Z") }
 
 // reply returns the ACK or RESULT that answers m, at now.
-func (m ControlMessage) reply(typ MessageType, now time.Time, p ControlPayload) ControlMessage {
+func (m ControlMessage) Reply(typ MessageType, now time.Time, p ControlPayload) ControlMessage {
 	return ControlMessage{Schema: ControlSchema, Type: typ, RequestID: m.RequestID, Command: m.Command,
 		Target: m.Target, Timestamp: Timestamp(now), Payload: p}
 }
@@ -117,7 +117,7 @@ const (
 )
 
 // validate checks the fields every REQUEST needs, however it was made.
-func (m ControlMessage) validate() error {
+func (m ControlMessage) Validate() error {
 	switch {
 	case strings.TrimSpace(m.RequestID) == "":
 		return Errorf(EINVALID, "request_id is required (a UUID v4)")
@@ -166,4 +166,8 @@ func validCommand(c Command) bool {
 func NewRequest(id string, c Command, run string, now time.Time, p ControlPayload) ControlMessage {
 	return ControlMessage{Schema: ControlSchema, Type: MessageRequest, RequestID: id, Command: c,
 		Target: ControlTarget{RunID: run}, Timestamp: Timestamp(now), Payload: p}
+}
+
+func Failure(code, msg string) ControlPayload {
+	return ControlPayload{Status: ResultFailure, Code: code, Message: msg}
 }

@@ -76,3 +76,24 @@ func ErrorMessage(err error) string {
 	}
 	return "internal error"
 }
+
+// Conflict is the error for acting on a question that is no longer pending:
+// it names who settled it and when.
+func Conflict(q *Question) *Error {
+	at := ""
+	if q.RespondedAt != nil {
+		at = q.RespondedAt.UTC().Format(time.RFC3339)
+	}
+	e := &Error{Code: ECONFLICT, Status: q.Status, By: q.RespondedBy, At: at}
+	switch q.Status {
+	case StatusAnswered:
+		e.Message = "question " + q.ID + " was already answered by " + PersonName(q.RespondedBy) + " at " + at
+	case StatusTimeout:
+		e.Message = "question " + q.ID + " timed out at " + at
+	case StatusCancelled:
+		e.Message = "question " + q.ID + " was cancelled by " + PersonName(q.RespondedBy) + " at " + at
+	default:
+		e.Message = "question " + q.ID + " is " + string(q.Status)
+	}
+	return e
+}

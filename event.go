@@ -95,14 +95,14 @@ func (ev *Event) VisibleTo(p Principal) bool {
 	if ev.Audit() {
 		return p.Has(ScopeAdmin)
 	}
-	return p.Local || p.seesAll() || (ev.Asker != "" && ev.Asker == p.ID)
+	return p.Local || p.SeesAll() || (ev.Asker != "" && ev.Asker == p.ID)
 }
 
 // newQuestionEvent records what happened to q, once: a question that is
 // asked (or asked again) is what changed, so the event carries it; an
 // answer, timeout or cancellation carries only the response and reason.
 // The store adds the run's phase after it (Status).
-func newQuestionEvent(typ EventType, q *Question, actor string, at time.Time) *Event {
+func NewQuestionEvent(typ EventType, q *Question, actor string, at time.Time) *Event {
 	r := q.Redacted()
 	ev := &Event{Type: typ, QuestionID: q.ID, RunID: q.RunID, At: at, Actor: actor, Response: r.Response, Asker: q.Asker}
 	switch typ {

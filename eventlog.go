@@ -16,5 +16,3 @@ type EventLog interface {
 	// before reading Events so that no change is missed.
 	Changed() <-chan struct{}
 }
-
-var _ EventLog = (*Service)(nil)

@@ -1,19 +1,7 @@
 package hitl
 
-import (
-	"sync"
-	"time"
-)
-
 // maxFailures bounds the failed creations a failureLog remembers.
 const maxFailures = 10000
-
-// failureLog keeps when question creations failed, for the
-// creation_errors alert: in memory, the last maxFailures.
-type failureLog struct {
-	mu sync.Mutex
-	at []time.Time
-}
 
 // CreationFailed reports whether a creation that returned err counts as a
 // creation error: the agent's input was bad or the service failed.
@@ -25,31 +13,4 @@ func CreationFailed(err error) bool {
 		return true
 	}
 	return false
-}
-
-// note records err's failure at the clock's now, when it counts.
-func (f *failureLog) note(err error, c Clock) {
-	if !CreationFailed(err) {
-		return
-	}
-	now := c.Now()
-	f.mu.Lock()
-	defer f.mu.Unlock()
-	if len(f.at) == maxFailures {
-		f.at = f.at[1:]
-	}
-	f.at = append(f.at, now)
-}
-
-// count returns how many failures happened at or after since, and
-// forgets the older ones.
-func (f *failureLog) count(since time.Time) int {
-	f.mu.Lock()
-	defer f.mu.Unlock()
-	n := 0
-	for n < len(f.at) && f.at[n].Before(since) {
-		n++
-	}
-	f.at = f.at[n:]
-	return len(f.at)
 }

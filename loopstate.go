@@ -163,7 +163,7 @@ func (r *Run) StateEventOf(typ StateEventType, reason string, now time.Time) *St
 //   - the model a loop reports is the model it starts with: once a person
 //     escalated, the run keeps the person's model whatever the loop reports
 //     (a shell loop passes the same --model at every checkpoint).
-func (c *RunControl) absorb(e *StateEvent, now time.Time) {
+func (c *RunControl) Absorb(e *StateEvent, now time.Time) {
 	c.LastStateAt = &now
 	if len(e.Stack) == 0 {
 		return
@@ -199,7 +199,7 @@ func (c *RunControl) absorb(e *StateEvent, now time.Time) {
 // letIn lets a resumed loop into the iteration its report held it before
 // (absorb), when it reported one while paused: the report goes through
 // with the resume.
-func (c *RunControl) letIn() {
+func (c *RunControl) LetIn() {
 	if c.Next > 0 {
 		c.Iter, c.Next = c.Next, 0
 	}
@@ -213,7 +213,7 @@ func (c *RunControl) letIn() {
 // resume let its iteration in), with nothing to hand over. A new model or
 // an instruction waiting for a running loop is handed over by a commit,
 // once.
-func (r *Run) recordsNothing(e *StateEvent) bool {
+func (r *Run) RecordsNothing(e *StateEvent) bool {
 	c := r.Control
 	switch {
 	case c.Status.Ended():
@@ -224,7 +224,7 @@ func (r *Run) recordsNothing(e *StateEvent) bool {
 		return false
 	}
 	next := c
-	next.absorb(e, time.Time{})
+	next.Absorb(e, time.Time{})
 	next.LastStateAt = c.LastStateAt
 	return next == c
 }
@@ -242,7 +242,7 @@ func (c RunControl) Iteration() string {
 }
 
 // describe is how RESULT messages name where a run is.
-func (r *Run) describe() string {
+func (r *Run) Describe() string {
 	if it := r.Control.Iteration(); it != "" {
 		return " at iteration " + it
 	}

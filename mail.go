@@ -107,12 +107,12 @@ func MailRecipients(ctx context.Context, ev EventType, q *Question, answerers []
 		who = q.Reminders.EscalateTo
 	}
 	add := func(id string) {
-		if !isGroupID(id) && slackIDPattern.MatchString(id) && !slices.Contains(people, id) && !q.askedBy(id) {
+		if !IsGroupID(id) && slackIDPattern.MatchString(id) && !slices.Contains(people, id) && !q.askedBy(id) {
 			people = append(people, id)
 		}
 	}
 	for _, id := range who {
-		if !isGroupID(id) {
+		if !IsGroupID(id) {
 			add(id)
 			continue
 		}

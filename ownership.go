@@ -33,7 +33,7 @@ func (a Access) AuthorizeRun(p Principal, act Action, id string, run *Run) error
 	switch act {
 	case ActionReport, ActionAsk:
 		if !p.Has(ScopeAsk) {
-			return lacks(p, ScopeAsk)
+			return Lacks(p, ScopeAsk)
 		}
 		if owned {
 			if p.owns(run) || p.Has(ScopeAdmin) {
@@ -43,7 +43,7 @@ func (a Access) AuthorizeRun(p Principal, act Action, id string, run *Run) error
 		}
 		return a.mayStart(p, id)
 	case ActionRead:
-		if !owned || p.owns(run) || p.Local || p.seesAll() || p.Has(ScopeControl) {
+		if !owned || p.owns(run) || p.Local || p.SeesAll() || p.Has(ScopeControl) {
 			return nil
 		}
 		return Errorf(EFORBIDDEN, "run %s belongs to %s; %s did not start it and lacks the answer and control scopes", id, run.Asker, p.ID)
@@ -52,7 +52,7 @@ func (a Access) AuthorizeRun(p Principal, act Action, id string, run *Run) error
 			return nil
 		}
 		if !p.Has(ScopeAsk) {
-			return lacks(p, ScopeAsk)
+			return Lacks(p, ScopeAsk)
 		}
 		if !owned {
 			return a.mayStart(p, id)
@@ -83,7 +83,7 @@ func (a Access) mayStart(p Principal, id string) error {
 func RunOwnerOf(id string) (owner string, ok bool) {
 	for i := strings.IndexByte(id, '@'); i >= 0; {
 		owner = id[i+1:]
-		if isLocal(owner) || strings.HasPrefix(owner, "api:") || strings.HasPrefix(owner, "slack:") {
+		if IsLocal(owner) || strings.HasPrefix(owner, "api:") || strings.HasPrefix(owner, "slack:") {
 			return owner, true // the first such '@': token names may hold '@'
 		}
 		j := strings.IndexByte(owner, '@')
@@ -103,7 +103,7 @@ func DefaultRunID(name string, p Principal) string { return name + "@" + p.ID }
 // run: the asker's own, so that one asker's key never finds another's
 // question, even where runs are shared (admins, unowned runs). The local
 // principals of a tokenless server are one asker.
-func KeyOf(asker, key string) string { return personOf(asker) + "\x00" + key }
+func KeyOf(asker, key string) string { return PersonOf(asker) + "\x00" + key }
 
 // ControlKeyOf is the key a control request id sent by principal is held
 // under (seed 000's dedup cache): the principal's own, so that another
@@ -111,7 +111,7 @@ func KeyOf(asker, key string) string { return personOf(asker) + "\x00" + key }
 // with the first one's RESULT (nor refused with its refusal). The local
 // principals of a tokenless server are one principal.
 func ControlKeyOf(principal, requestID string) ControlKey {
-	return ControlKey{Principal: personOf(principal), RequestID: requestID}
+	return ControlKey{Principal: PersonOf(principal), RequestID: requestID}
 }
 
 // owns reports whether p is the same person as the principal that
@@ -123,7 +123,7 @@ func (p Principal) owns(run *Run) bool {
 // is reports whether p is the principal id names: the same id, the same
 // Slack user, or both local principals of a tokenless server.
 func (p Principal) is(id string) bool {
-	if p.ID == id || (p.Local && isLocal(id)) {
+	if p.ID == id || (p.Local && IsLocal(id)) {
 		return true
 	}
 	u, ok := strings.CutPrefix(id, "slack:")

@@ -5,6 +5,7 @@ import (
 	"regexp"
 	"slices"
 	"strings"
+	"time"
 )
 
 // Approval policies (docs/policies.md, docs/protocol.md#approvals): what an operation an agent wants
@@ -158,7 +159,7 @@ func (r PolicyRule) Matches(op Operation) bool {
 	if len(r.Risk) > 0 && !slices.Contains(r.Risk, op.Risk) {
 		return false
 	}
-	if r.Agent != "" && r.Agent != op.Agent && "api:"+r.Agent != op.Agent && !(isLocal(r.Agent) && isLocal(op.Agent)) {
+	if r.Agent != "" && r.Agent != op.Agent && "api:"+r.Agent != op.Agent && !(IsLocal(r.Agent) && IsLocal(op.Agent)) {
 		return false // (a tokenless server's local person is one agent)
 	}
 	return r.Resource == "" || matchResource(r.Resource, op.Resource, op.Type == OpShell)
@@ -254,4 +255,15 @@ func hasGroup(ids []string) bool {
 		}
 	}
 	return false
+}
+
+// PolicyState is the configured policy as stored: the rules (from the
+// file, or from the last PUT) and the hash of the file's rules they were
+// taken from, so that a PUT beats the file until the file changes. Learned
+// rules are records of their own (LearnedRule).
+type PolicyState struct {
+	Rules     []PolicyRule `json:"rules"`
+	FileHash  string       `json:"fileHash"`
+	UpdatedBy string       `json:"updatedBy,omitempty"`
+	UpdatedAt *time.Time   `json:"updatedAt,omitempty"`
 }

@@ -88,7 +88,7 @@ func LocalPrincipal(user string) Principal {
 // treat every local principal as one person; every other principal by
 // its id (api:NAME, slack:U…). Records keep the id as it was.
 func PersonName(id string) string {
-	if isLocal(id) {
+	if IsLocal(id) {
 		return "local"
 	}
 	return id
@@ -125,7 +125,7 @@ func (p Principal) OverseesPolicy() bool {
 }
 
 // seesAll reports whether p may read every question, not only its own.
-func (p Principal) seesAll() bool {
+func (p Principal) SeesAll() bool {
 	return p.Has(ScopeAnswer) || p.Has(scopeObserve)
 }
 

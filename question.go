@@ -232,7 +232,7 @@ func (q *Question) Clone() *Question {
 	c.Approvers = append([]string(nil), q.Approvers...)
 	c.Approvals = append([]Grant(nil), q.Approvals...)
 	c.EscalatedTo = append([]string(nil), q.EscalatedTo...)
-	c.Reminders = q.Reminders.clone()
+	c.Reminders = q.Reminders.Clone()
 	if q.Operation != nil {
 		op := *q.Operation
 		op.Diffs = append([]FileDiff(nil), op.Diffs...)
@@ -243,8 +243,8 @@ func (q *Question) Clone() *Question {
 		ctx.SuggestedOptions = append([]string(nil), q.Context.SuggestedOptions...)
 		c.Context = &ctx
 	}
-	c.Response = q.Response.clone()
-	c.DefaultResponse = q.DefaultResponse.clone()
+	c.Response = q.Response.Clone()
+	c.DefaultResponse = q.DefaultResponse.Clone()
 	if q.RespondedAt != nil {
 		t := *q.RespondedAt
 		c.RespondedAt = &t
@@ -271,7 +271,7 @@ func (q *Question) Clone() *Question {
 func (q *Question) Redacted() *Question {
 	c := q.Clone()
 	if c.Sensitive && c.Response != nil {
-		c.Response = c.Response.redacted()
+		c.Response = c.Response.Hidden()
 	}
 	return c
 }
@@ -339,4 +339,27 @@ func (q *Question) Outcome() Outcome {
 		return OutcomeDenied
 	}
 	return OutcomeAnswered
+}
+
+// checkEdit accepts an edited input only on an approval of an editable
+// operation, decided by one person.
+func (q *Question) CheckEdit(r *Response) error {
+	if r.Edited == "" && !r.Always {
+		return nil
+	}
+	switch {
+	case q.Operation == nil:
+		return Errorf(EINVALID, "only an approval of an operation can be edited or always allowed")
+	case !r.Approved():
+		r.Edited, r.Always = "", false // a denial edits nothing
+	case r.Edited != "" && q.NeedsSeveral():
+		return Errorf(EINVALID, "an operation that needs %d approvals cannot be edited: deny it and ask again", q.Quorum)
+	case r.Edited != "" && !q.Editable():
+		return Errorf(EINVALID, "the input of this %s operation cannot be edited", q.Operation.Type)
+	case r.Always && r.Edited != "":
+		return Errorf(EINVALID, "approve an edited operation without 'always': a learned rule allows only what was asked")
+	case len(r.Edited) > MaxContextLen:
+		return Errorf(EINVALID, "the edited input is longer than %d characters", MaxContextLen)
+	}
+	return nil
 }

@@ -161,7 +161,7 @@ func (p *ReminderPlan) next() {
 	p.Next = n
 }
 
-func (p *ReminderPlan) clone() *ReminderPlan {
+func (p *ReminderPlan) Clone() *ReminderPlan {
 	if p == nil {
 		return nil
 	}
@@ -185,7 +185,7 @@ func (q *Question) Escalated() bool { return q.Reminders != nil && q.Reminders.E
 // one reminder for every reminder due (a service that was down sends one,
 // not a burst). It returns the event that records it, or ECONFLICT when
 // nothing is due.
-func (q *Question) remind(now time.Time) (*Event, error) {
+func (q *Question) Remind(now time.Time) (*Event, error) {
 	p := q.Reminders
 	if !q.Pending() {
 		return nil, Conflict(q)
@@ -208,7 +208,7 @@ func (q *Question) remind(now time.Time) (*Event, error) {
 		typ = EventQuestionEscalated
 	}
 	p.next()
-	ev := newQuestionEvent(typ, q, ActorSystem, now)
+	ev := NewQuestionEvent(typ, q, ActorSystem, now)
 	ev.Count = p.Sent
 	return ev, nil
 }
@@ -226,36 +226,3 @@ type ReminderStore interface {
 // Reminders are the reminder settings of a service: per question type;
 // policy rules carry their own (PolicyRule.Reminders).
 type Reminders map[QuestionType]ReminderPolicy
-
-// plan sets q's reminder plan from its type's settings, overridden by
-// those of the policy rule that asked it (rule, when not nil).
-func (s *Service) plan(q *Question, rule *PolicyRule) {
-	p := s.reminders[q.Type]
-	if rule != nil {
-		p = p.Over(rule.ReminderPolicy)
-	}
-	q.Reminders = p.PlanFor(q.CreatedAt, q.TimeoutAt)
-}
-
-// rule returns the configured rule named name (nil for none: the
-// default, or a question no rule asked).
-func (h *policyHolder) rule(name string) *PolicyRule {
-	if name == "" {
-		return nil
-	}
-	for _, r := range h.rules() {
-		if r.Name == name {
-			return &r
-		}
-	}
-	return nil
-}
-
-// SweepReminders sends every reminder and escalation due now, each once:
-// the plan moves on in the same transaction as the event that the edges
-// turn into notifications. It returns how many it sent, and reads only
-// the due part of the reminder index: with nothing due it writes nothing.
-func (s *Service) SweepReminders(ctx context.Context) (int, error) {
-	now := s.clock.Now()
-	return s.sweepDue(ctx, now, s.store.DueReminders, func(q *Question) (*Event, error) { return q.remind(now) }, false)
-}

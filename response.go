@@ -45,7 +45,7 @@ type Response struct {
 	Sealed *Sealed `json:"sealed,omitempty"`
 }
 
-func (r *Response) clone() *Response {
+func (r *Response) Clone() *Response {
 	if r == nil {
 		return nil
 	}
@@ -53,7 +53,7 @@ func (r *Response) clone() *Response {
 	return &c
 }
 
-func (r *Response) redacted() *Response {
+func (r *Response) Hidden() *Response {
 	return &Response{Type: r.Type, Value: nil, Redacted: true}
 }
 

@@ -252,7 +252,7 @@ func (s *Service) create(ctx context.Context, runID string, n NewQuestion, touch
 		refusal = s.access.AuthorizeRun(p, ActionReport, runID, run)
 		return refusal
 	}
-	stored, created, err := s.store.CreateQuestion(ctx, q, newQuestionEvent(EventQuestionAsked, q, p.ID, now), admit)
+	stored, created, err := s.store.CreateQuestion(ctx, q, NewQuestionEvent(EventQuestionAsked, q, p.ID, now), admit)
 	if refusal != nil && err == refusal {
 		return nil, false, s.refused(ctx, p, ActionAsk, &Question{RunID: runID}, refusal)
 	}
@@ -273,7 +273,7 @@ func (s *Service) create(ctx context.Context, runID string, n NewQuestion, touch
 // sameRequest checks that a retry under an idempotency key is the same
 // request, from the same asker, as the question holding the key.
 func sameRequest(existing, q *Question) error {
-	if existing.Asker != q.Asker && !(isLocal(existing.Asker) && isLocal(q.Asker)) {
+	if existing.Asker != q.Asker && !(IsLocal(existing.Asker) && IsLocal(q.Asker)) {
 		return Errorf(ECONFLICT, "idempotency key %q of run %s is held by another asker's question; use another key", q.IdempotencyKey, q.RunID)
 	}
 	if existing.RequestHash != "" && existing.RequestHash != q.RequestHash {
@@ -346,7 +346,7 @@ func (s *Service) Answer(ctx context.Context, id string, r Response) (*Question,
 		if err != nil {
 			return nil, false, err
 		}
-		if err := q.checkEdit(&norm); err != nil {
+		if err := q.CheckEdit(&norm); err != nil {
 			return nil, false, err
 		}
 		if q.Sensitive {
@@ -369,11 +369,11 @@ func (s *Service) Answer(ctx context.Context, id string, r Response) (*Question,
 			}
 			q.Approvals = append(q.Approvals, Grant{By: p.ID, User: p.SlackUser, At: now, Text: norm.Text})
 			if !q.QuorumMet() {
-				return newQuestionEvent(EventApprovalAdded, q, p.ID, now), false, nil
+				return NewQuestionEvent(EventApprovalAdded, q, p.ID, now), false, nil
 			}
 		}
 		q.Status, q.Response, q.RespondedBy, q.RespondedAt, q.Notice = StatusAnswered, &norm, p.ID, &now, ""
-		return newQuestionEvent(EventQuestionAnswered, q, p.ID, now), true, nil
+		return NewQuestionEvent(EventQuestionAnswered, q, p.ID, now), true, nil
 	})
 	if err == nil && learn != nil {
 		if lerr := s.learn(ctx, q, *learn, p.ID); lerr != nil {
@@ -381,29 +381,6 @@ func (s *Service) Answer(ctx context.Context, id string, r Response) (*Question,
 		}
 	}
 	return q, err
-}
-
-// checkEdit accepts an edited input only on an approval of an editable
-// operation, decided by one person.
-func (q *Question) checkEdit(r *Response) error {
-	if r.Edited == "" && !r.Always {
-		return nil
-	}
-	switch {
-	case q.Operation == nil:
-		return Errorf(EINVALID, "only an approval of an operation can be edited or always allowed")
-	case !r.Approved():
-		r.Edited, r.Always = "", false // a denial edits nothing
-	case r.Edited != "" && q.NeedsSeveral():
-		return Errorf(EINVALID, "an operation that needs %d approvals cannot be edited: deny it and ask again", q.Quorum)
-	case r.Edited != "" && !q.Editable():
-		return Errorf(EINVALID, "the input of this %s operation cannot be edited", q.Operation.Type)
-	case r.Always && r.Edited != "":
-		return Errorf(EINVALID, "approve an edited operation without 'always': a learned rule allows only what was asked")
-	case len(r.Edited) > MaxContextLen:
-		return Errorf(EINVALID, "the edited input is longer than %d characters", MaxContextLen)
-	}
-	return nil
 }
 
 // Cancel implements QuestionService.
@@ -414,7 +391,7 @@ func (s *Service) Cancel(ctx context.Context, id, reason string) (*Question, err
 	}
 	return s.settle(ctx, ActionCancel, id, func(q *Question, now time.Time) (*Event, error) {
 		q.Status, q.RespondedBy, q.RespondedAt, q.CancelReason = StatusCancelled, actor, &now, reason
-		return newQuestionEvent(EventQuestionCancelled, q, actor, now), nil
+		return NewQuestionEvent(EventQuestionCancelled, q, actor, now), nil
 	})
 }
 
@@ -465,27 +442,6 @@ func (s *Service) settleOrCount(ctx context.Context, act Action, id string, fn f
 	return q.Redacted(), nil
 }
 
-// Conflict is the error for acting on a question that is no longer pending:
-// it names who settled it and when.
-func Conflict(q *Question) *Error {
-	at := ""
-	if q.RespondedAt != nil {
-		at = q.RespondedAt.UTC().Format(time.RFC3339)
-	}
-	e := &Error{Code: ECONFLICT, Status: q.Status, By: q.RespondedBy, At: at}
-	switch q.Status {
-	case StatusAnswered:
-		e.Message = "question " + q.ID + " was already answered by " + PersonName(q.RespondedBy) + " at " + at
-	case StatusTimeout:
-		e.Message = "question " + q.ID + " timed out at " + at
-	case StatusCancelled:
-		e.Message = "question " + q.ID + " was cancelled by " + PersonName(q.RespondedBy) + " at " + at
-	default:
-		e.Message = "question " + q.ID + " is " + string(q.Status)
-	}
-	return e
-}
-
 // SweepExpired times out every pending question that is due now and returns
 // how many it settled. It reads only the due part of the deadline index.
 func (s *Service) SweepExpired(ctx context.Context) (int, error) {
@@ -497,8 +453,8 @@ func (s *Service) SweepExpired(ctx context.Context) (int, error) {
 		if q.TimeoutAt == nil || q.TimeoutAt.After(now) {
 			return nil, Errorf(ECONFLICT, "question %s is not due", q.ID)
 		}
-		q.Status, q.Response, q.RespondedBy, q.RespondedAt = StatusTimeout, q.DefaultResponse.clone(), ActorSystem, &now
-		return newQuestionEvent(EventQuestionTimeout, q, ActorSystem, now), nil
+		q.Status, q.Response, q.RespondedBy, q.RespondedAt = StatusTimeout, q.DefaultResponse.Clone(), ActorSystem, &now
+		return NewQuestionEvent(EventQuestionTimeout, q, ActorSystem, now), nil
 	}, true)
 }
 
@@ -576,11 +532,11 @@ func (s *Service) QuestionPage(ctx context.Context, f QuestionFilter) (QuestionP
 // those who answer, their own questions for askers.
 func (s *Service) scope(ctx context.Context, f QuestionFilter) (QuestionFilter, error) {
 	p := PrincipalFrom(ctx)
-	if p.Local || p.seesAll() {
+	if p.Local || p.SeesAll() {
 		return f, nil
 	}
 	if !p.Has(ScopeAsk) {
-		return f, s.refused(ctx, p, ActionRead, &Question{RunID: f.RunID}, lacks(p, ScopeAnswer))
+		return f, s.refused(ctx, p, ActionRead, &Question{RunID: f.RunID}, Lacks(p, ScopeAnswer))
 	}
 	if f.RunID != "" {
 		run, err := s.store.Run(ctx, f.RunID)
@@ -634,7 +590,7 @@ func (s *Service) Receive(ctx context.Context, id string) (*Question, error) {
 			}
 			got = q.Clone()
 			got.Response = &plain
-			q.Response = q.Response.redacted()
+			q.Response = q.Response.Hidden()
 			return nil, nil
 		}
 		got = q.Redacted()
@@ -664,7 +620,7 @@ func (s *Service) reopen(q *Question, now time.Time) *Event {
 		at := now.Add(s.timeouts.Min)
 		q.TimeoutAt = &at
 	}
-	ev := newQuestionEvent(EventQuestionReopened, q, ActorSystem, now)
+	ev := NewQuestionEvent(EventQuestionReopened, q, ActorSystem, now)
 	ev.Reason = noticeReopened
 	return ev
 }

@@ -24,8 +24,8 @@ const DedupWindow = 5 * time.Minute
 // a store failure leaves neither the ACK nor the request recorded.
 func (s *Service) Control(ctx context.Context, req ControlMessage) ([]ControlMessage, error) {
 	now := s.clock.Now()
-	if err := req.validate(); err != nil {
-		return []ControlMessage{req.reply(MessageResult, now, failure(CodeBadRequest, ErrorMessage(err)))}, nil
+	if err := req.Validate(); err != nil {
+		return []ControlMessage{req.Reply(MessageResult, now, Failure(CodeBadRequest, ErrorMessage(err)))}, nil
 	}
 	p := PrincipalFrom(ctx)
 	if err := s.Throttle(ctx, LimitControl); err != nil {
@@ -43,13 +43,13 @@ func (s *Service) Control(ctx context.Context, req ControlMessage) ([]ControlMes
 			msgs = []ControlMessage{*cached}
 			return RunUpdate{}, nil // seen: nothing to write
 		} else if dup {
-			msgs = []ControlMessage{req.reply(MessageResult, now, failure(CodeDuplicate,
+			msgs = []ControlMessage{req.Reply(MessageResult, now, Failure(CodeDuplicate,
 				"request "+req.RequestID+" is still in flight: wait for its RESULT"))}
 			return RunUpdate{}, nil
 		}
-		ack := req.reply(MessageAck, now, ControlPayload{})
+		ack := req.Reply(MessageAck, now, ControlPayload{})
 		payload, r, loop := s.command(p, req, run, refusal, now)
-		result := req.reply(MessageResult, now, payload)
+		result := req.Reply(MessageResult, now, payload)
 		msgs = []ControlMessage{ack, result}
 		cancelled = r != nil && r.Control.Status == RunCancelled
 		evs := []*Event{s.controlEvent(ack, p, now), s.controlEvent(result, p, now)}
@@ -95,10 +95,6 @@ func (s *Service) seen(prior *ControlRecord, now time.Time) (cached *ControlMess
 	return nil, !prior.At.Before(s.started)
 }
 
-func failure(code, msg string) ControlPayload {
-	return ControlPayload{Status: ResultFailure, Code: code, Message: msg}
-}
-
 func (s *Service) controlEvent(m ControlMessage, p Principal, now time.Time) *Event {
 	c := m
 	return &Event{Type: EventControl, RunID: m.Target.RunID, At: now, Actor: p.ID, Control: &c}
@@ -114,7 +110,7 @@ func (s *Service) loopEvent(e *StateEvent, actor string, now time.Time) *Event {
 // none).
 func (s *Service) command(p Principal, req ControlMessage, run *Run, refusal error, now time.Time) (ControlPayload, *Run, *StateEvent) {
 	if refusal != nil {
-		return failure(CodeForbidden, ErrorMessage(refusal)), nil, nil
+		return Failure(CodeForbidden, ErrorMessage(refusal)), nil, nil
 	}
 	if res, refused := run.Refusal(req.Target.RunID, req); refused {
 		return res, nil, nil
@@ -130,18 +126,18 @@ func (s *Service) command(p Principal, req ControlMessage, run *Run, refusal err
 	switch req.Command {
 	case CommandPause:
 		c.Status, c.PausedBy = RunPaused, p.ID
-		r.unhold()
-		return ok(r.steered(req.Command, "Loop paused"+r.describe())), &r, nil
+		r.Unhold()
+		return ok(r.Steered(req.Command, "Loop paused"+r.Describe())), &r, nil
 	case CommandResume:
 		c.Status, c.PausedBy = RunRunning, ""
-		msg := r.steered(req.Command, "Loop resumed"+r.describe())
-		r.unhold()
-		c.letIn()
+		msg := r.Steered(req.Command, "Loop resumed"+r.Describe())
+		r.Unhold()
+		c.LetIn()
 		return ok(msg), &r, nil
 	case CommandCancel:
 		c.Status, c.Reason, c.NewModel, c.Instruction = RunCancelled, ReasonUserCancelled, "", ""
 		c.CancelledBy, c.PausedBy = p.ID, ""
-		return ok(r.steered(req.Command, "Loop cancelled"+r.describe())), &r, r.StateEventOf(StateAbort, ReasonUserCancelled, now)
+		return ok(r.Steered(req.Command, "Loop cancelled"+r.Describe())), &r, r.StateEventOf(StateAbort, ReasonUserCancelled, now)
 	case CommandEscalate:
 		prev := c.Model
 		c.Model, c.NewModel, c.EscalationReason, c.Escalated = req.Payload.Model, req.Payload.Model, req.Payload.Reason, true
@@ -149,9 +145,9 @@ func (s *Service) command(p Principal, req ControlMessage, run *Run, refusal err
 			&r, r.StateEventOf(StateRunning, "", now)
 	case CommandRedirect:
 		c.Instruction = req.Payload.Instruction
-		return ok(r.steered(req.Command, "Instruction queued for the next iteration")), &r, nil
+		return ok(r.Steered(req.Command, "Instruction queued for the next iteration")), &r, nil
 	}
-	return failure(CodeBadRequest, "command "+string(req.Command)+" is unknown"), nil, nil
+	return Failure(CodeBadRequest, "command "+string(req.Command)+" is unknown"), nil, nil
 }
 
 // settleBatch is how many questions one commit settles when a run ends.
@@ -187,7 +183,7 @@ func (s *Service) cancelRun(ctx context.Context, runID, reason string) {
 				return nil, Conflict(q) // answered meanwhile
 			}
 			q.Status, q.RespondedBy, q.RespondedAt, q.CancelReason = StatusCancelled, ActorSystem, &now, reason
-			return newQuestionEvent(EventQuestionCancelled, q, ActorSystem, now), nil
+			return NewQuestionEvent(EventQuestionCancelled, q, ActorSystem, now), nil
 		}))
 		if err != nil {
 			return
@@ -287,7 +283,7 @@ func (s *Service) checkpoint(ctx context.Context, e StateEvent, handover bool) (
 		r.UpdatedAt = now
 		switch e.Event {
 		case StateRunning:
-			c.absorb(&e, now)
+			c.Absorb(&e, now)
 		case StateDone:
 			c.Status, ended = RunDone, true
 		case StateAbort:
@@ -334,7 +330,7 @@ func (s *Service) Woken(ctx context.Context, e StateEvent, run *Run) (Checkpoint
 	if err := e.Validate(); err != nil {
 		return Checkpoint{}, err
 	}
-	if run == nil || !run.recordsNothing(&e) {
+	if run == nil || !run.RecordsNothing(&e) {
 		return s.Checkpoint(ctx, e)
 	}
 	p := PrincipalFrom(ctx)
@@ -382,8 +378,8 @@ func (s *Service) WaitRun(ctx context.Context, id string, after uint64) (*Run, e
 // may see every run.
 func (s *Service) Runs(ctx context.Context, active bool, limit int, cursor string) (RunPage, error) {
 	p := PrincipalFrom(ctx)
-	if !p.Local && !p.seesAll() && !p.Has(ScopeControl) {
-		return RunPage{}, s.refused(ctx, p, ActionRead, &Question{}, lacks(p, ScopeAnswer))
+	if !p.Local && !p.SeesAll() && !p.Has(ScopeControl) {
+		return RunPage{}, s.refused(ctx, p, ActionRead, &Question{}, Lacks(p, ScopeAnswer))
 	}
 	page, err := s.store.Runs(ctx, active, limit, cursor)
 	if err != nil {
@@ -402,8 +398,8 @@ func (s *Service) Runs(ctx context.Context, active bool, limit int, cursor strin
 // id order, ended ones too, for principals that may see every run.
 func (s *Service) RunsByPrefix(ctx context.Context, prefix string, limit int) ([]*Run, error) {
 	p := PrincipalFrom(ctx)
-	if !p.Local && !p.seesAll() && !p.Has(ScopeControl) {
-		return nil, s.refused(ctx, p, ActionRead, &Question{}, lacks(p, ScopeAnswer))
+	if !p.Local && !p.SeesAll() && !p.Has(ScopeControl) {
+		return nil, s.refused(ctx, p, ActionRead, &Question{}, Lacks(p, ScopeAnswer))
 	}
 	if err := ValidateRunID(prefix); err != nil {
 		return nil, err

@@ -7,34 +7,7 @@ import (
 	"encoding/json"
 	"strings"
 	"sync"
-	"time"
 )
-
-// PolicyState is the configured policy as stored: the rules (from the
-// file, or from the last PUT) and the hash of the file's rules they were
-// taken from, so that a PUT beats the file until the file changes. Learned
-// rules are records of their own (LearnedRule).
-type PolicyState struct {
-	Rules     []PolicyRule `json:"rules"`
-	FileHash  string       `json:"fileHash"`
-	UpdatedBy string       `json:"updatedBy,omitempty"`
-	UpdatedAt *time.Time   `json:"updatedAt,omitempty"`
-}
-
-// policyHolder keeps the configured policy in memory for decisions. mu is
-// held across a change's store write, so changes are applied in the order
-// they are stored.
-type policyHolder struct {
-	mu       sync.Mutex
-	state    PolicyState
-	fileHash string
-
-	// A change another process stored is followed (policysync.go).
-	notifier Notifier
-	load     func(context.Context) (*PolicyState, error)
-	changed  <-chan struct{}
-	unwatch  func()
-}
 
 func (h *policyHolder) rules() []PolicyRule {
 	h.mu.Lock()
@@ -115,7 +88,7 @@ func (s *Service) SetPolicy(ctx context.Context, rules []PolicyRule) (Policy, er
 // agentOf is the agent an operation is decided and learned for: the
 // principal that asks, and the one local person of a tokenless server
 // whatever its user name ("local").
-func agentOf(p Principal) string { return personOf(p.ID) }
+func agentOf(p Principal) string { return PersonOf(p.ID) }
 
 // AgentName is the agent a person names: a token's name ("ci") is its
 // principal (api:ci); a principal id stays as it is; the local person is
@@ -124,7 +97,7 @@ func AgentName(name string) string {
 	if !strings.Contains(name, ":") && name != "local" {
 		return "api:" + name
 	}
-	return personOf(name)
+	return PersonOf(name)
 }
 
 // decider is the policy as it stands, with the learned rules in the store.
@@ -314,7 +287,7 @@ func (s *Service) LearnedRules(ctx context.Context, f LearnedRuleFilter) (Learne
 func (s *Service) RevokeRule(ctx context.Context, id string) (*LearnedRule, error) {
 	p := PrincipalFrom(ctx)
 	if !p.OverseesPolicy() {
-		return nil, s.refused(ctx, p, ActionAnswer, &Question{}, lacks(p, ScopeAnswer))
+		return nil, s.refused(ctx, p, ActionAnswer, &Question{}, Lacks(p, ScopeAnswer))
 	}
 	gone, err := s.store.DeleteLearnedRule(ctx, id)
 	if err != nil {
@@ -340,4 +313,33 @@ func (s *Service) auditPolicy(ctx context.Context, actor, action, rule string, o
 	if err := s.store.AppendEvent(context.WithoutCancel(ctx), ev); err == nil {
 		s.notifier.Publish("")
 	}
+}
+
+// rule returns the configured rule named name (nil for none: the
+// default, or a question no rule asked).
+func (h *policyHolder) rule(name string) *PolicyRule {
+	if name == "" {
+		return nil
+	}
+	for _, r := range h.rules() {
+		if r.Name == name {
+			return &r
+		}
+	}
+	return nil
+}
+
+// policyHolder keeps the configured policy in memory for decisions. mu is
+// held across a change's store write, so changes are applied in the order
+// they are stored.
+type policyHolder struct {
+	mu       sync.Mutex
+	state    PolicyState
+	fileHash string
+
+	// A change another process stored is followed (policysync.go).
+	notifier Notifier
+	load     func(context.Context) (*PolicyState, error)
+	changed  <-chan struct{}
+	unwatch  func()
 }

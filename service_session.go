@@ -63,7 +63,7 @@ func (s *Service) Hook(ctx context.Context, h SessionHook) (HookStep, error) {
 		if c.Status == "" {
 			c.Status = RunRunning // a run of questions becomes a session
 		}
-		if c.revives(h.Event) {
+		if c.Revives(h.Event) {
 			c.Status, c.Reason, c.CancelledBy, changed = RunRunning, "", "", true
 		}
 		step = SessionStep(*c, h.Event, h.HoldExpired)

@@ -3,7 +3,6 @@ package hitl
 import (
 	"strings"
 	"time"
-	"unicode/utf8"
 )
 
 // A coding-agent session (Claude Code, Codex) is a run: its hooks start
@@ -153,16 +152,6 @@ func (h *SessionHook) Validate() error {
 	return nil
 }
 
-// title is a prompt as a run's title: its first line, cut.
-func title(prompt string) string {
-	line, _, _ := strings.Cut(strings.TrimSpace(prompt), "\n")
-	line = strings.TrimSpace(line)
-	if utf8.RuneCountInString(line) > MaxTitleLen {
-		line = string([]rune(line)[:MaxTitleLen-1]) + "…"
-	}
-	return line
-}
-
 // SessionStep is the rule of what a hook call at event e does in the
 // steering state c (the run's control state once the call is recorded):
 //   - a run a person cancelled, or that ended otherwise, halts the agent
@@ -229,7 +218,7 @@ func orSomeone(who string) string {
 // back to life: one that ended on its own (SessionEnd, or idleness) comes
 // back when the agent resumes the session; one a person cancelled, or
 // that aborted otherwise, stays ended.
-func (c RunControl) revives(e HookEvent) bool {
+func (c RunControl) Revives(e HookEvent) bool {
 	return e != HookSessionEnd && c.Session != nil &&
 		(c.Status == RunDone || (c.Status == RunAborted && c.Reason == ReasonIdle))
 }

@@ -16,7 +16,7 @@ package hitl
 // the commands it lets through (Run.Offers), so the two cannot disagree.
 func (r *Run) Refusal(id string, req ControlMessage) (ControlPayload, bool) {
 	if r == nil || !r.Control.Status.Active() {
-		return failure(CodeNotFound, "Run "+id+" is not active"), true
+		return Failure(CodeNotFound, "Run "+id+" is not active"), true
 	}
 	if r.Control.Session != nil {
 		if res, fail := sessionRefusal(r, req); fail {
@@ -25,9 +25,9 @@ func (r *Run) Refusal(id string, req ControlMessage) (ControlPayload, bool) {
 	}
 	switch c := r.Control; {
 	case req.Command == CommandPause && c.Status == RunPaused:
-		return failure(CodeInvalidState, "Run "+r.ID+" is already paused"), true
+		return Failure(CodeInvalidState, "Run "+r.ID+" is already paused"), true
 	case req.Command == CommandResume && c.Status != RunPaused:
-		return failure(CodeInvalidState, "Run "+r.ID+" is not paused: it is "+string(c.Status)), true
+		return Failure(CodeInvalidState, "Run "+r.ID+" is not paused: it is "+string(c.Status)), true
 	}
 	return ControlPayload{}, false
 }
@@ -45,14 +45,14 @@ func sessionRefusal(r *Run, req ControlMessage) (ControlPayload, bool) {
 		return ControlPayload{}, false
 	}
 	a := r.Control.Session.Agent
-	return failure(CodeUnsupported, "Run "+r.ID+" is a "+a+" session: "+a+
+	return Failure(CodeUnsupported, "Run "+r.ID+" is a "+a+" session: "+a+
 		" cannot switch models from a hook. Change the model in its terminal (/model "+req.Payload.Model+
 		"), or cancel it and start it again with that model"), true
 }
 
 // steered is a successful RESULT's message for r, after the command: a
 // loop's as it is; a session's says when the agent gets it.
-func (r *Run) steered(cmd Command, loopMsg string) string {
+func (r *Run) Steered(cmd Command, loopMsg string) string {
 	s := r.Control.Session
 	if s == nil {
 		return loopMsg
@@ -78,7 +78,7 @@ func (r *Run) steered(cmd Command, loopMsg string) string {
 // unhold forgets the hook call a session was held at: a pause starts
 // unreached, and a resume lets the held call go (a held hook the agent
 // killed meanwhile must not show as held).
-func (r *Run) unhold() {
+func (r *Run) Unhold() {
 	if r.Control.Session != nil {
 		r.Control.Session.Held = ""
 	}

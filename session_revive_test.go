@@ -19,8 +19,8 @@ func TestSessionRevives(t *testing.T) {
 		{"a loop that is not a session: stays ended", RunControl{Status: RunDone}, HookSessionStart, false},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			if got := tc.c.revives(tc.e); got != tc.want {
-				t.Errorf("revives(%s) = %v, want %v", tc.e, got, tc.want)
+			if got := tc.c.Revives(tc.e); got != tc.want {
+				t.Errorf("Revives(%s) = %v, want %v", tc.e, got, tc.want)
 			}
 		})
 	}

@@ -1,0 +1,3 @@
+package hitl
+
+var _ EventLog = (*Service)(nil)
