@@ -23,8 +23,9 @@ type Decision struct {
 	// fully understood command with safe arguments, no redirection, that
 	// no friction rule matches in any spelling: see commandParts).
 	Learnable bool `json:"learnable,omitempty"`
-	// learn is what a learned rule would hold.
-	learn *LearnedRuleKey
+	// Teaches is what a learned rule would hold (Learnable); never on
+	// the wire.
+	Teaches *LearnedRuleKey `json:"-"`
 }
 
 // DecisionPart is one part of a command line and how it decided.
@@ -104,7 +105,7 @@ func (d Decider) Decide(op Operation) (Decision, error) {
 		}
 		if teach && dec.teachable() {
 			dec.Learnable = true
-			dec.learn = &LearnedRuleKey{Agent: op.Agent, OpType: op.Type, Resource: op.Resource}
+			dec.Teaches = &LearnedRuleKey{Agent: op.Agent, OpType: op.Type, Resource: op.Resource}
 		}
 		return finish(dec), nil
 	}
@@ -115,7 +116,7 @@ func (d Decider) Decide(op Operation) (Decision, error) {
 	dec := combine(parts)
 	if single != nil && dec.teachable() {
 		dec.Learnable = true
-		dec.learn = &LearnedRuleKey{Agent: op.Agent, OpType: OpShell, Resource: single.Text()}
+		dec.Teaches = &LearnedRuleKey{Agent: op.Agent, OpType: OpShell, Resource: single.Text()}
 	}
 	return finish(dec), nil
 }

@@ -1,8 +1,5 @@
 package hitl
 
-// maxFailures bounds the failed creations a failureLog remembers.
-const maxFailures = 10000
-
 // CreationFailed reports whether a creation that returned err counts as a
 // creation error: the agent's input was bad or the service failed.
 // Refusals (rules, rate limits, the threshold) and idempotent retries

@@ -286,3 +286,7 @@ func (n NewQuestion) hash() string {
 	sum := sha256.Sum256(b)
 	return hex.EncodeToString(sum[:16])
 }
+
+// IsSlackID reports whether id looks like a Slack user (U…, W…) or user
+// group (S…) id.
+func IsSlackID(id string) bool { return slackIDPattern.MatchString(id) }

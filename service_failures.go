@@ -5,6 +5,9 @@ import (
 	"time"
 )
 
+// maxFailures bounds the failed creations a failureLog remembers.
+const maxFailures = 10000
+
 // failureLog keeps when question creations failed, for the
 // creation_errors alert: in memory, the last maxFailures.
 type failureLog struct {

@@ -222,7 +222,7 @@ func (s *Service) learnable(q *Question, rules []PolicyRule) (LearnedRuleKey, er
 		return LearnedRuleKey{}, err
 	}
 	if d.Learnable && len(q.Approvers) == 0 && q.Quorum <= 1 {
-		return *d.learn, nil
+		return *d.Teaches, nil
 	}
 	return LearnedRuleKey{}, Errorf(EINVALID, "'always allow' cannot apply to %s: %s; approve it once instead", q.ID, whyNotLearnable(q, d))
 }

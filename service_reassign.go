@@ -100,7 +100,7 @@ func handTargets(to []string) ([]string, error) {
 		if t = strings.TrimPrefix(strings.TrimSuffix(strings.TrimPrefix(t, "<@"), ">"), "@"); t == "" {
 			continue
 		}
-		if !slackIDPattern.MatchString(t) {
+		if !IsSlackID(t) {
 			return nil, Errorf(EINVALID, "%q is not a Slack user (U…) or user group (S…) id", t)
 		}
 		if !slices.Contains(out, t) {
