@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/hitlbot/hitl"
+	"github.com/hitlbot/hitl/service"
 	"github.com/hitlbot/hitl/shell"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -355,7 +356,7 @@ func FuzzShellDecision(f *testing.F) {
 
 func TestAgentName(t *testing.T) {
 	for in, want := range map[string]string{"ci": "api:ci", "api:ci": "api:ci", "slack:U1": "slack:U1", "local": "local", "local:alice": "local"} {
-		assert.Equal(t, want, hitl.AgentName(in), in)
+		assert.Equal(t, want, service.AgentName(in), in)
 	}
 }
 

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/hitlbot/hitl/internal/principaltest"
+	"github.com/hitlbot/hitl/service"
 
 	"github.com/hitlbot/hitl"
 	"github.com/hitlbot/hitl/internal/clocktest"
@@ -168,12 +169,12 @@ func TestClientAsk(t *testing.T) {
 // and after it next: the service restarted between the answer and its
 // receipt, so the sensitive answer sealed by svc cannot be opened.
 type restarting struct {
-	hitl.QuestionService
-	next hitl.QuestionService
+	service.QuestionService
+	next service.QuestionService
 	mu   sync.Mutex
 }
 
-func (r *restarting) current() hitl.QuestionService {
+func (r *restarting) current() service.QuestionService {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	return r.QuestionService
@@ -198,8 +199,8 @@ func TestClientAskSensitiveLostToRestart(t *testing.T) {
 	t.Run("keeps_waiting_and_returns_the_second_answer", func(t *testing.T) {
 		clock := clocktest.New(time.Date(2025, 3, 1, 12, 0, 0, 0, time.UTC))
 		store := memstore.New()
-		before := hitl.NewService(store, hitl.ServiceConfig{Notifier: notify.New(), Clock: clock})
-		after := hitl.NewService(store, hitl.ServiceConfig{Notifier: notify.New(), Clock: clock})
+		before := service.NewService(store, service.ServiceConfig{Notifier: notify.New(), Clock: clock})
+		after := service.NewService(store, service.ServiceConfig{Notifier: notify.New(), Clock: clock})
 		w := newWatched(&restarting{QuestionService: before, next: after})
 		srv := NewServer(w, after, ServerConfig{Clock: clock, Logger: discard})
 		ts := httptest.NewServer(srv)

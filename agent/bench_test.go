@@ -16,12 +16,13 @@ import (
 	"github.com/hitlbot/hitl"
 	"github.com/hitlbot/hitl/internal/memstore"
 	"github.com/hitlbot/hitl/notify"
+	"github.com/hitlbot/hitl/service"
 	"github.com/hitlbot/hitl/store"
 )
 
 // askHook hands every created question's id to an answerer.
 type askHook struct {
-	hitl.QuestionService
+	service.QuestionService
 	asked chan string
 }
 
@@ -88,7 +89,7 @@ func BenchmarkAskAnswerRoundTrip(b *testing.B) {
 }
 
 func benchRoundTrip(b *testing.B, st hitl.Store) {
-	svc := hitl.NewService(st, hitl.ServiceConfig{Notifier: notify.New()})
+	svc := service.NewService(st, service.ServiceConfig{Notifier: notify.New()})
 	hook := &askHook{QuestionService: svc, asked: make(chan string, 1)}
 	base := benchServer(b, NewServer(hook, svc, ServerConfig{Logger: discard}))
 	agentC := NewClient(base, "", WithUser("agent"))

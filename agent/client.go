@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/hitlbot/hitl"
+	"github.com/hitlbot/hitl/service"
 )
 
 // Client is the Go SDK: hitl.QuestionService over the agent HTTP API.
@@ -34,7 +35,7 @@ type Client struct {
 	rateWait func(time.Duration) <-chan time.Time
 }
 
-var _ hitl.QuestionService = (*Client)(nil)
+var _ service.QuestionService = (*Client)(nil)
 
 // Defaults of the client.
 const (

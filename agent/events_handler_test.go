@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/hitlbot/hitl/internal/principaltest"
+	"github.com/hitlbot/hitl/service"
 
 	"github.com/hitlbot/hitl"
 	"github.com/stretchr/testify/require"
@@ -18,11 +19,11 @@ import (
 
 // noRunReads counts the reads of run state, which the stream must not do.
 type noRunReads struct {
-	hitl.QuestionService
+	service.QuestionService
 	reads atomic.Int64
 }
 
-var _ hitl.QuestionService = (*noRunReads)(nil)
+var _ service.QuestionService = (*noRunReads)(nil)
 
 func (n *noRunReads) RunState(ctx context.Context, id string) (*hitl.RunState, error) {
 	n.reads.Add(1)

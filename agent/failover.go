@@ -10,6 +10,7 @@ import (
 
 	"github.com/google/uuid"
 	"github.com/hitlbot/hitl"
+	"github.com/hitlbot/hitl/service"
 )
 
 // replicas are the URLs a client may use, in order, and the one it uses
@@ -100,7 +101,7 @@ func replayable(method, path string, in any) bool {
 	switch v := in.(type) {
 	case hitl.NewQuestion:
 		return v.IdempotencyKey != ""
-	case hitl.ApprovalRequest:
+	case service.ApprovalRequest:
 		return v.IdempotencyKey != ""
 	case hitl.ControlMessage:
 		return v.RequestID != ""

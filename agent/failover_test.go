@@ -16,6 +16,7 @@ import (
 	"github.com/hitlbot/hitl/internal/memstore"
 	"github.com/hitlbot/hitl/internal/principaltest"
 	"github.com/hitlbot/hitl/notify"
+	"github.com/hitlbot/hitl/service"
 	"github.com/hitlbot/hitl/shell"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -23,7 +24,7 @@ import (
 
 // replica is one API server of a pair over the same store and notifier.
 type replica struct {
-	svc  *hitl.Service
+	svc  *service.Service
 	w    *watched  // the question waits it holds
 	runs *heldRuns // the run waits (held checkpoints) it holds
 	http *httptest.Server
@@ -48,7 +49,7 @@ func (r *replica) intercept(f func(w http.ResponseWriter, r *http.Request, next 
 // heldRuns counts the WaitRun calls in flight: a checkpoint held while
 // its run is paused.
 type heldRuns struct {
-	hitl.RunService
+	service.RunService
 	*watched
 }
 
@@ -65,7 +66,7 @@ func twoReplicas(t *testing.T) (a, b *replica, c *Client) {
 	store, n := memstore.New(), notify.New()
 	clock := clocktest.New(time.Date(2025, 3, 1, 12, 0, 0, 0, time.UTC))
 	start := func() *replica {
-		svc := hitl.NewService(store, hitl.ServiceConfig{Notifier: n, Clock: clock, ParseCommand: shell.Parse})
+		svc := service.NewService(store, service.ServiceConfig{Notifier: n, Clock: clock, ParseCommand: shell.Parse})
 		r := &replica{svc: svc, w: newWatched(svc), runs: &heldRuns{RunService: svc, watched: newWatched(nil)}}
 		srv := NewServer(r.w, svc, ServerConfig{Clock: clock, Runs: r.runs, Policies: svc, Logger: slog.New(slog.NewTextHandler(t.Output(), nil))})
 		r.http = httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, req *http.Request) {
@@ -124,7 +125,7 @@ func TestFailoverWaits(t *testing.T) {
 		pause := hitl.NewRequest(NewRequestID(), hitl.CommandPause, "fo-loop", time.Now(), hitl.ControlPayload{})
 		_, err = b.svc.Control(local, pause)
 		require.NoError(t, err)
-		got := make(chan hitl.Checkpoint, 1)
+		got := make(chan service.Checkpoint, 1)
 		go func() {
 			cp, err := c.Report(context.Background(), "fo-loop", CheckpointRequest{Iter: 2, Max: 5})
 			assert.NoError(t, err)
@@ -148,7 +149,7 @@ func TestFailoverWaits(t *testing.T) {
 		a, b, c := twoReplicas(t)
 		got := make(chan GateResult, 1)
 		go func() {
-			res, err := c.Gate(context.Background(), hitl.ApprovalRequest{RunID: "fo-gate",
+			res, err := c.Gate(context.Background(), service.ApprovalRequest{RunID: "fo-gate",
 				Operation: hitl.Operation{Type: hitl.OpShell, Description: "deploy", Resource: "make deploy"}}, Progress{})
 			assert.NoError(t, err)
 			got <- res
@@ -190,7 +191,7 @@ func cutAfter(match func(*http.Request) bool) func(w http.ResponseWriter, r *htt
 
 func TestFailoverWrites(t *testing.T) {
 	admin := principaltest.As(context.Background(), "admin:test")
-	count := func(t *testing.T, svc *hitl.Service, run string) int {
+	count := func(t *testing.T, svc *service.Service, run string) int {
 		t.Helper()
 		qs, err := svc.Questions(admin, hitl.QuestionFilter{RunID: run})
 		require.NoError(t, err)
@@ -210,7 +211,7 @@ func TestFailoverWrites(t *testing.T) {
 	t.Run("an approval request that reached a dying replica is sent again under the same key: asked once", func(t *testing.T) {
 		a, b, c := twoReplicas(t)
 		a.intercept(cutAfter(func(r *http.Request) bool { return r.URL.Path == "/api/approvals" }))
-		out, err := c.RequestOperation(context.Background(), hitl.ApprovalRequest{RunID: "fo-approval",
+		out, err := c.RequestOperation(context.Background(), service.ApprovalRequest{RunID: "fo-approval",
 			Operation: hitl.Operation{Type: hitl.OpShell, Description: "deploy", Resource: "make deploy"}})
 		require.NoError(t, err)
 		require.NotEmpty(t, out.QuestionID)

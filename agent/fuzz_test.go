@@ -8,10 +8,10 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/hitlbot/hitl"
 	"github.com/hitlbot/hitl/internal/memstore"
 	"github.com/hitlbot/hitl/internal/principaltest"
 	"github.com/hitlbot/hitl/notify"
+	"github.com/hitlbot/hitl/service"
 )
 
 // FuzzServer sends arbitrary requests and checks that none makes the
@@ -39,7 +39,7 @@ func FuzzServer(f *testing.F) {
 		if method == "CONNECT" || !strings.HasPrefix(path, "/") || path == "/api/events" || strings.HasPrefix(path, "/api/events?") {
 			return // the stream never ends on its own
 		}
-		svc := hitl.NewService(memstore.New(), hitl.ServiceConfig{Notifier: notify.New()})
+		svc := service.NewService(memstore.New(), service.ServiceConfig{Notifier: notify.New()})
 		q, _, err := svc.Create(principaltest.As(context.Background(), "local"), "job-1", blockingQ)
 		if err != nil {
 			t.Fatal(err)

@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/hitlbot/hitl/internal/principaltest"
+	"github.com/hitlbot/hitl/service"
 
 	"github.com/hitlbot/hitl"
 	"github.com/hitlbot/hitl/internal/clocktest"
@@ -29,7 +30,7 @@ const testDeadline = 10 * time.Second
 // watched wraps a QuestionService and counts the Waits in flight, so tests
 // and benchmarks can tell when waiters are parked without sleeping.
 type watched struct {
-	hitl.QuestionService
+	service.QuestionService
 	mu      sync.Mutex
 	inWait  int
 	entered int
@@ -37,9 +38,9 @@ type watched struct {
 	notify  chan struct{}
 }
 
-var _ hitl.QuestionService = (*watched)(nil)
+var _ service.QuestionService = (*watched)(nil)
 
-func newWatched(svc hitl.QuestionService) *watched {
+func newWatched(svc service.QuestionService) *watched {
 	return &watched{QuestionService: svc, notify: make(chan struct{})}
 }
 
@@ -87,7 +88,7 @@ func (w *watched) untilWithin(tb testing.TB, limit time.Duration, what string, c
 // env is a server over an in-memory service, on 127.0.0.1.
 type env struct {
 	clock  *clocktest.Clock
-	svc    *hitl.Service
+	svc    *service.Service
 	w      *watched
 	server *Server
 	http   *httptest.Server
@@ -96,23 +97,23 @@ type env struct {
 
 func newEnv(t *testing.T, cfg ServerConfig) *env {
 	t.Helper()
-	return newEnvWith(t, cfg, func(*hitl.ServiceConfig) {})
+	return newEnvWith(t, cfg, func(*service.ServiceConfig) {})
 }
 
 // newEnvWith is newEnv with the service's config adjusted by svcCfg (its
 // Clock is the env's).
-func newEnvWith(t *testing.T, cfg ServerConfig, svcCfg func(*hitl.ServiceConfig)) *env {
+func newEnvWith(t *testing.T, cfg ServerConfig, svcCfg func(*service.ServiceConfig)) *env {
 	t.Helper()
 	return newEnvOver(t, memstore.New(), cfg, svcCfg)
 }
 
 // newEnvOver is newEnvWith over store st.
-func newEnvOver(t *testing.T, st hitl.Store, cfg ServerConfig, svcCfg func(*hitl.ServiceConfig)) *env {
+func newEnvOver(t *testing.T, st hitl.Store, cfg ServerConfig, svcCfg func(*service.ServiceConfig)) *env {
 	t.Helper()
 	clock := clocktest.New(time.Date(2025, 3, 1, 12, 0, 0, 0, time.UTC))
-	sc := hitl.ServiceConfig{Notifier: notify.New(), Clock: clock, ParseCommand: shell.Parse}
+	sc := service.ServiceConfig{Notifier: notify.New(), Clock: clock, ParseCommand: shell.Parse}
 	svcCfg(&sc)
-	svc := hitl.NewService(st, sc)
+	svc := service.NewService(st, sc)
 	e := &env{clock: clock, svc: svc, w: newWatched(svc)}
 	if cfg.Clock == nil {
 		cfg.Clock = clock

@@ -11,13 +11,14 @@ import (
 
 	"github.com/hitlbot/hitl"
 	"github.com/hitlbot/hitl/internal/principaltest"
+	"github.com/hitlbot/hitl/service"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )
 
 // holdingRuns is the service, telling when a run wait begins.
 type holdingRuns struct {
-	*hitl.Service
+	*service.Service
 	waiting chan struct{}
 }
 

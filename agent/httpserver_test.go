@@ -14,6 +14,7 @@ import (
 	"github.com/hitlbot/hitl/internal/memstore"
 	"github.com/hitlbot/hitl/internal/principaltest"
 	"github.com/hitlbot/hitl/notify"
+	"github.com/hitlbot/hitl/service"
 	"github.com/stretchr/testify/require"
 )
 
@@ -67,7 +68,7 @@ func (l smallBuffers) Accept() (net.Conn, error) {
 }
 
 func TestEventsDropReadersThatStopReading(t *testing.T) {
-	svc := hitl.NewService(memstore.New(), hitl.ServiceConfig{Notifier: notify.New()})
+	svc := service.NewService(memstore.New(), service.ServiceConfig{Notifier: notify.New()})
 	srv := NewServer(svc, svc, ServerConfig{StreamWriteTimeout: 50 * time.Millisecond, Logger: discard})
 	t.Cleanup(srv.Close)
 	ended := make(chan struct{})

@@ -9,6 +9,7 @@ import (
 
 	"github.com/hitlbot/hitl"
 	"github.com/hitlbot/hitl/internal/memstore"
+	"github.com/hitlbot/hitl/service"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )
@@ -24,7 +25,7 @@ func TestLearnedRulesPagedOverHTTP(t *testing.T) {
 		{Secret: "tok-ci", Principal: hitl.TokenPrincipal("ci", nil, "")},
 		{Secret: "tok-alice", Principal: hitl.TokenPrincipal("alice", []hitl.Scope{hitl.ScopeAnswer}, "")},
 	}
-	e := newEnvOver(t, st, ServerConfig{Tokens: toks}, func(*hitl.ServiceConfig) {})
+	e := newEnvOver(t, st, ServerConfig{Tokens: toks}, func(*service.ServiceConfig) {})
 	now := e.clock.Now()
 	var ciRules, all []string
 	for i := range 7 {

@@ -15,6 +15,7 @@ import (
 
 	"github.com/hitlbot/hitl"
 	"github.com/hitlbot/hitl/notify"
+	"github.com/hitlbot/hitl/service"
 	"github.com/hitlbot/hitl/store"
 )
 
@@ -105,7 +106,7 @@ func BenchmarkAskerPendingPage(b *testing.B) {
 			b.Fatal(err)
 		}
 		b.Cleanup(func() { _ = db.Close() })
-		svc := hitl.NewService(db, hitl.ServiceConfig{Notifier: notify.New()})
+		svc := service.NewService(db, service.ServiceConfig{Notifier: notify.New()})
 		asker := hitl.TokenPrincipal("asker", []hitl.Scope{hitl.ScopeAsk}, "")
 		srv := NewServer(svc, svc, ServerConfig{Logger: discard, Tokens: []Token{{Secret: "tok-asker", Principal: asker}}})
 		b.Cleanup(srv.Close)

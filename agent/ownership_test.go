@@ -12,6 +12,7 @@ import (
 
 	"github.com/hitlbot/hitl"
 	"github.com/hitlbot/hitl/ratelimit"
+	"github.com/hitlbot/hitl/service"
 	"github.com/stretchr/testify/require"
 )
 
@@ -134,10 +135,10 @@ func TestDefaultRunOnTheWire(t *testing.T) {
 // and 1,000 refusals add a handful of audit events.
 func TestFloodsOnTheWire(t *testing.T) {
 	newFloodEnv := func(t *testing.T) *env {
-		return newEnvWith(t, ServerConfig{Tokens: ownerTokens()}, func(c *hitl.ServiceConfig) {
+		return newEnvWith(t, ServerConfig{Tokens: ownerTokens()}, func(c *service.ServiceConfig) {
 			lim := func() hitl.Limiter { return ratelimit.New(1, 0, c.Clock.Now) }
 			c.MaxStreams = 2
-			c.Limits = map[hitl.Limit]hitl.Limiter{hitl.LimitControl: lim(), hitl.LimitRuns: lim(), hitl.LimitPolicy: lim()}
+			c.Limits = map[service.Limit]hitl.Limiter{service.LimitControl: lim(), service.LimitRuns: lim(), service.LimitPolicy: lim()}
 		})
 	}
 	seq := func(t *testing.T, e *env) uint64 {
@@ -249,8 +250,8 @@ func (l *refuseOnce) Allow(string, string) time.Duration {
 func TestSDKWaitsOutFloodLimits(t *testing.T) {
 	ctx := context.Background()
 	t.Run("checkpoint", func(t *testing.T) {
-		e := newEnvWith(t, ServerConfig{}, func(c *hitl.ServiceConfig) {
-			c.Limits = map[hitl.Limit]hitl.Limiter{hitl.LimitRuns: &refuseOnce{}}
+		e := newEnvWith(t, ServerConfig{}, func(c *service.ServiceConfig) {
+			c.Limits = map[service.Limit]hitl.Limiter{service.LimitRuns: &refuseOnce{}}
 		})
 		loop, err := e.client.Run(ctx, "loop-rl", RunOptions{Model: "haiku"})
 		require.NoError(t, err)
@@ -259,7 +260,7 @@ func TestSDKWaitsOutFloodLimits(t *testing.T) {
 		require.NoError(t, err)
 	})
 	t.Run("wait", func(t *testing.T) {
-		e := newEnvWith(t, ServerConfig{}, func(c *hitl.ServiceConfig) { c.MaxStreams = 1 })
+		e := newEnvWith(t, ServerConfig{}, func(c *service.ServiceConfig) { c.MaxStreams = 1 })
 		q := e.ask(t, "job-w", textQ)
 		hold, cancel := context.WithCancel(ctx)
 		_ = e.openEventsCtx(t, hold, "")

@@ -8,9 +8,9 @@ import (
 	"path/filepath"
 	"testing"
 
-	"github.com/hitlbot/hitl"
 	"github.com/hitlbot/hitl/internal/principaltest"
 	"github.com/hitlbot/hitl/notify"
+	"github.com/hitlbot/hitl/service"
 	"github.com/hitlbot/hitl/store"
 	"github.com/stretchr/testify/require"
 )
@@ -18,7 +18,7 @@ import (
 // boltEnv is a server over a bbolt store in a temp dir, on 127.0.0.1.
 type boltEnv struct {
 	db   *store.DB
-	svc  *hitl.Service
+	svc  *service.Service
 	base string
 }
 
@@ -27,7 +27,7 @@ func newBoltEnv(tb testing.TB) *boltEnv {
 	db, err := store.Open(filepath.Join(tb.TempDir(), "hitl.db"))
 	require.NoError(tb, err)
 	tb.Cleanup(func() { require.NoError(tb, db.Close()) })
-	svc := hitl.NewService(db, hitl.ServiceConfig{Notifier: notify.New()})
+	svc := service.NewService(db, service.ServiceConfig{Notifier: notify.New()})
 	srv := NewServer(svc, svc, ServerConfig{Logger: discard})
 	tb.Cleanup(srv.Close)
 	ts := httptest.NewServer(srv)

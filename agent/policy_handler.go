@@ -7,6 +7,7 @@ import (
 	"strconv"
 
 	"github.com/hitlbot/hitl"
+	"github.com/hitlbot/hitl/service"
 )
 
 // policyRequest is the body of PUT /api/policy.
@@ -61,11 +62,11 @@ func (s *Server) handleCheck(w http.ResponseWriter, r *http.Request) {
 
 // serveOperation reads an ApprovalRequest body, hands it to decide and
 // writes what it returns.
-func serveOperation[T any](s *Server, w http.ResponseWriter, r *http.Request, decide func(context.Context, hitl.ApprovalRequest) (T, error)) {
+func serveOperation[T any](s *Server, w http.ResponseWriter, r *http.Request, decide func(context.Context, service.ApprovalRequest) (T, error)) {
 	if !s.servesPolicy(w, r) {
 		return
 	}
-	var req hitl.ApprovalRequest
+	var req service.ApprovalRequest
 	if err := decodeBody(w, r, s.cfg.MaxBodyBytes, &req, true); err != nil {
 		writeError(w, r, s.log, err)
 		return
@@ -115,7 +116,7 @@ func (s *Server) handleRevoke(w http.ResponseWriter, r *http.Request) {
 	writeJSON(w, http.StatusOK, rule)
 }
 
-var _ hitl.PolicyService = (*Client)(nil)
+var _ service.PolicyService = (*Client)(nil)
 
 // Policy implements hitl.PolicyService: GET /api/policy.
 func (c *Client) Policy(ctx context.Context) (hitl.Policy, error) {
@@ -132,15 +133,15 @@ func (c *Client) SetPolicy(ctx context.Context, rules []hitl.PolicyRule) (hitl.P
 }
 
 // RequestOperation implements hitl.PolicyService: POST /api/approvals.
-func (c *Client) RequestOperation(ctx context.Context, req hitl.ApprovalRequest) (hitl.ApprovalOutcome, error) {
+func (c *Client) RequestOperation(ctx context.Context, req service.ApprovalRequest) (service.ApprovalOutcome, error) {
 	req.IdempotencyKey = c.failoverKey(req.IdempotencyKey)
-	var out hitl.ApprovalOutcome
+	var out service.ApprovalOutcome
 	err := c.do(ctx, http.MethodPost, "/api/approvals", nil, req, &out)
 	return out, err
 }
 
 // CheckOperation implements hitl.PolicyService: POST /api/policy/check.
-func (c *Client) CheckOperation(ctx context.Context, req hitl.ApprovalRequest) (hitl.Decision, error) {
+func (c *Client) CheckOperation(ctx context.Context, req service.ApprovalRequest) (hitl.Decision, error) {
 	var d hitl.Decision
 	err := c.do(ctx, http.MethodPost, "/api/policy/check", nil, req, &d)
 	return d, err

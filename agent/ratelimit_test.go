@@ -9,6 +9,7 @@ import (
 
 	"github.com/hitlbot/hitl"
 	"github.com/hitlbot/hitl/ratelimit"
+	"github.com/hitlbot/hitl/service"
 	"github.com/stretchr/testify/require"
 )
 
@@ -42,7 +43,7 @@ func (l *countingLimiter) calls() int {
 func TestRateLimitOnTheWire(t *testing.T) {
 	t.Run("over_the_limit_is_429_with_retry_after_rounded_up", func(t *testing.T) {
 		// 40 a minute per principal: a burst of 7, then one every 1.5 s.
-		e := newEnvWith(t, ServerConfig{}, func(c *hitl.ServiceConfig) { c.Limiter = ratelimit.New(40, 0, c.Clock.Now) })
+		e := newEnvWith(t, ServerConfig{}, func(c *service.ServiceConfig) { c.Limiter = ratelimit.New(40, 0, c.Clock.Now) })
 		for range 7 {
 			r := e.call(t, "POST", "/api/jobs/job-1/questions", `{"question":"ok?"}`)
 			require.Equal(t, http.StatusCreated, r.status, r.raw)
@@ -57,14 +58,14 @@ func TestRateLimitOnTheWire(t *testing.T) {
 	})
 	t.Run("a_millisecond_is_one_second", func(t *testing.T) {
 		lim := &countingLimiter{retry: time.Millisecond}
-		e := newEnvWith(t, ServerConfig{}, func(c *hitl.ServiceConfig) { c.Limiter = lim })
+		e := newEnvWith(t, ServerConfig{}, func(c *service.ServiceConfig) { c.Limiter = lim })
 		r := e.call(t, "POST", "/api/jobs/job-1/questions", `{"question":"ok?"}`)
 		requireError(t, r, http.StatusTooManyRequests, hitl.ERATELIMITED)
 		require.Equal(t, "1", r.header.Get("Retry-After"))
 	})
 	t.Run("client_gets_retry_after", func(t *testing.T) {
 		lim := &countingLimiter{retry: 2500 * time.Millisecond}
-		e := newEnvWith(t, ServerConfig{}, func(c *hitl.ServiceConfig) { c.Limiter = lim })
+		e := newEnvWith(t, ServerConfig{}, func(c *service.ServiceConfig) { c.Limiter = lim })
 		_, _, err := e.client.Create(context.Background(), "job-1", textQ)
 		require.Equal(t, hitl.ERATELIMITED, hitl.ErrorCode(err), "%v", err)
 		var he *hitl.Error
@@ -73,7 +74,7 @@ func TestRateLimitOnTheWire(t *testing.T) {
 	})
 	t.Run("idempotent_retry_is_not_charged", func(t *testing.T) {
 		lim := &countingLimiter{n: 1, retry: time.Minute}
-		e := newEnvWith(t, ServerConfig{}, func(c *hitl.ServiceConfig) { c.Limiter = lim })
+		e := newEnvWith(t, ServerConfig{}, func(c *service.ServiceConfig) { c.Limiter = lim })
 		body := `{"question":"ok?","idempotencyKey":"k1"}`
 		r := e.call(t, "POST", "/api/jobs/job-1/questions", body)
 		require.Equal(t, http.StatusCreated, r.status, r.raw)

@@ -8,6 +8,7 @@ import (
 
 	"github.com/hitlbot/hitl"
 	"github.com/hitlbot/hitl/internal/memstore"
+	"github.com/hitlbot/hitl/service"
 	"github.com/stretchr/testify/require"
 )
 
@@ -39,7 +40,7 @@ func TestRunReplayReadsTheRun(t *testing.T) {
 	setup := func(t *testing.T) (*env, *readCounter) {
 		t.Helper()
 		c := &readCounter{Store: memstore.New()}
-		e := newEnvOver(t, c, ServerConfig{}, func(*hitl.ServiceConfig) {})
+		e := newEnvOver(t, c, ServerConfig{}, func(*service.ServiceConfig) {})
 		for i := range others {
 			e.ask(t, "job-busy", hitl.NewQuestion{Question: "q" + strconv.Itoa(i)})
 		}

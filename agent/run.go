@@ -5,6 +5,7 @@ import (
 	"sync"
 
 	"github.com/hitlbot/hitl"
+	"github.com/hitlbot/hitl/service"
 )
 
 // RunOptions describe a steerable loop to the people who watch it.
@@ -54,7 +55,7 @@ func (c *Client) Run(ctx context.Context, runID string, opts RunOptions) (*Run, 
 		return nil, err
 	}
 	if opts.Threshold != nil {
-		if err := hitl.ValidateThreshold("interaction threshold", *opts.Threshold); err != nil {
+		if err := service.ValidateThreshold("interaction threshold", *opts.Threshold); err != nil {
 			return nil, err
 		}
 	}
@@ -77,12 +78,12 @@ func (c *Client) Run(ctx context.Context, runID string, opts RunOptions) (*Run, 
 }
 
 // checkpointOnce reports without waiting on a pause (registration).
-func (c *Client) checkpointOnce(ctx context.Context, run string, req CheckpointRequest) (hitl.Checkpoint, error) {
+func (c *Client) checkpointOnce(ctx context.Context, run string, req CheckpointRequest) (service.Checkpoint, error) {
 	seg, err := segment("run id", run)
 	if err != nil {
-		return hitl.Checkpoint{}, err
+		return service.Checkpoint{}, err
 	}
-	var cp hitl.Checkpoint
+	var cp service.Checkpoint
 	err = c.do(ctx, "POST", "/api/runs/"+seg+"/checkpoint", nil, req, &cp)
 	return cp, err
 }
@@ -200,14 +201,14 @@ func (l *Run) watch(ctx context.Context) {
 		b.reset()
 		seen = run.Version
 		if run.Control.Status.Ended() {
-			l.cancel(cancelledError(l.id, hitl.Checkpoint{Status: run.Control.Status, Reason: run.Control.Reason}))
+			l.cancel(cancelledError(l.id, service.Checkpoint{Status: run.Control.Status, Reason: run.Control.Reason}))
 			return
 		}
 	}
 }
 
 // cancelledError is what a loop gets once its run is over.
-func cancelledError(id string, cp hitl.Checkpoint) *hitl.Error {
+func cancelledError(id string, cp service.Checkpoint) *hitl.Error {
 	msg := "run " + id + " was cancelled"
 	if cp.Status != hitl.RunCancelled {
 		msg = "run " + id + " has ended (" + string(cp.Status) + ")"

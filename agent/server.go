@@ -11,6 +11,7 @@ import (
 
 	"github.com/hitlbot/hitl"
 	"github.com/hitlbot/hitl/internal/broadcast"
+	"github.com/hitlbot/hitl/service"
 )
 
 // Defaults of ServerConfig.
@@ -32,20 +33,20 @@ type ServerConfig struct {
 	Tokens []Token
 	// Policies serves approval policies (docs/protocol.md#approvals); default: svc, when it
 	// implements hitl.PolicyService.
-	Policies hitl.PolicyService
+	Policies service.PolicyService
 	// Runs serves steering (docs/protocol.md#steering: topics, checkpoints, run lists);
 	// default: svc, when it implements hitl.RunService.
-	Runs hitl.RunService
+	Runs service.RunService
 	// Guard bounds each principal's streams and rate-limits its control,
 	// run and policy requests; default: svc, Runs or Policies, the first
 	// that implements hitl.FloodGuard.
-	Guard hitl.FloodGuard
+	Guard service.FloodGuard
 	// Stats serves GET /api/stats; default: svc, when it implements
 	// hitl.StatsService.
 	Stats hitl.StatsService
 	// Webhooks serves /api/webhooks…; default: svc, when it implements
 	// hitl.WebhookService.
-	Webhooks hitl.WebhookService
+	Webhooks service.WebhookService
 	// Metrics serves GET /metrics (to admins: svc's AuthorizeScrape
 	// decides); nil: /metrics is not served here.
 	Metrics http.Handler
@@ -80,14 +81,14 @@ type ServerConfig struct {
 // timeouts, no WriteTimeout: long polls and the SSE stream set their own
 // write deadlines).
 type Server struct {
-	svc  hitl.QuestionService
-	runs hitl.RunService // nil: steering is not served
+	svc  service.QuestionService
+	runs service.RunService // nil: steering is not served
 	// policies is nil when approval policies are not served.
-	policies hitl.PolicyService
-	stats    hitl.StatsService   // nil: stats are not served
-	webhooks hitl.WebhookService // nil: webhooks are not served
+	policies service.PolicyService
+	stats    hitl.StatsService      // nil: stats are not served
+	webhooks service.WebhookService // nil: webhooks are not served
 	// guard is nil when nothing bounds streams and policy calls.
-	guard  hitl.FloodGuard
+	guard  service.FloodGuard
 	events hitl.EventLog
 	stream *broadcast.Broadcaster // fans the log out to the SSE streams
 	cfg    ServerConfig
@@ -114,7 +115,7 @@ type tokenEntry struct {
 var _ http.Handler = (*Server)(nil)
 
 // NewServer returns the API over svc, streaming events from log.
-func NewServer(svc hitl.QuestionService, log hitl.EventLog, cfg ServerConfig) *Server {
+func NewServer(svc service.QuestionService, log hitl.EventLog, cfg ServerConfig) *Server {
 	if cfg.MaxBodyBytes <= 0 {
 		cfg.MaxBodyBytes = DefaultMaxBodyBytes
 	}
@@ -135,10 +136,10 @@ func NewServer(svc hitl.QuestionService, log hitl.EventLog, cfg ServerConfig) *S
 	}
 	s := &Server{svc: svc, events: log, cfg: cfg, log: cfg.Logger, mux: http.NewServeMux(), runs: cfg.Runs}
 	if s.runs == nil {
-		s.runs, _ = svc.(hitl.RunService)
+		s.runs, _ = svc.(service.RunService)
 	}
-	s.policies, _ = svc.(hitl.PolicyService)
-	if s.webhooks, _ = svc.(hitl.WebhookService); cfg.Webhooks != nil {
+	s.policies, _ = svc.(service.PolicyService)
+	if s.webhooks, _ = svc.(service.WebhookService); cfg.Webhooks != nil {
 		s.webhooks = cfg.Webhooks
 	}
 	if s.stats, _ = svc.(hitl.StatsService); cfg.Stats != nil {
@@ -149,7 +150,7 @@ func NewServer(svc hitl.QuestionService, log hitl.EventLog, cfg ServerConfig) *S
 	}
 	for _, g := range []any{cfg.Guard, svc, s.runs, s.policies} {
 		if s.guard == nil {
-			s.guard, _ = g.(hitl.FloodGuard)
+			s.guard, _ = g.(service.FloodGuard)
 		}
 	}
 	s.base, s.cancelBase = context.WithCancel(context.Background())

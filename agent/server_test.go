@@ -11,6 +11,7 @@ import (
 	"testing"
 
 	"github.com/hitlbot/hitl"
+	"github.com/hitlbot/hitl/service"
 	"github.com/stretchr/testify/require"
 )
 
@@ -89,7 +90,7 @@ func (b *syncBuffer) String() string {
 
 // brokenService fails in ways a real service should not.
 type brokenService struct {
-	hitl.QuestionService
+	service.QuestionService
 	panicking bool
 }
 

@@ -9,9 +9,10 @@ import (
 
 	"github.com/google/uuid"
 	"github.com/hitlbot/hitl"
+	"github.com/hitlbot/hitl/service"
 )
 
-var _ hitl.RunService = (*Client)(nil)
+var _ service.RunService = (*Client)(nil)
 
 // RequestExpiry is how long Control retries a REQUEST that was not
 // acknowledged (no answer, or the service unreachable), with the same
@@ -51,11 +52,11 @@ func (c *Client) Control(ctx context.Context, req hitl.ControlMessage) ([]hitl.C
 }
 
 // Publish implements hitl.RunService: POST /api/topics/loop:current.
-func (c *Client) Publish(ctx context.Context, e hitl.StateEvent) (hitl.Checkpoint, error) {
+func (c *Client) Publish(ctx context.Context, e hitl.StateEvent) (service.Checkpoint, error) {
 	if e.Schema == 0 {
 		e.Schema = hitl.StateSchema
 	}
-	var cp hitl.Checkpoint
+	var cp service.Checkpoint
 	err := c.do(ctx, http.MethodPost, "/api/topics/loop:current", nil, e, &cp)
 	return cp, err
 }
@@ -63,7 +64,7 @@ func (c *Client) Publish(ctx context.Context, e hitl.StateEvent) (hitl.Checkpoin
 // Checkpoint implements hitl.RunService: one POST /api/runs/{id}/checkpoint
 // reporting the top of e's stack; while the run is paused the server holds
 // the call for up to a long poll and answers paused if it still is.
-func (c *Client) Checkpoint(ctx context.Context, e hitl.StateEvent) (hitl.Checkpoint, error) {
+func (c *Client) Checkpoint(ctx context.Context, e hitl.StateEvent) (service.Checkpoint, error) {
 	req := CheckpointRequest{}
 	if len(e.Stack) > 0 {
 		top := e.Stack[0]
@@ -76,23 +77,23 @@ func (c *Client) Checkpoint(ctx context.Context, e hitl.StateEvent) (hitl.Checkp
 // checkpoint itself and answers it once woken (without a commit when the
 // report has nothing to record): a caller that held one with WaitRun
 // checkpoints again, and the server answers as it would have.
-func (c *Client) Woken(ctx context.Context, e hitl.StateEvent, _ *hitl.Run) (hitl.Checkpoint, error) {
+func (c *Client) Woken(ctx context.Context, e hitl.StateEvent, _ *hitl.Run) (service.Checkpoint, error) {
 	return c.Checkpoint(ctx, e)
 }
 
 // Report is one checkpoint call with everything a loop reports (the
 // shell's hitl checkpoint): while the run is paused the server holds it
 // for up to a long poll, and it answers paused if it still is.
-func (c *Client) Report(ctx context.Context, run string, req CheckpointRequest) (hitl.Checkpoint, error) {
+func (c *Client) Report(ctx context.Context, run string, req CheckpointRequest) (service.Checkpoint, error) {
 	return c.checkpoint(ctx, run, req)
 }
 
-func (c *Client) checkpoint(ctx context.Context, run string, req CheckpointRequest) (hitl.Checkpoint, error) {
+func (c *Client) checkpoint(ctx context.Context, run string, req CheckpointRequest) (service.Checkpoint, error) {
 	seg, err := segment("run id", run)
 	if err != nil {
-		return hitl.Checkpoint{}, err
+		return service.Checkpoint{}, err
 	}
-	var cp hitl.Checkpoint
+	var cp service.Checkpoint
 	err = c.do(ctx, http.MethodPost, "/api/runs/"+seg+"/checkpoint", url.Values{"wait": {c.longPoll().String()}}, req, &cp)
 	return cp, err
 }
@@ -174,7 +175,7 @@ func (c *Client) ThresholdInstruction(ctx context.Context, run string) (string, 
 		t = h.InteractionThreshold
 	}
 	if t == nil {
-		return hitl.UnsetInstruction, nil
+		return service.UnsetInstruction, nil
 	}
-	return hitl.ThresholdInstruction(*t), nil
+	return service.ThresholdInstruction(*t), nil
 }

@@ -9,19 +9,20 @@ import (
 
 	"github.com/hitlbot/hitl"
 	"github.com/hitlbot/hitl/notify"
+	"github.com/hitlbot/hitl/service"
 	"github.com/hitlbot/hitl/store"
 )
 
 // steerServer is the API over a Service on a bbolt file in a temp dir,
 // served on loopback, with a client as the local person.
-func steerServer(b *testing.B) (*hitl.Service, *Client) {
+func steerServer(b *testing.B) (*service.Service, *Client) {
 	b.Helper()
 	db, err := store.Open(filepath.Join(b.TempDir(), "hitl.db"))
 	if err != nil {
 		b.Fatal(err)
 	}
 	b.Cleanup(func() { _ = db.Close() })
-	svc := hitl.NewService(db, hitl.ServiceConfig{Notifier: notify.New()})
+	svc := service.NewService(db, service.ServiceConfig{Notifier: notify.New()})
 	srv := NewServer(svc, svc, ServerConfig{Logger: discard})
 	b.Cleanup(srv.Close)
 	return svc, NewClient(benchServer(b, srv), "")

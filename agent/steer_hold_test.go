@@ -9,6 +9,7 @@ import (
 	"github.com/hitlbot/hitl"
 	"github.com/hitlbot/hitl/internal/memstore"
 	"github.com/hitlbot/hitl/internal/principaltest"
+	"github.com/hitlbot/hitl/service"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )
@@ -64,7 +65,7 @@ func TestHeldCheckpointWoken(t *testing.T) {
 	}
 	setup := func(t *testing.T) (*env, *runWrites, *Run) {
 		w := &runWrites{Store: memstore.New()}
-		e := newEnvOver(t, w, ServerConfig{}, func(*hitl.ServiceConfig) {})
+		e := newEnvOver(t, w, ServerConfig{}, func(*service.ServiceConfig) {})
 		e.client.pollWait = 5 * time.Second
 		loop, err := e.client.Run(ctx, "loop-1", RunOptions{Max: 10, Model: "haiku"})
 		require.NoError(t, err)

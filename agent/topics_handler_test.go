@@ -7,6 +7,7 @@ import (
 
 	"github.com/hitlbot/hitl"
 	"github.com/hitlbot/hitl/internal/memstore"
+	"github.com/hitlbot/hitl/service"
 	"github.com/stretchr/testify/require"
 )
 
@@ -16,7 +17,7 @@ import (
 func TestTopicStreamsShareOneRead(t *testing.T) {
 	const streams, states = 4, 3
 	c := &readCounter{Store: memstore.New()}
-	e := newEnvOver(t, c, ServerConfig{}, func(*hitl.ServiceConfig) {})
+	e := newEnvOver(t, c, ServerConfig{}, func(*service.ServiceConfig) {})
 	ctx := context.Background()
 	_, err := e.client.Run(ctx, "loop-1", RunOptions{Model: "haiku"})
 	require.NoError(t, err)

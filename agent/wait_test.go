@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/hitlbot/hitl/internal/principaltest"
+	"github.com/hitlbot/hitl/service"
 
 	"github.com/hitlbot/hitl"
 	"github.com/hitlbot/hitl/internal/memstore"
@@ -30,7 +31,7 @@ func serve(t *testing.T, l net.Listener, h http.Handler) *http.Server {
 }
 
 func TestWaitSurvivesServerRestart(t *testing.T) {
-	svc := hitl.NewService(memstore.New(), hitl.ServiceConfig{Notifier: notify.New()})
+	svc := service.NewService(memstore.New(), service.ServiceConfig{Notifier: notify.New()})
 	w := newWatched(svc)
 	cfg := ServerConfig{Logger: slog.New(slog.NewTextHandler(t.Output(), nil))}
 	l, err := net.Listen("tcp", "127.0.0.1:0")

@@ -17,6 +17,7 @@ import (
 	"time"
 
 	"github.com/hitlbot/hitl/internal/principaltest"
+	"github.com/hitlbot/hitl/service"
 
 	"github.com/hitlbot/hitl"
 	"github.com/hitlbot/hitl/internal/memstore"
@@ -46,7 +47,7 @@ func BenchmarkLongPollWaiters(b *testing.B) {
 }
 
 func runWaiters(b *testing.B, n int) {
-	svc := hitl.NewService(memstore.New(), hitl.ServiceConfig{Notifier: notify.New()})
+	svc := service.NewService(memstore.New(), service.ServiceConfig{Notifier: notify.New()})
 	w := newWatched(svc)
 	base := benchServer(b, NewServer(w, svc, ServerConfig{Logger: discard}))
 	ctx := principaltest.As(context.Background(), "api:bench")
@@ -141,7 +142,7 @@ func readLine(b *testing.B, lines *bufio.Scanner, prefix string) string {
 }
 
 // answerAll answers every question from a few goroutines.
-func answerAll(b *testing.B, svc hitl.QuestionService, ids []string) {
+func answerAll(b *testing.B, svc service.QuestionService, ids []string) {
 	ctx := principaltest.As(context.Background(), "slack:U024BE7LH")
 	var wg sync.WaitGroup
 	errs := make(chan error, 8)

@@ -12,6 +12,7 @@ import (
 
 	"github.com/hitlbot/hitl"
 	"github.com/hitlbot/hitl/notify"
+	"github.com/hitlbot/hitl/service"
 	"github.com/hitlbot/hitl/store"
 	bolt "go.etcd.io/bbolt"
 )
@@ -33,7 +34,7 @@ func BenchmarkAskAnswerWake(b *testing.B) {
 		b.Fatal(err)
 	}
 	defer db.Close()
-	svc := hitl.NewService(db, hitl.ServiceConfig{Notifier: notify.New()})
+	svc := service.NewService(db, service.ServiceConfig{Notifier: notify.New()})
 	hook := &askHook{QuestionService: svc, asked: make(chan string, 1)}
 	base := benchServer(b, NewServer(hook, svc, ServerConfig{Logger: discard}))
 	agentC := NewClient(base, "", WithUser("agent"))

@@ -7,6 +7,7 @@ import (
 	"strconv"
 
 	"github.com/hitlbot/hitl"
+	"github.com/hitlbot/hitl/service"
 )
 
 // The operators' webhook API (admins; the root decides): GET
@@ -14,7 +15,7 @@ import (
 // /api/webhooks/deliveries?status=failed, POST
 // /api/webhooks/deliveries/{seq}/replay, POST /api/webhooks/{name}/test.
 
-func (s *Server) webhookService(w http.ResponseWriter, r *http.Request) hitl.WebhookService {
+func (s *Server) webhookService(w http.ResponseWriter, r *http.Request) service.WebhookService {
 	if s.webhooks == nil {
 		writeError(w, r, s.log, hitl.Errorf(hitl.ENOTFOUND, "webhooks are not served here"))
 	}
@@ -103,8 +104,8 @@ func (s *Server) handleWebhookTest(w http.ResponseWriter, r *http.Request) {
 }
 
 // Webhooks implements hitl.WebhookService: GET /api/webhooks.
-func (c *Client) Webhooks(ctx context.Context) (hitl.WebhookOverview, error) {
-	var out hitl.WebhookOverview
+func (c *Client) Webhooks(ctx context.Context) (service.WebhookOverview, error) {
+	var out service.WebhookOverview
 	err := c.do(ctx, http.MethodGet, "/api/webhooks", nil, nil, &out)
 	return out, err
 }
@@ -135,10 +136,10 @@ func (c *Client) ReplayWebhook(ctx context.Context, seq uint64) (hitl.WebhookDel
 }
 
 // PingWebhook implements hitl.WebhookService.
-func (c *Client) PingWebhook(ctx context.Context, name string) (hitl.WebhookPingResult, error) {
-	var out hitl.WebhookPingResult
+func (c *Client) PingWebhook(ctx context.Context, name string) (service.WebhookPingResult, error) {
+	var out service.WebhookPingResult
 	err := c.do(ctx, http.MethodPost, "/api/webhooks/"+url.PathEscape(name)+"/test", nil, struct{}{}, &out)
 	return out, err
 }
 
-var _ hitl.WebhookService = (*Client)(nil)
+var _ service.WebhookService = (*Client)(nil)

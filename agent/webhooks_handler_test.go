@@ -5,6 +5,7 @@ import (
 	"testing"
 
 	"github.com/hitlbot/hitl"
+	"github.com/hitlbot/hitl/service"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )
@@ -12,11 +13,11 @@ import (
 // TestWebhookAPI: the operators' webhook API is for admins; an agent's
 // callbackUrl is checked before its question is stored.
 func TestWebhookAPI(t *testing.T) {
-	var svc *hitl.Service
+	var svc *service.Service
 	e := newEnvWith(t, ServerConfig{Tokens: []Token{
 		{Secret: "tok-admin", Principal: hitl.TokenPrincipal("ops", []hitl.Scope{hitl.ScopeAdmin}, "")},
 		{Secret: "tok-agent", Principal: hitl.TokenPrincipal("agent", []hitl.Scope{hitl.ScopeAsk}, "")},
-	}}, func(c *hitl.ServiceConfig) {
+	}}, func(c *service.ServiceConfig) {
 		c.Webhooks = &hitl.WebhookRoutes{Endpoints: []hitl.WebhookEndpoint{{Name: "ci", URL: "https://ci.example/", Events: hitl.WebhookEvents}}}
 		c.Callbacks = hitl.CallbackPolicy{AllowedHosts: []string{"agent.example"}}
 	})

@@ -9,6 +9,7 @@ import (
 	"github.com/hitlbot/hitl/internal/clocktest"
 	"github.com/hitlbot/hitl/internal/memstore"
 	"github.com/hitlbot/hitl/notify"
+	"github.com/hitlbot/hitl/service"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )
@@ -26,7 +27,7 @@ func TestSeedGroupsAfterRestart(t *testing.T) {
 	}}
 	clock := clocktest.New(t0)
 	st := memstore.New()
-	svc := hitl.NewService(st, hitl.ServiceConfig{Notifier: notify.New(), Clock: clock})
+	svc := service.NewService(st, service.ServiceConfig{Notifier: notify.New(), Clock: clock})
 	b, ctx := newQueueBot(api, svc, st, clock)
 	defer func(n int) { seedPage = n }(seedPage)
 	seedPage = 2 // three questions: two pages

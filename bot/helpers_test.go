@@ -13,6 +13,7 @@ import (
 	"github.com/hitlbot/hitl/internal/clocktest"
 	"github.com/hitlbot/hitl/internal/memstore"
 	"github.com/hitlbot/hitl/notify"
+	"github.com/hitlbot/hitl/service"
 	"github.com/stretchr/testify/require"
 )
 
@@ -23,7 +24,7 @@ var t0 = time.Date(2026, 11, 22, 10, 0, 0, 0, time.UTC)
 type testBot struct {
 	*Bot
 	st     *memstore.Store
-	svc    *hitl.Service
+	svc    *service.Service
 	outbox hitl.Outbox
 	clock  *clocktest.Clock
 	ctx    context.Context // as the bot: an observer
@@ -33,7 +34,7 @@ func newTestBot(t testing.TB, api slackAPI, access hitl.Access, outbox hitl.Outb
 	t.Helper()
 	clock := clocktest.New(t0)
 	st := memstore.New()
-	svc := hitl.NewService(st, hitl.ServiceConfig{Notifier: notify.New(), Clock: clock, Access: access})
+	svc := service.NewService(st, service.ServiceConfig{Notifier: notify.New(), Clock: clock, Access: access})
 	if outbox == nil {
 		outbox = memstore.NewOutbox()
 	}

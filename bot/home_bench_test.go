@@ -12,6 +12,7 @@ import (
 	"github.com/hitlbot/hitl"
 	"github.com/hitlbot/hitl/internal/storetest"
 	"github.com/hitlbot/hitl/notify"
+	"github.com/hitlbot/hitl/service"
 	"github.com/hitlbot/hitl/store"
 	"github.com/stretchr/testify/require"
 )
@@ -27,7 +28,7 @@ func benchHomeBot(b *testing.B, n int) *Bot {
 	db, err := store.Open(filepath.Join(b.TempDir(), "hitl.db"))
 	require.NoError(b, err)
 	b.Cleanup(func() { db.Close() })
-	svc := hitl.NewService(db, hitl.ServiceConfig{Notifier: notify.New()})
+	svc := service.NewService(db, service.ServiceConfig{Notifier: notify.New()})
 	asker := hitl.WithPrincipal(context.Background(), agentP)
 	storetest.Parallel(b, n, func(i int) error {
 		nq := hitl.NewQuestion{Question: fmt.Sprintf("Deploy build %d?", i), ResponseType: hitl.BooleanResponse}

@@ -11,6 +11,7 @@ import (
 	"github.com/hitlbot/hitl/internal/clocktest"
 	"github.com/hitlbot/hitl/internal/memstore"
 	"github.com/hitlbot/hitl/notify"
+	"github.com/hitlbot/hitl/service"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )
@@ -25,7 +26,7 @@ func TestQueueHoldsEscalated(t *testing.T) {
 	}}
 	clock := clocktest.New(t0)
 	st := memstore.New()
-	svc := hitl.NewService(st, hitl.ServiceConfig{Notifier: notify.New(), Clock: clock, Reminders: hitl.Reminders{
+	svc := service.NewService(st, service.ServiceConfig{Notifier: notify.New(), Clock: clock, Reminders: hitl.Reminders{
 		hitl.Blocking: {EscalateAfter: hitl.Duration(20 * time.Minute), EscalateTo: []string{"U0ESC", "S0ESC"}}}})
 	b, ctx := newQueueBot(api, svc, st, clock)
 	q, _, err := svc.Create(hitl.WithPrincipal(ctx, agentP), "run-1", hitl.NewQuestion{Question: "Ship it?", Assignees: []string{"U0ALICE"}})
@@ -50,7 +51,7 @@ func TestQueueHoldsEscalated(t *testing.T) {
 
 // newQueueBot is a bot on svc (its store st) that is not started: tests
 // call its queue and projection themselves. ctx is the bot's own.
-func newQueueBot(api *fakeAPI, svc *hitl.Service, st *memstore.Store, clock hitl.Clock) (*Bot, context.Context) {
+func newQueueBot(api *fakeAPI, svc *service.Service, st *memstore.Store, clock hitl.Clock) (*Bot, context.Context) {
 	b := newBot(Config{DefaultChannel: "C0HITL", Clock: clock, Envelopes: st, Logger: slog.New(slog.NewTextHandler(io.Discard, nil)),
 		PostInterval: time.Millisecond, RetryMin: time.Millisecond, RetryMax: 5 * time.Millisecond, HomeRefresh: time.Minute},
 		api, svc, memstore.NewOutbox())

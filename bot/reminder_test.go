@@ -15,6 +15,7 @@ import (
 	"github.com/hitlbot/hitl/internal/clocktest"
 	"github.com/hitlbot/hitl/internal/memstore"
 	"github.com/hitlbot/hitl/notify"
+	"github.com/hitlbot/hitl/service"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )
@@ -146,7 +147,7 @@ func TestEscalationPostOfARunsQuestion(t *testing.T) {
 			posts := recordPosts(api)
 			clock := clocktest.New(t0)
 			st := memstore.New()
-			svc := hitl.NewService(st, hitl.ServiceConfig{Notifier: notify.New(), Clock: clock, Reminders: hitl.Reminders{
+			svc := service.NewService(st, service.ServiceConfig{Notifier: notify.New(), Clock: clock, Reminders: hitl.Reminders{
 				hitl.Blocking: {EscalateAfter: hitl.Duration(20 * time.Minute), EscalateTo: []string{"U0ESC"}, EscalationChannel: tc.channel}}})
 			b, ctx := newQueueBot(api, svc, st, clock)
 			b.cfg.RunsChannel = "C0RUNS"

@@ -4,6 +4,7 @@ import (
 	"context"
 
 	"github.com/hitlbot/hitl"
+	"github.com/hitlbot/hitl/service"
 )
 
 // Service is what the bot needs of hitl's lifecycle: the event log it
@@ -45,4 +46,4 @@ type Service interface {
 	AlertChanged(ctx context.Context, ev *hitl.Event) (bool, error)
 }
 
-var _ Service = (*hitl.Service)(nil)
+var _ Service = (*service.Service)(nil)

@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"github.com/hitlbot/hitl"
+	"github.com/hitlbot/hitl/service"
 	"go.yaml.in/yaml/v3"
 )
 
@@ -154,7 +155,7 @@ func Default() Config {
 		Policy:        PolicyConfig{LearnedTTL: Duration(hitl.DefaultLearnedTTL)},
 		RateLimits: RateLimits{TokenPerMinute: 120, RunPerMinute: 30,
 			ControlPerMinute: 60, RunsPerMinute: 600, PolicyPerMinute: 600},
-		MaxStreams: hitl.DefaultMaxStreams,
+		MaxStreams: service.DefaultMaxStreams,
 		Sessions:   defaultSessions(),
 		Timeouts: Timeouts{
 			Blocking: Duration(t.Blocking), Approval: Duration(t.Approval), ErrorRecovery: Duration(t.ErrorRecovery),

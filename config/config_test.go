@@ -8,6 +8,7 @@ import (
 
 	"github.com/hitlbot/hitl"
 	"github.com/hitlbot/hitl/config"
+	"github.com/hitlbot/hitl/service"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )
@@ -109,7 +110,7 @@ func TestValidate(t *testing.T) {
 		c := config.Default()
 		c.Sessions = config.Sessions{IdleAfter: 0, EndAfter: config.Duration(time.Minute)}
 		assert.NoError(t, c.Validate())
-		assert.Equal(t, hitl.SessionTimes{EndAfter: time.Minute}, c.Sessions.Times())
+		assert.Equal(t, service.SessionTimes{EndAfter: time.Minute}, c.Sessions.Times())
 	})
 	t.Run("public listen with tokens is fine", func(t *testing.T) {
 		c := config.Default()

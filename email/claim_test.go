@@ -15,6 +15,7 @@ import (
 	"github.com/hitlbot/hitl/internal/memstore"
 	"github.com/hitlbot/hitl/internal/principaltest"
 	"github.com/hitlbot/hitl/notify"
+	"github.com/hitlbot/hitl/service"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )
@@ -56,7 +57,7 @@ func within(t *testing.T, ch <-chan struct{}, what string) {
 func TestMailerClaimRanOut(t *testing.T) {
 	ctx := principaltest.As(context.Background(), "api:ci")
 	clock := clocktest.New(t0)
-	svc := hitl.NewService(memstore.New(), hitl.ServiceConfig{Notifier: notify.New(), Clock: clock,
+	svc := service.NewService(memstore.New(), service.ServiceConfig{Notifier: notify.New(), Clock: clock,
 		Reminders: hitl.Reminders{hitl.Blocking: {Every: []hitl.Duration{hitl.Duration(10 * time.Minute)}}}})
 	box := memstore.NewMailOutbox()
 	var logsA bytes.Buffer // read once A's Send returned

@@ -15,6 +15,7 @@ import (
 	"github.com/hitlbot/hitl/internal/memstore"
 	"github.com/hitlbot/hitl/internal/principaltest"
 	"github.com/hitlbot/hitl/notify"
+	"github.com/hitlbot/hitl/service"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )
@@ -38,7 +39,7 @@ func (d *directory) GroupMembers(_ context.Context, id string) ([]string, error)
 func TestMailerGroups(t *testing.T) {
 	ctx := principaltest.As(context.Background(), "api:ci")
 	clock := clocktest.New(t0)
-	svc := hitl.NewService(memstore.New(), hitl.ServiceConfig{Notifier: notify.New(), Clock: clock,
+	svc := service.NewService(memstore.New(), service.ServiceConfig{Notifier: notify.New(), Clock: clock,
 		Reminders: hitl.Reminders{hitl.Blocking: {Every: []hitl.Duration{hitl.Duration(10 * time.Minute)},
 			EscalateAfter: hitl.Duration(20 * time.Minute), EscalateTo: []string{"S0LEADS", "U0CAROL"}}}})
 	addresses := map[string]string{"U0ALICE": "alice@example.com", "U0BOB": "bob@example.com", "U0CAROL": "carol@example.com",

@@ -19,6 +19,7 @@ import (
 	"github.com/hitlbot/hitl/internal/memstore"
 	"github.com/hitlbot/hitl/internal/principaltest"
 	"github.com/hitlbot/hitl/notify"
+	"github.com/hitlbot/hitl/service"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )
@@ -103,7 +104,7 @@ func TestMailer(t *testing.T) {
 	send, err := email.SMTP(url, "hitl@example.com", 5*time.Second)
 	require.NoError(t, err)
 	clock := clocktest.New(t0)
-	svc := hitl.NewService(memstore.New(), hitl.ServiceConfig{Notifier: notify.New(), Clock: clock,
+	svc := service.NewService(memstore.New(), service.ServiceConfig{Notifier: notify.New(), Clock: clock,
 		Reminders: hitl.Reminders{
 			hitl.Blocking:    {Every: []hitl.Duration{hitl.Duration(10 * time.Minute)}},
 			hitl.NonBlocking: {Every: []hitl.Duration{hitl.Duration(10 * time.Minute)}},
@@ -172,7 +173,7 @@ func TestMailerSettledMeanwhile(t *testing.T) {
 	send, err := email.SMTP(url, "hitl@example.com", 5*time.Second)
 	require.NoError(t, err)
 	clock := clocktest.New(t0)
-	svc := hitl.NewService(memstore.New(), hitl.ServiceConfig{Notifier: notify.New(), Clock: clock,
+	svc := service.NewService(memstore.New(), service.ServiceConfig{Notifier: notify.New(), Clock: clock,
 		Reminders: hitl.Reminders{hitl.Approval: {EscalateAfter: hitl.Duration(5 * time.Minute), EscalateTo: []string{"U0LEAD"}}}})
 	m := email.New(email.Config{Send: send, Clock: clock, Addresses: map[string]string{"U0LEAD": "lead@example.com"},
 		Logger: slog.New(slog.NewTextHandler(io.Discard, nil))}, svc, memstore.NewMailOutbox())

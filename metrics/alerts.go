@@ -1,7 +1,7 @@
 package metrics
 
 import (
-	"github.com/hitlbot/hitl"
+	"github.com/hitlbot/hitl/service"
 	"github.com/prometheus/client_golang/prometheus"
 )
 
@@ -9,7 +9,7 @@ var alertDesc = prometheus.NewDesc("hitl_alert_active",
 	"1 while an alert is active (timeout_rate:TYPE, unanswered_blocking, creation_errors, webhook_failures), else 0.", []string{"alert"}, nil)
 
 // alertCollector exports the alerts' state at each scrape, from memory.
-type alertCollector struct{ alerts *hitl.Alerts }
+type alertCollector struct{ alerts *service.Alerts }
 
 func (c alertCollector) Describe(ch chan<- *prometheus.Desc) { ch <- alertDesc }
 

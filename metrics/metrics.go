@@ -16,6 +16,7 @@ import (
 
 	"github.com/hitlbot/hitl"
 	"github.com/hitlbot/hitl/notify"
+	"github.com/hitlbot/hitl/service"
 	"github.com/prometheus/client_golang/prometheus"
 	"github.com/prometheus/client_golang/prometheus/collectors"
 	"github.com/prometheus/client_golang/prometheus/promhttp"
@@ -33,7 +34,7 @@ type Source interface {
 type Config struct {
 	Source Source
 	// Alerts are exported as hitl_alert_active (nil: none configured).
-	Alerts *hitl.Alerts
+	Alerts *service.Alerts
 	// OutboxDepth and EventStreams are read at each scrape (NaN: could
 	// not be read).
 	OutboxDepth  func() float64
@@ -118,7 +119,7 @@ func New(cfg Config) *Metrics {
 		collectors.NewGoCollector(),
 		collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}),
 	)
-	for _, t := range hitl.QuestionTypes { // every type shows, at 0 too
+	for _, t := range service.QuestionTypes { // every type shows, at 0 too
 		m.created.WithLabelValues(string(t))
 		m.pending.WithLabelValues(string(t))
 	}

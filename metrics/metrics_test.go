@@ -12,6 +12,7 @@ import (
 	"github.com/hitlbot/hitl/internal/memstore"
 	"github.com/hitlbot/hitl/metrics"
 	"github.com/hitlbot/hitl/notify"
+	"github.com/hitlbot/hitl/service"
 	dto "github.com/prometheus/client_model/go"
 	"github.com/prometheus/common/expfmt"
 	"github.com/prometheus/common/model"
@@ -28,7 +29,7 @@ var (
 type world struct {
 	st      *memstore.Store
 	clock   *clocktest.Clock
-	svc     *hitl.Service
+	svc     *service.Service
 	m       *metrics.Metrics
 	streams int
 }
@@ -36,7 +37,7 @@ type world struct {
 func newWorld(t testing.TB, st *memstore.Store) *world {
 	t.Helper()
 	w := &world{st: st, clock: clocktest.New(time.Date(2026, 11, 24, 8, 0, 0, 0, time.UTC))}
-	w.svc = hitl.NewService(st, hitl.ServiceConfig{Notifier: notify.New(), Clock: w.clock})
+	w.svc = service.NewService(st, service.ServiceConfig{Notifier: notify.New(), Clock: w.clock})
 	alerts, err := w.svc.NewAlerts(context.Background(), hitl.AlertConfig{})
 	require.NoError(t, err)
 	w.m = metrics.New(metrics.Config{Source: w.svc, Alerts: alerts,

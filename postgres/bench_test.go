@@ -13,6 +13,7 @@ import (
 	"github.com/hitlbot/hitl/internal/clocktest"
 	"github.com/hitlbot/hitl/internal/pgtest"
 	"github.com/hitlbot/hitl/notify"
+	"github.com/hitlbot/hitl/service"
 	"github.com/hitlbot/hitl/store"
 )
 
@@ -25,7 +26,7 @@ func BenchmarkDurableCreates(b *testing.B) {
 	ctx := context.Background()
 	pg, bolt := pgAndBolt(b)
 	rate := func(st hitl.Store) float64 {
-		svc := hitl.NewService(st, hitl.ServiceConfig{Notifier: notify.New(), Clock: clocktest.New(time.Now())})
+		svc := service.NewService(st, service.ServiceConfig{Notifier: notify.New(), Clock: clocktest.New(time.Now())})
 		agent := hitl.WithPrincipal(ctx, hitl.TokenPrincipal("agent", nil, ""))
 		var next atomic.Int64
 		var wg sync.WaitGroup

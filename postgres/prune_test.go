@@ -9,6 +9,7 @@ import (
 	"github.com/hitlbot/hitl/internal/clocktest"
 	"github.com/hitlbot/hitl/internal/pgtest"
 	"github.com/hitlbot/hitl/notify"
+	"github.com/hitlbot/hitl/service"
 )
 
 // Retention runs on one replica at a time: while another holds the
@@ -17,7 +18,7 @@ func TestPruneRunsOnOneReplicaAtATime(t *testing.T) {
 	ctx := context.Background()
 	db := openDB(t, pgtest.DB(t))
 	clock := clocktest.New(time.Date(2026, 11, 22, 10, 0, 0, 0, time.UTC))
-	svc := hitl.NewService(db, hitl.ServiceConfig{Notifier: notify.New(), Clock: clock})
+	svc := service.NewService(db, service.ServiceConfig{Notifier: notify.New(), Clock: clock})
 	q, _, err := svc.Create(hitl.WithPrincipal(ctx, hitl.TokenPrincipal("agent", nil, "")), "run", hitl.NewQuestion{Question: "Q?"})
 	if err != nil {
 		t.Fatal(err)

@@ -12,6 +12,7 @@ import (
 	"github.com/hitlbot/hitl/internal/pgtest"
 	"github.com/hitlbot/hitl/notify"
 	"github.com/hitlbot/hitl/postgres"
+	"github.com/hitlbot/hitl/service"
 )
 
 // Replicas sweeping at the same time time out each due question once:
@@ -23,7 +24,7 @@ func TestDueQuestionsTimeOutOnceAcrossReplicas(t *testing.T) {
 	t0 := time.Date(2026, 11, 22, 10, 0, 0, 0, time.UTC)
 	clock := clocktest.New(t0)
 	const replicas, due = 3, 600
-	var svcs []*hitl.Service
+	var svcs []*service.Service
 	var first *postgres.DB
 	for i := range replicas {
 		db, err := postgres.Open(ctx, url)
@@ -35,7 +36,7 @@ func TestDueQuestionsTimeOutOnceAcrossReplicas(t *testing.T) {
 			first = db
 		}
 		n := 0
-		svcs = append(svcs, hitl.NewService(db, hitl.ServiceConfig{Notifier: notify.New(), Clock: clock,
+		svcs = append(svcs, service.NewService(db, service.ServiceConfig{Notifier: notify.New(), Clock: clock,
 			NewID: func() string { n++; return fmt.Sprintf("q_r%d_%06d", i, n) }}))
 	}
 	agent := hitl.WithPrincipal(ctx, hitl.TokenPrincipal("agent", nil, ""))

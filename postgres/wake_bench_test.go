@@ -7,6 +7,7 @@ import (
 
 	"github.com/hitlbot/hitl"
 	"github.com/hitlbot/hitl/internal/pgtest"
+	"github.com/hitlbot/hitl/service"
 	"github.com/jackc/pgx/v5"
 )
 
@@ -19,7 +20,7 @@ import (
 func BenchmarkWakeAcrossReplicas(b *testing.B) {
 	ctx := context.Background()
 	url := pgtest.DB(b)
-	replica := func() (*hitl.Service, *DB) {
+	replica := func() (*service.Service, *DB) {
 		db, err := Open(ctx, url)
 		if err != nil {
 			b.Fatal(err)
@@ -29,7 +30,7 @@ func BenchmarkWakeAcrossReplicas(b *testing.B) {
 			b.Fatal(err)
 		}
 		b.Cleanup(func() { n.Close(); _ = db.Close() })
-		return hitl.NewService(db, hitl.ServiceConfig{Notifier: n}), db
+		return service.NewService(db, service.ServiceConfig{Notifier: n}), db
 	}
 	a, db := replica()
 	bSvc, _ := replica()

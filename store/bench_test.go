@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/hitlbot/hitl/internal/principaltest"
+	"github.com/hitlbot/hitl/service"
 
 	"github.com/hitlbot/hitl"
 	"github.com/hitlbot/hitl/notify"
@@ -41,7 +42,7 @@ func BenchmarkCreateQuestion(b *testing.B) {
 	db, err := Open(filepath.Join(b.TempDir(), "hitl.db"))
 	require.NoError(b, err)
 	defer db.Close()
-	svc := hitl.NewService(db, hitl.ServiceConfig{Notifier: notify.New()})
+	svc := service.NewService(db, service.ServiceConfig{Notifier: notify.New()})
 	ctx := principaltest.As(context.Background(), "api:bench")
 	b.SetParallelism(benchParallelism)
 	b.ResetTimer()

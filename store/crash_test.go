@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/hitlbot/hitl/internal/principaltest"
+	"github.com/hitlbot/hitl/service"
 
 	"github.com/hitlbot/hitl"
 	"github.com/hitlbot/hitl/notify"
@@ -121,7 +122,7 @@ func TestCrashChild(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	svc := hitl.NewService(db, hitl.ServiceConfig{Notifier: notify.New()})
+	svc := service.NewService(db, service.ServiceConfig{Notifier: notify.New()})
 	ack := acker()
 	// The parent kills this process long before the deadline; the deadline
 	// only keeps an orphan from running forever.

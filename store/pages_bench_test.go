@@ -14,6 +14,7 @@ import (
 	"github.com/hitlbot/hitl"
 	"github.com/hitlbot/hitl/internal/principaltest"
 	"github.com/hitlbot/hitl/notify"
+	"github.com/hitlbot/hitl/service"
 	"github.com/stretchr/testify/require"
 )
 
@@ -110,9 +111,9 @@ func pagesWritten(before, after map[uint64]string) map[string]int {
 // prefillStore fills db with n questions (half answered) in 10 runs, from
 // 16 writers at once (BenchmarkWriteBytes, BenchmarkWritePages), and
 // returns the service.
-func prefillStore(b *testing.B, db *DB, n int) *hitl.Service {
+func prefillStore(b *testing.B, db *DB, n int) *service.Service {
 	b.Helper()
-	svc := hitl.NewService(db, hitl.ServiceConfig{Notifier: notify.New()})
+	svc := service.NewService(db, service.ServiceConfig{Notifier: notify.New()})
 	ctx := principaltest.As(context.Background(), "api:bench")
 	person := principaltest.As(context.Background(), "slack:U024BE7LH")
 	var wg sync.WaitGroup

@@ -11,6 +11,7 @@ import (
 	"github.com/hitlbot/hitl"
 	"github.com/hitlbot/hitl/internal/principaltest"
 	"github.com/hitlbot/hitl/notify"
+	"github.com/hitlbot/hitl/service"
 	"github.com/hitlbot/hitl/shell"
 	"github.com/stretchr/testify/require"
 )
@@ -62,7 +63,7 @@ func BenchmarkPolicyDecision(b *testing.B) {
 		ctx := principaltest.As(context.Background(), "api:bench")
 		require.NoError(b, db.PutLearnedRule(ctx, &hitl.LearnedRule{ID: "r_bench", Agent: "api:bench", OpType: hitl.OpShell,
 			Resource: "go vet ./cmd/learned", CreatedBy: "slack:U0A", CreatedAt: now, ExpiresAt: now.Add(time.Hour)}))
-		svc := hitl.NewService(db, hitl.ServiceConfig{Notifier: notify.New(), ParseCommand: shell.Parse})
+		svc := service.NewService(db, service.ServiceConfig{Notifier: notify.New(), ParseCommand: shell.Parse})
 		require.NoError(b, svc.LoadPolicy(ctx, benchPolicy))
 		for _, tc := range []struct {
 			name string

@@ -11,6 +11,7 @@ import (
 	"github.com/hitlbot/hitl"
 	"github.com/hitlbot/hitl/internal/principaltest"
 	"github.com/hitlbot/hitl/notify"
+	"github.com/hitlbot/hitl/service"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 	bolt "go.etcd.io/bbolt"
@@ -18,8 +19,8 @@ import (
 
 // remindingService is newService with blocking questions reminded at 10
 // minutes.
-func remindingService(db hitl.Store, clock hitl.Clock) *hitl.Service {
-	return hitl.NewService(db, hitl.ServiceConfig{Notifier: notify.New(), Clock: clock,
+func remindingService(db hitl.Store, clock hitl.Clock) *service.Service {
+	return service.NewService(db, service.ServiceConfig{Notifier: notify.New(), Clock: clock,
 		NewID:     func() string { return fmt.Sprintf("q_%06d", lastID.Add(1)) },
 		Reminders: hitl.Reminders{hitl.Blocking: {Every: []hitl.Duration{hitl.Duration(10 * time.Minute)}}}})
 }

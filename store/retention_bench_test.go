@@ -11,6 +11,7 @@ import (
 	"github.com/hitlbot/hitl"
 	"github.com/hitlbot/hitl/internal/clocktest"
 	"github.com/hitlbot/hitl/internal/storetest"
+	"github.com/hitlbot/hitl/service"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 	bolt "go.etcd.io/bbolt"
@@ -21,7 +22,7 @@ import (
 // would), then the clock passes the retention and the sweep's Prune runs.
 type retentionRounds struct {
 	db    *DB
-	svc   *hitl.Service
+	svc   *service.Service
 	clock *clocktest.Clock
 }
 

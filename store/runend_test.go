@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/hitlbot/hitl"
+	"github.com/hitlbot/hitl/service"
 	"github.com/stretchr/testify/require"
 )
 
@@ -15,7 +16,7 @@ func TestEndingRunSettlesInOneCommit(t *testing.T) {
 	controller := hitl.TokenPrincipal("ops", []hitl.Scope{hitl.ScopeControl}, "")
 	// setup registers run with pending questions, written without fsync
 	// (the setup is not what is measured).
-	setup := func(t *testing.T, run string, pending int) (*DB, *hitl.Service, context.Context) {
+	setup := func(t *testing.T, run string, pending int) (*DB, *service.Service, context.Context) {
 		t.Helper()
 		db := openTestDB(t)
 		svc := newService(db, newClock())
@@ -71,21 +72,21 @@ func TestEndingRunSettlesInOneCommit(t *testing.T) {
 
 	for _, tc := range []struct {
 		name string
-		end  func(t *testing.T, svc *hitl.Service, ctx context.Context, run string)
+		end  func(t *testing.T, svc *service.Service, ctx context.Context, run string)
 		// commits the ending takes besides settling the questions
 		commits int
 	}{
-		{"a control cancel", func(t *testing.T, svc *hitl.Service, _ context.Context, run string) {
+		{"a control cancel", func(t *testing.T, svc *service.Service, _ context.Context, run string) {
 			msgs, err := svc.Control(hitl.WithPrincipal(context.Background(), controller),
 				hitl.NewRequest("req-cancel-1", hitl.CommandCancel, run, t0, hitl.ControlPayload{}))
 			require.NoError(t, err)
 			require.Equal(t, hitl.ResultSuccess, msgs[len(msgs)-1].Payload.Status)
 		}, 1}, // the request, its ACK and RESULT, and the run record
-		{"DONE", func(t *testing.T, svc *hitl.Service, ctx context.Context, run string) {
+		{"DONE", func(t *testing.T, svc *service.Service, ctx context.Context, run string) {
 			_, err := svc.Publish(ctx, hitl.StateEvent{Event: hitl.StateDone, RunID: run})
 			require.NoError(t, err)
 		}, 1},
-		{"ABORT", func(t *testing.T, svc *hitl.Service, ctx context.Context, run string) {
+		{"ABORT", func(t *testing.T, svc *service.Service, ctx context.Context, run string) {
 			_, err := svc.Publish(ctx, hitl.StateEvent{Event: hitl.StateAbort, RunID: run, Reason: "gave up"})
 			require.NoError(t, err)
 		}, 1},

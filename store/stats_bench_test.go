@@ -11,6 +11,7 @@ import (
 	"github.com/hitlbot/hitl/internal/clocktest"
 	"github.com/hitlbot/hitl/internal/principaltest"
 	"github.com/hitlbot/hitl/notify"
+	"github.com/hitlbot/hitl/service"
 	"github.com/stretchr/testify/require"
 )
 
@@ -34,7 +35,7 @@ func BenchmarkStats(b *testing.B) {
 			require.NoError(b, err)
 			defer db.Close()
 			db.bolt.NoSync = true // the fill only: the measured reads write nothing
-			svc := hitl.NewService(db, hitl.ServiceConfig{Notifier: notify.New(), Clock: clock})
+			svc := service.NewService(db, service.ServiceConfig{Notifier: notify.New(), Clock: clock})
 			agent := principaltest.As(context.Background(), "api:agent")
 			person := principaltest.As(context.Background(), "admin:ops")
 			fill := func(n int, span time.Duration) {

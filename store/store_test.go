@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/hitlbot/hitl/internal/principaltest"
+	"github.com/hitlbot/hitl/service"
 
 	"github.com/hitlbot/hitl"
 	"github.com/hitlbot/hitl/internal/clocktest"
@@ -41,10 +42,10 @@ var lastID atomic.Int64
 
 // newService runs the lifecycle on db with a fake clock, sequential ids
 // (sorting like creation) and a 1-minute minimum timeout.
-func newService(db hitl.Store, clock hitl.Clock) *hitl.Service {
+func newService(db hitl.Store, clock hitl.Clock) *service.Service {
 	timeouts := hitl.DefaultTimeouts()
 	timeouts.Min = time.Minute
-	return hitl.NewService(db, hitl.ServiceConfig{Notifier: notify.New(),
+	return service.NewService(db, service.ServiceConfig{Notifier: notify.New(),
 		Clock:    clock,
 		Timeouts: timeouts,
 		NewID:    func() string { return fmt.Sprintf("q_%06d", lastID.Add(1)) },
@@ -58,7 +59,7 @@ func as(actor string) context.Context { return principaltest.As(context.Backgrou
 func minutes(m float64) *float64 { return &m }
 
 // ask creates a text question in job that times out after m minutes.
-func ask(t *testing.T, svc *hitl.Service, job string, m float64) *hitl.Question {
+func ask(t *testing.T, svc *service.Service, job string, m float64) *hitl.Question {
 	t.Helper()
 	q, created, err := svc.Create(as("api:agent"), job, hitl.NewQuestion{Question: "Which database?", TimeoutMinutes: minutes(m)})
 	require.NoError(t, err)

@@ -9,6 +9,7 @@ import (
 	"github.com/hitlbot/hitl"
 	"github.com/hitlbot/hitl/internal/principaltest"
 	"github.com/hitlbot/hitl/notify"
+	"github.com/hitlbot/hitl/service"
 	"github.com/stretchr/testify/require"
 	bolt "go.etcd.io/bbolt"
 )
@@ -30,7 +31,7 @@ func TestWebhooksOnAnOlderFile(t *testing.T) {
 		}
 		return nil
 	})
-	svc := hitl.NewService(db, hitl.ServiceConfig{Notifier: notify.New(), Clock: newClock(),
+	svc := service.NewService(db, service.ServiceConfig{Notifier: notify.New(), Clock: newClock(),
 		Webhooks: &hitl.WebhookRoutes{Endpoints: []hitl.WebhookEndpoint{{Name: "ops", URL: "https://ops.example/", Events: []hitl.WebhookEvent{hitl.WebhookQuestionAnswered}}}}})
 	_, err = svc.Answer(principaltest.As(ctx, "local"), q.ID, hitl.Response{Value: "ok"})
 	require.NoError(t, err)

@@ -18,6 +18,7 @@ import (
 	"github.com/hitlbot/hitl"
 	"github.com/hitlbot/hitl/internal/principaltest"
 	"github.com/hitlbot/hitl/notify"
+	"github.com/hitlbot/hitl/service"
 	"github.com/stretchr/testify/require"
 	bolt "go.etcd.io/bbolt"
 )
@@ -148,7 +149,7 @@ func BenchmarkCreateVsBatch(b *testing.B) {
 	db, err := Open(filepath.Join(dir, "hitl.db"))
 	require.NoError(b, err)
 	defer db.Close()
-	svc := hitl.NewService(db, hitl.ServiceConfig{Notifier: notify.New()})
+	svc := service.NewService(db, service.ServiceConfig{Notifier: notify.New()})
 	ctx := principaltest.As(context.Background(), "api:bench")
 
 	q, err := benchQuestion.Build("q_0123456789abcdef", "job-bench", "api:bench", time.Now().UTC(), hitl.DefaultTimeouts())

@@ -12,6 +12,7 @@ import (
 	"github.com/hitlbot/hitl/internal/clocktest"
 	"github.com/hitlbot/hitl/internal/memstore"
 	"github.com/hitlbot/hitl/notify"
+	"github.com/hitlbot/hitl/service"
 	"github.com/hitlbot/hitl/sweeper"
 	"github.com/stretchr/testify/require"
 )
@@ -44,7 +45,7 @@ func TestWork(t *testing.T) {
 	setup := func(t *testing.T) (*memstore.Store, *clocktest.Clock, sweeper.SweepFunc) {
 		st := memstore.New()
 		clock := clocktest.New(t0)
-		return st, clock, sweeper.Work(hitl.NewService(st, hitl.ServiceConfig{Notifier: notify.New(), Clock: clock}), 0)
+		return st, clock, sweeper.Work(service.NewService(st, service.ServiceConfig{Notifier: notify.New(), Clock: clock}), 0)
 	}
 	put := func(t *testing.T, st hitl.Store, i int, expires time.Time) {
 		t.Helper()
@@ -92,13 +93,13 @@ func TestWork(t *testing.T) {
 }
 
 // The service is what the sweeper runs.
-var _ sweeper.Lifecycle = (*hitl.Service)(nil)
+var _ sweeper.Lifecycle = (*service.Service)(nil)
 
 func TestWorkSendsReminders(t *testing.T) {
 	t0 := time.Date(2026, 3, 1, 9, 0, 0, 0, time.UTC)
 	st := memstore.New()
 	clock := clocktest.New(t0)
-	svc := hitl.NewService(st, hitl.ServiceConfig{Notifier: notify.New(), Clock: clock,
+	svc := service.NewService(st, service.ServiceConfig{Notifier: notify.New(), Clock: clock,
 		Reminders: hitl.Reminders{hitl.Blocking: {Every: []hitl.Duration{hitl.Duration(10 * time.Minute)}}}})
 	work := sweeper.Work(svc, 0)
 	ctx := hitl.WithPrincipal(context.Background(), hitl.TokenPrincipal("ci", nil, ""))
@@ -123,8 +124,8 @@ func TestWorkEndsSilentSessions(t *testing.T) {
 	t0 := time.Date(2026, 3, 1, 9, 0, 0, 0, time.UTC)
 	st := memstore.New()
 	clock := clocktest.New(t0)
-	svc := hitl.NewService(st, hitl.ServiceConfig{Notifier: notify.New(), Clock: clock,
-		Sessions: hitl.SessionTimes{IdleAfter: 10 * time.Minute, EndAfter: time.Hour}})
+	svc := service.NewService(st, service.ServiceConfig{Notifier: notify.New(), Clock: clock,
+		Sessions: service.SessionTimes{IdleAfter: 10 * time.Minute, EndAfter: time.Hour}})
 	work := sweeper.Work(svc, 0)
 	ctx := hitl.WithPrincipal(context.Background(), hitl.TokenPrincipal("claude", nil, ""))
 	_, err := svc.Hook(ctx, hitl.SessionHook{RunID: "claude-s", Agent: "Claude Code", Event: hitl.HookSessionStart})

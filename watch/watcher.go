@@ -32,6 +32,7 @@ import (
 
 	"github.com/fsnotify/fsnotify"
 	"github.com/hitlbot/hitl"
+	"github.com/hitlbot/hitl/service"
 )
 
 // Client is what the watcher needs of hitl: agent.Client (over HTTP) or
@@ -44,7 +45,7 @@ type Client interface {
 	QuestionPage(ctx context.Context, f hitl.QuestionFilter) (hitl.QuestionPage, error)
 }
 
-var _ Client = hitl.QuestionService(nil)
+var _ Client = service.QuestionService(nil)
 
 // Dir is a directory to watch and the run its questions are asked in.
 type Dir struct {

@@ -15,6 +15,7 @@ import (
 	"github.com/hitlbot/hitl/internal/memstore"
 	"github.com/hitlbot/hitl/internal/principaltest"
 	"github.com/hitlbot/hitl/notify"
+	"github.com/hitlbot/hitl/service"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 	"golang.org/x/sys/unix"
@@ -67,7 +68,7 @@ func (l *lines) waitFor(t *testing.T, text string) {
 
 // running is a watcher running over a service in memory.
 type running struct {
-	svc  *hitl.Service
+	svc  *service.Service
 	w    *Watcher
 	log  *lines
 	stop context.CancelFunc
@@ -78,7 +79,7 @@ type running struct {
 // local:tester; tune changes the watcher before it runs.
 func watchDirs(t *testing.T, tune func(*Watcher), roots ...string) *running {
 	t.Helper()
-	svc := hitl.NewService(memstore.New(), hitl.ServiceConfig{Notifier: notify.New(), Clock: clocktest.New(time.Now())})
+	svc := service.NewService(memstore.New(), service.ServiceConfig{Notifier: notify.New(), Clock: clocktest.New(time.Now())})
 	r := &running{svc: svc, log: newLines(), done: make(chan error, 1)}
 	var dirs []Dir
 	for i, root := range roots {

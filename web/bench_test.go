@@ -15,6 +15,7 @@ import (
 	"github.com/hitlbot/hitl"
 	"github.com/hitlbot/hitl/internal/storetest"
 	"github.com/hitlbot/hitl/notify"
+	"github.com/hitlbot/hitl/service"
 	"github.com/hitlbot/hitl/store"
 	"github.com/hitlbot/hitl/web"
 )
@@ -29,7 +30,7 @@ func inboxFixture(b *testing.B, size int, p hitl.Principal) (http.Handler, func(
 		b.Fatal(err)
 	}
 	b.Cleanup(func() { db.Close() })
-	svc := hitl.NewService(db, hitl.ServiceConfig{Notifier: notify.New()})
+	svc := service.NewService(db, service.ServiceConfig{Notifier: notify.New()})
 	ctx := as(agentP)
 	storetest.Parallel(b, size, func(i int) error {
 		minutes := float64(10 + (i*7919)%1400) // deadlines scattered over creation order

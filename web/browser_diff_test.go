@@ -10,6 +10,7 @@ import (
 
 	"github.com/chromedp/chromedp"
 	"github.com/hitlbot/hitl"
+	"github.com/hitlbot/hitl/service"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )
@@ -25,7 +26,7 @@ func TestBrowserApprovalCards(t *testing.T) {
 	require.NoError(t, l.svc.LoadPolicy(context.Background(), nil))
 	request := func(op hitl.Operation) string {
 		t.Helper()
-		out, err := l.svc.RequestOperation(as(agentP), hitl.ApprovalRequest{RunID: "claude-3f2b8c1e", Operation: op})
+		out, err := l.svc.RequestOperation(as(agentP), service.ApprovalRequest{RunID: "claude-3f2b8c1e", Operation: op})
 		require.NoError(t, err)
 		require.NotEmpty(t, out.QuestionID)
 		return out.QuestionID

@@ -18,6 +18,7 @@ import (
 	"github.com/hitlbot/hitl/agent"
 	"github.com/hitlbot/hitl/internal/memstore"
 	"github.com/hitlbot/hitl/notify"
+	"github.com/hitlbot/hitl/service"
 	"github.com/hitlbot/hitl/shell"
 	"github.com/hitlbot/hitl/web"
 	"github.com/stretchr/testify/assert"
@@ -47,13 +48,13 @@ func chromiumPath(t testing.TB) string {
 
 // live is the service with the API and the web inbox on one test server.
 type live struct {
-	svc *hitl.Service
+	svc *service.Service
 	srv *httptest.Server
 }
 
 func newLive(t testing.TB) *live {
 	t.Helper()
-	svc := hitl.NewService(memstore.New(), hitl.ServiceConfig{Notifier: notify.New(), ParseCommand: shell.Parse})
+	svc := service.NewService(memstore.New(), service.ServiceConfig{Notifier: notify.New(), ParseCommand: shell.Parse})
 	var toks []agent.Token
 	for secret, p := range tokens {
 		toks = append(toks, agent.Token{Secret: secret, Principal: p})

@@ -17,6 +17,7 @@ import (
 	"github.com/hitlbot/hitl/internal/clocktest"
 	"github.com/hitlbot/hitl/internal/memstore"
 	"github.com/hitlbot/hitl/notify"
+	"github.com/hitlbot/hitl/service"
 	"github.com/hitlbot/hitl/shell"
 	"github.com/hitlbot/hitl/web"
 	"github.com/stretchr/testify/require"
@@ -42,7 +43,7 @@ var tokens = map[string]hitl.Principal{
 type env struct {
 	t       *testing.T
 	store   *memstore.Store
-	svc     *hitl.Service
+	svc     *service.Service
 	clock   *clocktest.Clock
 	srv     *httptest.Server
 	removed map[string]bool // token ids taken out of config
@@ -56,7 +57,7 @@ func newEnv(t *testing.T, tokenless bool, opts ...envOpt) *env {
 	t.Helper()
 	clock := clocktest.New(t0)
 	st := memstore.New()
-	svc := hitl.NewService(st, hitl.ServiceConfig{Notifier: notify.New(), Clock: clock, ParseCommand: shell.Parse})
+	svc := service.NewService(st, service.ServiceConfig{Notifier: notify.New(), Clock: clock, ParseCommand: shell.Parse})
 	e := &env{t: t, store: st, svc: svc, clock: clock, removed: map[string]bool{}}
 	cfg := web.Config{Service: svc, Tokenless: tokenless, LoopbackHost: agent.LoopbackHost, Clock: clock, SessionTTL: time.Hour,
 		TokenPrincipal: func(tok string) (hitl.Principal, bool) { p, ok := tokens[tok]; return p, ok },

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/hitlbot/hitl"
+	"github.com/hitlbot/hitl/service"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )
@@ -229,7 +230,7 @@ func TestOperations(t *testing.T) {
 	t.Run("quorum progress shows who approved", func(t *testing.T) {
 		e := newEnv(t, false)
 		require.NoError(t, e.svc.LoadPolicy(ctx, []hitl.PolicyRule{{Name: "two-people", OpType: hitl.OpFileDelete, Effect: hitl.EffectAsk, Quorum: 2}}))
-		out, err := e.svc.RequestOperation(as(agentP), hitl.ApprovalRequest{RunID: "r1", Operation: hitl.Operation{Type: hitl.OpFileDelete, Description: "delete build", Resource: "build/"}})
+		out, err := e.svc.RequestOperation(as(agentP), service.ApprovalRequest{RunID: "r1", Operation: hitl.Operation{Type: hitl.OpFileDelete, Description: "delete build", Resource: "build/"}})
 		require.NoError(t, err)
 		b := e.browser(t)
 		b.signIn("alice-token-0123456789")
@@ -243,7 +244,7 @@ func TestOperations(t *testing.T) {
 	t.Run("approve an operation with its input edited", func(t *testing.T) {
 		e := newEnv(t, false)
 		require.NoError(t, e.svc.LoadPolicy(ctx, nil))
-		out, err := e.svc.RequestOperation(as(agentP), hitl.ApprovalRequest{RunID: "r1", Operation: hitl.Operation{Type: hitl.OpFileDelete, Description: "delete logs", Resource: "logs/"}})
+		out, err := e.svc.RequestOperation(as(agentP), service.ApprovalRequest{RunID: "r1", Operation: hitl.Operation{Type: hitl.OpFileDelete, Description: "delete logs", Resource: "logs/"}})
 		require.NoError(t, err)
 		b := e.browser(t)
 		b.signIn("alice-token-0123456789")
@@ -255,7 +256,7 @@ func TestOperations(t *testing.T) {
 	t.Run("approve & always where the policy lets it apply", func(t *testing.T) {
 		e := newEnv(t, false)
 		require.NoError(t, e.svc.LoadPolicy(ctx, nil))
-		out, err := e.svc.RequestOperation(as(agentP), hitl.ApprovalRequest{RunID: "r1", Operation: hitl.Operation{Type: hitl.OpFileDelete, Description: "delete tmp", Resource: "tmp/x"}})
+		out, err := e.svc.RequestOperation(as(agentP), service.ApprovalRequest{RunID: "r1", Operation: hitl.Operation{Type: hitl.OpFileDelete, Description: "delete tmp", Resource: "tmp/x"}})
 		require.NoError(t, err)
 		require.True(t, out.Question.Learnable)
 		b := e.browser(t)

@@ -13,6 +13,7 @@ import (
 
 	"github.com/hitlbot/hitl"
 	"github.com/hitlbot/hitl/notify"
+	"github.com/hitlbot/hitl/service"
 	"github.com/hitlbot/hitl/store"
 	"github.com/hitlbot/hitl/web"
 )
@@ -29,7 +30,7 @@ func BenchmarkPageUpdate(b *testing.B) {
 				b.Fatal(err)
 			}
 			defer db.Close()
-			svc := hitl.NewService(db, hitl.ServiceConfig{Notifier: notify.New()})
+			svc := service.NewService(db, service.ServiceConfig{Notifier: notify.New()})
 			srv := httptest.NewServer(web.New(web.Config{Service: svc, Heartbeat: time.Hour}))
 			defer srv.Close()
 			ctx, cancel := context.WithCancel(context.Background())

@@ -23,6 +23,7 @@ import (
 
 	"github.com/hitlbot/hitl"
 	"github.com/hitlbot/hitl/internal/broadcast"
+	"github.com/hitlbot/hitl/service"
 )
 
 //go:embed templates/*.html
@@ -36,7 +37,7 @@ const PageSize = 50
 
 // Config configures a Handler.
 type Config struct {
-	Service *hitl.Service
+	Service *service.Service
 	// Tokenless says the service has no tokens: the local person is
 	// signed in, and requests must be addressed to a loopback name.
 	Tokenless bool
@@ -66,7 +67,7 @@ type Config struct {
 // Handler serves the web inbox.
 type Handler struct {
 	cfg    Config
-	svc    *hitl.Service
+	svc    *service.Service
 	access hitl.Access
 	tmpl   map[string]*template.Template
 	mux    *http.ServeMux

@@ -17,6 +17,7 @@ import (
 	"github.com/hitlbot/hitl/internal/clocktest"
 	"github.com/hitlbot/hitl/internal/memstore"
 	"github.com/hitlbot/hitl/notify"
+	"github.com/hitlbot/hitl/service"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )
@@ -58,7 +59,7 @@ func (rc *receiver) headers() []http.Header {
 type world struct {
 	clock  *clocktest.Clock
 	store  *memstore.Store
-	svc    *hitl.Service
+	svc    *service.Service
 	worker *Worker
 	failed atomic.Int64
 }
@@ -73,7 +74,7 @@ func newWorld(t *testing.T, eps []Endpoint, policy hitl.CallbackPolicy) *world {
 		eps[i].Secrets = secrets
 		routes = append(routes, hitl.WebhookEndpoint{Name: eps[i].Name, URL: eps[i].URL, Events: hitl.WebhookEvents})
 	}
-	w.svc = hitl.NewService(w.store, hitl.ServiceConfig{Notifier: notify.New(), Clock: w.clock,
+	w.svc = service.NewService(w.store, service.ServiceConfig{Notifier: notify.New(), Clock: w.clock,
 		Webhooks: &hitl.WebhookRoutes{Endpoints: routes}, Callbacks: policy})
 	w.worker = New(Config{Endpoints: eps, CallbackSecrets: secrets, Callbacks: policy, Clock: w.clock,
 		Jitter: func() float64 { return 0.5 }, Failed: func(hitl.WebhookDelivery) { w.failed.Add(1) }}, w.store)

@@ -11,6 +11,7 @@ import (
 	"github.com/hitlbot/hitl/internal/principaltest"
 	"github.com/hitlbot/hitl/internal/storetest"
 	"github.com/hitlbot/hitl/notify"
+	"github.com/hitlbot/hitl/service"
 	"github.com/hitlbot/hitl/store"
 	"github.com/stretchr/testify/require"
 )
@@ -20,7 +21,7 @@ import (
 type offlineDB struct {
 	path  string
 	db    *store.DB
-	svc   *hitl.Service
+	svc   *service.Service
 	clock *clocktest.Clock
 }
 
@@ -31,7 +32,7 @@ func openOffline(t testing.TB, path string, clock *clocktest.Clock) *offlineDB {
 	}
 	db, err := store.Open(path)
 	require.NoError(t, err)
-	return &offlineDB{path: path, db: db, clock: clock, svc: hitl.NewService(db, hitl.ServiceConfig{Notifier: notify.New(), Clock: clock})}
+	return &offlineDB{path: path, db: db, clock: clock, svc: service.NewService(db, service.ServiceConfig{Notifier: notify.New(), Clock: clock})}
 }
 
 // close checks the file and closes it.

@@ -12,6 +12,7 @@ import (
 	"github.com/hitlbot/hitl"
 	"github.com/hitlbot/hitl/config"
 	"github.com/hitlbot/hitl/internal/principaltest"
+	"github.com/hitlbot/hitl/service"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )
@@ -95,7 +96,7 @@ func TestEveryEdgeDecidesAlike(t *testing.T) {
 			require.NoError(t, err)
 			defer resp.Body.Close()
 			require.Less(t, resp.StatusCode, 300)
-			var out hitl.ApprovalOutcome
+			var out service.ApprovalOutcome
 			require.NoError(t, json.NewDecoder(resp.Body).Decode(&out))
 			if out.Effect == hitl.EffectAsk {
 				return asked(t, run), true

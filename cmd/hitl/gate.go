@@ -11,6 +11,7 @@ import (
 	"github.com/hitlbot/hitl"
 	"github.com/hitlbot/hitl/agent"
 	"github.com/hitlbot/hitl/mcp"
+	"github.com/hitlbot/hitl/service"
 )
 
 // cmdGate checks the policy for a command, asks when it says so, then
@@ -41,7 +42,7 @@ func cmdGate(ctx context.Context, args []string, e *env) error {
 	if desc == "" {
 		desc = "Run " + shown
 	}
-	req := hitl.ApprovalRequest{RunID: *run, Operation: mcp.AgentSide(hitl.Operation{Type: hitl.OpType(*opType), Description: desc,
+	req := service.ApprovalRequest{RunID: *run, Operation: mcp.AgentSide(hitl.Operation{Type: hitl.OpType(*opType), Description: desc,
 		Resource: shown, Risk: hitl.Risk(*risk), Context: *reason}, e.getenv("HOME"), "")}
 	if *timeout > 0 {
 		m := timeout.Minutes()

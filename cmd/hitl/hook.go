@@ -14,6 +14,7 @@ import (
 	"github.com/hitlbot/hitl"
 	"github.com/hitlbot/hitl/agent"
 	"github.com/hitlbot/hitl/mcp"
+	"github.com/hitlbot/hitl/service"
 )
 
 // Hooks: Claude Code and Codex CLI run `hitl hook claude|codex` on a hook
@@ -207,7 +208,7 @@ func (h *hook) decide(ctx context.Context) (agent.GateResult, error) {
 	// A PermissionRequest fires only when the agent was about to ask its
 	// person: only a rule a person wrote or taught allows then.
 	op.Prompted = h.in.HookEventName == "PermissionRequest" || h.agent == "Codex"
-	v, err := h.c.Gate(gctx, hitl.ApprovalRequest{Operation: op, RunID: h.run, IdempotencyKey: h.key()}, agent.Progress{})
+	v, err := h.c.Gate(gctx, service.ApprovalRequest{Operation: op, RunID: h.run, IdempotencyKey: h.key()}, agent.Progress{})
 	if err != nil && gctx.Err() != nil {
 		h.stopped(ctx)
 		h.release(ctx, v.QuestionID)

@@ -8,6 +8,7 @@ import (
 
 	"github.com/hitlbot/hitl"
 	"github.com/hitlbot/hitl/internal/principaltest"
+	"github.com/hitlbot/hitl/service"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )
@@ -20,7 +21,7 @@ func TestPeopleSeeTheOperation(t *testing.T) {
 	admin := principaltest.As(context.Background(), "admin:test")
 	resource := "git status && rm -rf build > gone.txt"
 	agentCtx := principaltest.As(context.Background(), "api:agent-1")
-	out, err := m.Service.RequestOperation(agentCtx, hitl.ApprovalRequest{RunID: "op-1",
+	out, err := m.Service.RequestOperation(agentCtx, service.ApprovalRequest{RunID: "op-1",
 		Operation: hitl.Operation{Type: hitl.OpShell, Description: "tidy up", Resource: resource}})
 	require.NoError(t, err)
 	require.Equal(t, hitl.EffectAsk, out.Effect)

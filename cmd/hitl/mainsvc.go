@@ -13,6 +13,7 @@ import (
 	"github.com/hitlbot/hitl/bot"
 	"github.com/hitlbot/hitl/config"
 	"github.com/hitlbot/hitl/email"
+	"github.com/hitlbot/hitl/service"
 	"github.com/hitlbot/hitl/shell"
 	"github.com/hitlbot/hitl/sweeper"
 	"github.com/hitlbot/hitl/web"
@@ -27,7 +28,7 @@ type Main struct {
 	Clock  hitl.Clock
 
 	DB      Database // a bbolt file or PostgreSQL (database.go)
-	Service *hitl.Service
+	Service *service.Service
 	Bot     *bot.Bot // nil when Slack is off
 
 	// SlackTuning adjusts the bot's pacing and retries (tests shorten them).
@@ -74,12 +75,12 @@ func (m *Main) Run(ctx context.Context) (err error) {
 	m.DB = db
 	routes, callbacks := m.Config.HitlWebhooks()
 	rl := m.Config.RateLimits
-	m.Service = hitl.NewService(m.DB, hitl.ServiceConfig{Notifier: db.notifier, Sealer: sealed, Clock: m.Clock, Timeouts: m.Config.HitlTimeouts(),
+	m.Service = service.NewService(m.DB, service.ServiceConfig{Notifier: db.notifier, Sealer: sealed, Clock: m.Clock, Timeouts: m.Config.HitlTimeouts(),
 		Access: m.access(), Limiter: db.limiter("questions", rl.TokenPerMinute, rl.RunPerMinute),
-		Limits: map[hitl.Limit]hitl.Limiter{
-			hitl.LimitControl: db.limiter("control", rl.ControlPerMinute, 0),
-			hitl.LimitRuns:    db.limiter("runs", rl.RunsPerMinute, 0),
-			hitl.LimitPolicy:  db.limiter("policy", rl.PolicyPerMinute, 0),
+		Limits: map[service.Limit]hitl.Limiter{
+			service.LimitControl: db.limiter("control", rl.ControlPerMinute, 0),
+			service.LimitRuns:    db.limiter("runs", rl.RunsPerMinute, 0),
+			service.LimitPolicy:  db.limiter("policy", rl.PolicyPerMinute, 0),
 		},
 		MaxStreams: m.Config.MaxStreams, Threshold: m.Config.InteractionThreshold,
 		ParseCommand: shell.Parse, LearnedTTL: time.Duration(m.Config.Policy.LearnedTTL),

@@ -11,6 +11,7 @@ import (
 	"github.com/hitlbot/hitl"
 	"github.com/hitlbot/hitl/agent"
 	"github.com/hitlbot/hitl/metrics"
+	"github.com/hitlbot/hitl/service"
 	"github.com/hitlbot/hitl/sweeper"
 )
 
@@ -18,7 +19,7 @@ import (
 // metrics that follow the log, and /metrics on a listener of its own
 // when metrics_listen is set.
 type observability struct {
-	alerts  *hitl.Alerts
+	alerts  *service.Alerts
 	metrics *metrics.Metrics
 	ln      net.Listener
 	http    *http.Server

@@ -15,6 +15,7 @@ import (
 	"github.com/hitlbot/hitl/agent"
 	"github.com/hitlbot/hitl/internal/pgtest"
 	"github.com/hitlbot/hitl/internal/slackfake"
+	"github.com/hitlbot/hitl/service"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )
@@ -174,7 +175,7 @@ func TestReplicaKilledUnderLoad(t *testing.T) {
 		require.NotEmpty(t, l.learned, "the load taught no rule")
 		c := agent.NewClient(r2.URL(), "", agent.WithUser("kill-test"))
 		for cmd := range l.learned {
-			d, err := c.CheckOperation(bg, hitl.ApprovalRequest{Operation: hitl.Operation{Type: hitl.OpShell, Description: "check", Resource: cmd}})
+			d, err := c.CheckOperation(bg, service.ApprovalRequest{Operation: hitl.Operation{Type: hitl.OpShell, Description: "check", Resource: cmd}})
 			require.NoError(t, err, cmd)
 			assert.Equal(t, hitl.EffectAllow, d.Effect, "learned %s was lost", cmd)
 		}

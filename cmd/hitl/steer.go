@@ -12,6 +12,7 @@ import (
 
 	"github.com/hitlbot/hitl"
 	"github.com/hitlbot/hitl/agent"
+	"github.com/hitlbot/hitl/service"
 )
 
 // questionIDPattern tells a question id (q_ and 16 base32 characters)
@@ -270,10 +271,10 @@ func cmdPrompt(ctx context.Context, args []string, e *env) error {
 		return err
 	}
 	if *level >= 0 {
-		if err := hitl.ValidateThreshold("--threshold", *level); err != nil {
+		if err := service.ValidateThreshold("--threshold", *level); err != nil {
 			return err
 		}
-		fmt.Fprintln(e.stdout, hitl.ThresholdInstruction(*level))
+		fmt.Fprintln(e.stdout, service.ThresholdInstruction(*level))
 		return nil
 	}
 	text, err := newClient(e).ThresholdInstruction(ctx, *run)

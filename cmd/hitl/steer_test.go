@@ -188,7 +188,7 @@ func processState(t *testing.T, pid int) string {
 // state: a signal is delivered a moment after kill returns.
 func untilState(t *testing.T, pid int, state string, want bool) {
 	t.Helper()
-	deadline := time.Now().Add(10 * time.Second)
+	deadline := time.Now().Add(30 * time.Second)
 	for (processState(t, pid) == state) != want {
 		if time.Now().After(deadline) {
 			t.Fatalf("process %d: state %s, want %s=%v", pid, processState(t, pid), state, want)

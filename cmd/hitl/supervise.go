@@ -12,6 +12,7 @@ import (
 
 	"github.com/hitlbot/hitl"
 	"github.com/hitlbot/hitl/agent"
+	"github.com/hitlbot/hitl/service"
 )
 
 // heartbeat is how often hitl run reports that its command still runs.
@@ -116,7 +117,7 @@ func cmdRun(ctx context.Context, args []string, e *env) error {
 
 // startable registers the run and waits while it is paused; a run that
 // is already over is not started.
-func startable(ctx context.Context, c *agent.Client, e *env, f *loopFlags) (hitl.Checkpoint, error) {
+func startable(ctx context.Context, c *agent.Client, e *env, f *loopFlags) (service.Checkpoint, error) {
 	cp, err := reportWaiting(ctx, c, e, f, "hitl: run %s is paused; the command starts once it is resumed (hitl resume %s)\n")
 	if err != nil {
 		return cp, err

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/hitlbot/hitl"
+	"github.com/hitlbot/hitl/service"
 )
 
 // cmdWebhooks is hitl webhooks list|deliveries|replay|test (admins).
@@ -53,7 +54,7 @@ func webhooksList(ctx context.Context, args []string, e *env) error {
 
 // printWebhooks prints each endpoint (then each callback host) with its
 // last success, failures and queue depth; never a secret.
-func printWebhooks(e *env, ov hitl.WebhookOverview) error {
+func printWebhooks(e *env, ov service.WebhookOverview) error {
 	stats := map[string]hitl.WebhookTargetStats{}
 	for _, st := range ov.Targets {
 		stats[st.Target] = st

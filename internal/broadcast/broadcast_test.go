@@ -15,6 +15,7 @@ import (
 	"github.com/hitlbot/hitl/internal/memstore"
 	"github.com/hitlbot/hitl/internal/principaltest"
 	"github.com/hitlbot/hitl/notify"
+	"github.com/hitlbot/hitl/service"
 	"github.com/stretchr/testify/require"
 )
 
@@ -29,9 +30,9 @@ var (
 func encodeTest(ev *hitl.Event) ([]byte, error) { return json.Marshal(ev) }
 
 // newBroadcastEnv is a broadcaster over a service on an in-memory store.
-func newBroadcastEnv(t *testing.T) (*hitl.Service, *Broadcaster) {
+func newBroadcastEnv(t *testing.T) (*service.Service, *Broadcaster) {
 	t.Helper()
-	svc := hitl.NewService(memstore.New(), hitl.ServiceConfig{Notifier: notify.New()})
+	svc := service.NewService(memstore.New(), service.ServiceConfig{Notifier: notify.New()})
 	base, cancel := context.WithCancel(context.Background())
 	t.Cleanup(cancel)
 	return svc, New(base, svc, discard, encodeTest)

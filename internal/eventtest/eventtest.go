@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/hitlbot/hitl"
+	"github.com/hitlbot/hitl/service"
 )
 
 // Deadline bounds a wait.
@@ -15,7 +16,7 @@ const Deadline = 10 * time.Second
 
 // Until waits until svc's log holds an event matching ok (read as an
 // admin), failing tb after Deadline.
-func Until(tb testing.TB, svc *hitl.Service, what string, ok func(*hitl.Event) bool) {
+func Until(tb testing.TB, svc *service.Service, what string, ok func(*hitl.Event) bool) {
 	tb.Helper()
 	deadline := time.After(Deadline)
 	admin := hitl.WithPrincipal(context.Background(), hitl.TokenPrincipal("eventtest", []hitl.Scope{hitl.ScopeAdmin}, ""))

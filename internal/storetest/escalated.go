@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/hitlbot/hitl"
+	"github.com/hitlbot/hitl/service"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )
@@ -21,7 +22,7 @@ var escalations = hitl.Reminders{
 // lists and queues hold it, by creation time and by deadline, from the
 // escalation until it is settled or handed to someone else.
 func runEscalated(t *testing.T, open func(t *testing.T) hitl.Store) {
-	newEnv := func(t *testing.T) *env { return envWith(open(t), hitl.ServiceConfig{Reminders: escalations}) }
+	newEnv := func(t *testing.T) *env { return envWith(open(t), service.ServiceConfig{Reminders: escalations}) }
 	t.Run("an escalated person's lists hold the question from the escalation until it is settled", func(t *testing.T) {
 		testEscalatedListed(t, newEnv(t))
 	})

@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/hitlbot/hitl"
+	"github.com/hitlbot/hitl/service"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )
@@ -22,7 +23,7 @@ var reminders = hitl.Reminders{
 // runReminders is the contract of DueReminders, and of the reminder
 // sweep that reads it and records each reminder with its event.
 func runReminders(t *testing.T, open func(t *testing.T) hitl.Store) {
-	newEnv := func(t *testing.T) *env { return envWith(open(t), hitl.ServiceConfig{Reminders: reminders}) }
+	newEnv := func(t *testing.T) *env { return envWith(open(t), service.ServiceConfig{Reminders: reminders}) }
 	t.Run("due reminders come earliest first, pending only, up to the limit", func(t *testing.T) { testDueReminders(t, newEnv(t)) })
 	t.Run("each reminder and the escalation are recorded once, with their event", func(t *testing.T) { testRemindOnce(t, newEnv(t)) })
 	t.Run("reminders missed while down are sent once", func(t *testing.T) { testRemindLate(t, newEnv(t)) })

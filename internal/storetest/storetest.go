@@ -14,6 +14,7 @@ import (
 	"github.com/hitlbot/hitl"
 	"github.com/hitlbot/hitl/internal/clocktest"
 	"github.com/hitlbot/hitl/notify"
+	"github.com/hitlbot/hitl/service"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )
@@ -23,18 +24,18 @@ var t0 = time.Date(2026, 11, 22, 10, 0, 0, 0, time.UTC)
 // env is one store under test with a service over it.
 type env struct {
 	store hitl.Store
-	svc   *hitl.Service
+	svc   *service.Service
 	clock *clocktest.Clock
 }
 
 // envWith puts a service configured by cfg over st, with a clock at t0 and
 // question ids q_000001, q_000002, … in creation order.
-func envWith(st hitl.Store, cfg hitl.ServiceConfig) *env {
+func envWith(st hitl.Store, cfg service.ServiceConfig) *env {
 	clock := clocktest.New(t0)
 	var n atomic.Int64 // some tests create concurrently
 	cfg.Notifier, cfg.Clock = notify.New(), clock
 	cfg.NewID = func() string { return fmt.Sprintf("q_%06d", n.Add(1)) }
-	return &env{store: st, clock: clock, svc: hitl.NewService(st, cfg)}
+	return &env{store: st, clock: clock, svc: service.NewService(st, cfg)}
 }
 
 var (
@@ -74,7 +75,7 @@ func ids(qs []*hitl.Question) []string {
 // Run runs the contract against stores made by open (a new, empty one per
 // call).
 func Run(t *testing.T, open func(t *testing.T) hitl.Store) {
-	newEnv := func(t *testing.T) *env { return envWith(open(t), hitl.ServiceConfig{}) }
+	newEnv := func(t *testing.T) *env { return envWith(open(t), service.ServiceConfig{}) }
 	t.Run("paging returns every question once, in order", func(t *testing.T) { testPaging(t, newEnv(t)) })
 	t.Run("paging stays exact across concurrent inserts", func(t *testing.T) { testPagingConcurrent(t, newEnv(t)) })
 	t.Run("lists read the index the filter names", func(t *testing.T) { testIndexes(t, newEnv(t)) })

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/hitlbot/hitl"
+	"github.com/hitlbot/hitl/service"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )
@@ -25,7 +26,7 @@ type WebhookStore interface {
 // callbackUrls to agent.example.
 func webhookEnv(st hitl.Store) *env {
 	var n atomic.Int64
-	return envWith(st, hitl.ServiceConfig{
+	return envWith(st, service.ServiceConfig{
 		Webhooks: &hitl.WebhookRoutes{
 			Endpoints: []hitl.WebhookEndpoint{
 				{Name: "ci", URL: "https://ci.example/hook", Events: []hitl.WebhookEvent{hitl.WebhookQuestionAnswered, hitl.WebhookRunDone}, Runs: "ci-*"},

@@ -1,0 +1,300 @@
+package service_test
+
+import (
+	"context"
+	"fmt"
+	"testing"
+
+	"github.com/hitlbot/hitl"
+	"github.com/hitlbot/hitl/internal/clocktest"
+	"github.com/hitlbot/hitl/internal/memstore"
+	"github.com/hitlbot/hitl/notify"
+	"github.com/hitlbot/hitl/service"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+// The principals of the authorization table.
+var (
+	asker    = hitl.TokenPrincipal("ci", nil, "") // ask only: the agent that asks
+	other    = hitl.TokenPrincipal("other", nil, "")
+	answerer = hitl.TokenPrincipal("answerer", []hitl.Scope{hitl.ScopeAnswer}, "")
+	admin    = hitl.TokenPrincipal("admin", []hitl.Scope{hitl.ScopeAdmin}, "")
+	alice    = hitl.TokenPrincipal("alice", []hitl.Scope{hitl.ScopeAsk, hitl.ScopeAnswer}, "U0ALICE")
+	access   = hitl.Access{Answerers: []string{"U0ANS", "U0ALICE"}, Admins: []string{"U0ADM"}}
+	slackAns = access.SlackPrincipal("U0ANS", nil)
+	slackBob = access.SlackPrincipal("U0BOB", nil) // neither answerer nor admin
+	slackAli = access.SlackPrincipal("U0ALICE", nil)
+	slackAdm = access.SlackPrincipal("U0ADM", nil)
+)
+
+// kinds are the questions of the table, all asked by `asker` except
+// "asked by alice", asked with alice's token (who is Slack user U0ALICE).
+var kinds = map[string]struct {
+	by hitl.Principal
+	n  hitl.NewQuestion
+}{
+	"text":              {asker, hitl.NewQuestion{Question: "Which database?"}},
+	"approval":          {asker, hitl.NewQuestion{Question: "Deploy?", Type: hitl.Approval}},
+	"assigned to alice": {asker, hitl.NewQuestion{Question: "Ship?", ResponseType: hitl.BooleanResponse, Assignees: []string{"U0ALICE"}}},
+	"asked by alice":    {alice, hitl.NewQuestion{Question: "Merge?", Type: hitl.Approval}},
+}
+
+// TestAuthorizationTable runs principal × action × question kind through
+// the root service: the one place the rules live. The HTTP and Slack edges
+// run their rows of it end to end in their own packages.
+func TestAuthorizationTable(t *testing.T) {
+	type row struct {
+		who    string
+		p      hitl.Principal
+		act    hitl.Action
+		kind   string
+		allow  bool
+		reason string // part of the refusal's message
+	}
+	rows := []row{
+		// Nobody answers their own question; an approval needs a person.
+		{"asker", asker, hitl.ActionAnswer, "approval", false, "lacks the answer scope"},
+		{"asker", asker, hitl.ActionAnswer, "text", false, "lacks the answer scope"},
+		{"alice's token", alice, hitl.ActionAnswer, "asked by alice", false, "api:alice asked"},
+		{"alice in Slack", slackAli, hitl.ActionAnswer, "asked by alice", false, "slack:U0ALICE asked"},
+		{"another agent", other, hitl.ActionAnswer, "text", false, "api:other lacks the answer scope"},
+		{"answer token", answerer, hitl.ActionAnswer, "approval", true, ""},
+		{"answer token", answerer, hitl.ActionAnswer, "asked by alice", true, ""},
+		{"admin token", admin, hitl.ActionAnswer, "approval", true, ""},
+		{"admin token", admin, hitl.ActionAnswer, "assigned to alice", true, ""},
+		{"Slack answerer", slackAns, hitl.ActionAnswer, "text", true, ""},
+		{"Slack stranger", slackBob, hitl.ActionAnswer, "text", false, "slack:U0BOB is not one of the Slack answerers"},
+		{"Slack admin", slackAdm, hitl.ActionAnswer, "assigned to alice", true, ""},
+		// Assignees apply on every edge the same way.
+		{"answer token without Slack user", answerer, hitl.ActionAnswer, "assigned to alice", false, "is assigned to U0ALICE; api:answerer is not one of them"},
+		{"alice's token", alice, hitl.ActionAnswer, "assigned to alice", true, ""},
+		{"alice in Slack", slackAli, hitl.ActionAnswer, "assigned to alice", true, ""},
+		{"Slack answerer, not assigned", slackAns, hitl.ActionAnswer, "assigned to alice", false, "not one of them"},
+		// Cancel: the asker, or whoever may answer.
+		{"asker", asker, hitl.ActionCancel, "text", true, ""},
+		{"another agent", other, hitl.ActionCancel, "text", false, "api:other lacks the answer scope"},
+		{"answer token", answerer, hitl.ActionCancel, "approval", true, ""},
+		{"Slack stranger", slackBob, hitl.ActionCancel, "text", false, "not one of the Slack answerers"},
+		// Read: the asker and those who answer.
+		{"asker", asker, hitl.ActionRead, "text", true, ""},
+		{"another agent", other, hitl.ActionRead, "text", false, "api:other did not ask"},
+		{"answer token", answerer, hitl.ActionRead, "text", true, ""},
+		// Receive: the asker only.
+		{"asker", asker, hitl.ActionReceive, "text", true, ""},
+		{"another agent", other, hitl.ActionReceive, "text", false, "only api:ci, which asked"},
+		{"answer token", answerer, hitl.ActionReceive, "text", false, "only api:ci, which asked"},
+		{"admin token", admin, hitl.ActionReceive, "text", false, "only api:ci, which asked"},
+	}
+	for _, r := range rows {
+		name := fmt.Sprintf("%s %s %s: allowed %v", r.who, r.act, r.kind, r.allow)
+		t.Run(name, func(t *testing.T) {
+			st := memstore.New()
+			svc := service.NewService(st, service.ServiceConfig{Notifier: notify.New(), Clock: clocktest.New(t0), Access: access})
+			k := kinds[r.kind]
+			q, _, err := svc.Create(hitl.WithPrincipal(context.Background(), k.by), "run-1", k.n)
+			require.NoError(t, err)
+			ctx := hitl.WithPrincipal(context.Background(), r.p)
+			switch r.act {
+			case hitl.ActionAnswer:
+				resp := hitl.Response{Value: "yes"}
+				_, err = svc.Answer(ctx, q.ID, resp)
+			case hitl.ActionCancel:
+				_, err = svc.Cancel(ctx, q.ID, "no longer needed")
+			case hitl.ActionRead:
+				_, err = svc.Question(ctx, q.ID)
+			case hitl.ActionReceive:
+				_, err = svc.Answer(hitl.WithPrincipal(context.Background(), admin), q.ID, hitl.Response{Value: "yes"})
+				require.NoError(t, err)
+				_, err = svc.Receive(ctx, q.ID)
+			}
+			if r.allow {
+				require.NoError(t, err)
+				return
+			}
+			require.Equal(t, hitl.EFORBIDDEN, hitl.ErrorCode(err), "%v", err)
+			assert.Contains(t, hitl.ErrorMessage(err), r.reason)
+			// Every refusal is audited, and only admins read the audit.
+			evs, _, err := svc.Events(hitl.WithPrincipal(context.Background(), admin), 0, 0)
+			require.NoError(t, err)
+			last := evs[len(evs)-1]
+			assert.Equal(t, hitl.EventRefused, last.Type)
+			assert.Equal(t, r.p.ID, last.Actor)
+			assert.Equal(t, q.ID, last.QuestionID)
+			assert.Equal(t, r.act, last.Action)
+			assert.Contains(t, last.Reason, r.reason)
+			seen, _, err := svc.Events(hitl.WithPrincipal(context.Background(), answerer), 0, 0)
+			require.NoError(t, err)
+			for _, ev := range seen {
+				assert.NotEqual(t, hitl.EventRefused, ev.Type, "refusals are for admins")
+			}
+			if r.act != hitl.ActionRead && r.act != hitl.ActionReceive {
+				still, err := svc.Question(hitl.WithPrincipal(context.Background(), admin), q.ID)
+				require.NoError(t, err)
+				assert.True(t, still.Pending(), "a refused action changes nothing")
+			}
+		})
+	}
+}
+
+func TestPrincipalsWithoutAnswerSeeOnlyTheirOwn(t *testing.T) {
+	svc := service.NewService(memstore.New(), service.ServiceConfig{Notifier: notify.New(), Clock: clocktest.New(t0)})
+	as := func(p hitl.Principal) context.Context { return hitl.WithPrincipal(context.Background(), p) }
+	mine, _, err := svc.Create(as(asker), "run-1", hitl.NewQuestion{Question: "Mine?"})
+	require.NoError(t, err)
+	_, _, err = svc.Create(as(other), "run-2", hitl.NewQuestion{Question: "Theirs?"})
+	require.NoError(t, err)
+
+	t.Run("lists hold only their own questions", func(t *testing.T) {
+		qs, err := svc.Questions(as(asker), hitl.QuestionFilter{Status: hitl.StatusPending})
+		require.NoError(t, err)
+		require.Len(t, qs, 1)
+		assert.Equal(t, mine.ID, qs[0].ID)
+		all, err := svc.Questions(as(answerer), hitl.QuestionFilter{Status: hitl.StatusPending})
+		require.NoError(t, err)
+		assert.Len(t, all, 2, "the answer scope sees everything")
+	})
+	t.Run("the run shows only their own questions", func(t *testing.T) {
+		rs, err := svc.RunState(as(asker), "run-1")
+		require.NoError(t, err)
+		assert.Equal(t, mine.ID, rs.PendingQuestion.QuestionID)
+	})
+	t.Run("the event log holds only their own events", func(t *testing.T) {
+		evs, last, err := svc.Events(as(asker), 0, 0)
+		require.NoError(t, err)
+		require.Len(t, evs, 1)
+		assert.Equal(t, mine.ID, evs[0].QuestionID)
+		assert.Equal(t, uint64(2), last, "the cursor moves past what it may not see")
+		_, err = svc.RunState(as(asker), "run-2")
+		assert.Equal(t, hitl.EFORBIDDEN, hitl.ErrorCode(err), "another's run is not theirs to read")
+	})
+	t.Run("a principal without any scope sees nothing", func(t *testing.T) {
+		_, err := svc.Questions(as(hitl.Principal{ID: "api:nobody"}), hitl.QuestionFilter{})
+		assert.Equal(t, hitl.EFORBIDDEN, hitl.ErrorCode(err))
+		_, _, err = svc.Create(context.Background(), "run-1", hitl.NewQuestion{Question: "anonymous?"})
+		assert.Equal(t, hitl.EFORBIDDEN, hitl.ErrorCode(err), "no principal, no question")
+	})
+}
+
+func TestLocalPersonAnswersWhatTheMachineAsked(t *testing.T) {
+	svc := service.NewService(memstore.New(), service.ServiceConfig{Notifier: notify.New(), Clock: clocktest.New(t0)})
+	q, _, err := svc.Create(hitl.WithPrincipal(context.Background(), hitl.LocalPrincipal("agent")), "run-1",
+		hitl.NewQuestion{Question: "Deploy?", Type: hitl.Approval})
+	require.NoError(t, err)
+	got, err := svc.Answer(hitl.WithPrincipal(context.Background(), hitl.LocalPrincipal("alice")), q.ID, hitl.Response{Value: "approve"})
+	require.NoError(t, err, "tokenless mode trusts the machine: hitl ask in one terminal, hitl answer in another")
+	assert.Equal(t, "local:alice", got.RespondedBy)
+}
+
+func TestApprovalCannotApproveItselfByDefault(t *testing.T) {
+	n := hitl.NewQuestion{Question: "Deploy?", Type: hitl.Approval, DefaultResponse: &hitl.Response{Value: "approve"}}
+	ctx := hitl.WithPrincipal(context.Background(), asker)
+	svc := service.NewService(memstore.New(), service.ServiceConfig{Notifier: notify.New(), Clock: clocktest.New(t0)})
+	_, _, err := svc.Create(ctx, "run-1", n)
+	require.Equal(t, hitl.EINVALID, hitl.ErrorCode(err))
+	assert.Contains(t, hitl.ErrorMessage(err), "defaultResponse")
+	assert.Contains(t, hitl.ErrorMessage(err), "allow_default_approve")
+
+	deny := n
+	deny.DefaultResponse = &hitl.Response{Value: "deny"}
+	_, _, err = svc.Create(ctx, "run-1", deny)
+	assert.NoError(t, err, "defaulting to deny is safe")
+
+	allowed := service.NewService(memstore.New(), service.ServiceConfig{Notifier: notify.New(), Clock: clocktest.New(t0), Access: hitl.Access{AllowDefaultApprove: true}})
+	_, _, err = allowed.Create(ctx, "run-1", n)
+	assert.NoError(t, err, "config allows it")
+}
+
+// TestAuthorizationRunsAndPolicy is the table's rows for steering and
+// policy: who may steer a run, report for it, set its threshold, set the
+// policy and revoke a learned rule.
+func TestAuthorizationRunsAndPolicy(t *testing.T) {
+	controllerTok := hitl.TokenPrincipal("ops", []hitl.Scope{hitl.ScopeControl}, "")
+	slackCtl := hitl.Access{Controllers: []string{"U0CTL"}}.SlackPrincipal("U0CTL", nil)
+	slackNotCtl := hitl.Access{Controllers: []string{"U0CTL"}}.SlackPrincipal("U0ANS", nil)
+	slackAnswererNoList := hitl.Access{}.SlackPrincipal("U0ANY", nil) // no controllers configured: answerers steer
+	type row struct {
+		who   string
+		p     hitl.Principal
+		act   string
+		allow bool
+	}
+	rows := []row{
+		{"control token", controllerTok, "steer", true},
+		{"admin token", admin, "steer", true},
+		{"answer token", answerer, "steer", false},
+		{"the agent itself", asker, "steer", false},
+		{"Slack controller", slackCtl, "steer", true},
+		{"Slack answerer, controllers configured", slackNotCtl, "steer", false},
+		{"Slack answerer, no controllers configured", slackAnswererNoList, "steer", true},
+		{"the agent that started the run", asker, "report", true},
+		{"another agent", other, "report", false},
+		{"admin token", admin, "report", true},
+		{"the agent that started the run", asker, "threshold", true},
+		{"another agent", other, "threshold", false},
+		{"control token", controllerTok, "threshold", true},
+		// A run belongs to its owner (more rows: TestRunOwnershipTable).
+		{"the agent that started the run", asker, "ask", true},
+		{"another agent", other, "ask", false},
+		{"answer token", answerer, "ask", false},
+		{"control token", controllerTok, "report", false},
+		{"the agent that started the run", asker, "read", true},
+		{"another agent", other, "read", false},
+		{"answer token", answerer, "read", true},
+		{"control token", controllerTok, "read", true},
+		{"admin token", admin, "read", true},
+		{"admin token", admin, "set policy", true},
+		{"answer token", answerer, "set policy", false},
+		{"control token", controllerTok, "set policy", false},
+		{"answer token", answerer, "revoke", true},
+		{"the agent itself", asker, "revoke", false},
+	}
+	for _, r := range rows {
+		t.Run(fmt.Sprintf("%s %s: allowed %v", r.who, r.act, r.allow), func(t *testing.T) {
+			st := memstore.New()
+			svc := service.NewService(st, service.ServiceConfig{Notifier: notify.New(), Clock: clocktest.New(t0)})
+			require.NoError(t, svc.LoadPolicy(context.Background(), nil))
+			_, err := svc.Checkpoint(hitl.WithPrincipal(context.Background(), asker), hitl.StateEvent{RunID: "loop-1",
+				Stack: []hitl.StackEntry{{ID: "loop-1", Iter: 1}}})
+			require.NoError(t, err)
+			ctx := hitl.WithPrincipal(context.Background(), r.p)
+			var refused bool
+			switch r.act {
+			case "steer":
+				msgs, err := svc.Control(ctx, hitl.NewRequest("req-"+r.who, hitl.CommandPause, "loop-1", t0, hitl.ControlPayload{}))
+				require.NoError(t, err)
+				code, failed := msgs[len(msgs)-1].Failed()
+				refused = failed && code == hitl.CodeForbidden
+			case "report":
+				_, err = svc.Checkpoint(ctx, hitl.StateEvent{RunID: "loop-1", Stack: []hitl.StackEntry{{ID: "loop-1", Iter: 2}}})
+				refused = hitl.ErrorCode(err) == hitl.EFORBIDDEN
+			case "ask":
+				_, _, err = svc.Create(ctx, "loop-1", hitl.NewQuestion{Question: "In your run?"})
+				refused = hitl.ErrorCode(err) == hitl.EFORBIDDEN
+			case "read":
+				_, err = svc.RunRecord(ctx, "loop-1")
+				refused = hitl.ErrorCode(err) == hitl.EFORBIDDEN
+			case "threshold":
+				n := 2
+				_, err = svc.SetThreshold(ctx, "loop-1", &n)
+				refused = hitl.ErrorCode(err) == hitl.EFORBIDDEN
+			case "set policy":
+				_, err = svc.SetPolicy(ctx, nil)
+				refused = hitl.ErrorCode(err) == hitl.EFORBIDDEN
+			case "revoke":
+				_, err = svc.RevokeRule(ctx, "r_nope")
+				refused = hitl.ErrorCode(err) == hitl.EFORBIDDEN
+			}
+			assert.Equal(t, !r.allow, refused, "%v", err)
+			if refused {
+				evs, _, err := svc.Events(hitl.WithPrincipal(context.Background(), admin), 0, 0)
+				require.NoError(t, err)
+				var audited bool
+				for _, ev := range evs {
+					audited = audited || (ev.Type == hitl.EventRefused && ev.Actor == r.p.ID)
+				}
+				assert.True(t, audited, "every refusal is audited")
+			}
+		})
+	}
+}

@@ -1,0 +1,391 @@
+package service_test
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"testing"
+	"time"
+
+	"github.com/hitlbot/hitl"
+	"github.com/hitlbot/hitl/internal/clocktest"
+	"github.com/hitlbot/hitl/internal/memstore"
+	"github.com/hitlbot/hitl/notify"
+	"github.com/hitlbot/hitl/service"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+var (
+	controller = hitl.TokenPrincipal("ops", []hitl.Scope{hitl.ScopeControl}, "")
+	loopAgent  = hitl.TokenPrincipal("loop", nil, "")
+)
+
+type controlEnv struct {
+	st    *memstore.Store
+	svc   *service.Service
+	clock *clocktest.Clock
+}
+
+func newControlEnv(t *testing.T) *controlEnv {
+	st := memstore.New()
+	clock := clocktest.New(t0)
+	return &controlEnv{st: st, clock: clock, svc: service.NewService(st, service.ServiceConfig{Notifier: notify.New(), Clock: clock})}
+}
+
+// state has the loop report iteration iter of 10 with model.
+func (e *controlEnv) state(t *testing.T, run string, iter int, model string) service.Checkpoint {
+	t.Helper()
+	cp, err := e.svc.Checkpoint(hitl.WithPrincipal(context.Background(), loopAgent), hitl.StateEvent{RunID: run,
+		Stack: []hitl.StackEntry{{ID: run, Mode: "issue", Iter: iter, Max: 10, Model: model}}})
+	require.NoError(t, err)
+	return cp
+}
+
+func (e *controlEnv) send(t *testing.T, p hitl.Principal, id string, c hitl.Command, run string, pl hitl.ControlPayload) []hitl.ControlMessage {
+	t.Helper()
+	msgs, err := e.svc.Control(hitl.WithPrincipal(context.Background(), p), hitl.NewRequest(id, c, run, e.clock.Now(), pl))
+	require.NoError(t, err)
+	return msgs
+}
+
+func result(t *testing.T, msgs []hitl.ControlMessage) hitl.ControlPayload {
+	t.Helper()
+	last := msgs[len(msgs)-1]
+	require.Equal(t, hitl.MessageResult, last.Type)
+	return last.Payload
+}
+
+func TestControlFlows(t *testing.T) {
+	t.Run("flow A: pause then resume, each acked then settled", func(t *testing.T) {
+		e := newControlEnv(t)
+		e.state(t, "loop-1", 4, "haiku")
+		msgs := e.send(t, controller, "req-pause-001", hitl.CommandPause, "loop-1", hitl.ControlPayload{})
+		require.Len(t, msgs, 2)
+		assert.Equal(t, hitl.MessageAck, msgs[0].Type)
+		assert.Equal(t, "req-pause-001", msgs[0].RequestID)
+		assert.Equal(t, hitl.ResultSuccess, result(t, msgs).Status)
+		assert.Equal(t, "Loop paused at iteration 4 of 10", result(t, msgs).Message)
+		cp := e.state(t, "loop-1", 4, "haiku")
+		assert.Equal(t, hitl.RunPaused, cp.Status, "the checkpoint tells the loop to wait")
+		run, err := e.svc.RunRecord(hitl.WithPrincipal(context.Background(), controller), "loop-1")
+		require.NoError(t, err)
+		assert.Equal(t, hitl.RunPaused, run.Status())
+
+		msgs = e.send(t, controller, "req-resume-001", hitl.CommandResume, "loop-1", hitl.ControlPayload{})
+		assert.Equal(t, hitl.ResultSuccess, result(t, msgs).Status)
+		assert.Equal(t, hitl.RunRunning, e.state(t, "loop-1", 5, "haiku").Status)
+	})
+	t.Run("flow B: cancel, then ABORT USER_CANCELLED after the RESULT, and the run's questions are cancelled", func(t *testing.T) {
+		e := newControlEnv(t)
+		e.state(t, "grind-1", 2, "haiku")
+		q, _, err := e.svc.Create(hitl.WithPrincipal(context.Background(), loopAgent), "grind-1", hitl.NewQuestion{Question: "Which DB?"})
+		require.NoError(t, err)
+		msgs := e.send(t, controller, "req-cancel-001", hitl.CommandCancel, "grind-1", hitl.ControlPayload{})
+		assert.Equal(t, hitl.ResultSuccess, result(t, msgs).Status)
+		evs, _ := e.st.Events(context.Background(), 0, 0)
+		var order []string
+		for _, ev := range evs {
+			switch ev.Type {
+			case hitl.EventControl:
+				order = append(order, string(ev.Control.Type))
+			case hitl.EventLoop:
+				order = append(order, string(ev.State.Event)+":"+ev.State.Reason)
+			case hitl.EventQuestionCancelled:
+				order = append(order, "question_cancelled")
+			}
+		}
+		assert.Equal(t, []string{"STATE:", "ACK", "RESULT", "ABORT:USER_CANCELLED", "question_cancelled"}, order)
+		got, err := e.svc.Question(hitl.WithPrincipal(context.Background(), admin), q.ID)
+		require.NoError(t, err)
+		assert.Equal(t, hitl.StatusCancelled, got.Status)
+		assert.Contains(t, got.CancelReason, "cancelled by api:ops")
+		assert.Equal(t, hitl.RunCancelled, e.state(t, "grind-1", 3, "haiku").Status, "the loop learns it was cancelled")
+	})
+	t.Run("flow C: escalate reports both models, then a STATE with the new model; handed over once", func(t *testing.T) {
+		e := newControlEnv(t)
+		e.state(t, "loop-2", 5, "haiku")
+		msgs := e.send(t, controller, "req-escalate-001", hitl.CommandEscalate, "loop-2",
+			hitl.ControlPayload{Model: "opus", Reason: "Stuck on complex type inference"})
+		p := result(t, msgs)
+		assert.Equal(t, "haiku", p.PreviousModel)
+		assert.Equal(t, "opus", p.NewModel)
+		evs, _ := e.st.Events(context.Background(), 0, 0)
+		last := evs[len(evs)-1]
+		require.Equal(t, hitl.EventLoop, last.Type)
+		assert.Equal(t, hitl.StateRunning, last.State.Event)
+		assert.Equal(t, "opus", last.State.Stack[0].Model)
+		assert.Equal(t, "Stuck on complex type inference", last.State.Stack[0].EscalationReason)
+		cp := e.state(t, "loop-2", 5, "haiku")
+		assert.Equal(t, "opus", cp.NewModel, "the next checkpoint hands the new model over")
+		assert.Equal(t, "opus", cp.Model)
+		assert.Empty(t, e.state(t, "loop-2", 6, "opus").NewModel, "once")
+	})
+	t.Run("flow D: a finished or unknown run is not active", func(t *testing.T) {
+		e := newControlEnv(t)
+		_, err := e.svc.Publish(hitl.WithPrincipal(context.Background(), loopAgent), hitl.StateEvent{Event: hitl.StateDone, RunID: "loop-completed-xyz"})
+		require.NoError(t, err)
+		for _, run := range []string{"loop-completed-xyz", "never-seen"} {
+			msgs := e.send(t, controller, "req-race-"+run, hitl.CommandPause, run, hitl.ControlPayload{})
+			p := result(t, msgs)
+			assert.Equal(t, hitl.ResultFailure, p.Status)
+			assert.Equal(t, hitl.CodeNotFound, p.Code)
+			assert.Equal(t, "Run "+run+" is not active", p.Message)
+		}
+	})
+	t.Run("redirect hands the instruction over once", func(t *testing.T) {
+		e := newControlEnv(t)
+		e.state(t, "loop-3", 1, "sonnet")
+		msgs := e.send(t, controller, "req-redirect-1", hitl.CommandRedirect, "loop-3", hitl.ControlPayload{Instruction: "Use the v2 API instead"})
+		assert.Equal(t, hitl.ResultSuccess, result(t, msgs).Status)
+		assert.Equal(t, "Use the v2 API instead", e.state(t, "loop-3", 2, "sonnet").Instruction)
+		assert.Empty(t, e.state(t, "loop-3", 3, "sonnet").Instruction)
+	})
+}
+
+func TestControlErrors(t *testing.T) {
+	e := newControlEnv(t)
+	e.state(t, "loop-1", 1, "haiku")
+	t.Run("invalid_state: resume a running run, pause a paused one", func(t *testing.T) {
+		p := result(t, e.send(t, controller, "r1", hitl.CommandResume, "loop-1", hitl.ControlPayload{}))
+		assert.Equal(t, hitl.CodeInvalidState, p.Code)
+		e.send(t, controller, "r2", hitl.CommandPause, "loop-1", hitl.ControlPayload{})
+		p = result(t, e.send(t, controller, "r3", hitl.CommandPause, "loop-1", hitl.ControlPayload{}))
+		assert.Equal(t, hitl.CodeInvalidState, p.Code)
+		assert.Equal(t, "Run loop-1 is already paused", p.Message)
+	})
+	t.Run("a retry within five minutes gets the cached RESULT", func(t *testing.T) {
+		first := result(t, e.send(t, controller, "r3", hitl.CommandPause, "loop-1", hitl.ControlPayload{}))
+		e.clock.Add(4 * time.Minute)
+		again := e.send(t, controller, "r3", hitl.CommandResume, "loop-1", hitl.ControlPayload{})
+		require.Len(t, again, 1, "no new ACK: only the cached RESULT")
+		assert.Equal(t, first, again[0].Payload)
+		assert.Equal(t, hitl.CommandPause, again[0].Command)
+	})
+	t.Run("after the window the id is new again", func(t *testing.T) {
+		e.clock.Add(2 * time.Minute)
+		msgs := e.send(t, controller, "r2", hitl.CommandResume, "loop-1", hitl.ControlPayload{})
+		require.Len(t, msgs, 2)
+		assert.Equal(t, hitl.ResultSuccess, result(t, msgs).Status)
+	})
+	t.Run("duplicate while an older hitl's replica has it in flight", func(t *testing.T) {
+		inflight(t, e.st, "r9", "loop-1", e.clock.Now())
+		p := result(t, e.send(t, controller, "r9", hitl.CommandPause, "loop-1", hitl.ControlPayload{}))
+		assert.Equal(t, hitl.CodeDuplicate, p.Code)
+	})
+	t.Run("a request cut off by a restart is carried out when retried", func(t *testing.T) {
+		inflight(t, e.st, "r10", "loop-1", e.clock.Now())
+		e.clock.Add(time.Second)
+		restarted := service.NewService(e.st, service.ServiceConfig{Notifier: notify.New(), Clock: e.clock})
+		msgs, err := restarted.Control(hitl.WithPrincipal(context.Background(), controller), hitl.NewRequest("r10", hitl.CommandPause, "loop-1", e.clock.Now(), hitl.ControlPayload{}))
+		require.NoError(t, err)
+		require.Len(t, msgs, 2)
+		assert.Equal(t, hitl.ResultSuccess, result(t, msgs).Status)
+		run, _ := restarted.RunRecord(hitl.WithPrincipal(context.Background(), controller), "loop-1")
+		assert.Equal(t, hitl.RunPaused, run.Control.Status, "the paused state is in the store: it survives the restart")
+	})
+	t.Run("forbidden without the control scope, audited", func(t *testing.T) {
+		p := result(t, e.send(t, loopAgent, "r11", hitl.CommandCancel, "loop-1", hitl.ControlPayload{}))
+		assert.Equal(t, hitl.CodeForbidden, p.Code)
+		assert.Contains(t, p.Message, "api:loop lacks the control scope")
+		evs, _, err := e.svc.Events(hitl.WithPrincipal(context.Background(), admin), 0, 0)
+		require.NoError(t, err)
+		var refused bool
+		for _, ev := range evs {
+			refused = refused || (ev.Type == hitl.EventRefused && ev.Action == hitl.ActionSteer && ev.Actor == "api:loop")
+		}
+		assert.True(t, refused)
+	})
+}
+
+// TestControlRequestIDsPerPrincipal: seed 000's request ids deduplicate
+// per principal. The same principal's retry gets the cached RESULT alone;
+// another principal's request with the same id is a new request (ACK and
+// a RESULT of its own), which never sees the first one's RESULT, and a
+// refusal is not cached for anyone else. The local principals of a
+// tokenless server are one.
+func TestControlRequestIDsPerPrincipal(t *testing.T) {
+	other := hitl.TokenPrincipal("ops2", []hitl.Scope{hitl.ScopeControl}, "")
+	for _, c := range []struct {
+		name          string
+		first, second hitl.Principal
+		firstStatus   string
+		retry         bool   // second gets the first's RESULT alone
+		code          string // else second's own RESULT code ("" success)
+	}{
+		{"the same principal's retry gets the cached RESULT", controller, controller, hitl.ResultSuccess, true, ""},
+		{"another controller's request with the id is carried out anew", controller, other, hitl.ResultSuccess, false, hitl.CodeInvalidState},
+		{"a refusal is not cached for another principal", loopAgent, controller, hitl.ResultFailure, false, ""},
+		{"a refused principal never sees another's RESULT", controller, loopAgent, hitl.ResultSuccess, false, hitl.CodeForbidden},
+		{"the refused principal's own retry gets its refusal", loopAgent, loopAgent, hitl.ResultFailure, true, ""},
+		{"a tokenless server's local principals are one", hitl.LocalPrincipal("alice"), hitl.LocalPrincipal("bob"), hitl.ResultSuccess, true, ""},
+		{"a token speaking for a Slack user is not that Slack user", hitl.TokenPrincipal("bot", []hitl.Scope{hitl.ScopeControl}, "U0OPS"),
+			hitl.TokenPrincipal("U0OPS-cli", []hitl.Scope{hitl.ScopeControl}, "U0OPS"), hitl.ResultSuccess, false, hitl.CodeInvalidState},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			e := newControlEnv(t)
+			e.state(t, "loop-1", 1, "haiku")
+			first := e.send(t, c.first, "req-1", hitl.CommandPause, "loop-1", hitl.ControlPayload{})
+			require.Len(t, first, 2, "ACK and RESULT")
+			require.Equal(t, c.firstStatus, result(t, first).Status)
+			e.clock.Add(time.Minute)
+			second := e.send(t, c.second, "req-1", hitl.CommandPause, "loop-1", hitl.ControlPayload{})
+			if c.retry {
+				require.Len(t, second, 1, "only the cached RESULT")
+				assert.Equal(t, first[1], second[0])
+				return
+			}
+			require.Len(t, second, 2, "a new request: its own ACK and RESULT")
+			assert.Equal(t, hitl.MessageAck, second[0].Type)
+			got := result(t, second)
+			assert.Equal(t, c.code, got.Code, got.Message)
+			assert.NotEqual(t, first[1].Payload, got, "not the first one's RESULT")
+			assert.Equal(t, hitl.Timestamp(e.clock.Now()), second[1].Timestamp, "given now")
+		})
+	}
+}
+
+// inflight stores controller's request id as received and not carried
+// out, as an older hitl did before the command's commit (seed 000's "in
+// flight").
+func inflight(t *testing.T, st hitl.Store, id, run string, at time.Time) {
+	t.Helper()
+	_, err := st.UpdateRun(context.Background(), run, func(*hitl.Run) (hitl.RunUpdate, error) {
+		return hitl.RunUpdate{Control: &hitl.ControlRecord{RequestID: id, RunID: run, Command: hitl.CommandPause, By: controller.ID, At: at}}, nil
+	})
+	require.NoError(t, err)
+}
+
+func TestControlRequestFields(t *testing.T) {
+	for _, c := range []struct {
+		name, id string
+		cmd      hitl.Command
+		run      string
+		payload  hitl.ControlPayload
+		message  string
+	}{
+		{"no request id", "", hitl.CommandPause, "x", hitl.ControlPayload{}, "request_id is required (a UUID v4)"},
+		{"unknown command", "r", "explode", "x", hitl.ControlPayload{}, `command "explode" is unknown: use pause, resume, cancel, escalate or redirect`},
+		{"escalate sans model", "r", hitl.CommandEscalate, "x", hitl.ControlPayload{}, "escalate needs payload.model (like opus)"},
+		{"redirect sans instruction", "r", hitl.CommandRedirect, "x", hitl.ControlPayload{}, "redirect needs payload.instruction"},
+	} {
+		t.Run(c.name+" is a bad request", func(t *testing.T) {
+			e := newControlEnv(t)
+			msgs, err := e.svc.Control(hitl.WithPrincipal(context.Background(), controller),
+				hitl.NewRequest(c.id, c.cmd, c.run, e.clock.Now(), c.payload))
+			require.NoError(t, err)
+			require.Len(t, msgs, 1, "no ACK: it was never a valid REQUEST")
+			assert.Equal(t, hitl.CodeBadRequest, result(t, msgs).Code)
+			assert.Equal(t, c.message, result(t, msgs).Message)
+		})
+	}
+	t.Run("the service answers a request missing its run with one bad_request RESULT", func(t *testing.T) {
+		e := newControlEnv(t)
+		msgs, err := e.svc.Control(hitl.WithPrincipal(context.Background(), controller),
+			hitl.NewRequest("r", hitl.CommandPause, "", e.clock.Now(), hitl.ControlPayload{}))
+		require.NoError(t, err)
+		require.Len(t, msgs, 1, "no ACK: it was never a valid REQUEST")
+		assert.Equal(t, hitl.CodeBadRequest, result(t, msgs).Code)
+		assert.Equal(t, "target.run_id is required", result(t, msgs).Message)
+	})
+	t.Run("messages use the seed's field names byte for byte", func(t *testing.T) {
+		e := newControlEnv(t)
+		e.state(t, "loop-1703123456-12345", 4, "haiku")
+		msgs := e.send(t, controller, "req-pause-001", hitl.CommandPause, "loop-1703123456-12345", hitl.ControlPayload{})
+		b, err := json.Marshal(msgs[0])
+		require.NoError(t, err)
+		assert.Equal(t, `{"schema":0,"type":"ACK","request_id":"req-pause-001","command":"pause","target":{"run_id":"loop-1703123456-12345"},"timestamp":"2026-11-22T10:00:00Z","payload":{}}`, string(b))
+	})
+}
+
+func TestInteractionThreshold(t *testing.T) {
+	zero, three := 0, 3
+	st := memstore.New()
+	svc := service.NewService(st, service.ServiceConfig{Notifier: notify.New(), Clock: clocktest.New(t0), Threshold: &three})
+	ctx := hitl.WithPrincipal(context.Background(), loopAgent)
+	_, _, err := svc.Create(ctx, "run-1", hitl.NewQuestion{Question: "Which DB?"})
+	require.NoError(t, err, "the global default 3 asks")
+	_, err = svc.SetThreshold(ctx, "run-1", &zero)
+	require.NoError(t, err)
+	_, _, err = svc.Create(ctx, "run-1", hitl.NewQuestion{Question: "Which cache?"})
+	require.Equal(t, hitl.EREFUSED, hitl.ErrorCode(err))
+	assert.Contains(t, hitl.ErrorMessage(err), "proceed on your own judgement")
+	_, _, err = svc.Create(ctx, "run-1", hitl.NewQuestion{Question: "Deploy?", Type: hitl.Approval})
+	assert.NoError(t, err, "approvals are never refused by the threshold")
+	bad := 6
+	_, err = svc.SetThreshold(ctx, "run-1", &bad)
+	assert.ErrorContains(t, err, "interactionThreshold must be a whole number from 0 to 5")
+	_, err = svc.SetThreshold(hitl.WithPrincipal(context.Background(), other), "run-1", &three)
+	assert.Equal(t, hitl.EFORBIDDEN, hitl.ErrorCode(err), "another agent cannot loosen a run it did not start")
+	assert.Contains(t, service.ThresholdInstruction(0), "Do not ask")
+	assert.Contains(t, service.ThresholdInstruction(5), "ask a person and wait")
+}
+
+func TestMatchRun(t *testing.T) {
+	e := newControlEnv(t)
+	e.state(t, "loop-10", 1, "haiku")
+	e.state(t, "loop-1", 1, "haiku")
+	e.state(t, "grind-7", 1, "haiku")
+	e.state(t, "claude-3f2b8c1e", 1, "opus")
+	e.state(t, "claude-3f2b9d00", 1, "opus")
+	e.state(t, "finished-1", 1, "haiku")
+	_, err := e.svc.Publish(hitl.WithPrincipal(context.Background(), loopAgent), hitl.StateEvent{Event: hitl.StateDone, RunID: "finished-1"})
+	require.NoError(t, err)
+	ctx := hitl.WithPrincipal(context.Background(), controller)
+	for _, tc := range []struct {
+		name    string
+		matches []string
+		run     string // ResolveRun's
+		code    string // ResolveRun's error code
+		msg     string
+	}{
+		{"loop-1", []string{"loop-1"}, "loop-1", "", ""}, // an exact id wins over the runs it prefixes
+		{"grind", []string{"grind-7"}, "grind-7", "", ""},
+		{"fin", []string{"finished-1"}, "finished-1", "", ""}, // an ended run too
+		{"loop", []string{"loop-1", "loop-10"}, "", hitl.EINVALID, "loop begins 2 runs (loop-1, loop-10): give more of the id"},
+		{"claude-3f2b", []string{"claude-3f2b8c1e", "claude-3f2b9d00"}, "", hitl.EINVALID, "claude-3f2b begins 2 runs"},
+		{"nothing", []string{}, "", hitl.ENOTFOUND, "no run is named nothing or starts with it"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			got, err := hitl.MatchRun(ctx, e.svc, tc.name)
+			require.NoError(t, err)
+			assert.Equal(t, tc.matches, got)
+			run, err := hitl.ResolveRun(ctx, e.svc, tc.name)
+			assert.Equal(t, tc.run, run)
+			assert.Equal(t, tc.code, hitl.ErrorCode(err))
+			if tc.msg != "" {
+				assert.Contains(t, hitl.ErrorMessage(err), tc.msg)
+			}
+		})
+	}
+	_, err = hitl.MatchRun(ctx, e.svc, "bad id!")
+	assert.Equal(t, hitl.EINVALID, hitl.ErrorCode(err))
+	_, err = hitl.MatchRun(hitl.WithPrincipal(context.Background(), other), e.svc, "loop")
+	assert.Equal(t, hitl.EFORBIDDEN, hitl.ErrorCode(err), "an agent that may not list runs may not look them up by prefix")
+
+	t.Run("handles", func(t *testing.T) {
+		page, err := e.svc.Runs(ctx, false, 100, "")
+		require.NoError(t, err)
+		assert.Equal(t, map[string]string{
+			"claude-3f2b8c1e": "claude-3f2b8", // past the floor (claude-3f2b) until unique
+			"claude-3f2b9d00": "claude-3f2b9",
+			"finished-1":      "finished-1", // the floor (the first word and four characters) is all of it
+			"grind-7":         "grind-7",
+			"loop-1":          "loop-1", // a prefix of loop-10's id: named whole
+			"loop-10":         "loop-10",
+		}, page.Handles)
+		for id, h := range page.Handles {
+			got, err := hitl.ResolveRun(ctx, e.svc, h)
+			require.NoError(t, err)
+			assert.Equal(t, id, got, "handle %s names its run", h)
+		}
+	})
+	t.Run("many candidates are cut", func(t *testing.T) {
+		for i := range hitl.MaxRunMatches + 2 {
+			e.state(t, fmt.Sprintf("many-%02d", i), 1, "haiku")
+		}
+		_, err := hitl.ResolveRun(ctx, e.svc, "many")
+		assert.Equal(t, hitl.EINVALID, hitl.ErrorCode(err))
+		assert.Contains(t, hitl.ErrorMessage(err), "many begins more than 10 runs (many-00, ")
+	})
+}

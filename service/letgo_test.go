@@ -1,0 +1,86 @@
+package service_test
+
+import (
+	"context"
+	"testing"
+
+	"github.com/hitlbot/hitl"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+// TestLetGo is the rule of a held hook call that went away (the agent
+// killed the hook): the held mark it left is cleared, with a STATE event
+// (the live message is redrawn), unless the run changed since the call
+// was held; only who may report on the run lets go of its calls.
+func TestLetGo(t *testing.T) {
+	ctx := context.Background()
+	as := func(p hitl.Principal) context.Context { return hitl.WithPrincipal(ctx, p) }
+	// held pauses run and holds a PreToolUse call; it returns the
+	// version the call was held at.
+	held := func(t *testing.T, e *sessionEnv, run string) uint64 {
+		t.Helper()
+		e.hook(t, run, hitl.HookSessionStart)
+		result(t, e.send(t, controller, "p-"+run, hitl.CommandPause, run, hitl.ControlPayload{}))
+		s := e.hook(t, run, hitl.HookPreToolUse)
+		require.Equal(t, hitl.HookHold, s.Action)
+		require.Equal(t, hitl.HookPreToolUse, e.run(t, run).Control.Session.Held)
+		return s.Version
+	}
+	for _, tc := range []struct {
+		name    string
+		between func(t *testing.T, e *sessionEnv, run string) // after the hold, before the hook went away
+		who     hitl.Principal
+		code    string
+		held    hitl.HookEvent // the mark afterwards
+		state   bool           // a STATE event was added
+	}{
+		{"the held call went away: the mark clears", nil, sessionAgent, "", "", true},
+		{"another call holds since: it stays held", func(t *testing.T, e *sessionEnv, run string) {
+			e.hook(t, run, hitl.HookUserPromptSubmit)
+		}, sessionAgent, "", hitl.HookUserPromptSubmit, false},
+		{"resumed since: nothing to let go", func(t *testing.T, e *sessionEnv, run string) {
+			result(t, e.send(t, controller, "r-"+run, hitl.CommandResume, run, hitl.ControlPayload{}))
+		}, sessionAgent, "", "", false},
+		{"not the run's owner: refused", nil, hitl.TokenPrincipal("other", nil, ""), hitl.EFORBIDDEN, hitl.HookPreToolUse, false},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			e := newSessionEnv(t)
+			version := held(t, e, "claude-l")
+			if tc.between != nil {
+				tc.between(t, e, "claude-l")
+			}
+			before := len(e.loopEvents(t, "claude-l"))
+			err := e.svc.LetGo(as(tc.who), "claude-l", version)
+			assert.Equal(t, tc.code, hitl.ErrorCode(err))
+			assert.Equal(t, tc.held, e.run(t, "claude-l").Control.Session.Held)
+			evs := e.loopEvents(t, "claude-l")
+			if tc.state {
+				assert.Equal(t, []string{"STATE "}, evs[before:], "one STATE event: the live message is redrawn")
+			} else {
+				assert.Len(t, evs, before, "nothing written")
+			}
+		})
+	}
+	t.Run("a call that was never held: nothing to let go", func(t *testing.T) {
+		e := newSessionEnv(t)
+		s := e.hook(t, "claude-n", hitl.HookPreToolUse)
+		require.Equal(t, hitl.HookProceed, s.Action)
+		before := len(e.loopEvents(t, "claude-n"))
+		require.NoError(t, e.svc.LetGo(as(sessionAgent), "claude-n", e.run(t, "claude-n").Version))
+		assert.Len(t, e.loopEvents(t, "claude-n"), before, "nothing written")
+	})
+	t.Run("the owner's token without the ask scope: refused", func(t *testing.T) {
+		e := newSessionEnv(t)
+		version := held(t, e, "claude-l")
+		err := e.svc.LetGo(as(hitl.TokenPrincipal("claude", []hitl.Scope{hitl.ScopeControl}, "")), "claude-l", version)
+		assert.Equal(t, hitl.EFORBIDDEN, hitl.ErrorCode(err))
+		assert.Equal(t, hitl.HookPreToolUse, e.run(t, "claude-l").Control.Session.Held)
+	})
+	t.Run("an unknown run: nothing to let go", func(t *testing.T) {
+		e := newSessionEnv(t)
+		require.NoError(t, e.svc.LetGo(as(sessionAgent), "claude-none", 1))
+		_, err := e.svc.RunRecord(ctx, "claude-none")
+		assert.Equal(t, hitl.ENOTFOUND, hitl.ErrorCode(err))
+	})
+}

@@ -1,0 +1,72 @@
+package service_test
+
+import (
+	"context"
+	"fmt"
+	"testing"
+
+	"github.com/hitlbot/hitl"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+// TestRunOffers: what a run page offers is what the service does. Each row
+// is a run in a state; for each steering command, Run.Offers says whether
+// it can succeed, and the service, asked by a controller, agrees.
+func TestRunOffers(t *testing.T) {
+	all := []hitl.Command{hitl.CommandPause, hitl.CommandResume, hitl.CommandCancel, hitl.CommandEscalate, hitl.CommandRedirect}
+	for _, tc := range []struct {
+		name   string
+		setup  func(t *testing.T, e *controlEnv, run string)
+		offers []hitl.Command
+	}{
+		{"a running loop", func(t *testing.T, e *controlEnv, run string) { e.state(t, run, 1, "haiku") },
+			[]hitl.Command{hitl.CommandPause, hitl.CommandCancel, hitl.CommandEscalate, hitl.CommandRedirect}},
+		{"a paused loop", func(t *testing.T, e *controlEnv, run string) {
+			e.state(t, run, 1, "haiku")
+			e.send(t, controller, "pause-"+run, hitl.CommandPause, run, hitl.ControlPayload{})
+		}, []hitl.Command{hitl.CommandResume, hitl.CommandCancel, hitl.CommandEscalate, hitl.CommandRedirect}},
+		{"a finished loop", func(t *testing.T, e *controlEnv, run string) {
+			e.state(t, run, 1, "haiku")
+			_, err := e.svc.Publish(hitl.WithPrincipal(context.Background(), loopAgent), hitl.StateEvent{Event: hitl.StateDone, RunID: run})
+			require.NoError(t, err)
+		}, nil},
+		{"a cancelled loop", func(t *testing.T, e *controlEnv, run string) {
+			e.state(t, run, 1, "haiku")
+			e.send(t, controller, "cancel-"+run, hitl.CommandCancel, run, hitl.ControlPayload{})
+		}, nil},
+		{"a run that only asks questions", func(t *testing.T, e *controlEnv, run string) {
+			_, _, err := e.svc.Create(hitl.WithPrincipal(context.Background(), loopAgent), run, hitl.NewQuestion{Question: "Which DB?"})
+			require.NoError(t, err)
+		}, nil},
+		{"a Claude Code session", func(t *testing.T, e *controlEnv, run string) {
+			_, err := e.svc.Hook(hitl.WithPrincipal(context.Background(), loopAgent), hitl.SessionHook{RunID: run, Agent: "Claude Code", Event: hitl.HookSessionStart, CWD: "/src/app"})
+			require.NoError(t, err)
+		}, []hitl.Command{hitl.CommandPause, hitl.CommandCancel, hitl.CommandRedirect}},
+		{"a paused Codex session", func(t *testing.T, e *controlEnv, run string) {
+			_, err := e.svc.Hook(hitl.WithPrincipal(context.Background(), loopAgent), hitl.SessionHook{RunID: run, Agent: "Codex", Event: hitl.HookSessionStart})
+			require.NoError(t, err)
+			e.send(t, controller, "pause-"+run, hitl.CommandPause, run, hitl.ControlPayload{})
+		}, []hitl.Command{hitl.CommandResume, hitl.CommandCancel, hitl.CommandRedirect}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			for _, cmd := range all {
+				t.Run(string(cmd), func(t *testing.T) {
+					e := newControlEnv(t) // each command on a fresh run in that state
+					const run = "run-1"
+					tc.setup(t, e, run)
+					rec, err := e.svc.RunRecord(hitl.WithPrincipal(context.Background(), controller), run)
+					require.NoError(t, err)
+					want := false
+					for _, c := range tc.offers {
+						want = want || c == cmd
+					}
+					assert.Equal(t, want, rec.Offers(cmd), "offered")
+					msgs := e.send(t, controller, fmt.Sprintf("req-%s", cmd), cmd, run, hitl.ControlPayload{Model: "opus", Instruction: "use v2"})
+					_, failed := msgs[len(msgs)-1].Failed()
+					assert.Equal(t, want, !failed, "the service agrees: %+v", msgs[len(msgs)-1].Payload)
+				})
+			}
+		})
+	}
+}

@@ -1,0 +1,433 @@
+package service
+
+import (
+	"context"
+	"time"
+
+	"github.com/hitlbot/hitl"
+)
+
+// DedupWindow is how long a control request id is remembered (docs/protocol.md#steering):
+// a retry within it gets the cached RESULT (Service.seen).
+const DedupWindow = 5 * time.Minute
+
+// Control carries out a loop:control REQUEST (docs/protocol.md#steering) for the principal
+// in ctx and returns the messages it produced on that topic, in order:
+// the ACK and the RESULT. Both are committed together, with the state
+// change and the request's record, in one transaction: the ACK still
+// means the request is durably received (a crash leaves both or neither),
+// and it is logged before the RESULT, which is logged before the
+// loop:current event it causes. A retry of a request id the same
+// principal sent within DedupWindow returns the cached RESULT alone (see
+// seen); another principal's request with that id is a new request
+// (ControlKeyOf). A malformed
+// request gets only a bad_request RESULT. The error is for the service
+// failing (the store), never for the command failing: that is a RESULT;
+// a store failure leaves neither the ACK nor the request recorded.
+func (s *Service) Control(ctx context.Context, req hitl.ControlMessage) ([]hitl.ControlMessage, error) {
+	now := s.clock.Now()
+	if err := req.Validate(); err != nil {
+		return []hitl.ControlMessage{req.Reply(hitl.MessageResult, now, hitl.Failure(hitl.CodeBadRequest, hitl.ErrorMessage(err)))}, nil
+	}
+	p := hitl.PrincipalFrom(ctx)
+	if err := s.Throttle(ctx, LimitControl); err != nil {
+		return nil, err // before anything is stored: no ACK
+	}
+	s.startedOnce.Do(func() { s.started = now })
+	refusal := s.access.Authorize(p, hitl.ActionSteer, nil)
+	var (
+		msgs      []hitl.ControlMessage
+		cancelled bool
+	)
+	_, err := s.store.SteerRun(ctx, req.Target.RunID, hitl.ControlKeyOf(p.ID, req.RequestID), s.hookSteer(func(run *hitl.Run, prior *hitl.ControlRecord) (hitl.RunUpdate, error) {
+		msgs, cancelled = nil, false
+		if cached, dup := s.seen(prior, now); cached != nil {
+			msgs = []hitl.ControlMessage{*cached}
+			return hitl.RunUpdate{}, nil // seen: nothing to write
+		} else if dup {
+			msgs = []hitl.ControlMessage{req.Reply(hitl.MessageResult, now, hitl.Failure(hitl.CodeDuplicate,
+				"request "+req.RequestID+" is still in flight: wait for its RESULT"))}
+			return hitl.RunUpdate{}, nil
+		}
+		ack := req.Reply(hitl.MessageAck, now, hitl.ControlPayload{})
+		payload, r, loop := s.command(p, req, run, refusal, now)
+		result := req.Reply(hitl.MessageResult, now, payload)
+		msgs = []hitl.ControlMessage{ack, result}
+		cancelled = r != nil && r.Control.Status == hitl.RunCancelled
+		evs := []*hitl.Event{s.controlEvent(ack, p, now), s.controlEvent(result, p, now)}
+		if loop != nil {
+			evs = append(evs, s.loopEvent(loop, hitl.ActorFrom(ctx), now))
+		}
+		rec := hitl.ControlRecord{RequestID: req.RequestID, RunID: req.Target.RunID, Command: req.Command, By: p.ID, At: now, Result: &result}
+		return hitl.RunUpdate{Run: r, Events: evs, Control: &rec}, nil
+	}))
+	if err != nil {
+		return nil, err
+	}
+	if len(msgs) == 1 {
+		return msgs, nil // a retry: its RESULT, as first given
+	}
+	s.notifier.Publish(runKey(req.Target.RunID))
+	if refusal != nil {
+		_ = s.refused(ctx, p, hitl.ActionSteer, &hitl.Question{RunID: req.Target.RunID}, refusal)
+	}
+	if cancelled {
+		s.cancelRun(ctx, req.Target.RunID, "the run was cancelled by "+p.ID)
+	}
+	return msgs, nil
+}
+
+// seen is the dedup rule (docs/protocol.md#steering) for a request whose stored record is
+// prior (nil: none), at now: a record older than DedupWindow is forgotten
+// (the id is new); one with its RESULT was carried out (cached, the RESULT
+// to give again). Control writes a record together with its RESULT, so a
+// request is in flight only inside that commit, and a retry arriving then
+// waits for it (SteerRun serialises a request key) and gets the cached
+// RESULT. A record without a RESULT was written by an older hitl that
+// recorded receipt first: made since this service started, another
+// replica is still carrying it out (dup); made before, it was cut off by
+// the restart, and the retry is carried out.
+func (s *Service) seen(prior *hitl.ControlRecord, now time.Time) (cached *hitl.ControlMessage, dup bool) {
+	switch {
+	case prior == nil || prior.At.Before(now.Add(-DedupWindow)):
+		return nil, false
+	case prior.Result != nil:
+		return prior.Result, false
+	}
+	return nil, !prior.At.Before(s.started)
+}
+
+func (s *Service) controlEvent(m hitl.ControlMessage, p hitl.Principal, now time.Time) *hitl.Event {
+	c := m
+	return &hitl.Event{Type: hitl.EventControl, RunID: m.Target.RunID, At: now, Actor: p.ID, Control: &c}
+}
+
+func (s *Service) loopEvent(e *hitl.StateEvent, actor string, now time.Time) *hitl.Event {
+	return &hitl.Event{Type: hitl.EventLoop, RunID: e.RunID, At: now, Actor: actor, State: e}
+}
+
+// command is what req does to run (nil: there is none), at now, for p
+// (refused: refusal, when not nil): the RESULT's payload, the run to
+// store (nil: unchanged) and the loop:current event it causes (nil:
+// none).
+func (s *Service) command(p hitl.Principal, req hitl.ControlMessage, run *hitl.Run, refusal error, now time.Time) (hitl.ControlPayload, *hitl.Run, *hitl.StateEvent) {
+	if refusal != nil {
+		return hitl.Failure(hitl.CodeForbidden, hitl.ErrorMessage(refusal)), nil, nil
+	}
+	if res, refused := run.Refusal(req.Target.RunID, req); refused {
+		return res, nil, nil
+	}
+	r := *run
+	r.UpdatedAt = now
+	c := &r.Control
+	if c.Session != nil {
+		sess := *c.Session
+		c.Session = &sess
+	}
+	ok := func(msg string) hitl.ControlPayload {
+		return hitl.ControlPayload{Status: hitl.ResultSuccess, Message: msg}
+	}
+	switch req.Command {
+	case hitl.CommandPause:
+		c.Status, c.PausedBy = hitl.RunPaused, p.ID
+		r.Unhold()
+		return ok(r.Steered(req.Command, "Loop paused"+r.Describe())), &r, nil
+	case hitl.CommandResume:
+		c.Status, c.PausedBy = hitl.RunRunning, ""
+		msg := r.Steered(req.Command, "Loop resumed"+r.Describe())
+		r.Unhold()
+		c.LetIn()
+		return ok(msg), &r, nil
+	case hitl.CommandCancel:
+		c.Status, c.Reason, c.NewModel, c.Instruction = hitl.RunCancelled, hitl.ReasonUserCancelled, "", ""
+		c.CancelledBy, c.PausedBy = p.ID, ""
+		return ok(r.Steered(req.Command, "Loop cancelled"+r.Describe())), &r, r.StateEventOf(hitl.StateAbort, hitl.ReasonUserCancelled, now)
+	case hitl.CommandEscalate:
+		prev := c.Model
+		c.Model, c.NewModel, c.EscalationReason, c.Escalated = req.Payload.Model, req.Payload.Model, req.Payload.Reason, true
+		return hitl.ControlPayload{Status: hitl.ResultSuccess, PreviousModel: prev, NewModel: c.Model, Message: "Escalated to " + c.Model},
+			&r, r.StateEventOf(hitl.StateRunning, "", now)
+	case hitl.CommandRedirect:
+		c.Instruction = req.Payload.Instruction
+		return ok(r.Steered(req.Command, "Instruction queued for the next iteration")), &r, nil
+	}
+	return hitl.Failure(hitl.CodeBadRequest, "command "+string(req.Command)+" is unknown"), nil, nil
+}
+
+// settleBatch is how many questions one commit settles when a run ends.
+const settleBatch = 1000
+
+// cancelRun cancels every pending question of a run that ended
+// (docs/protocol.md#questions: the questions of a run that ends are cancelled), as the service: it reads
+// them all, then settles them settleBatch to a commit (a run with 2,000
+// pending ends in two commits, not 2,000), and wakes their waiters.
+func (s *Service) cancelRun(ctx context.Context, runID, reason string) {
+	ctx = hitl.WithPrincipal(context.WithoutCancel(ctx), hitl.SystemPrincipal)
+	var ids []string
+	f := hitl.QuestionFilter{RunID: runID, Status: hitl.StatusPending, Limit: hitl.MaxPageSize}
+	for {
+		page, err := s.store.Questions(ctx, f)
+		if err != nil {
+			break // cancel what was read
+		}
+		for _, q := range page.Questions {
+			ids = append(ids, q.ID)
+		}
+		if page.NextCursor == "" {
+			break
+		}
+		f.Cursor = page.NextCursor
+	}
+	for len(ids) > 0 {
+		batch := ids[:min(len(ids), settleBatch)]
+		ids = ids[len(batch):]
+		now := s.clock.Now()
+		updated, _, err := s.store.UpdateQuestions(ctx, batch, s.hookQuestion(func(q *hitl.Question) (*hitl.Event, error) {
+			if !q.Pending() {
+				return nil, hitl.Conflict(q) // answered meanwhile
+			}
+			q.Status, q.RespondedBy, q.RespondedAt, q.CancelReason = hitl.StatusCancelled, hitl.ActorSystem, &now, reason
+			return hitl.NewQuestionEvent(hitl.EventQuestionCancelled, q, hitl.ActorSystem, now), nil
+		}))
+		if err != nil {
+			return
+		}
+		woken := false
+		for _, q := range updated {
+			if q != nil {
+				s.notifier.Publish(q.ID)
+				woken = true
+			}
+		}
+		if woken {
+			s.notifier.Publish(runKey(runID))
+		}
+	}
+}
+
+// runKey is the notifier key of a run's changes.
+func runKey(id string) string { return "run\x00" + id }
+
+// Checkpoint is what an agent learns at an iteration boundary.
+type Checkpoint struct {
+	RunID  string         `json:"runId"`
+	Status hitl.RunStatus `json:"status"`
+	// Model is the model to use now; NewModel is set once, at the first
+	// checkpoint after an escalation.
+	Model    string `json:"model,omitempty"`
+	NewModel string `json:"newModel,omitempty"`
+	// Instruction is a redirect, handed over once.
+	Instruction string `json:"instruction,omitempty"`
+	Reason      string `json:"reason,omitempty"`
+	// Threshold is the run's interaction threshold, when one applies.
+	Threshold *int `json:"interactionThreshold,omitempty"`
+	// Version is the run record's version after the checkpoint: WaitRun
+	// past it to learn of the next change.
+	Version uint64 `json:"version"`
+}
+
+// Publish records a loop:current message from the agent that runs the
+// run: STATE updates what the run reports (registering the run on first
+// use), DONE and ABORT end it and cancel its pending questions. Only the
+// run's owner (or an admin) may publish for it (Access.AuthorizeRun). It returns the run's control state as a checkpoint,
+// without handing anything over.
+func (s *Service) Publish(ctx context.Context, e hitl.StateEvent) (Checkpoint, error) {
+	return s.checkpoint(ctx, e, false)
+}
+
+// Checkpoint publishes the agent's STATE at an iteration boundary and
+// returns what it must do: go on (taking a new model or instruction, once),
+// wait (paused: call again, or WaitRun), or stop (cancelled).
+func (s *Service) Checkpoint(ctx context.Context, e hitl.StateEvent) (Checkpoint, error) {
+	e.Event = hitl.StateRunning
+	return s.checkpoint(ctx, e, true)
+}
+
+func (s *Service) checkpoint(ctx context.Context, e hitl.StateEvent, handover bool) (Checkpoint, error) {
+	if e.Schema == 0 {
+		e.Schema = hitl.StateSchema
+	}
+	if err := e.Validate(); err != nil {
+		return Checkpoint{}, err
+	}
+	p := hitl.PrincipalFrom(ctx)
+	if err := s.access.Authorize(p, hitl.ActionAsk, nil); err != nil {
+		return Checkpoint{}, s.refused(ctx, p, hitl.ActionReport, &hitl.Question{RunID: e.RunID}, err)
+	}
+	if err := s.Throttle(ctx, LimitRuns); err != nil {
+		return Checkpoint{}, err
+	}
+	var cp Checkpoint
+	var ended bool
+	var refusal error
+	run, err := s.store.UpdateRun(ctx, e.RunID, s.hookRun(func(run *hitl.Run) (hitl.RunUpdate, error) {
+		now := s.clock.Now()
+		ended = false
+		if refusal = s.access.AuthorizeRun(p, hitl.ActionReport, e.RunID, run); refusal != nil {
+			return hitl.RunUpdate{}, refusal
+		}
+		if run == nil {
+			run = &hitl.Run{ID: e.RunID, CreatedAt: now, Control: hitl.RunControl{Status: hitl.RunRunning}}
+		}
+		r := *run
+		if r.Asker == "" {
+			r.Asker, r.AskerUser = p.ID, p.SlackUser
+		}
+		c := &r.Control
+		if c.Status == "" {
+			c.Status = hitl.RunRunning // a run of questions becomes a loop
+		}
+		if !c.Status.Active() {
+			cp = checkpointOf(&r, false)
+			return hitl.RunUpdate{}, nil // it ended: the agent learns so, nothing changes
+		}
+		if e.UpdatedAt == "" {
+			e.UpdatedAt = hitl.Timestamp(now)
+		}
+		r.UpdatedAt = now
+		switch e.Event {
+		case hitl.StateRunning:
+			c.Absorb(&e, now)
+		case hitl.StateDone:
+			c.Status, ended = hitl.RunDone, true
+		case hitl.StateAbort:
+			c.Status, c.Reason, ended = hitl.RunAborted, e.Reason, true
+		}
+		cp = checkpointOf(&r, handover)
+		if handover && c.Status == hitl.RunRunning {
+			c.NewModel, c.Instruction = "", ""
+		}
+		ev := e
+		return hitl.RunUpdate{Run: &r, Events: []*hitl.Event{s.loopEvent(&ev, p.ID, now)}}, nil
+	}))
+	if err != nil {
+		if refusal != nil && err == refusal {
+			return Checkpoint{}, s.refused(ctx, p, hitl.ActionReport, &hitl.Question{RunID: e.RunID}, err)
+		}
+		return Checkpoint{}, err
+	}
+	s.notifier.Publish(runKey(e.RunID))
+	if ended {
+		s.cancelRun(ctx, e.RunID, "the run ended ("+string(run.Control.Status)+")")
+	}
+	cp.Threshold = s.thresholdOf(run)
+	if run != nil {
+		cp.Version = run.Version
+	}
+	return cp, nil
+}
+
+// Woken answers a checkpoint reporting e that was held while its run was
+// paused, now that run (the record WaitRun returned, past the version the
+// held checkpoint saw) woke it. When the report has nothing to record
+// (Run.recordsNothing: still paused, ended, or resumed with nothing to
+// hand over) it answers from run, committing nothing: a plain resume is
+// one commit, the resume's. Otherwise it checkpoints again (Checkpoint):
+// a new model or an instruction is handed over once, in the commit that
+// takes it off the run. The principal in ctx is held to the rules of
+// Checkpoint either way.
+func (s *Service) Woken(ctx context.Context, e hitl.StateEvent, run *hitl.Run) (Checkpoint, error) {
+	e.Event = hitl.StateRunning
+	if e.Schema == 0 {
+		e.Schema = hitl.StateSchema
+	}
+	if err := e.Validate(); err != nil {
+		return Checkpoint{}, err
+	}
+	if run == nil || !run.RecordsNothing(&e) {
+		return s.Checkpoint(ctx, e)
+	}
+	p := hitl.PrincipalFrom(ctx)
+	if err := s.access.AuthorizeRun(p, hitl.ActionReport, e.RunID, run); err != nil { // the ask scope, then ownership
+		return Checkpoint{}, s.refused(ctx, p, hitl.ActionReport, &hitl.Question{RunID: e.RunID}, err)
+	}
+	cp := checkpointOf(run, true)
+	cp.Threshold, cp.Version = s.thresholdOf(run), run.Version
+	return cp, nil
+}
+
+// checkpointOf is run's control state as the agent sees it; with handover
+// it includes what waits to be handed over.
+func checkpointOf(r *hitl.Run, handover bool) Checkpoint {
+	c := r.Control
+	cp := Checkpoint{RunID: r.ID, Status: c.Status, Model: c.Model, Reason: c.Reason}
+	if handover && c.Status == hitl.RunRunning {
+		cp.NewModel, cp.Instruction = c.NewModel, c.Instruction
+	}
+	return cp
+}
+
+// WaitRun blocks until run id's record passes version after (a command,
+// a report, a question changed it) or ctx ends, and returns the run as it
+// is then.
+func (s *Service) WaitRun(ctx context.Context, id string, after uint64) (*hitl.Run, error) {
+	for {
+		ch, cancel := s.notifier.Watch(runKey(id)) // before the read: a change after it wakes us
+		run, err := s.RunRecord(ctx, id)
+		if err != nil || run.Version > after {
+			cancel()
+			return run, err
+		}
+		select {
+		case <-ch:
+			cancel()
+		case <-ctx.Done():
+			cancel()
+			return run, ctx.Err()
+		}
+	}
+}
+
+// Runs returns a page of runs (active ones, or all), for principals that
+// may see every run.
+func (s *Service) Runs(ctx context.Context, active bool, limit int, cursor string) (hitl.RunPage, error) {
+	p := hitl.PrincipalFrom(ctx)
+	if !p.Local && !p.SeesAll() && !p.Has(hitl.ScopeControl) {
+		return hitl.RunPage{}, s.refused(ctx, p, hitl.ActionRead, &hitl.Question{}, hitl.Lacks(p, hitl.ScopeAnswer))
+	}
+	page, err := s.store.Runs(ctx, active, limit, cursor)
+	if err != nil {
+		return page, err
+	}
+	page.Handles = make(map[string]string, len(page.Runs))
+	for _, r := range page.Runs {
+		if page.Handles[r.ID], err = hitl.RunHandle(ctx, s.store, r.ID); err != nil {
+			return page, err
+		}
+	}
+	return page, nil
+}
+
+// RunsByPrefix returns up to limit runs whose id starts with prefix, in
+// id order, ended ones too, for principals that may see every run.
+func (s *Service) RunsByPrefix(ctx context.Context, prefix string, limit int) ([]*hitl.Run, error) {
+	p := hitl.PrincipalFrom(ctx)
+	if !p.Local && !p.SeesAll() && !p.Has(hitl.ScopeControl) {
+		return nil, s.refused(ctx, p, hitl.ActionRead, &hitl.Question{}, hitl.Lacks(p, hitl.ScopeAnswer))
+	}
+	if err := hitl.ValidateRunID(prefix); err != nil {
+		return nil, err
+	}
+	return s.store.RunsByPrefix(ctx, prefix, max(1, min(limit, hitl.MaxPageSize)))
+}
+
+// RunService is steering as the edges see it (docs/protocol.md#steering): the control topic,
+// the agent's loop:current reports and checkpoints, run listing and the
+// interaction threshold. *Service implements it; agent.Client implements
+// it over HTTP.
+type RunService interface {
+	Control(ctx context.Context, req hitl.ControlMessage) ([]hitl.ControlMessage, error)
+	Publish(ctx context.Context, e hitl.StateEvent) (Checkpoint, error)
+	Checkpoint(ctx context.Context, e hitl.StateEvent) (Checkpoint, error)
+	// Woken answers a checkpoint held while its run was paused, once the
+	// run WaitRun returned woke it (Service.Woken).
+	Woken(ctx context.Context, e hitl.StateEvent, run *hitl.Run) (Checkpoint, error)
+	// Hook records a coding-agent session's hook call (Service.Hook).
+	Hook(ctx context.Context, h hitl.SessionHook) (hitl.HookStep, error)
+	WaitRun(ctx context.Context, id string, after uint64) (*hitl.Run, error)
+	SetThreshold(ctx context.Context, id string, n *int) (*hitl.Run, error)
+	Runs(ctx context.Context, active bool, limit int, cursor string) (hitl.RunPage, error)
+	RunsByPrefix(ctx context.Context, prefix string, limit int) ([]*hitl.Run, error)
+}
+
+var _ RunService = (*Service)(nil)

@@ -1,0 +1,5 @@
+package service
+
+import "github.com/hitlbot/hitl"
+
+var _ hitl.EventLog = (*Service)(nil)

@@ -1,0 +1,45 @@
+package service
+
+import (
+	"sync"
+	"time"
+
+	"github.com/hitlbot/hitl"
+)
+
+// maxFailures bounds the failed creations a failureLog remembers.
+const maxFailures = 10000
+
+// failureLog keeps when question creations failed, for the
+// creation_errors alert: in memory, the last maxFailures.
+type failureLog struct {
+	mu sync.Mutex
+	at []time.Time
+}
+
+// note records err's failure at the clock's now, when it counts.
+func (f *failureLog) note(err error, c hitl.Clock) {
+	if !hitl.CreationFailed(err) {
+		return
+	}
+	now := c.Now()
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if len(f.at) == maxFailures {
+		f.at = f.at[1:]
+	}
+	f.at = append(f.at, now)
+}
+
+// count returns how many failures happened at or after since, and
+// forgets the older ones.
+func (f *failureLog) count(since time.Time) int {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	n := 0
+	for n < len(f.at) && f.at[n].Before(since) {
+		n++
+	}
+	f.at = f.at[n:]
+	return len(f.at)
+}

@@ -1,0 +1,347 @@
+package service
+
+import (
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"strings"
+	"sync"
+
+	"github.com/hitlbot/hitl"
+)
+
+func (h *policyHolder) rules() []hitl.PolicyRule {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	h.refresh()
+	return h.state.Rules
+}
+
+// HashRules identifies a configuration's rules.
+func HashRules(rules []hitl.PolicyRule) string {
+	b, _ := json.Marshal(rules)
+	sum := sha256.Sum256(b)
+	return hex.EncodeToString(sum[:12])
+}
+
+// LoadPolicy reads the stored policy, or takes the file's rules when
+// nothing is stored or the file changed since the last PUT. Call it once
+// at start, before serving.
+func (s *Service) LoadPolicy(ctx context.Context, fileRules []hitl.PolicyRule) error {
+	if err := (hitl.Policy{Rules: fileRules}).Validate(); err != nil {
+		return hitl.Errorf(hitl.EINVALID, "policy: %s", hitl.ErrorMessage(err))
+	}
+	hash := HashRules(fileRules)
+	s.policy.mu.Lock()
+	defer s.policy.mu.Unlock()
+	s.policy.follow(s.notifier, s.store.PolicyState)
+	st, err := s.store.PolicyState(ctx)
+	if err != nil {
+		return err
+	}
+	if st == nil || st.FileHash != hash {
+		next := hitl.PolicyState{Rules: fileRules, FileHash: hash}
+		if err := s.store.PutPolicyState(ctx, &next); err != nil {
+			return err
+		}
+		st = &next
+		defer s.notifier.Publish(policyKey)
+	}
+	s.policy.state, s.policy.fileHash = *st, hash
+	return nil
+}
+
+// Policy returns the configured policy (GET /api/policy, docs/protocol.md#approvals).
+// Learned rules are listed by LearnedRules.
+func (s *Service) Policy(ctx context.Context) (hitl.Policy, error) {
+	rules := s.policy.rules()
+	if rules == nil {
+		rules = []hitl.PolicyRule{}
+	}
+	return hitl.Policy{Rules: append([]hitl.PolicyRule(nil), rules...), Default: hitl.DefaultPolicy()}, nil
+}
+
+// SetPolicy replaces the configured rules (PUT /api/policy,
+// docs/protocol.md#approvals), for admins. It is stored: it survives a restart and
+// beats the config file until the file's rules change.
+func (s *Service) SetPolicy(ctx context.Context, rules []hitl.PolicyRule) (hitl.Policy, error) {
+	p := hitl.PrincipalFrom(ctx)
+	if err := s.access.Authorize(p, hitl.ActionAudit, nil); err != nil {
+		return hitl.Policy{}, s.refused(ctx, p, hitl.ActionAudit, &hitl.Question{}, hitl.Errorf(hitl.EFORBIDDEN, "%s lacks the admin scope: only admins set the policy", p.ID))
+	}
+	if err := (hitl.Policy{Rules: rules}).Validate(); err != nil {
+		return hitl.Policy{}, err
+	}
+	now := s.clock.Now()
+	s.policy.mu.Lock()
+	next := hitl.PolicyState{Rules: append([]hitl.PolicyRule(nil), rules...), FileHash: s.policy.fileHash, UpdatedBy: p.ID, UpdatedAt: &now}
+	if err := s.store.PutPolicyState(ctx, &next); err != nil {
+		s.policy.mu.Unlock()
+		return hitl.Policy{}, err
+	}
+	s.policy.state = next
+	s.policy.mu.Unlock()
+	s.notifier.Publish(policyKey) // other processes sharing the store reload it
+	s.auditPolicy(ctx, p.ID, "policy_set", "the policy was set", nil)
+	return s.Policy(ctx)
+}
+
+// agentOf is the agent an operation is decided and learned for: the
+// principal that asks, and the one local person of a tokenless server
+// whatever its user name ("local").
+func agentOf(p hitl.Principal) string { return hitl.PersonOf(p.ID) }
+
+// AgentName is the agent a person names: a token's name ("ci") is its
+// principal (api:ci); a principal id stays as it is; the local person is
+// one agent.
+func AgentName(name string) string {
+	if !strings.Contains(name, ":") && name != "local" {
+		return "api:" + name
+	}
+	return hitl.PersonOf(name)
+}
+
+// decider is the policy as it stands, with the learned rules in the store.
+func (s *Service) decider(ctx context.Context) hitl.Decider {
+	return hitl.Decider{Rules: s.policy.rules(), Parse: s.parse, Now: s.clock.Now(),
+		Learned: func(k hitl.LearnedRuleKey) (*hitl.LearnedRule, error) { return s.store.LearnedRule(ctx, k) }}
+}
+
+// Decide applies the policy to op as the principal in ctx asks it: the
+// agent is the principal, never what the request says.
+func (s *Service) Decide(ctx context.Context, op hitl.Operation) (hitl.Decision, error) {
+	op.Agent = agentOf(hitl.PrincipalFrom(ctx))
+	if err := op.Validate(); err != nil {
+		return hitl.Decision{}, err
+	}
+	return s.decider(ctx).Decide(op)
+}
+
+// CheckOperation decides req as RequestOperation would, creating nothing
+// (hitl policy check). An agent checks as itself; a principal that may
+// answer (or an admin) may name another agent in req.Agent.
+func (s *Service) CheckOperation(ctx context.Context, req ApprovalRequest) (hitl.Decision, error) {
+	p := hitl.PrincipalFrom(ctx)
+	agent := agentOf(p)
+	if req.Agent != "" && req.Agent != p.ID && req.Agent != agent {
+		if !p.OverseesPolicy() {
+			return hitl.Decision{}, s.refused(ctx, p, hitl.ActionRead, &hitl.Question{}, hitl.Errorf(hitl.EFORBIDDEN, "%s may check the policy only as itself: naming another agent needs the answer scope", p.ID))
+		}
+		agent = AgentName(req.Agent)
+	} else if err := s.access.Authorize(p, hitl.ActionAsk, nil); err != nil && !p.Has(hitl.ScopeAnswer) {
+		return hitl.Decision{}, s.refused(ctx, p, hitl.ActionAsk, &hitl.Question{}, err)
+	}
+	op := req.Operation
+	op.Agent = agent
+	if err := op.Validate(); err != nil {
+		return hitl.Decision{}, err
+	}
+	return s.decider(ctx).Decide(op)
+}
+
+// ApprovalOutcome is what POST /api/approvals answers: the decision and,
+// when a person must decide, the question to wait on.
+type ApprovalOutcome struct {
+	hitl.Decision
+	QuestionID string         `json:"questionId,omitempty"`
+	Question   *hitl.Question `json:"question,omitempty"`
+}
+
+// PolicyService is the approval policy (docs/protocol.md#approvals) as the edges see it.
+// *Service implements it; agent.Client implements it over HTTP.
+type PolicyService interface {
+	Policy(ctx context.Context) (hitl.Policy, error)
+	SetPolicy(ctx context.Context, rules []hitl.PolicyRule) (hitl.Policy, error)
+	RequestOperation(ctx context.Context, req ApprovalRequest) (ApprovalOutcome, error)
+	CheckOperation(ctx context.Context, req ApprovalRequest) (hitl.Decision, error)
+	LearnedRules(ctx context.Context, f hitl.LearnedRuleFilter) (hitl.LearnedRulePage, error)
+	RevokeRule(ctx context.Context, id string) (*hitl.LearnedRule, error)
+}
+
+var _ PolicyService = (*Service)(nil)
+
+// ApprovalRequest is an operation to approve, with how long to wait and
+// where to ask.
+type ApprovalRequest struct {
+	hitl.Operation
+	RunID          string   `json:"runId,omitempty"`
+	TimeoutMinutes *float64 `json:"timeoutMinutes,omitempty"`
+	Channel        string   `json:"channel,omitempty"`
+	IdempotencyKey string   `json:"idempotencyKey,omitempty"`
+	CallbackURL    string   `json:"callbackUrl,omitempty"`
+}
+
+// RequestOperation decides op by policy: allow and deny come back at once
+// (and are audited as policy_decision events); ask creates an approval
+// question for the rule's approvers and quorum, which the caller waits on.
+func (s *Service) RequestOperation(ctx context.Context, req ApprovalRequest) (ApprovalOutcome, error) {
+	p := hitl.PrincipalFrom(ctx)
+	if err := s.access.Authorize(p, hitl.ActionAsk, nil); err != nil {
+		return ApprovalOutcome{}, s.refused(ctx, p, hitl.ActionAsk, &hitl.Question{RunID: req.RunID}, err)
+	}
+	if err := s.callbacks.Check(req.CallbackURL); err != nil {
+		return ApprovalOutcome{}, err
+	}
+	d, err := s.Decide(ctx, req.Operation)
+	if err != nil {
+		return ApprovalOutcome{}, err
+	}
+	op := req.Operation
+	op.Agent = agentOf(p)
+	if d.Effect != hitl.EffectAsk {
+		s.auditPolicy(ctx, p.ID, string(d.Effect), d.Rule, &op)
+		return ApprovalOutcome{Decision: d}, nil
+	}
+	run := req.RunID
+	if run == "" {
+		run = hitl.DefaultRunID("approvals", p)
+	}
+	n := hitl.NewQuestion{Question: op.Description, Type: hitl.Approval, TimeoutMinutes: req.TimeoutMinutes,
+		Channel: req.Channel, IdempotencyKey: req.IdempotencyKey, CallbackURL: req.CallbackURL, Context: &hitl.Context{Agent: p.ID, CurrentStep: op.Context}}
+	q, _, err := s.create(ctx, run, n, func(q *hitl.Question) {
+		q.Operation, q.Rule, q.Approvers, q.Quorum = &op, d.Rule, d.Approvers, d.Quorum
+		q.Parts, q.Learnable = d.Parts, d.Learnable
+		if q.Quorum <= 1 {
+			q.Quorum = 0
+		}
+	})
+	if err != nil {
+		return ApprovalOutcome{}, err
+	}
+	return ApprovalOutcome{Decision: d, QuestionID: q.ID, Question: q}, nil
+}
+
+// learnable decides, under the configured policy as it is now, whether a
+// person approving q may teach "always allow", and what the rule holds.
+// Learned rules are left out: they never change what may be learned.
+func (s *Service) learnable(q *hitl.Question, rules []hitl.PolicyRule) (hitl.LearnedRuleKey, error) {
+	if q.Operation == nil {
+		return hitl.LearnedRuleKey{}, hitl.Errorf(hitl.EINVALID, "only an approval of an operation can be always allowed")
+	}
+	d, err := hitl.Decider{Rules: rules, Parse: s.parse, Now: s.clock.Now()}.Decide(*q.Operation)
+	if err != nil {
+		return hitl.LearnedRuleKey{}, err
+	}
+	if d.Learnable && len(q.Approvers) == 0 && q.Quorum <= 1 {
+		return *d.Teaches, nil
+	}
+	return hitl.LearnedRuleKey{}, hitl.Errorf(hitl.EINVALID, "'always allow' cannot apply to %s: %s; approve it once instead", q.ID, whyNotLearnable(q, d))
+}
+
+func whyNotLearnable(q *hitl.Question, d hitl.Decision) string {
+	switch {
+	case len(q.Approvers) > 0 || q.Quorum > 1 || len(d.Approvers) > 0 || d.Quorum > 1:
+		return "its policy rule names who approves or how many must, and a learned rule never replaces them"
+	case d.Effect == hitl.EffectDeny:
+		return "the policy denies it, and a learned rule never overrides a deny"
+	case d.Effect == hitl.EffectAllow:
+		return "the policy already allows it"
+	case q.Operation.Type == hitl.OpShell:
+		return "only one simple command the policy fully understands (literal words, arguments it knows safe, no redirection), which no deny, approver or quorum rule matches in any spelling, can be learned (this line has " + partsSummary(d.Parts) + ")"
+	}
+	return "the policy does not let a person teach it"
+}
+
+func partsSummary(parts []hitl.DecisionPart) string {
+	var kinds []string
+	for _, p := range parts {
+		kinds = append(kinds, p.Kind+" "+p.Text)
+	}
+	return strings.Join(kinds, "; ")
+}
+
+// learn stores the rule a person's "approve and always allow" taught:
+// exactly key, for the configured time.
+func (s *Service) learn(ctx context.Context, q *hitl.Question, key hitl.LearnedRuleKey, by string) error {
+	now := s.clock.Now()
+	r := &hitl.LearnedRule{ID: hitl.NewID("r_"), Agent: key.Agent, OpType: key.OpType, Resource: key.Resource,
+		CreatedBy: by, QuestionID: q.ID, CreatedAt: now, ExpiresAt: now.Add(s.learnedTTL)}
+	if err := s.store.PutLearnedRule(context.WithoutCancel(ctx), r); err != nil {
+		return err
+	}
+	s.auditPolicy(ctx, by, "learned", r.Name(), q.Operation)
+	return nil
+}
+
+// LearnedRules returns a page of learned rules. People who may answer,
+// and admins, see every agent's; an agent sees its own.
+func (s *Service) LearnedRules(ctx context.Context, f hitl.LearnedRuleFilter) (hitl.LearnedRulePage, error) {
+	p := hitl.PrincipalFrom(ctx)
+	if !p.OverseesPolicy() {
+		if !p.Has(hitl.ScopeAsk) || strings.HasPrefix(p.ID, "slack:") {
+			return hitl.LearnedRulePage{}, s.refused(ctx, p, hitl.ActionRead, &hitl.Question{}, hitl.Errorf(hitl.EFORBIDDEN,
+				"learned rules are shown only to those who answer (slack.answerers, the answer scope) and admins; %s is neither", p.ID))
+		}
+		f.Agent = agentOf(p) // an agent sees what was taught for it
+	} else if f.Agent != "" {
+		f.Agent = AgentName(f.Agent)
+	}
+	page, err := s.store.LearnedRules(ctx, f)
+	if page.Rules == nil {
+		page.Rules = []*hitl.LearnedRule{}
+	}
+	return page, err
+}
+
+// RevokeRule removes learned rule id. People who may answer, and admins,
+// may.
+func (s *Service) RevokeRule(ctx context.Context, id string) (*hitl.LearnedRule, error) {
+	p := hitl.PrincipalFrom(ctx)
+	if !p.OverseesPolicy() {
+		return nil, s.refused(ctx, p, hitl.ActionAnswer, &hitl.Question{}, hitl.Lacks(p, hitl.ScopeAnswer))
+	}
+	gone, err := s.store.DeleteLearnedRule(ctx, id)
+	if err != nil {
+		if hitl.ErrorCode(err) == hitl.ENOTFOUND {
+			return nil, hitl.Errorf(hitl.ENOTFOUND, "no learned rule %s (hitl policy rules lists them)", id)
+		}
+		return nil, err
+	}
+	s.auditPolicy(ctx, p.ID, "revoked", gone.Name(), nil)
+	return gone, nil
+}
+
+// PruneLearnedRules deletes learned rules that expired (a batch at a time);
+// expired rules already decide nothing.
+func (s *Service) PruneLearnedRules(ctx context.Context, limit int) (int, error) {
+	return s.store.PruneLearnedRules(ctx, s.clock.Now(), limit)
+}
+
+// auditPolicy appends a policy_decision event: action is allow, deny,
+// learned, revoked or policy_set; reason names the rule.
+func (s *Service) auditPolicy(ctx context.Context, actor, action, rule string, op *hitl.Operation) {
+	ev := &hitl.Event{Type: hitl.EventPolicyDecision, At: s.clock.Now(), Actor: actor, Action: hitl.Action(action), Reason: rule, Operation: op}
+	if err := s.store.AppendEvent(context.WithoutCancel(ctx), ev); err == nil {
+		s.notifier.Publish("")
+	}
+}
+
+// rule returns the configured rule named name (nil for none: the
+// default, or a question no rule asked).
+func (h *policyHolder) rule(name string) *hitl.PolicyRule {
+	if name == "" {
+		return nil
+	}
+	for _, r := range h.rules() {
+		if r.Name == name {
+			return &r
+		}
+	}
+	return nil
+}
+
+// policyHolder keeps the configured policy in memory for decisions. mu is
+// held across a change's store write, so changes are applied in the order
+// they are stored.
+type policyHolder struct {
+	mu       sync.Mutex
+	state    hitl.PolicyState
+	fileHash string
+
+	// A change another process stored is followed (policysync.go).
+	notifier hitl.Notifier
+	load     func(context.Context) (*hitl.PolicyState, error)
+	changed  <-chan struct{}
+	unwatch  func()
+}

@@ -1,0 +1,124 @@
+package service
+
+import (
+	"context"
+	"math"
+	"slices"
+
+	"github.com/hitlbot/hitl"
+)
+
+var _ hitl.StatsService = (*Service)(nil)
+
+// Stats implements StatsService. It reads the questions asked in the
+// window by the creation-time index and those settled in it by the
+// settle-time index (of one run: that run's questions by the run index),
+// and the window's events from the first one in it (found by a binary
+// search of the log): its cost grows with what happened in the window,
+// not with the history stored.
+func (s *Service) Stats(ctx context.Context, sq hitl.StatsQuery) (*hitl.Stats, error) {
+	p := hitl.PrincipalFrom(ctx)
+	if err := s.access.Authorize(p, hitl.ActionStats, nil); err != nil {
+		return nil, s.refused(ctx, p, hitl.ActionStats, &hitl.Question{RunID: sq.Run}, err)
+	}
+	if sq.Since == 0 {
+		sq.Since = hitl.DefaultStatsSince
+	}
+	if sq.Since < 0 {
+		return nil, hitl.Errorf(hitl.EINVALID, "since must be a positive duration, like 24h or 90m")
+	}
+	if sq.Run != "" {
+		if err := hitl.ValidateRunID(sq.Run); err != nil {
+			return nil, err
+		}
+	}
+	since := s.clock.Now().Add(-sq.Since)
+	var t statsTally
+	t.runs = map[string]bool{}
+	var err error
+	if sq.Run != "" {
+		err = s.tallyRun(ctx, sq.Run, since, &t)
+	} else {
+		err = s.tallyAll(ctx, since, &t)
+	}
+	if err != nil {
+		return nil, err
+	}
+	if err := s.tallyEvents(ctx, sq.Run, since, &t); err != nil {
+		return nil, err
+	}
+	st := t.stats()
+	st.Since, st.Run = since, sq.Run
+	st.Alerts = []hitl.Alert{}
+	if a := s.alerts.Load(); a != nil {
+		st.Alerts = a.Active()
+	}
+	return st, nil
+}
+
+// statsTally accumulates a window's questions and events.
+type statsTally struct {
+	asked                         int
+	runs                          map[string]bool
+	answered, timedOut, cancelled int
+	answerSeconds                 []float64
+	settledByType                 map[hitl.QuestionType]hitl.Tally
+	reminders, escalations        int
+}
+
+func (t *statsTally) ask(q *hitl.Question) {
+	t.asked++
+	t.runs[q.RunID] = true
+}
+
+func (t *statsTally) settle(q *hitl.Question) {
+	if t.settledByType == nil {
+		t.settledByType = map[hitl.QuestionType]hitl.Tally{}
+	}
+	by := t.settledByType[q.Type]
+	by.Settled++
+	switch q.Status {
+	case hitl.StatusAnswered:
+		t.answered++
+		t.answerSeconds = append(t.answerSeconds, q.RespondedAt.Sub(q.CreatedAt).Seconds())
+	case hitl.StatusTimeout:
+		t.timedOut++
+		by.TimedOut++
+	case hitl.StatusCancelled:
+		t.cancelled++
+	}
+	t.settledByType[q.Type] = by
+}
+
+func (t *statsTally) stats() *hitl.Stats {
+	st := &hitl.Stats{Asked: t.asked, Answered: t.answered, TimedOut: t.timedOut, Cancelled: t.cancelled,
+		RemindersSent: t.reminders, Escalations: t.escalations, TimeoutRateByType: map[hitl.QuestionType]float64{}}
+	if n := len(t.answerSeconds); n > 0 {
+		slices.Sort(t.answerSeconds)
+		sum := 0.0
+		for _, v := range t.answerSeconds {
+			sum += v
+		}
+		st.AvgTimeToAnswerSeconds = round3(sum / float64(n))
+		st.P50TimeToAnswerSeconds = round3(percentile(t.answerSeconds, 0.5))
+		st.P90TimeToAnswerSeconds = round3(percentile(t.answerSeconds, 0.9))
+	}
+	for typ, by := range t.settledByType {
+		st.TimeoutRateByType[typ] = round3(float64(by.TimedOut) / float64(by.Settled))
+	}
+	if len(t.runs) > 0 {
+		st.QuestionsPerRun = round3(float64(t.asked) / float64(len(t.runs)))
+	}
+	if d := t.answered + t.timedOut; d > 0 {
+		st.ResponseRate = round3(float64(t.answered) / float64(d))
+	}
+	return st
+}
+
+// percentile is the nearest-rank percentile of sorted values.
+func percentile(sorted []float64, p float64) float64 {
+	i := int(math.Ceil(p*float64(len(sorted)))) - 1
+	return sorted[max(i, 0)]
+}
+
+func round3(v float64) float64 { return math.Round(v*1000) / 1000 }

@@ -1,0 +1,164 @@
+package service
+
+import (
+	"context"
+
+	"github.com/hitlbot/hitl"
+)
+
+// The service's side of webhooks: every change of a question or run it
+// commits carries, on its event, the webhook deliveries the event owes
+// (WebhookRoutes), which the store writes in the same transaction.
+
+// hookQuestion wraps fn, a question update, so that its event carries its
+// webhook deliveries.
+func (s *Service) hookQuestion(fn func(q *hitl.Question) (*hitl.Event, error)) func(q *hitl.Question) (*hitl.Event, error) {
+	return func(q *hitl.Question) (*hitl.Event, error) {
+		ev, err := fn(q)
+		if err == nil && ev != nil {
+			ev.Webhooks = s.webhooks.ForQuestion(ev, q)
+		}
+		return ev, err
+	}
+}
+
+// hookRun wraps fn, a run update, so that its last event carries the
+// webhook deliveries of the run's change of status.
+func (s *Service) hookRun(fn func(run *hitl.Run) (hitl.RunUpdate, error)) func(run *hitl.Run) (hitl.RunUpdate, error) {
+	return func(run *hitl.Run) (hitl.RunUpdate, error) {
+		was := controlStatus(run)
+		upd, err := fn(run)
+		if err == nil {
+			s.attachRunWebhooks(was, upd)
+		}
+		return upd, err
+	}
+}
+
+// hookSteer is hookRun for SteerRun's functions.
+func (s *Service) hookSteer(fn func(run *hitl.Run, prior *hitl.ControlRecord) (hitl.RunUpdate, error)) func(run *hitl.Run, prior *hitl.ControlRecord) (hitl.RunUpdate, error) {
+	return func(run *hitl.Run, prior *hitl.ControlRecord) (hitl.RunUpdate, error) {
+		was := controlStatus(run)
+		upd, err := fn(run, prior)
+		if err == nil {
+			s.attachRunWebhooks(was, upd)
+		}
+		return upd, err
+	}
+}
+
+func (s *Service) attachRunWebhooks(was hitl.RunStatus, upd hitl.RunUpdate) {
+	if len(upd.Events) == 0 {
+		return
+	}
+	last := upd.Events[len(upd.Events)-1]
+	last.Webhooks = s.webhooks.ForRun(was, upd, last.At)
+}
+
+func controlStatus(run *hitl.Run) hitl.RunStatus {
+	if run == nil {
+		return ""
+	}
+	return run.Control.Status
+}
+
+// WebhookService is what operators do with webhooks (the API's
+// /api/webhooks, hitl webhooks): admins only (ActionWebhooks).
+type WebhookService interface {
+	Webhooks(ctx context.Context) (WebhookOverview, error)
+	WebhookDeliveries(ctx context.Context, f hitl.WebhookFilter) ([]hitl.WebhookDelivery, error)
+	ReplayWebhook(ctx context.Context, seq uint64) (hitl.WebhookDelivery, error)
+	PingWebhook(ctx context.Context, name string) (WebhookPingResult, error)
+}
+
+var _ WebhookService = (*Service)(nil)
+
+// WebhookOverview is hitl webhooks list: the configured endpoints (never
+// their secrets) and, per target, the queue, the failures and the last
+// success.
+type WebhookOverview struct {
+	Endpoints []hitl.WebhookEndpoint    `json:"endpoints"`
+	Targets   []hitl.WebhookTargetStats `json:"targets"`
+}
+
+// WebhookPingResult is the outcome of a test delivery: the receiver's
+// status (0: none), and why it failed (empty for a 2xx).
+type WebhookPingResult struct {
+	Endpoint string `json:"endpoint"`
+	Status   int    `json:"status"`
+	Error    string `json:"error,omitempty"`
+}
+
+// SetWebhookPinger gives the service the webhook edge's test delivery
+// (nil: webhooks are off).
+func (s *Service) SetWebhookPinger(ping func(ctx context.Context, name string) (int, error)) {
+	s.pinger.Store(&ping)
+}
+
+func (s *Service) authorizeWebhooks(ctx context.Context) error {
+	p := hitl.PrincipalFrom(ctx)
+	if err := s.access.Authorize(p, hitl.ActionWebhooks, nil); err != nil {
+		return s.refused(ctx, p, hitl.ActionWebhooks, &hitl.Question{}, err)
+	}
+	return nil
+}
+
+// Webhooks implements WebhookService.
+func (s *Service) Webhooks(ctx context.Context) (WebhookOverview, error) {
+	if err := s.authorizeWebhooks(ctx); err != nil {
+		return WebhookOverview{}, err
+	}
+	out := WebhookOverview{Endpoints: []hitl.WebhookEndpoint{}}
+	if s.webhooks != nil {
+		out.Endpoints = append(out.Endpoints, s.webhooks.Endpoints...)
+	}
+	var err error
+	out.Targets, err = s.store.WebhookStats(ctx)
+	return out, err
+}
+
+// WebhookDeliveries implements WebhookService.
+func (s *Service) WebhookDeliveries(ctx context.Context, f hitl.WebhookFilter) ([]hitl.WebhookDelivery, error) {
+	if err := s.authorizeWebhooks(ctx); err != nil {
+		return nil, err
+	}
+	switch f.Status {
+	case "", hitl.WebhookPending, hitl.WebhookDelivered, hitl.WebhookFailed:
+	default:
+		return nil, hitl.Errorf(hitl.EINVALID, "status %q: want pending, delivered or failed", f.Status)
+	}
+	return s.store.WebhookDeliveries(ctx, f)
+}
+
+// ReplayWebhook implements WebhookService: delivery seq is sent again,
+// with its webhook id, after the deliveries queued before it.
+func (s *Service) ReplayWebhook(ctx context.Context, seq uint64) (hitl.WebhookDelivery, error) {
+	if err := s.authorizeWebhooks(ctx); err != nil {
+		return hitl.WebhookDelivery{}, err
+	}
+	d, err := s.store.ReplayWebhook(ctx, seq, s.clock.Now())
+	if err == nil {
+		s.notifier.Publish("")
+	}
+	return d, err
+}
+
+// PingWebhook implements WebhookService.
+func (s *Service) PingWebhook(ctx context.Context, name string) (WebhookPingResult, error) {
+	if err := s.authorizeWebhooks(ctx); err != nil {
+		return WebhookPingResult{}, err
+	}
+	ping := s.pinger.Load()
+	if ping == nil || *ping == nil {
+		return WebhookPingResult{}, hitl.Errorf(hitl.ENOTFOUND, "no webhook endpoint is named %q (webhooks are not configured)", name)
+	}
+	code, err := (*ping)(ctx, name)
+	res := WebhookPingResult{Endpoint: name, Status: code}
+	switch {
+	case hitl.ErrorCode(err) == hitl.ENOTFOUND:
+		return res, err
+	case err != nil:
+		res.Error = hitl.ErrorMessage(err)
+	}
+	return res, nil
+}

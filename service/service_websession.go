@@ -1,0 +1,114 @@
+package service
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/base64"
+	"time"
+
+	"github.com/hitlbot/hitl"
+)
+
+// SignIn starts a web session for p, lasting ttl (DefaultWebSessionTTL
+// when 0), if the rules let p sign in, and returns the secret the browser
+// keeps. A refusal is audited.
+func (s *Service) SignIn(ctx context.Context, p hitl.Principal, ttl time.Duration) (secret string, ws *hitl.WebSession, err error) {
+	if err := s.access.MaySignIn(p); err != nil {
+		return "", nil, s.refused(ctx, p, hitl.ActionSignIn, &hitl.Question{}, err)
+	}
+	return s.putSession(ctx, p, ttl, false)
+}
+
+// NewSignInLink makes a one-time link secret that signs p in once, within
+// SignInLinkTTL.
+func (s *Service) NewSignInLink(ctx context.Context, p hitl.Principal) (string, error) {
+	if err := s.access.MaySignIn(p); err != nil {
+		return "", s.refused(ctx, p, hitl.ActionSignIn, &hitl.Question{}, err)
+	}
+	secret, _, err := s.putSession(ctx, p, SignInLinkTTL, true)
+	return secret, err
+}
+
+// RedeemSignInLink uses link secret (once: a second use is refused) and
+// starts a session for the principal it names.
+func (s *Service) RedeemSignInLink(ctx context.Context, secret string, ttl time.Duration) (string, *hitl.WebSession, error) {
+	id := hitl.SessionID(secret)
+	link, err := s.store.WebSession(ctx, id)
+	if err == nil && link.Link {
+		// Of two uses at once, the one that deletes it signs in.
+		link, err = s.store.DeleteWebSession(ctx, id)
+	}
+	switch {
+	case hitl.ErrorCode(err) == hitl.ENOTFOUND || (err == nil && !link.Link):
+		return "", nil, hitl.Errorf(hitl.EUNAUTHORIZED, "this sign-in link is unknown or was already used: ask for a new one with /hitl web")
+	case err != nil:
+		return "", nil, err
+	case link.Expired(s.clock.Now()):
+		return "", nil, hitl.Errorf(hitl.EUNAUTHORIZED, "this sign-in link expired (links hold %s): ask for a new one with /hitl web", SignInLinkTTL)
+	}
+	return s.SignIn(ctx, link.Principal, ttl)
+}
+
+func (s *Service) putSession(ctx context.Context, p hitl.Principal, ttl time.Duration, link bool) (string, *hitl.WebSession, error) {
+	if ttl <= 0 {
+		ttl = DefaultWebSessionTTL
+	}
+	now := s.clock.Now()
+	if _, err := s.store.PruneWebSessions(ctx, now, webSessionPrune); err != nil {
+		return "", nil, err
+	}
+	secret := randomSecret()
+	ws := &hitl.WebSession{ID: hitl.SessionID(secret), Principal: p, CSRF: randomSecret(), CreatedAt: now, ExpiresAt: now.Add(ttl), Link: link}
+	if err := s.store.PutWebSession(ctx, ws); err != nil {
+		return "", nil, err
+	}
+	return secret, ws, nil
+}
+
+// WebSession returns the live session of secret, or EUNAUTHORIZED when
+// there is none (never was, signed out, expired: an expired one is
+// deleted).
+func (s *Service) WebSession(ctx context.Context, secret string) (*hitl.WebSession, error) {
+	if secret == "" {
+		return nil, hitl.Errorf(hitl.EUNAUTHORIZED, "sign in first")
+	}
+	ws, err := s.store.WebSession(ctx, hitl.SessionID(secret))
+	switch {
+	case hitl.ErrorCode(err) == hitl.ENOTFOUND || (err == nil && ws.Link):
+		return nil, hitl.Errorf(hitl.EUNAUTHORIZED, "your session ended: sign in again")
+	case err != nil:
+		return nil, err
+	case ws.Expired(s.clock.Now()):
+		if _, err := s.store.DeleteWebSession(ctx, ws.ID); err != nil && hitl.ErrorCode(err) != hitl.ENOTFOUND {
+			return nil, err
+		}
+		return nil, hitl.Errorf(hitl.EUNAUTHORIZED, "your session expired: sign in again")
+	}
+	return ws, nil
+}
+
+// SignOut ends the session of secret (nothing to end is no error).
+func (s *Service) SignOut(ctx context.Context, secret string) error {
+	if secret == "" {
+		return nil
+	}
+	if _, err := s.store.DeleteWebSession(ctx, hitl.SessionID(secret)); err != nil && hitl.ErrorCode(err) != hitl.ENOTFOUND {
+		return err
+	}
+	return nil
+}
+
+// Lifetimes of web sessions and sign-in links.
+const (
+	DefaultWebSessionTTL = 12 * time.Hour
+	// SignInLinkTTL is how long a one-time link (Slack's /hitl web) holds.
+	SignInLinkTTL = 10 * time.Minute
+	// webSessionPrune bounds how many expired records one sign-in deletes.
+	webSessionPrune = 64
+)
+
+func randomSecret() string {
+	var b [32]byte
+	_, _ = rand.Read(b[:])
+	return base64.RawURLEncoding.EncodeToString(b[:])
+}

@@ -1,0 +1,149 @@
+package service_test
+
+import (
+	"context"
+	"testing"
+	"time"
+
+	"github.com/hitlbot/hitl"
+	"github.com/hitlbot/hitl/internal/clocktest"
+	"github.com/hitlbot/hitl/internal/memstore"
+	"github.com/hitlbot/hitl/notify"
+	"github.com/hitlbot/hitl/service"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+// The rule for signing in to the web inbox, one row per kind of principal.
+func TestMaySignIn(t *testing.T) {
+	access := hitl.Access{Answerers: []string{"U0ANSWER"}}
+	for _, tc := range []struct {
+		name string
+		p    hitl.Principal
+		ok   bool
+	}{
+		{"an ask-only token (an agent) is refused", hitl.TokenPrincipal("ci", []hitl.Scope{hitl.ScopeAsk}, ""), false},
+		{"a token without scopes (ask only) is refused", hitl.TokenPrincipal("bare", nil, ""), false},
+		{"an answer token signs in", hitl.TokenPrincipal("alice", []hitl.Scope{hitl.ScopeAnswer}, ""), true},
+		{"a control token signs in", hitl.TokenPrincipal("ops", []hitl.Scope{hitl.ScopeControl}, ""), true},
+		{"an admin token signs in", hitl.TokenPrincipal("root", []hitl.Scope{hitl.ScopeAdmin}, ""), true},
+		{"an ask+answer token signs in", hitl.TokenPrincipal("both", []hitl.Scope{hitl.ScopeAsk, hitl.ScopeAnswer}, ""), true},
+		{"the local person of a tokenless server signs in", hitl.LocalPrincipal(""), true},
+		{"a Slack answerer signs in", access.SlackPrincipal("U0ANSWER", nil), true},
+		{"a Slack user who is not an answerer is refused", access.SlackPrincipal("U0STRANGER", nil), false},
+		{"the Slack bot's observer is refused", hitl.ObserverPrincipal("bot"), false},
+		{"nobody is refused", hitl.Principal{ID: "anonymous"}, false},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			err := access.MaySignIn(tc.p)
+			if tc.ok {
+				assert.NoError(t, err)
+			} else {
+				assert.Equal(t, hitl.EFORBIDDEN, hitl.ErrorCode(err))
+			}
+		})
+	}
+}
+
+func newSessionService(t *testing.T) (*service.Service, *clocktest.Clock, hitl.Store) {
+	t.Helper()
+	st := memstore.New()
+	clock := clocktest.New(time.Date(2026, 11, 24, 9, 0, 0, 0, time.UTC))
+	return service.NewService(st, service.ServiceConfig{Notifier: notify.New(), Clock: clock}), clock, st
+}
+
+func TestWebSessions(t *testing.T) {
+	ctx := context.Background()
+	person := hitl.TokenPrincipal("alice", []hitl.Scope{hitl.ScopeAnswer}, "")
+	t.Run("a session holds until it expires, then is deleted", func(t *testing.T) {
+		svc, clock, st := newSessionService(t)
+		secret, ws, err := svc.SignIn(ctx, person, time.Hour)
+		require.NoError(t, err)
+		assert.NotEqual(t, secret, ws.ID, "the store holds the secret's hash, not the secret")
+		got, err := svc.WebSession(ctx, secret)
+		require.NoError(t, err)
+		assert.Equal(t, "api:alice", got.Principal.ID)
+		assert.NotEmpty(t, got.CSRF)
+		clock.Add(time.Hour)
+		_, err = svc.WebSession(ctx, secret)
+		assert.Equal(t, hitl.EUNAUTHORIZED, hitl.ErrorCode(err))
+		_, err = st.WebSession(ctx, ws.ID)
+		assert.Equal(t, hitl.ENOTFOUND, hitl.ErrorCode(err), "the expired record is gone")
+	})
+	t.Run("sign out ends the session at once", func(t *testing.T) {
+		svc, _, _ := newSessionService(t)
+		secret, _, err := svc.SignIn(ctx, person, time.Hour)
+		require.NoError(t, err)
+		require.NoError(t, svc.SignOut(ctx, secret))
+		_, err = svc.WebSession(ctx, secret)
+		assert.Equal(t, hitl.EUNAUTHORIZED, hitl.ErrorCode(err))
+		assert.NoError(t, svc.SignOut(ctx, secret), "signing out twice is no error")
+	})
+	t.Run("an ask-only token is refused and the refusal audited", func(t *testing.T) {
+		svc, _, st := newSessionService(t)
+		_, _, err := svc.SignIn(ctx, hitl.TokenPrincipal("ci", nil, ""), time.Hour)
+		assert.Equal(t, hitl.EFORBIDDEN, hitl.ErrorCode(err))
+		evs, err := st.Events(ctx, 0, 10)
+		require.NoError(t, err)
+		require.Len(t, evs, 1)
+		assert.Equal(t, hitl.EventRefused, evs[0].Type)
+		assert.Equal(t, hitl.ActionSignIn, evs[0].Action)
+	})
+	t.Run("an unknown secret is unauthorized", func(t *testing.T) {
+		svc, _, _ := newSessionService(t)
+		for _, s := range []string{"", "nope"} {
+			_, err := svc.WebSession(ctx, s)
+			assert.Equal(t, hitl.EUNAUTHORIZED, hitl.ErrorCode(err))
+		}
+	})
+	t.Run("a sign-in link signs in once", func(t *testing.T) {
+		svc, _, _ := newSessionService(t)
+		link, err := svc.NewSignInLink(ctx, person)
+		require.NoError(t, err)
+		_, err = svc.WebSession(ctx, link)
+		assert.Equal(t, hitl.EUNAUTHORIZED, hitl.ErrorCode(err), "a link is not a session")
+		secret, ws, err := svc.RedeemSignInLink(ctx, link, time.Hour)
+		require.NoError(t, err)
+		assert.Equal(t, "api:alice", ws.Principal.ID)
+		_, err = svc.WebSession(ctx, secret)
+		assert.NoError(t, err)
+		_, _, err = svc.RedeemSignInLink(ctx, link, time.Hour)
+		assert.Equal(t, hitl.EUNAUTHORIZED, hitl.ErrorCode(err), "a second use is refused")
+	})
+	t.Run("a sign-in link expires after ten minutes", func(t *testing.T) {
+		svc, clock, _ := newSessionService(t)
+		link, err := svc.NewSignInLink(ctx, person)
+		require.NoError(t, err)
+		clock.Add(service.SignInLinkTTL)
+		_, _, err = svc.RedeemSignInLink(ctx, link, time.Hour)
+		assert.Equal(t, hitl.EUNAUTHORIZED, hitl.ErrorCode(err))
+	})
+	t.Run("a session is not a sign-in link", func(t *testing.T) {
+		svc, _, _ := newSessionService(t)
+		secret, _, err := svc.SignIn(ctx, person, time.Hour)
+		require.NoError(t, err)
+		_, _, err = svc.RedeemSignInLink(ctx, secret, time.Hour)
+		assert.Equal(t, hitl.EUNAUTHORIZED, hitl.ErrorCode(err))
+	})
+	t.Run("signing in prunes expired sessions", func(t *testing.T) {
+		svc, clock, st := newSessionService(t)
+		_, old, err := svc.SignIn(ctx, person, time.Minute)
+		require.NoError(t, err)
+		clock.Add(time.Minute)
+		_, _, err = svc.SignIn(ctx, person, time.Hour)
+		require.NoError(t, err)
+		_, err = st.WebSession(ctx, old.ID)
+		assert.Equal(t, hitl.ENOTFOUND, hitl.ErrorCode(err))
+	})
+}
+
+func TestSignInLinkLeavesSessionsAlone(t *testing.T) {
+	ctx := context.Background()
+	svc, _, _ := newSessionService(t)
+	secret, _, err := svc.SignIn(ctx, hitl.TokenPrincipal("alice", []hitl.Scope{hitl.ScopeAnswer}, ""), time.Hour)
+	require.NoError(t, err)
+	_, _, err = svc.RedeemSignInLink(ctx, secret, time.Hour)
+	assert.Equal(t, hitl.EUNAUTHORIZED, hitl.ErrorCode(err))
+	_, err = svc.WebSession(ctx, secret)
+	assert.NoError(t, err, "a session used as a link still holds")
+}

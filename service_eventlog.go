@@ -1,3 +1,0 @@
-package hitl
-
-var _ EventLog = (*Service)(nil)
