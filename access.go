@@ -5,25 +5,6 @@ import (
 	"strings"
 )
 
-// Action is something a principal does that the rules decide.
-type Action string
-
-const (
-	ActionAsk     Action = "ask"     // create a question
-	ActionRead    Action = "read"    // see a question, wait for it, read its run
-	ActionAnswer  Action = "answer"  // answer (decide) a question
-	ActionCancel  Action = "cancel"  // cancel a pending question
-	ActionReceive Action = "receive" // take a settled question's outcome
-	ActionSteer   Action = "steer"   // pause, resume, cancel, escalate or redirect a run
-	ActionAudit   Action = "audit"   // read refusals and other audit events
-	// ActionReassign hands a pending question to other people (reassign.go).
-	ActionReassign Action = "reassign"
-	ActionStats    Action = "stats"  // read stats (counts over every question)
-	ActionScrape   Action = "scrape" // scrape /metrics
-	// ActionWebhooks: list webhook deliveries, replay one, send a test.
-	ActionWebhooks Action = "webhooks"
-)
-
 // Access is who may do what: the rules every edge gets the same answer
 // from. Answerers and Admins are Slack user (U…, W…) or user-group (S…)
 // ids; tokens get their rights from their scopes.
@@ -45,13 +26,13 @@ type Access struct {
 // admin when admins include them.
 func (a Access) SlackPrincipal(user string, groups []string) Principal {
 	p := Principal{ID: "slack:" + user, SlackUser: user, Groups: slices.Clone(groups)}
-	if len(a.Answerers) == 0 || p.inAny(a.Answerers) {
+	if len(a.Answerers) == 0 || p.InAny(a.Answerers) {
 		p.Scopes = append(p.Scopes, ScopeAnswer)
 	}
-	if p.inAny(a.Admins) {
+	if p.InAny(a.Admins) {
 		p.Scopes = append(p.Scopes, ScopeAdmin)
 	}
-	if (len(a.Controllers) == 0 && p.Has(ScopeAnswer)) || p.inAny(a.Controllers) {
+	if (len(a.Controllers) == 0 && p.Has(ScopeAnswer)) || p.InAny(a.Controllers) {
 		p.Scopes = append(p.Scopes, ScopeControl)
 	}
 	return p
@@ -123,7 +104,7 @@ func (a Access) Authorize(p Principal, act Action, q *Question) error {
 		}
 		return Lacks(p, ScopeAnswer)
 	case ActionScrape:
-		if p.Has(ScopeAdmin) || slices.Contains(p.Scopes, scopeScrape) {
+		if p.Has(ScopeAdmin) || slices.Contains(p.Scopes, ScopeScrape) {
 			return nil
 		}
 		return Lacks(p, ScopeAdmin)
@@ -133,18 +114,18 @@ func (a Access) Authorize(p Principal, act Action, q *Question) error {
 	}
 	switch act {
 	case ActionRead:
-		if p.Local || p.SeesAll() || p.asked(q) {
+		if p.Local || p.SeesAll() || p.Asked(q) {
 			return nil
 		}
 		return Errorf(EFORBIDDEN, "%s did not ask %s and lacks the answer scope", p.ID, q.ID)
 	case ActionAnswer, ActionReassign:
 		return a.mayAnswer(p, q)
 	case ActionCancel:
-		if p.asked(q) && p.Has(ScopeAsk) {
+		if p.Asked(q) && p.Has(ScopeAsk) {
 			return nil
 		}
 		if err := a.mayAnswer(p, q); err != nil {
-			if p.asked(q) {
+			if p.Asked(q) {
 				return Lacks(p, ScopeAsk)
 			}
 			return err
@@ -163,38 +144,24 @@ func (a Access) mayAnswer(p Principal, q *Question) error {
 	// A Slack user the question is assigned to was named by the asker:
 	// that is their right to answer it, answerers or not. Tokens always
 	// need the answer scope.
-	escalated := p.inAny(q.EscalatedTo)
-	assigned := (len(q.Assignees) > 0 && p.inAny(q.Assignees)) || escalated
+	escalated := p.InAny(q.EscalatedTo)
+	assigned := (len(q.Assignees) > 0 && p.InAny(q.Assignees)) || escalated
 	if !p.Has(ScopeAnswer) && !(assigned && strings.HasPrefix(p.ID, "slack:")) {
 		if strings.HasPrefix(p.ID, "slack:") {
 			return Errorf(EFORBIDDEN, "%s is not one of the Slack answerers (slack.answerers)", p.ID)
 		}
 		return Lacks(p, ScopeAnswer)
 	}
-	if !p.Local && p.asked(q) {
+	if !p.Local && p.Asked(q) {
 		return Errorf(EFORBIDDEN, "%s asked %s and may not answer it: a person decides, not the agent that asked", p.ID, q.ID)
 	}
-	if len(q.Approvers) > 0 && !p.approves(q.Approvers) && !escalated {
+	if len(q.Approvers) > 0 && !p.Approves(q.Approvers) && !escalated {
 		return Errorf(EFORBIDDEN, "%s is not one of the approvers of %s (%s): the policy rule %q names who decides", p.ID, q.ID, strings.Join(q.Approvers, ", "), q.Rule)
 	}
 	if len(q.Assignees) > 0 && !p.Has(ScopeAdmin) && !assigned {
 		return Errorf(EFORBIDDEN, "%s is assigned to %s; %s is not one of them", q.ID, strings.Join(q.Assignees, ", "), p.ID)
 	}
 	return nil
-}
-
-// isLocal reports whether a principal id is the local person of a
-// tokenless server ("local", "local:alice"): one person, the machine.
-func IsLocal(id string) bool { return id == "local" || strings.HasPrefix(id, "local:") }
-
-// personOf is the one id of the person principal id names where ids are
-// kept (learned rules' agents, idempotency keys): the local principals of
-// a tokenless server are one person, "local"; every other id is its own.
-func PersonOf(id string) string {
-	if IsLocal(id) {
-		return "local"
-	}
-	return id
 }
 
 func Lacks(p Principal, s Scope) *Error {
@@ -208,10 +175,10 @@ func Lacks(p Principal, s Scope) *Error {
 // to them, not everything.
 func (a Access) WaitsOn(q *Question, user string, groups []string) bool {
 	p := a.SlackPrincipal(user, groups)
-	if p.asked(q) {
+	if p.Asked(q) {
 		return false
 	}
-	if p.inAny(q.Listed()) {
+	if p.InAny(q.Listed()) {
 		return true
 	}
 	return q.Unassigned() && p.Has(ScopeAnswer)

@@ -36,7 +36,7 @@ func (a Access) InInbox(p Principal, q *Question, assignedOnly bool) bool {
 		return false
 	}
 	switch {
-	case p.inAny(q.Listed()):
+	case p.InAny(q.Listed()):
 		return true
 	case assignedOnly:
 		return false

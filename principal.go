@@ -24,10 +24,10 @@ const (
 	// scopeObserve is the Slack bot's own right: read every question and
 	// its events to render them, never answer. No token can hold it.
 	scopeObserve Scope = "observe"
-	// scopeScrape is a request on the metrics listener of its own
+	// ScopeScrape is a request on the metrics listener of its own
 	// (metrics_listen, a private scrape network): it may scrape, nothing
 	// else. No token can hold it.
-	scopeScrape Scope = "scrape"
+	ScopeScrape Scope = "scrape"
 )
 
 // Scopes lists the scopes a token may hold, in the order docs show them.
@@ -105,14 +105,14 @@ func ObserverPrincipal(id string) Principal {
 
 // ScrapePrincipal is a request on metrics_listen: it may scrape /metrics
 // and do nothing else.
-var ScrapePrincipal = Principal{ID: "metrics_listen", Scopes: []Scope{scopeScrape}}
+var ScrapePrincipal = Principal{ID: "metrics_listen", Scopes: []Scope{ScopeScrape}}
 
 // ActorSystem is the actor of the service's own transitions (timeouts).
 const ActorSystem = "system"
 
 // Has reports whether p holds scope s (admin holds every scope).
 func (p Principal) Has(s Scope) bool {
-	return slices.Contains(p.Scopes, s) || (s != scopeObserve && s != scopeScrape && slices.Contains(p.Scopes, ScopeAdmin))
+	return slices.Contains(p.Scopes, s) || (s != scopeObserve && s != ScopeScrape && slices.Contains(p.Scopes, ScopeAdmin))
 }
 
 // OverseesPolicy reports whether p oversees the approval policy for every
@@ -131,7 +131,7 @@ func (p Principal) SeesAll() bool {
 
 // is reports whether p is the same person as the principal id that asked q
 // (or a token speaking for the same Slack user).
-func (p Principal) asked(q *Question) bool {
+func (p Principal) Asked(q *Question) bool {
 	if p.ID == q.Asker {
 		return true
 	}
@@ -140,13 +140,13 @@ func (p Principal) asked(q *Question) bool {
 
 // approves reports whether p is one of a rule's approvers: its Slack user
 // or a group of it, or its token's name.
-func (p Principal) approves(ids []string) bool {
+func (p Principal) Approves(ids []string) bool {
 	name, isToken := strings.CutPrefix(p.ID, "api:")
-	return p.inAny(ids) || (isToken && slices.Contains(ids, name))
+	return p.InAny(ids) || (isToken && slices.Contains(ids, name))
 }
 
 // inAny reports whether p's Slack user or one of its groups is in ids.
-func (p Principal) inAny(ids []string) bool {
+func (p Principal) InAny(ids []string) bool {
 	for _, id := range ids {
 		if p.SlackUser != "" && id == p.SlackUser {
 			return true
@@ -177,3 +177,7 @@ func PrincipalFrom(ctx context.Context) Principal {
 
 // ActorFrom returns the id of the principal in ctx ("anonymous" when none).
 func ActorFrom(ctx context.Context) string { return PrincipalFrom(ctx).ID }
+
+// isLocal reports whether a principal id is the local person of a
+// tokenless server ("local", "local:alice"): one person, the machine.
+func IsLocal(id string) bool { return id == "local" || strings.HasPrefix(id, "local:") }

@@ -46,21 +46,8 @@ type WebSessionStore interface {
 	PruneWebSessions(ctx context.Context, now time.Time, limit int) (int, error)
 }
 
-// MaySignIn is the rule for signing in to the web inbox: a person, who
-// answers, steers or administers. An agent's token (ask only) cannot: a
-// browser session is a person's.
-func (a Access) MaySignIn(p Principal) error {
-	if p.Local || p.Has(ScopeAnswer) || p.Has(ScopeControl) || p.Has(ScopeAdmin) {
-		return nil
-	}
-	return Errorf(EFORBIDDEN, "%s may not sign in to the web inbox: it needs the answer, control or admin scope (an agent's ask-only token cannot)", p.ID)
-}
-
 // SessionID is the record id of a session or link secret.
 func SessionID(secret string) string {
 	sum := sha256.Sum256([]byte(secret))
 	return hex.EncodeToString(sum[:])
 }
-
-// ActionSignIn is signing in to the web inbox (audited when refused).
-const ActionSignIn Action = "sign_in"

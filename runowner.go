@@ -1,0 +1,69 @@
+package hitl
+
+import (
+	"strings"
+)
+
+// RunOwnerOf reads the reserved form of a run id, NAME@PRINCIPAL, where
+// PRINCIPAL is a principal id (api:TOKEN, slack:USER, local or
+// local:USER): only that principal (or the same person) may start it.
+// Default run names take this form, so nobody can take another's first.
+func RunOwnerOf(id string) (owner string, ok bool) {
+	for i := strings.IndexByte(id, '@'); i >= 0; {
+		owner = id[i+1:]
+		if IsLocal(owner) || strings.HasPrefix(owner, "api:") || strings.HasPrefix(owner, "slack:") {
+			return owner, true // the first such '@': token names may hold '@'
+		}
+		j := strings.IndexByte(owner, '@')
+		if j < 0 {
+			break
+		}
+		i += 1 + j
+	}
+	return "", false
+}
+
+// DefaultRunID is principal p's own run called name: name@ID, a run id
+// only p can start (RunOwnerOf).
+func DefaultRunID(name string, p Principal) string { return name + "@" + p.ID }
+
+// KeyOf is the key a question's idempotency key is held under in its
+// run: the asker's own, so that one asker's key never finds another's
+// question, even where runs are shared (admins, unowned runs). The local
+// principals of a tokenless server are one asker.
+func KeyOf(asker, key string) string { return PersonOf(asker) + "\x00" + key }
+
+// ControlKeyOf is the key a control request id sent by principal is held
+// under (seed 000's dedup cache): the principal's own, so that another
+// principal's request with the same id is a new request, never answered
+// with the first one's RESULT (nor refused with its refusal). The local
+// principals of a tokenless server are one principal.
+func ControlKeyOf(principal, requestID string) ControlKey {
+	return ControlKey{Principal: PersonOf(principal), RequestID: requestID}
+}
+
+// owns reports whether p is the same person as the principal that
+// started run.
+func (p Principal) Owns(run *Run) bool {
+	return p.Is(run.Asker) || (p.SlackUser != "" && p.SlackUser == run.AskerUser)
+}
+
+// is reports whether p is the principal id names: the same id, the same
+// Slack user, or both local principals of a tokenless server.
+func (p Principal) Is(id string) bool {
+	if p.ID == id || (p.Local && IsLocal(id)) {
+		return true
+	}
+	u, ok := strings.CutPrefix(id, "slack:")
+	return ok && p.SlackUser != "" && p.SlackUser == u
+}
+
+// personOf is the one id of the person principal id names where ids are
+// kept (learned rules' agents, idempotency keys): the local principals of
+// a tokenless server are one person, "local"; every other id is its own.
+func PersonOf(id string) string {
+	if IsLocal(id) {
+		return "local"
+	}
+	return id
+}
