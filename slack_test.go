@@ -4,11 +4,12 @@ import (
 	"testing"
 
 	"github.com/hitlbot/hitl"
+	"github.com/hitlbot/hitl/access"
 	"github.com/stretchr/testify/assert"
 )
 
 func TestAccessSlackRights(t *testing.T) {
-	a := hitl.Access{Answerers: []string{"U1", "S9"}, Admins: []string{"UADMIN"}}
+	a := access.Access{Answerers: []string{"U1", "S9"}, Admins: []string{"UADMIN"}}
 	assigned := &hitl.Question{ID: "q_1", Asker: "api:ci", Assignees: []string{"U2", "S5"}}
 	open := &hitl.Question{ID: "q_2", Asker: "api:ci"}
 	for name, tc := range map[string]struct {
@@ -28,19 +29,19 @@ func TestAccessSlackRights(t *testing.T) {
 		err := a.Authorize(a.SlackPrincipal(tc.user, tc.groups), hitl.ActionAnswer, tc.q)
 		assert.Equal(t, tc.want, err == nil, "%s: %v", name, err)
 	}
-	anyone := hitl.Access{}
+	anyone := access.Access{}
 	assert.NoError(t, anyone.Authorize(anyone.SlackPrincipal("U3", nil), hitl.ActionAnswer, open), "no answerers configured: anyone")
 	assert.Equal(t, []string{"S9", "S5"}, a.Groups(assigned))
 }
 
 func TestAccessWaitsOn(t *testing.T) {
-	a := hitl.Access{Admins: []string{"UADMIN"}}
+	a := access.Access{Admins: []string{"UADMIN"}}
 	assigned := &hitl.Question{Assignees: []string{"U2", "S5"}}
 	assert.True(t, a.WaitsOn(assigned, "U2", nil), "the assignee")
 	assert.True(t, a.WaitsOn(assigned, "U7", []string{"S5"}), "a member of the assigned group")
 	assert.False(t, a.WaitsOn(assigned, "UADMIN", nil), "an admin may answer, but it does not wait on them")
 	assert.True(t, a.WaitsOn(&hitl.Question{}, "U3", nil), "an open question waits on anyone allowed")
-	assert.False(t, hitl.Access{Answerers: []string{"U3"}}.WaitsOn(&hitl.Question{}, "U4", nil), "not on someone who answers only what is theirs")
+	assert.False(t, access.Access{Answerers: []string{"U3"}}.WaitsOn(&hitl.Question{}, "U4", nil), "not on someone who answers only what is theirs")
 	escalated := &hitl.Question{Assignees: []string{"U2"}, EscalatedTo: []string{"U9", "S6"}}
 	assert.True(t, a.WaitsOn(escalated, "U9", nil), "a person escalation added")
 	assert.True(t, a.WaitsOn(escalated, "U8", []string{"S6"}), "a member of a group escalation added")

@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/hitlbot/hitl"
+	"github.com/hitlbot/hitl/access"
 	"github.com/hitlbot/hitl/internal/slackfake"
 	"github.com/slack-go/slack"
 	"github.com/stretchr/testify/assert"
@@ -21,7 +22,7 @@ func TestAlertRepeatIsNotPosted(t *testing.T) {
 	defer cancel()
 	srv := slackfake.New(t, slackfake.FailOnReject())
 	api := slack.New(srv.BotToken(), slack.OptionAPIURL(srv.APIURL()))
-	tb := newTestBot(t, api, hitl.Access{}, nil)
+	tb := newTestBot(t, api, access.Access{}, nil)
 	tb.cfg.AlertsChannel = alerts
 	for _, state := range []hitl.AlertState{hitl.AlertStarted, hitl.AlertStarted, hitl.AlertCleared} {
 		require.NoError(t, tb.st.AppendEvent(ctx, &hitl.Event{Type: hitl.EventAlert, RunID: "#alerts", At: t0, Actor: hitl.ActorSystem,

@@ -14,17 +14,18 @@ import (
 	"time"
 
 	"github.com/hitlbot/hitl"
+	"github.com/hitlbot/hitl/access"
 	"github.com/slack-go/slack"
 	"github.com/slack-go/slack/socketmode"
 )
 
 // Config configures the bot.
 type Config struct {
-	AppToken       string      // xapp-…, for Socket Mode
-	BotToken       string      // xoxb-…, for the Web API
-	APIURL         string      // Web API base URL; "" for Slack's
-	DefaultChannel string      // where questions without a channel or assignee go
-	Access         hitl.Access // who may answer: the root's rules
+	AppToken       string        // xapp-…, for Socket Mode
+	BotToken       string        // xoxb-…, for the Web API
+	APIURL         string        // Web API base URL; "" for Slack's
+	DefaultChannel string        // where questions without a channel or assignee go
+	Access         access.Access // who may answer: the root's rules
 	Clock          hitl.Clock
 	Logger         *slog.Logger
 

@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/hitlbot/hitl"
+	"github.com/hitlbot/hitl/access"
 	"github.com/hitlbot/hitl/internal/memstore"
 	"github.com/slack-go/slack"
 	"github.com/stretchr/testify/assert"
@@ -18,7 +19,7 @@ import (
 )
 
 func TestDedup(t *testing.T) {
-	tb := newTestBot(t, &fakeAPI{}, hitl.Access{}, nil)
+	tb := newTestBot(t, &fakeAPI{}, access.Access{}, nil)
 	ctx := context.Background()
 	assert.True(t, tb.first(ctx, "env:1", "evt:1"), "first delivery is applied")
 	assert.False(t, tb.first(ctx, "env:1"), "a redelivered envelope is not")

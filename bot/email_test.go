@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/hitlbot/hitl"
+	"github.com/hitlbot/hitl/access"
 	"github.com/slack-go/slack"
 	"github.com/stretchr/testify/assert"
 )
@@ -32,7 +33,7 @@ func TestEmailOf(t *testing.T) {
 				u.Profile.Email = "alice@example.com"
 				return u, nil
 			}}
-			tb := newTestBot(t, api, hitl.Access{}, nil)
+			tb := newTestBot(t, api, access.Access{}, nil)
 			got, err := tb.EmailOf(context.Background(), "U0ALICE")
 			assert.Equal(t, tc.want, got)
 			assert.Equal(t, tc.wantCode, hitl.ErrorCode(err))

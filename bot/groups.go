@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/hitlbot/hitl"
+	"github.com/hitlbot/hitl/access"
 )
 
 // groupBudget bounds the user-group lookups of one envelope, so that a
@@ -32,7 +33,7 @@ type groupEntry struct {
 	at      time.Time
 }
 
-func newGroupCache(api slackAPI, clock hitl.Clock, ttl time.Duration, access hitl.Access) *groupCache {
+func newGroupCache(api slackAPI, clock hitl.Clock, ttl time.Duration, access access.Access) *groupCache {
 	g := &groupCache{api: api, clock: clock, ttl: ttl, byID: map[string]groupEntry{}, known: map[string]bool{}}
 	for _, id := range access.Groups(&hitl.Question{}) {
 		g.known[id] = true

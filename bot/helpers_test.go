@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/hitlbot/hitl"
+	"github.com/hitlbot/hitl/access"
 	"github.com/hitlbot/hitl/internal/clocktest"
 	"github.com/hitlbot/hitl/internal/memstore"
 	"github.com/hitlbot/hitl/notify"
@@ -30,7 +31,7 @@ type testBot struct {
 	ctx    context.Context // as the bot: an observer
 }
 
-func newTestBot(t testing.TB, api slackAPI, access hitl.Access, outbox hitl.Outbox) *testBot {
+func newTestBot(t testing.TB, api slackAPI, access access.Access, outbox hitl.Outbox) *testBot {
 	t.Helper()
 	clock := clocktest.New(t0)
 	st := memstore.New()

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/hitlbot/hitl"
+	"github.com/hitlbot/hitl/access"
 	"github.com/hitlbot/hitl/internal/storetest"
 	"github.com/hitlbot/hitl/notify"
 	"github.com/hitlbot/hitl/service"
@@ -47,7 +48,7 @@ func benchHomeBot(b *testing.B, n int) *Bot {
 			if mine {
 				user = "U0USER000"
 			}
-			who := hitl.Access{}.SlackPrincipal(user, nil)
+			who := access.Access{}.SlackPrincipal(user, nil)
 			_, err = svc.Answer(hitl.WithPrincipal(context.Background(), who), q.ID, hitl.Response{Value: true})
 		}
 		return err

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/hitlbot/hitl"
+	"github.com/hitlbot/hitl/access"
 	"github.com/slack-go/slack"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -21,7 +22,7 @@ func TestHomesCoalesceABurst(t *testing.T) {
 		published[req.UserID]++
 		return nil
 	}}
-	tb := newTestBot(t, api, hitl.Access{}, nil)
+	tb := newTestBot(t, api, access.Access{}, nil)
 	clock := &manualNow{t0}
 	h := tb.homes
 	h.now = clock.now
@@ -59,7 +60,7 @@ func TestQueue(t *testing.T) {
 	api := &fakeAPI{GetUserGroupMembers: func(_ context.Context, group string) ([]string, error) {
 		return map[string][]string{"S0OPS": {"U0ALICE"}, "S0DBA": {"U0BOB"}}[group], nil
 	}}
-	tb := newTestBot(t, api, hitl.Access{}, nil)
+	tb := newTestBot(t, api, access.Access{}, nil)
 	aliceBot := hitl.TokenPrincipal("alice-bot", []hitl.Scope{hitl.ScopeAsk}, "U0ALICE")
 	mine := tb.ask(t, agentP, hitl.NewQuestion{Question: "For Alice?", Assignees: []string{"U0ALICE"}})
 	ops := tb.ask(t, agentP, hitl.NewQuestion{Question: "For ops?", Assignees: []string{"S0OPS"}})
@@ -90,8 +91,8 @@ func TestQueue(t *testing.T) {
 		assert.True(t, more)
 	})
 	t.Run("open questions are not in the queue of someone who may not answer", func(t *testing.T) {
-		tb.cfg.Access = hitl.Access{Answerers: []string{"U0BOB"}}
-		defer func() { tb.cfg.Access = hitl.Access{} }()
+		tb.cfg.Access = access.Access{Answerers: []string{"U0BOB"}}
+		defer func() { tb.cfg.Access = access.Access{} }()
 		qs, _, err := tb.queue(tb.ctx, "U0ALICE", 10)
 		require.NoError(t, err)
 		assert.Equal(t, []string{ops.ID, mine.ID}, ids(qs))
@@ -110,7 +111,7 @@ func TestQueue(t *testing.T) {
 // always the one the person opened App Home through. The tab is still
 // refreshed, by the replica that holds it.
 func TestHomesFollowEventsAnotherReplicaProjected(t *testing.T) {
-	tb := newTestBot(t, &fakeAPI{}, hitl.Access{}, nil)
+	tb := newTestBot(t, &fakeAPI{}, access.Access{}, nil)
 	other := newBot(tb.cfg, &fakeAPI{}, tb.svc, tb.outbox)
 	other.calls = tb.ctx
 	clock := &manualNow{t0}

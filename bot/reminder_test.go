@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/hitlbot/hitl"
+	"github.com/hitlbot/hitl/access"
 	"github.com/hitlbot/hitl/internal/clocktest"
 	"github.com/hitlbot/hitl/internal/memstore"
 	"github.com/hitlbot/hitl/notify"
@@ -91,7 +92,7 @@ func recordPosts(api *fakeAPI) func() []slackPost {
 func TestHandedNudgesTheNewAssigneesOnly(t *testing.T) {
 	api := &fakeAPI{}
 	posts := recordPosts(api)
-	tb := newTestBot(t, api, hitl.Access{}, nil)
+	tb := newTestBot(t, api, access.Access{}, nil)
 	handed := func(t *testing.T, q *hitl.Question, to string) {
 		t.Helper()
 		_, err := tb.svc.Reassign(hitl.WithPrincipal(tb.ctx, hitl.LocalPrincipal("tester")), q.ID, []string{to})

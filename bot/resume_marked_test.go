@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/hitlbot/hitl"
+	"github.com/hitlbot/hitl/access"
 	"github.com/hitlbot/hitl/internal/memstore"
 	"github.com/hitlbot/hitl/internal/slackfake"
 	"github.com/slack-go/slack"
@@ -68,7 +69,7 @@ func TestResumedRunAndAlertPostsAreNotPostedTwice(t *testing.T) {
 			api := slack.New(srv.BotToken(), slack.OptionAPIURL(srv.APIURL()))
 			shared := memstore.NewOutbox()
 			dying := &unrecordedOutbox{Outbox: shared, tried: make(chan struct{}, 1)}
-			tb := newTestBot(t, api, hitl.Access{}, dying)
+			tb := newTestBot(t, api, access.Access{}, dying)
 			tb.cfg.RunsChannel, tb.cfg.AlertsChannel = runs, alerts
 			tb.identity.set(slackfake.BotUserID, slackfake.BotID, slackfake.TeamID)
 			calls, die := context.WithCancel(tb.ctx)
@@ -201,7 +202,7 @@ func TestResumedDeliveryIsLookedForAfterAnEarlierFailure(t *testing.T) {
 			return []slack.Message{m}, nil
 		},
 	}
-	tb := newTestBot(t, api, hitl.Access{}, nil)
+	tb := newTestBot(t, api, access.Access{}, nil)
 	tb.identity.set("U0BOT", "B0BOT", testTeam)
 	qid = tb.ask(t, agentP, hitl.NewQuestion{Question: "Deploy?"}).ID
 	d := hitl.Delivery{Seq: 3, Kind: kindPost, QuestionID: qid, Target: "U0ALICE", Resumed: true}

@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/hitlbot/hitl"
+	"github.com/hitlbot/hitl/access"
 	"github.com/slack-go/slack"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -50,7 +51,7 @@ func TestResumedPostIsLookedForFirst(t *testing.T) {
 					return "C0HITL", "1700000000.000200", nil
 				},
 			}
-			tb := newTestBot(t, api, hitl.Access{}, nil)
+			tb := newTestBot(t, api, access.Access{}, nil)
 			tb.identity.set("U0BOT", "B0BOT", testTeam)
 			q := tb.ask(t, agentP, hitl.NewQuestion{Question: "Deploy?"})
 			qid = q.ID

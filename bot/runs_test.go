@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/hitlbot/hitl"
+	"github.com/hitlbot/hitl/access"
 	"github.com/hitlbot/hitl/internal/slackfake"
 	"github.com/slack-go/slack"
 	"github.com/stretchr/testify/assert"
@@ -24,7 +25,7 @@ func TestRunMessageLinksAQuestionRecordedAfterItsRender(t *testing.T) {
 	const runs = "C0RUNS"
 	srv := slackfake.New(t, slackfake.FailOnReject())
 	api := slack.New(srv.BotToken(), slack.OptionAPIURL(srv.APIURL()))
-	tb := newTestBot(t, api, hitl.Access{}, nil)
+	tb := newTestBot(t, api, access.Access{}, nil)
 	tb.cfg.RunsChannel = runs
 	tb.cfg.After = func(time.Duration) <-chan time.Time { // pacing windows end at once
 		c := make(chan time.Time, 1)

@@ -5,6 +5,7 @@ import (
 	"testing"
 
 	"github.com/hitlbot/hitl"
+	"github.com/hitlbot/hitl/access"
 	"github.com/hitlbot/hitl/blocks"
 	"github.com/slack-go/slack"
 	"github.com/slack-go/slack/socketmode"
@@ -15,7 +16,7 @@ import (
 // socketBot is a test bot whose Socket Mode client is never connected:
 // envelopes are pushed into its event channel, and each handler's end is
 // signalled on done.
-func socketBot(t *testing.T, api *fakeAPI, access hitl.Access) (*testBot, chan string) {
+func socketBot(t *testing.T, api *fakeAPI, access access.Access) (*testBot, chan string) {
 	t.Helper()
 	tb := newTestBot(t, api, access, nil)
 	tb.sm = socketmode.New(slack.New("xoxb-test"))
@@ -45,7 +46,7 @@ func slash(envelope, user, text string) socketmode.Event {
 }
 
 func TestEnvelopesFromAnotherWorkspaceAreRefused(t *testing.T) {
-	tb, done := socketBot(t, &fakeAPI{}, hitl.Access{})
+	tb, done := socketBot(t, &fakeAPI{}, access.Access{})
 	foreign := slash("foreign", "U0EVE", "help")
 	cmd := foreign.Data.(slack.SlashCommand)
 	cmd.TeamID = "T0EVIL"
@@ -71,7 +72,7 @@ func TestEnvelopesRunOnTheirOwn(t *testing.T) {
 		<-ctx.Done() // Slack never answers
 		return nil, ctx.Err()
 	}}
-	tb, done := socketBot(t, api, hitl.Access{Answerers: []string{"S0OPS"}})
+	tb, done := socketBot(t, api, access.Access{Answerers: []string{"S0OPS"}})
 	tb.sm.Events <- slash("slow", "U0ALICE", "pending")
 	await(t, lookup, "the group lookup")
 
@@ -91,7 +92,7 @@ func TestEnvelopesRunOnTheirOwn(t *testing.T) {
 }
 
 func TestClickRefusals(t *testing.T) {
-	tb := newTestBot(t, &fakeAPI{}, hitl.Access{Answerers: []string{"U0ALICE"}}, nil)
+	tb := newTestBot(t, &fakeAPI{}, access.Access{Answerers: []string{"U0ALICE"}}, nil)
 	q := tb.ask(t, agentP, hitl.NewQuestion{Question: "Drop the table?", ResponseType: hitl.BooleanResponse})
 	click := func(user string) []note {
 		cb := slack.InteractionCallback{Type: slack.InteractionTypeBlockActions, User: slack.User{ID: user}}

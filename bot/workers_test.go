@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/hitlbot/hitl"
+	"github.com/hitlbot/hitl/access"
 	"github.com/hitlbot/hitl/internal/slackfake"
 	"github.com/slack-go/slack"
 	"github.com/stretchr/testify/assert"
@@ -17,7 +18,7 @@ func TestPostIsRecordedNotRepeated(t *testing.T) {
 	srv := slackfake.New(t, slackfake.FailOnReject())
 	api := slack.New(srv.BotToken(), slack.OptionAPIURL(srv.APIURL()))
 	outbox := newFlakyOutbox(3) // the store refuses the first three records
-	tb := newTestBot(t, api, hitl.Access{}, outbox)
+	tb := newTestBot(t, api, access.Access{}, outbox)
 	q := tb.ask(t, agentP, hitl.NewQuestion{Question: "Merge the release branch?", ResponseType: hitl.BooleanResponse})
 	stop := tb.runOutbox(t)
 	defer stop()
@@ -43,7 +44,7 @@ func TestDeliveryOutcomes(t *testing.T) {
 		api := &fakeAPI{PostMessage: func(context.Context, string, url.Values) (string, string, error) {
 			return "", "", slack.SlackErrorResponse{Err: "channel_not_found"}
 		}}
-		tb := newTestBot(t, api, hitl.Access{}, newFlakyOutbox(0))
+		tb := newTestBot(t, api, access.Access{}, newFlakyOutbox(0))
 		tb.ask(t, agentP, hitl.NewQuestion{Question: "Rotate the keys?"})
 		stop := tb.runOutbox(t)
 		defer stop()
@@ -61,7 +62,7 @@ func TestDeliveryOutcomes(t *testing.T) {
 			}
 			return ch, "1700000000.000300", nil
 		}}
-		tb := newTestBot(t, api, hitl.Access{}, newFlakyOutbox(0))
+		tb := newTestBot(t, api, access.Access{}, newFlakyOutbox(0))
 		tb.ask(t, agentP, hitl.NewQuestion{Question: "Rotate the keys?"})
 		stop := tb.runOutbox(t)
 		defer stop()
@@ -77,7 +78,7 @@ func TestDeliveryOutcomes(t *testing.T) {
 			}
 			return ch, "1700000000.000400", nil
 		}}
-		tb := newTestBot(t, api, hitl.Access{}, newFlakyOutbox(0))
+		tb := newTestBot(t, api, access.Access{}, newFlakyOutbox(0))
 		tb.ask(t, agentP, hitl.NewQuestion{Question: "Rotate the keys?"})
 		stop := tb.runOutbox(t)
 		defer stop()
@@ -87,7 +88,7 @@ func TestDeliveryOutcomes(t *testing.T) {
 }
 
 func TestWorkersFollowWorkEnqueuedWhileRunning(t *testing.T) {
-	tb := newTestBot(t, &fakeAPI{}, hitl.Access{}, newFlakyOutbox(0))
+	tb := newTestBot(t, &fakeAPI{}, access.Access{}, newFlakyOutbox(0))
 	completed := tb.outbox.(*flakyOutbox).completed
 	stop := tb.runOutbox(t)
 	defer stop()

@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"github.com/hitlbot/hitl"
+	"github.com/hitlbot/hitl/access"
 	"github.com/hitlbot/hitl/service"
 	"go.yaml.in/yaml/v3"
 )
@@ -330,8 +331,8 @@ func (t Token) Principal() hitl.Principal {
 
 // Access is the root's rules as configured: who answers and administers
 // in Slack, and whether approvals may default to approve.
-func (c Config) Access() hitl.Access {
-	return hitl.Access{Answerers: c.Slack.Answerers, Admins: c.Slack.Admins, Controllers: c.Slack.Controllers,
+func (c Config) Access() access.Access {
+	return access.Access{Answerers: c.Slack.Answerers, Admins: c.Slack.Admins, Controllers: c.Slack.Controllers,
 		AllowDefaultApprove: c.AllowDefaultApprove}
 }
 

@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/hitlbot/hitl"
+	"github.com/hitlbot/hitl/access"
 	"github.com/hitlbot/hitl/internal/clocktest"
 	"github.com/hitlbot/hitl/internal/memstore"
 	"github.com/hitlbot/hitl/notify"
@@ -16,16 +17,16 @@ import (
 
 // The principals of the authorization table.
 var (
-	asker    = hitl.TokenPrincipal("ci", nil, "") // ask only: the agent that asks
-	other    = hitl.TokenPrincipal("other", nil, "")
-	answerer = hitl.TokenPrincipal("answerer", []hitl.Scope{hitl.ScopeAnswer}, "")
-	admin    = hitl.TokenPrincipal("admin", []hitl.Scope{hitl.ScopeAdmin}, "")
-	alice    = hitl.TokenPrincipal("alice", []hitl.Scope{hitl.ScopeAsk, hitl.ScopeAnswer}, "U0ALICE")
-	access   = hitl.Access{Answerers: []string{"U0ANS", "U0ALICE"}, Admins: []string{"U0ADM"}}
-	slackAns = access.SlackPrincipal("U0ANS", nil)
-	slackBob = access.SlackPrincipal("U0BOB", nil) // neither answerer nor admin
-	slackAli = access.SlackPrincipal("U0ALICE", nil)
-	slackAdm = access.SlackPrincipal("U0ADM", nil)
+	asker      = hitl.TokenPrincipal("ci", nil, "") // ask only: the agent that asks
+	other      = hitl.TokenPrincipal("other", nil, "")
+	answerer   = hitl.TokenPrincipal("answerer", []hitl.Scope{hitl.ScopeAnswer}, "")
+	admin      = hitl.TokenPrincipal("admin", []hitl.Scope{hitl.ScopeAdmin}, "")
+	alice      = hitl.TokenPrincipal("alice", []hitl.Scope{hitl.ScopeAsk, hitl.ScopeAnswer}, "U0ALICE")
+	slackRules = access.Access{Answerers: []string{"U0ANS", "U0ALICE"}, Admins: []string{"U0ADM"}}
+	slackAns   = slackRules.SlackPrincipal("U0ANS", nil)
+	slackBob   = slackRules.SlackPrincipal("U0BOB", nil) // neither answerer nor admin
+	slackAli   = slackRules.SlackPrincipal("U0ALICE", nil)
+	slackAdm   = slackRules.SlackPrincipal("U0ADM", nil)
 )
 
 // kinds are the questions of the table, all asked by `asker` except
@@ -41,7 +42,7 @@ var kinds = map[string]struct {
 }
 
 // TestAuthorizationTable runs principal × action × question kind through
-// the root service: the one place the rules live. The HTTP and Slack edges
+// the root service: the one place the slackRules live. The HTTP and Slack edges
 // run their rows of it end to end in their own packages.
 func TestAuthorizationTable(t *testing.T) {
 	type row struct {
@@ -90,7 +91,7 @@ func TestAuthorizationTable(t *testing.T) {
 		name := fmt.Sprintf("%s %s %s: allowed %v", r.who, r.act, r.kind, r.allow)
 		t.Run(name, func(t *testing.T) {
 			st := memstore.New()
-			svc := service.NewService(st, service.ServiceConfig{Notifier: notify.New(), Clock: clocktest.New(t0), Access: access})
+			svc := service.NewService(st, service.ServiceConfig{Notifier: notify.New(), Clock: clocktest.New(t0), Access: slackRules})
 			k := kinds[r.kind]
 			q, _, err := svc.Create(hitl.WithPrincipal(context.Background(), k.by), "run-1", k.n)
 			require.NoError(t, err)
@@ -200,7 +201,7 @@ func TestApprovalCannotApproveItselfByDefault(t *testing.T) {
 	_, _, err = svc.Create(ctx, "run-1", deny)
 	assert.NoError(t, err, "defaulting to deny is safe")
 
-	allowed := service.NewService(memstore.New(), service.ServiceConfig{Notifier: notify.New(), Clock: clocktest.New(t0), Access: hitl.Access{AllowDefaultApprove: true}})
+	allowed := service.NewService(memstore.New(), service.ServiceConfig{Notifier: notify.New(), Clock: clocktest.New(t0), Access: access.Access{AllowDefaultApprove: true}})
 	_, _, err = allowed.Create(ctx, "run-1", n)
 	assert.NoError(t, err, "config allows it")
 }
@@ -210,9 +211,9 @@ func TestApprovalCannotApproveItselfByDefault(t *testing.T) {
 // policy and revoke a learned rule.
 func TestAuthorizationRunsAndPolicy(t *testing.T) {
 	controllerTok := hitl.TokenPrincipal("ops", []hitl.Scope{hitl.ScopeControl}, "")
-	slackCtl := hitl.Access{Controllers: []string{"U0CTL"}}.SlackPrincipal("U0CTL", nil)
-	slackNotCtl := hitl.Access{Controllers: []string{"U0CTL"}}.SlackPrincipal("U0ANS", nil)
-	slackAnswererNoList := hitl.Access{}.SlackPrincipal("U0ANY", nil) // no controllers configured: answerers steer
+	slackCtl := access.Access{Controllers: []string{"U0CTL"}}.SlackPrincipal("U0CTL", nil)
+	slackNotCtl := access.Access{Controllers: []string{"U0CTL"}}.SlackPrincipal("U0ANS", nil)
+	slackAnswererNoList := access.Access{}.SlackPrincipal("U0ANY", nil) // no controllers configured: answerers steer
 	type row struct {
 		who   string
 		p     hitl.Principal

@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/hitlbot/hitl"
+	"github.com/hitlbot/hitl/access"
 	"github.com/hitlbot/hitl/internal/clocktest"
 	"github.com/hitlbot/hitl/internal/memstore"
 	"github.com/hitlbot/hitl/notify"
@@ -36,7 +37,7 @@ var peopleRules = []hitl.PolicyRule{
 	{Name: "ops-restarts", OpType: "restart", Effect: hitl.EffectAsk, Approvers: []string{"S0OPS"}},
 }
 
-var peopleAccess = hitl.Access{Answerers: []string{"U0A", "U0B", "U0MEM", "U0OUT"}}
+var peopleAccess = access.Access{Answerers: []string{"U0A", "U0B", "U0MEM", "U0OUT"}}
 
 func newPeopleService(t *testing.T, dir hitl.Directory) *service.Service {
 	t.Helper()

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/hitlbot/hitl"
+	"github.com/hitlbot/hitl/access"
 	"github.com/hitlbot/hitl/internal/clocktest"
 	"github.com/hitlbot/hitl/internal/memstore"
 	"github.com/hitlbot/hitl/notify"
@@ -92,7 +93,7 @@ func TestPolicyValidate(t *testing.T) {
 
 func newPolicyService(t *testing.T, st *memstore.Store) *service.Service {
 	t.Helper()
-	svc := service.NewService(st, service.ServiceConfig{Notifier: notify.New(), Clock: clocktest.New(t0), Access: hitl.Access{Answerers: []string{"U0A", "U0B", "U0C"}}, ParseCommand: shell.Parse})
+	svc := service.NewService(st, service.ServiceConfig{Notifier: notify.New(), Clock: clocktest.New(t0), Access: access.Access{Answerers: []string{"U0A", "U0B", "U0C"}}, ParseCommand: shell.Parse})
 	require.NoError(t, svc.LoadPolicy(context.Background(), rules))
 	return svc
 }
@@ -107,7 +108,7 @@ func TestQuorum(t *testing.T) {
 	require.NotNil(t, q)
 	assert.Equal(t, 2, q.Quorum)
 	by := func(u string) context.Context {
-		return hitl.WithPrincipal(context.Background(), hitl.Access{Answerers: []string{"U0A", "U0B", "U0C"}}.SlackPrincipal(u, nil))
+		return hitl.WithPrincipal(context.Background(), access.Access{Answerers: []string{"U0A", "U0B", "U0C"}}.SlackPrincipal(u, nil))
 	}
 	t.Run("someone not listed is told so and not counted", func(t *testing.T) {
 		_, err := svc.Answer(by("U0C"), q.ID, hitl.Response{Value: "approve"})
@@ -210,7 +211,7 @@ func TestLearnedRules(t *testing.T) {
 	theirs, err := svc.LearnedRules(hitl.WithPrincipal(context.Background(), hitl.TokenPrincipal("another-agent", nil, "")), hitl.LearnedRuleFilter{})
 	require.NoError(t, err)
 	assert.Empty(t, theirs.Rules, "another agent does not see it")
-	_, err = svc.LearnedRules(hitl.WithPrincipal(context.Background(), hitl.Access{Answerers: []string{"U0A"}}.SlackPrincipal("U0Z", nil)), hitl.LearnedRuleFilter{})
+	_, err = svc.LearnedRules(hitl.WithPrincipal(context.Background(), access.Access{Answerers: []string{"U0A"}}.SlackPrincipal("U0Z", nil)), hitl.LearnedRuleFilter{})
 	assert.Equal(t, hitl.EFORBIDDEN, hitl.ErrorCode(err), "a Slack user who may not answer sees no learned rule")
 	_, err = svc.CheckOperation(hitl.WithPrincipal(context.Background(), hitl.TokenPrincipal("another-agent", nil, "")), service.ApprovalRequest{Operation: hitl.Operation{Type: hitl.OpShell, Description: "x", Resource: "ls", Agent: "ci"}})
 	assert.Equal(t, hitl.EFORBIDDEN, hitl.ErrorCode(err), "an agent checks the policy only as itself")
@@ -281,7 +282,7 @@ func TestAlwaysIsRefusedWhereItCouldNotApply(t *testing.T) {
 			assert.False(t, out.Question.Learnable, "not offered")
 			by := hitl.WithPrincipal(context.Background(), answerer)
 			if out.Question.Quorum > 1 {
-				by = hitl.WithPrincipal(context.Background(), hitl.Access{Answerers: []string{"U0A"}}.SlackPrincipal("U0A", nil))
+				by = hitl.WithPrincipal(context.Background(), access.Access{Answerers: []string{"U0A"}}.SlackPrincipal("U0A", nil))
 			}
 			_, err = svc.Answer(by, out.Question.ID, hitl.Response{Value: "approve", Always: true})
 			require.Equal(t, hitl.EINVALID, hitl.ErrorCode(err))
@@ -308,7 +309,7 @@ func TestOnlyWhoMayAnswerTeaches(t *testing.T) {
 	for name, p := range map[string]hitl.Principal{
 		"the agent that asked":                asker,
 		"another agent":                       other,
-		"a Slack user who is not an answerer": hitl.Access{Answerers: []string{"U0A"}}.SlackPrincipal("U0Z", nil),
+		"a Slack user who is not an answerer": access.Access{Answerers: []string{"U0A"}}.SlackPrincipal("U0Z", nil),
 	} {
 		t.Run(name, func(t *testing.T) {
 			_, err := svc.Answer(hitl.WithPrincipal(context.Background(), p), out.Question.ID, hitl.Response{Value: "approve", Always: true})

@@ -28,7 +28,7 @@ var deployRule = hitl.PolicyRule{Name: "deploys", OpType: "deploy", Effect: hitl
 func newReminding(t *testing.T) (*service.Service, *clocktest.Clock) {
 	t.Helper()
 	clock := clocktest.New(t0)
-	svc := service.NewService(memstore.New(), service.ServiceConfig{Notifier: notify.New(), Clock: clock, Access: access,
+	svc := service.NewService(memstore.New(), service.ServiceConfig{Notifier: notify.New(), Clock: clock, Access: slackRules,
 		Reminders: hitl.Reminders{
 			hitl.Approval: {Every: []hitl.Duration{hitl.Duration(10 * time.Minute)}, EscalateAfter: hitl.Duration(12 * time.Minute), EscalateTo: []string{"U0BOB"}},
 			hitl.Blocking: {EscalateAfter: hitl.Duration(10 * time.Minute), EscalateTo: []string{"U0ESC"}, EscalationChannel: "C0ESC"},
@@ -128,7 +128,7 @@ func TestReassignHandsTheRightToAnswer(t *testing.T) {
 	require.NoError(t, err)
 	_, err = svc.Answer(hitl.WithPrincipal(context.Background(), slackAli), q.ID, hitl.Response{Value: true})
 	require.Equal(t, hitl.EFORBIDDEN, hitl.ErrorCode(err), "the old assignee lost it: %v", err)
-	bob := access.SlackPrincipal("U0BOB", nil) // not an answerer: assignment is their right
+	bob := slackRules.SlackPrincipal("U0BOB", nil) // not an answerer: assignment is their right
 	_, err = svc.Answer(hitl.WithPrincipal(context.Background(), bob), q.ID, hitl.Response{Value: true})
 	require.NoError(t, err)
 	_, err = svc.Reassign(hitl.WithPrincipal(context.Background(), bob), q.ID, []string{"U0ANS"})
@@ -138,7 +138,7 @@ func TestReassignHandsTheRightToAnswer(t *testing.T) {
 // TestEscalationAddsAnswerers: rows for the rule that people escalation
 // added may answer as if assigned, approvers or not, and only after it.
 func TestEscalationAddsAnswerers(t *testing.T) {
-	esc := access.SlackPrincipal("U0ESC", nil) // neither answerer nor assigned
+	esc := slackRules.SlackPrincipal("U0ESC", nil) // neither answerer nor assigned
 	rows := []struct {
 		kind  string
 		after time.Duration // when the sweep runs
@@ -149,9 +149,9 @@ func TestEscalationAddsAnswerers(t *testing.T) {
 		{"assigned to alice", 10 * time.Minute, esc, true},
 		{"deploy", 15 * time.Minute, esc, false}, // the rule's 20 minutes win over the type's 12
 		{"deploy", 20 * time.Minute, esc, true},
-		{"deploy", 20 * time.Minute, access.SlackPrincipal("U0BOB", nil), false}, // the type's escalate_to lost to the rule's
-		{"approval", 11 * time.Minute, access.SlackPrincipal("U0BOB", nil), false},
-		{"approval", 12 * time.Minute, access.SlackPrincipal("U0BOB", nil), true},
+		{"deploy", 20 * time.Minute, slackRules.SlackPrincipal("U0BOB", nil), false}, // the type's escalate_to lost to the rule's
+		{"approval", 11 * time.Minute, slackRules.SlackPrincipal("U0BOB", nil), false},
+		{"approval", 12 * time.Minute, slackRules.SlackPrincipal("U0BOB", nil), true},
 	}
 	for _, r := range rows {
 		t.Run(fmt.Sprintf("%s after %s: %s allowed %v", r.kind, r.after, r.p.ID, r.allow), func(t *testing.T) {

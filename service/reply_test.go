@@ -5,6 +5,7 @@ import (
 	"testing"
 
 	"github.com/hitlbot/hitl"
+	"github.com/hitlbot/hitl/access"
 	"github.com/hitlbot/hitl/internal/memstore"
 	"github.com/hitlbot/hitl/service"
 	"github.com/stretchr/testify/assert"
@@ -17,7 +18,7 @@ import (
 // and whoever may not answer may not reply.
 func TestAReplyIsNeverAnApproval(t *testing.T) {
 	slack := func(u string) context.Context {
-		return hitl.WithPrincipal(context.Background(), hitl.Access{Answerers: []string{"U0A", "U0B", "U0C"}}.SlackPrincipal(u, nil))
+		return hitl.WithPrincipal(context.Background(), access.Access{Answerers: []string{"U0A", "U0B", "U0C"}}.SlackPrincipal(u, nil))
 	}
 	deploy := hitl.Operation{Type: "deploy", Description: "Deploy build 41", Resource: "prod/web"} // two-person-deploys: quorum 2
 	makeTest := hitl.Operation{Type: hitl.OpShell, Description: "Run the tests", Resource: "make test"}

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/hitlbot/hitl"
+	"github.com/hitlbot/hitl/access"
 )
 
 // QuestionService is the question lifecycle as the edges see it. *Service
@@ -59,7 +60,7 @@ type Service struct {
 	store    hitl.Store
 	clock    hitl.Clock
 	timeouts hitl.Timeouts
-	access   hitl.Access
+	access   access.Access
 	limiter  hitl.Limiter
 	newID    func() string
 	notifier hitl.Notifier
@@ -115,7 +116,7 @@ type ServiceConfig struct {
 	NewID    func() string
 	// Access is who may answer and administer (default: anyone with the
 	// answer scope, no Slack admins).
-	Access hitl.Access
+	Access access.Access
 	// Limiter throttles creation (default: none).
 	Limiter hitl.Limiter
 	// Threshold is the interaction threshold of runs without their own
@@ -179,7 +180,7 @@ func NewService(store hitl.Store, cfg ServiceConfig) *Service {
 
 // Access returns the rules the service enforces, for edges that must build
 // principals (Slack users) or show a person's queue.
-func (s *Service) Access() hitl.Access { return s.access }
+func (s *Service) Access() access.Access { return s.access }
 
 // Create implements QuestionService.
 func (s *Service) Create(ctx context.Context, runID string, n hitl.NewQuestion) (*hitl.Question, bool, error) {
@@ -538,7 +539,7 @@ func (s *Service) scope(ctx context.Context, f hitl.QuestionFilter) (hitl.Questi
 		return f, nil
 	}
 	if !p.Has(hitl.ScopeAsk) {
-		return f, s.refused(ctx, p, hitl.ActionRead, &hitl.Question{RunID: f.RunID}, hitl.Lacks(p, hitl.ScopeAnswer))
+		return f, s.refused(ctx, p, hitl.ActionRead, &hitl.Question{RunID: f.RunID}, access.Lacks(p, hitl.ScopeAnswer))
 	}
 	if f.RunID != "" {
 		run, err := s.store.Run(ctx, f.RunID)

@@ -5,6 +5,7 @@ import (
 	"time"
 
 	"github.com/hitlbot/hitl"
+	"github.com/hitlbot/hitl/access"
 )
 
 // DedupWindow is how long a control request id is remembered (docs/protocol.md#steering):
@@ -383,7 +384,7 @@ func (s *Service) WaitRun(ctx context.Context, id string, after uint64) (*hitl.R
 func (s *Service) Runs(ctx context.Context, active bool, limit int, cursor string) (hitl.RunPage, error) {
 	p := hitl.PrincipalFrom(ctx)
 	if !p.Local && !p.SeesAll() && !p.Has(hitl.ScopeControl) {
-		return hitl.RunPage{}, s.refused(ctx, p, hitl.ActionRead, &hitl.Question{}, hitl.Lacks(p, hitl.ScopeAnswer))
+		return hitl.RunPage{}, s.refused(ctx, p, hitl.ActionRead, &hitl.Question{}, access.Lacks(p, hitl.ScopeAnswer))
 	}
 	page, err := s.store.Runs(ctx, active, limit, cursor)
 	if err != nil {
@@ -403,7 +404,7 @@ func (s *Service) Runs(ctx context.Context, active bool, limit int, cursor strin
 func (s *Service) RunsByPrefix(ctx context.Context, prefix string, limit int) ([]*hitl.Run, error) {
 	p := hitl.PrincipalFrom(ctx)
 	if !p.Local && !p.SeesAll() && !p.Has(hitl.ScopeControl) {
-		return nil, s.refused(ctx, p, hitl.ActionRead, &hitl.Question{}, hitl.Lacks(p, hitl.ScopeAnswer))
+		return nil, s.refused(ctx, p, hitl.ActionRead, &hitl.Question{}, access.Lacks(p, hitl.ScopeAnswer))
 	}
 	if err := hitl.ValidateRunID(prefix); err != nil {
 		return nil, err

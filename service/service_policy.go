@@ -9,6 +9,7 @@ import (
 	"sync"
 
 	"github.com/hitlbot/hitl"
+	"github.com/hitlbot/hitl/access"
 )
 
 func (h *policyHolder) rules() []hitl.PolicyRule {
@@ -289,7 +290,7 @@ func (s *Service) LearnedRules(ctx context.Context, f hitl.LearnedRuleFilter) (h
 func (s *Service) RevokeRule(ctx context.Context, id string) (*hitl.LearnedRule, error) {
 	p := hitl.PrincipalFrom(ctx)
 	if !p.OverseesPolicy() {
-		return nil, s.refused(ctx, p, hitl.ActionAnswer, &hitl.Question{}, hitl.Lacks(p, hitl.ScopeAnswer))
+		return nil, s.refused(ctx, p, hitl.ActionAnswer, &hitl.Question{}, access.Lacks(p, hitl.ScopeAnswer))
 	}
 	gone, err := s.store.DeleteLearnedRule(ctx, id)
 	if err != nil {

@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/hitlbot/hitl"
+	"github.com/hitlbot/hitl/access"
 	"github.com/hitlbot/hitl/internal/clocktest"
 	"github.com/hitlbot/hitl/internal/memstore"
 	"github.com/hitlbot/hitl/notify"
@@ -16,7 +17,7 @@ import (
 
 // The rule for signing in to the web inbox, one row per kind of principal.
 func TestMaySignIn(t *testing.T) {
-	access := hitl.Access{Answerers: []string{"U0ANSWER"}}
+	rules := access.Access{Answerers: []string{"U0ANSWER"}}
 	for _, tc := range []struct {
 		name string
 		p    hitl.Principal
@@ -29,13 +30,13 @@ func TestMaySignIn(t *testing.T) {
 		{"an admin token signs in", hitl.TokenPrincipal("root", []hitl.Scope{hitl.ScopeAdmin}, ""), true},
 		{"an ask+answer token signs in", hitl.TokenPrincipal("both", []hitl.Scope{hitl.ScopeAsk, hitl.ScopeAnswer}, ""), true},
 		{"the local person of a tokenless server signs in", hitl.LocalPrincipal(""), true},
-		{"a Slack answerer signs in", access.SlackPrincipal("U0ANSWER", nil), true},
-		{"a Slack user who is not an answerer is refused", access.SlackPrincipal("U0STRANGER", nil), false},
+		{"a Slack answerer signs in", rules.SlackPrincipal("U0ANSWER", nil), true},
+		{"a Slack user who is not an answerer is refused", rules.SlackPrincipal("U0STRANGER", nil), false},
 		{"the Slack bot's observer is refused", hitl.ObserverPrincipal("bot"), false},
 		{"nobody is refused", hitl.Principal{ID: "anonymous"}, false},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			err := access.MaySignIn(tc.p)
+			err := rules.MaySignIn(tc.p)
 			if tc.ok {
 				assert.NoError(t, err)
 			} else {

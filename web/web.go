@@ -22,6 +22,7 @@ import (
 	"time"
 
 	"github.com/hitlbot/hitl"
+	"github.com/hitlbot/hitl/access"
 	"github.com/hitlbot/hitl/internal/broadcast"
 	"github.com/hitlbot/hitl/service"
 )
@@ -68,7 +69,7 @@ type Config struct {
 type Handler struct {
 	cfg    Config
 	svc    *service.Service
-	access hitl.Access
+	access access.Access
 	tmpl   map[string]*template.Template
 	mux    *http.ServeMux
 	log    *slog.Logger

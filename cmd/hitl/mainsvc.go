@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/hitlbot/hitl"
+	"github.com/hitlbot/hitl/access"
 	"github.com/hitlbot/hitl/agent"
 	"github.com/hitlbot/hitl/bot"
 	"github.com/hitlbot/hitl/config"
@@ -180,7 +181,7 @@ func (m *Main) Close() error {
 	return nil
 }
 
-func (m *Main) access() hitl.Access { return m.Config.Access() }
+func (m *Main) access() access.Access { return m.Config.Access() }
 
 func (m *Main) tokens() []agent.Token {
 	out := make([]agent.Token, len(m.Config.Tokens))

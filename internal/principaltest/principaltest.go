@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/hitlbot/hitl"
+	"github.com/hitlbot/hitl/access"
 )
 
 // Principal returns the principal an id names: "api:NAME" is a token with
@@ -21,7 +22,7 @@ func Principal(id string) hitl.Principal {
 	case "admin":
 		return hitl.TokenPrincipal(name, []hitl.Scope{hitl.ScopeAdmin}, "")
 	case "slack":
-		return hitl.Access{}.SlackPrincipal(name, nil)
+		return access.Access{}.SlackPrincipal(name, nil)
 	case "local":
 		return hitl.LocalPrincipal(name)
 	}

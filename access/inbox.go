@@ -1,4 +1,6 @@
-package hitl
+package access
+
+import "github.com/hitlbot/hitl"
 
 // A person's inbox: the questions that wait on them, as every edge that
 // shows one reads it (the web inbox; Slack's App Home reads Slack users'
@@ -12,27 +14,27 @@ package hitl
 // token without one the unassigned pending questions when it answers.
 // assignedOnly keeps the questions assigned to them. The list may hold
 // questions InInbox leaves out (the store filters by index): check each.
-func (a Access) InboxFilter(p Principal, assignedOnly bool) (f QuestionFilter, empty bool) {
+func (a Access) InboxFilter(p hitl.Principal, assignedOnly bool) (f hitl.QuestionFilter, empty bool) {
 	switch {
 	case p.Local && !assignedOnly:
-		return QuestionFilter{Status: StatusPending}, false
+		return hitl.QuestionFilter{Status: hitl.StatusPending}, false
 	case p.SlackUser != "":
-		return QuestionFilter{Queue: append([]string{p.SlackUser}, p.Groups...), NotAskedBy: p.SlackUser,
-			Unassigned: !assignedOnly && p.Has(ScopeAnswer)}, false
-	case !assignedOnly && p.Has(ScopeAnswer):
-		return QuestionFilter{Unassigned: true, Status: StatusPending}, false
+		return hitl.QuestionFilter{Queue: append([]string{p.SlackUser}, p.Groups...), NotAskedBy: p.SlackUser,
+			Unassigned: !assignedOnly && p.Has(hitl.ScopeAnswer)}, false
+	case !assignedOnly && p.Has(hitl.ScopeAnswer):
+		return hitl.QuestionFilter{Unassigned: true, Status: hitl.StatusPending}, false
 	}
 	// Nothing can be assigned to a principal without a Slack user, and
 	// one that does not answer has no queue.
-	return QuestionFilter{}, true
+	return hitl.QuestionFilter{}, true
 }
 
 // InInbox reports whether q waits on p: it is pending, in p's queue (see
 // InboxFilter), and p may answer it (approvers, assignees, never the
 // asker). Like WaitsOn, a question listed for p (Question.Listed) is in
 // it whether or not p answers others.
-func (a Access) InInbox(p Principal, q *Question, assignedOnly bool) bool {
-	if !q.Pending() || a.Authorize(p, ActionAnswer, q) != nil {
+func (a Access) InInbox(p hitl.Principal, q *hitl.Question, assignedOnly bool) bool {
+	if !q.Pending() || a.Authorize(p, hitl.ActionAnswer, q) != nil {
 		return false
 	}
 	switch {
@@ -43,5 +45,5 @@ func (a Access) InInbox(p Principal, q *Question, assignedOnly bool) bool {
 	case p.Local:
 		return true
 	}
-	return q.Unassigned() && p.Has(ScopeAnswer)
+	return q.Unassigned() && p.Has(hitl.ScopeAnswer)
 }

@@ -1,23 +1,24 @@
-package hitl_test
+package access_test
 
 import (
 	"testing"
 	"time"
 
 	"github.com/hitlbot/hitl"
+	"github.com/hitlbot/hitl/access"
 	"github.com/stretchr/testify/assert"
 )
 
 // Who a question waits on in the web inbox: one row per rule.
 func TestInInbox(t *testing.T) {
-	access := hitl.Access{}
+	rules := access.Access{}
 	alice := hitl.TokenPrincipal("alice", []hitl.Scope{hitl.ScopeAnswer}, "U0ALICE")
 	alice.Groups = []string{"S0OPS"}
 	bare := hitl.TokenPrincipal("bob", []hitl.Scope{hitl.ScopeAnswer}, "")
 	ops := hitl.TokenPrincipal("ops", []hitl.Scope{hitl.ScopeControl}, "")
 	local := hitl.LocalPrincipal("")
-	admin := hitl.Access{Admins: []string{"U0ADM"}}.SlackPrincipal("U0ADM", nil)
-	esc := hitl.Access{Answerers: []string{"U0ALICE"}}.SlackPrincipal("U0ESC", nil) // answers only what is theirs
+	admin := access.Access{Admins: []string{"U0ADM"}}.SlackPrincipal("U0ADM", nil)
+	esc := access.Access{Answerers: []string{"U0ALICE"}}.SlackPrincipal("U0ESC", nil) // answers only what is theirs
 	now := time.Now()
 	q := func(touch func(*hitl.Question)) *hitl.Question {
 		q := &hitl.Question{ID: "q_1", RunID: "run", Status: hitl.StatusPending, Asker: "api:ci", CreatedAt: now}
@@ -56,8 +57,8 @@ func TestInInbox(t *testing.T) {
 		{"the local person's inbox holds assigned ones too", local, q(func(q *hitl.Question) { q.Asker = "local"; q.Assignees = []string{"U0BOB"} }), false, true},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			assert.Equal(t, tc.want, access.InInbox(tc.p, tc.q, tc.assigned))
-			f, empty := access.InboxFilter(tc.p, tc.assigned)
+			assert.Equal(t, tc.want, rules.InInbox(tc.p, tc.q, tc.assigned))
+			f, empty := rules.InboxFilter(tc.p, tc.assigned)
 			if tc.want {
 				assert.False(t, empty)
 				assert.True(t, f.Match(tc.q), "the inbox's list holds what waits on the person")

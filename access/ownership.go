@@ -1,6 +1,10 @@
-package hitl
+package access
 
-import "strings"
+import (
+	"strings"
+
+	"github.com/hitlbot/hitl"
+)
 
 // AuthorizeRun decides whether p may do act to run id, whose record is
 // run (nil while nobody started it). A refusal is an EFORBIDDEN *Error
@@ -21,31 +25,31 @@ import "strings"
 //
 // The same person is one owner: a token with a slack_user and that Slack
 // user; every local principal of a tokenless server.
-func (a Access) AuthorizeRun(p Principal, act Action, id string, run *Run) error {
+func (a Access) AuthorizeRun(p hitl.Principal, act hitl.Action, id string, run *hitl.Run) error {
 	owned := run != nil && run.Asker != ""
 	switch act {
-	case ActionReport, ActionAsk:
-		if !p.Has(ScopeAsk) {
-			return Lacks(p, ScopeAsk)
+	case hitl.ActionReport, hitl.ActionAsk:
+		if !p.Has(hitl.ScopeAsk) {
+			return Lacks(p, hitl.ScopeAsk)
 		}
 		if owned {
-			if p.Owns(run) || p.Has(ScopeAdmin) {
+			if p.Owns(run) || p.Has(hitl.ScopeAdmin) {
 				return nil
 			}
-			return Errorf(EFORBIDDEN, "run %s belongs to %s, which started it; %s may not ask, report or checkpoint in it: use a run of your own", id, run.Asker, p.ID)
+			return hitl.Errorf(hitl.EFORBIDDEN, "run %s belongs to %s, which started it; %s may not ask, report or checkpoint in it: use a run of your own", id, run.Asker, p.ID)
 		}
 		return a.mayStart(p, id)
-	case ActionRead:
-		if !owned || p.Owns(run) || p.Local || p.SeesAll() || p.Has(ScopeControl) {
+	case hitl.ActionRead:
+		if !owned || p.Owns(run) || p.Local || p.SeesAll() || p.Has(hitl.ScopeControl) {
 			return nil
 		}
-		return Errorf(EFORBIDDEN, "run %s belongs to %s; %s did not start it and lacks the answer and control scopes", id, run.Asker, p.ID)
-	case ActionThreshold:
-		if p.Has(ScopeControl) {
+		return hitl.Errorf(hitl.EFORBIDDEN, "run %s belongs to %s; %s did not start it and lacks the answer and control scopes", id, run.Asker, p.ID)
+	case hitl.ActionThreshold:
+		if p.Has(hitl.ScopeControl) {
 			return nil
 		}
-		if !p.Has(ScopeAsk) {
-			return Lacks(p, ScopeAsk)
+		if !p.Has(hitl.ScopeAsk) {
+			return Lacks(p, hitl.ScopeAsk)
 		}
 		if !owned {
 			return a.mayStart(p, id)
@@ -53,18 +57,18 @@ func (a Access) AuthorizeRun(p Principal, act Action, id string, run *Run) error
 		if p.Owns(run) {
 			return nil
 		}
-		return Errorf(EFORBIDDEN, "run %s belongs to %s; %s did not start it and lacks the control scope", id, run.Asker, p.ID)
-	case ActionSteer:
-		return a.Authorize(p, ActionSteer, nil)
+		return hitl.Errorf(hitl.EFORBIDDEN, "run %s belongs to %s; %s did not start it and lacks the control scope", id, run.Asker, p.ID)
+	case hitl.ActionSteer:
+		return a.Authorize(p, hitl.ActionSteer, nil)
 	}
-	return Errorf(EFORBIDDEN, "%s may not %s run %s", p.ID, act, id)
+	return hitl.Errorf(hitl.EFORBIDDEN, "%s may not %s run %s", p.ID, act, id)
 }
 
 // mayStart reports whether p may start run id: any id but one reserved
 // for another principal.
-func (a Access) mayStart(p Principal, id string) error {
-	if owner, ok := RunOwnerOf(id); ok && !p.Is(owner) {
-		return Errorf(EFORBIDDEN, "run id %s is reserved for %s (the part after '@'); %s may not start it: use %s", id, owner, p.ID, DefaultRunID(strings.TrimSuffix(id, "@"+owner), p))
+func (a Access) mayStart(p hitl.Principal, id string) error {
+	if owner, ok := hitl.RunOwnerOf(id); ok && !p.Is(owner) {
+		return hitl.Errorf(hitl.EFORBIDDEN, "run id %s is reserved for %s (the part after '@'); %s may not start it: use %s", id, owner, p.ID, hitl.DefaultRunID(strings.TrimSuffix(id, "@"+owner), p))
 	}
 	return nil
 }

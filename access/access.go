@@ -1,8 +1,10 @@
-package hitl
+package access
 
 import (
 	"slices"
 	"strings"
+
+	"github.com/hitlbot/hitl"
 )
 
 // Access is who may do what: the rules every edge gets the same answer
@@ -24,16 +26,16 @@ type Access struct {
 // SlackPrincipal is Slack user user (a member of groups) with the rights
 // config gives: answer when answerers are not configured or include them,
 // admin when admins include them.
-func (a Access) SlackPrincipal(user string, groups []string) Principal {
-	p := Principal{ID: "slack:" + user, SlackUser: user, Groups: slices.Clone(groups)}
+func (a Access) SlackPrincipal(user string, groups []string) hitl.Principal {
+	p := hitl.Principal{ID: "slack:" + user, SlackUser: user, Groups: slices.Clone(groups)}
 	if len(a.Answerers) == 0 || p.InAny(a.Answerers) {
-		p.Scopes = append(p.Scopes, ScopeAnswer)
+		p.Scopes = append(p.Scopes, hitl.ScopeAnswer)
 	}
 	if p.InAny(a.Admins) {
-		p.Scopes = append(p.Scopes, ScopeAdmin)
+		p.Scopes = append(p.Scopes, hitl.ScopeAdmin)
 	}
-	if (len(a.Controllers) == 0 && p.Has(ScopeAnswer)) || p.InAny(a.Controllers) {
-		p.Scopes = append(p.Scopes, ScopeControl)
+	if (len(a.Controllers) == 0 && p.Has(hitl.ScopeAnswer)) || p.InAny(a.Controllers) {
+		p.Scopes = append(p.Scopes, hitl.ScopeControl)
 	}
 	return p
 }
@@ -41,7 +43,7 @@ func (a Access) SlackPrincipal(user string, groups []string) Principal {
 // Groups lists the user groups config and q (its assignees and
 // approvers) mention, so that an edge knows whose membership to look up
 // before building a Slack principal.
-func (a Access) Groups(q *Question) []string {
+func (a Access) Groups(q *hitl.Question) []string {
 	var out []string
 	var assignees, approvers []string
 	if q != nil {
@@ -53,7 +55,7 @@ func (a Access) Groups(q *Question) []string {
 	}
 	for _, ids := range [][]string{a.Admins, a.Answerers, a.Controllers, assignees, approvers, escalated} {
 		for _, id := range ids {
-			if IsGroupID(id) && !slices.Contains(out, id) {
+			if hitl.IsGroupID(id) && !slices.Contains(out, id) {
 				out = append(out, id)
 			}
 		}
@@ -81,91 +83,91 @@ func (a Access) Groups(q *Question) []string {
 //   - steer: the control scope. audit: the admin scope.
 //   - stats: whoever sees every question (answer). scrape (/metrics): the
 //     admin scope, or a request on metrics_listen (ScrapePrincipal).
-func (a Access) Authorize(p Principal, act Action, q *Question) error {
+func (a Access) Authorize(p hitl.Principal, act hitl.Action, q *hitl.Question) error {
 	switch act {
-	case ActionAsk:
-		if !p.Has(ScopeAsk) {
-			return Lacks(p, ScopeAsk)
+	case hitl.ActionAsk:
+		if !p.Has(hitl.ScopeAsk) {
+			return Lacks(p, hitl.ScopeAsk)
 		}
 		return nil
-	case ActionSteer:
-		if !p.Has(ScopeControl) {
-			return Lacks(p, ScopeControl)
+	case hitl.ActionSteer:
+		if !p.Has(hitl.ScopeControl) {
+			return Lacks(p, hitl.ScopeControl)
 		}
 		return nil
-	case ActionAudit, ActionWebhooks:
-		if !p.Has(ScopeAdmin) {
-			return Lacks(p, ScopeAdmin)
+	case hitl.ActionAudit, hitl.ActionWebhooks:
+		if !p.Has(hitl.ScopeAdmin) {
+			return Lacks(p, hitl.ScopeAdmin)
 		}
 		return nil
-	case ActionStats:
+	case hitl.ActionStats:
 		if p.Local || p.SeesAll() {
 			return nil
 		}
-		return Lacks(p, ScopeAnswer)
-	case ActionScrape:
-		if p.Has(ScopeAdmin) || slices.Contains(p.Scopes, ScopeScrape) {
+		return Lacks(p, hitl.ScopeAnswer)
+	case hitl.ActionScrape:
+		if p.Has(hitl.ScopeAdmin) || slices.Contains(p.Scopes, hitl.ScopeScrape) {
 			return nil
 		}
-		return Lacks(p, ScopeAdmin)
+		return Lacks(p, hitl.ScopeAdmin)
 	}
 	if q == nil {
-		return Errorf(EFORBIDDEN, "%s may not %s", p.ID, act)
+		return hitl.Errorf(hitl.EFORBIDDEN, "%s may not %s", p.ID, act)
 	}
 	switch act {
-	case ActionRead:
+	case hitl.ActionRead:
 		if p.Local || p.SeesAll() || p.Asked(q) {
 			return nil
 		}
-		return Errorf(EFORBIDDEN, "%s did not ask %s and lacks the answer scope", p.ID, q.ID)
-	case ActionAnswer, ActionReassign:
+		return hitl.Errorf(hitl.EFORBIDDEN, "%s did not ask %s and lacks the answer scope", p.ID, q.ID)
+	case hitl.ActionAnswer, hitl.ActionReassign:
 		return a.mayAnswer(p, q)
-	case ActionCancel:
-		if p.Asked(q) && p.Has(ScopeAsk) {
+	case hitl.ActionCancel:
+		if p.Asked(q) && p.Has(hitl.ScopeAsk) {
 			return nil
 		}
 		if err := a.mayAnswer(p, q); err != nil {
 			if p.Asked(q) {
-				return Lacks(p, ScopeAsk)
+				return Lacks(p, hitl.ScopeAsk)
 			}
 			return err
 		}
 		return nil
-	case ActionReceive:
-		if p.ID == q.Asker || (p.Local && IsLocal(q.Asker)) {
+	case hitl.ActionReceive:
+		if p.ID == q.Asker || (p.Local && hitl.IsLocal(q.Asker)) {
 			return nil
 		}
-		return Errorf(EFORBIDDEN, "only %s, which asked %s, may receive its outcome; %s may not", q.Asker, q.ID, p.ID)
+		return hitl.Errorf(hitl.EFORBIDDEN, "only %s, which asked %s, may receive its outcome; %s may not", q.Asker, q.ID, p.ID)
 	}
-	return Errorf(EFORBIDDEN, "%s may not %s %s", p.ID, act, q.ID)
+	return hitl.Errorf(hitl.EFORBIDDEN, "%s may not %s %s", p.ID, act, q.ID)
 }
 
-func (a Access) mayAnswer(p Principal, q *Question) error {
+func (a Access) mayAnswer(p hitl.Principal, q *hitl.Question) error {
 	// A Slack user the question is assigned to was named by the asker:
 	// that is their right to answer it, answerers or not. Tokens always
 	// need the answer scope.
 	escalated := p.InAny(q.EscalatedTo)
 	assigned := (len(q.Assignees) > 0 && p.InAny(q.Assignees)) || escalated
-	if !p.Has(ScopeAnswer) && !(assigned && strings.HasPrefix(p.ID, "slack:")) {
+	if !p.Has(hitl.ScopeAnswer) && !(assigned && strings.HasPrefix(p.ID, "slack:")) {
 		if strings.HasPrefix(p.ID, "slack:") {
-			return Errorf(EFORBIDDEN, "%s is not one of the Slack answerers (slack.answerers)", p.ID)
+			return hitl.Errorf(hitl.EFORBIDDEN, "%s is not one of the Slack answerers (slack.answerers)", p.ID)
 		}
-		return Lacks(p, ScopeAnswer)
+		return Lacks(p, hitl.ScopeAnswer)
 	}
 	if !p.Local && p.Asked(q) {
-		return Errorf(EFORBIDDEN, "%s asked %s and may not answer it: a person decides, not the agent that asked", p.ID, q.ID)
+		return hitl.Errorf(hitl.EFORBIDDEN, "%s asked %s and may not answer it: a person decides, not the agent that asked", p.ID, q.ID)
 	}
 	if len(q.Approvers) > 0 && !p.Approves(q.Approvers) && !escalated {
-		return Errorf(EFORBIDDEN, "%s is not one of the approvers of %s (%s): the policy rule %q names who decides", p.ID, q.ID, strings.Join(q.Approvers, ", "), q.Rule)
+		return hitl.Errorf(hitl.EFORBIDDEN, "%s is not one of the approvers of %s (%s): the policy rule %q names who decides", p.ID, q.ID, strings.Join(q.Approvers, ", "), q.Rule)
 	}
-	if len(q.Assignees) > 0 && !p.Has(ScopeAdmin) && !assigned {
-		return Errorf(EFORBIDDEN, "%s is assigned to %s; %s is not one of them", q.ID, strings.Join(q.Assignees, ", "), p.ID)
+	if len(q.Assignees) > 0 && !p.Has(hitl.ScopeAdmin) && !assigned {
+		return hitl.Errorf(hitl.EFORBIDDEN, "%s is assigned to %s; %s is not one of them", q.ID, strings.Join(q.Assignees, ", "), p.ID)
 	}
 	return nil
 }
 
-func Lacks(p Principal, s Scope) *Error {
-	return Errorf(EFORBIDDEN, "%s lacks the %s scope", p.ID, s)
+func Lacks(p hitl.Principal, s hitl.Scope) *hitl.Error {
+	return hitl.Errorf(hitl.EFORBIDDEN, "%s lacks the %s scope", p.ID, s)
 }
 
 // WaitsOn reports whether q waits on Slack user user (a member of groups):
@@ -173,7 +175,7 @@ func Lacks(p Principal, s Scope) *Error {
 // or added by escalation), or it is unassigned and theirs to answer. This is a person's queue (App Home, /hitl pending),
 // narrower than what they may answer: an admin's queue is what is assigned
 // to them, not everything.
-func (a Access) WaitsOn(q *Question, user string, groups []string) bool {
+func (a Access) WaitsOn(q *hitl.Question, user string, groups []string) bool {
 	p := a.SlackPrincipal(user, groups)
 	if p.Asked(q) {
 		return false
@@ -181,5 +183,5 @@ func (a Access) WaitsOn(q *Question, user string, groups []string) bool {
 	if p.InAny(q.Listed()) {
 		return true
 	}
-	return q.Unassigned() && p.Has(ScopeAnswer)
+	return q.Unassigned() && p.Has(hitl.ScopeAnswer)
 }
