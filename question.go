@@ -363,3 +363,6 @@ func (q *Question) CheckEdit(r *Response) error {
 	}
 	return nil
 }
+
+// QuestionTypes lists the question types, in the order docs show them.
+var QuestionTypes = []QuestionType{Blocking, NonBlocking, Approval, ErrorRecovery}

@@ -7,7 +7,6 @@ import (
 	"strconv"
 
 	"github.com/hitlbot/hitl"
-	"github.com/hitlbot/hitl/service"
 )
 
 // handleAsk serves POST /api/jobs/{id}/questions: 201 with the new
@@ -108,7 +107,7 @@ func parseFilter(query url.Values) (hitl.QuestionFilter, error) {
 		return f, hitl.Errorf(hitl.EINVALID, "status %q is invalid: use pending, answered, timeout or cancelled", st)
 	}
 	f.Type = hitl.QuestionType(query.Get("type"))
-	if f.Type != "" && !slices.Contains(service.QuestionTypes, f.Type) {
+	if f.Type != "" && !slices.Contains(hitl.QuestionTypes, f.Type) {
 		return f, hitl.Errorf(hitl.EINVALID, "type %q is invalid: use blocking, non_blocking, approval or error_recovery", f.Type)
 	}
 	if job := query.Get("jobId"); job != "" {

@@ -6,7 +6,6 @@ import (
 	"slices"
 
 	"github.com/hitlbot/hitl"
-	"github.com/hitlbot/hitl/service"
 )
 
 // ReminderConfig is one question type's reminders and escalation:
@@ -43,7 +42,7 @@ func (c Config) HitlReminders() hitl.Reminders {
 
 func (c Config) validateReminders() error {
 	for typ, r := range c.Reminders {
-		if !slices.Contains(service.QuestionTypes, hitl.QuestionType(typ)) {
+		if !slices.Contains(hitl.QuestionTypes, hitl.QuestionType(typ)) {
 			return bad("reminders", typ, "key by question type: blocking, non_blocking, approval or error_recovery")
 		}
 		if err := r.policy().Validate("reminders." + typ); err != nil {

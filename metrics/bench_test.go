@@ -10,7 +10,6 @@ import (
 
 	"github.com/hitlbot/hitl"
 	"github.com/hitlbot/hitl/internal/memstore"
-	"github.com/hitlbot/hitl/service"
 	"github.com/stretchr/testify/require"
 )
 
@@ -21,7 +20,7 @@ func BenchmarkScrape(b *testing.B) {
 	for _, n := range []int{100, 100_000} {
 		b.Run(fmt.Sprintf("questions=%d", n), func(b *testing.B) {
 			w := newWorld(b, memstore.New())
-			types := service.QuestionTypes
+			types := hitl.QuestionTypes
 			for i := range n {
 				typ := types[i%len(types)]
 				nq := hitl.NewQuestion{Question: "Go on?", Type: typ}

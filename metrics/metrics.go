@@ -119,7 +119,7 @@ func New(cfg Config) *Metrics {
 		collectors.NewGoCollector(),
 		collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}),
 	)
-	for _, t := range service.QuestionTypes { // every type shows, at 0 too
+	for _, t := range hitl.QuestionTypes { // every type shows, at 0 too
 		m.created.WithLabelValues(string(t))
 		m.pending.WithLabelValues(string(t))
 	}

@@ -15,9 +15,6 @@ import (
 // index at start. No run can have it: '#' is not allowed in run ids.
 const alertLog = "#alerts"
 
-// QuestionTypes lists the question types, in the order docs show them.
-var QuestionTypes = []hitl.QuestionType{hitl.Blocking, hitl.NonBlocking, hitl.Approval, hitl.ErrorRecovery}
-
 // Alerts watches the three alerts (docs/operations.md#metrics-stats-and-alerts): it follows the event log for
 // settled questions (a window of the last AlertWindow, by type) and for
 // the alert changes other replicas logged, looks at
@@ -282,8 +279,8 @@ func (a *Alerts) Active() []hitl.Alert {
 // alert as active or not: one timeout-rate alert per question type and
 // the other two.
 func (a *Alerts) Names() []string {
-	out := make([]string, 0, len(QuestionTypes)+3)
-	for _, t := range QuestionTypes {
+	out := make([]string, 0, len(hitl.QuestionTypes)+3)
+	for _, t := range hitl.QuestionTypes {
 		out = append(out, hitl.AlertTimeoutRate+":"+string(t))
 	}
 	return append(out, hitl.AlertCreationErrors, hitl.AlertUnansweredBlocking, hitl.AlertWebhookFailures)

@@ -9,7 +9,6 @@ import (
 	"time"
 
 	"github.com/hitlbot/hitl"
-	"github.com/hitlbot/hitl/service"
 	bolt "go.etcd.io/bbolt"
 )
 
@@ -24,7 +23,7 @@ func (db *DB) PendingByType(ctx context.Context) (map[hitl.QuestionType]int, uin
 	var seq uint64
 	err := db.bolt.View(func(tx *bolt.Tx) error {
 		c := tx.Bucket(bucketByFilter).Cursor()
-		for _, typ := range service.QuestionTypes {
+		for _, typ := range hitl.QuestionTypes {
 			prefix := append([]byte(typeStatusList(typ, hitl.StatusPending)), 0)
 			n := 0
 			for k, _ := c.Seek(prefix); k != nil && bytes.HasPrefix(k, prefix); k, _ = c.Next() {

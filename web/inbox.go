@@ -6,7 +6,6 @@ import (
 	"time"
 
 	"github.com/hitlbot/hitl"
-	"github.com/hitlbot/hitl/service"
 )
 
 // inboxFilter is what the inbox's filter form asks for.
@@ -34,7 +33,7 @@ type inboxView struct {
 func (h *Handler) handleInbox(w http.ResponseWriter, r *http.Request, s *session) {
 	q := r.URL.Query()
 	f := inboxFilter{Type: hitl.QuestionType(q.Get("type")), Run: q.Get("run"), Mine: q.Get("mine") != "", Cursor: q.Get("cursor")}
-	if f.Type != "" && !slices.Contains(service.QuestionTypes, f.Type) {
+	if f.Type != "" && !slices.Contains(hitl.QuestionTypes, f.Type) {
 		h.fail(w, r, hitl.Errorf(hitl.EINVALID, "type %q is not a question type: use blocking, non_blocking, approval or error_recovery", f.Type))
 		return
 	}
@@ -57,7 +56,7 @@ func (h *Handler) handleInbox(w http.ResponseWriter, r *http.Request, s *session
 // cursor on): the root says which list holds it and which of its
 // questions wait on p.
 func (h *Handler) inbox(r *http.Request, p hitl.Principal, f inboxFilter) (*inboxView, error) {
-	v := &inboxView{Filter: f, Types: service.QuestionTypes, Now: h.cfg.Clock.Now(), Questions: []*hitl.Question{}}
+	v := &inboxView{Filter: f, Types: hitl.QuestionTypes, Now: h.cfg.Clock.Now(), Questions: []*hitl.Question{}}
 	qf, empty := h.access.InboxFilter(p, f.Mine)
 	if empty {
 		v.NoQueue = true
