@@ -28,46 +28,6 @@ type Decision struct {
 	Teaches *LearnedRuleKey `json:"-"`
 }
 
-// DecisionPart is one part of a command line and how it decided.
-type DecisionPart struct {
-	// Kind is command, write (a file a redirection or tee writes), read
-	// (a file a redirection reads) or opaque (what hands a string to a
-	// shell or interpreter, or does not parse).
-	Kind   string `json:"kind"`
-	Text   string `json:"text"`
-	Effect Effect `json:"decision"`
-	Rule   string `json:"rule"`
-	// Reason says why, in words a person reads.
-	Reason string `json:"reason,omitempty"`
-}
-
-// PartsTellMore reports whether showing parts tells a person more than
-// the operation's resource does: a line of several parts, or one the
-// policy could not see through.
-func PartsTellMore(parts []DecisionPart) bool {
-	return len(parts) > 1 || (len(parts) == 1 && parts[0].Kind != PartCommand)
-}
-
-// Verb is how a part's text is introduced to a person: "writes " for a
-// file written, "reads " for a file read, nothing for a command.
-func (p DecisionPart) Verb() string {
-	switch p.Kind {
-	case PartWrite:
-		return "writes "
-	case PartRead:
-		return "reads "
-	}
-	return ""
-}
-
-// Part kinds.
-const (
-	PartCommand = "command"
-	PartWrite   = "write"
-	PartRead    = "read"
-	PartOpaque  = "opaque"
-)
-
 // Decider applies the policy: configured rules first (the first match
 // wins), then, only where they ask with no approvers and a quorum of one,
 // a learned rule for exactly the operation, then the default policy (docs/policies.md). A
@@ -303,13 +263,13 @@ func (d Decider) commandParts(op Operation, depth int) (parts []partDecision, si
 func (d Decider) frictionFor(op Operation, words []string, p *partDecision) error {
 	var read []spelling
 	for _, r := range d.Rules {
-		if !r.friction() {
+		if !r.AddsFriction() {
 			continue
 		}
 		if read == nil {
 			read = readings(words)
 		}
-		if !r.matchesGenerously(op, words, read) {
+		if !matchesGenerously(r, op, words, read) {
 			continue
 		}
 		if r.Effect == EffectDeny {
@@ -448,7 +408,7 @@ func (d Decider) pathAs(op Operation, t OpType, fp filePath, text string, linked
 			cop := fop
 			cop.Resource = c
 			for _, r := range d.Rules {
-				if !r.friction() || !r.Matches(cop) {
+				if !r.AddsFriction() || !r.Matches(cop) {
 					continue
 				}
 				if r.Effect == EffectDeny && p.Effect != EffectDeny {

@@ -15,12 +15,6 @@ import (
 // and wrappers skipped (FOO=1 sudo nice rm), paths cleaned (// and /.).
 // An allow rule matches only the canonical spelling (PolicyRule.Matches).
 
-// friction reports whether r adds friction: it denies, or it asks named
-// approvers or more than one person.
-func (r PolicyRule) friction() bool {
-	return r.Effect == EffectDeny || r.Effect == EffectAsk && (len(r.Approvers) > 0 || r.Quorum > 1)
-}
-
 // spelling is one reading of a command: its program's base name, its
 // flags (split and folded) and its other words in order.
 type spelling struct {
@@ -165,7 +159,7 @@ func cleanOperand(w string) string {
 
 // matchesGenerously reports whether friction rule r (a shell rule)
 // matches the command words, read every way (their readings).
-func (r PolicyRule) matchesGenerously(op Operation, words []string, read []spelling) bool {
+func matchesGenerously(r PolicyRule, op Operation, words []string, read []spelling) bool {
 	probe := op
 	probe.Resource = ""
 	rr := r
@@ -199,11 +193,11 @@ func (r PolicyRule) matchesGenerously(op Operation, words []string, read []spell
 // the same program (a glob), the rule's flags among got's, and the rule's
 // other words a prefix of got's (or, with a wildcard, a glob over them).
 func (s spelling) matches(got spelling) bool {
-	if !glob(s.program, got.program) {
+	if !GlobMatch(s.program, got.program) {
 		return false
 	}
 	for _, f := range s.flags {
-		if !slices.ContainsFunc(got.flags, func(g string) bool { return glob(f, g) }) {
+		if !slices.ContainsFunc(got.flags, func(g string) bool { return GlobMatch(f, g) }) {
 			return false
 		}
 	}
@@ -212,7 +206,7 @@ func (s spelling) matches(got spelling) bool {
 		wild = wild || strings.ContainsAny(o, "*?")
 	}
 	if wild {
-		return glob(strings.Join(s.operands, " "), strings.Join(got.operands, " "))
+		return GlobMatch(strings.Join(s.operands, " "), strings.Join(got.operands, " "))
 	}
 	return len(s.operands) <= len(got.operands) && slices.Equal(s.operands, got.operands[:len(s.operands)])
 }

@@ -79,7 +79,7 @@ func (d Decider) operandFriction(op Operation, c ShellCommand, p *partDecision) 
 			for _, name := range names {
 				fop := Operation{Type: t, Risk: op.Risk, Resource: name, Agent: op.Agent, Description: op.Description, Prompted: op.Prompted}
 				for _, r := range d.Rules {
-					if !r.friction() || !r.Matches(fop) {
+					if !r.AddsFriction() || !r.Matches(fop) {
 						continue
 					}
 					why := "rule " + r.Name + " (it matches the file " + name + " the command names)"

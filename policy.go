@@ -174,11 +174,11 @@ func matchResource(pattern, s string, command bool) bool {
 	if command && !strings.ContainsAny(pattern, "*?") {
 		return s == pattern || strings.HasPrefix(s, pattern+" ")
 	}
-	return glob(pattern, s)
+	return GlobMatch(pattern, s)
 }
 
-// glob matches s against pattern (* any run, ? any one character).
-func glob(pattern, s string) bool {
+// GlobMatch matches s against pattern (* any run, ? any one character).
+func GlobMatch(pattern, s string) bool {
 	p, t := []rune(pattern), []rune(s)
 	pi, ti, star, mark := 0, 0, -1, 0
 	for ti < len(t) {
@@ -266,4 +266,10 @@ type PolicyState struct {
 	FileHash  string       `json:"fileHash"`
 	UpdatedBy string       `json:"updatedBy,omitempty"`
 	UpdatedAt *time.Time   `json:"updatedAt,omitempty"`
+}
+
+// AddsFriction reports whether r adds friction: it denies, or it asks named
+// approvers or more than one person.
+func (r PolicyRule) AddsFriction() bool {
+	return r.Effect == EffectDeny || r.Effect == EffectAsk && (len(r.Approvers) > 0 || r.Quorum > 1)
 }
