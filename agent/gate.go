@@ -5,6 +5,7 @@ import (
 	"time"
 
 	"github.com/hitlbot/hitl"
+	"github.com/hitlbot/hitl/policy"
 	"github.com/hitlbot/hitl/service"
 )
 
@@ -30,7 +31,7 @@ type GateResult struct {
 	// the approval's time ran out (with or without a default).
 	Outcome  hitl.Outcome
 	TimedOut bool
-	Decision hitl.Decision
+	Decision policy.Decision
 	Rule     string // the policy rule that decided or asked
 	// QuestionID is the approval people were asked (empty when the policy
 	// decided alone); Question the approval as they settled it.

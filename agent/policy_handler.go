@@ -7,6 +7,7 @@ import (
 	"strconv"
 
 	"github.com/hitlbot/hitl"
+	"github.com/hitlbot/hitl/policy"
 	"github.com/hitlbot/hitl/service"
 )
 
@@ -141,8 +142,8 @@ func (c *Client) RequestOperation(ctx context.Context, req service.ApprovalReque
 }
 
 // CheckOperation implements hitl.PolicyService: POST /api/policy/check.
-func (c *Client) CheckOperation(ctx context.Context, req service.ApprovalRequest) (hitl.Decision, error) {
-	var d hitl.Decision
+func (c *Client) CheckOperation(ctx context.Context, req service.ApprovalRequest) (policy.Decision, error) {
+	var d policy.Decision
 	err := c.do(ctx, http.MethodPost, "/api/policy/check", nil, req, &d)
 	return d, err
 }

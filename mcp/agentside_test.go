@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/hitlbot/hitl"
+	"github.com/hitlbot/hitl/policy"
 	"github.com/hitlbot/hitl/shell"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -67,11 +68,11 @@ func TestAgentSideCommandLine(t *testing.T) {
 	}
 	op.Description = "x"
 	op.Resource = "echo x > " + dir + "/tmp/rc"
-	d, err := hitl.Decider{Rules: rules, Parse: shell.Parse}.Decide(op)
+	d, err := policy.Decider{Rules: rules, Parse: shell.Parse}.Decide(op)
 	require.NoError(t, err)
 	assert.Equal(t, hitl.EffectDeny, d.Effect, "%+v", d.Parts)
 	op.Paths = nil
-	d, err = hitl.Decider{Rules: rules, Parse: shell.Parse}.Decide(op)
+	d, err = policy.Decider{Rules: rules, Parse: shell.Parse}.Decide(op)
 	require.NoError(t, err)
 	assert.Equal(t, hitl.EffectAllow, d.Effect, "without the resolved path the link looks like a file in tmp")
 }

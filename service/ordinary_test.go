@@ -4,6 +4,7 @@ import (
 	"testing"
 
 	"github.com/hitlbot/hitl"
+	"github.com/hitlbot/hitl/policy"
 	"github.com/hitlbot/hitl/shell"
 )
 
@@ -43,7 +44,7 @@ var ordinaryLines = []string{
 // decision still allows under the rules people write
 // (docs/shell-policy.md keeps the number).
 func TestOrdinaryLinesShare(t *testing.T) {
-	d := hitl.Decider{Rules: ordinaryRules, Parse: shell.Parse}
+	d := policy.Decider{Rules: ordinaryRules, Parse: shell.Parse}
 	allowed := 0
 	for _, line := range ordinaryLines {
 		got, err := d.Decide(hitl.Operation{Type: hitl.OpShell, Description: "x", Resource: line, Agent: "api:ci", Home: "/home/u"})

@@ -12,6 +12,7 @@ import (
 	"github.com/hitlbot/hitl/internal/clocktest"
 	"github.com/hitlbot/hitl/internal/memstore"
 	"github.com/hitlbot/hitl/notify"
+	"github.com/hitlbot/hitl/policy"
 	"github.com/hitlbot/hitl/service"
 	"github.com/hitlbot/hitl/shell"
 	"github.com/stretchr/testify/assert"
@@ -30,7 +31,7 @@ var rules = []hitl.PolicyRule{
 func TestPolicyDecide(t *testing.T) {
 	p := hitl.Policy{Rules: rules}
 	require.NoError(t, p.Validate())
-	dec := hitl.Decider{Rules: rules, Parse: shell.Parse}
+	dec := policy.Decider{Rules: rules, Parse: shell.Parse}
 	for name, tc := range map[string]struct {
 		op   hitl.Operation
 		want hitl.Effect

@@ -8,6 +8,7 @@ import (
 
 	"github.com/hitlbot/hitl"
 	"github.com/hitlbot/hitl/access"
+	"github.com/hitlbot/hitl/policy"
 )
 
 // QuestionService is the question lifecycle as the edges see it. *Service
@@ -76,7 +77,7 @@ type Service struct {
 	policy      policyHolder
 	// parse parses shell command lines for the policy; learnedTTL is how
 	// long a learned rule holds.
-	parse      hitl.CommandParser
+	parse      policy.CommandParser
 	learnedTTL time.Duration
 	// limits are the per-principal rate limits beside creation's;
 	// streams bounds each principal's concurrent streams; refusals
@@ -124,7 +125,7 @@ type ServiceConfig struct {
 	Threshold *int
 	// ParseCommand parses shell command lines for the approval policy
 	// (shell.Parse); nil: every shell operation asks a person.
-	ParseCommand hitl.CommandParser
+	ParseCommand policy.CommandParser
 	// LearnedTTL is how long a learned rule holds (default
 	// DefaultLearnedTTL).
 	LearnedTTL time.Duration

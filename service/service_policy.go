@@ -10,6 +10,7 @@ import (
 
 	"github.com/hitlbot/hitl"
 	"github.com/hitlbot/hitl/access"
+	"github.com/hitlbot/hitl/policy"
 )
 
 func (h *policyHolder) rules() []hitl.PolicyRule {
@@ -104,17 +105,17 @@ func AgentName(name string) string {
 }
 
 // decider is the policy as it stands, with the learned rules in the store.
-func (s *Service) decider(ctx context.Context) hitl.Decider {
-	return hitl.Decider{Rules: s.policy.rules(), Parse: s.parse, Now: s.clock.Now(),
+func (s *Service) decider(ctx context.Context) policy.Decider {
+	return policy.Decider{Rules: s.policy.rules(), Parse: s.parse, Now: s.clock.Now(),
 		Learned: func(k hitl.LearnedRuleKey) (*hitl.LearnedRule, error) { return s.store.LearnedRule(ctx, k) }}
 }
 
 // Decide applies the policy to op as the principal in ctx asks it: the
 // agent is the principal, never what the request says.
-func (s *Service) Decide(ctx context.Context, op hitl.Operation) (hitl.Decision, error) {
+func (s *Service) Decide(ctx context.Context, op hitl.Operation) (policy.Decision, error) {
 	op.Agent = agentOf(hitl.PrincipalFrom(ctx))
 	if err := op.Validate(); err != nil {
-		return hitl.Decision{}, err
+		return policy.Decision{}, err
 	}
 	return s.decider(ctx).Decide(op)
 }
@@ -122,21 +123,21 @@ func (s *Service) Decide(ctx context.Context, op hitl.Operation) (hitl.Decision,
 // CheckOperation decides req as RequestOperation would, creating nothing
 // (hitl policy check). An agent checks as itself; a principal that may
 // answer (or an admin) may name another agent in req.Agent.
-func (s *Service) CheckOperation(ctx context.Context, req ApprovalRequest) (hitl.Decision, error) {
+func (s *Service) CheckOperation(ctx context.Context, req ApprovalRequest) (policy.Decision, error) {
 	p := hitl.PrincipalFrom(ctx)
 	agent := agentOf(p)
 	if req.Agent != "" && req.Agent != p.ID && req.Agent != agent {
 		if !p.OverseesPolicy() {
-			return hitl.Decision{}, s.refused(ctx, p, hitl.ActionRead, &hitl.Question{}, hitl.Errorf(hitl.EFORBIDDEN, "%s may check the policy only as itself: naming another agent needs the answer scope", p.ID))
+			return policy.Decision{}, s.refused(ctx, p, hitl.ActionRead, &hitl.Question{}, hitl.Errorf(hitl.EFORBIDDEN, "%s may check the policy only as itself: naming another agent needs the answer scope", p.ID))
 		}
 		agent = AgentName(req.Agent)
 	} else if err := s.access.Authorize(p, hitl.ActionAsk, nil); err != nil && !p.Has(hitl.ScopeAnswer) {
-		return hitl.Decision{}, s.refused(ctx, p, hitl.ActionAsk, &hitl.Question{}, err)
+		return policy.Decision{}, s.refused(ctx, p, hitl.ActionAsk, &hitl.Question{}, err)
 	}
 	op := req.Operation
 	op.Agent = agent
 	if err := op.Validate(); err != nil {
-		return hitl.Decision{}, err
+		return policy.Decision{}, err
 	}
 	return s.decider(ctx).Decide(op)
 }
@@ -144,7 +145,7 @@ func (s *Service) CheckOperation(ctx context.Context, req ApprovalRequest) (hitl
 // ApprovalOutcome is what POST /api/approvals answers: the decision and,
 // when a person must decide, the question to wait on.
 type ApprovalOutcome struct {
-	hitl.Decision
+	policy.Decision
 	QuestionID string         `json:"questionId,omitempty"`
 	Question   *hitl.Question `json:"question,omitempty"`
 }
@@ -155,7 +156,7 @@ type PolicyService interface {
 	Policy(ctx context.Context) (hitl.Policy, error)
 	SetPolicy(ctx context.Context, rules []hitl.PolicyRule) (hitl.Policy, error)
 	RequestOperation(ctx context.Context, req ApprovalRequest) (ApprovalOutcome, error)
-	CheckOperation(ctx context.Context, req ApprovalRequest) (hitl.Decision, error)
+	CheckOperation(ctx context.Context, req ApprovalRequest) (policy.Decision, error)
 	LearnedRules(ctx context.Context, f hitl.LearnedRuleFilter) (hitl.LearnedRulePage, error)
 	RevokeRule(ctx context.Context, id string) (*hitl.LearnedRule, error)
 }
@@ -220,7 +221,7 @@ func (s *Service) learnable(q *hitl.Question, rules []hitl.PolicyRule) (hitl.Lea
 	if q.Operation == nil {
 		return hitl.LearnedRuleKey{}, hitl.Errorf(hitl.EINVALID, "only an approval of an operation can be always allowed")
 	}
-	d, err := hitl.Decider{Rules: rules, Parse: s.parse, Now: s.clock.Now()}.Decide(*q.Operation)
+	d, err := policy.Decider{Rules: rules, Parse: s.parse, Now: s.clock.Now()}.Decide(*q.Operation)
 	if err != nil {
 		return hitl.LearnedRuleKey{}, err
 	}
@@ -230,7 +231,7 @@ func (s *Service) learnable(q *hitl.Question, rules []hitl.PolicyRule) (hitl.Lea
 	return hitl.LearnedRuleKey{}, hitl.Errorf(hitl.EINVALID, "'always allow' cannot apply to %s: %s; approve it once instead", q.ID, whyNotLearnable(q, d))
 }
 
-func whyNotLearnable(q *hitl.Question, d hitl.Decision) string {
+func whyNotLearnable(q *hitl.Question, d policy.Decision) string {
 	switch {
 	case len(q.Approvers) > 0 || q.Quorum > 1 || len(d.Approvers) > 0 || d.Quorum > 1:
 		return "its policy rule names who approves or how many must, and a learned rule never replaces them"

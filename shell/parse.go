@@ -16,30 +16,30 @@ import (
 	"fmt"
 	"strings"
 
-	"github.com/hitlbot/hitl"
+	"github.com/hitlbot/hitl/policy"
 	"mvdan.cc/sh/v3/syntax"
 )
 
-var _ hitl.CommandParser = Parse
+var _ policy.CommandParser = Parse
 
 // Parse parses line as bash. An error means it does not parse.
-func Parse(line string) (*hitl.CommandLine, error) {
+func Parse(line string) (*policy.CommandLine, error) {
 	f, err := syntax.NewParser(syntax.Variant(syntax.LangBash), syntax.KeepComments(false)).
 		Parse(strings.NewReader(line), "")
 	if err != nil {
 		return nil, fmt.Errorf("the command does not parse as a shell command line: %w", err)
 	}
-	w := &walker{out: &hitl.CommandLine{}}
+	w := &walker{out: &policy.CommandLine{}}
 	w.stmts(f.Stmts)
 	return w.out, nil
 }
 
 type walker struct {
-	out *hitl.CommandLine
+	out *policy.CommandLine
 }
 
 func (w *walker) opaque(n syntax.Node, what string) {
-	w.out.Opaque = append(w.out.Opaque, hitl.ShellOpaque{Text: source(n), What: what})
+	w.out.Opaque = append(w.out.Opaque, policy.ShellOpaque{Text: source(n), What: what})
 }
 
 func (w *walker) stmts(ss []*syntax.Stmt) {
@@ -143,7 +143,7 @@ func (w *walker) inside(n syntax.Node) {
 // declCommand records declare / local / export / readonly / typeset as a
 // command, so that rules about it still match.
 func (w *walker) declCommand(c *syntax.DeclClause) {
-	cmd := hitl.ShellCommand{Args: []hitl.ShellWord{lit(c.Variant.Value)}}
+	cmd := policy.ShellCommand{Args: []policy.ShellWord{lit(c.Variant.Value)}}
 	for _, a := range c.Args {
 		cmd.Args = append(cmd.Args, assignWord(a))
 	}
@@ -153,7 +153,7 @@ func (w *walker) declCommand(c *syntax.DeclClause) {
 // call records a simple command. Assignments with a subscript, an array
 // or += are opaque.
 func (w *walker) call(c *syntax.CallExpr) {
-	cmd := hitl.ShellCommand{}
+	cmd := policy.ShellCommand{}
 	for _, a := range c.Assigns {
 		cmd.Assigns = append(cmd.Assigns, assignWord(a))
 	}
@@ -351,32 +351,32 @@ func homeUser(u string) bool {
 }
 
 // lit is a word known to be the literal s.
-func lit(s string) hitl.ShellWord {
-	return hitl.ShellWord{Value: s, Text: quote(s), Literal: true}
+func lit(s string) policy.ShellWord {
+	return policy.ShellWord{Value: s, Text: quote(s), Literal: true}
 }
 
 // assign is an assignment as a word: NAME=value (NAME+=value, NAME[i]=…,
 // NAME=(…) arrays are kept as their source text).
-func assignWord(a *syntax.Assign) hitl.ShellWord {
+func assignWord(a *syntax.Assign) policy.ShellWord {
 	if a.Index == nil && a.Array == nil && !a.Append && a.Name != nil && !a.Naked {
-		v := hitl.ShellWord{Literal: true}
+		v := policy.ShellWord{Literal: true}
 		if a.Value != nil {
 			v = word(a.Value)
 		}
-		return hitl.ShellWord{Value: a.Name.Value + "=" + v.Value, Text: a.Name.Value + "=" + v.Text, Literal: v.Literal}
+		return policy.ShellWord{Value: a.Name.Value + "=" + v.Value, Text: a.Name.Value + "=" + v.Text, Literal: v.Literal}
 	}
 	if a.Naked && a.Name != nil && a.Value == nil && a.Index == nil && a.Array == nil {
 		return lit(a.Name.Value) // export NAME
 	}
 	src := source(a)
-	return hitl.ShellWord{Value: src, Text: src}
+	return policy.ShellWord{Value: src, Text: src}
 }
 
 // word returns w's value after quote removal when it is the same whenever
 // it runs; otherwise (expansions, substitutions, globs, braces, $'…') its
 // source text, not literal. A leading unquoted ~ (the home directory) is
 // literal and stays unquoted in Text, so ~/x and '~/x' stay apart.
-func word(w *syntax.Word) hitl.ShellWord {
+func word(w *syntax.Word) policy.ShellWord {
 	var b strings.Builder
 	tilde := false
 	for i, part := range w.Parts {
@@ -419,14 +419,14 @@ func word(w *syntax.Word) hitl.ShellWord {
 	}
 	v := b.String()
 	if tilde {
-		return hitl.ShellWord{Value: v, Text: "~" + quoteRest(v[1:]), Literal: true}
+		return policy.ShellWord{Value: v, Text: "~" + quoteRest(v[1:]), Literal: true}
 	}
-	return hitl.ShellWord{Value: v, Text: quote(v), Literal: true}
+	return policy.ShellWord{Value: v, Text: quote(v), Literal: true}
 }
 
-func dynamic(w *syntax.Word) hitl.ShellWord {
+func dynamic(w *syntax.Word) policy.ShellWord {
 	src := source(w)
-	return hitl.ShellWord{Value: src, Text: src}
+	return policy.ShellWord{Value: src, Text: src}
 }
 
 // quoteRest quotes what follows a leading ~: "/x" stays /x.

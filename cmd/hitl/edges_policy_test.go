@@ -12,6 +12,7 @@ import (
 	"github.com/hitlbot/hitl"
 	"github.com/hitlbot/hitl/config"
 	"github.com/hitlbot/hitl/internal/principaltest"
+	"github.com/hitlbot/hitl/policy"
 	"github.com/hitlbot/hitl/service"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -85,7 +86,7 @@ func TestEveryEdgeDecidesAlike(t *testing.T) {
 		"hitl policy check": func(t *testing.T, r edgeRow) (edgeOutcome, bool) {
 			res := cliWith(t, ctx, m, o, "policy", "check", "--op-type", "shell", "--resource", r.line, "--json")
 			require.Equal(t, 0, res.code, res.stderr)
-			var d hitl.Decision
+			var d policy.Decision
 			require.NoError(t, json.Unmarshal([]byte(res.stdout), &d))
 			return edgeOutcome{string(d.Effect), d.Rule, d.Quorum}, true
 		},

@@ -9,6 +9,7 @@ import (
 	"text/tabwriter"
 
 	"github.com/hitlbot/hitl"
+	"github.com/hitlbot/hitl/policy"
 	"github.com/hitlbot/hitl/service"
 )
 
@@ -130,7 +131,7 @@ func policyCheck(ctx context.Context, args []string, e *env) error {
 }
 
 // decisionLine says what the policy decided and by which rule.
-func decisionLine(d hitl.Decision) string {
+func decisionLine(d policy.Decision) string {
 	line := fmt.Sprintf("%s (rule %s)", d.Effect, visible(d.Rule))
 	if strings.HasPrefix(d.Rule, "default") {
 		line = fmt.Sprintf("%s (%s)", d.Effect, visible(strings.Replace(d.Rule, "default", "default policy", 1)))

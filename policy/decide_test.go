@@ -1,4 +1,4 @@
-package hitl_test
+package policy_test
 
 import (
 	"strings"
@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/hitlbot/hitl"
+	"github.com/hitlbot/hitl/policy"
 	"github.com/hitlbot/hitl/service"
 	"github.com/hitlbot/hitl/shell"
 	"github.com/stretchr/testify/assert"
@@ -29,9 +30,9 @@ var shellRules = []hitl.PolicyRule{
 	{Name: "no-key-reads", OpType: hitl.OpFileRead, Resource: "*/.ssh/*", Effect: hitl.EffectDeny},
 }
 
-func shellDecider(learned ...*hitl.LearnedRule) hitl.Decider {
+func shellDecider(learned ...*hitl.LearnedRule) policy.Decider {
 	now := time.Date(2026, 11, 24, 12, 0, 0, 0, time.UTC)
-	return hitl.Decider{Rules: shellRules, Parse: shell.Parse, Now: now, Learned: func(k hitl.LearnedRuleKey) (*hitl.LearnedRule, error) {
+	return policy.Decider{Rules: shellRules, Parse: shell.Parse, Now: now, Learned: func(k hitl.LearnedRuleKey) (*hitl.LearnedRule, error) {
 		for _, r := range learned {
 			if r.Key() == k {
 				return r, nil
@@ -202,7 +203,7 @@ func TestShellDeployAsksItsApprovers(t *testing.T) {
 }
 
 func TestNoParserAsksForEveryCommand(t *testing.T) {
-	d, err := hitl.Decider{Rules: shellRules}.Decide(hitl.Operation{Type: hitl.OpShell, Resource: "git status"})
+	d, err := policy.Decider{Rules: shellRules}.Decide(hitl.Operation{Type: hitl.OpShell, Resource: "git status"})
 	require.NoError(t, err)
 	assert.Equal(t, ask, d.Effect)
 }
@@ -365,9 +366,9 @@ func TestAgentName(t *testing.T) {
 func TestRulesThatMustHold(t *testing.T) {
 	now := time.Date(2026, 11, 24, 12, 0, 0, 0, time.UTC)
 	learnedMakeTest := &hitl.LearnedRule{ID: "r_1", Agent: "api:ci", OpType: hitl.OpShell, Resource: "make test", CreatedAt: now, ExpiresAt: now.Add(time.Hour)}
-	decide := func(t *testing.T, rules []hitl.PolicyRule, line string) hitl.Decision {
+	decide := func(t *testing.T, rules []hitl.PolicyRule, line string) policy.Decision {
 		t.Helper()
-		d, err := hitl.Decider{Rules: rules, Parse: shell.Parse, Now: now, Learned: func(k hitl.LearnedRuleKey) (*hitl.LearnedRule, error) {
+		d, err := policy.Decider{Rules: rules, Parse: shell.Parse, Now: now, Learned: func(k hitl.LearnedRuleKey) (*hitl.LearnedRule, error) {
 			if k == learnedMakeTest.Key() {
 				return learnedMakeTest, nil
 			}
@@ -446,7 +447,7 @@ var everydayRules = []hitl.PolicyRule{
 }
 
 func TestEverydayLinesStayAllowed(t *testing.T) {
-	d := hitl.Decider{Rules: everydayRules, Parse: shell.Parse}
+	d := policy.Decider{Rules: everydayRules, Parse: shell.Parse}
 	for _, line := range everydayLines {
 		got, err := d.Decide(hitl.Operation{Type: hitl.OpShell, Description: "x", Resource: line, Agent: "api:ci", Home: "/home/u"})
 		require.NoError(t, err)

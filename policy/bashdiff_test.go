@@ -1,4 +1,4 @@
-package hitl_test
+package policy_test
 
 import (
 	"context"
@@ -14,6 +14,7 @@ import (
 
 	"github.com/hitlbot/hitl"
 	"github.com/hitlbot/hitl/internal/bashdiff"
+	"github.com/hitlbot/hitl/policy"
 	"github.com/hitlbot/hitl/shell"
 )
 
@@ -60,7 +61,7 @@ func newDiffer(t testing.TB) *differ {
 // mismatch.
 func (df *differ) check(box bashdiff.Box, template string) error {
 	line := box.Expand(template)
-	d := hitl.Decider{Rules: diffRules(box), Parse: shell.Parse, Now: time.Date(2026, 11, 26, 12, 0, 0, 0, time.UTC)}
+	d := policy.Decider{Rules: diffRules(box), Parse: shell.Parse, Now: time.Date(2026, 11, 26, 12, 0, 0, 0, time.UTC)}
 	dec, err := d.Decide(hitl.Operation{Type: hitl.OpShell, Description: "run", Resource: line, Agent: "api:ci", Home: box.Home})
 	if err != nil {
 		return err

@@ -1,4 +1,4 @@
-package hitl_test
+package policy_test
 
 import (
 	"fmt"
@@ -6,14 +6,15 @@ import (
 	"testing"
 
 	"github.com/hitlbot/hitl"
+	"github.com/hitlbot/hitl/policy"
 	"github.com/hitlbot/hitl/shell"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )
 
-func decideLine(t *testing.T, rules []hitl.PolicyRule, home, line string) hitl.Decision {
+func decideLine(t *testing.T, rules []hitl.PolicyRule, home, line string) policy.Decision {
 	t.Helper()
-	d, err := hitl.Decider{Rules: rules, Parse: shell.Parse}.Decide(hitl.Operation{Type: hitl.OpShell, Description: "x", Resource: line, Agent: "api:ci", Home: home})
+	d, err := policy.Decider{Rules: rules, Parse: shell.Parse}.Decide(hitl.Operation{Type: hitl.OpShell, Description: "x", Resource: line, Agent: "api:ci", Home: home})
 	require.NoError(t, err)
 	return d
 }
@@ -67,7 +68,7 @@ func TestPathsAreNormalised(t *testing.T) {
 		})
 	}
 	t.Run("resolved symlinks only ever add friction", func(t *testing.T) {
-		d := hitl.Decider{Rules: rules, Parse: shell.Parse}
+		d := policy.Decider{Rules: rules, Parse: shell.Parse}
 		for _, tc := range []struct {
 			line  string
 			paths map[string]string
@@ -86,7 +87,7 @@ func TestPathsAreNormalised(t *testing.T) {
 		}
 	})
 	t.Run("file operations", func(t *testing.T) {
-		d := hitl.Decider{Rules: rules}
+		d := policy.Decider{Rules: rules}
 		for _, tc := range []struct {
 			op   hitl.Operation
 			want hitl.Effect

@@ -1,4 +1,4 @@
-package hitl_test
+package policy_test
 
 import (
 	"testing"

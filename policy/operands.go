@@ -1,8 +1,10 @@
-package hitl
+package policy
 
 import (
 	"path"
 	"strings"
+
+	"github.com/hitlbot/hitl"
 )
 
 // A command's operands name files too: cat ~/.ssh/id_rsa reads the file
@@ -19,21 +21,21 @@ import (
 // file_read for every command, and file_delete or file_write as well for
 // the commands that delete or write them (the last operand of cp, mv, ln
 // and install is where they write).
-func operandTypes(prog string, last bool) []OpType {
+func operandTypes(prog string, last bool) []hitl.OpType {
 	switch prog {
 	case "rm", "rmdir", "unlink", "shred", "srm":
-		return []OpType{OpFileRead, OpFileDelete}
+		return []hitl.OpType{hitl.OpFileRead, hitl.OpFileDelete}
 	case "touch", "truncate", "mkdir", "chmod", "chown", "chgrp", "dd", "tee":
-		return []OpType{OpFileRead, OpFileWrite}
+		return []hitl.OpType{hitl.OpFileRead, hitl.OpFileWrite}
 	case "cp", "mv", "ln", "install", "rsync", "scp":
 		if last {
-			return []OpType{OpFileRead, OpFileWrite}
+			return []hitl.OpType{hitl.OpFileRead, hitl.OpFileWrite}
 		}
 		if prog == "mv" {
-			return []OpType{OpFileRead, OpFileDelete}
+			return []hitl.OpType{hitl.OpFileRead, hitl.OpFileDelete}
 		}
 	}
-	return []OpType{OpFileRead}
+	return []hitl.OpType{hitl.OpFileRead}
 }
 
 // operandWord is the path a word names, if any: the word itself, or the
@@ -50,8 +52,8 @@ func operandWord(w string) string {
 
 // operandFriction applies to p the file rules that add friction and match
 // a file c's operands name (the words of c.Args after the program).
-func (d Decider) operandFriction(op Operation, c ShellCommand, p *partDecision) {
-	if len(c.Args) < 2 || p.Effect == EffectDeny {
+func (d Decider) operandFriction(op hitl.Operation, c ShellCommand, p *partDecision) {
+	if len(c.Args) < 2 || p.Effect == hitl.EffectDeny {
 		return
 	}
 	prog := path.Base(c.Args[0].Value)
@@ -77,18 +79,18 @@ func (d Decider) operandFriction(op Operation, c ShellCommand, p *partDecision) 
 		}
 		for _, t := range operandTypes(prog, i == len(args)-1) {
 			for _, name := range names {
-				fop := Operation{Type: t, Risk: op.Risk, Resource: name, Agent: op.Agent, Description: op.Description, Prompted: op.Prompted}
+				fop := hitl.Operation{Type: t, Risk: op.Risk, Resource: name, Agent: op.Agent, Description: op.Description, Prompted: op.Prompted}
 				for _, r := range d.Rules {
 					if !r.AddsFriction() || !r.Matches(fop) {
 						continue
 					}
 					why := "rule " + r.Name + " (it matches the file " + name + " the command names)"
-					if r.Effect == EffectDeny {
-						p.Effect, p.Rule, p.approvers, p.quorum, p.Reason = EffectDeny, r.Name, nil, 0, why
+					if r.Effect == hitl.EffectDeny {
+						p.Effect, p.Rule, p.approvers, p.quorum, p.Reason = hitl.EffectDeny, r.Name, nil, 0, why
 						return
 					}
-					if p.Effect == EffectAllow || len(p.approvers) == 0 && p.quorum <= 1 || r.Quorum > p.quorum {
-						p.Effect, p.Rule, p.approvers, p.quorum, p.Reason = EffectAsk, r.Name, r.Approvers, r.Quorum, why
+					if p.Effect == hitl.EffectAllow || len(p.approvers) == 0 && p.quorum <= 1 || r.Quorum > p.quorum {
+						p.Effect, p.Rule, p.approvers, p.quorum, p.Reason = hitl.EffectAsk, r.Name, r.Approvers, r.Quorum, why
 					}
 				}
 			}

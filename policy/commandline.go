@@ -1,4 +1,4 @@
-package hitl
+package policy
 
 // A shell command line as the policy sees it: the simple commands it runs
 // and the files its redirections write and read. The parsing is done by a
