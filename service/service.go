@@ -99,7 +99,7 @@ type Service struct {
 	alerts   atomic.Pointer[Alerts]
 	// webhooks route events to webhook receivers; callbacks is where a
 	// question's callbackUrl may point.
-	webhooks  *hitl.WebhookRoutes
+	routes    *hitl.WebhookRoutes
 	callbacks hitl.CallbackPolicy
 	pinger    atomic.Pointer[func(ctx context.Context, name string) (int, error)]
 }
@@ -176,7 +176,7 @@ func NewService(store hitl.Store, cfg ServiceConfig) *Service {
 		newID: cfg.NewID, notifier: cfg.Notifier, sealer: cfg.Sealer, threshold: cfg.Threshold,
 		parse: cfg.ParseCommand, learnedTTL: cfg.LearnedTTL, limits: cfg.Limits, streams: streams{max: cfg.MaxStreams},
 		reminders: cfg.Reminders,
-		sessions:  cfg.Sessions, webhooks: cfg.Webhooks, callbacks: cfg.Callbacks}
+		sessions:  cfg.Sessions, routes: cfg.Webhooks, callbacks: cfg.Callbacks}
 }
 
 // Access returns the rules the service enforces, for edges that must build

@@ -16,7 +16,7 @@ func (s *Service) hookQuestion(fn func(q *hitl.Question) (*hitl.Event, error)) f
 	return func(q *hitl.Question) (*hitl.Event, error) {
 		ev, err := fn(q)
 		if err == nil && ev != nil {
-			ev.Webhooks = s.webhooks.ForQuestion(ev, q)
+			ev.Webhooks = s.routes.ForQuestion(ev, q)
 		}
 		return ev, err
 	}
@@ -52,7 +52,7 @@ func (s *Service) attachRunWebhooks(was hitl.RunStatus, upd hitl.RunUpdate) {
 		return
 	}
 	last := upd.Events[len(upd.Events)-1]
-	last.Webhooks = s.webhooks.ForRun(was, upd, last.At)
+	last.Webhooks = s.routes.ForRun(was, upd, last.At)
 }
 
 func controlStatus(run *hitl.Run) hitl.RunStatus {
@@ -109,8 +109,8 @@ func (s *Service) Webhooks(ctx context.Context) (WebhookOverview, error) {
 		return WebhookOverview{}, err
 	}
 	out := WebhookOverview{Endpoints: []hitl.WebhookEndpoint{}}
-	if s.webhooks != nil {
-		out.Endpoints = append(out.Endpoints, s.webhooks.Endpoints...)
+	if s.routes != nil {
+		out.Endpoints = append(out.Endpoints, s.routes.Endpoints...)
 	}
 	var err error
 	out.Targets, err = s.store.WebhookStats(ctx)
