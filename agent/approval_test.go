@@ -64,7 +64,7 @@ func TestRequestApproval(t *testing.T) {
 	t.Run("cancel_is_a_cancelled_error", func(t *testing.T) {
 		e := newEnv(t, ServerConfig{})
 		done, q := e.approvalInBackground(t, ApprovalOptions{})
-		_, err := e.svc.Cancel(principaltest.As(context.Background(), "admin:t"), q.ID, "run stopped")
+		_, err := e.svc.Questions.Cancel(principaltest.As(context.Background(), "admin:t"), q.ID, "run stopped")
 		require.NoError(t, err)
 		r := recv(t, done)
 		require.Equal(t, hitl.ECANCELLED, hitl.ErrorCode(r.err))

@@ -38,7 +38,7 @@ func (e *env) askInBackground(t *testing.T, runID string, n hitl.NewQuestion) (<
 // pending returns the one pending question of job.
 func (e *env) pending(t *testing.T, runID string) *hitl.Question {
 	t.Helper()
-	qs, err := e.svc.Questions(principaltest.As(context.Background(), "admin:t"), hitl.QuestionFilter{RunID: runID, Status: hitl.StatusPending})
+	qs, err := e.svc.Questions.Questions(principaltest.As(context.Background(), "admin:t"), hitl.QuestionFilter{RunID: runID, Status: hitl.StatusPending})
 	require.NoError(t, err)
 	require.Len(t, qs, 1)
 	return qs[0]
@@ -48,7 +48,7 @@ func (e *env) pending(t *testing.T, runID string) *hitl.Question {
 func (e *env) expire(t *testing.T, d time.Duration) {
 	t.Helper()
 	e.clock.Add(d)
-	n, err := e.svc.SweepExpired(context.Background())
+	n, err := e.svc.Questions.SweepExpired(context.Background())
 	require.NoError(t, err)
 	require.Equal(t, 1, n)
 }
@@ -85,7 +85,7 @@ func TestClientAsk(t *testing.T) {
 	t.Run("cancel_is_cancelled_with_the_question", func(t *testing.T) {
 		e := newEnv(t, ServerConfig{})
 		done, q := e.askInBackground(t, "job-1", textQ)
-		_, err := e.svc.Cancel(principaltest.As(context.Background(), "cli:alice"), q.ID, "job finished")
+		_, err := e.svc.Questions.Cancel(principaltest.As(context.Background(), "cli:alice"), q.ID, "job finished")
 		require.NoError(t, err)
 		r := recv(t, done)
 		require.Equal(t, hitl.ECANCELLED, hitl.ErrorCode(r.err))
@@ -144,7 +144,7 @@ func TestClientAsk(t *testing.T) {
 		{"answered_outcome_is_received", func(e *env, t *testing.T, id string) { e.answer(t, id, hitl.Response{Value: "x"}) }},
 		{"timeout_outcome_is_received", func(e *env, t *testing.T, _ string) { e.expire(t, 31*time.Minute) }},
 		{"cancelled_outcome_is_received", func(e *env, t *testing.T, id string) {
-			_, err := e.svc.Cancel(principaltest.As(context.Background(), "admin:t"), id, "no")
+			_, err := e.svc.Questions.Cancel(principaltest.As(context.Background(), "admin:t"), id, "no")
 			require.NoError(t, err)
 		}},
 	} {
@@ -153,7 +153,7 @@ func TestClientAsk(t *testing.T) {
 			done, q := e.askInBackground(t, "job-1", textQ)
 			tc.settle(e, t, q.ID)
 			recv(t, done)
-			got, err := e.svc.Question(principaltest.As(context.Background(), "admin:t"), q.ID)
+			got, err := e.svc.Questions.Question(principaltest.As(context.Background(), "admin:t"), q.ID)
 			require.NoError(t, err)
 			require.NotNil(t, got.ReceivedAt)
 		})
@@ -201,8 +201,8 @@ func TestClientAskSensitiveLostToRestart(t *testing.T) {
 		store := memstore.New()
 		before := service.NewService(store, service.ServiceConfig{Notifier: notify.New(), Clock: clock})
 		after := service.NewService(store, service.ServiceConfig{Notifier: notify.New(), Clock: clock})
-		w := newWatched(&restarting{QuestionService: before, next: after})
-		srv := NewServer(w, after, ServerConfig{Clock: clock, Logger: discard})
+		w := newWatched(&restarting{QuestionService: before.Questions, next: after.Questions})
+		srv := NewServer(over(w, after), ServerConfig{Clock: clock, Logger: discard})
 		ts := httptest.NewServer(srv)
 		t.Cleanup(ts.Close)
 		t.Cleanup(srv.Close)
@@ -214,16 +214,16 @@ func TestClientAskSensitiveLostToRestart(t *testing.T) {
 			done <- asked{q, err}
 		}()
 		w.until(t, "the agent waits", func(in, _, _ int) bool { return in == 1 })
-		qs, err := before.Questions(principaltest.As(context.Background(), "admin:t"), hitl.QuestionFilter{Status: hitl.StatusPending})
+		qs, err := before.Questions.Questions(principaltest.As(context.Background(), "admin:t"), hitl.QuestionFilter{Status: hitl.StatusPending})
 		require.NoError(t, err)
 		require.Len(t, qs, 1)
 		id := qs[0].ID
 		person := principaltest.As(context.Background(), "slack:U024BE7LH")
-		_, err = before.Answer(person, id, hitl.Response{Value: "lost"})
+		_, err = before.Questions.Answer(person, id, hitl.Response{Value: "lost"})
 		require.NoError(t, err)
 
 		w.until(t, "the agent waits again", func(in, entered, _ int) bool { return in == 1 && entered == 2 })
-		_, err = after.Answer(person, id, hitl.Response{Value: "s3cret"})
+		_, err = after.Questions.Answer(person, id, hitl.Response{Value: "s3cret"})
 		require.NoError(t, err)
 		r := recv(t, done)
 		require.NoError(t, r.err)

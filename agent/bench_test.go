@@ -90,8 +90,8 @@ func BenchmarkAskAnswerRoundTrip(b *testing.B) {
 
 func benchRoundTrip(b *testing.B, st hitl.Store) {
 	svc := service.NewService(st, service.ServiceConfig{Notifier: notify.New()})
-	hook := &askHook{QuestionService: svc, asked: make(chan string, 1)}
-	base := benchServer(b, NewServer(hook, svc, ServerConfig{Logger: discard}))
+	hook := &askHook{QuestionService: svc.Questions, asked: make(chan string, 1)}
+	base := benchServer(b, NewServer(over(hook, svc), ServerConfig{Logger: discard}))
 	agentC := NewClient(base, "", WithUser("agent"))
 	human := NewClient(base, "", WithUser("human"))
 	ctx, cancel := context.WithCancel(context.Background())

@@ -23,7 +23,7 @@ func TestControlRequestIDPerToken(t *testing.T) {
 		{Secret: "tok-ops", Principal: hitl.TokenPrincipal("ops", control, "")},
 		{Secret: "tok-ops2", Principal: hitl.TokenPrincipal("ops2", control, "")},
 	}})
-	_, err := e.svc.Checkpoint(hitl.WithPrincipal(context.Background(), ci), hitl.StateEvent{RunID: "loop-1",
+	_, err := e.svc.Runs.Checkpoint(hitl.WithPrincipal(context.Background(), ci), hitl.StateEvent{RunID: "loop-1",
 		Stack: []hitl.StackEntry{{ID: "loop-1", Iter: 1, Max: 10}}})
 	require.NoError(t, err)
 	first := map[string]hitl.ControlMessage{} // each token's first RESULT per id

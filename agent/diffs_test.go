@@ -15,7 +15,7 @@ import (
 func TestOperationDiffsOverHTTP(t *testing.T) {
 	toks := []Token{{Secret: "tok-ci", Principal: hitl.TokenPrincipal("ci", nil, "")}}
 	e := newEnv(t, ServerConfig{Tokens: toks})
-	require.NoError(t, e.svc.LoadPolicy(context.Background(), nil))
+	require.NoError(t, e.svc.Policies.LoadPolicy(context.Background(), nil))
 	const body = `{"runId":"diff-1","operation":"Edit src/a.go","opType":"file_write","resource":"src/a.go",` +
 		`"diffs":[{"path":"src/a.go","change":"modify","added":1,"removed":1,"unified":"--- a/src/a.go\n+++ b/src/a.go\n@@ -1 +1 @@\n-x\n+y\n"}]}`
 	t.Run("a diff is kept with the question", func(t *testing.T) {

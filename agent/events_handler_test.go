@@ -19,20 +19,20 @@ import (
 
 // noRunReads counts the reads of run state, which the stream must not do.
 type noRunReads struct {
-	service.QuestionService
+	service.RunService
 	reads atomic.Int64
 }
 
-var _ service.QuestionService = (*noRunReads)(nil)
+var _ service.RunService = (*noRunReads)(nil)
 
 func (n *noRunReads) RunState(ctx context.Context, id string) (*hitl.RunState, error) {
 	n.reads.Add(1)
-	return n.QuestionService.RunState(ctx, id)
+	return n.RunService.RunState(ctx, id)
 }
 
 func (n *noRunReads) RunRecord(ctx context.Context, id string) (*hitl.Run, error) {
 	n.reads.Add(1)
-	return n.QuestionService.RunRecord(ctx, id)
+	return n.RunService.RunRecord(ctx, id)
 }
 
 // requireEvent checks an SSE event's id, type and job.
@@ -76,7 +76,7 @@ func TestEvents(t *testing.T) {
 		q2 := e.ask(t, "job-1", hitl.NewQuestion{Question: "Delete 3 files?", Type: hitl.Approval})
 		requireEvent(t, next(t, ch), "3", "question_asked", "job-1")
 		requireStatus(t, next(t, ch), "job-1", "waiting_for_approval")
-		_, err := e.svc.Cancel(principaltest.As(context.Background(), "api:test"), q2.ID, "not needed")
+		_, err := e.svc.Questions.Cancel(principaltest.As(context.Background(), "api:test"), q2.ID, "not needed")
 		require.NoError(t, err)
 		ev = next(t, ch)
 		requireEvent(t, ev, "4", "question_cancelled", "job-1")
@@ -88,7 +88,7 @@ func TestEvents(t *testing.T) {
 		requireEvent(t, next(t, ch), "5", "question_asked", "job-1")
 		requireStatus(t, next(t, ch), "job-1", "waiting_for_input")
 		e.clock.Add(11 * time.Minute)
-		n, err := e.svc.SweepExpired(context.Background())
+		n, err := e.svc.Questions.SweepExpired(context.Background())
 		require.NoError(t, err)
 		require.Equal(t, 1, n)
 		ev = next(t, ch)
@@ -151,8 +151,10 @@ func TestEvents(t *testing.T) {
 	})
 	t.Run("status_comes_from_the_event_without_reading_the_run", func(t *testing.T) {
 		e := newEnv(t, ServerConfig{})
-		blind := &noRunReads{QuestionService: e.svc}
-		srv := NewServer(blind, e.svc, ServerConfig{Logger: discard})
+		blind := &noRunReads{RunService: e.svc.Runs}
+		svcs := ServicesOf(e.svc)
+		svcs.Runs = blind
+		srv := NewServer(svcs, ServerConfig{Logger: discard})
 		t.Cleanup(srv.Close)
 		e.http = httptest.NewServer(srv)
 		t.Cleanup(e.http.Close)

@@ -67,8 +67,10 @@ func twoReplicas(t *testing.T) (a, b *replica, c *Client) {
 	clock := clocktest.New(time.Date(2025, 3, 1, 12, 0, 0, 0, time.UTC))
 	start := func() *replica {
 		svc := service.NewService(store, service.ServiceConfig{Notifier: n, Clock: clock, ParseCommand: shell.Parse})
-		r := &replica{svc: svc, w: newWatched(svc), runs: &heldRuns{RunService: svc, watched: newWatched(nil)}}
-		srv := NewServer(r.w, svc, ServerConfig{Clock: clock, Runs: r.runs, Policies: svc, Logger: slog.New(slog.NewTextHandler(t.Output(), nil))})
+		r := &replica{svc: svc, w: newWatched(svc.Questions), runs: &heldRuns{RunService: svc.Runs, watched: newWatched(nil)}}
+		svcs := over(r.w, svc)
+		svcs.Runs = r.runs
+		srv := NewServer(svcs, ServerConfig{Clock: clock, Logger: slog.New(slog.NewTextHandler(t.Output(), nil))})
 		r.http = httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, req *http.Request) {
 			r.mu.Lock()
 			front := r.front
@@ -102,11 +104,11 @@ func TestFailoverWaits(t *testing.T) {
 		a.w.until(t, "the ask waits on A", func(in, _, _ int) bool { return in == 1 })
 		a.kill()
 		b.w.until(t, "the wait moved to B", func(in, _, _ int) bool { return in == 1 })
-		pending, err := b.svc.Questions(principaltest.As(context.Background(), "admin:test"), hitl.QuestionFilter{RunID: "fo-1", Status: hitl.StatusPending})
+		pending, err := b.svc.Questions.Questions(principaltest.As(context.Background(), "admin:test"), hitl.QuestionFilter{RunID: "fo-1", Status: hitl.StatusPending})
 		require.NoError(t, err)
 		require.Len(t, pending, 1)
 		q := pending[0]
-		_, err = b.svc.Answer(person, q.ID, hitl.Response{Value: "staging"})
+		_, err = b.svc.Questions.Answer(person, q.ID, hitl.Response{Value: "staging"})
 		require.NoError(t, err)
 		select {
 		case answered := <-got:
@@ -123,7 +125,7 @@ func TestFailoverWaits(t *testing.T) {
 		_, err := c.Report(context.Background(), "fo-loop", CheckpointRequest{Iter: 1, Max: 5})
 		require.NoError(t, err)
 		pause := hitl.NewRequest(NewRequestID(), hitl.CommandPause, "fo-loop", time.Now(), hitl.ControlPayload{})
-		_, err = b.svc.Control(local, pause)
+		_, err = b.svc.Runs.Control(local, pause)
 		require.NoError(t, err)
 		got := make(chan service.Checkpoint, 1)
 		go func() {
@@ -135,7 +137,7 @@ func TestFailoverWaits(t *testing.T) {
 		a.kill()
 		b.runs.until(t, "the checkpoint is held on B", func(in, _, _ int) bool { return in == 1 })
 		resume := hitl.NewRequest(NewRequestID(), hitl.CommandResume, "fo-loop", time.Now(), hitl.ControlPayload{})
-		_, err = b.svc.Control(local, resume)
+		_, err = b.svc.Runs.Control(local, resume)
 		require.NoError(t, err)
 		select {
 		case cp := <-got:
@@ -157,10 +159,10 @@ func TestFailoverWaits(t *testing.T) {
 		a.w.until(t, "the gate waits on A", func(in, _, _ int) bool { return in == 1 })
 		a.kill()
 		b.w.until(t, "the wait moved to B", func(in, _, _ int) bool { return in == 1 })
-		pending, err := b.svc.Questions(principaltest.As(context.Background(), "admin:test"), hitl.QuestionFilter{RunID: "fo-gate", Status: hitl.StatusPending})
+		pending, err := b.svc.Questions.Questions(principaltest.As(context.Background(), "admin:test"), hitl.QuestionFilter{RunID: "fo-gate", Status: hitl.StatusPending})
 		require.NoError(t, err)
 		require.Len(t, pending, 1)
-		_, err = b.svc.Answer(person, pending[0].ID, hitl.Response{Value: "approve"})
+		_, err = b.svc.Questions.Answer(person, pending[0].ID, hitl.Response{Value: "approve"})
 		require.NoError(t, err)
 		select {
 		case res := <-got:
@@ -193,7 +195,7 @@ func TestFailoverWrites(t *testing.T) {
 	admin := principaltest.As(context.Background(), "admin:test")
 	count := func(t *testing.T, svc *service.Service, run string) int {
 		t.Helper()
-		qs, err := svc.Questions(admin, hitl.QuestionFilter{RunID: run})
+		qs, err := svc.Questions.Questions(admin, hitl.QuestionFilter{RunID: run})
 		require.NoError(t, err)
 		return len(qs)
 	}
@@ -224,7 +226,7 @@ func TestFailoverWrites(t *testing.T) {
 		q, created, err := c.Create(context.Background(), "fo-refused", hitl.NewQuestion{Question: "Ship it?"})
 		require.NoError(t, err)
 		assert.True(t, created)
-		_, err = b.svc.Answer(person, q.ID, hitl.Response{Value: "yes"})
+		_, err = b.svc.Questions.Answer(person, q.ID, hitl.Response{Value: "yes"})
 		require.NoError(t, err)
 		got, err := c.Receive(context.Background(), q.ID)
 		require.NoError(t, err)
@@ -233,7 +235,7 @@ func TestFailoverWrites(t *testing.T) {
 
 	t.Run("an answer that may have reached a dying replica is not sent again", func(t *testing.T) {
 		a, b, c := twoReplicas(t)
-		q, _, err := b.svc.Create(admin, "fo-answer", hitl.NewQuestion{Question: "Ship it?"})
+		q, _, err := b.svc.Questions.Create(admin, "fo-answer", hitl.NewQuestion{Question: "Ship it?"})
 		require.NoError(t, err)
 		var toA atomic.Int32
 		a.intercept(func(w http.ResponseWriter, r *http.Request, next http.Handler) bool {
@@ -243,7 +245,7 @@ func TestFailoverWrites(t *testing.T) {
 		_, err = c.Answer(context.Background(), q.ID, hitl.Response{Value: "yes"})
 		assert.Equal(t, hitl.EUNAVAILABLE, hitl.ErrorCode(err), "%v", err)
 		assert.EqualValues(t, 1, toA.Load())
-		got, err := b.svc.Question(admin, q.ID)
+		got, err := b.svc.Questions.Question(admin, q.ID)
 		require.NoError(t, err)
 		assert.Equal(t, hitl.StatusAnswered, got.Status, "A recorded it before dying")
 

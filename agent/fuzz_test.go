@@ -40,7 +40,7 @@ func FuzzServer(f *testing.F) {
 			return // the stream never ends on its own
 		}
 		svc := service.NewService(memstore.New(), service.ServiceConfig{Notifier: notify.New()})
-		q, _, err := svc.Create(principaltest.As(context.Background(), "local"), "job-1", blockingQ)
+		q, _, err := svc.Questions.Create(principaltest.As(context.Background(), "local"), "job-1", blockingQ)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -50,7 +50,7 @@ func FuzzServer(f *testing.F) {
 			return
 		}
 		req.Header.Set("Content-Type", "application/json")
-		srv := NewServer(svc, svc, ServerConfig{Logger: discard, MaxWait: 1})
+		srv := NewServer(ServicesOf(svc), ServerConfig{Logger: discard, MaxWait: 1})
 		rec := httptest.NewRecorder()
 		srv.ServeHTTP(rec, req)
 		if rec.Code >= 500 {

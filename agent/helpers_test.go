@@ -114,20 +114,14 @@ func newEnvOver(t *testing.T, st hitl.Store, cfg ServerConfig, svcCfg func(*serv
 	sc := service.ServiceConfig{Notifier: notify.New(), Clock: clock, ParseCommand: shell.Parse}
 	svcCfg(&sc)
 	svc := service.NewService(st, sc)
-	e := &env{clock: clock, svc: svc, w: newWatched(svc)}
+	e := &env{clock: clock, svc: svc, w: newWatched(svc.Questions)}
 	if cfg.Clock == nil {
 		cfg.Clock = clock
-	}
-	if cfg.Runs == nil {
-		cfg.Runs = svc
-	}
-	if cfg.Policies == nil {
-		cfg.Policies = svc
 	}
 	if cfg.Logger == nil {
 		cfg.Logger = slog.New(slog.NewTextHandler(t.Output(), nil))
 	}
-	e.server = NewServer(e.w, svc, cfg)
+	e.server = NewServer(over(e.w, svc), cfg)
 	e.http = httptest.NewServer(e.server)
 	t.Cleanup(e.http.Close)
 	t.Cleanup(e.server.Close)
@@ -143,7 +137,7 @@ func newEnvOver(t *testing.T, st hitl.Store, cfg ServerConfig, svcCfg func(*serv
 // (an admin token, so that it may ask in runs the HTTP calls started).
 func (e *env) ask(t *testing.T, runID string, n hitl.NewQuestion) *hitl.Question {
 	t.Helper()
-	q, _, err := e.svc.Create(principaltest.As(context.Background(), "admin:test"), runID, n)
+	q, _, err := e.svc.Questions.Create(principaltest.As(context.Background(), "admin:test"), runID, n)
 	require.NoError(t, err)
 	return q
 }
@@ -151,7 +145,7 @@ func (e *env) ask(t *testing.T, runID string, n hitl.NewQuestion) *hitl.Question
 // answer answers directly in the service, as a Slack user.
 func (e *env) answer(t *testing.T, id string, r hitl.Response) *hitl.Question {
 	t.Helper()
-	q, err := e.svc.Answer(principaltest.As(context.Background(), "slack:U024BE7LH"), id, r)
+	q, err := e.svc.Questions.Answer(principaltest.As(context.Background(), "slack:U024BE7LH"), id, r)
 	require.NoError(t, err)
 	return q
 }
@@ -331,4 +325,12 @@ func tokens(pairs ...string) []Token {
 		out = append(out, Token{Secret: pairs[i], Principal: hitl.TokenPrincipal(pairs[i+1], []hitl.Scope{hitl.ScopeAsk, hitl.ScopeAnswer}, "")})
 	}
 	return out
+}
+
+// over is svc's parts with q serving the questions (a wrapper that
+// watches or breaks them).
+func over(q service.QuestionService, svc *service.Service) Services {
+	s := ServicesOf(svc)
+	s.Questions = q
+	return s
 }

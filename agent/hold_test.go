@@ -18,13 +18,13 @@ import (
 
 // holdingRuns is the service, telling when a run wait begins.
 type holdingRuns struct {
-	*service.Service
+	service.RunService
 	waiting chan struct{}
 }
 
 func (r holdingRuns) WaitRun(ctx context.Context, id string, after uint64) (*hitl.Run, error) {
 	r.waiting <- struct{}{}
-	return r.Service.WaitRun(ctx, id, after)
+	return r.RunService.WaitRun(ctx, id, after)
 }
 
 // TestHeldHookGoneLetsGo: a hook call held while its session is paused
@@ -35,8 +35,10 @@ func TestHeldHookGoneLetsGo(t *testing.T) {
 	ctx := context.Background()
 	admin := principaltest.As(ctx, "admin:ops")
 	e := newEnv(t, ServerConfig{})
-	runs := holdingRuns{Service: e.svc, waiting: make(chan struct{}, 1)}
-	srv := NewServer(e.w, e.svc, ServerConfig{Runs: runs, Policies: e.svc, Clock: e.clock, Logger: slog.New(slog.NewTextHandler(io.Discard, nil))})
+	runs := holdingRuns{RunService: e.svc.Runs, waiting: make(chan struct{}, 1)}
+	svcs := over(e.w, e.svc)
+	svcs.Runs = runs
+	srv := NewServer(svcs, ServerConfig{Clock: e.clock, Logger: slog.New(slog.NewTextHandler(io.Discard, nil))})
 	hs := httptest.NewServer(srv)
 	t.Cleanup(hs.Close)
 	t.Cleanup(srv.Close)
@@ -56,7 +58,7 @@ func TestHeldHookGoneLetsGo(t *testing.T) {
 		gone <- err
 	}()
 	recv(t, runs.waiting) // the server holds the call
-	run, err := e.svc.RunRecord(admin, "claude-g")
+	run, err := e.svc.Runs.RunRecord(admin, "claude-g")
 	require.NoError(t, err)
 	require.Equal(t, hitl.HookPreToolUse, run.Control.Session.Held, "held while the hook waits")
 	kill() // the agent kills the hook
@@ -64,7 +66,7 @@ func TestHeldHookGoneLetsGo(t *testing.T) {
 
 	wctx, cancel := context.WithTimeout(admin, 10*time.Second)
 	defer cancel()
-	run, err = e.svc.WaitRun(wctx, "claude-g", step.Version)
+	run, err = e.svc.Runs.WaitRun(wctx, "claude-g", step.Version)
 	require.NoError(t, err, "the server lets go of the call")
 	assert.Empty(t, run.Control.Session.Held)
 	assert.Equal(t, hitl.RunPaused, run.Control.Status, "still paused: the next call holds again")

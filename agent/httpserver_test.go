@@ -69,7 +69,7 @@ func (l smallBuffers) Accept() (net.Conn, error) {
 
 func TestEventsDropReadersThatStopReading(t *testing.T) {
 	svc := service.NewService(memstore.New(), service.ServiceConfig{Notifier: notify.New()})
-	srv := NewServer(svc, svc, ServerConfig{StreamWriteTimeout: 50 * time.Millisecond, Logger: discard})
+	srv := NewServer(ServicesOf(svc), ServerConfig{StreamWriteTimeout: 50 * time.Millisecond, Logger: discard})
 	t.Cleanup(srv.Close)
 	ended := make(chan struct{})
 	ts := httptest.NewUnstartedServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
@@ -86,7 +86,7 @@ func TestEventsDropReadersThatStopReading(t *testing.T) {
 	ctx := principaltest.As(context.Background(), "api:ci")
 	text := strings.Repeat("x", hitl.MaxQuestionLen-10)
 	for i := range 300 {
-		_, _, err := svc.Create(ctx, "job-1", hitl.NewQuestion{Question: fmt.Sprintf("%d %s", i, text)})
+		_, _, err := svc.Questions.Create(ctx, "job-1", hitl.NewQuestion{Question: fmt.Sprintf("%d %s", i, text)})
 		require.NoError(t, err)
 	}
 

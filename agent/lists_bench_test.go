@@ -34,17 +34,17 @@ func BenchmarkRunReplay(b *testing.B) {
 			ctx := context.Background()
 			asker := hitl.WithPrincipal(ctx, hitl.LocalPrincipal(""))
 			for range runFixtureQuestions / 2 {
-				q, _, err := e.svc.Create(asker, "job-replayed", textQ)
+				q, _, err := e.svc.Questions.Create(asker, "job-replayed", textQ)
 				if err != nil {
 					b.Fatal(err)
 				}
-				if _, err := e.svc.Answer(asker, q.ID, hitl.Response{Value: "Friday"}); err != nil {
+				if _, err := e.svc.Questions.Answer(asker, q.ID, hitl.Response{Value: "Friday"}); err != nil {
 					b.Fatal(err)
 				}
 			}
 		}
 		run()
-		createMany(b, e.svc, "", size-runFixtureQuestions, fixtureWriters)
+		createMany(b, e.svc.Questions, "", size-runFixtureQuestions, fixtureWriters)
 		run()
 		last, err := e.db.LastSeq(context.Background())
 		if err != nil {
@@ -108,7 +108,7 @@ func BenchmarkAskerPendingPage(b *testing.B) {
 		b.Cleanup(func() { _ = db.Close() })
 		svc := service.NewService(db, service.ServiceConfig{Notifier: notify.New()})
 		asker := hitl.TokenPrincipal("asker", []hitl.Scope{hitl.ScopeAsk}, "")
-		srv := NewServer(svc, svc, ServerConfig{Logger: discard, Tokens: []Token{{Secret: "tok-asker", Principal: asker}}})
+		srv := NewServer(ServicesOf(svc), ServerConfig{Logger: discard, Tokens: []Token{{Secret: "tok-asker", Principal: asker}}})
 		b.Cleanup(srv.Close)
 		ts := httptest.NewServer(srv)
 		b.Cleanup(ts.Close)
@@ -116,15 +116,15 @@ func BenchmarkAskerPendingPage(b *testing.B) {
 		ctx := hitl.WithPrincipal(context.Background(), asker)
 		person := hitl.WithPrincipal(context.Background(), hitl.LocalPrincipal(""))
 		parallel(b, settled, func(i int) error {
-			q, _, err := svc.Create(ctx, fmt.Sprintf("job-%d", i%100), textQ)
+			q, _, err := svc.Questions.Create(ctx, fmt.Sprintf("job-%d", i%100), textQ)
 			if err != nil {
 				return err
 			}
-			_, err = svc.Answer(person, q.ID, hitl.Response{Value: "Friday"})
+			_, err = svc.Questions.Answer(person, q.ID, hitl.Response{Value: "Friday"})
 			return err
 		})
 		parallel(b, 50, func(i int) error {
-			_, _, err := svc.Create(ctx, "job-now", textQ)
+			_, _, err := svc.Questions.Create(ctx, "job-now", textQ)
 			return err
 		})
 		hc := &http.Client{}

@@ -17,7 +17,7 @@ import (
 // steer sends command to run as a controller, through the service.
 func (e *env) steer(t *testing.T, c hitl.Command, run string, p hitl.ControlPayload) hitl.ControlPayload {
 	t.Helper()
-	msgs, err := e.svc.Control(principaltest.As(context.Background(), "admin:ops"), hitl.NewRequest(NewRequestID(), c, run, e.clock.Now(), p))
+	msgs, err := e.svc.Runs.Control(principaltest.As(context.Background(), "admin:ops"), hitl.NewRequest(NewRequestID(), c, run, e.clock.Now(), p))
 	require.NoError(t, err)
 	return msgs[len(msgs)-1].Payload
 }
@@ -100,7 +100,7 @@ func TestLoopDoneCancelsItsQuestions(t *testing.T) {
 	q, _, err := e.client.Create(ctx, "loop-2", hitl.NewQuestion{Question: "Which DB?"})
 	require.NoError(t, err)
 	require.NoError(t, loop.Done(ctx))
-	got, err := e.svc.Question(principaltest.As(ctx, "admin:t"), q.ID)
+	got, err := e.svc.Questions.Question(principaltest.As(ctx, "admin:t"), q.ID)
 	require.NoError(t, err)
 	assert.Equal(t, hitl.StatusCancelled, got.Status)
 	assert.Contains(t, got.CancelReason, "the run ended (done)")

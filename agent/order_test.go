@@ -79,10 +79,10 @@ func TestListsByDeadline(t *testing.T) {
 		if i%9 == 4 {
 			n = hitl.NewQuestion{Question: "FYI", Type: hitl.NonBlocking, DefaultResponse: &hitl.Response{Value: "ok"}} // never times out
 		}
-		q, _, err := e.svc.Create(ctx, fmt.Sprintf("job-%d", i%2), n)
+		q, _, err := e.svc.Questions.Create(ctx, fmt.Sprintf("job-%d", i%2), n)
 		require.NoError(t, err)
 		if i%5 == 0 {
-			_, err = e.svc.Answer(principaltest.As(context.Background(), "local"), q.ID, hitl.Response{Value: "done"})
+			_, err = e.svc.Questions.Answer(principaltest.As(context.Background(), "local"), q.ID, hitl.Response{Value: "done"})
 			require.NoError(t, err)
 			continue
 		}
@@ -116,7 +116,7 @@ func TestListsByDeadline(t *testing.T) {
 			i++
 			for _, n := range []hitl.NewQuestion{{Question: "Soon?", TimeoutMinutes: minutesOf(6)}, {Question: "Late?", TimeoutMinutes: minutesOf(float64(60 + i))},
 				{Question: "FYI", Type: hitl.NonBlocking, DefaultResponse: &hitl.Response{Value: "ok"}}} {
-				q, _, err := e.svc.Create(ctx, "job-3", n)
+				q, _, err := e.svc.Questions.Create(ctx, "job-3", n)
 				require.NoError(t, err)
 				added = append(added, q)
 			}

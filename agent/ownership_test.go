@@ -51,7 +51,7 @@ func TestRunOwnershipOnTheWire(t *testing.T) {
 		})
 	}
 	t.Run("the_run_is_unchanged", func(t *testing.T) {
-		run, err := e.svc.RunRecord(hitl.WithPrincipal(context.Background(), hitl.TokenPrincipal("admin", []hitl.Scope{hitl.ScopeAdmin}, "")), "job-own")
+		run, err := e.svc.Runs.RunRecord(hitl.WithPrincipal(context.Background(), hitl.TokenPrincipal("admin", []hitl.Scope{hitl.ScopeAdmin}, "")), "job-own")
 		require.NoError(t, err)
 		require.Equal(t, "api:ci", run.Asker)
 		require.Equal(t, 1, run.Questions)
@@ -142,7 +142,7 @@ func TestFloodsOnTheWire(t *testing.T) {
 		})
 	}
 	seq := func(t *testing.T, e *env) uint64 {
-		n, err := e.svc.LastSeq(context.Background())
+		n, err := e.svc.Log.LastSeq(context.Background())
 		require.NoError(t, err)
 		return n
 	}

@@ -79,7 +79,7 @@ func get(b *testing.B, hc *http.Client, url string) {
 func BenchmarkPendingPage(b *testing.B) {
 	ratioBench(b, "pending", 100, 100_000, func(b *testing.B, size int) func(*testing.B) time.Duration {
 		e := newBoltEnv(b)
-		createMany(b, e.svc, "", size, fixtureWriters)
+		createMany(b, e.svc.Questions, "", size, fixtureWriters)
 		hc := &http.Client{}
 		url := e.base + "/api/questions/pending?limit=50"
 		return func(b *testing.B) time.Duration {
@@ -97,7 +97,7 @@ func BenchmarkPendingPage(b *testing.B) {
 func BenchmarkAnswerInRun(b *testing.B) {
 	ratioBench(b, "run-questions", 1, 30_000, func(b *testing.B, size int) func(*testing.B) time.Duration {
 		e := newBoltEnv(b)
-		createMany(b, e.svc, "job-big", size-1, fixtureWriters)
+		createMany(b, e.svc.Questions, "job-big", size-1, fixtureWriters)
 		human := NewClient(e.base, "", WithUser("human"))
 		ctx := principaltest.As(context.Background(), "api:test") // the run's owner (createMany)
 		i := 0
@@ -107,7 +107,7 @@ func BenchmarkAnswerInRun(b *testing.B) {
 				i++
 				job = fmt.Sprintf("job-%d", i) // a run of one question each time
 			}
-			q, _, err := e.svc.Create(ctx, job, textQ)
+			q, _, err := e.svc.Questions.Create(ctx, job, textQ)
 			if err != nil {
 				b.Fatal(err)
 			}

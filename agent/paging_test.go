@@ -28,7 +28,7 @@ func newBoltEnv(tb testing.TB) *boltEnv {
 	require.NoError(tb, err)
 	tb.Cleanup(func() { require.NoError(tb, db.Close()) })
 	svc := service.NewService(db, service.ServiceConfig{Notifier: notify.New()})
-	srv := NewServer(svc, svc, ServerConfig{Logger: discard})
+	srv := NewServer(ServicesOf(svc), ServerConfig{Logger: discard})
 	tb.Cleanup(srv.Close)
 	ts := httptest.NewServer(srv)
 	tb.Cleanup(ts.Close)
@@ -45,7 +45,7 @@ func TestPagingExactness(t *testing.T) {
 		path := l.path
 		t.Run(l.name+"_lists_every_question_once_across_concurrent_inserts", func(t *testing.T) {
 			e := newBoltEnv(t)
-			existing := createMany(t, e.svc, "job-1", before, 8)
+			existing := createMany(t, e.svc.Questions, "job-1", before, 8)
 
 			// The inserter adds one question per page the pager reads
 			// (and the pager waits for it), so inserts land between and
@@ -55,7 +55,7 @@ func TestPagingExactness(t *testing.T) {
 			go func() {
 				ctx := principaltest.As(context.Background(), "api:test")
 				for range turn {
-					_, _, err := e.svc.Create(ctx, "job-1", textQ)
+					_, _, err := e.svc.Questions.Create(ctx, "job-1", textQ)
 					if err != nil {
 						done <- err
 						return

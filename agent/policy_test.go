@@ -19,7 +19,7 @@ func TestPolicyOverHTTP(t *testing.T) {
 		{Secret: "tok-admin", Principal: hitl.TokenPrincipal("admin", []hitl.Scope{hitl.ScopeAdmin}, "")},
 	}
 	e := newEnv(t, ServerConfig{Tokens: toks})
-	require.NoError(t, e.svc.LoadPolicy(ctx, nil))
+	require.NoError(t, e.svc.Policies.LoadPolicy(ctx, nil))
 	ci := NewClient(e.http.URL, "tok-ci")
 	alice := NewClient(e.http.URL, "tok-alice")
 

@@ -116,7 +116,10 @@ func (s *Server) handleAnswer(w http.ResponseWriter, r *http.Request) {
 // jobResumed reports whether job waits on nothing any more: one read of
 // the run's record, however many questions it holds.
 func (s *Server) jobResumed(ctx context.Context, runID string) bool {
-	run, err := s.svc.RunRecord(ctx, runID)
+	if s.runs == nil {
+		return false
+	}
+	run, err := s.runs.RunRecord(ctx, runID)
 	if err != nil {
 		s.log.WarnContext(ctx, "run after answer", "job", runID, "err", err)
 		return false

@@ -151,7 +151,10 @@ func (s *Server) handleRun(w http.ResponseWriter, r *http.Request) {
 		s.handleRunWait(w, r, wait)
 		return
 	}
-	run, err := s.svc.RunRecord(r.Context(), r.PathValue("id"))
+	if !s.serves(w, r, s.runs != nil, "runs") {
+		return
+	}
+	run, err := s.runs.RunRecord(r.Context(), r.PathValue("id"))
 	if err != nil {
 		writeError(w, r, s.log, err)
 		return
@@ -161,7 +164,10 @@ func (s *Server) handleRun(w http.ResponseWriter, r *http.Request) {
 
 // handleRunState serves GET /api/jobs/{id}: the run's state (docs/protocol.md#run-state-and-the-interaction-threshold).
 func (s *Server) handleRunState(w http.ResponseWriter, r *http.Request) {
-	st, err := s.svc.RunState(r.Context(), r.PathValue("id"))
+	if !s.serves(w, r, s.runs != nil, "runs") {
+		return
+	}
+	st, err := s.runs.RunState(r.Context(), r.PathValue("id"))
 	if err != nil {
 		writeError(w, r, s.log, err)
 		return

@@ -31,22 +31,6 @@ type ServerConfig struct {
 	// the local person ("local", or "local:"+X-Hitl-User when that header
 	// is set), and requests a web page could send are refused.
 	Tokens []Token
-	// Policies serves approval policies (docs/protocol.md#approvals); default: svc, when it
-	// implements hitl.PolicyService.
-	Policies service.PolicyService
-	// Runs serves steering (docs/protocol.md#steering: topics, checkpoints, run lists);
-	// default: svc, when it implements hitl.RunService.
-	Runs service.RunService
-	// Guard bounds each principal's streams and rate-limits its control,
-	// run and policy requests; default: svc, Runs or Policies, the first
-	// that implements hitl.FloodGuard.
-	Guard service.FloodGuard
-	// Stats serves GET /api/stats; default: svc, when it implements
-	// hitl.StatsService.
-	Stats hitl.StatsService
-	// Webhooks serves /api/webhooks…; default: svc, when it implements
-	// hitl.WebhookService.
-	Webhooks service.WebhookService
 	// Metrics serves GET /metrics (to admins: svc's AuthorizeScrape
 	// decides); nil: /metrics is not served here.
 	Metrics http.Handler
@@ -81,20 +65,20 @@ type ServerConfig struct {
 // timeouts, no WriteTimeout: long polls and the SSE stream set their own
 // write deadlines).
 type Server struct {
-	svc  service.QuestionService
-	runs service.RunService // nil: steering is not served
-	// policies is nil when approval policies are not served.
-	policies service.PolicyService
+	svc      service.QuestionService
+	runs     service.RunService     // nil: steering is not served
+	policies service.PolicyService  // nil: approval policies are not served
 	stats    hitl.StatsService      // nil: stats are not served
 	webhooks service.WebhookService // nil: webhooks are not served
-	// guard is nil when nothing bounds streams and policy calls.
-	guard  service.FloodGuard
-	events hitl.EventLog
-	stream *broadcast.Broadcaster // fans the log out to the SSE streams
-	cfg    ServerConfig
-	log    *slog.Logger
-	tokens []tokenEntry
-	mux    *http.ServeMux
+	guard    service.FloodGuard     // nil: nothing bounds streams and policy calls
+	scrape   ScrapeGuard            // nil: /metrics is refused
+	holds    Holds                  // nil: held hook calls are not served
+	events   hitl.EventLog
+	stream   *broadcast.Broadcaster // fans the log out to the SSE streams
+	cfg      ServerConfig
+	log      *slog.Logger
+	tokens   []tokenEntry
+	mux      *http.ServeMux
 
 	// base is cancelled by Close; long polls and streams end with it.
 	base       context.Context
@@ -114,8 +98,44 @@ type tokenEntry struct {
 
 var _ http.Handler = (*Server)(nil)
 
-// NewServer returns the API over svc, streaming events from log.
-func NewServer(svc service.QuestionService, log hitl.EventLog, cfg ServerConfig) *Server {
+// Services is what the API serves, part by part. Questions and Log are
+// required; a nil part is not served (its routes answer 501). cmd/hitl
+// fills it from service.Service's parts (ServicesOf); agent.Client
+// implements the first five over HTTP.
+type Services struct {
+	Questions service.QuestionService
+	Log       hitl.EventLog
+	Runs      service.RunService     // steering: topics, checkpoints, run lists
+	Policies  service.PolicyService  // approval policies
+	Stats     hitl.StatsService      // GET /api/stats
+	Webhooks  service.WebhookService // /api/webhooks…
+	// Guard bounds each principal's streams and rate-limits its control,
+	// run and policy requests.
+	Guard service.FloodGuard
+	// Scrape decides who may scrape /metrics.
+	Scrape ScrapeGuard
+	// Holds lets go of a held hook call that went away.
+	Holds Holds
+}
+
+// ScrapeGuard applies the rule of who may scrape /metrics.
+type ScrapeGuard interface {
+	AuthorizeScrape(ctx context.Context) error
+}
+
+// Holds lets go of a held hook call that went away (service.Runs.LetGo).
+type Holds interface {
+	LetGo(ctx context.Context, id string, version uint64) error
+}
+
+// ServicesOf is the API's part of svc: all of it.
+func ServicesOf(svc *service.Service) Services {
+	return Services{Questions: svc.Questions, Log: svc.Log, Runs: svc.Runs, Policies: svc.Policies,
+		Stats: svc.Observation, Webhooks: svc.Webhooks, Guard: svc.Guard, Scrape: svc.Guard, Holds: svc.Runs}
+}
+
+// NewServer returns the API over svcs.
+func NewServer(svcs Services, cfg ServerConfig) *Server {
 	if cfg.MaxBodyBytes <= 0 {
 		cfg.MaxBodyBytes = DefaultMaxBodyBytes
 	}
@@ -134,27 +154,11 @@ func NewServer(svc service.QuestionService, log hitl.EventLog, cfg ServerConfig)
 	if cfg.Logger == nil {
 		cfg.Logger = slog.Default()
 	}
-	s := &Server{svc: svc, events: log, cfg: cfg, log: cfg.Logger, mux: http.NewServeMux(), runs: cfg.Runs}
-	if s.runs == nil {
-		s.runs, _ = svc.(service.RunService)
-	}
-	s.policies, _ = svc.(service.PolicyService)
-	if s.webhooks, _ = svc.(service.WebhookService); cfg.Webhooks != nil {
-		s.webhooks = cfg.Webhooks
-	}
-	if s.stats, _ = svc.(hitl.StatsService); cfg.Stats != nil {
-		s.stats = cfg.Stats
-	}
-	if cfg.Policies != nil {
-		s.policies = cfg.Policies
-	}
-	for _, g := range []any{cfg.Guard, svc, s.runs, s.policies} {
-		if s.guard == nil {
-			s.guard, _ = g.(service.FloodGuard)
-		}
-	}
+	s := &Server{svc: svcs.Questions, events: svcs.Log, runs: svcs.Runs, policies: svcs.Policies, stats: svcs.Stats,
+		webhooks: svcs.Webhooks, guard: svcs.Guard, scrape: svcs.Scrape, holds: svcs.Holds,
+		cfg: cfg, log: cfg.Logger, mux: http.NewServeMux()}
 	s.base, s.cancelBase = context.WithCancel(context.Background())
-	s.stream = broadcast.New(s.base, log, cfg.Logger, encodeFrame)
+	s.stream = broadcast.New(s.base, svcs.Log, cfg.Logger, encodeFrame)
 	for _, t := range cfg.Tokens {
 		s.tokens = append(s.tokens, tokenEntry{sum: sha256.Sum256([]byte(t.Secret)), principal: t.Principal})
 	}

@@ -113,7 +113,7 @@ func TestInternalErrors(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			var logs syncBuffer
 			e := newEnv(t, ServerConfig{})
-			srv := NewServer(brokenService{QuestionService: e.svc, panicking: tc.panicking}, e.svc,
+			srv := NewServer(over(brokenService{QuestionService: e.svc.Questions, panicking: tc.panicking}, e.svc),
 				ServerConfig{Logger: slog.New(slog.NewTextHandler(&logs, nil))})
 			hs := httptest.NewServer(srv)
 			defer hs.Close()

@@ -46,19 +46,14 @@ func (c *Client) Hook(ctx context.Context, h hitl.SessionHook) (hitl.HookStep, e
 	return step, err
 }
 
-// letGoer lets go of a held hook call that went away (hitl.Service.LetGo).
-type letGoer interface {
-	LetGo(ctx context.Context, id string, version uint64) error
-}
-
 // handleHold serves GET /api/runs/{id}/hold?wait=60s&after=VERSION: the
 // wait of a hook call the service holds (paused), answered as
 // GET /api/runs/{id}?wait= is. When the hook goes away mid-wait (the agent
 // killed it, or the hook's own wait ran out) the service lets go of the
 // held mark the call left at VERSION, so the run no longer shows it held.
 func (s *Server) handleHold(w http.ResponseWriter, r *http.Request) {
-	holds, ok := s.runs.(letGoer)
-	if !s.serves(w, r, ok, "steering") {
+	holds := s.holds
+	if !s.serves(w, r, holds != nil, "steering") {
 		return
 	}
 	wait, err := s.parseWait(r.URL.Query().Get("wait"))

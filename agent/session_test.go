@@ -31,7 +31,7 @@ func TestSessionHookOverHTTP(t *testing.T) {
 		requireError(t, r, http.StatusBadRequest, "invalid")
 		r = e.call(t, http.MethodPost, "/api/runs/claude-h2/hook", `{"agent":"Claude Code","event":"Stop","extra":1}`)
 		requireError(t, r, http.StatusBadRequest, "invalid")
-		_, err := e.svc.RunRecord(ctx, "claude-h2")
+		_, err := e.svc.Runs.RunRecord(ctx, "claude-h2")
 		assert.Equal(t, hitl.ENOTFOUND, hitl.ErrorCode(err))
 	})
 }

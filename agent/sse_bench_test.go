@@ -76,9 +76,9 @@ func BenchmarkEventFanOut(b *testing.B) {
 	for b.Loop() {
 		// The event exists once its commit is announced (Changed closes).
 		announced := make(chan time.Time, 1)
-		changed := e.svc.Changed()
+		changed := e.svc.Log.Changed()
 		go func() { <-changed; announced <- time.Now() }()
-		if _, _, err := e.svc.Create(asker, "job-fanout", textQ); err != nil {
+		if _, _, err := e.svc.Questions.Create(asker, "job-fanout", textQ); err != nil {
 			b.Fatal(err)
 		}
 		select {

@@ -8,12 +8,6 @@ import (
 	"github.com/hitlbot/hitl"
 )
 
-// scrapeGuard applies the root's rule of who may scrape /metrics.
-// *hitl.Service implements it.
-type scrapeGuard interface {
-	AuthorizeScrape(ctx context.Context) error
-}
-
 // handleStats serves GET /api/stats?since=24h&run=R.
 func (s *Server) handleStats(w http.ResponseWriter, r *http.Request) {
 	if s.stats == nil {
@@ -36,12 +30,7 @@ func (s *Server) handleStats(w http.ResponseWriter, r *http.Request) {
 // handleMetrics serves GET /metrics to whoever the root lets scrape (an
 // admin token when tokens are set).
 func (s *Server) handleMetrics(w http.ResponseWriter, r *http.Request) {
-	var g scrapeGuard
-	for _, c := range []any{s.svc, s.stats, s.runs, s.policies} {
-		if g == nil {
-			g, _ = c.(scrapeGuard)
-		}
-	}
+	g := s.scrape
 	if g == nil {
 		writeError(w, r, s.log, hitl.Errorf(hitl.EFORBIDDEN, "this server cannot tell who may scrape /metrics"))
 		return

@@ -13,7 +13,7 @@ import (
 func TestWhoMayReadStatsAndScrape(t *testing.T) {
 	metrics := http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) { _, _ = w.Write([]byte("hitl_up 1\n")) })
 	e := newEnv(t, ServerConfig{Tokens: accessTokens(), Metrics: metrics})
-	e.server.stats = e.svc // the watched wrapper the env serves counts waits only
+	e.server.stats = e.svc.Observation // the watched wrapper the env serves counts waits only
 	for _, r := range []struct {
 		path, who string
 		status    int

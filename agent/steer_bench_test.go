@@ -23,7 +23,7 @@ func steerServer(b *testing.B) (*service.Service, *Client) {
 	}
 	b.Cleanup(func() { _ = db.Close() })
 	svc := service.NewService(db, service.ServiceConfig{Notifier: notify.New()})
-	srv := NewServer(svc, svc, ServerConfig{Logger: discard})
+	srv := NewServer(ServicesOf(svc), ServerConfig{Logger: discard})
 	b.Cleanup(srv.Close)
 	return svc, NewClient(benchServer(b, srv), "")
 }

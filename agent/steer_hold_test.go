@@ -84,7 +84,7 @@ func TestHeldCheckpointWoken(t *testing.T) {
 		assert.Equal(t, "haiku", step.Model)
 		assert.Empty(t, step.Instruction)
 		assert.EqualValues(t, 1, w.n.Load()-before, "one commit: the resume's; the woken checkpoint wrote nothing")
-		run, err := e.svc.RunRecord(principaltest.As(ctx, "admin:ops"), "loop-1")
+		run, err := e.svc.Runs.RunRecord(principaltest.As(ctx, "admin:ops"), "loop-1")
 		require.NoError(t, err)
 		assert.Equal(t, 2, run.Control.Iter, "the loop is at the iteration it reported")
 	})

@@ -32,12 +32,12 @@ func serve(t *testing.T, l net.Listener, h http.Handler) *http.Server {
 
 func TestWaitSurvivesServerRestart(t *testing.T) {
 	svc := service.NewService(memstore.New(), service.ServiceConfig{Notifier: notify.New()})
-	w := newWatched(svc)
+	w := newWatched(svc.Questions)
 	cfg := ServerConfig{Logger: slog.New(slog.NewTextHandler(t.Output(), nil))}
 	l, err := net.Listen("tcp", "127.0.0.1:0")
 	require.NoError(t, err)
 	addr := l.Addr().String()
-	first := serve(t, l, NewServer(w, svc, cfg))
+	first := serve(t, l, NewServer(over(w, svc), cfg))
 
 	c := NewClient("http://"+addr, "", WithRetryBackoff(5*time.Millisecond, 50*time.Millisecond))
 	q, _, err := c.Create(context.Background(), "job-1", textQ)
@@ -59,10 +59,10 @@ func TestWaitSurvivesServerRestart(t *testing.T) {
 
 	l2, err := net.Listen("tcp", addr)
 	require.NoError(t, err)
-	serve(t, l2, NewServer(w, svc, cfg))
+	serve(t, l2, NewServer(over(w, svc), cfg))
 	w.until(t, "the waiter is parked on the second server", func(in, entered, _ int) bool { return in == 1 && entered >= 2 })
 
-	_, err = svc.Answer(principaltest.As(context.Background(), "slack:U1"), q.ID, hitl.Response{Value: "Friday"})
+	_, err = svc.Questions.Answer(principaltest.As(context.Background(), "slack:U1"), q.ID, hitl.Response{Value: "Friday"})
 	require.NoError(t, err)
 	r := recv(t, done)
 	require.NoError(t, r.err)

@@ -48,12 +48,12 @@ func BenchmarkLongPollWaiters(b *testing.B) {
 
 func runWaiters(b *testing.B, n int) {
 	svc := service.NewService(memstore.New(), service.ServiceConfig{Notifier: notify.New()})
-	w := newWatched(svc)
-	base := benchServer(b, NewServer(w, svc, ServerConfig{Logger: discard}))
+	w := newWatched(svc.Questions)
+	base := benchServer(b, NewServer(over(w, svc), ServerConfig{Logger: discard}))
 	ctx := principaltest.As(context.Background(), "api:bench")
 	ids := make([]string, n)
 	for i := range ids {
-		q, _, err := svc.Create(ctx, fmt.Sprintf("job-%d", i), textQ)
+		q, _, err := svc.Questions.Create(ctx, fmt.Sprintf("job-%d", i), textQ)
 		if err != nil {
 			b.Fatal(err)
 		}
@@ -91,7 +91,7 @@ func runWaiters(b *testing.B, n int) {
 	clientLine := readLine(b, lines, "client ")
 
 	start = time.Now()
-	answerAll(b, svc, ids)
+	answerAll(b, svc.Questions, ids)
 	doneLine := readLine(b, lines, "done ")
 	wokenIn := time.Since(start)
 	var returned, answered int

@@ -35,8 +35,8 @@ func BenchmarkAskAnswerWake(b *testing.B) {
 	}
 	defer db.Close()
 	svc := service.NewService(db, service.ServiceConfig{Notifier: notify.New()})
-	hook := &askHook{QuestionService: svc, asked: make(chan string, 1)}
-	base := benchServer(b, NewServer(hook, svc, ServerConfig{Logger: discard}))
+	hook := &askHook{QuestionService: svc.Questions, asked: make(chan string, 1)}
+	base := benchServer(b, NewServer(over(hook, svc), ServerConfig{Logger: discard}))
 	agentC := NewClient(base, "", WithUser("agent"))
 	human := NewClient(base, "", WithUser("human"))
 	ctx, cancel := context.WithCancel(context.Background())

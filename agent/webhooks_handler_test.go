@@ -22,7 +22,7 @@ func TestWebhookAPI(t *testing.T) {
 		c.Callbacks = hitl.CallbackPolicy{AllowedHosts: []string{"agent.example"}}
 	})
 	svc = e.svc
-	e.server.webhooks = svc
+	e.server.webhooks = svc.Webhooks
 	admin, agentTok := []string{"Authorization", "Bearer tok-admin"}, []string{"Authorization", "Bearer tok-agent"}
 
 	r := e.call(t, "POST", "/api/jobs/run-1/questions", `{"question":"Go?","callbackUrl":"https://evil.example/x"}`, agentTok...)

@@ -110,7 +110,7 @@ func (b *Bot) authorized(ctx context.Context, c click, h actionHandler) error {
 // on it; a settled question is a late click or submission (ECONFLICT:
 // who settled it and when).
 func (b *Bot) pendingAs(ctx context.Context, id, user string) (context.Context, *hitl.Question, error) {
-	q, err := b.svc.Question(ctx, id)
+	q, err := b.svc.Questions.Question(ctx, id)
 	if err != nil {
 		return ctx, nil, err
 	}
@@ -128,7 +128,7 @@ func (b *Bot) answerWith(resp func(*hitl.Question, click) hitl.Response) actionH
 		if err := alreadyApproved(ctx, q, r); err != nil {
 			return err
 		}
-		_, err := b.svc.Answer(ctx, q.ID, r)
+		_, err := b.svc.Questions.Answer(ctx, q.ID, r)
 		return err
 	}
 }

@@ -34,14 +34,14 @@ func (b *Bot) doAlert(ctx context.Context, d hitl.Delivery) error {
 	if err != nil || seq == 0 {
 		return b.record(ctx, d, nil) // not one of ours: nothing to post
 	}
-	evs, _, err := b.svc.Events(ctx, seq-1, 1)
+	evs, _, err := b.svc.Log.Events(ctx, seq-1, 1)
 	if err != nil {
 		return fmt.Errorf("%w: %v", errStoreWrite, err)
 	}
 	if len(evs) == 0 || evs[0].Seq != seq || evs[0].Alert == nil {
 		return b.record(ctx, d, nil) // pruned since
 	}
-	if changed, err := b.svc.AlertChanged(ctx, evs[0]); err != nil {
+	if changed, err := b.svc.Alerts.AlertChanged(ctx, evs[0]); err != nil {
 		return fmt.Errorf("%w: %v", errStoreWrite, err)
 	} else if !changed {
 		return b.record(ctx, d, nil) // a repeat another replica logged at the same time

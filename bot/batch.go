@@ -60,7 +60,7 @@ func (b *Bot) batchPageClick(ctx context.Context, c click, _, value string) erro
 func (b *Bot) batchView(ctx context.Context, user string, scope blocks.BatchScope, results []hitl.BatchResult, passed ...string) (blocks.BatchView, error) {
 	var all []*hitl.Question
 	if scope.Run != "" {
-		page, err := b.svc.QuestionPage(ctx, hitl.QuestionFilter{RunID: scope.Run, Status: hitl.StatusPending, Limit: hitl.MaxBatch})
+		page, err := b.svc.Questions.QuestionPage(ctx, hitl.QuestionFilter{RunID: scope.Run, Status: hitl.StatusPending, Limit: hitl.MaxBatch})
 		if err != nil {
 			return blocks.BatchView{}, err
 		}
@@ -133,5 +133,5 @@ func (b *Bot) answerAs(ctx context.Context, id, user string, r hitl.Response) (*
 	if err != nil {
 		return nil, err
 	}
-	return b.svc.Answer(ctx, q.ID, r) // the root's refusals, worded once, go in the report
+	return b.svc.Questions.Answer(ctx, q.ID, r) // the root's refusals, worded once, go in the report
 }

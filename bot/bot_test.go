@@ -78,7 +78,7 @@ func TestRefusalHint(t *testing.T) {
 }
 
 func TestDeliveriesFor(t *testing.T) {
-	b := newBot(Config{DefaultChannel: "C0HITL", Logger: slog.New(slog.NewTextHandler(io.Discard, nil))}, &fakeAPI{}, nil, memstore.NewOutbox())
+	b := newBot(Config{DefaultChannel: "C0HITL", Logger: slog.New(slog.NewTextHandler(io.Discard, nil))}, &fakeAPI{}, Service{}, memstore.NewOutbox())
 	q := &hitl.Question{ID: "q_1", Status: hitl.StatusPending, Assignees: []string{"U0BOB", "S0OPS"}}
 	for name, tc := range map[string]struct {
 		typ  hitl.EventType

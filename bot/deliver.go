@@ -25,7 +25,7 @@ func (b *Bot) do(ctx context.Context, d hitl.Delivery) error {
 	case kindAlert:
 		return b.doAlert(ctx, d)
 	}
-	q, err := b.svc.Question(ctx, d.QuestionID)
+	q, err := b.svc.Questions.Question(ctx, d.QuestionID)
 	if hitl.ErrorCode(err) == hitl.ENOTFOUND {
 		return b.record(ctx, d, nil) // pruned since
 	}

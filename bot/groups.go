@@ -156,7 +156,7 @@ var seedPage = 200
 func (b *Bot) seedGroups(ctx context.Context) error {
 	f := hitl.QuestionFilter{Status: hitl.StatusPending, Limit: seedPage}
 	for {
-		page, err := b.svc.QuestionPage(ctx, f)
+		page, err := b.svc.Questions.QuestionPage(ctx, f)
 		if err != nil {
 			return err
 		}

@@ -42,7 +42,7 @@ func newTestBot(t testing.TB, api slackAPI, access access.Access, outbox hitl.Ou
 	b := newBot(Config{DefaultChannel: "C0HITL", Access: access, Clock: clock, Envelopes: st,
 		Logger:       slog.New(slog.NewTextHandler(io.Discard, nil)),
 		PostInterval: time.Millisecond, RetryMin: time.Millisecond, RetryMax: 5 * time.Millisecond, HomeRefresh: time.Minute,
-	}, api, svc, outbox)
+	}, api, ServiceOf(svc), outbox)
 	ctx := hitl.WithPrincipal(context.Background(), hitl.ObserverPrincipal("slack-bot"))
 	b.calls = ctx
 	return &testBot{Bot: b, st: st, svc: svc, outbox: outbox, clock: clock, ctx: ctx}
@@ -57,7 +57,7 @@ func (tb *testBot) ask(t testing.TB, p hitl.Principal, n hitl.NewQuestion) *hitl
 	if p.ID != agentP.ID {
 		run = "run-" + p.ID
 	}
-	q, _, err := tb.svc.Create(hitl.WithPrincipal(context.Background(), p), run, n)
+	q, _, err := tb.svc.Questions.Create(hitl.WithPrincipal(context.Background(), p), run, n)
 	require.NoError(t, err)
 	return q
 }

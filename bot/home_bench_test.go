@@ -42,14 +42,14 @@ func benchHomeBot(b *testing.B, n int) *Bot {
 		case i%4 == 2:
 			nq.Assignees = []string{fmt.Sprintf("S0GROUP%d", i%5)}
 		}
-		q, _, err := svc.Create(asker, fmt.Sprintf("run-%d", i%100), nq)
+		q, _, err := svc.Questions.Create(asker, fmt.Sprintf("run-%d", i%100), nq)
 		if err == nil && ((mine && i >= 40) || (!mine && i%4 == 3)) {
 			user := fmt.Sprintf("U0USER%03d", i%50)
 			if mine {
 				user = "U0USER000"
 			}
 			who := access.Access{}.SlackPrincipal(user, nil)
-			_, err = svc.Answer(hitl.WithPrincipal(context.Background(), who), q.ID, hitl.Response{Value: true})
+			_, err = svc.Questions.Answer(hitl.WithPrincipal(context.Background(), who), q.ID, hitl.Response{Value: true})
 		}
 		return err
 	})
@@ -59,7 +59,7 @@ func benchHomeBot(b *testing.B, n int) *Bot {
 		}
 		return nil, nil
 	}}
-	bot := newBot(Config{Logger: slog.New(slog.NewTextHandler(io.Discard, nil))}, api, svc, nil)
+	bot := newBot(Config{Logger: slog.New(slog.NewTextHandler(io.Discard, nil))}, api, ServiceOf(svc), nil)
 	for g := range 5 {
 		bot.groups.note(&hitl.Question{Assignees: []string{fmt.Sprintf("S0GROUP%d", g)}})
 	}

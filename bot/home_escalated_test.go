@@ -29,7 +29,7 @@ func TestQueueHoldsEscalated(t *testing.T) {
 	svc := service.NewService(st, service.ServiceConfig{Notifier: notify.New(), Clock: clock, Reminders: hitl.Reminders{
 		hitl.Blocking: {EscalateAfter: hitl.Duration(20 * time.Minute), EscalateTo: []string{"U0ESC", "S0ESC"}}}})
 	b, ctx := newQueueBot(api, svc, st, clock)
-	q, _, err := svc.Create(hitl.WithPrincipal(ctx, agentP), "run-1", hitl.NewQuestion{Question: "Ship it?", Assignees: []string{"U0ALICE"}})
+	q, _, err := svc.Questions.Create(hitl.WithPrincipal(ctx, agentP), "run-1", hitl.NewQuestion{Question: "Ship it?", Assignees: []string{"U0ALICE"}})
 	require.NoError(t, err)
 	_, err = b.projectOnce(ctx)
 	require.NoError(t, err)
@@ -38,7 +38,7 @@ func TestQueueHoldsEscalated(t *testing.T) {
 	assert.Empty(t, queue("U0DAN"), "before the escalation")
 
 	clock.Set(t0.Add(21 * time.Minute))
-	n, err := svc.SweepReminders(ctx)
+	n, err := svc.Questions.SweepReminders(ctx)
 	require.NoError(t, err)
 	require.Equal(t, 1, n)
 	_, err = b.projectOnce(ctx) // the escalation event: the bot learns the group it added
@@ -54,7 +54,7 @@ func TestQueueHoldsEscalated(t *testing.T) {
 func newQueueBot(api *fakeAPI, svc *service.Service, st *memstore.Store, clock hitl.Clock) (*Bot, context.Context) {
 	b := newBot(Config{DefaultChannel: "C0HITL", Clock: clock, Envelopes: st, Logger: slog.New(slog.NewTextHandler(io.Discard, nil)),
 		PostInterval: time.Millisecond, RetryMin: time.Millisecond, RetryMax: 5 * time.Millisecond, HomeRefresh: time.Minute},
-		api, svc, memstore.NewOutbox())
+		api, ServiceOf(svc), memstore.NewOutbox())
 	ctx := hitl.WithPrincipal(context.Background(), hitl.ObserverPrincipal("slack-bot"))
 	b.calls = ctx
 	return b, ctx

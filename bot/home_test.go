@@ -99,7 +99,7 @@ func TestQueue(t *testing.T) {
 	})
 	t.Run("recent answers come from the responder index", func(t *testing.T) {
 		actx, _ := tb.as(tb.ctx, mine, "U0ALICE")
-		_, err := tb.svc.Answer(actx, mine.ID, hitl.Response{Value: "done"})
+		_, err := tb.svc.Questions.Answer(actx, mine.ID, hitl.Response{Value: "done"})
 		require.NoError(t, err)
 		recent, err := tb.recent(tb.ctx, "U0ALICE", recentAnswers)
 		require.NoError(t, err)
@@ -112,7 +112,7 @@ func TestQueue(t *testing.T) {
 // refreshed, by the replica that holds it.
 func TestHomesFollowEventsAnotherReplicaProjected(t *testing.T) {
 	tb := newTestBot(t, &fakeAPI{}, access.Access{}, nil)
-	other := newBot(tb.cfg, &fakeAPI{}, tb.svc, tb.outbox)
+	other := newBot(tb.cfg, &fakeAPI{}, ServiceOf(tb.svc), tb.outbox)
 	other.calls = tb.ctx
 	clock := &manualNow{t0}
 	tb.homes.now = clock.now
@@ -137,7 +137,7 @@ func TestHomesFollowEventsAnotherReplicaProjected(t *testing.T) {
 	assert.Equal(t, []string{"U0ALICE"}, users, "the tab opened on this replica is refreshed")
 
 	t.Run("events that touch no question leave the tab alone", func(t *testing.T) {
-		_, err := tb.svc.Control(hitl.WithPrincipal(context.Background(), hitl.LocalPrincipal("tester")), hitl.NewRequest("r1", hitl.CommandPause, "run-x", t0, hitl.ControlPayload{}))
+		_, err := tb.svc.Runs.Control(hitl.WithPrincipal(context.Background(), hitl.LocalPrincipal("tester")), hitl.NewRequest("r1", hitl.CommandPause, "run-x", t0, hitl.ControlPayload{}))
 		require.NoError(t, err)
 		n, err := other.projectOnce(tb.ctx)
 		require.NoError(t, err)

@@ -41,7 +41,7 @@ func (h *homes) catchUp(ctx context.Context, upTo uint64) error {
 		return nil
 	}
 	for from < upTo {
-		evs, last, err := h.b.svc.Events(ctx, from, eventPage)
+		evs, last, err := h.b.svc.Log.Events(ctx, from, eventPage)
 		if err != nil {
 			return err
 		}

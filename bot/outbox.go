@@ -15,7 +15,7 @@ const eventPage = 256
 // outbox, moving the cursor in the same commit: creating a question never
 // waits on Slack, and no event is lost or turned into deliveries twice.
 func (b *Bot) project(ctx context.Context) {
-	notify.Follow(ctx, b.svc.Changed, b.projectOnce, func(err error) time.Duration {
+	notify.Follow(ctx, b.svc.Log.Changed, b.projectOnce, func(err error) time.Duration {
 		b.log.Error("slack outbox: reading events failed", "err", err)
 		return b.retry.failed()
 	})
@@ -34,7 +34,7 @@ func (b *Bot) projectOnce(ctx context.Context) (int, error) {
 	if err := b.homes.catchUp(ctx, cursor); err != nil {
 		return 0, err
 	}
-	evs, last, err := b.svc.Events(ctx, cursor, eventPage)
+	evs, last, err := b.svc.Log.Events(ctx, cursor, eventPage)
 	if err != nil || last == cursor {
 		return 0, err
 	}
@@ -153,7 +153,7 @@ func (b *Bot) eventQuestion(ctx context.Context, ev *hitl.Event) (*hitl.Question
 	q := ev.Question
 	if q == nil {
 		var err error
-		switch q, err = b.svc.Question(ctx, ev.QuestionID); hitl.ErrorCode(err) {
+		switch q, err = b.svc.Questions.Question(ctx, ev.QuestionID); hitl.ErrorCode(err) {
 		case "":
 		case hitl.ENOTFOUND:
 			return nil, nil // pruned since

@@ -17,7 +17,7 @@ func (b *Bot) queue(ctx context.Context, user string, limit int) (waiting []*hit
 		Unassigned: b.cfg.Access.SlackPrincipal(user, groups).Has(hitl.ScopeAnswer)}
 	// One read: the store merges the person's indexes on their keys and
 	// decodes only this page.
-	page, err := b.svc.QuestionPage(ctx, f)
+	page, err := b.svc.Questions.QuestionPage(ctx, f)
 	if err != nil {
 		return nil, false, err
 	}
@@ -31,6 +31,6 @@ func (b *Bot) queue(ctx context.Context, user string, limit int) (waiting []*hit
 
 // recent returns the last questions user answered, newest first.
 func (b *Bot) recent(ctx context.Context, user string, limit int) ([]*hitl.Question, error) {
-	page, err := b.svc.QuestionPage(ctx, hitl.QuestionFilter{RespondedBy: actor(user), Reverse: true, Limit: limit})
+	page, err := b.svc.Questions.QuestionPage(ctx, hitl.QuestionFilter{RespondedBy: actor(user), Reverse: true, Limit: limit})
 	return page.Questions, err
 }

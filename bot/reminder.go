@@ -151,7 +151,7 @@ func (b *Bot) reassign(ctx context.Context, user string, s blocks.Submission) er
 	if err != nil {
 		return err
 	}
-	_, err = b.svc.Reassign(ctx, q.ID, []string{s.Value})
+	_, err = b.svc.Questions.Reassign(ctx, q.ID, []string{s.Value})
 	return err
 }
 

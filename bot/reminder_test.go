@@ -22,7 +22,7 @@ import (
 )
 
 func TestNudgeDeliveries(t *testing.T) {
-	b := newBot(Config{DefaultChannel: "C0HITL", Logger: slog.New(slog.NewTextHandler(io.Discard, nil))}, &fakeAPI{}, nil, memstore.NewOutbox())
+	b := newBot(Config{DefaultChannel: "C0HITL", Logger: slog.New(slog.NewTextHandler(io.Discard, nil))}, &fakeAPI{}, Service{}, memstore.NewOutbox())
 	at := time.Date(2026, 11, 24, 9, 0, 0, 0, time.UTC)
 	escalated := func(channel string) *hitl.Question {
 		return &hitl.Question{ID: "q_1", Status: hitl.StatusPending, Assignees: []string{"U0BOB"}, EscalatedTo: []string{"U0ESC", "S0OPS"},
@@ -95,7 +95,7 @@ func TestHandedNudgesTheNewAssigneesOnly(t *testing.T) {
 	tb := newTestBot(t, api, access.Access{}, nil)
 	handed := func(t *testing.T, q *hitl.Question, to string) {
 		t.Helper()
-		_, err := tb.svc.Reassign(hitl.WithPrincipal(tb.ctx, hitl.LocalPrincipal("tester")), q.ID, []string{to})
+		_, err := tb.svc.Questions.Reassign(hitl.WithPrincipal(tb.ctx, hitl.LocalPrincipal("tester")), q.ID, []string{to})
 		require.NoError(t, err)
 	}
 	t.Run("from a DM to a DM", func(t *testing.T) {
@@ -154,7 +154,7 @@ func TestEscalationPostOfARunsQuestion(t *testing.T) {
 			b.cfg.RunsChannel = "C0RUNS"
 			live := hitl.Delivery{Seq: 1, Kind: kindRun, QuestionID: runKey("run-1"), Target: runKey("run-1")}
 			require.NoError(t, b.outbox.Complete(ctx, live, &hitl.Delivered{QuestionID: live.QuestionID, Target: live.Target, Channel: "C0RUNS", TS: "1699999999.000001"}))
-			q, _, err := svc.Create(hitl.WithPrincipal(ctx, agentP), "run-1", hitl.NewQuestion{Question: "Ship it?"})
+			q, _, err := svc.Questions.Create(hitl.WithPrincipal(ctx, agentP), "run-1", hitl.NewQuestion{Question: "Ship it?"})
 			require.NoError(t, err)
 
 			require.NoError(t, b.do(ctx, hitl.Delivery{Seq: 2, Kind: kindPost, QuestionID: q.ID, Target: "C0HITL"}))
@@ -162,7 +162,7 @@ func TestEscalationPostOfARunsQuestion(t *testing.T) {
 			assert.Equal(t, slackPost{"C0RUNS", "1699999999.000001", posts()[0].text}, posts()[0], "in the run's thread")
 
 			clock.Set(t0.Add(21 * time.Minute))
-			n, err := svc.SweepReminders(ctx)
+			n, err := svc.Questions.SweepReminders(ctx)
 			require.NoError(t, err)
 			require.Equal(t, 1, n)
 			require.NoError(t, b.do(ctx, hitl.Delivery{Seq: 3, Kind: kindPost, QuestionID: q.ID, Target: tc.target}))

@@ -48,7 +48,7 @@ func (b *Bot) onMessage(ctx context.Context, e *slackevents.MessageEvent) (after
 	if err != nil {
 		return nil // a thread that is not one of our questions
 	}
-	q, err := b.svc.Question(ctx, ref.QuestionID)
+	q, err := b.svc.Questions.Question(ctx, ref.QuestionID)
 	if err != nil || !q.Pending() {
 		return nil // later replies are conversation, not answers
 	}
@@ -64,7 +64,7 @@ func (b *Bot) onMessage(ctx context.Context, e *slackevents.MessageEvent) (after
 		}
 	}
 	actx, _ := b.as(ctx, q, e.User)
-	_, err = b.svc.Answer(actx, q.ID, hitl.Response{Value: text})
+	_, err = b.svc.Questions.Answer(actx, q.ID, hitl.Response{Value: text})
 	switch hitl.ErrorCode(err) {
 	case "":
 		return func(ctx context.Context) {

@@ -32,7 +32,7 @@ func TestResumedRunAndAlertPostsAreNotPostedTwice(t *testing.T) {
 		"a run's live message": {
 			channel: runs,
 			cause: func(t *testing.T, tb *testBot) {
-				_, err := tb.svc.Checkpoint(hitl.WithPrincipal(context.Background(), agentP),
+				_, err := tb.svc.Runs.Checkpoint(hitl.WithPrincipal(context.Background(), agentP),
 					hitl.StateEvent{RunID: "run-1", Stack: []hitl.StackEntry{{ID: "run-1", Iter: 1}}})
 				require.NoError(t, err)
 			},
@@ -48,9 +48,9 @@ func TestResumedRunAndAlertPostsAreNotPostedTwice(t *testing.T) {
 		"an alert": {
 			channel: alerts,
 			cause: func(t *testing.T, tb *testBot) {
-				_, _, err := tb.svc.Create(hitl.WithPrincipal(context.Background(), agentP), "run-1", hitl.NewQuestion{})
+				_, _, err := tb.svc.Questions.Create(hitl.WithPrincipal(context.Background(), agentP), "run-1", hitl.NewQuestion{})
 				require.Equal(t, hitl.EINVALID, hitl.ErrorCode(err), "a failed creation starts creation_errors")
-				a, err := tb.svc.NewAlerts(tb.ctx, hitl.AlertConfig{Channel: alerts})
+				a, err := tb.svc.Observation.NewAlerts(tb.ctx, hitl.AlertConfig{Channel: alerts})
 				require.NoError(t, err)
 				changes, err := a.Check(tb.ctx)
 				require.NoError(t, err)
@@ -141,7 +141,7 @@ func TestPostMarks(t *testing.T) {
 // that takes tb's targets over.
 func (tb *testBot) successor(t testing.TB, api slackAPI, outbox hitl.Outbox) *testBot {
 	t.Helper()
-	b := newBot(tb.cfg, api, tb.svc, outbox)
+	b := newBot(tb.cfg, api, ServiceOf(tb.svc), outbox)
 	b.calls = tb.ctx
 	return &testBot{Bot: b, svc: tb.svc, outbox: outbox, clock: tb.clock, ctx: tb.ctx}
 }

@@ -61,7 +61,7 @@ func (b *Bot) doRun(ctx context.Context, d hitl.Delivery) error {
 		}
 	}
 	covered := max(b.enqueued.Load(), d.Seq)
-	run, err := b.svc.RunRecord(ctx, id)
+	run, err := b.svc.Runs.RunRecord(ctx, id)
 	switch {
 	case hitl.ErrorCode(err) == hitl.ENOTFOUND || hitl.ErrorCode(err) == hitl.EINVALID:
 		return b.record(ctx, d, nil)
@@ -152,7 +152,7 @@ func (b *Bot) redrawLinked(ctx context.Context, q *hitl.Question) {
 	if b.cfg.RunsChannel == "" || q.RunID == "" || !q.Pending() {
 		return
 	}
-	run, err := b.svc.RunRecord(ctx, q.RunID)
+	run, err := b.svc.Runs.RunRecord(ctx, q.RunID)
 	if err != nil || run.WaitingOn == nil || run.WaitingOn.QuestionID != q.ID || !run.Control.Status.Active() {
 		return
 	}

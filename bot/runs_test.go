@@ -34,7 +34,7 @@ func TestRunMessageLinksAQuestionRecordedAfterItsRender(t *testing.T) {
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
-	_, err := tb.svc.Checkpoint(hitl.WithPrincipal(context.Background(), agentP),
+	_, err := tb.svc.Runs.Checkpoint(hitl.WithPrincipal(context.Background(), agentP),
 		hitl.StateEvent{RunID: "run-1", Stack: []hitl.StackEntry{{ID: "run-1", Iter: 1}}})
 	require.NoError(t, err)
 	stop := tb.runOutbox(t)

@@ -67,7 +67,7 @@ func (b *Bot) slackPrincipal(ctx context.Context, user string) hitl.Principal {
 func (b *Bot) control(ctx context.Context, user string, c hitl.Command, run string, p hitl.ControlPayload) (ack *hitl.ControlMessage, result hitl.ControlMessage, err error) {
 	pctx := hitl.WithPrincipal(ctx, b.slackPrincipal(ctx, user))
 	req := hitl.NewRequest(uuid.NewString(), c, run, b.cfg.Clock.Now(), p)
-	msgs, err := b.svc.Control(pctx, req)
+	msgs, err := b.svc.Runs.Control(pctx, req)
 	if err != nil {
 		return nil, result, err
 	}
@@ -131,7 +131,7 @@ func (b *Bot) revokeClick(ctx context.Context, c click, blockID, value string) e
 	if err != nil {
 		return err
 	}
-	r, err := b.svc.RevokeRule(hitl.WithPrincipal(ctx, b.slackPrincipal(ctx, c.user)), id)
+	r, err := b.svc.Policies.RevokeRule(hitl.WithPrincipal(ctx, b.slackPrincipal(ctx, c.user)), id)
 	if err != nil {
 		return err
 	}
@@ -145,7 +145,7 @@ func (b *Bot) resolveRun(ctx context.Context, user, name string) (string, error)
 	if hitl.ValidateRunID(name) != nil {
 		return "", shown("⚠️ `" + blocks.Escape(strings.ReplaceAll(name, "`", "'")) + "` is not a run id.")
 	}
-	matches, err := hitl.MatchRun(hitl.WithPrincipal(ctx, b.slackPrincipal(ctx, user)), b.svc, name)
+	matches, err := hitl.MatchRun(hitl.WithPrincipal(ctx, b.slackPrincipal(ctx, user)), b.svc.Runs, name)
 	if err != nil && hitl.ErrorCode(err) != hitl.EFORBIDDEN {
 		return "", err
 	}

@@ -18,7 +18,7 @@ func (b *Bot) registerViews() {
 			if err != nil {
 				return err
 			}
-			_, err = b.svc.Answer(ctx, q.ID, resp(q, s))
+			_, err = b.svc.Questions.Answer(ctx, q.ID, resp(q, s))
 			return err
 		}
 	}

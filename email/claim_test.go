@@ -64,13 +64,13 @@ func TestMailerClaimRanOut(t *testing.T) {
 	a, b := newHeldSender(), newHeldSender()
 	mailer := func(s *heldSender, logs io.Writer) *email.Mailer {
 		return email.New(email.Config{Send: s.send, Clock: clock, Addresses: map[string]string{"U0ALICE": "alice@example.com"},
-			Logger: slog.New(slog.NewTextHandler(logs, nil))}, svc, box)
+			Logger: slog.New(slog.NewTextHandler(logs, nil))}, email.ServiceOf(svc), box)
 	}
 	ma, mb := mailer(a, &logsA), mailer(b, io.Discard)
-	_, _, err := svc.Create(ctx, "run-1", hitl.NewQuestion{Question: "Ship it?", ResponseType: hitl.BooleanResponse, Assignees: []string{"U0ALICE"}})
+	_, _, err := svc.Questions.Create(ctx, "run-1", hitl.NewQuestion{Question: "Ship it?", ResponseType: hitl.BooleanResponse, Assignees: []string{"U0ALICE"}})
 	require.NoError(t, err)
 	clock.Add(10 * time.Minute)
-	_, err = svc.SweepReminders(ctx)
+	_, err = svc.Questions.SweepReminders(ctx)
 	require.NoError(t, err)
 	_, err = ma.Project(ctx)
 	require.NoError(t, err)

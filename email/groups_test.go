@@ -52,10 +52,10 @@ func TestMailerGroups(t *testing.T) {
 		send, err := email.SMTP(url, "hitl@example.com", 5*time.Second)
 		require.NoError(t, err)
 		return fake, email.New(email.Config{Send: send, Clock: clock, Addresses: addresses, Directory: dir,
-			Logger: slog.New(slog.NewTextHandler(&logs, nil))}, svc, memstore.NewMailOutbox())
+			Logger: slog.New(slog.NewTextHandler(&logs, nil))}, email.ServiceOf(svc), memstore.NewMailOutbox())
 	}
 	asker := hitl.TokenPrincipal("ci", []hitl.Scope{hitl.ScopeAsk}, "U0ASKER")
-	_, _, err := svc.Create(hitl.WithPrincipal(ctx, asker), "run-1", hitl.NewQuestion{Question: "Deploy v2 to prod?", ResponseType: hitl.BooleanResponse,
+	_, _, err := svc.Questions.Create(hitl.WithPrincipal(ctx, asker), "run-1", hitl.NewQuestion{Question: "Deploy v2 to prod?", ResponseType: hitl.BooleanResponse,
 		Assignees: []string{"S0OPS", "U0ALICE"}})
 	require.NoError(t, err)
 	// sendAll mails what is due and returns who got the mails about
@@ -80,14 +80,14 @@ func TestMailerGroups(t *testing.T) {
 	t.Run("each member once, never the asker", func(t *testing.T) {
 		fake, m := newMailer(t, dir)
 		clock.Set(t0.Add(10*time.Minute + time.Second))
-		_, err := svc.SweepReminders(ctx)
+		_, err := svc.Questions.SweepReminders(ctx)
 		require.NoError(t, err)
 		got := sendAll(t, fake, m, "Deploy")
 		assert.ElementsMatch(t, []string{"alice@example.com", "bob@example.com"}, got["Reminder: "], "the group's members and the assignee, each once")
 
 		dir.groups["S0LEADS"] = append(dir.groups["S0LEADS"], "U0ALICE") // the group as it is when the escalation is mailed
 		clock.Set(t0.Add(20*time.Minute + time.Second))
-		_, err = svc.SweepReminders(ctx)
+		_, err = svc.Questions.SweepReminders(ctx)
 		require.NoError(t, err)
 		got = sendAll(t, fake, m, "Deploy")
 		assert.ElementsMatch(t, []string{"bob@example.com", "dan@example.com", "alice@example.com", "carol@example.com"}, got["Escalated "],
@@ -98,11 +98,11 @@ func TestMailerGroups(t *testing.T) {
 	t.Run("without a directory a group's members get nothing, and the log says so", func(t *testing.T) {
 		logs.Reset()
 		fake, m := newMailer(t, nil)
-		_, _, err := svc.Create(hitl.WithPrincipal(ctx, asker), "run-1", hitl.NewQuestion{Question: "Rotate the key?", ResponseType: hitl.BooleanResponse,
+		_, _, err := svc.Questions.Create(hitl.WithPrincipal(ctx, asker), "run-1", hitl.NewQuestion{Question: "Rotate the key?", ResponseType: hitl.BooleanResponse,
 			Assignees: []string{"S0OPS", "U0CAROL"}})
 		require.NoError(t, err)
 		clock.Set(t0.Add(31 * time.Minute)) // the new question's first reminder
-		_, err = svc.SweepReminders(ctx)
+		_, err = svc.Questions.SweepReminders(ctx)
 		require.NoError(t, err)
 		got := sendAll(t, fake, m, "Rotate")
 		assert.Equal(t, []string{"carol@example.com"}, got["Reminder: "])

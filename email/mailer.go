@@ -15,14 +15,22 @@ import (
 
 	"github.com/hitlbot/hitl"
 	"github.com/hitlbot/hitl/notify"
+	"github.com/hitlbot/hitl/service"
 )
 
 // Service is what the mailer reads: the event log and the questions.
-type Service interface {
-	Events(ctx context.Context, after uint64, limit int) ([]*hitl.Event, uint64, error)
-	Question(ctx context.Context, id string) (*hitl.Question, error)
-	Changed() <-chan struct{}
+type Service struct {
+	Log interface {
+		Events(ctx context.Context, after uint64, limit int) ([]*hitl.Event, uint64, error)
+		Changed() <-chan struct{}
+	}
+	Questions interface {
+		Question(ctx context.Context, id string) (*hitl.Question, error)
+	}
 }
+
+// ServiceOf is the mailer's part of svc.
+func ServiceOf(svc *service.Service) Service { return Service{Log: svc.Log, Questions: svc.Questions} }
 
 // Config configures a Mailer.
 type Config struct {
@@ -105,7 +113,7 @@ func (m *Mailer) Start() {
 		defer close(m.done)
 		tick := time.NewTicker(m.cfg.Every)
 		defer tick.Stop()
-		notify.FollowTicks(ctx, m.svc.Changed, tick.C, m.step, func(err error) time.Duration {
+		notify.FollowTicks(ctx, m.svc.Log.Changed, tick.C, m.step, func(err error) time.Duration {
 			m.log.Error("email: reading events or the mail outbox failed", "err", err)
 			return m.cfg.Every
 		})
@@ -144,7 +152,7 @@ func (m *Mailer) Project(ctx context.Context) (int, error) {
 		if err != nil {
 			return n, err
 		}
-		evs, last, err := m.svc.Events(ctx, cursor, eventPage)
+		evs, last, err := m.svc.Log.Events(ctx, cursor, eventPage)
 		if err != nil || last == cursor {
 			return n, err
 		}
@@ -175,7 +183,7 @@ func (m *Mailer) mailFor(ctx context.Context, ev *hitl.Event) ([]hitl.Mail, erro
 	q := ev.Question
 	if q == nil {
 		var err error
-		switch q, err = m.svc.Question(ctx, ev.QuestionID); hitl.ErrorCode(err) {
+		switch q, err = m.svc.Questions.Question(ctx, ev.QuestionID); hitl.ErrorCode(err) {
 		case "":
 		case hitl.ENOTFOUND:
 			return nil, nil
@@ -227,7 +235,7 @@ func (m *Mailer) Send(ctx context.Context) (int, error) {
 func (m *Mailer) sendOne(ctx context.Context, mail hitl.Mail) (ok bool, err error) {
 	wctx, cancel := context.WithTimeout(ctx, sendWithin)
 	defer cancel()
-	q, err := m.svc.Question(wctx, mail.QuestionID)
+	q, err := m.svc.Questions.Question(wctx, mail.QuestionID)
 	if hitl.ErrorCode(err) == hitl.ENOTFOUND || (err == nil && !q.Pending()) {
 		return false, m.complete(ctx, mail) // pruned or settled: nothing to nudge
 	}

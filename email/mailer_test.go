@@ -120,15 +120,15 @@ func TestMailer(t *testing.T) {
 			}
 			return "", nil
 		},
-		Logger: slog.New(slog.NewTextHandler(io.Discard, nil))}, svc, box)
+		Logger: slog.New(slog.NewTextHandler(io.Discard, nil))}, email.ServiceOf(svc), box)
 
-	q, _, err := svc.Create(ctx, "run-1", hitl.NewQuestion{Question: "Deploy v2 to prod?", ResponseType: hitl.BooleanResponse,
+	q, _, err := svc.Questions.Create(ctx, "run-1", hitl.NewQuestion{Question: "Deploy v2 to prod?", ResponseType: hitl.BooleanResponse,
 		Assignees: []string{"U0ALICE", "U0BOB", "U0NOADDR"}})
 	require.NoError(t, err)
-	fyi, _, err := svc.Create(ctx, "run-1", hitl.NewQuestion{Question: "FYI", Type: hitl.NonBlocking, DefaultResponse: &hitl.Response{Value: "ok"}})
+	fyi, _, err := svc.Questions.Create(ctx, "run-1", hitl.NewQuestion{Question: "FYI", Type: hitl.NonBlocking, DefaultResponse: &hitl.Response{Value: "ok"}})
 	require.NoError(t, err)
 	clock.Add(10 * time.Minute)
-	n, err := svc.SweepReminders(ctx)
+	n, err := svc.Questions.SweepReminders(ctx)
 	require.NoError(t, err)
 	require.Equal(t, 2, n, "both reminded in Slack")
 	_, err = m.Project(ctx)
@@ -176,15 +176,15 @@ func TestMailerSettledMeanwhile(t *testing.T) {
 	svc := service.NewService(memstore.New(), service.ServiceConfig{Notifier: notify.New(), Clock: clock,
 		Reminders: hitl.Reminders{hitl.Approval: {EscalateAfter: hitl.Duration(5 * time.Minute), EscalateTo: []string{"U0LEAD"}}}})
 	m := email.New(email.Config{Send: send, Clock: clock, Addresses: map[string]string{"U0LEAD": "lead@example.com"},
-		Logger: slog.New(slog.NewTextHandler(io.Discard, nil))}, svc, memstore.NewMailOutbox())
-	q, _, err := svc.Create(ctx, "run-1", hitl.NewQuestion{Question: "Delete the bucket?", Type: hitl.Approval})
+		Logger: slog.New(slog.NewTextHandler(io.Discard, nil))}, email.ServiceOf(svc), memstore.NewMailOutbox())
+	q, _, err := svc.Questions.Create(ctx, "run-1", hitl.NewQuestion{Question: "Delete the bucket?", Type: hitl.Approval})
 	require.NoError(t, err)
 	clock.Add(5 * time.Minute)
-	_, err = svc.SweepReminders(ctx)
+	_, err = svc.Questions.SweepReminders(ctx)
 	require.NoError(t, err)
 	_, err = m.Project(ctx)
 	require.NoError(t, err)
-	_, err = svc.Answer(principaltest.As(context.Background(), "admin:test"), q.ID, hitl.Response{Value: "deny"})
+	_, err = svc.Questions.Answer(principaltest.As(context.Background(), "admin:test"), q.ID, hitl.Response{Value: "deny"})
 	require.NoError(t, err)
 	sent, err := m.Send(ctx)
 	require.NoError(t, err)

@@ -27,10 +27,10 @@ func BenchmarkScrape(b *testing.B) {
 				if typ == hitl.NonBlocking {
 					nq.DefaultResponse = &hitl.Response{Value: "yes"}
 				}
-				q, _, err := w.svc.Create(agent, fmt.Sprintf("run-%d", i%100), nq)
+				q, _, err := w.svc.Questions.Create(agent, fmt.Sprintf("run-%d", i%100), nq)
 				require.NoError(b, err)
 				if i%10 == 0 {
-					_, err = w.svc.Answer(ops, q.ID, hitl.Response{Value: "yes"})
+					_, err = w.svc.Questions.Answer(ops, q.ID, hitl.Response{Value: "yes"})
 					require.NoError(b, err)
 				}
 			}

@@ -46,7 +46,7 @@ func (m *Metrics) count(ctx context.Context, ev *hitl.Event) error {
 // settle counts a settled question, read from the store for its type
 // and times (the event carries only the outcome).
 func (m *Metrics) settle(ctx context.Context, ev *hitl.Event) error {
-	q, err := m.cfg.Source.Question(ctx, ev.QuestionID)
+	q, err := m.cfg.Source.Questions.Question(ctx, ev.QuestionID)
 	switch hitl.ErrorCode(err) {
 	case "":
 	case hitl.ENOTFOUND:

@@ -22,12 +22,21 @@ import (
 	"github.com/prometheus/client_golang/prometheus/promhttp"
 )
 
-// Source is what the metrics read: the event log and the questions it
-// names. *hitl.Service implements it.
-type Source interface {
-	hitl.EventLog
-	Question(ctx context.Context, id string) (*hitl.Question, error)
-	PendingByType(ctx context.Context) (map[hitl.QuestionType]int, uint64, error)
+// Source is what the metrics read: the event log, the questions it
+// names, and the pending counts by type.
+type Source struct {
+	Log       hitl.EventLog
+	Questions interface {
+		Question(ctx context.Context, id string) (*hitl.Question, error)
+	}
+	Pending interface {
+		PendingByType(ctx context.Context) (map[hitl.QuestionType]int, uint64, error)
+	}
+}
+
+// SourceOf is the metrics' part of svc.
+func SourceOf(svc *service.Service) Source {
+	return Source{Log: svc.Log, Questions: svc.Questions, Pending: svc.Observation}
 }
 
 // Config configures Metrics. Source is required; nil funcs export 0.
@@ -150,7 +159,7 @@ func (m *Metrics) SlackAPIError(method, code string) {
 // which Sync and Start read the log: the counts and the position are of
 // one moment, so no change is counted twice or missed.
 func (m *Metrics) Init(ctx context.Context) error {
-	counts, seq, err := m.cfg.Source.PendingByType(hitl.WithPrincipal(ctx, reader))
+	counts, seq, err := m.cfg.Source.Pending.PendingByType(hitl.WithPrincipal(ctx, reader))
 	if err != nil {
 		return err
 	}
@@ -184,7 +193,7 @@ func (m *Metrics) Close() {
 
 func (m *Metrics) follow(ctx context.Context) {
 	defer close(m.done)
-	notify.Follow(ctx, m.cfg.Source.Changed, m.readOnce, func(err error) time.Duration {
+	notify.Follow(ctx, m.cfg.Source.Log.Changed, m.readOnce, func(err error) time.Duration {
 		m.log.Error("metrics: reading the event log failed", "err", err)
 		return m.cfg.RetryAfter
 	})
@@ -206,7 +215,7 @@ func (m *Metrics) Sync(ctx context.Context) error {
 func (m *Metrics) readOnce(ctx context.Context) (int, error) {
 	m.mu.Lock()
 	defer m.mu.Unlock()
-	evs, last, err := m.cfg.Source.Events(ctx, m.cursor, 256)
+	evs, last, err := m.cfg.Source.Log.Events(ctx, m.cursor, 256)
 	if err != nil || last == m.cursor {
 		return 0, err
 	}

@@ -38,9 +38,9 @@ func newWorld(t testing.TB, st *memstore.Store) *world {
 	t.Helper()
 	w := &world{st: st, clock: clocktest.New(time.Date(2026, 11, 24, 8, 0, 0, 0, time.UTC))}
 	w.svc = service.NewService(st, service.ServiceConfig{Notifier: notify.New(), Clock: w.clock})
-	alerts, err := w.svc.NewAlerts(context.Background(), hitl.AlertConfig{})
+	alerts, err := w.svc.Observation.NewAlerts(context.Background(), hitl.AlertConfig{})
 	require.NoError(t, err)
-	w.m = metrics.New(metrics.Config{Source: w.svc, Alerts: alerts,
+	w.m = metrics.New(metrics.Config{Source: metrics.SourceOf(w.svc), Alerts: alerts,
 		OutboxDepth: func() float64 { return 7 }, EventStreams: func() float64 { return float64(w.streams) }})
 	require.NoError(t, w.m.Init(context.Background()))
 	return w
@@ -48,7 +48,7 @@ func newWorld(t testing.TB, st *memstore.Store) *world {
 
 func (w *world) ask(t testing.TB, typ hitl.QuestionType) *hitl.Question {
 	t.Helper()
-	q, _, err := w.svc.Create(agent, "run-1", hitl.NewQuestion{Question: "Go on?", Type: typ})
+	q, _, err := w.svc.Questions.Create(agent, "run-1", hitl.NewQuestion{Question: "Go on?", Type: typ})
 	require.NoError(t, err)
 	return q
 }
@@ -112,14 +112,14 @@ func TestScrapeCountsWhatTheLogCommitted(t *testing.T) {
 	a1 := w.ask(t, hitl.Approval)
 	w.ask(t, hitl.Approval)
 	w.clock.Add(90 * time.Second)
-	_, err := w.svc.Answer(ops, b1.ID, hitl.Response{Value: "yes"})
+	_, err := w.svc.Questions.Answer(ops, b1.ID, hitl.Response{Value: "yes"})
 	require.NoError(t, err)
-	_, err = w.svc.Cancel(agent, b2.ID, "not needed")
+	_, err = w.svc.Questions.Cancel(agent, b2.ID, "not needed")
 	require.NoError(t, err)
 	w.clock.Add(16 * time.Minute) // the approvals time out (15 min); the blocking ones wait 30
-	_, err = w.svc.SweepExpired(ctx)
+	_, err = w.svc.Questions.SweepExpired(ctx)
 	require.NoError(t, err)
-	_, err = w.svc.Answer(ops, a1.ID, hitl.Response{Value: "approve"})
+	_, err = w.svc.Questions.Answer(ops, a1.ID, hitl.Response{Value: "approve"})
 	assert.Equal(t, hitl.ECONFLICT, hitl.ErrorCode(err), "timed out already")
 
 	// Events the other edges write: a control RESULT of each kind, policy
@@ -187,7 +187,7 @@ func TestPendingIsCountedOnceAtStart(t *testing.T) {
 		w.ask(t, hitl.Blocking)
 	}
 	q := w.ask(t, hitl.ErrorRecovery)
-	_, err := w.svc.Answer(ops, q.ID, hitl.Response{Value: "retry"})
+	_, err := w.svc.Questions.Answer(ops, q.ID, hitl.Response{Value: "retry"})
 	require.NoError(t, err)
 
 	again := newWorld(t, st)
@@ -206,9 +206,9 @@ func TestPendingIsCountedOnceAtStart(t *testing.T) {
 func TestAlertActiveIsExported(t *testing.T) {
 	st := memstore.New()
 	w := newWorld(t, st)
-	alerts, err := w.svc.NewAlerts(context.Background(), hitl.AlertConfig{UnansweredBlocking: time.Minute})
+	alerts, err := w.svc.Observation.NewAlerts(context.Background(), hitl.AlertConfig{UnansweredBlocking: time.Minute})
 	require.NoError(t, err)
-	m := metrics.New(metrics.Config{Source: w.svc, Alerts: alerts})
+	m := metrics.New(metrics.Config{Source: metrics.SourceOf(w.svc), Alerts: alerts})
 	require.NoError(t, m.Init(context.Background()))
 	w.ask(t, hitl.Blocking)
 	w.clock.Add(2 * time.Minute)

@@ -34,7 +34,7 @@ func BenchmarkDurableCreates(b *testing.B) {
 		for range 16 {
 			wg.Go(func() {
 				for i := next.Add(1); i <= int64(b.N); i = next.Add(1) {
-					if _, _, err := svc.Create(agent, fmt.Sprintf("run-%d", i%64), hitl.NewQuestion{Question: "Deploy?"}); err != nil {
+					if _, _, err := svc.Questions.Create(agent, fmt.Sprintf("run-%d", i%64), hitl.NewQuestion{Question: "Deploy?"}); err != nil {
 						b.Error(err)
 						return
 					}

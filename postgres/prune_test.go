@@ -19,11 +19,11 @@ func TestPruneRunsOnOneReplicaAtATime(t *testing.T) {
 	db := openDB(t, pgtest.DB(t))
 	clock := clocktest.New(time.Date(2026, 11, 22, 10, 0, 0, 0, time.UTC))
 	svc := service.NewService(db, service.ServiceConfig{Notifier: notify.New(), Clock: clock})
-	q, _, err := svc.Create(hitl.WithPrincipal(ctx, hitl.TokenPrincipal("agent", nil, "")), "run", hitl.NewQuestion{Question: "Q?"})
+	q, _, err := svc.Questions.Create(hitl.WithPrincipal(ctx, hitl.TokenPrincipal("agent", nil, "")), "run", hitl.NewQuestion{Question: "Q?"})
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := svc.Answer(hitl.WithPrincipal(ctx, hitl.TokenPrincipal("person", []hitl.Scope{hitl.ScopeAdmin}, "")), q.ID, hitl.Response{Value: "x"}); err != nil {
+	if _, err := svc.Questions.Answer(hitl.WithPrincipal(ctx, hitl.TokenPrincipal("person", []hitl.Scope{hitl.ScopeAdmin}, "")), q.ID, hitl.Response{Value: "x"}); err != nil {
 		t.Fatal(err)
 	}
 	clock.Add(48 * time.Hour)

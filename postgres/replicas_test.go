@@ -42,7 +42,7 @@ func TestDueQuestionsTimeOutOnceAcrossReplicas(t *testing.T) {
 	agent := hitl.WithPrincipal(ctx, hitl.TokenPrincipal("agent", nil, ""))
 	five := 5.0
 	for i := range due {
-		if _, _, err := svcs[i%replicas].Create(agent, fmt.Sprintf("run-%d", i%10), hitl.NewQuestion{Question: "Q?", TimeoutMinutes: &five}); err != nil {
+		if _, _, err := svcs[i%replicas].Questions.Create(agent, fmt.Sprintf("run-%d", i%10), hitl.NewQuestion{Question: "Q?", TimeoutMinutes: &five}); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -51,7 +51,7 @@ func TestDueQuestionsTimeOutOnceAcrossReplicas(t *testing.T) {
 	settled := make([]int, replicas)
 	errs := make([]error, replicas)
 	for i, s := range svcs {
-		wg.Go(func() { settled[i], errs[i] = s.SweepExpired(ctx) })
+		wg.Go(func() { settled[i], errs[i] = s.Questions.SweepExpired(ctx) })
 	}
 	wg.Wait()
 	total := 0

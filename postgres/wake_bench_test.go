@@ -38,7 +38,7 @@ func BenchmarkWakeAcrossReplicas(b *testing.B) {
 	person := hitl.WithPrincipal(ctx, hitl.TokenPrincipal("person", []hitl.Scope{hitl.ScopeAdmin}, ""))
 
 	wake := func() time.Duration {
-		q, _, err := a.Create(agent, "run-wake", hitl.NewQuestion{Question: "Go?"})
+		q, _, err := a.Questions.Create(agent, "run-wake", hitl.NewQuestion{Question: "Go?"})
 		if err != nil {
 			b.Fatal(err)
 		}
@@ -46,14 +46,14 @@ func BenchmarkWakeAcrossReplicas(b *testing.B) {
 		watching := make(chan struct{})
 		go func() {
 			close(watching)
-			if _, err := a.Wait(agent, q.ID); err != nil {
+			if _, err := a.Questions.Wait(agent, q.ID); err != nil {
 				b.Error(err)
 			}
 			done <- time.Now()
 		}()
 		<-watching
 		start := time.Now()
-		if _, err := bSvc.Answer(person, q.ID, hitl.Response{Value: "yes"}); err != nil {
+		if _, err := bSvc.Questions.Answer(person, q.ID, hitl.Response{Value: "yes"}); err != nil {
 			b.Fatal(err)
 		}
 		return (<-done).Sub(start)

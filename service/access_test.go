@@ -93,21 +93,21 @@ func TestAuthorizationTable(t *testing.T) {
 			st := memstore.New()
 			svc := service.NewService(st, service.ServiceConfig{Notifier: notify.New(), Clock: clocktest.New(t0), Access: slackRules})
 			k := kinds[r.kind]
-			q, _, err := svc.Create(hitl.WithPrincipal(context.Background(), k.by), "run-1", k.n)
+			q, _, err := svc.Questions.Create(hitl.WithPrincipal(context.Background(), k.by), "run-1", k.n)
 			require.NoError(t, err)
 			ctx := hitl.WithPrincipal(context.Background(), r.p)
 			switch r.act {
 			case hitl.ActionAnswer:
 				resp := hitl.Response{Value: "yes"}
-				_, err = svc.Answer(ctx, q.ID, resp)
+				_, err = svc.Questions.Answer(ctx, q.ID, resp)
 			case hitl.ActionCancel:
-				_, err = svc.Cancel(ctx, q.ID, "no longer needed")
+				_, err = svc.Questions.Cancel(ctx, q.ID, "no longer needed")
 			case hitl.ActionRead:
-				_, err = svc.Question(ctx, q.ID)
+				_, err = svc.Questions.Question(ctx, q.ID)
 			case hitl.ActionReceive:
-				_, err = svc.Answer(hitl.WithPrincipal(context.Background(), admin), q.ID, hitl.Response{Value: "yes"})
+				_, err = svc.Questions.Answer(hitl.WithPrincipal(context.Background(), admin), q.ID, hitl.Response{Value: "yes"})
 				require.NoError(t, err)
-				_, err = svc.Receive(ctx, q.ID)
+				_, err = svc.Questions.Receive(ctx, q.ID)
 			}
 			if r.allow {
 				require.NoError(t, err)
@@ -116,7 +116,7 @@ func TestAuthorizationTable(t *testing.T) {
 			require.Equal(t, hitl.EFORBIDDEN, hitl.ErrorCode(err), "%v", err)
 			assert.Contains(t, hitl.ErrorMessage(err), r.reason)
 			// Every refusal is audited, and only admins read the audit.
-			evs, _, err := svc.Events(hitl.WithPrincipal(context.Background(), admin), 0, 0)
+			evs, _, err := svc.Log.Events(hitl.WithPrincipal(context.Background(), admin), 0, 0)
 			require.NoError(t, err)
 			last := evs[len(evs)-1]
 			assert.Equal(t, hitl.EventRefused, last.Type)
@@ -124,13 +124,13 @@ func TestAuthorizationTable(t *testing.T) {
 			assert.Equal(t, q.ID, last.QuestionID)
 			assert.Equal(t, r.act, last.Action)
 			assert.Contains(t, last.Reason, r.reason)
-			seen, _, err := svc.Events(hitl.WithPrincipal(context.Background(), answerer), 0, 0)
+			seen, _, err := svc.Log.Events(hitl.WithPrincipal(context.Background(), answerer), 0, 0)
 			require.NoError(t, err)
 			for _, ev := range seen {
 				assert.NotEqual(t, hitl.EventRefused, ev.Type, "refusals are for admins")
 			}
 			if r.act != hitl.ActionRead && r.act != hitl.ActionReceive {
-				still, err := svc.Question(hitl.WithPrincipal(context.Background(), admin), q.ID)
+				still, err := svc.Questions.Question(hitl.WithPrincipal(context.Background(), admin), q.ID)
 				require.NoError(t, err)
 				assert.True(t, still.Pending(), "a refused action changes nothing")
 			}
@@ -141,48 +141,48 @@ func TestAuthorizationTable(t *testing.T) {
 func TestPrincipalsWithoutAnswerSeeOnlyTheirOwn(t *testing.T) {
 	svc := service.NewService(memstore.New(), service.ServiceConfig{Notifier: notify.New(), Clock: clocktest.New(t0)})
 	as := func(p hitl.Principal) context.Context { return hitl.WithPrincipal(context.Background(), p) }
-	mine, _, err := svc.Create(as(asker), "run-1", hitl.NewQuestion{Question: "Mine?"})
+	mine, _, err := svc.Questions.Create(as(asker), "run-1", hitl.NewQuestion{Question: "Mine?"})
 	require.NoError(t, err)
-	_, _, err = svc.Create(as(other), "run-2", hitl.NewQuestion{Question: "Theirs?"})
+	_, _, err = svc.Questions.Create(as(other), "run-2", hitl.NewQuestion{Question: "Theirs?"})
 	require.NoError(t, err)
 
 	t.Run("lists hold only their own questions", func(t *testing.T) {
-		qs, err := svc.Questions(as(asker), hitl.QuestionFilter{Status: hitl.StatusPending})
+		qs, err := svc.Questions.Questions(as(asker), hitl.QuestionFilter{Status: hitl.StatusPending})
 		require.NoError(t, err)
 		require.Len(t, qs, 1)
 		assert.Equal(t, mine.ID, qs[0].ID)
-		all, err := svc.Questions(as(answerer), hitl.QuestionFilter{Status: hitl.StatusPending})
+		all, err := svc.Questions.Questions(as(answerer), hitl.QuestionFilter{Status: hitl.StatusPending})
 		require.NoError(t, err)
 		assert.Len(t, all, 2, "the answer scope sees everything")
 	})
 	t.Run("the run shows only their own questions", func(t *testing.T) {
-		rs, err := svc.RunState(as(asker), "run-1")
+		rs, err := svc.Runs.RunState(as(asker), "run-1")
 		require.NoError(t, err)
 		assert.Equal(t, mine.ID, rs.PendingQuestion.QuestionID)
 	})
 	t.Run("the event log holds only their own events", func(t *testing.T) {
-		evs, last, err := svc.Events(as(asker), 0, 0)
+		evs, last, err := svc.Log.Events(as(asker), 0, 0)
 		require.NoError(t, err)
 		require.Len(t, evs, 1)
 		assert.Equal(t, mine.ID, evs[0].QuestionID)
 		assert.Equal(t, uint64(2), last, "the cursor moves past what it may not see")
-		_, err = svc.RunState(as(asker), "run-2")
+		_, err = svc.Runs.RunState(as(asker), "run-2")
 		assert.Equal(t, hitl.EFORBIDDEN, hitl.ErrorCode(err), "another's run is not theirs to read")
 	})
 	t.Run("a principal without any scope sees nothing", func(t *testing.T) {
-		_, err := svc.Questions(as(hitl.Principal{ID: "api:nobody"}), hitl.QuestionFilter{})
+		_, err := svc.Questions.Questions(as(hitl.Principal{ID: "api:nobody"}), hitl.QuestionFilter{})
 		assert.Equal(t, hitl.EFORBIDDEN, hitl.ErrorCode(err))
-		_, _, err = svc.Create(context.Background(), "run-1", hitl.NewQuestion{Question: "anonymous?"})
+		_, _, err = svc.Questions.Create(context.Background(), "run-1", hitl.NewQuestion{Question: "anonymous?"})
 		assert.Equal(t, hitl.EFORBIDDEN, hitl.ErrorCode(err), "no principal, no question")
 	})
 }
 
 func TestLocalPersonAnswersWhatTheMachineAsked(t *testing.T) {
 	svc := service.NewService(memstore.New(), service.ServiceConfig{Notifier: notify.New(), Clock: clocktest.New(t0)})
-	q, _, err := svc.Create(hitl.WithPrincipal(context.Background(), hitl.LocalPrincipal("agent")), "run-1",
+	q, _, err := svc.Questions.Create(hitl.WithPrincipal(context.Background(), hitl.LocalPrincipal("agent")), "run-1",
 		hitl.NewQuestion{Question: "Deploy?", Type: hitl.Approval})
 	require.NoError(t, err)
-	got, err := svc.Answer(hitl.WithPrincipal(context.Background(), hitl.LocalPrincipal("alice")), q.ID, hitl.Response{Value: "approve"})
+	got, err := svc.Questions.Answer(hitl.WithPrincipal(context.Background(), hitl.LocalPrincipal("alice")), q.ID, hitl.Response{Value: "approve"})
 	require.NoError(t, err, "tokenless mode trusts the machine: hitl ask in one terminal, hitl answer in another")
 	assert.Equal(t, "local:alice", got.RespondedBy)
 }
@@ -191,18 +191,18 @@ func TestApprovalCannotApproveItselfByDefault(t *testing.T) {
 	n := hitl.NewQuestion{Question: "Deploy?", Type: hitl.Approval, DefaultResponse: &hitl.Response{Value: "approve"}}
 	ctx := hitl.WithPrincipal(context.Background(), asker)
 	svc := service.NewService(memstore.New(), service.ServiceConfig{Notifier: notify.New(), Clock: clocktest.New(t0)})
-	_, _, err := svc.Create(ctx, "run-1", n)
+	_, _, err := svc.Questions.Create(ctx, "run-1", n)
 	require.Equal(t, hitl.EINVALID, hitl.ErrorCode(err))
 	assert.Contains(t, hitl.ErrorMessage(err), "defaultResponse")
 	assert.Contains(t, hitl.ErrorMessage(err), "allow_default_approve")
 
 	deny := n
 	deny.DefaultResponse = &hitl.Response{Value: "deny"}
-	_, _, err = svc.Create(ctx, "run-1", deny)
+	_, _, err = svc.Questions.Create(ctx, "run-1", deny)
 	assert.NoError(t, err, "defaulting to deny is safe")
 
 	allowed := service.NewService(memstore.New(), service.ServiceConfig{Notifier: notify.New(), Clock: clocktest.New(t0), Access: access.Access{AllowDefaultApprove: true}})
-	_, _, err = allowed.Create(ctx, "run-1", n)
+	_, _, err = allowed.Questions.Create(ctx, "run-1", n)
 	assert.NoError(t, err, "config allows it")
 }
 
@@ -254,41 +254,41 @@ func TestAuthorizationRunsAndPolicy(t *testing.T) {
 		t.Run(fmt.Sprintf("%s %s: allowed %v", r.who, r.act, r.allow), func(t *testing.T) {
 			st := memstore.New()
 			svc := service.NewService(st, service.ServiceConfig{Notifier: notify.New(), Clock: clocktest.New(t0)})
-			require.NoError(t, svc.LoadPolicy(context.Background(), nil))
-			_, err := svc.Checkpoint(hitl.WithPrincipal(context.Background(), asker), hitl.StateEvent{RunID: "loop-1",
+			require.NoError(t, svc.Policies.LoadPolicy(context.Background(), nil))
+			_, err := svc.Runs.Checkpoint(hitl.WithPrincipal(context.Background(), asker), hitl.StateEvent{RunID: "loop-1",
 				Stack: []hitl.StackEntry{{ID: "loop-1", Iter: 1}}})
 			require.NoError(t, err)
 			ctx := hitl.WithPrincipal(context.Background(), r.p)
 			var refused bool
 			switch r.act {
 			case "steer":
-				msgs, err := svc.Control(ctx, hitl.NewRequest("req-"+r.who, hitl.CommandPause, "loop-1", t0, hitl.ControlPayload{}))
+				msgs, err := svc.Runs.Control(ctx, hitl.NewRequest("req-"+r.who, hitl.CommandPause, "loop-1", t0, hitl.ControlPayload{}))
 				require.NoError(t, err)
 				code, failed := msgs[len(msgs)-1].Failed()
 				refused = failed && code == hitl.CodeForbidden
 			case "report":
-				_, err = svc.Checkpoint(ctx, hitl.StateEvent{RunID: "loop-1", Stack: []hitl.StackEntry{{ID: "loop-1", Iter: 2}}})
+				_, err = svc.Runs.Checkpoint(ctx, hitl.StateEvent{RunID: "loop-1", Stack: []hitl.StackEntry{{ID: "loop-1", Iter: 2}}})
 				refused = hitl.ErrorCode(err) == hitl.EFORBIDDEN
 			case "ask":
-				_, _, err = svc.Create(ctx, "loop-1", hitl.NewQuestion{Question: "In your run?"})
+				_, _, err = svc.Questions.Create(ctx, "loop-1", hitl.NewQuestion{Question: "In your run?"})
 				refused = hitl.ErrorCode(err) == hitl.EFORBIDDEN
 			case "read":
-				_, err = svc.RunRecord(ctx, "loop-1")
+				_, err = svc.Runs.RunRecord(ctx, "loop-1")
 				refused = hitl.ErrorCode(err) == hitl.EFORBIDDEN
 			case "threshold":
 				n := 2
-				_, err = svc.SetThreshold(ctx, "loop-1", &n)
+				_, err = svc.Runs.SetThreshold(ctx, "loop-1", &n)
 				refused = hitl.ErrorCode(err) == hitl.EFORBIDDEN
 			case "set policy":
-				_, err = svc.SetPolicy(ctx, nil)
+				_, err = svc.Policies.SetPolicy(ctx, nil)
 				refused = hitl.ErrorCode(err) == hitl.EFORBIDDEN
 			case "revoke":
-				_, err = svc.RevokeRule(ctx, "r_nope")
+				_, err = svc.Policies.RevokeRule(ctx, "r_nope")
 				refused = hitl.ErrorCode(err) == hitl.EFORBIDDEN
 			}
 			assert.Equal(t, !r.allow, refused, "%v", err)
 			if refused {
-				evs, _, err := svc.Events(hitl.WithPrincipal(context.Background(), admin), 0, 0)
+				evs, _, err := svc.Log.Events(hitl.WithPrincipal(context.Background(), admin), 0, 0)
 				require.NoError(t, err)
 				var audited bool
 				for _, ev := range evs {

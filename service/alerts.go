@@ -24,7 +24,7 @@ const alertLog = "#alerts"
 // channel). Check runs it; the sweeper calls Check on its schedule.
 type Alerts struct {
 	cfg hitl.AlertConfig
-	svc *Service
+	svc *Observation
 
 	mu     sync.Mutex
 	cursor uint64              // the last event read
@@ -47,7 +47,7 @@ type settled struct {
 // with the questions settled in the last AlertWindow (by the settle-time
 // index): starting reads no clock. Stats shows its active alerts from
 // then on.
-func (s *Service) NewAlerts(ctx context.Context, cfg hitl.AlertConfig) (*Alerts, error) {
+func (s *Observation) NewAlerts(ctx context.Context, cfg hitl.AlertConfig) (*Alerts, error) {
 	a := &Alerts{cfg: cfg.WithDefaults(), svc: s, seen: map[string]struct{}{},
 		tally: map[hitl.QuestionType]hitl.Tally{}, active: map[string]hitl.Alert{}}
 	seq, err := s.store.LastSeq(ctx)
@@ -97,7 +97,7 @@ func applyAlert(active map[string]hitl.Alert, ev *hitl.Event) bool {
 // was logged (applyAlert), read from the alert log up to it: a repeat
 // logged by a second replica did not, and is not posted. An event no
 // longer in the log (pruned) counts as a change.
-func (s *Service) AlertChanged(ctx context.Context, ev *hitl.Event) (bool, error) {
+func (s *Observation) AlertChanged(ctx context.Context, ev *hitl.Event) (bool, error) {
 	active := map[string]hitl.Alert{}
 	for after := uint64(0); ; {
 		evs, through, err := s.store.RunEvents(ctx, alertLog, after, 256)

@@ -48,7 +48,7 @@ func TestAlertsAcrossReplicas(t *testing.T) {
 	}
 	var changed []bool
 	for _, ev := range logged {
-		c, err := a.svc.AlertChanged(ctx, ev)
+		c, err := a.svc.Observation.AlertChanged(ctx, ev)
 		require.NoError(t, err)
 		changed = append(changed, c)
 	}

@@ -31,21 +31,21 @@ func newAlertLoad(t *testing.T, st *memstore.Store, clock *clocktest.Clock) *ale
 	l.svc = service.NewService(st, service.ServiceConfig{Notifier: notify.New(), Clock: clock,
 		NewID: func() string { l.n++; return fmt.Sprintf("q_%d_%d", clock.Now().Unix(), l.n) }})
 	var err error
-	l.alerts, err = l.svc.NewAlerts(context.Background(), hitl.AlertConfig{Channel: "C0ALERTS"})
+	l.alerts, err = l.svc.Observation.NewAlerts(context.Background(), hitl.AlertConfig{Channel: "C0ALERTS"})
 	require.NoError(t, err)
 	return l
 }
 
 func (l *alertLoad) ask(t *testing.T, typ hitl.QuestionType) *hitl.Question {
 	t.Helper()
-	q, _, err := l.svc.Create(ctxAs(hitl.TokenPrincipal("ci", nil, "")), "run-load", hitl.NewQuestion{Question: "Go on?", Type: typ})
+	q, _, err := l.svc.Questions.Create(ctxAs(hitl.TokenPrincipal("ci", nil, "")), "run-load", hitl.NewQuestion{Question: "Go on?", Type: typ})
 	require.NoError(t, err)
 	return q
 }
 
 func (l *alertLoad) answer(t *testing.T, id string) {
 	t.Helper()
-	_, err := l.svc.Answer(ctxAs(hitl.TokenPrincipal("ops", []hitl.Scope{hitl.ScopeAnswer}, "")), id, hitl.Response{Value: "yes"})
+	_, err := l.svc.Questions.Answer(ctxAs(hitl.TokenPrincipal("ops", []hitl.Scope{hitl.ScopeAnswer}, "")), id, hitl.Response{Value: "yes"})
 	require.NoError(t, err)
 }
 
@@ -98,7 +98,7 @@ func TestAlertsStartAndClearOnce(t *testing.T) {
 		assert.Empty(t, l.check(t), "fewer than 10 settled: no rate yet")
 	}
 	clock.Add(31 * time.Minute)
-	_, err := l.svc.SweepExpired(context.Background())
+	_, err := l.svc.Questions.SweepExpired(context.Background())
 	require.NoError(t, err)
 	assert.Equal(t, []string{"timeout_rate:blocking started"}, l.check(t))
 	for range 5 {
@@ -107,16 +107,16 @@ func TestAlertsStartAndClearOnce(t *testing.T) {
 	}
 
 	// A failed creation (no question text) starts creation_errors.
-	_, _, err = l.svc.Create(ctxAs(hitl.TokenPrincipal("ci", nil, "")), "run-load", hitl.NewQuestion{})
+	_, _, err = l.svc.Questions.Create(ctxAs(hitl.TokenPrincipal("ci", nil, "")), "run-load", hitl.NewQuestion{})
 	require.Equal(t, hitl.EINVALID, hitl.ErrorCode(err))
 	assert.Equal(t, []string{"creation_errors started"}, l.check(t))
 	assert.Empty(t, l.check(t))
 
 	// A blocking question nobody answers for more than an hour.
 	waiting := l.ask(t, hitl.Blocking)
-	_, err = l.svc.Answer(ctxAs(hitl.TokenPrincipal("ops", []hitl.Scope{hitl.ScopeAnswer}, "")), waiting.ID, hitl.Response{Value: "later"})
+	_, err = l.svc.Questions.Answer(ctxAs(hitl.TokenPrincipal("ops", []hitl.Scope{hitl.ScopeAnswer}, "")), waiting.ID, hitl.Response{Value: "later"})
 	require.NoError(t, err) // answered: it does not count
-	slow, _, err := l.svc.Create(ctxAs(hitl.TokenPrincipal("ci", nil, "")), "run-slow",
+	slow, _, err := l.svc.Questions.Create(ctxAs(hitl.TokenPrincipal("ci", nil, "")), "run-slow",
 		hitl.NewQuestion{Question: "Which region?", TimeoutMinutes: ptr(240.0)})
 	require.NoError(t, err)
 	clock.Add(59 * time.Minute)
@@ -128,7 +128,7 @@ func TestAlertsStartAndClearOnce(t *testing.T) {
 	assert.Empty(t, l.check(t))
 
 	// Stats shows what is active.
-	st24, err := l.svc.Stats(ctxAs(hitl.LocalPrincipal("")), hitl.StatsQuery{})
+	st24, err := l.svc.Observation.Stats(ctxAs(hitl.LocalPrincipal("")), hitl.StatsQuery{})
 	require.NoError(t, err)
 	require.Len(t, st24.Alerts, 1)
 	assert.Equal(t, "unanswered_blocking", st24.Alerts[0].Name)
@@ -159,7 +159,7 @@ func TestAlertsWindowAfterRestart(t *testing.T) {
 		l.ask(t, hitl.Approval)
 	}
 	clock.Add(16 * time.Minute) // approvals time out after 15
-	_, err := l.svc.SweepExpired(context.Background())
+	_, err := l.svc.Questions.SweepExpired(context.Background())
 	require.NoError(t, err)
 	assert.Equal(t, []string{"timeout_rate:approval started"}, l.check(t))
 

@@ -66,11 +66,11 @@ func TestBatchRules(t *testing.T) {
 	}
 	t.Run("a batch's typed response is refused for a question that is not an approval", func(t *testing.T) {
 		svc := newPolicyService(t, memstore.New())
-		q, _, err := svc.Create(hitl.WithPrincipal(context.Background(), asker), "run-1", hitl.NewQuestion{Question: "Deploy?", ResponseType: hitl.BooleanResponse})
+		q, _, err := svc.Questions.Create(hitl.WithPrincipal(context.Background(), asker), "run-1", hitl.NewQuestion{Question: "Deploy?", ResponseType: hitl.BooleanResponse})
 		require.NoError(t, err)
 		r, err := hitl.BatchResponse("approve", "")
 		require.NoError(t, err)
-		_, err = svc.Answer(hitl.WithPrincipal(context.Background(), answerer), q.ID, r)
+		_, err = svc.Questions.Answer(hitl.WithPrincipal(context.Background(), answerer), q.ID, r)
 		assert.Equal(t, hitl.EINVALID, hitl.ErrorCode(err))
 	})
 }

@@ -15,7 +15,7 @@ import (
 func (e *controlEnv) held(t *testing.T, iter int) hitl.StateEvent {
 	t.Helper()
 	ev := hitl.StateEvent{RunID: "loop-1", Stack: []hitl.StackEntry{{ID: "loop-1", Mode: "issue", Iter: iter, Max: 10, Model: "haiku"}}}
-	cp, err := e.svc.Checkpoint(hitl.WithPrincipal(context.Background(), loopAgent), ev)
+	cp, err := e.svc.Runs.Checkpoint(hitl.WithPrincipal(context.Background(), loopAgent), ev)
 	require.NoError(t, err)
 	require.Equal(t, hitl.RunPaused, cp.Status)
 	return ev
@@ -23,7 +23,7 @@ func (e *controlEnv) held(t *testing.T, iter int) hitl.StateEvent {
 
 func (e *controlEnv) woken(t *testing.T, ev hitl.StateEvent) service.Checkpoint {
 	t.Helper()
-	cp, err := e.svc.Woken(hitl.WithPrincipal(context.Background(), loopAgent), ev, e.run(t, "loop-1"))
+	cp, err := e.svc.Runs.Woken(hitl.WithPrincipal(context.Background(), loopAgent), ev, e.run(t, "loop-1"))
 	require.NoError(t, err)
 	return cp
 }
@@ -125,10 +125,10 @@ func TestWokenCheckpoint(t *testing.T) {
 		e, _, ev := setup(t)
 		e.send(t, controller, "req-resume", hitl.CommandResume, "loop-1", hitl.ControlPayload{})
 		other := hitl.TokenPrincipal("other", nil, "")
-		_, err := e.svc.Woken(hitl.WithPrincipal(context.Background(), other), ev, e.run(t, "loop-1"))
+		_, err := e.svc.Runs.Woken(hitl.WithPrincipal(context.Background(), other), ev, e.run(t, "loop-1"))
 		assert.Equal(t, hitl.EFORBIDDEN, hitl.ErrorCode(err))
 		noAsk := hitl.TokenPrincipal("loop", []hitl.Scope{hitl.ScopeControl}, "") // the owner's name, without the ask scope
-		_, err = e.svc.Woken(hitl.WithPrincipal(context.Background(), noAsk), ev, e.run(t, "loop-1"))
+		_, err = e.svc.Runs.Woken(hitl.WithPrincipal(context.Background(), noAsk), ev, e.run(t, "loop-1"))
 		assert.Equal(t, hitl.EFORBIDDEN, hitl.ErrorCode(err))
 	})
 }

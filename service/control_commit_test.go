@@ -128,7 +128,7 @@ func TestControlIsOneCommit(t *testing.T) {
 		seq := lastSeq(t, w)
 		w.failSteer = errors.New("disk full")
 		req := hitl.NewRequest("req-1", hitl.CommandPause, "loop-1", e.clock.Now(), hitl.ControlPayload{})
-		msgs, err := e.svc.Control(hitl.WithPrincipal(context.Background(), controller), req)
+		msgs, err := e.svc.Runs.Control(hitl.WithPrincipal(context.Background(), controller), req)
 		require.Error(t, err)
 		assert.Empty(t, msgs, "no ACK: nothing was received durably")
 		assert.Empty(t, controlLog(t, w, seq), "nothing logged")
@@ -156,7 +156,7 @@ func TestControlIsOneCommit(t *testing.T) {
 		var wg sync.WaitGroup
 		for i := range n {
 			wg.Go(func() {
-				msgs, err := e.svc.Control(hitl.WithPrincipal(context.Background(), controller),
+				msgs, err := e.svc.Runs.Control(hitl.WithPrincipal(context.Background(), controller),
 					hitl.NewRequest("req-1", hitl.CommandPause, "loop-1", e.clock.Now(), hitl.ControlPayload{}))
 				assert.NoError(t, err)
 				results[i] = msgs[len(msgs)-1]

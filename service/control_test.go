@@ -36,7 +36,7 @@ func newControlEnv(t *testing.T) *controlEnv {
 // state has the loop report iteration iter of 10 with model.
 func (e *controlEnv) state(t *testing.T, run string, iter int, model string) service.Checkpoint {
 	t.Helper()
-	cp, err := e.svc.Checkpoint(hitl.WithPrincipal(context.Background(), loopAgent), hitl.StateEvent{RunID: run,
+	cp, err := e.svc.Runs.Checkpoint(hitl.WithPrincipal(context.Background(), loopAgent), hitl.StateEvent{RunID: run,
 		Stack: []hitl.StackEntry{{ID: run, Mode: "issue", Iter: iter, Max: 10, Model: model}}})
 	require.NoError(t, err)
 	return cp
@@ -44,7 +44,7 @@ func (e *controlEnv) state(t *testing.T, run string, iter int, model string) ser
 
 func (e *controlEnv) send(t *testing.T, p hitl.Principal, id string, c hitl.Command, run string, pl hitl.ControlPayload) []hitl.ControlMessage {
 	t.Helper()
-	msgs, err := e.svc.Control(hitl.WithPrincipal(context.Background(), p), hitl.NewRequest(id, c, run, e.clock.Now(), pl))
+	msgs, err := e.svc.Runs.Control(hitl.WithPrincipal(context.Background(), p), hitl.NewRequest(id, c, run, e.clock.Now(), pl))
 	require.NoError(t, err)
 	return msgs
 }
@@ -68,7 +68,7 @@ func TestControlFlows(t *testing.T) {
 		assert.Equal(t, "Loop paused at iteration 4 of 10", result(t, msgs).Message)
 		cp := e.state(t, "loop-1", 4, "haiku")
 		assert.Equal(t, hitl.RunPaused, cp.Status, "the checkpoint tells the loop to wait")
-		run, err := e.svc.RunRecord(hitl.WithPrincipal(context.Background(), controller), "loop-1")
+		run, err := e.svc.Runs.RunRecord(hitl.WithPrincipal(context.Background(), controller), "loop-1")
 		require.NoError(t, err)
 		assert.Equal(t, hitl.RunPaused, run.Status())
 
@@ -79,7 +79,7 @@ func TestControlFlows(t *testing.T) {
 	t.Run("flow B: cancel, then ABORT USER_CANCELLED after the RESULT, and the run's questions are cancelled", func(t *testing.T) {
 		e := newControlEnv(t)
 		e.state(t, "grind-1", 2, "haiku")
-		q, _, err := e.svc.Create(hitl.WithPrincipal(context.Background(), loopAgent), "grind-1", hitl.NewQuestion{Question: "Which DB?"})
+		q, _, err := e.svc.Questions.Create(hitl.WithPrincipal(context.Background(), loopAgent), "grind-1", hitl.NewQuestion{Question: "Which DB?"})
 		require.NoError(t, err)
 		msgs := e.send(t, controller, "req-cancel-001", hitl.CommandCancel, "grind-1", hitl.ControlPayload{})
 		assert.Equal(t, hitl.ResultSuccess, result(t, msgs).Status)
@@ -96,7 +96,7 @@ func TestControlFlows(t *testing.T) {
 			}
 		}
 		assert.Equal(t, []string{"STATE:", "ACK", "RESULT", "ABORT:USER_CANCELLED", "question_cancelled"}, order)
-		got, err := e.svc.Question(hitl.WithPrincipal(context.Background(), admin), q.ID)
+		got, err := e.svc.Questions.Question(hitl.WithPrincipal(context.Background(), admin), q.ID)
 		require.NoError(t, err)
 		assert.Equal(t, hitl.StatusCancelled, got.Status)
 		assert.Contains(t, got.CancelReason, "cancelled by api:ops")
@@ -123,7 +123,7 @@ func TestControlFlows(t *testing.T) {
 	})
 	t.Run("flow D: a finished or unknown run is not active", func(t *testing.T) {
 		e := newControlEnv(t)
-		_, err := e.svc.Publish(hitl.WithPrincipal(context.Background(), loopAgent), hitl.StateEvent{Event: hitl.StateDone, RunID: "loop-completed-xyz"})
+		_, err := e.svc.Runs.Publish(hitl.WithPrincipal(context.Background(), loopAgent), hitl.StateEvent{Event: hitl.StateDone, RunID: "loop-completed-xyz"})
 		require.NoError(t, err)
 		for _, run := range []string{"loop-completed-xyz", "never-seen"} {
 			msgs := e.send(t, controller, "req-race-"+run, hitl.CommandPause, run, hitl.ControlPayload{})
@@ -177,18 +177,18 @@ func TestControlErrors(t *testing.T) {
 		inflight(t, e.st, "r10", "loop-1", e.clock.Now())
 		e.clock.Add(time.Second)
 		restarted := service.NewService(e.st, service.ServiceConfig{Notifier: notify.New(), Clock: e.clock})
-		msgs, err := restarted.Control(hitl.WithPrincipal(context.Background(), controller), hitl.NewRequest("r10", hitl.CommandPause, "loop-1", e.clock.Now(), hitl.ControlPayload{}))
+		msgs, err := restarted.Runs.Control(hitl.WithPrincipal(context.Background(), controller), hitl.NewRequest("r10", hitl.CommandPause, "loop-1", e.clock.Now(), hitl.ControlPayload{}))
 		require.NoError(t, err)
 		require.Len(t, msgs, 2)
 		assert.Equal(t, hitl.ResultSuccess, result(t, msgs).Status)
-		run, _ := restarted.RunRecord(hitl.WithPrincipal(context.Background(), controller), "loop-1")
+		run, _ := restarted.Runs.RunRecord(hitl.WithPrincipal(context.Background(), controller), "loop-1")
 		assert.Equal(t, hitl.RunPaused, run.Control.Status, "the paused state is in the store: it survives the restart")
 	})
 	t.Run("forbidden without the control scope, audited", func(t *testing.T) {
 		p := result(t, e.send(t, loopAgent, "r11", hitl.CommandCancel, "loop-1", hitl.ControlPayload{}))
 		assert.Equal(t, hitl.CodeForbidden, p.Code)
 		assert.Contains(t, p.Message, "api:loop lacks the control scope")
-		evs, _, err := e.svc.Events(hitl.WithPrincipal(context.Background(), admin), 0, 0)
+		evs, _, err := e.svc.Log.Events(hitl.WithPrincipal(context.Background(), admin), 0, 0)
 		require.NoError(t, err)
 		var refused bool
 		for _, ev := range evs {
@@ -271,7 +271,7 @@ func TestControlRequestFields(t *testing.T) {
 	} {
 		t.Run(c.name+" is a bad request", func(t *testing.T) {
 			e := newControlEnv(t)
-			msgs, err := e.svc.Control(hitl.WithPrincipal(context.Background(), controller),
+			msgs, err := e.svc.Runs.Control(hitl.WithPrincipal(context.Background(), controller),
 				hitl.NewRequest(c.id, c.cmd, c.run, e.clock.Now(), c.payload))
 			require.NoError(t, err)
 			require.Len(t, msgs, 1, "no ACK: it was never a valid REQUEST")
@@ -281,7 +281,7 @@ func TestControlRequestFields(t *testing.T) {
 	}
 	t.Run("the service answers a request missing its run with one bad_request RESULT", func(t *testing.T) {
 		e := newControlEnv(t)
-		msgs, err := e.svc.Control(hitl.WithPrincipal(context.Background(), controller),
+		msgs, err := e.svc.Runs.Control(hitl.WithPrincipal(context.Background(), controller),
 			hitl.NewRequest("r", hitl.CommandPause, "", e.clock.Now(), hitl.ControlPayload{}))
 		require.NoError(t, err)
 		require.Len(t, msgs, 1, "no ACK: it was never a valid REQUEST")
@@ -303,19 +303,19 @@ func TestInteractionThreshold(t *testing.T) {
 	st := memstore.New()
 	svc := service.NewService(st, service.ServiceConfig{Notifier: notify.New(), Clock: clocktest.New(t0), Threshold: &three})
 	ctx := hitl.WithPrincipal(context.Background(), loopAgent)
-	_, _, err := svc.Create(ctx, "run-1", hitl.NewQuestion{Question: "Which DB?"})
+	_, _, err := svc.Questions.Create(ctx, "run-1", hitl.NewQuestion{Question: "Which DB?"})
 	require.NoError(t, err, "the global default 3 asks")
-	_, err = svc.SetThreshold(ctx, "run-1", &zero)
+	_, err = svc.Runs.SetThreshold(ctx, "run-1", &zero)
 	require.NoError(t, err)
-	_, _, err = svc.Create(ctx, "run-1", hitl.NewQuestion{Question: "Which cache?"})
+	_, _, err = svc.Questions.Create(ctx, "run-1", hitl.NewQuestion{Question: "Which cache?"})
 	require.Equal(t, hitl.EREFUSED, hitl.ErrorCode(err))
 	assert.Contains(t, hitl.ErrorMessage(err), "proceed on your own judgement")
-	_, _, err = svc.Create(ctx, "run-1", hitl.NewQuestion{Question: "Deploy?", Type: hitl.Approval})
+	_, _, err = svc.Questions.Create(ctx, "run-1", hitl.NewQuestion{Question: "Deploy?", Type: hitl.Approval})
 	assert.NoError(t, err, "approvals are never refused by the threshold")
 	bad := 6
-	_, err = svc.SetThreshold(ctx, "run-1", &bad)
+	_, err = svc.Runs.SetThreshold(ctx, "run-1", &bad)
 	assert.ErrorContains(t, err, "interactionThreshold must be a whole number from 0 to 5")
-	_, err = svc.SetThreshold(hitl.WithPrincipal(context.Background(), other), "run-1", &three)
+	_, err = svc.Runs.SetThreshold(hitl.WithPrincipal(context.Background(), other), "run-1", &three)
 	assert.Equal(t, hitl.EFORBIDDEN, hitl.ErrorCode(err), "another agent cannot loosen a run it did not start")
 	assert.Contains(t, service.ThresholdInstruction(0), "Do not ask")
 	assert.Contains(t, service.ThresholdInstruction(5), "ask a person and wait")
@@ -329,7 +329,7 @@ func TestMatchRun(t *testing.T) {
 	e.state(t, "claude-3f2b8c1e", 1, "opus")
 	e.state(t, "claude-3f2b9d00", 1, "opus")
 	e.state(t, "finished-1", 1, "haiku")
-	_, err := e.svc.Publish(hitl.WithPrincipal(context.Background(), loopAgent), hitl.StateEvent{Event: hitl.StateDone, RunID: "finished-1"})
+	_, err := e.svc.Runs.Publish(hitl.WithPrincipal(context.Background(), loopAgent), hitl.StateEvent{Event: hitl.StateDone, RunID: "finished-1"})
 	require.NoError(t, err)
 	ctx := hitl.WithPrincipal(context.Background(), controller)
 	for _, tc := range []struct {
@@ -347,10 +347,10 @@ func TestMatchRun(t *testing.T) {
 		{"nothing", []string{}, "", hitl.ENOTFOUND, "no run is named nothing or starts with it"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			got, err := hitl.MatchRun(ctx, e.svc, tc.name)
+			got, err := hitl.MatchRun(ctx, e.svc.Runs, tc.name)
 			require.NoError(t, err)
 			assert.Equal(t, tc.matches, got)
-			run, err := hitl.ResolveRun(ctx, e.svc, tc.name)
+			run, err := hitl.ResolveRun(ctx, e.svc.Runs, tc.name)
 			assert.Equal(t, tc.run, run)
 			assert.Equal(t, tc.code, hitl.ErrorCode(err))
 			if tc.msg != "" {
@@ -358,13 +358,13 @@ func TestMatchRun(t *testing.T) {
 			}
 		})
 	}
-	_, err = hitl.MatchRun(ctx, e.svc, "bad id!")
+	_, err = hitl.MatchRun(ctx, e.svc.Runs, "bad id!")
 	assert.Equal(t, hitl.EINVALID, hitl.ErrorCode(err))
-	_, err = hitl.MatchRun(hitl.WithPrincipal(context.Background(), other), e.svc, "loop")
+	_, err = hitl.MatchRun(hitl.WithPrincipal(context.Background(), other), e.svc.Runs, "loop")
 	assert.Equal(t, hitl.EFORBIDDEN, hitl.ErrorCode(err), "an agent that may not list runs may not look them up by prefix")
 
 	t.Run("handles", func(t *testing.T) {
-		page, err := e.svc.Runs(ctx, false, 100, "")
+		page, err := e.svc.Runs.Runs(ctx, false, 100, "")
 		require.NoError(t, err)
 		assert.Equal(t, map[string]string{
 			"claude-3f2b8c1e": "claude-3f2b8", // past the floor (claude-3f2b) until unique
@@ -375,7 +375,7 @@ func TestMatchRun(t *testing.T) {
 			"loop-10":         "loop-10",
 		}, page.Handles)
 		for id, h := range page.Handles {
-			got, err := hitl.ResolveRun(ctx, e.svc, h)
+			got, err := hitl.ResolveRun(ctx, e.svc.Runs, h)
 			require.NoError(t, err)
 			assert.Equal(t, id, got, "handle %s names its run", h)
 		}
@@ -384,7 +384,7 @@ func TestMatchRun(t *testing.T) {
 		for i := range hitl.MaxRunMatches + 2 {
 			e.state(t, fmt.Sprintf("many-%02d", i), 1, "haiku")
 		}
-		_, err := hitl.ResolveRun(ctx, e.svc, "many")
+		_, err := hitl.ResolveRun(ctx, e.svc.Runs, "many")
 		assert.Equal(t, hitl.EINVALID, hitl.ErrorCode(err))
 		assert.Contains(t, hitl.ErrorMessage(err), "many begins more than 10 runs (many-00, ")
 	})

@@ -38,7 +38,7 @@ type FloodGuard interface {
 	Throttle(ctx context.Context, l Limit) error
 }
 
-var _ FloodGuard = (*Service)(nil)
+var _ FloodGuard = (*Guard)(nil)
 
 // DefaultMaxStreams is config's default bound on one principal's
 // concurrent streams.
@@ -56,7 +56,7 @@ type streams struct {
 }
 
 // OpenStream implements FloodGuard.
-func (s *Service) OpenStream(ctx context.Context) (func(), error) {
+func (s *Guard) OpenStream(ctx context.Context) (func(), error) {
 	if s.streams.max <= 0 {
 		return func() {}, nil
 	}
@@ -87,7 +87,7 @@ func (s *Service) OpenStream(ctx context.Context) (func(), error) {
 }
 
 // Throttle implements FloodGuard.
-func (s *Service) Throttle(ctx context.Context, l Limit) error {
+func (s *Guard) Throttle(ctx context.Context, l Limit) error {
 	lim := s.limits[l]
 	if lim == nil {
 		return nil
@@ -190,7 +190,7 @@ func (r *refusals) sweep(window time.Time, keep tallyKey) []*hitl.Event {
 // suppressed and that no later refusal carried: the sweeper calls it, so
 // a flood's count reaches the audit log within a minute or so of its
 // end. It writes nothing when there is nothing to count.
-func (s *Service) FlushRefusals(ctx context.Context) error {
+func (s *Guard) FlushRefusals(ctx context.Context) error {
 	window := s.clock.Now().Truncate(auditWindow)
 	s.refusals.mu.Lock()
 	evs := s.refusals.sweep(window, tallyKey{})
@@ -217,7 +217,7 @@ func summary(t *tally) *hitl.Event {
 
 // refused audits a refusal and returns err, the refusal. A flood of them
 // is counted, not recorded one by one (refusals.tallied).
-func (s *Service) refused(ctx context.Context, p hitl.Principal, act hitl.Action, q *hitl.Question, err error) error {
+func (s *Guard) refused(ctx context.Context, p hitl.Principal, act hitl.Action, q *hitl.Question, err error) error {
 	ev := &hitl.Event{Type: hitl.EventRefused, QuestionID: q.ID, RunID: q.RunID, At: s.clock.Now(), Actor: p.ID,
 		Asker: q.Asker, Action: act, Reason: hitl.ErrorMessage(err)}
 	for _, ev := range s.refusals.tallied(ev, hitl.ErrorCode(err)) {

@@ -41,33 +41,33 @@ func TestFloodsCostTheFlooder(t *testing.T) {
 	ctx := hitl.WithPrincipal(context.Background(), askCtl)
 	floods := map[string]func(svc *service.Service, i int) error{
 		"control requests": func(svc *service.Service, i int) error {
-			_, err := svc.Control(ctx, hitl.NewRequest("req-"+itoa(i), hitl.CommandPause, "run-1", t0, hitl.ControlPayload{}))
+			_, err := svc.Runs.Control(ctx, hitl.NewRequest("req-"+itoa(i), hitl.CommandPause, "run-1", t0, hitl.ControlPayload{}))
 			return err
 		},
 		"STATE reports": func(svc *service.Service, i int) error {
-			_, err := svc.Publish(ctx, hitl.StateEvent{Event: hitl.StateRunning, RunID: "run-1", Stack: []hitl.StackEntry{{ID: "run-1", Iter: i}}})
+			_, err := svc.Runs.Publish(ctx, hitl.StateEvent{Event: hitl.StateRunning, RunID: "run-1", Stack: []hitl.StackEntry{{ID: "run-1", Iter: i}}})
 			return err
 		},
 		"new runs": func(svc *service.Service, i int) error {
-			_, err := svc.Checkpoint(ctx, hitl.StateEvent{RunID: "run-" + itoa(i), Stack: []hitl.StackEntry{{ID: "x", Iter: 1}}})
+			_, err := svc.Runs.Checkpoint(ctx, hitl.StateEvent{RunID: "run-" + itoa(i), Stack: []hitl.StackEntry{{ID: "x", Iter: 1}}})
 			return err
 		},
 		"questions": func(svc *service.Service, i int) error {
-			_, _, err := svc.Create(ctx, "run-1", hitl.NewQuestion{Question: "Again?"})
+			_, _, err := svc.Questions.Create(ctx, "run-1", hitl.NewQuestion{Question: "Again?"})
 			return err
 		},
 		"policy calls": func(svc *service.Service, i int) error {
-			return svc.Throttle(ctx, service.LimitPolicy)
+			return svc.Guard.Throttle(ctx, service.LimitPolicy)
 		},
 		"asking in another's run": func(svc *service.Service, i int) error {
-			_, _, err := svc.Create(hitl.WithPrincipal(context.Background(), other), "owned", hitl.NewQuestion{Question: "Mine?"})
+			_, _, err := svc.Questions.Create(hitl.WithPrincipal(context.Background(), other), "owned", hitl.NewQuestion{Question: "Mine?"})
 			return err
 		},
 	}
 	for name, flood := range floods {
 		t.Run(name, func(t *testing.T) {
 			svc, clock, st := floodService(t)
-			_, _, err := svc.Create(hitl.WithPrincipal(context.Background(), asker), "owned", hitl.NewQuestion{Question: "Owner's?"})
+			_, _, err := svc.Questions.Create(hitl.WithPrincipal(context.Background(), asker), "owned", hitl.NewQuestion{Question: "Owner's?"})
 			require.NoError(t, err)
 			var first error
 			for i := 0; first == nil && i < 10; i++ {
@@ -97,7 +97,7 @@ func TestFloodsCostTheFlooder(t *testing.T) {
 				err = flood(svc, 5000+i)
 			}
 			require.Error(t, err)
-			evs, _, err := svc.Events(hitl.WithPrincipal(context.Background(), admin), 0, 0)
+			evs, _, err := svc.Log.Events(hitl.WithPrincipal(context.Background(), admin), 0, 0)
 			require.NoError(t, err)
 			last := evs[len(evs)-1]
 			require.Equal(t, hitl.EventRefused, last.Type)
@@ -118,26 +118,26 @@ func TestFloodsCostTheFlooder(t *testing.T) {
 func TestStreamsPerPrincipal(t *testing.T) {
 	svc, _, st := floodService(t)
 	ctx := hitl.WithPrincipal(context.Background(), asker)
-	r1, err := svc.OpenStream(ctx)
+	r1, err := svc.Guard.OpenStream(ctx)
 	require.NoError(t, err)
-	r2, err := svc.OpenStream(ctx)
+	r2, err := svc.Guard.OpenStream(ctx)
 	require.NoError(t, err)
 	before := eventCount(t, st)
 	for range 1000 {
-		_, err = svc.OpenStream(ctx)
+		_, err = svc.Guard.OpenStream(ctx)
 		require.Equal(t, hitl.ETOOMANYSTREAMS, hitl.ErrorCode(err))
 	}
 	var he *hitl.Error
 	require.ErrorAs(t, err, &he)
 	assert.Positive(t, he.RetryAfter)
 	assert.LessOrEqual(t, eventCount(t, st)-before, uint64(6), "refused streams add a handful of events")
-	_, err = svc.OpenStream(hitl.WithPrincipal(context.Background(), other))
+	_, err = svc.Guard.OpenStream(hitl.WithPrincipal(context.Background(), other))
 	require.NoError(t, err, "another principal has its own bound")
 	r1()
 	r1() // releasing twice gives back one place
-	r3, err := svc.OpenStream(ctx)
+	r3, err := svc.Guard.OpenStream(ctx)
 	require.NoError(t, err)
-	_, err = svc.OpenStream(ctx)
+	_, err = svc.Guard.OpenStream(ctx)
 	require.Equal(t, hitl.ETOOMANYSTREAMS, hitl.ErrorCode(err))
 	r2()
 	r3()
@@ -159,22 +159,22 @@ func itoa(i int) string {
 func TestFlushRefusals(t *testing.T) {
 	svc, clock, st := floodService(t)
 	ctx := hitl.WithPrincipal(context.Background(), other)
-	require.NoError(t, svc.Throttle(ctx, service.LimitPolicy)) // the one a minute allowed
+	require.NoError(t, svc.Guard.Throttle(ctx, service.LimitPolicy)) // the one a minute allowed
 	for range 100 {
-		require.Error(t, svc.Throttle(ctx, service.LimitPolicy))
+		require.Error(t, svc.Guard.Throttle(ctx, service.LimitPolicy))
 	}
 	before := eventCount(t, st)
-	require.NoError(t, svc.FlushRefusals(context.Background()))
+	require.NoError(t, svc.Guard.FlushRefusals(context.Background()))
 	assert.Equal(t, before, eventCount(t, st), "the minute is not over")
 	clock.Add(time.Minute)
-	require.NoError(t, svc.FlushRefusals(context.Background()))
-	evs, _, err := svc.Events(hitl.WithPrincipal(context.Background(), admin), before, 0)
+	require.NoError(t, svc.Guard.FlushRefusals(context.Background()))
+	evs, _, err := svc.Log.Events(hitl.WithPrincipal(context.Background(), admin), before, 0)
 	require.NoError(t, err)
 	require.Len(t, evs, 1, "one summary for the suppressed policy refusals")
 	assert.Equal(t, hitl.EventRefused, evs[0].Type)
 	assert.Equal(t, 95, evs[0].Count, "100 refused, 5 recorded one by one")
 	assert.Contains(t, evs[0].Reason, "not recorded one by one")
 	clock.Add(time.Minute)
-	require.NoError(t, svc.FlushRefusals(context.Background()))
+	require.NoError(t, svc.Guard.FlushRefusals(context.Background()))
 	assert.Equal(t, before+1, eventCount(t, st), "idle: nothing more")
 }

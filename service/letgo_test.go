@@ -51,7 +51,7 @@ func TestLetGo(t *testing.T) {
 				tc.between(t, e, "claude-l")
 			}
 			before := len(e.loopEvents(t, "claude-l"))
-			err := e.svc.LetGo(as(tc.who), "claude-l", version)
+			err := e.svc.Runs.LetGo(as(tc.who), "claude-l", version)
 			assert.Equal(t, tc.code, hitl.ErrorCode(err))
 			assert.Equal(t, tc.held, e.run(t, "claude-l").Control.Session.Held)
 			evs := e.loopEvents(t, "claude-l")
@@ -67,20 +67,20 @@ func TestLetGo(t *testing.T) {
 		s := e.hook(t, "claude-n", hitl.HookPreToolUse)
 		require.Equal(t, hitl.HookProceed, s.Action)
 		before := len(e.loopEvents(t, "claude-n"))
-		require.NoError(t, e.svc.LetGo(as(sessionAgent), "claude-n", e.run(t, "claude-n").Version))
+		require.NoError(t, e.svc.Runs.LetGo(as(sessionAgent), "claude-n", e.run(t, "claude-n").Version))
 		assert.Len(t, e.loopEvents(t, "claude-n"), before, "nothing written")
 	})
 	t.Run("the owner's token without the ask scope: refused", func(t *testing.T) {
 		e := newSessionEnv(t)
 		version := held(t, e, "claude-l")
-		err := e.svc.LetGo(as(hitl.TokenPrincipal("claude", []hitl.Scope{hitl.ScopeControl}, "")), "claude-l", version)
+		err := e.svc.Runs.LetGo(as(hitl.TokenPrincipal("claude", []hitl.Scope{hitl.ScopeControl}, "")), "claude-l", version)
 		assert.Equal(t, hitl.EFORBIDDEN, hitl.ErrorCode(err))
 		assert.Equal(t, hitl.HookPreToolUse, e.run(t, "claude-l").Control.Session.Held)
 	})
 	t.Run("an unknown run: nothing to let go", func(t *testing.T) {
 		e := newSessionEnv(t)
-		require.NoError(t, e.svc.LetGo(as(sessionAgent), "claude-none", 1))
-		_, err := e.svc.RunRecord(ctx, "claude-none")
+		require.NoError(t, e.svc.Runs.LetGo(as(sessionAgent), "claude-none", 1))
+		_, err := e.svc.Runs.RunRecord(ctx, "claude-none")
 		assert.Equal(t, hitl.ENOTFOUND, hitl.ErrorCode(err))
 	})
 }

@@ -28,7 +28,7 @@ func TestRunOffers(t *testing.T) {
 		}, []hitl.Command{hitl.CommandResume, hitl.CommandCancel, hitl.CommandEscalate, hitl.CommandRedirect}},
 		{"a finished loop", func(t *testing.T, e *controlEnv, run string) {
 			e.state(t, run, 1, "haiku")
-			_, err := e.svc.Publish(hitl.WithPrincipal(context.Background(), loopAgent), hitl.StateEvent{Event: hitl.StateDone, RunID: run})
+			_, err := e.svc.Runs.Publish(hitl.WithPrincipal(context.Background(), loopAgent), hitl.StateEvent{Event: hitl.StateDone, RunID: run})
 			require.NoError(t, err)
 		}, nil},
 		{"a cancelled loop", func(t *testing.T, e *controlEnv, run string) {
@@ -36,15 +36,15 @@ func TestRunOffers(t *testing.T) {
 			e.send(t, controller, "cancel-"+run, hitl.CommandCancel, run, hitl.ControlPayload{})
 		}, nil},
 		{"a run that only asks questions", func(t *testing.T, e *controlEnv, run string) {
-			_, _, err := e.svc.Create(hitl.WithPrincipal(context.Background(), loopAgent), run, hitl.NewQuestion{Question: "Which DB?"})
+			_, _, err := e.svc.Questions.Create(hitl.WithPrincipal(context.Background(), loopAgent), run, hitl.NewQuestion{Question: "Which DB?"})
 			require.NoError(t, err)
 		}, nil},
 		{"a Claude Code session", func(t *testing.T, e *controlEnv, run string) {
-			_, err := e.svc.Hook(hitl.WithPrincipal(context.Background(), loopAgent), hitl.SessionHook{RunID: run, Agent: "Claude Code", Event: hitl.HookSessionStart, CWD: "/src/app"})
+			_, err := e.svc.Runs.Hook(hitl.WithPrincipal(context.Background(), loopAgent), hitl.SessionHook{RunID: run, Agent: "Claude Code", Event: hitl.HookSessionStart, CWD: "/src/app"})
 			require.NoError(t, err)
 		}, []hitl.Command{hitl.CommandPause, hitl.CommandCancel, hitl.CommandRedirect}},
 		{"a paused Codex session", func(t *testing.T, e *controlEnv, run string) {
-			_, err := e.svc.Hook(hitl.WithPrincipal(context.Background(), loopAgent), hitl.SessionHook{RunID: run, Agent: "Codex", Event: hitl.HookSessionStart})
+			_, err := e.svc.Runs.Hook(hitl.WithPrincipal(context.Background(), loopAgent), hitl.SessionHook{RunID: run, Agent: "Codex", Event: hitl.HookSessionStart})
 			require.NoError(t, err)
 			e.send(t, controller, "pause-"+run, hitl.CommandPause, run, hitl.ControlPayload{})
 		}, []hitl.Command{hitl.CommandResume, hitl.CommandCancel, hitl.CommandRedirect}},
@@ -55,7 +55,7 @@ func TestRunOffers(t *testing.T) {
 					e := newControlEnv(t) // each command on a fresh run in that state
 					const run = "run-1"
 					tc.setup(t, e, run)
-					rec, err := e.svc.RunRecord(hitl.WithPrincipal(context.Background(), controller), run)
+					rec, err := e.svc.Runs.RunRecord(hitl.WithPrincipal(context.Background(), controller), run)
 					require.NoError(t, err)
 					want := false
 					for _, c := range tc.offers {

@@ -30,27 +30,27 @@ func runAct(svc *service.Service, p hitl.Principal, act, run string) error {
 	var err error
 	switch act {
 	case "ask":
-		_, _, err = svc.Create(ctx, run, hitl.NewQuestion{Question: "Mine now?"})
+		_, _, err = svc.Questions.Create(ctx, run, hitl.NewQuestion{Question: "Mine now?"})
 	case "STATE":
-		_, err = svc.Publish(ctx, hitl.StateEvent{Event: hitl.StateRunning, RunID: run, Stack: []hitl.StackEntry{{ID: run, Iter: 3}}})
+		_, err = svc.Runs.Publish(ctx, hitl.StateEvent{Event: hitl.StateRunning, RunID: run, Stack: []hitl.StackEntry{{ID: run, Iter: 3}}})
 	case "ABORT":
-		_, err = svc.Publish(ctx, hitl.StateEvent{Event: hitl.StateAbort, RunID: run, Reason: "taken over"})
+		_, err = svc.Runs.Publish(ctx, hitl.StateEvent{Event: hitl.StateAbort, RunID: run, Reason: "taken over"})
 	case "checkpoint":
-		_, err = svc.Checkpoint(ctx, hitl.StateEvent{RunID: run, Stack: []hitl.StackEntry{{ID: run, Iter: 3}}})
+		_, err = svc.Runs.Checkpoint(ctx, hitl.StateEvent{RunID: run, Stack: []hitl.StackEntry{{ID: run, Iter: 3}}})
 	case "read":
-		_, err = svc.RunRecord(ctx, run)
+		_, err = svc.Runs.RunRecord(ctx, run)
 	case "read questions":
-		_, err = svc.QuestionPage(ctx, hitl.QuestionFilter{RunID: run})
+		_, err = svc.Questions.QuestionPage(ctx, hitl.QuestionFilter{RunID: run})
 	case "run state":
-		_, err = svc.RunState(ctx, run)
+		_, err = svc.Runs.RunState(ctx, run)
 	case "wait":
-		_, err = svc.WaitRun(ctx, run, 0)
+		_, err = svc.Runs.WaitRun(ctx, run, 0)
 	case "threshold", "threshold 3":
 		n := 0
 		if act == "threshold 3" {
 			n = 3
 		}
-		_, err = svc.SetThreshold(ctx, run, &n)
+		_, err = svc.Runs.SetThreshold(ctx, run, &n)
 	default:
 		panic(act)
 	}
@@ -110,7 +110,7 @@ func TestRunOwnershipTable(t *testing.T) {
 			require.Equal(t, hitl.EFORBIDDEN, hitl.ErrorCode(err), "%v", err)
 			assert.Contains(t, hitl.ErrorMessage(err), r.p.ID)
 			assert.Equal(t, before+1, refusals(t, svc), "the refusal is audited")
-			run, err := svc.RunRecord(hitl.WithPrincipal(context.Background(), admin), "run-1")
+			run, err := svc.Runs.RunRecord(hitl.WithPrincipal(context.Background(), admin), "run-1")
 			require.NoError(t, err)
 			assert.Equal(t, r.owner.ID, run.Asker, "the run stays its owner's")
 			if th := run.Control.Threshold; th != nil {
@@ -125,7 +125,7 @@ func TestRunOwnershipTable(t *testing.T) {
 // refusals counts the audited refusals.
 func refusals(t *testing.T, svc *service.Service) int {
 	t.Helper()
-	evs, _, err := svc.Events(hitl.WithPrincipal(context.Background(), admin), 0, 0)
+	evs, _, err := svc.Log.Events(hitl.WithPrincipal(context.Background(), admin), 0, 0)
 	require.NoError(t, err)
 	n := 0
 	for _, ev := range evs {
@@ -166,14 +166,14 @@ func TestDefaultRunsCannotBeTakenFirst(t *testing.T) {
 				}
 				require.Equal(t, hitl.EFORBIDDEN, hitl.ErrorCode(err), "%s: %v", act, err)
 				assert.Contains(t, hitl.ErrorMessage(err), "is reserved for")
-				_, err = svc.RunRecord(hitl.WithPrincipal(context.Background(), admin), tc.run)
+				_, err = svc.Runs.RunRecord(hitl.WithPrincipal(context.Background(), admin), tc.run)
 				assert.Equal(t, hitl.ENOTFOUND, hitl.ErrorCode(err), "nothing was stored")
 			}
 		})
 	}
 	t.Run("approvals without a run go to the principal's own", func(t *testing.T) {
 		svc := service.NewService(memstore.New(), service.ServiceConfig{Notifier: notify.New(), Clock: clocktest.New(t0)})
-		out, err := svc.RequestOperation(hitl.WithPrincipal(context.Background(), asker),
+		out, err := svc.Policies.RequestOperation(hitl.WithPrincipal(context.Background(), asker),
 			service.ApprovalRequest{Operation: hitl.Operation{Type: "shell", Resource: "rm -rf build", Description: "clean"}})
 		require.NoError(t, err)
 		if out.Question != nil {
@@ -213,7 +213,7 @@ func TestRunOwnerRace(t *testing.T) {
 	}
 	assert.Equal(t, 1, ok, "one principal started the run")
 	assert.GreaterOrEqual(t, b.entered, len(ps), "every principal tried to claim the unowned run")
-	run, err := svc.RunRecord(hitl.WithPrincipal(context.Background(), admin), "contested")
+	run, err := svc.Runs.RunRecord(hitl.WithPrincipal(context.Background(), admin), "contested")
 	require.NoError(t, err)
 	assert.Equal(t, 1, run.Questions, "only the owner's question is in it")
 }

@@ -42,7 +42,7 @@ var peopleAccess = access.Access{Answerers: []string{"U0A", "U0B", "U0MEM", "U0O
 func newPeopleService(t *testing.T, dir hitl.Directory) *service.Service {
 	t.Helper()
 	svc := service.NewService(memstore.New(), service.ServiceConfig{Notifier: notify.New(), Clock: clocktest.New(t0), Access: peopleAccess})
-	require.NoError(t, svc.LoadPolicy(context.Background(), peopleRules))
+	require.NoError(t, svc.Policies.LoadPolicy(context.Background(), peopleRules))
 	if dir != nil {
 		svc.SetDirectory(dir)
 	}
@@ -52,7 +52,7 @@ func newPeopleService(t *testing.T, dir hitl.Directory) *service.Service {
 // approval asks for op through the policy and returns the question.
 func approval(t *testing.T, svc *service.Service, op hitl.OpType) *hitl.Question {
 	t.Helper()
-	out, err := svc.RequestOperation(hitl.WithPrincipal(context.Background(), asker),
+	out, err := svc.Policies.RequestOperation(hitl.WithPrincipal(context.Background(), asker),
 		service.ApprovalRequest{Operation: hitl.Operation{Type: op, Description: "do " + string(op), Resource: "prod/web"}})
 	require.NoError(t, err)
 	require.Equal(t, hitl.EffectAsk, out.Effect)
@@ -87,10 +87,10 @@ func TestAPersonIsCountedOnce(t *testing.T) {
 			svc := newPeopleService(t, nil)
 			q := approval(t, svc, "deploy")
 			require.Equal(t, 2, q.Quorum)
-			got, err := svc.Answer(hitl.WithPrincipal(context.Background(), r.first), q.ID, hitl.Response{Value: "approve"})
+			got, err := svc.Questions.Answer(hitl.WithPrincipal(context.Background(), r.first), q.ID, hitl.Response{Value: "approve"})
 			require.NoError(t, err)
 			require.True(t, got.Pending(), "one approval of two")
-			got, err = svc.Answer(hitl.WithPrincipal(context.Background(), r.second), q.ID, hitl.Response{Value: "approve"})
+			got, err = svc.Questions.Answer(hitl.WithPrincipal(context.Background(), r.second), q.ID, hitl.Response{Value: "approve"})
 			if r.counted {
 				require.NoError(t, err)
 				assert.Equal(t, hitl.OutcomeApproved, got.Outcome())
@@ -98,7 +98,7 @@ func TestAPersonIsCountedOnce(t *testing.T) {
 			}
 			require.Equal(t, hitl.EINVALID, hitl.ErrorCode(err), "%v", err)
 			assert.Contains(t, hitl.ErrorMessage(err), "1 of 2 approvals")
-			still, err := svc.Question(hitl.WithPrincipal(context.Background(), admin), q.ID)
+			still, err := svc.Questions.Question(hitl.WithPrincipal(context.Background(), admin), q.ID)
 			require.NoError(t, err)
 			assert.True(t, still.Pending(), "one person is not a quorum of two")
 			assert.Len(t, still.Approvals, 1)
@@ -138,7 +138,7 @@ func TestUserGroupApprovers(t *testing.T) {
 				q = approval(t, svc, "restart")
 			} else {
 				var err error
-				q, _, err = svc.Create(hitl.WithPrincipal(context.Background(), asker), "run-1",
+				q, _, err = svc.Questions.Create(hitl.WithPrincipal(context.Background(), asker), "run-1",
 					hitl.NewQuestion{Question: "Ship?", ResponseType: hitl.BooleanResponse, Assignees: []string{"S0OPS"}})
 				require.NoError(t, err)
 			}
@@ -146,7 +146,7 @@ func TestUserGroupApprovers(t *testing.T) {
 			if r.kind == "assignee" {
 				value = "yes"
 			}
-			got, err := svc.Answer(hitl.WithPrincipal(context.Background(), r.p), q.ID, hitl.Response{Value: value})
+			got, err := svc.Questions.Answer(hitl.WithPrincipal(context.Background(), r.p), q.ID, hitl.Response{Value: value})
 			if r.allow {
 				require.NoError(t, err)
 				assert.Equal(t, r.p.ID, got.RespondedBy)

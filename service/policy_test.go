@@ -95,14 +95,14 @@ func TestPolicyValidate(t *testing.T) {
 func newPolicyService(t *testing.T, st *memstore.Store) *service.Service {
 	t.Helper()
 	svc := service.NewService(st, service.ServiceConfig{Notifier: notify.New(), Clock: clocktest.New(t0), Access: access.Access{Answerers: []string{"U0A", "U0B", "U0C"}}, ParseCommand: shell.Parse})
-	require.NoError(t, svc.LoadPolicy(context.Background(), rules))
+	require.NoError(t, svc.Policies.LoadPolicy(context.Background(), rules))
 	return svc
 }
 
 func TestQuorum(t *testing.T) {
 	svc := newPolicyService(t, memstore.New())
 	agentCtx := hitl.WithPrincipal(context.Background(), asker)
-	out, err := svc.RequestOperation(agentCtx, service.ApprovalRequest{Operation: hitl.Operation{Type: "deploy", Description: "Deploy build 41", Resource: "prod/web"}})
+	out, err := svc.Policies.RequestOperation(agentCtx, service.ApprovalRequest{Operation: hitl.Operation{Type: "deploy", Description: "Deploy build 41", Resource: "prod/web"}})
 	require.NoError(t, err)
 	require.Equal(t, hitl.EffectAsk, out.Effect)
 	q := out.Question
@@ -112,34 +112,34 @@ func TestQuorum(t *testing.T) {
 		return hitl.WithPrincipal(context.Background(), access.Access{Answerers: []string{"U0A", "U0B", "U0C"}}.SlackPrincipal(u, nil))
 	}
 	t.Run("someone not listed is told so and not counted", func(t *testing.T) {
-		_, err := svc.Answer(by("U0C"), q.ID, hitl.Response{Value: "approve"})
+		_, err := svc.Questions.Answer(by("U0C"), q.ID, hitl.Response{Value: "approve"})
 		require.Equal(t, hitl.EFORBIDDEN, hitl.ErrorCode(err))
 		assert.Contains(t, hitl.ErrorMessage(err), "is not one of the approvers")
 	})
 	t.Run("one approval of two leaves it pending", func(t *testing.T) {
-		got, err := svc.Answer(by("U0A"), q.ID, hitl.Response{Value: "approve"})
+		got, err := svc.Questions.Answer(by("U0A"), q.ID, hitl.Response{Value: "approve"})
 		require.NoError(t, err)
 		assert.True(t, got.Pending())
 		require.Len(t, got.Approvals, 1)
 		assert.Equal(t, "slack:U0A", got.Approvals[0].By)
 	})
 	t.Run("the same person twice counts once", func(t *testing.T) {
-		_, err := svc.Answer(by("U0A"), q.ID, hitl.Response{Value: "approve"})
+		_, err := svc.Questions.Answer(by("U0A"), q.ID, hitl.Response{Value: "approve"})
 		require.Equal(t, hitl.EINVALID, hitl.ErrorCode(err))
 		assert.Contains(t, hitl.ErrorMessage(err), "1 of 2 approvals")
 	})
 	t.Run("a token named as an approver counts as another person", func(t *testing.T) {
 		ops := hitl.WithPrincipal(context.Background(), hitl.TokenPrincipal("ops", []hitl.Scope{hitl.ScopeAnswer}, ""))
-		got, err := svc.Answer(ops, q.ID, hitl.Response{Value: "approve"})
+		got, err := svc.Questions.Answer(ops, q.ID, hitl.Response{Value: "approve"})
 		require.NoError(t, err)
 		assert.Equal(t, hitl.OutcomeApproved, got.Outcome())
 	})
 	t.Run("a single deny denies", func(t *testing.T) {
-		out, err := svc.RequestOperation(agentCtx, service.ApprovalRequest{Operation: hitl.Operation{Type: "deploy", Description: "Deploy build 42", Resource: "prod/api"}})
+		out, err := svc.Policies.RequestOperation(agentCtx, service.ApprovalRequest{Operation: hitl.Operation{Type: "deploy", Description: "Deploy build 42", Resource: "prod/api"}})
 		require.NoError(t, err)
-		_, err = svc.Answer(by("U0A"), out.Question.ID, hitl.Response{Value: "approve"})
+		_, err = svc.Questions.Answer(by("U0A"), out.Question.ID, hitl.Response{Value: "approve"})
 		require.NoError(t, err)
-		got, err := svc.Answer(by("U0B"), out.Question.ID, hitl.Response{Value: "deny", Text: "not on a Friday"})
+		got, err := svc.Questions.Answer(by("U0B"), out.Question.ID, hitl.Response{Value: "deny", Text: "not on a Friday"})
 		require.NoError(t, err)
 		assert.Equal(t, hitl.OutcomeDenied, got.Outcome())
 	})
@@ -148,16 +148,16 @@ func TestQuorum(t *testing.T) {
 func TestPolicyDecisionsAreAuditedAndTakenFromTheToken(t *testing.T) {
 	svc := newPolicyService(t, memstore.New())
 	ci := hitl.WithPrincipal(context.Background(), hitl.TokenPrincipal("ci", nil, ""))
-	out, err := svc.RequestOperation(ci, service.ApprovalRequest{Operation: hitl.Operation{Type: hitl.OpAPICall, Description: "List repos",
+	out, err := svc.Policies.RequestOperation(ci, service.ApprovalRequest{Operation: hitl.Operation{Type: hitl.OpAPICall, Description: "List repos",
 		Resource: "https://api.github.com/repos", Agent: "api:someone-else"}})
 	require.NoError(t, err)
 	assert.Equal(t, hitl.EffectAllow, out.Effect, "the token is ci, whatever the body says")
 	assert.Equal(t, "ci-reads-api", out.Rule)
-	out, err = svc.RequestOperation(ci, service.ApprovalRequest{Operation: hitl.Operation{Type: hitl.OpFileDelete, Description: "Drop data", Resource: "/srv/prod/db"}})
+	out, err = svc.Policies.RequestOperation(ci, service.ApprovalRequest{Operation: hitl.Operation{Type: hitl.OpFileDelete, Description: "Drop data", Resource: "/srv/prod/db"}})
 	require.NoError(t, err)
 	assert.Equal(t, hitl.EffectDeny, out.Effect)
 	assert.Nil(t, out.Question)
-	evs, _, err := svc.Events(hitl.WithPrincipal(context.Background(), admin), 0, 0)
+	evs, _, err := svc.Log.Events(hitl.WithPrincipal(context.Background(), admin), 0, 0)
 	require.NoError(t, err)
 	var decisions []string
 	for _, ev := range evs {
@@ -166,7 +166,7 @@ func TestPolicyDecisionsAreAuditedAndTakenFromTheToken(t *testing.T) {
 		}
 	}
 	assert.Equal(t, []string{"allow:ci-reads-api:api:ci", "deny:no-prod-deletes:api:ci"}, decisions)
-	seen, _, _ := svc.Events(hitl.WithPrincipal(context.Background(), answerer), 0, 0)
+	seen, _, _ := svc.Log.Events(hitl.WithPrincipal(context.Background(), answerer), 0, 0)
 	for _, ev := range seen {
 		assert.NotEqual(t, hitl.EventPolicyDecision, ev.Type, "for admins only")
 	}
@@ -178,16 +178,16 @@ func TestLearnedRules(t *testing.T) {
 	person := hitl.WithPrincipal(context.Background(), answerer)
 	ask := func(t *testing.T, cmd string) service.ApprovalOutcome {
 		t.Helper()
-		out, err := svc.RequestOperation(agentCtx, service.ApprovalRequest{Operation: hitl.Operation{Type: hitl.OpShell, Description: "Run " + cmd, Resource: cmd}})
+		out, err := svc.Policies.RequestOperation(agentCtx, service.ApprovalRequest{Operation: hitl.Operation{Type: hitl.OpShell, Description: "Run " + cmd, Resource: cmd}})
 		require.NoError(t, err)
 		return out
 	}
 	out := ask(t, "rm -rf /tmp/build-41")
 	require.Equal(t, hitl.EffectAsk, out.Effect)
 	require.True(t, out.Question.Learnable)
-	_, err := svc.Answer(person, out.Question.ID, hitl.Response{Value: "approve", Always: true})
+	_, err := svc.Questions.Answer(person, out.Question.ID, hitl.Response{Value: "approve", Always: true})
 	require.NoError(t, err)
-	page, err := svc.LearnedRules(person, hitl.LearnedRuleFilter{})
+	page, err := svc.Policies.LearnedRules(person, hitl.LearnedRuleFilter{})
 	require.NoError(t, err)
 	require.Len(t, page.Rules, 1)
 	r := page.Rules[0]
@@ -202,57 +202,57 @@ func TestLearnedRules(t *testing.T) {
 	assert.Equal(t, hitl.EffectAsk, ask(t, "rm -rf /tmp/build-42").Effect, "another path is asked")
 	assert.Equal(t, hitl.EffectAsk, ask(t, "rm -rf /").Effect, "and so is the root")
 	assert.Equal(t, hitl.EffectAsk, ask(t, "rm -rf /tmp/build-41 && rm -rf ~").Effect, "a compound with it is asked")
-	other, err := svc.RequestOperation(hitl.WithPrincipal(context.Background(), other), service.ApprovalRequest{Operation: hitl.Operation{Type: hitl.OpShell, Description: "x", Resource: "rm -rf /tmp/build-41"}})
+	other, err := svc.Policies.RequestOperation(hitl.WithPrincipal(context.Background(), other), service.ApprovalRequest{Operation: hitl.Operation{Type: hitl.OpShell, Description: "x", Resource: "rm -rf /tmp/build-41"}})
 	require.NoError(t, err)
 	assert.Equal(t, hitl.EffectAsk, other.Effect, "another agent is still asked")
 
-	own, err := svc.LearnedRules(agentCtx, hitl.LearnedRuleFilter{})
+	own, err := svc.Policies.LearnedRules(agentCtx, hitl.LearnedRuleFilter{})
 	require.NoError(t, err)
 	assert.Len(t, own.Rules, 1, "an agent sees what was taught for it")
-	theirs, err := svc.LearnedRules(hitl.WithPrincipal(context.Background(), hitl.TokenPrincipal("another-agent", nil, "")), hitl.LearnedRuleFilter{})
+	theirs, err := svc.Policies.LearnedRules(hitl.WithPrincipal(context.Background(), hitl.TokenPrincipal("another-agent", nil, "")), hitl.LearnedRuleFilter{})
 	require.NoError(t, err)
 	assert.Empty(t, theirs.Rules, "another agent does not see it")
-	_, err = svc.LearnedRules(hitl.WithPrincipal(context.Background(), access.Access{Answerers: []string{"U0A"}}.SlackPrincipal("U0Z", nil)), hitl.LearnedRuleFilter{})
+	_, err = svc.Policies.LearnedRules(hitl.WithPrincipal(context.Background(), access.Access{Answerers: []string{"U0A"}}.SlackPrincipal("U0Z", nil)), hitl.LearnedRuleFilter{})
 	assert.Equal(t, hitl.EFORBIDDEN, hitl.ErrorCode(err), "a Slack user who may not answer sees no learned rule")
-	_, err = svc.CheckOperation(hitl.WithPrincipal(context.Background(), hitl.TokenPrincipal("another-agent", nil, "")), service.ApprovalRequest{Operation: hitl.Operation{Type: hitl.OpShell, Description: "x", Resource: "ls", Agent: "ci"}})
+	_, err = svc.Policies.CheckOperation(hitl.WithPrincipal(context.Background(), hitl.TokenPrincipal("another-agent", nil, "")), service.ApprovalRequest{Operation: hitl.Operation{Type: hitl.OpShell, Description: "x", Resource: "ls", Agent: "ci"}})
 	assert.Equal(t, hitl.EFORBIDDEN, hitl.ErrorCode(err), "an agent checks the policy only as itself")
-	checked, err := svc.CheckOperation(agentCtx, service.ApprovalRequest{Operation: hitl.Operation{Type: hitl.OpShell, Description: "x", Resource: "rm -rf /tmp/build-41"}})
+	checked, err := svc.Policies.CheckOperation(agentCtx, service.ApprovalRequest{Operation: hitl.Operation{Type: hitl.OpShell, Description: "x", Resource: "rm -rf /tmp/build-41"}})
 	require.NoError(t, err)
 	assert.Equal(t, hitl.EffectAllow, checked.Effect, "hitl policy check decides as gate would, learned rules included")
 
-	_, err = svc.RevokeRule(agentCtx, r.ID)
+	_, err = svc.Policies.RevokeRule(agentCtx, r.ID)
 	assert.Equal(t, hitl.EFORBIDDEN, hitl.ErrorCode(err), "an agent may not revoke")
-	_, err = svc.RevokeRule(person, r.ID)
+	_, err = svc.Policies.RevokeRule(person, r.ID)
 	require.NoError(t, err)
 	assert.Equal(t, hitl.EffectAsk, ask(t, "rm -rf /tmp/build-41").Effect, "revoked")
-	_, err = svc.RevokeRule(person, r.ID)
+	_, err = svc.Policies.RevokeRule(person, r.ID)
 	assert.Equal(t, hitl.ENOTFOUND, hitl.ErrorCode(err))
 
 	t.Run("a file rule is exactly the path shown", func(t *testing.T) {
-		out, err := svc.RequestOperation(agentCtx, service.ApprovalRequest{Operation: hitl.Operation{Type: hitl.OpFileDelete, Description: "delete", Resource: "/tmp/a*b"}})
+		out, err := svc.Policies.RequestOperation(agentCtx, service.ApprovalRequest{Operation: hitl.Operation{Type: hitl.OpFileDelete, Description: "delete", Resource: "/tmp/a*b"}})
 		require.NoError(t, err)
-		_, err = svc.Answer(person, out.Question.ID, hitl.Response{Value: "approve", Always: true})
+		_, err = svc.Questions.Answer(person, out.Question.ID, hitl.Response{Value: "approve", Always: true})
 		require.NoError(t, err)
-		again, _ := svc.Decide(agentCtx, hitl.Operation{Type: hitl.OpFileDelete, Description: "d", Resource: "/tmp/a*b"})
+		again, _ := svc.Policies.Decide(agentCtx, hitl.Operation{Type: hitl.OpFileDelete, Description: "d", Resource: "/tmp/a*b"})
 		assert.Equal(t, hitl.EffectAllow, again.Effect)
-		wider, _ := svc.Decide(agentCtx, hitl.Operation{Type: hitl.OpFileDelete, Description: "d", Resource: "/tmp/aXXb"})
+		wider, _ := svc.Policies.Decide(agentCtx, hitl.Operation{Type: hitl.OpFileDelete, Description: "d", Resource: "/tmp/aXXb"})
 		assert.Equal(t, hitl.EffectAsk, wider.Effect, "a * in the path is not a wildcard in a learned rule")
 	})
 	t.Run("it expires", func(t *testing.T) {
 		clock := clocktest.New(t0)
 		st := memstore.New()
 		svc := service.NewService(st, service.ServiceConfig{Notifier: notify.New(), Clock: clock, ParseCommand: shell.Parse, LearnedTTL: time.Hour})
-		require.NoError(t, svc.LoadPolicy(context.Background(), rules))
-		out, err := svc.RequestOperation(agentCtx, service.ApprovalRequest{Operation: hitl.Operation{Type: hitl.OpShell, Description: "x", Resource: "make test"}})
+		require.NoError(t, svc.Policies.LoadPolicy(context.Background(), rules))
+		out, err := svc.Policies.RequestOperation(agentCtx, service.ApprovalRequest{Operation: hitl.Operation{Type: hitl.OpShell, Description: "x", Resource: "make test"}})
 		require.NoError(t, err)
-		_, err = svc.Answer(person, out.Question.ID, hitl.Response{Value: "approve", Always: true})
+		_, err = svc.Questions.Answer(person, out.Question.ID, hitl.Response{Value: "approve", Always: true})
 		require.NoError(t, err)
-		d, _ := svc.Decide(agentCtx, hitl.Operation{Type: hitl.OpShell, Description: "x", Resource: "make test"})
+		d, _ := svc.Policies.Decide(agentCtx, hitl.Operation{Type: hitl.OpShell, Description: "x", Resource: "make test"})
 		assert.Equal(t, hitl.EffectAllow, d.Effect)
 		clock.Add(time.Hour)
-		d, _ = svc.Decide(agentCtx, hitl.Operation{Type: hitl.OpShell, Description: "x", Resource: "make test"})
+		d, _ = svc.Policies.Decide(agentCtx, hitl.Operation{Type: hitl.OpShell, Description: "x", Resource: "make test"})
 		assert.Equal(t, hitl.EffectAsk, d.Effect, "after policy.learned_ttl it asks again")
-		n, err := svc.PruneLearnedRules(context.Background(), 10)
+		n, err := svc.Policies.PruneLearnedRules(context.Background(), 10)
 		require.NoError(t, err)
 		assert.Equal(t, 1, n)
 	})
@@ -277,7 +277,7 @@ func TestAlwaysIsRefusedWhereItCouldNotApply(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			tc.op.Description = "do " + tc.name
-			out, err := svc.RequestOperation(agentCtx, service.ApprovalRequest{Operation: tc.op})
+			out, err := svc.Policies.RequestOperation(agentCtx, service.ApprovalRequest{Operation: tc.op})
 			require.NoError(t, err)
 			require.Equal(t, hitl.EffectAsk, out.Effect)
 			assert.False(t, out.Question.Learnable, "not offered")
@@ -285,14 +285,14 @@ func TestAlwaysIsRefusedWhereItCouldNotApply(t *testing.T) {
 			if out.Question.Quorum > 1 {
 				by = hitl.WithPrincipal(context.Background(), access.Access{Answerers: []string{"U0A"}}.SlackPrincipal("U0A", nil))
 			}
-			_, err = svc.Answer(by, out.Question.ID, hitl.Response{Value: "approve", Always: true})
+			_, err = svc.Questions.Answer(by, out.Question.ID, hitl.Response{Value: "approve", Always: true})
 			require.Equal(t, hitl.EINVALID, hitl.ErrorCode(err))
 			assert.Contains(t, hitl.ErrorMessage(err), tc.why)
-			q, err := svc.Question(hitl.WithPrincipal(context.Background(), admin), out.Question.ID)
+			q, err := svc.Questions.Question(hitl.WithPrincipal(context.Background(), admin), out.Question.ID)
 			require.NoError(t, err)
 			assert.True(t, q.Pending(), "nothing written")
 			assert.Empty(t, q.Approvals)
-			page, err := svc.LearnedRules(by, hitl.LearnedRuleFilter{})
+			page, err := svc.Policies.LearnedRules(by, hitl.LearnedRuleFilter{})
 			require.NoError(t, err)
 			assert.Empty(t, page.Rules)
 		})
@@ -304,7 +304,7 @@ func TestAlwaysIsRefusedWhereItCouldNotApply(t *testing.T) {
 func TestOnlyWhoMayAnswerTeaches(t *testing.T) {
 	svc := newPolicyService(t, memstore.New())
 	agentCtx := hitl.WithPrincipal(context.Background(), asker)
-	out, err := svc.RequestOperation(agentCtx, service.ApprovalRequest{Operation: hitl.Operation{Type: hitl.OpShell, Description: "x", Resource: "make test"}})
+	out, err := svc.Policies.RequestOperation(agentCtx, service.ApprovalRequest{Operation: hitl.Operation{Type: hitl.OpShell, Description: "x", Resource: "make test"}})
 	require.NoError(t, err)
 	require.True(t, out.Question.Learnable)
 	for name, p := range map[string]hitl.Principal{
@@ -313,9 +313,9 @@ func TestOnlyWhoMayAnswerTeaches(t *testing.T) {
 		"a Slack user who is not an answerer": access.Access{Answerers: []string{"U0A"}}.SlackPrincipal("U0Z", nil),
 	} {
 		t.Run(name, func(t *testing.T) {
-			_, err := svc.Answer(hitl.WithPrincipal(context.Background(), p), out.Question.ID, hitl.Response{Value: "approve", Always: true})
+			_, err := svc.Questions.Answer(hitl.WithPrincipal(context.Background(), p), out.Question.ID, hitl.Response{Value: "approve", Always: true})
 			assert.Equal(t, hitl.EFORBIDDEN, hitl.ErrorCode(err))
-			page, err := svc.LearnedRules(hitl.WithPrincipal(context.Background(), answerer), hitl.LearnedRuleFilter{})
+			page, err := svc.Policies.LearnedRules(hitl.WithPrincipal(context.Background(), answerer), hitl.LearnedRuleFilter{})
 			require.NoError(t, err)
 			assert.Empty(t, page.Rules, "nothing learned")
 		})
@@ -331,7 +331,7 @@ func TestConcurrentPolicyChangesAllSurvive(t *testing.T) {
 	const n = 40
 	ids := make([]string, n)
 	for i := range ids {
-		out, err := svc.RequestOperation(agentCtx, service.ApprovalRequest{Operation: hitl.Operation{Type: hitl.OpShell, Description: "x", Resource: fmt.Sprintf("make target-%d", i)}})
+		out, err := svc.Policies.RequestOperation(agentCtx, service.ApprovalRequest{Operation: hitl.Operation{Type: hitl.OpShell, Description: "x", Resource: fmt.Sprintf("make target-%d", i)}})
 		require.NoError(t, err)
 		ids[i] = out.Question.ID
 	}
@@ -341,12 +341,12 @@ func TestConcurrentPolicyChangesAllSurvive(t *testing.T) {
 		wg.Add(2)
 		go func() {
 			defer wg.Done()
-			_, err := svc.Answer(person, id, hitl.Response{Value: "approve", Always: true})
+			_, err := svc.Questions.Answer(person, id, hitl.Response{Value: "approve", Always: true})
 			errs <- err
 		}()
 		go func() {
 			defer wg.Done()
-			_, err := svc.SetPolicy(hitl.WithPrincipal(context.Background(), admin), rules)
+			_, err := svc.Policies.SetPolicy(hitl.WithPrincipal(context.Background(), admin), rules)
 			errs <- err
 		}()
 	}
@@ -355,7 +355,7 @@ func TestConcurrentPolicyChangesAllSurvive(t *testing.T) {
 	for err := range errs {
 		require.NoError(t, err)
 	}
-	page, err := svc.LearnedRules(person, hitl.LearnedRuleFilter{Limit: 1000})
+	page, err := svc.Policies.LearnedRules(person, hitl.LearnedRuleFilter{Limit: 1000})
 	require.NoError(t, err)
 	require.Len(t, page.Rules, n, "every acknowledged 'always' is a rule")
 	var revoke sync.WaitGroup
@@ -364,13 +364,13 @@ func TestConcurrentPolicyChangesAllSurvive(t *testing.T) {
 			revoke.Add(1)
 			go func() {
 				defer revoke.Done()
-				_, err := svc.RevokeRule(person, r.ID)
+				_, err := svc.Policies.RevokeRule(person, r.ID)
 				assert.NoError(t, err)
 			}()
 		}
 	}
 	revoke.Wait()
-	page, err = svc.LearnedRules(person, hitl.LearnedRuleFilter{Limit: 1000})
+	page, err = svc.Policies.LearnedRules(person, hitl.LearnedRuleFilter{Limit: 1000})
 	require.NoError(t, err)
 	assert.Len(t, page.Rules, n/2, "a revoked rule never returns")
 }
@@ -378,15 +378,15 @@ func TestConcurrentPolicyChangesAllSurvive(t *testing.T) {
 func TestEditThenApprove(t *testing.T) {
 	svc := newPolicyService(t, memstore.New())
 	agentCtx := hitl.WithPrincipal(context.Background(), asker)
-	out, err := svc.RequestOperation(agentCtx, service.ApprovalRequest{Operation: hitl.Operation{Type: hitl.OpShell, Description: "Clean up", Resource: "rm -rf /"}})
+	out, err := svc.Policies.RequestOperation(agentCtx, service.ApprovalRequest{Operation: hitl.Operation{Type: hitl.OpShell, Description: "Clean up", Resource: "rm -rf /"}})
 	require.NoError(t, err)
-	got, err := svc.Answer(hitl.WithPrincipal(context.Background(), answerer), out.Question.ID, hitl.Response{Value: "approve", Edited: "rm -rf ./build"})
+	got, err := svc.Questions.Answer(hitl.WithPrincipal(context.Background(), answerer), out.Question.ID, hitl.Response{Value: "approve", Edited: "rm -rf ./build"})
 	require.NoError(t, err)
 	assert.Equal(t, "rm -rf ./build", got.Response.Edited, "the agent runs what the person approved")
 	assert.Equal(t, "rm -rf /", got.Operation.Resource, "and both versions are kept")
-	plain, _, err := svc.Create(agentCtx, "r", hitl.NewQuestion{Question: "Deploy?", Type: hitl.Approval})
+	plain, _, err := svc.Questions.Create(agentCtx, "r", hitl.NewQuestion{Question: "Deploy?", Type: hitl.Approval})
 	require.NoError(t, err)
-	_, err = svc.Answer(hitl.WithPrincipal(context.Background(), answerer), plain.ID, hitl.Response{Value: "approve", Edited: "x"})
+	_, err = svc.Questions.Answer(hitl.WithPrincipal(context.Background(), answerer), plain.ID, hitl.Response{Value: "approve", Edited: "x"})
 	assert.Equal(t, hitl.EINVALID, hitl.ErrorCode(err), "only an operation can be edited")
 }
 
@@ -394,22 +394,22 @@ func TestSetPolicyBeatsTheFileUntilItChanges(t *testing.T) {
 	st := memstore.New()
 	svc := newPolicyService(t, st)
 	admin := hitl.WithPrincipal(context.Background(), admin)
-	_, err := svc.SetPolicy(hitl.WithPrincipal(context.Background(), answerer), nil)
+	_, err := svc.Policies.SetPolicy(hitl.WithPrincipal(context.Background(), answerer), nil)
 	assert.Equal(t, hitl.EFORBIDDEN, hitl.ErrorCode(err), "admins only")
 	put := []hitl.PolicyRule{{Name: "all-shell-allowed", OpType: hitl.OpShell, Effect: hitl.EffectAllow}}
-	_, err = svc.SetPolicy(admin, put)
+	_, err = svc.Policies.SetPolicy(admin, put)
 	require.NoError(t, err)
 
 	restarted := newPolicyService(t, st) // the same file rules
-	pol, _ := restarted.Policy(context.Background())
+	pol, _ := restarted.Policies.Policy(context.Background())
 	require.Len(t, pol.Rules, 1)
 	assert.Equal(t, "all-shell-allowed", pol.Rules[0].Name, "the PUT survives a restart")
 
 	changed := service.NewService(st, service.ServiceConfig{Notifier: notify.New(), Clock: clocktest.New(t0)})
-	require.NoError(t, changed.LoadPolicy(context.Background(), rules[:2]))
-	pol, _ = changed.Policy(context.Background())
+	require.NoError(t, changed.Policies.LoadPolicy(context.Background(), rules[:2]))
+	pol, _ = changed.Policies.Policy(context.Background())
 	assert.Len(t, pol.Rules, 2, "the file changed: it wins again")
-	_, err = svc.SetPolicy(admin, []hitl.PolicyRule{{Name: "", Effect: hitl.EffectAsk}})
+	_, err = svc.Policies.SetPolicy(admin, []hitl.PolicyRule{{Name: "", Effect: hitl.EffectAsk}})
 	assert.ErrorContains(t, err, "rule 1: name is required")
 }
 

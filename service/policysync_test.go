@@ -37,31 +37,31 @@ func TestPolicySetOnOneReplicaHoldsOnAll(t *testing.T) {
 	n := notify.New()
 	replica := func() *service.Service {
 		svc := service.NewService(st, service.ServiceConfig{Notifier: n, Clock: clocktest.New(t0), ParseCommand: shell.Parse})
-		require.NoError(t, svc.LoadPolicy(context.Background(), nil))
+		require.NoError(t, svc.Policies.LoadPolicy(context.Background(), nil))
 		return svc
 	}
 	a, b := replica(), replica()
 	agent := hitl.WithPrincipal(context.Background(), asker)
 	op := hitl.Operation{Type: hitl.OpShell, Description: "check the tree", Resource: "git status"}
-	d, err := b.Decide(agent, op)
+	d, err := b.Policies.Decide(agent, op)
 	require.NoError(t, err)
 	assert.Equal(t, hitl.EffectAsk, d.Effect, "the default policy asks")
 
 	adminCtx := hitl.WithPrincipal(context.Background(), hitl.TokenPrincipal("root", []hitl.Scope{hitl.ScopeAdmin}, ""))
-	_, err = a.SetPolicy(adminCtx, []hitl.PolicyRule{{Name: "safe-git", OpType: hitl.OpShell, Resource: "git status", Effect: hitl.EffectAllow}})
+	_, err = a.Policies.SetPolicy(adminCtx, []hitl.PolicyRule{{Name: "safe-git", OpType: hitl.OpShell, Resource: "git status", Effect: hitl.EffectAllow}})
 	require.NoError(t, err)
-	d, err = b.Decide(agent, op)
+	d, err = b.Policies.Decide(agent, op)
 	require.NoError(t, err)
 	assert.Equal(t, hitl.EffectAllow, d.Effect, "the rule set on replica a decides on replica b")
 
 	st.fail.Store(true) // b cannot read what a stores next
-	_, err = a.SetPolicy(adminCtx, []hitl.PolicyRule{{Name: "no-git", OpType: hitl.OpShell, Resource: "git status", Effect: hitl.EffectDeny}})
+	_, err = a.Policies.SetPolicy(adminCtx, []hitl.PolicyRule{{Name: "no-git", OpType: hitl.OpShell, Resource: "git status", Effect: hitl.EffectDeny}})
 	require.NoError(t, err)
-	d, err = b.Decide(agent, op)
+	d, err = b.Policies.Decide(agent, op)
 	require.NoError(t, err)
 	assert.Equal(t, hitl.EffectAllow, d.Effect, "a reload that fails keeps the rules it had")
 	st.fail.Store(false)
-	d, err = b.Decide(agent, op)
+	d, err = b.Policies.Decide(agent, op)
 	require.NoError(t, err)
 	assert.Equal(t, hitl.EffectDeny, d.Effect, "and is tried again at the next decision")
 }

@@ -40,13 +40,13 @@ func TestReassignTargets(t *testing.T) {
 			q := askKind(t, svc, tc.kind)
 			if tc.after > 0 {
 				clock.Add(tc.after)
-				_, err := svc.SweepReminders(context.Background())
+				_, err := svc.Questions.SweepReminders(context.Background())
 				require.NoError(t, err)
-				esc, err := svc.Question(hitl.WithPrincipal(context.Background(), admin), q.ID)
+				esc, err := svc.Questions.Question(hitl.WithPrincipal(context.Background(), admin), q.ID)
 				require.NoError(t, err)
 				require.Contains(t, esc.EscalatedTo, tc.to[0], "escalated before it is handed")
 			}
-			got, err := svc.Reassign(hitl.WithPrincipal(context.Background(), slackAns), q.ID, tc.to)
+			got, err := svc.Questions.Reassign(hitl.WithPrincipal(context.Background(), slackAns), q.ID, tc.to)
 			if tc.code != "" {
 				require.Equal(t, tc.code, hitl.ErrorCode(err), "%v", err)
 				assert.Contains(t, hitl.ErrorMessage(err), tc.cause)

@@ -33,7 +33,7 @@ func newReminding(t *testing.T) (*service.Service, *clocktest.Clock) {
 			hitl.Approval: {Every: []hitl.Duration{hitl.Duration(10 * time.Minute)}, EscalateAfter: hitl.Duration(12 * time.Minute), EscalateTo: []string{"U0BOB"}},
 			hitl.Blocking: {EscalateAfter: hitl.Duration(10 * time.Minute), EscalateTo: []string{"U0ESC"}, EscalationChannel: "C0ESC"},
 		}})
-	require.NoError(t, svc.LoadPolicy(context.Background(), []hitl.PolicyRule{deployRule}))
+	require.NoError(t, svc.Policies.LoadPolicy(context.Background(), []hitl.PolicyRule{deployRule}))
 	return svc, clock
 }
 
@@ -44,13 +44,13 @@ var hour = 60.0
 func askKind(t *testing.T, svc *service.Service, kind string) *hitl.Question {
 	t.Helper()
 	if kind == "deploy" {
-		out, err := svc.RequestOperation(hitl.WithPrincipal(context.Background(), asker), service.ApprovalRequest{RunID: "run-1",
+		out, err := svc.Policies.RequestOperation(hitl.WithPrincipal(context.Background(), asker), service.ApprovalRequest{RunID: "run-1",
 			TimeoutMinutes: &hour, Operation: hitl.Operation{Type: "deploy", Description: "Deploy v2"}})
 		require.NoError(t, err)
 		return out.Question
 	}
 	k := kinds[kind]
-	q, _, err := svc.Create(hitl.WithPrincipal(context.Background(), k.by), "run-1", k.n)
+	q, _, err := svc.Questions.Create(hitl.WithPrincipal(context.Background(), k.by), "run-1", k.n)
 	require.NoError(t, err)
 	return q
 }
@@ -85,15 +85,15 @@ func TestReassignTable(t *testing.T) {
 		t.Run(fmt.Sprintf("%s hands %s to %v: %q", r.who, r.kind, r.to, r.code), func(t *testing.T) {
 			svc, _ := newReminding(t)
 			q := askKind(t, svc, r.kind)
-			got, err := svc.Reassign(hitl.WithPrincipal(context.Background(), r.p), q.ID, r.to)
+			got, err := svc.Questions.Reassign(hitl.WithPrincipal(context.Background(), r.p), q.ID, r.to)
 			if r.code != "" {
 				require.Equal(t, r.code, hitl.ErrorCode(err), "%v", err)
 				assert.Contains(t, hitl.ErrorMessage(err), r.cause)
-				still, err := svc.Question(hitl.WithPrincipal(context.Background(), admin), q.ID)
+				still, err := svc.Questions.Question(hitl.WithPrincipal(context.Background(), admin), q.ID)
 				require.NoError(t, err)
 				assert.Equal(t, q.Assignees, still.Assignees, "a refused reassignment changes nothing")
 				if r.code == hitl.EFORBIDDEN {
-					evs, _, err := svc.Events(hitl.WithPrincipal(context.Background(), admin), 0, 0)
+					evs, _, err := svc.Log.Events(hitl.WithPrincipal(context.Background(), admin), 0, 0)
 					require.NoError(t, err)
 					last := evs[len(evs)-1]
 					assert.Equal(t, hitl.EventRefused, last.Type, "a refusal is audited")
@@ -104,7 +104,7 @@ func TestReassignTable(t *testing.T) {
 			require.NoError(t, err)
 			assert.Equal(t, r.to, got.Assignees, "the new assignees replace the old")
 			assert.Equal(t, handedBy(r.p), got.HandedBy)
-			evs, _, err := svc.Events(hitl.WithPrincipal(context.Background(), admin), 0, 0)
+			evs, _, err := svc.Log.Events(hitl.WithPrincipal(context.Background(), admin), 0, 0)
 			require.NoError(t, err)
 			last := evs[len(evs)-1]
 			assert.Equal(t, hitl.EventQuestionReassigned, last.Type, "audited")
@@ -124,14 +124,14 @@ func handedBy(p hitl.Principal) string {
 func TestReassignHandsTheRightToAnswer(t *testing.T) {
 	svc, _ := newReminding(t)
 	q := askKind(t, svc, "assigned to alice")
-	_, err := svc.Reassign(hitl.WithPrincipal(context.Background(), slackAli), q.ID, []string{"U0BOB"})
+	_, err := svc.Questions.Reassign(hitl.WithPrincipal(context.Background(), slackAli), q.ID, []string{"U0BOB"})
 	require.NoError(t, err)
-	_, err = svc.Answer(hitl.WithPrincipal(context.Background(), slackAli), q.ID, hitl.Response{Value: true})
+	_, err = svc.Questions.Answer(hitl.WithPrincipal(context.Background(), slackAli), q.ID, hitl.Response{Value: true})
 	require.Equal(t, hitl.EFORBIDDEN, hitl.ErrorCode(err), "the old assignee lost it: %v", err)
 	bob := slackRules.SlackPrincipal("U0BOB", nil) // not an answerer: assignment is their right
-	_, err = svc.Answer(hitl.WithPrincipal(context.Background(), bob), q.ID, hitl.Response{Value: true})
+	_, err = svc.Questions.Answer(hitl.WithPrincipal(context.Background(), bob), q.ID, hitl.Response{Value: true})
 	require.NoError(t, err)
-	_, err = svc.Reassign(hitl.WithPrincipal(context.Background(), bob), q.ID, []string{"U0ANS"})
+	_, err = svc.Questions.Reassign(hitl.WithPrincipal(context.Background(), bob), q.ID, []string{"U0ANS"})
 	require.Equal(t, hitl.ECONFLICT, hitl.ErrorCode(err), "a settled question is handed to nobody")
 }
 
@@ -158,13 +158,13 @@ func TestEscalationAddsAnswerers(t *testing.T) {
 			svc, clock := newReminding(t)
 			q := askKind(t, svc, r.kind)
 			clock.Add(r.after)
-			_, err := svc.SweepReminders(context.Background())
+			_, err := svc.Questions.SweepReminders(context.Background())
 			require.NoError(t, err)
 			resp := hitl.Response{Value: true}
 			if q.ResponseType == hitl.ApprovalResponse {
 				resp = hitl.Response{Value: "approve"}
 			}
-			_, err = svc.Answer(hitl.WithPrincipal(context.Background(), r.p), q.ID, resp)
+			_, err = svc.Questions.Answer(hitl.WithPrincipal(context.Background(), r.p), q.ID, resp)
 			if r.allow {
 				require.NoError(t, err)
 				return

@@ -49,18 +49,18 @@ func TestAReplyIsNeverAnApproval(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			svc := newPolicyService(t, memstore.New())
-			out, err := svc.RequestOperation(hitl.WithPrincipal(context.Background(), asker), service.ApprovalRequest{Operation: tc.op})
+			out, err := svc.Policies.RequestOperation(hitl.WithPrincipal(context.Background(), asker), service.ApprovalRequest{Operation: tc.op})
 			require.NoError(t, err)
 			require.Equal(t, hitl.EffectAsk, out.Effect)
 			id := out.Question.ID
 			for _, a := range tc.before {
-				_, err := svc.Answer(a.by, id, a.r)
+				_, err := svc.Questions.Answer(a.by, id, a.r)
 				require.NoError(t, err)
 			}
-			_, err = svc.Answer(tc.reply.by, id, tc.reply.r)
-			q, qerr := svc.Question(hitl.WithPrincipal(context.Background(), admin), id)
+			_, err = svc.Questions.Answer(tc.reply.by, id, tc.reply.r)
+			q, qerr := svc.Questions.Question(hitl.WithPrincipal(context.Background(), admin), id)
 			require.NoError(t, qerr)
-			learned, lerr := svc.LearnedRules(slack("U0A"), hitl.LearnedRuleFilter{})
+			learned, lerr := svc.Policies.LearnedRules(slack("U0A"), hitl.LearnedRuleFilter{})
 			require.NoError(t, lerr)
 			assert.Empty(t, learned.Rules, "a reply never teaches")
 			if tc.code != "" {

@@ -45,19 +45,63 @@ type QuestionService interface {
 	// sensitive answer is handed over once and scrubbed, and the
 	// idempotency key is freed. A pending question is returned as it is.
 	Receive(ctx context.Context, id string) (*hitl.Question, error)
-	// RunState is the view of a run in docs/protocol.md#run-state-and-the-interaction-threshold: phase, pending question and
-	// recent history.
-	RunState(ctx context.Context, runID string) (*hitl.RunState, error)
-	// RunRecord returns a run's record: counts, the question it waits on,
-	// its control state. It costs one read, however many questions it holds.
-	RunRecord(ctx context.Context, id string) (*hitl.Run, error)
 	hitl.ReassignService // reassign.go
 }
 
-// Service is the question lifecycle over a Store: create, answer, time out,
-// cancel, and wake the waiting agent. It is written once and used by every
-// edge, and it is where the trust rules are enforced.
+// Service is the application: one part per aggregate, each a small type
+// with the methods of its capability, over one shared kernel. Edges take
+// the part they use (or a narrower interface of it), never the whole.
 type Service struct {
+	*kernel
+	Questions   *Questions   // create, answer, wait, cancel, reassign, remind
+	Runs        *Runs        // steering, checkpoints, hook steps, sessions, threshold
+	Policies    *Policies    // load, set, decide, learn, sync
+	Guard       *Guard       // rate limits, streams, the refusal audit
+	Webhooks    *Webhooks    // endpoints, deliveries, replay, ping
+	SignIns     *SignIns     // the web inbox's sign-in sessions
+	Observation *Observation // stats, alerts, pending counts
+	Log         *Log         // the event log: catch-up and change notices
+}
+
+// Questions is the question lifecycle.
+type Questions struct{ *kernel }
+
+// Runs is what happens to runs: steering, checkpoints, coding-agent hook
+// steps and sessions, the interaction threshold.
+type Runs struct{ *kernel }
+
+// Policies loads, sets and applies the approval policy and learns rules.
+type Policies struct{ *kernel }
+
+// Guard bounds what one principal may cost: rate limits, concurrent
+// streams, and the aggregated audit of refusals.
+type Guard struct{ *kernel }
+
+// Webhooks operates the webhook outbox: endpoints, deliveries, replays.
+type Webhooks struct{ *kernel }
+
+// SignIns keeps the web inbox's sign-in sessions.
+type SignIns struct{ *kernel }
+
+// Observation reads what the service did: stats, alerts, pending counts.
+type Observation struct{ *kernel }
+
+// Log reads the event log from a cursor and says when it changed.
+type Log struct{ *kernel }
+
+// kernel is what the parts share: the stores, the clock, the notifier, the
+// rules, and each other (so that an answer may teach a policy rule and a
+// cancelled run may cancel its questions).
+type kernel struct {
+	questions   *Questions
+	runs        *Runs
+	policies    *Policies
+	guard       *Guard
+	webhooks    *Webhooks
+	signIns     *SignIns
+	observation *Observation
+	log         *Log
+
 	store    hitl.Store
 	clock    hitl.Clock
 	timeouts hitl.Timeouts
@@ -104,7 +148,7 @@ type Service struct {
 	pinger    atomic.Pointer[func(ctx context.Context, name string) (int, error)]
 }
 
-var _ QuestionService = (*Service)(nil)
+var _ QuestionService = (*Questions)(nil)
 
 // ServiceConfig configures a Service. Zero fields take defaults, except
 // Notifier.
@@ -172,19 +216,23 @@ func NewService(store hitl.Store, cfg ServiceConfig) *Service {
 	if cfg.Sealer == nil {
 		cfg.Sealer = newMemorySealer()
 	}
-	return &Service{store: store, clock: cfg.Clock, timeouts: cfg.Timeouts, access: cfg.Access, limiter: cfg.Limiter,
+	k := &kernel{store: store, clock: cfg.Clock, timeouts: cfg.Timeouts, access: cfg.Access, limiter: cfg.Limiter,
 		newID: cfg.NewID, notifier: cfg.Notifier, sealer: cfg.Sealer, threshold: cfg.Threshold,
 		parse: cfg.ParseCommand, learnedTTL: cfg.LearnedTTL, limits: cfg.Limits, streams: streams{max: cfg.MaxStreams},
 		reminders: cfg.Reminders,
 		sessions:  cfg.Sessions, routes: cfg.Webhooks, callbacks: cfg.Callbacks}
+	k.questions, k.runs, k.policies, k.guard = &Questions{k}, &Runs{k}, &Policies{k}, &Guard{k}
+	k.webhooks, k.signIns, k.observation, k.log = &Webhooks{k}, &SignIns{k}, &Observation{k}, &Log{k}
+	return &Service{kernel: k, Questions: k.questions, Runs: k.runs, Policies: k.policies, Guard: k.guard,
+		Webhooks: k.webhooks, SignIns: k.signIns, Observation: k.observation, Log: k.log}
 }
 
 // Access returns the rules the service enforces, for edges that must build
 // principals (Slack users) or show a person's queue.
-func (s *Service) Access() access.Access { return s.access }
+func (s *kernel) Access() access.Access { return s.access }
 
 // Create implements QuestionService.
-func (s *Service) Create(ctx context.Context, runID string, n hitl.NewQuestion) (*hitl.Question, bool, error) {
+func (s *Questions) Create(ctx context.Context, runID string, n hitl.NewQuestion) (*hitl.Question, bool, error) {
 	q, created, err := s.create(ctx, runID, n, nil)
 	s.failures.note(err, s.clock)
 	return q, created, err
@@ -192,10 +240,10 @@ func (s *Service) Create(ctx context.Context, runID string, n hitl.NewQuestion) 
 
 // create is Create with a last touch on the built question (an approval
 // the policy asked for gets its operation, approvers and quorum).
-func (s *Service) create(ctx context.Context, runID string, n hitl.NewQuestion, touch func(*hitl.Question)) (*hitl.Question, bool, error) {
+func (s *Questions) create(ctx context.Context, runID string, n hitl.NewQuestion, touch func(*hitl.Question)) (*hitl.Question, bool, error) {
 	p := hitl.PrincipalFrom(ctx)
 	if err := s.access.Authorize(p, hitl.ActionAsk, nil); err != nil {
-		return nil, false, s.refused(ctx, p, hitl.ActionAsk, &hitl.Question{RunID: runID}, err)
+		return nil, false, s.guard.refused(ctx, p, hitl.ActionAsk, &hitl.Question{RunID: runID}, err)
 	}
 	if err := s.callbacks.Check(n.CallbackURL); err != nil {
 		return nil, false, err
@@ -218,9 +266,9 @@ func (s *Service) create(ctx context.Context, runID string, n hitl.NewQuestion, 
 		return nil, false, err
 	}
 	if err := s.access.AuthorizeRun(p, hitl.ActionReport, runID, run); err != nil {
-		return nil, false, s.refused(ctx, p, hitl.ActionAsk, &hitl.Question{RunID: runID}, err)
+		return nil, false, s.guard.refused(ctx, p, hitl.ActionAsk, &hitl.Question{RunID: runID}, err)
 	}
-	if err := s.refuseByThreshold(runID, run, q); err != nil {
+	if err := s.runs.refuseByThreshold(runID, run, q); err != nil {
 		return nil, false, err
 	}
 	if q.IdempotencyKey != "" {
@@ -238,12 +286,12 @@ func (s *Service) create(ctx context.Context, runID string, n hitl.NewQuestion, 
 	}
 	if s.limiter != nil {
 		if d := s.limiter.Allow(p.ID, runID); d > 0 {
-			return nil, false, s.refused(ctx, p, hitl.ActionAsk, &hitl.Question{RunID: runID}, rateLimited(p, runID, d))
+			return nil, false, s.guard.refused(ctx, p, hitl.ActionAsk, &hitl.Question{RunID: runID}, rateLimited(p, runID, d))
 		}
 	}
 	if run == nil || run.Asker == "" {
 		// Starting a run is charged to p's LimitRuns.
-		if err := s.Throttle(ctx, LimitRuns); err != nil {
+		if err := s.guard.Throttle(ctx, LimitRuns); err != nil {
 			return nil, false, err
 		}
 	}
@@ -258,7 +306,7 @@ func (s *Service) create(ctx context.Context, runID string, n hitl.NewQuestion, 
 	}
 	stored, created, err := s.store.CreateQuestion(ctx, q, hitl.NewQuestionEvent(hitl.EventQuestionAsked, q, p.ID, now), admit)
 	if refusal != nil && err == refusal {
-		return nil, false, s.refused(ctx, p, hitl.ActionAsk, &hitl.Question{RunID: runID}, refusal)
+		return nil, false, s.guard.refused(ctx, p, hitl.ActionAsk, &hitl.Question{RunID: runID}, refusal)
 	}
 	if err != nil {
 		return nil, false, err
@@ -288,20 +336,20 @@ func sameRequest(existing, q *hitl.Question) error {
 
 // authorized loads question id and applies the rule for act to the
 // principal in ctx; a refusal is audited.
-func (s *Service) authorized(ctx context.Context, act hitl.Action, id string) (*hitl.Question, error) {
+func (s *Questions) authorized(ctx context.Context, act hitl.Action, id string) (*hitl.Question, error) {
 	q, err := s.store.Question(ctx, id)
 	if err != nil {
 		return nil, err
 	}
 	p := hitl.PrincipalFrom(ctx)
 	if err := s.access.Authorize(p, act, q); err != nil {
-		return nil, s.refused(ctx, p, act, q, err)
+		return nil, s.guard.refused(ctx, p, act, q, err)
 	}
 	return q, nil
 }
 
 // Question implements QuestionService.
-func (s *Service) Question(ctx context.Context, id string) (*hitl.Question, error) {
+func (s *Questions) Question(ctx context.Context, id string) (*hitl.Question, error) {
 	q, err := s.authorized(ctx, hitl.ActionRead, id)
 	if err != nil {
 		return nil, err
@@ -310,7 +358,7 @@ func (s *Service) Question(ctx context.Context, id string) (*hitl.Question, erro
 }
 
 // Wait implements QuestionService.
-func (s *Service) Wait(ctx context.Context, id string) (*hitl.Question, error) {
+func (s *Questions) Wait(ctx context.Context, id string) (*hitl.Question, error) {
 	if _, err := s.authorized(ctx, hitl.ActionRead, id); err != nil {
 		return nil, err
 	}
@@ -340,7 +388,7 @@ func (s *Service) Wait(ctx context.Context, id string) (*hitl.Question, error) {
 // approval that needs several approvals (Quorum) counts each distinct
 // person's approve and settles at the last one; a single deny denies and
 // a single reply settles it unapproved (a reply is never a vote).
-func (s *Service) Answer(ctx context.Context, id string, r hitl.Response) (*hitl.Question, error) {
+func (s *Questions) Answer(ctx context.Context, id string, r hitl.Response) (*hitl.Question, error) {
 	p := hitl.PrincipalFrom(ctx)
 	var learn *hitl.LearnedRuleKey
 	rules := s.policy.rules() // read before the store's transaction: never inside it
@@ -361,7 +409,7 @@ func (s *Service) Answer(ctx context.Context, id string, r hitl.Response) (*hitl
 		if norm.Always && norm.Approved() {
 			// Refused before anything is written: a learned rule only
 			// ever replaces an approver-less, quorum-1 ask, exactly.
-			key, err := s.learnable(q, rules)
+			key, err := s.policies.learnable(q, rules)
 			if err != nil {
 				return nil, false, err
 			}
@@ -380,7 +428,7 @@ func (s *Service) Answer(ctx context.Context, id string, r hitl.Response) (*hitl
 		return hitl.NewQuestionEvent(hitl.EventQuestionAnswered, q, p.ID, now), true, nil
 	})
 	if err == nil && learn != nil {
-		if lerr := s.learn(ctx, q, *learn, p.ID); lerr != nil {
+		if lerr := s.policies.learn(ctx, q, *learn, p.ID); lerr != nil {
 			return q, lerr
 		}
 	}
@@ -388,7 +436,7 @@ func (s *Service) Answer(ctx context.Context, id string, r hitl.Response) (*hitl
 }
 
 // Cancel implements QuestionService.
-func (s *Service) Cancel(ctx context.Context, id, reason string) (*hitl.Question, error) {
+func (s *Questions) Cancel(ctx context.Context, id, reason string) (*hitl.Question, error) {
 	actor := hitl.ActorFrom(ctx)
 	if len(reason) > hitl.MaxAnswerLen {
 		return nil, hitl.Errorf(hitl.EINVALID, "reason is longer than %d characters", hitl.MaxAnswerLen)
@@ -404,7 +452,7 @@ func (s *Service) Cancel(ctx context.Context, id, reason string) (*hitl.Question
 // first, so a stranger learns nothing of how a question was settled; then
 // a question that is no longer pending gets a conflict naming who settled
 // it and when.
-func (s *Service) settle(ctx context.Context, act hitl.Action, id string, fn func(q *hitl.Question, now time.Time) (*hitl.Event, error)) (*hitl.Question, error) {
+func (s *Questions) settle(ctx context.Context, act hitl.Action, id string, fn func(q *hitl.Question, now time.Time) (*hitl.Event, error)) (*hitl.Question, error) {
 	return s.settleOrCount(ctx, act, id, func(q *hitl.Question, now time.Time) (*hitl.Event, bool, error) {
 		ev, err := fn(q, now)
 		return ev, true, err
@@ -413,7 +461,7 @@ func (s *Service) settle(ctx context.Context, act hitl.Action, id string, fn fun
 
 // settleOrCount is settle for a change that may leave the question
 // pending (one approval of several): fn reports whether it settled.
-func (s *Service) settleOrCount(ctx context.Context, act hitl.Action, id string, fn func(q *hitl.Question, now time.Time) (*hitl.Event, bool, error)) (*hitl.Question, error) {
+func (s *Questions) settleOrCount(ctx context.Context, act hitl.Action, id string, fn func(q *hitl.Question, now time.Time) (*hitl.Event, bool, error)) (*hitl.Question, error) {
 	now := s.clock.Now()
 	p := hitl.PrincipalFrom(ctx)
 	if act == hitl.ActionAnswer || act == hitl.ActionCancel {
@@ -436,7 +484,7 @@ func (s *Service) settleOrCount(ctx context.Context, act hitl.Action, id string,
 		return ev, err
 	}))
 	if refusal != nil && err == refusal {
-		return nil, s.refused(ctx, p, act, refusedQ, refusal)
+		return nil, s.guard.refused(ctx, p, act, refusedQ, refusal)
 	}
 	if err != nil {
 		return nil, err
@@ -448,7 +496,7 @@ func (s *Service) settleOrCount(ctx context.Context, act hitl.Action, id string,
 
 // SweepExpired times out every pending question that is due now and returns
 // how many it settled. It reads only the due part of the deadline index.
-func (s *Service) SweepExpired(ctx context.Context) (int, error) {
+func (s *Questions) SweepExpired(ctx context.Context) (int, error) {
 	now := s.clock.Now()
 	return s.sweepDue(ctx, now, s.store.DueQuestions, func(q *hitl.Question) (*hitl.Event, error) {
 		if !q.Pending() {
@@ -469,7 +517,7 @@ func (s *Service) SweepExpired(ctx context.Context) (int, error) {
 // A question the change refuses with ECONFLICT (settled or no longer due
 // meanwhile) is left alone. runs says the change may wake the question's
 // run.
-func (s *Service) sweepDue(ctx context.Context, now time.Time, due func(context.Context, time.Time, int) ([]string, error),
+func (s *Questions) sweepDue(ctx context.Context, now time.Time, due func(context.Context, time.Time, int) ([]string, error),
 	change func(q *hitl.Question) (*hitl.Event, error), runs bool) (int, error) {
 	const batch = 256
 	n := 0
@@ -502,14 +550,14 @@ func (s *Service) sweepDue(ctx context.Context, now time.Time, due func(context.
 }
 
 // Questions implements QuestionService: the first page of f.
-func (s *Service) Questions(ctx context.Context, f hitl.QuestionFilter) ([]*hitl.Question, error) {
+func (s *Questions) Questions(ctx context.Context, f hitl.QuestionFilter) ([]*hitl.Question, error) {
 	page, err := s.QuestionPage(ctx, f)
 	return page.Questions, err
 }
 
 // QuestionPage implements QuestionService. A list by status alone also
 // says how many questions it holds in all (Total).
-func (s *Service) QuestionPage(ctx context.Context, f hitl.QuestionFilter) (hitl.QuestionPage, error) {
+func (s *Questions) QuestionPage(ctx context.Context, f hitl.QuestionFilter) (hitl.QuestionPage, error) {
 	var err error
 	if f, err = s.scope(ctx, f); err != nil {
 		return hitl.QuestionPage{}, err
@@ -534,13 +582,13 @@ func (s *Service) QuestionPage(ctx context.Context, f hitl.QuestionFilter) (hitl
 
 // scope narrows f to what the principal in ctx may see: everything for
 // those who answer, their own questions for askers.
-func (s *Service) scope(ctx context.Context, f hitl.QuestionFilter) (hitl.QuestionFilter, error) {
+func (s *kernel) scope(ctx context.Context, f hitl.QuestionFilter) (hitl.QuestionFilter, error) {
 	p := hitl.PrincipalFrom(ctx)
 	if p.Local || p.SeesAll() {
 		return f, nil
 	}
 	if !p.Has(hitl.ScopeAsk) {
-		return f, s.refused(ctx, p, hitl.ActionRead, &hitl.Question{RunID: f.RunID}, access.Lacks(p, hitl.ScopeAnswer))
+		return f, s.guard.refused(ctx, p, hitl.ActionRead, &hitl.Question{RunID: f.RunID}, access.Lacks(p, hitl.ScopeAnswer))
 	}
 	if f.RunID != "" {
 		run, err := s.store.Run(ctx, f.RunID)
@@ -548,7 +596,7 @@ func (s *Service) scope(ctx context.Context, f hitl.QuestionFilter) (hitl.Questi
 			return f, err
 		}
 		if err := s.access.AuthorizeRun(p, hitl.ActionRead, f.RunID, run); err != nil {
-			return f, s.refused(ctx, p, hitl.ActionRead, &hitl.Question{RunID: f.RunID}, err)
+			return f, s.guard.refused(ctx, p, hitl.ActionRead, &hitl.Question{RunID: f.RunID}, err)
 		}
 	}
 	f.Asker = p.ID
@@ -556,7 +604,7 @@ func (s *Service) scope(ctx context.Context, f hitl.QuestionFilter) (hitl.Questi
 }
 
 // Receive implements QuestionService.
-func (s *Service) Receive(ctx context.Context, id string) (*hitl.Question, error) {
+func (s *Questions) Receive(ctx context.Context, id string) (*hitl.Question, error) {
 	q, err := s.authorized(ctx, hitl.ActionReceive, id)
 	if err != nil {
 		return nil, err
@@ -617,7 +665,7 @@ const noticeReopened = "The service restarted before the agent received this sen
 
 // reopen returns a question whose sealed answer was lost to a restart to
 // pending, with time to answer again, and returns the event saying so.
-func (s *Service) reopen(q *hitl.Question, now time.Time) *hitl.Event {
+func (s *Questions) reopen(q *hitl.Question, now time.Time) *hitl.Event {
 	q.Status, q.Response, q.RespondedBy, q.RespondedAt, q.ReceivedAt = hitl.StatusPending, nil, "", nil, nil
 	q.Notice = noticeReopened
 	if q.TimeoutAt != nil && q.TimeoutAt.Before(now.Add(s.timeouts.Min)) {
@@ -633,7 +681,7 @@ func (s *Service) reopen(q *hitl.Question, now time.Time) *hitl.Event {
 // was sealed by a previous run of the service (its key died with it) and
 // never received: people are asked again and the waiting agent keeps
 // waiting. Run it once at start.
-func (s *Service) ReopenSealed(ctx context.Context) (int, error) {
+func (s *Questions) ReopenSealed(ctx context.Context) (int, error) {
 	ids, err := s.store.SealedQuestions(ctx)
 	if err != nil {
 		return 0, err
@@ -662,7 +710,7 @@ func (s *Service) ReopenSealed(ctx context.Context) (int, error) {
 // RunState implements QuestionService: the run's record and its recent
 // history. Principals that see only their own questions read only the runs
 // they started.
-func (s *Service) RunState(ctx context.Context, runID string) (*hitl.RunState, error) {
+func (s *Runs) RunState(ctx context.Context, runID string) (*hitl.RunState, error) {
 	run, err := s.RunRecord(ctx, runID)
 	if err != nil {
 		return nil, err
@@ -679,7 +727,7 @@ func (s *Service) RunState(ctx context.Context, runID string) (*hitl.RunState, e
 }
 
 // RunRecord returns run id's record, if the principal in ctx may read it.
-func (s *Service) RunRecord(ctx context.Context, id string) (*hitl.Run, error) {
+func (s *Runs) RunRecord(ctx context.Context, id string) (*hitl.Run, error) {
 	if err := hitl.ValidateRunID(id); err != nil {
 		return nil, err
 	}
@@ -689,14 +737,14 @@ func (s *Service) RunRecord(ctx context.Context, id string) (*hitl.Run, error) {
 	}
 	p := hitl.PrincipalFrom(ctx)
 	if err := s.access.AuthorizeRun(p, hitl.ActionRead, id, run); err != nil {
-		return nil, s.refused(ctx, p, hitl.ActionRead, &hitl.Question{RunID: id}, err)
+		return nil, s.guard.refused(ctx, p, hitl.ActionRead, &hitl.Question{RunID: id}, err)
 	}
 	return run, nil
 }
 
 // Events implements EventLog: it reads the durable log and returns what
 // the principal in ctx may see.
-func (s *Service) Events(ctx context.Context, after uint64, limit int) ([]*hitl.Event, uint64, error) {
+func (s *Log) Events(ctx context.Context, after uint64, limit int) ([]*hitl.Event, uint64, error) {
 	evs, err := s.store.Events(ctx, after, limit)
 	if err != nil {
 		return nil, after, err
@@ -710,7 +758,7 @@ func (s *Service) Events(ctx context.Context, after uint64, limit int) ([]*hitl.
 
 // RunEvents implements EventLog: it reads run's events by the store's
 // index and returns what the principal in ctx may see.
-func (s *Service) RunEvents(ctx context.Context, run string, after uint64, limit int) ([]*hitl.Event, uint64, error) {
+func (s *Log) RunEvents(ctx context.Context, run string, after uint64, limit int) ([]*hitl.Event, uint64, error) {
 	if err := hitl.ValidateRunID(run); err != nil {
 		return nil, after, err
 	}
@@ -737,7 +785,7 @@ func visible(ctx context.Context, evs []*hitl.Event) []*hitl.Event {
 // retention ago (with their indexes and Slack records) and events older
 // than that, in batches, and returns how many questions it deleted.
 // retention 0 keeps everything.
-func (s *Service) Prune(ctx context.Context, retention time.Duration) (int, error) {
+func (s *Questions) Prune(ctx context.Context, retention time.Duration) (int, error) {
 	if retention <= 0 {
 		return 0, nil
 	}
@@ -755,11 +803,11 @@ func (s *Service) Prune(ctx context.Context, retention time.Duration) (int, erro
 
 // LastSeq returns the sequence of the last event on the log: where a live
 // reader starts.
-func (s *Service) LastSeq(ctx context.Context) (uint64, error) { return s.store.LastSeq(ctx) }
+func (s *Log) LastSeq(ctx context.Context) (uint64, error) { return s.store.LastSeq(ctx) }
 
 // Changed returns a channel closed at the next committed change. Readers of
 // the event log wait on it instead of polling.
-func (s *Service) Changed() <-chan struct{} { return s.notifier.Changed() }
+func (s *Log) Changed() <-chan struct{} { return s.notifier.Changed() }
 
 // byStatusAlone reports whether f lists by status and nothing else (its
 // total is a counter away).

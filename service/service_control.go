@@ -25,13 +25,13 @@ const DedupWindow = 5 * time.Minute
 // request gets only a bad_request RESULT. The error is for the service
 // failing (the store), never for the command failing: that is a RESULT;
 // a store failure leaves neither the ACK nor the request recorded.
-func (s *Service) Control(ctx context.Context, req hitl.ControlMessage) ([]hitl.ControlMessage, error) {
+func (s *Runs) Control(ctx context.Context, req hitl.ControlMessage) ([]hitl.ControlMessage, error) {
 	now := s.clock.Now()
 	if err := req.Validate(); err != nil {
 		return []hitl.ControlMessage{req.Reply(hitl.MessageResult, now, hitl.Failure(hitl.CodeBadRequest, hitl.ErrorMessage(err)))}, nil
 	}
 	p := hitl.PrincipalFrom(ctx)
-	if err := s.Throttle(ctx, LimitControl); err != nil {
+	if err := s.guard.Throttle(ctx, LimitControl); err != nil {
 		return nil, err // before anything is stored: no ACK
 	}
 	s.startedOnce.Do(func() { s.started = now })
@@ -70,7 +70,7 @@ func (s *Service) Control(ctx context.Context, req hitl.ControlMessage) ([]hitl.
 	}
 	s.notifier.Publish(runKey(req.Target.RunID))
 	if refusal != nil {
-		_ = s.refused(ctx, p, hitl.ActionSteer, &hitl.Question{RunID: req.Target.RunID}, refusal)
+		_ = s.guard.refused(ctx, p, hitl.ActionSteer, &hitl.Question{RunID: req.Target.RunID}, refusal)
 	}
 	if cancelled {
 		s.cancelRun(ctx, req.Target.RunID, "the run was cancelled by "+p.ID)
@@ -88,7 +88,7 @@ func (s *Service) Control(ctx context.Context, req hitl.ControlMessage) ([]hitl.
 // recorded receipt first: made since this service started, another
 // replica is still carrying it out (dup); made before, it was cut off by
 // the restart, and the retry is carried out.
-func (s *Service) seen(prior *hitl.ControlRecord, now time.Time) (cached *hitl.ControlMessage, dup bool) {
+func (s *Runs) seen(prior *hitl.ControlRecord, now time.Time) (cached *hitl.ControlMessage, dup bool) {
 	switch {
 	case prior == nil || prior.At.Before(now.Add(-DedupWindow)):
 		return nil, false
@@ -98,12 +98,12 @@ func (s *Service) seen(prior *hitl.ControlRecord, now time.Time) (cached *hitl.C
 	return nil, !prior.At.Before(s.started)
 }
 
-func (s *Service) controlEvent(m hitl.ControlMessage, p hitl.Principal, now time.Time) *hitl.Event {
+func (s *Runs) controlEvent(m hitl.ControlMessage, p hitl.Principal, now time.Time) *hitl.Event {
 	c := m
 	return &hitl.Event{Type: hitl.EventControl, RunID: m.Target.RunID, At: now, Actor: p.ID, Control: &c}
 }
 
-func (s *Service) loopEvent(e *hitl.StateEvent, actor string, now time.Time) *hitl.Event {
+func (s *Runs) loopEvent(e *hitl.StateEvent, actor string, now time.Time) *hitl.Event {
 	return &hitl.Event{Type: hitl.EventLoop, RunID: e.RunID, At: now, Actor: actor, State: e}
 }
 
@@ -111,7 +111,7 @@ func (s *Service) loopEvent(e *hitl.StateEvent, actor string, now time.Time) *hi
 // (refused: refusal, when not nil): the RESULT's payload, the run to
 // store (nil: unchanged) and the loop:current event it causes (nil:
 // none).
-func (s *Service) command(p hitl.Principal, req hitl.ControlMessage, run *hitl.Run, refusal error, now time.Time) (hitl.ControlPayload, *hitl.Run, *hitl.StateEvent) {
+func (s *Runs) command(p hitl.Principal, req hitl.ControlMessage, run *hitl.Run, refusal error, now time.Time) (hitl.ControlPayload, *hitl.Run, *hitl.StateEvent) {
 	if refusal != nil {
 		return hitl.Failure(hitl.CodeForbidden, hitl.ErrorMessage(refusal)), nil, nil
 	}
@@ -162,7 +162,7 @@ const settleBatch = 1000
 // (docs/protocol.md#questions: the questions of a run that ends are cancelled), as the service: it reads
 // them all, then settles them settleBatch to a commit (a run with 2,000
 // pending ends in two commits, not 2,000), and wakes their waiters.
-func (s *Service) cancelRun(ctx context.Context, runID, reason string) {
+func (s *Runs) cancelRun(ctx context.Context, runID, reason string) {
 	ctx = hitl.WithPrincipal(context.WithoutCancel(ctx), hitl.SystemPrincipal)
 	var ids []string
 	f := hitl.QuestionFilter{RunID: runID, Status: hitl.StatusPending, Limit: hitl.MaxPageSize}
@@ -232,19 +232,19 @@ type Checkpoint struct {
 // use), DONE and ABORT end it and cancel its pending questions. Only the
 // run's owner (or an admin) may publish for it (Access.AuthorizeRun). It returns the run's control state as a checkpoint,
 // without handing anything over.
-func (s *Service) Publish(ctx context.Context, e hitl.StateEvent) (Checkpoint, error) {
+func (s *Runs) Publish(ctx context.Context, e hitl.StateEvent) (Checkpoint, error) {
 	return s.checkpoint(ctx, e, false)
 }
 
 // Checkpoint publishes the agent's STATE at an iteration boundary and
 // returns what it must do: go on (taking a new model or instruction, once),
 // wait (paused: call again, or WaitRun), or stop (cancelled).
-func (s *Service) Checkpoint(ctx context.Context, e hitl.StateEvent) (Checkpoint, error) {
+func (s *Runs) Checkpoint(ctx context.Context, e hitl.StateEvent) (Checkpoint, error) {
 	e.Event = hitl.StateRunning
 	return s.checkpoint(ctx, e, true)
 }
 
-func (s *Service) checkpoint(ctx context.Context, e hitl.StateEvent, handover bool) (Checkpoint, error) {
+func (s *Runs) checkpoint(ctx context.Context, e hitl.StateEvent, handover bool) (Checkpoint, error) {
 	if e.Schema == 0 {
 		e.Schema = hitl.StateSchema
 	}
@@ -253,9 +253,9 @@ func (s *Service) checkpoint(ctx context.Context, e hitl.StateEvent, handover bo
 	}
 	p := hitl.PrincipalFrom(ctx)
 	if err := s.access.Authorize(p, hitl.ActionAsk, nil); err != nil {
-		return Checkpoint{}, s.refused(ctx, p, hitl.ActionReport, &hitl.Question{RunID: e.RunID}, err)
+		return Checkpoint{}, s.guard.refused(ctx, p, hitl.ActionReport, &hitl.Question{RunID: e.RunID}, err)
 	}
-	if err := s.Throttle(ctx, LimitRuns); err != nil {
+	if err := s.guard.Throttle(ctx, LimitRuns); err != nil {
 		return Checkpoint{}, err
 	}
 	var cp Checkpoint
@@ -303,7 +303,7 @@ func (s *Service) checkpoint(ctx context.Context, e hitl.StateEvent, handover bo
 	}))
 	if err != nil {
 		if refusal != nil && err == refusal {
-			return Checkpoint{}, s.refused(ctx, p, hitl.ActionReport, &hitl.Question{RunID: e.RunID}, err)
+			return Checkpoint{}, s.guard.refused(ctx, p, hitl.ActionReport, &hitl.Question{RunID: e.RunID}, err)
 		}
 		return Checkpoint{}, err
 	}
@@ -327,7 +327,7 @@ func (s *Service) checkpoint(ctx context.Context, e hitl.StateEvent, handover bo
 // a new model or an instruction is handed over once, in the commit that
 // takes it off the run. The principal in ctx is held to the rules of
 // Checkpoint either way.
-func (s *Service) Woken(ctx context.Context, e hitl.StateEvent, run *hitl.Run) (Checkpoint, error) {
+func (s *Runs) Woken(ctx context.Context, e hitl.StateEvent, run *hitl.Run) (Checkpoint, error) {
 	e.Event = hitl.StateRunning
 	if e.Schema == 0 {
 		e.Schema = hitl.StateSchema
@@ -340,7 +340,7 @@ func (s *Service) Woken(ctx context.Context, e hitl.StateEvent, run *hitl.Run) (
 	}
 	p := hitl.PrincipalFrom(ctx)
 	if err := s.access.AuthorizeRun(p, hitl.ActionReport, e.RunID, run); err != nil { // the ask scope, then ownership
-		return Checkpoint{}, s.refused(ctx, p, hitl.ActionReport, &hitl.Question{RunID: e.RunID}, err)
+		return Checkpoint{}, s.guard.refused(ctx, p, hitl.ActionReport, &hitl.Question{RunID: e.RunID}, err)
 	}
 	cp := checkpointOf(run, true)
 	cp.Threshold, cp.Version = s.thresholdOf(run), run.Version
@@ -361,10 +361,10 @@ func checkpointOf(r *hitl.Run, handover bool) Checkpoint {
 // WaitRun blocks until run id's record passes version after (a command,
 // a report, a question changed it) or ctx ends, and returns the run as it
 // is then.
-func (s *Service) WaitRun(ctx context.Context, id string, after uint64) (*hitl.Run, error) {
+func (s *Runs) WaitRun(ctx context.Context, id string, after uint64) (*hitl.Run, error) {
 	for {
 		ch, cancel := s.notifier.Watch(runKey(id)) // before the read: a change after it wakes us
-		run, err := s.RunRecord(ctx, id)
+		run, err := s.runs.RunRecord(ctx, id)
 		if err != nil || run.Version > after {
 			cancel()
 			return run, err
@@ -381,10 +381,10 @@ func (s *Service) WaitRun(ctx context.Context, id string, after uint64) (*hitl.R
 
 // Runs returns a page of runs (active ones, or all), for principals that
 // may see every run.
-func (s *Service) Runs(ctx context.Context, active bool, limit int, cursor string) (hitl.RunPage, error) {
+func (s *Runs) Runs(ctx context.Context, active bool, limit int, cursor string) (hitl.RunPage, error) {
 	p := hitl.PrincipalFrom(ctx)
 	if !p.Local && !p.SeesAll() && !p.Has(hitl.ScopeControl) {
-		return hitl.RunPage{}, s.refused(ctx, p, hitl.ActionRead, &hitl.Question{}, access.Lacks(p, hitl.ScopeAnswer))
+		return hitl.RunPage{}, s.guard.refused(ctx, p, hitl.ActionRead, &hitl.Question{}, access.Lacks(p, hitl.ScopeAnswer))
 	}
 	page, err := s.store.Runs(ctx, active, limit, cursor)
 	if err != nil {
@@ -401,10 +401,10 @@ func (s *Service) Runs(ctx context.Context, active bool, limit int, cursor strin
 
 // RunsByPrefix returns up to limit runs whose id starts with prefix, in
 // id order, ended ones too, for principals that may see every run.
-func (s *Service) RunsByPrefix(ctx context.Context, prefix string, limit int) ([]*hitl.Run, error) {
+func (s *Runs) RunsByPrefix(ctx context.Context, prefix string, limit int) ([]*hitl.Run, error) {
 	p := hitl.PrincipalFrom(ctx)
 	if !p.Local && !p.SeesAll() && !p.Has(hitl.ScopeControl) {
-		return nil, s.refused(ctx, p, hitl.ActionRead, &hitl.Question{}, access.Lacks(p, hitl.ScopeAnswer))
+		return nil, s.guard.refused(ctx, p, hitl.ActionRead, &hitl.Question{}, access.Lacks(p, hitl.ScopeAnswer))
 	}
 	if err := hitl.ValidateRunID(prefix); err != nil {
 		return nil, err
@@ -417,6 +417,12 @@ func (s *Service) RunsByPrefix(ctx context.Context, prefix string, limit int) ([
 // interaction threshold. *Service implements it; agent.Client implements
 // it over HTTP.
 type RunService interface {
+	// RunState is the view of a run in docs/protocol.md#run-state-and-the-interaction-threshold: phase, pending question and
+	// recent history.
+	RunState(ctx context.Context, runID string) (*hitl.RunState, error)
+	// RunRecord returns a run's record: counts, the question it waits on,
+	// its control state. It costs one read, however many questions it holds.
+	RunRecord(ctx context.Context, id string) (*hitl.Run, error)
 	Control(ctx context.Context, req hitl.ControlMessage) ([]hitl.ControlMessage, error)
 	Publish(ctx context.Context, e hitl.StateEvent) (Checkpoint, error)
 	Checkpoint(ctx context.Context, e hitl.StateEvent) (Checkpoint, error)
@@ -431,4 +437,4 @@ type RunService interface {
 	RunsByPrefix(ctx context.Context, prefix string, limit int) ([]*hitl.Run, error)
 }
 
-var _ RunService = (*Service)(nil)
+var _ RunService = (*Runs)(nil)

@@ -2,4 +2,4 @@ package service
 
 import "github.com/hitlbot/hitl"
 
-var _ hitl.EventLog = (*Service)(nil)
+var _ hitl.EventLog = (*Log)(nil)

@@ -30,7 +30,7 @@ func HashRules(rules []hitl.PolicyRule) string {
 // LoadPolicy reads the stored policy, or takes the file's rules when
 // nothing is stored or the file changed since the last PUT. Call it once
 // at start, before serving.
-func (s *Service) LoadPolicy(ctx context.Context, fileRules []hitl.PolicyRule) error {
+func (s *Policies) LoadPolicy(ctx context.Context, fileRules []hitl.PolicyRule) error {
 	if err := (hitl.Policy{Rules: fileRules}).Validate(); err != nil {
 		return hitl.Errorf(hitl.EINVALID, "policy: %s", hitl.ErrorMessage(err))
 	}
@@ -56,7 +56,7 @@ func (s *Service) LoadPolicy(ctx context.Context, fileRules []hitl.PolicyRule) e
 
 // Policy returns the configured policy (GET /api/policy, docs/protocol.md#approvals).
 // Learned rules are listed by LearnedRules.
-func (s *Service) Policy(ctx context.Context) (hitl.Policy, error) {
+func (s *Policies) Policy(ctx context.Context) (hitl.Policy, error) {
 	rules := s.policy.rules()
 	if rules == nil {
 		rules = []hitl.PolicyRule{}
@@ -67,10 +67,10 @@ func (s *Service) Policy(ctx context.Context) (hitl.Policy, error) {
 // SetPolicy replaces the configured rules (PUT /api/policy,
 // docs/protocol.md#approvals), for admins. It is stored: it survives a restart and
 // beats the config file until the file's rules change.
-func (s *Service) SetPolicy(ctx context.Context, rules []hitl.PolicyRule) (hitl.Policy, error) {
+func (s *Policies) SetPolicy(ctx context.Context, rules []hitl.PolicyRule) (hitl.Policy, error) {
 	p := hitl.PrincipalFrom(ctx)
 	if err := s.access.Authorize(p, hitl.ActionAudit, nil); err != nil {
-		return hitl.Policy{}, s.refused(ctx, p, hitl.ActionAudit, &hitl.Question{}, hitl.Errorf(hitl.EFORBIDDEN, "%s lacks the admin scope: only admins set the policy", p.ID))
+		return hitl.Policy{}, s.guard.refused(ctx, p, hitl.ActionAudit, &hitl.Question{}, hitl.Errorf(hitl.EFORBIDDEN, "%s lacks the admin scope: only admins set the policy", p.ID))
 	}
 	if err := (hitl.Policy{Rules: rules}).Validate(); err != nil {
 		return hitl.Policy{}, err
@@ -105,14 +105,14 @@ func AgentName(name string) string {
 }
 
 // decider is the policy as it stands, with the learned rules in the store.
-func (s *Service) decider(ctx context.Context) policy.Decider {
+func (s *Policies) decider(ctx context.Context) policy.Decider {
 	return policy.Decider{Rules: s.policy.rules(), Parse: s.parse, Now: s.clock.Now(),
 		Learned: func(k hitl.LearnedRuleKey) (*hitl.LearnedRule, error) { return s.store.LearnedRule(ctx, k) }}
 }
 
 // Decide applies the policy to op as the principal in ctx asks it: the
 // agent is the principal, never what the request says.
-func (s *Service) Decide(ctx context.Context, op hitl.Operation) (policy.Decision, error) {
+func (s *Policies) Decide(ctx context.Context, op hitl.Operation) (policy.Decision, error) {
 	op.Agent = agentOf(hitl.PrincipalFrom(ctx))
 	if err := op.Validate(); err != nil {
 		return policy.Decision{}, err
@@ -123,16 +123,16 @@ func (s *Service) Decide(ctx context.Context, op hitl.Operation) (policy.Decisio
 // CheckOperation decides req as RequestOperation would, creating nothing
 // (hitl policy check). An agent checks as itself; a principal that may
 // answer (or an admin) may name another agent in req.Agent.
-func (s *Service) CheckOperation(ctx context.Context, req ApprovalRequest) (policy.Decision, error) {
+func (s *Policies) CheckOperation(ctx context.Context, req ApprovalRequest) (policy.Decision, error) {
 	p := hitl.PrincipalFrom(ctx)
 	agent := agentOf(p)
 	if req.Agent != "" && req.Agent != p.ID && req.Agent != agent {
 		if !p.OverseesPolicy() {
-			return policy.Decision{}, s.refused(ctx, p, hitl.ActionRead, &hitl.Question{}, hitl.Errorf(hitl.EFORBIDDEN, "%s may check the policy only as itself: naming another agent needs the answer scope", p.ID))
+			return policy.Decision{}, s.guard.refused(ctx, p, hitl.ActionRead, &hitl.Question{}, hitl.Errorf(hitl.EFORBIDDEN, "%s may check the policy only as itself: naming another agent needs the answer scope", p.ID))
 		}
 		agent = AgentName(req.Agent)
 	} else if err := s.access.Authorize(p, hitl.ActionAsk, nil); err != nil && !p.Has(hitl.ScopeAnswer) {
-		return policy.Decision{}, s.refused(ctx, p, hitl.ActionAsk, &hitl.Question{}, err)
+		return policy.Decision{}, s.guard.refused(ctx, p, hitl.ActionAsk, &hitl.Question{}, err)
 	}
 	op := req.Operation
 	op.Agent = agent
@@ -161,7 +161,7 @@ type PolicyService interface {
 	RevokeRule(ctx context.Context, id string) (*hitl.LearnedRule, error)
 }
 
-var _ PolicyService = (*Service)(nil)
+var _ PolicyService = (*Policies)(nil)
 
 // ApprovalRequest is an operation to approve, with how long to wait and
 // where to ask.
@@ -177,10 +177,10 @@ type ApprovalRequest struct {
 // RequestOperation decides op by policy: allow and deny come back at once
 // (and are audited as policy_decision events); ask creates an approval
 // question for the rule's approvers and quorum, which the caller waits on.
-func (s *Service) RequestOperation(ctx context.Context, req ApprovalRequest) (ApprovalOutcome, error) {
+func (s *Policies) RequestOperation(ctx context.Context, req ApprovalRequest) (ApprovalOutcome, error) {
 	p := hitl.PrincipalFrom(ctx)
 	if err := s.access.Authorize(p, hitl.ActionAsk, nil); err != nil {
-		return ApprovalOutcome{}, s.refused(ctx, p, hitl.ActionAsk, &hitl.Question{RunID: req.RunID}, err)
+		return ApprovalOutcome{}, s.guard.refused(ctx, p, hitl.ActionAsk, &hitl.Question{RunID: req.RunID}, err)
 	}
 	if err := s.callbacks.Check(req.CallbackURL); err != nil {
 		return ApprovalOutcome{}, err
@@ -201,7 +201,7 @@ func (s *Service) RequestOperation(ctx context.Context, req ApprovalRequest) (Ap
 	}
 	n := hitl.NewQuestion{Question: op.Description, Type: hitl.Approval, TimeoutMinutes: req.TimeoutMinutes,
 		Channel: req.Channel, IdempotencyKey: req.IdempotencyKey, CallbackURL: req.CallbackURL, Context: &hitl.Context{Agent: p.ID, CurrentStep: op.Context}}
-	q, _, err := s.create(ctx, run, n, func(q *hitl.Question) {
+	q, _, err := s.questions.create(ctx, run, n, func(q *hitl.Question) {
 		q.Operation, q.Rule, q.Approvers, q.Quorum = &op, d.Rule, d.Approvers, d.Quorum
 		q.Parts, q.Learnable = d.Parts, d.Learnable
 		if q.Quorum <= 1 {
@@ -217,7 +217,7 @@ func (s *Service) RequestOperation(ctx context.Context, req ApprovalRequest) (Ap
 // learnable decides, under the configured policy as it is now, whether a
 // person approving q may teach "always allow", and what the rule holds.
 // Learned rules are left out: they never change what may be learned.
-func (s *Service) learnable(q *hitl.Question, rules []hitl.PolicyRule) (hitl.LearnedRuleKey, error) {
+func (s *Policies) learnable(q *hitl.Question, rules []hitl.PolicyRule) (hitl.LearnedRuleKey, error) {
 	if q.Operation == nil {
 		return hitl.LearnedRuleKey{}, hitl.Errorf(hitl.EINVALID, "only an approval of an operation can be always allowed")
 	}
@@ -255,7 +255,7 @@ func partsSummary(parts []hitl.DecisionPart) string {
 
 // learn stores the rule a person's "approve and always allow" taught:
 // exactly key, for the configured time.
-func (s *Service) learn(ctx context.Context, q *hitl.Question, key hitl.LearnedRuleKey, by string) error {
+func (s *Policies) learn(ctx context.Context, q *hitl.Question, key hitl.LearnedRuleKey, by string) error {
 	now := s.clock.Now()
 	r := &hitl.LearnedRule{ID: hitl.NewID("r_"), Agent: key.Agent, OpType: key.OpType, Resource: key.Resource,
 		CreatedBy: by, QuestionID: q.ID, CreatedAt: now, ExpiresAt: now.Add(s.learnedTTL)}
@@ -268,11 +268,11 @@ func (s *Service) learn(ctx context.Context, q *hitl.Question, key hitl.LearnedR
 
 // LearnedRules returns a page of learned rules. People who may answer,
 // and admins, see every agent's; an agent sees its own.
-func (s *Service) LearnedRules(ctx context.Context, f hitl.LearnedRuleFilter) (hitl.LearnedRulePage, error) {
+func (s *Policies) LearnedRules(ctx context.Context, f hitl.LearnedRuleFilter) (hitl.LearnedRulePage, error) {
 	p := hitl.PrincipalFrom(ctx)
 	if !p.OverseesPolicy() {
 		if !p.Has(hitl.ScopeAsk) || strings.HasPrefix(p.ID, "slack:") {
-			return hitl.LearnedRulePage{}, s.refused(ctx, p, hitl.ActionRead, &hitl.Question{}, hitl.Errorf(hitl.EFORBIDDEN,
+			return hitl.LearnedRulePage{}, s.guard.refused(ctx, p, hitl.ActionRead, &hitl.Question{}, hitl.Errorf(hitl.EFORBIDDEN,
 				"learned rules are shown only to those who answer (slack.answerers, the answer scope) and admins; %s is neither", p.ID))
 		}
 		f.Agent = agentOf(p) // an agent sees what was taught for it
@@ -288,10 +288,10 @@ func (s *Service) LearnedRules(ctx context.Context, f hitl.LearnedRuleFilter) (h
 
 // RevokeRule removes learned rule id. People who may answer, and admins,
 // may.
-func (s *Service) RevokeRule(ctx context.Context, id string) (*hitl.LearnedRule, error) {
+func (s *Policies) RevokeRule(ctx context.Context, id string) (*hitl.LearnedRule, error) {
 	p := hitl.PrincipalFrom(ctx)
 	if !p.OverseesPolicy() {
-		return nil, s.refused(ctx, p, hitl.ActionAnswer, &hitl.Question{}, access.Lacks(p, hitl.ScopeAnswer))
+		return nil, s.guard.refused(ctx, p, hitl.ActionAnswer, &hitl.Question{}, access.Lacks(p, hitl.ScopeAnswer))
 	}
 	gone, err := s.store.DeleteLearnedRule(ctx, id)
 	if err != nil {
@@ -306,13 +306,13 @@ func (s *Service) RevokeRule(ctx context.Context, id string) (*hitl.LearnedRule,
 
 // PruneLearnedRules deletes learned rules that expired (a batch at a time);
 // expired rules already decide nothing.
-func (s *Service) PruneLearnedRules(ctx context.Context, limit int) (int, error) {
+func (s *Policies) PruneLearnedRules(ctx context.Context, limit int) (int, error) {
 	return s.store.PruneLearnedRules(ctx, s.clock.Now(), limit)
 }
 
 // auditPolicy appends a policy_decision event: action is allow, deny,
 // learned, revoked or policy_set; reason names the rule.
-func (s *Service) auditPolicy(ctx context.Context, actor, action, rule string, op *hitl.Operation) {
+func (s *Policies) auditPolicy(ctx context.Context, actor, action, rule string, op *hitl.Operation) {
 	ev := &hitl.Event{Type: hitl.EventPolicyDecision, At: s.clock.Now(), Actor: actor, Action: hitl.Action(action), Reason: rule, Operation: op}
 	if err := s.store.AppendEvent(context.WithoutCancel(ctx), ev); err == nil {
 		s.notifier.Publish("")

@@ -13,7 +13,7 @@ import (
 // the principal in ctx must be allowed to answer it, and so must each of
 // them once it is theirs (MayTake). The question records who handed it
 // (HandedBy); the event audits it and the edges notify the new assignees.
-func (s *Service) Reassign(ctx context.Context, id string, to []string) (*hitl.Question, error) {
+func (s *Questions) Reassign(ctx context.Context, id string, to []string) (*hitl.Question, error) {
 	to, err := handTargets(to)
 	if err != nil {
 		return nil, err
@@ -47,7 +47,7 @@ func (s *Service) Reassign(ctx context.Context, id string, to []string) (*hitl.Q
 		return ev, nil
 	}))
 	if refusal != nil && err == refusal {
-		return nil, s.refused(ctx, p, hitl.ActionReassign, refusedQ, refusal)
+		return nil, s.guard.refused(ctx, p, hitl.ActionReassign, refusedQ, refusal)
 	}
 	if err != nil {
 		return nil, err
@@ -60,7 +60,7 @@ func (s *Service) Reassign(ctx context.Context, id string, to []string) (*hitl.Q
 // targetGroups looks up, for each user in to, which of the groups config
 // and question id mention they are in (the directory, before the
 // transaction that decides), so that an approver group counts them.
-func (s *Service) targetGroups(ctx context.Context, id string, to []string) map[string][]string {
+func (s *Questions) targetGroups(ctx context.Context, id string, to []string) map[string][]string {
 	out := map[string][]string{}
 	dir := s.dir.get()
 	if dir == nil {
@@ -118,4 +118,4 @@ func handTargets(to []string) ([]string, error) {
 	return out, nil
 }
 
-var _ hitl.ReassignService = (*Service)(nil)
+var _ hitl.ReassignService = (*Questions)(nil)

@@ -8,7 +8,7 @@ import (
 
 // plan sets q's reminder plan from its type's settings, overridden by
 // those of the policy rule that asked it (rule, when not nil).
-func (s *Service) plan(q *hitl.Question, rule *hitl.PolicyRule) {
+func (s *Questions) plan(q *hitl.Question, rule *hitl.PolicyRule) {
 	p := s.reminders[q.Type]
 	if rule != nil {
 		p = p.Over(rule.ReminderPolicy)
@@ -20,7 +20,7 @@ func (s *Service) plan(q *hitl.Question, rule *hitl.PolicyRule) {
 // the plan moves on in the same transaction as the event that the edges
 // turn into notifications. It returns how many it sent, and reads only
 // the due part of the reminder index: with nothing due it writes nothing.
-func (s *Service) SweepReminders(ctx context.Context) (int, error) {
+func (s *Questions) SweepReminders(ctx context.Context) (int, error) {
 	now := s.clock.Now()
 	return s.sweepDue(ctx, now, s.store.DueReminders, func(q *hitl.Question) (*hitl.Event, error) { return q.Remind(now) }, false)
 }

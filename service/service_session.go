@@ -23,15 +23,15 @@ type SessionTimes struct {
 // redirect handed over with the step is taken off the run in the same
 // transaction: it reaches the agent once. Only the run's owner (or an
 // admin) reports on it, as for a loop's checkpoints.
-func (s *Service) Hook(ctx context.Context, h hitl.SessionHook) (hitl.HookStep, error) {
+func (s *Runs) Hook(ctx context.Context, h hitl.SessionHook) (hitl.HookStep, error) {
 	if err := h.Validate(); err != nil {
 		return hitl.HookStep{}, err
 	}
 	p := hitl.PrincipalFrom(ctx)
 	if err := s.access.Authorize(p, hitl.ActionAsk, nil); err != nil {
-		return hitl.HookStep{}, s.refused(ctx, p, hitl.ActionReport, &hitl.Question{RunID: h.RunID}, err)
+		return hitl.HookStep{}, s.guard.refused(ctx, p, hitl.ActionReport, &hitl.Question{RunID: h.RunID}, err)
 	}
-	if err := s.Throttle(ctx, LimitRuns); err != nil {
+	if err := s.guard.Throttle(ctx, LimitRuns); err != nil {
 		return hitl.HookStep{}, err
 	}
 	var step hitl.HookStep
@@ -107,7 +107,7 @@ func (s *Service) Hook(ctx context.Context, h hitl.SessionHook) (hitl.HookStep, 
 	}))
 	if err != nil {
 		if refusal != nil && err == refusal {
-			return hitl.HookStep{}, s.refused(ctx, p, hitl.ActionReport, &hitl.Question{RunID: h.RunID}, err)
+			return hitl.HookStep{}, s.guard.refused(ctx, p, hitl.ActionReport, &hitl.Question{RunID: h.RunID}, err)
 		}
 		return hitl.HookStep{}, err
 	}
@@ -125,7 +125,7 @@ func (s *Service) Hook(ctx context.Context, h hitl.SessionHook) (hitl.HookStep, 
 // longer (Idleness), and reports how many it changed. It reads the active
 // runs at most once per tenth of the idle time (at least a second apart),
 // and writes only what is due: an idle service writes nothing.
-func (s *Service) SweepSessions(ctx context.Context) (int, error) {
+func (s *Runs) SweepSessions(ctx context.Context) (int, error) {
 	t := s.sessions
 	if t.IdleAfter <= 0 && t.EndAfter <= 0 {
 		return 0, nil
@@ -172,7 +172,7 @@ func nonZero(d, or time.Duration) time.Duration {
 }
 
 // quieten shows run id idle or ends it, as Idleness says now.
-func (s *Service) quieten(ctx context.Context, id string) (bool, error) {
+func (s *Runs) quieten(ctx context.Context, id string) (bool, error) {
 	var ended, changed bool
 	_, err := s.store.UpdateRun(ctx, id, s.hookRun(func(run *hitl.Run) (hitl.RunUpdate, error) {
 		now := s.clock.Now()
@@ -217,10 +217,10 @@ func (s *Service) quieten(ctx context.Context, id string) (bool, error) {
 // held) unless the run changed since: a resume let the call go, another
 // call holds, or the run ended. Only who may report on the run (its
 // owner, or an admin) lets go of its calls, as for Hook.
-func (s *Service) LetGo(ctx context.Context, id string, version uint64) error {
+func (s *Runs) LetGo(ctx context.Context, id string, version uint64) error {
 	p := hitl.PrincipalFrom(ctx)
 	if err := s.access.Authorize(p, hitl.ActionAsk, nil); err != nil {
-		return s.refused(ctx, p, hitl.ActionReport, &hitl.Question{RunID: id}, err)
+		return s.guard.refused(ctx, p, hitl.ActionReport, &hitl.Question{RunID: id}, err)
 	}
 	var changed bool
 	var refusal error
@@ -242,7 +242,7 @@ func (s *Service) LetGo(ctx context.Context, id string, version uint64) error {
 	}))
 	if err != nil {
 		if refusal != nil && err == refusal {
-			return s.refused(ctx, p, hitl.ActionReport, &hitl.Question{RunID: id}, err)
+			return s.guard.refused(ctx, p, hitl.ActionReport, &hitl.Question{RunID: id}, err)
 		}
 		return err
 	}

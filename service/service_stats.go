@@ -8,7 +8,7 @@ import (
 	"github.com/hitlbot/hitl"
 )
 
-var _ hitl.StatsService = (*Service)(nil)
+var _ hitl.StatsService = (*Observation)(nil)
 
 // Stats implements StatsService. It reads the questions asked in the
 // window by the creation-time index and those settled in it by the
@@ -16,10 +16,10 @@ var _ hitl.StatsService = (*Service)(nil)
 // and the window's events from the first one in it (found by a binary
 // search of the log): its cost grows with what happened in the window,
 // not with the history stored.
-func (s *Service) Stats(ctx context.Context, sq hitl.StatsQuery) (*hitl.Stats, error) {
+func (s *Observation) Stats(ctx context.Context, sq hitl.StatsQuery) (*hitl.Stats, error) {
 	p := hitl.PrincipalFrom(ctx)
 	if err := s.access.Authorize(p, hitl.ActionStats, nil); err != nil {
-		return nil, s.refused(ctx, p, hitl.ActionStats, &hitl.Question{RunID: sq.Run}, err)
+		return nil, s.guard.refused(ctx, p, hitl.ActionStats, &hitl.Question{RunID: sq.Run}, err)
 	}
 	if sq.Since == 0 {
 		sq.Since = hitl.DefaultStatsSince

@@ -31,7 +31,7 @@ func as(actor string) context.Context { return principaltest.As(context.Backgrou
 func TestAsk(t *testing.T) {
 	t.Run("blocking question gets the 30 minute default timeout", func(t *testing.T) {
 		svc, _, _ := newService(t)
-		q, created, err := svc.Create(as("api:bot"), "run-1", hitl.NewQuestion{Question: "Which database?"})
+		q, created, err := svc.Questions.Create(as("api:bot"), "run-1", hitl.NewQuestion{Question: "Which database?"})
 		require.NoError(t, err)
 		assert.True(t, created)
 		assert.Equal(t, hitl.StatusPending, q.Status)
@@ -53,16 +53,16 @@ func TestAsk(t *testing.T) {
 			{"1 minute clamps to 5", hitl.NewQuestion{Question: "x", TimeoutMinutes: &one}, 5 * time.Minute},
 			{"huge clamps to 24h", hitl.NewQuestion{Question: "x", TimeoutMinutes: &big}, 24 * time.Hour},
 		} {
-			q, _, err := svc.Create(as("a"), "run-1", tc.n)
+			q, _, err := svc.Questions.Create(as("a"), "run-1", tc.n)
 			require.NoError(t, err, tc.name)
 			assert.Equal(t, t0.Add(tc.want), *q.TimeoutAt, tc.name)
 		}
 	})
 	t.Run("non blocking has no timeout and needs a default", func(t *testing.T) {
 		svc, _, _ := newService(t)
-		_, _, err := svc.Create(as("a"), "run-1", hitl.NewQuestion{Question: "Verbose?", Type: hitl.NonBlocking, ResponseType: hitl.BooleanResponse})
+		_, _, err := svc.Questions.Create(as("a"), "run-1", hitl.NewQuestion{Question: "Verbose?", Type: hitl.NonBlocking, ResponseType: hitl.BooleanResponse})
 		assert.Equal(t, hitl.EINVALID, hitl.ErrorCode(err))
-		q, _, err := svc.Create(as("a"), "run-1", hitl.NewQuestion{Question: "Verbose?", Type: hitl.NonBlocking, ResponseType: hitl.BooleanResponse,
+		q, _, err := svc.Questions.Create(as("a"), "run-1", hitl.NewQuestion{Question: "Verbose?", Type: hitl.NonBlocking, ResponseType: hitl.BooleanResponse,
 			DefaultResponse: &hitl.Response{Value: "no"}})
 		require.NoError(t, err)
 		assert.Nil(t, q.TimeoutAt)
@@ -70,14 +70,14 @@ func TestAsk(t *testing.T) {
 	})
 	t.Run("same idempotency key returns the same question", func(t *testing.T) {
 		svc, _, _ := newService(t)
-		a, created, err := svc.Create(as("a"), "run-1", hitl.NewQuestion{Question: "Q", IdempotencyKey: "k1"})
+		a, created, err := svc.Questions.Create(as("a"), "run-1", hitl.NewQuestion{Question: "Q", IdempotencyKey: "k1"})
 		require.NoError(t, err)
 		require.True(t, created)
-		b, created, err := svc.Create(as("a"), "run-1", hitl.NewQuestion{Question: "Q", IdempotencyKey: "k1"})
+		b, created, err := svc.Questions.Create(as("a"), "run-1", hitl.NewQuestion{Question: "Q", IdempotencyKey: "k1"})
 		require.NoError(t, err)
 		assert.False(t, created)
 		assert.Equal(t, a.ID, b.ID)
-		c, created, err := svc.Create(as("a"), "run-2", hitl.NewQuestion{Question: "Q", IdempotencyKey: "k1"})
+		c, created, err := svc.Questions.Create(as("a"), "run-2", hitl.NewQuestion{Question: "Q", IdempotencyKey: "k1"})
 		require.NoError(t, err)
 		assert.True(t, created, "another run's key is another question")
 		assert.NotEqual(t, a.ID, c.ID)
@@ -102,14 +102,14 @@ func TestAsk(t *testing.T) {
 			"password not text":  {"run-1", hitl.NewQuestion{Question: "x", InputType: hitl.PasswordInput, ResponseType: hitl.BooleanResponse}, "password"},
 			"unknown input type": {"run-1", hitl.NewQuestion{Question: "x", InputType: "secret"}, "inputType"},
 		} {
-			_, _, err := svc.Create(as("a"), tc.job, tc.n)
+			_, _, err := svc.Questions.Create(as("a"), tc.job, tc.n)
 			assert.Equal(t, hitl.EINVALID, hitl.ErrorCode(err), name)
 			assert.Contains(t, hitl.ErrorMessage(err), tc.want, name)
 		}
 	})
 	t.Run("password input makes the question sensitive", func(t *testing.T) {
 		svc, _, _ := newService(t)
-		q, _, err := svc.Create(as("a"), "run-1", hitl.NewQuestion{Question: "API key?", InputType: hitl.PasswordInput})
+		q, _, err := svc.Questions.Create(as("a"), "run-1", hitl.NewQuestion{Question: "API key?", InputType: hitl.PasswordInput})
 		require.NoError(t, err)
 		assert.True(t, q.Sensitive)
 	})
@@ -120,14 +120,14 @@ func ptr[T any](v T) *T { return &v }
 func TestAnswer(t *testing.T) {
 	ask := func(t *testing.T, svc *service.Service, n hitl.NewQuestion) *hitl.Question {
 		t.Helper()
-		q, _, err := svc.Create(as("api:bot"), "run-1", n)
+		q, _, err := svc.Questions.Create(as("api:bot"), "run-1", n)
 		require.NoError(t, err)
 		return q
 	}
 	t.Run("choice answer by label is normalised to the option value", func(t *testing.T) {
 		svc, _, _ := newService(t)
 		q := ask(t, svc, hitl.NewQuestion{Question: "DB?", Options: []hitl.Option{{Label: "Production", Value: "prod"}, {Label: "Staging", Value: "stg"}}})
-		got, err := svc.Answer(as("slack:U1"), q.ID, hitl.Response{Value: "staging"})
+		got, err := svc.Questions.Answer(as("slack:U1"), q.ID, hitl.Response{Value: "staging"})
 		require.NoError(t, err)
 		assert.Equal(t, "stg", got.Response.Value)
 		assert.Equal(t, hitl.StatusAnswered, got.Status)
@@ -137,25 +137,25 @@ func TestAnswer(t *testing.T) {
 	t.Run("choice outside the options is refused", func(t *testing.T) {
 		svc, _, _ := newService(t)
 		q := ask(t, svc, hitl.NewQuestion{Question: "DB?", Options: []hitl.Option{{Label: "prod"}}})
-		_, err := svc.Answer(as("u"), q.ID, hitl.Response{Value: "dev"})
+		_, err := svc.Questions.Answer(as("u"), q.ID, hitl.Response{Value: "dev"})
 		assert.Equal(t, hitl.EINVALID, hitl.ErrorCode(err))
 		assert.Contains(t, hitl.ErrorMessage(err), "not one of the options: prod")
-		still, _ := svc.Question(as("admin:t"), q.ID)
+		still, _ := svc.Questions.Question(as("admin:t"), q.ID)
 		assert.True(t, still.Pending(), "a refused answer changes nothing")
 	})
 	t.Run("boolean accepts yes and true, refuses maybe", func(t *testing.T) {
 		svc, _, _ := newService(t)
 		q := ask(t, svc, hitl.NewQuestion{Question: "Go?", ResponseType: hitl.BooleanResponse})
-		_, err := svc.Answer(as("u"), q.ID, hitl.Response{Value: "maybe"})
+		_, err := svc.Questions.Answer(as("u"), q.ID, hitl.Response{Value: "maybe"})
 		assert.Equal(t, hitl.EINVALID, hitl.ErrorCode(err))
-		got, err := svc.Answer(as("u"), q.ID, hitl.Response{Value: "yes"})
+		got, err := svc.Questions.Answer(as("u"), q.ID, hitl.Response{Value: "yes"})
 		require.NoError(t, err)
 		assert.Equal(t, true, got.Response.Value)
 	})
 	t.Run("approval deny keeps the reason", func(t *testing.T) {
 		svc, _, _ := newService(t)
 		q := ask(t, svc, hitl.NewQuestion{Question: "Deploy?", Type: hitl.Approval})
-		got, err := svc.Answer(as("u"), q.ID, hitl.Response{Value: false, Text: "freeze week"})
+		got, err := svc.Questions.Answer(as("u"), q.ID, hitl.Response{Value: false, Text: "freeze week"})
 		require.NoError(t, err)
 		assert.Equal(t, hitl.OutcomeDenied, got.Outcome())
 		assert.Equal(t, "freeze week", got.Response.Text)
@@ -163,17 +163,17 @@ func TestAnswer(t *testing.T) {
 	t.Run("wrong response type is refused", func(t *testing.T) {
 		svc, _, _ := newService(t)
 		q := ask(t, svc, hitl.NewQuestion{Question: "Name?"})
-		_, err := svc.Answer(as("u"), q.ID, hitl.Response{Type: hitl.BooleanResponse, Value: true})
+		_, err := svc.Questions.Answer(as("u"), q.ID, hitl.Response{Type: hitl.BooleanResponse, Value: true})
 		assert.Equal(t, hitl.EINVALID, hitl.ErrorCode(err))
-		_, err = svc.Answer(as("u"), q.ID, hitl.Response{Value: 42.0})
+		_, err = svc.Questions.Answer(as("u"), q.ID, hitl.Response{Value: 42.0})
 		assert.Equal(t, hitl.EINVALID, hitl.ErrorCode(err))
 	})
 	t.Run("second answer is a conflict naming the first answerer", func(t *testing.T) {
 		svc, _, _ := newService(t)
 		q := ask(t, svc, hitl.NewQuestion{Question: "Name?"})
-		_, err := svc.Answer(as("slack:U1"), q.ID, hitl.Response{Value: "a"})
+		_, err := svc.Questions.Answer(as("slack:U1"), q.ID, hitl.Response{Value: "a"})
 		require.NoError(t, err)
-		_, err = svc.Answer(as("slack:U2"), q.ID, hitl.Response{Value: "b"})
+		_, err = svc.Questions.Answer(as("slack:U2"), q.ID, hitl.Response{Value: "b"})
 		var he *hitl.Error
 		require.ErrorAs(t, err, &he)
 		assert.Equal(t, hitl.ECONFLICT, he.Code)
@@ -191,7 +191,7 @@ func TestAnswer(t *testing.T) {
 			wg.Add(1)
 			go func() {
 				defer wg.Done()
-				_, err := svc.Answer(as("u"), q.ID, hitl.Response{Value: "v" + string(rune('a'+i))})
+				_, err := svc.Questions.Answer(as("u"), q.ID, hitl.Response{Value: "v" + string(rune('a'+i))})
 				mu.Lock()
 				defer mu.Unlock()
 				if err == nil {
@@ -207,7 +207,7 @@ func TestAnswer(t *testing.T) {
 	})
 	t.Run("unknown question is not found", func(t *testing.T) {
 		svc, _, _ := newService(t)
-		_, err := svc.Answer(as("u"), "q_nope", hitl.Response{Value: "a"})
+		_, err := svc.Questions.Answer(as("u"), "q_nope", hitl.Response{Value: "a"})
 		assert.Equal(t, hitl.ENOTFOUND, hitl.ErrorCode(err))
 	})
 }
@@ -215,14 +215,14 @@ func TestAnswer(t *testing.T) {
 func TestWait(t *testing.T) {
 	t.Run("waiter wakes with the answer", func(t *testing.T) {
 		svc, _, _ := newService(t)
-		q, _, _ := svc.Create(as("a"), "run-1", hitl.NewQuestion{Question: "Name?"})
+		q, _, _ := svc.Questions.Create(as("a"), "run-1", hitl.NewQuestion{Question: "Name?"})
 		done := make(chan *hitl.Question)
 		go func() {
-			got, err := svc.Wait(as("admin:t"), q.ID)
+			got, err := svc.Questions.Wait(as("admin:t"), q.ID)
 			assert.NoError(t, err)
 			done <- got
 		}()
-		_, err := svc.Answer(as("u"), q.ID, hitl.Response{Value: "Ada"})
+		_, err := svc.Questions.Answer(as("u"), q.ID, hitl.Response{Value: "Ada"})
 		require.NoError(t, err)
 		select {
 		case got := <-done:
@@ -233,10 +233,10 @@ func TestWait(t *testing.T) {
 	})
 	t.Run("context end returns the pending question", func(t *testing.T) {
 		svc, _, _ := newService(t)
-		q, _, _ := svc.Create(as("a"), "run-1", hitl.NewQuestion{Question: "Name?"})
+		q, _, _ := svc.Questions.Create(as("a"), "run-1", hitl.NewQuestion{Question: "Name?"})
 		ctx, cancel := context.WithCancel(as("a"))
 		cancel()
-		got, err := svc.Wait(ctx, q.ID)
+		got, err := svc.Questions.Wait(ctx, q.ID)
 		assert.ErrorIs(t, err, context.Canceled)
 		assert.True(t, got.Pending())
 	})
@@ -245,32 +245,32 @@ func TestWait(t *testing.T) {
 func TestSweepExpired(t *testing.T) {
 	t.Run("due questions time out; default used when present", func(t *testing.T) {
 		svc, clock, _ := newService(t)
-		noDefault, _, _ := svc.Create(as("a"), "run-1", hitl.NewQuestion{Question: "Name?"})
-		withDefault, _, _ := svc.Create(as("a"), "run-1", hitl.NewQuestion{Question: "Env?", Options: []hitl.Option{{Label: "prod"}, {Label: "dev"}},
+		noDefault, _, _ := svc.Questions.Create(as("a"), "run-1", hitl.NewQuestion{Question: "Name?"})
+		withDefault, _, _ := svc.Questions.Create(as("a"), "run-1", hitl.NewQuestion{Question: "Env?", Options: []hitl.Option{{Label: "prod"}, {Label: "dev"}},
 			DefaultResponse: &hitl.Response{Value: "dev"}})
-		approval, _, _ := svc.Create(as("a"), "run-1", hitl.NewQuestion{Question: "Deploy?", Type: hitl.Approval})
-		later, _, _ := svc.Create(as("a"), "run-1", hitl.NewQuestion{Question: "Later?", TimeoutMinutes: ptr(60.0)})
+		approval, _, _ := svc.Questions.Create(as("a"), "run-1", hitl.NewQuestion{Question: "Deploy?", Type: hitl.Approval})
+		later, _, _ := svc.Questions.Create(as("a"), "run-1", hitl.NewQuestion{Question: "Later?", TimeoutMinutes: ptr(60.0)})
 
-		n, err := svc.SweepExpired(context.Background())
+		n, err := svc.Questions.SweepExpired(context.Background())
 		require.NoError(t, err)
 		assert.Zero(t, n, "nothing is due yet")
 
 		clock.Add(30 * time.Minute)
-		n, err = svc.SweepExpired(context.Background())
+		n, err = svc.Questions.SweepExpired(context.Background())
 		require.NoError(t, err)
 		assert.Equal(t, 3, n)
 
-		got, _ := svc.Question(as("admin:t"), noDefault.ID)
+		got, _ := svc.Questions.Question(as("admin:t"), noDefault.ID)
 		assert.Equal(t, hitl.OutcomeTimedOut, got.Outcome())
-		got, _ = svc.Question(as("admin:t"), withDefault.ID)
+		got, _ = svc.Questions.Question(as("admin:t"), withDefault.ID)
 		assert.Equal(t, hitl.OutcomeDefaulted, got.Outcome())
 		assert.Equal(t, "dev", got.Response.Value)
-		got, _ = svc.Question(as("admin:t"), approval.ID)
+		got, _ = svc.Questions.Question(as("admin:t"), approval.ID)
 		assert.Equal(t, hitl.StatusTimeout, got.Status)
-		got, _ = svc.Question(as("admin:t"), later.ID)
+		got, _ = svc.Questions.Question(as("admin:t"), later.ID)
 		assert.True(t, got.Pending())
 
-		_, err = svc.Answer(as("u"), noDefault.ID, hitl.Response{Value: "late"})
+		_, err = svc.Questions.Answer(as("u"), noDefault.ID, hitl.Response{Value: "late"})
 		assert.Equal(t, hitl.ECONFLICT, hitl.ErrorCode(err))
 		assert.Contains(t, hitl.ErrorMessage(err), "timed out")
 	})
@@ -278,19 +278,19 @@ func TestSweepExpired(t *testing.T) {
 
 func TestCancel(t *testing.T) {
 	svc, _, _ := newService(t)
-	q, _, _ := svc.Create(as("a"), "run-1", hitl.NewQuestion{Question: "Name?"})
-	got, err := svc.Cancel(as("cli:bob"), q.ID, "no longer needed")
+	q, _, _ := svc.Questions.Create(as("a"), "run-1", hitl.NewQuestion{Question: "Name?"})
+	got, err := svc.Questions.Cancel(as("cli:bob"), q.ID, "no longer needed")
 	require.NoError(t, err)
 	assert.Equal(t, hitl.OutcomeCancelled, got.Outcome())
 	assert.Equal(t, "no longer needed", got.CancelReason)
-	_, err = svc.Answer(as("u"), q.ID, hitl.Response{Value: "x"})
+	_, err = svc.Questions.Answer(as("u"), q.ID, hitl.Response{Value: "x"})
 	assert.Contains(t, hitl.ErrorMessage(err), "cancelled by cli:bob")
 }
 
 func TestSensitive(t *testing.T) {
 	svc, _, st := newService(t)
-	q, _, _ := svc.Create(as("api:bot"), "run-1", hitl.NewQuestion{Question: "API key?", Sensitive: true})
-	got, err := svc.Answer(as("slack:U1"), q.ID, hitl.Response{Value: "s3cret"})
+	q, _, _ := svc.Questions.Create(as("api:bot"), "run-1", hitl.NewQuestion{Question: "API key?", Sensitive: true})
+	got, err := svc.Questions.Answer(as("slack:U1"), q.ID, hitl.Response{Value: "s3cret"})
 	require.NoError(t, err)
 	assert.Nil(t, got.Response.Value, "the answerer's copy is redacted")
 
@@ -301,20 +301,20 @@ func TestSensitive(t *testing.T) {
 		}
 	})
 	t.Run("listing and history redact it", func(t *testing.T) {
-		qs, _ := svc.Questions(as("admin:t"), hitl.QuestionFilter{RunID: "run-1"})
+		qs, _ := svc.Questions.Questions(as("admin:t"), hitl.QuestionFilter{RunID: "run-1"})
 		assert.NotContains(t, mustJSON(t, qs), "s3cret")
-		rs, _ := svc.RunState(as("admin:t"), "run-1")
+		rs, _ := svc.Runs.RunState(as("admin:t"), "run-1")
 		assert.Equal(t, "[redacted]", rs.InteractionHistory[0].Answer)
 	})
 	t.Run("another identity may not receive it", func(t *testing.T) {
-		_, err := svc.Receive(as("api:other"), q.ID)
+		_, err := svc.Questions.Receive(as("api:other"), q.ID)
 		assert.Equal(t, hitl.EFORBIDDEN, hitl.ErrorCode(err))
 	})
 	t.Run("the asker receives it once, then it is scrubbed", func(t *testing.T) {
-		got, err := svc.Receive(as("api:bot"), q.ID)
+		got, err := svc.Questions.Receive(as("api:bot"), q.ID)
 		require.NoError(t, err)
 		assert.Equal(t, "s3cret", got.Response.Value)
-		_, err = svc.Receive(as("api:bot"), q.ID)
+		_, err = svc.Questions.Receive(as("api:bot"), q.ID)
 		assert.Equal(t, hitl.ECONFLICT, hitl.ErrorCode(err))
 		stored, _ := st.Question(context.Background(), q.ID)
 		assert.NotContains(t, mustJSON(t, stored), "s3cret")
@@ -323,12 +323,12 @@ func TestSensitive(t *testing.T) {
 
 func TestRunState(t *testing.T) {
 	svc, _, _ := newService(t)
-	a, _, _ := svc.Create(as("a"), "run-1", hitl.NewQuestion{Question: "Name?"})
-	_, err := svc.Answer(as("slack:U1"), a.ID, hitl.Response{Value: "Ada", Text: "my cat"})
+	a, _, _ := svc.Questions.Create(as("a"), "run-1", hitl.NewQuestion{Question: "Name?"})
+	_, err := svc.Questions.Answer(as("slack:U1"), a.ID, hitl.Response{Value: "Ada", Text: "my cat"})
 	require.NoError(t, err)
-	b, _, _ := svc.Create(as("a"), "run-1", hitl.NewQuestion{Question: "Deploy?", Type: hitl.Approval})
+	b, _, _ := svc.Questions.Create(as("a"), "run-1", hitl.NewQuestion{Question: "Deploy?", Type: hitl.Approval})
 
-	rs, err := svc.RunState(as("admin:t"), "run-1")
+	rs, err := svc.Runs.RunState(as("admin:t"), "run-1")
 	require.NoError(t, err)
 	assert.Equal(t, hitl.RunWaitingForApproval, rs.Status)
 	assert.Equal(t, b.ID, rs.PendingQuestion.QuestionID)
@@ -337,7 +337,7 @@ func TestRunState(t *testing.T) {
 	assert.Equal(t, "Ada (my cat)", rs.InteractionHistory[0].Answer)
 	assert.Equal(t, t0, rs.InteractionHistory[0].Timestamp)
 
-	_, err = svc.RunState(as("admin:t"), "run-unknown")
+	_, err = svc.Runs.RunState(as("admin:t"), "run-unknown")
 	assert.Equal(t, hitl.ENOTFOUND, hitl.ErrorCode(err))
 }
 

@@ -12,7 +12,7 @@ import (
 
 // hookQuestion wraps fn, a question update, so that its event carries its
 // webhook deliveries.
-func (s *Service) hookQuestion(fn func(q *hitl.Question) (*hitl.Event, error)) func(q *hitl.Question) (*hitl.Event, error) {
+func (s *kernel) hookQuestion(fn func(q *hitl.Question) (*hitl.Event, error)) func(q *hitl.Question) (*hitl.Event, error) {
 	return func(q *hitl.Question) (*hitl.Event, error) {
 		ev, err := fn(q)
 		if err == nil && ev != nil {
@@ -24,7 +24,7 @@ func (s *Service) hookQuestion(fn func(q *hitl.Question) (*hitl.Event, error)) f
 
 // hookRun wraps fn, a run update, so that its last event carries the
 // webhook deliveries of the run's change of status.
-func (s *Service) hookRun(fn func(run *hitl.Run) (hitl.RunUpdate, error)) func(run *hitl.Run) (hitl.RunUpdate, error) {
+func (s *kernel) hookRun(fn func(run *hitl.Run) (hitl.RunUpdate, error)) func(run *hitl.Run) (hitl.RunUpdate, error) {
 	return func(run *hitl.Run) (hitl.RunUpdate, error) {
 		was := controlStatus(run)
 		upd, err := fn(run)
@@ -36,7 +36,7 @@ func (s *Service) hookRun(fn func(run *hitl.Run) (hitl.RunUpdate, error)) func(r
 }
 
 // hookSteer is hookRun for SteerRun's functions.
-func (s *Service) hookSteer(fn func(run *hitl.Run, prior *hitl.ControlRecord) (hitl.RunUpdate, error)) func(run *hitl.Run, prior *hitl.ControlRecord) (hitl.RunUpdate, error) {
+func (s *kernel) hookSteer(fn func(run *hitl.Run, prior *hitl.ControlRecord) (hitl.RunUpdate, error)) func(run *hitl.Run, prior *hitl.ControlRecord) (hitl.RunUpdate, error) {
 	return func(run *hitl.Run, prior *hitl.ControlRecord) (hitl.RunUpdate, error) {
 		was := controlStatus(run)
 		upd, err := fn(run, prior)
@@ -47,7 +47,7 @@ func (s *Service) hookSteer(fn func(run *hitl.Run, prior *hitl.ControlRecord) (h
 	}
 }
 
-func (s *Service) attachRunWebhooks(was hitl.RunStatus, upd hitl.RunUpdate) {
+func (s *kernel) attachRunWebhooks(was hitl.RunStatus, upd hitl.RunUpdate) {
 	if len(upd.Events) == 0 {
 		return
 	}
@@ -71,7 +71,7 @@ type WebhookService interface {
 	PingWebhook(ctx context.Context, name string) (WebhookPingResult, error)
 }
 
-var _ WebhookService = (*Service)(nil)
+var _ WebhookService = (*Webhooks)(nil)
 
 // WebhookOverview is hitl webhooks list: the configured endpoints (never
 // their secrets) and, per target, the queue, the failures and the last
@@ -91,20 +91,20 @@ type WebhookPingResult struct {
 
 // SetWebhookPinger gives the service the webhook edge's test delivery
 // (nil: webhooks are off).
-func (s *Service) SetWebhookPinger(ping func(ctx context.Context, name string) (int, error)) {
+func (s *Webhooks) SetWebhookPinger(ping func(ctx context.Context, name string) (int, error)) {
 	s.pinger.Store(&ping)
 }
 
-func (s *Service) authorizeWebhooks(ctx context.Context) error {
+func (s *Webhooks) authorizeWebhooks(ctx context.Context) error {
 	p := hitl.PrincipalFrom(ctx)
 	if err := s.access.Authorize(p, hitl.ActionWebhooks, nil); err != nil {
-		return s.refused(ctx, p, hitl.ActionWebhooks, &hitl.Question{}, err)
+		return s.guard.refused(ctx, p, hitl.ActionWebhooks, &hitl.Question{}, err)
 	}
 	return nil
 }
 
 // Webhooks implements WebhookService.
-func (s *Service) Webhooks(ctx context.Context) (WebhookOverview, error) {
+func (s *Webhooks) Webhooks(ctx context.Context) (WebhookOverview, error) {
 	if err := s.authorizeWebhooks(ctx); err != nil {
 		return WebhookOverview{}, err
 	}
@@ -118,7 +118,7 @@ func (s *Service) Webhooks(ctx context.Context) (WebhookOverview, error) {
 }
 
 // WebhookDeliveries implements WebhookService.
-func (s *Service) WebhookDeliveries(ctx context.Context, f hitl.WebhookFilter) ([]hitl.WebhookDelivery, error) {
+func (s *Webhooks) WebhookDeliveries(ctx context.Context, f hitl.WebhookFilter) ([]hitl.WebhookDelivery, error) {
 	if err := s.authorizeWebhooks(ctx); err != nil {
 		return nil, err
 	}
@@ -132,7 +132,7 @@ func (s *Service) WebhookDeliveries(ctx context.Context, f hitl.WebhookFilter) (
 
 // ReplayWebhook implements WebhookService: delivery seq is sent again,
 // with its webhook id, after the deliveries queued before it.
-func (s *Service) ReplayWebhook(ctx context.Context, seq uint64) (hitl.WebhookDelivery, error) {
+func (s *Webhooks) ReplayWebhook(ctx context.Context, seq uint64) (hitl.WebhookDelivery, error) {
 	if err := s.authorizeWebhooks(ctx); err != nil {
 		return hitl.WebhookDelivery{}, err
 	}
@@ -144,7 +144,7 @@ func (s *Service) ReplayWebhook(ctx context.Context, seq uint64) (hitl.WebhookDe
 }
 
 // PingWebhook implements WebhookService.
-func (s *Service) PingWebhook(ctx context.Context, name string) (WebhookPingResult, error) {
+func (s *Webhooks) PingWebhook(ctx context.Context, name string) (WebhookPingResult, error) {
 	if err := s.authorizeWebhooks(ctx); err != nil {
 		return WebhookPingResult{}, err
 	}

@@ -12,18 +12,18 @@ import (
 // SignIn starts a web session for p, lasting ttl (DefaultWebSessionTTL
 // when 0), if the rules let p sign in, and returns the secret the browser
 // keeps. A refusal is audited.
-func (s *Service) SignIn(ctx context.Context, p hitl.Principal, ttl time.Duration) (secret string, ws *hitl.WebSession, err error) {
+func (s *SignIns) SignIn(ctx context.Context, p hitl.Principal, ttl time.Duration) (secret string, ws *hitl.WebSession, err error) {
 	if err := s.access.MaySignIn(p); err != nil {
-		return "", nil, s.refused(ctx, p, hitl.ActionSignIn, &hitl.Question{}, err)
+		return "", nil, s.guard.refused(ctx, p, hitl.ActionSignIn, &hitl.Question{}, err)
 	}
 	return s.putSession(ctx, p, ttl, false)
 }
 
 // NewSignInLink makes a one-time link secret that signs p in once, within
 // SignInLinkTTL.
-func (s *Service) NewSignInLink(ctx context.Context, p hitl.Principal) (string, error) {
+func (s *SignIns) NewSignInLink(ctx context.Context, p hitl.Principal) (string, error) {
 	if err := s.access.MaySignIn(p); err != nil {
-		return "", s.refused(ctx, p, hitl.ActionSignIn, &hitl.Question{}, err)
+		return "", s.guard.refused(ctx, p, hitl.ActionSignIn, &hitl.Question{}, err)
 	}
 	secret, _, err := s.putSession(ctx, p, SignInLinkTTL, true)
 	return secret, err
@@ -31,7 +31,7 @@ func (s *Service) NewSignInLink(ctx context.Context, p hitl.Principal) (string, 
 
 // RedeemSignInLink uses link secret (once: a second use is refused) and
 // starts a session for the principal it names.
-func (s *Service) RedeemSignInLink(ctx context.Context, secret string, ttl time.Duration) (string, *hitl.WebSession, error) {
+func (s *SignIns) RedeemSignInLink(ctx context.Context, secret string, ttl time.Duration) (string, *hitl.WebSession, error) {
 	id := hitl.SessionID(secret)
 	link, err := s.store.WebSession(ctx, id)
 	if err == nil && link.Link {
@@ -49,7 +49,7 @@ func (s *Service) RedeemSignInLink(ctx context.Context, secret string, ttl time.
 	return s.SignIn(ctx, link.Principal, ttl)
 }
 
-func (s *Service) putSession(ctx context.Context, p hitl.Principal, ttl time.Duration, link bool) (string, *hitl.WebSession, error) {
+func (s *SignIns) putSession(ctx context.Context, p hitl.Principal, ttl time.Duration, link bool) (string, *hitl.WebSession, error) {
 	if ttl <= 0 {
 		ttl = DefaultWebSessionTTL
 	}
@@ -68,7 +68,7 @@ func (s *Service) putSession(ctx context.Context, p hitl.Principal, ttl time.Dur
 // WebSession returns the live session of secret, or EUNAUTHORIZED when
 // there is none (never was, signed out, expired: an expired one is
 // deleted).
-func (s *Service) WebSession(ctx context.Context, secret string) (*hitl.WebSession, error) {
+func (s *SignIns) WebSession(ctx context.Context, secret string) (*hitl.WebSession, error) {
 	if secret == "" {
 		return nil, hitl.Errorf(hitl.EUNAUTHORIZED, "sign in first")
 	}
@@ -88,7 +88,7 @@ func (s *Service) WebSession(ctx context.Context, secret string) (*hitl.WebSessi
 }
 
 // SignOut ends the session of secret (nothing to end is no error).
-func (s *Service) SignOut(ctx context.Context, secret string) error {
+func (s *SignIns) SignOut(ctx context.Context, secret string) error {
 	if secret == "" {
 		return nil
 	}

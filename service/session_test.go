@@ -119,7 +119,7 @@ func (e *sessionEnv) hook(t *testing.T, run string, ev hitl.HookEvent, mod ...fu
 	for _, m := range mod {
 		m(&h)
 	}
-	s, err := e.svc.Hook(hitl.WithPrincipal(context.Background(), sessionAgent), h)
+	s, err := e.svc.Runs.Hook(hitl.WithPrincipal(context.Background(), sessionAgent), h)
 	require.NoError(t, err)
 	return s
 }
@@ -168,12 +168,12 @@ func TestSessionLifecycle(t *testing.T) {
 	t.Run("another principal cannot report on someone's session", func(t *testing.T) {
 		e := newSessionEnv(t)
 		e.hook(t, "claude-s3", hitl.HookSessionStart)
-		_, err := e.svc.Hook(hitl.WithPrincipal(context.Background(), loopAgent), hitl.SessionHook{RunID: "claude-s3", Agent: "Claude Code", Event: hitl.HookPreToolUse})
+		_, err := e.svc.Runs.Hook(hitl.WithPrincipal(context.Background(), loopAgent), hitl.SessionHook{RunID: "claude-s3", Agent: "Claude Code", Event: hitl.HookPreToolUse})
 		assert.Equal(t, hitl.EFORBIDDEN, hitl.ErrorCode(err))
 	})
 	t.Run("a bad event is refused clearly", func(t *testing.T) {
 		e := newSessionEnv(t)
-		_, err := e.svc.Hook(hitl.WithPrincipal(context.Background(), sessionAgent), hitl.SessionHook{RunID: "claude-s4", Agent: "Claude Code", Event: "Notification"})
+		_, err := e.svc.Runs.Hook(hitl.WithPrincipal(context.Background(), sessionAgent), hitl.SessionHook{RunID: "claude-s4", Agent: "Claude Code", Event: "Notification"})
 		assert.Equal(t, hitl.EINVALID, hitl.ErrorCode(err))
 		assert.Contains(t, hitl.ErrorMessage(err), `"Notification" is not a session hook event`)
 	})
@@ -269,7 +269,7 @@ func TestSessionSweep(t *testing.T) {
 	e.hook(t, "claude-k", hitl.HookSessionStart)
 	seq, err := e.st.LastSeq(ctx)
 	require.NoError(t, err)
-	n, err := e.svc.SweepSessions(ctx)
+	n, err := e.svc.Runs.SweepSessions(ctx)
 	require.NoError(t, err)
 	assert.Zero(t, n)
 	after, err := e.st.LastSeq(ctx)
@@ -279,17 +279,17 @@ func TestSessionSweep(t *testing.T) {
 	e.clock.Add(5 * time.Minute)
 	e.hook(t, "claude-k", hitl.HookPreToolUse) // k is busy, i is silent
 	e.clock.Add(5 * time.Minute)
-	n, err = e.svc.SweepSessions(ctx)
+	n, err = e.svc.Runs.SweepSessions(ctx)
 	require.NoError(t, err)
 	assert.Equal(t, 1, n)
 	assert.True(t, e.run(t, "claude-i").Control.Session.Idle)
 	assert.False(t, e.run(t, "claude-k").Control.Session.Idle)
 	v := e.run(t, "claude-i").Version
-	n, err = e.svc.SweepSessions(ctx)
+	n, err = e.svc.Runs.SweepSessions(ctx)
 	require.NoError(t, err)
 	assert.Zero(t, n, "the next sweep within a tenth of the idle time reads nothing")
 	e.clock.Add(time.Minute)
-	n, err = e.svc.SweepSessions(ctx)
+	n, err = e.svc.Runs.SweepSessions(ctx)
 	require.NoError(t, err)
 	assert.Zero(t, n, "already idle: nothing written")
 	assert.Equal(t, v, e.run(t, "claude-i").Version)
@@ -298,7 +298,7 @@ func TestSessionSweep(t *testing.T) {
 	assert.False(t, e.run(t, "claude-i").Control.Session.Idle, "a call wakes it")
 
 	e.clock.Add(time.Hour)
-	n, err = e.svc.SweepSessions(ctx)
+	n, err = e.svc.Runs.SweepSessions(ctx)
 	require.NoError(t, err)
 	assert.Equal(t, 2, n)
 	i := e.run(t, "claude-i")

@@ -37,12 +37,12 @@ func statsHistory(t *testing.T) (*service.Service, time.Time) {
 	ops := ctxAs(hitl.TokenPrincipal("ops", []hitl.Scope{hitl.ScopeAnswer}, ""))
 	at := func(d time.Duration) { clock.Add(t0.Add(d).Sub(clock.Now())) }
 	ask := func(run string, typ hitl.QuestionType) *hitl.Question {
-		q, _, err := svc.Create(agent, run, hitl.NewQuestion{Question: "Go on?", Type: typ})
+		q, _, err := svc.Questions.Create(agent, run, hitl.NewQuestion{Question: "Go on?", Type: typ})
 		require.NoError(t, err)
 		return q
 	}
 	answer := func(id string) {
-		_, err := svc.Answer(ops, id, hitl.Response{Value: "yes"})
+		_, err := svc.Questions.Answer(ops, id, hitl.Response{Value: "yes"})
 		require.NoError(t, err)
 	}
 	event := func(typ hitl.EventType, run string) {
@@ -68,7 +68,7 @@ func statsHistory(t *testing.T) (*service.Service, time.Time) {
 	answer(q1.ID)
 	event("question_reminded", "run-a")
 	at(100 * time.Second)
-	_, err := svc.Cancel(agent, q5.ID, "not needed")
+	_, err := svc.Questions.Cancel(agent, q5.ID, "not needed")
 	require.NoError(t, err)
 	at(130 * time.Second)
 	answer(q2.ID)
@@ -77,7 +77,7 @@ func statsHistory(t *testing.T) (*service.Service, time.Time) {
 	at(330 * time.Second)
 	answer(q4.ID)
 	at(20 * time.Minute)
-	_, err = svc.SweepExpired(ctx)
+	_, err = svc.Questions.SweepExpired(ctx)
 	require.NoError(t, err)
 	at(time.Hour)
 	return svc, t0
@@ -91,7 +91,7 @@ func TestStatsOfAScriptedHistory(t *testing.T) {
 	now := t0.Add(time.Hour)
 
 	t.Run("the last 24 hours", func(t *testing.T) {
-		st, err := svc.Stats(local, hitl.StatsQuery{Since: 24 * time.Hour})
+		st, err := svc.Observation.Stats(local, hitl.StatsQuery{Since: 24 * time.Hour})
 		require.NoError(t, err)
 		assert.Equal(t, &hitl.Stats{Since: now.Add(-24 * time.Hour), Asked: 5, Answered: 3, TimedOut: 1, Cancelled: 1,
 			AvgTimeToAnswerSeconds: 160, P50TimeToAnswerSeconds: 120, P90TimeToAnswerSeconds: 300,
@@ -99,13 +99,13 @@ func TestStatsOfAScriptedHistory(t *testing.T) {
 			QuestionsPerRun:   2.5, ResponseRate: 0.75, RemindersSent: 2, Escalations: 1, Alerts: []hitl.Alert{}}, st)
 	})
 	t.Run("the default window is 24 hours", func(t *testing.T) {
-		st, err := svc.Stats(local, hitl.StatsQuery{})
+		st, err := svc.Observation.Stats(local, hitl.StatsQuery{})
 		require.NoError(t, err)
 		assert.Equal(t, now.Add(-24*time.Hour), st.Since)
 		assert.Equal(t, 5, st.Asked)
 	})
 	t.Run("one run", func(t *testing.T) {
-		st, err := svc.Stats(local, hitl.StatsQuery{Since: 24 * time.Hour, Run: "run-a"})
+		st, err := svc.Observation.Stats(local, hitl.StatsQuery{Since: 24 * time.Hour, Run: "run-a"})
 		require.NoError(t, err)
 		assert.Equal(t, &hitl.Stats{Since: now.Add(-24 * time.Hour), Run: "run-a", Asked: 3, Answered: 2, TimedOut: 1,
 			AvgTimeToAnswerSeconds: 90, P50TimeToAnswerSeconds: 60, P90TimeToAnswerSeconds: 120,
@@ -113,14 +113,14 @@ func TestStatsOfAScriptedHistory(t *testing.T) {
 			QuestionsPerRun:   3, ResponseRate: 0.667, RemindersSent: 1, Escalations: 1, Alerts: []hitl.Alert{}}, st)
 	})
 	t.Run("a window that starts after the questions were asked", func(t *testing.T) {
-		st, err := svc.Stats(local, hitl.StatsQuery{Since: 50 * time.Minute})
+		st, err := svc.Observation.Stats(local, hitl.StatsQuery{Since: 50 * time.Minute})
 		require.NoError(t, err)
 		assert.Equal(t, &hitl.Stats{Since: now.Add(-50 * time.Minute), TimedOut: 1,
 			TimeoutRateByType: map[hitl.QuestionType]float64{hitl.Approval: 1}, Alerts: []hitl.Alert{}}, st,
 			"only the timeout at t0+20m is in it")
 	})
 	t.Run("three days hold the older question and reminder", func(t *testing.T) {
-		st, err := svc.Stats(local, hitl.StatsQuery{Since: 72 * time.Hour})
+		st, err := svc.Observation.Stats(local, hitl.StatsQuery{Since: 72 * time.Hour})
 		require.NoError(t, err)
 		assert.Equal(t, 6, st.Asked)
 		assert.Equal(t, 4, st.Answered)
@@ -128,9 +128,9 @@ func TestStatsOfAScriptedHistory(t *testing.T) {
 		assert.InDelta(t, 2.0, st.QuestionsPerRun, 0.001, "6 questions of 3 runs")
 	})
 	t.Run("bad input", func(t *testing.T) {
-		_, err := svc.Stats(local, hitl.StatsQuery{Since: -time.Hour})
+		_, err := svc.Observation.Stats(local, hitl.StatsQuery{Since: -time.Hour})
 		assert.Equal(t, hitl.EINVALID, hitl.ErrorCode(err))
-		_, err = svc.Stats(local, hitl.StatsQuery{Run: "no spaces"})
+		_, err = svc.Observation.Stats(local, hitl.StatsQuery{Run: "no spaces"})
 		assert.Equal(t, hitl.EINVALID, hitl.ErrorCode(err))
 	})
 }
@@ -181,9 +181,9 @@ func TestWhoMayReadStatsAndScrape(t *testing.T) {
 			ctx := ctxAs(r.p)
 			switch r.act {
 			case hitl.ActionStats:
-				_, err = svc.Stats(ctx, hitl.StatsQuery{})
+				_, err = svc.Observation.Stats(ctx, hitl.StatsQuery{})
 			case hitl.ActionScrape:
-				err = svc.AuthorizeScrape(ctx)
+				err = svc.Guard.AuthorizeScrape(ctx)
 			default:
 				err = svc.Access().Authorize(r.p, r.act, nil)
 			}

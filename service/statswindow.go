@@ -10,7 +10,7 @@ import (
 // tallyAll reads the questions asked since (newest first, by the
 // creation-time index, until one is older) and those settled since (by
 // the settle-time index).
-func (s *Service) tallyAll(ctx context.Context, since time.Time, t *statsTally) error {
+func (s *Observation) tallyAll(ctx context.Context, since time.Time, t *statsTally) error {
 	f := hitl.QuestionFilter{Reverse: true, Limit: hitl.MaxPageSize}
 	for {
 		page, err := s.store.Questions(ctx, f)
@@ -30,7 +30,7 @@ func (s *Service) tallyAll(ctx context.Context, since time.Time, t *statsTally) 
 	}
 }
 
-func (s *Service) tallySettled(ctx context.Context, since time.Time, t *statsTally) error {
+func (s *Observation) tallySettled(ctx context.Context, since time.Time, t *statsTally) error {
 	cursor := ""
 	for {
 		page, err := s.store.SettledQuestions(ctx, since, hitl.MaxPageSize, cursor)
@@ -48,7 +48,7 @@ func (s *Service) tallySettled(ctx context.Context, since time.Time, t *statsTal
 }
 
 // tallyRun reads run's questions by the run index.
-func (s *Service) tallyRun(ctx context.Context, run string, since time.Time, t *statsTally) error {
+func (s *Observation) tallyRun(ctx context.Context, run string, since time.Time, t *statsTally) error {
 	f := hitl.QuestionFilter{RunID: run, Limit: hitl.MaxPageSize}
 	for {
 		page, err := s.store.Questions(ctx, f)
@@ -72,7 +72,7 @@ func (s *Service) tallyRun(ctx context.Context, run string, since time.Time, t *
 
 // tallyEvents counts the reminders and escalations of the window: of one
 // run by the run's event index, else from the first event of the window.
-func (s *Service) tallyEvents(ctx context.Context, run string, since time.Time, t *statsTally) error {
+func (s *Observation) tallyEvents(ctx context.Context, run string, since time.Time, t *statsTally) error {
 	count := func(evs []*hitl.Event) {
 		for _, ev := range evs {
 			if ev.At.Before(since) {
@@ -120,7 +120,7 @@ func (s *Service) tallyEvents(ctx context.Context, run string, since time.Time, 
 // time order), a Seq after which every event is at or after since, and
 // before which none is: the cursor to read the window's events from. It
 // costs a few reads, however long the log.
-func (s *Service) seqBefore(ctx context.Context, since time.Time) (uint64, error) {
+func (s *Observation) seqBefore(ctx context.Context, since time.Time) (uint64, error) {
 	last, err := s.store.LastSeq(ctx)
 	if err != nil {
 		return 0, err

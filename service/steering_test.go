@@ -11,7 +11,7 @@ import (
 
 func (e *controlEnv) run(t *testing.T, id string) *hitl.Run {
 	t.Helper()
-	run, err := e.svc.RunRecord(hitl.WithPrincipal(context.Background(), controller), id)
+	run, err := e.svc.Runs.RunRecord(hitl.WithPrincipal(context.Background(), controller), id)
 	require.NoError(t, err)
 	return run
 }

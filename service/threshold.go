@@ -51,7 +51,7 @@ const UnsetInstruction = "No interaction threshold is set. Ask a person when the
 
 // thresholdOf is the threshold that applies to run: its own, or the
 // service's default (nil: none).
-func (s *Service) thresholdOf(run *hitl.Run) *int {
+func (s *Runs) thresholdOf(run *hitl.Run) *int {
 	if run != nil && run.Control.Threshold != nil {
 		return run.Control.Threshold
 	}
@@ -60,7 +60,7 @@ func (s *Service) thresholdOf(run *hitl.Run) *int {
 
 // refuseByThreshold refuses a question (not an approval) of run runID
 // (record run, nil when new) whose threshold is 0.
-func (s *Service) refuseByThreshold(runID string, run *hitl.Run, q *hitl.Question) error {
+func (s *Runs) refuseByThreshold(runID string, run *hitl.Run, q *hitl.Question) error {
 	if q.Type == hitl.Approval {
 		return nil
 	}
@@ -74,7 +74,7 @@ func (s *Service) refuseByThreshold(runID string, run *hitl.Run, q *hitl.Questio
 // service's default), registering the run if it is new. The run's owner
 // or a controller may (Access.AuthorizeRun); an agent setting it on a run
 // nobody started starts it.
-func (s *Service) SetThreshold(ctx context.Context, id string, n *int) (*hitl.Run, error) {
+func (s *Runs) SetThreshold(ctx context.Context, id string, n *int) (*hitl.Run, error) {
 	if err := hitl.ValidateRunID(id); err != nil {
 		return nil, err
 	}
@@ -85,7 +85,7 @@ func (s *Service) SetThreshold(ctx context.Context, id string, n *int) (*hitl.Ru
 	}
 	p := hitl.PrincipalFrom(ctx)
 	if _, err := s.store.Run(ctx, id); hitl.ErrorCode(err) == hitl.ENOTFOUND {
-		if err := s.Throttle(ctx, LimitRuns); err != nil { // it starts a run
+		if err := s.guard.Throttle(ctx, LimitRuns); err != nil { // it starts a run
 			return nil, err
 		}
 	}
@@ -114,7 +114,7 @@ func (s *Service) SetThreshold(ctx context.Context, id string, n *int) (*hitl.Ru
 		return hitl.RunUpdate{Run: &r}, nil
 	}))
 	if refusal != nil && err == refusal {
-		return nil, s.refused(ctx, p, hitl.ActionThreshold, &hitl.Question{RunID: id}, refusal)
+		return nil, s.guard.refused(ctx, p, hitl.ActionThreshold, &hitl.Question{RunID: id}, refusal)
 	}
 	if err != nil {
 		return nil, err

@@ -48,7 +48,7 @@ func BenchmarkCreateQuestion(b *testing.B) {
 	b.ResetTimer()
 	b.RunParallel(func(pb *testing.PB) {
 		for pb.Next() {
-			if _, _, err := svc.Create(ctx, "job-bench", benchQuestion); err != nil {
+			if _, _, err := svc.Questions.Create(ctx, "job-bench", benchQuestion); err != nil {
 				b.Error(err)
 				return
 			}
@@ -112,7 +112,7 @@ func BenchmarkSweepNoneDue(b *testing.B) {
 	ctx := context.Background()
 	b.ResetTimer()
 	for b.Loop() {
-		n, err := svc.SweepExpired(ctx)
+		n, err := svc.Questions.SweepExpired(ctx)
 		if err != nil || n != 0 {
 			b.Fatalf("sweep: %d, %v", n, err)
 		}

@@ -20,7 +20,7 @@ func TestCompact(t *testing.T) {
 	var keep *hitl.Question
 	for i := range 200 {
 		q := ask(t, svc, "job-1", 30)
-		_, err := svc.Answer(as("slack:U1"), q.ID, hitl.Response{Value: "x"})
+		_, err := svc.Questions.Answer(as("slack:U1"), q.ID, hitl.Response{Value: "x"})
 		require.NoError(t, err)
 		if i == 199 {
 			keep = q
@@ -29,7 +29,7 @@ func TestCompact(t *testing.T) {
 	}
 	clock.Add(time.Hour)
 	keep = ask(t, svc, "job-2", 30)
-	_, err = svc.Prune(context.Background(), 30*time.Minute)
+	_, err = svc.Questions.Prune(context.Background(), 30*time.Minute)
 	require.NoError(t, err)
 
 	t.Run("a running database is refused", func(t *testing.T) {

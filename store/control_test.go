@@ -17,12 +17,12 @@ func TestSteeringCommits(t *testing.T) {
 	svc := newService(db, newClock())
 	agent, ops := as("api:agent"), as("admin:ops")
 	report := hitl.StateEvent{RunID: "loop-1", Stack: []hitl.StackEntry{{ID: "loop-1", Iter: 1}}}
-	_, err := svc.Checkpoint(agent, report)
+	_, err := svc.Runs.Checkpoint(agent, report)
 	require.NoError(t, err)
 	control := func(id string, c hitl.Command) int {
 		t.Helper()
 		before := lastTxID(t, db)
-		msgs, err := svc.Control(ops, hitl.NewRequest(id, c, "loop-1", t0, hitl.ControlPayload{}))
+		msgs, err := svc.Runs.Control(ops, hitl.NewRequest(id, c, "loop-1", t0, hitl.ControlPayload{}))
 		require.NoError(t, err)
 		require.Equal(t, hitl.ResultSuccess, msgs[len(msgs)-1].Payload.Status)
 		return lastTxID(t, db) - before
@@ -30,14 +30,14 @@ func TestSteeringCommits(t *testing.T) {
 	assert.Equal(t, 1, control("req-pause", hitl.CommandPause), "pause: one commit")
 	assert.Equal(t, 0, control("req-pause", hitl.CommandPause), "its retry: none")
 	report.Stack[0].Iter = 2
-	cp, err := svc.Checkpoint(agent, report)
+	cp, err := svc.Runs.Checkpoint(agent, report)
 	require.NoError(t, err)
 	require.Equal(t, hitl.RunPaused, cp.Status)
 	assert.Equal(t, 1, control("req-resume", hitl.CommandResume), "resume: one commit")
-	run, err := svc.WaitRun(ops, "loop-1", cp.Version)
+	run, err := svc.Runs.WaitRun(ops, "loop-1", cp.Version)
 	require.NoError(t, err)
 	before := lastTxID(t, db)
-	cp, err = svc.Woken(agent, report, run)
+	cp, err = svc.Runs.Woken(agent, report, run)
 	require.NoError(t, err)
 	assert.Equal(t, hitl.RunRunning, cp.Status)
 	assert.Equal(t, 0, lastTxID(t, db)-before, "the woken checkpoint: none")

@@ -132,7 +132,7 @@ func TestCrashChild(t *testing.T) {
 		wg.Go(func() {
 			ctx := principaltest.As(context.Background(), fmt.Sprintf("cli:worker%d", w))
 			for i := 0; time.Now().Before(deadline); i++ {
-				q, _, err := svc.Create(ctx, fmt.Sprintf("job-%d", w), hitl.NewQuestion{Question: "Which database?"})
+				q, _, err := svc.Questions.Create(ctx, fmt.Sprintf("job-%d", w), hitl.NewQuestion{Question: "Which database?"})
 				if err != nil {
 					panic(err)
 				}
@@ -141,7 +141,7 @@ func TestCrashChild(t *testing.T) {
 					continue
 				}
 				value := fmt.Sprintf("answer-%d-%d", w, i)
-				if _, err := svc.Answer(principaltest.As(ctx, "slack:UPERSON"), q.ID, hitl.Response{Value: value}); err != nil {
+				if _, err := svc.Questions.Answer(principaltest.As(ctx, "slack:UPERSON"), q.ID, hitl.Response{Value: value}); err != nil {
 					panic(err)
 				}
 				ack("answered %s %s", q.ID, value)

@@ -20,7 +20,7 @@ func TestOpen(t *testing.T) {
 		svc := newService(db, clock)
 		q1 := ask(t, svc, "job-1", 30)
 		q2 := ask(t, svc, "job-1", 10)
-		_, err = svc.Answer(as("slack:U1"), q1.ID, hitl.Response{Value: "postgres"})
+		_, err = svc.Questions.Answer(as("slack:U1"), q1.ID, hitl.Response{Value: "postgres"})
 		require.NoError(t, err)
 		require.NoError(t, db.Check())
 		require.NoError(t, db.Close())

@@ -36,18 +36,18 @@ func TestIdleSweepWritesNothing(t *testing.T) {
 			ask(t, svc, "job-idle", float64(60*(i+2)))
 		}
 		q := ask(t, svc, "job-idle", 120)
-		_, err := svc.Answer(as("slack:U1"), q.ID, hitl.Response{Value: "postgres"})
+		_, err := svc.Questions.Answer(as("slack:U1"), q.ID, hitl.Response{Value: "postgres"})
 		require.NoError(t, err)
 		ctx := as("api:agent")
-		_, err = svc.Publish(ctx, hitl.StateEvent{Event: hitl.StateRunning, RunID: "run-ended", Stack: []hitl.StackEntry{{ID: "run-ended", Iter: 1}}})
+		_, err = svc.Runs.Publish(ctx, hitl.StateEvent{Event: hitl.StateRunning, RunID: "run-ended", Stack: []hitl.StackEntry{{ID: "run-ended", Iter: 1}}})
 		require.NoError(t, err)
-		_, err = svc.Publish(ctx, hitl.StateEvent{Event: hitl.StateDone, RunID: "run-ended"})
+		_, err = svc.Runs.Publish(ctx, hitl.StateEvent{Event: hitl.StateDone, RunID: "run-ended"})
 		require.NoError(t, err)
 		require.NoError(t, db.PutLearnedRule(context.Background(), &hitl.LearnedRule{ID: "r_1", Agent: "api:agent",
 			OpType: hitl.OpShell, Resource: "make", CreatedAt: clock.Now(), ExpiresAt: clock.Now().Add(24 * time.Hour)}))
 		clock.Add(30 * time.Minute)
 
-		sweep := sweeper.Work(svc, retention)
+		sweep := sweeper.Work(sweeper.LifecycleOf(svc), retention)
 		before := lastTxID(t, db)
 		for range 20 {
 			n, err := sweep(context.Background())
@@ -61,7 +61,7 @@ func TestIdleSweepWritesNothing(t *testing.T) {
 		clock := newClock()
 		svc := newService(db, clock)
 		q := ask(t, svc, "job-due", 1)
-		sweep := sweeper.Work(svc, retention)
+		sweep := sweeper.Work(sweeper.LifecycleOf(svc), retention)
 		clock.Add(2 * time.Minute)
 		n, err := sweep(context.Background())
 		require.NoError(t, err)

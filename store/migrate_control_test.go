@@ -23,11 +23,11 @@ func TestMigrateControl(t *testing.T) {
 	clock := newClock()
 	svc := newService(db, clock)
 	report := hitl.StateEvent{RunID: "loop-1", Stack: []hitl.StackEntry{{ID: "loop-1", Iter: 1}}}
-	_, err = svc.Checkpoint(as("api:agent"), report)
+	_, err = svc.Runs.Checkpoint(as("api:agent"), report)
 	require.NoError(t, err)
 	control := func(by, id string, c hitl.Command, pl hitl.ControlPayload) []hitl.ControlMessage {
 		t.Helper()
-		msgs, err := svc.Control(as(by), hitl.NewRequest(id, c, "loop-1", clock.Now(), pl))
+		msgs, err := svc.Runs.Control(as(by), hitl.NewRequest(id, c, "loop-1", clock.Now(), pl))
 		require.NoError(t, err)
 		return msgs
 	}

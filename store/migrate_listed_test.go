@@ -37,7 +37,7 @@ func TestMigrateListed(t *testing.T) {
 	escalate(open.ID, nil, "U0ESC")
 	escalate(settled.ID, []string{"U0A"}, "U0ESC")
 	escalate(plain.ID, []string{"U0A"})
-	_, err = svc.Answer(as("local"), settled.ID, hitl.Response{Value: "ok"})
+	_, err = svc.Questions.Answer(as("local"), settled.ID, hitl.Response{Value: "ok"})
 	require.NoError(t, err)
 	// Turn the file into what version 6 wrote: the escalated people's
 	// entries were never there.

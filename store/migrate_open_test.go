@@ -21,7 +21,7 @@ func TestMigrateOpen(t *testing.T) {
 	svc := newService(db, newClock())
 	ask(t, svc, "waits", 30)
 	answered := ask(t, svc, "answered", 30)
-	_, err = svc.Answer(as("local"), answered.ID, hitl.Response{Value: "ok"})
+	_, err = svc.Questions.Answer(as("local"), answered.ID, hitl.Response{Value: "ok"})
 	require.NoError(t, err)
 	// Turn the file into what version 8 wrote: a run of questions only was
 	// never in runs_active.

@@ -23,7 +23,7 @@ func TestMigrateKeysPerAsker(t *testing.T) {
 	db, err := Open(path)
 	require.NoError(t, err)
 	svc := newService(db, newClock())
-	q, _, err := svc.Create(principaltest.As(ctx, "api:ci"), "run-1", hitl.NewQuestion{Question: "Deploy?", IdempotencyKey: "deploy-41"})
+	q, _, err := svc.Questions.Create(principaltest.As(ctx, "api:ci"), "run-1", hitl.NewQuestion{Question: "Deploy?", IdempotencyKey: "deploy-41"})
 	require.NoError(t, err)
 	db = reopenAs(t, db, 2, func(tx *bolt.Tx) error {
 		if err := tx.DeleteBucket(bucketIdem); err != nil {
@@ -54,10 +54,10 @@ func TestMigrateListIndexes(t *testing.T) {
 	asker := principaltest.As(ctx, "api:ci")
 	var pending []string
 	for i := range 6 {
-		q, _, err := svc.Create(asker, fmt.Sprintf("run-%d", i%2), hitl.NewQuestion{Question: "Deploy?"})
+		q, _, err := svc.Questions.Create(asker, fmt.Sprintf("run-%d", i%2), hitl.NewQuestion{Question: "Deploy?"})
 		require.NoError(t, err)
 		if i%3 == 0 {
-			_, err = svc.Answer(principaltest.As(ctx, "local"), q.ID, hitl.Response{Value: "ok"})
+			_, err = svc.Questions.Answer(principaltest.As(ctx, "local"), q.ID, hitl.Response{Value: "ok"})
 			require.NoError(t, err)
 		} else {
 			pending = append(pending, q.ID)
@@ -96,15 +96,15 @@ func TestMigrateDueLists(t *testing.T) {
 	svc := newService(db, newClock())
 	asker := principaltest.As(ctx, "api:ci")
 	minutes := func(m float64) *float64 { return &m }
-	later, _, err := svc.Create(asker, "run-1", hitl.NewQuestion{Question: "Later?", TimeoutMinutes: minutes(30), Assignees: []string{"U0ME"}})
+	later, _, err := svc.Questions.Create(asker, "run-1", hitl.NewQuestion{Question: "Later?", TimeoutMinutes: minutes(30), Assignees: []string{"U0ME"}})
 	require.NoError(t, err)
-	never, _, err := svc.Create(asker, "run-1", hitl.NewQuestion{Question: "Whenever?", Type: hitl.NonBlocking, DefaultResponse: &hitl.Response{Value: "no"}})
+	never, _, err := svc.Questions.Create(asker, "run-1", hitl.NewQuestion{Question: "Whenever?", Type: hitl.NonBlocking, DefaultResponse: &hitl.Response{Value: "no"}})
 	require.NoError(t, err)
-	soon, _, err := svc.Create(asker, "run-2", hitl.NewQuestion{Question: "Soon?", TimeoutMinutes: minutes(5)})
+	soon, _, err := svc.Questions.Create(asker, "run-2", hitl.NewQuestion{Question: "Soon?", TimeoutMinutes: minutes(5)})
 	require.NoError(t, err)
-	done, _, err := svc.Create(asker, "run-2", hitl.NewQuestion{Question: "Done?", TimeoutMinutes: minutes(1)})
+	done, _, err := svc.Questions.Create(asker, "run-2", hitl.NewQuestion{Question: "Done?", TimeoutMinutes: minutes(1)})
 	require.NoError(t, err)
-	_, err = svc.Answer(principaltest.As(ctx, "local"), done.ID, hitl.Response{Value: "ok"})
+	_, err = svc.Questions.Answer(principaltest.As(ctx, "local"), done.ID, hitl.Response{Value: "ok"})
 	require.NoError(t, err)
 	require.Nil(t, never.TimeoutAt)
 	db = reopenAs(t, db, 5, func(tx *bolt.Tx) error { return tx.DeleteBucket(bucketByDueList) })

@@ -120,9 +120,9 @@ func prefillStore(b *testing.B, db *DB, n int) *service.Service {
 	for g := range 16 {
 		wg.Go(func() {
 			for i := g; i < n; i += 16 {
-				q, _, err := svc.Create(ctx, fmt.Sprintf("job-%d", i%10), benchQuestion)
+				q, _, err := svc.Questions.Create(ctx, fmt.Sprintf("job-%d", i%10), benchQuestion)
 				if err == nil && i%2 == 0 {
-					_, err = svc.Answer(person, q.ID, hitl.Response{Value: "deploy"})
+					_, err = svc.Questions.Answer(person, q.ID, hitl.Response{Value: "deploy"})
 				}
 				if err != nil {
 					b.Error(err)
@@ -152,10 +152,10 @@ func BenchmarkWritePages(b *testing.B) {
 	for b.Loop() {
 		i++
 		before := pageOwners(b, path)
-		q, _, err := svc.Create(ctx, fmt.Sprintf("job-%d", i%10), benchQuestion)
+		q, _, err := svc.Questions.Create(ctx, fmt.Sprintf("job-%d", i%10), benchQuestion)
 		require.NoError(b, err)
 		mid := pageOwners(b, path)
-		_, err = svc.Answer(person, q.ID, hitl.Response{Value: "deploy"})
+		_, err = svc.Questions.Answer(person, q.ID, hitl.Response{Value: "deploy"})
 		require.NoError(b, err)
 		after := pageOwners(b, path)
 		for tree, n := range pagesWritten(before, mid) {

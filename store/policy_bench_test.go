@@ -64,7 +64,7 @@ func BenchmarkPolicyDecision(b *testing.B) {
 		require.NoError(b, db.PutLearnedRule(ctx, &hitl.LearnedRule{ID: "r_bench", Agent: "api:bench", OpType: hitl.OpShell,
 			Resource: "go vet ./cmd/learned", CreatedBy: "slack:U0A", CreatedAt: now, ExpiresAt: now.Add(time.Hour)}))
 		svc := service.NewService(db, service.ServiceConfig{Notifier: notify.New(), ParseCommand: shell.Parse})
-		require.NoError(b, svc.LoadPolicy(ctx, benchPolicy))
+		require.NoError(b, svc.Policies.LoadPolicy(ctx, benchPolicy))
 		for _, tc := range []struct {
 			name string
 			line string
@@ -73,13 +73,13 @@ func BenchmarkPolicyDecision(b *testing.B) {
 			{"one_learned_command", "go vet ./cmd/learned"},
 		} {
 			op := hitl.Operation{Type: hitl.OpShell, Description: "bench", Resource: tc.line}
-			d, err := svc.Decide(ctx, op)
+			d, err := svc.Policies.Decide(ctx, op)
 			require.NoError(b, err)
 			require.Equal(b, hitl.EffectAllow, d.Effect, "%s: %+v", tc.line, d.Parts)
 			b.Run(fmt.Sprintf("%s/learned=%d", tc.name, n), func(b *testing.B) {
 				b.ReportAllocs()
 				for b.Loop() {
-					if _, err := svc.Decide(ctx, op); err != nil {
+					if _, err := svc.Policies.Decide(ctx, op); err != nil {
 						b.Fatal(err)
 					}
 				}

@@ -35,7 +35,7 @@ func TestMigrateReminderIndex(t *testing.T) {
 	require.NoError(t, err)
 	clock := newClock()
 	svc := remindingService(db, clock)
-	q, _, err := svc.Create(principaltest.As(ctx, "api:ci"), "run-1", hitl.NewQuestion{Question: "Deploy?"})
+	q, _, err := svc.Questions.Create(principaltest.As(ctx, "api:ci"), "run-1", hitl.NewQuestion{Question: "Deploy?"})
 	require.NoError(t, err)
 	require.NotNil(t, q.Reminders)
 	// Turn the file into what version 4 wrote: no by_reminder bucket.
@@ -58,7 +58,7 @@ func TestMigrateReminderIndex(t *testing.T) {
 	require.NoError(t, err)
 	assert.Equal(t, []string{q.ID}, due)
 	clock.Add(11 * time.Minute)
-	n, err := remindingService(db, clock).SweepReminders(ctx)
+	n, err := remindingService(db, clock).Questions.SweepReminders(ctx)
 	require.NoError(t, err)
 	assert.Equal(t, 1, n)
 }
@@ -81,7 +81,7 @@ func BenchmarkReminderSweep(b *testing.B) {
 		loadReminding(b, db, next, due, clock.Now(), -time.Second)
 		next += due
 		b.StartTimer()
-		n, err := svc.SweepReminders(ctx)
+		n, err := svc.Questions.SweepReminders(ctx)
 		if err != nil || n != due {
 			b.Fatalf("sweep: %d, %v; want %d", n, err, due)
 		}

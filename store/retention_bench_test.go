@@ -50,7 +50,7 @@ func (r *retentionRounds) round(tb testing.TB, perRound int) roundSize {
 	tb.Helper()
 	r.load(tb, perRound)
 	r.clock.Add(retentionPeriod + time.Minute)
-	pruned, err := r.svc.Prune(context.Background(), retentionPeriod)
+	pruned, err := r.svc.Questions.Prune(context.Background(), retentionPeriod)
 	require.NoError(tb, err)
 	require.GreaterOrEqual(tb, pruned, perRound, "the round's questions are pruned")
 	return r.size(tb)
@@ -80,11 +80,11 @@ func (r *retentionRounds) size(tb testing.TB) roundSize {
 }
 
 func (r *retentionRounds) askAnswer(i int) error {
-	q, _, err := r.svc.Create(as("api:agent"), fmt.Sprintf("run-%d", i%50), benchQuestion)
+	q, _, err := r.svc.Questions.Create(as("api:agent"), fmt.Sprintf("run-%d", i%50), benchQuestion)
 	if err != nil {
 		return err
 	}
-	_, err = r.svc.Answer(as("slack:U024BE7LH"), q.ID, hitl.Response{Value: "deploy"})
+	_, err = r.svc.Questions.Answer(as("slack:U024BE7LH"), q.ID, hitl.Response{Value: "deploy"})
 	return err
 }
 
@@ -172,7 +172,7 @@ func BenchmarkCompact(b *testing.B) {
 	db, err := Open(pruned)
 	require.NoError(b, err)
 	r.clock.Add(retentionPeriod + time.Minute)
-	_, err = newService(db, r.clock).Prune(context.Background(), retentionPeriod)
+	_, err = newService(db, r.clock).Questions.Prune(context.Background(), retentionPeriod)
 	require.NoError(b, err)
 	require.NoError(b, db.Close())
 

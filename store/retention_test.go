@@ -29,13 +29,13 @@ func TestPruneSlackRecords(t *testing.T) {
 	old := ask(t, svc, "run-1", 30)
 	posted(old, "C1", "C1", "1700000000.000100")
 	posted(old, "U2", "D2", "1700000000.000200")
-	_, err := svc.Answer(as("slack:U2"), old.ID, hitl.Response{Value: "prod"})
+	_, err := svc.Questions.Answer(as("slack:U2"), old.ID, hitl.Response{Value: "prod"})
 	require.NoError(t, err)
 	clock.Add(2 * retention)
 	kept := ask(t, svc, "run-1", 30)
 	keptMsg := posted(kept, "C1", "C1", "1700000100.000100")
 
-	_, err = svc.Prune(ctx, retention)
+	_, err = svc.Questions.Prune(ctx, retention)
 	require.NoError(t, err)
 
 	t.Run("a pruned question's Slack messages are gone both ways", func(t *testing.T) {
@@ -64,7 +64,7 @@ func TestPruneCancelled(t *testing.T) {
 		clock := newClock()
 		svc := newService(db, clock)
 		q := ask(t, svc, "run-1", 30)
-		_, err := svc.Answer(as("slack:U1"), q.ID, hitl.Response{Value: "x"})
+		_, err := svc.Questions.Answer(as("slack:U1"), q.ID, hitl.Response{Value: "x"})
 		require.NoError(t, err)
 		clock.Add(2 * retention)
 		cancelled, cancel := context.WithCancel(context.Background())

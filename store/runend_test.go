@@ -21,7 +21,7 @@ func TestEndingRunSettlesInOneCommit(t *testing.T) {
 		db := openTestDB(t)
 		svc := newService(db, newClock())
 		ctx := as("api:agent")
-		_, err := svc.Publish(ctx, hitl.StateEvent{Event: hitl.StateRunning, RunID: run, Stack: []hitl.StackEntry{{ID: run, Iter: 1}}})
+		_, err := svc.Runs.Publish(ctx, hitl.StateEvent{Event: hitl.StateRunning, RunID: run, Stack: []hitl.StackEntry{{ID: run, Iter: 1}}})
 		require.NoError(t, err)
 		db.bolt.NoSync = true
 		for range pending {
@@ -77,17 +77,17 @@ func TestEndingRunSettlesInOneCommit(t *testing.T) {
 		commits int
 	}{
 		{"a control cancel", func(t *testing.T, svc *service.Service, _ context.Context, run string) {
-			msgs, err := svc.Control(hitl.WithPrincipal(context.Background(), controller),
+			msgs, err := svc.Runs.Control(hitl.WithPrincipal(context.Background(), controller),
 				hitl.NewRequest("req-cancel-1", hitl.CommandCancel, run, t0, hitl.ControlPayload{}))
 			require.NoError(t, err)
 			require.Equal(t, hitl.ResultSuccess, msgs[len(msgs)-1].Payload.Status)
 		}, 1}, // the request, its ACK and RESULT, and the run record
 		{"DONE", func(t *testing.T, svc *service.Service, ctx context.Context, run string) {
-			_, err := svc.Publish(ctx, hitl.StateEvent{Event: hitl.StateDone, RunID: run})
+			_, err := svc.Runs.Publish(ctx, hitl.StateEvent{Event: hitl.StateDone, RunID: run})
 			require.NoError(t, err)
 		}, 1},
 		{"ABORT", func(t *testing.T, svc *service.Service, ctx context.Context, run string) {
-			_, err := svc.Publish(ctx, hitl.StateEvent{Event: hitl.StateAbort, RunID: run, Reason: "gave up"})
+			_, err := svc.Runs.Publish(ctx, hitl.StateEvent{Event: hitl.StateAbort, RunID: run, Reason: "gave up"})
 			require.NoError(t, err)
 		}, 1},
 	} {
@@ -107,7 +107,7 @@ func TestEndingRunSettlesInOneCommit(t *testing.T) {
 		run := "run-big"
 		db, svc, ctx := setup(t, run, pending)
 		before := lastTxID(t, db)
-		_, err := svc.Publish(ctx, hitl.StateEvent{Event: hitl.StateDone, RunID: run})
+		_, err := svc.Runs.Publish(ctx, hitl.StateEvent{Event: hitl.StateDone, RunID: run})
 		require.NoError(t, err)
 		require.Equal(t, 1+2, lastTxID(t, db)-before)
 		check(t, db, run, pending)
@@ -129,7 +129,7 @@ func TestEndingRunSettlesInOneCommit(t *testing.T) {
 		}
 		done := make(chan waited, 1)
 		go func() {
-			q, err := svc.Wait(ctx, id)
+			q, err := svc.Questions.Wait(ctx, id)
 			done <- waited{q, err}
 		}()
 		select {
@@ -138,7 +138,7 @@ func TestEndingRunSettlesInOneCommit(t *testing.T) {
 		case <-time.After(10 * time.Second):
 			t.Fatal("the waiter did not read its question")
 		}
-		_, err = svc.Publish(ctx, hitl.StateEvent{Event: hitl.StateAbort, RunID: run, Reason: "gave up"})
+		_, err = svc.Runs.Publish(ctx, hitl.StateEvent{Event: hitl.StateAbort, RunID: run, Reason: "gave up"})
 		require.NoError(t, err)
 		select {
 		case w := <-done:
@@ -181,17 +181,17 @@ func BenchmarkRunEndSettles2000(b *testing.B) {
 		b.StopTimer()
 		i++
 		run := fmt.Sprintf("run-%d", i)
-		_, err := svc.Publish(ctx, hitl.StateEvent{Event: hitl.StateRunning, RunID: run, Stack: []hitl.StackEntry{{ID: run, Iter: 1}}})
+		_, err := svc.Runs.Publish(ctx, hitl.StateEvent{Event: hitl.StateRunning, RunID: run, Stack: []hitl.StackEntry{{ID: run, Iter: 1}}})
 		require.NoError(b, err)
 		db.bolt.NoSync = true
 		for range pending {
-			_, _, err := svc.Create(ctx, run, hitl.NewQuestion{Question: "Which database?", TimeoutMinutes: minutes(60)})
+			_, _, err := svc.Questions.Create(ctx, run, hitl.NewQuestion{Question: "Which database?", TimeoutMinutes: minutes(60)})
 			require.NoError(b, err)
 		}
 		db.bolt.NoSync = false
 		before := lastTxID(b, db)
 		b.StartTimer()
-		_, err = svc.Publish(ctx, hitl.StateEvent{Event: hitl.StateDone, RunID: run})
+		_, err = svc.Runs.Publish(ctx, hitl.StateEvent{Event: hitl.StateDone, RunID: run})
 		b.StopTimer()
 		require.NoError(b, err)
 		commits += lastTxID(b, db) - before

@@ -37,7 +37,7 @@ func BenchmarkRunsWithHandles(b *testing.B) {
 	actx := as("admin:bench")
 	b.Run("list 100 open runs with handles", func(b *testing.B) {
 		for b.Loop() {
-			page, err := svc.Runs(actx, true, 100, "")
+			page, err := svc.Runs.Runs(actx, true, 100, "")
 			if err != nil || len(page.Handles) != 100 {
 				b.Fatalf("%d handles, %v", len(page.Handles), err)
 			}
@@ -54,7 +54,7 @@ func BenchmarkRunsWithHandles(b *testing.B) {
 		h, err := hitl.RunHandle(ctx, db, last)
 		require.NoError(b, err)
 		for b.Loop() {
-			if got, err := hitl.ResolveRun(actx, svc, h); err != nil || got != last {
+			if got, err := hitl.ResolveRun(actx, svc.Runs, h); err != nil || got != last {
 				b.Fatal(fmt.Sprint(got, err))
 			}
 		}

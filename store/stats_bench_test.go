@@ -41,10 +41,10 @@ func BenchmarkStats(b *testing.B) {
 			fill := func(n int, span time.Duration) {
 				step := span / time.Duration(n+1)
 				for i := range n {
-					q, _, err := svc.Create(agent, fmt.Sprintf("run-%d", i%200), benchQuestion)
+					q, _, err := svc.Questions.Create(agent, fmt.Sprintf("run-%d", i%200), benchQuestion)
 					require.NoError(b, err)
 					clock.Add(step)
-					_, err = svc.Answer(person, q.ID, hitl.Response{Value: "deploy"})
+					_, err = svc.Questions.Answer(person, q.ID, hitl.Response{Value: "deploy"})
 					require.NoError(b, err)
 				}
 			}
@@ -54,12 +54,12 @@ func BenchmarkStats(b *testing.B) {
 			clock.Add(now.Sub(clock.Now()))
 			db.bolt.NoSync = false
 			ctx := principaltest.As(context.Background(), "admin:ops")
-			st, err := svc.Stats(ctx, hitl.StatsQuery{Since: 24 * time.Hour})
+			st, err := svc.Observation.Stats(ctx, hitl.StatsQuery{Since: 24 * time.Hour})
 			require.NoError(b, err)
 			require.Equal(b, c.inWindow, st.Answered)
 			b.ReportAllocs()
 			for b.Loop() {
-				if _, err := svc.Stats(ctx, hitl.StatsQuery{Since: 24 * time.Hour}); err != nil {
+				if _, err := svc.Observation.Stats(ctx, hitl.StatsQuery{Since: 24 * time.Hour}); err != nil {
 					b.Fatal(err)
 				}
 			}

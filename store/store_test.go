@@ -61,7 +61,7 @@ func minutes(m float64) *float64 { return &m }
 // ask creates a text question in job that times out after m minutes.
 func ask(t *testing.T, svc *service.Service, job string, m float64) *hitl.Question {
 	t.Helper()
-	q, created, err := svc.Create(as("api:agent"), job, hitl.NewQuestion{Question: "Which database?", TimeoutMinutes: minutes(m)})
+	q, created, err := svc.Questions.Create(as("api:agent"), job, hitl.NewQuestion{Question: "Which database?", TimeoutMinutes: minutes(m)})
 	require.NoError(t, err)
 	require.True(t, created)
 	return q

@@ -108,12 +108,12 @@ func BenchmarkWriteBytes(b *testing.B) {
 		i++
 		var created *hitl.Question
 		bb, cc := written(b, &createT, func() {
-			created, _, err = svc.Create(ctx, fmt.Sprintf("job-%d", i%10), benchQuestion)
+			created, _, err = svc.Questions.Create(ctx, fmt.Sprintf("job-%d", i%10), benchQuestion)
 		})
 		require.NoError(b, err)
 		createB, createC = createB+bb, createC+cc
 		bb, cc = written(b, &answerT, func() {
-			_, err = svc.Answer(person, created.ID, hitl.Response{Value: "deploy"})
+			_, err = svc.Questions.Answer(person, created.ID, hitl.Response{Value: "deploy"})
 		})
 		require.NoError(b, err)
 		answerB, answerC = answerB+bb, answerC+cc
@@ -197,7 +197,7 @@ func BenchmarkCreateVsBatch(b *testing.B) {
 		t0, r0 := txid(db.bolt), txid(raw)
 		w0, _ := procIO(b)
 		ours += round(func() error {
-			_, _, err := svc.Create(ctx, "job-bench", benchQuestion)
+			_, _, err := svc.Questions.Create(ctx, "job-bench", benchQuestion)
 			return err
 		})
 		w1, _ := procIO(b)

@@ -10,21 +10,35 @@ import (
 	"sync"
 	"time"
 
+	"github.com/hitlbot/hitl/service"
 	"github.com/robfig/cron/v3"
 )
 
 // SweepFunc times out what is due and reports how many it settled.
 type SweepFunc func(ctx context.Context) (int, error)
 
-// Lifecycle is what a sweep runs (hitl.Service): the lifecycle decides
-// what is due, expired or old; this package only calls it.
-type Lifecycle interface {
-	SweepExpired(ctx context.Context) (int, error)
-	SweepReminders(ctx context.Context) (int, error)
-	Prune(ctx context.Context, retention time.Duration) (int, error)
-	PruneLearnedRules(ctx context.Context, limit int) (int, error)
-	FlushRefusals(ctx context.Context) error
-	SweepSessions(ctx context.Context) (int, error)
+// Lifecycle is what a sweep runs, part by part: the lifecycle decides
+// what is due; the sweeper only calls it on a schedule.
+type Lifecycle struct {
+	Questions interface {
+		SweepExpired(ctx context.Context) (int, error)
+		SweepReminders(ctx context.Context) (int, error)
+		Prune(ctx context.Context, retention time.Duration) (int, error)
+	}
+	Runs interface {
+		SweepSessions(ctx context.Context) (int, error)
+	}
+	Policies interface {
+		PruneLearnedRules(ctx context.Context, limit int) (int, error)
+	}
+	Guard interface {
+		FlushRefusals(ctx context.Context) error
+	}
+}
+
+// LifecycleOf is the sweeper's part of svc.
+func LifecycleOf(svc *service.Service) Lifecycle {
+	return Lifecycle{Questions: svc.Questions, Runs: svc.Runs, Policies: svc.Policies, Guard: svc.Guard}
 }
 
 // learnedBatch is how many expired learned rules one transaction deletes.
@@ -41,31 +55,31 @@ const learnedBatch = 256
 // nothing due it only reads: an idle service writes nothing.
 func Work(svc Lifecycle, retention time.Duration) SweepFunc {
 	return func(ctx context.Context) (int, error) {
-		n, err := svc.SweepExpired(ctx)
+		n, err := svc.Questions.SweepExpired(ctx)
 		if err != nil {
 			return n, err
 		}
-		reminded, err := svc.SweepReminders(ctx)
+		reminded, err := svc.Questions.SweepReminders(ctx)
 		n += reminded
 		if err != nil {
 			return n, err
 		}
 		// Silent coding-agent sessions are shown idle, then ended.
-		quiet, err := svc.SweepSessions(ctx)
+		quiet, err := svc.Runs.SweepSessions(ctx)
 		n += quiet
 		if err != nil {
 			return n, err
 		}
 		// A flood that stopped has its refusals counted in one event.
-		if err := svc.FlushRefusals(ctx); err != nil {
+		if err := svc.Guard.FlushRefusals(ctx); err != nil {
 			return n, err
 		}
-		pruned, err := svc.Prune(ctx, retention)
+		pruned, err := svc.Questions.Prune(ctx, retention)
 		n += pruned
 		if err != nil {
 			return n, err
 		}
-		learned, err := PruneLearned(ctx, svc)
+		learned, err := PruneLearned(ctx, svc.Policies)
 		return n + learned, err
 	}
 }

@@ -45,7 +45,7 @@ func TestWork(t *testing.T) {
 	setup := func(t *testing.T) (*memstore.Store, *clocktest.Clock, sweeper.SweepFunc) {
 		st := memstore.New()
 		clock := clocktest.New(t0)
-		return st, clock, sweeper.Work(service.NewService(st, service.ServiceConfig{Notifier: notify.New(), Clock: clock}), 0)
+		return st, clock, sweeper.Work(sweeper.LifecycleOf(service.NewService(st, service.ServiceConfig{Notifier: notify.New(), Clock: clock})), 0)
 	}
 	put := func(t *testing.T, st hitl.Store, i int, expires time.Time) {
 		t.Helper()
@@ -93,7 +93,6 @@ func TestWork(t *testing.T) {
 }
 
 // The service is what the sweeper runs.
-var _ sweeper.Lifecycle = (*service.Service)(nil)
 
 func TestWorkSendsReminders(t *testing.T) {
 	t0 := time.Date(2026, 3, 1, 9, 0, 0, 0, time.UTC)
@@ -101,9 +100,9 @@ func TestWorkSendsReminders(t *testing.T) {
 	clock := clocktest.New(t0)
 	svc := service.NewService(st, service.ServiceConfig{Notifier: notify.New(), Clock: clock,
 		Reminders: hitl.Reminders{hitl.Blocking: {Every: []hitl.Duration{hitl.Duration(10 * time.Minute)}}}})
-	work := sweeper.Work(svc, 0)
+	work := sweeper.Work(sweeper.LifecycleOf(svc), 0)
 	ctx := hitl.WithPrincipal(context.Background(), hitl.TokenPrincipal("ci", nil, ""))
-	q, _, err := svc.Create(ctx, "run-1", hitl.NewQuestion{Question: "Deploy?"})
+	q, _, err := svc.Questions.Create(ctx, "run-1", hitl.NewQuestion{Question: "Deploy?"})
 	require.NoError(t, err)
 	n, err := work(context.Background())
 	require.NoError(t, err)
@@ -126,9 +125,9 @@ func TestWorkEndsSilentSessions(t *testing.T) {
 	clock := clocktest.New(t0)
 	svc := service.NewService(st, service.ServiceConfig{Notifier: notify.New(), Clock: clock,
 		Sessions: service.SessionTimes{IdleAfter: 10 * time.Minute, EndAfter: time.Hour}})
-	work := sweeper.Work(svc, 0)
+	work := sweeper.Work(sweeper.LifecycleOf(svc), 0)
 	ctx := hitl.WithPrincipal(context.Background(), hitl.TokenPrincipal("claude", nil, ""))
-	_, err := svc.Hook(ctx, hitl.SessionHook{RunID: "claude-s", Agent: "Claude Code", Event: hitl.HookSessionStart})
+	_, err := svc.Runs.Hook(ctx, hitl.SessionHook{RunID: "claude-s", Agent: "Claude Code", Event: hitl.HookSessionStart})
 	require.NoError(t, err)
 	clock.Add(time.Hour)
 	n, err := work(context.Background())

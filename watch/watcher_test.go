@@ -85,7 +85,7 @@ func watchDirs(t *testing.T, tune func(*Watcher), roots ...string) *running {
 	for i, root := range roots {
 		dirs = append(dirs, Dir{Path: root, Run: "watch-" + string(rune('a'+i))})
 	}
-	w, err := New(Config{Client: svc, Dirs: dirs, Agent: "test", Log: r.log.add})
+	w, err := New(Config{Client: svc.Questions, Dirs: dirs, Agent: "test", Log: r.log.add})
 	require.NoError(t, err)
 	if tune != nil {
 		tune(w)
@@ -118,7 +118,7 @@ func (r *running) pending(t *testing.T, text string) *hitl.Question {
 	t.Helper()
 	deadline := time.After(within)
 	for {
-		changed := r.svc.Changed()
+		changed := r.svc.Log.Changed()
 		if q := r.find(t, text, hitl.StatusPending); q != nil {
 			return q
 		}
@@ -133,7 +133,7 @@ func (r *running) pending(t *testing.T, text string) *hitl.Question {
 // find returns a question with text and status st, or nil.
 func (r *running) find(t *testing.T, text string, st hitl.Status) *hitl.Question {
 	t.Helper()
-	page, err := r.svc.QuestionPage(principaltest.As(context.Background(), "admin:test"), hitl.QuestionFilter{Limit: 500})
+	page, err := r.svc.Questions.QuestionPage(principaltest.As(context.Background(), "admin:test"), hitl.QuestionFilter{Limit: 500})
 	require.NoError(t, err)
 	for _, q := range page.Questions {
 		if q.Question == text && (st == "" || q.Status == st) {
@@ -145,7 +145,7 @@ func (r *running) find(t *testing.T, text string, st hitl.Status) *hitl.Question
 
 func (r *running) answer(t *testing.T, id, value string) {
 	t.Helper()
-	_, err := r.svc.Answer(principaltest.As(context.Background(), "admin:test"), id, hitl.Response{Value: value})
+	_, err := r.svc.Questions.Answer(principaltest.As(context.Background(), "admin:test"), id, hitl.Response{Value: value})
 	require.NoError(t, err)
 }
 
@@ -223,14 +223,14 @@ func TestWatchInteractionSwappedForALink(t *testing.T) {
 	deadline := time.After(within)
 	for r.find(t, "Swapped?", hitl.StatusCancelled) == nil {
 		select {
-		case <-r.svc.Changed():
+		case <-r.svc.Log.Changed():
 		case <-deadline:
 			t.Fatalf("the question was not withdrawn; the watcher said:\n%s", r.log.String())
 		}
 	}
 	got := r.find(t, "Swapped?", hitl.StatusCancelled)
 	assert.Contains(t, got.CancelReason, "interaction is a symbolic link")
-	_, err = r.svc.Answer(principaltest.As(context.Background(), "admin:test"), q.ID, hitl.Response{Value: "x"})
+	_, err = r.svc.Questions.Answer(principaltest.As(context.Background(), "admin:test"), q.ID, hitl.Response{Value: "x"})
 	assert.Equal(t, hitl.ECONFLICT, hitl.ErrorCode(err))
 	_, err = os.Lstat(filepath.Join(target, ResponseFile))
 	assert.ErrorIs(t, err, os.ErrNotExist)

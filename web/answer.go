@@ -91,7 +91,7 @@ func answered(q *hitl.Question) answerResult {
 // handleAnswer serves POST /q/{id}/answer.
 func (h *Handler) handleAnswer(w http.ResponseWriter, r *http.Request, s *session) {
 	id := r.PathValue("id")
-	q, err := h.svc.Question(r.Context(), id)
+	q, err := h.svc.Questions.Question(r.Context(), id)
 	if err != nil {
 		h.fail(w, r, err)
 		return
@@ -101,7 +101,7 @@ func (h *Handler) handleAnswer(w http.ResponseWriter, r *http.Request, s *sessio
 		h.fail(w, r, err)
 		return
 	}
-	got, err := h.svc.Answer(r.Context(), id, resp)
+	got, err := h.svc.Questions.Answer(r.Context(), id, resp)
 	if err != nil {
 		h.fail(w, r, err)
 		return
@@ -138,7 +138,7 @@ func (h *Handler) handleBatch(w http.ResponseWriter, r *http.Request, s *session
 	}
 	results := make([]answerResult, 0, len(ids))
 	for _, id := range ids {
-		got, err := h.svc.Answer(r.Context(), id, resp)
+		got, err := h.svc.Questions.Answer(r.Context(), id, resp)
 		if err != nil {
 			results = append(results, answerResult{QuestionID: id, Code: hitl.ErrorCode(err), Message: hitl.ErrorMessage(err)})
 			continue

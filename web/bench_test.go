@@ -34,12 +34,12 @@ func inboxFixture(b *testing.B, size int, p hitl.Principal) (http.Handler, func(
 	ctx := as(agentP)
 	storetest.Parallel(b, size, func(i int) error {
 		minutes := float64(10 + (i*7919)%1400) // deadlines scattered over creation order
-		_, _, err := svc.Create(ctx, fmt.Sprintf("run-%d", i%500), hitl.NewQuestion{Question: fmt.Sprintf("Deploy build %d to production?", i),
+		_, _, err := svc.Questions.Create(ctx, fmt.Sprintf("run-%d", i%500), hitl.NewQuestion{Question: fmt.Sprintf("Deploy build %d to production?", i),
 			Type: hitl.Approval, Context: &hitl.Context{Agent: "release-bot", ProjectName: "shop"}, TimeoutMinutes: &minutes})
 		return err
 	})
-	h := web.New(web.Config{Service: svc})
-	secret, _, err := svc.SignIn(context.Background(), p, time.Hour)
+	h := web.New(web.Config{Services: web.ServicesOf(svc)})
+	secret, _, err := svc.SignIns.SignIn(context.Background(), p, time.Hour)
 	if err != nil {
 		b.Fatal(err)
 	}

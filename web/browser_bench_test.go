@@ -39,7 +39,7 @@ func openStreams(b *testing.B, l *live, n int) {
 	b.Cleanup(tr.CloseIdleConnections)
 	hc := &http.Client{Transport: tr}
 	for i := range n {
-		secret, _, err := l.svc.SignIn(ctx, hitl.TokenPrincipal(fmt.Sprintf("person%d", i), []hitl.Scope{hitl.ScopeAnswer}, ""), time.Hour)
+		secret, _, err := l.svc.SignIns.SignIn(ctx, hitl.TokenPrincipal(fmt.Sprintf("person%d", i), []hitl.Scope{hitl.ScopeAnswer}, ""), time.Hour)
 		if err != nil {
 			b.Fatal(err)
 		}
@@ -79,7 +79,7 @@ func BenchmarkBrowserPageUpdate(b *testing.B) {
 				if len(waiting) == 0 {
 					run := fmt.Sprintf("latency-%d", i)
 					for range 40 {
-						q, _, err := l.svc.Create(as(agentP), run, hitl.NewQuestion{Question: "Ship it?", Type: hitl.Approval})
+						q, _, err := l.svc.Questions.Create(as(agentP), run, hitl.NewQuestion{Question: "Ship it?", Type: hitl.Approval})
 						if err != nil {
 							b.Fatal(err)
 						}

@@ -23,10 +23,10 @@ func TestBrowserApprovalCards(t *testing.T) {
 	tab := browse(t)
 	l := newLive(t)
 	base := l.srv.URL
-	require.NoError(t, l.svc.LoadPolicy(context.Background(), nil))
+	require.NoError(t, l.svc.Policies.LoadPolicy(context.Background(), nil))
 	request := func(op hitl.Operation) string {
 		t.Helper()
-		out, err := l.svc.RequestOperation(as(agentP), service.ApprovalRequest{RunID: "claude-3f2b8c1e", Operation: op})
+		out, err := l.svc.Policies.RequestOperation(as(agentP), service.ApprovalRequest{RunID: "claude-3f2b8c1e", Operation: op})
 		require.NoError(t, err)
 		require.NotEmpty(t, out.QuestionID)
 		return out.QuestionID

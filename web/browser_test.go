@@ -59,8 +59,8 @@ func newLive(t testing.TB) *live {
 	for secret, p := range tokens {
 		toks = append(toks, agent.Token{Secret: secret, Principal: p})
 	}
-	api := agent.NewServer(svc, svc, agent.ServerConfig{Tokens: toks})
-	h := web.New(web.Config{Service: svc, TokenPrincipal: api.TokenPrincipal, LoopbackHost: agent.LoopbackHost})
+	api := agent.NewServer(agent.ServicesOf(svc), agent.ServerConfig{Tokens: toks})
+	h := web.New(web.Config{Services: web.ServicesOf(svc), TokenPrincipal: api.TokenPrincipal, LoopbackHost: agent.LoopbackHost})
 	srv := httptest.NewServer(web.Mount(api, h))
 	t.Cleanup(func() { api.Close(); srv.Close() })
 	return &live{svc: svc, srv: srv}
@@ -137,7 +137,7 @@ func TestBrowser(t *testing.T) {
 		require.NoError(t, chromedp.Run(ctx, hasText(".who", "api:alice")))
 	})
 	t.Run("sign in with a one-time link", func(t *testing.T) {
-		link, err := l.svc.NewSignInLink(as(rootP), aliceP)
+		link, err := l.svc.SignIns.NewSignInLink(as(rootP), aliceP)
 		require.NoError(t, err)
 		ctx := tab(t)
 		require.NoError(t, chromedp.Run(ctx,
@@ -194,11 +194,11 @@ func TestBrowser(t *testing.T) {
 			chromedp.Click(noCard+` button[value="deny"]`, chromedp.ByQuery),
 			present(noCard+".settled"),
 		))
-		got, err := l.svc.Question(as(rootP), ok.ID)
+		got, err := l.svc.Questions.Question(as(rootP), ok.ID)
 		require.NoError(t, err)
 		assert.Equal(t, hitl.OutcomeApproved, got.Outcome())
 		assert.Equal(t, "after the standup", got.Response.Text)
-		got, err = l.svc.Question(as(rootP), no.ID)
+		got, err = l.svc.Questions.Question(as(rootP), no.ID)
 		require.NoError(t, err)
 		assert.Equal(t, hitl.OutcomeDenied, got.Outcome())
 		assert.Equal(t, "no backup yet", got.Response.Text)
@@ -279,7 +279,7 @@ func TestBrowser(t *testing.T) {
 			chromedp.WaitVisible(`body[data-page="error"] .error`, chromedp.ByQuery),
 			chromedp.Text(".error", &refusal, chromedp.ByQuery)))
 		assert.Contains(t, refusal, "another site")
-		got, err := l.svc.Question(as(rootP), q.ID)
+		got, err := l.svc.Questions.Question(as(rootP), q.ID)
 		require.NoError(t, err)
 		assert.True(t, got.Pending(), "nothing was decided")
 	})
@@ -310,7 +310,7 @@ func TestBrowser(t *testing.T) {
 		assert.True(t, fits, "the inbox fits 375 px")
 	})
 	t.Run("steer a paused run", func(t *testing.T) {
-		_, err := l.svc.Checkpoint(as(agentP), hitl.StateEvent{RunID: "loop-7", Stack: []hitl.StackEntry{{ID: "loop-7", Mode: "issue", Iter: 3, Max: 10, Model: "sonnet"}}})
+		_, err := l.svc.Runs.Checkpoint(as(agentP), hitl.StateEvent{RunID: "loop-7", Stack: []hitl.StackEntry{{ID: "loop-7", Mode: "issue", Iter: 3, Max: 10, Model: "sonnet"}}})
 		require.NoError(t, err)
 		ctx := tab(t)
 		signIn(t, ctx, base, "root-token-0123456789a") // control-only sees no live events (the root's Event.VisibleTo); the unit tests steer as ops
@@ -340,16 +340,16 @@ func TestBrowser(t *testing.T) {
 		assert.Contains(t, log, "Done: Loop resumed")
 		assert.NotContains(t, log, "RESULT")
 		assert.NotContains(t, log, "ACK")
-		run, err := l.svc.RunRecord(as(rootP), "loop-7")
+		run, err := l.svc.Runs.RunRecord(as(rootP), "loop-7")
 		require.NoError(t, err)
 		assert.Equal(t, "opus", run.Control.Model)
 		assert.Equal(t, "write the tests first", run.Control.Instruction)
 		assert.Equal(t, hitl.RunRunning, run.Control.Status)
 	})
 	t.Run("a finished run's page offers no steering buttons", func(t *testing.T) {
-		_, err := l.svc.Checkpoint(as(agentP), hitl.StateEvent{RunID: "loop-done", Stack: []hitl.StackEntry{{ID: "loop-done", Mode: "issue", Iter: 9, Max: 10, Model: "sonnet"}}})
+		_, err := l.svc.Runs.Checkpoint(as(agentP), hitl.StateEvent{RunID: "loop-done", Stack: []hitl.StackEntry{{ID: "loop-done", Mode: "issue", Iter: 9, Max: 10, Model: "sonnet"}}})
 		require.NoError(t, err)
-		_, err = l.svc.Publish(as(agentP), hitl.StateEvent{Event: hitl.StateDone, RunID: "loop-done"})
+		_, err = l.svc.Runs.Publish(as(agentP), hitl.StateEvent{Event: hitl.StateDone, RunID: "loop-done"})
 		require.NoError(t, err)
 		ctx := tab(t)
 		signIn(t, ctx, base, "root-token-0123456789a")
@@ -368,7 +368,7 @@ func TestBrowser(t *testing.T) {
 			{RunID: "claude-3f2b8c1e", Agent: "Claude Code", Event: hitl.HookSessionStart, CWD: "/home/dev/app", Model: "opus", AgentVersion: "2.1.197"},
 			{RunID: "claude-3f2b8c1e", Agent: "Claude Code", Event: hitl.HookUserPromptSubmit, Prompt: "Fix the failing test in pkg/billing"},
 		} {
-			_, err := l.svc.Hook(as(agentP), h)
+			_, err := l.svc.Runs.Hook(as(agentP), h)
 			require.NoError(t, err)
 		}
 		ctx := tab(t)
@@ -398,7 +398,7 @@ func TestBrowser(t *testing.T) {
 func screenshots(t *testing.T, tab func(testing.TB) context.Context, l *live) {
 	ag := l.client("agent-token-0123456789")
 	ctx0 := context.Background()
-	_, err := l.svc.Checkpoint(as(agentP), hitl.StateEvent{RunID: "issue-42", Stack: []hitl.StackEntry{{ID: "issue-42", Mode: "issue", Iter: 3, Max: 10, Model: "sonnet"}}})
+	_, err := l.svc.Runs.Checkpoint(as(agentP), hitl.StateEvent{RunID: "issue-42", Stack: []hitl.StackEntry{{ID: "issue-42", Mode: "issue", Iter: 3, Max: 10, Model: "sonnet"}}})
 	require.NoError(t, err)
 	soon := 12.0
 	_, _, err = ag.Create(ctx0, "issue-42", hitl.NewQuestion{Question: "The brief names an admin view and a public view. Build both, or the public one first?",

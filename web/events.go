@@ -70,7 +70,7 @@ func (h *Handler) toPage(p hitl.Principal, ev *hitl.Event) pageEvent {
 // up.
 func (h *Handler) handleEvents(w http.ResponseWriter, r *http.Request, s *session) {
 	ctx := r.Context()
-	release, err := h.svc.OpenStream(ctx)
+	release, err := h.svc.Guard.OpenStream(ctx)
 	if err != nil {
 		h.fail(w, r, err)
 		return
@@ -84,7 +84,7 @@ func (h *Handler) handleEvents(w http.ResponseWriter, r *http.Request, s *sessio
 	defer h.stream.Unsubscribe(sub)
 	// Live from the end of the log (the broadcaster may trail it by the
 	// change in flight).
-	after, err := broadcast.EndOfLog(ctx, h.svc, sub.Start())
+	after, err := broadcast.EndOfLog(ctx, h.svc.Log, sub.Start())
 	if err != nil {
 		h.fail(w, r, err)
 		return
@@ -155,7 +155,7 @@ func (st *pageStream) deliver(bt broadcast.Batch) bool {
 // catchUp reads the log as the page's principal until it has passed to.
 func (st *pageStream) catchUp(to uint64) bool {
 	for st.cur < to {
-		evs, last, err := st.h.svc.Events(st.ctx, st.cur, broadcast.ReadBatch)
+		evs, last, err := st.h.svc.Log.Events(st.ctx, st.cur, broadcast.ReadBatch)
 		if err != nil || last == st.cur {
 			return err == nil // nothing there (retention pruned it)
 		}

@@ -59,7 +59,7 @@ func newEnv(t *testing.T, tokenless bool, opts ...envOpt) *env {
 	st := memstore.New()
 	svc := service.NewService(st, service.ServiceConfig{Notifier: notify.New(), Clock: clock, ParseCommand: shell.Parse})
 	e := &env{t: t, store: st, svc: svc, clock: clock, removed: map[string]bool{}}
-	cfg := web.Config{Service: svc, Tokenless: tokenless, LoopbackHost: agent.LoopbackHost, Clock: clock, SessionTTL: time.Hour,
+	cfg := web.Config{Services: web.ServicesOf(svc), Tokenless: tokenless, LoopbackHost: agent.LoopbackHost, Clock: clock, SessionTTL: time.Hour,
 		TokenPrincipal: func(tok string) (hitl.Principal, bool) { p, ok := tokens[tok]; return p, ok },
 		TokenByID: func(id string) (hitl.Principal, bool) {
 			for _, p := range tokens {
@@ -82,14 +82,14 @@ func as(p hitl.Principal) context.Context { return hitl.WithPrincipal(context.Ba
 // ask has p (default: the agent) ask n in run.
 func (e *env) ask(run string, n hitl.NewQuestion) *hitl.Question {
 	e.t.Helper()
-	q, _, err := e.svc.Create(as(agentP), run, n)
+	q, _, err := e.svc.Questions.Create(as(agentP), run, n)
 	require.NoError(e.t, err)
 	return q
 }
 
 func (e *env) question(id string) *hitl.Question {
 	e.t.Helper()
-	q, err := e.svc.Question(as(rootP), id)
+	q, err := e.svc.Questions.Question(as(rootP), id)
 	require.NoError(e.t, err)
 	return q
 }

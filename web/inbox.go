@@ -63,7 +63,7 @@ func (h *Handler) inbox(r *http.Request, p hitl.Principal, f inboxFilter) (*inbo
 		return v, nil
 	}
 	qf.Type, qf.RunID, qf.Limit, qf.ByDeadline, qf.Cursor = f.Type, f.Run, PageSize, true, f.Cursor
-	pg, err := h.svc.QuestionPage(r.Context(), qf)
+	pg, err := h.svc.Questions.QuestionPage(r.Context(), qf)
 	if err != nil {
 		return nil, err
 	}

@@ -18,8 +18,8 @@ const refundDiff = "--- a/home/dev/app/src/billing.go\n+++ b/home/dev/app/src/bi
 // request asks for op in run r1 under seed 003's default policy.
 func (e *env) request(op hitl.Operation) string {
 	e.t.Helper()
-	require.NoError(e.t, e.svc.LoadPolicy(context.Background(), nil))
-	out, err := e.svc.RequestOperation(as(agentP), service.ApprovalRequest{RunID: "r1", Operation: op})
+	require.NoError(e.t, e.svc.Policies.LoadPolicy(context.Background(), nil))
+	out, err := e.svc.Policies.RequestOperation(as(agentP), service.ApprovalRequest{RunID: "r1", Operation: op})
 	require.NoError(e.t, err)
 	require.NotEmpty(e.t, out.QuestionID, "the policy asks")
 	return out.QuestionID

@@ -25,18 +25,18 @@ const recentActivity = 10
 // handleQuestion serves GET /q/{id}: everything a person needs to
 // decide, and after settlement who decided what and when.
 func (h *Handler) handleQuestion(w http.ResponseWriter, r *http.Request, s *session) {
-	q, err := h.svc.Question(r.Context(), r.PathValue("id"))
+	q, err := h.svc.Questions.Question(r.Context(), r.PathValue("id"))
 	if err != nil {
 		h.fail(w, r, err)
 		return
 	}
 	v := &questionView{Q: q, Answerable: h.access.InInbox(s.p, q, false), Now: h.cfg.Clock.Now(), URL: QuestionURL(h.cfg.BaseURL, q.ID)}
-	if st, err := h.svc.RunState(r.Context(), q.RunID); err == nil {
+	if st, err := h.svc.Runs.RunState(r.Context(), q.RunID); err == nil {
 		if n := len(st.InteractionHistory); n > recentActivity {
 			st.InteractionHistory = st.InteractionHistory[n-recentActivity:]
 		}
 		v.Run = st
-		v.Record, _ = h.svc.RunRecord(r.Context(), q.RunID)
+		v.Record, _ = h.svc.Runs.RunRecord(r.Context(), q.RunID)
 	} else if c := hitl.ErrorCode(err); c != hitl.ENOTFOUND && c != hitl.EFORBIDDEN {
 		h.fail(w, r, err)
 		return

@@ -29,14 +29,14 @@ const auditShown = 500
 func (h *Handler) handleRuns(w http.ResponseWriter, r *http.Request, s *session) {
 	ctx := r.Context()
 	all := r.URL.Query().Get("all") != ""
-	pg, err := h.svc.Runs(ctx, !all, PageSize, r.URL.Query().Get("cursor"))
+	pg, err := h.svc.Runs.Runs(ctx, !all, PageSize, r.URL.Query().Get("cursor"))
 	if err != nil {
 		h.fail(w, r, err)
 		return
 	}
 	v := &runsView{Runs: pg.Runs, Handles: pg.Handles, All: all, Next: pg.NextCursor, Admin: h.access.Authorize(s.p, hitl.ActionAudit, nil) == nil}
 	if v.Admin {
-		rules, err := h.svc.LearnedRules(ctx, hitl.LearnedRuleFilter{Limit: PageSize})
+		rules, err := h.svc.Policies.LearnedRules(ctx, hitl.LearnedRuleFilter{Limit: PageSize})
 		if err != nil {
 			h.fail(w, r, err)
 			return
@@ -52,7 +52,7 @@ func (h *Handler) handleRuns(w http.ResponseWriter, r *http.Request, s *session)
 
 // audit reads the latest refusals and policy decisions, newest first.
 func (h *Handler) audit(r *http.Request) ([]*hitl.Event, error) {
-	last, err := h.svc.LastSeq(r.Context())
+	last, err := h.svc.Log.LastSeq(r.Context())
 	if err != nil {
 		return nil, err
 	}
@@ -60,7 +60,7 @@ func (h *Handler) audit(r *http.Request) ([]*hitl.Event, error) {
 	if last > auditShown {
 		after = last - auditShown
 	}
-	evs, _, err := h.svc.Events(r.Context(), after, auditShown)
+	evs, _, err := h.svc.Log.Events(r.Context(), after, auditShown)
 	if err != nil {
 		return nil, err
 	}
@@ -100,7 +100,7 @@ func (h *Handler) handleRun(w http.ResponseWriter, r *http.Request, s *session) 
 }
 
 func (h *Handler) run(r *http.Request, s *session, id string) (*runView, error) {
-	rec, err := h.svc.RunRecord(r.Context(), id)
+	rec, err := h.svc.Runs.RunRecord(r.Context(), id)
 	if err != nil {
 		return nil, err
 	}
@@ -113,7 +113,7 @@ func (h *Handler) run(r *http.Request, s *session, id string) (*runView, error) 
 	}
 	// The questions are the root's to show: those who steer but do not
 	// answer see the run, not what its agent asked.
-	switch v.State, err = h.svc.RunState(r.Context(), id); {
+	switch v.State, err = h.svc.Runs.RunState(r.Context(), id); {
 	case hitl.ErrorCode(err) == hitl.EFORBIDDEN:
 		v.HistoryHidden = hitl.ErrorMessage(err)
 	case err != nil:
@@ -129,7 +129,7 @@ func (h *Handler) handleControl(w http.ResponseWriter, r *http.Request, s *sessi
 	id := r.PathValue("id")
 	cmd := hitl.Command(r.PostForm.Get("command"))
 	p := hitl.ControlPayload{Model: strings.TrimSpace(r.PostForm.Get("model")), Instruction: strings.TrimSpace(r.PostForm.Get("instruction"))}
-	msgs, err := h.svc.Control(r.Context(), hitl.NewRequest(agent.NewRequestID(), cmd, id, h.cfg.Clock.Now(), p))
+	msgs, err := h.svc.Runs.Control(r.Context(), hitl.NewRequest(agent.NewRequestID(), cmd, id, h.cfg.Clock.Now(), p))
 	if err != nil {
 		h.fail(w, r, err)
 		return
@@ -143,7 +143,7 @@ func (h *Handler) handleControl(w http.ResponseWriter, r *http.Request, s *sessi
 
 // handleRevoke serves POST /rules/{id}/revoke.
 func (h *Handler) handleRevoke(w http.ResponseWriter, r *http.Request, s *session) {
-	gone, err := h.svc.RevokeRule(r.Context(), r.PathValue("id"))
+	gone, err := h.svc.Policies.RevokeRule(r.Context(), r.PathValue("id"))
 	if err != nil {
 		h.fail(w, r, err)
 		return

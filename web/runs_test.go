@@ -20,7 +20,7 @@ import (
 // loop has the agent report iteration iter of max on run.
 func (e *env) loop(run string, iter, max int, model string) {
 	e.t.Helper()
-	_, err := e.svc.Checkpoint(as(agentP), hitl.StateEvent{RunID: run, Stack: []hitl.StackEntry{{ID: run, Mode: "issue", Iter: iter, Max: max, Model: model}}})
+	_, err := e.svc.Runs.Checkpoint(as(agentP), hitl.StateEvent{RunID: run, Stack: []hitl.StackEntry{{ID: run, Mode: "issue", Iter: iter, Max: max, Model: model}}})
 	require.NoError(e.t, err)
 }
 
@@ -84,7 +84,7 @@ func TestRuns(t *testing.T) {
 		assert.Contains(t, r.body, "lacks the control scope")
 	})
 	t.Run("the run page shows the interaction history", func(t *testing.T) {
-		_, err := e.svc.Answer(as(aliceP), q.ID, hitl.Response{Value: "yes"})
+		_, err := e.svc.Questions.Answer(as(aliceP), q.ID, hitl.Response{Value: "yes"})
 		require.NoError(t, err)
 		root := e.browser(t)
 		root.signIn("root-token-0123456789a")
@@ -104,12 +104,12 @@ func TestRuns(t *testing.T) {
 
 func TestAdminConsole(t *testing.T) {
 	e := newEnv(t, false)
-	require.NoError(t, e.svc.LoadPolicy(context.Background(), nil))
-	out, err := e.svc.RequestOperation(as(agentP), service.ApprovalRequest{RunID: "r1", Operation: hitl.Operation{Type: hitl.OpFileDelete, Description: "delete tmp", Resource: "tmp/x"}})
+	require.NoError(t, e.svc.Policies.LoadPolicy(context.Background(), nil))
+	out, err := e.svc.Policies.RequestOperation(as(agentP), service.ApprovalRequest{RunID: "r1", Operation: hitl.Operation{Type: hitl.OpFileDelete, Description: "delete tmp", Resource: "tmp/x"}})
 	require.NoError(t, err)
-	_, err = e.svc.Answer(as(aliceP), out.QuestionID, hitl.Response{Value: "approve", Always: true})
+	_, err = e.svc.Questions.Answer(as(aliceP), out.QuestionID, hitl.Response{Value: "approve", Always: true})
 	require.NoError(t, err)
-	_, _, err = e.svc.SignIn(context.Background(), agentP, time.Hour) // refused: audited
+	_, _, err = e.svc.SignIns.SignIn(context.Background(), agentP, time.Hour) // refused: audited
 	require.Error(t, err)
 	root := e.browser(t)
 	root.signIn("root-token-0123456789a")
@@ -117,13 +117,13 @@ func TestAdminConsole(t *testing.T) {
 	assert.Contains(t, body, "Learned rules")
 	assert.Contains(t, body, "tmp/x")
 	assert.Contains(t, body, "may not sign in to the web inbox", "the audit shows refusals")
-	rules, err := e.svc.LearnedRules(as(rootP), hitl.LearnedRuleFilter{})
+	rules, err := e.svc.Policies.LearnedRules(as(rootP), hitl.LearnedRuleFilter{})
 	require.NoError(t, err)
 	require.Len(t, rules.Rules, 1)
 	r := root.post("/rules/"+rules.Rules[0].ID+"/revoke", url.Values{})
 	assert.Equal(t, http.StatusOK, r.status)
 	assert.Contains(t, r.body, "Revoked learned")
-	rules, err = e.svc.LearnedRules(as(rootP), hitl.LearnedRuleFilter{})
+	rules, err = e.svc.Policies.LearnedRules(as(rootP), hitl.LearnedRuleFilter{})
 	require.NoError(t, err)
 	assert.Empty(t, rules.Rules)
 }
@@ -144,7 +144,7 @@ func TestEventStream(t *testing.T) {
 	rd := bufio.NewReader(res.Body)
 	_, err = rd.ReadString('\n') // the opening comment: the stream is live
 	require.NoError(t, err)
-	_, err = e.svc.Answer(as(rootP), q.ID, hitl.Response{Value: "approve"})
+	_, err = e.svc.Questions.Answer(as(rootP), q.ID, hitl.Response{Value: "approve"})
 	require.NoError(t, err)
 	for {
 		line, err := rd.ReadString('\n')
@@ -185,9 +185,9 @@ func TestRunIDWithSlash(t *testing.T) {
 func TestEventStreamResumes(t *testing.T) {
 	e := newEnv(t, false)
 	q := e.ask("r1", hitl.NewQuestion{Question: "Missed?", Type: hitl.Approval})
-	seen, err := e.svc.LastSeq(context.Background())
+	seen, err := e.svc.Log.LastSeq(context.Background())
 	require.NoError(t, err)
-	_, err = e.svc.Answer(as(rootP), q.ID, hitl.Response{Value: "approve"}) // while the page was away
+	_, err = e.svc.Questions.Answer(as(rootP), q.ID, hitl.Response{Value: "approve"}) // while the page was away
 	require.NoError(t, err)
 	b := e.browser(t)
 	b.signIn("alice-token-0123456789")

@@ -108,7 +108,7 @@ func TestSignIn(t *testing.T) {
 	})
 	t.Run("a one-time link signs in once", func(t *testing.T) {
 		e := newEnv(t, false)
-		link, err := e.svc.NewSignInLink(as(rootP), aliceP)
+		link, err := e.svc.SignIns.NewSignInLink(as(rootP), aliceP)
 		require.NoError(t, err)
 		b := e.browser(t)
 		r := b.get("/login/link?t=" + url.QueryEscape(link))
@@ -202,7 +202,7 @@ func TestTokenless(t *testing.T) {
 	})
 	t.Run("the local person answers what was asked on the machine", func(t *testing.T) {
 		e := newEnv(t, true)
-		q, _, err := e.svc.Create(as(hitl.LocalPrincipal("")), "r1", hitl.NewQuestion{Question: "Which env?", Options: []hitl.Option{{Label: "staging", Value: "staging"}, {Label: "prod", Value: "prod"}}})
+		q, _, err := e.svc.Questions.Create(as(hitl.LocalPrincipal("")), "r1", hitl.NewQuestion{Question: "Which env?", Options: []hitl.Option{{Label: "staging", Value: "staging"}, {Label: "prod", Value: "prod"}}})
 		require.NoError(t, err)
 		b := e.browser(t)
 		assert.Contains(t, b.get("/").body, "Which env?")

@@ -31,7 +31,7 @@ func BenchmarkPageUpdate(b *testing.B) {
 			}
 			defer db.Close()
 			svc := service.NewService(db, service.ServiceConfig{Notifier: notify.New()})
-			srv := httptest.NewServer(web.New(web.Config{Service: svc, Heartbeat: time.Hour}))
+			srv := httptest.NewServer(web.New(web.Config{Services: web.ServicesOf(svc), Heartbeat: time.Hour}))
 			defer srv.Close()
 			ctx, cancel := context.WithCancel(context.Background())
 			defer cancel()
@@ -40,7 +40,7 @@ func BenchmarkPageUpdate(b *testing.B) {
 			hc := &http.Client{Transport: tr}
 			got := make(chan string, pages*4)
 			for i := range pages {
-				secret, _, err := svc.SignIn(ctx, hitl.TokenPrincipal(fmt.Sprintf("person%d", i), []hitl.Scope{hitl.ScopeAnswer}, ""), time.Hour)
+				secret, _, err := svc.SignIns.SignIn(ctx, hitl.TokenPrincipal(fmt.Sprintf("person%d", i), []hitl.Scope{hitl.ScopeAnswer}, ""), time.Hour)
 				if err != nil {
 					b.Fatal(err)
 				}
@@ -63,12 +63,12 @@ func BenchmarkPageUpdate(b *testing.B) {
 			asker, person := as(agentP), as(rootP)
 			var ds durations
 			for b.Loop() {
-				q, _, err := svc.Create(asker, "bench", hitl.NewQuestion{Question: "Go?", Type: hitl.Approval})
+				q, _, err := svc.Questions.Create(asker, "bench", hitl.NewQuestion{Question: "Go?", Type: hitl.Approval})
 				if err != nil {
 					b.Fatal(err)
 				}
 				start := time.Now()
-				if _, err := svc.Answer(person, q.ID, hitl.Response{Value: "approve"}); err != nil {
+				if _, err := svc.Questions.Answer(person, q.ID, hitl.Response{Value: "approve"}); err != nil {
 					b.Fatal(err)
 				}
 				for range pages {

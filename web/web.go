@@ -24,7 +24,6 @@ import (
 	"github.com/hitlbot/hitl"
 	"github.com/hitlbot/hitl/access"
 	"github.com/hitlbot/hitl/internal/broadcast"
-	"github.com/hitlbot/hitl/service"
 )
 
 //go:embed templates/*.html
@@ -38,7 +37,7 @@ const PageSize = 50
 
 // Config configures a Handler.
 type Config struct {
-	Service *service.Service
+	Services Services
 	// Tokenless says the service has no tokens: the local person is
 	// signed in, and requests must be addressed to a loopback name.
 	Tokenless bool
@@ -68,7 +67,7 @@ type Config struct {
 // Handler serves the web inbox.
 type Handler struct {
 	cfg    Config
-	svc    *service.Service
+	svc    Services
 	access access.Access
 	tmpl   map[string]*template.Template
 	mux    *http.ServeMux
@@ -83,7 +82,7 @@ type Handler struct {
 	}
 }
 
-// New returns the web inbox over cfg.Service.
+// New returns the web inbox over cfg.Services.
 func New(cfg Config) *Handler {
 	if cfg.Clock == nil {
 		cfg.Clock = hitl.SystemClock{}
@@ -98,9 +97,9 @@ func New(cfg Config) *Handler {
 		cfg.TokenPrincipal = func(string) (hitl.Principal, bool) { return hitl.Principal{}, false }
 	}
 	sub, _ := fs.Sub(staticFS, "static")
-	h := &Handler{cfg: cfg, svc: cfg.Service, access: cfg.Service.Access(), log: cfg.Logger, mux: http.NewServeMux(),
+	h := &Handler{cfg: cfg, svc: cfg.Services, access: cfg.Services.Access, log: cfg.Logger, mux: http.NewServeMux(),
 		tmpl: parseTemplates(), static: http.StripPrefix("/static/", http.FileServerFS(sub)),
-		stream: broadcast.New(context.Background(), cfg.Service, cfg.Logger, nil)}
+		stream: broadcast.New(context.Background(), cfg.Services.Log, cfg.Logger, nil)}
 	h.routes()
 	return h
 }

@@ -91,9 +91,9 @@ func (w *world) answered(t *testing.T, run string, n hitl.NewQuestion) *hitl.Que
 	if n.Question == "" {
 		n.Question = "Deploy?"
 	}
-	q, _, err := w.svc.Create(agent, run, n)
+	q, _, err := w.svc.Questions.Create(agent, run, n)
 	require.NoError(t, err)
-	_, err = w.svc.Answer(person, q.ID, hitl.Response{Value: "yes"})
+	_, err = w.svc.Questions.Answer(person, q.ID, hitl.Response{Value: "yes"})
 	require.NoError(t, err)
 	return q
 }

@@ -18,7 +18,7 @@ import (
 // pendingIn returns the pending questions of run.
 func pendingIn(t *testing.T, m *Main, run string) []*hitl.Question {
 	t.Helper()
-	qs, err := m.Service.Questions(principaltest.As(context.Background(), "admin:test"), hitl.QuestionFilter{RunID: run, Status: hitl.StatusPending})
+	qs, err := m.Service.Questions.Questions(principaltest.As(context.Background(), "admin:test"), hitl.QuestionFilter{RunID: run, Status: hitl.StatusPending})
 	require.NoError(t, err)
 	return qs
 }
@@ -104,7 +104,7 @@ func TestAskWaitsAgainWhenASecretWasLost(t *testing.T) {
 	ctx := principaltest.As(context.Background(), "admin:test")
 	ch := startCLIWith(ctx, first, cliOpts{url: proxy.srv.URL}, "ask", "API key?", "--sensitive", "--run", "lost")
 	q := waitPending(t, first, "lost")
-	_, err := first.Service.Answer(principaltest.As(ctx, "local:alice"), q.ID, hitl.Response{Value: "first-secret"})
+	_, err := first.Service.Questions.Answer(principaltest.As(ctx, "local:alice"), q.ID, hitl.Response{Value: "first-secret"})
 	require.NoError(t, err)
 
 	var second *Main
@@ -116,7 +116,7 @@ func TestAskWaitsAgainWhenASecretWasLost(t *testing.T) {
 	}
 	again := waitPending(t, second, "lost")
 	assert.Equal(t, q.ID, again.ID, "the same question waits again")
-	_, err = second.Service.Answer(principaltest.As(ctx, "local:alice"), q.ID, hitl.Response{Value: "second-secret"})
+	_, err = second.Service.Questions.Answer(principaltest.As(ctx, "local:alice"), q.ID, hitl.Response{Value: "second-secret"})
 	require.NoError(t, err)
 	r := result(t, ch)
 	assert.Equal(t, 0, r.code, r.stderr)

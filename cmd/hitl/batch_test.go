@@ -42,7 +42,7 @@ func askApprovals(t *testing.T, m *Main, run string, n int) []*hitl.Question {
 		if i == 2 {
 			op = hitl.Operation{Type: "deploy", Description: "Deploy build 41", Resource: "prod/web"}
 		}
-		out, err := m.Service.RequestOperation(ctx, service.ApprovalRequest{Operation: op, RunID: run})
+		out, err := m.Service.Policies.RequestOperation(ctx, service.ApprovalRequest{Operation: op, RunID: run})
 		require.NoError(t, err)
 		require.Equal(t, hitl.EffectAsk, out.Effect, op.Resource)
 		qs[i] = out.Question
@@ -102,7 +102,7 @@ func TestSlackBatchApproval(t *testing.T) {
 			assert.Contains(t, string(view.Blocks), "`"+q.Operation.Resource+"`", "each item shows its command line")
 		}
 		// Bob approves item 4 while Alice decides.
-		_, err = m.Service.Answer(principaltest.As(e.ctx, "slack:U0BOB"), qs[4].ID, hitl.Response{Value: hitl.Approve})
+		_, err = m.Service.Questions.Answer(principaltest.As(e.ctx, "slack:U0BOB"), qs[4].ID, hitl.Response{Value: hitl.Approve})
 		require.NoError(t, err)
 
 		values := picks(0, 2, 4, 6, 8, 10)
@@ -171,7 +171,7 @@ func TestSlackBatchApproval(t *testing.T) {
 			assert.Equal(t, hitl.OutcomeApproved, question(t, m, qs[2].ID).Outcome())
 		})
 		t.Run("Deny selected denies with the one reason; an approval the person may not decide is refused, alone", func(t *testing.T) {
-			deploy, err := m.Service.RequestOperation(principaltest.As(e.ctx, "local"), service.ApprovalRequest{RunID: "batch-run",
+			deploy, err := m.Service.Policies.RequestOperation(principaltest.As(e.ctx, "local"), service.ApprovalRequest{RunID: "batch-run",
 				Operation: hitl.Operation{Type: "deploy", Description: "Deploy build 42", Resource: "prod/api"}})
 			require.NoError(t, err)
 			e.click(t, "U0CAROL", live, blocks.ActionReview)
@@ -249,7 +249,7 @@ func TestWebBatchApproval(t *testing.T) {
 	m := startMain(t, batchPolicy())
 	qs := askApprovals(t, m, "web-batch", 12)
 	// Another person approves item 4 while the page is open.
-	_, err := m.Service.Answer(principaltest.As(t.Context(), "api:other"), qs[4].ID, hitl.Response{Value: hitl.Approve})
+	_, err := m.Service.Questions.Answer(principaltest.As(t.Context(), "api:other"), qs[4].ID, hitl.Response{Value: hitl.Approve})
 	require.NoError(t, err)
 
 	c := browserClient(t)

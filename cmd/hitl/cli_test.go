@@ -78,7 +78,7 @@ func TestAskOutcomes(t *testing.T) {
 		ch := startCLI(ctx, m, strings.NewReader(""), "ask", "Name?", "--run", "timeout", "--timeout", "5m")
 		waitPending(t, m, "timeout")
 		clock.Add(6 * time.Minute)
-		_, err := m.Service.SweepExpired(ctx)
+		_, err := m.Service.Questions.SweepExpired(ctx)
 		require.NoError(t, err)
 		r := result(t, ch)
 		assert.Equal(t, exitTimedOut, r.code)
@@ -88,7 +88,7 @@ func TestAskOutcomes(t *testing.T) {
 		ch := startCLI(ctx, m, strings.NewReader(""), "ask", "Proceed?", "--yes-no", "--default", "no", "--run", "default")
 		waitPending(t, m, "default")
 		clock.Add(31 * time.Minute)
-		_, err := m.Service.SweepExpired(ctx)
+		_, err := m.Service.Questions.SweepExpired(ctx)
 		require.NoError(t, err)
 		r := result(t, ch)
 		assert.Equal(t, 0, r.code, r.stderr)
@@ -98,7 +98,7 @@ func TestAskOutcomes(t *testing.T) {
 	t.Run("cancelled exits 5", func(t *testing.T) {
 		ch := startCLI(ctx, m, strings.NewReader(""), "ask", "Name?", "--run", "cancel")
 		q := waitPending(t, m, "cancel")
-		_, err := m.Service.Cancel(principaltest.As(ctx, "cli:ops"), q.ID, "run finished")
+		_, err := m.Service.Questions.Cancel(principaltest.As(ctx, "cli:ops"), q.ID, "run finished")
 		require.NoError(t, err)
 		r := result(t, ch)
 		assert.Equal(t, exitCancelled, r.code)
@@ -108,7 +108,7 @@ func TestAskOutcomes(t *testing.T) {
 		r := cli(ctx, m, "", "ask", "Verbose logs?", "--type", "non_blocking", "--yes-no", "--default", "yes", "--run", "nb")
 		assert.Equal(t, 0, r.code, r.stderr)
 		assert.Equal(t, "yes\n", r.stdout)
-		qs, _ := m.Service.Questions(ctx, hitl.QuestionFilter{RunID: "nb", Status: hitl.StatusPending})
+		qs, _ := m.Service.Questions.Questions(ctx, hitl.QuestionFilter{RunID: "nb", Status: hitl.StatusPending})
 		assert.Len(t, qs, 1, "it stays open for a later answer")
 	})
 	t.Run("Ctrl+C leaves the question pending and exits 130", func(t *testing.T) {
@@ -120,7 +120,7 @@ func TestAskOutcomes(t *testing.T) {
 		assert.Equal(t, exitInterrupted, r.code)
 		assert.Contains(t, r.stderr, "stays pending")
 		assert.Contains(t, r.stderr, "--key k1")
-		got, _ := m.Service.Question(ctx, q.ID)
+		got, _ := m.Service.Questions.Question(ctx, q.ID)
 		assert.True(t, got.Pending())
 		// Re-running with the same key picks up the same question.
 		require.Equal(t, 0, cli(ctx, m, "", "answer", q.ID, "Ada").code)
@@ -143,7 +143,7 @@ func TestAskNoWait(t *testing.T) {
 
 	again := cli(ctx, m, "", args...)
 	assert.Equal(t, exitNeedsInput, again.code, "still pending: same question, not a new one")
-	qs, _ := m.Service.Questions(ctx, hitl.QuestionFilter{RunID: "async"})
+	qs, _ := m.Service.Questions.Questions(ctx, hitl.QuestionFilter{RunID: "async"})
 	require.Len(t, qs, 1)
 
 	require.Equal(t, 0, cli(ctx, m, "", "answer", qs[0].ID, "eu").code)
@@ -255,17 +255,17 @@ func TestServeErrors(t *testing.T) {
 func TestAnswerFromStdin(t *testing.T) {
 	m := startMain(t)
 	ctx := principaltest.As(context.Background(), "admin:test")
-	q, _, err := m.Service.Create(principaltest.As(ctx, "local:tester"), "stdin", hitl.NewQuestion{Question: "Deploy key?", Sensitive: true})
+	q, _, err := m.Service.Questions.Create(principaltest.As(ctx, "local:tester"), "stdin", hitl.NewQuestion{Question: "Deploy key?", Sensitive: true})
 	require.NoError(t, err)
 	r := cli(ctx, m, "s3cret-from-stdin\n", "answer", q.ID)
 	require.Equal(t, 0, r.code, r.stderr)
 	assert.NotContains(t, r.stdout+r.stderr, "s3cret-from-stdin", "a secret is not echoed back")
-	got, err := m.Service.Receive(principaltest.As(ctx, "local:tester"), q.ID)
+	got, err := m.Service.Questions.Receive(principaltest.As(ctx, "local:tester"), q.ID)
 	require.NoError(t, err)
 	assert.Equal(t, "s3cret-from-stdin", got.Response.Value)
 
 	t.Run("empty stdin is a usage error", func(t *testing.T) {
-		q, _, err := m.Service.Create(principaltest.As(ctx, "local:tester"), "stdin", hitl.NewQuestion{Question: "Name?"})
+		q, _, err := m.Service.Questions.Create(principaltest.As(ctx, "local:tester"), "stdin", hitl.NewQuestion{Question: "Name?"})
 		require.NoError(t, err)
 		r := cli(ctx, m, "", "answer", q.ID, "-")
 		assert.Equal(t, exitUsage, r.code)

@@ -33,7 +33,7 @@ func prunedDB(t *testing.T) (string, *hitl.Question) {
 	o.answer(t, o.ask(t, "run-old", 400))
 	o.clock.Add(48 * time.Hour)
 	keep := o.ask(t, "run-new", 1)[0]
-	_, err := o.svc.Prune(context.Background(), 24*time.Hour)
+	_, err := o.svc.Questions.Prune(context.Background(), 24*time.Hour)
 	require.NoError(t, err)
 	o.close(t)
 	return o.path, keep

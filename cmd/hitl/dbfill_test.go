@@ -49,7 +49,7 @@ func (o *offlineDB) ask(t testing.TB, run string, n int) []*hitl.Question {
 	ctx := principaltest.As(context.Background(), "api:agent")
 	out := make([]*hitl.Question, n)
 	o.parallel(t, n, func(i int) error {
-		q, _, err := o.svc.Create(ctx, run, hitl.NewQuestion{Question: fmt.Sprintf("Deploy build %d to production?", i),
+		q, _, err := o.svc.Questions.Create(ctx, run, hitl.NewQuestion{Question: fmt.Sprintf("Deploy build %d to production?", i),
 			Options: []hitl.Option{{Label: "Deploy"}, {Label: "Wait"}}})
 		out[i] = q
 		return err
@@ -62,7 +62,7 @@ func (o *offlineDB) answer(t testing.TB, qs []*hitl.Question) {
 	t.Helper()
 	ctx := principaltest.As(context.Background(), "slack:U1")
 	o.parallel(t, len(qs), func(i int) error {
-		_, err := o.svc.Answer(ctx, qs[i].ID, hitl.Response{Value: "Wait"})
+		_, err := o.svc.Questions.Answer(ctx, qs[i].ID, hitl.Response{Value: "Wait"})
 		return err
 	})
 }

@@ -74,7 +74,7 @@ func TestEveryEdgeDecidesAlike(t *testing.T) {
 	asked := func(t *testing.T, run string) edgeOutcome {
 		t.Helper()
 		q := awaitPending(t, m, run, 1)[0]
-		_, err := m.Service.Cancel(principaltest.As(ctx, "admin:test"), q.ID, "edge test")
+		_, err := m.Service.Questions.Cancel(principaltest.As(ctx, "admin:test"), q.ID, "edge test")
 		require.NoError(t, err)
 		quorum := q.Quorum
 		if quorum == 0 {
@@ -198,7 +198,7 @@ func TestEveryEdgeDecidesAlike(t *testing.T) {
 				assert.NotEqual(t, 0, res.code, "%s: always is refused", line)
 				assert.Contains(t, res.stderr, "always allow", line)
 			}
-			_, err = m.Service.Cancel(principaltest.As(ctx, "admin:test"), q.ID, "edge test")
+			_, err = m.Service.Questions.Cancel(principaltest.As(ctx, "admin:test"), q.ID, "edge test")
 			require.NoError(t, err)
 		}
 		assert.Contains(t, cli(ctx, m, "", "policy", "rules").stdout, "No learned rules")

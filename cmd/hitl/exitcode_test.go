@@ -22,7 +22,7 @@ func TestSettledQuestionExitCodes(t *testing.T) {
 	ctx := principaltest.As(context.Background(), "admin:test")
 	agentCtx := principaltest.As(ctx, "local:agent")
 	ask := func(t *testing.T) *hitl.Question {
-		q, _, err := m.Service.Create(agentCtx, "settled", hitl.NewQuestion{Question: "Name?"})
+		q, _, err := m.Service.Questions.Create(agentCtx, "settled", hitl.NewQuestion{Question: "Name?"})
 		require.NoError(t, err)
 		return q
 	}
@@ -30,7 +30,7 @@ func TestSettledQuestionExitCodes(t *testing.T) {
 	t.Run("answering a timed-out question exits 4", func(t *testing.T) {
 		q := ask(t)
 		clock.Add(31 * time.Minute)
-		_, err := m.Service.SweepExpired(ctx)
+		_, err := m.Service.Questions.SweepExpired(ctx)
 		require.NoError(t, err)
 		r := cli(ctx, m, "", "answer", q.ID, "Ada")
 		assert.Equal(t, exitTimedOut, r.code, r.stderr)
@@ -38,7 +38,7 @@ func TestSettledQuestionExitCodes(t *testing.T) {
 	})
 	t.Run("answering a cancelled question exits 5", func(t *testing.T) {
 		q := ask(t)
-		_, err := m.Service.Cancel(agentCtx, q.ID, "not needed")
+		_, err := m.Service.Questions.Cancel(agentCtx, q.ID, "not needed")
 		require.NoError(t, err)
 		r := cli(ctx, m, "", "answer", q.ID, "Ada")
 		assert.Equal(t, exitCancelled, r.code, r.stderr)
@@ -49,7 +49,7 @@ func TestSettledQuestionExitCodes(t *testing.T) {
 		r := cli(ctx, m, "", "cancel", q.ID, "--reason", "run finished")
 		require.Equal(t, 0, r.code, r.stderr)
 		assert.Equal(t, "Cancelled "+q.ID+" (run settled): run finished\n", r.stdout)
-		got, err := m.Service.Question(ctx, q.ID)
+		got, err := m.Service.Questions.Question(ctx, q.ID)
 		require.NoError(t, err)
 		assert.Equal(t, hitl.StatusCancelled, got.Status)
 
@@ -91,7 +91,7 @@ func TestForbiddenExitsNine(t *testing.T) {
 
 	asked := cliWith(t, ctx, m, agent, "ask", "Deploy?", "--approval", "--no-wait", "--run", "deploy")
 	require.Equal(t, exitNeedsInput, asked.code, asked.stderr)
-	qs, err := m.Service.Questions(principaltest.As(ctx, "admin:test"), hitl.QuestionFilter{RunID: "deploy"})
+	qs, err := m.Service.Questions.Questions(principaltest.As(ctx, "admin:test"), hitl.QuestionFilter{RunID: "deploy"})
 	require.NoError(t, err)
 	require.Len(t, qs, 1)
 

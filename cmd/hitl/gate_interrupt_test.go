@@ -55,7 +55,7 @@ func TestGateWhileItWaits(t *testing.T) {
 		r := result(t, ch)
 		assert.Equal(t, exitInterrupted, r.code)
 		assert.Contains(t, stderr.next(t, "interrupted"), "hitl gate: interrupted; approval "+q.ID+" is cancelled and touch "+marker+" was not run")
-		got, err := m.Service.Question(admin, q.ID)
+		got, err := m.Service.Questions.Question(admin, q.ID)
 		require.NoError(t, err)
 		assert.Equal(t, hitl.StatusCancelled, got.Status)
 		assert.Contains(t, got.CancelReason, "hitl gate was interrupted")

@@ -59,7 +59,7 @@ func TestGate(t *testing.T) {
 		ch := startCLI(ctx, m, strings.NewReader(""), "gate", "--run", "g3", "--timeout", "5m", "--", "touch", "should-not-exist")
 		waitPending(t, m, "g3")
 		clock.Add(6 * time.Minute)
-		_, err := m.Service.SweepExpired(ctx)
+		_, err := m.Service.Questions.SweepExpired(ctx)
 		require.NoError(t, err)
 		r := result(t, ch)
 		assert.Equal(t, exitTimedOut, r.code)

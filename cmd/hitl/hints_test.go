@@ -43,7 +43,7 @@ func TestAskHints(t *testing.T) {
 		assert.Contains(t, r.stderr, "Answer it with: hitl answer "+q.ID+" yes (or no)")
 	})
 	t.Run("a multi-select question says several options answer it, comma-separated", func(t *testing.T) {
-		q, _, err := m.Service.Create(principaltest.As(ctx, "api:agent"), "multi", hitl.NewQuestion{Question: "Which checks?",
+		q, _, err := m.Service.Questions.Create(principaltest.As(ctx, "api:agent"), "multi", hitl.NewQuestion{Question: "Which checks?",
 			ResponseType: hitl.ChoiceResponse, MultiSelect: true, Options: []hitl.Option{{Label: "lint"}, {Label: "test"}}})
 		require.NoError(t, err)
 		p := cli(ctx, m, "", "pending", "--run", "multi")
@@ -71,7 +71,7 @@ func TestAskHints(t *testing.T) {
 		assert.Contains(t, r.stderr, "waiting for an answer to "+q.ID+" (answer it with: hitl answer "+q.ID+", then type it (hidden))")
 	})
 	t.Run("a secret on the command line is answered with a warning", func(t *testing.T) {
-		q, _, err := m.Service.Create(principaltest.As(ctx, "local:agent"), "argv", hitl.NewQuestion{Question: "Key?", Sensitive: true})
+		q, _, err := m.Service.Questions.Create(principaltest.As(ctx, "local:agent"), "argv", hitl.NewQuestion{Question: "Key?", Sensitive: true})
 		require.NoError(t, err)
 		r := cli(ctx, m, "", "answer", q.ID, "s3cret-in-argv")
 		assert.Equal(t, 0, r.code, r.stderr)

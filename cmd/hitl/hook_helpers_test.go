@@ -69,8 +69,8 @@ func awaitPending(t *testing.T, m *Main, run string, n int) []*hitl.Question {
 	t.Helper()
 	deadline := time.After(10 * time.Second)
 	for {
-		changed := m.Service.Changed()
-		qs, err := m.Service.Questions(principaltest.As(context.Background(), "admin:test"), hitl.QuestionFilter{RunID: run, Status: hitl.StatusPending})
+		changed := m.Service.Log.Changed()
+		qs, err := m.Service.Questions.Questions(principaltest.As(context.Background(), "admin:test"), hitl.QuestionFilter{RunID: run, Status: hitl.StatusPending})
 		require.NoError(t, err)
 		if len(qs) >= n {
 			return qs
@@ -86,7 +86,7 @@ func awaitPending(t *testing.T, m *Main, run string, n int) []*hitl.Question {
 // question reads question id as it is stored.
 func question(t *testing.T, m *Main, id string) *hitl.Question {
 	t.Helper()
-	q, err := m.Service.Question(principaltest.As(context.Background(), "admin:test"), id)
+	q, err := m.Service.Questions.Question(principaltest.As(context.Background(), "admin:test"), id)
 	require.NoError(t, err)
 	return q
 }
@@ -94,7 +94,7 @@ func question(t *testing.T, m *Main, id string) *hitl.Question {
 // awaitAll returns every question of run, whatever its status.
 func awaitAll(t *testing.T, m *Main, run string) []*hitl.Question {
 	t.Helper()
-	qs, err := m.Service.Questions(principaltest.As(context.Background(), "admin:test"), hitl.QuestionFilter{RunID: run})
+	qs, err := m.Service.Questions.Questions(principaltest.As(context.Background(), "admin:test"), hitl.QuestionFilter{RunID: run})
 	require.NoError(t, err)
 	return qs
 }
@@ -104,7 +104,7 @@ func awaitSettled(t *testing.T, m *Main, id string) *hitl.Question {
 	t.Helper()
 	deadline := time.After(10 * time.Second)
 	for {
-		changed := m.Service.Changed()
+		changed := m.Service.Log.Changed()
 		if q := question(t, m, id); !q.Pending() {
 			return q
 		}

@@ -43,7 +43,7 @@ func awaitRun(t *testing.T, m *Main, id string, cond func(*hitl.Run) bool) *hitl
 	defer cancel()
 	var seen uint64
 	for {
-		r, err := m.Service.WaitRun(ctx, id, seen)
+		r, err := m.Service.Runs.WaitRun(ctx, id, seen)
 		require.NoError(t, err, "run %s never got there", id)
 		if cond(r) {
 			return r
@@ -190,7 +190,7 @@ func unlimitedSteering(c *config.Config, _ *Main) { c.RateLimits.ControlPerMinut
 // awaitPendingNone returns the run's pending questions (none expected).
 func awaitPendingNone(t *testing.T, m *Main, run string) []*hitl.Question {
 	t.Helper()
-	qs, err := m.Service.Questions(principaltest.As(context.Background(), "admin:test"), hitl.QuestionFilter{RunID: run, Status: hitl.StatusPending})
+	qs, err := m.Service.Questions.Questions(principaltest.As(context.Background(), "admin:test"), hitl.QuestionFilter{RunID: run, Status: hitl.StatusPending})
 	require.NoError(t, err)
 	return qs
 }
@@ -220,7 +220,7 @@ func TestHookClaudeSessionCancelledFromCLI(t *testing.T) {
 	r := awaitRun(t, m, run, func(r *hitl.Run) bool { return true })
 	assert.Equal(t, hitl.RunCancelled, r.Control.Status)
 	assert.Equal(t, hitl.ReasonUserCancelled, r.Control.Reason)
-	evs, _, err := m.Service.RunEvents(principaltest.As(ctx, "admin:test"), run, 0, 0)
+	evs, _, err := m.Service.Log.RunEvents(principaltest.As(ctx, "admin:test"), run, 0, 0)
 	require.NoError(t, err)
 	var aborts []string
 	for _, ev := range evs {

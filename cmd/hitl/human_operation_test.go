@@ -21,7 +21,7 @@ func TestPeopleSeeTheOperation(t *testing.T) {
 	admin := principaltest.As(context.Background(), "admin:test")
 	resource := "git status && rm -rf build > gone.txt"
 	agentCtx := principaltest.As(context.Background(), "api:agent-1")
-	out, err := m.Service.RequestOperation(agentCtx, service.ApprovalRequest{RunID: "op-1",
+	out, err := m.Service.Policies.RequestOperation(agentCtx, service.ApprovalRequest{RunID: "op-1",
 		Operation: hitl.Operation{Type: hitl.OpShell, Description: "tidy up", Resource: resource}})
 	require.NoError(t, err)
 	require.Equal(t, hitl.EffectAsk, out.Effect)

@@ -62,7 +62,7 @@ func TestIdleServiceWritesNothing(t *testing.T) {
 		Channel: testChannel, Assignees: []string{"U0ALICE"}, TimeoutMinutes: &hour})
 	settled, _ := e.ask(t, "idle-1", hitl.NewQuestion{Question: "Which region?", Options: []hitl.Option{{ID: "eu", Label: "eu", Value: "eu"}},
 		Channel: testChannel, TimeoutMinutes: &hour})
-	_, err := m.Service.Answer(principaltest.As(ctx, "slack:U0ALICE"), settled.ID, hitl.Response{Value: "eu"})
+	_, err := m.Service.Questions.Answer(principaltest.As(ctx, "slack:U0ALICE"), settled.ID, hitl.Response{Value: "eu"})
 	require.NoError(t, err)
 	run, err := e.api.Run(ctx, "idle-run", agent.RunOptions{})
 	require.NoError(t, err)
@@ -77,7 +77,7 @@ func TestIdleServiceWritesNothing(t *testing.T) {
 	tick := time.NewTicker(time.Millisecond)
 	defer tick.Stop()
 	for {
-		last, err := m.Service.LastSeq(ctx)
+		last, err := m.Service.Log.LastSeq(ctx)
 		require.NoError(t, err)
 		slack, err := m.DB.OutboxCursor(ctx)
 		require.NoError(t, err)

@@ -96,8 +96,8 @@ func waitPending(t *testing.T, m *Main, run string) *hitl.Question {
 	t.Helper()
 	deadline := time.After(10 * time.Second)
 	for {
-		changed := m.Service.Changed()
-		qs, err := m.Service.Questions(principaltest.As(context.Background(), "admin:test"), hitl.QuestionFilter{RunID: run, Status: hitl.StatusPending})
+		changed := m.Service.Log.Changed()
+		qs, err := m.Service.Questions.Questions(principaltest.As(context.Background(), "admin:test"), hitl.QuestionFilter{RunID: run, Status: hitl.StatusPending})
 		require.NoError(t, err)
 		if len(qs) > 0 {
 			return qs[len(qs)-1]

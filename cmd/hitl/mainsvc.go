@@ -91,12 +91,12 @@ func (m *Main) Run(ctx context.Context) (err error) {
 	if err != nil {
 		return err
 	}
-	if err := m.Service.LoadPolicy(ctx, m.Config.PolicyRules()); err != nil {
+	if err := m.Service.Policies.LoadPolicy(ctx, m.Config.PolicyRules()); err != nil {
 		return err
 	}
 	// Sensitive answers sealed by the previous run cannot be opened (the
 	// key died with it): ask for them again.
-	if n, err := m.Service.ReopenSealed(ctx); err != nil {
+	if n, err := m.Service.Questions.ReopenSealed(ctx); err != nil {
 		return err
 	} else if n > 0 {
 		m.Logger.Warn("sensitive answers were lost to the restart before their agents received them; asking again", "questions", n)
@@ -112,7 +112,7 @@ func (m *Main) Run(ctx context.Context) (err error) {
 		if sc.Redispatch == 0 {
 			sc.Redispatch = db.redispatch
 		}
-		m.Bot = bot.New(sc, m.Service, m.DB)
+		m.Bot = bot.New(sc, bot.ServiceOf(m.Service), m.DB)
 		m.Service.SetDirectory(m.Bot.Directory())
 		m.Bot.Start(context.Background())
 	}
@@ -123,7 +123,7 @@ func (m *Main) Run(ctx context.Context) (err error) {
 	if m.ln, err = net.Listen("tcp", m.Config.Listen); err != nil {
 		return hitl.Errorf(hitl.EUNAVAILABLE, "listen on %s: %v", m.Config.Listen, err)
 	}
-	m.api = agent.NewServer(m.Service, m.Service, agent.ServerConfig{Tokens: m.tokens(), Clock: m.Clock, Logger: m.Logger,
+	m.api = agent.NewServer(agent.ServicesOf(m.Service), agent.ServerConfig{Tokens: m.tokens(), Clock: m.Clock, Logger: m.Logger,
 		SlackEnabled: m.Config.Slack.Enabled(), InteractionThreshold: m.Config.InteractionThreshold, Metrics: m.metricsOnAPI(), Ready: db.ready})
 	if err := m.serveMetrics(); err != nil {
 		return err

@@ -14,7 +14,7 @@ import (
 // logged, never shown) into the worker's config.
 func (m *Main) webhookConfig() (webhook.Config, error) {
 	_, policy := m.Config.HitlWebhooks()
-	cfg := webhook.Config{Callbacks: policy, Clock: m.Clock, Logger: m.Logger, Changed: m.Service.Changed}
+	cfg := webhook.Config{Callbacks: policy, Clock: m.Clock, Logger: m.Logger, Changed: m.Service.Log.Changed}
 	for i, e := range m.Config.Webhooks.Endpoints {
 		secrets, err := readSecrets("webhooks["+strconv.Itoa(i)+"].secret_file", e.SecretFile)
 		if err != nil {
@@ -59,7 +59,7 @@ func (m *Main) startWebhooks(cfg webhook.Config) {
 	}
 	cfg.Failed = func(d hitl.WebhookDelivery) { m.obs.metrics.WebhookFailed(d.Target()) }
 	m.webhooks = webhook.New(cfg, m.DB)
-	m.Service.SetWebhookPinger(m.webhooks.Ping)
+	m.Service.Webhooks.SetWebhookPinger(m.webhooks.Ping)
 	m.webhooks.Start()
 }
 

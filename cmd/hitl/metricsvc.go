@@ -32,10 +32,10 @@ func (m *Main) startObservability(ctx context.Context, streams func() int) error
 	o := &observability{}
 	m.obs = o
 	var err error
-	if o.alerts, err = m.Service.NewAlerts(ctx, m.Config.HitlAlerts()); err != nil {
+	if o.alerts, err = m.Service.Observation.NewAlerts(ctx, m.Config.HitlAlerts()); err != nil {
 		return err
 	}
-	o.metrics = metrics.New(metrics.Config{Source: m.Service, Alerts: o.alerts, Logger: m.Logger,
+	o.metrics = metrics.New(metrics.Config{Source: metrics.SourceOf(m.Service), Alerts: o.alerts, Logger: m.Logger,
 		EventStreams: func() float64 { return float64(streams()) },
 		OutboxDepth: func() float64 {
 			ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
@@ -53,7 +53,7 @@ func (m *Main) startObservability(ctx context.Context, streams func() int) error
 // start and clear on the sweep's schedule (each once: Check posts only
 // changes).
 func (m *Main) sweepWork() sweeper.SweepFunc {
-	work := sweeper.Work(m.Service, time.Duration(m.Config.Retention))
+	work := sweeper.Work(sweeper.LifecycleOf(m.Service), time.Duration(m.Config.Retention))
 	return func(ctx context.Context) (int, error) {
 		n, err := work(ctx)
 		if _, perr := m.pruneWebhooks(ctx); perr != nil {
@@ -91,7 +91,7 @@ func (m *Main) serveMetrics() error {
 	h := o.metrics.Handler()
 	mux.HandleFunc("GET /metrics", func(w http.ResponseWriter, r *http.Request) {
 		ctx := hitl.WithPrincipal(r.Context(), hitl.ScrapePrincipal)
-		if err := m.Service.AuthorizeScrape(ctx); err != nil {
+		if err := m.Service.Guard.AuthorizeScrape(ctx); err != nil {
 			http.Error(w, hitl.ErrorMessage(err), http.StatusForbidden)
 			return
 		}

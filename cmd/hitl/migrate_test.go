@@ -27,10 +27,10 @@ func TestMigrateToPostgres(t *testing.T) {
 	m := startMainNoCleanup(t, func(c *config.Config, _ *Main) { c.DB = path })
 	var pending *hitl.Question
 	for i := range 5 {
-		q, _, err := m.Service.Create(principaltest.As(ctx, "api:ci"), "run-mig", hitl.NewQuestion{Question: "Q?", Assignees: []string{"U0ALICE"}})
+		q, _, err := m.Service.Questions.Create(principaltest.As(ctx, "api:ci"), "run-mig", hitl.NewQuestion{Question: "Q?", Assignees: []string{"U0ALICE"}})
 		require.NoError(t, err)
 		if i%2 == 0 {
-			_, err = m.Service.Answer(admin, q.ID, hitl.Response{Value: "yes"})
+			_, err = m.Service.Questions.Answer(admin, q.ID, hitl.Response{Value: "yes"})
 			require.NoError(t, err)
 		} else {
 			pending = q

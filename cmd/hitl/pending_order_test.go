@@ -24,7 +24,7 @@ func TestPendingByDeadline(t *testing.T) {
 		{Question: "Later?", TimeoutMinutes: minutes(50)},
 		{Question: "Soon?", TimeoutMinutes: minutes(10)},
 	} {
-		q, _, err := m.Service.Create(ctx, "order", n)
+		q, _, err := m.Service.Questions.Create(ctx, "order", n)
 		require.NoError(t, err)
 		want = append([]string{q.ID}, want...) // asked last, due first: Soon, Later, Whenever
 	}

@@ -79,7 +79,7 @@ func TestReplicasMailEachReminderOnce(t *testing.T) {
 	var qs []*hitl.Question
 	for i := range n {
 		m := []*Main{r1, r2}[i%2]
-		q, _, err := m.Service.Create(agent, fmt.Sprintf("run-%d", i%2), hitl.NewQuestion{Question: fmt.Sprintf("Deploy build %d?", i),
+		q, _, err := m.Service.Questions.Create(agent, fmt.Sprintf("run-%d", i%2), hitl.NewQuestion{Question: fmt.Sprintf("Deploy build %d?", i),
 			Assignees: []string{"U0ALICE", "U0BOB"}, TimeoutMinutes: &hour})
 		require.NoError(t, err)
 		qs = append(qs, q)
@@ -88,7 +88,7 @@ func TestReplicasMailEachReminderOnce(t *testing.T) {
 	var wg sync.WaitGroup
 	for _, m := range []*Main{r1, r2} {
 		wg.Go(func() {
-			_, err := m.Service.SweepReminders(ctx)
+			_, err := m.Service.Questions.SweepReminders(ctx)
 			assert.NoError(t, err)
 		})
 	}
@@ -159,11 +159,11 @@ func TestReplicasMailAfterAClaimRunsOut(t *testing.T) {
 	dying := startMainNoCleanup(t, func(c *config.Config, _ *Main) { c.DB, c.SealKeyFile = url, key },
 		withClock(clock), withReminders, withEmail(stalledURL))
 	hour := 60.0
-	q, _, err := dying.Service.Create(principaltest.As(context.Background(), "api:agent"), "run-1",
+	q, _, err := dying.Service.Questions.Create(principaltest.As(context.Background(), "api:agent"), "run-1",
 		hitl.NewQuestion{Question: "Rotate the keys?", Assignees: []string{"U0ALICE"}, TimeoutMinutes: &hour})
 	require.NoError(t, err)
 	clock.Set(remindT0.Add(10*time.Minute + time.Second))
-	_, err = dying.Service.SweepReminders(ctx)
+	_, err = dying.Service.Questions.SweepReminders(ctx)
 	require.NoError(t, err)
 	select {
 	case <-st.entered: // the dying replica claimed the mail and is sending it

@@ -73,7 +73,7 @@ func TestReplicasHandleARedeliveredEnvelopeOnce(t *testing.T) {
 			}
 		}
 		assert.Equal(t, 1, acks, "one control request received")
-		run, err := r2.Service.RunRecord(ctx, steerRun)
+		run, err := r2.Service.Runs.RunRecord(ctx, steerRun)
 		require.NoError(t, err)
 		assert.Equal(t, hitl.RunPaused, run.Control.Status)
 	})
@@ -114,7 +114,7 @@ func TestReplicasUpdateOneLiveRunMessage(t *testing.T) {
 		{r1, hitl.CommandResume, blocks.ActionRunPause},
 	}
 	for i, s := range steps {
-		msgs, err := s.on.Service.Control(ctx, hitl.NewRequest(fmt.Sprintf("live-%d", i), s.cmd, steerRun, time.Now(), hitl.ControlPayload{}))
+		msgs, err := s.on.Service.Runs.Control(ctx, hitl.NewRequest(fmt.Sprintf("live-%d", i), s.cmd, steerRun, time.Now(), hitl.ControlPayload{}))
 		require.NoError(t, err)
 		require.Equal(t, hitl.ResultSuccess, msgs[len(msgs)-1].Payload.Status)
 		e.liveMessage(t, steerRun, has(s.want))

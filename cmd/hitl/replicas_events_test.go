@@ -57,9 +57,9 @@ func TestEventStreamsAcrossReplicas(t *testing.T) {
 	agent := principaltest.As(context.Background(), "api:agent")
 	person := principaltest.As(context.Background(), "admin:person")
 	for i := range 10 {
-		q, _, err := r1.Service.Create(agent, "stream", hitl.NewQuestion{Question: fmt.Sprintf("Q%d?", i)})
+		q, _, err := r1.Service.Questions.Create(agent, "stream", hitl.NewQuestion{Question: fmt.Sprintf("Q%d?", i)})
 		require.NoError(t, err)
-		_, err = r3.Service.Answer(person, q.ID, hitl.Response{Value: "yes"})
+		_, err = r3.Service.Questions.Answer(person, q.ID, hitl.Response{Value: "yes"})
 		require.NoError(t, err)
 	}
 	last, err := r1.DB.LastSeq(ctx)

@@ -329,7 +329,7 @@ func killLoadStep(ctx context.Context, c *agent.Client, l *killLoad, w, i int) e
 func untilStatus(t *testing.T, ctx context.Context, m *Main, id string, want hitl.Status) {
 	t.Helper()
 	for {
-		changed := m.Service.Changed()
+		changed := m.Service.Log.Changed()
 		q, err := m.DB.Question(ctx, id)
 		require.NoError(t, err)
 		if q.Status == want {

@@ -23,23 +23,23 @@ func TestRateLimitsHoldAcrossReplicas(t *testing.T) {
 	r1, r2 := startReplica(t, url, key, limited), startReplica(t, url, key, limited)
 	agent := principaltest.As(context.Background(), "api:agent")
 
-	_, _, err := r1.Service.Create(agent, "rl-1", hitl.NewQuestion{Question: "First?"})
+	_, _, err := r1.Service.Questions.Create(agent, "rl-1", hitl.NewQuestion{Question: "First?"})
 	require.NoError(t, err)
-	_, _, err = r2.Service.Create(agent, "rl-2", hitl.NewQuestion{Question: "Second, on the other replica?"})
+	_, _, err = r2.Service.Questions.Create(agent, "rl-2", hitl.NewQuestion{Question: "Second, on the other replica?"})
 	require.Equal(t, hitl.ERATELIMITED, hitl.ErrorCode(err), "the burst was spent on replica 1: %v", err)
 	var he *hitl.Error
 	require.ErrorAs(t, err, &he)
 	assert.Greater(t, he.RetryAfter.Seconds(), 5.0, "told to wait for the next token")
 
 	other := principaltest.As(context.Background(), "api:other")
-	_, _, err = r2.Service.Create(other, "rl-3", hitl.NewQuestion{Question: "Another principal?"})
+	_, _, err = r2.Service.Questions.Create(other, "rl-3", hitl.NewQuestion{Question: "Another principal?"})
 	assert.NoError(t, err, "each principal has its own bucket")
 
 	t.Run("steering requests too", func(t *testing.T) {
 		admin := principaltest.As(context.Background(), "admin:steer")
-		_, err := r1.Service.Control(admin, hitl.NewRequest("rl-c1", hitl.CommandPause, "rl-run", r1.Clock.Now(), hitl.ControlPayload{}))
+		_, err := r1.Service.Runs.Control(admin, hitl.NewRequest("rl-c1", hitl.CommandPause, "rl-run", r1.Clock.Now(), hitl.ControlPayload{}))
 		require.NoError(t, err)
-		_, err = r2.Service.Control(admin, hitl.NewRequest("rl-c2", hitl.CommandPause, "rl-run", r2.Clock.Now(), hitl.ControlPayload{}))
+		_, err = r2.Service.Runs.Control(admin, hitl.NewRequest("rl-c2", hitl.CommandPause, "rl-run", r2.Clock.Now(), hitl.ControlPayload{}))
 		assert.Equal(t, hitl.ERATELIMITED, hitl.ErrorCode(err), "%v", err)
 	})
 }

@@ -61,7 +61,7 @@ func TestReplicaTakesOverALiveMessageAndAnAlertInFlight(t *testing.T) {
 	untilDrained(t, ctx, r)
 	// The survivor brings the run's live message up to date: the message
 	// it recorded is the one the dead replica posted.
-	msgs, err := r.Service.Control(ctx, hitl.NewRequest("resume-pause", hitl.CommandPause, steerRun, time.Now(), hitl.ControlPayload{}))
+	msgs, err := r.Service.Runs.Control(ctx, hitl.NewRequest("resume-pause", hitl.CommandPause, steerRun, time.Now(), hitl.ControlPayload{}))
 	require.NoError(t, err)
 	require.Equal(t, hitl.ResultSuccess, msgs[len(msgs)-1].Payload.Status)
 	e := &slackEnv{ctx: ctx, m: r, srv: srv}

@@ -41,7 +41,7 @@ func TestReplicasShareSlackDeliveries(t *testing.T) {
 		if i%2 == 1 {
 			m = r2
 		}
-		q, _, err := m.Service.Create(agent, fmt.Sprintf("run-%d", i%3), hitl.NewQuestion{Question: fmt.Sprintf("Deploy build %d?", i)})
+		q, _, err := m.Service.Questions.Create(agent, fmt.Sprintf("run-%d", i%3), hitl.NewQuestion{Question: fmt.Sprintf("Deploy build %d?", i)})
 		require.NoError(t, err)
 		qs = append(qs, q)
 	}
@@ -66,11 +66,11 @@ func TestReplicasShareSlackDeliveries(t *testing.T) {
 
 	t.Run("a click in Slack wakes the agent waiting on the other replica", func(t *testing.T) {
 		e := &slackEnv{ctx: ctx, m: r1, srv: srv}
-		q, _, err := r1.Service.Create(agent, "deploy-rep", hitl.NewQuestion{Question: "Deploy to production?", Type: hitl.Approval})
+		q, _, err := r1.Service.Questions.Create(agent, "deploy-rep", hitl.NewQuestion{Question: "Deploy to production?", Type: hitl.Approval})
 		require.NoError(t, err)
 		waited := make(chan *hitl.Question, 1)
 		go func() {
-			got, err := r2.Service.Wait(agent, q.ID)
+			got, err := r2.Service.Questions.Wait(agent, q.ID)
 			assert.NoError(t, err)
 			waited <- got
 		}()

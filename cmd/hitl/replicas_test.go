@@ -79,13 +79,13 @@ func TestReplicasOnPostgres(t *testing.T) {
 	t.Run("a policy set through replica 1 decides on replica 2 once its NOTIFY arrives", func(t *testing.T) {
 		agent := principaltest.As(context.Background(), "api:agent")
 		op := hitl.Operation{Type: hitl.OpShell, Description: "check the tree", Resource: "git status"}
-		_, err := r1.Service.SetPolicy(principaltest.As(context.Background(), "admin:root"),
+		_, err := r1.Service.Policies.SetPolicy(principaltest.As(context.Background(), "admin:root"),
 			[]hitl.PolicyRule{{Name: "safe-git", OpType: hitl.OpShell, Resource: "git status", Effect: hitl.EffectAllow}})
 		require.NoError(t, err)
 		deadline := time.After(10 * time.Second)
 		for {
-			changed := r2.Service.Changed()
-			d, err := r2.Service.Decide(agent, op)
+			changed := r2.Service.Log.Changed()
+			d, err := r2.Service.Policies.Decide(agent, op)
 			require.NoError(t, err)
 			if d.Effect == hitl.EffectAllow {
 				break
@@ -101,14 +101,14 @@ func TestReplicasOnPostgres(t *testing.T) {
 	t.Run("a sensitive answer given on replica 3 is received on replica 1", func(t *testing.T) {
 		agent := principaltest.As(context.Background(), "api:agent")
 		person := principaltest.As(context.Background(), "admin:person")
-		q, _, err := r1.Service.Create(agent, "secret-rep", hitl.NewQuestion{Question: "Token?", Sensitive: true})
+		q, _, err := r1.Service.Questions.Create(agent, "secret-rep", hitl.NewQuestion{Question: "Token?", Sensitive: true})
 		require.NoError(t, err)
-		_, err = r3.Service.Answer(person, q.ID, hitl.Response{Value: "s3cret"})
+		_, err = r3.Service.Questions.Answer(person, q.ID, hitl.Response{Value: "s3cret"})
 		require.NoError(t, err)
 		stored, err := r2.DB.Question(context.Background(), q.ID)
 		require.NoError(t, err)
 		require.NotNil(t, stored.Response.Sealed, "the database holds it sealed")
-		got, err := r1.Service.Receive(agent, q.ID)
+		got, err := r1.Service.Questions.Receive(agent, q.ID)
 		require.NoError(t, err)
 		assert.Equal(t, "s3cret", got.Response.Value, "sealed on replica 3, opened on replica 1 with the shared key")
 	})

@@ -163,7 +163,7 @@ func TestRestartWithOverdueQuestions(t *testing.T) {
 	t.Run("then the sweep times every one of them out", func(t *testing.T) {
 		deadline := time.After(60 * time.Second)
 		for {
-			changed := m.Service.Changed()
+			changed := m.Service.Log.Changed()
 			n, err := m.DB.CountQuestions(ctx, hitl.StatusTimeout)
 			require.NoError(t, err)
 			if n == overdue {
@@ -206,7 +206,7 @@ func BenchmarkRestartOverdue(b *testing.B) {
 				require.NoError(b, err)
 				serve += time.Since(start)
 				for {
-					changed := m.Service.Changed()
+					changed := m.Service.Log.Changed()
 					done, err := m.DB.CountQuestions(ctx, hitl.StatusTimeout)
 					require.NoError(b, err)
 					if done == n {

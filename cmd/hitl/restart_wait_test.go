@@ -61,7 +61,7 @@ func restartBehind(t *testing.T, suffix string) (*Main, *frontProxy, func() *Mai
 func steerAs(t *testing.T, m *Main, c hitl.Command, run string) {
 	t.Helper()
 	ctx := principaltest.As(context.Background(), "admin:test")
-	_, err := m.Service.Control(ctx, hitl.NewRequest(uuid.NewString(), c, run, time.Now(), hitl.ControlPayload{}))
+	_, err := m.Service.Runs.Control(ctx, hitl.NewRequest(uuid.NewString(), c, run, time.Now(), hitl.ControlPayload{}))
 	require.NoError(t, err)
 }
 

@@ -116,7 +116,7 @@ func TestSecretSealedLostToRestartIsAskedAgainInSlack(t *testing.T) {
 	e.m, e.api = second, agent.NewClient(second.URL(), ciSecret)
 
 	t.Run("the question waits again with a notice", func(t *testing.T) {
-		got, err := second.Service.Question(ctx, q.ID)
+		got, err := second.Service.Questions.Question(ctx, q.ID)
 		require.NoError(t, err)
 		assert.True(t, got.Pending())
 		assert.Nil(t, got.Response)
@@ -138,7 +138,7 @@ func TestSecretSealedLostToRestartIsAskedAgainInSlack(t *testing.T) {
 		requireNoPlaintext(t, second, lost)
 	})
 	t.Run("the reopening is in the event log", func(t *testing.T) {
-		evs, _, err := second.Service.Events(principaltest.As(ctx, "admin:t"), 0, 0)
+		evs, _, err := second.Service.Log.Events(principaltest.As(ctx, "admin:t"), 0, 0)
 		require.NoError(t, err)
 		var found bool
 		for _, ev := range evs {
@@ -171,7 +171,7 @@ func TestSecretSealedLostToRestartIsAskedAgain(t *testing.T) {
 	first := startMainNoCleanup(t, sameDB)
 	q, _, err := agent.NewClient(first.URL(), "").Create(ctx, "secret-plain", hitl.NewQuestion{Question: secretQuestion, Sensitive: true})
 	require.NoError(t, err)
-	_, err = first.Service.Answer(person, q.ID, hitl.Response{Value: lost})
+	_, err = first.Service.Questions.Answer(person, q.ID, hitl.Response{Value: lost})
 	require.NoError(t, err)
 	requireNoPlaintext(t, first, lost)
 	require.NoError(t, first.Close())
@@ -189,7 +189,7 @@ func TestSecretSealedLostToRestartIsAskedAgain(t *testing.T) {
 		requireNoPlaintext(t, second, lost)
 	})
 	t.Run("answering again delivers the new secret once", func(t *testing.T) {
-		_, err := second.Service.Answer(person, q.ID, hitl.Response{Value: again})
+		_, err := second.Service.Questions.Answer(person, q.ID, hitl.Response{Value: again})
 		require.NoError(t, err)
 		got := receive(t, ctx, api, q.ID)
 		assert.Equal(t, again, got.Response.Value)

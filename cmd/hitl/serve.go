@@ -43,7 +43,7 @@ func cmdServe(ctx context.Context, args []string, e *env) error {
 	fmt.Fprintf(e.stderr, "hitl listening on %s, database %s; %s; web inbox at %s/\n", m.URL(), databaseName(cfg.DB), slack, m.URL())
 	if printsQuestionLines(*quiet, cfg) {
 		go func() {
-			if err := questionLines(ctx, m.Service, e.stdout); err != nil && ctx.Err() == nil {
+			if err := questionLines(ctx, m.Service.Log, e.stdout); err != nil && ctx.Err() == nil {
 				logger.Error("the terminal's question lines stopped", "err", err)
 			}
 		}()

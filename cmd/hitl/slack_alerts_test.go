@@ -41,7 +41,7 @@ func TestSlackAlertsPostedOnceEach(t *testing.T) {
 	}
 
 	srv.FailNext("chat.postMessage", 1, 500, 0) // the first post fails once and is retried
-	_, _, err := e.m.Service.Create(hitl.WithPrincipal(context.Background(), hitl.LocalPrincipal("agent")), "run-1", hitl.NewQuestion{})
+	_, _, err := e.m.Service.Questions.Create(hitl.WithPrincipal(context.Background(), hitl.LocalPrincipal("agent")), "run-1", hitl.NewQuestion{})
 	require.Equal(t, hitl.EINVALID, hitl.ErrorCode(err))
 	check()
 	started := waitPost("hitl alert creation_errors started")

@@ -49,7 +49,7 @@ func startTrustedSlack(t *testing.T) *slackEnv {
 // refused, so before Slack sees the ack.
 func refusal(t *testing.T, m *Main, id, actor string) *hitl.Event {
 	t.Helper()
-	evs, _, err := m.Service.Events(principaltest.As(context.Background(), "admin:t"), 0, 0)
+	evs, _, err := m.Service.Log.Events(principaltest.As(context.Background(), "admin:t"), 0, 0)
 	require.NoError(t, err)
 	for _, ev := range evs {
 		if ev.Type == hitl.EventRefused && ev.QuestionID == id && ev.Actor == actor {
@@ -63,7 +63,7 @@ func refusal(t *testing.T, m *Main, id, actor string) *hitl.Event {
 // requirePending checks that question id still waits, unanswered.
 func requirePending(t *testing.T, e *slackEnv, id string) {
 	t.Helper()
-	got, err := e.m.Service.Question(e.ctx, id)
+	got, err := e.m.Service.Questions.Question(e.ctx, id)
 	require.NoError(t, err)
 	assert.True(t, got.Pending(), "the question still waits")
 	assert.Empty(t, got.RespondedBy, "nothing was recorded")
@@ -184,7 +184,7 @@ func TestSlackRefusedModalStaysOpenWithTheRule(t *testing.T) {
 	assert.Contains(t, msg, "@U0ANSWER is not one of the Slack answerers", "plain text names the rule")
 	assert.False(t, strings.Contains(msg, "<@"), "a modal error is plain text")
 
-	got, err := second.Service.Question(ctx, q.ID)
+	got, err := second.Service.Questions.Question(ctx, q.ID)
 	require.NoError(t, err)
 	assert.True(t, got.Pending(), "nothing was recorded")
 	refusal(t, second, q.ID, "slack:U0ANSWER")

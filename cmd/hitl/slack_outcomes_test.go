@@ -26,7 +26,7 @@ func TestSlackTimeoutAndCancelUpdateTheMessage(t *testing.T) {
 			DefaultResponse: &hitl.Response{Value: "eu"}})
 		msg := e.posted(t, testChannel, q)
 		clock.Add(31 * time.Minute)
-		_, err := m.Service.SweepExpired(ctx)
+		_, err := m.Service.Questions.SweepExpired(ctx)
 		require.NoError(t, err)
 		assert.Equal(t, hitl.OutcomeDefaulted, e.settled(t, waiting).Outcome())
 		after := e.updated(t, msg)
@@ -79,7 +79,7 @@ func TestSlackModals(t *testing.T) {
 		require.NoError(t, err)
 		view, _ := e.srv.LastView()
 		// Someone answers from the terminal while Alice types.
-		_, err = e.m.Service.Answer(principaltest.As(e.ctx, "cli:bob"), q.ID, hitl.Response{Value: "Blue Heron"})
+		_, err = e.m.Service.Questions.Answer(principaltest.As(e.ctx, "cli:bob"), q.ID, hitl.Response{Value: "Blue Heron"})
 		require.NoError(t, err)
 		ack, err := e.srv.SendInteractive(e.ctx, e.srv.ViewSubmission("U0ALICE", view, map[string]map[string]string{
 			blocks.BlockAnswer: {blocks.InputActionID: "Red Kite"}}))

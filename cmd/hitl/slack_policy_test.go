@@ -88,13 +88,13 @@ func TestSlackApprovalPolicies(t *testing.T) {
 
 		e.click(t, "U0NOBODY", list, blocks.ActionRevokeRule)
 		e.ephemeralFor(t, "U0NOBODY", "not allowed")
-		page, err := e.m.Service.LearnedRules(hitl.WithPrincipal(e.ctx, hitl.LocalPrincipal("")), hitl.LearnedRuleFilter{})
+		page, err := e.m.Service.Policies.LearnedRules(hitl.WithPrincipal(e.ctx, hitl.LocalPrincipal("")), hitl.LearnedRuleFilter{})
 		require.NoError(t, err)
 		require.Len(t, page.Rules, 1, "a stranger revokes nothing")
 
 		e.click(t, "U0DAVE", list, blocks.ActionRevokeRule)
 		e.ephemeralFor(t, "U0DAVE", "Revoked")
-		page, err = e.m.Service.LearnedRules(hitl.WithPrincipal(e.ctx, hitl.LocalPrincipal("")), hitl.LearnedRuleFilter{})
+		page, err = e.m.Service.Policies.LearnedRules(hitl.WithPrincipal(e.ctx, hitl.LocalPrincipal("")), hitl.LearnedRuleFilter{})
 		require.NoError(t, err)
 		assert.Empty(t, page.Rules)
 		assert.Contains(t, e.slash(t, "U0DAVE", "policy revoke r_nope"), "no learned rule r_nope")

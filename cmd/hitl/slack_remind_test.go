@@ -98,7 +98,7 @@ func containsAll(s string, want []string) bool {
 // may send it first: either way, once).
 func (e *slackEnv) sweep(tb testing.TB) {
 	tb.Helper()
-	_, err := e.m.Service.SweepReminders(e.ctx)
+	_, err := e.m.Service.Questions.SweepReminders(e.ctx)
 	require.NoError(tb, err)
 }
 
@@ -163,7 +163,7 @@ func TestSlackReminders(t *testing.T) {
 	e.click(t, "U0ESC", escalated, blocks.ActionYes)
 	e.updated(t, escalated)
 	e.updated(t, channelMsg)
-	got, err := second.Service.Question(ctx, inChannel.ID)
+	got, err := second.Service.Questions.Question(ctx, inChannel.ID)
 	require.NoError(t, err)
 	assert.Equal(t, "slack:U0ESC", got.RespondedBy, "escalation made U0ESC an answerer")
 
@@ -225,7 +225,7 @@ func TestSlackReassign(t *testing.T) {
 		_, err := e.srv.WaitForCalls(e.ctx, "views.open", opened+1)
 		require.NoError(t, err)
 		view, _ := e.srv.LastView()
-		_, err = e.m.Service.Answer(principaltest.As(e.ctx, "admin:test"), q.ID, hitl.Response{Value: true})
+		_, err = e.m.Service.Questions.Answer(principaltest.As(e.ctx, "admin:test"), q.ID, hitl.Response{Value: true})
 		require.NoError(t, err)
 		ack, err := e.srv.SendInteractive(e.ctx, e.srv.ViewSubmission("U0ALICE", view, map[string]map[string]string{
 			blocks.BlockReassign: {blocks.InputActionID: "U0BOB"}}))

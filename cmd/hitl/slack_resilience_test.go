@@ -72,7 +72,7 @@ func TestSlackRestartThenClick(t *testing.T) {
 	require.NoError(t, srv.WaitConnected(ctx, 2))
 	e.m, e.api = second, agent.NewClient(second.URL(), "")
 	e.click(t, "U0ALICE", msg, blocks.ActionApprove)
-	got, err := second.Service.Wait(ctx, q.ID)
+	got, err := second.Service.Questions.Wait(ctx, q.ID)
 	require.NoError(t, err)
 	assert.Equal(t, hitl.OutcomeApproved, got.Outcome())
 	e.updated(t, msg)
@@ -100,7 +100,7 @@ func TestSlackRedeliveredEnvelopeAppliedOnce(t *testing.T) {
 	e.click(t, "U0BOB", msg, blocks.ActionNo, slackfake.StaleClick())
 	e.ephemeralFor(t, "U0BOB", "Already answered")
 	assert.Len(t, e.srv.Calls("chat.postEphemeral"), 1, "the redelivered click was not applied again")
-	evs, _, err := e.m.Service.Events(principaltest.As(e.ctx, "admin:test"), 0, 0)
+	evs, _, err := e.m.Service.Log.Events(principaltest.As(e.ctx, "admin:test"), 0, 0)
 	require.NoError(t, err)
 	answered := 0
 	for _, ev := range evs {
@@ -137,7 +137,7 @@ func TestSlackAppHomeShowsTheQueue(t *testing.T) {
 	blockID, value := findElement(t, home.Blocks, blocks.ActionApprove)
 	_, err = e.srv.SendInteractive(e.ctx, e.srv.ViewBlockActions("U0ALICE", home.ID, blocks.ActionApprove, blockID, value))
 	require.NoError(t, err)
-	got, err := e.m.Service.Wait(e.ctx, q.ID)
+	got, err := e.m.Service.Questions.Wait(e.ctx, q.ID)
 	require.NoError(t, err)
 	assert.Equal(t, hitl.OutcomeApproved, got.Outcome())
 
@@ -167,7 +167,7 @@ func TestSlackOutboxResumesAfterRestart(t *testing.T) {
 	second := startMain(t, sameDB, withSlack(srv))
 	e := &slackEnv{ctx: ctx, m: second, srv: srv, api: agent.NewClient(second.URL(), "")}
 	e.click(t, "U0ALICE", e.posted(t, testChannel, q), blocks.ActionYes)
-	got, err := second.Service.Wait(ctx, q.ID)
+	got, err := second.Service.Questions.Wait(ctx, q.ID)
 	require.NoError(t, err)
 	assert.Equal(t, true, got.Response.Value)
 }

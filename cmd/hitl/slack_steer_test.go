@@ -127,7 +127,7 @@ func TestSlackSteeringCommands(t *testing.T) {
 	t.Run("escalate without a model takes the first configured one", func(t *testing.T) {
 		_, result := e.steerSlash(t, controller, "escalate loop-1 stuck on type inference")
 		assert.Contains(t, result, "Escalated to opus")
-		run, err := e.m.Service.RunRecord(e.ctx, steerRun)
+		run, err := e.m.Service.Runs.RunRecord(e.ctx, steerRun)
 		require.NoError(t, err)
 		assert.Equal(t, "stuck on type inference", run.Control.EscalationReason)
 	})
@@ -138,14 +138,14 @@ func TestSlackSteeringCommands(t *testing.T) {
 	t.Run("redirect queues the instruction", func(t *testing.T) {
 		_, result := e.steerSlash(t, controller, "redirect loop-1 fix the failing test first")
 		assert.Contains(t, result, "Instruction queued")
-		run, err := e.m.Service.RunRecord(e.ctx, steerRun)
+		run, err := e.m.Service.Runs.RunRecord(e.ctx, steerRun)
 		require.NoError(t, err)
 		assert.Equal(t, "fix the failing test first", run.Control.Instruction)
 	})
 	t.Run("a non-controller is refused", func(t *testing.T) {
 		_, result := e.steerSlash(t, "U0ANSWER", "pause loop-1")
 		assert.Contains(t, result, "🚫 You're not allowed to steer runs")
-		run, err := e.m.Service.RunRecord(e.ctx, steerRun)
+		run, err := e.m.Service.Runs.RunRecord(e.ctx, steerRun)
 		require.NoError(t, err)
 		assert.Equal(t, hitl.RunRunning, run.Control.Status)
 	})

@@ -128,7 +128,7 @@ func TestSlackLateClickSaysWhoAnswered(t *testing.T) {
 	e.click(t, "U0BOB", msg, blocks.ActionNo, slackfake.StaleClick())
 	eph := e.ephemeralFor(t, "U0BOB", "Already answered by")
 	assert.Contains(t, eph.Text, "U0ALICE")
-	got, err := e.m.Service.Question(e.ctx, q.ID)
+	got, err := e.m.Service.Questions.Question(e.ctx, q.ID)
 	require.NoError(t, err)
 	assert.Equal(t, true, got.Response.Value, "the late click changed nothing")
 }
@@ -139,7 +139,7 @@ func TestSlackUnauthorizedClickIsRefused(t *testing.T) {
 	msg := e.posted(t, testChannel, q)
 	e.click(t, "U0MALLORY", msg, blocks.ActionApprove)
 	e.ephemeralFor(t, "U0MALLORY", "not allowed")
-	got, err := e.m.Service.Question(e.ctx, q.ID)
+	got, err := e.m.Service.Questions.Question(e.ctx, q.ID)
 	require.NoError(t, err)
 	assert.True(t, got.Pending(), "nothing was recorded")
 }

@@ -31,13 +31,13 @@ func TestStatsCommand(t *testing.T) {
 	at := func(d time.Duration) { clock.Add(t0.Add(d).Sub(clock.Now())) }
 	ask := func(run string, typ hitl.QuestionType) *hitl.Question {
 		t.Helper()
-		q, _, err := m.Service.Create(agent, run, hitl.NewQuestion{Question: "Go on?", Type: typ})
+		q, _, err := m.Service.Questions.Create(agent, run, hitl.NewQuestion{Question: "Go on?", Type: typ})
 		require.NoError(t, err)
 		return q
 	}
 	answer := func(q *hitl.Question) {
 		t.Helper()
-		_, err := m.Service.Answer(agent, q.ID, hitl.Response{Value: "yes"})
+		_, err := m.Service.Questions.Answer(agent, q.ID, hitl.Response{Value: "yes"})
 		require.NoError(t, err)
 	}
 	old := ask("run-old", hitl.Blocking)
@@ -51,7 +51,7 @@ func TestStatsCommand(t *testing.T) {
 	at(90 * time.Second)
 	answer(q2)
 	at(20 * time.Minute)
-	_, err := m.Service.SweepExpired(ctx)
+	_, err := m.Service.Questions.SweepExpired(ctx)
 	require.NoError(t, err)
 	at(time.Hour)
 
@@ -185,15 +185,15 @@ func TestMetricsEndToEnd(t *testing.T) {
 	agent := hitl.WithPrincipal(ctx, hitl.LocalPrincipal("agent"))
 	var qs []*hitl.Question
 	for _, typ := range []hitl.QuestionType{hitl.Blocking, hitl.Blocking, hitl.Approval, hitl.Approval} {
-		q, _, err := m.Service.Create(agent, "run-1", hitl.NewQuestion{Question: "Go on?", Type: typ})
+		q, _, err := m.Service.Questions.Create(agent, "run-1", hitl.NewQuestion{Question: "Go on?", Type: typ})
 		require.NoError(t, err)
 		qs = append(qs, q)
 	}
 	clock.Add(45 * time.Second)
-	_, err := m.Service.Answer(agent, qs[0].ID, hitl.Response{Value: "yes"})
+	_, err := m.Service.Questions.Answer(agent, qs[0].ID, hitl.Response{Value: "yes"})
 	require.NoError(t, err)
 	clock.Add(16 * time.Minute)
-	_, err = m.Service.SweepExpired(ctx)
+	_, err = m.Service.Questions.SweepExpired(ctx)
 	require.NoError(t, err)
 
 	scrapeMain := func(m *Main) map[string]float64 {

@@ -238,7 +238,7 @@ func TestRunSupervisesAProcess(t *testing.T) {
 	case <-time.After(10 * time.Second):
 		t.Fatal("hitl run did not end after cancel")
 	}
-	run, err := m.Service.RunRecord(principaltest.As(ctx, "admin:t"), "proc-1")
+	run, err := m.Service.Runs.RunRecord(principaltest.As(ctx, "admin:t"), "proc-1")
 	require.NoError(t, err)
 	assert.Equal(t, hitl.RunCancelled, run.Control.Status)
 }
@@ -251,11 +251,11 @@ func TestRunReportsTheExit(t *testing.T) {
 	r = cli(ctx, m, "", "run", "--run", "bad-1", "--", "sh", "-c", "exit 3")
 	assert.Equal(t, 3, r.code, "the command's exit code")
 	for id, want := range map[string]hitl.RunStatus{"ok-1": hitl.RunDone, "bad-1": hitl.RunAborted} {
-		run, err := m.Service.RunRecord(principaltest.As(ctx, "admin:t"), id)
+		run, err := m.Service.Runs.RunRecord(principaltest.As(ctx, "admin:t"), id)
 		require.NoError(t, err)
 		assert.Equal(t, want, run.Control.Status, id)
 	}
-	run, _ := m.Service.RunRecord(principaltest.As(ctx, "admin:t"), "bad-1")
+	run, _ := m.Service.Runs.RunRecord(principaltest.As(ctx, "admin:t"), "bad-1")
 	assert.Equal(t, "exit code 3", run.Control.Reason)
 }
 
@@ -268,7 +268,7 @@ func TestPausedRunSurvivesARestart(t *testing.T) {
 	require.NoError(t, first.Close())
 
 	second := startMain(t, func(c *config.Config, _ *Main) { c.DB = db })
-	run, err := second.Service.RunRecord(principaltest.As(ctx, "admin:t"), "keep-1")
+	run, err := second.Service.Runs.RunRecord(principaltest.As(ctx, "admin:t"), "keep-1")
 	require.NoError(t, err)
 	assert.Equal(t, hitl.RunPaused, run.Control.Status, "paused across the service's restart")
 	ch := startCLI(ctx, second, strings.NewReader(""), "checkpoint", "--run", "keep-1", "--iter", "3")

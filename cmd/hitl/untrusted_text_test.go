@@ -31,7 +31,7 @@ func TestUntrustedTextIsVisible(t *testing.T) {
 	m := startMain(t)
 	ctx := principaltest.As(context.Background(), "admin:test")
 	agentCtx := principaltest.As(ctx, "local:agent")
-	q, _, err := m.Service.Create(agentCtx, "esc", hitl.NewQuestion{Question: hostile,
+	q, _, err := m.Service.Questions.Create(agentCtx, "esc", hitl.NewQuestion{Question: hostile,
 		Options: []hitl.Option{{Label: "prod" + hostile}, {Label: "staging"}}})
 	require.NoError(t, err)
 
@@ -41,7 +41,7 @@ func TestUntrustedTextIsVisible(t *testing.T) {
 		assertInert(t, r.stdout)
 	})
 	t.Run("pending --json escapes what JSON leaves raw", func(t *testing.T) {
-		_, _, err := m.Service.Create(agentCtx, "esc-json", hitl.NewQuestion{Question: "C1\u009b2J bidi\u202e"})
+		_, _, err := m.Service.Questions.Create(agentCtx, "esc-json", hitl.NewQuestion{Question: "C1\u009b2J bidi\u202e"})
 		require.NoError(t, err)
 		r := cli(ctx, m, "", "pending", "--json", "--run", "esc-json")
 		require.Equal(t, 0, r.code, r.stderr)

@@ -153,7 +153,7 @@ func waitQuestion(t *testing.T, m *Main, text string, st hitl.Status) *hitl.Ques
 	t.Helper()
 	deadline := time.After(10 * time.Second)
 	for {
-		changed := m.Service.Changed()
+		changed := m.Service.Log.Changed()
 		if q := findQuestion(t, m, text, st); q != nil {
 			return q
 		}
@@ -182,7 +182,7 @@ func questionsAsked(t *testing.T, m *Main, text string) []*hitl.Question {
 	var out []*hitl.Question
 	f := hitl.QuestionFilter{Limit: 500}
 	for {
-		page, err := m.Service.QuestionPage(principaltest.As(context.Background(), "admin:test"), f)
+		page, err := m.Service.Questions.QuestionPage(principaltest.As(context.Background(), "admin:test"), f)
 		require.NoError(t, err)
 		for _, q := range page.Questions {
 			if q.Question == text {

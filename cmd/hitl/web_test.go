@@ -49,7 +49,7 @@ var csrfOf = regexp.MustCompile(`name="csrf" value="([^"]+)"`)
 func TestWebInboxServedBeside(t *testing.T) {
 	t.Run("hitl serve serves the inbox at / and the API as before", func(t *testing.T) {
 		m := startMain(t)
-		q, _, err := m.Service.Create(hitl.WithPrincipal(t.Context(), hitl.LocalPrincipal("")), "r1", hitl.NewQuestion{Question: "Served?"})
+		q, _, err := m.Service.Questions.Create(hitl.WithPrincipal(t.Context(), hitl.LocalPrincipal("")), "r1", hitl.NewQuestion{Question: "Served?"})
 		require.NoError(t, err)
 		c := browserClient(t)
 		status, body := page(t, c, http.MethodGet, m.URL()+"/", nil)
@@ -63,7 +63,7 @@ func TestWebInboxServedBeside(t *testing.T) {
 		require.NotNil(t, csrf)
 		status, _ = page(t, c, http.MethodPost, m.URL()+"/q/"+q.ID+"/answer", url.Values{"csrf": {csrf[1]}, "value": {"yes"}})
 		assert.Equal(t, http.StatusOK, status)
-		got, err := m.Service.Question(hitl.WithPrincipal(t.Context(), hitl.LocalPrincipal("")), q.ID)
+		got, err := m.Service.Questions.Question(hitl.WithPrincipal(t.Context(), hitl.LocalPrincipal("")), q.ID)
 		require.NoError(t, err)
 		assert.Equal(t, "yes", got.Response.Value)
 	})

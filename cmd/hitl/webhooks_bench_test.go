@@ -59,9 +59,9 @@ func BenchmarkCreateWithWebhookBacklog(b *testing.B) {
 		go func() {
 			defer wg.Done()
 			for i := w; i < backlog; i += writers {
-				q, _, err := busy.Service.Create(asker, fmt.Sprintf("backlog-%d", i), hitl.NewQuestion{Question: "Deploy?"})
+				q, _, err := busy.Service.Questions.Create(asker, fmt.Sprintf("backlog-%d", i), hitl.NewQuestion{Question: "Deploy?"})
 				if err == nil {
-					_, err = busy.Service.Answer(person, q.ID, hitl.Response{Value: "yes"})
+					_, err = busy.Service.Questions.Answer(person, q.ID, hitl.Response{Value: "yes"})
 				}
 				if err != nil {
 					b.Error(err)

@@ -17,7 +17,7 @@ func (m *Main) web() *web.Handler {
 		p := t.Principal()
 		byID[p.ID] = p
 	}
-	return web.New(web.Config{Service: m.Service, Tokenless: m.api.Tokenless(), TokenPrincipal: m.api.TokenPrincipal,
+	return web.New(web.Config{Services: web.ServicesOf(m.Service), Tokenless: m.api.Tokenless(), TokenPrincipal: m.api.TokenPrincipal,
 		TokenByID:    func(id string) (hitl.Principal, bool) { p, ok := byID[id]; return p, ok },
 		LoopbackHost: agent.LoopbackHost, BaseURL: m.webBase(), SessionTTL: time.Duration(m.Config.Web.SessionTTL),
 		Clock: m.Clock, Logger: m.Logger})
@@ -29,7 +29,7 @@ func (m *Main) webLink(ctx context.Context, p hitl.Principal) (string, error) {
 	if len(m.Config.Tokens) == 0 {
 		return "", hitl.Errorf(hitl.EINVALID, "this hitl has no tokens, so its web inbox serves only the machine it runs on, with no sign-in: open %s there", m.URL())
 	}
-	secret, err := m.Service.NewSignInLink(ctx, p)
+	secret, err := m.Service.SignIns.NewSignInLink(ctx, p)
 	if err != nil {
 		return "", err
 	}

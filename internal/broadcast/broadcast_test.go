@@ -35,7 +35,7 @@ func newBroadcastEnv(t *testing.T) (*service.Service, *Broadcaster) {
 	svc := service.NewService(memstore.New(), service.ServiceConfig{Notifier: notify.New()})
 	base, cancel := context.WithCancel(context.Background())
 	t.Cleanup(cancel)
-	return svc, New(base, svc, discard, encodeTest)
+	return svc, New(base, svc.Log, discard, encodeTest)
 }
 
 // nextBatch waits for sub's next batch.
@@ -56,7 +56,7 @@ func TestBroadcaster(t *testing.T) {
 	asker := principaltest.As(context.Background(), "api:test")
 	t.Run("every_one_of_1000_subscribers_receives_the_event", func(t *testing.T) {
 		svc, b := newBroadcastEnv(t)
-		_, _, err := svc.Create(asker, "job-old", textQ)
+		_, _, err := svc.Questions.Create(asker, "job-old", textQ)
 		require.NoError(t, err)
 		who := []string{"api:test", "slack:U024BE7LH", "local"}
 		subs := make([]*Subscriber, 1000)
@@ -65,7 +65,7 @@ func TestBroadcaster(t *testing.T) {
 			require.NoError(t, err)
 			require.Equal(t, uint64(1), subs[i].start, "subscribers start at the end of the log")
 		}
-		q, _, err := svc.Create(asker, "job-1", textQ)
+		q, _, err := svc.Questions.Create(asker, "job-1", textQ)
 		require.NoError(t, err)
 		for i, sub := range subs {
 			bt := nextBatch(t, sub)
@@ -83,7 +83,7 @@ func TestBroadcaster(t *testing.T) {
 		require.NoError(t, err)
 		answerer, err := b.Subscribe(context.Background(), principaltest.Principal("slack:U024BE7LH"))
 		require.NoError(t, err)
-		other, _, err := svc.Create(asker, "job-1", textQ)
+		other, _, err := svc.Questions.Create(asker, "job-1", textQ)
 		require.NoError(t, err)
 		require.Len(t, nextBatch(t, answerer).Frames, 1)
 		bt := nextBatch(t, ci)
@@ -97,7 +97,7 @@ func TestBroadcaster(t *testing.T) {
 		fast, err := b.Subscribe(context.Background(), principaltest.Principal("local"))
 		require.NoError(t, err)
 		for i := range Backlog + 1 {
-			_, _, err := svc.Create(asker, fmt.Sprintf("job-%d", i), textQ)
+			_, _, err := svc.Questions.Create(asker, fmt.Sprintf("job-%d", i), textQ)
 			require.NoError(t, err)
 			for bt := nextBatch(t, fast); bt.To < uint64(i+1); bt = nextBatch(t, fast) {
 			}
@@ -107,7 +107,7 @@ func TestBroadcaster(t *testing.T) {
 		case <-time.After(testDeadline):
 			t.Fatal("the subscriber that stopped reading was not dropped")
 		}
-		_, _, err = svc.Create(asker, "job-after", textQ)
+		_, _, err = svc.Questions.Create(asker, "job-after", textQ)
 		require.NoError(t, err)
 		require.Contains(t, string(nextBatch(t, fast).Frames[0].B), "job-after")
 	})
@@ -115,7 +115,7 @@ func TestBroadcaster(t *testing.T) {
 		svc, _ := newBroadcastEnv(t)
 		base, cancel := context.WithCancel(context.Background())
 		t.Cleanup(cancel)
-		log := &countingLog{EventLog: svc}
+		log := &countingLog{EventLog: svc.Log}
 		b := New(base, log, discard, encodeTest)
 		var subs []*Subscriber
 		for i := range 50 {
@@ -127,7 +127,7 @@ func TestBroadcaster(t *testing.T) {
 		require.NoError(t, err)
 		other, err := b.Subscribe(context.Background(), hitl.TokenPrincipal("other", []hitl.Scope{hitl.ScopeAsk}, ""))
 		require.NoError(t, err)
-		q, _, err := svc.Create(asker, "job-1", textQ)
+		q, _, err := svc.Questions.Create(asker, "job-1", textQ)
 		require.NoError(t, err)
 		for _, sub := range subs {
 			bt := nextBatch(t, sub)
@@ -145,7 +145,7 @@ func TestBroadcaster(t *testing.T) {
 		sub, err := b.Subscribe(context.Background(), principaltest.Principal("local"))
 		require.NoError(t, err)
 		b.Unsubscribe(sub)
-		_, _, err = svc.Create(asker, "job-1", textQ) // wakes the reader, which finds nobody
+		_, _, err = svc.Questions.Create(asker, "job-1", textQ) // wakes the reader, which finds nobody
 		require.NoError(t, err)
 		require.Eventually(t, func() bool {
 			b.mu.Lock()
@@ -154,7 +154,7 @@ func TestBroadcaster(t *testing.T) {
 		}, testDeadline, time.Millisecond, "the reader ended")
 		again, err := b.Subscribe(context.Background(), principaltest.Principal("local"))
 		require.NoError(t, err)
-		_, _, err = svc.Create(asker, "job-2", textQ)
+		_, _, err = svc.Questions.Create(asker, "job-2", textQ)
 		require.NoError(t, err)
 		bt := nextBatch(t, again)
 		require.True(t, bt.Read)
@@ -166,12 +166,12 @@ func TestBroadcaster(t *testing.T) {
 		require.NoError(t, err)
 		b.Unsubscribe(first)
 		for range 3 {
-			_, _, err := svc.Create(asker, "job-1", textQ)
+			_, _, err := svc.Questions.Create(asker, "job-1", textQ)
 			require.NoError(t, err)
 		}
 		second, err := b.Subscribe(context.Background(), principaltest.Principal("local"))
 		require.NoError(t, err)
-		_, _, err = svc.Create(asker, "job-2", textQ)
+		_, _, err = svc.Questions.Create(asker, "job-2", textQ)
 		require.NoError(t, err)
 		for bt := nextBatch(t, second); ; bt = nextBatch(t, second) {
 			if bt.To == 4 {

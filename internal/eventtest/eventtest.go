@@ -22,8 +22,8 @@ func Until(tb testing.TB, svc *service.Service, what string, ok func(*hitl.Event
 	admin := hitl.WithPrincipal(context.Background(), hitl.TokenPrincipal("eventtest", []hitl.Scope{hitl.ScopeAdmin}, ""))
 	after := uint64(0)
 	for {
-		changed := svc.Changed()
-		evs, last, err := svc.Events(admin, after, 0)
+		changed := svc.Log.Changed()
+		evs, last, err := svc.Log.Events(admin, after, 0)
 		if err != nil {
 			tb.Fatalf("reading the event log: %v", err)
 		}

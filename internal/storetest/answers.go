@@ -28,9 +28,9 @@ func answerer(n int) hitl.Principal {
 func testFirstAnswerWins(t *testing.T, e *env) {
 	ctx := context.Background()
 	q := e.ask(t, "run-1", hitl.NewQuestion{Question: "Which DB?"})
-	_, err := e.svc.Answer(as(answerer(1)), q.ID, hitl.Response{Value: "postgres"})
+	_, err := e.svc.Questions.Answer(as(answerer(1)), q.ID, hitl.Response{Value: "postgres"})
 	require.NoError(t, err)
-	_, err = e.svc.Answer(as(answerer(2)), q.ID, hitl.Response{Value: "mysql"})
+	_, err = e.svc.Questions.Answer(as(answerer(2)), q.ID, hitl.Response{Value: "mysql"})
 	require.Equal(t, hitl.ECONFLICT, hitl.ErrorCode(err))
 	var herr *hitl.Error
 	require.ErrorAs(t, err, &herr)
@@ -49,7 +49,7 @@ func testConcurrentAnswers(t *testing.T, e *env) {
 	var wg sync.WaitGroup
 	for i := range n {
 		wg.Go(func() {
-			_, errs[i] = e.svc.Answer(as(answerer(i)), q.ID, hitl.Response{Value: fmt.Sprintf("answer %d", i)})
+			_, errs[i] = e.svc.Questions.Answer(as(answerer(i)), q.ID, hitl.Response{Value: fmt.Sprintf("answer %d", i)})
 		})
 	}
 	wg.Wait()
@@ -123,16 +123,16 @@ func testConcurrentFailingUpdates(t *testing.T, e *env) {
 func testSensitiveScrubbed(t *testing.T, e *env) {
 	ctx := context.Background()
 	e.clock.Add(1)
-	q, _, err := e.svc.Create(as(agent), "run-1", hitl.NewQuestion{Question: "Token?", InputType: hitl.PasswordInput})
+	q, _, err := e.svc.Questions.Create(as(agent), "run-1", hitl.NewQuestion{Question: "Token?", InputType: hitl.PasswordInput})
 	require.NoError(t, err)
 	e.answer(t, q.ID, "s3cret")
-	got, err := e.svc.Receive(as(agent), q.ID)
+	got, err := e.svc.Questions.Receive(as(agent), q.ID)
 	require.NoError(t, err)
 	assert.Equal(t, "s3cret", got.Response.Value)
 	stored, err := e.store.Question(ctx, q.ID)
 	require.NoError(t, err)
 	assert.True(t, stored.Response.Redacted)
 	assert.Nil(t, stored.Response.Value)
-	_, err = e.svc.Receive(as(agent), q.ID)
+	_, err = e.svc.Questions.Receive(as(agent), q.ID)
 	assert.Equal(t, hitl.ECONFLICT, hitl.ErrorCode(err), "received once")
 }

@@ -28,7 +28,7 @@ func testDueOrder(t *testing.T, e *env) {
 	q60 := e.ask(t, "run-2", hitl.NewQuestion{Question: "Q?", TimeoutMinutes: minutes(60)})
 	e.ask(t, "run-3", hitl.NewQuestion{Question: "FYI", Type: hitl.NonBlocking, DefaultResponse: &hitl.Response{Value: "ok"}})
 	e.answer(t, q20.ID, "done")
-	_, err := e.svc.Cancel(as(agent), q15.ID, "not needed")
+	_, err := e.svc.Questions.Cancel(as(agent), q15.ID, "not needed")
 	require.NoError(t, err)
 
 	due := func(now time.Time, limit int) []string {
@@ -52,7 +52,7 @@ func testSweep(t *testing.T, e *env) {
 		DefaultResponse: &hitl.Response{Value: true}})
 	q30 := e.ask(t, "run-1", hitl.NewQuestion{Question: "Q?", TimeoutMinutes: minutes(30)})
 	e.clock.Add(25 * time.Minute)
-	n, err := e.svc.SweepExpired(ctx)
+	n, err := e.svc.Questions.SweepExpired(ctx)
 	require.NoError(t, err)
 	assert.Equal(t, 2, n)
 	got, err := e.store.Question(ctx, q10.ID)

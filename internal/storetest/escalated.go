@@ -62,7 +62,7 @@ func testEscalatedListed(t *testing.T, e *env) {
 	}
 
 	e.clock.Set(start.Add(20*time.Minute + time.Second))
-	n, err := e.svc.SweepReminders(ctx)
+	n, err := e.svc.Questions.SweepReminders(ctx)
 	require.NoError(t, err)
 	require.Equal(t, 2, n, "both blocking questions escalated, the approval not")
 	for _, l := range lists {
@@ -77,7 +77,7 @@ func testEscalatedListed(t *testing.T, e *env) {
 	assert.Equal(t, []string{assigned.ID}, list(hitl.QuestionFilter{Queue: []string{"U0ESC"}, ByDeadline: true}), "a settled question waits on nobody")
 	assert.Equal(t, []string{assigned.ID}, list(hitl.QuestionFilter{Assignee: "S0ESC"}))
 
-	_, err = e.svc.Reassign(as(person), assigned.ID, []string{"U0B"})
+	_, err = e.svc.Questions.Reassign(as(person), assigned.ID, []string{"U0B"})
 	require.NoError(t, err)
 	assert.Empty(t, list(hitl.QuestionFilter{Queue: []string{"U0ESC", "S0ESC"}}), "handed to someone else: not the escalated people's any more")
 	assert.Empty(t, list(hitl.QuestionFilter{Assignee: "U0ESC", ByDeadline: true}))
@@ -93,7 +93,7 @@ func testEscalatedPaging(t *testing.T, e *env) {
 		want = append([]string{q.ID}, want...) // later ones are due sooner
 	}
 	e.clock.Set(start.Add(20*time.Minute + time.Second))
-	_, err := e.svc.SweepReminders(ctx)
+	_, err := e.svc.Questions.SweepReminders(ctx)
 	require.NoError(t, err)
 	f := hitl.QuestionFilter{Queue: []string{"U0ESC", "S0ESC"}, Unassigned: true, ByDeadline: true, Limit: 2}
 	var got []string

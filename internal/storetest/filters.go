@@ -57,19 +57,19 @@ func testFiltersMatch(t *testing.T, e *env) {
 			n.Type, n.DefaultResponse, n.TimeoutMinutes = hitl.NonBlocking, &hitl.Response{Value: "later"}, nil
 		}
 		e.clock.Add(time.Minute)
-		q, _, err := e.svc.Create(as(askers[step%len(askers)]), jobs[step%len(jobs)], n)
+		q, _, err := e.svc.Questions.Create(as(askers[step%len(askers)]), jobs[step%len(jobs)], n)
 		require.NoError(t, err)
 		switch step % 5 {
 		case 1:
-			_, err = e.svc.Answer(as(person), q.ID, hitl.Response{Value: "approve"})
+			_, err = e.svc.Questions.Answer(as(person), q.ID, hitl.Response{Value: "approve"})
 		case 2:
-			_, err = e.svc.Answer(as(admin), q.ID, hitl.Response{Value: "approve"})
+			_, err = e.svc.Questions.Answer(as(admin), q.ID, hitl.Response{Value: "approve"})
 		case 3:
-			_, err = e.svc.Cancel(as(admin), q.ID, "stale")
+			_, err = e.svc.Questions.Cancel(as(admin), q.ID, "stale")
 		}
 		require.NoError(t, err)
 		if step%10 == 9 {
-			_, err := e.svc.SweepExpired(ctx)
+			_, err := e.svc.Questions.SweepExpired(ctx)
 			require.NoError(t, err)
 		}
 	}
@@ -78,7 +78,7 @@ func testFiltersMatch(t *testing.T, e *env) {
 	require.GreaterOrEqual(t, len(pending), 4)
 	for _, id := range pending[:4] {
 		e.clock.Add(time.Minute)
-		_, err := e.svc.Answer(as(person), id, hitl.Response{Value: "approve"})
+		_, err := e.svc.Questions.Answer(as(person), id, hitl.Response{Value: "approve"})
 		require.NoError(t, err)
 	}
 	// Every question, in creation order.

@@ -107,7 +107,7 @@ func testRunEventsPruned(t *testing.T, e *env) {
 	e.answer(t, old.ID, "x")
 	e.clock.Add(48 * time.Hour)
 	recent := e.ask(t, "run-a", hitl.NewQuestion{Question: "recent?"})
-	_, err := e.svc.Prune(ctx, 24*time.Hour)
+	_, err := e.svc.Questions.Prune(ctx, 24*time.Hour)
 	require.NoError(t, err)
 	evs := runEvents(t, e.store, "run-a", 0, 0)
 	require.NotEmpty(t, evs)
@@ -125,18 +125,18 @@ func testNoEmptyPage(t *testing.T, e *env) {
 	asker := hitl.TokenPrincipal("asker", []hitl.Scope{hitl.ScopeAsk}, "")
 	const settled = 1200
 	Parallel(t, settled, func(int) error {
-		q, _, err := e.svc.Create(as(asker), "run-bulk", hitl.NewQuestion{Question: "Old?", Type: hitl.Blocking})
+		q, _, err := e.svc.Questions.Create(as(asker), "run-bulk", hitl.NewQuestion{Question: "Old?", Type: hitl.Blocking})
 		if err != nil {
 			return err
 		}
-		_, err = e.svc.Answer(as(person), q.ID, hitl.Response{Value: "ok"})
+		_, err = e.svc.Questions.Answer(as(person), q.ID, hitl.Response{Value: "ok"})
 		return err
 	})
 	e.clock.Add(time.Second)
 	var want []string
 	for range 3 {
 		e.clock.Add(time.Millisecond)
-		q, _, err := e.svc.Create(as(asker), "run-x", hitl.NewQuestion{Question: "Ship?", Type: hitl.Approval})
+		q, _, err := e.svc.Questions.Create(as(asker), "run-x", hitl.NewQuestion{Question: "Ship?", Type: hitl.Approval})
 		require.NoError(t, err)
 		want = append(want, q.ID)
 	}

@@ -54,7 +54,7 @@ func events(t *testing.T, st hitl.Store, after uint64) []*hitl.Event {
 func testCreateReadsBack(t *testing.T, e *env) {
 	ctx := context.Background()
 	assert.Zero(t, lastSeq(t, e.store), "an empty log")
-	q, created, err := e.svc.Create(as(agent), "run-1", hitl.NewQuestion{
+	q, created, err := e.svc.Questions.Create(as(agent), "run-1", hitl.NewQuestion{
 		Question:        "Deploy?",
 		Options:         []hitl.Option{{Label: "Yes", Value: "yes"}, {Label: "No", Value: "no"}},
 		DefaultResponse: &hitl.Response{Value: "no"},
@@ -322,7 +322,7 @@ func testCount(t *testing.T, e *env) {
 	}
 	e.answer(t, qs[0].ID, "x")
 	e.answer(t, qs[1].ID, "y")
-	_, err := e.svc.Cancel(as(agent), qs[2].ID, "")
+	_, err := e.svc.Questions.Cancel(as(agent), qs[2].ID, "")
 	require.NoError(t, err)
 	assert.Equal(t, 2, count(hitl.StatusPending))
 	assert.Equal(t, 2, count(hitl.StatusAnswered))
@@ -335,7 +335,7 @@ func testLifecycleEvents(t *testing.T, e *env) {
 	q2 := e.ask(t, "run-1", hitl.NewQuestion{Question: "Q2?"})
 	q3 := e.ask(t, "run-2", hitl.NewQuestion{Question: "Q3?"})
 	e.answer(t, q2.ID, "yes")
-	_, err := e.svc.Cancel(as(admin), q1.ID, "")
+	_, err := e.svc.Questions.Cancel(as(admin), q1.ID, "")
 	require.NoError(t, err)
 	type entry struct {
 		Type hitl.EventType

@@ -60,7 +60,7 @@ func testDueReminders(t *testing.T, e *env) {
 // it sent.
 func (e *env) sweep(t *testing.T) int {
 	t.Helper()
-	n, err := e.svc.SweepReminders(context.Background())
+	n, err := e.svc.Questions.SweepReminders(context.Background())
 	require.NoError(t, err)
 	return n
 }

@@ -31,7 +31,7 @@ func testPendingByType(t *testing.T, e *env) {
 	e.ask(t, "run-2", hitl.NewQuestion{Question: "Deploy?", Type: hitl.Approval})
 	e.ask(t, "run-3", hitl.NewQuestion{Question: "Stuck", Type: hitl.ErrorRecovery})
 	e.answer(t, b1.ID, "yes")
-	_, err = e.svc.Cancel(as(agent), a1.ID, "not needed")
+	_, err = e.svc.Questions.Cancel(as(agent), a1.ID, "not needed")
 	require.NoError(t, err)
 
 	counts, seq, err = e.store.PendingByType(ctx)
@@ -43,7 +43,7 @@ func testPendingByType(t *testing.T, e *env) {
 	assert.Equal(t, last, seq, "the position is the last event's")
 
 	e.clock.Add(time.Hour)
-	_, err = e.svc.SweepExpired(ctx)
+	_, err = e.svc.Questions.SweepExpired(ctx)
 	require.NoError(t, err)
 	counts, _, err = e.store.PendingByType(ctx)
 	require.NoError(t, err)

@@ -51,7 +51,7 @@ func as(p hitl.Principal) context.Context { return hitl.WithPrincipal(context.Ba
 func (e *env) ask(t testing.TB, run string, n hitl.NewQuestion) *hitl.Question {
 	t.Helper()
 	e.clock.Add(time.Millisecond)
-	q, _, err := e.svc.Create(as(agent), run, n)
+	q, _, err := e.svc.Questions.Create(as(agent), run, n)
 	require.NoError(t, err)
 	return q
 }
@@ -59,7 +59,7 @@ func (e *env) ask(t testing.TB, run string, n hitl.NewQuestion) *hitl.Question {
 func (e *env) answer(t testing.TB, id string, v any) *hitl.Question {
 	t.Helper()
 	e.clock.Add(time.Millisecond)
-	q, err := e.svc.Answer(as(person), id, hitl.Response{Value: v})
+	q, err := e.svc.Questions.Answer(as(person), id, hitl.Response{Value: v})
 	require.NoError(t, err)
 	return q
 }
@@ -155,7 +155,7 @@ func testPagingConcurrent(t *testing.T, e *env) {
 			mu.Lock()
 			e.clock.Add(time.Millisecond)
 			mu.Unlock()
-			_, _, err := e.svc.Create(as(agent), "run", hitl.NewQuestion{Question: "later?"})
+			_, _, err := e.svc.Questions.Create(as(agent), "run", hitl.NewQuestion{Question: "later?"})
 			assert.NoError(t, err)
 		}
 	})
@@ -186,7 +186,7 @@ func testIndexes(t *testing.T, e *env) {
 	a := e.ask(t, "run-a", hitl.NewQuestion{Question: "A?", Assignees: []string{"U0ALICE"}})
 	b := e.ask(t, "run-b", hitl.NewQuestion{Question: "B?", Assignees: []string{"U0ALICE", "S0OPS"}})
 	c := e.ask(t, "run-a", hitl.NewQuestion{Question: "C?"})
-	other, _, err := e.svc.Create(as(hitl.TokenPrincipal("other", nil, "")), "run-c", hitl.NewQuestion{Question: "D?"})
+	other, _, err := e.svc.Questions.Create(as(hitl.TokenPrincipal("other", nil, "")), "run-c", hitl.NewQuestion{Question: "D?"})
 	require.NoError(t, err)
 	e.answer(t, c.ID, "x")
 	e.answer(t, a.ID, "y")
@@ -277,7 +277,7 @@ func testKeys(t *testing.T, e *env) {
 	assert.True(t, created, "another asker's same key is its own")
 	assert.Equal(t, "q_theirs", theirs.ID)
 	e.answer(t, q.ID, "x")
-	_, err = e.svc.Receive(as(agent), q.ID)
+	_, err = e.svc.Questions.Receive(as(agent), q.ID)
 	require.NoError(t, err)
 	_, err = e.store.QuestionByKey(ctx, "run-1", hitl.KeyOf(agent.ID, "k"))
 	assert.Equal(t, hitl.ENOTFOUND, hitl.ErrorCode(err), "freed once received")
@@ -312,7 +312,7 @@ func testPrune(t *testing.T, e *env) {
 	recent := e.ask(t, "run-new", hitl.NewQuestion{Question: "recent?"})
 	e.answer(t, recent.ID, "y")
 
-	_, err := e.svc.Prune(ctx, 24*time.Hour)
+	_, err := e.svc.Questions.Prune(ctx, 24*time.Hour)
 	require.NoError(t, err)
 	_, err = e.store.Question(ctx, old.ID)
 	assert.Equal(t, hitl.ENOTFOUND, hitl.ErrorCode(err), "settled longer ago than retention: gone")
@@ -343,7 +343,7 @@ func testPrune(t *testing.T, e *env) {
 		require.NoError(t, err)
 	}
 	e.clock.Add(48 * time.Hour)
-	_, err = e.svc.Prune(ctx, 24*time.Hour)
+	_, err = e.svc.Questions.Prune(ctx, 24*time.Hour)
 	require.NoError(t, err)
 	_, err = e.store.Run(ctx, "loop-ended")
 	assert.Equal(t, hitl.ENOTFOUND, hitl.ErrorCode(err), "a loop that only reported and ended goes after retention")
@@ -351,7 +351,7 @@ func testPrune(t *testing.T, e *env) {
 	assert.NoError(t, err, "a running loop stays, however old")
 	e.answer(t, stillPending.ID, "z")
 	e.clock.Add(48 * time.Hour)
-	_, err = e.svc.Prune(ctx, 24*time.Hour)
+	_, err = e.svc.Questions.Prune(ctx, 24*time.Hour)
 	require.NoError(t, err)
 	_, err = e.store.Run(ctx, "run-old")
 	assert.Equal(t, hitl.ENOTFOUND, hitl.ErrorCode(err), "a run with no question left goes too")
@@ -364,7 +364,7 @@ func testSealed(t *testing.T, e *env) {
 	sealed, err := e.store.SealedQuestions(ctx)
 	require.NoError(t, err)
 	assert.Equal(t, []string{q.ID}, sealed)
-	_, err = e.svc.Receive(as(agent), q.ID)
+	_, err = e.svc.Questions.Receive(as(agent), q.ID)
 	require.NoError(t, err)
 	sealed, err = e.store.SealedQuestions(ctx)
 	require.NoError(t, err)

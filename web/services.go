@@ -1,0 +1,45 @@
+package web
+
+import (
+	"context"
+	"time"
+
+	"github.com/hitlbot/hitl"
+	"github.com/hitlbot/hitl/access"
+	"github.com/hitlbot/hitl/service"
+)
+
+// Services is what the web pages need of hitl, part by part: the rules
+// that decide what a person sees, the event log the pages follow, the
+// questions they show and answer, the runs they show and steer, the
+// learned rules, sign-in sessions, and the bound on open streams.
+// cmd/hitl fills it from service.Service's parts (ServicesOf).
+type Services struct {
+	Access access.Access
+	Log    interface {
+		hitl.EventLog
+		// LastSeq is the Seq of the newest event.
+		LastSeq(ctx context.Context) (uint64, error)
+	}
+	Questions service.QuestionService
+	Runs      service.RunService
+	Policies  interface {
+		LearnedRules(ctx context.Context, f hitl.LearnedRuleFilter) (hitl.LearnedRulePage, error)
+		RevokeRule(ctx context.Context, id string) (*hitl.LearnedRule, error)
+	}
+	SignIns interface {
+		SignIn(ctx context.Context, p hitl.Principal, ttl time.Duration) (secret string, ws *hitl.WebSession, err error)
+		RedeemSignInLink(ctx context.Context, secret string, ttl time.Duration) (string, *hitl.WebSession, error)
+		WebSession(ctx context.Context, secret string) (*hitl.WebSession, error)
+		SignOut(ctx context.Context, secret string) error
+	}
+	Guard interface {
+		OpenStream(ctx context.Context) (release func(), err error)
+	}
+}
+
+// ServicesOf is the web's part of svc.
+func ServicesOf(svc *service.Service) Services {
+	return Services{Access: svc.Access(), Log: svc.Log, Questions: svc.Questions, Runs: svc.Runs,
+		Policies: svc.Policies, SignIns: svc.SignIns, Guard: svc.Guard}
+}
