@@ -2,293 +2,36 @@ package hitl
 
 import (
 	"context"
-	"slices"
 	"time"
 )
 
-// Page sizes of question lists.
-const (
-	DefaultPageSize = 100
-	MaxPageSize     = 1000
-)
-
-// QuestionFilter selects a page of questions. Zero fields match
-// everything. The store reads the page from the most selective index the
-// filter names (run, assignee, responder, asker × status, asker,
-// type × status, type, status, else creation time), in that index's
-// order, and checks the other fields on each question it reads. A page is
-// never empty while the list holds a match after its cursor.
-type QuestionFilter struct {
-	RunID  string
-	Asker  string // only questions this principal asked
-	Status Status
-	Type   QuestionType
-	// Assignee selects pending questions listed for this Slack user or
-	// user-group id (Question.Listed: assigned, or added by escalation);
-	// Unassigned pending questions with no assignee (Question.Unassigned).
-	Assignee   string
-	Unassigned bool
-	// Queue selects a person's queue: pending questions listed for any
-	// of these ids (a user and their groups), plus the unassigned ones
-	// when Unassigned is set. It is read by merging the indexes on their
-	// keys, so only the questions returned are decoded; it returns the
-	// first page only (More says there are more).
-	Queue []string
-	// NotAskedBy leaves out the questions Slack user NotAskedBy asked
-	// (through a token speaking for them): nobody's queue holds their own.
-	NotAskedBy string
-	// RespondedBy selects questions answered by this principal, in the
-	// order of their answers.
-	RespondedBy string
-	// Reverse reads the index backwards: newest first.
-	Reverse bool
-	// ByDeadline lists pending questions only, soonest deadline first
-	// (latest first with Reverse), those that never time out last, ties
-	// by id: the pending list, an Assignee's, the Unassigned list, a
-	// run's (RunID), a Type's and a Queue are read from indexes in that
-	// order (the other fields are checked on each question read). A Queue read by deadline takes a
-	// Cursor and returns NextCursor, like every other list.
-	ByDeadline bool
-	// Limit is the page size: 0 means DefaultPageSize; at most MaxPageSize.
-	Limit int
-	// Cursor continues after the page that returned it as NextCursor.
-	Cursor string
-}
-
-// PageSize returns the page size f asks for, bounded.
-func (f QuestionFilter) PageSize() int {
-	switch {
-	case f.Limit <= 0:
-		return DefaultPageSize
-	case f.Limit > MaxPageSize:
-		return MaxPageSize
-	}
-	return f.Limit
-}
-
-// Match reports whether q passes the filter (paging aside).
-func (f QuestionFilter) Match(q *Question) bool {
-	return (f.RunID == "" || q.RunID == f.RunID) &&
-		(f.Asker == "" || q.Asker == f.Asker) &&
-		(f.Status == "" || q.Status == f.Status) &&
-		(f.Type == "" || q.Type == f.Type) &&
-		(f.Assignee == "" || (q.Pending() && slices.Contains(q.Listed(), f.Assignee))) &&
-		(len(f.Queue) > 0 || !f.Unassigned || (q.Pending() && q.Unassigned())) &&
-		(len(f.Queue) == 0 || (q.Pending() && (slices.ContainsFunc(q.Listed(), func(a string) bool { return slices.Contains(f.Queue, a) }) ||
-			(f.Unassigned && q.Unassigned())))) &&
-		(f.RespondedBy == "" || (q.Status == StatusAnswered && q.RespondedBy == f.RespondedBy)) &&
-		(!f.ByDeadline || q.Pending()) &&
-		(f.NotAskedBy == "" || (q.AskerUser != f.NotAskedBy && q.Asker != "slack:"+f.NotAskedBy))
-}
-
-// QuestionPage is one page of a list. NextCursor is set when there may be
-// more.
-type QuestionPage struct {
-	Questions  []*Question `json:"questions"`
-	NextCursor string      `json:"nextCursor,omitempty"`
-	// Total is how many questions the whole list holds, when it is known
-	// without reading it (a list by status alone).
-	Total int `json:"total,omitempty"`
-	// More says a Queue list holds more than the page.
-	More bool `json:"more,omitempty"`
-}
-
-// Store persists questions and the event log. Every method that returns
-// without error has made its writes durable (fsync'd). Implementations must
-// be safe for concurrent use.
+// Store is every store a service needs, for wiring only: a backend (bbolt
+// store, postgres, internal/memstore) implements each part whole, and
+// code that needs one part takes that part. Every method that returns
+// without error has made its writes durable (fsync'd). Implementations
+// must be safe for concurrent use. The Slack outbox (Outbox) and the mail
+// outbox (MailOutbox) are wired apart.
 type Store interface {
+	QuestionStore
 	ReminderStore // reminder.go
+	RunStore
+	EventStore
+	PolicyStore
+	RetentionStore
 	// WebSessionStore keeps web inbox sessions (websession.go).
 	WebSessionStore
 	// EnvelopeStore remembers the envelopes an edge handled (envelope.go).
 	EnvelopeStore
 	// WebhookOutbox holds the webhook deliveries events owe (webhook.go).
 	WebhookOutbox
+}
 
-	// CreateQuestion stores q with its indexes and ev (whose Seq it sets),
-	// atomically. When q.IdempotencyKey is set and the same run already has a
-	// question with that key whose outcome was not received yet, nothing is
-	// written and the existing question is returned with created false.
-	// Otherwise admit, when not nil, is called in the same transaction
-	// with q's run record as it is then (nil: none yet; not to be kept or
-	// changed): its error writes nothing and is returned as is. The root
-	// decides there who may start or add to the run, so that of two
-	// principals starting one run at once, one owns it.
-	CreateQuestion(ctx context.Context, q *Question, ev *Event, admit func(run *Run) error) (stored *Question, created bool, err error)
-
-	// UpdateQuestion loads question id, calls fn on it and stores the result
-	// and the event fn returns (none when nil), atomically. fn may be called
-	// more than once and must depend only on its argument. If fn returns an
-	// error nothing is written and that error is returned. Returns ENOTFOUND
-	// for an unknown id.
-	UpdateQuestion(ctx context.Context, id string, fn func(q *Question) (*Event, error)) (*Question, error)
-
-	// UpdateQuestions is UpdateQuestion for many questions in one
-	// transaction (one commit): fn's error skips that question only (it is
-	// reported in errs, by index), and unknown ids report ENOTFOUND there.
-	// The sweeper times out a batch of due questions this way.
-	UpdateQuestions(ctx context.Context, ids []string, fn func(q *Question) (*Event, error)) (updated []*Question, errs []error, err error)
-
-	// Question returns question id, or ENOTFOUND.
-	Question(ctx context.Context, id string) (*Question, error)
-
-	// QuestionByKey returns the question of run runID holding idempotency
-	// key key (one whose outcome was not received yet), or ENOTFOUND. Keys
-	// are held per asker: key is KeyOf(asker, idempotency key), and
-	// CreateQuestion holds a question's under KeyOf(q.Asker,
-	// q.IdempotencyKey). It only reads.
-	QuestionByKey(ctx context.Context, runID, key string) (*Question, error)
-
-	// SealedQuestions returns the ids of questions holding a sealed
-	// (sensitive, not yet received) answer. Its cost grows with the number
-	// returned.
-	SealedQuestions(ctx context.Context) ([]string, error)
-
-	// AppendEvent appends ev (setting its Seq) on its own: audit entries
-	// that change no question (refusals).
-	AppendEvent(ctx context.Context, ev *Event) error
-
-	// UpdateRun loads run id (nil when there is none), calls fn on it and
-	// writes what fn returns, atomically: the run (when not nil), its
-	// events in order (each stamped with the run's phase and asker) and
-	// the completed control request. fn may be called more than once and
-	// must depend only on its argument; its error aborts the update and
-	// is returned. It returns the run as stored.
-	UpdateRun(ctx context.Context, id string, fn func(run *Run) (RunUpdate, error)) (*Run, error)
-
-	// SteerRun is UpdateRun for the control request key names (loop:control,
-	// docs/protocol.md#steering; a request id held per principal: ControlKeyOf):
-	// fn also gets the record stored under key (nil when there is none),
-	// and what it returns is written in the same commit: the run, the
-	// events in order (the ACK, the RESULT, the loop event it causes) and
-	// the request's record, stored under its Key. Calls for the same key
-	// are serialised, whatever run they name: the second sees what the
-	// first wrote. When fn returns nothing to write, nothing is committed.
-	SteerRun(ctx context.Context, id string, key ControlKey, fn func(run *Run, prior *ControlRecord) (RunUpdate, error)) (*Run, error)
-
-	// PolicyState returns the stored approval policy, nil when none is.
-	PolicyState(ctx context.Context) (*PolicyState, error)
-	// PutPolicyState stores the approval policy's configured rules.
-	PutPolicyState(ctx context.Context, st *PolicyState) error
-
-	// PutLearnedRule stores r in one transaction, replacing the rule with
-	// the same key (agent, opType, resource) if there is one: that rule's
-	// id is gone. Concurrent puts of different keys all survive.
-	PutLearnedRule(ctx context.Context, r *LearnedRule) error
-	// LearnedRule returns the rule stored under key, nil when none is
-	// (expired ones too: the root decides what expired means). Its cost
-	// does not grow with the number of rules.
-	LearnedRule(ctx context.Context, key LearnedRuleKey) (*LearnedRule, error)
-	// DeleteLearnedRule deletes rule id in one transaction and returns it,
-	// or ENOTFOUND. A deleted rule never comes back.
-	DeleteLearnedRule(ctx context.Context, id string) (*LearnedRule, error)
-	// LearnedRules returns a page of learned rules in id order. Its cost
-	// grows with the page.
-	LearnedRules(ctx context.Context, f LearnedRuleFilter) (LearnedRulePage, error)
-	// PruneLearnedRules deletes up to limit rules whose ExpiresAt is at or
-	// before now, and returns how many it deleted (less than limit when it
-	// is done). Its cost grows with the number deleted.
-	PruneLearnedRules(ctx context.Context, now time.Time, limit int) (int, error)
-
-	// Runs returns a page of runs in id order: only open ones (Run.Open:
-	// running, paused, or waiting on a person) when active is set.
-	Runs(ctx context.Context, active bool, limit int, cursor string) (RunPage, error)
-
-	// RunsByPrefix returns up to limit runs whose id starts with prefix
-	// (the run whose id is prefix included), in id order, ended ones too.
-	// It reads by the runs' key: its cost grows with the runs returned,
-	// not with the runs stored.
-	RunsByPrefix(ctx context.Context, prefix string, limit int) ([]*Run, error)
-
-	// Questions returns a page of the questions matching f (see
-	// QuestionFilter for the order). Its cost grows with the page, not
-	// with the number of questions stored.
-	Questions(ctx context.Context, f QuestionFilter) (QuestionPage, error)
-
-	// CountQuestions returns how many questions have status status.
-	CountQuestions(ctx context.Context, status Status) (int, error)
-
-	// PendingByType counts the pending questions of each type (types
-	// with none are left out) and returns the Seq of the last event, as
-	// of one moment: a reader that keeps the counts current from the log
-	// reads on from seq. Its cost grows with the number pending (an index
-	// walk), not with the number stored.
-	PendingByType(ctx context.Context) (counts map[QuestionType]int, seq uint64, err error)
-
-	// SettledQuestions returns a page of the questions settled at or
-	// after since, in the order they were settled (then by id), read by
-	// the settle-time index: its cost grows with the page. Follow
-	// NextCursor for the next page.
-	SettledQuestions(ctx context.Context, since time.Time, limit int, cursor string) (QuestionPage, error)
-
-	// Run returns run id's record, or ENOTFOUND.
-	Run(ctx context.Context, id string) (*Run, error)
-
+// RetentionStore forgets what retention no longer keeps: settled
+// questions, the events, runs and Slack records that go with them.
+type RetentionStore interface {
 	// Prune deletes up to limit questions settled before before (with
 	// their index entries, run counts and Slack records) and up to limit
 	// events older than before, and returns how many records (questions
 	// and events) it deleted: less than limit when it is done.
 	Prune(ctx context.Context, before time.Time, limit int) (int, error)
-
-	// DueQuestions returns up to limit ids of pending questions whose
-	// timeoutAt is at or before now, earliest first. Its cost grows with the
-	// number returned, not with the number pending.
-	DueQuestions(ctx context.Context, now time.Time, limit int) ([]string, error)
-
-	// Events returns up to limit events with Seq > after, in order.
-	Events(ctx context.Context, after uint64, limit int) ([]*Event, error)
-
-	// RunEvents returns up to limit events of run runID (Event.RunID) with
-	// Seq > after, in order, and through: the Seq up to which it read the
-	// log (the last event returned when it stopped at limit, else the end
-	// of the log, or after when that is further). It reads by an index: its
-	// cost grows with the events returned, not with the log. limit <= 0
-	// means no limit.
-	RunEvents(ctx context.Context, runID string, after uint64, limit int) (evs []*Event, through uint64, err error)
-
-	// LastSeq returns the Seq of the last event appended (0 for none).
-	LastSeq(ctx context.Context) (uint64, error)
-}
-
-// RunUpdate is what an UpdateRun function writes.
-type RunUpdate struct {
-	Run     *Run           // the run to store; nil leaves it as it is
-	Events  []*Event       // appended in order
-	Control *ControlRecord // a control request's record, with its RESULT
-}
-
-// ControlRecord is the durable record of a control request, written with
-// its RESULT in the commit that carries the command out (Service.Control).
-// It is the dedup cache of seed 000 (a retry within five minutes gets the
-// cached RESULT), held per principal (Key), and it survives restarts. A record without a Result was
-// written by an older hitl, which recorded receipt and result apart: the
-// request was in flight then.
-type ControlRecord struct {
-	RequestID string          `json:"requestId"`
-	RunID     string          `json:"runId"`
-	Command   Command         `json:"command"`
-	By        string          `json:"by"`
-	At        time.Time       `json:"at"`
-	Result    *ControlMessage `json:"result,omitempty"`
-}
-
-// Key is the key the record is held under: its request id, for the
-// principal that sent it (ControlKeyOf).
-func (r *ControlRecord) Key() ControlKey { return ControlKeyOf(r.By, r.RequestID) }
-
-// ControlKey names a control request's record. Seed 000's request ids
-// deduplicate per principal: another principal's request with the same
-// id is a new request, which never sees the first one's RESULT.
-type ControlKey struct {
-	Principal string // the person who sent it (one for a tokenless server's local principals)
-	RequestID string
-}
-
-// RunPage is a page of runs.
-type RunPage struct {
-	Runs       []*Run `json:"runs"`
-	NextCursor string `json:"nextCursor,omitempty"`
-	// Handles are the runs' handles by id (RunHandle): set by the
-	// service's list, never stored.
-	Handles map[string]string `json:"handles,omitempty"`
 }

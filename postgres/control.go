@@ -10,7 +10,7 @@ import (
 	"github.com/jackc/pgx/v5"
 )
 
-// SteerRun implements hitl.Store. The request key's advisory lock, taken
+// SteerRun implements hitl.RunStore. The request key's advisory lock, taken
 // before the run's, serialises the calls of one key across replicas
 // whatever run they name: the second reads the record the first
 // committed. Only SteerRun takes it, always first: no lock cycle.

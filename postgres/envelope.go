@@ -9,7 +9,7 @@ import (
 	"github.com/jackc/pgx/v5"
 )
 
-// SeeEnvelope implements hitl.Store: one transaction inserts the ids,
+// SeeEnvelope implements hitl.EnvelopeStore: one transaction inserts the ids,
 // replacing only records older than the window (ON CONFLICT … WHERE), and
 // deletes the oldest expired records by envelopes_by_age. Of two
 // replicas inserting one id at once, the second waits on the first's row

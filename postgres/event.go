@@ -20,7 +20,7 @@ func appendEvents(ctx context.Context, tx pgx.Tx, evs []*hitl.Event) error {
 	return c.flush(ctx, tx)
 }
 
-// AppendEvent implements hitl.Store.
+// AppendEvent implements hitl.EventStore.
 func (db *DB) AppendEvent(ctx context.Context, ev *hitl.Event) error {
 	return db.write(ctx, "append event", func(tx pgx.Tx) error {
 		ev.Seq = 0
@@ -56,7 +56,7 @@ func decodeEvents(rows pgx.Rows) ([]*hitl.Event, error) {
 	return out, err
 }
 
-// Events implements hitl.Store: the primary key from after. limit <= 0
+// Events implements hitl.EventStore: the primary key from after. limit <= 0
 // means no limit.
 func (db *DB) Events(ctx context.Context, after uint64, limit int) ([]*hitl.Event, error) {
 	a, ok := seqAfter(after)
@@ -83,7 +83,7 @@ func (db *DB) Events(ctx context.Context, after uint64, limit int) ([]*hitl.Even
 	return evs, nil
 }
 
-// LastSeq implements hitl.Store: the counter.
+// LastSeq implements hitl.EventStore: the counter.
 func (db *DB) LastSeq(ctx context.Context) (uint64, error) {
 	var seq int64
 	if err := db.pool.QueryRow(ctx, `SELECT seq FROM event_seq`).Scan(&seq); err != nil {
@@ -92,7 +92,7 @@ func (db *DB) LastSeq(ctx context.Context) (uint64, error) {
 	return uint64(seq), nil
 }
 
-// RunEvents implements hitl.Store: events_by_run from after, and the
+// RunEvents implements hitl.EventStore: events_by_run from after, and the
 // counter, in one snapshot.
 func (db *DB) RunEvents(ctx context.Context, runID string, after uint64, limit int) ([]*hitl.Event, uint64, error) {
 	a, ok := seqAfter(after)

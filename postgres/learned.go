@@ -15,7 +15,7 @@ func decodeLearned(data []byte) (*hitl.LearnedRule, error) {
 	return decodeRecord[hitl.LearnedRule](data, "learned rule")
 }
 
-// PutLearnedRule implements hitl.Store: one transaction deletes the rule
+// PutLearnedRule implements hitl.PolicyStore: one transaction deletes the rule
 // the key holds and any earlier version of r, and inserts r.
 func (db *DB) PutLearnedRule(ctx context.Context, r *hitl.LearnedRule) error {
 	if r == nil || r.ID == "" {
@@ -44,7 +44,7 @@ func (db *DB) PutLearnedRule(ctx context.Context, r *hitl.LearnedRule) error {
 	})
 }
 
-// LearnedRule implements hitl.Store: the unique key.
+// LearnedRule implements hitl.PolicyStore: the unique key.
 func (db *DB) LearnedRule(ctx context.Context, key hitl.LearnedRuleKey) (*hitl.LearnedRule, error) {
 	var data []byte
 	err := db.pool.QueryRow(ctx, `SELECT data FROM learned WHERE agent = $1 AND op_type = $2 AND resource = $3`,
@@ -57,12 +57,12 @@ func (db *DB) LearnedRule(ctx context.Context, key hitl.LearnedRuleKey) (*hitl.L
 	return decodeLearned(data)
 }
 
-// DeleteLearnedRule implements hitl.Store.
+// DeleteLearnedRule implements hitl.PolicyStore.
 func (db *DB) DeleteLearnedRule(ctx context.Context, id string) (*hitl.LearnedRule, error) {
 	return deleteRecord[hitl.LearnedRule](ctx, db, "learned", id, "learned rule "+id, hitl.Errorf(hitl.ENOTFOUND, "no learned rule %s", id))
 }
 
-// LearnedRules implements hitl.Store: a page in id order, from the primary
+// LearnedRules implements hitl.PolicyStore: a page in id order, from the primary
 // key or, for one agent, learned_by_agent.
 func (db *DB) LearnedRules(ctx context.Context, f hitl.LearnedRuleFilter) (hitl.LearnedRulePage, error) {
 	limit := f.PageSize()
@@ -96,7 +96,7 @@ func (db *DB) LearnedRules(ctx context.Context, f hitl.LearnedRuleFilter) (hitl.
 	return page, nil
 }
 
-// PruneLearnedRules implements hitl.Store: the oldest expired first; with nothing
+// PruneLearnedRules implements hitl.PolicyStore: the oldest expired first; with nothing
 // expired it only reads.
 func (db *DB) PruneLearnedRules(ctx context.Context, now time.Time, limit int) (int, error) {
 	return db.pruneExpired(ctx, "learned", now, limit)

@@ -87,7 +87,7 @@ func (w *where) filter(f hitl.QuestionFilter) {
 // by-deadline indexes hold it (schema version 5).
 const dueCol = "coalesce(q.timeout_ns, 9223372036854775807)"
 
-// Questions implements hitl.Store. The conditions of f are one query in
+// Questions implements hitl.QuestionStore. The conditions of f are one query in
 // the order of the index f names (schema.go); the planner reads that
 // index from the cursor, so the cost grows with the page.
 func (db *DB) Questions(ctx context.Context, f hitl.QuestionFilter) (hitl.QuestionPage, error) {

@@ -11,7 +11,7 @@ import (
 // pruneLock is the advisory lock retention holds.
 const pruneLock = 0x68697470 // "hitp"
 
-// Prune implements hitl.Store: retention, in one transaction. It reads
+// Prune implements hitl.RetentionStore: retention, in one transaction. It reads
 // questions_by_settled, the event log, control_by_age and runs_ended from
 // their starts, so its cost grows with what it deletes; with nothing old
 // enough it only reads.

@@ -145,7 +145,7 @@ func (c *change) flush(ctx context.Context, tx pgx.Tx) error {
 	return insertWebhooks(ctx, tx, c.events)
 }
 
-// CreateQuestion implements hitl.Store.
+// CreateQuestion implements hitl.QuestionStore.
 func (db *DB) CreateQuestion(ctx context.Context, q *hitl.Question, ev *hitl.Event, admit func(*hitl.Run) error) (*hitl.Question, bool, error) {
 	if err := checkQuestion(q); err != nil {
 		return nil, false, err
@@ -344,7 +344,7 @@ type domain struct{ err error }
 
 func (d domain) Error() string { return d.err.Error() }
 
-// UpdateQuestion implements hitl.Store.
+// UpdateQuestion implements hitl.QuestionStore.
 func (db *DB) UpdateQuestion(ctx context.Context, id string, fn func(q *hitl.Question) (*hitl.Event, error)) (*hitl.Question, error) {
 	var (
 		updated *hitl.Question
@@ -380,7 +380,7 @@ func (db *DB) UpdateQuestion(ctx context.Context, id string, fn func(q *hitl.Que
 	return updated, nil
 }
 
-// UpdateQuestions implements hitl.Store: one transaction. It locks the
+// UpdateQuestions implements hitl.QuestionStore: one transaction. It locks the
 // questions in id order, then their runs in id order, then updates them in
 // the order given.
 func (db *DB) UpdateQuestions(ctx context.Context, ids []string, fn func(q *hitl.Question) (*hitl.Event, error)) ([]*hitl.Question, []error, error) {
@@ -455,7 +455,7 @@ func (db *DB) UpdateQuestions(ctx context.Context, ids []string, fn func(q *hitl
 	return updated, errs, nil
 }
 
-// Question implements hitl.Store.
+// Question implements hitl.QuestionStore.
 func (db *DB) Question(ctx context.Context, id string) (*hitl.Question, error) {
 	q, err := getQuestion(ctx, db.pool, id, false)
 	if err != nil {
@@ -505,7 +505,7 @@ func questionByKey(ctx context.Context, q querier, runID, key string) (*hitl.Que
 	return decodeQuestion(data)
 }
 
-// QuestionByKey implements hitl.Store.
+// QuestionByKey implements hitl.QuestionStore.
 func (db *DB) QuestionByKey(ctx context.Context, runID, key string) (*hitl.Question, error) {
 	if nulFree("run id", runID) != nil {
 		return nil, hitl.Errorf(hitl.ENOTFOUND, "no question of run %s holds key %q", runID, key)
@@ -517,7 +517,7 @@ func (db *DB) QuestionByKey(ctx context.Context, runID, key string) (*hitl.Quest
 	return q, nil
 }
 
-// SealedQuestions implements hitl.Store: questions_sealed.
+// SealedQuestions implements hitl.QuestionStore: questions_sealed.
 func (db *DB) SealedQuestions(ctx context.Context) ([]string, error) {
 	ids, err := texts(ctx, db.pool, `SELECT id FROM questions WHERE sealed ORDER BY id`)
 	if err != nil {
@@ -529,7 +529,7 @@ func (db *DB) SealedQuestions(ctx context.Context) ([]string, error) {
 // dueSQL reads the due questions: questions_by_deadline from its start.
 const dueSQL = `SELECT id FROM questions WHERE timeout_ns <= $1 ORDER BY timeout_ns, id LIMIT $2`
 
-// DueQuestions implements hitl.Store: questions_by_deadline from its
+// DueQuestions implements hitl.QuestionStore: questions_by_deadline from its
 // start.
 func (db *DB) DueQuestions(ctx context.Context, now time.Time, limit int) ([]string, error) {
 	if limit <= 0 {

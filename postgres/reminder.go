@@ -10,7 +10,7 @@ import (
 // start.
 const dueRemindersSQL = `SELECT id FROM questions WHERE remind_ns <= $1 ORDER BY remind_ns, id LIMIT $2`
 
-// DueReminders implements hitl.Store: questions_by_reminder from its
+// DueReminders implements hitl.ReminderStore: questions_by_reminder from its
 // start, so its cost grows with the number due.
 func (db *DB) DueReminders(ctx context.Context, now time.Time, limit int) ([]string, error) {
 	if limit <= 0 {

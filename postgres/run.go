@@ -118,7 +118,7 @@ func nextWaitingOn(ctx context.Context, tx pgx.Tx, run *hitl.Run) error {
 	return nil
 }
 
-// Run implements hitl.Store.
+// Run implements hitl.RunStore.
 func (db *DB) Run(ctx context.Context, id string) (*hitl.Run, error) {
 	run, err := getRun(ctx, db.pool, id)
 	if err != nil {
@@ -130,7 +130,7 @@ func (db *DB) Run(ctx context.Context, id string) (*hitl.Run, error) {
 	return run, nil
 }
 
-// UpdateRun implements hitl.Store (updateRun, in control.go).
+// UpdateRun implements hitl.RunStore (updateRun, in control.go).
 func (db *DB) UpdateRun(ctx context.Context, id string, fn func(run *hitl.Run) (hitl.RunUpdate, error)) (*hitl.Run, error) {
 	return db.updateRun(ctx, id, hitl.ControlKey{}, func(run *hitl.Run, _ *hitl.ControlRecord) (hitl.RunUpdate, error) { return fn(run) })
 }
@@ -153,7 +153,7 @@ func putControl(ctx context.Context, tx pgx.Tx, rec *hitl.ControlRecord) error {
 	return nil
 }
 
-// Runs implements hitl.Store: the primary key, or runs_active.
+// Runs implements hitl.RunStore: the primary key, or runs_active.
 func (db *DB) Runs(ctx context.Context, active bool, limit int, cursor string) (hitl.RunPage, error) {
 	if limit <= 0 || limit > hitl.MaxPageSize {
 		limit = hitl.DefaultPageSize
@@ -185,7 +185,7 @@ func (db *DB) Runs(ctx context.Context, active bool, limit int, cursor string) (
 	return page, nil
 }
 
-// RunsByPrefix implements hitl.Store: a range of the primary key. Run ids
+// RunsByPrefix implements hitl.RunStore: a range of the primary key. Run ids
 // are ASCII letters, digits and .:_/@- (hitl.ValidateRunID), all below
 // DEL, so the ids starting with prefix are those from prefix up to
 // prefix+DEL in the key's "C" collation.
@@ -212,7 +212,7 @@ func (db *DB) RunsByPrefix(ctx context.Context, prefix string, limit int) ([]*hi
 	return runs, nil
 }
 
-// CountQuestions implements hitl.Store: the counts row of status.
+// CountQuestions implements hitl.QuestionStore: the counts row of status.
 func (db *DB) CountQuestions(ctx context.Context, status hitl.Status) (int, error) {
 	var n int64
 	err := db.pool.QueryRow(ctx, `SELECT n FROM counts WHERE status = $1`, string(status)).Scan(&n)
@@ -224,7 +224,7 @@ func (db *DB) CountQuestions(ctx context.Context, status hitl.Status) (int, erro
 	return int(n), nil
 }
 
-// PolicyState implements hitl.Store.
+// PolicyState implements hitl.PolicyStore.
 func (db *DB) PolicyState(ctx context.Context) (*hitl.PolicyState, error) {
 	var data []byte
 	err := db.pool.QueryRow(ctx, `SELECT value FROM meta WHERE key = 'policy'`).Scan(&data)
@@ -240,7 +240,7 @@ func (db *DB) PolicyState(ctx context.Context) (*hitl.PolicyState, error) {
 	return st, nil
 }
 
-// PutPolicyState implements hitl.Store.
+// PutPolicyState implements hitl.PolicyStore.
 func (db *DB) PutPolicyState(ctx context.Context, st *hitl.PolicyState) error {
 	data, err := json.Marshal(st)
 	if err != nil {

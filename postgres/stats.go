@@ -8,7 +8,7 @@ import (
 	"github.com/jackc/pgx/v5"
 )
 
-// PendingByType implements hitl.Store: the pending questions by type,
+// PendingByType implements hitl.QuestionStore: the pending questions by type,
 // read from questions_by_status (its pending part), and the counter, in
 // one snapshot.
 func (db *DB) PendingByType(ctx context.Context) (map[hitl.QuestionType]int, uint64, error) {
@@ -37,7 +37,7 @@ func (db *DB) PendingByType(ctx context.Context) (map[hitl.QuestionType]int, uin
 	return counts, uint64(seq), nil
 }
 
-// SettledQuestions implements hitl.Store: questions_by_settled from since
+// SettledQuestions implements hitl.QuestionStore: questions_by_settled from since
 // (or after the cursor: the settle time and id of the last question of
 // the previous page).
 func (db *DB) SettledQuestions(ctx context.Context, since time.Time, limit int, cursor string) (hitl.QuestionPage, error) {

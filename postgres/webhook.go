@@ -24,8 +24,6 @@ import (
 // and the head stays pending (claimed) while it is sent, so the next one
 // waits.
 
-var _ hitl.WebhookOutbox = (*DB)(nil)
-
 // insertWebhooks writes the deliveries of evs, whose Seq are set.
 func insertWebhooks(ctx context.Context, tx pgx.Tx, evs []*hitl.Event) error {
 	var ds []*hitl.WebhookDelivery

@@ -15,7 +15,7 @@ func decodeWebSession(data []byte) (*hitl.WebSession, error) {
 	return decodeRecord[hitl.WebSession](data, "web session")
 }
 
-// PutWebSession implements hitl.Store: an upsert of the record.
+// PutWebSession implements hitl.WebSessionStore: an upsert of the record.
 func (db *DB) PutWebSession(ctx context.Context, s *hitl.WebSession) error {
 	if s == nil || s.ID == "" {
 		return hitl.Errorf(hitl.EINVALID, "a web session needs an id")
@@ -34,7 +34,7 @@ ON CONFLICT (id) DO UPDATE SET expires_ns = EXCLUDED.expires_ns, data = EXCLUDED
 	})
 }
 
-// WebSession implements hitl.Store: the primary key.
+// WebSession implements hitl.WebSessionStore: the primary key.
 func (db *DB) WebSession(ctx context.Context, id string) (*hitl.WebSession, error) {
 	if nulFree("web session id", id) != nil {
 		return nil, hitl.Errorf(hitl.ENOTFOUND, "no web session")
@@ -49,7 +49,7 @@ func (db *DB) WebSession(ctx context.Context, id string) (*hitl.WebSession, erro
 	return decodeWebSession(data)
 }
 
-// DeleteWebSession implements hitl.Store: of two concurrent deletes, the
+// DeleteWebSession implements hitl.WebSessionStore: of two concurrent deletes, the
 // row lock gives the record to one.
 func (db *DB) DeleteWebSession(ctx context.Context, id string) (*hitl.WebSession, error) {
 	if nulFree("web session id", id) != nil {
@@ -58,7 +58,7 @@ func (db *DB) DeleteWebSession(ctx context.Context, id string) (*hitl.WebSession
 	return deleteRecord[hitl.WebSession](ctx, db, "web_sessions", id, "web session", hitl.Errorf(hitl.ENOTFOUND, "no web session"))
 }
 
-// PruneWebSessions implements hitl.Store: the oldest expired first; with nothing
+// PruneWebSessions implements hitl.WebSessionStore: the oldest expired first; with nothing
 // expired it only reads.
 func (db *DB) PruneWebSessions(ctx context.Context, now time.Time, limit int) (int, error) {
 	return db.pruneExpired(ctx, "web_sessions", now, limit)

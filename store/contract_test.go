@@ -7,18 +7,16 @@ import (
 	"github.com/hitlbot/hitl/internal/storetest"
 )
 
+// TestStoreContract runs every part of hitl.Store's contract
+// (TestStoreContract/QuestionStore, …/RunStore, …).
 func TestStoreContract(t *testing.T) {
 	storetest.Run(t, func(t *testing.T) hitl.Store { return openTestDB(t) })
 }
 
 func TestOutboxContract(t *testing.T) {
-	storetest.RunOutbox(t, func(t *testing.T) hitl.Outbox { return openTestDB(t) })
+	storetest.Outbox(t, func(t *testing.T) hitl.Outbox { return openTestDB(t) })
 }
 
 func TestMailOutboxContract(t *testing.T) {
-	storetest.RunMail(t, func(t *testing.T) hitl.MailOutbox { return openTestDB(t) })
-}
-
-func TestWebhookOutboxContract(t *testing.T) {
-	storetest.RunWebhooks(t, func(t *testing.T) storetest.WebhookStore { return openTestDB(t) })
+	storetest.MailOutbox(t, func(t *testing.T) hitl.MailOutbox { return openTestDB(t) })
 }

@@ -12,12 +12,12 @@ import (
 	bolt "go.etcd.io/bbolt"
 )
 
-// UpdateRun implements hitl.Store.
+// UpdateRun implements hitl.RunStore.
 func (db *DB) UpdateRun(ctx context.Context, id string, fn func(run *hitl.Run) (hitl.RunUpdate, error)) (*hitl.Run, error) {
 	return db.updateRun(ctx, id, hitl.ControlKey{}, func(run *hitl.Run, _ *hitl.ControlRecord) (hitl.RunUpdate, error) { return fn(run) })
 }
 
-// SteerRun implements hitl.Store. bbolt has one writer at a time, so the
+// SteerRun implements hitl.RunStore. bbolt has one writer at a time, so the
 // calls of one request key are serialised with every other write.
 func (db *DB) SteerRun(ctx context.Context, id string, key hitl.ControlKey, fn func(run *hitl.Run, prior *hitl.ControlRecord) (hitl.RunUpdate, error)) (*hitl.Run, error) {
 	return db.updateRun(ctx, id, key, fn)
@@ -122,7 +122,7 @@ func putControl(tx *bolt.Tx, rec *hitl.ControlRecord) error {
 	return nil
 }
 
-// Runs implements hitl.Store. Active runs are read from their own index,
+// Runs implements hitl.RunStore. Active runs are read from their own index,
 // so listing them costs what the page holds.
 func (db *DB) Runs(ctx context.Context, active bool, limit int, cursor string) (hitl.RunPage, error) {
 	if err := ctx.Err(); err != nil {
@@ -174,7 +174,7 @@ func (db *DB) Runs(ctx context.Context, active bool, limit int, cursor string) (
 
 var keyPolicy = []byte("policy")
 
-// PolicyState implements hitl.Store.
+// PolicyState implements hitl.PolicyStore.
 func (db *DB) PolicyState(ctx context.Context) (*hitl.PolicyState, error) {
 	if err := ctx.Err(); err != nil {
 		return nil, err
@@ -194,7 +194,7 @@ func (db *DB) PolicyState(ctx context.Context) (*hitl.PolicyState, error) {
 	return st, nil
 }
 
-// PutPolicyState implements hitl.Store.
+// PutPolicyState implements hitl.PolicyStore.
 func (db *DB) PutPolicyState(ctx context.Context, st *hitl.PolicyState) error {
 	if err := ctx.Err(); err != nil {
 		return err

@@ -92,7 +92,19 @@ type DB struct {
 	resumes *resumes
 }
 
-var _ hitl.Store = (*DB)(nil)
+// DB implements each part of hitl.Store whole.
+var (
+	_ hitl.Store           = (*DB)(nil) // every part: what wiring takes
+	_ hitl.QuestionStore   = (*DB)(nil)
+	_ hitl.ReminderStore   = (*DB)(nil)
+	_ hitl.RunStore        = (*DB)(nil)
+	_ hitl.EventStore      = (*DB)(nil)
+	_ hitl.PolicyStore     = (*DB)(nil)
+	_ hitl.RetentionStore  = (*DB)(nil)
+	_ hitl.WebSessionStore = (*DB)(nil)
+	_ hitl.EnvelopeStore   = (*DB)(nil)
+	_ hitl.WebhookOutbox   = (*DB)(nil)
+)
 
 type options struct {
 	lockTimeout time.Duration

@@ -19,7 +19,7 @@ var (
 	bucketEnvelopesByAge = []byte("envelopes_by_age") // seen at ‖ id → ""
 )
 
-// SeeEnvelope implements hitl.Store: one write transaction that records
+// SeeEnvelope implements hitl.EnvelopeStore: one write transaction that records
 // the ids and deletes the oldest expired records from the age index.
 func (db *DB) SeeEnvelope(ctx context.Context, now time.Time, window time.Duration, ids ...string) (bool, error) {
 	if err := ctx.Err(); err != nil {

@@ -11,7 +11,7 @@ import (
 	bolt "go.etcd.io/bbolt"
 )
 
-// Events implements hitl.Store. limit <= 0 means no limit.
+// Events implements hitl.EventStore. limit <= 0 means no limit.
 func (db *DB) Events(ctx context.Context, after uint64, limit int) ([]*hitl.Event, error) {
 	if err := ctx.Err(); err != nil {
 		return nil, err
@@ -39,7 +39,7 @@ func (db *DB) Events(ctx context.Context, after uint64, limit int) ([]*hitl.Even
 	return out, nil
 }
 
-// LastSeq implements hitl.Store: the events bucket's sequence.
+// LastSeq implements hitl.EventStore: the events bucket's sequence.
 func (db *DB) LastSeq(ctx context.Context) (uint64, error) {
 	if err := ctx.Err(); err != nil {
 		return 0, err
@@ -52,7 +52,7 @@ func (db *DB) LastSeq(ctx context.Context) (uint64, error) {
 	return seq, err
 }
 
-// AppendEvent implements hitl.Store.
+// AppendEvent implements hitl.EventStore.
 func (db *DB) AppendEvent(ctx context.Context, ev *hitl.Event) error {
 	if err := ctx.Err(); err != nil {
 		return err
@@ -108,7 +108,7 @@ func deleteEvent(tx *bolt.Tx, c *bolt.Cursor, k, v []byte) error {
 	return c.Delete()
 }
 
-// RunEvents implements hitl.Store: it walks run's entries of
+// RunEvents implements hitl.EventStore: it walks run's entries of
 // events_by_run from after, so its cost grows with the events it returns,
 // not with the log.
 func (db *DB) RunEvents(ctx context.Context, runID string, after uint64, limit int) ([]*hitl.Event, uint64, error) {

@@ -124,7 +124,7 @@ func putLearned(tx *bolt.Tx, r *hitl.LearnedRule) error {
 	return nil
 }
 
-// PutLearnedRule implements hitl.Store: one write transaction replaces the
+// PutLearnedRule implements hitl.PolicyStore: one write transaction replaces the
 // rule the key holds (record and index entries) with r.
 func (db *DB) PutLearnedRule(ctx context.Context, r *hitl.LearnedRule) error {
 	if err := ctx.Err(); err != nil {
@@ -139,7 +139,7 @@ func (db *DB) PutLearnedRule(ctx context.Context, r *hitl.LearnedRule) error {
 	return nil
 }
 
-// LearnedRule implements hitl.Store: one index lookup and one get.
+// LearnedRule implements hitl.PolicyStore: one index lookup and one get.
 func (db *DB) LearnedRule(ctx context.Context, key hitl.LearnedRuleKey) (*hitl.LearnedRule, error) {
 	if err := ctx.Err(); err != nil {
 		return nil, err
@@ -160,7 +160,7 @@ func (db *DB) LearnedRule(ctx context.Context, key hitl.LearnedRuleKey) (*hitl.L
 	return r, nil
 }
 
-// DeleteLearnedRule implements hitl.Store.
+// DeleteLearnedRule implements hitl.PolicyStore.
 func (db *DB) DeleteLearnedRule(ctx context.Context, id string) (*hitl.LearnedRule, error) {
 	if err := ctx.Err(); err != nil {
 		return nil, err
@@ -182,7 +182,7 @@ func (db *DB) DeleteLearnedRule(ctx context.Context, id string) (*hitl.LearnedRu
 	return gone, nil
 }
 
-// LearnedRules implements hitl.Store: a page in id order, read from the
+// LearnedRules implements hitl.PolicyStore: a page in id order, read from the
 // records or, for one agent, from the agent index. The cursor is the last
 // id of the previous page.
 func (db *DB) LearnedRules(ctx context.Context, f hitl.LearnedRuleFilter) (hitl.LearnedRulePage, error) {
@@ -228,7 +228,7 @@ func (db *DB) LearnedRules(ctx context.Context, f hitl.LearnedRuleFilter) (hitl.
 	return page, nil
 }
 
-// PruneLearnedRules implements hitl.Store: it walks the expiry index from
+// PruneLearnedRules implements hitl.PolicyStore: it walks the expiry index from
 // the earliest expiry up to now.
 func (db *DB) PruneLearnedRules(ctx context.Context, now time.Time, limit int) (int, error) {
 	if err := ctx.Err(); err != nil {

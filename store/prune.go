@@ -12,7 +12,7 @@ import (
 	bolt "go.etcd.io/bbolt"
 )
 
-// Prune implements hitl.Store: retention. It deletes, in one transaction,
+// Prune implements hitl.RetentionStore: retention. It deletes, in one transaction,
 // up to limit questions settled before before, with their index entries,
 // their runs' counts (a run left with no question goes too) and their
 // Slack records, and up to limit events older than before; it returns the

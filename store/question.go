@@ -14,7 +14,7 @@ import (
 	bolt "go.etcd.io/bbolt"
 )
 
-// CreateQuestion implements hitl.Store. The question, its index entries,
+// CreateQuestion implements hitl.QuestionStore. The question, its index entries,
 // its idempotency key and ev are written in one fsync'd transaction, shared
 // with concurrent writers; admit's refusal is reported beside it.
 func (db *DB) CreateQuestion(ctx context.Context, q *hitl.Question, ev *hitl.Event, admit func(*hitl.Run) error) (*hitl.Question, bool, error) {
@@ -83,7 +83,7 @@ func (db *DB) CreateQuestion(ctx context.Context, q *hitl.Question, ev *hitl.Eve
 	return stored, created, nil
 }
 
-// UpdateQuestion implements hitl.Store. fn runs inside the write
+// UpdateQuestion implements hitl.QuestionStore. fn runs inside the write
 // transaction, so a check it makes (still pending?) and the write it
 // decides on are atomic. An error from fn is returned as is, after the
 // shared commit of the other writers, and nothing of this call is written.
@@ -133,7 +133,7 @@ func (db *DB) UpdateQuestion(ctx context.Context, id string, fn func(q *hitl.Que
 	return updated, nil
 }
 
-// UpdateQuestions implements hitl.Store: one write transaction, one
+// UpdateQuestions implements hitl.QuestionStore: one write transaction, one
 // commit, for the whole batch.
 func (db *DB) UpdateQuestions(ctx context.Context, ids []string, fn func(q *hitl.Question) (*hitl.Event, error)) ([]*hitl.Question, []error, error) {
 	if err := ctx.Err(); err != nil {
@@ -178,7 +178,7 @@ func (db *DB) UpdateQuestions(ctx context.Context, ids []string, fn func(q *hitl
 	return updated, errs, nil
 }
 
-// Question implements hitl.Store.
+// Question implements hitl.QuestionStore.
 func (db *DB) Question(ctx context.Context, id string) (*hitl.Question, error) {
 	if err := ctx.Err(); err != nil {
 		return nil, err
@@ -195,7 +195,7 @@ func (db *DB) Question(ctx context.Context, id string) (*hitl.Question, error) {
 	return q, err
 }
 
-// Questions implements hitl.Store. It reads the page from the most
+// Questions implements hitl.QuestionStore. It reads the page from the most
 // selective index f names and decodes only the questions it returns (and
 // those the other fields of f skip).
 func (db *DB) Questions(ctx context.Context, f hitl.QuestionFilter) (hitl.QuestionPage, error) {
@@ -328,7 +328,7 @@ func seekLast(c *bolt.Cursor, prefix []byte) []byte {
 	return k
 }
 
-// QuestionByKey implements hitl.Store, in a read-only transaction.
+// QuestionByKey implements hitl.QuestionStore, in a read-only transaction.
 func (db *DB) QuestionByKey(ctx context.Context, runID, key string) (*hitl.Question, error) {
 	if err := ctx.Err(); err != nil {
 		return nil, err
@@ -349,7 +349,7 @@ func (db *DB) QuestionByKey(ctx context.Context, runID, key string) (*hitl.Quest
 	return q, nil
 }
 
-// SealedQuestions implements hitl.Store.
+// SealedQuestions implements hitl.QuestionStore.
 func (db *DB) SealedQuestions(ctx context.Context) ([]string, error) {
 	if err := ctx.Err(); err != nil {
 		return nil, err
@@ -367,7 +367,7 @@ func (db *DB) SealedQuestions(ctx context.Context) ([]string, error) {
 	return ids, nil
 }
 
-// DueQuestions implements hitl.Store. It reads the deadline index from its
+// DueQuestions implements hitl.QuestionStore. It reads the deadline index from its
 // start and stops at the first deadline after now.
 func (db *DB) DueQuestions(ctx context.Context, now time.Time, limit int) ([]string, error) {
 	return db.dueIn(ctx, bucketByDeadline, now, limit)

@@ -9,7 +9,7 @@ import (
 // or escalation is due: next ‖ id → "" (indexOf keeps it current).
 var bucketByReminder = []byte("by_reminder")
 
-// DueReminders implements hitl.Store: it reads by_reminder from its start
+// DueReminders implements hitl.ReminderStore: it reads by_reminder from its start
 // up to now, so its cost grows with the number due.
 func (db *DB) DueReminders(ctx context.Context, now time.Time, limit int) ([]string, error) {
 	return db.dueIn(ctx, bucketByReminder, now, limit)

@@ -12,7 +12,7 @@ import (
 	bolt "go.etcd.io/bbolt"
 )
 
-// Run implements hitl.Store.
+// Run implements hitl.RunStore.
 func (db *DB) Run(ctx context.Context, id string) (*hitl.Run, error) {
 	if err := ctx.Err(); err != nil {
 		return nil, err
@@ -189,7 +189,7 @@ func count(tx *bolt.Tx, old, cur *hitl.Question) error {
 	return nil
 }
 
-// CountQuestions implements hitl.Store.
+// CountQuestions implements hitl.QuestionStore.
 func (db *DB) CountQuestions(ctx context.Context, status hitl.Status) (int, error) {
 	if err := ctx.Err(); err != nil {
 		return 0, err
@@ -204,7 +204,7 @@ func (db *DB) CountQuestions(ctx context.Context, status hitl.Status) (int, erro
 	return int(n), err
 }
 
-// RunsByPrefix implements hitl.Store: a seek in the runs bucket.
+// RunsByPrefix implements hitl.RunStore: a seek in the runs bucket.
 func (db *DB) RunsByPrefix(ctx context.Context, prefix string, limit int) ([]*hitl.Run, error) {
 	if err := ctx.Err(); err != nil {
 		return nil, err

@@ -12,7 +12,7 @@ import (
 	bolt "go.etcd.io/bbolt"
 )
 
-// PendingByType implements hitl.Store: it counts the keys of each type's
+// PendingByType implements hitl.QuestionStore: it counts the keys of each type's
 // pending list in by_filter (no question is decoded) and reads the last
 // event's Seq in the same read transaction.
 func (db *DB) PendingByType(ctx context.Context) (map[hitl.QuestionType]int, uint64, error) {
@@ -42,7 +42,7 @@ func (db *DB) PendingByType(ctx context.Context) (map[hitl.QuestionType]int, uin
 	return counts, seq, nil
 }
 
-// SettledQuestions implements hitl.Store: it walks by_settled from since
+// SettledQuestions implements hitl.QuestionStore: it walks by_settled from since
 // (or from the cursor, the key of the last question of the previous page).
 func (db *DB) SettledQuestions(ctx context.Context, since time.Time, limit int, cursor string) (hitl.QuestionPage, error) {
 	if err := ctx.Err(); err != nil {

@@ -25,8 +25,6 @@ var (
 	bucketWebhookLast     = []byte("webhook_last")      // target → time of the last success, timeKey BE
 )
 
-var _ hitl.WebhookOutbox = (*DB)(nil)
-
 func webhookSeqKey(prefix []byte, seq uint64) []byte {
 	return binary.BigEndian.AppendUint64(slices.Clone(prefix), seq)
 }

@@ -32,7 +32,7 @@ func deleteWebSession(tx *bolt.Tx, s *hitl.WebSession) error {
 	return nil
 }
 
-// PutWebSession implements hitl.Store.
+// PutWebSession implements hitl.WebSessionStore.
 func (db *DB) PutWebSession(ctx context.Context, s *hitl.WebSession) error {
 	if err := ctx.Err(); err != nil {
 		return err
@@ -65,7 +65,7 @@ func (db *DB) PutWebSession(ctx context.Context, s *hitl.WebSession) error {
 	return nil
 }
 
-// WebSession implements hitl.Store.
+// WebSession implements hitl.WebSessionStore.
 func (db *DB) WebSession(ctx context.Context, id string) (*hitl.WebSession, error) {
 	if err := ctx.Err(); err != nil {
 		return nil, err
@@ -85,7 +85,7 @@ func (db *DB) WebSession(ctx context.Context, id string) (*hitl.WebSession, erro
 	return s, nil
 }
 
-// DeleteWebSession implements hitl.Store.
+// DeleteWebSession implements hitl.WebSessionStore.
 func (db *DB) DeleteWebSession(ctx context.Context, id string) (*hitl.WebSession, error) {
 	if err := ctx.Err(); err != nil {
 		return nil, err
@@ -107,7 +107,7 @@ func (db *DB) DeleteWebSession(ctx context.Context, id string) (*hitl.WebSession
 	return gone, nil
 }
 
-// PruneWebSessions implements hitl.Store: it reads the expiry index from
+// PruneWebSessions implements hitl.WebSessionStore: it reads the expiry index from
 // its start, and writes nothing when nothing expired.
 func (db *DB) PruneWebSessions(ctx context.Context, now time.Time, limit int) (int, error) {
 	if err := ctx.Err(); err != nil {

@@ -7,7 +7,7 @@ import (
 	"github.com/hitlbot/hitl"
 )
 
-// SeeEnvelope implements hitl.Store.
+// SeeEnvelope implements hitl.EnvelopeStore.
 func (s *Store) SeeEnvelope(_ context.Context, now time.Time, window time.Duration, ids ...string) (bool, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()

@@ -12,7 +12,7 @@ import (
 // The learned rules: by id, and the id each key holds. Listing sorts the
 // ids it selects (this store is for tests; the bbolt store reads indexes).
 
-// PutLearnedRule implements hitl.Store.
+// PutLearnedRule implements hitl.PolicyStore.
 func (s *Store) PutLearnedRule(_ context.Context, r *hitl.LearnedRule) error {
 	if r == nil || r.ID == "" {
 		return hitl.Errorf(hitl.EINVALID, "a learned rule needs an id")
@@ -44,7 +44,7 @@ func (s *Store) deleteLearned(id string) (hitl.LearnedRule, bool) {
 	return r, true
 }
 
-// LearnedRule implements hitl.Store.
+// LearnedRule implements hitl.PolicyStore.
 func (s *Store) LearnedRule(_ context.Context, key hitl.LearnedRuleKey) (*hitl.LearnedRule, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
@@ -56,7 +56,7 @@ func (s *Store) LearnedRule(_ context.Context, key hitl.LearnedRuleKey) (*hitl.L
 	return &r, nil
 }
 
-// DeleteLearnedRule implements hitl.Store.
+// DeleteLearnedRule implements hitl.PolicyStore.
 func (s *Store) DeleteLearnedRule(_ context.Context, id string) (*hitl.LearnedRule, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
@@ -67,7 +67,7 @@ func (s *Store) DeleteLearnedRule(_ context.Context, id string) (*hitl.LearnedRu
 	return &r, nil
 }
 
-// LearnedRules implements hitl.Store.
+// LearnedRules implements hitl.PolicyStore.
 func (s *Store) LearnedRules(_ context.Context, f hitl.LearnedRuleFilter) (hitl.LearnedRulePage, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
@@ -91,7 +91,7 @@ func (s *Store) LearnedRules(_ context.Context, f hitl.LearnedRuleFilter) (hitl.
 	return page, nil
 }
 
-// PruneLearnedRules implements hitl.Store: the rules expiring first go
+// PruneLearnedRules implements hitl.PolicyStore: the rules expiring first go
 // first.
 func (s *Store) PruneLearnedRules(_ context.Context, now time.Time, limit int) (int, error) {
 	if limit <= 0 {

@@ -36,14 +36,26 @@ type Store struct {
 	hooks       webhooks                   // the webhook outbox (webhook.go)
 }
 
-var _ hitl.Store = (*Store)(nil)
+// Store implements each part of hitl.Store whole.
+var (
+	_ hitl.Store           = (*Store)(nil) // every part: what wiring takes
+	_ hitl.QuestionStore   = (*Store)(nil)
+	_ hitl.ReminderStore   = (*Store)(nil)
+	_ hitl.RunStore        = (*Store)(nil)
+	_ hitl.EventStore      = (*Store)(nil)
+	_ hitl.PolicyStore     = (*Store)(nil)
+	_ hitl.RetentionStore  = (*Store)(nil)
+	_ hitl.WebSessionStore = (*Store)(nil)
+	_ hitl.EnvelopeStore   = (*Store)(nil)
+	_ hitl.WebhookOutbox   = (*Store)(nil)
+)
 
 // New returns an empty store.
 func New() *Store {
 	return &Store{questions: map[string]*hitl.Question{}, keys: map[string]string{}, runs: map[string]*hitl.Run{}, born: map[string]int{}, control: map[hitl.ControlKey]hitl.ControlRecord{}}
 }
 
-// CreateQuestion implements hitl.Store.
+// CreateQuestion implements hitl.QuestionStore.
 func (s *Store) CreateQuestion(_ context.Context, q *hitl.Question, ev *hitl.Event, admit func(*hitl.Run) error) (*hitl.Question, bool, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
@@ -77,7 +89,7 @@ func (s *Store) CreateQuestion(_ context.Context, q *hitl.Question, ev *hitl.Eve
 	return q.Clone(), true, nil
 }
 
-// UpdateQuestion implements hitl.Store.
+// UpdateQuestion implements hitl.QuestionStore.
 func (s *Store) UpdateQuestion(_ context.Context, id string, fn func(*hitl.Question) (*hitl.Event, error)) (*hitl.Question, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
@@ -99,7 +111,7 @@ func (s *Store) UpdateQuestion(_ context.Context, id string, fn func(*hitl.Quest
 	return q, nil
 }
 
-// QuestionByKey implements hitl.Store.
+// QuestionByKey implements hitl.QuestionStore.
 func (s *Store) QuestionByKey(_ context.Context, runID, key string) (*hitl.Question, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
@@ -109,7 +121,7 @@ func (s *Store) QuestionByKey(_ context.Context, runID, key string) (*hitl.Quest
 	return nil, hitl.Errorf(hitl.ENOTFOUND, "no question of run %s holds key %q", runID, key)
 }
 
-// SealedQuestions implements hitl.Store (by scanning: fine for tests).
+// SealedQuestions implements hitl.QuestionStore (by scanning: fine for tests).
 func (s *Store) SealedQuestions(context.Context) ([]string, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
@@ -122,7 +134,7 @@ func (s *Store) SealedQuestions(context.Context) ([]string, error) {
 	return ids, nil
 }
 
-// AppendEvent implements hitl.Store.
+// AppendEvent implements hitl.EventStore.
 func (s *Store) AppendEvent(_ context.Context, ev *hitl.Event) error {
 	s.mu.Lock()
 	defer s.mu.Unlock()
@@ -141,7 +153,7 @@ func (s *Store) append(ev *hitl.Event) {
 	s.events = append(s.events, &c)
 }
 
-// Question implements hitl.Store.
+// Question implements hitl.QuestionStore.
 func (s *Store) Question(_ context.Context, id string) (*hitl.Question, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
@@ -152,7 +164,7 @@ func (s *Store) Question(_ context.Context, id string) (*hitl.Question, error) {
 	return q.Clone(), nil
 }
 
-// Questions implements hitl.Store by sorting the matches the way the
+// Questions implements hitl.QuestionStore by sorting the matches the way the
 // bbolt store's indexes order them (fine for tests).
 func (s *Store) Questions(_ context.Context, f hitl.QuestionFilter) (hitl.QuestionPage, error) {
 	s.mu.Lock()
@@ -206,7 +218,7 @@ func (s *Store) Questions(_ context.Context, f hitl.QuestionFilter) (hitl.Questi
 	return page, nil
 }
 
-// DueQuestions implements hitl.Store (by scanning: fine for tests).
+// DueQuestions implements hitl.QuestionStore (by scanning: fine for tests).
 func (s *Store) DueQuestions(_ context.Context, now time.Time, limit int) ([]string, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
@@ -227,7 +239,7 @@ func (s *Store) DueQuestions(_ context.Context, now time.Time, limit int) ([]str
 	return ids, nil
 }
 
-// Events implements hitl.Store.
+// Events implements hitl.EventStore.
 func (s *Store) Events(_ context.Context, after uint64, limit int) ([]*hitl.Event, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
@@ -244,7 +256,7 @@ func (s *Store) Events(_ context.Context, after uint64, limit int) ([]*hitl.Even
 	return out, nil
 }
 
-// RunEvents implements hitl.Store (by scanning: fine for tests).
+// RunEvents implements hitl.EventStore (by scanning: fine for tests).
 func (s *Store) RunEvents(_ context.Context, runID string, after uint64, limit int) ([]*hitl.Event, uint64, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
@@ -292,7 +304,7 @@ func (s *Store) track(old, q *hitl.Question, ev *hitl.Event) {
 	}
 }
 
-// Run implements hitl.Store.
+// Run implements hitl.RunStore.
 func (s *Store) Run(_ context.Context, id string) (*hitl.Run, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
@@ -304,7 +316,7 @@ func (s *Store) Run(_ context.Context, id string) (*hitl.Run, error) {
 	return &c, nil
 }
 
-// Prune implements hitl.Store.
+// Prune implements hitl.RetentionStore.
 func (s *Store) Prune(_ context.Context, before time.Time, limit int) (int, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()

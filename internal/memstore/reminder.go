@@ -6,7 +6,7 @@ import (
 	"time"
 )
 
-// DueReminders implements hitl.Store (by scanning: fine for tests).
+// DueReminders implements hitl.ReminderStore (by scanning: fine for tests).
 func (s *Store) DueReminders(_ context.Context, now time.Time, limit int) ([]string, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()

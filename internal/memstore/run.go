@@ -9,12 +9,12 @@ import (
 	"github.com/hitlbot/hitl"
 )
 
-// UpdateRun implements hitl.Store.
+// UpdateRun implements hitl.RunStore.
 func (s *Store) UpdateRun(ctx context.Context, id string, fn func(*hitl.Run) (hitl.RunUpdate, error)) (*hitl.Run, error) {
 	return s.SteerRun(ctx, id, hitl.ControlKey{}, func(run *hitl.Run, _ *hitl.ControlRecord) (hitl.RunUpdate, error) { return fn(run) })
 }
 
-// SteerRun implements hitl.Store: one lock serialises every write.
+// SteerRun implements hitl.RunStore: one lock serialises every write.
 func (s *Store) SteerRun(_ context.Context, id string, key hitl.ControlKey, fn func(*hitl.Run, *hitl.ControlRecord) (hitl.RunUpdate, error)) (*hitl.Run, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
@@ -57,7 +57,7 @@ func (s *Store) SteerRun(_ context.Context, id string, key hitl.ControlKey, fn f
 	return &c, nil
 }
 
-// Runs implements hitl.Store.
+// Runs implements hitl.RunStore.
 func (s *Store) Runs(_ context.Context, active bool, limit int, cursor string) (hitl.RunPage, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
@@ -83,7 +83,7 @@ func (s *Store) Runs(_ context.Context, active bool, limit int, cursor string) (
 	return page, nil
 }
 
-// RunsByPrefix implements hitl.Store.
+// RunsByPrefix implements hitl.RunStore.
 func (s *Store) RunsByPrefix(_ context.Context, prefix string, limit int) ([]*hitl.Run, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
@@ -102,7 +102,7 @@ func (s *Store) RunsByPrefix(_ context.Context, prefix string, limit int) ([]*hi
 	return runs, nil
 }
 
-// CountQuestions implements hitl.Store.
+// CountQuestions implements hitl.QuestionStore.
 func (s *Store) CountQuestions(_ context.Context, status hitl.Status) (int, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
@@ -115,14 +115,14 @@ func (s *Store) CountQuestions(_ context.Context, status hitl.Status) (int, erro
 	return n, nil
 }
 
-// LastSeq implements hitl.Store.
+// LastSeq implements hitl.EventStore.
 func (s *Store) LastSeq(context.Context) (uint64, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	return s.seq, nil
 }
 
-// PolicyState implements hitl.Store.
+// PolicyState implements hitl.PolicyStore.
 func (s *Store) PolicyState(context.Context) (*hitl.PolicyState, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
@@ -133,7 +133,7 @@ func (s *Store) PolicyState(context.Context) (*hitl.PolicyState, error) {
 	return &c, nil
 }
 
-// PutPolicyState implements hitl.Store.
+// PutPolicyState implements hitl.PolicyStore.
 func (s *Store) PutPolicyState(_ context.Context, st *hitl.PolicyState) error {
 	s.mu.Lock()
 	defer s.mu.Unlock()
@@ -142,7 +142,7 @@ func (s *Store) PutPolicyState(_ context.Context, st *hitl.PolicyState) error {
 	return nil
 }
 
-// UpdateQuestions implements hitl.Store.
+// UpdateQuestions implements hitl.QuestionStore.
 func (s *Store) UpdateQuestions(ctx context.Context, ids []string, fn func(*hitl.Question) (*hitl.Event, error)) ([]*hitl.Question, []error, error) {
 	updated := make([]*hitl.Question, len(ids))
 	errs := make([]error, len(ids))

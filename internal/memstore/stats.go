@@ -9,7 +9,7 @@ import (
 	"github.com/hitlbot/hitl"
 )
 
-// PendingByType implements hitl.Store (by scanning: fine for tests).
+// PendingByType implements hitl.QuestionStore (by scanning: fine for tests).
 func (s *Store) PendingByType(context.Context) (map[hitl.QuestionType]int, uint64, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
@@ -22,7 +22,7 @@ func (s *Store) PendingByType(context.Context) (map[hitl.QuestionType]int, uint6
 	return counts, s.seq, nil
 }
 
-// SettledQuestions implements hitl.Store by sorting the settled questions
+// SettledQuestions implements hitl.QuestionStore by sorting the settled questions
 // the way the bbolt store's by_settled index orders them (settle time,
 // then id).
 func (s *Store) SettledQuestions(_ context.Context, since time.Time, limit int, cursor string) (hitl.QuestionPage, error) {

@@ -17,8 +17,6 @@ type webhooks struct {
 	last map[string]time.Time // target → last success
 }
 
-var _ hitl.WebhookOutbox = (*Store)(nil)
-
 // enqueueWebhooks stores ev's deliveries (s.mu held), after ev got its Seq.
 func (s *Store) enqueueWebhooks(ev *hitl.Event) {
 	for i := range ev.Webhooks {

@@ -8,7 +8,7 @@ import (
 	"github.com/hitlbot/hitl"
 )
 
-// PutWebSession implements hitl.Store.
+// PutWebSession implements hitl.WebSessionStore.
 func (s *Store) PutWebSession(_ context.Context, ws *hitl.WebSession) error {
 	if ws == nil || ws.ID == "" {
 		return hitl.Errorf(hitl.EINVALID, "a web session needs an id")
@@ -29,7 +29,7 @@ func cloneSession(ws hitl.WebSession) hitl.WebSession {
 	return ws
 }
 
-// WebSession implements hitl.Store.
+// WebSession implements hitl.WebSessionStore.
 func (s *Store) WebSession(_ context.Context, id string) (*hitl.WebSession, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
@@ -41,7 +41,7 @@ func (s *Store) WebSession(_ context.Context, id string) (*hitl.WebSession, erro
 	return &ws, nil
 }
 
-// DeleteWebSession implements hitl.Store.
+// DeleteWebSession implements hitl.WebSessionStore.
 func (s *Store) DeleteWebSession(_ context.Context, id string) (*hitl.WebSession, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
@@ -53,7 +53,7 @@ func (s *Store) DeleteWebSession(_ context.Context, id string) (*hitl.WebSession
 	return &ws, nil
 }
 
-// PruneWebSessions implements hitl.Store.
+// PruneWebSessions implements hitl.WebSessionStore.
 func (s *Store) PruneWebSessions(_ context.Context, now time.Time, limit int) (int, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()

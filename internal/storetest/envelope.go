@@ -14,7 +14,7 @@ import (
 )
 
 // runEnvelopes is the contract of SeeEnvelope.
-func runEnvelopes(t *testing.T, open func(t *testing.T) hitl.Store) {
+func runEnvelopes(t *testing.T, open func(t *testing.T) hitl.EnvelopeStore) {
 	t.Run("an envelope is seen once within the window", func(t *testing.T) { testEnvelopeOnce(t, open(t)) })
 	t.Run("an envelope older than the window is new again", func(t *testing.T) { testEnvelopeExpires(t, open(t)) })
 	t.Run("any id seen makes the envelope seen, and the others are recorded", func(t *testing.T) { testEnvelopeIDs(t, open(t)) })
@@ -24,14 +24,14 @@ func runEnvelopes(t *testing.T, open func(t *testing.T) hitl.Store) {
 
 const window = hitl.EnvelopeWindow
 
-func see(t *testing.T, st hitl.Store, at time.Time, ids ...string) bool {
+func see(t *testing.T, st hitl.EnvelopeStore, at time.Time, ids ...string) bool {
 	t.Helper()
 	seen, err := st.SeeEnvelope(context.Background(), at, window, ids...)
 	require.NoError(t, err)
 	return seen
 }
 
-func testEnvelopeOnce(t *testing.T, st hitl.Store) {
+func testEnvelopeOnce(t *testing.T, st hitl.EnvelopeStore) {
 	assert.False(t, see(t, st, t0, "env:1"), "first delivery")
 	assert.True(t, see(t, st, t0.Add(time.Second), "env:1"), "redelivered a second later")
 	assert.True(t, see(t, st, t0.Add(window-time.Second), "env:1"), "redelivered just inside the window")
@@ -39,20 +39,20 @@ func testEnvelopeOnce(t *testing.T, st hitl.Store) {
 	assert.False(t, see(t, st, t0, "", ""), "no ids: nothing to have seen")
 }
 
-func testEnvelopeExpires(t *testing.T, st hitl.Store) {
+func testEnvelopeExpires(t *testing.T, st hitl.EnvelopeStore) {
 	assert.False(t, see(t, st, t0, "env:1"))
 	assert.False(t, see(t, st, t0.Add(window), "env:1"), "a record exactly window old no longer counts")
 	assert.True(t, see(t, st, t0.Add(window+time.Second), "env:1"), "the replacing record counts from its own time")
 }
 
-func testEnvelopeIDs(t *testing.T, st hitl.Store) {
+func testEnvelopeIDs(t *testing.T, st hitl.EnvelopeStore) {
 	assert.False(t, see(t, st, t0, "env:1", "evt:A"))
 	assert.True(t, see(t, st, t0.Add(time.Second), "env:2", "evt:A"), "Slack's retry of event A comes in a new envelope")
 	assert.True(t, see(t, st, t0.Add(2*time.Second), "env:2"), "the retry's envelope was recorded too")
 	assert.False(t, see(t, st, t0.Add(2*time.Second), "env:3", "evt:B", "evt:B"), "an id named twice in one call is still new")
 }
 
-func testEnvelopeConcurrent(t *testing.T, st hitl.Store) {
+func testEnvelopeConcurrent(t *testing.T, st hitl.EnvelopeStore) {
 	for round := range 5 {
 		ids := []string{fmt.Sprintf("env:%d", round), fmt.Sprintf("evt:%d", round)}
 		var first atomic.Int32
@@ -85,7 +85,7 @@ func testEnvelopeConcurrent(t *testing.T, st hitl.Store) {
 	}
 }
 
-func testEnvelopePrune(t *testing.T, st hitl.Store) {
+func testEnvelopePrune(t *testing.T, st hitl.EnvelopeStore) {
 	for i := range 20 {
 		require.False(t, see(t, st, t0, fmt.Sprintf("old:%d", i)))
 	}

@@ -13,7 +13,7 @@ import (
 )
 
 // runLearned is the contract of the learned-rule methods.
-func runLearned(t *testing.T, open func(t *testing.T) hitl.Store) {
+func runLearned(t *testing.T, open func(t *testing.T) hitl.PolicyStore) {
 	t.Run("a learned rule is found by its exact key", func(t *testing.T) { testLearnedKey(t, open(t)) })
 	t.Run("a put replaces the rule of the same key, whose id is gone", func(t *testing.T) { testLearnedReplace(t, open(t)) })
 	t.Run("a deleted rule is gone and never comes back", func(t *testing.T) { testLearnedDelete(t, open(t)) })
@@ -29,12 +29,12 @@ func rule(id, agent string, op hitl.OpType, resource string) *hitl.LearnedRule {
 		QuestionID: "q_" + id, CreatedAt: t0, ExpiresAt: t0.Add(24 * time.Hour)}
 }
 
-func putRule(t *testing.T, st hitl.Store, r *hitl.LearnedRule) {
+func putRule(t *testing.T, st hitl.PolicyStore, r *hitl.LearnedRule) {
 	t.Helper()
 	require.NoError(t, st.PutLearnedRule(context.Background(), r))
 }
 
-func lookup(t *testing.T, st hitl.Store, agent string, op hitl.OpType, resource string) *hitl.LearnedRule {
+func lookup(t *testing.T, st hitl.PolicyStore, agent string, op hitl.OpType, resource string) *hitl.LearnedRule {
 	t.Helper()
 	r, err := st.LearnedRule(context.Background(), hitl.LearnedRuleKey{Agent: agent, OpType: op, Resource: resource})
 	require.NoError(t, err)
@@ -43,7 +43,7 @@ func lookup(t *testing.T, st hitl.Store, agent string, op hitl.OpType, resource 
 
 // allRules pages through every learned rule (of agent, when set) with
 // pages of limit, failing on a page beyond what the rules can fill.
-func allRules(t *testing.T, st hitl.Store, agent string, limit int) []string {
+func allRules(t *testing.T, st hitl.PolicyStore, agent string, limit int) []string {
 	t.Helper()
 	f := hitl.LearnedRuleFilter{Agent: agent, Limit: limit}
 	got := []string{}
@@ -61,7 +61,7 @@ func allRules(t *testing.T, st hitl.Store, agent string, limit int) []string {
 	}
 }
 
-func testLearnedKey(t *testing.T, st hitl.Store) {
+func testLearnedKey(t *testing.T, st hitl.PolicyStore) {
 	want := rule("r_000001", "api:ci", hitl.OpShell, "git push origin main")
 	putRule(t, st, want)
 	got := lookup(t, st, "api:ci", hitl.OpShell, "git push origin main")
@@ -104,7 +104,7 @@ func testLearnedKey(t *testing.T, st hitl.Store) {
 	})
 }
 
-func testLearnedReplace(t *testing.T, st hitl.Store) {
+func testLearnedReplace(t *testing.T, st hitl.PolicyStore) {
 	ctx := context.Background()
 	old := rule("r_000001", "api:ci", hitl.OpShell, "make test")
 	other := rule("r_000002", "api:ci", hitl.OpShell, "make lint")
@@ -133,7 +133,7 @@ func testLearnedReplace(t *testing.T, st hitl.Store) {
 	})
 }
 
-func testLearnedDelete(t *testing.T, st hitl.Store) {
+func testLearnedDelete(t *testing.T, st hitl.PolicyStore) {
 	ctx := context.Background()
 	a := rule("r_000001", "api:ci", hitl.OpShell, "make test")
 	b := rule("r_000002", "api:ci", hitl.OpFileWrite, "/tmp/out")
@@ -164,7 +164,7 @@ func testLearnedDelete(t *testing.T, st hitl.Store) {
 	check(t)
 }
 
-func testLearnedPaging(t *testing.T, st hitl.Store) {
+func testLearnedPaging(t *testing.T, st hitl.PolicyStore) {
 	agents := []string{"api:a", "api:ab", "api:b"}
 	var all []string
 	byAgent := map[string][]string{}
@@ -211,7 +211,7 @@ func testLearnedPaging(t *testing.T, st hitl.Store) {
 	})
 }
 
-func testLearnedPrune(t *testing.T, st hitl.Store) {
+func testLearnedPrune(t *testing.T, st hitl.PolicyStore) {
 	ctx := context.Background()
 	var expired []string
 	for i := range 25 {
@@ -245,7 +245,7 @@ func testLearnedPrune(t *testing.T, st hitl.Store) {
 	assert.Equal(t, live[0], lookup(t, st, "api:ci", hitl.OpShell, "make 25").ID)
 }
 
-func testLearnedConcurrentPuts(t *testing.T, st hitl.Store) {
+func testLearnedConcurrentPuts(t *testing.T, st hitl.PolicyStore) {
 	const n = 40
 	var wg sync.WaitGroup
 	for i := range n {
@@ -265,7 +265,7 @@ func testLearnedConcurrentPuts(t *testing.T, st hitl.Store) {
 	}
 }
 
-func testLearnedPutsAndDeletes(t *testing.T, st hitl.Store) {
+func testLearnedPutsAndDeletes(t *testing.T, st hitl.PolicyStore) {
 	const n = 40
 	var want []string
 	for i := range n {

@@ -7,20 +7,12 @@ import (
 	"time"
 
 	"github.com/hitlbot/hitl"
-	"github.com/hitlbot/hitl/service"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )
 
 // runLists is the contract of the lists read by an index that fits them:
 // a run's events, and questions by asker × status and by type.
-func runLists(t *testing.T, open func(t *testing.T) hitl.Store) {
-	newEnv := func(t *testing.T) *env { return envWith(open(t), service.ServiceConfig{}) }
-	t.Run("a run's events replay in order, page by page, and say how far the log was read", func(t *testing.T) { testRunEvents(t, newEnv(t)) })
-	t.Run("a run's pruned events are gone from its replay", func(t *testing.T) { testRunEventsPruned(t, newEnv(t)) })
-	t.Run("no list returns an empty page while matching questions exist", func(t *testing.T) { testNoEmptyPage(t, newEnv(t)) })
-}
-
 // runEvents reads all of run's events after after, limit at a time, and
 // checks that every read says how far it read.
 func runEvents(t *testing.T, st hitl.Store, run string, after uint64, limit int) []*hitl.Event {

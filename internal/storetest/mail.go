@@ -11,9 +11,8 @@ import (
 	"github.com/stretchr/testify/require"
 )
 
-// RunMail is the contract of hitl.MailOutbox, against outboxes made by
-// open (a new, empty one per call).
-func RunMail(t *testing.T, open func(t *testing.T) hitl.MailOutbox) {
+// runMail is the contract of hitl.MailOutbox (part.go).
+func runMail(t *testing.T, open func(t *testing.T) hitl.MailOutbox) {
 	ctx := context.Background()
 	seqs := func(ms []hitl.Mail) []uint64 {
 		out := []uint64{}

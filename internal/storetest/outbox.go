@@ -10,9 +10,8 @@ import (
 	"github.com/stretchr/testify/require"
 )
 
-// RunOutbox runs the contract of hitl.Outbox against outboxes made by open
-// (a new, empty one per call).
-func RunOutbox(t *testing.T, open func(t *testing.T) hitl.Outbox) {
+// runOutbox is the contract of hitl.Outbox (part.go).
+func runOutbox(t *testing.T, open func(t *testing.T) hitl.Outbox) {
 	t.Run("a new outbox is empty at cursor 0", func(t *testing.T) { testOutboxEmpty(t, open(t)) })
 	t.Run("enqueue moves the cursor and numbers deliveries in order", func(t *testing.T) { testOutboxEnqueue(t, open(t)) })
 	t.Run("each target's deliveries come oldest first", func(t *testing.T) { testOutboxOrder(t, open(t)) })

@@ -26,7 +26,6 @@ func runQuestions(t *testing.T, newEnv func(*testing.T) *env) {
 	t.Run("an unknown id is not found and fn is not called", func(t *testing.T) { testUpdateUnknown(t, newEnv(t)) })
 	t.Run("concurrent updates of one question lose none", func(t *testing.T) { testUpdateConcurrent(t, newEnv(t)) })
 	t.Run("a batch update reports each question's error and writes the rest", func(t *testing.T) { testUpdateQuestions(t, newEnv(t)) })
-	t.Run("the event log numbers appends in order and pages by seq", func(t *testing.T) { testEventLog(t, newEnv(t)) })
 	t.Run("questions are counted by status", func(t *testing.T) { testCount(t, newEnv(t)) })
 	t.Run("the lifecycle's events come in order with their actor and answer", func(t *testing.T) { testLifecycleEvents(t, newEnv(t)) })
 }

@@ -20,7 +20,6 @@ func runRunRecords(t *testing.T, newEnv func(*testing.T) *env) {
 	t.Run("concurrent run updates lose none", func(t *testing.T) { testUpdateRunConcurrent(t, newEnv(t)) })
 	t.Run("events alone leave the run as it is", func(t *testing.T) { testUpdateRunEventsOnly(t, newEnv(t)) })
 	t.Run("runs page by id up to the limit", func(t *testing.T) { testRunsPaging(t, newEnv(t)) })
-	t.Run("the policy state is nil until put, then the last put", func(t *testing.T) { testPolicyState(t, newEnv(t)) })
 }
 
 func putRun(t *testing.T, st hitl.Store, id string, status hitl.RunStatus) *hitl.Run {
@@ -203,16 +202,16 @@ func testRunsPaging(t *testing.T, e *env) {
 	assert.Len(t, page(false, 0, "").Runs, 25, "limit 0: the default page")
 }
 
-func testPolicyState(t *testing.T, e *env) {
+func testPolicyState(t *testing.T, st hitl.PolicyStore) {
 	ctx := context.Background()
-	st, err := e.store.PolicyState(ctx)
+	got, err := st.PolicyState(ctx)
 	require.NoError(t, err)
-	assert.Nil(t, st, "none stored")
+	assert.Nil(t, got, "none stored")
 	at := t0
 	first := &hitl.PolicyState{Rules: []hitl.PolicyRule{{Name: "deploys", OpType: hitl.OpShell, Resource: "deploy *", Effect: hitl.EffectAsk,
 		Approvers: []string{"U0ALICE"}, Quorum: 1}}, FileHash: "h1", UpdatedBy: "slack:U0ALICE", UpdatedAt: &at}
-	require.NoError(t, e.store.PutPolicyState(ctx, first))
-	got, err := e.store.PolicyState(ctx)
+	require.NoError(t, st.PutPolicyState(ctx, first))
+	got, err = st.PolicyState(ctx)
 	require.NoError(t, err)
 	require.NotNil(t, got)
 	assert.Equal(t, first.Rules, got.Rules)
@@ -222,8 +221,8 @@ func testPolicyState(t *testing.T, e *env) {
 	assert.True(t, at.Equal(*got.UpdatedAt))
 
 	second := &hitl.PolicyState{Rules: []hitl.PolicyRule{{Name: "reads", Effect: hitl.EffectAllow}}, FileHash: "h2"}
-	require.NoError(t, e.store.PutPolicyState(ctx, second))
-	got, err = e.store.PolicyState(ctx)
+	require.NoError(t, st.PutPolicyState(ctx, second))
+	got, err = st.PolicyState(ctx)
 	require.NoError(t, err)
 	assert.Equal(t, second.Rules, got.Rules, "the last put replaces the first")
 	assert.Equal(t, "h2", got.FileHash)

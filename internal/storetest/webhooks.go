@@ -15,12 +15,6 @@ import (
 	"github.com/stretchr/testify/require"
 )
 
-// WebhookStore is a Store that keeps the webhook outbox its events fill.
-type WebhookStore interface {
-	hitl.Store
-	hitl.WebhookOutbox
-}
-
 // webhookEnv is a service over st that routes events to two endpoints
 // ("ci": answers and ends of ci-* runs; "all": every event) and allows
 // callbackUrls to agent.example.
@@ -38,9 +32,9 @@ func webhookEnv(st hitl.Store) *env {
 	})
 }
 
-// RunWebhooks runs the contract of hitl.WebhookOutbox (with the Store
-// filling it) against stores made by open.
-func RunWebhooks(t *testing.T, open func(t *testing.T) WebhookStore) {
+// runWebhooks is the contract of hitl.WebhookOutbox (part.go), with the
+// store's events filling it.
+func runWebhooks(t *testing.T, open func(t *testing.T) hitl.Store) {
 	t.Run("an answer enqueues its deliveries with its event", func(t *testing.T) { testWebhookEnqueue(t, open(t)) })
 	t.Run("a run's change of status is delivered to the endpoints that want it", func(t *testing.T) { testWebhookRun(t, open(t)) })
 	t.Run("deliveries to one target for one run go one at a time, in order", func(t *testing.T) { testWebhookOrder(t, open(t)) })
@@ -56,7 +50,7 @@ func bodyOf(t *testing.T, d hitl.WebhookDelivery) map[string]any {
 	return m
 }
 
-func testWebhookEnqueue(t *testing.T, st WebhookStore) {
+func testWebhookEnqueue(t *testing.T, st hitl.Store) {
 	ctx := context.Background()
 	e := webhookEnv(st)
 	q := e.ask(t, "ci-1", hitl.NewQuestion{Question: "Secret?", InputType: hitl.PasswordInput, CallbackURL: "https://agent.example/resume?run=ci-1"})
@@ -110,7 +104,7 @@ func testWebhookEnqueue(t *testing.T, st WebhookStore) {
 	assert.Equal(t, "other-1", got[0].RunID)
 }
 
-func testWebhookRun(t *testing.T, st WebhookStore) {
+func testWebhookRun(t *testing.T, st hitl.Store) {
 	ctx := context.Background()
 	e := webhookEnv(st)
 	loop := hitl.WithPrincipal(context.Background(), hitl.TokenPrincipal("loop", []hitl.Scope{hitl.ScopeAsk}, ""))
@@ -148,13 +142,13 @@ func enqueueAnswers(t *testing.T, e *env, run string, n int) []string {
 	return qs
 }
 
-func settle(t *testing.T, st WebhookStore, d hitl.WebhookDelivery, status hitl.WebhookStatus, at time.Time) {
+func settle(t *testing.T, st hitl.Store, d hitl.WebhookDelivery, status hitl.WebhookStatus, at time.Time) {
 	t.Helper()
 	d.Status, d.Attempts, d.SettledAt = status, d.Attempts+1, &at
 	require.NoError(t, st.SettleWebhook(context.Background(), d))
 }
 
-func testWebhookOrder(t *testing.T, st WebhookStore) {
+func testWebhookOrder(t *testing.T, st hitl.Store) {
 	ctx := context.Background()
 	e := webhookEnv(st)
 	a := enqueueAnswers(t, e, "run-a", 3)
@@ -192,7 +186,7 @@ func testWebhookOrder(t *testing.T, st WebhookStore) {
 	assert.Equal(t, a[2], last[0].QuestionID)
 }
 
-func testWebhookClaim(t *testing.T, st WebhookStore) {
+func testWebhookClaim(t *testing.T, st hitl.Store) {
 	ctx := context.Background()
 	e := webhookEnv(st)
 	enqueueAnswers(t, e, "run-a", 1)
@@ -223,7 +217,7 @@ func testWebhookClaim(t *testing.T, st WebhookStore) {
 	assert.Equal(t, limited[0], one[0].QuestionID, "earliest first")
 }
 
-func testWebhookFailed(t *testing.T, st WebhookStore) {
+func testWebhookFailed(t *testing.T, st hitl.Store) {
 	ctx := context.Background()
 	e := webhookEnv(st)
 	enqueueAnswers(t, e, "ci-1", 1) // ci and all
@@ -288,7 +282,7 @@ func testWebhookFailed(t *testing.T, st WebhookStore) {
 	assert.NotNil(t, stats[0].LastSuccess, "the last success outlives its delivery")
 }
 
-func testWebhookClaimers(t *testing.T, st WebhookStore) {
+func testWebhookClaimers(t *testing.T, st hitl.Store) {
 	ctx := context.Background()
 	e := webhookEnv(st)
 	const runs = 20

@@ -13,7 +13,7 @@ import (
 )
 
 // runWebSessions is the contract of the web session methods.
-func runWebSessions(t *testing.T, open func(t *testing.T) hitl.Store) {
+func runWebSessions(t *testing.T, open func(t *testing.T) hitl.WebSessionStore) {
 	t.Run("a session is read back as it was put", func(t *testing.T) { testWebSessionRoundTrip(t, open(t)) })
 	t.Run("an unknown session is not found", func(t *testing.T) { testWebSessionUnknown(t, open(t)) })
 	t.Run("a deleted session is gone, and only one of two deletes gets it", func(t *testing.T) { testWebSessionDelete(t, open(t)) })
@@ -26,7 +26,7 @@ func session(id string, expires time.Time) *hitl.WebSession {
 		Principal: hitl.Principal{ID: "api:alice", Scopes: []hitl.Scope{hitl.ScopeAnswer, hitl.ScopeControl}, SlackUser: "U0ALICE", Groups: []string{"S0OPS"}}}
 }
 
-func testWebSessionRoundTrip(t *testing.T, st hitl.Store) {
+func testWebSessionRoundTrip(t *testing.T, st hitl.WebSessionStore) {
 	ctx := context.Background()
 	want := session("s1", t0.Add(time.Hour))
 	want.Link = true
@@ -44,7 +44,7 @@ func testWebSessionRoundTrip(t *testing.T, st hitl.Store) {
 	assert.Equal(t, hitl.ScopeAnswer, again.Principal.Scopes[0])
 }
 
-func testWebSessionUnknown(t *testing.T, st hitl.Store) {
+func testWebSessionUnknown(t *testing.T, st hitl.WebSessionStore) {
 	ctx := context.Background()
 	_, err := st.WebSession(ctx, "nobody")
 	assert.Equal(t, hitl.ENOTFOUND, hitl.ErrorCode(err))
@@ -53,7 +53,7 @@ func testWebSessionUnknown(t *testing.T, st hitl.Store) {
 	assert.Error(t, st.PutWebSession(ctx, &hitl.WebSession{}), "a session needs an id")
 }
 
-func testWebSessionDelete(t *testing.T, st hitl.Store) {
+func testWebSessionDelete(t *testing.T, st hitl.WebSessionStore) {
 	ctx := context.Background()
 	require.NoError(t, st.PutWebSession(ctx, session("s1", t0.Add(time.Hour))))
 	require.NoError(t, st.PutWebSession(ctx, session("s2", t0.Add(time.Hour))))
@@ -86,7 +86,7 @@ func testWebSessionDelete(t *testing.T, st hitl.Store) {
 	assert.Equal(t, 1, n, "a deleted session left nothing in the expiry index")
 }
 
-func testWebSessionPrune(t *testing.T, st hitl.Store) {
+func testWebSessionPrune(t *testing.T, st hitl.WebSessionStore) {
 	ctx := context.Background()
 	for i := range 5 {
 		require.NoError(t, st.PutWebSession(ctx, session(fmt.Sprintf("old%d", i), t0.Add(time.Duration(i)*time.Minute))))
@@ -110,7 +110,7 @@ func testWebSessionPrune(t *testing.T, st hitl.Store) {
 	assert.NoError(t, err, "a live session survives the prune")
 }
 
-func testWebSessionReplace(t *testing.T, st hitl.Store) {
+func testWebSessionReplace(t *testing.T, st hitl.WebSessionStore) {
 	ctx := context.Background()
 	require.NoError(t, st.PutWebSession(ctx, session("s1", t0.Add(time.Minute))))
 	require.NoError(t, st.PutWebSession(ctx, session("s1", t0.Add(time.Hour))))

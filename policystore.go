@@ -1,0 +1,39 @@
+package hitl
+
+import (
+	"context"
+	"time"
+)
+
+// PolicyStore keeps the approval policy's records: the configured rules
+// (PolicyState) and the rules learned from "always allow" (LearnedRule).
+type PolicyStore interface {
+	// PolicyState returns the stored approval policy, nil when none is.
+	PolicyState(ctx context.Context) (*PolicyState, error)
+
+	// PutPolicyState stores the approval policy's configured rules.
+	PutPolicyState(ctx context.Context, st *PolicyState) error
+
+	// PutLearnedRule stores r in one transaction, replacing the rule with
+	// the same key (agent, opType, resource) if there is one: that rule's
+	// id is gone. Concurrent puts of different keys all survive.
+	PutLearnedRule(ctx context.Context, r *LearnedRule) error
+
+	// LearnedRule returns the rule stored under key, nil when none is
+	// (expired ones too: the root decides what expired means). Its cost
+	// does not grow with the number of rules.
+	LearnedRule(ctx context.Context, key LearnedRuleKey) (*LearnedRule, error)
+
+	// DeleteLearnedRule deletes rule id in one transaction and returns it,
+	// or ENOTFOUND. A deleted rule never comes back.
+	DeleteLearnedRule(ctx context.Context, id string) (*LearnedRule, error)
+
+	// LearnedRules returns a page of learned rules in id order. Its cost
+	// grows with the page.
+	LearnedRules(ctx context.Context, f LearnedRuleFilter) (LearnedRulePage, error)
+
+	// PruneLearnedRules deletes up to limit rules whose ExpiresAt is at or
+	// before now, and returns how many it deleted (less than limit when it
+	// is done). Its cost grows with the number deleted.
+	PruneLearnedRules(ctx context.Context, now time.Time, limit int) (int, error)
+}
