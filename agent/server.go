@@ -10,7 +10,7 @@ import (
 	"time"
 
 	"github.com/hitlbot/hitl"
-	"github.com/hitlbot/hitl/internal/broadcast"
+	"github.com/hitlbot/hitl/internal/eventstream"
 )
 
 // Defaults of ServerConfig.
@@ -89,7 +89,7 @@ type Server struct {
 	// guard is nil when nothing bounds streams and policy calls.
 	guard  hitl.FloodGuard
 	events hitl.EventLog
-	stream *broadcast.Broadcaster // fans the log out to the SSE streams
+	stream *eventstream.Broadcaster // the SSE streams: the log caught up, then live
 	cfg    ServerConfig
 	log    *slog.Logger
 	tokens []tokenEntry
@@ -153,7 +153,7 @@ func NewServer(svc hitl.QuestionService, log hitl.EventLog, cfg ServerConfig) *S
 		}
 	}
 	s.base, s.cancelBase = context.WithCancel(context.Background())
-	s.stream = broadcast.New(s.base, log, cfg.Logger, encodeFrame)
+	s.stream = eventstream.New(s.base, log, cfg.Logger, encodeFrame)
 	for _, t := range cfg.Tokens {
 		s.tokens = append(s.tokens, tokenEntry{sum: sha256.Sum256([]byte(t.Secret)), principal: t.Principal})
 	}
