@@ -10,7 +10,7 @@ import (
 	"time"
 
 	"github.com/hitlbot/hitl"
-	"github.com/hitlbot/hitl/internal/broadcast"
+	"github.com/hitlbot/hitl/internal/eventstream"
 	"github.com/hitlbot/hitl/service"
 )
 
@@ -74,7 +74,7 @@ type Server struct {
 	scrape   ScrapeGuard            // nil: /metrics is refused
 	holds    Holds                  // nil: held hook calls are not served
 	events   hitl.EventLog
-	stream   *broadcast.Broadcaster // fans the log out to the SSE streams
+	stream   *eventstream.Broadcaster // fans the log out to the SSE streams
 	cfg      ServerConfig
 	log      *slog.Logger
 	tokens   []tokenEntry
@@ -158,7 +158,7 @@ func NewServer(svcs Services, cfg ServerConfig) *Server {
 		webhooks: svcs.Webhooks, guard: svcs.Guard, scrape: svcs.Scrape, holds: svcs.Holds,
 		cfg: cfg, log: cfg.Logger, mux: http.NewServeMux()}
 	s.base, s.cancelBase = context.WithCancel(context.Background())
-	s.stream = broadcast.New(s.base, svcs.Log, cfg.Logger, encodeFrame)
+	s.stream = eventstream.New(s.base, svcs.Log, cfg.Logger, encodeFrame)
 	for _, t := range cfg.Tokens {
 		s.tokens = append(s.tokens, tokenEntry{sum: sha256.Sum256([]byte(t.Secret)), principal: t.Principal})
 	}

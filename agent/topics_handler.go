@@ -28,7 +28,7 @@ func (s *Server) handleTopic(topic string) http.HandlerFunc {
 			writeError(w, r, s.log, err)
 			return
 		}
-		s.serveStream(w, r, &stream{job: run, topic: topic, cur: after}, resume)
+		s.serveStream(w, r, &stream{job: run, topic: topic}, after, resume)
 	}
 }
 

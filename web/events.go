@@ -1,7 +1,6 @@
 package web
 
 import (
-	"context"
 	"encoding/json"
 	"fmt"
 	"net/http"
@@ -9,7 +8,7 @@ import (
 	"time"
 
 	"github.com/hitlbot/hitl"
-	"github.com/hitlbot/hitl/internal/broadcast"
+	"github.com/hitlbot/hitl/internal/eventstream"
 )
 
 // streamWriteTimeout bounds one write to a page's event stream: a page
@@ -64,10 +63,10 @@ func (h *Handler) toPage(p hitl.Principal, ev *hitl.Event) pageEvent {
 
 // handleEvents serves GET /events: the log's events the person may see,
 // live from now (or after Last-Event-ID, when a page reconnects), as
-// server-sent events for the page's script. Live events come from the
-// handler's broadcaster, which reads each change once for every open
-// page (as the API's SSE does); a page reads the log itself only to catch
-// up.
+// server-sent events for the page's script. The stream is the handler's
+// eventstream (as the API's SSE is): live events come from its
+// broadcaster, which reads each change once for every open page; a page
+// reads the log itself only to catch up.
 func (h *Handler) handleEvents(w http.ResponseWriter, r *http.Request, s *session) {
 	ctx := r.Context()
 	release, err := h.svc.Guard.OpenStream(ctx)
@@ -76,114 +75,62 @@ func (h *Handler) handleEvents(w http.ResponseWriter, r *http.Request, s *sessio
 		return
 	}
 	defer release()
-	sub, err := h.stream.Subscribe(ctx, s.p)
-	if err != nil {
-		h.fail(w, r, err)
-		return
-	}
-	defer h.stream.Unsubscribe(sub)
-	// Live from the end of the log (the broadcaster may trail it by the
-	// change in flight).
-	after, err := broadcast.EndOfLog(ctx, h.svc.Log, sub.Start())
-	if err != nil {
-		h.fail(w, r, err)
-		return
-	}
+	req := eventstream.Request{Principal: s.p, Heartbeat: h.cfg.Heartbeat}
 	// A reconnecting page (EventSource sends the last id it saw) gets
-	// what it missed meanwhile.
-	if id, err := strconv.ParseUint(r.Header.Get("Last-Event-ID"), 10, 64); err == nil && id < after {
-		after = id
+	// what it missed meanwhile; an id past the end of the log is live.
+	if id, err := strconv.ParseUint(r.Header.Get("Last-Event-ID"), 10, 64); err == nil {
+		req.Resume, req.After, req.NotPastEnd = true, id, true
 	}
-	rc := http.NewResponseController(w)
+	es, err := h.stream.Open(ctx, req)
+	if err != nil {
+		h.fail(w, r, err)
+		return
+	}
+	defer es.Close()
 	hd := w.Header()
 	hd.Set("Content-Type", "text/event-stream")
 	hd.Set("X-Accel-Buffering", "no")
 	w.WriteHeader(http.StatusOK)
-	st := &pageStream{h: h, p: s.p, ctx: ctx, w: w, rc: rc, cur: after}
-	if !st.write([]byte(": hitl\n\n")) || !st.catchUp(sub.Start()) {
+	st := &pageStream{h: h, p: s.p, w: w, rc: http.NewResponseController(w)}
+	if st.write([]byte(": hitl\n\n")) != nil {
 		return
 	}
-	beat := time.NewTicker(h.cfg.Heartbeat)
-	defer beat.Stop()
-	for {
-		select {
-		case bt := <-sub.Batches():
-			if !st.deliver(bt) {
-				return
-			}
-		case <-sub.Gone():
-			return // too far behind: the page reconnects after its last id
-		case <-ctx.Done():
-			return
-		case <-beat.C:
-			if !st.write([]byte(": beat\n\n")) {
-				return
-			}
-		}
-	}
+	_ = es.Serve(ctx, st) // it ends the response: the page reconnects after its last id
 }
 
-// pageStream is one page's event stream: where it is in the log.
+// pageStream writes one page's event stream.
 type pageStream struct {
-	h   *Handler
-	p   hitl.Principal
-	ctx context.Context
-	w   http.ResponseWriter
-	rc  *http.ResponseController
-	cur uint64 // every event up to cur was written (or is not shown)
+	h  *Handler
+	p  hitl.Principal
+	w  http.ResponseWriter
+	rc *http.ResponseController
 }
 
-// deliver writes the events of bt the page has not had; when bt was not
-// read for the page's principal, or a range is missing before it, the
-// page reads the log itself.
-func (st *pageStream) deliver(bt broadcast.Batch) bool {
-	if bt.To <= st.cur {
-		return true
-	}
-	if !bt.Read || bt.From > st.cur {
-		return st.catchUp(bt.To)
-	}
-	for _, f := range bt.Frames {
-		if f.Seq > st.cur && !st.send(f.Event) {
-			return false
+var _ eventstream.Sink = (*pageStream)(nil)
+
+// Send writes each event as the page's script gets it.
+func (st *pageStream) Send(frames []eventstream.Frame) error {
+	for _, f := range frames {
+		b, err := json.Marshal(st.h.toPage(st.p, f.Event))
+		if err != nil {
+			return err
+		}
+		if err := st.write([]byte(fmt.Sprintf("id: %d\ndata: %s\n\n", f.Seq, b))); err != nil {
+			return err
 		}
 	}
-	st.cur = bt.To
-	return true
+	return nil
 }
 
-// catchUp reads the log as the page's principal until it has passed to.
-func (st *pageStream) catchUp(to uint64) bool {
-	for st.cur < to {
-		evs, last, err := st.h.svc.Log.Events(st.ctx, st.cur, broadcast.ReadBatch)
-		if err != nil || last == st.cur {
-			return err == nil // nothing there (retention pruned it)
-		}
-		for _, ev := range evs {
-			if !st.send(ev) {
-				return false
-			}
-		}
-		st.cur = last
-	}
-	return true
-}
-
-// send writes ev as the page's script gets it.
-func (st *pageStream) send(ev *hitl.Event) bool {
-	b, err := json.Marshal(st.h.toPage(st.p, ev))
-	if err != nil {
-		return false
-	}
-	return st.write([]byte(fmt.Sprintf("id: %d\ndata: %s\n\n", ev.Seq, b)))
-}
+// Beat writes the keep-alive comment.
+func (st *pageStream) Beat() error { return st.write([]byte(": beat\n\n")) }
 
 // write writes b and flushes, within streamWriteTimeout: a page that
 // stops reading is dropped.
-func (st *pageStream) write(b []byte) bool {
+func (st *pageStream) write(b []byte) error {
 	_ = st.rc.SetWriteDeadline(time.Now().Add(streamWriteTimeout))
 	if _, err := st.w.Write(b); err != nil {
-		return false
+		return err
 	}
-	return st.rc.Flush() == nil
+	return st.rc.Flush()
 }

@@ -23,7 +23,7 @@ import (
 
 	"github.com/hitlbot/hitl"
 	"github.com/hitlbot/hitl/access"
-	"github.com/hitlbot/hitl/internal/broadcast"
+	"github.com/hitlbot/hitl/internal/eventstream"
 )
 
 //go:embed templates/*.html
@@ -73,7 +73,7 @@ type Handler struct {
 	mux    *http.ServeMux
 	log    *slog.Logger
 	static http.Handler
-	stream *broadcast.Broadcaster // fans the log out to the pages' event streams
+	stream *eventstream.Broadcaster // the pages' event streams: the log caught up, then live
 	// local holds the secret of the local person's session, on a
 	// tokenless service (localSession).
 	local struct {
@@ -99,7 +99,7 @@ func New(cfg Config) *Handler {
 	sub, _ := fs.Sub(staticFS, "static")
 	h := &Handler{cfg: cfg, svc: cfg.Services, access: cfg.Services.Access, log: cfg.Logger, mux: http.NewServeMux(),
 		tmpl: parseTemplates(), static: http.StripPrefix("/static/", http.FileServerFS(sub)),
-		stream: broadcast.New(context.Background(), cfg.Services.Log, cfg.Logger, nil)}
+		stream: eventstream.New(context.Background(), cfg.Services.Log, cfg.Logger, nil)}
 	h.routes()
 	return h
 }

@@ -2,75 +2,46 @@ package main
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"strings"
 
 	"github.com/hitlbot/hitl"
-	"github.com/hitlbot/hitl/internal/broadcast"
+	"github.com/hitlbot/hitl/internal/eventstream"
 )
 
 // questionLines writes one line per question asked and per question
 // settled (answered, timed out, cancelled) to w until ctx ends: the
 // terminal's view of what waits on a person when hitl serve runs without
-// Slack. It follows the event stream (a broadcaster over the event log,
-// woken by each commit) from the end of the log, reads nothing else and
-// writes nothing to the store.
+// Slack. It follows the event stream (internal/eventstream over the event
+// log, woken by each commit) from the end of the log, reads nothing else
+// and writes nothing to the store.
 func questionLines(ctx context.Context, log hitl.EventLog, w io.Writer) error {
 	ctx = hitl.WithPrincipal(ctx, hitl.ObserverPrincipal("serve"))
-	b := broadcast.New(ctx, log, nil, nil)
-	sub, err := b.Subscribe(ctx, hitl.ObserverPrincipal("serve"))
+	es, err := eventstream.New(ctx, log, nil, nil).Open(ctx, eventstream.Request{Principal: hitl.ObserverPrincipal("serve")})
 	if err != nil {
 		return err
 	}
-	defer b.Unsubscribe(sub)
-	cur, err := broadcast.EndOfLog(ctx, log, sub.Start())
-	if err != nil {
-		return err
+	defer es.Close()
+	err = es.Serve(ctx, lineSink{w})
+	if errors.Is(err, eventstream.ErrBehind) {
+		return fmt.Errorf("the event stream ended")
 	}
-	// catchUp reads the log itself up to to: what the broadcaster did not
-	// read for this stream.
-	catchUp := func(to uint64) error {
-		for cur < to {
-			evs, last, err := log.Events(ctx, cur, broadcast.ReadBatch)
-			if err != nil || last == cur {
-				return err
-			}
-			for _, ev := range evs {
-				printQuestionLine(w, ev)
-			}
-			cur = last
-		}
-		return nil
-	}
-	if err := catchUp(sub.Start()); err != nil {
-		return err
-	}
-	for {
-		select {
-		case <-ctx.Done():
-			return nil
-		case <-sub.Gone():
-			return fmt.Errorf("the event stream ended")
-		case bt := <-sub.Batches():
-			if bt.To <= cur {
-				continue
-			}
-			if !bt.Read || bt.From > cur {
-				if err := catchUp(bt.To); err != nil {
-					return err
-				}
-				continue
-			}
-			for _, f := range bt.Frames {
-				if f.Seq > cur {
-					printQuestionLine(w, f.Event)
-				}
-			}
-			cur = bt.To
-		}
-	}
+	return err
 }
+
+// lineSink writes the question lines of the frames it gets.
+type lineSink struct{ w io.Writer }
+
+func (s lineSink) Send(frames []eventstream.Frame) error {
+	for _, f := range frames {
+		printQuestionLine(s.w, f.Event)
+	}
+	return nil
+}
+
+func (lineSink) Beat() error { return nil }
 
 // printQuestionLine writes ev's line, if it is a question's arrival or
 // its end.

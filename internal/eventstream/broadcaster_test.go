@@ -1,4 +1,4 @@
-package broadcast
+package eventstream
 
 import (
 	"context"

@@ -1,7 +1,4 @@
-// Package broadcast fans the event log out to many live streams (the
-// API's SSE streams, the web pages' event streams): one read of each
-// change, handed to every stream without blocking on any.
-package broadcast
+package eventstream
 
 import (
 	"context"
@@ -10,6 +7,7 @@ import (
 	"slices"
 	"strings"
 	"sync"
+	"time"
 
 	"github.com/hitlbot/hitl"
 )
@@ -64,13 +62,16 @@ func (s *Subscriber) Gone() <-chan struct{} { return s.gone }
 // to every stream without blocking on any of them: each distinct
 // principal among the streams gets the events the root lets it see
 // (hitl.Event.VisibleTo, the rule hitl.Service's Events applies), decided
-// once per principal, not per stream. Streams filter by job themselves.
+// once per principal, not per stream. A Stream filters by run itself.
 // The reader runs while someone listens.
 type Broadcaster struct {
 	log    hitl.EventLog
 	logger *slog.Logger
 	base   context.Context // reads run in it: the reader ends with it
 	encode func(*hitl.Event) ([]byte, error)
+	// ticker makes a stream's heartbeat (time.NewTicker; a test's
+	// hand-driven ticks).
+	ticker func(time.Duration) (<-chan time.Time, func())
 
 	mu      sync.Mutex
 	subs    map[*Subscriber]struct{}
@@ -85,7 +86,13 @@ func New(base context.Context, log hitl.EventLog, logger *slog.Logger, encode fu
 	if logger == nil {
 		logger = slog.Default()
 	}
-	return &Broadcaster{log: log, logger: logger, base: base, encode: encode, subs: map[*Subscriber]struct{}{}}
+	return &Broadcaster{log: log, logger: logger, base: base, encode: encode, ticker: newTicker, subs: map[*Subscriber]struct{}{}}
+}
+
+// newTicker is a wall-clock ticker of period d and its stop.
+func newTicker(d time.Duration) (<-chan time.Time, func()) {
+	t := time.NewTicker(d)
+	return t.C, t.Stop
 }
 
 // Subscribe registers a stream for p. The stream gets every batch after
