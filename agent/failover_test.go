@@ -46,17 +46,17 @@ func (r *replica) intercept(f func(w http.ResponseWriter, r *http.Request, next 
 	r.mu.Unlock()
 }
 
-// heldRuns counts the WaitRun calls in flight: a checkpoint held while
-// its run is paused.
+// heldRuns counts the checkpoints held in flight while their run is
+// paused.
 type heldRuns struct {
-	service.RunService
+	Holds
 	*watched
 }
 
-func (h *heldRuns) WaitRun(ctx context.Context, id string, after uint64) (*hitl.Run, error) {
+func (h *heldRuns) HoldWhilePaused(ctx, wait context.Context, e hitl.StateEvent, cp service.Checkpoint) (service.Checkpoint, error) {
 	h.change(func() { h.inWait++; h.entered++ })
 	defer h.change(func() { h.inWait--; h.left++ })
-	return h.RunService.WaitRun(ctx, id, after)
+	return h.Holds.HoldWhilePaused(ctx, wait, e, cp)
 }
 
 // twoReplicas starts two API servers over one store and one notifier, as
@@ -67,9 +67,9 @@ func twoReplicas(t *testing.T) (a, b *replica, c *Client) {
 	clock := clocktest.New(time.Date(2025, 3, 1, 12, 0, 0, 0, time.UTC))
 	start := func() *replica {
 		svc := service.NewService(store, service.ServiceConfig{Notifier: n, Clock: clock, ParseCommand: shell.Parse})
-		r := &replica{svc: svc, w: newWatched(svc.Questions), runs: &heldRuns{RunService: svc.Runs, watched: newWatched(nil)}}
+		r := &replica{svc: svc, w: newWatched(svc.Questions), runs: &heldRuns{Holds: svc.Runs, watched: newWatched(nil)}}
 		svcs := over(r.w, svc)
-		svcs.Runs = r.runs
+		svcs.Holds = r.runs
 		srv := NewServer(svcs, ServerConfig{Clock: clock, Logger: slog.New(slog.NewTextHandler(t.Output(), nil))})
 		r.http = httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, req *http.Request) {
 			r.mu.Lock()

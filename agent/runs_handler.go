@@ -97,9 +97,8 @@ func (s *Server) handleCurrent(w http.ResponseWriter, r *http.Request) {
 
 // handleCheckpoint serves POST /api/runs/{id}/checkpoint?wait=60s: the
 // loop reports its iteration and learns what to do. While the run is
-// paused it waits (up to wait) for a resume or a cancel, then answers with
-// the state then (RunService.Woken: a plain resume commits nothing more):
-// the caller calls again while it is still paused.
+// paused the service holds it (Holds.HoldWhilePaused, up to wait) and this
+// answers with the state then.
 func (s *Server) handleCheckpoint(w http.ResponseWriter, r *http.Request) {
 	if !s.serves(w, r, s.runs != nil, "steering") {
 		return
@@ -124,23 +123,14 @@ func (s *Server) handleCheckpoint(w http.ResponseWriter, r *http.Request) {
 	e := hitl.StateEvent{Schema: hitl.StateSchema, Event: hitl.StateRunning, RunID: id, IssueID: req.IssueID,
 		Stack: []hitl.StackEntry{{ID: id, Mode: req.Mode, Iter: req.Iter, Max: req.Max, Model: req.Model}}}
 	cp, err := s.runs.Checkpoint(r.Context(), e)
-	if err == nil && cp.Status == hitl.RunPaused && wait > 0 {
+	if err == nil && cp.Status == hitl.RunPaused && wait > 0 && s.holds != nil {
 		release, ok := s.openStream(w, r)
 		if !ok {
 			return
 		}
 		defer release()
 		ctx, done := s.longPoll(w, r, wait)
-		for err == nil && cp.Status == hitl.RunPaused && ctx.Err() == nil {
-			run, werr := s.runs.WaitRun(ctx, id, cp.Version)
-			if werr != nil && !waitEnded(werr) {
-				err = werr
-				break
-			}
-			if ctx.Err() == nil {
-				cp, err = s.runs.Woken(r.Context(), e, run) // from run, when nothing is to record
-			}
-		}
+		cp, err = s.holds.HoldWhilePaused(r.Context(), ctx, e, cp)
 		done()
 		if r.Context().Err() != nil {
 			return

@@ -114,7 +114,7 @@ type Services struct {
 	Guard service.FloodGuard
 	// Scrape decides who may scrape /metrics.
 	Scrape ScrapeGuard
-	// Holds lets go of a held hook call that went away.
+	// Holds holds paused checkpoints and lets go of held hook calls.
 	Holds Holds
 }
 
@@ -123,8 +123,11 @@ type ScrapeGuard interface {
 	AuthorizeScrape(ctx context.Context) error
 }
 
-// Holds lets go of a held hook call that went away (service.Runs.LetGo).
+// Holds is how the service holds a caller while its run is paused
+// (service.Runs): a checkpoint until a resume or a cancel, and letting go
+// of a held hook call that went away.
 type Holds interface {
+	HoldWhilePaused(ctx, wait context.Context, e hitl.StateEvent, cp service.Checkpoint) (service.Checkpoint, error)
 	LetGo(ctx context.Context, id string, version uint64) error
 }
 

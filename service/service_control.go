@@ -2,6 +2,7 @@ package service
 
 import (
 	"context"
+	"errors"
 	"time"
 
 	"github.com/hitlbot/hitl"
@@ -364,7 +365,7 @@ func checkpointOf(r *hitl.Run, handover bool) Checkpoint {
 func (s *Runs) WaitRun(ctx context.Context, id string, after uint64) (*hitl.Run, error) {
 	for {
 		ch, cancel := s.notifier.Watch(runKey(id)) // before the read: a change after it wakes us
-		run, err := s.runs.RunRecord(ctx, id)
+		run, err := s.RunRecord(ctx, id)
 		if err != nil || run.Version > after {
 			cancel()
 			return run, err
@@ -377,6 +378,27 @@ func (s *Runs) WaitRun(ctx context.Context, id string, after uint64) (*hitl.Run,
 			return run, ctx.Err()
 		}
 	}
+}
+
+// HoldWhilePaused holds a checkpoint while its run is paused: it waits
+// for a resume or a cancel until wait ends (the caller's long poll), and
+// answers the state then (Woken: a plain resume commits nothing more); the
+// caller checks in again while the run is still paused. ctx is the
+// request's: the last read is not cut off by the end of the wait.
+func (s *Runs) HoldWhilePaused(ctx, wait context.Context, e hitl.StateEvent, cp Checkpoint) (Checkpoint, error) {
+	for cp.Status == hitl.RunPaused && wait.Err() == nil {
+		run, err := s.WaitRun(wait, e.RunID, cp.Version)
+		if err != nil && !errors.Is(err, context.DeadlineExceeded) && !errors.Is(err, context.Canceled) {
+			return cp, err
+		}
+		if wait.Err() != nil {
+			break
+		}
+		if cp, err = s.Woken(ctx, e, run); err != nil {
+			return cp, err
+		}
+	}
+	return cp, nil
 }
 
 // Runs returns a page of runs (active ones, or all), for principals that
