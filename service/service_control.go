@@ -384,7 +384,8 @@ func (s *Runs) WaitRun(ctx context.Context, id string, after uint64) (*hitl.Run,
 // for a resume or a cancel until wait ends (the caller's long poll), and
 // answers the state then (Woken: a plain resume commits nothing more); the
 // caller checks in again while the run is still paused. ctx is the
-// request's: the last read is not cut off by the end of the wait.
+// request's and wait a child of it (the principal travels in both): the
+// last read is not cut off by the end of the wait.
 func (s *Runs) HoldWhilePaused(ctx, wait context.Context, e hitl.StateEvent, cp Checkpoint) (Checkpoint, error) {
 	for cp.Status == hitl.RunPaused && wait.Err() == nil {
 		run, err := s.WaitRun(wait, e.RunID, cp.Version)
