@@ -8,7 +8,7 @@ import (
 	"github.com/stretchr/testify/assert"
 )
 
-// TestAlertRule is seed 001's alert rule, row by row: what starts an
+// TestAlertRule is the questions API's alert rule, row by row: what starts an
 // alert, what clears it, and that one that holds and is active changes
 // nothing.
 func TestAlertRule(t *testing.T) {

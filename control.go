@@ -83,7 +83,7 @@ type ControlPayload struct {
 	NewModel      string `json:"new_model,omitempty"`
 }
 
-// ControlMessage is one message on loop:control, with seed 000's field
+// ControlMessage is one message on loop:control, with the steering protocol's field
 // names (docs/protocol.md#steering).
 type ControlMessage struct {
 	Schema    int            `json:"schema"`

@@ -3,7 +3,7 @@ package hitl
 import "time"
 
 // EventType names an event on the event log and the SSE stream (docs/protocol.md#events:
-// seed 001's event types plus the outcomes it leaves implicit).
+// the questions API's event types plus the outcomes it leaves implicit).
 type EventType string
 
 const (
@@ -21,7 +21,7 @@ const (
 	// EventControl is a loop:control message (ACK or RESULT; docs/protocol.md#steering).
 	EventControl EventType = "control"
 	// EventLoop is a loop:current message (STATE, ABORT or DONE).
-	EventLoop EventType = "loop"
+	EventRunState EventType = "loop"
 	// EventApprovalAdded: one more approval of a question that needs
 	// several (Question.Approvals says how many).
 	EventApprovalAdded EventType = "question_approval"
@@ -56,8 +56,8 @@ type Event struct {
 	Question *Question `json:"question,omitempty"`
 	// Response is the answer, or the default a timeout used (redacted).
 	Response *Response `json:"response,omitempty"`
-	// Status is the run's phase after the event, computed in its
-	// transaction (and the phase an EventStatus reports).
+	// Status is the run's status after the event, computed in its
+	// transaction (and the status an EventStatus reports).
 	Status RunStatus `json:"status,omitempty"`
 	// Asker is the principal that asked the question, so that readers who
 	// see only their own questions see only their own events.
@@ -101,7 +101,7 @@ func (ev *Event) VisibleTo(p Principal) bool {
 // newQuestionEvent records what happened to q, once: a question that is
 // asked (or asked again) is what changed, so the event carries it; an
 // answer, timeout or cancellation carries only the response and reason.
-// The store adds the run's phase after it (Status).
+// The store adds the run's status after it (Status).
 func NewQuestionEvent(typ EventType, q *Question, actor string, at time.Time) *Event {
 	r := q.Redacted()
 	ev := &Event{Type: typ, QuestionID: q.ID, RunID: q.RunID, At: at, Actor: actor, Response: r.Response, Asker: q.Asker}

@@ -31,8 +31,8 @@ var (
 	errRequiredText = "question is required"
 )
 
-// NewQuestion is what an agent sends to ask (seed 001's create request, with
-// seed 002's inputType and sensitive, and routing for Slack: docs/protocol.md#questions).
+// NewQuestion is what an agent sends to ask (the questions API's create request, with
+// the file bridge's inputType and sensitive, and routing for Slack: docs/protocol.md#questions).
 type NewQuestion struct {
 	Question     string       `json:"question"`
 	Type         QuestionType `json:"type,omitempty"`
@@ -55,7 +55,7 @@ type NewQuestion struct {
 	CallbackURL string `json:"callbackUrl,omitempty"`
 }
 
-// ValidateRunID checks a run id (seed 001's jobId, docs/protocol.md#questions): 1-128 characters of letters, digits
+// ValidateRunID checks a run id (the questions API's jobId, docs/protocol.md#questions): 1-128 characters of letters, digits
 // and . _ : / @ -, starting with a letter or digit.
 func ValidateRunID(id string) error {
 	if !runIDPattern.MatchString(id) {
@@ -265,7 +265,7 @@ func validateContext(c *Context) error {
 		return nil
 	}
 	for name, v := range map[string]string{
-		"context.agent": c.Agent, "context.issueId": c.IssueID, "context.jobType": c.JobType,
+		"context.agent": c.Agent, "context.issueId": c.IssueID, "context.jobType": c.RunType,
 		"context.projectName": c.ProjectName, "context.currentStep": c.CurrentStep, "context.errorDetails": c.ErrorDetails,
 	} {
 		if utf8.RuneCountInString(v) > MaxContextLen {

@@ -26,7 +26,7 @@ const (
 	ApprovalResponse ResponseType = "approval"
 )
 
-// InputType is seed 002's hint for how to collect a text answer (docs/protocol.md#questions).
+// InputType is the file bridge's hint for how to collect a text answer (docs/protocol.md#questions).
 type InputType string
 
 const (
@@ -53,7 +53,7 @@ type Option struct {
 	Description string `json:"description,omitempty"`
 }
 
-// UnmarshalJSON accepts seed 001's `value: string | boolean` (docs/protocol.md#questions).
+// UnmarshalJSON accepts the questions API's `value: string | boolean` (docs/protocol.md#questions).
 func (o *Option) UnmarshalJSON(b []byte) error {
 	var raw struct {
 		ID          json.RawMessage `json:"id"`
@@ -92,19 +92,19 @@ func scalarString(raw json.RawMessage) string {
 	return string(raw)
 }
 
-// Context is what a person needs to decide: seed 001's QuestionContext (docs/protocol.md#questions) plus
+// Context is what a person needs to decide: the questions API's QuestionContext (docs/protocol.md#questions) plus
 // the agent and issue the question comes from.
 type Context struct {
 	Agent            string   `json:"agent,omitempty"`
 	IssueID          string   `json:"issueId,omitempty"`
-	JobType          string   `json:"jobType,omitempty"`
+	RunType          string   `json:"jobType,omitempty"`
 	ProjectName      string   `json:"projectName,omitempty"`
 	CurrentStep      string   `json:"currentStep,omitempty"`
 	ErrorDetails     string   `json:"errorDetails,omitempty"`
 	SuggestedOptions []string `json:"suggestedOptions,omitempty"`
 }
 
-// Question is a question an agent asked. Field names follow seed 001 (docs/protocol.md#questions).
+// Question is a question an agent asked. Field names follow the questions API (docs/protocol.md#questions).
 type Question struct {
 	ID              string         `json:"id"`
 	RunID           string         `json:"jobId"`

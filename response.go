@@ -21,7 +21,7 @@ const (
 // MaxAnswerLen bounds a text answer (and an approval message or reason).
 const MaxAnswerLen = 10000
 
-// Response is an answer (seed 001's QuestionResponse: docs/protocol.md#questions). After validation Value
+// Response is an answer (the questions API's QuestionResponse: docs/protocol.md#questions). After validation Value
 // is a string for text, choice (the option's value) and approval
 // ("approve", "deny" or "reply"), and a bool for boolean. Text is an
 // optional explanation: the message on grant, the reason on deny; with a

@@ -2,14 +2,14 @@ package hitl
 
 import "time"
 
-// PendingQuestion is seed 004's pendingQuestion (docs/protocol.md#run-state-and-the-interaction-threshold).
+// PendingQuestion is the run-state protocol's pendingQuestion (docs/protocol.md#run-state-and-the-interaction-threshold).
 type PendingQuestion struct {
 	QuestionID string    `json:"questionId"`
 	Question   string    `json:"question"`
 	Timestamp  time.Time `json:"timestamp"`
 }
 
-// Interaction is one entry of seed 004's interactionHistory (docs/protocol.md#run-state-and-the-interaction-threshold).
+// Interaction is one entry of the run-state protocol's interactionHistory (docs/protocol.md#run-state-and-the-interaction-threshold).
 type Interaction struct {
 	QuestionID string    `json:"questionId"`
 	Question   string    `json:"question"`
@@ -28,7 +28,7 @@ type Interaction struct {
 // all of them).
 const MaxHistory = 100
 
-// RunState is what a run looks like to a person: its phase, the question it
+// RunState is what a run looks like to a person: its status, the question it
 // waits on, and its recent history of questions and answers, oldest first.
 type RunState struct {
 	RunID              string           `json:"runId"`

@@ -34,7 +34,7 @@ func DefaultRunID(name string, p Principal) string { return name + "@" + p.ID }
 func KeyOf(asker, key string) string { return PersonOf(asker) + "\x00" + key }
 
 // ControlKeyOf is the key a control request id sent by principal is held
-// under (seed 000's dedup cache): the principal's own, so that another
+// under (the steering protocol's dedup cache): the principal's own, so that another
 // principal's request with the same id is a new request, never answered
 // with the first one's RESULT (nor refused with its refusal). The local
 // principals of a tokenless server are one principal.

@@ -32,7 +32,7 @@ type Run struct {
 	Control RunControl `json:"control"`
 }
 
-// Status is the run's status as docs/protocol.md#run-state-and-the-interaction-threshold shows it (phase): done, aborted
+// Status is the run's status as docs/protocol.md#run-state-and-the-interaction-threshold shows it (status): done, aborted
 // or cancelled once it ended, paused while paused, waiting for approval
 // while an approval it waits on is pending, waiting for input while
 // another question it waits on is, running otherwise.

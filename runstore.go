@@ -11,7 +11,7 @@ import (
 type RunStore interface {
 	// UpdateRun loads run id (nil when there is none), calls fn on it and
 	// writes what fn returns, atomically: the run (when not nil), its
-	// events in order (each stamped with the run's phase and asker) and
+	// events in order (each stamped with the run's status and asker) and
 	// the completed control request. fn may be called more than once and
 	// must depend only on its argument; its error aborts the update and
 	// is returned. It returns the run as stored.
@@ -50,7 +50,7 @@ type RunUpdate struct {
 
 // ControlRecord is the durable record of a control request, written with
 // its RESULT in the commit that carries the command out (Service.Control).
-// It is the dedup cache of seed 000 (a retry within five minutes gets the
+// It is the dedup cache of the steering protocol (a retry within five minutes gets the
 // cached RESULT), held per principal (Key), and it survives restarts. A record without a Result was
 // written by an older hitl, which recorded receipt and result apart: the
 // request was in flight then.

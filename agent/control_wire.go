@@ -11,7 +11,7 @@ import (
 
 // The loop:control wire (docs/protocol.md#steering): what POST /api/topics/loop:control reads.
 
-// parseControlRequest reads a REQUEST as seed 000's field table has it (docs/protocol.md#steering):
+// parseControlRequest reads a REQUEST as the steering protocol's field table has it (docs/protocol.md#steering):
 // schema must be 0, type REQUEST, and request_id, command, target.run_id,
 // timestamp (ISO 8601) and payload present; escalate needs payload.model,
 // redirect payload.instruction (the root validates the fields, as for a

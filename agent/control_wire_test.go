@@ -8,7 +8,7 @@ import (
 	"github.com/stretchr/testify/require"
 )
 
-// TestParseControlRequest: seed 000's REQUEST as its field table has it;
+// TestParseControlRequest: the steering protocol's REQUEST as its field table has it;
 // what the wire cannot carry is refused here, what a field holds is the
 // root's to check (TestControlRequestFields, and the HTTP tests' RESULTs).
 func TestParseControlRequest(t *testing.T) {

@@ -30,14 +30,14 @@ func (s *Server) handleEvents(w http.ResponseWriter, r *http.Request) {
 		writeError(w, r, s.log, err)
 		return
 	}
-	job := r.URL.Query().Get("jobId")
-	if job != "" {
-		if err := hitl.ValidateRunID(job); err != nil {
+	run := r.URL.Query().Get("jobId")
+	if run != "" {
+		if err := hitl.ValidateRunID(run); err != nil {
 			writeError(w, r, s.log, err)
 			return
 		}
 	}
-	s.serveStream(w, r, &stream{job: job}, after, resume)
+	s.serveStream(w, r, &stream{run: run}, after, resume)
 }
 
 // serveStream serves st as Server-Sent Events: from after when resume,
@@ -50,7 +50,7 @@ func (s *Server) serveStream(w http.ResponseWriter, r *http.Request, st *stream,
 	}
 	defer release()
 	ctx := r.Context()
-	es, err := s.stream.Open(ctx, eventstream.Request{Principal: hitl.PrincipalFrom(ctx), Run: st.job, Resume: resume, After: after,
+	es, err := s.stream.Open(ctx, eventstream.Request{Principal: hitl.PrincipalFrom(ctx), Run: st.run, Resume: resume, After: after,
 		Heartbeat: s.cfg.Heartbeat})
 	if err != nil {
 		writeError(w, r, s.log, err)
@@ -74,7 +74,7 @@ type stream struct {
 	s   *Server
 	w   http.ResponseWriter
 	rc  *http.ResponseController
-	job string
+	run string
 	// topic, when set, shows only the events of one steering topic (docs/protocol.md#steering), as
 	// that topic has them (topicFrame); else every event (encodeFrame).
 	topic string

@@ -28,7 +28,7 @@ func ExampleClient_Ask() {
 	}
 }
 
-// A complete steerable loop (seed 000): people can pause, resume, cancel,
+// A complete steerable loop (docs/protocol.md#steering): people can pause, resume, cancel,
 // escalate or redirect it from Slack or a terminal. Compiled, not run.
 func ExampleClient_Run() {
 	ctx := context.Background()

@@ -48,7 +48,7 @@ func TestLoop(t *testing.T) {
 		done := make(chan error, 1)
 		go func() { _, err := loop.Checkpoint(ctx, 2); done <- err }()
 		e.untilEvent(t, "the paused loop reported iteration 2", func(ev *hitl.Event) bool {
-			return ev.Type == hitl.EventLoop && ev.State.Event == hitl.StateRunning && ev.State.Stack[0].Iter == 2
+			return ev.Type == hitl.EventRunState && ev.State.Event == hitl.StateRunning && ev.State.Stack[0].Iter == 2
 		})
 		select {
 		case err := <-done:

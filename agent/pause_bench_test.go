@@ -16,7 +16,7 @@ import (
 // bbolt commit of a question-sized value and one loopback round trip,
 // interleaved in the same loop:
 //
-//   - pause → woken: from sending a pause (seed 000's REQUEST) until the
+//   - pause → woken: from sending a pause (the steering protocol's REQUEST) until the
 //     agent's long poll of its run (GET /api/runs/{id}?after=) returns it
 //     paused;
 //   - resume → returned: from sending a resume until the agent's

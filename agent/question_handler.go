@@ -110,12 +110,12 @@ func (s *Server) handleAnswer(w http.ResponseWriter, r *http.Request) {
 		writeError(w, r, s.log, err)
 		return
 	}
-	writeJSON(w, http.StatusOK, answerResponse{Success: true, JobResumed: s.jobResumed(r.Context(), q.RunID), Question: q})
+	writeJSON(w, http.StatusOK, answerResponse{Success: true, RunResumed: s.runResumed(r.Context(), q.RunID), Question: q})
 }
 
 // jobResumed reports whether job waits on nothing any more: one read of
 // the run's record, however many questions it holds.
-func (s *Server) jobResumed(ctx context.Context, runID string) bool {
+func (s *Server) runResumed(ctx context.Context, runID string) bool {
 	if s.runs == nil {
 		return false
 	}

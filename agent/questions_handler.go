@@ -39,7 +39,7 @@ func (s *Server) handleAsk(w http.ResponseWriter, r *http.Request) {
 }
 
 // handleJobQuestions serves GET /api/jobs/{id}/questions.
-func (s *Server) handleJobQuestions(w http.ResponseWriter, r *http.Request) {
+func (s *Server) handleRunQuestions(w http.ResponseWriter, r *http.Request) {
 	runID := r.PathValue("id")
 	if err := hitl.ValidateRunID(runID); err != nil {
 		writeError(w, r, s.log, err)
@@ -67,7 +67,7 @@ func (s *Server) handleQuestions(w http.ResponseWriter, r *http.Request) {
 }
 
 // handlePending serves GET /api/questions/pending?type=&jobId= (docs/protocol.md#questions;
-// seed 001's workspaceId and projectId are accepted and ignored).
+// the questions API's workspaceId and projectId are accepted and ignored).
 func (s *Server) handlePending(w http.ResponseWriter, r *http.Request) {
 	query := r.URL.Query()
 	query.Del("status")
@@ -110,11 +110,11 @@ func parseFilter(query url.Values) (hitl.QuestionFilter, error) {
 	if f.Type != "" && !slices.Contains(hitl.QuestionTypes, f.Type) {
 		return f, hitl.Errorf(hitl.EINVALID, "type %q is invalid: use blocking, non_blocking, approval or error_recovery", f.Type)
 	}
-	if job := query.Get("jobId"); job != "" {
-		if err := hitl.ValidateRunID(job); err != nil {
+	if run := query.Get("jobId"); run != "" {
+		if err := hitl.ValidateRunID(run); err != nil {
 			return f, err
 		}
-		f.RunID = job
+		f.RunID = run
 	}
 	var err error
 	if f.Limit, err = parseLimit(query.Get("limit")); err != nil {

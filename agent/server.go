@@ -173,7 +173,7 @@ func (s *Server) routes() {
 	s.mux.HandleFunc("GET /healthz", s.handleHealth)
 	s.mux.HandleFunc("GET /api/whoami", s.handleWhoami)
 	s.mux.HandleFunc("POST /api/jobs/{id}/questions", s.handleAsk)
-	s.mux.HandleFunc("GET /api/jobs/{id}/questions", s.handleJobQuestions)
+	s.mux.HandleFunc("GET /api/jobs/{id}/questions", s.handleRunQuestions)
 	s.mux.HandleFunc("GET /api/jobs/{id}", s.handleRunState)
 	s.mux.HandleFunc("GET /api/runs/{id}", s.handleRun)
 	s.mux.HandleFunc("GET /api/runs", s.handleRuns)

@@ -11,7 +11,7 @@ import (
 	"github.com/hitlbot/hitl"
 )
 
-// sseEvent is the data of one SSE event, in seed 001's shapes (docs/protocol.md#events):
+// sseEvent is the data of one SSE event, in the questions API's shapes (docs/protocol.md#events):
 // question_asked carries the question, question_answered the response;
 // question_timeout and question_cancelled carry the response used (the
 // default, if any) and the cancel reason; status carries the job's status;
@@ -72,8 +72,8 @@ func toSSE(ev *hitl.Event) sseEvent {
 
 // encodeFrame encodes ev as the stream shows it: the event with its log
 // sequence as id and, for a question event, a status event after it with
-// the run's phase after the event (without an id, so resuming is by log
-// sequence only). The phase is the one the event recorded, computed in
+// the run's status after the event (without an id, so resuming is by log
+// sequence only). The status is the one the event recorded, computed in
 // its transaction: nothing is read to show it.
 func encodeFrame(ev *hitl.Event) ([]byte, error) {
 	var buf bytes.Buffer

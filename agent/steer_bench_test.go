@@ -28,7 +28,7 @@ func steerServer(b *testing.B) (*service.Service, *Client) {
 	return svc, NewClient(benchServer(b, srv), "")
 }
 
-// BenchmarkControlRequestToResult measures seed 000's REQUEST → RESULT
+// BenchmarkControlRequestToResult measures the steering protocol's REQUEST → RESULT
 // over HTTP on loopback with the bbolt store: the ACK's durable commit,
 // the command's commit (run state, cached RESULT, RESULT and loop events)
 // and one round trip. Pause and resume alternate on one active run.

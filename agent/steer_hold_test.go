@@ -49,7 +49,7 @@ func TestHeldCheckpointWoken(t *testing.T) {
 			done <- step
 		}()
 		e.untilEvent(t, "the paused loop reported its iteration", func(ev *hitl.Event) bool {
-			return ev.Type == hitl.EventLoop && ev.State.Event == hitl.StateRunning && ev.State.Stack[0].Iter == iter
+			return ev.Type == hitl.EventRunState && ev.State.Event == hitl.StateRunning && ev.State.Stack[0].Iter == iter
 		})
 		return done
 	}

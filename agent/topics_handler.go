@@ -28,7 +28,7 @@ func (s *Server) handleTopic(topic string) http.HandlerFunc {
 			writeError(w, r, s.log, err)
 			return
 		}
-		s.serveStream(w, r, &stream{job: run, topic: topic}, after, resume)
+		s.serveStream(w, r, &stream{run: run, topic: topic}, after, resume)
 	}
 }
 
@@ -39,7 +39,7 @@ func topicFrame(topic string, ev *hitl.Event) ([]byte, error) {
 	switch {
 	case topic == hitl.TopicControl && ev.Type == hitl.EventControl:
 		data = ev.Control
-	case topic == hitl.TopicCurrent && ev.Type == hitl.EventLoop:
+	case topic == hitl.TopicCurrent && ev.Type == hitl.EventRunState:
 		data = ev.State
 	default:
 		return nil, nil

@@ -29,7 +29,7 @@ type answerRequest struct {
 // answerResponse answers POST /api/questions/{id}/answer.
 type answerResponse struct {
 	Success    bool           `json:"success"`
-	JobResumed bool           `json:"jobResumed"`
+	RunResumed bool           `json:"jobResumed"`
 	Question   *hitl.Question `json:"question"`
 }
 

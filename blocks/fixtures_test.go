@@ -123,7 +123,7 @@ func hostileQuestion(q *hitl.Question) *hitl.Question {
 	q.Question = hostileLong
 	q.RunID = hostile(128)
 	q.Asker = hostile(200)
-	q.Context = &hitl.Context{Agent: hostileAgent, IssueID: hostile(4000), JobType: hostile(4000), ProjectName: hostile(4000),
+	q.Context = &hitl.Context{Agent: hostileAgent, IssueID: hostile(4000), RunType: hostile(4000), ProjectName: hostile(4000),
 		CurrentStep: hostile(4000), ErrorDetails: hostile(4000), SuggestedOptions: []string{hostile(500), hostile(500), hostile(500)}}
 	q.Assignees = hostileAssignees()
 	if q.ResponseType == hitl.ChoiceResponse {

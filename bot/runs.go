@@ -28,7 +28,7 @@ func (b *Bot) runDeliveries(ctx context.Context, ev *hitl.Event) ([]hitl.Deliver
 		return nil, nil
 	}
 	switch ev.Type {
-	case hitl.EventLoop:
+	case hitl.EventRunState:
 	case hitl.EventControl:
 		if ev.Control == nil || ev.Control.Type != hitl.MessageResult || ev.Control.Payload.Status != hitl.ResultSuccess {
 			return nil, nil

@@ -29,7 +29,7 @@ func TestAlertsAndMetricsConfig(t *testing.T) {
 		assert.Equal(t, "C0OTHER", c.Alerts.Channel)
 		assert.Equal(t, "127.0.0.1:9191", c.MetricsListen)
 	})
-	t.Run("unset: the defaults of seed 001", func(t *testing.T) {
+	t.Run("unset: the defaults of the questions API", func(t *testing.T) {
 		got := config.Default().HitlAlerts().WithDefaults()
 		assert.Equal(t, hitl.AlertConfig{TimeoutRate: 0.2, MinSettled: 10, UnansweredBlocking: time.Hour, CreationErrors: 1}, got)
 	})

@@ -249,7 +249,7 @@ func TestLearnedRuleRules(t *testing.T) {
 }
 
 // TestPromptedNeedsARule: where the agent was about to ask its person,
-// seed 003's default never allows; a rule a person wrote still does.
+// the approval protocol's default never allows; a rule a person wrote still does.
 func TestPromptedNeedsARule(t *testing.T) {
 	d := shellDecider()
 	for _, tc := range []struct {
@@ -274,7 +274,7 @@ func TestPromptedNeedsARule(t *testing.T) {
 			unprompted, err := d.Decide(tc.op)
 			require.NoError(t, err)
 			if tc.want == ask && hitl.DefaultPolicy()[tc.op.Type] == allow {
-				assert.Equal(t, allow, unprompted.Effect, "seed 003's default still holds for agents that ask about everything")
+				assert.Equal(t, allow, unprompted.Effect, "the approval protocol's default still holds for agents that ask about everything")
 			}
 		})
 	}

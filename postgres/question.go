@@ -117,7 +117,7 @@ func (c *change) flush(ctx context.Context, tx pgx.Tx) error {
 	for i, st := range sts {
 		deltas[i] = c.counts[hitl.Status(st)]
 	}
-	jobs := make([]string, len(c.events))
+	runs := make([]string, len(c.events))
 	ats := make([]int64, len(c.events))
 	datas := make([][]byte, len(c.events))
 	for i, ev := range c.events {
@@ -129,11 +129,11 @@ func (c *change) flush(ctx context.Context, tx pgx.Tx) error {
 		if err != nil {
 			return fmt.Errorf("encode event: %w", err)
 		}
-		jobs[i], ats[i], datas[i] = ev.RunID, ns(ev.At), data
+		runs[i], ats[i], datas[i] = ev.RunID, ns(ev.At), data
 	}
 	var last *int64
 	var counted, inserted int64
-	if err := tx.QueryRow(ctx, flushSQL, sts, deltas, len(c.events), jobs, ats, datas).Scan(&last, &counted, &inserted); err != nil {
+	if err := tx.QueryRow(ctx, flushSQL, sts, deltas, len(c.events), runs, ats, datas).Scan(&last, &counted, &inserted); err != nil {
 		return fmt.Errorf("append events: %w", err)
 	}
 	if int(inserted) != len(c.events) || last == nil && len(c.events) > 0 {

@@ -77,7 +77,7 @@ func alertEvents(t *testing.T, st hitl.Store) []string {
 
 func ctxAs(p hitl.Principal) context.Context { return hitl.WithPrincipal(context.Background(), p) }
 
-// TestAlertsStartAndClearOnce drives seed 001's three alerts with a
+// TestAlertsStartAndClearOnce drives the questions API's three alerts with a
 // scripted load and an injected clock, checking after every step as the
 // sweeper does: each starts once and clears once, on the log, and an
 // alert active across a restart of the service is not started again.

@@ -79,7 +79,7 @@ func controlLog(t *testing.T, st hitl.Store, after uint64) []string {
 		switch ev.Type {
 		case hitl.EventControl:
 			out = append(out, string(ev.Control.Type)+" "+string(ev.Control.Command))
-		case hitl.EventLoop:
+		case hitl.EventRunState:
 			out = append(out, fmt.Sprintf("%s %d", ev.State.Event, ev.State.Stack[0].Iter))
 		}
 	}
@@ -171,7 +171,7 @@ func TestControlIsOneCommit(t *testing.T) {
 	})
 }
 
-// TestControlDedup is seed 000's dedup rule (Service.seen), one row per
+// TestControlDedup is the steering protocol's dedup rule (Service.seen), one row per
 // case, against a record stored at at (with or without its RESULT) and a
 // service that started at started.
 func TestControlDedup(t *testing.T) {

@@ -89,7 +89,7 @@ func TestControlFlows(t *testing.T) {
 			switch ev.Type {
 			case hitl.EventControl:
 				order = append(order, string(ev.Control.Type))
-			case hitl.EventLoop:
+			case hitl.EventRunState:
 				order = append(order, string(ev.State.Event)+":"+ev.State.Reason)
 			case hitl.EventQuestionCancelled:
 				order = append(order, "question_cancelled")
@@ -112,7 +112,7 @@ func TestControlFlows(t *testing.T) {
 		assert.Equal(t, "opus", p.NewModel)
 		evs, _ := e.st.Events(context.Background(), 0, 0)
 		last := evs[len(evs)-1]
-		require.Equal(t, hitl.EventLoop, last.Type)
+		require.Equal(t, hitl.EventRunState, last.Type)
 		assert.Equal(t, hitl.StateRunning, last.State.Event)
 		assert.Equal(t, "opus", last.State.Stack[0].Model)
 		assert.Equal(t, "Stuck on complex type inference", last.State.Stack[0].EscalationReason)
@@ -198,7 +198,7 @@ func TestControlErrors(t *testing.T) {
 	})
 }
 
-// TestControlRequestIDsPerPrincipal: seed 000's request ids deduplicate
+// TestControlRequestIDsPerPrincipal: the steering protocol's request ids deduplicate
 // per principal. The same principal's retry gets the cached RESULT alone;
 // another principal's request with the same id is a new request (ACK and
 // a RESULT of its own), which never sees the first one's RESULT, and a
@@ -246,7 +246,7 @@ func TestControlRequestIDsPerPrincipal(t *testing.T) {
 }
 
 // inflight stores controller's request id as received and not carried
-// out, as an older hitl did before the command's commit (seed 000's "in
+// out, as an older hitl did before the command's commit (the steering protocol's "in
 // flight").
 func inflight(t *testing.T, st hitl.Store, id, run string, at time.Time) {
 	t.Helper()

@@ -52,13 +52,13 @@ func (s *Runs) Control(ctx context.Context, req hitl.ControlMessage) ([]hitl.Con
 			return hitl.RunUpdate{}, nil
 		}
 		ack := req.Reply(hitl.MessageAck, now, hitl.ControlPayload{})
-		payload, r, loop := s.command(p, req, run, refusal, now)
+		payload, r, state := s.command(p, req, run, refusal, now)
 		result := req.Reply(hitl.MessageResult, now, payload)
 		msgs = []hitl.ControlMessage{ack, result}
 		cancelled = r != nil && r.Control.Status == hitl.RunCancelled
 		evs := []*hitl.Event{s.controlEvent(ack, p, now), s.controlEvent(result, p, now)}
-		if loop != nil {
-			evs = append(evs, s.loopEvent(loop, hitl.ActorFrom(ctx), now))
+		if state != nil {
+			evs = append(evs, s.runStateEvent(state, hitl.ActorFrom(ctx), now))
 		}
 		rec := hitl.ControlRecord{RequestID: req.RequestID, RunID: req.Target.RunID, Command: req.Command, By: p.ID, At: now, Result: &result}
 		return hitl.RunUpdate{Run: r, Events: evs, Control: &rec}, nil
@@ -104,8 +104,8 @@ func (s *Runs) controlEvent(m hitl.ControlMessage, p hitl.Principal, now time.Ti
 	return &hitl.Event{Type: hitl.EventControl, RunID: m.Target.RunID, At: now, Actor: p.ID, Control: &c}
 }
 
-func (s *Runs) loopEvent(e *hitl.StateEvent, actor string, now time.Time) *hitl.Event {
-	return &hitl.Event{Type: hitl.EventLoop, RunID: e.RunID, At: now, Actor: actor, State: e}
+func (s *Runs) runStateEvent(e *hitl.StateEvent, actor string, now time.Time) *hitl.Event {
+	return &hitl.Event{Type: hitl.EventRunState, RunID: e.RunID, At: now, Actor: actor, State: e}
 }
 
 // command is what req does to run (nil: there is none), at now, for p
@@ -300,7 +300,7 @@ func (s *Runs) checkpoint(ctx context.Context, e hitl.StateEvent, handover bool)
 			c.NewModel, c.Instruction = "", ""
 		}
 		ev := e
-		return hitl.RunUpdate{Run: &r, Events: []*hitl.Event{s.loopEvent(&ev, p.ID, now)}}, nil
+		return hitl.RunUpdate{Run: &r, Events: []*hitl.Event{s.runStateEvent(&ev, p.ID, now)}}, nil
 	}))
 	if err != nil {
 		if refusal != nil && err == refusal {
@@ -440,7 +440,7 @@ func (s *Runs) RunsByPrefix(ctx context.Context, prefix string, limit int) ([]*h
 // interaction threshold. *Service implements it; agent.Client implements
 // it over HTTP.
 type RunService interface {
-	// RunState is the view of a run in docs/protocol.md#run-state-and-the-interaction-threshold: phase, pending question and
+	// RunState is the view of a run in docs/protocol.md#run-state-and-the-interaction-threshold: status, pending question and
 	// recent history.
 	RunState(ctx context.Context, runID string) (*hitl.RunState, error)
 	// RunRecord returns a run's record: counts, the question it waits on,

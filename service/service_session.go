@@ -45,7 +45,7 @@ func (s *Runs) Hook(ctx context.Context, h hitl.SessionHook) (hitl.HookStep, err
 		}
 		var evs []*hitl.Event
 		state := func(r *hitl.Run, typ hitl.StateEventType, reason string) {
-			evs = append(evs, s.loopEvent(r.StateEventOf(typ, reason, now), p.ID, now))
+			evs = append(evs, s.runStateEvent(r.StateEventOf(typ, reason, now), p.ID, now))
 		}
 		r := hitl.Run{ID: h.RunID, CreatedAt: now}
 		if run != nil {
@@ -196,7 +196,7 @@ func (s *Runs) quieten(ctx context.Context, id string) (bool, error) {
 			ev, ended = r.StateEventOf(hitl.StateAbort, hitl.ReasonIdle, now), true
 		}
 		r.UpdatedAt, changed = now, true
-		return hitl.RunUpdate{Run: &r, Events: []*hitl.Event{s.loopEvent(ev, hitl.ActorSystem, now)}}, nil
+		return hitl.RunUpdate{Run: &r, Events: []*hitl.Event{s.runStateEvent(ev, hitl.ActorSystem, now)}}, nil
 	}))
 	if err != nil {
 		return false, err
@@ -237,7 +237,7 @@ func (s *Runs) LetGo(ctx context.Context, id string, version uint64) error {
 		sess := *r.Control.Session
 		sess.Held = ""
 		r.Control.Session, r.UpdatedAt, changed = &sess, now, true
-		ev := s.loopEvent(r.StateEventOf(hitl.StateRunning, "", now), p.ID, now)
+		ev := s.runStateEvent(r.StateEventOf(hitl.StateRunning, "", now), p.ID, now)
 		return hitl.RunUpdate{Run: &r, Events: []*hitl.Event{ev}}, nil
 	}))
 	if err != nil {

@@ -37,7 +37,7 @@ var (
 	bucketQuestions   = []byte("questions")     // id → question JSON
 	bucketRuns        = []byte("runs")          // run id → run JSON
 	bucketByDeadline  = []byte("by_deadline")   // timeoutAt ‖ id → "" (pending only)
-	bucketByJob       = []byte("by_job")        // runID ‖ 0x00 ‖ createdAt ‖ id → ""
+	bucketByRun       = []byte("by_job")        // runID ‖ 0x00 ‖ createdAt ‖ id → ""
 	bucketByCreated   = []byte("by_created")    // createdAt ‖ id → ""
 	bucketByStatus    = []byte("by_status")     // status ‖ 0x00 ‖ createdAt ‖ id → ""
 	bucketByAsker     = []byte("by_asker")      // asker ‖ 0x00 ‖ createdAt ‖ id → ""
@@ -71,7 +71,7 @@ var (
 
 // allBuckets are created at open.
 var allBuckets = [][]byte{
-	bucketMeta, bucketQuestions, bucketRuns, bucketByDeadline, bucketByJob, bucketByCreated, bucketByStatus, bucketByAsker,
+	bucketMeta, bucketQuestions, bucketRuns, bucketByDeadline, bucketByRun, bucketByCreated, bucketByStatus, bucketByAsker,
 	bucketByAssignee, bucketUnassigned, bucketRunPending, bucketBySettled, bucketByResponder, bucketIdem, bucketEvents, bucketSealed,
 	bucketRunsActive, bucketControl, bucketCounts, bucketControlAge, bucketRunsEnded, bucketByFilter, bucketEventsByRun, bucketByDueList,
 	bucketSlackMeta, bucketSlackTasks, bucketSlackMessages, bucketSlackByTS, bucketOutboxByTarget,

@@ -19,7 +19,7 @@ type indexEntry struct {
 // indexOf lists every index entry of q, as its current state implies.
 func indexOf(q *hitl.Question) []indexEntry {
 	e := []indexEntry{
-		{bucketByJob, runKey(q.RunID, q.CreatedAt, q.ID), nil},
+		{bucketByRun, runKey(q.RunID, q.CreatedAt, q.ID), nil},
 		{bucketByCreated, timeIDKey(q.CreatedAt, q.ID), nil},
 		{bucketByStatus, prefixedTimeKey(string(q.Status), q.CreatedAt, q.ID), nil},
 		{bucketByFilter, prefixedTimeKey(typeList(q.Type), q.CreatedAt, q.ID), nil},
@@ -70,7 +70,7 @@ func indexOf(q *hitl.Question) []indexEntry {
 
 // indexBuckets are the buckets indexOf writes to.
 var indexBuckets = [][]byte{
-	bucketByJob, bucketByCreated, bucketByStatus, bucketByAsker, bucketByDeadline, bucketByAssignee,
+	bucketByRun, bucketByCreated, bucketByStatus, bucketByAsker, bucketByDeadline, bucketByAssignee,
 	bucketUnassigned, bucketRunPending, bucketBySettled, bucketByResponder, bucketIdem, bucketSealed, bucketByFilter,
 	bucketByReminder, bucketByDueList,
 }

@@ -243,7 +243,7 @@ func indexFor(f hitl.QuestionFilter) (bucket, prefix []byte) {
 	case f.ByDeadline:
 		return bucketByDueList, dueList(dueAll, "")
 	case f.RunID != "":
-		return bucketByJob, runPrefix(f.RunID)
+		return bucketByRun, runPrefix(f.RunID)
 	case f.Assignee != "":
 		return bucketByAssignee, withPrefix(f.Assignee)
 	case f.Unassigned:
@@ -420,7 +420,7 @@ func decodeQuestion(id string, v []byte) (*hitl.Question, error) {
 
 // putQuestion writes q (encoded as data), moves its index entries from
 // where old (nil for a new question) had them, keeps its run's record
-// current, and appends ev (when not nil) with the run's phase after it.
+// current, and appends ev (when not nil) with the run's status after it.
 func putQuestion(tx *bolt.Tx, old, q *hitl.Question, data []byte, ev *hitl.Event) error {
 	questions := tx.Bucket(bucketQuestions)
 	questions.FillPercent = appendFill

@@ -12,7 +12,7 @@ import (
 	"github.com/hitlbot/hitl"
 )
 
-// Request is seed 002's .delta/interaction/request.json (docs/protocol.md#the-file-bridge): what an engine
+// Request is the file bridge's .delta/interaction/request.json (docs/protocol.md#the-file-bridge): what an engine
 // that paused (status WAITING_FOR_INPUT, exit 101) wants to know.
 type Request struct {
 	Prompt    string         `json:"prompt"`

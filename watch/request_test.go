@@ -14,7 +14,7 @@ func TestParseRequest(t *testing.T) {
 		name, in, wantErr string
 		want              Request
 	}{
-		{name: "seed 002's example", in: `{"prompt":"Which database to migrate?","input_type":"text","timestamp":"2025-10-01T10:00:00.000Z"}`,
+		{name: "the file bridge's example", in: `{"prompt":"Which database to migrate?","input_type":"text","timestamp":"2025-10-01T10:00:00.000Z"}`,
 			want: Request{Prompt: "Which database to migrate?", InputType: hitl.TextInput, Timestamp: "2025-10-01T10:00:00.000Z"}},
 		{name: "sensitive password", in: `{"prompt":"Key?","input_type":"password","sensitive":true}`,
 			want: Request{Prompt: "Key?", InputType: hitl.PasswordInput, Sensitive: true}},

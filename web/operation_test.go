@@ -15,7 +15,7 @@ import (
 
 const refundDiff = "--- a/home/dev/app/src/billing.go\n+++ b/home/dev/app/src/billing.go\n@@ -4,8 +4,5 @@\n \tif o.Paid == 0 {\n \t\treturn errNothingPaid\n \t}\n-\tif !o.RefundAllowed() {\n-\t\treturn errNoRefund\n-\t}\n \treturn pay(-o.Paid)\n }\n"
 
-// request asks for op in run r1 under seed 003's default policy.
+// request asks for op in run r1 under the approval protocol's default policy.
 func (e *env) request(op hitl.Operation) string {
 	e.t.Helper()
 	require.NoError(e.t, e.svc.Policies.LoadPolicy(context.Background(), nil))

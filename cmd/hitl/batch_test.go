@@ -21,7 +21,7 @@ import (
 	"github.com/stretchr/testify/require"
 )
 
-// batchPolicy: shell commands ask one person (seed 003's default); a
+// batchPolicy: shell commands ask one person (the approval protocol's default); a
 // deploy to prod needs two of the approvers (no approvers: any two).
 func batchPolicy(approvers ...string) func(*config.Config, *Main) {
 	return func(c *config.Config, _ *Main) {

@@ -13,7 +13,7 @@ import (
 	"github.com/stretchr/testify/require"
 )
 
-// hookPolicy is the policy the hook tests run under: seed 003's default
+// hookPolicy is the policy the hook tests run under: the approval protocol's default
 // (shell commands and file writes ask; reads, API calls and subagents are
 // allowed) and one rule that denies.
 func hookPolicy(c *config.Config, _ *Main) {

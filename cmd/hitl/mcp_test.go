@@ -114,7 +114,7 @@ func TestMCPTools(t *testing.T) {
 			require.NoError(t, json.Unmarshal([]byte(r.text()), &d), r.text())
 			return d
 		}
-		// Claude Code was about to ask its person: seed 003's default
+		// Claude Code was about to ask its person: the approval protocol's default
 		// (reads are allowed) does not allow; a person is asked.
 		c.call("p-read", "permission_prompt", map[string]any{"tool_name": "Read", "input": map[string]any{"file_path": "/home/dev/.ssh/id_rsa"}, "tool_use_id": "toolu_1"})
 		q := awaitPending(t, m, "mcp-tools", 1)[0]

@@ -57,7 +57,7 @@ func replyOnTheWeb(t *testing.T, m *Main, id, text string) (int, string) {
 	return page(t, c, http.MethodPost, m.URL()+"/q/"+id+"/answer", url.Values{"csrf": {csrf[1]}, "decision": {"reply"}, "reply": {text}})
 }
 
-// replyByAPI posts seed 001's answer with value reply, as documented in
+// replyByAPI posts the questions API's answer with value reply, as documented in
 // docs/reply-and-batch.md.
 func replyByAPI(t *testing.T, m *Main, id, text string) (int, []byte) {
 	t.Helper()

@@ -29,7 +29,7 @@ func untilLogged(t *testing.T, m *Main, what string, ok func(*hitl.Event) bool) 
 
 func reported(run string, iter int) func(*hitl.Event) bool {
 	return func(ev *hitl.Event) bool {
-		return ev.Type == hitl.EventLoop && ev.RunID == run && ev.State.Event == hitl.StateRunning && len(ev.State.Stack) > 0 && ev.State.Stack[0].Iter == iter
+		return ev.Type == hitl.EventRunState && ev.RunID == run && ev.State.Event == hitl.StateRunning && len(ev.State.Stack) > 0 && ev.State.Stack[0].Iter == iter
 	}
 }
 

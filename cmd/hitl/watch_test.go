@@ -18,7 +18,7 @@ import (
 	"github.com/stretchr/testify/require"
 )
 
-// engine plays seed 002's async mode in dir: pause writes
+// engine plays the file bridge's async mode in dir: pause writes
 // .delta/interaction/request.json, sets metadata.json's status to
 // WAITING_FOR_INPUT and "exits" 101; resume finds WAITING_FOR_INPUT, reads
 // response.txt (101 again while there is none), cleans both files up and
@@ -314,7 +314,7 @@ func TestWatchSeed002Engine(t *testing.T) {
 		assert.Equal(t, first.ID, got.ID)
 		assert.Contains(t, got.CancelReason, "request.json changed")
 
-		require.NoError(t, os.WriteFile(g.response(), []byte("by hand\n"), 0o600)) // seed 002's echo
+		require.NoError(t, os.WriteFile(g.response(), []byte("by hand\n"), 0o600)) // the file bridge's echo
 		got = waitQuestion(t, m, "Second?", hitl.StatusCancelled)
 		assert.Equal(t, second.ID, got.ID)
 		assert.Contains(t, got.CancelReason, "response.txt was written outside hitl")

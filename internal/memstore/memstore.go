@@ -274,7 +274,7 @@ func (s *Store) RunEvents(_ context.Context, runID string, after uint64, limit i
 	return out, max(after, s.seq), nil
 }
 
-// track keeps q's run current and stamps ev with the phase after it.
+// track keeps q's run current and stamps ev with the status after it.
 func (s *Store) track(old, q *hitl.Question, ev *hitl.Event) {
 	run := s.runs[q.RunID]
 	if run == nil {

@@ -64,7 +64,7 @@ func steeringBy(by string, run *hitl.Run, id string, at time.Time) hitl.RunUpdat
 		Events: []*hitl.Event{
 			{Type: hitl.EventControl, RunID: run.ID, At: at, Control: msg(hitl.MessageAck)},
 			{Type: hitl.EventControl, RunID: run.ID, At: at, Control: result},
-			{Type: hitl.EventLoop, RunID: run.ID, At: at, State: &hitl.StateEvent{Schema: hitl.StateSchema, Event: hitl.StateAbort, RunID: run.ID}},
+			{Type: hitl.EventRunState, RunID: run.ID, At: at, State: &hitl.StateEvent{Schema: hitl.StateSchema, Event: hitl.StateAbort, RunID: run.ID}},
 		},
 		Control: &hitl.ControlRecord{RequestID: id, RunID: run.ID, Command: hitl.CommandCancel, By: by, At: at, Result: result}}
 }

@@ -61,7 +61,7 @@ func testUpdateRunWrites(t *testing.T, e *env) {
 	assert.Equal(t, "first", evs[0].Reason, "events in order")
 	assert.Equal(t, "second", evs[1].Reason)
 	for _, ev := range evs {
-		assert.Equal(t, hitl.RunPaused, ev.Status, "stamped with the run's phase")
+		assert.Equal(t, hitl.RunPaused, ev.Status, "stamped with the run's status")
 		assert.Equal(t, agent.ID, ev.Asker, "and its asker")
 	}
 	prior := storedControl(t, e.store, "loop-1", hitl.ControlKeyOf("slack:U0ME", "req-1"))

@@ -210,7 +210,7 @@ func testRuns(t *testing.T, e *env) {
 	require.NoError(t, err)
 	last := evs[len(evs)-1]
 	assert.Equal(t, hitl.EventQuestionAnswered, last.Type)
-	assert.Equal(t, hitl.RunRunning, last.Status, "each event carries the run's phase after it")
+	assert.Equal(t, hitl.RunRunning, last.Status, "each event carries the run's status after it")
 	assert.Equal(t, hitl.RunWaitingForApproval, evs[len(evs)-2].Status)
 	_ = nb
 }

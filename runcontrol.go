@@ -18,7 +18,7 @@ const (
 	ReasonUserCancelled = "USER_CANCELLED"
 )
 
-// StackEntry is one loop of a run's stack (seed 000's STATE stack, docs/protocol.md#steering).
+// StackEntry is one loop of a run's stack (the steering protocol's STATE stack, docs/protocol.md#steering).
 type StackEntry struct {
 	ID               string `json:"id"`
 	Mode             string `json:"mode,omitempty"`
