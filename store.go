@@ -18,8 +18,8 @@ type Store interface {
 	EventStore
 	PolicyStore
 	RetentionStore
-	// WebSessionStore keeps web inbox sessions (websession.go).
-	WebSessionStore
+	// SignInStore keeps the web inbox's sign-ins (signin.go).
+	SignInStore
 	// EnvelopeStore remembers the envelopes an edge handled (envelope.go).
 	EnvelopeStore
 	// WebhookOutbox holds the webhook deliveries events owe (webhook.go).

@@ -50,17 +50,17 @@ type DB struct {
 
 // DB implements each part of hitl.Store whole, and hitl.Outbox.
 var (
-	_ hitl.Store           = (*DB)(nil) // every part: what wiring takes
-	_ hitl.QuestionStore   = (*DB)(nil)
-	_ hitl.ReminderStore   = (*DB)(nil)
-	_ hitl.RunStore        = (*DB)(nil)
-	_ hitl.EventStore      = (*DB)(nil)
-	_ hitl.PolicyStore     = (*DB)(nil)
-	_ hitl.RetentionStore  = (*DB)(nil)
-	_ hitl.WebSessionStore = (*DB)(nil)
-	_ hitl.EnvelopeStore   = (*DB)(nil)
-	_ hitl.WebhookOutbox   = (*DB)(nil)
-	_ hitl.Outbox          = (*DB)(nil)
+	_ hitl.Store          = (*DB)(nil) // every part: what wiring takes
+	_ hitl.QuestionStore  = (*DB)(nil)
+	_ hitl.ReminderStore  = (*DB)(nil)
+	_ hitl.RunStore       = (*DB)(nil)
+	_ hitl.EventStore     = (*DB)(nil)
+	_ hitl.PolicyStore    = (*DB)(nil)
+	_ hitl.RetentionStore = (*DB)(nil)
+	_ hitl.SignInStore    = (*DB)(nil)
+	_ hitl.EnvelopeStore  = (*DB)(nil)
+	_ hitl.WebhookOutbox  = (*DB)(nil)
+	_ hitl.Outbox         = (*DB)(nil)
 )
 
 // IsURL reports whether s names a PostgreSQL database (postgres:// or

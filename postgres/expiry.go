@@ -10,7 +10,7 @@ import (
 	"github.com/jackc/pgx/v5"
 )
 
-// decodeRecord decodes a JSON record (a learned rule, a web session).
+// decodeRecord decodes a JSON record (a learned rule, a sign-in).
 func decodeRecord[T any](data []byte, what string) (*T, error) {
 	r := new(T)
 	if err := json.Unmarshal(data, r); err != nil {
@@ -47,7 +47,7 @@ func (db *DB) pruneExpired(ctx context.Context, table string, now time.Time, lim
 // deleteRecord deletes the row id of table (learned, web_sessions) and
 // returns its record; of two concurrent deletes, the row lock gives the
 // record to one, and the other gets missing. what names the record in
-// errors (never a web session's id: it is a credential).
+// errors (never a sign-in's id: it is a credential).
 func deleteRecord[T any](ctx context.Context, db *DB, table, id, what string, missing error) (*T, error) {
 	var gone *T
 	err := db.write(ctx, "delete "+what, func(tx pgx.Tx) error {

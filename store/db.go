@@ -76,7 +76,7 @@ var allBuckets = [][]byte{
 	bucketRunsActive, bucketControl, bucketCounts, bucketControlAge, bucketRunsEnded, bucketByFilter, bucketEventsByRun, bucketByDueList,
 	bucketSlackMeta, bucketSlackTasks, bucketSlackMessages, bucketSlackByTS, bucketOutboxByTarget,
 	bucketLearned, bucketLearnedByKey, bucketLearnedByAgent, bucketLearnedByExpiry,
-	bucketWebSessions, bucketWebSessionsByExpiry, bucketByReminder, bucketMailMeta, bucketMail, bucketMailDue,
+	bucketSignIns, bucketSignInsByExpiry, bucketByReminder, bucketMailMeta, bucketMail, bucketMailDue,
 	bucketEnvelopes, bucketEnvelopesByAge,
 	bucketWebhooks, bucketWebhookDue, bucketWebhookQueue, bucketWebhookByStatus, bucketWebhookSettled, bucketWebhookLast,
 }
@@ -94,16 +94,16 @@ type DB struct {
 
 // DB implements each part of hitl.Store whole.
 var (
-	_ hitl.Store           = (*DB)(nil) // every part: what wiring takes
-	_ hitl.QuestionStore   = (*DB)(nil)
-	_ hitl.ReminderStore   = (*DB)(nil)
-	_ hitl.RunStore        = (*DB)(nil)
-	_ hitl.EventStore      = (*DB)(nil)
-	_ hitl.PolicyStore     = (*DB)(nil)
-	_ hitl.RetentionStore  = (*DB)(nil)
-	_ hitl.WebSessionStore = (*DB)(nil)
-	_ hitl.EnvelopeStore   = (*DB)(nil)
-	_ hitl.WebhookOutbox   = (*DB)(nil)
+	_ hitl.Store          = (*DB)(nil) // every part: what wiring takes
+	_ hitl.QuestionStore  = (*DB)(nil)
+	_ hitl.ReminderStore  = (*DB)(nil)
+	_ hitl.RunStore       = (*DB)(nil)
+	_ hitl.EventStore     = (*DB)(nil)
+	_ hitl.PolicyStore    = (*DB)(nil)
+	_ hitl.RetentionStore = (*DB)(nil)
+	_ hitl.SignInStore    = (*DB)(nil)
+	_ hitl.EnvelopeStore  = (*DB)(nil)
+	_ hitl.WebhookOutbox  = (*DB)(nil)
 )
 
 type options struct {

@@ -59,7 +59,7 @@ func newEnv(t *testing.T, tokenless bool, opts ...envOpt) *env {
 	st := memstore.New()
 	svc := service.NewService(st, service.ServiceConfig{Notifier: notify.New(), Clock: clock, ParseCommand: shell.Parse})
 	e := &env{t: t, store: st, svc: svc, clock: clock, removed: map[string]bool{}}
-	cfg := web.Config{Services: web.ServicesOf(svc), Tokenless: tokenless, LoopbackHost: agent.LoopbackHost, Clock: clock, SessionTTL: time.Hour,
+	cfg := web.Config{Services: web.ServicesOf(svc), Tokenless: tokenless, LoopbackHost: agent.LoopbackHost, Clock: clock, SignInTTL: time.Hour,
 		TokenPrincipal: func(tok string) (hitl.Principal, bool) { p, ok := tokens[tok]; return p, ok },
 		TokenByID: func(id string) (hitl.Principal, bool) {
 			for _, p := range tokens {

@@ -28,9 +28,9 @@ type Services struct {
 		RevokeRule(ctx context.Context, id string) (*hitl.LearnedRule, error)
 	}
 	SignIns interface {
-		SignIn(ctx context.Context, p hitl.Principal, ttl time.Duration) (secret string, ws *hitl.WebSession, err error)
-		RedeemSignInLink(ctx context.Context, secret string, ttl time.Duration) (string, *hitl.WebSession, error)
-		WebSession(ctx context.Context, secret string) (*hitl.WebSession, error)
+		SignIn(ctx context.Context, p hitl.Principal, ttl time.Duration) (secret string, ws *hitl.SignIn, err error)
+		RedeemSignInLink(ctx context.Context, secret string, ttl time.Duration) (string, *hitl.SignIn, error)
+		SignedIn(ctx context.Context, secret string) (*hitl.SignIn, error)
 		SignOut(ctx context.Context, secret string) error
 	}
 	Guard interface {

@@ -26,7 +26,7 @@ const (
 
 // session is the signed-in person of a request.
 type session struct {
-	ws     *hitl.WebSession
+	ws     *hitl.SignIn
 	p      hitl.Principal
 	secret string
 }
@@ -124,7 +124,7 @@ func (h *Handler) session(r *http.Request) (*session, error) {
 	if err != nil {
 		return nil, hitl.Errorf(hitl.EUNAUTHORIZED, "sign in first")
 	}
-	ws, err := h.svc.SignIns.WebSession(r.Context(), c.Value)
+	ws, err := h.svc.SignIns.SignedIn(r.Context(), c.Value)
 	if err != nil {
 		return nil, err
 	}
@@ -152,7 +152,7 @@ func (h *Handler) localSession(w http.ResponseWriter, r *http.Request) (*session
 	h.local.Lock()
 	defer h.local.Unlock()
 	if h.local.secret != "" {
-		if ws, err := h.svc.SignIns.WebSession(r.Context(), h.local.secret); err == nil && ws.Principal.Local {
+		if ws, err := h.svc.SignIns.SignedIn(r.Context(), h.local.secret); err == nil && ws.Principal.Local {
 			h.setSessionCookie(w, r, h.local.secret, ws)
 			return &session{ws: ws, p: ws.Principal, secret: h.local.secret}, nil
 		} else if err != nil && hitl.ErrorCode(err) != hitl.EUNAUTHORIZED {
@@ -169,7 +169,7 @@ func (h *Handler) localSession(w http.ResponseWriter, r *http.Request) (*session
 
 // startSession signs p in and sets the session cookie.
 func (h *Handler) startSession(w http.ResponseWriter, r *http.Request, p hitl.Principal) (*session, error) {
-	secret, ws, err := h.svc.SignIns.SignIn(r.Context(), p, h.cfg.SessionTTL)
+	secret, ws, err := h.svc.SignIns.SignIn(r.Context(), p, h.cfg.SignInTTL)
 	if err != nil {
 		return nil, err
 	}
@@ -181,7 +181,7 @@ func (h *Handler) startSession(w http.ResponseWriter, r *http.Request, p hitl.Pr
 // has left, by Max-Age (seconds from now as the browser counts them), not
 // an Expires date: a browser whose clock differs from the service's still
 // keeps it for the session's time.
-func (h *Handler) setSessionCookie(w http.ResponseWriter, r *http.Request, secret string, ws *hitl.WebSession) {
+func (h *Handler) setSessionCookie(w http.ResponseWriter, r *http.Request, secret string, ws *hitl.SignIn) {
 	left := int(ws.ExpiresAt.Sub(h.cfg.Clock.Now()).Seconds())
 	if left <= 0 {
 		left = -1 // already over: delete it
@@ -278,7 +278,7 @@ func (h *Handler) handleLogin(w http.ResponseWriter, r *http.Request) {
 		h.render(w, r, status, "login", &page{Title: "Sign in", CSRF: h.loginToken(w, r), Data: loginView{Next: next, Error: msg}})
 	}
 	if link := r.PostForm.Get("link"); link != "" {
-		secret, ws, err := h.svc.SignIns.RedeemSignInLink(r.Context(), link, h.cfg.SessionTTL)
+		secret, ws, err := h.svc.SignIns.RedeemSignInLink(r.Context(), link, h.cfg.SignInTTL)
 		if err != nil {
 			again(status(err), hitl.ErrorMessage(err))
 			return

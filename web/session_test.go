@@ -179,7 +179,7 @@ func TestTokenless(t *testing.T) {
 		}
 		stored := func(at time.Time) int {
 			t.Helper()
-			n, err := e.store.PruneWebSessions(context.Background(), at, 0)
+			n, err := e.store.PruneSignIns(context.Background(), at, 0)
 			require.NoError(t, err)
 			return n
 		}

@@ -54,8 +54,8 @@ type Config struct {
 	// BaseURL is the address people reach the service at (web.url).
 	BaseURL string
 	// SessionTTL is how long a sign-in holds (default
-	// hitl.DefaultWebSessionTTL).
-	SessionTTL time.Duration
+	// hitl.DefaultSignInTTL).
+	SignInTTL time.Duration
 	// Clock shows countdowns (default hitl.SystemClock).
 	Clock  hitl.Clock
 	Logger *slog.Logger

@@ -19,7 +19,7 @@ func (m *Main) web() *web.Handler {
 	}
 	return web.New(web.Config{Services: web.ServicesOf(m.Service), Tokenless: m.api.Tokenless(), TokenPrincipal: m.api.TokenPrincipal,
 		TokenByID:    func(id string) (hitl.Principal, bool) { p, ok := byID[id]; return p, ok },
-		LoopbackHost: agent.LoopbackHost, BaseURL: m.webBase(), SessionTTL: time.Duration(m.Config.Web.SessionTTL),
+		LoopbackHost: agent.LoopbackHost, BaseURL: m.webBase(), SignInTTL: time.Duration(m.Config.Web.SessionTTL),
 		Clock: m.Clock, Logger: m.Logger})
 }
 

@@ -31,23 +31,23 @@ type Store struct {
 	learned      map[string]hitl.LearnedRule    // id → rule
 	learnedByKey map[hitl.LearnedRuleKey]string // key → id
 
-	webSessions map[string]hitl.WebSession // id → session (websession.go)
-	envelopes   map[string]time.Time       // id → seen at (envelope.go)
-	hooks       webhooks                   // the webhook outbox (webhook.go)
+	signIns   map[string]hitl.SignIn // id → session (signin.go)
+	envelopes map[string]time.Time   // id → seen at (envelope.go)
+	hooks     webhooks               // the webhook outbox (webhook.go)
 }
 
 // Store implements each part of hitl.Store whole.
 var (
-	_ hitl.Store           = (*Store)(nil) // every part: what wiring takes
-	_ hitl.QuestionStore   = (*Store)(nil)
-	_ hitl.ReminderStore   = (*Store)(nil)
-	_ hitl.RunStore        = (*Store)(nil)
-	_ hitl.EventStore      = (*Store)(nil)
-	_ hitl.PolicyStore     = (*Store)(nil)
-	_ hitl.RetentionStore  = (*Store)(nil)
-	_ hitl.WebSessionStore = (*Store)(nil)
-	_ hitl.EnvelopeStore   = (*Store)(nil)
-	_ hitl.WebhookOutbox   = (*Store)(nil)
+	_ hitl.Store          = (*Store)(nil) // every part: what wiring takes
+	_ hitl.QuestionStore  = (*Store)(nil)
+	_ hitl.ReminderStore  = (*Store)(nil)
+	_ hitl.RunStore       = (*Store)(nil)
+	_ hitl.EventStore     = (*Store)(nil)
+	_ hitl.PolicyStore    = (*Store)(nil)
+	_ hitl.RetentionStore = (*Store)(nil)
+	_ hitl.SignInStore    = (*Store)(nil)
+	_ hitl.EnvelopeStore  = (*Store)(nil)
+	_ hitl.WebhookOutbox  = (*Store)(nil)
 )
 
 // New returns an empty store.

@@ -41,7 +41,7 @@ type storeRec struct {
 	eventRec
 	policyRec
 	retentionRec
-	webSessionRec
+	signInRec
 	envelopeRec
 	webhookRec
 }
@@ -55,12 +55,12 @@ var (
 // recordStore, recordPolicy … wrap a store to count its calls in c.
 func recordStore(s hitl.Store, c *calls) hitl.Store {
 	return storeRec{questionRec{s, c}, reminderRec{s, c}, runRec{s, c}, eventRec{s, c}, policyRec{s, c},
-		retentionRec{s, c}, webSessionRec{s, c}, envelopeRec{s, c}, webhookRec{s, c}}
+		retentionRec{s, c}, signInRec{s, c}, envelopeRec{s, c}, webhookRec{s, c}}
 }
 
 func recordPolicy(s hitl.PolicyStore, c *calls) hitl.PolicyStore { return policyRec{s, c} }
-func recordWebSessions(s hitl.WebSessionStore, c *calls) hitl.WebSessionStore {
-	return webSessionRec{s, c}
+func recordSignIns(s hitl.SignInStore, c *calls) hitl.SignInStore {
+	return signInRec{s, c}
 }
 func recordEnvelopes(s hitl.EnvelopeStore, c *calls) hitl.EnvelopeStore { return envelopeRec{s, c} }
 func recordOutbox(s hitl.Outbox, c *calls) hitl.Outbox                  { return outboxRec{s, c} }
@@ -125,8 +125,8 @@ func Run(t *testing.T, open func(t *testing.T) hitl.Store) {
 			PolicyStore(t, func(t *testing.T) hitl.PolicyStore { return open(t) })
 		}},
 		{reflect.TypeFor[hitl.RetentionStore](), func(t *testing.T) { RetentionStore(t, open) }},
-		{reflect.TypeFor[hitl.WebSessionStore](), func(t *testing.T) {
-			WebSessionStore(t, func(t *testing.T) hitl.WebSessionStore { return open(t) })
+		{reflect.TypeFor[hitl.SignInStore](), func(t *testing.T) {
+			SignInStore(t, func(t *testing.T) hitl.SignInStore { return open(t) })
 		}},
 		{reflect.TypeFor[hitl.EnvelopeStore](), func(t *testing.T) {
 			EnvelopeStore(t, func(t *testing.T) hitl.EnvelopeStore { return open(t) })
@@ -222,9 +222,9 @@ func RetentionStore(t *testing.T, open func(t *testing.T) hitl.Store) {
 	})
 }
 
-// WebSessionStore runs the contract of hitl.WebSessionStore.
-func WebSessionStore(t *testing.T, open func(t *testing.T) hitl.WebSessionStore) {
-	contract[hitl.WebSessionStore](t, open, recordWebSessions, func(open func(*testing.T) hitl.WebSessionStore) { runWebSessions(t, open) })
+// SignInStore runs the contract of hitl.SignInStore.
+func SignInStore(t *testing.T, open func(t *testing.T) hitl.SignInStore) {
+	contract[hitl.SignInStore](t, open, recordSignIns, func(open func(*testing.T) hitl.SignInStore) { runSignIns(t, open) })
 }
 
 // EnvelopeStore runs the contract of hitl.EnvelopeStore.

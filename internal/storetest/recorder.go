@@ -193,30 +193,30 @@ func (w retentionRec) Prune(ctx context.Context, before time.Time, limit int) (i
 	return w.s.Prune(ctx, before, limit)
 }
 
-// webSessionRec records the calls made to a hitl.WebSessionStore.
-type webSessionRec struct {
-	s hitl.WebSessionStore
+// webSessionRec records the calls made to a hitl.SignInStore.
+type signInRec struct {
+	s hitl.SignInStore
 	c *calls
 }
 
-func (w webSessionRec) DeleteWebSession(ctx context.Context, id string) (*hitl.WebSession, error) {
-	w.c.add("DeleteWebSession")
-	return w.s.DeleteWebSession(ctx, id)
+func (w signInRec) DeleteSignIn(ctx context.Context, id string) (*hitl.SignIn, error) {
+	w.c.add("DeleteSignIn")
+	return w.s.DeleteSignIn(ctx, id)
 }
 
-func (w webSessionRec) PruneWebSessions(ctx context.Context, now time.Time, limit int) (int, error) {
-	w.c.add("PruneWebSessions")
-	return w.s.PruneWebSessions(ctx, now, limit)
+func (w signInRec) PruneSignIns(ctx context.Context, now time.Time, limit int) (int, error) {
+	w.c.add("PruneSignIns")
+	return w.s.PruneSignIns(ctx, now, limit)
 }
 
-func (w webSessionRec) PutWebSession(ctx context.Context, s *hitl.WebSession) error {
-	w.c.add("PutWebSession")
-	return w.s.PutWebSession(ctx, s)
+func (w signInRec) PutSignIn(ctx context.Context, s *hitl.SignIn) error {
+	w.c.add("PutSignIn")
+	return w.s.PutSignIn(ctx, s)
 }
 
-func (w webSessionRec) WebSession(ctx context.Context, id string) (*hitl.WebSession, error) {
-	w.c.add("WebSession")
-	return w.s.WebSession(ctx, id)
+func (w signInRec) SignIn(ctx context.Context, id string) (*hitl.SignIn, error) {
+	w.c.add("SignIn")
+	return w.s.SignIn(ctx, id)
 }
 
 // envelopeRec records the calls made to a hitl.EnvelopeStore.

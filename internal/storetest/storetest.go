@@ -1,6 +1,6 @@
 // Package storetest is the contract of the store interfaces as one test
 // suite, in one part per interface (QuestionStore, RunStore, EventStore,
-// PolicyStore, RetentionStore, ReminderStore, WebSessionStore,
+// PolicyStore, RetentionStore, ReminderStore, SignInStore,
 // EnvelopeStore, WebhookOutbox, Outbox, MailOutbox: part.go), each of
 // which fails when a method of its interface goes uncalled. Run runs
 // every part of hitl.Store. The bbolt store, PostgreSQL and the in-memory

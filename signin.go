@@ -7,15 +7,15 @@ import (
 	"time"
 )
 
-// Web sessions: people sign in to the web inbox with a personal token or a
+// Sign-ins: people sign in to the web inbox with a personal token or a
 // one-time link, and get a session, a server-side record found by the
 // SHA-256 of the secret the browser holds in a cookie (the store never
 // holds a secret that signs anybody in). A record expires, and deleting it
 // signs out at once.
 
-// WebSession is a signed-in browser (or, with Link set, a one-time link
+// SignIn is a signed-in browser (or, with Link set, a one-time link
 // not used yet).
-type WebSession struct {
+type SignIn struct {
 	// ID is the hex SHA-256 of the secret.
 	ID        string    `json:"id"`
 	Principal Principal `json:"principal"`
@@ -28,26 +28,26 @@ type WebSession struct {
 }
 
 // Expired reports whether the session or link no longer holds at now.
-func (s *WebSession) Expired(now time.Time) bool { return !now.Before(s.ExpiresAt) }
+func (s *SignIn) Expired(now time.Time) bool { return !now.Before(s.ExpiresAt) }
 
-// WebSessionStore keeps web sessions. It only stores: the service decides
+// SignInStore keeps sign-ins. It only stores: the service decides
 // who signs in and what expired means.
-type WebSessionStore interface {
-	// PutWebSession stores s under s.ID, replacing what was there.
-	PutWebSession(ctx context.Context, s *WebSession) error
-	// WebSession returns record id (expired ones too), or ENOTFOUND.
-	WebSession(ctx context.Context, id string) (*WebSession, error)
-	// DeleteWebSession deletes record id in one transaction and returns
+type SignInStore interface {
+	// PutSignIn stores s under s.ID, replacing what was there.
+	PutSignIn(ctx context.Context, s *SignIn) error
+	// SignIn returns record id (expired ones too), or ENOTFOUND.
+	SignIn(ctx context.Context, id string) (*SignIn, error)
+	// DeleteSignIn deletes record id in one transaction and returns
 	// it, or ENOTFOUND: of two concurrent deletes one gets the record.
-	DeleteWebSession(ctx context.Context, id string) (*WebSession, error)
-	// PruneWebSessions deletes up to limit records whose ExpiresAt is at
+	DeleteSignIn(ctx context.Context, id string) (*SignIn, error)
+	// PruneSignIns deletes up to limit records whose ExpiresAt is at
 	// or before now and returns how many it deleted. Its cost grows with
 	// the number deleted.
-	PruneWebSessions(ctx context.Context, now time.Time, limit int) (int, error)
+	PruneSignIns(ctx context.Context, now time.Time, limit int) (int, error)
 }
 
 // SessionID is the record id of a session or link secret.
-func SessionID(secret string) string {
+func SignInID(secret string) string {
 	sum := sha256.Sum256([]byte(secret))
 	return hex.EncodeToString(sum[:])
 }

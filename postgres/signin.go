@@ -11,12 +11,12 @@ import (
 	"github.com/jackc/pgx/v5"
 )
 
-func decodeWebSession(data []byte) (*hitl.WebSession, error) {
-	return decodeRecord[hitl.WebSession](data, "web session")
+func decodeSignIn(data []byte) (*hitl.SignIn, error) {
+	return decodeRecord[hitl.SignIn](data, "web session")
 }
 
-// PutWebSession implements hitl.WebSessionStore: an upsert of the record.
-func (db *DB) PutWebSession(ctx context.Context, s *hitl.WebSession) error {
+// PutSignIn implements hitl.SignInStore: an upsert of the record.
+func (db *DB) PutSignIn(ctx context.Context, s *hitl.SignIn) error {
 	if s == nil || s.ID == "" {
 		return hitl.Errorf(hitl.EINVALID, "a web session needs an id")
 	}
@@ -34,8 +34,8 @@ ON CONFLICT (id) DO UPDATE SET expires_ns = EXCLUDED.expires_ns, data = EXCLUDED
 	})
 }
 
-// WebSession implements hitl.WebSessionStore: the primary key.
-func (db *DB) WebSession(ctx context.Context, id string) (*hitl.WebSession, error) {
+// SignIn implements hitl.SignInStore: the primary key.
+func (db *DB) SignIn(ctx context.Context, id string) (*hitl.SignIn, error) {
 	if nulFree("web session id", id) != nil {
 		return nil, hitl.Errorf(hitl.ENOTFOUND, "no web session")
 	}
@@ -46,20 +46,20 @@ func (db *DB) WebSession(ctx context.Context, id string) (*hitl.WebSession, erro
 	} else if err != nil {
 		return nil, classify("read web session", err)
 	}
-	return decodeWebSession(data)
+	return decodeSignIn(data)
 }
 
-// DeleteWebSession implements hitl.WebSessionStore: of two concurrent deletes, the
+// DeleteSignIn implements hitl.SignInStore: of two concurrent deletes, the
 // row lock gives the record to one.
-func (db *DB) DeleteWebSession(ctx context.Context, id string) (*hitl.WebSession, error) {
+func (db *DB) DeleteSignIn(ctx context.Context, id string) (*hitl.SignIn, error) {
 	if nulFree("web session id", id) != nil {
 		return nil, hitl.Errorf(hitl.ENOTFOUND, "no web session")
 	}
-	return deleteRecord[hitl.WebSession](ctx, db, "web_sessions", id, "web session", hitl.Errorf(hitl.ENOTFOUND, "no web session"))
+	return deleteRecord[hitl.SignIn](ctx, db, "web_sessions", id, "web session", hitl.Errorf(hitl.ENOTFOUND, "no web session"))
 }
 
-// PruneWebSessions implements hitl.WebSessionStore: the oldest expired first; with nothing
+// PruneSignIns implements hitl.SignInStore: the oldest expired first; with nothing
 // expired it only reads.
-func (db *DB) PruneWebSessions(ctx context.Context, now time.Time, limit int) (int, error) {
+func (db *DB) PruneSignIns(ctx context.Context, now time.Time, limit int) (int, error) {
 	return db.pruneExpired(ctx, "web_sessions", now, limit)
 }

@@ -9,10 +9,10 @@ import (
 	"github.com/hitlbot/hitl"
 )
 
-// SignIn starts a web session for p, lasting ttl (DefaultWebSessionTTL
+// SignIn starts a sign-in for p, lasting ttl (DefaultSignInTTL
 // when 0), if the rules let p sign in, and returns the secret the browser
 // keeps. A refusal is audited.
-func (s *SignIns) SignIn(ctx context.Context, p hitl.Principal, ttl time.Duration) (secret string, ws *hitl.WebSession, err error) {
+func (s *SignIns) SignIn(ctx context.Context, p hitl.Principal, ttl time.Duration) (secret string, ws *hitl.SignIn, err error) {
 	if err := s.access.MaySignIn(p); err != nil {
 		return "", nil, s.guard.refused(ctx, p, hitl.ActionSignIn, &hitl.Question{}, err)
 	}
@@ -31,12 +31,12 @@ func (s *SignIns) NewSignInLink(ctx context.Context, p hitl.Principal) (string, 
 
 // RedeemSignInLink uses link secret (once: a second use is refused) and
 // starts a session for the principal it names.
-func (s *SignIns) RedeemSignInLink(ctx context.Context, secret string, ttl time.Duration) (string, *hitl.WebSession, error) {
-	id := hitl.SessionID(secret)
-	link, err := s.store.WebSession(ctx, id)
+func (s *SignIns) RedeemSignInLink(ctx context.Context, secret string, ttl time.Duration) (string, *hitl.SignIn, error) {
+	id := hitl.SignInID(secret)
+	link, err := s.store.SignIn(ctx, id)
 	if err == nil && link.Link {
 		// Of two uses at once, the one that deletes it signs in.
-		link, err = s.store.DeleteWebSession(ctx, id)
+		link, err = s.store.DeleteSignIn(ctx, id)
 	}
 	switch {
 	case hitl.ErrorCode(err) == hitl.ENOTFOUND || (err == nil && !link.Link):
@@ -49,37 +49,37 @@ func (s *SignIns) RedeemSignInLink(ctx context.Context, secret string, ttl time.
 	return s.SignIn(ctx, link.Principal, ttl)
 }
 
-func (s *SignIns) putSession(ctx context.Context, p hitl.Principal, ttl time.Duration, link bool) (string, *hitl.WebSession, error) {
+func (s *SignIns) putSession(ctx context.Context, p hitl.Principal, ttl time.Duration, link bool) (string, *hitl.SignIn, error) {
 	if ttl <= 0 {
-		ttl = DefaultWebSessionTTL
+		ttl = DefaultSignInTTL
 	}
 	now := s.clock.Now()
-	if _, err := s.store.PruneWebSessions(ctx, now, webSessionPrune); err != nil {
+	if _, err := s.store.PruneSignIns(ctx, now, signInPrune); err != nil {
 		return "", nil, err
 	}
 	secret := randomSecret()
-	ws := &hitl.WebSession{ID: hitl.SessionID(secret), Principal: p, CSRF: randomSecret(), CreatedAt: now, ExpiresAt: now.Add(ttl), Link: link}
-	if err := s.store.PutWebSession(ctx, ws); err != nil {
+	ws := &hitl.SignIn{ID: hitl.SignInID(secret), Principal: p, CSRF: randomSecret(), CreatedAt: now, ExpiresAt: now.Add(ttl), Link: link}
+	if err := s.store.PutSignIn(ctx, ws); err != nil {
 		return "", nil, err
 	}
 	return secret, ws, nil
 }
 
-// WebSession returns the live session of secret, or EUNAUTHORIZED when
+// SignIn returns the live session of secret, or EUNAUTHORIZED when
 // there is none (never was, signed out, expired: an expired one is
 // deleted).
-func (s *SignIns) WebSession(ctx context.Context, secret string) (*hitl.WebSession, error) {
+func (s *SignIns) SignedIn(ctx context.Context, secret string) (*hitl.SignIn, error) {
 	if secret == "" {
 		return nil, hitl.Errorf(hitl.EUNAUTHORIZED, "sign in first")
 	}
-	ws, err := s.store.WebSession(ctx, hitl.SessionID(secret))
+	ws, err := s.store.SignIn(ctx, hitl.SignInID(secret))
 	switch {
 	case hitl.ErrorCode(err) == hitl.ENOTFOUND || (err == nil && ws.Link):
 		return nil, hitl.Errorf(hitl.EUNAUTHORIZED, "your session ended: sign in again")
 	case err != nil:
 		return nil, err
 	case ws.Expired(s.clock.Now()):
-		if _, err := s.store.DeleteWebSession(ctx, ws.ID); err != nil && hitl.ErrorCode(err) != hitl.ENOTFOUND {
+		if _, err := s.store.DeleteSignIn(ctx, ws.ID); err != nil && hitl.ErrorCode(err) != hitl.ENOTFOUND {
 			return nil, err
 		}
 		return nil, hitl.Errorf(hitl.EUNAUTHORIZED, "your session expired: sign in again")
@@ -92,19 +92,19 @@ func (s *SignIns) SignOut(ctx context.Context, secret string) error {
 	if secret == "" {
 		return nil
 	}
-	if _, err := s.store.DeleteWebSession(ctx, hitl.SessionID(secret)); err != nil && hitl.ErrorCode(err) != hitl.ENOTFOUND {
+	if _, err := s.store.DeleteSignIn(ctx, hitl.SignInID(secret)); err != nil && hitl.ErrorCode(err) != hitl.ENOTFOUND {
 		return err
 	}
 	return nil
 }
 
-// Lifetimes of web sessions and sign-in links.
+// Lifetimes of sign-ins and sign-in links.
 const (
-	DefaultWebSessionTTL = 12 * time.Hour
+	DefaultSignInTTL = 12 * time.Hour
 	// SignInLinkTTL is how long a one-time link (Slack's /hitl web) holds.
 	SignInLinkTTL = 10 * time.Minute
-	// webSessionPrune bounds how many expired records one sign-in deletes.
-	webSessionPrune = 64
+	// signInPrune bounds how many expired records one sign-in deletes.
+	signInPrune = 64
 )
 
 func randomSecret() string {

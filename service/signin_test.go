@@ -53,7 +53,7 @@ func newSessionService(t *testing.T) (*service.Service, *clocktest.Clock, hitl.S
 	return service.NewService(st, service.ServiceConfig{Notifier: notify.New(), Clock: clock}), clock, st
 }
 
-func TestWebSessions(t *testing.T) {
+func TestSignIns(t *testing.T) {
 	ctx := context.Background()
 	person := hitl.TokenPrincipal("alice", []hitl.Scope{hitl.ScopeAnswer}, "")
 	t.Run("a session holds until it expires, then is deleted", func(t *testing.T) {
@@ -61,14 +61,14 @@ func TestWebSessions(t *testing.T) {
 		secret, ws, err := svc.SignIns.SignIn(ctx, person, time.Hour)
 		require.NoError(t, err)
 		assert.NotEqual(t, secret, ws.ID, "the store holds the secret's hash, not the secret")
-		got, err := svc.SignIns.WebSession(ctx, secret)
+		got, err := svc.SignIns.SignedIn(ctx, secret)
 		require.NoError(t, err)
 		assert.Equal(t, "api:alice", got.Principal.ID)
 		assert.NotEmpty(t, got.CSRF)
 		clock.Add(time.Hour)
-		_, err = svc.SignIns.WebSession(ctx, secret)
+		_, err = svc.SignIns.SignedIn(ctx, secret)
 		assert.Equal(t, hitl.EUNAUTHORIZED, hitl.ErrorCode(err))
-		_, err = st.WebSession(ctx, ws.ID)
+		_, err = st.SignIn(ctx, ws.ID)
 		assert.Equal(t, hitl.ENOTFOUND, hitl.ErrorCode(err), "the expired record is gone")
 	})
 	t.Run("sign out ends the session at once", func(t *testing.T) {
@@ -76,7 +76,7 @@ func TestWebSessions(t *testing.T) {
 		secret, _, err := svc.SignIns.SignIn(ctx, person, time.Hour)
 		require.NoError(t, err)
 		require.NoError(t, svc.SignIns.SignOut(ctx, secret))
-		_, err = svc.SignIns.WebSession(ctx, secret)
+		_, err = svc.SignIns.SignedIn(ctx, secret)
 		assert.Equal(t, hitl.EUNAUTHORIZED, hitl.ErrorCode(err))
 		assert.NoError(t, svc.SignIns.SignOut(ctx, secret), "signing out twice is no error")
 	})
@@ -93,7 +93,7 @@ func TestWebSessions(t *testing.T) {
 	t.Run("an unknown secret is unauthorized", func(t *testing.T) {
 		svc, _, _ := newSessionService(t)
 		for _, s := range []string{"", "nope"} {
-			_, err := svc.SignIns.WebSession(ctx, s)
+			_, err := svc.SignIns.SignedIn(ctx, s)
 			assert.Equal(t, hitl.EUNAUTHORIZED, hitl.ErrorCode(err))
 		}
 	})
@@ -101,12 +101,12 @@ func TestWebSessions(t *testing.T) {
 		svc, _, _ := newSessionService(t)
 		link, err := svc.SignIns.NewSignInLink(ctx, person)
 		require.NoError(t, err)
-		_, err = svc.SignIns.WebSession(ctx, link)
+		_, err = svc.SignIns.SignedIn(ctx, link)
 		assert.Equal(t, hitl.EUNAUTHORIZED, hitl.ErrorCode(err), "a link is not a session")
 		secret, ws, err := svc.SignIns.RedeemSignInLink(ctx, link, time.Hour)
 		require.NoError(t, err)
 		assert.Equal(t, "api:alice", ws.Principal.ID)
-		_, err = svc.SignIns.WebSession(ctx, secret)
+		_, err = svc.SignIns.SignedIn(ctx, secret)
 		assert.NoError(t, err)
 		_, _, err = svc.SignIns.RedeemSignInLink(ctx, link, time.Hour)
 		assert.Equal(t, hitl.EUNAUTHORIZED, hitl.ErrorCode(err), "a second use is refused")
@@ -133,7 +133,7 @@ func TestWebSessions(t *testing.T) {
 		clock.Add(time.Minute)
 		_, _, err = svc.SignIns.SignIn(ctx, person, time.Hour)
 		require.NoError(t, err)
-		_, err = st.WebSession(ctx, old.ID)
+		_, err = st.SignIn(ctx, old.ID)
 		assert.Equal(t, hitl.ENOTFOUND, hitl.ErrorCode(err))
 	})
 }
@@ -145,6 +145,6 @@ func TestSignInLinkLeavesSessionsAlone(t *testing.T) {
 	require.NoError(t, err)
 	_, _, err = svc.SignIns.RedeemSignInLink(ctx, secret, time.Hour)
 	assert.Equal(t, hitl.EUNAUTHORIZED, hitl.ErrorCode(err))
-	_, err = svc.SignIns.WebSession(ctx, secret)
+	_, err = svc.SignIns.SignedIn(ctx, secret)
 	assert.NoError(t, err, "a session used as a link still holds")
 }
