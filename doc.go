@@ -1,0 +1,40 @@
+// Package hitl is the vocabulary of hitl, a service that puts a person in
+// the loop of autonomous agents: read it first.
+//
+// It holds the domain's types and their pure value methods, the error
+// codes, and the interfaces the rest of the code depends on. It decides
+// nothing that needs a store, a clock or a network; behaviour lives in the
+// packages named after their capability:
+//
+//   - question.go, newquestion.go, response.go: a question an agent asks,
+//     what it may ask, and the answers a person may give.
+//   - run.go, runrecord.go, runcontrol.go, control.go, session.go: a run
+//     (one agent's work), how people steer it (pause, resume, cancel,
+//     escalate, redirect), and a coding agent's session of hook calls.
+//   - principal.go, action.go, runowner.go: who acts, what they do, and
+//     who owns a run. The rules that decide live in package access.
+//   - policy.go, learned.go, decisionpart.go: approval policy rules, learned
+//     rules, and the parts a decision shows. Package policy decides.
+//   - event.go: the durable event log every edge follows.
+//   - error.go: the one error type (Error, with a code such as EINVALID or
+//     EFORBIDDEN) that each edge translates once: to an HTTP status, a
+//     Slack message, an exit code.
+//   - store.go and the *store.go files: the store interfaces by aggregate
+//     (QuestionStore, RunStore, EventStore, PolicyStore …) that bbolt
+//     (package store), PostgreSQL (package postgres) and memory
+//     (internal/memstore) each implement whole.
+//   - delivery.go, mail.go, webhook.go, envelope.go, signin.go: the records
+//     of the Slack, mail and webhook outboxes and of web sign-ins.
+//   - clock.go, notifier.go, limiter.go, seal.go: the small interfaces that
+//     are injected (time, wake-ups, rate limits, sealing of sensitive
+//     answers).
+//
+// The capabilities: access (who may ask, answer, steer, see, take), policy
+// (the approval decision, part by part for shell command lines), service
+// (the application, one part per aggregate: Questions, Runs, Policies,
+// Guard, Webhooks, SignIns, Observation, Log), internal/eventstream (the
+// event log as a live stream). The edges: agent (HTTP API and Go client),
+// bot (Slack), web (the web inbox), mcp (the MCP server and hooks), email,
+// watch (the file bridge), metrics, sweeper; cmd/hitl wires them.
+// docs/architecture.md follows an answer and a pause through the files.
+package hitl

@@ -1,0 +1,9 @@
+// Package policy owns the approval decision: which operations an agent
+// may do alone, which a person must approve (and how many, and who), and
+// which are denied. Decider applies configured rules, then learned rules,
+// then the default; a shell command line is decided part by part from its
+// parse (package shell), allowed only when every part is fully understood
+// and allowed (opaque.go, argtable.go), while rules that add friction
+// match every spelling of their command (friction.go). It also says what
+// an "always allow" may teach. It is pure: no store, no clock.
+package policy
