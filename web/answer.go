@@ -89,7 +89,7 @@ func answered(q *hitl.Question) answerResult {
 }
 
 // handleAnswer serves POST /q/{id}/answer.
-func (h *Handler) handleAnswer(w http.ResponseWriter, r *http.Request, s *session) {
+func (h *Handler) handleAnswer(w http.ResponseWriter, r *http.Request, s *signIn) {
 	id := r.PathValue("id")
 	q, err := h.svc.Questions.Question(r.Context(), id)
 	if err != nil {
@@ -125,7 +125,7 @@ type resultView struct {
 // handleBatch serves POST /batch ("Approve selected", "Deny selected"):
 // each selected approval is answered by the root's one answer path, as if
 // answered alone, with a result per approval.
-func (h *Handler) handleBatch(w http.ResponseWriter, r *http.Request, s *session) {
+func (h *Handler) handleBatch(w http.ResponseWriter, r *http.Request, s *signIn) {
 	ids, err := hitl.BatchIDs(r.PostForm["id"])
 	if err != nil {
 		h.fail(w, r, err)

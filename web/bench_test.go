@@ -21,8 +21,8 @@ import (
 )
 
 // inboxFixture is the web inbox over a bbolt store holding size pending
-// questions, with a signed-in session of p: it returns a request of the
-// inbox page for that session.
+// questions, with a signed-in sign-in of p: it returns a request of the
+// inbox page for that sign-in.
 func inboxFixture(b *testing.B, size int, p hitl.Principal) (http.Handler, func() *http.Request) {
 	b.Helper()
 	db, err := store.Open(filepath.Join(b.TempDir(), "hitl.db"))

@@ -29,7 +29,7 @@ const settledObserver = `(function(){
   return true;
 })()`
 
-// openStreams opens n more pages' event streams, each its own session
+// openStreams opens n more pages' event streams, each its own sign-in
 // and principal, read to the end by a goroutine each.
 func openStreams(b *testing.B, l *live, n int) {
 	b.Helper()
@@ -63,7 +63,7 @@ func openStreams(b *testing.B, l *live, n int) {
 // until the question's card in an inbox open in headless Chromium is
 // marked settled (its forms taken off, "answered by … at …"), as the
 // page's DOM records it; with that page alone and with 199 other pages'
-// event streams open (other sessions, HTTP clients). p50 and p90.
+// event streams open (other sign-ins, HTTP clients). p50 and p90.
 func BenchmarkBrowserPageUpdate(b *testing.B) {
 	for _, pages := range []int{1, 200} {
 		b.Run(fmt.Sprintf("pages=%d", pages), func(b *testing.B) {

@@ -67,7 +67,7 @@ func (h *Handler) toPage(p hitl.Principal, ev *hitl.Event) pageEvent {
 // eventstream (as the API's SSE is): live events come from its
 // broadcaster, which reads each change once for every open page; a page
 // reads the log itself only to catch up.
-func (h *Handler) handleEvents(w http.ResponseWriter, r *http.Request, s *session) {
+func (h *Handler) handleEvents(w http.ResponseWriter, r *http.Request, s *signIn) {
 	ctx := r.Context()
 	release, err := h.svc.Guard.OpenStream(ctx)
 	if err != nil {

@@ -30,7 +30,7 @@ type inboxView struct {
 
 // handleInbox serves GET /: the questions waiting on the person, soonest
 // deadline first.
-func (h *Handler) handleInbox(w http.ResponseWriter, r *http.Request, s *session) {
+func (h *Handler) handleInbox(w http.ResponseWriter, r *http.Request, s *signIn) {
 	q := r.URL.Query()
 	f := inboxFilter{Type: hitl.QuestionType(q.Get("type")), Run: q.Get("run"), Mine: q.Get("mine") != "", Cursor: q.Get("cursor")}
 	if f.Type != "" && !slices.Contains(hitl.QuestionTypes, f.Type) {

@@ -24,7 +24,7 @@ const recentActivity = 10
 
 // handleQuestion serves GET /q/{id}: everything a person needs to
 // decide, and after settlement who decided what and when.
-func (h *Handler) handleQuestion(w http.ResponseWriter, r *http.Request, s *session) {
+func (h *Handler) handleQuestion(w http.ResponseWriter, r *http.Request, s *signIn) {
 	q, err := h.svc.Questions.Question(r.Context(), r.PathValue("id"))
 	if err != nil {
 		h.fail(w, r, err)

@@ -130,9 +130,9 @@ func iteration(c hitl.RunControl) string {
 }
 
 // render writes template name with p, completing the layout's fields
-// from the signed-in session.
+// from the signed-in sign-in.
 func (h *Handler) render(w http.ResponseWriter, r *http.Request, status int, name string, p *page) {
-	if s, ok := r.Context().Value(sessionKey{}).(*session); ok {
+	if s, ok := r.Context().Value(signInKey{}).(*signIn); ok {
 		p.CSRF, p.Who, p.SignOut = s.ws.CSRF, s.p, !s.p.Local
 	}
 	if p.Page == "" {

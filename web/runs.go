@@ -26,7 +26,7 @@ type runsView struct {
 const auditShown = 500
 
 // handleRuns serves GET /runs: active runs (all with ?all=1).
-func (h *Handler) handleRuns(w http.ResponseWriter, r *http.Request, s *session) {
+func (h *Handler) handleRuns(w http.ResponseWriter, r *http.Request, s *signIn) {
 	ctx := r.Context()
 	all := r.URL.Query().Get("all") != ""
 	pg, err := h.svc.Runs.Runs(ctx, !all, PageSize, r.URL.Query().Get("cursor"))
@@ -90,7 +90,7 @@ type runView struct {
 // handleRun serves GET /runs/{id}: the run's status, iteration, model,
 // the question it waits on, its interaction history and the steering
 // controls.
-func (h *Handler) handleRun(w http.ResponseWriter, r *http.Request, s *session) {
+func (h *Handler) handleRun(w http.ResponseWriter, r *http.Request, s *signIn) {
 	v, err := h.run(r, s, r.PathValue("id"))
 	if err != nil {
 		h.fail(w, r, err)
@@ -99,7 +99,7 @@ func (h *Handler) handleRun(w http.ResponseWriter, r *http.Request, s *session) 
 	h.render(w, r, http.StatusOK, "run", &page{Title: "Run " + v.Run.ID, RunID: v.Run.ID, Data: v})
 }
 
-func (h *Handler) run(r *http.Request, s *session, id string) (*runView, error) {
+func (h *Handler) run(r *http.Request, s *signIn, id string) (*runView, error) {
 	rec, err := h.svc.Runs.RunRecord(r.Context(), id)
 	if err != nil {
 		return nil, err
@@ -125,7 +125,7 @@ func (h *Handler) run(r *http.Request, s *session, id string) (*runView, error) 
 // handleControl serves POST /runs/{id}/control: one of docs/protocol.md#steering's
 // REQUESTs ("Pause", "Resume", "Cancel run", "Escalate" with a model,
 // "Redirect" with an instruction), answered with its ACK and RESULT.
-func (h *Handler) handleControl(w http.ResponseWriter, r *http.Request, s *session) {
+func (h *Handler) handleControl(w http.ResponseWriter, r *http.Request, s *signIn) {
 	id := r.PathValue("id")
 	cmd := hitl.Command(r.PostForm.Get("command"))
 	p := hitl.ControlPayload{Model: strings.TrimSpace(r.PostForm.Get("model")), Instruction: strings.TrimSpace(r.PostForm.Get("instruction"))}
@@ -142,7 +142,7 @@ func (h *Handler) handleControl(w http.ResponseWriter, r *http.Request, s *sessi
 }
 
 // handleRevoke serves POST /rules/{id}/revoke.
-func (h *Handler) handleRevoke(w http.ResponseWriter, r *http.Request, s *session) {
+func (h *Handler) handleRevoke(w http.ResponseWriter, r *http.Request, s *signIn) {
 	gone, err := h.svc.Policies.RevokeRule(r.Context(), r.PathValue("id"))
 	if err != nil {
 		h.fail(w, r, err)

@@ -12,7 +12,7 @@ import (
 // Services is what the web pages need of hitl, part by part: the rules
 // that decide what a person sees, the event log the pages follow, the
 // questions they show and answer, the runs they show and steer, the
-// learned rules, sign-in sessions, and the bound on open streams.
+// learned rules, sign-in sign-ins, and the bound on open streams.
 // cmd/hitl fills it from service.Service's parts (ServicesOf).
 type Services struct {
 	Access access.Access

@@ -21,7 +21,7 @@ import (
 // BenchmarkPageUpdate measures the time from an answer given on another
 // edge (the service, as the API or Slack call it) to every open page's
 // event stream carrying it, with 1 and 200 pages open (each its own
-// session, over HTTP on loopback): the p50 of the last page's delay.
+// sign-in, over HTTP on loopback): the p50 of the last page's delay.
 func BenchmarkPageUpdate(b *testing.B) {
 	for _, pages := range []int{1, 200} {
 		b.Run(fmt.Sprintf("pages=%d", pages), func(b *testing.B) {

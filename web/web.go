@@ -3,7 +3,7 @@
 // without JavaScript; the script adds live updates (a server-sent event
 // stream of the log), browser notifications and in-place answers.
 //
-// Like every edge it only identifies the principal (a server-side session
+// Like every edge it only identifies the principal (a server-side sign-in
 // from a personal token, a one-time Slack link, or the local person of a
 // tokenless server) and translates errors: every rule is the root's.
 package web
@@ -45,7 +45,7 @@ type Config struct {
 	// tokens): what the sign-in form checks.
 	TokenPrincipal func(token string) (hitl.Principal, bool)
 	// TokenByID finds a token's principal as configured now by its id
-	// (api:NAME): a session started with a token acts with its current
+	// (api:NAME): a sign-in started with a token acts with its current
 	// scopes, and ends when the token is gone. Nil: as at sign-in.
 	TokenByID func(id string) (hitl.Principal, bool)
 	// LoopbackHost reports whether a Host header names a loopback address
@@ -74,7 +74,7 @@ type Handler struct {
 	log    *slog.Logger
 	static http.Handler
 	stream *eventstream.Broadcaster // the pages' event streams: the log caught up, then live
-	// local holds the secret of the local person's session, on a
+	// local holds the secret of the local person's sign-in, on a
 	// tokenless service (localSession).
 	local struct {
 		sync.Mutex

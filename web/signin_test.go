@@ -131,10 +131,10 @@ func mustURL(t *testing.T, s string) *url.URL {
 	return u
 }
 
-// TestSessionCookieFollowsTheSession: the session cookie lasts as long as
-// the session has left (Max-Age), whatever the browser's clock says of
+// TestSessionCookieFollowsTheSession: the sign-in cookie lasts as long as
+// the sign-in has left (Max-Age), whatever the browser's clock says of
 // the service's: a service clock years behind or ahead of the browser's
-// keeps it signed in, and its Max-Age is the session's time left.
+// keeps it signed in, and its Max-Age is the sign-in's time left.
 func TestSessionCookieFollowsTheSession(t *testing.T) {
 	for _, at := range []time.Time{time.Date(2001, 1, 1, 0, 0, 0, 0, time.UTC), time.Now().AddDate(20, 0, 0)} {
 		e := newEnv(t, false)

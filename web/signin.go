@@ -15,23 +15,23 @@ import (
 	"github.com/hitlbot/hitl"
 )
 
-// Cookies: the session's secret, and the sign-in form's CSRF token (a
-// double-submit cookie: no session holds one yet).
+// Cookies: the sign-in's secret, and the sign-in form's CSRF token (a
+// double-submit cookie: no sign-in holds one yet).
 const (
-	sessionCookie = "hitl_session"
-	loginCookie   = "hitl_login"
+	signInCookie = "hitl_session"
+	loginCookie  = "hitl_login"
 	// maxFormBytes bounds a form post.
 	maxFormBytes = 1 << 20
 )
 
-// session is the signed-in person of a request.
-type session struct {
+// signIn is the signed-in person of a request.
+type signIn struct {
 	ws     *hitl.SignIn
 	p      hitl.Principal
 	secret string
 }
 
-type sessionKey struct{}
+type signInKey struct{}
 
 // checkOrigin applies, before any route, the rules a browser's request
 // must pass: a tokenless server answers only requests addressed to a
@@ -71,13 +71,13 @@ func (h *Handler) ownOrigin(r *http.Request, origin string) bool {
 }
 
 // signedIn runs next for a signed-in person, with their principal in the
-// request's context; a form post must carry the session's CSRF token.
-// Without a session: the local person of a tokenless server is signed in
+// request's context; a form post must carry the sign-in's CSRF token.
+// Without a sign-in: the local person of a tokenless server is signed in
 // on a page load; otherwise a page goes to /login and anything else is
 // refused.
-func (h *Handler) signedIn(next func(http.ResponseWriter, *http.Request, *session)) http.HandlerFunc {
+func (h *Handler) signedIn(next func(http.ResponseWriter, *http.Request, *signIn)) http.HandlerFunc {
 	return func(w http.ResponseWriter, r *http.Request) {
-		s, err := h.session(r)
+		s, err := h.signInOf(r)
 		if err != nil && hitl.ErrorCode(err) != hitl.EUNAUTHORIZED {
 			h.fail(w, r, err)
 			return
@@ -88,7 +88,7 @@ func (h *Handler) signedIn(next func(http.ResponseWriter, *http.Request, *sessio
 				h.fail(w, r, err)
 				return
 			case h.cfg.Tokenless:
-				if s, err = h.localSession(w, r); err != nil {
+				if s, err = h.localSignIn(w, r); err != nil {
 					h.fail(w, r, err)
 					return
 				}
@@ -111,16 +111,16 @@ func (h *Handler) signedIn(next func(http.ResponseWriter, *http.Request, *sessio
 				return
 			}
 		}
-		ctx := context.WithValue(hitl.WithPrincipal(r.Context(), s.p), sessionKey{}, s)
+		ctx := context.WithValue(hitl.WithPrincipal(r.Context(), s.p), signInKey{}, s)
 		next(w, r.WithContext(ctx), s)
 	}
 }
 
-// session finds the request's live session (nil and EUNAUTHORIZED when
-// there is none). A token's session acts with the token's principal as
-// configured now: a token taken out of config signs its sessions out.
-func (h *Handler) session(r *http.Request) (*session, error) {
-	c, err := r.Cookie(sessionCookie)
+// signInOf finds the request's live sign-in (nil and EUNAUTHORIZED when
+// there is none). A token's sign-in acts with the token's principal as
+// configured now: a token taken out of config signs its sign-ins out.
+func (h *Handler) signInOf(r *http.Request) (*signIn, error) {
+	c, err := r.Cookie(signInCookie)
 	if err != nil {
 		return nil, hitl.Errorf(hitl.EUNAUTHORIZED, "sign in first")
 	}
@@ -139,27 +139,27 @@ func (h *Handler) session(r *http.Request) (*session, error) {
 		}
 		p = cur
 	}
-	return &session{ws: ws, p: p, secret: c.Value}, nil
+	return &signIn{ws: ws, p: p, secret: c.Value}, nil
 }
 
-// localSession is the session of a browser without one on a tokenless
-// loopback service: the one session this handler started for the local
+// localSignIn is the sign-in of a browser without one on a tokenless
+// loopback service: the one sign-in this handler started for the local
 // person, while it lives, else a new one. Everyone who reaches a tokenless
 // service is that one person, so sharing it gives nobody more, and a
-// client that keeps no cookie (a probe, a script) does not store a session
+// client that keeps no cookie (a probe, a script) does not store a sign-in
 // per request.
-func (h *Handler) localSession(w http.ResponseWriter, r *http.Request) (*session, error) {
+func (h *Handler) localSignIn(w http.ResponseWriter, r *http.Request) (*signIn, error) {
 	h.local.Lock()
 	defer h.local.Unlock()
 	if h.local.secret != "" {
 		if ws, err := h.svc.SignIns.SignedIn(r.Context(), h.local.secret); err == nil && ws.Principal.Local {
-			h.setSessionCookie(w, r, h.local.secret, ws)
-			return &session{ws: ws, p: ws.Principal, secret: h.local.secret}, nil
+			h.setSignInCookie(w, r, h.local.secret, ws)
+			return &signIn{ws: ws, p: ws.Principal, secret: h.local.secret}, nil
 		} else if err != nil && hitl.ErrorCode(err) != hitl.EUNAUTHORIZED {
 			return nil, err
 		}
 	}
-	s, err := h.startSession(w, r, hitl.LocalPrincipal(""))
+	s, err := h.startSignIn(w, r, hitl.LocalPrincipal(""))
 	if err != nil {
 		return nil, err
 	}
@@ -167,26 +167,26 @@ func (h *Handler) localSession(w http.ResponseWriter, r *http.Request) (*session
 	return s, nil
 }
 
-// startSession signs p in and sets the session cookie.
-func (h *Handler) startSession(w http.ResponseWriter, r *http.Request, p hitl.Principal) (*session, error) {
+// startSignIn signs p in and sets the sign-in cookie.
+func (h *Handler) startSignIn(w http.ResponseWriter, r *http.Request, p hitl.Principal) (*signIn, error) {
 	secret, ws, err := h.svc.SignIns.SignIn(r.Context(), p, h.cfg.SignInTTL)
 	if err != nil {
 		return nil, err
 	}
-	h.setSessionCookie(w, r, secret, ws)
-	return &session{ws: ws, p: ws.Principal, secret: secret}, nil
+	h.setSignInCookie(w, r, secret, ws)
+	return &signIn{ws: ws, p: ws.Principal, secret: secret}, nil
 }
 
-// setSessionCookie sets the session cookie to last as long as the session
+// setSignInCookie sets the sign-in cookie to last as long as the sign-in
 // has left, by Max-Age (seconds from now as the browser counts them), not
 // an Expires date: a browser whose clock differs from the service's still
-// keeps it for the session's time.
-func (h *Handler) setSessionCookie(w http.ResponseWriter, r *http.Request, secret string, ws *hitl.SignIn) {
+// keeps it for the sign-in's time.
+func (h *Handler) setSignInCookie(w http.ResponseWriter, r *http.Request, secret string, ws *hitl.SignIn) {
 	left := int(ws.ExpiresAt.Sub(h.cfg.Clock.Now()).Seconds())
 	if left <= 0 {
 		left = -1 // already over: delete it
 	}
-	http.SetCookie(w, &http.Cookie{Name: sessionCookie, Value: secret, Path: "/", HttpOnly: true, SameSite: http.SameSiteStrictMode,
+	http.SetCookie(w, &http.Cookie{Name: signInCookie, Value: secret, Path: "/", HttpOnly: true, SameSite: http.SameSiteStrictMode,
 		Secure: h.secure(r), MaxAge: left})
 }
 
@@ -283,7 +283,7 @@ func (h *Handler) handleLogin(w http.ResponseWriter, r *http.Request) {
 			again(status(err), hitl.ErrorMessage(err))
 			return
 		}
-		h.setSessionCookie(w, r, secret, ws)
+		h.setSignInCookie(w, r, secret, ws)
 		http.Redirect(w, r, "/", http.StatusSeeOther)
 		return
 	}
@@ -292,7 +292,7 @@ func (h *Handler) handleLogin(w http.ResponseWriter, r *http.Request) {
 		again(http.StatusUnauthorized, "That token is not one this service knows.")
 		return
 	}
-	if _, err := h.startSession(w, r, p); err != nil {
+	if _, err := h.startSignIn(w, r, p); err != nil {
 		again(status(err), hitl.ErrorMessage(err))
 		return
 	}
@@ -310,12 +310,12 @@ func (h *Handler) handleLink(w http.ResponseWriter, r *http.Request) {
 		Data: loginView{Next: "/", Link: r.URL.Query().Get("t")}})
 }
 
-func (h *Handler) handleLogout(w http.ResponseWriter, r *http.Request, s *session) {
+func (h *Handler) handleLogout(w http.ResponseWriter, r *http.Request, s *signIn) {
 	if err := h.svc.SignIns.SignOut(r.Context(), s.secret); err != nil {
 		h.fail(w, r, err)
 		return
 	}
-	http.SetCookie(w, &http.Cookie{Name: sessionCookie, Value: "", Path: "/", HttpOnly: true, SameSite: http.SameSiteStrictMode,
+	http.SetCookie(w, &http.Cookie{Name: signInCookie, Value: "", Path: "/", HttpOnly: true, SameSite: http.SameSiteStrictMode,
 		Secure: h.secure(r), MaxAge: -1})
 	http.Redirect(w, r, "/login", http.StatusSeeOther)
 }
