@@ -165,7 +165,7 @@ func (s *Server) handleThreshold(w http.ResponseWriter, r *http.Request) {
 // handleRuns serves GET /api/runs?all=true&limit=&cursor=: open runs
 // (running, paused or waiting on a person), or every run with all=true,
 // with their handles; or, with ?prefix=P, up to limit runs whose id starts
-// with P, ended ones too (hitl.MatchRun).
+// with P, ended ones too (runhandle.Match).
 func (s *Server) handleRuns(w http.ResponseWriter, r *http.Request) {
 	if !s.serves(w, r, s.runs != nil, "steering") {
 		return

@@ -35,7 +35,7 @@ type Service struct {
 		Control(ctx context.Context, req hitl.ControlMessage) ([]hitl.ControlMessage, error)
 		// Runs returns a page of runs in id order (active ones only, or all).
 		Runs(ctx context.Context, active bool, limit int, cursor string) (hitl.RunPage, error)
-		// RunsByPrefix returns runs whose id starts with prefix (hitl.MatchRun).
+		// RunsByPrefix returns runs whose id starts with prefix (runhandle.Match).
 		RunsByPrefix(ctx context.Context, prefix string, limit int) ([]*hitl.Run, error)
 	}
 	Policies interface {

@@ -7,6 +7,7 @@ import (
 	"github.com/google/uuid"
 	"github.com/hitlbot/hitl"
 	"github.com/hitlbot/hitl/blocks"
+	"github.com/hitlbot/hitl/runhandle"
 	"github.com/slack-go/slack"
 )
 
@@ -145,7 +146,7 @@ func (b *Bot) resolveRun(ctx context.Context, user, name string) (string, error)
 	if hitl.ValidateRunID(name) != nil {
 		return "", shown("⚠️ `" + blocks.Escape(strings.ReplaceAll(name, "`", "'")) + "` is not a run id.")
 	}
-	matches, err := hitl.MatchRun(hitl.WithPrincipal(ctx, b.slackPrincipal(ctx, user)), b.svc.Runs, name)
+	matches, err := runhandle.Match(hitl.WithPrincipal(ctx, b.slackPrincipal(ctx, user)), b.svc.Runs, name)
 	if err != nil && hitl.ErrorCode(err) != hitl.EFORBIDDEN {
 		return "", err
 	}

@@ -11,6 +11,7 @@ import (
 	"github.com/hitlbot/hitl/internal/clocktest"
 	"github.com/hitlbot/hitl/internal/memstore"
 	"github.com/hitlbot/hitl/notify"
+	"github.com/hitlbot/hitl/runhandle"
 	"github.com/hitlbot/hitl/service"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -335,8 +336,8 @@ func TestMatchRun(t *testing.T) {
 	for _, tc := range []struct {
 		name    string
 		matches []string
-		run     string // ResolveRun's
-		code    string // ResolveRun's error code
+		run     string // runhandle.Resolve's
+		code    string // runhandle.Resolve's error code
 		msg     string
 	}{
 		{"loop-1", []string{"loop-1"}, "loop-1", "", ""}, // an exact id wins over the runs it prefixes
@@ -347,10 +348,10 @@ func TestMatchRun(t *testing.T) {
 		{"nothing", []string{}, "", hitl.ENOTFOUND, "no run is named nothing or starts with it"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			got, err := hitl.MatchRun(ctx, e.svc.Runs, tc.name)
+			got, err := runhandle.Match(ctx, e.svc.Runs, tc.name)
 			require.NoError(t, err)
 			assert.Equal(t, tc.matches, got)
-			run, err := hitl.ResolveRun(ctx, e.svc.Runs, tc.name)
+			run, err := runhandle.Resolve(ctx, e.svc.Runs, tc.name)
 			assert.Equal(t, tc.run, run)
 			assert.Equal(t, tc.code, hitl.ErrorCode(err))
 			if tc.msg != "" {
@@ -358,9 +359,9 @@ func TestMatchRun(t *testing.T) {
 			}
 		})
 	}
-	_, err = hitl.MatchRun(ctx, e.svc.Runs, "bad id!")
+	_, err = runhandle.Match(ctx, e.svc.Runs, "bad id!")
 	assert.Equal(t, hitl.EINVALID, hitl.ErrorCode(err))
-	_, err = hitl.MatchRun(hitl.WithPrincipal(context.Background(), other), e.svc.Runs, "loop")
+	_, err = runhandle.Match(hitl.WithPrincipal(context.Background(), other), e.svc.Runs, "loop")
 	assert.Equal(t, hitl.EFORBIDDEN, hitl.ErrorCode(err), "an agent that may not list runs may not look them up by prefix")
 
 	t.Run("handles", func(t *testing.T) {
@@ -375,16 +376,16 @@ func TestMatchRun(t *testing.T) {
 			"loop-10":         "loop-10",
 		}, page.Handles)
 		for id, h := range page.Handles {
-			got, err := hitl.ResolveRun(ctx, e.svc.Runs, h)
+			got, err := runhandle.Resolve(ctx, e.svc.Runs, h)
 			require.NoError(t, err)
 			assert.Equal(t, id, got, "handle %s names its run", h)
 		}
 	})
 	t.Run("many candidates are cut", func(t *testing.T) {
-		for i := range hitl.MaxRunMatches + 2 {
+		for i := range runhandle.MaxMatches + 2 {
 			e.state(t, fmt.Sprintf("many-%02d", i), 1, "haiku")
 		}
-		_, err := hitl.ResolveRun(ctx, e.svc.Runs, "many")
+		_, err := runhandle.Resolve(ctx, e.svc.Runs, "many")
 		assert.Equal(t, hitl.EINVALID, hitl.ErrorCode(err))
 		assert.Contains(t, hitl.ErrorMessage(err), "many begins more than 10 runs (many-00, ")
 	})

@@ -7,6 +7,7 @@ import (
 
 	"github.com/hitlbot/hitl"
 	"github.com/hitlbot/hitl/access"
+	"github.com/hitlbot/hitl/runhandle"
 )
 
 // DedupWindow is how long a control request id is remembered (docs/protocol.md#steering):
@@ -415,7 +416,7 @@ func (s *Runs) Runs(ctx context.Context, active bool, limit int, cursor string) 
 	}
 	page.Handles = make(map[string]string, len(page.Runs))
 	for _, r := range page.Runs {
-		if page.Handles[r.ID], err = hitl.RunHandle(ctx, s.store, r.ID); err != nil {
+		if page.Handles[r.ID], err = runhandle.Of(ctx, s.store, r.ID); err != nil {
 			return page, err
 		}
 	}

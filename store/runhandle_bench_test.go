@@ -8,6 +8,7 @@ import (
 
 	"github.com/google/uuid"
 	"github.com/hitlbot/hitl"
+	"github.com/hitlbot/hitl/runhandle"
 	"github.com/stretchr/testify/require"
 )
 
@@ -51,10 +52,10 @@ func BenchmarkRunsWithHandles(b *testing.B) {
 		}
 	})
 	b.Run("resolve a handle", func(b *testing.B) {
-		h, err := hitl.RunHandle(ctx, db, last)
+		h, err := runhandle.Of(ctx, db, last)
 		require.NoError(b, err)
 		for b.Loop() {
-			if got, err := hitl.ResolveRun(actx, svc.Runs, h); err != nil || got != last {
+			if got, err := runhandle.Resolve(actx, svc.Runs, h); err != nil || got != last {
 				b.Fatal(fmt.Sprint(got, err))
 			}
 		}

@@ -12,6 +12,7 @@ import (
 
 	"github.com/hitlbot/hitl"
 	"github.com/hitlbot/hitl/agent"
+	"github.com/hitlbot/hitl/runhandle"
 	"github.com/hitlbot/hitl/service"
 )
 
@@ -98,14 +99,14 @@ func orNone(s string) string {
 	return s
 }
 
-// resolveRun returns the run name means (hitl.ResolveRun: its id, or the
+// resolveRun returns the run name means (runhandle.Resolve: its id, or the
 // handle hitl runs shows, or any unique prefix of a run's id, active or
 // ended): not_found (exit 7) when no run is named so or starts so, invalid
 // (exit 2) naming the candidates when several do. A principal that may
 // not list runs (an ask-only token) names its runs in full: the name is
 // then the service's to judge.
 func resolveRun(ctx context.Context, c *agent.Client, name string) (string, error) {
-	id, err := hitl.ResolveRun(ctx, c, name)
+	id, err := runhandle.Resolve(ctx, c, name)
 	if hitl.ErrorCode(err) == hitl.EFORBIDDEN {
 		return name, nil
 	}
