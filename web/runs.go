@@ -4,8 +4,8 @@ import (
 	"net/http"
 	"strings"
 
+	"github.com/google/uuid"
 	"github.com/hitlbot/hitl"
-	"github.com/hitlbot/hitl/agent"
 )
 
 type runsView struct {
@@ -129,7 +129,7 @@ func (h *Handler) handleControl(w http.ResponseWriter, r *http.Request, s *signI
 	id := r.PathValue("id")
 	cmd := hitl.Command(r.PostForm.Get("command"))
 	p := hitl.ControlPayload{Model: strings.TrimSpace(r.PostForm.Get("model")), Instruction: strings.TrimSpace(r.PostForm.Get("instruction"))}
-	msgs, err := h.svc.Runs.Control(r.Context(), hitl.NewRequest(agent.NewRequestID(), cmd, id, h.cfg.Clock.Now(), p))
+	msgs, err := h.svc.Runs.Control(r.Context(), hitl.NewRequest(uuid.NewString(), cmd, id, h.cfg.Clock.Now(), p))
 	if err != nil {
 		h.fail(w, r, err)
 		return
