@@ -2,7 +2,6 @@ package hitl
 
 import (
 	"context"
-	"slices"
 	"time"
 )
 
@@ -76,13 +75,6 @@ func MailClaimHeld(stored, m Mail) error {
 	return nil
 }
 
-// Mailed reports whether an event of q goes by email too: reminders and
-// escalations of pending blocking questions and approvals.
-func Mailed(ev EventType, q *Question) bool {
-	return (ev == EventQuestionReminded || ev == EventQuestionEscalated) && q.Pending() &&
-		(q.Type == Blocking || q.Type == Approval)
-}
-
 // Reminded is who a reminder of q re-notifies: its assignees and the
 // people escalation added, else answerers (the configured answerers).
 func (q *Question) Reminded(answerers []string) []string {
@@ -92,51 +84,8 @@ func (q *Question) Reminded(answerers []string) []string {
 	return answerers
 }
 
-// MailRecipients are the people (Slack users) a reminder or escalation
-// of q is mailed to: for an escalation, the people and groups it added;
-// for a reminder, everyone it re-notified (Reminded). A user group is
-// mailed as its members, looked up in dir when the mail is made (so the
-// group as it is now, not as it was when the question was asked). Each
-// person once, in order (members of a group in the order dir gives
-// them); never the person who asked. Groups dir could not read, or every
-// group when there is no dir (no Slack: nothing says who is in one), are
-// returned in unread, for the edge to say their members got no mail.
-func MailRecipients(ctx context.Context, ev EventType, q *Question, answerers []string, dir Directory) (people, unread []string) {
-	who := q.Reminded(answerers)
-	if ev == EventQuestionEscalated && q.Reminders != nil {
-		who = q.Reminders.EscalateTo
-	}
-	add := func(id string) {
-		if !IsGroupID(id) && slackIDPattern.MatchString(id) && !slices.Contains(people, id) && !q.askedBy(id) {
-			people = append(people, id)
-		}
-	}
-	for _, id := range who {
-		if !IsGroupID(id) {
-			add(id)
-			continue
-		}
-		if !slackIDPattern.MatchString(id) || slices.Contains(unread, id) {
-			continue
-		}
-		var members []string
-		var err error = Errorf(EUNAVAILABLE, "no directory of user groups")
-		if dir != nil {
-			members, err = dir.GroupMembers(ctx, id)
-		}
-		if err != nil {
-			unread = append(unread, id)
-			continue
-		}
-		for _, u := range members {
-			add(u)
-		}
-	}
-	return people, unread
-}
-
 // askedBy reports whether Slack user user asked q (through a token
 // speaking for them, or in Slack).
-func (q *Question) askedBy(user string) bool {
+func (q *Question) AskedBy(user string) bool {
 	return q.AskerUser == user || q.Asker == "slack:"+user
 }

@@ -191,10 +191,10 @@ func (m *Mailer) mailFor(ctx context.Context, ev *hitl.Event) ([]hitl.Mail, erro
 			return nil, err
 		}
 	}
-	if !hitl.Mailed(ev.Type, q) {
+	if !Mailed(ev.Type, q) {
 		return nil, nil
 	}
-	people, unread := hitl.MailRecipients(ctx, ev.Type, q, m.cfg.Answerers, m.cfg.Directory)
+	people, unread := Recipients(ctx, ev.Type, q, m.cfg.Answerers, m.cfg.Directory)
 	for _, g := range unread {
 		m.log.Warn("email: who is in a user group could not be read (no Slack, or usergroups.users.list failed); its members get no mail for this reminder",
 			"group", g, "question", q.ID)

@@ -1,4 +1,4 @@
-package hitl_test
+package email_test
 
 import (
 	"context"
@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/hitlbot/hitl"
+	"github.com/hitlbot/hitl/email"
 	"github.com/stretchr/testify/assert"
 )
 
@@ -66,9 +67,9 @@ func TestMailRules(t *testing.T) {
 	}
 	for _, r := range rows {
 		t.Run(r.name, func(t *testing.T) {
-			assert.Equal(t, r.mailed, hitl.Mailed(r.ev, &r.q))
+			assert.Equal(t, r.mailed, email.Mailed(r.ev, &r.q))
 			if r.mailed {
-				to, unread := hitl.MailRecipients(context.Background(), r.ev, &r.q, r.answerers, r.dir)
+				to, unread := email.Recipients(context.Background(), r.ev, &r.q, r.answerers, r.dir)
 				assert.Equal(t, r.to, to)
 				assert.Equal(t, r.unread, unread)
 			}
