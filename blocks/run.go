@@ -213,12 +213,19 @@ func runFallback(r *hitl.Run) string {
 	return "🔁 Run " + id + ": " + RunStateText(r.Control)
 }
 
-// RunLine is one line about a run, for /hitl runs and /hitl status.
-func RunLine(r *hitl.Run) string {
+// RunLine is one line about a run, for /hitl runs and /hitl status: its
+// handle first when it is shorter than the id (what to type), then the id.
+func RunLine(r *hitl.Run, handle string) string {
 	c := r.Control
 	id, _ := escapeCut(oneLine(r.ID), 150, ellipsis)
 	var parts []string
-	parts = append(parts, "`"+strings.ReplaceAll(id, "`", "'")+"`", RunStateText(c))
+	if h := oneLine(handle); h != "" && h != r.ID && strings.HasPrefix(r.ID, h) {
+		// What to type first, then the whole id to recognise the run by.
+		parts = append(parts, "`"+strings.ReplaceAll(h, "`", "'")+"` ("+strings.ReplaceAll(id, "`", "'")+")")
+	} else {
+		parts = append(parts, "`"+strings.ReplaceAll(id, "`", "'")+"`")
+	}
+	parts = append(parts, RunStateText(c))
 	if it := c.Iteration(); it != "" {
 		parts = append(parts, "iteration "+it)
 	}

@@ -71,7 +71,7 @@ func TestRunMessageGolden(t *testing.T) {
 			r.Control.Session.Agent, r.Control.Session.CWD, r.Control.Session.Title = hostile(300), hostile(4000), hostile(4000)
 			r.Control.PausedBy, r.Control.Instruction = hostile(300), hostile(4000)
 			validate(t, RunMessage(RunView{Run: r, Now: t0}))
-			if line := RunLine(r); Len(line) > MaxSectionText {
+			if line := RunLine(r, "h"); Len(line) > MaxSectionText {
 				t.Errorf("run line: length %d", Len(line))
 			}
 		}

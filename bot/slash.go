@@ -150,7 +150,7 @@ func (b *Bot) runsText(ctx context.Context, user string) string {
 	}
 	lines := make([]string, 0, len(page.Runs)+1)
 	for _, r := range page.Runs {
-		lines = append(lines, "• "+blocks.RunLine(r))
+		lines = append(lines, "• "+blocks.RunLine(r, page.Handles[r.ID]))
 	}
 	if page.NextCursor != "" {
 		lines = append(lines, "…and more: `hitl runs` lists them all.")
@@ -175,7 +175,7 @@ func (b *Bot) statusText(ctx context.Context, user string, args []string) string
 	if err != nil {
 		return errorText(err)
 	}
-	return blocks.RunLine(run)
+	return blocks.RunLine(run, "")
 }
 
 // policySlash lists the learned rules with Revoke buttons (posted to the

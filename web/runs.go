@@ -10,7 +10,7 @@ import (
 
 type runsView struct {
 	Runs []*hitl.Run
-	// Handles are the runs' handles (hitl.RunHandle), what hitl runs shows.
+	// Handles are the runs' handles (runhandle.Of), what hitl runs shows.
 	Handles map[string]string
 	All     bool
 	Next    string

@@ -151,7 +151,7 @@ func TestSlackSteeringCommands(t *testing.T) {
 	})
 	t.Run("status and runs show the run", func(t *testing.T) {
 		assert.Contains(t, e.slash(t, controller, "status loop-1"), "▶️ Running · iteration 1 of 10 · sonnet")
-		assert.Contains(t, e.slash(t, controller, "runs"), steerRun)
+		assert.Contains(t, e.slash(t, controller, "runs"), "`loop-1703` ("+steerRun+")", "the handle to type, then the whole id")
 		assert.Contains(t, e.slash(t, controller, "pending"), "Nothing is waiting on you")
 		assert.Contains(t, e.slash(t, controller, "help"), "/hitl escalate RUN [MODEL] [REASON…]")
 	})
