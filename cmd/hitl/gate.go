@@ -109,7 +109,7 @@ func shellJoin(args []string) string {
 
 // approvalWhere says where a person approves question id.
 func approvalWhere(ctx context.Context, c *agent.Client, id string) string {
-	how := hint("answer "+visible(id)) + " approve (or deny)"
+	how := hint("answer "+visible(id)) + " approve (or deny, or --reply TEXT)"
 	if h, err := c.Health(ctx); err == nil && h.Slack {
 		return "approve it in Slack, or with: " + how
 	}

@@ -38,7 +38,7 @@ func TestGateWhileItWaits(t *testing.T) {
 		stderr, ch := startGate(context.Background(), m, "--run", "gw-1", "--", "echo", "hi")
 		q := waitPending(t, m, "gw-1")
 		line := stderr.next(t, "waiting for approval")
-		assert.Equal(t, "hitl gate: waiting for approval "+q.ID+" to run echo hi (approve it with: hitl answer "+q.ID+" approve (or deny))", line)
+		assert.Equal(t, "hitl gate: waiting for approval "+q.ID+" to run echo hi (approve it with: hitl answer "+q.ID+" approve (or deny, or --reply TEXT))", line)
 		require.Equal(t, 0, cli(admin, m, "", "answer", q.ID, "approve").code)
 		r := result(t, ch)
 		assert.Equal(t, 0, r.code)

@@ -36,7 +36,7 @@ func TestAskHints(t *testing.T) {
 		r := cli(ctx, m, "", "ask", "Deploy?", "--approval", "--no-wait", "--run", "words")
 		assert.Equal(t, exitNeedsInput, r.code, r.stderr)
 		q := pendingIn(t, m, "words")[0]
-		assert.Contains(t, r.stderr, "Answer it with: hitl answer "+q.ID+" approve (or deny)")
+		assert.Contains(t, r.stderr, "Answer it with: hitl answer "+q.ID+" approve (or deny, or --reply TEXT)")
 		r = cli(ctx, m, "", "ask", "Migrate?", "--yes-no", "--no-wait", "--run", "words-yn")
 		assert.Equal(t, exitNeedsInput, r.code, r.stderr)
 		q = pendingIn(t, m, "words-yn")[0]

@@ -113,7 +113,7 @@ func valueHint(q *hitl.Question) string {
 	}
 	switch q.ResponseType {
 	case hitl.ApprovalResponse:
-		return hint("answer "+visible(q.ID)) + " approve (or deny)"
+		return hint("answer "+visible(q.ID)) + " approve (or deny, or --reply TEXT)"
 	case hitl.BooleanResponse:
 		return hint("answer "+visible(q.ID)) + " yes (or no)"
 	}
