@@ -97,6 +97,7 @@ type Service struct {
 	// question's callbackUrl may point.
 	webhooks  *WebhookRoutes
 	callbacks CallbackPolicy
+	window    StatsWindow // the stats of every run from rollups (nil: from the questions; stats.go)
 	pinger    atomic.Pointer[func(ctx context.Context, name string) (int, error)]
 }
 
@@ -146,6 +147,9 @@ type ServiceConfig struct {
 	// nowhere).
 	Webhooks  *WebhookRoutes
 	Callbacks CallbackPolicy
+	// StatsWindow computes the stats of every run from the store's
+	// rollups (observe.New); nil: Stats reads the window's questions.
+	StatsWindow StatsWindow
 }
 
 // NewService returns the lifecycle over store.
@@ -172,7 +176,7 @@ func NewService(store Store, cfg ServiceConfig) *Service {
 		newID: cfg.NewID, notifier: cfg.Notifier, sealer: cfg.Sealer, threshold: cfg.Threshold,
 		parse: cfg.ParseCommand, learnedTTL: cfg.LearnedTTL, limits: cfg.Limits, streams: streams{max: cfg.MaxStreams},
 		reminders: cfg.Reminders,
-		sessions:  cfg.Sessions, webhooks: cfg.Webhooks, callbacks: cfg.Callbacks}
+		sessions:  cfg.Sessions, webhooks: cfg.Webhooks, callbacks: cfg.Callbacks, window: cfg.StatsWindow}
 }
 
 // Access returns the rules the service enforces, for edges that must build

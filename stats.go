@@ -91,6 +91,13 @@ func (s *Service) Stats(ctx context.Context, sq StatsQuery) (*Stats, error) {
 		}
 	}
 	since := s.clock.Now().Add(-sq.Since)
+	if s.window != nil && sq.Run == "" {
+		st, err := s.window.WindowStats(ctx, since)
+		if err != nil {
+			return nil, err
+		}
+		return s.withAlerts(st, since, sq.Run), nil
+	}
 	var t statsTally
 	t.runs = map[string]bool{}
 	var err error
@@ -105,13 +112,17 @@ func (s *Service) Stats(ctx context.Context, sq StatsQuery) (*Stats, error) {
 	if err := s.tallyEvents(ctx, sq.Run, since, &t); err != nil {
 		return nil, err
 	}
-	st := t.stats()
-	st.Since, st.Run = since, sq.Run
+	return s.withAlerts(t.stats(), since, sq.Run), nil
+}
+
+// withAlerts sets st's window and the alerts active now.
+func (s *Service) withAlerts(st *Stats, since time.Time, run string) *Stats {
+	st.Since, st.Run = since, run
 	st.Alerts = []Alert{}
 	if a := s.alerts.Load(); a != nil {
 		st.Alerts = a.Active()
 	}
-	return st, nil
+	return st
 }
 
 // statsTally accumulates a window's questions and events.

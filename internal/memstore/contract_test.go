@@ -23,3 +23,7 @@ func TestMailOutboxContract(t *testing.T) {
 func TestWebhookOutboxContract(t *testing.T) {
 	storetest.RunWebhooks(t, func(*testing.T) storetest.WebhookStore { return memstore.New() })
 }
+
+func TestRollupContract(t *testing.T) {
+	storetest.RunRollups(t, func(*testing.T) storetest.RollupBackend { return memstore.New() })
+}
