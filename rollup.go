@@ -52,30 +52,30 @@ type RollupEdit struct {
 // added.
 func QuestionRollupEdits(old, cur *Question) []RollupEdit {
 	var edits []RollupEdit
-	if old != nil && cur != nil && old.Status == cur.Status && old.CreatedAt.Equal(cur.CreatedAt) &&
-		timesEqual(old.RespondedAt, cur.RespondedAt) && old.Type == cur.Type {
-		return nil
+	if old == nil || cur == nil || !old.CreatedAt.Equal(cur.CreatedAt) {
+		if old != nil {
+			edits = append(edits, RollupEdit{At: old.CreatedAt, Apply: func(r *Rollup) { r.Asked-- }})
+		}
+		if cur != nil {
+			edits = append(edits, RollupEdit{At: cur.CreatedAt, Apply: func(r *Rollup) { r.Asked++ }})
+		}
 	}
-	for _, c := range []struct {
-		q    *Question
-		sign int
-	}{{old, -1}, {cur, +1}} {
-		if c.q == nil {
-			continue
-		}
-		q, sign := c.q, c.sign
-		edits = append(edits, RollupEdit{At: q.CreatedAt, Apply: func(r *Rollup) { r.Asked += sign }})
-		if q.Pending() || q.RespondedAt == nil {
-			continue
-		}
-		edits = append(edits, RollupEdit{At: *q.RespondedAt, Apply: func(r *Rollup) { r.Settle(q, sign) }})
+	if old != nil && cur != nil && settledIn(old) == settledIn(cur) && old.Status == cur.Status && old.Type == cur.Type &&
+		(!settledIn(old) || old.RespondedAt.Equal(*cur.RespondedAt) && old.CreatedAt.Equal(cur.CreatedAt)) {
+		return edits // the same settled part, or none
+	}
+	if old != nil && settledIn(old) {
+		edits = append(edits, RollupEdit{At: *old.RespondedAt, Apply: func(r *Rollup) { r.Settle(old, -1) }})
+	}
+	if cur != nil && settledIn(cur) {
+		edits = append(edits, RollupEdit{At: *cur.RespondedAt, Apply: func(r *Rollup) { r.Settle(cur, +1) }})
 	}
 	return edits
 }
 
-func timesEqual(a, b *time.Time) bool {
-	return a == nil && b == nil || a != nil && b != nil && a.Equal(*b)
-}
+// settledIn reports whether q counts as settled in the rollup of its
+// RespondedAt.
+func settledIn(q *Question) bool { return !q.Pending() && q.RespondedAt != nil }
 
 // AnswerSeconds is the time from asking q to its answer, as Stats counts
 // it.

@@ -22,3 +22,7 @@ func TestMailOutboxContract(t *testing.T) {
 func TestWebhookOutboxContract(t *testing.T) {
 	storetest.RunWebhooks(t, func(t *testing.T) storetest.WebhookStore { return openTestDB(t) })
 }
+
+func TestRollupContract(t *testing.T) {
+	storetest.RunRollups(t, func(t *testing.T) storetest.RollupBackend { return openTestDB(t) })
+}
