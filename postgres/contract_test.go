@@ -38,3 +38,7 @@ func TestMailContract(t *testing.T) {
 func TestWebhookContract(t *testing.T) {
 	storetest.RunWebhooks(t, func(t *testing.T) storetest.WebhookStore { return open(t) })
 }
+
+func TestRollupContract(t *testing.T) {
+	storetest.RunRollups(t, func(t *testing.T) storetest.RollupBackend { return open(t) })
+}
