@@ -146,22 +146,17 @@ func (r *Rollup) Empty() bool {
 func RollupStart(t time.Time, span time.Duration) time.Time { return t.Truncate(span).UTC() }
 
 // RollupStore keeps the rollups (stores implement it with the event log;
-// docs/operations.md#how-exact-stats-are).
-//
-// Rollups returns the rollups of span whose start is in [from, to), by
-// start (spans with nothing in them may be left out). LastAsked returns
-// when each of runs last had a question created (runs with none stored
-// are left out). AskedBetween returns the questions created in [from,
-// to), oldest first: the ragged edge of a window, at most a minute.
+// docs/operations.md#how-exact-stats-are). Rollups returns the rollups of
+// span whose start is in [from, to), by start (spans with nothing in them
+// are left out).
 type RollupStore interface {
 	Rollups(ctx context.Context, span time.Duration, from, to time.Time) ([]*Rollup, error)
-	LastAsked(ctx context.Context, runs []string) (map[string]time.Time, error)
-	AskedBetween(ctx context.Context, from, to time.Time) ([]*Question, error)
 }
 
-// StatsWindow computes the Stats of the window from since to now over all
-// runs (observe.Window does, from the rollups). Service.Stats delegates
-// to it when ServiceConfig.StatsWindow is set.
+// StatsWindow computes the Stats of every run over the window from since
+// to now, from its rollups (observe.Windows): the window starts at the
+// start of since's minute, which the Stats' Since says. Service.Stats
+// delegates to it when ServiceConfig.StatsWindow is set.
 type StatsWindow interface {
 	WindowStats(ctx context.Context, since time.Time) (*Stats, error)
 }

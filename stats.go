@@ -96,7 +96,7 @@ func (s *Service) Stats(ctx context.Context, sq StatsQuery) (*Stats, error) {
 		if err != nil {
 			return nil, err
 		}
-		return s.withAlerts(st, since, sq.Run), nil
+		return s.withAlerts(st, st.Since, sq.Run), nil
 	}
 	var t statsTally
 	t.runs = map[string]bool{}

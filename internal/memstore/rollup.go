@@ -110,35 +110,3 @@ func clonedTallies(m map[hitl.QuestionType]hitl.Tally) map[hitl.QuestionType]hit
 	}
 	return c
 }
-
-// LastAsked implements hitl.RollupStore.
-func (s *Store) LastAsked(_ context.Context, runs []string) (map[string]time.Time, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	out := map[string]time.Time{}
-	for _, run := range runs {
-		if at, ok := s.rollups.lastAsked[run]; ok {
-			out[run] = at
-		}
-	}
-	return out, nil
-}
-
-// AskedBetween implements hitl.RollupStore (by scanning: fine for tests).
-func (s *Store) AskedBetween(_ context.Context, from, to time.Time) ([]*hitl.Question, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	var out []*hitl.Question
-	for _, q := range s.questions {
-		if !q.CreatedAt.Before(from) && q.CreatedAt.Before(to) {
-			out = append(out, q.Clone())
-		}
-	}
-	sort.Slice(out, func(i, j int) bool {
-		if !out[i].CreatedAt.Equal(out[j].CreatedAt) {
-			return out[i].CreatedAt.Before(out[j].CreatedAt)
-		}
-		return out[i].ID < out[j].ID
-	})
-	return out, nil
-}
