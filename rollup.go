@@ -7,10 +7,11 @@ import (
 	"github.com/hitlbot/hitl/internal/sketch"
 )
 
-// RollupSpans are the spans the stores keep rollups at: hours, read for
-// the whole hours of a stats window, and minutes, read for its first,
-// partial hour (docs/operations.md#how-exact-stats-are).
-var RollupSpans = []time.Duration{time.Minute, time.Hour}
+// RollupSpans are the spans the stores keep rollups at, shortest first,
+// each a whole number of the one before: a window is read from hours, the
+// ten-minute spans of its first hour, and the minutes before those
+// (docs/operations.md#how-exact-stats-are).
+var RollupSpans = []time.Duration{time.Minute, 10 * time.Minute, time.Hour}
 
 // Rollup is what Stats needs of one span of time (an hour or a minute),
 // kept by the stores with the event log: every write that asks, settles,

@@ -5,8 +5,9 @@
 //
 // A window starts at the start of the minute its since falls in (Stats.Since
 // says so) and runs to now: its whole hours are read from hour rollups
-// (the last one, the current hour, holds everything so far) and the
-// minutes of its first, partial hour from minute rollups. Every count is
+// (the last one, the current hour, holds everything so far), the rest of
+// its first hour from ten-minute rollups and minute rollups (at most 5
+// and 9): at most 38 rollups for a day. Every count is
 // exact for that window, and so is the average time to answer (a sum);
 // the percentiles come from the merged sketch of the answer times
 // (internal/sketch): exact up to 64 answers in the window, else within 1%
@@ -37,26 +38,35 @@ var _ hitl.StatsWindow = (*Windows)(nil)
 // the start of since's minute to now (Since set; Alerts are the
 // caller's).
 func (w *Windows) WindowStats(ctx context.Context, since time.Time) (*hitl.Stats, error) {
-	start := hitl.RollupStart(since, time.Minute)
-	hour := hitl.RollupStart(start, time.Hour)
-	if hour.Before(start) {
-		hour = hour.Add(time.Hour)
-	}
-	minutes, err := w.store.Rollups(ctx, time.Minute, start, hour)
-	if err != nil {
-		return nil, err
-	}
-	hours, err := w.store.Rollups(ctx, time.Hour, hour, time.Unix(1<<40, 0))
-	if err != nil {
-		return nil, err
-	}
+	start := hitl.RollupStart(since, hitl.RollupSpans[0])
 	var acc hitl.Rollup
-	for _, r := range append(minutes, hours...) {
-		merge(&acc, r)
+	from := start
+	for i, span := range hitl.RollupSpans {
+		to := time.Unix(1<<40, 0) // the longest span: to the end
+		if i+1 < len(hitl.RollupSpans) {
+			to = ceil(from, hitl.RollupSpans[i+1])
+		}
+		rs, err := w.store.Rollups(ctx, span, from, to)
+		if err != nil {
+			return nil, err
+		}
+		for _, r := range rs {
+			merge(&acc, r)
+		}
+		from = to
 	}
 	st := statsOf(&acc)
 	st.Since = start
 	return st, nil
+}
+
+// ceil is the first start of a span at or after t.
+func ceil(t time.Time, span time.Duration) time.Time {
+	s := hitl.RollupStart(t, span)
+	if s.Before(t) {
+		s = s.Add(span)
+	}
+	return s
 }
 
 // merge adds r to acc.
