@@ -65,13 +65,28 @@ func QuestionRollupEdits(old, cur *Question) []RollupEdit {
 		(!settledIn(old) || old.RespondedAt.Equal(*cur.RespondedAt) && old.CreatedAt.Equal(cur.CreatedAt)) {
 		return edits // the same settled part, or none
 	}
-	if old != nil && settledIn(old) {
-		edits = append(edits, RollupEdit{At: *old.RespondedAt, Apply: func(r *Rollup) { r.Settle(old, -1) }})
-	}
-	if cur != nil && settledIn(cur) {
-		edits = append(edits, RollupEdit{At: *cur.RespondedAt, Apply: func(r *Rollup) { r.Settle(cur, +1) }})
+	for _, c := range []struct {
+		q    *Question
+		sign int
+	}{{old, -1}, {cur, +1}} {
+		if c.q == nil || !settledIn(c.q) {
+			continue
+		}
+		part, sign := settledPartOf(c.q), c.sign // the values now: the edit may be applied later in the write
+		edits = append(edits, RollupEdit{At: *c.q.RespondedAt, Apply: func(r *Rollup) { r.settle(part, sign) }})
 	}
 	return edits
+}
+
+// settledPart is what a settled question adds to its rollup.
+type settledPart struct {
+	typ     QuestionType
+	status  Status
+	seconds float64 // to the answer
+}
+
+func settledPartOf(q *Question) settledPart {
+	return settledPart{typ: q.Type, status: q.Status, seconds: AnswerSeconds(q)}
 }
 
 // settledIn reports whether q counts as settled in the rollup of its
@@ -82,17 +97,17 @@ func settledIn(q *Question) bool { return !q.Pending() && q.RespondedAt != nil }
 // it.
 func AnswerSeconds(q *Question) float64 { return q.RespondedAt.Sub(q.CreatedAt).Seconds() }
 
-// Settle adds (sign +1) or takes out (-1) settled question q.
-func (r *Rollup) Settle(q *Question, sign int) {
+// settle adds (sign +1) or takes out (-1) a settled question's part.
+func (r *Rollup) settle(q settledPart, sign int) {
 	if r.ByType == nil {
 		r.ByType = map[QuestionType]Tally{}
 	}
-	by := r.ByType[q.Type]
+	by := r.ByType[q.typ]
 	by.Settled += sign
-	switch q.Status {
+	switch q.status {
 	case StatusAnswered:
 		r.Answered += sign
-		v := AnswerSeconds(q)
+		v := q.seconds
 		r.AnswerSeconds += float64(sign) * v
 		if sign > 0 {
 			r.AnswerTimes.Add(v)
@@ -106,9 +121,9 @@ func (r *Rollup) Settle(q *Question, sign int) {
 		r.Cancelled += sign
 	}
 	if by == (Tally{}) {
-		delete(r.ByType, q.Type)
+		delete(r.ByType, q.typ)
 	} else {
-		r.ByType[q.Type] = by
+		r.ByType[q.typ] = by
 	}
 }
 
