@@ -14,7 +14,8 @@ import (
 // outcomes and times count the questions settled in it, whenever they
 // were asked.
 type Stats struct {
-	// Since is the start of the window (RFC 3339).
+	// Since is the start of the window (RFC 3339): from rollups, the
+	// start of the minute the asked start falls in.
 	Since     time.Time `json:"since"`
 	Run       string    `json:"run,omitempty"`
 	Asked     int       `json:"asked"`
@@ -68,7 +69,10 @@ type StatsService interface {
 
 var _ StatsService = (*Service)(nil)
 
-// Stats implements StatsService. It reads the questions asked in the
+// Stats implements StatsService. With a StatsWindow (hitl serve:
+// observe.Windows), the stats of every run are read from the rollups, the
+// window starting at its minute (docs/operations.md#how-exact-stats-are).
+// Otherwise, and for one run, it reads the questions asked in the
 // window by the creation-time index and those settled in it by the
 // settle-time index (of one run: that run's questions by the run index),
 // and the window's events from the first one in it (found by a binary
