@@ -1,18 +1,21 @@
 // Package observe owns observation: the stats of a window (hitl stats,
-// GET /api/stats) computed from the hourly and per-minute rollups the
-// stores keep with the event log (hitl.Rollup), so that a window costs
-// what its hours cost, not what its questions do.
+// GET /api/stats) computed from the rollups the stores keep with the
+// event log (hitl.Rollup: per hour, ten minutes and minute), so that a
+// window costs what its hours cost, not what its questions do.
 //
-// A window starts at the start of the minute its since falls in (Stats.Since
-// says so) and runs to now: its whole hours are read from hour rollups
-// (the last one, the current hour, holds everything so far), the rest of
-// its first hour from ten-minute rollups and minute rollups (at most 5
-// and 9): at most 38 rollups for a day. Every count is
-// exact for that window, and so is the average time to answer (a sum);
-// the percentiles come from the merged sketch of the answer times
-// (internal/sketch): exact up to 64 answers in the window, else within 1%
-// of the exact nearest-rank percentile
-// (docs/operations.md#how-exact-stats-are).
+// A window starts at the start of the minute its since falls in
+// (Stats.Since says so) and runs to now: its whole hours are read from
+// hour rollups (the last one, the current hour, holds everything so far),
+// the rest of its first hour from ten-minute and minute rollups (at most
+// 5 and 9): at most 38 rollups for a day. Every count is exact for that
+// window, and so is the average time to answer (a sum); the percentiles
+// come from the merged sketch of the answer times (internal/sketch):
+// exact up to 64 answers in the window, else within 1% of the exact
+// nearest-rank percentile (docs/operations.md#how-exact-stats-are).
+//
+// The alerts (hitl.Alerts) do not read rollups: they follow the log in
+// memory and read the questions settled in their window (an hour) once,
+// at start, checking each against the log by id, which a rollup cannot.
 package observe
 
 import (
