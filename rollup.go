@@ -86,16 +86,12 @@ type settledPart struct {
 }
 
 func settledPartOf(q *Question) settledPart {
-	return settledPart{typ: q.Type, status: q.Status, seconds: AnswerSeconds(q)}
+	return settledPart{typ: q.Type, status: q.Status, seconds: q.RespondedAt.Sub(q.CreatedAt).Seconds()} // as Stats counts it
 }
 
 // settledIn reports whether q counts as settled in the rollup of its
 // RespondedAt.
 func settledIn(q *Question) bool { return !q.Pending() && q.RespondedAt != nil }
-
-// AnswerSeconds is the time from asking q to its answer, as Stats counts
-// it.
-func AnswerSeconds(q *Question) float64 { return q.RespondedAt.Sub(q.CreatedAt).Seconds() }
 
 // settle adds (sign +1) or takes out (-1) a settled question's part.
 func (r *Rollup) settle(q settledPart, sign int) {
