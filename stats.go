@@ -12,7 +12,8 @@ import (
 // outcomes and times count the questions settled in it, whenever they
 // were asked.
 type Stats struct {
-	// Since is the start of the window (RFC 3339).
+	// Since is the start of the window (RFC 3339): from rollups, the
+	// start of the minute the asked start falls in.
 	Since     time.Time `json:"since"`
 	Run       string    `json:"run,omitempty"`
 	Asked     int       `json:"asked"`
@@ -55,7 +56,7 @@ const DefaultStatsSince = 24 * time.Hour
 func CountsAsReminder(t EventType) bool   { return t == EventQuestionReminded }
 func CountsAsEscalation(t EventType) bool { return t == EventQuestionEscalated }
 
-// StatsService serves stats. *Service implements it; agent.Client
+// StatsService serves stats. service.Observation implements it; agent.Client
 // implements it over HTTP.
 //
 // Errors: EINVALID for a bad window or run id, EFORBIDDEN when the

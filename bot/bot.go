@@ -151,7 +151,7 @@ type Bot struct {
 // closeGrace is how long Close lets in-flight Slack calls finish.
 const closeGrace = 5 * time.Second
 
-// New returns a bot over svc (*hitl.Service) that keeps its deliveries in
+// New returns a bot over svc (*service.Service) that keeps its deliveries in
 // outbox; Start runs it.
 func New(cfg Config, svc Service, outbox hitl.Outbox) *Bot {
 	cfg.setDefaults()

@@ -36,3 +36,7 @@ func TestOutboxContract(t *testing.T) {
 func TestMailContract(t *testing.T) {
 	storetest.MailOutbox(t, func(t *testing.T) hitl.MailOutbox { return open(t) })
 }
+
+func TestRollupContract(t *testing.T) {
+	storetest.RunRollups(t, func(t *testing.T) storetest.RollupBackend { return open(t) })
+}

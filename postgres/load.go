@@ -12,7 +12,7 @@ import (
 
 // tables are the tables that hold an installation's records, in the
 // order Load empties them.
-var tables = []string{"questions", "assignees", "counts", "events", "runs", "control", "learned", "deliveries", "delivered", "mail", "meta", "webhooks", "webhook_last"}
+var tables = []string{"questions", "assignees", "counts", "events", "runs", "control", "learned", "deliveries", "delivered", "mail", "meta", "webhooks", "webhook_last", "rollups", "rollup_runs"}
 
 // Counts are how many records of each kind a database holds.
 type Counts struct {
@@ -77,6 +77,9 @@ func (db *DB) Load(ctx context.Context, force bool, fn func(*Loader) (lastSeq, o
 			return err
 		}
 		if _, err := tx.Exec(ctx, `UPDATE event_seq SET seq = $1`, int64(last)); err != nil {
+			return err
+		}
+		if err := buildRollups(ctx, tx); err != nil { // the stats rollups of what was loaded
 			return err
 		}
 		if _, err := tx.Exec(ctx, `SELECT setval(pg_get_serial_sequence('deliveries', 'seq'), GREATEST((SELECT max(seq) FROM deliveries), 1))`); err != nil {

@@ -56,7 +56,11 @@ func (db *DB) Prune(ctx context.Context, before time.Time, limit int) (int, erro
 			return err
 		}
 		r, err := pruneRuns(ctx, tx, end, limit)
-		n = max(n, m, int(tag.RowsAffected()), r)
+		if err != nil {
+			return err
+		}
+		u, err := pruneRollups(ctx, tx, end, limit)
+		n = max(n, m, int(tag.RowsAffected()), r, u)
 		return err
 	})
 	if err != nil {

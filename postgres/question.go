@@ -69,16 +69,19 @@ func checkQuestion(q *hitl.Question) error {
 // events, in order. Events take their Seq when the transaction takes the
 // counter, last.
 type change struct {
-	counts map[hitl.Status]int64
-	events []*hitl.Event
+	counts  map[hitl.Status]int64
+	events  []*hitl.Event
+	rollups rollupEdits // rollup.go
 }
 
 func (c *change) reset() {
 	c.counts = map[hitl.Status]int64{}
 	c.events = c.events[:0]
+	c.rollups = rollupEdits{}
 }
 
 func (c *change) count(old, cur *hitl.Question) {
+	c.rollups.question(old, cur)
 	if old != nil && cur != nil && old.Status == cur.Status {
 		return
 	}
@@ -108,6 +111,9 @@ func (c *change) flush(ctx context.Context, tx pgx.Tx) error {
 		if d != 0 {
 			sts = append(sts, string(st))
 		}
+	}
+	if err := c.rollups.flush(ctx, tx, c.events); err != nil { // before the counter's lock
+		return err
 	}
 	if len(sts) == 0 && len(c.events) == 0 {
 		return nil

@@ -50,6 +50,7 @@ import (
 //	webhooks                  PK (seq); webhooks_queue (target, run_id, seq) WHERE pending; webhooks_due (next_ns, seq) WHERE pending;
 //	                          webhooks_by_status (status, seq); webhooks_settled (settled_ns, seq)  the webhook outbox (webhook.go)
 //	webhook_last              PK (target)                           a target's last success
+//	rollups                   PK (span_ns, start_ns)                stats rollups (rollup.go); rollup_runs PK (job_id), (last_ns)
 //	rate_buckets              PK (key); rate_buckets_by_age (at_ns, key)  rate limits (unlogged)
 //
 // A learned rule's key and an idempotency key are bytea: they may hold NUL
@@ -237,6 +238,19 @@ CREATE INDEX webhooks_by_status ON webhooks (status, seq);
 CREATE INDEX webhooks_settled ON webhooks (settled_ns, seq) WHERE settled_ns IS NOT NULL;
 CREATE TABLE webhook_last (target text COLLATE "C" PRIMARY KEY, at_ns bigint NOT NULL);
 `,
+	// Stats read rollups (hitl.Rollup, rollup.go): an hour's or a minute's
+	// counts and answer-time sketch, and each run's last question time;
+	// built from the questions and the log by buildRollups (goSteps).
+	13: `
+CREATE TABLE rollups (span_ns bigint NOT NULL, start_ns bigint NOT NULL, data bytea NOT NULL, PRIMARY KEY (span_ns, start_ns));
+CREATE TABLE rollup_runs (job_id text COLLATE "C" PRIMARY KEY, last_ns bigint NOT NULL);
+CREATE INDEX rollup_runs_by_age ON rollup_runs (last_ns);
+`,
+}
+
+// goSteps are the steps of a version written in Go, run after its SQL.
+var goSteps = map[int]func(ctx context.Context, tx pgx.Tx) error{
+	13: buildRollups,
 }
 
 // SchemaVersion is the schema version this package reads and writes.
@@ -273,6 +287,11 @@ func (db *DB) migrate(ctx context.Context) error {
 		for v := ver + 1; v <= SchemaVersion; v++ {
 			if _, err := tx.Exec(ctx, migrations[v]); err != nil {
 				return fmt.Errorf("schema version %d: %w", v, err)
+			}
+			if step := goSteps[v]; step != nil {
+				if err := step(ctx, tx); err != nil {
+					return fmt.Errorf("schema version %d: %w", v, err)
+				}
 			}
 		}
 		_, err = tx.Exec(ctx, `UPDATE hitl_schema_version SET version = $1`, SchemaVersion)

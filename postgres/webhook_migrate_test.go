@@ -11,8 +11,8 @@ import (
 )
 
 // undoVersion12 turns the database back into what version 11 held: no
-// webhook outbox.
-var undoVersion12 = []string{`DROP TABLE webhooks`, `DROP TABLE webhook_last`}
+// webhook outbox (nor version 13's rollups, which follow it).
+var undoVersion12 = append(slices.Clone(undoVersion13), `DROP TABLE webhooks`, `DROP TABLE webhook_last`)
 
 // undoVersions10To12 turns the database back into what version 9 held
 // (version 11 only marked rows: nothing to undo).

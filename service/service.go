@@ -145,6 +145,7 @@ type kernel struct {
 	// question's callbackUrl may point.
 	routes    *hitl.WebhookRoutes
 	callbacks hitl.CallbackPolicy
+	window    hitl.StatsWindow // the stats of every run from rollups (nil: from the questions; service_stats.go)
 	pinger    atomic.Pointer[func(ctx context.Context, name string) (int, error)]
 }
 
@@ -194,6 +195,9 @@ type ServiceConfig struct {
 	// nowhere).
 	Webhooks  *hitl.WebhookRoutes
 	Callbacks hitl.CallbackPolicy
+	// StatsWindow computes the stats of every run from the store's
+	// rollups (observe.New); nil: Stats reads the window's questions.
+	StatsWindow hitl.StatsWindow
 }
 
 // NewService returns the lifecycle over store.
@@ -220,7 +224,7 @@ func NewService(store hitl.Store, cfg ServiceConfig) *Service {
 		newID: cfg.NewID, notifier: cfg.Notifier, sealer: cfg.Sealer, threshold: cfg.Threshold,
 		parse: cfg.ParseCommand, learnedTTL: cfg.LearnedTTL, limits: cfg.Limits, streams: streams{max: cfg.MaxStreams},
 		reminders: cfg.Reminders,
-		sessions:  cfg.Sessions, routes: cfg.Webhooks, callbacks: cfg.Callbacks}
+		sessions:  cfg.Sessions, routes: cfg.Webhooks, callbacks: cfg.Callbacks, window: cfg.StatsWindow}
 	k.questions, k.runs, k.policies, k.guard = &Questions{k}, &Runs{k}, &Policies{k}, &Guard{k}
 	k.webhooks, k.signIns, k.observation, k.log = &Webhooks{k}, &SignIns{k}, &Observation{k}, &Log{k}
 	return &Service{kernel: k, Questions: k.questions, Runs: k.runs, Policies: k.policies, Guard: k.guard,

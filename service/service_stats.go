@@ -4,13 +4,17 @@ import (
 	"context"
 	"math"
 	"slices"
+	"time"
 
 	"github.com/hitlbot/hitl"
 )
 
 var _ hitl.StatsService = (*Observation)(nil)
 
-// Stats implements StatsService. It reads the questions asked in the
+// Stats implements StatsService. With a StatsWindow (hitl serve:
+// observe.Windows), the stats of every run are read from the rollups, the
+// window starting at its minute (docs/operations.md#how-exact-stats-are).
+// Otherwise, and for one run, it reads the questions asked in the
 // window by the creation-time index and those settled in it by the
 // settle-time index (of one run: that run's questions by the run index),
 // and the window's events from the first one in it (found by a binary
@@ -33,6 +37,13 @@ func (s *Observation) Stats(ctx context.Context, sq hitl.StatsQuery) (*hitl.Stat
 		}
 	}
 	since := s.clock.Now().Add(-sq.Since)
+	if s.window != nil && sq.Run == "" {
+		st, err := s.window.WindowStats(ctx, since)
+		if err != nil {
+			return nil, err
+		}
+		return s.withAlerts(st, st.Since, sq.Run), nil
+	}
 	var t statsTally
 	t.runs = map[string]bool{}
 	var err error
@@ -47,13 +58,17 @@ func (s *Observation) Stats(ctx context.Context, sq hitl.StatsQuery) (*hitl.Stat
 	if err := s.tallyEvents(ctx, sq.Run, since, &t); err != nil {
 		return nil, err
 	}
-	st := t.stats()
-	st.Since, st.Run = since, sq.Run
+	return s.withAlerts(t.stats(), since, sq.Run), nil
+}
+
+// withAlerts sets st's window and the alerts active now.
+func (s *Observation) withAlerts(st *hitl.Stats, since time.Time, run string) *hitl.Stats {
+	st.Since, st.Run = since, run
 	st.Alerts = []hitl.Alert{}
 	if a := s.alerts.Load(); a != nil {
 		st.Alerts = a.Active()
 	}
-	return st, nil
+	return st
 }
 
 // statsTally accumulates a window's questions and events.

@@ -20,3 +20,7 @@ func TestOutboxContract(t *testing.T) {
 func TestMailOutboxContract(t *testing.T) {
 	storetest.MailOutbox(t, func(t *testing.T) hitl.MailOutbox { return openTestDB(t) })
 }
+
+func TestRollupContract(t *testing.T) {
+	storetest.RunRollups(t, func(t *testing.T) storetest.RollupBackend { return openTestDB(t) })
+}

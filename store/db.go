@@ -27,7 +27,7 @@ const appendFill = 0.9
 // SchemaVersion is the layout version this package reads and writes. It is
 // stored in the meta bucket and checked at open; an older file is migrated
 // (migrate.go).
-const SchemaVersion = 9
+const SchemaVersion = 10
 
 // Bucket names and their layout. Keys are big-endian so that byte order is
 // time or sequence order; the encodings are in keys.go. Later buckets (Slack
@@ -79,6 +79,7 @@ var allBuckets = [][]byte{
 	bucketSignIns, bucketSignInsByExpiry, bucketByReminder, bucketMailMeta, bucketMail, bucketMailDue,
 	bucketEnvelopes, bucketEnvelopesByAge,
 	bucketWebhooks, bucketWebhookDue, bucketWebhookQueue, bucketWebhookByStatus, bucketWebhookSettled, bucketWebhookLast,
+	bucketRollups, bucketRollupRuns, bucketRollupRunsAge,
 }
 
 // DB is a hitl.Store in a bbolt file. It is safe for concurrent use.

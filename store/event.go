@@ -88,6 +88,9 @@ func appendEvent(tx *bolt.Tx, ev *hitl.Event) error {
 			return fmt.Errorf("put events_by_run entry of event %d: %w", seq, err)
 		}
 	}
+	if err := rollupEvent(tx, ev); err != nil {
+		return err
+	}
 	return enqueueWebhooks(tx, ev)
 }
 

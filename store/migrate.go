@@ -40,6 +40,9 @@ import (
 //
 // 8 → 9: runs_active holds the open runs (hitl.Run.Open): those waiting
 // on a person are added (migrate_open.go).
+//
+// 9 → 10: stats read hourly and per-minute rollups (hitl.Rollup), built
+// from the questions and the log (rollup.go).
 func migrate(tx *bolt.Tx, from uint64) error {
 	if from < 2 {
 		if tx.Bucket([]byte("pending")) != nil {
@@ -130,6 +133,9 @@ func migrate(tx *bolt.Tx, from uint64) error {
 		if err := migrateOpen(tx); err != nil {
 			return fmt.Errorf("migrate: %w", err)
 		}
+	}
+	if err := buildRollups(tx); err != nil { // every version before 10 (1 → 2 included)
+		return fmt.Errorf("migrate: %w", err)
 	}
 	return tx.Bucket(bucketMeta).Put(keySchema, u64(SchemaVersion))
 }

@@ -65,7 +65,11 @@ func (db *DB) Prune(ctx context.Context, before time.Time, limit int) (int, erro
 			return err
 		}
 		r, err := pruneRuns(tx, before, limit)
-		n = max(n, m, k, r)
+		if err != nil {
+			return err
+		}
+		u, err := pruneRollups(tx, before, limit)
+		n = max(n, m, k, r, u)
 		return err
 	})
 	if err != nil {
@@ -86,6 +90,9 @@ func pruneDue(tx *bolt.Tx, before time.Time, limit int) (bool, error) {
 		return true, nil
 	}
 	if k, _ := tx.Bucket(bucketControlAge).Cursor().First(); old(k) {
+		return true, nil
+	}
+	if rollupsDue(tx, before) {
 		return true, nil
 	}
 	if k, v := tx.Bucket(bucketEvents).Cursor().First(); k != nil {
@@ -129,6 +136,9 @@ func deleteQuestion(tx *bolt.Tx, id string) error {
 		return err
 	}
 	if err := count(tx, q, nil); err != nil {
+		return err
+	}
+	if err := rollupQuestion(tx, q, nil); err != nil {
 		return err
 	}
 	if err := tx.Bucket(bucketQuestions).Delete([]byte(id)); err != nil {

@@ -437,6 +437,9 @@ func putQuestion(tx *bolt.Tx, old, q *hitl.Question, data []byte, ev *hitl.Event
 	if err := count(tx, old, q); err != nil {
 		return err
 	}
+	if err := rollupQuestion(tx, old, q); err != nil {
+		return err
+	}
 	at := q.CreatedAt
 	if ev != nil {
 		at = ev.At

@@ -22,6 +22,7 @@ type Database interface {
 	hitl.Store
 	hitl.Outbox
 	hitl.MailOutbox
+	hitl.RollupStore
 	Close() error
 }
 

@@ -14,6 +14,7 @@ import (
 	"github.com/hitlbot/hitl/bot"
 	"github.com/hitlbot/hitl/config"
 	"github.com/hitlbot/hitl/email"
+	"github.com/hitlbot/hitl/observe"
 	"github.com/hitlbot/hitl/service"
 	"github.com/hitlbot/hitl/shell"
 	"github.com/hitlbot/hitl/sweeper"
@@ -86,7 +87,7 @@ func (m *Main) Run(ctx context.Context) (err error) {
 		MaxStreams: m.Config.MaxStreams, Threshold: m.Config.InteractionThreshold,
 		ParseCommand: shell.Parse, LearnedTTL: time.Duration(m.Config.Policy.LearnedTTL),
 		Reminders: m.Config.HitlReminders(),
-		Sessions:  m.Config.Sessions.Times(), Webhooks: routes, Callbacks: callbacks})
+		Sessions:  m.Config.Sessions.Times(), Webhooks: routes, Callbacks: callbacks, StatsWindow: observe.New(m.DB)})
 	hooks, err := m.webhookConfig()
 	if err != nil {
 		return err

@@ -21,3 +21,7 @@ func TestOutboxContract(t *testing.T) {
 func TestMailOutboxContract(t *testing.T) {
 	storetest.MailOutbox(t, func(*testing.T) hitl.MailOutbox { return memstore.NewMailOutbox() })
 }
+
+func TestRollupContract(t *testing.T) {
+	storetest.RunRollups(t, func(*testing.T) storetest.RollupBackend { return memstore.New() })
+}

@@ -34,6 +34,7 @@ type Store struct {
 	signIns   map[string]hitl.SignIn // id → session (signin.go)
 	envelopes map[string]time.Time   // id → seen at (envelope.go)
 	hooks     webhooks               // the webhook outbox (webhook.go)
+	rollups   rollups                // the stats rollups (rollup.go)
 }
 
 // Store implements each part of hitl.Store whole.
@@ -149,6 +150,7 @@ func (s *Store) append(ev *hitl.Event) {
 	s.seq++
 	ev.Seq = s.seq
 	s.enqueueWebhooks(ev)
+	s.rollupEvent(ev)
 	c := *ev
 	s.events = append(s.events, &c)
 }
@@ -276,6 +278,7 @@ func (s *Store) RunEvents(_ context.Context, runID string, after uint64, limit i
 
 // track keeps q's run current and stamps ev with the status after it.
 func (s *Store) track(old, q *hitl.Question, ev *hitl.Event) {
+	s.rollupQuestion(old, q)
 	run := s.runs[q.RunID]
 	if run == nil {
 		run = &hitl.Run{}
@@ -335,6 +338,7 @@ func (s *Store) Prune(_ context.Context, before time.Time, limit int) (int, erro
 	}
 	for _, q := range old {
 		delete(s.questions, q.ID)
+		s.rollupQuestion(q, nil)
 		s.order = slices.DeleteFunc(s.order, func(id string) bool { return id == q.ID })
 		if k := q.RunID + "\x00" + hitl.KeyOf(q.Asker, q.IdempotencyKey); s.keys[k] == q.ID {
 			delete(s.keys, k)
@@ -350,6 +354,7 @@ func (s *Store) Prune(_ context.Context, before time.Time, limit int) (int, erro
 		n++
 	}
 	s.events = s.events[n:]
+	s.pruneRollups(before)
 	for id, run := range s.runs {
 		if run.Control.Status.Ended() && !run.Held() && run.UpdatedAt.Before(before) {
 			delete(s.runs, id)
