@@ -120,20 +120,7 @@ func (s *Observation) AlertChanged(ctx context.Context, ev *hitl.Event) (bool, e
 // fill adds the questions settled since since to the window (those the
 // log also shows are observed once).
 func (a *Alerts) fill(ctx context.Context, since time.Time) error {
-	cursor := ""
-	for {
-		page, err := a.svc.store.SettledQuestions(ctx, since, hitl.MaxPageSize, cursor)
-		if err != nil {
-			return err
-		}
-		for _, q := range page.Questions {
-			a.observe(q)
-		}
-		if page.NextCursor == "" {
-			return nil
-		}
-		cursor = page.NextCursor
-	}
+	return a.svc.eachSettled(ctx, since, a.observe)
 }
 
 // observe adds a settled question to the window (once).

@@ -31,14 +31,20 @@ func (s *Observation) tallyAll(ctx context.Context, since time.Time, t *statsTal
 }
 
 func (s *Observation) tallySettled(ctx context.Context, since time.Time, t *statsTally) error {
+	return s.eachSettled(ctx, since, t.settle)
+}
+
+// eachSettled calls fn on each question settled since since, read page by
+// page by the settle-time index.
+func (k *kernel) eachSettled(ctx context.Context, since time.Time, fn func(*hitl.Question)) error {
 	cursor := ""
 	for {
-		page, err := s.store.SettledQuestions(ctx, since, hitl.MaxPageSize, cursor)
+		page, err := k.store.SettledQuestions(ctx, since, hitl.MaxPageSize, cursor)
 		if err != nil {
 			return err
 		}
 		for _, q := range page.Questions {
-			t.settle(q)
+			fn(q)
 		}
 		if page.NextCursor == "" {
 			return nil
