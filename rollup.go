@@ -164,11 +164,3 @@ func RollupStart(t time.Time, span time.Duration) time.Time { return t.Truncate(
 type RollupStore interface {
 	Rollups(ctx context.Context, span time.Duration, from, to time.Time) ([]*Rollup, error)
 }
-
-// StatsWindow computes the Stats of every run over the window from since
-// to now, from its rollups (observe.Windows): the window starts at the
-// start of since's minute, which the Stats' Since says. Service.Stats
-// delegates to it when ServiceConfig.StatsWindow is set.
-type StatsWindow interface {
-	WindowStats(ctx context.Context, since time.Time) (*Stats, error)
-}

@@ -1,7 +1,6 @@
 package hitl
 
 import (
-	"context"
 	"strconv"
 	"strings"
 	"time"
@@ -55,15 +54,6 @@ const DefaultStatsSince = 24 * time.Hour
 // them (metrics).
 func CountsAsReminder(t EventType) bool   { return t == EventQuestionReminded }
 func CountsAsEscalation(t EventType) bool { return t == EventQuestionEscalated }
-
-// StatsService serves stats. service.Observation implements it; agent.Client
-// implements it over HTTP.
-//
-// Errors: EINVALID for a bad window or run id, EFORBIDDEN when the
-// principal may not read stats.
-type StatsService interface {
-	Stats(ctx context.Context, q StatsQuery) (*Stats, error)
-}
 
 // ParseSince reads a stats window as people write it: a Go duration
 // ("24h", "90m") or a number of days ("7d"); "" is the default.

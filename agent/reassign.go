@@ -5,6 +5,7 @@ import (
 	"net/http"
 
 	"github.com/hitlbot/hitl"
+	"github.com/hitlbot/hitl/service"
 )
 
 // reassignRequest is POST /api/questions/{id}/reassign's body.
@@ -28,9 +29,9 @@ func (s *Server) handleReassign(w http.ResponseWriter, r *http.Request) {
 	writeJSON(w, http.StatusOK, successResponse{Success: true, Question: q})
 }
 
-var _ hitl.ReassignService = (*Client)(nil)
+var _ service.ReassignService = (*Client)(nil)
 
-// Reassign implements hitl.ReassignService over POST
+// Reassign implements service.ReassignService over POST
 // /api/questions/{id}/reassign.
 func (c *Client) Reassign(ctx context.Context, id string, to []string) (*hitl.Question, error) {
 	seg, err := segment("question id", id)

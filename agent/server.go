@@ -68,7 +68,7 @@ type Server struct {
 	svc      service.QuestionService
 	runs     service.RunService     // nil: steering is not served
 	policies service.PolicyService  // nil: approval policies are not served
-	stats    hitl.StatsService      // nil: stats are not served
+	stats    service.StatsService   // nil: stats are not served
 	webhooks service.WebhookService // nil: webhooks are not served
 	guard    service.FloodGuard     // nil: nothing bounds streams and policy calls
 	scrape   ScrapeGuard            // nil: /metrics is refused
@@ -107,7 +107,7 @@ type Services struct {
 	Log       hitl.EventLog
 	Runs      service.RunService     // steering: topics, checkpoints, run lists
 	Policies  service.PolicyService  // approval policies
-	Stats     hitl.StatsService      // GET /api/stats
+	Stats     service.StatsService   // GET /api/stats
 	Webhooks  service.WebhookService // /api/webhooks…
 	// Guard bounds each principal's streams and rate-limits its control,
 	// run and policy requests.

@@ -6,6 +6,7 @@ import (
 	"net/url"
 
 	"github.com/hitlbot/hitl"
+	"github.com/hitlbot/hitl/service"
 )
 
 // handleStats serves GET /api/stats?since=24h&run=R.
@@ -45,7 +46,7 @@ func (s *Server) handleMetrics(w http.ResponseWriter, r *http.Request) {
 // EventStreams is how many SSE event streams are open (hitl_event_streams).
 func (s *Server) EventStreams() int { return s.stream.Count() }
 
-// Stats implements hitl.StatsService over HTTP.
+// Stats implements service.StatsService over HTTP.
 func (c *Client) Stats(ctx context.Context, q hitl.StatsQuery) (*hitl.Stats, error) {
 	v := url.Values{}
 	if q.Since != 0 {
@@ -61,4 +62,4 @@ func (c *Client) Stats(ctx context.Context, q hitl.StatsQuery) (*hitl.Stats, err
 	return &st, nil
 }
 
-var _ hitl.StatsService = (*Client)(nil)
+var _ service.StatsService = (*Client)(nil)

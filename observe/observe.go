@@ -24,10 +24,11 @@ import (
 	"time"
 
 	"github.com/hitlbot/hitl"
+	"github.com/hitlbot/hitl/service"
 )
 
 // Windows computes windows' stats from a store's rollups; it implements
-// hitl.StatsWindow.
+// service.StatsWindow.
 type Windows struct {
 	store hitl.RollupStore
 }
@@ -35,9 +36,9 @@ type Windows struct {
 // New returns the stats windows of st.
 func New(st hitl.RollupStore) *Windows { return &Windows{store: st} }
 
-var _ hitl.StatsWindow = (*Windows)(nil)
+var _ service.StatsWindow = (*Windows)(nil)
 
-// WindowStats implements hitl.StatsWindow: the stats of every run from
+// WindowStats implements service.StatsWindow: the stats of every run from
 // the start of since's minute to now (Since set; Alerts are the
 // caller's).
 func (w *Windows) WindowStats(ctx context.Context, since time.Time) (*hitl.Stats, error) {

@@ -45,7 +45,7 @@ type QuestionService interface {
 	// sensitive answer is handed over once and scrubbed, and the
 	// idempotency key is freed. A pending question is returned as it is.
 	Receive(ctx context.Context, id string) (*hitl.Question, error)
-	hitl.ReassignService // reassign.go
+	ReassignService // reassign.go
 }
 
 // Service is the application: one part per aggregate, each a small type
@@ -145,7 +145,7 @@ type kernel struct {
 	// question's callbackUrl may point.
 	routes    *hitl.WebhookRoutes
 	callbacks hitl.CallbackPolicy
-	window    hitl.StatsWindow // the stats of every run from rollups (nil: from the questions; service_stats.go)
+	window    StatsWindow // the stats of every run from rollups (nil: from the questions; service_stats.go)
 	pinger    atomic.Pointer[func(ctx context.Context, name string) (int, error)]
 }
 
@@ -197,7 +197,7 @@ type ServiceConfig struct {
 	Callbacks hitl.CallbackPolicy
 	// StatsWindow computes the stats of every run from the store's
 	// rollups (observe.New); nil: Stats reads the window's questions.
-	StatsWindow hitl.StatsWindow
+	StatsWindow StatsWindow
 }
 
 // NewService returns the lifecycle over store.

@@ -19,7 +19,7 @@ type failureLog struct {
 
 // note records err's failure at the clock's now, when it counts.
 func (f *failureLog) note(err error, c hitl.Clock) {
-	if !hitl.CreationFailed(err) {
+	if !CreationFailed(err) {
 		return
 	}
 	now := c.Now()

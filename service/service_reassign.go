@@ -118,4 +118,4 @@ func handTargets(to []string) ([]string, error) {
 	return out, nil
 }
 
-var _ hitl.ReassignService = (*Questions)(nil)
+var _ ReassignService = (*Questions)(nil)

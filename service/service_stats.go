@@ -9,7 +9,7 @@ import (
 	"github.com/hitlbot/hitl"
 )
 
-var _ hitl.StatsService = (*Observation)(nil)
+var _ StatsService = (*Observation)(nil)
 
 // Stats implements StatsService. With a StatsWindow (hitl serve:
 // observe.Windows), the stats of every run are read from the rollups, the

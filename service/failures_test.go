@@ -1,10 +1,11 @@
-package hitl_test
+package service_test
 
 import (
 	"errors"
 	"testing"
 
 	"github.com/hitlbot/hitl"
+	"github.com/hitlbot/hitl/service"
 	"github.com/stretchr/testify/assert"
 )
 
@@ -28,7 +29,7 @@ func TestCreationFailed(t *testing.T) {
 		{nil, false},
 	} {
 		t.Run(hitl.ErrorCode(tc.err)+": "+hitl.ErrorMessage(tc.err), func(t *testing.T) {
-			assert.Equal(t, tc.want, hitl.CreationFailed(tc.err))
+			assert.Equal(t, tc.want, service.CreationFailed(tc.err))
 		})
 	}
 }

@@ -1,0 +1,48 @@
+package service
+
+import (
+	"context"
+	"time"
+
+	"github.com/hitlbot/hitl"
+)
+
+// StatsService serves stats. service.Observation implements it; agent.Client
+// implements it over HTTP.
+//
+// Errors: EINVALID for a bad window or run id, EFORBIDDEN when the
+// principal may not read stats.
+type StatsService interface {
+	Stats(ctx context.Context, q hitl.StatsQuery) (*hitl.Stats, error)
+}
+
+// ReassignService hands questions to other people. *Service implements
+// it over the store; agent.Client over HTTP.
+type ReassignService interface {
+	// Reassign hands pending question id to to (Slack user and user-group
+	// ids), who replace its assignees, as the principal in ctx. Errors:
+	// EINVALID for bad ids, ENOTFOUND, ECONFLICT when it is settled,
+	// EFORBIDDEN when the principal may not answer it or a person in to
+	// may not (the message names the rule).
+	Reassign(ctx context.Context, id string, to []string) (*hitl.Question, error)
+}
+
+// StatsWindow computes the Stats of every run over the window from since
+// to now, from its rollups (observe.Windows): the window starts at the
+// start of since's minute, which the Stats' Since says. Service.Stats
+// delegates to it when ServiceConfig.StatsWindow is set.
+type StatsWindow interface {
+	WindowStats(ctx context.Context, since time.Time) (*hitl.Stats, error)
+}
+
+// CreationFailed reports whether a creation that returned err counts as a
+// creation error: the agent's input was bad or the service failed.
+// Refusals (rules, rate limits, the threshold) and idempotent retries
+// that conflict are the rules working, not errors.
+func CreationFailed(err error) bool {
+	switch hitl.ErrorCode(err) {
+	case hitl.EINVALID, hitl.ETOOLARGE, hitl.EINTERNAL, hitl.EUNAVAILABLE:
+		return true
+	}
+	return false
+}
