@@ -39,41 +39,55 @@ type cmdArgs struct {
 	// operands. It returns why the command is opaque, or the files it
 	// writes.
 	Check func(args []string) (opaque string, writes []string)
+
+	// The rest of the options the command is known to take are its safe
+	// options, in safeOptions (argsafe.go); an option in none of the lists
+	// makes the part opaque. These say how its words are read:
+	Numeric      bool // -NUM is an option (head -5, git log -3, grep -2)
+	Literal      bool // no word is an option: each is text it prints or ignores (echo, true)
+	OptionsFirst bool // options end at the first operand (printf FORMAT -x prints -x)
+	OldStyle     bool // the first word may be a bundle without its dash (tar tvf a.tar)
+	OwnOptions   bool // Check reads every option itself and refuses the ones it does not know (sed)
 }
 
 // readOnly is an entry for a command with no option that runs code,
-// reaches the network or writes a file.
-var readOnly = cmdArgs{}
+// reaches the network or writes a file; numeric is one that also reads
+// -NUM as an option; literal one whose words are all text.
+var (
+	readOnly = cmdArgs{}
+	numeric  = cmdArgs{Numeric: true}
+	literal  = cmdArgs{Literal: true}
+)
 
 // commandArgs is the table, by program base name.
 var commandArgs = map[string]cmdArgs{
 	// read-only tools
-	"ls": readOnly, "cat": readOnly, "head": readOnly, "tail": readOnly, "echo": readOnly, "pwd": readOnly,
-	"which": readOnly, "wc": readOnly, "grep": readOnly, "egrep": readOnly, "fgrep": readOnly, "jq": readOnly,
+	"ls": readOnly, "cat": readOnly, "head": numeric, "tail": numeric, "echo": literal, "pwd": readOnly,
+	"which": readOnly, "wc": readOnly, "grep": numeric, "egrep": numeric, "fgrep": numeric, "jq": readOnly,
 	"diff": readOnly, "cut": readOnly, "tr": readOnly, "nl": readOnly, "stat": readOnly, "du": readOnly,
 	"df": readOnly, "basename": readOnly, "dirname": readOnly, "realpath": readOnly, "readlink": readOnly,
-	"whoami": readOnly, "id": readOnly, "uname": readOnly, "true": readOnly, "false": readOnly,
-	"cmp": readOnly, "comm": readOnly, "od": readOnly, "rev": readOnly, "seq": readOnly, "sha256sum": readOnly,
+	"whoami": readOnly, "id": readOnly, "uname": readOnly, "true": literal, "false": literal,
+	"cmp": readOnly, "comm": readOnly, "od": readOnly, "rev": readOnly, "seq": numeric, "sha256sum": readOnly,
 	"md5sum": readOnly, "sha1sum": readOnly, "printenv": readOnly, "column": readOnly, "paste": readOnly,
-	"fold": readOnly, "expand": readOnly, "cd": readOnly,
-	"printf": {Opaque: []string{"-v"}},
-	"test":   {Check: testCheck},
-	"[":      {Check: testCheck},
+	"fold": readOnly, "expand": numeric, "cd": readOnly,
+	"printf": {Opaque: []string{"-v"}, OptionsFirst: true},
+	"test":   {Check: testCheck, LongSingleDash: true, Numeric: true},
+	"[":      {Check: testCheck, LongSingleDash: true, Numeric: true},
 	"date":   {Opaque: []string{"-s", "--set"}},
 	"file":   {Opaque: []string{"-C", "--compile"}},
 	"tree":   {Write: []string{"-o"}},
 	"uniq":   {Check: secondOperandWritten},
-	"xxd":    {Check: secondOperandWritten},
+	"xxd":    {Check: secondOperandWritten, LongSingleDash: true},
 	"sort": {Write: []string{"-o", "--output"}, Code: []string{"--compress-program"},
 		Opaque: []string{"-T", "--temporary-directory"}},
 	"tee": {Check: teeCheck},
 	"rg":  {Code: []string{"--pre", "-z", "--search-zip", "--hostname-bin"}},
-	"sed": {Check: sedCheck},
+	"sed": {Check: sedCheck, OwnOptions: true},
 	"awk": {Check: always("awk runs a program that can run commands and write files")}, "gawk": {Check: always("gawk runs a program that can run commands and write files")},
 	"mawk": {Check: always("mawk runs a program that can run commands and write files")}, "nawk": {Check: always("nawk runs a program that can run commands and write files")},
 	"find": {LongSingleDash: true, Code: []string{"-exec", "-execdir", "-ok", "-okdir"}, Opaque: []string{"-delete"},
 		Write: []string{"-fprint", "-fprint0", "-fprintf", "-fls"}},
-	"tar": {Check: tarCheck},
+	"tar": {Check: tarCheck, OldStyle: true},
 	"make": {Code: []string{"--eval", "-E", "-f", "--file", "--makefile", "-C", "--directory", "-I", "--include-dir"},
 		Check: makeCheck},
 	"go": {LongSingleDash: true, Code: []string{"-exec", "-toolexec", "-vettool", "-overlay", "-modfile", "-C", "-pgo"},
@@ -133,7 +147,7 @@ var kubectlRuns = cmdArgs{Check: always("this kubectl command runs commands, cop
 
 // gitLogWrites are the options of git's log family that write a file or
 // run a program.
-var gitLog = cmdArgs{Write: []string{"--output"}, Code: []string{"--ext-diff", "--textconv"}}
+var gitLog = cmdArgs{Numeric: true, Write: []string{"--output"}, Code: []string{"--ext-diff", "--textconv"}}
 
 var gitArgs = cmdArgs{
 	Globals: []string{"-C", "--git-dir", "--work-tree", "--namespace", "--super-prefix"},
@@ -141,12 +155,12 @@ var gitArgs = cmdArgs{
 	Sub: map[string]cmdArgs{
 		"status": {}, "log": gitLog, "show": gitLog, "diff": gitLog, "whatchanged": gitLog, "range-diff": gitLog,
 		"blame": {}, "branch": {}, "tag": {}, "rev-parse": {}, "ls-files": {}, "ls-tree": {}, "cat-file": {Code: []string{"--textconv", "--filters"}},
-		"describe": {}, "shortlog": {}, "reflog": {}, "stash": {}, "add": {}, "restore": {}, "switch": {}, "checkout": {}, "reset": {},
-		"rm": {}, "mv": {}, "merge-base": {}, "name-rev": {}, "count-objects": {}, "version": {}, "rev-list": {}, "for-each-ref": {},
+		"describe": {}, "shortlog": {Numeric: true}, "reflog": {Numeric: true}, "stash": {Numeric: true}, "add": {}, "restore": {}, "switch": {}, "checkout": {}, "reset": {},
+		"rm": {}, "mv": {}, "merge-base": {}, "name-rev": {}, "count-objects": {}, "version": {}, "rev-list": {Numeric: true}, "for-each-ref": {},
 		"show-ref": {}, "init": {Code: []string{"--template"}}, "commit": {}, "merge": {}, "cherry-pick": {}, "revert": {},
-		"grep":          {Code: []string{"-O", "--open-files-in-pager"}},
-		"format-patch":  {Write: []string{"-o", "--output-directory", "--output"}},
-		"archive":       {Write: []string{"-o", "--output"}, Net: []string{"--remote", "--exec"}},
+		"grep":          {Numeric: true, Code: []string{"-O", "--open-files-in-pager"}},
+		"format-patch":  {Numeric: true, Write: []string{"-o", "--output-directory", "--output"}},
+		"archive":       {Numeric: true, Write: []string{"-o", "--output"}, Net: []string{"--remote", "--exec"}},
 		"rebase":        {Code: []string{"-x", "--exec"}},
 		"fetch":         {Code: []string{"--upload-pack"}},
 		"pull":          {Code: []string{"--upload-pack"}},
@@ -172,18 +186,27 @@ func always(why string) func([]string) (string, []string) {
 
 // verdict is what the table says of a command's arguments (after its
 // name): why it is opaque, or the files its options and operands write.
+// An option in the Code, Net or Opaque lists makes it opaque, and so does
+// one the entry does not model at all (in none of its lists): the table
+// is an allow-list.
 func (a cmdArgs) verdict(name string, args []string) (opaque string, writes []string) {
+	return a.verdictWithin(name, args, "")
+}
+
+// verdictWithin is verdict for a subcommand whose command's own options
+// (those of entry outer) may follow it (npm test --silent).
+func (a cmdArgs) verdictWithin(name string, args []string, outer string) (opaque string, writes []string) {
 	if a.Sub != nil {
-		i := 0
-		for i < len(args) && strings.HasPrefix(args[i], "-") && args[i] != "-" && args[i] != "--" {
+		end, unknown := a.scan(name, args, true, "")
+		for i := 0; i < end; i++ {
 			if why := a.optionVerdict(name, args[i], next(args, i), &writes); why != "" {
 				return why, nil
 			}
-			if a.takesValue(args[i]) {
-				i++
-			}
-			i++
 		}
+		if unknown != "" {
+			return unknown, nil
+		}
+		i := end
 		if i < len(args) && args[i] == "--" {
 			i++
 		}
@@ -194,14 +217,22 @@ func (a cmdArgs) verdict(name string, args []string) (opaque string, writes []st
 		if !ok {
 			return name + " " + args[i] + " is not a subcommand the policy knows (it may be an alias or a plugin)", nil
 		}
+		within := ""
 		if a.Anywhere {
 			top := a
 			top.Sub, top.Check = nil, nil
-			if why, _ := top.verdict(name, args[i+1:]); why != "" {
-				return why, nil
+			var ignored []string
+			for j, w := range args[i+1:] {
+				if w == "--" {
+					break
+				}
+				if why := top.optionVerdict(name, w, next(args[i+1:], j), &ignored); why != "" {
+					return why, nil
+				}
 			}
+			within = name
 		}
-		why, w := sub.verdict(name+" "+args[i], args[i+1:])
+		why, w := sub.verdictWithin(name+" "+args[i], args[i+1:], within)
 		return why, append(writes, w...)
 	}
 	for i := 0; i < len(args); i++ {
@@ -218,6 +249,11 @@ func (a cmdArgs) verdict(name string, args []string) (opaque string, writes []st
 			return why, nil
 		}
 		writes = append(writes, w...)
+	}
+	if !a.OwnOptions && !a.Literal {
+		if _, unknown := a.scan(name, args, a.OptionsFirst, outer); unknown != "" {
+			return unknown, nil
+		}
 	}
 	return "", writes
 }
@@ -276,20 +312,6 @@ func (a cmdArgs) only(name string) cmdArgs {
 	}
 	a.Code, a.Net, a.Opaque, a.Write = keep(a.Code), keep(a.Net), keep(a.Opaque), keep(a.Write)
 	return a
-}
-
-// takesValue reports whether a global option takes the next word as its
-// value (git -C dir).
-func (a cmdArgs) takesValue(arg string) bool {
-	if strings.Contains(arg, "=") {
-		return false
-	}
-	for _, g := range a.Globals {
-		if arg == g {
-			return true
-		}
-	}
-	return false
 }
 
 // matchOption reports whether arg spells option spec, and its value
