@@ -31,9 +31,9 @@ var safeOptions = map[string]string{
 	"jq": `-r -j -a -c -s -n -e -S -C -M -R --raw-output --join-output --ascii-output --compact-output --slurp --null-input
 		--exit-status --sort-keys --color-output --monochrome-output --raw-input --tab --indent= --arg= --argjson=
 		--slurpfile= --rawfile= --args --jsonargs -f= --from-file= --seq --stream --raw-output0`,
-	"diff": `-a -b -B -c -C= -d -D= -e -E -f -F= -i -I= -l -n -N -p -q -r -s -S= -t -T -u -U= -w -W= -x= -X= -y -Z
+	"diff": `-a -b -B -c -C= -d -D= -e -E -f -F= -i -I= -n -N -p -q -r -s -S= -t -T -u -U= -w -W= -x= -X= -y -Z
 		--text --ignore-space-change --ignore-blank-lines --context[=] --minimal --ifdef= --ed --ignore-tab-expansion
-		--show-function-line= --ignore-case --ignore-matching-lines= --paginate --rcs --new-file --brief --recursive
+		--show-function-line= --ignore-case --ignore-matching-lines= --rcs --new-file --brief --recursive
 		--report-identical-files --starting-file= --expand-tabs --initial-tab --unified[=] --ignore-all-space --width=
 		--exclude= --exclude-from= --side-by-side --ignore-trailing-space --strip-trailing-cr --color[=] --label=
 		--left-column --suppress-common-lines --suppress-blank-empty --normal --no-dereference --from-file= --to-file=
@@ -112,11 +112,12 @@ var safeOptions = map[string]string{
 		--question --stop --trace --no-silent`,
 	// go's flags for build, test, vet, list, mod, env, doc, version,
 	// fmt, get, clean (LongSingleDash; -ldflags and -gcflags hand text to
-	// the linker and the compiler, which can run programs: not modelled)
+	// the linker and the compiler, which can run programs, and test -c
+	// writes a binary where no option says: not modelled)
 	"go": `-a -n -p= -race -msan -asan -cover -covermode= -coverpkg= -v -work -x -buildmode= -buildvcs= -compiler= -mod=
 		-modcacherw -tags= -trimpath -installsuffix= -linkshared -count= -run= -skip= -bench= -benchtime= -benchmem
 		-timeout= -short -failfast -fullpath -json -list= -parallel= -shuffle= -cpu= -fuzz= -fuzztime= -fuzzminimizetime=
-		-vet= -m -u -f= -e -deps -test -find -export -compiled -retracted -versions -reuse= -all -src -c -cmd -changed
+		-vet= -m -u -f= -e -deps -test -find -export -compiled -retracted -versions -reuse= -all -src -cmd -changed
 		-t -d -l -diff -go= -compat= -cache -testcache -modcache -fuzzcache -i -r -fix -json -vendor -sync`,
 	"npm": `-s -q -d -a -l -g -D -S -E -w= --silent --quiet --loglevel= --json --workspace= --workspaces --include-workspace-root
 		--if-present --no-audit --no-fund --prefer-offline --offline --ignore-scripts --dry-run --omit= --include=
@@ -126,10 +127,12 @@ var safeOptions = map[string]string{
 		--production --no-progress --non-interactive --dev -D --exact -E --depth=`,
 	"pnpm": `-s -r -w -D -P -F= --silent --recursive --workspace-root --filter= --frozen-lockfile --prefer-offline --offline
 		--ignore-scripts --json --if-present --parallel --stream --dev --prod --production --depth= --reporter= --long --no-optional`,
-	"curl": `-s -S -L -f -i -I -v -k -G -X= -H= -A= -e= -m= -u= -w= -r= -z= -b= --silent --show-error --location --fail
+	// curl: -d, -F, -T, -b and -K read files (and send them) where no
+	// operand says; an @FILE value anywhere is refused by curlCheck
+	"curl": `-s -S -L -f -i -I -v -k -G -X= -H= -A= -e= -m= -u= -w= -r= -z= --silent --show-error --location --fail
 		--fail-with-body --include --head --verbose --insecure --get --request= --header= --user-agent= --referer=
 		--max-time= --connect-timeout= --retry= --retry-delay= --retry-max-time= --retry-all-errors --user= --write-out=
-		--range= --time-cond= --cookie= --compressed --http1.0 --http1.1 --http2 --http3 --ipv4 --ipv6 -4 -6 --url=
+		--range= --time-cond= --compressed --http1.0 --http1.1 --http2 --http3 --ipv4 --ipv6 -4 -6 --url=
 		--data-raw= --max-redirs= --no-progress-meter --progress-bar --fail-early --no-buffer -N --globoff -g --raw
 		--tlsv1.2 --tlsv1.3 --location-trusted --proto= --proto-redir= --resolve= --noproxy=`,
 	"wget": `-q -v -n= -S -t= -T= -U= -c --quiet --verbose --no-verbose --server-response --spider --tries= --timeout=
@@ -185,11 +188,11 @@ var safeOptions = map[string]string{
 	"git whatchanged": gitLogOptions,
 	"git range-diff":  gitLogOptions + ` --creation-factor= --no-dual-color --left-only --right-only`,
 	"git blame": `-b -l -t -s -n -f -e -w -c -p -L= -S= -M[=] -C[=] --root --show-stats --score-debug --show-name --show-number
-		--porcelain --line-porcelain --incremental --show-email --date= --abbrev= --since= --first-parent --ignore-rev=
+		--porcelain --line-porcelain --incremental --show-email --date= --abbrev[=] --since= --first-parent --ignore-rev=
 		--ignore-revs-file= --color-lines --color-by-age --contents= --progress --no-progress --encoding=`,
 	"git branch": `-a -r -l -v -d -D -m -M -c -C -f -i -u= -t[=] --all --remotes --list --verbose --show-current --merged[=]
 		--no-merged[=] --contains[=] --no-contains[=] --points-at= --sort= --format= --color[=] --no-color --column[=] --no-column
-		--delete --move --copy --force --track[=] --no-track --set-upstream-to= --unset-upstream --ignore-case --abbrev= --no-abbrev -q --quiet`,
+		--delete --move --copy --force --track[=] --no-track --set-upstream-to= --unset-upstream --ignore-case --abbrev[=] --no-abbrev -q --quiet`,
 	"git tag": `-l -n[=] -a -m= -d -f -i -F= --list --sort= --format= --contains[=] --no-contains[=] --merged[=] --no-merged[=]
 		--points-at[=] --column[=] --no-column --ignore-case --color[=] --annotate --message= --delete --force --file= --cleanup=`,
 	"git rev-parse": `-q --abbrev-ref[=] --short[=] --verify --quiet --show-toplevel --git-dir --git-common-dir --absolute-git-dir
@@ -202,7 +205,7 @@ var safeOptions = map[string]string{
 		--recurse-submodules --abbrev[=] --eol --deduplicate --directory --no-empty-directory --format= --sparse --with-tree=`,
 	"git ls-tree":       `-r -t -d -l -z --long --name-only --name-status --object-only --full-name --full-tree --abbrev[=] --format=`,
 	"git cat-file":      `-t -s -e -p -Z --batch[=] --batch-check[=] --batch-command[=] --batch-all-objects --follow-symlinks --unordered --buffer --allow-unknown-type`,
-	"git describe":      `--tags --all --long --abbrev= --always --dirty[=] --broken[=] --exact-match --match= --exclude= --first-parent --contains --candidates=`,
+	"git describe":      `--tags --all --long --abbrev[=] --always --dirty[=] --broken[=] --exact-match --match= --exclude= --first-parent --contains --candidates=`,
 	"git shortlog":      gitLogOptions + ` -s -n -e -w[=] --summary --numbered --email --committer --group=`,
 	"git reflog":        gitLogOptions,
 	"git stash":         gitLogOptions + ` -u -a -k -q -m= -S --include-untracked --all --keep-index --no-keep-index --quiet --message= --index --staged`,
@@ -235,7 +238,7 @@ var safeOptions = map[string]string{
 		--name-only --files-without-match --word-regexp --invert-match --full-name --heading --break --all-match --and --or
 		--not --max-depth= --max-count= --color[=] --no-color --threads= --only-matching --quiet --cached --untracked
 		--no-index --exclude-standard --no-exclude-standard --recurse-submodules --recursive --no-recursive --show-function
-		--function-context --after-context= --before-context= --context= --null --textconv=`,
+		--function-context --after-context= --before-context= --context= --null`,
 	"git format-patch": gitLogOptions + ` -k -N --numbered --no-numbered --stdout --subject-prefix= --cover-letter --no-cover-letter
 		-v= --reroll-count= --thread[=] --no-thread --base= --zero-commit --start-number= --numbered-files --suffix=
 		--rfc[=] --from[=] --to= --cc= --in-reply-to= --keep-subject --no-signature --signature= --cover-from-description=`,
@@ -254,7 +257,7 @@ var safeOptions = map[string]string{
 	"git ls-remote": `-h -t -b -q --heads --tags --branches --refs --quiet --exit-code --get-url --sort= --symref`,
 	"git push": `-u -f -n -q -v -d -o= --set-upstream --force --force-with-lease[=] --no-force-with-lease --force-if-includes
 		--tags --follow-tags --no-follow-tags --all --branches --delete --dry-run --quiet --verbose --porcelain --atomic
-		--no-atomic --no-verify --verify --prune --progress --no-progress --push-option= --thin --no-thin --signed[=] --no-signed`,
+		--no-atomic --no-verify --verify --prune --progress --no-progress --push-option= --thin --no-thin`,
 	"git clean":  `-n -f -d -x -X -q -e= --dry-run --force --quiet --exclude=`,
 	"git remote": `-v -f -t= -m= --verbose --tags --no-tags --mirror[=] --push --add --delete --dry-run -n`,
 	"git help":   `-a -g --all --guides --no-external-commands --no-aliases --config --user-interfaces --developer-interfaces`,
@@ -280,14 +283,14 @@ const fetchOptions = `-a -p -P -t -q -v -f -j= --all --prune --prune-tags --tags
 	--shallow-since= --shallow-exclude= --unshallow --dry-run --force --atomic --jobs= --multiple --progress --no-progress
 	--filter= --no-write-fetch-head --write-fetch-head --append --keep --update-shallow --porcelain`
 
-const gitLogOptions = `-p -u -s -z -R -a -w -b -W -D -l= -O= -S= -G= -U= -M[=] -C[=] -B[=] -n= -i -E -F -g -m -c -L= --patch
+const gitLogOptions = `-p -u -s -z -R -a -w -b -W -D -l= -O= -S= -G= -U[=] -M[=] -C[=] -B[=] -n= -i -E -F -g -m -c -L= --patch
 	--no-patch --stat[=] --numstat --shortstat --name-only --name-status --summary --dirstat[=] --patch-with-stat
 	--patch-with-raw --raw --compact-summary --stat-width= --stat-name-width= --stat-count= --color[=] --no-color
 	--word-diff[=] --word-diff-regex= --color-words[=] --color-moved[=] --no-color-moved --no-renames --find-renames[=]
 	--find-copies[=] --find-copies-harder --break-rewrites[=] --irreversible-delete --full-index --binary --abbrev[=]
 	--no-abbrev --check --exit-code --quiet --cached --staged --merge-base --no-index --relative[=] --no-relative
 	--diff-filter= --text --ignore-space-at-eol --ignore-space-change --ignore-all-space --ignore-blank-lines
-	--ignore-cr-at-eol --ignore-matching-lines= --unified= --inter-hunk-context= --function-context --minimal --patience
+	--ignore-cr-at-eol --ignore-matching-lines= --unified[=] --inter-hunk-context= --function-context --minimal --patience
 	--histogram --diff-algorithm= --anchored= --no-ext-diff --no-textconv --pickaxe-regex --pickaxe-all --src-prefix=
 	--dst-prefix= --no-prefix --default-prefix --line-prefix= --ita-invisible-in-index --submodule[=]
 	--ignore-submodules[=] --ws-error-highlight= --base --ours --theirs --oneline --graph --decorate[=] --no-decorate

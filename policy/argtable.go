@@ -106,7 +106,7 @@ var commandArgs = map[string]cmdArgs{
 	"curl": {Write: []string{"-o", "--output", "-D", "--dump-header", "-c", "--cookie-jar", "--trace", "--trace-ascii",
 		"--libcurl", "--stderr", "--etag-save", "--hsts", "--alt-svc"},
 		Opaque: []string{"-O", "--remote-name", "--remote-name-all", "-J", "--remote-header-name", "-K", "--config",
-			"--output-dir", "--create-dirs"}},
+			"--output-dir", "--create-dirs"}, Check: curlCheck},
 	"wget": {Write: []string{"-O", "--output-document", "-o", "--output-file", "-a", "--append-output"},
 		Code:   []string{"-e", "--execute", "--use-askpass"},
 		Opaque: []string{"-P", "--directory-prefix", "-r", "--recursive", "-m", "--mirror", "-x", "--force-directories", "-i", "--input-file"},
@@ -125,7 +125,7 @@ var commandArgs = map[string]cmdArgs{
 			"export":  {Write: []string{"-o", "--output"}},
 			"compose": {Check: always("docker compose runs what a compose file says")},
 		}},
-	"kubectl": {Anywhere: true, Globals: []string{"-n", "--namespace", "--context", "--cluster", "--user", "-s", "--server", "--kubeconfig", "--as", "--token"},
+	"kubectl": {Anywhere: true, Check: kubectlCheck, Globals: []string{"-n", "--namespace", "--context", "--cluster", "--user", "-s", "--server", "--kubeconfig", "--as", "--token"},
 		Code: []string{"--kubeconfig", "--exec-command"}, Net: []string{"-s", "--server"},
 		Sub: map[string]cmdArgs{"get": {}, "describe": {}, "logs": {}, "explain": {}, "version": {}, "api-resources": {}, "top": {},
 			"diff": {}, "apply": {}, "delete": {}, "rollout": {}, "scale": {}, "auth": {}, "events": {}, "wait": {}, "label": {}, "annotate": {},
@@ -140,7 +140,8 @@ var commandArgs = map[string]cmdArgs{
 	"chown": {Aliases: map[string]string{"--recursive": "-R"}},
 }
 
-var dockerRun = cmdArgs{Opaque: []string{"-v", "--volume", "--mount", "--privileged", "--pid", "--network", "--net", "--cap-add",
+// docker run IMAGE CMD ARGS: options end at the image
+var dockerRun = cmdArgs{OptionsFirst: true, Opaque: []string{"-v", "--volume", "--mount", "--privileged", "--pid", "--network", "--net", "--cap-add",
 	"--device", "--security-opt", "--userns", "--ipc", "--uts", "--volumes-from", "--env-file", "--cidfile"}}
 
 var kubectlRuns = cmdArgs{Check: always("this kubectl command runs commands, copies files, opens connections or an editor")}
@@ -205,6 +206,11 @@ func (a cmdArgs) verdictWithin(name string, args []string, outer string) (opaque
 		}
 		if unknown != "" {
 			return unknown, nil
+		}
+		if a.Check != nil {
+			if why, _ := a.Check(args); why != "" {
+				return why, nil
+			}
 		}
 		i := end
 		if i < len(args) && args[i] == "--" {
@@ -509,6 +515,40 @@ func tarCheck(args []string) (string, []string) {
 			case strings.IndexByte("CTXbHKLNV", c) >= 0:
 				j = len(bundle)
 			}
+		}
+	}
+	return "", nil
+}
+
+// curlCheck refuses a value that names a file curl reads (-H @FILE,
+// -w @FILE, --header=@FILE): what it reads is not an operand the file
+// rules see.
+func curlCheck(args []string) (string, []string) {
+	for _, a := range args {
+		if a == "--" {
+			break
+		}
+		if strings.HasPrefix(a, "@") || strings.Contains(a, "=@") || strings.HasPrefix(a, "-") && !strings.HasPrefix(a, "--") && strings.Contains(a, "@") {
+			return "curl " + a + " reads a file named with @", nil
+		}
+	}
+	return "", nil
+}
+
+// kubectlCheck refuses a manifest fetched from the network (-f URL).
+func kubectlCheck(args []string) (string, []string) {
+	for i, a := range args {
+		v := ""
+		switch {
+		case a == "-f" || a == "--filename":
+			v = next(args, i)
+		case strings.HasPrefix(a, "--filename="):
+			v = strings.TrimPrefix(a, "--filename=")
+		case strings.HasPrefix(a, "-f") && !strings.HasPrefix(a, "--"):
+			v = strings.TrimPrefix(strings.TrimPrefix(a, "-f"), "=")
+		}
+		if strings.Contains(v, "://") {
+			return "kubectl -f " + v + " fetches a manifest from the network", nil
 		}
 	}
 	return "", nil

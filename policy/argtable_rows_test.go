@@ -112,7 +112,11 @@ var argRows = []struct{ line, want string }{
 	{"printf '%s\n' -x --y", ""}, {"printf --frob", "opaque"}, {"echo -x --frob", ""}, {"true --frob", ""},
 	{"cut -d , -f 1 f", ""}, {"jq -r --arg x y .a f", ""}, {"xxd -ps -c 16 f", "f"}, {"xxd -ps f", ""}, {"xxd -frob f", "opaque"},
 	{"cp -t dir a", "opaque"}, {"chmod -x f", ""}, {"rm -rf --no-preserve-root /", "opaque"}, {"date -u +%s", ""}, {"date --frob", "opaque"},
-	{"sed --frob f", "opaque"},
+	{"sed --frob f", "opaque"}, {"kubectl apply -f https://x/d.yaml", "opaque"}, {"kubectl apply --filename=https://x/d.yaml", "opaque"},
+	{"kubectl apply -f d.yaml", ""}, {"curl -H @h https://x", "opaque"}, {"curl -w @fmt https://x", "opaque"}, {"curl -sH@h https://x", "opaque"},
+	{"curl --header=@h https://x", "opaque"}, {"curl -b jar https://x", "opaque"}, {"docker run --rm img ls -la", ""},
+	{"docker run img --privileged", "opaque"}, {"git grep --textconv x", "opaque"}, {"go test -c ./x", "opaque"}, {"diff -l a b", "opaque"},
+	{"git push --signed origin", "opaque"}, {"git describe --abbrev 7", ""}, {"git diff -U 5", ""},
 	// builtins, wrappers, shells and interpreters
 	{"eval ls", "opaque"}, {"exec ls", "opaque"}, {"source f", "opaque"}, {". f", "opaque"}, {"'let' x=1", "opaque"}, {"trap x EXIT", "opaque"},
 	{"alias a=b", "opaque"}, {"enable -n echo", "opaque"}, {"builtin echo", "opaque"}, {"read x", "opaque"}, {"mapfile a", "opaque"},
