@@ -210,10 +210,10 @@ func TestSafeOptionsNameTableEntries(t *testing.T) {
 			if !te.e.LongSingleDash && !strings.HasPrefix(opt, "--") && len(opt) != 2 {
 				t.Errorf("safeOptions[%q]: %q is neither -x nor --long (the entry splits bundles)", name, f)
 			}
-			for _, l := range [][]string{te.e.Code, te.e.Net, te.e.Opaque} {
+			for _, l := range [][]string{te.e.Code, te.e.Net, te.e.Opaque, te.e.Write} {
 				for _, o := range l {
 					if o == opt {
-						t.Errorf("safeOptions[%q] lists %s, which the entry says is not safe", name, opt)
+						t.Errorf("safeOptions[%q] lists %s, which the entry lists as running code, reaching the network, writing or opaque", name, opt)
 					}
 				}
 			}

@@ -279,11 +279,16 @@ func (a cmdArgs) optionVerdict(name, arg, nextArg string, writes *[]string) stri
 	if strings.HasPrefix(arg, "--") && !a.LongSingleDash {
 		// an option spelled in full is that option, never an
 		// abbreviation of a longer one (--output is not --output-dir)
-		name, _, _ := strings.Cut(arg, "=")
+		// (and a safe option spelled in full is that option: --text is
+		// git's --text, not an abbreviation of --textconv)
+		opt, _, _ := strings.Cut(arg, "=")
+		if _, ok := safeSpecs[name][opt]; ok {
+			return ""
+		}
 		for _, l := range [][]string{a.Code, a.Net, a.Opaque, a.Write} {
 			for _, o := range l {
-				if o == name {
-					a = a.only(name)
+				if o == opt {
+					a = a.only(opt)
 				}
 			}
 		}
@@ -475,7 +480,7 @@ func tarCheck(args []string) (string, []string) {
 				}
 			}
 			for _, r := range risky {
-				if name != "" && strings.HasPrefix(r[2:], name) {
+				if _, exact := safeSpecs["tar"]["--"+name]; !exact && name != "" && strings.HasPrefix(r[2:], name) {
 					return "tar " + r + " runs a program or writes a file", nil
 				}
 			}

@@ -116,7 +116,7 @@ var argRows = []struct{ line, want string }{
 	{"kubectl apply -f d.yaml", ""}, {"curl -H @h https://x", "opaque"}, {"curl -w @fmt https://x", "opaque"}, {"curl -sH@h https://x", "opaque"},
 	{"curl --header=@h https://x", "opaque"}, {"curl -b jar https://x", "opaque"}, {"docker run --rm img ls -la", ""},
 	{"docker run img --privileged", "opaque"}, {"git grep --textconv x", "opaque"}, {"go test -c ./x", "opaque"}, {"diff -l a b", "opaque"},
-	{"git push --signed origin", "opaque"}, {"git describe --abbrev 7", ""}, {"git diff -U 5", ""},
+	{"git push --signed origin", "opaque"}, {"git log --text", ""}, {"git log --textc", "opaque"}, {"tar --list -f a.tar", ""}, {"tar --lis -f a.tar", "opaque"}, {"git describe --abbrev 7", ""}, {"git diff -U 5", ""},
 	// builtins, wrappers, shells and interpreters
 	{"eval ls", "opaque"}, {"exec ls", "opaque"}, {"source f", "opaque"}, {". f", "opaque"}, {"'let' x=1", "opaque"}, {"trap x EXIT", "opaque"},
 	{"alias a=b", "opaque"}, {"enable -n echo", "opaque"}, {"builtin echo", "opaque"}, {"read x", "opaque"}, {"mapfile a", "opaque"},
