@@ -2,19 +2,25 @@ package policy
 
 import "strings"
 
-// The argument table: for the commands teams allow, the options that run
-// code, reach the network or write files. A rule that allows a command
-// allows it only with arguments the table knows to be safe: an option
-// listed under Code, Net or Opaque makes the part opaque (never allowed,
-// never learnable); an option listed under Write names a file the
-// command writes, decided as a file write like a redirection. Commands
-// not in the table are decided by the rules as written.
+// The argument table, an allow-list: for the commands teams allow, every
+// option the policy models. A rule that allows a command allows it only
+// with arguments the table knows to be safe: an option listed under Code,
+// Net or Opaque makes the part opaque (never allowed, never learnable); an
+// option listed under Write names a file the command writes, decided as a
+// file write like a redirection; an option in safeOptions (argsafe.go)
+// only changes what is printed; and an option in none of the lists is not
+// understood: the part is opaque ("ls: option --foo is not one the policy
+// knows; ask"). Commands not in the table are decided by the rules as
+// written.
 //
-// Option spelling: "-o" is a short option, found inside bundles (-no FILE,
+// Option spelling in the Code, Net, Opaque and Write lists, matched
+// generously: "-o" is a short option, found inside bundles (-no FILE,
 // -noFILE); "--output" is a long option, found with =VALUE and by any
 // abbreviation GNU getopt and git accept (--out). For a command with
 // LongSingleDash (go, find), "-exec" is one option, spelled with one or
-// two dashes, never split. docs/shell-policy.md says how to extend it.
+// two dashes, never split. Safe options are matched strictly, as the
+// program reads its words (argscan.go). docs/shell-policy.md says how to
+// extend the table.
 
 // cmdArgs is one command's entry.
 type cmdArgs struct {
