@@ -152,7 +152,7 @@ var dockerRun = cmdArgs{OptionsFirst: true, Opaque: []string{"-v", "--volume", "
 
 var kubectlRuns = cmdArgs{Check: always("this kubectl command runs commands, copies files, opens connections or an editor")}
 
-// gitLogWrites are the options of git's log family that write a file or
+// gitLog is the entry of git's log family: the options that write a file or
 // run a program.
 var gitLog = cmdArgs{Numeric: true, Write: []string{"--output"}, Code: []string{"--ext-diff", "--textconv"}}
 
