@@ -2,19 +2,25 @@ package policy
 
 import "strings"
 
-// The argument table: for the commands teams allow, the options that run
-// code, reach the network or write files. A rule that allows a command
-// allows it only with arguments the table knows to be safe: an option
-// listed under Code, Net or Opaque makes the part opaque (never allowed,
-// never learnable); an option listed under Write names a file the
-// command writes, decided as a file write like a redirection. Commands
-// not in the table are decided by the rules as written.
+// The argument table, an allow-list: for the commands teams allow, every
+// option the policy models. A rule that allows a command allows it only
+// with arguments the table knows to be safe: an option listed under Code,
+// Net or Opaque makes the part opaque (never allowed, never learnable); an
+// option listed under Write names a file the command writes, decided as a
+// file write like a redirection; an option in safeOptions (argsafe.go)
+// only changes what is printed; and an option in none of the lists is not
+// understood: the part is opaque ("ls: option --foo is not one the policy
+// knows; ask"). Commands not in the table are decided by the rules as
+// written.
 //
-// Option spelling: "-o" is a short option, found inside bundles (-no FILE,
+// Option spelling in the Code, Net, Opaque and Write lists, matched
+// generously: "-o" is a short option, found inside bundles (-no FILE,
 // -noFILE); "--output" is a long option, found with =VALUE and by any
 // abbreviation GNU getopt and git accept (--out). For a command with
 // LongSingleDash (go, find), "-exec" is one option, spelled with one or
-// two dashes, never split. docs/shell-policy.md says how to extend it.
+// two dashes, never split. Safe options are matched strictly, as the
+// program reads its words (argscan.go). docs/shell-policy.md says how to
+// extend the table.
 
 // cmdArgs is one command's entry.
 type cmdArgs struct {
@@ -39,41 +45,55 @@ type cmdArgs struct {
 	// operands. It returns why the command is opaque, or the files it
 	// writes.
 	Check func(args []string) (opaque string, writes []string)
+
+	// The rest of the options the command is known to take are its safe
+	// options, in safeOptions (argsafe.go); an option in none of the lists
+	// makes the part opaque. These say how its words are read:
+	Numeric      bool // -NUM is an option (head -5, git log -3, grep -2)
+	Literal      bool // no word is an option: each is text it prints or ignores (echo, true)
+	OptionsFirst bool // options end at the first operand (printf FORMAT -x prints -x)
+	OldStyle     bool // the first word may be a bundle without its dash (tar tvf a.tar)
+	OwnOptions   bool // Check reads every option itself and refuses the ones it does not know (sed)
 }
 
 // readOnly is an entry for a command with no option that runs code,
-// reaches the network or writes a file.
-var readOnly = cmdArgs{}
+// reaches the network or writes a file; numeric is one that also reads
+// -NUM as an option; literal one whose words are all text.
+var (
+	readOnly = cmdArgs{}
+	numeric  = cmdArgs{Numeric: true}
+	literal  = cmdArgs{Literal: true}
+)
 
 // commandArgs is the table, by program base name.
 var commandArgs = map[string]cmdArgs{
 	// read-only tools
-	"ls": readOnly, "cat": readOnly, "head": readOnly, "tail": readOnly, "echo": readOnly, "pwd": readOnly,
-	"which": readOnly, "wc": readOnly, "grep": readOnly, "egrep": readOnly, "fgrep": readOnly, "jq": readOnly,
+	"ls": readOnly, "cat": readOnly, "head": numeric, "tail": numeric, "echo": literal, "pwd": readOnly,
+	"which": readOnly, "wc": readOnly, "grep": numeric, "egrep": numeric, "fgrep": numeric, "jq": readOnly,
 	"diff": readOnly, "cut": readOnly, "tr": readOnly, "nl": readOnly, "stat": readOnly, "du": readOnly,
 	"df": readOnly, "basename": readOnly, "dirname": readOnly, "realpath": readOnly, "readlink": readOnly,
-	"whoami": readOnly, "id": readOnly, "uname": readOnly, "true": readOnly, "false": readOnly,
-	"cmp": readOnly, "comm": readOnly, "od": readOnly, "rev": readOnly, "seq": readOnly, "sha256sum": readOnly,
+	"whoami": readOnly, "id": readOnly, "uname": readOnly, "true": literal, "false": literal,
+	"cmp": readOnly, "comm": readOnly, "od": readOnly, "rev": readOnly, "seq": numeric, "sha256sum": readOnly,
 	"md5sum": readOnly, "sha1sum": readOnly, "printenv": readOnly, "column": readOnly, "paste": readOnly,
-	"fold": readOnly, "expand": readOnly, "cd": readOnly,
-	"printf": {Opaque: []string{"-v"}},
-	"test":   {Check: testCheck},
-	"[":      {Check: testCheck},
+	"fold": readOnly, "expand": numeric, "cd": readOnly,
+	"printf": {Opaque: []string{"-v"}, OptionsFirst: true},
+	"test":   {Check: testCheck, LongSingleDash: true, Numeric: true},
+	"[":      {Check: testCheck, LongSingleDash: true, Numeric: true},
 	"date":   {Opaque: []string{"-s", "--set"}},
 	"file":   {Opaque: []string{"-C", "--compile"}},
 	"tree":   {Write: []string{"-o"}},
 	"uniq":   {Check: secondOperandWritten},
-	"xxd":    {Check: secondOperandWritten},
+	"xxd":    {Check: secondOperandWritten, LongSingleDash: true},
 	"sort": {Write: []string{"-o", "--output"}, Code: []string{"--compress-program"},
 		Opaque: []string{"-T", "--temporary-directory"}},
 	"tee": {Check: teeCheck},
 	"rg":  {Code: []string{"--pre", "-z", "--search-zip", "--hostname-bin"}},
-	"sed": {Check: sedCheck},
+	"sed": {Check: sedCheck, OwnOptions: true},
 	"awk": {Check: always("awk runs a program that can run commands and write files")}, "gawk": {Check: always("gawk runs a program that can run commands and write files")},
 	"mawk": {Check: always("mawk runs a program that can run commands and write files")}, "nawk": {Check: always("nawk runs a program that can run commands and write files")},
 	"find": {LongSingleDash: true, Code: []string{"-exec", "-execdir", "-ok", "-okdir"}, Opaque: []string{"-delete"},
 		Write: []string{"-fprint", "-fprint0", "-fprintf", "-fls"}},
-	"tar": {Check: tarCheck},
+	"tar": {Check: tarCheck, OldStyle: true},
 	"make": {Code: []string{"--eval", "-E", "-f", "--file", "--makefile", "-C", "--directory", "-I", "--include-dir"},
 		Check: makeCheck},
 	"go": {LongSingleDash: true, Code: []string{"-exec", "-toolexec", "-vettool", "-overlay", "-modfile", "-C", "-pgo"},
@@ -92,7 +112,7 @@ var commandArgs = map[string]cmdArgs{
 	"curl": {Write: []string{"-o", "--output", "-D", "--dump-header", "-c", "--cookie-jar", "--trace", "--trace-ascii",
 		"--libcurl", "--stderr", "--etag-save", "--hsts", "--alt-svc"},
 		Opaque: []string{"-O", "--remote-name", "--remote-name-all", "-J", "--remote-header-name", "-K", "--config",
-			"--output-dir", "--create-dirs"}},
+			"--output-dir", "--create-dirs"}, Check: curlCheck},
 	"wget": {Write: []string{"-O", "--output-document", "-o", "--output-file", "-a", "--append-output"},
 		Code:   []string{"-e", "--execute", "--use-askpass"},
 		Opaque: []string{"-P", "--directory-prefix", "-r", "--recursive", "-m", "--mirror", "-x", "--force-directories", "-i", "--input-file"},
@@ -111,7 +131,7 @@ var commandArgs = map[string]cmdArgs{
 			"export":  {Write: []string{"-o", "--output"}},
 			"compose": {Check: always("docker compose runs what a compose file says")},
 		}},
-	"kubectl": {Anywhere: true, Globals: []string{"-n", "--namespace", "--context", "--cluster", "--user", "-s", "--server", "--kubeconfig", "--as", "--token"},
+	"kubectl": {Anywhere: true, Check: kubectlCheck, Globals: []string{"-n", "--namespace", "--context", "--cluster", "--user", "-s", "--server", "--kubeconfig", "--as", "--token"},
 		Code: []string{"--kubeconfig", "--exec-command"}, Net: []string{"-s", "--server"},
 		Sub: map[string]cmdArgs{"get": {}, "describe": {}, "logs": {}, "explain": {}, "version": {}, "api-resources": {}, "top": {},
 			"diff": {}, "apply": {}, "delete": {}, "rollout": {}, "scale": {}, "auth": {}, "events": {}, "wait": {}, "label": {}, "annotate": {},
@@ -126,14 +146,15 @@ var commandArgs = map[string]cmdArgs{
 	"chown": {Aliases: map[string]string{"--recursive": "-R"}},
 }
 
-var dockerRun = cmdArgs{Opaque: []string{"-v", "--volume", "--mount", "--privileged", "--pid", "--network", "--net", "--cap-add",
+// docker run IMAGE CMD ARGS: options end at the image
+var dockerRun = cmdArgs{OptionsFirst: true, Opaque: []string{"-v", "--volume", "--mount", "--privileged", "--pid", "--network", "--net", "--cap-add",
 	"--device", "--security-opt", "--userns", "--ipc", "--uts", "--volumes-from", "--env-file", "--cidfile"}}
 
 var kubectlRuns = cmdArgs{Check: always("this kubectl command runs commands, copies files, opens connections or an editor")}
 
-// gitLogWrites are the options of git's log family that write a file or
+// gitLog is the entry of git's log family: the options that write a file or
 // run a program.
-var gitLog = cmdArgs{Write: []string{"--output"}, Code: []string{"--ext-diff", "--textconv"}}
+var gitLog = cmdArgs{Numeric: true, Write: []string{"--output"}, Code: []string{"--ext-diff", "--textconv"}}
 
 var gitArgs = cmdArgs{
 	Globals: []string{"-C", "--git-dir", "--work-tree", "--namespace", "--super-prefix"},
@@ -141,12 +162,12 @@ var gitArgs = cmdArgs{
 	Sub: map[string]cmdArgs{
 		"status": {}, "log": gitLog, "show": gitLog, "diff": gitLog, "whatchanged": gitLog, "range-diff": gitLog,
 		"blame": {}, "branch": {}, "tag": {}, "rev-parse": {}, "ls-files": {}, "ls-tree": {}, "cat-file": {Code: []string{"--textconv", "--filters"}},
-		"describe": {}, "shortlog": {}, "reflog": {}, "stash": {}, "add": {}, "restore": {}, "switch": {}, "checkout": {}, "reset": {},
-		"rm": {}, "mv": {}, "merge-base": {}, "name-rev": {}, "count-objects": {}, "version": {}, "rev-list": {}, "for-each-ref": {},
+		"describe": {}, "shortlog": {Numeric: true}, "reflog": {Numeric: true}, "stash": {Numeric: true}, "add": {}, "restore": {}, "switch": {}, "checkout": {}, "reset": {},
+		"rm": {}, "mv": {}, "merge-base": {}, "name-rev": {}, "count-objects": {}, "version": {}, "rev-list": {Numeric: true}, "for-each-ref": {},
 		"show-ref": {}, "init": {Code: []string{"--template"}}, "commit": {}, "merge": {}, "cherry-pick": {}, "revert": {},
-		"grep":          {Code: []string{"-O", "--open-files-in-pager"}},
-		"format-patch":  {Write: []string{"-o", "--output-directory", "--output"}},
-		"archive":       {Write: []string{"-o", "--output"}, Net: []string{"--remote", "--exec"}},
+		"grep":          {Numeric: true, Code: []string{"-O", "--open-files-in-pager"}},
+		"format-patch":  {Numeric: true, Write: []string{"-o", "--output-directory", "--output"}},
+		"archive":       {Numeric: true, Write: []string{"-o", "--output"}, Net: []string{"--remote", "--exec"}},
 		"rebase":        {Code: []string{"-x", "--exec"}},
 		"fetch":         {Code: []string{"--upload-pack"}},
 		"pull":          {Code: []string{"--upload-pack"}},
@@ -172,18 +193,32 @@ func always(why string) func([]string) (string, []string) {
 
 // verdict is what the table says of a command's arguments (after its
 // name): why it is opaque, or the files its options and operands write.
+// An option in the Code, Net or Opaque lists makes it opaque, and so does
+// one the entry does not model at all (in none of its lists): the table
+// is an allow-list.
 func (a cmdArgs) verdict(name string, args []string) (opaque string, writes []string) {
+	return a.verdictWithin(name, args, "")
+}
+
+// verdictWithin is verdict for a subcommand whose command's own options
+// (those of entry outer) may follow it (npm test --silent).
+func (a cmdArgs) verdictWithin(name string, args []string, outer string) (opaque string, writes []string) {
 	if a.Sub != nil {
-		i := 0
-		for i < len(args) && strings.HasPrefix(args[i], "-") && args[i] != "-" && args[i] != "--" {
+		end, unknown := a.scan(name, args, true, "")
+		for i := 0; i < end; i++ {
 			if why := a.optionVerdict(name, args[i], next(args, i), &writes); why != "" {
 				return why, nil
 			}
-			if a.takesValue(args[i]) {
-				i++
-			}
-			i++
 		}
+		if unknown != "" {
+			return unknown, nil
+		}
+		if a.Check != nil {
+			if why, _ := a.Check(args); why != "" {
+				return why, nil
+			}
+		}
+		i := end
 		if i < len(args) && args[i] == "--" {
 			i++
 		}
@@ -194,14 +229,22 @@ func (a cmdArgs) verdict(name string, args []string) (opaque string, writes []st
 		if !ok {
 			return name + " " + args[i] + " is not a subcommand the policy knows (it may be an alias or a plugin)", nil
 		}
+		within := ""
 		if a.Anywhere {
 			top := a
 			top.Sub, top.Check = nil, nil
-			if why, _ := top.verdict(name, args[i+1:]); why != "" {
-				return why, nil
+			var ignored []string
+			for j, w := range args[i+1:] {
+				if w == "--" {
+					break
+				}
+				if why := top.optionVerdict(name, w, next(args[i+1:], j), &ignored); why != "" {
+					return why, nil
+				}
 			}
+			within = name
 		}
-		why, w := sub.verdict(name+" "+args[i], args[i+1:])
+		why, w := sub.verdictWithin(name+" "+args[i], args[i+1:], within)
 		return why, append(writes, w...)
 	}
 	for i := 0; i < len(args); i++ {
@@ -218,6 +261,11 @@ func (a cmdArgs) verdict(name string, args []string) (opaque string, writes []st
 			return why, nil
 		}
 		writes = append(writes, w...)
+	}
+	if !a.OwnOptions && !a.Literal {
+		if _, unknown := a.scan(name, args, a.OptionsFirst, outer); unknown != "" {
+			return unknown, nil
+		}
 	}
 	return "", writes
 }
@@ -237,11 +285,16 @@ func (a cmdArgs) optionVerdict(name, arg, nextArg string, writes *[]string) stri
 	if strings.HasPrefix(arg, "--") && !a.LongSingleDash {
 		// an option spelled in full is that option, never an
 		// abbreviation of a longer one (--output is not --output-dir)
-		name, _, _ := strings.Cut(arg, "=")
+		// (and a safe option spelled in full is that option: --text is
+		// git's --text, not an abbreviation of --textconv)
+		opt, _, _ := strings.Cut(arg, "=")
+		if _, ok := safeSpecs[name][opt]; ok {
+			return ""
+		}
 		for _, l := range [][]string{a.Code, a.Net, a.Opaque, a.Write} {
 			for _, o := range l {
-				if o == name {
-					a = a.only(name)
+				if o == opt {
+					a = a.only(opt)
 				}
 			}
 		}
@@ -276,20 +329,6 @@ func (a cmdArgs) only(name string) cmdArgs {
 	}
 	a.Code, a.Net, a.Opaque, a.Write = keep(a.Code), keep(a.Net), keep(a.Opaque), keep(a.Write)
 	return a
-}
-
-// takesValue reports whether a global option takes the next word as its
-// value (git -C dir).
-func (a cmdArgs) takesValue(arg string) bool {
-	if strings.Contains(arg, "=") {
-		return false
-	}
-	for _, g := range a.Globals {
-		if arg == g {
-			return true
-		}
-	}
-	return false
 }
 
 // matchOption reports whether arg spells option spec, and its value
@@ -447,7 +486,7 @@ func tarCheck(args []string) (string, []string) {
 				}
 			}
 			for _, r := range risky {
-				if name != "" && strings.HasPrefix(r[2:], name) {
+				if _, exact := safeSpecs["tar"]["--"+name]; !exact && name != "" && strings.HasPrefix(r[2:], name) {
 					return "tar " + r + " runs a program or writes a file", nil
 				}
 			}
@@ -487,6 +526,40 @@ func tarCheck(args []string) (string, []string) {
 			case strings.IndexByte("CTXbHKLNV", c) >= 0:
 				j = len(bundle)
 			}
+		}
+	}
+	return "", nil
+}
+
+// curlCheck refuses a value that names a file curl reads (-H @FILE,
+// -w @FILE, --header=@FILE): what it reads is not an operand the file
+// rules see.
+func curlCheck(args []string) (string, []string) {
+	for _, a := range args {
+		if a == "--" {
+			break
+		}
+		if strings.HasPrefix(a, "@") || strings.Contains(a, "=@") || strings.HasPrefix(a, "-") && !strings.HasPrefix(a, "--") && strings.Contains(a, "@") {
+			return "curl " + a + " reads a file named with @", nil
+		}
+	}
+	return "", nil
+}
+
+// kubectlCheck refuses a manifest fetched from the network (-f URL).
+func kubectlCheck(args []string) (string, []string) {
+	for i, a := range args {
+		v := ""
+		switch {
+		case a == "-f" || a == "--filename":
+			v = next(args, i)
+		case strings.HasPrefix(a, "--filename="):
+			v = strings.TrimPrefix(a, "--filename=")
+		case strings.HasPrefix(a, "-f") && !strings.HasPrefix(a, "--"):
+			v = strings.TrimPrefix(strings.TrimPrefix(a, "-f"), "=")
+		}
+		if strings.Contains(v, "://") {
+			return "kubectl -f " + v + " fetches a manifest from the network", nil
 		}
 	}
 	return "", nil

@@ -3,6 +3,7 @@ package policy_test
 import (
 	"context"
 	"fmt"
+	"maps"
 	"math/rand"
 	"os"
 	"path/filepath"
@@ -80,10 +81,14 @@ func (df *differ) check(box bashdiff.Box, template string) error {
 	}
 	var bad []string
 	gitAllowed := progs["git"] > 0
+	shown := maps.Clone(progs)
 	for _, path := range tr.Execs {
 		e := filepath.Base(path)
 		if owner, ok := toolchainOf(path); ok && progs[owner] > 0 {
 			continue // an allowed program running its own toolchain
+		}
+		if helperOfAllowed(e, shown) {
+			continue // tar -z running gzip
 		}
 		if progs[e] <= 0 {
 			bad = append(bad, "executed "+e)
@@ -127,6 +132,21 @@ func toolchainOf(path string) (string, bool) {
 		}
 	}
 	return "", false
+}
+
+// helpers are programs an allowed program runs under a fixed name, found
+// on a PATH no allowed line can change: tar's decompressors (-z, -j, -J,
+// --zstd …). Options that name the program (tar -I, --use-compress-program)
+// are opaque.
+var helpers = map[string][]string{"tar": {"gzip", "bzip2", "xz", "zstd", "lzip", "lzop", "lzma", "unxz", "gunzip"}}
+
+func helperOfAllowed(prog string, progs map[string]int) bool {
+	for owner, hs := range helpers {
+		if progs[owner] > 0 && slices.Contains(hs, prog) {
+			return true
+		}
+	}
+	return false
 }
 
 // allowedByParts are the programs (base names, counted) and the files
@@ -223,6 +243,20 @@ func TestBashAgreesWithTheTables(t *testing.T) {
 	t.Logf("%d table lines allowed and run under strace", df.ran)
 	if df.ran < 20 {
 		t.Errorf("only %d table lines were allowed: the differential test checks nothing", df.ran)
+	}
+}
+
+// TestBashAgreesOnEverySafeOption runs each safe option of the table
+// entries the test's rules allow (tail's --follow would wait: not run):
+// none may run a program or write a file hitl did not show.
+func TestBashAgreesOnEverySafeOption(t *testing.T) {
+	df := newDiffer(t)
+	lines := policy.SafeOptionLines("ls", "cat", "head", "grep", "wc", "sort", "diff", "jq", "find", "tar", "which", "pwd",
+		"git status", "git log")
+	df.run(lines)
+	t.Logf("%d of %d lines with a safe option allowed and run under strace", df.ran, len(lines))
+	if df.ran < len(lines)*9/10 {
+		t.Errorf("only %d of %d lines with a safe option were allowed", df.ran, len(lines))
 	}
 }
 

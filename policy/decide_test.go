@@ -430,6 +430,11 @@ func TestRulesThatMustHold(t *testing.T) {
 var everydayLines = []string{
 	"git status", "git log --oneline -5", "ls -la src", "grep -rn TODO src", "sed -n 1,20p f", "make test", "go test ./...",
 	"echo x > /tmp/out.txt", "git status && ls",
+	// the options teams use every day are in the argument table's safe lists
+	"git status -sb", "git status --porcelain", "git log --oneline -n 20", "git log --oneline -20", "git log --graph --decorate --all",
+	"git log -p -1 -- src", "git log --stat --since=yesterday", "ls -lah", "ls -1 src", "ls -la --color=auto", "grep -rni todo src",
+	"grep -rn --exclude-dir=vendor -e x .", "grep -c x f", "sed -n -e 1,5p f", "make test -j4", "make test -s",
+	"go test -race -count=1 ./...", "go test -v -run TestX ./pkg/...", "go test -cover -short ./...", "echo -n x",
 }
 
 var everydayRules = []hitl.PolicyRule{

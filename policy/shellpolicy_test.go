@@ -164,6 +164,13 @@ func TestFrictionMatchesGenerously(t *testing.T) {
 		{"/usr/bin/git push -f", "pushes"},
 		{"curl https://x.example", "no-curl"},
 		{"/usr/bin/curl -s https://x.example", "no-curl"},
+		// an option the table does not model makes the part opaque, and
+		// friction still reaches it
+		{"rm -rf --frob build", "no-rm-rf"},
+		{"rm --frob -r -f build", "no-rm-rf"},
+		{"git push --frob origin", "pushes"},
+		{"git --frob push", "pushes"},
+		{"curl --frob https://x.example", "no-curl"},
 	} {
 		t.Run(tc.line, func(t *testing.T) {
 			d := decideLine(t, frictionRules, "", tc.line)
@@ -230,6 +237,9 @@ func TestLearnableOnlyWhenFullyUnderstood(t *testing.T) {
 		{"f() { make test; }", false},
 		{"printf -v x y", false},
 		{"make deploy-q SHELL=/bin/x", false},
+		{"make test --frob", false},
+		{"make --eval-frob test", false},
+		{"env make -j4 test", true},
 	} {
 		t.Run(tc.line, func(t *testing.T) {
 			d := decideLine(t, rules, "", tc.line)
@@ -252,6 +262,29 @@ func TestOpaqueIsShownAsNotUnderstood(t *testing.T) {
 	}
 	assert.True(t, found, "%+v", d.Parts)
 	assert.Contains(t, d.Explain(), "not understood")
+}
+
+// TestUnknownOptionIsShownToThePerson: an option the argument table does
+// not model asks, under a rule that allows the command, and says which.
+func TestUnknownOptionIsShownToThePerson(t *testing.T) {
+	rules := []hitl.PolicyRule{
+		{Name: "ls", OpType: hitl.OpShell, Resource: "ls", Effect: allow},
+		{Name: "git-log", OpType: hitl.OpShell, Resource: "git log", Effect: allow},
+	}
+	for line, reason := range map[string]string{
+		"ls --some-new-flag":          "ls: option --some-new-flag is not one the policy knows; ask",
+		"git log --frobnicate=x":      "git log: option --frobnicate=x is not one the policy knows; ask",
+		"ls -la && git log -Y --stat": "git log: option -Y is not one the policy knows; ask",
+	} {
+		d := decideLine(t, rules, "", line)
+		assert.Equal(t, ask, d.Effect, "%s: %+v", line, d.Parts)
+		assert.False(t, d.Learnable, line)
+		assert.Contains(t, d.Explain(), reason, line)
+		assert.Contains(t, d.Explain(), "not understood", line)
+	}
+	for _, line := range []string{"ls -la", "git log --oneline -n 20", "ls -la && git log --stat -3"} {
+		assert.Equal(t, allow, decideLine(t, rules, "", line).Effect, line)
+	}
 }
 
 // TestHomeAndPathsAreValidated: what an edge sends about the agent's

@@ -20,6 +20,10 @@ var Simple = []string{
 	"echo hi", "echo 'a b'", "printf '%s\\n' x", "wc -l f", "sort f", "sort -r f", "tar -tf a.tar", "tar tvf a.tar",
 	"find src -name '*.go'", "find . -type f", "env", "pwd", "test -f f", "[ -f f ]", "true", "diff f f", "make test",
 	"jq -n 1", "/bin/ls", "\\ls", "'ls' -1", "env ls", "env git status", "which ls", "tee @W/t.txt", "sort -o @W/s.txt f",
+	// the argument table's safe options: values stuck, after =, or the next word; bundles
+	"git log --oneline -n 3", "git log -3 --stat", "git status -sb", "ls -1 --color=never src", "head -n2 f", "head --lines=2 f",
+	"head -2 f", "grep -rn -e -x f", "grep -A1 -B 1 one f", "sort -k1 -t, f", "wc -lc f", "find . -maxdepth 1 -type f -name f",
+	"tar -tvf a.tar", "diff -u f src/a.go", "jq -r -n 1", "printf '%s\\n' -x",
 }
 
 // Payloads hide a command or a write inside an allowed-looking command:
@@ -56,6 +60,8 @@ var Payloads = []string{
 	"set -- x", "shopt -s nullglob", "getopts a 'a[$(touch @P)]'", "wait -p 'a[$(touch @P)]'",
 	"echo a=~", "echo x:~/y", "ls ~+", "ls -- -x", "git status > @W/../pwn.txt", "echo x > @W//../pwn.txt", "ls > @W/./../pwn.txt",
 	"sort -o @W/../pwn.txt f", "echo x | tee @W/../pwn.txt", "ls < ~/.ssh/id_rsa", "ls < //@D/home/.ssh/id_rsa",
+	// options the argument table does not model: diff --paginate runs pr
+	"diff -l f src/a.go", "diff --paginate f src/a.go", "diff -ul f src/a.go", "ls --frob", "git log --frobnicate",
 }
 
 // Redirections: paths cleaned (.., //, .), under ~, the network, and
