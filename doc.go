@@ -23,14 +23,19 @@
 //     (QuestionStore, RunStore, EventStore, PolicyStore …) that bbolt
 //     (package store), PostgreSQL (package postgres) and memory
 //     (internal/memstore) each implement whole.
-//   - delivery.go, mail.go, webhook.go, envelope.go, signin.go: the records
-//     of the Slack, mail and webhook outboxes and of web sign-ins.
+//   - delivery.go, mail.go, webhook.go, webhookroute.go, callback.go,
+//     envelope.go, signin.go: the records of the Slack, mail and webhook
+//     outboxes (and where webhooks may go), and of web sign-ins.
+//   - stats.go, alert.go, rollup.go: what stats and alerts report, and the
+//     rollups the stores keep for them. Package observe computes.
 //   - clock.go, notifier.go, limiter.go, seal.go: the small interfaces that
 //     are injected (time, wake-ups, rate limits, sealing of sensitive
 //     answers).
 //
 // The capabilities: access (who may ask, answer, steer, see, take), policy
-// (the approval decision, part by part for shell command lines), service
+// (the approval decision, part by part for shell command lines), runhandle
+// (naming a run by the beginning of its id), observe (stats from rollups),
+// service
 // (the application, one part per aggregate: Questions, Runs, Policies,
 // Guard, Webhooks, SignIns, Observation, Log), internal/eventstream (the
 // event log as a live stream). The edges: agent (HTTP API and Go client),
