@@ -3,7 +3,7 @@ package hitl
 import "strings"
 
 // A batch answers several approvals at once: each selected approval is
-// answered as if it had been answered alone (Service.Answer, one by one:
+// answered as if it had been answered alone (service.Questions.Answer, one by one:
 // who may answer, quorum and learned-rule rules per approval), with one
 // result each. A batch only approves or denies, with one optional reason;
 // it never edits, replies or teaches a rule.

@@ -3,7 +3,7 @@ package hitl
 import "context"
 
 // EventLog is the durable, ordered feed of events (the audit log) with a way
-// to wait for more without polling. *Service implements it.
+// to wait for more without polling. service.Log implements it.
 type EventLog interface {
 	// Events reads up to limit events with Seq > after, in order, and
 	// returns those the principal in ctx may see, with the Seq of the last

@@ -12,7 +12,7 @@ import (
 // Batch approval from Slack: "Review N approvals…" (a run's live message,
 // App Home) opens a modal listing the pending approvals of the run, or of
 // the person; on submit each selected approval is answered as the person
-// would answer it alone — the same principal, the same Service.Answer, one
+// would answer it alone — the same principal, the same Questions.Answer, one
 // by one — and the modal is updated with what became of each and the
 // next page.
 
@@ -126,7 +126,7 @@ func (b *Bot) onBatchSubmission(ctx context.Context, cb slack.InteractionCallbac
 
 // answerAs answers approval id with r as Slack user user would by
 // clicking on its message: the same principal (with the groups the
-// question is listed for) and the same Service.Answer; a settled one is
+// question is listed for) and the same Questions.Answer; a settled one is
 // the conflict naming who settled it.
 func (b *Bot) answerAs(ctx context.Context, id, user string, r hitl.Response) (*hitl.Question, error) {
 	ctx, q, err := b.pendingAs(ctx, id, user)

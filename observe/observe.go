@@ -96,7 +96,7 @@ func merge(acc, r *hitl.Rollup) {
 }
 
 // statsOf is the stats of the merged rollup of a window, rounded the way
-// hitl.Service.Stats rounds them.
+// service.Observation.Stats rounds them.
 func statsOf(r *hitl.Rollup) *hitl.Stats {
 	st := &hitl.Stats{Asked: r.Asked, Answered: r.Answered, TimedOut: r.TimedOut, Cancelled: r.Cancelled,
 		RemindersSent: r.Reminders, Escalations: r.Escalations, TimeoutRateByType: map[hitl.QuestionType]float64{}}

@@ -24,7 +24,7 @@ const (
 )
 
 // FloodGuard is what an edge asks before it holds or serves a request
-// that a flood could multiply. *Service implements it. Refusals are
+// that a flood could multiply. *Guard implements it. Refusals are
 // decided before anything is stored and audited without one record per
 // request.
 type FloodGuard interface {

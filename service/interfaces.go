@@ -16,7 +16,7 @@ type StatsService interface {
 	Stats(ctx context.Context, q hitl.StatsQuery) (*hitl.Stats, error)
 }
 
-// ReassignService hands questions to other people. *Service implements
+// ReassignService hands questions to other people. *Questions implements
 // it over the store; agent.Client over HTTP.
 type ReassignService interface {
 	// Reassign hands pending question id to to (Slack user and user-group

@@ -11,7 +11,7 @@ import (
 	"github.com/hitlbot/hitl/policy"
 )
 
-// QuestionService is the question lifecycle as the edges see it. *Service
+// QuestionService is the question lifecycle as the edges see it. *Questions
 // implements it over the store; agent.Client implements it over HTTP. The
 // acting principal travels in the context (WithPrincipal), and every
 // method applies Access's rules to it.

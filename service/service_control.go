@@ -438,7 +438,7 @@ func (s *Runs) RunsByPrefix(ctx context.Context, prefix string, limit int) ([]*h
 
 // RunService is steering as the edges see it (docs/protocol.md#steering): the control topic,
 // the agent's loop:current reports and checkpoints, run listing and the
-// interaction threshold. *Service implements it; agent.Client implements
+// interaction threshold. *Runs implements it; agent.Client implements
 // it over HTTP.
 type RunService interface {
 	// RunState is the view of a run in docs/protocol.md#run-state-and-the-interaction-threshold: status, pending question and

@@ -151,7 +151,7 @@ type ApprovalOutcome struct {
 }
 
 // PolicyService is the approval policy (docs/protocol.md#approvals) as the edges see it.
-// *Service implements it; agent.Client implements it over HTTP.
+// *Policies implements it; agent.Client implements it over HTTP.
 type PolicyService interface {
 	Policy(ctx context.Context) (hitl.Policy, error)
 	SetPolicy(ctx context.Context, rules []hitl.PolicyRule) (hitl.Policy, error)

@@ -68,7 +68,7 @@ func median(d []time.Duration) float64 {
 }
 
 // BenchmarkWriteBytes measures what one lone create and one lone answer
-// (through hitl.Service, nothing else writing) pass to the disk, against a
+// (through service.Service, nothing else writing) pass to the disk, against a
 // raw bbolt commit of one question-sized value into a bucket that holds as
 // many values as the store holds questions, all three in the same loop.
 // The store starts with 1,000 questions (half answered) in 10 runs.
@@ -138,7 +138,7 @@ func BenchmarkWriteBytes(b *testing.B) {
 	b.ReportMetric(median(rawT), "raw-p50-µs")
 }
 
-// BenchmarkCreateVsBatch measures durable creates through hitl.Service
+// BenchmarkCreateVsBatch measures durable creates through service.Service
 // against raw bbolt Batch commits of one question-sized value, in the same
 // loop: each iteration runs a round of 16 concurrent writers doing 25
 // creates each, then the same round of raw Batch commits, so load on the

@@ -1,5 +1,5 @@
 // Package sweeper runs the timeout sweep on a robfig/cron schedule. The
-// sweep itself (hitl.Service.SweepExpired, Prune, PruneLearnedRules) is the
+// sweep itself (service.Questions.SweepExpired and Prune, service.Policies.PruneLearnedRules …) is the
 // lifecycle's; this package only decides when it runs (Work puts the three
 // together).
 package sweeper

@@ -9,7 +9,7 @@ import (
 	"github.com/hitlbot/hitl/mcp"
 )
 
-// A hook call is first a session's report (hitl.Service.Hook): the
+// A hook call is first a session's report (service.Runs.Hook): the
 // service says what steering asks of this call (hitl.SessionStep), and
 // this file renders that as the hook output Claude Code and Codex act on
 // (the two agents read the same fields). A call the service holds

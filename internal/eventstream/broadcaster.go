@@ -61,7 +61,7 @@ func (s *Subscriber) Gone() <-chan struct{} { return s.gone }
 // Broadcaster reads the event log once per change and fans the events out
 // to every stream without blocking on any of them: each distinct
 // principal among the streams gets the events the root lets it see
-// (hitl.Event.VisibleTo, the rule hitl.Service's Events applies), decided
+// (hitl.Event.VisibleTo, the rule service.Log's Events applies), decided
 // once per principal, not per stream. A Stream filters by run itself.
 // The reader runs while someone listens.
 type Broadcaster struct {
