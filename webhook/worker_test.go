@@ -213,6 +213,12 @@ func TestSlowEndpointDelaysNoOther(t *testing.T) {
 		w.step0(t)
 	}
 	assert.Equal(t, int64(2), slow.n.Load(), "the slow receiver holds its share only")
+	// Attempts start synchronously in Step: a share that did not hold
+	// would show here at once, whenever its requests arrive.
+	w.worker.mu.Lock()
+	held := w.worker.inFlight["slow"]
+	w.worker.mu.Unlock()
+	assert.Equal(t, 2, held, "two attempts in flight to the slow receiver, no more")
 	fast.mu.Lock()
 	bodies := append([]string(nil), fast.bodies...)
 	fast.mu.Unlock()
