@@ -164,7 +164,7 @@ func process(args []string) int {
 
 // commands are hitl's commands by name; the usage text and README.md list
 // the same ones.
-var commands = map[string]func(context.Context, []string, *env) error{
+var commands = map[string]command{
 	"serve":    cmdServe,
 	"ask":      cmdAsk,
 	"pending":  cmdPending,

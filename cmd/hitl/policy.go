@@ -15,23 +15,8 @@ import (
 
 // cmdPolicy is hitl policy show|check|rules|revoke.
 func cmdPolicy(ctx context.Context, args []string, e *env) error {
-	sub := ""
-	if len(args) > 0 {
-		sub, args = args[0], args[1:]
-	}
-	switch sub {
-	case "show":
-		return policyShow(ctx, args, e)
-	case "check":
-		return policyCheck(ctx, args, e)
-	case "rules":
-		return policyRules(ctx, args, e)
-	case "revoke":
-		return policyRevoke(ctx, args, e)
-	case "-h", "-help", "--help", "help":
-		return &outcome{code: exitOK, help: "usage of hitl policy:\n" + synopsis("policy") + "\n"}
-	}
-	return hitl.Errorf(hitl.EINVALID, "usage: hitl policy show | check --op-type T [--resource R] [--risk R] [--agent A] [--prompted] [--json] | rules [--agent A] [--all] | revoke ID")
+	return subcommand(ctx, "policy", args, e, map[string]command{"show": policyShow, "check": policyCheck, "rules": policyRules, "revoke": policyRevoke},
+		"usage: hitl policy show | check --op-type T [--resource R] [--risk R] [--agent A] [--prompted] [--json] | rules [--agent A] [--all] | revoke ID")
 }
 
 func policyShow(ctx context.Context, args []string, e *env) error {

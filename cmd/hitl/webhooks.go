@@ -15,23 +15,8 @@ import (
 
 // cmdWebhooks is hitl webhooks list|deliveries|replay|test (admins).
 func cmdWebhooks(ctx context.Context, args []string, e *env) error {
-	sub := ""
-	if len(args) > 0 {
-		sub, args = args[0], args[1:]
-	}
-	switch sub {
-	case "list":
-		return webhooksList(ctx, args, e)
-	case "deliveries":
-		return webhooksDeliveries(ctx, args, e)
-	case "replay":
-		return webhooksReplay(ctx, args, e)
-	case "test":
-		return webhooksTest(ctx, args, e)
-	case "-h", "-help", "--help", "help":
-		return &outcome{code: exitOK, help: "usage of hitl webhooks:\n" + synopsis("webhooks") + "\n"}
-	}
-	return hitl.Errorf(hitl.EINVALID, "usage: hitl webhooks list [--json] | deliveries [--status failed] [--json] | replay ID | test NAME")
+	return subcommand(ctx, "webhooks", args, e, map[string]command{"list": webhooksList, "deliveries": webhooksDeliveries, "replay": webhooksReplay, "test": webhooksTest},
+		"usage: hitl webhooks list [--json] | deliveries [--status failed] [--json] | replay ID | test NAME")
 }
 
 func webhooksList(ctx context.Context, args []string, e *env) error {
