@@ -23,6 +23,25 @@ func claimLimit(limit int) *int64 {
 	return &l
 }
 
+// claim runs a claim query in one write transaction and leases the rows
+// it selects until until (lease); table names the rows and the write.
+func claim[T any](ctx context.Context, db *DB, table string, until time.Time, stamp func(r *T, seq int64), query string, args ...any) ([]T, error) {
+	out := []T{}
+	err := db.write(ctx, "claim "+table, func(tx pgx.Tx) error {
+		rows, err := tx.Query(ctx, query, args...)
+		if err != nil {
+			return err
+		}
+		got, err := lease(ctx, tx, table, until, rows, stamp)
+		out = append(out[:0], got...)
+		return err
+	})
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
 // lease reads the rows of table a claim query returned, stamps each record
 // (claim sets its Seq, NextAt and Claim count) and writes them back with
 // next_ns = until. It closes rows.

@@ -53,23 +53,10 @@ const claimMailSQL = `SELECT seq, data FROM mail WHERE next_ns <= $1 ORDER BY ne
 // skipping rows another replica is claiming, and the rows moved to until
 // in the same transaction.
 func (db *DB) ClaimMail(ctx context.Context, now, until time.Time, limit int) ([]hitl.Mail, error) {
-	out := []hitl.Mail{}
-	err := db.write(ctx, "claim mail", func(tx pgx.Tx) error {
-		rows, err := tx.Query(ctx, claimMailSQL, ns(now), claimLimit(limit))
-		if err != nil {
-			return err
-		}
-		got, err := lease(ctx, tx, "mail", until, rows, func(m *hitl.Mail, seq int64) {
-			m.Seq, m.NextAt = uint64(seq), until
-			m.Claim++
-		})
-		out = append(out[:0], got...)
-		return err
-	})
-	if err != nil {
-		return nil, err
-	}
-	return out, nil
+	return claim(ctx, db, "mail", until, func(m *hitl.Mail, seq int64) {
+		m.Seq, m.NextAt = uint64(seq), until
+		m.Claim++
+	}, claimMailSQL, ns(now), claimLimit(limit))
 }
 
 // CompleteMail implements hitl.MailOutbox.

@@ -88,23 +88,10 @@ func (db *DB) ClaimWebhooks(ctx context.Context, now, until time.Time, limit int
 	if skip == nil {
 		skip = []string{}
 	}
-	out := []hitl.WebhookDelivery{}
-	err := db.write(ctx, "claim webhooks", func(tx pgx.Tx) error {
-		rows, err := tx.Query(ctx, claimWebhooksSQL, ns(now), claimLimit(limit), skip)
-		if err != nil {
-			return err
-		}
-		got, err := lease(ctx, tx, "webhooks", until, rows, func(d *hitl.WebhookDelivery, seq int64) {
-			d.Seq, d.NextAt = uint64(seq), until
-			d.Claim++
-		})
-		out = append(out[:0], got...)
-		return err
-	})
-	if err != nil {
-		return nil, err
-	}
-	return out, nil
+	return claim(ctx, db, "webhooks", until, func(d *hitl.WebhookDelivery, seq int64) {
+		d.Seq, d.NextAt = uint64(seq), until
+		d.Claim++
+	}, claimWebhooksSQL, ns(now), claimLimit(limit), skip)
 }
 
 // lockWebhook reads delivery seq, locking its row.
