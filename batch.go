@@ -1,6 +1,10 @@
 package hitl
 
-import "strings"
+import (
+	"strings"
+
+	"github.com/hitlbot/hitl/fault"
+)
 
 // A batch answers several approvals at once: each selected approval is
 // answered as if it had been answered alone (service.Questions.Answer, one by one:
@@ -21,7 +25,7 @@ func BatchResponse(decision, reason string) (Response, error) {
 	case Deny:
 		return Response{Type: ApprovalResponse, Value: Deny, Text: strings.TrimSpace(reason)}, nil
 	}
-	return Response{}, Errorf(EINVALID, "a batch approves or denies: decision %q is unknown", decision)
+	return Response{}, fault.Errorf(fault.EINVALID, "a batch approves or denies: decision %q is unknown", decision)
 }
 
 // BatchIDs checks the ids a batch selected: at least one, at most
@@ -37,9 +41,9 @@ func BatchIDs(ids []string) ([]string, error) {
 	}
 	switch {
 	case len(out) == 0:
-		return nil, Errorf(EINVALID, "select the approvals to answer first")
+		return nil, fault.Errorf(fault.EINVALID, "select the approvals to answer first")
 	case len(out) > MaxBatch:
-		return nil, Errorf(EINVALID, "select at most %d approvals at once", MaxBatch)
+		return nil, fault.Errorf(fault.EINVALID, "select at most %d approvals at once", MaxBatch)
 	}
 	return out, nil
 }

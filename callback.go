@@ -5,6 +5,8 @@ import (
 	"net/netip"
 	"net/url"
 	"strings"
+
+	"github.com/hitlbot/hitl/fault"
 )
 
 // MaxCallbackURLLen bounds a question's callbackUrl.
@@ -37,31 +39,31 @@ func (p CallbackPolicy) Check(raw string) error {
 		return nil
 	}
 	if len(raw) > MaxCallbackURLLen {
-		return Errorf(EINVALID, "callbackUrl is longer than %d characters", MaxCallbackURLLen)
+		return fault.Errorf(fault.EINVALID, "callbackUrl is longer than %d characters", MaxCallbackURLLen)
 	}
 	u, err := url.Parse(raw)
 	if err != nil || u.Host == "" || u.Opaque != "" {
-		return Errorf(EINVALID, "callbackUrl %q is not an absolute http(s) URL", raw)
+		return fault.Errorf(fault.EINVALID, "callbackUrl %q is not an absolute http(s) URL", raw)
 	}
 	if u.Scheme != "https" && u.Scheme != "http" {
-		return Errorf(EINVALID, "callbackUrl: scheme %q is not allowed: use https:// (or http:// to loopback)", u.Scheme)
+		return fault.Errorf(fault.EINVALID, "callbackUrl: scheme %q is not allowed: use https:// (or http:// to loopback)", u.Scheme)
 	}
 	if u.User != nil {
-		return Errorf(EINVALID, "callbackUrl must not carry credentials (user:password@)")
+		return fault.Errorf(fault.EINVALID, "callbackUrl must not carry credentials (user:password@)")
 	}
 	host := strings.ToLower(u.Hostname())
 	if !p.hostListed(host) {
 		if len(p.AllowedHosts) == 0 {
-			return Errorf(EINVALID, "callbackUrl: no host is allowed; list %q in webhooks_allowed_hosts in the config", host)
+			return fault.Errorf(fault.EINVALID, "callbackUrl: no host is allowed; list %q in webhooks_allowed_hosts in the config", host)
 		}
-		return Errorf(EINVALID, "callbackUrl: host %q is not in webhooks_allowed_hosts", host)
+		return fault.Errorf(fault.EINVALID, "callbackUrl: host %q is not in webhooks_allowed_hosts", host)
 	}
 	loop := loopbackHost(host)
 	if u.Scheme == "http" && !loop && !p.AllowHTTP {
-		return Errorf(EINVALID, "callbackUrl: http:// is only allowed to loopback; use https:// or set webhooks_allow_http: true")
+		return fault.Errorf(fault.EINVALID, "callbackUrl: http:// is only allowed to loopback; use https:// or set webhooks_allow_http: true")
 	}
 	if ip, err := netip.ParseAddr(strings.Trim(host, "[]")); err == nil && !p.AddrAllowed(ip, loop) {
-		return Errorf(EINVALID, "callbackUrl: %s is a private address; set webhooks_allow_private: true to allow it", ip)
+		return fault.Errorf(fault.EINVALID, "callbackUrl: %s is a private address; set webhooks_allow_private: true to allow it", ip)
 	}
 	return nil
 }
@@ -113,18 +115,18 @@ var cgnat = netip.MustParsePrefix("100.64.0.0/10")
 func (p CallbackPolicy) DialAllowed(rawURL, address string) error {
 	host, _, err := net.SplitHostPort(address)
 	if err != nil {
-		return Errorf(EFORBIDDEN, "webhook: bad address %q", address)
+		return fault.Errorf(fault.EFORBIDDEN, "webhook: bad address %q", address)
 	}
 	ip, err := netip.ParseAddr(host)
 	if err != nil {
-		return Errorf(EFORBIDDEN, "webhook: %q is not an IP address", host)
+		return fault.Errorf(fault.EFORBIDDEN, "webhook: %q is not an IP address", host)
 	}
 	loop := false
 	if u, err := url.Parse(rawURL); err == nil {
 		loop = loopbackHost(strings.ToLower(u.Hostname()))
 	}
 	if !p.AddrAllowed(ip, loop) {
-		return Errorf(EFORBIDDEN, "webhook: %s resolves to %s, a private address (webhooks_allow_private is off)", rawURL, ip)
+		return fault.Errorf(fault.EFORBIDDEN, "webhook: %s resolves to %s, a private address (webhooks_allow_private is off)", rawURL, ip)
 	}
 	return nil
 }

@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/hitlbot/hitl"
+	"github.com/hitlbot/hitl/fault"
 	"github.com/stretchr/testify/assert"
 )
 
@@ -53,8 +54,8 @@ func TestCallbackPolicy(t *testing.T) {
 				assert.NoError(t, err)
 				return
 			}
-			assert.Equal(t, hitl.EINVALID, hitl.ErrorCode(err))
-			assert.Contains(t, hitl.ErrorMessage(err), r.refuse)
+			assert.Equal(t, fault.EINVALID, fault.Code(err))
+			assert.Contains(t, fault.Message(err), r.refuse)
 		})
 	}
 }
@@ -93,7 +94,7 @@ func TestCallbackDialAllowed(t *testing.T) {
 			if r.ok {
 				assert.NoError(t, err)
 			} else {
-				assert.Equal(t, hitl.EFORBIDDEN, hitl.ErrorCode(err))
+				assert.Equal(t, fault.EFORBIDDEN, fault.Code(err))
 			}
 		})
 	}

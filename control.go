@@ -3,6 +3,8 @@ package hitl
 import (
 	"strings"
 	"time"
+
+	"github.com/hitlbot/hitl/fault"
 )
 
 // The intervention protocol (docs/protocol.md#steering): controllers send REQUESTs on the
@@ -120,33 +122,33 @@ const (
 func (m ControlMessage) Validate() error {
 	switch {
 	case strings.TrimSpace(m.RequestID) == "":
-		return Errorf(EINVALID, "request_id is required (a UUID v4)")
+		return fault.Errorf(fault.EINVALID, "request_id is required (a UUID v4)")
 	case len(m.RequestID) > MaxRequestIDLen:
-		return Errorf(EINVALID, "request_id is longer than %d characters", MaxRequestIDLen)
+		return fault.Errorf(fault.EINVALID, "request_id is longer than %d characters", MaxRequestIDLen)
 	case m.Command == "":
-		return Errorf(EINVALID, "command is required: pause, resume, cancel, escalate or redirect")
+		return fault.Errorf(fault.EINVALID, "command is required: pause, resume, cancel, escalate or redirect")
 	case !validCommand(m.Command):
-		return Errorf(EINVALID, "command %q is unknown: use pause, resume, cancel, escalate or redirect", m.Command)
+		return fault.Errorf(fault.EINVALID, "command %q is unknown: use pause, resume, cancel, escalate or redirect", m.Command)
 	case m.Target.RunID == "":
-		return Errorf(EINVALID, "target.run_id is required")
+		return fault.Errorf(fault.EINVALID, "target.run_id is required")
 	}
 	if err := ValidateRunID(m.Target.RunID); err != nil {
-		return Errorf(EINVALID, "target.run_id: %s", ErrorMessage(err))
+		return fault.Errorf(fault.EINVALID, "target.run_id: %s", fault.Message(err))
 	}
 	switch m.Command {
 	case CommandEscalate:
 		if strings.TrimSpace(m.Payload.Model) == "" {
-			return Errorf(EINVALID, "escalate needs payload.model (like opus)")
+			return fault.Errorf(fault.EINVALID, "escalate needs payload.model (like opus)")
 		}
 		if len(m.Payload.Model) > MaxModelLen || len(m.Payload.Reason) > MaxInstructionLen {
-			return Errorf(EINVALID, "payload.model or payload.reason is too long")
+			return fault.Errorf(fault.EINVALID, "payload.model or payload.reason is too long")
 		}
 	case CommandRedirect:
 		if strings.TrimSpace(m.Payload.Instruction) == "" {
-			return Errorf(EINVALID, "redirect needs payload.instruction")
+			return fault.Errorf(fault.EINVALID, "redirect needs payload.instruction")
 		}
 		if len(m.Payload.Instruction) > MaxInstructionLen {
-			return Errorf(EINVALID, "payload.instruction is longer than %d characters", MaxInstructionLen)
+			return fault.Errorf(fault.EINVALID, "payload.instruction is longer than %d characters", MaxInstructionLen)
 		}
 	}
 	return nil

@@ -16,7 +16,7 @@
 //   - policy.go, learned.go, decisionpart.go: approval policy rules, learned
 //     rules, and the parts a decision shows. Package policy decides.
 //   - event.go: the durable event log every edge follows.
-//   - error.go: the one error type (Error, with a code such as EINVALID or
+//   - package fault: the one error type (Error, with a code such as EINVALID or
 //     EFORBIDDEN) that each edge translates once: to an HTTP status, a
 //     Slack message, an exit code.
 //   - store.go and the *store.go files: the store interfaces by aggregate

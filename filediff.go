@@ -3,6 +3,8 @@ package hitl
 import (
 	"fmt"
 	"strings"
+
+	"github.com/hitlbot/hitl/fault"
 )
 
 // MaxDiffBytes bounds the diffs one operation carries, all its files
@@ -55,25 +57,25 @@ func (o *Operation) DiffStat() (added, removed int) {
 // validateDiffs checks the diffs an agent sent with an operation.
 func (o *Operation) validateDiffs() error {
 	if len(o.Diffs) > maxDiffFiles {
-		return Errorf(EINVALID, "diffs: %d files, at most %d", len(o.Diffs), maxDiffFiles)
+		return fault.Errorf(fault.EINVALID, "diffs: %d files, at most %d", len(o.Diffs), maxDiffFiles)
 	}
 	size := 0
 	for i, d := range o.Diffs {
 		at := fmt.Sprintf("diffs[%d]", i)
 		switch {
 		case strings.TrimSpace(d.Path) == "":
-			return Errorf(EINVALID, "%s: path is required", at)
+			return fault.Errorf(fault.EINVALID, "%s: path is required", at)
 		case len(d.Path) > MaxContextLen || len(d.MovedTo) > MaxContextLen || len(d.Problem) > MaxContextLen:
-			return Errorf(EINVALID, "%s: path, movedTo or problem is too long", at)
+			return fault.Errorf(fault.EINVALID, "%s: path, movedTo or problem is too long", at)
 		case d.Change != FileNew && d.Change != FileModify && d.Change != FileDelete:
-			return Errorf(EINVALID, "%s: change %q is invalid: use new, modify or delete", at, d.Change)
+			return fault.Errorf(fault.EINVALID, "%s: change %q is invalid: use new, modify or delete", at, d.Change)
 		case d.Added < 0 || d.Removed < 0:
-			return Errorf(EINVALID, "%s: added and removed count lines: they cannot be negative", at)
+			return fault.Errorf(fault.EINVALID, "%s: added and removed count lines: they cannot be negative", at)
 		}
 		size += len(d.Unified)
 	}
 	if size > MaxDiffBytes {
-		return Errorf(EINVALID, "diffs: %d bytes of diff, at most %d: cut them and set truncated", size, MaxDiffBytes)
+		return fault.Errorf(fault.EINVALID, "diffs: %d bytes of diff, at most %d: cut them and set truncated", size, MaxDiffBytes)
 	}
 	return nil
 }

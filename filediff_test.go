@@ -5,6 +5,7 @@ import (
 	"testing"
 
 	"github.com/hitlbot/hitl"
+	"github.com/hitlbot/hitl/fault"
 )
 
 func TestOperationDiffsValidate(t *testing.T) {
@@ -32,8 +33,8 @@ func TestOperationDiffsValidate(t *testing.T) {
 				t.Fatalf("Validate: %v", err)
 			case tt.err != "" && (err == nil || !strings.Contains(err.Error(), tt.err)):
 				t.Fatalf("Validate = %v, want an error with %q", err, tt.err)
-			case tt.err != "" && hitl.ErrorCode(err) != hitl.EINVALID:
-				t.Fatalf("code %s, want invalid", hitl.ErrorCode(err))
+			case tt.err != "" && fault.Code(err) != fault.EINVALID:
+				t.Fatalf("code %s, want invalid", fault.Code(err))
 			}
 		})
 	}

@@ -3,6 +3,8 @@ package hitl
 import (
 	"context"
 	"time"
+
+	"github.com/hitlbot/hitl/fault"
 )
 
 // Email is the fallback channel (docs/operations.md#reminders-escalation-and-reassignment): the reminders and escalations of
@@ -70,7 +72,7 @@ type MailOutbox interface {
 // MailOutbox completes or retries a mail only when it is nil.
 func MailClaimHeld(stored, m Mail) error {
 	if stored.Claim != m.Claim {
-		return Errorf(ECONFLICT, "mail %d was claimed again since claim %d (now claim %d)", m.Seq, m.Claim, stored.Claim)
+		return fault.Errorf(fault.ECONFLICT, "mail %d was claimed again since claim %d (now claim %d)", m.Seq, m.Claim, stored.Claim)
 	}
 	return nil
 }

@@ -10,6 +10,8 @@ import (
 	"strings"
 	"time"
 	"unicode/utf8"
+
+	"github.com/hitlbot/hitl/fault"
 )
 
 // Limits on what an agent may send. They keep records small and every field
@@ -59,7 +61,7 @@ type NewQuestion struct {
 // and . _ : / @ -, starting with a letter or digit.
 func ValidateRunID(id string) error {
 	if !runIDPattern.MatchString(id) {
-		return Errorf(EINVALID, "job id %q is invalid: use 1-128 letters, digits, '.', '_', ':', '/', '@' or '-'", id)
+		return fault.Errorf(fault.EINVALID, "job id %q is invalid: use 1-128 letters, digits, '.', '_', ':', '/', '@' or '-'", id)
 	}
 	return nil
 }
@@ -71,10 +73,10 @@ func (n NewQuestion) Build(id, runID, asker string, now time.Time, t Timeouts) (
 		return nil, err
 	}
 	if strings.TrimSpace(n.Question) == "" {
-		return nil, Errorf(EINVALID, "%s", errRequiredText)
+		return nil, fault.Errorf(fault.EINVALID, "%s", errRequiredText)
 	}
 	if utf8.RuneCountInString(n.Question) > MaxQuestionLen {
-		return nil, Errorf(EINVALID, "question is longer than %d characters", MaxQuestionLen)
+		return nil, fault.Errorf(fault.EINVALID, "question is longer than %d characters", MaxQuestionLen)
 	}
 	q := &Question{
 		ID: id, RunID: runID, Question: n.Question, Type: n.Type, ResponseType: n.ResponseType,
@@ -91,14 +93,14 @@ func (n NewQuestion) Build(id, runID, asker string, now time.Time, t Timeouts) (
 	}
 	q.Options = opts
 	if q.MultiSelect && q.ResponseType != ChoiceResponse {
-		return nil, Errorf(EINVALID, "multiSelect is only for choice questions (with options)")
+		return nil, fault.Errorf(fault.EINVALID, "multiSelect is only for choice questions (with options)")
 	}
 	if err := validateRouting(n.Assignees, q.Channel); err != nil {
 		return nil, err
 	}
 	q.Assignees = append([]string(nil), n.Assignees...)
 	if len(n.IdempotencyKey) > MaxKeyLen {
-		return nil, Errorf(EINVALID, "idempotencyKey is longer than %d characters", MaxKeyLen)
+		return nil, fault.Errorf(fault.EINVALID, "idempotencyKey is longer than %d characters", MaxKeyLen)
 	}
 	if err := validateContext(n.Context); err != nil {
 		return nil, err
@@ -106,27 +108,27 @@ func (n NewQuestion) Build(id, runID, asker string, now time.Time, t Timeouts) (
 	if n.Metadata != nil {
 		b, err := json.Marshal(n.Metadata)
 		if err != nil || len(b) > MaxMetadataSize {
-			return nil, Errorf(EINVALID, "metadata must be a JSON object of at most %d bytes", MaxMetadataSize)
+			return nil, fault.Errorf(fault.EINVALID, "metadata must be a JSON object of at most %d bytes", MaxMetadataSize)
 		}
 	}
 	if n.DefaultResponse != nil {
 		if q.Sensitive {
-			return nil, Errorf(EINVALID, "a sensitive question cannot have a defaultResponse")
+			return nil, fault.Errorf(fault.EINVALID, "a sensitive question cannot have a defaultResponse")
 		}
 		r, err := q.ValidateResponse(*n.DefaultResponse)
 		if err != nil {
-			return nil, Errorf(EINVALID, "defaultResponse: %s", ErrorMessage(err))
+			return nil, fault.Errorf(fault.EINVALID, "defaultResponse: %s", fault.Message(err))
 		}
 		q.DefaultResponse = &r
 	}
 	if q.Type == NonBlocking && q.DefaultResponse == nil {
-		return nil, Errorf(EINVALID, "a non_blocking question needs a defaultResponse: the agent goes on with it at once")
+		return nil, fault.Errorf(fault.EINVALID, "a non_blocking question needs a defaultResponse: the agent goes on with it at once")
 	}
 	var requested time.Duration
 	if n.TimeoutMinutes != nil {
 		m := *n.TimeoutMinutes
 		if math.IsNaN(m) || m <= 0 || m > 1e6 {
-			return nil, Errorf(EINVALID, "timeoutMinutes must be a positive number, got %s", strconv.FormatFloat(m, 'g', -1, 64))
+			return nil, fault.Errorf(fault.EINVALID, "timeoutMinutes must be a positive number, got %s", strconv.FormatFloat(m, 'g', -1, 64))
 		}
 		requested = time.Duration(m * float64(time.Minute))
 	}
@@ -149,7 +151,7 @@ func (q *Question) fillTypes(hasOptions bool) error {
 		}
 	case Blocking, NonBlocking, Approval, ErrorRecovery:
 	default:
-		return Errorf(EINVALID, "type %q is invalid: use blocking, non_blocking, approval or error_recovery", q.Type)
+		return fault.Errorf(fault.EINVALID, "type %q is invalid: use blocking, non_blocking, approval or error_recovery", q.Type)
 	}
 	switch q.InputType {
 	case "", TextInput:
@@ -160,7 +162,7 @@ func (q *Question) fillTypes(hasOptions bool) error {
 			q.ResponseType = BooleanResponse
 		}
 	default:
-		return Errorf(EINVALID, "inputType %q is invalid: use text, password or confirmation", q.InputType)
+		return fault.Errorf(fault.EINVALID, "inputType %q is invalid: use text, password or confirmation", q.InputType)
 	}
 	if q.ResponseType == "" {
 		switch {
@@ -175,25 +177,25 @@ func (q *Question) fillTypes(hasOptions bool) error {
 	switch q.ResponseType {
 	case TextResponse, ChoiceResponse, BooleanResponse, ApprovalResponse:
 	default:
-		return Errorf(EINVALID, "responseType %q is invalid: use text, choice, boolean or approval", q.ResponseType)
+		return fault.Errorf(fault.EINVALID, "responseType %q is invalid: use text, choice, boolean or approval", q.ResponseType)
 	}
 	if q.Type == Approval && q.ResponseType != ApprovalResponse {
-		return Errorf(EINVALID, "an approval question must have responseType approval, not %q", q.ResponseType)
+		return fault.Errorf(fault.EINVALID, "an approval question must have responseType approval, not %q", q.ResponseType)
 	}
 	if q.ResponseType == ApprovalResponse && q.Type != Approval {
-		return Errorf(EINVALID, "responseType approval needs type approval, not %q", q.Type)
+		return fault.Errorf(fault.EINVALID, "responseType approval needs type approval, not %q", q.Type)
 	}
 	if q.InputType == PasswordInput && q.ResponseType != TextResponse {
-		return Errorf(EINVALID, "inputType password needs responseType text")
+		return fault.Errorf(fault.EINVALID, "inputType password needs responseType text")
 	}
 	if q.InputType == ConfirmationInput && q.ResponseType != BooleanResponse && q.ResponseType != ApprovalResponse {
-		return Errorf(EINVALID, "inputType confirmation needs responseType boolean or approval")
+		return fault.Errorf(fault.EINVALID, "inputType confirmation needs responseType boolean or approval")
 	}
 	if q.Sensitive && q.ResponseType != TextResponse {
-		return Errorf(EINVALID, "only text questions can be sensitive")
+		return fault.Errorf(fault.EINVALID, "only text questions can be sensitive")
 	}
 	if hasOptions && q.ResponseType != ChoiceResponse {
-		return Errorf(EINVALID, "options are only for responseType choice")
+		return fault.Errorf(fault.EINVALID, "options are only for responseType choice")
 	}
 	return nil
 }
@@ -203,10 +205,10 @@ func buildOptions(rt ResponseType, in []Option) ([]Option, error) {
 		return nil, nil
 	}
 	if len(in) == 0 {
-		return nil, Errorf(EINVALID, "a choice question needs options")
+		return nil, fault.Errorf(fault.EINVALID, "a choice question needs options")
 	}
 	if len(in) > MaxOptions {
-		return nil, Errorf(EINVALID, "a choice question has at most %d options, got %d", MaxOptions, len(in))
+		return nil, fault.Errorf(fault.EINVALID, "a choice question has at most %d options, got %d", MaxOptions, len(in))
 	}
 	out := make([]Option, len(in))
 	seen := map[string]bool{}
@@ -216,7 +218,7 @@ func buildOptions(rt ResponseType, in []Option) ([]Option, error) {
 			o.Label = strings.TrimSpace(o.Value)
 		}
 		if o.Label == "" {
-			return nil, Errorf(EINVALID, "option %d needs a label or a value", i+1)
+			return nil, fault.Errorf(fault.EINVALID, "option %d needs a label or a value", i+1)
 		}
 		if o.Value == "" {
 			o.Value = o.Label
@@ -226,18 +228,18 @@ func buildOptions(rt ResponseType, in []Option) ([]Option, error) {
 		}
 		for _, s := range []string{o.Label, o.Value, o.Description, o.ID} {
 			if utf8.RuneCountInString(s) > MaxOptionLen {
-				return nil, Errorf(EINVALID, "option %d has a field longer than %d characters", i+1, MaxOptionLen)
+				return nil, fault.Errorf(fault.EINVALID, "option %d has a field longer than %d characters", i+1, MaxOptionLen)
 			}
 		}
 		value, label := "v:"+strings.ToLower(o.Value), "l:"+strings.ToLower(o.Label)
 		if seen[value] {
-			return nil, Errorf(EINVALID, "option value %q appears twice (values must differ, ignoring case)", o.Value)
+			return nil, fault.Errorf(fault.EINVALID, "option value %q appears twice (values must differ, ignoring case)", o.Value)
 		}
 		if seen[label] {
-			return nil, Errorf(EINVALID, "option label %q appears twice (labels must differ, ignoring case)", o.Label)
+			return nil, fault.Errorf(fault.EINVALID, "option label %q appears twice (labels must differ, ignoring case)", o.Label)
 		}
 		if seen["i:"+o.ID] {
-			return nil, Errorf(EINVALID, "option id %q appears twice", o.ID)
+			return nil, fault.Errorf(fault.EINVALID, "option id %q appears twice", o.ID)
 		}
 		seen[value], seen[label], seen["i:"+o.ID] = true, true, true
 		out[i] = o
@@ -247,15 +249,15 @@ func buildOptions(rt ResponseType, in []Option) ([]Option, error) {
 
 func validateRouting(assignees []string, channel string) error {
 	if len(assignees) > MaxAssignees {
-		return Errorf(EINVALID, "at most %d assignees, got %d", MaxAssignees, len(assignees))
+		return fault.Errorf(fault.EINVALID, "at most %d assignees, got %d", MaxAssignees, len(assignees))
 	}
 	for _, a := range assignees {
 		if !slackIDPattern.MatchString(a) {
-			return Errorf(EINVALID, "assignee %q is not a Slack user or user-group id (like U024BE7LH or S0614TZR7)", a)
+			return fault.Errorf(fault.EINVALID, "assignee %q is not a Slack user or user-group id (like U024BE7LH or S0614TZR7)", a)
 		}
 	}
 	if channel != "" && !channelPattern.MatchString(channel) {
-		return Errorf(EINVALID, "channel %q is not a Slack channel id (like C024BE91L) or name", channel)
+		return fault.Errorf(fault.EINVALID, "channel %q is not a Slack channel id (like C024BE91L) or name", channel)
 	}
 	return nil
 }
@@ -269,11 +271,11 @@ func validateContext(c *Context) error {
 		"context.projectName": c.ProjectName, "context.currentStep": c.CurrentStep, "context.errorDetails": c.ErrorDetails,
 	} {
 		if utf8.RuneCountInString(v) > MaxContextLen {
-			return Errorf(EINVALID, "%s is longer than %d characters", name, MaxContextLen)
+			return fault.Errorf(fault.EINVALID, "%s is longer than %d characters", name, MaxContextLen)
 		}
 	}
 	if len(c.SuggestedOptions) > MaxOptions {
-		return Errorf(EINVALID, "context.suggestedOptions has more than %d entries", MaxOptions)
+		return fault.Errorf(fault.EINVALID, "context.suggestedOptions has more than %d entries", MaxOptions)
 	}
 	return nil
 }

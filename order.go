@@ -1,5 +1,7 @@
 package hitl
 
+import "github.com/hitlbot/hitl/fault"
+
 // ListOrder names the order a question list is read in, as the edges
 // take it (the API's ?order=, `hitl pending --order`).
 type ListOrder string
@@ -21,11 +23,11 @@ func (f *QuestionFilter) OrderBy(o ListOrder) error {
 		f.ByDeadline = false
 	case OrderDeadline:
 		if f.Status != "" && f.Status != StatusPending {
-			return Errorf(EINVALID, "order %s lists pending questions only: drop status %s, or use order %s", OrderDeadline, f.Status, OrderCreated)
+			return fault.Errorf(fault.EINVALID, "order %s lists pending questions only: drop status %s, or use order %s", OrderDeadline, f.Status, OrderCreated)
 		}
 		f.ByDeadline = true
 	default:
-		return Errorf(EINVALID, "order %q is invalid: use %s (the default) or %s", string(o), OrderCreated, OrderDeadline)
+		return fault.Errorf(fault.EINVALID, "order %q is invalid: use %s (the default) or %s", string(o), OrderCreated, OrderDeadline)
 	}
 	return nil
 }

@@ -4,6 +4,7 @@ import (
 	"testing"
 
 	"github.com/hitlbot/hitl"
+	"github.com/hitlbot/hitl/fault"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )
@@ -21,14 +22,14 @@ func TestOrderBy(t *testing.T) {
 		{"created is creation order", hitl.StatusAnswered, hitl.OrderCreated, false, ""},
 		{"deadline lists by deadline", "", hitl.OrderDeadline, true, ""},
 		{"deadline with the pending status", hitl.StatusPending, hitl.OrderDeadline, true, ""},
-		{"deadline with another status is invalid: a list by deadline holds pending questions only", hitl.StatusAnswered, hitl.OrderDeadline, false, hitl.EINVALID},
-		{"an order of another name is invalid", "", "soonest", false, hitl.EINVALID},
-		{"names are exact", "", "Deadline", false, hitl.EINVALID},
+		{"deadline with another status is invalid: a list by deadline holds pending questions only", hitl.StatusAnswered, hitl.OrderDeadline, false, fault.EINVALID},
+		{"an order of another name is invalid", "", "soonest", false, fault.EINVALID},
+		{"names are exact", "", "Deadline", false, fault.EINVALID},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			f := hitl.QuestionFilter{Status: tc.status}
 			err := f.OrderBy(tc.order)
-			assert.Equal(t, tc.code, hitl.ErrorCode(err))
+			assert.Equal(t, tc.code, fault.Code(err))
 			assert.Equal(t, tc.byDeadline, f.ByDeadline)
 		})
 	}

@@ -6,6 +6,8 @@ import (
 	"slices"
 	"strings"
 	"time"
+
+	"github.com/hitlbot/hitl/fault"
 )
 
 // Approval policies (docs/policies.md, docs/protocol.md#approvals): what an operation an agent wants
@@ -80,23 +82,23 @@ var opTypePattern = regexp.MustCompile(`^[a-z][a-z0-9_.:-]{0,63}$`)
 func (o *Operation) Validate() error {
 	switch {
 	case !opTypePattern.MatchString(string(o.Type)):
-		return Errorf(EINVALID, "opType %q is invalid: use file_delete, file_write, file_read, shell, api_call, spawn_agent or a lowercase name of your own", o.Type)
+		return fault.Errorf(fault.EINVALID, "opType %q is invalid: use file_delete, file_write, file_read, shell, api_call, spawn_agent or a lowercase name of your own", o.Type)
 	case strings.TrimSpace(o.Description) == "":
-		return Errorf(EINVALID, "operation is required: say what the agent wants to do")
+		return fault.Errorf(fault.EINVALID, "operation is required: say what the agent wants to do")
 	case len(o.Description) > MaxQuestionLen || len(o.Context) > MaxContextLen || len(o.Resource) > MaxContextLen:
-		return Errorf(EINVALID, "operation, context or resource is too long")
+		return fault.Errorf(fault.EINVALID, "operation, context or resource is too long")
 	case o.Home != "" && (!strings.HasPrefix(o.Home, "/") || len(o.Home) > 4096 || strings.ContainsAny(o.Home, "\x00\n")):
-		return Errorf(EINVALID, "home %q is invalid: send the agent's home directory as an absolute path", o.Home)
+		return fault.Errorf(fault.EINVALID, "home %q is invalid: send the agent's home directory as an absolute path", o.Home)
 	case len(o.Paths) > 64:
-		return Errorf(EINVALID, "paths has %d entries: send at most 64", len(o.Paths))
+		return fault.Errorf(fault.EINVALID, "paths has %d entries: send at most 64", len(o.Paths))
 	}
 	for from, to := range o.Paths {
 		if from == "" || !strings.HasPrefix(to, "/") || len(from)+len(to) > 8192 {
-			return Errorf(EINVALID, "paths: %q -> %q is invalid: map a path to the absolute path its symlinks lead to", from, to)
+			return fault.Errorf(fault.EINVALID, "paths: %q -> %q is invalid: map a path to the absolute path its symlinks lead to", from, to)
 		}
 	}
 	if o.Risk != "" && !slices.Contains(risks, o.Risk) {
-		return Errorf(EINVALID, "risk %q is invalid: use low, medium, high or critical", o.Risk)
+		return fault.Errorf(fault.EINVALID, "risk %q is invalid: use low, medium, high or critical", o.Risk)
 	}
 	return o.validateDiffs()
 }
@@ -213,34 +215,34 @@ func (p Policy) Validate() error {
 		}
 		switch {
 		case strings.TrimSpace(r.Name) == "":
-			return Errorf(EINVALID, "%s: name is required", at)
+			return fault.Errorf(fault.EINVALID, "%s: name is required", at)
 		case names[r.Name]:
-			return Errorf(EINVALID, "%s: name: another rule has this name", at)
+			return fault.Errorf(fault.EINVALID, "%s: name: another rule has this name", at)
 		case r.Effect != EffectAsk && r.Effect != EffectAllow && r.Effect != EffectDeny:
-			return Errorf(EINVALID, "%s: effect %q is invalid: use ask, allow or deny", at, r.Effect)
+			return fault.Errorf(fault.EINVALID, "%s: effect %q is invalid: use ask, allow or deny", at, r.Effect)
 		case r.OpType != "" && !opTypePattern.MatchString(string(r.OpType)):
-			return Errorf(EINVALID, "%s: opType %q is invalid", at, r.OpType)
+			return fault.Errorf(fault.EINVALID, "%s: opType %q is invalid", at, r.OpType)
 		case r.Quorum < 0 || r.Quorum > 10:
-			return Errorf(EINVALID, "%s: quorum must be from 1 to 10, got %d", at, r.Quorum)
+			return fault.Errorf(fault.EINVALID, "%s: quorum must be from 1 to 10, got %d", at, r.Quorum)
 		case r.Quorum > 1 && len(r.Approvers) > 0 && r.Quorum > len(r.Approvers) && !hasGroup(r.Approvers):
-			return Errorf(EINVALID, "%s: quorum %d needs at least as many approvers, got %d", at, r.Quorum, len(r.Approvers))
+			return fault.Errorf(fault.EINVALID, "%s: quorum %d needs at least as many approvers, got %d", at, r.Quorum, len(r.Approvers))
 		case r.Effect != EffectAsk && (len(r.Approvers) > 0 || r.Quorum > 1):
-			return Errorf(EINVALID, "%s: approvers and quorum only apply to effect ask", at)
+			return fault.Errorf(fault.EINVALID, "%s: approvers and quorum only apply to effect ask", at)
 		}
 		if !r.ReminderPolicy.IsZero() && r.Effect != EffectAsk {
-			return Errorf(EINVALID, "%s: reminders and escalation only apply to effect ask", at)
+			return fault.Errorf(fault.EINVALID, "%s: reminders and escalation only apply to effect ask", at)
 		}
 		if err := r.ReminderPolicy.Validate(at); err != nil {
 			return err
 		}
 		for _, k := range r.Risk {
 			if !slices.Contains(risks, k) {
-				return Errorf(EINVALID, "%s: risk %q is invalid: use low, medium, high or critical", at, k)
+				return fault.Errorf(fault.EINVALID, "%s: risk %q is invalid: use low, medium, high or critical", at, k)
 			}
 		}
 		for _, a := range r.Approvers {
 			if strings.TrimSpace(a) == "" || strings.ContainsAny(a, " \t,") {
-				return Errorf(EINVALID, "%s: approvers: %q is not a Slack user or group id or a token name", at, a)
+				return fault.Errorf(fault.EINVALID, "%s: approvers: %q is not a Slack user or group id or a token name", at, a)
 			}
 		}
 		names[r.Name] = true

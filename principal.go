@@ -4,6 +4,8 @@ import (
 	"context"
 	"slices"
 	"strings"
+
+	"github.com/hitlbot/hitl/fault"
 )
 
 // Scope is a right a token grants. Slack users get theirs from config
@@ -39,7 +41,7 @@ func ParseScope(s string) (Scope, error) {
 	if slices.Contains(Scopes, sc) {
 		return sc, nil
 	}
-	return "", Errorf(EINVALID, "unknown scope %q: use ask, answer, control or admin", s)
+	return "", fault.Errorf(fault.EINVALID, "unknown scope %q: use ask, answer, control or admin", s)
 }
 
 // Principal is who acts: a token (api:NAME), a Slack user (slack:U…), the

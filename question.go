@@ -4,6 +4,8 @@ import (
 	"encoding/json"
 	"strconv"
 	"time"
+
+	"github.com/hitlbot/hitl/fault"
 )
 
 // QuestionType says how an agent waits for the answer (docs/protocol.md#questions).
@@ -76,7 +78,7 @@ func (o *Option) UnmarshalJSON(b []byte) error {
 	case float64:
 		o.Value = strconv.FormatFloat(v, 'f', -1, 64)
 	default:
-		return Errorf(EINVALID, "option value must be a string or a boolean")
+		return fault.Errorf(fault.EINVALID, "option value must be a string or a boolean")
 	}
 	return nil
 }
@@ -292,12 +294,12 @@ func (q *Question) optionFor(s string) (Option, error) {
 			continue
 		}
 		if found >= 0 && found != i {
-			return Option{}, Errorf(EINVALID, "%q is ambiguous: it names more than one option (%s); answer with an option's value", s, q.optionList())
+			return Option{}, fault.Errorf(fault.EINVALID, "%q is ambiguous: it names more than one option (%s); answer with an option's value", s, q.optionList())
 		}
 		found = i
 	}
 	if found < 0 {
-		return Option{}, Errorf(EINVALID, "%q is not one of the options: %s", s, q.optionList())
+		return Option{}, fault.Errorf(fault.EINVALID, "%q is not one of the options: %s", s, q.optionList())
 	}
 	return q.Options[found], nil
 }
@@ -349,20 +351,41 @@ func (q *Question) CheckEdit(r *Response) error {
 	}
 	switch {
 	case q.Operation == nil:
-		return Errorf(EINVALID, "only an approval of an operation can be edited or always allowed")
+		return fault.Errorf(fault.EINVALID, "only an approval of an operation can be edited or always allowed")
 	case !r.Approved():
 		r.Edited, r.Always = "", false // a denial edits nothing
 	case r.Edited != "" && q.NeedsSeveral():
-		return Errorf(EINVALID, "an operation that needs %d approvals cannot be edited: deny it and ask again", q.Quorum)
+		return fault.Errorf(fault.EINVALID, "an operation that needs %d approvals cannot be edited: deny it and ask again", q.Quorum)
 	case r.Edited != "" && !q.Editable():
-		return Errorf(EINVALID, "the input of this %s operation cannot be edited", q.Operation.Type)
+		return fault.Errorf(fault.EINVALID, "the input of this %s operation cannot be edited", q.Operation.Type)
 	case r.Always && r.Edited != "":
-		return Errorf(EINVALID, "approve an edited operation without 'always': a learned rule allows only what was asked")
+		return fault.Errorf(fault.EINVALID, "approve an edited operation without 'always': a learned rule allows only what was asked")
 	case len(r.Edited) > MaxContextLen:
-		return Errorf(EINVALID, "the edited input is longer than %d characters", MaxContextLen)
+		return fault.Errorf(fault.EINVALID, "the edited input is longer than %d characters", MaxContextLen)
 	}
 	return nil
 }
 
 // QuestionTypes lists the question types, in the order docs show them.
 var QuestionTypes = []QuestionType{Blocking, NonBlocking, Approval, ErrorRecovery}
+
+// Conflict is the error for acting on a question that is no longer pending:
+// it names who settled it and when.
+func Conflict(q *Question) *fault.Error {
+	at := ""
+	if q.RespondedAt != nil {
+		at = q.RespondedAt.UTC().Format(time.RFC3339)
+	}
+	e := &fault.Error{Code: fault.ECONFLICT, Status: string(q.Status), By: q.RespondedBy, At: at}
+	switch q.Status {
+	case StatusAnswered:
+		e.Message = "question " + q.ID + " was already answered by " + PersonName(q.RespondedBy) + " at " + at
+	case StatusTimeout:
+		e.Message = "question " + q.ID + " timed out at " + at
+	case StatusCancelled:
+		e.Message = "question " + q.ID + " was cancelled by " + PersonName(q.RespondedBy) + " at " + at
+	default:
+		e.Message = "question " + q.ID + " is " + string(q.Status)
+	}
+	return e
+}

@@ -6,6 +6,8 @@ import (
 	"slices"
 	"strconv"
 	"time"
+
+	"github.com/hitlbot/hitl/fault"
 )
 
 // Reminders and escalation: a question nobody answers re-notifies the
@@ -40,14 +42,14 @@ func (d *Duration) UnmarshalJSON(b []byte) error {
 	if err := json.Unmarshal(b, &s); err != nil {
 		f, ferr := strconv.ParseFloat(string(b), 64)
 		if ferr != nil {
-			return Errorf(EINVALID, "a duration is a string like \"10m\" or a number of seconds")
+			return fault.Errorf(fault.EINVALID, "a duration is a string like \"10m\" or a number of seconds")
 		}
 		*d = Duration(f * float64(time.Second))
 		return nil
 	}
 	v, err := time.ParseDuration(s)
 	if err != nil {
-		return Errorf(EINVALID, "%q is not a duration (like 10m or 1h30m)", s)
+		return fault.Errorf(fault.EINVALID, "%q is not a duration (like 10m or 1h30m)", s)
 	}
 	*d = Duration(v)
 	return nil
@@ -63,31 +65,31 @@ func (p ReminderPolicy) Validate(at string) error {
 	for i, d := range p.Every {
 		switch {
 		case d <= 0:
-			return Errorf(EINVALID, "%s: reminders: %s is not positive", at, time.Duration(d))
+			return fault.Errorf(fault.EINVALID, "%s: reminders: %s is not positive", at, time.Duration(d))
 		case i > 0 && d <= p.Every[i-1]:
-			return Errorf(EINVALID, "%s: reminders: %s does not come after %s (list them in order)", at, time.Duration(d), time.Duration(p.Every[i-1]))
+			return fault.Errorf(fault.EINVALID, "%s: reminders: %s does not come after %s (list them in order)", at, time.Duration(d), time.Duration(p.Every[i-1]))
 		}
 	}
 	if len(p.Every) > MaxReminders {
-		return Errorf(EINVALID, "%s: reminders: at most %d", at, MaxReminders)
+		return fault.Errorf(fault.EINVALID, "%s: reminders: at most %d", at, MaxReminders)
 	}
 	switch {
 	case p.EscalateAfter < 0:
-		return Errorf(EINVALID, "%s: escalate_after: %s is negative", at, time.Duration(p.EscalateAfter))
+		return fault.Errorf(fault.EINVALID, "%s: escalate_after: %s is negative", at, time.Duration(p.EscalateAfter))
 	case p.EscalateAfter > 0 && len(p.EscalateTo) == 0 && p.EscalationChannel == "":
-		return Errorf(EINVALID, "%s: escalate_after needs escalate_to or escalation_channel", at)
+		return fault.Errorf(fault.EINVALID, "%s: escalate_after needs escalate_to or escalation_channel", at)
 	case p.EscalateAfter == 0 && (len(p.EscalateTo) > 0 || p.EscalationChannel != ""):
-		return Errorf(EINVALID, "%s: escalate_to and escalation_channel need escalate_after", at)
+		return fault.Errorf(fault.EINVALID, "%s: escalate_to and escalation_channel need escalate_after", at)
 	case len(p.EscalateTo) > MaxAssignees:
-		return Errorf(EINVALID, "%s: escalate_to: at most %d", at, MaxAssignees)
+		return fault.Errorf(fault.EINVALID, "%s: escalate_to: at most %d", at, MaxAssignees)
 	}
 	for _, id := range p.EscalateTo {
 		if !slackIDPattern.MatchString(id) {
-			return Errorf(EINVALID, "%s: escalate_to: %q is not a Slack user (U…) or user group (S…) id", at, id)
+			return fault.Errorf(fault.EINVALID, "%s: escalate_to: %q is not a Slack user (U…) or user group (S…) id", at, id)
 		}
 	}
 	if c := p.EscalationChannel; c != "" && !channelPattern.MatchString(c) {
-		return Errorf(EINVALID, "%s: escalation_channel: %q is not a Slack channel id or name", at, c)
+		return fault.Errorf(fault.EINVALID, "%s: escalation_channel: %q is not a Slack channel id or name", at, c)
 	}
 	return nil
 }
@@ -191,7 +193,7 @@ func (q *Question) Remind(now time.Time) (*Event, error) {
 		return nil, Conflict(q)
 	}
 	if p == nil || p.Next == nil || p.Next.After(now) {
-		return nil, Errorf(ECONFLICT, "question %s has no reminder due", q.ID)
+		return nil, fault.Errorf(fault.ECONFLICT, "question %s has no reminder due", q.ID)
 	}
 	for p.Sent < len(p.At) && !p.At[p.Sent].After(now) {
 		p.Sent++

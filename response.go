@@ -4,6 +4,8 @@ import (
 	"strconv"
 	"strings"
 	"unicode/utf8"
+
+	"github.com/hitlbot/hitl/fault"
 )
 
 // Approval answer values, as stored.
@@ -120,23 +122,23 @@ func (q *Question) ValidateResponse(r Response) (Response, error) {
 	}
 	r.Sealed = nil
 	if r.Type != q.ResponseType {
-		return r, Errorf(EINVALID, "response type %q does not match the question's response type %q", r.Type, q.ResponseType)
+		return r, fault.Errorf(fault.EINVALID, "response type %q does not match the question's response type %q", r.Type, q.ResponseType)
 	}
 	r.Redacted = false
 	if utf8.RuneCountInString(r.Text) > MaxAnswerLen {
-		return r, Errorf(EINVALID, "response text is longer than %d characters", MaxAnswerLen)
+		return r, fault.Errorf(fault.EINVALID, "response text is longer than %d characters", MaxAnswerLen)
 	}
 	switch q.ResponseType {
 	case TextResponse:
 		s, ok := r.Value.(string)
 		if !ok {
-			return r, Errorf(EINVALID, "a text answer must be a string")
+			return r, fault.Errorf(fault.EINVALID, "a text answer must be a string")
 		}
 		if strings.TrimSpace(s) == "" {
-			return r, Errorf(EINVALID, "the answer is empty")
+			return r, fault.Errorf(fault.EINVALID, "the answer is empty")
 		}
 		if utf8.RuneCountInString(s) > MaxAnswerLen {
-			return r, Errorf(EINVALID, "the answer is longer than %d characters", MaxAnswerLen)
+			return r, fault.Errorf(fault.EINVALID, "the answer is longer than %d characters", MaxAnswerLen)
 		}
 	case ChoiceResponse:
 		if q.MultiSelect {
@@ -149,7 +151,7 @@ func (q *Question) ValidateResponse(r Response) (Response, error) {
 		}
 		s, ok := scalar(r.Value)
 		if !ok {
-			return r, Errorf(EINVALID, "a choice answer must be one of the options")
+			return r, fault.Errorf(fault.EINVALID, "a choice answer must be one of the options")
 		}
 		o, err := q.optionFor(strings.TrimSpace(s))
 		if err != nil {
@@ -159,20 +161,20 @@ func (q *Question) ValidateResponse(r Response) (Response, error) {
 	case BooleanResponse:
 		b, ok := parseBool(r.Value)
 		if !ok {
-			return r, Errorf(EINVALID, "a boolean answer must be true or false (yes or no)")
+			return r, fault.Errorf(fault.EINVALID, "a boolean answer must be true or false (yes or no)")
 		}
 		r.Value = b
 	case ApprovalResponse:
 		v, ok := parseApproval(r.Value)
 		if !ok {
-			return r, Errorf(EINVALID, "an approval answer must be approve, deny or reply")
+			return r, fault.Errorf(fault.EINVALID, "an approval answer must be approve, deny or reply")
 		}
 		if v == Reply && strings.TrimSpace(r.Text) == "" {
-			return r, Errorf(EINVALID, "a reply to the agent needs text: what it should do instead")
+			return r, fault.Errorf(fault.EINVALID, "a reply to the agent needs text: what it should do instead")
 		}
 		r.Value = v
 	default:
-		return r, Errorf(EINVALID, "unknown response type %q", q.ResponseType)
+		return r, fault.Errorf(fault.EINVALID, "unknown response type %q", q.ResponseType)
 	}
 	return r, nil
 }
@@ -263,7 +265,7 @@ func (q *Question) multiChoice(v any) ([]string, error) {
 		for _, x := range v {
 			s, ok := scalar(x)
 			if !ok {
-				return nil, Errorf(EINVALID, "a multi-select answer is a list of options")
+				return nil, fault.Errorf(fault.EINVALID, "a multi-select answer is a list of options")
 			}
 			picks = append(picks, s)
 		}
@@ -273,7 +275,7 @@ func (q *Question) multiChoice(v any) ([]string, error) {
 		}
 	}
 	if len(picks) == 0 {
-		return nil, Errorf(EINVALID, "pick at least one of the options: %s", q.optionList())
+		return nil, fault.Errorf(fault.EINVALID, "pick at least one of the options: %s", q.optionList())
 	}
 	chosen := map[string]bool{}
 	for _, p := range picks {

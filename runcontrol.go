@@ -2,6 +2,8 @@ package hitl
 
 import (
 	"time"
+
+	"github.com/hitlbot/hitl/fault"
 )
 
 // StateEventType is a loop:current event's kind (schema 1, docs/protocol.md#steering).
@@ -45,39 +47,39 @@ type StateEvent struct {
 // Validate checks a StateEvent an agent publishes.
 func (e *StateEvent) Validate() error {
 	if e.Schema != StateSchema {
-		return Errorf(EINVALID, "schema must be 1 for loop:current, got %d", e.Schema)
+		return fault.Errorf(fault.EINVALID, "schema must be 1 for loop:current, got %d", e.Schema)
 	}
 	switch e.Event {
 	case StateRunning, StateAbort, StateDone:
 	case "":
-		return Errorf(EINVALID, "event is required: STATE, ABORT or DONE")
+		return fault.Errorf(fault.EINVALID, "event is required: STATE, ABORT or DONE")
 	default:
-		return Errorf(EINVALID, "event %q is unknown: use STATE, ABORT or DONE", e.Event)
+		return fault.Errorf(fault.EINVALID, "event %q is unknown: use STATE, ABORT or DONE", e.Event)
 	}
 	if err := ValidateRunID(e.RunID); err != nil {
-		return Errorf(EINVALID, "run_id: %s", ErrorMessage(err))
+		return fault.Errorf(fault.EINVALID, "run_id: %s", fault.Message(err))
 	}
 	if e.UpdatedAt != "" {
 		if _, err := time.Parse(time.RFC3339, e.UpdatedAt); err != nil {
-			return Errorf(EINVALID, "updated_at %q is not ISO 8601", e.UpdatedAt)
+			return fault.Errorf(fault.EINVALID, "updated_at %q is not ISO 8601", e.UpdatedAt)
 		}
 	}
 	if len(e.Reason) > MaxInstructionLen || len(e.Stack) > 16 {
-		return Errorf(EINVALID, "reason or stack is too long")
+		return fault.Errorf(fault.EINVALID, "reason or stack is too long")
 	}
 	for i, s := range e.Stack {
 		if s.ID == "" {
-			return Errorf(EINVALID, "stack[%d].id is required", i)
+			return fault.Errorf(fault.EINVALID, "stack[%d].id is required", i)
 		}
 		if s.Iter < 0 || s.Max < 0 || (s.Max > 0 && s.Iter > s.Max) {
-			return Errorf(EINVALID, "stack[%d]: iter %d and max %d do not fit (0 ≤ iter ≤ max)", i, s.Iter, s.Max)
+			return fault.Errorf(fault.EINVALID, "stack[%d]: iter %d and max %d do not fit (0 ≤ iter ≤ max)", i, s.Iter, s.Max)
 		}
 		if len(s.Model) > MaxModelLen || len(s.Mode) > MaxModelLen || len(s.EscalationReason) > MaxInstructionLen {
-			return Errorf(EINVALID, "stack[%d] has a field too long", i)
+			return fault.Errorf(fault.EINVALID, "stack[%d] has a field too long", i)
 		}
 	}
 	if e.Event == StateRunning && len(e.Stack) == 0 {
-		return Errorf(EINVALID, "a STATE needs a stack with the run's loop: [{\"id\": %q, \"iter\": N}]", e.RunID)
+		return fault.Errorf(fault.EINVALID, "a STATE needs a stack with the run's loop: [{\"id\": %q, \"iter\": N}]", e.RunID)
 	}
 	return nil
 }

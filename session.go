@@ -3,6 +3,8 @@ package hitl
 import (
 	"strings"
 	"time"
+
+	"github.com/hitlbot/hitl/fault"
 )
 
 // A coding-agent session (Claude Code, Codex) is a run: its hooks start
@@ -135,7 +137,7 @@ type SessionHook struct {
 // Validate checks a hook call an agent reports.
 func (h *SessionHook) Validate() error {
 	if err := ValidateRunID(h.RunID); err != nil {
-		return Errorf(EINVALID, "runId: %s", ErrorMessage(err))
+		return fault.Errorf(fault.EINVALID, "runId: %s", fault.Message(err))
 	}
 	known := false
 	for _, e := range HookEvents {
@@ -143,11 +145,11 @@ func (h *SessionHook) Validate() error {
 	}
 	switch {
 	case !known:
-		return Errorf(EINVALID, "event %q is not a session hook event: use SessionStart, UserPromptSubmit, PreToolUse, PermissionRequest, PostToolUse, Stop or SessionEnd", h.Event)
+		return fault.Errorf(fault.EINVALID, "event %q is not a session hook event: use SessionStart, UserPromptSubmit, PreToolUse, PermissionRequest, PostToolUse, Stop or SessionEnd", h.Event)
 	case strings.TrimSpace(h.Agent) == "" || len(h.Agent) > MaxModelLen:
-		return Errorf(EINVALID, "agent is required (like Claude Code), at most %d characters", MaxModelLen)
+		return fault.Errorf(fault.EINVALID, "agent is required (like Claude Code), at most %d characters", MaxModelLen)
 	case len(h.Model) > MaxModelLen || len(h.CWD) > MaxContextLen || len(h.AgentVersion) > MaxModelLen:
-		return Errorf(EINVALID, "model, cwd or agentVersion is too long")
+		return fault.Errorf(fault.EINVALID, "model, cwd or agentVersion is too long")
 	}
 	return nil
 }

@@ -4,6 +4,8 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/hitlbot/hitl/fault"
 )
 
 // Stats is the key metrics over a window (docs/operations.md#metrics-stats-and-alerts; hitl stats, GET
@@ -61,7 +63,7 @@ func ParseSince(s string) (time.Duration, error) {
 	if s == "" {
 		return DefaultStatsSince, nil
 	}
-	bad := Errorf(EINVALID, "since %q is not a duration: use one like 24h, 90m or 7d", s)
+	bad := fault.Errorf(fault.EINVALID, "since %q is not a duration: use one like 24h, 90m or 7d", s)
 	if days, ok := strings.CutSuffix(s, "d"); ok {
 		n, err := strconv.Atoi(days)
 		if err != nil || n <= 0 || n > 3650 {

@@ -1,6 +1,10 @@
 package hitl
 
-import "time"
+import (
+	"time"
+
+	"github.com/hitlbot/hitl/fault"
+)
 
 // Timeouts are the default wait per question type (docs/protocol.md#questions) and the bounds
 // every requested timeout is clamped to.
@@ -28,14 +32,14 @@ func DefaultTimeouts() Timeouts {
 // Validate reports bounds that make no sense.
 func (t Timeouts) Validate() error {
 	if t.Min <= 0 {
-		return Errorf(EINVALID, "minimum timeout must be positive, got %s", t.Min)
+		return fault.Errorf(fault.EINVALID, "minimum timeout must be positive, got %s", t.Min)
 	}
 	if t.Max < t.Min {
-		return Errorf(EINVALID, "maximum timeout %s is below the minimum %s", t.Max, t.Min)
+		return fault.Errorf(fault.EINVALID, "maximum timeout %s is below the minimum %s", t.Max, t.Min)
 	}
 	for _, d := range []time.Duration{t.Blocking, t.Approval, t.ErrorRecovery} {
 		if d <= 0 {
-			return Errorf(EINVALID, "default timeouts must be positive, got %s", d)
+			return fault.Errorf(fault.EINVALID, "default timeouts must be positive, got %s", d)
 		}
 	}
 	return nil

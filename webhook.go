@@ -8,6 +8,8 @@ import (
 	"slices"
 	"strings"
 	"time"
+
+	"github.com/hitlbot/hitl/fault"
 )
 
 // Webhooks call agents that do not stay running when a person decided
@@ -135,10 +137,10 @@ func (d *WebhookDelivery) Target() string {
 // of stored, else ECONFLICT.
 func WebhookClaimHeld(stored, d WebhookDelivery) error {
 	if stored.Claim != d.Claim {
-		return Errorf(ECONFLICT, "webhook delivery %d was claimed again since claim %d (now claim %d)", d.Seq, d.Claim, stored.Claim)
+		return fault.Errorf(fault.ECONFLICT, "webhook delivery %d was claimed again since claim %d (now claim %d)", d.Seq, d.Claim, stored.Claim)
 	}
 	if stored.Status != WebhookPending {
-		return Errorf(ECONFLICT, "webhook delivery %d is %s", d.Seq, stored.Status)
+		return fault.Errorf(fault.ECONFLICT, "webhook delivery %d is %s", d.Seq, stored.Status)
 	}
 	return nil
 }

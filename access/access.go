@@ -5,6 +5,7 @@ import (
 	"strings"
 
 	"github.com/hitlbot/hitl"
+	"github.com/hitlbot/hitl/fault"
 )
 
 // Access is who may do what: the rules every edge gets the same answer
@@ -112,14 +113,14 @@ func (a Access) Authorize(p hitl.Principal, act hitl.Action, q *hitl.Question) e
 		return Lacks(p, hitl.ScopeAdmin)
 	}
 	if q == nil {
-		return hitl.Errorf(hitl.EFORBIDDEN, "%s may not %s", p.ID, act)
+		return fault.Errorf(fault.EFORBIDDEN, "%s may not %s", p.ID, act)
 	}
 	switch act {
 	case hitl.ActionRead:
 		if p.Local || p.SeesAll() || p.Asked(q) {
 			return nil
 		}
-		return hitl.Errorf(hitl.EFORBIDDEN, "%s did not ask %s and lacks the answer scope", p.ID, q.ID)
+		return fault.Errorf(fault.EFORBIDDEN, "%s did not ask %s and lacks the answer scope", p.ID, q.ID)
 	case hitl.ActionAnswer, hitl.ActionReassign:
 		return a.mayAnswer(p, q)
 	case hitl.ActionCancel:
@@ -137,9 +138,9 @@ func (a Access) Authorize(p hitl.Principal, act hitl.Action, q *hitl.Question) e
 		if p.ID == q.Asker || (p.Local && hitl.IsLocal(q.Asker)) {
 			return nil
 		}
-		return hitl.Errorf(hitl.EFORBIDDEN, "only %s, which asked %s, may receive its outcome; %s may not", q.Asker, q.ID, p.ID)
+		return fault.Errorf(fault.EFORBIDDEN, "only %s, which asked %s, may receive its outcome; %s may not", q.Asker, q.ID, p.ID)
 	}
-	return hitl.Errorf(hitl.EFORBIDDEN, "%s may not %s %s", p.ID, act, q.ID)
+	return fault.Errorf(fault.EFORBIDDEN, "%s may not %s %s", p.ID, act, q.ID)
 }
 
 func (a Access) mayAnswer(p hitl.Principal, q *hitl.Question) error {
@@ -150,24 +151,24 @@ func (a Access) mayAnswer(p hitl.Principal, q *hitl.Question) error {
 	assigned := (len(q.Assignees) > 0 && p.InAny(q.Assignees)) || escalated
 	if !p.Has(hitl.ScopeAnswer) && !(assigned && strings.HasPrefix(p.ID, "slack:")) {
 		if strings.HasPrefix(p.ID, "slack:") {
-			return hitl.Errorf(hitl.EFORBIDDEN, "%s is not one of the Slack answerers (slack.answerers)", p.ID)
+			return fault.Errorf(fault.EFORBIDDEN, "%s is not one of the Slack answerers (slack.answerers)", p.ID)
 		}
 		return Lacks(p, hitl.ScopeAnswer)
 	}
 	if !p.Local && p.Asked(q) {
-		return hitl.Errorf(hitl.EFORBIDDEN, "%s asked %s and may not answer it: a person decides, not the agent that asked", p.ID, q.ID)
+		return fault.Errorf(fault.EFORBIDDEN, "%s asked %s and may not answer it: a person decides, not the agent that asked", p.ID, q.ID)
 	}
 	if len(q.Approvers) > 0 && !p.Approves(q.Approvers) && !escalated {
-		return hitl.Errorf(hitl.EFORBIDDEN, "%s is not one of the approvers of %s (%s): the policy rule %q names who decides", p.ID, q.ID, strings.Join(q.Approvers, ", "), q.Rule)
+		return fault.Errorf(fault.EFORBIDDEN, "%s is not one of the approvers of %s (%s): the policy rule %q names who decides", p.ID, q.ID, strings.Join(q.Approvers, ", "), q.Rule)
 	}
 	if len(q.Assignees) > 0 && !p.Has(hitl.ScopeAdmin) && !assigned {
-		return hitl.Errorf(hitl.EFORBIDDEN, "%s is assigned to %s; %s is not one of them", q.ID, strings.Join(q.Assignees, ", "), p.ID)
+		return fault.Errorf(fault.EFORBIDDEN, "%s is assigned to %s; %s is not one of them", q.ID, strings.Join(q.Assignees, ", "), p.ID)
 	}
 	return nil
 }
 
-func Lacks(p hitl.Principal, s hitl.Scope) *hitl.Error {
-	return hitl.Errorf(hitl.EFORBIDDEN, "%s lacks the %s scope", p.ID, s)
+func Lacks(p hitl.Principal, s hitl.Scope) *fault.Error {
+	return fault.Errorf(fault.EFORBIDDEN, "%s lacks the %s scope", p.ID, s)
 }
 
 // WaitsOn reports whether q waits on Slack user user (a member of groups):

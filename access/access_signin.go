@@ -1,6 +1,9 @@
 package access
 
-import "github.com/hitlbot/hitl"
+import (
+	"github.com/hitlbot/hitl"
+	"github.com/hitlbot/hitl/fault"
+)
 
 // MaySignIn is the rule for signing in to the web inbox: a person, who
 // answers, steers or administers. An agent's token (ask only) cannot: a
@@ -9,5 +12,5 @@ func (a Access) MaySignIn(p hitl.Principal) error {
 	if p.Local || p.Has(hitl.ScopeAnswer) || p.Has(hitl.ScopeControl) || p.Has(hitl.ScopeAdmin) {
 		return nil
 	}
-	return hitl.Errorf(hitl.EFORBIDDEN, "%s may not sign in to the web inbox: it needs the answer, control or admin scope (an agent's ask-only token cannot)", p.ID)
+	return fault.Errorf(fault.EFORBIDDEN, "%s may not sign in to the web inbox: it needs the answer, control or admin scope (an agent's ask-only token cannot)", p.ID)
 }

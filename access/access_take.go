@@ -5,6 +5,7 @@ import (
 	"strings"
 
 	"github.com/hitlbot/hitl"
+	"github.com/hitlbot/hitl/fault"
 )
 
 // MayTake decides whether Slack user or user group id (a user in groups)
@@ -15,13 +16,13 @@ import (
 func (a Access) MayTake(id string, groups []string, q *hitl.Question) error {
 	if hitl.IsGroupID(id) {
 		if len(q.Approvers) > 0 && !slices.Contains(q.Approvers, id) {
-			return hitl.Errorf(hitl.EFORBIDDEN, "%s cannot be handed to group %s: it is not one of its approvers (%s), named by the policy rule %q",
+			return fault.Errorf(fault.EFORBIDDEN, "%s cannot be handed to group %s: it is not one of its approvers (%s), named by the policy rule %q",
 				q.ID, id, strings.Join(q.Approvers, ", "), q.Rule)
 		}
 		return nil
 	}
 	if err := a.mayAnswer(a.SlackPrincipal(id, groups), q); err != nil {
-		return hitl.Errorf(hitl.EFORBIDDEN, "%s cannot be handed to %s, who may not answer it: %s", q.ID, id, hitl.ErrorMessage(err))
+		return fault.Errorf(fault.EFORBIDDEN, "%s cannot be handed to %s, who may not answer it: %s", q.ID, id, fault.Message(err))
 	}
 	return nil
 }

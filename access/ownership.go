@@ -4,6 +4,7 @@ import (
 	"strings"
 
 	"github.com/hitlbot/hitl"
+	"github.com/hitlbot/hitl/fault"
 )
 
 // AuthorizeRun decides whether p may do act to run id, whose record is
@@ -36,14 +37,14 @@ func (a Access) AuthorizeRun(p hitl.Principal, act hitl.Action, id string, run *
 			if p.Owns(run) || p.Has(hitl.ScopeAdmin) {
 				return nil
 			}
-			return hitl.Errorf(hitl.EFORBIDDEN, "run %s belongs to %s, which started it; %s may not ask, report or checkpoint in it: use a run of your own", id, run.Asker, p.ID)
+			return fault.Errorf(fault.EFORBIDDEN, "run %s belongs to %s, which started it; %s may not ask, report or checkpoint in it: use a run of your own", id, run.Asker, p.ID)
 		}
 		return a.mayStart(p, id)
 	case hitl.ActionRead:
 		if !owned || p.Owns(run) || p.Local || p.SeesAll() || p.Has(hitl.ScopeControl) {
 			return nil
 		}
-		return hitl.Errorf(hitl.EFORBIDDEN, "run %s belongs to %s; %s did not start it and lacks the answer and control scopes", id, run.Asker, p.ID)
+		return fault.Errorf(fault.EFORBIDDEN, "run %s belongs to %s; %s did not start it and lacks the answer and control scopes", id, run.Asker, p.ID)
 	case hitl.ActionThreshold:
 		if p.Has(hitl.ScopeControl) {
 			return nil
@@ -57,18 +58,18 @@ func (a Access) AuthorizeRun(p hitl.Principal, act hitl.Action, id string, run *
 		if p.Owns(run) {
 			return nil
 		}
-		return hitl.Errorf(hitl.EFORBIDDEN, "run %s belongs to %s; %s did not start it and lacks the control scope", id, run.Asker, p.ID)
+		return fault.Errorf(fault.EFORBIDDEN, "run %s belongs to %s; %s did not start it and lacks the control scope", id, run.Asker, p.ID)
 	case hitl.ActionSteer:
 		return a.Authorize(p, hitl.ActionSteer, nil)
 	}
-	return hitl.Errorf(hitl.EFORBIDDEN, "%s may not %s run %s", p.ID, act, id)
+	return fault.Errorf(fault.EFORBIDDEN, "%s may not %s run %s", p.ID, act, id)
 }
 
 // mayStart reports whether p may start run id: any id but one reserved
 // for another principal.
 func (a Access) mayStart(p hitl.Principal, id string) error {
 	if owner, ok := hitl.RunOwnerOf(id); ok && !p.Is(owner) {
-		return hitl.Errorf(hitl.EFORBIDDEN, "run id %s is reserved for %s (the part after '@'); %s may not start it: use %s", id, owner, p.ID, hitl.DefaultRunID(strings.TrimSuffix(id, "@"+owner), p))
+		return fault.Errorf(fault.EFORBIDDEN, "run id %s is reserved for %s (the part after '@'); %s may not start it: use %s", id, owner, p.ID, hitl.DefaultRunID(strings.TrimSuffix(id, "@"+owner), p))
 	}
 	return nil
 }

@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/hitlbot/hitl"
+	"github.com/hitlbot/hitl/fault"
 	"github.com/stretchr/testify/require"
 )
 
@@ -106,7 +107,7 @@ func TestAuthorizationTable(t *testing.T) {
 						require.Equal(t, http.StatusOK, r.status, r.raw)
 						return
 					}
-					requireError(t, r, http.StatusForbidden, hitl.EFORBIDDEN)
+					requireError(t, r, http.StatusForbidden, fault.EFORBIDDEN)
 					require.Contains(t, r.body["message"], want)
 					require.Contains(t, r.body["message"], "api:"+who)
 				})
@@ -118,13 +119,13 @@ func TestAuthorizationTable(t *testing.T) {
 		require.Equal(t, http.StatusCreated, r.status, r.raw)
 		id := r.body["questionId"].(string)
 		r = e.call(t, "POST", "/api/questions/"+id+"/answer", `{"response":{"value":"friday"}}`, as("admin")...)
-		requireError(t, r, http.StatusForbidden, hitl.EFORBIDDEN)
+		requireError(t, r, http.StatusForbidden, fault.EFORBIDDEN)
 		require.Contains(t, r.body["message"], "api:admin asked "+id+" and may not answer it")
 	})
 	t.Run("ask_only_tokens_list_only_their_own_pending_questions", func(t *testing.T) {
 		mine := ask(t, "job-list", `{"question":"Mine?"}`)
 		r := e.call(t, "POST", "/api/jobs/job-list/questions", `{"question":"Theirs?"}`, as("other")...)
-		requireError(t, r, http.StatusForbidden, hitl.EFORBIDDEN) // the run is api:ci's
+		requireError(t, r, http.StatusForbidden, fault.EFORBIDDEN) // the run is api:ci's
 		r = e.call(t, "POST", "/api/jobs/job-list-other/questions", `{"question":"Theirs?"}`, as("other")...)
 		require.Equal(t, http.StatusCreated, r.status, r.raw)
 		theirs := r.body["questionId"].(string)
@@ -135,7 +136,7 @@ func TestAuthorizationTable(t *testing.T) {
 			for _, run := range []string{"job-list", "job-list-other"} {
 				r := e.call(t, "GET", "/api/questions/pending?jobId="+run, "", as(who)...)
 				if (who == "ci") != (run == "job-list") && (who == "ci" || who == "other") {
-					requireError(t, r, http.StatusForbidden, hitl.EFORBIDDEN) // another's run
+					requireError(t, r, http.StatusForbidden, fault.EFORBIDDEN) // another's run
 					continue
 				}
 				require.Equal(t, http.StatusOK, r.status, r.raw)
@@ -152,7 +153,7 @@ func TestAuthorizationTable(t *testing.T) {
 			r := e.call(t, "GET", "/api/jobs/job-run", "", as(who)...)
 			if who == "other" {
 				// Another agent's run is refused, naming the rule.
-				requireError(t, r, http.StatusForbidden, hitl.EFORBIDDEN)
+				requireError(t, r, http.StatusForbidden, fault.EFORBIDDEN)
 				require.Contains(t, r.body["message"], "run job-run belongs to api:ci; api:other did not start it")
 				continue
 			}
@@ -162,7 +163,7 @@ func TestAuthorizationTable(t *testing.T) {
 	})
 	t.Run("approval_defaulting_to_approve_is_400_naming_the_field", func(t *testing.T) {
 		r := e.call(t, "POST", "/api/jobs/job-1/questions", `{"question":"Deploy?","type":"approval","defaultResponse":{"value":"approve"}}`, as("ci")...)
-		requireError(t, r, http.StatusBadRequest, hitl.EINVALID)
+		requireError(t, r, http.StatusBadRequest, fault.EINVALID)
 		require.Contains(t, r.body["message"], "defaultResponse")
 	})
 }
@@ -193,7 +194,7 @@ func TestEventsByPrincipal(t *testing.T) {
 		return r.body["questionId"].(string)
 	}
 	ciQ := ask("ci", "job-ci")
-	requireError(t, e.call(t, "GET", "/api/questions/"+ciQ, "", as("other")...), http.StatusForbidden, hitl.EFORBIDDEN)
+	requireError(t, e.call(t, "GET", "/api/questions/"+ciQ, "", as("other")...), http.StatusForbidden, fault.EFORBIDDEN)
 	otherQ := ask("other", "job-other")
 	marker := ask("ci", "job-ci")
 

@@ -5,6 +5,7 @@ import (
 	"time"
 
 	"github.com/hitlbot/hitl"
+	"github.com/hitlbot/hitl/fault"
 )
 
 // ApprovalOutcome is the result of an approval request (docs/protocol.md#approvals).
@@ -45,7 +46,7 @@ type Decision struct {
 // the decision: Approved (with the grant message, if any), Denied (with the
 // reason, if any), Replied (with the person's text) or TimedOut (also when a default was used: the
 // question's Response holds it). A cancelled request returns an error with
-// code hitl.ECANCELLED; other errors are the API's.
+// code fault.ECANCELLED; other errors are the API's.
 func (c *Client) RequestApproval(ctx context.Context, runID, operation string, opts ApprovalOptions) (Decision, error) {
 	n := hitl.NewQuestion{
 		Question:       operation,
@@ -66,7 +67,7 @@ func (c *Client) RequestApproval(ctx context.Context, runID, operation string, o
 	}
 	d := Decision{Question: q, By: q.RespondedBy}
 	switch {
-	case hitl.ErrorCode(err) == hitl.ETIMEDOUT:
+	case fault.Code(err) == fault.ETIMEDOUT:
 		d.Outcome = TimedOut
 		return d, nil
 	case err != nil:
@@ -74,7 +75,7 @@ func (c *Client) RequestApproval(ctx context.Context, runID, operation string, o
 	}
 	switch {
 	case q.Status != hitl.StatusTimeout && q.Response == nil:
-		return d, hitl.Errorf(hitl.EINTERNAL, "approval %s is %s without a response", q.ID, q.Status)
+		return d, fault.Errorf(fault.EINTERNAL, "approval %s is %s without a response", q.ID, q.Status)
 	case q.Status == hitl.StatusTimeout: // with a default: still TimedOut
 		d.Outcome = TimedOut
 	case q.Response.Approved():

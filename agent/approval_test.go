@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/hitlbot/hitl"
+	"github.com/hitlbot/hitl/fault"
 	"github.com/hitlbot/hitl/internal/principaltest"
 	"github.com/stretchr/testify/require"
 )
@@ -67,7 +68,7 @@ func TestRequestApproval(t *testing.T) {
 		_, err := e.svc.Questions.Cancel(principaltest.As(context.Background(), "admin:t"), q.ID, "run stopped")
 		require.NoError(t, err)
 		r := recv(t, done)
-		require.Equal(t, hitl.ECANCELLED, hitl.ErrorCode(r.err))
+		require.Equal(t, fault.ECANCELLED, fault.Code(r.err))
 		require.NotNil(t, r.d.Question)
 	})
 	t.Run("outcomes_have_seed_names", func(t *testing.T) {

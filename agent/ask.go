@@ -5,6 +5,7 @@ import (
 	"time"
 
 	"github.com/hitlbot/hitl"
+	"github.com/hitlbot/hitl/fault"
 )
 
 // Ask asks and waits for the outcome, the way an agent usually
@@ -22,9 +23,9 @@ import (
 //   - answered: the question and nil.
 //   - timed out with a default: the question, whose Response is the
 //     default, and nil.
-//   - timed out without a default: the question and an *hitl.Error with
-//     code hitl.ETIMEDOUT.
-//   - cancelled: the question and an *hitl.Error with code hitl.ECANCELLED.
+//   - timed out without a default: the question and a *fault.Error with
+//     code fault.ETIMEDOUT.
+//   - cancelled: the question and a *fault.Error with code fault.ECANCELLED.
 //
 // With an IdempotencyKey, calling it again after a crash picks up the same
 // question (and its answer, if already given) until Ask has returned its
@@ -84,7 +85,7 @@ func outcome(q *hitl.Question) (*hitl.Question, error) {
 		return q, nil
 	case hitl.StatusTimeout:
 		if q.Response == nil {
-			return q, &hitl.Error{Code: hitl.ETIMEDOUT, Message: "question " + q.ID + " timed out without an answer", At: formatAt(q)}
+			return q, &fault.Error{Code: fault.ETIMEDOUT, Message: "question " + q.ID + " timed out without an answer", At: formatAt(q)}
 		}
 		return q, nil
 	case hitl.StatusCancelled:
@@ -95,9 +96,9 @@ func outcome(q *hitl.Question) (*hitl.Question, error) {
 		if q.CancelReason != "" {
 			msg += ": " + q.CancelReason
 		}
-		return q, &hitl.Error{Code: hitl.ECANCELLED, Message: msg, By: q.RespondedBy, At: formatAt(q)}
+		return q, &fault.Error{Code: fault.ECANCELLED, Message: msg, By: q.RespondedBy, At: formatAt(q)}
 	}
-	return q, hitl.Errorf(hitl.EINTERNAL, "question %s is still %s", q.ID, q.Status)
+	return q, fault.Errorf(fault.EINTERNAL, "question %s is still %s", q.ID, q.Status)
 }
 
 func formatAt(q *hitl.Question) string {

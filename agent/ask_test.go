@@ -7,6 +7,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/hitlbot/hitl/fault"
 	"github.com/hitlbot/hitl/internal/principaltest"
 	"github.com/hitlbot/hitl/service"
 
@@ -68,7 +69,7 @@ func TestClientAsk(t *testing.T) {
 		done, _ := e.askInBackground(t, "job-1", textQ)
 		e.expire(t, 31*time.Minute)
 		r := recv(t, done)
-		require.Equal(t, hitl.ETIMEDOUT, hitl.ErrorCode(r.err))
+		require.Equal(t, fault.ETIMEDOUT, fault.Code(r.err))
 		require.Equal(t, hitl.StatusTimeout, r.q.Status)
 	})
 	t.Run("timeout_with_default_returns_the_default", func(t *testing.T) {
@@ -88,7 +89,7 @@ func TestClientAsk(t *testing.T) {
 		_, err := e.svc.Questions.Cancel(principaltest.As(context.Background(), "cli:alice"), q.ID, "job finished")
 		require.NoError(t, err)
 		r := recv(t, done)
-		require.Equal(t, hitl.ECANCELLED, hitl.ErrorCode(r.err))
+		require.Equal(t, fault.ECANCELLED, fault.Code(r.err))
 		require.Contains(t, r.err.Error(), "job finished")
 		require.Equal(t, hitl.StatusCancelled, r.q.Status)
 	})
@@ -108,7 +109,7 @@ func TestClientAsk(t *testing.T) {
 		require.NoError(t, r.err)
 		require.Equal(t, "s3cret", r.q.Response.Value)
 		_, err := e.client.Receive(context.Background(), q.ID)
-		require.Equal(t, hitl.ECONFLICT, hitl.ErrorCode(err))
+		require.Equal(t, fault.ECONFLICT, fault.Code(err))
 	})
 	t.Run("same_key_before_the_outcome_is_taken_picks_it_up", func(t *testing.T) {
 		// An agent that crashed after asking asks again with the same key.
@@ -161,7 +162,7 @@ func TestClientAsk(t *testing.T) {
 	t.Run("invalid_question_is_invalid", func(t *testing.T) {
 		e := newEnv(t, ServerConfig{})
 		_, err := e.client.Ask(context.Background(), "job-1", hitl.NewQuestion{})
-		require.Equal(t, hitl.EINVALID, hitl.ErrorCode(err))
+		require.Equal(t, fault.EINVALID, fault.Code(err))
 	})
 }
 

@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/hitlbot/hitl"
+	"github.com/hitlbot/hitl/fault"
 )
 
 // UserHeader names the person or agent behind a request to a server
@@ -24,7 +25,7 @@ func (s *Server) authenticate(r *http.Request) (*http.Request, error) {
 	if len(s.tokens) == 0 {
 		user := r.Header.Get(UserHeader)
 		if user != "" && !userPattern.MatchString(user) {
-			return r, hitl.Errorf(hitl.EINVALID, "%s must be 1-64 letters, digits, '.', '_', '@' or '-'", UserHeader)
+			return r, fault.Errorf(fault.EINVALID, "%s must be 1-64 letters, digits, '.', '_', '@' or '-'", UserHeader)
 		}
 		return r.WithContext(hitl.WithPrincipal(r.Context(), hitl.LocalPrincipal(user))), nil
 	}
@@ -33,7 +34,7 @@ func (s *Server) authenticate(r *http.Request) (*http.Request, error) {
 	}
 	p, ok := s.tokenPrincipal(r.Header.Get("Authorization"))
 	if !ok {
-		return r, hitl.Errorf(hitl.EUNAUTHORIZED, "a valid bearer token is required: send Authorization: Bearer <token>")
+		return r, fault.Errorf(fault.EUNAUTHORIZED, "a valid bearer token is required: send Authorization: Bearer <token>")
 	}
 	return r.WithContext(hitl.WithPrincipal(r.Context(), p)), nil
 }

@@ -10,7 +10,7 @@ import (
 	"reflect"
 	"strings"
 
-	"github.com/hitlbot/hitl"
+	"github.com/hitlbot/hitl/fault"
 )
 
 // decodeBody reads one JSON object from the request body into v. The body
@@ -31,7 +31,7 @@ func decodeBody(w http.ResponseWriter, r *http.Request, max int64, v any, requir
 	if err := dec.Decode(&doc); err != nil {
 		if errors.Is(err, io.EOF) {
 			if required {
-				return hitl.Errorf(hitl.EINVALID, "a JSON request body is required")
+				return fault.Errorf(fault.EINVALID, "a JSON request body is required")
 			}
 			return nil
 		}
@@ -42,7 +42,7 @@ func decodeBody(w http.ResponseWriter, r *http.Request, max int64, v any, requir
 		if err != nil {
 			return bodyError(err, max)
 		}
-		return hitl.Errorf(hitl.EINVALID, "the request body must hold a single JSON object")
+		return fault.Errorf(fault.EINVALID, "the request body must hold a single JSON object")
 	}
 	if err := checkFields(doc, reflect.TypeOf(v)); err != nil {
 		return err
@@ -57,7 +57,7 @@ func decodeBody(w http.ResponseWriter, r *http.Request, max int64, v any, requir
 
 // bodyError explains a decoding error in terms the sender can act on.
 func bodyError(err error, max int64) error {
-	var he *hitl.Error
+	var he *fault.Error
 	var tooLarge *http.MaxBytesError
 	var syntax *json.SyntaxError
 	var typ *json.UnmarshalTypeError
@@ -65,20 +65,20 @@ func bodyError(err error, max int64) error {
 	case errors.As(err, &he):
 		return he
 	case errors.As(err, &tooLarge):
-		return hitl.Errorf(hitl.ETOOLARGE, "the request body is larger than %d bytes", max)
+		return fault.Errorf(fault.ETOOLARGE, "the request body is larger than %d bytes", max)
 	case errors.As(err, &syntax):
-		return hitl.Errorf(hitl.EINVALID, "the request body is not valid JSON (at byte %d): %s", syntax.Offset, syntax.Error())
+		return fault.Errorf(fault.EINVALID, "the request body is not valid JSON (at byte %d): %s", syntax.Offset, syntax.Error())
 	case errors.As(err, &typ):
 		if typ.Field == "" {
-			return hitl.Errorf(hitl.EINVALID, "the request body must be a JSON object, not %s", typ.Value)
+			return fault.Errorf(fault.EINVALID, "the request body must be a JSON object, not %s", typ.Value)
 		}
-		return hitl.Errorf(hitl.EINVALID, "field %q must be %s, not %s", typ.Field, jsonKind(typ.Type.Kind().String()), typ.Value)
+		return fault.Errorf(fault.EINVALID, "field %q must be %s, not %s", typ.Field, jsonKind(typ.Type.Kind().String()), typ.Value)
 	case errors.Is(err, io.ErrUnexpectedEOF):
-		return hitl.Errorf(hitl.EINVALID, "the request body is truncated JSON")
+		return fault.Errorf(fault.EINVALID, "the request body is truncated JSON")
 	case strings.HasPrefix(err.Error(), "json: unknown field "):
-		return hitl.Errorf(hitl.EINVALID, "unknown field %s in the request body", strings.TrimPrefix(err.Error(), "json: unknown field "))
+		return fault.Errorf(fault.EINVALID, "unknown field %s in the request body", strings.TrimPrefix(err.Error(), "json: unknown field "))
 	}
-	return hitl.Errorf(hitl.EINVALID, "the request body is invalid: %s", strings.TrimPrefix(err.Error(), "json: "))
+	return fault.Errorf(fault.EINVALID, "the request body is invalid: %s", strings.TrimPrefix(err.Error(), "json: "))
 }
 
 func jsonKind(goKind string) string {

@@ -12,13 +12,14 @@ import (
 	"time"
 
 	"github.com/hitlbot/hitl"
+	"github.com/hitlbot/hitl/fault"
 	"github.com/hitlbot/hitl/service"
 )
 
 // Client is the Go SDK: hitl.QuestionService over the agent HTTP API.
-// Errors come back as the *hitl.Error the server wrote (code, message and,
-// for conflicts, who answered and when), so hitl.ErrorCode works across the
-// wire; a server that cannot be reached gives hitl.EUNAVAILABLE. When ctx
+// Errors come back as the *fault.Error the server wrote (code, message and,
+// for conflicts, who answered and when), so fault.Code works across the
+// wire; a server that cannot be reached gives fault.EUNAVAILABLE. When ctx
 // ends, methods return ctx.Err().
 //
 // The actor is the token's agent name ("api:"+name) or, against a server
@@ -133,7 +134,7 @@ func (c *Client) do(ctx context.Context, method, path string, query url.Values, 
 	if in != nil {
 		var err error
 		if b, err = json.Marshal(in); err != nil {
-			return hitl.Errorf(hitl.EINVALID, "encoding the request: %v", err)
+			return fault.Errorf(fault.EINVALID, "encoding the request: %v", err)
 		}
 	}
 	suffix := path
@@ -143,8 +144,8 @@ func (c *Client) do(ctx context.Context, method, path string, query url.Values, 
 	replay := replayable(method, path, in)
 	for {
 		err := c.sendAny(ctx, method, suffix, path, b, in != nil, replay, out)
-		var he *hitl.Error
-		if c.rateWait == nil || !errors.As(err, &he) || he.Code != hitl.ERATELIMITED {
+		var he *fault.Error
+		if c.rateWait == nil || !errors.As(err, &he) || he.Code != fault.ERATELIMITED {
 			return err
 		}
 		d := max(he.RetryAfter, time.Second)
@@ -169,7 +170,7 @@ func (c *Client) send(ctx context.Context, method, base, suffix, path string, b 
 	}
 	req, err := http.NewRequestWithContext(ctx, method, u, body)
 	if err != nil {
-		return hitl.Errorf(hitl.EINVALID, "building the request: %v", err)
+		return fault.Errorf(fault.EINVALID, "building the request: %v", err)
 	}
 	req.Header.Set("Accept", "application/json")
 	if hasBody || method != http.MethodGet {
@@ -188,7 +189,7 @@ func (c *Client) send(ctx context.Context, method, base, suffix, path string, b 
 		if ctx.Err() != nil {
 			return ctx.Err()
 		}
-		return &replicaDown{err: hitl.Errorf(hitl.EUNAVAILABLE, "cannot reach hitl at %s: %v", base, err), sent: !unsent(err)}
+		return &replicaDown{err: fault.Errorf(fault.EUNAVAILABLE, "cannot reach hitl at %s: %v", base, err), sent: !unsent(err)}
 	}
 	defer func() {
 		_, _ = io.Copy(io.Discard, io.LimitReader(resp.Body, 64<<10))
@@ -207,7 +208,7 @@ func (c *Client) send(ctx context.Context, method, base, suffix, path string, b 
 		if ctx.Err() != nil {
 			return ctx.Err()
 		}
-		return &replicaDown{err: hitl.Errorf(hitl.EUNAVAILABLE, "reading the answer of %s %s: %v", method, path, err), sent: true}
+		return &replicaDown{err: fault.Errorf(fault.EUNAVAILABLE, "reading the answer of %s %s: %v", method, path, err), sent: true}
 	}
 	return nil
 }
@@ -216,7 +217,7 @@ func (c *Client) send(ctx context.Context, method, base, suffix, path string, b 
 // cleaning.
 func segment(what, v string) (string, error) {
 	if v == "" || v == "." || v == ".." {
-		return "", hitl.Errorf(hitl.EINVALID, "%s %q is invalid", what, v)
+		return "", fault.Errorf(fault.EINVALID, "%s %q is invalid", what, v)
 	}
 	return url.PathEscape(v), nil
 }
@@ -258,7 +259,7 @@ func (c *Client) question(ctx context.Context, method, id, suffix string, query 
 		return nil, err
 	}
 	if resp.Question == nil {
-		return nil, hitl.Errorf(hitl.EUNAVAILABLE, "the server answered without a question")
+		return nil, fault.Errorf(fault.EUNAVAILABLE, "the server answered without a question")
 	}
 	return resp.Question, nil
 }

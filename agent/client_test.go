@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/hitlbot/hitl"
+	"github.com/hitlbot/hitl/fault"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )
@@ -72,8 +73,8 @@ func TestClient(t *testing.T) {
 		_, err := NewClient(e.http.URL, "", WithUser("alice")).Answer(ctx, q.ID, hitl.Response{Value: "Friday"})
 		require.NoError(t, err)
 		_, err = NewClient(e.http.URL, "", WithUser("bob")).Answer(ctx, q.ID, hitl.Response{Value: "Monday"})
-		require.Equal(t, hitl.ECONFLICT, hitl.ErrorCode(err))
-		var he *hitl.Error
+		require.Equal(t, fault.ECONFLICT, fault.Code(err))
+		var he *fault.Error
 		require.ErrorAs(t, err, &he)
 		require.Equal(t, "local:alice", he.By)
 		require.Equal(t, "2025-03-01T12:00:00Z", he.At)
@@ -81,24 +82,24 @@ func TestClient(t *testing.T) {
 	t.Run("unknown_id_is_not_found", func(t *testing.T) {
 		e := newEnv(t, ServerConfig{})
 		_, err := e.client.Question(ctx, "q_nope")
-		require.Equal(t, hitl.ENOTFOUND, hitl.ErrorCode(err))
+		require.Equal(t, fault.ENOTFOUND, fault.Code(err))
 		_, err = e.client.Wait(ctx, "q_nope")
-		require.Equal(t, hitl.ENOTFOUND, hitl.ErrorCode(err))
+		require.Equal(t, fault.ENOTFOUND, fault.Code(err))
 	})
 	t.Run("bad_input_is_invalid", func(t *testing.T) {
 		e := newEnv(t, ServerConfig{})
 		_, _, err := e.client.Create(ctx, "job-1", hitl.NewQuestion{Question: "x", Type: "urgent"})
-		require.Equal(t, hitl.EINVALID, hitl.ErrorCode(err))
+		require.Equal(t, fault.EINVALID, fault.Code(err))
 		q := e.ask(t, "job-1", blockingQ)
 		_, err = e.client.Answer(ctx, q.ID, hitl.Response{Value: "dev"})
-		require.Equal(t, hitl.EINVALID, hitl.ErrorCode(err))
+		require.Equal(t, fault.EINVALID, fault.Code(err))
 		_, err = e.client.Question(ctx, "..")
-		require.Equal(t, hitl.EINVALID, hitl.ErrorCode(err))
+		require.Equal(t, fault.EINVALID, fault.Code(err))
 	})
 	t.Run("wrong_token_is_unauthorized", func(t *testing.T) {
 		e := newEnv(t, ServerConfig{Tokens: tokens("tok", "ci")})
 		_, err := NewClient(e.http.URL, "nope").QuestionPage(ctx, hitl.QuestionFilter{})
-		require.Equal(t, hitl.EUNAUTHORIZED, hitl.ErrorCode(err))
+		require.Equal(t, fault.EUNAUTHORIZED, fault.Code(err))
 		_, err = e.client.QuestionPage(ctx, hitl.QuestionFilter{})
 		require.NoError(t, err)
 	})
@@ -106,7 +107,7 @@ func TestClient(t *testing.T) {
 		hs := httptest.NewServer(http.NotFoundHandler())
 		hs.Close()
 		_, err := NewClient(hs.URL, "").Question(ctx, "q_1")
-		require.Equal(t, hitl.EUNAVAILABLE, hitl.ErrorCode(err))
+		require.Equal(t, fault.EUNAVAILABLE, fault.Code(err))
 	})
 	t.Run("proxy_error_page_is_unavailable", func(t *testing.T) {
 		hs := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) {
@@ -114,7 +115,7 @@ func TestClient(t *testing.T) {
 		}))
 		defer hs.Close()
 		_, err := NewClient(hs.URL, "").Question(ctx, "q_1")
-		require.Equal(t, hitl.EUNAVAILABLE, hitl.ErrorCode(err))
+		require.Equal(t, fault.EUNAVAILABLE, fault.Code(err))
 		require.Contains(t, err.Error(), "502")
 	})
 	t.Run("wait_retries_through_503s", func(t *testing.T) {
@@ -124,7 +125,7 @@ func TestClient(t *testing.T) {
 		var calls atomic.Int32
 		flaky := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 			if calls.Add(1) <= 2 {
-				writeJSON(w, http.StatusServiceUnavailable, errorResponse{Code: hitl.EUNAVAILABLE, Message: "restarting"})
+				writeJSON(w, http.StatusServiceUnavailable, errorResponse{Code: fault.EUNAVAILABLE, Message: "restarting"})
 				return
 			}
 			e.server.ServeHTTP(w, r)

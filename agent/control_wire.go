@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/hitlbot/hitl"
+	"github.com/hitlbot/hitl/fault"
 )
 
 // The loop:control wire (docs/protocol.md#steering): what POST /api/topics/loop:control reads.
@@ -15,7 +16,7 @@ import (
 // schema must be 0, type REQUEST, and request_id, command, target.run_id,
 // timestamp (ISO 8601) and payload present; escalate needs payload.model,
 // redirect payload.instruction (the root validates the fields, as for a
-// request made any other way). A malformed message is an hitl.EINVALID error,
+// request made any other way). A malformed message is a fault.EINVALID error,
 // with what could be read of it (to address the RESULT).
 func parseControlRequest(data []byte) (hitl.ControlMessage, error) {
 	var raw struct {
@@ -30,7 +31,7 @@ func parseControlRequest(data []byte) (hitl.ControlMessage, error) {
 	dec := json.NewDecoder(bytes.NewReader(data))
 	dec.DisallowUnknownFields()
 	if err := dec.Decode(&raw); err != nil {
-		return hitl.ControlMessage{}, hitl.Errorf(hitl.EINVALID, "the REQUEST is not a valid schema-0 message: %s", strings.TrimPrefix(err.Error(), "json: "))
+		return hitl.ControlMessage{}, fault.Errorf(fault.EINVALID, "the REQUEST is not a valid schema-0 message: %s", strings.TrimPrefix(err.Error(), "json: "))
 	}
 	m := hitl.ControlMessage{Schema: hitl.ControlSchema, Type: hitl.MessageType(raw.Type), RequestID: raw.RequestID, Command: hitl.Command(raw.Command), Timestamp: raw.Timestamp}
 	if raw.Target != nil {
@@ -40,27 +41,27 @@ func parseControlRequest(data []byte) (hitl.ControlMessage, error) {
 		pd := json.NewDecoder(bytes.NewReader(raw.Payload))
 		pd.DisallowUnknownFields()
 		if err := pd.Decode(&m.Payload); err != nil {
-			return m, hitl.Errorf(hitl.EINVALID, "payload: %s", strings.TrimPrefix(err.Error(), "json: "))
+			return m, fault.Errorf(fault.EINVALID, "payload: %s", strings.TrimPrefix(err.Error(), "json: "))
 		}
 	}
 	switch {
 	case raw.Schema == nil:
-		return m, hitl.Errorf(hitl.EINVALID, "schema is required (0 for loop:control)")
+		return m, fault.Errorf(fault.EINVALID, "schema is required (0 for loop:control)")
 	case *raw.Schema != hitl.ControlSchema:
-		return m, hitl.Errorf(hitl.EINVALID, "schema must be 0 for loop:control, got %d", *raw.Schema)
+		return m, fault.Errorf(fault.EINVALID, "schema must be 0 for loop:control, got %d", *raw.Schema)
 	case raw.Type == "":
-		return m, hitl.Errorf(hitl.EINVALID, "type is required (REQUEST)")
+		return m, fault.Errorf(fault.EINVALID, "type is required (REQUEST)")
 	case m.Type != hitl.MessageRequest:
-		return m, hitl.Errorf(hitl.EINVALID, "type must be REQUEST, got %q: ACK and RESULT come from hitl", raw.Type)
+		return m, fault.Errorf(fault.EINVALID, "type must be REQUEST, got %q: ACK and RESULT come from hitl", raw.Type)
 	case raw.Payload == nil || string(raw.Payload) == "null":
-		return m, hitl.Errorf(hitl.EINVALID, "payload is required (use {} when the command takes none)")
+		return m, fault.Errorf(fault.EINVALID, "payload is required (use {} when the command takes none)")
 	case raw.Target == nil:
-		return m, hitl.Errorf(hitl.EINVALID, "target is required: {\"run_id\": ...}")
+		return m, fault.Errorf(fault.EINVALID, "target is required: {\"run_id\": ...}")
 	case raw.Timestamp == "":
-		return m, hitl.Errorf(hitl.EINVALID, "timestamp is required (ISO 8601 UTC, like 2024-12-28T10:00:00Z)")
+		return m, fault.Errorf(fault.EINVALID, "timestamp is required (ISO 8601 UTC, like 2024-12-28T10:00:00Z)")
 	}
 	if _, err := time.Parse(time.RFC3339, raw.Timestamp); err != nil {
-		return m, hitl.Errorf(hitl.EINVALID, "timestamp %q is not ISO 8601 (like 2024-12-28T10:00:00Z)", raw.Timestamp)
+		return m, fault.Errorf(fault.EINVALID, "timestamp %q is not ISO 8601 (like 2024-12-28T10:00:00Z)", raw.Timestamp)
 	}
 	return m, nil
 }

@@ -4,6 +4,7 @@ import (
 	"testing"
 
 	"github.com/hitlbot/hitl"
+	"github.com/hitlbot/hitl/fault"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )
@@ -29,7 +30,7 @@ func TestParseControlRequest(t *testing.T) {
 	} {
 		t.Run(name+" is a bad request", func(t *testing.T) {
 			_, err := parseControlRequest([]byte(body))
-			require.Equal(t, hitl.EINVALID, hitl.ErrorCode(err))
+			require.Equal(t, fault.EINVALID, fault.Code(err))
 		})
 	}
 }

@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/hitlbot/hitl"
+	"github.com/hitlbot/hitl/fault"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )
@@ -36,7 +37,7 @@ func TestOperationDiffsOverHTTP(t *testing.T) {
 	} {
 		t.Run(name+" is refused", func(t *testing.T) {
 			r := e.call(t, "POST", "/api/approvals", tc.body, as("ci")...)
-			requireError(t, r, http.StatusBadRequest, hitl.EINVALID)
+			requireError(t, r, http.StatusBadRequest, fault.EINVALID)
 			assert.Contains(t, r.body["message"], tc.msg)
 		})
 	}

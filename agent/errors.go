@@ -11,7 +11,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/hitlbot/hitl"
+	"github.com/hitlbot/hitl/fault"
 )
 
 // Codes of the HTTP edge itself, beside hitl's.
@@ -23,36 +23,36 @@ const (
 // statusOf maps an error code to its HTTP status. It is the only place
 // where hitl's codes meet HTTP statuses on the server side.
 var statusOf = map[string]int{
-	hitl.EINVALID:            http.StatusBadRequest,
-	hitl.ENOTFOUND:           http.StatusNotFound,
-	hitl.ECONFLICT:           http.StatusConflict,
-	hitl.EUNAUTHORIZED:       http.StatusUnauthorized,
-	hitl.EFORBIDDEN:          http.StatusForbidden,
-	hitl.EREFUSED:            http.StatusUnprocessableEntity,
-	hitl.ERATELIMITED:        http.StatusTooManyRequests,
-	hitl.ETOOMANYSTREAMS:     http.StatusTooManyRequests,
-	hitl.ETOOLARGE:           http.StatusRequestEntityTooLarge,
-	hitl.EUNAVAILABLE:        http.StatusServiceUnavailable,
-	hitl.ETIMEDOUT:           http.StatusConflict,
-	hitl.ECANCELLED:          http.StatusConflict,
-	hitl.EINTERNAL:           http.StatusInternalServerError,
+	fault.EINVALID:           http.StatusBadRequest,
+	fault.ENOTFOUND:          http.StatusNotFound,
+	fault.ECONFLICT:          http.StatusConflict,
+	fault.EUNAUTHORIZED:      http.StatusUnauthorized,
+	fault.EFORBIDDEN:         http.StatusForbidden,
+	fault.EREFUSED:           http.StatusUnprocessableEntity,
+	fault.ERATELIMITED:       http.StatusTooManyRequests,
+	fault.ETOOMANYSTREAMS:    http.StatusTooManyRequests,
+	fault.ETOOLARGE:          http.StatusRequestEntityTooLarge,
+	fault.EUNAVAILABLE:       http.StatusServiceUnavailable,
+	fault.ETIMEDOUT:          http.StatusConflict,
+	fault.ECANCELLED:         http.StatusConflict,
+	fault.EINTERNAL:          http.StatusInternalServerError,
 	codeMethodNotAllowed:     http.StatusMethodNotAllowed,
 	codeUnsupportedMediaType: http.StatusUnsupportedMediaType,
 }
 
 // writeError writes err as {"code","message"} with the status of its code.
 // It is the one function that turns errors into HTTP responses. Errors that
-// are not *hitl.Error are internal: they are logged and read "internal
+// are not *fault.Error are internal: they are logged and read "internal
 // error".
 func writeError(w http.ResponseWriter, r *http.Request, log *slog.Logger, err error) {
-	var he *hitl.Error
+	var he *fault.Error
 	if !errors.As(err, &he) {
-		he = &hitl.Error{Code: hitl.EINTERNAL}
+		he = &fault.Error{Code: fault.EINTERNAL}
 	}
 	status, ok := statusOf[he.Code]
-	if !ok || he.Code == hitl.EINTERNAL {
+	if !ok || he.Code == fault.EINTERNAL {
 		log.ErrorContext(r.Context(), "internal error", "method", r.Method, "path", r.URL.Path, "err", err)
-		status, he = http.StatusInternalServerError, &hitl.Error{Code: hitl.EINTERNAL, Message: "internal error"}
+		status, he = http.StatusInternalServerError, &fault.Error{Code: fault.EINTERNAL, Message: "internal error"}
 	}
 	if status == http.StatusUnauthorized {
 		w.Header().Set("WWW-Authenticate", `Bearer realm="hitl"`)
@@ -60,7 +60,7 @@ func writeError(w http.ResponseWriter, r *http.Request, log *slog.Logger, err er
 	if he.RetryAfter > 0 {
 		w.Header().Set("Retry-After", strconv.Itoa(int(math.Ceil(he.RetryAfter.Seconds()))))
 	}
-	writeJSON(w, status, errorResponse{Code: he.Code, Message: he.Message, Status: string(he.Status), AnsweredBy: he.By, AnsweredAt: he.At})
+	writeJSON(w, status, errorResponse{Code: he.Code, Message: he.Message, Status: he.Status, AnsweredBy: he.By, AnsweredAt: he.At})
 }
 
 // codeOfStatus guesses an error code from a status, for error bodies that
@@ -68,44 +68,44 @@ func writeError(w http.ResponseWriter, r *http.Request, log *slog.Logger, err er
 func codeOfStatus(status int) string {
 	switch {
 	case status == http.StatusBadRequest:
-		return hitl.EINVALID
+		return fault.EINVALID
 	case status == http.StatusUnauthorized:
-		return hitl.EUNAUTHORIZED
+		return fault.EUNAUTHORIZED
 	case status == http.StatusForbidden:
-		return hitl.EFORBIDDEN
+		return fault.EFORBIDDEN
 	case status == http.StatusNotFound:
-		return hitl.ENOTFOUND
+		return fault.ENOTFOUND
 	case status == http.StatusConflict:
-		return hitl.ECONFLICT
+		return fault.ECONFLICT
 	case status == http.StatusRequestEntityTooLarge:
-		return hitl.ETOOLARGE
+		return fault.ETOOLARGE
 	case status == http.StatusUnprocessableEntity:
-		return hitl.EREFUSED
+		return fault.EREFUSED
 	case status == http.StatusTooManyRequests:
-		return hitl.ERATELIMITED
+		return fault.ERATELIMITED
 	case status == http.StatusUnsupportedMediaType:
 		return codeUnsupportedMediaType
 	case status == http.StatusBadGateway, status == http.StatusServiceUnavailable, status == http.StatusGatewayTimeout:
-		return hitl.EUNAVAILABLE
+		return fault.EUNAVAILABLE
 	}
-	return hitl.EINTERNAL
+	return fault.EINTERNAL
 }
 
-// decodeError turns an error response back into the *hitl.Error the server
-// wrote, so that hitl.ErrorCode works across the wire. Retry-After (on
+// decodeError turns an error response back into the *fault.Error the server
+// wrote, so that fault.Code works across the wire. Retry-After (on
 // 429 and 503, from hitl or a proxy) becomes RetryAfter, so callers know
 // how long to wait.
-func decodeError(resp *http.Response) *hitl.Error {
+func decodeError(resp *http.Response) *fault.Error {
 	e := errorOf(resp)
 	e.RetryAfter = retryAfter(resp.Header.Get("Retry-After"), time.Now())
 	return e
 }
 
-func errorOf(resp *http.Response) *hitl.Error {
+func errorOf(resp *http.Response) *fault.Error {
 	b, _ := io.ReadAll(io.LimitReader(resp.Body, 64<<10))
 	var body errorResponse
 	if json.Unmarshal(b, &body) == nil && body.Code != "" {
-		return &hitl.Error{Code: body.Code, Message: body.Message, Status: hitl.Status(body.Status), By: body.AnsweredBy, At: body.AnsweredAt}
+		return &fault.Error{Code: body.Code, Message: body.Message, Status: body.Status, By: body.AnsweredBy, At: body.AnsweredAt}
 	}
 	msg := strings.TrimSpace(string(b))
 	if len(msg) > 200 {
@@ -114,7 +114,7 @@ func errorOf(resp *http.Response) *hitl.Error {
 	if msg == "" {
 		msg = http.StatusText(resp.StatusCode)
 	}
-	return hitl.Errorf(codeOfStatus(resp.StatusCode), "HTTP %d: %s", resp.StatusCode, msg)
+	return fault.Errorf(codeOfStatus(resp.StatusCode), "HTTP %d: %s", resp.StatusCode, msg)
 }
 
 // retryAfter reads a Retry-After header: whole seconds, or an HTTP date

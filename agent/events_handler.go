@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/hitlbot/hitl"
+	"github.com/hitlbot/hitl/fault"
 	"github.com/hitlbot/hitl/internal/eventstream"
 )
 
@@ -148,7 +149,7 @@ func parseAfter(r *http.Request) (after uint64, resume bool, err error) {
 	}
 	n, err := strconv.ParseUint(v, 10, 64)
 	if err != nil {
-		return 0, false, hitl.Errorf(hitl.EINVALID, "%s %q is invalid: use an event id (a whole number)", name, v)
+		return 0, false, fault.Errorf(fault.EINVALID, "%s %q is invalid: use an event id (a whole number)", name, v)
 	}
 	return n, true, nil
 }

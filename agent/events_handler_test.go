@@ -10,6 +10,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/hitlbot/hitl/fault"
 	"github.com/hitlbot/hitl/internal/principaltest"
 	"github.com/hitlbot/hitl/service"
 
@@ -233,7 +234,7 @@ func TestEvents(t *testing.T) {
 			if q.header != "" {
 				headers = []string{"Last-Event-ID", q.header}
 			}
-			requireError(t, e.call(t, "GET", "/api/events"+q.query, "", headers...), 400, hitl.EINVALID)
+			requireError(t, e.call(t, "GET", "/api/events"+q.query, "", headers...), 400, fault.EINVALID)
 		})
 	}
 }

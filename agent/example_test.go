@@ -7,6 +7,7 @@ import (
 
 	"github.com/hitlbot/hitl"
 	"github.com/hitlbot/hitl/agent"
+	"github.com/hitlbot/hitl/fault"
 )
 
 // The README's SDK example, compiled with the tests (it is not run: it
@@ -16,11 +17,11 @@ func ExampleClient_Ask() {
 	c := agent.NewClient("http://127.0.0.1:7070", os.Getenv("HITL_TOKEN"))
 	q, err := c.Ask(ctx, "run-42", hitl.NewQuestion{Question: "Which database?",
 		Options: []hitl.Option{{Label: "prod"}, {Label: "staging"}}})
-	switch hitl.ErrorCode(err) {
+	switch fault.Code(err) {
 	case "": // q.Response.Value is the answer
 		fmt.Println(q.Response.Value)
-	case hitl.ETIMEDOUT: // nobody answered and there was no default
-	case hitl.ECANCELLED: // the question was cancelled
+	case fault.ETIMEDOUT: // nobody answered and there was no default
+	case fault.ECANCELLED: // the question was cancelled
 	}
 	d, err := c.RequestApproval(ctx, "run-42", "Delete 3 duplicate files", agent.ApprovalOptions{})
 	if err == nil && d.Outcome == agent.Approved {
@@ -41,10 +42,10 @@ func ExampleClient_Run() {
 	instruction := "Fix the failing auth tests."
 	for iter := 1; iter <= 10; iter++ {
 		// Returns at once while running, blocks while paused, and fails
-		// with hitl.ECANCELLED once a person cancels the run.
+		// with fault.ECANCELLED once a person cancels the run.
 		step, err := loop.Checkpoint(ctx, iter)
-		if hitl.ErrorCode(err) == hitl.ECANCELLED {
-			fmt.Println("stopped by a person:", hitl.ErrorMessage(err))
+		if fault.Code(err) == fault.ECANCELLED {
+			fmt.Println("stopped by a person:", fault.Message(err))
 			return
 		}
 		if err != nil {

@@ -10,6 +10,7 @@ import (
 
 	"github.com/google/uuid"
 	"github.com/hitlbot/hitl"
+	"github.com/hitlbot/hitl/fault"
 	"github.com/hitlbot/hitl/service"
 )
 
@@ -32,7 +33,7 @@ import (
 //
 // Other writes (answer, cancel, publish, policy changes, revoke, set
 // threshold) that may have reached the replica before it failed are not
-// repeated: the call returns hitl.EUNAVAILABLE, and the next call goes to
+// repeated: the call returns fault.EUNAVAILABLE, and the next call goes to
 // the next replica.
 type replicas struct {
 	urls []string
@@ -68,7 +69,7 @@ func (c *Client) URLs() []string { return append([]string(nil), c.pool.urls...) 
 // or a 502, 503 or 504): the call may go on at the next one. sent says
 // the request may have reached it.
 type replicaDown struct {
-	err  *hitl.Error
+	err  *fault.Error
 	sent bool
 }
 

@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/hitlbot/hitl"
+	"github.com/hitlbot/hitl/fault"
 	"github.com/hitlbot/hitl/internal/clocktest"
 	"github.com/hitlbot/hitl/internal/memstore"
 	"github.com/hitlbot/hitl/internal/principaltest"
@@ -243,7 +244,7 @@ func TestFailoverWrites(t *testing.T) {
 			return cutAfter(func(*http.Request) bool { return true })(w, r, next)
 		})
 		_, err = c.Answer(context.Background(), q.ID, hitl.Response{Value: "yes"})
-		assert.Equal(t, hitl.EUNAVAILABLE, hitl.ErrorCode(err), "%v", err)
+		assert.Equal(t, fault.EUNAVAILABLE, fault.Code(err), "%v", err)
 		assert.EqualValues(t, 1, toA.Load())
 		got, err := b.svc.Questions.Question(admin, q.ID)
 		require.NoError(t, err)
@@ -269,13 +270,13 @@ func TestFailoverWrites(t *testing.T) {
 		})
 	}
 
-	t.Run("every replica down is hitl.EUNAVAILABLE", func(t *testing.T) {
+	t.Run("every replica down is fault.EUNAVAILABLE", func(t *testing.T) {
 		a, b, c := twoReplicas(t)
 		a.kill()
 		b.kill()
 		_, err := c.Health(context.Background())
-		assert.Equal(t, hitl.EUNAVAILABLE, hitl.ErrorCode(err))
-		assert.Contains(t, hitl.ErrorMessage(err), "cannot reach hitl at "+b.http.URL)
+		assert.Equal(t, fault.EUNAVAILABLE, fault.Code(err))
+		assert.Contains(t, fault.Message(err), "cannot reach hitl at "+b.http.URL)
 	})
 
 	t.Run("one URL gets no key of its own", func(t *testing.T) {

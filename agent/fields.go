@@ -10,7 +10,7 @@ import (
 	"strings"
 	"sync"
 
-	"github.com/hitlbot/hitl"
+	"github.com/hitlbot/hitl/fault"
 )
 
 // checkFields checks a decoded JSON document (objects as map[string]any,
@@ -79,7 +79,7 @@ func checkNumber(n json.Number, path string) error {
 		if path == "" {
 			path = "the request body"
 		}
-		return hitl.Errorf(hitl.EINVALID, "%s: %s is out of range: send a number a float64 holds (at most about 1.8e308)", path, n)
+		return fault.Errorf(fault.EINVALID, "%s: %s is out of range: send a number a float64 holds (at most about 1.8e308)", path, n)
 	}
 	return nil
 }
@@ -101,10 +101,10 @@ func unknownField(key, path string, fields map[string]reflect.Type) error {
 	names := slices.Sorted(maps.Keys(fields))
 	for _, name := range names {
 		if strings.EqualFold(name, key) {
-			return hitl.Errorf(hitl.EINVALID, "unknown field %q in %s: did you mean %q? (field names are case-sensitive)", key, where, name)
+			return fault.Errorf(fault.EINVALID, "unknown field %q in %s: did you mean %q? (field names are case-sensitive)", key, where, name)
 		}
 	}
-	return hitl.Errorf(hitl.EINVALID, "unknown field %q in %s: use %s", key, where, strings.Join(names, ", "))
+	return fault.Errorf(fault.EINVALID, "unknown field %q in %s: use %s", key, where, strings.Join(names, ", "))
 }
 
 var fieldCache sync.Map // reflect.Type → map[string]reflect.Type

@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/hitlbot/hitl"
+	"github.com/hitlbot/hitl/fault"
 	"github.com/stretchr/testify/require"
 )
 
@@ -68,8 +69,8 @@ func TestDecodeBodyFieldNames(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			var p probe
 			err := decode(tc.body, &p)
-			require.Equal(t, hitl.EINVALID, hitl.ErrorCode(err), "%v", err)
-			require.Contains(t, hitl.ErrorMessage(err), tc.want)
+			require.Equal(t, fault.EINVALID, fault.Code(err), "%v", err)
+			require.Contains(t, fault.Message(err), tc.want)
 		})
 	}
 }
@@ -86,7 +87,7 @@ func TestCreateFieldNames(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			r := e.call(t, "POST", "/api/jobs/job-1/questions", tc.body)
-			requireError(t, r, 400, hitl.EINVALID)
+			requireError(t, r, 400, fault.EINVALID)
 			require.Contains(t, r.body["message"], tc.want)
 		})
 	}
@@ -97,7 +98,7 @@ func TestCreateFieldNames(t *testing.T) {
 	t.Run("answer_with_capitalised_response_is_400", func(t *testing.T) {
 		q := e.ask(t, "job-1", textQ)
 		r := e.call(t, "POST", "/api/questions/"+q.ID+"/answer", `{"Response":{"value":"x"}}`)
-		requireError(t, r, 400, hitl.EINVALID)
+		requireError(t, r, 400, fault.EINVALID)
 		require.Contains(t, r.body["message"], `did you mean "response"?`)
 	})
 }
@@ -117,7 +118,7 @@ func FuzzDecodeBody(f *testing.F) {
 		var n hitl.NewQuestion
 		err := decode(body, &n)
 		if err != nil {
-			if code := hitl.ErrorCode(err); code != hitl.EINVALID && code != hitl.ETOOLARGE {
+			if code := fault.Code(err); code != fault.EINVALID && code != fault.ETOOLARGE {
 				t.Fatalf("%q: %v", body, err)
 			}
 			return

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/hitlbot/hitl"
+	"github.com/hitlbot/hitl/fault"
 	"github.com/hitlbot/hitl/internal/eventtest"
 	"github.com/hitlbot/hitl/internal/principaltest"
 	"github.com/stretchr/testify/assert"
@@ -85,10 +86,10 @@ func TestLoop(t *testing.T) {
 		case <-time.After(testDeadline):
 			t.Fatal("Context was not cancelled")
 		}
-		assert.Equal(t, hitl.ECANCELLED, hitl.ErrorCode(context.Cause(loop.Context())))
+		assert.Equal(t, fault.ECANCELLED, fault.Code(context.Cause(loop.Context())))
 		_, err := loop.Checkpoint(ctx, 5)
-		require.Equal(t, hitl.ECANCELLED, hitl.ErrorCode(err))
-		assert.Contains(t, hitl.ErrorMessage(err), "USER_CANCELLED")
+		require.Equal(t, fault.ECANCELLED, fault.Code(err))
+		assert.Contains(t, fault.Message(err), "USER_CANCELLED")
 	})
 }
 
@@ -152,11 +153,11 @@ func TestControlTopicOverHTTP(t *testing.T) {
 	})
 	t.Run("a run's own threshold is set over the API", func(t *testing.T) {
 		r := e.call(t, "POST", "/api/jobs/loop-1703123456-12345", `{"interactionThreshold": 9}`)
-		requireError(t, r, http.StatusBadRequest, hitl.EINVALID)
+		requireError(t, r, http.StatusBadRequest, fault.EINVALID)
 		assert.Contains(t, r.body["message"], "interactionThreshold must be a whole number from 0 to 5")
 		r = e.call(t, "POST", "/api/jobs/loop-1703123456-12345", `{"interactionThreshold": 0}`)
 		require.Equal(t, http.StatusOK, r.status, r.raw)
 		r = e.call(t, "POST", "/api/jobs/loop-1703123456-12345/questions", `{"question":"Which DB?"}`)
-		requireError(t, r, http.StatusUnprocessableEntity, hitl.EREFUSED)
+		requireError(t, r, http.StatusUnprocessableEntity, fault.EREFUSED)
 	})
 }

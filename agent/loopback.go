@@ -6,7 +6,7 @@ import (
 	"net/http"
 	"strings"
 
-	"github.com/hitlbot/hitl"
+	"github.com/hitlbot/hitl/fault"
 )
 
 // checkLoopback guards a server without tokens, which trusts whatever runs
@@ -19,12 +19,12 @@ import (
 // The CLI and the Go client send none of these.
 func checkLoopback(r *http.Request) error {
 	if !loopbackHost(r.Host) {
-		return hitl.Errorf(hitl.EFORBIDDEN,
+		return fault.Errorf(fault.EFORBIDDEN,
 			"this hitl server has no tokens, so it answers only requests addressed to localhost or a loopback address, not %q: use http://127.0.0.1:PORT, or configure tokens to serve other hosts", r.Host)
 	}
 	if origin, ok := r.Header["Origin"]; ok {
 		if len(origin) != 1 || !strings.EqualFold(origin[0], "http://"+r.Host) {
-			return hitl.Errorf(hitl.EFORBIDDEN,
+			return fault.Errorf(fault.EFORBIDDEN,
 				"this hitl server has no tokens, so it refuses requests from web pages (Origin %q): call it from a program (the hitl CLI, the SDK, curl) without an Origin header, or configure tokens", strings.Join(origin, ", "))
 		}
 	}
@@ -33,7 +33,7 @@ func checkLoopback(r *http.Request) error {
 		// preflight, but not one that says it is JSON.
 		ct := r.Header.Get("Content-Type")
 		if mt, _, err := mime.ParseMediaType(ct); err != nil || mt != "application/json" {
-			return hitl.Errorf(codeUnsupportedMediaType,
+			return fault.Errorf(codeUnsupportedMediaType,
 				"a %s to this hitl server (no tokens) must be sent with Content-Type: application/json, body or not, not %q", r.Method, ct)
 		}
 	}

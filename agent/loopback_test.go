@@ -8,7 +8,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/hitlbot/hitl"
+	"github.com/hitlbot/hitl/fault"
 	"github.com/stretchr/testify/require"
 )
 
@@ -45,17 +45,17 @@ func TestTokenlessRefusesBrowsers(t *testing.T) {
 	const jsonType = "application/json"
 	t.Run("foreign_host_is_403_dns_rebinding", func(t *testing.T) {
 		r := direct(srv, "GET", "evil.example", "")
-		requireError(t, r, 403, hitl.EFORBIDDEN)
+		requireError(t, r, 403, fault.EFORBIDDEN)
 		require.Contains(t, r.body["message"], "127.0.0.1")
-		requireError(t, direct(srv, "POST", "evil.example:8750", ask, "Content-Type", jsonType), 403, hitl.EFORBIDDEN)
+		requireError(t, direct(srv, "POST", "evil.example:8750", ask, "Content-Type", jsonType), 403, fault.EFORBIDDEN)
 	})
 	t.Run("foreign_origin_is_403", func(t *testing.T) {
 		r := direct(srv, "POST", "127.0.0.1:8750", ask, "Content-Type", jsonType, "Origin", "http://evil.example")
-		requireError(t, r, 403, hitl.EFORBIDDEN)
+		requireError(t, r, 403, fault.EFORBIDDEN)
 		require.Contains(t, r.body["message"], "web pages")
-		requireError(t, direct(srv, "GET", "127.0.0.1:8750", "", "Origin", "null"), 403, hitl.EFORBIDDEN)
-		requireError(t, direct(srv, "GET", "127.0.0.1:8750", "", "Origin", "http://127.0.0.1:9999"), 403, hitl.EFORBIDDEN)
-		requireError(t, direct(srv, "GET", "127.0.0.1:8750", "", "Origin", "https://127.0.0.1:8750"), 403, hitl.EFORBIDDEN)
+		requireError(t, direct(srv, "GET", "127.0.0.1:8750", "", "Origin", "null"), 403, fault.EFORBIDDEN)
+		requireError(t, direct(srv, "GET", "127.0.0.1:8750", "", "Origin", "http://127.0.0.1:9999"), 403, fault.EFORBIDDEN)
+		requireError(t, direct(srv, "GET", "127.0.0.1:8750", "", "Origin", "https://127.0.0.1:8750"), 403, fault.EFORBIDDEN)
 	})
 	t.Run("own_origin_is_allowed", func(t *testing.T) {
 		r := direct(srv, "POST", "localhost:8750", ask, "Content-Type", jsonType, "Origin", "http://localhost:8750")
@@ -96,7 +96,7 @@ func TestTokenlessRefusesBrowsers(t *testing.T) {
 		require.NoError(t, err)
 		require.True(t, got.Pending(), "a refused request changes nothing")
 		r := e.call(t, "POST", "/api/questions/"+q.ID+"/cancel", "", "Origin", "http://evil.example")
-		requireError(t, r, 403, hitl.EFORBIDDEN)
+		requireError(t, r, 403, fault.EFORBIDDEN)
 	})
 	t.Run("bodyless_post_with_json_type_is_served", func(t *testing.T) {
 		q := e.ask(t, "job-1", textQ)
@@ -116,7 +116,7 @@ func TestTokenlessRefusesBrowsers(t *testing.T) {
 		require.NoError(t, err)
 	})
 	t.Run("healthz_on_a_foreign_host_is_403", func(t *testing.T) {
-		requireError(t, e.call(t, "GET", "/healthz", "", "Host", "evil.example"), 403, hitl.EFORBIDDEN)
+		requireError(t, e.call(t, "GET", "/healthz", "", "Host", "evil.example"), 403, fault.EFORBIDDEN)
 	})
 }
 

@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/hitlbot/hitl"
+	"github.com/hitlbot/hitl/fault"
 	"github.com/hitlbot/hitl/ratelimit"
 	"github.com/hitlbot/hitl/service"
 	"github.com/stretchr/testify/require"
@@ -46,7 +47,7 @@ func TestRunOwnershipOnTheWire(t *testing.T) {
 	for _, rt := range routes {
 		t.Run("another_agent_"+rt.name+"_is_403", func(t *testing.T) {
 			r := e.call(t, rt.method, rt.path, rt.body, as("other")...)
-			requireError(t, r, http.StatusForbidden, hitl.EFORBIDDEN)
+			requireError(t, r, http.StatusForbidden, fault.EFORBIDDEN)
 			require.Contains(t, r.body["message"], "api:other")
 		})
 	}
@@ -86,9 +87,9 @@ func TestRunOwnershipOnTheWire(t *testing.T) {
 	t.Run("the_sdk_gets_forbidden", func(t *testing.T) {
 		c := NewClient(e.http.URL, "tok-other")
 		_, _, err := c.Create(context.Background(), "job-own", hitl.NewQuestion{Question: "Mine now?"})
-		require.Equal(t, hitl.EFORBIDDEN, hitl.ErrorCode(err))
+		require.Equal(t, fault.EFORBIDDEN, fault.Code(err))
 		_, err = c.RunRecord(context.Background(), "job-own")
-		require.Equal(t, hitl.EFORBIDDEN, hitl.ErrorCode(err))
+		require.Equal(t, fault.EFORBIDDEN, fault.Code(err))
 	})
 }
 
@@ -118,13 +119,13 @@ func TestDefaultRunOnTheWire(t *testing.T) {
 	require.NoError(t, err)
 	require.Equal(t, "cli-alice@api:ci", run)
 	_, _, err = other.Create(ctx, run, hitl.NewQuestion{Question: "First?"})
-	require.Equal(t, hitl.EFORBIDDEN, hitl.ErrorCode(err), "another token cannot take it first")
-	require.Contains(t, hitl.ErrorMessage(err), "reserved for api:ci")
+	require.Equal(t, fault.EFORBIDDEN, fault.Code(err), "another token cannot take it first")
+	require.Contains(t, fault.Message(err), "reserved for api:ci")
 	_, err = other.Publish(ctx, hitl.StateEvent{Event: hitl.StateRunning, RunID: run, Stack: []hitl.StackEntry{{ID: run, Iter: 1}}})
-	require.Equal(t, hitl.EFORBIDDEN, hitl.ErrorCode(err))
+	require.Equal(t, fault.EFORBIDDEN, fault.Code(err))
 	zero := 0
 	_, err = other.SetThreshold(ctx, run, &zero)
-	require.Equal(t, hitl.EFORBIDDEN, hitl.ErrorCode(err))
+	require.Equal(t, fault.EFORBIDDEN, fault.Code(err))
 	q, _, err := ci.Create(ctx, run, hitl.NewQuestion{Question: "Mine?"})
 	require.NoError(t, err, "its owner starts it")
 	require.Equal(t, run, q.RunID)
@@ -156,7 +157,7 @@ func TestFloodsOnTheWire(t *testing.T) {
 		_ = e.openEvents(t, "", as("ci")...)
 		for _, path := range []string{"/api/events", "/api/topics/loop:current", "/api/questions/" + qid + "?wait=5s", "/api/runs/job-1?wait=5s"} {
 			r := e.call(t, "GET", path, "", as("ci")...)
-			requireError(t, r, http.StatusTooManyRequests, hitl.ETOOMANYSTREAMS)
+			requireError(t, r, http.StatusTooManyRequests, fault.ETOOMANYSTREAMS)
 			require.Equal(t, "1", r.header.Get("Retry-After"), path)
 		}
 		r = e.call(t, "GET", "/api/questions/"+qid+"?wait=1ms", "", as("admin")...)
@@ -187,7 +188,7 @@ func TestFloodsOnTheWire(t *testing.T) {
 		require.Equal(t, hitl.ResultSuccess, e.steer(t, hitl.CommandPause, "job-p", hitl.ControlPayload{}).Status)
 		e.clock.Add(time.Minute) // the runs limit refills
 		r = e.call(t, "POST", "/api/runs/job-p/checkpoint?wait=5s", `{"iter":2}`, as("ci")...)
-		requireError(t, r, http.StatusTooManyRequests, hitl.ETOOMANYSTREAMS)
+		requireError(t, r, http.StatusTooManyRequests, fault.ETOOMANYSTREAMS)
 	})
 	control := func(i int) string {
 		b, _ := json.Marshal(hitl.NewRequest("req-"+strconv.Itoa(i), hitl.CommandPause, "job-1", time.Date(2025, 3, 1, 12, 0, 0, 0, time.UTC), hitl.ControlPayload{}))
@@ -218,10 +219,10 @@ func TestFloodsOnTheWire(t *testing.T) {
 			for i := range 1000 {
 				r := e.call(t, tc.method, tc.path, tc.body(1+i), as(who)...)
 				if who == "other" {
-					requireError(t, r, http.StatusForbidden, hitl.EFORBIDDEN)
+					requireError(t, r, http.StatusForbidden, fault.EFORBIDDEN)
 					continue
 				}
-				requireError(t, r, http.StatusTooManyRequests, hitl.ERATELIMITED)
+				requireError(t, r, http.StatusTooManyRequests, fault.ERATELIMITED)
 				require.NotEmpty(t, r.header.Get("Retry-After"))
 			}
 			require.LessOrEqual(t, seq(t, e)-before, uint64(6), "1,000 refusals add a handful of events")

@@ -7,6 +7,7 @@ import (
 	"strconv"
 
 	"github.com/hitlbot/hitl"
+	"github.com/hitlbot/hitl/fault"
 	"github.com/hitlbot/hitl/policy"
 	"github.com/hitlbot/hitl/service"
 )
@@ -91,7 +92,7 @@ func (s *Server) handleLearnedRules(w http.ResponseWriter, r *http.Request) {
 	if v := q.Get("limit"); v != "" {
 		n, err := strconv.Atoi(v)
 		if err != nil || n < 0 {
-			writeError(w, r, s.log, hitl.Errorf(hitl.EINVALID, "limit %q is not a number of rules", v))
+			writeError(w, r, s.log, fault.Errorf(fault.EINVALID, "limit %q is not a number of rules", v))
 			return
 		}
 		f.Limit = n

@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/hitlbot/hitl"
+	"github.com/hitlbot/hitl/fault"
 	"github.com/hitlbot/hitl/service"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -25,9 +26,9 @@ func TestPolicyOverHTTP(t *testing.T) {
 
 	t.Run("only admins put the policy; the rule and field are named", func(t *testing.T) {
 		r := e.call(t, "PUT", "/api/policy", `{"rules":[{"name":"x","effect":"allow"}]}`, as("ci")...)
-		requireError(t, r, http.StatusForbidden, hitl.EFORBIDDEN)
+		requireError(t, r, http.StatusForbidden, fault.EFORBIDDEN)
 		r = e.call(t, "PUT", "/api/policy", `{"rules":[{"name":"x","effect":"sometimes"}]}`, as("admin")...)
-		requireError(t, r, http.StatusBadRequest, hitl.EINVALID)
+		requireError(t, r, http.StatusBadRequest, fault.EINVALID)
 		assert.Contains(t, r.body["message"], `rule 1 (x): effect "sometimes" is invalid`)
 		r = e.call(t, "PUT", "/api/policy", `{"rules":[{"name":"no-rm-root","opType":"shell","resource":"rm -rf /","effect":"deny"},{"name":"git","opType":"shell","resource":"git status","effect":"allow"}]}`, as("admin")...)
 		require.Equal(t, http.StatusOK, r.status, r.raw)
@@ -64,14 +65,14 @@ func TestPolicyOverHTTP(t *testing.T) {
 		require.NoError(t, err)
 		assert.Equal(t, hitl.EffectAllow, d.Effect)
 		_, err = ci.CheckOperation(ctx, service.ApprovalRequest{Operation: hitl.Operation{Type: hitl.OpShell, Description: "x", Resource: "ls", Agent: "alice"}})
-		assert.Equal(t, hitl.EFORBIDDEN, hitl.ErrorCode(err), "an agent checks only as itself")
+		assert.Equal(t, fault.EFORBIDDEN, fault.Code(err), "an agent checks only as itself")
 	})
 	t.Run("learned rules are paged; an agent sees its own", func(t *testing.T) {
 		page, err := alice.LearnedRules(ctx, hitl.LearnedRuleFilter{Limit: 10})
 		require.NoError(t, err)
 		assert.NotNil(t, page.Rules)
 		r := e.call(t, "GET", "/api/policy/rules?limit=x", "", as("alice")...)
-		requireError(t, r, http.StatusBadRequest, hitl.EINVALID)
+		requireError(t, r, http.StatusBadRequest, fault.EINVALID)
 		_, err = ci.LearnedRules(ctx, hitl.LearnedRuleFilter{})
 		require.NoError(t, err)
 	})
@@ -86,7 +87,7 @@ func TestPolicyOverHTTP(t *testing.T) {
 		assert.Equal(t, "rm -rf build/", q.Operation.Resource)
 		assert.Equal(t, "api:ci", q.Operation.Agent, "the agent is the token")
 		_, err := ci.Answer(ctx, q.ID, hitl.Response{Value: "approve"})
-		require.Equal(t, hitl.EFORBIDDEN, hitl.ErrorCode(err), "the agent cannot approve its own operation")
+		require.Equal(t, fault.EFORBIDDEN, fault.Code(err), "the agent cannot approve its own operation")
 		_, err = alice.Answer(ctx, q.ID, hitl.Response{Value: "approve", Edited: "rm -rf ./build"})
 		require.NoError(t, err)
 		res := <-done

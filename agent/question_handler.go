@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/hitlbot/hitl"
+	"github.com/hitlbot/hitl/fault"
 )
 
 // handleQuestion serves GET /api/questions/{id}. With ?wait=<duration>
@@ -43,7 +44,7 @@ func (s *Server) parseWait(v string) (time.Duration, error) {
 	}
 	d, err := time.ParseDuration(v)
 	if err != nil || d < 0 {
-		return 0, hitl.Errorf(hitl.EINVALID, "wait %q is invalid: use a duration like 60s or 5m", v)
+		return 0, fault.Errorf(fault.EINVALID, "wait %q is invalid: use a duration like 60s or 5m", v)
 	}
 	return min(d, s.cfg.MaxWait), nil
 }
@@ -62,7 +63,7 @@ func (s *Server) waitFor(w http.ResponseWriter, r *http.Request, id string, wait
 	case r.Context().Err() != nil:
 		return nil, r.Context().Err()
 	case s.base.Err() != nil:
-		return nil, hitl.Errorf(hitl.EUNAVAILABLE, "the server is shutting down; retry")
+		return nil, fault.Errorf(fault.EUNAVAILABLE, "the server is shutting down; retry")
 	case q == nil:
 		return s.svc.Question(r.Context(), id)
 	}
@@ -102,7 +103,7 @@ func (s *Server) handleAnswer(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	if req.Response == nil {
-		writeError(w, r, s.log, hitl.Errorf(hitl.EINVALID, `"response" is required: {"response": {"type": ..., "value": ...}}`))
+		writeError(w, r, s.log, fault.Errorf(fault.EINVALID, `"response" is required: {"response": {"type": ..., "value": ...}}`))
 		return
 	}
 	q, err := s.svc.Answer(r.Context(), r.PathValue("id"), *req.Response)

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/hitlbot/hitl"
+	"github.com/hitlbot/hitl/fault"
 	"github.com/stretchr/testify/require"
 )
 
@@ -38,14 +39,14 @@ func TestAnswer(t *testing.T) {
 		q := e.ask(t, "job-1", textQ)
 		e.answer(t, q.ID, hitl.Response{Value: "Friday"})
 		r := e.call(t, "POST", "/api/questions/"+q.ID+"/answer", `{"response":{"value":"Monday"}}`)
-		requireError(t, r, http.StatusConflict, hitl.ECONFLICT)
+		requireError(t, r, http.StatusConflict, fault.ECONFLICT)
 		require.Equal(t, "slack:U024BE7LH", r.body["answeredBy"])
 		require.Equal(t, "2025-03-01T12:00:00Z", r.body["answeredAt"])
 		require.Contains(t, r.body["message"], "already answered by slack:U024BE7LH")
 	})
 	t.Run("unknown_id_is_404", func(t *testing.T) {
 		e := newEnv(t, ServerConfig{})
-		requireError(t, e.call(t, "POST", "/api/questions/q_nope/answer", `{"response":{"value":"x"}}`), 404, hitl.ENOTFOUND)
+		requireError(t, e.call(t, "POST", "/api/questions/q_nope/answer", `{"response":{"value":"x"}}`), 404, fault.ENOTFOUND)
 	})
 	for _, tc := range []struct{ name, body, want string }{
 		{"wrong_response_type_is_400", `{"response":{"type":"boolean","value":true}}`, "does not match"},
@@ -60,7 +61,7 @@ func TestAnswer(t *testing.T) {
 			e := newEnv(t, ServerConfig{})
 			q := e.ask(t, "job-1", blockingQ)
 			r := e.call(t, "POST", "/api/questions/"+q.ID+"/answer", tc.body)
-			requireError(t, r, 400, hitl.EINVALID)
+			requireError(t, r, 400, fault.EINVALID)
 			require.Contains(t, r.body["message"], tc.want)
 		})
 	}
@@ -68,7 +69,7 @@ func TestAnswer(t *testing.T) {
 		e := newEnv(t, ServerConfig{MaxBodyBytes: 100})
 		q := e.ask(t, "job-1", textQ)
 		r := e.call(t, "POST", "/api/questions/"+q.ID+"/answer", `{"response":{"value":"`+strings.Repeat("x", 200)+`"}}`)
-		requireError(t, r, 413, hitl.ETOOLARGE)
+		requireError(t, r, 413, fault.ETOOLARGE)
 	})
 }
 
@@ -94,30 +95,30 @@ func TestCancel(t *testing.T) {
 		q := e.ask(t, "job-1", textQ)
 		e.answer(t, q.ID, hitl.Response{Value: "x"})
 		r := e.call(t, "POST", "/api/questions/"+q.ID+"/cancel", "")
-		requireError(t, r, 409, hitl.ECONFLICT)
+		requireError(t, r, 409, fault.ECONFLICT)
 		require.Equal(t, "slack:U024BE7LH", r.body["answeredBy"])
 		require.Equal(t, "answered", r.body["status"])
 	})
 	t.Run("unknown_id_is_404", func(t *testing.T) {
 		e := newEnv(t, ServerConfig{})
-		requireError(t, e.call(t, "POST", "/api/questions/q_nope/cancel", ""), 404, hitl.ENOTFOUND)
+		requireError(t, e.call(t, "POST", "/api/questions/q_nope/cancel", ""), 404, fault.ENOTFOUND)
 	})
 	t.Run("unknown_field_is_400", func(t *testing.T) {
 		e := newEnv(t, ServerConfig{})
 		q := e.ask(t, "job-1", textQ)
-		requireError(t, e.call(t, "POST", "/api/questions/"+q.ID+"/cancel", `{"why":"x"}`), 400, hitl.EINVALID)
+		requireError(t, e.call(t, "POST", "/api/questions/"+q.ID+"/cancel", `{"why":"x"}`), 400, fault.EINVALID)
 	})
 	t.Run("too_large_is_413", func(t *testing.T) {
 		e := newEnv(t, ServerConfig{MaxBodyBytes: 64})
 		q := e.ask(t, "job-1", textQ)
 		r := e.call(t, "POST", "/api/questions/"+q.ID+"/cancel", `{"reason":"`+strings.Repeat("x", 100)+`"}`)
-		requireError(t, r, 413, hitl.ETOOLARGE)
+		requireError(t, r, 413, fault.ETOOLARGE)
 	})
 	t.Run("too_long_reason_is_400", func(t *testing.T) {
 		e := newEnv(t, ServerConfig{})
 		q := e.ask(t, "job-1", textQ)
 		r := e.call(t, "POST", "/api/questions/"+q.ID+"/cancel", `{"reason":"`+strings.Repeat("x", hitl.MaxAnswerLen+1)+`"}`)
-		requireError(t, r, 400, hitl.EINVALID)
+		requireError(t, r, 400, fault.EINVALID)
 	})
 }
 
@@ -131,14 +132,14 @@ func TestQuestion(t *testing.T) {
 	})
 	t.Run("unknown_id_is_404", func(t *testing.T) {
 		e := newEnv(t, ServerConfig{})
-		requireError(t, e.call(t, "GET", "/api/questions/q_nope", ""), 404, hitl.ENOTFOUND)
-		requireError(t, e.call(t, "GET", "/api/questions/q_nope?wait=1s", ""), 404, hitl.ENOTFOUND)
+		requireError(t, e.call(t, "GET", "/api/questions/q_nope", ""), 404, fault.ENOTFOUND)
+		requireError(t, e.call(t, "GET", "/api/questions/q_nope?wait=1s", ""), 404, fault.ENOTFOUND)
 	})
 	for _, w := range []string{"60", "soon", "-1s"} {
 		t.Run("bad_wait_"+w+"_is_400", func(t *testing.T) {
 			e := newEnv(t, ServerConfig{})
 			q := e.ask(t, "job-1", textQ)
-			requireError(t, e.call(t, "GET", "/api/questions/"+q.ID+"?wait="+w, ""), 400, hitl.EINVALID)
+			requireError(t, e.call(t, "GET", "/api/questions/"+q.ID+"?wait="+w, ""), 400, fault.EINVALID)
 		})
 	}
 	t.Run("long_poll_returns_when_answered", func(t *testing.T) {
@@ -191,7 +192,7 @@ func TestQuestion(t *testing.T) {
 		go func() { got <- e.call(t, "GET", "/api/questions/"+q.ID+"?wait=5m", "") }()
 		e.w.until(t, "the long poll is parked", func(in, _, _ int) bool { return in == 1 })
 		e.server.Close()
-		requireError(t, recv(t, got), 503, hitl.EUNAVAILABLE)
+		requireError(t, recv(t, got), 503, fault.EUNAVAILABLE)
 	})
 }
 
@@ -208,16 +209,16 @@ func TestReceive(t *testing.T) {
 		require.Equal(t, http.StatusOK, got.status, got.raw)
 		require.Equal(t, "s3cret", sub(t, sub(t, got.body, "question"), "response")["value"])
 		again := e.call(t, "POST", "/api/questions/"+id+"/receive", "", UserHeader, "bot")
-		requireError(t, again, 409, hitl.ECONFLICT)
+		requireError(t, again, 409, fault.ECONFLICT)
 	})
 	t.Run("another_actor_is_403", func(t *testing.T) {
 		e := newEnv(t, ServerConfig{})
 		q := e.ask(t, "job-1", sensitive)
 		e.answer(t, q.ID, hitl.Response{Value: "s3cret"})
-		requireError(t, e.call(t, "POST", "/api/questions/"+q.ID+"/receive", "", UserHeader, "mallory"), 403, hitl.EFORBIDDEN)
+		requireError(t, e.call(t, "POST", "/api/questions/"+q.ID+"/receive", "", UserHeader, "mallory"), 403, fault.EFORBIDDEN)
 	})
 	t.Run("unknown_id_is_404", func(t *testing.T) {
 		e := newEnv(t, ServerConfig{})
-		requireError(t, e.call(t, "POST", "/api/questions/q_nope/receive", ""), 404, hitl.ENOTFOUND)
+		requireError(t, e.call(t, "POST", "/api/questions/q_nope/receive", ""), 404, fault.ENOTFOUND)
 	})
 }

@@ -7,6 +7,7 @@ import (
 	"strconv"
 
 	"github.com/hitlbot/hitl"
+	"github.com/hitlbot/hitl/fault"
 )
 
 // handleAsk serves POST /api/jobs/{id}/questions: 201 with the new
@@ -104,11 +105,11 @@ func parseFilter(query url.Values) (hitl.QuestionFilter, error) {
 	case "", hitl.StatusPending, hitl.StatusAnswered, hitl.StatusTimeout, hitl.StatusCancelled:
 		f.Status = st
 	default:
-		return f, hitl.Errorf(hitl.EINVALID, "status %q is invalid: use pending, answered, timeout or cancelled", st)
+		return f, fault.Errorf(fault.EINVALID, "status %q is invalid: use pending, answered, timeout or cancelled", st)
 	}
 	f.Type = hitl.QuestionType(query.Get("type"))
 	if f.Type != "" && !slices.Contains(hitl.QuestionTypes, f.Type) {
-		return f, hitl.Errorf(hitl.EINVALID, "type %q is invalid: use blocking, non_blocking, approval or error_recovery", f.Type)
+		return f, fault.Errorf(fault.EINVALID, "type %q is invalid: use blocking, non_blocking, approval or error_recovery", f.Type)
 	}
 	if run := query.Get("jobId"); run != "" {
 		if err := hitl.ValidateRunID(run); err != nil {
@@ -135,7 +136,7 @@ func parseLimit(v string) (int, error) {
 	}
 	n, err := strconv.Atoi(v)
 	if err != nil || n < 1 || n > maxListLimit {
-		return 0, hitl.Errorf(hitl.EINVALID, "limit must be a whole number from 1 to %d", maxListLimit)
+		return 0, fault.Errorf(fault.EINVALID, "limit must be a whole number from 1 to %d", maxListLimit)
 	}
 	return n, nil
 }

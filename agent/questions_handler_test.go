@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/hitlbot/hitl"
+	"github.com/hitlbot/hitl/fault"
 	"github.com/stretchr/testify/require"
 )
 
@@ -83,9 +84,9 @@ func TestCreateEndpoint(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			e := newEnv(t, ServerConfig{MaxBodyBytes: 1024})
 			r := e.call(t, "POST", "/api/jobs/"+tc.job+"/questions", tc.body)
-			code := hitl.EINVALID
+			code := fault.EINVALID
 			if tc.status == 413 {
-				code = hitl.ETOOLARGE
+				code = fault.ETOOLARGE
 			}
 			requireError(t, r, tc.status, code)
 			require.Contains(t, r.body["message"], tc.want)
@@ -114,7 +115,7 @@ func TestJobQuestions(t *testing.T) {
 	})
 	t.Run("invalid_job_id_is_400", func(t *testing.T) {
 		e := newEnv(t, ServerConfig{})
-		requireError(t, e.call(t, "GET", "/api/jobs/%20x/questions", ""), 400, hitl.EINVALID)
+		requireError(t, e.call(t, "GET", "/api/jobs/%20x/questions", ""), 400, fault.EINVALID)
 	})
 }
 
@@ -135,7 +136,7 @@ func TestRunState(t *testing.T) {
 	})
 	t.Run("unknown_job_is_404", func(t *testing.T) {
 		e := newEnv(t, ServerConfig{})
-		requireError(t, e.call(t, "GET", "/api/jobs/nobody", ""), 404, hitl.ENOTFOUND)
+		requireError(t, e.call(t, "GET", "/api/jobs/nobody", ""), 404, fault.ENOTFOUND)
 	})
 }
 
@@ -164,10 +165,10 @@ func TestPending(t *testing.T) {
 		require.Equal(t, []string{a.ID}, ids(e.call(t, "GET", "/api/questions/pending?jobId=job-1", "")))
 	})
 	t.Run("bad_type_is_400", func(t *testing.T) {
-		requireError(t, e.call(t, "GET", "/api/questions/pending?type=urgent", ""), 400, hitl.EINVALID)
+		requireError(t, e.call(t, "GET", "/api/questions/pending?type=urgent", ""), 400, fault.EINVALID)
 	})
 	t.Run("bad_job_id_is_400", func(t *testing.T) {
-		requireError(t, e.call(t, "GET", "/api/questions/pending?jobId=%20", ""), 400, hitl.EINVALID)
+		requireError(t, e.call(t, "GET", "/api/questions/pending?jobId=%20", ""), 400, fault.EINVALID)
 	})
 }
 
@@ -186,7 +187,7 @@ func TestQuestions(t *testing.T) {
 	})
 	for _, q := range []string{"status=done", "limit=0", "limit=x", "type=x"} {
 		t.Run("bad_"+strings.SplitN(q, "=", 2)[0]+"_is_400", func(t *testing.T) {
-			requireError(t, e.call(t, "GET", "/api/questions?"+q, ""), 400, hitl.EINVALID)
+			requireError(t, e.call(t, "GET", "/api/questions?"+q, ""), 400, fault.EINVALID)
 		})
 	}
 	// Every list bounds ?limit= alike: 1 to hitl.MaxPageSize.
@@ -194,7 +195,7 @@ func TestQuestions(t *testing.T) {
 		for _, l := range []string{"0", "x", strconv.Itoa(hitl.MaxPageSize + 1)} {
 			t.Run(strings.TrimPrefix(path, "/api/")+"_limit_"+l+"_is_400", func(t *testing.T) {
 				r := e.call(t, "GET", path+"?limit="+l, "")
-				requireError(t, r, 400, hitl.EINVALID)
+				requireError(t, r, 400, fault.EINVALID)
 				require.Contains(t, r.body["message"], "limit must be a whole number from 1 to "+strconv.Itoa(hitl.MaxPageSize))
 			})
 		}

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/hitlbot/hitl"
+	"github.com/hitlbot/hitl/fault"
 	"github.com/hitlbot/hitl/ratelimit"
 	"github.com/hitlbot/hitl/service"
 	"github.com/stretchr/testify/require"
@@ -49,7 +50,7 @@ func TestRateLimitOnTheWire(t *testing.T) {
 			require.Equal(t, http.StatusCreated, r.status, r.raw)
 		}
 		r := e.call(t, "POST", "/api/jobs/job-1/questions", `{"question":"ok?"}`)
-		requireError(t, r, http.StatusTooManyRequests, hitl.ERATELIMITED)
+		requireError(t, r, http.StatusTooManyRequests, fault.ERATELIMITED)
 		require.Equal(t, "2", r.header.Get("Retry-After"))
 		require.Contains(t, r.body["message"], "retry in 1.5s")
 		e.clock.Add(1500 * time.Millisecond)
@@ -60,15 +61,15 @@ func TestRateLimitOnTheWire(t *testing.T) {
 		lim := &countingLimiter{retry: time.Millisecond}
 		e := newEnvWith(t, ServerConfig{}, func(c *service.ServiceConfig) { c.Limiter = lim })
 		r := e.call(t, "POST", "/api/jobs/job-1/questions", `{"question":"ok?"}`)
-		requireError(t, r, http.StatusTooManyRequests, hitl.ERATELIMITED)
+		requireError(t, r, http.StatusTooManyRequests, fault.ERATELIMITED)
 		require.Equal(t, "1", r.header.Get("Retry-After"))
 	})
 	t.Run("client_gets_retry_after", func(t *testing.T) {
 		lim := &countingLimiter{retry: 2500 * time.Millisecond}
 		e := newEnvWith(t, ServerConfig{}, func(c *service.ServiceConfig) { c.Limiter = lim })
 		_, _, err := e.client.Create(context.Background(), "job-1", textQ)
-		require.Equal(t, hitl.ERATELIMITED, hitl.ErrorCode(err), "%v", err)
-		var he *hitl.Error
+		require.Equal(t, fault.ERATELIMITED, fault.Code(err), "%v", err)
+		var he *fault.Error
 		require.ErrorAs(t, err, &he)
 		require.Equal(t, 3*time.Second, he.RetryAfter)
 	})
@@ -87,7 +88,7 @@ func TestRateLimitOnTheWire(t *testing.T) {
 		}
 		require.Equal(t, 1, lim.calls())
 		requireError(t, e.call(t, "POST", "/api/jobs/job-1/questions", `{"question":"ok?","idempotencyKey":"k2"}`),
-			http.StatusTooManyRequests, hitl.ERATELIMITED)
+			http.StatusTooManyRequests, fault.ERATELIMITED)
 	})
 }
 

@@ -8,7 +8,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/hitlbot/hitl"
+	"github.com/hitlbot/hitl/fault"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )
@@ -51,7 +51,7 @@ func TestClientWaitsOutRateLimits(t *testing.T) {
 	t.Run("without it a 429 is returned at once", func(t *testing.T) {
 		srv, calls := rateLimitedServer(t, 1)
 		_, err := NewClient(srv.URL, "").RunState(context.Background(), "run-1")
-		require.Equal(t, hitl.ERATELIMITED, hitl.ErrorCode(err))
+		require.Equal(t, fault.ERATELIMITED, fault.Code(err))
 		assert.Equal(t, int32(1), calls.Load())
 	})
 	t.Run("a deadline before the retry returns the refusal without waiting", func(t *testing.T) {
@@ -60,7 +60,7 @@ func TestClientWaitsOutRateLimits(t *testing.T) {
 		ctx, cancel := context.WithTimeout(context.Background(), time.Second)
 		defer cancel()
 		_, err := NewClient(srv.URL, "", WithRateLimitWait(never)).RunState(ctx, "run-1")
-		require.Equal(t, hitl.ERATELIMITED, hitl.ErrorCode(err))
+		require.Equal(t, fault.ERATELIMITED, fault.Code(err))
 		assert.Equal(t, int32(1), calls.Load())
 	})
 	t.Run("the caller giving up ends the wait", func(t *testing.T) {

@@ -6,7 +6,7 @@ import (
 	"sync/atomic"
 	"testing"
 
-	"github.com/hitlbot/hitl"
+	"github.com/hitlbot/hitl/fault"
 	"github.com/stretchr/testify/require"
 )
 
@@ -16,14 +16,14 @@ func TestHealthzFollowsReadiness(t *testing.T) {
 	var down atomic.Bool
 	e := newEnv(t, ServerConfig{Ready: func(context.Context) error {
 		if down.Load() {
-			return hitl.Errorf(hitl.EUNAVAILABLE, "the database is unreachable")
+			return fault.Errorf(fault.EUNAVAILABLE, "the database is unreachable")
 		}
 		return nil
 	}})
 	require.Equal(t, http.StatusOK, e.call(t, "GET", "/healthz", "").status)
 	down.Store(true)
 	r := e.call(t, "GET", "/healthz", "")
-	requireError(t, r, http.StatusServiceUnavailable, hitl.EUNAVAILABLE)
+	requireError(t, r, http.StatusServiceUnavailable, fault.EUNAVAILABLE)
 	down.Store(false)
 	require.Equal(t, http.StatusOK, e.call(t, "GET", "/healthz", "").status)
 }

@@ -5,7 +5,7 @@ import (
 	"net/http"
 	"testing"
 
-	"github.com/hitlbot/hitl"
+	"github.com/hitlbot/hitl/fault"
 	"github.com/stretchr/testify/require"
 )
 
@@ -28,13 +28,13 @@ func TestReassign(t *testing.T) {
 	t.Run("the_asker_is_403", func(t *testing.T) {
 		id := ask(t, `{"question":"Deadline?"}`)
 		r := e.call(t, "POST", "/api/questions/"+id+"/reassign", `{"to":["U0BOB"]}`, as("ci")...)
-		requireError(t, r, http.StatusForbidden, hitl.EFORBIDDEN)
+		requireError(t, r, http.StatusForbidden, fault.EFORBIDDEN)
 		require.Contains(t, r.body["message"], lacksAnswer)
 	})
 	t.Run("not_an_assignee_is_403", func(t *testing.T) {
 		id := ask(t, `{"question":"Deadline?","assignees":["U0BOB"]}`)
 		r := e.call(t, "POST", "/api/questions/"+id+"/reassign", `{"to":["U0ALICE"]}`, as("alice")...)
-		requireError(t, r, http.StatusForbidden, hitl.EFORBIDDEN)
+		requireError(t, r, http.StatusForbidden, fault.EFORBIDDEN)
 	})
 	for _, tc := range []struct{ name, body, want string }{
 		{"no_one_is_400", `{"to":[]}`, "name the Slack users"},
@@ -45,12 +45,12 @@ func TestReassign(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			id := ask(t, `{"question":"Deadline?"}`)
 			r := e.call(t, "POST", "/api/questions/"+id+"/reassign", tc.body, as("answerer")...)
-			requireError(t, r, http.StatusBadRequest, hitl.EINVALID)
+			requireError(t, r, http.StatusBadRequest, fault.EINVALID)
 			require.Contains(t, r.body["message"], tc.want)
 		})
 	}
 	t.Run("unknown_id_is_404", func(t *testing.T) {
-		requireError(t, e.call(t, "POST", "/api/questions/q_nope/reassign", `{"to":["U0BOB"]}`, as("admin")...), 404, hitl.ENOTFOUND)
+		requireError(t, e.call(t, "POST", "/api/questions/q_nope/reassign", `{"to":["U0BOB"]}`, as("admin")...), 404, fault.ENOTFOUND)
 	})
 	t.Run("the_client_reassigns", func(t *testing.T) {
 		id := ask(t, `{"question":"Deadline?"}`)
@@ -60,6 +60,6 @@ func TestReassign(t *testing.T) {
 		require.Equal(t, []string{"U0BOB"}, q.Assignees)
 		require.Equal(t, "api:admin", q.HandedBy)
 		_, err = c.Reassign(context.Background(), id, []string{"nobody"})
-		require.Equal(t, hitl.EINVALID, hitl.ErrorCode(err))
+		require.Equal(t, fault.EINVALID, fault.Code(err))
 	})
 }

@@ -5,6 +5,7 @@ import (
 	"sync"
 
 	"github.com/hitlbot/hitl"
+	"github.com/hitlbot/hitl/fault"
 	"github.com/hitlbot/hitl/service"
 )
 
@@ -114,8 +115,8 @@ func (l *Run) Context() context.Context { return l.ctx }
 
 // Checkpoint reports iteration iter and returns what to do: at once while
 // the run is running (with a new model or instruction, once); it blocks
-// while the run is paused; after a cancel it returns an *hitl.Error with
-// code hitl.ECANCELLED. An unreachable service is retried until ctx ends,
+// while the run is paused; after a cancel it returns a *fault.Error with
+// code fault.ECANCELLED. An unreachable service is retried until ctx ends,
 // and a rate-limited report after its Retry-After.
 func (l *Run) Checkpoint(ctx context.Context, iter int) (Step, error) {
 	req := l.request(iter)
@@ -131,7 +132,7 @@ func (l *Run) Checkpoint(ctx context.Context, iter int) (Step, error) {
 				return Step{}, err
 			}
 			continue
-		case hitl.ErrorCode(err) == hitl.ERATELIMITED, hitl.ErrorCode(err) == hitl.ETOOMANYSTREAMS:
+		case fault.Code(err) == fault.ERATELIMITED, fault.Code(err) == fault.ETOOMANYSTREAMS:
 			// Over this principal's run-report limit or stream bound:
 			// wait as told, then report again.
 			if err := sleepRetryAfter(ctx, err, b.next()); err != nil {
@@ -208,7 +209,7 @@ func (l *Run) watch(ctx context.Context) {
 }
 
 // cancelledError is what a loop gets once its run is over.
-func cancelledError(id string, cp service.Checkpoint) *hitl.Error {
+func cancelledError(id string, cp service.Checkpoint) *fault.Error {
 	msg := "run " + id + " was cancelled"
 	if cp.Status != hitl.RunCancelled {
 		msg = "run " + id + " has ended (" + string(cp.Status) + ")"
@@ -216,5 +217,5 @@ func cancelledError(id string, cp service.Checkpoint) *hitl.Error {
 	if cp.Reason != "" {
 		msg += ": " + cp.Reason
 	}
-	return &hitl.Error{Code: hitl.ECANCELLED, Message: msg}
+	return &fault.Error{Code: fault.ECANCELLED, Message: msg}
 }

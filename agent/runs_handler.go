@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/hitlbot/hitl"
+	"github.com/hitlbot/hitl/fault"
 )
 
 // controlResponse answers POST /api/topics/loop:control: the messages the
@@ -65,7 +66,7 @@ func (s *Server) handleControl(w http.ResponseWriter, r *http.Request) {
 	if err != nil {
 		req.Type = hitl.MessageResult
 		req.Timestamp = hitl.Timestamp(s.cfg.Clock.Now())
-		req.Payload = hitl.ControlPayload{Status: hitl.ResultFailure, Code: hitl.CodeBadRequest, Message: hitl.ErrorMessage(err)}
+		req.Payload = hitl.ControlPayload{Status: hitl.ResultFailure, Code: hitl.CodeBadRequest, Message: fault.Message(err)}
 		writeJSON(w, http.StatusOK, controlResponse{Messages: []hitl.ControlMessage{req}})
 		return
 	}
@@ -200,7 +201,7 @@ func (s *Server) handleRunWait(w http.ResponseWriter, r *http.Request, wait time
 	if v := r.URL.Query().Get("after"); v != "" {
 		n, err := strconv.ParseUint(v, 10, 64)
 		if err != nil {
-			writeError(w, r, s.log, hitl.Errorf(hitl.EINVALID, "after %q is not a run version (a whole number)", v))
+			writeError(w, r, s.log, fault.Errorf(fault.EINVALID, "after %q is not a run version (a whole number)", v))
 			return
 		}
 		after = n
@@ -221,7 +222,7 @@ func (s *Server) handleRunWait(w http.ResponseWriter, r *http.Request, wait time
 		return
 	}
 	if run == nil {
-		writeError(w, r, s.log, hitl.Errorf(hitl.EUNAVAILABLE, "the server is shutting down; retry"))
+		writeError(w, r, s.log, fault.Errorf(fault.EUNAVAILABLE, "the server is shutting down; retry"))
 		return
 	}
 	writeJSON(w, http.StatusOK, run)
@@ -231,7 +232,7 @@ func (s *Server) handleRunWait(w http.ResponseWriter, r *http.Request, wait time
 // needs (steering, policies) and reports whether it may go on.
 func (s *Server) serves(w http.ResponseWriter, r *http.Request, ok bool, what string) bool {
 	if !ok {
-		writeError(w, r, s.log, hitl.Errorf(hitl.EUNAVAILABLE, "%s is not served here", what))
+		writeError(w, r, s.log, fault.Errorf(fault.EUNAVAILABLE, "%s is not served here", what))
 	}
 	return ok
 }

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/hitlbot/hitl"
+	"github.com/hitlbot/hitl/fault"
 	"github.com/hitlbot/hitl/internal/eventstream"
 	"github.com/hitlbot/hitl/service"
 )
@@ -263,14 +264,14 @@ func (s *Server) noRoute(w http.ResponseWriter, r *http.Request, h http.Handler)
 		if allow := probe.header.Get("Allow"); allow != "" {
 			w.Header().Set("Allow", allow)
 		}
-		writeError(w, r, s.log, hitl.Errorf(codeMethodNotAllowed, "%s is not allowed on %s", r.Method, r.URL.Path))
+		writeError(w, r, s.log, fault.Errorf(codeMethodNotAllowed, "%s is not allowed on %s", r.Method, r.URL.Path))
 	case http.StatusMovedPermanently, http.StatusPermanentRedirect, http.StatusTemporaryRedirect, http.StatusFound:
 		if loc := probe.header.Get("Location"); loc != "" {
 			w.Header().Set("Location", loc)
 		}
 		w.WriteHeader(probe.status)
 	default:
-		writeError(w, r, s.log, hitl.Errorf(hitl.ENOTFOUND, "no route for %s %s", r.Method, r.URL.Path))
+		writeError(w, r, s.log, fault.Errorf(fault.ENOTFOUND, "no route for %s %s", r.Method, r.URL.Path))
 	}
 }
 
@@ -294,8 +295,8 @@ func (p *statusProbe) Write(b []byte) (int, error) {
 func (s *Server) handleHealth(w http.ResponseWriter, r *http.Request) {
 	if s.cfg.Ready != nil {
 		if err := s.cfg.Ready(r.Context()); err != nil {
-			if hitl.ErrorCode(err) == hitl.EINTERNAL {
-				err = hitl.Errorf(hitl.EUNAVAILABLE, "not ready: %v", err)
+			if fault.Code(err) == fault.EINTERNAL {
+				err = fault.Errorf(fault.EUNAVAILABLE, "not ready: %v", err)
 			}
 			writeError(w, r, s.log, err)
 			return

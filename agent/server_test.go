@@ -11,6 +11,7 @@ import (
 	"testing"
 
 	"github.com/hitlbot/hitl"
+	"github.com/hitlbot/hitl/fault"
 	"github.com/hitlbot/hitl/service"
 	"github.com/stretchr/testify/require"
 )
@@ -23,8 +24,8 @@ func TestRoutes(t *testing.T) {
 		require.Equal(t, true, r.body["ok"])
 	})
 	t.Run("unknown_route_is_404_json", func(t *testing.T) {
-		requireError(t, e.call(t, "GET", "/api/nothing", ""), 404, hitl.ENOTFOUND)
-		requireError(t, e.call(t, "GET", "/", ""), 404, hitl.ENOTFOUND)
+		requireError(t, e.call(t, "GET", "/api/nothing", ""), 404, fault.ENOTFOUND)
+		requireError(t, e.call(t, "GET", "/", ""), 404, fault.ENOTFOUND)
 	})
 	t.Run("wrong_method_is_405_json_with_allow", func(t *testing.T) {
 		r := e.call(t, "DELETE", "/api/questions/q_1", "")
@@ -38,14 +39,14 @@ func TestAuth(t *testing.T) {
 	e := newEnv(t, ServerConfig{Tokens: tokens("tok-ci", "ci-agent", "tok-other", "other")})
 	t.Run("missing_token_is_401", func(t *testing.T) {
 		r := e.call(t, "GET", "/api/questions/pending", "")
-		requireError(t, r, 401, hitl.EUNAUTHORIZED)
+		requireError(t, r, 401, fault.EUNAUTHORIZED)
 		require.Contains(t, r.header.Get("WWW-Authenticate"), "Bearer")
 	})
 	t.Run("wrong_token_is_401", func(t *testing.T) {
-		requireError(t, e.call(t, "GET", "/api/questions/pending", "", "Authorization", "Bearer tok-nope"), 401, hitl.EUNAUTHORIZED)
+		requireError(t, e.call(t, "GET", "/api/questions/pending", "", "Authorization", "Bearer tok-nope"), 401, fault.EUNAUTHORIZED)
 	})
 	t.Run("other_scheme_is_401", func(t *testing.T) {
-		requireError(t, e.call(t, "GET", "/api/questions/pending", "", "Authorization", "Basic dG9rLWNpOg=="), 401, hitl.EUNAUTHORIZED)
+		requireError(t, e.call(t, "GET", "/api/questions/pending", "", "Authorization", "Basic dG9rLWNpOg=="), 401, fault.EUNAUTHORIZED)
 	})
 	t.Run("every_api_route_needs_the_token", func(t *testing.T) {
 		for _, rt := range [][2]string{
@@ -53,7 +54,7 @@ func TestAuth(t *testing.T) {
 			{"POST", "/api/questions/q/answer"}, {"POST", "/api/questions/q/cancel"}, {"GET", "/api/questions/q"},
 			{"POST", "/api/questions/q/receive"}, {"GET", "/api/events"}, {"GET", "/api/questions"}, {"GET", "/api/nothing"},
 		} {
-			requireError(t, e.call(t, rt[0], rt[1], `{}`), 401, hitl.EUNAUTHORIZED)
+			requireError(t, e.call(t, rt[0], rt[1], `{}`), 401, fault.EUNAUTHORIZED)
 		}
 	})
 	t.Run("right_token_acts_as_its_agent", func(t *testing.T) {
@@ -66,7 +67,7 @@ func TestAuth(t *testing.T) {
 	})
 	t.Run("no_tokens_and_a_bad_user_header_is_400", func(t *testing.T) {
 		open := newEnv(t, ServerConfig{})
-		requireError(t, open.call(t, "GET", "/api/questions", "", UserHeader, "a b"), 400, hitl.EINVALID)
+		requireError(t, open.call(t, "GET", "/api/questions", "", UserHeader, "a b"), 400, fault.EINVALID)
 	})
 }
 
@@ -118,7 +119,7 @@ func TestInternalErrors(t *testing.T) {
 			hs := httptest.NewServer(srv)
 			defer hs.Close()
 			r := callURL(t, "GET", hs.URL+"/api/questions/q_1", "")
-			requireError(t, r, 500, hitl.EINTERNAL)
+			requireError(t, r, 500, fault.EINTERNAL)
 			require.Equal(t, "internal error", r.body["message"])
 			require.Contains(t, logs.String(), tc.logged)
 		})

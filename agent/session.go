@@ -7,6 +7,7 @@ import (
 	"strconv"
 
 	"github.com/hitlbot/hitl"
+	"github.com/hitlbot/hitl/fault"
 )
 
 // handleHook serves POST /api/runs/{id}/hook: a coding-agent session's
@@ -23,7 +24,7 @@ func (s *Server) handleHook(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	if h.RunID != "" && h.RunID != r.PathValue("id") {
-		writeError(w, r, s.log, hitl.Errorf(hitl.EINVALID, "runId %q is not the run of the path (%s)", h.RunID, r.PathValue("id")))
+		writeError(w, r, s.log, fault.Errorf(fault.EINVALID, "runId %q is not the run of the path (%s)", h.RunID, r.PathValue("id")))
 		return
 	}
 	h.RunID = r.PathValue("id")
@@ -58,12 +59,12 @@ func (s *Server) handleHold(w http.ResponseWriter, r *http.Request) {
 	}
 	wait, err := s.parseWait(r.URL.Query().Get("wait"))
 	if err == nil && wait <= 0 {
-		err = hitl.Errorf(hitl.EINVALID, "wait is required: how long to hold (e.g. 60s)")
+		err = fault.Errorf(fault.EINVALID, "wait is required: how long to hold (e.g. 60s)")
 	}
 	var after uint64
 	if err == nil {
 		if after, err = strconv.ParseUint(r.URL.Query().Get("after"), 10, 64); err != nil {
-			err = hitl.Errorf(hitl.EINVALID, "after %q is not a run version (a whole number)", r.URL.Query().Get("after"))
+			err = fault.Errorf(fault.EINVALID, "after %q is not a run version (a whole number)", r.URL.Query().Get("after"))
 		}
 	}
 	if err != nil {

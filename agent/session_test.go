@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/hitlbot/hitl"
+	"github.com/hitlbot/hitl/fault"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )
@@ -32,6 +33,6 @@ func TestSessionHookOverHTTP(t *testing.T) {
 		r = e.call(t, http.MethodPost, "/api/runs/claude-h2/hook", `{"agent":"Claude Code","event":"Stop","extra":1}`)
 		requireError(t, r, http.StatusBadRequest, "invalid")
 		_, err := e.svc.Runs.RunRecord(ctx, "claude-h2")
-		assert.Equal(t, hitl.ENOTFOUND, hitl.ErrorCode(err))
+		assert.Equal(t, fault.ENOTFOUND, fault.Code(err))
 	})
 }

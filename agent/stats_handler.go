@@ -6,13 +6,14 @@ import (
 	"net/url"
 
 	"github.com/hitlbot/hitl"
+	"github.com/hitlbot/hitl/fault"
 	"github.com/hitlbot/hitl/service"
 )
 
 // handleStats serves GET /api/stats?since=24h&run=R.
 func (s *Server) handleStats(w http.ResponseWriter, r *http.Request) {
 	if s.stats == nil {
-		writeError(w, r, s.log, hitl.Errorf(hitl.ENOTFOUND, "stats are not served here"))
+		writeError(w, r, s.log, fault.Errorf(fault.ENOTFOUND, "stats are not served here"))
 		return
 	}
 	since, err := hitl.ParseSince(r.URL.Query().Get("since"))
@@ -33,7 +34,7 @@ func (s *Server) handleStats(w http.ResponseWriter, r *http.Request) {
 func (s *Server) handleMetrics(w http.ResponseWriter, r *http.Request) {
 	g := s.scrape
 	if g == nil {
-		writeError(w, r, s.log, hitl.Errorf(hitl.EFORBIDDEN, "this server cannot tell who may scrape /metrics"))
+		writeError(w, r, s.log, fault.Errorf(fault.EFORBIDDEN, "this server cannot tell who may scrape /metrics"))
 		return
 	}
 	if err := g.AuthorizeScrape(r.Context()); err != nil {

@@ -9,6 +9,7 @@ import (
 
 	"github.com/google/uuid"
 	"github.com/hitlbot/hitl"
+	"github.com/hitlbot/hitl/fault"
 	"github.com/hitlbot/hitl/service"
 )
 
@@ -160,7 +161,7 @@ func (c *Client) ThresholdInstruction(ctx context.Context, run string) (string, 
 	var t *int
 	if run != "" {
 		r, err := c.RunRecord(ctx, run)
-		if err != nil && hitl.ErrorCode(err) != hitl.ENOTFOUND {
+		if err != nil && fault.Code(err) != fault.ENOTFOUND {
 			return "", err
 		}
 		if r != nil {

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/hitlbot/hitl"
+	"github.com/hitlbot/hitl/fault"
 )
 
 // Wait implements hitl.QuestionService: it long-polls
@@ -42,7 +43,7 @@ func (c *Client) Wait(ctx context.Context, id string) (*hitl.Question, error) {
 			// A pending answer well before the wait elapsed: the server
 			// caps waits shorter or is shutting down. Back off rather than
 			// spin.
-		case hitl.ErrorCode(err) == hitl.ETOOMANYSTREAMS:
+		case fault.Code(err) == fault.ETOOMANYSTREAMS:
 			// This principal holds as many waits as it may: wait as told
 			// for one of them to end.
 			if err := sleepRetryAfter(ctx, err, b.next()); err != nil {
@@ -70,8 +71,8 @@ func (c *Client) longPoll() time.Duration {
 // retryable reports errors worth retrying: the server is unreachable,
 // shutting down or failing.
 func retryable(err error) bool {
-	switch hitl.ErrorCode(err) {
-	case hitl.EUNAVAILABLE, hitl.EINTERNAL:
+	switch fault.Code(err) {
+	case fault.EUNAVAILABLE, fault.EINTERNAL:
 		return true
 	}
 	return false
@@ -81,7 +82,7 @@ func retryable(err error) bool {
 // ctx ends.
 func sleepRetryAfter(ctx context.Context, err error, fallback time.Duration) error {
 	d := fallback
-	var he *hitl.Error
+	var he *fault.Error
 	if errors.As(err, &he) && he.RetryAfter > 0 {
 		d = he.RetryAfter
 	}

@@ -7,6 +7,7 @@ import (
 	"strconv"
 
 	"github.com/hitlbot/hitl"
+	"github.com/hitlbot/hitl/fault"
 	"github.com/hitlbot/hitl/service"
 )
 
@@ -17,7 +18,7 @@ import (
 
 func (s *Server) webhookService(w http.ResponseWriter, r *http.Request) service.WebhookService {
 	if s.webhooks == nil {
-		writeError(w, r, s.log, hitl.Errorf(hitl.ENOTFOUND, "webhooks are not served here"))
+		writeError(w, r, s.log, fault.Errorf(fault.ENOTFOUND, "webhooks are not served here"))
 	}
 	return s.webhooks
 }
@@ -52,7 +53,7 @@ func (s *Server) handleWebhookDeliveries(w http.ResponseWriter, r *http.Request)
 	var err error
 	if v := q.Get("before"); v != "" {
 		if f.Before, err = strconv.ParseUint(v, 10, 64); err != nil {
-			writeError(w, r, s.log, hitl.Errorf(hitl.EINVALID, "before %q is not a delivery number", v))
+			writeError(w, r, s.log, fault.Errorf(fault.EINVALID, "before %q is not a delivery number", v))
 			return
 		}
 	}
@@ -79,7 +80,7 @@ func (s *Server) handleWebhookReplay(w http.ResponseWriter, r *http.Request) {
 	}
 	seq, err := strconv.ParseUint(r.PathValue("seq"), 10, 64)
 	if err != nil {
-		writeError(w, r, s.log, hitl.Errorf(hitl.EINVALID, "%q is not a delivery number", r.PathValue("seq")))
+		writeError(w, r, s.log, fault.Errorf(fault.EINVALID, "%q is not a delivery number", r.PathValue("seq")))
 		return
 	}
 	d, err := svc.ReplayWebhook(r.Context(), seq)

@@ -5,6 +5,7 @@ import (
 	"testing"
 
 	"github.com/hitlbot/hitl"
+	"github.com/hitlbot/hitl/fault"
 	"github.com/hitlbot/hitl/service"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -26,7 +27,7 @@ func TestWebhookAPI(t *testing.T) {
 	admin, agentTok := []string{"Authorization", "Bearer tok-admin"}, []string{"Authorization", "Bearer tok-agent"}
 
 	r := e.call(t, "POST", "/api/jobs/run-1/questions", `{"question":"Go?","callbackUrl":"https://evil.example/x"}`, agentTok...)
-	requireError(t, r, http.StatusBadRequest, hitl.EINVALID)
+	requireError(t, r, http.StatusBadRequest, fault.EINVALID)
 	assert.Contains(t, r.body["message"], "webhooks_allowed_hosts")
 	r = e.call(t, "POST", "/api/jobs/run-1/questions", `{"question":"Go?","callbackUrl":"https://agent.example/resume"}`, agentTok...)
 	require.Equal(t, http.StatusCreated, r.status, r.raw)
@@ -35,10 +36,10 @@ func TestWebhookAPI(t *testing.T) {
 	e.answer(t, q["id"].(string), hitl.Response{Value: "yes"})
 
 	for _, path := range []string{"/api/webhooks", "/api/webhooks/deliveries?status=failed"} {
-		requireError(t, e.call(t, "GET", path, "", agentTok...), http.StatusForbidden, hitl.EFORBIDDEN)
+		requireError(t, e.call(t, "GET", path, "", agentTok...), http.StatusForbidden, fault.EFORBIDDEN)
 	}
-	requireError(t, e.call(t, "POST", "/api/webhooks/deliveries/1/replay", "", agentTok...), http.StatusForbidden, hitl.EFORBIDDEN)
-	requireError(t, e.call(t, "POST", "/api/webhooks/ci/test", "", agentTok...), http.StatusForbidden, hitl.EFORBIDDEN)
+	requireError(t, e.call(t, "POST", "/api/webhooks/deliveries/1/replay", "", agentTok...), http.StatusForbidden, fault.EFORBIDDEN)
+	requireError(t, e.call(t, "POST", "/api/webhooks/ci/test", "", agentTok...), http.StatusForbidden, fault.EFORBIDDEN)
 
 	r = e.call(t, "GET", "/api/webhooks/deliveries", "", admin...)
 	require.Equal(t, http.StatusOK, r.status, r.raw)
@@ -47,11 +48,11 @@ func TestWebhookAPI(t *testing.T) {
 	r = e.call(t, "GET", "/api/webhooks/deliveries?status=failed", "", admin...)
 	require.Equal(t, http.StatusOK, r.status, r.raw)
 	assert.Empty(t, r.body["deliveries"])
-	requireError(t, e.call(t, "GET", "/api/webhooks/deliveries?status=lost", "", admin...), http.StatusBadRequest, hitl.EINVALID)
-	requireError(t, e.call(t, "GET", "/api/webhooks/deliveries?before=x", "", admin...), http.StatusBadRequest, hitl.EINVALID)
-	requireError(t, e.call(t, "POST", "/api/webhooks/deliveries/999/replay", "", admin...), http.StatusNotFound, hitl.ENOTFOUND)
-	requireError(t, e.call(t, "POST", "/api/webhooks/deliveries/x/replay", "", admin...), http.StatusBadRequest, hitl.EINVALID)
-	requireError(t, e.call(t, "POST", "/api/webhooks/ci/test", "", admin...), http.StatusNotFound, hitl.ENOTFOUND)
+	requireError(t, e.call(t, "GET", "/api/webhooks/deliveries?status=lost", "", admin...), http.StatusBadRequest, fault.EINVALID)
+	requireError(t, e.call(t, "GET", "/api/webhooks/deliveries?before=x", "", admin...), http.StatusBadRequest, fault.EINVALID)
+	requireError(t, e.call(t, "POST", "/api/webhooks/deliveries/999/replay", "", admin...), http.StatusNotFound, fault.ENOTFOUND)
+	requireError(t, e.call(t, "POST", "/api/webhooks/deliveries/x/replay", "", admin...), http.StatusBadRequest, fault.EINVALID)
+	requireError(t, e.call(t, "POST", "/api/webhooks/ci/test", "", admin...), http.StatusNotFound, fault.ENOTFOUND)
 	r = e.call(t, "POST", "/api/webhooks/deliveries/1/replay", "", admin...)
 	require.Equal(t, http.StatusCreated, r.status, r.raw)
 	assert.Equal(t, "pending", r.body["status"])

@@ -5,6 +5,7 @@ import (
 	"strings"
 
 	"github.com/hitlbot/hitl"
+	"github.com/hitlbot/hitl/fault"
 )
 
 // Verb is what a button or a select asks the bot to do.
@@ -78,22 +79,22 @@ func ActionIDs() []string {
 
 // ParseAction parses a block action: its action id, the block id of the
 // block it is in, and its value (a button's value, or a select's selected
-// option value). Anything malformed is an EINVALID *hitl.Error.
+// option value). Anything malformed is an EINVALID *fault.Error.
 func ParseAction(actionID, blockID, value string) (Action, error) {
 	if len(actionID) > MaxActionID {
-		return Action{}, hitl.Errorf(hitl.EINVALID, "action id is longer than %d characters", MaxActionID)
+		return Action{}, fault.Errorf(fault.EINVALID, "action id is longer than %d characters", MaxActionID)
 	}
 	rest, ok := strings.CutPrefix(actionID, ActionPrefix)
 	if !ok {
-		return Action{}, hitl.Errorf(hitl.EINVALID, "action %s is not a hitl action", quote(actionID))
+		return Action{}, fault.Errorf(fault.EINVALID, "action %s is not a hitl action", quote(actionID))
 	}
 	name, arg, hasArg := strings.Cut(rest, "/")
 	v := Verb(name)
 	if !verbs[v] {
-		return Action{}, hitl.Errorf(hitl.EINVALID, "unknown action %s", quote(actionID))
+		return Action{}, fault.Errorf(fault.EINVALID, "unknown action %s", quote(actionID))
 	}
 	if hasArg && v != VerbChoose {
-		return Action{}, hitl.Errorf(hitl.EINVALID, "action %s takes no argument", quote(actionID))
+		return Action{}, fault.Errorf(fault.EINVALID, "action %s takes no argument", quote(actionID))
 	}
 	id, err := parseBlockID(blockID)
 	if err != nil {
@@ -122,7 +123,7 @@ func chosenIndex(arg string, hasArg bool, value string) (int, error) {
 			return -1, err
 		}
 		if j, err := parseIndex(value); err != nil || j != i {
-			return -1, hitl.Errorf(hitl.EINVALID, "option %s does not match the button's option %d", quote(value), i)
+			return -1, fault.Errorf(fault.EINVALID, "option %s does not match the button's option %d", quote(value), i)
 		}
 		return i, nil
 	case hasArg:
@@ -140,11 +141,11 @@ func parseIndex(s string) (int, error) {
 		bad = s[i] < '0' || s[i] > '9'
 	}
 	if bad {
-		return -1, hitl.Errorf(hitl.EINVALID, "option %s is not an option number", quote(s))
+		return -1, fault.Errorf(fault.EINVALID, "option %s is not an option number", quote(s))
 	}
 	i, _ := strconv.Atoi(s)
 	if i >= hitl.MaxOptions {
-		return -1, hitl.Errorf(hitl.EINVALID, "option %d is out of range", i)
+		return -1, fault.Errorf(fault.EINVALID, "option %d is out of range", i)
 	}
 	return i, nil
 }
@@ -152,7 +153,7 @@ func parseIndex(s string) (int, error) {
 func parseBlockID(blockID string) (string, error) {
 	id, ok := strings.CutPrefix(blockID, blockIDPrefix)
 	if !ok || !validQuestionID(id) {
-		return "", hitl.Errorf(hitl.EINVALID, "block %s does not name a question", quote(blockID))
+		return "", fault.Errorf(fault.EINVALID, "block %s does not name a question", quote(blockID))
 	}
 	return id, nil
 }

@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/hitlbot/hitl"
+	"github.com/hitlbot/hitl/fault"
 	"github.com/slack-go/slack"
 )
 
@@ -70,8 +71,8 @@ func TestParseAction(t *testing.T) {
 			if err == nil {
 				t.Fatalf("ParseAction(%q, %q, %q) = %+v, want an error", c.actionID, c.blockID, c.value, a)
 			}
-			if hitl.ErrorCode(err) != hitl.EINVALID {
-				t.Errorf("code %q, want invalid", hitl.ErrorCode(err))
+			if fault.Code(err) != fault.EINVALID {
+				t.Errorf("code %q, want invalid", fault.Code(err))
 			}
 		})
 	}
@@ -201,8 +202,8 @@ func TestParseSubmission(t *testing.T) {
 			if err == nil {
 				t.Fatalf("got %+v, want an error", s)
 			}
-			if hitl.ErrorCode(err) != hitl.EINVALID {
-				t.Errorf("code %q, want invalid", hitl.ErrorCode(err))
+			if fault.Code(err) != fault.EINVALID {
+				t.Errorf("code %q, want invalid", fault.Code(err))
 			}
 		})
 	}
@@ -248,9 +249,9 @@ func TestSettlementFromError(t *testing.T) {
 		err  error
 		want Status
 	}{
-		{"answered", &hitl.Error{Code: hitl.ECONFLICT, Message: "question q was already answered by slack:U1 at 2025-03-14T15:09:26Z", By: "slack:U1", At: "2025-03-14T15:09:26Z"}, hitl.StatusAnswered},
-		{"timed_out", &hitl.Error{Code: hitl.ECONFLICT, Message: "question q timed out at x", By: hitl.ActorSystem, At: "2025-03-14T15:09:26Z"}, hitl.StatusTimeout},
-		{"cancelled", &hitl.Error{Code: hitl.ECONFLICT, Message: "question q was cancelled by api:x at y", By: "api:x"}, hitl.StatusCancelled},
+		{"answered", &fault.Error{Code: fault.ECONFLICT, Message: "question q was already answered by slack:U1 at 2025-03-14T15:09:26Z", By: "slack:U1", At: "2025-03-14T15:09:26Z"}, hitl.StatusAnswered},
+		{"timed_out", &fault.Error{Code: fault.ECONFLICT, Message: "question q timed out at x", By: hitl.ActorSystem, At: "2025-03-14T15:09:26Z"}, hitl.StatusTimeout},
+		{"cancelled", &fault.Error{Code: fault.ECONFLICT, Message: "question q was cancelled by api:x at y", By: "api:x"}, hitl.StatusCancelled},
 	}
 	for _, c := range cases {
 		t.Run(c.name+"_is_read", func(t *testing.T) {
@@ -261,7 +262,7 @@ func TestSettlementFromError(t *testing.T) {
 		})
 	}
 	t.Run("other_errors_are_not_settlements", func(t *testing.T) {
-		for _, err := range []error{nil, hitl.Errorf(hitl.EINVALID, "x"), &hitl.Error{Code: hitl.ECONFLICT, Message: "bare"}} {
+		for _, err := range []error{nil, fault.Errorf(fault.EINVALID, "x"), &fault.Error{Code: fault.ECONFLICT, Message: "bare"}} {
 			if _, ok := SettlementFromError(err); ok {
 				t.Errorf("%v read as a settlement", err)
 			}
@@ -279,8 +280,8 @@ func FuzzParseAction(f *testing.F) {
 	f.Fuzz(func(t *testing.T, actionID, blockID, value string) {
 		a, err := ParseAction(actionID, blockID, value)
 		if err != nil {
-			if hitl.ErrorCode(err) != hitl.EINVALID {
-				t.Fatalf("code %q", hitl.ErrorCode(err))
+			if fault.Code(err) != fault.EINVALID {
+				t.Fatalf("code %q", fault.Code(err))
 			}
 			return
 		}

@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/hitlbot/hitl"
+	"github.com/hitlbot/hitl/fault"
 	"github.com/slack-go/slack"
 )
 
@@ -82,7 +83,7 @@ func ParseReview(blockID, value string) (BatchScope, error) {
 	}
 	id, ok := strings.CutPrefix(blockID, runBlockPrefix)
 	if !ok || id != value || hitl.ValidateRunID(id) != nil {
-		return BatchScope{}, hitl.Errorf(hitl.EINVALID, "this Review button names no run")
+		return BatchScope{}, fault.Errorf(fault.EINVALID, "this Review button names no run")
 	}
 	return BatchScope{Run: id}, nil
 }
@@ -97,7 +98,7 @@ func ParseBatchPage(value string) (BatchScope, error) {
 	var s BatchScope
 	if len(value) > MaxButtonValue || json.Unmarshal([]byte(value), &s) != nil || s.Offset < 0 ||
 		(s.Run != "" && hitl.ValidateRunID(s.Run) != nil) {
-		return BatchScope{}, hitl.Errorf(hitl.EINVALID, "this page button is not valid")
+		return BatchScope{}, fault.Errorf(fault.EINVALID, "this page button is not valid")
 	}
 	return s, nil
 }
@@ -276,7 +277,7 @@ func resultBlocks(rs []hitl.BatchResult) []slack.Block {
 		id := "`" + r.QuestionID + "`"
 		switch {
 		case r.Err != nil:
-			why, _ := escapeCut(oneLine(hitl.ErrorMessage(r.Err)), 300, ellipsis)
+			why, _ := escapeCut(oneLine(fault.Message(r.Err)), 300, ellipsis)
 			refused = append(refused, "• "+id+" — "+why)
 		case r.Question != nil && r.Question.Pending():
 			done = append(done, "• "+id+" — your approval is counted ("+r.Question.Tally()+")")
@@ -310,14 +311,14 @@ type BatchSubmission struct {
 func ParseBatchSubmission(privateMetadata string, values map[string]map[string]slack.BlockAction) (BatchSubmission, error) {
 	var m batchMetadata
 	if len(privateMetadata) > 4*MaxPrivateMetadata || json.Unmarshal([]byte(privateMetadata), &m) != nil {
-		return BatchSubmission{}, hitl.Errorf(hitl.EINVALID, "the view's metadata is not valid")
+		return BatchSubmission{}, fault.Errorf(fault.EINVALID, "the view's metadata is not valid")
 	}
 	if len(m.IDs) > BatchPageSize || m.Offset < 0 || (m.Run != "" && hitl.ValidateRunID(m.Run) != nil) {
-		return BatchSubmission{}, hitl.Errorf(hitl.EINVALID, "the view's metadata is not valid")
+		return BatchSubmission{}, fault.Errorf(fault.EINVALID, "the view's metadata is not valid")
 	}
 	for _, id := range m.IDs {
 		if !validQuestionID(id) {
-			return BatchSubmission{}, hitl.Errorf(hitl.EINVALID, "the view's metadata names no question")
+			return BatchSubmission{}, fault.Errorf(fault.EINVALID, "the view's metadata names no question")
 		}
 	}
 	s := BatchSubmission{Scope: m.BatchScope, Listed: m.IDs}
@@ -329,7 +330,7 @@ func ParseBatchSubmission(privateMetadata string, values map[string]map[string]s
 		for _, o := range v[InputActionID].SelectedOptions {
 			i, err := parseIndex(o.Value)
 			if err != nil || i >= len(m.IDs) {
-				return BatchSubmission{}, hitl.Errorf(hitl.EINVALID, "a selected approval is not in this list")
+				return BatchSubmission{}, fault.Errorf(fault.EINVALID, "a selected approval is not in this list")
 			}
 			picked[i] = true
 		}
@@ -341,11 +342,11 @@ func ParseBatchSubmission(privateMetadata string, values map[string]map[string]s
 	}
 	s.Decision = values[BlockBatchDecision][InputActionID].SelectedOption.Value
 	if s.Decision != hitl.Approve && s.Decision != hitl.Deny {
-		return BatchSubmission{}, hitl.Errorf(hitl.EINVALID, "choose Approve selected or Deny selected")
+		return BatchSubmission{}, fault.Errorf(fault.EINVALID, "choose Approve selected or Deny selected")
 	}
 	s.Reason = values[BlockBatchReason][InputActionID].Value
 	if n := Len(s.Reason); n > hitl.MaxAnswerLen {
-		return BatchSubmission{}, hitl.Errorf(hitl.EINVALID, "the reason is longer than %d characters", hitl.MaxAnswerLen)
+		return BatchSubmission{}, fault.Errorf(fault.EINVALID, "the reason is longer than %d characters", hitl.MaxAnswerLen)
 	}
 	return s, nil
 }

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/hitlbot/hitl"
+	"github.com/hitlbot/hitl/fault"
 	"github.com/slack-go/slack"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -58,7 +59,7 @@ func TestBatchModalGolden(t *testing.T) {
 		{QuestionID: answeredOne.ID, Question: answeredOne},
 		{QuestionID: twelve[4].ID, Question: twelve[4]}, // one approval of two: still pending
 		{QuestionID: other.ID, Err: hitl.Conflict(other)},
-		{QuestionID: "q_batch07", Err: hitl.Errorf(hitl.EFORBIDDEN, "slack:U0ANSWER1 is not one of the approvers of q_batch07")},
+		{QuestionID: "q_batch07", Err: fault.Errorf(fault.EFORBIDDEN, "slack:U0ANSWER1 is not one of the approvers of q_batch07")},
 	}
 	twelve[4].Quorum, twelve[4].Approvals = 2, []hitl.Grant{{By: "slack:U0ANSWER1", At: t0}}
 	cases := []struct {
@@ -95,7 +96,7 @@ func TestBatchModalStaysWithinSlacksLimits(t *testing.T) {
 	for _, n := range []int{0, 1, 10, 11, 20, 21, 100} {
 		t.Run(fmt.Sprintf("%d approvals", n), func(t *testing.T) {
 			m := BatchModal(BatchView{Scope: BatchScope{Run: strings.Repeat("r", 128), Offset: 3}, Items: long[:n], Total: n + 3,
-				Results: []hitl.BatchResult{{QuestionID: long[0].ID, Err: hitl.Errorf(hitl.EINVALID, "%s", hostile(4000))}}})
+				Results: []hitl.BatchResult{{QuestionID: long[0].ID, Err: fault.Errorf(fault.EINVALID, "%s", hostile(4000))}}})
 			validate(t, m, allowedFixture...)
 			assert.LessOrEqual(t, len(m.Blocks.BlockSet), MaxViewBlocks)
 			assert.LessOrEqual(t, Len(m.Title.Text), MaxModalTitle)
@@ -148,18 +149,18 @@ func TestParseBatchSubmission(t *testing.T) {
 			selected: []string{"q_batch00", "q_batch03", "q_batch10", "q_batch11"}},
 		{name: "nothing checked is no selection", meta: m.PrivateMetadata, values: state(nil, hitl.Deny, "no")},
 		{name: "a checkbox beyond the list is refused", meta: m.PrivateMetadata,
-			values: state(map[string][]string{"pick/1": {"12"}}, hitl.Approve, ""), code: hitl.EINVALID},
+			values: state(map[string][]string{"pick/1": {"12"}}, hitl.Approve, ""), code: fault.EINVALID},
 		{name: "a checkbox that is not a number is refused", meta: m.PrivateMetadata,
-			values: state(map[string][]string{"pick/0": {"q_batch00"}}, hitl.Approve, ""), code: hitl.EINVALID},
-		{name: "no decision is refused", meta: m.PrivateMetadata, values: state(map[string][]string{"pick/0": {"0"}}, "", ""), code: hitl.EINVALID},
-		{name: "a reply is not a batch decision", meta: m.PrivateMetadata, values: state(map[string][]string{"pick/0": {"0"}}, hitl.Reply, "x"), code: hitl.EINVALID},
-		{name: "metadata that is not ours is refused", meta: `{"ids":["not an id"]}`, values: state(nil, hitl.Approve, ""), code: hitl.EINVALID},
-		{name: "more ids than a page holds are refused", meta: `{"ids":[` + strings.Repeat(`"q_1",`, BatchPageSize) + `"q_1"]}`, values: state(nil, hitl.Approve, ""), code: hitl.EINVALID},
+			values: state(map[string][]string{"pick/0": {"q_batch00"}}, hitl.Approve, ""), code: fault.EINVALID},
+		{name: "no decision is refused", meta: m.PrivateMetadata, values: state(map[string][]string{"pick/0": {"0"}}, "", ""), code: fault.EINVALID},
+		{name: "a reply is not a batch decision", meta: m.PrivateMetadata, values: state(map[string][]string{"pick/0": {"0"}}, hitl.Reply, "x"), code: fault.EINVALID},
+		{name: "metadata that is not ours is refused", meta: `{"ids":["not an id"]}`, values: state(nil, hitl.Approve, ""), code: fault.EINVALID},
+		{name: "more ids than a page holds are refused", meta: `{"ids":[` + strings.Repeat(`"q_1",`, BatchPageSize) + `"q_1"]}`, values: state(nil, hitl.Approve, ""), code: fault.EINVALID},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			s, err := ParseBatchSubmission(tc.meta, tc.values)
 			if tc.code != "" {
-				require.Equal(t, tc.code, hitl.ErrorCode(err), "%v", err)
+				require.Equal(t, tc.code, fault.Code(err), "%v", err)
 				return
 			}
 			require.NoError(t, err)
@@ -185,7 +186,7 @@ func TestParseReview(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			s, err := ParseReview(tc.block, tc.value)
 			if !tc.ok {
-				assert.Equal(t, hitl.EINVALID, hitl.ErrorCode(err))
+				assert.Equal(t, fault.EINVALID, fault.Code(err))
 				return
 			}
 			require.NoError(t, err)

@@ -39,7 +39,7 @@
 //
 // Option indexes are decimal, 0-based positions in Question.Options.
 // ParseAction(actionID, blockID, value) returns the Action (verb, question
-// id, option index or -1) or an EINVALID *hitl.Error; route on Action.Verb.
+// id, option index or -1) or an EINVALID *fault.Error; route on Action.Verb.
 // ActionIDs lists every action id for handlers registered by exact id.
 //
 // # Modals (view_submission)
@@ -53,5 +53,5 @@
 // {"q":"<questionId>","c":"<channel>","ts":"<message ts>"} (c and ts empty
 // when opened from the App Home). ParseSubmission(callbackID,
 // privateMetadata, state values) returns the Submission or an EINVALID
-// *hitl.Error.
+// *fault.Error.
 package blocks

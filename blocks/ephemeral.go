@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/hitlbot/hitl"
+	"github.com/hitlbot/hitl/fault"
 )
 
 // Ephemeral texts (mrkdwn, for chat.postEphemeral or a modal error). They
@@ -33,16 +34,16 @@ func AlreadySettled(s Settlement) string {
 	return "This question is no longer waiting for an answer."
 }
 
-// SettlementFromError reads a conflict *hitl.Error (code conflict, with
+// SettlementFromError reads a conflict *fault.Error (code conflict, with
 // Status, By and At) as a Settlement. An error from an older peer without
 // Status is inferred: the system actor means a timeout, a message saying
 // "cancelled" a cancel, anything else an answer.
 func SettlementFromError(err error) (Settlement, bool) {
-	var e *hitl.Error
-	if !errors.As(err, &e) || e.Code != hitl.ECONFLICT || (e.By == "" && e.At == "") {
+	var e *fault.Error
+	if !errors.As(err, &e) || e.Code != fault.ECONFLICT || (e.By == "" && e.At == "") {
 		return Settlement{}, false
 	}
-	s := Settlement{Status: e.Status, By: e.By}
+	s := Settlement{Status: hitl.Status(e.Status), By: e.By}
 	if t, perr := time.Parse(time.RFC3339, e.At); perr == nil {
 		s.At = t
 	}
@@ -69,25 +70,25 @@ func ErrorText(code, message string) string {
 		return prefix + msg
 	}
 	switch code {
-	case hitl.EINVALID:
+	case fault.EINVALID:
 		return with("⚠️ That didn't work: ")
-	case hitl.ENOTFOUND:
+	case fault.ENOTFOUND:
 		return with("⚠️ Not found: ")
-	case hitl.ECONFLICT:
+	case fault.ECONFLICT:
 		return with("⚠️ Too late: ")
-	case hitl.EFORBIDDEN:
+	case fault.EFORBIDDEN:
 		return Refusal(message)
-	case hitl.EUNAUTHORIZED:
+	case fault.EUNAUTHORIZED:
 		return with("🚫 You're not allowed to do that: ")
-	case hitl.EREFUSED:
+	case fault.EREFUSED:
 		return with("🚫 Refused: ")
-	case hitl.ETOOLARGE:
+	case fault.ETOOLARGE:
 		return with("⚠️ Too long: ")
-	case hitl.EUNAVAILABLE:
+	case fault.EUNAVAILABLE:
 		return with("⏳ hitl is unavailable right now, try again in a moment: ")
-	case hitl.ETIMEDOUT:
+	case fault.ETIMEDOUT:
 		return with("⏱ Timed out: ")
-	case hitl.ECANCELLED:
+	case fault.ECANCELLED:
 		return with("🚫 Cancelled: ")
 	}
 	return "💥 Something went wrong on our side. Try again, or answer with `hitl answer`."

@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/hitlbot/hitl"
+	"github.com/hitlbot/hitl/fault"
 )
 
 var update = flag.Bool("update", false, "rewrite testdata/*.golden.json")
@@ -293,16 +294,16 @@ func TestEphemeralGolden(t *testing.T) {
 		"already_timed_out":      AlreadySettled(Settlement{Status: hitl.StatusTimeout, By: hitl.ActorSystem, At: t0}),
 		"already_cancelled":      AlreadySettled(Settlement{Status: hitl.StatusCancelled, By: "api:runner", At: t0}),
 		"already_pending":        AlreadySettled(Settlement{Status: hitl.StatusPending}),
-		"error_invalid":          ErrorText(hitl.EINVALID, `"maybe" is not one of the options: Postgres, MySQL`),
-		"error_not_found":        ErrorText(hitl.ENOTFOUND, "no question q_x"),
-		"error_forbidden":        ErrorText(hitl.EFORBIDDEN, ""),
-		"refused_asker":          ErrorText(hitl.EFORBIDDEN, "slack:U0ANSWER1 asked q_0123456789abcdef and may not answer it: a person decides, not the agent that asked"),
-		"refused_not_assignee":   ErrorText(hitl.EFORBIDDEN, "q_0123456789abcdef is assigned to U024BE7LH, S0614TZR7; slack:U0ANSWER1 is not one of them"),
-		"refused_scope":          ErrorText(hitl.EFORBIDDEN, "slack:U0ANSWER1 is not one of the Slack answerers (slack.answerers)"),
-		"refused_token":          ErrorText(hitl.EFORBIDDEN, "api:WORKER1 lacks the answer scope"),
-		"error_internal":         ErrorText(hitl.EINTERNAL, "disk on fire"),
+		"error_invalid":          ErrorText(fault.EINVALID, `"maybe" is not one of the options: Postgres, MySQL`),
+		"error_not_found":        ErrorText(fault.ENOTFOUND, "no question q_x"),
+		"error_forbidden":        ErrorText(fault.EFORBIDDEN, ""),
+		"refused_asker":          ErrorText(fault.EFORBIDDEN, "slack:U0ANSWER1 asked q_0123456789abcdef and may not answer it: a person decides, not the agent that asked"),
+		"refused_not_assignee":   ErrorText(fault.EFORBIDDEN, "q_0123456789abcdef is assigned to U024BE7LH, S0614TZR7; slack:U0ANSWER1 is not one of them"),
+		"refused_scope":          ErrorText(fault.EFORBIDDEN, "slack:U0ANSWER1 is not one of the Slack answerers (slack.answerers)"),
+		"refused_token":          ErrorText(fault.EFORBIDDEN, "api:WORKER1 lacks the answer scope"),
+		"error_internal":         ErrorText(fault.EINTERNAL, "disk on fire"),
 		"error_unknown_code":     ErrorText("weird", "x"),
-		"error_escapes_<!here>&": ErrorText(hitl.EINVALID, "<!here> & <@U1>"),
+		"error_escapes_<!here>&": ErrorText(fault.EINVALID, "<!here> & <@U1>"),
 	}
 	golden(t, "ephemeral", texts)
 }

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/hitlbot/hitl"
+	"github.com/hitlbot/hitl/fault"
 	"github.com/slack-go/slack"
 )
 
@@ -496,7 +497,7 @@ func TestEphemeralSafe(t *testing.T) {
 		AlreadySettled(Settlement{Status: hitl.StatusAnswered, By: "cli:" + hostile(300), At: t0}),
 		AlreadySettled(Settlement{Status: hitl.StatusCancelled, By: "slack:U0ANSWER1", At: t0}),
 	}
-	for _, code := range []string{hitl.EINVALID, hitl.ENOTFOUND, hitl.ECONFLICT, hitl.EFORBIDDEN, hitl.EINTERNAL, "weird"} {
+	for _, code := range []string{fault.EINVALID, fault.ENOTFOUND, fault.ECONFLICT, fault.EFORBIDDEN, fault.EINTERNAL, "weird"} {
 		texts = append(texts, ErrorText(code, hostile(5000)))
 	}
 	for i, s := range texts {

@@ -4,6 +4,7 @@ import (
 	"strings"
 
 	"github.com/hitlbot/hitl"
+	"github.com/hitlbot/hitl/fault"
 	"github.com/slack-go/slack"
 )
 
@@ -73,7 +74,7 @@ func RuleIDValid(id string) bool { return validQuestionID(id) }
 func ParseRevoke(blockID, value string) (string, error) {
 	id, ok := strings.CutPrefix(blockID, ruleBlockPrefix)
 	if !ok || !RuleIDValid(id) || (value != "" && value != id) {
-		return "", hitl.Errorf(hitl.EINVALID, "block %s does not name a rule", quote(blockID))
+		return "", fault.Errorf(fault.EINVALID, "block %s does not name a rule", quote(blockID))
 	}
 	return id, nil
 }

@@ -4,6 +4,7 @@ import (
 	"testing"
 
 	"github.com/hitlbot/hitl"
+	"github.com/hitlbot/hitl/fault"
 	"github.com/slack-go/slack"
 )
 
@@ -71,7 +72,7 @@ func TestReassignModal(t *testing.T) {
 	})
 	t.Run("nobody picked is refused", func(t *testing.T) {
 		_, err := ParseSubmission(CallbackReassign, m.PrivateMetadata, map[string]map[string]slack.BlockAction{})
-		if hitl.ErrorCode(err) != hitl.EINVALID {
+		if fault.Code(err) != fault.EINVALID {
 			t.Errorf("err %v", err)
 		}
 	})

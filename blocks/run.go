@@ -5,6 +5,7 @@ import (
 	"time"
 
 	"github.com/hitlbot/hitl"
+	"github.com/hitlbot/hitl/fault"
 	"github.com/slack-go/slack"
 )
 
@@ -39,17 +40,17 @@ type RunAction struct {
 func ParseRunAction(actionID, blockID, value string) (RunAction, error) {
 	id, ok := strings.CutPrefix(blockID, runBlockPrefix)
 	if !ok || hitl.ValidateRunID(id) != nil {
-		return RunAction{}, hitl.Errorf(hitl.EINVALID, "block %s does not name a run", quote(blockID))
+		return RunAction{}, fault.Errorf(fault.EINVALID, "block %s does not name a run", quote(blockID))
 	}
 	if value != "" && value != id {
-		return RunAction{}, hitl.Errorf(hitl.EINVALID, "button %s is not for run %s", quote(value), quote(id))
+		return RunAction{}, fault.Errorf(fault.EINVALID, "button %s is not for run %s", quote(value), quote(id))
 	}
 	for _, a := range RunActionIDs() {
 		if a == actionID {
 			return RunAction{ActionID: actionID, RunID: id}, nil
 		}
 	}
-	return RunAction{}, hitl.Errorf(hitl.EINVALID, "unknown run action %s", quote(actionID))
+	return RunAction{}, fault.Errorf(fault.EINVALID, "unknown run action %s", quote(actionID))
 }
 
 // RunView is what a run's live message shows: the run record, and where

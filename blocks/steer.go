@@ -6,6 +6,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/hitlbot/hitl"
+	"github.com/hitlbot/hitl/fault"
 	"github.com/slack-go/slack"
 )
 
@@ -97,11 +98,11 @@ func ParseSteerSubmission(callbackID, privateMetadata string, values map[string]
 	case CallbackRedirect:
 		s.Command, s.ErrorBlock = hitl.CommandRedirect, BlockInstruction
 	default:
-		return s, hitl.Errorf(hitl.EINVALID, "unknown view %s", quote(callbackID))
+		return s, fault.Errorf(fault.EINVALID, "unknown view %s", quote(callbackID))
 	}
 	var m runMetadata
 	if len(privateMetadata) > 4*MaxPrivateMetadata || json.Unmarshal([]byte(privateMetadata), &m) != nil || hitl.ValidateRunID(m.R) != nil {
-		return s, hitl.Errorf(hitl.EINVALID, "the view's metadata names no run")
+		return s, fault.Errorf(fault.EINVALID, "the view's metadata names no run")
 	}
 	s.RunID = m.R
 	text := func(block string) string { return strings.TrimSpace(values[block][InputActionID].Value) }
@@ -110,16 +111,16 @@ func ParseSteerSubmission(callbackID, privateMetadata string, values map[string]
 		s.Payload.Model = values[BlockModel][InputActionID].SelectedOption.Value
 		s.Payload.Reason = text(BlockWhy)
 		if s.Payload.Model == "" {
-			return s, hitl.Errorf(hitl.EINVALID, "choose a model")
+			return s, fault.Errorf(fault.EINVALID, "choose a model")
 		}
 	case hitl.CommandRedirect:
 		s.Payload.Instruction = text(BlockInstruction)
 		if s.Payload.Instruction == "" {
-			return s, hitl.Errorf(hitl.EINVALID, "the instruction is empty")
+			return s, fault.Errorf(fault.EINVALID, "the instruction is empty")
 		}
 	}
 	if !utf8.ValidString(s.Payload.Reason + s.Payload.Instruction) {
-		return s, hitl.Errorf(hitl.EINVALID, "the text is not valid")
+		return s, fault.Errorf(fault.EINVALID, "the text is not valid")
 	}
 	return s, nil
 }

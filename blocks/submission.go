@@ -6,6 +6,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/hitlbot/hitl"
+	"github.com/hitlbot/hitl/fault"
 	"github.com/slack-go/slack"
 )
 
@@ -33,7 +34,7 @@ type Submission struct {
 
 // ParseSubmission parses a view_submission: the view's callback id, its
 // private_metadata and its state values (view.state.values). Anything
-// malformed is an EINVALID *hitl.Error; error messages never contain the
+// malformed is an EINVALID *fault.Error; error messages never contain the
 // submitted value.
 func ParseSubmission(callbackID, privateMetadata string, values map[string]map[string]slack.BlockAction) (Submission, error) {
 	var kind, block string
@@ -53,20 +54,20 @@ func ParseSubmission(callbackID, privateMetadata string, values map[string]map[s
 	case CallbackReassign:
 		kind, block = SubmitReassign, BlockReassign
 	default:
-		return Submission{}, hitl.Errorf(hitl.EINVALID, "unknown view %s", quote(callbackID))
+		return Submission{}, fault.Errorf(fault.EINVALID, "unknown view %s", quote(callbackID))
 	}
 	if len(privateMetadata) > 4*MaxPrivateMetadata {
-		return Submission{}, hitl.Errorf(hitl.EINVALID, "the view's metadata is too long")
+		return Submission{}, fault.Errorf(fault.EINVALID, "the view's metadata is too long")
 	}
 	var m metadata
 	if err := json.Unmarshal([]byte(privateMetadata), &m); err != nil {
-		return Submission{}, hitl.Errorf(hitl.EINVALID, "the view's metadata is not valid")
+		return Submission{}, fault.Errorf(fault.EINVALID, "the view's metadata is not valid")
 	}
 	if !validQuestionID(m.Q) {
-		return Submission{}, hitl.Errorf(hitl.EINVALID, "the view's metadata names no question")
+		return Submission{}, fault.Errorf(fault.EINVALID, "the view's metadata names no question")
 	}
 	if !validRef(m.C) || !validRef(m.TS) {
-		return Submission{}, hitl.Errorf(hitl.EINVALID, "the view's metadata names no message")
+		return Submission{}, fault.Errorf(fault.EINVALID, "the view's metadata names no message")
 	}
 	s := Submission{Kind: kind, QuestionID: m.Q, Channel: m.C, MessageTS: m.TS}
 	if v, ok := values[block][InputActionID]; ok {
@@ -86,22 +87,22 @@ func ParseSubmission(callbackID, privateMetadata string, values map[string]map[s
 		}
 	}
 	if !utf8.ValidString(s.Value) {
-		return Submission{}, hitl.Errorf(hitl.EINVALID, "the %s is not valid text", block)
+		return Submission{}, fault.Errorf(fault.EINVALID, "the %s is not valid text", block)
 	}
 	if n := utf8.RuneCountInString(s.Value); n > hitl.MaxAnswerLen {
-		return Submission{}, hitl.Errorf(hitl.EINVALID, "the %s is longer than %d characters", block, hitl.MaxAnswerLen)
+		return Submission{}, fault.Errorf(fault.EINVALID, "the %s is longer than %d characters", block, hitl.MaxAnswerLen)
 	}
 	if kind == SubmitAnswer && strings.TrimSpace(s.Value) == "" {
-		return Submission{}, hitl.Errorf(hitl.EINVALID, "the answer is empty")
+		return Submission{}, fault.Errorf(fault.EINVALID, "the answer is empty")
 	}
 	if kind == SubmitReassign && s.Value == "" {
-		return Submission{}, hitl.Errorf(hitl.EINVALID, "choose the person to hand the question to")
+		return Submission{}, fault.Errorf(fault.EINVALID, "choose the person to hand the question to")
 	}
 	if kind == SubmitChoices && s.Value == "" {
-		return Submission{}, hitl.Errorf(hitl.EINVALID, "choose at least one option")
+		return Submission{}, fault.Errorf(fault.EINVALID, "choose at least one option")
 	}
 	if kind == SubmitEdit && strings.TrimSpace(s.Value) == "" {
-		return Submission{}, hitl.Errorf(hitl.EINVALID, "the edited input is empty: deny instead")
+		return Submission{}, fault.Errorf(fault.EINVALID, "the edited input is empty: deny instead")
 	}
 	return s, nil
 }

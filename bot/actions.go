@@ -6,6 +6,7 @@ import (
 
 	"github.com/hitlbot/hitl"
 	"github.com/hitlbot/hitl/blocks"
+	"github.com/hitlbot/hitl/fault"
 	"github.com/slack-go/slack"
 )
 
@@ -146,7 +147,7 @@ func (b *Bot) openModal(act hitl.Action, render func(q *hitl.Question, channel, 
 		_, err := b.api.OpenViewContext(ctx, c.triggerID, render(q, c.channel, c.messageTS))
 		if err != nil {
 			b.log.Warn("opening a modal failed", "question", q.ID, "err", err)
-			return hitl.Errorf(hitl.EUNAVAILABLE, "Slack did not open the form (%v); please click again", err)
+			return fault.Errorf(fault.EUNAVAILABLE, "Slack did not open the form (%v); please click again", err)
 		}
 		return nil
 	}

@@ -7,6 +7,7 @@ import (
 
 	"github.com/hitlbot/hitl"
 	"github.com/hitlbot/hitl/access"
+	"github.com/hitlbot/hitl/fault"
 	"github.com/hitlbot/hitl/internal/slackfake"
 	"github.com/slack-go/slack"
 	"github.com/stretchr/testify/assert"
@@ -32,7 +33,7 @@ func TestAlertRepeatIsNotPosted(t *testing.T) {
 	defer stop()
 	require.Eventually(t, func() bool {
 		_, err := tb.outbox.NextDelivery(ctx, alerts)
-		return hitl.ErrorCode(err) == hitl.ENOTFOUND && len(srv.Messages(alerts)) >= 2
+		return fault.Code(err) == fault.ENOTFOUND && len(srv.Messages(alerts)) >= 2
 	}, 10*time.Second, time.Millisecond, "the three alert deliveries are done")
 	msgs := srv.Messages(alerts)
 	require.Len(t, msgs, 2, "the start and the clear, not the repeat")

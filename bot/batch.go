@@ -6,6 +6,7 @@ import (
 
 	"github.com/hitlbot/hitl"
 	"github.com/hitlbot/hitl/blocks"
+	"github.com/hitlbot/hitl/fault"
 	"github.com/slack-go/slack"
 )
 
@@ -31,7 +32,7 @@ func (b *Bot) reviewClick(ctx context.Context, c click, blockID, value string) e
 	}
 	if _, err := b.api.OpenViewContext(ctx, c.triggerID, blocks.BatchModal(v)); err != nil {
 		b.log.Warn("opening the batch modal failed", "run", scope.Run, "err", err)
-		return hitl.Errorf(hitl.EUNAVAILABLE, "Slack did not open the form (%v); please click again", err)
+		return fault.Errorf(fault.EUNAVAILABLE, "Slack did not open the form (%v); please click again", err)
 	}
 	return nil
 }
@@ -48,7 +49,7 @@ func (b *Bot) batchPageClick(ctx context.Context, c click, _, value string) erro
 	}
 	if _, err := b.api.UpdateViewContext(ctx, blocks.BatchModal(v), "", c.viewHash, c.viewID); err != nil {
 		b.log.Warn("updating the batch modal failed", "view", c.viewID, "err", err)
-		return hitl.Errorf(hitl.EUNAVAILABLE, "Slack did not show the page (%v); please click again", err)
+		return fault.Errorf(fault.EUNAVAILABLE, "Slack did not show the page (%v); please click again", err)
 	}
 	return nil
 }

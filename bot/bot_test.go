@@ -12,6 +12,7 @@ import (
 
 	"github.com/hitlbot/hitl"
 	"github.com/hitlbot/hitl/access"
+	"github.com/hitlbot/hitl/fault"
 	"github.com/hitlbot/hitl/internal/memstore"
 	"github.com/slack-go/slack"
 	"github.com/stretchr/testify/assert"
@@ -38,7 +39,7 @@ func TestDedup(t *testing.T) {
 type failingEnvelopes struct{}
 
 func (failingEnvelopes) SeeEnvelope(context.Context, time.Time, time.Duration, ...string) (bool, error) {
-	return false, hitl.Errorf(hitl.EUNAVAILABLE, "the database is unavailable")
+	return false, fault.Errorf(fault.EUNAVAILABLE, "the database is unavailable")
 }
 
 func TestUnescape(t *testing.T) {

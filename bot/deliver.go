@@ -7,6 +7,7 @@ import (
 
 	"github.com/hitlbot/hitl"
 	"github.com/hitlbot/hitl/blocks"
+	"github.com/hitlbot/hitl/fault"
 	"github.com/slack-go/slack"
 )
 
@@ -26,7 +27,7 @@ func (b *Bot) do(ctx context.Context, d hitl.Delivery) error {
 		return b.doAlert(ctx, d)
 	}
 	q, err := b.svc.Questions.Question(ctx, d.QuestionID)
-	if hitl.ErrorCode(err) == hitl.ENOTFOUND {
+	if fault.Code(err) == fault.ENOTFOUND {
 		return b.record(ctx, d, nil) // pruned since
 	}
 	if err != nil {

@@ -4,7 +4,7 @@ import (
 	"context"
 	"errors"
 
-	"github.com/hitlbot/hitl"
+	"github.com/hitlbot/hitl/fault"
 	"github.com/slack-go/slack"
 )
 
@@ -17,7 +17,7 @@ func (b *Bot) EmailOf(ctx context.Context, user string) (string, error) {
 		if se := (slack.SlackErrorResponse{}); errors.As(err, &se) && (se.Err == "user_not_found" || se.Err == "missing_scope") {
 			return "", nil
 		}
-		return "", hitl.Errorf(hitl.EUNAVAILABLE, "slack users.info %s: %v", user, err)
+		return "", fault.Errorf(fault.EUNAVAILABLE, "slack users.info %s: %v", user, err)
 	}
 	return u.Profile.Email, nil
 }

@@ -6,8 +6,8 @@ import (
 	"fmt"
 	"testing"
 
-	"github.com/hitlbot/hitl"
 	"github.com/hitlbot/hitl/access"
+	"github.com/hitlbot/hitl/fault"
 	"github.com/slack-go/slack"
 	"github.com/stretchr/testify/assert"
 )
@@ -21,8 +21,8 @@ func TestEmailOf(t *testing.T) {
 		"the profile's address":                  {nil, "alice@example.com", ""},
 		"a user Slack does not know has none":    {slack.SlackErrorResponse{Err: "user_not_found"}, "", ""},
 		"without users:read.email there is none": {fmt.Errorf("users.info: %w", slack.SlackErrorResponse{Err: "missing_scope"}), "", ""},
-		"any other failure is Slack's for now":   {slack.StatusCodeError{Code: 503, Status: "503"}, "", hitl.EUNAVAILABLE},
-		"another Slack error too":                {errors.New("invalid_auth"), "", hitl.EUNAVAILABLE},
+		"any other failure is Slack's for now":   {slack.StatusCodeError{Code: 503, Status: "503"}, "", fault.EUNAVAILABLE},
+		"another Slack error too":                {errors.New("invalid_auth"), "", fault.EUNAVAILABLE},
 	} {
 		t.Run(name, func(t *testing.T) {
 			api := &fakeAPI{GetUserInfo: func(_ context.Context, user string) (*slack.User, error) {
@@ -36,7 +36,7 @@ func TestEmailOf(t *testing.T) {
 			tb := newTestBot(t, api, access.Access{}, nil)
 			got, err := tb.EmailOf(context.Background(), "U0ALICE")
 			assert.Equal(t, tc.want, got)
-			assert.Equal(t, tc.wantCode, hitl.ErrorCode(err))
+			assert.Equal(t, tc.wantCode, fault.Code(err))
 		})
 	}
 }

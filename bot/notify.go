@@ -4,8 +4,8 @@ import (
 	"context"
 	"errors"
 
-	"github.com/hitlbot/hitl"
 	"github.com/hitlbot/hitl/blocks"
+	"github.com/hitlbot/hitl/fault"
 	"github.com/slack-go/slack"
 )
 
@@ -19,7 +19,7 @@ func errorText(err error) string {
 	if s, ok := blocks.SettlementFromError(err); ok {
 		return blocks.AlreadySettled(s)
 	}
-	return blocks.ErrorText(hitl.ErrorCode(err), hitl.ErrorMessage(err))
+	return blocks.ErrorText(fault.Code(err), fault.Message(err))
 }
 
 // tell shows text to user only: an ephemeral message in channel, or a DM

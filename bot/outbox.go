@@ -5,6 +5,7 @@ import (
 	"time"
 
 	"github.com/hitlbot/hitl"
+	"github.com/hitlbot/hitl/fault"
 	"github.com/hitlbot/hitl/notify"
 )
 
@@ -153,9 +154,9 @@ func (b *Bot) eventQuestion(ctx context.Context, ev *hitl.Event) (*hitl.Question
 	q := ev.Question
 	if q == nil {
 		var err error
-		switch q, err = b.svc.Questions.Question(ctx, ev.QuestionID); hitl.ErrorCode(err) {
+		switch q, err = b.svc.Questions.Question(ctx, ev.QuestionID); fault.Code(err) {
 		case "":
-		case hitl.ENOTFOUND:
+		case fault.ENOTFOUND:
 			return nil, nil // pruned since
 		default:
 			return nil, err

@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/hitlbot/hitl"
+	"github.com/hitlbot/hitl/fault"
 )
 
 // postedWait is how long a reply to a message the bot has just posted waits
@@ -45,7 +46,7 @@ func (b *Bot) messageAt(ctx context.Context, channel, ts string) (hitl.Delivered
 	for {
 		next := b.posted.next()
 		m, err := b.outbox.DeliveredAt(ctx, channel, ts)
-		if hitl.ErrorCode(err) != hitl.ENOTFOUND || !b.work.busy() {
+		if fault.Code(err) != fault.ENOTFOUND || !b.work.busy() {
 			return m, err
 		}
 		select {

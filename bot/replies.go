@@ -5,6 +5,7 @@ import (
 	"strings"
 
 	"github.com/hitlbot/hitl"
+	"github.com/hitlbot/hitl/fault"
 	"github.com/slack-go/slack"
 	"github.com/slack-go/slack/slackevents"
 )
@@ -65,14 +66,14 @@ func (b *Bot) onMessage(ctx context.Context, e *slackevents.MessageEvent) (after
 	}
 	actx, _ := b.as(ctx, q, e.User)
 	_, err = b.svc.Questions.Answer(actx, q.ID, hitl.Response{Value: text})
-	switch hitl.ErrorCode(err) {
+	switch fault.Code(err) {
 	case "":
 		return func(ctx context.Context) {
 			if err := b.api.AddReactionContext(ctx, reactionTaken, slack.ItemRef{Channel: e.Channel, Timestamp: e.TimeStamp}); err != nil {
 				b.log.Warn("marking the reply taken failed", "err", err)
 			}
 		}
-	case hitl.ECONFLICT: // someone was first: the message update says who
+	case fault.ECONFLICT: // someone was first: the message update says who
 		return nil
 	default:
 		return tell(errorText(err))

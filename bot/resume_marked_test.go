@@ -9,6 +9,7 @@ import (
 
 	"github.com/hitlbot/hitl"
 	"github.com/hitlbot/hitl/access"
+	"github.com/hitlbot/hitl/fault"
 	"github.com/hitlbot/hitl/internal/memstore"
 	"github.com/hitlbot/hitl/internal/slackfake"
 	"github.com/slack-go/slack"
@@ -49,7 +50,7 @@ func TestResumedRunAndAlertPostsAreNotPostedTwice(t *testing.T) {
 			channel: alerts,
 			cause: func(t *testing.T, tb *testBot) {
 				_, _, err := tb.svc.Questions.Create(hitl.WithPrincipal(context.Background(), agentP), "run-1", hitl.NewQuestion{})
-				require.Equal(t, hitl.EINVALID, hitl.ErrorCode(err), "a failed creation starts creation_errors")
+				require.Equal(t, fault.EINVALID, fault.Code(err), "a failed creation starts creation_errors")
 				a, err := tb.svc.Observation.NewAlerts(tb.ctx, hitl.AlertConfig{Channel: alerts})
 				require.NoError(t, err)
 				changes, err := a.Check(tb.ctx)
@@ -58,7 +59,7 @@ func TestResumedRunAndAlertPostsAreNotPostedTwice(t *testing.T) {
 			},
 			record: func(t *testing.T, outbox hitl.Outbox) (string, bool) {
 				_, err := outbox.NextDelivery(context.Background(), alerts)
-				return "", hitl.ErrorCode(err) == hitl.ENOTFOUND // completed without a record
+				return "", fault.Code(err) == fault.ENOTFOUND // completed without a record
 			},
 		},
 	} {

@@ -9,6 +9,7 @@ import (
 
 	"github.com/hitlbot/hitl"
 	"github.com/hitlbot/hitl/blocks"
+	"github.com/hitlbot/hitl/fault"
 	"github.com/slack-go/slack"
 )
 
@@ -63,7 +64,7 @@ func (b *Bot) doRun(ctx context.Context, d hitl.Delivery) error {
 	covered := max(b.enqueued.Load(), d.Seq)
 	run, err := b.svc.Runs.RunRecord(ctx, id)
 	switch {
-	case hitl.ErrorCode(err) == hitl.ENOTFOUND || hitl.ErrorCode(err) == hitl.EINVALID:
+	case fault.Code(err) == fault.ENOTFOUND || fault.Code(err) == fault.EINVALID:
 		return b.record(ctx, d, nil)
 	case err != nil:
 		return errors.Join(errStoreWrite, err)

@@ -12,7 +12,7 @@ import (
 // runs it steers and lists, the learned rules it shows and revokes, and
 // the alerts it posts. cmd/hitl fills it from service.Service's parts.
 //
-// Errors are *hitl.Error with codes (ENOTFOUND, ECONFLICT, EFORBIDDEN, …);
+// Errors are *fault.Error with codes (ENOTFOUND, ECONFLICT, EFORBIDDEN, …);
 // the bot turns them into words for Slack users in one place (errorText).
 type Service struct {
 	Log       hitl.EventLog

@@ -7,6 +7,7 @@ import (
 	"github.com/google/uuid"
 	"github.com/hitlbot/hitl"
 	"github.com/hitlbot/hitl/blocks"
+	"github.com/hitlbot/hitl/fault"
 	"github.com/hitlbot/hitl/runhandle"
 	"github.com/slack-go/slack"
 )
@@ -37,7 +38,7 @@ func (b *Bot) registerControls() {
 			}
 			if _, err := b.api.OpenViewContext(ctx, cl.triggerID, render(a.RunID, cl.channel, cl.messageTS)); err != nil {
 				b.log.Warn("opening a modal failed", "run", a.RunID, "err", err)
-				return hitl.Errorf(hitl.EUNAVAILABLE, "Slack did not open the form (%v); please click again", err)
+				return fault.Errorf(fault.EUNAVAILABLE, "Slack did not open the form (%v); please click again", err)
 			}
 			return nil
 		}
@@ -81,7 +82,7 @@ func (b *Bot) control(ctx context.Context, user string, c hitl.Command, run stri
 		}
 	}
 	if result.Type == "" {
-		return ack, result, hitl.Errorf(hitl.EUNAVAILABLE, "hitl received the request but did not say how it went: try /hitl status %s", run)
+		return ack, result, fault.Errorf(fault.EUNAVAILABLE, "hitl received the request but did not say how it went: try /hitl status %s", run)
 	}
 	return ack, result, nil
 }
@@ -106,7 +107,7 @@ func (s shown) Error() string { return string(s) }
 
 // controlRefusal words a refusal to steer.
 func controlRefusal(err error) error {
-	return shown("🚫 You're not allowed to steer runs: " + blocks.Escape(hitl.ErrorMessage(err)) + ".")
+	return shown("🚫 You're not allowed to steer runs: " + blocks.Escape(fault.Message(err)) + ".")
 }
 
 // onSteerSubmission runs an Escalate or Redirect modal's command. A
@@ -147,7 +148,7 @@ func (b *Bot) resolveRun(ctx context.Context, user, name string) (string, error)
 		return "", shown("⚠️ `" + blocks.Escape(strings.ReplaceAll(name, "`", "'")) + "` is not a run id.")
 	}
 	matches, err := runhandle.Match(hitl.WithPrincipal(ctx, b.slackPrincipal(ctx, user)), b.svc.Runs, name)
-	if err != nil && hitl.ErrorCode(err) != hitl.EFORBIDDEN {
+	if err != nil && fault.Code(err) != fault.EFORBIDDEN {
 		return "", err
 	}
 	switch len(matches) {

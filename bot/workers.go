@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/hitlbot/hitl"
+	"github.com/hitlbot/hitl/fault"
 	"github.com/slack-go/slack"
 )
 
@@ -107,9 +108,9 @@ func (w *workers) drain(ctx context.Context, target string) {
 		delete(w.again, target)
 		w.mu.Unlock()
 		d, err := w.b.outbox.NextDelivery(ctx, target)
-		switch hitl.ErrorCode(err) {
+		switch fault.Code(err) {
 		case "":
-		case hitl.ENOTFOUND:
+		case fault.ENOTFOUND:
 			if w.retire(target) {
 				return
 			}

@@ -8,6 +8,7 @@ import (
 
 	"github.com/hitlbot/hitl"
 	"github.com/hitlbot/hitl/access"
+	"github.com/hitlbot/hitl/fault"
 	"github.com/hitlbot/hitl/internal/slackfake"
 	"github.com/slack-go/slack"
 	"github.com/stretchr/testify/assert"
@@ -35,7 +36,7 @@ func TestPostIsRecordedNotRepeated(t *testing.T) {
 		require.NoError(t, err)
 		assert.Equal(t, q.ID, rec.QuestionID)
 		_, err = outbox.NextDelivery(tb.ctx, "C0HITL")
-		assert.Equal(t, hitl.ENOTFOUND, hitl.ErrorCode(err), "the delivery left the queue")
+		assert.Equal(t, fault.ENOTFOUND, fault.Code(err), "the delivery left the queue")
 	})
 }
 
@@ -51,7 +52,7 @@ func TestDeliveryOutcomes(t *testing.T) {
 		await(t, tb.outbox.(*flakyOutbox).completed, "the delivery to be dropped")
 		assert.Equal(t, 1, api.Calls("chat.postMessage"))
 		_, err := tb.outbox.DeliveredAt(tb.ctx, "C0HITL", "1700000000.000100")
-		assert.Equal(t, hitl.ENOTFOUND, hitl.ErrorCode(err), "nothing recorded")
+		assert.Equal(t, fault.ENOTFOUND, fault.Code(err), "nothing recorded")
 	})
 	t.Run("a rate-limited post is posted again after Retry-After", func(t *testing.T) {
 		limited := true

@@ -8,6 +8,7 @@ import (
 
 	"github.com/hitlbot/hitl"
 	"github.com/hitlbot/hitl/config"
+	"github.com/hitlbot/hitl/fault"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )
@@ -48,7 +49,7 @@ func TestAlertsAndMetricsConfig(t *testing.T) {
 			c := config.Default()
 			tc.mutate(&c)
 			err := c.Validate()
-			assert.Equal(t, hitl.EINVALID, hitl.ErrorCode(err))
+			assert.Equal(t, fault.EINVALID, fault.Code(err))
 			assert.ErrorContains(t, err, tc.want)
 		})
 	}

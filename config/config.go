@@ -16,6 +16,7 @@ import (
 
 	"github.com/hitlbot/hitl"
 	"github.com/hitlbot/hitl/access"
+	"github.com/hitlbot/hitl/fault"
 	"github.com/hitlbot/hitl/service"
 	"go.yaml.in/yaml/v3"
 )
@@ -173,7 +174,7 @@ func Load(path string, getenv func(string) string) (Config, error) {
 	if path != "" {
 		f, err := os.Open(path)
 		if err != nil {
-			return c, hitl.Errorf(hitl.EINVALID, "config file: %v", err)
+			return c, fault.Errorf(fault.EINVALID, "config file: %v", err)
 		}
 		defer f.Close()
 		if err := c.decode(f, path); err != nil {
@@ -186,12 +187,12 @@ func Load(path string, getenv func(string) string) (Config, error) {
 func (c *Config) decode(r io.Reader, path string) error {
 	b, err := io.ReadAll(io.LimitReader(r, 1<<20))
 	if err != nil {
-		return hitl.Errorf(hitl.EINVALID, "config file %s: %v", path, err)
+		return fault.Errorf(fault.EINVALID, "config file %s: %v", path, err)
 	}
 	dec := yaml.NewDecoder(bytes.NewReader(b))
 	dec.KnownFields(true)
 	if err := dec.Decode(c); err != nil && !errors.Is(err, io.EOF) {
-		return hitl.Errorf(hitl.EINVALID, "config file %s: %s", path, strings.TrimPrefix(err.Error(), "yaml: "))
+		return fault.Errorf(fault.EINVALID, "config file %s: %s", path, strings.TrimPrefix(err.Error(), "yaml: "))
 	}
 	return nil
 }

@@ -8,6 +8,7 @@ import (
 
 	"github.com/hitlbot/hitl"
 	"github.com/hitlbot/hitl/config"
+	"github.com/hitlbot/hitl/fault"
 	"github.com/hitlbot/hitl/service"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -76,7 +77,7 @@ tokens:
 	})
 	t.Run("missing file is an error", func(t *testing.T) {
 		_, err := config.Load("/nonexistent/hitl.yaml", env(nil))
-		assert.Equal(t, hitl.EINVALID, hitl.ErrorCode(err))
+		assert.Equal(t, fault.EINVALID, fault.Code(err))
 	})
 }
 
@@ -102,7 +103,7 @@ func TestValidate(t *testing.T) {
 			c := config.Default()
 			tc.mutate(&c)
 			err := c.Validate()
-			assert.Equal(t, hitl.EINVALID, hitl.ErrorCode(err))
+			assert.Equal(t, fault.EINVALID, fault.Code(err))
 			assert.ErrorContains(t, err, tc.want)
 		})
 	}

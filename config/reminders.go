@@ -6,6 +6,7 @@ import (
 	"slices"
 
 	"github.com/hitlbot/hitl"
+	"github.com/hitlbot/hitl/fault"
 )
 
 // ReminderConfig is one question type's reminders and escalation:
@@ -46,7 +47,7 @@ func (c Config) validateReminders() error {
 			return bad("reminders", typ, "key by question type: blocking, non_blocking, approval or error_recovery")
 		}
 		if err := r.policy().Validate("reminders." + typ); err != nil {
-			return hitl.Errorf(hitl.EINVALID, "config %s", hitl.ErrorMessage(err))
+			return fault.Errorf(fault.EINVALID, "config %s", fault.Message(err))
 		}
 	}
 	return c.validateEmail()

@@ -5,6 +5,7 @@ import (
 
 	"github.com/hitlbot/hitl"
 	"github.com/hitlbot/hitl/config"
+	"github.com/hitlbot/hitl/fault"
 	"github.com/hitlbot/hitl/service"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -92,7 +93,7 @@ allow_default_approve: true
 			c, err := config.Load("", env(map[string]string{"HITL_TOKENS": tc.tokens}))
 			require.NoError(t, err)
 			err = c.Validate()
-			assert.Equal(t, hitl.EINVALID, hitl.ErrorCode(err))
+			assert.Equal(t, fault.EINVALID, fault.Code(err))
 			assert.ErrorContains(t, err, tc.want)
 			assert.NotContains(t, err.Error(), secretA, "secrets are never printed")
 		})

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/hitlbot/hitl"
+	"github.com/hitlbot/hitl/fault"
 	"github.com/hitlbot/hitl/service"
 	"github.com/robfig/cron/v3"
 )
@@ -38,7 +39,7 @@ func (c Config) Validate() error {
 		return bad("interaction_threshold", strconv.Itoa(*t), "must be a whole number from 0 to 5 (0: agents never ask; unset: nothing is refused)")
 	}
 	if err := (hitl.Policy{Rules: c.PolicyRules()}).Validate(); err != nil {
-		return hitl.Errorf(hitl.EINVALID, "config policy: %s", hitl.ErrorMessage(err))
+		return fault.Errorf(fault.EINVALID, "config policy: %s", fault.Message(err))
 	}
 	if err := c.validateReminders(); err != nil {
 		return err
@@ -159,7 +160,7 @@ func (s Slack) validate() error {
 
 func bad(key, value, why string) error {
 	if value == "" {
-		return hitl.Errorf(hitl.EINVALID, "config %s: %s", key, why)
+		return fault.Errorf(fault.EINVALID, "config %s: %s", key, why)
 	}
-	return hitl.Errorf(hitl.EINVALID, "config %s = %q: %s", key, value, why)
+	return fault.Errorf(fault.EINVALID, "config %s = %q: %s", key, value, why)
 }

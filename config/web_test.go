@@ -4,8 +4,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/hitlbot/hitl"
 	"github.com/hitlbot/hitl/config"
+	"github.com/hitlbot/hitl/fault"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )
@@ -39,7 +39,7 @@ func TestWebConfig(t *testing.T) {
 			c := config.Default()
 			tc.mutate(&c)
 			err := c.Validate()
-			assert.Equal(t, hitl.EINVALID, hitl.ErrorCode(err))
+			assert.Equal(t, fault.EINVALID, fault.Code(err))
 			assert.ErrorContains(t, err, tc.want)
 		})
 	}

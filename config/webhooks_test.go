@@ -5,6 +5,7 @@ import (
 
 	"github.com/hitlbot/hitl"
 	"github.com/hitlbot/hitl/config"
+	"github.com/hitlbot/hitl/fault"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )
@@ -55,7 +56,7 @@ webhooks_callback_secret_file: /etc/hitl/callback.whsec
 			r.edit(&c)
 			err := c.Validate()
 			require.Error(t, err)
-			assert.Equal(t, hitl.EINVALID, hitl.ErrorCode(err))
+			assert.Equal(t, fault.EINVALID, fault.Code(err))
 			assert.Contains(t, err.Error(), r.key)
 		})
 	}

@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/hitlbot/hitl"
+	"github.com/hitlbot/hitl/fault"
 	"github.com/hitlbot/hitl/notify"
 	"github.com/hitlbot/hitl/service"
 )
@@ -183,9 +184,9 @@ func (m *Mailer) mailFor(ctx context.Context, ev *hitl.Event) ([]hitl.Mail, erro
 	q := ev.Question
 	if q == nil {
 		var err error
-		switch q, err = m.svc.Questions.Question(ctx, ev.QuestionID); hitl.ErrorCode(err) {
+		switch q, err = m.svc.Questions.Question(ctx, ev.QuestionID); fault.Code(err) {
 		case "":
-		case hitl.ENOTFOUND:
+		case fault.ENOTFOUND:
 			return nil, nil
 		default:
 			return nil, err
@@ -236,7 +237,7 @@ func (m *Mailer) sendOne(ctx context.Context, mail hitl.Mail) (ok bool, err erro
 	wctx, cancel := context.WithTimeout(ctx, sendWithin)
 	defer cancel()
 	q, err := m.svc.Questions.Question(wctx, mail.QuestionID)
-	if hitl.ErrorCode(err) == hitl.ENOTFOUND || (err == nil && !q.Pending()) {
+	if fault.Code(err) == fault.ENOTFOUND || (err == nil && !q.Pending()) {
 		return false, m.complete(ctx, mail) // pruned or settled: nothing to nudge
 	}
 	var to string
@@ -277,8 +278,8 @@ func (m *Mailer) complete(ctx context.Context, mail hitl.Mail) error {
 // mailer's now (ECONFLICT), or that one finished it (ENOTFOUND). Neither
 // is sent again by this mailer; the refusal is logged.
 func (m *Mailer) lost(err error, mail hitl.Mail, what string) error {
-	switch hitl.ErrorCode(err) {
-	case hitl.ECONFLICT, hitl.ENOTFOUND:
+	switch fault.Code(err) {
+	case fault.ECONFLICT, fault.ENOTFOUND:
 		m.log.Warn("email: a mail's claim ran out before its "+what+"; another mailer has it", "user", mail.User, "question", mail.QuestionID, "claim", mail.Claim, "err", err)
 		return nil
 	}

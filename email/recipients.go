@@ -5,6 +5,7 @@ import (
 	"slices"
 
 	"github.com/hitlbot/hitl"
+	"github.com/hitlbot/hitl/fault"
 )
 
 // Mailed reports whether an event of q goes by email too: reminders and
@@ -42,7 +43,7 @@ func Recipients(ctx context.Context, ev hitl.EventType, q *hitl.Question, answer
 			continue
 		}
 		var members []string
-		var err error = hitl.Errorf(hitl.EUNAVAILABLE, "no directory of user groups")
+		var err error = fault.Errorf(fault.EUNAVAILABLE, "no directory of user groups")
 		if dir != nil {
 			members, err = dir.GroupMembers(ctx, id)
 		}

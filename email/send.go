@@ -6,7 +6,7 @@ import (
 	"strconv"
 	"time"
 
-	"github.com/hitlbot/hitl"
+	"github.com/hitlbot/hitl/fault"
 	mail "github.com/wneessen/go-mail"
 )
 
@@ -21,7 +21,7 @@ type Sender func(ctx context.Context, to string, m Message) error
 func SMTP(smtpURL, from string, timeout time.Duration) (Sender, error) {
 	u, err := url.Parse(smtpURL)
 	if err != nil || (u.Scheme != "smtp" && u.Scheme != "smtps") || u.Hostname() == "" {
-		return nil, hitl.Errorf(hitl.EINVALID, "email.smtp_url: want smtp://host:port or smtps://host:port")
+		return nil, fault.Errorf(fault.EINVALID, "email.smtp_url: want smtp://host:port or smtps://host:port")
 	}
 	opts := []mail.Option{mail.WithTimeout(timeout)}
 	port := 587
@@ -33,7 +33,7 @@ func SMTP(smtpURL, from string, timeout time.Duration) (Sender, error) {
 	}
 	if p := u.Port(); p != "" {
 		if port, err = strconv.Atoi(p); err != nil {
-			return nil, hitl.Errorf(hitl.EINVALID, "email.smtp_url: bad port %q", p)
+			return nil, fault.Errorf(fault.EINVALID, "email.smtp_url: bad port %q", p)
 		}
 	}
 	opts = append(opts, mail.WithPort(port))
@@ -45,10 +45,10 @@ func SMTP(smtpURL, from string, timeout time.Duration) (Sender, error) {
 	return func(ctx context.Context, to string, m Message) error {
 		msg := mail.NewMsg()
 		if err := msg.From(from); err != nil {
-			return hitl.Errorf(hitl.EINVALID, "email.from: %v", err)
+			return fault.Errorf(fault.EINVALID, "email.from: %v", err)
 		}
 		if err := msg.To(to); err != nil {
-			return hitl.Errorf(hitl.EINVALID, "address %q: %v", to, err)
+			return fault.Errorf(fault.EINVALID, "address %q: %v", to, err)
 		}
 		msg.Subject(m.Subject)
 		msg.SetBodyString(mail.TypeTextPlain, m.Body)

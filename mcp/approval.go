@@ -8,6 +8,7 @@ import (
 
 	"github.com/hitlbot/hitl"
 	"github.com/hitlbot/hitl/agent"
+	"github.com/hitlbot/hitl/fault"
 	"github.com/hitlbot/hitl/service"
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 )
@@ -127,7 +128,7 @@ func (s *Server) permissionPrompt(ctx context.Context, req *sdk.CallToolRequest,
 		}
 		return nil, nil, ctx.Err()
 	case err != nil:
-		p = deny("hitl could not decide, so this is denied: %s", hitl.ErrorMessage(err))
+		p = deny("hitl could not decide, so this is denied: %s", fault.Message(err))
 	}
 	return p.result(), nil, nil
 }

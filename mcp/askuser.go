@@ -8,6 +8,7 @@ import (
 
 	"github.com/hitlbot/hitl"
 	"github.com/hitlbot/hitl/agent"
+	"github.com/hitlbot/hitl/fault"
 )
 
 // userQuestion is one question of Claude Code's AskUserQuestion tool.
@@ -38,7 +39,7 @@ func AskUserQuestions(ctx context.Context, c *agent.Client, run, key string, inp
 	}
 	b, _ := json.Marshal(input)
 	if err := json.Unmarshal(b, &in); err != nil || len(in.Questions) == 0 {
-		return nil, nil, hitl.Errorf(hitl.EINVALID, "AskUserQuestion input has no questions")
+		return nil, nil, fault.Errorf(fault.EINVALID, "AskUserQuestion input has no questions")
 	}
 	var asked AskedQuestions
 	for i, uq := range in.Questions {
@@ -67,9 +68,9 @@ func AskUserQuestions(ctx context.Context, c *agent.Client, run, key string, inp
 		switch q.Outcome() {
 		case hitl.OutcomeAnswered, hitl.OutcomeDefaulted:
 		case hitl.OutcomeTimedOut:
-			return nil, asked, hitl.Errorf(hitl.ETIMEDOUT, "nobody answered %q in time", q.Question)
+			return nil, asked, fault.Errorf(fault.ETIMEDOUT, "nobody answered %q in time", q.Question)
 		default:
-			return nil, asked, hitl.Errorf(hitl.ECANCELLED, "question %s was cancelled: %s", id, orDefault(q.CancelReason, "no reason given"))
+			return nil, asked, fault.Errorf(fault.ECANCELLED, "question %s was cancelled: %s", id, orDefault(q.CancelReason, "no reason given"))
 		}
 		answers[in.Questions[i].Question] = q.Response.String()
 	}

@@ -5,8 +5,8 @@ import (
 	"errors"
 	"time"
 
-	"github.com/hitlbot/hitl"
 	"github.com/hitlbot/hitl/agent"
+	"github.com/hitlbot/hitl/fault"
 )
 
 // ErrStillPending is the cause of a wait that gave up while the question
@@ -42,7 +42,7 @@ func Release(ctx context.Context, c *agent.Client, id, reason string) error {
 	ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 10*time.Second)
 	defer cancel()
 	_, err := c.Cancel(ctx, id, reason)
-	if _, rerr := c.Receive(ctx, id); err == nil && hitl.ErrorCode(rerr) != hitl.ENOTFOUND {
+	if _, rerr := c.Receive(ctx, id); err == nil && fault.Code(rerr) != fault.ENOTFOUND {
 		err = rerr
 	}
 	return err

@@ -4,6 +4,7 @@ import (
 	"context"
 
 	"github.com/hitlbot/hitl"
+	"github.com/hitlbot/hitl/fault"
 )
 
 // count updates the metrics an event of the log changes.
@@ -47,9 +48,9 @@ func (m *Metrics) count(ctx context.Context, ev *hitl.Event) error {
 // and times (the event carries only the outcome).
 func (m *Metrics) settle(ctx context.Context, ev *hitl.Event) error {
 	q, err := m.cfg.Source.Questions.Question(ctx, ev.QuestionID)
-	switch hitl.ErrorCode(err) {
+	switch fault.Code(err) {
 	case "":
-	case hitl.ENOTFOUND:
+	case fault.ENOTFOUND:
 		return nil // pruned since: its type is gone with it
 	default:
 		return err

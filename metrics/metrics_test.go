@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/hitlbot/hitl"
+	"github.com/hitlbot/hitl/fault"
 	"github.com/hitlbot/hitl/internal/clocktest"
 	"github.com/hitlbot/hitl/internal/memstore"
 	"github.com/hitlbot/hitl/metrics"
@@ -120,7 +121,7 @@ func TestScrapeCountsWhatTheLogCommitted(t *testing.T) {
 	_, err = w.svc.Questions.SweepExpired(ctx)
 	require.NoError(t, err)
 	_, err = w.svc.Questions.Answer(ops, a1.ID, hitl.Response{Value: "approve"})
-	assert.Equal(t, hitl.ECONFLICT, hitl.ErrorCode(err), "timed out already")
+	assert.Equal(t, fault.ECONFLICT, fault.Code(err), "timed out already")
 
 	// Events the other edges write: a control RESULT of each kind, policy
 	// decisions, a reminder and an escalation.

@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/hitlbot/hitl"
+	"github.com/hitlbot/hitl/fault"
 	"github.com/hitlbot/hitl/policy"
 	"github.com/hitlbot/hitl/shell"
 	"github.com/stretchr/testify/assert"
@@ -314,6 +315,6 @@ func TestHomeAndPathsAreValidated(t *testing.T) {
 		}
 		require.Error(t, err)
 		assert.Contains(t, err.Error(), tc.wantErr)
-		assert.Equal(t, hitl.EINVALID, hitl.ErrorCode(err))
+		assert.Equal(t, fault.EINVALID, fault.Code(err))
 	}
 }

@@ -7,7 +7,7 @@ import (
 	"fmt"
 	"math"
 
-	"github.com/hitlbot/hitl"
+	"github.com/hitlbot/hitl/fault"
 	"github.com/jackc/pgx/v5"
 )
 
@@ -34,7 +34,7 @@ func readCursor(ctx context.Context, q querier, key, what string) (uint64, error
 // already, by another replica.
 func enqueueTurn(ctx context.Context, tx pgx.Tx, lock int64, key string, cursor uint64) (stored uint64, err error) {
 	if cursor > math.MaxInt64 {
-		return 0, hitl.Errorf(hitl.EINVALID, "%s %d is out of range", key, cursor)
+		return 0, fault.Errorf(fault.EINVALID, "%s %d is out of range", key, cursor)
 	}
 	if _, err := tx.Exec(ctx, `SELECT pg_advisory_xact_lock($1)`, lock); err != nil {
 		return 0, err

@@ -33,6 +33,7 @@ import (
 	"time"
 
 	"github.com/hitlbot/hitl"
+	"github.com/hitlbot/hitl/fault"
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgconn"
 	"github.com/jackc/pgx/v5/pgxpool"
@@ -76,7 +77,7 @@ func IsURL(s string) bool {
 func Open(ctx context.Context, url string) (*DB, error) {
 	cfg, err := pgxpool.ParseConfig(url)
 	if err != nil {
-		return nil, hitl.Errorf(hitl.EINVALID, "database URL: %v", err)
+		return nil, fault.Errorf(fault.EINVALID, "database URL: %v", err)
 	}
 	if cfg.MaxConns < 8 {
 		cfg.MaxConns = 8
@@ -160,13 +161,13 @@ func retryable(err error) bool {
 	return errors.As(err, &pe) && (pe.Code == "40001" || pe.Code == "40P01")
 }
 
-// classify returns err as the hitl error callers can act on: a hitl.Error
+// classify returns err as the fault error callers can act on: a fault.Error
 // as it is; the database unreachable (connection refused or lost, shut
 // down, starting up, out of connections) as EUNAVAILABLE; a value the
 // database refuses (a NUL byte, invalid UTF-8) as EINVALID; a context's
 // error as it is; anything else wrapped, an internal error.
 func classify(what string, err error) error {
-	var he *hitl.Error
+	var he *fault.Error
 	var d domain
 	if errors.As(err, &he) || errors.As(err, &d) || errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded) {
 		return err
@@ -175,9 +176,9 @@ func classify(what string, err error) error {
 	if errors.As(err, &pe) {
 		switch {
 		case strings.HasPrefix(pe.Code, "08"), strings.HasPrefix(pe.Code, "57P"), strings.HasPrefix(pe.Code, "53"):
-			return hitl.Errorf(hitl.EUNAVAILABLE, "the database is unavailable (%s: %s)", what, pe.Message)
+			return fault.Errorf(fault.EUNAVAILABLE, "the database is unavailable (%s: %s)", what, pe.Message)
 		case strings.HasPrefix(pe.Code, "22"):
-			return hitl.Errorf(hitl.EINVALID, "the database refused a value (%s): %s", what, pe.Message)
+			return fault.Errorf(fault.EINVALID, "the database refused a value (%s): %s", what, pe.Message)
 		}
 		return fmt.Errorf("postgres: %s: %w", what, err)
 	}
@@ -185,7 +186,7 @@ func classify(what string, err error) error {
 	var ce *pgconn.ConnectError
 	if errors.As(err, &ne) || errors.As(err, &ce) || pgconn.SafeToRetry(err) || pgconn.Timeout(err) ||
 		strings.Contains(err.Error(), "conn closed") || strings.Contains(err.Error(), "unexpected EOF") {
-		return hitl.Errorf(hitl.EUNAVAILABLE, "the database is unreachable (%s): %v", what, err)
+		return fault.Errorf(fault.EUNAVAILABLE, "the database is unreachable (%s): %v", what, err)
 	}
 	return fmt.Errorf("postgres: %s: %w", what, err)
 }
@@ -208,7 +209,7 @@ func ns(t time.Time) int64 {
 func nulFree(what string, ss ...string) error {
 	for _, s := range ss {
 		if strings.IndexByte(s, 0) >= 0 {
-			return hitl.Errorf(hitl.EINVALID, "%s %q contains a NUL byte", what, s)
+			return fault.Errorf(fault.EINVALID, "%s %q contains a NUL byte", what, s)
 		}
 	}
 	return nil

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/hitlbot/hitl"
+	"github.com/hitlbot/hitl/fault"
 	"github.com/jackc/pgx/v5"
 )
 
@@ -19,7 +20,7 @@ func decodeLearned(data []byte) (*hitl.LearnedRule, error) {
 // the key holds and any earlier version of r, and inserts r.
 func (db *DB) PutLearnedRule(ctx context.Context, r *hitl.LearnedRule) error {
 	if r == nil || r.ID == "" {
-		return hitl.Errorf(hitl.EINVALID, "a learned rule needs an id")
+		return fault.Errorf(fault.EINVALID, "a learned rule needs an id")
 	}
 	if err := nulFree("learned rule id", r.ID); err != nil {
 		return err
@@ -59,7 +60,7 @@ func (db *DB) LearnedRule(ctx context.Context, key hitl.LearnedRuleKey) (*hitl.L
 
 // DeleteLearnedRule implements hitl.PolicyStore.
 func (db *DB) DeleteLearnedRule(ctx context.Context, id string) (*hitl.LearnedRule, error) {
-	return deleteRecord[hitl.LearnedRule](ctx, db, "learned", id, "learned rule "+id, hitl.Errorf(hitl.ENOTFOUND, "no learned rule %s", id))
+	return deleteRecord[hitl.LearnedRule](ctx, db, "learned", id, "learned rule "+id, fault.Errorf(fault.ENOTFOUND, "no learned rule %s", id))
 }
 
 // LearnedRules implements hitl.PolicyStore: a page in id order, from the primary

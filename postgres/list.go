@@ -9,6 +9,7 @@ import (
 	"strings"
 
 	"github.com/hitlbot/hitl"
+	"github.com/hitlbot/hitl/fault"
 )
 
 // A question list's cursor is the position of the last question of the
@@ -28,7 +29,7 @@ func decodeCursor(c string) (int64, string, error) {
 			}
 		}
 	}
-	return 0, "", hitl.Errorf(hitl.EINVALID, "cursor %q does not belong to this list: use the nextCursor of the previous page, with the same filters", c)
+	return 0, "", fault.Errorf(fault.EINVALID, "cursor %q does not belong to this list: use the nextCursor of the previous page, with the same filters", c)
 }
 
 // where builds the conditions of f on questions q, from argument $n on.
@@ -140,7 +141,7 @@ func (db *DB) Questions(ctx context.Context, f hitl.QuestionFilter) (hitl.Questi
 // page (More); by deadline it goes on with NextCursor.
 func (db *DB) queue(ctx context.Context, f hitl.QuestionFilter) (hitl.QuestionPage, error) {
 	if f.Cursor != "" && !f.ByDeadline {
-		return hitl.QuestionPage{}, hitl.Errorf(hitl.EINVALID, "a queue by creation time is read in one page: it takes no cursor")
+		return hitl.QuestionPage{}, fault.Errorf(fault.EINVALID, "a queue by creation time is read in one page: it takes no cursor")
 	}
 	size := f.PageSize()
 	dir, op := "", ">"

@@ -7,6 +7,7 @@ import (
 	"math"
 
 	"github.com/hitlbot/hitl"
+	"github.com/hitlbot/hitl/fault"
 	"github.com/jackc/pgx/v5"
 )
 
@@ -57,7 +58,7 @@ func (db *DB) Load(ctx context.Context, force bool, fn func(*Loader) (lastSeq, o
 			return err
 		}
 		if used && !force {
-			return hitl.Errorf(hitl.EINVALID, "the target database is not empty: nothing was copied (--force replaces what it holds)")
+			return fault.Errorf(fault.EINVALID, "the target database is not empty: nothing was copied (--force replaces what it holds)")
 		}
 		if used {
 			if _, err := tx.Exec(ctx, `TRUNCATE `+join(tables)); err != nil {
@@ -70,7 +71,7 @@ func (db *DB) Load(ctx context.Context, force bool, fn func(*Loader) (lastSeq, o
 			return err
 		}
 		if last > math.MaxInt64 || cursor > math.MaxInt64 {
-			return hitl.Errorf(hitl.EINVALID, "event sequence %d or outbox cursor %d is out of range", last, cursor)
+			return fault.Errorf(fault.EINVALID, "event sequence %d or outbox cursor %d is out of range", last, cursor)
 		}
 		c := change{counts: l.counts}
 		if err := c.flush(ctx, tx); err != nil {
@@ -147,7 +148,7 @@ func (l *Loader) Question(q *hitl.Question) error {
 // Event writes ev with its Seq.
 func (l *Loader) Event(ev *hitl.Event) error {
 	if ev.Seq == 0 || ev.Seq > math.MaxInt64 {
-		return hitl.Errorf(hitl.EINVALID, "event with Seq %d", ev.Seq)
+		return fault.Errorf(fault.EINVALID, "event with Seq %d", ev.Seq)
 	}
 	if err := nulFree("event run id", ev.RunID); err != nil {
 		return err
@@ -205,7 +206,7 @@ func (l *Loader) Learned(r *hitl.LearnedRule) error {
 // Delivery writes a queued delivery with its Seq.
 func (l *Loader) Delivery(d hitl.Delivery) error {
 	if d.Seq == 0 || d.Seq > math.MaxInt64 || d.Target == "" || nulFree("delivery target", d.Target) != nil {
-		return hitl.Errorf(hitl.EINVALID, "delivery %d to %q cannot be stored", d.Seq, d.Target)
+		return fault.Errorf(fault.EINVALID, "delivery %d to %q cannot be stored", d.Seq, d.Target)
 	}
 	data, err := json.Marshal(d)
 	if err != nil {
@@ -239,7 +240,7 @@ func (l *Loader) Delivered(m hitl.Delivered) error {
 // Mail writes a queued mail with its Seq.
 func (l *Loader) Mail(m hitl.Mail) error {
 	if m.Seq == 0 || m.Seq > math.MaxInt64 {
-		return hitl.Errorf(hitl.EINVALID, "mail %d cannot be stored", m.Seq)
+		return fault.Errorf(fault.EINVALID, "mail %d cannot be stored", m.Seq)
 	}
 	data, err := json.Marshal(m)
 	if err != nil {
@@ -258,7 +259,7 @@ func (l *Loader) MailCursor(cursor uint64) error {
 		return nil
 	}
 	if cursor > math.MaxInt64 {
-		return hitl.Errorf(hitl.EINVALID, "mail cursor %d is out of range", cursor)
+		return fault.Errorf(fault.EINVALID, "mail cursor %d is out of range", cursor)
 	}
 	_, err := l.tx.Exec(l.ctx, `INSERT INTO meta (key, value) VALUES ('mail_cursor', convert_to($1::bigint::text, 'UTF8'))`, int64(cursor))
 	return err
@@ -268,7 +269,7 @@ func (l *Loader) MailCursor(cursor uint64) error {
 // delivered one counts as its target's last success.
 func (l *Loader) Webhook(d hitl.WebhookDelivery) error {
 	if d.Seq == 0 || d.Seq > math.MaxInt64 {
-		return hitl.Errorf(hitl.EINVALID, "webhook delivery %d cannot be stored", d.Seq)
+		return fault.Errorf(fault.EINVALID, "webhook delivery %d cannot be stored", d.Seq)
 	}
 	if err := nulFree("webhook target", d.Target(), d.RunID); err != nil {
 		return err

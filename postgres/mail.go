@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/hitlbot/hitl"
+	"github.com/hitlbot/hitl/fault"
 	"github.com/jackc/pgx/v5"
 )
 
@@ -65,7 +66,7 @@ func (db *DB) CompleteMail(ctx context.Context, m hitl.Mail) error {
 		return nil
 	}
 	return db.write(ctx, fmt.Sprintf("complete mail %d", m.Seq), func(tx pgx.Tx) error {
-		if _, err := heldMail(ctx, tx, m); hitl.ErrorCode(err) == hitl.ENOTFOUND {
+		if _, err := heldMail(ctx, tx, m); fault.Code(err) == fault.ENOTFOUND {
 			return nil
 		} else if err != nil {
 			return err
@@ -78,7 +79,7 @@ func (db *DB) CompleteMail(ctx context.Context, m hitl.Mail) error {
 // RetryMail implements hitl.MailOutbox.
 func (db *DB) RetryMail(ctx context.Context, m hitl.Mail) error {
 	if m.Seq > math.MaxInt64 {
-		return hitl.Errorf(hitl.ENOTFOUND, "mail %d is not queued", m.Seq)
+		return fault.Errorf(fault.ENOTFOUND, "mail %d is not queued", m.Seq)
 	}
 	return db.write(ctx, fmt.Sprintf("retry mail %d", m.Seq), func(tx pgx.Tx) error {
 		old, err := heldMail(ctx, tx, m)
@@ -102,7 +103,7 @@ func heldMail(ctx context.Context, tx pgx.Tx, m hitl.Mail) (hitl.Mail, error) {
 	var data []byte
 	err := tx.QueryRow(ctx, `SELECT data FROM mail WHERE seq = $1 FOR UPDATE`, int64(m.Seq)).Scan(&data)
 	if errors.Is(err, pgx.ErrNoRows) {
-		return hitl.Mail{}, hitl.Errorf(hitl.ENOTFOUND, "mail %d is not queued", m.Seq)
+		return hitl.Mail{}, fault.Errorf(fault.ENOTFOUND, "mail %d is not queued", m.Seq)
 	} else if err != nil {
 		return hitl.Mail{}, err
 	}

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/hitlbot/hitl"
+	"github.com/hitlbot/hitl/fault"
 	"github.com/hitlbot/hitl/notify"
 	"github.com/jackc/pgx/v5"
 )
@@ -145,7 +146,7 @@ func (n *Notifier) send() {
 			if n.ctx.Err() != nil {
 				return
 			}
-			if hitl.ErrorCode(classify("notify", err)) != hitl.EUNAVAILABLE {
+			if fault.Code(classify("notify", err)) != fault.EUNAVAILABLE {
 				// A payload the server refuses: wake everyone instead.
 				payloads = []string{wakeAll}
 			}

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/hitlbot/hitl"
+	"github.com/hitlbot/hitl/fault"
 	"github.com/jackc/pgx/v5"
 )
 
@@ -27,7 +28,7 @@ func (db *DB) OutboxCursor(ctx context.Context) (uint64, error) {
 func (db *DB) Enqueue(ctx context.Context, cursor uint64, ds []hitl.Delivery) error {
 	for _, d := range ds {
 		if d.Target == "" || nulFree("delivery target", d.Target, d.QuestionID, d.Kind) != nil {
-			return hitl.Errorf(hitl.EINVALID, "delivery target %q is empty or contains a NUL byte", d.Target)
+			return fault.Errorf(fault.EINVALID, "delivery target %q is empty or contains a NUL byte", d.Target)
 		}
 	}
 	return db.write(ctx, "enqueue deliveries", func(tx pgx.Tx) error {
@@ -133,7 +134,7 @@ func (db *DB) NextDelivery(ctx context.Context, target string) (hitl.Delivery, e
 		return d, err
 	}
 	if !found {
-		return d, hitl.Errorf(hitl.ENOTFOUND, "no delivery queued for %s (or another replica is doing them)", target)
+		return d, fault.Errorf(fault.ENOTFOUND, "no delivery queued for %s (or another replica is doing them)", target)
 	}
 	return d, nil
 }
@@ -145,7 +146,7 @@ func (db *DB) SetLease(d time.Duration) { db.lease.Store(int64(d)) }
 // Complete implements hitl.Outbox.
 func (db *DB) Complete(ctx context.Context, d hitl.Delivery, rec *hitl.Delivered) error {
 	if d.Seq > math.MaxInt64 {
-		return hitl.Errorf(hitl.ENOTFOUND, "no delivery %d", d.Seq)
+		return fault.Errorf(fault.ENOTFOUND, "no delivery %d", d.Seq)
 	}
 	var data []byte
 	if rec != nil {
@@ -205,7 +206,7 @@ func (db *DB) Delivered(ctx context.Context, questionID string) ([]hitl.Delivere
 
 // DeliveredAt implements hitl.Outbox: delivered_by_ts.
 func (db *DB) DeliveredAt(ctx context.Context, channel, ts string) (hitl.Delivered, error) {
-	notFound := hitl.Errorf(hitl.ENOTFOUND, "no question was delivered as message %s in %s", ts, channel)
+	notFound := fault.Errorf(fault.ENOTFOUND, "no question was delivered as message %s in %s", ts, channel)
 	if nulFree("message", channel, ts) != nil {
 		return hitl.Delivered{}, notFound
 	}

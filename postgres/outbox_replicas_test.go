@@ -5,6 +5,7 @@ import (
 	"testing"
 
 	"github.com/hitlbot/hitl"
+	"github.com/hitlbot/hitl/fault"
 	"github.com/hitlbot/hitl/internal/pgtest"
 )
 
@@ -40,7 +41,7 @@ func TestEnqueueOnceAcrossReplicas(t *testing.T) {
 	var got []string
 	for {
 		d, err := a.NextDelivery(ctx, "C1")
-		if hitl.ErrorCode(err) == hitl.ENOTFOUND {
+		if fault.Code(err) == fault.ENOTFOUND {
 			break
 		} else if err != nil {
 			t.Fatal(err)
@@ -69,13 +70,13 @@ func TestDeliveryClaimsAcrossReplicas(t *testing.T) {
 	if err != nil || d.QuestionID != "q1" || d.Resumed {
 		t.Fatalf("a's first read: %+v, %v (a new claim: not resumed)", d, err)
 	}
-	if _, err := b.NextDelivery(ctx, "C1"); hitl.ErrorCode(err) != hitl.ENOTFOUND {
+	if _, err := b.NextDelivery(ctx, "C1"); fault.Code(err) != fault.ENOTFOUND {
 		t.Fatalf("b while a holds C1: %v, want not found", err)
 	}
 	if err := a.Complete(ctx, d, nil); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := b.NextDelivery(ctx, "C1"); hitl.ErrorCode(err) != hitl.ENOTFOUND {
+	if _, err := b.NextDelivery(ctx, "C1"); fault.Code(err) != fault.ENOTFOUND {
 		t.Fatalf("b between a's deliveries: %v, want not found (a keeps C1 while it has work)", err)
 	}
 	d, err = a.NextDelivery(ctx, "C1")
@@ -85,7 +86,7 @@ func TestDeliveryClaimsAcrossReplicas(t *testing.T) {
 	if err := a.Complete(ctx, d, nil); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := a.NextDelivery(ctx, "C1"); hitl.ErrorCode(err) != hitl.ENOTFOUND {
+	if _, err := a.NextDelivery(ctx, "C1"); fault.Code(err) != fault.ENOTFOUND {
 		t.Fatalf("a on an emptied queue: %v", err)
 	}
 	if err := a.Enqueue(ctx, 2, []hitl.Delivery{{Kind: "post", QuestionID: "q3", Target: "C1"}}); err != nil {
@@ -112,7 +113,7 @@ func TestDeliveryClaimsAcrossReplicas(t *testing.T) {
 			t.Fatalf("b's next read of C2: %+v, %v (its own claim now: not resumed)", d, err)
 		}
 		a.SetLease(DefaultLease)
-		if _, err := a.NextDelivery(ctx, "C2"); hitl.ErrorCode(err) != hitl.ENOTFOUND {
+		if _, err := a.NextDelivery(ctx, "C2"); fault.Code(err) != fault.ENOTFOUND {
 			t.Fatalf("a after b took C2 over: %v", err)
 		}
 	})

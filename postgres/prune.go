@@ -4,7 +4,7 @@ import (
 	"context"
 	"time"
 
-	"github.com/hitlbot/hitl"
+	"github.com/hitlbot/hitl/fault"
 	"github.com/jackc/pgx/v5"
 )
 
@@ -74,7 +74,7 @@ func (db *DB) Prune(ctx context.Context, before time.Time, limit int) (int, erro
 // its share of its run.
 func deleteQuestion(ctx context.Context, tx pgx.Tx, c *change, id string) (bool, error) {
 	q, err := getQuestion(ctx, tx, id, true)
-	if hitl.ErrorCode(err) == hitl.ENOTFOUND {
+	if fault.Code(err) == fault.ENOTFOUND {
 		return false, nil
 	} else if err != nil {
 		return false, err

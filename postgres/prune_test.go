@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/hitlbot/hitl"
+	"github.com/hitlbot/hitl/fault"
 	"github.com/hitlbot/hitl/internal/clocktest"
 	"github.com/hitlbot/hitl/internal/pgtest"
 	"github.com/hitlbot/hitl/notify"
@@ -49,7 +50,7 @@ func TestPruneRunsOnOneReplicaAtATime(t *testing.T) {
 	if err != nil || n == 0 {
 		t.Fatalf("prune once the lock is free: %d deleted, %v", n, err)
 	}
-	if _, err := db.Question(ctx, q.ID); hitl.ErrorCode(err) != hitl.ENOTFOUND {
+	if _, err := db.Question(ctx, q.ID); fault.Code(err) != fault.ENOTFOUND {
 		t.Fatalf("the settled question is still there: %v", err)
 	}
 }

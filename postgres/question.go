@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/hitlbot/hitl"
+	"github.com/hitlbot/hitl/fault"
 	"github.com/jackc/pgx/v5"
 )
 
@@ -57,7 +58,7 @@ func rowOf(q *hitl.Question) qrow {
 
 func checkQuestion(q *hitl.Question) error {
 	if q.ID == "" {
-		return hitl.Errorf(hitl.EINVALID, "question has no id")
+		return fault.Errorf(fault.EINVALID, "question has no id")
 	}
 	if err := nulFree("question field", q.ID, q.RunID, q.Asker, q.AskerUser, q.RespondedBy, string(q.Status), string(q.Type)); err != nil {
 		return err
@@ -177,7 +178,7 @@ func (db *DB) CreateQuestion(ctx context.Context, q *hitl.Question, ev *hitl.Eve
 			if err == nil {
 				stored = existing
 				return nil
-			} else if hitl.ErrorCode(err) != hitl.ENOTFOUND {
+			} else if fault.Code(err) != fault.ENOTFOUND {
 				return err
 			}
 		}
@@ -205,7 +206,7 @@ func (db *DB) CreateQuestion(ctx context.Context, q *hitl.Question, ev *hitl.Eve
 			// A question of this id, or one holding this key, committed
 			// first (the insert waited for it): now visible.
 			if _, err := getQuestion(ctx, tx, q.ID, false); err == nil {
-				return hitl.Errorf(hitl.ECONFLICT, "question %s already exists", q.ID)
+				return fault.Errorf(fault.ECONFLICT, "question %s already exists", q.ID)
 			}
 			if r.idem != nil {
 				if existing, err := questionByKey(ctx, tx, q.RunID, string(r.idem)); err == nil {
@@ -307,7 +308,7 @@ func updateRow(ctx context.Context, tx pgx.Tx, old, q *hitl.Question) error {
 		r.respondedBy, r.idem, r.pending, r.unassigned, r.waits, r.sealed, data, r.remind)
 	if err != nil {
 		if isUnique(err) {
-			return hitl.Errorf(hitl.ECONFLICT, "idempotency key of question %s is already used by another question", q.ID)
+			return fault.Errorf(fault.ECONFLICT, "idempotency key of question %s is already used by another question", q.ID)
 		}
 		return err
 	}
@@ -427,7 +428,7 @@ func (db *DB) UpdateQuestions(ctx context.Context, ids []string, fn func(q *hitl
 		for i, id := range ids {
 			q, ok := locked[id]
 			if !ok {
-				errs[i] = hitl.Errorf(hitl.ENOTFOUND, "question %s not found", id)
+				errs[i] = fault.Errorf(fault.ENOTFOUND, "question %s not found", id)
 				continue
 			}
 			if _, err := tx.Exec(ctx, `SAVEPOINT q`); err != nil {
@@ -438,7 +439,7 @@ func (db *DB) UpdateQuestions(ctx context.Context, ids []string, fn func(q *hitl
 				var d domain
 				if errors.As(err, &d) {
 					err = d.err
-				} else if hitl.ErrorCode(err) != hitl.ECONFLICT {
+				} else if fault.Code(err) != fault.ECONFLICT {
 					return err
 				}
 				errs[i] = err
@@ -485,7 +486,7 @@ func getQuestion(ctx context.Context, q querier, id string, lock bool) (*hitl.Qu
 	}
 	var data []byte
 	if err := q.QueryRow(ctx, sql, id).Scan(&data); errors.Is(err, pgx.ErrNoRows) {
-		return nil, hitl.Errorf(hitl.ENOTFOUND, "question %s not found", id)
+		return nil, fault.Errorf(fault.ENOTFOUND, "question %s not found", id)
 	} else if err != nil {
 		return nil, err
 	}
@@ -504,7 +505,7 @@ func questionByKey(ctx context.Context, q querier, runID, key string) (*hitl.Que
 	var data []byte
 	err := q.QueryRow(ctx, `SELECT data FROM questions WHERE job_id = $1 AND idem_key = $2`, runID, []byte(key)).Scan(&data)
 	if errors.Is(err, pgx.ErrNoRows) {
-		return nil, hitl.Errorf(hitl.ENOTFOUND, "no question of run %s holds key %q", runID, key)
+		return nil, fault.Errorf(fault.ENOTFOUND, "no question of run %s holds key %q", runID, key)
 	} else if err != nil {
 		return nil, err
 	}
@@ -514,7 +515,7 @@ func questionByKey(ctx context.Context, q querier, runID, key string) (*hitl.Que
 // QuestionByKey implements hitl.QuestionStore.
 func (db *DB) QuestionByKey(ctx context.Context, runID, key string) (*hitl.Question, error) {
 	if nulFree("run id", runID) != nil {
-		return nil, hitl.Errorf(hitl.ENOTFOUND, "no question of run %s holds key %q", runID, key)
+		return nil, fault.Errorf(fault.ENOTFOUND, "no question of run %s holds key %q", runID, key)
 	}
 	q, err := questionByKey(ctx, db.pool, runID, key)
 	if err != nil {

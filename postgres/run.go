@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/hitlbot/hitl"
+	"github.com/hitlbot/hitl/fault"
 	"github.com/jackc/pgx/v5"
 )
 
@@ -125,7 +126,7 @@ func (db *DB) Run(ctx context.Context, id string) (*hitl.Run, error) {
 		return nil, classify("read run "+id, err)
 	}
 	if run == nil {
-		return nil, hitl.Errorf(hitl.ENOTFOUND, "no run is named %s", id)
+		return nil, fault.Errorf(fault.ENOTFOUND, "no run is named %s", id)
 	}
 	return run, nil
 }

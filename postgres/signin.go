@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/hitlbot/hitl"
+	"github.com/hitlbot/hitl/fault"
 	"github.com/jackc/pgx/v5"
 )
 
@@ -18,7 +19,7 @@ func decodeSignIn(data []byte) (*hitl.SignIn, error) {
 // PutSignIn implements hitl.SignInStore: an upsert of the record.
 func (db *DB) PutSignIn(ctx context.Context, s *hitl.SignIn) error {
 	if s == nil || s.ID == "" {
-		return hitl.Errorf(hitl.EINVALID, "a web session needs an id")
+		return fault.Errorf(fault.EINVALID, "a web session needs an id")
 	}
 	if err := nulFree("web session id", s.ID); err != nil {
 		return err
@@ -37,12 +38,12 @@ ON CONFLICT (id) DO UPDATE SET expires_ns = EXCLUDED.expires_ns, data = EXCLUDED
 // SignIn implements hitl.SignInStore: the primary key.
 func (db *DB) SignIn(ctx context.Context, id string) (*hitl.SignIn, error) {
 	if nulFree("web session id", id) != nil {
-		return nil, hitl.Errorf(hitl.ENOTFOUND, "no web session")
+		return nil, fault.Errorf(fault.ENOTFOUND, "no web session")
 	}
 	var data []byte
 	err := db.pool.QueryRow(ctx, `SELECT data FROM web_sessions WHERE id = $1`, id).Scan(&data)
 	if errors.Is(err, pgx.ErrNoRows) {
-		return nil, hitl.Errorf(hitl.ENOTFOUND, "no web session")
+		return nil, fault.Errorf(fault.ENOTFOUND, "no web session")
 	} else if err != nil {
 		return nil, classify("read web session", err)
 	}
@@ -53,9 +54,9 @@ func (db *DB) SignIn(ctx context.Context, id string) (*hitl.SignIn, error) {
 // row lock gives the record to one.
 func (db *DB) DeleteSignIn(ctx context.Context, id string) (*hitl.SignIn, error) {
 	if nulFree("web session id", id) != nil {
-		return nil, hitl.Errorf(hitl.ENOTFOUND, "no web session")
+		return nil, fault.Errorf(fault.ENOTFOUND, "no web session")
 	}
-	return deleteRecord[hitl.SignIn](ctx, db, "web_sessions", id, "web session", hitl.Errorf(hitl.ENOTFOUND, "no web session"))
+	return deleteRecord[hitl.SignIn](ctx, db, "web_sessions", id, "web session", fault.Errorf(fault.ENOTFOUND, "no web session"))
 }
 
 // PruneSignIns implements hitl.SignInStore: the oldest expired first; with nothing

@@ -5,6 +5,7 @@ import (
 	"time"
 
 	"github.com/hitlbot/hitl"
+	"github.com/hitlbot/hitl/fault"
 	"github.com/jackc/pgx/v5"
 )
 
@@ -49,7 +50,7 @@ func (db *DB) SettledQuestions(ctx context.Context, since time.Time, limit int, 
 			return hitl.QuestionPage{}, err
 		}
 		if at < ns(since) {
-			return hitl.QuestionPage{}, hitl.Errorf(hitl.EINVALID, "cursor %q is before the start of this list: use the nextCursor of the previous page, with the same since", cursor)
+			return hitl.QuestionPage{}, fault.Errorf(fault.EINVALID, "cursor %q is before the start of this list: use the nextCursor of the previous page, with the same since", cursor)
 		}
 	}
 	rows, err := db.pool.Query(ctx, `SELECT responded_ns, data FROM questions WHERE responded_ns IS NOT NULL AND (responded_ns, id) > ($1, $2)

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/hitlbot/hitl"
+	"github.com/hitlbot/hitl/fault"
 	"github.com/jackc/pgx/v5"
 )
 
@@ -98,12 +99,12 @@ func (db *DB) ClaimWebhooks(ctx context.Context, now, until time.Time, limit int
 func lockWebhook(ctx context.Context, tx pgx.Tx, seq uint64) (hitl.WebhookDelivery, error) {
 	var d hitl.WebhookDelivery
 	if seq > math.MaxInt64 {
-		return d, hitl.Errorf(hitl.ENOTFOUND, "webhook delivery %d is not stored", seq)
+		return d, fault.Errorf(fault.ENOTFOUND, "webhook delivery %d is not stored", seq)
 	}
 	var data []byte
 	err := tx.QueryRow(ctx, `SELECT data FROM webhooks WHERE seq = $1 FOR UPDATE`, int64(seq)).Scan(&data)
 	if errors.Is(err, pgx.ErrNoRows) {
-		return d, hitl.Errorf(hitl.ENOTFOUND, "webhook delivery %d is not stored", seq)
+		return d, fault.Errorf(fault.ENOTFOUND, "webhook delivery %d is not stored", seq)
 	} else if err != nil {
 		return d, err
 	}
@@ -128,7 +129,7 @@ func (db *DB) SettleWebhook(ctx context.Context, d hitl.WebhookDelivery) error {
 		var settled *int64
 		if old.Status != hitl.WebhookPending {
 			if old.SettledAt == nil {
-				return hitl.Errorf(hitl.EINVALID, "webhook delivery %d is %s without a settling time", d.Seq, d.Status)
+				return fault.Errorf(fault.EINVALID, "webhook delivery %d is %s without a settling time", d.Seq, d.Status)
 			}
 			s := ns(*old.SettledAt)
 			settled = &s
@@ -153,12 +154,12 @@ func (db *DB) SettleWebhook(ctx context.Context, d hitl.WebhookDelivery) error {
 func (db *DB) WebhookDelivery(ctx context.Context, seq uint64) (hitl.WebhookDelivery, error) {
 	var d hitl.WebhookDelivery
 	if seq > math.MaxInt64 {
-		return d, hitl.Errorf(hitl.ENOTFOUND, "webhook delivery %d is not stored", seq)
+		return d, fault.Errorf(fault.ENOTFOUND, "webhook delivery %d is not stored", seq)
 	}
 	var data []byte
 	err := db.pool.QueryRow(ctx, `SELECT data FROM webhooks WHERE seq = $1`, int64(seq)).Scan(&data)
 	if errors.Is(err, pgx.ErrNoRows) {
-		return d, hitl.Errorf(hitl.ENOTFOUND, "webhook delivery %d is not stored", seq)
+		return d, fault.Errorf(fault.ENOTFOUND, "webhook delivery %d is not stored", seq)
 	} else if err != nil {
 		return d, classify("webhook delivery", err)
 	}

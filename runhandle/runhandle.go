@@ -17,6 +17,7 @@ import (
 	"strings"
 
 	"github.com/hitlbot/hitl"
+	"github.com/hitlbot/hitl/fault"
 )
 
 // MaxMatches bounds the runs Match returns for an ambiguous prefix.
@@ -77,7 +78,7 @@ func Match(ctx context.Context, f Finder, name string) ([]string, error) {
 	}
 	if _, err := f.RunRecord(ctx, name); err == nil {
 		return []string{name}, nil
-	} else if hitl.ErrorCode(err) != hitl.ENOTFOUND {
+	} else if fault.Code(err) != fault.ENOTFOUND {
 		return nil, err
 	}
 	runs, err := f.RunsByPrefix(ctx, name, MaxMatches+1)
@@ -103,9 +104,9 @@ func Resolve(ctx context.Context, f Finder, name string) (string, error) {
 	case len(ids) == 1:
 		return ids[0], nil
 	case len(ids) == 0:
-		return "", hitl.Errorf(hitl.ENOTFOUND, "no run is named %s or starts with it", name)
+		return "", fault.Errorf(fault.ENOTFOUND, "no run is named %s or starts with it", name)
 	case len(ids) > MaxMatches:
-		return "", hitl.Errorf(hitl.EINVALID, "%s begins more than %d runs (%s, …): give more of the id", name, MaxMatches, strings.Join(ids[:MaxMatches], ", "))
+		return "", fault.Errorf(fault.EINVALID, "%s begins more than %d runs (%s, …): give more of the id", name, MaxMatches, strings.Join(ids[:MaxMatches], ", "))
 	}
-	return "", hitl.Errorf(hitl.EINVALID, "%s begins %d runs (%s): give more of the id", name, len(ids), strings.Join(ids, ", "))
+	return "", fault.Errorf(fault.EINVALID, "%s begins %d runs (%s): give more of the id", name, len(ids), strings.Join(ids, ", "))
 }

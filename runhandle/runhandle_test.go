@@ -10,6 +10,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/hitlbot/hitl"
+	"github.com/hitlbot/hitl/fault"
 	"github.com/hitlbot/hitl/runhandle"
 )
 
@@ -34,7 +35,7 @@ func (r runs) RunRecord(_ context.Context, id string) (*hitl.Run, error) {
 			return &hitl.Run{ID: id}, nil
 		}
 	}
-	return nil, hitl.Errorf(hitl.ENOTFOUND, "no run %s", id)
+	return nil, fault.Errorf(fault.ENOTFOUND, "no run %s", id)
 }
 
 // TestMatch is the rule for naming a run by hand, row by row.
@@ -49,9 +50,9 @@ func TestMatch(t *testing.T) {
 	}{
 		{"loop-1", []string{"loop-1"}, "loop-1", ""}, // an exact id wins over the runs it prefixes
 		{"grind", []string{"grind-7"}, "grind-7", ""},
-		{"loop", []string{"loop-1", "loop-10"}, "", hitl.EINVALID},
-		{"claude-3f2b", []string{"claude-3f2b8c1e", "claude-3f2b9d00"}, "", hitl.EINVALID},
-		{"nothing", []string{}, "", hitl.ENOTFOUND},
+		{"loop", []string{"loop-1", "loop-10"}, "", fault.EINVALID},
+		{"claude-3f2b", []string{"claude-3f2b8c1e", "claude-3f2b9d00"}, "", fault.EINVALID},
+		{"nothing", []string{}, "", fault.ENOTFOUND},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			got, err := runhandle.Match(ctx, all, tc.name)
@@ -59,11 +60,11 @@ func TestMatch(t *testing.T) {
 			assert.Equal(t, tc.matches, got)
 			run, err := runhandle.Resolve(ctx, all, tc.name)
 			assert.Equal(t, tc.run, run)
-			assert.Equal(t, tc.code, hitl.ErrorCode(err))
+			assert.Equal(t, tc.code, fault.Code(err))
 		})
 	}
 	_, err := runhandle.Match(ctx, all, "bad id!")
-	assert.Equal(t, hitl.EINVALID, hitl.ErrorCode(err), "a name that cannot be a run id is refused")
+	assert.Equal(t, fault.EINVALID, fault.Code(err), "a name that cannot be a run id is refused")
 }
 
 // TestOf: a handle is the shortest unique prefix, never shorter than

@@ -7,6 +7,7 @@ import (
 
 	"github.com/hitlbot/hitl"
 	"github.com/hitlbot/hitl/access"
+	"github.com/hitlbot/hitl/fault"
 	"github.com/hitlbot/hitl/internal/clocktest"
 	"github.com/hitlbot/hitl/internal/memstore"
 	"github.com/hitlbot/hitl/notify"
@@ -113,8 +114,8 @@ func TestAuthorizationTable(t *testing.T) {
 				require.NoError(t, err)
 				return
 			}
-			require.Equal(t, hitl.EFORBIDDEN, hitl.ErrorCode(err), "%v", err)
-			assert.Contains(t, hitl.ErrorMessage(err), r.reason)
+			require.Equal(t, fault.EFORBIDDEN, fault.Code(err), "%v", err)
+			assert.Contains(t, fault.Message(err), r.reason)
 			// Every refusal is audited, and only admins read the audit.
 			evs, _, err := svc.Log.Events(hitl.WithPrincipal(context.Background(), admin), 0, 0)
 			require.NoError(t, err)
@@ -167,13 +168,13 @@ func TestPrincipalsWithoutAnswerSeeOnlyTheirOwn(t *testing.T) {
 		assert.Equal(t, mine.ID, evs[0].QuestionID)
 		assert.Equal(t, uint64(2), last, "the cursor moves past what it may not see")
 		_, err = svc.Runs.RunState(as(asker), "run-2")
-		assert.Equal(t, hitl.EFORBIDDEN, hitl.ErrorCode(err), "another's run is not theirs to read")
+		assert.Equal(t, fault.EFORBIDDEN, fault.Code(err), "another's run is not theirs to read")
 	})
 	t.Run("a principal without any scope sees nothing", func(t *testing.T) {
 		_, err := svc.Questions.Questions(as(hitl.Principal{ID: "api:nobody"}), hitl.QuestionFilter{})
-		assert.Equal(t, hitl.EFORBIDDEN, hitl.ErrorCode(err))
+		assert.Equal(t, fault.EFORBIDDEN, fault.Code(err))
 		_, _, err = svc.Questions.Create(context.Background(), "run-1", hitl.NewQuestion{Question: "anonymous?"})
-		assert.Equal(t, hitl.EFORBIDDEN, hitl.ErrorCode(err), "no principal, no question")
+		assert.Equal(t, fault.EFORBIDDEN, fault.Code(err), "no principal, no question")
 	})
 }
 
@@ -192,9 +193,9 @@ func TestApprovalCannotApproveItselfByDefault(t *testing.T) {
 	ctx := hitl.WithPrincipal(context.Background(), asker)
 	svc := service.NewService(memstore.New(), service.ServiceConfig{Notifier: notify.New(), Clock: clocktest.New(t0)})
 	_, _, err := svc.Questions.Create(ctx, "run-1", n)
-	require.Equal(t, hitl.EINVALID, hitl.ErrorCode(err))
-	assert.Contains(t, hitl.ErrorMessage(err), "defaultResponse")
-	assert.Contains(t, hitl.ErrorMessage(err), "allow_default_approve")
+	require.Equal(t, fault.EINVALID, fault.Code(err))
+	assert.Contains(t, fault.Message(err), "defaultResponse")
+	assert.Contains(t, fault.Message(err), "allow_default_approve")
 
 	deny := n
 	deny.DefaultResponse = &hitl.Response{Value: "deny"}
@@ -268,23 +269,23 @@ func TestAuthorizationRunsAndPolicy(t *testing.T) {
 				refused = failed && code == hitl.CodeForbidden
 			case "report":
 				_, err = svc.Runs.Checkpoint(ctx, hitl.StateEvent{RunID: "loop-1", Stack: []hitl.StackEntry{{ID: "loop-1", Iter: 2}}})
-				refused = hitl.ErrorCode(err) == hitl.EFORBIDDEN
+				refused = fault.Code(err) == fault.EFORBIDDEN
 			case "ask":
 				_, _, err = svc.Questions.Create(ctx, "loop-1", hitl.NewQuestion{Question: "In your run?"})
-				refused = hitl.ErrorCode(err) == hitl.EFORBIDDEN
+				refused = fault.Code(err) == fault.EFORBIDDEN
 			case "read":
 				_, err = svc.Runs.RunRecord(ctx, "loop-1")
-				refused = hitl.ErrorCode(err) == hitl.EFORBIDDEN
+				refused = fault.Code(err) == fault.EFORBIDDEN
 			case "threshold":
 				n := 2
 				_, err = svc.Runs.SetThreshold(ctx, "loop-1", &n)
-				refused = hitl.ErrorCode(err) == hitl.EFORBIDDEN
+				refused = fault.Code(err) == fault.EFORBIDDEN
 			case "set policy":
 				_, err = svc.Policies.SetPolicy(ctx, nil)
-				refused = hitl.ErrorCode(err) == hitl.EFORBIDDEN
+				refused = fault.Code(err) == fault.EFORBIDDEN
 			case "revoke":
 				_, err = svc.Policies.RevokeRule(ctx, "r_nope")
-				refused = hitl.ErrorCode(err) == hitl.EFORBIDDEN
+				refused = fault.Code(err) == fault.EFORBIDDEN
 			}
 			assert.Equal(t, !r.allow, refused, "%v", err)
 			if refused {

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/hitlbot/hitl"
+	"github.com/hitlbot/hitl/fault"
 )
 
 // alertLog is the key alert events are indexed under in the store's
@@ -180,12 +181,12 @@ func (a *Alerts) follow(ctx context.Context, since time.Time) error {
 				continue
 			}
 			q, err := a.svc.store.Question(ctx, ev.QuestionID)
-			switch hitl.ErrorCode(err) {
+			switch fault.Code(err) {
 			case "":
 				if q.RespondedAt != nil && !q.RespondedAt.Before(since) {
 					a.observe(q)
 				}
-			case hitl.ENOTFOUND: // pruned since
+			case fault.ENOTFOUND: // pruned since
 			default:
 				return err
 			}

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/hitlbot/hitl"
+	"github.com/hitlbot/hitl/fault"
 	"github.com/hitlbot/hitl/internal/clocktest"
 	"github.com/hitlbot/hitl/internal/memstore"
 	"github.com/hitlbot/hitl/notify"
@@ -108,7 +109,7 @@ func TestAlertsStartAndClearOnce(t *testing.T) {
 
 	// A failed creation (no question text) starts creation_errors.
 	_, _, err = l.svc.Questions.Create(ctxAs(hitl.TokenPrincipal("ci", nil, "")), "run-load", hitl.NewQuestion{})
-	require.Equal(t, hitl.EINVALID, hitl.ErrorCode(err))
+	require.Equal(t, fault.EINVALID, fault.Code(err))
 	assert.Equal(t, []string{"creation_errors started"}, l.check(t))
 	assert.Empty(t, l.check(t))
 

@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/hitlbot/hitl"
+	"github.com/hitlbot/hitl/fault"
 	"github.com/hitlbot/hitl/internal/memstore"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -23,14 +24,14 @@ func TestBatchRules(t *testing.T) {
 		{decision: "approve", want: hitl.Response{Type: hitl.ApprovalResponse, Value: hitl.Approve}},
 		{decision: "approve", reason: "ignored", want: hitl.Response{Type: hitl.ApprovalResponse, Value: hitl.Approve}},
 		{decision: "deny", reason: "  not today ", want: hitl.Response{Type: hitl.ApprovalResponse, Value: hitl.Deny, Text: "not today"}},
-		{decision: "reply", reason: "use staging", code: hitl.EINVALID},
-		{decision: "yes", code: hitl.EINVALID},
-		{decision: "", code: hitl.EINVALID},
+		{decision: "reply", reason: "use staging", code: fault.EINVALID},
+		{decision: "yes", code: fault.EINVALID},
+		{decision: "", code: fault.EINVALID},
 	} {
 		t.Run("decision "+tc.decision, func(t *testing.T) {
 			r, err := hitl.BatchResponse(tc.decision, tc.reason)
 			if tc.code != "" {
-				require.Equal(t, tc.code, hitl.ErrorCode(err))
+				require.Equal(t, tc.code, fault.Code(err))
 				return
 			}
 			require.NoError(t, err)
@@ -50,14 +51,14 @@ func TestBatchRules(t *testing.T) {
 		code string
 	}{
 		{"each selected once, in order", []string{"q_2", "q_1", "q_2", " q_3 "}, []string{"q_2", "q_1", "q_3"}, ""},
-		{"nothing selected", []string{"", " "}, nil, hitl.EINVALID},
-		{"at most MaxBatch", many, nil, hitl.EINVALID},
+		{"nothing selected", []string{"", " "}, nil, fault.EINVALID},
+		{"at most MaxBatch", many, nil, fault.EINVALID},
 		{"exactly MaxBatch", many[:hitl.MaxBatch], many[:hitl.MaxBatch], ""},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			got, err := hitl.BatchIDs(tc.ids)
 			if tc.code != "" {
-				require.Equal(t, tc.code, hitl.ErrorCode(err))
+				require.Equal(t, tc.code, fault.Code(err))
 				return
 			}
 			require.NoError(t, err)
@@ -71,6 +72,6 @@ func TestBatchRules(t *testing.T) {
 		r, err := hitl.BatchResponse("approve", "")
 		require.NoError(t, err)
 		_, err = svc.Questions.Answer(hitl.WithPrincipal(context.Background(), answerer), q.ID, r)
-		assert.Equal(t, hitl.EINVALID, hitl.ErrorCode(err))
+		assert.Equal(t, fault.EINVALID, fault.Code(err))
 	})
 }

@@ -5,6 +5,7 @@ import (
 	"testing"
 
 	"github.com/hitlbot/hitl"
+	"github.com/hitlbot/hitl/fault"
 	"github.com/hitlbot/hitl/service"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -126,9 +127,9 @@ func TestWokenCheckpoint(t *testing.T) {
 		e.send(t, controller, "req-resume", hitl.CommandResume, "loop-1", hitl.ControlPayload{})
 		other := hitl.TokenPrincipal("other", nil, "")
 		_, err := e.svc.Runs.Woken(hitl.WithPrincipal(context.Background(), other), ev, e.run(t, "loop-1"))
-		assert.Equal(t, hitl.EFORBIDDEN, hitl.ErrorCode(err))
+		assert.Equal(t, fault.EFORBIDDEN, fault.Code(err))
 		noAsk := hitl.TokenPrincipal("loop", []hitl.Scope{hitl.ScopeControl}, "") // the owner's name, without the ask scope
 		_, err = e.svc.Runs.Woken(hitl.WithPrincipal(context.Background(), noAsk), ev, e.run(t, "loop-1"))
-		assert.Equal(t, hitl.EFORBIDDEN, hitl.ErrorCode(err))
+		assert.Equal(t, fault.EFORBIDDEN, fault.Code(err))
 	})
 }

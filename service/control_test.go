@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/hitlbot/hitl"
+	"github.com/hitlbot/hitl/fault"
 	"github.com/hitlbot/hitl/internal/clocktest"
 	"github.com/hitlbot/hitl/internal/memstore"
 	"github.com/hitlbot/hitl/notify"
@@ -309,15 +310,15 @@ func TestInteractionThreshold(t *testing.T) {
 	_, err = svc.Runs.SetThreshold(ctx, "run-1", &zero)
 	require.NoError(t, err)
 	_, _, err = svc.Questions.Create(ctx, "run-1", hitl.NewQuestion{Question: "Which cache?"})
-	require.Equal(t, hitl.EREFUSED, hitl.ErrorCode(err))
-	assert.Contains(t, hitl.ErrorMessage(err), "proceed on your own judgement")
+	require.Equal(t, fault.EREFUSED, fault.Code(err))
+	assert.Contains(t, fault.Message(err), "proceed on your own judgement")
 	_, _, err = svc.Questions.Create(ctx, "run-1", hitl.NewQuestion{Question: "Deploy?", Type: hitl.Approval})
 	assert.NoError(t, err, "approvals are never refused by the threshold")
 	bad := 6
 	_, err = svc.Runs.SetThreshold(ctx, "run-1", &bad)
 	assert.ErrorContains(t, err, "interactionThreshold must be a whole number from 0 to 5")
 	_, err = svc.Runs.SetThreshold(hitl.WithPrincipal(context.Background(), other), "run-1", &three)
-	assert.Equal(t, hitl.EFORBIDDEN, hitl.ErrorCode(err), "another agent cannot loosen a run it did not start")
+	assert.Equal(t, fault.EFORBIDDEN, fault.Code(err), "another agent cannot loosen a run it did not start")
 	assert.Contains(t, service.ThresholdInstruction(0), "Do not ask")
 	assert.Contains(t, service.ThresholdInstruction(5), "ask a person and wait")
 }
@@ -343,9 +344,9 @@ func TestMatchRun(t *testing.T) {
 		{"loop-1", []string{"loop-1"}, "loop-1", "", ""}, // an exact id wins over the runs it prefixes
 		{"grind", []string{"grind-7"}, "grind-7", "", ""},
 		{"fin", []string{"finished-1"}, "finished-1", "", ""}, // an ended run too
-		{"loop", []string{"loop-1", "loop-10"}, "", hitl.EINVALID, "loop begins 2 runs (loop-1, loop-10): give more of the id"},
-		{"claude-3f2b", []string{"claude-3f2b8c1e", "claude-3f2b9d00"}, "", hitl.EINVALID, "claude-3f2b begins 2 runs"},
-		{"nothing", []string{}, "", hitl.ENOTFOUND, "no run is named nothing or starts with it"},
+		{"loop", []string{"loop-1", "loop-10"}, "", fault.EINVALID, "loop begins 2 runs (loop-1, loop-10): give more of the id"},
+		{"claude-3f2b", []string{"claude-3f2b8c1e", "claude-3f2b9d00"}, "", fault.EINVALID, "claude-3f2b begins 2 runs"},
+		{"nothing", []string{}, "", fault.ENOTFOUND, "no run is named nothing or starts with it"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			got, err := runhandle.Match(ctx, e.svc.Runs, tc.name)
@@ -353,16 +354,16 @@ func TestMatchRun(t *testing.T) {
 			assert.Equal(t, tc.matches, got)
 			run, err := runhandle.Resolve(ctx, e.svc.Runs, tc.name)
 			assert.Equal(t, tc.run, run)
-			assert.Equal(t, tc.code, hitl.ErrorCode(err))
+			assert.Equal(t, tc.code, fault.Code(err))
 			if tc.msg != "" {
-				assert.Contains(t, hitl.ErrorMessage(err), tc.msg)
+				assert.Contains(t, fault.Message(err), tc.msg)
 			}
 		})
 	}
 	_, err = runhandle.Match(ctx, e.svc.Runs, "bad id!")
-	assert.Equal(t, hitl.EINVALID, hitl.ErrorCode(err))
+	assert.Equal(t, fault.EINVALID, fault.Code(err))
 	_, err = runhandle.Match(hitl.WithPrincipal(context.Background(), other), e.svc.Runs, "loop")
-	assert.Equal(t, hitl.EFORBIDDEN, hitl.ErrorCode(err), "an agent that may not list runs may not look them up by prefix")
+	assert.Equal(t, fault.EFORBIDDEN, fault.Code(err), "an agent that may not list runs may not look them up by prefix")
 
 	t.Run("handles", func(t *testing.T) {
 		page, err := e.svc.Runs.Runs(ctx, false, 100, "")
@@ -386,7 +387,7 @@ func TestMatchRun(t *testing.T) {
 			e.state(t, fmt.Sprintf("many-%02d", i), 1, "haiku")
 		}
 		_, err := runhandle.Resolve(ctx, e.svc.Runs, "many")
-		assert.Equal(t, hitl.EINVALID, hitl.ErrorCode(err))
-		assert.Contains(t, hitl.ErrorMessage(err), "many begins more than 10 runs (many-00, ")
+		assert.Equal(t, fault.EINVALID, fault.Code(err))
+		assert.Contains(t, fault.Message(err), "many begins more than 10 runs (many-00, ")
 	})
 }

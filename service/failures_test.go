@@ -4,7 +4,7 @@ import (
 	"errors"
 	"testing"
 
-	"github.com/hitlbot/hitl"
+	"github.com/hitlbot/hitl/fault"
 	"github.com/hitlbot/hitl/service"
 	"github.com/stretchr/testify/assert"
 )
@@ -17,18 +17,18 @@ func TestCreationFailed(t *testing.T) {
 		err  error
 		want bool
 	}{
-		{hitl.Errorf(hitl.EINVALID, "question: required"), true},
-		{hitl.Errorf(hitl.ETOOLARGE, "too large"), true},
-		{hitl.Errorf(hitl.EINTERNAL, "disk"), true},
-		{hitl.Errorf(hitl.EUNAVAILABLE, "store"), true},
+		{fault.Errorf(fault.EINVALID, "question: required"), true},
+		{fault.Errorf(fault.ETOOLARGE, "too large"), true},
+		{fault.Errorf(fault.EINTERNAL, "disk"), true},
+		{fault.Errorf(fault.EUNAVAILABLE, "store"), true},
 		{errors.New("an error without a code is internal"), true},
-		{hitl.Errorf(hitl.EFORBIDDEN, "a refusal"), false},
-		{hitl.Errorf(hitl.ECONFLICT, "an idempotent retry that differs"), false},
-		{hitl.Errorf(hitl.ERATELIMITED, "rate limited"), false},
-		{hitl.Errorf(hitl.EREFUSED, "threshold 0"), false},
+		{fault.Errorf(fault.EFORBIDDEN, "a refusal"), false},
+		{fault.Errorf(fault.ECONFLICT, "an idempotent retry that differs"), false},
+		{fault.Errorf(fault.ERATELIMITED, "rate limited"), false},
+		{fault.Errorf(fault.EREFUSED, "threshold 0"), false},
 		{nil, false},
 	} {
-		t.Run(hitl.ErrorCode(tc.err)+": "+hitl.ErrorMessage(tc.err), func(t *testing.T) {
+		t.Run(fault.Code(tc.err)+": "+fault.Message(tc.err), func(t *testing.T) {
 			assert.Equal(t, tc.want, service.CreationFailed(tc.err))
 		})
 	}

@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/hitlbot/hitl"
+	"github.com/hitlbot/hitl/fault"
 )
 
 // Limit names a per-principal rate limit beside question creation's
@@ -65,7 +66,7 @@ func (s *Guard) OpenStream(ctx context.Context) (func(), error) {
 	st.mu.Lock()
 	if st.open[p.ID] >= st.max {
 		st.mu.Unlock()
-		e := hitl.Errorf(hitl.ETOOMANYSTREAMS, "%s holds %d streams and long polls at once, the most one principal may (max_streams): close one, or retry in %s", p.ID, st.max, streamRetry)
+		e := fault.Errorf(fault.ETOOMANYSTREAMS, "%s holds %d streams and long polls at once, the most one principal may (max_streams): close one, or retry in %s", p.ID, st.max, streamRetry)
 		e.RetryAfter = streamRetry
 		return nil, s.refused(ctx, p, hitl.ActionRead, &hitl.Question{}, e)
 	}
@@ -97,7 +98,7 @@ func (s *Guard) Throttle(ctx context.Context, l Limit) error {
 	if d <= 0 {
 		return nil
 	}
-	e := hitl.Errorf(hitl.ERATELIMITED, "%s sends %s requests too fast (rate_limits.%s_per_minute): retry in %s", p.ID, l, l, d.Round(time.Millisecond))
+	e := fault.Errorf(fault.ERATELIMITED, "%s sends %s requests too fast (rate_limits.%s_per_minute): retry in %s", p.ID, l, l, d.Round(time.Millisecond))
 	e.RetryAfter = d
 	return s.refused(ctx, p, hitl.Action(l), &hitl.Question{}, e)
 }
@@ -219,8 +220,8 @@ func summary(t *tally) *hitl.Event {
 // is counted, not recorded one by one (refusals.tallied).
 func (s *Guard) refused(ctx context.Context, p hitl.Principal, act hitl.Action, q *hitl.Question, err error) error {
 	ev := &hitl.Event{Type: hitl.EventRefused, QuestionID: q.ID, RunID: q.RunID, At: s.clock.Now(), Actor: p.ID,
-		Asker: q.Asker, Action: act, Reason: hitl.ErrorMessage(err)}
-	for _, ev := range s.refusals.tallied(ev, hitl.ErrorCode(err)) {
+		Asker: q.Asker, Action: act, Reason: fault.Message(err)}
+	for _, ev := range s.refusals.tallied(ev, fault.Code(err)) {
 		if aerr := s.store.AppendEvent(context.WithoutCancel(ctx), ev); aerr == nil {
 			s.notifier.Publish(ev.QuestionID)
 		}

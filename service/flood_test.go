@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/hitlbot/hitl"
+	"github.com/hitlbot/hitl/fault"
 	"github.com/hitlbot/hitl/internal/clocktest"
 	"github.com/hitlbot/hitl/internal/memstore"
 	"github.com/hitlbot/hitl/notify"
@@ -78,10 +79,10 @@ func TestFloodsCostTheFlooder(t *testing.T) {
 			for i := range 1000 {
 				err := flood(svc, 1000+i)
 				require.Error(t, err)
-				code := hitl.ErrorCode(err)
-				require.Contains(t, []string{hitl.ERATELIMITED, hitl.EFORBIDDEN}, code, "%v", err)
-				if code == hitl.ERATELIMITED {
-					var he *hitl.Error
+				code := fault.Code(err)
+				require.Contains(t, []string{fault.ERATELIMITED, fault.EFORBIDDEN}, code, "%v", err)
+				if code == fault.ERATELIMITED {
+					var he *fault.Error
 					require.ErrorAs(t, err, &he)
 					assert.Positive(t, he.RetryAfter, "the refusal says when to retry")
 				}
@@ -125,9 +126,9 @@ func TestStreamsPerPrincipal(t *testing.T) {
 	before := eventCount(t, st)
 	for range 1000 {
 		_, err = svc.Guard.OpenStream(ctx)
-		require.Equal(t, hitl.ETOOMANYSTREAMS, hitl.ErrorCode(err))
+		require.Equal(t, fault.ETOOMANYSTREAMS, fault.Code(err))
 	}
-	var he *hitl.Error
+	var he *fault.Error
 	require.ErrorAs(t, err, &he)
 	assert.Positive(t, he.RetryAfter)
 	assert.LessOrEqual(t, eventCount(t, st)-before, uint64(6), "refused streams add a handful of events")
@@ -138,7 +139,7 @@ func TestStreamsPerPrincipal(t *testing.T) {
 	r3, err := svc.Guard.OpenStream(ctx)
 	require.NoError(t, err)
 	_, err = svc.Guard.OpenStream(ctx)
-	require.Equal(t, hitl.ETOOMANYSTREAMS, hitl.ErrorCode(err))
+	require.Equal(t, fault.ETOOMANYSTREAMS, fault.Code(err))
 	r2()
 	r3()
 }

@@ -5,6 +5,7 @@ import (
 	"time"
 
 	"github.com/hitlbot/hitl"
+	"github.com/hitlbot/hitl/fault"
 )
 
 // StatsService serves stats. service.Observation implements it; agent.Client
@@ -40,8 +41,8 @@ type StatsWindow interface {
 // Refusals (rules, rate limits, the threshold) and idempotent retries
 // that conflict are the rules working, not errors.
 func CreationFailed(err error) bool {
-	switch hitl.ErrorCode(err) {
-	case hitl.EINVALID, hitl.ETOOLARGE, hitl.EINTERNAL, hitl.EUNAVAILABLE:
+	switch fault.Code(err) {
+	case fault.EINVALID, fault.ETOOLARGE, fault.EINTERNAL, fault.EUNAVAILABLE:
 		return true
 	}
 	return false

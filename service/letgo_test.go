@@ -5,6 +5,7 @@ import (
 	"testing"
 
 	"github.com/hitlbot/hitl"
+	"github.com/hitlbot/hitl/fault"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )
@@ -42,7 +43,7 @@ func TestLetGo(t *testing.T) {
 		{"resumed since: nothing to let go", func(t *testing.T, e *sessionEnv, run string) {
 			result(t, e.send(t, controller, "r-"+run, hitl.CommandResume, run, hitl.ControlPayload{}))
 		}, sessionAgent, "", "", false},
-		{"not the run's owner: refused", nil, hitl.TokenPrincipal("other", nil, ""), hitl.EFORBIDDEN, hitl.HookPreToolUse, false},
+		{"not the run's owner: refused", nil, hitl.TokenPrincipal("other", nil, ""), fault.EFORBIDDEN, hitl.HookPreToolUse, false},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			e := newSessionEnv(t)
@@ -52,7 +53,7 @@ func TestLetGo(t *testing.T) {
 			}
 			before := len(e.loopEvents(t, "claude-l"))
 			err := e.svc.Runs.LetGo(as(tc.who), "claude-l", version)
-			assert.Equal(t, tc.code, hitl.ErrorCode(err))
+			assert.Equal(t, tc.code, fault.Code(err))
 			assert.Equal(t, tc.held, e.run(t, "claude-l").Control.Session.Held)
 			evs := e.loopEvents(t, "claude-l")
 			if tc.state {
@@ -74,13 +75,13 @@ func TestLetGo(t *testing.T) {
 		e := newSessionEnv(t)
 		version := held(t, e, "claude-l")
 		err := e.svc.Runs.LetGo(as(hitl.TokenPrincipal("claude", []hitl.Scope{hitl.ScopeControl}, "")), "claude-l", version)
-		assert.Equal(t, hitl.EFORBIDDEN, hitl.ErrorCode(err))
+		assert.Equal(t, fault.EFORBIDDEN, fault.Code(err))
 		assert.Equal(t, hitl.HookPreToolUse, e.run(t, "claude-l").Control.Session.Held)
 	})
 	t.Run("an unknown run: nothing to let go", func(t *testing.T) {
 		e := newSessionEnv(t)
 		require.NoError(t, e.svc.Runs.LetGo(as(sessionAgent), "claude-none", 1))
 		_, err := e.svc.Runs.RunRecord(ctx, "claude-none")
-		assert.Equal(t, hitl.ENOTFOUND, hitl.ErrorCode(err))
+		assert.Equal(t, fault.ENOTFOUND, fault.Code(err))
 	})
 }

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/hitlbot/hitl"
+	"github.com/hitlbot/hitl/fault"
 	"github.com/hitlbot/hitl/internal/clocktest"
 	"github.com/hitlbot/hitl/internal/memstore"
 	"github.com/hitlbot/hitl/notify"
@@ -35,12 +36,12 @@ func TestIdempotencyKeyLastsUntilTheOutcomeIsTaken(t *testing.T) {
 		other := n
 		other.Question = "Deploy build 42 to prod?"
 		_, _, err := svc.Questions.Create(ctx, "run-1", other)
-		require.Equal(t, hitl.ECONFLICT, hitl.ErrorCode(err))
-		assert.Contains(t, hitl.ErrorMessage(err), "asks something else")
+		require.Equal(t, fault.ECONFLICT, fault.Code(err))
+		assert.Contains(t, fault.Message(err), "asks something else")
 	})
 	t.Run("another asker cannot take over the key", func(t *testing.T) {
 		_, _, err := svc.Questions.Create(hitl.WithPrincipal(context.Background(), other), "run-1", n)
-		require.Equal(t, hitl.EFORBIDDEN, hitl.ErrorCode(err), "the run is not theirs")
+		require.Equal(t, fault.EFORBIDDEN, fault.Code(err), "the run is not theirs")
 		theirs, created, err := svc.Questions.Create(hitl.WithPrincipal(context.Background(), admin), "run-1", n)
 		require.NoError(t, err, "an admin may ask in it")
 		assert.True(t, created, "and its key is its own: it never finds another asker's question")
@@ -108,8 +109,8 @@ func TestRateLimitedCreation(t *testing.T) {
 	assert.False(t, created)
 	assert.Equal(t, 1, charged)
 	_, _, err = svc.Questions.Create(ctx, "run-1", hitl.NewQuestion{Question: "Another?"})
-	require.Equal(t, hitl.ERATELIMITED, hitl.ErrorCode(err))
-	var he *hitl.Error
+	require.Equal(t, fault.ERATELIMITED, fault.Code(err))
+	var he *fault.Error
 	require.ErrorAs(t, err, &he)
 	assert.Equal(t, 1500*time.Millisecond, he.RetryAfter)
 }
@@ -141,7 +142,7 @@ func TestSensitiveAnswersAreSealed(t *testing.T) {
 		assert.Equal(t, secret, got.Response.Value)
 		assert.Equal(t, "rotated today", got.Response.Text)
 		_, err = svc.Questions.Receive(ctx, q.ID)
-		assert.Equal(t, hitl.ECONFLICT, hitl.ErrorCode(err), "once")
+		assert.Equal(t, fault.ECONFLICT, fault.Code(err), "once")
 		after, _ := st.Question(context.Background(), q.ID)
 		assert.Nil(t, after.Response.Sealed, "scrubbed: not even the sealed form stays")
 	})
@@ -181,9 +182,9 @@ func TestChoiceAnswersAreUnambiguous(t *testing.T) {
 			{ID: "1", Label: "two", Value: "b"}, {ID: "2", Label: "1", Value: "a"}}})
 		require.NoError(t, err)
 		_, err = svc.Questions.Answer(hitl.WithPrincipal(context.Background(), answerer), q.ID, hitl.Response{Value: "1"})
-		require.Equal(t, hitl.EINVALID, hitl.ErrorCode(err))
-		assert.Contains(t, hitl.ErrorMessage(err), "ambiguous")
-		assert.Contains(t, hitl.ErrorMessage(err), "two, 1")
+		require.Equal(t, fault.EINVALID, fault.Code(err))
+		assert.Contains(t, fault.Message(err), "ambiguous")
+		assert.Contains(t, fault.Message(err), "two, 1")
 		got, err := svc.Questions.Answer(hitl.WithPrincipal(context.Background(), answerer), q.ID, hitl.Response{Value: "a"})
 		require.NoError(t, err, "the value is never ambiguous")
 		assert.Equal(t, "a", got.Response.Value)
@@ -194,8 +195,8 @@ func TestChoiceAnswersAreUnambiguous(t *testing.T) {
 	} {
 		t.Run(name+" are refused at creation", func(t *testing.T) {
 			_, _, err := svc.Questions.Create(ctx, "run-1", hitl.NewQuestion{Question: "Which?", Options: opts})
-			require.Equal(t, hitl.EINVALID, hitl.ErrorCode(err))
-			assert.True(t, strings.Contains(hitl.ErrorMessage(err), "appears twice"), hitl.ErrorMessage(err))
+			require.Equal(t, fault.EINVALID, fault.Code(err))
+			assert.True(t, strings.Contains(fault.Message(err), "appears twice"), fault.Message(err))
 		})
 	}
 }
@@ -223,7 +224,7 @@ func TestMultiSelect(t *testing.T) {
 	t.Run("an unknown option is refused", func(t *testing.T) {
 		q, _, _ := svc.Questions.Create(ctx, "run-1", n)
 		_, err := svc.Questions.Answer(person, q.ID, hitl.Response{Value: []any{"Auth", "Payments"}})
-		assert.Equal(t, hitl.EINVALID, hitl.ErrorCode(err))
+		assert.Equal(t, fault.EINVALID, fault.Code(err))
 	})
 	_, _, err = svc.Questions.Create(ctx, "run-1", hitl.NewQuestion{Question: "x?", MultiSelect: true})
 	assert.ErrorContains(t, err, "multiSelect is only for choice questions")

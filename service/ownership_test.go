@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/hitlbot/hitl"
+	"github.com/hitlbot/hitl/fault"
 	"github.com/hitlbot/hitl/internal/clocktest"
 	"github.com/hitlbot/hitl/internal/memstore"
 	"github.com/hitlbot/hitl/notify"
@@ -107,8 +108,8 @@ func TestRunOwnershipTable(t *testing.T) {
 				require.NoError(t, err)
 				return
 			}
-			require.Equal(t, hitl.EFORBIDDEN, hitl.ErrorCode(err), "%v", err)
-			assert.Contains(t, hitl.ErrorMessage(err), r.p.ID)
+			require.Equal(t, fault.EFORBIDDEN, fault.Code(err), "%v", err)
+			assert.Contains(t, fault.Message(err), r.p.ID)
 			assert.Equal(t, before+1, refusals(t, svc), "the refusal is audited")
 			run, err := svc.Runs.RunRecord(hitl.WithPrincipal(context.Background(), admin), "run-1")
 			require.NoError(t, err)
@@ -164,10 +165,10 @@ func TestDefaultRunsCannotBeTakenFirst(t *testing.T) {
 					require.NoError(t, err, act)
 					continue
 				}
-				require.Equal(t, hitl.EFORBIDDEN, hitl.ErrorCode(err), "%s: %v", act, err)
-				assert.Contains(t, hitl.ErrorMessage(err), "is reserved for")
+				require.Equal(t, fault.EFORBIDDEN, fault.Code(err), "%s: %v", act, err)
+				assert.Contains(t, fault.Message(err), "is reserved for")
 				_, err = svc.Runs.RunRecord(hitl.WithPrincipal(context.Background(), admin), tc.run)
-				assert.Equal(t, hitl.ENOTFOUND, hitl.ErrorCode(err), "nothing was stored")
+				assert.Equal(t, fault.ENOTFOUND, fault.Code(err), "nothing was stored")
 			}
 		})
 	}
@@ -208,7 +209,7 @@ func TestRunOwnerRace(t *testing.T) {
 		if err := <-errs; err == nil {
 			ok++
 		} else {
-			require.Equal(t, hitl.EFORBIDDEN, hitl.ErrorCode(err))
+			require.Equal(t, fault.EFORBIDDEN, fault.Code(err))
 		}
 	}
 	assert.Equal(t, 1, ok, "one principal started the run")

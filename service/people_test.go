@@ -7,6 +7,7 @@ import (
 
 	"github.com/hitlbot/hitl"
 	"github.com/hitlbot/hitl/access"
+	"github.com/hitlbot/hitl/fault"
 	"github.com/hitlbot/hitl/internal/clocktest"
 	"github.com/hitlbot/hitl/internal/memstore"
 	"github.com/hitlbot/hitl/notify"
@@ -96,8 +97,8 @@ func TestAPersonIsCountedOnce(t *testing.T) {
 				assert.Equal(t, hitl.OutcomeApproved, got.Outcome())
 				return
 			}
-			require.Equal(t, hitl.EINVALID, hitl.ErrorCode(err), "%v", err)
-			assert.Contains(t, hitl.ErrorMessage(err), "1 of 2 approvals")
+			require.Equal(t, fault.EINVALID, fault.Code(err), "%v", err)
+			assert.Contains(t, fault.Message(err), "1 of 2 approvals")
 			still, err := svc.Questions.Question(hitl.WithPrincipal(context.Background(), admin), q.ID)
 			require.NoError(t, err)
 			assert.True(t, still.Pending(), "one person is not a quorum of two")
@@ -152,8 +153,8 @@ func TestUserGroupApprovers(t *testing.T) {
 				assert.Equal(t, r.p.ID, got.RespondedBy)
 				return
 			}
-			require.Equal(t, hitl.EFORBIDDEN, hitl.ErrorCode(err), "%v", err)
-			assert.Contains(t, hitl.ErrorMessage(err), r.reason)
+			require.Equal(t, fault.EFORBIDDEN, fault.Code(err), "%v", err)
+			assert.Contains(t, fault.Message(err), r.reason)
 		})
 	}
 }

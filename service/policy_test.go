@@ -9,6 +9,7 @@ import (
 
 	"github.com/hitlbot/hitl"
 	"github.com/hitlbot/hitl/access"
+	"github.com/hitlbot/hitl/fault"
 	"github.com/hitlbot/hitl/internal/clocktest"
 	"github.com/hitlbot/hitl/internal/memstore"
 	"github.com/hitlbot/hitl/notify"
@@ -86,8 +87,8 @@ func TestPolicyValidate(t *testing.T) {
 	} {
 		t.Run(name+" is refused naming the rule and field", func(t *testing.T) {
 			err := hitl.Policy{Rules: []hitl.PolicyRule{tc.r}}.Validate()
-			require.Equal(t, hitl.EINVALID, hitl.ErrorCode(err))
-			assert.Contains(t, hitl.ErrorMessage(err), tc.want)
+			require.Equal(t, fault.EINVALID, fault.Code(err))
+			assert.Contains(t, fault.Message(err), tc.want)
 		})
 	}
 }
@@ -113,8 +114,8 @@ func TestQuorum(t *testing.T) {
 	}
 	t.Run("someone not listed is told so and not counted", func(t *testing.T) {
 		_, err := svc.Questions.Answer(by("U0C"), q.ID, hitl.Response{Value: "approve"})
-		require.Equal(t, hitl.EFORBIDDEN, hitl.ErrorCode(err))
-		assert.Contains(t, hitl.ErrorMessage(err), "is not one of the approvers")
+		require.Equal(t, fault.EFORBIDDEN, fault.Code(err))
+		assert.Contains(t, fault.Message(err), "is not one of the approvers")
 	})
 	t.Run("one approval of two leaves it pending", func(t *testing.T) {
 		got, err := svc.Questions.Answer(by("U0A"), q.ID, hitl.Response{Value: "approve"})
@@ -125,8 +126,8 @@ func TestQuorum(t *testing.T) {
 	})
 	t.Run("the same person twice counts once", func(t *testing.T) {
 		_, err := svc.Questions.Answer(by("U0A"), q.ID, hitl.Response{Value: "approve"})
-		require.Equal(t, hitl.EINVALID, hitl.ErrorCode(err))
-		assert.Contains(t, hitl.ErrorMessage(err), "1 of 2 approvals")
+		require.Equal(t, fault.EINVALID, fault.Code(err))
+		assert.Contains(t, fault.Message(err), "1 of 2 approvals")
 	})
 	t.Run("a token named as an approver counts as another person", func(t *testing.T) {
 		ops := hitl.WithPrincipal(context.Background(), hitl.TokenPrincipal("ops", []hitl.Scope{hitl.ScopeAnswer}, ""))
@@ -213,20 +214,20 @@ func TestLearnedRules(t *testing.T) {
 	require.NoError(t, err)
 	assert.Empty(t, theirs.Rules, "another agent does not see it")
 	_, err = svc.Policies.LearnedRules(hitl.WithPrincipal(context.Background(), access.Access{Answerers: []string{"U0A"}}.SlackPrincipal("U0Z", nil)), hitl.LearnedRuleFilter{})
-	assert.Equal(t, hitl.EFORBIDDEN, hitl.ErrorCode(err), "a Slack user who may not answer sees no learned rule")
+	assert.Equal(t, fault.EFORBIDDEN, fault.Code(err), "a Slack user who may not answer sees no learned rule")
 	_, err = svc.Policies.CheckOperation(hitl.WithPrincipal(context.Background(), hitl.TokenPrincipal("another-agent", nil, "")), service.ApprovalRequest{Operation: hitl.Operation{Type: hitl.OpShell, Description: "x", Resource: "ls", Agent: "ci"}})
-	assert.Equal(t, hitl.EFORBIDDEN, hitl.ErrorCode(err), "an agent checks the policy only as itself")
+	assert.Equal(t, fault.EFORBIDDEN, fault.Code(err), "an agent checks the policy only as itself")
 	checked, err := svc.Policies.CheckOperation(agentCtx, service.ApprovalRequest{Operation: hitl.Operation{Type: hitl.OpShell, Description: "x", Resource: "rm -rf /tmp/build-41"}})
 	require.NoError(t, err)
 	assert.Equal(t, hitl.EffectAllow, checked.Effect, "hitl policy check decides as gate would, learned rules included")
 
 	_, err = svc.Policies.RevokeRule(agentCtx, r.ID)
-	assert.Equal(t, hitl.EFORBIDDEN, hitl.ErrorCode(err), "an agent may not revoke")
+	assert.Equal(t, fault.EFORBIDDEN, fault.Code(err), "an agent may not revoke")
 	_, err = svc.Policies.RevokeRule(person, r.ID)
 	require.NoError(t, err)
 	assert.Equal(t, hitl.EffectAsk, ask(t, "rm -rf /tmp/build-41").Effect, "revoked")
 	_, err = svc.Policies.RevokeRule(person, r.ID)
-	assert.Equal(t, hitl.ENOTFOUND, hitl.ErrorCode(err))
+	assert.Equal(t, fault.ENOTFOUND, fault.Code(err))
 
 	t.Run("a file rule is exactly the path shown", func(t *testing.T) {
 		out, err := svc.Policies.RequestOperation(agentCtx, service.ApprovalRequest{Operation: hitl.Operation{Type: hitl.OpFileDelete, Description: "delete", Resource: "/tmp/a*b"}})
@@ -286,8 +287,8 @@ func TestAlwaysIsRefusedWhereItCouldNotApply(t *testing.T) {
 				by = hitl.WithPrincipal(context.Background(), access.Access{Answerers: []string{"U0A"}}.SlackPrincipal("U0A", nil))
 			}
 			_, err = svc.Questions.Answer(by, out.Question.ID, hitl.Response{Value: "approve", Always: true})
-			require.Equal(t, hitl.EINVALID, hitl.ErrorCode(err))
-			assert.Contains(t, hitl.ErrorMessage(err), tc.why)
+			require.Equal(t, fault.EINVALID, fault.Code(err))
+			assert.Contains(t, fault.Message(err), tc.why)
 			q, err := svc.Questions.Question(hitl.WithPrincipal(context.Background(), admin), out.Question.ID)
 			require.NoError(t, err)
 			assert.True(t, q.Pending(), "nothing written")
@@ -314,7 +315,7 @@ func TestOnlyWhoMayAnswerTeaches(t *testing.T) {
 	} {
 		t.Run(name, func(t *testing.T) {
 			_, err := svc.Questions.Answer(hitl.WithPrincipal(context.Background(), p), out.Question.ID, hitl.Response{Value: "approve", Always: true})
-			assert.Equal(t, hitl.EFORBIDDEN, hitl.ErrorCode(err))
+			assert.Equal(t, fault.EFORBIDDEN, fault.Code(err))
 			page, err := svc.Policies.LearnedRules(hitl.WithPrincipal(context.Background(), answerer), hitl.LearnedRuleFilter{})
 			require.NoError(t, err)
 			assert.Empty(t, page.Rules, "nothing learned")
@@ -387,7 +388,7 @@ func TestEditThenApprove(t *testing.T) {
 	plain, _, err := svc.Questions.Create(agentCtx, "r", hitl.NewQuestion{Question: "Deploy?", Type: hitl.Approval})
 	require.NoError(t, err)
 	_, err = svc.Questions.Answer(hitl.WithPrincipal(context.Background(), answerer), plain.ID, hitl.Response{Value: "approve", Edited: "x"})
-	assert.Equal(t, hitl.EINVALID, hitl.ErrorCode(err), "only an operation can be edited")
+	assert.Equal(t, fault.EINVALID, fault.Code(err), "only an operation can be edited")
 }
 
 func TestSetPolicyBeatsTheFileUntilItChanges(t *testing.T) {
@@ -395,7 +396,7 @@ func TestSetPolicyBeatsTheFileUntilItChanges(t *testing.T) {
 	svc := newPolicyService(t, st)
 	admin := hitl.WithPrincipal(context.Background(), admin)
 	_, err := svc.Policies.SetPolicy(hitl.WithPrincipal(context.Background(), answerer), nil)
-	assert.Equal(t, hitl.EFORBIDDEN, hitl.ErrorCode(err), "admins only")
+	assert.Equal(t, fault.EFORBIDDEN, fault.Code(err), "admins only")
 	put := []hitl.PolicyRule{{Name: "all-shell-allowed", OpType: hitl.OpShell, Effect: hitl.EffectAllow}}
 	_, err = svc.Policies.SetPolicy(admin, put)
 	require.NoError(t, err)

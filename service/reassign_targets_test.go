@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/hitlbot/hitl"
+	"github.com/hitlbot/hitl/fault"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )
@@ -30,9 +31,9 @@ func TestReassignTargets(t *testing.T) {
 	}{
 		{"a member of an approver group may take an approval (the directory says so)", "deploy", 0, []string{"U0MEM"}, []string{"U0MEM"}, "", ""},
 		{"escalation's right goes with the handing: someone it added is no approver once handed it", "deploy", 20 * time.Minute,
-			[]string{"U0ESC"}, nil, hitl.EFORBIDDEN, "not one of the approvers"},
+			[]string{"U0ESC"}, nil, fault.EFORBIDDEN, "not one of the approvers"},
 		{"each person once, however often named", "text", 0, []string{"U0BOB", "<@U0BOB>", "@U0BOB"}, []string{"U0BOB"}, "", ""},
-		{"at most MaxAssignees people or groups", "text", 0, many, nil, hitl.EINVALID, "at most"},
+		{"at most MaxAssignees people or groups", "text", 0, many, nil, fault.EINVALID, "at most"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			svc, clock := newReminding(t)
@@ -48,8 +49,8 @@ func TestReassignTargets(t *testing.T) {
 			}
 			got, err := svc.Questions.Reassign(hitl.WithPrincipal(context.Background(), slackAns), q.ID, tc.to)
 			if tc.code != "" {
-				require.Equal(t, tc.code, hitl.ErrorCode(err), "%v", err)
-				assert.Contains(t, hitl.ErrorMessage(err), tc.cause)
+				require.Equal(t, tc.code, fault.Code(err), "%v", err)
+				assert.Contains(t, fault.Message(err), tc.cause)
 				return
 			}
 			require.NoError(t, err)

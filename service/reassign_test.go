@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/hitlbot/hitl"
+	"github.com/hitlbot/hitl/fault"
 	"github.com/hitlbot/hitl/internal/clocktest"
 	"github.com/hitlbot/hitl/internal/memstore"
 	"github.com/hitlbot/hitl/notify"
@@ -70,16 +71,16 @@ func TestReassignTable(t *testing.T) {
 		{"Slack answerer", slackAns, "text", []string{"S0TEAM", "U0BOB"}, "", ""},
 		{"alice, assigned", slackAli, "assigned to alice", []string{"U0BOB"}, "", ""},
 		{"Slack admin", slackAdm, "assigned to alice", []string{"U0BOB"}, "", ""},
-		{"the asker", asker, "text", []string{"U0BOB"}, hitl.EFORBIDDEN, "api:ci lacks the answer scope"},
-		{"Slack stranger", slackBob, "text", []string{"U0ANS"}, hitl.EFORBIDDEN, "not one of the Slack answerers"},
-		{"Slack answerer, not assigned", slackAns, "assigned to alice", []string{"U0BOB"}, hitl.EFORBIDDEN, "not one of them"},
-		{"answer token", answerer, "asked by alice", []string{"U0ALICE"}, hitl.EFORBIDDEN, "cannot be handed to U0ALICE, who may not answer it: slack:U0ALICE asked"},
-		{"approver", slackAns, "deploy", []string{"U0BOB"}, hitl.EFORBIDDEN, "not one of the approvers"},
-		{"approver", slackAns, "deploy", []string{"S0TEAM"}, hitl.EFORBIDDEN, "not one of its approvers"},
+		{"the asker", asker, "text", []string{"U0BOB"}, fault.EFORBIDDEN, "api:ci lacks the answer scope"},
+		{"Slack stranger", slackBob, "text", []string{"U0ANS"}, fault.EFORBIDDEN, "not one of the Slack answerers"},
+		{"Slack answerer, not assigned", slackAns, "assigned to alice", []string{"U0BOB"}, fault.EFORBIDDEN, "not one of them"},
+		{"answer token", answerer, "asked by alice", []string{"U0ALICE"}, fault.EFORBIDDEN, "cannot be handed to U0ALICE, who may not answer it: slack:U0ALICE asked"},
+		{"approver", slackAns, "deploy", []string{"U0BOB"}, fault.EFORBIDDEN, "not one of the approvers"},
+		{"approver", slackAns, "deploy", []string{"S0TEAM"}, fault.EFORBIDDEN, "not one of its approvers"},
 		{"approver", slackAns, "deploy", []string{"S0OPS"}, "", ""},
-		{"admin token", admin, "deploy", []string{"U0ANS"}, hitl.EFORBIDDEN, "not one of the approvers"}, // approvers bind admins too
-		{"answer token", answerer, "text", []string{"bob"}, hitl.EINVALID, "is not a Slack user"},
-		{"answer token", answerer, "text", nil, hitl.EINVALID, "name the Slack users"},
+		{"admin token", admin, "deploy", []string{"U0ANS"}, fault.EFORBIDDEN, "not one of the approvers"}, // approvers bind admins too
+		{"answer token", answerer, "text", []string{"bob"}, fault.EINVALID, "is not a Slack user"},
+		{"answer token", answerer, "text", nil, fault.EINVALID, "name the Slack users"},
 	}
 	for _, r := range rows {
 		t.Run(fmt.Sprintf("%s hands %s to %v: %q", r.who, r.kind, r.to, r.code), func(t *testing.T) {
@@ -87,12 +88,12 @@ func TestReassignTable(t *testing.T) {
 			q := askKind(t, svc, r.kind)
 			got, err := svc.Questions.Reassign(hitl.WithPrincipal(context.Background(), r.p), q.ID, r.to)
 			if r.code != "" {
-				require.Equal(t, r.code, hitl.ErrorCode(err), "%v", err)
-				assert.Contains(t, hitl.ErrorMessage(err), r.cause)
+				require.Equal(t, r.code, fault.Code(err), "%v", err)
+				assert.Contains(t, fault.Message(err), r.cause)
 				still, err := svc.Questions.Question(hitl.WithPrincipal(context.Background(), admin), q.ID)
 				require.NoError(t, err)
 				assert.Equal(t, q.Assignees, still.Assignees, "a refused reassignment changes nothing")
-				if r.code == hitl.EFORBIDDEN {
+				if r.code == fault.EFORBIDDEN {
 					evs, _, err := svc.Log.Events(hitl.WithPrincipal(context.Background(), admin), 0, 0)
 					require.NoError(t, err)
 					last := evs[len(evs)-1]
@@ -127,12 +128,12 @@ func TestReassignHandsTheRightToAnswer(t *testing.T) {
 	_, err := svc.Questions.Reassign(hitl.WithPrincipal(context.Background(), slackAli), q.ID, []string{"U0BOB"})
 	require.NoError(t, err)
 	_, err = svc.Questions.Answer(hitl.WithPrincipal(context.Background(), slackAli), q.ID, hitl.Response{Value: true})
-	require.Equal(t, hitl.EFORBIDDEN, hitl.ErrorCode(err), "the old assignee lost it: %v", err)
+	require.Equal(t, fault.EFORBIDDEN, fault.Code(err), "the old assignee lost it: %v", err)
 	bob := slackRules.SlackPrincipal("U0BOB", nil) // not an answerer: assignment is their right
 	_, err = svc.Questions.Answer(hitl.WithPrincipal(context.Background(), bob), q.ID, hitl.Response{Value: true})
 	require.NoError(t, err)
 	_, err = svc.Questions.Reassign(hitl.WithPrincipal(context.Background(), bob), q.ID, []string{"U0ANS"})
-	require.Equal(t, hitl.ECONFLICT, hitl.ErrorCode(err), "a settled question is handed to nobody")
+	require.Equal(t, fault.ECONFLICT, fault.Code(err), "a settled question is handed to nobody")
 }
 
 // TestEscalationAddsAnswerers: rows for the rule that people escalation
@@ -169,7 +170,7 @@ func TestEscalationAddsAnswerers(t *testing.T) {
 				require.NoError(t, err)
 				return
 			}
-			require.Equal(t, hitl.EFORBIDDEN, hitl.ErrorCode(err), "%v", err)
+			require.Equal(t, fault.EFORBIDDEN, fault.Code(err), "%v", err)
 		})
 	}
 }

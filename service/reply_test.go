@@ -6,6 +6,7 @@ import (
 
 	"github.com/hitlbot/hitl"
 	"github.com/hitlbot/hitl/access"
+	"github.com/hitlbot/hitl/fault"
 	"github.com/hitlbot/hitl/internal/memstore"
 	"github.com/hitlbot/hitl/service"
 	"github.com/stretchr/testify/assert"
@@ -42,10 +43,10 @@ func TestAReplyIsNeverAnApproval(t *testing.T) {
 		{name: "a reply on a quorum approval settles it at once, with no vote", op: deploy, reply: answer{slack("U0A"), reply}},
 		{name: "a reply with always teaches nothing", op: makeTest, reply: answer{slack("U0A"), hitl.Response{Value: hitl.Reply, Text: "no", Always: true}}},
 		{name: "a reply with an edit edits nothing", op: makeTest, reply: answer{slack("U0A"), hitl.Response{Value: hitl.Reply, Text: "no", Edited: "make check"}}},
-		{name: "a reply without text is refused", op: makeTest, reply: answer{slack("U0A"), hitl.Response{Value: hitl.Reply, Text: "  "}}, code: hitl.EINVALID},
-		{name: "a reply from someone who may not answer is refused", op: makeTest, reply: answer{slack("U0Z"), reply}, code: hitl.EFORBIDDEN},
-		{name: "the agent that asked may not reply to itself", op: makeTest, reply: answer{hitl.WithPrincipal(context.Background(), asker), reply}, code: hitl.EFORBIDDEN},
-		{name: "a reply to a quorum approval from someone not listed is refused", op: deploy, reply: answer{slack("U0C"), reply}, code: hitl.EFORBIDDEN},
+		{name: "a reply without text is refused", op: makeTest, reply: answer{slack("U0A"), hitl.Response{Value: hitl.Reply, Text: "  "}}, code: fault.EINVALID},
+		{name: "a reply from someone who may not answer is refused", op: makeTest, reply: answer{slack("U0Z"), reply}, code: fault.EFORBIDDEN},
+		{name: "the agent that asked may not reply to itself", op: makeTest, reply: answer{hitl.WithPrincipal(context.Background(), asker), reply}, code: fault.EFORBIDDEN},
+		{name: "a reply to a quorum approval from someone not listed is refused", op: deploy, reply: answer{slack("U0C"), reply}, code: fault.EFORBIDDEN},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			svc := newPolicyService(t, memstore.New())
@@ -64,7 +65,7 @@ func TestAReplyIsNeverAnApproval(t *testing.T) {
 			require.NoError(t, lerr)
 			assert.Empty(t, learned.Rules, "a reply never teaches")
 			if tc.code != "" {
-				require.Equal(t, tc.code, hitl.ErrorCode(err), "%v", err)
+				require.Equal(t, tc.code, fault.Code(err), "%v", err)
 				assert.True(t, q.Pending(), "nothing written")
 				assert.Len(t, q.Approvals, len(tc.before))
 				return
@@ -95,15 +96,15 @@ func TestReplyValues(t *testing.T) {
 	}{
 		{value: "reply", text: "use staging", want: hitl.Reply, outcome: hitl.OutcomeReplied},
 		{value: "Respond", text: "use staging", want: hitl.Reply, outcome: hitl.OutcomeReplied},
-		{value: "reply", text: "", code: hitl.EINVALID},
+		{value: "reply", text: "", code: fault.EINVALID},
 		{value: "approve", text: "ok", want: hitl.Approve, outcome: hitl.OutcomeApproved},
 		{value: "deny", want: hitl.Deny, outcome: hitl.OutcomeDenied},
-		{value: "maybe", code: hitl.EINVALID},
+		{value: "maybe", code: fault.EINVALID},
 	} {
 		t.Run(tc.want+"/"+string(tc.outcome)+"/"+tc.code, func(t *testing.T) {
 			r, err := q.ValidateResponse(hitl.Response{Value: tc.value, Text: tc.text})
 			if tc.code != "" {
-				require.Equal(t, tc.code, hitl.ErrorCode(err))
+				require.Equal(t, tc.code, fault.Code(err))
 				return
 			}
 			require.NoError(t, err)

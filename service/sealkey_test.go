@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/hitlbot/hitl"
+	"github.com/hitlbot/hitl/fault"
 	"github.com/hitlbot/hitl/internal/clocktest"
 	"github.com/hitlbot/hitl/internal/memstore"
 	"github.com/hitlbot/hitl/notify"
@@ -24,13 +25,13 @@ func TestSealKeyRule(t *testing.T) {
 		{name: "one process, no key file: a key made at start", shared: false, keyFile: false},
 		{name: "one process, a key file", shared: false, keyFile: true},
 		{name: "replicas sharing a database, a key file", shared: true, keyFile: true},
-		{name: "replicas sharing a database, no key file: refused", shared: true, keyFile: false, code: hitl.EINVALID},
+		{name: "replicas sharing a database, no key file: refused", shared: true, keyFile: false, code: fault.EINVALID},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			err := hitl.CheckSealKey(c.shared, c.keyFile)
-			assert.Equal(t, c.code, hitl.ErrorCode(err))
+			assert.Equal(t, c.code, fault.Code(err))
 			if c.code != "" {
-				assert.Contains(t, hitl.ErrorMessage(err), "seal_key_file (HITL_SEAL_KEY_FILE)", "the refusal names the setting")
+				assert.Contains(t, fault.Message(err), "seal_key_file (HITL_SEAL_KEY_FILE)", "the refusal names the setting")
 			}
 		})
 	}

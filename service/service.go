@@ -8,6 +8,7 @@ import (
 
 	"github.com/hitlbot/hitl"
 	"github.com/hitlbot/hitl/access"
+	"github.com/hitlbot/hitl/fault"
 	"github.com/hitlbot/hitl/policy"
 )
 
@@ -263,10 +264,10 @@ func (s *Questions) create(ctx context.Context, runID string, n hitl.NewQuestion
 	}
 	s.plan(q, s.policy.rule(q.Rule))
 	if q.Type == hitl.Approval && q.DefaultResponse.Approved() && !s.access.AllowDefaultApprove {
-		return nil, false, hitl.Errorf(hitl.EINVALID, "defaultResponse: an approval cannot approve itself when nobody answers; use deny, leave it out, or set allow_default_approve in config")
+		return nil, false, fault.Errorf(fault.EINVALID, "defaultResponse: an approval cannot approve itself when nobody answers; use deny, leave it out, or set allow_default_approve in config")
 	}
 	run, err := s.store.Run(ctx, runID)
-	if err != nil && hitl.ErrorCode(err) != hitl.ENOTFOUND {
+	if err != nil && fault.Code(err) != fault.ENOTFOUND {
 		return nil, false, err
 	}
 	if err := s.access.AuthorizeRun(p, hitl.ActionReport, runID, run); err != nil {
@@ -277,13 +278,13 @@ func (s *Questions) create(ctx context.Context, runID string, n hitl.NewQuestion
 	}
 	if q.IdempotencyKey != "" {
 		existing, err := s.store.QuestionByKey(ctx, runID, hitl.KeyOf(p.ID, q.IdempotencyKey))
-		switch hitl.ErrorCode(err) {
+		switch fault.Code(err) {
 		case "":
 			if err := sameRequest(existing, q); err != nil {
 				return nil, false, err
 			}
 			return existing.Redacted(), false, nil
-		case hitl.ENOTFOUND:
+		case fault.ENOTFOUND:
 		default:
 			return nil, false, err
 		}
@@ -330,10 +331,10 @@ func (s *Questions) create(ctx context.Context, runID string, n hitl.NewQuestion
 // request, from the same asker, as the question holding the key.
 func sameRequest(existing, q *hitl.Question) error {
 	if existing.Asker != q.Asker && !(hitl.IsLocal(existing.Asker) && hitl.IsLocal(q.Asker)) {
-		return hitl.Errorf(hitl.ECONFLICT, "idempotency key %q of run %s is held by another asker's question; use another key", q.IdempotencyKey, q.RunID)
+		return fault.Errorf(fault.ECONFLICT, "idempotency key %q of run %s is held by another asker's question; use another key", q.IdempotencyKey, q.RunID)
 	}
 	if existing.RequestHash != "" && existing.RequestHash != q.RequestHash {
-		return hitl.Errorf(hitl.ECONFLICT, "idempotency key %q of run %s is already used by question %s, which asks something else; use another key (or receive that question's outcome first)", q.IdempotencyKey, q.RunID, existing.ID)
+		return fault.Errorf(fault.ECONFLICT, "idempotency key %q of run %s is already used by question %s, which asks something else; use another key (or receive that question's outcome first)", q.IdempotencyKey, q.RunID, existing.ID)
 	}
 	return nil
 }
@@ -421,7 +422,7 @@ func (s *Questions) Answer(ctx context.Context, id string, r hitl.Response) (*hi
 		}
 		if norm.Approved() && q.NeedsSeveral() {
 			if q.ApprovedBy(p) {
-				return nil, false, hitl.Errorf(hitl.EINVALID, "%s already approved %s: %s; another person must approve", p.ID, q.ID, q.Tally())
+				return nil, false, fault.Errorf(fault.EINVALID, "%s already approved %s: %s; another person must approve", p.ID, q.ID, q.Tally())
 			}
 			q.Approvals = append(q.Approvals, hitl.Grant{By: p.ID, User: p.SlackUser, At: now, Text: norm.Text})
 			if !q.QuorumMet() {
@@ -443,7 +444,7 @@ func (s *Questions) Answer(ctx context.Context, id string, r hitl.Response) (*hi
 func (s *Questions) Cancel(ctx context.Context, id, reason string) (*hitl.Question, error) {
 	actor := hitl.ActorFrom(ctx)
 	if len(reason) > hitl.MaxAnswerLen {
-		return nil, hitl.Errorf(hitl.EINVALID, "reason is longer than %d characters", hitl.MaxAnswerLen)
+		return nil, fault.Errorf(fault.EINVALID, "reason is longer than %d characters", hitl.MaxAnswerLen)
 	}
 	return s.settle(ctx, hitl.ActionCancel, id, func(q *hitl.Question, now time.Time) (*hitl.Event, error) {
 		q.Status, q.RespondedBy, q.RespondedAt, q.CancelReason = hitl.StatusCancelled, actor, &now, reason
@@ -507,7 +508,7 @@ func (s *Questions) SweepExpired(ctx context.Context) (int, error) {
 			return nil, hitl.Conflict(q) // answered meanwhile
 		}
 		if q.TimeoutAt == nil || q.TimeoutAt.After(now) {
-			return nil, hitl.Errorf(hitl.ECONFLICT, "question %s is not due", q.ID)
+			return nil, fault.Errorf(fault.ECONFLICT, "question %s is not due", q.ID)
 		}
 		q.Status, q.Response, q.RespondedBy, q.RespondedAt = hitl.StatusTimeout, q.DefaultResponse.Clone(), hitl.ActorSystem, &now
 		return hitl.NewQuestionEvent(hitl.EventQuestionTimeout, q, hitl.ActorSystem, now), nil
@@ -536,7 +537,7 @@ func (s *Questions) sweepDue(ctx context.Context, now time.Time, due func(contex
 		}
 		for i, q := range updated {
 			if q == nil {
-				if c := hitl.ErrorCode(errs[i]); c != hitl.ECONFLICT && c != hitl.ENOTFOUND {
+				if c := fault.Code(errs[i]); c != fault.ECONFLICT && c != fault.ENOTFOUND {
 					return n, errs[i]
 				}
 				continue
@@ -596,7 +597,7 @@ func (s *kernel) scope(ctx context.Context, f hitl.QuestionFilter) (hitl.Questio
 	}
 	if f.RunID != "" {
 		run, err := s.store.Run(ctx, f.RunID)
-		if err != nil && hitl.ErrorCode(err) != hitl.ENOTFOUND {
+		if err != nil && fault.Code(err) != fault.ENOTFOUND {
 			return f, err
 		}
 		if err := s.access.AuthorizeRun(p, hitl.ActionRead, f.RunID, run); err != nil {
@@ -629,7 +630,7 @@ func (s *Questions) Receive(ctx context.Context, id string) (*hitl.Question, err
 		}
 		if q.ReceivedAt != nil {
 			if q.Sensitive {
-				return nil, hitl.Errorf(hitl.ECONFLICT, "the sensitive answer to %s was already received and scrubbed", id)
+				return nil, fault.Errorf(fault.ECONFLICT, "the sensitive answer to %s was already received and scrubbed", id)
 			}
 			got = q.Redacted()
 			return nil, errNoChange
@@ -662,7 +663,7 @@ func (s *Questions) Receive(ctx context.Context, id string) (*hitl.Question, err
 }
 
 // errNoChange ends an update that has nothing to write.
-var errNoChange = hitl.Errorf(hitl.ECONFLICT, "no change")
+var errNoChange = fault.Errorf(fault.ECONFLICT, "no change")
 
 // noticeReopened tells people why a question they answered waits again.
 const noticeReopened = "The service restarted before the agent received this sensitive answer, so it was never stored: please answer again."
@@ -703,7 +704,7 @@ func (s *Questions) ReopenSealed(ctx context.Context) (int, error) {
 		case err == nil:
 			n++
 			s.notifier.Publish(id)
-		case err == errNoChange, hitl.ErrorCode(err) == hitl.ENOTFOUND:
+		case err == errNoChange, fault.Code(err) == fault.ENOTFOUND:
 		default:
 			return n, err
 		}

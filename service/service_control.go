@@ -7,6 +7,7 @@ import (
 
 	"github.com/hitlbot/hitl"
 	"github.com/hitlbot/hitl/access"
+	"github.com/hitlbot/hitl/fault"
 	"github.com/hitlbot/hitl/runhandle"
 )
 
@@ -30,7 +31,7 @@ const DedupWindow = 5 * time.Minute
 func (s *Runs) Control(ctx context.Context, req hitl.ControlMessage) ([]hitl.ControlMessage, error) {
 	now := s.clock.Now()
 	if err := req.Validate(); err != nil {
-		return []hitl.ControlMessage{req.Reply(hitl.MessageResult, now, hitl.Failure(hitl.CodeBadRequest, hitl.ErrorMessage(err)))}, nil
+		return []hitl.ControlMessage{req.Reply(hitl.MessageResult, now, hitl.Failure(hitl.CodeBadRequest, fault.Message(err)))}, nil
 	}
 	p := hitl.PrincipalFrom(ctx)
 	if err := s.guard.Throttle(ctx, LimitControl); err != nil {
@@ -115,7 +116,7 @@ func (s *Runs) runStateEvent(e *hitl.StateEvent, actor string, now time.Time) *h
 // none).
 func (s *Runs) command(p hitl.Principal, req hitl.ControlMessage, run *hitl.Run, refusal error, now time.Time) (hitl.ControlPayload, *hitl.Run, *hitl.StateEvent) {
 	if refusal != nil {
-		return hitl.Failure(hitl.CodeForbidden, hitl.ErrorMessage(refusal)), nil, nil
+		return hitl.Failure(hitl.CodeForbidden, fault.Message(refusal)), nil, nil
 	}
 	if res, refused := run.Refusal(req.Target.RunID, req); refused {
 		return res, nil, nil

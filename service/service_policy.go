@@ -10,6 +10,7 @@ import (
 
 	"github.com/hitlbot/hitl"
 	"github.com/hitlbot/hitl/access"
+	"github.com/hitlbot/hitl/fault"
 	"github.com/hitlbot/hitl/policy"
 )
 
@@ -32,7 +33,7 @@ func HashRules(rules []hitl.PolicyRule) string {
 // at start, before serving.
 func (s *Policies) LoadPolicy(ctx context.Context, fileRules []hitl.PolicyRule) error {
 	if err := (hitl.Policy{Rules: fileRules}).Validate(); err != nil {
-		return hitl.Errorf(hitl.EINVALID, "policy: %s", hitl.ErrorMessage(err))
+		return fault.Errorf(fault.EINVALID, "policy: %s", fault.Message(err))
 	}
 	hash := HashRules(fileRules)
 	s.policy.mu.Lock()
@@ -70,7 +71,7 @@ func (s *Policies) Policy(ctx context.Context) (hitl.Policy, error) {
 func (s *Policies) SetPolicy(ctx context.Context, rules []hitl.PolicyRule) (hitl.Policy, error) {
 	p := hitl.PrincipalFrom(ctx)
 	if err := s.access.Authorize(p, hitl.ActionAudit, nil); err != nil {
-		return hitl.Policy{}, s.guard.refused(ctx, p, hitl.ActionAudit, &hitl.Question{}, hitl.Errorf(hitl.EFORBIDDEN, "%s lacks the admin scope: only admins set the policy", p.ID))
+		return hitl.Policy{}, s.guard.refused(ctx, p, hitl.ActionAudit, &hitl.Question{}, fault.Errorf(fault.EFORBIDDEN, "%s lacks the admin scope: only admins set the policy", p.ID))
 	}
 	if err := (hitl.Policy{Rules: rules}).Validate(); err != nil {
 		return hitl.Policy{}, err
@@ -128,7 +129,7 @@ func (s *Policies) CheckOperation(ctx context.Context, req ApprovalRequest) (pol
 	agent := agentOf(p)
 	if req.Agent != "" && req.Agent != p.ID && req.Agent != agent {
 		if !p.OverseesPolicy() {
-			return policy.Decision{}, s.guard.refused(ctx, p, hitl.ActionRead, &hitl.Question{}, hitl.Errorf(hitl.EFORBIDDEN, "%s may check the policy only as itself: naming another agent needs the answer scope", p.ID))
+			return policy.Decision{}, s.guard.refused(ctx, p, hitl.ActionRead, &hitl.Question{}, fault.Errorf(fault.EFORBIDDEN, "%s may check the policy only as itself: naming another agent needs the answer scope", p.ID))
 		}
 		agent = AgentName(req.Agent)
 	} else if err := s.access.Authorize(p, hitl.ActionAsk, nil); err != nil && !p.Has(hitl.ScopeAnswer) {
@@ -219,7 +220,7 @@ func (s *Policies) RequestOperation(ctx context.Context, req ApprovalRequest) (A
 // Learned rules are left out: they never change what may be learned.
 func (s *Policies) learnable(q *hitl.Question, rules []hitl.PolicyRule) (hitl.LearnedRuleKey, error) {
 	if q.Operation == nil {
-		return hitl.LearnedRuleKey{}, hitl.Errorf(hitl.EINVALID, "only an approval of an operation can be always allowed")
+		return hitl.LearnedRuleKey{}, fault.Errorf(fault.EINVALID, "only an approval of an operation can be always allowed")
 	}
 	d, err := policy.Decider{Rules: rules, Parse: s.parse, Now: s.clock.Now()}.Decide(*q.Operation)
 	if err != nil {
@@ -228,7 +229,7 @@ func (s *Policies) learnable(q *hitl.Question, rules []hitl.PolicyRule) (hitl.Le
 	if d.Learnable && len(q.Approvers) == 0 && q.Quorum <= 1 {
 		return *d.Teaches, nil
 	}
-	return hitl.LearnedRuleKey{}, hitl.Errorf(hitl.EINVALID, "'always allow' cannot apply to %s: %s; approve it once instead", q.ID, whyNotLearnable(q, d))
+	return hitl.LearnedRuleKey{}, fault.Errorf(fault.EINVALID, "'always allow' cannot apply to %s: %s; approve it once instead", q.ID, whyNotLearnable(q, d))
 }
 
 func whyNotLearnable(q *hitl.Question, d policy.Decision) string {
@@ -272,7 +273,7 @@ func (s *Policies) LearnedRules(ctx context.Context, f hitl.LearnedRuleFilter) (
 	p := hitl.PrincipalFrom(ctx)
 	if !p.OverseesPolicy() {
 		if !p.Has(hitl.ScopeAsk) || strings.HasPrefix(p.ID, "slack:") {
-			return hitl.LearnedRulePage{}, s.guard.refused(ctx, p, hitl.ActionRead, &hitl.Question{}, hitl.Errorf(hitl.EFORBIDDEN,
+			return hitl.LearnedRulePage{}, s.guard.refused(ctx, p, hitl.ActionRead, &hitl.Question{}, fault.Errorf(fault.EFORBIDDEN,
 				"learned rules are shown only to those who answer (slack.answerers, the answer scope) and admins; %s is neither", p.ID))
 		}
 		f.Agent = agentOf(p) // an agent sees what was taught for it
@@ -295,8 +296,8 @@ func (s *Policies) RevokeRule(ctx context.Context, id string) (*hitl.LearnedRule
 	}
 	gone, err := s.store.DeleteLearnedRule(ctx, id)
 	if err != nil {
-		if hitl.ErrorCode(err) == hitl.ENOTFOUND {
-			return nil, hitl.Errorf(hitl.ENOTFOUND, "no learned rule %s (hitl policy rules lists them)", id)
+		if fault.Code(err) == fault.ENOTFOUND {
+			return nil, fault.Errorf(fault.ENOTFOUND, "no learned rule %s (hitl policy rules lists them)", id)
 		}
 		return nil, err
 	}

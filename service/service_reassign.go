@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/hitlbot/hitl"
+	"github.com/hitlbot/hitl/fault"
 )
 
 // Reassign hands pending question id to the Slack users and user groups
@@ -103,7 +104,7 @@ func handTargets(to []string) ([]string, error) {
 			continue
 		}
 		if !hitl.IsSlackID(t) {
-			return nil, hitl.Errorf(hitl.EINVALID, "%q is not a Slack user (U…) or user group (S…) id", t)
+			return nil, fault.Errorf(fault.EINVALID, "%q is not a Slack user (U…) or user group (S…) id", t)
 		}
 		if !slices.Contains(out, t) {
 			out = append(out, t)
@@ -111,9 +112,9 @@ func handTargets(to []string) ([]string, error) {
 	}
 	switch {
 	case len(out) == 0:
-		return nil, hitl.Errorf(hitl.EINVALID, "to: name the Slack users or user groups to hand the question to")
+		return nil, fault.Errorf(fault.EINVALID, "to: name the Slack users or user groups to hand the question to")
 	case len(out) > hitl.MaxAssignees:
-		return nil, hitl.Errorf(hitl.EINVALID, "to: at most %d people or groups", hitl.MaxAssignees)
+		return nil, fault.Errorf(fault.EINVALID, "to: at most %d people or groups", hitl.MaxAssignees)
 	}
 	return out, nil
 }

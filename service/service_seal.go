@@ -5,6 +5,7 @@ import (
 	"sync"
 
 	"github.com/hitlbot/hitl"
+	"github.com/hitlbot/hitl/fault"
 )
 
 type sealedAnswer struct {
@@ -17,12 +18,12 @@ type sealedAnswer struct {
 func seal(s hitl.Sealer, id string, r hitl.Response) (hitl.Response, error) {
 	plain, err := json.Marshal(sealedAnswer{Value: r.Value, Text: r.Text})
 	if err != nil {
-		return r, hitl.Errorf(hitl.EINVALID, "the answer cannot be encoded: %v", err)
+		return r, fault.Errorf(fault.EINVALID, "the answer cannot be encoded: %v", err)
 	}
 	data, err := s.Seal(plain, []byte(id))
 	clear(plain)
 	if err != nil {
-		return r, hitl.Errorf(hitl.EINTERNAL, "sealing the answer: %v", err)
+		return r, fault.Errorf(fault.EINTERNAL, "sealing the answer: %v", err)
 	}
 	return hitl.Response{Type: r.Type, Sealed: &hitl.Sealed{Key: s.KeyID(), Data: data}}, nil
 }

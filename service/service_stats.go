@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/hitlbot/hitl"
+	"github.com/hitlbot/hitl/fault"
 )
 
 var _ StatsService = (*Observation)(nil)
@@ -29,7 +30,7 @@ func (s *Observation) Stats(ctx context.Context, sq hitl.StatsQuery) (*hitl.Stat
 		sq.Since = hitl.DefaultStatsSince
 	}
 	if sq.Since < 0 {
-		return nil, hitl.Errorf(hitl.EINVALID, "since must be a positive duration, like 24h or 90m")
+		return nil, fault.Errorf(fault.EINVALID, "since must be a positive duration, like 24h or 90m")
 	}
 	if sq.Run != "" {
 		if err := hitl.ValidateRunID(sq.Run); err != nil {

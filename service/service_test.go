@@ -6,6 +6,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/hitlbot/hitl/fault"
 	"github.com/hitlbot/hitl/internal/principaltest"
 	"github.com/hitlbot/hitl/service"
 
@@ -61,7 +62,7 @@ func TestAsk(t *testing.T) {
 	t.Run("non blocking has no timeout and needs a default", func(t *testing.T) {
 		svc, _, _ := newService(t)
 		_, _, err := svc.Questions.Create(as("a"), "run-1", hitl.NewQuestion{Question: "Verbose?", Type: hitl.NonBlocking, ResponseType: hitl.BooleanResponse})
-		assert.Equal(t, hitl.EINVALID, hitl.ErrorCode(err))
+		assert.Equal(t, fault.EINVALID, fault.Code(err))
 		q, _, err := svc.Questions.Create(as("a"), "run-1", hitl.NewQuestion{Question: "Verbose?", Type: hitl.NonBlocking, ResponseType: hitl.BooleanResponse,
 			DefaultResponse: &hitl.Response{Value: "no"}})
 		require.NoError(t, err)
@@ -103,8 +104,8 @@ func TestAsk(t *testing.T) {
 			"unknown input type": {"run-1", hitl.NewQuestion{Question: "x", InputType: "secret"}, "inputType"},
 		} {
 			_, _, err := svc.Questions.Create(as("a"), tc.job, tc.n)
-			assert.Equal(t, hitl.EINVALID, hitl.ErrorCode(err), name)
-			assert.Contains(t, hitl.ErrorMessage(err), tc.want, name)
+			assert.Equal(t, fault.EINVALID, fault.Code(err), name)
+			assert.Contains(t, fault.Message(err), tc.want, name)
 		}
 	})
 	t.Run("password input makes the question sensitive", func(t *testing.T) {
@@ -138,8 +139,8 @@ func TestAnswer(t *testing.T) {
 		svc, _, _ := newService(t)
 		q := ask(t, svc, hitl.NewQuestion{Question: "DB?", Options: []hitl.Option{{Label: "prod"}}})
 		_, err := svc.Questions.Answer(as("u"), q.ID, hitl.Response{Value: "dev"})
-		assert.Equal(t, hitl.EINVALID, hitl.ErrorCode(err))
-		assert.Contains(t, hitl.ErrorMessage(err), "not one of the options: prod")
+		assert.Equal(t, fault.EINVALID, fault.Code(err))
+		assert.Contains(t, fault.Message(err), "not one of the options: prod")
 		still, _ := svc.Questions.Question(as("admin:t"), q.ID)
 		assert.True(t, still.Pending(), "a refused answer changes nothing")
 	})
@@ -147,7 +148,7 @@ func TestAnswer(t *testing.T) {
 		svc, _, _ := newService(t)
 		q := ask(t, svc, hitl.NewQuestion{Question: "Go?", ResponseType: hitl.BooleanResponse})
 		_, err := svc.Questions.Answer(as("u"), q.ID, hitl.Response{Value: "maybe"})
-		assert.Equal(t, hitl.EINVALID, hitl.ErrorCode(err))
+		assert.Equal(t, fault.EINVALID, fault.Code(err))
 		got, err := svc.Questions.Answer(as("u"), q.ID, hitl.Response{Value: "yes"})
 		require.NoError(t, err)
 		assert.Equal(t, true, got.Response.Value)
@@ -164,9 +165,9 @@ func TestAnswer(t *testing.T) {
 		svc, _, _ := newService(t)
 		q := ask(t, svc, hitl.NewQuestion{Question: "Name?"})
 		_, err := svc.Questions.Answer(as("u"), q.ID, hitl.Response{Type: hitl.BooleanResponse, Value: true})
-		assert.Equal(t, hitl.EINVALID, hitl.ErrorCode(err))
+		assert.Equal(t, fault.EINVALID, fault.Code(err))
 		_, err = svc.Questions.Answer(as("u"), q.ID, hitl.Response{Value: 42.0})
-		assert.Equal(t, hitl.EINVALID, hitl.ErrorCode(err))
+		assert.Equal(t, fault.EINVALID, fault.Code(err))
 	})
 	t.Run("second answer is a conflict naming the first answerer", func(t *testing.T) {
 		svc, _, _ := newService(t)
@@ -174,10 +175,10 @@ func TestAnswer(t *testing.T) {
 		_, err := svc.Questions.Answer(as("slack:U1"), q.ID, hitl.Response{Value: "a"})
 		require.NoError(t, err)
 		_, err = svc.Questions.Answer(as("slack:U2"), q.ID, hitl.Response{Value: "b"})
-		var he *hitl.Error
+		var he *fault.Error
 		require.ErrorAs(t, err, &he)
-		assert.Equal(t, hitl.ECONFLICT, he.Code)
-		assert.Equal(t, hitl.StatusAnswered, he.Status)
+		assert.Equal(t, fault.ECONFLICT, he.Code)
+		assert.Equal(t, string(hitl.StatusAnswered), he.Status)
 		assert.Equal(t, "slack:U1", he.By)
 		assert.Contains(t, he.Message, "already answered by slack:U1 at 2026-11-22T10:00:00Z")
 	})
@@ -196,7 +197,7 @@ func TestAnswer(t *testing.T) {
 				defer mu.Unlock()
 				if err == nil {
 					wins++
-				} else if hitl.ErrorCode(err) == hitl.ECONFLICT {
+				} else if fault.Code(err) == fault.ECONFLICT {
 					conflicts++
 				}
 			}()
@@ -208,7 +209,7 @@ func TestAnswer(t *testing.T) {
 	t.Run("unknown question is not found", func(t *testing.T) {
 		svc, _, _ := newService(t)
 		_, err := svc.Questions.Answer(as("u"), "q_nope", hitl.Response{Value: "a"})
-		assert.Equal(t, hitl.ENOTFOUND, hitl.ErrorCode(err))
+		assert.Equal(t, fault.ENOTFOUND, fault.Code(err))
 	})
 }
 
@@ -271,8 +272,8 @@ func TestSweepExpired(t *testing.T) {
 		assert.True(t, got.Pending())
 
 		_, err = svc.Questions.Answer(as("u"), noDefault.ID, hitl.Response{Value: "late"})
-		assert.Equal(t, hitl.ECONFLICT, hitl.ErrorCode(err))
-		assert.Contains(t, hitl.ErrorMessage(err), "timed out")
+		assert.Equal(t, fault.ECONFLICT, fault.Code(err))
+		assert.Contains(t, fault.Message(err), "timed out")
 	})
 }
 
@@ -284,7 +285,7 @@ func TestCancel(t *testing.T) {
 	assert.Equal(t, hitl.OutcomeCancelled, got.Outcome())
 	assert.Equal(t, "no longer needed", got.CancelReason)
 	_, err = svc.Questions.Answer(as("u"), q.ID, hitl.Response{Value: "x"})
-	assert.Contains(t, hitl.ErrorMessage(err), "cancelled by cli:bob")
+	assert.Contains(t, fault.Message(err), "cancelled by cli:bob")
 }
 
 func TestSensitive(t *testing.T) {
@@ -308,14 +309,14 @@ func TestSensitive(t *testing.T) {
 	})
 	t.Run("another identity may not receive it", func(t *testing.T) {
 		_, err := svc.Questions.Receive(as("api:other"), q.ID)
-		assert.Equal(t, hitl.EFORBIDDEN, hitl.ErrorCode(err))
+		assert.Equal(t, fault.EFORBIDDEN, fault.Code(err))
 	})
 	t.Run("the asker receives it once, then it is scrubbed", func(t *testing.T) {
 		got, err := svc.Questions.Receive(as("api:bot"), q.ID)
 		require.NoError(t, err)
 		assert.Equal(t, "s3cret", got.Response.Value)
 		_, err = svc.Questions.Receive(as("api:bot"), q.ID)
-		assert.Equal(t, hitl.ECONFLICT, hitl.ErrorCode(err))
+		assert.Equal(t, fault.ECONFLICT, fault.Code(err))
 		stored, _ := st.Question(context.Background(), q.ID)
 		assert.NotContains(t, mustJSON(t, stored), "s3cret")
 	})
@@ -338,7 +339,7 @@ func TestRunState(t *testing.T) {
 	assert.Equal(t, t0, rs.InteractionHistory[0].Timestamp)
 
 	_, err = svc.Runs.RunState(as("admin:t"), "run-unknown")
-	assert.Equal(t, hitl.ENOTFOUND, hitl.ErrorCode(err))
+	assert.Equal(t, fault.ENOTFOUND, fault.Code(err))
 }
 
 func TestNewServiceNeedsANotifier(t *testing.T) {

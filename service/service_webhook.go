@@ -4,6 +4,7 @@ import (
 	"context"
 
 	"github.com/hitlbot/hitl"
+	"github.com/hitlbot/hitl/fault"
 )
 
 // The service's side of webhooks: every change of a question or run it
@@ -125,7 +126,7 @@ func (s *Webhooks) WebhookDeliveries(ctx context.Context, f hitl.WebhookFilter) 
 	switch f.Status {
 	case "", hitl.WebhookPending, hitl.WebhookDelivered, hitl.WebhookFailed:
 	default:
-		return nil, hitl.Errorf(hitl.EINVALID, "status %q: want pending, delivered or failed", f.Status)
+		return nil, fault.Errorf(fault.EINVALID, "status %q: want pending, delivered or failed", f.Status)
 	}
 	return s.store.WebhookDeliveries(ctx, f)
 }
@@ -150,15 +151,15 @@ func (s *Webhooks) PingWebhook(ctx context.Context, name string) (WebhookPingRes
 	}
 	ping := s.pinger.Load()
 	if ping == nil || *ping == nil {
-		return WebhookPingResult{}, hitl.Errorf(hitl.ENOTFOUND, "no webhook endpoint is named %q (webhooks are not configured)", name)
+		return WebhookPingResult{}, fault.Errorf(fault.ENOTFOUND, "no webhook endpoint is named %q (webhooks are not configured)", name)
 	}
 	code, err := (*ping)(ctx, name)
 	res := WebhookPingResult{Endpoint: name, Status: code}
 	switch {
-	case hitl.ErrorCode(err) == hitl.ENOTFOUND:
+	case fault.Code(err) == fault.ENOTFOUND:
 		return res, err
 	case err != nil:
-		res.Error = hitl.ErrorMessage(err)
+		res.Error = fault.Message(err)
 	}
 	return res, nil
 }

@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/hitlbot/hitl"
+	"github.com/hitlbot/hitl/fault"
 	"github.com/hitlbot/hitl/internal/clocktest"
 	"github.com/hitlbot/hitl/internal/memstore"
 	"github.com/hitlbot/hitl/notify"
@@ -169,13 +170,13 @@ func TestSessionLifecycle(t *testing.T) {
 		e := newSessionEnv(t)
 		e.hook(t, "claude-s3", hitl.HookSessionStart)
 		_, err := e.svc.Runs.Hook(hitl.WithPrincipal(context.Background(), loopAgent), hitl.SessionHook{RunID: "claude-s3", Agent: "Claude Code", Event: hitl.HookPreToolUse})
-		assert.Equal(t, hitl.EFORBIDDEN, hitl.ErrorCode(err))
+		assert.Equal(t, fault.EFORBIDDEN, fault.Code(err))
 	})
 	t.Run("a bad event is refused clearly", func(t *testing.T) {
 		e := newSessionEnv(t)
 		_, err := e.svc.Runs.Hook(hitl.WithPrincipal(context.Background(), sessionAgent), hitl.SessionHook{RunID: "claude-s4", Agent: "Claude Code", Event: "Notification"})
-		assert.Equal(t, hitl.EINVALID, hitl.ErrorCode(err))
-		assert.Contains(t, hitl.ErrorMessage(err), `"Notification" is not a session hook event`)
+		assert.Equal(t, fault.EINVALID, fault.Code(err))
+		assert.Contains(t, fault.Message(err), `"Notification" is not a session hook event`)
 	})
 }
 

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/hitlbot/hitl"
+	"github.com/hitlbot/hitl/fault"
 )
 
 // SignIn starts a sign-in for p, lasting ttl (DefaultSignInTTL
@@ -39,12 +40,12 @@ func (s *SignIns) RedeemSignInLink(ctx context.Context, secret string, ttl time.
 		link, err = s.store.DeleteSignIn(ctx, id)
 	}
 	switch {
-	case hitl.ErrorCode(err) == hitl.ENOTFOUND || (err == nil && !link.Link):
-		return "", nil, hitl.Errorf(hitl.EUNAUTHORIZED, "this sign-in link is unknown or was already used: ask for a new one with /hitl web")
+	case fault.Code(err) == fault.ENOTFOUND || (err == nil && !link.Link):
+		return "", nil, fault.Errorf(fault.EUNAUTHORIZED, "this sign-in link is unknown or was already used: ask for a new one with /hitl web")
 	case err != nil:
 		return "", nil, err
 	case link.Expired(s.clock.Now()):
-		return "", nil, hitl.Errorf(hitl.EUNAUTHORIZED, "this sign-in link expired (links hold %s): ask for a new one with /hitl web", SignInLinkTTL)
+		return "", nil, fault.Errorf(fault.EUNAUTHORIZED, "this sign-in link expired (links hold %s): ask for a new one with /hitl web", SignInLinkTTL)
 	}
 	return s.SignIn(ctx, link.Principal, ttl)
 }
@@ -70,19 +71,19 @@ func (s *SignIns) putSession(ctx context.Context, p hitl.Principal, ttl time.Dur
 // deleted).
 func (s *SignIns) SignedIn(ctx context.Context, secret string) (*hitl.SignIn, error) {
 	if secret == "" {
-		return nil, hitl.Errorf(hitl.EUNAUTHORIZED, "sign in first")
+		return nil, fault.Errorf(fault.EUNAUTHORIZED, "sign in first")
 	}
 	ws, err := s.store.SignIn(ctx, hitl.SignInID(secret))
 	switch {
-	case hitl.ErrorCode(err) == hitl.ENOTFOUND || (err == nil && ws.Link):
-		return nil, hitl.Errorf(hitl.EUNAUTHORIZED, "your session ended: sign in again")
+	case fault.Code(err) == fault.ENOTFOUND || (err == nil && ws.Link):
+		return nil, fault.Errorf(fault.EUNAUTHORIZED, "your session ended: sign in again")
 	case err != nil:
 		return nil, err
 	case ws.Expired(s.clock.Now()):
-		if _, err := s.store.DeleteSignIn(ctx, ws.ID); err != nil && hitl.ErrorCode(err) != hitl.ENOTFOUND {
+		if _, err := s.store.DeleteSignIn(ctx, ws.ID); err != nil && fault.Code(err) != fault.ENOTFOUND {
 			return nil, err
 		}
-		return nil, hitl.Errorf(hitl.EUNAUTHORIZED, "your session expired: sign in again")
+		return nil, fault.Errorf(fault.EUNAUTHORIZED, "your session expired: sign in again")
 	}
 	return ws, nil
 }
@@ -92,7 +93,7 @@ func (s *SignIns) SignOut(ctx context.Context, secret string) error {
 	if secret == "" {
 		return nil
 	}
-	if _, err := s.store.DeleteSignIn(ctx, hitl.SignInID(secret)); err != nil && hitl.ErrorCode(err) != hitl.ENOTFOUND {
+	if _, err := s.store.DeleteSignIn(ctx, hitl.SignInID(secret)); err != nil && fault.Code(err) != fault.ENOTFOUND {
 		return err
 	}
 	return nil

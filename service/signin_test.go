@@ -7,6 +7,7 @@ import (
 
 	"github.com/hitlbot/hitl"
 	"github.com/hitlbot/hitl/access"
+	"github.com/hitlbot/hitl/fault"
 	"github.com/hitlbot/hitl/internal/clocktest"
 	"github.com/hitlbot/hitl/internal/memstore"
 	"github.com/hitlbot/hitl/notify"
@@ -40,7 +41,7 @@ func TestMaySignIn(t *testing.T) {
 			if tc.ok {
 				assert.NoError(t, err)
 			} else {
-				assert.Equal(t, hitl.EFORBIDDEN, hitl.ErrorCode(err))
+				assert.Equal(t, fault.EFORBIDDEN, fault.Code(err))
 			}
 		})
 	}
@@ -67,9 +68,9 @@ func TestSignIns(t *testing.T) {
 		assert.NotEmpty(t, got.CSRF)
 		clock.Add(time.Hour)
 		_, err = svc.SignIns.SignedIn(ctx, secret)
-		assert.Equal(t, hitl.EUNAUTHORIZED, hitl.ErrorCode(err))
+		assert.Equal(t, fault.EUNAUTHORIZED, fault.Code(err))
 		_, err = st.SignIn(ctx, ws.ID)
-		assert.Equal(t, hitl.ENOTFOUND, hitl.ErrorCode(err), "the expired record is gone")
+		assert.Equal(t, fault.ENOTFOUND, fault.Code(err), "the expired record is gone")
 	})
 	t.Run("sign out ends the session at once", func(t *testing.T) {
 		svc, _, _ := newSessionService(t)
@@ -77,13 +78,13 @@ func TestSignIns(t *testing.T) {
 		require.NoError(t, err)
 		require.NoError(t, svc.SignIns.SignOut(ctx, secret))
 		_, err = svc.SignIns.SignedIn(ctx, secret)
-		assert.Equal(t, hitl.EUNAUTHORIZED, hitl.ErrorCode(err))
+		assert.Equal(t, fault.EUNAUTHORIZED, fault.Code(err))
 		assert.NoError(t, svc.SignIns.SignOut(ctx, secret), "signing out twice is no error")
 	})
 	t.Run("an ask-only token is refused and the refusal audited", func(t *testing.T) {
 		svc, _, st := newSessionService(t)
 		_, _, err := svc.SignIns.SignIn(ctx, hitl.TokenPrincipal("ci", nil, ""), time.Hour)
-		assert.Equal(t, hitl.EFORBIDDEN, hitl.ErrorCode(err))
+		assert.Equal(t, fault.EFORBIDDEN, fault.Code(err))
 		evs, err := st.Events(ctx, 0, 10)
 		require.NoError(t, err)
 		require.Len(t, evs, 1)
@@ -94,7 +95,7 @@ func TestSignIns(t *testing.T) {
 		svc, _, _ := newSessionService(t)
 		for _, s := range []string{"", "nope"} {
 			_, err := svc.SignIns.SignedIn(ctx, s)
-			assert.Equal(t, hitl.EUNAUTHORIZED, hitl.ErrorCode(err))
+			assert.Equal(t, fault.EUNAUTHORIZED, fault.Code(err))
 		}
 	})
 	t.Run("a sign-in link signs in once", func(t *testing.T) {
@@ -102,14 +103,14 @@ func TestSignIns(t *testing.T) {
 		link, err := svc.SignIns.NewSignInLink(ctx, person)
 		require.NoError(t, err)
 		_, err = svc.SignIns.SignedIn(ctx, link)
-		assert.Equal(t, hitl.EUNAUTHORIZED, hitl.ErrorCode(err), "a link is not a session")
+		assert.Equal(t, fault.EUNAUTHORIZED, fault.Code(err), "a link is not a session")
 		secret, ws, err := svc.SignIns.RedeemSignInLink(ctx, link, time.Hour)
 		require.NoError(t, err)
 		assert.Equal(t, "api:alice", ws.Principal.ID)
 		_, err = svc.SignIns.SignedIn(ctx, secret)
 		assert.NoError(t, err)
 		_, _, err = svc.SignIns.RedeemSignInLink(ctx, link, time.Hour)
-		assert.Equal(t, hitl.EUNAUTHORIZED, hitl.ErrorCode(err), "a second use is refused")
+		assert.Equal(t, fault.EUNAUTHORIZED, fault.Code(err), "a second use is refused")
 	})
 	t.Run("a sign-in link expires after ten minutes", func(t *testing.T) {
 		svc, clock, _ := newSessionService(t)
@@ -117,14 +118,14 @@ func TestSignIns(t *testing.T) {
 		require.NoError(t, err)
 		clock.Add(service.SignInLinkTTL)
 		_, _, err = svc.SignIns.RedeemSignInLink(ctx, link, time.Hour)
-		assert.Equal(t, hitl.EUNAUTHORIZED, hitl.ErrorCode(err))
+		assert.Equal(t, fault.EUNAUTHORIZED, fault.Code(err))
 	})
 	t.Run("a session is not a sign-in link", func(t *testing.T) {
 		svc, _, _ := newSessionService(t)
 		secret, _, err := svc.SignIns.SignIn(ctx, person, time.Hour)
 		require.NoError(t, err)
 		_, _, err = svc.SignIns.RedeemSignInLink(ctx, secret, time.Hour)
-		assert.Equal(t, hitl.EUNAUTHORIZED, hitl.ErrorCode(err))
+		assert.Equal(t, fault.EUNAUTHORIZED, fault.Code(err))
 	})
 	t.Run("signing in prunes expired sessions", func(t *testing.T) {
 		svc, clock, st := newSessionService(t)
@@ -134,7 +135,7 @@ func TestSignIns(t *testing.T) {
 		_, _, err = svc.SignIns.SignIn(ctx, person, time.Hour)
 		require.NoError(t, err)
 		_, err = st.SignIn(ctx, old.ID)
-		assert.Equal(t, hitl.ENOTFOUND, hitl.ErrorCode(err))
+		assert.Equal(t, fault.ENOTFOUND, fault.Code(err))
 	})
 }
 
@@ -144,7 +145,7 @@ func TestSignInLinkLeavesSessionsAlone(t *testing.T) {
 	secret, _, err := svc.SignIns.SignIn(ctx, hitl.TokenPrincipal("alice", []hitl.Scope{hitl.ScopeAnswer}, ""), time.Hour)
 	require.NoError(t, err)
 	_, _, err = svc.SignIns.RedeemSignInLink(ctx, secret, time.Hour)
-	assert.Equal(t, hitl.EUNAUTHORIZED, hitl.ErrorCode(err))
+	assert.Equal(t, fault.EUNAUTHORIZED, fault.Code(err))
 	_, err = svc.SignIns.SignedIn(ctx, secret)
 	assert.NoError(t, err, "a session used as a link still holds")
 }

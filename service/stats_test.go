@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/hitlbot/hitl"
+	"github.com/hitlbot/hitl/fault"
 	"github.com/hitlbot/hitl/internal/memstore"
 	"github.com/hitlbot/hitl/internal/statstest"
 	"github.com/hitlbot/hitl/notify"
@@ -68,9 +69,9 @@ func TestStatsOfAScriptedHistory(t *testing.T) {
 	})
 	t.Run("bad input", func(t *testing.T) {
 		_, err := svc.Observation.Stats(local, hitl.StatsQuery{Since: -time.Hour})
-		assert.Equal(t, hitl.EINVALID, hitl.ErrorCode(err))
+		assert.Equal(t, fault.EINVALID, fault.Code(err))
 		_, err = svc.Observation.Stats(local, hitl.StatsQuery{Run: "no spaces"})
-		assert.Equal(t, hitl.EINVALID, hitl.ErrorCode(err))
+		assert.Equal(t, fault.EINVALID, fault.Code(err))
 	})
 }
 
@@ -130,7 +131,7 @@ func TestWhoMayReadStatsAndScrape(t *testing.T) {
 				assert.NoError(t, err)
 				return
 			}
-			assert.Equal(t, hitl.EFORBIDDEN, hitl.ErrorCode(err), "%v", err)
+			assert.Equal(t, fault.EFORBIDDEN, fault.Code(err), "%v", err)
 		})
 	}
 }

@@ -5,6 +5,7 @@ import (
 	"fmt"
 
 	"github.com/hitlbot/hitl"
+	"github.com/hitlbot/hitl/fault"
 )
 
 // Interaction threshold (docs/protocol.md#run-state-and-the-interaction-threshold): 0 to 5, how readily an agent should
@@ -19,7 +20,7 @@ const (
 // ValidateThreshold checks a threshold named key (for the message).
 func ValidateThreshold(key string, n int) error {
 	if n < MinThreshold || n > MaxThreshold {
-		return hitl.Errorf(hitl.EINVALID, "%s must be a whole number from 0 to 5, got %d", key, n)
+		return fault.Errorf(fault.EINVALID, "%s must be a whole number from 0 to 5, got %d", key, n)
 	}
 	return nil
 }
@@ -65,7 +66,7 @@ func (s *Runs) refuseByThreshold(runID string, run *hitl.Run, q *hitl.Question) 
 		return nil
 	}
 	if t := s.thresholdOf(run); t != nil && *t == 0 {
-		return hitl.Errorf(hitl.EREFUSED, "run %s has interaction threshold 0: do not ask; proceed on your own judgement and note your assumptions (approvals are still allowed)", runID)
+		return fault.Errorf(fault.EREFUSED, "run %s has interaction threshold 0: do not ask; proceed on your own judgement and note your assumptions (approvals are still allowed)", runID)
 	}
 	return nil
 }
@@ -84,7 +85,7 @@ func (s *Runs) SetThreshold(ctx context.Context, id string, n *int) (*hitl.Run, 
 		}
 	}
 	p := hitl.PrincipalFrom(ctx)
-	if _, err := s.store.Run(ctx, id); hitl.ErrorCode(err) == hitl.ENOTFOUND {
+	if _, err := s.store.Run(ctx, id); fault.Code(err) == fault.ENOTFOUND {
 		if err := s.guard.Throttle(ctx, LimitRuns); err != nil { // it starts a run
 			return nil, err
 		}

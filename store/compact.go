@@ -6,7 +6,7 @@ import (
 	"os"
 	"time"
 
-	"github.com/hitlbot/hitl"
+	"github.com/hitlbot/hitl/fault"
 	bolt "go.etcd.io/bbolt"
 	berrors "go.etcd.io/bbolt/errors"
 )
@@ -25,12 +25,12 @@ func Compact(path string) (CompactResult, error) {
 	var res CompactResult
 	st, err := os.Stat(path)
 	if err != nil {
-		return res, hitl.Errorf(hitl.ENOTFOUND, "database %s: %v", path, err)
+		return res, fault.Errorf(fault.ENOTFOUND, "database %s: %v", path, err)
 	}
 	res.Before = st.Size()
 	src, err := bolt.Open(path, 0o600, &bolt.Options{Timeout: time.Second, ReadOnly: true})
 	if errors.Is(err, berrors.ErrTimeout) {
-		return res, hitl.Errorf(hitl.EUNAVAILABLE, "database %s is in use by a running hitl: stop it first", path)
+		return res, fault.Errorf(fault.EUNAVAILABLE, "database %s is in use by a running hitl: stop it first", path)
 	}
 	if err != nil {
 		return res, fmt.Errorf("store: compact %s: %w", path, err)

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/hitlbot/hitl"
+	"github.com/hitlbot/hitl/fault"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )
@@ -34,8 +35,8 @@ func TestCompact(t *testing.T) {
 
 	t.Run("a running database is refused", func(t *testing.T) {
 		_, err := Compact(path)
-		assert.Equal(t, hitl.EUNAVAILABLE, hitl.ErrorCode(err))
-		assert.Contains(t, hitl.ErrorMessage(err), "stop it first")
+		assert.Equal(t, fault.EUNAVAILABLE, fault.Code(err))
+		assert.Contains(t, fault.Message(err), "stop it first")
 	})
 	require.NoError(t, db.Close())
 

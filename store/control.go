@@ -9,6 +9,7 @@ import (
 	"fmt"
 
 	"github.com/hitlbot/hitl"
+	"github.com/hitlbot/hitl/fault"
 	bolt "go.etcd.io/bbolt"
 )
 
@@ -135,7 +136,7 @@ func (db *DB) Runs(ctx context.Context, active bool, limit int, cursor string) (
 	if cursor != "" {
 		var err error
 		if after, err = base64.RawURLEncoding.DecodeString(cursor); err != nil {
-			return hitl.RunPage{}, hitl.Errorf(hitl.EINVALID, "cursor %q is not one of this list's", cursor)
+			return hitl.RunPage{}, fault.Errorf(fault.EINVALID, "cursor %q is not one of this list's", cursor)
 		}
 	}
 	page := hitl.RunPage{Runs: []*hitl.Run{}}

@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/hitlbot/hitl"
+	"github.com/hitlbot/hitl/fault"
 	bolt "go.etcd.io/bbolt"
 	berrors "go.etcd.io/bbolt/errors"
 )
@@ -135,7 +136,7 @@ func Open(path string, opts ...Option) (*DB, error) {
 	bopts.Timeout = o.lockTimeout
 	bdb, err := bolt.Open(path, 0o600, bopts)
 	if errors.Is(err, berrors.ErrTimeout) {
-		return nil, hitl.Errorf(hitl.EUNAVAILABLE, "database is locked by another hitl process: %s (waited %s)", path, o.lockTimeout)
+		return nil, fault.Errorf(fault.EUNAVAILABLE, "database is locked by another hitl process: %s (waited %s)", path, o.lockTimeout)
 	}
 	if err != nil {
 		return nil, fmt.Errorf("store: open %s: %w", path, err)

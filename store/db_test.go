@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/hitlbot/hitl"
+	"github.com/hitlbot/hitl/fault"
 	"github.com/stretchr/testify/require"
 	bolt "go.etcd.io/bbolt"
 )
@@ -56,7 +57,7 @@ func TestOpen(t *testing.T) {
 		start := time.Now()
 		_, err := Open(db.Path(), WithLockTimeout(50*time.Millisecond))
 		require.Error(t, err)
-		require.Equal(t, hitl.EUNAVAILABLE, hitl.ErrorCode(err))
+		require.Equal(t, fault.EUNAVAILABLE, fault.Code(err))
 		require.Contains(t, err.Error(), "database is locked by another hitl process")
 		require.Contains(t, err.Error(), db.Path())
 		require.Less(t, time.Since(start), 5*time.Second)

@@ -9,6 +9,7 @@ import (
 	"strings"
 
 	"github.com/hitlbot/hitl"
+	"github.com/hitlbot/hitl/fault"
 	bolt "go.etcd.io/bbolt"
 )
 
@@ -49,7 +50,7 @@ func (db *DB) Enqueue(ctx context.Context, cursor uint64, ds []hitl.Delivery) er
 	}
 	for _, d := range ds {
 		if strings.IndexByte(d.Target, 0) >= 0 || d.Target == "" {
-			return hitl.Errorf(hitl.EINVALID, "delivery target %q is empty or contains a NUL byte", d.Target)
+			return fault.Errorf(fault.EINVALID, "delivery target %q is empty or contains a NUL byte", d.Target)
 		}
 	}
 	err := db.write(func(tx *bolt.Tx) error {
@@ -130,7 +131,7 @@ func (db *DB) NextDelivery(ctx context.Context, target string) (hitl.Delivery, e
 		return d, fmt.Errorf("store: next delivery to %s: %w", target, err)
 	}
 	if !found {
-		return d, hitl.Errorf(hitl.ENOTFOUND, "no delivery queued for %s", target)
+		return d, fault.Errorf(fault.ENOTFOUND, "no delivery queued for %s", target)
 	}
 	db.resumes.mark(&d)
 	return d, nil
@@ -205,7 +206,7 @@ func (db *DB) DeliveredAt(ctx context.Context, channel, ts string) (hitl.Deliver
 		return m, fmt.Errorf("store: delivered message %s/%s: %w", channel, ts, err)
 	}
 	if !found {
-		return m, hitl.Errorf(hitl.ENOTFOUND, "no question was delivered as message %s in %s", ts, channel)
+		return m, fault.Errorf(fault.ENOTFOUND, "no question was delivered as message %s in %s", ts, channel)
 	}
 	return m, nil
 }

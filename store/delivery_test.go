@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/hitlbot/hitl"
+	"github.com/hitlbot/hitl/fault"
 	"github.com/hitlbot/hitl/store"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -29,7 +30,7 @@ func TestOutbox(t *testing.T) {
 
 	t.Run("a target with a NUL byte is refused", func(t *testing.T) {
 		err := db.Enqueue(ctx, 11, []hitl.Delivery{{Kind: "post", QuestionID: "q", Target: "C\x00"}})
-		assert.Equal(t, hitl.EINVALID, hitl.ErrorCode(err))
+		assert.Equal(t, fault.EINVALID, fault.Code(err))
 	})
 	t.Run("outbox survives reopening", func(t *testing.T) {
 		require.NoError(t, db.Check())

@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/hitlbot/hitl"
+	"github.com/hitlbot/hitl/fault"
 	"github.com/hitlbot/hitl/sweeper"
 	"github.com/stretchr/testify/require"
 	bolt "go.etcd.io/bbolt"
@@ -75,7 +76,7 @@ func TestIdleSweepWritesNothing(t *testing.T) {
 		require.NoError(t, err)
 		require.Positive(t, n)
 		_, err = db.Question(context.Background(), q.ID)
-		require.Equal(t, hitl.ENOTFOUND, hitl.ErrorCode(err))
+		require.Equal(t, fault.ENOTFOUND, fault.Code(err))
 		before := lastTxID(t, db)
 		_, err = sweep(context.Background())
 		require.NoError(t, err)

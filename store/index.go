@@ -4,6 +4,7 @@ import (
 	"fmt"
 
 	"github.com/hitlbot/hitl"
+	"github.com/hitlbot/hitl/fault"
 	bolt "go.etcd.io/bbolt"
 )
 
@@ -102,7 +103,7 @@ func moveIndexes(tx *bolt.Tx, id string, old, cur []indexEntry) error {
 		b := tx.Bucket(e.bucket)
 		if string(e.bucket) == string(bucketIdem) {
 			if v := b.Get(e.key); v != nil && string(v) != id {
-				return hitl.Errorf(hitl.ECONFLICT, "idempotency key of question %s is already used by question %s", id, v)
+				return fault.Errorf(fault.ECONFLICT, "idempotency key of question %s is already used by question %s", id, v)
 			}
 		}
 		value := e.value

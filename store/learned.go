@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/hitlbot/hitl"
+	"github.com/hitlbot/hitl/fault"
 	bolt "go.etcd.io/bbolt"
 )
 
@@ -82,7 +83,7 @@ func deleteLearned(tx *bolt.Tx, r *hitl.LearnedRule) error {
 // holds and any earlier version of r itself (with their index entries).
 func putLearned(tx *bolt.Tx, r *hitl.LearnedRule) error {
 	if r.ID == "" {
-		return hitl.Errorf(hitl.EINVALID, "a learned rule needs an id")
+		return fault.Errorf(fault.EINVALID, "a learned rule needs an id")
 	}
 	key := learnedKey(r.Key())
 	if old := tx.Bucket(bucketLearnedByKey).Get(key); old != nil && string(old) != r.ID {
@@ -131,7 +132,7 @@ func (db *DB) PutLearnedRule(ctx context.Context, r *hitl.LearnedRule) error {
 		return err
 	}
 	if r == nil || r.ID == "" {
-		return hitl.Errorf(hitl.EINVALID, "a learned rule needs an id")
+		return fault.Errorf(fault.EINVALID, "a learned rule needs an id")
 	}
 	if err := db.write(func(tx *bolt.Tx) error { return putLearned(tx, r) }); err != nil {
 		return fmt.Errorf("store: put learned rule %s: %w", r.ID, err)
@@ -177,7 +178,7 @@ func (db *DB) DeleteLearnedRule(ctx context.Context, id string) (*hitl.LearnedRu
 		return nil, fmt.Errorf("store: delete learned rule %s: %w", id, err)
 	}
 	if gone == nil {
-		return nil, hitl.Errorf(hitl.ENOTFOUND, "no learned rule %s", id)
+		return nil, fault.Errorf(fault.ENOTFOUND, "no learned rule %s", id)
 	}
 	return gone, nil
 }

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/hitlbot/hitl"
+	"github.com/hitlbot/hitl/fault"
 	bolt "go.etcd.io/bbolt"
 )
 
@@ -171,7 +172,7 @@ func (db *DB) RetryMail(ctx context.Context, m hitl.Mail) error {
 			return err
 		}
 		if !ok {
-			return hitl.Errorf(hitl.ENOTFOUND, "mail %d is not queued", m.Seq)
+			return fault.Errorf(fault.ENOTFOUND, "mail %d is not queued", m.Seq)
 		}
 		if err := hitl.MailClaimHeld(old, m); err != nil {
 			return err

@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/hitlbot/hitl"
+	"github.com/hitlbot/hitl/fault"
 	"github.com/hitlbot/hitl/internal/principaltest"
 	"github.com/stretchr/testify/require"
 	bolt "go.etcd.io/bbolt"
@@ -39,7 +40,7 @@ func TestMigrateKeysPerAsker(t *testing.T) {
 	require.NoError(t, err)
 	require.Equal(t, q.ID, got.ID)
 	_, err = db.QuestionByKey(ctx, "run-1", hitl.KeyOf("api:other", "deploy-41"))
-	require.Equal(t, hitl.ENOTFOUND, hitl.ErrorCode(err))
+	require.Equal(t, fault.ENOTFOUND, fault.Code(err))
 }
 
 // TestMigrateListIndexes: a version 3 file had no events_by_run and no

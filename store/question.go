@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/hitlbot/hitl"
+	"github.com/hitlbot/hitl/fault"
 	bolt "go.etcd.io/bbolt"
 )
 
@@ -22,10 +23,10 @@ func (db *DB) CreateQuestion(ctx context.Context, q *hitl.Question, ev *hitl.Eve
 		return nil, false, err
 	}
 	if q.ID == "" {
-		return nil, false, hitl.Errorf(hitl.EINVALID, "question has no id")
+		return nil, false, fault.Errorf(fault.EINVALID, "question has no id")
 	}
 	if strings.IndexByte(q.RunID, 0) >= 0 {
-		return nil, false, hitl.Errorf(hitl.EINVALID, "job id %q contains a NUL byte", q.RunID)
+		return nil, false, fault.Errorf(fault.EINVALID, "job id %q contains a NUL byte", q.RunID)
 	}
 	data, err := json.Marshal(q)
 	if err != nil {
@@ -56,7 +57,7 @@ func (db *DB) CreateQuestion(ctx context.Context, q *hitl.Question, ev *hitl.Eve
 			}
 		}
 		if tx.Bucket(bucketQuestions).Get([]byte(q.ID)) != nil {
-			domErr = hitl.Errorf(hitl.ECONFLICT, "question %s already exists", q.ID)
+			domErr = fault.Errorf(fault.ECONFLICT, "question %s already exists", q.ID)
 			return nil
 		}
 		if admit != nil {
@@ -98,7 +99,7 @@ func (db *DB) UpdateQuestion(ctx context.Context, id string, fn func(q *hitl.Que
 	err := db.write(func(tx *bolt.Tx) error {
 		updated, domErr = nil, nil
 		q, err := getQuestion(tx, id)
-		if hitl.ErrorCode(err) == hitl.ENOTFOUND {
+		if fault.Code(err) == fault.ENOTFOUND {
 			domErr = err
 			return nil
 		} else if err != nil {
@@ -149,7 +150,7 @@ func (db *DB) UpdateQuestions(ctx context.Context, ids []string, fn func(q *hitl
 		clear(errs)
 		for i, id := range ids {
 			q, err := getQuestion(tx, id)
-			if hitl.ErrorCode(err) == hitl.ENOTFOUND {
+			if fault.Code(err) == fault.ENOTFOUND {
 				errs[i] = err
 				continue
 			} else if err != nil {
@@ -189,7 +190,7 @@ func (db *DB) Question(ctx context.Context, id string) (*hitl.Question, error) {
 	}
 	defer func() { _ = tx.Rollback() }()
 	q, err := getQuestion(tx, id)
-	if err != nil && hitl.ErrorCode(err) == hitl.EINTERNAL {
+	if err != nil && fault.Code(err) == fault.EINTERNAL {
 		return nil, fmt.Errorf("store: read question %s: %w", id, err)
 	}
 	return q, err
@@ -210,7 +211,7 @@ func (db *DB) Questions(ctx context.Context, f hitl.QuestionFilter) (hitl.Questi
 	if f.Cursor != "" {
 		var err error
 		if after, err = base64.RawURLEncoding.DecodeString(f.Cursor); err != nil || !bytes.HasPrefix(after, prefix) {
-			return hitl.QuestionPage{}, hitl.Errorf(hitl.EINVALID, "cursor %q does not belong to this list: use the nextCursor of the previous page, with the same filters", f.Cursor)
+			return hitl.QuestionPage{}, fault.Errorf(fault.EINVALID, "cursor %q does not belong to this list: use the nextCursor of the previous page, with the same filters", f.Cursor)
 		}
 	}
 	tx, err := db.bolt.Begin(false)
@@ -340,7 +341,7 @@ func (db *DB) QuestionByKey(ctx context.Context, runID, key string) (*hitl.Quest
 	defer func() { _ = tx.Rollback() }()
 	id := tx.Bucket(bucketIdem).Get(idemKey(runID, key))
 	if id == nil {
-		return nil, hitl.Errorf(hitl.ENOTFOUND, "no question of run %s holds key %q", runID, key)
+		return nil, fault.Errorf(fault.ENOTFOUND, "no question of run %s holds key %q", runID, key)
 	}
 	q, err := getQuestion(tx, string(id))
 	if err != nil {
@@ -405,7 +406,7 @@ func (db *DB) dueIn(ctx context.Context, bucket []byte, now time.Time, limit int
 func getQuestion(tx *bolt.Tx, id string) (*hitl.Question, error) {
 	v := tx.Bucket(bucketQuestions).Get([]byte(id))
 	if v == nil {
-		return nil, hitl.Errorf(hitl.ENOTFOUND, "question %s not found", id)
+		return nil, fault.Errorf(fault.ENOTFOUND, "question %s not found", id)
 	}
 	return decodeQuestion(id, v)
 }

@@ -7,6 +7,7 @@ import (
 	"fmt"
 
 	"github.com/hitlbot/hitl"
+	"github.com/hitlbot/hitl/fault"
 	bolt "go.etcd.io/bbolt"
 )
 
@@ -34,10 +35,10 @@ func (db *DB) queue(ctx context.Context, f hitl.QuestionFilter) (hitl.QuestionPa
 	if f.Cursor != "" {
 		var err error
 		if !f.ByDeadline {
-			return hitl.QuestionPage{}, hitl.Errorf(hitl.EINVALID, "a queue by creation time is read in one page: it takes no cursor")
+			return hitl.QuestionPage{}, fault.Errorf(fault.EINVALID, "a queue by creation time is read in one page: it takes no cursor")
 		}
 		if after, err = base64.RawURLEncoding.DecodeString(f.Cursor); err != nil || len(after) <= 8 {
-			return hitl.QuestionPage{}, hitl.Errorf(hitl.EINVALID, "cursor %q does not belong to this list: use the nextCursor of the previous page, with the same filters", f.Cursor)
+			return hitl.QuestionPage{}, fault.Errorf(fault.EINVALID, "cursor %q does not belong to this list: use the nextCursor of the previous page, with the same filters", f.Cursor)
 		}
 	}
 	tx, err := db.bolt.Begin(false)

@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/hitlbot/hitl"
+	"github.com/hitlbot/hitl/fault"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )
@@ -44,7 +45,7 @@ func TestPruneSlackRecords(t *testing.T) {
 		assert.Empty(t, msgs)
 		for _, at := range [][2]string{{"C1", "1700000000.000100"}, {"D2", "1700000000.000200"}} {
 			_, err := db.DeliveredAt(ctx, at[0], at[1])
-			assert.Equal(t, hitl.ENOTFOUND, hitl.ErrorCode(err), "a click on message %s in %s finds nothing", at[1], at[0])
+			assert.Equal(t, fault.ENOTFOUND, fault.Code(err), "a click on message %s in %s finds nothing", at[1], at[0])
 		}
 	})
 	t.Run("a kept question's Slack message stays", func(t *testing.T) {

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/hitlbot/hitl"
+	"github.com/hitlbot/hitl/fault"
 	bolt "go.etcd.io/bbolt"
 )
 
@@ -27,7 +28,7 @@ func (db *DB) Run(ctx context.Context, id string) (*hitl.Run, error) {
 		return nil, err
 	}
 	if run == nil {
-		return nil, hitl.Errorf(hitl.ENOTFOUND, "no run is named %s", id)
+		return nil, fault.Errorf(fault.ENOTFOUND, "no run is named %s", id)
 	}
 	return run, nil
 }

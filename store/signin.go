@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/hitlbot/hitl"
+	"github.com/hitlbot/hitl/fault"
 	bolt "go.etcd.io/bbolt"
 )
 
@@ -38,7 +39,7 @@ func (db *DB) PutSignIn(ctx context.Context, s *hitl.SignIn) error {
 		return err
 	}
 	if s == nil || s.ID == "" {
-		return hitl.Errorf(hitl.EINVALID, "a web session needs an id")
+		return fault.Errorf(fault.EINVALID, "a web session needs an id")
 	}
 	data, err := json.Marshal(s)
 	if err != nil {
@@ -80,7 +81,7 @@ func (db *DB) SignIn(ctx context.Context, id string) (*hitl.SignIn, error) {
 		return nil, fmt.Errorf("store: %w", err)
 	}
 	if s == nil {
-		return nil, hitl.Errorf(hitl.ENOTFOUND, "no web session")
+		return nil, fault.Errorf(fault.ENOTFOUND, "no web session")
 	}
 	return s, nil
 }
@@ -102,7 +103,7 @@ func (db *DB) DeleteSignIn(ctx context.Context, id string) (*hitl.SignIn, error)
 		return nil, fmt.Errorf("store: delete web session: %w", err)
 	}
 	if gone == nil {
-		return nil, hitl.Errorf(hitl.ENOTFOUND, "no web session")
+		return nil, fault.Errorf(fault.ENOTFOUND, "no web session")
 	}
 	return gone, nil
 }

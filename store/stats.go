@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/hitlbot/hitl"
+	"github.com/hitlbot/hitl/fault"
 	bolt "go.etcd.io/bbolt"
 )
 
@@ -54,7 +55,7 @@ func (db *DB) SettledQuestions(ctx context.Context, since time.Time, limit int, 
 	if cursor != "" {
 		var err error
 		if after, err = base64.RawURLEncoding.DecodeString(cursor); err != nil || len(after) <= 8 {
-			return hitl.QuestionPage{}, hitl.Errorf(hitl.EINVALID, "cursor %q does not belong to this list: use the nextCursor of the previous page", cursor)
+			return hitl.QuestionPage{}, fault.Errorf(fault.EINVALID, "cursor %q does not belong to this list: use the nextCursor of the previous page", cursor)
 		}
 	}
 	page := hitl.QuestionPage{Questions: make([]*hitl.Question, 0, min(size, 64))}
@@ -63,7 +64,7 @@ func (db *DB) SettledQuestions(ctx context.Context, since time.Time, limit int, 
 		k, _ := c.Seek(start)
 		if after != nil {
 			if bytes.Compare(after, start) < 0 {
-				return hitl.Errorf(hitl.EINVALID, "cursor %q is before the start of this list: use the nextCursor of the previous page, with the same since", cursor)
+				return fault.Errorf(fault.EINVALID, "cursor %q is before the start of this list: use the nextCursor of the previous page, with the same since", cursor)
 			}
 			if k, _ = c.Seek(after); bytes.Equal(k, after) {
 				k, _ = c.Next()
@@ -84,7 +85,7 @@ func (db *DB) SettledQuestions(ctx context.Context, since time.Time, limit int, 
 		return nil
 	})
 	if err != nil {
-		if hitl.ErrorCode(err) == hitl.EINVALID {
+		if fault.Code(err) == fault.EINVALID {
 			return hitl.QuestionPage{}, err
 		}
 		return hitl.QuestionPage{}, fmt.Errorf("store: list settled questions: %w", err)

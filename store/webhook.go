@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/hitlbot/hitl"
+	"github.com/hitlbot/hitl/fault"
 	bolt "go.etcd.io/bbolt"
 )
 
@@ -58,7 +59,7 @@ func getWebhook(tx *bolt.Tx, seq uint64) (hitl.WebhookDelivery, error) {
 	var d hitl.WebhookDelivery
 	v := tx.Bucket(bucketWebhooks).Get(u64(seq))
 	if v == nil {
-		return d, hitl.Errorf(hitl.ENOTFOUND, "webhook delivery %d is not stored", seq)
+		return d, fault.Errorf(fault.ENOTFOUND, "webhook delivery %d is not stored", seq)
 	}
 	if err := json.Unmarshal(v, &d); err != nil {
 		return d, fmt.Errorf("decode webhook delivery %d: %w", seq, err)
@@ -201,7 +202,7 @@ func (db *DB) SettleWebhook(ctx context.Context, d hitl.WebhookDelivery) error {
 			return putWebhook(tx, &old)
 		}
 		if old.SettledAt == nil {
-			return hitl.Errorf(hitl.EINVALID, "webhook delivery %d is %s without a settling time", d.Seq, d.Status)
+			return fault.Errorf(fault.EINVALID, "webhook delivery %d is %s without a settling time", d.Seq, d.Status)
 		}
 		if err := putWebhook(tx, &old); err != nil {
 			return err
@@ -253,8 +254,8 @@ func (db *DB) WebhookDelivery(ctx context.Context, seq uint64) (hitl.WebhookDeli
 		d, err = getWebhook(tx, seq)
 		return err
 	})
-	if hitl.ErrorCode(err) == hitl.ENOTFOUND {
-		return d, hitl.Errorf(hitl.ENOTFOUND, "webhook delivery %d is not stored", seq)
+	if fault.Code(err) == fault.ENOTFOUND {
+		return d, fault.Errorf(fault.ENOTFOUND, "webhook delivery %d is not stored", seq)
 	}
 	return d, err
 }
@@ -374,7 +375,7 @@ func (db *DB) PruneWebhooks(ctx context.Context, before time.Time, limit int) (i
 		for k, _ := c.First(); len(k) == 16 && binary.BigEndian.Uint64(k) < end && n < limit; k, _ = c.First() {
 			seq := binary.BigEndian.Uint64(k[8:])
 			d, err := getWebhook(tx, seq)
-			if err != nil && hitl.ErrorCode(err) != hitl.ENOTFOUND {
+			if err != nil && fault.Code(err) != fault.ENOTFOUND {
 				return err
 			}
 			if err := tx.Bucket(bucketWebhookByStatus).Delete(webhookStatusKey(d.Status, seq)); err != nil {

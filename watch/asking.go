@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/hitlbot/hitl"
+	"github.com/hitlbot/hitl/fault"
 )
 
 // asking is the question asked for one request: its goroutine creates it
@@ -123,10 +124,10 @@ func (w *Watcher) withdraw(ctx context.Context, q *hitl.Question) {
 	switch {
 	case err == nil:
 		w.logf("cancelled %s: %s", q.ID, wd.reason)
-	case hitl.ErrorCode(err) == hitl.ECONFLICT:
+	case fault.Code(err) == fault.ECONFLICT:
 		// Settled meanwhile: nothing left to cancel.
 	default:
-		w.logf("could not cancel %s (%s): %s", q.ID, wd.reason, hitl.ErrorMessage(err))
+		w.logf("could not cancel %s (%s): %s", q.ID, wd.reason, fault.Message(err))
 	}
 }
 
@@ -151,8 +152,8 @@ func retry(ctx context.Context, b *backoff, f func(context.Context) (*hitl.Quest
 // retryable reports errors worth retrying: the service is unreachable,
 // shutting down, failing or rate limiting.
 func retryable(err error) bool {
-	switch hitl.ErrorCode(err) {
-	case hitl.EUNAVAILABLE, hitl.EINTERNAL, hitl.ERATELIMITED:
+	switch fault.Code(err) {
+	case fault.EUNAVAILABLE, fault.EINTERNAL, fault.ERATELIMITED:
 		return true
 	}
 	return false
@@ -178,7 +179,7 @@ func (b *backoff) next() time.Duration {
 // delay, or the Retry-After err says when longer.
 func (b *backoff) delay(err error) time.Duration {
 	d := b.next()
-	var he *hitl.Error
+	var he *fault.Error
 	if errors.As(err, &he) && he.RetryAfter > d {
 		d = he.RetryAfter
 	}

@@ -10,6 +10,7 @@ import (
 	"strings"
 
 	"github.com/hitlbot/hitl"
+	"github.com/hitlbot/hitl/fault"
 )
 
 // Request is the file bridge's .delta/interaction/request.json (docs/protocol.md#the-file-bridge): what an engine
@@ -22,27 +23,27 @@ type Request struct {
 }
 
 // ParseRequest reads a request file's content. What is wrong is said
-// plainly (an *hitl.Error with code EINVALID); the question's own rules
+// plainly (a *fault.Error with code EINVALID); the question's own rules
 // (lengths, which input types may be sensitive) are the service's.
 func ParseRequest(b []byte) (Request, error) {
 	var r Request
 	if len(b) > MaxRequestFile {
-		return r, hitl.Errorf(hitl.EINVALID, "it is larger than %d bytes", MaxRequestFile)
+		return r, fault.Errorf(fault.EINVALID, "it is larger than %d bytes", MaxRequestFile)
 	}
 	dec := json.NewDecoder(bytes.NewReader(b))
 	if err := dec.Decode(&r); err != nil {
-		return r, hitl.Errorf(hitl.EINVALID, "it is not a JSON object with prompt, input_type, sensitive and timestamp: %v", err)
+		return r, fault.Errorf(fault.EINVALID, "it is not a JSON object with prompt, input_type, sensitive and timestamp: %v", err)
 	}
 	if dec.More() {
-		return r, hitl.Errorf(hitl.EINVALID, "it holds more than one JSON value")
+		return r, fault.Errorf(fault.EINVALID, "it holds more than one JSON value")
 	}
 	if strings.TrimSpace(r.Prompt) == "" {
-		return r, hitl.Errorf(hitl.EINVALID, "its prompt is missing or empty")
+		return r, fault.Errorf(fault.EINVALID, "its prompt is missing or empty")
 	}
 	switch r.InputType {
 	case "", hitl.TextInput, hitl.PasswordInput, hitl.ConfirmationInput:
 	default:
-		return r, hitl.Errorf(hitl.EINVALID, "its input_type %q is not text, password or confirmation", r.InputType)
+		return r, fault.Errorf(fault.EINVALID, "its input_type %q is not text, password or confirmation", r.InputType)
 	}
 	return r, nil
 }

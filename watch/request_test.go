@@ -5,6 +5,7 @@ import (
 	"testing"
 
 	"github.com/hitlbot/hitl"
+	"github.com/hitlbot/hitl/fault"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )
@@ -31,8 +32,8 @@ func TestParseRequest(t *testing.T) {
 			got, err := ParseRequest([]byte(tc.in))
 			if tc.wantErr != "" {
 				require.Error(t, err)
-				assert.Equal(t, hitl.EINVALID, hitl.ErrorCode(err))
-				assert.Contains(t, hitl.ErrorMessage(err), tc.wantErr)
+				assert.Equal(t, fault.EINVALID, fault.Code(err))
+				assert.Contains(t, fault.Message(err), tc.wantErr)
 				return
 			}
 			require.NoError(t, err)

@@ -32,6 +32,7 @@ import (
 
 	"github.com/fsnotify/fsnotify"
 	"github.com/hitlbot/hitl"
+	"github.com/hitlbot/hitl/fault"
 	"github.com/hitlbot/hitl/service"
 )
 
@@ -92,16 +93,16 @@ const StopGrace = 5 * time.Second
 // New returns a watcher of cfg.Dirs, each of which must be a directory.
 func New(cfg Config) (*Watcher, error) {
 	if cfg.Client == nil || len(cfg.Dirs) == 0 {
-		return nil, hitl.Errorf(hitl.EINVALID, "a watcher needs a client and at least one directory")
+		return nil, fault.Errorf(fault.EINVALID, "a watcher needs a client and at least one directory")
 	}
 	w := &Watcher{cfg: cfg, read: readRequest, grace: StopGrace}
 	for _, d := range cfg.Dirs {
 		abs, err := filepath.Abs(d.Path)
 		if err != nil {
-			return nil, hitl.Errorf(hitl.EINVALID, "%s: %v", d.Path, err)
+			return nil, fault.Errorf(fault.EINVALID, "%s: %v", d.Path, err)
 		}
 		if fi, err := os.Stat(abs); err != nil || !fi.IsDir() {
-			return nil, hitl.Errorf(hitl.EINVALID, "%s is not a directory", d.Path)
+			return nil, fault.Errorf(fault.EINVALID, "%s is not a directory", d.Path)
 		}
 		if err := hitl.ValidateRunID(d.Run); err != nil {
 			return nil, err
@@ -110,7 +111,7 @@ func New(cfg Config) (*Watcher, error) {
 	}
 	fw, err := fsnotify.NewWatcher()
 	if err != nil {
-		return nil, hitl.Errorf(hitl.EINTERNAL, "watching files: %v", err)
+		return nil, fault.Errorf(fault.EINTERNAL, "watching files: %v", err)
 	}
 	w.fw = fw
 	return w, nil
@@ -139,7 +140,7 @@ func (w *Watcher) Run(ctx context.Context) error {
 			return nil
 		case ev, ok := <-w.fw.Events:
 			if !ok {
-				return hitl.Errorf(hitl.EINTERNAL, "file events stopped")
+				return fault.Errorf(fault.EINTERNAL, "file events stopped")
 			}
 			for _, d := range w.dirs {
 				if d.concerns(ev.Name) {
@@ -148,7 +149,7 @@ func (w *Watcher) Run(ctx context.Context) error {
 			}
 		case err, ok := <-w.fw.Errors:
 			if !ok {
-				return hitl.Errorf(hitl.EINTERNAL, "file events stopped")
+				return fault.Errorf(fault.EINTERNAL, "file events stopped")
 			}
 			w.logf("file events: %v; looking at every directory again", err)
 			for _, d := range w.dirs {
@@ -262,7 +263,7 @@ func (w *Watcher) reconcile(ctx context.Context, d *dir) {
 	if err != nil {
 		if d.bad != key {
 			d.bad = key
-			w.logf("%s: not asked: %s (fix the file; it is read again when it changes)", d.request(), hitl.ErrorMessage(err))
+			w.logf("%s: not asked: %s (fix the file; it is read again when it changes)", d.request(), fault.Message(err))
 		}
 		return
 	}
@@ -309,9 +310,9 @@ func (w *Watcher) settle(r result) {
 	q := r.q
 	switch {
 	case r.err != nil && q == nil:
-		w.logf("%s: not asked: %s", d.request(), hitl.ErrorMessage(r.err))
+		w.logf("%s: not asked: %s", d.request(), fault.Message(r.err))
 	case r.err != nil:
-		w.logf("%s: waiting for %s failed: %s", d.request(), q.ID, hitl.ErrorMessage(r.err))
+		w.logf("%s: waiting for %s failed: %s", d.request(), q.ID, fault.Message(r.err))
 	case q.Status == hitl.StatusAnswered:
 		w.answer(d, r.key, q)
 	case q.Status == hitl.StatusTimeout:
@@ -360,7 +361,7 @@ func (w *Watcher) sweep(ctx context.Context, d *dir) {
 		page, err := w.cfg.Client.QuestionPage(sctx, f)
 		if err != nil {
 			if ctx.Err() == nil {
-				w.logf("%s: cannot look for withdrawn questions in run %s: %s", d.root, d.run, hitl.ErrorMessage(err))
+				w.logf("%s: cannot look for withdrawn questions in run %s: %s", d.root, d.run, fault.Message(err))
 			}
 			return
 		}
@@ -369,8 +370,8 @@ func (w *Watcher) sweep(ctx context.Context, d *dir) {
 				continue
 			}
 			reason := "request.json went away while hitl watch was stopped"
-			if _, err := w.cfg.Client.Cancel(sctx, q.ID, reason); err != nil && hitl.ErrorCode(err) != hitl.ECONFLICT {
-				w.logf("could not cancel %s (%s): %s", q.ID, reason, hitl.ErrorMessage(err))
+			if _, err := w.cfg.Client.Cancel(sctx, q.ID, reason); err != nil && fault.Code(err) != fault.ECONFLICT {
+				w.logf("could not cancel %s (%s): %s", q.ID, reason, fault.Message(err))
 			} else if err == nil {
 				w.logf("cancelled %s: %s", q.ID, reason)
 			}

@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/hitlbot/hitl"
+	"github.com/hitlbot/hitl/fault"
 	"github.com/hitlbot/hitl/internal/clocktest"
 	"github.com/hitlbot/hitl/internal/memstore"
 	"github.com/hitlbot/hitl/internal/principaltest"
@@ -231,7 +232,7 @@ func TestWatchInteractionSwappedForALink(t *testing.T) {
 	got := r.find(t, "Swapped?", hitl.StatusCancelled)
 	assert.Contains(t, got.CancelReason, "interaction is a symbolic link")
 	_, err = r.svc.Questions.Answer(principaltest.As(context.Background(), "admin:test"), q.ID, hitl.Response{Value: "x"})
-	assert.Equal(t, hitl.ECONFLICT, hitl.ErrorCode(err))
+	assert.Equal(t, fault.ECONFLICT, fault.Code(err))
 	_, err = os.Lstat(filepath.Join(target, ResponseFile))
 	assert.ErrorIs(t, err, os.ErrNotExist)
 }

@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/hitlbot/hitl"
+	"github.com/hitlbot/hitl/fault"
 )
 
 // Decisions an approval's buttons post (field "decision").
@@ -32,7 +33,7 @@ func response(q *hitl.Question, form map[string][]string) (hitl.Response, error)
 		vals := form["value"]
 		switch {
 		case len(vals) == 0:
-			return hitl.Response{}, hitl.Errorf(hitl.EINVALID, "the answer is empty")
+			return hitl.Response{}, fault.Errorf(fault.EINVALID, "the answer is empty")
 		case q.ResponseType == hitl.ChoiceResponse && q.MultiSelect:
 			return hitl.Response{Value: vals}, nil
 		}
@@ -44,7 +45,7 @@ func response(q *hitl.Question, form map[string][]string) (hitl.Response, error)
 	case decisionMessage:
 		msg := strings.TrimSpace(get("message"))
 		if msg == "" {
-			return hitl.Response{}, hitl.Errorf(hitl.EINVALID, "write a message to approve with (or press Approve)")
+			return hitl.Response{}, fault.Errorf(fault.EINVALID, "write a message to approve with (or press Approve)")
 		}
 		return hitl.Response{Value: hitl.Approve, Text: msg}, nil
 	case decisionDeny:
@@ -56,7 +57,7 @@ func response(q *hitl.Question, form map[string][]string) (hitl.Response, error)
 	case decisionReply:
 		return hitl.Response{Value: hitl.Reply, Text: get("reply")}, nil
 	default:
-		return hitl.Response{}, hitl.Errorf(hitl.EINVALID, "decision %q is unknown: approve, approve_message, deny, always, edited or reply", d)
+		return hitl.Response{}, fault.Errorf(fault.EINVALID, "decision %q is unknown: approve, approve_message, deny, always, edited or reply", d)
 	}
 }
 
@@ -140,7 +141,7 @@ func (h *Handler) handleBatch(w http.ResponseWriter, r *http.Request, s *signIn)
 	for _, id := range ids {
 		got, err := h.svc.Questions.Answer(r.Context(), id, resp)
 		if err != nil {
-			results = append(results, answerResult{QuestionID: id, Code: hitl.ErrorCode(err), Message: hitl.ErrorMessage(err)})
+			results = append(results, answerResult{QuestionID: id, Code: fault.Code(err), Message: fault.Message(err)})
 			continue
 		}
 		results = append(results, answered(got))

@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/hitlbot/hitl"
+	"github.com/hitlbot/hitl/fault"
 )
 
 // inboxFilter is what the inbox's filter form asks for.
@@ -34,7 +35,7 @@ func (h *Handler) handleInbox(w http.ResponseWriter, r *http.Request, s *signIn)
 	q := r.URL.Query()
 	f := inboxFilter{Type: hitl.QuestionType(q.Get("type")), Run: q.Get("run"), Mine: q.Get("mine") != "", Cursor: q.Get("cursor")}
 	if f.Type != "" && !slices.Contains(hitl.QuestionTypes, f.Type) {
-		h.fail(w, r, hitl.Errorf(hitl.EINVALID, "type %q is not a question type: use blocking, non_blocking, approval or error_recovery", f.Type))
+		h.fail(w, r, fault.Errorf(fault.EINVALID, "type %q is not a question type: use blocking, non_blocking, approval or error_recovery", f.Type))
 		return
 	}
 	if f.Run != "" {

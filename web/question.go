@@ -5,6 +5,7 @@ import (
 	"time"
 
 	"github.com/hitlbot/hitl"
+	"github.com/hitlbot/hitl/fault"
 )
 
 type questionView struct {
@@ -37,7 +38,7 @@ func (h *Handler) handleQuestion(w http.ResponseWriter, r *http.Request, s *sign
 		}
 		v.Run = st
 		v.Record, _ = h.svc.Runs.RunRecord(r.Context(), q.RunID)
-	} else if c := hitl.ErrorCode(err); c != hitl.ENOTFOUND && c != hitl.EFORBIDDEN {
+	} else if c := fault.Code(err); c != fault.ENOTFOUND && c != fault.EFORBIDDEN {
 		h.fail(w, r, err)
 		return
 	}

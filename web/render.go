@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/hitlbot/hitl"
+	"github.com/hitlbot/hitl/fault"
 )
 
 // page is what every template gets: the layout's fields and the page's
@@ -162,22 +163,22 @@ func writeJSON(w http.ResponseWriter, status int, v any) {
 // status is the HTTP status of err's code: the one place the web inbox
 // translates the root's errors.
 func status(err error) int {
-	switch hitl.ErrorCode(err) {
-	case hitl.EINVALID:
+	switch fault.Code(err) {
+	case fault.EINVALID:
 		return http.StatusBadRequest
-	case hitl.ENOTFOUND:
+	case fault.ENOTFOUND:
 		return http.StatusNotFound
-	case hitl.ECONFLICT:
+	case fault.ECONFLICT:
 		return http.StatusConflict
-	case hitl.EUNAUTHORIZED:
+	case fault.EUNAUTHORIZED:
 		return http.StatusUnauthorized
-	case hitl.EFORBIDDEN, hitl.EREFUSED:
+	case fault.EFORBIDDEN, fault.EREFUSED:
 		return http.StatusForbidden
-	case hitl.ERATELIMITED, hitl.ETOOMANYSTREAMS:
+	case fault.ERATELIMITED, fault.ETOOMANYSTREAMS:
 		return http.StatusTooManyRequests
-	case hitl.ETOOLARGE:
+	case fault.ETOOLARGE:
 		return http.StatusRequestEntityTooLarge
-	case hitl.EUNAVAILABLE:
+	case fault.EUNAVAILABLE:
 		return http.StatusServiceUnavailable
 	}
 	return http.StatusInternalServerError
@@ -199,11 +200,11 @@ func (h *Handler) fail(w http.ResponseWriter, r *http.Request, err error) {
 		}
 		h.log.Error("web: internal error", "method", r.Method, "path", r.URL.Path, "err", err)
 	}
-	var he *hitl.Error
+	var he *fault.Error
 	if errors.As(err, &he) && he.RetryAfter > 0 {
 		w.Header().Set("Retry-After", strconv.Itoa(int(math.Ceil(he.RetryAfter.Seconds()))))
 	}
-	v := errorView{Code: hitl.ErrorCode(err), Message: hitl.ErrorMessage(err)}
+	v := errorView{Code: fault.Code(err), Message: fault.Message(err)}
 	if fetched(r) || r.URL.Path == "/events" {
 		writeJSON(w, code, v)
 		return

@@ -6,6 +6,7 @@ import (
 
 	"github.com/google/uuid"
 	"github.com/hitlbot/hitl"
+	"github.com/hitlbot/hitl/fault"
 )
 
 type runsView struct {
@@ -114,8 +115,8 @@ func (h *Handler) run(r *http.Request, s *signIn, id string) (*runView, error) {
 	// The questions are the root's to show: those who steer but do not
 	// answer see the run, not what its agent asked.
 	switch v.State, err = h.svc.Runs.RunState(r.Context(), id); {
-	case hitl.ErrorCode(err) == hitl.EFORBIDDEN:
-		v.HistoryHidden = hitl.ErrorMessage(err)
+	case fault.Code(err) == fault.EFORBIDDEN:
+		v.HistoryHidden = fault.Message(err)
 	case err != nil:
 		return nil, err
 	}

@@ -13,6 +13,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/hitlbot/hitl"
+	"github.com/hitlbot/hitl/fault"
 )
 
 // Cookies: the sign-in's secret, and the sign-in form's CSRF token (a
@@ -40,16 +41,16 @@ type signInKey struct{}
 // cross-site). The CSRF token is checked on top, per form.
 func (h *Handler) checkOrigin(r *http.Request) error {
 	if h.cfg.Tokenless && (h.cfg.LoopbackHost == nil || !h.cfg.LoopbackHost(r.Host)) {
-		return hitl.Errorf(hitl.EFORBIDDEN, "this hitl server has no tokens, so its inbox answers only at a loopback address, not %q: open http://127.0.0.1:PORT/, or configure tokens", r.Host)
+		return fault.Errorf(fault.EFORBIDDEN, "this hitl server has no tokens, so its inbox answers only at a loopback address, not %q: open http://127.0.0.1:PORT/, or configure tokens", r.Host)
 	}
 	if r.Method == http.MethodGet || r.Method == http.MethodHead {
 		return nil
 	}
 	if site := r.Header.Get("Sec-Fetch-Site"); site == "cross-site" || site == "same-site" {
-		return hitl.Errorf(hitl.EFORBIDDEN, "a form posted from another site is refused")
+		return fault.Errorf(fault.EFORBIDDEN, "a form posted from another site is refused")
 	}
 	if origin := r.Header.Get("Origin"); origin != "" && !h.ownOrigin(r, origin) {
-		return hitl.Errorf(hitl.EFORBIDDEN, "a form posted from another site (%s) is refused", origin)
+		return fault.Errorf(fault.EFORBIDDEN, "a form posted from another site (%s) is refused", origin)
 	}
 	return nil
 }
@@ -78,7 +79,7 @@ func (h *Handler) ownOrigin(r *http.Request, origin string) bool {
 func (h *Handler) signedIn(next func(http.ResponseWriter, *http.Request, *signIn)) http.HandlerFunc {
 	return func(w http.ResponseWriter, r *http.Request) {
 		s, err := h.signInOf(r)
-		if err != nil && hitl.ErrorCode(err) != hitl.EUNAUTHORIZED {
+		if err != nil && fault.Code(err) != fault.EUNAUTHORIZED {
 			h.fail(w, r, err)
 			return
 		}
@@ -103,11 +104,11 @@ func (h *Handler) signedIn(next func(http.ResponseWriter, *http.Request, *signIn
 		if r.Method == http.MethodPost {
 			r.Body = http.MaxBytesReader(w, r.Body, maxFormBytes)
 			if err := r.ParseForm(); err != nil {
-				h.fail(w, r, hitl.Errorf(hitl.EINVALID, "the form could not be read: %v", err))
+				h.fail(w, r, fault.Errorf(fault.EINVALID, "the form could not be read: %v", err))
 				return
 			}
 			if !sameSecret(r.PostForm.Get("csrf"), s.ws.CSRF) {
-				h.fail(w, r, hitl.Errorf(hitl.EFORBIDDEN, "the form's CSRF token is missing or wrong: reload the page and try again"))
+				h.fail(w, r, fault.Errorf(fault.EFORBIDDEN, "the form's CSRF token is missing or wrong: reload the page and try again"))
 				return
 			}
 		}
@@ -122,7 +123,7 @@ func (h *Handler) signedIn(next func(http.ResponseWriter, *http.Request, *signIn
 func (h *Handler) signInOf(r *http.Request) (*signIn, error) {
 	c, err := r.Cookie(signInCookie)
 	if err != nil {
-		return nil, hitl.Errorf(hitl.EUNAUTHORIZED, "sign in first")
+		return nil, fault.Errorf(fault.EUNAUTHORIZED, "sign in first")
 	}
 	ws, err := h.svc.SignIns.SignedIn(r.Context(), c.Value)
 	if err != nil {
@@ -130,12 +131,12 @@ func (h *Handler) signInOf(r *http.Request) (*signIn, error) {
 	}
 	p := ws.Principal
 	if h.cfg.Tokenless != p.Local {
-		return nil, hitl.Errorf(hitl.EUNAUTHORIZED, "the server's sign-in changed: sign in again")
+		return nil, fault.Errorf(fault.EUNAUTHORIZED, "the server's sign-in changed: sign in again")
 	}
 	if strings.HasPrefix(p.ID, "api:") && h.cfg.TokenByID != nil {
 		cur, ok := h.cfg.TokenByID(p.ID)
 		if !ok || h.access.MaySignIn(cur) != nil {
-			return nil, hitl.Errorf(hitl.EUNAUTHORIZED, "the token you signed in with is no longer configured with these rights: sign in again")
+			return nil, fault.Errorf(fault.EUNAUTHORIZED, "the token you signed in with is no longer configured with these rights: sign in again")
 		}
 		p = cur
 	}
@@ -155,7 +156,7 @@ func (h *Handler) localSignIn(w http.ResponseWriter, r *http.Request) (*signIn, 
 		if ws, err := h.svc.SignIns.SignedIn(r.Context(), h.local.secret); err == nil && ws.Principal.Local {
 			h.setSignInCookie(w, r, h.local.secret, ws)
 			return &signIn{ws: ws, p: ws.Principal, secret: h.local.secret}, nil
-		} else if err != nil && hitl.ErrorCode(err) != hitl.EUNAUTHORIZED {
+		} else if err != nil && fault.Code(err) != fault.EUNAUTHORIZED {
 			return nil, err
 		}
 	}
@@ -221,11 +222,11 @@ func (h *Handler) loginToken(w http.ResponseWriter, r *http.Request) string {
 func (h *Handler) checkLoginToken(w http.ResponseWriter, r *http.Request) error {
 	r.Body = http.MaxBytesReader(w, r.Body, maxFormBytes)
 	if err := r.ParseForm(); err != nil {
-		return hitl.Errorf(hitl.EINVALID, "the form could not be read: %v", err)
+		return fault.Errorf(fault.EINVALID, "the form could not be read: %v", err)
 	}
 	c, err := r.Cookie(loginCookie)
 	if err != nil || !sameSecret(r.PostForm.Get("csrf"), c.Value) {
-		return hitl.Errorf(hitl.EFORBIDDEN, "the sign-in form's CSRF token is missing or wrong: reload the page and try again")
+		return fault.Errorf(fault.EFORBIDDEN, "the sign-in form's CSRF token is missing or wrong: reload the page and try again")
 	}
 	return nil
 }
@@ -280,7 +281,7 @@ func (h *Handler) handleLogin(w http.ResponseWriter, r *http.Request) {
 	if link := r.PostForm.Get("link"); link != "" {
 		secret, ws, err := h.svc.SignIns.RedeemSignInLink(r.Context(), link, h.cfg.SignInTTL)
 		if err != nil {
-			again(status(err), hitl.ErrorMessage(err))
+			again(status(err), fault.Message(err))
 			return
 		}
 		h.setSignInCookie(w, r, secret, ws)
@@ -293,7 +294,7 @@ func (h *Handler) handleLogin(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	if _, err := h.startSignIn(w, r, p); err != nil {
-		again(status(err), hitl.ErrorMessage(err))
+		again(status(err), fault.Message(err))
 		return
 	}
 	http.Redirect(w, r, next, http.StatusSeeOther)

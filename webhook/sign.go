@@ -9,7 +9,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/hitlbot/hitl"
+	"github.com/hitlbot/hitl/fault"
 )
 
 // Standard Webhooks (https://www.standardwebhooks.com): the headers, the
@@ -37,19 +37,19 @@ func ParseSecrets(text string) ([]Secret, error) {
 	for i, f := range strings.Fields(text) {
 		raw, ok := strings.CutPrefix(f, secretPrefix)
 		if !ok {
-			return nil, hitl.Errorf(hitl.EINVALID, "secret %d does not start with %q", i+1, secretPrefix)
+			return nil, fault.Errorf(fault.EINVALID, "secret %d does not start with %q", i+1, secretPrefix)
 		}
 		key, err := base64.StdEncoding.DecodeString(raw)
 		if err != nil || len(key) < 24 || len(key) > 64 {
-			return nil, hitl.Errorf(hitl.EINVALID, "secret %d is not %s and the base64 of 24 to 64 bytes", i+1, secretPrefix)
+			return nil, fault.Errorf(fault.EINVALID, "secret %d is not %s and the base64 of 24 to 64 bytes", i+1, secretPrefix)
 		}
 		out = append(out, key)
 	}
 	if len(out) == 0 {
-		return nil, hitl.Errorf(hitl.EINVALID, "no secret: want %s and the base64 of 24 to 64 random bytes", secretPrefix)
+		return nil, fault.Errorf(fault.EINVALID, "no secret: want %s and the base64 of 24 to 64 random bytes", secretPrefix)
 	}
 	if len(out) > 2 {
-		return nil, hitl.Errorf(hitl.EINVALID, "%d secrets: at most two (the new and the old, during a rotation)", len(out))
+		return nil, fault.Errorf(fault.EINVALID, "%d secrets: at most two (the new and the old, during a rotation)", len(out))
 	}
 	return out, nil
 }
@@ -87,14 +87,14 @@ func Sign(h http.Header, secrets []Secret, id string, at time.Time, body []byte)
 func Verify(secret Secret, h http.Header, body []byte, now time.Time) error {
 	id, tsText, sigs := h.Get(HeaderID), h.Get(HeaderTimestamp), h.Get(HeaderSignature)
 	if id == "" || tsText == "" || sigs == "" {
-		return hitl.Errorf(hitl.EUNAUTHORIZED, "missing webhook headers")
+		return fault.Errorf(fault.EUNAUTHORIZED, "missing webhook headers")
 	}
 	ts, err := strconv.ParseInt(tsText, 10, 64)
 	if err != nil {
-		return hitl.Errorf(hitl.EUNAUTHORIZED, "bad webhook-timestamp")
+		return fault.Errorf(fault.EUNAUTHORIZED, "bad webhook-timestamp")
 	}
 	if d := now.Sub(time.Unix(ts, 0)); d > Tolerance || d < -Tolerance {
-		return hitl.Errorf(hitl.EUNAUTHORIZED, "webhook-timestamp is %s away from now", d.Truncate(time.Second))
+		return fault.Errorf(fault.EUNAUTHORIZED, "webhook-timestamp is %s away from now", d.Truncate(time.Second))
 	}
 	want := sign(secret, id, ts, body)
 	for _, s := range strings.Fields(sigs) {
@@ -102,5 +102,5 @@ func Verify(secret Secret, h http.Header, body []byte, now time.Time) error {
 			return nil
 		}
 	}
-	return hitl.Errorf(hitl.EUNAUTHORIZED, "no webhook signature matches")
+	return fault.Errorf(fault.EUNAUTHORIZED, "no webhook signature matches")
 }

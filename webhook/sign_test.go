@@ -5,7 +5,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/hitlbot/hitl"
+	"github.com/hitlbot/hitl/fault"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )
@@ -55,7 +55,7 @@ func TestVerify(t *testing.T) {
 			if r.ok {
 				assert.NoError(t, err)
 			} else {
-				assert.Equal(t, hitl.EUNAUTHORIZED, hitl.ErrorCode(err))
+				assert.Equal(t, fault.EUNAUTHORIZED, fault.Code(err))
 			}
 		})
 	}
@@ -77,7 +77,7 @@ func TestParseSecrets(t *testing.T) {
 		t.Run(r.name+" is refused without the secret in the error", func(t *testing.T) {
 			_, err := ParseSecrets(r.text)
 			require.Error(t, err)
-			assert.Equal(t, hitl.EINVALID, hitl.ErrorCode(err))
+			assert.Equal(t, fault.EINVALID, fault.Code(err))
 			assert.NotContains(t, err.Error(), "MfKQ9r8")
 			assert.NotContains(t, err.Error(), "c2hvcnQ")
 		})

@@ -23,6 +23,7 @@ import (
 	"time"
 
 	"github.com/hitlbot/hitl"
+	"github.com/hitlbot/hitl/fault"
 )
 
 // Endpoint is a configured receiver with its secrets.
@@ -316,7 +317,7 @@ func (w *Worker) Send(ctx context.Context, d hitl.WebhookDelivery) (int, error) 
 		url, secrets = e.URL, e.Secrets
 	} else {
 		if err := w.cfg.Callbacks.Check(url); err != nil {
-			return 0, errors.New(hitl.ErrorMessage(err))
+			return 0, errors.New(fault.Message(err))
 		}
 		ctx = context.WithValue(ctx, callbackKey{}, url)
 	}
@@ -352,13 +353,13 @@ func (w *Worker) Send(ctx context.Context, d hitl.WebhookDelivery) (int, error) 
 // test), outside the outbox, and returns the receiver's status.
 func (w *Worker) Ping(ctx context.Context, name string) (int, error) {
 	if _, ok := w.byName[name]; !ok {
-		return 0, hitl.Errorf(hitl.ENOTFOUND, "no webhook endpoint is named %q", name)
+		return 0, fault.Errorf(fault.ENOTFOUND, "no webhook endpoint is named %q", name)
 	}
 	now := w.cfg.Clock.Now()
 	d := hitl.PingDelivery(name, now)
 	code, err := w.Send(ctx, d)
 	if err != nil {
-		return code, hitl.Errorf(hitl.EUNAVAILABLE, "%v", err)
+		return code, fault.Errorf(fault.EUNAVAILABLE, "%v", err)
 	}
 	return code, nil
 }

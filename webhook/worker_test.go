@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/hitlbot/hitl"
+	"github.com/hitlbot/hitl/fault"
 	"github.com/hitlbot/hitl/internal/clocktest"
 	"github.com/hitlbot/hitl/internal/memstore"
 	"github.com/hitlbot/hitl/notify"
@@ -296,8 +297,8 @@ func TestPing(t *testing.T) {
 	assert.Contains(t, ok.bodies[0], `"type":"webhook.ping"`)
 	code, err = w.worker.Ping(context.Background(), "down")
 	assert.Equal(t, 500, code)
-	assert.Equal(t, hitl.EUNAVAILABLE, hitl.ErrorCode(err))
+	assert.Equal(t, fault.EUNAVAILABLE, fault.Code(err))
 	_, err = w.worker.Ping(context.Background(), "nope")
-	assert.Equal(t, hitl.ENOTFOUND, hitl.ErrorCode(err))
+	assert.Equal(t, fault.ENOTFOUND, fault.Code(err))
 	assert.Empty(t, w.deliveries(t, ""), "pings are not queued")
 }

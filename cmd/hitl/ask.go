@@ -12,6 +12,7 @@ import (
 
 	"github.com/hitlbot/hitl"
 	"github.com/hitlbot/hitl/agent"
+	"github.com/hitlbot/hitl/fault"
 )
 
 // askFlags are hitl ask's flags.
@@ -65,7 +66,7 @@ func (f *askFlags) newQuestion(question string) (hitl.NewQuestion, error) {
 		}
 	}
 	if kinds > 1 {
-		return n, hitl.Errorf(hitl.EINVALID, "choose one of --options, --yes-no and --approval")
+		return n, fault.Errorf(fault.EINVALID, "choose one of --options, --yes-no and --approval")
 	}
 	switch {
 	case f.approval:
@@ -155,8 +156,8 @@ func create(ctx context.Context, c *agent.Client, f *askFlags, n hitl.NewQuestio
 		rctx, cancel := lingering(ctx, createGrace)
 		q, created, err := c.Create(rctx, f.run, n)
 		cancel()
-		var he *hitl.Error
-		if hitl.ErrorCode(err) != hitl.ERATELIMITED || f.noWait || !errors.As(err, &he) {
+		var he *fault.Error
+		if fault.Code(err) != fault.ERATELIMITED || f.noWait || !errors.As(err, &he) {
 			return q, created, err
 		}
 		d := max(he.RetryAfter, time.Second)

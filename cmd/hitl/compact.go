@@ -5,8 +5,8 @@ import (
 	"flag"
 	"fmt"
 
-	"github.com/hitlbot/hitl"
 	"github.com/hitlbot/hitl/config"
+	"github.com/hitlbot/hitl/fault"
 	"github.com/hitlbot/hitl/postgres"
 	"github.com/hitlbot/hitl/store"
 )
@@ -41,8 +41,8 @@ func cmdCompact(ctx context.Context, args []string, e *env) error {
 		return usageError(fs, "hitl compact is for a bbolt file: PostgreSQL reclaims space itself (autovacuum; VACUUM FULL for the rest)")
 	}
 	res, err := store.Compact(path)
-	if hitl.ErrorCode(err) == hitl.EUNAVAILABLE {
-		return hitl.Errorf(hitl.EUNAVAILABLE, "%s is open in a running hitl serve: stop the service first, then compact", path)
+	if fault.Code(err) == fault.EUNAVAILABLE {
+		return fault.Errorf(fault.EUNAVAILABLE, "%s is open in a running hitl serve: stop the service first, then compact", path)
 	}
 	if err != nil {
 		return err

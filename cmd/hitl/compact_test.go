@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/hitlbot/hitl"
+	"github.com/hitlbot/hitl/fault"
 	"github.com/hitlbot/hitl/internal/clocktest"
 	"github.com/hitlbot/hitl/store"
 	"github.com/stretchr/testify/assert"
@@ -119,7 +120,7 @@ func TestCompactRunningService(t *testing.T) {
 	before := fileSize(t, m.Config.DB)
 	r := localCLI(nil, "compact", "--db", m.Config.DB)
 	t.Run("a running service's file exits 1 and says to stop it first", func(t *testing.T) {
-		assert.Equal(t, exitCode(hitl.Errorf(hitl.EUNAVAILABLE, "")), r.code, r.stderr)
+		assert.Equal(t, exitCode(fault.Errorf(fault.EUNAVAILABLE, "")), r.code, r.stderr)
 		assert.Equal(t, exitFailure, r.code)
 		assert.Contains(t, r.stderr, "stop the service first")
 		assert.Empty(t, r.stdout)

@@ -9,6 +9,7 @@ import (
 
 	"github.com/hitlbot/hitl"
 	"github.com/hitlbot/hitl/config"
+	"github.com/hitlbot/hitl/fault"
 	"github.com/hitlbot/hitl/notify"
 	"github.com/hitlbot/hitl/postgres"
 	"github.com/hitlbot/hitl/ratelimit"
@@ -63,8 +64,8 @@ func openDatabase(ctx context.Context, cfg config.Config, logger *slog.Logger) (
 	if postgres.IsURL(cfg.DB) {
 		db, err := postgres.Open(ctx, cfg.DB)
 		if err != nil {
-			if hitl.ErrorCode(err) == hitl.EINTERNAL {
-				err = hitl.Errorf(hitl.EUNAVAILABLE, "db: %v", err)
+			if fault.Code(err) == fault.EINTERNAL {
+				err = fault.Errorf(fault.EUNAVAILABLE, "db: %v", err)
 			}
 			return nil, err
 		}
@@ -78,8 +79,8 @@ func openDatabase(ctx context.Context, cfg config.Config, logger *slog.Logger) (
 	}
 	db, err := store.Open(cfg.DB)
 	if err != nil {
-		if hitl.ErrorCode(err) == hitl.EINTERNAL {
-			err = hitl.Errorf(hitl.EUNAVAILABLE, "%v", err)
+		if fault.Code(err) == fault.EINTERNAL {
+			err = fault.Errorf(fault.EUNAVAILABLE, "%v", err)
 		}
 		return nil, err
 	}
@@ -97,17 +98,17 @@ func sealer(cfg config.Config) (*seal.Cipher, error) {
 	}
 	b, err := os.ReadFile(cfg.SealKeyFile)
 	if err != nil {
-		return nil, hitl.Errorf(hitl.EINVALID, "seal_key_file (HITL_SEAL_KEY_FILE): %v", err)
+		return nil, fault.Errorf(fault.EINVALID, "seal_key_file (HITL_SEAL_KEY_FILE): %v", err)
 	}
 	key, err := seal.ParseKey(b)
 	clear(b)
 	if err != nil {
-		return nil, hitl.Errorf(hitl.EINVALID, "seal_key_file (HITL_SEAL_KEY_FILE) %s: %v", cfg.SealKeyFile, err)
+		return nil, fault.Errorf(fault.EINVALID, "seal_key_file (HITL_SEAL_KEY_FILE) %s: %v", cfg.SealKeyFile, err)
 	}
 	c, err := seal.WithKey(key)
 	clear(key)
 	if err != nil {
-		return nil, hitl.Errorf(hitl.EINVALID, "seal_key_file (HITL_SEAL_KEY_FILE) %s: %v", cfg.SealKeyFile, err)
+		return nil, fault.Errorf(fault.EINVALID, "seal_key_file (HITL_SEAL_KEY_FILE) %s: %v", cfg.SealKeyFile, err)
 	}
 	return c, nil
 }

@@ -16,6 +16,7 @@ import (
 	"time"
 
 	"github.com/hitlbot/hitl"
+	"github.com/hitlbot/hitl/fault"
 )
 
 // hitl doctor checks a machine's wiring, one line per check: hitl on
@@ -137,20 +138,20 @@ func (d *doctor) service(ctx context.Context) check {
 	defer cancel()
 	h, err := cl.Health(ctx)
 	if err != nil {
-		c.say = fmt.Sprintf("cannot reach %s (%s)", url, hitl.ErrorMessage(err))
+		c.say = fmt.Sprintf("cannot reach %s (%s)", url, fault.Message(err))
 		c.fix = "start it with " + hint("serve") + ", or set HITL_URL to where it runs"
 		return c
 	}
 	p, err := cl.Whoami(ctx)
 	switch {
-	case hitl.ErrorCode(err) == hitl.EUNAUTHORIZED && d.e.getenv("HITL_TOKEN") == "":
+	case fault.Code(err) == fault.EUNAUTHORIZED && d.e.getenv("HITL_TOKEN") == "":
 		c.say, c.fix = url+" has tokens and HITL_TOKEN is not set", "export HITL_TOKEN=<your token>"
 		return c
-	case hitl.ErrorCode(err) == hitl.EUNAUTHORIZED:
+	case fault.Code(err) == fault.EUNAUTHORIZED:
 		c.say, c.fix = url+" does not know HITL_TOKEN", "set HITL_TOKEN to one of the service's tokens"
 		return c
 	case err != nil:
-		c.say = fmt.Sprintf("%s answers, but who you are could not be read (%s)", url, hitl.ErrorMessage(err))
+		c.say = fmt.Sprintf("%s answers, but who you are could not be read (%s)", url, fault.Message(err))
 		return c
 	}
 	slack := "Slack off: questions are answered from the terminal and the web inbox"

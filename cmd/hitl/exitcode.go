@@ -4,6 +4,7 @@ import (
 	"errors"
 
 	"github.com/hitlbot/hitl"
+	"github.com/hitlbot/hitl/fault"
 )
 
 // Exit codes: the one table, also in the usage text and README.md.
@@ -27,24 +28,24 @@ const (
 
 // exitCode translates an error into the exit code: the only place that does.
 func exitCode(err error) int {
-	switch hitl.ErrorCode(err) {
+	switch fault.Code(err) {
 	case "":
 		return exitOK
-	case hitl.EINVALID, hitl.ETOOLARGE:
+	case fault.EINVALID, fault.ETOOLARGE:
 		return exitUsage
-	case hitl.ETIMEDOUT:
+	case fault.ETIMEDOUT:
 		return exitTimedOut
-	case hitl.ECANCELLED:
+	case fault.ECANCELLED:
 		return exitCancelled
-	case hitl.ECONFLICT:
+	case fault.ECONFLICT:
 		return conflictCode(err)
-	case hitl.ENOTFOUND:
+	case fault.ENOTFOUND:
 		return exitNotFound
-	case hitl.ERATELIMITED, hitl.ETOOMANYSTREAMS:
+	case fault.ERATELIMITED, fault.ETOOMANYSTREAMS:
 		return exitRateLimited
-	case hitl.EFORBIDDEN:
+	case fault.EFORBIDDEN:
 		return exitForbidden
-	case hitl.EREFUSED:
+	case fault.EREFUSED:
 		return exitRefused
 	default:
 		return exitFailure
@@ -54,9 +55,9 @@ func exitCode(err error) int {
 // conflictCode is the exit code of acting on a settled question: how it
 // was settled (a timed-out question answered late exits 4, not 6).
 func conflictCode(err error) int {
-	var e *hitl.Error
+	var e *fault.Error
 	if errors.As(err, &e) {
-		switch e.Status {
+		switch hitl.Status(e.Status) {
 		case hitl.StatusTimeout:
 			return exitTimedOut
 		case hitl.StatusCancelled:

@@ -6,7 +6,7 @@ import (
 	"io"
 	"strings"
 
-	"github.com/hitlbot/hitl"
+	"github.com/hitlbot/hitl/fault"
 )
 
 // parseArgs parses flags that may come before, between or after positional
@@ -33,12 +33,12 @@ func parseArgs(fs *flag.FlagSet, args []string) ([]string, error) {
 	}
 }
 
-// usageErr is bad input to a command (hitl.EINVALID, exit 2) with the
+// usageErr is bad input to a command (fault.EINVALID, exit 2) with the
 // command's flag help, which is hitl's own text and printed as it is
 // (real tabs), while the message may quote what was typed and is made
 // visible where it is printed.
 type usageErr struct {
-	err  *hitl.Error
+	err  *fault.Error
 	help string
 }
 
@@ -46,7 +46,7 @@ func (e *usageErr) Error() string { return e.err.Message }
 func (e *usageErr) Unwrap() error { return e.err }
 
 func usageError(fs *flag.FlagSet, msg string) error {
-	return &usageErr{err: hitl.Errorf(hitl.EINVALID, "%s", msg), help: flagHelp(fs)}
+	return &usageErr{err: fault.Errorf(fault.EINVALID, "%s", msg), help: flagHelp(fs)}
 }
 
 // flagHelp is the command's lines of the usage text and its flags.

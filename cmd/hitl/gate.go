@@ -10,6 +10,7 @@ import (
 
 	"github.com/hitlbot/hitl"
 	"github.com/hitlbot/hitl/agent"
+	"github.com/hitlbot/hitl/fault"
 	"github.com/hitlbot/hitl/mcp"
 	"github.com/hitlbot/hitl/service"
 )
@@ -89,7 +90,7 @@ func cmdGate(ctx context.Context, args []string, e *env) error {
 		return &outcome{code: exitErr.ExitCode()}
 	}
 	if err != nil {
-		return hitl.Errorf(hitl.EINVALID, "cannot run %s: %v", command[0], err)
+		return fault.Errorf(fault.EINVALID, "cannot run %s: %v", command[0], err)
 	}
 	return nil
 }
@@ -130,12 +131,12 @@ func abandonGate(ctx context.Context, c *agent.Client, id, shown string) error {
 	switch {
 	case err == nil:
 		msg = fmt.Sprintf("hitl gate: interrupted; approval %s is cancelled and %s was not run", visible(q.ID), visible(shown))
-	case hitl.ErrorCode(err) == hitl.ECONFLICT:
+	case fault.Code(err) == fault.ECONFLICT:
 		msg = fmt.Sprintf("hitl gate: interrupted; %s was not run, though approval %s was settled meanwhile: %s",
-			visible(shown), visible(id), visible(hitl.ErrorMessage(err)))
+			visible(shown), visible(id), visible(fault.Message(err)))
 	default:
 		msg = fmt.Sprintf("hitl gate: interrupted; %s was not run, and approval %s could not be cancelled (%s): %s",
-			visible(shown), visible(id), visible(hitl.ErrorMessage(err)), hint("cancel "+visible(id)))
+			visible(shown), visible(id), visible(fault.Message(err)), hint("cancel "+visible(id)))
 	}
 	return &outcome{code: exitInterrupted, msg: msg}
 }

@@ -13,6 +13,7 @@ import (
 
 	"github.com/hitlbot/hitl"
 	"github.com/hitlbot/hitl/agent"
+	"github.com/hitlbot/hitl/fault"
 	"github.com/hitlbot/hitl/mcp"
 	"github.com/hitlbot/hitl/service"
 )
@@ -106,7 +107,7 @@ func cmdHook(ctx context.Context, args []string, e *env) error {
 		err = json.Unmarshal(b, &h.in)
 	}
 	if err != nil {
-		return hookFailed(hitl.Errorf(hitl.EINVALID, "the hook event on stdin is not JSON: %v", err))
+		return hookFailed(fault.Errorf(fault.EINVALID, "the hook event on stdin is not JSON: %v", err))
 	}
 	prefix := pos[0]
 	h.agent = map[string]string{"claude": "Claude Code", "codex": "Codex"}[prefix]
@@ -147,7 +148,7 @@ func hookFailed(err error) error {
 	if errors.As(err, &o) {
 		return o // --help
 	}
-	return &outcome{code: exitFailure, msg: prefixed("hook", hitl.ErrorMessage(err))}
+	return &outcome{code: exitFailure, msg: prefixed("hook", fault.Message(err))}
 }
 
 // unhandledEvent is the error for a hook event hitl does not handle: the
@@ -156,7 +157,7 @@ func unhandledEvent(agent, event, handled string) error {
 	if event == "" {
 		event = "(none)"
 	}
-	return hitl.Errorf(hitl.EINVALID, "hitl hook %s handles %s, not %q: remove %q from hitl's hooks in the agent's settings",
+	return fault.Errorf(fault.EINVALID, "hitl hook %s handles %s, not %q: remove %q from hitl's hooks in the agent's settings",
 		agent, handled, event, event)
 }
 
@@ -237,7 +238,7 @@ func (h *hook) release(ctx context.Context, ids ...string) {
 			continue
 		}
 		if err := mcp.Release(ctx, h.c, id, h.movedReason()); err != nil {
-			fmt.Fprintf(h.e.stderr, "hitl hook: cannot cancel %s: %s\n", id, visible(hitl.ErrorMessage(err)))
+			fmt.Fprintf(h.e.stderr, "hitl hook: cannot cancel %s: %s\n", id, visible(fault.Message(err)))
 		}
 	}
 }
@@ -250,7 +251,7 @@ func (h *hook) why(err error) string {
 		}
 		return fmt.Sprintf("No decision in hitl within %s: asking here instead", h.waited)
 	}
-	return "hitl could not decide (" + hitl.ErrorMessage(err) + "): asking here instead"
+	return "hitl could not decide (" + fault.Message(err) + "): asking here instead"
 }
 
 // print writes the decision JSON on stdout.

@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/hitlbot/hitl"
+	"github.com/hitlbot/hitl/fault"
 	"github.com/hitlbot/hitl/mcp"
 )
 
@@ -48,7 +49,7 @@ func (h *hook) session(ctx context.Context) hitl.HookStep {
 		step, err = h.hold(ctx, call, step)
 	}
 	if err != nil {
-		fmt.Fprintf(h.e.stderr, "hitl hook: cannot report the session: %s\n", visible(hitl.ErrorMessage(err)))
+		fmt.Fprintf(h.e.stderr, "hitl hook: cannot report the session: %s\n", visible(fault.Message(err)))
 		return hitl.HookStep{RunID: h.run, Action: hitl.HookProceed}
 	}
 	return step

@@ -9,6 +9,7 @@ import (
 
 	"github.com/hitlbot/hitl"
 	"github.com/hitlbot/hitl/agent"
+	"github.com/hitlbot/hitl/fault"
 	"github.com/hitlbot/hitl/service"
 )
 
@@ -116,8 +117,8 @@ func reportWaiting(ctx context.Context, c *agent.Client, e *env, f *loopFlags, p
 // retryable reports the errors a waiting command outlives: the service
 // is unreachable (restarting) or failing.
 func retryable(err error) bool {
-	switch hitl.ErrorCode(err) {
-	case hitl.EUNAVAILABLE, hitl.EINTERNAL:
+	switch fault.Code(err) {
+	case fault.EUNAVAILABLE, fault.EINTERNAL:
 		return true
 	}
 	return false

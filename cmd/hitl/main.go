@@ -16,6 +16,7 @@ import (
 	"time"
 
 	"github.com/hitlbot/hitl"
+	"github.com/hitlbot/hitl/fault"
 	"golang.org/x/term"
 )
 
@@ -237,10 +238,10 @@ func run(ctx context.Context, args []string, e *env) int {
 	case errors.As(err, &ue):
 		// What was wrong may quote what was typed: made visible. The
 		// flag help after it is hitl's own text.
-		fmt.Fprintf(e.stderr, "%s\n%s", prefixed(args[0], visibleLines(hitl.ErrorMessage(err))), ue.help)
+		fmt.Fprintf(e.stderr, "%s\n%s", prefixed(args[0], visibleLines(fault.Message(err))), ue.help)
 		return exitCode(err)
 	default:
-		fmt.Fprintln(e.stderr, prefixed(args[0], visibleLines(hitl.ErrorMessage(err)))+tokenHint(err, e))
+		fmt.Fprintln(e.stderr, prefixed(args[0], visibleLines(fault.Message(err)))+tokenHint(err, e))
 		return exitCode(err)
 	}
 }

@@ -14,6 +14,7 @@ import (
 	"github.com/hitlbot/hitl/bot"
 	"github.com/hitlbot/hitl/config"
 	"github.com/hitlbot/hitl/email"
+	"github.com/hitlbot/hitl/fault"
 	"github.com/hitlbot/hitl/observe"
 	"github.com/hitlbot/hitl/service"
 	"github.com/hitlbot/hitl/shell"
@@ -106,7 +107,7 @@ func (m *Main) Run(ctx context.Context) (err error) {
 		return err
 	}
 	if m.sweeper, err = sweeper.Start(m.Config.SweepSchedule, m.sweepWork(), m.Logger); err != nil {
-		return hitl.Errorf(hitl.EINVALID, "sweep_schedule: %v", err)
+		return fault.Errorf(fault.EINVALID, "sweep_schedule: %v", err)
 	}
 	if m.Config.Slack.Enabled() {
 		sc := m.slackConfig()
@@ -122,7 +123,7 @@ func (m *Main) Run(ctx context.Context) (err error) {
 	}
 	m.startWebhooks(hooks)
 	if m.ln, err = net.Listen("tcp", m.Config.Listen); err != nil {
-		return hitl.Errorf(hitl.EUNAVAILABLE, "listen on %s: %v", m.Config.Listen, err)
+		return fault.Errorf(fault.EUNAVAILABLE, "listen on %s: %v", m.Config.Listen, err)
 	}
 	m.api = agent.NewServer(agent.ServicesOf(m.Service), agent.ServerConfig{Tokens: m.tokens(), Clock: m.Clock, Logger: m.Logger,
 		SlackEnabled: m.Config.Slack.Enabled(), InteractionThreshold: m.Config.InteractionThreshold, Metrics: m.metricsOnAPI(), Ready: db.ready})

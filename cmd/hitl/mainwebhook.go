@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/hitlbot/hitl"
+	"github.com/hitlbot/hitl/fault"
 	"github.com/hitlbot/hitl/webhook"
 )
 
@@ -37,11 +38,11 @@ func (m *Main) webhookConfig() (webhook.Config, error) {
 func readSecrets(key, path string) ([]webhook.Secret, error) {
 	b, err := os.ReadFile(path)
 	if err != nil {
-		return nil, hitl.Errorf(hitl.EINVALID, "config %s: cannot read %s: %v", key, path, err)
+		return nil, fault.Errorf(fault.EINVALID, "config %s: cannot read %s: %v", key, path, err)
 	}
 	secrets, err := webhook.ParseSecrets(string(b))
 	if err != nil {
-		return nil, hitl.Errorf(hitl.EINVALID, "config %s (%s): %s", key, path, hitl.ErrorMessage(err))
+		return nil, fault.Errorf(fault.EINVALID, "config %s (%s): %s", key, path, fault.Message(err))
 	}
 	return secrets, nil
 }

@@ -10,6 +10,7 @@ import (
 
 	"github.com/hitlbot/hitl"
 	"github.com/hitlbot/hitl/agent"
+	"github.com/hitlbot/hitl/fault"
 	"github.com/hitlbot/hitl/metrics"
 	"github.com/hitlbot/hitl/service"
 	"github.com/hitlbot/hitl/sweeper"
@@ -84,7 +85,7 @@ func (m *Main) serveMetrics() error {
 	o := m.obs
 	ln, err := net.Listen("tcp", m.Config.MetricsListen)
 	if err != nil {
-		return hitl.Errorf(hitl.EUNAVAILABLE, "listen on metrics_listen %s: %v", m.Config.MetricsListen, err)
+		return fault.Errorf(fault.EUNAVAILABLE, "listen on metrics_listen %s: %v", m.Config.MetricsListen, err)
 	}
 	o.ln = ln
 	mux := http.NewServeMux()
@@ -92,7 +93,7 @@ func (m *Main) serveMetrics() error {
 	mux.HandleFunc("GET /metrics", func(w http.ResponseWriter, r *http.Request) {
 		ctx := hitl.WithPrincipal(r.Context(), hitl.ScrapePrincipal)
 		if err := m.Service.Guard.AuthorizeScrape(ctx); err != nil {
-			http.Error(w, hitl.ErrorMessage(err), http.StatusForbidden)
+			http.Error(w, fault.Message(err), http.StatusForbidden)
 			return
 		}
 		h.ServeHTTP(w, r.WithContext(ctx))

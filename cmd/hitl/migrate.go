@@ -6,6 +6,7 @@ import (
 	"fmt"
 
 	"github.com/hitlbot/hitl"
+	"github.com/hitlbot/hitl/fault"
 	"github.com/hitlbot/hitl/postgres"
 	"github.com/hitlbot/hitl/store"
 )
@@ -34,8 +35,8 @@ func cmdMigrate(ctx context.Context, args []string, e *env) error {
 		return usageError(fs, fmt.Sprintf("--to %q is not a postgres:// or postgresql:// URL", *to))
 	}
 	src, err := store.Open(*from)
-	if hitl.ErrorCode(err) == hitl.EUNAVAILABLE {
-		return hitl.Errorf(hitl.EUNAVAILABLE, "%s is open in a running hitl serve: stop the service first, then migrate", *from)
+	if fault.Code(err) == fault.EUNAVAILABLE {
+		return fault.Errorf(fault.EUNAVAILABLE, "%s is open in a running hitl serve: stop the service first, then migrate", *from)
 	} else if err != nil {
 		return err
 	}
@@ -65,7 +66,7 @@ func cmdMigrate(ctx context.Context, args []string, e *env) error {
 		return err
 	}
 	if got != want {
-		return hitl.Errorf(hitl.EINTERNAL, "the copy holds %+v, the file %+v", got, want)
+		return fault.Errorf(fault.EINTERNAL, "the copy holds %+v, the file %+v", got, want)
 	}
 	fmt.Fprintf(e.stdout, "copied %s to PostgreSQL: %d questions, %d events, %d runs, %d control records, %d learned rules, %d queued deliveries, %d delivery records, %d queued mails, %d webhook deliveries (counts checked)\n",
 		visible(*from), got.Questions, got.Events, got.Runs, got.Control, got.Learned, got.Deliveries, got.Delivered, got.Mail, got.Webhooks)

@@ -7,6 +7,7 @@ import (
 
 	"github.com/hitlbot/hitl"
 	"github.com/hitlbot/hitl/config"
+	"github.com/hitlbot/hitl/fault"
 	"github.com/hitlbot/hitl/internal/principaltest"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -30,7 +31,7 @@ func TestDefaultRunIsThePrincipals(t *testing.T) {
 		assert.Equal(t, exitForbidden, r.code, r.stderr)
 		assert.Contains(t, r.stderr, "reserved for api:agent")
 		_, err := m.Service.Runs.RunRecord(admin, "cli-tester@api:agent")
-		assert.Equal(t, hitl.ENOTFOUND, hitl.ErrorCode(err), "nothing was stored")
+		assert.Equal(t, fault.ENOTFOUND, fault.Code(err), "nothing was stored")
 	})
 	t.Run("each token's hitl ask asks in its own run", func(t *testing.T) {
 		for who, o := range map[string]cliOpts{"agent": agent, "other": other} {

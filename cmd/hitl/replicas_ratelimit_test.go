@@ -6,6 +6,7 @@ import (
 
 	"github.com/hitlbot/hitl"
 	"github.com/hitlbot/hitl/config"
+	"github.com/hitlbot/hitl/fault"
 	"github.com/hitlbot/hitl/internal/pgtest"
 	"github.com/hitlbot/hitl/internal/principaltest"
 	"github.com/stretchr/testify/assert"
@@ -26,8 +27,8 @@ func TestRateLimitsHoldAcrossReplicas(t *testing.T) {
 	_, _, err := r1.Service.Questions.Create(agent, "rl-1", hitl.NewQuestion{Question: "First?"})
 	require.NoError(t, err)
 	_, _, err = r2.Service.Questions.Create(agent, "rl-2", hitl.NewQuestion{Question: "Second, on the other replica?"})
-	require.Equal(t, hitl.ERATELIMITED, hitl.ErrorCode(err), "the burst was spent on replica 1: %v", err)
-	var he *hitl.Error
+	require.Equal(t, fault.ERATELIMITED, fault.Code(err), "the burst was spent on replica 1: %v", err)
+	var he *fault.Error
 	require.ErrorAs(t, err, &he)
 	assert.Greater(t, he.RetryAfter.Seconds(), 5.0, "told to wait for the next token")
 
@@ -40,6 +41,6 @@ func TestRateLimitsHoldAcrossReplicas(t *testing.T) {
 		_, err := r1.Service.Runs.Control(admin, hitl.NewRequest("rl-c1", hitl.CommandPause, "rl-run", r1.Clock.Now(), hitl.ControlPayload{}))
 		require.NoError(t, err)
 		_, err = r2.Service.Runs.Control(admin, hitl.NewRequest("rl-c2", hitl.CommandPause, "rl-run", r2.Clock.Now(), hitl.ControlPayload{}))
-		assert.Equal(t, hitl.ERATELIMITED, hitl.ErrorCode(err), "%v", err)
+		assert.Equal(t, fault.ERATELIMITED, fault.Code(err), "%v", err)
 	})
 }

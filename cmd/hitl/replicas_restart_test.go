@@ -9,6 +9,7 @@ import (
 
 	"github.com/hitlbot/hitl"
 	"github.com/hitlbot/hitl/agent"
+	"github.com/hitlbot/hitl/fault"
 	"github.com/hitlbot/hitl/internal/pgtest"
 	"github.com/hitlbot/hitl/internal/principaltest"
 	"github.com/stretchr/testify/assert"
@@ -45,7 +46,7 @@ func TestDatabaseRestartUnderLoad(t *testing.T) {
 					mu.Lock()
 					if err != nil {
 						failures++
-						assert.Equal(t, hitl.EUNAVAILABLE, hitl.ErrorCode(err), "a failed create says unavailable: %v", err)
+						assert.Equal(t, fault.EUNAVAILABLE, fault.Code(err), "a failed create says unavailable: %v", err)
 					} else {
 						created[q.ID] = false
 						if acks++; acks == 200 {

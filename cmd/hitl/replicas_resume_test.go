@@ -10,6 +10,7 @@ import (
 	"github.com/hitlbot/hitl/agent"
 	"github.com/hitlbot/hitl/blocks"
 	"github.com/hitlbot/hitl/config"
+	"github.com/hitlbot/hitl/fault"
 	"github.com/hitlbot/hitl/internal/pgtest"
 	"github.com/hitlbot/hitl/internal/principaltest"
 	"github.com/hitlbot/hitl/internal/slackfake"
@@ -41,7 +42,7 @@ func TestReplicaTakesOverALiveMessageAndAnAlertInFlight(t *testing.T) {
 		Stack: []hitl.StackEntry{{ID: steerRun, Mode: "issue", Iter: 1, Max: 10, Model: "haiku"}}})
 	require.NoError(t, err)
 	_, _, err = api.Create(ctx, "run-bad", hitl.NewQuestion{}) // starts creation_errors at the child's next sweep
-	require.Equal(t, hitl.EINVALID, hitl.ErrorCode(err))
+	require.Equal(t, fault.EINVALID, fault.Code(err))
 	require.NoError(t, hold.Arrived(ctx, 2), "both posts reached Slack:\n%s", child.log.String())
 	child.kill(t)
 	// Slack goes on with the posts whose caller died.

@@ -11,6 +11,7 @@ import (
 	"github.com/hitlbot/hitl"
 	"github.com/hitlbot/hitl/agent"
 	"github.com/hitlbot/hitl/blocks"
+	"github.com/hitlbot/hitl/fault"
 	"github.com/hitlbot/hitl/internal/principaltest"
 	"github.com/hitlbot/hitl/internal/slackfake"
 	"github.com/stretchr/testify/assert"
@@ -82,11 +83,11 @@ func TestSecretSealedFromSlackModalToAgent(t *testing.T) {
 	})
 	t.Run("the secret is received once", func(t *testing.T) {
 		_, err := e.api.Receive(e.ctx, q.ID)
-		assert.Equal(t, hitl.ECONFLICT, hitl.ErrorCode(err), "%v", err)
+		assert.Equal(t, fault.ECONFLICT, fault.Code(err), "%v", err)
 	})
 	t.Run("another token may not receive it", func(t *testing.T) {
 		_, err := agent.NewClient(e.m.URL(), aliceSecret).Receive(e.ctx, q.ID)
-		assert.Equal(t, hitl.EFORBIDDEN, hitl.ErrorCode(err), "%v", err)
+		assert.Equal(t, fault.EFORBIDDEN, fault.Code(err), "%v", err)
 	})
 	t.Run("after delivery the database file still has no plaintext", func(t *testing.T) {
 		requireNoPlaintext(t, e.m, secret)
@@ -194,7 +195,7 @@ func TestSecretSealedLostToRestartIsAskedAgain(t *testing.T) {
 		got := receive(t, ctx, api, q.ID)
 		assert.Equal(t, again, got.Response.Value)
 		_, err = api.Receive(ctx, q.ID)
-		assert.Equal(t, hitl.ECONFLICT, hitl.ErrorCode(err), "%v", err)
+		assert.Equal(t, fault.ECONFLICT, fault.Code(err), "%v", err)
 		requireNoPlaintext(t, second, lost, again)
 	})
 }

@@ -8,6 +8,7 @@ import (
 
 	"github.com/hitlbot/hitl"
 	"github.com/hitlbot/hitl/config"
+	"github.com/hitlbot/hitl/fault"
 	"github.com/hitlbot/hitl/internal/clocktest"
 	"github.com/hitlbot/hitl/internal/slackfake"
 	"github.com/prometheus/common/expfmt"
@@ -42,7 +43,7 @@ func TestSlackAlertsPostedOnceEach(t *testing.T) {
 
 	srv.FailNext("chat.postMessage", 1, 500, 0) // the first post fails once and is retried
 	_, _, err := e.m.Service.Questions.Create(hitl.WithPrincipal(context.Background(), hitl.LocalPrincipal("agent")), "run-1", hitl.NewQuestion{})
-	require.Equal(t, hitl.EINVALID, hitl.ErrorCode(err))
+	require.Equal(t, fault.EINVALID, fault.Code(err))
 	check()
 	started := waitPost("hitl alert creation_errors started")
 	assert.Contains(t, started.Text, "1 question creations failed in the last hour")

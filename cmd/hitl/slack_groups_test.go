@@ -8,6 +8,7 @@ import (
 	"github.com/hitlbot/hitl/agent"
 	"github.com/hitlbot/hitl/blocks"
 	"github.com/hitlbot/hitl/config"
+	"github.com/hitlbot/hitl/fault"
 	"github.com/hitlbot/hitl/internal/slackfake"
 	"github.com/hitlbot/hitl/service"
 	"github.com/stretchr/testify/assert"
@@ -49,8 +50,8 @@ func TestSlackUserGroupApprovers(t *testing.T) {
 		out, waiting := restart("api")
 		require.Equal(t, hitl.EffectAsk, out.Effect)
 		_, err := agent.NewClient(e.m.URL(), malSecret).Answer(e.ctx, out.QuestionID, hitl.Response{Value: "approve"})
-		require.Equal(t, hitl.EFORBIDDEN, hitl.ErrorCode(err), "%v", err)
-		assert.Contains(t, hitl.ErrorMessage(err), "not one of the approvers")
+		require.Equal(t, fault.EFORBIDDEN, fault.Code(err), "%v", err)
+		assert.Contains(t, fault.Message(err), "not one of the approvers")
 		requirePending(t, e, out.QuestionID)
 		_, err = agent.NewClient(e.m.URL(), carolSecret).Answer(e.ctx, out.QuestionID, hitl.Response{Value: "approve"})
 		require.NoError(t, err)

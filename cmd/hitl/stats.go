@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/hitlbot/hitl"
+	"github.com/hitlbot/hitl/fault"
 )
 
 // cmdStats prints the key metrics over a window (docs/operations.md#metrics-stats-and-alerts).
@@ -26,7 +27,7 @@ func cmdStats(ctx context.Context, args []string, e *env) error {
 	}
 	d, err := hitl.ParseSince(*since)
 	if err != nil {
-		return usageError(fs, hitl.ErrorMessage(err))
+		return usageError(fs, fault.Message(err))
 	}
 	c := newClient(e)
 	if *runID != "" {

@@ -11,6 +11,7 @@ import (
 
 	"github.com/hitlbot/hitl"
 	"github.com/hitlbot/hitl/config"
+	"github.com/hitlbot/hitl/fault"
 	"github.com/hitlbot/hitl/internal/clocktest"
 	"github.com/prometheus/common/expfmt"
 	"github.com/prometheus/common/model"
@@ -106,7 +107,7 @@ func TestStatsCommand(t *testing.T) {
 		assert.Equal(t, http.StatusBadRequest, resp.StatusCode)
 		var e struct{ Code string }
 		require.NoError(t, json.NewDecoder(resp.Body).Decode(&e))
-		assert.Equal(t, hitl.EINVALID, e.Code)
+		assert.Equal(t, fault.EINVALID, e.Code)
 	})
 }
 

@@ -12,6 +12,7 @@ import (
 
 	"github.com/hitlbot/hitl"
 	"github.com/hitlbot/hitl/agent"
+	"github.com/hitlbot/hitl/fault"
 	"github.com/hitlbot/hitl/runhandle"
 	"github.com/hitlbot/hitl/service"
 )
@@ -75,7 +76,7 @@ func steer(ctx context.Context, e *env, c hitl.Command, name string, p hitl.Cont
 		return err
 	}
 	if len(msgs) == 0 {
-		return hitl.Errorf(hitl.EUNAVAILABLE, "the service answered without saying whether the request was carried out")
+		return fault.Errorf(fault.EUNAVAILABLE, "the service answered without saying whether the request was carried out")
 	}
 	res := msgs[len(msgs)-1]
 	if code, failed := res.Failed(); failed {
@@ -107,7 +108,7 @@ func orNone(s string) string {
 // then the service's to judge.
 func resolveRun(ctx context.Context, c *agent.Client, name string) (string, error) {
 	id, err := runhandle.Resolve(ctx, c, name)
-	if hitl.ErrorCode(err) == hitl.EFORBIDDEN {
+	if fault.Code(err) == fault.EFORBIDDEN {
 		return name, nil
 	}
 	return id, err

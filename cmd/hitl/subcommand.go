@@ -3,7 +3,7 @@ package main
 import (
 	"context"
 
-	"github.com/hitlbot/hitl"
+	"github.com/hitlbot/hitl/fault"
 )
 
 // command is one CLI command or subcommand: its arguments after its name.
@@ -23,5 +23,5 @@ func subcommand(ctx context.Context, name string, args []string, e *env, subs ma
 	case "-h", "-help", "--help", "help":
 		return &outcome{code: exitOK, help: "usage of hitl " + name + ":\n" + synopsis(name) + "\n"}
 	}
-	return hitl.Errorf(hitl.EINVALID, "%s", usage)
+	return fault.Errorf(fault.EINVALID, "%s", usage)
 }

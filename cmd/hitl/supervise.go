@@ -12,6 +12,7 @@ import (
 
 	"github.com/hitlbot/hitl"
 	"github.com/hitlbot/hitl/agent"
+	"github.com/hitlbot/hitl/fault"
 	"github.com/hitlbot/hitl/service"
 )
 
@@ -55,7 +56,7 @@ func cmdRun(ctx context.Context, args []string, e *env) error {
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
 	if err := cmd.Start(); err != nil {
 		_, _ = c.Publish(context.WithoutCancel(ctx), hitl.StateEvent{Event: hitl.StateAbort, RunID: f.run, Reason: "could not start: " + err.Error()})
-		return hitl.Errorf(hitl.EINVALID, "cannot start %s: %v", pos[0], err)
+		return fault.Errorf(fault.EINVALID, "cannot start %s: %v", pos[0], err)
 	}
 	pgid := cmd.Process.Pid
 	fmt.Fprintf(e.stderr, "hitl: started %s (pid %d) as run %s\n", visible(pos[0]), pgid, visible(f.run))
@@ -171,7 +172,7 @@ func finishRun(ctx context.Context, c *agent.Client, e *env, run string, waitErr
 	if code == 0 {
 		_, err := c.Publish(ctx, hitl.StateEvent{Event: hitl.StateDone, RunID: run})
 		if err != nil {
-			fmt.Fprintf(e.stderr, "hitl: run %s finished, but reporting DONE failed: %s\n", visible(run), visible(hitl.ErrorMessage(err)))
+			fmt.Fprintf(e.stderr, "hitl: run %s finished, but reporting DONE failed: %s\n", visible(run), visible(fault.Message(err)))
 		}
 		return nil
 	}

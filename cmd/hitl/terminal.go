@@ -10,6 +10,7 @@ import (
 
 	"github.com/hitlbot/hitl"
 	"github.com/hitlbot/hitl/agent"
+	"github.com/hitlbot/hitl/fault"
 	"golang.org/x/term"
 )
 
@@ -47,12 +48,12 @@ func askTerminal(ctx context.Context, c *agent.Client, q *hitl.Question, e *env)
 				return r.q, r.err
 			}
 			got, err := c.Answer(ctx, q.ID, hitl.Response{Value: line})
-			switch hitl.ErrorCode(err) {
+			switch fault.Code(err) {
 			case "":
 				return got, nil
-			case hitl.EINVALID:
-				fmt.Fprintf(e.stderr, "%s\n> ", visibleLines(hitl.ErrorMessage(err)))
-			case hitl.ECONFLICT: // someone else was first
+			case fault.EINVALID:
+				fmt.Fprintf(e.stderr, "%s\n> ", visibleLines(fault.Message(err)))
+			case fault.ECONFLICT: // someone else was first
 				r := <-remote
 				return r.q, r.err
 			default:
@@ -116,7 +117,7 @@ func readAnswer(e *env, q *hitl.Question) (string, error) {
 	fmt.Fprintf(e.stderr, "%s\n> ", visibleLines(q.Question))
 	line, ok := <-lines
 	if !ok {
-		return "", hitl.Errorf(hitl.EINVALID, "no answer on standard input")
+		return "", fault.Errorf(fault.EINVALID, "no answer on standard input")
 	}
 	return line, nil
 }

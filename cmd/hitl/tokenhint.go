@@ -1,12 +1,12 @@
 package main
 
-import "github.com/hitlbot/hitl"
+import "github.com/hitlbot/hitl/fault"
 
 // tokenHint is what a person at the CLI does about an unauthorized
 // refusal: the service's message speaks of the HTTP header, and the CLI
 // sends the token in HITL_TOKEN.
 func tokenHint(err error, e *env) string {
-	if hitl.ErrorCode(err) != hitl.EUNAUTHORIZED {
+	if fault.Code(err) != fault.EUNAUTHORIZED {
 		return ""
 	}
 	if e.getenv("HITL_TOKEN") == "" {

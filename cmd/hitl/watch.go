@@ -7,8 +7,8 @@ import (
 	"path/filepath"
 	"time"
 
-	"github.com/hitlbot/hitl"
 	"github.com/hitlbot/hitl/agent"
+	"github.com/hitlbot/hitl/fault"
 	"github.com/hitlbot/hitl/watch"
 )
 
@@ -34,7 +34,7 @@ func cmdWatch(ctx context.Context, args []string, e *env) error {
 	for _, p := range paths {
 		abs, err := filepath.Abs(p)
 		if err != nil {
-			return hitl.Errorf(hitl.EINVALID, "%s: %v", p, err)
+			return fault.Errorf(fault.EINVALID, "%s: %v", p, err)
 		}
 		d := watch.Dir{Path: abs, Run: *run}
 		if d.Run == "" {
@@ -62,11 +62,11 @@ func defaultWatchRun(ctx context.Context, c *agent.Client, abs string, e *env) (
 	d, said := 100*time.Millisecond, false
 	for {
 		run, err := c.DefaultRun(ctx, watch.RunName(abs))
-		if hitl.ErrorCode(err) != hitl.EUNAVAILABLE || ctx.Err() != nil {
+		if fault.Code(err) != fault.EUNAVAILABLE || ctx.Err() != nil {
 			return run, err
 		}
 		if !said {
-			fmt.Fprintf(e.stderr, "hitl watch: %s; trying again\n", visible(hitl.ErrorMessage(err)))
+			fmt.Fprintf(e.stderr, "hitl watch: %s; trying again\n", visible(fault.Message(err)))
 			said = true
 		}
 		if err := e.wait(ctx, d); err != nil {

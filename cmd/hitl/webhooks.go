@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/hitlbot/hitl"
+	"github.com/hitlbot/hitl/fault"
 	"github.com/hitlbot/hitl/service"
 )
 
@@ -142,7 +143,7 @@ func webhooksTest(ctx context.Context, args []string, e *env) error {
 		return err
 	}
 	if res.Error != "" {
-		return hitl.Errorf(hitl.EUNAVAILABLE, "webhook %s: %s", res.Endpoint, res.Error)
+		return fault.Errorf(fault.EUNAVAILABLE, "webhook %s: %s", res.Endpoint, res.Error)
 	}
 	fmt.Fprintf(e.stdout, "%s answered %d to a signed webhook.ping in %s\n", visible(res.Endpoint), res.Status, time.Since(start).Round(time.Millisecond))
 	return nil

@@ -21,6 +21,7 @@ import (
 	"github.com/hitlbot/hitl"
 	"github.com/hitlbot/hitl/blocks"
 	"github.com/hitlbot/hitl/config"
+	"github.com/hitlbot/hitl/fault"
 	"github.com/hitlbot/hitl/internal/clocktest"
 	"github.com/hitlbot/hitl/internal/slackfake"
 	"github.com/hitlbot/hitl/webhook"
@@ -189,7 +190,7 @@ func TestWebhooksEndToEnd(t *testing.T) {
 			var e struct{ Code, Message string }
 			require.Equal(t, http.StatusBadRequest, apiCall(t, m, "POST", "/api/jobs/refused-1/questions",
 				map[string]any{"question": "Go?", "callbackUrl": c.url}, &e), c.url)
-			assert.Equal(t, hitl.EINVALID, e.Code)
+			assert.Equal(t, fault.EINVALID, e.Code)
 			assert.Contains(t, e.Message, c.says)
 			require.Equal(t, http.StatusBadRequest, apiCall(t, m, "POST", "/api/approvals",
 				map[string]any{"opType": "shell", "resource": "rm -rf /", "runId": "refused-1", "callbackUrl": c.url}, &e), c.url)

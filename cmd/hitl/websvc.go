@@ -7,6 +7,7 @@ import (
 
 	"github.com/hitlbot/hitl"
 	"github.com/hitlbot/hitl/agent"
+	"github.com/hitlbot/hitl/fault"
 	"github.com/hitlbot/hitl/web"
 )
 
@@ -27,7 +28,7 @@ func (m *Main) web() *web.Handler {
 // to the web inbox once, within ten minutes.
 func (m *Main) webLink(ctx context.Context, p hitl.Principal) (string, error) {
 	if len(m.Config.Tokens) == 0 {
-		return "", hitl.Errorf(hitl.EINVALID, "this hitl has no tokens, so its web inbox serves only the machine it runs on, with no sign-in: open %s there", m.URL())
+		return "", fault.Errorf(fault.EINVALID, "this hitl has no tokens, so its web inbox serves only the machine it runs on, with no sign-in: open %s there", m.URL())
 	}
 	secret, err := m.Service.SignIns.NewSignInLink(ctx, p)
 	if err != nil {

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/hitlbot/hitl"
+	"github.com/hitlbot/hitl/fault"
 	"github.com/hitlbot/hitl/internal/principaltest"
 	"github.com/hitlbot/hitl/service"
 	"github.com/stretchr/testify/require"
@@ -396,7 +397,7 @@ func TestStreamEnds(t *testing.T) {
 	t.Run("an_invalid_run_is_refused_before_subscribing", func(t *testing.T) {
 		_, b := newBroadcastEnv(t)
 		_, err := b.Open(context.Background(), Request{Principal: local, Run: "job id"})
-		require.Equal(t, hitl.EINVALID, hitl.ErrorCode(err))
+		require.Equal(t, fault.EINVALID, fault.Code(err))
 		require.Equal(t, 0, b.Count())
 	})
 }

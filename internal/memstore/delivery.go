@@ -7,6 +7,7 @@ import (
 	"sync"
 
 	"github.com/hitlbot/hitl"
+	"github.com/hitlbot/hitl/fault"
 )
 
 // Outbox is an in-memory hitl.Outbox: a queue per target.
@@ -67,7 +68,7 @@ func (o *Outbox) NextDelivery(_ context.Context, target string) (hitl.Delivery, 
 	if q := o.queues[target]; len(q) > 0 {
 		return q[0], nil
 	}
-	return hitl.Delivery{}, hitl.Errorf(hitl.ENOTFOUND, "no delivery queued for %s", target)
+	return hitl.Delivery{}, fault.Errorf(fault.ENOTFOUND, "no delivery queued for %s", target)
 }
 
 // Complete implements hitl.Outbox.
@@ -114,7 +115,7 @@ func (o *Outbox) DeliveredAt(_ context.Context, channel, ts string) (hitl.Delive
 			return m, nil
 		}
 	}
-	return hitl.Delivered{}, hitl.Errorf(hitl.ENOTFOUND, "no question delivered as %s in %s", ts, channel)
+	return hitl.Delivered{}, fault.Errorf(fault.ENOTFOUND, "no question delivered as %s in %s", ts, channel)
 }
 
 // QueueLength implements hitl.Outbox.

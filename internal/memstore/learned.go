@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/hitlbot/hitl"
+	"github.com/hitlbot/hitl/fault"
 )
 
 // The learned rules: by id, and the id each key holds. Listing sorts the
@@ -15,7 +16,7 @@ import (
 // PutLearnedRule implements hitl.PolicyStore.
 func (s *Store) PutLearnedRule(_ context.Context, r *hitl.LearnedRule) error {
 	if r == nil || r.ID == "" {
-		return hitl.Errorf(hitl.EINVALID, "a learned rule needs an id")
+		return fault.Errorf(fault.EINVALID, "a learned rule needs an id")
 	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
@@ -62,7 +63,7 @@ func (s *Store) DeleteLearnedRule(_ context.Context, id string) (*hitl.LearnedRu
 	defer s.mu.Unlock()
 	r, ok := s.deleteLearned(id)
 	if !ok {
-		return nil, hitl.Errorf(hitl.ENOTFOUND, "no learned rule %s", id)
+		return nil, fault.Errorf(fault.ENOTFOUND, "no learned rule %s", id)
 	}
 	return &r, nil
 }

@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/hitlbot/hitl"
+	"github.com/hitlbot/hitl/fault"
 )
 
 // MailOutbox is hitl.MailOutbox in memory.
@@ -81,7 +82,7 @@ func (o *MailOutbox) RetryMail(_ context.Context, m hitl.Mail) error {
 	defer o.mu.Unlock()
 	old, ok := o.mail[m.Seq]
 	if !ok {
-		return hitl.Errorf(hitl.ENOTFOUND, "mail %d is not queued", m.Seq)
+		return fault.Errorf(fault.ENOTFOUND, "mail %d is not queued", m.Seq)
 	}
 	if err := hitl.MailClaimHeld(old, m); err != nil {
 		return err

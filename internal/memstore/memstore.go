@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/hitlbot/hitl"
+	"github.com/hitlbot/hitl/fault"
 )
 
 // Store is an in-memory hitl.Store.
@@ -67,7 +68,7 @@ func (s *Store) CreateQuestion(_ context.Context, q *hitl.Question, ev *hitl.Eve
 		}
 	}
 	if _, ok := s.questions[q.ID]; ok {
-		return nil, false, hitl.Errorf(hitl.ECONFLICT, "question id %s is taken", q.ID)
+		return nil, false, fault.Errorf(fault.ECONFLICT, "question id %s is taken", q.ID)
 	}
 	if admit != nil {
 		var run *hitl.Run
@@ -96,7 +97,7 @@ func (s *Store) UpdateQuestion(_ context.Context, id string, fn func(*hitl.Quest
 	defer s.mu.Unlock()
 	cur, ok := s.questions[id]
 	if !ok {
-		return nil, hitl.Errorf(hitl.ENOTFOUND, "question %s not found", id)
+		return nil, fault.Errorf(fault.ENOTFOUND, "question %s not found", id)
 	}
 	q := cur.Clone()
 	ev, err := fn(q)
@@ -119,7 +120,7 @@ func (s *Store) QuestionByKey(_ context.Context, runID, key string) (*hitl.Quest
 	if id, ok := s.keys[runID+"\x00"+key]; ok {
 		return s.questions[id].Clone(), nil
 	}
-	return nil, hitl.Errorf(hitl.ENOTFOUND, "no question of run %s holds key %q", runID, key)
+	return nil, fault.Errorf(fault.ENOTFOUND, "no question of run %s holds key %q", runID, key)
 }
 
 // SealedQuestions implements hitl.QuestionStore (by scanning: fine for tests).
@@ -161,7 +162,7 @@ func (s *Store) Question(_ context.Context, id string) (*hitl.Question, error) {
 	defer s.mu.Unlock()
 	q, ok := s.questions[id]
 	if !ok {
-		return nil, hitl.Errorf(hitl.ENOTFOUND, "question %s not found", id)
+		return nil, fault.Errorf(fault.ENOTFOUND, "question %s not found", id)
 	}
 	return q.Clone(), nil
 }
@@ -313,7 +314,7 @@ func (s *Store) Run(_ context.Context, id string) (*hitl.Run, error) {
 	defer s.mu.Unlock()
 	run, ok := s.runs[id]
 	if !ok {
-		return nil, hitl.Errorf(hitl.ENOTFOUND, "no run is named %s", id)
+		return nil, fault.Errorf(fault.ENOTFOUND, "no run is named %s", id)
 	}
 	c := *run
 	return &c, nil

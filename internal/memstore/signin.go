@@ -6,12 +6,13 @@ import (
 	"time"
 
 	"github.com/hitlbot/hitl"
+	"github.com/hitlbot/hitl/fault"
 )
 
 // PutSignIn implements hitl.SignInStore.
 func (s *Store) PutSignIn(_ context.Context, ws *hitl.SignIn) error {
 	if ws == nil || ws.ID == "" {
-		return hitl.Errorf(hitl.EINVALID, "a web session needs an id")
+		return fault.Errorf(fault.EINVALID, "a web session needs an id")
 	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
@@ -35,7 +36,7 @@ func (s *Store) SignIn(_ context.Context, id string) (*hitl.SignIn, error) {
 	defer s.mu.Unlock()
 	ws, ok := s.signIns[id]
 	if !ok {
-		return nil, hitl.Errorf(hitl.ENOTFOUND, "no web session")
+		return nil, fault.Errorf(fault.ENOTFOUND, "no web session")
 	}
 	ws = cloneSignIn(ws)
 	return &ws, nil
@@ -47,7 +48,7 @@ func (s *Store) DeleteSignIn(_ context.Context, id string) (*hitl.SignIn, error)
 	defer s.mu.Unlock()
 	ws, ok := s.signIns[id]
 	if !ok {
-		return nil, hitl.Errorf(hitl.ENOTFOUND, "no web session")
+		return nil, fault.Errorf(fault.ENOTFOUND, "no web session")
 	}
 	delete(s.signIns, id)
 	return &ws, nil

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/hitlbot/hitl"
+	"github.com/hitlbot/hitl/fault"
 )
 
 // PendingByType implements hitl.QuestionStore (by scanning: fine for tests).
@@ -27,7 +28,7 @@ func (s *Store) PendingByType(context.Context) (map[hitl.QuestionType]int, uint6
 // then id).
 func (s *Store) SettledQuestions(_ context.Context, since time.Time, limit int, cursor string) (hitl.QuestionPage, error) {
 	if cursor != "" && (len(cursor) < 22 || cursor[20] != '|') {
-		return hitl.QuestionPage{}, hitl.Errorf(hitl.EINVALID, "cursor %q does not belong to this list: use the nextCursor of the previous page", cursor)
+		return hitl.QuestionPage{}, fault.Errorf(fault.EINVALID, "cursor %q does not belong to this list: use the nextCursor of the previous page", cursor)
 	}
 	s.mu.Lock()
 	defer s.mu.Unlock()

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/hitlbot/hitl"
+	"github.com/hitlbot/hitl/fault"
 )
 
 // webhooks is the webhook outbox of a Store (hitl.WebhookOutbox), read by
@@ -66,7 +67,7 @@ func (s *Store) SettleWebhook(_ context.Context, d hitl.WebhookDelivery) error {
 	defer s.mu.Unlock()
 	old, ok := s.hooks.all[d.Seq]
 	if !ok {
-		return hitl.Errorf(hitl.ENOTFOUND, "webhook delivery %d is not stored", d.Seq)
+		return fault.Errorf(fault.ENOTFOUND, "webhook delivery %d is not stored", d.Seq)
 	}
 	if err := hitl.WebhookClaimHeld(old, d); err != nil {
 		return err
@@ -85,7 +86,7 @@ func (s *Store) WebhookDelivery(_ context.Context, seq uint64) (hitl.WebhookDeli
 	defer s.mu.Unlock()
 	d, ok := s.hooks.all[seq]
 	if !ok {
-		return d, hitl.Errorf(hitl.ENOTFOUND, "webhook delivery %d is not stored", seq)
+		return d, fault.Errorf(fault.ENOTFOUND, "webhook delivery %d is not stored", seq)
 	}
 	return d, nil
 }
@@ -113,7 +114,7 @@ func (s *Store) ReplayWebhook(_ context.Context, seq uint64, now time.Time) (hit
 	defer s.mu.Unlock()
 	d, ok := s.hooks.all[seq]
 	if !ok {
-		return d, hitl.Errorf(hitl.ENOTFOUND, "webhook delivery %d is not stored", seq)
+		return d, fault.Errorf(fault.ENOTFOUND, "webhook delivery %d is not stored", seq)
 	}
 	d = hitl.ReplayOf(d, now)
 	s.putNewWebhook(&d)

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/hitlbot/hitl"
+	"github.com/hitlbot/hitl/fault"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )
@@ -16,7 +17,7 @@ import (
 // its own transaction, and a refusal writes nothing.
 func testCreateAdmit(t *testing.T, e *env) {
 	ctx := context.Background()
-	refused := hitl.Errorf(hitl.EFORBIDDEN, "not yours")
+	refused := fault.Errorf(fault.EFORBIDDEN, "not yours")
 	var seen []*hitl.Run
 	admitAs := func(asker string) func(*hitl.Run) error {
 		return func(run *hitl.Run) error {
@@ -48,7 +49,7 @@ func testCreateAdmit(t *testing.T, e *env) {
 	assert.True(t, err == error(refused), "admit's error is returned as is: %v", err)
 	assert.False(t, created)
 	_, err = e.store.Question(ctx, "q_3")
-	assert.Equal(t, hitl.ENOTFOUND, hitl.ErrorCode(err), "nothing written")
+	assert.Equal(t, fault.ENOTFOUND, fault.Code(err), "nothing written")
 	assert.Equal(t, before, lastSeq(t, e.store), "no event")
 	run, err := e.store.Run(ctx, "run-1")
 	require.NoError(t, err)
@@ -69,13 +70,13 @@ func testCreateAdmitRace(t *testing.T, e *env) {
 			q.Asker = fmt.Sprintf("api:asker-%d", i)
 			admit := func(run *hitl.Run) error {
 				if run != nil && run.Asker != "" && run.Asker != q.Asker {
-					return hitl.Errorf(hitl.EFORBIDDEN, "run-race is %s's", run.Asker)
+					return fault.Errorf(fault.EFORBIDDEN, "run-race is %s's", run.Asker)
 				}
 				return nil
 			}
 			_, ok, err := e.store.CreateQuestion(ctx, q, &hitl.Event{Type: hitl.EventQuestionAsked, QuestionID: q.ID, RunID: q.RunID, At: q.CreatedAt}, admit)
 			if err != nil {
-				assert.Equal(t, hitl.EFORBIDDEN, hitl.ErrorCode(err))
+				assert.Equal(t, fault.EFORBIDDEN, fault.Code(err))
 			}
 			created[i] = ok
 		})

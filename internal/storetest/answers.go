@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/hitlbot/hitl"
+	"github.com/hitlbot/hitl/fault"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )
@@ -31,8 +32,8 @@ func testFirstAnswerWins(t *testing.T, e *env) {
 	_, err := e.svc.Questions.Answer(as(answerer(1)), q.ID, hitl.Response{Value: "postgres"})
 	require.NoError(t, err)
 	_, err = e.svc.Questions.Answer(as(answerer(2)), q.ID, hitl.Response{Value: "mysql"})
-	require.Equal(t, hitl.ECONFLICT, hitl.ErrorCode(err))
-	var herr *hitl.Error
+	require.Equal(t, fault.ECONFLICT, fault.Code(err))
+	var herr *fault.Error
 	require.ErrorAs(t, err, &herr)
 	assert.Equal(t, answerer(1).ID, herr.By)
 	got, err := e.store.Question(ctx, q.ID)
@@ -55,11 +56,11 @@ func testConcurrentAnswers(t *testing.T, e *env) {
 	wg.Wait()
 	winner := -1
 	for i, err := range errs {
-		switch hitl.ErrorCode(err) {
+		switch fault.Code(err) {
 		case "":
 			require.Equal(t, -1, winner, "two winners")
 			winner = i
-		case hitl.ECONFLICT:
+		case fault.ECONFLICT:
 		default:
 			t.Fatalf("answer %d: %v", i, err)
 		}
@@ -71,7 +72,7 @@ func testConcurrentAnswers(t *testing.T, e *env) {
 	assert.Equal(t, answerer(winner).ID, got.RespondedBy)
 	for i, err := range errs {
 		if i != winner {
-			var herr *hitl.Error
+			var herr *fault.Error
 			require.ErrorAs(t, err, &herr)
 			assert.Equal(t, got.RespondedBy, herr.By)
 		}
@@ -134,5 +135,5 @@ func testSensitiveScrubbed(t *testing.T, e *env) {
 	assert.True(t, stored.Response.Redacted)
 	assert.Nil(t, stored.Response.Value)
 	_, err = e.svc.Questions.Receive(as(agent), q.ID)
-	assert.Equal(t, hitl.ECONFLICT, hitl.ErrorCode(err), "received once")
+	assert.Equal(t, fault.ECONFLICT, fault.Code(err), "received once")
 }

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/hitlbot/hitl"
+	"github.com/hitlbot/hitl/fault"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )
@@ -116,7 +117,7 @@ func testSteerInflightRecord(t *testing.T, e *env) {
 	require.NotNil(t, prior)
 	assert.Nil(t, prior.Result, "as written: the root decides what it means")
 	_, err = e.store.Run(ctx, "loop-1")
-	assert.Equal(t, hitl.ENOTFOUND, hitl.ErrorCode(err), "a record alone creates no run")
+	assert.Equal(t, fault.ENOTFOUND, fault.Code(err), "a record alone creates no run")
 }
 
 func testSteerRefused(t *testing.T, e *env) {

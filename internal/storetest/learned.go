@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/hitlbot/hitl"
+	"github.com/hitlbot/hitl/fault"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )
@@ -118,7 +119,7 @@ func testLearnedReplace(t *testing.T, st hitl.PolicyStore) {
 	assert.Equal(t, []string{other.ID, renewed.ID}, allRules(t, st, "", 10), "the old id is not listed")
 	assert.Equal(t, []string{other.ID, renewed.ID}, allRules(t, st, "api:ci", 10), "nor in the agent's list")
 	_, err := st.DeleteLearnedRule(ctx, old.ID)
-	assert.Equal(t, hitl.ENOTFOUND, hitl.ErrorCode(err), "the replaced id is gone")
+	assert.Equal(t, fault.ENOTFOUND, fault.Code(err), "the replaced id is gone")
 	n, err := st.PruneLearnedRules(ctx, t0.Add(24*time.Hour), 10)
 	require.NoError(t, err)
 	assert.Equal(t, 1, n, "the old rule's expiry went with it: only %s expires at t0+24h", other.ID)
@@ -150,7 +151,7 @@ func testLearnedDelete(t *testing.T, st hitl.PolicyStore) {
 		assert.Equal(t, []string{b.ID}, allRules(t, st, "", 10))
 		assert.Equal(t, []string{b.ID}, allRules(t, st, "api:ci", 10))
 		_, err := st.DeleteLearnedRule(ctx, a.ID)
-		assert.Equal(t, hitl.ENOTFOUND, hitl.ErrorCode(err))
+		assert.Equal(t, fault.ENOTFOUND, fault.Code(err))
 	}
 	check(t)
 	putRule(t, st, rule("r_000003", "api:other", hitl.OpShell, "make test"))
@@ -158,7 +159,7 @@ func testLearnedDelete(t *testing.T, st hitl.PolicyStore) {
 	require.NoError(t, err)
 	assert.Zero(t, n)
 	_, err = st.DeleteLearnedRule(ctx, "r_unknown")
-	assert.Equal(t, hitl.ENOTFOUND, hitl.ErrorCode(err), "an unknown id")
+	assert.Equal(t, fault.ENOTFOUND, fault.Code(err), "an unknown id")
 	_, err = st.DeleteLearnedRule(ctx, "r_000003")
 	require.NoError(t, err)
 	check(t)

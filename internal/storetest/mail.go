@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/hitlbot/hitl"
+	"github.com/hitlbot/hitl/fault"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )
@@ -131,7 +132,7 @@ func runMail(t *testing.T, open func(t *testing.T) hitl.MailOutbox) {
 		due, err = box.ClaimMail(ctx, never, never.Add(time.Hour), 0)
 		require.NoError(t, err)
 		assert.Equal(t, []uint64{ms[1].Seq}, seqs(due))
-		assert.Equal(t, hitl.ENOTFOUND, hitl.ErrorCode(box.RetryMail(ctx, retry)), "a completed mail is not retried")
+		assert.Equal(t, fault.ENOTFOUND, fault.Code(box.RetryMail(ctx, retry)), "a completed mail is not retried")
 	})
 	runMailClaims(t, open)
 }

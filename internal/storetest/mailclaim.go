@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/hitlbot/hitl"
+	"github.com/hitlbot/hitl/fault"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )
@@ -40,7 +41,7 @@ func runMailClaims(t *testing.T, open func(t *testing.T) hitl.MailOutbox) {
 	}
 	t.Run("a claim run out: its retry is refused, the new claimer's works", func(t *testing.T) {
 		box, a, b := claimed(t)
-		assert.Equal(t, hitl.ECONFLICT, hitl.ErrorCode(box.RetryMail(ctx, retried(a, t0.Add(lease+time.Second)))))
+		assert.Equal(t, fault.ECONFLICT, fault.Code(box.RetryMail(ctx, retried(a, t0.Add(lease+time.Second)))))
 		due, err := box.ClaimMail(ctx, t0.Add(2*lease-time.Nanosecond), t0.Add(3*lease), 0)
 		require.NoError(t, err)
 		assert.Empty(t, due, "A's refused retry did not make B's mail due again")
@@ -52,7 +53,7 @@ func runMailClaims(t *testing.T, open func(t *testing.T) hitl.MailOutbox) {
 	})
 	t.Run("a claim run out: its completion is refused, the new claimer's works", func(t *testing.T) {
 		box, a, b := claimed(t)
-		assert.Equal(t, hitl.ECONFLICT, hitl.ErrorCode(box.CompleteMail(ctx, a)))
+		assert.Equal(t, fault.ECONFLICT, fault.Code(box.CompleteMail(ctx, a)))
 		require.NoError(t, box.RetryMail(ctx, retried(b, t0.Add(2*lease))), "B still holds the mail A tried to complete")
 		due, err := box.ClaimMail(ctx, t0.Add(2*lease), t0.Add(3*lease), 0)
 		require.NoError(t, err)
@@ -62,7 +63,7 @@ func runMailClaims(t *testing.T, open func(t *testing.T) hitl.MailOutbox) {
 		require.NoError(t, err)
 		assert.Empty(t, due, "completed by its last claimer")
 		assert.NoError(t, box.CompleteMail(ctx, a), "a mail no longer queued: nothing to refuse")
-		assert.Equal(t, hitl.ENOTFOUND, hitl.ErrorCode(box.RetryMail(ctx, a)))
+		assert.Equal(t, fault.ENOTFOUND, fault.Code(box.RetryMail(ctx, a)))
 	})
 	t.Run("a claim that ran out with nobody claiming since still completes", func(t *testing.T) {
 		box := open(t)

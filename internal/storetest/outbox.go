@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/hitlbot/hitl"
+	"github.com/hitlbot/hitl/fault"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )
@@ -59,12 +60,12 @@ func testOutboxEmpty(t *testing.T, o hitl.Outbox) {
 	assert.Zero(t, cur)
 	assert.Empty(t, targets(t, o, "", 10))
 	_, err = o.NextDelivery(ctx, "C1")
-	assert.Equal(t, hitl.ENOTFOUND, hitl.ErrorCode(err))
+	assert.Equal(t, fault.ENOTFOUND, fault.Code(err))
 	ds, err := o.Delivered(ctx, "q1")
 	require.NoError(t, err)
 	assert.Empty(t, ds)
 	_, err = o.DeliveredAt(ctx, "C1", "1.2")
-	assert.Equal(t, hitl.ENOTFOUND, hitl.ErrorCode(err))
+	assert.Equal(t, fault.ENOTFOUND, fault.Code(err))
 }
 
 func testOutboxEnqueue(t *testing.T, o hitl.Outbox) {
@@ -110,7 +111,7 @@ func testOutboxOrder(t *testing.T, o hitl.Outbox) {
 		require.NoError(t, o.Complete(ctx, d, nil))
 	}
 	_, err := o.NextDelivery(ctx, "C1")
-	assert.Equal(t, hitl.ENOTFOUND, hitl.ErrorCode(err), "an emptied queue")
+	assert.Equal(t, fault.ENOTFOUND, fault.Code(err), "an emptied queue")
 	d, err := o.NextDelivery(ctx, "C2")
 	require.NoError(t, err)
 	assert.Equal(t, "q1", d.QuestionID, "another target's queue is its own")
@@ -130,7 +131,7 @@ func testOutboxTargets(t *testing.T, o hitl.Outbox) {
 	assert.Equal(t, "q2", d.QuestionID, "a target that another prefixes has its own queue")
 	require.NoError(t, o.Complete(ctx, d, nil))
 	_, err = o.NextDelivery(ctx, "C10")
-	assert.Equal(t, hitl.ENOTFOUND, hitl.ErrorCode(err))
+	assert.Equal(t, fault.ENOTFOUND, fault.Code(err))
 	assert.Equal(t, []string{"C1", "U2"}, targets(t, o, "", 10), "a target with nothing queued is not listed")
 	d, err = o.NextDelivery(ctx, "C1")
 	require.NoError(t, err)
@@ -145,7 +146,7 @@ func testOutboxComplete(t *testing.T, o hitl.Outbox) {
 	rec := &hitl.Delivered{QuestionID: "q1", Target: "U2", Channel: "D9", TS: "1700000000.000100", PostedAt: time.Unix(1700000000, 0).UTC()}
 	require.NoError(t, o.Complete(ctx, d, rec))
 	_, err = o.NextDelivery(ctx, "U2")
-	assert.Equal(t, hitl.ENOTFOUND, hitl.ErrorCode(err), "the delivery left the queue")
+	assert.Equal(t, fault.ENOTFOUND, fault.Code(err), "the delivery left the queue")
 
 	got, err := o.DeliveredAt(ctx, "D9", "1700000000.000100")
 	require.NoError(t, err)
@@ -154,9 +155,9 @@ func testOutboxComplete(t *testing.T, o hitl.Outbox) {
 	require.NoError(t, err)
 	assert.Equal(t, []hitl.Delivered{*rec}, all, "found by its question")
 	_, err = o.DeliveredAt(ctx, "D9", "1700000000.000101")
-	assert.Equal(t, hitl.ENOTFOUND, hitl.ErrorCode(err), "another message of the channel")
+	assert.Equal(t, fault.ENOTFOUND, fault.Code(err), "another message of the channel")
 	_, err = o.DeliveredAt(ctx, "C1", "1700000000.000100")
-	assert.Equal(t, hitl.ENOTFOUND, hitl.ErrorCode(err), "the same ts in another channel")
+	assert.Equal(t, fault.ENOTFOUND, fault.Code(err), "the same ts in another channel")
 
 	d, err = o.NextDelivery(ctx, "C1")
 	require.NoError(t, err)

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/hitlbot/hitl"
+	"github.com/hitlbot/hitl/fault"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )
@@ -87,13 +88,13 @@ func testCreateTakenID(t *testing.T, e *env) {
 	other := raw("q_1", "run-2", t0.Add(time.Second))
 	other.Question = "another"
 	_, _, err = e.store.CreateQuestion(ctx, other, &hitl.Event{Type: hitl.EventQuestionAsked, QuestionID: "q_1", RunID: "run-2", At: t0}, nil)
-	assert.Equal(t, hitl.ECONFLICT, hitl.ErrorCode(err))
+	assert.Equal(t, fault.ECONFLICT, fault.Code(err))
 	got, err := e.store.Question(ctx, "q_1")
 	require.NoError(t, err)
 	assert.Equal(t, "Q?", got.Question, "the first question stays")
 	assert.Empty(t, events(t, e.store, 0), "no event")
 	_, err = e.store.Run(ctx, "run-2")
-	assert.Equal(t, hitl.ENOTFOUND, hitl.ErrorCode(err), "no run")
+	assert.Equal(t, fault.ENOTFOUND, fault.Code(err), "no run")
 }
 
 func testCreateConcurrentKey(t *testing.T, e *env) {
@@ -131,7 +132,7 @@ func testCreateConcurrentKey(t *testing.T, e *env) {
 func testQuestionCopy(t *testing.T, e *env) {
 	ctx := context.Background()
 	_, err := e.store.Question(ctx, "q_nope")
-	assert.Equal(t, hitl.ENOTFOUND, hitl.ErrorCode(err), "an unknown id")
+	assert.Equal(t, fault.ENOTFOUND, fault.Code(err), "an unknown id")
 	q := e.ask(t, "run-1", hitl.NewQuestion{Question: "Q?", Assignees: []string{"U0ALICE"}})
 	got, err := e.store.Question(ctx, q.ID)
 	require.NoError(t, err)
@@ -196,7 +197,7 @@ func testUpdateUnknown(t *testing.T, e *env) {
 		t.Error("fn called for an unknown id")
 		return nil, nil
 	})
-	assert.Equal(t, hitl.ENOTFOUND, hitl.ErrorCode(err))
+	assert.Equal(t, fault.ENOTFOUND, fault.Code(err))
 	assert.Zero(t, lastSeq(t, e.store))
 }
 
@@ -243,7 +244,7 @@ func testUpdateQuestions(t *testing.T, e *env) {
 	require.Len(t, updated, 4)
 	require.Len(t, errs, 4)
 	assert.NoError(t, errs[0])
-	assert.Equal(t, hitl.ENOTFOUND, hitl.ErrorCode(errs[1]), "an unknown id is reported at its index")
+	assert.Equal(t, fault.ENOTFOUND, fault.Code(errs[1]), "an unknown id is reported at its index")
 	assert.Same(t, refused, errs[2], "fn's error is reported at its index")
 	assert.NoError(t, errs[3])
 	require.NotNil(t, updated[0])

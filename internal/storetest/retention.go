@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/hitlbot/hitl"
+	"github.com/hitlbot/hitl/fault"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )
@@ -53,7 +54,7 @@ func testPruneBatches(t *testing.T, e *env) {
 	for i, id := range settled {
 		_, err := e.store.Question(ctx, id)
 		if i < 2 {
-			assert.Equal(t, hitl.ENOTFOUND, hitl.ErrorCode(err), "question %d is pruned", i)
+			assert.Equal(t, fault.ENOTFOUND, fault.Code(err), "question %d is pruned", i)
 		} else {
 			assert.NoError(t, err, "question %d waits for the next batch", i)
 		}
@@ -73,7 +74,7 @@ func testPruneBatches(t *testing.T, e *env) {
 	}
 	for _, id := range settled {
 		_, err := e.store.Question(ctx, id)
-		assert.Equal(t, hitl.ENOTFOUND, hitl.ErrorCode(err))
+		assert.Equal(t, fault.ENOTFOUND, fault.Code(err))
 	}
 	assert.Empty(t, events(t, e.store, 0), "every event is older than retention")
 	assert.Equal(t, 1, count(t, e.store, hitl.StatusPending))
@@ -105,7 +106,7 @@ func testPruneBoundary(t *testing.T, e *env) {
 	_, err = e.store.Prune(ctx, settledAt.Add(time.Millisecond), 10)
 	require.NoError(t, err)
 	_, err = e.store.Question(ctx, q.ID)
-	assert.Equal(t, hitl.ENOTFOUND, hitl.ErrorCode(err), "settled before before: pruned")
+	assert.Equal(t, fault.ENOTFOUND, fault.Code(err), "settled before before: pruned")
 }
 
 func testPruneSeq(t *testing.T, e *env) {
@@ -138,7 +139,7 @@ func testPruneKeepsRunningRun(t *testing.T, e *env) {
 	_, err = e.svc.Questions.Prune(ctx, retention)
 	require.NoError(t, err)
 	_, err = e.store.Question(ctx, q.ID)
-	assert.Equal(t, hitl.ENOTFOUND, hitl.ErrorCode(err))
+	assert.Equal(t, fault.ENOTFOUND, fault.Code(err))
 	run, err := e.store.Run(ctx, "run-live")
 	require.NoError(t, err)
 	assert.Equal(t, hitl.RunRunning, run.Control.Status)

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/hitlbot/hitl"
+	"github.com/hitlbot/hitl/fault"
 	"github.com/hitlbot/hitl/internal/sketch"
 	"github.com/hitlbot/hitl/notify"
 	"github.com/hitlbot/hitl/observe"
@@ -168,13 +169,13 @@ func testRollupStats(t *testing.T, e *env, st RollupBackend) {
 		case k < 7:
 			i := r.IntN(len(pending))
 			if _, err := e.svc.Questions.Answer(as(person), pending[i], hitl.Response{Value: "yes"}); err != nil {
-				require.Equal(t, hitl.ECONFLICT, hitl.ErrorCode(err), "only a settled question refuses an answer")
+				require.Equal(t, fault.ECONFLICT, fault.Code(err), "only a settled question refuses an answer")
 			}
 			pending = append(pending[:i], pending[i+1:]...)
 		case k < 8:
 			i := r.IntN(len(pending))
 			if _, err := e.svc.Questions.Cancel(as(agent), pending[i], "not needed"); err != nil {
-				require.Equal(t, hitl.ECONFLICT, hitl.ErrorCode(err))
+				require.Equal(t, fault.ECONFLICT, fault.Code(err))
 			}
 			pending = append(pending[:i], pending[i+1:]...)
 		case k < 9:

@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/hitlbot/hitl"
+	"github.com/hitlbot/hitl/fault"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )
@@ -106,7 +107,7 @@ func testUpdateRunRefused(t *testing.T, e *env) {
 	})
 	assert.Same(t, want, err)
 	_, err = e.store.Run(ctx, "loop-new")
-	assert.Equal(t, hitl.ENOTFOUND, hitl.ErrorCode(err), "no run is created")
+	assert.Equal(t, fault.ENOTFOUND, fault.Code(err), "no run is created")
 }
 
 func testUpdateRunConcurrent(t *testing.T, e *env) {
@@ -151,7 +152,7 @@ func testUpdateRunEventsOnly(t *testing.T, e *env) {
 	assert.Nil(t, none, "there is still none")
 	assert.Len(t, events(t, e.store, 0), 2, "its event is written")
 	_, err = e.store.Run(ctx, "loop-none")
-	assert.Equal(t, hitl.ENOTFOUND, hitl.ErrorCode(err))
+	assert.Equal(t, fault.ENOTFOUND, fault.Code(err))
 }
 
 func testRunsPaging(t *testing.T, e *env) {

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/hitlbot/hitl"
+	"github.com/hitlbot/hitl/fault"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )
@@ -47,9 +48,9 @@ func testWebSessionRoundTrip(t *testing.T, st hitl.SignInStore) {
 func testWebSessionUnknown(t *testing.T, st hitl.SignInStore) {
 	ctx := context.Background()
 	_, err := st.SignIn(ctx, "nobody")
-	assert.Equal(t, hitl.ENOTFOUND, hitl.ErrorCode(err))
+	assert.Equal(t, fault.ENOTFOUND, fault.Code(err))
 	_, err = st.DeleteSignIn(ctx, "nobody")
-	assert.Equal(t, hitl.ENOTFOUND, hitl.ErrorCode(err))
+	assert.Equal(t, fault.ENOTFOUND, fault.Code(err))
 	assert.Error(t, st.PutSignIn(ctx, &hitl.SignIn{}), "a session needs an id")
 }
 
@@ -71,14 +72,14 @@ func testWebSessionDelete(t *testing.T, st hitl.SignInStore) {
 				got++
 				mu.Unlock()
 			} else {
-				assert.Equal(t, hitl.ENOTFOUND, hitl.ErrorCode(err))
+				assert.Equal(t, fault.ENOTFOUND, fault.Code(err))
 			}
 		}()
 	}
 	wg.Wait()
 	assert.Equal(t, 1, got, "exactly one delete gets the record (single use)")
 	_, err := st.SignIn(ctx, "s1")
-	assert.Equal(t, hitl.ENOTFOUND, hitl.ErrorCode(err))
+	assert.Equal(t, fault.ENOTFOUND, fault.Code(err))
 	_, err = st.SignIn(ctx, "s2")
 	assert.NoError(t, err, "the other session stays")
 	n, err := st.PruneSignIns(ctx, t0.Add(2*time.Hour), 10)
@@ -104,7 +105,7 @@ func testWebSessionPrune(t *testing.T, st hitl.SignInStore) {
 	assert.Equal(t, 0, n)
 	for i := range 5 {
 		_, err := st.SignIn(ctx, fmt.Sprintf("old%d", i))
-		assert.Equal(t, hitl.ENOTFOUND, hitl.ErrorCode(err))
+		assert.Equal(t, fault.ENOTFOUND, fault.Code(err))
 	}
 	_, err = st.SignIn(ctx, "live")
 	assert.NoError(t, err, "a live session survives the prune")

@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/hitlbot/hitl"
+	"github.com/hitlbot/hitl/fault"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )
@@ -91,5 +92,5 @@ func testSettledSince(t *testing.T, e *env) {
 	assert.NotContains(t, list(time.Time{}, 100), pending.ID)
 
 	_, err := e.store.SettledQuestions(ctx, time.Time{}, 10, "not-a-cursor!")
-	assert.Equal(t, hitl.EINVALID, hitl.ErrorCode(err), "a cursor of no page is refused")
+	assert.Equal(t, fault.EINVALID, fault.Code(err), "a cursor of no page is refused")
 }

@@ -16,6 +16,7 @@ import (
 	"time"
 
 	"github.com/hitlbot/hitl"
+	"github.com/hitlbot/hitl/fault"
 	"github.com/hitlbot/hitl/internal/clocktest"
 	"github.com/hitlbot/hitl/notify"
 	"github.com/hitlbot/hitl/service"
@@ -110,7 +111,7 @@ func testPaging(t *testing.T, e *env) {
 		require.NoError(t, err)
 		_, err = e.store.Questions(context.Background(), hitl.QuestionFilter{RunID: "run-2", Cursor: page.NextCursor})
 		if err != nil {
-			assert.Equal(t, hitl.EINVALID, hitl.ErrorCode(err))
+			assert.Equal(t, fault.EINVALID, fault.Code(err))
 		}
 	})
 }
@@ -184,7 +185,7 @@ func testIndexes(t *testing.T, e *env) {
 func testRuns(t *testing.T, e *env) {
 	ctx := context.Background()
 	_, err := e.store.Run(ctx, "run-1")
-	assert.Equal(t, hitl.ENOTFOUND, hitl.ErrorCode(err))
+	assert.Equal(t, fault.ENOTFOUND, fault.Code(err))
 	nb := e.ask(t, "run-1", hitl.NewQuestion{Question: "Verbose?", Type: hitl.NonBlocking, ResponseType: hitl.BooleanResponse,
 		DefaultResponse: &hitl.Response{Value: false}})
 	input := e.ask(t, "run-1", hitl.NewQuestion{Question: "Which DB?"})
@@ -222,9 +223,9 @@ func testKeys(t *testing.T, e *env) {
 	require.NoError(t, err)
 	assert.Equal(t, q.ID, got.ID)
 	_, err = e.store.QuestionByKey(ctx, "run-2", hitl.KeyOf(agent.ID, "k"))
-	assert.Equal(t, hitl.ENOTFOUND, hitl.ErrorCode(err), "keys belong to a run")
+	assert.Equal(t, fault.ENOTFOUND, fault.Code(err), "keys belong to a run")
 	_, err = e.store.QuestionByKey(ctx, "run-1", hitl.KeyOf("api:someone-else", "k"))
-	assert.Equal(t, hitl.ENOTFOUND, hitl.ErrorCode(err), "keys belong to their asker")
+	assert.Equal(t, fault.ENOTFOUND, fault.Code(err), "keys belong to their asker")
 	again, created, err := e.store.CreateQuestion(ctx, &hitl.Question{ID: "q_other", RunID: "run-1", Question: "Q?", IdempotencyKey: "k", Asker: agent.ID,
 		Status: hitl.StatusPending, Type: hitl.Blocking, ResponseType: hitl.TextResponse, CreatedAt: e.clock.Now()}, nil, nil)
 
@@ -239,7 +240,7 @@ func testKeys(t *testing.T, e *env) {
 	assert.False(t, created)
 	assert.Equal(t, seq, lastSeq(t, e.store), "an existing key writes no event")
 	_, err = e.store.Question(ctx, "q_again")
-	assert.Equal(t, hitl.ENOTFOUND, hitl.ErrorCode(err), "nor a question")
+	assert.Equal(t, fault.ENOTFOUND, fault.Code(err), "nor a question")
 	elsewhere := e.ask(t, "run-2", hitl.NewQuestion{Question: "Q?", IdempotencyKey: "k"})
 	assert.NotEqual(t, q.ID, elsewhere.ID, "the same key in another run is its own")
 	theirs, created, err := e.store.CreateQuestion(ctx, &hitl.Question{ID: "q_theirs", RunID: "run-1", Question: "Q?", IdempotencyKey: "k", Asker: "api:someone-else",
@@ -252,7 +253,7 @@ func testKeys(t *testing.T, e *env) {
 	_, err = e.svc.Questions.Receive(as(agent), q.ID)
 	require.NoError(t, err)
 	_, err = e.store.QuestionByKey(ctx, "run-1", hitl.KeyOf(agent.ID, "k"))
-	assert.Equal(t, hitl.ENOTFOUND, hitl.ErrorCode(err), "freed once received")
+	assert.Equal(t, fault.ENOTFOUND, fault.Code(err), "freed once received")
 	got, err = e.store.QuestionByKey(ctx, "run-1", hitl.KeyOf("api:someone-else", "k"))
 	require.NoError(t, err)
 	assert.Equal(t, "q_theirs", got.ID, "and the other asker's still holds")
@@ -265,14 +266,14 @@ func testAtomicUpdate(t *testing.T, e *env) {
 	q := e.ask(t, "run-1", hitl.NewQuestion{Question: "Q?"})
 	_, err := e.store.UpdateQuestion(ctx, q.ID, func(q *hitl.Question) (*hitl.Event, error) {
 		q.Status = hitl.StatusCancelled
-		return nil, hitl.Errorf(hitl.EFORBIDDEN, "no")
+		return nil, fault.Errorf(fault.EFORBIDDEN, "no")
 	})
-	assert.Equal(t, hitl.EFORBIDDEN, hitl.ErrorCode(err), "fn's error is returned as it is")
+	assert.Equal(t, fault.EFORBIDDEN, fault.Code(err), "fn's error is returned as it is")
 	got, err := e.store.Question(ctx, q.ID)
 	require.NoError(t, err)
 	assert.True(t, got.Pending(), "and nothing is written")
 	_, err = e.store.UpdateQuestion(ctx, "q_nope", func(*hitl.Question) (*hitl.Event, error) { return nil, nil })
-	assert.Equal(t, hitl.ENOTFOUND, hitl.ErrorCode(err))
+	assert.Equal(t, fault.ENOTFOUND, fault.Code(err))
 }
 
 func testPrune(t *testing.T, e *env) {
@@ -287,7 +288,7 @@ func testPrune(t *testing.T, e *env) {
 	_, err := e.svc.Questions.Prune(ctx, 24*time.Hour)
 	require.NoError(t, err)
 	_, err = e.store.Question(ctx, old.ID)
-	assert.Equal(t, hitl.ENOTFOUND, hitl.ErrorCode(err), "settled longer ago than retention: gone")
+	assert.Equal(t, fault.ENOTFOUND, fault.Code(err), "settled longer ago than retention: gone")
 	_, err = e.store.Question(ctx, stillPending.ID)
 	assert.NoError(t, err, "a pending question is never pruned, however old")
 	_, err = e.store.Question(ctx, recent.ID)
@@ -318,7 +319,7 @@ func testPrune(t *testing.T, e *env) {
 	_, err = e.svc.Questions.Prune(ctx, 24*time.Hour)
 	require.NoError(t, err)
 	_, err = e.store.Run(ctx, "loop-ended")
-	assert.Equal(t, hitl.ENOTFOUND, hitl.ErrorCode(err), "a loop that only reported and ended goes after retention")
+	assert.Equal(t, fault.ENOTFOUND, fault.Code(err), "a loop that only reported and ended goes after retention")
 	_, err = e.store.Run(ctx, "loop-running")
 	assert.NoError(t, err, "a running loop stays, however old")
 	e.answer(t, stillPending.ID, "z")
@@ -326,7 +327,7 @@ func testPrune(t *testing.T, e *env) {
 	_, err = e.svc.Questions.Prune(ctx, 24*time.Hour)
 	require.NoError(t, err)
 	_, err = e.store.Run(ctx, "run-old")
-	assert.Equal(t, hitl.ENOTFOUND, hitl.ErrorCode(err), "a run with no question left goes too")
+	assert.Equal(t, fault.ENOTFOUND, fault.Code(err), "a run with no question left goes too")
 }
 
 func testSealed(t *testing.T, e *env) {

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/hitlbot/hitl"
+	"github.com/hitlbot/hitl/fault"
 	"github.com/hitlbot/hitl/service"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -92,7 +93,7 @@ func testWebhookEnqueue(t *testing.T, st hitl.Store) {
 	require.NoError(t, err)
 	assert.Equal(t, targets["ci"].Claim, stored.Claim)
 	_, err = st.WebhookDelivery(ctx, 999999)
-	assert.Equal(t, hitl.ENOTFOUND, hitl.ErrorCode(err))
+	assert.Equal(t, fault.ENOTFOUND, fault.Code(err))
 
 	// A run the ci endpoint does not match: only "all" (no callback).
 	q2 := e.ask(t, "other-1", hitl.NewQuestion{Question: "Go?"})
@@ -203,12 +204,12 @@ func testWebhookClaim(t *testing.T, st hitl.Store) {
 	assert.Equal(t, first[0].Claim+1, second[0].Claim)
 	late := first[0]
 	late.Status = hitl.WebhookDelivered
-	assert.Equal(t, hitl.ECONFLICT, hitl.ErrorCode(st.SettleWebhook(ctx, late)), "the first claimer lost it")
+	assert.Equal(t, fault.ECONFLICT, fault.Code(st.SettleWebhook(ctx, late)), "the first claimer lost it")
 	settle(t, st, second[0], hitl.WebhookDelivered, now)
-	assert.Equal(t, hitl.ECONFLICT, hitl.ErrorCode(st.SettleWebhook(ctx, second[0])), "settled once")
+	assert.Equal(t, fault.ECONFLICT, fault.Code(st.SettleWebhook(ctx, second[0])), "settled once")
 	missing := second[0]
 	missing.Seq = 424242
-	assert.Equal(t, hitl.ENOTFOUND, hitl.ErrorCode(st.SettleWebhook(ctx, missing)))
+	assert.Equal(t, fault.ENOTFOUND, fault.Code(st.SettleWebhook(ctx, missing)))
 	limited := enqueueAnswers(t, e, "run-b", 1)
 	enqueueAnswers(t, e, "run-c", 1)
 	one, err := st.ClaimWebhooks(ctx, t0.Add(2*time.Hour), t0.Add(3*time.Hour), 1, nil)
@@ -262,7 +263,7 @@ func testWebhookFailed(t *testing.T, st hitl.Store) {
 	assert.Equal(t, hitl.WebhookPending, replay.Status)
 	assert.Zero(t, replay.Attempts)
 	_, err = st.ReplayWebhook(ctx, 424242, now)
-	assert.Equal(t, hitl.ENOTFOUND, hitl.ErrorCode(err))
+	assert.Equal(t, fault.ENOTFOUND, fault.Code(err))
 	again, err := st.ClaimWebhooks(ctx, now.Add(time.Hour), now.Add(2*time.Hour), 0, nil)
 	require.NoError(t, err)
 	require.Len(t, again, 2, "the replay and run-b's, whose claim ran out")
@@ -272,7 +273,7 @@ func testWebhookFailed(t *testing.T, st hitl.Store) {
 	require.NoError(t, err)
 	assert.Equal(t, 1, n, "the failed one, settled before; the delivered one is not")
 	_, err = st.WebhookDelivery(ctx, by["ci/ci-1"].Seq)
-	assert.Equal(t, hitl.ENOTFOUND, hitl.ErrorCode(err))
+	assert.Equal(t, fault.ENOTFOUND, fault.Code(err))
 	n, err = st.PruneWebhooks(ctx, now.Add(time.Hour), 10)
 	require.NoError(t, err)
 	assert.Equal(t, 1, n, "pending ones are kept")

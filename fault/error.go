@@ -1,4 +1,4 @@
-package hitl
+package fault
 
 import (
 	"errors"
@@ -33,8 +33,9 @@ const (
 type Error struct {
 	Code    string
 	Message string
-	// Conflict details: how the question was settled, by whom and when.
-	Status Status
+	// Conflict details: how the question was settled (its status), by
+	// whom and when.
+	Status string
 	By     string
 	At     string
 	// RetryAfter says when a rate_limited (or too_many_streams) request
@@ -51,9 +52,9 @@ func Errorf(code, format string, args ...any) *Error {
 	return &Error{Code: code, Message: fmt.Sprintf(format, args...)}
 }
 
-// ErrorCode returns the code of err, EINTERNAL for errors that are not *Error,
+// Code returns the code of err, EINTERNAL for errors that are not *Error,
 // and "" for nil.
-func ErrorCode(err error) string {
+func Code(err error) string {
 	if err == nil {
 		return ""
 	}
@@ -64,9 +65,9 @@ func ErrorCode(err error) string {
 	return EINTERNAL
 }
 
-// ErrorMessage returns the human message of err. Internal errors are not
+// Message returns the human message of err. Internal errors are not
 // leaked: they read "internal error".
-func ErrorMessage(err error) string {
+func Message(err error) string {
 	if err == nil {
 		return ""
 	}
@@ -75,25 +76,4 @@ func ErrorMessage(err error) string {
 		return e.Message
 	}
 	return "internal error"
-}
-
-// Conflict is the error for acting on a question that is no longer pending:
-// it names who settled it and when.
-func Conflict(q *Question) *Error {
-	at := ""
-	if q.RespondedAt != nil {
-		at = q.RespondedAt.UTC().Format(time.RFC3339)
-	}
-	e := &Error{Code: ECONFLICT, Status: q.Status, By: q.RespondedBy, At: at}
-	switch q.Status {
-	case StatusAnswered:
-		e.Message = "question " + q.ID + " was already answered by " + PersonName(q.RespondedBy) + " at " + at
-	case StatusTimeout:
-		e.Message = "question " + q.ID + " timed out at " + at
-	case StatusCancelled:
-		e.Message = "question " + q.ID + " was cancelled by " + PersonName(q.RespondedBy) + " at " + at
-	default:
-		e.Message = "question " + q.ID + " is " + string(q.Status)
-	}
-	return e
 }
