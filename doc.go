@@ -8,9 +8,10 @@
 //
 //   - question.go, newquestion.go, response.go: a question an agent asks,
 //     what it may ask, and the answers a person may give.
-//   - run.go, runrecord.go, runcontrol.go, control.go, session.go: a run
-//     (one agent's work), how people steer it (pause, resume, cancel,
-//     escalate, redirect), and a coding agent's session of hook calls.
+//   - run.go, runrecord.go, runsteering.go: a run (one agent's work) and
+//     what steering does to it. The steering protocol itself (pause,
+//     resume, cancel, escalate, redirect; a run's status and control state;
+//     a coding agent's session of hook calls) is package steer.
 //   - principal.go, action.go, runowner.go: who acts, what they do, and
 //     who owns a run. The rules that decide live in package access.
 //   - policy.go, learned.go, decisionpart.go: approval policy rules, learned

@@ -1,6 +1,10 @@
 package hitl
 
-import "time"
+import (
+	"time"
+
+	"github.com/hitlbot/hitl/steer"
+)
 
 // EventType names an event on the event log and the SSE stream (docs/protocol.md#events:
 // the questions API's event types plus the outcomes it leaves implicit).
@@ -58,7 +62,7 @@ type Event struct {
 	Response *Response `json:"response,omitempty"`
 	// Status is the run's status after the event, computed in its
 	// transaction (and the status an EventStatus reports).
-	Status RunStatus `json:"status,omitempty"`
+	Status steer.RunStatus `json:"status,omitempty"`
 	// Asker is the principal that asked the question, so that readers who
 	// see only their own questions see only their own events.
 	Asker string `json:"asker,omitempty"`
@@ -66,8 +70,8 @@ type Event struct {
 	Action Action `json:"action,omitempty"`
 	Reason string `json:"reason,omitempty"`
 	// Control is the message of an EventControl, State of an EventLoop.
-	Control *ControlMessage `json:"control,omitempty"`
-	State   *StateEvent     `json:"state,omitempty"`
+	Control *steer.ControlMessage `json:"control,omitempty"`
+	State   *steer.StateEvent     `json:"state,omitempty"`
 	// Operation is the operation of a policy decision.
 	Operation *Operation `json:"operation,omitempty"`
 	// Count is how many refusals an EventRefused stands for, when more

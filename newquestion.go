@@ -12,6 +12,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/hitlbot/hitl/fault"
+	"github.com/hitlbot/hitl/steer"
 )
 
 // Limits on what an agent may send. They keep records small and every field
@@ -24,13 +25,6 @@ const (
 	MaxKeyLen       = 200
 	MaxContextLen   = 4000
 	MaxMetadataSize = 16 << 10
-)
-
-var (
-	runIDPattern    = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9._:/@-]{0,127}$`)
-	slackIDPattern  = regexp.MustCompile(`^[UWS][A-Z0-9]{2,20}$`)
-	channelPattern  = regexp.MustCompile(`^([CGD][A-Z0-9]{2,20}|#?[a-z0-9][a-z0-9._-]{0,79})$`)
-	errRequiredText = "question is required"
 )
 
 // NewQuestion is what an agent sends to ask (the questions API's create request, with
@@ -57,19 +51,10 @@ type NewQuestion struct {
 	CallbackURL string `json:"callbackUrl,omitempty"`
 }
 
-// ValidateRunID checks a run id (the questions API's jobId, docs/protocol.md#questions): 1-128 characters of letters, digits
-// and . _ : / @ -, starting with a letter or digit.
-func ValidateRunID(id string) error {
-	if !runIDPattern.MatchString(id) {
-		return fault.Errorf(fault.EINVALID, "job id %q is invalid: use 1-128 letters, digits, '.', '_', ':', '/', '@' or '-'", id)
-	}
-	return nil
-}
-
 // Build validates n, fills in defaults and returns the pending question it
 // describes. id, asker and now come from the service.
 func (n NewQuestion) Build(id, runID, asker string, now time.Time, t Timeouts) (*Question, error) {
-	if err := ValidateRunID(runID); err != nil {
+	if err := steer.ValidateRunID(runID); err != nil {
 		return nil, err
 	}
 	if strings.TrimSpace(n.Question) == "" {
@@ -292,3 +277,9 @@ func (n NewQuestion) hash() string {
 // IsSlackID reports whether id looks like a Slack user (U…, W…) or user
 // group (S…) id.
 func IsSlackID(id string) bool { return slackIDPattern.MatchString(id) }
+
+var (
+	slackIDPattern  = regexp.MustCompile(`^[UWS][A-Z0-9]{2,20}$`)
+	channelPattern  = regexp.MustCompile(`^([CGD][A-Z0-9]{2,20}|#?[a-z0-9][a-z0-9._-]{0,79})$`)
+	errRequiredText = "question is required"
+)

@@ -1,6 +1,10 @@
 package hitl
 
-import "time"
+import (
+	"time"
+
+	"github.com/hitlbot/hitl/steer"
+)
 
 // PendingQuestion is the run-state protocol's pendingQuestion (docs/protocol.md#run-state-and-the-interaction-threshold).
 type PendingQuestion struct {
@@ -32,7 +36,7 @@ const MaxHistory = 100
 // waits on, and its recent history of questions and answers, oldest first.
 type RunState struct {
 	RunID              string           `json:"runId"`
-	Status             RunStatus        `json:"phase"`
+	Status             steer.RunStatus  `json:"phase"`
 	PendingQuestion    *PendingQuestion `json:"pendingQuestion,omitempty"`
 	InteractionHistory []Interaction    `json:"interactionHistory"`
 	// Questions and Pending count the run's questions.

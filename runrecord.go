@@ -1,6 +1,10 @@
 package hitl
 
-import "time"
+import (
+	"time"
+
+	"github.com/hitlbot/hitl/steer"
+)
 
 // Run is a run's record (a job and a run are one id space: docs/protocol.md#where-the-names-come-from),
 // stored when its first question arrives and kept current by the store in
@@ -29,25 +33,25 @@ type Run struct {
 	// WaitingOn is the oldest pending question the run waits on.
 	WaitingOn *PendingQuestion `json:"waitingOn,omitempty"`
 	// Control is what controllers decided and the agent reported.
-	Control RunControl `json:"control"`
+	Control steer.RunControl `json:"control"`
 }
 
 // Status is the run's status as docs/protocol.md#run-state-and-the-interaction-threshold shows it (status): done, aborted
 // or cancelled once it ended, paused while paused, waiting for approval
 // while an approval it waits on is pending, waiting for input while
 // another question it waits on is, running otherwise.
-func (r *Run) Status() RunStatus {
+func (r *Run) Status() steer.RunStatus {
 	switch {
 	case r == nil:
-		return RunRunning
-	case r.Control.Status.Ended(), r.Control.Status == RunPaused:
+		return steer.RunRunning
+	case r.Control.Status.Ended(), r.Control.Status == steer.RunPaused:
 		return r.Control.Status
 	case r.PendingApproval > 0:
-		return RunWaitingForApproval
+		return steer.RunWaitingForApproval
 	case r.PendingInput > 0:
-		return RunWaitingForInput
+		return steer.RunWaitingForInput
 	}
-	return RunRunning
+	return steer.RunRunning
 }
 
 // Open reports whether the run is not finished: an agent reports on it

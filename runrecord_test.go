@@ -4,6 +4,7 @@ import (
 	"testing"
 
 	"github.com/hitlbot/hitl"
+	"github.com/hitlbot/hitl/steer"
 	"github.com/stretchr/testify/assert"
 )
 
@@ -13,18 +14,18 @@ func TestRunStatus(t *testing.T) {
 	rows := []struct {
 		name string
 		run  *hitl.Run
-		want hitl.RunStatus
+		want steer.RunStatus
 	}{
-		{"no record", nil, hitl.RunRunning},
-		{"only asked, nothing pending", &hitl.Run{}, hitl.RunRunning},
-		{"waiting on a question", &hitl.Run{PendingInput: 1}, hitl.RunWaitingForInput},
-		{"an approval outranks a question", &hitl.Run{PendingInput: 1, PendingApproval: 1}, hitl.RunWaitingForApproval},
-		{"non_blocking questions do not make it wait", &hitl.Run{Pending: 2}, hitl.RunRunning},
-		{"paused outranks waiting", &hitl.Run{PendingApproval: 1, Control: hitl.RunControl{Status: hitl.RunPaused}}, hitl.RunPaused},
-		{"running with a checkpoint", &hitl.Run{Control: hitl.RunControl{Status: hitl.RunRunning}}, hitl.RunRunning},
-		{"done", &hitl.Run{Control: hitl.RunControl{Status: hitl.RunDone}}, hitl.RunDone},
-		{"aborted", &hitl.Run{Control: hitl.RunControl{Status: hitl.RunAborted}}, hitl.RunAborted},
-		{"cancelled, even with a question left", &hitl.Run{PendingInput: 1, Control: hitl.RunControl{Status: hitl.RunCancelled}}, hitl.RunCancelled},
+		{"no record", nil, steer.RunRunning},
+		{"only asked, nothing pending", &hitl.Run{}, steer.RunRunning},
+		{"waiting on a question", &hitl.Run{PendingInput: 1}, steer.RunWaitingForInput},
+		{"an approval outranks a question", &hitl.Run{PendingInput: 1, PendingApproval: 1}, steer.RunWaitingForApproval},
+		{"non_blocking questions do not make it wait", &hitl.Run{Pending: 2}, steer.RunRunning},
+		{"paused outranks waiting", &hitl.Run{PendingApproval: 1, Control: steer.RunControl{Status: steer.RunPaused}}, steer.RunPaused},
+		{"running with a checkpoint", &hitl.Run{Control: steer.RunControl{Status: steer.RunRunning}}, steer.RunRunning},
+		{"done", &hitl.Run{Control: steer.RunControl{Status: steer.RunDone}}, steer.RunDone},
+		{"aborted", &hitl.Run{Control: steer.RunControl{Status: steer.RunAborted}}, steer.RunAborted},
+		{"cancelled, even with a question left", &hitl.Run{PendingInput: 1, Control: steer.RunControl{Status: steer.RunCancelled}}, steer.RunCancelled},
 	}
 	for _, r := range rows {
 		t.Run(r.name, func(t *testing.T) {
@@ -44,10 +45,10 @@ func TestRunHeld(t *testing.T) {
 	}{
 		{"questions only, all pruned", hitl.Run{}, false},
 		{"a question left", hitl.Run{Questions: 1}, true},
-		{"running, no question", hitl.Run{Control: hitl.RunControl{Status: hitl.RunRunning}}, true},
-		{"paused, no question", hitl.Run{Control: hitl.RunControl{Status: hitl.RunPaused}}, true},
-		{"done, no question", hitl.Run{Control: hitl.RunControl{Status: hitl.RunDone}}, false},
-		{"cancelled, a question left", hitl.Run{Questions: 2, Control: hitl.RunControl{Status: hitl.RunCancelled}}, true},
+		{"running, no question", hitl.Run{Control: steer.RunControl{Status: steer.RunRunning}}, true},
+		{"paused, no question", hitl.Run{Control: steer.RunControl{Status: steer.RunPaused}}, true},
+		{"done, no question", hitl.Run{Control: steer.RunControl{Status: steer.RunDone}}, false},
+		{"cancelled, a question left", hitl.Run{Questions: 2, Control: steer.RunControl{Status: steer.RunCancelled}}, true},
 	} {
 		assert.Equal(t, r.want, r.run.Held(), r.name)
 	}

@@ -3,6 +3,8 @@ package hitl
 import (
 	"context"
 	"time"
+
+	"github.com/hitlbot/hitl/steer"
 )
 
 // RunStore keeps the runs' records and the control requests that steer
@@ -55,12 +57,12 @@ type RunUpdate struct {
 // written by an older hitl, which recorded receipt and result apart: the
 // request was in flight then.
 type ControlRecord struct {
-	RequestID string          `json:"requestId"`
-	RunID     string          `json:"runId"`
-	Command   Command         `json:"command"`
-	By        string          `json:"by"`
-	At        time.Time       `json:"at"`
-	Result    *ControlMessage `json:"result,omitempty"`
+	RequestID string                `json:"requestId"`
+	RunID     string                `json:"runId"`
+	Command   steer.Command         `json:"command"`
+	By        string                `json:"by"`
+	At        time.Time             `json:"at"`
+	Result    *steer.ControlMessage `json:"result,omitempty"`
 }
 
 // Key is the key the record is held under: its request id, for the

@@ -4,6 +4,7 @@ import (
 	"testing"
 
 	"github.com/hitlbot/hitl"
+	"github.com/hitlbot/hitl/steer"
 	"github.com/stretchr/testify/assert"
 )
 
@@ -11,20 +12,20 @@ import (
 // webhook events they are.
 func TestRunWebhook(t *testing.T) {
 	rows := []struct {
-		from, to hitl.RunStatus
+		from, to steer.RunStatus
 		want     hitl.WebhookEvent
 	}{
-		{"", hitl.RunRunning, ""},
-		{hitl.RunRunning, hitl.RunRunning, ""},
-		{hitl.RunRunning, hitl.RunPaused, hitl.WebhookRunPaused},
-		{hitl.RunPaused, hitl.RunPaused, ""},
-		{hitl.RunPaused, hitl.RunRunning, hitl.WebhookRunResumed},
-		{hitl.RunRunning, hitl.RunCancelled, hitl.WebhookRunCancelled},
-		{hitl.RunPaused, hitl.RunCancelled, hitl.WebhookRunCancelled},
-		{hitl.RunRunning, hitl.RunDone, hitl.WebhookRunDone},
-		{"", hitl.RunDone, hitl.WebhookRunDone},
-		{hitl.RunRunning, hitl.RunAborted, hitl.WebhookRunAborted},
-		{hitl.RunDone, hitl.RunDone, ""},
+		{"", steer.RunRunning, ""},
+		{steer.RunRunning, steer.RunRunning, ""},
+		{steer.RunRunning, steer.RunPaused, hitl.WebhookRunPaused},
+		{steer.RunPaused, steer.RunPaused, ""},
+		{steer.RunPaused, steer.RunRunning, hitl.WebhookRunResumed},
+		{steer.RunRunning, steer.RunCancelled, hitl.WebhookRunCancelled},
+		{steer.RunPaused, steer.RunCancelled, hitl.WebhookRunCancelled},
+		{steer.RunRunning, steer.RunDone, hitl.WebhookRunDone},
+		{"", steer.RunDone, hitl.WebhookRunDone},
+		{steer.RunRunning, steer.RunAborted, hitl.WebhookRunAborted},
+		{steer.RunDone, steer.RunDone, ""},
 	}
 	for _, r := range rows {
 		t.Run(string(r.from)+" to "+string(r.to), func(t *testing.T) {

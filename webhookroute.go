@@ -4,6 +4,8 @@ import (
 	"encoding/json"
 	"slices"
 	"time"
+
+	"github.com/hitlbot/hitl/steer"
 )
 
 // Which events go to which receivers, and what they carry.
@@ -73,22 +75,22 @@ func (r *WebhookRoutes) ForQuestion(ev *Event, q *Question) []WebhookDelivery {
 // RunWebhook is the webhook event of a run whose control status moved
 // from old to now ("" when none): paused, resumed (paused to running),
 // cancelled, done, aborted.
-func RunWebhook(old, now RunStatus) WebhookEvent {
+func RunWebhook(old, now steer.RunStatus) WebhookEvent {
 	if old == now {
 		return ""
 	}
 	switch now {
-	case RunPaused:
+	case steer.RunPaused:
 		return WebhookRunPaused
-	case RunRunning:
-		if old == RunPaused {
+	case steer.RunRunning:
+		if old == steer.RunPaused {
 			return WebhookRunResumed
 		}
-	case RunCancelled:
+	case steer.RunCancelled:
 		return WebhookRunCancelled
-	case RunDone:
+	case steer.RunDone:
 		return WebhookRunDone
-	case RunAborted:
+	case steer.RunAborted:
 		return WebhookRunAborted
 	}
 	return ""
@@ -96,7 +98,7 @@ func RunWebhook(old, now RunStatus) WebhookEvent {
 
 // ForRun returns the deliveries of a run update: was is the run's
 // control status before it, upd what it writes.
-func (r *WebhookRoutes) ForRun(was RunStatus, upd RunUpdate, at time.Time) []WebhookDelivery {
+func (r *WebhookRoutes) ForRun(was steer.RunStatus, upd RunUpdate, at time.Time) []WebhookDelivery {
 	if upd.Run == nil {
 		return nil
 	}

@@ -14,6 +14,7 @@ import (
 	"github.com/hitlbot/hitl"
 	"github.com/hitlbot/hitl/fault"
 	"github.com/hitlbot/hitl/service"
+	"github.com/hitlbot/hitl/steer"
 )
 
 // Client is the Go SDK: hitl.QuestionService over the agent HTTP API.
@@ -224,7 +225,7 @@ func segment(what, v string) (string, error) {
 
 // Create implements hitl.QuestionService.
 func (c *Client) Create(ctx context.Context, runID string, n hitl.NewQuestion) (*hitl.Question, bool, error) {
-	if err := hitl.ValidateRunID(runID); err != nil {
+	if err := steer.ValidateRunID(runID); err != nil {
 		return nil, false, err
 	}
 	n.IdempotencyKey = c.failoverKey(n.IdempotencyKey)
@@ -315,7 +316,7 @@ func (c *Client) QuestionPage(ctx context.Context, f hitl.QuestionFilter) (hitl.
 
 // RunRecord implements hitl.QuestionService.
 func (c *Client) RunRecord(ctx context.Context, id string) (*hitl.Run, error) {
-	if err := hitl.ValidateRunID(id); err != nil {
+	if err := steer.ValidateRunID(id); err != nil {
 		return nil, err
 	}
 	var run hitl.Run
@@ -327,7 +328,7 @@ func (c *Client) RunRecord(ctx context.Context, id string) (*hitl.Run, error) {
 
 // RunState implements hitl.QuestionService.
 func (c *Client) RunState(ctx context.Context, runID string) (*hitl.RunState, error) {
-	if err := hitl.ValidateRunID(runID); err != nil {
+	if err := steer.ValidateRunID(runID); err != nil {
 		return nil, err
 	}
 	var st hitl.RunState

@@ -10,6 +10,7 @@ import (
 
 	"github.com/hitlbot/hitl"
 	"github.com/hitlbot/hitl/fault"
+	"github.com/hitlbot/hitl/steer"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )
@@ -34,7 +35,7 @@ func TestClient(t *testing.T) {
 
 		st, err := c.RunState(ctx, "team/run-1")
 		require.NoError(t, err)
-		require.Equal(t, hitl.RunWaitingForInput, st.Status)
+		require.Equal(t, steer.RunWaitingForInput, st.Status)
 
 		got, err := c.Answer(ctx, q.ID, hitl.Response{Value: "Staging"})
 		require.NoError(t, err)

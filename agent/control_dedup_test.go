@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/hitlbot/hitl"
+	"github.com/hitlbot/hitl/steer"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )
@@ -23,21 +24,21 @@ func TestControlRequestIDPerToken(t *testing.T) {
 		{Secret: "tok-ops", Principal: hitl.TokenPrincipal("ops", control, "")},
 		{Secret: "tok-ops2", Principal: hitl.TokenPrincipal("ops2", control, "")},
 	}})
-	_, err := e.svc.Runs.Checkpoint(hitl.WithPrincipal(context.Background(), ci), hitl.StateEvent{RunID: "loop-1",
-		Stack: []hitl.StackEntry{{ID: "loop-1", Iter: 1, Max: 10}}})
+	_, err := e.svc.Runs.Checkpoint(hitl.WithPrincipal(context.Background(), ci), steer.StateEvent{RunID: "loop-1",
+		Stack: []steer.StackEntry{{ID: "loop-1", Iter: 1, Max: 10}}})
 	require.NoError(t, err)
-	first := map[string]hitl.ControlMessage{} // each token's first RESULT per id
+	first := map[string]steer.ControlMessage{} // each token's first RESULT per id
 	for _, s := range []struct {
 		name, who, id, command string
 		cached                 bool
 		code                   string
 	}{
 		{"ops pauses", "ops", "req-x", "pause", false, ""},
-		{"ops2 with ops's id: its own request, the run is already paused", "ops2", "req-x", "pause", false, hitl.CodeInvalidState},
-		{"ci with ops's id: refused, never ops's success", "ci", "req-x", "cancel", false, hitl.CodeForbidden},
+		{"ops2 with ops's id: its own request, the run is already paused", "ops2", "req-x", "pause", false, steer.CodeInvalidState},
+		{"ci with ops's id: refused, never ops's success", "ci", "req-x", "cancel", false, steer.CodeForbidden},
 		{"ops retries: its cached RESULT", "ops", "req-x", "pause", true, ""},
-		{"ops2 retries: its own cached RESULT", "ops2", "req-x", "pause", true, hitl.CodeInvalidState},
-		{"ci is refused a new id", "ci", "req-y", "resume", false, hitl.CodeForbidden},
+		{"ops2 retries: its own cached RESULT", "ops2", "req-x", "pause", true, steer.CodeInvalidState},
+		{"ci is refused a new id", "ci", "req-y", "resume", false, steer.CodeForbidden},
 		{"ops with ci's refused id: carried out", "ops", "req-y", "resume", false, ""},
 	} {
 		t.Run(s.name, func(t *testing.T) {
@@ -47,7 +48,7 @@ func TestControlRequestIDPerToken(t *testing.T) {
 			var body controlResponse
 			require.NoError(t, json.Unmarshal([]byte(r.raw), &body))
 			res := body.Messages[len(body.Messages)-1]
-			require.Equal(t, hitl.MessageResult, res.Type)
+			require.Equal(t, steer.MessageResult, res.Type)
 			assert.Equal(t, s.code, res.Payload.Code, res.Payload.Message)
 			key := s.who + " " + s.id
 			if s.cached {

@@ -6,8 +6,8 @@ import (
 	"strings"
 	"time"
 
-	"github.com/hitlbot/hitl"
 	"github.com/hitlbot/hitl/fault"
+	"github.com/hitlbot/hitl/steer"
 )
 
 // The loop:control wire (docs/protocol.md#steering): what POST /api/topics/loop:control reads.
@@ -18,22 +18,22 @@ import (
 // redirect payload.instruction (the root validates the fields, as for a
 // request made any other way). A malformed message is a fault.EINVALID error,
 // with what could be read of it (to address the RESULT).
-func parseControlRequest(data []byte) (hitl.ControlMessage, error) {
+func parseControlRequest(data []byte) (steer.ControlMessage, error) {
 	var raw struct {
-		Schema    *int                `json:"schema"`
-		Type      string              `json:"type"`
-		RequestID string              `json:"request_id"`
-		Command   string              `json:"command"`
-		Target    *hitl.ControlTarget `json:"target"`
-		Timestamp string              `json:"timestamp"`
-		Payload   json.RawMessage     `json:"payload"`
+		Schema    *int                 `json:"schema"`
+		Type      string               `json:"type"`
+		RequestID string               `json:"request_id"`
+		Command   string               `json:"command"`
+		Target    *steer.ControlTarget `json:"target"`
+		Timestamp string               `json:"timestamp"`
+		Payload   json.RawMessage      `json:"payload"`
 	}
 	dec := json.NewDecoder(bytes.NewReader(data))
 	dec.DisallowUnknownFields()
 	if err := dec.Decode(&raw); err != nil {
-		return hitl.ControlMessage{}, fault.Errorf(fault.EINVALID, "the REQUEST is not a valid schema-0 message: %s", strings.TrimPrefix(err.Error(), "json: "))
+		return steer.ControlMessage{}, fault.Errorf(fault.EINVALID, "the REQUEST is not a valid schema-0 message: %s", strings.TrimPrefix(err.Error(), "json: "))
 	}
-	m := hitl.ControlMessage{Schema: hitl.ControlSchema, Type: hitl.MessageType(raw.Type), RequestID: raw.RequestID, Command: hitl.Command(raw.Command), Timestamp: raw.Timestamp}
+	m := steer.ControlMessage{Schema: steer.ControlSchema, Type: steer.MessageType(raw.Type), RequestID: raw.RequestID, Command: steer.Command(raw.Command), Timestamp: raw.Timestamp}
 	if raw.Target != nil {
 		m.Target = *raw.Target
 	}
@@ -47,11 +47,11 @@ func parseControlRequest(data []byte) (hitl.ControlMessage, error) {
 	switch {
 	case raw.Schema == nil:
 		return m, fault.Errorf(fault.EINVALID, "schema is required (0 for loop:control)")
-	case *raw.Schema != hitl.ControlSchema:
+	case *raw.Schema != steer.ControlSchema:
 		return m, fault.Errorf(fault.EINVALID, "schema must be 0 for loop:control, got %d", *raw.Schema)
 	case raw.Type == "":
 		return m, fault.Errorf(fault.EINVALID, "type is required (REQUEST)")
-	case m.Type != hitl.MessageRequest:
+	case m.Type != steer.MessageRequest:
 		return m, fault.Errorf(fault.EINVALID, "type must be REQUEST, got %q: ACK and RESULT come from hitl", raw.Type)
 	case raw.Payload == nil || string(raw.Payload) == "null":
 		return m, fault.Errorf(fault.EINVALID, "payload is required (use {} when the command takes none)")

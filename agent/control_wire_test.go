@@ -3,8 +3,8 @@ package agent
 import (
 	"testing"
 
-	"github.com/hitlbot/hitl"
 	"github.com/hitlbot/hitl/fault"
+	"github.com/hitlbot/hitl/steer"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )
@@ -17,7 +17,7 @@ func TestParseControlRequest(t *testing.T) {
 	m, err := parseControlRequest([]byte(ok))
 	require.NoError(t, err)
 	assert.Equal(t, "auth-123", m.Target.IssueID)
-	assert.Equal(t, hitl.CommandPause, m.Command)
+	assert.Equal(t, steer.CommandPause, m.Command)
 	for name, body := range map[string]string{
 		"missing schema":   `{"type":"REQUEST","request_id":"r","command":"pause","target":{"run_id":"x"},"timestamp":"2024-12-28T10:00:00Z","payload":{}}`,
 		"schema 1":         `{"schema":1,"type":"REQUEST","request_id":"r","command":"pause","target":{"run_id":"x"},"timestamp":"2024-12-28T10:00:00Z","payload":{}}`,

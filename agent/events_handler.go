@@ -10,6 +10,7 @@ import (
 	"github.com/hitlbot/hitl"
 	"github.com/hitlbot/hitl/fault"
 	"github.com/hitlbot/hitl/internal/eventstream"
+	"github.com/hitlbot/hitl/steer"
 )
 
 // eventBatch is how many events are read from the log at a time.
@@ -33,7 +34,7 @@ func (s *Server) handleEvents(w http.ResponseWriter, r *http.Request) {
 	}
 	run := r.URL.Query().Get("jobId")
 	if run != "" {
-		if err := hitl.ValidateRunID(run); err != nil {
+		if err := steer.ValidateRunID(run); err != nil {
 			writeError(w, r, s.log, err)
 			return
 		}

@@ -12,6 +12,7 @@ import (
 	"github.com/hitlbot/hitl"
 	"github.com/hitlbot/hitl/fault"
 	"github.com/hitlbot/hitl/service"
+	"github.com/hitlbot/hitl/steer"
 )
 
 // replicas are the URLs a client may use, in order, and the one it uses
@@ -104,7 +105,7 @@ func replayable(method, path string, in any) bool {
 		return v.IdempotencyKey != ""
 	case service.ApprovalRequest:
 		return v.IdempotencyKey != ""
-	case hitl.ControlMessage:
+	case steer.ControlMessage:
 		return v.RequestID != ""
 	}
 	return strings.HasSuffix(path, "/receive") || strings.HasSuffix(path, "/checkpoint")

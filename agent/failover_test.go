@@ -19,6 +19,7 @@ import (
 	"github.com/hitlbot/hitl/notify"
 	"github.com/hitlbot/hitl/service"
 	"github.com/hitlbot/hitl/shell"
+	"github.com/hitlbot/hitl/steer"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )
@@ -54,7 +55,7 @@ type heldRuns struct {
 	*watched
 }
 
-func (h *heldRuns) HoldWhilePaused(ctx, wait context.Context, e hitl.StateEvent, cp service.Checkpoint) (service.Checkpoint, error) {
+func (h *heldRuns) HoldWhilePaused(ctx, wait context.Context, e steer.StateEvent, cp service.Checkpoint) (service.Checkpoint, error) {
 	h.change(func() { h.inWait++; h.entered++ })
 	defer h.change(func() { h.inWait--; h.left++ })
 	return h.Holds.HoldWhilePaused(ctx, wait, e, cp)
@@ -125,7 +126,7 @@ func TestFailoverWaits(t *testing.T) {
 		local := principaltest.As(context.Background(), "local")
 		_, err := c.Report(context.Background(), "fo-loop", CheckpointRequest{Iter: 1, Max: 5})
 		require.NoError(t, err)
-		pause := hitl.NewRequest(NewRequestID(), hitl.CommandPause, "fo-loop", time.Now(), hitl.ControlPayload{})
+		pause := steer.NewRequest(NewRequestID(), steer.CommandPause, "fo-loop", time.Now(), steer.ControlPayload{})
 		_, err = b.svc.Runs.Control(local, pause)
 		require.NoError(t, err)
 		got := make(chan service.Checkpoint, 1)
@@ -137,12 +138,12 @@ func TestFailoverWaits(t *testing.T) {
 		a.runs.until(t, "the checkpoint is held on A", func(in, _, _ int) bool { return in == 1 })
 		a.kill()
 		b.runs.until(t, "the checkpoint is held on B", func(in, _, _ int) bool { return in == 1 })
-		resume := hitl.NewRequest(NewRequestID(), hitl.CommandResume, "fo-loop", time.Now(), hitl.ControlPayload{})
+		resume := steer.NewRequest(NewRequestID(), steer.CommandResume, "fo-loop", time.Now(), steer.ControlPayload{})
 		_, err = b.svc.Runs.Control(local, resume)
 		require.NoError(t, err)
 		select {
 		case cp := <-got:
-			assert.Equal(t, hitl.RunRunning, cp.Status)
+			assert.Equal(t, steer.RunRunning, cp.Status)
 		case <-time.After(testDeadline):
 			t.Fatal("the checkpoint never returned")
 		}

@@ -12,6 +12,7 @@ import (
 	"github.com/hitlbot/hitl"
 	"github.com/hitlbot/hitl/internal/principaltest"
 	"github.com/hitlbot/hitl/service"
+	"github.com/hitlbot/hitl/steer"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )
@@ -44,12 +45,12 @@ func TestHeldHookGoneLetsGo(t *testing.T) {
 	t.Cleanup(srv.Close)
 	c := NewClient(hs.URL, "")
 
-	_, err := c.Hook(ctx, hitl.SessionHook{RunID: "claude-g", Agent: "Claude Code", Event: hitl.HookSessionStart})
+	_, err := c.Hook(ctx, steer.SessionHook{RunID: "claude-g", Agent: "Claude Code", Event: steer.HookSessionStart})
 	require.NoError(t, err)
-	e.steer(t, hitl.CommandPause, "claude-g", hitl.ControlPayload{})
-	step, err := c.Hook(ctx, hitl.SessionHook{RunID: "claude-g", Agent: "Claude Code", Event: hitl.HookPreToolUse})
+	e.steer(t, steer.CommandPause, "claude-g", steer.ControlPayload{})
+	step, err := c.Hook(ctx, steer.SessionHook{RunID: "claude-g", Agent: "Claude Code", Event: steer.HookPreToolUse})
 	require.NoError(t, err)
-	require.Equal(t, hitl.HookHold, step.Action)
+	require.Equal(t, steer.HookHold, step.Action)
 
 	hook, kill := context.WithCancel(ctx)
 	gone := make(chan error, 1)
@@ -60,7 +61,7 @@ func TestHeldHookGoneLetsGo(t *testing.T) {
 	recv(t, runs.waiting) // the server holds the call
 	run, err := e.svc.Runs.RunRecord(admin, "claude-g")
 	require.NoError(t, err)
-	require.Equal(t, hitl.HookPreToolUse, run.Control.Session.Held, "held while the hook waits")
+	require.Equal(t, steer.HookPreToolUse, run.Control.Session.Held, "held while the hook waits")
 	kill() // the agent kills the hook
 	assert.ErrorIs(t, recv(t, gone), context.Canceled)
 
@@ -69,7 +70,7 @@ func TestHeldHookGoneLetsGo(t *testing.T) {
 	run, err = e.svc.Runs.WaitRun(wctx, "claude-g", step.Version)
 	require.NoError(t, err, "the server lets go of the call")
 	assert.Empty(t, run.Control.Session.Held)
-	assert.Equal(t, hitl.RunPaused, run.Control.Status, "still paused: the next call holds again")
+	assert.Equal(t, steer.RunPaused, run.Control.Status, "still paused: the next call holds again")
 
 	t.Run("a hold is asked with its version and a wait", func(t *testing.T) {
 		r := callURL(t, http.MethodGet, hs.URL+"/api/runs/claude-g/hold?wait=1s", "")

@@ -11,14 +11,15 @@ import (
 	"github.com/hitlbot/hitl/fault"
 	"github.com/hitlbot/hitl/internal/eventtest"
 	"github.com/hitlbot/hitl/internal/principaltest"
+	"github.com/hitlbot/hitl/steer"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )
 
 // steer sends command to run as a controller, through the service.
-func (e *env) steer(t *testing.T, c hitl.Command, run string, p hitl.ControlPayload) hitl.ControlPayload {
+func (e *env) steer(t *testing.T, c steer.Command, run string, p steer.ControlPayload) steer.ControlPayload {
 	t.Helper()
-	msgs, err := e.svc.Runs.Control(principaltest.As(context.Background(), "admin:ops"), hitl.NewRequest(NewRequestID(), c, run, e.clock.Now(), p))
+	msgs, err := e.svc.Runs.Control(principaltest.As(context.Background(), "admin:ops"), steer.NewRequest(NewRequestID(), c, run, e.clock.Now(), p))
 	require.NoError(t, err)
 	return msgs[len(msgs)-1].Payload
 }
@@ -45,18 +46,18 @@ func TestLoop(t *testing.T) {
 		assert.Empty(t, step.NewModel)
 	})
 	t.Run("a checkpoint while paused blocks until resumed", func(t *testing.T) {
-		require.Equal(t, hitl.ResultSuccess, e.steer(t, hitl.CommandPause, "loop-1", hitl.ControlPayload{}).Status)
+		require.Equal(t, steer.ResultSuccess, e.steer(t, steer.CommandPause, "loop-1", steer.ControlPayload{}).Status)
 		done := make(chan error, 1)
 		go func() { _, err := loop.Checkpoint(ctx, 2); done <- err }()
 		e.untilEvent(t, "the paused loop reported iteration 2", func(ev *hitl.Event) bool {
-			return ev.Type == hitl.EventRunState && ev.State.Event == hitl.StateRunning && ev.State.Stack[0].Iter == 2
+			return ev.Type == hitl.EventRunState && ev.State.Event == steer.StateRunning && ev.State.Stack[0].Iter == 2
 		})
 		select {
 		case err := <-done:
 			t.Fatalf("the checkpoint returned while paused: %v", err)
 		default:
 		}
-		require.Equal(t, hitl.ResultSuccess, e.steer(t, hitl.CommandResume, "loop-1", hitl.ControlPayload{}).Status)
+		require.Equal(t, steer.ResultSuccess, e.steer(t, steer.CommandResume, "loop-1", steer.ControlPayload{}).Status)
 		select {
 		case err := <-done:
 			require.NoError(t, err)
@@ -65,9 +66,9 @@ func TestLoop(t *testing.T) {
 		}
 	})
 	t.Run("an escalation and a redirect are handed over once", func(t *testing.T) {
-		p := e.steer(t, hitl.CommandEscalate, "loop-1", hitl.ControlPayload{Model: "opus", Reason: "stuck"})
+		p := e.steer(t, steer.CommandEscalate, "loop-1", steer.ControlPayload{Model: "opus", Reason: "stuck"})
 		assert.Equal(t, "haiku", p.PreviousModel)
-		e.steer(t, hitl.CommandRedirect, "loop-1", hitl.ControlPayload{Instruction: "Use the v2 API"})
+		e.steer(t, steer.CommandRedirect, "loop-1", steer.ControlPayload{Instruction: "Use the v2 API"})
 		step, err := loop.Checkpoint(ctx, 3)
 		require.NoError(t, err)
 		assert.Equal(t, "opus", step.NewModel)
@@ -80,7 +81,7 @@ func TestLoop(t *testing.T) {
 		assert.Equal(t, "opus", step.Model)
 	})
 	t.Run("a cancel ends Context at once and the next checkpoint says so", func(t *testing.T) {
-		require.Equal(t, hitl.ResultSuccess, e.steer(t, hitl.CommandCancel, "loop-1", hitl.ControlPayload{}).Status)
+		require.Equal(t, steer.ResultSuccess, e.steer(t, steer.CommandCancel, "loop-1", steer.ControlPayload{}).Status)
 		select {
 		case <-loop.Context().Done():
 		case <-time.After(testDeadline):
@@ -118,38 +119,38 @@ func TestControlTopicOverHTTP(t *testing.T) {
 		var body controlResponse
 		require.NoError(t, json.Unmarshal([]byte(r.raw), &body))
 		require.Len(t, body.Messages, 2)
-		assert.Equal(t, hitl.MessageAck, body.Messages[0].Type)
+		assert.Equal(t, steer.MessageAck, body.Messages[0].Type)
 		assert.Equal(t, "auth-123", body.Messages[0].Target.IssueID)
-		assert.Equal(t, hitl.ResultSuccess, body.Messages[1].Payload.Status)
+		assert.Equal(t, steer.ResultSuccess, body.Messages[1].Payload.Status)
 	})
 	t.Run("the same request_id again returns the cached RESULT", func(t *testing.T) {
 		r := e.call(t, "POST", "/api/topics/loop:control", `{"schema":0,"type":"REQUEST","request_id":"req-pause-001","command":"pause","target":{"run_id":"loop-1703123456-12345"},"timestamp":"2024-12-28T10:00:00Z","payload":{}}`)
 		var body controlResponse
 		require.NoError(t, json.Unmarshal([]byte(r.raw), &body))
 		require.Len(t, body.Messages, 1)
-		assert.Equal(t, hitl.ResultSuccess, body.Messages[0].Payload.Status)
+		assert.Equal(t, steer.ResultSuccess, body.Messages[0].Payload.Status)
 	})
 	t.Run("a malformed REQUEST gets a bad_request RESULT and no ACK", func(t *testing.T) {
 		r := e.call(t, "POST", "/api/topics/loop:control", `{"schema":0,"type":"REQUEST","request_id":"r2","command":"pause","timestamp":"2024-12-28T10:00:00Z","payload":{}}`)
 		var body controlResponse
 		require.NoError(t, json.Unmarshal([]byte(r.raw), &body))
 		require.Len(t, body.Messages, 1)
-		assert.Equal(t, hitl.CodeBadRequest, body.Messages[0].Payload.Code)
+		assert.Equal(t, steer.CodeBadRequest, body.Messages[0].Payload.Code)
 		assert.Contains(t, body.Messages[0].Payload.Message, "target is required")
 	})
 	t.Run("the SDK's Control gives the seed's codes", func(t *testing.T) {
-		msgs, err := e.client.Control(ctx, hitl.NewRequest("", hitl.CommandResume, "nope", e.clock.Now(), hitl.ControlPayload{}))
+		msgs, err := e.client.Control(ctx, steer.NewRequest("", steer.CommandResume, "nope", e.clock.Now(), steer.ControlPayload{}))
 		require.NoError(t, err)
 		code, failed := msgs[len(msgs)-1].Failed()
 		assert.True(t, failed)
-		assert.Equal(t, hitl.CodeNotFound, code)
+		assert.Equal(t, steer.CodeNotFound, code)
 		assert.Len(t, msgs[0].RequestID, 36, "a UUID v4")
 	})
 	t.Run("runs lists the active loop", func(t *testing.T) {
 		page, err := e.client.Runs(ctx, true, 0, "")
 		require.NoError(t, err)
 		require.Len(t, page.Runs, 1)
-		assert.Equal(t, hitl.RunPaused, page.Runs[0].Control.Status)
+		assert.Equal(t, steer.RunPaused, page.Runs[0].Control.Status)
 	})
 	t.Run("a run's own threshold is set over the API", func(t *testing.T) {
 		r := e.call(t, "POST", "/api/jobs/loop-1703123456-12345", `{"interactionThreshold": 9}`)

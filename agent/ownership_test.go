@@ -14,6 +14,7 @@ import (
 	"github.com/hitlbot/hitl/fault"
 	"github.com/hitlbot/hitl/ratelimit"
 	"github.com/hitlbot/hitl/service"
+	"github.com/hitlbot/hitl/steer"
 	"github.com/stretchr/testify/require"
 )
 
@@ -121,7 +122,7 @@ func TestDefaultRunOnTheWire(t *testing.T) {
 	_, _, err = other.Create(ctx, run, hitl.NewQuestion{Question: "First?"})
 	require.Equal(t, fault.EFORBIDDEN, fault.Code(err), "another token cannot take it first")
 	require.Contains(t, fault.Message(err), "reserved for api:ci")
-	_, err = other.Publish(ctx, hitl.StateEvent{Event: hitl.StateRunning, RunID: run, Stack: []hitl.StackEntry{{ID: run, Iter: 1}}})
+	_, err = other.Publish(ctx, steer.StateEvent{Event: steer.StateRunning, RunID: run, Stack: []steer.StackEntry{{ID: run, Iter: 1}}})
 	require.Equal(t, fault.EFORBIDDEN, fault.Code(err))
 	zero := 0
 	_, err = other.SetThreshold(ctx, run, &zero)
@@ -185,13 +186,13 @@ func TestFloodsOnTheWire(t *testing.T) {
 		_ = e.openEvents(t, "", as("ci")...)
 		r := e.call(t, "POST", "/api/runs/job-p/checkpoint?wait=5s", `{"iter":1}`, as("ci")...)
 		require.Equal(t, http.StatusOK, r.status, "running: not held, not a stream: %s", r.raw)
-		require.Equal(t, hitl.ResultSuccess, e.steer(t, hitl.CommandPause, "job-p", hitl.ControlPayload{}).Status)
+		require.Equal(t, steer.ResultSuccess, e.steer(t, steer.CommandPause, "job-p", steer.ControlPayload{}).Status)
 		e.clock.Add(time.Minute) // the runs limit refills
 		r = e.call(t, "POST", "/api/runs/job-p/checkpoint?wait=5s", `{"iter":2}`, as("ci")...)
 		requireError(t, r, http.StatusTooManyRequests, fault.ETOOMANYSTREAMS)
 	})
 	control := func(i int) string {
-		b, _ := json.Marshal(hitl.NewRequest("req-"+strconv.Itoa(i), hitl.CommandPause, "job-1", time.Date(2025, 3, 1, 12, 0, 0, 0, time.UTC), hitl.ControlPayload{}))
+		b, _ := json.Marshal(steer.NewRequest("req-"+strconv.Itoa(i), steer.CommandPause, "job-1", time.Date(2025, 3, 1, 12, 0, 0, 0, time.UTC), steer.ControlPayload{}))
 		return string(b)
 	}
 	for name, tc := range map[string]struct {

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/hitlbot/hitl"
+	"github.com/hitlbot/hitl/steer"
 	bolt "go.etcd.io/bbolt"
 )
 
@@ -37,9 +38,9 @@ func BenchmarkPauseResume(b *testing.B) {
 	}
 	seen := run.Version
 	floor := newFloor(b, filepath.Join(b.TempDir(), "raw.db"))
-	control := func(i int, cmd hitl.Command) {
-		msgs, err := c.Control(ctx, hitl.NewRequest(fmt.Sprintf("req-%d-%s", i, cmd), cmd, "bench-loop", time.Now(), hitl.ControlPayload{}))
-		if err != nil || len(msgs) != 2 || msgs[1].Payload.Status != hitl.ResultSuccess {
+	control := func(i int, cmd steer.Command) {
+		msgs, err := c.Control(ctx, steer.NewRequest(fmt.Sprintf("req-%d-%s", i, cmd), cmd, "bench-loop", time.Now(), steer.ControlPayload{}))
+		if err != nil || len(msgs) != 2 || msgs[1].Payload.Status != steer.ResultSuccess {
 			b.Errorf("%s: %v %+v", cmd, err, msgs)
 		}
 	}
@@ -56,14 +57,14 @@ func BenchmarkPauseResume(b *testing.B) {
 			woken <- run
 		}()
 		start := time.Now()
-		go control(i, hitl.CommandPause)
+		go control(i, steer.CommandPause)
 		for {
 			run := <-woken
 			if run == nil {
 				b.FailNow()
 			}
 			seen = run.Version
-			if run.Control.Status == hitl.RunPaused {
+			if run.Control.Status == steer.RunPaused {
 				break
 			}
 			go func() { // woken by another change of the run: wait on
@@ -79,11 +80,11 @@ func BenchmarkPauseResume(b *testing.B) {
 			_, err := loop.Checkpoint(ctx, i)
 			returned <- err
 		}()
-		if run, err := c.WaitRun(ctx, "bench-loop", seen); err != nil || run.Control.Status != hitl.RunPaused {
+		if run, err := c.WaitRun(ctx, "bench-loop", seen); err != nil || run.Control.Status != steer.RunPaused {
 			b.Fatalf("the checkpoint's report while paused: %v %+v", err, run)
 		}
 		start = time.Now()
-		go control(i, hitl.CommandResume)
+		go control(i, steer.CommandResume)
 		if err := <-returned; err != nil {
 			b.Fatal(err)
 		}

@@ -8,6 +8,7 @@ import (
 
 	"github.com/hitlbot/hitl"
 	"github.com/hitlbot/hitl/fault"
+	"github.com/hitlbot/hitl/steer"
 )
 
 // handleQuestion serves GET /api/questions/{id}. With ?wait=<duration>
@@ -125,7 +126,7 @@ func (s *Server) runResumed(ctx context.Context, runID string) bool {
 		s.log.WarnContext(ctx, "run after answer", "job", runID, "err", err)
 		return false
 	}
-	return run.Status() == hitl.RunRunning
+	return run.Status() == steer.RunRunning
 }
 
 // handleCancel serves POST /api/questions/{id}/cancel, body optional.

@@ -8,13 +8,14 @@ import (
 
 	"github.com/hitlbot/hitl"
 	"github.com/hitlbot/hitl/fault"
+	"github.com/hitlbot/hitl/steer"
 )
 
 // handleAsk serves POST /api/jobs/{id}/questions: 201 with the new
 // question, or 200 and created:false when the idempotency key matched.
 func (s *Server) handleAsk(w http.ResponseWriter, r *http.Request) {
 	runID := r.PathValue("id")
-	if err := hitl.ValidateRunID(runID); err != nil {
+	if err := steer.ValidateRunID(runID); err != nil {
 		writeError(w, r, s.log, err)
 		return
 	}
@@ -42,7 +43,7 @@ func (s *Server) handleAsk(w http.ResponseWriter, r *http.Request) {
 // handleJobQuestions serves GET /api/jobs/{id}/questions.
 func (s *Server) handleRunQuestions(w http.ResponseWriter, r *http.Request) {
 	runID := r.PathValue("id")
-	if err := hitl.ValidateRunID(runID); err != nil {
+	if err := steer.ValidateRunID(runID); err != nil {
 		writeError(w, r, s.log, err)
 		return
 	}
@@ -112,7 +113,7 @@ func parseFilter(query url.Values) (hitl.QuestionFilter, error) {
 		return f, fault.Errorf(fault.EINVALID, "type %q is invalid: use blocking, non_blocking, approval or error_recovery", f.Type)
 	}
 	if run := query.Get("jobId"); run != "" {
-		if err := hitl.ValidateRunID(run); err != nil {
+		if err := steer.ValidateRunID(run); err != nil {
 			return f, err
 		}
 		f.RunID = run

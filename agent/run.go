@@ -4,9 +4,9 @@ import (
 	"context"
 	"sync"
 
-	"github.com/hitlbot/hitl"
 	"github.com/hitlbot/hitl/fault"
 	"github.com/hitlbot/hitl/service"
+	"github.com/hitlbot/hitl/steer"
 )
 
 // RunOptions describe a steerable loop to the people who watch it.
@@ -52,7 +52,7 @@ type Run struct {
 // the moment a person cancels it. Call Checkpoint at every iteration
 // boundary and Done or Abort at the end.
 func (c *Client) Run(ctx context.Context, runID string, opts RunOptions) (*Run, error) {
-	if err := hitl.ValidateRunID(runID); err != nil {
+	if err := steer.ValidateRunID(runID); err != nil {
 		return nil, err
 	}
 	if opts.Threshold != nil {
@@ -148,7 +148,7 @@ func (l *Run) Checkpoint(ctx context.Context, iter int) (Step, error) {
 			err := cancelledError(l.id, cp)
 			l.cancel(err)
 			return Step{}, err
-		case cp.Status == hitl.RunPaused:
+		case cp.Status == steer.RunPaused:
 			continue // the server held the call; still paused: ask again
 		}
 		l.mu.Lock()
@@ -166,15 +166,15 @@ func (l *Run) Checkpoint(ctx context.Context, iter int) (Step, error) {
 // Done reports that the loop finished (DONE on loop:current): its pending
 // questions are cancelled, and steering it is over.
 func (l *Run) Done(ctx context.Context) error {
-	return l.end(ctx, hitl.StateEvent{Event: hitl.StateDone, RunID: l.id})
+	return l.end(ctx, steer.StateEvent{Event: steer.StateDone, RunID: l.id})
 }
 
 // Abort reports that the loop gave up (ABORT with reason).
 func (l *Run) Abort(ctx context.Context, reason string) error {
-	return l.end(ctx, hitl.StateEvent{Event: hitl.StateAbort, RunID: l.id, Reason: reason})
+	return l.end(ctx, steer.StateEvent{Event: steer.StateAbort, RunID: l.id, Reason: reason})
 }
 
-func (l *Run) end(ctx context.Context, e hitl.StateEvent) error {
+func (l *Run) end(ctx context.Context, e steer.StateEvent) error {
 	defer l.Close()
 	_, err := l.c.Publish(ctx, e)
 	return err
@@ -211,7 +211,7 @@ func (l *Run) watch(ctx context.Context) {
 // cancelledError is what a loop gets once its run is over.
 func cancelledError(id string, cp service.Checkpoint) *fault.Error {
 	msg := "run " + id + " was cancelled"
-	if cp.Status != hitl.RunCancelled {
+	if cp.Status != steer.RunCancelled {
 		msg = "run " + id + " has ended (" + string(cp.Status) + ")"
 	}
 	if cp.Reason != "" {

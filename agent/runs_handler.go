@@ -9,12 +9,13 @@ import (
 
 	"github.com/hitlbot/hitl"
 	"github.com/hitlbot/hitl/fault"
+	"github.com/hitlbot/hitl/steer"
 )
 
 // controlResponse answers POST /api/topics/loop:control: the messages the
 // request produced on that topic, in order (ACK, RESULT).
 type controlResponse struct {
-	Messages []hitl.ControlMessage `json:"messages"`
+	Messages []steer.ControlMessage `json:"messages"`
 }
 
 // CheckpointRequest is the body of POST /api/runs/{id}/checkpoint: what a
@@ -62,12 +63,12 @@ func (s *Server) handleControl(w http.ResponseWriter, r *http.Request) {
 	req, err := parseControlRequest(body)
 	ctx, cancel := context.WithTimeout(r.Context(), wait)
 	defer cancel()
-	var msgs []hitl.ControlMessage
+	var msgs []steer.ControlMessage
 	if err != nil {
-		req.Type = hitl.MessageResult
-		req.Timestamp = hitl.Timestamp(s.cfg.Clock.Now())
-		req.Payload = hitl.ControlPayload{Status: hitl.ResultFailure, Code: hitl.CodeBadRequest, Message: fault.Message(err)}
-		writeJSON(w, http.StatusOK, controlResponse{Messages: []hitl.ControlMessage{req}})
+		req.Type = steer.MessageResult
+		req.Timestamp = steer.Timestamp(s.cfg.Clock.Now())
+		req.Payload = steer.ControlPayload{Status: steer.ResultFailure, Code: steer.CodeBadRequest, Message: fault.Message(err)}
+		writeJSON(w, http.StatusOK, controlResponse{Messages: []steer.ControlMessage{req}})
 		return
 	}
 	if msgs, err = s.runs.Control(ctx, req); err != nil && len(msgs) == 0 {
@@ -83,7 +84,7 @@ func (s *Server) handleCurrent(w http.ResponseWriter, r *http.Request) {
 	if !s.serves(w, r, s.runs != nil, "steering") {
 		return
 	}
-	var e hitl.StateEvent
+	var e steer.StateEvent
 	if err := decodeBody(w, r, s.cfg.MaxBodyBytes, &e, true); err != nil {
 		writeError(w, r, s.log, err)
 		return
@@ -121,10 +122,10 @@ func (s *Server) handleCheckpoint(w http.ResponseWriter, r *http.Request) {
 			return
 		}
 	}
-	e := hitl.StateEvent{Schema: hitl.StateSchema, Event: hitl.StateRunning, RunID: id, IssueID: req.IssueID,
-		Stack: []hitl.StackEntry{{ID: id, Mode: req.Mode, Iter: req.Iter, Max: req.Max, Model: req.Model}}}
+	e := steer.StateEvent{Schema: steer.StateSchema, Event: steer.StateRunning, RunID: id, IssueID: req.IssueID,
+		Stack: []steer.StackEntry{{ID: id, Mode: req.Mode, Iter: req.Iter, Max: req.Max, Model: req.Model}}}
 	cp, err := s.runs.Checkpoint(r.Context(), e)
-	if err == nil && cp.Status == hitl.RunPaused && wait > 0 && s.holds != nil {
+	if err == nil && cp.Status == steer.RunPaused && wait > 0 && s.holds != nil {
 		release, ok := s.openStream(w, r)
 		if !ok {
 			return

@@ -13,6 +13,7 @@ import (
 	"github.com/hitlbot/hitl/fault"
 	"github.com/hitlbot/hitl/internal/eventstream"
 	"github.com/hitlbot/hitl/service"
+	"github.com/hitlbot/hitl/steer"
 )
 
 // Defaults of ServerConfig.
@@ -128,7 +129,7 @@ type ScrapeGuard interface {
 // (service.Runs): a checkpoint until a resume or a cancel, and letting go
 // of a held hook call that went away.
 type Holds interface {
-	HoldWhilePaused(ctx, wait context.Context, e hitl.StateEvent, cp service.Checkpoint) (service.Checkpoint, error)
+	HoldWhilePaused(ctx, wait context.Context, e steer.StateEvent, cp service.Checkpoint) (service.Checkpoint, error)
 	LetGo(ctx context.Context, id string, version uint64) error
 }
 
@@ -190,8 +191,8 @@ func (s *Server) routes() {
 	s.mux.HandleFunc("POST /api/approvals", s.handleApprovals)
 	s.mux.HandleFunc("POST /api/topics/loop:control", s.handleControl)
 	s.mux.HandleFunc("POST /api/topics/loop:current", s.handleCurrent)
-	s.mux.HandleFunc("GET /api/topics/loop:control", s.handleTopic(hitl.TopicControl))
-	s.mux.HandleFunc("GET /api/topics/loop:current", s.handleTopic(hitl.TopicCurrent))
+	s.mux.HandleFunc("GET /api/topics/loop:control", s.handleTopic(steer.TopicControl))
+	s.mux.HandleFunc("GET /api/topics/loop:current", s.handleTopic(steer.TopicCurrent))
 	s.mux.HandleFunc("GET /api/questions", s.handleQuestions)
 	s.mux.HandleFunc("GET /api/questions/pending", s.handlePending)
 	s.mux.HandleFunc("GET /api/questions/{id}", s.handleQuestion)

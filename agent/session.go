@@ -8,17 +8,18 @@ import (
 
 	"github.com/hitlbot/hitl"
 	"github.com/hitlbot/hitl/fault"
+	"github.com/hitlbot/hitl/steer"
 )
 
 // handleHook serves POST /api/runs/{id}/hook: a coding-agent session's
-// hook call (hitl.SessionHook, its runId taken from the path) in, the
-// hitl.HookStep it calls for out. A held call (paused) waits with
+// hook call (steer.SessionHook, its runId taken from the path) in, the
+// steer.HookStep it calls for out. A held call (paused) waits with
 // GET /api/runs/{id}?wait=&after=VERSION and calls again.
 func (s *Server) handleHook(w http.ResponseWriter, r *http.Request) {
 	if !s.serves(w, r, s.runs != nil, "steering") {
 		return
 	}
-	var h hitl.SessionHook
+	var h steer.SessionHook
 	if err := decodeBody(w, r, s.cfg.MaxBodyBytes, &h, true); err != nil {
 		writeError(w, r, s.log, err)
 		return
@@ -37,12 +38,12 @@ func (s *Server) handleHook(w http.ResponseWriter, r *http.Request) {
 }
 
 // Hook implements hitl.RunService: POST /api/runs/{id}/hook.
-func (c *Client) Hook(ctx context.Context, h hitl.SessionHook) (hitl.HookStep, error) {
+func (c *Client) Hook(ctx context.Context, h steer.SessionHook) (steer.HookStep, error) {
 	seg, err := segment("run id", h.RunID)
 	if err != nil {
-		return hitl.HookStep{}, err
+		return steer.HookStep{}, err
 	}
-	var step hitl.HookStep
+	var step steer.HookStep
 	err = c.do(ctx, http.MethodPost, "/api/runs/"+seg+"/hook", nil, h, &step)
 	return step, err
 }

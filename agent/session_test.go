@@ -5,8 +5,8 @@ import (
 	"net/http"
 	"testing"
 
-	"github.com/hitlbot/hitl"
 	"github.com/hitlbot/hitl/fault"
+	"github.com/hitlbot/hitl/steer"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )
@@ -15,13 +15,13 @@ func TestSessionHookOverHTTP(t *testing.T) {
 	ctx := context.Background()
 	e := newEnv(t, ServerConfig{})
 	t.Run("a hook call starts the session run and says what to do", func(t *testing.T) {
-		step, err := e.client.Hook(ctx, hitl.SessionHook{RunID: "claude-h1", Agent: "Claude Code", Event: hitl.HookSessionStart, CWD: "/w"})
+		step, err := e.client.Hook(ctx, steer.SessionHook{RunID: "claude-h1", Agent: "Claude Code", Event: steer.HookSessionStart, CWD: "/w"})
 		require.NoError(t, err)
-		assert.Equal(t, hitl.HookProceed, step.Action)
-		e.steer(t, hitl.CommandRedirect, "claude-h1", hitl.ControlPayload{Instruction: "fix the test"})
-		step, err = e.client.Hook(ctx, hitl.SessionHook{RunID: "claude-h1", Agent: "Claude Code", Event: hitl.HookPostToolUse})
+		assert.Equal(t, steer.HookProceed, step.Action)
+		e.steer(t, steer.CommandRedirect, "claude-h1", steer.ControlPayload{Instruction: "fix the test"})
+		step, err = e.client.Hook(ctx, steer.SessionHook{RunID: "claude-h1", Agent: "Claude Code", Event: steer.HookPostToolUse})
 		require.NoError(t, err)
-		assert.Equal(t, hitl.HookInstruct, step.Action)
+		assert.Equal(t, steer.HookInstruct, step.Action)
 		assert.Equal(t, "fix the test", step.Instruction)
 	})
 	t.Run("bad input is a 400 with a code, never half-written", func(t *testing.T) {

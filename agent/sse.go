@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/hitlbot/hitl"
+	"github.com/hitlbot/hitl/steer"
 )
 
 // sseEvent is the data of one SSE event, in the questions API's shapes (docs/protocol.md#events):
@@ -18,16 +19,16 @@ import (
 // refused (admins only) carries who tried which action and the rule that
 // refused it, question_reopened why the question waits again.
 type sseEvent struct {
-	Type       hitl.EventType `json:"type"`
-	QuestionID string         `json:"questionId,omitempty"`
-	RunID      string         `json:"jobId"`
-	Question   *sseQuestion   `json:"question,omitempty"`
-	Response   *hitl.Response `json:"response,omitempty"`
-	Reason     string         `json:"reason,omitempty"`
-	Action     hitl.Action    `json:"action,omitempty"`
-	Status     hitl.RunStatus `json:"status,omitempty"`
-	By         string         `json:"by,omitempty"`
-	At         *time.Time     `json:"at,omitempty"`
+	Type       hitl.EventType  `json:"type"`
+	QuestionID string          `json:"questionId,omitempty"`
+	RunID      string          `json:"jobId"`
+	Question   *sseQuestion    `json:"question,omitempty"`
+	Response   *hitl.Response  `json:"response,omitempty"`
+	Reason     string          `json:"reason,omitempty"`
+	Action     hitl.Action     `json:"action,omitempty"`
+	Status     steer.RunStatus `json:"status,omitempty"`
+	By         string          `json:"by,omitempty"`
+	At         *time.Time      `json:"at,omitempty"`
 }
 
 // sseQuestion is the question of a question_asked event (docs/protocol.md#events).

@@ -11,6 +11,7 @@ import (
 	"github.com/hitlbot/hitl"
 	"github.com/hitlbot/hitl/fault"
 	"github.com/hitlbot/hitl/service"
+	"github.com/hitlbot/hitl/steer"
 )
 
 var _ service.RunService = (*Client)(nil)
@@ -27,14 +28,14 @@ func NewRequestID() string { return uuid.NewString() }
 // new UUID v4 when req.RequestID is empty) and returns the messages it
 // produced, ACK then RESULT. A request that was not acknowledged is sent
 // again with the same request_id for up to RequestExpiry.
-func (c *Client) Control(ctx context.Context, req hitl.ControlMessage) ([]hitl.ControlMessage, error) {
+func (c *Client) Control(ctx context.Context, req steer.ControlMessage) ([]steer.ControlMessage, error) {
 	if req.RequestID == "" {
 		req.RequestID = NewRequestID()
 	}
 	if req.Timestamp == "" {
-		req.Timestamp = hitl.Timestamp(time.Now())
+		req.Timestamp = steer.Timestamp(time.Now())
 	}
-	req.Schema, req.Type = hitl.ControlSchema, hitl.MessageRequest
+	req.Schema, req.Type = steer.ControlSchema, steer.MessageRequest
 	deadline := time.Now().Add(RequestExpiry)
 	b := backoff{min: c.minBackoff, max: c.maxBackoff}
 	for {
@@ -53,9 +54,9 @@ func (c *Client) Control(ctx context.Context, req hitl.ControlMessage) ([]hitl.C
 }
 
 // Publish implements hitl.RunService: POST /api/topics/loop:current.
-func (c *Client) Publish(ctx context.Context, e hitl.StateEvent) (service.Checkpoint, error) {
+func (c *Client) Publish(ctx context.Context, e steer.StateEvent) (service.Checkpoint, error) {
 	if e.Schema == 0 {
-		e.Schema = hitl.StateSchema
+		e.Schema = steer.StateSchema
 	}
 	var cp service.Checkpoint
 	err := c.do(ctx, http.MethodPost, "/api/topics/loop:current", nil, e, &cp)
@@ -65,7 +66,7 @@ func (c *Client) Publish(ctx context.Context, e hitl.StateEvent) (service.Checkp
 // Checkpoint implements hitl.RunService: one POST /api/runs/{id}/checkpoint
 // reporting the top of e's stack; while the run is paused the server holds
 // the call for up to a long poll and answers paused if it still is.
-func (c *Client) Checkpoint(ctx context.Context, e hitl.StateEvent) (service.Checkpoint, error) {
+func (c *Client) Checkpoint(ctx context.Context, e steer.StateEvent) (service.Checkpoint, error) {
 	req := CheckpointRequest{}
 	if len(e.Stack) > 0 {
 		top := e.Stack[0]
@@ -78,7 +79,7 @@ func (c *Client) Checkpoint(ctx context.Context, e hitl.StateEvent) (service.Che
 // checkpoint itself and answers it once woken (without a commit when the
 // report has nothing to record): a caller that held one with WaitRun
 // checkpoints again, and the server answers as it would have.
-func (c *Client) Woken(ctx context.Context, e hitl.StateEvent, _ *hitl.Run) (service.Checkpoint, error) {
+func (c *Client) Woken(ctx context.Context, e steer.StateEvent, _ *hitl.Run) (service.Checkpoint, error) {
 	return c.Checkpoint(ctx, e)
 }
 

@@ -7,9 +7,9 @@ import (
 	"testing"
 	"time"
 
-	"github.com/hitlbot/hitl"
 	"github.com/hitlbot/hitl/notify"
 	"github.com/hitlbot/hitl/service"
+	"github.com/hitlbot/hitl/steer"
 	"github.com/hitlbot/hitl/store"
 )
 
@@ -40,11 +40,11 @@ func BenchmarkControlRequestToResult(b *testing.B) {
 		b.Fatal(err)
 	}
 	defer loop.Close()
-	cmds := [2]hitl.Command{hitl.CommandPause, hitl.CommandResume}
+	cmds := [2]steer.Command{steer.CommandPause, steer.CommandResume}
 	b.ResetTimer()
 	for i := 0; b.Loop(); i++ {
-		msgs, err := c.Control(ctx, hitl.NewRequest(fmt.Sprintf("req-%d", i), cmds[i%2], "bench-loop", time.Now(), hitl.ControlPayload{}))
-		if err != nil || len(msgs) != 2 || msgs[1].Payload.Status != hitl.ResultSuccess {
+		msgs, err := c.Control(ctx, steer.NewRequest(fmt.Sprintf("req-%d", i), cmds[i%2], "bench-loop", time.Now(), steer.ControlPayload{}))
+		if err != nil || len(msgs) != 2 || msgs[1].Payload.Status != steer.ResultSuccess {
 			b.Fatalf("%v %+v", err, msgs)
 		}
 	}

@@ -10,6 +10,7 @@ import (
 	"github.com/hitlbot/hitl/internal/memstore"
 	"github.com/hitlbot/hitl/internal/principaltest"
 	"github.com/hitlbot/hitl/service"
+	"github.com/hitlbot/hitl/steer"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )
@@ -41,7 +42,7 @@ func TestHeldCheckpointWoken(t *testing.T) {
 	// server; it returns the checkpoint's outcome.
 	hold := func(t *testing.T, e *env, loop *Run, iter int) chan Step {
 		t.Helper()
-		require.Equal(t, hitl.ResultSuccess, e.steer(t, hitl.CommandPause, "loop-1", hitl.ControlPayload{}).Status)
+		require.Equal(t, steer.ResultSuccess, e.steer(t, steer.CommandPause, "loop-1", steer.ControlPayload{}).Status)
 		done := make(chan Step, 1)
 		go func() {
 			step, err := loop.Checkpoint(ctx, iter)
@@ -49,7 +50,7 @@ func TestHeldCheckpointWoken(t *testing.T) {
 			done <- step
 		}()
 		e.untilEvent(t, "the paused loop reported its iteration", func(ev *hitl.Event) bool {
-			return ev.Type == hitl.EventRunState && ev.State.Event == hitl.StateRunning && ev.State.Stack[0].Iter == iter
+			return ev.Type == hitl.EventRunState && ev.State.Event == steer.StateRunning && ev.State.Stack[0].Iter == iter
 		})
 		return done
 	}
@@ -79,7 +80,7 @@ func TestHeldCheckpointWoken(t *testing.T) {
 		e, w, loop := setup(t)
 		done := hold(t, e, loop, 2)
 		before := w.n.Load()
-		require.Equal(t, hitl.ResultSuccess, e.steer(t, hitl.CommandResume, "loop-1", hitl.ControlPayload{}).Status)
+		require.Equal(t, steer.ResultSuccess, e.steer(t, steer.CommandResume, "loop-1", steer.ControlPayload{}).Status)
 		step := returned(t, done)
 		assert.Equal(t, "haiku", step.Model)
 		assert.Empty(t, step.Instruction)
@@ -91,9 +92,9 @@ func TestHeldCheckpointWoken(t *testing.T) {
 	t.Run("a redirect given during the pause is handed over once", func(t *testing.T) {
 		e, w, loop := setup(t)
 		done := hold(t, e, loop, 2)
-		e.steer(t, hitl.CommandRedirect, "loop-1", hitl.ControlPayload{Instruction: "Use the v2 API"})
+		e.steer(t, steer.CommandRedirect, "loop-1", steer.ControlPayload{Instruction: "Use the v2 API"})
 		before := w.n.Load()
-		require.Equal(t, hitl.ResultSuccess, e.steer(t, hitl.CommandResume, "loop-1", hitl.ControlPayload{}).Status)
+		require.Equal(t, steer.ResultSuccess, e.steer(t, steer.CommandResume, "loop-1", steer.ControlPayload{}).Status)
 		step := returned(t, done)
 		assert.Equal(t, "Use the v2 API", step.Instruction)
 		assert.EqualValues(t, 2, w.n.Load()-before, "the resume and the handover")

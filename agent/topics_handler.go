@@ -6,6 +6,7 @@ import (
 	"strconv"
 
 	"github.com/hitlbot/hitl"
+	"github.com/hitlbot/hitl/steer"
 )
 
 // handleTopic serves GET /api/topics/loop:control and loop:current as
@@ -18,7 +19,7 @@ func (s *Server) handleTopic(topic string) http.HandlerFunc {
 	return func(w http.ResponseWriter, r *http.Request) {
 		run := r.URL.Query().Get("run_id")
 		if run != "" {
-			if err := hitl.ValidateRunID(run); err != nil {
+			if err := steer.ValidateRunID(run); err != nil {
 				writeError(w, r, s.log, err)
 				return
 			}
@@ -37,9 +38,9 @@ func (s *Server) handleTopic(topic string) http.HandlerFunc {
 func topicFrame(topic string, ev *hitl.Event) ([]byte, error) {
 	var data any
 	switch {
-	case topic == hitl.TopicControl && ev.Type == hitl.EventControl:
+	case topic == steer.TopicControl && ev.Type == hitl.EventControl:
 		data = ev.Control
-	case topic == hitl.TopicCurrent && ev.Type == hitl.EventRunState:
+	case topic == steer.TopicCurrent && ev.Type == hitl.EventRunState:
 		data = ev.State
 	default:
 		return nil, nil

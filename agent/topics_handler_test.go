@@ -5,9 +5,9 @@ import (
 	"strconv"
 	"testing"
 
-	"github.com/hitlbot/hitl"
 	"github.com/hitlbot/hitl/internal/memstore"
 	"github.com/hitlbot/hitl/service"
+	"github.com/hitlbot/hitl/steer"
 	"github.com/stretchr/testify/require"
 )
 
@@ -37,14 +37,14 @@ func TestTopicStreamsShareOneRead(t *testing.T) {
 	for _, ch := range current {
 		for i := range states {
 			ev := next(t, ch)
-			require.Equal(t, hitl.TopicCurrent, ev.event)
+			require.Equal(t, steer.TopicCurrent, ev.event)
 			require.Equal(t, "STATE", ev.data["event"])
 			require.Equal(t, float64(i), ev.data["stack"].([]any)[0].(map[string]any)["iter"])
 		}
 	}
 	for _, typ := range []string{"ACK", "RESULT"} {
 		ev := next(t, control)
-		require.Equal(t, hitl.TopicControl, ev.event, "loop:control shows only control messages")
+		require.Equal(t, steer.TopicControl, ev.event, "loop:control shows only control messages")
 		require.Equal(t, typ, ev.data["type"])
 	}
 	require.LessOrEqual(t, c.log.Load(), int64(2*(states+2)), "each stream read the log itself")

@@ -7,6 +7,7 @@ import (
 
 	"github.com/hitlbot/hitl"
 	"github.com/hitlbot/hitl/fault"
+	"github.com/hitlbot/hitl/steer"
 	"github.com/slack-go/slack"
 )
 
@@ -82,7 +83,7 @@ func ParseReview(blockID, value string) (BatchScope, error) {
 		return BatchScope{}, nil
 	}
 	id, ok := strings.CutPrefix(blockID, runBlockPrefix)
-	if !ok || id != value || hitl.ValidateRunID(id) != nil {
+	if !ok || id != value || steer.ValidateRunID(id) != nil {
 		return BatchScope{}, fault.Errorf(fault.EINVALID, "this Review button names no run")
 	}
 	return BatchScope{Run: id}, nil
@@ -97,7 +98,7 @@ func ReviewBlock(n int) slack.Block {
 func ParseBatchPage(value string) (BatchScope, error) {
 	var s BatchScope
 	if len(value) > MaxButtonValue || json.Unmarshal([]byte(value), &s) != nil || s.Offset < 0 ||
-		(s.Run != "" && hitl.ValidateRunID(s.Run) != nil) {
+		(s.Run != "" && steer.ValidateRunID(s.Run) != nil) {
 		return BatchScope{}, fault.Errorf(fault.EINVALID, "this page button is not valid")
 	}
 	return s, nil
@@ -313,7 +314,7 @@ func ParseBatchSubmission(privateMetadata string, values map[string]map[string]s
 	if len(privateMetadata) > 4*MaxPrivateMetadata || json.Unmarshal([]byte(privateMetadata), &m) != nil {
 		return BatchSubmission{}, fault.Errorf(fault.EINVALID, "the view's metadata is not valid")
 	}
-	if len(m.IDs) > BatchPageSize || m.Offset < 0 || (m.Run != "" && hitl.ValidateRunID(m.Run) != nil) {
+	if len(m.IDs) > BatchPageSize || m.Offset < 0 || (m.Run != "" && steer.ValidateRunID(m.Run) != nil) {
 		return BatchSubmission{}, fault.Errorf(fault.EINVALID, "the view's metadata is not valid")
 	}
 	for _, id := range m.IDs {

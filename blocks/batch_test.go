@@ -9,6 +9,7 @@ import (
 
 	"github.com/hitlbot/hitl"
 	"github.com/hitlbot/hitl/fault"
+	"github.com/hitlbot/hitl/steer"
 	"github.com/slack-go/slack"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -197,7 +198,7 @@ func TestParseReview(t *testing.T) {
 
 func TestReviewIsOfferedFromTwoApprovals(t *testing.T) {
 	t.Run("a run's live message", func(t *testing.T) {
-		r := run(hitl.RunRunning)
+		r := run(steer.RunRunning)
 		r.PendingApproval = 1
 		assert.NotContains(t, string(goldenJSON(t, RunMessage(RunView{Run: r, Now: t0}))), ActionReview)
 		r.PendingApproval = 12

@@ -6,6 +6,7 @@ import (
 
 	"github.com/hitlbot/hitl"
 	"github.com/hitlbot/hitl/fault"
+	"github.com/hitlbot/hitl/steer"
 	"github.com/slack-go/slack"
 )
 
@@ -39,7 +40,7 @@ type RunAction struct {
 // the block id and must agree with the button's value.
 func ParseRunAction(actionID, blockID, value string) (RunAction, error) {
 	id, ok := strings.CutPrefix(blockID, runBlockPrefix)
-	if !ok || hitl.ValidateRunID(id) != nil {
+	if !ok || steer.ValidateRunID(id) != nil {
 		return RunAction{}, fault.Errorf(fault.EINVALID, "block %s does not name a run", quote(blockID))
 	}
 	if value != "" && value != id {
@@ -81,7 +82,7 @@ func RunMessage(v RunView) Message {
 		reason, _ := escapeCut(oneLine(c.EscalationReason), 500, ellipsis)
 		bs = append(bs, contextBlock(mrkdwn("⬆️ Escalated: "+reason)))
 	}
-	if c.Status.Active() && hitl.ValidateRunID(r.ID) == nil {
+	if c.Status.Active() && steer.ValidateRunID(r.ID) == nil {
 		bs = append(bs, runButtons(r))
 	}
 	updated := v.Now
@@ -124,18 +125,18 @@ func runFields(r *hitl.Run) []*slack.TextBlockObject {
 
 // RunStateText says where a run is: "▶️ Running", "⏸ Paused", "✅ Done",
 // "🛑 Aborted: USER_CANCELLED".
-func RunStateText(c hitl.RunControl) string {
+func RunStateText(c steer.RunControl) string {
 	switch c.Status {
-	case hitl.RunRunning:
+	case steer.RunRunning:
 		if c.Session != nil && c.Session.Idle {
 			return "💤 Idle"
 		}
 		return "▶️ Running"
-	case hitl.RunPaused:
+	case steer.RunPaused:
 		return "⏸ Paused"
-	case hitl.RunDone:
+	case steer.RunDone:
 		return "✅ Done"
-	case hitl.RunCancelled, hitl.RunAborted:
+	case steer.RunCancelled, steer.RunAborted:
 		s := "🛑 Aborted"
 		if c.Reason != "" {
 			reason, _ := escapeCut(oneLine(c.Reason), 300, ellipsis)
@@ -172,7 +173,7 @@ func validLink(s string) bool {
 // dialog).
 func runButtons(r *hitl.Run) slack.Block {
 	var els []slack.BlockElement
-	if r.Control.Status == hitl.RunPaused {
+	if r.Control.Status == steer.RunPaused {
 		els = append(els, button(ActionRunResume, r.ID, "▶️ Resume", slack.StylePrimary))
 	} else {
 		els = append(els, button(ActionRunPause, r.ID, "⏸ Pause", ""))

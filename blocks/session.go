@@ -2,6 +2,7 @@ package blocks
 
 import (
 	"github.com/hitlbot/hitl"
+	"github.com/hitlbot/hitl/steer"
 	"github.com/slack-go/slack"
 )
 
@@ -11,7 +12,7 @@ import (
 // queued for its next hook call; a redirect still queued).
 
 // sessionFields are the session's task and directory.
-func sessionFields(s *hitl.Session) []*slack.TextBlockObject {
+func sessionFields(s *steer.Session) []*slack.TextBlockObject {
 	var fs []*slack.TextBlockObject
 	for _, f := range []struct{ name, value string }{{"Task", s.Title}, {"Directory", s.CWD}} {
 		if v := oneLine(f.value); v != "" {
@@ -31,7 +32,7 @@ func sessionSteering(r *hitl.Run) []slack.Block {
 	}
 	agent, _ := escapeCut(oneLine(s.Agent), 50, ellipsis)
 	var bs []slack.Block
-	if c.Status == hitl.RunPaused {
+	if c.Status == steer.RunPaused {
 		line := "⏸ Paused by " + who(c.PausedBy) + " — queued: " + agent + " holds at its next hook call"
 		if s.Held != "" {
 			line = "⏸ Paused by " + who(c.PausedBy) + " — " + agent + " is held at " + string(s.Held)

@@ -5,8 +5,8 @@ import (
 	"strings"
 	"unicode/utf8"
 
-	"github.com/hitlbot/hitl"
 	"github.com/hitlbot/hitl/fault"
+	"github.com/hitlbot/hitl/steer"
 	"github.com/slack-go/slack"
 )
 
@@ -81,9 +81,9 @@ func steerModal(runID, channel, ts, callbackID, title, submit, intro string, inp
 // SteerSubmission is a parsed submission of a steering modal: the command
 // and its payload, and the block to show an error under.
 type SteerSubmission struct {
-	Command hitl.Command
+	Command steer.Command
 	RunID   string
-	Payload hitl.ControlPayload
+	Payload steer.ControlPayload
 	// ErrorBlock is the input block that shows a refusal.
 	ErrorBlock string
 }
@@ -94,26 +94,26 @@ func ParseSteerSubmission(callbackID, privateMetadata string, values map[string]
 	var s SteerSubmission
 	switch callbackID {
 	case CallbackEscalate:
-		s.Command, s.ErrorBlock = hitl.CommandEscalate, BlockModel
+		s.Command, s.ErrorBlock = steer.CommandEscalate, BlockModel
 	case CallbackRedirect:
-		s.Command, s.ErrorBlock = hitl.CommandRedirect, BlockInstruction
+		s.Command, s.ErrorBlock = steer.CommandRedirect, BlockInstruction
 	default:
 		return s, fault.Errorf(fault.EINVALID, "unknown view %s", quote(callbackID))
 	}
 	var m runMetadata
-	if len(privateMetadata) > 4*MaxPrivateMetadata || json.Unmarshal([]byte(privateMetadata), &m) != nil || hitl.ValidateRunID(m.R) != nil {
+	if len(privateMetadata) > 4*MaxPrivateMetadata || json.Unmarshal([]byte(privateMetadata), &m) != nil || steer.ValidateRunID(m.R) != nil {
 		return s, fault.Errorf(fault.EINVALID, "the view's metadata names no run")
 	}
 	s.RunID = m.R
 	text := func(block string) string { return strings.TrimSpace(values[block][InputActionID].Value) }
 	switch s.Command {
-	case hitl.CommandEscalate:
+	case steer.CommandEscalate:
 		s.Payload.Model = values[BlockModel][InputActionID].SelectedOption.Value
 		s.Payload.Reason = text(BlockWhy)
 		if s.Payload.Model == "" {
 			return s, fault.Errorf(fault.EINVALID, "choose a model")
 		}
-	case hitl.CommandRedirect:
+	case steer.CommandRedirect:
 		s.Payload.Instruction = text(BlockInstruction)
 		if s.Payload.Instruction == "" {
 			return s, fault.Errorf(fault.EINVALID, "the instruction is empty")
@@ -128,14 +128,14 @@ func ParseSteerSubmission(callbackID, privateMetadata string, values map[string]
 // ControlText tells the person who steered a run how it went, from the
 // RESULT: "✅ Loop paused at iteration 4 (run `loop-1`)", or the failure in
 // plain words ("⚠️ Run loop-1 is not paused: it is running").
-func ControlText(m hitl.ControlMessage) string {
+func ControlText(m steer.ControlMessage) string {
 	msg, _ := escapeCut(oneLine(m.Payload.Message), 500, ellipsis)
 	run, _ := escapeCut(oneLine(m.Target.RunID), 150, ellipsis)
 	if code, failed := m.Failed(); failed {
 		switch code {
-		case hitl.CodeForbidden:
+		case steer.CodeForbidden:
 			return "🚫 You're not allowed to steer runs: " + withStop(msg)
-		case hitl.CodeDuplicate:
+		case steer.CodeDuplicate:
 			return "⏳ " + withStop(msg)
 		}
 		if msg == "" {
@@ -143,7 +143,7 @@ func ControlText(m hitl.ControlMessage) string {
 		}
 		return "⚠️ " + withStop(msg)
 	}
-	if m.Type == hitl.MessageAck {
+	if m.Type == steer.MessageAck {
 		return "📨 `" + string(m.Command) + "` received for run `" + run + "`…"
 	}
 	text := msg

@@ -6,28 +6,29 @@ import (
 	"time"
 
 	"github.com/hitlbot/hitl"
+	"github.com/hitlbot/hitl/steer"
 )
 
-func run(status hitl.RunStatus) *hitl.Run {
-	return &hitl.Run{ID: "loop-1703123456-12345", CreatedAt: t0, UpdatedAt: t0, Control: hitl.RunControl{
+func run(status steer.RunStatus) *hitl.Run {
+	return &hitl.Run{ID: "loop-1703123456-12345", CreatedAt: t0, UpdatedAt: t0, Control: steer.RunControl{
 		Status: status, IssueID: "auth-123", Mode: "issue", Iter: 4, Max: 10, Model: "haiku", LastStateAt: at(time.Minute)}}
 }
 
 func TestRunMessageGolden(t *testing.T) {
-	waiting := run(hitl.RunRunning)
+	waiting := run(steer.RunRunning)
 	waiting.WaitingOn = &hitl.PendingQuestion{QuestionID: "q_0123456789abcdef", Question: "Which <db> & why?", Timestamp: t0}
-	paused := run(hitl.RunPaused)
-	escalated := run(hitl.RunRunning)
+	paused := run(steer.RunPaused)
+	escalated := run(steer.RunRunning)
 	escalated.Control.Model, escalated.Control.EscalationReason = "opus", "Stuck on complex type inference"
-	aborted := run(hitl.RunCancelled)
-	aborted.Control.Reason = hitl.ReasonUserCancelled
+	aborted := run(steer.RunCancelled)
+	aborted.Control.Reason = steer.ReasonUserCancelled
 	aborted.WaitingOn = waiting.WaitingOn
-	done := run(hitl.RunDone)
-	long := run(hitl.RunRunning)
+	done := run(steer.RunDone)
+	long := run(steer.RunRunning)
 	long.ID = strings.Repeat("r", 128)
 	long.Control.Model, long.Control.IssueID, long.Control.EscalationReason = hostile(100), hostile(4000), hostile(4000)
 	long.WaitingOn = &hitl.PendingQuestion{QuestionID: "q_1", Question: hostile(4000)}
-	session := func(status hitl.RunStatus, s hitl.Session) *hitl.Run {
+	session := func(status steer.RunStatus, s steer.Session) *hitl.Run {
 		r := run(status)
 		r.ID, r.Control.Mode, r.Control.IssueID, r.Control.Iter, r.Control.Max = "claude-3f2b8c1e", "Claude Code", "", 0, 0
 		r.Control.Model = "claude-sonnet-4-5"
@@ -35,22 +36,22 @@ func TestRunMessageGolden(t *testing.T) {
 		r.Control.Session = &s
 		return r
 	}
-	sessionPaused := session(hitl.RunPaused, hitl.Session{})
+	sessionPaused := session(steer.RunPaused, steer.Session{})
 	sessionPaused.Control.PausedBy = "slack:U0CTRL"
-	sessionHeld := session(hitl.RunPaused, hitl.Session{Held: hitl.HookPreToolUse})
+	sessionHeld := session(steer.RunPaused, steer.Session{Held: steer.HookPreToolUse})
 	sessionHeld.Control.PausedBy = "api:ops"
-	sessionRedirected := session(hitl.RunRunning, hitl.Session{})
+	sessionRedirected := session(steer.RunRunning, steer.Session{})
 	sessionRedirected.Control.Instruction = "stop refactoring, just fix the failing test"
 	cases := []struct {
 		name string
 		v    RunView
 	}{
-		{"run_session_running", RunView{Run: session(hitl.RunRunning, hitl.Session{}), Now: t0}},
-		{"run_session_idle", RunView{Run: session(hitl.RunRunning, hitl.Session{Idle: true}), Now: t0}},
+		{"run_session_running", RunView{Run: session(steer.RunRunning, steer.Session{}), Now: t0}},
+		{"run_session_idle", RunView{Run: session(steer.RunRunning, steer.Session{Idle: true}), Now: t0}},
 		{"run_session_pause_queued", RunView{Run: sessionPaused, Now: t0}},
 		{"run_session_pause_held", RunView{Run: sessionHeld, Now: t0}},
 		{"run_session_redirect_queued", RunView{Run: sessionRedirected, Now: t0}},
-		{"run_running", RunView{Run: run(hitl.RunRunning), Now: t0}},
+		{"run_running", RunView{Run: run(steer.RunRunning), Now: t0}},
 		{"run_waiting_linked", RunView{Run: waiting, WaitingLink: "https://slackfake.slack.com/archives/C0RUNS/p1710428966000100", Now: t0}},
 		{"run_paused", RunView{Run: paused, Now: t0}},
 		{"run_escalated", RunView{Run: escalated, Now: t0}},
@@ -66,8 +67,8 @@ func TestRunMessageGolden(t *testing.T) {
 		})
 	}
 	t.Run("a hostile session fits", func(t *testing.T) {
-		for _, status := range []hitl.RunStatus{hitl.RunRunning, hitl.RunPaused} {
-			r := session(status, hitl.Session{Held: hitl.HookPreToolUse})
+		for _, status := range []steer.RunStatus{steer.RunRunning, steer.RunPaused} {
+			r := session(status, steer.Session{Held: steer.HookPreToolUse})
 			r.Control.Session.Agent, r.Control.Session.CWD, r.Control.Session.Title = hostile(300), hostile(4000), hostile(4000)
 			r.Control.PausedBy, r.Control.Instruction = hostile(300), hostile(4000)
 			validate(t, RunMessage(RunView{Run: r, Now: t0}))
@@ -232,11 +233,11 @@ func TestPolicyGolden(t *testing.T) {
 }
 
 func TestControlText(t *testing.T) {
-	req := hitl.NewRequest("r1", hitl.CommandResume, "loop-1", t0, hitl.ControlPayload{})
+	req := steer.NewRequest("r1", steer.CommandResume, "loop-1", t0, steer.ControlPayload{})
 	fail := req
-	fail.Type, fail.Payload = hitl.MessageResult, hitl.ControlPayload{Status: hitl.ResultFailure, Code: hitl.CodeInvalidState, Message: "Run loop-1 is not paused: it is running"}
+	fail.Type, fail.Payload = steer.MessageResult, steer.ControlPayload{Status: steer.ResultFailure, Code: steer.CodeInvalidState, Message: "Run loop-1 is not paused: it is running"}
 	ok := req
-	ok.Type, ok.Payload = hitl.MessageResult, hitl.ControlPayload{Status: hitl.ResultSuccess, Message: "Loop resumed at iteration 4"}
+	ok.Type, ok.Payload = steer.MessageResult, steer.ControlPayload{Status: steer.ResultSuccess, Message: "Loop resumed at iteration 4"}
 	t.Run("a failure is said in plain words", func(t *testing.T) {
 		if got := ControlText(fail); got != "⚠️ Run loop-1 is not paused: it is running." {
 			t.Errorf("got %q", got)

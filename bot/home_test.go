@@ -8,6 +8,7 @@ import (
 
 	"github.com/hitlbot/hitl"
 	"github.com/hitlbot/hitl/access"
+	"github.com/hitlbot/hitl/steer"
 	"github.com/slack-go/slack"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -137,7 +138,7 @@ func TestHomesFollowEventsAnotherReplicaProjected(t *testing.T) {
 	assert.Equal(t, []string{"U0ALICE"}, users, "the tab opened on this replica is refreshed")
 
 	t.Run("events that touch no question leave the tab alone", func(t *testing.T) {
-		_, err := tb.svc.Runs.Control(hitl.WithPrincipal(context.Background(), hitl.LocalPrincipal("tester")), hitl.NewRequest("r1", hitl.CommandPause, "run-x", t0, hitl.ControlPayload{}))
+		_, err := tb.svc.Runs.Control(hitl.WithPrincipal(context.Background(), hitl.LocalPrincipal("tester")), steer.NewRequest("r1", steer.CommandPause, "run-x", t0, steer.ControlPayload{}))
 		require.NoError(t, err)
 		n, err := other.projectOnce(tb.ctx)
 		require.NoError(t, err)

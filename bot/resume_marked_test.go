@@ -12,6 +12,7 @@ import (
 	"github.com/hitlbot/hitl/fault"
 	"github.com/hitlbot/hitl/internal/memstore"
 	"github.com/hitlbot/hitl/internal/slackfake"
+	"github.com/hitlbot/hitl/steer"
 	"github.com/slack-go/slack"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -34,7 +35,7 @@ func TestResumedRunAndAlertPostsAreNotPostedTwice(t *testing.T) {
 			channel: runs,
 			cause: func(t *testing.T, tb *testBot) {
 				_, err := tb.svc.Runs.Checkpoint(hitl.WithPrincipal(context.Background(), agentP),
-					hitl.StateEvent{RunID: "run-1", Stack: []hitl.StackEntry{{ID: "run-1", Iter: 1}}})
+					steer.StateEvent{RunID: "run-1", Stack: []steer.StackEntry{{ID: "run-1", Iter: 1}}})
 				require.NoError(t, err)
 			},
 			record: func(t *testing.T, outbox hitl.Outbox) (string, bool) {

@@ -10,6 +10,7 @@ import (
 	"github.com/hitlbot/hitl"
 	"github.com/hitlbot/hitl/blocks"
 	"github.com/hitlbot/hitl/fault"
+	"github.com/hitlbot/hitl/steer"
 	"github.com/slack-go/slack"
 )
 
@@ -31,7 +32,7 @@ func (b *Bot) runDeliveries(ctx context.Context, ev *hitl.Event) ([]hitl.Deliver
 	switch ev.Type {
 	case hitl.EventRunState:
 	case hitl.EventControl:
-		if ev.Control == nil || ev.Control.Type != hitl.MessageResult || ev.Control.Payload.Status != hitl.ResultSuccess {
+		if ev.Control == nil || ev.Control.Type != steer.MessageResult || ev.Control.Payload.Status != steer.ResultSuccess {
 			return nil, nil
 		}
 	case hitl.EventQuestionAsked, hitl.EventQuestionAnswered, hitl.EventQuestionTimeout, hitl.EventQuestionCancelled:

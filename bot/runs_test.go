@@ -9,6 +9,7 @@ import (
 	"github.com/hitlbot/hitl"
 	"github.com/hitlbot/hitl/access"
 	"github.com/hitlbot/hitl/internal/slackfake"
+	"github.com/hitlbot/hitl/steer"
 	"github.com/slack-go/slack"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -35,7 +36,7 @@ func TestRunMessageLinksAQuestionRecordedAfterItsRender(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
 	_, err := tb.svc.Runs.Checkpoint(hitl.WithPrincipal(context.Background(), agentP),
-		hitl.StateEvent{RunID: "run-1", Stack: []hitl.StackEntry{{ID: "run-1", Iter: 1}}})
+		steer.StateEvent{RunID: "run-1", Stack: []steer.StackEntry{{ID: "run-1", Iter: 1}}})
 	require.NoError(t, err)
 	stop := tb.runOutbox(t)
 	defer stop()

@@ -5,6 +5,7 @@ import (
 
 	"github.com/hitlbot/hitl"
 	"github.com/hitlbot/hitl/service"
+	"github.com/hitlbot/hitl/steer"
 )
 
 // Service is what the bot needs of hitl, part by part: the event log it
@@ -32,7 +33,7 @@ type Service struct {
 		// Control carries out a steering request as the principal in ctx
 		// and returns its ACK and RESULT; a refused or failed command is a
 		// RESULT with a failure code, not an error.
-		Control(ctx context.Context, req hitl.ControlMessage) ([]hitl.ControlMessage, error)
+		Control(ctx context.Context, req steer.ControlMessage) ([]steer.ControlMessage, error)
 		// Runs returns a page of runs in id order (active ones only, or all).
 		Runs(ctx context.Context, active bool, limit int, cursor string) (hitl.RunPage, error)
 		// RunsByPrefix returns runs whose id starts with prefix (runhandle.Match).

@@ -8,6 +8,7 @@ import (
 
 	"github.com/hitlbot/hitl"
 	"github.com/hitlbot/hitl/blocks"
+	"github.com/hitlbot/hitl/steer"
 	"github.com/slack-go/slack"
 )
 
@@ -34,7 +35,7 @@ const (
 type slashHandler func(ctx context.Context, cmd slack.SlashCommand, args []string) (ack string, after func(context.Context))
 
 func (b *Bot) slashHandlers() map[string]slashHandler {
-	steer := func(c hitl.Command) slashHandler {
+	steerBy := func(c steer.Command) slashHandler {
 		return func(ctx context.Context, cmd slack.SlashCommand, args []string) (string, func(context.Context)) {
 			return b.steerSlash(ctx, cmd, c, args)
 		}
@@ -47,11 +48,11 @@ func (b *Bot) slashHandlers() map[string]slashHandler {
 	return map[string]slashHandler{
 		"help":     text(func(context.Context, string, []string) string { return slashHelp }),
 		"pending":  text(func(ctx context.Context, user string, _ []string) string { return b.pendingText(ctx, user) }),
-		"pause":    steer(hitl.CommandPause),
-		"resume":   steer(hitl.CommandResume),
-		"cancel":   steer(hitl.CommandCancel),
-		"escalate": steer(hitl.CommandEscalate),
-		"redirect": steer(hitl.CommandRedirect),
+		"pause":    steerBy(steer.CommandPause),
+		"resume":   steerBy(steer.CommandResume),
+		"cancel":   steerBy(steer.CommandCancel),
+		"escalate": steerBy(steer.CommandEscalate),
+		"redirect": steerBy(steer.CommandRedirect),
 		"runs":     text(func(ctx context.Context, user string, _ []string) string { return b.runsText(ctx, user) }),
 		"status":   text(b.statusText),
 		"policy":   b.policySlash,
@@ -84,10 +85,10 @@ func ephemeral(text string) map[string]any {
 }
 
 // usage is the help line of a steering command.
-func usage(c hitl.Command) string {
-	u := map[hitl.Command]string{
-		hitl.CommandEscalate: "/hitl escalate RUN [MODEL] [REASON…]",
-		hitl.CommandRedirect: "/hitl redirect RUN INSTRUCTION…",
+func usage(c steer.Command) string {
+	u := map[steer.Command]string{
+		steer.CommandEscalate: "/hitl escalate RUN [MODEL] [REASON…]",
+		steer.CommandRedirect: "/hitl redirect RUN INSTRUCTION…",
 	}[c]
 	if u == "" {
 		u = "/hitl " + string(c) + " RUN"
@@ -97,20 +98,20 @@ func usage(c hitl.Command) string {
 
 // steerSlash sends a steering command before the ack (so an acked command
 // is durable), acks with its ACK and posts its RESULT to the response_url.
-func (b *Bot) steerSlash(ctx context.Context, cmd slack.SlashCommand, c hitl.Command, args []string) (string, func(context.Context)) {
-	var p hitl.ControlPayload
+func (b *Bot) steerSlash(ctx context.Context, cmd slack.SlashCommand, c steer.Command, args []string) (string, func(context.Context)) {
+	var p steer.ControlPayload
 	switch {
 	case len(args) == 0,
-		c == hitl.CommandRedirect && len(args) < 2,
-		(c == hitl.CommandPause || c == hitl.CommandResume || c == hitl.CommandCancel) && len(args) != 1:
+		c == steer.CommandRedirect && len(args) < 2,
+		(c == steer.CommandPause || c == steer.CommandResume || c == steer.CommandCancel) && len(args) != 1:
 		return usage(c), nil
-	case c == hitl.CommandEscalate:
+	case c == steer.CommandEscalate:
 		p.Model, args = b.cfg.Models[0], args[1:]
 		if len(args) > 0 && slices.ContainsFunc(b.cfg.Models, func(m string) bool { return strings.EqualFold(m, args[0]) }) {
 			p.Model, args = args[0], args[1:]
 		}
 		p.Reason = strings.Join(args, " ")
-	case c == hitl.CommandRedirect:
+	case c == steer.CommandRedirect:
 		p.Instruction = strings.Join(args[1:], " ")
 	}
 	run, err := b.resolveRun(ctx, cmd.UserID, strings.Fields(cmd.Text)[1])

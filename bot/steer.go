@@ -9,6 +9,7 @@ import (
 	"github.com/hitlbot/hitl/blocks"
 	"github.com/hitlbot/hitl/fault"
 	"github.com/hitlbot/hitl/runhandle"
+	"github.com/hitlbot/hitl/steer"
 	"github.com/slack-go/slack"
 )
 
@@ -18,13 +19,13 @@ type controlHandler func(ctx context.Context, c click, blockID, value string) er
 // registerControls registers a handler per action id of the buttons that
 // are not about a question: a run's live message, the learned rules list.
 func (b *Bot) registerControls() {
-	command := func(c hitl.Command) controlHandler {
+	command := func(c steer.Command) controlHandler {
 		return func(ctx context.Context, cl click, blockID, value string) error {
 			a, err := blocks.ParseRunAction(cl.actionID, blockID, value)
 			if err != nil {
 				return err
 			}
-			return b.steer(ctx, cl.user, c, a.RunID, hitl.ControlPayload{})
+			return b.steer(ctx, cl.user, c, a.RunID, steer.ControlPayload{})
 		}
 	}
 	modal := func(render func(run, channel, ts string) slack.ModalViewRequest) controlHandler {
@@ -44,9 +45,9 @@ func (b *Bot) registerControls() {
 		}
 	}
 	b.controls = map[string]controlHandler{
-		blocks.ActionRunPause:  command(hitl.CommandPause),
-		blocks.ActionRunResume: command(hitl.CommandResume),
-		blocks.ActionRunCancel: command(hitl.CommandCancel),
+		blocks.ActionRunPause:  command(steer.CommandPause),
+		blocks.ActionRunResume: command(steer.CommandResume),
+		blocks.ActionRunCancel: command(steer.CommandCancel),
 		blocks.ActionRunEscalate: modal(func(run, channel, ts string) slack.ModalViewRequest {
 			return blocks.EscalateModal(run, b.cfg.Models, channel, ts)
 		}),
@@ -66,18 +67,18 @@ func (b *Bot) slackPrincipal(ctx context.Context, user string) hitl.Principal {
 
 // control sends a REQUEST as Slack user user and returns its ACK (when
 // there is one) and its RESULT.
-func (b *Bot) control(ctx context.Context, user string, c hitl.Command, run string, p hitl.ControlPayload) (ack *hitl.ControlMessage, result hitl.ControlMessage, err error) {
+func (b *Bot) control(ctx context.Context, user string, c steer.Command, run string, p steer.ControlPayload) (ack *steer.ControlMessage, result steer.ControlMessage, err error) {
 	pctx := hitl.WithPrincipal(ctx, b.slackPrincipal(ctx, user))
-	req := hitl.NewRequest(uuid.NewString(), c, run, b.cfg.Clock.Now(), p)
+	req := steer.NewRequest(uuid.NewString(), c, run, b.cfg.Clock.Now(), p)
 	msgs, err := b.svc.Runs.Control(pctx, req)
 	if err != nil {
 		return nil, result, err
 	}
 	for i := range msgs {
 		switch msgs[i].Type {
-		case hitl.MessageAck:
+		case steer.MessageAck:
 			ack = &msgs[i]
-		case hitl.MessageResult:
+		case steer.MessageResult:
 			result = msgs[i]
 		}
 	}
@@ -89,7 +90,7 @@ func (b *Bot) control(ctx context.Context, user string, c hitl.Command, run stri
 
 // steer sends a command from a button or a modal: a failure comes back as
 // an error in plain words; success shows in the run's live message.
-func (b *Bot) steer(ctx context.Context, user string, c hitl.Command, run string, p hitl.ControlPayload) error {
+func (b *Bot) steer(ctx context.Context, user string, c steer.Command, run string, p steer.ControlPayload) error {
 	_, result, err := b.control(ctx, user, c, run, p)
 	if err != nil {
 		return err
@@ -144,7 +145,7 @@ func (b *Bot) revokeClick(ctx context.Context, c click, blockID, value string) e
 // prefix of a run's id (its handle), among the runs user may see (the lookup
 // runs as them, so a prefix never reveals another's run).
 func (b *Bot) resolveRun(ctx context.Context, user, name string) (string, error) {
-	if hitl.ValidateRunID(name) != nil {
+	if steer.ValidateRunID(name) != nil {
 		return "", shown("⚠️ `" + blocks.Escape(strings.ReplaceAll(name, "`", "'")) + "` is not a run id.")
 	}
 	matches, err := runhandle.Match(hitl.WithPrincipal(ctx, b.slackPrincipal(ctx, user)), b.svc.Runs, name)

@@ -5,6 +5,7 @@ import (
 
 	"github.com/hitlbot/hitl"
 	"github.com/hitlbot/hitl/fault"
+	"github.com/hitlbot/hitl/steer"
 )
 
 // count updates the metrics an event of the log changes.
@@ -25,7 +26,7 @@ func (m *Metrics) count(ctx context.Context, ev *hitl.Event) error {
 	case hitl.EventQuestionAnswered, hitl.EventQuestionTimeout, hitl.EventQuestionCancelled:
 		return m.settle(ctx, ev)
 	case hitl.EventControl:
-		if c := ev.Control; c != nil && c.Type == hitl.MessageResult {
+		if c := ev.Control; c != nil && c.Type == steer.MessageResult {
 			m.control.WithLabelValues(string(c.Command), controlResult(c)).Inc()
 		}
 	case hitl.EventPolicyDecision:
@@ -68,12 +69,12 @@ func (m *Metrics) settle(ctx context.Context, ev *hitl.Event) error {
 
 // controlResult is a RESULT's result label: success, or the failure's
 // code (not_found, invalid_state, duplicate, bad_request, forbidden).
-func controlResult(c *hitl.ControlMessage) string {
+func controlResult(c *steer.ControlMessage) string {
 	switch {
-	case c.Payload.Status == hitl.ResultSuccess:
-		return hitl.ResultSuccess
+	case c.Payload.Status == steer.ResultSuccess:
+		return steer.ResultSuccess
 	case c.Payload.Code != "":
 		return c.Payload.Code
 	}
-	return hitl.ResultFailure
+	return steer.ResultFailure
 }

@@ -14,6 +14,7 @@ import (
 	"github.com/hitlbot/hitl/metrics"
 	"github.com/hitlbot/hitl/notify"
 	"github.com/hitlbot/hitl/service"
+	"github.com/hitlbot/hitl/steer"
 	dto "github.com/prometheus/client_model/go"
 	"github.com/prometheus/common/expfmt"
 	"github.com/prometheus/common/model"
@@ -126,9 +127,9 @@ func TestScrapeCountsWhatTheLogCommitted(t *testing.T) {
 	// Events the other edges write: a control RESULT of each kind, policy
 	// decisions, a reminder and an escalation.
 	for _, ev := range []*hitl.Event{
-		{Type: hitl.EventControl, RunID: "run-1", Control: &hitl.ControlMessage{Type: hitl.MessageResult, Command: hitl.CommandPause, Payload: hitl.ControlPayload{Status: hitl.ResultSuccess}}},
-		{Type: hitl.EventControl, RunID: "run-1", Control: &hitl.ControlMessage{Type: hitl.MessageAck, Command: hitl.CommandPause}},
-		{Type: hitl.EventControl, RunID: "run-2", Control: &hitl.ControlMessage{Type: hitl.MessageResult, Command: hitl.CommandResume, Payload: hitl.ControlPayload{Status: hitl.ResultFailure, Code: hitl.CodeInvalidState}}},
+		{Type: hitl.EventControl, RunID: "run-1", Control: &steer.ControlMessage{Type: steer.MessageResult, Command: steer.CommandPause, Payload: steer.ControlPayload{Status: steer.ResultSuccess}}},
+		{Type: hitl.EventControl, RunID: "run-1", Control: &steer.ControlMessage{Type: steer.MessageAck, Command: steer.CommandPause}},
+		{Type: hitl.EventControl, RunID: "run-2", Control: &steer.ControlMessage{Type: steer.MessageResult, Command: steer.CommandResume, Payload: steer.ControlPayload{Status: steer.ResultFailure, Code: steer.CodeInvalidState}}},
 		{Type: hitl.EventPolicyDecision, Action: "allow"},
 		{Type: hitl.EventPolicyDecision, Action: "deny"},
 		{Type: hitl.EventPolicyDecision, Action: "learned"},

@@ -7,6 +7,7 @@ import (
 
 	"github.com/hitlbot/hitl"
 	"github.com/hitlbot/hitl/internal/pgtest"
+	"github.com/hitlbot/hitl/steer"
 )
 
 // undoVersion10 turns the control table back into what version 9 held.
@@ -34,10 +35,10 @@ func TestMigrateControl(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	result := &hitl.ControlMessage{Type: hitl.MessageResult, RequestID: "req-1", Command: hitl.CommandPause,
-		Payload: hitl.ControlPayload{Status: hitl.ResultSuccess, Message: "Loop \u0000paused \\u0000 \"by\":\"x\""}}
-	put(db, hitl.ControlRecord{RequestID: "req-1", RunID: "loop-1", Command: hitl.CommandPause, By: "api:ops", At: migrationT0, Result: result})
-	put(db, hitl.ControlRecord{RequestID: "req-2", RunID: "loop-1", Command: hitl.CommandPause, By: "local:alice", At: migrationT0})
+	result := &steer.ControlMessage{Type: steer.MessageResult, RequestID: "req-1", Command: steer.CommandPause,
+		Payload: steer.ControlPayload{Status: steer.ResultSuccess, Message: "Loop \u0000paused \\u0000 \"by\":\"x\""}}
+	put(db, hitl.ControlRecord{RequestID: "req-1", RunID: "loop-1", Command: steer.CommandPause, By: "api:ops", At: migrationT0, Result: result})
+	put(db, hitl.ControlRecord{RequestID: "req-2", RunID: "loop-1", Command: steer.CommandPause, By: "local:alice", At: migrationT0})
 	// Turn the database into what version 9 held: keyed by request id.
 	db = downgrade(t, db, url, append(undoVersions10To12(), `UPDATE hitl_schema_version SET version = 9`)...)
 	stored := func(key hitl.ControlKey) *hitl.ControlRecord {
@@ -61,8 +62,8 @@ func TestMigrateControl(t *testing.T) {
 		t.Errorf("local:bob's req-2: %+v, want local:alice's record (one local person)", got)
 	}
 	late := migrationT0.Add(2 * time.Hour)
-	put(db, hitl.ControlRecord{RequestID: "req-1", RunID: "loop-1", Command: hitl.CommandResume, By: "api:other", At: late})
-	if got := stored(hitl.ControlKeyOf("api:other", "req-1")); got == nil || got.Command != hitl.CommandResume {
+	put(db, hitl.ControlRecord{RequestID: "req-1", RunID: "loop-1", Command: steer.CommandResume, By: "api:other", At: late})
+	if got := stored(hitl.ControlKeyOf("api:other", "req-1")); got == nil || got.Command != steer.CommandResume {
 		t.Errorf("api:other's own req-1: %+v", got)
 	}
 	if n, err := db.Prune(ctx, migrationT0.Add(time.Hour), 10); err != nil || n != 2 {

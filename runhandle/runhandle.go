@@ -18,6 +18,7 @@ import (
 
 	"github.com/hitlbot/hitl"
 	"github.com/hitlbot/hitl/fault"
+	"github.com/hitlbot/hitl/steer"
 )
 
 // MaxMatches bounds the runs Match returns for an ambiguous prefix.
@@ -73,7 +74,7 @@ type Finder interface {
 // the edge's to explain (RunMatchError). It costs one read of a record and
 // one read by prefix, whatever the number of runs.
 func Match(ctx context.Context, f Finder, name string) ([]string, error) {
-	if err := hitl.ValidateRunID(name); err != nil {
+	if err := steer.ValidateRunID(name); err != nil {
 		return nil, err
 	}
 	if _, err := f.RunRecord(ctx, name); err == nil {

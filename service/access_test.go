@@ -12,6 +12,7 @@ import (
 	"github.com/hitlbot/hitl/internal/memstore"
 	"github.com/hitlbot/hitl/notify"
 	"github.com/hitlbot/hitl/service"
+	"github.com/hitlbot/hitl/steer"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )
@@ -256,19 +257,19 @@ func TestAuthorizationRunsAndPolicy(t *testing.T) {
 			st := memstore.New()
 			svc := service.NewService(st, service.ServiceConfig{Notifier: notify.New(), Clock: clocktest.New(t0)})
 			require.NoError(t, svc.Policies.LoadPolicy(context.Background(), nil))
-			_, err := svc.Runs.Checkpoint(hitl.WithPrincipal(context.Background(), asker), hitl.StateEvent{RunID: "loop-1",
-				Stack: []hitl.StackEntry{{ID: "loop-1", Iter: 1}}})
+			_, err := svc.Runs.Checkpoint(hitl.WithPrincipal(context.Background(), asker), steer.StateEvent{RunID: "loop-1",
+				Stack: []steer.StackEntry{{ID: "loop-1", Iter: 1}}})
 			require.NoError(t, err)
 			ctx := hitl.WithPrincipal(context.Background(), r.p)
 			var refused bool
 			switch r.act {
 			case "steer":
-				msgs, err := svc.Runs.Control(ctx, hitl.NewRequest("req-"+r.who, hitl.CommandPause, "loop-1", t0, hitl.ControlPayload{}))
+				msgs, err := svc.Runs.Control(ctx, steer.NewRequest("req-"+r.who, steer.CommandPause, "loop-1", t0, steer.ControlPayload{}))
 				require.NoError(t, err)
 				code, failed := msgs[len(msgs)-1].Failed()
-				refused = failed && code == hitl.CodeForbidden
+				refused = failed && code == steer.CodeForbidden
 			case "report":
-				_, err = svc.Runs.Checkpoint(ctx, hitl.StateEvent{RunID: "loop-1", Stack: []hitl.StackEntry{{ID: "loop-1", Iter: 2}}})
+				_, err = svc.Runs.Checkpoint(ctx, steer.StateEvent{RunID: "loop-1", Stack: []steer.StackEntry{{ID: "loop-1", Iter: 2}}})
 				refused = fault.Code(err) == fault.EFORBIDDEN
 			case "ask":
 				_, _, err = svc.Questions.Create(ctx, "loop-1", hitl.NewQuestion{Question: "In your run?"})

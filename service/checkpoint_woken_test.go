@@ -7,22 +7,23 @@ import (
 	"github.com/hitlbot/hitl"
 	"github.com/hitlbot/hitl/fault"
 	"github.com/hitlbot/hitl/service"
+	"github.com/hitlbot/hitl/steer"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )
 
 // held has the loop report iteration iter while loop-1 is paused (the
 // checkpoint the API holds) and returns the report.
-func (e *controlEnv) held(t *testing.T, iter int) hitl.StateEvent {
+func (e *controlEnv) held(t *testing.T, iter int) steer.StateEvent {
 	t.Helper()
-	ev := hitl.StateEvent{RunID: "loop-1", Stack: []hitl.StackEntry{{ID: "loop-1", Mode: "issue", Iter: iter, Max: 10, Model: "haiku"}}}
+	ev := steer.StateEvent{RunID: "loop-1", Stack: []steer.StackEntry{{ID: "loop-1", Mode: "issue", Iter: iter, Max: 10, Model: "haiku"}}}
 	cp, err := e.svc.Runs.Checkpoint(hitl.WithPrincipal(context.Background(), loopAgent), ev)
 	require.NoError(t, err)
-	require.Equal(t, hitl.RunPaused, cp.Status)
+	require.Equal(t, steer.RunPaused, cp.Status)
 	return ev
 }
 
-func (e *controlEnv) woken(t *testing.T, ev hitl.StateEvent) service.Checkpoint {
+func (e *controlEnv) woken(t *testing.T, ev steer.StateEvent) service.Checkpoint {
 	t.Helper()
 	cp, err := e.svc.Runs.Woken(hitl.WithPrincipal(context.Background(), loopAgent), ev, e.run(t, "loop-1"))
 	require.NoError(t, err)
@@ -30,20 +31,20 @@ func (e *controlEnv) woken(t *testing.T, ev hitl.StateEvent) service.Checkpoint 
 }
 
 func TestWokenCheckpoint(t *testing.T) {
-	setup := func(t *testing.T) (*controlEnv, *writeCounter, hitl.StateEvent) {
+	setup := func(t *testing.T) (*controlEnv, *writeCounter, steer.StateEvent) {
 		e, w := newCountedEnv(t)
 		e.state(t, "loop-1", 4, "haiku")
-		e.send(t, controller, "req-pause", hitl.CommandPause, "loop-1", hitl.ControlPayload{})
+		e.send(t, controller, "req-pause", steer.CommandPause, "loop-1", steer.ControlPayload{})
 		return e, w, e.held(t, 5)
 	}
 	t.Run("a plain resume: answered from the run it was woken by, nothing written", func(t *testing.T) {
 		e, w, ev := setup(t)
-		e.send(t, controller, "req-resume", hitl.CommandResume, "loop-1", hitl.ControlPayload{})
+		e.send(t, controller, "req-resume", steer.CommandResume, "loop-1", steer.ControlPayload{})
 		run := e.run(t, "loop-1")
 		assert.Equal(t, "5 of 10", run.Control.Iteration(), "the resume let the held report's iteration in")
 		before, seq := w.count(), lastSeq(t, w)
 		cp := e.woken(t, ev)
-		assert.Equal(t, hitl.RunRunning, cp.Status)
+		assert.Equal(t, steer.RunRunning, cp.Status)
 		assert.Equal(t, "haiku", cp.Model)
 		assert.Empty(t, cp.NewModel)
 		assert.Empty(t, cp.Instruction)
@@ -56,49 +57,49 @@ func TestWokenCheckpoint(t *testing.T) {
 		e, w, ev := setup(t)
 		before := w.count()
 		cp := e.woken(t, ev)
-		assert.Equal(t, hitl.RunPaused, cp.Status)
+		assert.Equal(t, steer.RunPaused, cp.Status)
 		assert.Equal(t, before, w.count())
 	})
 	t.Run("still paused with a redirect waiting: nothing handed over until the resume", func(t *testing.T) {
 		e, w, ev := setup(t)
-		e.send(t, controller, "req-steer", hitl.CommandRedirect, "loop-1", hitl.ControlPayload{Instruction: "Use the v2 API"})
+		e.send(t, controller, "req-steer", steer.CommandRedirect, "loop-1", steer.ControlPayload{Instruction: "Use the v2 API"})
 		before := w.count()
 		cp := e.woken(t, ev)
-		assert.Equal(t, hitl.RunPaused, cp.Status)
+		assert.Equal(t, steer.RunPaused, cp.Status)
 		assert.Empty(t, cp.Instruction)
 		assert.Equal(t, before, w.count())
 	})
 	t.Run("a cancel: the loop learns it, nothing written", func(t *testing.T) {
 		e, w, ev := setup(t)
-		e.send(t, controller, "req-cancel", hitl.CommandCancel, "loop-1", hitl.ControlPayload{})
+		e.send(t, controller, "req-cancel", steer.CommandCancel, "loop-1", steer.ControlPayload{})
 		before := w.count()
 		cp := e.woken(t, ev)
-		assert.Equal(t, hitl.RunCancelled, cp.Status)
-		assert.Equal(t, hitl.ReasonUserCancelled, cp.Reason)
+		assert.Equal(t, steer.RunCancelled, cp.Status)
+		assert.Equal(t, steer.ReasonUserCancelled, cp.Reason)
 		assert.Equal(t, before, w.count())
 	})
 	for _, tc := range []struct {
 		name    string
-		cmd     hitl.Command
-		payload hitl.ControlPayload
+		cmd     steer.Command
+		payload steer.ControlPayload
 		check   func(t *testing.T, cp service.Checkpoint)
 	}{
-		{"a redirect given during the pause is handed over once, by one commit", hitl.CommandRedirect,
-			hitl.ControlPayload{Instruction: "Use the v2 API"}, func(t *testing.T, cp service.Checkpoint) {
+		{"a redirect given during the pause is handed over once, by one commit", steer.CommandRedirect,
+			steer.ControlPayload{Instruction: "Use the v2 API"}, func(t *testing.T, cp service.Checkpoint) {
 				assert.Equal(t, "Use the v2 API", cp.Instruction)
 			}},
-		{"an escalation during the pause is handed over once, by one commit", hitl.CommandEscalate,
-			hitl.ControlPayload{Model: "opus"}, func(t *testing.T, cp service.Checkpoint) {
+		{"an escalation during the pause is handed over once, by one commit", steer.CommandEscalate,
+			steer.ControlPayload{Model: "opus"}, func(t *testing.T, cp service.Checkpoint) {
 				assert.Equal(t, "opus", cp.NewModel)
 			}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			e, w, ev := setup(t)
 			e.send(t, controller, "req-steer", tc.cmd, "loop-1", tc.payload)
-			e.send(t, controller, "req-resume", hitl.CommandResume, "loop-1", hitl.ControlPayload{})
+			e.send(t, controller, "req-resume", steer.CommandResume, "loop-1", steer.ControlPayload{})
 			before := w.count()
 			cp := e.woken(t, ev)
-			assert.Equal(t, hitl.RunRunning, cp.Status)
+			assert.Equal(t, steer.RunRunning, cp.Status)
 			tc.check(t, cp)
 			assert.Equal(t, 1, w.count()-before, "the handover is committed")
 			c := e.run(t, "loop-1").Control
@@ -114,17 +115,17 @@ func TestWokenCheckpoint(t *testing.T) {
 	}
 	t.Run("a report that says something new is recorded", func(t *testing.T) {
 		e, w, ev := setup(t)
-		e.send(t, controller, "req-resume", hitl.CommandResume, "loop-1", hitl.ControlPayload{})
+		e.send(t, controller, "req-resume", steer.CommandResume, "loop-1", steer.ControlPayload{})
 		ev.Stack[0].Iter = 7 // not what the held report said
 		before := w.count()
 		cp := e.woken(t, ev)
-		assert.Equal(t, hitl.RunRunning, cp.Status)
+		assert.Equal(t, steer.RunRunning, cp.Status)
 		assert.Equal(t, 1, w.count()-before)
 		assert.Equal(t, "7 of 10", e.run(t, "loop-1").Control.Iteration())
 	})
 	t.Run("only the run's owner is answered", func(t *testing.T) {
 		e, _, ev := setup(t)
-		e.send(t, controller, "req-resume", hitl.CommandResume, "loop-1", hitl.ControlPayload{})
+		e.send(t, controller, "req-resume", steer.CommandResume, "loop-1", steer.ControlPayload{})
 		other := hitl.TokenPrincipal("other", nil, "")
 		_, err := e.svc.Runs.Woken(hitl.WithPrincipal(context.Background(), other), ev, e.run(t, "loop-1"))
 		assert.Equal(t, fault.EFORBIDDEN, fault.Code(err))

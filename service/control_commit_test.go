@@ -14,6 +14,7 @@ import (
 	"github.com/hitlbot/hitl/internal/memstore"
 	"github.com/hitlbot/hitl/notify"
 	"github.com/hitlbot/hitl/service"
+	"github.com/hitlbot/hitl/steer"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )
@@ -95,29 +96,29 @@ func lastSeq(t *testing.T, st hitl.Store) uint64 {
 
 func TestControlIsOneCommit(t *testing.T) {
 	for _, tc := range []struct {
-		cmd     hitl.Command
-		payload hitl.ControlPayload
+		cmd     steer.Command
+		payload steer.ControlPayload
 		paused  bool
 		log     []string
 	}{
-		{hitl.CommandPause, hitl.ControlPayload{}, false, []string{"ACK pause", "RESULT pause"}},
-		{hitl.CommandResume, hitl.ControlPayload{}, true, []string{"ACK resume", "RESULT resume"}},
-		{hitl.CommandCancel, hitl.ControlPayload{}, false, []string{"ACK cancel", "RESULT cancel", "ABORT 4"}},
-		{hitl.CommandEscalate, hitl.ControlPayload{Model: "opus"}, false, []string{"ACK escalate", "RESULT escalate", "STATE 4"}},
-		{hitl.CommandRedirect, hitl.ControlPayload{Instruction: "Use v2"}, false, []string{"ACK redirect", "RESULT redirect"}},
-		{hitl.CommandResume, hitl.ControlPayload{}, false, []string{"ACK resume", "RESULT resume"}}, // invalid_state
+		{steer.CommandPause, steer.ControlPayload{}, false, []string{"ACK pause", "RESULT pause"}},
+		{steer.CommandResume, steer.ControlPayload{}, true, []string{"ACK resume", "RESULT resume"}},
+		{steer.CommandCancel, steer.ControlPayload{}, false, []string{"ACK cancel", "RESULT cancel", "ABORT 4"}},
+		{steer.CommandEscalate, steer.ControlPayload{Model: "opus"}, false, []string{"ACK escalate", "RESULT escalate", "STATE 4"}},
+		{steer.CommandRedirect, steer.ControlPayload{Instruction: "Use v2"}, false, []string{"ACK redirect", "RESULT redirect"}},
+		{steer.CommandResume, steer.ControlPayload{}, false, []string{"ACK resume", "RESULT resume"}}, // invalid_state
 	} {
 		t.Run(fmt.Sprintf("%s (paused %v): ACK and RESULT in one commit, in order", tc.cmd, tc.paused), func(t *testing.T) {
 			e, w := newCountedEnv(t)
 			e.state(t, "loop-1", 4, "haiku")
 			if tc.paused {
-				e.send(t, controller, "req-0", hitl.CommandPause, "loop-1", hitl.ControlPayload{})
+				e.send(t, controller, "req-0", steer.CommandPause, "loop-1", steer.ControlPayload{})
 			}
 			before, seq := w.count(), lastSeq(t, w)
 			msgs := e.send(t, controller, "req-1", tc.cmd, "loop-1", tc.payload)
 			require.Len(t, msgs, 2)
-			assert.Equal(t, hitl.MessageAck, msgs[0].Type)
-			assert.Equal(t, hitl.MessageResult, msgs[1].Type)
+			assert.Equal(t, steer.MessageAck, msgs[0].Type)
+			assert.Equal(t, steer.MessageResult, msgs[1].Type)
 			assert.Equal(t, 1, w.count()-before, "one store write: the ACK with the command")
 			assert.Equal(t, tc.log, controlLog(t, w, seq))
 		})
@@ -127,23 +128,23 @@ func TestControlIsOneCommit(t *testing.T) {
 		e.state(t, "loop-1", 4, "haiku")
 		seq := lastSeq(t, w)
 		w.failSteer = errors.New("disk full")
-		req := hitl.NewRequest("req-1", hitl.CommandPause, "loop-1", e.clock.Now(), hitl.ControlPayload{})
+		req := steer.NewRequest("req-1", steer.CommandPause, "loop-1", e.clock.Now(), steer.ControlPayload{})
 		msgs, err := e.svc.Runs.Control(hitl.WithPrincipal(context.Background(), controller), req)
 		require.Error(t, err)
 		assert.Empty(t, msgs, "no ACK: nothing was received durably")
 		assert.Empty(t, controlLog(t, w, seq), "nothing logged")
 		w.failSteer = nil
-		msgs = e.send(t, controller, "req-1", hitl.CommandPause, "loop-1", hitl.ControlPayload{})
+		msgs = e.send(t, controller, "req-1", steer.CommandPause, "loop-1", steer.ControlPayload{})
 		require.Len(t, msgs, 2, "the retry is new, not a duplicate")
-		assert.Equal(t, hitl.ResultSuccess, result(t, msgs).Status)
+		assert.Equal(t, steer.ResultSuccess, result(t, msgs).Status)
 		assert.Equal(t, []string{"ACK pause", "RESULT pause"}, controlLog(t, w, seq))
 	})
 	t.Run("a retry writes nothing and gets the RESULT first given", func(t *testing.T) {
 		e, w := newCountedEnv(t)
 		e.state(t, "loop-1", 4, "haiku")
-		first := e.send(t, controller, "req-1", hitl.CommandPause, "loop-1", hitl.ControlPayload{})
+		first := e.send(t, controller, "req-1", steer.CommandPause, "loop-1", steer.ControlPayload{})
 		seq := lastSeq(t, w)
-		again := e.send(t, controller, "req-1", hitl.CommandPause, "loop-1", hitl.ControlPayload{})
+		again := e.send(t, controller, "req-1", steer.CommandPause, "loop-1", steer.ControlPayload{})
 		assert.Equal(t, first[1:], again)
 		assert.Equal(t, seq, lastSeq(t, w), "no ACK, no RESULT logged again")
 	})
@@ -152,12 +153,12 @@ func TestControlIsOneCommit(t *testing.T) {
 		e.state(t, "loop-1", 4, "haiku")
 		seq := lastSeq(t, w)
 		const n = 8
-		results := make([]hitl.ControlMessage, n)
+		results := make([]steer.ControlMessage, n)
 		var wg sync.WaitGroup
 		for i := range n {
 			wg.Go(func() {
 				msgs, err := e.svc.Runs.Control(hitl.WithPrincipal(context.Background(), controller),
-					hitl.NewRequest("req-1", hitl.CommandPause, "loop-1", e.clock.Now(), hitl.ControlPayload{}))
+					steer.NewRequest("req-1", steer.CommandPause, "loop-1", e.clock.Now(), steer.ControlPayload{}))
 				assert.NoError(t, err)
 				results[i] = msgs[len(msgs)-1]
 			})
@@ -165,7 +166,7 @@ func TestControlIsOneCommit(t *testing.T) {
 		wg.Wait()
 		for _, r := range results {
 			assert.Equal(t, results[0], r)
-			assert.Equal(t, hitl.ResultSuccess, r.Payload.Status, "never invalid_state: the pause is carried out once")
+			assert.Equal(t, steer.ResultSuccess, r.Payload.Status, "never invalid_state: the pause is carried out once")
 		}
 		assert.Equal(t, []string{"ACK pause", "RESULT pause"}, controlLog(t, w, seq))
 	})
@@ -200,7 +201,7 @@ func TestControlDedup(t *testing.T) {
 			retryAt := t0.Add(time.Hour)
 			e.clock.Set(retryAt.Add(-tc.started))
 			// the service starts serving control requests now
-			e.send(t, controller, "req-start", hitl.CommandRedirect, "loop-1", hitl.ControlPayload{Instruction: "x"})
+			e.send(t, controller, "req-start", steer.CommandRedirect, "loop-1", steer.ControlPayload{Instruction: "x"})
 			sender, by := controller, controller.ID
 			if tc.by != "" {
 				by = tc.by
@@ -208,24 +209,24 @@ func TestControlDedup(t *testing.T) {
 			if strings.HasPrefix(by, "local:") {
 				sender = hitl.LocalPrincipal("bob")
 			}
-			rec := hitl.ControlRecord{RequestID: "req-1", RunID: "loop-1", Command: hitl.CommandEscalate, By: by, At: retryAt.Add(-tc.age)}
+			rec := hitl.ControlRecord{RequestID: "req-1", RunID: "loop-1", Command: steer.CommandEscalate, By: by, At: retryAt.Add(-tc.age)}
 			if tc.withResult {
-				rec.Result = &hitl.ControlMessage{Type: hitl.MessageResult, RequestID: "req-1", Command: hitl.CommandEscalate,
-					Payload: hitl.ControlPayload{Status: hitl.ResultSuccess, Message: "Escalated to opus"}}
+				rec.Result = &steer.ControlMessage{Type: steer.MessageResult, RequestID: "req-1", Command: steer.CommandEscalate,
+					Payload: steer.ControlPayload{Status: steer.ResultSuccess, Message: "Escalated to opus"}}
 			}
 			_, err := e.st.UpdateRun(context.Background(), "loop-1", func(*hitl.Run) (hitl.RunUpdate, error) {
 				return hitl.RunUpdate{Control: &rec}, nil
 			})
 			require.NoError(t, err)
 			e.clock.Set(retryAt)
-			msgs := e.send(t, sender, "req-1", hitl.CommandPause, "loop-1", hitl.ControlPayload{})
+			msgs := e.send(t, sender, "req-1", steer.CommandPause, "loop-1", steer.ControlPayload{})
 			switch p := result(t, msgs); tc.want {
 			case "cached":
 				require.Len(t, msgs, 1)
 				assert.Equal(t, "Escalated to opus", p.Message)
 			case "duplicate":
 				require.Len(t, msgs, 1)
-				assert.Equal(t, hitl.CodeDuplicate, p.Code)
+				assert.Equal(t, steer.CodeDuplicate, p.Code)
 			case "new":
 				require.Len(t, msgs, 2)
 				assert.Equal(t, "Loop paused at iteration 4 of 10", p.Message)

@@ -14,6 +14,7 @@ import (
 	"github.com/hitlbot/hitl/notify"
 	"github.com/hitlbot/hitl/runhandle"
 	"github.com/hitlbot/hitl/service"
+	"github.com/hitlbot/hitl/steer"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )
@@ -38,23 +39,23 @@ func newControlEnv(t *testing.T) *controlEnv {
 // state has the loop report iteration iter of 10 with model.
 func (e *controlEnv) state(t *testing.T, run string, iter int, model string) service.Checkpoint {
 	t.Helper()
-	cp, err := e.svc.Runs.Checkpoint(hitl.WithPrincipal(context.Background(), loopAgent), hitl.StateEvent{RunID: run,
-		Stack: []hitl.StackEntry{{ID: run, Mode: "issue", Iter: iter, Max: 10, Model: model}}})
+	cp, err := e.svc.Runs.Checkpoint(hitl.WithPrincipal(context.Background(), loopAgent), steer.StateEvent{RunID: run,
+		Stack: []steer.StackEntry{{ID: run, Mode: "issue", Iter: iter, Max: 10, Model: model}}})
 	require.NoError(t, err)
 	return cp
 }
 
-func (e *controlEnv) send(t *testing.T, p hitl.Principal, id string, c hitl.Command, run string, pl hitl.ControlPayload) []hitl.ControlMessage {
+func (e *controlEnv) send(t *testing.T, p hitl.Principal, id string, c steer.Command, run string, pl steer.ControlPayload) []steer.ControlMessage {
 	t.Helper()
-	msgs, err := e.svc.Runs.Control(hitl.WithPrincipal(context.Background(), p), hitl.NewRequest(id, c, run, e.clock.Now(), pl))
+	msgs, err := e.svc.Runs.Control(hitl.WithPrincipal(context.Background(), p), steer.NewRequest(id, c, run, e.clock.Now(), pl))
 	require.NoError(t, err)
 	return msgs
 }
 
-func result(t *testing.T, msgs []hitl.ControlMessage) hitl.ControlPayload {
+func result(t *testing.T, msgs []steer.ControlMessage) steer.ControlPayload {
 	t.Helper()
 	last := msgs[len(msgs)-1]
-	require.Equal(t, hitl.MessageResult, last.Type)
+	require.Equal(t, steer.MessageResult, last.Type)
 	return last.Payload
 }
 
@@ -62,29 +63,29 @@ func TestControlFlows(t *testing.T) {
 	t.Run("flow A: pause then resume, each acked then settled", func(t *testing.T) {
 		e := newControlEnv(t)
 		e.state(t, "loop-1", 4, "haiku")
-		msgs := e.send(t, controller, "req-pause-001", hitl.CommandPause, "loop-1", hitl.ControlPayload{})
+		msgs := e.send(t, controller, "req-pause-001", steer.CommandPause, "loop-1", steer.ControlPayload{})
 		require.Len(t, msgs, 2)
-		assert.Equal(t, hitl.MessageAck, msgs[0].Type)
+		assert.Equal(t, steer.MessageAck, msgs[0].Type)
 		assert.Equal(t, "req-pause-001", msgs[0].RequestID)
-		assert.Equal(t, hitl.ResultSuccess, result(t, msgs).Status)
+		assert.Equal(t, steer.ResultSuccess, result(t, msgs).Status)
 		assert.Equal(t, "Loop paused at iteration 4 of 10", result(t, msgs).Message)
 		cp := e.state(t, "loop-1", 4, "haiku")
-		assert.Equal(t, hitl.RunPaused, cp.Status, "the checkpoint tells the loop to wait")
+		assert.Equal(t, steer.RunPaused, cp.Status, "the checkpoint tells the loop to wait")
 		run, err := e.svc.Runs.RunRecord(hitl.WithPrincipal(context.Background(), controller), "loop-1")
 		require.NoError(t, err)
-		assert.Equal(t, hitl.RunPaused, run.Status())
+		assert.Equal(t, steer.RunPaused, run.Status())
 
-		msgs = e.send(t, controller, "req-resume-001", hitl.CommandResume, "loop-1", hitl.ControlPayload{})
-		assert.Equal(t, hitl.ResultSuccess, result(t, msgs).Status)
-		assert.Equal(t, hitl.RunRunning, e.state(t, "loop-1", 5, "haiku").Status)
+		msgs = e.send(t, controller, "req-resume-001", steer.CommandResume, "loop-1", steer.ControlPayload{})
+		assert.Equal(t, steer.ResultSuccess, result(t, msgs).Status)
+		assert.Equal(t, steer.RunRunning, e.state(t, "loop-1", 5, "haiku").Status)
 	})
 	t.Run("flow B: cancel, then ABORT USER_CANCELLED after the RESULT, and the run's questions are cancelled", func(t *testing.T) {
 		e := newControlEnv(t)
 		e.state(t, "grind-1", 2, "haiku")
 		q, _, err := e.svc.Questions.Create(hitl.WithPrincipal(context.Background(), loopAgent), "grind-1", hitl.NewQuestion{Question: "Which DB?"})
 		require.NoError(t, err)
-		msgs := e.send(t, controller, "req-cancel-001", hitl.CommandCancel, "grind-1", hitl.ControlPayload{})
-		assert.Equal(t, hitl.ResultSuccess, result(t, msgs).Status)
+		msgs := e.send(t, controller, "req-cancel-001", steer.CommandCancel, "grind-1", steer.ControlPayload{})
+		assert.Equal(t, steer.ResultSuccess, result(t, msgs).Status)
 		evs, _ := e.st.Events(context.Background(), 0, 0)
 		var order []string
 		for _, ev := range evs {
@@ -102,20 +103,20 @@ func TestControlFlows(t *testing.T) {
 		require.NoError(t, err)
 		assert.Equal(t, hitl.StatusCancelled, got.Status)
 		assert.Contains(t, got.CancelReason, "cancelled by api:ops")
-		assert.Equal(t, hitl.RunCancelled, e.state(t, "grind-1", 3, "haiku").Status, "the loop learns it was cancelled")
+		assert.Equal(t, steer.RunCancelled, e.state(t, "grind-1", 3, "haiku").Status, "the loop learns it was cancelled")
 	})
 	t.Run("flow C: escalate reports both models, then a STATE with the new model; handed over once", func(t *testing.T) {
 		e := newControlEnv(t)
 		e.state(t, "loop-2", 5, "haiku")
-		msgs := e.send(t, controller, "req-escalate-001", hitl.CommandEscalate, "loop-2",
-			hitl.ControlPayload{Model: "opus", Reason: "Stuck on complex type inference"})
+		msgs := e.send(t, controller, "req-escalate-001", steer.CommandEscalate, "loop-2",
+			steer.ControlPayload{Model: "opus", Reason: "Stuck on complex type inference"})
 		p := result(t, msgs)
 		assert.Equal(t, "haiku", p.PreviousModel)
 		assert.Equal(t, "opus", p.NewModel)
 		evs, _ := e.st.Events(context.Background(), 0, 0)
 		last := evs[len(evs)-1]
 		require.Equal(t, hitl.EventRunState, last.Type)
-		assert.Equal(t, hitl.StateRunning, last.State.Event)
+		assert.Equal(t, steer.StateRunning, last.State.Event)
 		assert.Equal(t, "opus", last.State.Stack[0].Model)
 		assert.Equal(t, "Stuck on complex type inference", last.State.Stack[0].EscalationReason)
 		cp := e.state(t, "loop-2", 5, "haiku")
@@ -125,21 +126,21 @@ func TestControlFlows(t *testing.T) {
 	})
 	t.Run("flow D: a finished or unknown run is not active", func(t *testing.T) {
 		e := newControlEnv(t)
-		_, err := e.svc.Runs.Publish(hitl.WithPrincipal(context.Background(), loopAgent), hitl.StateEvent{Event: hitl.StateDone, RunID: "loop-completed-xyz"})
+		_, err := e.svc.Runs.Publish(hitl.WithPrincipal(context.Background(), loopAgent), steer.StateEvent{Event: steer.StateDone, RunID: "loop-completed-xyz"})
 		require.NoError(t, err)
 		for _, run := range []string{"loop-completed-xyz", "never-seen"} {
-			msgs := e.send(t, controller, "req-race-"+run, hitl.CommandPause, run, hitl.ControlPayload{})
+			msgs := e.send(t, controller, "req-race-"+run, steer.CommandPause, run, steer.ControlPayload{})
 			p := result(t, msgs)
-			assert.Equal(t, hitl.ResultFailure, p.Status)
-			assert.Equal(t, hitl.CodeNotFound, p.Code)
+			assert.Equal(t, steer.ResultFailure, p.Status)
+			assert.Equal(t, steer.CodeNotFound, p.Code)
 			assert.Equal(t, "Run "+run+" is not active", p.Message)
 		}
 	})
 	t.Run("redirect hands the instruction over once", func(t *testing.T) {
 		e := newControlEnv(t)
 		e.state(t, "loop-3", 1, "sonnet")
-		msgs := e.send(t, controller, "req-redirect-1", hitl.CommandRedirect, "loop-3", hitl.ControlPayload{Instruction: "Use the v2 API instead"})
-		assert.Equal(t, hitl.ResultSuccess, result(t, msgs).Status)
+		msgs := e.send(t, controller, "req-redirect-1", steer.CommandRedirect, "loop-3", steer.ControlPayload{Instruction: "Use the v2 API instead"})
+		assert.Equal(t, steer.ResultSuccess, result(t, msgs).Status)
 		assert.Equal(t, "Use the v2 API instead", e.state(t, "loop-3", 2, "sonnet").Instruction)
 		assert.Empty(t, e.state(t, "loop-3", 3, "sonnet").Instruction)
 	})
@@ -149,46 +150,46 @@ func TestControlErrors(t *testing.T) {
 	e := newControlEnv(t)
 	e.state(t, "loop-1", 1, "haiku")
 	t.Run("invalid_state: resume a running run, pause a paused one", func(t *testing.T) {
-		p := result(t, e.send(t, controller, "r1", hitl.CommandResume, "loop-1", hitl.ControlPayload{}))
-		assert.Equal(t, hitl.CodeInvalidState, p.Code)
-		e.send(t, controller, "r2", hitl.CommandPause, "loop-1", hitl.ControlPayload{})
-		p = result(t, e.send(t, controller, "r3", hitl.CommandPause, "loop-1", hitl.ControlPayload{}))
-		assert.Equal(t, hitl.CodeInvalidState, p.Code)
+		p := result(t, e.send(t, controller, "r1", steer.CommandResume, "loop-1", steer.ControlPayload{}))
+		assert.Equal(t, steer.CodeInvalidState, p.Code)
+		e.send(t, controller, "r2", steer.CommandPause, "loop-1", steer.ControlPayload{})
+		p = result(t, e.send(t, controller, "r3", steer.CommandPause, "loop-1", steer.ControlPayload{}))
+		assert.Equal(t, steer.CodeInvalidState, p.Code)
 		assert.Equal(t, "Run loop-1 is already paused", p.Message)
 	})
 	t.Run("a retry within five minutes gets the cached RESULT", func(t *testing.T) {
-		first := result(t, e.send(t, controller, "r3", hitl.CommandPause, "loop-1", hitl.ControlPayload{}))
+		first := result(t, e.send(t, controller, "r3", steer.CommandPause, "loop-1", steer.ControlPayload{}))
 		e.clock.Add(4 * time.Minute)
-		again := e.send(t, controller, "r3", hitl.CommandResume, "loop-1", hitl.ControlPayload{})
+		again := e.send(t, controller, "r3", steer.CommandResume, "loop-1", steer.ControlPayload{})
 		require.Len(t, again, 1, "no new ACK: only the cached RESULT")
 		assert.Equal(t, first, again[0].Payload)
-		assert.Equal(t, hitl.CommandPause, again[0].Command)
+		assert.Equal(t, steer.CommandPause, again[0].Command)
 	})
 	t.Run("after the window the id is new again", func(t *testing.T) {
 		e.clock.Add(2 * time.Minute)
-		msgs := e.send(t, controller, "r2", hitl.CommandResume, "loop-1", hitl.ControlPayload{})
+		msgs := e.send(t, controller, "r2", steer.CommandResume, "loop-1", steer.ControlPayload{})
 		require.Len(t, msgs, 2)
-		assert.Equal(t, hitl.ResultSuccess, result(t, msgs).Status)
+		assert.Equal(t, steer.ResultSuccess, result(t, msgs).Status)
 	})
 	t.Run("duplicate while an older hitl's replica has it in flight", func(t *testing.T) {
 		inflight(t, e.st, "r9", "loop-1", e.clock.Now())
-		p := result(t, e.send(t, controller, "r9", hitl.CommandPause, "loop-1", hitl.ControlPayload{}))
-		assert.Equal(t, hitl.CodeDuplicate, p.Code)
+		p := result(t, e.send(t, controller, "r9", steer.CommandPause, "loop-1", steer.ControlPayload{}))
+		assert.Equal(t, steer.CodeDuplicate, p.Code)
 	})
 	t.Run("a request cut off by a restart is carried out when retried", func(t *testing.T) {
 		inflight(t, e.st, "r10", "loop-1", e.clock.Now())
 		e.clock.Add(time.Second)
 		restarted := service.NewService(e.st, service.ServiceConfig{Notifier: notify.New(), Clock: e.clock})
-		msgs, err := restarted.Runs.Control(hitl.WithPrincipal(context.Background(), controller), hitl.NewRequest("r10", hitl.CommandPause, "loop-1", e.clock.Now(), hitl.ControlPayload{}))
+		msgs, err := restarted.Runs.Control(hitl.WithPrincipal(context.Background(), controller), steer.NewRequest("r10", steer.CommandPause, "loop-1", e.clock.Now(), steer.ControlPayload{}))
 		require.NoError(t, err)
 		require.Len(t, msgs, 2)
-		assert.Equal(t, hitl.ResultSuccess, result(t, msgs).Status)
+		assert.Equal(t, steer.ResultSuccess, result(t, msgs).Status)
 		run, _ := restarted.Runs.RunRecord(hitl.WithPrincipal(context.Background(), controller), "loop-1")
-		assert.Equal(t, hitl.RunPaused, run.Control.Status, "the paused state is in the store: it survives the restart")
+		assert.Equal(t, steer.RunPaused, run.Control.Status, "the paused state is in the store: it survives the restart")
 	})
 	t.Run("forbidden without the control scope, audited", func(t *testing.T) {
-		p := result(t, e.send(t, loopAgent, "r11", hitl.CommandCancel, "loop-1", hitl.ControlPayload{}))
-		assert.Equal(t, hitl.CodeForbidden, p.Code)
+		p := result(t, e.send(t, loopAgent, "r11", steer.CommandCancel, "loop-1", steer.ControlPayload{}))
+		assert.Equal(t, steer.CodeForbidden, p.Code)
 		assert.Contains(t, p.Message, "api:loop lacks the control scope")
 		evs, _, err := e.svc.Log.Events(hitl.WithPrincipal(context.Background(), admin), 0, 0)
 		require.NoError(t, err)
@@ -215,34 +216,34 @@ func TestControlRequestIDsPerPrincipal(t *testing.T) {
 		retry         bool   // second gets the first's RESULT alone
 		code          string // else second's own RESULT code ("" success)
 	}{
-		{"the same principal's retry gets the cached RESULT", controller, controller, hitl.ResultSuccess, true, ""},
-		{"another controller's request with the id is carried out anew", controller, other, hitl.ResultSuccess, false, hitl.CodeInvalidState},
-		{"a refusal is not cached for another principal", loopAgent, controller, hitl.ResultFailure, false, ""},
-		{"a refused principal never sees another's RESULT", controller, loopAgent, hitl.ResultSuccess, false, hitl.CodeForbidden},
-		{"the refused principal's own retry gets its refusal", loopAgent, loopAgent, hitl.ResultFailure, true, ""},
-		{"a tokenless server's local principals are one", hitl.LocalPrincipal("alice"), hitl.LocalPrincipal("bob"), hitl.ResultSuccess, true, ""},
+		{"the same principal's retry gets the cached RESULT", controller, controller, steer.ResultSuccess, true, ""},
+		{"another controller's request with the id is carried out anew", controller, other, steer.ResultSuccess, false, steer.CodeInvalidState},
+		{"a refusal is not cached for another principal", loopAgent, controller, steer.ResultFailure, false, ""},
+		{"a refused principal never sees another's RESULT", controller, loopAgent, steer.ResultSuccess, false, steer.CodeForbidden},
+		{"the refused principal's own retry gets its refusal", loopAgent, loopAgent, steer.ResultFailure, true, ""},
+		{"a tokenless server's local principals are one", hitl.LocalPrincipal("alice"), hitl.LocalPrincipal("bob"), steer.ResultSuccess, true, ""},
 		{"a token speaking for a Slack user is not that Slack user", hitl.TokenPrincipal("bot", []hitl.Scope{hitl.ScopeControl}, "U0OPS"),
-			hitl.TokenPrincipal("U0OPS-cli", []hitl.Scope{hitl.ScopeControl}, "U0OPS"), hitl.ResultSuccess, false, hitl.CodeInvalidState},
+			hitl.TokenPrincipal("U0OPS-cli", []hitl.Scope{hitl.ScopeControl}, "U0OPS"), steer.ResultSuccess, false, steer.CodeInvalidState},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			e := newControlEnv(t)
 			e.state(t, "loop-1", 1, "haiku")
-			first := e.send(t, c.first, "req-1", hitl.CommandPause, "loop-1", hitl.ControlPayload{})
+			first := e.send(t, c.first, "req-1", steer.CommandPause, "loop-1", steer.ControlPayload{})
 			require.Len(t, first, 2, "ACK and RESULT")
 			require.Equal(t, c.firstStatus, result(t, first).Status)
 			e.clock.Add(time.Minute)
-			second := e.send(t, c.second, "req-1", hitl.CommandPause, "loop-1", hitl.ControlPayload{})
+			second := e.send(t, c.second, "req-1", steer.CommandPause, "loop-1", steer.ControlPayload{})
 			if c.retry {
 				require.Len(t, second, 1, "only the cached RESULT")
 				assert.Equal(t, first[1], second[0])
 				return
 			}
 			require.Len(t, second, 2, "a new request: its own ACK and RESULT")
-			assert.Equal(t, hitl.MessageAck, second[0].Type)
+			assert.Equal(t, steer.MessageAck, second[0].Type)
 			got := result(t, second)
 			assert.Equal(t, c.code, got.Code, got.Message)
 			assert.NotEqual(t, first[1].Payload, got, "not the first one's RESULT")
-			assert.Equal(t, hitl.Timestamp(e.clock.Now()), second[1].Timestamp, "given now")
+			assert.Equal(t, steer.Timestamp(e.clock.Now()), second[1].Timestamp, "given now")
 		})
 	}
 }
@@ -253,7 +254,7 @@ func TestControlRequestIDsPerPrincipal(t *testing.T) {
 func inflight(t *testing.T, st hitl.Store, id, run string, at time.Time) {
 	t.Helper()
 	_, err := st.UpdateRun(context.Background(), run, func(*hitl.Run) (hitl.RunUpdate, error) {
-		return hitl.RunUpdate{Control: &hitl.ControlRecord{RequestID: id, RunID: run, Command: hitl.CommandPause, By: controller.ID, At: at}}, nil
+		return hitl.RunUpdate{Control: &hitl.ControlRecord{RequestID: id, RunID: run, Command: steer.CommandPause, By: controller.ID, At: at}}, nil
 	})
 	require.NoError(t, err)
 }
@@ -261,39 +262,39 @@ func inflight(t *testing.T, st hitl.Store, id, run string, at time.Time) {
 func TestControlRequestFields(t *testing.T) {
 	for _, c := range []struct {
 		name, id string
-		cmd      hitl.Command
+		cmd      steer.Command
 		run      string
-		payload  hitl.ControlPayload
+		payload  steer.ControlPayload
 		message  string
 	}{
-		{"no request id", "", hitl.CommandPause, "x", hitl.ControlPayload{}, "request_id is required (a UUID v4)"},
-		{"unknown command", "r", "explode", "x", hitl.ControlPayload{}, `command "explode" is unknown: use pause, resume, cancel, escalate or redirect`},
-		{"escalate sans model", "r", hitl.CommandEscalate, "x", hitl.ControlPayload{}, "escalate needs payload.model (like opus)"},
-		{"redirect sans instruction", "r", hitl.CommandRedirect, "x", hitl.ControlPayload{}, "redirect needs payload.instruction"},
+		{"no request id", "", steer.CommandPause, "x", steer.ControlPayload{}, "request_id is required (a UUID v4)"},
+		{"unknown command", "r", "explode", "x", steer.ControlPayload{}, `command "explode" is unknown: use pause, resume, cancel, escalate or redirect`},
+		{"escalate sans model", "r", steer.CommandEscalate, "x", steer.ControlPayload{}, "escalate needs payload.model (like opus)"},
+		{"redirect sans instruction", "r", steer.CommandRedirect, "x", steer.ControlPayload{}, "redirect needs payload.instruction"},
 	} {
 		t.Run(c.name+" is a bad request", func(t *testing.T) {
 			e := newControlEnv(t)
 			msgs, err := e.svc.Runs.Control(hitl.WithPrincipal(context.Background(), controller),
-				hitl.NewRequest(c.id, c.cmd, c.run, e.clock.Now(), c.payload))
+				steer.NewRequest(c.id, c.cmd, c.run, e.clock.Now(), c.payload))
 			require.NoError(t, err)
 			require.Len(t, msgs, 1, "no ACK: it was never a valid REQUEST")
-			assert.Equal(t, hitl.CodeBadRequest, result(t, msgs).Code)
+			assert.Equal(t, steer.CodeBadRequest, result(t, msgs).Code)
 			assert.Equal(t, c.message, result(t, msgs).Message)
 		})
 	}
 	t.Run("the service answers a request missing its run with one bad_request RESULT", func(t *testing.T) {
 		e := newControlEnv(t)
 		msgs, err := e.svc.Runs.Control(hitl.WithPrincipal(context.Background(), controller),
-			hitl.NewRequest("r", hitl.CommandPause, "", e.clock.Now(), hitl.ControlPayload{}))
+			steer.NewRequest("r", steer.CommandPause, "", e.clock.Now(), steer.ControlPayload{}))
 		require.NoError(t, err)
 		require.Len(t, msgs, 1, "no ACK: it was never a valid REQUEST")
-		assert.Equal(t, hitl.CodeBadRequest, result(t, msgs).Code)
+		assert.Equal(t, steer.CodeBadRequest, result(t, msgs).Code)
 		assert.Equal(t, "target.run_id is required", result(t, msgs).Message)
 	})
 	t.Run("messages use the seed's field names byte for byte", func(t *testing.T) {
 		e := newControlEnv(t)
 		e.state(t, "loop-1703123456-12345", 4, "haiku")
-		msgs := e.send(t, controller, "req-pause-001", hitl.CommandPause, "loop-1703123456-12345", hitl.ControlPayload{})
+		msgs := e.send(t, controller, "req-pause-001", steer.CommandPause, "loop-1703123456-12345", steer.ControlPayload{})
 		b, err := json.Marshal(msgs[0])
 		require.NoError(t, err)
 		assert.Equal(t, `{"schema":0,"type":"ACK","request_id":"req-pause-001","command":"pause","target":{"run_id":"loop-1703123456-12345"},"timestamp":"2026-11-22T10:00:00Z","payload":{}}`, string(b))
@@ -331,7 +332,7 @@ func TestMatchRun(t *testing.T) {
 	e.state(t, "claude-3f2b8c1e", 1, "opus")
 	e.state(t, "claude-3f2b9d00", 1, "opus")
 	e.state(t, "finished-1", 1, "haiku")
-	_, err := e.svc.Runs.Publish(hitl.WithPrincipal(context.Background(), loopAgent), hitl.StateEvent{Event: hitl.StateDone, RunID: "finished-1"})
+	_, err := e.svc.Runs.Publish(hitl.WithPrincipal(context.Background(), loopAgent), steer.StateEvent{Event: steer.StateDone, RunID: "finished-1"})
 	require.NoError(t, err)
 	ctx := hitl.WithPrincipal(context.Background(), controller)
 	for _, tc := range []struct {

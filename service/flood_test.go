@@ -12,6 +12,7 @@ import (
 	"github.com/hitlbot/hitl/notify"
 	"github.com/hitlbot/hitl/ratelimit"
 	"github.com/hitlbot/hitl/service"
+	"github.com/hitlbot/hitl/steer"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )
@@ -42,15 +43,15 @@ func TestFloodsCostTheFlooder(t *testing.T) {
 	ctx := hitl.WithPrincipal(context.Background(), askCtl)
 	floods := map[string]func(svc *service.Service, i int) error{
 		"control requests": func(svc *service.Service, i int) error {
-			_, err := svc.Runs.Control(ctx, hitl.NewRequest("req-"+itoa(i), hitl.CommandPause, "run-1", t0, hitl.ControlPayload{}))
+			_, err := svc.Runs.Control(ctx, steer.NewRequest("req-"+itoa(i), steer.CommandPause, "run-1", t0, steer.ControlPayload{}))
 			return err
 		},
 		"STATE reports": func(svc *service.Service, i int) error {
-			_, err := svc.Runs.Publish(ctx, hitl.StateEvent{Event: hitl.StateRunning, RunID: "run-1", Stack: []hitl.StackEntry{{ID: "run-1", Iter: i}}})
+			_, err := svc.Runs.Publish(ctx, steer.StateEvent{Event: steer.StateRunning, RunID: "run-1", Stack: []steer.StackEntry{{ID: "run-1", Iter: i}}})
 			return err
 		},
 		"new runs": func(svc *service.Service, i int) error {
-			_, err := svc.Runs.Checkpoint(ctx, hitl.StateEvent{RunID: "run-" + itoa(i), Stack: []hitl.StackEntry{{ID: "x", Iter: 1}}})
+			_, err := svc.Runs.Checkpoint(ctx, steer.StateEvent{RunID: "run-" + itoa(i), Stack: []steer.StackEntry{{ID: "x", Iter: 1}}})
 			return err
 		},
 		"questions": func(svc *service.Service, i int) error {

@@ -6,6 +6,7 @@ import (
 
 	"github.com/hitlbot/hitl"
 	"github.com/hitlbot/hitl/fault"
+	"github.com/hitlbot/hitl/steer"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )
@@ -21,11 +22,11 @@ func TestLetGo(t *testing.T) {
 	// version the call was held at.
 	held := func(t *testing.T, e *sessionEnv, run string) uint64 {
 		t.Helper()
-		e.hook(t, run, hitl.HookSessionStart)
-		result(t, e.send(t, controller, "p-"+run, hitl.CommandPause, run, hitl.ControlPayload{}))
-		s := e.hook(t, run, hitl.HookPreToolUse)
-		require.Equal(t, hitl.HookHold, s.Action)
-		require.Equal(t, hitl.HookPreToolUse, e.run(t, run).Control.Session.Held)
+		e.hook(t, run, steer.HookSessionStart)
+		result(t, e.send(t, controller, "p-"+run, steer.CommandPause, run, steer.ControlPayload{}))
+		s := e.hook(t, run, steer.HookPreToolUse)
+		require.Equal(t, steer.HookHold, s.Action)
+		require.Equal(t, steer.HookPreToolUse, e.run(t, run).Control.Session.Held)
 		return s.Version
 	}
 	for _, tc := range []struct {
@@ -33,17 +34,17 @@ func TestLetGo(t *testing.T) {
 		between func(t *testing.T, e *sessionEnv, run string) // after the hold, before the hook went away
 		who     hitl.Principal
 		code    string
-		held    hitl.HookEvent // the mark afterwards
-		state   bool           // a STATE event was added
+		held    steer.HookEvent // the mark afterwards
+		state   bool            // a STATE event was added
 	}{
 		{"the held call went away: the mark clears", nil, sessionAgent, "", "", true},
 		{"another call holds since: it stays held", func(t *testing.T, e *sessionEnv, run string) {
-			e.hook(t, run, hitl.HookUserPromptSubmit)
-		}, sessionAgent, "", hitl.HookUserPromptSubmit, false},
+			e.hook(t, run, steer.HookUserPromptSubmit)
+		}, sessionAgent, "", steer.HookUserPromptSubmit, false},
 		{"resumed since: nothing to let go", func(t *testing.T, e *sessionEnv, run string) {
-			result(t, e.send(t, controller, "r-"+run, hitl.CommandResume, run, hitl.ControlPayload{}))
+			result(t, e.send(t, controller, "r-"+run, steer.CommandResume, run, steer.ControlPayload{}))
 		}, sessionAgent, "", "", false},
-		{"not the run's owner: refused", nil, hitl.TokenPrincipal("other", nil, ""), fault.EFORBIDDEN, hitl.HookPreToolUse, false},
+		{"not the run's owner: refused", nil, hitl.TokenPrincipal("other", nil, ""), fault.EFORBIDDEN, steer.HookPreToolUse, false},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			e := newSessionEnv(t)
@@ -65,8 +66,8 @@ func TestLetGo(t *testing.T) {
 	}
 	t.Run("a call that was never held: nothing to let go", func(t *testing.T) {
 		e := newSessionEnv(t)
-		s := e.hook(t, "claude-n", hitl.HookPreToolUse)
-		require.Equal(t, hitl.HookProceed, s.Action)
+		s := e.hook(t, "claude-n", steer.HookPreToolUse)
+		require.Equal(t, steer.HookProceed, s.Action)
 		before := len(e.loopEvents(t, "claude-n"))
 		require.NoError(t, e.svc.Runs.LetGo(as(sessionAgent), "claude-n", e.run(t, "claude-n").Version))
 		assert.Len(t, e.loopEvents(t, "claude-n"), before, "nothing written")
@@ -76,7 +77,7 @@ func TestLetGo(t *testing.T) {
 		version := held(t, e, "claude-l")
 		err := e.svc.Runs.LetGo(as(hitl.TokenPrincipal("claude", []hitl.Scope{hitl.ScopeControl}, "")), "claude-l", version)
 		assert.Equal(t, fault.EFORBIDDEN, fault.Code(err))
-		assert.Equal(t, hitl.HookPreToolUse, e.run(t, "claude-l").Control.Session.Held)
+		assert.Equal(t, steer.HookPreToolUse, e.run(t, "claude-l").Control.Session.Held)
 	})
 	t.Run("an unknown run: nothing to let go", func(t *testing.T) {
 		e := newSessionEnv(t)

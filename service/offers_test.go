@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/hitlbot/hitl"
+	"github.com/hitlbot/hitl/steer"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )
@@ -14,40 +15,40 @@ import (
 // is a run in a state; for each steering command, Run.Offers says whether
 // it can succeed, and the service, asked by a controller, agrees.
 func TestRunOffers(t *testing.T) {
-	all := []hitl.Command{hitl.CommandPause, hitl.CommandResume, hitl.CommandCancel, hitl.CommandEscalate, hitl.CommandRedirect}
+	all := []steer.Command{steer.CommandPause, steer.CommandResume, steer.CommandCancel, steer.CommandEscalate, steer.CommandRedirect}
 	for _, tc := range []struct {
 		name   string
 		setup  func(t *testing.T, e *controlEnv, run string)
-		offers []hitl.Command
+		offers []steer.Command
 	}{
 		{"a running loop", func(t *testing.T, e *controlEnv, run string) { e.state(t, run, 1, "haiku") },
-			[]hitl.Command{hitl.CommandPause, hitl.CommandCancel, hitl.CommandEscalate, hitl.CommandRedirect}},
+			[]steer.Command{steer.CommandPause, steer.CommandCancel, steer.CommandEscalate, steer.CommandRedirect}},
 		{"a paused loop", func(t *testing.T, e *controlEnv, run string) {
 			e.state(t, run, 1, "haiku")
-			e.send(t, controller, "pause-"+run, hitl.CommandPause, run, hitl.ControlPayload{})
-		}, []hitl.Command{hitl.CommandResume, hitl.CommandCancel, hitl.CommandEscalate, hitl.CommandRedirect}},
+			e.send(t, controller, "pause-"+run, steer.CommandPause, run, steer.ControlPayload{})
+		}, []steer.Command{steer.CommandResume, steer.CommandCancel, steer.CommandEscalate, steer.CommandRedirect}},
 		{"a finished loop", func(t *testing.T, e *controlEnv, run string) {
 			e.state(t, run, 1, "haiku")
-			_, err := e.svc.Runs.Publish(hitl.WithPrincipal(context.Background(), loopAgent), hitl.StateEvent{Event: hitl.StateDone, RunID: run})
+			_, err := e.svc.Runs.Publish(hitl.WithPrincipal(context.Background(), loopAgent), steer.StateEvent{Event: steer.StateDone, RunID: run})
 			require.NoError(t, err)
 		}, nil},
 		{"a cancelled loop", func(t *testing.T, e *controlEnv, run string) {
 			e.state(t, run, 1, "haiku")
-			e.send(t, controller, "cancel-"+run, hitl.CommandCancel, run, hitl.ControlPayload{})
+			e.send(t, controller, "cancel-"+run, steer.CommandCancel, run, steer.ControlPayload{})
 		}, nil},
 		{"a run that only asks questions", func(t *testing.T, e *controlEnv, run string) {
 			_, _, err := e.svc.Questions.Create(hitl.WithPrincipal(context.Background(), loopAgent), run, hitl.NewQuestion{Question: "Which DB?"})
 			require.NoError(t, err)
 		}, nil},
 		{"a Claude Code session", func(t *testing.T, e *controlEnv, run string) {
-			_, err := e.svc.Runs.Hook(hitl.WithPrincipal(context.Background(), loopAgent), hitl.SessionHook{RunID: run, Agent: "Claude Code", Event: hitl.HookSessionStart, CWD: "/src/app"})
+			_, err := e.svc.Runs.Hook(hitl.WithPrincipal(context.Background(), loopAgent), steer.SessionHook{RunID: run, Agent: "Claude Code", Event: steer.HookSessionStart, CWD: "/src/app"})
 			require.NoError(t, err)
-		}, []hitl.Command{hitl.CommandPause, hitl.CommandCancel, hitl.CommandRedirect}},
+		}, []steer.Command{steer.CommandPause, steer.CommandCancel, steer.CommandRedirect}},
 		{"a paused Codex session", func(t *testing.T, e *controlEnv, run string) {
-			_, err := e.svc.Runs.Hook(hitl.WithPrincipal(context.Background(), loopAgent), hitl.SessionHook{RunID: run, Agent: "Codex", Event: hitl.HookSessionStart})
+			_, err := e.svc.Runs.Hook(hitl.WithPrincipal(context.Background(), loopAgent), steer.SessionHook{RunID: run, Agent: "Codex", Event: steer.HookSessionStart})
 			require.NoError(t, err)
-			e.send(t, controller, "pause-"+run, hitl.CommandPause, run, hitl.ControlPayload{})
-		}, []hitl.Command{hitl.CommandResume, hitl.CommandCancel, hitl.CommandRedirect}},
+			e.send(t, controller, "pause-"+run, steer.CommandPause, run, steer.ControlPayload{})
+		}, []steer.Command{steer.CommandResume, steer.CommandCancel, steer.CommandRedirect}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			for _, cmd := range all {
@@ -62,7 +63,7 @@ func TestRunOffers(t *testing.T) {
 						want = want || c == cmd
 					}
 					assert.Equal(t, want, rec.Offers(cmd), "offered")
-					msgs := e.send(t, controller, fmt.Sprintf("req-%s", cmd), cmd, run, hitl.ControlPayload{Model: "opus", Instruction: "use v2"})
+					msgs := e.send(t, controller, fmt.Sprintf("req-%s", cmd), cmd, run, steer.ControlPayload{Model: "opus", Instruction: "use v2"})
 					_, failed := msgs[len(msgs)-1].Failed()
 					assert.Equal(t, want, !failed, "the service agrees: %+v", msgs[len(msgs)-1].Payload)
 				})

@@ -11,6 +11,7 @@ import (
 	"github.com/hitlbot/hitl/internal/memstore"
 	"github.com/hitlbot/hitl/notify"
 	"github.com/hitlbot/hitl/service"
+	"github.com/hitlbot/hitl/steer"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )
@@ -33,11 +34,11 @@ func runAct(svc *service.Service, p hitl.Principal, act, run string) error {
 	case "ask":
 		_, _, err = svc.Questions.Create(ctx, run, hitl.NewQuestion{Question: "Mine now?"})
 	case "STATE":
-		_, err = svc.Runs.Publish(ctx, hitl.StateEvent{Event: hitl.StateRunning, RunID: run, Stack: []hitl.StackEntry{{ID: run, Iter: 3}}})
+		_, err = svc.Runs.Publish(ctx, steer.StateEvent{Event: steer.StateRunning, RunID: run, Stack: []steer.StackEntry{{ID: run, Iter: 3}}})
 	case "ABORT":
-		_, err = svc.Runs.Publish(ctx, hitl.StateEvent{Event: hitl.StateAbort, RunID: run, Reason: "taken over"})
+		_, err = svc.Runs.Publish(ctx, steer.StateEvent{Event: steer.StateAbort, RunID: run, Reason: "taken over"})
 	case "checkpoint":
-		_, err = svc.Runs.Checkpoint(ctx, hitl.StateEvent{RunID: run, Stack: []hitl.StackEntry{{ID: run, Iter: 3}}})
+		_, err = svc.Runs.Checkpoint(ctx, steer.StateEvent{RunID: run, Stack: []steer.StackEntry{{ID: run, Iter: 3}}})
 	case "read":
 		_, err = svc.Runs.RunRecord(ctx, run)
 	case "read questions":
@@ -117,7 +118,7 @@ func TestRunOwnershipTable(t *testing.T) {
 			if th := run.Control.Threshold; th != nil {
 				assert.Equal(t, 3, *th, "nothing changed")
 			}
-			assert.NotEqual(t, hitl.RunAborted, run.Control.Status, "nothing changed")
+			assert.NotEqual(t, steer.RunAborted, run.Control.Status, "nothing changed")
 			assert.LessOrEqual(t, run.Questions, 1, "nothing asked")
 		})
 	}

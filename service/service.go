@@ -10,6 +10,7 @@ import (
 	"github.com/hitlbot/hitl/access"
 	"github.com/hitlbot/hitl/fault"
 	"github.com/hitlbot/hitl/policy"
+	"github.com/hitlbot/hitl/steer"
 )
 
 // QuestionService is the question lifecycle as the edges see it. *Questions
@@ -733,7 +734,7 @@ func (s *Runs) RunState(ctx context.Context, runID string) (*hitl.RunState, erro
 
 // RunRecord returns run id's record, if the principal in ctx may read it.
 func (s *Runs) RunRecord(ctx context.Context, id string) (*hitl.Run, error) {
-	if err := hitl.ValidateRunID(id); err != nil {
+	if err := steer.ValidateRunID(id); err != nil {
 		return nil, err
 	}
 	run, err := s.store.Run(ctx, id)
@@ -764,7 +765,7 @@ func (s *Log) Events(ctx context.Context, after uint64, limit int) ([]*hitl.Even
 // RunEvents implements EventLog: it reads run's events by the store's
 // index and returns what the principal in ctx may see.
 func (s *Log) RunEvents(ctx context.Context, run string, after uint64, limit int) ([]*hitl.Event, uint64, error) {
-	if err := hitl.ValidateRunID(run); err != nil {
+	if err := steer.ValidateRunID(run); err != nil {
 		return nil, after, err
 	}
 	evs, last, err := s.store.RunEvents(ctx, run, after, limit)

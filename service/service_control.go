@@ -9,6 +9,7 @@ import (
 	"github.com/hitlbot/hitl/access"
 	"github.com/hitlbot/hitl/fault"
 	"github.com/hitlbot/hitl/runhandle"
+	"github.com/hitlbot/hitl/steer"
 )
 
 // DedupWindow is how long a control request id is remembered (docs/protocol.md#steering):
@@ -28,10 +29,10 @@ const DedupWindow = 5 * time.Minute
 // request gets only a bad_request RESULT. The error is for the service
 // failing (the store), never for the command failing: that is a RESULT;
 // a store failure leaves neither the ACK nor the request recorded.
-func (s *Runs) Control(ctx context.Context, req hitl.ControlMessage) ([]hitl.ControlMessage, error) {
+func (s *Runs) Control(ctx context.Context, req steer.ControlMessage) ([]steer.ControlMessage, error) {
 	now := s.clock.Now()
 	if err := req.Validate(); err != nil {
-		return []hitl.ControlMessage{req.Reply(hitl.MessageResult, now, hitl.Failure(hitl.CodeBadRequest, fault.Message(err)))}, nil
+		return []steer.ControlMessage{req.Reply(steer.MessageResult, now, steer.Failure(steer.CodeBadRequest, fault.Message(err)))}, nil
 	}
 	p := hitl.PrincipalFrom(ctx)
 	if err := s.guard.Throttle(ctx, LimitControl); err != nil {
@@ -40,24 +41,24 @@ func (s *Runs) Control(ctx context.Context, req hitl.ControlMessage) ([]hitl.Con
 	s.startedOnce.Do(func() { s.started = now })
 	refusal := s.access.Authorize(p, hitl.ActionSteer, nil)
 	var (
-		msgs      []hitl.ControlMessage
+		msgs      []steer.ControlMessage
 		cancelled bool
 	)
 	_, err := s.store.SteerRun(ctx, req.Target.RunID, hitl.ControlKeyOf(p.ID, req.RequestID), s.hookSteer(func(run *hitl.Run, prior *hitl.ControlRecord) (hitl.RunUpdate, error) {
 		msgs, cancelled = nil, false
 		if cached, dup := s.seen(prior, now); cached != nil {
-			msgs = []hitl.ControlMessage{*cached}
+			msgs = []steer.ControlMessage{*cached}
 			return hitl.RunUpdate{}, nil // seen: nothing to write
 		} else if dup {
-			msgs = []hitl.ControlMessage{req.Reply(hitl.MessageResult, now, hitl.Failure(hitl.CodeDuplicate,
+			msgs = []steer.ControlMessage{req.Reply(steer.MessageResult, now, steer.Failure(steer.CodeDuplicate,
 				"request "+req.RequestID+" is still in flight: wait for its RESULT"))}
 			return hitl.RunUpdate{}, nil
 		}
-		ack := req.Reply(hitl.MessageAck, now, hitl.ControlPayload{})
+		ack := req.Reply(steer.MessageAck, now, steer.ControlPayload{})
 		payload, r, state := s.command(p, req, run, refusal, now)
-		result := req.Reply(hitl.MessageResult, now, payload)
-		msgs = []hitl.ControlMessage{ack, result}
-		cancelled = r != nil && r.Control.Status == hitl.RunCancelled
+		result := req.Reply(steer.MessageResult, now, payload)
+		msgs = []steer.ControlMessage{ack, result}
+		cancelled = r != nil && r.Control.Status == steer.RunCancelled
 		evs := []*hitl.Event{s.controlEvent(ack, p, now), s.controlEvent(result, p, now)}
 		if state != nil {
 			evs = append(evs, s.runStateEvent(state, hitl.ActorFrom(ctx), now))
@@ -91,7 +92,7 @@ func (s *Runs) Control(ctx context.Context, req hitl.ControlMessage) ([]hitl.Con
 // recorded receipt first: made since this service started, another
 // replica is still carrying it out (dup); made before, it was cut off by
 // the restart, and the retry is carried out.
-func (s *Runs) seen(prior *hitl.ControlRecord, now time.Time) (cached *hitl.ControlMessage, dup bool) {
+func (s *Runs) seen(prior *hitl.ControlRecord, now time.Time) (cached *steer.ControlMessage, dup bool) {
 	switch {
 	case prior == nil || prior.At.Before(now.Add(-DedupWindow)):
 		return nil, false
@@ -101,12 +102,12 @@ func (s *Runs) seen(prior *hitl.ControlRecord, now time.Time) (cached *hitl.Cont
 	return nil, !prior.At.Before(s.started)
 }
 
-func (s *Runs) controlEvent(m hitl.ControlMessage, p hitl.Principal, now time.Time) *hitl.Event {
+func (s *Runs) controlEvent(m steer.ControlMessage, p hitl.Principal, now time.Time) *hitl.Event {
 	c := m
 	return &hitl.Event{Type: hitl.EventControl, RunID: m.Target.RunID, At: now, Actor: p.ID, Control: &c}
 }
 
-func (s *Runs) runStateEvent(e *hitl.StateEvent, actor string, now time.Time) *hitl.Event {
+func (s *Runs) runStateEvent(e *steer.StateEvent, actor string, now time.Time) *hitl.Event {
 	return &hitl.Event{Type: hitl.EventRunState, RunID: e.RunID, At: now, Actor: actor, State: e}
 }
 
@@ -114,9 +115,9 @@ func (s *Runs) runStateEvent(e *hitl.StateEvent, actor string, now time.Time) *h
 // (refused: refusal, when not nil): the RESULT's payload, the run to
 // store (nil: unchanged) and the loop:current event it causes (nil:
 // none).
-func (s *Runs) command(p hitl.Principal, req hitl.ControlMessage, run *hitl.Run, refusal error, now time.Time) (hitl.ControlPayload, *hitl.Run, *hitl.StateEvent) {
+func (s *Runs) command(p hitl.Principal, req steer.ControlMessage, run *hitl.Run, refusal error, now time.Time) (steer.ControlPayload, *hitl.Run, *steer.StateEvent) {
 	if refusal != nil {
-		return hitl.Failure(hitl.CodeForbidden, fault.Message(refusal)), nil, nil
+		return steer.Failure(steer.CodeForbidden, fault.Message(refusal)), nil, nil
 	}
 	if res, refused := run.Refusal(req.Target.RunID, req); refused {
 		return res, nil, nil
@@ -128,34 +129,34 @@ func (s *Runs) command(p hitl.Principal, req hitl.ControlMessage, run *hitl.Run,
 		sess := *c.Session
 		c.Session = &sess
 	}
-	ok := func(msg string) hitl.ControlPayload {
-		return hitl.ControlPayload{Status: hitl.ResultSuccess, Message: msg}
+	ok := func(msg string) steer.ControlPayload {
+		return steer.ControlPayload{Status: steer.ResultSuccess, Message: msg}
 	}
 	switch req.Command {
-	case hitl.CommandPause:
-		c.Status, c.PausedBy = hitl.RunPaused, p.ID
+	case steer.CommandPause:
+		c.Status, c.PausedBy = steer.RunPaused, p.ID
 		r.Unhold()
 		return ok(r.Steered(req.Command, "Loop paused"+r.Describe())), &r, nil
-	case hitl.CommandResume:
-		c.Status, c.PausedBy = hitl.RunRunning, ""
+	case steer.CommandResume:
+		c.Status, c.PausedBy = steer.RunRunning, ""
 		msg := r.Steered(req.Command, "Loop resumed"+r.Describe())
 		r.Unhold()
 		c.LetIn()
 		return ok(msg), &r, nil
-	case hitl.CommandCancel:
-		c.Status, c.Reason, c.NewModel, c.Instruction = hitl.RunCancelled, hitl.ReasonUserCancelled, "", ""
+	case steer.CommandCancel:
+		c.Status, c.Reason, c.NewModel, c.Instruction = steer.RunCancelled, steer.ReasonUserCancelled, "", ""
 		c.CancelledBy, c.PausedBy = p.ID, ""
-		return ok(r.Steered(req.Command, "Loop cancelled"+r.Describe())), &r, r.StateEventOf(hitl.StateAbort, hitl.ReasonUserCancelled, now)
-	case hitl.CommandEscalate:
+		return ok(r.Steered(req.Command, "Loop cancelled"+r.Describe())), &r, r.StateEventOf(steer.StateAbort, steer.ReasonUserCancelled, now)
+	case steer.CommandEscalate:
 		prev := c.Model
 		c.Model, c.NewModel, c.EscalationReason, c.Escalated = req.Payload.Model, req.Payload.Model, req.Payload.Reason, true
-		return hitl.ControlPayload{Status: hitl.ResultSuccess, PreviousModel: prev, NewModel: c.Model, Message: "Escalated to " + c.Model},
-			&r, r.StateEventOf(hitl.StateRunning, "", now)
-	case hitl.CommandRedirect:
+		return steer.ControlPayload{Status: steer.ResultSuccess, PreviousModel: prev, NewModel: c.Model, Message: "Escalated to " + c.Model},
+			&r, r.StateEventOf(steer.StateRunning, "", now)
+	case steer.CommandRedirect:
 		c.Instruction = req.Payload.Instruction
 		return ok(r.Steered(req.Command, "Instruction queued for the next iteration")), &r, nil
 	}
-	return hitl.Failure(hitl.CodeBadRequest, "command "+string(req.Command)+" is unknown"), nil, nil
+	return steer.Failure(steer.CodeBadRequest, "command "+string(req.Command)+" is unknown"), nil, nil
 }
 
 // settleBatch is how many questions one commit settles when a run ends.
@@ -214,8 +215,8 @@ func runKey(id string) string { return "run\x00" + id }
 
 // Checkpoint is what an agent learns at an iteration boundary.
 type Checkpoint struct {
-	RunID  string         `json:"runId"`
-	Status hitl.RunStatus `json:"status"`
+	RunID  string          `json:"runId"`
+	Status steer.RunStatus `json:"status"`
 	// Model is the model to use now; NewModel is set once, at the first
 	// checkpoint after an escalation.
 	Model    string `json:"model,omitempty"`
@@ -235,21 +236,21 @@ type Checkpoint struct {
 // use), DONE and ABORT end it and cancel its pending questions. Only the
 // run's owner (or an admin) may publish for it (Access.AuthorizeRun). It returns the run's control state as a checkpoint,
 // without handing anything over.
-func (s *Runs) Publish(ctx context.Context, e hitl.StateEvent) (Checkpoint, error) {
+func (s *Runs) Publish(ctx context.Context, e steer.StateEvent) (Checkpoint, error) {
 	return s.checkpoint(ctx, e, false)
 }
 
 // Checkpoint publishes the agent's STATE at an iteration boundary and
 // returns what it must do: go on (taking a new model or instruction, once),
 // wait (paused: call again, or WaitRun), or stop (cancelled).
-func (s *Runs) Checkpoint(ctx context.Context, e hitl.StateEvent) (Checkpoint, error) {
-	e.Event = hitl.StateRunning
+func (s *Runs) Checkpoint(ctx context.Context, e steer.StateEvent) (Checkpoint, error) {
+	e.Event = steer.StateRunning
 	return s.checkpoint(ctx, e, true)
 }
 
-func (s *Runs) checkpoint(ctx context.Context, e hitl.StateEvent, handover bool) (Checkpoint, error) {
+func (s *Runs) checkpoint(ctx context.Context, e steer.StateEvent, handover bool) (Checkpoint, error) {
 	if e.Schema == 0 {
-		e.Schema = hitl.StateSchema
+		e.Schema = steer.StateSchema
 	}
 	if err := e.Validate(); err != nil {
 		return Checkpoint{}, err
@@ -271,7 +272,7 @@ func (s *Runs) checkpoint(ctx context.Context, e hitl.StateEvent, handover bool)
 			return hitl.RunUpdate{}, refusal
 		}
 		if run == nil {
-			run = &hitl.Run{ID: e.RunID, CreatedAt: now, Control: hitl.RunControl{Status: hitl.RunRunning}}
+			run = &hitl.Run{ID: e.RunID, CreatedAt: now, Control: steer.RunControl{Status: steer.RunRunning}}
 		}
 		r := *run
 		if r.Asker == "" {
@@ -279,26 +280,26 @@ func (s *Runs) checkpoint(ctx context.Context, e hitl.StateEvent, handover bool)
 		}
 		c := &r.Control
 		if c.Status == "" {
-			c.Status = hitl.RunRunning // a run of questions becomes a loop
+			c.Status = steer.RunRunning // a run of questions becomes a loop
 		}
 		if !c.Status.Active() {
 			cp = checkpointOf(&r, false)
 			return hitl.RunUpdate{}, nil // it ended: the agent learns so, nothing changes
 		}
 		if e.UpdatedAt == "" {
-			e.UpdatedAt = hitl.Timestamp(now)
+			e.UpdatedAt = steer.Timestamp(now)
 		}
 		r.UpdatedAt = now
 		switch e.Event {
-		case hitl.StateRunning:
+		case steer.StateRunning:
 			c.Absorb(&e, now)
-		case hitl.StateDone:
-			c.Status, ended = hitl.RunDone, true
-		case hitl.StateAbort:
-			c.Status, c.Reason, ended = hitl.RunAborted, e.Reason, true
+		case steer.StateDone:
+			c.Status, ended = steer.RunDone, true
+		case steer.StateAbort:
+			c.Status, c.Reason, ended = steer.RunAborted, e.Reason, true
 		}
 		cp = checkpointOf(&r, handover)
-		if handover && c.Status == hitl.RunRunning {
+		if handover && c.Status == steer.RunRunning {
 			c.NewModel, c.Instruction = "", ""
 		}
 		ev := e
@@ -330,10 +331,10 @@ func (s *Runs) checkpoint(ctx context.Context, e hitl.StateEvent, handover bool)
 // a new model or an instruction is handed over once, in the commit that
 // takes it off the run. The principal in ctx is held to the rules of
 // Checkpoint either way.
-func (s *Runs) Woken(ctx context.Context, e hitl.StateEvent, run *hitl.Run) (Checkpoint, error) {
-	e.Event = hitl.StateRunning
+func (s *Runs) Woken(ctx context.Context, e steer.StateEvent, run *hitl.Run) (Checkpoint, error) {
+	e.Event = steer.StateRunning
 	if e.Schema == 0 {
-		e.Schema = hitl.StateSchema
+		e.Schema = steer.StateSchema
 	}
 	if err := e.Validate(); err != nil {
 		return Checkpoint{}, err
@@ -355,7 +356,7 @@ func (s *Runs) Woken(ctx context.Context, e hitl.StateEvent, run *hitl.Run) (Che
 func checkpointOf(r *hitl.Run, handover bool) Checkpoint {
 	c := r.Control
 	cp := Checkpoint{RunID: r.ID, Status: c.Status, Model: c.Model, Reason: c.Reason}
-	if handover && c.Status == hitl.RunRunning {
+	if handover && c.Status == steer.RunRunning {
 		cp.NewModel, cp.Instruction = c.NewModel, c.Instruction
 	}
 	return cp
@@ -388,8 +389,8 @@ func (s *Runs) WaitRun(ctx context.Context, id string, after uint64) (*hitl.Run,
 // caller checks in again while the run is still paused. ctx is the
 // request's and wait a child of it (the principal travels in both): the
 // last read is not cut off by the end of the wait.
-func (s *Runs) HoldWhilePaused(ctx, wait context.Context, e hitl.StateEvent, cp Checkpoint) (Checkpoint, error) {
-	for cp.Status == hitl.RunPaused && wait.Err() == nil {
+func (s *Runs) HoldWhilePaused(ctx, wait context.Context, e steer.StateEvent, cp Checkpoint) (Checkpoint, error) {
+	for cp.Status == steer.RunPaused && wait.Err() == nil {
 		run, err := s.WaitRun(wait, e.RunID, cp.Version)
 		if err != nil && !errors.Is(err, context.DeadlineExceeded) && !errors.Is(err, context.Canceled) {
 			return cp, err
@@ -431,7 +432,7 @@ func (s *Runs) RunsByPrefix(ctx context.Context, prefix string, limit int) ([]*h
 	if !p.Local && !p.SeesAll() && !p.Has(hitl.ScopeControl) {
 		return nil, s.guard.refused(ctx, p, hitl.ActionRead, &hitl.Question{}, access.Lacks(p, hitl.ScopeAnswer))
 	}
-	if err := hitl.ValidateRunID(prefix); err != nil {
+	if err := steer.ValidateRunID(prefix); err != nil {
 		return nil, err
 	}
 	return s.store.RunsByPrefix(ctx, prefix, max(1, min(limit, hitl.MaxPageSize)))
@@ -448,14 +449,14 @@ type RunService interface {
 	// RunRecord returns a run's record: counts, the question it waits on,
 	// its control state. It costs one read, however many questions it holds.
 	RunRecord(ctx context.Context, id string) (*hitl.Run, error)
-	Control(ctx context.Context, req hitl.ControlMessage) ([]hitl.ControlMessage, error)
-	Publish(ctx context.Context, e hitl.StateEvent) (Checkpoint, error)
-	Checkpoint(ctx context.Context, e hitl.StateEvent) (Checkpoint, error)
+	Control(ctx context.Context, req steer.ControlMessage) ([]steer.ControlMessage, error)
+	Publish(ctx context.Context, e steer.StateEvent) (Checkpoint, error)
+	Checkpoint(ctx context.Context, e steer.StateEvent) (Checkpoint, error)
 	// Woken answers a checkpoint held while its run was paused, once the
 	// run WaitRun returned woke it (Service.Woken).
-	Woken(ctx context.Context, e hitl.StateEvent, run *hitl.Run) (Checkpoint, error)
+	Woken(ctx context.Context, e steer.StateEvent, run *hitl.Run) (Checkpoint, error)
 	// Hook records a coding-agent session's hook call (Service.Hook).
-	Hook(ctx context.Context, h hitl.SessionHook) (hitl.HookStep, error)
+	Hook(ctx context.Context, h steer.SessionHook) (steer.HookStep, error)
 	WaitRun(ctx context.Context, id string, after uint64) (*hitl.Run, error)
 	SetThreshold(ctx context.Context, id string, n *int) (*hitl.Run, error)
 	Runs(ctx context.Context, active bool, limit int, cursor string) (hitl.RunPage, error)

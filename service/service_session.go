@@ -5,6 +5,7 @@ import (
 	"time"
 
 	"github.com/hitlbot/hitl"
+	"github.com/hitlbot/hitl/steer"
 )
 
 // SessionTimes are how long a silent session takes to be shown idle and
@@ -23,18 +24,18 @@ type SessionTimes struct {
 // redirect handed over with the step is taken off the run in the same
 // transaction: it reaches the agent once. Only the run's owner (or an
 // admin) reports on it, as for a loop's checkpoints.
-func (s *Runs) Hook(ctx context.Context, h hitl.SessionHook) (hitl.HookStep, error) {
+func (s *Runs) Hook(ctx context.Context, h steer.SessionHook) (steer.HookStep, error) {
 	if err := h.Validate(); err != nil {
-		return hitl.HookStep{}, err
+		return steer.HookStep{}, err
 	}
 	p := hitl.PrincipalFrom(ctx)
 	if err := s.access.Authorize(p, hitl.ActionAsk, nil); err != nil {
-		return hitl.HookStep{}, s.guard.refused(ctx, p, hitl.ActionReport, &hitl.Question{RunID: h.RunID}, err)
+		return steer.HookStep{}, s.guard.refused(ctx, p, hitl.ActionReport, &hitl.Question{RunID: h.RunID}, err)
 	}
 	if err := s.guard.Throttle(ctx, LimitRuns); err != nil {
-		return hitl.HookStep{}, err
+		return steer.HookStep{}, err
 	}
-	var step hitl.HookStep
+	var step steer.HookStep
 	var ended bool
 	var refusal error
 	run, err := s.store.UpdateRun(ctx, h.RunID, s.hookRun(func(run *hitl.Run) (hitl.RunUpdate, error) {
@@ -44,7 +45,7 @@ func (s *Runs) Hook(ctx context.Context, h hitl.SessionHook) (hitl.HookStep, err
 			return hitl.RunUpdate{}, refusal
 		}
 		var evs []*hitl.Event
-		state := func(r *hitl.Run, typ hitl.StateEventType, reason string) {
+		state := func(r *hitl.Run, typ steer.StateEventType, reason string) {
 			evs = append(evs, s.runStateEvent(r.StateEventOf(typ, reason, now), p.ID, now))
 		}
 		r := hitl.Run{ID: h.RunID, CreatedAt: now}
@@ -55,7 +56,7 @@ func (s *Runs) Hook(ctx context.Context, h hitl.SessionHook) (hitl.HookStep, err
 			r.Asker, r.AskerUser = p.ID, p.SlackUser
 		}
 		c := &r.Control
-		sess := hitl.Session{Agent: h.Agent}
+		sess := steer.Session{Agent: h.Agent}
 		if c.Session != nil {
 			sess = *c.Session
 		}
@@ -63,12 +64,12 @@ func (s *Runs) Hook(ctx context.Context, h hitl.SessionHook) (hitl.HookStep, err
 		c.Session = &sess
 		changed := run == nil || run.Control.Session == nil || c.Status == ""
 		if c.Status == "" {
-			c.Status = hitl.RunRunning // a run of questions becomes a session
+			c.Status = steer.RunRunning // a run of questions becomes a session
 		}
 		if c.Revives(h.Event) {
-			c.Status, c.Reason, c.CancelledBy, changed = hitl.RunRunning, "", "", true
+			c.Status, c.Reason, c.CancelledBy, changed = steer.RunRunning, "", "", true
 		}
-		step = hitl.SessionStep(*c, h.Event, h.HoldExpired)
+		step = steer.SessionStep(*c, h.Event, h.HoldExpired)
 		step.RunID = r.ID
 		if c.Status.Ended() {
 			return hitl.RunUpdate{}, nil // the agent learns it ended; nothing changes
@@ -86,30 +87,30 @@ func (s *Runs) Hook(ctx context.Context, h hitl.SessionHook) (hitl.HookStep, err
 		if h.AgentVersion != "" {
 			sess.AgentVersion = h.AgentVersion
 		}
-		if sess.Title == "" && h.Event == hitl.HookUserPromptSubmit {
+		if sess.Title == "" && h.Event == steer.HookUserPromptSubmit {
 			sess.Title = title(h.Prompt)
 		}
 		sess.Idle, sess.Held = false, ""
 		switch step.Action {
-		case hitl.HookHold:
+		case steer.HookHold:
 			sess.Held = h.Event
-		case hitl.HookInstruct, hitl.HookKeepGoing:
+		case steer.HookInstruct, steer.HookKeepGoing:
 			c.Instruction, changed = "", true
-		case hitl.HookEnd:
-			c.Status, ended = hitl.RunDone, true
-			state(&r, hitl.StateDone, "")
+		case steer.HookEnd:
+			c.Status, ended = steer.RunDone, true
+			state(&r, steer.StateDone, "")
 			return hitl.RunUpdate{Run: &r, Events: evs}, nil
 		}
 		if changed || sess != before {
-			state(&r, hitl.StateRunning, "")
+			state(&r, steer.StateRunning, "")
 		}
 		return hitl.RunUpdate{Run: &r, Events: evs}, nil
 	}))
 	if err != nil {
 		if refusal != nil && err == refusal {
-			return hitl.HookStep{}, s.guard.refused(ctx, p, hitl.ActionReport, &hitl.Question{RunID: h.RunID}, err)
+			return steer.HookStep{}, s.guard.refused(ctx, p, hitl.ActionReport, &hitl.Question{RunID: h.RunID}, err)
 		}
-		return hitl.HookStep{}, err
+		return steer.HookStep{}, err
 	}
 	s.notifier.Publish(runKey(h.RunID))
 	if ended {
@@ -147,7 +148,7 @@ func (s *Runs) SweepSessions(ctx context.Context) (int, error) {
 			return n, err
 		}
 		for _, r := range page.Runs {
-			if r.Control.Idleness(now, t.IdleAfter, t.EndAfter) == hitl.SessionAwake {
+			if r.Control.Idleness(now, t.IdleAfter, t.EndAfter) == steer.SessionAwake {
 				continue
 			}
 			changed, err := s.quieten(ctx, r.ID)
@@ -182,18 +183,18 @@ func (s *Runs) quieten(ctx context.Context, id string) (bool, error) {
 		}
 		r := *run
 		c := &r.Control
-		var ev *hitl.StateEvent
+		var ev *steer.StateEvent
 		switch c.Idleness(now, s.sessions.IdleAfter, s.sessions.EndAfter) {
-		case hitl.SessionAwake:
+		case steer.SessionAwake:
 			return hitl.RunUpdate{}, nil
-		case hitl.SessionIdle:
+		case steer.SessionIdle:
 			sess := *c.Session
 			sess.Idle = true
 			c.Session = &sess
-			ev = r.StateEventOf(hitl.StateRunning, "", now)
-		case hitl.SessionGone:
-			c.Status, c.Reason, c.Instruction = hitl.RunAborted, hitl.ReasonIdle, ""
-			ev, ended = r.StateEventOf(hitl.StateAbort, hitl.ReasonIdle, now), true
+			ev = r.StateEventOf(steer.StateRunning, "", now)
+		case steer.SessionGone:
+			c.Status, c.Reason, c.Instruction = steer.RunAborted, steer.ReasonIdle, ""
+			ev, ended = r.StateEventOf(steer.StateAbort, steer.ReasonIdle, now), true
 		}
 		r.UpdatedAt, changed = now, true
 		return hitl.RunUpdate{Run: &r, Events: []*hitl.Event{s.runStateEvent(ev, hitl.ActorSystem, now)}}, nil
@@ -237,7 +238,7 @@ func (s *Runs) LetGo(ctx context.Context, id string, version uint64) error {
 		sess := *r.Control.Session
 		sess.Held = ""
 		r.Control.Session, r.UpdatedAt, changed = &sess, now, true
-		ev := s.runStateEvent(r.StateEventOf(hitl.StateRunning, "", now), p.ID, now)
+		ev := s.runStateEvent(r.StateEventOf(steer.StateRunning, "", now), p.ID, now)
 		return hitl.RunUpdate{Run: &r, Events: []*hitl.Event{ev}}, nil
 	}))
 	if err != nil {

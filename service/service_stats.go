@@ -8,6 +8,7 @@ import (
 
 	"github.com/hitlbot/hitl"
 	"github.com/hitlbot/hitl/fault"
+	"github.com/hitlbot/hitl/steer"
 )
 
 var _ StatsService = (*Observation)(nil)
@@ -33,7 +34,7 @@ func (s *Observation) Stats(ctx context.Context, sq hitl.StatsQuery) (*hitl.Stat
 		return nil, fault.Errorf(fault.EINVALID, "since must be a positive duration, like 24h or 90m")
 	}
 	if sq.Run != "" {
-		if err := hitl.ValidateRunID(sq.Run); err != nil {
+		if err := steer.ValidateRunID(sq.Run); err != nil {
 			return nil, err
 		}
 	}

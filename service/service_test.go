@@ -9,6 +9,7 @@ import (
 	"github.com/hitlbot/hitl/fault"
 	"github.com/hitlbot/hitl/internal/principaltest"
 	"github.com/hitlbot/hitl/service"
+	"github.com/hitlbot/hitl/steer"
 
 	"github.com/hitlbot/hitl"
 	"github.com/hitlbot/hitl/internal/clocktest"
@@ -331,7 +332,7 @@ func TestRunState(t *testing.T) {
 
 	rs, err := svc.Runs.RunState(as("admin:t"), "run-1")
 	require.NoError(t, err)
-	assert.Equal(t, hitl.RunWaitingForApproval, rs.Status)
+	assert.Equal(t, steer.RunWaitingForApproval, rs.Status)
 	assert.Equal(t, b.ID, rs.PendingQuestion.QuestionID)
 	require.Len(t, rs.InteractionHistory, 1)
 	assert.Equal(t, "Name?", rs.InteractionHistory[0].Question)

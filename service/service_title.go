@@ -4,15 +4,15 @@ import (
 	"strings"
 	"unicode/utf8"
 
-	"github.com/hitlbot/hitl"
+	"github.com/hitlbot/hitl/steer"
 )
 
 // title is a prompt as a run's title: its first line, cut.
 func title(prompt string) string {
 	line, _, _ := strings.Cut(strings.TrimSpace(prompt), "\n")
 	line = strings.TrimSpace(line)
-	if utf8.RuneCountInString(line) > hitl.MaxTitleLen {
-		line = string([]rune(line)[:hitl.MaxTitleLen-1]) + "…"
+	if utf8.RuneCountInString(line) > steer.MaxTitleLen {
+		line = string([]rune(line)[:steer.MaxTitleLen-1]) + "…"
 	}
 	return line
 }

@@ -5,6 +5,7 @@ import (
 
 	"github.com/hitlbot/hitl"
 	"github.com/hitlbot/hitl/fault"
+	"github.com/hitlbot/hitl/steer"
 )
 
 // The service's side of webhooks: every change of a question or run it
@@ -48,7 +49,7 @@ func (s *kernel) hookSteer(fn func(run *hitl.Run, prior *hitl.ControlRecord) (hi
 	}
 }
 
-func (s *kernel) attachRunWebhooks(was hitl.RunStatus, upd hitl.RunUpdate) {
+func (s *kernel) attachRunWebhooks(was steer.RunStatus, upd hitl.RunUpdate) {
 	if len(upd.Events) == 0 {
 		return
 	}
@@ -56,7 +57,7 @@ func (s *kernel) attachRunWebhooks(was hitl.RunStatus, upd hitl.RunUpdate) {
 	last.Webhooks = s.routes.ForRun(was, upd, last.At)
 }
 
-func controlStatus(run *hitl.Run) hitl.RunStatus {
+func controlStatus(run *hitl.Run) steer.RunStatus {
 	if run == nil {
 		return ""
 	}

@@ -5,6 +5,7 @@ import (
 	"testing"
 
 	"github.com/hitlbot/hitl"
+	"github.com/hitlbot/hitl/steer"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )
@@ -20,7 +21,7 @@ func TestSteeringDoesNotUndoItself(t *testing.T) {
 	t.Run("an escalation outlives the loop's own --model at every later checkpoint", func(t *testing.T) {
 		e := newControlEnv(t)
 		assert.Equal(t, "haiku", e.state(t, "loop-1", 1, "haiku").Model, "the model the loop starts with")
-		e.send(t, controller, "req-esc", hitl.CommandEscalate, "loop-1", hitl.ControlPayload{Model: "opus"})
+		e.send(t, controller, "req-esc", steer.CommandEscalate, "loop-1", steer.ControlPayload{Model: "opus"})
 		cp := e.state(t, "loop-1", 2, "haiku")
 		assert.Equal(t, "opus", cp.Model)
 		assert.Equal(t, "opus", cp.NewModel, "handed over once")
@@ -39,25 +40,25 @@ func TestSteeringDoesNotUndoItself(t *testing.T) {
 	t.Run("a paused loop's report holds it before its next iteration: the run stays where the pause said", func(t *testing.T) {
 		e := newControlEnv(t)
 		e.state(t, "loop-3", 4, "haiku")
-		msg := result(t, e.send(t, controller, "req-pause", hitl.CommandPause, "loop-3", hitl.ControlPayload{})).Message
+		msg := result(t, e.send(t, controller, "req-pause", steer.CommandPause, "loop-3", steer.ControlPayload{})).Message
 		assert.Equal(t, "Loop paused at iteration 4 of 10", msg)
-		assert.Equal(t, hitl.RunPaused, e.state(t, "loop-3", 5, "haiku").Status)
+		assert.Equal(t, steer.RunPaused, e.state(t, "loop-3", 5, "haiku").Status)
 		assert.Equal(t, "4 of 10", e.run(t, "loop-3").Control.Iteration(), "hitl runs names the iteration the pause named")
-		result(t, e.send(t, controller, "req-resume", hitl.CommandResume, "loop-3", hitl.ControlPayload{}))
-		assert.Equal(t, hitl.RunRunning, e.state(t, "loop-3", 5, "haiku").Status)
+		result(t, e.send(t, controller, "req-resume", steer.CommandResume, "loop-3", steer.ControlPayload{}))
+		assert.Equal(t, steer.RunRunning, e.state(t, "loop-3", 5, "haiku").Status)
 		assert.Equal(t, "5 of 10", e.run(t, "loop-3").Control.Iteration(), "let through, the loop is at its next iteration")
 	})
 }
 
 func TestRunIteration(t *testing.T) {
 	for _, tc := range []struct {
-		c    hitl.RunControl
+		c    steer.RunControl
 		want string
 	}{
-		{hitl.RunControl{}, ""},
-		{hitl.RunControl{Max: 10}, ""},
-		{hitl.RunControl{Iter: 3}, "3"},
-		{hitl.RunControl{Iter: 3, Max: 10}, "3 of 10"},
+		{steer.RunControl{}, ""},
+		{steer.RunControl{Max: 10}, ""},
+		{steer.RunControl{Iter: 3}, "3"},
+		{steer.RunControl{Iter: 3, Max: 10}, "3 of 10"},
 	} {
 		assert.Equal(t, tc.want, tc.c.Iteration(), "%+v", tc.c)
 	}

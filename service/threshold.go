@@ -6,6 +6,7 @@ import (
 
 	"github.com/hitlbot/hitl"
 	"github.com/hitlbot/hitl/fault"
+	"github.com/hitlbot/hitl/steer"
 )
 
 // Interaction threshold (docs/protocol.md#run-state-and-the-interaction-threshold): 0 to 5, how readily an agent should
@@ -76,7 +77,7 @@ func (s *Runs) refuseByThreshold(runID string, run *hitl.Run, q *hitl.Question) 
 // or a controller may (Access.AuthorizeRun); an agent setting it on a run
 // nobody started starts it.
 func (s *Runs) SetThreshold(ctx context.Context, id string, n *int) (*hitl.Run, error) {
-	if err := hitl.ValidateRunID(id); err != nil {
+	if err := steer.ValidateRunID(id); err != nil {
 		return nil, err
 	}
 	if n != nil {

@@ -7,6 +7,7 @@ import (
 
 	"github.com/hitlbot/hitl"
 	"github.com/hitlbot/hitl/fault"
+	"github.com/hitlbot/hitl/steer"
 	"github.com/hitlbot/hitl/sweeper"
 	"github.com/stretchr/testify/require"
 	bolt "go.etcd.io/bbolt"
@@ -40,9 +41,9 @@ func TestIdleSweepWritesNothing(t *testing.T) {
 		_, err := svc.Questions.Answer(as("slack:U1"), q.ID, hitl.Response{Value: "postgres"})
 		require.NoError(t, err)
 		ctx := as("api:agent")
-		_, err = svc.Runs.Publish(ctx, hitl.StateEvent{Event: hitl.StateRunning, RunID: "run-ended", Stack: []hitl.StackEntry{{ID: "run-ended", Iter: 1}}})
+		_, err = svc.Runs.Publish(ctx, steer.StateEvent{Event: steer.StateRunning, RunID: "run-ended", Stack: []steer.StackEntry{{ID: "run-ended", Iter: 1}}})
 		require.NoError(t, err)
-		_, err = svc.Runs.Publish(ctx, hitl.StateEvent{Event: hitl.StateDone, RunID: "run-ended"})
+		_, err = svc.Runs.Publish(ctx, steer.StateEvent{Event: steer.StateDone, RunID: "run-ended"})
 		require.NoError(t, err)
 		require.NoError(t, db.PutLearnedRule(context.Background(), &hitl.LearnedRule{ID: "r_1", Agent: "api:agent",
 			OpType: hitl.OpShell, Resource: "make", CreatedAt: clock.Now(), ExpiresAt: clock.Now().Add(24 * time.Hour)}))

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/hitlbot/hitl"
+	"github.com/hitlbot/hitl/steer"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 	bolt "go.etcd.io/bbolt"
@@ -22,19 +23,19 @@ func TestMigrateControl(t *testing.T) {
 	require.NoError(t, err)
 	clock := newClock()
 	svc := newService(db, clock)
-	report := hitl.StateEvent{RunID: "loop-1", Stack: []hitl.StackEntry{{ID: "loop-1", Iter: 1}}}
+	report := steer.StateEvent{RunID: "loop-1", Stack: []steer.StackEntry{{ID: "loop-1", Iter: 1}}}
 	_, err = svc.Runs.Checkpoint(as("api:agent"), report)
 	require.NoError(t, err)
-	control := func(by, id string, c hitl.Command, pl hitl.ControlPayload) []hitl.ControlMessage {
+	control := func(by, id string, c steer.Command, pl steer.ControlPayload) []steer.ControlMessage {
 		t.Helper()
-		msgs, err := svc.Runs.Control(as(by), hitl.NewRequest(id, c, "loop-1", clock.Now(), pl))
+		msgs, err := svc.Runs.Control(as(by), steer.NewRequest(id, c, "loop-1", clock.Now(), pl))
 		require.NoError(t, err)
 		return msgs
 	}
-	paused := control("admin:ops", "req-pause", hitl.CommandPause, hitl.ControlPayload{})
+	paused := control("admin:ops", "req-pause", steer.CommandPause, steer.ControlPayload{})
 	require.Len(t, paused, 2)
-	require.Equal(t, hitl.ResultSuccess, paused[1].Payload.Status)
-	redirected := control("local:alice", "req-local", hitl.CommandRedirect, hitl.ControlPayload{Instruction: "stop"})
+	require.Equal(t, steer.ResultSuccess, paused[1].Payload.Status)
+	redirected := control("local:alice", "req-local", steer.CommandRedirect, steer.ControlPayload{Instruction: "stop"})
 	require.Len(t, redirected, 2)
 	// Turn the file into what version 7 wrote: records under their
 	// request id, control_age by receipt time ‖ request id.
@@ -63,14 +64,14 @@ func TestMigrateControl(t *testing.T) {
 	})
 	clock.Add(time.Minute)
 	svc = newService(db, clock)
-	again := control("admin:ops", "req-pause", hitl.CommandPause, hitl.ControlPayload{})
+	again := control("admin:ops", "req-pause", steer.CommandPause, steer.ControlPayload{})
 	require.Len(t, again, 1, "the same principal's retry: the cached RESULT alone")
 	assert.Equal(t, paused[1], again[0])
-	other := control("admin:other", "req-pause", hitl.CommandResume, hitl.ControlPayload{})
+	other := control("admin:other", "req-pause", steer.CommandResume, steer.ControlPayload{})
 	require.Len(t, other, 2, "another principal's request with the id is new")
-	assert.Equal(t, hitl.ResultSuccess, other[1].Payload.Status)
+	assert.Equal(t, steer.ResultSuccess, other[1].Payload.Status)
 	assert.Contains(t, other[1].Payload.Message, "resumed")
-	local := control("local:bob", "req-local", hitl.CommandRedirect, hitl.ControlPayload{Instruction: "stop"})
+	local := control("local:bob", "req-local", steer.CommandRedirect, steer.ControlPayload{Instruction: "stop"})
 	require.Len(t, local, 1, "a tokenless server's local principals are one")
 	assert.Equal(t, redirected[1], local[0])
 }

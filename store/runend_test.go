@@ -9,6 +9,7 @@ import (
 
 	"github.com/hitlbot/hitl"
 	"github.com/hitlbot/hitl/service"
+	"github.com/hitlbot/hitl/steer"
 	"github.com/stretchr/testify/require"
 )
 
@@ -21,7 +22,7 @@ func TestEndingRunSettlesInOneCommit(t *testing.T) {
 		db := openTestDB(t)
 		svc := newService(db, newClock())
 		ctx := as("api:agent")
-		_, err := svc.Runs.Publish(ctx, hitl.StateEvent{Event: hitl.StateRunning, RunID: run, Stack: []hitl.StackEntry{{ID: run, Iter: 1}}})
+		_, err := svc.Runs.Publish(ctx, steer.StateEvent{Event: steer.StateRunning, RunID: run, Stack: []steer.StackEntry{{ID: run, Iter: 1}}})
 		require.NoError(t, err)
 		db.bolt.NoSync = true
 		for range pending {
@@ -78,16 +79,16 @@ func TestEndingRunSettlesInOneCommit(t *testing.T) {
 	}{
 		{"a control cancel", func(t *testing.T, svc *service.Service, _ context.Context, run string) {
 			msgs, err := svc.Runs.Control(hitl.WithPrincipal(context.Background(), controller),
-				hitl.NewRequest("req-cancel-1", hitl.CommandCancel, run, t0, hitl.ControlPayload{}))
+				steer.NewRequest("req-cancel-1", steer.CommandCancel, run, t0, steer.ControlPayload{}))
 			require.NoError(t, err)
-			require.Equal(t, hitl.ResultSuccess, msgs[len(msgs)-1].Payload.Status)
+			require.Equal(t, steer.ResultSuccess, msgs[len(msgs)-1].Payload.Status)
 		}, 1}, // the request, its ACK and RESULT, and the run record
 		{"DONE", func(t *testing.T, svc *service.Service, ctx context.Context, run string) {
-			_, err := svc.Runs.Publish(ctx, hitl.StateEvent{Event: hitl.StateDone, RunID: run})
+			_, err := svc.Runs.Publish(ctx, steer.StateEvent{Event: steer.StateDone, RunID: run})
 			require.NoError(t, err)
 		}, 1},
 		{"ABORT", func(t *testing.T, svc *service.Service, ctx context.Context, run string) {
-			_, err := svc.Runs.Publish(ctx, hitl.StateEvent{Event: hitl.StateAbort, RunID: run, Reason: "gave up"})
+			_, err := svc.Runs.Publish(ctx, steer.StateEvent{Event: steer.StateAbort, RunID: run, Reason: "gave up"})
 			require.NoError(t, err)
 		}, 1},
 	} {
@@ -107,7 +108,7 @@ func TestEndingRunSettlesInOneCommit(t *testing.T) {
 		run := "run-big"
 		db, svc, ctx := setup(t, run, pending)
 		before := lastTxID(t, db)
-		_, err := svc.Runs.Publish(ctx, hitl.StateEvent{Event: hitl.StateDone, RunID: run})
+		_, err := svc.Runs.Publish(ctx, steer.StateEvent{Event: steer.StateDone, RunID: run})
 		require.NoError(t, err)
 		require.Equal(t, 1+2, lastTxID(t, db)-before)
 		check(t, db, run, pending)
@@ -138,7 +139,7 @@ func TestEndingRunSettlesInOneCommit(t *testing.T) {
 		case <-time.After(10 * time.Second):
 			t.Fatal("the waiter did not read its question")
 		}
-		_, err = svc.Runs.Publish(ctx, hitl.StateEvent{Event: hitl.StateAbort, RunID: run, Reason: "gave up"})
+		_, err = svc.Runs.Publish(ctx, steer.StateEvent{Event: steer.StateAbort, RunID: run, Reason: "gave up"})
 		require.NoError(t, err)
 		select {
 		case w := <-done:
@@ -181,7 +182,7 @@ func BenchmarkRunEndSettles2000(b *testing.B) {
 		b.StopTimer()
 		i++
 		run := fmt.Sprintf("run-%d", i)
-		_, err := svc.Runs.Publish(ctx, hitl.StateEvent{Event: hitl.StateRunning, RunID: run, Stack: []hitl.StackEntry{{ID: run, Iter: 1}}})
+		_, err := svc.Runs.Publish(ctx, steer.StateEvent{Event: steer.StateRunning, RunID: run, Stack: []steer.StackEntry{{ID: run, Iter: 1}}})
 		require.NoError(b, err)
 		db.bolt.NoSync = true
 		for range pending {
@@ -191,7 +192,7 @@ func BenchmarkRunEndSettles2000(b *testing.B) {
 		db.bolt.NoSync = false
 		before := lastTxID(b, db)
 		b.StartTimer()
-		_, err = svc.Runs.Publish(ctx, hitl.StateEvent{Event: hitl.StateDone, RunID: run})
+		_, err = svc.Runs.Publish(ctx, steer.StateEvent{Event: steer.StateDone, RunID: run})
 		b.StopTimer()
 		require.NoError(b, err)
 		commits += lastTxID(b, db) - before

@@ -9,6 +9,7 @@ import (
 	"github.com/google/uuid"
 	"github.com/hitlbot/hitl"
 	"github.com/hitlbot/hitl/runhandle"
+	"github.com/hitlbot/hitl/steer"
 	"github.com/stretchr/testify/require"
 )
 
@@ -25,12 +26,12 @@ func BenchmarkRunsWithHandles(b *testing.B) {
 	for i := range 10_000 {
 		id := "claude-" + uuid.NewString()
 		last = id
-		st := hitl.RunDone
+		st := steer.RunDone
 		if i%100 == 0 {
-			st = hitl.RunRunning
+			st = steer.RunRunning
 		}
 		_, err := db.UpdateRun(ctx, id, func(*hitl.Run) (hitl.RunUpdate, error) {
-			return hitl.RunUpdate{Run: &hitl.Run{ID: id, CreatedAt: t0, UpdatedAt: t0, Control: hitl.RunControl{Status: st}}}, nil
+			return hitl.RunUpdate{Run: &hitl.Run{ID: id, CreatedAt: t0, UpdatedAt: t0, Control: steer.RunControl{Status: st}}}, nil
 		})
 		require.NoError(b, err)
 	}

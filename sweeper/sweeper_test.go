@@ -13,6 +13,7 @@ import (
 	"github.com/hitlbot/hitl/internal/memstore"
 	"github.com/hitlbot/hitl/notify"
 	"github.com/hitlbot/hitl/service"
+	"github.com/hitlbot/hitl/steer"
 	"github.com/hitlbot/hitl/sweeper"
 	"github.com/stretchr/testify/require"
 )
@@ -127,7 +128,7 @@ func TestWorkEndsSilentSessions(t *testing.T) {
 		Sessions: service.SessionTimes{IdleAfter: 10 * time.Minute, EndAfter: time.Hour}})
 	work := sweeper.Work(sweeper.LifecycleOf(svc), 0)
 	ctx := hitl.WithPrincipal(context.Background(), hitl.TokenPrincipal("claude", nil, ""))
-	_, err := svc.Runs.Hook(ctx, hitl.SessionHook{RunID: "claude-s", Agent: "Claude Code", Event: hitl.HookSessionStart})
+	_, err := svc.Runs.Hook(ctx, steer.SessionHook{RunID: "claude-s", Agent: "Claude Code", Event: steer.HookSessionStart})
 	require.NoError(t, err)
 	clock.Add(time.Hour)
 	n, err := work(context.Background())
@@ -135,6 +136,6 @@ func TestWorkEndsSilentSessions(t *testing.T) {
 	require.Equal(t, 1, n, "the silent session is ended by the sweep")
 	run, err := st.Run(context.Background(), "claude-s")
 	require.NoError(t, err)
-	require.Equal(t, hitl.RunAborted, run.Control.Status)
-	require.Equal(t, hitl.ReasonIdle, run.Control.Reason)
+	require.Equal(t, steer.RunAborted, run.Control.Status)
+	require.Equal(t, steer.ReasonIdle, run.Control.Reason)
 }

@@ -6,6 +6,7 @@ import (
 
 	"github.com/hitlbot/hitl"
 	"github.com/hitlbot/hitl/fault"
+	"github.com/hitlbot/hitl/steer"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )
@@ -56,9 +57,9 @@ func TestKey(t *testing.T) {
 func TestRunName(t *testing.T) {
 	n := RunName("/home/me/agents/deploy bot")
 	assert.Regexp(t, `^watch-deploy_bot-[0-9a-f]{8}$`, n)
-	assert.NoError(t, hitl.ValidateRunID(n))
+	assert.NoError(t, steer.ValidateRunID(n))
 	assert.Equal(t, n, RunName("/home/me/agents/deploy bot/"))
 	assert.NotEqual(t, n, RunName("/srv/deploy bot"), "two directories of one name are two runs")
 	long := RunName("/x/" + string(make([]byte, 300)))
-	assert.NoError(t, hitl.ValidateRunID(long+"@api:some-agent-name"))
+	assert.NoError(t, steer.ValidateRunID(long+"@api:some-agent-name"))
 }

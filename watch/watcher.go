@@ -34,6 +34,7 @@ import (
 	"github.com/hitlbot/hitl"
 	"github.com/hitlbot/hitl/fault"
 	"github.com/hitlbot/hitl/service"
+	"github.com/hitlbot/hitl/steer"
 )
 
 // Client is what the watcher needs of hitl: agent.Client (over HTTP) or
@@ -104,7 +105,7 @@ func New(cfg Config) (*Watcher, error) {
 		if fi, err := os.Stat(abs); err != nil || !fi.IsDir() {
 			return nil, fault.Errorf(fault.EINVALID, "%s is not a directory", d.Path)
 		}
-		if err := hitl.ValidateRunID(d.Run); err != nil {
+		if err := steer.ValidateRunID(d.Run); err != nil {
 			return nil, err
 		}
 		w.dirs = append(w.dirs, &dir{root: abs, run: d.Run, poke: make(chan struct{}, 1), results: make(chan result)})

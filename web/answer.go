@@ -7,6 +7,7 @@ import (
 
 	"github.com/hitlbot/hitl"
 	"github.com/hitlbot/hitl/fault"
+	"github.com/hitlbot/hitl/steer"
 )
 
 // Decisions an approval's buttons post (field "decision").
@@ -118,7 +119,7 @@ func (h *Handler) handleAnswer(w http.ResponseWriter, r *http.Request, s *signIn
 type resultView struct {
 	Answers []answerResult
 	// Control is a steering request's ACK and RESULT.
-	Control []hitl.ControlMessage
+	Control []steer.ControlMessage
 	RunID   string
 	Message string
 }

@@ -20,6 +20,7 @@ import (
 	"github.com/hitlbot/hitl/notify"
 	"github.com/hitlbot/hitl/service"
 	"github.com/hitlbot/hitl/shell"
+	"github.com/hitlbot/hitl/steer"
 	"github.com/hitlbot/hitl/web"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -310,7 +311,7 @@ func TestBrowser(t *testing.T) {
 		assert.True(t, fits, "the inbox fits 375 px")
 	})
 	t.Run("steer a paused run", func(t *testing.T) {
-		_, err := l.svc.Runs.Checkpoint(as(agentP), hitl.StateEvent{RunID: "loop-7", Stack: []hitl.StackEntry{{ID: "loop-7", Mode: "issue", Iter: 3, Max: 10, Model: "sonnet"}}})
+		_, err := l.svc.Runs.Checkpoint(as(agentP), steer.StateEvent{RunID: "loop-7", Stack: []steer.StackEntry{{ID: "loop-7", Mode: "issue", Iter: 3, Max: 10, Model: "sonnet"}}})
 		require.NoError(t, err)
 		ctx := tab(t)
 		signIn(t, ctx, base, "root-token-0123456789a") // control-only sees no live events (the root's Event.VisibleTo); the unit tests steer as ops
@@ -344,12 +345,12 @@ func TestBrowser(t *testing.T) {
 		require.NoError(t, err)
 		assert.Equal(t, "opus", run.Control.Model)
 		assert.Equal(t, "write the tests first", run.Control.Instruction)
-		assert.Equal(t, hitl.RunRunning, run.Control.Status)
+		assert.Equal(t, steer.RunRunning, run.Control.Status)
 	})
 	t.Run("a finished run's page offers no steering buttons", func(t *testing.T) {
-		_, err := l.svc.Runs.Checkpoint(as(agentP), hitl.StateEvent{RunID: "loop-done", Stack: []hitl.StackEntry{{ID: "loop-done", Mode: "issue", Iter: 9, Max: 10, Model: "sonnet"}}})
+		_, err := l.svc.Runs.Checkpoint(as(agentP), steer.StateEvent{RunID: "loop-done", Stack: []steer.StackEntry{{ID: "loop-done", Mode: "issue", Iter: 9, Max: 10, Model: "sonnet"}}})
 		require.NoError(t, err)
-		_, err = l.svc.Runs.Publish(as(agentP), hitl.StateEvent{Event: hitl.StateDone, RunID: "loop-done"})
+		_, err = l.svc.Runs.Publish(as(agentP), steer.StateEvent{Event: steer.StateDone, RunID: "loop-done"})
 		require.NoError(t, err)
 		ctx := tab(t)
 		signIn(t, ctx, base, "root-token-0123456789a")
@@ -364,9 +365,9 @@ func TestBrowser(t *testing.T) {
 		assert.Equal(t, 1, statuses, "the status is shown once")
 	})
 	t.Run("a Claude Code session's page offers no Escalate and shows its directory and first prompt", func(t *testing.T) {
-		for _, h := range []hitl.SessionHook{
-			{RunID: "claude-3f2b8c1e", Agent: "Claude Code", Event: hitl.HookSessionStart, CWD: "/home/dev/app", Model: "opus", AgentVersion: "2.1.197"},
-			{RunID: "claude-3f2b8c1e", Agent: "Claude Code", Event: hitl.HookUserPromptSubmit, Prompt: "Fix the failing test in pkg/billing"},
+		for _, h := range []steer.SessionHook{
+			{RunID: "claude-3f2b8c1e", Agent: "Claude Code", Event: steer.HookSessionStart, CWD: "/home/dev/app", Model: "opus", AgentVersion: "2.1.197"},
+			{RunID: "claude-3f2b8c1e", Agent: "Claude Code", Event: steer.HookUserPromptSubmit, Prompt: "Fix the failing test in pkg/billing"},
 		} {
 			_, err := l.svc.Runs.Hook(as(agentP), h)
 			require.NoError(t, err)
@@ -380,7 +381,7 @@ func TestBrowser(t *testing.T) {
 			hasText(".cwd", "/home/dev/app"),
 			hasText(".title", "Fix the failing test in pkg/billing"),
 			hasText(".agent", "Claude Code session"),
-			hasText(".warning", "older than "+hitl.MinClaudeCodeVersion),
+			hasText(".warning", "older than "+steer.MinClaudeCodeVersion),
 			chromedp.Evaluate(`[...document.querySelectorAll(".controls button")].map(b => b.value)`, &commands),
 			chromedp.Text("main", &page, chromedp.ByQuery),
 		))
@@ -398,7 +399,7 @@ func TestBrowser(t *testing.T) {
 func screenshots(t *testing.T, tab func(testing.TB) context.Context, l *live) {
 	ag := l.client("agent-token-0123456789")
 	ctx0 := context.Background()
-	_, err := l.svc.Runs.Checkpoint(as(agentP), hitl.StateEvent{RunID: "issue-42", Stack: []hitl.StackEntry{{ID: "issue-42", Mode: "issue", Iter: 3, Max: 10, Model: "sonnet"}}})
+	_, err := l.svc.Runs.Checkpoint(as(agentP), steer.StateEvent{RunID: "issue-42", Stack: []steer.StackEntry{{ID: "issue-42", Mode: "issue", Iter: 3, Max: 10, Model: "sonnet"}}})
 	require.NoError(t, err)
 	soon := 12.0
 	_, _, err = ag.Create(ctx0, "issue-42", hitl.NewQuestion{Question: "The brief names an admin view and a public view. Build both, or the public one first?",

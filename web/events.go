@@ -9,6 +9,7 @@ import (
 
 	"github.com/hitlbot/hitl"
 	"github.com/hitlbot/hitl/internal/eventstream"
+	"github.com/hitlbot/hitl/steer"
 )
 
 // streamWriteTimeout bounds one write to a page's event stream: a page
@@ -21,17 +22,17 @@ const streamWriteTimeout = 30 * time.Second
 // RESULT and loop:current messages. Text is escaped by the script
 // (textContent), never parsed as markup.
 type pageEvent struct {
-	Seq        uint64               `json:"seq"`
-	Type       hitl.EventType       `json:"type"`
-	QuestionID string               `json:"questionId,omitempty"`
-	RunID      string               `json:"jobId,omitempty"`
-	By         string               `json:"by,omitempty"`
-	At         string               `json:"at,omitempty"`
-	Message    string               `json:"message,omitempty"`
-	Question   string               `json:"question,omitempty"`
-	Inbox      bool                 `json:"inbox,omitempty"`
-	Control    *hitl.ControlMessage `json:"control,omitempty"`
-	State      *hitl.StateEvent     `json:"state,omitempty"`
+	Seq        uint64                `json:"seq"`
+	Type       hitl.EventType        `json:"type"`
+	QuestionID string                `json:"questionId,omitempty"`
+	RunID      string                `json:"jobId,omitempty"`
+	By         string                `json:"by,omitempty"`
+	At         string                `json:"at,omitempty"`
+	Message    string                `json:"message,omitempty"`
+	Question   string                `json:"question,omitempty"`
+	Inbox      bool                  `json:"inbox,omitempty"`
+	Control    *steer.ControlMessage `json:"control,omitempty"`
+	State      *steer.StateEvent     `json:"state,omitempty"`
 }
 
 // toPage shapes ev for p's page.

@@ -7,6 +7,7 @@ import (
 
 	"github.com/hitlbot/hitl"
 	"github.com/hitlbot/hitl/fault"
+	"github.com/hitlbot/hitl/steer"
 )
 
 // inboxFilter is what the inbox's filter form asks for.
@@ -39,7 +40,7 @@ func (h *Handler) handleInbox(w http.ResponseWriter, r *http.Request, s *signIn)
 		return
 	}
 	if f.Run != "" {
-		if err := hitl.ValidateRunID(f.Run); err != nil {
+		if err := steer.ValidateRunID(f.Run); err != nil {
 			h.fail(w, r, err)
 			return
 		}

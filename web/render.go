@@ -15,6 +15,7 @@ import (
 
 	"github.com/hitlbot/hitl"
 	"github.com/hitlbot/hitl/fault"
+	"github.com/hitlbot/hitl/steer"
 )
 
 // page is what every template gets: the layout's fields and the page's
@@ -108,8 +109,8 @@ var funcs = template.FuncMap{
 
 // steerLine is a steering request's answer in plain words: received, then
 // done or refused with why (the protocol's ACK and RESULT).
-func steerLine(m hitl.ControlMessage) string {
-	if m.Type != hitl.MessageResult {
+func steerLine(m steer.ControlMessage) string {
+	if m.Type != steer.MessageResult {
 		return "Received: " + string(m.Command)
 	}
 	if code, failed := m.Failed(); failed {
@@ -120,7 +121,7 @@ func steerLine(m hitl.ControlMessage) string {
 
 // iteration is a run's iteration as the console shows it: "3/10", "3"
 // without a planned count, "–" before the loop reported one.
-func iteration(c hitl.RunControl) string {
+func iteration(c steer.RunControl) string {
 	switch {
 	case c.Iter <= 0:
 		return "–"

@@ -7,6 +7,7 @@ import (
 	"github.com/google/uuid"
 	"github.com/hitlbot/hitl"
 	"github.com/hitlbot/hitl/fault"
+	"github.com/hitlbot/hitl/steer"
 )
 
 type runsView struct {
@@ -81,7 +82,7 @@ type runView struct {
 	// Offered says the run in its state can carry out some command
 	// (hitl.Run.Offers).
 	Offered bool
-	Control []hitl.ControlMessage
+	Control []steer.ControlMessage
 	// HistoryHidden says why the questions are not shown.
 	HistoryHidden string
 	// Live says the person sees the run's messages as they come.
@@ -109,7 +110,7 @@ func (h *Handler) run(r *http.Request, s *signIn, id string) (*runView, error) {
 		// The root says who sees a run's steering and the agent's status
 		// reports on the log.
 		Live: (&hitl.Event{Type: hitl.EventControl, RunID: id, Asker: rec.Asker}).VisibleTo(s.p)}
-	for _, c := range []hitl.Command{hitl.CommandPause, hitl.CommandResume, hitl.CommandCancel, hitl.CommandEscalate, hitl.CommandRedirect} {
+	for _, c := range []steer.Command{steer.CommandPause, steer.CommandResume, steer.CommandCancel, steer.CommandEscalate, steer.CommandRedirect} {
 		v.Offered = v.Offered || rec.Offers(c)
 	}
 	// The questions are the root's to show: those who steer but do not
@@ -128,9 +129,9 @@ func (h *Handler) run(r *http.Request, s *signIn, id string) (*runView, error) {
 // "Redirect" with an instruction), answered with its ACK and RESULT.
 func (h *Handler) handleControl(w http.ResponseWriter, r *http.Request, s *signIn) {
 	id := r.PathValue("id")
-	cmd := hitl.Command(r.PostForm.Get("command"))
-	p := hitl.ControlPayload{Model: strings.TrimSpace(r.PostForm.Get("model")), Instruction: strings.TrimSpace(r.PostForm.Get("instruction"))}
-	msgs, err := h.svc.Runs.Control(r.Context(), hitl.NewRequest(uuid.NewString(), cmd, id, h.cfg.Clock.Now(), p))
+	cmd := steer.Command(r.PostForm.Get("command"))
+	p := steer.ControlPayload{Model: strings.TrimSpace(r.PostForm.Get("model")), Instruction: strings.TrimSpace(r.PostForm.Get("instruction"))}
+	msgs, err := h.svc.Runs.Control(r.Context(), steer.NewRequest(uuid.NewString(), cmd, id, h.cfg.Clock.Now(), p))
 	if err != nil {
 		h.fail(w, r, err)
 		return

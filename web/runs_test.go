@@ -13,6 +13,7 @@ import (
 
 	"github.com/hitlbot/hitl"
 	"github.com/hitlbot/hitl/service"
+	"github.com/hitlbot/hitl/steer"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )
@@ -20,7 +21,7 @@ import (
 // loop has the agent report iteration iter of max on run.
 func (e *env) loop(run string, iter, max int, model string) {
 	e.t.Helper()
-	_, err := e.svc.Runs.Checkpoint(as(agentP), hitl.StateEvent{RunID: run, Stack: []hitl.StackEntry{{ID: run, Mode: "issue", Iter: iter, Max: max, Model: model}}})
+	_, err := e.svc.Runs.Checkpoint(as(agentP), steer.StateEvent{RunID: run, Stack: []steer.StackEntry{{ID: run, Mode: "issue", Iter: iter, Max: max, Model: model}}})
 	require.NoError(e.t, err)
 }
 
@@ -62,10 +63,10 @@ func TestRuns(t *testing.T) {
 	})
 	t.Run("escalate with a model and redirect with an instruction", func(t *testing.T) {
 		r := ops.post("/runs/loop-1/control", url.Values{"command": {"escalate"}, "model": {"opus"}}, "X-Hitl-Fetch", "1")
-		var v struct{ Messages []hitl.ControlMessage }
+		var v struct{ Messages []steer.ControlMessage }
 		require.NoError(t, json.Unmarshal([]byte(r.body), &v))
 		require.Len(t, v.Messages, 2)
-		assert.Equal(t, hitl.MessageAck, v.Messages[0].Type)
+		assert.Equal(t, steer.MessageAck, v.Messages[0].Type)
 		assert.Equal(t, "opus", v.Messages[1].Payload.NewModel)
 		r = ops.post("/runs/loop-1/control", url.Values{"command": {"redirect"}, "instruction": {"focus on tests"}})
 		assert.Contains(t, r.body, "Instruction queued")

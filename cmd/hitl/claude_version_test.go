@@ -5,6 +5,7 @@ import (
 	"testing"
 
 	"github.com/hitlbot/hitl"
+	"github.com/hitlbot/hitl/steer"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )
@@ -21,7 +22,7 @@ func TestHookClaudeSessionStartNamesAnOldVersion(t *testing.T) {
 	}{
 		{"an old version at startup", "old-1", "2.1.197", "startup", true},
 		{"an old version resumed is not told again", "old-2", "2.1.197", "resume", false},
-		{"the minimum", "new-1", hitl.MinClaudeCodeVersion, "startup", false},
+		{"the minimum", "new-1", steer.MinClaudeCodeVersion, "startup", false},
 		{"a newer one", "new-2", "2.3.0", "startup", false},
 		{"no version in the payload", "none-1", "", "startup", false},
 	} {
@@ -46,9 +47,9 @@ func TestHookClaudeSessionStartNamesAnOldVersion(t *testing.T) {
 				return
 			}
 			out := hookJSON(t, r)
-			assert.Contains(t, out["systemMessage"], "Claude Code 2.1.197 is older than "+hitl.MinClaudeCodeVersion)
-			assert.Contains(t, r.stderr, "older than "+hitl.MinClaudeCodeVersion)
-			assert.Contains(t, status.stdout, "Warning: Claude Code 2.1.197 is older than "+hitl.MinClaudeCodeVersion)
+			assert.Contains(t, out["systemMessage"], "Claude Code 2.1.197 is older than "+steer.MinClaudeCodeVersion)
+			assert.Contains(t, r.stderr, "older than "+steer.MinClaudeCodeVersion)
+			assert.Contains(t, status.stdout, "Warning: Claude Code 2.1.197 is older than "+steer.MinClaudeCodeVersion)
 		})
 	}
 }

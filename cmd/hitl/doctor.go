@@ -17,6 +17,7 @@ import (
 
 	"github.com/hitlbot/hitl"
 	"github.com/hitlbot/hitl/fault"
+	"github.com/hitlbot/hitl/steer"
 )
 
 // hitl doctor checks a machine's wiring, one line per check: hitl on
@@ -50,9 +51,9 @@ func (c check) String() string {
 
 // hookEventsOf are the events hitl's hooks block wires, per agent (README:
 // Use with Claude Code, Use with Codex CLI). Codex has no SessionEnd.
-var hookEventsOf = map[string][]hitl.HookEvent{
-	"claude": hitl.HookEvents,
-	"codex":  slices.DeleteFunc(slices.Clone(hitl.HookEvents), func(e hitl.HookEvent) bool { return e == hitl.HookSessionEnd }),
+var hookEventsOf = map[string][]steer.HookEvent{
+	"claude": steer.HookEvents,
+	"codex":  slices.DeleteFunc(slices.Clone(steer.HookEvents), func(e steer.HookEvent) bool { return e == steer.HookSessionEnd }),
 }
 
 // doctor is what hitl doctor reads: the environment and the directory of
@@ -182,7 +183,7 @@ type settingsHooks struct {
 // run hitl hook AGENT on every event hitl's block wires.
 func (d *doctor) hooks(agent, what string, files []string, fix string) check {
 	c := check{what: what}
-	wired := map[hitl.HookEvent][]string{}
+	wired := map[steer.HookEvent][]string{}
 	var found []string
 	for _, f := range files {
 		b, err := os.ReadFile(f)
@@ -203,7 +204,7 @@ func (d *doctor) hooks(agent, what string, files []string, fix string) check {
 			for _, g := range groups {
 				for _, h := range g.Hooks {
 					if hitlCommand(h.Command, "hook "+agent) {
-						wired[hitl.HookEvent(ev)] = append(wired[hitl.HookEvent(ev)], d.short(f))
+						wired[steer.HookEvent(ev)] = append(wired[steer.HookEvent(ev)], d.short(f))
 					}
 				}
 			}
@@ -251,11 +252,11 @@ func (d *doctor) claudeVersion(ctx context.Context) check {
 	case err != nil:
 		c.status, c.say = checkProblem, fmt.Sprintf("%s --version failed: %v", p, err)
 		c.fix = "reinstall Claude Code (npm install -g @anthropic-ai/claude-code@latest)"
-	case hitl.ClaudeCodeTooOld(v) != "":
-		c.status, c.say = checkProblem, hitl.ClaudeCodeTooOld(v)
+	case steer.ClaudeCodeTooOld(v) != "":
+		c.status, c.say = checkProblem, steer.ClaudeCodeTooOld(v)
 		c.fix = "claude update"
 	default:
-		c.status, c.say = checkOK, visible(v)+" (hitl needs "+hitl.MinClaudeCodeVersion+" or later)"
+		c.status, c.say = checkOK, visible(v)+" (hitl needs "+steer.MinClaudeCodeVersion+" or later)"
 	}
 	return c
 }

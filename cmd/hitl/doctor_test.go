@@ -9,14 +9,14 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/hitlbot/hitl"
+	"github.com/hitlbot/hitl/steer"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )
 
 // readmeHooks is README's hooks block for agent (claude or codex), on
 // the events hitl wires.
-func readmeHooks(agent string, events []hitl.HookEvent) map[string]any {
+func readmeHooks(agent string, events []steer.HookEvent) map[string]any {
 	hooks := map[string]any{}
 	for _, ev := range events {
 		hooks[string(ev)] = []any{map[string]any{"matcher": "*", "hooks": []any{
@@ -44,8 +44,8 @@ func writeScript(t *testing.T, file, body string) {
 // and the exit code.
 func TestDoctor(t *testing.T) {
 	m := startMain(t)
-	claudeAll := readmeHooks("claude", hitl.HookEvents)
-	claudeSome := readmeHooks("claude", hitl.HookEvents[:5])
+	claudeAll := readmeHooks("claude", steer.HookEvents)
+	claudeSome := readmeHooks("claude", steer.HookEvents[:5])
 	other := map[string]any{"hooks": map[string]any{"PreToolUse": []any{map[string]any{"hooks": []any{
 		map[string]any{"type": "command", "command": "my-linter --check"}}}}}}
 	for _, tc := range []struct {
@@ -69,7 +69,7 @@ func TestDoctor(t *testing.T) {
 				"ok       hitl on PATH: ",
 				"ok       the service: http://127.0.0.1:",
 				"ok       Claude Code hooks: every event (7) runs hitl hook claude, in ~/.claude/settings.json",
-				"ok       Claude Code version: 2.1.300 (Claude Code) (hitl needs " + hitl.MinClaudeCodeVersion + " or later)",
+				"ok       Claude Code version: 2.1.300 (Claude Code) (hitl needs " + steer.MinClaudeCodeVersion + " or later)",
 				"ok       Codex hooks: every event (6) runs hitl hook codex, in ~/.codex/hooks.json",
 				"ok       MCP entry: hitl mcp in ",
 			},
@@ -79,7 +79,7 @@ func TestDoctor(t *testing.T) {
 			setup: func(t *testing.T, home, project, bin string) {
 				writeScript(t, filepath.Join(bin, "hitl"), "exit 0")
 				writeJSON(t, filepath.Join(home, ".claude", "settings.json"), claudeSome)
-				rest := readmeHooks("claude", hitl.HookEvents[5:])
+				rest := readmeHooks("claude", steer.HookEvents[5:])
 				writeJSON(t, filepath.Join(project, ".claude", "settings.local.json"), rest)
 				require.NoError(t, os.WriteFile(filepath.Join(project, ".claude", "settings.json"),
 					[]byte(`{"hooks":{"Stop":[{"hooks":[{"type":"command","command":"/home/dev/go/bin/hitl hook claude"}]}]}}`), 0o644))
@@ -119,7 +119,7 @@ func TestDoctor(t *testing.T) {
 			code: exitFailure,
 			lines: []string{
 				"problem  Claude Code hooks: ~/.claude/settings.json run hitl on 5 of 7 events; missing Stop, SessionEnd; fix: ",
-				"problem  Claude Code version: Claude Code 2.1.197 is older than " + hitl.MinClaudeCodeVersion + ", the oldest hitl supports",
+				"problem  Claude Code version: Claude Code 2.1.197 is older than " + steer.MinClaudeCodeVersion + ", the oldest hitl supports",
 			},
 		},
 		{

@@ -5,6 +5,7 @@ import (
 
 	"github.com/hitlbot/hitl"
 	"github.com/hitlbot/hitl/fault"
+	"github.com/hitlbot/hitl/steer"
 )
 
 // Exit codes: the one table, also in the usage text and README.md.
@@ -71,15 +72,15 @@ func conflictCode(err error) int {
 // code.
 func resultCode(code string) int {
 	switch code {
-	case hitl.CodeNotFound:
+	case steer.CodeNotFound:
 		return exitNotFound
-	case hitl.CodeInvalidState, hitl.CodeUnsupported:
+	case steer.CodeInvalidState, steer.CodeUnsupported:
 		return exitBadState
-	case hitl.CodeDuplicate:
+	case steer.CodeDuplicate:
 		return exitDuplicate
-	case hitl.CodeBadRequest:
+	case steer.CodeBadRequest:
 		return exitUsage
-	case hitl.CodeForbidden:
+	case steer.CodeForbidden:
 		return exitForbidden
 	}
 	return exitFailure

@@ -11,11 +11,11 @@ import (
 	"io"
 	"time"
 
-	"github.com/hitlbot/hitl"
 	"github.com/hitlbot/hitl/agent"
 	"github.com/hitlbot/hitl/fault"
 	"github.com/hitlbot/hitl/mcp"
 	"github.com/hitlbot/hitl/service"
+	"github.com/hitlbot/hitl/steer"
 )
 
 // Hooks: Claude Code and Codex CLI run `hitl hook claude|codex` on a hook
@@ -114,7 +114,7 @@ func cmdHook(ctx context.Context, args []string, e *env) error {
 	h.run = *run
 	if h.run == "" {
 		h.run = prefix + "-" + orDefault(h.in.SessionID, "session")
-		if hitl.ValidateRunID(h.run) != nil {
+		if steer.ValidateRunID(h.run) != nil {
 			h.run = prefix + "-" + digest(h.in.SessionID)[:16]
 		}
 	}
@@ -132,7 +132,7 @@ func cmdHook(ctx context.Context, args []string, e *env) error {
 const hookEvents = "SessionStart, UserPromptSubmit, PreToolUse, PermissionRequest, PostToolUse, Stop and SessionEnd"
 
 func handledEvent(name string) bool {
-	for _, e := range hitl.HookEvents {
+	for _, e := range steer.HookEvents {
 		if string(e) == name {
 			return true
 		}

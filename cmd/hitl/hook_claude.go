@@ -7,6 +7,7 @@ import (
 	"github.com/hitlbot/hitl"
 	"github.com/hitlbot/hitl/agent"
 	"github.com/hitlbot/hitl/mcp"
+	"github.com/hitlbot/hitl/steer"
 )
 
 // Claude Code's hook output (hookSpecificOutput). PreToolUse decides with
@@ -38,7 +39,7 @@ type hookOutput struct {
 	HookSpecificOutput any `json:"hookSpecificOutput"`
 }
 
-func (h *hook) claude(ctx context.Context, step hitl.HookStep) error {
+func (h *hook) claude(ctx context.Context, step steer.HookStep) error {
 	if h.in.HookEventName == "SessionStart" {
 		return h.claudeSessionStart(step) // claude_version.go
 	}

@@ -5,6 +5,7 @@ import (
 	"fmt"
 
 	"github.com/hitlbot/hitl"
+	"github.com/hitlbot/hitl/steer"
 )
 
 // Codex CLI's PermissionRequest hook: input tool_name (Bash for shell
@@ -24,7 +25,7 @@ type codexPermissionRequest struct {
 	Decision      codexDecision `json:"decision"`
 }
 
-func (h *hook) codex(ctx context.Context, step hitl.HookStep) error {
+func (h *hook) codex(ctx context.Context, step steer.HookStep) error {
 	if out, ok := h.steered(step); ok {
 		return h.print(out)
 	}

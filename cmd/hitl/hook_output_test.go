@@ -4,7 +4,7 @@ import (
 	"encoding/json"
 	"testing"
 
-	"github.com/hitlbot/hitl"
+	"github.com/hitlbot/hitl/steer"
 	"github.com/stretchr/testify/assert"
 )
 
@@ -12,15 +12,15 @@ import (
 // fields Claude Code and Codex act on. A step that leaves the call to its
 // own business prints nothing here.
 func TestHookSteeredOutput(t *testing.T) {
-	halt := hitl.HookStep{Action: hitl.HookHalt, Reason: "cancelled by slack:U1 in hitl"}
-	refuse := hitl.HookStep{Action: hitl.HookRefuse, Reason: "paused by slack:U1 in hitl — waiting"}
-	instruct := hitl.HookStep{Action: hitl.HookInstruct, Instruction: "fix the test"}
-	keepGoing := hitl.HookStep{Action: hitl.HookKeepGoing, Instruction: "fix the test"}
+	halt := steer.HookStep{Action: steer.HookHalt, Reason: "cancelled by slack:U1 in hitl"}
+	refuse := steer.HookStep{Action: steer.HookRefuse, Reason: "paused by slack:U1 in hitl — waiting"}
+	instruct := steer.HookStep{Action: steer.HookInstruct, Instruction: "fix the test"}
+	keepGoing := steer.HookStep{Action: steer.HookKeepGoing, Instruction: "fix the test"}
 	const ctxText = "A person steering this session through hitl redirects you. Follow this instruction now, before anything else you planned: fix the test"
 	for _, tc := range []struct {
 		name  string
 		event string
-		step  hitl.HookStep
+		step  steer.HookStep
 		want  string // "" prints nothing
 	}{
 		{"halt: a tool call is denied and the agent stopped", "PreToolUse", halt,
@@ -39,8 +39,8 @@ func TestHookSteeredOutput(t *testing.T) {
 		{"instruct: as context with a prompt", "UserPromptSubmit", instruct,
 			`{"hookSpecificOutput":{"hookEventName":"UserPromptSubmit","additionalContext":"` + ctxText + `"}}`},
 		{"keep going: Stop is blocked with the instruction", "Stop", keepGoing, `{"decision":"block","reason":"` + ctxText + `"}`},
-		{"proceed: nothing", "PostToolUse", hitl.HookStep{Action: hitl.HookProceed}, ""},
-		{"end: nothing", "SessionEnd", hitl.HookStep{Action: hitl.HookEnd}, ""},
+		{"proceed: nothing", "PostToolUse", steer.HookStep{Action: steer.HookProceed}, ""},
+		{"end: nothing", "SessionEnd", steer.HookStep{Action: steer.HookEnd}, ""},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			h := &hook{in: hookInput{HookEventName: tc.event}}

@@ -8,6 +8,7 @@ import (
 	"github.com/hitlbot/hitl"
 	"github.com/hitlbot/hitl/fault"
 	"github.com/hitlbot/hitl/mcp"
+	"github.com/hitlbot/hitl/steer"
 )
 
 // A hook call is first a session's report (service.Runs.Hook): the
@@ -40,23 +41,23 @@ type contextOutput struct {
 // runs out, then reports with HoldExpired (the service refuses the call).
 // When hitl cannot be reached the step is proceed: steering is best
 // effort, the tool decision still never allows what hitl did not decide.
-func (h *hook) session(ctx context.Context) hitl.HookStep {
-	call := hitl.SessionHook{RunID: h.run, Agent: h.agent, Event: hitl.HookEvent(h.in.HookEventName),
-		CWD: cut(h.in.CWD, hitl.MaxContextLen), Prompt: h.in.Prompt, Model: cut(h.in.Model, hitl.MaxModelLen),
-		AgentVersion: cut(h.in.Version, hitl.MaxModelLen)}
+func (h *hook) session(ctx context.Context) steer.HookStep {
+	call := steer.SessionHook{RunID: h.run, Agent: h.agent, Event: steer.HookEvent(h.in.HookEventName),
+		CWD: cut(h.in.CWD, hitl.MaxContextLen), Prompt: h.in.Prompt, Model: cut(h.in.Model, steer.MaxModelLen),
+		AgentVersion: cut(h.in.Version, steer.MaxModelLen)}
 	step, err := h.report(ctx, call)
-	if err == nil && step.Action == hitl.HookHold {
+	if err == nil && step.Action == steer.HookHold {
 		step, err = h.hold(ctx, call, step)
 	}
 	if err != nil {
 		fmt.Fprintf(h.e.stderr, "hitl hook: cannot report the session: %s\n", visible(fault.Message(err)))
-		return hitl.HookStep{RunID: h.run, Action: hitl.HookProceed}
+		return steer.HookStep{RunID: h.run, Action: steer.HookProceed}
 	}
 	return step
 }
 
 // report is one report of the call.
-func (h *hook) report(ctx context.Context, call hitl.SessionHook) (hitl.HookStep, error) {
+func (h *hook) report(ctx context.Context, call steer.SessionHook) (steer.HookStep, error) {
 	ctx, cancel := context.WithTimeout(ctx, 10*time.Second)
 	defer cancel()
 	return h.c.Hook(ctx, call)
@@ -66,13 +67,13 @@ func (h *hook) report(ctx context.Context, call hitl.SessionHook) (hitl.HookStep
 // again (a resume lets the call go on, a cancel halts it), for up to
 // --wait; what is left of --wait after the hold is what the tool's
 // decision may still take.
-func (h *hook) hold(ctx context.Context, call hitl.SessionHook, step hitl.HookStep) (hitl.HookStep, error) {
+func (h *hook) hold(ctx context.Context, call steer.SessionHook, step steer.HookStep) (steer.HookStep, error) {
 	start := time.Now()
 	fmt.Fprintf(h.e.stderr, "hitl hook: %s is paused in hitl: holding this %s for up to %s\n", h.run, call.Event, h.wait)
 	gctx, cancel := mcp.GiveUpAt(ctx, h.e.afterFunc()(h.wait))
 	defer cancel()
 	defer func() { h.wait = max(h.wait-time.Since(start), time.Second) }()
-	for step.Action == hitl.HookHold {
+	for step.Action == steer.HookHold {
 		_, err := h.c.HoldRun(gctx, h.run, step.Version)
 		if gctx.Err() != nil {
 			if ctx.Err() != nil {
@@ -94,11 +95,11 @@ func (h *hook) hold(ctx context.Context, call hitl.SessionHook, step hitl.HookSt
 // steered renders the step for the event when steering decides the
 // call: it returns the output and true, or false when the call goes about
 // its own business (a tool call to decide, or nothing to say).
-func (h *hook) steered(step hitl.HookStep) (hookOut, bool) {
+func (h *hook) steered(step steer.HookStep) (hookOut, bool) {
 	ev := h.in.HookEventName
 	no := false
 	switch step.Action {
-	case hitl.HookHalt:
+	case steer.HookHalt:
 		out := hookOut{Continue: &no, StopReason: step.Reason}
 		switch ev {
 		case "PreToolUse":
@@ -107,7 +108,7 @@ func (h *hook) steered(step hitl.HookStep) (hookOut, bool) {
 			out.HookSpecificOutput = claudePermissionRequest{HookEventName: ev, Decision: claudePermissionDecision{Behavior: "deny", Message: step.Reason}}
 		}
 		return out, true
-	case hitl.HookRefuse:
+	case steer.HookRefuse:
 		switch ev {
 		case "PreToolUse":
 			return hookOut{HookSpecificOutput: claudePreToolUse{HookEventName: ev, PermissionDecision: "deny", PermissionDecisionReason: step.Reason}}, true
@@ -115,9 +116,9 @@ func (h *hook) steered(step hitl.HookStep) (hookOut, bool) {
 			return hookOut{HookSpecificOutput: claudePermissionRequest{HookEventName: ev, Decision: claudePermissionDecision{Behavior: "deny", Message: step.Reason}}}, true
 		}
 		return hookOut{Decision: "block", Reason: step.Reason}, true
-	case hitl.HookInstruct:
+	case steer.HookInstruct:
 		return hookOut{HookSpecificOutput: contextOutput{HookEventName: ev, AdditionalContext: redirected(step.Instruction)}}, true
-	case hitl.HookKeepGoing:
+	case steer.HookKeepGoing:
 		return hookOut{Decision: "block", Reason: redirected(step.Instruction)}, true
 	}
 	return hookOut{}, false
@@ -130,7 +131,7 @@ func redirected(instruction string) string {
 
 // sessionEvent handles an event that only reports on the session (no
 // tool call to decide): it prints what steering asks, or nothing.
-func (h *hook) sessionEvent(step hitl.HookStep) error {
+func (h *hook) sessionEvent(step steer.HookStep) error {
 	if out, ok := h.steered(step); ok {
 		return h.print(out)
 	}

@@ -10,6 +10,7 @@ import (
 	"github.com/hitlbot/hitl/config"
 	"github.com/hitlbot/hitl/internal/clocktest"
 	"github.com/hitlbot/hitl/internal/principaltest"
+	"github.com/hitlbot/hitl/steer"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )
@@ -52,7 +53,7 @@ func awaitRun(t *testing.T, m *Main, id string, cond func(*hitl.Run) bool) *hitl
 	}
 }
 
-func heldAt(e hitl.HookEvent) func(*hitl.Run) bool {
+func heldAt(e steer.HookEvent) func(*hitl.Run) bool {
 	return func(r *hitl.Run) bool { return r.Control.Session != nil && r.Control.Session.Held == e }
 }
 
@@ -67,7 +68,7 @@ func pausedFor(ctx context.Context, t *testing.T, m *Main, run string) {
 // heldOut runs `hitl hook ARGS` with event ev on paused run, waits until
 // the service holds the call at held, lets the hook's --wait run out and
 // returns the hook's output.
-func heldOut(ctx context.Context, t *testing.T, m *Main, run string, held hitl.HookEvent, ev string, args ...string) map[string]any {
+func heldOut(ctx context.Context, t *testing.T, m *Main, run string, held steer.HookEvent, ev string, args ...string) map[string]any {
 	t.Helper()
 	tm := newManualTimer()
 	ch := hookRun(ctx, m, cliOpts{after: tm.after}, ev, args...)
@@ -104,50 +105,50 @@ func TestHookClaudeSessionFromCLI(t *testing.T) {
 	s := sessionEvents{t, "cli-1"}
 	const run = "claude-cli-1"
 	hook := func(ev string) map[string]any { t.Helper(); return hookJSON(t, cli(ctx, m, ev, "hook", "claude")) }
-	steer := func(args ...string) cliResult { t.Helper(); return cli(ctx, m, "", args...) }
+	hitlCLI := func(args ...string) cliResult { t.Helper(); return cli(ctx, m, "", args...) }
 
 	assert.Nil(t, hook(s.event("claude_sessionstart.json")), "SessionStart: nothing to say")
 	r := awaitRun(t, m, run, func(r *hitl.Run) bool { return r.Control.Session != nil })
-	assert.Equal(t, hitl.RunRunning, r.Control.Status)
+	assert.Equal(t, steer.RunRunning, r.Control.Status)
 	assert.Equal(t, "/home/dev/app", r.Control.Session.CWD)
 	assert.Equal(t, "claude-sonnet-4-5-20250929", r.Control.Model)
 	assert.Nil(t, hook(s.event("claude_userpromptsubmit.json")))
 	assert.Equal(t, "Fix the failing test in pkg/billing", awaitRun(t, m, run, func(*hitl.Run) bool { return true }).Control.Session.Title)
-	runs := steer("runs").stdout
+	runs := hitlCLI("runs").stdout
 	assert.Contains(t, runs, "claude-cli-1 ", "hitl runs shows the session by its handle (an id of 12 characters is its own)")
 	assert.Contains(t, runs, "Fix the failing tes", "hitl runs names the session's task")
 	assert.Equal(t, "allow", specific(t, hook(s.event("claude_pretooluse_read.json")))["permissionDecision"])
 
 	t.Run("pause is queued; the next tool call holds until resume, then is decided", func(t *testing.T) {
-		p := steer("pause", run)
+		p := hitlCLI("pause", run)
 		require.Equal(t, 0, p.code, p.stderr)
 		assert.Contains(t, p.stdout, "Session paused: queued, Claude Code holds at its next hook call")
-		assert.Contains(t, steer("runs").stdout, "paused (queued for the next hook call)")
+		assert.Contains(t, hitlCLI("runs").stdout, "paused (queued for the next hook call)")
 		tm := newManualTimer()
 		ch := hookRun(ctx, m, cliOpts{after: tm.after}, s.event("claude_pretooluse_read.json"), "claude", "--wait", "5m")
 		assert.Equal(t, 5*time.Minute, tm.waited(t), "held for up to --wait")
-		awaitRun(t, m, run, heldAt(hitl.HookPreToolUse))
-		assert.Contains(t, steer("runs").stdout, "paused (held at PreToolUse)")
-		res := steer("resume", run)
+		awaitRun(t, m, run, heldAt(steer.HookPreToolUse))
+		assert.Contains(t, hitlCLI("runs").stdout, "paused (held at PreToolUse)")
+		res := hitlCLI("resume", run)
 		assert.Contains(t, res.stdout, "Session resumed: Claude Code goes on from PreToolUse")
 		out := hookJSON(t, result(t, ch))
 		assert.Equal(t, "allow", specific(t, out)["permissionDecision"])
 	})
 	t.Run("still paused when --wait runs out: the tool is denied naming who paused", func(t *testing.T) {
 		pausedFor(ctx, t, m, run)
-		sp := specific(t, heldOut(ctx, t, m, run, hitl.HookPreToolUse, s.event("claude_pretooluse_bash.json"), "claude", "--wait", "5m"))
+		sp := specific(t, heldOut(ctx, t, m, run, steer.HookPreToolUse, s.event("claude_pretooluse_bash.json"), "claude", "--wait", "5m"))
 		assert.Equal(t, "deny", sp["permissionDecision"])
 		assert.Contains(t, sp["permissionDecisionReason"], "paused by local:tester in hitl — waiting")
 		assert.Empty(t, awaitPendingNone(t, m, run), "nobody was asked about a tool the pause denied")
 	})
 	t.Run("a paused prompt is blocked with the reason once the hold runs out", func(t *testing.T) {
 		pausedFor(ctx, t, m, run)
-		out := heldOut(ctx, t, m, run, hitl.HookUserPromptSubmit, s.event("claude_userpromptsubmit.json"), "claude", "--wait", "5m")
+		out := heldOut(ctx, t, m, run, steer.HookUserPromptSubmit, s.event("claude_userpromptsubmit.json"), "claude", "--wait", "5m")
 		assert.Equal(t, "block", out["decision"])
 		assert.Contains(t, out["reason"], "paused by local:tester")
 	})
 	t.Run("redirect reaches the model once: as context after the next tool call", func(t *testing.T) {
-		rd := steer("redirect", run, "stop refactoring, just fix the failing test")
+		rd := hitlCLI("redirect", run, "stop refactoring, just fix the failing test")
 		assert.Contains(t, rd.stdout, "Instruction queued: Claude Code gets it at its next step")
 		pre := hook(s.event("claude_pretooluse_read.json"))
 		assert.Equal(t, "allow", specific(t, pre)["permissionDecision"], "a tool call cannot carry it: still queued")
@@ -158,14 +159,14 @@ func TestHookClaudeSessionFromCLI(t *testing.T) {
 		assert.Nil(t, hook(s.event("claude_posttooluse_bash.json")), "once")
 	})
 	t.Run("redirect when the agent stops: Stop is blocked with the instruction, once", func(t *testing.T) {
-		require.Equal(t, 0, steer("redirect", run, "now update the changelog").code)
+		require.Equal(t, 0, hitlCLI("redirect", run, "now update the changelog").code)
 		out := hook(s.event("claude_stop.json"))
 		assert.Equal(t, "block", out["decision"])
 		assert.Contains(t, out["reason"], "now update the changelog")
 		assert.Nil(t, hook(s.event("claude_stop.json", map[string]any{"stop_hook_active": true})))
 	})
 	t.Run("escalate fails clearly: a hook cannot switch Claude Code's model", func(t *testing.T) {
-		r := steer("escalate", run, "--model", "opus")
+		r := hitlCLI("escalate", run, "--model", "opus")
 		assert.Equal(t, exitBadState, r.code)
 		assert.Contains(t, r.stderr, "unsupported")
 		assert.Contains(t, r.stderr, "cannot switch models from a hook")
@@ -174,12 +175,12 @@ func TestHookClaudeSessionFromCLI(t *testing.T) {
 		assert.Nil(t, hookJSON(t, cli(ctx, m, s.event("claude_pretooluse_bash.json"), "hook", "claude", "--decide-tools=false")))
 		assert.Empty(t, awaitPendingNone(t, m, run), "nobody asked")
 		pausedFor(ctx, t, m, run)
-		out := heldOut(ctx, t, m, run, hitl.HookPreToolUse, s.event("claude_pretooluse_bash.json"), "claude", "--decide-tools=false", "--wait", "5m")
+		out := heldOut(ctx, t, m, run, steer.HookPreToolUse, s.event("claude_pretooluse_bash.json"), "claude", "--decide-tools=false", "--wait", "5m")
 		assert.Equal(t, "deny", specific(t, out)["permissionDecision"])
 	})
 	t.Run("SessionEnd ends the run DONE", func(t *testing.T) {
 		assert.Nil(t, hook(s.event("claude_sessionend.json")))
-		assert.Equal(t, hitl.RunDone, awaitRun(t, m, run, func(r *hitl.Run) bool { return r.Control.Status.Ended() }).Control.Status)
+		assert.Equal(t, steer.RunDone, awaitRun(t, m, run, func(r *hitl.Run) bool { return r.Control.Status.Ended() }).Control.Status)
 	})
 }
 
@@ -207,7 +208,7 @@ func TestHookClaudeSessionCancelledFromCLI(t *testing.T) {
 	tm := newManualTimer()
 	ch := hookRun(ctx, m, cliOpts{after: tm.after}, s.event("claude_pretooluse_bash.json"), "claude", "--wait", "5m")
 	tm.waited(t)
-	awaitRun(t, m, run, heldAt(hitl.HookPreToolUse))
+	awaitRun(t, m, run, heldAt(steer.HookPreToolUse))
 
 	c := cli(ctx, m, "", "cancel", run)
 	require.Equal(t, 0, c.code, c.stderr)
@@ -218,17 +219,17 @@ func TestHookClaudeSessionCancelledFromCLI(t *testing.T) {
 	assert.Equal(t, "deny", specific(t, out)["permissionDecision"], "and the tool does not run")
 
 	r := awaitRun(t, m, run, func(r *hitl.Run) bool { return true })
-	assert.Equal(t, hitl.RunCancelled, r.Control.Status)
-	assert.Equal(t, hitl.ReasonUserCancelled, r.Control.Reason)
+	assert.Equal(t, steer.RunCancelled, r.Control.Status)
+	assert.Equal(t, steer.ReasonUserCancelled, r.Control.Reason)
 	evs, _, err := m.Service.Log.RunEvents(principaltest.As(ctx, "admin:test"), run, 0, 0)
 	require.NoError(t, err)
 	var aborts []string
 	for _, ev := range evs {
-		if ev.State != nil && ev.State.Event == hitl.StateAbort {
+		if ev.State != nil && ev.State.Event == steer.StateAbort {
 			aborts = append(aborts, ev.State.Reason)
 		}
 	}
-	assert.Equal(t, []string{hitl.ReasonUserCancelled}, aborts, "ABORT USER_CANCELLED on loop:current")
+	assert.Equal(t, []string{steer.ReasonUserCancelled}, aborts, "ABORT USER_CANCELLED on loop:current")
 
 	for _, f := range []string{"claude_userpromptsubmit.json", "claude_posttooluse_bash.json", "claude_stop.json"} {
 		out := hook(s.event(f))
@@ -246,7 +247,7 @@ func TestHookCodexSession(t *testing.T) {
 	s := sessionEvents{t, "cx-1"}
 	const run = "codex-cx-1"
 	hook := func(ev string) map[string]any { t.Helper(); return hookJSON(t, cli(ctx, m, ev, "hook", "codex")) }
-	steer := func(args ...string) cliResult { t.Helper(); return cli(ctx, m, "", args...) }
+	hitlCLI := func(args ...string) cliResult { t.Helper(); return cli(ctx, m, "", args...) }
 
 	assert.Nil(t, hook(s.event("codex_sessionstart.json")))
 	assert.Nil(t, hook(s.event("codex_userpromptsubmit.json")))
@@ -261,30 +262,30 @@ func TestHookCodexSession(t *testing.T) {
 		assert.Contains(t, q.Operation.Description, "Asks to leave the sandbox")
 		assert.Contains(t, q.Operation.Description, "Do you want to install the project's dependencies from the network?")
 		assert.Contains(t, q.Operation.Context, "outside its sandbox")
-		pending := steer("pending")
+		pending := hitlCLI("pending")
 		assert.Contains(t, pending.stdout, "Asks to leave the sandbox")
-		require.Equal(t, 0, steer("answer", q.ID, "approve").code)
+		require.Equal(t, 0, hitlCLI("answer", q.ID, "approve").code)
 		d := decoded(t, result(t, ch))
 		assert.Equal(t, "allow", d.Decision.Behavior)
 	})
 	t.Run("paused: the hold runs out and the tool is denied", func(t *testing.T) {
 		pausedFor(ctx, t, m, run)
-		sp := specific(t, heldOut(ctx, t, m, run, hitl.HookPreToolUse, s.event("codex_pretooluse_bash.json"), "codex", "--wait", "1m"))
+		sp := specific(t, heldOut(ctx, t, m, run, steer.HookPreToolUse, s.event("codex_pretooluse_bash.json"), "codex", "--wait", "1m"))
 		assert.Equal(t, "deny", sp["permissionDecision"])
 		assert.Contains(t, sp["permissionDecisionReason"], "paused by local:tester")
 	})
 	t.Run("redirect: as context after the next tool call, or by blocking Stop", func(t *testing.T) {
-		require.Equal(t, 0, steer("redirect", run, "tag only on main").code)
+		require.Equal(t, 0, hitlCLI("redirect", run, "tag only on main").code)
 		sp := specific(t, hook(s.event("codex_posttooluse_bash.json")))
 		assert.Equal(t, "PostToolUse", sp["hookEventName"])
 		assert.Contains(t, sp["additionalContext"], "tag only on main")
-		require.Equal(t, 0, steer("redirect", run, "and write a test").code)
+		require.Equal(t, 0, hitlCLI("redirect", run, "and write a test").code)
 		out := hook(s.event("codex_stop.json"))
 		assert.Equal(t, "block", out["decision"])
 		assert.Contains(t, out["reason"], "and write a test")
 	})
 	t.Run("cancel: continue false, and a permission request is denied", func(t *testing.T) {
-		require.Equal(t, 0, steer("cancel", run).code)
+		require.Equal(t, 0, hitlCLI("cancel", run).code)
 		out := hookJSON(t, cli(ctx, m, s.event("codex_permissionrequest_bash.json"), "hook", "codex"))
 		assert.Equal(t, false, out["continue"])
 		assert.Equal(t, "cancelled by local:tester in hitl", out["stopReason"])
@@ -312,11 +313,11 @@ func TestHookSessionFallsSilent(t *testing.T) {
 
 	clock.Add(time.Hour)
 	r := awaitRun(t, m, run, func(r *hitl.Run) bool { return r.Control.Status.Ended() })
-	assert.Equal(t, hitl.RunAborted, r.Control.Status)
-	assert.Equal(t, hitl.ReasonIdle, r.Control.Reason)
+	assert.Equal(t, steer.RunAborted, r.Control.Status)
+	assert.Equal(t, steer.ReasonIdle, r.Control.Reason)
 
 	assert.Nil(t, hookJSON(t, cli(ctx, m, s.event("codex_userpromptsubmit.json"), "hook", "codex")))
 	r = awaitRun(t, m, run, func(r *hitl.Run) bool { return true })
-	assert.Equal(t, hitl.RunRunning, r.Control.Status, "back at its next hook call")
+	assert.Equal(t, steer.RunRunning, r.Control.Status, "back at its next hook call")
 	assert.False(t, r.Control.Session.Idle)
 }

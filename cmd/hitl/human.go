@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/hitlbot/hitl"
+	"github.com/hitlbot/hitl/steer"
 )
 
 func cmdPending(ctx context.Context, args []string, e *env) error {
@@ -182,7 +183,7 @@ func cmdCancel(ctx context.Context, args []string, e *env) error {
 		return usageError(fs, `hitl cancel needs a question id or a run: hitl cancel q_123 --reason "not needed any more", hitl cancel loop-1`)
 	}
 	if !questionIDPattern.MatchString(pos[0]) {
-		return steer(ctx, e, hitl.CommandCancel, pos[0], hitl.ControlPayload{})
+		return sendSteer(ctx, e, steer.CommandCancel, pos[0], steer.ControlPayload{})
 	}
 	q, err := newClient(e).Cancel(ctx, pos[0], *reason)
 	if err != nil {

@@ -7,10 +7,10 @@ import (
 	"fmt"
 	"time"
 
-	"github.com/hitlbot/hitl"
 	"github.com/hitlbot/hitl/agent"
 	"github.com/hitlbot/hitl/fault"
 	"github.com/hitlbot/hitl/service"
+	"github.com/hitlbot/hitl/steer"
 )
 
 // loopFlags are what a loop reports about itself.
@@ -40,10 +40,10 @@ func (f *loopFlags) request() agent.CheckpointRequest {
 
 // checkpointLine is what hitl checkpoint prints: one JSON line.
 type checkpointLine struct {
-	Status      hitl.RunStatus `json:"status"`
-	Model       string         `json:"model,omitempty"`
-	NewModel    string         `json:"newModel,omitempty"`
-	Instruction string         `json:"instruction,omitempty"`
+	Status      steer.RunStatus `json:"status"`
+	Model       string          `json:"model,omitempty"`
+	NewModel    string          `json:"newModel,omitempty"`
+	Instruction string          `json:"instruction,omitempty"`
 }
 
 // cmdCheckpoint is a shell loop's iteration boundary: it reports STATE
@@ -71,7 +71,7 @@ func cmdCheckpoint(ctx context.Context, args []string, e *env) error {
 		return err
 	}
 	switch cp.Status {
-	case hitl.RunCancelled, hitl.RunDone, hitl.RunAborted:
+	case steer.RunCancelled, steer.RunDone, steer.RunAborted:
 		msg := fmt.Sprintf("hitl: run %s is %s", visible(f.run), cp.Status)
 		if cp.Reason != "" {
 			msg += ": " + visible(cp.Reason)
@@ -104,7 +104,7 @@ func reportWaiting(ctx context.Context, c *agent.Client, e *env, f *loopFlags, p
 			}
 			continue
 		}
-		if cp.Status != hitl.RunPaused {
+		if cp.Status != steer.RunPaused {
 			return cp, nil
 		}
 		if !said {
@@ -125,18 +125,18 @@ func retryable(err error) bool {
 }
 
 func cmdDone(ctx context.Context, args []string, e *env) error {
-	return endRun(ctx, args, e, "done", hitl.StateDone)
+	return endRun(ctx, args, e, "done", steer.StateDone)
 }
 
 func cmdAbort(ctx context.Context, args []string, e *env) error {
-	return endRun(ctx, args, e, "abort", hitl.StateAbort)
+	return endRun(ctx, args, e, "abort", steer.StateAbort)
 }
 
-func endRun(ctx context.Context, args []string, e *env, name string, ev hitl.StateEventType) error {
+func endRun(ctx context.Context, args []string, e *env, name string, ev steer.StateEventType) error {
 	fs := flag.NewFlagSet(name, flag.ContinueOnError)
 	run := fs.String("run", e.getenv("HITL_RUN"), "the run (loop) id (HITL_RUN)")
 	reason := new(string)
-	if ev == hitl.StateAbort {
+	if ev == steer.StateAbort {
 		reason = fs.String("reason", "", "why the loop gave up")
 	}
 	if _, err := parseArgs(fs, args); err != nil {
@@ -145,10 +145,10 @@ func endRun(ctx context.Context, args []string, e *env, name string, ev hitl.Sta
 	if *run == "" {
 		return usageError(fs, "hitl "+name+" needs --run (or HITL_RUN)")
 	}
-	if ev == hitl.StateAbort && *reason == "" {
+	if ev == steer.StateAbort && *reason == "" {
 		return usageError(fs, `hitl abort needs --reason: hitl abort --run loop-1 --reason "tests keep failing"`)
 	}
-	cp, err := newClient(e).Publish(ctx, hitl.StateEvent{Event: ev, RunID: *run, Reason: *reason})
+	cp, err := newClient(e).Publish(ctx, steer.StateEvent{Event: ev, RunID: *run, Reason: *reason})
 	if err != nil {
 		return err
 	}

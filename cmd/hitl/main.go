@@ -15,8 +15,8 @@ import (
 	"syscall"
 	"time"
 
-	"github.com/hitlbot/hitl"
 	"github.com/hitlbot/hitl/fault"
+	"github.com/hitlbot/hitl/steer"
 	"golang.org/x/term"
 )
 
@@ -185,8 +185,8 @@ var commands = map[string]command{
 	"run":        cmdRun,
 	"prompt":     cmdPrompt,
 
-	"pause":    cmdSteer(hitl.CommandPause),
-	"resume":   cmdSteer(hitl.CommandResume),
+	"pause":    cmdSteer(steer.CommandPause),
+	"resume":   cmdSteer(steer.CommandResume),
 	"escalate": cmdEscalate,
 	"redirect": cmdRedirect,
 	"runs":     cmdRuns,

@@ -15,6 +15,7 @@ import (
 	"github.com/hitlbot/hitl/internal/pgtest"
 	"github.com/hitlbot/hitl/internal/principaltest"
 	"github.com/hitlbot/hitl/internal/slackfake"
+	"github.com/hitlbot/hitl/steer"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )
@@ -55,8 +56,8 @@ func TestReplicasHandleARedeliveredEnvelopeOnce(t *testing.T) {
 
 	t.Run("a slash command steers the run once", func(t *testing.T) {
 		api := agent.NewClient(r1.URL(), "")
-		_, err := api.Publish(ctx, hitl.StateEvent{Schema: hitl.StateSchema, Event: hitl.StateRunning, RunID: steerRun,
-			Stack: []hitl.StackEntry{{ID: steerRun, Mode: "issue", Iter: 1, Max: 10, Model: "haiku"}}})
+		_, err := api.Publish(ctx, steer.StateEvent{Schema: steer.StateSchema, Event: steer.StateRunning, RunID: steerRun,
+			Stack: []steer.StackEntry{{ID: steerRun, Mode: "issue", Iter: 1, Max: 10, Model: "haiku"}}})
 		require.NoError(t, err)
 		first, err := srv.SendSlashCommand(ctx, srv.SlashCommand(controller, testChannel, "/hitl", "pause "+steerRun))
 		require.NoError(t, err)
@@ -68,14 +69,14 @@ func TestReplicasHandleARedeliveredEnvelopeOnce(t *testing.T) {
 		require.NoError(t, err)
 		var acks int
 		for _, ev := range evs {
-			if ev.Type == hitl.EventControl && ev.Control != nil && ev.Control.Type == hitl.MessageAck {
+			if ev.Type == hitl.EventControl && ev.Control != nil && ev.Control.Type == steer.MessageAck {
 				acks++
 			}
 		}
 		assert.Equal(t, 1, acks, "one control request received")
 		run, err := r2.Service.Runs.RunRecord(ctx, steerRun)
 		require.NoError(t, err)
-		assert.Equal(t, hitl.RunPaused, run.Control.Status)
+		assert.Equal(t, steer.RunPaused, run.Control.Status)
 	})
 
 }
@@ -99,24 +100,24 @@ func TestReplicasUpdateOneLiveRunMessage(t *testing.T) {
 	require.NoError(t, srv.WaitConnected(ctx, 2))
 	e := &slackEnv{ctx: ctx, m: r1, srv: srv}
 
-	_, err := agent.NewClient(r1.URL(), "").Publish(ctx, hitl.StateEvent{Schema: hitl.StateSchema, Event: hitl.StateRunning, RunID: steerRun,
-		Stack: []hitl.StackEntry{{ID: steerRun, Mode: "issue", Iter: 1, Max: 10, Model: "haiku"}}})
+	_, err := agent.NewClient(r1.URL(), "").Publish(ctx, steer.StateEvent{Schema: steer.StateSchema, Event: steer.StateRunning, RunID: steerRun,
+		Stack: []steer.StackEntry{{ID: steerRun, Mode: "issue", Iter: 1, Max: 10, Model: "haiku"}}})
 	require.NoError(t, err)
 	e.liveMessage(t, steerRun, has(blocks.ActionRunPause))
 	steps := []struct {
 		on   *Main
-		cmd  hitl.Command
+		cmd  steer.Command
 		want string
 	}{
-		{r2, hitl.CommandPause, blocks.ActionRunResume},
-		{r1, hitl.CommandResume, blocks.ActionRunPause},
-		{r2, hitl.CommandPause, blocks.ActionRunResume},
-		{r1, hitl.CommandResume, blocks.ActionRunPause},
+		{r2, steer.CommandPause, blocks.ActionRunResume},
+		{r1, steer.CommandResume, blocks.ActionRunPause},
+		{r2, steer.CommandPause, blocks.ActionRunResume},
+		{r1, steer.CommandResume, blocks.ActionRunPause},
 	}
 	for i, s := range steps {
-		msgs, err := s.on.Service.Runs.Control(ctx, hitl.NewRequest(fmt.Sprintf("live-%d", i), s.cmd, steerRun, time.Now(), hitl.ControlPayload{}))
+		msgs, err := s.on.Service.Runs.Control(ctx, steer.NewRequest(fmt.Sprintf("live-%d", i), s.cmd, steerRun, time.Now(), steer.ControlPayload{}))
 		require.NoError(t, err)
-		require.Equal(t, hitl.ResultSuccess, msgs[len(msgs)-1].Payload.Status)
+		require.Equal(t, steer.ResultSuccess, msgs[len(msgs)-1].Payload.Status)
 		e.liveMessage(t, steerRun, has(s.want))
 	}
 	posts := 0

@@ -16,6 +16,7 @@ import (
 	"github.com/hitlbot/hitl/internal/pgtest"
 	"github.com/hitlbot/hitl/internal/slackfake"
 	"github.com/hitlbot/hitl/service"
+	"github.com/hitlbot/hitl/steer"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )
@@ -92,8 +93,8 @@ func TestReplicaKilledUnderLoad(t *testing.T) {
 		}
 		c := agent.NewClient(strings.Join(urls, ","), "", agent.WithUser("kill-test"))
 		run := fmt.Sprintf("kill-w%d", w)
-		if _, err := c.Publish(ctx, hitl.StateEvent{Schema: hitl.StateSchema, Event: hitl.StateRunning, RunID: run,
-			Stack: []hitl.StackEntry{{ID: run, Mode: "issue", Iter: 1, Max: 10, Model: "haiku"}}}); err != nil {
+		if _, err := c.Publish(ctx, steer.StateEvent{Schema: steer.StateSchema, Event: steer.StateRunning, RunID: run,
+			Stack: []steer.StackEntry{{ID: run, Mode: "issue", Iter: 1, Max: 10, Model: "haiku"}}}); err != nil {
 			t.Fatalf("starting run %s: %v", run, err)
 		}
 		wg.Go(func() {
@@ -168,7 +169,7 @@ func TestReplicaKilledUnderLoad(t *testing.T) {
 			}
 			r, err := r2.DB.Run(bg, run)
 			require.NoError(t, err, run)
-			assert.Equal(t, hitl.RunStatus(status), r.Control.Status, "run %s", run)
+			assert.Equal(t, steer.RunStatus(status), r.Control.Status, "run %s", run)
 		}
 	})
 	t.Run("every rule an acknowledged answer taught allows", func(t *testing.T) {
@@ -296,18 +297,18 @@ func killLoadStep(ctx context.Context, c *agent.Client, l *killLoad, w, i int) e
 		}
 		l.ack(func() { l.created[q.ID] = text; l.timed[q.ID] = true })
 	case 4: // steer the worker's run: pause, then resume
-		cmd, want := hitl.CommandPause, hitl.RunPaused
+		cmd, want := steer.CommandPause, steer.RunPaused
 		if (i/6)%2 == 1 {
-			cmd, want = hitl.CommandResume, hitl.RunRunning
+			cmd, want = steer.CommandResume, steer.RunRunning
 		}
 		l.mu.Lock()
 		l.uncertain[run] = true
 		l.mu.Unlock()
-		msgs, err := c.Control(ctx, hitl.NewRequest(fmt.Sprintf("kill-%d-%d", w, i), cmd, run, time.Now(), hitl.ControlPayload{}))
+		msgs, err := c.Control(ctx, steer.NewRequest(fmt.Sprintf("kill-%d-%d", w, i), cmd, run, time.Now(), steer.ControlPayload{}))
 		if err != nil {
 			return err
 		}
-		if len(msgs) != 2 || msgs[1].Payload.Status != hitl.ResultSuccess {
+		if len(msgs) != 2 || msgs[1].Payload.Status != steer.ResultSuccess {
 			if code, _ := msgs[len(msgs)-1].Failed(); code == "duplicate" {
 				return errors.New("the request was in flight on the replica that died")
 			}

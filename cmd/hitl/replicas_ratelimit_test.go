@@ -9,6 +9,7 @@ import (
 	"github.com/hitlbot/hitl/fault"
 	"github.com/hitlbot/hitl/internal/pgtest"
 	"github.com/hitlbot/hitl/internal/principaltest"
+	"github.com/hitlbot/hitl/steer"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )
@@ -38,9 +39,9 @@ func TestRateLimitsHoldAcrossReplicas(t *testing.T) {
 
 	t.Run("steering requests too", func(t *testing.T) {
 		admin := principaltest.As(context.Background(), "admin:steer")
-		_, err := r1.Service.Runs.Control(admin, hitl.NewRequest("rl-c1", hitl.CommandPause, "rl-run", r1.Clock.Now(), hitl.ControlPayload{}))
+		_, err := r1.Service.Runs.Control(admin, steer.NewRequest("rl-c1", steer.CommandPause, "rl-run", r1.Clock.Now(), steer.ControlPayload{}))
 		require.NoError(t, err)
-		_, err = r2.Service.Runs.Control(admin, hitl.NewRequest("rl-c2", hitl.CommandPause, "rl-run", r2.Clock.Now(), hitl.ControlPayload{}))
+		_, err = r2.Service.Runs.Control(admin, steer.NewRequest("rl-c2", steer.CommandPause, "rl-run", r2.Clock.Now(), steer.ControlPayload{}))
 		assert.Equal(t, fault.ERATELIMITED, fault.Code(err), "%v", err)
 	})
 }

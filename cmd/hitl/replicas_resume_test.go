@@ -14,6 +14,7 @@ import (
 	"github.com/hitlbot/hitl/internal/pgtest"
 	"github.com/hitlbot/hitl/internal/principaltest"
 	"github.com/hitlbot/hitl/internal/slackfake"
+	"github.com/hitlbot/hitl/steer"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )
@@ -38,8 +39,8 @@ func TestReplicaTakesOverALiveMessageAndAnAlertInFlight(t *testing.T) {
 	require.NoError(t, srv.WaitConnected(ctx, 1))
 
 	api := agent.NewClient(child.url, "")
-	_, err := api.Publish(ctx, hitl.StateEvent{Schema: hitl.StateSchema, Event: hitl.StateRunning, RunID: steerRun,
-		Stack: []hitl.StackEntry{{ID: steerRun, Mode: "issue", Iter: 1, Max: 10, Model: "haiku"}}})
+	_, err := api.Publish(ctx, steer.StateEvent{Schema: steer.StateSchema, Event: steer.StateRunning, RunID: steerRun,
+		Stack: []steer.StackEntry{{ID: steerRun, Mode: "issue", Iter: 1, Max: 10, Model: "haiku"}}})
 	require.NoError(t, err)
 	_, _, err = api.Create(ctx, "run-bad", hitl.NewQuestion{}) // starts creation_errors at the child's next sweep
 	require.Equal(t, fault.EINVALID, fault.Code(err))
@@ -62,9 +63,9 @@ func TestReplicaTakesOverALiveMessageAndAnAlertInFlight(t *testing.T) {
 	untilDrained(t, ctx, r)
 	// The survivor brings the run's live message up to date: the message
 	// it recorded is the one the dead replica posted.
-	msgs, err := r.Service.Runs.Control(ctx, hitl.NewRequest("resume-pause", hitl.CommandPause, steerRun, time.Now(), hitl.ControlPayload{}))
+	msgs, err := r.Service.Runs.Control(ctx, steer.NewRequest("resume-pause", steer.CommandPause, steerRun, time.Now(), steer.ControlPayload{}))
 	require.NoError(t, err)
-	require.Equal(t, hitl.ResultSuccess, msgs[len(msgs)-1].Payload.Status)
+	require.Equal(t, steer.ResultSuccess, msgs[len(msgs)-1].Payload.Status)
 	e := &slackEnv{ctx: ctx, m: r, srv: srv}
 	paused := e.liveMessage(t, steerRun, has(blocks.ActionRunResume))
 	assert.Equal(t, live.TS, paused.TS, "the survivor edits the message the dead replica posted")

@@ -14,6 +14,7 @@ import (
 	"github.com/hitlbot/hitl/config"
 	"github.com/hitlbot/hitl/internal/pgtest"
 	"github.com/hitlbot/hitl/internal/principaltest"
+	"github.com/hitlbot/hitl/steer"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )
@@ -73,7 +74,7 @@ func TestReplicasOnPostgres(t *testing.T) {
 		}
 		res := cli(ctx, r2, "", "resume", "loop-rep")
 		require.Equal(t, 0, res.code, res.stderr)
-		assert.Equal(t, hitl.RunRunning, checkpointOut(t, result(t, ch)).Status, "held on replica 1, released from replica 2")
+		assert.Equal(t, steer.RunRunning, checkpointOut(t, result(t, ch)).Status, "held on replica 1, released from replica 2")
 	})
 
 	t.Run("a policy set through replica 1 decides on replica 2 once its NOTIFY arrives", func(t *testing.T) {

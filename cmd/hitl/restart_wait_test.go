@@ -8,8 +8,8 @@ import (
 	"time"
 
 	"github.com/google/uuid"
-	"github.com/hitlbot/hitl"
 	"github.com/hitlbot/hitl/internal/principaltest"
+	"github.com/hitlbot/hitl/steer"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )
@@ -58,10 +58,10 @@ func restartBehind(t *testing.T, suffix string) (*Main, *frontProxy, func() *Mai
 }
 
 // steerAs sends command to run on m as an admin.
-func steerAs(t *testing.T, m *Main, c hitl.Command, run string) {
+func steerAs(t *testing.T, m *Main, c steer.Command, run string) {
 	t.Helper()
 	ctx := principaltest.As(context.Background(), "admin:test")
-	_, err := m.Service.Runs.Control(ctx, hitl.NewRequest(uuid.NewString(), c, run, time.Now(), hitl.ControlPayload{}))
+	_, err := m.Service.Runs.Control(ctx, steer.NewRequest(uuid.NewString(), c, run, time.Now(), steer.ControlPayload{}))
 	require.NoError(t, err)
 }
 
@@ -73,11 +73,11 @@ func TestCheckpointWaitsAcrossARestart(t *testing.T) {
 	ctx := context.Background()
 	r := cli(ctx, first, "", "checkpoint", "--run", run, "--iter", "1")
 	require.Equal(t, 0, r.code, r.stderr)
-	steerAs(t, first, hitl.CommandPause, run)
+	steerAs(t, first, steer.CommandPause, run)
 
 	ch := startCLIWith(ctx, first, cliOpts{url: proxy.srv.URL, after: immediately}, "checkpoint", "--run", run, "--iter", "2")
 	second := restart()
-	steerAs(t, second, hitl.CommandResume, run)
+	steerAs(t, second, steer.CommandResume, run)
 	r = result(t, ch)
 	require.Equal(t, 0, r.code, r.stderr)
 	assert.Contains(t, r.stdout, `"status":"running"`)
@@ -91,7 +91,7 @@ func TestRunWatchesAcrossARestart(t *testing.T) {
 	ctx := context.Background()
 	ch := startCLIWith(ctx, nil, cliOpts{url: proxy.srv.URL, after: immediately}, "run", "--run", run, "--grace", "1s", "--", "sleep", "60")
 	second := restart()
-	steerAs(t, second, hitl.CommandCancel, run)
+	steerAs(t, second, steer.CommandCancel, run)
 	r := result(t, ch)
 	assert.Equal(t, exitCancelled, r.code, r.stderr)
 	assert.Contains(t, r.stderr, "was cancelled")

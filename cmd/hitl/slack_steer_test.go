@@ -14,6 +14,7 @@ import (
 	"github.com/hitlbot/hitl/config"
 	"github.com/hitlbot/hitl/internal/principaltest"
 	"github.com/hitlbot/hitl/internal/slackfake"
+	"github.com/hitlbot/hitl/steer"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )
@@ -56,8 +57,8 @@ func startSteering(t *testing.T, every time.Duration, ts timers) *slackEnv {
 // report publishes the agent's STATE at iteration iter of 10.
 func (e *slackEnv) report(tb testing.TB, run string, iter int) {
 	tb.Helper()
-	_, err := e.api.Publish(e.ctx, hitl.StateEvent{Schema: hitl.StateSchema, Event: hitl.StateRunning, RunID: run,
-		Stack: []hitl.StackEntry{{ID: run, Mode: "issue", Iter: iter, Max: 10, Model: "haiku"}}})
+	_, err := e.api.Publish(e.ctx, steer.StateEvent{Schema: steer.StateSchema, Event: steer.StateRunning, RunID: run,
+		Stack: []steer.StackEntry{{ID: run, Mode: "issue", Iter: iter, Max: 10, Model: "haiku"}}})
 	require.NoError(tb, err)
 }
 
@@ -147,7 +148,7 @@ func TestSlackSteeringCommands(t *testing.T) {
 		assert.Contains(t, result, "🚫 You're not allowed to steer runs")
 		run, err := e.m.Service.Runs.RunRecord(e.ctx, steerRun)
 		require.NoError(t, err)
-		assert.Equal(t, hitl.RunRunning, run.Control.Status)
+		assert.Equal(t, steer.RunRunning, run.Control.Status)
 	})
 	t.Run("status and runs show the run", func(t *testing.T) {
 		assert.Contains(t, e.slash(t, controller, "status loop-1"), "▶️ Running · iteration 1 of 10 · sonnet")
@@ -239,7 +240,7 @@ func TestSlackLiveRunMessage(t *testing.T) {
 		_, err := e.srv.SendInteractive(e.ctx, e.srv.ViewSubmission(controller, view, map[string]map[string]string{
 			blocks.BlockInstruction: {blocks.InputActionID: "write the migration first"}}))
 		require.NoError(t, err)
-		cp, err := e.api.Checkpoint(e.ctx, hitl.StateEvent{RunID: steerRun, Stack: []hitl.StackEntry{{ID: steerRun, Iter: 5, Max: 10}}})
+		cp, err := e.api.Checkpoint(e.ctx, steer.StateEvent{RunID: steerRun, Stack: []steer.StackEntry{{ID: steerRun, Iter: 5, Max: 10}}})
 		require.NoError(t, err)
 		assert.Equal(t, "write the migration first", cp.Instruction)
 	})

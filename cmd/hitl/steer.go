@@ -15,6 +15,7 @@ import (
 	"github.com/hitlbot/hitl/fault"
 	"github.com/hitlbot/hitl/runhandle"
 	"github.com/hitlbot/hitl/service"
+	"github.com/hitlbot/hitl/steer"
 )
 
 // questionIDPattern tells a question id (q_ and 16 base32 characters)
@@ -22,7 +23,7 @@ import (
 var questionIDPattern = regexp.MustCompile(`^q_[0-9a-z]{16}$`)
 
 // cmdSteer returns the controller verb for command: hitl pause|resume RUN.
-func cmdSteer(c hitl.Command) func(context.Context, []string, *env) error {
+func cmdSteer(c steer.Command) func(context.Context, []string, *env) error {
 	return func(ctx context.Context, args []string, e *env) error {
 		fs := flag.NewFlagSet(string(c), flag.ContinueOnError)
 		pos, err := parseArgs(fs, args)
@@ -32,7 +33,7 @@ func cmdSteer(c hitl.Command) func(context.Context, []string, *env) error {
 		if len(pos) != 1 {
 			return usageError(fs, fmt.Sprintf("hitl %s needs one run (its id, or the handle hitl runs shows): hitl %s loop-1703123456-12345", c, c))
 		}
-		return steer(ctx, e, c, pos[0], hitl.ControlPayload{})
+		return sendSteer(ctx, e, c, pos[0], steer.ControlPayload{})
 	}
 }
 
@@ -47,7 +48,7 @@ func cmdEscalate(ctx context.Context, args []string, e *env) error {
 	if len(pos) != 1 || strings.TrimSpace(*model) == "" {
 		return usageError(fs, `hitl escalate needs a run and a model: hitl escalate loop-1 --model opus --reason "stuck on type inference"`)
 	}
-	return steer(ctx, e, hitl.CommandEscalate, pos[0], hitl.ControlPayload{Model: *model, Reason: *reason})
+	return sendSteer(ctx, e, steer.CommandEscalate, pos[0], steer.ControlPayload{Model: *model, Reason: *reason})
 }
 
 func cmdRedirect(ctx context.Context, args []string, e *env) error {
@@ -59,19 +60,19 @@ func cmdRedirect(ctx context.Context, args []string, e *env) error {
 	if len(pos) < 2 {
 		return usageError(fs, `hitl redirect needs a run and an instruction: hitl redirect loop-1 "use the v2 API instead"`)
 	}
-	return steer(ctx, e, hitl.CommandRedirect, pos[0], hitl.ControlPayload{Instruction: strings.Join(pos[1:], " ")})
+	return sendSteer(ctx, e, steer.CommandRedirect, pos[0], steer.ControlPayload{Instruction: strings.Join(pos[1:], " ")})
 }
 
 // steer sends one REQUEST (retried with the same request_id until it is
 // acknowledged, for up to 30 s) and prints its RESULT: one line, exit 0 on
 // success; on failure the RESULT's code and message and the table's code.
-func steer(ctx context.Context, e *env, c hitl.Command, name string, p hitl.ControlPayload) error {
+func sendSteer(ctx context.Context, e *env, c steer.Command, name string, p steer.ControlPayload) error {
 	cl := newClient(e)
 	run, err := resolveRun(ctx, cl, name)
 	if err != nil {
 		return err
 	}
-	msgs, err := cl.Control(ctx, hitl.NewRequest(agent.NewRequestID(), c, run, time.Now(), p))
+	msgs, err := cl.Control(ctx, steer.NewRequest(agent.NewRequestID(), c, run, time.Now(), p))
 	if err != nil {
 		return err
 	}
@@ -82,7 +83,7 @@ func steer(ctx context.Context, e *env, c hitl.Command, name string, p hitl.Cont
 	if code, failed := res.Failed(); failed {
 		return &outcome{code: resultCode(code), msg: fmt.Sprintf("hitl %s: %s: %s", c, code, visible(res.Payload.Message))}
 	}
-	if res.Type != hitl.MessageResult {
+	if res.Type != steer.MessageResult {
 		return &outcome{code: exitFailure, msg: fmt.Sprintf("hitl %s: request %s was received; it is not carried out yet", c, res.RequestID)}
 	}
 	line := fmt.Sprintf("%s %s: %s", c, visible(run), visible(res.Payload.Message))
@@ -165,14 +166,14 @@ func runState(r *hitl.Run) string {
 	if st == "" {
 		st = "questions only"
 	}
-	if p := r.Status(); p == hitl.RunWaitingForInput || p == hitl.RunWaitingForApproval {
+	if p := r.Status(); p == steer.RunWaitingForInput || p == steer.RunWaitingForApproval {
 		st += " (" + string(p) + ")"
 	}
 	if s := r.Control.Session; s != nil && r.Control.Status.Active() {
 		switch {
 		case s.Held != "":
 			st += " (held at " + visible(string(s.Held)) + ")"
-		case r.Control.Status == hitl.RunPaused:
+		case r.Control.Status == steer.RunPaused:
 			st += " (queued for the next hook call)"
 		case s.Idle:
 			st += " (idle)"
@@ -238,7 +239,7 @@ func cmdStatus(ctx context.Context, args []string, e *env) error {
 		}
 		fmt.Fprintln(e.stdout)
 		if s.Title != "" {
-			fmt.Fprintf(e.stdout, "First prompt: %s\n", cell(s.Title, hitl.MaxTitleLen))
+			fmt.Fprintf(e.stdout, "First prompt: %s\n", cell(s.Title, steer.MaxTitleLen))
 		}
 		if w := s.Outdated(); w != "" {
 			fmt.Fprintf(e.stdout, "Warning: %s\n", w)

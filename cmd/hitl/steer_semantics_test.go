@@ -5,7 +5,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/hitlbot/hitl"
+	"github.com/hitlbot/hitl/steer"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )
@@ -32,10 +32,10 @@ func TestSteeringSemanticsFromTheShell(t *testing.T) {
 		r := cli(ctx, m, "", "escalate", "esc-1", "--model", "opus")
 		require.Equal(t, 0, r.code, r.stderr)
 		line := checkpointOut(t, cli(ctx, m, "", "checkpoint", "--run", "esc-1", "--iter", "2", "--max", "10", "--model", "haiku"))
-		assert.Equal(t, checkpointLine{Status: hitl.RunRunning, Model: "opus", NewModel: "opus"}, line)
+		assert.Equal(t, checkpointLine{Status: steer.RunRunning, Model: "opus", NewModel: "opus"}, line)
 		for _, iter := range []string{"3", "4"} {
 			line = checkpointOut(t, cli(ctx, m, "", "checkpoint", "--run", "esc-1", "--iter", iter, "--max", "10", "--model", "haiku"))
-			assert.Equal(t, checkpointLine{Status: hitl.RunRunning, Model: "opus"}, line, "iteration %s", iter)
+			assert.Equal(t, checkpointLine{Status: steer.RunRunning, Model: "opus"}, line, "iteration %s", iter)
 		}
 		assert.Contains(t, runsRow(t, m, "esc-1"), "opus")
 		r = cli(ctx, m, "", "status", "esc-1")
@@ -52,7 +52,7 @@ func TestSteeringSemanticsFromTheShell(t *testing.T) {
 		assert.Contains(t, row, "paused")
 		assert.Contains(t, row, "4 of 10", "the iteration hitl pause named")
 		require.Equal(t, 0, cli(ctx, m, "", "resume", "pz-1").code)
-		assert.Equal(t, hitl.RunRunning, checkpointOut(t, result(t, ch)).Status)
+		assert.Equal(t, steer.RunRunning, checkpointOut(t, result(t, ch)).Status)
 		assert.Contains(t, runsRow(t, m, "pz-1"), "5 of 10", "let through, the loop is at iteration 5")
 	})
 }

@@ -17,6 +17,7 @@ import (
 	"github.com/hitlbot/hitl/config"
 	"github.com/hitlbot/hitl/internal/eventtest"
 	"github.com/hitlbot/hitl/internal/principaltest"
+	"github.com/hitlbot/hitl/steer"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )
@@ -29,7 +30,7 @@ func untilLogged(t *testing.T, m *Main, what string, ok func(*hitl.Event) bool) 
 
 func reported(run string, iter int) func(*hitl.Event) bool {
 	return func(ev *hitl.Event) bool {
-		return ev.Type == hitl.EventRunState && ev.RunID == run && ev.State.Event == hitl.StateRunning && len(ev.State.Stack) > 0 && ev.State.Stack[0].Iter == iter
+		return ev.Type == hitl.EventRunState && ev.RunID == run && ev.State.Event == steer.StateRunning && len(ev.State.Stack) > 0 && ev.State.Stack[0].Iter == iter
 	}
 }
 
@@ -45,7 +46,7 @@ func TestSteerAShellLoop(t *testing.T) {
 	ctx := context.Background()
 	m := startMain(t)
 	line := checkpointOut(t, cli(ctx, m, "", "checkpoint", "--run", "sh-1", "--iter", "1", "--max", "3", "--model", "haiku", "--issue", "auth-123"))
-	assert.Equal(t, hitl.RunRunning, line.Status)
+	assert.Equal(t, steer.RunRunning, line.Status)
 	assert.Equal(t, "haiku", line.Model)
 
 	t.Run("pause makes the next checkpoint wait for resume", func(t *testing.T) {
@@ -62,7 +63,7 @@ func TestSteerAShellLoop(t *testing.T) {
 		r = cli(ctx, m, "", "resume", "sh")
 		require.Equal(t, 0, r.code, r.stderr)
 		assert.Contains(t, r.stdout, "resume sh-1:", "a unique prefix names the run")
-		assert.Equal(t, hitl.RunRunning, checkpointOut(t, result(t, ch)).Status)
+		assert.Equal(t, steer.RunRunning, checkpointOut(t, result(t, ch)).Status)
 	})
 	t.Run("escalate and redirect reach the loop once", func(t *testing.T) {
 		r := cli(ctx, m, "", "escalate", "sh-1", "--model", "opus", "--reason", "stuck")
@@ -240,7 +241,7 @@ func TestRunSupervisesAProcess(t *testing.T) {
 	}
 	run, err := m.Service.Runs.RunRecord(principaltest.As(ctx, "admin:t"), "proc-1")
 	require.NoError(t, err)
-	assert.Equal(t, hitl.RunCancelled, run.Control.Status)
+	assert.Equal(t, steer.RunCancelled, run.Control.Status)
 }
 
 func TestRunReportsTheExit(t *testing.T) {
@@ -250,7 +251,7 @@ func TestRunReportsTheExit(t *testing.T) {
 	require.Equal(t, 0, r.code, r.stderr)
 	r = cli(ctx, m, "", "run", "--run", "bad-1", "--", "sh", "-c", "exit 3")
 	assert.Equal(t, 3, r.code, "the command's exit code")
-	for id, want := range map[string]hitl.RunStatus{"ok-1": hitl.RunDone, "bad-1": hitl.RunAborted} {
+	for id, want := range map[string]steer.RunStatus{"ok-1": steer.RunDone, "bad-1": steer.RunAborted} {
 		run, err := m.Service.Runs.RunRecord(principaltest.As(ctx, "admin:t"), id)
 		require.NoError(t, err)
 		assert.Equal(t, want, run.Control.Status, id)
@@ -270,7 +271,7 @@ func TestPausedRunSurvivesARestart(t *testing.T) {
 	second := startMain(t, func(c *config.Config, _ *Main) { c.DB = db })
 	run, err := second.Service.Runs.RunRecord(principaltest.As(ctx, "admin:t"), "keep-1")
 	require.NoError(t, err)
-	assert.Equal(t, hitl.RunPaused, run.Control.Status, "paused across the service's restart")
+	assert.Equal(t, steer.RunPaused, run.Control.Status, "paused across the service's restart")
 	ch := startCLI(ctx, second, strings.NewReader(""), "checkpoint", "--run", "keep-1", "--iter", "3")
 	untilLogged(t, second, "the restarted agent's report", reported("keep-1", 3))
 	select {
@@ -281,5 +282,5 @@ func TestPausedRunSurvivesARestart(t *testing.T) {
 	r := cli(ctx, second, "", "pause", "keep-1")
 	assert.Equal(t, exitBadState, r.code, "still paused: %s", r.stderr)
 	require.Equal(t, 0, cli(ctx, second, "", "resume", "keep-1").code)
-	assert.Equal(t, hitl.RunRunning, checkpointOut(t, result(t, ch)).Status)
+	assert.Equal(t, steer.RunRunning, checkpointOut(t, result(t, ch)).Status)
 }

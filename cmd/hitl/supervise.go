@@ -10,10 +10,10 @@ import (
 	"syscall"
 	"time"
 
-	"github.com/hitlbot/hitl"
 	"github.com/hitlbot/hitl/agent"
 	"github.com/hitlbot/hitl/fault"
 	"github.com/hitlbot/hitl/service"
+	"github.com/hitlbot/hitl/steer"
 )
 
 // heartbeat is how often hitl run reports that its command still runs.
@@ -55,7 +55,7 @@ func cmdRun(ctx context.Context, args []string, e *env) error {
 	cmd.Stdin, cmd.Stdout, cmd.Stderr = e.stdin, e.stdout, e.stderr
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
 	if err := cmd.Start(); err != nil {
-		_, _ = c.Publish(context.WithoutCancel(ctx), hitl.StateEvent{Event: hitl.StateAbort, RunID: f.run, Reason: "could not start: " + err.Error()})
+		_, _ = c.Publish(context.WithoutCancel(ctx), steer.StateEvent{Event: steer.StateAbort, RunID: f.run, Reason: "could not start: " + err.Error()})
 		return fault.Errorf(fault.EINVALID, "cannot start %s: %v", pos[0], err)
 	}
 	pgid := cmd.Process.Pid
@@ -65,7 +65,7 @@ func cmdRun(ctx context.Context, args []string, e *env) error {
 
 	wctx, stopWatch := context.WithCancel(ctx)
 	defer stopWatch()
-	statuses := make(chan hitl.RunStatus, 1)
+	statuses := make(chan steer.RunStatus, 1)
 	go watchRun(wctx, c, e, f.run, cp.Version, statuses)
 	beat := e.ticker(heartbeat)
 
@@ -88,10 +88,10 @@ func cmdRun(ctx context.Context, args []string, e *env) error {
 		select {
 		case st := <-statuses:
 			switch {
-			case st == hitl.RunPaused && !stopped && !cancelled:
+			case st == steer.RunPaused && !stopped && !cancelled:
 				signal(syscall.SIGSTOP, "paused")
 				stopped = true
-			case st == hitl.RunRunning && stopped:
+			case st == steer.RunRunning && stopped:
 				signal(syscall.SIGCONT, "resumed")
 				stopped = false
 			case st.Ended() && !cancelled:
@@ -101,8 +101,8 @@ func cmdRun(ctx context.Context, args []string, e *env) error {
 		case <-kill:
 			signal(syscall.SIGKILL, "did not stop within the grace period")
 		case <-beat:
-			_, _ = c.Publish(ctx, hitl.StateEvent{Event: hitl.StateRunning, RunID: f.run,
-				Stack: []hitl.StackEntry{{ID: f.run, Mode: f.mode, Iter: f.iter, Max: f.max, Model: f.model}}})
+			_, _ = c.Publish(ctx, steer.StateEvent{Event: steer.StateRunning, RunID: f.run,
+				Stack: []steer.StackEntry{{ID: f.run, Mode: f.mode, Iter: f.iter, Max: f.max, Model: f.model}}})
 		case <-ctx.Done():
 			if !cancelled {
 				cancelled = true
@@ -133,7 +133,7 @@ func startable(ctx context.Context, c *agent.Client, e *env, f *loopFlags) (serv
 }
 
 // watchRun sends the run's status each time its record changes.
-func watchRun(ctx context.Context, c *agent.Client, e *env, run string, seen uint64, out chan hitl.RunStatus) {
+func watchRun(ctx context.Context, c *agent.Client, e *env, run string, seen uint64, out chan steer.RunStatus) {
 	for ctx.Err() == nil {
 		r, err := c.WaitRun(ctx, run, seen)
 		if err != nil {
@@ -166,16 +166,16 @@ func finishRun(ctx context.Context, c *agent.Client, e *env, run string, waitErr
 		code = exitFailure
 	}
 	if cancelled {
-		_, _ = c.Publish(ctx, hitl.StateEvent{Event: hitl.StateAbort, RunID: run, Reason: fmt.Sprintf("stopped (exit code %d)", code)})
+		_, _ = c.Publish(ctx, steer.StateEvent{Event: steer.StateAbort, RunID: run, Reason: fmt.Sprintf("stopped (exit code %d)", code)})
 		return &outcome{code: exitCancelled, msg: fmt.Sprintf("hitl: run %s was cancelled; the command ended with exit code %d", visible(run), code)}
 	}
 	if code == 0 {
-		_, err := c.Publish(ctx, hitl.StateEvent{Event: hitl.StateDone, RunID: run})
+		_, err := c.Publish(ctx, steer.StateEvent{Event: steer.StateDone, RunID: run})
 		if err != nil {
 			fmt.Fprintf(e.stderr, "hitl: run %s finished, but reporting DONE failed: %s\n", visible(run), visible(fault.Message(err)))
 		}
 		return nil
 	}
-	_, _ = c.Publish(ctx, hitl.StateEvent{Event: hitl.StateAbort, RunID: run, Reason: fmt.Sprintf("exit code %d", code)})
+	_, _ = c.Publish(ctx, steer.StateEvent{Event: steer.StateAbort, RunID: run, Reason: fmt.Sprintf("exit code %d", code)})
 	return &outcome{code: code, msg: fmt.Sprintf("hitl: run %s: the command ended with exit code %d", visible(run), code)}
 }

@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/hitlbot/hitl"
+	"github.com/hitlbot/hitl/steer"
 )
 
 // ErrBehind ends a stream that fell Backlog batches behind the log (or
@@ -58,7 +59,7 @@ type Stream struct {
 // was sent.
 func (b *Broadcaster) Open(ctx context.Context, req Request) (*Stream, error) {
 	if req.Run != "" {
-		if err := hitl.ValidateRunID(req.Run); err != nil {
+		if err := steer.ValidateRunID(req.Run); err != nil {
 			return nil, err
 		}
 	}

@@ -11,6 +11,7 @@ import (
 
 	"github.com/hitlbot/hitl"
 	"github.com/hitlbot/hitl/fault"
+	"github.com/hitlbot/hitl/steer"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )
@@ -57,44 +58,44 @@ func steering(run *hitl.Run, id string, at time.Time) hitl.RunUpdate {
 
 // steeringBy is steering for principal by.
 func steeringBy(by string, run *hitl.Run, id string, at time.Time) hitl.RunUpdate {
-	msg := func(typ hitl.MessageType) *hitl.ControlMessage {
-		return &hitl.ControlMessage{Type: typ, RequestID: id, Command: hitl.CommandCancel, Target: hitl.ControlTarget{RunID: run.ID}}
+	msg := func(typ steer.MessageType) *steer.ControlMessage {
+		return &steer.ControlMessage{Type: typ, RequestID: id, Command: steer.CommandCancel, Target: steer.ControlTarget{RunID: run.ID}}
 	}
-	result := msg(hitl.MessageResult)
+	result := msg(steer.MessageResult)
 	return hitl.RunUpdate{Run: run,
 		Events: []*hitl.Event{
-			{Type: hitl.EventControl, RunID: run.ID, At: at, Control: msg(hitl.MessageAck)},
+			{Type: hitl.EventControl, RunID: run.ID, At: at, Control: msg(steer.MessageAck)},
 			{Type: hitl.EventControl, RunID: run.ID, At: at, Control: result},
-			{Type: hitl.EventRunState, RunID: run.ID, At: at, State: &hitl.StateEvent{Schema: hitl.StateSchema, Event: hitl.StateAbort, RunID: run.ID}},
+			{Type: hitl.EventRunState, RunID: run.ID, At: at, State: &steer.StateEvent{Schema: steer.StateSchema, Event: steer.StateAbort, RunID: run.ID}},
 		},
-		Control: &hitl.ControlRecord{RequestID: id, RunID: run.ID, Command: hitl.CommandCancel, By: by, At: at, Result: result}}
+		Control: &hitl.ControlRecord{RequestID: id, RunID: run.ID, Command: steer.CommandCancel, By: by, At: at, Result: result}}
 }
 
 func testSteerWrites(t *testing.T, e *env) {
 	ctx := context.Background()
-	putRun(t, e.store, "loop-1", hitl.RunRunning)
+	putRun(t, e.store, "loop-1", steer.RunRunning)
 	before := lastSeq(t, e.store)
 	stored, err := e.store.SteerRun(ctx, "loop-1", opsKey("req-1"), func(run *hitl.Run, prior *hitl.ControlRecord) (hitl.RunUpdate, error) {
 		require.NotNil(t, run, "fn gets the run")
 		assert.Nil(t, prior, "and no record: the request is new")
 		c := *run
-		c.Control.Status = hitl.RunCancelled
+		c.Control.Status = steer.RunCancelled
 		return steering(&c, "req-1", t0), nil
 	})
 	require.NoError(t, err)
 	require.NotNil(t, stored)
-	assert.Equal(t, hitl.RunCancelled, stored.Control.Status, "it returns the run as stored")
+	assert.Equal(t, steer.RunCancelled, stored.Control.Status, "it returns the run as stored")
 	got, err := e.store.Run(ctx, "loop-1")
 	require.NoError(t, err)
 	assert.Equal(t, stored, got)
 
 	evs := events(t, e.store, before)
 	require.Len(t, evs, 3, "one ACK, one RESULT, one loop event")
-	assert.Equal(t, hitl.MessageAck, evs[0].Control.Type, "in order")
-	assert.Equal(t, hitl.MessageResult, evs[1].Control.Type)
-	assert.Equal(t, hitl.StateAbort, evs[2].State.Event)
+	assert.Equal(t, steer.MessageAck, evs[0].Control.Type, "in order")
+	assert.Equal(t, steer.MessageResult, evs[1].Control.Type)
+	assert.Equal(t, steer.StateAbort, evs[2].State.Event)
 	for _, ev := range evs {
-		assert.Equal(t, hitl.RunCancelled, ev.Status, "stamped with the run's status")
+		assert.Equal(t, steer.RunCancelled, ev.Status, "stamped with the run's status")
 	}
 
 	prior := storedControl(t, e.store, "loop-1", opsKey("req-1"))
@@ -110,7 +111,7 @@ func testSteerWrites(t *testing.T, e *env) {
 func testSteerInflightRecord(t *testing.T, e *env) {
 	ctx := context.Background()
 	_, err := e.store.SteerRun(ctx, "loop-1", opsKey("req-old"), func(*hitl.Run, *hitl.ControlRecord) (hitl.RunUpdate, error) {
-		return hitl.RunUpdate{Control: &hitl.ControlRecord{RequestID: "req-old", RunID: "loop-1", Command: hitl.CommandPause, By: ops, At: t0}}, nil
+		return hitl.RunUpdate{Control: &hitl.ControlRecord{RequestID: "req-old", RunID: "loop-1", Command: steer.CommandPause, By: ops, At: t0}}, nil
 	})
 	require.NoError(t, err)
 	prior := storedControl(t, e.store, "loop-1", opsKey("req-old"))
@@ -122,12 +123,12 @@ func testSteerInflightRecord(t *testing.T, e *env) {
 
 func testSteerRefused(t *testing.T, e *env) {
 	ctx := context.Background()
-	run := putRun(t, e.store, "loop-1", hitl.RunRunning)
+	run := putRun(t, e.store, "loop-1", steer.RunRunning)
 	before := lastSeq(t, e.store)
 	want := errors.New("refused by fn")
 	_, err := e.store.SteerRun(ctx, "loop-1", opsKey("req-1"), func(run *hitl.Run, _ *hitl.ControlRecord) (hitl.RunUpdate, error) {
 		c := *run
-		c.Control.Status = hitl.RunCancelled
+		c.Control.Status = steer.RunCancelled
 		return steering(&c, "req-1", t0), want
 	})
 	assert.Same(t, want, err, "fn's error is returned as it is")
@@ -140,7 +141,7 @@ func testSteerRefused(t *testing.T, e *env) {
 
 func testSteerNothing(t *testing.T, e *env) {
 	ctx := context.Background()
-	run := putRun(t, e.store, "loop-1", hitl.RunPaused)
+	run := putRun(t, e.store, "loop-1", steer.RunPaused)
 	before := lastSeq(t, e.store)
 	stored, err := e.store.SteerRun(ctx, "loop-1", opsKey("req-1"), func(*hitl.Run, *hitl.ControlRecord) (hitl.RunUpdate, error) {
 		return hitl.RunUpdate{}, nil
@@ -160,7 +161,7 @@ func testSteerSerialised(t *testing.T, e *env) {
 	ctx := context.Background()
 	const n = 12
 	for i := range n {
-		putRun(t, e.store, fmt.Sprintf("loop-%d", i), hitl.RunRunning)
+		putRun(t, e.store, fmt.Sprintf("loop-%d", i), steer.RunRunning)
 	}
 	before := lastSeq(t, e.store)
 	var fresh atomic.Int32
@@ -174,7 +175,7 @@ func testSteerSerialised(t *testing.T, e *env) {
 					return hitl.RunUpdate{}, nil // seen: a retry
 				}
 				c := *run
-				c.Control.Status = hitl.RunCancelled
+				c.Control.Status = steer.RunCancelled
 				return steering(&c, "req-same", t0), nil
 			})
 			assert.NoError(t, err)
@@ -190,7 +191,7 @@ func testSteerSerialised(t *testing.T, e *env) {
 	for i := range n {
 		run, err := e.store.Run(ctx, fmt.Sprintf("loop-%d", i))
 		require.NoError(t, err)
-		if run.Control.Status == hitl.RunCancelled {
+		if run.Control.Status == steer.RunCancelled {
 			cancelled++
 		}
 	}
@@ -208,10 +209,10 @@ func putControl(t *testing.T, st hitl.Store, rec hitl.ControlRecord) {
 
 func testSteerPerPrincipal(t *testing.T, e *env) {
 	ctx := context.Background()
-	putRun(t, e.store, "loop-1", hitl.RunRunning)
+	putRun(t, e.store, "loop-1", steer.RunRunning)
 	_, err := e.store.SteerRun(ctx, "loop-1", opsKey("req-1"), func(run *hitl.Run, _ *hitl.ControlRecord) (hitl.RunUpdate, error) {
 		c := *run
-		c.Control.Status = hitl.RunCancelled
+		c.Control.Status = steer.RunCancelled
 		return steering(&c, "req-1", t0), nil
 	})
 	require.NoError(t, err)
@@ -235,7 +236,7 @@ func testSteerPerPrincipal(t *testing.T, e *env) {
 	assert.True(t, t0.Add(time.Second).Equal(theirs.At))
 	assert.Nil(t, storedControl(t, e.store, "loop-1", hitl.ControlKeyOf("api:third", "req-1")), "a third principal has none")
 
-	putControl(t, e.store, hitl.ControlRecord{RequestID: "req-2", RunID: "loop-1", Command: hitl.CommandPause, By: "local:alice", At: t0})
+	putControl(t, e.store, hitl.ControlRecord{RequestID: "req-2", RunID: "loop-1", Command: steer.CommandPause, By: "local:alice", At: t0})
 	for _, by := range []string{"local:alice", "local:bob", "local"} {
 		assert.NotNil(t, storedControl(t, e.store, "loop-1", hitl.ControlKeyOf(by, "req-2")), "held under the record's Key: %s is the same local person", by)
 	}
@@ -245,9 +246,9 @@ func testSteerPerPrincipal(t *testing.T, e *env) {
 func testSteerPrune(t *testing.T, e *env) {
 	ctx := context.Background()
 	late := t0.Add(2 * time.Hour)
-	putControl(t, e.store, hitl.ControlRecord{RequestID: "req-1", RunID: "loop-1", Command: hitl.CommandPause, By: ops, At: t0})
-	putControl(t, e.store, hitl.ControlRecord{RequestID: "req-1", RunID: "loop-1", Command: hitl.CommandPause, By: "api:other", At: late})
-	putControl(t, e.store, hitl.ControlRecord{RequestID: "req-2", RunID: "loop-1", Command: hitl.CommandPause, By: ops, At: late})
+	putControl(t, e.store, hitl.ControlRecord{RequestID: "req-1", RunID: "loop-1", Command: steer.CommandPause, By: ops, At: t0})
+	putControl(t, e.store, hitl.ControlRecord{RequestID: "req-1", RunID: "loop-1", Command: steer.CommandPause, By: "api:other", At: late})
+	putControl(t, e.store, hitl.ControlRecord{RequestID: "req-2", RunID: "loop-1", Command: steer.CommandPause, By: ops, At: late})
 	n, err := e.store.Prune(ctx, t0.Add(time.Hour), 10)
 	require.NoError(t, err)
 	assert.Equal(t, 1, n, "one record was received before before")

@@ -7,6 +7,7 @@ import (
 
 	"github.com/hitlbot/hitl"
 	"github.com/hitlbot/hitl/fault"
+	"github.com/hitlbot/hitl/steer"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )
@@ -131,7 +132,7 @@ func testPruneKeepsRunningRun(t *testing.T, e *env) {
 	q := e.ask(t, "run-live", hitl.NewQuestion{Question: "Q?"})
 	e.answer(t, q.ID, "x")
 	_, err := e.store.UpdateRun(ctx, "run-live", func(r *hitl.Run) (hitl.RunUpdate, error) {
-		r.Control.Status = hitl.RunRunning
+		r.Control.Status = steer.RunRunning
 		return hitl.RunUpdate{Run: r}, nil
 	})
 	require.NoError(t, err)
@@ -142,7 +143,7 @@ func testPruneKeepsRunningRun(t *testing.T, e *env) {
 	assert.Equal(t, fault.ENOTFOUND, fault.Code(err))
 	run, err := e.store.Run(ctx, "run-live")
 	require.NoError(t, err)
-	assert.Equal(t, hitl.RunRunning, run.Control.Status)
+	assert.Equal(t, steer.RunRunning, run.Control.Status)
 	assert.Zero(t, run.Questions)
 	page, err := e.store.Runs(ctx, true, 0, "")
 	require.NoError(t, err)

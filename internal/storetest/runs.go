@@ -9,6 +9,7 @@ import (
 
 	"github.com/hitlbot/hitl"
 	"github.com/hitlbot/hitl/fault"
+	"github.com/hitlbot/hitl/steer"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )
@@ -23,10 +24,10 @@ func runRunRecords(t *testing.T, newEnv func(*testing.T) *env) {
 	t.Run("runs page by id up to the limit", func(t *testing.T) { testRunsPaging(t, newEnv(t)) })
 }
 
-func putRun(t *testing.T, st hitl.Store, id string, status hitl.RunStatus) *hitl.Run {
+func putRun(t *testing.T, st hitl.Store, id string, status steer.RunStatus) *hitl.Run {
 	t.Helper()
 	run, err := st.UpdateRun(context.Background(), id, func(*hitl.Run) (hitl.RunUpdate, error) {
-		return hitl.RunUpdate{Run: &hitl.Run{ID: id, CreatedAt: t0, UpdatedAt: t0, Control: hitl.RunControl{Status: status}}}, nil
+		return hitl.RunUpdate{Run: &hitl.Run{ID: id, CreatedAt: t0, UpdatedAt: t0, Control: steer.RunControl{Status: status}}}, nil
 	})
 	require.NoError(t, err)
 	return run
@@ -35,14 +36,14 @@ func putRun(t *testing.T, st hitl.Store, id string, status hitl.RunStatus) *hitl
 func testUpdateRunWrites(t *testing.T, e *env) {
 	ctx := context.Background()
 	before := lastSeq(t, e.store)
-	result := &hitl.ControlMessage{Type: hitl.MessageResult, RequestID: "req-1"}
-	rec := &hitl.ControlRecord{RequestID: "req-1", RunID: "loop-1", Command: hitl.CommandPause, By: "slack:U0ME", At: t0, Result: result}
+	result := &steer.ControlMessage{Type: steer.MessageResult, RequestID: "req-1"}
+	rec := &hitl.ControlRecord{RequestID: "req-1", RunID: "loop-1", Command: steer.CommandPause, By: "slack:U0ME", At: t0, Result: result}
 	stored, err := e.store.UpdateRun(ctx, "loop-1", func(run *hitl.Run) (hitl.RunUpdate, error) {
 		if run != nil {
 			return hitl.RunUpdate{}, fmt.Errorf("run %s exists already", run.ID)
 		}
 		return hitl.RunUpdate{
-			Run: &hitl.Run{ID: "loop-1", CreatedAt: t0, UpdatedAt: t0, Asker: agent.ID, Control: hitl.RunControl{Status: hitl.RunPaused, Model: "m1"}},
+			Run: &hitl.Run{ID: "loop-1", CreatedAt: t0, UpdatedAt: t0, Asker: agent.ID, Control: steer.RunControl{Status: steer.RunPaused, Model: "m1"}},
 			Events: []*hitl.Event{
 				{Type: hitl.EventControl, RunID: "loop-1", At: t0, Reason: "first"},
 				{Type: hitl.EventControl, RunID: "loop-1", At: t0, Reason: "second"},
@@ -52,7 +53,7 @@ func testUpdateRunWrites(t *testing.T, e *env) {
 	})
 	require.NoError(t, err)
 	require.NotNil(t, stored)
-	assert.Equal(t, hitl.RunPaused, stored.Control.Status)
+	assert.Equal(t, steer.RunPaused, stored.Control.Status)
 	got, err := e.store.Run(ctx, "loop-1")
 	require.NoError(t, err)
 	assert.Equal(t, stored, got, "it returns the run as stored")
@@ -62,7 +63,7 @@ func testUpdateRunWrites(t *testing.T, e *env) {
 	assert.Equal(t, "first", evs[0].Reason, "events in order")
 	assert.Equal(t, "second", evs[1].Reason)
 	for _, ev := range evs {
-		assert.Equal(t, hitl.RunPaused, ev.Status, "stamped with the run's status")
+		assert.Equal(t, steer.RunPaused, ev.Status, "stamped with the run's status")
 		assert.Equal(t, agent.ID, ev.Asker, "and its asker")
 	}
 	prior := storedControl(t, e.store, "loop-1", hitl.ControlKeyOf("slack:U0ME", "req-1"))
@@ -75,30 +76,30 @@ func testUpdateRunWrites(t *testing.T, e *env) {
 	again, err := e.store.UpdateRun(ctx, "loop-1", func(run *hitl.Run) (hitl.RunUpdate, error) {
 		seen = run
 		c := *run
-		c.Control.Status = hitl.RunRunning
+		c.Control.Status = steer.RunRunning
 		return hitl.RunUpdate{Run: &c}, nil
 	})
 	require.NoError(t, err)
 	assert.Equal(t, got, seen, "fn gets the stored run")
 	assert.Greater(t, again.Version, got.Version, "each change grows the version")
-	assert.Equal(t, hitl.RunRunning, again.Control.Status)
+	assert.Equal(t, steer.RunRunning, again.Control.Status)
 }
 
 func testUpdateRunRefused(t *testing.T, e *env) {
 	ctx := context.Background()
-	putRun(t, e.store, "loop-1", hitl.RunRunning)
+	putRun(t, e.store, "loop-1", steer.RunRunning)
 	before := lastSeq(t, e.store)
 	want := errors.New("refused by fn")
 	_, err := e.store.UpdateRun(ctx, "loop-1", func(run *hitl.Run) (hitl.RunUpdate, error) {
 		c := *run
-		c.Control.Status = hitl.RunCancelled
+		c.Control.Status = steer.RunCancelled
 		return hitl.RunUpdate{Run: &c, Events: []*hitl.Event{{Type: hitl.EventControl, RunID: "loop-1", At: t0}},
-			Control: &hitl.ControlRecord{RequestID: "req-x", RunID: "loop-1", At: t0, Result: &hitl.ControlMessage{Type: hitl.MessageResult}}}, want
+			Control: &hitl.ControlRecord{RequestID: "req-x", RunID: "loop-1", At: t0, Result: &steer.ControlMessage{Type: steer.MessageResult}}}, want
 	})
 	assert.Same(t, want, err, "fn's error is returned as it is")
 	got, err := e.store.Run(ctx, "loop-1")
 	require.NoError(t, err)
-	assert.Equal(t, hitl.RunRunning, got.Control.Status, "the run is as it was")
+	assert.Equal(t, steer.RunRunning, got.Control.Status, "the run is as it was")
 	assert.Equal(t, before, lastSeq(t, e.store), "no event")
 	assert.Nil(t, storedControl(t, e.store, "loop-1", hitl.ControlKeyOf("", "req-x")), "no control record")
 
@@ -112,7 +113,7 @@ func testUpdateRunRefused(t *testing.T, e *env) {
 
 func testUpdateRunConcurrent(t *testing.T, e *env) {
 	ctx := context.Background()
-	putRun(t, e.store, "loop-1", hitl.RunRunning)
+	putRun(t, e.store, "loop-1", steer.RunRunning)
 	const n = 20
 	var wg sync.WaitGroup
 	for range n {
@@ -134,7 +135,7 @@ func testUpdateRunConcurrent(t *testing.T, e *env) {
 
 func testUpdateRunEventsOnly(t *testing.T, e *env) {
 	ctx := context.Background()
-	run := putRun(t, e.store, "loop-1", hitl.RunPaused)
+	run := putRun(t, e.store, "loop-1", steer.RunPaused)
 	stored, err := e.store.UpdateRun(ctx, "loop-1", func(*hitl.Run) (hitl.RunUpdate, error) {
 		return hitl.RunUpdate{Events: []*hitl.Event{{Type: hitl.EventControl, RunID: "loop-1", At: t0}}}, nil
 	})
@@ -142,7 +143,7 @@ func testUpdateRunEventsOnly(t *testing.T, e *env) {
 	assert.Equal(t, run, stored, "the run as it is")
 	evs := events(t, e.store, 0)
 	require.Len(t, evs, 1)
-	assert.Equal(t, hitl.RunPaused, evs[0].Status)
+	assert.Equal(t, steer.RunPaused, evs[0].Status)
 
 	none, err := e.store.UpdateRun(ctx, "loop-none", func(run *hitl.Run) (hitl.RunUpdate, error) {
 		assert.Nil(t, run, "fn gets nil for a run there is none of")
@@ -160,9 +161,9 @@ func testRunsPaging(t *testing.T, e *env) {
 	var want []string
 	for i := range 25 {
 		id := fmt.Sprintf("loop-%02d", i)
-		status := hitl.RunRunning
+		status := steer.RunRunning
 		if i%5 == 4 {
-			status = hitl.RunDone
+			status = steer.RunDone
 		}
 		putRun(t, e.store, id, status)
 		want = append(want, id)

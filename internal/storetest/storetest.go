@@ -20,6 +20,7 @@ import (
 	"github.com/hitlbot/hitl/internal/clocktest"
 	"github.com/hitlbot/hitl/notify"
 	"github.com/hitlbot/hitl/service"
+	"github.com/hitlbot/hitl/steer"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )
@@ -194,7 +195,7 @@ func testRuns(t *testing.T, e *env) {
 	require.NoError(t, err)
 	assert.Equal(t, 3, run.Questions)
 	assert.Equal(t, 3, run.Pending)
-	assert.Equal(t, hitl.RunWaitingForApproval, run.Status())
+	assert.Equal(t, steer.RunWaitingForApproval, run.Status())
 	require.NotNil(t, run.WaitingOn)
 	assert.Equal(t, input.ID, run.WaitingOn.QuestionID, "the oldest question it waits on (not the non-blocking one)")
 	assert.Equal(t, agent.ID, run.Asker)
@@ -205,14 +206,14 @@ func testRuns(t *testing.T, e *env) {
 	e.answer(t, approval.ID, "approve")
 	run, _ = e.store.Run(ctx, "run-1")
 	assert.Nil(t, run.WaitingOn)
-	assert.Equal(t, hitl.RunRunning, run.Status())
+	assert.Equal(t, steer.RunRunning, run.Status())
 	assert.Equal(t, 1, run.Pending, "the non-blocking question is still open")
 	evs, err := e.store.Events(ctx, 0, 0)
 	require.NoError(t, err)
 	last := evs[len(evs)-1]
 	assert.Equal(t, hitl.EventQuestionAnswered, last.Type)
-	assert.Equal(t, hitl.RunRunning, last.Status, "each event carries the run's status after it")
-	assert.Equal(t, hitl.RunWaitingForApproval, evs[len(evs)-2].Status)
+	assert.Equal(t, steer.RunRunning, last.Status, "each event carries the run's status after it")
+	assert.Equal(t, steer.RunWaitingForApproval, evs[len(evs)-2].Status)
 	_ = nb
 }
 
@@ -307,11 +308,11 @@ func testPrune(t *testing.T, e *env) {
 
 	for _, id := range []string{"loop-ended", "loop-running"} {
 		_, err := e.store.UpdateRun(ctx, id, func(*hitl.Run) (hitl.RunUpdate, error) {
-			st := hitl.RunDone
+			st := steer.RunDone
 			if id == "loop-running" {
-				st = hitl.RunRunning
+				st = steer.RunRunning
 			}
-			return hitl.RunUpdate{Run: &hitl.Run{ID: id, CreatedAt: e.clock.Now(), UpdatedAt: e.clock.Now(), Control: hitl.RunControl{Status: st}}}, nil
+			return hitl.RunUpdate{Run: &hitl.Run{ID: id, CreatedAt: e.clock.Now(), UpdatedAt: e.clock.Now(), Control: steer.RunControl{Status: st}}}, nil
 		})
 		require.NoError(t, err)
 	}
@@ -349,11 +350,11 @@ func testRunList(t *testing.T, e *env) {
 	ctx := context.Background()
 	for _, id := range []string{"b", "a", "c"} {
 		_, err := e.store.UpdateRun(ctx, id, func(*hitl.Run) (hitl.RunUpdate, error) {
-			st := hitl.RunRunning
+			st := steer.RunRunning
 			if id == "c" {
-				st = hitl.RunDone
+				st = steer.RunDone
 			}
-			return hitl.RunUpdate{Run: &hitl.Run{ID: id, CreatedAt: e.clock.Now(), Control: hitl.RunControl{Status: st}}}, nil
+			return hitl.RunUpdate{Run: &hitl.Run{ID: id, CreatedAt: e.clock.Now(), Control: steer.RunControl{Status: st}}}, nil
 		})
 		require.NoError(t, err)
 	}
@@ -396,9 +397,9 @@ func testRunList(t *testing.T, e *env) {
 func testRunsByPrefix(t *testing.T, e *env) {
 	ctx := context.Background()
 	for _, id := range []string{"claude-3f2b8c1e", "claude-3f2b9d00", "claude-77aa", "claude", "claudf", "claud", "codex-1", "c:a/b@x.y_z-1"} {
-		st := hitl.RunRunning
+		st := steer.RunRunning
 		if id == "claude-3f2b9d00" {
-			st = hitl.RunDone
+			st = steer.RunDone
 		}
 		putRun(t, e.store, id, st)
 	}

@@ -12,6 +12,7 @@ import (
 	"github.com/hitlbot/hitl"
 	"github.com/hitlbot/hitl/fault"
 	"github.com/hitlbot/hitl/service"
+	"github.com/hitlbot/hitl/steer"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )
@@ -109,12 +110,12 @@ func testWebhookRun(t *testing.T, st hitl.Store) {
 	ctx := context.Background()
 	e := webhookEnv(st)
 	loop := hitl.WithPrincipal(context.Background(), hitl.TokenPrincipal("loop", []hitl.Scope{hitl.ScopeAsk}, ""))
-	_, err := e.svc.Runs.Checkpoint(loop, hitl.StateEvent{RunID: "ci-7", Stack: []hitl.StackEntry{{ID: "ci-7", Iter: 1}}})
+	_, err := e.svc.Runs.Checkpoint(loop, steer.StateEvent{RunID: "ci-7", Stack: []steer.StackEntry{{ID: "ci-7", Iter: 1}}})
 	require.NoError(t, err)
 	none, err := st.ClaimWebhooks(ctx, t0.Add(time.Hour), t0.Add(2*time.Hour), 0, nil)
 	require.NoError(t, err)
 	require.Empty(t, none, "starting is no webhook event")
-	_, err = e.svc.Runs.Publish(loop, hitl.StateEvent{Event: hitl.StateDone, RunID: "ci-7"})
+	_, err = e.svc.Runs.Publish(loop, steer.StateEvent{Event: steer.StateDone, RunID: "ci-7"})
 	require.NoError(t, err)
 	got, err := st.ClaimWebhooks(ctx, t0.Add(time.Hour), t0.Add(2*time.Hour), 0, nil)
 	require.NoError(t, err)

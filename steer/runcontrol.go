@@ -1,6 +1,7 @@
-package hitl
+package steer
 
 import (
+	"strconv"
 	"time"
 
 	"github.com/hitlbot/hitl/fault"
@@ -144,17 +145,6 @@ type RunControl struct {
 	Session *Session `json:"session,omitempty"`
 }
 
-// stack is the run's loop as a STATE reports it.
-func (r *Run) stack() []StackEntry {
-	c := r.Control
-	return []StackEntry{{ID: r.ID, Mode: c.Mode, Iter: c.Iter, Max: c.Max, Model: c.Model, EscalationReason: c.EscalationReason}}
-}
-
-// StateEventOf is the loop:current event that reports run now.
-func (r *Run) StateEventOf(typ StateEventType, reason string, now time.Time) *StateEvent {
-	return &StateEvent{Schema: StateSchema, Event: typ, RunID: r.ID, UpdatedAt: Timestamp(now), Reason: reason, Stack: r.stack()}
-}
-
 // absorb takes what an agent reports in a STATE into the run's control
 // state: the top loop of the stack is the run's. Two rules keep a
 // person's steering from undoing itself:
@@ -207,30 +197,6 @@ func (c *RunControl) LetIn() {
 	}
 }
 
-// recordsNothing reports whether a checkpoint reporting e, held while the
-// run was paused, has nothing to record now that r woke it: r ended (the
-// agent learns so, and an ended run records no report), or r is paused
-// or running and absorbing e again changes nothing on r but the time of
-// the last report (the held report was absorbed when it was made, and the
-// resume let its iteration in), with nothing to hand over. A new model or
-// an instruction waiting for a running loop is handed over by a commit,
-// once.
-func (r *Run) RecordsNothing(e *StateEvent) bool {
-	c := r.Control
-	switch {
-	case c.Status.Ended():
-		return true
-	case !c.Status.Active(), r.ID != e.RunID, e.Event != StateRunning:
-		return false
-	case c.Status == RunRunning && (c.NewModel != "" || c.Instruction != ""):
-		return false
-	}
-	next := c
-	next.Absorb(e, time.Time{})
-	next.LastStateAt = c.LastStateAt
-	return next == c
-}
-
 // Iteration is where a run is, as every edge names it: "4 of 10", "4"
 // (no planned count), or "" before the loop reported an iteration.
 func (c RunControl) Iteration() string {
@@ -238,15 +204,7 @@ func (c RunControl) Iteration() string {
 	case c.Iter <= 0:
 		return ""
 	case c.Max > 0:
-		return itoa(c.Iter) + " of " + itoa(c.Max)
+		return strconv.Itoa(c.Iter) + " of " + strconv.Itoa(c.Max)
 	}
-	return itoa(c.Iter)
-}
-
-// describe is how RESULT messages name where a run is.
-func (r *Run) Describe() string {
-	if it := r.Control.Iteration(); it != "" {
-		return " at iteration " + it
-	}
-	return ""
+	return strconv.Itoa(c.Iter)
 }

@@ -1,6 +1,7 @@
-package hitl
+package steer
 
 import (
+	"regexp"
 	"strings"
 	"time"
 
@@ -170,6 +171,18 @@ func NewRequest(id string, c Command, run string, now time.Time, p ControlPayloa
 		Target: ControlTarget{RunID: run}, Timestamp: Timestamp(now), Payload: p}
 }
 
+// Failure is the payload of a RESULT that failed with code and msg.
 func Failure(code, msg string) ControlPayload {
 	return ControlPayload{Status: ResultFailure, Code: code, Message: msg}
+}
+
+var runIDPattern = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9._:/@-]{0,127}$`)
+
+// ValidateRunID checks a run id (the questions API's jobId, docs/protocol.md#questions): 1-128 characters of letters, digits
+// and . _ : / @ -, starting with a letter or digit.
+func ValidateRunID(id string) error {
+	if !runIDPattern.MatchString(id) {
+		return fault.Errorf(fault.EINVALID, "job id %q is invalid: use 1-128 letters, digits, '.', '_', ':', '/', '@' or '-'", id)
+	}
+	return nil
 }

@@ -1,4 +1,4 @@
-package hitl
+package steer
 
 import (
 	"strings"
@@ -102,6 +102,10 @@ type Session struct {
 // MaxTitleLen bounds a session's title, in characters.
 const MaxTitleLen = 200
 
+// maxCWDLen bounds a session's working directory, as a question's context
+// field is bounded.
+const maxCWDLen = 4000
+
 // HookStep is what a hook call learns: its action and what goes with it.
 type HookStep struct {
 	RunID  string     `json:"runId"`
@@ -148,7 +152,7 @@ func (h *SessionHook) Validate() error {
 		return fault.Errorf(fault.EINVALID, "event %q is not a session hook event: use SessionStart, UserPromptSubmit, PreToolUse, PermissionRequest, PostToolUse, Stop or SessionEnd", h.Event)
 	case strings.TrimSpace(h.Agent) == "" || len(h.Agent) > MaxModelLen:
 		return fault.Errorf(fault.EINVALID, "agent is required (like Claude Code), at most %d characters", MaxModelLen)
-	case len(h.Model) > MaxModelLen || len(h.CWD) > MaxContextLen || len(h.AgentVersion) > MaxModelLen:
+	case len(h.Model) > MaxModelLen || len(h.CWD) > maxCWDLen || len(h.AgentVersion) > MaxModelLen:
 		return fault.Errorf(fault.EINVALID, "model, cwd or agentVersion is too long")
 	}
 	return nil
