@@ -12,8 +12,9 @@
 //     what steering does to it. The steering protocol itself (pause,
 //     resume, cancel, escalate, redirect; a run's status and control state;
 //     a coding agent's session of hook calls) is package steer.
-//   - principal.go, action.go, runowner.go: who acts, what they do, and
-//     who owns a run. The rules that decide live in package access.
+//   - runowner.go: who owns a run. Who acts (a Principal, its scopes, the
+//     Actions it takes) is package auth; the rules that decide live in
+//     package access.
 //   - policy.go, learned.go, decisionpart.go: approval policy rules, learned
 //     rules, and the parts a decision shows. Package policy decides.
 //   - event.go: the durable event log every edge follows.

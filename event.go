@@ -3,6 +3,7 @@ package hitl
 import (
 	"time"
 
+	"github.com/hitlbot/hitl/auth"
 	"github.com/hitlbot/hitl/steer"
 )
 
@@ -67,8 +68,8 @@ type Event struct {
 	// see only their own questions see only their own events.
 	Asker string `json:"asker,omitempty"`
 	// Action and Reason describe a refusal (EventRefused) or a reopening.
-	Action Action `json:"action,omitempty"`
-	Reason string `json:"reason,omitempty"`
+	Action auth.Action `json:"action,omitempty"`
+	Reason string      `json:"reason,omitempty"`
 	// Control is the message of an EventControl, State of an EventLoop.
 	Control *steer.ControlMessage `json:"control,omitempty"`
 	State   *steer.StateEvent     `json:"state,omitempty"`
@@ -95,9 +96,9 @@ func (ev *Event) Audit() bool { return ev.Type == EventRefused || ev.Type == Eve
 // VisibleTo reports whether p may read ev: the audit trail is for admins;
 // other events for whoever sees every question, and for the asker of
 // theirs.
-func (ev *Event) VisibleTo(p Principal) bool {
+func (ev *Event) VisibleTo(p auth.Principal) bool {
 	if ev.Audit() {
-		return p.Has(ScopeAdmin)
+		return p.Has(auth.ScopeAdmin)
 	}
 	return p.Local || p.SeesAll() || (ev.Asker != "" && ev.Asker == p.ID)
 }

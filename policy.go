@@ -7,6 +7,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/hitlbot/hitl/auth"
 	"github.com/hitlbot/hitl/fault"
 )
 
@@ -161,7 +162,7 @@ func (r PolicyRule) Matches(op Operation) bool {
 	if len(r.Risk) > 0 && !slices.Contains(r.Risk, op.Risk) {
 		return false
 	}
-	if r.Agent != "" && r.Agent != op.Agent && "api:"+r.Agent != op.Agent && !(IsLocal(r.Agent) && IsLocal(op.Agent)) {
+	if r.Agent != "" && r.Agent != op.Agent && "api:"+r.Agent != op.Agent && !(auth.IsLocal(r.Agent) && auth.IsLocal(op.Agent)) {
 		return false // (a tokenless server's local person is one agent)
 	}
 	return r.Resource == "" || matchResource(r.Resource, op.Resource, op.Type == OpShell)

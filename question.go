@@ -5,6 +5,7 @@ import (
 	"strconv"
 	"time"
 
+	"github.com/hitlbot/hitl/auth"
 	"github.com/hitlbot/hitl/fault"
 )
 
@@ -201,7 +202,7 @@ func (q *Question) Tally() string {
 // ApprovedBy reports whether p's approval of q is already counted: the
 // same person twice counts once, whichever token or Slack click each
 // approval came through (a token with a slack_user is that person).
-func (q *Question) ApprovedBy(p Principal) bool {
+func (q *Question) ApprovedBy(p auth.Principal) bool {
 	for _, g := range q.Approvals {
 		if g.By == p.ID {
 			return true
@@ -379,11 +380,11 @@ func Conflict(q *Question) *fault.Error {
 	e := &fault.Error{Code: fault.ECONFLICT, Status: string(q.Status), By: q.RespondedBy, At: at}
 	switch q.Status {
 	case StatusAnswered:
-		e.Message = "question " + q.ID + " was already answered by " + PersonName(q.RespondedBy) + " at " + at
+		e.Message = "question " + q.ID + " was already answered by " + auth.PersonName(q.RespondedBy) + " at " + at
 	case StatusTimeout:
 		e.Message = "question " + q.ID + " timed out at " + at
 	case StatusCancelled:
-		e.Message = "question " + q.ID + " was cancelled by " + PersonName(q.RespondedBy) + " at " + at
+		e.Message = "question " + q.ID + " was cancelled by " + auth.PersonName(q.RespondedBy) + " at " + at
 	default:
 		e.Message = "question " + q.ID + " is " + string(q.Status)
 	}

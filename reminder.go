@@ -7,6 +7,7 @@ import (
 	"strconv"
 	"time"
 
+	"github.com/hitlbot/hitl/auth"
 	"github.com/hitlbot/hitl/fault"
 )
 
@@ -210,7 +211,7 @@ func (q *Question) Remind(now time.Time) (*Event, error) {
 		typ = EventQuestionEscalated
 	}
 	p.next()
-	ev := NewQuestionEvent(typ, q, ActorSystem, now)
+	ev := NewQuestionEvent(typ, q, auth.ActorSystem, now)
 	ev.Count = p.Sent
 	return ev, nil
 }

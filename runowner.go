@@ -2,6 +2,8 @@ package hitl
 
 import (
 	"strings"
+
+	"github.com/hitlbot/hitl/auth"
 )
 
 // RunOwnerOf reads the reserved form of a run id, NAME@PRINCIPAL, where
@@ -11,7 +13,7 @@ import (
 func RunOwnerOf(id string) (owner string, ok bool) {
 	for i := strings.IndexByte(id, '@'); i >= 0; {
 		owner = id[i+1:]
-		if IsLocal(owner) || strings.HasPrefix(owner, "api:") || strings.HasPrefix(owner, "slack:") {
+		if auth.IsLocal(owner) || strings.HasPrefix(owner, "api:") || strings.HasPrefix(owner, "slack:") {
 			return owner, true // the first such '@': token names may hold '@'
 		}
 		j := strings.IndexByte(owner, '@')
@@ -25,7 +27,7 @@ func RunOwnerOf(id string) (owner string, ok bool) {
 
 // DefaultRunID is principal p's own run called name: name@ID, a run id
 // only p can start (RunOwnerOf).
-func DefaultRunID(name string, p Principal) string { return name + "@" + p.ID }
+func DefaultRunID(name string, p auth.Principal) string { return name + "@" + p.ID }
 
 // KeyOf is the key a question's idempotency key is held under in its
 // run: the asker's own, so that one asker's key never finds another's
@@ -42,27 +44,17 @@ func ControlKeyOf(principal, requestID string) ControlKey {
 	return ControlKey{Principal: PersonOf(principal), RequestID: requestID}
 }
 
-// owns reports whether p is the same person as the principal that
+// OwnedBy reports whether p is the same person as the principal that
 // started run.
-func (p Principal) Owns(run *Run) bool {
+func (run *Run) OwnedBy(p auth.Principal) bool {
 	return p.Is(run.Asker) || (p.SlackUser != "" && p.SlackUser == run.AskerUser)
-}
-
-// is reports whether p is the principal id names: the same id, the same
-// Slack user, or both local principals of a tokenless server.
-func (p Principal) Is(id string) bool {
-	if p.ID == id || (p.Local && IsLocal(id)) {
-		return true
-	}
-	u, ok := strings.CutPrefix(id, "slack:")
-	return ok && p.SlackUser != "" && p.SlackUser == u
 }
 
 // personOf is the one id of the person principal id names where ids are
 // kept (learned rules' agents, idempotency keys): the local principals of
 // a tokenless server are one person, "local"; every other id is its own.
 func PersonOf(id string) string {
-	if IsLocal(id) {
+	if auth.IsLocal(id) {
 		return "local"
 	}
 	return id

@@ -5,6 +5,8 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"time"
+
+	"github.com/hitlbot/hitl/auth"
 )
 
 // Sign-ins: people sign in to the web inbox with a personal token or a
@@ -17,8 +19,8 @@ import (
 // not used yet).
 type SignIn struct {
 	// ID is the hex SHA-256 of the secret.
-	ID        string    `json:"id"`
-	Principal Principal `json:"principal"`
+	ID        string         `json:"id"`
+	Principal auth.Principal `json:"principal"`
 	// CSRF is the token every form of the session carries.
 	CSRF      string    `json:"csrf"`
 	CreatedAt time.Time `json:"createdAt"`

@@ -5,6 +5,7 @@ import (
 
 	"github.com/hitlbot/hitl"
 	"github.com/hitlbot/hitl/access"
+	"github.com/hitlbot/hitl/auth"
 	"github.com/stretchr/testify/assert"
 )
 
@@ -26,11 +27,11 @@ func TestAccessSlackRights(t *testing.T) {
 		"member of answerer group may answer":   {open, "U8", []string{"S9"}, true},
 		"stranger is refused":                   {open, "U3", nil, false},
 	} {
-		err := a.Authorize(a.SlackPrincipal(tc.user, tc.groups), hitl.ActionAnswer, tc.q)
+		err := a.Authorize(a.SlackPrincipal(tc.user, tc.groups), auth.ActionAnswer, tc.q)
 		assert.Equal(t, tc.want, err == nil, "%s: %v", name, err)
 	}
 	anyone := access.Access{}
-	assert.NoError(t, anyone.Authorize(anyone.SlackPrincipal("U3", nil), hitl.ActionAnswer, open), "no answerers configured: anyone")
+	assert.NoError(t, anyone.Authorize(anyone.SlackPrincipal("U3", nil), auth.ActionAnswer, open), "no answerers configured: anyone")
 	assert.Equal(t, []string{"S9", "S5"}, a.Groups(assigned))
 }
 

@@ -5,6 +5,7 @@ import (
 	"strings"
 
 	"github.com/hitlbot/hitl"
+	"github.com/hitlbot/hitl/auth"
 	"github.com/hitlbot/hitl/fault"
 )
 
@@ -27,16 +28,16 @@ type Access struct {
 // SlackPrincipal is Slack user user (a member of groups) with the rights
 // config gives: answer when answerers are not configured or include them,
 // admin when admins include them.
-func (a Access) SlackPrincipal(user string, groups []string) hitl.Principal {
-	p := hitl.Principal{ID: "slack:" + user, SlackUser: user, Groups: slices.Clone(groups)}
+func (a Access) SlackPrincipal(user string, groups []string) auth.Principal {
+	p := auth.Principal{ID: "slack:" + user, SlackUser: user, Groups: slices.Clone(groups)}
 	if len(a.Answerers) == 0 || p.InAny(a.Answerers) {
-		p.Scopes = append(p.Scopes, hitl.ScopeAnswer)
+		p.Scopes = append(p.Scopes, auth.ScopeAnswer)
 	}
 	if p.InAny(a.Admins) {
-		p.Scopes = append(p.Scopes, hitl.ScopeAdmin)
+		p.Scopes = append(p.Scopes, auth.ScopeAdmin)
 	}
-	if (len(a.Controllers) == 0 && p.Has(hitl.ScopeAnswer)) || p.InAny(a.Controllers) {
-		p.Scopes = append(p.Scopes, hitl.ScopeControl)
+	if (len(a.Controllers) == 0 && p.Has(auth.ScopeAnswer)) || p.InAny(a.Controllers) {
+		p.Scopes = append(p.Scopes, auth.ScopeControl)
 	}
 	return p
 }
@@ -84,58 +85,58 @@ func (a Access) Groups(q *hitl.Question) []string {
 //   - steer: the control scope. audit: the admin scope.
 //   - stats: whoever sees every question (answer). scrape (/metrics): the
 //     admin scope, or a request on metrics_listen (ScrapePrincipal).
-func (a Access) Authorize(p hitl.Principal, act hitl.Action, q *hitl.Question) error {
+func (a Access) Authorize(p auth.Principal, act auth.Action, q *hitl.Question) error {
 	switch act {
-	case hitl.ActionAsk:
-		if !p.Has(hitl.ScopeAsk) {
-			return Lacks(p, hitl.ScopeAsk)
+	case auth.ActionAsk:
+		if !p.Has(auth.ScopeAsk) {
+			return Lacks(p, auth.ScopeAsk)
 		}
 		return nil
-	case hitl.ActionSteer:
-		if !p.Has(hitl.ScopeControl) {
-			return Lacks(p, hitl.ScopeControl)
+	case auth.ActionSteer:
+		if !p.Has(auth.ScopeControl) {
+			return Lacks(p, auth.ScopeControl)
 		}
 		return nil
-	case hitl.ActionAudit, hitl.ActionWebhooks:
-		if !p.Has(hitl.ScopeAdmin) {
-			return Lacks(p, hitl.ScopeAdmin)
+	case auth.ActionAudit, auth.ActionWebhooks:
+		if !p.Has(auth.ScopeAdmin) {
+			return Lacks(p, auth.ScopeAdmin)
 		}
 		return nil
-	case hitl.ActionStats:
+	case auth.ActionStats:
 		if p.Local || p.SeesAll() {
 			return nil
 		}
-		return Lacks(p, hitl.ScopeAnswer)
-	case hitl.ActionScrape:
-		if p.Has(hitl.ScopeAdmin) || slices.Contains(p.Scopes, hitl.ScopeScrape) {
+		return Lacks(p, auth.ScopeAnswer)
+	case auth.ActionScrape:
+		if p.Has(auth.ScopeAdmin) || slices.Contains(p.Scopes, auth.ScopeScrape) {
 			return nil
 		}
-		return Lacks(p, hitl.ScopeAdmin)
+		return Lacks(p, auth.ScopeAdmin)
 	}
 	if q == nil {
 		return fault.Errorf(fault.EFORBIDDEN, "%s may not %s", p.ID, act)
 	}
 	switch act {
-	case hitl.ActionRead:
-		if p.Local || p.SeesAll() || p.Asked(q) {
+	case auth.ActionRead:
+		if p.Local || p.SeesAll() || p.Same(q.Asker, q.AskerUser) {
 			return nil
 		}
 		return fault.Errorf(fault.EFORBIDDEN, "%s did not ask %s and lacks the answer scope", p.ID, q.ID)
-	case hitl.ActionAnswer, hitl.ActionReassign:
+	case auth.ActionAnswer, auth.ActionReassign:
 		return a.mayAnswer(p, q)
-	case hitl.ActionCancel:
-		if p.Asked(q) && p.Has(hitl.ScopeAsk) {
+	case auth.ActionCancel:
+		if p.Same(q.Asker, q.AskerUser) && p.Has(auth.ScopeAsk) {
 			return nil
 		}
 		if err := a.mayAnswer(p, q); err != nil {
-			if p.Asked(q) {
-				return Lacks(p, hitl.ScopeAsk)
+			if p.Same(q.Asker, q.AskerUser) {
+				return Lacks(p, auth.ScopeAsk)
 			}
 			return err
 		}
 		return nil
-	case hitl.ActionReceive:
-		if p.ID == q.Asker || (p.Local && hitl.IsLocal(q.Asker)) {
+	case auth.ActionReceive:
+		if p.ID == q.Asker || (p.Local && auth.IsLocal(q.Asker)) {
 			return nil
 		}
 		return fault.Errorf(fault.EFORBIDDEN, "only %s, which asked %s, may receive its outcome; %s may not", q.Asker, q.ID, p.ID)
@@ -143,31 +144,31 @@ func (a Access) Authorize(p hitl.Principal, act hitl.Action, q *hitl.Question) e
 	return fault.Errorf(fault.EFORBIDDEN, "%s may not %s %s", p.ID, act, q.ID)
 }
 
-func (a Access) mayAnswer(p hitl.Principal, q *hitl.Question) error {
+func (a Access) mayAnswer(p auth.Principal, q *hitl.Question) error {
 	// A Slack user the question is assigned to was named by the asker:
 	// that is their right to answer it, answerers or not. Tokens always
 	// need the answer scope.
 	escalated := p.InAny(q.EscalatedTo)
 	assigned := (len(q.Assignees) > 0 && p.InAny(q.Assignees)) || escalated
-	if !p.Has(hitl.ScopeAnswer) && !(assigned && strings.HasPrefix(p.ID, "slack:")) {
+	if !p.Has(auth.ScopeAnswer) && !(assigned && strings.HasPrefix(p.ID, "slack:")) {
 		if strings.HasPrefix(p.ID, "slack:") {
 			return fault.Errorf(fault.EFORBIDDEN, "%s is not one of the Slack answerers (slack.answerers)", p.ID)
 		}
-		return Lacks(p, hitl.ScopeAnswer)
+		return Lacks(p, auth.ScopeAnswer)
 	}
-	if !p.Local && p.Asked(q) {
+	if !p.Local && p.Same(q.Asker, q.AskerUser) {
 		return fault.Errorf(fault.EFORBIDDEN, "%s asked %s and may not answer it: a person decides, not the agent that asked", p.ID, q.ID)
 	}
 	if len(q.Approvers) > 0 && !p.Approves(q.Approvers) && !escalated {
 		return fault.Errorf(fault.EFORBIDDEN, "%s is not one of the approvers of %s (%s): the policy rule %q names who decides", p.ID, q.ID, strings.Join(q.Approvers, ", "), q.Rule)
 	}
-	if len(q.Assignees) > 0 && !p.Has(hitl.ScopeAdmin) && !assigned {
+	if len(q.Assignees) > 0 && !p.Has(auth.ScopeAdmin) && !assigned {
 		return fault.Errorf(fault.EFORBIDDEN, "%s is assigned to %s; %s is not one of them", q.ID, strings.Join(q.Assignees, ", "), p.ID)
 	}
 	return nil
 }
 
-func Lacks(p hitl.Principal, s hitl.Scope) *fault.Error {
+func Lacks(p auth.Principal, s auth.Scope) *fault.Error {
 	return fault.Errorf(fault.EFORBIDDEN, "%s lacks the %s scope", p.ID, s)
 }
 
@@ -178,11 +179,11 @@ func Lacks(p hitl.Principal, s hitl.Scope) *fault.Error {
 // to them, not everything.
 func (a Access) WaitsOn(q *hitl.Question, user string, groups []string) bool {
 	p := a.SlackPrincipal(user, groups)
-	if p.Asked(q) {
+	if p.Same(q.Asker, q.AskerUser) {
 		return false
 	}
 	if p.InAny(q.Listed()) {
 		return true
 	}
-	return q.Unassigned() && p.Has(hitl.ScopeAnswer)
+	return q.Unassigned() && p.Has(auth.ScopeAnswer)
 }

@@ -1,6 +1,9 @@
 package access
 
-import "github.com/hitlbot/hitl"
+import (
+	"github.com/hitlbot/hitl"
+	"github.com/hitlbot/hitl/auth"
+)
 
 // A person's inbox: the questions that wait on them, as every edge that
 // shows one reads it (the web inbox; Slack's App Home reads Slack users'
@@ -14,14 +17,14 @@ import "github.com/hitlbot/hitl"
 // token without one the unassigned pending questions when it answers.
 // assignedOnly keeps the questions assigned to them. The list may hold
 // questions InInbox leaves out (the store filters by index): check each.
-func (a Access) InboxFilter(p hitl.Principal, assignedOnly bool) (f hitl.QuestionFilter, empty bool) {
+func (a Access) InboxFilter(p auth.Principal, assignedOnly bool) (f hitl.QuestionFilter, empty bool) {
 	switch {
 	case p.Local && !assignedOnly:
 		return hitl.QuestionFilter{Status: hitl.StatusPending}, false
 	case p.SlackUser != "":
 		return hitl.QuestionFilter{Queue: append([]string{p.SlackUser}, p.Groups...), NotAskedBy: p.SlackUser,
-			Unassigned: !assignedOnly && p.Has(hitl.ScopeAnswer)}, false
-	case !assignedOnly && p.Has(hitl.ScopeAnswer):
+			Unassigned: !assignedOnly && p.Has(auth.ScopeAnswer)}, false
+	case !assignedOnly && p.Has(auth.ScopeAnswer):
 		return hitl.QuestionFilter{Unassigned: true, Status: hitl.StatusPending}, false
 	}
 	// Nothing can be assigned to a principal without a Slack user, and
@@ -33,8 +36,8 @@ func (a Access) InboxFilter(p hitl.Principal, assignedOnly bool) (f hitl.Questio
 // InboxFilter), and p may answer it (approvers, assignees, never the
 // asker). Like WaitsOn, a question listed for p (Question.Listed) is in
 // it whether or not p answers others.
-func (a Access) InInbox(p hitl.Principal, q *hitl.Question, assignedOnly bool) bool {
-	if !q.Pending() || a.Authorize(p, hitl.ActionAnswer, q) != nil {
+func (a Access) InInbox(p auth.Principal, q *hitl.Question, assignedOnly bool) bool {
+	if !q.Pending() || a.Authorize(p, auth.ActionAnswer, q) != nil {
 		return false
 	}
 	switch {
@@ -45,5 +48,5 @@ func (a Access) InInbox(p hitl.Principal, q *hitl.Question, assignedOnly bool) b
 	case p.Local:
 		return true
 	}
-	return q.Unassigned() && p.Has(hitl.ScopeAnswer)
+	return q.Unassigned() && p.Has(auth.ScopeAnswer)
 }

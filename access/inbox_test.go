@@ -6,17 +6,18 @@ import (
 
 	"github.com/hitlbot/hitl"
 	"github.com/hitlbot/hitl/access"
+	"github.com/hitlbot/hitl/auth"
 	"github.com/stretchr/testify/assert"
 )
 
 // Who a question waits on in the web inbox: one row per rule.
 func TestInInbox(t *testing.T) {
 	rules := access.Access{}
-	alice := hitl.TokenPrincipal("alice", []hitl.Scope{hitl.ScopeAnswer}, "U0ALICE")
+	alice := auth.TokenPrincipal("alice", []auth.Scope{auth.ScopeAnswer}, "U0ALICE")
 	alice.Groups = []string{"S0OPS"}
-	bare := hitl.TokenPrincipal("bob", []hitl.Scope{hitl.ScopeAnswer}, "")
-	ops := hitl.TokenPrincipal("ops", []hitl.Scope{hitl.ScopeControl}, "")
-	local := hitl.LocalPrincipal("")
+	bare := auth.TokenPrincipal("bob", []auth.Scope{auth.ScopeAnswer}, "")
+	ops := auth.TokenPrincipal("ops", []auth.Scope{auth.ScopeControl}, "")
+	local := auth.LocalPrincipal("")
 	admin := access.Access{Admins: []string{"U0ADM"}}.SlackPrincipal("U0ADM", nil)
 	esc := access.Access{Answerers: []string{"U0ALICE"}}.SlackPrincipal("U0ESC", nil) // answers only what is theirs
 	now := time.Now()
@@ -29,7 +30,7 @@ func TestInInbox(t *testing.T) {
 	}
 	for _, tc := range []struct {
 		name     string
-		p        hitl.Principal
+		p        auth.Principal
 		q        *hitl.Question
 		assigned bool
 		want     bool

@@ -4,6 +4,7 @@ import (
 	"strings"
 
 	"github.com/hitlbot/hitl"
+	"github.com/hitlbot/hitl/auth"
 	"github.com/hitlbot/hitl/fault"
 )
 
@@ -26,48 +27,48 @@ import (
 //
 // The same person is one owner: a token with a slack_user and that Slack
 // user; every local principal of a tokenless server.
-func (a Access) AuthorizeRun(p hitl.Principal, act hitl.Action, id string, run *hitl.Run) error {
+func (a Access) AuthorizeRun(p auth.Principal, act auth.Action, id string, run *hitl.Run) error {
 	owned := run != nil && run.Asker != ""
 	switch act {
-	case hitl.ActionReport, hitl.ActionAsk:
-		if !p.Has(hitl.ScopeAsk) {
-			return Lacks(p, hitl.ScopeAsk)
+	case auth.ActionReport, auth.ActionAsk:
+		if !p.Has(auth.ScopeAsk) {
+			return Lacks(p, auth.ScopeAsk)
 		}
 		if owned {
-			if p.Owns(run) || p.Has(hitl.ScopeAdmin) {
+			if run.OwnedBy(p) || p.Has(auth.ScopeAdmin) {
 				return nil
 			}
 			return fault.Errorf(fault.EFORBIDDEN, "run %s belongs to %s, which started it; %s may not ask, report or checkpoint in it: use a run of your own", id, run.Asker, p.ID)
 		}
 		return a.mayStart(p, id)
-	case hitl.ActionRead:
-		if !owned || p.Owns(run) || p.Local || p.SeesAll() || p.Has(hitl.ScopeControl) {
+	case auth.ActionRead:
+		if !owned || run.OwnedBy(p) || p.Local || p.SeesAll() || p.Has(auth.ScopeControl) {
 			return nil
 		}
 		return fault.Errorf(fault.EFORBIDDEN, "run %s belongs to %s; %s did not start it and lacks the answer and control scopes", id, run.Asker, p.ID)
-	case hitl.ActionThreshold:
-		if p.Has(hitl.ScopeControl) {
+	case auth.ActionThreshold:
+		if p.Has(auth.ScopeControl) {
 			return nil
 		}
-		if !p.Has(hitl.ScopeAsk) {
-			return Lacks(p, hitl.ScopeAsk)
+		if !p.Has(auth.ScopeAsk) {
+			return Lacks(p, auth.ScopeAsk)
 		}
 		if !owned {
 			return a.mayStart(p, id)
 		}
-		if p.Owns(run) {
+		if run.OwnedBy(p) {
 			return nil
 		}
 		return fault.Errorf(fault.EFORBIDDEN, "run %s belongs to %s; %s did not start it and lacks the control scope", id, run.Asker, p.ID)
-	case hitl.ActionSteer:
-		return a.Authorize(p, hitl.ActionSteer, nil)
+	case auth.ActionSteer:
+		return a.Authorize(p, auth.ActionSteer, nil)
 	}
 	return fault.Errorf(fault.EFORBIDDEN, "%s may not %s run %s", p.ID, act, id)
 }
 
 // mayStart reports whether p may start run id: any id but one reserved
 // for another principal.
-func (a Access) mayStart(p hitl.Principal, id string) error {
+func (a Access) mayStart(p auth.Principal, id string) error {
 	if owner, ok := hitl.RunOwnerOf(id); ok && !p.Is(owner) {
 		return fault.Errorf(fault.EFORBIDDEN, "run id %s is reserved for %s (the part after '@'); %s may not start it: use %s", id, owner, p.ID, hitl.DefaultRunID(strings.TrimSuffix(id, "@"+owner), p))
 	}

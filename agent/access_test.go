@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/hitlbot/hitl"
+	"github.com/hitlbot/hitl/auth"
 	"github.com/hitlbot/hitl/fault"
 	"github.com/stretchr/testify/require"
 )
@@ -14,13 +15,13 @@ import (
 // other is another agent, answerer and alice (Slack user U0ALICE) answer,
 // admin does everything.
 func accessTokens() []Token {
-	scopes := func(s ...hitl.Scope) []hitl.Scope { return s }
+	scopes := func(s ...auth.Scope) []auth.Scope { return s }
 	return []Token{
-		{Secret: "tok-ci", Principal: hitl.TokenPrincipal("ci", scopes(hitl.ScopeAsk), "")},
-		{Secret: "tok-other", Principal: hitl.TokenPrincipal("other", scopes(hitl.ScopeAsk), "")},
-		{Secret: "tok-answerer", Principal: hitl.TokenPrincipal("answerer", scopes(hitl.ScopeAnswer), "")},
-		{Secret: "tok-admin", Principal: hitl.TokenPrincipal("admin", scopes(hitl.ScopeAdmin), "")},
-		{Secret: "tok-alice", Principal: hitl.TokenPrincipal("alice", scopes(hitl.ScopeAnswer), "U0ALICE")},
+		{Secret: "tok-ci", Principal: auth.TokenPrincipal("ci", scopes(auth.ScopeAsk), "")},
+		{Secret: "tok-other", Principal: auth.TokenPrincipal("other", scopes(auth.ScopeAsk), "")},
+		{Secret: "tok-answerer", Principal: auth.TokenPrincipal("answerer", scopes(auth.ScopeAnswer), "")},
+		{Secret: "tok-admin", Principal: auth.TokenPrincipal("admin", scopes(auth.ScopeAdmin), "")},
+		{Secret: "tok-alice", Principal: auth.TokenPrincipal("alice", scopes(auth.ScopeAnswer), "U0ALICE")},
 	}
 }
 

@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/hitlbot/hitl"
+	"github.com/hitlbot/hitl/auth"
 	"github.com/hitlbot/hitl/fault"
 	"github.com/hitlbot/hitl/internal/principaltest"
 	"github.com/stretchr/testify/require"
@@ -60,7 +61,7 @@ func TestRequestApproval(t *testing.T) {
 		r := recv(t, done)
 		require.NoError(t, r.err)
 		require.Equal(t, TimedOut, r.d.Outcome)
-		require.Equal(t, hitl.ActorSystem, r.d.By)
+		require.Equal(t, auth.ActorSystem, r.d.By)
 	})
 	t.Run("cancel_is_a_cancelled_error", func(t *testing.T) {
 		e := newEnv(t, ServerConfig{})

@@ -7,7 +7,7 @@ import (
 	"regexp"
 	"strings"
 
-	"github.com/hitlbot/hitl"
+	"github.com/hitlbot/hitl/auth"
 	"github.com/hitlbot/hitl/fault"
 )
 
@@ -27,7 +27,7 @@ func (s *Server) authenticate(r *http.Request) (*http.Request, error) {
 		if user != "" && !userPattern.MatchString(user) {
 			return r, fault.Errorf(fault.EINVALID, "%s must be 1-64 letters, digits, '.', '_', '@' or '-'", UserHeader)
 		}
-		return r.WithContext(hitl.WithPrincipal(r.Context(), hitl.LocalPrincipal(user))), nil
+		return r.WithContext(auth.WithPrincipal(r.Context(), auth.LocalPrincipal(user))), nil
 	}
 	if !strings.HasPrefix(r.URL.Path, "/api/") && r.URL.Path != "/api" && r.URL.Path != "/metrics" {
 		return r, nil
@@ -36,23 +36,23 @@ func (s *Server) authenticate(r *http.Request) (*http.Request, error) {
 	if !ok {
 		return r, fault.Errorf(fault.EUNAUTHORIZED, "a valid bearer token is required: send Authorization: Bearer <token>")
 	}
-	return r.WithContext(hitl.WithPrincipal(r.Context(), p)), nil
+	return r.WithContext(auth.WithPrincipal(r.Context(), p)), nil
 }
 
 // tokenPrincipal finds the principal a bearer token belongs to. Tokens are
 // compared as SHA-256 sums in constant time, and every token is compared,
 // so neither the length nor the position of a match leaks through timing.
-func (s *Server) tokenPrincipal(header string) (hitl.Principal, bool) {
+func (s *Server) tokenPrincipal(header string) (auth.Principal, bool) {
 	scheme, tok, ok := strings.Cut(strings.TrimSpace(header), " ")
 	if !ok || !strings.EqualFold(scheme, "Bearer") {
-		return hitl.Principal{}, false
+		return auth.Principal{}, false
 	}
 	tok = strings.TrimSpace(tok)
 	if tok == "" {
-		return hitl.Principal{}, false
+		return auth.Principal{}, false
 	}
 	sum := sha256.Sum256([]byte(tok))
-	var p hitl.Principal
+	var p auth.Principal
 	found := 0
 	for _, t := range s.tokens {
 		if subtle.ConstantTimeCompare(sum[:], t.sum[:]) == 1 {

@@ -6,7 +6,7 @@ import (
 	"net/http"
 	"testing"
 
-	"github.com/hitlbot/hitl"
+	"github.com/hitlbot/hitl/auth"
 	"github.com/hitlbot/hitl/steer"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -17,14 +17,14 @@ import (
 // who, with id; it gets the cached RESULT alone (cached) or an ACK and a
 // RESULT of its own with code ("" success).
 func TestControlRequestIDPerToken(t *testing.T) {
-	control := []hitl.Scope{hitl.ScopeControl}
-	ci := hitl.TokenPrincipal("ci", []hitl.Scope{hitl.ScopeAsk}, "")
+	control := []auth.Scope{auth.ScopeControl}
+	ci := auth.TokenPrincipal("ci", []auth.Scope{auth.ScopeAsk}, "")
 	e := newEnv(t, ServerConfig{Tokens: []Token{
 		{Secret: "tok-ci", Principal: ci},
-		{Secret: "tok-ops", Principal: hitl.TokenPrincipal("ops", control, "")},
-		{Secret: "tok-ops2", Principal: hitl.TokenPrincipal("ops2", control, "")},
+		{Secret: "tok-ops", Principal: auth.TokenPrincipal("ops", control, "")},
+		{Secret: "tok-ops2", Principal: auth.TokenPrincipal("ops2", control, "")},
 	}})
-	_, err := e.svc.Runs.Checkpoint(hitl.WithPrincipal(context.Background(), ci), steer.StateEvent{RunID: "loop-1",
+	_, err := e.svc.Runs.Checkpoint(auth.WithPrincipal(context.Background(), ci), steer.StateEvent{RunID: "loop-1",
 		Stack: []steer.StackEntry{{ID: "loop-1", Iter: 1, Max: 10}}})
 	require.NoError(t, err)
 	first := map[string]steer.ControlMessage{} // each token's first RESULT per id

@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/hitlbot/hitl"
+	"github.com/hitlbot/hitl/auth"
 	"github.com/hitlbot/hitl/fault"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -14,7 +15,7 @@ import (
 // An operation's diffs travel in the API JSON as "diffs" (additive): the
 // question carries them as sent; a bad one is a 400 naming it.
 func TestOperationDiffsOverHTTP(t *testing.T) {
-	toks := []Token{{Secret: "tok-ci", Principal: hitl.TokenPrincipal("ci", nil, "")}}
+	toks := []Token{{Secret: "tok-ci", Principal: auth.TokenPrincipal("ci", nil, "")}}
 	e := newEnv(t, ServerConfig{Tokens: toks})
 	require.NoError(t, e.svc.Policies.LoadPolicy(context.Background(), nil))
 	const body = `{"runId":"diff-1","operation":"Edit src/a.go","opType":"file_write","resource":"src/a.go",` +

@@ -7,7 +7,7 @@ import (
 	"strconv"
 	"time"
 
-	"github.com/hitlbot/hitl"
+	"github.com/hitlbot/hitl/auth"
 	"github.com/hitlbot/hitl/fault"
 	"github.com/hitlbot/hitl/internal/eventstream"
 	"github.com/hitlbot/hitl/steer"
@@ -52,7 +52,7 @@ func (s *Server) serveStream(w http.ResponseWriter, r *http.Request, st *stream,
 	}
 	defer release()
 	ctx := r.Context()
-	es, err := s.stream.Open(ctx, eventstream.Request{Principal: hitl.PrincipalFrom(ctx), Run: st.run, Resume: resume, After: after,
+	es, err := s.stream.Open(ctx, eventstream.Request{Principal: auth.PrincipalFrom(ctx), Run: st.run, Resume: resume, After: after,
 		Heartbeat: s.cfg.Heartbeat})
 	if err != nil {
 		writeError(w, r, s.log, err)

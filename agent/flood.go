@@ -5,6 +5,7 @@ import (
 	"net/http"
 
 	"github.com/hitlbot/hitl"
+	"github.com/hitlbot/hitl/auth"
 	"github.com/hitlbot/hitl/service"
 )
 
@@ -45,29 +46,29 @@ func (s *Server) servesPolicy(w http.ResponseWriter, r *http.Request) bool {
 // whoamiResponse answers GET /api/whoami.
 type whoamiResponse struct {
 	Principal string       `json:"principal"`
-	Scopes    []hitl.Scope `json:"scopes"`
+	Scopes    []auth.Scope `json:"scopes"`
 	SlackUser string       `json:"slackUser,omitempty"`
 }
 
 // handleWhoami serves GET /api/whoami: the principal the request acts as,
 // so that a client can name its own runs (hitl.DefaultRunID).
 func (s *Server) handleWhoami(w http.ResponseWriter, r *http.Request) {
-	p := hitl.PrincipalFrom(r.Context())
+	p := auth.PrincipalFrom(r.Context())
 	scopes := p.Scopes
 	if scopes == nil {
-		scopes = []hitl.Scope{}
+		scopes = []auth.Scope{}
 	}
 	writeJSON(w, http.StatusOK, whoamiResponse{Principal: p.ID, Scopes: scopes, SlackUser: p.SlackUser})
 }
 
 // Whoami returns the principal the client acts as (GET /api/whoami): its
 // id, scopes and Slack user.
-func (c *Client) Whoami(ctx context.Context) (hitl.Principal, error) {
+func (c *Client) Whoami(ctx context.Context) (auth.Principal, error) {
 	var out whoamiResponse
 	if err := c.do(ctx, http.MethodGet, "/api/whoami", nil, nil, &out); err != nil {
-		return hitl.Principal{}, err
+		return auth.Principal{}, err
 	}
-	return hitl.Principal{ID: out.Principal, Scopes: out.Scopes, SlackUser: out.SlackUser}, nil
+	return auth.Principal{ID: out.Principal, Scopes: out.Scopes, SlackUser: out.SlackUser}, nil
 }
 
 // DefaultRun returns the client's own run called name: name@PRINCIPAL

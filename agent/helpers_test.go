@@ -13,6 +13,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/hitlbot/hitl/auth"
 	"github.com/hitlbot/hitl/internal/principaltest"
 	"github.com/hitlbot/hitl/service"
 
@@ -322,7 +323,7 @@ var (
 func tokens(pairs ...string) []Token {
 	var out []Token
 	for i := 0; i+1 < len(pairs); i += 2 {
-		out = append(out, Token{Secret: pairs[i], Principal: hitl.TokenPrincipal(pairs[i+1], []hitl.Scope{hitl.ScopeAsk, hitl.ScopeAnswer}, "")})
+		out = append(out, Token{Secret: pairs[i], Principal: auth.TokenPrincipal(pairs[i+1], []auth.Scope{auth.ScopeAsk, auth.ScopeAnswer}, "")})
 	}
 	return out
 }

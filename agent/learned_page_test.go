@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/hitlbot/hitl"
+	"github.com/hitlbot/hitl/auth"
 	"github.com/hitlbot/hitl/internal/memstore"
 	"github.com/hitlbot/hitl/service"
 	"github.com/stretchr/testify/assert"
@@ -22,8 +23,8 @@ func TestLearnedRulesPagedOverHTTP(t *testing.T) {
 	ctx := context.Background()
 	st := memstore.New()
 	toks := []Token{
-		{Secret: "tok-ci", Principal: hitl.TokenPrincipal("ci", nil, "")},
-		{Secret: "tok-alice", Principal: hitl.TokenPrincipal("alice", []hitl.Scope{hitl.ScopeAnswer}, "")},
+		{Secret: "tok-ci", Principal: auth.TokenPrincipal("ci", nil, "")},
+		{Secret: "tok-alice", Principal: auth.TokenPrincipal("alice", []auth.Scope{auth.ScopeAnswer}, "")},
 	}
 	e := newEnvOver(t, st, ServerConfig{Tokens: toks}, func(*service.ServiceConfig) {})
 	now := e.clock.Now()

@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/hitlbot/hitl"
+	"github.com/hitlbot/hitl/auth"
 	"github.com/hitlbot/hitl/notify"
 	"github.com/hitlbot/hitl/service"
 	"github.com/hitlbot/hitl/store"
@@ -32,7 +33,7 @@ func BenchmarkRunReplay(b *testing.B) {
 		e := newBoltEnv(b)
 		run := func() {
 			ctx := context.Background()
-			asker := hitl.WithPrincipal(ctx, hitl.LocalPrincipal(""))
+			asker := auth.WithPrincipal(ctx, auth.LocalPrincipal(""))
 			for range runFixtureQuestions / 2 {
 				q, _, err := e.svc.Questions.Create(asker, "job-replayed", textQ)
 				if err != nil {
@@ -107,14 +108,14 @@ func BenchmarkAskerPendingPage(b *testing.B) {
 		}
 		b.Cleanup(func() { _ = db.Close() })
 		svc := service.NewService(db, service.ServiceConfig{Notifier: notify.New()})
-		asker := hitl.TokenPrincipal("asker", []hitl.Scope{hitl.ScopeAsk}, "")
+		asker := auth.TokenPrincipal("asker", []auth.Scope{auth.ScopeAsk}, "")
 		srv := NewServer(ServicesOf(svc), ServerConfig{Logger: discard, Tokens: []Token{{Secret: "tok-asker", Principal: asker}}})
 		b.Cleanup(srv.Close)
 		ts := httptest.NewServer(srv)
 		b.Cleanup(ts.Close)
 
-		ctx := hitl.WithPrincipal(context.Background(), asker)
-		person := hitl.WithPrincipal(context.Background(), hitl.LocalPrincipal(""))
+		ctx := auth.WithPrincipal(context.Background(), asker)
+		person := auth.WithPrincipal(context.Background(), auth.LocalPrincipal(""))
 		parallel(b, settled, func(i int) error {
 			q, _, err := svc.Questions.Create(ctx, fmt.Sprintf("job-%d", i%100), textQ)
 			if err != nil {

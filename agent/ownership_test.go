@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/hitlbot/hitl"
+	"github.com/hitlbot/hitl/auth"
 	"github.com/hitlbot/hitl/fault"
 	"github.com/hitlbot/hitl/ratelimit"
 	"github.com/hitlbot/hitl/service"
@@ -20,7 +21,7 @@ import (
 
 // ownerTokens are accessTokens plus a controller (ctl).
 func ownerTokens() []Token {
-	return append(accessTokens(), Token{Secret: "tok-ctl", Principal: hitl.TokenPrincipal("ctl", []hitl.Scope{hitl.ScopeControl}, "")})
+	return append(accessTokens(), Token{Secret: "tok-ctl", Principal: auth.TokenPrincipal("ctl", []auth.Scope{auth.ScopeControl}, "")})
 }
 
 const stateBody = `{"schema":1,"event":"STATE","run_id":"job-own","stack":[{"id":"job-own","iter":2}]}`
@@ -53,7 +54,7 @@ func TestRunOwnershipOnTheWire(t *testing.T) {
 		})
 	}
 	t.Run("the_run_is_unchanged", func(t *testing.T) {
-		run, err := e.svc.Runs.RunRecord(hitl.WithPrincipal(context.Background(), hitl.TokenPrincipal("admin", []hitl.Scope{hitl.ScopeAdmin}, "")), "job-own")
+		run, err := e.svc.Runs.RunRecord(auth.WithPrincipal(context.Background(), auth.TokenPrincipal("admin", []auth.Scope{auth.ScopeAdmin}, "")), "job-own")
 		require.NoError(t, err)
 		require.Equal(t, "api:ci", run.Asker)
 		require.Equal(t, 1, run.Questions)

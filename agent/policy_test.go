@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/hitlbot/hitl"
+	"github.com/hitlbot/hitl/auth"
 	"github.com/hitlbot/hitl/fault"
 	"github.com/hitlbot/hitl/service"
 	"github.com/stretchr/testify/assert"
@@ -15,9 +16,9 @@ import (
 func TestPolicyOverHTTP(t *testing.T) {
 	ctx := context.Background()
 	toks := []Token{
-		{Secret: "tok-ci", Principal: hitl.TokenPrincipal("ci", nil, "")},
-		{Secret: "tok-alice", Principal: hitl.TokenPrincipal("alice", []hitl.Scope{hitl.ScopeAnswer}, "")},
-		{Secret: "tok-admin", Principal: hitl.TokenPrincipal("admin", []hitl.Scope{hitl.ScopeAdmin}, "")},
+		{Secret: "tok-ci", Principal: auth.TokenPrincipal("ci", nil, "")},
+		{Secret: "tok-alice", Principal: auth.TokenPrincipal("alice", []auth.Scope{auth.ScopeAnswer}, "")},
+		{Secret: "tok-admin", Principal: auth.TokenPrincipal("admin", []auth.Scope{auth.ScopeAdmin}, "")},
 	}
 	e := newEnv(t, ServerConfig{Tokens: toks})
 	require.NoError(t, e.svc.Policies.LoadPolicy(ctx, nil))

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/hitlbot/hitl"
+	"github.com/hitlbot/hitl/auth"
 	"github.com/hitlbot/hitl/fault"
 	"github.com/hitlbot/hitl/internal/eventstream"
 	"github.com/hitlbot/hitl/service"
@@ -90,12 +91,12 @@ type Server struct {
 // Token is a bearer token and the principal it identifies.
 type Token struct {
 	Secret    string
-	Principal hitl.Principal
+	Principal auth.Principal
 }
 
 type tokenEntry struct {
 	sum       [sha256.Size]byte
-	principal hitl.Principal
+	principal auth.Principal
 }
 
 var _ http.Handler = (*Server)(nil)

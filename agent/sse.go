@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/hitlbot/hitl"
+	"github.com/hitlbot/hitl/auth"
 	"github.com/hitlbot/hitl/steer"
 )
 
@@ -25,7 +26,7 @@ type sseEvent struct {
 	Question   *sseQuestion    `json:"question,omitempty"`
 	Response   *hitl.Response  `json:"response,omitempty"`
 	Reason     string          `json:"reason,omitempty"`
-	Action     hitl.Action     `json:"action,omitempty"`
+	Action     auth.Action     `json:"action,omitempty"`
 	Status     steer.RunStatus `json:"status,omitempty"`
 	By         string          `json:"by,omitempty"`
 	At         *time.Time      `json:"at,omitempty"`

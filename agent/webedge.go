@@ -1,13 +1,13 @@
 package agent
 
-import "github.com/hitlbot/hitl"
+import "github.com/hitlbot/hitl/auth"
 
 // What the web inbox (package web), on the same listener, shares with the
 // API: the same tokens and the same loopback rule.
 
 // TokenPrincipal returns the principal of bearer token tok, as the API
 // would identify it.
-func (s *Server) TokenPrincipal(tok string) (hitl.Principal, bool) {
+func (s *Server) TokenPrincipal(tok string) (auth.Principal, bool) {
 	return s.tokenPrincipal("Bearer " + tok)
 }
 

@@ -5,6 +5,7 @@ import (
 	"testing"
 
 	"github.com/hitlbot/hitl"
+	"github.com/hitlbot/hitl/auth"
 	"github.com/hitlbot/hitl/fault"
 	"github.com/hitlbot/hitl/service"
 	"github.com/stretchr/testify/assert"
@@ -16,8 +17,8 @@ import (
 func TestWebhookAPI(t *testing.T) {
 	var svc *service.Service
 	e := newEnvWith(t, ServerConfig{Tokens: []Token{
-		{Secret: "tok-admin", Principal: hitl.TokenPrincipal("ops", []hitl.Scope{hitl.ScopeAdmin}, "")},
-		{Secret: "tok-agent", Principal: hitl.TokenPrincipal("agent", []hitl.Scope{hitl.ScopeAsk}, "")},
+		{Secret: "tok-admin", Principal: auth.TokenPrincipal("ops", []auth.Scope{auth.ScopeAdmin}, "")},
+		{Secret: "tok-agent", Principal: auth.TokenPrincipal("agent", []auth.Scope{auth.ScopeAsk}, "")},
 	}}, func(c *service.ServiceConfig) {
 		c.Webhooks = &hitl.WebhookRoutes{Endpoints: []hitl.WebhookEndpoint{{Name: "ci", URL: "https://ci.example/", Events: hitl.WebhookEvents}}}
 		c.Callbacks = hitl.CallbackPolicy{AllowedHosts: []string{"agent.example"}}

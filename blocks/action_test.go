@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/hitlbot/hitl"
+	"github.com/hitlbot/hitl/auth"
 	"github.com/hitlbot/hitl/fault"
 	"github.com/slack-go/slack"
 )
@@ -250,7 +251,7 @@ func TestSettlementFromError(t *testing.T) {
 		want Status
 	}{
 		{"answered", &fault.Error{Code: fault.ECONFLICT, Message: "question q was already answered by slack:U1 at 2025-03-14T15:09:26Z", By: "slack:U1", At: "2025-03-14T15:09:26Z"}, hitl.StatusAnswered},
-		{"timed_out", &fault.Error{Code: fault.ECONFLICT, Message: "question q timed out at x", By: hitl.ActorSystem, At: "2025-03-14T15:09:26Z"}, hitl.StatusTimeout},
+		{"timed_out", &fault.Error{Code: fault.ECONFLICT, Message: "question q timed out at x", By: auth.ActorSystem, At: "2025-03-14T15:09:26Z"}, hitl.StatusTimeout},
 		{"cancelled", &fault.Error{Code: fault.ECONFLICT, Message: "question q was cancelled by api:x at y", By: "api:x"}, hitl.StatusCancelled},
 	}
 	for _, c := range cases {

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/hitlbot/hitl"
+	"github.com/hitlbot/hitl/auth"
 	"github.com/hitlbot/hitl/fault"
 )
 
@@ -49,7 +50,7 @@ func SettlementFromError(err error) (Settlement, bool) {
 	}
 	switch {
 	case s.Status != "":
-	case e.By == hitl.ActorSystem:
+	case e.By == auth.ActorSystem:
 		s.Status = hitl.StatusTimeout
 	case strings.Contains(e.Message, "cancelled"):
 		s.Status = hitl.StatusCancelled

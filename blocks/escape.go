@@ -8,7 +8,7 @@ import (
 	"time"
 	"unicode"
 
-	"github.com/hitlbot/hitl"
+	"github.com/hitlbot/hitl/auth"
 )
 
 // Markers put where text was cut.
@@ -175,7 +175,7 @@ func actor(a string) string {
 	if a == "" {
 		return "someone"
 	}
-	out, _ := escapeCut(oneLine(hitl.PersonName(a)), 100, ellipsis)
+	out, _ := escapeCut(oneLine(auth.PersonName(a)), 100, ellipsis)
 	return out
 }
 

@@ -7,6 +7,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/hitlbot/hitl"
+	"github.com/hitlbot/hitl/auth"
 )
 
 // t0 is the fixed clock of every test.
@@ -68,7 +69,7 @@ func answered(q *hitl.Question, by string, r *hitl.Response) *hitl.Question {
 }
 
 func timedOut(q *hitl.Question) *hitl.Question {
-	q.Status, q.Response, q.RespondedBy, q.RespondedAt = hitl.StatusTimeout, q.DefaultResponse, hitl.ActorSystem, q.TimeoutAt
+	q.Status, q.Response, q.RespondedBy, q.RespondedAt = hitl.StatusTimeout, q.DefaultResponse, auth.ActorSystem, q.TimeoutAt
 	return q
 }
 

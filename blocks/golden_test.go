@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/hitlbot/hitl"
+	"github.com/hitlbot/hitl/auth"
 	"github.com/hitlbot/hitl/fault"
 )
 
@@ -291,7 +292,7 @@ func TestEphemeralGolden(t *testing.T) {
 	texts := map[string]string{
 		"already_answered":       AlreadySettled(Settlement{Status: hitl.StatusAnswered, By: "slack:U0ANSWER1", At: t0}),
 		"already_answered_cli":   AlreadySettled(Settlement{Status: hitl.StatusAnswered, By: "cli:alice"}),
-		"already_timed_out":      AlreadySettled(Settlement{Status: hitl.StatusTimeout, By: hitl.ActorSystem, At: t0}),
+		"already_timed_out":      AlreadySettled(Settlement{Status: hitl.StatusTimeout, By: auth.ActorSystem, At: t0}),
 		"already_cancelled":      AlreadySettled(Settlement{Status: hitl.StatusCancelled, By: "api:runner", At: t0}),
 		"already_pending":        AlreadySettled(Settlement{Status: hitl.StatusPending}),
 		"error_invalid":          ErrorText(fault.EINVALID, `"maybe" is not one of the options: Postgres, MySQL`),

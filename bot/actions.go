@@ -5,6 +5,7 @@ import (
 	"fmt"
 
 	"github.com/hitlbot/hitl"
+	"github.com/hitlbot/hitl/auth"
 	"github.com/hitlbot/hitl/blocks"
 	"github.com/hitlbot/hitl/fault"
 	"github.com/slack-go/slack"
@@ -32,15 +33,15 @@ func (b *Bot) registerActions() {
 		blocks.ActionApproveAlways: b.answerWith(func(*hitl.Question, click) hitl.Response {
 			return hitl.Response{Value: hitl.Approve, Always: true}
 		}),
-		blocks.ActionEdit:       b.openModal(hitl.ActionAnswer, blocks.EditModal),
+		blocks.ActionEdit:       b.openModal(auth.ActionAnswer, blocks.EditModal),
 		blocks.ActionYes:        b.answerWith(func(*hitl.Question, click) hitl.Response { return hitl.Response{Value: true} }),
 		blocks.ActionNo:         b.answerWith(func(*hitl.Question, click) hitl.Response { return hitl.Response{Value: false} }),
 		blocks.ActionSelect:     b.answerWith(optionResponse),
-		blocks.ActionDeny:       b.openModal(hitl.ActionAnswer, blocks.DenyModal),
-		blocks.ActionApproveMsg: b.openModal(hitl.ActionAnswer, blocks.ApproveModal),
-		blocks.ActionAnswer:     b.openModal(hitl.ActionAnswer, blocks.AnswerModal),
-		blocks.ActionReply:      b.openModal(hitl.ActionAnswer, blocks.ReplyModal),
-		blocks.ActionReassign:   b.openModal(hitl.ActionReassign, blocks.ReassignModal), // reminder.go
+		blocks.ActionDeny:       b.openModal(auth.ActionAnswer, blocks.DenyModal),
+		blocks.ActionApproveMsg: b.openModal(auth.ActionAnswer, blocks.ApproveModal),
+		blocks.ActionAnswer:     b.openModal(auth.ActionAnswer, blocks.AnswerModal),
+		blocks.ActionReply:      b.openModal(auth.ActionAnswer, blocks.ReplyModal),
+		blocks.ActionReassign:   b.openModal(auth.ActionReassign, blocks.ReassignModal), // reminder.go
 	}
 	for i := range blocks.MaxButtonChoices {
 		b.actions[blocks.ChooseActionID(i)] = b.answerWith(optionResponse)
@@ -137,11 +138,11 @@ func (b *Bot) answerWith(resp func(*hitl.Question, click) hitl.Response) actionH
 // openModal opens a modal for the question, with the message to update in
 // its private metadata. trigger_id lives 3 s, so this runs right after ack.
 // act is what submitting the modal does.
-func (b *Bot) openModal(act hitl.Action, render func(q *hitl.Question, channel, ts string) slack.ModalViewRequest) actionHandler {
+func (b *Bot) openModal(act auth.Action, render func(q *hitl.Question, channel, ts string) slack.ModalViewRequest) actionHandler {
 	return func(ctx context.Context, c click, q *hitl.Question) error {
 		// Someone who may not do act gets the reason now, not a form that
 		// would refuse them. (The service checks and audits again on submit.)
-		if err := b.cfg.Access.Authorize(hitl.PrincipalFrom(ctx), act, q); err != nil {
+		if err := b.cfg.Access.Authorize(auth.PrincipalFrom(ctx), act, q); err != nil {
 			return err
 		}
 		_, err := b.api.OpenViewContext(ctx, c.triggerID, render(q, c.channel, c.messageTS))
@@ -159,7 +160,7 @@ func alreadyApproved(ctx context.Context, q *hitl.Question, r hitl.Response) err
 	if !q.NeedsSeveral() || !r.Approved() {
 		return nil
 	}
-	if q.ApprovedBy(hitl.PrincipalFrom(ctx)) { // the root's rule, worded for Slack
+	if q.ApprovedBy(auth.PrincipalFrom(ctx)) { // the root's rule, worded for Slack
 		return shown(fmt.Sprintf("👍 Your approval is already counted (%s): another approver must approve too.", q.Tally()))
 	}
 	return nil

@@ -7,6 +7,7 @@ import (
 
 	"github.com/hitlbot/hitl"
 	"github.com/hitlbot/hitl/access"
+	"github.com/hitlbot/hitl/auth"
 	"github.com/hitlbot/hitl/fault"
 	"github.com/hitlbot/hitl/internal/slackfake"
 	"github.com/slack-go/slack"
@@ -26,7 +27,7 @@ func TestAlertRepeatIsNotPosted(t *testing.T) {
 	tb := newTestBot(t, api, access.Access{}, nil)
 	tb.cfg.AlertsChannel = alerts
 	for _, state := range []hitl.AlertState{hitl.AlertStarted, hitl.AlertStarted, hitl.AlertCleared} {
-		require.NoError(t, tb.st.AppendEvent(ctx, &hitl.Event{Type: hitl.EventAlert, RunID: "#alerts", At: t0, Actor: hitl.ActorSystem,
+		require.NoError(t, tb.st.AppendEvent(ctx, &hitl.Event{Type: hitl.EventAlert, RunID: "#alerts", At: t0, Actor: auth.ActorSystem,
 			Alert: &hitl.Alert{Name: hitl.AlertCreationErrors, State: state, Message: "creations failed"}}))
 	}
 	stop := tb.runOutbox(t)

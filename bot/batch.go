@@ -5,6 +5,7 @@ import (
 	"slices"
 
 	"github.com/hitlbot/hitl"
+	"github.com/hitlbot/hitl/auth"
 	"github.com/hitlbot/hitl/blocks"
 	"github.com/hitlbot/hitl/fault"
 	"github.com/slack-go/slack"
@@ -23,7 +24,7 @@ func (b *Bot) reviewClick(ctx context.Context, c click, blockID, value string) e
 	if err != nil {
 		return err
 	}
-	if p := b.slackPrincipal(ctx, c.user); !p.Has(hitl.ScopeAnswer) {
+	if p := b.slackPrincipal(ctx, c.user); !p.Has(auth.ScopeAnswer) {
 		return shown("🚫 You're not allowed to answer approvals here.")
 	}
 	v, err := b.batchView(ctx, c.user, scope, nil)

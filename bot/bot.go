@@ -15,6 +15,7 @@ import (
 
 	"github.com/hitlbot/hitl"
 	"github.com/hitlbot/hitl/access"
+	"github.com/hitlbot/hitl/auth"
 	"github.com/slack-go/slack"
 	"github.com/slack-go/slack/socketmode"
 )
@@ -53,7 +54,7 @@ type Config struct {
 	WebURL string
 	// WebLink makes the one-time sign-in link to the web inbox that
 	// /hitl web sends p (nil: no web inbox).
-	WebLink func(ctx context.Context, p hitl.Principal) (string, error)
+	WebLink func(ctx context.Context, p auth.Principal) (string, error)
 	// Redispatch, when set, also looks for targets with work this often,
 	// not only when this process enqueued some: an outbox shared by
 	// replicas hands a target whose holder stopped to another (0: only
@@ -204,7 +205,7 @@ func (b *Bot) Start(ctx context.Context) {
 	}
 	// The bot reads every question to render it, and decides nothing as
 	// itself: answers go out as the Slack user who gave them.
-	ctx = hitl.WithPrincipal(ctx, hitl.ObserverPrincipal("slack-bot"))
+	ctx = auth.WithPrincipal(ctx, auth.ObserverPrincipal("slack-bot"))
 	ctx, b.cancel = context.WithCancel(ctx)
 	b.done = ctx.Done()
 	b.calls, b.cancelCalls = context.WithCancel(context.WithoutCancel(ctx))

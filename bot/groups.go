@@ -9,6 +9,7 @@ import (
 
 	"github.com/hitlbot/hitl"
 	"github.com/hitlbot/hitl/access"
+	"github.com/hitlbot/hitl/auth"
 )
 
 // groupBudget bounds the user-group lookups of one envelope, so that a
@@ -141,9 +142,9 @@ func (b *Bot) Directory() hitl.Directory { return b.groups }
 // as returns ctx acting as Slack user user, with the rights config gives
 // them and their membership of the groups q and config mention looked up.
 // The root's rules then decide what they may do to q.
-func (b *Bot) as(ctx context.Context, q *hitl.Question, user string) (context.Context, hitl.Principal) {
+func (b *Bot) as(ctx context.Context, q *hitl.Question, user string) (context.Context, auth.Principal) {
 	p := b.cfg.Access.SlackPrincipal(user, b.groups.memberOf(ctx, user, b.cfg.Access.Groups(q)))
-	return hitl.WithPrincipal(ctx, p), p
+	return auth.WithPrincipal(ctx, p), p
 }
 
 // seedPage is how many pending questions seedGroups reads at a time.

@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/hitlbot/hitl"
+	"github.com/hitlbot/hitl/auth"
 	"github.com/hitlbot/hitl/internal/clocktest"
 	"github.com/hitlbot/hitl/internal/memstore"
 	"github.com/hitlbot/hitl/notify"
@@ -33,7 +34,7 @@ func TestSeedGroupsAfterRestart(t *testing.T) {
 	seedPage = 2 // three questions: two pages
 	var ids []string
 	for _, g := range groups {
-		q, _, err := svc.Questions.Create(hitl.WithPrincipal(ctx, agentP), "run-1", hitl.NewQuestion{Question: "Ship it?", Assignees: []string{g}})
+		q, _, err := svc.Questions.Create(auth.WithPrincipal(ctx, agentP), "run-1", hitl.NewQuestion{Question: "Ship it?", Assignees: []string{g}})
 		require.NoError(t, err)
 		ids = append([]string{q.ID}, ids...) // the queue is newest first
 	}

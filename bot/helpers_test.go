@@ -11,6 +11,7 @@ import (
 
 	"github.com/hitlbot/hitl"
 	"github.com/hitlbot/hitl/access"
+	"github.com/hitlbot/hitl/auth"
 	"github.com/hitlbot/hitl/internal/clocktest"
 	"github.com/hitlbot/hitl/internal/memstore"
 	"github.com/hitlbot/hitl/notify"
@@ -43,21 +44,21 @@ func newTestBot(t testing.TB, api slackAPI, access access.Access, outbox hitl.Ou
 		Logger:       slog.New(slog.NewTextHandler(io.Discard, nil)),
 		PostInterval: time.Millisecond, RetryMin: time.Millisecond, RetryMax: 5 * time.Millisecond, HomeRefresh: time.Minute,
 	}, api, ServiceOf(svc), outbox)
-	ctx := hitl.WithPrincipal(context.Background(), hitl.ObserverPrincipal("slack-bot"))
+	ctx := auth.WithPrincipal(context.Background(), auth.ObserverPrincipal("slack-bot"))
 	b.calls = ctx
 	return &testBot{Bot: b, st: st, svc: svc, outbox: outbox, clock: clock, ctx: ctx}
 }
 
 // ask creates a question as principal p, one millisecond after the last,
 // in run-1 (agentP's) or p's own run (a run belongs to who started it).
-func (tb *testBot) ask(t testing.TB, p hitl.Principal, n hitl.NewQuestion) *hitl.Question {
+func (tb *testBot) ask(t testing.TB, p auth.Principal, n hitl.NewQuestion) *hitl.Question {
 	t.Helper()
 	tb.clock.Add(time.Millisecond)
 	run := "run-1"
 	if p.ID != agentP.ID {
 		run = "run-" + p.ID
 	}
-	q, _, err := tb.svc.Questions.Create(hitl.WithPrincipal(context.Background(), p), run, n)
+	q, _, err := tb.svc.Questions.Create(auth.WithPrincipal(context.Background(), p), run, n)
 	require.NoError(t, err)
 	return q
 }
@@ -74,7 +75,7 @@ func (tb *testBot) runOutbox(t testing.TB) (stop func()) {
 	return func() { cancel(); <-done }
 }
 
-var agentP = hitl.TokenPrincipal("agent", []hitl.Scope{hitl.ScopeAsk}, "")
+var agentP = auth.TokenPrincipal("agent", []auth.Scope{auth.ScopeAsk}, "")
 
 // flakyOutbox fails the first failures calls to Complete, and signals
 // every Complete that succeeds.

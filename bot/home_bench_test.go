@@ -11,6 +11,7 @@ import (
 
 	"github.com/hitlbot/hitl"
 	"github.com/hitlbot/hitl/access"
+	"github.com/hitlbot/hitl/auth"
 	"github.com/hitlbot/hitl/internal/storetest"
 	"github.com/hitlbot/hitl/notify"
 	"github.com/hitlbot/hitl/service"
@@ -30,7 +31,7 @@ func benchHomeBot(b *testing.B, n int) *Bot {
 	require.NoError(b, err)
 	b.Cleanup(func() { db.Close() })
 	svc := service.NewService(db, service.ServiceConfig{Notifier: notify.New()})
-	asker := hitl.WithPrincipal(context.Background(), agentP)
+	asker := auth.WithPrincipal(context.Background(), agentP)
 	storetest.Parallel(b, n, func(i int) error {
 		nq := hitl.NewQuestion{Question: fmt.Sprintf("Deploy build %d?", i), ResponseType: hitl.BooleanResponse}
 		mine := i < 60
@@ -49,7 +50,7 @@ func benchHomeBot(b *testing.B, n int) *Bot {
 				user = "U0USER000"
 			}
 			who := access.Access{}.SlackPrincipal(user, nil)
-			_, err = svc.Questions.Answer(hitl.WithPrincipal(context.Background(), who), q.ID, hitl.Response{Value: true})
+			_, err = svc.Questions.Answer(auth.WithPrincipal(context.Background(), who), q.ID, hitl.Response{Value: true})
 		}
 		return err
 	})
@@ -77,7 +78,7 @@ func BenchmarkHomeBuild(b *testing.B) {
 		n = 2_000
 	}
 	small, large := benchHomeBot(b, 100), benchHomeBot(b, n)
-	ctx := hitl.WithPrincipal(context.Background(), hitl.ObserverPrincipal("slack-bot"))
+	ctx := auth.WithPrincipal(context.Background(), auth.ObserverPrincipal("slack-bot"))
 	var smallT, largeT time.Duration
 	runs := 0
 	for b.Loop() {

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/hitlbot/hitl"
+	"github.com/hitlbot/hitl/auth"
 	"github.com/hitlbot/hitl/internal/clocktest"
 	"github.com/hitlbot/hitl/internal/memstore"
 	"github.com/hitlbot/hitl/notify"
@@ -29,7 +30,7 @@ func TestQueueHoldsEscalated(t *testing.T) {
 	svc := service.NewService(st, service.ServiceConfig{Notifier: notify.New(), Clock: clock, Reminders: hitl.Reminders{
 		hitl.Blocking: {EscalateAfter: hitl.Duration(20 * time.Minute), EscalateTo: []string{"U0ESC", "S0ESC"}}}})
 	b, ctx := newQueueBot(api, svc, st, clock)
-	q, _, err := svc.Questions.Create(hitl.WithPrincipal(ctx, agentP), "run-1", hitl.NewQuestion{Question: "Ship it?", Assignees: []string{"U0ALICE"}})
+	q, _, err := svc.Questions.Create(auth.WithPrincipal(ctx, agentP), "run-1", hitl.NewQuestion{Question: "Ship it?", Assignees: []string{"U0ALICE"}})
 	require.NoError(t, err)
 	_, err = b.projectOnce(ctx)
 	require.NoError(t, err)
@@ -55,7 +56,7 @@ func newQueueBot(api *fakeAPI, svc *service.Service, st *memstore.Store, clock h
 	b := newBot(Config{DefaultChannel: "C0HITL", Clock: clock, Envelopes: st, Logger: slog.New(slog.NewTextHandler(io.Discard, nil)),
 		PostInterval: time.Millisecond, RetryMin: time.Millisecond, RetryMax: 5 * time.Millisecond, HomeRefresh: time.Minute},
 		api, ServiceOf(svc), memstore.NewOutbox())
-	ctx := hitl.WithPrincipal(context.Background(), hitl.ObserverPrincipal("slack-bot"))
+	ctx := auth.WithPrincipal(context.Background(), auth.ObserverPrincipal("slack-bot"))
 	b.calls = ctx
 	return b, ctx
 }

@@ -8,6 +8,7 @@ import (
 
 	"github.com/hitlbot/hitl"
 	"github.com/hitlbot/hitl/access"
+	"github.com/hitlbot/hitl/auth"
 	"github.com/hitlbot/hitl/steer"
 	"github.com/slack-go/slack"
 	"github.com/stretchr/testify/assert"
@@ -62,7 +63,7 @@ func TestQueue(t *testing.T) {
 		return map[string][]string{"S0OPS": {"U0ALICE"}, "S0DBA": {"U0BOB"}}[group], nil
 	}}
 	tb := newTestBot(t, api, access.Access{}, nil)
-	aliceBot := hitl.TokenPrincipal("alice-bot", []hitl.Scope{hitl.ScopeAsk}, "U0ALICE")
+	aliceBot := auth.TokenPrincipal("alice-bot", []auth.Scope{auth.ScopeAsk}, "U0ALICE")
 	mine := tb.ask(t, agentP, hitl.NewQuestion{Question: "For Alice?", Assignees: []string{"U0ALICE"}})
 	ops := tb.ask(t, agentP, hitl.NewQuestion{Question: "For ops?", Assignees: []string{"S0OPS"}})
 	tb.ask(t, agentP, hitl.NewQuestion{Question: "For the DBAs?", Assignees: []string{"S0DBA"}})
@@ -138,7 +139,7 @@ func TestHomesFollowEventsAnotherReplicaProjected(t *testing.T) {
 	assert.Equal(t, []string{"U0ALICE"}, users, "the tab opened on this replica is refreshed")
 
 	t.Run("events that touch no question leave the tab alone", func(t *testing.T) {
-		_, err := tb.svc.Runs.Control(hitl.WithPrincipal(context.Background(), hitl.LocalPrincipal("tester")), steer.NewRequest("r1", steer.CommandPause, "run-x", t0, steer.ControlPayload{}))
+		_, err := tb.svc.Runs.Control(auth.WithPrincipal(context.Background(), auth.LocalPrincipal("tester")), steer.NewRequest("r1", steer.CommandPause, "run-x", t0, steer.ControlPayload{}))
 		require.NoError(t, err)
 		n, err := other.projectOnce(tb.ctx)
 		require.NoError(t, err)

@@ -4,6 +4,7 @@ import (
 	"context"
 
 	"github.com/hitlbot/hitl"
+	"github.com/hitlbot/hitl/auth"
 )
 
 // queue returns up to limit questions waiting on user, newest first, and
@@ -14,7 +15,7 @@ import (
 func (b *Bot) queue(ctx context.Context, user string, limit int) (waiting []*hitl.Question, more bool, err error) {
 	groups := b.groups.groupsOf(ctx, user)
 	f := hitl.QuestionFilter{Queue: append([]string{user}, groups...), NotAskedBy: user, Reverse: true, Limit: limit,
-		Unassigned: b.cfg.Access.SlackPrincipal(user, groups).Has(hitl.ScopeAnswer)}
+		Unassigned: b.cfg.Access.SlackPrincipal(user, groups).Has(auth.ScopeAnswer)}
 	// One read: the store merges the person's indexes on their keys and
 	// decodes only this page.
 	page, err := b.svc.Questions.QuestionPage(ctx, f)

@@ -13,6 +13,7 @@ import (
 
 	"github.com/hitlbot/hitl"
 	"github.com/hitlbot/hitl/access"
+	"github.com/hitlbot/hitl/auth"
 	"github.com/hitlbot/hitl/internal/clocktest"
 	"github.com/hitlbot/hitl/internal/memstore"
 	"github.com/hitlbot/hitl/notify"
@@ -95,7 +96,7 @@ func TestHandedNudgesTheNewAssigneesOnly(t *testing.T) {
 	tb := newTestBot(t, api, access.Access{}, nil)
 	handed := func(t *testing.T, q *hitl.Question, to string) {
 		t.Helper()
-		_, err := tb.svc.Questions.Reassign(hitl.WithPrincipal(tb.ctx, hitl.LocalPrincipal("tester")), q.ID, []string{to})
+		_, err := tb.svc.Questions.Reassign(auth.WithPrincipal(tb.ctx, auth.LocalPrincipal("tester")), q.ID, []string{to})
 		require.NoError(t, err)
 	}
 	t.Run("from a DM to a DM", func(t *testing.T) {
@@ -154,7 +155,7 @@ func TestEscalationPostOfARunsQuestion(t *testing.T) {
 			b.cfg.RunsChannel = "C0RUNS"
 			live := hitl.Delivery{Seq: 1, Kind: kindRun, QuestionID: runKey("run-1"), Target: runKey("run-1")}
 			require.NoError(t, b.outbox.Complete(ctx, live, &hitl.Delivered{QuestionID: live.QuestionID, Target: live.Target, Channel: "C0RUNS", TS: "1699999999.000001"}))
-			q, _, err := svc.Questions.Create(hitl.WithPrincipal(ctx, agentP), "run-1", hitl.NewQuestion{Question: "Ship it?"})
+			q, _, err := svc.Questions.Create(auth.WithPrincipal(ctx, agentP), "run-1", hitl.NewQuestion{Question: "Ship it?"})
 			require.NoError(t, err)
 
 			require.NoError(t, b.do(ctx, hitl.Delivery{Seq: 2, Kind: kindPost, QuestionID: q.ID, Target: "C0HITL"}))

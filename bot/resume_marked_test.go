@@ -9,6 +9,7 @@ import (
 
 	"github.com/hitlbot/hitl"
 	"github.com/hitlbot/hitl/access"
+	"github.com/hitlbot/hitl/auth"
 	"github.com/hitlbot/hitl/fault"
 	"github.com/hitlbot/hitl/internal/memstore"
 	"github.com/hitlbot/hitl/internal/slackfake"
@@ -34,7 +35,7 @@ func TestResumedRunAndAlertPostsAreNotPostedTwice(t *testing.T) {
 		"a run's live message": {
 			channel: runs,
 			cause: func(t *testing.T, tb *testBot) {
-				_, err := tb.svc.Runs.Checkpoint(hitl.WithPrincipal(context.Background(), agentP),
+				_, err := tb.svc.Runs.Checkpoint(auth.WithPrincipal(context.Background(), agentP),
 					steer.StateEvent{RunID: "run-1", Stack: []steer.StackEntry{{ID: "run-1", Iter: 1}}})
 				require.NoError(t, err)
 			},
@@ -50,7 +51,7 @@ func TestResumedRunAndAlertPostsAreNotPostedTwice(t *testing.T) {
 		"an alert": {
 			channel: alerts,
 			cause: func(t *testing.T, tb *testBot) {
-				_, _, err := tb.svc.Questions.Create(hitl.WithPrincipal(context.Background(), agentP), "run-1", hitl.NewQuestion{})
+				_, _, err := tb.svc.Questions.Create(auth.WithPrincipal(context.Background(), agentP), "run-1", hitl.NewQuestion{})
 				require.Equal(t, fault.EINVALID, fault.Code(err), "a failed creation starts creation_errors")
 				a, err := tb.svc.Observation.NewAlerts(tb.ctx, hitl.AlertConfig{Channel: alerts})
 				require.NoError(t, err)

@@ -8,6 +8,7 @@ import (
 
 	"github.com/hitlbot/hitl"
 	"github.com/hitlbot/hitl/access"
+	"github.com/hitlbot/hitl/auth"
 	"github.com/hitlbot/hitl/internal/slackfake"
 	"github.com/hitlbot/hitl/steer"
 	"github.com/slack-go/slack"
@@ -35,7 +36,7 @@ func TestRunMessageLinksAQuestionRecordedAfterItsRender(t *testing.T) {
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
-	_, err := tb.svc.Runs.Checkpoint(hitl.WithPrincipal(context.Background(), agentP),
+	_, err := tb.svc.Runs.Checkpoint(auth.WithPrincipal(context.Background(), agentP),
 		steer.StateEvent{RunID: "run-1", Stack: []steer.StackEntry{{ID: "run-1", Iter: 1}}})
 	require.NoError(t, err)
 	stop := tb.runOutbox(t)

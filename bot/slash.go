@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/hitlbot/hitl"
+	"github.com/hitlbot/hitl/auth"
 	"github.com/hitlbot/hitl/blocks"
 	"github.com/hitlbot/hitl/steer"
 	"github.com/slack-go/slack"
@@ -142,7 +143,7 @@ func (b *Bot) reply(ctx context.Context, url string, msg *slack.WebhookMessage) 
 
 // runsText lists the active runs.
 func (b *Bot) runsText(ctx context.Context, user string) string {
-	page, err := b.svc.Runs.Runs(hitl.WithPrincipal(ctx, b.slackPrincipal(ctx, user)), true, runLines, "")
+	page, err := b.svc.Runs.Runs(auth.WithPrincipal(ctx, b.slackPrincipal(ctx, user)), true, runLines, "")
 	if err != nil {
 		return errorText(err)
 	}
@@ -172,7 +173,7 @@ func (b *Bot) statusText(ctx context.Context, user string, args []string) string
 	if err != nil {
 		return errorText(err)
 	}
-	run, err := b.svc.Runs.RunRecord(hitl.WithPrincipal(ctx, b.slackPrincipal(ctx, user)), id)
+	run, err := b.svc.Runs.RunRecord(auth.WithPrincipal(ctx, b.slackPrincipal(ctx, user)), id)
 	if err != nil {
 		return errorText(err)
 	}
@@ -184,7 +185,7 @@ func (b *Bot) statusText(ctx context.Context, user string, args []string) string
 func (b *Bot) policySlash(ctx context.Context, cmd slack.SlashCommand, args []string) (string, func(context.Context)) {
 	switch {
 	case len(args) == 2 && strings.EqualFold(args[0], "revoke"):
-		r, err := b.svc.Policies.RevokeRule(hitl.WithPrincipal(ctx, b.slackPrincipal(ctx, cmd.UserID)), args[1])
+		r, err := b.svc.Policies.RevokeRule(auth.WithPrincipal(ctx, b.slackPrincipal(ctx, cmd.UserID)), args[1])
 		if err != nil {
 			return errorText(err), nil
 		}
@@ -193,7 +194,7 @@ func (b *Bot) policySlash(ctx context.Context, cmd slack.SlashCommand, args []st
 		return "Usage: `/hitl policy` or `/hitl policy revoke ID`", nil
 	}
 	// The root decides who sees learned rules (answerers and admins).
-	page, err := b.svc.Policies.LearnedRules(hitl.WithPrincipal(ctx, b.slackPrincipal(ctx, cmd.UserID)), hitl.LearnedRuleFilter{Limit: blocks.MaxListedRules})
+	page, err := b.svc.Policies.LearnedRules(auth.WithPrincipal(ctx, b.slackPrincipal(ctx, cmd.UserID)), hitl.LearnedRuleFilter{Limit: blocks.MaxListedRules})
 	if err != nil {
 		return errorText(err), nil
 	}

@@ -5,7 +5,7 @@ import (
 	"strings"
 
 	"github.com/google/uuid"
-	"github.com/hitlbot/hitl"
+	"github.com/hitlbot/hitl/auth"
 	"github.com/hitlbot/hitl/blocks"
 	"github.com/hitlbot/hitl/fault"
 	"github.com/hitlbot/hitl/runhandle"
@@ -34,7 +34,7 @@ func (b *Bot) registerControls() {
 			if err != nil {
 				return err
 			}
-			if err := b.cfg.Access.Authorize(b.slackPrincipal(ctx, cl.user), hitl.ActionSteer, nil); err != nil {
+			if err := b.cfg.Access.Authorize(b.slackPrincipal(ctx, cl.user), auth.ActionSteer, nil); err != nil {
 				return controlRefusal(err)
 			}
 			if _, err := b.api.OpenViewContext(ctx, cl.triggerID, render(a.RunID, cl.channel, cl.messageTS)); err != nil {
@@ -61,14 +61,14 @@ func (b *Bot) registerControls() {
 
 // slackPrincipal is Slack user user with the rights config gives, their
 // membership of the groups config names looked up.
-func (b *Bot) slackPrincipal(ctx context.Context, user string) hitl.Principal {
+func (b *Bot) slackPrincipal(ctx context.Context, user string) auth.Principal {
 	return b.cfg.Access.SlackPrincipal(user, b.groups.memberOf(ctx, user, b.cfg.Access.Groups(nil)))
 }
 
 // control sends a REQUEST as Slack user user and returns its ACK (when
 // there is one) and its RESULT.
 func (b *Bot) control(ctx context.Context, user string, c steer.Command, run string, p steer.ControlPayload) (ack *steer.ControlMessage, result steer.ControlMessage, err error) {
-	pctx := hitl.WithPrincipal(ctx, b.slackPrincipal(ctx, user))
+	pctx := auth.WithPrincipal(ctx, b.slackPrincipal(ctx, user))
 	req := steer.NewRequest(uuid.NewString(), c, run, b.cfg.Clock.Now(), p)
 	msgs, err := b.svc.Runs.Control(pctx, req)
 	if err != nil {
@@ -134,7 +134,7 @@ func (b *Bot) revokeClick(ctx context.Context, c click, blockID, value string) e
 	if err != nil {
 		return err
 	}
-	r, err := b.svc.Policies.RevokeRule(hitl.WithPrincipal(ctx, b.slackPrincipal(ctx, c.user)), id)
+	r, err := b.svc.Policies.RevokeRule(auth.WithPrincipal(ctx, b.slackPrincipal(ctx, c.user)), id)
 	if err != nil {
 		return err
 	}
@@ -148,7 +148,7 @@ func (b *Bot) resolveRun(ctx context.Context, user, name string) (string, error)
 	if steer.ValidateRunID(name) != nil {
 		return "", shown("⚠️ `" + blocks.Escape(strings.ReplaceAll(name, "`", "'")) + "` is not a run id.")
 	}
-	matches, err := runhandle.Match(hitl.WithPrincipal(ctx, b.slackPrincipal(ctx, user)), b.svc.Runs, name)
+	matches, err := runhandle.Match(auth.WithPrincipal(ctx, b.slackPrincipal(ctx, user)), b.svc.Runs, name)
 	if err != nil && fault.Code(err) != fault.EFORBIDDEN {
 		return "", err
 	}

@@ -16,6 +16,7 @@ import (
 
 	"github.com/hitlbot/hitl"
 	"github.com/hitlbot/hitl/access"
+	"github.com/hitlbot/hitl/auth"
 	"github.com/hitlbot/hitl/fault"
 	"github.com/hitlbot/hitl/service"
 	"go.yaml.in/yaml/v3"
@@ -320,14 +321,14 @@ func parseTokens(s string) []Token {
 }
 
 // Principal is the principal the token identifies (call after Validate).
-func (t Token) Principal() hitl.Principal {
-	var scopes []hitl.Scope
+func (t Token) Principal() auth.Principal {
+	var scopes []auth.Scope
 	for _, s := range t.Scopes {
-		if sc, err := hitl.ParseScope(s); err == nil {
+		if sc, err := auth.ParseScope(s); err == nil {
 			scopes = append(scopes, sc)
 		}
 	}
-	return hitl.TokenPrincipal(t.Name, scopes, t.SlackUser)
+	return auth.TokenPrincipal(t.Name, scopes, t.SlackUser)
 }
 
 // Access is the root's rules as configured: who answers and administers

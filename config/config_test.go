@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/hitlbot/hitl"
+	"github.com/hitlbot/hitl/auth"
 	"github.com/hitlbot/hitl/config"
 	"github.com/hitlbot/hitl/fault"
 	"github.com/hitlbot/hitl/service"
@@ -58,7 +59,7 @@ tokens:
 		assert.Equal(t, "C0999", c.Slack.Channel)
 		require.Len(t, c.Tokens, 1)
 		assert.Equal(t, "api:ci", c.Tokens[0].Principal().ID)
-		assert.Equal(t, []hitl.Scope{hitl.ScopeAsk}, c.Tokens[0].Principal().Scopes, "no scopes: ask only")
+		assert.Equal(t, []auth.Scope{auth.ScopeAsk}, c.Tokens[0].Principal().Scopes, "no scopes: ask only")
 	})
 	t.Run("HITL_TOKENS names tokens", func(t *testing.T) {
 		c, err := config.Load("", env(map[string]string{"HITL_TOKENS": "ci:aaaaaaaaaaaaaaaaaaaa, bbbbbbbbbbbbbbbbbbbb"}))

@@ -4,6 +4,7 @@ import (
 	"testing"
 
 	"github.com/hitlbot/hitl"
+	"github.com/hitlbot/hitl/auth"
 	"github.com/hitlbot/hitl/config"
 	"github.com/hitlbot/hitl/fault"
 	"github.com/hitlbot/hitl/service"
@@ -24,18 +25,18 @@ func TestTokensWithScopes(t *testing.T) {
 		require.Len(t, c.Tokens, 2)
 		ci, al := c.Tokens[0].Principal(), c.Tokens[1].Principal()
 		assert.Equal(t, "api:ci", ci.ID)
-		assert.Equal(t, []hitl.Scope{hitl.ScopeAsk}, ci.Scopes)
+		assert.Equal(t, []auth.Scope{auth.ScopeAsk}, ci.Scopes)
 		assert.Equal(t, "api:alice", al.ID)
-		assert.Equal(t, []hitl.Scope{hitl.ScopeAnswer, hitl.ScopeControl}, al.Scopes)
-		assert.True(t, al.Has(hitl.ScopeAnswer))
-		assert.False(t, al.Has(hitl.ScopeAsk), "scopes are what was listed")
+		assert.Equal(t, []auth.Scope{auth.ScopeAnswer, auth.ScopeControl}, al.Scopes)
+		assert.True(t, al.Has(auth.ScopeAnswer))
+		assert.False(t, al.Has(auth.ScopeAsk), "scopes are what was listed")
 	})
 	t.Run("a token without scopes may only ask", func(t *testing.T) {
 		c, err := config.Load("", env(map[string]string{"HITL_TOKENS": "ci:" + secretA}))
 		require.NoError(t, err)
 		p := c.Tokens[0].Principal()
-		assert.True(t, p.Has(hitl.ScopeAsk))
-		assert.False(t, p.Has(hitl.ScopeAnswer))
+		assert.True(t, p.Has(auth.ScopeAsk))
+		assert.False(t, p.Has(auth.ScopeAnswer))
 	})
 	t.Run("YAML tokens carry scopes and the Slack user they speak for", func(t *testing.T) {
 		c, err := config.Load(writeFile(t, `
@@ -55,7 +56,7 @@ allow_default_approve: true
 		require.NoError(t, err)
 		require.NoError(t, c.Validate())
 		assert.Equal(t, "U0ALICE", c.Tokens[0].Principal().SlackUser)
-		assert.True(t, c.Tokens[1].Principal().Has(hitl.ScopeControl), "admin holds every scope")
+		assert.True(t, c.Tokens[1].Principal().Has(auth.ScopeControl), "admin holds every scope")
 		assert.Equal(t, config.RateLimits{TokenPerMinute: 60, RunPerMinute: 0, ControlPerMinute: 60, RunsPerMinute: 600, PolicyPerMinute: 600}, c.RateLimits)
 		assert.True(t, c.Access().AllowDefaultApprove)
 	})

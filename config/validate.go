@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/hitlbot/hitl"
+	"github.com/hitlbot/hitl/auth"
 	"github.com/hitlbot/hitl/fault"
 	"github.com/hitlbot/hitl/service"
 	"github.com/robfig/cron/v3"
@@ -119,7 +120,7 @@ func validateTokens(tokens []Token) error {
 		}
 		names[t.Name], secrets[t.Token] = true, true
 		for _, s := range t.Scopes {
-			if _, err := hitl.ParseScope(s); err != nil {
+			if _, err := auth.ParseScope(s); err != nil {
 				return bad(key, s, "unknown scope: use ask, answer, control or admin")
 			}
 		}

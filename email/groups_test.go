@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/hitlbot/hitl"
+	"github.com/hitlbot/hitl/auth"
 	"github.com/hitlbot/hitl/email"
 	"github.com/hitlbot/hitl/internal/clocktest"
 	"github.com/hitlbot/hitl/internal/memstore"
@@ -54,8 +55,8 @@ func TestMailerGroups(t *testing.T) {
 		return fake, email.New(email.Config{Send: send, Clock: clock, Addresses: addresses, Directory: dir,
 			Logger: slog.New(slog.NewTextHandler(&logs, nil))}, email.ServiceOf(svc), memstore.NewMailOutbox())
 	}
-	asker := hitl.TokenPrincipal("ci", []hitl.Scope{hitl.ScopeAsk}, "U0ASKER")
-	_, _, err := svc.Questions.Create(hitl.WithPrincipal(ctx, asker), "run-1", hitl.NewQuestion{Question: "Deploy v2 to prod?", ResponseType: hitl.BooleanResponse,
+	asker := auth.TokenPrincipal("ci", []auth.Scope{auth.ScopeAsk}, "U0ASKER")
+	_, _, err := svc.Questions.Create(auth.WithPrincipal(ctx, asker), "run-1", hitl.NewQuestion{Question: "Deploy v2 to prod?", ResponseType: hitl.BooleanResponse,
 		Assignees: []string{"S0OPS", "U0ALICE"}})
 	require.NoError(t, err)
 	// sendAll mails what is due and returns who got the mails about
@@ -98,7 +99,7 @@ func TestMailerGroups(t *testing.T) {
 	t.Run("without a directory a group's members get nothing, and the log says so", func(t *testing.T) {
 		logs.Reset()
 		fake, m := newMailer(t, nil)
-		_, _, err := svc.Questions.Create(hitl.WithPrincipal(ctx, asker), "run-1", hitl.NewQuestion{Question: "Rotate the key?", ResponseType: hitl.BooleanResponse,
+		_, _, err := svc.Questions.Create(auth.WithPrincipal(ctx, asker), "run-1", hitl.NewQuestion{Question: "Rotate the key?", ResponseType: hitl.BooleanResponse,
 			Assignees: []string{"S0OPS", "U0CAROL"}})
 		require.NoError(t, err)
 		clock.Set(t0.Add(31 * time.Minute)) // the new question's first reminder

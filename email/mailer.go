@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/hitlbot/hitl"
+	"github.com/hitlbot/hitl/auth"
 	"github.com/hitlbot/hitl/fault"
 	"github.com/hitlbot/hitl/notify"
 	"github.com/hitlbot/hitl/service"
@@ -101,7 +102,7 @@ func New(cfg Config, svc Service, box hitl.MailOutbox) *Mailer {
 
 // observer is how the mailer reads: every event, deciding nothing.
 func observer(ctx context.Context) context.Context {
-	return hitl.WithPrincipal(ctx, hitl.ObserverPrincipal("email"))
+	return auth.WithPrincipal(ctx, auth.ObserverPrincipal("email"))
 }
 
 // Start runs the mailer in the background until Close: it follows the

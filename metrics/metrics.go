@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"github.com/hitlbot/hitl"
+	"github.com/hitlbot/hitl/auth"
 	"github.com/hitlbot/hitl/notify"
 	"github.com/hitlbot/hitl/service"
 	"github.com/prometheus/client_golang/prometheus"
@@ -86,7 +87,7 @@ type Metrics struct {
 
 // reader is the principal the metrics read the log as: every event,
 // refusals and policy decisions included.
-var reader = hitl.Principal{ID: "metrics", Scopes: []hitl.Scope{hitl.ScopeAdmin}}
+var reader = auth.Principal{ID: "metrics", Scopes: []auth.Scope{auth.ScopeAdmin}}
 
 // New returns the metrics over cfg.Source, registered with the process
 // and Go runtime collectors. Start initialises and follows the log.
@@ -159,7 +160,7 @@ func (m *Metrics) SlackAPIError(method, code string) {
 // which Sync and Start read the log: the counts and the position are of
 // one moment, so no change is counted twice or missed.
 func (m *Metrics) Init(ctx context.Context) error {
-	counts, seq, err := m.cfg.Source.Pending.PendingByType(hitl.WithPrincipal(ctx, reader))
+	counts, seq, err := m.cfg.Source.Pending.PendingByType(auth.WithPrincipal(ctx, reader))
 	if err != nil {
 		return err
 	}
@@ -177,7 +178,7 @@ func (m *Metrics) Start(ctx context.Context) error {
 	if err := m.Init(ctx); err != nil {
 		return err
 	}
-	ctx, m.cancel = context.WithCancel(hitl.WithPrincipal(context.WithoutCancel(ctx), reader))
+	ctx, m.cancel = context.WithCancel(auth.WithPrincipal(context.WithoutCancel(ctx), reader))
 	m.done = make(chan struct{})
 	go m.follow(ctx)
 	return nil
@@ -202,7 +203,7 @@ func (m *Metrics) follow(ctx context.Context) {
 // Sync reads the log to its end now (tests, and a scrape that must see
 // what was just committed).
 func (m *Metrics) Sync(ctx context.Context) error {
-	ctx = hitl.WithPrincipal(ctx, reader)
+	ctx = auth.WithPrincipal(ctx, reader)
 	for {
 		n, err := m.readOnce(ctx)
 		if err != nil || n == 0 {

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/hitlbot/hitl"
+	"github.com/hitlbot/hitl/auth"
 	"github.com/hitlbot/hitl/fault"
 	"github.com/hitlbot/hitl/internal/clocktest"
 	"github.com/hitlbot/hitl/internal/memstore"
@@ -23,8 +24,8 @@ import (
 )
 
 var (
-	agent = hitl.WithPrincipal(context.Background(), hitl.TokenPrincipal("ci", nil, ""))
-	ops   = hitl.WithPrincipal(context.Background(), hitl.TokenPrincipal("ops", []hitl.Scope{hitl.ScopeAnswer}, ""))
+	agent = auth.WithPrincipal(context.Background(), auth.TokenPrincipal("ci", nil, ""))
+	ops   = auth.WithPrincipal(context.Background(), auth.TokenPrincipal("ops", []auth.Scope{auth.ScopeAnswer}, ""))
 )
 
 // world is a service over a memory store with its metrics.

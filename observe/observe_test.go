@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/hitlbot/hitl"
+	"github.com/hitlbot/hitl/auth"
 	"github.com/hitlbot/hitl/internal/clocktest"
 	"github.com/hitlbot/hitl/internal/statstest"
 	"github.com/hitlbot/hitl/observe"
@@ -14,7 +15,7 @@ import (
 	"github.com/stretchr/testify/require"
 )
 
-func as(p hitl.Principal) context.Context { return hitl.WithPrincipal(context.Background(), p) }
+func as(p auth.Principal) context.Context { return auth.WithPrincipal(context.Background(), p) }
 
 // scriptedHistory is statstest.History over a service that reads stats
 // from rollups; it returns the service at t0+1h.
@@ -28,7 +29,7 @@ func scriptedHistory(t *testing.T) (*service.Service, *clocktest.Clock) {
 // exact (five answers: the sketch keeps them exactly), from rollups.
 func TestStatsFromRollups(t *testing.T) {
 	svc, clock := scriptedHistory(t)
-	local := as(hitl.LocalPrincipal(""))
+	local := as(auth.LocalPrincipal(""))
 	now := clock.Now()
 
 	st, err := svc.Observation.Stats(local, hitl.StatsQuery{Since: 24 * time.Hour})
@@ -62,7 +63,7 @@ func TestStatsFromRollups(t *testing.T) {
 // minute holds before since too.
 func TestTheWindowStartsAtItsMinute(t *testing.T) {
 	svc, clock := scriptedHistory(t) // now: t0+1h; q1 asked at t0, q2 at t0+10s
-	local := as(hitl.LocalPrincipal(""))
+	local := as(auth.LocalPrincipal(""))
 	now := clock.Now()
 
 	st, err := svc.Observation.Stats(local, hitl.StatsQuery{Since: time.Hour - 15*time.Second}) // since t0+15s

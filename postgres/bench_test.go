@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/hitlbot/hitl"
+	"github.com/hitlbot/hitl/auth"
 	"github.com/hitlbot/hitl/internal/clocktest"
 	"github.com/hitlbot/hitl/internal/pgtest"
 	"github.com/hitlbot/hitl/notify"
@@ -27,7 +28,7 @@ func BenchmarkDurableCreates(b *testing.B) {
 	pg, bolt := pgAndBolt(b)
 	rate := func(st hitl.Store) float64 {
 		svc := service.NewService(st, service.ServiceConfig{Notifier: notify.New(), Clock: clocktest.New(time.Now())})
-		agent := hitl.WithPrincipal(ctx, hitl.TokenPrincipal("agent", nil, ""))
+		agent := auth.WithPrincipal(ctx, auth.TokenPrincipal("agent", nil, ""))
 		var next atomic.Int64
 		var wg sync.WaitGroup
 		start := time.Now()

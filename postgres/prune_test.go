@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/hitlbot/hitl"
+	"github.com/hitlbot/hitl/auth"
 	"github.com/hitlbot/hitl/fault"
 	"github.com/hitlbot/hitl/internal/clocktest"
 	"github.com/hitlbot/hitl/internal/pgtest"
@@ -20,11 +21,11 @@ func TestPruneRunsOnOneReplicaAtATime(t *testing.T) {
 	db := openDB(t, pgtest.DB(t))
 	clock := clocktest.New(time.Date(2026, 11, 22, 10, 0, 0, 0, time.UTC))
 	svc := service.NewService(db, service.ServiceConfig{Notifier: notify.New(), Clock: clock})
-	q, _, err := svc.Questions.Create(hitl.WithPrincipal(ctx, hitl.TokenPrincipal("agent", nil, "")), "run", hitl.NewQuestion{Question: "Q?"})
+	q, _, err := svc.Questions.Create(auth.WithPrincipal(ctx, auth.TokenPrincipal("agent", nil, "")), "run", hitl.NewQuestion{Question: "Q?"})
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := svc.Questions.Answer(hitl.WithPrincipal(ctx, hitl.TokenPrincipal("person", []hitl.Scope{hitl.ScopeAdmin}, "")), q.ID, hitl.Response{Value: "x"}); err != nil {
+	if _, err := svc.Questions.Answer(auth.WithPrincipal(ctx, auth.TokenPrincipal("person", []auth.Scope{auth.ScopeAdmin}, "")), q.ID, hitl.Response{Value: "x"}); err != nil {
 		t.Fatal(err)
 	}
 	clock.Add(48 * time.Hour)

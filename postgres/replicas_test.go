@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/hitlbot/hitl"
+	"github.com/hitlbot/hitl/auth"
 	"github.com/hitlbot/hitl/internal/clocktest"
 	"github.com/hitlbot/hitl/internal/pgtest"
 	"github.com/hitlbot/hitl/notify"
@@ -39,7 +40,7 @@ func TestDueQuestionsTimeOutOnceAcrossReplicas(t *testing.T) {
 		svcs = append(svcs, service.NewService(db, service.ServiceConfig{Notifier: notify.New(), Clock: clock,
 			NewID: func() string { n++; return fmt.Sprintf("q_r%d_%06d", i, n) }}))
 	}
-	agent := hitl.WithPrincipal(ctx, hitl.TokenPrincipal("agent", nil, ""))
+	agent := auth.WithPrincipal(ctx, auth.TokenPrincipal("agent", nil, ""))
 	five := 5.0
 	for i := range due {
 		if _, _, err := svcs[i%replicas].Questions.Create(agent, fmt.Sprintf("run-%d", i%10), hitl.NewQuestion{Question: "Q?", TimeoutMinutes: &five}); err != nil {

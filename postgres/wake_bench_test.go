@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/hitlbot/hitl"
+	"github.com/hitlbot/hitl/auth"
 	"github.com/hitlbot/hitl/internal/pgtest"
 	"github.com/hitlbot/hitl/service"
 	"github.com/jackc/pgx/v5"
@@ -34,8 +35,8 @@ func BenchmarkWakeAcrossReplicas(b *testing.B) {
 	}
 	a, db := replica()
 	bSvc, _ := replica()
-	agent := hitl.WithPrincipal(ctx, hitl.TokenPrincipal("agent", nil, ""))
-	person := hitl.WithPrincipal(ctx, hitl.TokenPrincipal("person", []hitl.Scope{hitl.ScopeAdmin}, ""))
+	agent := auth.WithPrincipal(ctx, auth.TokenPrincipal("agent", nil, ""))
+	person := auth.WithPrincipal(ctx, auth.TokenPrincipal("person", []auth.Scope{auth.ScopeAdmin}, ""))
 
 	wake := func() time.Duration {
 		q, _, err := a.Questions.Create(agent, "run-wake", hitl.NewQuestion{Question: "Go?"})

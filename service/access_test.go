@@ -7,6 +7,7 @@ import (
 
 	"github.com/hitlbot/hitl"
 	"github.com/hitlbot/hitl/access"
+	"github.com/hitlbot/hitl/auth"
 	"github.com/hitlbot/hitl/fault"
 	"github.com/hitlbot/hitl/internal/clocktest"
 	"github.com/hitlbot/hitl/internal/memstore"
@@ -19,11 +20,11 @@ import (
 
 // The principals of the authorization table.
 var (
-	asker      = hitl.TokenPrincipal("ci", nil, "") // ask only: the agent that asks
-	other      = hitl.TokenPrincipal("other", nil, "")
-	answerer   = hitl.TokenPrincipal("answerer", []hitl.Scope{hitl.ScopeAnswer}, "")
-	admin      = hitl.TokenPrincipal("admin", []hitl.Scope{hitl.ScopeAdmin}, "")
-	alice      = hitl.TokenPrincipal("alice", []hitl.Scope{hitl.ScopeAsk, hitl.ScopeAnswer}, "U0ALICE")
+	asker      = auth.TokenPrincipal("ci", nil, "") // ask only: the agent that asks
+	other      = auth.TokenPrincipal("other", nil, "")
+	answerer   = auth.TokenPrincipal("answerer", []auth.Scope{auth.ScopeAnswer}, "")
+	admin      = auth.TokenPrincipal("admin", []auth.Scope{auth.ScopeAdmin}, "")
+	alice      = auth.TokenPrincipal("alice", []auth.Scope{auth.ScopeAsk, auth.ScopeAnswer}, "U0ALICE")
 	slackRules = access.Access{Answerers: []string{"U0ANS", "U0ALICE"}, Admins: []string{"U0ADM"}}
 	slackAns   = slackRules.SlackPrincipal("U0ANS", nil)
 	slackBob   = slackRules.SlackPrincipal("U0BOB", nil) // neither answerer nor admin
@@ -34,7 +35,7 @@ var (
 // kinds are the questions of the table, all asked by `asker` except
 // "asked by alice", asked with alice's token (who is Slack user U0ALICE).
 var kinds = map[string]struct {
-	by hitl.Principal
+	by auth.Principal
 	n  hitl.NewQuestion
 }{
 	"text":              {asker, hitl.NewQuestion{Question: "Which database?"}},
@@ -49,45 +50,45 @@ var kinds = map[string]struct {
 func TestAuthorizationTable(t *testing.T) {
 	type row struct {
 		who    string
-		p      hitl.Principal
-		act    hitl.Action
+		p      auth.Principal
+		act    auth.Action
 		kind   string
 		allow  bool
 		reason string // part of the refusal's message
 	}
 	rows := []row{
 		// Nobody answers their own question; an approval needs a person.
-		{"asker", asker, hitl.ActionAnswer, "approval", false, "lacks the answer scope"},
-		{"asker", asker, hitl.ActionAnswer, "text", false, "lacks the answer scope"},
-		{"alice's token", alice, hitl.ActionAnswer, "asked by alice", false, "api:alice asked"},
-		{"alice in Slack", slackAli, hitl.ActionAnswer, "asked by alice", false, "slack:U0ALICE asked"},
-		{"another agent", other, hitl.ActionAnswer, "text", false, "api:other lacks the answer scope"},
-		{"answer token", answerer, hitl.ActionAnswer, "approval", true, ""},
-		{"answer token", answerer, hitl.ActionAnswer, "asked by alice", true, ""},
-		{"admin token", admin, hitl.ActionAnswer, "approval", true, ""},
-		{"admin token", admin, hitl.ActionAnswer, "assigned to alice", true, ""},
-		{"Slack answerer", slackAns, hitl.ActionAnswer, "text", true, ""},
-		{"Slack stranger", slackBob, hitl.ActionAnswer, "text", false, "slack:U0BOB is not one of the Slack answerers"},
-		{"Slack admin", slackAdm, hitl.ActionAnswer, "assigned to alice", true, ""},
+		{"asker", asker, auth.ActionAnswer, "approval", false, "lacks the answer scope"},
+		{"asker", asker, auth.ActionAnswer, "text", false, "lacks the answer scope"},
+		{"alice's token", alice, auth.ActionAnswer, "asked by alice", false, "api:alice asked"},
+		{"alice in Slack", slackAli, auth.ActionAnswer, "asked by alice", false, "slack:U0ALICE asked"},
+		{"another agent", other, auth.ActionAnswer, "text", false, "api:other lacks the answer scope"},
+		{"answer token", answerer, auth.ActionAnswer, "approval", true, ""},
+		{"answer token", answerer, auth.ActionAnswer, "asked by alice", true, ""},
+		{"admin token", admin, auth.ActionAnswer, "approval", true, ""},
+		{"admin token", admin, auth.ActionAnswer, "assigned to alice", true, ""},
+		{"Slack answerer", slackAns, auth.ActionAnswer, "text", true, ""},
+		{"Slack stranger", slackBob, auth.ActionAnswer, "text", false, "slack:U0BOB is not one of the Slack answerers"},
+		{"Slack admin", slackAdm, auth.ActionAnswer, "assigned to alice", true, ""},
 		// Assignees apply on every edge the same way.
-		{"answer token without Slack user", answerer, hitl.ActionAnswer, "assigned to alice", false, "is assigned to U0ALICE; api:answerer is not one of them"},
-		{"alice's token", alice, hitl.ActionAnswer, "assigned to alice", true, ""},
-		{"alice in Slack", slackAli, hitl.ActionAnswer, "assigned to alice", true, ""},
-		{"Slack answerer, not assigned", slackAns, hitl.ActionAnswer, "assigned to alice", false, "not one of them"},
+		{"answer token without Slack user", answerer, auth.ActionAnswer, "assigned to alice", false, "is assigned to U0ALICE; api:answerer is not one of them"},
+		{"alice's token", alice, auth.ActionAnswer, "assigned to alice", true, ""},
+		{"alice in Slack", slackAli, auth.ActionAnswer, "assigned to alice", true, ""},
+		{"Slack answerer, not assigned", slackAns, auth.ActionAnswer, "assigned to alice", false, "not one of them"},
 		// Cancel: the asker, or whoever may answer.
-		{"asker", asker, hitl.ActionCancel, "text", true, ""},
-		{"another agent", other, hitl.ActionCancel, "text", false, "api:other lacks the answer scope"},
-		{"answer token", answerer, hitl.ActionCancel, "approval", true, ""},
-		{"Slack stranger", slackBob, hitl.ActionCancel, "text", false, "not one of the Slack answerers"},
+		{"asker", asker, auth.ActionCancel, "text", true, ""},
+		{"another agent", other, auth.ActionCancel, "text", false, "api:other lacks the answer scope"},
+		{"answer token", answerer, auth.ActionCancel, "approval", true, ""},
+		{"Slack stranger", slackBob, auth.ActionCancel, "text", false, "not one of the Slack answerers"},
 		// Read: the asker and those who answer.
-		{"asker", asker, hitl.ActionRead, "text", true, ""},
-		{"another agent", other, hitl.ActionRead, "text", false, "api:other did not ask"},
-		{"answer token", answerer, hitl.ActionRead, "text", true, ""},
+		{"asker", asker, auth.ActionRead, "text", true, ""},
+		{"another agent", other, auth.ActionRead, "text", false, "api:other did not ask"},
+		{"answer token", answerer, auth.ActionRead, "text", true, ""},
 		// Receive: the asker only.
-		{"asker", asker, hitl.ActionReceive, "text", true, ""},
-		{"another agent", other, hitl.ActionReceive, "text", false, "only api:ci, which asked"},
-		{"answer token", answerer, hitl.ActionReceive, "text", false, "only api:ci, which asked"},
-		{"admin token", admin, hitl.ActionReceive, "text", false, "only api:ci, which asked"},
+		{"asker", asker, auth.ActionReceive, "text", true, ""},
+		{"another agent", other, auth.ActionReceive, "text", false, "only api:ci, which asked"},
+		{"answer token", answerer, auth.ActionReceive, "text", false, "only api:ci, which asked"},
+		{"admin token", admin, auth.ActionReceive, "text", false, "only api:ci, which asked"},
 	}
 	for _, r := range rows {
 		name := fmt.Sprintf("%s %s %s: allowed %v", r.who, r.act, r.kind, r.allow)
@@ -95,19 +96,19 @@ func TestAuthorizationTable(t *testing.T) {
 			st := memstore.New()
 			svc := service.NewService(st, service.ServiceConfig{Notifier: notify.New(), Clock: clocktest.New(t0), Access: slackRules})
 			k := kinds[r.kind]
-			q, _, err := svc.Questions.Create(hitl.WithPrincipal(context.Background(), k.by), "run-1", k.n)
+			q, _, err := svc.Questions.Create(auth.WithPrincipal(context.Background(), k.by), "run-1", k.n)
 			require.NoError(t, err)
-			ctx := hitl.WithPrincipal(context.Background(), r.p)
+			ctx := auth.WithPrincipal(context.Background(), r.p)
 			switch r.act {
-			case hitl.ActionAnswer:
+			case auth.ActionAnswer:
 				resp := hitl.Response{Value: "yes"}
 				_, err = svc.Questions.Answer(ctx, q.ID, resp)
-			case hitl.ActionCancel:
+			case auth.ActionCancel:
 				_, err = svc.Questions.Cancel(ctx, q.ID, "no longer needed")
-			case hitl.ActionRead:
+			case auth.ActionRead:
 				_, err = svc.Questions.Question(ctx, q.ID)
-			case hitl.ActionReceive:
-				_, err = svc.Questions.Answer(hitl.WithPrincipal(context.Background(), admin), q.ID, hitl.Response{Value: "yes"})
+			case auth.ActionReceive:
+				_, err = svc.Questions.Answer(auth.WithPrincipal(context.Background(), admin), q.ID, hitl.Response{Value: "yes"})
 				require.NoError(t, err)
 				_, err = svc.Questions.Receive(ctx, q.ID)
 			}
@@ -118,7 +119,7 @@ func TestAuthorizationTable(t *testing.T) {
 			require.Equal(t, fault.EFORBIDDEN, fault.Code(err), "%v", err)
 			assert.Contains(t, fault.Message(err), r.reason)
 			// Every refusal is audited, and only admins read the audit.
-			evs, _, err := svc.Log.Events(hitl.WithPrincipal(context.Background(), admin), 0, 0)
+			evs, _, err := svc.Log.Events(auth.WithPrincipal(context.Background(), admin), 0, 0)
 			require.NoError(t, err)
 			last := evs[len(evs)-1]
 			assert.Equal(t, hitl.EventRefused, last.Type)
@@ -126,13 +127,13 @@ func TestAuthorizationTable(t *testing.T) {
 			assert.Equal(t, q.ID, last.QuestionID)
 			assert.Equal(t, r.act, last.Action)
 			assert.Contains(t, last.Reason, r.reason)
-			seen, _, err := svc.Log.Events(hitl.WithPrincipal(context.Background(), answerer), 0, 0)
+			seen, _, err := svc.Log.Events(auth.WithPrincipal(context.Background(), answerer), 0, 0)
 			require.NoError(t, err)
 			for _, ev := range seen {
 				assert.NotEqual(t, hitl.EventRefused, ev.Type, "refusals are for admins")
 			}
-			if r.act != hitl.ActionRead && r.act != hitl.ActionReceive {
-				still, err := svc.Questions.Question(hitl.WithPrincipal(context.Background(), admin), q.ID)
+			if r.act != auth.ActionRead && r.act != auth.ActionReceive {
+				still, err := svc.Questions.Question(auth.WithPrincipal(context.Background(), admin), q.ID)
 				require.NoError(t, err)
 				assert.True(t, still.Pending(), "a refused action changes nothing")
 			}
@@ -142,7 +143,7 @@ func TestAuthorizationTable(t *testing.T) {
 
 func TestPrincipalsWithoutAnswerSeeOnlyTheirOwn(t *testing.T) {
 	svc := service.NewService(memstore.New(), service.ServiceConfig{Notifier: notify.New(), Clock: clocktest.New(t0)})
-	as := func(p hitl.Principal) context.Context { return hitl.WithPrincipal(context.Background(), p) }
+	as := func(p auth.Principal) context.Context { return auth.WithPrincipal(context.Background(), p) }
 	mine, _, err := svc.Questions.Create(as(asker), "run-1", hitl.NewQuestion{Question: "Mine?"})
 	require.NoError(t, err)
 	_, _, err = svc.Questions.Create(as(other), "run-2", hitl.NewQuestion{Question: "Theirs?"})
@@ -172,7 +173,7 @@ func TestPrincipalsWithoutAnswerSeeOnlyTheirOwn(t *testing.T) {
 		assert.Equal(t, fault.EFORBIDDEN, fault.Code(err), "another's run is not theirs to read")
 	})
 	t.Run("a principal without any scope sees nothing", func(t *testing.T) {
-		_, err := svc.Questions.Questions(as(hitl.Principal{ID: "api:nobody"}), hitl.QuestionFilter{})
+		_, err := svc.Questions.Questions(as(auth.Principal{ID: "api:nobody"}), hitl.QuestionFilter{})
 		assert.Equal(t, fault.EFORBIDDEN, fault.Code(err))
 		_, _, err = svc.Questions.Create(context.Background(), "run-1", hitl.NewQuestion{Question: "anonymous?"})
 		assert.Equal(t, fault.EFORBIDDEN, fault.Code(err), "no principal, no question")
@@ -181,17 +182,17 @@ func TestPrincipalsWithoutAnswerSeeOnlyTheirOwn(t *testing.T) {
 
 func TestLocalPersonAnswersWhatTheMachineAsked(t *testing.T) {
 	svc := service.NewService(memstore.New(), service.ServiceConfig{Notifier: notify.New(), Clock: clocktest.New(t0)})
-	q, _, err := svc.Questions.Create(hitl.WithPrincipal(context.Background(), hitl.LocalPrincipal("agent")), "run-1",
+	q, _, err := svc.Questions.Create(auth.WithPrincipal(context.Background(), auth.LocalPrincipal("agent")), "run-1",
 		hitl.NewQuestion{Question: "Deploy?", Type: hitl.Approval})
 	require.NoError(t, err)
-	got, err := svc.Questions.Answer(hitl.WithPrincipal(context.Background(), hitl.LocalPrincipal("alice")), q.ID, hitl.Response{Value: "approve"})
+	got, err := svc.Questions.Answer(auth.WithPrincipal(context.Background(), auth.LocalPrincipal("alice")), q.ID, hitl.Response{Value: "approve"})
 	require.NoError(t, err, "tokenless mode trusts the machine: hitl ask in one terminal, hitl answer in another")
 	assert.Equal(t, "local:alice", got.RespondedBy)
 }
 
 func TestApprovalCannotApproveItselfByDefault(t *testing.T) {
 	n := hitl.NewQuestion{Question: "Deploy?", Type: hitl.Approval, DefaultResponse: &hitl.Response{Value: "approve"}}
-	ctx := hitl.WithPrincipal(context.Background(), asker)
+	ctx := auth.WithPrincipal(context.Background(), asker)
 	svc := service.NewService(memstore.New(), service.ServiceConfig{Notifier: notify.New(), Clock: clocktest.New(t0)})
 	_, _, err := svc.Questions.Create(ctx, "run-1", n)
 	require.Equal(t, fault.EINVALID, fault.Code(err))
@@ -212,13 +213,13 @@ func TestApprovalCannotApproveItselfByDefault(t *testing.T) {
 // policy: who may steer a run, report for it, set its threshold, set the
 // policy and revoke a learned rule.
 func TestAuthorizationRunsAndPolicy(t *testing.T) {
-	controllerTok := hitl.TokenPrincipal("ops", []hitl.Scope{hitl.ScopeControl}, "")
+	controllerTok := auth.TokenPrincipal("ops", []auth.Scope{auth.ScopeControl}, "")
 	slackCtl := access.Access{Controllers: []string{"U0CTL"}}.SlackPrincipal("U0CTL", nil)
 	slackNotCtl := access.Access{Controllers: []string{"U0CTL"}}.SlackPrincipal("U0ANS", nil)
 	slackAnswererNoList := access.Access{}.SlackPrincipal("U0ANY", nil) // no controllers configured: answerers steer
 	type row struct {
 		who   string
-		p     hitl.Principal
+		p     auth.Principal
 		act   string
 		allow bool
 	}
@@ -257,10 +258,10 @@ func TestAuthorizationRunsAndPolicy(t *testing.T) {
 			st := memstore.New()
 			svc := service.NewService(st, service.ServiceConfig{Notifier: notify.New(), Clock: clocktest.New(t0)})
 			require.NoError(t, svc.Policies.LoadPolicy(context.Background(), nil))
-			_, err := svc.Runs.Checkpoint(hitl.WithPrincipal(context.Background(), asker), steer.StateEvent{RunID: "loop-1",
+			_, err := svc.Runs.Checkpoint(auth.WithPrincipal(context.Background(), asker), steer.StateEvent{RunID: "loop-1",
 				Stack: []steer.StackEntry{{ID: "loop-1", Iter: 1}}})
 			require.NoError(t, err)
-			ctx := hitl.WithPrincipal(context.Background(), r.p)
+			ctx := auth.WithPrincipal(context.Background(), r.p)
 			var refused bool
 			switch r.act {
 			case "steer":
@@ -290,7 +291,7 @@ func TestAuthorizationRunsAndPolicy(t *testing.T) {
 			}
 			assert.Equal(t, !r.allow, refused, "%v", err)
 			if refused {
-				evs, _, err := svc.Log.Events(hitl.WithPrincipal(context.Background(), admin), 0, 0)
+				evs, _, err := svc.Log.Events(auth.WithPrincipal(context.Background(), admin), 0, 0)
 				require.NoError(t, err)
 				var audited bool
 				for _, ev := range evs {

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/hitlbot/hitl"
+	"github.com/hitlbot/hitl/auth"
 	"github.com/hitlbot/hitl/fault"
 )
 
@@ -239,7 +240,7 @@ func (a *Alerts) Check(ctx context.Context) ([]hitl.Alert, error) {
 	changes := a.cfg.Evaluate(in, a.active)
 	for i := range changes {
 		c := changes[i]
-		ev := &hitl.Event{Type: hitl.EventAlert, RunID: alertLog, At: now, Actor: hitl.ActorSystem, Alert: &c, Reason: c.Message}
+		ev := &hitl.Event{Type: hitl.EventAlert, RunID: alertLog, At: now, Actor: auth.ActorSystem, Alert: &c, Reason: c.Message}
 		if err := a.svc.store.AppendEvent(ctx, ev); err != nil {
 			return changes[:i], err
 		}

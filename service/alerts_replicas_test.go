@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/hitlbot/hitl"
+	"github.com/hitlbot/hitl/auth"
 	"github.com/hitlbot/hitl/internal/clocktest"
 	"github.com/hitlbot/hitl/internal/memstore"
 	"github.com/stretchr/testify/assert"
@@ -41,7 +42,7 @@ func TestAlertsAcrossReplicas(t *testing.T) {
 	ctx := context.Background()
 	var logged []*hitl.Event
 	for _, state := range []hitl.AlertState{hitl.AlertStarted, hitl.AlertStarted, hitl.AlertCleared, hitl.AlertCleared, hitl.AlertStarted} {
-		ev := &hitl.Event{Type: hitl.EventAlert, RunID: "#alerts", At: clock.Now(), Actor: hitl.ActorSystem,
+		ev := &hitl.Event{Type: hitl.EventAlert, RunID: "#alerts", At: clock.Now(), Actor: auth.ActorSystem,
 			Alert: &hitl.Alert{Name: hitl.AlertUnansweredBlocking, State: state}}
 		require.NoError(t, st.AppendEvent(ctx, ev))
 		logged = append(logged, ev)

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/hitlbot/hitl"
+	"github.com/hitlbot/hitl/auth"
 	"github.com/hitlbot/hitl/fault"
 	"github.com/hitlbot/hitl/internal/clocktest"
 	"github.com/hitlbot/hitl/internal/memstore"
@@ -39,14 +40,14 @@ func newAlertLoad(t *testing.T, st *memstore.Store, clock *clocktest.Clock) *ale
 
 func (l *alertLoad) ask(t *testing.T, typ hitl.QuestionType) *hitl.Question {
 	t.Helper()
-	q, _, err := l.svc.Questions.Create(ctxAs(hitl.TokenPrincipal("ci", nil, "")), "run-load", hitl.NewQuestion{Question: "Go on?", Type: typ})
+	q, _, err := l.svc.Questions.Create(ctxAs(auth.TokenPrincipal("ci", nil, "")), "run-load", hitl.NewQuestion{Question: "Go on?", Type: typ})
 	require.NoError(t, err)
 	return q
 }
 
 func (l *alertLoad) answer(t *testing.T, id string) {
 	t.Helper()
-	_, err := l.svc.Questions.Answer(ctxAs(hitl.TokenPrincipal("ops", []hitl.Scope{hitl.ScopeAnswer}, "")), id, hitl.Response{Value: "yes"})
+	_, err := l.svc.Questions.Answer(ctxAs(auth.TokenPrincipal("ops", []auth.Scope{auth.ScopeAnswer}, "")), id, hitl.Response{Value: "yes"})
 	require.NoError(t, err)
 }
 
@@ -76,7 +77,7 @@ func alertEvents(t *testing.T, st hitl.Store) []string {
 	return out
 }
 
-func ctxAs(p hitl.Principal) context.Context { return hitl.WithPrincipal(context.Background(), p) }
+func ctxAs(p auth.Principal) context.Context { return auth.WithPrincipal(context.Background(), p) }
 
 // TestAlertsStartAndClearOnce drives the questions API's three alerts with a
 // scripted load and an injected clock, checking after every step as the
@@ -108,16 +109,16 @@ func TestAlertsStartAndClearOnce(t *testing.T) {
 	}
 
 	// A failed creation (no question text) starts creation_errors.
-	_, _, err = l.svc.Questions.Create(ctxAs(hitl.TokenPrincipal("ci", nil, "")), "run-load", hitl.NewQuestion{})
+	_, _, err = l.svc.Questions.Create(ctxAs(auth.TokenPrincipal("ci", nil, "")), "run-load", hitl.NewQuestion{})
 	require.Equal(t, fault.EINVALID, fault.Code(err))
 	assert.Equal(t, []string{"creation_errors started"}, l.check(t))
 	assert.Empty(t, l.check(t))
 
 	// A blocking question nobody answers for more than an hour.
 	waiting := l.ask(t, hitl.Blocking)
-	_, err = l.svc.Questions.Answer(ctxAs(hitl.TokenPrincipal("ops", []hitl.Scope{hitl.ScopeAnswer}, "")), waiting.ID, hitl.Response{Value: "later"})
+	_, err = l.svc.Questions.Answer(ctxAs(auth.TokenPrincipal("ops", []auth.Scope{auth.ScopeAnswer}, "")), waiting.ID, hitl.Response{Value: "later"})
 	require.NoError(t, err) // answered: it does not count
-	slow, _, err := l.svc.Questions.Create(ctxAs(hitl.TokenPrincipal("ci", nil, "")), "run-slow",
+	slow, _, err := l.svc.Questions.Create(ctxAs(auth.TokenPrincipal("ci", nil, "")), "run-slow",
 		hitl.NewQuestion{Question: "Which region?", TimeoutMinutes: ptr(240.0)})
 	require.NoError(t, err)
 	clock.Add(59 * time.Minute)
@@ -129,7 +130,7 @@ func TestAlertsStartAndClearOnce(t *testing.T) {
 	assert.Empty(t, l.check(t))
 
 	// Stats shows what is active.
-	st24, err := l.svc.Observation.Stats(ctxAs(hitl.LocalPrincipal("")), hitl.StatsQuery{})
+	st24, err := l.svc.Observation.Stats(ctxAs(auth.LocalPrincipal("")), hitl.StatsQuery{})
 	require.NoError(t, err)
 	require.Len(t, st24.Alerts, 1)
 	assert.Equal(t, "unanswered_blocking", st24.Alerts[0].Name)

@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/hitlbot/hitl"
+	"github.com/hitlbot/hitl/auth"
 	"github.com/hitlbot/hitl/fault"
 	"github.com/hitlbot/hitl/internal/memstore"
 	"github.com/stretchr/testify/assert"
@@ -67,11 +68,11 @@ func TestBatchRules(t *testing.T) {
 	}
 	t.Run("a batch's typed response is refused for a question that is not an approval", func(t *testing.T) {
 		svc := newPolicyService(t, memstore.New())
-		q, _, err := svc.Questions.Create(hitl.WithPrincipal(context.Background(), asker), "run-1", hitl.NewQuestion{Question: "Deploy?", ResponseType: hitl.BooleanResponse})
+		q, _, err := svc.Questions.Create(auth.WithPrincipal(context.Background(), asker), "run-1", hitl.NewQuestion{Question: "Deploy?", ResponseType: hitl.BooleanResponse})
 		require.NoError(t, err)
 		r, err := hitl.BatchResponse("approve", "")
 		require.NoError(t, err)
-		_, err = svc.Questions.Answer(hitl.WithPrincipal(context.Background(), answerer), q.ID, r)
+		_, err = svc.Questions.Answer(auth.WithPrincipal(context.Background(), answerer), q.ID, r)
 		assert.Equal(t, fault.EINVALID, fault.Code(err))
 	})
 }

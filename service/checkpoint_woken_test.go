@@ -4,7 +4,7 @@ import (
 	"context"
 	"testing"
 
-	"github.com/hitlbot/hitl"
+	"github.com/hitlbot/hitl/auth"
 	"github.com/hitlbot/hitl/fault"
 	"github.com/hitlbot/hitl/service"
 	"github.com/hitlbot/hitl/steer"
@@ -17,7 +17,7 @@ import (
 func (e *controlEnv) held(t *testing.T, iter int) steer.StateEvent {
 	t.Helper()
 	ev := steer.StateEvent{RunID: "loop-1", Stack: []steer.StackEntry{{ID: "loop-1", Mode: "issue", Iter: iter, Max: 10, Model: "haiku"}}}
-	cp, err := e.svc.Runs.Checkpoint(hitl.WithPrincipal(context.Background(), loopAgent), ev)
+	cp, err := e.svc.Runs.Checkpoint(auth.WithPrincipal(context.Background(), loopAgent), ev)
 	require.NoError(t, err)
 	require.Equal(t, steer.RunPaused, cp.Status)
 	return ev
@@ -25,7 +25,7 @@ func (e *controlEnv) held(t *testing.T, iter int) steer.StateEvent {
 
 func (e *controlEnv) woken(t *testing.T, ev steer.StateEvent) service.Checkpoint {
 	t.Helper()
-	cp, err := e.svc.Runs.Woken(hitl.WithPrincipal(context.Background(), loopAgent), ev, e.run(t, "loop-1"))
+	cp, err := e.svc.Runs.Woken(auth.WithPrincipal(context.Background(), loopAgent), ev, e.run(t, "loop-1"))
 	require.NoError(t, err)
 	return cp
 }
@@ -126,11 +126,11 @@ func TestWokenCheckpoint(t *testing.T) {
 	t.Run("only the run's owner is answered", func(t *testing.T) {
 		e, _, ev := setup(t)
 		e.send(t, controller, "req-resume", steer.CommandResume, "loop-1", steer.ControlPayload{})
-		other := hitl.TokenPrincipal("other", nil, "")
-		_, err := e.svc.Runs.Woken(hitl.WithPrincipal(context.Background(), other), ev, e.run(t, "loop-1"))
+		other := auth.TokenPrincipal("other", nil, "")
+		_, err := e.svc.Runs.Woken(auth.WithPrincipal(context.Background(), other), ev, e.run(t, "loop-1"))
 		assert.Equal(t, fault.EFORBIDDEN, fault.Code(err))
-		noAsk := hitl.TokenPrincipal("loop", []hitl.Scope{hitl.ScopeControl}, "") // the owner's name, without the ask scope
-		_, err = e.svc.Runs.Woken(hitl.WithPrincipal(context.Background(), noAsk), ev, e.run(t, "loop-1"))
+		noAsk := auth.TokenPrincipal("loop", []auth.Scope{auth.ScopeControl}, "") // the owner's name, without the ask scope
+		_, err = e.svc.Runs.Woken(auth.WithPrincipal(context.Background(), noAsk), ev, e.run(t, "loop-1"))
 		assert.Equal(t, fault.EFORBIDDEN, fault.Code(err))
 	})
 }

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/hitlbot/hitl"
+	"github.com/hitlbot/hitl/auth"
 	"github.com/hitlbot/hitl/internal/clocktest"
 	"github.com/hitlbot/hitl/internal/memstore"
 	"github.com/hitlbot/hitl/notify"
@@ -129,7 +130,7 @@ func TestControlIsOneCommit(t *testing.T) {
 		seq := lastSeq(t, w)
 		w.failSteer = errors.New("disk full")
 		req := steer.NewRequest("req-1", steer.CommandPause, "loop-1", e.clock.Now(), steer.ControlPayload{})
-		msgs, err := e.svc.Runs.Control(hitl.WithPrincipal(context.Background(), controller), req)
+		msgs, err := e.svc.Runs.Control(auth.WithPrincipal(context.Background(), controller), req)
 		require.Error(t, err)
 		assert.Empty(t, msgs, "no ACK: nothing was received durably")
 		assert.Empty(t, controlLog(t, w, seq), "nothing logged")
@@ -157,7 +158,7 @@ func TestControlIsOneCommit(t *testing.T) {
 		var wg sync.WaitGroup
 		for i := range n {
 			wg.Go(func() {
-				msgs, err := e.svc.Runs.Control(hitl.WithPrincipal(context.Background(), controller),
+				msgs, err := e.svc.Runs.Control(auth.WithPrincipal(context.Background(), controller),
 					steer.NewRequest("req-1", steer.CommandPause, "loop-1", e.clock.Now(), steer.ControlPayload{}))
 				assert.NoError(t, err)
 				results[i] = msgs[len(msgs)-1]
@@ -207,7 +208,7 @@ func TestControlDedup(t *testing.T) {
 				by = tc.by
 			}
 			if strings.HasPrefix(by, "local:") {
-				sender = hitl.LocalPrincipal("bob")
+				sender = auth.LocalPrincipal("bob")
 			}
 			rec := hitl.ControlRecord{RequestID: "req-1", RunID: "loop-1", Command: steer.CommandEscalate, By: by, At: retryAt.Add(-tc.age)}
 			if tc.withResult {

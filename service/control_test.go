@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/hitlbot/hitl"
+	"github.com/hitlbot/hitl/auth"
 	"github.com/hitlbot/hitl/fault"
 	"github.com/hitlbot/hitl/internal/clocktest"
 	"github.com/hitlbot/hitl/internal/memstore"
@@ -20,8 +21,8 @@ import (
 )
 
 var (
-	controller = hitl.TokenPrincipal("ops", []hitl.Scope{hitl.ScopeControl}, "")
-	loopAgent  = hitl.TokenPrincipal("loop", nil, "")
+	controller = auth.TokenPrincipal("ops", []auth.Scope{auth.ScopeControl}, "")
+	loopAgent  = auth.TokenPrincipal("loop", nil, "")
 )
 
 type controlEnv struct {
@@ -39,15 +40,15 @@ func newControlEnv(t *testing.T) *controlEnv {
 // state has the loop report iteration iter of 10 with model.
 func (e *controlEnv) state(t *testing.T, run string, iter int, model string) service.Checkpoint {
 	t.Helper()
-	cp, err := e.svc.Runs.Checkpoint(hitl.WithPrincipal(context.Background(), loopAgent), steer.StateEvent{RunID: run,
+	cp, err := e.svc.Runs.Checkpoint(auth.WithPrincipal(context.Background(), loopAgent), steer.StateEvent{RunID: run,
 		Stack: []steer.StackEntry{{ID: run, Mode: "issue", Iter: iter, Max: 10, Model: model}}})
 	require.NoError(t, err)
 	return cp
 }
 
-func (e *controlEnv) send(t *testing.T, p hitl.Principal, id string, c steer.Command, run string, pl steer.ControlPayload) []steer.ControlMessage {
+func (e *controlEnv) send(t *testing.T, p auth.Principal, id string, c steer.Command, run string, pl steer.ControlPayload) []steer.ControlMessage {
 	t.Helper()
-	msgs, err := e.svc.Runs.Control(hitl.WithPrincipal(context.Background(), p), steer.NewRequest(id, c, run, e.clock.Now(), pl))
+	msgs, err := e.svc.Runs.Control(auth.WithPrincipal(context.Background(), p), steer.NewRequest(id, c, run, e.clock.Now(), pl))
 	require.NoError(t, err)
 	return msgs
 }
@@ -71,7 +72,7 @@ func TestControlFlows(t *testing.T) {
 		assert.Equal(t, "Loop paused at iteration 4 of 10", result(t, msgs).Message)
 		cp := e.state(t, "loop-1", 4, "haiku")
 		assert.Equal(t, steer.RunPaused, cp.Status, "the checkpoint tells the loop to wait")
-		run, err := e.svc.Runs.RunRecord(hitl.WithPrincipal(context.Background(), controller), "loop-1")
+		run, err := e.svc.Runs.RunRecord(auth.WithPrincipal(context.Background(), controller), "loop-1")
 		require.NoError(t, err)
 		assert.Equal(t, steer.RunPaused, run.Status())
 
@@ -82,7 +83,7 @@ func TestControlFlows(t *testing.T) {
 	t.Run("flow B: cancel, then ABORT USER_CANCELLED after the RESULT, and the run's questions are cancelled", func(t *testing.T) {
 		e := newControlEnv(t)
 		e.state(t, "grind-1", 2, "haiku")
-		q, _, err := e.svc.Questions.Create(hitl.WithPrincipal(context.Background(), loopAgent), "grind-1", hitl.NewQuestion{Question: "Which DB?"})
+		q, _, err := e.svc.Questions.Create(auth.WithPrincipal(context.Background(), loopAgent), "grind-1", hitl.NewQuestion{Question: "Which DB?"})
 		require.NoError(t, err)
 		msgs := e.send(t, controller, "req-cancel-001", steer.CommandCancel, "grind-1", steer.ControlPayload{})
 		assert.Equal(t, steer.ResultSuccess, result(t, msgs).Status)
@@ -99,7 +100,7 @@ func TestControlFlows(t *testing.T) {
 			}
 		}
 		assert.Equal(t, []string{"STATE:", "ACK", "RESULT", "ABORT:USER_CANCELLED", "question_cancelled"}, order)
-		got, err := e.svc.Questions.Question(hitl.WithPrincipal(context.Background(), admin), q.ID)
+		got, err := e.svc.Questions.Question(auth.WithPrincipal(context.Background(), admin), q.ID)
 		require.NoError(t, err)
 		assert.Equal(t, hitl.StatusCancelled, got.Status)
 		assert.Contains(t, got.CancelReason, "cancelled by api:ops")
@@ -126,7 +127,7 @@ func TestControlFlows(t *testing.T) {
 	})
 	t.Run("flow D: a finished or unknown run is not active", func(t *testing.T) {
 		e := newControlEnv(t)
-		_, err := e.svc.Runs.Publish(hitl.WithPrincipal(context.Background(), loopAgent), steer.StateEvent{Event: steer.StateDone, RunID: "loop-completed-xyz"})
+		_, err := e.svc.Runs.Publish(auth.WithPrincipal(context.Background(), loopAgent), steer.StateEvent{Event: steer.StateDone, RunID: "loop-completed-xyz"})
 		require.NoError(t, err)
 		for _, run := range []string{"loop-completed-xyz", "never-seen"} {
 			msgs := e.send(t, controller, "req-race-"+run, steer.CommandPause, run, steer.ControlPayload{})
@@ -180,22 +181,22 @@ func TestControlErrors(t *testing.T) {
 		inflight(t, e.st, "r10", "loop-1", e.clock.Now())
 		e.clock.Add(time.Second)
 		restarted := service.NewService(e.st, service.ServiceConfig{Notifier: notify.New(), Clock: e.clock})
-		msgs, err := restarted.Runs.Control(hitl.WithPrincipal(context.Background(), controller), steer.NewRequest("r10", steer.CommandPause, "loop-1", e.clock.Now(), steer.ControlPayload{}))
+		msgs, err := restarted.Runs.Control(auth.WithPrincipal(context.Background(), controller), steer.NewRequest("r10", steer.CommandPause, "loop-1", e.clock.Now(), steer.ControlPayload{}))
 		require.NoError(t, err)
 		require.Len(t, msgs, 2)
 		assert.Equal(t, steer.ResultSuccess, result(t, msgs).Status)
-		run, _ := restarted.Runs.RunRecord(hitl.WithPrincipal(context.Background(), controller), "loop-1")
+		run, _ := restarted.Runs.RunRecord(auth.WithPrincipal(context.Background(), controller), "loop-1")
 		assert.Equal(t, steer.RunPaused, run.Control.Status, "the paused state is in the store: it survives the restart")
 	})
 	t.Run("forbidden without the control scope, audited", func(t *testing.T) {
 		p := result(t, e.send(t, loopAgent, "r11", steer.CommandCancel, "loop-1", steer.ControlPayload{}))
 		assert.Equal(t, steer.CodeForbidden, p.Code)
 		assert.Contains(t, p.Message, "api:loop lacks the control scope")
-		evs, _, err := e.svc.Log.Events(hitl.WithPrincipal(context.Background(), admin), 0, 0)
+		evs, _, err := e.svc.Log.Events(auth.WithPrincipal(context.Background(), admin), 0, 0)
 		require.NoError(t, err)
 		var refused bool
 		for _, ev := range evs {
-			refused = refused || (ev.Type == hitl.EventRefused && ev.Action == hitl.ActionSteer && ev.Actor == "api:loop")
+			refused = refused || (ev.Type == hitl.EventRefused && ev.Action == auth.ActionSteer && ev.Actor == "api:loop")
 		}
 		assert.True(t, refused)
 	})
@@ -208,10 +209,10 @@ func TestControlErrors(t *testing.T) {
 // refusal is not cached for anyone else. The local principals of a
 // tokenless server are one.
 func TestControlRequestIDsPerPrincipal(t *testing.T) {
-	other := hitl.TokenPrincipal("ops2", []hitl.Scope{hitl.ScopeControl}, "")
+	other := auth.TokenPrincipal("ops2", []auth.Scope{auth.ScopeControl}, "")
 	for _, c := range []struct {
 		name          string
-		first, second hitl.Principal
+		first, second auth.Principal
 		firstStatus   string
 		retry         bool   // second gets the first's RESULT alone
 		code          string // else second's own RESULT code ("" success)
@@ -221,9 +222,9 @@ func TestControlRequestIDsPerPrincipal(t *testing.T) {
 		{"a refusal is not cached for another principal", loopAgent, controller, steer.ResultFailure, false, ""},
 		{"a refused principal never sees another's RESULT", controller, loopAgent, steer.ResultSuccess, false, steer.CodeForbidden},
 		{"the refused principal's own retry gets its refusal", loopAgent, loopAgent, steer.ResultFailure, true, ""},
-		{"a tokenless server's local principals are one", hitl.LocalPrincipal("alice"), hitl.LocalPrincipal("bob"), steer.ResultSuccess, true, ""},
-		{"a token speaking for a Slack user is not that Slack user", hitl.TokenPrincipal("bot", []hitl.Scope{hitl.ScopeControl}, "U0OPS"),
-			hitl.TokenPrincipal("U0OPS-cli", []hitl.Scope{hitl.ScopeControl}, "U0OPS"), steer.ResultSuccess, false, steer.CodeInvalidState},
+		{"a tokenless server's local principals are one", auth.LocalPrincipal("alice"), auth.LocalPrincipal("bob"), steer.ResultSuccess, true, ""},
+		{"a token speaking for a Slack user is not that Slack user", auth.TokenPrincipal("bot", []auth.Scope{auth.ScopeControl}, "U0OPS"),
+			auth.TokenPrincipal("U0OPS-cli", []auth.Scope{auth.ScopeControl}, "U0OPS"), steer.ResultSuccess, false, steer.CodeInvalidState},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			e := newControlEnv(t)
@@ -274,7 +275,7 @@ func TestControlRequestFields(t *testing.T) {
 	} {
 		t.Run(c.name+" is a bad request", func(t *testing.T) {
 			e := newControlEnv(t)
-			msgs, err := e.svc.Runs.Control(hitl.WithPrincipal(context.Background(), controller),
+			msgs, err := e.svc.Runs.Control(auth.WithPrincipal(context.Background(), controller),
 				steer.NewRequest(c.id, c.cmd, c.run, e.clock.Now(), c.payload))
 			require.NoError(t, err)
 			require.Len(t, msgs, 1, "no ACK: it was never a valid REQUEST")
@@ -284,7 +285,7 @@ func TestControlRequestFields(t *testing.T) {
 	}
 	t.Run("the service answers a request missing its run with one bad_request RESULT", func(t *testing.T) {
 		e := newControlEnv(t)
-		msgs, err := e.svc.Runs.Control(hitl.WithPrincipal(context.Background(), controller),
+		msgs, err := e.svc.Runs.Control(auth.WithPrincipal(context.Background(), controller),
 			steer.NewRequest("r", steer.CommandPause, "", e.clock.Now(), steer.ControlPayload{}))
 		require.NoError(t, err)
 		require.Len(t, msgs, 1, "no ACK: it was never a valid REQUEST")
@@ -305,7 +306,7 @@ func TestInteractionThreshold(t *testing.T) {
 	zero, three := 0, 3
 	st := memstore.New()
 	svc := service.NewService(st, service.ServiceConfig{Notifier: notify.New(), Clock: clocktest.New(t0), Threshold: &three})
-	ctx := hitl.WithPrincipal(context.Background(), loopAgent)
+	ctx := auth.WithPrincipal(context.Background(), loopAgent)
 	_, _, err := svc.Questions.Create(ctx, "run-1", hitl.NewQuestion{Question: "Which DB?"})
 	require.NoError(t, err, "the global default 3 asks")
 	_, err = svc.Runs.SetThreshold(ctx, "run-1", &zero)
@@ -318,7 +319,7 @@ func TestInteractionThreshold(t *testing.T) {
 	bad := 6
 	_, err = svc.Runs.SetThreshold(ctx, "run-1", &bad)
 	assert.ErrorContains(t, err, "interactionThreshold must be a whole number from 0 to 5")
-	_, err = svc.Runs.SetThreshold(hitl.WithPrincipal(context.Background(), other), "run-1", &three)
+	_, err = svc.Runs.SetThreshold(auth.WithPrincipal(context.Background(), other), "run-1", &three)
 	assert.Equal(t, fault.EFORBIDDEN, fault.Code(err), "another agent cannot loosen a run it did not start")
 	assert.Contains(t, service.ThresholdInstruction(0), "Do not ask")
 	assert.Contains(t, service.ThresholdInstruction(5), "ask a person and wait")
@@ -332,9 +333,9 @@ func TestMatchRun(t *testing.T) {
 	e.state(t, "claude-3f2b8c1e", 1, "opus")
 	e.state(t, "claude-3f2b9d00", 1, "opus")
 	e.state(t, "finished-1", 1, "haiku")
-	_, err := e.svc.Runs.Publish(hitl.WithPrincipal(context.Background(), loopAgent), steer.StateEvent{Event: steer.StateDone, RunID: "finished-1"})
+	_, err := e.svc.Runs.Publish(auth.WithPrincipal(context.Background(), loopAgent), steer.StateEvent{Event: steer.StateDone, RunID: "finished-1"})
 	require.NoError(t, err)
-	ctx := hitl.WithPrincipal(context.Background(), controller)
+	ctx := auth.WithPrincipal(context.Background(), controller)
 	for _, tc := range []struct {
 		name    string
 		matches []string
@@ -363,7 +364,7 @@ func TestMatchRun(t *testing.T) {
 	}
 	_, err = runhandle.Match(ctx, e.svc.Runs, "bad id!")
 	assert.Equal(t, fault.EINVALID, fault.Code(err))
-	_, err = runhandle.Match(hitl.WithPrincipal(context.Background(), other), e.svc.Runs, "loop")
+	_, err = runhandle.Match(auth.WithPrincipal(context.Background(), other), e.svc.Runs, "loop")
 	assert.Equal(t, fault.EFORBIDDEN, fault.Code(err), "an agent that may not list runs may not look them up by prefix")
 
 	t.Run("handles", func(t *testing.T) {

@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/hitlbot/hitl"
+	"github.com/hitlbot/hitl/auth"
 	"github.com/hitlbot/hitl/fault"
 )
 
@@ -61,14 +62,14 @@ func (s *Guard) OpenStream(ctx context.Context) (func(), error) {
 	if s.streams.max <= 0 {
 		return func() {}, nil
 	}
-	p := hitl.PrincipalFrom(ctx)
+	p := auth.PrincipalFrom(ctx)
 	st := &s.streams
 	st.mu.Lock()
 	if st.open[p.ID] >= st.max {
 		st.mu.Unlock()
 		e := fault.Errorf(fault.ETOOMANYSTREAMS, "%s holds %d streams and long polls at once, the most one principal may (max_streams): close one, or retry in %s", p.ID, st.max, streamRetry)
 		e.RetryAfter = streamRetry
-		return nil, s.refused(ctx, p, hitl.ActionRead, &hitl.Question{}, e)
+		return nil, s.refused(ctx, p, auth.ActionRead, &hitl.Question{}, e)
 	}
 	if st.open == nil {
 		st.open = map[string]int{}
@@ -93,14 +94,14 @@ func (s *Guard) Throttle(ctx context.Context, l Limit) error {
 	if lim == nil {
 		return nil
 	}
-	p := hitl.PrincipalFrom(ctx)
+	p := auth.PrincipalFrom(ctx)
 	d := lim.Allow(p.ID, "")
 	if d <= 0 {
 		return nil
 	}
 	e := fault.Errorf(fault.ERATELIMITED, "%s sends %s requests too fast (rate_limits.%s_per_minute): retry in %s", p.ID, l, l, d.Round(time.Millisecond))
 	e.RetryAfter = d
-	return s.refused(ctx, p, hitl.Action(l), &hitl.Question{}, e)
+	return s.refused(ctx, p, auth.Action(l), &hitl.Question{}, e)
 }
 
 // Audit aggregation: refusals are what a flood is made of, so they are
@@ -118,7 +119,7 @@ const (
 
 type tallyKey struct {
 	actor string
-	act   hitl.Action
+	act   auth.Action
 	code  string
 }
 
@@ -218,7 +219,7 @@ func summary(t *tally) *hitl.Event {
 
 // refused audits a refusal and returns err, the refusal. A flood of them
 // is counted, not recorded one by one (refusals.tallied).
-func (s *Guard) refused(ctx context.Context, p hitl.Principal, act hitl.Action, q *hitl.Question, err error) error {
+func (s *Guard) refused(ctx context.Context, p auth.Principal, act auth.Action, q *hitl.Question, err error) error {
 	ev := &hitl.Event{Type: hitl.EventRefused, QuestionID: q.ID, RunID: q.RunID, At: s.clock.Now(), Actor: p.ID,
 		Asker: q.Asker, Action: act, Reason: fault.Message(err)}
 	for _, ev := range s.refusals.tallied(ev, fault.Code(err)) {

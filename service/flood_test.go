@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/hitlbot/hitl"
+	"github.com/hitlbot/hitl/auth"
 	"github.com/hitlbot/hitl/fault"
 	"github.com/hitlbot/hitl/internal/clocktest"
 	"github.com/hitlbot/hitl/internal/memstore"
@@ -40,7 +41,7 @@ func eventCount(t *testing.T, st *memstore.Store) uint64 {
 // anything is stored, and 1,000 refusals add a handful of audit events,
 // not 1,000.
 func TestFloodsCostTheFlooder(t *testing.T) {
-	ctx := hitl.WithPrincipal(context.Background(), askCtl)
+	ctx := auth.WithPrincipal(context.Background(), askCtl)
 	floods := map[string]func(svc *service.Service, i int) error{
 		"control requests": func(svc *service.Service, i int) error {
 			_, err := svc.Runs.Control(ctx, steer.NewRequest("req-"+itoa(i), steer.CommandPause, "run-1", t0, steer.ControlPayload{}))
@@ -62,14 +63,14 @@ func TestFloodsCostTheFlooder(t *testing.T) {
 			return svc.Guard.Throttle(ctx, service.LimitPolicy)
 		},
 		"asking in another's run": func(svc *service.Service, i int) error {
-			_, _, err := svc.Questions.Create(hitl.WithPrincipal(context.Background(), other), "owned", hitl.NewQuestion{Question: "Mine?"})
+			_, _, err := svc.Questions.Create(auth.WithPrincipal(context.Background(), other), "owned", hitl.NewQuestion{Question: "Mine?"})
 			return err
 		},
 	}
 	for name, flood := range floods {
 		t.Run(name, func(t *testing.T) {
 			svc, clock, st := floodService(t)
-			_, _, err := svc.Questions.Create(hitl.WithPrincipal(context.Background(), asker), "owned", hitl.NewQuestion{Question: "Owner's?"})
+			_, _, err := svc.Questions.Create(auth.WithPrincipal(context.Background(), asker), "owned", hitl.NewQuestion{Question: "Owner's?"})
 			require.NoError(t, err)
 			var first error
 			for i := 0; first == nil && i < 10; i++ {
@@ -99,7 +100,7 @@ func TestFloodsCostTheFlooder(t *testing.T) {
 				err = flood(svc, 5000+i)
 			}
 			require.Error(t, err)
-			evs, _, err := svc.Log.Events(hitl.WithPrincipal(context.Background(), admin), 0, 0)
+			evs, _, err := svc.Log.Events(auth.WithPrincipal(context.Background(), admin), 0, 0)
 			require.NoError(t, err)
 			last := evs[len(evs)-1]
 			require.Equal(t, hitl.EventRefused, last.Type)
@@ -119,7 +120,7 @@ func TestFloodsCostTheFlooder(t *testing.T) {
 // others are not affected, and a released stream frees a place.
 func TestStreamsPerPrincipal(t *testing.T) {
 	svc, _, st := floodService(t)
-	ctx := hitl.WithPrincipal(context.Background(), asker)
+	ctx := auth.WithPrincipal(context.Background(), asker)
 	r1, err := svc.Guard.OpenStream(ctx)
 	require.NoError(t, err)
 	r2, err := svc.Guard.OpenStream(ctx)
@@ -133,7 +134,7 @@ func TestStreamsPerPrincipal(t *testing.T) {
 	require.ErrorAs(t, err, &he)
 	assert.Positive(t, he.RetryAfter)
 	assert.LessOrEqual(t, eventCount(t, st)-before, uint64(6), "refused streams add a handful of events")
-	_, err = svc.Guard.OpenStream(hitl.WithPrincipal(context.Background(), other))
+	_, err = svc.Guard.OpenStream(auth.WithPrincipal(context.Background(), other))
 	require.NoError(t, err, "another principal has its own bound")
 	r1()
 	r1() // releasing twice gives back one place
@@ -160,7 +161,7 @@ func itoa(i int) string {
 // writes nothing.
 func TestFlushRefusals(t *testing.T) {
 	svc, clock, st := floodService(t)
-	ctx := hitl.WithPrincipal(context.Background(), other)
+	ctx := auth.WithPrincipal(context.Background(), other)
 	require.NoError(t, svc.Guard.Throttle(ctx, service.LimitPolicy)) // the one a minute allowed
 	for range 100 {
 		require.Error(t, svc.Guard.Throttle(ctx, service.LimitPolicy))
@@ -170,7 +171,7 @@ func TestFlushRefusals(t *testing.T) {
 	assert.Equal(t, before, eventCount(t, st), "the minute is not over")
 	clock.Add(time.Minute)
 	require.NoError(t, svc.Guard.FlushRefusals(context.Background()))
-	evs, _, err := svc.Log.Events(hitl.WithPrincipal(context.Background(), admin), before, 0)
+	evs, _, err := svc.Log.Events(auth.WithPrincipal(context.Background(), admin), before, 0)
 	require.NoError(t, err)
 	require.Len(t, evs, 1, "one summary for the suppressed policy refusals")
 	assert.Equal(t, hitl.EventRefused, evs[0].Type)

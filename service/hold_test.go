@@ -7,7 +7,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	"github.com/hitlbot/hitl"
+	"github.com/hitlbot/hitl/auth"
 	"github.com/hitlbot/hitl/service"
 	"github.com/hitlbot/hitl/steer"
 )
@@ -16,7 +16,7 @@ import (
 // person resumes or cancels it, and answers the state then; when the wait
 // ends first it answers paused, and a running run is not held at all.
 func TestHoldWhilePaused(t *testing.T) {
-	agentCtx := hitl.WithPrincipal(context.Background(), loopAgent)
+	agentCtx := auth.WithPrincipal(context.Background(), loopAgent)
 	held := func(t *testing.T, e *controlEnv, wait context.Context) (chan service.Checkpoint, steer.StateEvent) {
 		t.Helper()
 		e.state(t, "loop-1", 1, "m")

@@ -4,7 +4,7 @@ import (
 	"context"
 	"testing"
 
-	"github.com/hitlbot/hitl"
+	"github.com/hitlbot/hitl/auth"
 	"github.com/hitlbot/hitl/fault"
 	"github.com/hitlbot/hitl/steer"
 	"github.com/stretchr/testify/assert"
@@ -17,7 +17,7 @@ import (
 // was held; only who may report on the run lets go of its calls.
 func TestLetGo(t *testing.T) {
 	ctx := context.Background()
-	as := func(p hitl.Principal) context.Context { return hitl.WithPrincipal(ctx, p) }
+	as := func(p auth.Principal) context.Context { return auth.WithPrincipal(ctx, p) }
 	// held pauses run and holds a PreToolUse call; it returns the
 	// version the call was held at.
 	held := func(t *testing.T, e *sessionEnv, run string) uint64 {
@@ -32,7 +32,7 @@ func TestLetGo(t *testing.T) {
 	for _, tc := range []struct {
 		name    string
 		between func(t *testing.T, e *sessionEnv, run string) // after the hold, before the hook went away
-		who     hitl.Principal
+		who     auth.Principal
 		code    string
 		held    steer.HookEvent // the mark afterwards
 		state   bool            // a STATE event was added
@@ -44,7 +44,7 @@ func TestLetGo(t *testing.T) {
 		{"resumed since: nothing to let go", func(t *testing.T, e *sessionEnv, run string) {
 			result(t, e.send(t, controller, "r-"+run, steer.CommandResume, run, steer.ControlPayload{}))
 		}, sessionAgent, "", "", false},
-		{"not the run's owner: refused", nil, hitl.TokenPrincipal("other", nil, ""), fault.EFORBIDDEN, steer.HookPreToolUse, false},
+		{"not the run's owner: refused", nil, auth.TokenPrincipal("other", nil, ""), fault.EFORBIDDEN, steer.HookPreToolUse, false},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			e := newSessionEnv(t)
@@ -75,7 +75,7 @@ func TestLetGo(t *testing.T) {
 	t.Run("the owner's token without the ask scope: refused", func(t *testing.T) {
 		e := newSessionEnv(t)
 		version := held(t, e, "claude-l")
-		err := e.svc.Runs.LetGo(as(hitl.TokenPrincipal("claude", []hitl.Scope{hitl.ScopeControl}, "")), "claude-l", version)
+		err := e.svc.Runs.LetGo(as(auth.TokenPrincipal("claude", []auth.Scope{auth.ScopeControl}, "")), "claude-l", version)
 		assert.Equal(t, fault.EFORBIDDEN, fault.Code(err))
 		assert.Equal(t, steer.HookPreToolUse, e.run(t, "claude-l").Control.Session.Held)
 	})

@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/hitlbot/hitl"
+	"github.com/hitlbot/hitl/auth"
 	"github.com/hitlbot/hitl/steer"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -29,7 +30,7 @@ func TestRunOffers(t *testing.T) {
 		}, []steer.Command{steer.CommandResume, steer.CommandCancel, steer.CommandEscalate, steer.CommandRedirect}},
 		{"a finished loop", func(t *testing.T, e *controlEnv, run string) {
 			e.state(t, run, 1, "haiku")
-			_, err := e.svc.Runs.Publish(hitl.WithPrincipal(context.Background(), loopAgent), steer.StateEvent{Event: steer.StateDone, RunID: run})
+			_, err := e.svc.Runs.Publish(auth.WithPrincipal(context.Background(), loopAgent), steer.StateEvent{Event: steer.StateDone, RunID: run})
 			require.NoError(t, err)
 		}, nil},
 		{"a cancelled loop", func(t *testing.T, e *controlEnv, run string) {
@@ -37,15 +38,15 @@ func TestRunOffers(t *testing.T) {
 			e.send(t, controller, "cancel-"+run, steer.CommandCancel, run, steer.ControlPayload{})
 		}, nil},
 		{"a run that only asks questions", func(t *testing.T, e *controlEnv, run string) {
-			_, _, err := e.svc.Questions.Create(hitl.WithPrincipal(context.Background(), loopAgent), run, hitl.NewQuestion{Question: "Which DB?"})
+			_, _, err := e.svc.Questions.Create(auth.WithPrincipal(context.Background(), loopAgent), run, hitl.NewQuestion{Question: "Which DB?"})
 			require.NoError(t, err)
 		}, nil},
 		{"a Claude Code session", func(t *testing.T, e *controlEnv, run string) {
-			_, err := e.svc.Runs.Hook(hitl.WithPrincipal(context.Background(), loopAgent), steer.SessionHook{RunID: run, Agent: "Claude Code", Event: steer.HookSessionStart, CWD: "/src/app"})
+			_, err := e.svc.Runs.Hook(auth.WithPrincipal(context.Background(), loopAgent), steer.SessionHook{RunID: run, Agent: "Claude Code", Event: steer.HookSessionStart, CWD: "/src/app"})
 			require.NoError(t, err)
 		}, []steer.Command{steer.CommandPause, steer.CommandCancel, steer.CommandRedirect}},
 		{"a paused Codex session", func(t *testing.T, e *controlEnv, run string) {
-			_, err := e.svc.Runs.Hook(hitl.WithPrincipal(context.Background(), loopAgent), steer.SessionHook{RunID: run, Agent: "Codex", Event: steer.HookSessionStart})
+			_, err := e.svc.Runs.Hook(auth.WithPrincipal(context.Background(), loopAgent), steer.SessionHook{RunID: run, Agent: "Codex", Event: steer.HookSessionStart})
 			require.NoError(t, err)
 			e.send(t, controller, "pause-"+run, steer.CommandPause, run, steer.ControlPayload{})
 		}, []steer.Command{steer.CommandResume, steer.CommandCancel, steer.CommandRedirect}},
@@ -56,7 +57,7 @@ func TestRunOffers(t *testing.T) {
 					e := newControlEnv(t) // each command on a fresh run in that state
 					const run = "run-1"
 					tc.setup(t, e, run)
-					rec, err := e.svc.Runs.RunRecord(hitl.WithPrincipal(context.Background(), controller), run)
+					rec, err := e.svc.Runs.RunRecord(auth.WithPrincipal(context.Background(), controller), run)
 					require.NoError(t, err)
 					want := false
 					for _, c := range tc.offers {

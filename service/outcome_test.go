@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/hitlbot/hitl"
+	"github.com/hitlbot/hitl/auth"
 	"github.com/hitlbot/hitl/fault"
 	"github.com/hitlbot/hitl/internal/clocktest"
 	"github.com/hitlbot/hitl/internal/memstore"
@@ -18,8 +19,8 @@ import (
 
 func TestIdempotencyKeyLastsUntilTheOutcomeIsTaken(t *testing.T) {
 	svc, _, _ := newService(t)
-	ctx := hitl.WithPrincipal(context.Background(), asker)
-	person := hitl.WithPrincipal(context.Background(), answerer)
+	ctx := auth.WithPrincipal(context.Background(), asker)
+	person := auth.WithPrincipal(context.Background(), answerer)
 	n := hitl.NewQuestion{Question: "Deploy build 41 to prod?", Type: hitl.Approval, IdempotencyKey: "deploy-41"}
 
 	first, created, err := svc.Questions.Create(ctx, "run-1", n)
@@ -40,13 +41,13 @@ func TestIdempotencyKeyLastsUntilTheOutcomeIsTaken(t *testing.T) {
 		assert.Contains(t, fault.Message(err), "asks something else")
 	})
 	t.Run("another asker cannot take over the key", func(t *testing.T) {
-		_, _, err := svc.Questions.Create(hitl.WithPrincipal(context.Background(), other), "run-1", n)
+		_, _, err := svc.Questions.Create(auth.WithPrincipal(context.Background(), other), "run-1", n)
 		require.Equal(t, fault.EFORBIDDEN, fault.Code(err), "the run is not theirs")
-		theirs, created, err := svc.Questions.Create(hitl.WithPrincipal(context.Background(), admin), "run-1", n)
+		theirs, created, err := svc.Questions.Create(auth.WithPrincipal(context.Background(), admin), "run-1", n)
 		require.NoError(t, err, "an admin may ask in it")
 		assert.True(t, created, "and its key is its own: it never finds another asker's question")
 		assert.NotEqual(t, first.ID, theirs.ID)
-		again, created, err := svc.Questions.Create(hitl.WithPrincipal(context.Background(), admin), "run-1", n)
+		again, created, err := svc.Questions.Create(auth.WithPrincipal(context.Background(), admin), "run-1", n)
 		require.NoError(t, err)
 		assert.False(t, created)
 		assert.Equal(t, theirs.ID, again.ID, "its retry finds its own")
@@ -100,7 +101,7 @@ func TestRateLimitedCreation(t *testing.T) {
 		return 0
 	})
 	svc := service.NewService(memstore.New(), service.ServiceConfig{Notifier: notify.New(), Clock: clocktest.New(t0), Limiter: limit})
-	ctx := hitl.WithPrincipal(context.Background(), asker)
+	ctx := auth.WithPrincipal(context.Background(), asker)
 	n := hitl.NewQuestion{Question: "Q?", IdempotencyKey: "k"}
 	_, _, err := svc.Questions.Create(ctx, "run-1", n)
 	require.NoError(t, err)
@@ -119,8 +120,8 @@ func TestSensitiveAnswersAreSealed(t *testing.T) {
 	st := memstore.New()
 	clock := clocktest.New(t0)
 	svc := service.NewService(st, service.ServiceConfig{Notifier: notify.New(), Clock: clock})
-	ctx := hitl.WithPrincipal(context.Background(), asker)
-	person := hitl.WithPrincipal(context.Background(), answerer)
+	ctx := auth.WithPrincipal(context.Background(), asker)
+	person := auth.WithPrincipal(context.Background(), answerer)
 	const secret = "hunter2-very-secret"
 	q, _, err := svc.Questions.Create(ctx, "run-1", hitl.NewQuestion{Question: "API key?", Sensitive: true})
 	require.NoError(t, err)
@@ -176,16 +177,16 @@ func TestSensitiveAnswersAreSealed(t *testing.T) {
 
 func TestChoiceAnswersAreUnambiguous(t *testing.T) {
 	svc, _, _ := newService(t)
-	ctx := hitl.WithPrincipal(context.Background(), asker)
+	ctx := auth.WithPrincipal(context.Background(), asker)
 	t.Run("an answer naming two options is refused, listing them", func(t *testing.T) {
 		q, _, err := svc.Questions.Create(ctx, "run-1", hitl.NewQuestion{Question: "Which?", Options: []hitl.Option{
 			{ID: "1", Label: "two", Value: "b"}, {ID: "2", Label: "1", Value: "a"}}})
 		require.NoError(t, err)
-		_, err = svc.Questions.Answer(hitl.WithPrincipal(context.Background(), answerer), q.ID, hitl.Response{Value: "1"})
+		_, err = svc.Questions.Answer(auth.WithPrincipal(context.Background(), answerer), q.ID, hitl.Response{Value: "1"})
 		require.Equal(t, fault.EINVALID, fault.Code(err))
 		assert.Contains(t, fault.Message(err), "ambiguous")
 		assert.Contains(t, fault.Message(err), "two, 1")
-		got, err := svc.Questions.Answer(hitl.WithPrincipal(context.Background(), answerer), q.ID, hitl.Response{Value: "a"})
+		got, err := svc.Questions.Answer(auth.WithPrincipal(context.Background(), answerer), q.ID, hitl.Response{Value: "a"})
 		require.NoError(t, err, "the value is never ambiguous")
 		assert.Equal(t, "a", got.Response.Value)
 	})
@@ -203,8 +204,8 @@ func TestChoiceAnswersAreUnambiguous(t *testing.T) {
 
 func TestMultiSelect(t *testing.T) {
 	svc, _, _ := newService(t)
-	ctx := hitl.WithPrincipal(context.Background(), asker)
-	person := hitl.WithPrincipal(context.Background(), answerer)
+	ctx := auth.WithPrincipal(context.Background(), asker)
+	person := auth.WithPrincipal(context.Background(), answerer)
 	n := hitl.NewQuestion{Question: "Which features?", MultiSelect: true,
 		Options: []hitl.Option{{Label: "Auth"}, {Label: "Billing"}, {Label: "Search"}}}
 	q, _, err := svc.Questions.Create(ctx, "run-1", n)

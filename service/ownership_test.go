@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/hitlbot/hitl"
+	"github.com/hitlbot/hitl/auth"
 	"github.com/hitlbot/hitl/fault"
 	"github.com/hitlbot/hitl/internal/clocktest"
 	"github.com/hitlbot/hitl/internal/memstore"
@@ -18,17 +19,17 @@ import (
 
 // More principals of the run-ownership table.
 var (
-	ctlOnly  = hitl.TokenPrincipal("ctl", []hitl.Scope{hitl.ScopeControl}, "")
-	askCtl   = hitl.TokenPrincipal("askctl", []hitl.Scope{hitl.ScopeAsk, hitl.ScopeControl}, "")
-	alice2   = hitl.TokenPrincipal("alice-ci", []hitl.Scope{hitl.ScopeAsk}, "U0ALICE") // alice's other token
-	localAl  = hitl.LocalPrincipal("alice")
-	localBob = hitl.LocalPrincipal("bob")
+	ctlOnly  = auth.TokenPrincipal("ctl", []auth.Scope{auth.ScopeControl}, "")
+	askCtl   = auth.TokenPrincipal("askctl", []auth.Scope{auth.ScopeAsk, auth.ScopeControl}, "")
+	alice2   = auth.TokenPrincipal("alice-ci", []auth.Scope{auth.ScopeAsk}, "U0ALICE") // alice's other token
+	localAl  = auth.LocalPrincipal("alice")
+	localBob = auth.LocalPrincipal("bob")
 )
 
 // runActs does act to run as p through the root service: every edge's
 // call lands here.
-func runAct(svc *service.Service, p hitl.Principal, act, run string) error {
-	ctx := hitl.WithPrincipal(context.Background(), p)
+func runAct(svc *service.Service, p auth.Principal, act, run string) error {
+	ctx := auth.WithPrincipal(context.Background(), p)
 	var err error
 	switch act {
 	case "ask":
@@ -65,9 +66,9 @@ func runAct(svc *service.Service, p hitl.Principal, act, run string) error {
 // owner.
 func TestRunOwnershipTable(t *testing.T) {
 	type row struct {
-		owner hitl.Principal
+		owner auth.Principal
 		start string // how the owner started the run
-		p     hitl.Principal
+		p     auth.Principal
 		act   string
 		allow bool
 	}
@@ -112,7 +113,7 @@ func TestRunOwnershipTable(t *testing.T) {
 			require.Equal(t, fault.EFORBIDDEN, fault.Code(err), "%v", err)
 			assert.Contains(t, fault.Message(err), r.p.ID)
 			assert.Equal(t, before+1, refusals(t, svc), "the refusal is audited")
-			run, err := svc.Runs.RunRecord(hitl.WithPrincipal(context.Background(), admin), "run-1")
+			run, err := svc.Runs.RunRecord(auth.WithPrincipal(context.Background(), admin), "run-1")
 			require.NoError(t, err)
 			assert.Equal(t, r.owner.ID, run.Asker, "the run stays its owner's")
 			if th := run.Control.Threshold; th != nil {
@@ -127,7 +128,7 @@ func TestRunOwnershipTable(t *testing.T) {
 // refusals counts the audited refusals.
 func refusals(t *testing.T, svc *service.Service) int {
 	t.Helper()
-	evs, _, err := svc.Log.Events(hitl.WithPrincipal(context.Background(), admin), 0, 0)
+	evs, _, err := svc.Log.Events(auth.WithPrincipal(context.Background(), admin), 0, 0)
 	require.NoError(t, err)
 	n := 0
 	for _, ev := range evs {
@@ -145,7 +146,7 @@ func TestDefaultRunsCannotBeTakenFirst(t *testing.T) {
 	for _, tc := range []struct {
 		name  string
 		run   string
-		p     hitl.Principal
+		p     auth.Principal
 		allow bool
 	}{
 		{"another agent cannot ask first in alice's default run", hitl.DefaultRunID("cli-alice", alice), other, false},
@@ -168,14 +169,14 @@ func TestDefaultRunsCannotBeTakenFirst(t *testing.T) {
 				}
 				require.Equal(t, fault.EFORBIDDEN, fault.Code(err), "%s: %v", act, err)
 				assert.Contains(t, fault.Message(err), "is reserved for")
-				_, err = svc.Runs.RunRecord(hitl.WithPrincipal(context.Background(), admin), tc.run)
+				_, err = svc.Runs.RunRecord(auth.WithPrincipal(context.Background(), admin), tc.run)
 				assert.Equal(t, fault.ENOTFOUND, fault.Code(err), "nothing was stored")
 			}
 		})
 	}
 	t.Run("approvals without a run go to the principal's own", func(t *testing.T) {
 		svc := service.NewService(memstore.New(), service.ServiceConfig{Notifier: notify.New(), Clock: clocktest.New(t0)})
-		out, err := svc.Policies.RequestOperation(hitl.WithPrincipal(context.Background(), asker),
+		out, err := svc.Policies.RequestOperation(auth.WithPrincipal(context.Background(), asker),
 			service.ApprovalRequest{Operation: hitl.Operation{Type: "shell", Resource: "rm -rf build", Description: "clean"}})
 		require.NoError(t, err)
 		if out.Question != nil {
@@ -190,7 +191,7 @@ func TestDefaultRunsCannotBeTakenFirst(t *testing.T) {
 // TestRunOwnerRace: of principals starting the same run at once, exactly
 // one owns it, and every other is refused.
 func TestRunOwnerRace(t *testing.T) {
-	ps := []hitl.Principal{asker, other, hitl.TokenPrincipal("third", nil, ""), hitl.TokenPrincipal("fourth", nil, "")}
+	ps := []auth.Principal{asker, other, auth.TokenPrincipal("third", nil, ""), auth.TokenPrincipal("fourth", nil, "")}
 	// Every principal reads the run as unowned before any claims it: the
 	// barrier holds each create until all have called it (or finished
 	// without), so the create itself must decide, in its transaction.
@@ -215,7 +216,7 @@ func TestRunOwnerRace(t *testing.T) {
 	}
 	assert.Equal(t, 1, ok, "one principal started the run")
 	assert.GreaterOrEqual(t, b.entered, len(ps), "every principal tried to claim the unowned run")
-	run, err := svc.Runs.RunRecord(hitl.WithPrincipal(context.Background(), admin), "contested")
+	run, err := svc.Runs.RunRecord(auth.WithPrincipal(context.Background(), admin), "contested")
 	require.NoError(t, err)
 	assert.Equal(t, 1, run.Questions, "only the owner's question is in it")
 }

@@ -7,6 +7,7 @@ import (
 
 	"github.com/hitlbot/hitl"
 	"github.com/hitlbot/hitl/access"
+	"github.com/hitlbot/hitl/auth"
 	"github.com/hitlbot/hitl/fault"
 	"github.com/hitlbot/hitl/internal/clocktest"
 	"github.com/hitlbot/hitl/internal/memstore"
@@ -53,7 +54,7 @@ func newPeopleService(t *testing.T, dir hitl.Directory) *service.Service {
 // approval asks for op through the policy and returns the question.
 func approval(t *testing.T, svc *service.Service, op hitl.OpType) *hitl.Question {
 	t.Helper()
-	out, err := svc.Policies.RequestOperation(hitl.WithPrincipal(context.Background(), asker),
+	out, err := svc.Policies.RequestOperation(auth.WithPrincipal(context.Background(), asker),
 		service.ApprovalRequest{Operation: hitl.Operation{Type: op, Description: "do " + string(op), Resource: "prod/web"}})
 	require.NoError(t, err)
 	require.Equal(t, hitl.EffectAsk, out.Effect)
@@ -62,17 +63,17 @@ func approval(t *testing.T, svc *service.Service, op hitl.OpType) *hitl.Question
 }
 
 // approverToken is a token with the answer scope that speaks for user.
-func approverToken(name, user string) hitl.Principal {
-	return hitl.TokenPrincipal(name, []hitl.Scope{hitl.ScopeAnswer}, user)
+func approverToken(name, user string) auth.Principal {
+	return auth.TokenPrincipal(name, []auth.Scope{auth.ScopeAnswer}, user)
 }
 
 // TestAPersonIsCountedOnce: quorum counts people, whichever token or
 // Slack click each approval came through.
 func TestAPersonIsCountedOnce(t *testing.T) {
-	slack := func(u string) hitl.Principal { return peopleAccess.SlackPrincipal(u, nil) }
+	slack := func(u string) auth.Principal { return peopleAccess.SlackPrincipal(u, nil) }
 	rows := []struct {
 		name          string
-		first, second hitl.Principal
+		first, second auth.Principal
 		counted       bool // the second approval counts: two people
 	}{
 		{"two tokens of the same Slack user count once", approverToken("laptop", "U0A"), approverToken("desktop", "U0A"), false},
@@ -88,10 +89,10 @@ func TestAPersonIsCountedOnce(t *testing.T) {
 			svc := newPeopleService(t, nil)
 			q := approval(t, svc, "deploy")
 			require.Equal(t, 2, q.Quorum)
-			got, err := svc.Questions.Answer(hitl.WithPrincipal(context.Background(), r.first), q.ID, hitl.Response{Value: "approve"})
+			got, err := svc.Questions.Answer(auth.WithPrincipal(context.Background(), r.first), q.ID, hitl.Response{Value: "approve"})
 			require.NoError(t, err)
 			require.True(t, got.Pending(), "one approval of two")
-			got, err = svc.Questions.Answer(hitl.WithPrincipal(context.Background(), r.second), q.ID, hitl.Response{Value: "approve"})
+			got, err = svc.Questions.Answer(auth.WithPrincipal(context.Background(), r.second), q.ID, hitl.Response{Value: "approve"})
 			if r.counted {
 				require.NoError(t, err)
 				assert.Equal(t, hitl.OutcomeApproved, got.Outcome())
@@ -99,7 +100,7 @@ func TestAPersonIsCountedOnce(t *testing.T) {
 			}
 			require.Equal(t, fault.EINVALID, fault.Code(err), "%v", err)
 			assert.Contains(t, fault.Message(err), "1 of 2 approvals")
-			still, err := svc.Questions.Question(hitl.WithPrincipal(context.Background(), admin), q.ID)
+			still, err := svc.Questions.Question(auth.WithPrincipal(context.Background(), admin), q.ID)
 			require.NoError(t, err)
 			assert.True(t, still.Pending(), "one person is not a quorum of two")
 			assert.Len(t, still.Approvals, 1)
@@ -116,7 +117,7 @@ func TestUserGroupApprovers(t *testing.T) {
 	rows := []struct {
 		name   string
 		dir    hitl.Directory
-		p      hitl.Principal
+		p      auth.Principal
 		kind   string // approver: ops-restarts' approval; assignee: a question assigned to S0OPS
 		allow  bool
 		reason string
@@ -139,7 +140,7 @@ func TestUserGroupApprovers(t *testing.T) {
 				q = approval(t, svc, "restart")
 			} else {
 				var err error
-				q, _, err = svc.Questions.Create(hitl.WithPrincipal(context.Background(), asker), "run-1",
+				q, _, err = svc.Questions.Create(auth.WithPrincipal(context.Background(), asker), "run-1",
 					hitl.NewQuestion{Question: "Ship?", ResponseType: hitl.BooleanResponse, Assignees: []string{"S0OPS"}})
 				require.NoError(t, err)
 			}
@@ -147,7 +148,7 @@ func TestUserGroupApprovers(t *testing.T) {
 			if r.kind == "assignee" {
 				value = "yes"
 			}
-			got, err := svc.Questions.Answer(hitl.WithPrincipal(context.Background(), r.p), q.ID, hitl.Response{Value: value})
+			got, err := svc.Questions.Answer(auth.WithPrincipal(context.Background(), r.p), q.ID, hitl.Response{Value: value})
 			if r.allow {
 				require.NoError(t, err)
 				assert.Equal(t, r.p.ID, got.RespondedBy)

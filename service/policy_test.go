@@ -9,6 +9,7 @@ import (
 
 	"github.com/hitlbot/hitl"
 	"github.com/hitlbot/hitl/access"
+	"github.com/hitlbot/hitl/auth"
 	"github.com/hitlbot/hitl/fault"
 	"github.com/hitlbot/hitl/internal/clocktest"
 	"github.com/hitlbot/hitl/internal/memstore"
@@ -102,7 +103,7 @@ func newPolicyService(t *testing.T, st *memstore.Store) *service.Service {
 
 func TestQuorum(t *testing.T) {
 	svc := newPolicyService(t, memstore.New())
-	agentCtx := hitl.WithPrincipal(context.Background(), asker)
+	agentCtx := auth.WithPrincipal(context.Background(), asker)
 	out, err := svc.Policies.RequestOperation(agentCtx, service.ApprovalRequest{Operation: hitl.Operation{Type: "deploy", Description: "Deploy build 41", Resource: "prod/web"}})
 	require.NoError(t, err)
 	require.Equal(t, hitl.EffectAsk, out.Effect)
@@ -110,7 +111,7 @@ func TestQuorum(t *testing.T) {
 	require.NotNil(t, q)
 	assert.Equal(t, 2, q.Quorum)
 	by := func(u string) context.Context {
-		return hitl.WithPrincipal(context.Background(), access.Access{Answerers: []string{"U0A", "U0B", "U0C"}}.SlackPrincipal(u, nil))
+		return auth.WithPrincipal(context.Background(), access.Access{Answerers: []string{"U0A", "U0B", "U0C"}}.SlackPrincipal(u, nil))
 	}
 	t.Run("someone not listed is told so and not counted", func(t *testing.T) {
 		_, err := svc.Questions.Answer(by("U0C"), q.ID, hitl.Response{Value: "approve"})
@@ -130,7 +131,7 @@ func TestQuorum(t *testing.T) {
 		assert.Contains(t, fault.Message(err), "1 of 2 approvals")
 	})
 	t.Run("a token named as an approver counts as another person", func(t *testing.T) {
-		ops := hitl.WithPrincipal(context.Background(), hitl.TokenPrincipal("ops", []hitl.Scope{hitl.ScopeAnswer}, ""))
+		ops := auth.WithPrincipal(context.Background(), auth.TokenPrincipal("ops", []auth.Scope{auth.ScopeAnswer}, ""))
 		got, err := svc.Questions.Answer(ops, q.ID, hitl.Response{Value: "approve"})
 		require.NoError(t, err)
 		assert.Equal(t, hitl.OutcomeApproved, got.Outcome())
@@ -148,7 +149,7 @@ func TestQuorum(t *testing.T) {
 
 func TestPolicyDecisionsAreAuditedAndTakenFromTheToken(t *testing.T) {
 	svc := newPolicyService(t, memstore.New())
-	ci := hitl.WithPrincipal(context.Background(), hitl.TokenPrincipal("ci", nil, ""))
+	ci := auth.WithPrincipal(context.Background(), auth.TokenPrincipal("ci", nil, ""))
 	out, err := svc.Policies.RequestOperation(ci, service.ApprovalRequest{Operation: hitl.Operation{Type: hitl.OpAPICall, Description: "List repos",
 		Resource: "https://api.github.com/repos", Agent: "api:someone-else"}})
 	require.NoError(t, err)
@@ -158,7 +159,7 @@ func TestPolicyDecisionsAreAuditedAndTakenFromTheToken(t *testing.T) {
 	require.NoError(t, err)
 	assert.Equal(t, hitl.EffectDeny, out.Effect)
 	assert.Nil(t, out.Question)
-	evs, _, err := svc.Log.Events(hitl.WithPrincipal(context.Background(), admin), 0, 0)
+	evs, _, err := svc.Log.Events(auth.WithPrincipal(context.Background(), admin), 0, 0)
 	require.NoError(t, err)
 	var decisions []string
 	for _, ev := range evs {
@@ -167,7 +168,7 @@ func TestPolicyDecisionsAreAuditedAndTakenFromTheToken(t *testing.T) {
 		}
 	}
 	assert.Equal(t, []string{"allow:ci-reads-api:api:ci", "deny:no-prod-deletes:api:ci"}, decisions)
-	seen, _, _ := svc.Log.Events(hitl.WithPrincipal(context.Background(), answerer), 0, 0)
+	seen, _, _ := svc.Log.Events(auth.WithPrincipal(context.Background(), answerer), 0, 0)
 	for _, ev := range seen {
 		assert.NotEqual(t, hitl.EventPolicyDecision, ev.Type, "for admins only")
 	}
@@ -175,8 +176,8 @@ func TestPolicyDecisionsAreAuditedAndTakenFromTheToken(t *testing.T) {
 
 func TestLearnedRules(t *testing.T) {
 	svc := newPolicyService(t, memstore.New())
-	agentCtx := hitl.WithPrincipal(context.Background(), asker)
-	person := hitl.WithPrincipal(context.Background(), answerer)
+	agentCtx := auth.WithPrincipal(context.Background(), asker)
+	person := auth.WithPrincipal(context.Background(), answerer)
 	ask := func(t *testing.T, cmd string) service.ApprovalOutcome {
 		t.Helper()
 		out, err := svc.Policies.RequestOperation(agentCtx, service.ApprovalRequest{Operation: hitl.Operation{Type: hitl.OpShell, Description: "Run " + cmd, Resource: cmd}})
@@ -203,19 +204,19 @@ func TestLearnedRules(t *testing.T) {
 	assert.Equal(t, hitl.EffectAsk, ask(t, "rm -rf /tmp/build-42").Effect, "another path is asked")
 	assert.Equal(t, hitl.EffectAsk, ask(t, "rm -rf /").Effect, "and so is the root")
 	assert.Equal(t, hitl.EffectAsk, ask(t, "rm -rf /tmp/build-41 && rm -rf ~").Effect, "a compound with it is asked")
-	other, err := svc.Policies.RequestOperation(hitl.WithPrincipal(context.Background(), other), service.ApprovalRequest{Operation: hitl.Operation{Type: hitl.OpShell, Description: "x", Resource: "rm -rf /tmp/build-41"}})
+	other, err := svc.Policies.RequestOperation(auth.WithPrincipal(context.Background(), other), service.ApprovalRequest{Operation: hitl.Operation{Type: hitl.OpShell, Description: "x", Resource: "rm -rf /tmp/build-41"}})
 	require.NoError(t, err)
 	assert.Equal(t, hitl.EffectAsk, other.Effect, "another agent is still asked")
 
 	own, err := svc.Policies.LearnedRules(agentCtx, hitl.LearnedRuleFilter{})
 	require.NoError(t, err)
 	assert.Len(t, own.Rules, 1, "an agent sees what was taught for it")
-	theirs, err := svc.Policies.LearnedRules(hitl.WithPrincipal(context.Background(), hitl.TokenPrincipal("another-agent", nil, "")), hitl.LearnedRuleFilter{})
+	theirs, err := svc.Policies.LearnedRules(auth.WithPrincipal(context.Background(), auth.TokenPrincipal("another-agent", nil, "")), hitl.LearnedRuleFilter{})
 	require.NoError(t, err)
 	assert.Empty(t, theirs.Rules, "another agent does not see it")
-	_, err = svc.Policies.LearnedRules(hitl.WithPrincipal(context.Background(), access.Access{Answerers: []string{"U0A"}}.SlackPrincipal("U0Z", nil)), hitl.LearnedRuleFilter{})
+	_, err = svc.Policies.LearnedRules(auth.WithPrincipal(context.Background(), access.Access{Answerers: []string{"U0A"}}.SlackPrincipal("U0Z", nil)), hitl.LearnedRuleFilter{})
 	assert.Equal(t, fault.EFORBIDDEN, fault.Code(err), "a Slack user who may not answer sees no learned rule")
-	_, err = svc.Policies.CheckOperation(hitl.WithPrincipal(context.Background(), hitl.TokenPrincipal("another-agent", nil, "")), service.ApprovalRequest{Operation: hitl.Operation{Type: hitl.OpShell, Description: "x", Resource: "ls", Agent: "ci"}})
+	_, err = svc.Policies.CheckOperation(auth.WithPrincipal(context.Background(), auth.TokenPrincipal("another-agent", nil, "")), service.ApprovalRequest{Operation: hitl.Operation{Type: hitl.OpShell, Description: "x", Resource: "ls", Agent: "ci"}})
 	assert.Equal(t, fault.EFORBIDDEN, fault.Code(err), "an agent checks the policy only as itself")
 	checked, err := svc.Policies.CheckOperation(agentCtx, service.ApprovalRequest{Operation: hitl.Operation{Type: hitl.OpShell, Description: "x", Resource: "rm -rf /tmp/build-41"}})
 	require.NoError(t, err)
@@ -264,7 +265,7 @@ func TestLearnedRules(t *testing.T) {
 // what the person saw or would replace people a rule names.
 func TestAlwaysIsRefusedWhereItCouldNotApply(t *testing.T) {
 	svc := newPolicyService(t, memstore.New())
-	agentCtx := hitl.WithPrincipal(context.Background(), asker)
+	agentCtx := auth.WithPrincipal(context.Background(), asker)
 	for _, tc := range []struct {
 		name string
 		op   hitl.Operation
@@ -282,14 +283,14 @@ func TestAlwaysIsRefusedWhereItCouldNotApply(t *testing.T) {
 			require.NoError(t, err)
 			require.Equal(t, hitl.EffectAsk, out.Effect)
 			assert.False(t, out.Question.Learnable, "not offered")
-			by := hitl.WithPrincipal(context.Background(), answerer)
+			by := auth.WithPrincipal(context.Background(), answerer)
 			if out.Question.Quorum > 1 {
-				by = hitl.WithPrincipal(context.Background(), access.Access{Answerers: []string{"U0A"}}.SlackPrincipal("U0A", nil))
+				by = auth.WithPrincipal(context.Background(), access.Access{Answerers: []string{"U0A"}}.SlackPrincipal("U0A", nil))
 			}
 			_, err = svc.Questions.Answer(by, out.Question.ID, hitl.Response{Value: "approve", Always: true})
 			require.Equal(t, fault.EINVALID, fault.Code(err))
 			assert.Contains(t, fault.Message(err), tc.why)
-			q, err := svc.Questions.Question(hitl.WithPrincipal(context.Background(), admin), out.Question.ID)
+			q, err := svc.Questions.Question(auth.WithPrincipal(context.Background(), admin), out.Question.ID)
 			require.NoError(t, err)
 			assert.True(t, q.Pending(), "nothing written")
 			assert.Empty(t, q.Approvals)
@@ -304,19 +305,19 @@ func TestAlwaysIsRefusedWhereItCouldNotApply(t *testing.T) {
 // is refused to whoever may not answer the approval.
 func TestOnlyWhoMayAnswerTeaches(t *testing.T) {
 	svc := newPolicyService(t, memstore.New())
-	agentCtx := hitl.WithPrincipal(context.Background(), asker)
+	agentCtx := auth.WithPrincipal(context.Background(), asker)
 	out, err := svc.Policies.RequestOperation(agentCtx, service.ApprovalRequest{Operation: hitl.Operation{Type: hitl.OpShell, Description: "x", Resource: "make test"}})
 	require.NoError(t, err)
 	require.True(t, out.Question.Learnable)
-	for name, p := range map[string]hitl.Principal{
+	for name, p := range map[string]auth.Principal{
 		"the agent that asked":                asker,
 		"another agent":                       other,
 		"a Slack user who is not an answerer": access.Access{Answerers: []string{"U0A"}}.SlackPrincipal("U0Z", nil),
 	} {
 		t.Run(name, func(t *testing.T) {
-			_, err := svc.Questions.Answer(hitl.WithPrincipal(context.Background(), p), out.Question.ID, hitl.Response{Value: "approve", Always: true})
+			_, err := svc.Questions.Answer(auth.WithPrincipal(context.Background(), p), out.Question.ID, hitl.Response{Value: "approve", Always: true})
 			assert.Equal(t, fault.EFORBIDDEN, fault.Code(err))
-			page, err := svc.Policies.LearnedRules(hitl.WithPrincipal(context.Background(), answerer), hitl.LearnedRuleFilter{})
+			page, err := svc.Policies.LearnedRules(auth.WithPrincipal(context.Background(), answerer), hitl.LearnedRuleFilter{})
 			require.NoError(t, err)
 			assert.Empty(t, page.Rules, "nothing learned")
 		})
@@ -327,8 +328,8 @@ func TestOnlyWhoMayAnswerTeaches(t *testing.T) {
 // the policy are each one store transaction on the stored state.
 func TestConcurrentPolicyChangesAllSurvive(t *testing.T) {
 	svc := newPolicyService(t, memstore.New())
-	agentCtx := hitl.WithPrincipal(context.Background(), asker)
-	person := hitl.WithPrincipal(context.Background(), answerer)
+	agentCtx := auth.WithPrincipal(context.Background(), asker)
+	person := auth.WithPrincipal(context.Background(), answerer)
 	const n = 40
 	ids := make([]string, n)
 	for i := range ids {
@@ -347,7 +348,7 @@ func TestConcurrentPolicyChangesAllSurvive(t *testing.T) {
 		}()
 		go func() {
 			defer wg.Done()
-			_, err := svc.Policies.SetPolicy(hitl.WithPrincipal(context.Background(), admin), rules)
+			_, err := svc.Policies.SetPolicy(auth.WithPrincipal(context.Background(), admin), rules)
 			errs <- err
 		}()
 	}
@@ -378,24 +379,24 @@ func TestConcurrentPolicyChangesAllSurvive(t *testing.T) {
 
 func TestEditThenApprove(t *testing.T) {
 	svc := newPolicyService(t, memstore.New())
-	agentCtx := hitl.WithPrincipal(context.Background(), asker)
+	agentCtx := auth.WithPrincipal(context.Background(), asker)
 	out, err := svc.Policies.RequestOperation(agentCtx, service.ApprovalRequest{Operation: hitl.Operation{Type: hitl.OpShell, Description: "Clean up", Resource: "rm -rf /"}})
 	require.NoError(t, err)
-	got, err := svc.Questions.Answer(hitl.WithPrincipal(context.Background(), answerer), out.Question.ID, hitl.Response{Value: "approve", Edited: "rm -rf ./build"})
+	got, err := svc.Questions.Answer(auth.WithPrincipal(context.Background(), answerer), out.Question.ID, hitl.Response{Value: "approve", Edited: "rm -rf ./build"})
 	require.NoError(t, err)
 	assert.Equal(t, "rm -rf ./build", got.Response.Edited, "the agent runs what the person approved")
 	assert.Equal(t, "rm -rf /", got.Operation.Resource, "and both versions are kept")
 	plain, _, err := svc.Questions.Create(agentCtx, "r", hitl.NewQuestion{Question: "Deploy?", Type: hitl.Approval})
 	require.NoError(t, err)
-	_, err = svc.Questions.Answer(hitl.WithPrincipal(context.Background(), answerer), plain.ID, hitl.Response{Value: "approve", Edited: "x"})
+	_, err = svc.Questions.Answer(auth.WithPrincipal(context.Background(), answerer), plain.ID, hitl.Response{Value: "approve", Edited: "x"})
 	assert.Equal(t, fault.EINVALID, fault.Code(err), "only an operation can be edited")
 }
 
 func TestSetPolicyBeatsTheFileUntilItChanges(t *testing.T) {
 	st := memstore.New()
 	svc := newPolicyService(t, st)
-	admin := hitl.WithPrincipal(context.Background(), admin)
-	_, err := svc.Policies.SetPolicy(hitl.WithPrincipal(context.Background(), answerer), nil)
+	admin := auth.WithPrincipal(context.Background(), admin)
+	_, err := svc.Policies.SetPolicy(auth.WithPrincipal(context.Background(), answerer), nil)
 	assert.Equal(t, fault.EFORBIDDEN, fault.Code(err), "admins only")
 	put := []hitl.PolicyRule{{Name: "all-shell-allowed", OpType: hitl.OpShell, Effect: hitl.EffectAllow}}
 	_, err = svc.Policies.SetPolicy(admin, put)

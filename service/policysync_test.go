@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/hitlbot/hitl"
+	"github.com/hitlbot/hitl/auth"
 	"github.com/hitlbot/hitl/internal/clocktest"
 	"github.com/hitlbot/hitl/internal/memstore"
 	"github.com/hitlbot/hitl/notify"
@@ -41,13 +42,13 @@ func TestPolicySetOnOneReplicaHoldsOnAll(t *testing.T) {
 		return svc
 	}
 	a, b := replica(), replica()
-	agent := hitl.WithPrincipal(context.Background(), asker)
+	agent := auth.WithPrincipal(context.Background(), asker)
 	op := hitl.Operation{Type: hitl.OpShell, Description: "check the tree", Resource: "git status"}
 	d, err := b.Policies.Decide(agent, op)
 	require.NoError(t, err)
 	assert.Equal(t, hitl.EffectAsk, d.Effect, "the default policy asks")
 
-	adminCtx := hitl.WithPrincipal(context.Background(), hitl.TokenPrincipal("root", []hitl.Scope{hitl.ScopeAdmin}, ""))
+	adminCtx := auth.WithPrincipal(context.Background(), auth.TokenPrincipal("root", []auth.Scope{auth.ScopeAdmin}, ""))
 	_, err = a.Policies.SetPolicy(adminCtx, []hitl.PolicyRule{{Name: "safe-git", OpType: hitl.OpShell, Resource: "git status", Effect: hitl.EffectAllow}})
 	require.NoError(t, err)
 	d, err = b.Policies.Decide(agent, op)

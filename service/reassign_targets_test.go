@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/hitlbot/hitl"
+	"github.com/hitlbot/hitl/auth"
 	"github.com/hitlbot/hitl/fault"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -43,11 +44,11 @@ func TestReassignTargets(t *testing.T) {
 				clock.Add(tc.after)
 				_, err := svc.Questions.SweepReminders(context.Background())
 				require.NoError(t, err)
-				esc, err := svc.Questions.Question(hitl.WithPrincipal(context.Background(), admin), q.ID)
+				esc, err := svc.Questions.Question(auth.WithPrincipal(context.Background(), admin), q.ID)
 				require.NoError(t, err)
 				require.Contains(t, esc.EscalatedTo, tc.to[0], "escalated before it is handed")
 			}
-			got, err := svc.Questions.Reassign(hitl.WithPrincipal(context.Background(), slackAns), q.ID, tc.to)
+			got, err := svc.Questions.Reassign(auth.WithPrincipal(context.Background(), slackAns), q.ID, tc.to)
 			if tc.code != "" {
 				require.Equal(t, tc.code, fault.Code(err), "%v", err)
 				assert.Contains(t, fault.Message(err), tc.cause)

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/hitlbot/hitl"
+	"github.com/hitlbot/hitl/auth"
 	"github.com/hitlbot/hitl/fault"
 	"github.com/hitlbot/hitl/internal/clocktest"
 	"github.com/hitlbot/hitl/internal/memstore"
@@ -45,13 +46,13 @@ var hour = 60.0
 func askKind(t *testing.T, svc *service.Service, kind string) *hitl.Question {
 	t.Helper()
 	if kind == "deploy" {
-		out, err := svc.Policies.RequestOperation(hitl.WithPrincipal(context.Background(), asker), service.ApprovalRequest{RunID: "run-1",
+		out, err := svc.Policies.RequestOperation(auth.WithPrincipal(context.Background(), asker), service.ApprovalRequest{RunID: "run-1",
 			TimeoutMinutes: &hour, Operation: hitl.Operation{Type: "deploy", Description: "Deploy v2"}})
 		require.NoError(t, err)
 		return out.Question
 	}
 	k := kinds[kind]
-	q, _, err := svc.Questions.Create(hitl.WithPrincipal(context.Background(), k.by), "run-1", k.n)
+	q, _, err := svc.Questions.Create(auth.WithPrincipal(context.Background(), k.by), "run-1", k.n)
 	require.NoError(t, err)
 	return q
 }
@@ -61,7 +62,7 @@ func askKind(t *testing.T, svc *service.Service, kind string) *hitl.Question {
 func TestReassignTable(t *testing.T) {
 	rows := []struct {
 		who   string
-		p     hitl.Principal
+		p     auth.Principal
 		kind  string
 		to    []string
 		code  string // "" when allowed
@@ -86,26 +87,26 @@ func TestReassignTable(t *testing.T) {
 		t.Run(fmt.Sprintf("%s hands %s to %v: %q", r.who, r.kind, r.to, r.code), func(t *testing.T) {
 			svc, _ := newReminding(t)
 			q := askKind(t, svc, r.kind)
-			got, err := svc.Questions.Reassign(hitl.WithPrincipal(context.Background(), r.p), q.ID, r.to)
+			got, err := svc.Questions.Reassign(auth.WithPrincipal(context.Background(), r.p), q.ID, r.to)
 			if r.code != "" {
 				require.Equal(t, r.code, fault.Code(err), "%v", err)
 				assert.Contains(t, fault.Message(err), r.cause)
-				still, err := svc.Questions.Question(hitl.WithPrincipal(context.Background(), admin), q.ID)
+				still, err := svc.Questions.Question(auth.WithPrincipal(context.Background(), admin), q.ID)
 				require.NoError(t, err)
 				assert.Equal(t, q.Assignees, still.Assignees, "a refused reassignment changes nothing")
 				if r.code == fault.EFORBIDDEN {
-					evs, _, err := svc.Log.Events(hitl.WithPrincipal(context.Background(), admin), 0, 0)
+					evs, _, err := svc.Log.Events(auth.WithPrincipal(context.Background(), admin), 0, 0)
 					require.NoError(t, err)
 					last := evs[len(evs)-1]
 					assert.Equal(t, hitl.EventRefused, last.Type, "a refusal is audited")
-					assert.Equal(t, hitl.ActionReassign, last.Action)
+					assert.Equal(t, auth.ActionReassign, last.Action)
 				}
 				return
 			}
 			require.NoError(t, err)
 			assert.Equal(t, r.to, got.Assignees, "the new assignees replace the old")
 			assert.Equal(t, handedBy(r.p), got.HandedBy)
-			evs, _, err := svc.Log.Events(hitl.WithPrincipal(context.Background(), admin), 0, 0)
+			evs, _, err := svc.Log.Events(auth.WithPrincipal(context.Background(), admin), 0, 0)
 			require.NoError(t, err)
 			last := evs[len(evs)-1]
 			assert.Equal(t, hitl.EventQuestionReassigned, last.Type, "audited")
@@ -115,7 +116,7 @@ func TestReassignTable(t *testing.T) {
 	}
 }
 
-func handedBy(p hitl.Principal) string {
+func handedBy(p auth.Principal) string {
 	if p.SlackUser != "" {
 		return p.SlackUser
 	}
@@ -125,14 +126,14 @@ func handedBy(p hitl.Principal) string {
 func TestReassignHandsTheRightToAnswer(t *testing.T) {
 	svc, _ := newReminding(t)
 	q := askKind(t, svc, "assigned to alice")
-	_, err := svc.Questions.Reassign(hitl.WithPrincipal(context.Background(), slackAli), q.ID, []string{"U0BOB"})
+	_, err := svc.Questions.Reassign(auth.WithPrincipal(context.Background(), slackAli), q.ID, []string{"U0BOB"})
 	require.NoError(t, err)
-	_, err = svc.Questions.Answer(hitl.WithPrincipal(context.Background(), slackAli), q.ID, hitl.Response{Value: true})
+	_, err = svc.Questions.Answer(auth.WithPrincipal(context.Background(), slackAli), q.ID, hitl.Response{Value: true})
 	require.Equal(t, fault.EFORBIDDEN, fault.Code(err), "the old assignee lost it: %v", err)
 	bob := slackRules.SlackPrincipal("U0BOB", nil) // not an answerer: assignment is their right
-	_, err = svc.Questions.Answer(hitl.WithPrincipal(context.Background(), bob), q.ID, hitl.Response{Value: true})
+	_, err = svc.Questions.Answer(auth.WithPrincipal(context.Background(), bob), q.ID, hitl.Response{Value: true})
 	require.NoError(t, err)
-	_, err = svc.Questions.Reassign(hitl.WithPrincipal(context.Background(), bob), q.ID, []string{"U0ANS"})
+	_, err = svc.Questions.Reassign(auth.WithPrincipal(context.Background(), bob), q.ID, []string{"U0ANS"})
 	require.Equal(t, fault.ECONFLICT, fault.Code(err), "a settled question is handed to nobody")
 }
 
@@ -143,7 +144,7 @@ func TestEscalationAddsAnswerers(t *testing.T) {
 	rows := []struct {
 		kind  string
 		after time.Duration // when the sweep runs
-		p     hitl.Principal
+		p     auth.Principal
 		allow bool
 	}{
 		{"assigned to alice", 9 * time.Minute, esc, false},
@@ -165,7 +166,7 @@ func TestEscalationAddsAnswerers(t *testing.T) {
 			if q.ResponseType == hitl.ApprovalResponse {
 				resp = hitl.Response{Value: "approve"}
 			}
-			_, err = svc.Questions.Answer(hitl.WithPrincipal(context.Background(), r.p), q.ID, resp)
+			_, err = svc.Questions.Answer(auth.WithPrincipal(context.Background(), r.p), q.ID, resp)
 			if r.allow {
 				require.NoError(t, err)
 				return

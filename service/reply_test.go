@@ -6,6 +6,7 @@ import (
 
 	"github.com/hitlbot/hitl"
 	"github.com/hitlbot/hitl/access"
+	"github.com/hitlbot/hitl/auth"
 	"github.com/hitlbot/hitl/fault"
 	"github.com/hitlbot/hitl/internal/memstore"
 	"github.com/hitlbot/hitl/service"
@@ -19,7 +20,7 @@ import (
 // and whoever may not answer may not reply.
 func TestAReplyIsNeverAnApproval(t *testing.T) {
 	slack := func(u string) context.Context {
-		return hitl.WithPrincipal(context.Background(), access.Access{Answerers: []string{"U0A", "U0B", "U0C"}}.SlackPrincipal(u, nil))
+		return auth.WithPrincipal(context.Background(), access.Access{Answerers: []string{"U0A", "U0B", "U0C"}}.SlackPrincipal(u, nil))
 	}
 	deploy := hitl.Operation{Type: "deploy", Description: "Deploy build 41", Resource: "prod/web"} // two-person-deploys: quorum 2
 	makeTest := hitl.Operation{Type: hitl.OpShell, Description: "Run the tests", Resource: "make test"}
@@ -45,12 +46,12 @@ func TestAReplyIsNeverAnApproval(t *testing.T) {
 		{name: "a reply with an edit edits nothing", op: makeTest, reply: answer{slack("U0A"), hitl.Response{Value: hitl.Reply, Text: "no", Edited: "make check"}}},
 		{name: "a reply without text is refused", op: makeTest, reply: answer{slack("U0A"), hitl.Response{Value: hitl.Reply, Text: "  "}}, code: fault.EINVALID},
 		{name: "a reply from someone who may not answer is refused", op: makeTest, reply: answer{slack("U0Z"), reply}, code: fault.EFORBIDDEN},
-		{name: "the agent that asked may not reply to itself", op: makeTest, reply: answer{hitl.WithPrincipal(context.Background(), asker), reply}, code: fault.EFORBIDDEN},
+		{name: "the agent that asked may not reply to itself", op: makeTest, reply: answer{auth.WithPrincipal(context.Background(), asker), reply}, code: fault.EFORBIDDEN},
 		{name: "a reply to a quorum approval from someone not listed is refused", op: deploy, reply: answer{slack("U0C"), reply}, code: fault.EFORBIDDEN},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			svc := newPolicyService(t, memstore.New())
-			out, err := svc.Policies.RequestOperation(hitl.WithPrincipal(context.Background(), asker), service.ApprovalRequest{Operation: tc.op})
+			out, err := svc.Policies.RequestOperation(auth.WithPrincipal(context.Background(), asker), service.ApprovalRequest{Operation: tc.op})
 			require.NoError(t, err)
 			require.Equal(t, hitl.EffectAsk, out.Effect)
 			id := out.Question.ID
@@ -59,7 +60,7 @@ func TestAReplyIsNeverAnApproval(t *testing.T) {
 				require.NoError(t, err)
 			}
 			_, err = svc.Questions.Answer(tc.reply.by, id, tc.reply.r)
-			q, qerr := svc.Questions.Question(hitl.WithPrincipal(context.Background(), admin), id)
+			q, qerr := svc.Questions.Question(auth.WithPrincipal(context.Background(), admin), id)
 			require.NoError(t, qerr)
 			learned, lerr := svc.Policies.LearnedRules(slack("U0A"), hitl.LearnedRuleFilter{})
 			require.NoError(t, lerr)

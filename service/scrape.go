@@ -4,14 +4,15 @@ import (
 	"context"
 
 	"github.com/hitlbot/hitl"
+	"github.com/hitlbot/hitl/auth"
 )
 
 // AuthorizeScrape applies the rule of who may scrape /metrics to the
 // principal in ctx; a refusal is audited.
 func (s *Guard) AuthorizeScrape(ctx context.Context) error {
-	p := hitl.PrincipalFrom(ctx)
-	if err := s.access.Authorize(p, hitl.ActionScrape, nil); err != nil {
-		return s.refused(ctx, p, hitl.ActionScrape, &hitl.Question{}, err)
+	p := auth.PrincipalFrom(ctx)
+	if err := s.access.Authorize(p, auth.ActionScrape, nil); err != nil {
+		return s.refused(ctx, p, auth.ActionScrape, &hitl.Question{}, err)
 	}
 	return nil
 }
@@ -20,9 +21,9 @@ func (s *Guard) AuthorizeScrape(ctx context.Context) error {
 // of the log they are counted at (the metrics start there). Whoever may
 // read stats may.
 func (s *Observation) PendingByType(ctx context.Context) (map[hitl.QuestionType]int, uint64, error) {
-	p := hitl.PrincipalFrom(ctx)
-	if err := s.access.Authorize(p, hitl.ActionStats, nil); err != nil {
-		return nil, 0, s.guard.refused(ctx, p, hitl.ActionStats, &hitl.Question{}, err)
+	p := auth.PrincipalFrom(ctx)
+	if err := s.access.Authorize(p, auth.ActionStats, nil); err != nil {
+		return nil, 0, s.guard.refused(ctx, p, auth.ActionStats, &hitl.Question{}, err)
 	}
 	return s.store.PendingByType(ctx)
 }

@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/hitlbot/hitl"
+	"github.com/hitlbot/hitl/auth"
 	"github.com/hitlbot/hitl/fault"
 	"github.com/hitlbot/hitl/internal/clocktest"
 	"github.com/hitlbot/hitl/internal/memstore"
@@ -49,8 +50,8 @@ func TestSharedSealKeyOpensAcrossServices(t *testing.T) {
 	}
 	one := service.NewService(st, service.ServiceConfig{Notifier: notify.New(), Clock: clock, Sealer: withKey(1)})
 	two := service.NewService(st, service.ServiceConfig{Notifier: notify.New(), Clock: clock, Sealer: withKey(1)})
-	ctx := hitl.WithPrincipal(context.Background(), asker)
-	person := hitl.WithPrincipal(context.Background(), answerer)
+	ctx := auth.WithPrincipal(context.Background(), asker)
+	person := auth.WithPrincipal(context.Background(), answerer)
 	q, _, err := one.Questions.Create(ctx, "run-1", hitl.NewQuestion{Question: "Token?", Sensitive: true})
 	require.NoError(t, err)
 	_, err = one.Questions.Answer(person, q.ID, hitl.Response{Value: "s3cret"})

@@ -8,6 +8,7 @@ import (
 
 	"github.com/hitlbot/hitl"
 	"github.com/hitlbot/hitl/access"
+	"github.com/hitlbot/hitl/auth"
 	"github.com/hitlbot/hitl/fault"
 	"github.com/hitlbot/hitl/policy"
 	"github.com/hitlbot/hitl/steer"
@@ -247,9 +248,9 @@ func (s *Questions) Create(ctx context.Context, runID string, n hitl.NewQuestion
 // create is Create with a last touch on the built question (an approval
 // the policy asked for gets its operation, approvers and quorum).
 func (s *Questions) create(ctx context.Context, runID string, n hitl.NewQuestion, touch func(*hitl.Question)) (*hitl.Question, bool, error) {
-	p := hitl.PrincipalFrom(ctx)
-	if err := s.access.Authorize(p, hitl.ActionAsk, nil); err != nil {
-		return nil, false, s.guard.refused(ctx, p, hitl.ActionAsk, &hitl.Question{RunID: runID}, err)
+	p := auth.PrincipalFrom(ctx)
+	if err := s.access.Authorize(p, auth.ActionAsk, nil); err != nil {
+		return nil, false, s.guard.refused(ctx, p, auth.ActionAsk, &hitl.Question{RunID: runID}, err)
 	}
 	if err := s.callbacks.Check(n.CallbackURL); err != nil {
 		return nil, false, err
@@ -271,8 +272,8 @@ func (s *Questions) create(ctx context.Context, runID string, n hitl.NewQuestion
 	if err != nil && fault.Code(err) != fault.ENOTFOUND {
 		return nil, false, err
 	}
-	if err := s.access.AuthorizeRun(p, hitl.ActionReport, runID, run); err != nil {
-		return nil, false, s.guard.refused(ctx, p, hitl.ActionAsk, &hitl.Question{RunID: runID}, err)
+	if err := s.access.AuthorizeRun(p, auth.ActionReport, runID, run); err != nil {
+		return nil, false, s.guard.refused(ctx, p, auth.ActionAsk, &hitl.Question{RunID: runID}, err)
 	}
 	if err := s.runs.refuseByThreshold(runID, run, q); err != nil {
 		return nil, false, err
@@ -292,7 +293,7 @@ func (s *Questions) create(ctx context.Context, runID string, n hitl.NewQuestion
 	}
 	if s.limiter != nil {
 		if d := s.limiter.Allow(p.ID, runID); d > 0 {
-			return nil, false, s.guard.refused(ctx, p, hitl.ActionAsk, &hitl.Question{RunID: runID}, rateLimited(p, runID, d))
+			return nil, false, s.guard.refused(ctx, p, auth.ActionAsk, &hitl.Question{RunID: runID}, rateLimited(p, runID, d))
 		}
 	}
 	if run == nil || run.Asker == "" {
@@ -307,12 +308,12 @@ func (s *Questions) create(ctx context.Context, runID string, n hitl.NewQuestion
 	// asker's) and the other is refused, with no commit of its own.
 	var refusal error
 	admit := func(run *hitl.Run) error {
-		refusal = s.access.AuthorizeRun(p, hitl.ActionReport, runID, run)
+		refusal = s.access.AuthorizeRun(p, auth.ActionReport, runID, run)
 		return refusal
 	}
 	stored, created, err := s.store.CreateQuestion(ctx, q, hitl.NewQuestionEvent(hitl.EventQuestionAsked, q, p.ID, now), admit)
 	if refusal != nil && err == refusal {
-		return nil, false, s.guard.refused(ctx, p, hitl.ActionAsk, &hitl.Question{RunID: runID}, refusal)
+		return nil, false, s.guard.refused(ctx, p, auth.ActionAsk, &hitl.Question{RunID: runID}, refusal)
 	}
 	if err != nil {
 		return nil, false, err
@@ -331,7 +332,7 @@ func (s *Questions) create(ctx context.Context, runID string, n hitl.NewQuestion
 // sameRequest checks that a retry under an idempotency key is the same
 // request, from the same asker, as the question holding the key.
 func sameRequest(existing, q *hitl.Question) error {
-	if existing.Asker != q.Asker && !(hitl.IsLocal(existing.Asker) && hitl.IsLocal(q.Asker)) {
+	if existing.Asker != q.Asker && !(auth.IsLocal(existing.Asker) && auth.IsLocal(q.Asker)) {
 		return fault.Errorf(fault.ECONFLICT, "idempotency key %q of run %s is held by another asker's question; use another key", q.IdempotencyKey, q.RunID)
 	}
 	if existing.RequestHash != "" && existing.RequestHash != q.RequestHash {
@@ -342,12 +343,12 @@ func sameRequest(existing, q *hitl.Question) error {
 
 // authorized loads question id and applies the rule for act to the
 // principal in ctx; a refusal is audited.
-func (s *Questions) authorized(ctx context.Context, act hitl.Action, id string) (*hitl.Question, error) {
+func (s *Questions) authorized(ctx context.Context, act auth.Action, id string) (*hitl.Question, error) {
 	q, err := s.store.Question(ctx, id)
 	if err != nil {
 		return nil, err
 	}
-	p := hitl.PrincipalFrom(ctx)
+	p := auth.PrincipalFrom(ctx)
 	if err := s.access.Authorize(p, act, q); err != nil {
 		return nil, s.guard.refused(ctx, p, act, q, err)
 	}
@@ -356,7 +357,7 @@ func (s *Questions) authorized(ctx context.Context, act hitl.Action, id string) 
 
 // Question implements QuestionService.
 func (s *Questions) Question(ctx context.Context, id string) (*hitl.Question, error) {
-	q, err := s.authorized(ctx, hitl.ActionRead, id)
+	q, err := s.authorized(ctx, auth.ActionRead, id)
 	if err != nil {
 		return nil, err
 	}
@@ -365,7 +366,7 @@ func (s *Questions) Question(ctx context.Context, id string) (*hitl.Question, er
 
 // Wait implements QuestionService.
 func (s *Questions) Wait(ctx context.Context, id string) (*hitl.Question, error) {
-	if _, err := s.authorized(ctx, hitl.ActionRead, id); err != nil {
+	if _, err := s.authorized(ctx, auth.ActionRead, id); err != nil {
 		return nil, err
 	}
 	for {
@@ -395,10 +396,10 @@ func (s *Questions) Wait(ctx context.Context, id string) (*hitl.Question, error)
 // person's approve and settles at the last one; a single deny denies and
 // a single reply settles it unapproved (a reply is never a vote).
 func (s *Questions) Answer(ctx context.Context, id string, r hitl.Response) (*hitl.Question, error) {
-	p := hitl.PrincipalFrom(ctx)
+	p := auth.PrincipalFrom(ctx)
 	var learn *hitl.LearnedRuleKey
 	rules := s.policy.rules() // read before the store's transaction: never inside it
-	q, err := s.settleOrCount(ctx, hitl.ActionAnswer, id, func(q *hitl.Question, now time.Time) (*hitl.Event, bool, error) {
+	q, err := s.settleOrCount(ctx, auth.ActionAnswer, id, func(q *hitl.Question, now time.Time) (*hitl.Event, bool, error) {
 		learn = nil
 		norm, err := q.ValidateResponse(r)
 		if err != nil {
@@ -443,11 +444,11 @@ func (s *Questions) Answer(ctx context.Context, id string, r hitl.Response) (*hi
 
 // Cancel implements QuestionService.
 func (s *Questions) Cancel(ctx context.Context, id, reason string) (*hitl.Question, error) {
-	actor := hitl.ActorFrom(ctx)
+	actor := auth.ActorFrom(ctx)
 	if len(reason) > hitl.MaxAnswerLen {
 		return nil, fault.Errorf(fault.EINVALID, "reason is longer than %d characters", hitl.MaxAnswerLen)
 	}
-	return s.settle(ctx, hitl.ActionCancel, id, func(q *hitl.Question, now time.Time) (*hitl.Event, error) {
+	return s.settle(ctx, auth.ActionCancel, id, func(q *hitl.Question, now time.Time) (*hitl.Event, error) {
 		q.Status, q.RespondedBy, q.RespondedAt, q.CancelReason = hitl.StatusCancelled, actor, &now, reason
 		return hitl.NewQuestionEvent(hitl.EventQuestionCancelled, q, actor, now), nil
 	})
@@ -458,7 +459,7 @@ func (s *Questions) Cancel(ctx context.Context, id, reason string) (*hitl.Questi
 // first, so a stranger learns nothing of how a question was settled; then
 // a question that is no longer pending gets a conflict naming who settled
 // it and when.
-func (s *Questions) settle(ctx context.Context, act hitl.Action, id string, fn func(q *hitl.Question, now time.Time) (*hitl.Event, error)) (*hitl.Question, error) {
+func (s *Questions) settle(ctx context.Context, act auth.Action, id string, fn func(q *hitl.Question, now time.Time) (*hitl.Event, error)) (*hitl.Question, error) {
 	return s.settleOrCount(ctx, act, id, func(q *hitl.Question, now time.Time) (*hitl.Event, bool, error) {
 		ev, err := fn(q, now)
 		return ev, true, err
@@ -467,10 +468,10 @@ func (s *Questions) settle(ctx context.Context, act hitl.Action, id string, fn f
 
 // settleOrCount is settle for a change that may leave the question
 // pending (one approval of several): fn reports whether it settled.
-func (s *Questions) settleOrCount(ctx context.Context, act hitl.Action, id string, fn func(q *hitl.Question, now time.Time) (*hitl.Event, bool, error)) (*hitl.Question, error) {
+func (s *Questions) settleOrCount(ctx context.Context, act auth.Action, id string, fn func(q *hitl.Question, now time.Time) (*hitl.Event, bool, error)) (*hitl.Question, error) {
 	now := s.clock.Now()
-	p := hitl.PrincipalFrom(ctx)
-	if act == hitl.ActionAnswer || act == hitl.ActionCancel {
+	p := auth.PrincipalFrom(ctx)
+	if act == auth.ActionAnswer || act == auth.ActionCancel {
 		p = s.withGroups(ctx, p, id)
 	}
 	var refusal error
@@ -511,8 +512,8 @@ func (s *Questions) SweepExpired(ctx context.Context) (int, error) {
 		if q.TimeoutAt == nil || q.TimeoutAt.After(now) {
 			return nil, fault.Errorf(fault.ECONFLICT, "question %s is not due", q.ID)
 		}
-		q.Status, q.Response, q.RespondedBy, q.RespondedAt = hitl.StatusTimeout, q.DefaultResponse.Clone(), hitl.ActorSystem, &now
-		return hitl.NewQuestionEvent(hitl.EventQuestionTimeout, q, hitl.ActorSystem, now), nil
+		q.Status, q.Response, q.RespondedBy, q.RespondedAt = hitl.StatusTimeout, q.DefaultResponse.Clone(), auth.ActorSystem, &now
+		return hitl.NewQuestionEvent(hitl.EventQuestionTimeout, q, auth.ActorSystem, now), nil
 	}, true)
 }
 
@@ -589,20 +590,20 @@ func (s *Questions) QuestionPage(ctx context.Context, f hitl.QuestionFilter) (hi
 // scope narrows f to what the principal in ctx may see: everything for
 // those who answer, their own questions for askers.
 func (s *kernel) scope(ctx context.Context, f hitl.QuestionFilter) (hitl.QuestionFilter, error) {
-	p := hitl.PrincipalFrom(ctx)
+	p := auth.PrincipalFrom(ctx)
 	if p.Local || p.SeesAll() {
 		return f, nil
 	}
-	if !p.Has(hitl.ScopeAsk) {
-		return f, s.guard.refused(ctx, p, hitl.ActionRead, &hitl.Question{RunID: f.RunID}, access.Lacks(p, hitl.ScopeAnswer))
+	if !p.Has(auth.ScopeAsk) {
+		return f, s.guard.refused(ctx, p, auth.ActionRead, &hitl.Question{RunID: f.RunID}, access.Lacks(p, auth.ScopeAnswer))
 	}
 	if f.RunID != "" {
 		run, err := s.store.Run(ctx, f.RunID)
 		if err != nil && fault.Code(err) != fault.ENOTFOUND {
 			return f, err
 		}
-		if err := s.access.AuthorizeRun(p, hitl.ActionRead, f.RunID, run); err != nil {
-			return f, s.guard.refused(ctx, p, hitl.ActionRead, &hitl.Question{RunID: f.RunID}, err)
+		if err := s.access.AuthorizeRun(p, auth.ActionRead, f.RunID, run); err != nil {
+			return f, s.guard.refused(ctx, p, auth.ActionRead, &hitl.Question{RunID: f.RunID}, err)
 		}
 	}
 	f.Asker = p.ID
@@ -611,7 +612,7 @@ func (s *kernel) scope(ctx context.Context, f hitl.QuestionFilter) (hitl.Questio
 
 // Receive implements QuestionService.
 func (s *Questions) Receive(ctx context.Context, id string) (*hitl.Question, error) {
-	q, err := s.authorized(ctx, hitl.ActionReceive, id)
+	q, err := s.authorized(ctx, auth.ActionReceive, id)
 	if err != nil {
 		return nil, err
 	}
@@ -678,7 +679,7 @@ func (s *Questions) reopen(q *hitl.Question, now time.Time) *hitl.Event {
 		at := now.Add(s.timeouts.Min)
 		q.TimeoutAt = &at
 	}
-	ev := hitl.NewQuestionEvent(hitl.EventQuestionReopened, q, hitl.ActorSystem, now)
+	ev := hitl.NewQuestionEvent(hitl.EventQuestionReopened, q, auth.ActorSystem, now)
 	ev.Reason = noticeReopened
 	return ev
 }
@@ -741,9 +742,9 @@ func (s *Runs) RunRecord(ctx context.Context, id string) (*hitl.Run, error) {
 	if err != nil {
 		return nil, err
 	}
-	p := hitl.PrincipalFrom(ctx)
-	if err := s.access.AuthorizeRun(p, hitl.ActionRead, id, run); err != nil {
-		return nil, s.guard.refused(ctx, p, hitl.ActionRead, &hitl.Question{RunID: id}, err)
+	p := auth.PrincipalFrom(ctx)
+	if err := s.access.AuthorizeRun(p, auth.ActionRead, id, run); err != nil {
+		return nil, s.guard.refused(ctx, p, auth.ActionRead, &hitl.Question{RunID: id}, err)
 	}
 	return run, nil
 }
@@ -777,7 +778,7 @@ func (s *Log) RunEvents(ctx context.Context, run string, after uint64, limit int
 
 // visible keeps the events of evs the principal in ctx may see.
 func visible(ctx context.Context, evs []*hitl.Event) []*hitl.Event {
-	p := hitl.PrincipalFrom(ctx)
+	p := auth.PrincipalFrom(ctx)
 	out := evs[:0]
 	for _, ev := range evs {
 		if ev.VisibleTo(p) {

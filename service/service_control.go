@@ -7,6 +7,7 @@ import (
 
 	"github.com/hitlbot/hitl"
 	"github.com/hitlbot/hitl/access"
+	"github.com/hitlbot/hitl/auth"
 	"github.com/hitlbot/hitl/fault"
 	"github.com/hitlbot/hitl/runhandle"
 	"github.com/hitlbot/hitl/steer"
@@ -34,12 +35,12 @@ func (s *Runs) Control(ctx context.Context, req steer.ControlMessage) ([]steer.C
 	if err := req.Validate(); err != nil {
 		return []steer.ControlMessage{req.Reply(steer.MessageResult, now, steer.Failure(steer.CodeBadRequest, fault.Message(err)))}, nil
 	}
-	p := hitl.PrincipalFrom(ctx)
+	p := auth.PrincipalFrom(ctx)
 	if err := s.guard.Throttle(ctx, LimitControl); err != nil {
 		return nil, err // before anything is stored: no ACK
 	}
 	s.startedOnce.Do(func() { s.started = now })
-	refusal := s.access.Authorize(p, hitl.ActionSteer, nil)
+	refusal := s.access.Authorize(p, auth.ActionSteer, nil)
 	var (
 		msgs      []steer.ControlMessage
 		cancelled bool
@@ -61,7 +62,7 @@ func (s *Runs) Control(ctx context.Context, req steer.ControlMessage) ([]steer.C
 		cancelled = r != nil && r.Control.Status == steer.RunCancelled
 		evs := []*hitl.Event{s.controlEvent(ack, p, now), s.controlEvent(result, p, now)}
 		if state != nil {
-			evs = append(evs, s.runStateEvent(state, hitl.ActorFrom(ctx), now))
+			evs = append(evs, s.runStateEvent(state, auth.ActorFrom(ctx), now))
 		}
 		rec := hitl.ControlRecord{RequestID: req.RequestID, RunID: req.Target.RunID, Command: req.Command, By: p.ID, At: now, Result: &result}
 		return hitl.RunUpdate{Run: r, Events: evs, Control: &rec}, nil
@@ -74,7 +75,7 @@ func (s *Runs) Control(ctx context.Context, req steer.ControlMessage) ([]steer.C
 	}
 	s.notifier.Publish(runKey(req.Target.RunID))
 	if refusal != nil {
-		_ = s.guard.refused(ctx, p, hitl.ActionSteer, &hitl.Question{RunID: req.Target.RunID}, refusal)
+		_ = s.guard.refused(ctx, p, auth.ActionSteer, &hitl.Question{RunID: req.Target.RunID}, refusal)
 	}
 	if cancelled {
 		s.cancelRun(ctx, req.Target.RunID, "the run was cancelled by "+p.ID)
@@ -102,7 +103,7 @@ func (s *Runs) seen(prior *hitl.ControlRecord, now time.Time) (cached *steer.Con
 	return nil, !prior.At.Before(s.started)
 }
 
-func (s *Runs) controlEvent(m steer.ControlMessage, p hitl.Principal, now time.Time) *hitl.Event {
+func (s *Runs) controlEvent(m steer.ControlMessage, p auth.Principal, now time.Time) *hitl.Event {
 	c := m
 	return &hitl.Event{Type: hitl.EventControl, RunID: m.Target.RunID, At: now, Actor: p.ID, Control: &c}
 }
@@ -115,7 +116,7 @@ func (s *Runs) runStateEvent(e *steer.StateEvent, actor string, now time.Time) *
 // (refused: refusal, when not nil): the RESULT's payload, the run to
 // store (nil: unchanged) and the loop:current event it causes (nil:
 // none).
-func (s *Runs) command(p hitl.Principal, req steer.ControlMessage, run *hitl.Run, refusal error, now time.Time) (steer.ControlPayload, *hitl.Run, *steer.StateEvent) {
+func (s *Runs) command(p auth.Principal, req steer.ControlMessage, run *hitl.Run, refusal error, now time.Time) (steer.ControlPayload, *hitl.Run, *steer.StateEvent) {
 	if refusal != nil {
 		return steer.Failure(steer.CodeForbidden, fault.Message(refusal)), nil, nil
 	}
@@ -167,7 +168,7 @@ const settleBatch = 1000
 // them all, then settles them settleBatch to a commit (a run with 2,000
 // pending ends in two commits, not 2,000), and wakes their waiters.
 func (s *Runs) cancelRun(ctx context.Context, runID, reason string) {
-	ctx = hitl.WithPrincipal(context.WithoutCancel(ctx), hitl.SystemPrincipal)
+	ctx = auth.WithPrincipal(context.WithoutCancel(ctx), auth.SystemPrincipal)
 	var ids []string
 	f := hitl.QuestionFilter{RunID: runID, Status: hitl.StatusPending, Limit: hitl.MaxPageSize}
 	for {
@@ -191,8 +192,8 @@ func (s *Runs) cancelRun(ctx context.Context, runID, reason string) {
 			if !q.Pending() {
 				return nil, hitl.Conflict(q) // answered meanwhile
 			}
-			q.Status, q.RespondedBy, q.RespondedAt, q.CancelReason = hitl.StatusCancelled, hitl.ActorSystem, &now, reason
-			return hitl.NewQuestionEvent(hitl.EventQuestionCancelled, q, hitl.ActorSystem, now), nil
+			q.Status, q.RespondedBy, q.RespondedAt, q.CancelReason = hitl.StatusCancelled, auth.ActorSystem, &now, reason
+			return hitl.NewQuestionEvent(hitl.EventQuestionCancelled, q, auth.ActorSystem, now), nil
 		}))
 		if err != nil {
 			return
@@ -255,9 +256,9 @@ func (s *Runs) checkpoint(ctx context.Context, e steer.StateEvent, handover bool
 	if err := e.Validate(); err != nil {
 		return Checkpoint{}, err
 	}
-	p := hitl.PrincipalFrom(ctx)
-	if err := s.access.Authorize(p, hitl.ActionAsk, nil); err != nil {
-		return Checkpoint{}, s.guard.refused(ctx, p, hitl.ActionReport, &hitl.Question{RunID: e.RunID}, err)
+	p := auth.PrincipalFrom(ctx)
+	if err := s.access.Authorize(p, auth.ActionAsk, nil); err != nil {
+		return Checkpoint{}, s.guard.refused(ctx, p, auth.ActionReport, &hitl.Question{RunID: e.RunID}, err)
 	}
 	if err := s.guard.Throttle(ctx, LimitRuns); err != nil {
 		return Checkpoint{}, err
@@ -268,7 +269,7 @@ func (s *Runs) checkpoint(ctx context.Context, e steer.StateEvent, handover bool
 	run, err := s.store.UpdateRun(ctx, e.RunID, s.hookRun(func(run *hitl.Run) (hitl.RunUpdate, error) {
 		now := s.clock.Now()
 		ended = false
-		if refusal = s.access.AuthorizeRun(p, hitl.ActionReport, e.RunID, run); refusal != nil {
+		if refusal = s.access.AuthorizeRun(p, auth.ActionReport, e.RunID, run); refusal != nil {
 			return hitl.RunUpdate{}, refusal
 		}
 		if run == nil {
@@ -307,7 +308,7 @@ func (s *Runs) checkpoint(ctx context.Context, e steer.StateEvent, handover bool
 	}))
 	if err != nil {
 		if refusal != nil && err == refusal {
-			return Checkpoint{}, s.guard.refused(ctx, p, hitl.ActionReport, &hitl.Question{RunID: e.RunID}, err)
+			return Checkpoint{}, s.guard.refused(ctx, p, auth.ActionReport, &hitl.Question{RunID: e.RunID}, err)
 		}
 		return Checkpoint{}, err
 	}
@@ -342,9 +343,9 @@ func (s *Runs) Woken(ctx context.Context, e steer.StateEvent, run *hitl.Run) (Ch
 	if run == nil || !run.RecordsNothing(&e) {
 		return s.Checkpoint(ctx, e)
 	}
-	p := hitl.PrincipalFrom(ctx)
-	if err := s.access.AuthorizeRun(p, hitl.ActionReport, e.RunID, run); err != nil { // the ask scope, then ownership
-		return Checkpoint{}, s.guard.refused(ctx, p, hitl.ActionReport, &hitl.Question{RunID: e.RunID}, err)
+	p := auth.PrincipalFrom(ctx)
+	if err := s.access.AuthorizeRun(p, auth.ActionReport, e.RunID, run); err != nil { // the ask scope, then ownership
+		return Checkpoint{}, s.guard.refused(ctx, p, auth.ActionReport, &hitl.Question{RunID: e.RunID}, err)
 	}
 	cp := checkpointOf(run, true)
 	cp.Threshold, cp.Version = s.thresholdOf(run), run.Version
@@ -408,9 +409,9 @@ func (s *Runs) HoldWhilePaused(ctx, wait context.Context, e steer.StateEvent, cp
 // Runs returns a page of runs (active ones, or all), for principals that
 // may see every run.
 func (s *Runs) Runs(ctx context.Context, active bool, limit int, cursor string) (hitl.RunPage, error) {
-	p := hitl.PrincipalFrom(ctx)
-	if !p.Local && !p.SeesAll() && !p.Has(hitl.ScopeControl) {
-		return hitl.RunPage{}, s.guard.refused(ctx, p, hitl.ActionRead, &hitl.Question{}, access.Lacks(p, hitl.ScopeAnswer))
+	p := auth.PrincipalFrom(ctx)
+	if !p.Local && !p.SeesAll() && !p.Has(auth.ScopeControl) {
+		return hitl.RunPage{}, s.guard.refused(ctx, p, auth.ActionRead, &hitl.Question{}, access.Lacks(p, auth.ScopeAnswer))
 	}
 	page, err := s.store.Runs(ctx, active, limit, cursor)
 	if err != nil {
@@ -428,9 +429,9 @@ func (s *Runs) Runs(ctx context.Context, active bool, limit int, cursor string) 
 // RunsByPrefix returns up to limit runs whose id starts with prefix, in
 // id order, ended ones too, for principals that may see every run.
 func (s *Runs) RunsByPrefix(ctx context.Context, prefix string, limit int) ([]*hitl.Run, error) {
-	p := hitl.PrincipalFrom(ctx)
-	if !p.Local && !p.SeesAll() && !p.Has(hitl.ScopeControl) {
-		return nil, s.guard.refused(ctx, p, hitl.ActionRead, &hitl.Question{}, access.Lacks(p, hitl.ScopeAnswer))
+	p := auth.PrincipalFrom(ctx)
+	if !p.Local && !p.SeesAll() && !p.Has(auth.ScopeControl) {
+		return nil, s.guard.refused(ctx, p, auth.ActionRead, &hitl.Question{}, access.Lacks(p, auth.ScopeAnswer))
 	}
 	if err := steer.ValidateRunID(prefix); err != nil {
 		return nil, err

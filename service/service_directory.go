@@ -6,6 +6,7 @@ import (
 	"sync/atomic"
 
 	"github.com/hitlbot/hitl"
+	"github.com/hitlbot/hitl/auth"
 )
 
 // SetDirectory makes the service look group membership up in d. Without
@@ -17,7 +18,7 @@ func (s *kernel) SetDirectory(d hitl.Directory) { s.dir.d.Store(&d) }
 // found). Only a principal that is a Slack user (or a token speaking for
 // one) is a member of anything. The lookups happen before the transaction
 // that decides; a group looked up nowhere counts as not containing p.
-func (s *kernel) withGroups(ctx context.Context, p hitl.Principal, id string) hitl.Principal {
+func (s *kernel) withGroups(ctx context.Context, p auth.Principal, id string) auth.Principal {
 	dir := s.dir.get()
 	if dir == nil || p.SlackUser == "" {
 		return p

@@ -10,6 +10,7 @@ import (
 
 	"github.com/hitlbot/hitl"
 	"github.com/hitlbot/hitl/access"
+	"github.com/hitlbot/hitl/auth"
 	"github.com/hitlbot/hitl/fault"
 	"github.com/hitlbot/hitl/policy"
 )
@@ -69,9 +70,9 @@ func (s *Policies) Policy(ctx context.Context) (hitl.Policy, error) {
 // docs/protocol.md#approvals), for admins. It is stored: it survives a restart and
 // beats the config file until the file's rules change.
 func (s *Policies) SetPolicy(ctx context.Context, rules []hitl.PolicyRule) (hitl.Policy, error) {
-	p := hitl.PrincipalFrom(ctx)
-	if err := s.access.Authorize(p, hitl.ActionAudit, nil); err != nil {
-		return hitl.Policy{}, s.guard.refused(ctx, p, hitl.ActionAudit, &hitl.Question{}, fault.Errorf(fault.EFORBIDDEN, "%s lacks the admin scope: only admins set the policy", p.ID))
+	p := auth.PrincipalFrom(ctx)
+	if err := s.access.Authorize(p, auth.ActionAudit, nil); err != nil {
+		return hitl.Policy{}, s.guard.refused(ctx, p, auth.ActionAudit, &hitl.Question{}, fault.Errorf(fault.EFORBIDDEN, "%s lacks the admin scope: only admins set the policy", p.ID))
 	}
 	if err := (hitl.Policy{Rules: rules}).Validate(); err != nil {
 		return hitl.Policy{}, err
@@ -93,7 +94,7 @@ func (s *Policies) SetPolicy(ctx context.Context, rules []hitl.PolicyRule) (hitl
 // agentOf is the agent an operation is decided and learned for: the
 // principal that asks, and the one local person of a tokenless server
 // whatever its user name ("local").
-func agentOf(p hitl.Principal) string { return hitl.PersonOf(p.ID) }
+func agentOf(p auth.Principal) string { return hitl.PersonOf(p.ID) }
 
 // AgentName is the agent a person names: a token's name ("ci") is its
 // principal (api:ci); a principal id stays as it is; the local person is
@@ -114,7 +115,7 @@ func (s *Policies) decider(ctx context.Context) policy.Decider {
 // Decide applies the policy to op as the principal in ctx asks it: the
 // agent is the principal, never what the request says.
 func (s *Policies) Decide(ctx context.Context, op hitl.Operation) (policy.Decision, error) {
-	op.Agent = agentOf(hitl.PrincipalFrom(ctx))
+	op.Agent = agentOf(auth.PrincipalFrom(ctx))
 	if err := op.Validate(); err != nil {
 		return policy.Decision{}, err
 	}
@@ -125,15 +126,15 @@ func (s *Policies) Decide(ctx context.Context, op hitl.Operation) (policy.Decisi
 // (hitl policy check). An agent checks as itself; a principal that may
 // answer (or an admin) may name another agent in req.Agent.
 func (s *Policies) CheckOperation(ctx context.Context, req ApprovalRequest) (policy.Decision, error) {
-	p := hitl.PrincipalFrom(ctx)
+	p := auth.PrincipalFrom(ctx)
 	agent := agentOf(p)
 	if req.Agent != "" && req.Agent != p.ID && req.Agent != agent {
 		if !p.OverseesPolicy() {
-			return policy.Decision{}, s.guard.refused(ctx, p, hitl.ActionRead, &hitl.Question{}, fault.Errorf(fault.EFORBIDDEN, "%s may check the policy only as itself: naming another agent needs the answer scope", p.ID))
+			return policy.Decision{}, s.guard.refused(ctx, p, auth.ActionRead, &hitl.Question{}, fault.Errorf(fault.EFORBIDDEN, "%s may check the policy only as itself: naming another agent needs the answer scope", p.ID))
 		}
 		agent = AgentName(req.Agent)
-	} else if err := s.access.Authorize(p, hitl.ActionAsk, nil); err != nil && !p.Has(hitl.ScopeAnswer) {
-		return policy.Decision{}, s.guard.refused(ctx, p, hitl.ActionAsk, &hitl.Question{}, err)
+	} else if err := s.access.Authorize(p, auth.ActionAsk, nil); err != nil && !p.Has(auth.ScopeAnswer) {
+		return policy.Decision{}, s.guard.refused(ctx, p, auth.ActionAsk, &hitl.Question{}, err)
 	}
 	op := req.Operation
 	op.Agent = agent
@@ -179,9 +180,9 @@ type ApprovalRequest struct {
 // (and are audited as policy_decision events); ask creates an approval
 // question for the rule's approvers and quorum, which the caller waits on.
 func (s *Policies) RequestOperation(ctx context.Context, req ApprovalRequest) (ApprovalOutcome, error) {
-	p := hitl.PrincipalFrom(ctx)
-	if err := s.access.Authorize(p, hitl.ActionAsk, nil); err != nil {
-		return ApprovalOutcome{}, s.guard.refused(ctx, p, hitl.ActionAsk, &hitl.Question{RunID: req.RunID}, err)
+	p := auth.PrincipalFrom(ctx)
+	if err := s.access.Authorize(p, auth.ActionAsk, nil); err != nil {
+		return ApprovalOutcome{}, s.guard.refused(ctx, p, auth.ActionAsk, &hitl.Question{RunID: req.RunID}, err)
 	}
 	if err := s.callbacks.Check(req.CallbackURL); err != nil {
 		return ApprovalOutcome{}, err
@@ -270,10 +271,10 @@ func (s *Policies) learn(ctx context.Context, q *hitl.Question, key hitl.Learned
 // LearnedRules returns a page of learned rules. People who may answer,
 // and admins, see every agent's; an agent sees its own.
 func (s *Policies) LearnedRules(ctx context.Context, f hitl.LearnedRuleFilter) (hitl.LearnedRulePage, error) {
-	p := hitl.PrincipalFrom(ctx)
+	p := auth.PrincipalFrom(ctx)
 	if !p.OverseesPolicy() {
-		if !p.Has(hitl.ScopeAsk) || strings.HasPrefix(p.ID, "slack:") {
-			return hitl.LearnedRulePage{}, s.guard.refused(ctx, p, hitl.ActionRead, &hitl.Question{}, fault.Errorf(fault.EFORBIDDEN,
+		if !p.Has(auth.ScopeAsk) || strings.HasPrefix(p.ID, "slack:") {
+			return hitl.LearnedRulePage{}, s.guard.refused(ctx, p, auth.ActionRead, &hitl.Question{}, fault.Errorf(fault.EFORBIDDEN,
 				"learned rules are shown only to those who answer (slack.answerers, the answer scope) and admins; %s is neither", p.ID))
 		}
 		f.Agent = agentOf(p) // an agent sees what was taught for it
@@ -290,9 +291,9 @@ func (s *Policies) LearnedRules(ctx context.Context, f hitl.LearnedRuleFilter) (
 // RevokeRule removes learned rule id. People who may answer, and admins,
 // may.
 func (s *Policies) RevokeRule(ctx context.Context, id string) (*hitl.LearnedRule, error) {
-	p := hitl.PrincipalFrom(ctx)
+	p := auth.PrincipalFrom(ctx)
 	if !p.OverseesPolicy() {
-		return nil, s.guard.refused(ctx, p, hitl.ActionAnswer, &hitl.Question{}, access.Lacks(p, hitl.ScopeAnswer))
+		return nil, s.guard.refused(ctx, p, auth.ActionAnswer, &hitl.Question{}, access.Lacks(p, auth.ScopeAnswer))
 	}
 	gone, err := s.store.DeleteLearnedRule(ctx, id)
 	if err != nil {
@@ -314,7 +315,7 @@ func (s *Policies) PruneLearnedRules(ctx context.Context, limit int) (int, error
 // auditPolicy appends a policy_decision event: action is allow, deny,
 // learned, revoked or policy_set; reason names the rule.
 func (s *Policies) auditPolicy(ctx context.Context, actor, action, rule string, op *hitl.Operation) {
-	ev := &hitl.Event{Type: hitl.EventPolicyDecision, At: s.clock.Now(), Actor: actor, Action: hitl.Action(action), Reason: rule, Operation: op}
+	ev := &hitl.Event{Type: hitl.EventPolicyDecision, At: s.clock.Now(), Actor: actor, Action: auth.Action(action), Reason: rule, Operation: op}
 	if err := s.store.AppendEvent(context.WithoutCancel(ctx), ev); err == nil {
 		s.notifier.Publish("")
 	}

@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/hitlbot/hitl"
+	"github.com/hitlbot/hitl/auth"
 	"github.com/hitlbot/hitl/fault"
 )
 
@@ -19,14 +20,14 @@ func (s *Questions) Reassign(ctx context.Context, id string, to []string) (*hitl
 	if err != nil {
 		return nil, err
 	}
-	p := s.withGroups(ctx, hitl.PrincipalFrom(ctx), id)
+	p := s.withGroups(ctx, auth.PrincipalFrom(ctx), id)
 	groups := s.targetGroups(ctx, id, to)
 	now := s.clock.Now()
 	var refusal error
 	var refusedQ *hitl.Question
 	q, err := s.store.UpdateQuestion(ctx, id, s.hookQuestion(func(q *hitl.Question) (*hitl.Event, error) {
 		refusal, refusedQ = nil, nil
-		if err := s.access.Authorize(p, hitl.ActionReassign, q); err != nil {
+		if err := s.access.Authorize(p, auth.ActionReassign, q); err != nil {
 			refusal, refusedQ = err, q.Clone()
 			return nil, err
 		}
@@ -48,7 +49,7 @@ func (s *Questions) Reassign(ctx context.Context, id string, to []string) (*hitl
 		return ev, nil
 	}))
 	if refusal != nil && err == refusal {
-		return nil, s.guard.refused(ctx, p, hitl.ActionReassign, refusedQ, refusal)
+		return nil, s.guard.refused(ctx, p, auth.ActionReassign, refusedQ, refusal)
 	}
 	if err != nil {
 		return nil, err
@@ -87,7 +88,7 @@ func (s *Questions) targetGroups(ctx context.Context, id string, to []string) ma
 
 // handler is how a question names who handed it: the Slack user when
 // the principal is one (or speaks for one), else the principal.
-func handler(p hitl.Principal) string {
+func handler(p auth.Principal) string {
 	if p.SlackUser != "" {
 		return p.SlackUser
 	}

@@ -5,6 +5,7 @@ import (
 	"time"
 
 	"github.com/hitlbot/hitl"
+	"github.com/hitlbot/hitl/auth"
 	"github.com/hitlbot/hitl/steer"
 )
 
@@ -28,9 +29,9 @@ func (s *Runs) Hook(ctx context.Context, h steer.SessionHook) (steer.HookStep, e
 	if err := h.Validate(); err != nil {
 		return steer.HookStep{}, err
 	}
-	p := hitl.PrincipalFrom(ctx)
-	if err := s.access.Authorize(p, hitl.ActionAsk, nil); err != nil {
-		return steer.HookStep{}, s.guard.refused(ctx, p, hitl.ActionReport, &hitl.Question{RunID: h.RunID}, err)
+	p := auth.PrincipalFrom(ctx)
+	if err := s.access.Authorize(p, auth.ActionAsk, nil); err != nil {
+		return steer.HookStep{}, s.guard.refused(ctx, p, auth.ActionReport, &hitl.Question{RunID: h.RunID}, err)
 	}
 	if err := s.guard.Throttle(ctx, LimitRuns); err != nil {
 		return steer.HookStep{}, err
@@ -41,7 +42,7 @@ func (s *Runs) Hook(ctx context.Context, h steer.SessionHook) (steer.HookStep, e
 	run, err := s.store.UpdateRun(ctx, h.RunID, s.hookRun(func(run *hitl.Run) (hitl.RunUpdate, error) {
 		now := s.clock.Now()
 		ended = false
-		if refusal = s.access.AuthorizeRun(p, hitl.ActionReport, h.RunID, run); refusal != nil {
+		if refusal = s.access.AuthorizeRun(p, auth.ActionReport, h.RunID, run); refusal != nil {
 			return hitl.RunUpdate{}, refusal
 		}
 		var evs []*hitl.Event
@@ -108,7 +109,7 @@ func (s *Runs) Hook(ctx context.Context, h steer.SessionHook) (steer.HookStep, e
 	}))
 	if err != nil {
 		if refusal != nil && err == refusal {
-			return steer.HookStep{}, s.guard.refused(ctx, p, hitl.ActionReport, &hitl.Question{RunID: h.RunID}, err)
+			return steer.HookStep{}, s.guard.refused(ctx, p, auth.ActionReport, &hitl.Question{RunID: h.RunID}, err)
 		}
 		return steer.HookStep{}, err
 	}
@@ -140,7 +141,7 @@ func (s *Runs) SweepSessions(ctx context.Context) (int, error) {
 	every := max(min(nonZero(t.IdleAfter, t.EndAfter), nonZero(t.EndAfter, t.IdleAfter))/10, time.Second)
 	s.nextSessionSweep = now.Add(every)
 	s.sessionSweep.Unlock()
-	ctx = hitl.WithPrincipal(ctx, hitl.SystemPrincipal)
+	ctx = auth.WithPrincipal(ctx, auth.SystemPrincipal)
 	n, cursor := 0, ""
 	for {
 		page, err := s.store.Runs(ctx, true, hitl.MaxPageSize, cursor)
@@ -197,7 +198,7 @@ func (s *Runs) quieten(ctx context.Context, id string) (bool, error) {
 			ev, ended = r.StateEventOf(steer.StateAbort, steer.ReasonIdle, now), true
 		}
 		r.UpdatedAt, changed = now, true
-		return hitl.RunUpdate{Run: &r, Events: []*hitl.Event{s.runStateEvent(ev, hitl.ActorSystem, now)}}, nil
+		return hitl.RunUpdate{Run: &r, Events: []*hitl.Event{s.runStateEvent(ev, auth.ActorSystem, now)}}, nil
 	}))
 	if err != nil {
 		return false, err
@@ -219,9 +220,9 @@ func (s *Runs) quieten(ctx context.Context, id string) (bool, error) {
 // call holds, or the run ended. Only who may report on the run (its
 // owner, or an admin) lets go of its calls, as for Hook.
 func (s *Runs) LetGo(ctx context.Context, id string, version uint64) error {
-	p := hitl.PrincipalFrom(ctx)
-	if err := s.access.Authorize(p, hitl.ActionAsk, nil); err != nil {
-		return s.guard.refused(ctx, p, hitl.ActionReport, &hitl.Question{RunID: id}, err)
+	p := auth.PrincipalFrom(ctx)
+	if err := s.access.Authorize(p, auth.ActionAsk, nil); err != nil {
+		return s.guard.refused(ctx, p, auth.ActionReport, &hitl.Question{RunID: id}, err)
 	}
 	var changed bool
 	var refusal error
@@ -230,7 +231,7 @@ func (s *Runs) LetGo(ctx context.Context, id string, version uint64) error {
 		if run == nil || run.Version != version || run.Control.Session == nil || run.Control.Session.Held == "" {
 			return hitl.RunUpdate{}, nil
 		}
-		if refusal = s.access.AuthorizeRun(p, hitl.ActionReport, id, run); refusal != nil {
+		if refusal = s.access.AuthorizeRun(p, auth.ActionReport, id, run); refusal != nil {
 			return hitl.RunUpdate{}, refusal
 		}
 		now := s.clock.Now()
@@ -243,7 +244,7 @@ func (s *Runs) LetGo(ctx context.Context, id string, version uint64) error {
 	}))
 	if err != nil {
 		if refusal != nil && err == refusal {
-			return s.guard.refused(ctx, p, hitl.ActionReport, &hitl.Question{RunID: id}, err)
+			return s.guard.refused(ctx, p, auth.ActionReport, &hitl.Question{RunID: id}, err)
 		}
 		return err
 	}

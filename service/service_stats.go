@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/hitlbot/hitl"
+	"github.com/hitlbot/hitl/auth"
 	"github.com/hitlbot/hitl/fault"
 	"github.com/hitlbot/hitl/steer"
 )
@@ -23,9 +24,9 @@ var _ StatsService = (*Observation)(nil)
 // search of the log): its cost grows with what happened in the window,
 // not with the history stored.
 func (s *Observation) Stats(ctx context.Context, sq hitl.StatsQuery) (*hitl.Stats, error) {
-	p := hitl.PrincipalFrom(ctx)
-	if err := s.access.Authorize(p, hitl.ActionStats, nil); err != nil {
-		return nil, s.guard.refused(ctx, p, hitl.ActionStats, &hitl.Question{RunID: sq.Run}, err)
+	p := auth.PrincipalFrom(ctx)
+	if err := s.access.Authorize(p, auth.ActionStats, nil); err != nil {
+		return nil, s.guard.refused(ctx, p, auth.ActionStats, &hitl.Question{RunID: sq.Run}, err)
 	}
 	if sq.Since == 0 {
 		sq.Since = hitl.DefaultStatsSince

@@ -4,6 +4,7 @@ import (
 	"context"
 
 	"github.com/hitlbot/hitl"
+	"github.com/hitlbot/hitl/auth"
 	"github.com/hitlbot/hitl/fault"
 	"github.com/hitlbot/hitl/steer"
 )
@@ -98,9 +99,9 @@ func (s *Webhooks) SetWebhookPinger(ping func(ctx context.Context, name string) 
 }
 
 func (s *Webhooks) authorizeWebhooks(ctx context.Context) error {
-	p := hitl.PrincipalFrom(ctx)
-	if err := s.access.Authorize(p, hitl.ActionWebhooks, nil); err != nil {
-		return s.guard.refused(ctx, p, hitl.ActionWebhooks, &hitl.Question{}, err)
+	p := auth.PrincipalFrom(ctx)
+	if err := s.access.Authorize(p, auth.ActionWebhooks, nil); err != nil {
+		return s.guard.refused(ctx, p, auth.ActionWebhooks, &hitl.Question{}, err)
 	}
 	return nil
 }

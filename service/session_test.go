@@ -5,7 +5,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/hitlbot/hitl"
+	"github.com/hitlbot/hitl/auth"
 	"github.com/hitlbot/hitl/fault"
 	"github.com/hitlbot/hitl/internal/clocktest"
 	"github.com/hitlbot/hitl/internal/memstore"
@@ -101,7 +101,7 @@ func TestSessionIdleness(t *testing.T) {
 	})
 }
 
-var sessionAgent = hitl.TokenPrincipal("claude", nil, "")
+var sessionAgent = auth.TokenPrincipal("claude", nil, "")
 
 type sessionEnv struct {
 	*controlEnv
@@ -121,7 +121,7 @@ func (e *sessionEnv) hook(t *testing.T, run string, ev steer.HookEvent, mod ...f
 	for _, m := range mod {
 		m(&h)
 	}
-	s, err := e.svc.Runs.Hook(hitl.WithPrincipal(context.Background(), sessionAgent), h)
+	s, err := e.svc.Runs.Hook(auth.WithPrincipal(context.Background(), sessionAgent), h)
 	require.NoError(t, err)
 	return s
 }
@@ -170,12 +170,12 @@ func TestSessionLifecycle(t *testing.T) {
 	t.Run("another principal cannot report on someone's session", func(t *testing.T) {
 		e := newSessionEnv(t)
 		e.hook(t, "claude-s3", steer.HookSessionStart)
-		_, err := e.svc.Runs.Hook(hitl.WithPrincipal(context.Background(), loopAgent), steer.SessionHook{RunID: "claude-s3", Agent: "Claude Code", Event: steer.HookPreToolUse})
+		_, err := e.svc.Runs.Hook(auth.WithPrincipal(context.Background(), loopAgent), steer.SessionHook{RunID: "claude-s3", Agent: "Claude Code", Event: steer.HookPreToolUse})
 		assert.Equal(t, fault.EFORBIDDEN, fault.Code(err))
 	})
 	t.Run("a bad event is refused clearly", func(t *testing.T) {
 		e := newSessionEnv(t)
-		_, err := e.svc.Runs.Hook(hitl.WithPrincipal(context.Background(), sessionAgent), steer.SessionHook{RunID: "claude-s4", Agent: "Claude Code", Event: "Notification"})
+		_, err := e.svc.Runs.Hook(auth.WithPrincipal(context.Background(), sessionAgent), steer.SessionHook{RunID: "claude-s4", Agent: "Claude Code", Event: "Notification"})
 		assert.Equal(t, fault.EINVALID, fault.Code(err))
 		assert.Contains(t, fault.Message(err), `"Notification" is not a session hook event`)
 	})

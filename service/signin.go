@@ -7,24 +7,25 @@ import (
 	"time"
 
 	"github.com/hitlbot/hitl"
+	"github.com/hitlbot/hitl/auth"
 	"github.com/hitlbot/hitl/fault"
 )
 
 // SignIn starts a sign-in for p, lasting ttl (DefaultSignInTTL
 // when 0), if the rules let p sign in, and returns the secret the browser
 // keeps. A refusal is audited.
-func (s *SignIns) SignIn(ctx context.Context, p hitl.Principal, ttl time.Duration) (secret string, ws *hitl.SignIn, err error) {
+func (s *SignIns) SignIn(ctx context.Context, p auth.Principal, ttl time.Duration) (secret string, ws *hitl.SignIn, err error) {
 	if err := s.access.MaySignIn(p); err != nil {
-		return "", nil, s.guard.refused(ctx, p, hitl.ActionSignIn, &hitl.Question{}, err)
+		return "", nil, s.guard.refused(ctx, p, auth.ActionSignIn, &hitl.Question{}, err)
 	}
 	return s.putSession(ctx, p, ttl, false)
 }
 
 // NewSignInLink makes a one-time link secret that signs p in once, within
 // SignInLinkTTL.
-func (s *SignIns) NewSignInLink(ctx context.Context, p hitl.Principal) (string, error) {
+func (s *SignIns) NewSignInLink(ctx context.Context, p auth.Principal) (string, error) {
 	if err := s.access.MaySignIn(p); err != nil {
-		return "", s.guard.refused(ctx, p, hitl.ActionSignIn, &hitl.Question{}, err)
+		return "", s.guard.refused(ctx, p, auth.ActionSignIn, &hitl.Question{}, err)
 	}
 	secret, _, err := s.putSession(ctx, p, SignInLinkTTL, true)
 	return secret, err
@@ -50,7 +51,7 @@ func (s *SignIns) RedeemSignInLink(ctx context.Context, secret string, ttl time.
 	return s.SignIn(ctx, link.Principal, ttl)
 }
 
-func (s *SignIns) putSession(ctx context.Context, p hitl.Principal, ttl time.Duration, link bool) (string, *hitl.SignIn, error) {
+func (s *SignIns) putSession(ctx context.Context, p auth.Principal, ttl time.Duration, link bool) (string, *hitl.SignIn, error) {
 	if ttl <= 0 {
 		ttl = DefaultSignInTTL
 	}

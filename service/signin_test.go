@@ -7,6 +7,7 @@ import (
 
 	"github.com/hitlbot/hitl"
 	"github.com/hitlbot/hitl/access"
+	"github.com/hitlbot/hitl/auth"
 	"github.com/hitlbot/hitl/fault"
 	"github.com/hitlbot/hitl/internal/clocktest"
 	"github.com/hitlbot/hitl/internal/memstore"
@@ -21,20 +22,20 @@ func TestMaySignIn(t *testing.T) {
 	rules := access.Access{Answerers: []string{"U0ANSWER"}}
 	for _, tc := range []struct {
 		name string
-		p    hitl.Principal
+		p    auth.Principal
 		ok   bool
 	}{
-		{"an ask-only token (an agent) is refused", hitl.TokenPrincipal("ci", []hitl.Scope{hitl.ScopeAsk}, ""), false},
-		{"a token without scopes (ask only) is refused", hitl.TokenPrincipal("bare", nil, ""), false},
-		{"an answer token signs in", hitl.TokenPrincipal("alice", []hitl.Scope{hitl.ScopeAnswer}, ""), true},
-		{"a control token signs in", hitl.TokenPrincipal("ops", []hitl.Scope{hitl.ScopeControl}, ""), true},
-		{"an admin token signs in", hitl.TokenPrincipal("root", []hitl.Scope{hitl.ScopeAdmin}, ""), true},
-		{"an ask+answer token signs in", hitl.TokenPrincipal("both", []hitl.Scope{hitl.ScopeAsk, hitl.ScopeAnswer}, ""), true},
-		{"the local person of a tokenless server signs in", hitl.LocalPrincipal(""), true},
+		{"an ask-only token (an agent) is refused", auth.TokenPrincipal("ci", []auth.Scope{auth.ScopeAsk}, ""), false},
+		{"a token without scopes (ask only) is refused", auth.TokenPrincipal("bare", nil, ""), false},
+		{"an answer token signs in", auth.TokenPrincipal("alice", []auth.Scope{auth.ScopeAnswer}, ""), true},
+		{"a control token signs in", auth.TokenPrincipal("ops", []auth.Scope{auth.ScopeControl}, ""), true},
+		{"an admin token signs in", auth.TokenPrincipal("root", []auth.Scope{auth.ScopeAdmin}, ""), true},
+		{"an ask+answer token signs in", auth.TokenPrincipal("both", []auth.Scope{auth.ScopeAsk, auth.ScopeAnswer}, ""), true},
+		{"the local person of a tokenless server signs in", auth.LocalPrincipal(""), true},
 		{"a Slack answerer signs in", rules.SlackPrincipal("U0ANSWER", nil), true},
 		{"a Slack user who is not an answerer is refused", rules.SlackPrincipal("U0STRANGER", nil), false},
-		{"the Slack bot's observer is refused", hitl.ObserverPrincipal("bot"), false},
-		{"nobody is refused", hitl.Principal{ID: "anonymous"}, false},
+		{"the Slack bot's observer is refused", auth.ObserverPrincipal("bot"), false},
+		{"nobody is refused", auth.Principal{ID: "anonymous"}, false},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			err := rules.MaySignIn(tc.p)
@@ -56,7 +57,7 @@ func newSessionService(t *testing.T) (*service.Service, *clocktest.Clock, hitl.S
 
 func TestSignIns(t *testing.T) {
 	ctx := context.Background()
-	person := hitl.TokenPrincipal("alice", []hitl.Scope{hitl.ScopeAnswer}, "")
+	person := auth.TokenPrincipal("alice", []auth.Scope{auth.ScopeAnswer}, "")
 	t.Run("a session holds until it expires, then is deleted", func(t *testing.T) {
 		svc, clock, st := newSessionService(t)
 		secret, ws, err := svc.SignIns.SignIn(ctx, person, time.Hour)
@@ -83,13 +84,13 @@ func TestSignIns(t *testing.T) {
 	})
 	t.Run("an ask-only token is refused and the refusal audited", func(t *testing.T) {
 		svc, _, st := newSessionService(t)
-		_, _, err := svc.SignIns.SignIn(ctx, hitl.TokenPrincipal("ci", nil, ""), time.Hour)
+		_, _, err := svc.SignIns.SignIn(ctx, auth.TokenPrincipal("ci", nil, ""), time.Hour)
 		assert.Equal(t, fault.EFORBIDDEN, fault.Code(err))
 		evs, err := st.Events(ctx, 0, 10)
 		require.NoError(t, err)
 		require.Len(t, evs, 1)
 		assert.Equal(t, hitl.EventRefused, evs[0].Type)
-		assert.Equal(t, hitl.ActionSignIn, evs[0].Action)
+		assert.Equal(t, auth.ActionSignIn, evs[0].Action)
 	})
 	t.Run("an unknown secret is unauthorized", func(t *testing.T) {
 		svc, _, _ := newSessionService(t)
@@ -142,7 +143,7 @@ func TestSignIns(t *testing.T) {
 func TestSignInLinkLeavesSessionsAlone(t *testing.T) {
 	ctx := context.Background()
 	svc, _, _ := newSessionService(t)
-	secret, _, err := svc.SignIns.SignIn(ctx, hitl.TokenPrincipal("alice", []hitl.Scope{hitl.ScopeAnswer}, ""), time.Hour)
+	secret, _, err := svc.SignIns.SignIn(ctx, auth.TokenPrincipal("alice", []auth.Scope{auth.ScopeAnswer}, ""), time.Hour)
 	require.NoError(t, err)
 	_, _, err = svc.SignIns.RedeemSignInLink(ctx, secret, time.Hour)
 	assert.Equal(t, fault.EUNAUTHORIZED, fault.Code(err))

@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/hitlbot/hitl"
+	"github.com/hitlbot/hitl/auth"
 	"github.com/hitlbot/hitl/fault"
 	"github.com/hitlbot/hitl/internal/memstore"
 	"github.com/hitlbot/hitl/internal/statstest"
@@ -27,7 +28,7 @@ func statsHistory(t *testing.T) (*service.Service, time.Time) {
 // on a history whose answers are known.
 func TestStatsOfAScriptedHistory(t *testing.T) {
 	svc, t0 := statsHistory(t)
-	local := ctxAs(hitl.LocalPrincipal(""))
+	local := ctxAs(auth.LocalPrincipal(""))
 	now := t0.Add(time.Hour)
 
 	t.Run("the last 24 hours", func(t *testing.T) {
@@ -81,48 +82,48 @@ func TestWhoMayReadStatsAndScrape(t *testing.T) {
 	svc := service.NewService(memstore.New(), service.ServiceConfig{Notifier: notify.New()})
 	rows := []struct {
 		who   string
-		p     hitl.Principal
-		act   hitl.Action
+		p     auth.Principal
+		act   auth.Action
 		allow bool
 	}{
-		{"the local person", hitl.LocalPrincipal(""), hitl.ActionStats, true},
-		{"an answer token", answerer, hitl.ActionStats, true},
-		{"an admin token", admin, hitl.ActionStats, true},
-		{"a Slack answerer", slackAns, hitl.ActionStats, true},
-		{"an ask-only token", asker, hitl.ActionStats, false},
-		{"a Slack user who may not answer", slackBob, hitl.ActionStats, false},
-		{"the metrics listener", hitl.ScrapePrincipal, hitl.ActionStats, false},
-		{"nobody", hitl.Principal{}, hitl.ActionStats, false},
+		{"the local person", auth.LocalPrincipal(""), auth.ActionStats, true},
+		{"an answer token", answerer, auth.ActionStats, true},
+		{"an admin token", admin, auth.ActionStats, true},
+		{"a Slack answerer", slackAns, auth.ActionStats, true},
+		{"an ask-only token", asker, auth.ActionStats, false},
+		{"a Slack user who may not answer", slackBob, auth.ActionStats, false},
+		{"the metrics listener", auth.ScrapePrincipal, auth.ActionStats, false},
+		{"nobody", auth.Principal{}, auth.ActionStats, false},
 
-		{"an admin token", admin, hitl.ActionScrape, true},
-		{"the local person", hitl.LocalPrincipal(""), hitl.ActionScrape, true},
-		{"the metrics listener", hitl.ScrapePrincipal, hitl.ActionScrape, true},
-		{"a Slack admin", slackAdm, hitl.ActionScrape, true},
-		{"an answer token", answerer, hitl.ActionScrape, false},
-		{"an ask-only token", asker, hitl.ActionScrape, false},
-		{"the Slack bot", hitl.ObserverPrincipal("slack-bot"), hitl.ActionScrape, false},
-		{"nobody", hitl.Principal{}, hitl.ActionScrape, false},
+		{"an admin token", admin, auth.ActionScrape, true},
+		{"the local person", auth.LocalPrincipal(""), auth.ActionScrape, true},
+		{"the metrics listener", auth.ScrapePrincipal, auth.ActionScrape, true},
+		{"a Slack admin", slackAdm, auth.ActionScrape, true},
+		{"an answer token", answerer, auth.ActionScrape, false},
+		{"an ask-only token", asker, auth.ActionScrape, false},
+		{"the Slack bot", auth.ObserverPrincipal("slack-bot"), auth.ActionScrape, false},
+		{"nobody", auth.Principal{}, auth.ActionScrape, false},
 
-		{"an admin token", admin, hitl.ActionWebhooks, true},
-		{"the local person", hitl.LocalPrincipal(""), hitl.ActionWebhooks, true},
-		{"a Slack admin", slackAdm, hitl.ActionWebhooks, true},
-		{"an answer token", answerer, hitl.ActionWebhooks, false},
-		{"an ask-only token", asker, hitl.ActionWebhooks, false},
-		{"the metrics listener", hitl.ScrapePrincipal, hitl.ActionWebhooks, false},
-		{"nobody", hitl.Principal{}, hitl.ActionWebhooks, false},
+		{"an admin token", admin, auth.ActionWebhooks, true},
+		{"the local person", auth.LocalPrincipal(""), auth.ActionWebhooks, true},
+		{"a Slack admin", slackAdm, auth.ActionWebhooks, true},
+		{"an answer token", answerer, auth.ActionWebhooks, false},
+		{"an ask-only token", asker, auth.ActionWebhooks, false},
+		{"the metrics listener", auth.ScrapePrincipal, auth.ActionWebhooks, false},
+		{"nobody", auth.Principal{}, auth.ActionWebhooks, false},
 
-		{"the metrics listener", hitl.ScrapePrincipal, hitl.ActionAsk, false},
-		{"the metrics listener", hitl.ScrapePrincipal, hitl.ActionAudit, false},
-		{"the metrics listener", hitl.ScrapePrincipal, hitl.ActionSteer, false},
+		{"the metrics listener", auth.ScrapePrincipal, auth.ActionAsk, false},
+		{"the metrics listener", auth.ScrapePrincipal, auth.ActionAudit, false},
+		{"the metrics listener", auth.ScrapePrincipal, auth.ActionSteer, false},
 	}
 	for _, r := range rows {
 		t.Run(fmt.Sprintf("%s %s: %v", r.who, r.act, r.allow), func(t *testing.T) {
 			var err error
 			ctx := ctxAs(r.p)
 			switch r.act {
-			case hitl.ActionStats:
+			case auth.ActionStats:
 				_, err = svc.Observation.Stats(ctx, hitl.StatsQuery{})
-			case hitl.ActionScrape:
+			case auth.ActionScrape:
 				err = svc.Guard.AuthorizeScrape(ctx)
 			default:
 				err = svc.Access().Authorize(r.p, r.act, nil)

@@ -5,6 +5,7 @@ import (
 	"testing"
 
 	"github.com/hitlbot/hitl"
+	"github.com/hitlbot/hitl/auth"
 	"github.com/hitlbot/hitl/steer"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -12,7 +13,7 @@ import (
 
 func (e *controlEnv) run(t *testing.T, id string) *hitl.Run {
 	t.Helper()
-	run, err := e.svc.Runs.RunRecord(hitl.WithPrincipal(context.Background(), controller), id)
+	run, err := e.svc.Runs.RunRecord(auth.WithPrincipal(context.Background(), controller), id)
 	require.NoError(t, err)
 	return run
 }

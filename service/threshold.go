@@ -5,6 +5,7 @@ import (
 	"fmt"
 
 	"github.com/hitlbot/hitl"
+	"github.com/hitlbot/hitl/auth"
 	"github.com/hitlbot/hitl/fault"
 	"github.com/hitlbot/hitl/steer"
 )
@@ -85,7 +86,7 @@ func (s *Runs) SetThreshold(ctx context.Context, id string, n *int) (*hitl.Run, 
 			return nil, err
 		}
 	}
-	p := hitl.PrincipalFrom(ctx)
+	p := auth.PrincipalFrom(ctx)
 	if _, err := s.store.Run(ctx, id); fault.Code(err) == fault.ENOTFOUND {
 		if err := s.guard.Throttle(ctx, LimitRuns); err != nil { // it starts a run
 			return nil, err
@@ -94,14 +95,14 @@ func (s *Runs) SetThreshold(ctx context.Context, id string, n *int) (*hitl.Run, 
 	var refusal error
 	run, err := s.store.UpdateRun(ctx, id, s.hookRun(func(run *hitl.Run) (hitl.RunUpdate, error) {
 		now := s.clock.Now()
-		if refusal = s.access.AuthorizeRun(p, hitl.ActionThreshold, id, run); refusal != nil {
+		if refusal = s.access.AuthorizeRun(p, auth.ActionThreshold, id, run); refusal != nil {
 			return hitl.RunUpdate{}, refusal
 		}
 		if run == nil {
 			run = &hitl.Run{ID: id, CreatedAt: now}
 		}
 		r := *run
-		if r.Asker == "" && !p.Has(hitl.ScopeControl) {
+		if r.Asker == "" && !p.Has(auth.ScopeControl) {
 			// An agent setting its own run's threshold starts the run; a
 			// controller presets it for whoever starts it.
 			r.Asker, r.AskerUser = p.ID, p.SlackUser
@@ -116,7 +117,7 @@ func (s *Runs) SetThreshold(ctx context.Context, id string, n *int) (*hitl.Run, 
 		return hitl.RunUpdate{Run: &r}, nil
 	}))
 	if refusal != nil && err == refusal {
-		return nil, s.guard.refused(ctx, p, hitl.ActionThreshold, &hitl.Question{RunID: id}, refusal)
+		return nil, s.guard.refused(ctx, p, auth.ActionThreshold, &hitl.Question{RunID: id}, refusal)
 	}
 	if err != nil {
 		return nil, err

@@ -8,13 +8,14 @@ import (
 	"time"
 
 	"github.com/hitlbot/hitl"
+	"github.com/hitlbot/hitl/auth"
 	"github.com/hitlbot/hitl/service"
 	"github.com/hitlbot/hitl/steer"
 	"github.com/stretchr/testify/require"
 )
 
 func TestEndingRunSettlesInOneCommit(t *testing.T) {
-	controller := hitl.TokenPrincipal("ops", []hitl.Scope{hitl.ScopeControl}, "")
+	controller := auth.TokenPrincipal("ops", []auth.Scope{auth.ScopeControl}, "")
 	// setup registers run with pending questions, written without fsync
 	// (the setup is not what is measured).
 	setup := func(t *testing.T, run string, pending int) (*DB, *service.Service, context.Context) {
@@ -45,7 +46,7 @@ func TestEndingRunSettlesInOneCommit(t *testing.T) {
 			page, err := db.Questions(ctx, f)
 			require.NoError(t, err)
 			for _, q := range page.Questions {
-				require.Equal(t, hitl.ActorSystem, q.RespondedBy)
+				require.Equal(t, auth.ActorSystem, q.RespondedBy)
 				require.NotEmpty(t, q.CancelReason)
 			}
 			cancelled += len(page.Questions)
@@ -78,7 +79,7 @@ func TestEndingRunSettlesInOneCommit(t *testing.T) {
 		commits int
 	}{
 		{"a control cancel", func(t *testing.T, svc *service.Service, _ context.Context, run string) {
-			msgs, err := svc.Runs.Control(hitl.WithPrincipal(context.Background(), controller),
+			msgs, err := svc.Runs.Control(auth.WithPrincipal(context.Background(), controller),
 				steer.NewRequest("req-cancel-1", steer.CommandCancel, run, t0, steer.ControlPayload{}))
 			require.NoError(t, err)
 			require.Equal(t, steer.ResultSuccess, msgs[len(msgs)-1].Payload.Status)

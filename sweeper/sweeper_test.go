@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/hitlbot/hitl"
+	"github.com/hitlbot/hitl/auth"
 	"github.com/hitlbot/hitl/internal/clocktest"
 	"github.com/hitlbot/hitl/internal/memstore"
 	"github.com/hitlbot/hitl/notify"
@@ -102,7 +103,7 @@ func TestWorkSendsReminders(t *testing.T) {
 	svc := service.NewService(st, service.ServiceConfig{Notifier: notify.New(), Clock: clock,
 		Reminders: hitl.Reminders{hitl.Blocking: {Every: []hitl.Duration{hitl.Duration(10 * time.Minute)}}}})
 	work := sweeper.Work(sweeper.LifecycleOf(svc), 0)
-	ctx := hitl.WithPrincipal(context.Background(), hitl.TokenPrincipal("ci", nil, ""))
+	ctx := auth.WithPrincipal(context.Background(), auth.TokenPrincipal("ci", nil, ""))
 	q, _, err := svc.Questions.Create(ctx, "run-1", hitl.NewQuestion{Question: "Deploy?"})
 	require.NoError(t, err)
 	n, err := work(context.Background())
@@ -127,7 +128,7 @@ func TestWorkEndsSilentSessions(t *testing.T) {
 	svc := service.NewService(st, service.ServiceConfig{Notifier: notify.New(), Clock: clock,
 		Sessions: service.SessionTimes{IdleAfter: 10 * time.Minute, EndAfter: time.Hour}})
 	work := sweeper.Work(sweeper.LifecycleOf(svc), 0)
-	ctx := hitl.WithPrincipal(context.Background(), hitl.TokenPrincipal("claude", nil, ""))
+	ctx := auth.WithPrincipal(context.Background(), auth.TokenPrincipal("claude", nil, ""))
 	_, err := svc.Runs.Hook(ctx, steer.SessionHook{RunID: "claude-s", Agent: "Claude Code", Event: steer.HookSessionStart})
 	require.NoError(t, err)
 	clock.Add(time.Hour)

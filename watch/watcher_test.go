@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/hitlbot/hitl"
+	"github.com/hitlbot/hitl/auth"
 	"github.com/hitlbot/hitl/fault"
 	"github.com/hitlbot/hitl/internal/clocktest"
 	"github.com/hitlbot/hitl/internal/memstore"
@@ -92,7 +93,7 @@ func watchDirs(t *testing.T, tune func(*Watcher), roots ...string) *running {
 		tune(w)
 	}
 	r.w = w
-	ctx, cancel := context.WithCancel(hitl.WithPrincipal(context.Background(), hitl.LocalPrincipal("tester")))
+	ctx, cancel := context.WithCancel(auth.WithPrincipal(context.Background(), auth.LocalPrincipal("tester")))
 	r.stop = cancel
 	go func() { r.done <- w.Run(ctx) }()
 	t.Cleanup(func() { r.stopped(t) })

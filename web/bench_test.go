@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/hitlbot/hitl"
+	"github.com/hitlbot/hitl/auth"
 	"github.com/hitlbot/hitl/internal/storetest"
 	"github.com/hitlbot/hitl/notify"
 	"github.com/hitlbot/hitl/service"
@@ -23,7 +24,7 @@ import (
 // inboxFixture is the web inbox over a bbolt store holding size pending
 // questions, with a signed-in sign-in of p: it returns a request of the
 // inbox page for that sign-in.
-func inboxFixture(b *testing.B, size int, p hitl.Principal) (http.Handler, func() *http.Request) {
+func inboxFixture(b *testing.B, size int, p auth.Principal) (http.Handler, func() *http.Request) {
 	b.Helper()
 	db, err := store.Open(filepath.Join(b.TempDir(), "hitl.db"))
 	if err != nil {
@@ -73,7 +74,7 @@ func (d durations) quantile(q float64) float64 {
 func BenchmarkInboxPage(b *testing.B) {
 	for _, who := range []struct {
 		name string
-		p    hitl.Principal
+		p    auth.Principal
 	}{{"slack-user", aliceP}, {"token", rootP}} {
 		b.Run(who.name, func(b *testing.B) {
 			small, smallReq := inboxFixture(b, 100, who.p)

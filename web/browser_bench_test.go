@@ -10,6 +10,7 @@ import (
 
 	"github.com/chromedp/chromedp"
 	"github.com/hitlbot/hitl"
+	"github.com/hitlbot/hitl/auth"
 )
 
 // settledObserver records, in the page, when each question's card is
@@ -39,7 +40,7 @@ func openStreams(b *testing.B, l *live, n int) {
 	b.Cleanup(tr.CloseIdleConnections)
 	hc := &http.Client{Transport: tr}
 	for i := range n {
-		secret, _, err := l.svc.SignIns.SignIn(ctx, hitl.TokenPrincipal(fmt.Sprintf("person%d", i), []hitl.Scope{hitl.ScopeAnswer}, ""), time.Hour)
+		secret, _, err := l.svc.SignIns.SignIn(ctx, auth.TokenPrincipal(fmt.Sprintf("person%d", i), []auth.Scope{auth.ScopeAnswer}, ""), time.Hour)
 		if err != nil {
 			b.Fatal(err)
 		}

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/hitlbot/hitl"
+	"github.com/hitlbot/hitl/auth"
 	"github.com/hitlbot/hitl/internal/eventstream"
 	"github.com/hitlbot/hitl/steer"
 )
@@ -36,8 +37,8 @@ type pageEvent struct {
 }
 
 // toPage shapes ev for p's page.
-func (h *Handler) toPage(p hitl.Principal, ev *hitl.Event) pageEvent {
-	out := pageEvent{Seq: ev.Seq, Type: ev.Type, QuestionID: ev.QuestionID, RunID: ev.RunID, By: hitl.PersonName(ev.Actor),
+func (h *Handler) toPage(p auth.Principal, ev *hitl.Event) pageEvent {
+	out := pageEvent{Seq: ev.Seq, Type: ev.Type, QuestionID: ev.QuestionID, RunID: ev.RunID, By: auth.PersonName(ev.Actor),
 		Control: ev.Control, State: ev.State}
 	if !ev.At.IsZero() {
 		out.At = ev.At.UTC().Format(time.RFC3339)
@@ -49,14 +50,14 @@ func (h *Handler) toPage(p hitl.Principal, ev *hitl.Event) pageEvent {
 			out.Inbox = h.access.InInbox(p, ev.Question, false)
 		}
 	case hitl.EventQuestionAnswered:
-		out.Message = fmt.Sprintf("Question %s was answered by %s at %s.", ev.QuestionID, hitl.PersonName(ev.Actor), out.At)
+		out.Message = fmt.Sprintf("Question %s was answered by %s at %s.", ev.QuestionID, auth.PersonName(ev.Actor), out.At)
 	case hitl.EventQuestionCancelled:
-		out.Message = fmt.Sprintf("Question %s was cancelled by %s at %s.", ev.QuestionID, hitl.PersonName(ev.Actor), out.At)
+		out.Message = fmt.Sprintf("Question %s was cancelled by %s at %s.", ev.QuestionID, auth.PersonName(ev.Actor), out.At)
 	case hitl.EventQuestionTimeout:
 		out.Message = fmt.Sprintf("Question %s timed out at %s.", ev.QuestionID, out.At)
 	case hitl.EventApprovalAdded:
 		if ev.Question != nil {
-			out.Message = fmt.Sprintf("%s approved %s: %s.", hitl.PersonName(ev.Actor), ev.QuestionID, ev.Question.Tally())
+			out.Message = fmt.Sprintf("%s approved %s: %s.", auth.PersonName(ev.Actor), ev.QuestionID, ev.Question.Tally())
 		}
 	}
 	return out
@@ -102,7 +103,7 @@ func (h *Handler) handleEvents(w http.ResponseWriter, r *http.Request, s *signIn
 // pageStream writes one page's event stream.
 type pageStream struct {
 	h  *Handler
-	p  hitl.Principal
+	p  auth.Principal
 	w  http.ResponseWriter
 	rc *http.ResponseController
 }

@@ -14,6 +14,7 @@ import (
 
 	"github.com/hitlbot/hitl"
 	"github.com/hitlbot/hitl/agent"
+	"github.com/hitlbot/hitl/auth"
 	"github.com/hitlbot/hitl/internal/clocktest"
 	"github.com/hitlbot/hitl/internal/memstore"
 	"github.com/hitlbot/hitl/notify"
@@ -27,13 +28,13 @@ var t0 = time.Date(2026, 11, 24, 9, 0, 0, 0, time.UTC)
 
 // The people and agents of the tests, by token.
 var (
-	agentP = hitl.TokenPrincipal("ci", []hitl.Scope{hitl.ScopeAsk}, "")
-	aliceP = hitl.TokenPrincipal("alice", []hitl.Scope{hitl.ScopeAnswer}, "U0ALICE")
-	opsP   = hitl.TokenPrincipal("ops", []hitl.Scope{hitl.ScopeControl}, "")
-	rootP  = hitl.TokenPrincipal("root", []hitl.Scope{hitl.ScopeAdmin}, "")
+	agentP = auth.TokenPrincipal("ci", []auth.Scope{auth.ScopeAsk}, "")
+	aliceP = auth.TokenPrincipal("alice", []auth.Scope{auth.ScopeAnswer}, "U0ALICE")
+	opsP   = auth.TokenPrincipal("ops", []auth.Scope{auth.ScopeControl}, "")
+	rootP  = auth.TokenPrincipal("root", []auth.Scope{auth.ScopeAdmin}, "")
 )
 
-var tokens = map[string]hitl.Principal{
+var tokens = map[string]auth.Principal{
 	"agent-token-0123456789": agentP,
 	"alice-token-0123456789": aliceP,
 	"ops-token-0123456789ab": opsP,
@@ -60,14 +61,14 @@ func newEnv(t *testing.T, tokenless bool, opts ...envOpt) *env {
 	svc := service.NewService(st, service.ServiceConfig{Notifier: notify.New(), Clock: clock, ParseCommand: shell.Parse})
 	e := &env{t: t, store: st, svc: svc, clock: clock, removed: map[string]bool{}}
 	cfg := web.Config{Services: web.ServicesOf(svc), Tokenless: tokenless, LoopbackHost: agent.LoopbackHost, Clock: clock, SignInTTL: time.Hour,
-		TokenPrincipal: func(tok string) (hitl.Principal, bool) { p, ok := tokens[tok]; return p, ok },
-		TokenByID: func(id string) (hitl.Principal, bool) {
+		TokenPrincipal: func(tok string) (auth.Principal, bool) { p, ok := tokens[tok]; return p, ok },
+		TokenByID: func(id string) (auth.Principal, bool) {
 			for _, p := range tokens {
 				if p.ID == id && !e.removed[id] {
 					return p, true
 				}
 			}
-			return hitl.Principal{}, false
+			return auth.Principal{}, false
 		}}
 	for _, o := range opts {
 		o(&cfg)
@@ -77,7 +78,7 @@ func newEnv(t *testing.T, tokenless bool, opts ...envOpt) *env {
 	return e
 }
 
-func as(p hitl.Principal) context.Context { return hitl.WithPrincipal(context.Background(), p) }
+func as(p auth.Principal) context.Context { return auth.WithPrincipal(context.Background(), p) }
 
 // ask has p (default: the agent) ask n in run.
 func (e *env) ask(run string, n hitl.NewQuestion) *hitl.Question {

@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/hitlbot/hitl"
+	"github.com/hitlbot/hitl/auth"
 	"github.com/hitlbot/hitl/fault"
 	"github.com/hitlbot/hitl/steer"
 )
@@ -57,7 +58,7 @@ func (h *Handler) handleInbox(w http.ResponseWriter, r *http.Request, s *signIn)
 // whole queue (the store reads it from its indexes by deadline, from the
 // cursor on): the root says which list holds it and which of its
 // questions wait on p.
-func (h *Handler) inbox(r *http.Request, p hitl.Principal, f inboxFilter) (*inboxView, error) {
+func (h *Handler) inbox(r *http.Request, p auth.Principal, f inboxFilter) (*inboxView, error) {
 	v := &inboxView{Filter: f, Types: hitl.QuestionTypes, Now: h.cfg.Clock.Now(), Questions: []*hitl.Question{}}
 	qf, empty := h.access.InboxFilter(p, f.Mine)
 	if empty {

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/hitlbot/hitl"
+	"github.com/hitlbot/hitl/auth"
 	"github.com/hitlbot/hitl/service"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -23,7 +24,7 @@ func TestInbox(t *testing.T) {
 	b := e.ask("r2", hitl.NewQuestion{Question: "Sooner approval", Type: hitl.Approval, TimeoutMinutes: &soon})
 	mine := e.ask("r1", hitl.NewQuestion{Question: "Assigned to Alice", Assignees: []string{"U0ALICE"}})
 	e.ask("r1", hitl.NewQuestion{Question: "Assigned to Bob", Assignees: []string{"U0BOB"}})
-	own, _, err := e.svc.Questions.Create(as(hitl.TokenPrincipal("alice-agent", []hitl.Scope{hitl.ScopeAsk}, "U0ALICE")), "r3", hitl.NewQuestion{Question: "Alice's own agent asks"})
+	own, _, err := e.svc.Questions.Create(as(auth.TokenPrincipal("alice-agent", []auth.Scope{auth.ScopeAsk}, "U0ALICE")), "r3", hitl.NewQuestion{Question: "Alice's own agent asks"})
 	require.NoError(t, err)
 	br := e.browser(t)
 	br.signIn("alice-token-0123456789")

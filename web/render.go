@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/hitlbot/hitl"
+	"github.com/hitlbot/hitl/auth"
 	"github.com/hitlbot/hitl/fault"
 	"github.com/hitlbot/hitl/steer"
 )
@@ -26,7 +27,7 @@ type page struct {
 	Page string
 	CSRF string
 	// Who is the signed-in principal (empty on the sign-in page).
-	Who hitl.Principal
+	Who auth.Principal
 	// SignOut offers the "Sign out" button (not to the local person).
 	SignOut bool
 	// Waiting is how many questions wait on the person (the tab title).
@@ -79,8 +80,8 @@ var funcs = template.FuncMap{
 	"seg":       url.PathEscape,
 	"answer":    func(r *hitl.Response) string { return r.String() },
 	"steerLine": steerLine,
-	// person is who did something, as people see them (hitl.PersonName).
-	"person": hitl.PersonName,
+	// person is who did something, as people see them (auth.PersonName).
+	"person": auth.PersonName,
 	"join":   strings.Join,
 	"agent": func(q *hitl.Question) string {
 		switch {

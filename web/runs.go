@@ -6,6 +6,7 @@ import (
 
 	"github.com/google/uuid"
 	"github.com/hitlbot/hitl"
+	"github.com/hitlbot/hitl/auth"
 	"github.com/hitlbot/hitl/fault"
 	"github.com/hitlbot/hitl/steer"
 )
@@ -36,7 +37,7 @@ func (h *Handler) handleRuns(w http.ResponseWriter, r *http.Request, s *signIn) 
 		h.fail(w, r, err)
 		return
 	}
-	v := &runsView{Runs: pg.Runs, Handles: pg.Handles, All: all, Next: pg.NextCursor, Admin: h.access.Authorize(s.p, hitl.ActionAudit, nil) == nil}
+	v := &runsView{Runs: pg.Runs, Handles: pg.Handles, All: all, Next: pg.NextCursor, Admin: h.access.Authorize(s.p, auth.ActionAudit, nil) == nil}
 	if v.Admin {
 		rules, err := h.svc.Policies.LearnedRules(ctx, hitl.LearnedRuleFilter{Limit: PageSize})
 		if err != nil {
@@ -106,7 +107,7 @@ func (h *Handler) run(r *http.Request, s *signIn, id string) (*runView, error) {
 	if err != nil {
 		return nil, err
 	}
-	v := &runView{Run: rec, Steer: h.access.Authorize(s.p, hitl.ActionSteer, nil) == nil,
+	v := &runView{Run: rec, Steer: h.access.Authorize(s.p, auth.ActionSteer, nil) == nil,
 		// The root says who sees a run's steering and the agent's status
 		// reports on the log.
 		Live: (&hitl.Event{Type: hitl.EventControl, RunID: id, Asker: rec.Asker}).VisibleTo(s.p)}

@@ -6,6 +6,7 @@ import (
 
 	"github.com/hitlbot/hitl"
 	"github.com/hitlbot/hitl/access"
+	"github.com/hitlbot/hitl/auth"
 	"github.com/hitlbot/hitl/service"
 )
 
@@ -28,7 +29,7 @@ type Services struct {
 		RevokeRule(ctx context.Context, id string) (*hitl.LearnedRule, error)
 	}
 	SignIns interface {
-		SignIn(ctx context.Context, p hitl.Principal, ttl time.Duration) (secret string, ws *hitl.SignIn, err error)
+		SignIn(ctx context.Context, p auth.Principal, ttl time.Duration) (secret string, ws *hitl.SignIn, err error)
 		RedeemSignInLink(ctx context.Context, secret string, ttl time.Duration) (string, *hitl.SignIn, error)
 		SignedIn(ctx context.Context, secret string) (*hitl.SignIn, error)
 		SignOut(ctx context.Context, secret string) error

@@ -13,6 +13,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/hitlbot/hitl"
+	"github.com/hitlbot/hitl/auth"
 	"github.com/hitlbot/hitl/fault"
 )
 
@@ -28,7 +29,7 @@ const (
 // signIn is the signed-in person of a request.
 type signIn struct {
 	ws     *hitl.SignIn
-	p      hitl.Principal
+	p      auth.Principal
 	secret string
 }
 
@@ -112,7 +113,7 @@ func (h *Handler) signedIn(next func(http.ResponseWriter, *http.Request, *signIn
 				return
 			}
 		}
-		ctx := context.WithValue(hitl.WithPrincipal(r.Context(), s.p), signInKey{}, s)
+		ctx := context.WithValue(auth.WithPrincipal(r.Context(), s.p), signInKey{}, s)
 		next(w, r.WithContext(ctx), s)
 	}
 }
@@ -160,7 +161,7 @@ func (h *Handler) localSignIn(w http.ResponseWriter, r *http.Request) (*signIn, 
 			return nil, err
 		}
 	}
-	s, err := h.startSignIn(w, r, hitl.LocalPrincipal(""))
+	s, err := h.startSignIn(w, r, auth.LocalPrincipal(""))
 	if err != nil {
 		return nil, err
 	}
@@ -169,7 +170,7 @@ func (h *Handler) localSignIn(w http.ResponseWriter, r *http.Request) (*signIn, 
 }
 
 // startSignIn signs p in and sets the sign-in cookie.
-func (h *Handler) startSignIn(w http.ResponseWriter, r *http.Request, p hitl.Principal) (*signIn, error) {
+func (h *Handler) startSignIn(w http.ResponseWriter, r *http.Request, p auth.Principal) (*signIn, error) {
 	secret, ws, err := h.svc.SignIns.SignIn(r.Context(), p, h.cfg.SignInTTL)
 	if err != nil {
 		return nil, err

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/hitlbot/hitl"
+	"github.com/hitlbot/hitl/auth"
 	"github.com/hitlbot/hitl/web"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -202,7 +203,7 @@ func TestTokenless(t *testing.T) {
 	})
 	t.Run("the local person answers what was asked on the machine", func(t *testing.T) {
 		e := newEnv(t, true)
-		q, _, err := e.svc.Questions.Create(as(hitl.LocalPrincipal("")), "r1", hitl.NewQuestion{Question: "Which env?", Options: []hitl.Option{{Label: "staging", Value: "staging"}, {Label: "prod", Value: "prod"}}})
+		q, _, err := e.svc.Questions.Create(as(auth.LocalPrincipal("")), "r1", hitl.NewQuestion{Question: "Which env?", Options: []hitl.Option{{Label: "staging", Value: "staging"}, {Label: "prod", Value: "prod"}}})
 		require.NoError(t, err)
 		b := e.browser(t)
 		assert.Contains(t, b.get("/").body, "Which env?")

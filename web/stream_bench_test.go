@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/hitlbot/hitl"
+	"github.com/hitlbot/hitl/auth"
 	"github.com/hitlbot/hitl/notify"
 	"github.com/hitlbot/hitl/service"
 	"github.com/hitlbot/hitl/store"
@@ -40,7 +41,7 @@ func BenchmarkPageUpdate(b *testing.B) {
 			hc := &http.Client{Transport: tr}
 			got := make(chan string, pages*4)
 			for i := range pages {
-				secret, _, err := svc.SignIns.SignIn(ctx, hitl.TokenPrincipal(fmt.Sprintf("person%d", i), []hitl.Scope{hitl.ScopeAnswer}, ""), time.Hour)
+				secret, _, err := svc.SignIns.SignIn(ctx, auth.TokenPrincipal(fmt.Sprintf("person%d", i), []auth.Scope{auth.ScopeAnswer}, ""), time.Hour)
 				if err != nil {
 					b.Fatal(err)
 				}

@@ -23,6 +23,7 @@ import (
 
 	"github.com/hitlbot/hitl"
 	"github.com/hitlbot/hitl/access"
+	"github.com/hitlbot/hitl/auth"
 	"github.com/hitlbot/hitl/internal/eventstream"
 )
 
@@ -43,11 +44,11 @@ type Config struct {
 	Tokenless bool
 	// TokenPrincipal finds the principal of a personal token (the API's
 	// tokens): what the sign-in form checks.
-	TokenPrincipal func(token string) (hitl.Principal, bool)
+	TokenPrincipal func(token string) (auth.Principal, bool)
 	// TokenByID finds a token's principal as configured now by its id
 	// (api:NAME): a sign-in started with a token acts with its current
 	// scopes, and ends when the token is gone. Nil: as at sign-in.
-	TokenByID func(id string) (hitl.Principal, bool)
+	TokenByID func(id string) (auth.Principal, bool)
 	// LoopbackHost reports whether a Host header names a loopback address
 	// (the API's rule for a tokenless server).
 	LoopbackHost func(host string) bool
@@ -94,7 +95,7 @@ func New(cfg Config) *Handler {
 		cfg.Heartbeat = 15 * time.Second
 	}
 	if cfg.TokenPrincipal == nil {
-		cfg.TokenPrincipal = func(string) (hitl.Principal, bool) { return hitl.Principal{}, false }
+		cfg.TokenPrincipal = func(string) (auth.Principal, bool) { return auth.Principal{}, false }
 	}
 	sub, _ := fs.Sub(staticFS, "static")
 	h := &Handler{cfg: cfg, svc: cfg.Services, access: cfg.Services.Access, log: cfg.Logger, mux: http.NewServeMux(),

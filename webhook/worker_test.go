@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/hitlbot/hitl"
+	"github.com/hitlbot/hitl/auth"
 	"github.com/hitlbot/hitl/fault"
 	"github.com/hitlbot/hitl/internal/clocktest"
 	"github.com/hitlbot/hitl/internal/memstore"
@@ -83,8 +84,8 @@ func newWorld(t *testing.T, eps []Endpoint, policy hitl.CallbackPolicy) *world {
 }
 
 var (
-	agent  = hitl.WithPrincipal(context.Background(), hitl.TokenPrincipal("agent", nil, ""))
-	person = hitl.WithPrincipal(context.Background(), hitl.TokenPrincipal("person", []hitl.Scope{hitl.ScopeAdmin}, ""))
+	agent  = auth.WithPrincipal(context.Background(), auth.TokenPrincipal("agent", nil, ""))
+	person = auth.WithPrincipal(context.Background(), auth.TokenPrincipal("person", []auth.Scope{auth.ScopeAdmin}, ""))
 )
 
 func (w *world) answered(t *testing.T, run string, n hitl.NewQuestion) *hitl.Question {

@@ -15,7 +15,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/hitlbot/hitl"
+	"github.com/hitlbot/hitl/auth"
 	"github.com/hitlbot/hitl/fault"
 	"github.com/hitlbot/hitl/steer"
 )
@@ -159,7 +159,7 @@ func (d *doctor) service(ctx context.Context) check {
 	if h.Slack {
 		slack = "Slack on"
 	}
-	c.status, c.say = checkOK, fmt.Sprintf("%s answers, as %s; %s", url, visible(hitl.PersonName(p.ID)), slack)
+	c.status, c.say = checkOK, fmt.Sprintf("%s answers, as %s; %s", url, visible(auth.PersonName(p.ID)), slack)
 	return c
 }
 

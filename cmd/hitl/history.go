@@ -10,6 +10,7 @@ import (
 	"text/tabwriter"
 
 	"github.com/hitlbot/hitl"
+	"github.com/hitlbot/hitl/auth"
 )
 
 func cmdHistory(ctx context.Context, args []string, e *env) error {
@@ -57,7 +58,7 @@ func cmdHistory(ctx context.Context, args []string, e *env) error {
 		if in.Status != hitl.StatusAnswered {
 			answer = strings.TrimSpace(string(in.Status) + " " + answer)
 		}
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s", in.Timestamp.Local().Format("2006-01-02 15:04:05"), cell(in.Question, 50), cell(answer, 40), cell(hitl.PersonName(in.By), 40),
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s", in.Timestamp.Local().Format("2006-01-02 15:04:05"), cell(in.Question, 50), cell(answer, 40), cell(auth.PersonName(in.By), 40),
 			operationRows(operationLines(in.Operation, in.Parts), 4))
 	}
 	return tw.Flush()

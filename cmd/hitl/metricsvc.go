@@ -8,8 +8,8 @@ import (
 	"net/http"
 	"time"
 
-	"github.com/hitlbot/hitl"
 	"github.com/hitlbot/hitl/agent"
+	"github.com/hitlbot/hitl/auth"
 	"github.com/hitlbot/hitl/fault"
 	"github.com/hitlbot/hitl/metrics"
 	"github.com/hitlbot/hitl/service"
@@ -91,7 +91,7 @@ func (m *Main) serveMetrics() error {
 	mux := http.NewServeMux()
 	h := o.metrics.Handler()
 	mux.HandleFunc("GET /metrics", func(w http.ResponseWriter, r *http.Request) {
-		ctx := hitl.WithPrincipal(r.Context(), hitl.ScrapePrincipal)
+		ctx := auth.WithPrincipal(r.Context(), auth.ScrapePrincipal)
 		if err := m.Service.Guard.AuthorizeScrape(ctx); err != nil {
 			http.Error(w, fault.Message(err), http.StatusForbidden)
 			return

@@ -7,6 +7,7 @@ import (
 
 	"github.com/hitlbot/hitl"
 	"github.com/hitlbot/hitl/agent"
+	"github.com/hitlbot/hitl/auth"
 )
 
 // await waits until q is settled (on this terminal too when interactive)
@@ -45,7 +46,7 @@ func await(ctx context.Context, c *agent.Client, q *hitl.Question, interactive b
 func finish(q *hitl.Question, e *env) error {
 	switch q.Outcome() {
 	case hitl.OutcomeCancelled:
-		msg := fmt.Sprintf("hitl: question %s was cancelled by %s", visible(q.ID), visible(hitl.PersonName(q.RespondedBy)))
+		msg := fmt.Sprintf("hitl: question %s was cancelled by %s", visible(q.ID), visible(auth.PersonName(q.RespondedBy)))
 		if q.CancelReason != "" {
 			msg += ": " + visible(q.CancelReason)
 		}
@@ -69,7 +70,7 @@ func finish(q *hitl.Question, e *env) error {
 			return &outcome{code: exitDenied, msg: fmt.Sprintf("hitl: not approved: %s replied instead (the reply is on stdout)", visible(q.RespondedBy))}
 		}
 		printValue(e, "denied")
-		msg := fmt.Sprintf("hitl: denied by %s", visible(hitl.PersonName(q.RespondedBy)))
+		msg := fmt.Sprintf("hitl: denied by %s", visible(auth.PersonName(q.RespondedBy)))
 		if q.Response.Text != "" {
 			msg += ": " + visible(q.Response.Text)
 		}

@@ -10,6 +10,7 @@ import (
 
 	"github.com/hitlbot/hitl"
 	"github.com/hitlbot/hitl/agent"
+	"github.com/hitlbot/hitl/auth"
 	"github.com/hitlbot/hitl/blocks"
 	"github.com/hitlbot/hitl/fault"
 	"github.com/hitlbot/hitl/internal/principaltest"
@@ -145,7 +146,7 @@ func TestSecretSealedLostToRestartIsAskedAgainInSlack(t *testing.T) {
 		for _, ev := range evs {
 			if ev.Type == hitl.EventQuestionReopened && ev.QuestionID == q.ID {
 				found = true
-				assert.Equal(t, hitl.ActorSystem, ev.Actor)
+				assert.Equal(t, auth.ActorSystem, ev.Actor)
 			}
 		}
 		assert.True(t, found, "no question_reopened event")

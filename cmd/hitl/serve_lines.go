@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/hitlbot/hitl"
+	"github.com/hitlbot/hitl/auth"
 	"github.com/hitlbot/hitl/internal/eventstream"
 )
 
@@ -18,8 +19,8 @@ import (
 // log, woken by each commit) from the end of the log, reads nothing else
 // and writes nothing to the store.
 func questionLines(ctx context.Context, log hitl.EventLog, w io.Writer) error {
-	ctx = hitl.WithPrincipal(ctx, hitl.ObserverPrincipal("serve"))
-	es, err := eventstream.New(ctx, log, nil, nil).Open(ctx, eventstream.Request{Principal: hitl.ObserverPrincipal("serve")})
+	ctx = auth.WithPrincipal(ctx, auth.ObserverPrincipal("serve"))
+	es, err := eventstream.New(ctx, log, nil, nil).Open(ctx, eventstream.Request{Principal: auth.ObserverPrincipal("serve")})
 	if err != nil {
 		return err
 	}
@@ -71,11 +72,11 @@ func questionLine(ev *hitl.Event) string {
 		if ev.Type == hitl.EventQuestionReopened {
 			verb = "asks again"
 		}
-		return fmt.Sprintf("%s %s %s: %s — answer with: %s", visible(hitl.PersonName(q.Asker)), verb, where, cell(q.Question, 200), how)
+		return fmt.Sprintf("%s %s %s: %s — answer with: %s", visible(auth.PersonName(q.Asker)), verb, where, cell(q.Question, 200), how)
 	case hitl.EventQuestionAnswered:
 		line := "Answered " + where
 		if ev.Actor != "" {
-			line += " by " + visible(hitl.PersonName(ev.Actor))
+			line += " by " + visible(auth.PersonName(ev.Actor))
 		}
 		if r := ev.Response; r != nil {
 			line += ": " + cell(responseText(r), 100)
@@ -88,8 +89,8 @@ func questionLine(ev *hitl.Event) string {
 		return "Timed out " + where + ": nobody answered"
 	case hitl.EventQuestionCancelled:
 		line := "Cancelled " + where
-		if ev.Actor != "" && ev.Actor != hitl.ActorSystem {
-			line += " by " + visible(hitl.PersonName(ev.Actor))
+		if ev.Actor != "" && ev.Actor != auth.ActorSystem {
+			line += " by " + visible(auth.PersonName(ev.Actor))
 		}
 		if ev.Reason != "" {
 			line += ": " + cell(ev.Reason, 100)

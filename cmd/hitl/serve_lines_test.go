@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/hitlbot/hitl"
+	"github.com/hitlbot/hitl/auth"
 	"github.com/hitlbot/hitl/config"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -165,7 +166,7 @@ func TestQuestionLineOfATimeout(t *testing.T) {
 		{"with a default", &hitl.Event{Type: hitl.EventQuestionTimeout, QuestionID: "q_1", RunID: "r", Response: &hitl.Response{Value: "no"}},
 			"Timed out q_1 (run r): nobody answered; the default no was used"},
 		{"without", &hitl.Event{Type: hitl.EventQuestionTimeout, QuestionID: "q_1", RunID: "r"}, "Timed out q_1 (run r): nobody answered"},
-		{"a cancel by the service", &hitl.Event{Type: hitl.EventQuestionCancelled, QuestionID: "q_1", RunID: "r", Actor: hitl.ActorSystem, Reason: "the run ended"},
+		{"a cancel by the service", &hitl.Event{Type: hitl.EventQuestionCancelled, QuestionID: "q_1", RunID: "r", Actor: auth.ActorSystem, Reason: "the run ended"},
 			"Cancelled q_1 (run r): the run ended"},
 		{"not a question's", &hitl.Event{Type: hitl.EventStatus, RunID: "r"}, ""},
 	} {

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/hitlbot/hitl"
+	"github.com/hitlbot/hitl/auth"
 	"github.com/hitlbot/hitl/config"
 	"github.com/hitlbot/hitl/fault"
 	"github.com/hitlbot/hitl/internal/clocktest"
@@ -42,7 +43,7 @@ func TestSlackAlertsPostedOnceEach(t *testing.T) {
 	}
 
 	srv.FailNext("chat.postMessage", 1, 500, 0) // the first post fails once and is retried
-	_, _, err := e.m.Service.Questions.Create(hitl.WithPrincipal(context.Background(), hitl.LocalPrincipal("agent")), "run-1", hitl.NewQuestion{})
+	_, _, err := e.m.Service.Questions.Create(auth.WithPrincipal(context.Background(), auth.LocalPrincipal("agent")), "run-1", hitl.NewQuestion{})
 	require.Equal(t, fault.EINVALID, fault.Code(err))
 	check()
 	started := waitPost("hitl alert creation_errors started")

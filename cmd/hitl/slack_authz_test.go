@@ -9,6 +9,7 @@ import (
 
 	"github.com/hitlbot/hitl"
 	"github.com/hitlbot/hitl/agent"
+	"github.com/hitlbot/hitl/auth"
 	"github.com/hitlbot/hitl/blocks"
 	"github.com/hitlbot/hitl/config"
 	"github.com/hitlbot/hitl/internal/principaltest"
@@ -92,7 +93,7 @@ func TestSlackAuthorization(t *testing.T) {
 		assert.NotContains(t, eph.Text, "hitl: forbidden", "plain words, not the raw error")
 		requirePending(t, e, assigned.ID)
 		ev := refusal(t, e.m, assigned.ID, "slack:U0ANSWER")
-		assert.Equal(t, hitl.ActionAnswer, ev.Action)
+		assert.Equal(t, auth.ActionAnswer, ev.Action)
 		assert.Contains(t, ev.Reason, "is assigned to U0BOB")
 	})
 

@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/hitlbot/hitl"
+	"github.com/hitlbot/hitl/auth"
 	"github.com/hitlbot/hitl/blocks"
 	"github.com/hitlbot/hitl/config"
 	"github.com/hitlbot/hitl/internal/slackfake"
@@ -88,13 +89,13 @@ func TestSlackApprovalPolicies(t *testing.T) {
 
 		e.click(t, "U0NOBODY", list, blocks.ActionRevokeRule)
 		e.ephemeralFor(t, "U0NOBODY", "not allowed")
-		page, err := e.m.Service.Policies.LearnedRules(hitl.WithPrincipal(e.ctx, hitl.LocalPrincipal("")), hitl.LearnedRuleFilter{})
+		page, err := e.m.Service.Policies.LearnedRules(auth.WithPrincipal(e.ctx, auth.LocalPrincipal("")), hitl.LearnedRuleFilter{})
 		require.NoError(t, err)
 		require.Len(t, page.Rules, 1, "a stranger revokes nothing")
 
 		e.click(t, "U0DAVE", list, blocks.ActionRevokeRule)
 		e.ephemeralFor(t, "U0DAVE", "Revoked")
-		page, err = e.m.Service.Policies.LearnedRules(hitl.WithPrincipal(e.ctx, hitl.LocalPrincipal("")), hitl.LearnedRuleFilter{})
+		page, err = e.m.Service.Policies.LearnedRules(auth.WithPrincipal(e.ctx, auth.LocalPrincipal("")), hitl.LearnedRuleFilter{})
 		require.NoError(t, err)
 		assert.Empty(t, page.Rules)
 		assert.Contains(t, e.slash(t, "U0DAVE", "policy revoke r_nope"), "no learned rule r_nope")

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/hitlbot/hitl"
+	"github.com/hitlbot/hitl/auth"
 	"github.com/hitlbot/hitl/config"
 	"github.com/hitlbot/hitl/fault"
 	"github.com/hitlbot/hitl/internal/clocktest"
@@ -28,7 +29,7 @@ func TestStatsCommand(t *testing.T) {
 	clock := clocktest.New(t0.Add(-48 * time.Hour))
 	m := startMain(t, withClock(clock))
 	ctx := context.Background()
-	agent := hitl.WithPrincipal(ctx, hitl.LocalPrincipal("agent"))
+	agent := auth.WithPrincipal(ctx, auth.LocalPrincipal("agent"))
 	at := func(d time.Duration) { clock.Add(t0.Add(d).Sub(clock.Now())) }
 	ask := func(run string, typ hitl.QuestionType) *hitl.Question {
 		t.Helper()
@@ -183,7 +184,7 @@ func TestMetricsEndToEnd(t *testing.T) {
 	clock := clocktest.New(time.Date(2026, 11, 24, 9, 0, 0, 0, time.UTC))
 	m := startMainNoCleanup(t, withClock(clock))
 	ctx := context.Background()
-	agent := hitl.WithPrincipal(ctx, hitl.LocalPrincipal("agent"))
+	agent := auth.WithPrincipal(ctx, auth.LocalPrincipal("agent"))
 	var qs []*hitl.Question
 	for _, typ := range []hitl.QuestionType{hitl.Blocking, hitl.Blocking, hitl.Approval, hitl.Approval} {
 		q, _, err := m.Service.Questions.Create(agent, "run-1", hitl.NewQuestion{Question: "Go on?", Type: typ})

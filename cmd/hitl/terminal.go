@@ -10,6 +10,7 @@ import (
 
 	"github.com/hitlbot/hitl"
 	"github.com/hitlbot/hitl/agent"
+	"github.com/hitlbot/hitl/auth"
 	"github.com/hitlbot/hitl/fault"
 	"golang.org/x/term"
 )
@@ -37,7 +38,7 @@ func askTerminal(ctx context.Context, c *agent.Client, q *hitl.Question, e *env)
 		select {
 		case r := <-remote:
 			if r.err == nil && !r.q.Pending() {
-				fmt.Fprintf(e.stderr, "\nhitl: answered elsewhere by %s\n", visible(hitl.PersonName(r.q.RespondedBy)))
+				fmt.Fprintf(e.stderr, "\nhitl: answered elsewhere by %s\n", visible(auth.PersonName(r.q.RespondedBy)))
 			}
 			return r.q, r.err
 		case <-ctx.Done():

@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/hitlbot/hitl"
+	"github.com/hitlbot/hitl/auth"
 	"github.com/hitlbot/hitl/config"
 	"github.com/hitlbot/hitl/internal/slackfake"
 	"github.com/stretchr/testify/assert"
@@ -49,7 +50,7 @@ var csrfOf = regexp.MustCompile(`name="csrf" value="([^"]+)"`)
 func TestWebInboxServedBeside(t *testing.T) {
 	t.Run("hitl serve serves the inbox at / and the API as before", func(t *testing.T) {
 		m := startMain(t)
-		q, _, err := m.Service.Questions.Create(hitl.WithPrincipal(t.Context(), hitl.LocalPrincipal("")), "r1", hitl.NewQuestion{Question: "Served?"})
+		q, _, err := m.Service.Questions.Create(auth.WithPrincipal(t.Context(), auth.LocalPrincipal("")), "r1", hitl.NewQuestion{Question: "Served?"})
 		require.NoError(t, err)
 		c := browserClient(t)
 		status, body := page(t, c, http.MethodGet, m.URL()+"/", nil)
@@ -63,7 +64,7 @@ func TestWebInboxServedBeside(t *testing.T) {
 		require.NotNil(t, csrf)
 		status, _ = page(t, c, http.MethodPost, m.URL()+"/q/"+q.ID+"/answer", url.Values{"csrf": {csrf[1]}, "value": {"yes"}})
 		assert.Equal(t, http.StatusOK, status)
-		got, err := m.Service.Questions.Question(hitl.WithPrincipal(t.Context(), hitl.LocalPrincipal("")), q.ID)
+		got, err := m.Service.Questions.Question(auth.WithPrincipal(t.Context(), auth.LocalPrincipal("")), q.ID)
 		require.NoError(t, err)
 		assert.Equal(t, "yes", got.Response.Value)
 	})

@@ -5,28 +5,28 @@ import (
 	"net/url"
 	"time"
 
-	"github.com/hitlbot/hitl"
 	"github.com/hitlbot/hitl/agent"
+	"github.com/hitlbot/hitl/auth"
 	"github.com/hitlbot/hitl/fault"
 	"github.com/hitlbot/hitl/web"
 )
 
 // web is the web inbox on the API's listener, with the API's tokens.
 func (m *Main) web() *web.Handler {
-	byID := map[string]hitl.Principal{}
+	byID := map[string]auth.Principal{}
 	for _, t := range m.Config.Tokens {
 		p := t.Principal()
 		byID[p.ID] = p
 	}
 	return web.New(web.Config{Services: web.ServicesOf(m.Service), Tokenless: m.api.Tokenless(), TokenPrincipal: m.api.TokenPrincipal,
-		TokenByID:    func(id string) (hitl.Principal, bool) { p, ok := byID[id]; return p, ok },
+		TokenByID:    func(id string) (auth.Principal, bool) { p, ok := byID[id]; return p, ok },
 		LoopbackHost: agent.LoopbackHost, BaseURL: m.webBase(), SignInTTL: time.Duration(m.Config.Web.SessionTTL),
 		Clock: m.Clock, Logger: m.Logger})
 }
 
 // webLink is the one-time link Slack's /hitl web sends p: it signs them in
 // to the web inbox once, within ten minutes.
-func (m *Main) webLink(ctx context.Context, p hitl.Principal) (string, error) {
+func (m *Main) webLink(ctx context.Context, p auth.Principal) (string, error) {
 	if len(m.Config.Tokens) == 0 {
 		return "", fault.Errorf(fault.EINVALID, "this hitl has no tokens, so its web inbox serves only the machine it runs on, with no sign-in: open %s there", m.URL())
 	}

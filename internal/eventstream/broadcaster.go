@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/hitlbot/hitl"
+	"github.com/hitlbot/hitl/auth"
 )
 
 // Backlog is how many batches a stream may have waiting before it is
@@ -40,7 +41,7 @@ type Batch struct {
 
 // Subscriber is one stream as the broadcaster sees it.
 type Subscriber struct {
-	p     hitl.Principal
+	p     auth.Principal
 	key   string
 	start uint64
 	ch    chan Batch
@@ -97,7 +98,7 @@ func newTicker(d time.Duration) (<-chan time.Time, func()) {
 
 // Subscribe registers a stream for p. The stream gets every batch after
 // sub.Start(); it catches up to it from the log itself.
-func (b *Broadcaster) Subscribe(ctx context.Context, p hitl.Principal) (*Subscriber, error) {
+func (b *Broadcaster) Subscribe(ctx context.Context, p auth.Principal) (*Subscriber, error) {
 	b.mu.Lock()
 	defer b.mu.Unlock()
 	if !b.known {
@@ -172,14 +173,14 @@ func (b *Broadcaster) stop() {
 // among the streams (nil when there are none: then the reader ends, and
 // the position is forgotten, so the next stream finds the end of the log
 // again).
-func (b *Broadcaster) snapshot() (uint64, map[string]hitl.Principal) {
+func (b *Broadcaster) snapshot() (uint64, map[string]auth.Principal) {
 	b.mu.Lock()
 	defer b.mu.Unlock()
 	if len(b.subs) == 0 {
 		b.known, b.running = false, false
 		return 0, nil
 	}
-	views := map[string]hitl.Principal{}
+	views := map[string]auth.Principal{}
 	for sub := range b.subs {
 		views[sub.key] = sub.p
 	}
@@ -189,14 +190,14 @@ func (b *Broadcaster) snapshot() (uint64, map[string]hitl.Principal) {
 // reader is the principal the broadcaster reads the log as: one who may
 // read every event (hitl.Event.VisibleTo), so one read serves every
 // stream.
-var reader = hitl.Principal{ID: "system:broadcast", Scopes: []hitl.Scope{hitl.ScopeAdmin}}
+var reader = auth.Principal{ID: "system:broadcast", Scopes: []auth.Scope{auth.ScopeAdmin}}
 
 // round reads the events after from once, keeps for each view those its
 // principal may see (the root's hitl.Event.VisibleTo, the rule the log's
 // Events applies), and hands them out. It reports whether it read a full
 // batch (more may be waiting).
-func (b *Broadcaster) round(from uint64, views map[string]hitl.Principal) (bool, error) {
-	evs, to, err := b.log.Events(hitl.WithPrincipal(b.base, reader), from, ReadBatch)
+func (b *Broadcaster) round(from uint64, views map[string]auth.Principal) (bool, error) {
+	evs, to, err := b.log.Events(auth.WithPrincipal(b.base, reader), from, ReadBatch)
 	if err != nil {
 		return false, err
 	}
@@ -260,7 +261,7 @@ func (b *Broadcaster) dropAll() {
 
 // principalKey tells principals apart for reading the log: two streams
 // with the same key see the same events.
-func principalKey(p hitl.Principal) string {
+func principalKey(p auth.Principal) string {
 	scopes := make([]string, len(p.Scopes))
 	for i, s := range p.Scopes {
 		scopes[i] = string(s)

@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/hitlbot/hitl"
+	"github.com/hitlbot/hitl/auth"
 	"github.com/hitlbot/hitl/internal/memstore"
 	"github.com/hitlbot/hitl/internal/principaltest"
 	"github.com/hitlbot/hitl/notify"
@@ -79,7 +80,7 @@ func TestBroadcaster(t *testing.T) {
 	})
 	t.Run("ask_only_subscriber_receives_only_its_own_events", func(t *testing.T) {
 		svc, b := newBroadcastEnv(t)
-		ci, err := b.Subscribe(context.Background(), hitl.TokenPrincipal("ci", []hitl.Scope{hitl.ScopeAsk}, ""))
+		ci, err := b.Subscribe(context.Background(), auth.TokenPrincipal("ci", []auth.Scope{auth.ScopeAsk}, ""))
 		require.NoError(t, err)
 		answerer, err := b.Subscribe(context.Background(), principaltest.Principal("slack:U024BE7LH"))
 		require.NoError(t, err)
@@ -119,13 +120,13 @@ func TestBroadcaster(t *testing.T) {
 		b := New(base, log, discard, encodeTest)
 		var subs []*Subscriber
 		for i := range 50 {
-			sub, err := b.Subscribe(context.Background(), hitl.TokenPrincipal(fmt.Sprintf("person%d", i), []hitl.Scope{hitl.ScopeAnswer}, ""))
+			sub, err := b.Subscribe(context.Background(), auth.TokenPrincipal(fmt.Sprintf("person%d", i), []auth.Scope{auth.ScopeAnswer}, ""))
 			require.NoError(t, err)
 			subs = append(subs, sub)
 		}
-		mine, err := b.Subscribe(context.Background(), hitl.TokenPrincipal("test", []hitl.Scope{hitl.ScopeAsk}, ""))
+		mine, err := b.Subscribe(context.Background(), auth.TokenPrincipal("test", []auth.Scope{auth.ScopeAsk}, ""))
 		require.NoError(t, err)
-		other, err := b.Subscribe(context.Background(), hitl.TokenPrincipal("other", []hitl.Scope{hitl.ScopeAsk}, ""))
+		other, err := b.Subscribe(context.Background(), auth.TokenPrincipal("other", []auth.Scope{auth.ScopeAsk}, ""))
 		require.NoError(t, err)
 		q, _, err := svc.Questions.Create(asker, "job-1", textQ)
 		require.NoError(t, err)

@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/hitlbot/hitl"
+	"github.com/hitlbot/hitl/auth"
 	"github.com/hitlbot/hitl/steer"
 )
 
@@ -17,7 +18,7 @@ var ErrBehind = errors.New("the event stream fell behind the log")
 type Request struct {
 	// Principal is whose view the stream is: the events it may see
 	// (hitl.Event.VisibleTo), read from the log as it.
-	Principal hitl.Principal
+	Principal auth.Principal
 	// Run, when set, keeps the events of that run only; catching up reads
 	// them by the log's run index, so replaying a run costs what it holds.
 	Run string
@@ -142,7 +143,7 @@ func (st *Stream) deliver(ctx context.Context, sink Sink, bt Batch) error {
 // passed to, ReadBatch events at a time; a stream of one run reads that
 // run's events by the log's index.
 func (st *Stream) catchUp(ctx context.Context, sink Sink, to uint64) error {
-	rctx := hitl.WithPrincipal(ctx, st.req.Principal)
+	rctx := auth.WithPrincipal(ctx, st.req.Principal)
 	for st.cur < to {
 		var evs []*hitl.Event
 		var last uint64

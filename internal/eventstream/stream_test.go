@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/hitlbot/hitl"
+	"github.com/hitlbot/hitl/auth"
 	"github.com/hitlbot/hitl/fault"
 	"github.com/hitlbot/hitl/internal/principaltest"
 	"github.com/hitlbot/hitl/service"
@@ -99,9 +100,9 @@ func seqs(frames []Frame) []uint64 {
 
 // ask creates a question in run as who and returns the Seq of the log's
 // last event after it.
-func ask(t *testing.T, svc *service.Service, who hitl.Principal, run string) uint64 {
+func ask(t *testing.T, svc *service.Service, who auth.Principal, run string) uint64 {
 	t.Helper()
-	_, _, err := svc.Questions.Create(hitl.WithPrincipal(context.Background(), who), run, textQ)
+	_, _, err := svc.Questions.Create(auth.WithPrincipal(context.Background(), who), run, textQ)
 	require.NoError(t, err)
 	end, err := EndOfLog(context.Background(), svc.Log, 0)
 	require.NoError(t, err)
@@ -110,9 +111,9 @@ func ask(t *testing.T, svc *service.Service, who hitl.Principal, run string) uin
 
 // logAs reads the whole log as p through the log's own filter (not the
 // stream's): the events a stream of p must send, in order.
-func logAs(t *testing.T, svc *service.Service, p hitl.Principal, run string, after uint64) []uint64 {
+func logAs(t *testing.T, svc *service.Service, p auth.Principal, run string, after uint64) []uint64 {
 	t.Helper()
-	ctx := hitl.WithPrincipal(context.Background(), p)
+	ctx := auth.WithPrincipal(context.Background(), p)
 	var out []uint64
 	for {
 		evs, last, err := svc.Log.Events(ctx, after, ReadBatch)
@@ -132,11 +133,11 @@ func logAs(t *testing.T, svc *service.Service, p hitl.Principal, run string, aft
 func TestStream(t *testing.T) {
 	// The log before every row: three askers' questions, each in its own
 	// run: events 1..3, a question being one event (checked below).
-	a := hitl.TokenPrincipal("a", []hitl.Scope{hitl.ScopeAsk}, "")
-	bee := hitl.TokenPrincipal("b", []hitl.Scope{hitl.ScopeAsk}, "")
+	a := auth.TokenPrincipal("a", []auth.Scope{auth.ScopeAsk}, "")
+	bee := auth.TokenPrincipal("b", []auth.Scope{auth.ScopeAsk}, "")
 	local := principaltest.Principal("local")
 	type q struct {
-		who hitl.Principal
+		who auth.Principal
 		run string
 	}
 	before := []q{{a, "job-a"}, {bee, "job-b"}, {a, "job-a"}}
@@ -243,7 +244,7 @@ func TestStreamSwitch(t *testing.T) {
 	go func() {
 		defer wg.Done()
 		for i := range 40 {
-			if _, _, err := svc.Questions.Create(hitl.WithPrincipal(context.Background(), local), fmt.Sprintf("job-live-%d", i), textQ); err != nil {
+			if _, _, err := svc.Questions.Create(auth.WithPrincipal(context.Background(), local), fmt.Sprintf("job-live-%d", i), textQ); err != nil {
 				t.Error(err)
 				return
 			}
@@ -273,7 +274,7 @@ type gatedLog struct {
 
 func (l *gatedLog) Events(ctx context.Context, after uint64, limit int) ([]*hitl.Event, uint64, error) {
 	evs, last, err := l.EventLog.Events(ctx, after, limit)
-	if hitl.PrincipalFrom(ctx).ID != reader.ID || last == after {
+	if auth.PrincipalFrom(ctx).ID != reader.ID || last == after {
 		return evs, last, err
 	}
 	select {
@@ -410,7 +411,7 @@ type failingLog struct {
 }
 
 func (l *failingLog) Events(ctx context.Context, after uint64, limit int) ([]*hitl.Event, uint64, error) {
-	if hitl.PrincipalFrom(ctx).ID == l.who {
+	if auth.PrincipalFrom(ctx).ID == l.who {
 		return nil, after, l.err
 	}
 	return l.EventLog.Events(ctx, after, limit)

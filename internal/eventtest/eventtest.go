@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/hitlbot/hitl"
+	"github.com/hitlbot/hitl/auth"
 	"github.com/hitlbot/hitl/service"
 )
 
@@ -19,7 +20,7 @@ const Deadline = 10 * time.Second
 func Until(tb testing.TB, svc *service.Service, what string, ok func(*hitl.Event) bool) {
 	tb.Helper()
 	deadline := time.After(Deadline)
-	admin := hitl.WithPrincipal(context.Background(), hitl.TokenPrincipal("eventtest", []hitl.Scope{hitl.ScopeAdmin}, ""))
+	admin := auth.WithPrincipal(context.Background(), auth.TokenPrincipal("eventtest", []auth.Scope{auth.ScopeAdmin}, ""))
 	after := uint64(0)
 	for {
 		changed := svc.Log.Changed()

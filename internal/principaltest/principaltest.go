@@ -6,30 +6,30 @@ import (
 	"context"
 	"strings"
 
-	"github.com/hitlbot/hitl"
 	"github.com/hitlbot/hitl/access"
+	"github.com/hitlbot/hitl/auth"
 )
 
 // Principal returns the principal an id names: "api:NAME" is a token with
 // the ask and answer scopes, "slack:U…" a Slack user who may answer,
 // "local" or "local:USER" the local person, "admin:NAME" a token with the
 // admin scope, anything else a principal of that id with ask and answer.
-func Principal(id string) hitl.Principal {
+func Principal(id string) auth.Principal {
 	kind, name, _ := strings.Cut(id, ":")
 	switch kind {
 	case "api":
-		return hitl.TokenPrincipal(name, []hitl.Scope{hitl.ScopeAsk, hitl.ScopeAnswer}, "")
+		return auth.TokenPrincipal(name, []auth.Scope{auth.ScopeAsk, auth.ScopeAnswer}, "")
 	case "admin":
-		return hitl.TokenPrincipal(name, []hitl.Scope{hitl.ScopeAdmin}, "")
+		return auth.TokenPrincipal(name, []auth.Scope{auth.ScopeAdmin}, "")
 	case "slack":
 		return access.Access{}.SlackPrincipal(name, nil)
 	case "local":
-		return hitl.LocalPrincipal(name)
+		return auth.LocalPrincipal(name)
 	}
-	return hitl.Principal{ID: id, Scopes: []hitl.Scope{hitl.ScopeAsk, hitl.ScopeAnswer}}
+	return auth.Principal{ID: id, Scopes: []auth.Scope{auth.ScopeAsk, auth.ScopeAnswer}}
 }
 
 // As returns ctx acting as the principal id names (see Principal).
 func As(ctx context.Context, id string) context.Context {
-	return hitl.WithPrincipal(ctx, Principal(id))
+	return auth.WithPrincipal(ctx, Principal(id))
 }

@@ -12,13 +12,14 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/hitlbot/hitl"
+	"github.com/hitlbot/hitl/auth"
 	"github.com/hitlbot/hitl/internal/clocktest"
 	"github.com/hitlbot/hitl/internal/memstore"
 	"github.com/hitlbot/hitl/notify"
 	"github.com/hitlbot/hitl/service"
 )
 
-func as(p hitl.Principal) context.Context { return hitl.WithPrincipal(context.Background(), p) }
+func as(p auth.Principal) context.Context { return auth.WithPrincipal(context.Background(), p) }
 
 // History scripts a known history and returns the service at t0+1h,
 // its clock and t0; window, when not nil, is the service's StatsWindow
@@ -43,8 +44,8 @@ func History(t testing.TB, window func(hitl.RollupStore) service.StatsWindow) (*
 		cfg.StatsWindow = window(st)
 	}
 	svc := service.NewService(st, cfg)
-	agent := as(hitl.TokenPrincipal("ci", nil, ""))
-	ops := as(hitl.TokenPrincipal("ops", []hitl.Scope{hitl.ScopeAnswer}, ""))
+	agent := as(auth.TokenPrincipal("ci", nil, ""))
+	ops := as(auth.TokenPrincipal("ops", []auth.Scope{auth.ScopeAnswer}, ""))
 	at := func(d time.Duration) { clock.Add(t0.Add(d).Sub(clock.Now())) }
 	ask := func(run string, typ hitl.QuestionType) *hitl.Question {
 		q, _, err := svc.Questions.Create(agent, run, hitl.NewQuestion{Question: "Go on?", Type: typ})

@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/hitlbot/hitl"
+	"github.com/hitlbot/hitl/auth"
 	"github.com/hitlbot/hitl/fault"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -22,8 +23,8 @@ func runAnswers(t *testing.T, newEnv func(*testing.T) *env) {
 	t.Run("a sensitive answer is scrubbed once received", func(t *testing.T) { testSensitiveScrubbed(t, newEnv(t)) })
 }
 
-func answerer(n int) hitl.Principal {
-	return hitl.TokenPrincipal(fmt.Sprintf("answerer-%02d", n), []hitl.Scope{hitl.ScopeAdmin}, "")
+func answerer(n int) auth.Principal {
+	return auth.TokenPrincipal(fmt.Sprintf("answerer-%02d", n), []auth.Scope{auth.ScopeAdmin}, "")
 }
 
 func testFirstAnswerWins(t *testing.T, e *env) {

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/hitlbot/hitl"
+	"github.com/hitlbot/hitl/auth"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )
@@ -42,9 +43,9 @@ func all(t *testing.T, st hitl.Store, f hitl.QuestionFilter, limit int) []string
 
 func testFiltersMatch(t *testing.T, e *env) {
 	ctx := context.Background()
-	other := hitl.TokenPrincipal("other", nil, "")
-	forMe := hitl.TokenPrincipal("mine", nil, "U0ME")
-	askers := []hitl.Principal{agent, other, forMe}
+	other := auth.TokenPrincipal("other", nil, "")
+	forMe := auth.TokenPrincipal("mine", nil, "U0ME")
+	askers := []auth.Principal{agent, other, forMe}
 	jobs := []string{"run-a", "run-b", "run-c"}
 	assignees := [][]string{nil, {"U0ALICE"}, {"U0ALICE", "S0OPS"}, {"U0BOB"}}
 	for step := range 60 {

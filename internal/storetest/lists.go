@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/hitlbot/hitl"
+	"github.com/hitlbot/hitl/auth"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )
@@ -114,7 +115,7 @@ func testRunEventsPruned(t *testing.T, e *env) {
 // returns an empty page before them.
 func testNoEmptyPage(t *testing.T, e *env) {
 	ctx := context.Background()
-	asker := hitl.TokenPrincipal("asker", []hitl.Scope{hitl.ScopeAsk}, "")
+	asker := auth.TokenPrincipal("asker", []auth.Scope{auth.ScopeAsk}, "")
 	const settled = 1200
 	Parallel(t, settled, func(int) error {
 		q, _, err := e.svc.Questions.Create(as(asker), "run-bulk", hitl.NewQuestion{Question: "Old?", Type: hitl.Blocking})

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/hitlbot/hitl"
+	"github.com/hitlbot/hitl/auth"
 	"github.com/hitlbot/hitl/fault"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -278,7 +279,7 @@ func testEventLog(t *testing.T, e *env) {
 	var appended []*hitl.Event
 	for i := range 5 {
 		ev := &hitl.Event{Type: hitl.EventRefused, RunID: "run-1", At: t0.Add(time.Duration(i) * time.Second),
-			Actor: agent.ID, Action: hitl.ActionAsk, Reason: fmt.Sprintf("reason %d", i), Count: i + 1}
+			Actor: agent.ID, Action: auth.ActionAsk, Reason: fmt.Sprintf("reason %d", i), Count: i + 1}
 		require.NoError(t, e.store.AppendEvent(ctx, ev))
 		assert.Equal(t, ev.Seq, lastSeq(t, e.store), "AppendEvent sets Seq to the last")
 		if i > 0 {

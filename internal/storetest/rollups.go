@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/hitlbot/hitl"
+	"github.com/hitlbot/hitl/auth"
 	"github.com/hitlbot/hitl/fault"
 	"github.com/hitlbot/hitl/internal/sketch"
 	"github.com/hitlbot/hitl/notify"
@@ -123,7 +124,7 @@ func testRollupStats(t *testing.T, e *env, st RollupBackend) {
 	r := rand.New(rand.NewPCG(24, 2))
 	exact := e.svc
 	rolled := service.NewService(st, service.ServiceConfig{Notifier: notify.New(), Clock: e.clock, StatsWindow: observe.New(st)})
-	local := as(hitl.LocalPrincipal(""))
+	local := as(auth.LocalPrincipal(""))
 	var pending []string
 	types := []hitl.QuestionType{hitl.Blocking, hitl.Approval, hitl.ErrorRecovery}
 	compare := func() {

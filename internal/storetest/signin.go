@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/hitlbot/hitl"
+	"github.com/hitlbot/hitl/auth"
 	"github.com/hitlbot/hitl/fault"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -24,7 +25,7 @@ func runSignIns(t *testing.T, open func(t *testing.T) hitl.SignInStore) {
 
 func session(id string, expires time.Time) *hitl.SignIn {
 	return &hitl.SignIn{ID: id, CSRF: "csrf-" + id, CreatedAt: t0, ExpiresAt: expires,
-		Principal: hitl.Principal{ID: "api:alice", Scopes: []hitl.Scope{hitl.ScopeAnswer, hitl.ScopeControl}, SlackUser: "U0ALICE", Groups: []string{"S0OPS"}}}
+		Principal: auth.Principal{ID: "api:alice", Scopes: []auth.Scope{auth.ScopeAnswer, auth.ScopeControl}, SlackUser: "U0ALICE", Groups: []string{"S0OPS"}}}
 }
 
 func testWebSessionRoundTrip(t *testing.T, st hitl.SignInStore) {
@@ -39,10 +40,10 @@ func testWebSessionRoundTrip(t *testing.T, st hitl.SignInStore) {
 	assert.True(t, got.Link)
 	assert.True(t, want.ExpiresAt.Equal(got.ExpiresAt))
 	assert.Equal(t, want.Principal, got.Principal)
-	got.Principal.Scopes[0] = hitl.ScopeAdmin // a copy: the store's record is untouched
+	got.Principal.Scopes[0] = auth.ScopeAdmin // a copy: the store's record is untouched
 	again, err := st.SignIn(ctx, "s1")
 	require.NoError(t, err)
-	assert.Equal(t, hitl.ScopeAnswer, again.Principal.Scopes[0])
+	assert.Equal(t, auth.ScopeAnswer, again.Principal.Scopes[0])
 }
 
 func testWebSessionUnknown(t *testing.T, st hitl.SignInStore) {

@@ -16,6 +16,7 @@ import (
 	"time"
 
 	"github.com/hitlbot/hitl"
+	"github.com/hitlbot/hitl/auth"
 	"github.com/hitlbot/hitl/fault"
 	"github.com/hitlbot/hitl/internal/clocktest"
 	"github.com/hitlbot/hitl/notify"
@@ -45,12 +46,12 @@ func envWith(st hitl.Store, cfg service.ServiceConfig) *env {
 }
 
 var (
-	agent  = hitl.TokenPrincipal("agent", nil, "")
-	person = hitl.TokenPrincipal("person", []hitl.Scope{hitl.ScopeAdmin}, "") // answers anything, assigned or not
-	admin  = hitl.TokenPrincipal("admin", []hitl.Scope{hitl.ScopeAdmin}, "")
+	agent  = auth.TokenPrincipal("agent", nil, "")
+	person = auth.TokenPrincipal("person", []auth.Scope{auth.ScopeAdmin}, "") // answers anything, assigned or not
+	admin  = auth.TokenPrincipal("admin", []auth.Scope{auth.ScopeAdmin}, "")
 )
 
-func as(p hitl.Principal) context.Context { return hitl.WithPrincipal(context.Background(), p) }
+func as(p auth.Principal) context.Context { return auth.WithPrincipal(context.Background(), p) }
 
 // ask creates a question one millisecond after the previous one, so that
 // creation order is time order (ties order differently per backend).
@@ -160,7 +161,7 @@ func testIndexes(t *testing.T, e *env) {
 	a := e.ask(t, "run-a", hitl.NewQuestion{Question: "A?", Assignees: []string{"U0ALICE"}})
 	b := e.ask(t, "run-b", hitl.NewQuestion{Question: "B?", Assignees: []string{"U0ALICE", "S0OPS"}})
 	c := e.ask(t, "run-a", hitl.NewQuestion{Question: "C?"})
-	other, _, err := e.svc.Questions.Create(as(hitl.TokenPrincipal("other", nil, "")), "run-c", hitl.NewQuestion{Question: "D?"})
+	other, _, err := e.svc.Questions.Create(as(auth.TokenPrincipal("other", nil, "")), "run-c", hitl.NewQuestion{Question: "D?"})
 	require.NoError(t, err)
 	e.answer(t, c.ID, "x")
 	e.answer(t, a.ID, "y")

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/hitlbot/hitl"
+	"github.com/hitlbot/hitl/auth"
 	"github.com/hitlbot/hitl/fault"
 	"github.com/hitlbot/hitl/service"
 	"github.com/hitlbot/hitl/steer"
@@ -109,7 +110,7 @@ func testWebhookEnqueue(t *testing.T, st hitl.Store) {
 func testWebhookRun(t *testing.T, st hitl.Store) {
 	ctx := context.Background()
 	e := webhookEnv(st)
-	loop := hitl.WithPrincipal(context.Background(), hitl.TokenPrincipal("loop", []hitl.Scope{hitl.ScopeAsk}, ""))
+	loop := auth.WithPrincipal(context.Background(), auth.TokenPrincipal("loop", []auth.Scope{auth.ScopeAsk}, ""))
 	_, err := e.svc.Runs.Checkpoint(loop, steer.StateEvent{RunID: "ci-7", Stack: []steer.StackEntry{{ID: "ci-7", Iter: 1}}})
 	require.NoError(t, err)
 	none, err := st.ClaimWebhooks(ctx, t0.Add(time.Hour), t0.Add(2*time.Hour), 0, nil)

@@ -1,4 +1,4 @@
-package hitl
+package auth
 
 import (
 	"context"
@@ -131,13 +131,13 @@ func (p Principal) SeesAll() bool {
 	return p.Has(ScopeAnswer) || p.Has(scopeObserve)
 }
 
-// is reports whether p is the same person as the principal id that asked q
-// (or a token speaking for the same Slack user).
-func (p Principal) Asked(q *Question) bool {
-	if p.ID == q.Asker {
+// Same reports whether p is principal id itself, or a token
+// speaking for slackUser (a question's Asker and AskerUser, say).
+func (p Principal) Same(id, slackUser string) bool {
+	if p.ID == id {
 		return true
 	}
-	return p.SlackUser != "" && p.SlackUser == q.AskerUser
+	return p.SlackUser != "" && p.SlackUser == slackUser
 }
 
 // approves reports whether p is one of a rule's approvers: its Slack user
@@ -183,3 +183,13 @@ func ActorFrom(ctx context.Context) string { return PrincipalFrom(ctx).ID }
 // isLocal reports whether a principal id is the local person of a
 // tokenless server ("local", "local:alice"): one person, the machine.
 func IsLocal(id string) bool { return id == "local" || strings.HasPrefix(id, "local:") }
+
+// Is reports whether p is the principal id names: the same id, the same
+// Slack user, or both local principals of a tokenless server.
+func (p Principal) Is(id string) bool {
+	if p.ID == id || (p.Local && IsLocal(id)) {
+		return true
+	}
+	u, ok := strings.CutPrefix(id, "slack:")
+	return ok && p.SlackUser != "" && p.SlackUser == u
+}

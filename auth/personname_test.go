@@ -1,4 +1,4 @@
-package hitl
+package auth
 
 import (
 	"testing"

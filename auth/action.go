@@ -1,4 +1,4 @@
-package hitl
+package auth
 
 // Action is something a principal does that the rules decide.
 type Action string
