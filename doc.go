@@ -15,8 +15,10 @@
 //   - runowner.go: who owns a run. Who acts (a Principal, its scopes, the
 //     Actions it takes) is package auth; the rules that decide live in
 //     package access.
-//   - policy.go, learned.go, decisionpart.go: approval policy rules, learned
-//     rules, and the parts a decision shows. Package policy decides.
+//   - reminder.go: a question's reminders and escalation as they fall due.
+//     The approval policy's vocabulary (the Operation an agent asks to do,
+//     rules, learned rules, the parts of a decision, a rule's reminders)
+//     is package policy, which also decides.
 //   - event.go: the durable event log every edge follows.
 //   - package fault: the one error type (Error, with a code such as EINVALID or
 //     EFORBIDDEN) that each edge translates once: to an HTTP status, a

@@ -4,6 +4,7 @@ import (
 	"time"
 
 	"github.com/hitlbot/hitl/auth"
+	"github.com/hitlbot/hitl/policy"
 	"github.com/hitlbot/hitl/steer"
 )
 
@@ -74,7 +75,7 @@ type Event struct {
 	Control *steer.ControlMessage `json:"control,omitempty"`
 	State   *steer.StateEvent     `json:"state,omitempty"`
 	// Operation is the operation of a policy decision.
-	Operation *Operation `json:"operation,omitempty"`
+	Operation *policy.Operation `json:"operation,omitempty"`
 	// Count is how many refusals an EventRefused stands for, when more
 	// than one: a flood is counted, not recorded one by one.
 	Count int `json:"count,omitempty"`

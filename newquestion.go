@@ -5,12 +5,12 @@ import (
 	"encoding/hex"
 	"encoding/json"
 	"math"
-	"regexp"
 	"strconv"
 	"strings"
 	"time"
 	"unicode/utf8"
 
+	"github.com/hitlbot/hitl/auth"
 	"github.com/hitlbot/hitl/fault"
 	"github.com/hitlbot/hitl/steer"
 )
@@ -237,11 +237,11 @@ func validateRouting(assignees []string, channel string) error {
 		return fault.Errorf(fault.EINVALID, "at most %d assignees, got %d", MaxAssignees, len(assignees))
 	}
 	for _, a := range assignees {
-		if !slackIDPattern.MatchString(a) {
+		if !auth.IsSlackID(a) {
 			return fault.Errorf(fault.EINVALID, "assignee %q is not a Slack user or user-group id (like U024BE7LH or S0614TZR7)", a)
 		}
 	}
-	if channel != "" && !channelPattern.MatchString(channel) {
+	if channel != "" && !auth.IsChannel(channel) {
 		return fault.Errorf(fault.EINVALID, "channel %q is not a Slack channel id (like C024BE91L) or name", channel)
 	}
 	return nil
@@ -274,12 +274,4 @@ func (n NewQuestion) hash() string {
 	return hex.EncodeToString(sum[:16])
 }
 
-// IsSlackID reports whether id looks like a Slack user (U…, W…) or user
-// group (S…) id.
-func IsSlackID(id string) bool { return slackIDPattern.MatchString(id) }
-
-var (
-	slackIDPattern  = regexp.MustCompile(`^[UWS][A-Z0-9]{2,20}$`)
-	channelPattern  = regexp.MustCompile(`^([CGD][A-Z0-9]{2,20}|#?[a-z0-9][a-z0-9._-]{0,79})$`)
-	errRequiredText = "question is required"
-)
+const errRequiredText = "question is required"

@@ -3,30 +3,32 @@ package hitl
 import (
 	"context"
 	"time"
+
+	"github.com/hitlbot/hitl/policy"
 )
 
 // PolicyStore keeps the approval policy's records: the configured rules
 // (PolicyState) and the rules learned from "always allow" (LearnedRule).
 type PolicyStore interface {
 	// PolicyState returns the stored approval policy, nil when none is.
-	PolicyState(ctx context.Context) (*PolicyState, error)
+	PolicyState(ctx context.Context) (*policy.PolicyState, error)
 
 	// PutPolicyState stores the approval policy's configured rules.
-	PutPolicyState(ctx context.Context, st *PolicyState) error
+	PutPolicyState(ctx context.Context, st *policy.PolicyState) error
 
 	// PutLearnedRule stores r in one transaction, replacing the rule with
 	// the same key (agent, opType, resource) if there is one: that rule's
 	// id is gone. Concurrent puts of different keys all survive.
-	PutLearnedRule(ctx context.Context, r *LearnedRule) error
+	PutLearnedRule(ctx context.Context, r *policy.LearnedRule) error
 
 	// LearnedRule returns the rule stored under key, nil when none is
 	// (expired ones too: the root decides what expired means). Its cost
 	// does not grow with the number of rules.
-	LearnedRule(ctx context.Context, key LearnedRuleKey) (*LearnedRule, error)
+	LearnedRule(ctx context.Context, key policy.LearnedRuleKey) (*policy.LearnedRule, error)
 
 	// DeleteLearnedRule deletes rule id in one transaction and returns it,
 	// or ENOTFOUND. A deleted rule never comes back.
-	DeleteLearnedRule(ctx context.Context, id string) (*LearnedRule, error)
+	DeleteLearnedRule(ctx context.Context, id string) (*policy.LearnedRule, error)
 
 	// LearnedRules returns a page of learned rules in id order. Its cost
 	// grows with the page.
@@ -36,4 +38,23 @@ type PolicyStore interface {
 	// before now, and returns how many it deleted (less than limit when it
 	// is done). Its cost grows with the number deleted.
 	PruneLearnedRules(ctx context.Context, now time.Time, limit int) (int, error)
+}
+
+// LearnedRuleFilter selects a page of learned rules, in id order. Agent,
+// when set, selects one agent's rules.
+type LearnedRuleFilter struct {
+	Agent  string
+	Limit  int
+	Cursor string
+}
+
+// LearnedRulePage is one page of learned rules.
+type LearnedRulePage struct {
+	Rules      []*policy.LearnedRule `json:"rules"`
+	NextCursor string                `json:"nextCursor,omitempty"`
+}
+
+// PageSize returns the page size f asks for, bounded.
+func (f LearnedRuleFilter) PageSize() int {
+	return QuestionFilter{Limit: f.Limit}.PageSize()
 }

@@ -7,6 +7,7 @@ import (
 
 	"github.com/hitlbot/hitl/auth"
 	"github.com/hitlbot/hitl/fault"
+	"github.com/hitlbot/hitl/policy"
 )
 
 // QuestionType says how an agent waits for the answer (docs/protocol.md#questions).
@@ -151,15 +152,15 @@ type Question struct {
 	// An approval the policy asked for (docs/protocol.md#approvals): the operation, the rule
 	// that asked, who may approve (Slack users, user groups, token names;
 	// empty: whoever may answer) and how many distinct people must.
-	Operation *Operation `json:"operation,omitempty"`
-	Rule      string     `json:"rule,omitempty"`
-	Approvers []string   `json:"approvers,omitempty"`
-	Quorum    int        `json:"quorum,omitempty"`
+	Operation *policy.Operation `json:"operation,omitempty"`
+	Rule      string            `json:"rule,omitempty"`
+	Approvers []string          `json:"approvers,omitempty"`
+	Quorum    int               `json:"quorum,omitempty"`
 	// Parts are how the policy decided a command line, part by part, for
 	// the people deciding to see; Learnable says "approve and always
 	// allow" may apply (the policy's Decision.Learnable when it asked).
-	Parts     []DecisionPart `json:"parts,omitempty"`
-	Learnable bool           `json:"learnable,omitempty"`
+	Parts     []policy.DecisionPart `json:"parts,omitempty"`
+	Learnable bool                  `json:"learnable,omitempty"`
 	// Approvals are the approvals counted so far, while fewer than Quorum.
 	Approvals []Grant `json:"approvals,omitempty"`
 	// CancelReason says why a cancelled question was cancelled.
@@ -172,9 +173,9 @@ type Question struct {
 	// (reminder.go); EscalatedTo are the people escalation added as its
 	// answerers; HandedBy is who last handed it to its assignees
 	// (reassign.go).
-	Reminders   *ReminderPlan `json:"reminders,omitempty"`
-	EscalatedTo []string      `json:"escalatedTo,omitempty"`
-	HandedBy    string        `json:"handedBy,omitempty"`
+	Reminders   *policy.ReminderPlan `json:"reminders,omitempty"`
+	EscalatedTo []string             `json:"escalatedTo,omitempty"`
+	HandedBy    string               `json:"handedBy,omitempty"`
 }
 
 // Grant is one person's approval of a question that needs several.
@@ -238,7 +239,7 @@ func (q *Question) Clone() *Question {
 	c.Reminders = q.Reminders.Clone()
 	if q.Operation != nil {
 		op := *q.Operation
-		op.Diffs = append([]FileDiff(nil), op.Diffs...)
+		op.Diffs = append([]policy.FileDiff(nil), op.Diffs...)
 		c.Operation = &op
 	}
 	if q.Context != nil {

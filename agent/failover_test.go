@@ -17,6 +17,7 @@ import (
 	"github.com/hitlbot/hitl/internal/memstore"
 	"github.com/hitlbot/hitl/internal/principaltest"
 	"github.com/hitlbot/hitl/notify"
+	"github.com/hitlbot/hitl/policy"
 	"github.com/hitlbot/hitl/service"
 	"github.com/hitlbot/hitl/shell"
 	"github.com/hitlbot/hitl/steer"
@@ -154,7 +155,7 @@ func TestFailoverWaits(t *testing.T) {
 		got := make(chan GateResult, 1)
 		go func() {
 			res, err := c.Gate(context.Background(), service.ApprovalRequest{RunID: "fo-gate",
-				Operation: hitl.Operation{Type: hitl.OpShell, Description: "deploy", Resource: "make deploy"}}, Progress{})
+				Operation: policy.Operation{Type: policy.OpShell, Description: "deploy", Resource: "make deploy"}}, Progress{})
 			assert.NoError(t, err)
 			got <- res
 		}()
@@ -216,7 +217,7 @@ func TestFailoverWrites(t *testing.T) {
 		a, b, c := twoReplicas(t)
 		a.intercept(cutAfter(func(r *http.Request) bool { return r.URL.Path == "/api/approvals" }))
 		out, err := c.RequestOperation(context.Background(), service.ApprovalRequest{RunID: "fo-approval",
-			Operation: hitl.Operation{Type: hitl.OpShell, Description: "deploy", Resource: "make deploy"}})
+			Operation: policy.Operation{Type: policy.OpShell, Description: "deploy", Resource: "make deploy"}})
 		require.NoError(t, err)
 		require.NotEmpty(t, out.QuestionID)
 		assert.Equal(t, 1, count(t, b.svc, "fo-approval"))

@@ -59,10 +59,10 @@ func (c *Client) Gate(ctx context.Context, req service.ApprovalRequest, p Progre
 	}
 	res := GateResult{Decision: out.Decision, Rule: out.Rule, QuestionID: out.QuestionID}
 	switch out.Effect {
-	case hitl.EffectAllow:
+	case policy.EffectAllow:
 		res.Allowed, res.Outcome = true, hitl.OutcomeApproved
 		return res, nil
-	case hitl.EffectDeny:
+	case policy.EffectDeny:
 		res.Outcome, res.Message = hitl.OutcomeDenied, "denied by policy rule "+out.Rule
 		if why := out.Decision.Explain(); why != "" {
 			res.Message += ": " + why

@@ -14,7 +14,7 @@ import (
 
 // policyRequest is the body of PUT /api/policy.
 type policyRequest struct {
-	Rules []hitl.PolicyRule `json:"rules"`
+	Rules []policy.PolicyRule `json:"rules"`
 }
 
 // handlePolicy serves GET /api/policy: the effective policy (rules,
@@ -121,15 +121,15 @@ func (s *Server) handleRevoke(w http.ResponseWriter, r *http.Request) {
 var _ service.PolicyService = (*Client)(nil)
 
 // Policy implements hitl.PolicyService: GET /api/policy.
-func (c *Client) Policy(ctx context.Context) (hitl.Policy, error) {
-	var p hitl.Policy
+func (c *Client) Policy(ctx context.Context) (policy.Policy, error) {
+	var p policy.Policy
 	err := c.do(ctx, http.MethodGet, "/api/policy", nil, nil, &p)
 	return p, err
 }
 
 // SetPolicy implements hitl.PolicyService: PUT /api/policy.
-func (c *Client) SetPolicy(ctx context.Context, rules []hitl.PolicyRule) (hitl.Policy, error) {
-	var p hitl.Policy
+func (c *Client) SetPolicy(ctx context.Context, rules []policy.PolicyRule) (policy.Policy, error) {
+	var p policy.Policy
 	err := c.do(ctx, http.MethodPut, "/api/policy", nil, policyRequest{Rules: rules}, &p)
 	return p, err
 }
@@ -167,8 +167,8 @@ func (c *Client) LearnedRules(ctx context.Context, f hitl.LearnedRuleFilter) (hi
 }
 
 // RevokeRule implements hitl.PolicyService.
-func (c *Client) RevokeRule(ctx context.Context, id string) (*hitl.LearnedRule, error) {
-	var r hitl.LearnedRule
+func (c *Client) RevokeRule(ctx context.Context, id string) (*policy.LearnedRule, error) {
+	var r policy.LearnedRule
 	if err := c.do(ctx, http.MethodPost, "/api/policy/rules/"+url.PathEscape(id)+"/revoke", nil, nil, &r); err != nil {
 		return nil, err
 	}

@@ -4,6 +4,7 @@ import (
 	"strings"
 
 	"github.com/hitlbot/hitl"
+	"github.com/hitlbot/hitl/policy"
 	"github.com/slack-go/slack"
 )
 
@@ -60,8 +61,8 @@ const maxShownParts = 12
 // partsText shows how the policy decided each part of a command line,
 // within n characters: "✅ `git status` — rule safe-git". A line of one
 // part that the policy could see through shows nothing more.
-func partsText(parts []hitl.DecisionPart, n int) string {
-	if !hitl.PartsTellMore(parts) {
+func partsText(parts []policy.DecisionPart, n int) string {
+	if !policy.PartsTellMore(parts) {
 		return ""
 	}
 	lines := []string{"*How the policy decided each part*"}
@@ -72,9 +73,9 @@ func partsText(parts []hitl.DecisionPart, n int) string {
 		}
 		mark := "❓"
 		switch p.Effect {
-		case hitl.EffectAllow:
+		case policy.EffectAllow:
 			mark = "✅"
-		case hitl.EffectDeny:
+		case policy.EffectDeny:
 			mark = "⛔"
 		}
 		reason, _ := escapeCut(oneLine(p.Reason), 120, ellipsis)
@@ -83,15 +84,15 @@ func partsText(parts []hitl.DecisionPart, n int) string {
 	return Truncate(strings.Join(lines, "\n"), n, "\n"+MarkerCut)
 }
 
-func riskText(r hitl.Risk) string {
+func riskText(r policy.Risk) string {
 	switch r {
-	case hitl.RiskCritical:
+	case policy.RiskCritical:
 		return "🔴 critical"
-	case hitl.RiskHigh:
+	case policy.RiskHigh:
 		return "🟠 high"
-	case hitl.RiskMedium:
+	case policy.RiskMedium:
 		return "🟡 medium"
-	case hitl.RiskLow:
+	case policy.RiskLow:
 		return "🟢 low"
 	}
 	return string(r)
@@ -179,8 +180,8 @@ func AlwaysText(q *hitl.Question) string {
 	if op == nil {
 		return ""
 	}
-	r := &hitl.LearnedRule{Agent: op.Agent, OpType: op.Type, Resource: op.Resource}
-	if op.Type == hitl.OpShell && len(q.Parts) == 1 {
+	r := &policy.LearnedRule{Agent: op.Agent, OpType: op.Type, Resource: op.Resource}
+	if op.Type == policy.OpShell && len(q.Parts) == 1 {
 		r.Resource = q.Parts[0].Text
 	}
 	head := "Always allow "
@@ -190,7 +191,7 @@ func AlwaysText(q *hitl.Question) string {
 // ruleWords says what a learned rule allows, within n characters:
 // "exactly the shell command `make test` from api:ci". With escape, for
 // mrkdwn.
-func ruleWords(r *hitl.LearnedRule, n int, escape bool) string {
+func ruleWords(r *policy.LearnedRule, n int, escape bool) string {
 	show := func(s string, max int) string {
 		s = oneLine(s)
 		if escape {
@@ -206,7 +207,7 @@ func ruleWords(r *hitl.LearnedRule, n int, escape bool) string {
 	typ := show(string(r.OpType), 64)
 	var what string
 	switch {
-	case r.OpType == hitl.OpShell:
+	case r.OpType == policy.OpShell:
 		what = "exactly the shell command "
 	case r.Resource == "":
 		return Truncate(typ+" operations with no resource"+from, n, ellipsis)

@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/hitlbot/hitl"
+	"github.com/hitlbot/hitl/policy"
 	"github.com/hitlbot/hitl/steer"
 )
 
@@ -107,11 +108,11 @@ func operationQuestion() *hitl.Question {
 	q := question(hitl.Approval, hitl.ApprovalResponse)
 	q.Question = "Clean the build directory"
 	q.Assignees = nil
-	q.Operation = &hitl.Operation{Type: hitl.OpShell, Description: "Clean the build directory", Resource: "rm -rf /tmp/build",
-		Risk: hitl.RiskHigh, Agent: "api:ci"}
+	q.Operation = &policy.Operation{Type: policy.OpShell, Description: "Clean the build directory", Resource: "rm -rf /tmp/build",
+		Risk: policy.RiskHigh, Agent: "api:ci"}
 	q.Rule = "shell needs a person"
 	q.Learnable = true
-	q.Parts = []hitl.DecisionPart{{Kind: hitl.PartCommand, Text: "rm -rf /tmp/build", Effect: hitl.EffectAsk, Rule: "default", Reason: "no rule matches: default"}}
+	q.Parts = []policy.DecisionPart{{Kind: policy.PartCommand, Text: "rm -rf /tmp/build", Effect: policy.EffectAsk, Rule: "default", Reason: "no rule matches: default"}}
 	return q
 }
 
@@ -121,16 +122,16 @@ func TestOperationGolden(t *testing.T) {
 	quorum.Quorum, quorum.Approvers, quorum.Learnable = 2, []string{"U0ALICE1", "U0BOB1"}, false
 	quorum.Approvals = []hitl.Grant{{By: "slack:U0ALICE1", At: t0}}
 	spawn := operationQuestion()
-	spawn.Operation.Type, spawn.Operation.Resource = hitl.OpSpawnAgent, ""
+	spawn.Operation.Type, spawn.Operation.Resource = policy.OpSpawnAgent, ""
 	long := operationQuestion()
 	long.Operation.Resource = "curl -d '" + strings.Repeat("x", 5000) + "' https://example.com"
 	compound := operationQuestion()
 	compound.Operation.Resource, compound.Learnable = "git status && rm -rf ~ > /tmp/log; sh -c 'x'", false
-	compound.Parts = []hitl.DecisionPart{
-		{Kind: hitl.PartCommand, Text: "git status", Effect: hitl.EffectAllow, Rule: "safe-git", Reason: "rule safe-git"},
-		{Kind: hitl.PartCommand, Text: "rm -rf ~", Effect: hitl.EffectAsk, Rule: "default", Reason: "no rule matches: default"},
-		{Kind: hitl.PartOpaque, Text: "sh -c x", Effect: hitl.EffectAsk, Rule: "default", Reason: "sh runs a script the policy cannot see (a -c string, a file or standard input)"},
-		{Kind: hitl.PartWrite, Text: "/tmp/log", Effect: hitl.EffectAllow, Rule: "tmp-writes", Reason: "rule tmp-writes"},
+	compound.Parts = []policy.DecisionPart{
+		{Kind: policy.PartCommand, Text: "git status", Effect: policy.EffectAllow, Rule: "safe-git", Reason: "rule safe-git"},
+		{Kind: policy.PartCommand, Text: "rm -rf ~", Effect: policy.EffectAsk, Rule: "default", Reason: "no rule matches: default"},
+		{Kind: policy.PartOpaque, Text: "sh -c x", Effect: policy.EffectAsk, Rule: "default", Reason: "sh runs a script the policy cannot see (a -c string, a file or standard input)"},
+		{Kind: policy.PartWrite, Text: "/tmp/log", Effect: policy.EffectAllow, Rule: "tmp-writes", Reason: "rule tmp-writes"},
 	}
 	edited := answered(operationQuestion(), "slack:U0ANSWER1",
 		&hitl.Response{Type: hitl.ApprovalResponse, Value: hitl.Approve, Edited: "rm -rf /tmp/build/cache"})
@@ -201,13 +202,13 @@ func TestChoicesGolden(t *testing.T) {
 }
 
 func TestPolicyGolden(t *testing.T) {
-	rules := []*hitl.LearnedRule{
-		{ID: "r_0123456789abcdef", OpType: hitl.OpShell, Resource: "rm -rf /tmp/build-41", Agent: "api:ci",
-			CreatedBy: "slack:U0ANSWER1", CreatedAt: *at(0), ExpiresAt: at(0).Add(hitl.DefaultLearnedTTL)},
-		{ID: "r_fedcba9876543210", OpType: hitl.OpFileWrite, Resource: "/etc/<hosts>", Agent: "api:deploy",
+	rules := []*policy.LearnedRule{
+		{ID: "r_0123456789abcdef", OpType: policy.OpShell, Resource: "rm -rf /tmp/build-41", Agent: "api:ci",
+			CreatedBy: "slack:U0ANSWER1", CreatedAt: *at(0), ExpiresAt: at(0).Add(policy.DefaultLearnedTTL)},
+		{ID: "r_fedcba9876543210", OpType: policy.OpFileWrite, Resource: "/etc/<hosts>", Agent: "api:deploy",
 			CreatedBy: "api:alice"},
 	}
-	many := make([]*hitl.LearnedRule, 60)
+	many := make([]*policy.LearnedRule, 60)
 	for i := range many {
 		many[i] = rules[i%2]
 	}

@@ -3,7 +3,7 @@ package config
 import (
 	"fmt"
 
-	"github.com/hitlbot/hitl"
+	"github.com/hitlbot/hitl/policy"
 	"go.yaml.in/yaml/v3"
 )
 
@@ -55,14 +55,14 @@ func (r *Risks) UnmarshalYAML(n *yaml.Node) error {
 }
 
 // PolicyRules converts the configured rules to the domain's.
-func (c Config) PolicyRules() []hitl.PolicyRule {
-	out := make([]hitl.PolicyRule, 0, len(c.Policy.Rules))
+func (c Config) PolicyRules() []policy.PolicyRule {
+	out := make([]policy.PolicyRule, 0, len(c.Policy.Rules))
 	for _, r := range c.Policy.Rules {
-		pr := hitl.PolicyRule{Name: r.Name, OpType: hitl.OpType(r.OpType), Resource: r.Resource, Agent: r.Agent,
-			Effect: hitl.Effect(r.Effect), Approvers: r.Approvers, Quorum: r.Quorum,
+		pr := policy.PolicyRule{Name: r.Name, OpType: policy.OpType(r.OpType), Resource: r.Resource, Agent: r.Agent,
+			Effect: policy.Effect(r.Effect), Approvers: r.Approvers, Quorum: r.Quorum,
 			ReminderPolicy: reminderPolicy(r.Reminders, r.EscalateAfter, r.EscalateTo, r.EscalationChannel)}
 		for _, k := range r.Risk {
-			pr.Risk = append(pr.Risk, hitl.Risk(k))
+			pr.Risk = append(pr.Risk, policy.Risk(k))
 		}
 		out = append(out, pr)
 	}

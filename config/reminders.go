@@ -6,7 +6,9 @@ import (
 	"slices"
 
 	"github.com/hitlbot/hitl"
+	"github.com/hitlbot/hitl/auth"
 	"github.com/hitlbot/hitl/fault"
+	"github.com/hitlbot/hitl/policy"
 )
 
 // ReminderConfig is one question type's reminders and escalation:
@@ -20,14 +22,14 @@ type ReminderConfig struct {
 	EscalationChannel string     `yaml:"escalation_channel"`
 }
 
-func (r ReminderConfig) policy() hitl.ReminderPolicy {
+func (r ReminderConfig) policy() policy.ReminderPolicy {
 	return reminderPolicy(r.Every, r.EscalateAfter, r.EscalateTo, r.EscalationChannel)
 }
 
-func reminderPolicy(every []Duration, after Duration, to []string, channel string) hitl.ReminderPolicy {
-	p := hitl.ReminderPolicy{EscalateAfter: hitl.Duration(after), EscalateTo: slices.Clone(to), EscalationChannel: channel}
+func reminderPolicy(every []Duration, after Duration, to []string, channel string) policy.ReminderPolicy {
+	p := policy.ReminderPolicy{EscalateAfter: policy.Duration(after), EscalateTo: slices.Clone(to), EscalationChannel: channel}
 	for _, d := range every {
-		p.Every = append(p.Every, hitl.Duration(d))
+		p.Every = append(p.Every, policy.Duration(d))
 	}
 	return p
 }
@@ -83,7 +85,7 @@ func (c Config) validateEmail() error {
 		return bad("email.from", e.From, "want an email address, like hitl@example.com")
 	}
 	for user, addr := range e.Addresses {
-		if !slackIDPattern.MatchString(user) {
+		if !auth.IsSlackID(user) {
 			return bad("email.addresses", user, "key by Slack user id (U…)")
 		}
 		if _, err := mail.ParseAddress(addr); err != nil {

@@ -8,14 +8,12 @@ import (
 	"strings"
 	"time"
 
-	"github.com/hitlbot/hitl"
 	"github.com/hitlbot/hitl/auth"
 	"github.com/hitlbot/hitl/fault"
+	"github.com/hitlbot/hitl/policy"
 	"github.com/hitlbot/hitl/service"
 	"github.com/robfig/cron/v3"
 )
-
-var slackIDPattern = regexp.MustCompile(`^[UWS][A-Z0-9]{2,20}$`)
 
 // Validate checks every key and names the first bad one with its value.
 func (c Config) Validate() error {
@@ -39,7 +37,7 @@ func (c Config) Validate() error {
 	if t := c.InteractionThreshold; t != nil && (*t < service.MinThreshold || *t > service.MaxThreshold) {
 		return bad("interaction_threshold", strconv.Itoa(*t), "must be a whole number from 0 to 5 (0: agents never ask; unset: nothing is refused)")
 	}
-	if err := (hitl.Policy{Rules: c.PolicyRules()}).Validate(); err != nil {
+	if err := (policy.Policy{Rules: c.PolicyRules()}).Validate(); err != nil {
 		return fault.Errorf(fault.EINVALID, "config policy: %s", fault.Message(err))
 	}
 	if err := c.validateReminders(); err != nil {
@@ -151,7 +149,7 @@ func (s Slack) validate() error {
 	}
 	for key, ids := range map[string][]string{"slack.answerers": s.Answerers, "slack.admins": s.Admins, "slack.controllers": s.Controllers} {
 		for _, id := range ids {
-			if !slackIDPattern.MatchString(id) {
+			if !auth.IsSlackID(id) {
 				return bad(key, id, "want Slack user ids (U…/W…) or user-group ids (S…)")
 			}
 		}

@@ -5,6 +5,7 @@ import (
 	"slices"
 
 	"github.com/hitlbot/hitl"
+	"github.com/hitlbot/hitl/auth"
 	"github.com/hitlbot/hitl/fault"
 )
 
@@ -30,7 +31,7 @@ func Recipients(ctx context.Context, ev hitl.EventType, q *hitl.Question, answer
 		who = q.Reminders.EscalateTo
 	}
 	add := func(id string) {
-		if !hitl.IsGroupID(id) && hitl.IsSlackID(id) && !slices.Contains(people, id) && !q.AskedBy(id) {
+		if !hitl.IsGroupID(id) && auth.IsSlackID(id) && !slices.Contains(people, id) && !q.AskedBy(id) {
 			people = append(people, id)
 		}
 	}
@@ -39,7 +40,7 @@ func Recipients(ctx context.Context, ev hitl.EventType, q *hitl.Question, answer
 			add(id)
 			continue
 		}
-		if !hitl.IsSlackID(id) || slices.Contains(unread, id) {
+		if !auth.IsSlackID(id) || slices.Contains(unread, id) {
 			continue
 		}
 		var members []string

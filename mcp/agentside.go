@@ -5,7 +5,7 @@ import (
 	"path/filepath"
 	"strings"
 
-	"github.com/hitlbot/hitl"
+	"github.com/hitlbot/hitl/policy"
 	"github.com/hitlbot/hitl/shell"
 )
 
@@ -16,16 +16,16 @@ import (
 // a file operation's path is replaced; a command line's files go in
 // Paths. cwd places a relative path. The hooks, hitl gate and the
 // MCP server run beside the agent and call it before asking hitl.
-func AgentSide(op hitl.Operation, home, cwd string) hitl.Operation {
+func AgentSide(op policy.Operation, home, cwd string) policy.Operation {
 	if filepath.IsAbs(home) {
 		op.Home = filepath.Clean(home)
 	}
 	switch op.Type {
-	case hitl.OpFileRead, hitl.OpFileWrite, hitl.OpFileDelete:
+	case policy.OpFileRead, policy.OpFileWrite, policy.OpFileDelete:
 		if op.Resource != "" {
 			op.Resource = resolvePath(op.Resource, cwd)
 		}
-	case hitl.OpShell:
+	case policy.OpShell:
 		// The line is sent as it is (it is what runs and what a person
 		// sees); the files it names go with where they really are.
 		l, err := shell.Parse(op.Resource)

@@ -12,6 +12,7 @@ import (
 
 	"github.com/hitlbot/hitl"
 	"github.com/hitlbot/hitl/internal/udiff"
+	"github.com/hitlbot/hitl/policy"
 )
 
 // The diffs of a file-changing tool call, computed where the files are
@@ -59,7 +60,7 @@ var errTooBig = fmt.Errorf("the file is larger than %d MiB: no diff", maxFileByt
 // OperationAt is Operation with the call's file changes as diffs against
 // the files read with read (relative paths from cwd). With diffs, the
 // tool input is not repeated in the context: the diff shows it.
-func (t ToolCall) OperationAt(context, cwd string, read ReadFile) hitl.Operation {
+func (t ToolCall) OperationAt(context, cwd string, read ReadFile) policy.Operation {
 	op := t.Operation(context)
 	op.Diffs = t.Diffs(cwd, read)
 	for _, d := range op.Diffs {
@@ -72,13 +73,13 @@ func (t ToolCall) OperationAt(context, cwd string, read ReadFile) hitl.Operation
 }
 
 // Diffs computes the call's file changes; nil for a call that changes no
-// file. Together they stay within hitl.MaxDiffBytes, cut visibly.
-func (t ToolCall) Diffs(cwd string, read ReadFile) []hitl.FileDiff {
+// file. Together they stay within policy.MaxDiffBytes, cut visibly.
+func (t ToolCall) Diffs(cwd string, read ReadFile) []policy.FileDiff {
 	str := func(k string) string { s, _ := t.Input[k].(string); return s }
-	var out []hitl.FileDiff
+	var out []policy.FileDiff
 	switch t.Tool {
 	case "Edit":
-		out = []hitl.FileDiff{editDiff(abs(cwd, str("file_path")), read, []edit{editOf(t.Input)})}
+		out = []policy.FileDiff{editDiff(abs(cwd, str("file_path")), read, []edit{editOf(t.Input)})}
 	case "MultiEdit":
 		var edits []edit
 		list, _ := t.Input["edits"].([]any)
@@ -86,11 +87,11 @@ func (t ToolCall) Diffs(cwd string, read ReadFile) []hitl.FileDiff {
 			m, _ := e.(map[string]any)
 			edits = append(edits, editOf(m))
 		}
-		out = []hitl.FileDiff{editDiff(abs(cwd, str("file_path")), read, edits)}
+		out = []policy.FileDiff{editDiff(abs(cwd, str("file_path")), read, edits)}
 	case "Write":
-		out = []hitl.FileDiff{writeDiff(abs(cwd, str("file_path")), read, str("content"))}
+		out = []policy.FileDiff{writeDiff(abs(cwd, str("file_path")), read, str("content"))}
 	case "NotebookEdit":
-		out = []hitl.FileDiff{notebookDiff(abs(cwd, str("notebook_path")), read, t.Input)}
+		out = []policy.FileDiff{notebookDiff(abs(cwd, str("notebook_path")), read, t.Input)}
 	case "apply_patch":
 		out = patchDiffs(cwd, read, orDefault(str("command"), str("patch")))
 	default:
@@ -101,10 +102,10 @@ func (t ToolCall) Diffs(cwd string, read ReadFile) []hitl.FileDiff {
 			out[i].Path = "(no path)"
 		}
 		if len(out[i].Path) > hitl.MaxContextLen || len(out[i].MovedTo) > hitl.MaxContextLen {
-			out[i] = hitl.FileDiff{Path: cut(out[i].Path, 200), Change: out[i].Change, Problem: "the path is too long to show a diff"}
+			out[i] = policy.FileDiff{Path: cut(out[i].Path, 200), Change: out[i].Change, Problem: "the path is too long to show a diff"}
 		}
 	}
-	return capDiffs(out, hitl.MaxDiffBytes)
+	return capDiffs(out, policy.MaxDiffBytes)
 }
 
 func abs(cwd, p string) string {
@@ -150,8 +151,8 @@ func current(path string, read ReadFile) (content string, exists bool, problem s
 // editDiff applies Edit's or MultiEdit's replacements in turn, as Claude
 // Code does: each old_string must be in the file (once, unless
 // replace_all); an empty old_string creates a file that does not exist.
-func editDiff(path string, read ReadFile, edits []edit) hitl.FileDiff {
-	d := hitl.FileDiff{Path: path, Change: hitl.FileModify}
+func editDiff(path string, read ReadFile, edits []edit) policy.FileDiff {
+	d := policy.FileDiff{Path: path, Change: policy.FileModify}
 	old, exists, problem := current(path, read)
 	if problem != "" {
 		d.Problem = problem
@@ -165,7 +166,7 @@ func editDiff(path string, read ReadFile, edits []edit) hitl.FileDiff {
 		}
 		switch n := strings.Count(content, e.old); {
 		case !exists && i == 0 && e.old == "":
-			d.Change, content = hitl.FileNew, e.new
+			d.Change, content = policy.FileNew, e.new
 			continue
 		case !exists:
 			d.Problem = "the file does not exist"
@@ -194,31 +195,31 @@ func editDiff(path string, read ReadFile, edits []edit) hitl.FileDiff {
 }
 
 // writeDiff is Write's content against the file on disk, or a new file.
-func writeDiff(path string, read ReadFile, content string) hitl.FileDiff {
-	d := hitl.FileDiff{Path: path, Change: hitl.FileModify}
+func writeDiff(path string, read ReadFile, content string) policy.FileDiff {
+	d := policy.FileDiff{Path: path, Change: policy.FileModify}
 	old, exists, problem := current(path, read)
 	if problem != "" {
 		d.Problem = problem
 		return d
 	}
 	if !exists {
-		d.Change = hitl.FileNew
+		d.Change = policy.FileNew
 	}
 	return diffOf(d, old, content)
 }
 
 // diffOf fills d with the unified diff of old against new.
-func diffOf(d hitl.FileDiff, old, new string) hitl.FileDiff {
+func diffOf(d policy.FileDiff, old, new string) policy.FileDiff {
 	from, to := "a"+slashed(d.Path), "b"+slashed(orDefault(d.MovedTo, d.Path))
 	switch d.Change {
-	case hitl.FileNew:
+	case policy.FileNew:
 		from = "/dev/null"
-	case hitl.FileDelete:
+	case policy.FileDelete:
 		to = "/dev/null"
 	}
 	r := udiff.Unified(from, to, old, new, contextLines)
 	d.Unified, d.Added, d.Removed = r.Text, r.Added, r.Removed
-	if r.Text == "" && d.Change == hitl.FileModify && d.MovedTo == "" {
+	if r.Text == "" && d.Change == policy.FileModify && d.MovedTo == "" {
 		d.Problem = "no change: the file already has this content"
 	}
 	return d
@@ -233,9 +234,9 @@ func slashed(p string) string {
 
 // notebookDiff is NotebookEdit's change of one cell: its source before
 // and after (replace, insert or delete), named "path (cell ID)".
-func notebookDiff(path string, read ReadFile, in map[string]any) hitl.FileDiff {
+func notebookDiff(path string, read ReadFile, in map[string]any) policy.FileDiff {
 	str := func(k string) string { s, _ := in[k].(string); return s }
-	d := hitl.FileDiff{Path: path, Change: hitl.FileModify}
+	d := policy.FileDiff{Path: path, Change: policy.FileModify}
 	raw, exists, problem := current(path, read)
 	switch {
 	case problem != "":
@@ -322,15 +323,15 @@ func notebookDiff(path string, read ReadFile, in map[string]any) hitl.FileDiff {
 
 // patchDiffs are apply_patch's files, each diffed against the file on
 // disk as Codex would change it.
-func patchDiffs(cwd string, read ReadFile, patch string) []hitl.FileDiff {
+func patchDiffs(cwd string, read ReadFile, patch string) []policy.FileDiff {
 	files, err := parsePatch(patch)
 	if err != nil {
-		return []hitl.FileDiff{{Path: "(the patch)", Change: hitl.FileModify, Problem: "not a patch Codex can apply: " + err.Error()}}
+		return []policy.FileDiff{{Path: "(the patch)", Change: policy.FileModify, Problem: "not a patch Codex can apply: " + err.Error()}}
 	}
-	out := make([]hitl.FileDiff, 0, len(files))
+	out := make([]policy.FileDiff, 0, len(files))
 	for _, f := range files {
 		path := abs(cwd, f.path)
-		d := hitl.FileDiff{Path: path, Change: hitl.FileModify}
+		d := policy.FileDiff{Path: path, Change: policy.FileModify}
 		if f.moveTo != "" {
 			d.MovedTo = abs(cwd, f.moveTo)
 		}
@@ -339,15 +340,15 @@ func patchDiffs(cwd string, read ReadFile, patch string) []hitl.FileDiff {
 		case problem != "":
 			d.Problem = problem
 		case f.op == "add":
-			d.Change = hitl.FileNew
+			d.Change = policy.FileNew
 			if exists {
-				d.Change = hitl.FileModify // Codex overwrites it
+				d.Change = policy.FileModify // Codex overwrites it
 			}
 			d = diffOf(d, old, f.add.String())
 		case !exists:
 			d.Problem = "the file does not exist"
 		case f.op == "delete":
-			d.Change = hitl.FileDelete
+			d.Change = policy.FileDelete
 			d = diffOf(d, old, "")
 		default:
 			new, err := f.apply(old)
@@ -364,7 +365,7 @@ func patchDiffs(cwd string, read ReadFile, patch string) []hitl.FileDiff {
 
 // capDiffs cuts the diffs, in order, so that together they stay within
 // max bytes; a cut diff says so (Truncated) and keeps its full counts.
-func capDiffs(diffs []hitl.FileDiff, max int) []hitl.FileDiff {
+func capDiffs(diffs []policy.FileDiff, max int) []policy.FileDiff {
 	left := max
 	for i := range diffs {
 		var cut bool

@@ -13,7 +13,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/hitlbot/hitl"
 	"github.com/hitlbot/hitl/internal/bashdiff"
 	"github.com/hitlbot/hitl/policy"
 	"github.com/hitlbot/hitl/shell"
@@ -27,17 +26,17 @@ import (
 // diffRules are benign read-only allow rules, as a team writes them
 // (including builtins a person might allow without knowing what they
 // evaluate), and one directory lines may write in.
-func diffRules(b bashdiff.Box) []hitl.PolicyRule {
-	var rules []hitl.PolicyRule
+func diffRules(b bashdiff.Box) []policy.PolicyRule {
+	var rules []policy.PolicyRule
 	for _, c := range []string{"git status", "git log", "ls", "cat", "head", "tail", "grep", "sed", "echo", "printf", "wc", "sort",
 		"tee", "tar -tf", "tar tvf", "tar -xf", "find", "env", "pwd", "test", "[", "true", "diff", "make test", "go test", "rg", "jq",
 		"which", "read", "mapfile", "let", "unset", "declare", "export", "eval", "command", "hash", "awk", "xargs", "alias", "trap",
 		"source", ".", "builtin", "enable", "cd", "set", "shopt", "getopts", "wait", "/bin/ls", "curl", "wget", "git -c", "git -p"} {
-		rules = append(rules, hitl.PolicyRule{Name: "allow " + c, OpType: hitl.OpShell, Resource: c, Effect: hitl.EffectAllow})
+		rules = append(rules, policy.PolicyRule{Name: "allow " + c, OpType: policy.OpShell, Resource: c, Effect: policy.EffectAllow})
 	}
 	return append(rules,
-		hitl.PolicyRule{Name: "writes in w", OpType: hitl.OpFileWrite, Resource: b.Dir + "/w/*", Effect: hitl.EffectAllow},
-		hitl.PolicyRule{Name: "no keys", OpType: hitl.OpFileRead, Resource: "/home/*/.ssh/*", Effect: hitl.EffectDeny})
+		policy.PolicyRule{Name: "writes in w", OpType: policy.OpFileWrite, Resource: b.Dir + "/w/*", Effect: policy.EffectAllow},
+		policy.PolicyRule{Name: "no keys", OpType: policy.OpFileRead, Resource: "/home/*/.ssh/*", Effect: policy.EffectDeny})
 }
 
 // differ runs lines through the decider and, where it allows, bash.
@@ -63,11 +62,11 @@ func newDiffer(t testing.TB) *differ {
 func (df *differ) check(box bashdiff.Box, template string) error {
 	line := box.Expand(template)
 	d := policy.Decider{Rules: diffRules(box), Parse: shell.Parse, Now: time.Date(2026, 11, 26, 12, 0, 0, 0, time.UTC)}
-	dec, err := d.Decide(hitl.Operation{Type: hitl.OpShell, Description: "run", Resource: line, Agent: "api:ci", Home: box.Home})
+	dec, err := d.Decide(policy.Operation{Type: policy.OpShell, Description: "run", Resource: line, Agent: "api:ci", Home: box.Home})
 	if err != nil {
 		return err
 	}
-	if dec.Effect != hitl.EffectAllow {
+	if dec.Effect != policy.EffectAllow {
 		return nil
 	}
 	df.mu.Lock()
@@ -108,8 +107,8 @@ func (df *differ) check(box bashdiff.Box, template string) error {
 			continue
 		}
 		// the file really written must itself be one the rules allow
-		fd, err := d.Decide(hitl.Operation{Type: hitl.OpFileWrite, Description: "write", Resource: w, Agent: "api:ci", Home: box.Home})
-		if err != nil || fd.Effect != hitl.EffectAllow {
+		fd, err := d.Decide(policy.Operation{Type: policy.OpFileWrite, Description: "write", Resource: w, Agent: "api:ci", Home: box.Home})
+		if err != nil || fd.Effect != policy.EffectAllow {
 			bad = append(bad, "wrote "+w+", which the write rules do not allow")
 		}
 	}
@@ -151,14 +150,14 @@ func helperOfAllowed(prog string, progs map[string]int) bool {
 
 // allowedByParts are the programs (base names, counted) and the files
 // (absolute) of the parts hitl showed and allowed.
-func allowedByParts(parts []hitl.DecisionPart, box bashdiff.Box) (map[string]int, map[string]bool) {
+func allowedByParts(parts []policy.DecisionPart, box bashdiff.Box) (map[string]int, map[string]bool) {
 	progs, writes := map[string]int{}, map[string]bool{}
 	for _, p := range parts {
-		if p.Effect != hitl.EffectAllow {
+		if p.Effect != policy.EffectAllow {
 			continue
 		}
 		switch p.Kind {
-		case hitl.PartCommand:
+		case policy.PartCommand:
 			l, err := shell.Parse(p.Text)
 			if err != nil || len(l.Commands) != 1 || len(l.Commands[0].Args) == 0 {
 				continue
@@ -168,7 +167,7 @@ func allowedByParts(parts []hitl.DecisionPart, box bashdiff.Box) (map[string]int
 			if filepath.Base(args[0].Value) == "env" && len(args) > 1 {
 				progs[filepath.Base(args[1].Value)]++
 			}
-		case hitl.PartWrite:
+		case policy.PartWrite:
 			text := p.Text
 			if i := strings.LastIndex(text, " ("); i > 0 && strings.HasSuffix(text, ")") {
 				text = text[i+2 : len(text)-1]

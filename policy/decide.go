@@ -5,20 +5,18 @@ import (
 	"slices"
 	"strings"
 	"time"
-
-	"github.com/hitlbot/hitl"
 )
 
 // Decision is what the policy decides for an operation.
 type Decision struct {
-	Effect    hitl.Effect `json:"decision"`
-	Rule      string      `json:"rule"` // the deciding rule's name, or "default"
-	Approvers []string    `json:"approvers,omitempty"`
-	Quorum    int         `json:"quorum,omitempty"`
+	Effect    Effect   `json:"decision"`
+	Rule      string   `json:"rule"` // the deciding rule's name, or "default"
+	Approvers []string `json:"approvers,omitempty"`
+	Quorum    int      `json:"quorum,omitempty"`
 	// Parts are how a shell command line decided, part by part: each
 	// simple command, each file a redirection writes or reads, and what
 	// the policy cannot see through.
-	Parts []hitl.DecisionPart `json:"parts,omitempty"`
+	Parts []DecisionPart `json:"parts,omitempty"`
 	// Learnable says a person may answer "approve and always allow": the
 	// configured policy asks with no approvers and a quorum of one, and
 	// the operation is one exact thing (for a command line, one simple
@@ -27,7 +25,7 @@ type Decision struct {
 	Learnable bool `json:"learnable,omitempty"`
 	// Teaches is what a learned rule would hold (Learnable); never on
 	// the wire.
-	Teaches *hitl.LearnedRuleKey `json:"-"`
+	Teaches *LearnedRuleKey `json:"-"`
 }
 
 // Decider applies the policy: configured rules first (the first match
@@ -37,18 +35,18 @@ type Decision struct {
 // when every part is allowed, denied when any part is denied, asked
 // otherwise.
 type Decider struct {
-	Rules []hitl.PolicyRule
+	Rules []PolicyRule
 	// Parse parses shell command lines; nil: every shell operation asks.
 	Parse CommandParser
 	// Learned finds the learned rule for a key (nil when none); nil: no
 	// learned rules.
-	Learned func(hitl.LearnedRuleKey) (*hitl.LearnedRule, error)
+	Learned func(LearnedRuleKey) (*LearnedRule, error)
 	Now     time.Time
 }
 
 // Decide decides op. Its error is the learned-rule lookup's.
-func (d Decider) Decide(op hitl.Operation) (Decision, error) {
-	if op.Type != hitl.OpShell {
+func (d Decider) Decide(op Operation) (Decision, error) {
+	if op.Type != OpShell {
 		var dec Decision
 		var err error
 		teach := true
@@ -67,7 +65,7 @@ func (d Decider) Decide(op hitl.Operation) (Decision, error) {
 		}
 		if teach && dec.teachable() {
 			dec.Learnable = true
-			dec.Teaches = &hitl.LearnedRuleKey{Agent: op.Agent, OpType: op.Type, Resource: op.Resource}
+			dec.Teaches = &LearnedRuleKey{Agent: op.Agent, OpType: op.Type, Resource: op.Resource}
 		}
 		return finish(dec), nil
 	}
@@ -78,7 +76,7 @@ func (d Decider) Decide(op hitl.Operation) (Decision, error) {
 	dec := combine(parts)
 	if single != nil && dec.teachable() {
 		dec.Learnable = true
-		dec.Teaches = &hitl.LearnedRuleKey{Agent: op.Agent, OpType: hitl.OpShell, Resource: single.Text()}
+		dec.Teaches = &LearnedRuleKey{Agent: op.Agent, OpType: OpShell, Resource: single.Text()}
 	}
 	return finish(dec), nil
 }
@@ -87,14 +85,14 @@ func (d Decider) Decide(op hitl.Operation) (Decision, error) {
 // that names no approvers and needs one person, never a deny, approvers
 // or a quorum. The one place this rule is written.
 func (d Decision) teachable() bool {
-	return d.Effect == hitl.EffectAsk && len(d.Approvers) == 0 && d.Quorum <= 1
+	return d.Effect == EffectAsk && len(d.Approvers) == 0 && d.Quorum <= 1
 }
 
 func finish(d Decision) Decision {
-	if d.Effect == hitl.EffectAsk && d.Quorum < 1 {
+	if d.Effect == EffectAsk && d.Quorum < 1 {
 		d.Quorum = 1
 	}
-	if d.Effect != hitl.EffectAsk {
+	if d.Effect != EffectAsk {
 		d.Approvers, d.Quorum = nil, 0
 	}
 	return d
@@ -102,45 +100,45 @@ func finish(d Decision) Decision {
 
 // partDecision is one part decided, with the rule's approvers.
 type partDecision struct {
-	hitl.DecisionPart
+	DecisionPart
 	approvers []string
 	quorum    int
 }
 
 // single decides one operation that is not a command line (or one part
 // of one): configured rules, learned rules, the default.
-func (d Decider) single(op hitl.Operation) (Decision, error) {
+func (d Decider) single(op Operation) (Decision, error) {
 	for _, r := range d.Rules {
 		if r.Matches(op) {
 			dec := Decision{Effect: r.Effect, Rule: r.Name, Approvers: r.Approvers, Quorum: r.Quorum}
 			return d.learned(op, dec)
 		}
 	}
-	dec := Decision{Effect: hitl.EffectAsk, Rule: "default"}
-	if e, ok := hitl.DefaultPolicy()[op.Type]; ok {
+	dec := Decision{Effect: EffectAsk, Rule: "default"}
+	if e, ok := DefaultPolicy()[op.Type]; ok {
 		dec.Effect = e
 	}
-	if op.Prompted && dec.Effect == hitl.EffectAllow {
-		dec = Decision{Effect: hitl.EffectAsk, Rule: "default (the agent was about to ask its person: no rule allows this)"}
+	if op.Prompted && dec.Effect == EffectAllow {
+		dec = Decision{Effect: EffectAsk, Rule: "default (the agent was about to ask its person: no rule allows this)"}
 	}
 	return d.learned(op, dec)
 }
 
 // learned turns an approver-less, quorum-1 ask into allow when a person
 // taught exactly op, and the rule has not expired.
-func (d Decider) learned(op hitl.Operation, dec Decision) (Decision, error) {
+func (d Decider) learned(op Operation, dec Decision) (Decision, error) {
 	if !dec.teachable() || d.Learned == nil {
 		return dec, nil
 	}
-	r, err := d.Learned(hitl.LearnedRuleKey{Agent: op.Agent, OpType: op.Type, Resource: op.Resource})
+	r, err := d.Learned(LearnedRuleKey{Agent: op.Agent, OpType: op.Type, Resource: op.Resource})
 	if err != nil || r == nil || r.Expired(d.Now) {
 		return dec, err
 	}
-	return Decision{Effect: hitl.EffectAllow, Rule: r.Name()}, nil
+	return Decision{Effect: EffectAllow, Rule: r.Name()}, nil
 }
 
-func isFileOp(t hitl.OpType) bool {
-	return t == hitl.OpFileRead || t == hitl.OpFileWrite || t == hitl.OpFileDelete
+func isFileOp(t OpType) bool {
+	return t == OpFileRead || t == OpFileWrite || t == OpFileDelete
 }
 
 // commandParts decides each part of a command line. single is the line's
@@ -149,9 +147,9 @@ func isFileOp(t hitl.OpType) bool {
 // knows safe, no redirection, no file its arguments write) and no
 // friction rule matches it generously: the only kind of line a person
 // may teach.
-func (d Decider) commandParts(op hitl.Operation, depth int) (parts []partDecision, single *ShellCommand, err error) {
+func (d Decider) commandParts(op Operation, depth int) (parts []partDecision, single *ShellCommand, err error) {
 	opaque := func(text, reason string) {
-		parts = append(parts, partDecision{DecisionPart: hitl.DecisionPart{Kind: hitl.PartOpaque, Text: text, Effect: hitl.EffectAsk, Rule: "default", Reason: reason}})
+		parts = append(parts, partDecision{DecisionPart: DecisionPart{Kind: PartOpaque, Text: text, Effect: EffectAsk, Rule: "default", Reason: reason}})
 	}
 	if d.Parse == nil {
 		opaque(op.Resource, "no shell parser: every command asks")
@@ -165,7 +163,7 @@ func (d Decider) commandParts(op hitl.Operation, depth int) (parts []partDecisio
 	if perr != nil {
 		// A deny or friction rule that matches the raw line, read
 		// generously, still applies.
-		p := partDecision{DecisionPart: hitl.DecisionPart{Kind: hitl.PartOpaque, Text: op.Resource, Effect: hitl.EffectAsk, Rule: "default",
+		p := partDecision{DecisionPart: DecisionPart{Kind: PartOpaque, Text: op.Resource, Effect: EffectAsk, Rule: "default",
 			Reason: "not understood: it does not parse as a shell command line, so its parts cannot be checked"}}
 		if err := d.frictionFor(op, strings.Fields(op.Resource), &p); err != nil {
 			return nil, nil, err
@@ -190,16 +188,16 @@ func (d Decider) commandParts(op hitl.Operation, depth int) (parts []partDecisio
 	}
 	for i, c := range line.Commands {
 		v := views[i]
-		p, err := d.part(op, hitl.PartCommand, v.match.Text())
+		p, err := d.part(op, PartCommand, v.match.Text())
 		if err != nil {
 			return nil, nil, err
 		}
 		p.Text = c.Text()
 		if v.why != "" {
-			if p.Effect == hitl.EffectDeny {
-				p.Kind, p.Reason = hitl.PartOpaque, "not understood ("+v.why+"), and "+p.Reason
+			if p.Effect == EffectDeny {
+				p.Kind, p.Reason = PartOpaque, "not understood ("+v.why+"), and "+p.Reason
 			} else {
-				p.Kind, p.Effect, p.Rule, p.Reason, p.approvers, p.quorum = hitl.PartOpaque, hitl.EffectAsk, "default", "not understood: "+v.why, nil, 0
+				p.Kind, p.Effect, p.Rule, p.Reason, p.approvers, p.quorum = PartOpaque, EffectAsk, "default", "not understood: "+v.why, nil, 0
 			}
 			// The script of sh -c '…' is looked into as well: a part
 			// of it that is denied or needs approvers decides the line
@@ -212,14 +210,14 @@ func (d Decider) commandParts(op hitl.Operation, depth int) (parts []partDecisio
 					return nil, nil, err
 				}
 				for _, n := range nested {
-					if n.Effect == hitl.EffectDeny || len(n.approvers) > 0 || n.quorum > 1 {
+					if n.Effect == EffectDeny || len(n.approvers) > 0 || n.quorum > 1 {
 						parts = append(parts, n)
 					}
 				}
 			}
 		}
-		if v.why == "" && len(v.match.Args) > 0 && v.match.Args[0].Value == "tee" && p.Effect == hitl.EffectAsk && p.Rule == "default" {
-			p.Effect, p.Reason = hitl.EffectAllow, "tee only writes its files, each decided as a file write"
+		if v.why == "" && len(v.match.Args) > 0 && v.match.Args[0].Value == "tee" && p.Effect == EffectAsk && p.Rule == "default" {
+			p.Effect, p.Reason = EffectAllow, "tee only writes its files, each decided as a file write"
 		}
 		words := make([]string, 0, len(c.Assigns)+len(c.Args))
 		for _, ws := range [][]ShellWord{c.Assigns, c.Args} {
@@ -233,18 +231,18 @@ func (d Decider) commandParts(op hitl.Operation, depth int) (parts []partDecisio
 		d.operandFriction(op, v.match, &p)
 		parts = append(parts, p)
 		for _, w := range v.writes {
-			if err := d.file(op, hitl.OpFileWrite, w, changesDir, &parts); err != nil {
+			if err := d.file(op, OpFileWrite, w, changesDir, &parts); err != nil {
 				return nil, nil, err
 			}
 		}
 	}
 	for _, w := range line.Writes {
-		if err := d.file(op, hitl.OpFileWrite, w, changesDir, &parts); err != nil {
+		if err := d.file(op, OpFileWrite, w, changesDir, &parts); err != nil {
 			return nil, nil, err
 		}
 	}
 	for _, w := range line.Reads {
-		if err := d.file(op, hitl.OpFileRead, w, changesDir, &parts); err != nil {
+		if err := d.file(op, OpFileRead, w, changesDir, &parts); err != nil {
 			return nil, nil, err
 		}
 	}
@@ -252,7 +250,7 @@ func (d Decider) commandParts(op hitl.Operation, depth int) (parts []partDecisio
 	// node or command, a file written or read, each is a part of its
 	// own; friction that matched made it deny or ask with people, which
 	// teachable() refuses.
-	if len(parts) == 1 && parts[0].Kind == hitl.PartCommand {
+	if len(parts) == 1 && parts[0].Kind == PartCommand {
 		c := views[0].match
 		single = &c
 	}
@@ -262,7 +260,7 @@ func (d Decider) commandParts(op hitl.Operation, depth int) (parts []partDecisio
 // frictionFor applies the friction rules that match the command's words
 // generously to p, when they add more friction than p has: a deny beats
 // everything; approvers or a quorum beat an allow or a plain ask.
-func (d Decider) frictionFor(op hitl.Operation, words []string, p *partDecision) error {
+func (d Decider) frictionFor(op Operation, words []string, p *partDecision) error {
 	var read []spelling
 	for _, r := range d.Rules {
 		if !r.AddsFriction() {
@@ -274,18 +272,18 @@ func (d Decider) frictionFor(op hitl.Operation, words []string, p *partDecision)
 		if !matchesGenerously(r, op, words, read) {
 			continue
 		}
-		if r.Effect == hitl.EffectDeny {
-			if p.Effect != hitl.EffectDeny {
-				p.Effect, p.Rule, p.approvers, p.quorum = hitl.EffectDeny, r.Name, nil, 0
+		if r.Effect == EffectDeny {
+			if p.Effect != EffectDeny {
+				p.Effect, p.Rule, p.approvers, p.quorum = EffectDeny, r.Name, nil, 0
 				p.Reason = "rule " + r.Name + " (it matches every spelling of the command)"
 			}
 			return nil
 		}
-		if p.Effect == hitl.EffectDeny {
+		if p.Effect == EffectDeny {
 			continue
 		}
-		if p.Effect == hitl.EffectAllow || len(p.approvers) == 0 && p.quorum <= 1 || r.Quorum > p.quorum {
-			p.Effect, p.Rule, p.approvers, p.quorum = hitl.EffectAsk, r.Name, r.Approvers, r.Quorum
+		if p.Effect == EffectAllow || len(p.approvers) == 0 && p.quorum <= 1 || r.Quorum > p.quorum {
+			p.Effect, p.Rule, p.approvers, p.quorum = EffectAsk, r.Name, r.Approvers, r.Quorum
 			p.Reason = "rule " + r.Name + " (it matches every spelling of the command)"
 		}
 	}
@@ -296,13 +294,13 @@ func (d Decider) frictionFor(op hitl.Operation, words []string, p *partDecision)
 // or file_read operation it is. The terminal's own files are no files.
 // A relative path in a line that changes directory names a file the
 // policy cannot place: it asks.
-func (d Decider) file(op hitl.Operation, t hitl.OpType, w ShellWord, changesDir bool, parts *[]partDecision) error {
-	kind := hitl.PartWrite
-	if t == hitl.OpFileRead {
-		kind = hitl.PartRead
+func (d Decider) file(op Operation, t OpType, w ShellWord, changesDir bool, parts *[]partDecision) error {
+	kind := PartWrite
+	if t == OpFileRead {
+		kind = PartRead
 	}
 	if !w.Literal {
-		p := partDecision{DecisionPart: hitl.DecisionPart{Kind: kind, Text: w.Text, Effect: hitl.EffectAsk, Rule: "default", Reason: "the path is computed when the command runs"}}
+		p := partDecision{DecisionPart: DecisionPart{Kind: kind, Text: w.Text, Effect: EffectAsk, Rule: "default", Reason: "the path is computed when the command runs"}}
 		fop := op
 		fop.Type = t
 		fop.Resource = w.Value
@@ -310,7 +308,7 @@ func (d Decider) file(op hitl.Operation, t hitl.OpType, w ShellWord, changesDir 
 		if err != nil {
 			return err
 		}
-		if dec.Effect == hitl.EffectDeny || len(dec.Approvers) > 0 || dec.Quorum > 1 {
+		if dec.Effect == EffectDeny || len(dec.Approvers) > 0 || dec.Quorum > 1 {
 			p.Effect, p.Rule, p.approvers, p.quorum, p.Reason = dec.Effect, dec.Rule, dec.Approvers, dec.Quorum, orReason("", dec)
 		}
 		*parts = append(*parts, p)
@@ -325,8 +323,8 @@ func (d Decider) file(op hitl.Operation, t hitl.OpType, w ShellWord, changesDir 
 		return err
 	}
 	p.Kind = kind
-	if changesDir && !path.IsAbs(fp.value) && !fp.homeUnknown && p.Effect == hitl.EffectAllow {
-		p.Effect, p.Rule, p.Reason, p.approvers, p.quorum = hitl.EffectAsk, "default", "the line changes directory, so the relative path "+fp.value+" cannot be placed", nil, 0
+	if changesDir && !path.IsAbs(fp.value) && !fp.homeUnknown && p.Effect == EffectAllow {
+		p.Effect, p.Rule, p.Reason, p.approvers, p.quorum = EffectAsk, "default", "the line changes directory, so the relative path "+fp.value+" cannot be placed", nil, 0
 	}
 	*parts = append(*parts, p)
 	return nil
@@ -336,9 +334,9 @@ func (d Decider) file(op hitl.Operation, t hitl.OpType, w ShellWord, changesDir 
 // see the cleaned path; a path under an unknown home is never allowed but
 // meets the friction rules written for home directories; /dev/tcp is the
 // network.
-func (d Decider) path(op hitl.Operation, t hitl.OpType, fp filePath, text string) (partDecision, error) {
+func (d Decider) path(op Operation, t OpType, fp filePath, text string) (partDecision, error) {
 	if fp.network {
-		return partDecision{DecisionPart: hitl.DecisionPart{Kind: hitl.PartOpaque, Text: text, Effect: hitl.EffectAsk, Rule: "default",
+		return partDecision{DecisionPart: DecisionPart{Kind: PartOpaque, Text: text, Effect: EffectAsk, Rule: "default",
 			Reason: "not understood: " + fp.value + " opens a network connection"}}, nil
 	}
 	p, err := d.pathAs(op, t, fp, text, false)
@@ -351,8 +349,8 @@ func (d Decider) path(op hitl.Operation, t hitl.OpType, fp filePath, text string
 		// (what an edge says of a path only ever adds friction).
 		rp := normalisePath(real, false, "")
 		text = text + " (" + rp.value + ")"
-		if rp.network && p.Effect != hitl.EffectDeny {
-			return partDecision{DecisionPart: hitl.DecisionPart{Kind: hitl.PartOpaque, Text: text, Effect: hitl.EffectAsk, Rule: "default",
+		if rp.network && p.Effect != EffectDeny {
+			return partDecision{DecisionPart: DecisionPart{Kind: PartOpaque, Text: text, Effect: EffectAsk, Rule: "default",
 				Reason: "not understood: " + rp.value + " opens a network connection"}}, nil
 		}
 		q, err := d.pathAs(op, t, rp, text, true)
@@ -374,11 +372,11 @@ func (d Decider) path(op hitl.Operation, t hitl.OpType, fp filePath, text string
 func stricter(a, b partDecision) bool {
 	rank := func(p partDecision) int {
 		switch {
-		case p.Effect == hitl.EffectDeny:
+		case p.Effect == EffectDeny:
 			return 1000
-		case p.Effect == hitl.EffectAsk && (p.quorum > 1 || len(p.approvers) > 0):
+		case p.Effect == EffectAsk && (p.quorum > 1 || len(p.approvers) > 0):
 			return 10 + p.quorum
-		case p.Effect == hitl.EffectAsk:
+		case p.Effect == EffectAsk:
 			return 1
 		}
 		return 0
@@ -388,8 +386,8 @@ func stricter(a, b partDecision) bool {
 
 // pathAs decides one normalised path (linked: it is what a symlink leads
 // to, shown as it is).
-func (d Decider) pathAs(op hitl.Operation, t hitl.OpType, fp filePath, text string, linked bool) (partDecision, error) {
-	fop := hitl.Operation{Type: t, Risk: op.Risk, Resource: fp.value, Agent: op.Agent, Description: op.Description, Prompted: op.Prompted}
+func (d Decider) pathAs(op Operation, t OpType, fp filePath, text string, linked bool) (partDecision, error) {
+	fop := Operation{Type: t, Risk: op.Risk, Resource: fp.value, Agent: op.Agent, Description: op.Description, Prompted: op.Prompted}
 	dec, err := d.single(fop)
 	if err != nil {
 		return partDecision{}, err
@@ -401,10 +399,10 @@ func (d Decider) pathAs(op hitl.Operation, t hitl.OpType, fp filePath, text stri
 			shown = fp.value
 		}
 	}
-	p := partDecision{DecisionPart: hitl.DecisionPart{Text: shown, Effect: dec.Effect, Rule: dec.Rule, Reason: orReason("", dec)}, approvers: dec.Approvers, quorum: dec.Quorum}
+	p := partDecision{DecisionPart: DecisionPart{Text: shown, Effect: dec.Effect, Rule: dec.Rule, Reason: orReason("", dec)}, approvers: dec.Approvers, quorum: dec.Quorum}
 	if fp.homeUnknown {
-		if p.Effect == hitl.EffectAllow {
-			p.Effect, p.Rule, p.Reason, p.approvers, p.quorum = hitl.EffectAsk, "default", "the agent's home directory is not known, so no rule allows a path under it", nil, 0
+		if p.Effect == EffectAllow {
+			p.Effect, p.Rule, p.Reason, p.approvers, p.quorum = EffectAsk, "default", "the agent's home directory is not known, so no rule allows a path under it", nil, 0
 		}
 		for _, c := range fp.candidates {
 			cop := fop
@@ -413,9 +411,9 @@ func (d Decider) pathAs(op hitl.Operation, t hitl.OpType, fp filePath, text stri
 				if !r.AddsFriction() || !r.Matches(cop) {
 					continue
 				}
-				if r.Effect == hitl.EffectDeny && p.Effect != hitl.EffectDeny {
-					p.Effect, p.Rule, p.approvers, p.quorum, p.Reason = hitl.EffectDeny, r.Name, nil, 0, "rule "+r.Name+" (it matches "+c+")"
-				} else if p.Effect == hitl.EffectAsk && r.Effect == hitl.EffectAsk && r.Quorum >= p.quorum && len(p.approvers) == 0 {
+				if r.Effect == EffectDeny && p.Effect != EffectDeny {
+					p.Effect, p.Rule, p.approvers, p.quorum, p.Reason = EffectDeny, r.Name, nil, 0, "rule "+r.Name+" (it matches "+c+")"
+				} else if p.Effect == EffectAsk && r.Effect == EffectAsk && r.Quorum >= p.quorum && len(p.approvers) == 0 {
 					p.Rule, p.approvers, p.quorum, p.Reason = r.Name, r.Approvers, r.Quorum, "rule "+r.Name+" (it matches "+c+")"
 				}
 			}
@@ -425,14 +423,14 @@ func (d Decider) pathAs(op hitl.Operation, t hitl.OpType, fp filePath, text stri
 }
 
 // part decides one simple command of a line.
-func (d Decider) part(op hitl.Operation, kind, text string) (partDecision, error) {
+func (d Decider) part(op Operation, kind, text string) (partDecision, error) {
 	pop := op
 	pop.Resource = text
 	dec, err := d.single(pop)
 	if err != nil {
 		return partDecision{}, err
 	}
-	return partDecision{DecisionPart: hitl.DecisionPart{Kind: kind, Text: text, Effect: dec.Effect, Rule: dec.Rule, Reason: orReason("", dec)},
+	return partDecision{DecisionPart: DecisionPart{Kind: kind, Text: text, Effect: dec.Effect, Rule: dec.Rule, Reason: orReason("", dec)},
 		approvers: dec.Approvers, quorum: dec.Quorum}, nil
 }
 
@@ -459,9 +457,9 @@ func combine(parts []partDecision) Decision {
 	for i := range parts {
 		p := &parts[i]
 		switch p.Effect {
-		case hitl.EffectDeny:
-			return Decision{Effect: hitl.EffectDeny, Rule: p.Rule, Parts: publicParts(parts)}
-		case hitl.EffectAllow:
+		case EffectDeny:
+			return Decision{Effect: EffectDeny, Rule: p.Rule, Parts: publicParts(parts)}
+		case EffectAllow:
 			if !slices.Contains(allowRules, p.Rule) {
 				allowRules = append(allowRules, p.Rule)
 			}
@@ -472,13 +470,13 @@ func combine(parts []partDecision) Decision {
 		}
 	}
 	if ask != nil {
-		return Decision{Effect: hitl.EffectAsk, Rule: ask.Rule, Approvers: ask.approvers, Quorum: ask.quorum, Parts: publicParts(parts)}
+		return Decision{Effect: EffectAsk, Rule: ask.Rule, Approvers: ask.approvers, Quorum: ask.quorum, Parts: publicParts(parts)}
 	}
-	return Decision{Effect: hitl.EffectAllow, Rule: strings.Join(allowRules, ", "), Parts: publicParts(parts)}
+	return Decision{Effect: EffectAllow, Rule: strings.Join(allowRules, ", "), Parts: publicParts(parts)}
 }
 
-func publicParts(parts []partDecision) []hitl.DecisionPart {
-	out := make([]hitl.DecisionPart, len(parts))
+func publicParts(parts []partDecision) []DecisionPart {
+	out := make([]DecisionPart, len(parts))
 	for i, p := range parts {
 		out[i] = p.DecisionPart
 	}
@@ -490,7 +488,7 @@ func publicParts(parts []partDecision) []hitl.DecisionPart {
 // `rm -rf ~` ask (no rule matches: default)". Empty for an operation that
 // is not a command line of several parts.
 func (d Decision) Explain() string {
-	if !hitl.PartsTellMore(d.Parts) {
+	if !PartsTellMore(d.Parts) {
 		return ""
 	}
 	var b strings.Builder

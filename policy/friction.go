@@ -4,8 +4,6 @@ import (
 	"path"
 	"slices"
 	"strings"
-
-	"github.com/hitlbot/hitl"
 )
 
 // Friction matches generously. A rule that denies, or names approvers or
@@ -161,7 +159,7 @@ func cleanOperand(w string) string {
 
 // matchesGenerously reports whether friction rule r (a shell rule)
 // matches the command words, read every way (their readings).
-func matchesGenerously(r hitl.PolicyRule, op hitl.Operation, words []string, read []spelling) bool {
+func matchesGenerously(r PolicyRule, op Operation, words []string, read []spelling) bool {
 	probe := op
 	probe.Resource = ""
 	rr := r
@@ -172,7 +170,7 @@ func matchesGenerously(r hitl.PolicyRule, op hitl.Operation, words []string, rea
 	if r.Resource == "" {
 		return true
 	}
-	if r.Matches(hitl.Operation{Type: op.Type, Risk: op.Risk, Agent: op.Agent, Resource: strings.Join(words, " ")}) {
+	if r.Matches(Operation{Type: op.Type, Risk: op.Risk, Agent: op.Agent, Resource: strings.Join(words, " ")}) {
 		return true // the rule as written, over the words as they are
 	}
 	rw := strings.Fields(r.Resource)
@@ -195,11 +193,11 @@ func matchesGenerously(r hitl.PolicyRule, op hitl.Operation, words []string, rea
 // the same program (a glob), the rule's flags among got's, and the rule's
 // other words a prefix of got's (or, with a wildcard, a glob over them).
 func (s spelling) matches(got spelling) bool {
-	if !hitl.GlobMatch(s.program, got.program) {
+	if !GlobMatch(s.program, got.program) {
 		return false
 	}
 	for _, f := range s.flags {
-		if !slices.ContainsFunc(got.flags, func(g string) bool { return hitl.GlobMatch(f, g) }) {
+		if !slices.ContainsFunc(got.flags, func(g string) bool { return GlobMatch(f, g) }) {
 			return false
 		}
 	}
@@ -208,7 +206,7 @@ func (s spelling) matches(got spelling) bool {
 		wild = wild || strings.ContainsAny(o, "*?")
 	}
 	if wild {
-		return hitl.GlobMatch(strings.Join(s.operands, " "), strings.Join(got.operands, " "))
+		return GlobMatch(strings.Join(s.operands, " "), strings.Join(got.operands, " "))
 	}
 	return len(s.operands) <= len(got.operands) && slices.Equal(s.operands, got.operands[:len(s.operands)])
 }

@@ -3,8 +3,6 @@ package policy
 import (
 	"path"
 	"strings"
-
-	"github.com/hitlbot/hitl"
 )
 
 // A command's operands name files too: cat ~/.ssh/id_rsa reads the file
@@ -21,21 +19,21 @@ import (
 // file_read for every command, and file_delete or file_write as well for
 // the commands that delete or write them (the last operand of cp, mv, ln
 // and install is where they write).
-func operandTypes(prog string, last bool) []hitl.OpType {
+func operandTypes(prog string, last bool) []OpType {
 	switch prog {
 	case "rm", "rmdir", "unlink", "shred", "srm":
-		return []hitl.OpType{hitl.OpFileRead, hitl.OpFileDelete}
+		return []OpType{OpFileRead, OpFileDelete}
 	case "touch", "truncate", "mkdir", "chmod", "chown", "chgrp", "dd", "tee":
-		return []hitl.OpType{hitl.OpFileRead, hitl.OpFileWrite}
+		return []OpType{OpFileRead, OpFileWrite}
 	case "cp", "mv", "ln", "install", "rsync", "scp":
 		if last {
-			return []hitl.OpType{hitl.OpFileRead, hitl.OpFileWrite}
+			return []OpType{OpFileRead, OpFileWrite}
 		}
 		if prog == "mv" {
-			return []hitl.OpType{hitl.OpFileRead, hitl.OpFileDelete}
+			return []OpType{OpFileRead, OpFileDelete}
 		}
 	}
-	return []hitl.OpType{hitl.OpFileRead}
+	return []OpType{OpFileRead}
 }
 
 // operandWord is the path a word names, if any: the word itself, or the
@@ -52,8 +50,8 @@ func operandWord(w string) string {
 
 // operandFriction applies to p the file rules that add friction and match
 // a file c's operands name (the words of c.Args after the program).
-func (d Decider) operandFriction(op hitl.Operation, c ShellCommand, p *partDecision) {
-	if len(c.Args) < 2 || p.Effect == hitl.EffectDeny {
+func (d Decider) operandFriction(op Operation, c ShellCommand, p *partDecision) {
+	if len(c.Args) < 2 || p.Effect == EffectDeny {
 		return
 	}
 	prog := path.Base(c.Args[0].Value)
@@ -79,18 +77,18 @@ func (d Decider) operandFriction(op hitl.Operation, c ShellCommand, p *partDecis
 		}
 		for _, t := range operandTypes(prog, i == len(args)-1) {
 			for _, name := range names {
-				fop := hitl.Operation{Type: t, Risk: op.Risk, Resource: name, Agent: op.Agent, Description: op.Description, Prompted: op.Prompted}
+				fop := Operation{Type: t, Risk: op.Risk, Resource: name, Agent: op.Agent, Description: op.Description, Prompted: op.Prompted}
 				for _, r := range d.Rules {
 					if !r.AddsFriction() || !r.Matches(fop) {
 						continue
 					}
 					why := "rule " + r.Name + " (it matches the file " + name + " the command names)"
-					if r.Effect == hitl.EffectDeny {
-						p.Effect, p.Rule, p.approvers, p.quorum, p.Reason = hitl.EffectDeny, r.Name, nil, 0, why
+					if r.Effect == EffectDeny {
+						p.Effect, p.Rule, p.approvers, p.quorum, p.Reason = EffectDeny, r.Name, nil, 0, why
 						return
 					}
-					if p.Effect == hitl.EffectAllow || len(p.approvers) == 0 && p.quorum <= 1 || r.Quorum > p.quorum {
-						p.Effect, p.Rule, p.approvers, p.quorum, p.Reason = hitl.EffectAsk, r.Name, r.Approvers, r.Quorum, why
+					if p.Effect == EffectAllow || len(p.approvers) == 0 && p.quorum <= 1 || r.Quorum > p.quorum {
+						p.Effect, p.Rule, p.approvers, p.quorum, p.Reason = EffectAsk, r.Name, r.Approvers, r.Quorum, why
 					}
 				}
 			}

@@ -9,16 +9,17 @@ import (
 
 	"github.com/hitlbot/hitl"
 	"github.com/hitlbot/hitl/fault"
+	"github.com/hitlbot/hitl/policy"
 	"github.com/jackc/pgx/v5"
 )
 
-func decodeLearned(data []byte) (*hitl.LearnedRule, error) {
-	return decodeRecord[hitl.LearnedRule](data, "learned rule")
+func decodeLearned(data []byte) (*policy.LearnedRule, error) {
+	return decodeRecord[policy.LearnedRule](data, "learned rule")
 }
 
 // PutLearnedRule implements hitl.PolicyStore: one transaction deletes the rule
 // the key holds and any earlier version of r, and inserts r.
-func (db *DB) PutLearnedRule(ctx context.Context, r *hitl.LearnedRule) error {
+func (db *DB) PutLearnedRule(ctx context.Context, r *policy.LearnedRule) error {
 	if r == nil || r.ID == "" {
 		return fault.Errorf(fault.EINVALID, "a learned rule needs an id")
 	}
@@ -46,7 +47,7 @@ func (db *DB) PutLearnedRule(ctx context.Context, r *hitl.LearnedRule) error {
 }
 
 // LearnedRule implements hitl.PolicyStore: the unique key.
-func (db *DB) LearnedRule(ctx context.Context, key hitl.LearnedRuleKey) (*hitl.LearnedRule, error) {
+func (db *DB) LearnedRule(ctx context.Context, key policy.LearnedRuleKey) (*policy.LearnedRule, error) {
 	var data []byte
 	err := db.pool.QueryRow(ctx, `SELECT data FROM learned WHERE agent = $1 AND op_type = $2 AND resource = $3`,
 		[]byte(key.Agent), []byte(key.OpType), []byte(key.Resource)).Scan(&data)
@@ -59,15 +60,15 @@ func (db *DB) LearnedRule(ctx context.Context, key hitl.LearnedRuleKey) (*hitl.L
 }
 
 // DeleteLearnedRule implements hitl.PolicyStore.
-func (db *DB) DeleteLearnedRule(ctx context.Context, id string) (*hitl.LearnedRule, error) {
-	return deleteRecord[hitl.LearnedRule](ctx, db, "learned", id, "learned rule "+id, fault.Errorf(fault.ENOTFOUND, "no learned rule %s", id))
+func (db *DB) DeleteLearnedRule(ctx context.Context, id string) (*policy.LearnedRule, error) {
+	return deleteRecord[policy.LearnedRule](ctx, db, "learned", id, "learned rule "+id, fault.Errorf(fault.ENOTFOUND, "no learned rule %s", id))
 }
 
 // LearnedRules implements hitl.PolicyStore: a page in id order, from the primary
 // key or, for one agent, learned_by_agent.
 func (db *DB) LearnedRules(ctx context.Context, f hitl.LearnedRuleFilter) (hitl.LearnedRulePage, error) {
 	limit := f.PageSize()
-	page := hitl.LearnedRulePage{Rules: []*hitl.LearnedRule{}}
+	page := hitl.LearnedRulePage{Rules: []*policy.LearnedRule{}}
 	if nulFree("cursor", f.Cursor) != nil {
 		return page, nil
 	}

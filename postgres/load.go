@@ -8,6 +8,7 @@ import (
 
 	"github.com/hitlbot/hitl"
 	"github.com/hitlbot/hitl/fault"
+	"github.com/hitlbot/hitl/policy"
 	"github.com/jackc/pgx/v5"
 )
 
@@ -45,7 +46,7 @@ type Loader struct {
 // Load runs fn with a Loader in one transaction, after checking that the
 // database holds nothing (or, with force, emptying it); nothing is
 // written unless fn and the final state are written whole.
-func (db *DB) Load(ctx context.Context, force bool, fn func(*Loader) (lastSeq, outboxCursor uint64, policy *hitl.PolicyState, err error)) error {
+func (db *DB) Load(ctx context.Context, force bool, fn func(*Loader) (lastSeq, outboxCursor uint64, policy *policy.PolicyState, err error)) error {
 	return db.write(ctx, "load", func(tx pgx.Tx) error {
 		// No one else writes meanwhile.
 		if _, err := tx.Exec(ctx, `LOCK TABLE `+join(tables)+`, event_seq IN ACCESS EXCLUSIVE MODE`); err != nil {
@@ -187,7 +188,7 @@ func (l *Loader) Control(rec *hitl.ControlRecord) error {
 }
 
 // Learned writes a learned rule.
-func (l *Loader) Learned(r *hitl.LearnedRule) error {
+func (l *Loader) Learned(r *policy.LearnedRule) error {
 	if err := nulFree("learned rule id", r.ID); err != nil {
 		return err
 	}

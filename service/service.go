@@ -218,7 +218,7 @@ func NewService(store hitl.Store, cfg ServiceConfig) *Service {
 		cfg.NewID = func() string { return hitl.NewID("q_") }
 	}
 	if cfg.LearnedTTL <= 0 {
-		cfg.LearnedTTL = hitl.DefaultLearnedTTL
+		cfg.LearnedTTL = policy.DefaultLearnedTTL
 	}
 	if cfg.Sealer == nil {
 		cfg.Sealer = newMemorySealer()
@@ -397,7 +397,7 @@ func (s *Questions) Wait(ctx context.Context, id string) (*hitl.Question, error)
 // a single reply settles it unapproved (a reply is never a vote).
 func (s *Questions) Answer(ctx context.Context, id string, r hitl.Response) (*hitl.Question, error) {
 	p := auth.PrincipalFrom(ctx)
-	var learn *hitl.LearnedRuleKey
+	var learn *policy.LearnedRuleKey
 	rules := s.policy.rules() // read before the store's transaction: never inside it
 	q, err := s.settleOrCount(ctx, auth.ActionAnswer, id, func(q *hitl.Question, now time.Time) (*hitl.Event, bool, error) {
 		learn = nil

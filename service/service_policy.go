@@ -15,7 +15,7 @@ import (
 	"github.com/hitlbot/hitl/policy"
 )
 
-func (h *policyHolder) rules() []hitl.PolicyRule {
+func (h *policyHolder) rules() []policy.PolicyRule {
 	h.mu.Lock()
 	defer h.mu.Unlock()
 	h.refresh()
@@ -23,7 +23,7 @@ func (h *policyHolder) rules() []hitl.PolicyRule {
 }
 
 // HashRules identifies a configuration's rules.
-func HashRules(rules []hitl.PolicyRule) string {
+func HashRules(rules []policy.PolicyRule) string {
 	b, _ := json.Marshal(rules)
 	sum := sha256.Sum256(b)
 	return hex.EncodeToString(sum[:12])
@@ -32,8 +32,8 @@ func HashRules(rules []hitl.PolicyRule) string {
 // LoadPolicy reads the stored policy, or takes the file's rules when
 // nothing is stored or the file changed since the last PUT. Call it once
 // at start, before serving.
-func (s *Policies) LoadPolicy(ctx context.Context, fileRules []hitl.PolicyRule) error {
-	if err := (hitl.Policy{Rules: fileRules}).Validate(); err != nil {
+func (s *Policies) LoadPolicy(ctx context.Context, fileRules []policy.PolicyRule) error {
+	if err := (policy.Policy{Rules: fileRules}).Validate(); err != nil {
 		return fault.Errorf(fault.EINVALID, "policy: %s", fault.Message(err))
 	}
 	hash := HashRules(fileRules)
@@ -45,7 +45,7 @@ func (s *Policies) LoadPolicy(ctx context.Context, fileRules []hitl.PolicyRule) 
 		return err
 	}
 	if st == nil || st.FileHash != hash {
-		next := hitl.PolicyState{Rules: fileRules, FileHash: hash}
+		next := policy.PolicyState{Rules: fileRules, FileHash: hash}
 		if err := s.store.PutPolicyState(ctx, &next); err != nil {
 			return err
 		}
@@ -58,31 +58,31 @@ func (s *Policies) LoadPolicy(ctx context.Context, fileRules []hitl.PolicyRule) 
 
 // Policy returns the configured policy (GET /api/policy, docs/protocol.md#approvals).
 // Learned rules are listed by LearnedRules.
-func (s *Policies) Policy(ctx context.Context) (hitl.Policy, error) {
+func (s *Policies) Policy(ctx context.Context) (policy.Policy, error) {
 	rules := s.policy.rules()
 	if rules == nil {
-		rules = []hitl.PolicyRule{}
+		rules = []policy.PolicyRule{}
 	}
-	return hitl.Policy{Rules: append([]hitl.PolicyRule(nil), rules...), Default: hitl.DefaultPolicy()}, nil
+	return policy.Policy{Rules: append([]policy.PolicyRule(nil), rules...), Default: policy.DefaultPolicy()}, nil
 }
 
 // SetPolicy replaces the configured rules (PUT /api/policy,
 // docs/protocol.md#approvals), for admins. It is stored: it survives a restart and
 // beats the config file until the file's rules change.
-func (s *Policies) SetPolicy(ctx context.Context, rules []hitl.PolicyRule) (hitl.Policy, error) {
+func (s *Policies) SetPolicy(ctx context.Context, rules []policy.PolicyRule) (policy.Policy, error) {
 	p := auth.PrincipalFrom(ctx)
 	if err := s.access.Authorize(p, auth.ActionAudit, nil); err != nil {
-		return hitl.Policy{}, s.guard.refused(ctx, p, auth.ActionAudit, &hitl.Question{}, fault.Errorf(fault.EFORBIDDEN, "%s lacks the admin scope: only admins set the policy", p.ID))
+		return policy.Policy{}, s.guard.refused(ctx, p, auth.ActionAudit, &hitl.Question{}, fault.Errorf(fault.EFORBIDDEN, "%s lacks the admin scope: only admins set the policy", p.ID))
 	}
-	if err := (hitl.Policy{Rules: rules}).Validate(); err != nil {
-		return hitl.Policy{}, err
+	if err := (policy.Policy{Rules: rules}).Validate(); err != nil {
+		return policy.Policy{}, err
 	}
 	now := s.clock.Now()
 	s.policy.mu.Lock()
-	next := hitl.PolicyState{Rules: append([]hitl.PolicyRule(nil), rules...), FileHash: s.policy.fileHash, UpdatedBy: p.ID, UpdatedAt: &now}
+	next := policy.PolicyState{Rules: append([]policy.PolicyRule(nil), rules...), FileHash: s.policy.fileHash, UpdatedBy: p.ID, UpdatedAt: &now}
 	if err := s.store.PutPolicyState(ctx, &next); err != nil {
 		s.policy.mu.Unlock()
-		return hitl.Policy{}, err
+		return policy.Policy{}, err
 	}
 	s.policy.state = next
 	s.policy.mu.Unlock()
@@ -109,12 +109,12 @@ func AgentName(name string) string {
 // decider is the policy as it stands, with the learned rules in the store.
 func (s *Policies) decider(ctx context.Context) policy.Decider {
 	return policy.Decider{Rules: s.policy.rules(), Parse: s.parse, Now: s.clock.Now(),
-		Learned: func(k hitl.LearnedRuleKey) (*hitl.LearnedRule, error) { return s.store.LearnedRule(ctx, k) }}
+		Learned: func(k policy.LearnedRuleKey) (*policy.LearnedRule, error) { return s.store.LearnedRule(ctx, k) }}
 }
 
 // Decide applies the policy to op as the principal in ctx asks it: the
 // agent is the principal, never what the request says.
-func (s *Policies) Decide(ctx context.Context, op hitl.Operation) (policy.Decision, error) {
+func (s *Policies) Decide(ctx context.Context, op policy.Operation) (policy.Decision, error) {
 	op.Agent = agentOf(auth.PrincipalFrom(ctx))
 	if err := op.Validate(); err != nil {
 		return policy.Decision{}, err
@@ -155,12 +155,12 @@ type ApprovalOutcome struct {
 // PolicyService is the approval policy (docs/protocol.md#approvals) as the edges see it.
 // *Policies implements it; agent.Client implements it over HTTP.
 type PolicyService interface {
-	Policy(ctx context.Context) (hitl.Policy, error)
-	SetPolicy(ctx context.Context, rules []hitl.PolicyRule) (hitl.Policy, error)
+	Policy(ctx context.Context) (policy.Policy, error)
+	SetPolicy(ctx context.Context, rules []policy.PolicyRule) (policy.Policy, error)
 	RequestOperation(ctx context.Context, req ApprovalRequest) (ApprovalOutcome, error)
 	CheckOperation(ctx context.Context, req ApprovalRequest) (policy.Decision, error)
 	LearnedRules(ctx context.Context, f hitl.LearnedRuleFilter) (hitl.LearnedRulePage, error)
-	RevokeRule(ctx context.Context, id string) (*hitl.LearnedRule, error)
+	RevokeRule(ctx context.Context, id string) (*policy.LearnedRule, error)
 }
 
 var _ PolicyService = (*Policies)(nil)
@@ -168,7 +168,7 @@ var _ PolicyService = (*Policies)(nil)
 // ApprovalRequest is an operation to approve, with how long to wait and
 // where to ask.
 type ApprovalRequest struct {
-	hitl.Operation
+	policy.Operation
 	RunID          string   `json:"runId,omitempty"`
 	TimeoutMinutes *float64 `json:"timeoutMinutes,omitempty"`
 	Channel        string   `json:"channel,omitempty"`
@@ -193,7 +193,7 @@ func (s *Policies) RequestOperation(ctx context.Context, req ApprovalRequest) (A
 	}
 	op := req.Operation
 	op.Agent = agentOf(p)
-	if d.Effect != hitl.EffectAsk {
+	if d.Effect != policy.EffectAsk {
 		s.auditPolicy(ctx, p.ID, string(d.Effect), d.Rule, &op)
 		return ApprovalOutcome{Decision: d}, nil
 	}
@@ -219,35 +219,35 @@ func (s *Policies) RequestOperation(ctx context.Context, req ApprovalRequest) (A
 // learnable decides, under the configured policy as it is now, whether a
 // person approving q may teach "always allow", and what the rule holds.
 // Learned rules are left out: they never change what may be learned.
-func (s *Policies) learnable(q *hitl.Question, rules []hitl.PolicyRule) (hitl.LearnedRuleKey, error) {
+func (s *Policies) learnable(q *hitl.Question, rules []policy.PolicyRule) (policy.LearnedRuleKey, error) {
 	if q.Operation == nil {
-		return hitl.LearnedRuleKey{}, fault.Errorf(fault.EINVALID, "only an approval of an operation can be always allowed")
+		return policy.LearnedRuleKey{}, fault.Errorf(fault.EINVALID, "only an approval of an operation can be always allowed")
 	}
 	d, err := policy.Decider{Rules: rules, Parse: s.parse, Now: s.clock.Now()}.Decide(*q.Operation)
 	if err != nil {
-		return hitl.LearnedRuleKey{}, err
+		return policy.LearnedRuleKey{}, err
 	}
 	if d.Learnable && len(q.Approvers) == 0 && q.Quorum <= 1 {
 		return *d.Teaches, nil
 	}
-	return hitl.LearnedRuleKey{}, fault.Errorf(fault.EINVALID, "'always allow' cannot apply to %s: %s; approve it once instead", q.ID, whyNotLearnable(q, d))
+	return policy.LearnedRuleKey{}, fault.Errorf(fault.EINVALID, "'always allow' cannot apply to %s: %s; approve it once instead", q.ID, whyNotLearnable(q, d))
 }
 
 func whyNotLearnable(q *hitl.Question, d policy.Decision) string {
 	switch {
 	case len(q.Approvers) > 0 || q.Quorum > 1 || len(d.Approvers) > 0 || d.Quorum > 1:
 		return "its policy rule names who approves or how many must, and a learned rule never replaces them"
-	case d.Effect == hitl.EffectDeny:
+	case d.Effect == policy.EffectDeny:
 		return "the policy denies it, and a learned rule never overrides a deny"
-	case d.Effect == hitl.EffectAllow:
+	case d.Effect == policy.EffectAllow:
 		return "the policy already allows it"
-	case q.Operation.Type == hitl.OpShell:
+	case q.Operation.Type == policy.OpShell:
 		return "only one simple command the policy fully understands (literal words, arguments it knows safe, no redirection), which no deny, approver or quorum rule matches in any spelling, can be learned (this line has " + partsSummary(d.Parts) + ")"
 	}
 	return "the policy does not let a person teach it"
 }
 
-func partsSummary(parts []hitl.DecisionPart) string {
+func partsSummary(parts []policy.DecisionPart) string {
 	var kinds []string
 	for _, p := range parts {
 		kinds = append(kinds, p.Kind+" "+p.Text)
@@ -257,9 +257,9 @@ func partsSummary(parts []hitl.DecisionPart) string {
 
 // learn stores the rule a person's "approve and always allow" taught:
 // exactly key, for the configured time.
-func (s *Policies) learn(ctx context.Context, q *hitl.Question, key hitl.LearnedRuleKey, by string) error {
+func (s *Policies) learn(ctx context.Context, q *hitl.Question, key policy.LearnedRuleKey, by string) error {
 	now := s.clock.Now()
-	r := &hitl.LearnedRule{ID: hitl.NewID("r_"), Agent: key.Agent, OpType: key.OpType, Resource: key.Resource,
+	r := &policy.LearnedRule{ID: hitl.NewID("r_"), Agent: key.Agent, OpType: key.OpType, Resource: key.Resource,
 		CreatedBy: by, QuestionID: q.ID, CreatedAt: now, ExpiresAt: now.Add(s.learnedTTL)}
 	if err := s.store.PutLearnedRule(context.WithoutCancel(ctx), r); err != nil {
 		return err
@@ -283,14 +283,14 @@ func (s *Policies) LearnedRules(ctx context.Context, f hitl.LearnedRuleFilter) (
 	}
 	page, err := s.store.LearnedRules(ctx, f)
 	if page.Rules == nil {
-		page.Rules = []*hitl.LearnedRule{}
+		page.Rules = []*policy.LearnedRule{}
 	}
 	return page, err
 }
 
 // RevokeRule removes learned rule id. People who may answer, and admins,
 // may.
-func (s *Policies) RevokeRule(ctx context.Context, id string) (*hitl.LearnedRule, error) {
+func (s *Policies) RevokeRule(ctx context.Context, id string) (*policy.LearnedRule, error) {
 	p := auth.PrincipalFrom(ctx)
 	if !p.OverseesPolicy() {
 		return nil, s.guard.refused(ctx, p, auth.ActionAnswer, &hitl.Question{}, access.Lacks(p, auth.ScopeAnswer))
@@ -314,7 +314,7 @@ func (s *Policies) PruneLearnedRules(ctx context.Context, limit int) (int, error
 
 // auditPolicy appends a policy_decision event: action is allow, deny,
 // learned, revoked or policy_set; reason names the rule.
-func (s *Policies) auditPolicy(ctx context.Context, actor, action, rule string, op *hitl.Operation) {
+func (s *Policies) auditPolicy(ctx context.Context, actor, action, rule string, op *policy.Operation) {
 	ev := &hitl.Event{Type: hitl.EventPolicyDecision, At: s.clock.Now(), Actor: actor, Action: auth.Action(action), Reason: rule, Operation: op}
 	if err := s.store.AppendEvent(context.WithoutCancel(ctx), ev); err == nil {
 		s.notifier.Publish("")
@@ -323,7 +323,7 @@ func (s *Policies) auditPolicy(ctx context.Context, actor, action, rule string, 
 
 // rule returns the configured rule named name (nil for none: the
 // default, or a question no rule asked).
-func (h *policyHolder) rule(name string) *hitl.PolicyRule {
+func (h *policyHolder) rule(name string) *policy.PolicyRule {
 	if name == "" {
 		return nil
 	}
@@ -340,12 +340,12 @@ func (h *policyHolder) rule(name string) *hitl.PolicyRule {
 // they are stored.
 type policyHolder struct {
 	mu       sync.Mutex
-	state    hitl.PolicyState
+	state    policy.PolicyState
 	fileHash string
 
 	// A change another process stored is followed (policysync.go).
 	notifier hitl.Notifier
-	load     func(context.Context) (*hitl.PolicyState, error)
+	load     func(context.Context) (*policy.PolicyState, error)
 	changed  <-chan struct{}
 	unwatch  func()
 }

@@ -104,7 +104,7 @@ func handTargets(to []string) ([]string, error) {
 		if t = strings.TrimPrefix(strings.TrimSuffix(strings.TrimPrefix(t, "<@"), ">"), "@"); t == "" {
 			continue
 		}
-		if !hitl.IsSlackID(t) {
+		if !auth.IsSlackID(t) {
 			return nil, fault.Errorf(fault.EINVALID, "%q is not a Slack user (U…) or user group (S…) id", t)
 		}
 		if !slices.Contains(out, t) {

@@ -4,11 +4,12 @@ import (
 	"context"
 
 	"github.com/hitlbot/hitl"
+	"github.com/hitlbot/hitl/policy"
 )
 
 // plan sets q's reminder plan from its type's settings, overridden by
 // those of the policy rule that asked it (rule, when not nil).
-func (s *Questions) plan(q *hitl.Question, rule *hitl.PolicyRule) {
+func (s *Questions) plan(q *hitl.Question, rule *policy.PolicyRule) {
 	p := s.reminders[q.Type]
 	if rule != nil {
 		p = p.Over(rule.ReminderPolicy)

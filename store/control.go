@@ -10,6 +10,7 @@ import (
 
 	"github.com/hitlbot/hitl"
 	"github.com/hitlbot/hitl/fault"
+	"github.com/hitlbot/hitl/policy"
 	bolt "go.etcd.io/bbolt"
 )
 
@@ -176,17 +177,17 @@ func (db *DB) Runs(ctx context.Context, active bool, limit int, cursor string) (
 var keyPolicy = []byte("policy")
 
 // PolicyState implements hitl.PolicyStore.
-func (db *DB) PolicyState(ctx context.Context) (*hitl.PolicyState, error) {
+func (db *DB) PolicyState(ctx context.Context) (*policy.PolicyState, error) {
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
-	var st *hitl.PolicyState
+	var st *policy.PolicyState
 	err := db.bolt.View(func(tx *bolt.Tx) error {
 		v := tx.Bucket(bucketMeta).Get(keyPolicy)
 		if v == nil {
 			return nil
 		}
-		st = &hitl.PolicyState{}
+		st = &policy.PolicyState{}
 		return json.Unmarshal(v, st)
 	})
 	if err != nil {
@@ -196,7 +197,7 @@ func (db *DB) PolicyState(ctx context.Context) (*hitl.PolicyState, error) {
 }
 
 // PutPolicyState implements hitl.PolicyStore.
-func (db *DB) PutPolicyState(ctx context.Context, st *hitl.PolicyState) error {
+func (db *DB) PutPolicyState(ctx context.Context, st *policy.PolicyState) error {
 	if err := ctx.Err(); err != nil {
 		return err
 	}

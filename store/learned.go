@@ -10,6 +10,7 @@ import (
 
 	"github.com/hitlbot/hitl"
 	"github.com/hitlbot/hitl/fault"
+	"github.com/hitlbot/hitl/policy"
 	bolt "go.etcd.io/bbolt"
 )
 
@@ -35,7 +36,7 @@ func lenPrefixed(k []byte, s string) []byte {
 
 // learnedKey is the learned_by_key key of an agent's exact operation:
 // len ‖ agent ‖ len ‖ opType ‖ resource (the last field needs no length).
-func learnedKey(key hitl.LearnedRuleKey) []byte {
+func learnedKey(key policy.LearnedRuleKey) []byte {
 	k := make([]byte, 0, 2*binary.MaxVarintLen64+len(key.Agent)+len(key.OpType)+len(key.Resource))
 	k = lenPrefixed(k, key.Agent)
 	k = lenPrefixed(k, string(key.OpType))
@@ -48,7 +49,7 @@ func agentPrefix(agent string) []byte {
 }
 
 // learnedIndexOf lists the index entries of r.
-func learnedIndexOf(r *hitl.LearnedRule) []indexEntry {
+func learnedIndexOf(r *policy.LearnedRule) []indexEntry {
 	return []indexEntry{
 		{bucketLearnedByKey, learnedKey(r.Key()), []byte(r.ID)},
 		{bucketLearnedByAgent, append(agentPrefix(r.Agent), r.ID...), nil},
@@ -57,13 +58,13 @@ func learnedIndexOf(r *hitl.LearnedRule) []indexEntry {
 }
 
 // getLearned decodes rule id (nil when there is none).
-func getLearned(tx *bolt.Tx, id []byte) (*hitl.LearnedRule, error) {
-	return getRecord[hitl.LearnedRule](tx, bucketLearned, id, "learned rule")
+func getLearned(tx *bolt.Tx, id []byte) (*policy.LearnedRule, error) {
+	return getRecord[policy.LearnedRule](tx, bucketLearned, id, "learned rule")
 }
 
 // deleteLearned deletes rule r and its index entries. An index entry that
 // now belongs to another rule (the key's, after a replace) is left alone.
-func deleteLearned(tx *bolt.Tx, r *hitl.LearnedRule) error {
+func deleteLearned(tx *bolt.Tx, r *policy.LearnedRule) error {
 	for _, e := range learnedIndexOf(r) {
 		b := tx.Bucket(e.bucket)
 		if e.value != nil && !bytes.Equal(b.Get(e.key), e.value) {
@@ -81,7 +82,7 @@ func deleteLearned(tx *bolt.Tx, r *hitl.LearnedRule) error {
 
 // putLearned stores r with its indexes, first deleting the rule its key
 // holds and any earlier version of r itself (with their index entries).
-func putLearned(tx *bolt.Tx, r *hitl.LearnedRule) error {
+func putLearned(tx *bolt.Tx, r *policy.LearnedRule) error {
 	if r.ID == "" {
 		return fault.Errorf(fault.EINVALID, "a learned rule needs an id")
 	}
@@ -127,7 +128,7 @@ func putLearned(tx *bolt.Tx, r *hitl.LearnedRule) error {
 
 // PutLearnedRule implements hitl.PolicyStore: one write transaction replaces the
 // rule the key holds (record and index entries) with r.
-func (db *DB) PutLearnedRule(ctx context.Context, r *hitl.LearnedRule) error {
+func (db *DB) PutLearnedRule(ctx context.Context, r *policy.LearnedRule) error {
 	if err := ctx.Err(); err != nil {
 		return err
 	}
@@ -141,11 +142,11 @@ func (db *DB) PutLearnedRule(ctx context.Context, r *hitl.LearnedRule) error {
 }
 
 // LearnedRule implements hitl.PolicyStore: one index lookup and one get.
-func (db *DB) LearnedRule(ctx context.Context, key hitl.LearnedRuleKey) (*hitl.LearnedRule, error) {
+func (db *DB) LearnedRule(ctx context.Context, key policy.LearnedRuleKey) (*policy.LearnedRule, error) {
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
-	var r *hitl.LearnedRule
+	var r *policy.LearnedRule
 	err := db.bolt.View(func(tx *bolt.Tx) error {
 		id := tx.Bucket(bucketLearnedByKey).Get(learnedKey(key))
 		if id == nil {
@@ -162,11 +163,11 @@ func (db *DB) LearnedRule(ctx context.Context, key hitl.LearnedRuleKey) (*hitl.L
 }
 
 // DeleteLearnedRule implements hitl.PolicyStore.
-func (db *DB) DeleteLearnedRule(ctx context.Context, id string) (*hitl.LearnedRule, error) {
+func (db *DB) DeleteLearnedRule(ctx context.Context, id string) (*policy.LearnedRule, error) {
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
-	var gone *hitl.LearnedRule
+	var gone *policy.LearnedRule
 	err := db.write(func(tx *bolt.Tx) error {
 		var err error
 		if gone, err = getLearned(tx, []byte(id)); err != nil || gone == nil {
@@ -191,7 +192,7 @@ func (db *DB) LearnedRules(ctx context.Context, f hitl.LearnedRuleFilter) (hitl.
 		return hitl.LearnedRulePage{}, err
 	}
 	limit := f.PageSize()
-	page := hitl.LearnedRulePage{Rules: []*hitl.LearnedRule{}}
+	page := hitl.LearnedRulePage{Rules: []*policy.LearnedRule{}}
 	err := db.bolt.View(func(tx *bolt.Tx) error {
 		var (
 			c      *bolt.Cursor

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/hitlbot/hitl"
+	"github.com/hitlbot/hitl/policy"
 	bolt "go.etcd.io/bbolt"
 )
 
@@ -230,19 +231,19 @@ func buildListIndexes(tx *bolt.Tx, byFilter bool) error {
 
 // oldLearnedRule is a learned rule as schema 2 kept it, inside the policy.
 type oldLearnedRule struct {
-	ID        string      `json:"id"`
-	OpType    hitl.OpType `json:"opType"`
-	Resource  string      `json:"resource"`
-	Agent     string      `json:"agent"`
-	Effect    hitl.Effect `json:"effect"`
-	CreatedBy string      `json:"createdBy"`
-	CreatedAt *time.Time  `json:"createdAt"`
+	ID        string        `json:"id"`
+	OpType    policy.OpType `json:"opType"`
+	Resource  string        `json:"resource"`
+	Agent     string        `json:"agent"`
+	Effect    policy.Effect `json:"effect"`
+	CreatedBy string        `json:"createdBy"`
+	CreatedAt *time.Time    `json:"createdAt"`
 }
 
 // migrateLearned moves the policy's learned rules into records. A rule
 // keeps its id, agent, operation type and resource (the resource is now
 // matched exactly: narrower than the old prefix match, never wider), and
-// expires hitl.DefaultLearnedTTL after it was made (after now when the
+// expires policy.DefaultLearnedTTL after it was made (after now when the
 // file does not say when). Schema 2 only ever learned allow rules; any
 // other effect cannot be a learned rule now and is dropped. Of two rules
 // with the same key the later one in the list wins, as a put would.
@@ -256,11 +257,11 @@ func migrateLearned(tx *bolt.Tx, now time.Time) error {
 	if v == nil {
 		return nil
 	}
-	var policy map[string]json.RawMessage
-	if err := json.Unmarshal(v, &policy); err != nil {
+	var doc map[string]json.RawMessage
+	if err := json.Unmarshal(v, &doc); err != nil {
 		return fmt.Errorf("decode policy: %w", err)
 	}
-	raw, ok := policy["learned"]
+	raw, ok := doc["learned"]
 	if !ok {
 		return nil
 	}
@@ -269,23 +270,23 @@ func migrateLearned(tx *bolt.Tx, now time.Time) error {
 		return fmt.Errorf("decode the policy's learned rules: %w", err)
 	}
 	for _, o := range old {
-		if o.Effect != hitl.EffectAllow && o.Effect != "" {
+		if o.Effect != policy.EffectAllow && o.Effect != "" {
 			continue
 		}
-		r := &hitl.LearnedRule{ID: o.ID, Agent: o.Agent, OpType: o.OpType, Resource: o.Resource, CreatedBy: o.CreatedBy, CreatedAt: now}
+		r := &policy.LearnedRule{ID: o.ID, Agent: o.Agent, OpType: o.OpType, Resource: o.Resource, CreatedBy: o.CreatedBy, CreatedAt: now}
 		if r.ID == "" {
 			r.ID = hitl.NewID("r_")
 		}
 		if o.CreatedAt != nil && !o.CreatedAt.IsZero() {
 			r.CreatedAt = *o.CreatedAt
 		}
-		r.ExpiresAt = r.CreatedAt.Add(hitl.DefaultLearnedTTL)
+		r.ExpiresAt = r.CreatedAt.Add(policy.DefaultLearnedTTL)
 		if err := putLearned(tx, r); err != nil {
 			return fmt.Errorf("move learned rule %s: %w", r.ID, err)
 		}
 	}
-	delete(policy, "learned")
-	data, err := json.Marshal(policy)
+	delete(doc, "learned")
+	data, err := json.Marshal(doc)
 	if err != nil {
 		return fmt.Errorf("encode policy: %w", err)
 	}

@@ -7,6 +7,7 @@ import (
 	"fmt"
 
 	"github.com/hitlbot/hitl"
+	"github.com/hitlbot/hitl/policy"
 	bolt "go.etcd.io/bbolt"
 )
 
@@ -17,7 +18,7 @@ type Visitor struct {
 	Event     func(*hitl.Event) error
 	Run       func(*hitl.Run) error
 	Control   func(*hitl.ControlRecord) error
-	Learned   func(*hitl.LearnedRule) error
+	Learned   func(*policy.LearnedRule) error
 	Delivery  func(hitl.Delivery) error // queued, in Seq order
 	Delivered func(hitl.Delivered) error
 	Mail      func(hitl.Mail) error            // the mail outbox's, in Seq order
@@ -31,7 +32,7 @@ type Totals struct {
 	LastSeq      uint64
 	OutboxCursor uint64
 	MailCursor   uint64
-	Policy       *hitl.PolicyState
+	Policy       *policy.PolicyState
 }
 
 // Walk reads every record of the database in one read transaction (a
@@ -47,7 +48,7 @@ func (db *DB) Walk(ctx context.Context, v Visitor) (Totals, error) {
 			t.MailCursor = binary.BigEndian.Uint64(c)
 		}
 		if p := tx.Bucket(bucketMeta).Get(keyPolicy); p != nil {
-			t.Policy = &hitl.PolicyState{}
+			t.Policy = &policy.PolicyState{}
 			if err := json.Unmarshal(p, t.Policy); err != nil {
 				return fmt.Errorf("decode policy: %w", err)
 			}

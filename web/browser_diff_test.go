@@ -9,7 +9,7 @@ import (
 	"testing"
 
 	"github.com/chromedp/chromedp"
-	"github.com/hitlbot/hitl"
+	"github.com/hitlbot/hitl/policy"
 	"github.com/hitlbot/hitl/service"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -24,7 +24,7 @@ func TestBrowserApprovalCards(t *testing.T) {
 	l := newLive(t)
 	base := l.srv.URL
 	require.NoError(t, l.svc.Policies.LoadPolicy(context.Background(), nil))
-	request := func(op hitl.Operation) string {
+	request := func(op policy.Operation) string {
 		t.Helper()
 		out, err := l.svc.Policies.RequestOperation(as(agentP), service.ApprovalRequest{RunID: "claude-3f2b8c1e", Operation: op})
 		require.NoError(t, err)
@@ -33,7 +33,7 @@ func TestBrowserApprovalCards(t *testing.T) {
 	}
 	t.Run("an approval card shows its command once", func(t *testing.T) {
 		cmd := "npm run migrate -- --env staging"
-		id := request(hitl.Operation{Type: hitl.OpShell, Description: "Run the database migrations on staging: " + cmd, Resource: cmd,
+		id := request(policy.Operation{Type: policy.OpShell, Description: "Run the database migrations on staging: " + cmd, Resource: cmd,
 			Context: "Claude Code session 3f2b8c1e in /home/dev/app"})
 		ctx := tab(t)
 		signIn(t, ctx, base, "alice-token-0123456789")
@@ -62,11 +62,11 @@ func TestBrowserApprovalCards(t *testing.T) {
 				fmt.Fprintf(&long, "-old line %d\n+new line %d\n", i, i)
 			}
 		}
-		id := request(hitl.Operation{Type: hitl.OpFileWrite, Description: "Edit /home/dev/app/src/billing.go", Resource: "/home/dev/app/src/billing.go",
+		id := request(policy.Operation{Type: policy.OpFileWrite, Description: "Edit /home/dev/app/src/billing.go", Resource: "/home/dev/app/src/billing.go",
 			Context: "Claude Code session 3f2b8c1e in /home/dev/app",
-			Diffs: []hitl.FileDiff{
-				{Path: "/home/dev/app/src/billing.go", Change: hitl.FileModify, Added: 4, Removed: 3, Unified: billingDiff},
-				{Path: "/home/dev/app/gen.go", Change: hitl.FileModify, Added: 120, Removed: 120, Unified: long.String()},
+			Diffs: []policy.FileDiff{
+				{Path: "/home/dev/app/src/billing.go", Change: policy.FileModify, Added: 4, Removed: 3, Unified: billingDiff},
+				{Path: "/home/dev/app/gen.go", Change: policy.FileModify, Added: 120, Removed: 120, Unified: long.String()},
 			}})
 		ctx := tab(t)
 		signIn(t, ctx, base, "alice-token-0123456789")

@@ -11,6 +11,7 @@ import (
 
 	"github.com/hitlbot/hitl"
 	"github.com/hitlbot/hitl/auth"
+	"github.com/hitlbot/hitl/policy"
 	"github.com/hitlbot/hitl/service"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -230,8 +231,8 @@ func TestOperations(t *testing.T) {
 	ctx := context.Background()
 	t.Run("quorum progress shows who approved", func(t *testing.T) {
 		e := newEnv(t, false)
-		require.NoError(t, e.svc.Policies.LoadPolicy(ctx, []hitl.PolicyRule{{Name: "two-people", OpType: hitl.OpFileDelete, Effect: hitl.EffectAsk, Quorum: 2}}))
-		out, err := e.svc.Policies.RequestOperation(as(agentP), service.ApprovalRequest{RunID: "r1", Operation: hitl.Operation{Type: hitl.OpFileDelete, Description: "delete build", Resource: "build/"}})
+		require.NoError(t, e.svc.Policies.LoadPolicy(ctx, []policy.PolicyRule{{Name: "two-people", OpType: policy.OpFileDelete, Effect: policy.EffectAsk, Quorum: 2}}))
+		out, err := e.svc.Policies.RequestOperation(as(agentP), service.ApprovalRequest{RunID: "r1", Operation: policy.Operation{Type: policy.OpFileDelete, Description: "delete build", Resource: "build/"}})
 		require.NoError(t, err)
 		b := e.browser(t)
 		b.signIn("alice-token-0123456789")
@@ -245,7 +246,7 @@ func TestOperations(t *testing.T) {
 	t.Run("approve an operation with its input edited", func(t *testing.T) {
 		e := newEnv(t, false)
 		require.NoError(t, e.svc.Policies.LoadPolicy(ctx, nil))
-		out, err := e.svc.Policies.RequestOperation(as(agentP), service.ApprovalRequest{RunID: "r1", Operation: hitl.Operation{Type: hitl.OpFileDelete, Description: "delete logs", Resource: "logs/"}})
+		out, err := e.svc.Policies.RequestOperation(as(agentP), service.ApprovalRequest{RunID: "r1", Operation: policy.Operation{Type: policy.OpFileDelete, Description: "delete logs", Resource: "logs/"}})
 		require.NoError(t, err)
 		b := e.browser(t)
 		b.signIn("alice-token-0123456789")
@@ -257,7 +258,7 @@ func TestOperations(t *testing.T) {
 	t.Run("approve & always where the policy lets it apply", func(t *testing.T) {
 		e := newEnv(t, false)
 		require.NoError(t, e.svc.Policies.LoadPolicy(ctx, nil))
-		out, err := e.svc.Policies.RequestOperation(as(agentP), service.ApprovalRequest{RunID: "r1", Operation: hitl.Operation{Type: hitl.OpFileDelete, Description: "delete tmp", Resource: "tmp/x"}})
+		out, err := e.svc.Policies.RequestOperation(as(agentP), service.ApprovalRequest{RunID: "r1", Operation: policy.Operation{Type: policy.OpFileDelete, Description: "delete tmp", Resource: "tmp/x"}})
 		require.NoError(t, err)
 		require.True(t, out.Question.Learnable)
 		b := e.browser(t)

@@ -5,6 +5,7 @@ import (
 
 	"github.com/hitlbot/hitl"
 	"github.com/hitlbot/hitl/internal/udiff"
+	"github.com/hitlbot/hitl/policy"
 )
 
 // approvalView is what an approval card shows, each thing once: what kind
@@ -17,7 +18,7 @@ type approvalView struct {
 	What      string // the exact resource; "" when there is none
 	Diffs     []diffView
 	Why       string
-	Parts     []hitl.DecisionPart // how the policy decided each part, when that says more
+	Parts     []policy.DecisionPart // how the policy decided each part, when that says more
 }
 
 // briefLines is how many diff lines an inbox card shows per file; the
@@ -37,11 +38,11 @@ func approvalOf(q *hitl.Question, brief bool) *approvalView {
 		v.Kind += " · risk " + string(op.Risk)
 	}
 	switch op.Type {
-	case hitl.OpShell:
+	case policy.OpShell:
 		v.WhatLabel = "Command"
-	case hitl.OpFileWrite, hitl.OpFileDelete, hitl.OpFileRead:
+	case policy.OpFileWrite, policy.OpFileDelete, policy.OpFileRead:
 		v.WhatLabel = "File"
-	case hitl.OpAPICall:
+	case policy.OpAPICall:
 		v.WhatLabel = "Call"
 	default:
 		v.WhatLabel = "Resource"
@@ -57,7 +58,7 @@ func approvalOf(q *hitl.Question, brief bool) *approvalView {
 		v.What = "" // the diff names the file
 	}
 	v.Why = saysMore(op.Context, titleOf(q), op.Resource)
-	if hitl.PartsTellMore(q.Parts) {
+	if policy.PartsTellMore(q.Parts) {
 		v.Parts = q.Parts
 	}
 	return v
@@ -76,8 +77,8 @@ func titleOf(q *hitl.Question) string {
 	case t == "":
 		return q.Question
 	case !strings.Contains(t, " "): // a verb: Run, Edit, Write, Read …
-		noun := map[hitl.OpType]string{hitl.OpShell: "this command", hitl.OpFileWrite: "this file", hitl.OpFileDelete: "this file",
-			hitl.OpFileRead: "this file", hitl.OpAPICall: "this"}[op.Type]
+		noun := map[policy.OpType]string{policy.OpShell: "this command", policy.OpFileWrite: "this file", policy.OpFileDelete: "this file",
+			policy.OpFileRead: "this file", policy.OpAPICall: "this"}[op.Type]
 		return strings.TrimSpace(t + " " + orThis(noun))
 	}
 	return t
@@ -118,7 +119,7 @@ func stepOf(q *hitl.Question) string {
 // lines with their numbers, added and removed lines marked by colour and
 // by a + or − sign; a long diff folds its hunks after the first.
 type diffView struct {
-	hitl.FileDiff
+	policy.FileDiff
 	Hunks []hunkView
 	Bad   string // the diff could not be read
 	More  int    // lines left out of a brief view
@@ -163,7 +164,7 @@ type lineView struct {
 // its first hunk is open.
 const foldAfter = 80
 
-func diffOf(d hitl.FileDiff) diffView {
+func diffOf(d policy.FileDiff) diffView {
 	v := diffView{FileDiff: d}
 	hs, err := udiff.Parse(d.Unified)
 	if err != nil {

@@ -8,6 +8,7 @@ import (
 	"github.com/hitlbot/hitl"
 	"github.com/hitlbot/hitl/auth"
 	"github.com/hitlbot/hitl/fault"
+	"github.com/hitlbot/hitl/policy"
 	"github.com/hitlbot/hitl/steer"
 )
 
@@ -20,7 +21,7 @@ type runsView struct {
 	// Rules and Audit are for admins: learned rules (to revoke) and the
 	// latest refusals and policy decisions.
 	Admin bool
-	Rules []*hitl.LearnedRule
+	Rules []*policy.LearnedRule
 	Audit []*hitl.Event
 }
 

@@ -7,6 +7,7 @@ import (
 	"github.com/hitlbot/hitl"
 	"github.com/hitlbot/hitl/access"
 	"github.com/hitlbot/hitl/auth"
+	"github.com/hitlbot/hitl/policy"
 	"github.com/hitlbot/hitl/service"
 )
 
@@ -26,7 +27,7 @@ type Services struct {
 	Runs      service.RunService
 	Policies  interface {
 		LearnedRules(ctx context.Context, f hitl.LearnedRuleFilter) (hitl.LearnedRulePage, error)
-		RevokeRule(ctx context.Context, id string) (*hitl.LearnedRule, error)
+		RevokeRule(ctx context.Context, id string) (*policy.LearnedRule, error)
 	}
 	SignIns interface {
 		SignIn(ctx context.Context, p auth.Principal, ttl time.Duration) (secret string, ws *hitl.SignIn, err error)

@@ -9,7 +9,6 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/hitlbot/hitl"
 	"github.com/hitlbot/hitl/config"
 	"github.com/hitlbot/hitl/internal/principaltest"
 	"github.com/hitlbot/hitl/policy"
@@ -99,7 +98,7 @@ func TestEveryEdgeDecidesAlike(t *testing.T) {
 			require.Less(t, resp.StatusCode, 300)
 			var out service.ApprovalOutcome
 			require.NoError(t, json.NewDecoder(resp.Body).Decode(&out))
-			if out.Effect == hitl.EffectAsk {
+			if out.Effect == policy.EffectAsk {
 				return asked(t, run), true
 			}
 			return edgeOutcome{string(out.Effect), out.Rule, out.Quorum}, true

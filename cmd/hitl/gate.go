@@ -12,6 +12,7 @@ import (
 	"github.com/hitlbot/hitl/agent"
 	"github.com/hitlbot/hitl/fault"
 	"github.com/hitlbot/hitl/mcp"
+	"github.com/hitlbot/hitl/policy"
 	"github.com/hitlbot/hitl/service"
 )
 
@@ -43,8 +44,8 @@ func cmdGate(ctx context.Context, args []string, e *env) error {
 	if desc == "" {
 		desc = "Run " + shown
 	}
-	req := service.ApprovalRequest{RunID: *run, Operation: mcp.AgentSide(hitl.Operation{Type: hitl.OpType(*opType), Description: desc,
-		Resource: shown, Risk: hitl.Risk(*risk), Context: *reason}, e.getenv("HOME"), "")}
+	req := service.ApprovalRequest{RunID: *run, Operation: mcp.AgentSide(policy.Operation{Type: policy.OpType(*opType), Description: desc,
+		Resource: shown, Risk: policy.Risk(*risk), Context: *reason}, e.getenv("HOME"), "")}
 	if *timeout > 0 {
 		m := timeout.Minutes()
 		req.TimeoutMinutes = &m

@@ -6,10 +6,10 @@ import (
 	"testing"
 	"time"
 
-	"github.com/hitlbot/hitl"
 	"github.com/hitlbot/hitl/config"
 	"github.com/hitlbot/hitl/internal/clocktest"
 	"github.com/hitlbot/hitl/internal/principaltest"
+	"github.com/hitlbot/hitl/policy"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )
@@ -132,5 +132,5 @@ func TestPolicyCommands(t *testing.T) {
 	}
 	r = cli(ctx, m, "", "policy", "check", "--op-type", "deploy", "--resource", "prod/web", "--json")
 	assert.Contains(t, r.stdout, `"decision": "ask"`)
-	_ = hitl.EffectAsk
+	_ = policy.EffectAsk
 }

@@ -11,6 +11,7 @@ import (
 	"github.com/hitlbot/hitl/config"
 	"github.com/hitlbot/hitl/internal/pgtest"
 	"github.com/hitlbot/hitl/internal/principaltest"
+	"github.com/hitlbot/hitl/policy"
 	"github.com/hitlbot/hitl/postgres"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -38,7 +39,7 @@ func TestMigrateToPostgres(t *testing.T) {
 	}
 	checkpointOut(t, cli(admin, m, "", "checkpoint", "--run", "loop-mig", "--iter", "1", "--max", "3"))
 	require.Equal(t, 0, cli(admin, m, "", "pause", "loop-mig").code)
-	require.NoError(t, m.DB.PutLearnedRule(ctx, &hitl.LearnedRule{ID: "r_1", Agent: "api:ci", OpType: hitl.OpShell, Resource: "make test",
+	require.NoError(t, m.DB.PutLearnedRule(ctx, &policy.LearnedRule{ID: "r_1", Agent: "api:ci", OpType: policy.OpShell, Resource: "make test",
 		CreatedBy: "slack:U0ALICE", CreatedAt: time.Now(), ExpiresAt: time.Now().Add(time.Hour)}))
 	ds := []hitl.Delivery{{Kind: "post", QuestionID: pending.ID, Target: "C1"}, {Kind: "post", QuestionID: pending.ID, Target: "C2"}}
 	require.NoError(t, m.DB.Enqueue(ctx, 3, ds))
@@ -90,7 +91,7 @@ func TestMigrateToPostgres(t *testing.T) {
 	n, err := dst.CountQuestions(ctx, hitl.StatusAnswered)
 	require.NoError(t, err)
 	assert.Equal(t, 3, n)
-	rule, err := dst.LearnedRule(ctx, hitl.LearnedRuleKey{Agent: "api:ci", OpType: hitl.OpShell, Resource: "make test"})
+	rule, err := dst.LearnedRule(ctx, policy.LearnedRuleKey{Agent: "api:ci", OpType: policy.OpShell, Resource: "make test"})
 	require.NoError(t, err)
 	require.NotNil(t, rule)
 	next, err := dst.NextDelivery(ctx, "C2")

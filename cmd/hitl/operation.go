@@ -3,7 +3,7 @@ package main
 import (
 	"fmt"
 
-	"github.com/hitlbot/hitl"
+	"github.com/hitlbot/hitl/policy"
 )
 
 // operationLines is what a person sees of what an approval lets the agent
@@ -11,7 +11,7 @@ import (
 // command line, the path, the URL), then, for a command line the policy
 // decided part by part, each part and how it decided. A question that is
 // not about an operation has none.
-func operationLines(op *hitl.Operation, parts []hitl.DecisionPart) []string {
+func operationLines(op *policy.Operation, parts []policy.DecisionPart) []string {
 	if op == nil {
 		return nil
 	}
@@ -24,7 +24,7 @@ func operationLines(op *hitl.Operation, parts []hitl.DecisionPart) []string {
 		head += fmt.Sprintf(" (+%d −%d)", a, r)
 	}
 	lines := []string{head}
-	if hitl.PartsTellMore(parts) {
+	if policy.PartsTellMore(parts) {
 		for _, p := range parts {
 			lines = append(lines, fmt.Sprintf("  %-5s %s%s  (%s)", p.Effect, p.Verb(), visible(p.Text), visible(p.Reason)))
 		}
@@ -51,7 +51,7 @@ func operationRows(lines []string, cols int) string {
 
 // shownDiff reports whether the operation carries a diff to count (not
 // only files whose change could not be shown).
-func shownDiff(op *hitl.Operation) bool {
+func shownDiff(op *policy.Operation) bool {
 	for _, d := range op.Diffs {
 		if d.Unified != "" {
 			return true

@@ -58,7 +58,7 @@ func orAny(s string) string {
 	return s
 }
 
-func joinRisks(rs []hitl.Risk) string {
+func joinRisks(rs []policy.Risk) string {
 	var out []string
 	for _, r := range rs {
 		out = append(out, string(r))
@@ -66,8 +66,8 @@ func joinRisks(rs []hitl.Risk) string {
 	return strings.Join(out, ",")
 }
 
-func approvers(r hitl.PolicyRule) string {
-	if r.Effect != hitl.EffectAsk {
+func approvers(r policy.PolicyRule) string {
+	if r.Effect != policy.EffectAsk {
 		return "-"
 	}
 	who := "whoever may answer"
@@ -95,7 +95,7 @@ func policyCheck(ctx context.Context, args []string, e *env) error {
 	if *op == "" {
 		return usageError(fs, "hitl policy check needs --op-type: hitl policy check --op-type shell --resource \"rm -rf build\"")
 	}
-	o := hitl.Operation{Type: hitl.OpType(*op), Description: "check", Resource: *resource, Risk: hitl.Risk(*risk), Prompted: *prompted, Home: *home}
+	o := policy.Operation{Type: policy.OpType(*op), Description: "check", Resource: *resource, Risk: policy.Risk(*risk), Prompted: *prompted, Home: *home}
 	if *agentName != "" {
 		o.Agent = *agentName // the root names it (a token name is api:NAME)
 	}
@@ -121,15 +121,15 @@ func decisionLine(d policy.Decision) string {
 	if strings.HasPrefix(d.Rule, "default") {
 		line = fmt.Sprintf("%s (%s)", d.Effect, visible(strings.Replace(d.Rule, "default", "default policy", 1)))
 	}
-	if d.Effect == hitl.EffectAsk && (len(d.Approvers) > 0 || d.Quorum > 1) {
+	if d.Effect == policy.EffectAsk && (len(d.Approvers) > 0 || d.Quorum > 1) {
 		line += fmt.Sprintf(": %d approval(s) from %s", max(d.Quorum, 1), orAnyone(d.Approvers))
 	}
 	return line
 }
 
 // printParts shows how each part of a command line decided.
-func printParts(w io.Writer, parts []hitl.DecisionPart) {
-	if !hitl.PartsTellMore(parts) {
+func printParts(w io.Writer, parts []policy.DecisionPart) {
+	if !policy.PartsTellMore(parts) {
 		return
 	}
 	for _, p := range parts {

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/hitlbot/hitl"
+	"github.com/hitlbot/hitl/policy"
 )
 
 // cmdShow prints one question whole, as a person needs it to decide: its
@@ -120,12 +121,12 @@ const (
 // showDiff writes one file's change: a line naming it, then its unified
 // diff line by line (each line's controls made visible), then whether it
 // was cut.
-func showDiff(w io.Writer, d hitl.FileDiff, paint bool) {
+func showDiff(w io.Writer, d policy.FileDiff, paint bool) {
 	head := "File: " + visible(d.Path)
 	switch d.Change {
-	case hitl.FileNew:
+	case policy.FileNew:
 		head += " (new file)"
-	case hitl.FileDelete:
+	case policy.FileDelete:
 		head += " (deleted)"
 	}
 	if d.MovedTo != "" {

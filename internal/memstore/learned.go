@@ -8,20 +8,21 @@ import (
 
 	"github.com/hitlbot/hitl"
 	"github.com/hitlbot/hitl/fault"
+	"github.com/hitlbot/hitl/policy"
 )
 
 // The learned rules: by id, and the id each key holds. Listing sorts the
 // ids it selects (this store is for tests; the bbolt store reads indexes).
 
 // PutLearnedRule implements hitl.PolicyStore.
-func (s *Store) PutLearnedRule(_ context.Context, r *hitl.LearnedRule) error {
+func (s *Store) PutLearnedRule(_ context.Context, r *policy.LearnedRule) error {
 	if r == nil || r.ID == "" {
 		return fault.Errorf(fault.EINVALID, "a learned rule needs an id")
 	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if s.learned == nil {
-		s.learned, s.learnedByKey = map[string]hitl.LearnedRule{}, map[hitl.LearnedRuleKey]string{}
+		s.learned, s.learnedByKey = map[string]policy.LearnedRule{}, map[policy.LearnedRuleKey]string{}
 	}
 	if old, ok := s.learnedByKey[r.Key()]; ok {
 		s.deleteLearned(old)
@@ -33,7 +34,7 @@ func (s *Store) PutLearnedRule(_ context.Context, r *hitl.LearnedRule) error {
 }
 
 // deleteLearned deletes rule id and its key, if the key is still its.
-func (s *Store) deleteLearned(id string) (hitl.LearnedRule, bool) {
+func (s *Store) deleteLearned(id string) (policy.LearnedRule, bool) {
 	r, ok := s.learned[id]
 	if !ok {
 		return r, false
@@ -46,7 +47,7 @@ func (s *Store) deleteLearned(id string) (hitl.LearnedRule, bool) {
 }
 
 // LearnedRule implements hitl.PolicyStore.
-func (s *Store) LearnedRule(_ context.Context, key hitl.LearnedRuleKey) (*hitl.LearnedRule, error) {
+func (s *Store) LearnedRule(_ context.Context, key policy.LearnedRuleKey) (*policy.LearnedRule, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	id, ok := s.learnedByKey[key]
@@ -58,7 +59,7 @@ func (s *Store) LearnedRule(_ context.Context, key hitl.LearnedRuleKey) (*hitl.L
 }
 
 // DeleteLearnedRule implements hitl.PolicyStore.
-func (s *Store) DeleteLearnedRule(_ context.Context, id string) (*hitl.LearnedRule, error) {
+func (s *Store) DeleteLearnedRule(_ context.Context, id string) (*policy.LearnedRule, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	r, ok := s.deleteLearned(id)
@@ -79,7 +80,7 @@ func (s *Store) LearnedRules(_ context.Context, f hitl.LearnedRuleFilter) (hitl.
 		}
 	}
 	slices.Sort(ids)
-	page := hitl.LearnedRulePage{Rules: []*hitl.LearnedRule{}}
+	page := hitl.LearnedRulePage{Rules: []*policy.LearnedRule{}}
 	limit := f.PageSize()
 	for i, id := range ids {
 		if i == limit {
@@ -100,13 +101,13 @@ func (s *Store) PruneLearnedRules(_ context.Context, now time.Time, limit int) (
 	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	var due []hitl.LearnedRule
+	var due []policy.LearnedRule
 	for _, r := range s.learned {
 		if r.Expired(now) {
 			due = append(due, r)
 		}
 	}
-	slices.SortFunc(due, func(a, b hitl.LearnedRule) int {
+	slices.SortFunc(due, func(a, b policy.LearnedRule) int {
 		if c := a.ExpiresAt.Compare(b.ExpiresAt); c != 0 {
 			return c
 		}

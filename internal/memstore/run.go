@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/hitlbot/hitl"
+	"github.com/hitlbot/hitl/policy"
 )
 
 // UpdateRun implements hitl.RunStore.
@@ -123,7 +124,7 @@ func (s *Store) LastSeq(context.Context) (uint64, error) {
 }
 
 // PolicyState implements hitl.PolicyStore.
-func (s *Store) PolicyState(context.Context) (*hitl.PolicyState, error) {
+func (s *Store) PolicyState(context.Context) (*policy.PolicyState, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if s.policy == nil {
@@ -134,7 +135,7 @@ func (s *Store) PolicyState(context.Context) (*hitl.PolicyState, error) {
 }
 
 // PutPolicyState implements hitl.PolicyStore.
-func (s *Store) PutPolicyState(_ context.Context, st *hitl.PolicyState) error {
+func (s *Store) PutPolicyState(_ context.Context, st *policy.PolicyState) error {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	c := *st

@@ -5,6 +5,7 @@ import (
 	"time"
 
 	"github.com/hitlbot/hitl"
+	"github.com/hitlbot/hitl/policy"
 )
 
 // The recorders below pass each call on to the store they wrap and count
@@ -147,12 +148,12 @@ type policyRec struct {
 	c *calls
 }
 
-func (w policyRec) DeleteLearnedRule(ctx context.Context, id string) (*hitl.LearnedRule, error) {
+func (w policyRec) DeleteLearnedRule(ctx context.Context, id string) (*policy.LearnedRule, error) {
 	w.c.add("DeleteLearnedRule")
 	return w.s.DeleteLearnedRule(ctx, id)
 }
 
-func (w policyRec) LearnedRule(ctx context.Context, key hitl.LearnedRuleKey) (*hitl.LearnedRule, error) {
+func (w policyRec) LearnedRule(ctx context.Context, key policy.LearnedRuleKey) (*policy.LearnedRule, error) {
 	w.c.add("LearnedRule")
 	return w.s.LearnedRule(ctx, key)
 }
@@ -162,7 +163,7 @@ func (w policyRec) LearnedRules(ctx context.Context, f hitl.LearnedRuleFilter) (
 	return w.s.LearnedRules(ctx, f)
 }
 
-func (w policyRec) PolicyState(ctx context.Context) (*hitl.PolicyState, error) {
+func (w policyRec) PolicyState(ctx context.Context) (*policy.PolicyState, error) {
 	w.c.add("PolicyState")
 	return w.s.PolicyState(ctx)
 }
@@ -172,12 +173,12 @@ func (w policyRec) PruneLearnedRules(ctx context.Context, now time.Time, limit i
 	return w.s.PruneLearnedRules(ctx, now, limit)
 }
 
-func (w policyRec) PutLearnedRule(ctx context.Context, r *hitl.LearnedRule) error {
+func (w policyRec) PutLearnedRule(ctx context.Context, r *policy.LearnedRule) error {
 	w.c.add("PutLearnedRule")
 	return w.s.PutLearnedRule(ctx, r)
 }
 
-func (w policyRec) PutPolicyState(ctx context.Context, st *hitl.PolicyState) error {
+func (w policyRec) PutPolicyState(ctx context.Context, st *policy.PolicyState) error {
 	w.c.add("PutPolicyState")
 	return w.s.PutPolicyState(ctx, st)
 }
