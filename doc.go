@@ -1,28 +1,33 @@
 // Package hitl is the vocabulary of hitl, a service that puts a person in
 // the loop of autonomous agents: read it first.
 //
-// It holds the domain's types and their pure value methods, the error
-// codes, and the interfaces the rest of the code depends on. It decides
-// nothing that needs a store, a clock or a network; behaviour lives in the
-// packages named after their capability:
+// It holds the domain's types and their pure value methods, and the
+// interfaces the rest of the code depends on. It decides nothing that
+// needs a store, a clock or a network. Four packages below it complete the
+// vocabulary; none imports this one, so its records can name their types:
 //
-//   - question.go, newquestion.go, response.go: a question an agent asks,
-//     what it may ask, and the answers a person may give.
-//   - run.go, runrecord.go, runsteering.go: a run (one agent's work) and
-//     what steering does to it. The steering protocol itself (pause,
-//     resume, cancel, escalate, redirect; a run's status and control state;
-//     a coding agent's session of hook calls) is package steer.
-//   - runowner.go: who owns a run. Who acts (a Principal, its scopes, the
-//     Actions it takes) is package auth; the rules that decide live in
-//     package access.
-//   - reminder.go: a question's reminders and escalation as they fall due.
-//     The approval policy's vocabulary (the Operation an agent asks to do,
-//     rules, learned rules, the parts of a decision, a rule's reminders)
-//     is package policy, which also decides.
-//   - event.go: the durable event log every edge follows.
-//   - package fault: the one error type (Error, with a code such as EINVALID or
+//   - fault: the one error type (Error, with a code such as EINVALID or
 //     EFORBIDDEN) that each edge translates once: to an HTTP status, a
 //     Slack message, an exit code.
+//   - auth: who acts (a Principal, the scopes a token grants, the Actions
+//     the rules decide). The rules that decide live in package access.
+//   - steer: the steering protocol (pause, resume, cancel, escalate,
+//     redirect; a run's status and control state; a coding agent's
+//     session of hook calls).
+//   - policy: the approval policy (the Operation an agent asks to do,
+//     rules, learned rules, the parts of a decision, a rule's reminders),
+//     and the decision itself, pure.
+//
+// This package's files:
+//
+//   - question.go, newquestion.go, response.go, timeout.go: a question an
+//     agent asks, what it may ask, the answers a person may give, and when
+//     it times out; batch.go, listed.go, order.go: answering several at
+//     once, and which questions a list shows in what order.
+//   - run.go, runrecord.go, runsteering.go, runowner.go: a run (one
+//     agent's work), what steering does to it, and who owns it.
+//   - reminder.go: a question's reminders and escalation as they fall due.
+//   - event.go: the durable event log every edge follows.
 //   - store.go and the *store.go files: the store interfaces by aggregate
 //     (QuestionStore, RunStore, EventStore, PolicyStore …) that bbolt
 //     (package store), PostgreSQL (package postgres) and memory
@@ -32,18 +37,18 @@
 //     outboxes (and where webhooks may go), and of web sign-ins.
 //   - stats.go, alert.go, rollup.go: what stats and alerts report, and the
 //     rollups the stores keep for them. Package observe computes.
-//   - clock.go, notifier.go, limiter.go, seal.go: the small interfaces that
-//     are injected (time, wake-ups, rate limits, sealing of sensitive
-//     answers).
+//   - clock.go, notifier.go, limiter.go, seal.go, sealkey.go, eventlog.go,
+//     directory.go: the small interfaces that are injected (time,
+//     wake-ups, rate limits, sealing of sensitive answers, the log as a
+//     stream, Slack's user groups).
 //
-// The capabilities: access (who may ask, answer, steer, see, take), policy
-// (the approval decision, part by part for shell command lines), runhandle
-// (naming a run by the beginning of its id), observe (stats from rollups),
-// service
-// (the application, one part per aggregate: Questions, Runs, Policies,
-// Guard, Webhooks, SignIns, Observation, Log), internal/eventstream (the
-// event log as a live stream). The edges: agent (HTTP API and Go client),
-// bot (Slack), web (the web inbox), mcp (the MCP server and hooks), email,
-// watch (the file bridge), metrics, sweeper; cmd/hitl wires them.
-// docs/architecture.md follows an answer and a pause through the files.
+// The capabilities: access (who may ask, answer, steer, see, take),
+// runhandle (naming a run by the beginning of its id), observe (stats
+// from rollups), service (the application, one part per aggregate:
+// Questions, Runs, Policies, Guard, Webhooks, SignIns, Observation, Log),
+// internal/eventstream (the event log as a live stream). The edges: agent
+// (HTTP API and Go client), bot (Slack), web (the web inbox), mcp (the MCP
+// server and hooks), email, watch (the file bridge), metrics, sweeper;
+// cmd/hitl wires them. docs/architecture.md follows an answer and a pause
+// through the files.
 package hitl

@@ -1,5 +1,5 @@
 // Package shell parses a shell command line (bash syntax, with
-// mvdan.cc/sh) into the root's CommandLine: every simple command it runs,
+// mvdan.cc/sh) into policy's CommandLine: every simple command it runs,
 // wherever it is nested, the files its redirections touch, and every node
 // of the syntax tree whose effect the policy does not model. It only
 // parses; what a line may do without a person is the root's rule.
