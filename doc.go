@@ -35,8 +35,9 @@
 //   - delivery.go, mail.go, webhook.go, webhookroute.go, callback.go,
 //     envelope.go, signin.go: the records of the Slack, mail and webhook
 //     outboxes (and where webhooks may go), and of web sign-ins.
-//   - stats.go, alert.go, rollup.go: what stats and alerts report, and the
-//     rollups the stores keep for them. Package observe computes.
+//   - alert.go, rollup.go: an alert as the event log records it, and the
+//     rollups the stores keep for stats. Package observe computes stats
+//     and says which alerts hold.
 //   - clock.go, notifier.go, limiter.go, seal.go, sealkey.go, eventlog.go,
 //     directory.go: the small interfaces that are injected (time,
 //     wake-ups, rate limits, sealing of sensitive answers, the log as a

@@ -164,3 +164,10 @@ func RollupStart(t time.Time, span time.Duration) time.Time { return t.Truncate(
 type RollupStore interface {
 	Rollups(ctx context.Context, span time.Duration, from, to time.Time) ([]*Rollup, error)
 }
+
+// CountsAsReminder and CountsAsEscalation say whether an event of type t
+// is a reminder sent or an escalation, for readers of the log that count
+// them (metrics).
+func CountsAsReminder(t EventType) bool { return t == EventQuestionReminded }
+
+func CountsAsEscalation(t EventType) bool { return t == EventQuestionEscalated }

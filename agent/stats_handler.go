@@ -5,8 +5,8 @@ import (
 	"net/http"
 	"net/url"
 
-	"github.com/hitlbot/hitl"
 	"github.com/hitlbot/hitl/fault"
+	"github.com/hitlbot/hitl/observe"
 	"github.com/hitlbot/hitl/service"
 )
 
@@ -16,12 +16,12 @@ func (s *Server) handleStats(w http.ResponseWriter, r *http.Request) {
 		writeError(w, r, s.log, fault.Errorf(fault.ENOTFOUND, "stats are not served here"))
 		return
 	}
-	since, err := hitl.ParseSince(r.URL.Query().Get("since"))
+	since, err := observe.ParseSince(r.URL.Query().Get("since"))
 	if err != nil {
 		writeError(w, r, s.log, err)
 		return
 	}
-	st, err := s.stats.Stats(r.Context(), hitl.StatsQuery{Since: since, Run: r.URL.Query().Get("run")})
+	st, err := s.stats.Stats(r.Context(), observe.StatsQuery{Since: since, Run: r.URL.Query().Get("run")})
 	if err != nil {
 		writeError(w, r, s.log, err)
 		return
@@ -48,7 +48,7 @@ func (s *Server) handleMetrics(w http.ResponseWriter, r *http.Request) {
 func (s *Server) EventStreams() int { return s.stream.Count() }
 
 // Stats implements service.StatsService over HTTP.
-func (c *Client) Stats(ctx context.Context, q hitl.StatsQuery) (*hitl.Stats, error) {
+func (c *Client) Stats(ctx context.Context, q observe.StatsQuery) (*observe.Stats, error) {
 	v := url.Values{}
 	if q.Since != 0 {
 		v.Set("since", q.Since.String())
@@ -56,7 +56,7 @@ func (c *Client) Stats(ctx context.Context, q hitl.StatsQuery) (*hitl.Stats, err
 	if q.Run != "" {
 		v.Set("run", q.Run)
 	}
-	var st hitl.Stats
+	var st observe.Stats
 	if err := c.do(ctx, http.MethodGet, "/api/stats", v, nil, &st); err != nil {
 		return nil, err
 	}

@@ -10,6 +10,7 @@ import (
 	"github.com/hitlbot/hitl/auth"
 	"github.com/hitlbot/hitl/fault"
 	"github.com/hitlbot/hitl/internal/slackfake"
+	"github.com/hitlbot/hitl/observe"
 	"github.com/slack-go/slack"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -28,7 +29,7 @@ func TestAlertRepeatIsNotPosted(t *testing.T) {
 	tb.cfg.AlertsChannel = alerts
 	for _, state := range []hitl.AlertState{hitl.AlertStarted, hitl.AlertStarted, hitl.AlertCleared} {
 		require.NoError(t, tb.st.AppendEvent(ctx, &hitl.Event{Type: hitl.EventAlert, RunID: "#alerts", At: t0, Actor: auth.ActorSystem,
-			Alert: &hitl.Alert{Name: hitl.AlertCreationErrors, State: state, Message: "creations failed"}}))
+			Alert: &hitl.Alert{Name: observe.AlertCreationErrors, State: state, Message: "creations failed"}}))
 	}
 	stop := tb.runOutbox(t)
 	defer stop()

@@ -14,6 +14,7 @@ import (
 	"github.com/hitlbot/hitl/access"
 	"github.com/hitlbot/hitl/fault"
 	"github.com/hitlbot/hitl/internal/memstore"
+	"github.com/hitlbot/hitl/observe"
 	"github.com/slack-go/slack"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -105,7 +106,7 @@ func TestDeliveriesFor(t *testing.T) {
 		assert.True(t, b.groups.known["S0OPS"])
 	})
 	t.Run("an alert is posted to the alert channel, only when one is set", func(t *testing.T) {
-		ev := &hitl.Event{Seq: 42, Type: hitl.EventAlert, Alert: &hitl.Alert{Name: hitl.AlertCreationErrors, State: hitl.AlertStarted}}
+		ev := &hitl.Event{Seq: 42, Type: hitl.EventAlert, Alert: &hitl.Alert{Name: observe.AlertCreationErrors, State: hitl.AlertStarted}}
 		ds, err := b.deliveriesFor(context.Background(), ev)
 		require.NoError(t, err)
 		assert.Empty(t, ds, "no alert channel")

@@ -13,6 +13,7 @@ import (
 	"github.com/hitlbot/hitl/fault"
 	"github.com/hitlbot/hitl/internal/memstore"
 	"github.com/hitlbot/hitl/internal/slackfake"
+	"github.com/hitlbot/hitl/observe"
 	"github.com/hitlbot/hitl/steer"
 	"github.com/slack-go/slack"
 	"github.com/stretchr/testify/assert"
@@ -53,7 +54,7 @@ func TestResumedRunAndAlertPostsAreNotPostedTwice(t *testing.T) {
 			cause: func(t *testing.T, tb *testBot) {
 				_, _, err := tb.svc.Questions.Create(auth.WithPrincipal(context.Background(), agentP), "run-1", hitl.NewQuestion{})
 				require.Equal(t, fault.EINVALID, fault.Code(err), "a failed creation starts creation_errors")
-				a, err := tb.svc.Observation.NewAlerts(tb.ctx, hitl.AlertConfig{Channel: alerts})
+				a, err := tb.svc.Observation.NewAlerts(tb.ctx, observe.AlertConfig{Channel: alerts})
 				require.NoError(t, err)
 				changes, err := a.Check(tb.ctx)
 				require.NoError(t, err)

@@ -6,7 +6,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/hitlbot/hitl"
+	"github.com/hitlbot/hitl/observe"
 )
 
 // Alerts configures the alerts (docs/operations.md#metrics-stats-and-alerts; alerts: {channel: C…,
@@ -24,9 +24,9 @@ type Alerts struct {
 }
 
 // HitlAlerts converts to the domain's AlertConfig.
-func (c Config) HitlAlerts() hitl.AlertConfig {
+func (c Config) HitlAlerts() observe.AlertConfig {
 	a := c.Alerts
-	return hitl.AlertConfig{Channel: a.Channel, TimeoutRate: a.TimeoutRate, MinSettled: a.MinSettled,
+	return observe.AlertConfig{Channel: a.Channel, TimeoutRate: a.TimeoutRate, MinSettled: a.MinSettled,
 		UnansweredBlocking: time.Duration(a.UnansweredBlocking), CreationErrors: a.CreationErrors}
 }
 

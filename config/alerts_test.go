@@ -6,9 +6,9 @@ import (
 	"testing"
 	"time"
 
-	"github.com/hitlbot/hitl"
 	"github.com/hitlbot/hitl/config"
 	"github.com/hitlbot/hitl/fault"
+	"github.com/hitlbot/hitl/observe"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )
@@ -22,7 +22,7 @@ func TestAlertsAndMetricsConfig(t *testing.T) {
 		require.NoError(t, err)
 		require.NoError(t, c.Validate())
 		assert.Equal(t, "10.0.0.5:9090", c.MetricsListen)
-		assert.Equal(t, hitl.AlertConfig{Channel: "C0ALERTS", TimeoutRate: 0.3, MinSettled: 5, UnansweredBlocking: 90 * time.Minute}, c.HitlAlerts())
+		assert.Equal(t, observe.AlertConfig{Channel: "C0ALERTS", TimeoutRate: 0.3, MinSettled: 5, UnansweredBlocking: 90 * time.Minute}, c.HitlAlerts())
 
 		env := map[string]string{"HITL_ALERTS_CHANNEL": "C0OTHER", "HITL_METRICS_LISTEN": "127.0.0.1:9191"}
 		c, err = config.Load(path, func(k string) string { return env[k] })
@@ -32,7 +32,7 @@ func TestAlertsAndMetricsConfig(t *testing.T) {
 	})
 	t.Run("unset: the defaults of the questions API", func(t *testing.T) {
 		got := config.Default().HitlAlerts().WithDefaults()
-		assert.Equal(t, hitl.AlertConfig{TimeoutRate: 0.2, MinSettled: 10, UnansweredBlocking: time.Hour, CreationErrors: 1}, got)
+		assert.Equal(t, observe.AlertConfig{TimeoutRate: 0.2, MinSettled: 10, UnansweredBlocking: time.Hour, CreationErrors: 1}, got)
 	})
 	for name, tc := range map[string]struct {
 		mutate func(*config.Config)

@@ -14,6 +14,7 @@ import (
 	"github.com/hitlbot/hitl/internal/memstore"
 	"github.com/hitlbot/hitl/metrics"
 	"github.com/hitlbot/hitl/notify"
+	"github.com/hitlbot/hitl/observe"
 	"github.com/hitlbot/hitl/service"
 	"github.com/hitlbot/hitl/steer"
 	dto "github.com/prometheus/client_model/go"
@@ -41,7 +42,7 @@ func newWorld(t testing.TB, st *memstore.Store) *world {
 	t.Helper()
 	w := &world{st: st, clock: clocktest.New(time.Date(2026, 11, 24, 8, 0, 0, 0, time.UTC))}
 	w.svc = service.NewService(st, service.ServiceConfig{Notifier: notify.New(), Clock: w.clock})
-	alerts, err := w.svc.Observation.NewAlerts(context.Background(), hitl.AlertConfig{})
+	alerts, err := w.svc.Observation.NewAlerts(context.Background(), observe.AlertConfig{})
 	require.NoError(t, err)
 	w.m = metrics.New(metrics.Config{Source: metrics.SourceOf(w.svc), Alerts: alerts,
 		OutboxDepth: func() float64 { return 7 }, EventStreams: func() float64 { return float64(w.streams) }})
@@ -209,7 +210,7 @@ func TestPendingIsCountedOnceAtStart(t *testing.T) {
 func TestAlertActiveIsExported(t *testing.T) {
 	st := memstore.New()
 	w := newWorld(t, st)
-	alerts, err := w.svc.Observation.NewAlerts(context.Background(), hitl.AlertConfig{UnansweredBlocking: time.Minute})
+	alerts, err := w.svc.Observation.NewAlerts(context.Background(), observe.AlertConfig{UnansweredBlocking: time.Minute})
 	require.NoError(t, err)
 	m := metrics.New(metrics.Config{Source: metrics.SourceOf(w.svc), Alerts: alerts})
 	require.NoError(t, m.Init(context.Background()))

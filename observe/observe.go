@@ -13,7 +13,12 @@
 // exact up to 64 answers in the window, else within 1% of the exact
 // nearest-rank percentile (docs/operations.md#how-exact-stats-are).
 //
-// The alerts (hitl.Alerts) do not read rollups: they follow the log in
+// It also owns what stats report (Stats, stats.go) and the alert rule
+// (AlertConfig.Evaluate, alert.go): which alerts start and clear, by
+// name, from what the service counted; an Alert itself is the root's, as
+// the event log records it.
+//
+// The alerts (service.Alerts) do not read rollups: they follow the log in
 // memory and read the questions settled in their window (an hour) once,
 // at start, checking each against the log by id, which a rollup cannot.
 package observe
@@ -24,7 +29,6 @@ import (
 	"time"
 
 	"github.com/hitlbot/hitl"
-	"github.com/hitlbot/hitl/service"
 )
 
 // Windows computes windows' stats from a store's rollups; it implements
@@ -36,12 +40,10 @@ type Windows struct {
 // New returns the stats windows of st.
 func New(st hitl.RollupStore) *Windows { return &Windows{store: st} }
 
-var _ service.StatsWindow = (*Windows)(nil)
-
 // WindowStats implements service.StatsWindow: the stats of every run from
 // the start of since's minute to now (Since set; Alerts are the
 // caller's).
-func (w *Windows) WindowStats(ctx context.Context, since time.Time) (*hitl.Stats, error) {
+func (w *Windows) WindowStats(ctx context.Context, since time.Time) (*Stats, error) {
 	start := hitl.RollupStart(since, hitl.RollupSpans[0])
 	var acc hitl.Rollup
 	from := start
@@ -97,8 +99,8 @@ func merge(acc, r *hitl.Rollup) {
 
 // statsOf is the stats of the merged rollup of a window, rounded the way
 // service.Observation.Stats rounds them.
-func statsOf(r *hitl.Rollup) *hitl.Stats {
-	st := &hitl.Stats{Asked: r.Asked, Answered: r.Answered, TimedOut: r.TimedOut, Cancelled: r.Cancelled,
+func statsOf(r *hitl.Rollup) *Stats {
+	st := &Stats{Asked: r.Asked, Answered: r.Answered, TimedOut: r.TimedOut, Cancelled: r.Cancelled,
 		RemindersSent: r.Reminders, Escalations: r.Escalations, TimeoutRateByType: map[hitl.QuestionType]float64{}}
 	if r.Answered > 0 {
 		st.AvgTimeToAnswerSeconds = round3(r.AnswerSeconds / float64(r.Answered))

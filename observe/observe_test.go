@@ -32,27 +32,27 @@ func TestStatsFromRollups(t *testing.T) {
 	local := as(auth.LocalPrincipal(""))
 	now := clock.Now()
 
-	st, err := svc.Observation.Stats(local, hitl.StatsQuery{Since: 24 * time.Hour})
+	st, err := svc.Observation.Stats(local, observe.StatsQuery{Since: 24 * time.Hour})
 	require.NoError(t, err)
-	assert.Equal(t, &hitl.Stats{Since: now.Add(-24 * time.Hour), Asked: 5, Answered: 3, TimedOut: 1, Cancelled: 1,
+	assert.Equal(t, &observe.Stats{Since: now.Add(-24 * time.Hour), Asked: 5, Answered: 3, TimedOut: 1, Cancelled: 1,
 		AvgTimeToAnswerSeconds: 160, P50TimeToAnswerSeconds: 120, P90TimeToAnswerSeconds: 300,
 		TimeoutRateByType: map[hitl.QuestionType]float64{hitl.Blocking: 0, hitl.Approval: 1, hitl.ErrorRecovery: 0},
 		QuestionsPerRun:   2.5, ResponseRate: 0.75, RemindersSent: 2, Escalations: 1, Alerts: []hitl.Alert{}}, st)
 
-	st, err = svc.Observation.Stats(local, hitl.StatsQuery{Since: 50 * time.Minute})
+	st, err = svc.Observation.Stats(local, observe.StatsQuery{Since: 50 * time.Minute})
 	require.NoError(t, err)
-	assert.Equal(t, &hitl.Stats{Since: now.Add(-50 * time.Minute), TimedOut: 1,
+	assert.Equal(t, &observe.Stats{Since: now.Add(-50 * time.Minute), TimedOut: 1,
 		TimeoutRateByType: map[hitl.QuestionType]float64{hitl.Approval: 1}, Alerts: []hitl.Alert{}}, st,
 		"only the timeout at t0+20m is in it")
 
-	st, err = svc.Observation.Stats(local, hitl.StatsQuery{Since: 72 * time.Hour})
+	st, err = svc.Observation.Stats(local, observe.StatsQuery{Since: 72 * time.Hour})
 	require.NoError(t, err)
 	assert.Equal(t, 6, st.Asked)
 	assert.Equal(t, 4, st.Answered)
 	assert.Equal(t, 3, st.RemindersSent)
 	assert.InDelta(t, 2.0, st.QuestionsPerRun, 0.001, "6 questions of 3 runs")
 
-	st, err = svc.Observation.Stats(local, hitl.StatsQuery{Since: 24 * time.Hour, Run: "run-a"})
+	st, err = svc.Observation.Stats(local, observe.StatsQuery{Since: 24 * time.Hour, Run: "run-a"})
 	require.NoError(t, err)
 	assert.Equal(t, 3, st.Asked, "one run's stats still read the run's questions")
 	assert.Equal(t, 3.0, st.QuestionsPerRun)
@@ -66,14 +66,17 @@ func TestTheWindowStartsAtItsMinute(t *testing.T) {
 	local := as(auth.LocalPrincipal(""))
 	now := clock.Now()
 
-	st, err := svc.Observation.Stats(local, hitl.StatsQuery{Since: time.Hour - 15*time.Second}) // since t0+15s
+	st, err := svc.Observation.Stats(local, observe.StatsQuery{Since: time.Hour - 15*time.Second}) // since t0+15s
 	require.NoError(t, err)
 	assert.True(t, st.Since.Equal(now.Add(-time.Hour)), "since %v", st.Since)
 	assert.Equal(t, 5, st.Asked, "q1 and q2 (asked at t0 and t0+10s) are in the minute of t0+15s")
 
-	st, err = svc.Observation.Stats(local, hitl.StatsQuery{Since: time.Hour - 60*time.Second}) // since t0+1m
+	st, err = svc.Observation.Stats(local, observe.StatsQuery{Since: time.Hour - 60*time.Second}) // since t0+1m
 	require.NoError(t, err)
 	assert.True(t, st.Since.Equal(now.Add(-time.Hour+time.Minute)))
 	assert.Equal(t, 0, st.Asked, "all five were asked in the minute before")
 	assert.Equal(t, 3, st.Answered, "q1 (at t0+1m), q2 and q4")
 }
+
+// Windows is what the service reads stats through.
+var _ service.StatsWindow = (*observe.Windows)(nil)

@@ -10,6 +10,7 @@ import (
 	"github.com/hitlbot/hitl"
 	"github.com/hitlbot/hitl/auth"
 	"github.com/hitlbot/hitl/fault"
+	"github.com/hitlbot/hitl/observe"
 )
 
 // alertLog is the key alert events are indexed under in the store's
@@ -25,7 +26,7 @@ const alertLog = "#alerts"
 // EventAlert on the durable log (the Slack bot posts it to the alert
 // channel). Check runs it; the sweeper calls Check on its schedule.
 type Alerts struct {
-	cfg hitl.AlertConfig
+	cfg observe.AlertConfig
 	svc *Observation
 
 	mu     sync.Mutex
@@ -49,7 +50,7 @@ type settled struct {
 // with the questions settled in the last AlertWindow (by the settle-time
 // index): starting reads no clock. Stats shows its active alerts from
 // then on.
-func (s *Observation) NewAlerts(ctx context.Context, cfg hitl.AlertConfig) (*Alerts, error) {
+func (s *Observation) NewAlerts(ctx context.Context, cfg observe.AlertConfig) (*Alerts, error) {
 	a := &Alerts{cfg: cfg.WithDefaults(), svc: s, seen: map[string]struct{}{},
 		tally: map[hitl.QuestionType]hitl.Tally{}, active: map[string]hitl.Alert{}}
 	seq, err := s.store.LastSeq(ctx)
@@ -213,17 +214,17 @@ func (a *Alerts) Check(ctx context.Context) ([]hitl.Alert, error) {
 	defer a.mu.Unlock()
 	now := a.svc.clock.Now()
 	if !a.filled {
-		if err := a.fill(ctx, now.Add(-hitl.AlertWindow)); err != nil {
+		if err := a.fill(ctx, now.Add(-observe.AlertWindow)); err != nil {
 			return nil, err
 		}
 		a.filled = true
 	}
-	if err := a.follow(ctx, now.Add(-hitl.AlertWindow)); err != nil {
+	if err := a.follow(ctx, now.Add(-observe.AlertWindow)); err != nil {
 		return nil, err
 	}
-	a.expire(now.Add(-hitl.AlertWindow).UnixNano())
-	in := hitl.AlertInputs{Now: now, Settled: make(map[hitl.QuestionType]hitl.Tally, len(a.tally)),
-		CreationErrors: a.svc.failures.count(now.Add(-hitl.AlertWindow))}
+	a.expire(now.Add(-observe.AlertWindow).UnixNano())
+	in := observe.AlertInputs{Now: now, Settled: make(map[hitl.QuestionType]hitl.Tally, len(a.tally)),
+		CreationErrors: a.svc.failures.count(now.Add(-observe.AlertWindow))}
 	for typ, t := range a.tally {
 		in.Settled[typ] = t
 	}
@@ -234,7 +235,7 @@ func (a *Alerts) Check(ctx context.Context) ([]hitl.Alert, error) {
 	if len(page.Questions) > 0 {
 		in.OldestBlocking = page.Questions[0]
 	}
-	if in.WebhookFailures, err = a.webhookFailures(ctx, now.Add(-hitl.AlertWindow)); err != nil {
+	if in.WebhookFailures, err = a.webhookFailures(ctx, now.Add(-observe.AlertWindow)); err != nil {
 		return nil, err
 	}
 	changes := a.cfg.Evaluate(in, a.active)
@@ -270,9 +271,9 @@ func (a *Alerts) Active() []hitl.Alert {
 func (a *Alerts) Names() []string {
 	out := make([]string, 0, len(hitl.QuestionTypes)+3)
 	for _, t := range hitl.QuestionTypes {
-		out = append(out, hitl.AlertTimeoutRate+":"+string(t))
+		out = append(out, observe.AlertTimeoutRate+":"+string(t))
 	}
-	return append(out, hitl.AlertCreationErrors, hitl.AlertUnansweredBlocking, hitl.AlertWebhookFailures)
+	return append(out, observe.AlertCreationErrors, observe.AlertUnansweredBlocking, observe.AlertWebhookFailures)
 }
 
 // Channel is where alert changes are posted ("" for nowhere).

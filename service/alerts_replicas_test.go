@@ -9,6 +9,7 @@ import (
 	"github.com/hitlbot/hitl/auth"
 	"github.com/hitlbot/hitl/internal/clocktest"
 	"github.com/hitlbot/hitl/internal/memstore"
+	"github.com/hitlbot/hitl/observe"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )
@@ -43,7 +44,7 @@ func TestAlertsAcrossReplicas(t *testing.T) {
 	var logged []*hitl.Event
 	for _, state := range []hitl.AlertState{hitl.AlertStarted, hitl.AlertStarted, hitl.AlertCleared, hitl.AlertCleared, hitl.AlertStarted} {
 		ev := &hitl.Event{Type: hitl.EventAlert, RunID: "#alerts", At: clock.Now(), Actor: auth.ActorSystem,
-			Alert: &hitl.Alert{Name: hitl.AlertUnansweredBlocking, State: state}}
+			Alert: &hitl.Alert{Name: observe.AlertUnansweredBlocking, State: state}}
 		require.NoError(t, st.AppendEvent(ctx, ev))
 		logged = append(logged, ev)
 	}

@@ -12,6 +12,7 @@ import (
 	"github.com/hitlbot/hitl/internal/clocktest"
 	"github.com/hitlbot/hitl/internal/memstore"
 	"github.com/hitlbot/hitl/notify"
+	"github.com/hitlbot/hitl/observe"
 	"github.com/hitlbot/hitl/service"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -33,7 +34,7 @@ func newAlertLoad(t *testing.T, st *memstore.Store, clock *clocktest.Clock) *ale
 	l.svc = service.NewService(st, service.ServiceConfig{Notifier: notify.New(), Clock: clock,
 		NewID: func() string { l.n++; return fmt.Sprintf("q_%d_%d", clock.Now().Unix(), l.n) }})
 	var err error
-	l.alerts, err = l.svc.Observation.NewAlerts(context.Background(), hitl.AlertConfig{Channel: "C0ALERTS"})
+	l.alerts, err = l.svc.Observation.NewAlerts(context.Background(), observe.AlertConfig{Channel: "C0ALERTS"})
 	require.NoError(t, err)
 	return l
 }
@@ -130,7 +131,7 @@ func TestAlertsStartAndClearOnce(t *testing.T) {
 	assert.Empty(t, l.check(t))
 
 	// Stats shows what is active.
-	st24, err := l.svc.Observation.Stats(ctxAs(auth.LocalPrincipal("")), hitl.StatsQuery{})
+	st24, err := l.svc.Observation.Stats(ctxAs(auth.LocalPrincipal("")), observe.StatsQuery{})
 	require.NoError(t, err)
 	require.Len(t, st24.Alerts, 1)
 	assert.Equal(t, "unanswered_blocking", st24.Alerts[0].Name)

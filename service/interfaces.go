@@ -6,6 +6,7 @@ import (
 
 	"github.com/hitlbot/hitl"
 	"github.com/hitlbot/hitl/fault"
+	"github.com/hitlbot/hitl/observe"
 )
 
 // StatsService serves stats. service.Observation implements it; agent.Client
@@ -14,7 +15,7 @@ import (
 // Errors: EINVALID for a bad window or run id, EFORBIDDEN when the
 // principal may not read stats.
 type StatsService interface {
-	Stats(ctx context.Context, q hitl.StatsQuery) (*hitl.Stats, error)
+	Stats(ctx context.Context, q observe.StatsQuery) (*observe.Stats, error)
 }
 
 // ReassignService hands questions to other people. *Questions implements
@@ -33,7 +34,7 @@ type ReassignService interface {
 // start of since's minute, which the Stats' Since says. Service.Stats
 // delegates to it when ServiceConfig.StatsWindow is set.
 type StatsWindow interface {
-	WindowStats(ctx context.Context, since time.Time) (*hitl.Stats, error)
+	WindowStats(ctx context.Context, since time.Time) (*observe.Stats, error)
 }
 
 // CreationFailed reports whether a creation that returned err counts as a

@@ -9,6 +9,7 @@ import (
 	"github.com/hitlbot/hitl"
 	"github.com/hitlbot/hitl/auth"
 	"github.com/hitlbot/hitl/fault"
+	"github.com/hitlbot/hitl/observe"
 	"github.com/hitlbot/hitl/steer"
 )
 
@@ -23,13 +24,13 @@ var _ StatsService = (*Observation)(nil)
 // and the window's events from the first one in it (found by a binary
 // search of the log): its cost grows with what happened in the window,
 // not with the history stored.
-func (s *Observation) Stats(ctx context.Context, sq hitl.StatsQuery) (*hitl.Stats, error) {
+func (s *Observation) Stats(ctx context.Context, sq observe.StatsQuery) (*observe.Stats, error) {
 	p := auth.PrincipalFrom(ctx)
 	if err := s.access.Authorize(p, auth.ActionStats, nil); err != nil {
 		return nil, s.guard.refused(ctx, p, auth.ActionStats, &hitl.Question{RunID: sq.Run}, err)
 	}
 	if sq.Since == 0 {
-		sq.Since = hitl.DefaultStatsSince
+		sq.Since = observe.DefaultStatsSince
 	}
 	if sq.Since < 0 {
 		return nil, fault.Errorf(fault.EINVALID, "since must be a positive duration, like 24h or 90m")
@@ -65,7 +66,7 @@ func (s *Observation) Stats(ctx context.Context, sq hitl.StatsQuery) (*hitl.Stat
 }
 
 // withAlerts sets st's window and the alerts active now.
-func (s *Observation) withAlerts(st *hitl.Stats, since time.Time, run string) *hitl.Stats {
+func (s *Observation) withAlerts(st *observe.Stats, since time.Time, run string) *observe.Stats {
 	st.Since, st.Run = since, run
 	st.Alerts = []hitl.Alert{}
 	if a := s.alerts.Load(); a != nil {
@@ -108,8 +109,8 @@ func (t *statsTally) settle(q *hitl.Question) {
 	t.settledByType[q.Type] = by
 }
 
-func (t *statsTally) stats() *hitl.Stats {
-	st := &hitl.Stats{Asked: t.asked, Answered: t.answered, TimedOut: t.timedOut, Cancelled: t.cancelled,
+func (t *statsTally) stats() *observe.Stats {
+	st := &observe.Stats{Asked: t.asked, Answered: t.answered, TimedOut: t.timedOut, Cancelled: t.cancelled,
 		RemindersSent: t.reminders, Escalations: t.escalations, TimeoutRateByType: map[hitl.QuestionType]float64{}}
 	if n := len(t.answerSeconds); n > 0 {
 		slices.Sort(t.answerSeconds)

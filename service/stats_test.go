@@ -11,6 +11,7 @@ import (
 	"github.com/hitlbot/hitl/internal/memstore"
 	"github.com/hitlbot/hitl/internal/statstest"
 	"github.com/hitlbot/hitl/notify"
+	"github.com/hitlbot/hitl/observe"
 	"github.com/hitlbot/hitl/service"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -32,36 +33,36 @@ func TestStatsOfAScriptedHistory(t *testing.T) {
 	now := t0.Add(time.Hour)
 
 	t.Run("the last 24 hours", func(t *testing.T) {
-		st, err := svc.Observation.Stats(local, hitl.StatsQuery{Since: 24 * time.Hour})
+		st, err := svc.Observation.Stats(local, observe.StatsQuery{Since: 24 * time.Hour})
 		require.NoError(t, err)
-		assert.Equal(t, &hitl.Stats{Since: now.Add(-24 * time.Hour), Asked: 5, Answered: 3, TimedOut: 1, Cancelled: 1,
+		assert.Equal(t, &observe.Stats{Since: now.Add(-24 * time.Hour), Asked: 5, Answered: 3, TimedOut: 1, Cancelled: 1,
 			AvgTimeToAnswerSeconds: 160, P50TimeToAnswerSeconds: 120, P90TimeToAnswerSeconds: 300,
 			TimeoutRateByType: map[hitl.QuestionType]float64{hitl.Blocking: 0, hitl.Approval: 1, hitl.ErrorRecovery: 0},
 			QuestionsPerRun:   2.5, ResponseRate: 0.75, RemindersSent: 2, Escalations: 1, Alerts: []hitl.Alert{}}, st)
 	})
 	t.Run("the default window is 24 hours", func(t *testing.T) {
-		st, err := svc.Observation.Stats(local, hitl.StatsQuery{})
+		st, err := svc.Observation.Stats(local, observe.StatsQuery{})
 		require.NoError(t, err)
 		assert.Equal(t, now.Add(-24*time.Hour), st.Since)
 		assert.Equal(t, 5, st.Asked)
 	})
 	t.Run("one run", func(t *testing.T) {
-		st, err := svc.Observation.Stats(local, hitl.StatsQuery{Since: 24 * time.Hour, Run: "run-a"})
+		st, err := svc.Observation.Stats(local, observe.StatsQuery{Since: 24 * time.Hour, Run: "run-a"})
 		require.NoError(t, err)
-		assert.Equal(t, &hitl.Stats{Since: now.Add(-24 * time.Hour), Run: "run-a", Asked: 3, Answered: 2, TimedOut: 1,
+		assert.Equal(t, &observe.Stats{Since: now.Add(-24 * time.Hour), Run: "run-a", Asked: 3, Answered: 2, TimedOut: 1,
 			AvgTimeToAnswerSeconds: 90, P50TimeToAnswerSeconds: 60, P90TimeToAnswerSeconds: 120,
 			TimeoutRateByType: map[hitl.QuestionType]float64{hitl.Blocking: 0, hitl.Approval: 1},
 			QuestionsPerRun:   3, ResponseRate: 0.667, RemindersSent: 1, Escalations: 1, Alerts: []hitl.Alert{}}, st)
 	})
 	t.Run("a window that starts after the questions were asked", func(t *testing.T) {
-		st, err := svc.Observation.Stats(local, hitl.StatsQuery{Since: 50 * time.Minute})
+		st, err := svc.Observation.Stats(local, observe.StatsQuery{Since: 50 * time.Minute})
 		require.NoError(t, err)
-		assert.Equal(t, &hitl.Stats{Since: now.Add(-50 * time.Minute), TimedOut: 1,
+		assert.Equal(t, &observe.Stats{Since: now.Add(-50 * time.Minute), TimedOut: 1,
 			TimeoutRateByType: map[hitl.QuestionType]float64{hitl.Approval: 1}, Alerts: []hitl.Alert{}}, st,
 			"only the timeout at t0+20m is in it")
 	})
 	t.Run("three days hold the older question and reminder", func(t *testing.T) {
-		st, err := svc.Observation.Stats(local, hitl.StatsQuery{Since: 72 * time.Hour})
+		st, err := svc.Observation.Stats(local, observe.StatsQuery{Since: 72 * time.Hour})
 		require.NoError(t, err)
 		assert.Equal(t, 6, st.Asked)
 		assert.Equal(t, 4, st.Answered)
@@ -69,9 +70,9 @@ func TestStatsOfAScriptedHistory(t *testing.T) {
 		assert.InDelta(t, 2.0, st.QuestionsPerRun, 0.001, "6 questions of 3 runs")
 	})
 	t.Run("bad input", func(t *testing.T) {
-		_, err := svc.Observation.Stats(local, hitl.StatsQuery{Since: -time.Hour})
+		_, err := svc.Observation.Stats(local, observe.StatsQuery{Since: -time.Hour})
 		assert.Equal(t, fault.EINVALID, fault.Code(err))
-		_, err = svc.Observation.Stats(local, hitl.StatsQuery{Run: "no spaces"})
+		_, err = svc.Observation.Stats(local, observe.StatsQuery{Run: "no spaces"})
 		assert.Equal(t, fault.EINVALID, fault.Code(err))
 	})
 }
@@ -122,7 +123,7 @@ func TestWhoMayReadStatsAndScrape(t *testing.T) {
 			ctx := ctxAs(r.p)
 			switch r.act {
 			case auth.ActionStats:
-				_, err = svc.Observation.Stats(ctx, hitl.StatsQuery{})
+				_, err = svc.Observation.Stats(ctx, observe.StatsQuery{})
 			case auth.ActionScrape:
 				err = svc.Guard.AuthorizeScrape(ctx)
 			default:

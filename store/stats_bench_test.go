@@ -11,6 +11,7 @@ import (
 	"github.com/hitlbot/hitl/internal/clocktest"
 	"github.com/hitlbot/hitl/internal/principaltest"
 	"github.com/hitlbot/hitl/notify"
+	"github.com/hitlbot/hitl/observe"
 	"github.com/hitlbot/hitl/service"
 	"github.com/stretchr/testify/require"
 )
@@ -54,12 +55,12 @@ func BenchmarkStats(b *testing.B) {
 			clock.Add(now.Sub(clock.Now()))
 			db.bolt.NoSync = false
 			ctx := principaltest.As(context.Background(), "admin:ops")
-			st, err := svc.Observation.Stats(ctx, hitl.StatsQuery{Since: 24 * time.Hour})
+			st, err := svc.Observation.Stats(ctx, observe.StatsQuery{Since: 24 * time.Hour})
 			require.NoError(b, err)
 			require.Equal(b, c.inWindow, st.Answered)
 			b.ReportAllocs()
 			for b.Loop() {
-				if _, err := svc.Observation.Stats(ctx, hitl.StatsQuery{Since: 24 * time.Hour}); err != nil {
+				if _, err := svc.Observation.Stats(ctx, observe.StatsQuery{Since: 24 * time.Hour}); err != nil {
 					b.Fatal(err)
 				}
 			}

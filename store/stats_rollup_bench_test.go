@@ -53,9 +53,9 @@ func BenchmarkStatsRollups(b *testing.B) {
 		clock.Add(now.Sub(clock.Now()))
 		db.bolt.NoSync = false
 		exact := service.NewService(db, service.ServiceConfig{Notifier: notify.New(), Clock: clock})
-		st, err := svc.Observation.Stats(ctx, hitl.StatsQuery{Since: 24 * time.Hour})
+		st, err := svc.Observation.Stats(ctx, observe.StatsQuery{Since: 24 * time.Hour})
 		require.NoError(b, err)
-		want, err := exact.Observation.Stats(ctx, hitl.StatsQuery{Since: now.Sub(st.Since)})
+		want, err := exact.Observation.Stats(ctx, observe.StatsQuery{Since: now.Sub(st.Since)})
 		require.NoError(b, err)
 		require.Equal(b, n, st.Answered)
 		require.Equal(b, n, st.Asked)
@@ -63,7 +63,7 @@ func BenchmarkStatsRollups(b *testing.B) {
 		return svc, exact
 	}
 	stats := func(b *testing.B, svc *service.Service) {
-		if _, err := svc.Observation.Stats(ctx, hitl.StatsQuery{Since: 24 * time.Hour}); err != nil {
+		if _, err := svc.Observation.Stats(ctx, observe.StatsQuery{Since: 24 * time.Hour}); err != nil {
 			b.Fatal(err)
 		}
 	}

@@ -10,6 +10,7 @@ import (
 
 	"github.com/hitlbot/hitl"
 	"github.com/hitlbot/hitl/fault"
+	"github.com/hitlbot/hitl/observe"
 )
 
 // cmdStats prints the key metrics over a window (docs/operations.md#metrics-stats-and-alerts).
@@ -25,7 +26,7 @@ func cmdStats(ctx context.Context, args []string, e *env) error {
 	if len(pos) != 0 {
 		return usageError(fs, "hitl stats takes no arguments: hitl stats --since 24h")
 	}
-	d, err := hitl.ParseSince(*since)
+	d, err := observe.ParseSince(*since)
 	if err != nil {
 		return usageError(fs, fault.Message(err))
 	}
@@ -35,7 +36,7 @@ func cmdStats(ctx context.Context, args []string, e *env) error {
 			return err
 		}
 	}
-	st, err := c.Stats(ctx, hitl.StatsQuery{Since: d, Run: *runID})
+	st, err := c.Stats(ctx, observe.StatsQuery{Since: d, Run: *runID})
 	if err != nil {
 		return err
 	}
@@ -45,7 +46,7 @@ func cmdStats(ctx context.Context, args []string, e *env) error {
 	return printStats(e, st, d)
 }
 
-func printStats(e *env, st *hitl.Stats, d time.Duration) error {
+func printStats(e *env, st *observe.Stats, d time.Duration) error {
 	tw := tabwriter.NewWriter(e.stdout, 0, 4, 2, ' ', 0)
 	what := "All runs"
 	if st.Run != "" {

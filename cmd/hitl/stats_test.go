@@ -14,6 +14,7 @@ import (
 	"github.com/hitlbot/hitl/config"
 	"github.com/hitlbot/hitl/fault"
 	"github.com/hitlbot/hitl/internal/clocktest"
+	"github.com/hitlbot/hitl/observe"
 	"github.com/prometheus/common/expfmt"
 	"github.com/prometheus/common/model"
 	"github.com/stretchr/testify/assert"
@@ -73,7 +74,7 @@ func TestStatsCommand(t *testing.T) {
 	t.Run("--run narrows to one run", func(t *testing.T) {
 		r := cli(ctx, m, "", "stats", "--run", "run-a", "--json")
 		require.Equal(t, exitOK, r.code, r.stderr)
-		var got hitl.Stats
+		var got observe.Stats
 		require.NoError(t, json.Unmarshal([]byte(r.stdout), &got))
 		assert.Equal(t, 2, got.Asked)
 		assert.Equal(t, 2, got.Answered)
@@ -83,7 +84,7 @@ func TestStatsCommand(t *testing.T) {
 	t.Run("three days hold the older question", func(t *testing.T) {
 		r := cli(ctx, m, "", "stats", "--since", "3d", "--json")
 		require.Equal(t, exitOK, r.code, r.stderr)
-		var got hitl.Stats
+		var got observe.Stats
 		require.NoError(t, json.Unmarshal([]byte(r.stdout), &got))
 		assert.Equal(t, 4, got.Asked)
 		assert.Equal(t, 3, got.Answered)

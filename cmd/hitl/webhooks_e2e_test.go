@@ -24,6 +24,7 @@ import (
 	"github.com/hitlbot/hitl/fault"
 	"github.com/hitlbot/hitl/internal/clocktest"
 	"github.com/hitlbot/hitl/internal/slackfake"
+	"github.com/hitlbot/hitl/observe"
 	"github.com/hitlbot/hitl/webhook"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -360,6 +361,6 @@ func TestWebhookFailsAfterTheWindow(t *testing.T) {
 	for _, a := range m.obs.alerts.Active() {
 		active = append(active, a.Name)
 	}
-	assert.Contains(t, active, hitl.AlertWebhookFailures)
+	assert.Contains(t, active, observe.AlertWebhookFailures)
 	assert.Equal(t, int64(8), attempts.Load(), "nothing after the eighth")
 }

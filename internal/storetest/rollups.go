@@ -134,11 +134,11 @@ func testRollupStats(t *testing.T, e *env, st RollupBackend) {
 				since = time.Duration(r.IntN(30)+1) * time.Hour
 			}
 			since += time.Duration(r.IntN(1000)) * time.Millisecond
-			got, err := rolled.Observation.Stats(local, hitl.StatsQuery{Since: since})
+			got, err := rolled.Observation.Stats(local, observe.StatsQuery{Since: since})
 			require.NoError(t, err)
 			start := e.clock.Now().Add(-since).Truncate(time.Minute)
 			require.True(t, got.Since.Equal(start), "the window starts at its minute: %v, want %v", got.Since, start)
-			want, err := exact.Observation.Stats(local, hitl.StatsQuery{Since: e.clock.Now().Sub(start)})
+			want, err := exact.Observation.Stats(local, observe.StatsQuery{Since: e.clock.Now().Sub(start)})
 			require.NoError(t, err)
 			msg := fmt.Sprintf("at %v, since %v", e.clock.Now(), since)
 			wantP := [2]float64{want.P50TimeToAnswerSeconds, want.P90TimeToAnswerSeconds}

@@ -1,10 +1,11 @@
-package hitl
+package observe
 
 import (
 	"strconv"
 	"strings"
 	"time"
 
+	"github.com/hitlbot/hitl"
 	"github.com/hitlbot/hitl/fault"
 )
 
@@ -28,7 +29,7 @@ type Stats struct {
 	P90TimeToAnswerSeconds float64 `json:"p90TimeToAnswerSeconds"`
 	// TimeoutRateByType is, per question type, the share of the
 	// questions settled in the window that timed out (0..1).
-	TimeoutRateByType map[QuestionType]float64 `json:"timeoutRateByType"`
+	TimeoutRateByType map[hitl.QuestionType]float64 `json:"timeoutRateByType"`
 	// QuestionsPerRun is Asked over the runs those questions belong to.
 	QuestionsPerRun float64 `json:"questionsPerRun"`
 	// ResponseRate is the share of the questions people could answer
@@ -38,7 +39,7 @@ type Stats struct {
 	RemindersSent int     `json:"remindersSent"`
 	Escalations   int     `json:"escalations"`
 	// Alerts are the alerts active now.
-	Alerts []Alert `json:"alerts"`
+	Alerts []hitl.Alert `json:"alerts"`
 }
 
 // StatsQuery selects the window of Stats: the last Since (default
@@ -50,12 +51,6 @@ type StatsQuery struct {
 
 // DefaultStatsSince is the window of stats when none is asked for.
 const DefaultStatsSince = 24 * time.Hour
-
-// CountsAsReminder and CountsAsEscalation say whether an event of type t
-// is a reminder sent or an escalation, for readers of the log that count
-// them (metrics).
-func CountsAsReminder(t EventType) bool   { return t == EventQuestionReminded }
-func CountsAsEscalation(t EventType) bool { return t == EventQuestionEscalated }
 
 // ParseSince reads a stats window as people write it: a Go duration
 // ("24h", "90m") or a number of days ("7d"); "" is the default.
