@@ -3,7 +3,7 @@
 //
 // It holds the domain's types and their pure value methods, and the
 // interfaces the rest of the code depends on. It decides nothing that
-// needs a store, a clock or a network. Four packages below it complete the
+// needs a store, a clock or a network. Five packages below it complete the
 // vocabulary; none imports this one, so its records can name their types:
 //
 //   - fault: the one error type (Error, with a code such as EINVALID or
@@ -17,6 +17,9 @@
 //   - policy: the approval policy (the Operation an agent asks to do,
 //     rules, learned rules, the parts of a decision, a rule's reminders),
 //     and the decision itself, pure.
+//   - webhook: webhooks (the events an endpoint subscribes to, a delivery
+//     and its status, where a callbackUrl may go), and the worker that
+//     sends them.
 //
 // This package's files:
 //
@@ -32,12 +35,12 @@
 //     (QuestionStore, RunStore, EventStore, PolicyStore …) that bbolt
 //     (package store), PostgreSQL (package postgres) and memory
 //     (internal/memstore) each implement whole.
-//   - delivery.go, mail.go, webhook.go, webhookroute.go, callback.go,
-//     envelope.go, signin.go: the records of the Slack, mail and webhook
-//     outboxes (and where webhooks may go), and of web sign-ins.
+//   - delivery.go, mail.go, webhookoutbox.go, envelope.go, signin.go: the
+//     Slack, mail and webhook outboxes and the web sign-ins the stores
+//     keep; webhookroute.go: which events become which webhook deliveries.
 //   - alert.go, rollup.go: an alert as the event log records it, and the
-//     rollups the stores keep for stats. Package observe computes stats
-//     and says which alerts hold.
+//     rollups the stores keep for stats. Package observe says what each
+//     record adds to them, computes stats and says which alerts hold.
 //   - clock.go, notifier.go, limiter.go, seal.go, sealkey.go, eventlog.go,
 //     directory.go: the small interfaces that are injected (time,
 //     wake-ups, rate limits, sealing of sensitive answers, the log as a

@@ -6,6 +6,7 @@ import (
 	"github.com/hitlbot/hitl/auth"
 	"github.com/hitlbot/hitl/policy"
 	"github.com/hitlbot/hitl/steer"
+	"github.com/hitlbot/hitl/webhook"
 )
 
 // EventType names an event on the event log and the SSE stream (docs/protocol.md#events:
@@ -87,7 +88,7 @@ type Event struct {
 	// Webhooks are the webhook deliveries the event owes (WebhookRoutes):
 	// the store writes them to its WebhookOutbox in the event's
 	// transaction. Not part of the event's record.
-	Webhooks []WebhookDelivery `json:"-"`
+	Webhooks []webhook.WebhookDelivery `json:"-"`
 }
 
 // Audit reports whether ev is of the admins' audit trail: a refusal or a

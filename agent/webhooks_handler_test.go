@@ -8,6 +8,7 @@ import (
 	"github.com/hitlbot/hitl/auth"
 	"github.com/hitlbot/hitl/fault"
 	"github.com/hitlbot/hitl/service"
+	"github.com/hitlbot/hitl/webhook"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )
@@ -20,8 +21,8 @@ func TestWebhookAPI(t *testing.T) {
 		{Secret: "tok-admin", Principal: auth.TokenPrincipal("ops", []auth.Scope{auth.ScopeAdmin}, "")},
 		{Secret: "tok-agent", Principal: auth.TokenPrincipal("agent", []auth.Scope{auth.ScopeAsk}, "")},
 	}}, func(c *service.ServiceConfig) {
-		c.Webhooks = &hitl.WebhookRoutes{Endpoints: []hitl.WebhookEndpoint{{Name: "ci", URL: "https://ci.example/", Events: hitl.WebhookEvents}}}
-		c.Callbacks = hitl.CallbackPolicy{AllowedHosts: []string{"agent.example"}}
+		c.Webhooks = &hitl.WebhookRoutes{Endpoints: []webhook.WebhookEndpoint{{Name: "ci", URL: "https://ci.example/", Events: webhook.WebhookEvents}}}
+		c.Callbacks = webhook.CallbackPolicy{AllowedHosts: []string{"agent.example"}}
 	})
 	svc = e.svc
 	e.server.webhooks = svc.Webhooks

@@ -8,6 +8,7 @@ import (
 	"strconv"
 
 	"github.com/hitlbot/hitl"
+	"github.com/hitlbot/hitl/webhook"
 )
 
 // Webhook is a configured webhook endpoint (webhooks: [{name, url,
@@ -59,7 +60,7 @@ func (w Webhooks) validate() error {
 			return bad(key+".events", "", "list the events it gets, like [question.answered, run.done]")
 		}
 		for _, ev := range e.Events {
-			if !slices.Contains(hitl.WebhookEvents, hitl.WebhookEvent(ev)) {
+			if !slices.Contains(webhook.WebhookEvents, webhook.WebhookEvent(ev)) {
 				return bad(key+".events", ev, "not a webhook event: question.answered, question.timed_out, question.cancelled, question.reminded, question.escalated, run.paused, run.resumed, run.cancelled, run.done or run.aborted")
 			}
 		}
@@ -74,14 +75,14 @@ func (w Webhooks) validate() error {
 }
 
 // HitlWebhooks converts to the domain's routes and callback policy.
-func (c Config) HitlWebhooks() (*hitl.WebhookRoutes, hitl.CallbackPolicy) {
+func (c Config) HitlWebhooks() (*hitl.WebhookRoutes, webhook.CallbackPolicy) {
 	routes := &hitl.WebhookRoutes{}
 	for _, e := range c.Webhooks.Endpoints {
-		ep := hitl.WebhookEndpoint{Name: e.Name, URL: e.URL, Runs: e.Runs}
+		ep := webhook.WebhookEndpoint{Name: e.Name, URL: e.URL, Runs: e.Runs}
 		for _, ev := range e.Events {
-			ep.Events = append(ep.Events, hitl.WebhookEvent(ev))
+			ep.Events = append(ep.Events, webhook.WebhookEvent(ev))
 		}
 		routes.Endpoints = append(routes.Endpoints, ep)
 	}
-	return routes, hitl.CallbackPolicy{AllowedHosts: c.Webhooks.AllowedHosts, AllowHTTP: c.Webhooks.AllowHTTP, AllowPrivate: c.Webhooks.AllowPrivate}
+	return routes, webhook.CallbackPolicy{AllowedHosts: c.Webhooks.AllowedHosts, AllowHTTP: c.Webhooks.AllowHTTP, AllowPrivate: c.Webhooks.AllowPrivate}
 }

@@ -3,9 +3,9 @@ package config_test
 import (
 	"testing"
 
-	"github.com/hitlbot/hitl"
 	"github.com/hitlbot/hitl/config"
 	"github.com/hitlbot/hitl/fault"
+	"github.com/hitlbot/hitl/webhook"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )
@@ -27,9 +27,9 @@ webhooks_callback_secret_file: /etc/hitl/callback.whsec
 	require.NoError(t, c.Validate())
 	routes, policy := c.HitlWebhooks()
 	require.Len(t, routes.Endpoints, 1)
-	assert.Equal(t, hitl.WebhookEndpoint{Name: "ci", URL: "https://ci.example.com/hitl", Runs: "ci-*",
-		Events: []hitl.WebhookEvent{hitl.WebhookQuestionAnswered, hitl.WebhookRunDone}}, routes.Endpoints[0])
-	assert.Equal(t, hitl.CallbackPolicy{AllowedHosts: []string{"agent.example", "*.hooks.example"}, AllowHTTP: true}, policy)
+	assert.Equal(t, webhook.WebhookEndpoint{Name: "ci", URL: "https://ci.example.com/hitl", Runs: "ci-*",
+		Events: []webhook.WebhookEvent{webhook.WebhookQuestionAnswered, webhook.WebhookRunDone}}, routes.Endpoints[0])
+	assert.Equal(t, webhook.CallbackPolicy{AllowedHosts: []string{"agent.example", "*.hooks.example"}, AllowHTTP: true}, policy)
 
 	ok := config.Webhook{Name: "ci", URL: "https://ci.example.com/", SecretFile: "/s", Events: []string{"run.done"}}
 	rows := []struct {

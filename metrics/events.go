@@ -5,6 +5,7 @@ import (
 
 	"github.com/hitlbot/hitl"
 	"github.com/hitlbot/hitl/fault"
+	"github.com/hitlbot/hitl/observe"
 	"github.com/hitlbot/hitl/policy"
 	"github.com/hitlbot/hitl/steer"
 )
@@ -37,9 +38,9 @@ func (m *Metrics) count(ctx context.Context, ev *hitl.Event) error {
 		}
 	default:
 		switch {
-		case hitl.CountsAsReminder(ev.Type):
+		case observe.CountsAsReminder(ev.Type):
 			m.reminders.Inc()
-		case hitl.CountsAsEscalation(ev.Type):
+		case observe.CountsAsEscalation(ev.Type):
 			m.escalations.Inc()
 		}
 	}

@@ -13,6 +13,10 @@
 // exact up to 64 answers in the window, else within 1% of the exact
 // nearest-rank percentile (docs/operations.md#how-exact-stats-are).
 //
+// It owns how the rollups are kept, too: the edits each question, event
+// and run adds, which the stores apply in the transaction that writes
+// them (rollup.go).
+//
 // It also owns what stats report (Stats, stats.go) and the alert rule
 // (AlertConfig.Evaluate, alert.go): which alerts start and clear, by
 // name, from what the service counted; an Alert itself is the root's, as

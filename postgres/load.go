@@ -9,6 +9,7 @@ import (
 	"github.com/hitlbot/hitl"
 	"github.com/hitlbot/hitl/fault"
 	"github.com/hitlbot/hitl/policy"
+	"github.com/hitlbot/hitl/webhook"
 	"github.com/jackc/pgx/v5"
 )
 
@@ -268,7 +269,7 @@ func (l *Loader) MailCursor(cursor uint64) error {
 
 // Webhook writes a webhook delivery (any status) with its Seq; a
 // delivered one counts as its target's last success.
-func (l *Loader) Webhook(d hitl.WebhookDelivery) error {
+func (l *Loader) Webhook(d webhook.WebhookDelivery) error {
 	if d.Seq == 0 || d.Seq > math.MaxInt64 {
 		return fault.Errorf(fault.EINVALID, "webhook delivery %d cannot be stored", d.Seq)
 	}
@@ -280,7 +281,7 @@ func (l *Loader) Webhook(d hitl.WebhookDelivery) error {
 		return err
 	}
 	var settled *int64
-	if d.Status != hitl.WebhookPending && d.SettledAt != nil {
+	if d.Status != webhook.WebhookPending && d.SettledAt != nil {
 		s := ns(*d.SettledAt)
 		settled = &s
 	}
@@ -288,7 +289,7 @@ func (l *Loader) Webhook(d hitl.WebhookDelivery) error {
 		int64(d.Seq), d.Target(), d.RunID, string(d.Status), ns(d.NextAt), settled, data); err != nil {
 		return fmt.Errorf("webhook delivery %d: %w", d.Seq, err)
 	}
-	if d.Status == hitl.WebhookDelivered && settled != nil {
+	if d.Status == webhook.WebhookDelivered && settled != nil {
 		if _, err := l.tx.Exec(l.ctx, `INSERT INTO webhook_last (target, at_ns) VALUES ($1, $2)
 			ON CONFLICT (target) DO UPDATE SET at_ns = greatest(webhook_last.at_ns, excluded.at_ns)`, d.Target(), *settled); err != nil {
 			return err

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/hitlbot/hitl"
+	"github.com/hitlbot/hitl/observe"
 	"github.com/jackc/pgx/v5"
 )
 
@@ -28,7 +29,7 @@ type rollupEdits struct {
 }
 
 func (r *rollupEdits) question(old, cur *hitl.Question) {
-	r.edits = append(r.edits, hitl.QuestionRollupEdits(old, cur)...)
+	r.edits = append(r.edits, observe.QuestionRollupEdits(old, cur)...)
 	if old == nil && cur != nil {
 		if r.asked == nil {
 			r.asked = map[string]time.Time{}
@@ -64,7 +65,7 @@ const writeRollupsSQL = `WITH up AS (UPDATE rollups r SET data = u.d FROM unnest
 func (r *rollupEdits) flush(ctx context.Context, tx pgx.Tx, events []*hitl.Event) error {
 	edits := r.edits
 	for _, ev := range events {
-		if e, ok := hitl.EventRollupEdit(ev); ok {
+		if e, ok := observe.EventRollupEdit(ev); ok {
 			edits = append(edits, e)
 		}
 	}
@@ -93,7 +94,7 @@ func (r *rollupEdits) flush(ctx context.Context, tx pgx.Tx, events []*hitl.Event
 					return nil
 				}
 			}
-			edits = append(edits, hitl.RunRollupEdits(was, at)...)
+			edits = append(edits, observe.RunRollupEdits(was, at)...)
 			return nil
 		})
 		if err != nil {

@@ -10,8 +10,10 @@ import (
 	"github.com/hitlbot/hitl/access"
 	"github.com/hitlbot/hitl/auth"
 	"github.com/hitlbot/hitl/fault"
+	"github.com/hitlbot/hitl/internal/uid"
 	"github.com/hitlbot/hitl/policy"
 	"github.com/hitlbot/hitl/steer"
+	"github.com/hitlbot/hitl/webhook"
 )
 
 // QuestionService is the question lifecycle as the edges see it. *Questions
@@ -147,7 +149,7 @@ type kernel struct {
 	// webhooks route events to webhook receivers; callbacks is where a
 	// question's callbackUrl may point.
 	routes    *hitl.WebhookRoutes
-	callbacks hitl.CallbackPolicy
+	callbacks webhook.CallbackPolicy
 	window    StatsWindow // the stats of every run from rollups (nil: from the questions; service_stats.go)
 	pinger    atomic.Pointer[func(ctx context.Context, name string) (int, error)]
 }
@@ -197,7 +199,7 @@ type ServiceConfig struct {
 	// Callbacks is where a question's callbackUrl may point (zero:
 	// nowhere).
 	Webhooks  *hitl.WebhookRoutes
-	Callbacks hitl.CallbackPolicy
+	Callbacks webhook.CallbackPolicy
 	// StatsWindow computes the stats of every run from the store's
 	// rollups (observe.New); nil: Stats reads the window's questions.
 	StatsWindow StatsWindow
@@ -215,7 +217,7 @@ func NewService(store hitl.Store, cfg ServiceConfig) *Service {
 		cfg.Timeouts = hitl.DefaultTimeouts()
 	}
 	if cfg.NewID == nil {
-		cfg.NewID = func() string { return hitl.NewID("q_") }
+		cfg.NewID = func() string { return uid.New("q_") }
 	}
 	if cfg.LearnedTTL <= 0 {
 		cfg.LearnedTTL = policy.DefaultLearnedTTL

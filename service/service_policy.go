@@ -12,6 +12,7 @@ import (
 	"github.com/hitlbot/hitl/access"
 	"github.com/hitlbot/hitl/auth"
 	"github.com/hitlbot/hitl/fault"
+	"github.com/hitlbot/hitl/internal/uid"
 	"github.com/hitlbot/hitl/policy"
 )
 
@@ -259,7 +260,7 @@ func partsSummary(parts []policy.DecisionPart) string {
 // exactly key, for the configured time.
 func (s *Policies) learn(ctx context.Context, q *hitl.Question, key policy.LearnedRuleKey, by string) error {
 	now := s.clock.Now()
-	r := &policy.LearnedRule{ID: hitl.NewID("r_"), Agent: key.Agent, OpType: key.OpType, Resource: key.Resource,
+	r := &policy.LearnedRule{ID: uid.New("r_"), Agent: key.Agent, OpType: key.OpType, Resource: key.Resource,
 		CreatedBy: by, QuestionID: q.ID, CreatedAt: now, ExpiresAt: now.Add(s.learnedTTL)}
 	if err := s.store.PutLearnedRule(context.WithoutCancel(ctx), r); err != nil {
 		return err

@@ -6,6 +6,7 @@ import (
 
 	"github.com/hitlbot/hitl"
 	"github.com/hitlbot/hitl/fault"
+	"github.com/hitlbot/hitl/internal/uid"
 )
 
 type sealedAnswer struct {
@@ -64,13 +65,13 @@ type memorySealed struct {
 }
 
 func newMemorySealer() *memorySealer {
-	return &memorySealer{id: hitl.NewID("m"), kept: map[string]memorySealed{}}
+	return &memorySealer{id: uid.New("m"), kept: map[string]memorySealed{}}
 }
 
 func (m *memorySealer) KeyID() string { return m.id }
 
 func (m *memorySealer) Seal(plain, bound []byte) ([]byte, error) {
-	ref := hitl.NewID("")
+	ref := uid.New("")
 	m.mu.Lock()
 	m.kept[ref] = memorySealed{plain: append([]byte(nil), plain...), bound: append([]byte(nil), bound...)}
 	m.mu.Unlock()

@@ -7,6 +7,7 @@ import (
 	"github.com/hitlbot/hitl/auth"
 	"github.com/hitlbot/hitl/fault"
 	"github.com/hitlbot/hitl/steer"
+	"github.com/hitlbot/hitl/webhook"
 )
 
 // The service's side of webhooks: every change of a question or run it
@@ -69,8 +70,8 @@ func controlStatus(run *hitl.Run) steer.RunStatus {
 // /api/webhooks, hitl webhooks): admins only (ActionWebhooks).
 type WebhookService interface {
 	Webhooks(ctx context.Context) (WebhookOverview, error)
-	WebhookDeliveries(ctx context.Context, f hitl.WebhookFilter) ([]hitl.WebhookDelivery, error)
-	ReplayWebhook(ctx context.Context, seq uint64) (hitl.WebhookDelivery, error)
+	WebhookDeliveries(ctx context.Context, f hitl.WebhookFilter) ([]webhook.WebhookDelivery, error)
+	ReplayWebhook(ctx context.Context, seq uint64) (webhook.WebhookDelivery, error)
 	PingWebhook(ctx context.Context, name string) (WebhookPingResult, error)
 }
 
@@ -80,8 +81,8 @@ var _ WebhookService = (*Webhooks)(nil)
 // their secrets) and, per target, the queue, the failures and the last
 // success.
 type WebhookOverview struct {
-	Endpoints []hitl.WebhookEndpoint    `json:"endpoints"`
-	Targets   []hitl.WebhookTargetStats `json:"targets"`
+	Endpoints []webhook.WebhookEndpoint    `json:"endpoints"`
+	Targets   []webhook.WebhookTargetStats `json:"targets"`
 }
 
 // WebhookPingResult is the outcome of a test delivery: the receiver's
@@ -111,7 +112,7 @@ func (s *Webhooks) Webhooks(ctx context.Context) (WebhookOverview, error) {
 	if err := s.authorizeWebhooks(ctx); err != nil {
 		return WebhookOverview{}, err
 	}
-	out := WebhookOverview{Endpoints: []hitl.WebhookEndpoint{}}
+	out := WebhookOverview{Endpoints: []webhook.WebhookEndpoint{}}
 	if s.routes != nil {
 		out.Endpoints = append(out.Endpoints, s.routes.Endpoints...)
 	}
@@ -121,12 +122,12 @@ func (s *Webhooks) Webhooks(ctx context.Context) (WebhookOverview, error) {
 }
 
 // WebhookDeliveries implements WebhookService.
-func (s *Webhooks) WebhookDeliveries(ctx context.Context, f hitl.WebhookFilter) ([]hitl.WebhookDelivery, error) {
+func (s *Webhooks) WebhookDeliveries(ctx context.Context, f hitl.WebhookFilter) ([]webhook.WebhookDelivery, error) {
 	if err := s.authorizeWebhooks(ctx); err != nil {
 		return nil, err
 	}
 	switch f.Status {
-	case "", hitl.WebhookPending, hitl.WebhookDelivered, hitl.WebhookFailed:
+	case "", webhook.WebhookPending, webhook.WebhookDelivered, webhook.WebhookFailed:
 	default:
 		return nil, fault.Errorf(fault.EINVALID, "status %q: want pending, delivered or failed", f.Status)
 	}
@@ -135,9 +136,9 @@ func (s *Webhooks) WebhookDeliveries(ctx context.Context, f hitl.WebhookFilter) 
 
 // ReplayWebhook implements WebhookService: delivery seq is sent again,
 // with its webhook id, after the deliveries queued before it.
-func (s *Webhooks) ReplayWebhook(ctx context.Context, seq uint64) (hitl.WebhookDelivery, error) {
+func (s *Webhooks) ReplayWebhook(ctx context.Context, seq uint64) (webhook.WebhookDelivery, error) {
 	if err := s.authorizeWebhooks(ctx); err != nil {
-		return hitl.WebhookDelivery{}, err
+		return webhook.WebhookDelivery{}, err
 	}
 	d, err := s.store.ReplayWebhook(ctx, seq, s.clock.Now())
 	if err == nil {

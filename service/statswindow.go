@@ -5,6 +5,7 @@ import (
 	"time"
 
 	"github.com/hitlbot/hitl"
+	"github.com/hitlbot/hitl/observe"
 )
 
 // tallyAll reads the questions asked since (newest first, by the
@@ -85,9 +86,9 @@ func (s *Observation) tallyEvents(ctx context.Context, run string, since time.Ti
 				continue
 			}
 			switch {
-			case hitl.CountsAsReminder(ev.Type):
+			case observe.CountsAsReminder(ev.Type):
 				t.reminders++
-			case hitl.CountsAsEscalation(ev.Type):
+			case observe.CountsAsEscalation(ev.Type):
 				t.escalations++
 			}
 		}

@@ -6,7 +6,7 @@ import (
 	"fmt"
 	"time"
 
-	"github.com/hitlbot/hitl"
+	"github.com/hitlbot/hitl/internal/uid"
 	"github.com/hitlbot/hitl/policy"
 	bolt "go.etcd.io/bbolt"
 )
@@ -275,7 +275,7 @@ func migrateLearned(tx *bolt.Tx, now time.Time) error {
 		}
 		r := &policy.LearnedRule{ID: o.ID, Agent: o.Agent, OpType: o.OpType, Resource: o.Resource, CreatedBy: o.CreatedBy, CreatedAt: now}
 		if r.ID == "" {
-			r.ID = hitl.NewID("r_")
+			r.ID = uid.New("r_")
 		}
 		if o.CreatedAt != nil && !o.CreatedAt.IsZero() {
 			r.CreatedAt = *o.CreatedAt

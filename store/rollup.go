@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/hitlbot/hitl"
+	"github.com/hitlbot/hitl/observe"
 	bolt "go.etcd.io/bbolt"
 )
 
@@ -79,7 +80,7 @@ func (e *rollupEditor) asked(run string, at time.Time) error {
 	if err := e.tx.Bucket(bucketRollupRunsAge).Put(append(k, run...), []byte{}); err != nil {
 		return err
 	}
-	return e.apply(hitl.RunRollupEdits(prev, at)...)
+	return e.apply(observe.RunRollupEdits(prev, at)...)
 }
 
 // flush writes the rollups edited (deleting those left empty).
@@ -108,7 +109,7 @@ func (e *rollupEditor) flush() error {
 // cur (old nil: created; cur nil: deleted), in the write's transaction.
 func rollupQuestion(tx *bolt.Tx, old, cur *hitl.Question) error {
 	e := newRollupEditor(tx)
-	if err := e.apply(hitl.QuestionRollupEdits(old, cur)...); err != nil {
+	if err := e.apply(observe.QuestionRollupEdits(old, cur)...); err != nil {
 		return err
 	}
 	if old == nil && cur != nil {
@@ -121,7 +122,7 @@ func rollupQuestion(tx *bolt.Tx, old, cur *hitl.Question) error {
 
 // rollupEvent edits the rollups for an appended event.
 func rollupEvent(tx *bolt.Tx, ev *hitl.Event) error {
-	ed, ok := hitl.EventRollupEdit(ev)
+	ed, ok := observe.EventRollupEdit(ev)
 	if !ok {
 		return nil
 	}
@@ -153,7 +154,7 @@ func buildRollups(tx *bolt.Tx) error {
 		if err != nil {
 			return err
 		}
-		if err := e.apply(hitl.QuestionRollupEdits(nil, q)...); err != nil {
+		if err := e.apply(observe.QuestionRollupEdits(nil, q)...); err != nil {
 			return err
 		}
 		if err := e.asked(q.RunID, q.CreatedAt); err != nil {
@@ -165,7 +166,7 @@ func buildRollups(tx *bolt.Tx) error {
 		if err := json.Unmarshal(v, &ev); err != nil {
 			return fmt.Errorf("decode event %x: %w", k, err)
 		}
-		if ed, ok := hitl.EventRollupEdit(&ev); ok {
+		if ed, ok := observe.EventRollupEdit(&ev); ok {
 			return e.apply(ed)
 		}
 		return nil

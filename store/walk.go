@@ -8,6 +8,7 @@ import (
 
 	"github.com/hitlbot/hitl"
 	"github.com/hitlbot/hitl/policy"
+	"github.com/hitlbot/hitl/webhook"
 	bolt "go.etcd.io/bbolt"
 )
 
@@ -21,8 +22,8 @@ type Visitor struct {
 	Learned   func(*policy.LearnedRule) error
 	Delivery  func(hitl.Delivery) error // queued, in Seq order
 	Delivered func(hitl.Delivered) error
-	Mail      func(hitl.Mail) error            // the mail outbox's, in Seq order
-	Webhook   func(hitl.WebhookDelivery) error // the webhook outbox's, in Seq order
+	Mail      func(hitl.Mail) error               // the mail outbox's, in Seq order
+	Webhook   func(webhook.WebhookDelivery) error // the webhook outbox's, in Seq order
 }
 
 // Totals are the state beside the records: the last event's Seq, the

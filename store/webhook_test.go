@@ -10,6 +10,7 @@ import (
 	"github.com/hitlbot/hitl/internal/principaltest"
 	"github.com/hitlbot/hitl/notify"
 	"github.com/hitlbot/hitl/service"
+	"github.com/hitlbot/hitl/webhook"
 	"github.com/stretchr/testify/require"
 	bolt "go.etcd.io/bbolt"
 )
@@ -32,7 +33,7 @@ func TestWebhooksOnAnOlderFile(t *testing.T) {
 		return nil
 	})
 	svc := service.NewService(db, service.ServiceConfig{Notifier: notify.New(), Clock: newClock(),
-		Webhooks: &hitl.WebhookRoutes{Endpoints: []hitl.WebhookEndpoint{{Name: "ops", URL: "https://ops.example/", Events: []hitl.WebhookEvent{hitl.WebhookQuestionAnswered}}}}})
+		Webhooks: &hitl.WebhookRoutes{Endpoints: []webhook.WebhookEndpoint{{Name: "ops", URL: "https://ops.example/", Events: []webhook.WebhookEvent{webhook.WebhookQuestionAnswered}}}}})
 	_, err = svc.Questions.Answer(principaltest.As(ctx, "local"), q.ID, hitl.Response{Value: "ok"})
 	require.NoError(t, err)
 	got, err := db.ClaimWebhooks(ctx, t0.Add(time.Hour), t0.Add(2*time.Hour), 0, nil)

@@ -22,7 +22,6 @@ import (
 	"syscall"
 	"time"
 
-	"github.com/hitlbot/hitl"
 	"github.com/hitlbot/hitl/fault"
 )
 
@@ -42,8 +41,8 @@ type Config struct {
 	CallbackSecrets []Secret
 	// Callbacks is checked on every connection to a callbackUrl (DNS
 	// rebinding: the address it resolves to now).
-	Callbacks hitl.CallbackPolicy
-	Clock     hitl.Clock
+	Callbacks CallbackPolicy
+	Clock     Clock
 	Logger    *slog.Logger
 	// Changed wakes the worker when events (and so deliveries) were
 	// committed (the service's event log; nil: ticks only).
@@ -67,13 +66,31 @@ type Config struct {
 	// checks each callbackUrl connection's address against Callbacks).
 	Transport http.RoundTripper
 	// Failed is told of each delivery given up (the metric).
-	Failed func(d hitl.WebhookDelivery)
+	Failed func(d WebhookDelivery)
 }
+
+// Outbox is what the worker needs of the store's webhook outbox
+// (hitl.WebhookOutbox, where each method is documented): claiming the
+// deliveries due, and settling each.
+type Outbox interface {
+	ClaimWebhooks(ctx context.Context, now, until time.Time, limit int, skip []string) ([]WebhookDelivery, error)
+	SettleWebhook(ctx context.Context, d WebhookDelivery) error
+}
+
+// Clock tells the worker the time (hitl.Clock; tests inject a fake one).
+type Clock interface {
+	Now() time.Time
+}
+
+// utcClock is the wall clock, in UTC.
+type utcClock struct{}
+
+func (utcClock) Now() time.Time { return time.Now().UTC() }
 
 // Worker sends webhook deliveries.
 type Worker struct {
 	cfg    Config
-	box    hitl.WebhookOutbox
+	box    Outbox
 	log    *slog.Logger
 	client *http.Client
 	byName map[string]Endpoint
@@ -92,9 +109,9 @@ type Worker struct {
 }
 
 // New returns a worker over box.
-func New(cfg Config, box hitl.WebhookOutbox) *Worker {
+func New(cfg Config, box Outbox) *Worker {
 	if cfg.Clock == nil {
-		cfg.Clock = hitl.SystemClock{}
+		cfg.Clock = utcClock{}
 	}
 	if cfg.Logger == nil {
 		cfg.Logger = slog.Default()
@@ -251,7 +268,7 @@ func (w *Worker) Step(ctx context.Context) (int, error) {
 }
 
 // release hands a claimed delivery back, due at once.
-func (w *Worker) release(ctx context.Context, d hitl.WebhookDelivery) {
+func (w *Worker) release(ctx context.Context, d WebhookDelivery) {
 	d.NextAt = w.cfg.Clock.Now()
 	if err := w.box.SettleWebhook(ctx, d); err != nil {
 		w.log.Warn("webhook: releasing a delivery failed (it is due when its claim runs out)", "delivery", d.Seq, "err", err)
@@ -274,7 +291,7 @@ func (w *Worker) done1(target string) {
 
 // Deliver makes one attempt of d (claimed) and records its outcome:
 // delivered, due again on the schedule, or failed.
-func (w *Worker) Deliver(ctx context.Context, d hitl.WebhookDelivery) {
+func (w *Worker) Deliver(ctx context.Context, d WebhookDelivery) {
 	code, err := w.Send(ctx, d)
 	now := w.cfg.Clock.Now()
 	d.Attempts++
@@ -282,7 +299,7 @@ func (w *Worker) Deliver(ctx context.Context, d hitl.WebhookDelivery) {
 	log := w.log.With("delivery", d.Seq, "id", d.ID, "target", d.Target(), "type", d.Type, "attempt", d.Attempts)
 	switch {
 	case err == nil:
-		d.Status, d.SettledAt, d.LastError = hitl.WebhookDelivered, &now, ""
+		d.Status, d.SettledAt, d.LastError = WebhookDelivered, &now, ""
 	default:
 		d.LastError = err.Error()
 		next, ok := Retry(d.Attempts, now, w.cfg.Jitter())
@@ -290,7 +307,7 @@ func (w *Worker) Deliver(ctx context.Context, d hitl.WebhookDelivery) {
 			d.NextAt = next
 			log.Warn("webhook: attempt failed; retrying", "err", err, "next", next)
 		} else {
-			d.Status, d.SettledAt = hitl.WebhookFailed, &now
+			d.Status, d.SettledAt = WebhookFailed, &now
 			log.Error("webhook: delivery failed: the retry schedule is over", "err", err)
 		}
 	}
@@ -300,14 +317,14 @@ func (w *Worker) Deliver(ctx context.Context, d hitl.WebhookDelivery) {
 		log.Warn("webhook: recording the attempt failed", "err", serr)
 		return
 	}
-	if d.Status == hitl.WebhookFailed && w.cfg.Failed != nil {
+	if d.Status == WebhookFailed && w.cfg.Failed != nil {
 		w.cfg.Failed(d)
 	}
 }
 
 // Send posts d once, signed, and returns the receiver's status: nil
 // error for a 2xx.
-func (w *Worker) Send(ctx context.Context, d hitl.WebhookDelivery) (int, error) {
+func (w *Worker) Send(ctx context.Context, d WebhookDelivery) (int, error) {
 	url, secrets := d.URL, w.cfg.CallbackSecrets
 	if d.Endpoint != "" {
 		e, ok := w.byName[d.Endpoint]
@@ -356,7 +373,7 @@ func (w *Worker) Ping(ctx context.Context, name string) (int, error) {
 		return 0, fault.Errorf(fault.ENOTFOUND, "no webhook endpoint is named %q", name)
 	}
 	now := w.cfg.Clock.Now()
-	d := hitl.PingDelivery(name, now)
+	d := PingDelivery(name, now)
 	code, err := w.Send(ctx, d)
 	if err != nil {
 		return code, fault.Errorf(fault.EUNAVAILABLE, "%v", err)

@@ -1,4 +1,4 @@
-package webhook
+package webhook_test
 
 import (
 	"context"
@@ -20,6 +20,7 @@ import (
 	"github.com/hitlbot/hitl/internal/memstore"
 	"github.com/hitlbot/hitl/notify"
 	"github.com/hitlbot/hitl/service"
+	"github.com/hitlbot/hitl/webhook"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )
@@ -62,24 +63,24 @@ type world struct {
 	clock  *clocktest.Clock
 	store  *memstore.Store
 	svc    *service.Service
-	worker *Worker
+	worker *webhook.Worker
 	failed atomic.Int64
 }
 
-func newWorld(t *testing.T, eps []Endpoint, policy hitl.CallbackPolicy) *world {
+func newWorld(t *testing.T, eps []webhook.Endpoint, policy webhook.CallbackPolicy) *world {
 	t.Helper()
-	secrets, err := ParseSecrets(testSecret)
+	secrets, err := webhook.ParseSecrets(testSecret)
 	require.NoError(t, err)
 	w := &world{clock: clocktest.New(t0), store: memstore.New()}
-	var routes []hitl.WebhookEndpoint
+	var routes []webhook.WebhookEndpoint
 	for i := range eps {
 		eps[i].Secrets = secrets
-		routes = append(routes, hitl.WebhookEndpoint{Name: eps[i].Name, URL: eps[i].URL, Events: hitl.WebhookEvents})
+		routes = append(routes, webhook.WebhookEndpoint{Name: eps[i].Name, URL: eps[i].URL, Events: webhook.WebhookEvents})
 	}
 	w.svc = service.NewService(w.store, service.ServiceConfig{Notifier: notify.New(), Clock: w.clock,
 		Webhooks: &hitl.WebhookRoutes{Endpoints: routes}, Callbacks: policy})
-	w.worker = New(Config{Endpoints: eps, CallbackSecrets: secrets, Callbacks: policy, Clock: w.clock,
-		Jitter: func() float64 { return 0.5 }, Failed: func(hitl.WebhookDelivery) { w.failed.Add(1) }}, w.store)
+	w.worker = webhook.New(webhook.Config{Endpoints: eps, CallbackSecrets: secrets, Callbacks: policy, Clock: w.clock,
+		Jitter: func() float64 { return 0.5 }, Failed: func(webhook.WebhookDelivery) { w.failed.Add(1) }}, w.store)
 	return w
 }
 
@@ -105,11 +106,11 @@ func (w *world) step(t *testing.T) int {
 	t.Helper()
 	n, err := w.worker.Step(context.Background())
 	require.NoError(t, err)
-	w.worker.wg.Wait()
+	w.worker.Wait()
 	return n
 }
 
-func (w *world) deliveries(t *testing.T, st hitl.WebhookStatus) []hitl.WebhookDelivery {
+func (w *world) deliveries(t *testing.T, st webhook.WebhookStatus) []webhook.WebhookDelivery {
 	t.Helper()
 	ds, err := w.store.WebhookDeliveries(context.Background(), hitl.WebhookFilter{Status: st})
 	require.NoError(t, err)
@@ -125,7 +126,7 @@ func TestRetriesRepeatTheID(t *testing.T) {
 		}
 		return http.StatusOK
 	})
-	w := newWorld(t, []Endpoint{{Name: "ci", URL: rc.srv.URL}}, hitl.CallbackPolicy{})
+	w := newWorld(t, []webhook.Endpoint{{Name: "ci", URL: rc.srv.URL}}, webhook.CallbackPolicy{})
 	w.answered(t, "run-1", hitl.NewQuestion{})
 	require.Equal(t, 1, w.step(t))
 	require.Equal(t, 0, w.step(t), "the retry waits 5 s")
@@ -142,16 +143,16 @@ func TestRetriesRepeatTheID(t *testing.T) {
 	got := rc.headers()
 	require.Len(t, got, 3)
 	for _, h := range got {
-		assert.Equal(t, got[0].Get(HeaderID), h.Get(HeaderID))
+		assert.Equal(t, got[0].Get(webhook.HeaderID), h.Get(webhook.HeaderID))
 	}
-	secrets, _ := ParseSecrets(testSecret)
+	secrets, _ := webhook.ParseSecrets(testSecret)
 	for i, h := range got {
-		ts, err := strconv.ParseInt(h.Get(HeaderTimestamp), 10, 64)
+		ts, err := strconv.ParseInt(h.Get(webhook.HeaderTimestamp), 10, 64)
 		require.NoError(t, err)
-		assert.NoError(t, Verify(secrets[0], h, []byte(rc.bodies[i]), time.Unix(ts, 0)), "attempt %d", i+1)
+		assert.NoError(t, webhook.Verify(secrets[0], h, []byte(rc.bodies[i]), time.Unix(ts, 0)), "attempt %d", i+1)
 	}
-	assert.NotEqual(t, got[0].Get(HeaderTimestamp), got[2].Get(HeaderTimestamp), "each attempt signed when it is sent")
-	delivered := w.deliveries(t, hitl.WebhookDelivered)
+	assert.NotEqual(t, got[0].Get(webhook.HeaderTimestamp), got[2].Get(webhook.HeaderTimestamp), "each attempt signed when it is sent")
+	delivered := w.deliveries(t, webhook.WebhookDelivered)
 	require.Len(t, delivered, 1)
 	assert.Equal(t, 3, delivered[0].Attempts)
 	assert.Equal(t, 200, delivered[0].LastCode)
@@ -163,18 +164,18 @@ func TestRetriesRepeatTheID(t *testing.T) {
 // failure is counted once.
 func TestFailsAfterTheWindow(t *testing.T) {
 	rc := newReceiver(t, func(int64, *http.Request) int { return http.StatusServiceUnavailable })
-	w := newWorld(t, []Endpoint{{Name: "ci", URL: rc.srv.URL}}, hitl.CallbackPolicy{})
+	w := newWorld(t, []webhook.Endpoint{{Name: "ci", URL: rc.srv.URL}}, webhook.CallbackPolicy{})
 	w.answered(t, "run-1", hitl.NewQuestion{})
 	require.Equal(t, 1, w.step(t))
-	for i, wait := range Schedule {
+	for i, wait := range webhook.Schedule {
 		w.clock.Add(wait - time.Second)
 		require.Equal(t, 0, w.step(t), "retry %d not before its time", i+1)
-		require.Empty(t, w.deliveries(t, hitl.WebhookFailed))
+		require.Empty(t, w.deliveries(t, webhook.WebhookFailed))
 		w.clock.Add(time.Second)
 		require.Equal(t, 1, w.step(t), "retry %d", i+1)
 	}
 	assert.Equal(t, int64(8), rc.n.Load())
-	failed := w.deliveries(t, hitl.WebhookFailed)
+	failed := w.deliveries(t, webhook.WebhookFailed)
 	require.Len(t, failed, 1)
 	assert.Equal(t, 8, failed[0].Attempts)
 	assert.Equal(t, 503, failed[0].LastCode)
@@ -193,10 +194,10 @@ func TestSlowEndpointDelaysNoOther(t *testing.T) {
 	release := make(chan struct{})
 	slow := newReceiver(t, func(int64, *http.Request) int { <-release; return 200 })
 	fast := newReceiver(t, func(int64, *http.Request) int { return 200 })
-	w := newWorld(t, []Endpoint{{Name: "slow", URL: slow.srv.URL}, {Name: "fast", URL: fast.srv.URL}}, hitl.CallbackPolicy{})
-	t.Cleanup(w.worker.wg.Wait)
+	w := newWorld(t, []webhook.Endpoint{{Name: "slow", URL: slow.srv.URL}, {Name: "fast", URL: fast.srv.URL}}, webhook.CallbackPolicy{})
+	t.Cleanup(w.worker.Wait)
 	defer close(release)
-	w.worker.cfg.PerTarget = 2
+	w.worker.SetPerTarget(2)
 	var first, second string
 	for i, run := range []string{"run-1", "run-2", "run-1", "run-3", "run-4"} {
 		q := w.answered(t, run, hitl.NewQuestion{})
@@ -217,9 +218,7 @@ func TestSlowEndpointDelaysNoOther(t *testing.T) {
 	assert.Equal(t, int64(2), slow.n.Load(), "the slow receiver holds its share only")
 	// Attempts start synchronously in Step: a share that did not hold
 	// would show here at once, whenever its requests arrive.
-	w.worker.mu.Lock()
-	held := w.worker.inFlight["slow"]
-	w.worker.mu.Unlock()
+	held := w.worker.InFlight("slow")
 	assert.Equal(t, 2, held, "two attempts in flight to the slow receiver, no more")
 	fast.mu.Lock()
 	bodies := append([]string(nil), fast.bodies...)
@@ -262,21 +261,21 @@ func waitFor(t *testing.T, cond func() bool) {
 func TestCallbackChecksTheAddressDialed(t *testing.T) {
 	rc := newReceiver(t, func(int64, *http.Request) int { return 200 })
 	u, _ := url.Parse(rc.srv.URL)
-	policy := hitl.CallbackPolicy{AllowedHosts: []string{"127.0.0.1", "rebind.example"}, AllowHTTP: true}
+	policy := webhook.CallbackPolicy{AllowedHosts: []string{"127.0.0.1", "rebind.example"}, AllowHTTP: true}
 	w := newWorld(t, nil, policy)
-	w.worker.redial = func(addr string) string { return u.Host } // every name "resolves" to the receiver
+	w.worker.Redial(func(addr string) string { return u.Host }) // every name "resolves" to the receiver
 	w.answered(t, "run-1", hitl.NewQuestion{CallbackURL: rc.srv.URL + "/resume"})
 	w.answered(t, "run-2", hitl.NewQuestion{CallbackURL: "http://rebind.example:" + u.Port() + "/resume"})
 	require.Equal(t, 2, w.step(t))
 	assert.Equal(t, int64(1), rc.n.Load(), "only the loopback URL reached the receiver")
 	ds := w.deliveries(t, "")
 	require.Len(t, ds, 2)
-	by := map[string]hitl.WebhookDelivery{}
+	by := map[string]webhook.WebhookDelivery{}
 	for _, d := range ds {
 		by[d.RunID] = d
 	}
-	assert.Equal(t, hitl.WebhookDelivered, by["run-1"].Status)
-	assert.Equal(t, hitl.WebhookPending, by["run-2"].Status)
+	assert.Equal(t, webhook.WebhookDelivered, by["run-1"].Status)
+	assert.Equal(t, webhook.WebhookPending, by["run-2"].Status)
 	assert.Contains(t, by["run-2"].LastError, "private address")
 	body := rc.bodies[0]
 	assert.Contains(t, body, `"type":"question.answered"`)
@@ -287,14 +286,14 @@ func TestCallbackChecksTheAddressDialed(t *testing.T) {
 func TestPing(t *testing.T) {
 	ok := newReceiver(t, func(int64, *http.Request) int { return 204 })
 	down := newReceiver(t, func(int64, *http.Request) int { return 500 })
-	w := newWorld(t, []Endpoint{{Name: "ok", URL: ok.srv.URL}, {Name: "down", URL: down.srv.URL}}, hitl.CallbackPolicy{})
+	w := newWorld(t, []webhook.Endpoint{{Name: "ok", URL: ok.srv.URL}, {Name: "down", URL: down.srv.URL}}, webhook.CallbackPolicy{})
 	code, err := w.worker.Ping(context.Background(), "ok")
 	require.NoError(t, err)
 	assert.Equal(t, 204, code)
 	h := ok.headers()[0]
-	ts, _ := strconv.ParseInt(h.Get(HeaderTimestamp), 10, 64)
-	secrets, _ := ParseSecrets(testSecret)
-	require.NoError(t, Verify(secrets[0], h, []byte(ok.bodies[0]), time.Unix(ts, 0)))
+	ts, _ := strconv.ParseInt(h.Get(webhook.HeaderTimestamp), 10, 64)
+	secrets, _ := webhook.ParseSecrets(testSecret)
+	require.NoError(t, webhook.Verify(secrets[0], h, []byte(ok.bodies[0]), time.Unix(ts, 0)))
 	assert.Contains(t, ok.bodies[0], `"type":"webhook.ping"`)
 	code, err = w.worker.Ping(context.Background(), "down")
 	assert.Equal(t, 500, code)

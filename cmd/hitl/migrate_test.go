@@ -13,6 +13,7 @@ import (
 	"github.com/hitlbot/hitl/internal/principaltest"
 	"github.com/hitlbot/hitl/policy"
 	"github.com/hitlbot/hitl/postgres"
+	"github.com/hitlbot/hitl/webhook"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )
@@ -47,7 +48,7 @@ func TestMigrateToPostgres(t *testing.T) {
 	mails := []hitl.Mail{{QuestionID: pending.ID, User: "U0ALICE", Nudge: hitl.EventQuestionReminded, Event: 6, NextAt: time.Unix(60, 0).UTC()}}
 	require.NoError(t, m.DB.EnqueueMail(ctx, 7, mails))
 	hook := &hitl.Event{Type: hitl.EventQuestionAnswered, QuestionID: pending.ID, RunID: "run-mig", At: time.Unix(90, 0).UTC(),
-		Webhooks: []hitl.WebhookDelivery{{ID: "msg_mig", Endpoint: "ci", Type: hitl.WebhookQuestionAnswered, RunID: "run-mig",
+		Webhooks: []webhook.WebhookDelivery{{ID: "msg_mig", Endpoint: "ci", Type: webhook.WebhookQuestionAnswered, RunID: "run-mig",
 			Body: []byte(`{"type":"question.answered"}`), CreatedAt: time.Unix(90, 0).UTC(), NextAt: time.Unix(90, 0).UTC()}}}
 	require.NoError(t, m.DB.AppendEvent(ctx, hook))
 	wantPending, err := m.DB.Questions(ctx, hitl.QuestionFilter{Status: hitl.StatusPending})

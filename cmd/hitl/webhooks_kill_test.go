@@ -152,7 +152,7 @@ func (s *sink) waitArrived(t *testing.T, n int) {
 
 // delivered waits until every delivery in db is delivered and the sink
 // answered 2xx to each of their ids, and returns the deliveries.
-func (s *sink) delivered(t *testing.T, db hitl.WebhookOutbox, n int) []hitl.WebhookDelivery {
+func (s *sink) delivered(t *testing.T, db hitl.WebhookOutbox, n int) []webhook.WebhookDelivery {
 	t.Helper()
 	deadline := time.Now().Add(60 * time.Second)
 	for {
@@ -163,7 +163,7 @@ func (s *sink) delivered(t *testing.T, db hitl.WebhookOutbox, n int) []hitl.Webh
 			s.mu.Lock()
 			ok := s.ok[d.ID]
 			s.mu.Unlock()
-			done = done && ok && d.Status == hitl.WebhookDelivered
+			done = done && ok && d.Status == webhook.WebhookDelivered
 		}
 		if done {
 			return ds

@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/hitlbot/hitl"
+	"github.com/hitlbot/hitl/observe"
 )
 
 // rollups are the store's hitl.Rollups and the runs' last question
@@ -46,7 +47,7 @@ func (s *Store) edit(edits ...hitl.RollupEdit) {
 
 // rollupQuestion edits the rollups for a question write from old to cur.
 func (s *Store) rollupQuestion(old, cur *hitl.Question) {
-	s.edit(hitl.QuestionRollupEdits(old, cur)...)
+	s.edit(observe.QuestionRollupEdits(old, cur)...)
 	if old != nil || cur == nil {
 		return
 	}
@@ -58,12 +59,12 @@ func (s *Store) rollupQuestion(old, cur *hitl.Question) {
 		return
 	}
 	s.rollups.lastAsked[cur.RunID] = cur.CreatedAt
-	s.edit(hitl.RunRollupEdits(prev, cur.CreatedAt)...)
+	s.edit(observe.RunRollupEdits(prev, cur.CreatedAt)...)
 }
 
 // rollupEvent edits the rollups for an appended event.
 func (s *Store) rollupEvent(ev *hitl.Event) {
-	if e, ok := hitl.EventRollupEdit(ev); ok {
+	if e, ok := observe.EventRollupEdit(ev); ok {
 		s.edit(e)
 	}
 }

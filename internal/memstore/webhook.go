@@ -8,13 +8,14 @@ import (
 
 	"github.com/hitlbot/hitl"
 	"github.com/hitlbot/hitl/fault"
+	"github.com/hitlbot/hitl/webhook"
 )
 
 // webhooks is the webhook outbox of a Store (hitl.WebhookOutbox), read by
 // scanning: fine for tests.
 type webhooks struct {
 	seq  uint64
-	all  map[uint64]hitl.WebhookDelivery
+	all  map[uint64]webhook.WebhookDelivery
 	last map[string]time.Time // target → last success
 }
 
@@ -22,14 +23,14 @@ type webhooks struct {
 func (s *Store) enqueueWebhooks(ev *hitl.Event) {
 	for i := range ev.Webhooks {
 		d := &ev.Webhooks[i]
-		d.Event, d.Status, d.Claim, d.Attempts = ev.Seq, hitl.WebhookPending, 0, 0
+		d.Event, d.Status, d.Claim, d.Attempts = ev.Seq, webhook.WebhookPending, 0, 0
 		s.putNewWebhook(d)
 	}
 }
 
-func (s *Store) putNewWebhook(d *hitl.WebhookDelivery) {
+func (s *Store) putNewWebhook(d *webhook.WebhookDelivery) {
 	if s.hooks.all == nil {
-		s.hooks.all, s.hooks.last = map[uint64]hitl.WebhookDelivery{}, map[string]time.Time{}
+		s.hooks.all, s.hooks.last = map[uint64]webhook.WebhookDelivery{}, map[string]time.Time{}
 	}
 	s.hooks.seq++
 	d.Seq = s.hooks.seq
@@ -37,9 +38,9 @@ func (s *Store) putNewWebhook(d *hitl.WebhookDelivery) {
 }
 
 // head reports whether d is the first pending delivery of its queue.
-func (s *Store) head(d hitl.WebhookDelivery) bool {
+func (s *Store) head(d webhook.WebhookDelivery) bool {
 	for _, o := range s.hooks.all {
-		if o.Seq < d.Seq && o.Status == hitl.WebhookPending && o.RunID == d.RunID && o.Target() == d.Target() {
+		if o.Seq < d.Seq && o.Status == webhook.WebhookPending && o.RunID == d.RunID && o.Target() == d.Target() {
 			return false
 		}
 	}
@@ -47,41 +48,41 @@ func (s *Store) head(d hitl.WebhookDelivery) bool {
 }
 
 // ClaimWebhooks implements hitl.WebhookOutbox.
-func (s *Store) ClaimWebhooks(_ context.Context, now, until time.Time, limit int, skip []string) ([]hitl.WebhookDelivery, error) {
+func (s *Store) ClaimWebhooks(_ context.Context, now, until time.Time, limit int, skip []string) ([]webhook.WebhookDelivery, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	out := []hitl.WebhookDelivery{}
+	out := []webhook.WebhookDelivery{}
 	for _, d := range s.hooks.all {
-		if d.Status == hitl.WebhookPending && !d.NextAt.After(now) && !slices.Contains(skip, d.Target()) && s.head(d) {
+		if d.Status == webhook.WebhookPending && !d.NextAt.After(now) && !slices.Contains(skip, d.Target()) && s.head(d) {
 			out = append(out, d)
 		}
 	}
-	return lease(out, limit, func(d hitl.WebhookDelivery) (time.Time, uint64) { return d.NextAt, d.Seq },
-		func(d *hitl.WebhookDelivery) { d.NextAt, d.Claim = until, d.Claim+1 },
-		func(d hitl.WebhookDelivery) { s.hooks.all[d.Seq] = d }), nil
+	return lease(out, limit, func(d webhook.WebhookDelivery) (time.Time, uint64) { return d.NextAt, d.Seq },
+		func(d *webhook.WebhookDelivery) { d.NextAt, d.Claim = until, d.Claim+1 },
+		func(d webhook.WebhookDelivery) { s.hooks.all[d.Seq] = d }), nil
 }
 
 // SettleWebhook implements hitl.WebhookOutbox.
-func (s *Store) SettleWebhook(_ context.Context, d hitl.WebhookDelivery) error {
+func (s *Store) SettleWebhook(_ context.Context, d webhook.WebhookDelivery) error {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	old, ok := s.hooks.all[d.Seq]
 	if !ok {
 		return fault.Errorf(fault.ENOTFOUND, "webhook delivery %d is not stored", d.Seq)
 	}
-	if err := hitl.WebhookClaimHeld(old, d); err != nil {
+	if err := webhook.WebhookClaimHeld(old, d); err != nil {
 		return err
 	}
 	old.Status, old.Attempts, old.NextAt, old.LastError, old.LastCode, old.SettledAt = d.Status, d.Attempts, d.NextAt, d.LastError, d.LastCode, d.SettledAt
 	s.hooks.all[d.Seq] = old
-	if d.Status == hitl.WebhookDelivered && d.SettledAt != nil {
+	if d.Status == webhook.WebhookDelivered && d.SettledAt != nil {
 		s.hooks.last[old.Target()] = *d.SettledAt
 	}
 	return nil
 }
 
 // WebhookDelivery implements hitl.WebhookOutbox.
-func (s *Store) WebhookDelivery(_ context.Context, seq uint64) (hitl.WebhookDelivery, error) {
+func (s *Store) WebhookDelivery(_ context.Context, seq uint64) (webhook.WebhookDelivery, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	d, ok := s.hooks.all[seq]
@@ -92,10 +93,10 @@ func (s *Store) WebhookDelivery(_ context.Context, seq uint64) (hitl.WebhookDeli
 }
 
 // WebhookDeliveries implements hitl.WebhookOutbox.
-func (s *Store) WebhookDeliveries(_ context.Context, f hitl.WebhookFilter) ([]hitl.WebhookDelivery, error) {
+func (s *Store) WebhookDeliveries(_ context.Context, f hitl.WebhookFilter) ([]webhook.WebhookDelivery, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	out := []hitl.WebhookDelivery{}
+	out := []webhook.WebhookDelivery{}
 	for _, d := range s.hooks.all {
 		if (f.Status == "" || d.Status == f.Status) && (f.Before == 0 || d.Seq < f.Before) {
 			out = append(out, d)
@@ -109,34 +110,34 @@ func (s *Store) WebhookDeliveries(_ context.Context, f hitl.WebhookFilter) ([]hi
 }
 
 // ReplayWebhook implements hitl.WebhookOutbox.
-func (s *Store) ReplayWebhook(_ context.Context, seq uint64, now time.Time) (hitl.WebhookDelivery, error) {
+func (s *Store) ReplayWebhook(_ context.Context, seq uint64, now time.Time) (webhook.WebhookDelivery, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	d, ok := s.hooks.all[seq]
 	if !ok {
 		return d, fault.Errorf(fault.ENOTFOUND, "webhook delivery %d is not stored", seq)
 	}
-	d = hitl.ReplayOf(d, now)
+	d = webhook.ReplayOf(d, now)
 	s.putNewWebhook(&d)
 	return d, nil
 }
 
 // WebhookStats implements hitl.WebhookOutbox.
-func (s *Store) WebhookStats(context.Context) ([]hitl.WebhookTargetStats, error) {
+func (s *Store) WebhookStats(context.Context) ([]webhook.WebhookTargetStats, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	by := map[string]*hitl.WebhookTargetStats{}
-	get := func(t string) *hitl.WebhookTargetStats {
+	by := map[string]*webhook.WebhookTargetStats{}
+	get := func(t string) *webhook.WebhookTargetStats {
 		if by[t] == nil {
-			by[t] = &hitl.WebhookTargetStats{Target: t}
+			by[t] = &webhook.WebhookTargetStats{Target: t}
 		}
 		return by[t]
 	}
 	for _, d := range s.hooks.all {
 		switch d.Status {
-		case hitl.WebhookPending:
+		case webhook.WebhookPending:
 			get(d.Target()).Pending++
-		case hitl.WebhookFailed:
+		case webhook.WebhookFailed:
 			get(d.Target()).Failed++
 		}
 	}
@@ -144,7 +145,7 @@ func (s *Store) WebhookStats(context.Context) ([]hitl.WebhookTargetStats, error)
 		at := at
 		get(t).LastSuccess = &at
 	}
-	return hitl.SortedWebhookStats(by), nil
+	return webhook.SortedWebhookStats(by), nil
 }
 
 // PruneWebhooks implements hitl.WebhookOutbox.
@@ -156,7 +157,7 @@ func (s *Store) PruneWebhooks(_ context.Context, before time.Time, limit int) (i
 		if n == limit {
 			break
 		}
-		if d.Status != hitl.WebhookPending && d.SettledAt != nil && d.SettledAt.Before(before) {
+		if d.Status != webhook.WebhookPending && d.SettledAt != nil && d.SettledAt.Before(before) {
 			delete(s.hooks.all, seq)
 			n++
 		}

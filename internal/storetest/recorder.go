@@ -6,6 +6,7 @@ import (
 
 	"github.com/hitlbot/hitl"
 	"github.com/hitlbot/hitl/policy"
+	"github.com/hitlbot/hitl/webhook"
 )
 
 // The recorders below pass each call on to the store they wrap and count
@@ -237,7 +238,7 @@ type webhookRec struct {
 	c *calls
 }
 
-func (w webhookRec) ClaimWebhooks(ctx context.Context, now time.Time, until time.Time, limit int, skip []string) ([]hitl.WebhookDelivery, error) {
+func (w webhookRec) ClaimWebhooks(ctx context.Context, now time.Time, until time.Time, limit int, skip []string) ([]webhook.WebhookDelivery, error) {
 	w.c.add("ClaimWebhooks")
 	return w.s.ClaimWebhooks(ctx, now, until, limit, skip)
 }
@@ -247,27 +248,27 @@ func (w webhookRec) PruneWebhooks(ctx context.Context, before time.Time, limit i
 	return w.s.PruneWebhooks(ctx, before, limit)
 }
 
-func (w webhookRec) ReplayWebhook(ctx context.Context, seq uint64, now time.Time) (hitl.WebhookDelivery, error) {
+func (w webhookRec) ReplayWebhook(ctx context.Context, seq uint64, now time.Time) (webhook.WebhookDelivery, error) {
 	w.c.add("ReplayWebhook")
 	return w.s.ReplayWebhook(ctx, seq, now)
 }
 
-func (w webhookRec) SettleWebhook(ctx context.Context, d hitl.WebhookDelivery) error {
+func (w webhookRec) SettleWebhook(ctx context.Context, d webhook.WebhookDelivery) error {
 	w.c.add("SettleWebhook")
 	return w.s.SettleWebhook(ctx, d)
 }
 
-func (w webhookRec) WebhookDeliveries(ctx context.Context, f hitl.WebhookFilter) ([]hitl.WebhookDelivery, error) {
+func (w webhookRec) WebhookDeliveries(ctx context.Context, f hitl.WebhookFilter) ([]webhook.WebhookDelivery, error) {
 	w.c.add("WebhookDeliveries")
 	return w.s.WebhookDeliveries(ctx, f)
 }
 
-func (w webhookRec) WebhookDelivery(ctx context.Context, seq uint64) (hitl.WebhookDelivery, error) {
+func (w webhookRec) WebhookDelivery(ctx context.Context, seq uint64) (webhook.WebhookDelivery, error) {
 	w.c.add("WebhookDelivery")
 	return w.s.WebhookDelivery(ctx, seq)
 }
 
-func (w webhookRec) WebhookStats(ctx context.Context) ([]hitl.WebhookTargetStats, error) {
+func (w webhookRec) WebhookStats(ctx context.Context) ([]webhook.WebhookTargetStats, error) {
 	w.c.add("WebhookStats")
 	return w.s.WebhookStats(ctx)
 }

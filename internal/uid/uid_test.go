@@ -1,4 +1,4 @@
-package hitl
+package uid
 
 import (
 	"strings"
@@ -6,7 +6,7 @@ import (
 	"time"
 )
 
-func TestNewIDSortsByTimeAndStaysUnique(t *testing.T) {
+func TestNewSortsByTimeAndStaysUnique(t *testing.T) {
 	t0 := time.Date(2026, 11, 24, 6, 0, 0, 0, time.UTC)
 	cases := []struct {
 		name       string
@@ -21,7 +21,7 @@ func TestNewIDSortsByTimeAndStaysUnique(t *testing.T) {
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
-			a, b := newID("q_", c.earlier), newID("q_", c.later)
+			a, b := at("q_", c.earlier), at("q_", c.later)
 			if got := a < b; got != c.wantSorted {
 				t.Fatalf("%s < %s = %v, want %v", a, b, got, c.wantSorted)
 			}
@@ -29,7 +29,7 @@ func TestNewIDSortsByTimeAndStaysUnique(t *testing.T) {
 	}
 	seen := map[string]bool{}
 	for range 1000 {
-		id := newID("q_", t0) // the same time: only the random part differs
+		id := at("q_", t0) // the same time: only the random part differs
 		if len(id) != 18 || !strings.HasPrefix(id, "q_") || strings.Trim(id[2:], idAlphabet) != "" {
 			t.Fatalf("id %q: want q_ then 16 characters of %s", id, idAlphabet)
 		}

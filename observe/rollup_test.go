@@ -1,4 +1,4 @@
-package hitl_test
+package observe_test
 
 import (
 	"testing"
@@ -6,6 +6,7 @@ import (
 
 	"github.com/hitlbot/hitl"
 	"github.com/hitlbot/hitl/internal/sketch"
+	"github.com/hitlbot/hitl/observe"
 	"github.com/stretchr/testify/assert"
 )
 
@@ -46,7 +47,7 @@ func TestRollupEdits(t *testing.T) {
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			got := map[time.Time]hitl.Rollup{}
-			for _, e := range hitl.QuestionRollupEdits(c.old, c.cur) {
+			for _, e := range observe.QuestionRollupEdits(c.old, c.cur) {
 				h := hitl.RollupStart(e.At, time.Hour)
 				r := got[h]
 				e.Apply(&r)
@@ -67,30 +68,30 @@ func TestRollupEdits(t *testing.T) {
 			hitl.EventQuestionReminded:  {Reminders: 1},
 			hitl.EventQuestionEscalated: {Escalations: 1},
 		} {
-			e, ok := hitl.EventRollupEdit(&hitl.Event{Type: typ, At: t0})
+			e, ok := observe.EventRollupEdit(&hitl.Event{Type: typ, At: t0})
 			assert.True(t, ok)
 			var r hitl.Rollup
 			e.Apply(&r)
 			assert.Equal(t, want, r)
 		}
-		_, ok := hitl.EventRollupEdit(&hitl.Event{Type: hitl.EventQuestionAnswered, At: t0})
+		_, ok := observe.EventRollupEdit(&hitl.Event{Type: hitl.EventQuestionAnswered, At: t0})
 		assert.False(t, ok)
 	})
 	t.Run("a run counts in the span of its last question only", func(t *testing.T) {
 		got := map[time.Time]int{}
-		for _, e := range hitl.RunRollupEdits(time.Time{}, t0) {
+		for _, e := range observe.RunRollupEdits(time.Time{}, t0) {
 			var r hitl.Rollup
 			e.Apply(&r)
 			got[hitl.RollupStart(e.At, time.Hour)] += r.Runs
 		}
 		assert.Equal(t, map[time.Time]int{h9: 1}, got)
 		got = map[time.Time]int{}
-		for _, e := range hitl.RunRollupEdits(t0, t0.Add(time.Hour)) {
+		for _, e := range observe.RunRollupEdits(t0, t0.Add(time.Hour)) {
 			var r hitl.Rollup
 			e.Apply(&r)
 			got[hitl.RollupStart(e.At, time.Hour)] += r.Runs
 		}
 		assert.Equal(t, map[time.Time]int{h9: -1, h10: 1}, got)
-		assert.Empty(t, hitl.RunRollupEdits(t0, t0))
+		assert.Empty(t, observe.RunRollupEdits(t0, t0))
 	})
 }

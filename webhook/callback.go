@@ -1,4 +1,4 @@
-package hitl
+package webhook
 
 import (
 	"net"

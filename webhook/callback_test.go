@@ -1,36 +1,36 @@
-package hitl_test
+package webhook_test
 
 import (
 	"net/netip"
 	"strings"
 	"testing"
 
-	"github.com/hitlbot/hitl"
 	"github.com/hitlbot/hitl/fault"
+	"github.com/hitlbot/hitl/webhook"
 	"github.com/stretchr/testify/assert"
 )
 
 // TestCallbackPolicy is the table of where a question's callbackUrl may
 // point.
 func TestCallbackPolicy(t *testing.T) {
-	hosts := hitl.CallbackPolicy{AllowedHosts: []string{"agent.example", "*.hooks.example", "localhost", "127.0.0.1", "10.1.2.3", "169.254.169.254", "[::1]", "::1"}}
+	hosts := webhook.CallbackPolicy{AllowedHosts: []string{"agent.example", "*.hooks.example", "localhost", "127.0.0.1", "10.1.2.3", "169.254.169.254", "[::1]", "::1"}}
 	withHTTP := hosts
 	withHTTP.AllowHTTP = true
 	private := hosts
 	private.AllowPrivate = true
 	rows := []struct {
 		name   string
-		policy hitl.CallbackPolicy
+		policy webhook.CallbackPolicy
 		url    string
 		refuse string // "" when allowed; else a word of the message
 	}{
-		{"none: nothing to check", hitl.CallbackPolicy{}, "", ""},
+		{"none: nothing to check", webhook.CallbackPolicy{}, "", ""},
 		{"https to a listed host", hosts, "https://agent.example/resume?run=1", ""},
 		{"https to a name under a listed wildcard", hosts, "https://a.b.hooks.example/x", ""},
 		{"the wildcard's own domain is not under it", hosts, "https://hooks.example/x", "webhooks_allowed_hosts"},
 		{"a host not listed", hosts, "https://evil.example/x", "webhooks_allowed_hosts"},
 		{"a listed host as a suffix of another is not it", hosts, "https://agent.example.evil.example/x", "webhooks_allowed_hosts"},
-		{"no allowed hosts at all names the setting", hitl.CallbackPolicy{}, "https://agent.example/", "webhooks_allowed_hosts"},
+		{"no allowed hosts at all names the setting", webhook.CallbackPolicy{}, "https://agent.example/", "webhooks_allowed_hosts"},
 		{"http to a public host", hosts, "http://agent.example/", "webhooks_allow_http"},
 		{"http to a public host when allowed", withHTTP, "http://agent.example/", ""},
 		{"http to localhost", hosts, "http://localhost:8080/resume", ""},
@@ -44,7 +44,7 @@ func TestCallbackPolicy(t *testing.T) {
 		{"javascript", hosts, "javascript:alert(1)", "http(s)"},
 		{"relative", hosts, "/resume", "http(s)"},
 		{"credentials in the URL", hosts, "https://u:p@agent.example/", "credentials"},
-		{"too long", hosts, "https://agent.example/" + strings.Repeat("a", hitl.MaxCallbackURLLen), "longer"},
+		{"too long", hosts, "https://agent.example/" + strings.Repeat("a", webhook.MaxCallbackURLLen), "longer"},
 		{"not a URL", hosts, "https://agent.example/%zz", "http(s)"},
 	}
 	for _, r := range rows {
@@ -63,11 +63,11 @@ func TestCallbackPolicy(t *testing.T) {
 // TestCallbackDialAllowed is the table of the addresses a delivery to a
 // callbackUrl may connect to, after the name is resolved.
 func TestCallbackDialAllowed(t *testing.T) {
-	strict := hitl.CallbackPolicy{}
-	private := hitl.CallbackPolicy{AllowPrivate: true}
+	strict := webhook.CallbackPolicy{}
+	private := webhook.CallbackPolicy{AllowPrivate: true}
 	rows := []struct {
 		name   string
-		policy hitl.CallbackPolicy
+		policy webhook.CallbackPolicy
 		url    string
 		addr   string
 		ok     bool

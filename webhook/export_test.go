@@ -1,0 +1,18 @@
+package webhook
+
+// Wait waits for the attempts the worker started.
+func (w *Worker) Wait() { w.wg.Wait() }
+
+// InFlight is how many attempts to target are in flight.
+func (w *Worker) InFlight(target string) int {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	return w.inFlight[target]
+}
+
+// Redial makes every request dial redial(addr) instead: a name that
+// "resolves" to a private address.
+func (w *Worker) Redial(redial func(addr string) string) { w.redial = redial }
+
+// SetPerTarget bounds the attempts in flight to one target.
+func (w *Worker) SetPerTarget(n int) { w.cfg.PerTarget = n }
