@@ -88,7 +88,7 @@ type Event struct {
 	// Webhooks are the webhook deliveries the event owes (WebhookRoutes):
 	// the store writes them to its WebhookOutbox in the event's
 	// transaction. Not part of the event's record.
-	Webhooks []webhook.WebhookDelivery `json:"-"`
+	Webhooks []webhook.Delivery `json:"-"`
 }
 
 // Audit reports whether ev is of the admins' audit trail: a refusal or a

@@ -11,10 +11,10 @@ import (
 // (PolicyState) and the rules learned from "always allow" (LearnedRule).
 type PolicyStore interface {
 	// PolicyState returns the stored approval policy, nil when none is.
-	PolicyState(ctx context.Context) (*policy.PolicyState, error)
+	PolicyState(ctx context.Context) (*policy.State, error)
 
 	// PutPolicyState stores the approval policy's configured rules.
-	PutPolicyState(ctx context.Context, st *policy.PolicyState) error
+	PutPolicyState(ctx context.Context, st *policy.State) error
 
 	// PutLearnedRule stores r in one transaction, replacing the rule with
 	// the same key (agent, opType, resource) if there is one: that rule's

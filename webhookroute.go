@@ -14,7 +14,7 @@ import (
 // WebhookRoutes says which receivers get which events: the configured
 // endpoints, and the callbackUrl of a question.
 type WebhookRoutes struct {
-	Endpoints []webhook.WebhookEndpoint
+	Endpoints []webhook.Route
 	// NewID makes webhook ids (default uid.New("msg_")).
 	NewID func() string
 }
@@ -22,11 +22,11 @@ type WebhookRoutes struct {
 // deliveries returns the deliveries of webhook event typ about data,
 // happening at at: one per endpoint that wants it, plus callback (a
 // question's callbackUrl; empty: none).
-func (r *WebhookRoutes) deliveries(typ webhook.WebhookEvent, runID, questionID, callback string, at time.Time, data any) []webhook.WebhookDelivery {
-	var out []webhook.WebhookDelivery
+func (r *WebhookRoutes) deliveries(typ webhook.Event, runID, questionID, callback string, at time.Time, data any) []webhook.Delivery {
+	var out []webhook.Delivery
 	add := func(name, u string) {
-		out = append(out, webhook.WebhookDelivery{Endpoint: name, URL: u, Type: typ, RunID: runID, QuestionID: questionID,
-			Status: webhook.WebhookPending, CreatedAt: at, NextAt: at})
+		out = append(out, webhook.Delivery{Endpoint: name, URL: u, Type: typ, RunID: runID, QuestionID: questionID,
+			Status: webhook.Pending, CreatedAt: at, NextAt: at})
 	}
 	if r != nil {
 		for _, e := range r.Endpoints {
@@ -41,7 +41,7 @@ func (r *WebhookRoutes) deliveries(typ webhook.WebhookEvent, runID, questionID, 
 	if len(out) == 0 {
 		return nil
 	}
-	body, err := json.Marshal(webhook.WebhookBody{Type: typ, Timestamp: at, Data: data})
+	body, err := json.Marshal(webhook.Body{Type: typ, Timestamp: at, Data: data})
 	if err != nil {
 		return nil // the API's shapes always encode
 	}
@@ -57,7 +57,7 @@ func (r *WebhookRoutes) deliveries(typ webhook.WebhookEvent, runID, questionID, 
 
 // ForQuestion returns the deliveries of ev, an event of q (as it is
 // after ev): the question redacted as the API shows it.
-func (r *WebhookRoutes) ForQuestion(ev *Event, q *Question) []webhook.WebhookDelivery {
+func (r *WebhookRoutes) ForQuestion(ev *Event, q *Question) []webhook.Delivery {
 	typ, ok := questionWebhooks[ev.Type]
 	if !ok || q == nil {
 		return nil
@@ -67,11 +67,11 @@ func (r *WebhookRoutes) ForQuestion(ev *Event, q *Question) []webhook.WebhookDel
 
 // ForRun returns the deliveries of a run update: was is the run's
 // control status before it, upd what it writes.
-func (r *WebhookRoutes) ForRun(was steer.RunStatus, upd RunUpdate, at time.Time) []webhook.WebhookDelivery {
+func (r *WebhookRoutes) ForRun(was steer.RunStatus, upd RunUpdate, at time.Time) []webhook.Delivery {
 	if upd.Run == nil {
 		return nil
 	}
-	typ := webhook.RunWebhook(was, upd.Run.Control.Status)
+	typ := webhook.RunEvent(was, upd.Run.Control.Status)
 	if typ == "" {
 		return nil
 	}
@@ -81,10 +81,10 @@ func (r *WebhookRoutes) ForRun(was steer.RunStatus, upd RunUpdate, at time.Time)
 }
 
 // questionWebhooks maps the log's question events to webhook events.
-var questionWebhooks = map[EventType]webhook.WebhookEvent{
-	EventQuestionAnswered:  webhook.WebhookQuestionAnswered,
-	EventQuestionTimeout:   webhook.WebhookQuestionTimedOut,
-	EventQuestionCancelled: webhook.WebhookQuestionCancelled,
-	EventQuestionReminded:  webhook.WebhookQuestionReminded,
-	EventQuestionEscalated: webhook.WebhookQuestionEscalated,
+var questionWebhooks = map[EventType]webhook.Event{
+	EventQuestionAnswered:  webhook.QuestionAnswered,
+	EventQuestionTimeout:   webhook.QuestionTimedOut,
+	EventQuestionCancelled: webhook.QuestionCancelled,
+	EventQuestionReminded:  webhook.QuestionReminded,
+	EventQuestionEscalated: webhook.QuestionEscalated,
 }

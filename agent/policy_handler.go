@@ -14,7 +14,7 @@ import (
 
 // policyRequest is the body of PUT /api/policy.
 type policyRequest struct {
-	Rules []policy.PolicyRule `json:"rules"`
+	Rules []policy.Rule `json:"rules"`
 }
 
 // handlePolicy serves GET /api/policy: the effective policy (rules,
@@ -128,7 +128,7 @@ func (c *Client) Policy(ctx context.Context) (policy.Policy, error) {
 }
 
 // SetPolicy implements hitl.PolicyService: PUT /api/policy.
-func (c *Client) SetPolicy(ctx context.Context, rules []policy.PolicyRule) (policy.Policy, error) {
+func (c *Client) SetPolicy(ctx context.Context, rules []policy.Rule) (policy.Policy, error) {
 	var p policy.Policy
 	err := c.do(ctx, http.MethodPut, "/api/policy", nil, policyRequest{Rules: rules}, &p)
 	return p, err

@@ -39,7 +39,7 @@ func (s *Server) handleWebhooks(w http.ResponseWriter, r *http.Request) {
 
 // webhookDeliveries is the answer of GET /api/webhooks/deliveries.
 type webhookDeliveries struct {
-	Deliveries []webhook.WebhookDelivery `json:"deliveries"`
+	Deliveries []webhook.Delivery `json:"deliveries"`
 	// NextBefore continues the list (before=) when the page was full.
 	NextBefore uint64 `json:"nextBefore,omitempty"`
 }
@@ -50,7 +50,7 @@ func (s *Server) handleWebhookDeliveries(w http.ResponseWriter, r *http.Request)
 		return
 	}
 	q := r.URL.Query()
-	f := hitl.WebhookFilter{Status: webhook.WebhookStatus(q.Get("status"))}
+	f := hitl.WebhookFilter{Status: webhook.Status(q.Get("status"))}
 	var err error
 	if v := q.Get("before"); v != "" {
 		if f.Before, err = strconv.ParseUint(v, 10, 64); err != nil {
@@ -114,7 +114,7 @@ func (c *Client) Webhooks(ctx context.Context) (service.WebhookOverview, error) 
 
 // WebhookDeliveries implements hitl.WebhookService: GET
 // /api/webhooks/deliveries.
-func (c *Client) WebhookDeliveries(ctx context.Context, f hitl.WebhookFilter) ([]webhook.WebhookDelivery, error) {
+func (c *Client) WebhookDeliveries(ctx context.Context, f hitl.WebhookFilter) ([]webhook.Delivery, error) {
 	v := url.Values{}
 	if f.Status != "" {
 		v.Set("status", string(f.Status))
@@ -131,8 +131,8 @@ func (c *Client) WebhookDeliveries(ctx context.Context, f hitl.WebhookFilter) ([
 }
 
 // ReplayWebhook implements hitl.WebhookService.
-func (c *Client) ReplayWebhook(ctx context.Context, seq uint64) (webhook.WebhookDelivery, error) {
-	var out webhook.WebhookDelivery
+func (c *Client) ReplayWebhook(ctx context.Context, seq uint64) (webhook.Delivery, error) {
+	var out webhook.Delivery
 	err := c.do(ctx, http.MethodPost, "/api/webhooks/deliveries/"+strconv.FormatUint(seq, 10)+"/replay", nil, struct{}{}, &out)
 	return out, err
 }

@@ -55,10 +55,10 @@ func (r *Risks) UnmarshalYAML(n *yaml.Node) error {
 }
 
 // PolicyRules converts the configured rules to the domain's.
-func (c Config) PolicyRules() []policy.PolicyRule {
-	out := make([]policy.PolicyRule, 0, len(c.Policy.Rules))
+func (c Config) PolicyRules() []policy.Rule {
+	out := make([]policy.Rule, 0, len(c.Policy.Rules))
 	for _, r := range c.Policy.Rules {
-		pr := policy.PolicyRule{Name: r.Name, OpType: policy.OpType(r.OpType), Resource: r.Resource, Agent: r.Agent,
+		pr := policy.Rule{Name: r.Name, OpType: policy.OpType(r.OpType), Resource: r.Resource, Agent: r.Agent,
 			Effect: policy.Effect(r.Effect), Approvers: r.Approvers, Quorum: r.Quorum,
 			ReminderPolicy: reminderPolicy(r.Reminders, r.EscalateAfter, r.EscalateTo, r.EscalationChannel)}
 		for _, k := range r.Risk {

@@ -60,7 +60,7 @@ func TestAgentSideCommandLine(t *testing.T) {
 		"tmp/keys/id_rsa": filepath.Join(home, ".ssh", "id_rsa"),
 	}, op.Paths)
 
-	rules := []policy.PolicyRule{
+	rules := []policy.Rule{
 		{Name: "echo", OpType: policy.OpShell, Resource: "echo", Effect: policy.EffectAllow},
 		{Name: "tmp", OpType: policy.OpFileWrite, Resource: dir + "/tmp/*", Effect: policy.EffectAllow},
 		{Name: "rc", OpType: policy.OpFileWrite, Resource: "*/.bashrc", Effect: policy.EffectDeny},

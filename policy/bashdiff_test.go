@@ -26,17 +26,17 @@ import (
 // diffRules are benign read-only allow rules, as a team writes them
 // (including builtins a person might allow without knowing what they
 // evaluate), and one directory lines may write in.
-func diffRules(b bashdiff.Box) []policy.PolicyRule {
-	var rules []policy.PolicyRule
+func diffRules(b bashdiff.Box) []policy.Rule {
+	var rules []policy.Rule
 	for _, c := range []string{"git status", "git log", "ls", "cat", "head", "tail", "grep", "sed", "echo", "printf", "wc", "sort",
 		"tee", "tar -tf", "tar tvf", "tar -xf", "find", "env", "pwd", "test", "[", "true", "diff", "make test", "go test", "rg", "jq",
 		"which", "read", "mapfile", "let", "unset", "declare", "export", "eval", "command", "hash", "awk", "xargs", "alias", "trap",
 		"source", ".", "builtin", "enable", "cd", "set", "shopt", "getopts", "wait", "/bin/ls", "curl", "wget", "git -c", "git -p"} {
-		rules = append(rules, policy.PolicyRule{Name: "allow " + c, OpType: policy.OpShell, Resource: c, Effect: policy.EffectAllow})
+		rules = append(rules, policy.Rule{Name: "allow " + c, OpType: policy.OpShell, Resource: c, Effect: policy.EffectAllow})
 	}
 	return append(rules,
-		policy.PolicyRule{Name: "writes in w", OpType: policy.OpFileWrite, Resource: b.Dir + "/w/*", Effect: policy.EffectAllow},
-		policy.PolicyRule{Name: "no keys", OpType: policy.OpFileRead, Resource: "/home/*/.ssh/*", Effect: policy.EffectDeny})
+		policy.Rule{Name: "writes in w", OpType: policy.OpFileWrite, Resource: b.Dir + "/w/*", Effect: policy.EffectAllow},
+		policy.Rule{Name: "no keys", OpType: policy.OpFileRead, Resource: "/home/*/.ssh/*", Effect: policy.EffectDeny})
 }
 
 // differ runs lines through the decider and, where it allows, bash.

@@ -35,7 +35,7 @@ type Decision struct {
 // when every part is allowed, denied when any part is denied, asked
 // otherwise.
 type Decider struct {
-	Rules []PolicyRule
+	Rules []Rule
 	// Parse parses shell command lines; nil: every shell operation asks.
 	Parse CommandParser
 	// Learned finds the learned rule for a key (nil when none); nil: no

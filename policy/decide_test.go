@@ -14,7 +14,7 @@ import (
 
 // shellRules are what a person wrote: the table below decides command
 // lines against them.
-var shellRules = []policy.PolicyRule{
+var shellRules = []policy.Rule{
 	{Name: "no-root-wipe", OpType: policy.OpShell, Resource: "rm -rf /", Effect: policy.EffectDeny},
 	{Name: "no-curl", OpType: policy.OpShell, Resource: "curl *", Effect: policy.EffectDeny},
 	{Name: "two-person-deploys", OpType: policy.OpShell, Resource: "make deploy", Effect: policy.EffectAsk, Approvers: []string{"U0A", "U0B"}, Quorum: 2},
@@ -365,7 +365,7 @@ func TestAgentName(t *testing.T) {
 func TestRulesThatMustHold(t *testing.T) {
 	now := time.Date(2026, 11, 24, 12, 0, 0, 0, time.UTC)
 	learnedMakeTest := &policy.LearnedRule{ID: "r_1", Agent: "api:ci", OpType: policy.OpShell, Resource: "make test", CreatedAt: now, ExpiresAt: now.Add(time.Hour)}
-	decide := func(t *testing.T, rules []policy.PolicyRule, line string) policy.Decision {
+	decide := func(t *testing.T, rules []policy.Rule, line string) policy.Decision {
 		t.Helper()
 		d, err := policy.Decider{Rules: rules, Parse: shell.Parse, Now: now, Learned: func(k policy.LearnedRuleKey) (*policy.LearnedRule, error) {
 			if k == learnedMakeTest.Key() {
@@ -376,17 +376,17 @@ func TestRulesThatMustHold(t *testing.T) {
 		require.NoError(t, err)
 		return d
 	}
-	allowAll := []policy.PolicyRule{{Name: "all-shell", OpType: policy.OpShell, Resource: "*", Effect: allow},
+	allowAll := []policy.Rule{{Name: "all-shell", OpType: policy.OpShell, Resource: "*", Effect: allow},
 		{Name: "all-writes", OpType: policy.OpFileWrite, Resource: "*", Effect: allow}}
 	for _, tc := range []struct {
 		name  string
-		rules []policy.PolicyRule
+		rules []policy.Rule
 		line  string
 		want  policy.Effect
 	}{
-		{"a learned rule never replaces approvers added later", []policy.PolicyRule{{Name: "make-needs-ops", OpType: policy.OpShell, Resource: "make", Effect: ask, Approvers: []string{"U0OPS"}}}, "make test", ask},
-		{"a learned rule never replaces a quorum added later", []policy.PolicyRule{{Name: "make-needs-two", OpType: policy.OpShell, Resource: "make", Effect: ask, Quorum: 2}}, "make test", ask},
-		{"a deny rule still denies a wrapped command", append([]policy.PolicyRule{{Name: "no-sudo-rm", OpType: policy.OpShell, Resource: "sudo rm *", Effect: deny}}, allowAll...), "sudo rm -rf /tmp/x", deny},
+		{"a learned rule never replaces approvers added later", []policy.Rule{{Name: "make-needs-ops", OpType: policy.OpShell, Resource: "make", Effect: ask, Approvers: []string{"U0OPS"}}}, "make test", ask},
+		{"a learned rule never replaces a quorum added later", []policy.Rule{{Name: "make-needs-two", OpType: policy.OpShell, Resource: "make", Effect: ask, Quorum: 2}}, "make test", ask},
+		{"a deny rule still denies a wrapped command", append([]policy.Rule{{Name: "no-sudo-rm", OpType: policy.OpShell, Resource: "sudo rm *", Effect: deny}}, allowAll...), "sudo rm -rf /tmp/x", deny},
 		{"a deny rule still denies a line that does not parse", shellRules, "rm -rf / 'unterminated", deny},
 		{"a computed path is never allowed alone", allowAll, "echo x > $HOME/f", ask},
 		{"tee to a computed path asks", shellRules, "echo hi | tee /tmp/$F", ask},
@@ -410,7 +410,7 @@ func TestRulesThatMustHold(t *testing.T) {
 		})
 	}
 	t.Run("the strictest asking part names the approvers, whatever the order", func(t *testing.T) {
-		rules := []policy.PolicyRule{
+		rules := []policy.Rule{
 			{Name: "deploys", OpType: policy.OpShell, Resource: "make deploy", Effect: ask, Approvers: []string{"U0A", "U0B"}, Quorum: 2},
 			{Name: "migrations", OpType: policy.OpShell, Resource: "make migrate", Effect: ask, Approvers: []string{"U0DBA"}},
 		}
@@ -436,7 +436,7 @@ var everydayLines = []string{
 	"go test -race -count=1 ./...", "go test -v -run TestX ./pkg/...", "go test -cover -short ./...", "echo -n x",
 }
 
-var everydayRules = []policy.PolicyRule{
+var everydayRules = []policy.Rule{
 	{Name: "git-status", OpType: policy.OpShell, Resource: "git status", Effect: allow},
 	{Name: "git-log", OpType: policy.OpShell, Resource: "git log", Effect: allow},
 	{Name: "ls", OpType: policy.OpShell, Resource: "ls", Effect: allow},

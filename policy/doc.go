@@ -11,7 +11,7 @@
 // nothing of hitl's but the error type and sits below the root, which
 // names these types in its records: the Operation an agent asks to do
 // (with its FileDiffs) and its Effect (policy.go, filediff.go), the rules
-// a person writes (PolicyRule, Policy) and the LearnedRules an "always
+// a person writes (Rule, Policy) and the LearnedRules an "always
 // allow" teaches (learned.go), the DecisionParts a person sees
 // (decisionpart.go), and a rule's reminders and escalation
 // (reminderpolicy.go).

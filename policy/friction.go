@@ -13,7 +13,7 @@ import (
 // --recursive --force), global options before a subcommand skipped
 // (terraform -chdir=. apply, git -C dir push), environment assignments
 // and wrappers skipped (FOO=1 sudo nice rm), paths cleaned (// and /.).
-// An allow rule matches only the canonical spelling (PolicyRule.Matches).
+// An allow rule matches only the canonical spelling (Rule.Matches).
 
 // spelling is one reading of a command: its program's base name, its
 // flags (split and folded) and its other words in order.
@@ -159,7 +159,7 @@ func cleanOperand(w string) string {
 
 // matchesGenerously reports whether friction rule r (a shell rule)
 // matches the command words, read every way (their readings).
-func matchesGenerously(r PolicyRule, op Operation, words []string, read []spelling) bool {
+func matchesGenerously(r Rule, op Operation, words []string, read []spelling) bool {
 	probe := op
 	probe.Resource = ""
 	rr := r

@@ -12,7 +12,7 @@ import (
 // path (cleaned, ~ expanded or unknown, --opt=PATH), while operands
 // never make a line less strict and leave ordinary lines allowed.
 func TestOperandsMeetFileFriction(t *testing.T) {
-	rules := []policy.PolicyRule{
+	rules := []policy.Rule{
 		{Name: "keys", OpType: policy.OpFileRead, Resource: "/home/*/.ssh/*", Effect: deny},
 		{Name: "prod-data", OpType: policy.OpFileDelete, Resource: "/srv/prod/*", Effect: ask, Approvers: []string{"U0A", "U0B"}, Quorum: 2},
 		{Name: "etc", OpType: policy.OpFileWrite, Resource: "/etc/*", Effect: deny},

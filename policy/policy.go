@@ -125,14 +125,14 @@ func (o *Operation) Editable() bool {
 	return o.Resource != "" && o.Type != OpSpawnAgent
 }
 
-// PolicyRule is one configured rule. Match fields are optional (empty
+// Rule is one configured rule. Match fields are optional (empty
 // matches all): OpType, Risk (one level or several), Resource (a glob: *
 // matches any run of characters, ? one; for shell commands it is matched
 // against each simple command of the line, and a pattern without * or ?
 // is a prefix on a word boundary) and Agent (the token's name). Approvers
 // (Slack users, user groups, token names) and Quorum (distinct people
 // needed) apply when the effect is ask.
-type PolicyRule struct {
+type Rule struct {
 	Name      string   `json:"name"`
 	OpType    OpType   `json:"opType,omitempty"`
 	Risk      []Risk   `json:"risk,omitempty"`
@@ -149,7 +149,7 @@ type PolicyRule struct {
 // Policy is the configured policy: rules (first match wins), then the
 // default. Learned rules are records of their own (LearnedRule).
 type Policy struct {
-	Rules []PolicyRule `json:"rules"`
+	Rules []Rule `json:"rules"`
 	// Default is the default policy (docs/policies.md), by operation type (read only).
 	Default map[OpType]Effect `json:"default"`
 }
@@ -164,7 +164,7 @@ func DefaultPolicy() map[OpType]Effect {
 
 // Matches reports whether r applies to op. For a shell operation op is
 // one simple command of the line (its canonical text as Resource).
-func (r PolicyRule) Matches(op Operation) bool {
+func (r Rule) Matches(op Operation) bool {
 	if r.OpType != "" && r.OpType != op.Type {
 		return false
 	}
@@ -269,19 +269,19 @@ func hasGroup(ids []string) bool {
 	return false
 }
 
-// PolicyState is the configured policy as stored: the rules (from the
+// State is the configured policy as stored: the rules (from the
 // file, or from the last PUT) and the hash of the file's rules they were
 // taken from, so that a PUT beats the file until the file changes. Learned
 // rules are records of their own (LearnedRule).
-type PolicyState struct {
-	Rules     []PolicyRule `json:"rules"`
-	FileHash  string       `json:"fileHash"`
-	UpdatedBy string       `json:"updatedBy,omitempty"`
-	UpdatedAt *time.Time   `json:"updatedAt,omitempty"`
+type State struct {
+	Rules     []Rule     `json:"rules"`
+	FileHash  string     `json:"fileHash"`
+	UpdatedBy string     `json:"updatedBy,omitempty"`
+	UpdatedAt *time.Time `json:"updatedAt,omitempty"`
 }
 
 // AddsFriction reports whether r adds friction: it denies, or it asks named
 // approvers or more than one person.
-func (r PolicyRule) AddsFriction() bool {
+func (r Rule) AddsFriction() bool {
 	return r.Effect == EffectDeny || r.Effect == EffectAsk && (len(r.Approvers) > 0 || r.Quorum > 1)
 }

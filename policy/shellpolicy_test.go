@@ -12,7 +12,7 @@ import (
 	"github.com/stretchr/testify/require"
 )
 
-func decideLine(t *testing.T, rules []policy.PolicyRule, home, line string) policy.Decision {
+func decideLine(t *testing.T, rules []policy.Rule, home, line string) policy.Decision {
 	t.Helper()
 	d, err := policy.Decider{Rules: rules, Parse: shell.Parse}.Decide(policy.Operation{Type: policy.OpShell, Description: "x", Resource: line, Agent: "api:ci", Home: home})
 	require.NoError(t, err)
@@ -24,7 +24,7 @@ func decideLine(t *testing.T, rules []policy.PolicyRule, home, line string) poli
 // policy does not know is never allowed yet meets home-directory denies,
 // and /dev/tcp is the network.
 func TestPathsAreNormalised(t *testing.T) {
-	rules := []policy.PolicyRule{
+	rules := []policy.Rule{
 		{Name: "ls", OpType: policy.OpShell, Resource: "ls", Effect: allow},
 		{Name: "git", OpType: policy.OpShell, Resource: "git status", Effect: allow},
 		{Name: "echo", OpType: policy.OpShell, Resource: "echo", Effect: allow},
@@ -115,7 +115,7 @@ func TestPathsAreNormalised(t *testing.T) {
 
 // frictionRules: a deny, a two-person rule and an approvers rule, under
 // an allow-everything rule that must not weaken them.
-var frictionRules = []policy.PolicyRule{
+var frictionRules = []policy.Rule{
 	{Name: "no-rm-rf", OpType: policy.OpShell, Resource: "rm -rf", Effect: deny},
 	{Name: "two-person-apply", OpType: policy.OpShell, Resource: "terraform apply", Effect: ask, Quorum: 2, Approvers: []string{"S0OPS"}},
 	{Name: "pushes", OpType: policy.OpShell, Resource: "git push", Effect: ask, Approvers: []string{"U0LEAD"}},
@@ -192,7 +192,7 @@ func TestFrictionMatchesGenerously(t *testing.T) {
 		assert.Equal(t, allow, d.Effect, "%s: friction does not reach other commands: %+v", line, d.Parts)
 	}
 	// an allow rule matches strictly: another spelling is not allowed
-	strict := []policy.PolicyRule{{Name: "status", OpType: policy.OpShell, Resource: "git status", Effect: allow}}
+	strict := []policy.Rule{{Name: "status", OpType: policy.OpShell, Resource: "git status", Effect: allow}}
 	for _, line := range []string{"/usr/bin/git status", "git -C x status", "GIT_DIR=x git status", "git  status", "git 'status'"} {
 		d := decideLine(t, strict, "", line)
 		want := ask
@@ -207,7 +207,7 @@ func TestFrictionMatchesGenerously(t *testing.T) {
 // fully understood command with safe arguments that no friction rule
 // matches generously.
 func TestLearnableOnlyWhenFullyUnderstood(t *testing.T) {
-	rules := []policy.PolicyRule{
+	rules := []policy.Rule{
 		{Name: "no-rm-rf", OpType: policy.OpShell, Resource: "rm -rf", Effect: deny},
 		{Name: "two-person-apply", OpType: policy.OpShell, Resource: "terraform apply", Effect: ask, Quorum: 2, Approvers: []string{"S0OPS"}},
 	}
@@ -251,7 +251,7 @@ func TestLearnableOnlyWhenFullyUnderstood(t *testing.T) {
 // TestOpaqueIsShownAsNotUnderstood: a person sees what the policy did not
 // understand.
 func TestOpaqueIsShownAsNotUnderstood(t *testing.T) {
-	d := decideLine(t, []policy.PolicyRule{{Name: "make", OpType: policy.OpShell, Resource: "make", Effect: allow}}, "", "make deploy-q; let 'a[$(touch P)]=1'")
+	d := decideLine(t, []policy.Rule{{Name: "make", OpType: policy.OpShell, Resource: "make", Effect: allow}}, "", "make deploy-q; let 'a[$(touch P)]=1'")
 	assert.Equal(t, ask, d.Effect)
 	found := false
 	for _, p := range d.Parts {
@@ -267,7 +267,7 @@ func TestOpaqueIsShownAsNotUnderstood(t *testing.T) {
 // TestUnknownOptionIsShownToThePerson: an option the argument table does
 // not model asks, under a rule that allows the command, and says which.
 func TestUnknownOptionIsShownToThePerson(t *testing.T) {
-	rules := []policy.PolicyRule{
+	rules := []policy.Rule{
 		{Name: "ls", OpType: policy.OpShell, Resource: "ls", Effect: allow},
 		{Name: "git-log", OpType: policy.OpShell, Resource: "git log", Effect: allow},
 	}

@@ -227,7 +227,7 @@ func (db *DB) CountQuestions(ctx context.Context, status hitl.Status) (int, erro
 }
 
 // PolicyState implements hitl.PolicyStore.
-func (db *DB) PolicyState(ctx context.Context) (*policy.PolicyState, error) {
+func (db *DB) PolicyState(ctx context.Context) (*policy.State, error) {
 	var data []byte
 	err := db.pool.QueryRow(ctx, `SELECT value FROM meta WHERE key = 'policy'`).Scan(&data)
 	if errors.Is(err, pgx.ErrNoRows) {
@@ -235,7 +235,7 @@ func (db *DB) PolicyState(ctx context.Context) (*policy.PolicyState, error) {
 	} else if err != nil {
 		return nil, classify("read policy", err)
 	}
-	st := &policy.PolicyState{}
+	st := &policy.State{}
 	if err := json.Unmarshal(data, st); err != nil {
 		return nil, fmt.Errorf("postgres: decode policy: %w", err)
 	}
@@ -243,7 +243,7 @@ func (db *DB) PolicyState(ctx context.Context) (*policy.PolicyState, error) {
 }
 
 // PutPolicyState implements hitl.PolicyStore.
-func (db *DB) PutPolicyState(ctx context.Context, st *policy.PolicyState) error {
+func (db *DB) PutPolicyState(ctx context.Context, st *policy.State) error {
 	data, err := json.Marshal(st)
 	if err != nil {
 		return fmt.Errorf("postgres: encode policy: %w", err)

@@ -28,11 +28,11 @@ import (
 
 // insertWebhooks writes the deliveries of evs, whose Seq are set.
 func insertWebhooks(ctx context.Context, tx pgx.Tx, evs []*hitl.Event) error {
-	var ds []*webhook.WebhookDelivery
+	var ds []*webhook.Delivery
 	for _, ev := range evs {
 		for i := range ev.Webhooks {
 			d := &ev.Webhooks[i]
-			d.Event, d.Status, d.Claim, d.Attempts = ev.Seq, webhook.WebhookPending, 0, 0
+			d.Event, d.Status, d.Claim, d.Attempts = ev.Seq, webhook.Pending, 0, 0
 			ds = append(ds, d)
 		}
 	}
@@ -43,7 +43,7 @@ func insertWebhooks(ctx context.Context, tx pgx.Tx, evs []*hitl.Event) error {
 }
 
 // insertWebhookRows gives ds their seq and writes them.
-func insertWebhookRows(ctx context.Context, tx pgx.Tx, ds []*webhook.WebhookDelivery) error {
+func insertWebhookRows(ctx context.Context, tx pgx.Tx, ds []*webhook.Delivery) error {
 	rows, err := tx.Query(ctx, `SELECT nextval(pg_get_serial_sequence('webhooks', 'seq')) FROM generate_series(1, $1)`, len(ds))
 	if err != nil {
 		return err
@@ -66,7 +66,7 @@ func insertWebhookRows(ctx context.Context, tx pgx.Tx, ds []*webhook.WebhookDeli
 	}
 	_, err = tx.Exec(ctx, `INSERT INTO webhooks (seq, target, run_id, status, next_ns, data)
 		SELECT * FROM unnest($1::bigint[], $2::text[], $3::text[], $4::text[], $5::bigint[], $6::bytea[])`,
-		seqs, targets, runs, repeat(string(webhook.WebhookPending), len(ds)), nexts, datas)
+		seqs, targets, runs, repeat(string(webhook.Pending), len(ds)), nexts, datas)
 	return err
 }
 
@@ -86,19 +86,19 @@ WHERE status = 'pending' AND next_ns <= $1 AND NOT (target = ANY($3))
 ORDER BY next_ns, seq LIMIT $2 FOR UPDATE SKIP LOCKED`
 
 // ClaimWebhooks implements hitl.WebhookOutbox.
-func (db *DB) ClaimWebhooks(ctx context.Context, now, until time.Time, limit int, skip []string) ([]webhook.WebhookDelivery, error) {
+func (db *DB) ClaimWebhooks(ctx context.Context, now, until time.Time, limit int, skip []string) ([]webhook.Delivery, error) {
 	if skip == nil {
 		skip = []string{}
 	}
-	return claim(ctx, db, "webhooks", until, func(d *webhook.WebhookDelivery, seq int64) {
+	return claim(ctx, db, "webhooks", until, func(d *webhook.Delivery, seq int64) {
 		d.Seq, d.NextAt = uint64(seq), until
 		d.Claim++
 	}, claimWebhooksSQL, ns(now), claimLimit(limit), skip)
 }
 
 // lockWebhook reads delivery seq, locking its row.
-func lockWebhook(ctx context.Context, tx pgx.Tx, seq uint64) (webhook.WebhookDelivery, error) {
-	var d webhook.WebhookDelivery
+func lockWebhook(ctx context.Context, tx pgx.Tx, seq uint64) (webhook.Delivery, error) {
+	var d webhook.Delivery
 	if seq > math.MaxInt64 {
 		return d, fault.Errorf(fault.ENOTFOUND, "webhook delivery %d is not stored", seq)
 	}
@@ -117,18 +117,18 @@ func lockWebhook(ctx context.Context, tx pgx.Tx, seq uint64) (webhook.WebhookDel
 }
 
 // SettleWebhook implements hitl.WebhookOutbox.
-func (db *DB) SettleWebhook(ctx context.Context, d webhook.WebhookDelivery) error {
+func (db *DB) SettleWebhook(ctx context.Context, d webhook.Delivery) error {
 	return db.write(ctx, fmt.Sprintf("settle webhook delivery %d", d.Seq), func(tx pgx.Tx) error {
 		old, err := lockWebhook(ctx, tx, d.Seq)
 		if err != nil {
 			return err
 		}
-		if err := webhook.WebhookClaimHeld(old, d); err != nil {
+		if err := webhook.ClaimHeld(old, d); err != nil {
 			return err
 		}
 		old.Status, old.Attempts, old.NextAt, old.LastError, old.LastCode, old.SettledAt = d.Status, d.Attempts, d.NextAt, d.LastError, d.LastCode, d.SettledAt
 		var settled *int64
-		if old.Status != webhook.WebhookPending {
+		if old.Status != webhook.Pending {
 			if old.SettledAt == nil {
 				return fault.Errorf(fault.EINVALID, "webhook delivery %d is %s without a settling time", d.Seq, d.Status)
 			}
@@ -143,7 +143,7 @@ func (db *DB) SettleWebhook(ctx context.Context, d webhook.WebhookDelivery) erro
 			int64(d.Seq), string(old.Status), ns(old.NextAt), settled, data); err != nil {
 			return err
 		}
-		if old.Status == webhook.WebhookDelivered {
+		if old.Status == webhook.Delivered {
 			_, err = tx.Exec(ctx, `INSERT INTO webhook_last (target, at_ns) VALUES ($1, $2)
 				ON CONFLICT (target) DO UPDATE SET at_ns = greatest(webhook_last.at_ns, excluded.at_ns)`, old.Target(), *settled)
 		}
@@ -152,8 +152,8 @@ func (db *DB) SettleWebhook(ctx context.Context, d webhook.WebhookDelivery) erro
 }
 
 // WebhookDelivery implements hitl.WebhookOutbox.
-func (db *DB) WebhookDelivery(ctx context.Context, seq uint64) (webhook.WebhookDelivery, error) {
-	var d webhook.WebhookDelivery
+func (db *DB) WebhookDelivery(ctx context.Context, seq uint64) (webhook.Delivery, error) {
+	var d webhook.Delivery
 	if seq > math.MaxInt64 {
 		return d, fault.Errorf(fault.ENOTFOUND, "webhook delivery %d is not stored", seq)
 	}
@@ -173,7 +173,7 @@ func (db *DB) WebhookDelivery(ctx context.Context, seq uint64) (webhook.WebhookD
 
 // WebhookDeliveries implements hitl.WebhookOutbox: newest first, by the
 // primary key or webhooks_by_status.
-func (db *DB) WebhookDeliveries(ctx context.Context, f hitl.WebhookFilter) ([]webhook.WebhookDelivery, error) {
+func (db *DB) WebhookDeliveries(ctx context.Context, f hitl.WebhookFilter) ([]webhook.Delivery, error) {
 	before := int64(math.MaxInt64)
 	if f.Before > 0 && f.Before < math.MaxInt64 {
 		before = int64(f.Before)
@@ -188,7 +188,7 @@ func (db *DB) WebhookDeliveries(ctx context.Context, f hitl.WebhookFilter) ([]we
 	if err != nil {
 		return nil, classify("webhook deliveries", err)
 	}
-	out := []webhook.WebhookDelivery{}
+	out := []webhook.Delivery{}
 	for rows.Next() {
 		var seq int64
 		var data []byte
@@ -196,7 +196,7 @@ func (db *DB) WebhookDeliveries(ctx context.Context, f hitl.WebhookFilter) ([]we
 			rows.Close()
 			return nil, classify("webhook deliveries", err)
 		}
-		var d webhook.WebhookDelivery
+		var d webhook.Delivery
 		if err := json.Unmarshal(data, &d); err != nil {
 			rows.Close()
 			return nil, fmt.Errorf("postgres: decode webhook delivery %d: %w", seq, err)
@@ -212,25 +212,25 @@ func (db *DB) WebhookDeliveries(ctx context.Context, f hitl.WebhookFilter) ([]we
 }
 
 // ReplayWebhook implements hitl.WebhookOutbox.
-func (db *DB) ReplayWebhook(ctx context.Context, seq uint64, now time.Time) (webhook.WebhookDelivery, error) {
-	var d webhook.WebhookDelivery
+func (db *DB) ReplayWebhook(ctx context.Context, seq uint64, now time.Time) (webhook.Delivery, error) {
+	var d webhook.Delivery
 	err := db.write(ctx, fmt.Sprintf("replay webhook delivery %d", seq), func(tx pgx.Tx) error {
 		old, err := lockWebhook(ctx, tx, seq)
 		if err != nil {
 			return err
 		}
 		d = webhook.ReplayOf(old, now)
-		return insertWebhookRows(ctx, tx, []*webhook.WebhookDelivery{&d})
+		return insertWebhookRows(ctx, tx, []*webhook.Delivery{&d})
 	})
 	return d, err
 }
 
 // WebhookStats implements hitl.WebhookOutbox.
-func (db *DB) WebhookStats(ctx context.Context) ([]webhook.WebhookTargetStats, error) {
-	by := map[string]*webhook.WebhookTargetStats{}
-	get := func(t string) *webhook.WebhookTargetStats {
+func (db *DB) WebhookStats(ctx context.Context) ([]webhook.TargetStats, error) {
+	by := map[string]*webhook.TargetStats{}
+	get := func(t string) *webhook.TargetStats {
 		if by[t] == nil {
-			by[t] = &webhook.WebhookTargetStats{Target: t}
+			by[t] = &webhook.TargetStats{Target: t}
 		}
 		return by[t]
 	}
@@ -246,7 +246,7 @@ func (db *DB) WebhookStats(ctx context.Context) ([]webhook.WebhookTargetStats, e
 				rows.Close()
 				return err
 			}
-			if status == string(webhook.WebhookPending) {
+			if status == string(webhook.Pending) {
 				get(target).Pending = n
 			} else {
 				get(target).Failed = n
@@ -276,7 +276,7 @@ func (db *DB) WebhookStats(ctx context.Context) ([]webhook.WebhookTargetStats, e
 	if err != nil {
 		return nil, err
 	}
-	return webhook.SortedWebhookStats(by), nil
+	return webhook.SortedStats(by), nil
 }
 
 // PruneWebhooks implements hitl.WebhookOutbox: by webhooks_settled.

@@ -34,12 +34,12 @@ func TestMigrateWebhooks(t *testing.T) {
 		t.Fatalf("version %d (%v), want %d", ver, err, SchemaVersion)
 	}
 	ev := &hitl.Event{Type: hitl.EventQuestionAnswered, QuestionID: "q_old", RunID: "run-1", At: migrationT0,
-		Webhooks: []webhook.WebhookDelivery{{ID: "msg_1", Endpoint: "ops", Type: webhook.WebhookQuestionAnswered, RunID: "run-1", NextAt: migrationT0, Body: []byte(`{}`)}}}
+		Webhooks: []webhook.Delivery{{ID: "msg_1", Endpoint: "ops", Type: webhook.QuestionAnswered, RunID: "run-1", NextAt: migrationT0, Body: []byte(`{}`)}}}
 	if err := db.AppendEvent(ctx, ev); err != nil {
 		t.Fatal(err)
 	}
 	got, err := db.ClaimWebhooks(ctx, migrationT0, migrationT0.Add(time.Minute), 0, nil)
-	if err != nil || len(got) != 1 || got[0].Event != ev.Seq || got[0].Status != webhook.WebhookPending {
+	if err != nil || len(got) != 1 || got[0].Event != ev.Seq || got[0].Status != webhook.Pending {
 		t.Fatalf("claimed %+v, %v; want the delivery of event %d", got, err, ev.Seq)
 	}
 }

@@ -9,15 +9,15 @@ import (
 
 // ordinaryRules are the read-only and build rules a team writes for a
 // coding agent.
-var ordinaryRules = func() []policy.PolicyRule {
-	var rules []policy.PolicyRule
+var ordinaryRules = func() []policy.Rule {
+	var rules []policy.Rule
 	for _, c := range []string{"git status", "git log", "git diff", "git show", "git branch", "git blame", "git rev-parse", "ls", "cat",
 		"head", "tail", "grep", "rg", "sed -n", "find", "wc", "echo", "pwd", "make test", "make lint", "make build", "go test", "go build",
 		"go vet", "go list", "npm test", "npm run", "jq", "sort", "uniq", "diff", "which", "tree", "cut", "tr", "file", "stat", "du", "printf",
 		"test", "[", "true", "xargs", "awk", "python3 -m pytest", "cargo test", "cargo build"} {
-		rules = append(rules, policy.PolicyRule{Name: c, OpType: policy.OpShell, Resource: c, Effect: policy.EffectAllow})
+		rules = append(rules, policy.Rule{Name: c, OpType: policy.OpShell, Resource: c, Effect: policy.EffectAllow})
 	}
-	return append(rules, policy.PolicyRule{Name: "tmp", OpType: policy.OpFileWrite, Resource: "/tmp/*", Effect: policy.EffectAllow})
+	return append(rules, policy.Rule{Name: "tmp", OpType: policy.OpFileWrite, Resource: "/tmp/*", Effect: policy.EffectAllow})
 }()
 
 // ordinaryLines are lines coding agents run every day, each of which the

@@ -35,7 +35,7 @@ func (d groupDirectory) GroupMembers(_ context.Context, group string) ([]string,
 }
 
 // peopleRules name people, a user group and a token as approvers.
-var peopleRules = []policy.PolicyRule{
+var peopleRules = []policy.Rule{
 	{Name: "two-person-deploys", OpType: "deploy", Effect: policy.EffectAsk, Approvers: []string{"U0A", "U0B", "S0OPS", "ops"}, Quorum: 2},
 	{Name: "ops-restarts", OpType: "restart", Effect: policy.EffectAsk, Approvers: []string{"S0OPS"}},
 }

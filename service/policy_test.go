@@ -21,7 +21,7 @@ import (
 	"github.com/stretchr/testify/require"
 )
 
-var rules = []policy.PolicyRule{
+var rules = []policy.Rule{
 	{Name: "no-prod-deletes", OpType: policy.OpFileDelete, Resource: "/srv/prod/*", Effect: policy.EffectDeny},
 	{Name: "two-person-deploys", OpType: "deploy", Resource: "prod/*", Effect: policy.EffectAsk, Approvers: []string{"U0A", "U0B", "ops"}, Quorum: 2},
 	{Name: "safe-git", OpType: policy.OpShell, Resource: "git status", Effect: policy.EffectAllow},
@@ -77,17 +77,17 @@ func TestPolicyDecide(t *testing.T) {
 
 func TestPolicyValidate(t *testing.T) {
 	for name, tc := range map[string]struct {
-		r    policy.PolicyRule
+		r    policy.Rule
 		want string
 	}{
-		"no name":            {policy.PolicyRule{Effect: policy.EffectAsk}, "rule 1: name is required"},
-		"bad effect":         {policy.PolicyRule{Name: "x", Effect: "maybe"}, `rule 1 (x): effect "maybe" is invalid`},
-		"bad risk":           {policy.PolicyRule{Name: "x", Effect: policy.EffectAsk, Risk: []policy.Risk{"extreme"}}, `rule 1 (x): risk "extreme" is invalid`},
-		"quorum too big":     {policy.PolicyRule{Name: "x", Effect: policy.EffectAsk, Approvers: []string{"U0A"}, Quorum: 2}, "rule 1 (x): quorum 2 needs at least as many approvers"},
-		"approvers on allow": {policy.PolicyRule{Name: "x", Effect: policy.EffectAllow, Approvers: []string{"U0A"}}, "approvers and quorum only apply to effect ask"},
+		"no name":            {policy.Rule{Effect: policy.EffectAsk}, "rule 1: name is required"},
+		"bad effect":         {policy.Rule{Name: "x", Effect: "maybe"}, `rule 1 (x): effect "maybe" is invalid`},
+		"bad risk":           {policy.Rule{Name: "x", Effect: policy.EffectAsk, Risk: []policy.Risk{"extreme"}}, `rule 1 (x): risk "extreme" is invalid`},
+		"quorum too big":     {policy.Rule{Name: "x", Effect: policy.EffectAsk, Approvers: []string{"U0A"}, Quorum: 2}, "rule 1 (x): quorum 2 needs at least as many approvers"},
+		"approvers on allow": {policy.Rule{Name: "x", Effect: policy.EffectAllow, Approvers: []string{"U0A"}}, "approvers and quorum only apply to effect ask"},
 	} {
 		t.Run(name+" is refused naming the rule and field", func(t *testing.T) {
-			err := policy.Policy{Rules: []policy.PolicyRule{tc.r}}.Validate()
+			err := policy.Policy{Rules: []policy.Rule{tc.r}}.Validate()
 			require.Equal(t, fault.EINVALID, fault.Code(err))
 			assert.Contains(t, fault.Message(err), tc.want)
 		})
@@ -398,7 +398,7 @@ func TestSetPolicyBeatsTheFileUntilItChanges(t *testing.T) {
 	admin := auth.WithPrincipal(context.Background(), admin)
 	_, err := svc.Policies.SetPolicy(auth.WithPrincipal(context.Background(), answerer), nil)
 	assert.Equal(t, fault.EFORBIDDEN, fault.Code(err), "admins only")
-	put := []policy.PolicyRule{{Name: "all-shell-allowed", OpType: policy.OpShell, Effect: policy.EffectAllow}}
+	put := []policy.Rule{{Name: "all-shell-allowed", OpType: policy.OpShell, Effect: policy.EffectAllow}}
 	_, err = svc.Policies.SetPolicy(admin, put)
 	require.NoError(t, err)
 
@@ -411,7 +411,7 @@ func TestSetPolicyBeatsTheFileUntilItChanges(t *testing.T) {
 	require.NoError(t, changed.Policies.LoadPolicy(context.Background(), rules[:2]))
 	pol, _ = changed.Policies.Policy(context.Background())
 	assert.Len(t, pol.Rules, 2, "the file changed: it wins again")
-	_, err = svc.Policies.SetPolicy(admin, []policy.PolicyRule{{Name: "", Effect: policy.EffectAsk}})
+	_, err = svc.Policies.SetPolicy(admin, []policy.Rule{{Name: "", Effect: policy.EffectAsk}})
 	assert.ErrorContains(t, err, "rule 1: name is required")
 }
 

@@ -19,7 +19,7 @@ const policyReloadWithin = 5 * time.Second
 // follow makes h reload the stored policy after each published change:
 // it watches first and reads second, so a change stored after the read
 // is never missed. Called with h.mu held, from LoadPolicy.
-func (h *policyHolder) follow(n hitl.Notifier, load func(context.Context) (*policy.PolicyState, error)) {
+func (h *policyHolder) follow(n hitl.Notifier, load func(context.Context) (*policy.State, error)) {
 	h.notifier, h.load = n, load
 	h.rewatch()
 }

@@ -23,7 +23,7 @@ type failingPolicyStore struct {
 	fail atomic.Bool
 }
 
-func (s *failingPolicyStore) PolicyState(ctx context.Context) (*policy.PolicyState, error) {
+func (s *failingPolicyStore) PolicyState(ctx context.Context) (*policy.State, error) {
 	if s.fail.Load() {
 		return nil, errors.New("store unreachable")
 	}
@@ -49,14 +49,14 @@ func TestPolicySetOnOneReplicaHoldsOnAll(t *testing.T) {
 	assert.Equal(t, policy.EffectAsk, d.Effect, "the default policy asks")
 
 	adminCtx := auth.WithPrincipal(context.Background(), auth.TokenPrincipal("root", []auth.Scope{auth.ScopeAdmin}, ""))
-	_, err = a.Policies.SetPolicy(adminCtx, []policy.PolicyRule{{Name: "safe-git", OpType: policy.OpShell, Resource: "git status", Effect: policy.EffectAllow}})
+	_, err = a.Policies.SetPolicy(adminCtx, []policy.Rule{{Name: "safe-git", OpType: policy.OpShell, Resource: "git status", Effect: policy.EffectAllow}})
 	require.NoError(t, err)
 	d, err = b.Policies.Decide(agent, op)
 	require.NoError(t, err)
 	assert.Equal(t, policy.EffectAllow, d.Effect, "the rule set on replica a decides on replica b")
 
 	st.fail.Store(true) // b cannot read what a stores next
-	_, err = a.Policies.SetPolicy(adminCtx, []policy.PolicyRule{{Name: "no-git", OpType: policy.OpShell, Resource: "git status", Effect: policy.EffectDeny}})
+	_, err = a.Policies.SetPolicy(adminCtx, []policy.Rule{{Name: "no-git", OpType: policy.OpShell, Resource: "git status", Effect: policy.EffectDeny}})
 	require.NoError(t, err)
 	d, err = b.Policies.Decide(agent, op)
 	require.NoError(t, err)

@@ -20,7 +20,7 @@ import (
 
 // deployRule asks its approvers, reminds at 5 minutes and escalates to
 // U0ESC at 20 (its settings win over the approval type's).
-var deployRule = policy.PolicyRule{Name: "deploys", OpType: "deploy", Effect: policy.EffectAsk, Approvers: []string{"U0ANS", "S0OPS"},
+var deployRule = policy.Rule{Name: "deploys", OpType: "deploy", Effect: policy.EffectAsk, Approvers: []string{"U0ANS", "S0OPS"},
 	ReminderPolicy: policy.ReminderPolicy{Every: []policy.Duration{policy.Duration(5 * time.Minute)},
 		EscalateAfter: policy.Duration(20 * time.Minute), EscalateTo: []string{"U0ESC"}}}
 
@@ -36,7 +36,7 @@ func newReminding(t *testing.T) (*service.Service, *clocktest.Clock) {
 			hitl.Approval: {Every: []policy.Duration{policy.Duration(10 * time.Minute)}, EscalateAfter: policy.Duration(12 * time.Minute), EscalateTo: []string{"U0BOB"}},
 			hitl.Blocking: {EscalateAfter: policy.Duration(10 * time.Minute), EscalateTo: []string{"U0ESC"}, EscalationChannel: "C0ESC"},
 		}})
-	require.NoError(t, svc.Policies.LoadPolicy(context.Background(), []policy.PolicyRule{deployRule}))
+	require.NoError(t, svc.Policies.LoadPolicy(context.Background(), []policy.Rule{deployRule}))
 	return svc, clock
 }
 

@@ -16,7 +16,7 @@ import (
 	"github.com/hitlbot/hitl/policy"
 )
 
-func (h *policyHolder) rules() []policy.PolicyRule {
+func (h *policyHolder) rules() []policy.Rule {
 	h.mu.Lock()
 	defer h.mu.Unlock()
 	h.refresh()
@@ -24,7 +24,7 @@ func (h *policyHolder) rules() []policy.PolicyRule {
 }
 
 // HashRules identifies a configuration's rules.
-func HashRules(rules []policy.PolicyRule) string {
+func HashRules(rules []policy.Rule) string {
 	b, _ := json.Marshal(rules)
 	sum := sha256.Sum256(b)
 	return hex.EncodeToString(sum[:12])
@@ -33,7 +33,7 @@ func HashRules(rules []policy.PolicyRule) string {
 // LoadPolicy reads the stored policy, or takes the file's rules when
 // nothing is stored or the file changed since the last PUT. Call it once
 // at start, before serving.
-func (s *Policies) LoadPolicy(ctx context.Context, fileRules []policy.PolicyRule) error {
+func (s *Policies) LoadPolicy(ctx context.Context, fileRules []policy.Rule) error {
 	if err := (policy.Policy{Rules: fileRules}).Validate(); err != nil {
 		return fault.Errorf(fault.EINVALID, "policy: %s", fault.Message(err))
 	}
@@ -46,7 +46,7 @@ func (s *Policies) LoadPolicy(ctx context.Context, fileRules []policy.PolicyRule
 		return err
 	}
 	if st == nil || st.FileHash != hash {
-		next := policy.PolicyState{Rules: fileRules, FileHash: hash}
+		next := policy.State{Rules: fileRules, FileHash: hash}
 		if err := s.store.PutPolicyState(ctx, &next); err != nil {
 			return err
 		}
@@ -62,15 +62,15 @@ func (s *Policies) LoadPolicy(ctx context.Context, fileRules []policy.PolicyRule
 func (s *Policies) Policy(ctx context.Context) (policy.Policy, error) {
 	rules := s.policy.rules()
 	if rules == nil {
-		rules = []policy.PolicyRule{}
+		rules = []policy.Rule{}
 	}
-	return policy.Policy{Rules: append([]policy.PolicyRule(nil), rules...), Default: policy.DefaultPolicy()}, nil
+	return policy.Policy{Rules: append([]policy.Rule(nil), rules...), Default: policy.DefaultPolicy()}, nil
 }
 
 // SetPolicy replaces the configured rules (PUT /api/policy,
 // docs/protocol.md#approvals), for admins. It is stored: it survives a restart and
 // beats the config file until the file's rules change.
-func (s *Policies) SetPolicy(ctx context.Context, rules []policy.PolicyRule) (policy.Policy, error) {
+func (s *Policies) SetPolicy(ctx context.Context, rules []policy.Rule) (policy.Policy, error) {
 	p := auth.PrincipalFrom(ctx)
 	if err := s.access.Authorize(p, auth.ActionAudit, nil); err != nil {
 		return policy.Policy{}, s.guard.refused(ctx, p, auth.ActionAudit, &hitl.Question{}, fault.Errorf(fault.EFORBIDDEN, "%s lacks the admin scope: only admins set the policy", p.ID))
@@ -80,7 +80,7 @@ func (s *Policies) SetPolicy(ctx context.Context, rules []policy.PolicyRule) (po
 	}
 	now := s.clock.Now()
 	s.policy.mu.Lock()
-	next := policy.PolicyState{Rules: append([]policy.PolicyRule(nil), rules...), FileHash: s.policy.fileHash, UpdatedBy: p.ID, UpdatedAt: &now}
+	next := policy.State{Rules: append([]policy.Rule(nil), rules...), FileHash: s.policy.fileHash, UpdatedBy: p.ID, UpdatedAt: &now}
 	if err := s.store.PutPolicyState(ctx, &next); err != nil {
 		s.policy.mu.Unlock()
 		return policy.Policy{}, err
@@ -157,7 +157,7 @@ type ApprovalOutcome struct {
 // *Policies implements it; agent.Client implements it over HTTP.
 type PolicyService interface {
 	Policy(ctx context.Context) (policy.Policy, error)
-	SetPolicy(ctx context.Context, rules []policy.PolicyRule) (policy.Policy, error)
+	SetPolicy(ctx context.Context, rules []policy.Rule) (policy.Policy, error)
 	RequestOperation(ctx context.Context, req ApprovalRequest) (ApprovalOutcome, error)
 	CheckOperation(ctx context.Context, req ApprovalRequest) (policy.Decision, error)
 	LearnedRules(ctx context.Context, f hitl.LearnedRuleFilter) (hitl.LearnedRulePage, error)
@@ -220,7 +220,7 @@ func (s *Policies) RequestOperation(ctx context.Context, req ApprovalRequest) (A
 // learnable decides, under the configured policy as it is now, whether a
 // person approving q may teach "always allow", and what the rule holds.
 // Learned rules are left out: they never change what may be learned.
-func (s *Policies) learnable(q *hitl.Question, rules []policy.PolicyRule) (policy.LearnedRuleKey, error) {
+func (s *Policies) learnable(q *hitl.Question, rules []policy.Rule) (policy.LearnedRuleKey, error) {
 	if q.Operation == nil {
 		return policy.LearnedRuleKey{}, fault.Errorf(fault.EINVALID, "only an approval of an operation can be always allowed")
 	}
@@ -324,7 +324,7 @@ func (s *Policies) auditPolicy(ctx context.Context, actor, action, rule string, 
 
 // rule returns the configured rule named name (nil for none: the
 // default, or a question no rule asked).
-func (h *policyHolder) rule(name string) *policy.PolicyRule {
+func (h *policyHolder) rule(name string) *policy.Rule {
 	if name == "" {
 		return nil
 	}
@@ -341,12 +341,12 @@ func (h *policyHolder) rule(name string) *policy.PolicyRule {
 // they are stored.
 type policyHolder struct {
 	mu       sync.Mutex
-	state    policy.PolicyState
+	state    policy.State
 	fileHash string
 
 	// A change another process stored is followed (policysync.go).
 	notifier hitl.Notifier
-	load     func(context.Context) (*policy.PolicyState, error)
+	load     func(context.Context) (*policy.State, error)
 	changed  <-chan struct{}
 	unwatch  func()
 }

@@ -9,7 +9,7 @@ import (
 
 // plan sets q's reminder plan from its type's settings, overridden by
 // those of the policy rule that asked it (rule, when not nil).
-func (s *Questions) plan(q *hitl.Question, rule *policy.PolicyRule) {
+func (s *Questions) plan(q *hitl.Question, rule *policy.Rule) {
 	p := s.reminders[q.Type]
 	if rule != nil {
 		p = p.Over(rule.ReminderPolicy)

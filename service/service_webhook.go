@@ -70,8 +70,8 @@ func controlStatus(run *hitl.Run) steer.RunStatus {
 // /api/webhooks, hitl webhooks): admins only (ActionWebhooks).
 type WebhookService interface {
 	Webhooks(ctx context.Context) (WebhookOverview, error)
-	WebhookDeliveries(ctx context.Context, f hitl.WebhookFilter) ([]webhook.WebhookDelivery, error)
-	ReplayWebhook(ctx context.Context, seq uint64) (webhook.WebhookDelivery, error)
+	WebhookDeliveries(ctx context.Context, f hitl.WebhookFilter) ([]webhook.Delivery, error)
+	ReplayWebhook(ctx context.Context, seq uint64) (webhook.Delivery, error)
 	PingWebhook(ctx context.Context, name string) (WebhookPingResult, error)
 }
 
@@ -81,8 +81,8 @@ var _ WebhookService = (*Webhooks)(nil)
 // their secrets) and, per target, the queue, the failures and the last
 // success.
 type WebhookOverview struct {
-	Endpoints []webhook.WebhookEndpoint    `json:"endpoints"`
-	Targets   []webhook.WebhookTargetStats `json:"targets"`
+	Endpoints []webhook.Route       `json:"endpoints"`
+	Targets   []webhook.TargetStats `json:"targets"`
 }
 
 // WebhookPingResult is the outcome of a test delivery: the receiver's
@@ -112,7 +112,7 @@ func (s *Webhooks) Webhooks(ctx context.Context) (WebhookOverview, error) {
 	if err := s.authorizeWebhooks(ctx); err != nil {
 		return WebhookOverview{}, err
 	}
-	out := WebhookOverview{Endpoints: []webhook.WebhookEndpoint{}}
+	out := WebhookOverview{Endpoints: []webhook.Route{}}
 	if s.routes != nil {
 		out.Endpoints = append(out.Endpoints, s.routes.Endpoints...)
 	}
@@ -122,12 +122,12 @@ func (s *Webhooks) Webhooks(ctx context.Context) (WebhookOverview, error) {
 }
 
 // WebhookDeliveries implements WebhookService.
-func (s *Webhooks) WebhookDeliveries(ctx context.Context, f hitl.WebhookFilter) ([]webhook.WebhookDelivery, error) {
+func (s *Webhooks) WebhookDeliveries(ctx context.Context, f hitl.WebhookFilter) ([]webhook.Delivery, error) {
 	if err := s.authorizeWebhooks(ctx); err != nil {
 		return nil, err
 	}
 	switch f.Status {
-	case "", webhook.WebhookPending, webhook.WebhookDelivered, webhook.WebhookFailed:
+	case "", webhook.Pending, webhook.Delivered, webhook.Failed:
 	default:
 		return nil, fault.Errorf(fault.EINVALID, "status %q: want pending, delivered or failed", f.Status)
 	}
@@ -136,9 +136,9 @@ func (s *Webhooks) WebhookDeliveries(ctx context.Context, f hitl.WebhookFilter) 
 
 // ReplayWebhook implements WebhookService: delivery seq is sent again,
 // with its webhook id, after the deliveries queued before it.
-func (s *Webhooks) ReplayWebhook(ctx context.Context, seq uint64) (webhook.WebhookDelivery, error) {
+func (s *Webhooks) ReplayWebhook(ctx context.Context, seq uint64) (webhook.Delivery, error) {
 	if err := s.authorizeWebhooks(ctx); err != nil {
-		return webhook.WebhookDelivery{}, err
+		return webhook.Delivery{}, err
 	}
 	d, err := s.store.ReplayWebhook(ctx, seq, s.clock.Now())
 	if err == nil {

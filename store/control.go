@@ -177,17 +177,17 @@ func (db *DB) Runs(ctx context.Context, active bool, limit int, cursor string) (
 var keyPolicy = []byte("policy")
 
 // PolicyState implements hitl.PolicyStore.
-func (db *DB) PolicyState(ctx context.Context) (*policy.PolicyState, error) {
+func (db *DB) PolicyState(ctx context.Context) (*policy.State, error) {
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
-	var st *policy.PolicyState
+	var st *policy.State
 	err := db.bolt.View(func(tx *bolt.Tx) error {
 		v := tx.Bucket(bucketMeta).Get(keyPolicy)
 		if v == nil {
 			return nil
 		}
-		st = &policy.PolicyState{}
+		st = &policy.State{}
 		return json.Unmarshal(v, st)
 	})
 	if err != nil {
@@ -197,7 +197,7 @@ func (db *DB) PolicyState(ctx context.Context) (*policy.PolicyState, error) {
 }
 
 // PutPolicyState implements hitl.PolicyStore.
-func (db *DB) PutPolicyState(ctx context.Context, st *policy.PolicyState) error {
+func (db *DB) PutPolicyState(ctx context.Context, st *policy.State) error {
 	if err := ctx.Err(); err != nil {
 		return err
 	}

@@ -17,7 +17,7 @@ import (
 )
 
 // benchPolicy is a configured policy of a dozen rules, as README's.
-var benchPolicy = []policy.PolicyRule{
+var benchPolicy = []policy.Rule{
 	{Name: "no-root-wipe", OpType: policy.OpShell, Resource: "rm -rf /", Effect: policy.EffectDeny},
 	{Name: "no-curl", OpType: policy.OpShell, Resource: "curl *", Effect: policy.EffectDeny},
 	{Name: "deploys", OpType: policy.OpShell, Resource: "make deploy", Effect: policy.EffectAsk, Approvers: []string{"U0A", "U0B"}, Quorum: 2},

@@ -22,8 +22,8 @@ type Visitor struct {
 	Learned   func(*policy.LearnedRule) error
 	Delivery  func(hitl.Delivery) error // queued, in Seq order
 	Delivered func(hitl.Delivered) error
-	Mail      func(hitl.Mail) error               // the mail outbox's, in Seq order
-	Webhook   func(webhook.WebhookDelivery) error // the webhook outbox's, in Seq order
+	Mail      func(hitl.Mail) error        // the mail outbox's, in Seq order
+	Webhook   func(webhook.Delivery) error // the webhook outbox's, in Seq order
 }
 
 // Totals are the state beside the records: the last event's Seq, the
@@ -33,7 +33,7 @@ type Totals struct {
 	LastSeq      uint64
 	OutboxCursor uint64
 	MailCursor   uint64
-	Policy       *policy.PolicyState
+	Policy       *policy.State
 }
 
 // Walk reads every record of the database in one read transaction (a
@@ -49,7 +49,7 @@ func (db *DB) Walk(ctx context.Context, v Visitor) (Totals, error) {
 			t.MailCursor = binary.BigEndian.Uint64(c)
 		}
 		if p := tx.Bucket(bucketMeta).Get(keyPolicy); p != nil {
-			t.Policy = &policy.PolicyState{}
+			t.Policy = &policy.State{}
 			if err := json.Unmarshal(p, t.Policy); err != nil {
 				return fmt.Errorf("decode policy: %w", err)
 			}

@@ -31,24 +31,24 @@ func webhookSeqKey(prefix []byte, seq uint64) []byte {
 	return binary.BigEndian.AppendUint64(slices.Clone(prefix), seq)
 }
 
-func webhookDueKey(d *webhook.WebhookDelivery) []byte {
+func webhookDueKey(d *webhook.Delivery) []byte {
 	return webhookSeqKey(u64(timeKey(d.NextAt)), d.Seq)
 }
 
-func webhookQueuePrefix(d *webhook.WebhookDelivery) []byte {
+func webhookQueuePrefix(d *webhook.Delivery) []byte {
 	k := append([]byte(d.Target()), 0)
 	return append(append(k, d.RunID...), 0)
 }
 
-func webhookStatusKey(st webhook.WebhookStatus, seq uint64) []byte {
+func webhookStatusKey(st webhook.Status, seq uint64) []byte {
 	return webhookSeqKey(append([]byte(st), 0), seq)
 }
 
-func webhookSettledKey(d *webhook.WebhookDelivery) []byte {
+func webhookSettledKey(d *webhook.Delivery) []byte {
 	return webhookSeqKey(u64(timeKey(*d.SettledAt)), d.Seq)
 }
 
-func putWebhook(tx *bolt.Tx, d *webhook.WebhookDelivery) error {
+func putWebhook(tx *bolt.Tx, d *webhook.Delivery) error {
 	data, err := json.Marshal(d)
 	if err != nil {
 		return fmt.Errorf("encode webhook delivery: %w", err)
@@ -56,8 +56,8 @@ func putWebhook(tx *bolt.Tx, d *webhook.WebhookDelivery) error {
 	return tx.Bucket(bucketWebhooks).Put(u64(d.Seq), data)
 }
 
-func getWebhook(tx *bolt.Tx, seq uint64) (webhook.WebhookDelivery, error) {
-	var d webhook.WebhookDelivery
+func getWebhook(tx *bolt.Tx, seq uint64) (webhook.Delivery, error) {
+	var d webhook.Delivery
 	v := tx.Bucket(bucketWebhooks).Get(u64(seq))
 	if v == nil {
 		return d, fault.Errorf(fault.ENOTFOUND, "webhook delivery %d is not stored", seq)
@@ -73,7 +73,7 @@ func getWebhook(tx *bolt.Tx, seq uint64) (webhook.WebhookDelivery, error) {
 func enqueueWebhooks(tx *bolt.Tx, ev *hitl.Event) error {
 	for i := range ev.Webhooks {
 		d := &ev.Webhooks[i]
-		d.Event, d.Status, d.Claim, d.Attempts = ev.Seq, webhook.WebhookPending, 0, 0
+		d.Event, d.Status, d.Claim, d.Attempts = ev.Seq, webhook.Pending, 0, 0
 		if err := enqueueWebhook(tx, d); err != nil {
 			return err
 		}
@@ -83,7 +83,7 @@ func enqueueWebhooks(tx *bolt.Tx, ev *hitl.Event) error {
 
 // enqueueWebhook gives d the next seq and writes it at the end of its
 // queue: due when it is the queue's head.
-func enqueueWebhook(tx *bolt.Tx, d *webhook.WebhookDelivery) error {
+func enqueueWebhook(tx *bolt.Tx, d *webhook.Delivery) error {
 	b := tx.Bucket(bucketWebhooks)
 	b.FillPercent = appendFill
 	seq, err := b.NextSequence()
@@ -98,7 +98,7 @@ func enqueueWebhook(tx *bolt.Tx, d *webhook.WebhookDelivery) error {
 	if err := tx.Bucket(bucketWebhookQueue).Put(webhookSeqKey(prefix, seq), []byte{}); err != nil {
 		return err
 	}
-	if err := tx.Bucket(bucketWebhookByStatus).Put(webhookStatusKey(webhook.WebhookPending, seq), []byte(d.Target())); err != nil {
+	if err := tx.Bucket(bucketWebhookByStatus).Put(webhookStatusKey(webhook.Pending, seq), []byte(d.Target())); err != nil {
 		return err
 	}
 	if k, _ := tx.Bucket(bucketWebhookQueue).Cursor().Seek(prefix); binary.BigEndian.Uint64(k[len(k)-8:]) == seq {
@@ -109,18 +109,18 @@ func enqueueWebhook(tx *bolt.Tx, d *webhook.WebhookDelivery) error {
 
 // putDue puts d in webhook_due, with its target (a claim skips busy
 // targets without decoding their deliveries).
-func putDue(tx *bolt.Tx, d *webhook.WebhookDelivery) error {
+func putDue(tx *bolt.Tx, d *webhook.Delivery) error {
 	return tx.Bucket(bucketWebhookDue).Put(webhookDueKey(d), []byte(d.Target()))
 }
 
 // ClaimWebhooks implements hitl.WebhookOutbox.
-func (db *DB) ClaimWebhooks(ctx context.Context, now, until time.Time, limit int, skip []string) ([]webhook.WebhookDelivery, error) {
+func (db *DB) ClaimWebhooks(ctx context.Context, now, until time.Time, limit int, skip []string) ([]webhook.Delivery, error) {
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
 	// Nothing to claim (the worker's usual poll, or every target with
 	// deliveries due busy): a read, no commit.
-	out := []webhook.WebhookDelivery{}
+	out := []webhook.Delivery{}
 	if err := db.view(ctx, "due webhooks", func(tx *bolt.Tx) error {
 		var err error
 		out, err = dueWebhooks(tx, now, limit, skip)
@@ -158,8 +158,8 @@ func (db *DB) ClaimWebhooks(ctx context.Context, now, until time.Time, limit int
 // dueWebhooks reads webhook_due up to now: up to limit (0: all)
 // deliveries whose target is not in skip. Its cost grows with the due
 // deliveries of the targets skipped, besides those returned.
-func dueWebhooks(tx *bolt.Tx, now time.Time, limit int, skip []string) ([]webhook.WebhookDelivery, error) {
-	out := []webhook.WebhookDelivery{}
+func dueWebhooks(tx *bolt.Tx, now time.Time, limit int, skip []string) ([]webhook.Delivery, error) {
+	out := []webhook.Delivery{}
 	end := timeKey(now)
 	c := tx.Bucket(bucketWebhookDue).Cursor()
 	for k, v := c.First(); len(k) == 16 && binary.BigEndian.Uint64(k) <= end; k, v = c.Next() {
@@ -179,7 +179,7 @@ func dueWebhooks(tx *bolt.Tx, now time.Time, limit int, skip []string) ([]webhoo
 }
 
 // SettleWebhook implements hitl.WebhookOutbox.
-func (db *DB) SettleWebhook(ctx context.Context, d webhook.WebhookDelivery) error {
+func (db *DB) SettleWebhook(ctx context.Context, d webhook.Delivery) error {
 	if err := ctx.Err(); err != nil {
 		return err
 	}
@@ -188,7 +188,7 @@ func (db *DB) SettleWebhook(ctx context.Context, d webhook.WebhookDelivery) erro
 		if err != nil {
 			return err
 		}
-		if err := webhook.WebhookClaimHeld(old, d); err != nil {
+		if err := webhook.ClaimHeld(old, d); err != nil {
 			return err
 		}
 		due := tx.Bucket(bucketWebhookDue)
@@ -196,7 +196,7 @@ func (db *DB) SettleWebhook(ctx context.Context, d webhook.WebhookDelivery) erro
 			return err
 		}
 		old.Status, old.Attempts, old.NextAt, old.LastError, old.LastCode, old.SettledAt = d.Status, d.Attempts, d.NextAt, d.LastError, d.LastCode, d.SettledAt
-		if old.Status == webhook.WebhookPending {
+		if old.Status == webhook.Pending {
 			if err := putDue(tx, &old); err != nil {
 				return err
 			}
@@ -214,10 +214,10 @@ func (db *DB) SettleWebhook(ctx context.Context, d webhook.WebhookDelivery) erro
 
 // settledWebhook moves d, no longer pending, out of its queue and lets
 // the next of the queue go.
-func settledWebhook(tx *bolt.Tx, d *webhook.WebhookDelivery) error {
+func settledWebhook(tx *bolt.Tx, d *webhook.Delivery) error {
 	target := []byte(d.Target())
 	byStatus := tx.Bucket(bucketWebhookByStatus)
-	if err := byStatus.Delete(webhookStatusKey(webhook.WebhookPending, d.Seq)); err != nil {
+	if err := byStatus.Delete(webhookStatusKey(webhook.Pending, d.Seq)); err != nil {
 		return err
 	}
 	if err := byStatus.Put(webhookStatusKey(d.Status, d.Seq), target); err != nil {
@@ -226,7 +226,7 @@ func settledWebhook(tx *bolt.Tx, d *webhook.WebhookDelivery) error {
 	if err := tx.Bucket(bucketWebhookSettled).Put(webhookSettledKey(d), []byte{}); err != nil {
 		return err
 	}
-	if d.Status == webhook.WebhookDelivered {
+	if d.Status == webhook.Delivered {
 		if err := tx.Bucket(bucketWebhookLast).Put(target, u64(timeKey(*d.SettledAt))); err != nil {
 			return err
 		}
@@ -248,8 +248,8 @@ func settledWebhook(tx *bolt.Tx, d *webhook.WebhookDelivery) error {
 }
 
 // WebhookDelivery implements hitl.WebhookOutbox.
-func (db *DB) WebhookDelivery(ctx context.Context, seq uint64) (webhook.WebhookDelivery, error) {
-	var d webhook.WebhookDelivery
+func (db *DB) WebhookDelivery(ctx context.Context, seq uint64) (webhook.Delivery, error) {
+	var d webhook.Delivery
 	err := db.view(ctx, "webhook delivery", func(tx *bolt.Tx) error {
 		var err error
 		d, err = getWebhook(tx, seq)
@@ -263,8 +263,8 @@ func (db *DB) WebhookDelivery(ctx context.Context, seq uint64) (webhook.WebhookD
 
 // WebhookDeliveries implements hitl.WebhookOutbox: newest first, from
 // webhooks (every status) or webhook_by_status.
-func (db *DB) WebhookDeliveries(ctx context.Context, f hitl.WebhookFilter) ([]webhook.WebhookDelivery, error) {
-	out := []webhook.WebhookDelivery{}
+func (db *DB) WebhookDeliveries(ctx context.Context, f hitl.WebhookFilter) ([]webhook.Delivery, error) {
+	out := []webhook.Delivery{}
 	err := db.view(ctx, "webhook deliveries", func(tx *bolt.Tx) error {
 		var prefix []byte
 		c := tx.Bucket(bucketWebhooks).Cursor()
@@ -301,11 +301,11 @@ func (db *DB) WebhookDeliveries(ctx context.Context, f hitl.WebhookFilter) ([]we
 }
 
 // ReplayWebhook implements hitl.WebhookOutbox.
-func (db *DB) ReplayWebhook(ctx context.Context, seq uint64, now time.Time) (webhook.WebhookDelivery, error) {
+func (db *DB) ReplayWebhook(ctx context.Context, seq uint64, now time.Time) (webhook.Delivery, error) {
 	if err := ctx.Err(); err != nil {
-		return webhook.WebhookDelivery{}, err
+		return webhook.Delivery{}, err
 	}
-	var d webhook.WebhookDelivery
+	var d webhook.Delivery
 	err := db.write(func(tx *bolt.Tx) error {
 		old, err := getWebhook(tx, seq)
 		if err != nil {
@@ -319,20 +319,20 @@ func (db *DB) ReplayWebhook(ctx context.Context, seq uint64, now time.Time) (web
 
 // WebhookStats implements hitl.WebhookOutbox: it walks the pending and
 // failed parts of webhook_by_status and reads webhook_last.
-func (db *DB) WebhookStats(ctx context.Context) ([]webhook.WebhookTargetStats, error) {
-	by := map[string]*webhook.WebhookTargetStats{}
-	get := func(t string) *webhook.WebhookTargetStats {
+func (db *DB) WebhookStats(ctx context.Context) ([]webhook.TargetStats, error) {
+	by := map[string]*webhook.TargetStats{}
+	get := func(t string) *webhook.TargetStats {
 		if by[t] == nil {
-			by[t] = &webhook.WebhookTargetStats{Target: t}
+			by[t] = &webhook.TargetStats{Target: t}
 		}
 		return by[t]
 	}
 	err := db.view(ctx, "webhook stats", func(tx *bolt.Tx) error {
 		c := tx.Bucket(bucketWebhookByStatus).Cursor()
-		for _, st := range []webhook.WebhookStatus{webhook.WebhookPending, webhook.WebhookFailed} {
+		for _, st := range []webhook.Status{webhook.Pending, webhook.Failed} {
 			prefix := append([]byte(st), 0)
 			for k, v := c.Seek(prefix); k != nil && bytes.HasPrefix(k, prefix); k, v = c.Next() {
-				if st == webhook.WebhookPending {
+				if st == webhook.Pending {
 					get(string(v)).Pending++
 				} else {
 					get(string(v)).Failed++
@@ -350,7 +350,7 @@ func (db *DB) WebhookStats(ctx context.Context) ([]webhook.WebhookTargetStats, e
 	if err != nil {
 		return nil, err
 	}
-	return webhook.SortedWebhookStats(by), nil
+	return webhook.SortedStats(by), nil
 }
 
 // PruneWebhooks implements hitl.WebhookOutbox: it reads webhook_settled

@@ -33,7 +33,7 @@ func TestWebhooksOnAnOlderFile(t *testing.T) {
 		return nil
 	})
 	svc := service.NewService(db, service.ServiceConfig{Notifier: notify.New(), Clock: newClock(),
-		Webhooks: &hitl.WebhookRoutes{Endpoints: []webhook.WebhookEndpoint{{Name: "ops", URL: "https://ops.example/", Events: []webhook.WebhookEvent{webhook.WebhookQuestionAnswered}}}}})
+		Webhooks: &hitl.WebhookRoutes{Endpoints: []webhook.Route{{Name: "ops", URL: "https://ops.example/", Events: []webhook.Event{webhook.QuestionAnswered}}}}})
 	_, err = svc.Questions.Answer(principaltest.As(ctx, "local"), q.ID, hitl.Response{Value: "ok"})
 	require.NoError(t, err)
 	got, err := db.ClaimWebhooks(ctx, t0.Add(time.Hour), t0.Add(2*time.Hour), 0, nil)

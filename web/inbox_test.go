@@ -231,7 +231,7 @@ func TestOperations(t *testing.T) {
 	ctx := context.Background()
 	t.Run("quorum progress shows who approved", func(t *testing.T) {
 		e := newEnv(t, false)
-		require.NoError(t, e.svc.Policies.LoadPolicy(ctx, []policy.PolicyRule{{Name: "two-people", OpType: policy.OpFileDelete, Effect: policy.EffectAsk, Quorum: 2}}))
+		require.NoError(t, e.svc.Policies.LoadPolicy(ctx, []policy.Rule{{Name: "two-people", OpType: policy.OpFileDelete, Effect: policy.EffectAsk, Quorum: 2}}))
 		out, err := e.svc.Policies.RequestOperation(as(agentP), service.ApprovalRequest{RunID: "r1", Operation: policy.Operation{Type: policy.OpFileDelete, Description: "delete build", Resource: "build/"}})
 		require.NoError(t, err)
 		b := e.browser(t)

@@ -8,41 +8,41 @@ import (
 	"github.com/hitlbot/hitl/steer"
 )
 
-// WebhookBody is the payload of every delivery (Standard Webhooks'
+// Body is the payload of every delivery (Standard Webhooks'
 // {type, timestamp, data}).
-type WebhookBody struct {
-	Type      WebhookEvent `json:"type"`
-	Timestamp time.Time    `json:"timestamp"`
-	Data      any          `json:"data"`
+type Body struct {
+	Type      Event     `json:"type"`
+	Timestamp time.Time `json:"timestamp"`
+	Data      any       `json:"data"`
 }
 
-// RunWebhook is the webhook event of a run whose control status moved
+// RunEvent is the webhook event of a run whose control status moved
 // from old to now ("" when none): paused, resumed (paused to running),
 // cancelled, done, aborted.
-func RunWebhook(old, now steer.RunStatus) WebhookEvent {
+func RunEvent(old, now steer.RunStatus) Event {
 	if old == now {
 		return ""
 	}
 	switch now {
 	case steer.RunPaused:
-		return WebhookRunPaused
+		return RunPaused
 	case steer.RunRunning:
 		if old == steer.RunPaused {
-			return WebhookRunResumed
+			return RunResumed
 		}
 	case steer.RunCancelled:
-		return WebhookRunCancelled
+		return RunCancelled
 	case steer.RunDone:
-		return WebhookRunDone
+		return RunDone
 	case steer.RunAborted:
-		return WebhookRunAborted
+		return RunAborted
 	}
 	return ""
 }
 
 // PingDelivery is the signed test delivery to endpoint name at now
 // (hitl webhooks test): a webhook.ping whose data names the endpoint.
-func PingDelivery(name string, now time.Time) WebhookDelivery {
-	body, _ := json.Marshal(WebhookBody{Type: WebhookPing, Timestamp: now, Data: map[string]string{"endpoint": name}})
-	return WebhookDelivery{ID: uid.New("msg_"), Endpoint: name, Type: WebhookPing, Body: body, Status: WebhookPending, CreatedAt: now, NextAt: now}
+func PingDelivery(name string, now time.Time) Delivery {
+	body, _ := json.Marshal(Body{Type: Ping, Timestamp: now, Data: map[string]string{"endpoint": name}})
+	return Delivery{ID: uid.New("msg_"), Endpoint: name, Type: Ping, Body: body, Status: Pending, CreatedAt: now, NextAt: now}
 }

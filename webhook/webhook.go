@@ -13,54 +13,54 @@ import (
 
 // Webhooks call agents that do not stay running when a person decided
 // (docs/webhooks.md): each event a configured endpoint (or a question's
-// own callbackUrl) subscribes to becomes a WebhookDelivery, written by
+// own callbackUrl) subscribes to becomes a Delivery, written by
 // the store in the transaction of the event (Event.Webhooks), and a
 // delivery worker (package webhook) posts it, signed per Standard
 // Webhooks, until the receiver answers 2xx or the retry window ends.
 
-// WebhookEvent names what a webhook reports (the body's "type").
-type WebhookEvent string
+// Event names what a webhook reports (the body's "type").
+type Event string
 
 const (
-	WebhookQuestionAnswered  WebhookEvent = "question.answered"
-	WebhookQuestionTimedOut  WebhookEvent = "question.timed_out"
-	WebhookQuestionCancelled WebhookEvent = "question.cancelled"
-	WebhookQuestionReminded  WebhookEvent = "question.reminded"
-	WebhookQuestionEscalated WebhookEvent = "question.escalated"
-	WebhookRunPaused         WebhookEvent = "run.paused"
-	WebhookRunResumed        WebhookEvent = "run.resumed"
-	WebhookRunCancelled      WebhookEvent = "run.cancelled"
-	WebhookRunDone           WebhookEvent = "run.done"
-	WebhookRunAborted        WebhookEvent = "run.aborted"
+	QuestionAnswered  Event = "question.answered"
+	QuestionTimedOut  Event = "question.timed_out"
+	QuestionCancelled Event = "question.cancelled"
+	QuestionReminded  Event = "question.reminded"
+	QuestionEscalated Event = "question.escalated"
+	RunPaused         Event = "run.paused"
+	RunResumed        Event = "run.resumed"
+	RunCancelled      Event = "run.cancelled"
+	RunDone           Event = "run.done"
+	RunAborted        Event = "run.aborted"
 	// WebhookPing is the signed test delivery of hitl webhooks test.
-	WebhookPing WebhookEvent = "webhook.ping"
+	Ping Event = "webhook.ping"
 )
 
 // WebhookEvents are the events an endpoint may subscribe to.
-var WebhookEvents = []WebhookEvent{
-	WebhookQuestionAnswered, WebhookQuestionTimedOut, WebhookQuestionCancelled, WebhookQuestionReminded,
-	WebhookQuestionEscalated, WebhookRunPaused, WebhookRunResumed, WebhookRunCancelled, WebhookRunDone, WebhookRunAborted,
+var Events = []Event{
+	QuestionAnswered, QuestionTimedOut, QuestionCancelled, QuestionReminded,
+	QuestionEscalated, RunPaused, RunResumed, RunCancelled, RunDone, RunAborted,
 }
 
 // callbackEvents are what a question's own callbackUrl gets: its
 // outcome, the moment an agent that saved its state resumes.
-var callbackEvents = []WebhookEvent{WebhookQuestionAnswered, WebhookQuestionTimedOut, WebhookQuestionCancelled}
+var callbackEvents = []Event{QuestionAnswered, QuestionTimedOut, QuestionCancelled}
 
 // ForCallback reports whether a question's own callbackUrl gets e.
-func (e WebhookEvent) ForCallback() bool { return slices.Contains(callbackEvents, e) }
+func (e Event) ForCallback() bool { return slices.Contains(callbackEvents, e) }
 
-// WebhookEndpoint is a configured receiver: the events it gets, for the
+// Route is a configured receiver: the events it gets, for the
 // runs whose id matches Runs (a path.Match glob; empty: every run).
 // Its secret is the webhook edge's (read from a file), never here.
-type WebhookEndpoint struct {
-	Name   string         `json:"name"`
-	URL    string         `json:"url"`
-	Events []WebhookEvent `json:"events"`
-	Runs   string         `json:"runs,omitempty"`
+type Route struct {
+	Name   string  `json:"name"`
+	URL    string  `json:"url"`
+	Events []Event `json:"events"`
+	Runs   string  `json:"runs,omitempty"`
 }
 
 // Wants reports whether e gets event typ of run runID.
-func (e WebhookEndpoint) Wants(typ WebhookEvent, runID string) bool {
+func (e Route) Wants(typ Event, runID string) bool {
 	if !slices.Contains(e.Events, typ) {
 		return false
 	}
@@ -71,42 +71,42 @@ func (e WebhookEndpoint) Wants(typ WebhookEvent, runID string) bool {
 	return ok && err == nil
 }
 
-// WebhookStatus is where a delivery stands.
-type WebhookStatus string
+// Status is where a delivery stands.
+type Status string
 
 const (
-	WebhookPending   WebhookStatus = "pending"   // to be sent (again)
-	WebhookDelivered WebhookStatus = "delivered" // the receiver answered 2xx
-	WebhookFailed    WebhookStatus = "failed"    // the retry window ended without a 2xx
+	Pending   Status = "pending"   // to be sent (again)
+	Delivered Status = "delivered" // the receiver answered 2xx
+	Failed    Status = "failed"    // the retry window ended without a 2xx
 )
 
-// WebhookDelivery is one event owed to one receiver: an outbox record.
+// Delivery is one event owed to one receiver: an outbox record.
 // Deliveries to one Target for one run are sent in order (Seq): the
 // next waits until the one before it is delivered or failed.
-type WebhookDelivery struct {
+type Delivery struct {
 	Seq uint64 `json:"seq"` // outbox order, set by the store
 	// ID is the webhook-id header: one per event, the same for every
 	// receiver, every retry and every replay, so a receiver deduplicates.
 	ID string `json:"id"`
 	// Endpoint is the configured endpoint's name; empty for a question's
 	// callbackUrl, which URL holds.
-	Endpoint string       `json:"endpoint,omitempty"`
-	URL      string       `json:"url,omitempty"`
-	Type     WebhookEvent `json:"type"`
-	RunID    string       `json:"runId"`
+	Endpoint string `json:"endpoint,omitempty"`
+	URL      string `json:"url,omitempty"`
+	Type     Event  `json:"type"`
+	RunID    string `json:"runId"`
 	// QuestionID is the question a question event is about.
 	QuestionID string `json:"questionId,omitempty"`
 	// Event is the Seq of the event it reports (set by the store).
 	Event uint64 `json:"event,omitempty"`
 	// Body is the payload sent, fixed when the event happened.
 	Body      json.RawMessage `json:"body"`
-	Status    WebhookStatus   `json:"status"`
+	Status    Status          `json:"status"`
 	CreatedAt time.Time       `json:"createdAt"`
 	// NextAt is when a pending delivery is due (again); a claimed one's
 	// claim runs out then.
 	NextAt time.Time `json:"nextAt"`
 	// Claim numbers the claims of the delivery (ClaimWebhooks): a
-	// settlement of an older claim is refused (WebhookClaimHeld).
+	// settlement of an older claim is refused (ClaimHeld).
 	Claim     uint64     `json:"claim,omitempty"`
 	Attempts  int        `json:"attempts,omitempty"`
 	LastError string     `json:"lastError,omitempty"`
@@ -116,7 +116,7 @@ type WebhookDelivery struct {
 
 // Target is what a delivery's order and concurrency are kept per: the
 // endpoint's name, or "callback:" and the host of a callbackUrl.
-func (d *WebhookDelivery) Target() string {
+func (d *Delivery) Target() string {
 	if d.Endpoint != "" {
 		return d.Endpoint
 	}
@@ -126,20 +126,20 @@ func (d *WebhookDelivery) Target() string {
 	return "callback:"
 }
 
-// WebhookClaimHeld is nil when d (a sender's copy) still holds the claim
+// ClaimHeld is nil when d (a sender's copy) still holds the claim
 // of stored, else ECONFLICT.
-func WebhookClaimHeld(stored, d WebhookDelivery) error {
+func ClaimHeld(stored, d Delivery) error {
 	if stored.Claim != d.Claim {
 		return fault.Errorf(fault.ECONFLICT, "webhook delivery %d was claimed again since claim %d (now claim %d)", d.Seq, d.Claim, stored.Claim)
 	}
-	if stored.Status != WebhookPending {
+	if stored.Status != Pending {
 		return fault.Errorf(fault.ECONFLICT, "webhook delivery %d is %s", d.Seq, stored.Status)
 	}
 	return nil
 }
 
-// WebhookTargetStats is what hitl webhooks list shows of a target.
-type WebhookTargetStats struct {
+// TargetStats is what hitl webhooks list shows of a target.
+type TargetStats struct {
 	Target      string     `json:"target"`
 	Pending     int        `json:"pending"`
 	Failed      int        `json:"failed"`
@@ -148,18 +148,18 @@ type WebhookTargetStats struct {
 
 // ReplayOf is the delivery a replay of d enqueues: the same event (ID,
 // body, receiver), pending, due at now, not yet attempted.
-func ReplayOf(d WebhookDelivery, now time.Time) WebhookDelivery {
-	d.Seq, d.Status, d.CreatedAt, d.NextAt = 0, WebhookPending, now, now
+func ReplayOf(d Delivery, now time.Time) Delivery {
+	d.Seq, d.Status, d.CreatedAt, d.NextAt = 0, Pending, now, now
 	d.Claim, d.Attempts, d.LastError, d.LastCode, d.SettledAt = 0, 0, "", 0, nil
 	return d
 }
 
-// SortedWebhookStats returns the stats in by, by target name.
-func SortedWebhookStats(by map[string]*WebhookTargetStats) []WebhookTargetStats {
-	out := make([]WebhookTargetStats, 0, len(by))
+// SortedStats returns the stats in by, by target name.
+func SortedStats(by map[string]*TargetStats) []TargetStats {
+	out := make([]TargetStats, 0, len(by))
 	for _, st := range by {
 		out = append(out, *st)
 	}
-	slices.SortFunc(out, func(a, b WebhookTargetStats) int { return strings.Compare(a.Target, b.Target) })
+	slices.SortFunc(out, func(a, b TargetStats) int { return strings.Compare(a.Target, b.Target) })
 	return out
 }

@@ -66,15 +66,15 @@ type Config struct {
 	// checks each callbackUrl connection's address against Callbacks).
 	Transport http.RoundTripper
 	// Failed is told of each delivery given up (the metric).
-	Failed func(d WebhookDelivery)
+	Failed func(d Delivery)
 }
 
 // Outbox is what the worker needs of the store's webhook outbox
 // (hitl.WebhookOutbox, where each method is documented): claiming the
 // deliveries due, and settling each.
 type Outbox interface {
-	ClaimWebhooks(ctx context.Context, now, until time.Time, limit int, skip []string) ([]WebhookDelivery, error)
-	SettleWebhook(ctx context.Context, d WebhookDelivery) error
+	ClaimWebhooks(ctx context.Context, now, until time.Time, limit int, skip []string) ([]Delivery, error)
+	SettleWebhook(ctx context.Context, d Delivery) error
 }
 
 // Clock tells the worker the time (hitl.Clock; tests inject a fake one).
@@ -268,7 +268,7 @@ func (w *Worker) Step(ctx context.Context) (int, error) {
 }
 
 // release hands a claimed delivery back, due at once.
-func (w *Worker) release(ctx context.Context, d WebhookDelivery) {
+func (w *Worker) release(ctx context.Context, d Delivery) {
 	d.NextAt = w.cfg.Clock.Now()
 	if err := w.box.SettleWebhook(ctx, d); err != nil {
 		w.log.Warn("webhook: releasing a delivery failed (it is due when its claim runs out)", "delivery", d.Seq, "err", err)
@@ -291,7 +291,7 @@ func (w *Worker) done1(target string) {
 
 // Deliver makes one attempt of d (claimed) and records its outcome:
 // delivered, due again on the schedule, or failed.
-func (w *Worker) Deliver(ctx context.Context, d WebhookDelivery) {
+func (w *Worker) Deliver(ctx context.Context, d Delivery) {
 	code, err := w.Send(ctx, d)
 	now := w.cfg.Clock.Now()
 	d.Attempts++
@@ -299,7 +299,7 @@ func (w *Worker) Deliver(ctx context.Context, d WebhookDelivery) {
 	log := w.log.With("delivery", d.Seq, "id", d.ID, "target", d.Target(), "type", d.Type, "attempt", d.Attempts)
 	switch {
 	case err == nil:
-		d.Status, d.SettledAt, d.LastError = WebhookDelivered, &now, ""
+		d.Status, d.SettledAt, d.LastError = Delivered, &now, ""
 	default:
 		d.LastError = err.Error()
 		next, ok := Retry(d.Attempts, now, w.cfg.Jitter())
@@ -307,7 +307,7 @@ func (w *Worker) Deliver(ctx context.Context, d WebhookDelivery) {
 			d.NextAt = next
 			log.Warn("webhook: attempt failed; retrying", "err", err, "next", next)
 		} else {
-			d.Status, d.SettledAt = WebhookFailed, &now
+			d.Status, d.SettledAt = Failed, &now
 			log.Error("webhook: delivery failed: the retry schedule is over", "err", err)
 		}
 	}
@@ -317,14 +317,14 @@ func (w *Worker) Deliver(ctx context.Context, d WebhookDelivery) {
 		log.Warn("webhook: recording the attempt failed", "err", serr)
 		return
 	}
-	if d.Status == WebhookFailed && w.cfg.Failed != nil {
+	if d.Status == Failed && w.cfg.Failed != nil {
 		w.cfg.Failed(d)
 	}
 }
 
 // Send posts d once, signed, and returns the receiver's status: nil
 // error for a 2xx.
-func (w *Worker) Send(ctx context.Context, d WebhookDelivery) (int, error) {
+func (w *Worker) Send(ctx context.Context, d Delivery) (int, error) {
 	url, secrets := d.URL, w.cfg.CallbackSecrets
 	if d.Endpoint != "" {
 		e, ok := w.byName[d.Endpoint]

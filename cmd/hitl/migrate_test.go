@@ -48,7 +48,7 @@ func TestMigrateToPostgres(t *testing.T) {
 	mails := []hitl.Mail{{QuestionID: pending.ID, User: "U0ALICE", Nudge: hitl.EventQuestionReminded, Event: 6, NextAt: time.Unix(60, 0).UTC()}}
 	require.NoError(t, m.DB.EnqueueMail(ctx, 7, mails))
 	hook := &hitl.Event{Type: hitl.EventQuestionAnswered, QuestionID: pending.ID, RunID: "run-mig", At: time.Unix(90, 0).UTC(),
-		Webhooks: []webhook.WebhookDelivery{{ID: "msg_mig", Endpoint: "ci", Type: webhook.WebhookQuestionAnswered, RunID: "run-mig",
+		Webhooks: []webhook.Delivery{{ID: "msg_mig", Endpoint: "ci", Type: webhook.QuestionAnswered, RunID: "run-mig",
 			Body: []byte(`{"type":"question.answered"}`), CreatedAt: time.Unix(90, 0).UTC(), NextAt: time.Unix(90, 0).UTC()}}}
 	require.NoError(t, m.DB.AppendEvent(ctx, hook))
 	wantPending, err := m.DB.Questions(ctx, hitl.QuestionFilter{Status: hitl.StatusPending})

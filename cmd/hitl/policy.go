@@ -66,7 +66,7 @@ func joinRisks(rs []policy.Risk) string {
 	return strings.Join(out, ",")
 }
 
-func approvers(r policy.PolicyRule) string {
+func approvers(r policy.Rule) string {
 	if r.Effect != policy.EffectAsk {
 		return "-"
 	}

@@ -82,7 +82,7 @@ func TestReplicasOnPostgres(t *testing.T) {
 		agent := principaltest.As(context.Background(), "api:agent")
 		op := policy.Operation{Type: policy.OpShell, Description: "check the tree", Resource: "git status"}
 		_, err := r1.Service.Policies.SetPolicy(principaltest.As(context.Background(), "admin:root"),
-			[]policy.PolicyRule{{Name: "safe-git", OpType: policy.OpShell, Resource: "git status", Effect: policy.EffectAllow}})
+			[]policy.Rule{{Name: "safe-git", OpType: policy.OpShell, Resource: "git status", Effect: policy.EffectAllow}})
 		require.NoError(t, err)
 		deadline := time.After(10 * time.Second)
 		for {

@@ -152,7 +152,7 @@ func (s *sink) waitArrived(t *testing.T, n int) {
 
 // delivered waits until every delivery in db is delivered and the sink
 // answered 2xx to each of their ids, and returns the deliveries.
-func (s *sink) delivered(t *testing.T, db hitl.WebhookOutbox, n int) []webhook.WebhookDelivery {
+func (s *sink) delivered(t *testing.T, db hitl.WebhookOutbox, n int) []webhook.Delivery {
 	t.Helper()
 	deadline := time.Now().Add(60 * time.Second)
 	for {
@@ -163,7 +163,7 @@ func (s *sink) delivered(t *testing.T, db hitl.WebhookOutbox, n int) []webhook.W
 			s.mu.Lock()
 			ok := s.ok[d.ID]
 			s.mu.Unlock()
-			done = done && ok && d.Status == webhook.WebhookDelivered
+			done = done && ok && d.Status == webhook.Delivered
 		}
 		if done {
 			return ds

@@ -28,7 +28,7 @@ type Store struct {
 	seq       uint64
 	born      map[string]int // id → creation order: ties of time list in it
 	control   map[hitl.ControlKey]hitl.ControlRecord
-	policy    *policy.PolicyState
+	policy    *policy.State
 
 	learned      map[string]policy.LearnedRule    // id → rule
 	learnedByKey map[policy.LearnedRuleKey]string // key → id

@@ -124,7 +124,7 @@ func (s *Store) LastSeq(context.Context) (uint64, error) {
 }
 
 // PolicyState implements hitl.PolicyStore.
-func (s *Store) PolicyState(context.Context) (*policy.PolicyState, error) {
+func (s *Store) PolicyState(context.Context) (*policy.State, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if s.policy == nil {
@@ -135,7 +135,7 @@ func (s *Store) PolicyState(context.Context) (*policy.PolicyState, error) {
 }
 
 // PutPolicyState implements hitl.PolicyStore.
-func (s *Store) PutPolicyState(_ context.Context, st *policy.PolicyState) error {
+func (s *Store) PutPolicyState(_ context.Context, st *policy.State) error {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	c := *st

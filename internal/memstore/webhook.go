@@ -15,7 +15,7 @@ import (
 // scanning: fine for tests.
 type webhooks struct {
 	seq  uint64
-	all  map[uint64]webhook.WebhookDelivery
+	all  map[uint64]webhook.Delivery
 	last map[string]time.Time // target → last success
 }
 
@@ -23,14 +23,14 @@ type webhooks struct {
 func (s *Store) enqueueWebhooks(ev *hitl.Event) {
 	for i := range ev.Webhooks {
 		d := &ev.Webhooks[i]
-		d.Event, d.Status, d.Claim, d.Attempts = ev.Seq, webhook.WebhookPending, 0, 0
+		d.Event, d.Status, d.Claim, d.Attempts = ev.Seq, webhook.Pending, 0, 0
 		s.putNewWebhook(d)
 	}
 }
 
-func (s *Store) putNewWebhook(d *webhook.WebhookDelivery) {
+func (s *Store) putNewWebhook(d *webhook.Delivery) {
 	if s.hooks.all == nil {
-		s.hooks.all, s.hooks.last = map[uint64]webhook.WebhookDelivery{}, map[string]time.Time{}
+		s.hooks.all, s.hooks.last = map[uint64]webhook.Delivery{}, map[string]time.Time{}
 	}
 	s.hooks.seq++
 	d.Seq = s.hooks.seq
@@ -38,9 +38,9 @@ func (s *Store) putNewWebhook(d *webhook.WebhookDelivery) {
 }
 
 // head reports whether d is the first pending delivery of its queue.
-func (s *Store) head(d webhook.WebhookDelivery) bool {
+func (s *Store) head(d webhook.Delivery) bool {
 	for _, o := range s.hooks.all {
-		if o.Seq < d.Seq && o.Status == webhook.WebhookPending && o.RunID == d.RunID && o.Target() == d.Target() {
+		if o.Seq < d.Seq && o.Status == webhook.Pending && o.RunID == d.RunID && o.Target() == d.Target() {
 			return false
 		}
 	}
@@ -48,41 +48,41 @@ func (s *Store) head(d webhook.WebhookDelivery) bool {
 }
 
 // ClaimWebhooks implements hitl.WebhookOutbox.
-func (s *Store) ClaimWebhooks(_ context.Context, now, until time.Time, limit int, skip []string) ([]webhook.WebhookDelivery, error) {
+func (s *Store) ClaimWebhooks(_ context.Context, now, until time.Time, limit int, skip []string) ([]webhook.Delivery, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	out := []webhook.WebhookDelivery{}
+	out := []webhook.Delivery{}
 	for _, d := range s.hooks.all {
-		if d.Status == webhook.WebhookPending && !d.NextAt.After(now) && !slices.Contains(skip, d.Target()) && s.head(d) {
+		if d.Status == webhook.Pending && !d.NextAt.After(now) && !slices.Contains(skip, d.Target()) && s.head(d) {
 			out = append(out, d)
 		}
 	}
-	return lease(out, limit, func(d webhook.WebhookDelivery) (time.Time, uint64) { return d.NextAt, d.Seq },
-		func(d *webhook.WebhookDelivery) { d.NextAt, d.Claim = until, d.Claim+1 },
-		func(d webhook.WebhookDelivery) { s.hooks.all[d.Seq] = d }), nil
+	return lease(out, limit, func(d webhook.Delivery) (time.Time, uint64) { return d.NextAt, d.Seq },
+		func(d *webhook.Delivery) { d.NextAt, d.Claim = until, d.Claim+1 },
+		func(d webhook.Delivery) { s.hooks.all[d.Seq] = d }), nil
 }
 
 // SettleWebhook implements hitl.WebhookOutbox.
-func (s *Store) SettleWebhook(_ context.Context, d webhook.WebhookDelivery) error {
+func (s *Store) SettleWebhook(_ context.Context, d webhook.Delivery) error {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	old, ok := s.hooks.all[d.Seq]
 	if !ok {
 		return fault.Errorf(fault.ENOTFOUND, "webhook delivery %d is not stored", d.Seq)
 	}
-	if err := webhook.WebhookClaimHeld(old, d); err != nil {
+	if err := webhook.ClaimHeld(old, d); err != nil {
 		return err
 	}
 	old.Status, old.Attempts, old.NextAt, old.LastError, old.LastCode, old.SettledAt = d.Status, d.Attempts, d.NextAt, d.LastError, d.LastCode, d.SettledAt
 	s.hooks.all[d.Seq] = old
-	if d.Status == webhook.WebhookDelivered && d.SettledAt != nil {
+	if d.Status == webhook.Delivered && d.SettledAt != nil {
 		s.hooks.last[old.Target()] = *d.SettledAt
 	}
 	return nil
 }
 
 // WebhookDelivery implements hitl.WebhookOutbox.
-func (s *Store) WebhookDelivery(_ context.Context, seq uint64) (webhook.WebhookDelivery, error) {
+func (s *Store) WebhookDelivery(_ context.Context, seq uint64) (webhook.Delivery, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	d, ok := s.hooks.all[seq]
@@ -93,10 +93,10 @@ func (s *Store) WebhookDelivery(_ context.Context, seq uint64) (webhook.WebhookD
 }
 
 // WebhookDeliveries implements hitl.WebhookOutbox.
-func (s *Store) WebhookDeliveries(_ context.Context, f hitl.WebhookFilter) ([]webhook.WebhookDelivery, error) {
+func (s *Store) WebhookDeliveries(_ context.Context, f hitl.WebhookFilter) ([]webhook.Delivery, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	out := []webhook.WebhookDelivery{}
+	out := []webhook.Delivery{}
 	for _, d := range s.hooks.all {
 		if (f.Status == "" || d.Status == f.Status) && (f.Before == 0 || d.Seq < f.Before) {
 			out = append(out, d)
@@ -110,7 +110,7 @@ func (s *Store) WebhookDeliveries(_ context.Context, f hitl.WebhookFilter) ([]we
 }
 
 // ReplayWebhook implements hitl.WebhookOutbox.
-func (s *Store) ReplayWebhook(_ context.Context, seq uint64, now time.Time) (webhook.WebhookDelivery, error) {
+func (s *Store) ReplayWebhook(_ context.Context, seq uint64, now time.Time) (webhook.Delivery, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	d, ok := s.hooks.all[seq]
@@ -123,21 +123,21 @@ func (s *Store) ReplayWebhook(_ context.Context, seq uint64, now time.Time) (web
 }
 
 // WebhookStats implements hitl.WebhookOutbox.
-func (s *Store) WebhookStats(context.Context) ([]webhook.WebhookTargetStats, error) {
+func (s *Store) WebhookStats(context.Context) ([]webhook.TargetStats, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	by := map[string]*webhook.WebhookTargetStats{}
-	get := func(t string) *webhook.WebhookTargetStats {
+	by := map[string]*webhook.TargetStats{}
+	get := func(t string) *webhook.TargetStats {
 		if by[t] == nil {
-			by[t] = &webhook.WebhookTargetStats{Target: t}
+			by[t] = &webhook.TargetStats{Target: t}
 		}
 		return by[t]
 	}
 	for _, d := range s.hooks.all {
 		switch d.Status {
-		case webhook.WebhookPending:
+		case webhook.Pending:
 			get(d.Target()).Pending++
-		case webhook.WebhookFailed:
+		case webhook.Failed:
 			get(d.Target()).Failed++
 		}
 	}
@@ -145,7 +145,7 @@ func (s *Store) WebhookStats(context.Context) ([]webhook.WebhookTargetStats, err
 		at := at
 		get(t).LastSuccess = &at
 	}
-	return webhook.SortedWebhookStats(by), nil
+	return webhook.SortedStats(by), nil
 }
 
 // PruneWebhooks implements hitl.WebhookOutbox.
@@ -157,7 +157,7 @@ func (s *Store) PruneWebhooks(_ context.Context, before time.Time, limit int) (i
 		if n == limit {
 			break
 		}
-		if d.Status != webhook.WebhookPending && d.SettledAt != nil && d.SettledAt.Before(before) {
+		if d.Status != webhook.Pending && d.SettledAt != nil && d.SettledAt.Before(before) {
 			delete(s.hooks.all, seq)
 			n++
 		}

@@ -164,7 +164,7 @@ func (w policyRec) LearnedRules(ctx context.Context, f hitl.LearnedRuleFilter) (
 	return w.s.LearnedRules(ctx, f)
 }
 
-func (w policyRec) PolicyState(ctx context.Context) (*policy.PolicyState, error) {
+func (w policyRec) PolicyState(ctx context.Context) (*policy.State, error) {
 	w.c.add("PolicyState")
 	return w.s.PolicyState(ctx)
 }
@@ -179,7 +179,7 @@ func (w policyRec) PutLearnedRule(ctx context.Context, r *policy.LearnedRule) er
 	return w.s.PutLearnedRule(ctx, r)
 }
 
-func (w policyRec) PutPolicyState(ctx context.Context, st *policy.PolicyState) error {
+func (w policyRec) PutPolicyState(ctx context.Context, st *policy.State) error {
 	w.c.add("PutPolicyState")
 	return w.s.PutPolicyState(ctx, st)
 }
@@ -238,7 +238,7 @@ type webhookRec struct {
 	c *calls
 }
 
-func (w webhookRec) ClaimWebhooks(ctx context.Context, now time.Time, until time.Time, limit int, skip []string) ([]webhook.WebhookDelivery, error) {
+func (w webhookRec) ClaimWebhooks(ctx context.Context, now time.Time, until time.Time, limit int, skip []string) ([]webhook.Delivery, error) {
 	w.c.add("ClaimWebhooks")
 	return w.s.ClaimWebhooks(ctx, now, until, limit, skip)
 }
@@ -248,27 +248,27 @@ func (w webhookRec) PruneWebhooks(ctx context.Context, before time.Time, limit i
 	return w.s.PruneWebhooks(ctx, before, limit)
 }
 
-func (w webhookRec) ReplayWebhook(ctx context.Context, seq uint64, now time.Time) (webhook.WebhookDelivery, error) {
+func (w webhookRec) ReplayWebhook(ctx context.Context, seq uint64, now time.Time) (webhook.Delivery, error) {
 	w.c.add("ReplayWebhook")
 	return w.s.ReplayWebhook(ctx, seq, now)
 }
 
-func (w webhookRec) SettleWebhook(ctx context.Context, d webhook.WebhookDelivery) error {
+func (w webhookRec) SettleWebhook(ctx context.Context, d webhook.Delivery) error {
 	w.c.add("SettleWebhook")
 	return w.s.SettleWebhook(ctx, d)
 }
 
-func (w webhookRec) WebhookDeliveries(ctx context.Context, f hitl.WebhookFilter) ([]webhook.WebhookDelivery, error) {
+func (w webhookRec) WebhookDeliveries(ctx context.Context, f hitl.WebhookFilter) ([]webhook.Delivery, error) {
 	w.c.add("WebhookDeliveries")
 	return w.s.WebhookDeliveries(ctx, f)
 }
 
-func (w webhookRec) WebhookDelivery(ctx context.Context, seq uint64) (webhook.WebhookDelivery, error) {
+func (w webhookRec) WebhookDelivery(ctx context.Context, seq uint64) (webhook.Delivery, error) {
 	w.c.add("WebhookDelivery")
 	return w.s.WebhookDelivery(ctx, seq)
 }
 
-func (w webhookRec) WebhookStats(ctx context.Context) ([]webhook.WebhookTargetStats, error) {
+func (w webhookRec) WebhookStats(ctx context.Context) ([]webhook.TargetStats, error) {
 	w.c.add("WebhookStats")
 	return w.s.WebhookStats(ctx)
 }

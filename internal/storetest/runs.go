@@ -211,7 +211,7 @@ func testPolicyState(t *testing.T, st hitl.PolicyStore) {
 	require.NoError(t, err)
 	assert.Nil(t, got, "none stored")
 	at := t0
-	first := &policy.PolicyState{Rules: []policy.PolicyRule{{Name: "deploys", OpType: policy.OpShell, Resource: "deploy *", Effect: policy.EffectAsk,
+	first := &policy.State{Rules: []policy.Rule{{Name: "deploys", OpType: policy.OpShell, Resource: "deploy *", Effect: policy.EffectAsk,
 		Approvers: []string{"U0ALICE"}, Quorum: 1}}, FileHash: "h1", UpdatedBy: "slack:U0ALICE", UpdatedAt: &at}
 	require.NoError(t, st.PutPolicyState(ctx, first))
 	got, err = st.PolicyState(ctx)
@@ -223,7 +223,7 @@ func testPolicyState(t *testing.T, st hitl.PolicyStore) {
 	require.NotNil(t, got.UpdatedAt)
 	assert.True(t, at.Equal(*got.UpdatedAt))
 
-	second := &policy.PolicyState{Rules: []policy.PolicyRule{{Name: "reads", Effect: policy.EffectAllow}}, FileHash: "h2"}
+	second := &policy.State{Rules: []policy.Rule{{Name: "reads", Effect: policy.EffectAllow}}, FileHash: "h2"}
 	require.NoError(t, st.PutPolicyState(ctx, second))
 	got, err = st.PolicyState(ctx)
 	require.NoError(t, err)

@@ -26,9 +26,9 @@ func webhookEnv(st hitl.Store) *env {
 	var n atomic.Int64
 	return envWith(st, service.ServiceConfig{
 		Webhooks: &hitl.WebhookRoutes{
-			Endpoints: []webhook.WebhookEndpoint{
-				{Name: "ci", URL: "https://ci.example/hook", Events: []webhook.WebhookEvent{webhook.WebhookQuestionAnswered, webhook.WebhookRunDone}, Runs: "ci-*"},
-				{Name: "all", URL: "https://all.example/hook", Events: webhook.WebhookEvents},
+			Endpoints: []webhook.Route{
+				{Name: "ci", URL: "https://ci.example/hook", Events: []webhook.Event{webhook.QuestionAnswered, webhook.RunDone}, Runs: "ci-*"},
+				{Name: "all", URL: "https://all.example/hook", Events: webhook.Events},
 			},
 			NewID: func() string { return fmt.Sprintf("msg_%03d", n.Add(1)) },
 		},
@@ -47,7 +47,7 @@ func runWebhooks(t *testing.T, open func(t *testing.T) hitl.Store) {
 	t.Run("concurrent claimers never claim one delivery twice", func(t *testing.T) { testWebhookClaimers(t, open(t)) })
 }
 
-func bodyOf(t *testing.T, d webhook.WebhookDelivery) map[string]any {
+func bodyOf(t *testing.T, d webhook.Delivery) map[string]any {
 	t.Helper()
 	var m map[string]any
 	require.NoError(t, json.Unmarshal(d.Body, &m), "%s", d.Body)
@@ -71,12 +71,12 @@ func testWebhookEnqueue(t *testing.T, st hitl.Store) {
 	got, err := st.ClaimWebhooks(ctx, t0.Add(time.Hour), t0.Add(2*time.Hour), 0, nil)
 	require.NoError(t, err)
 	require.Len(t, got, 3, "ci, all and the callback")
-	targets := map[string]webhook.WebhookDelivery{}
+	targets := map[string]webhook.Delivery{}
 	for _, d := range got {
 		targets[d.Target()] = d
 		assert.Equal(t, answered.Seq, d.Event, "written with its event")
 		assert.Equal(t, got[0].ID, d.ID, "one webhook id per event")
-		assert.Equal(t, webhook.WebhookQuestionAnswered, d.Type)
+		assert.Equal(t, webhook.QuestionAnswered, d.Type)
 		assert.Equal(t, "ci-1", d.RunID)
 		assert.Equal(t, q.ID, d.QuestionID)
 		assert.Equal(t, uint64(1), d.Claim)
@@ -123,7 +123,7 @@ func testWebhookRun(t *testing.T, st hitl.Store) {
 	require.NoError(t, err)
 	require.Len(t, got, 2)
 	for _, d := range got {
-		assert.Equal(t, webhook.WebhookRunDone, d.Type)
+		assert.Equal(t, webhook.RunDone, d.Type)
 		data := bodyOf(t, d)["data"].(map[string]any)
 		assert.Equal(t, "ci-7", data["runId"])
 		assert.Equal(t, "done", data["control"].(map[string]any)["status"])
@@ -146,7 +146,7 @@ func enqueueAnswers(t *testing.T, e *env, run string, n int) []string {
 	return qs
 }
 
-func settle(t *testing.T, st hitl.Store, d webhook.WebhookDelivery, status webhook.WebhookStatus, at time.Time) {
+func settle(t *testing.T, st hitl.Store, d webhook.Delivery, status webhook.Status, at time.Time) {
 	t.Helper()
 	d.Status, d.Attempts, d.SettledAt = status, d.Attempts+1, &at
 	require.NoError(t, st.SettleWebhook(context.Background(), d))
@@ -158,7 +158,7 @@ func testWebhookOrder(t *testing.T, st hitl.Store) {
 	a := enqueueAnswers(t, e, "run-a", 3)
 	b := enqueueAnswers(t, e, "run-b", 1)
 	now, until := t0.Add(time.Hour), t0.Add(2*time.Hour)
-	claim := func(now time.Time, skip ...string) []webhook.WebhookDelivery {
+	claim := func(now time.Time, skip ...string) []webhook.Delivery {
 		t.Helper()
 		got, err := st.ClaimWebhooks(ctx, now, until, 0, skip)
 		require.NoError(t, err)
@@ -170,7 +170,7 @@ func testWebhookOrder(t *testing.T, st hitl.Store) {
 	assert.Equal(t, a[0], got[0].QuestionID)
 	assert.Equal(t, b[0], got[1].QuestionID)
 	require.Empty(t, claim(now), "the next of run-a waits on the first")
-	settle(t, st, got[0], webhook.WebhookDelivered, now)
+	settle(t, st, got[0], webhook.Delivered, now)
 	next := claim(now)
 	require.Len(t, next, 1)
 	assert.Equal(t, a[1], next[0].QuestionID, "in order")
@@ -184,7 +184,7 @@ func testWebhookOrder(t *testing.T, st hitl.Store) {
 	assert.Equal(t, a[1], again[0].QuestionID)
 	assert.Equal(t, 1, again[0].Attempts)
 	assert.Equal(t, "500 Internal Server Error", again[0].LastError)
-	settle(t, st, again[0], webhook.WebhookFailed, now)
+	settle(t, st, again[0], webhook.Failed, now)
 	last := claim(now.Add(5 * time.Second))
 	require.Len(t, last, 1, "a failed delivery lets the next go")
 	assert.Equal(t, a[2], last[0].QuestionID)
@@ -206,9 +206,9 @@ func testWebhookClaim(t *testing.T, st hitl.Store) {
 	require.Len(t, second, 1, "a claim that ran out is due again")
 	assert.Equal(t, first[0].Claim+1, second[0].Claim)
 	late := first[0]
-	late.Status = webhook.WebhookDelivered
+	late.Status = webhook.Delivered
 	assert.Equal(t, fault.ECONFLICT, fault.Code(st.SettleWebhook(ctx, late)), "the first claimer lost it")
-	settle(t, st, second[0], webhook.WebhookDelivered, now)
+	settle(t, st, second[0], webhook.Delivered, now)
 	assert.Equal(t, fault.ECONFLICT, fault.Code(st.SettleWebhook(ctx, second[0])), "settled once")
 	missing := second[0]
 	missing.Seq = 424242
@@ -230,17 +230,17 @@ func testWebhookFailed(t *testing.T, st hitl.Store) {
 	got, err := st.ClaimWebhooks(ctx, now, now.Add(time.Minute), 0, nil)
 	require.NoError(t, err)
 	require.Len(t, got, 3)
-	by := map[string]webhook.WebhookDelivery{}
+	by := map[string]webhook.Delivery{}
 	for _, d := range got {
 		by[d.Target()+"/"+d.RunID] = d
 	}
-	settle(t, st, by["ci/ci-1"], webhook.WebhookFailed, now)
-	settle(t, st, by["all/ci-1"], webhook.WebhookDelivered, now.Add(time.Second))
-	failed, err := st.WebhookDeliveries(ctx, hitl.WebhookFilter{Status: webhook.WebhookFailed})
+	settle(t, st, by["ci/ci-1"], webhook.Failed, now)
+	settle(t, st, by["all/ci-1"], webhook.Delivered, now.Add(time.Second))
+	failed, err := st.WebhookDeliveries(ctx, hitl.WebhookFilter{Status: webhook.Failed})
 	require.NoError(t, err)
 	require.Len(t, failed, 1)
 	assert.Equal(t, by["ci/ci-1"].Seq, failed[0].Seq)
-	assert.Equal(t, webhook.WebhookFailed, failed[0].Status)
+	assert.Equal(t, webhook.Failed, failed[0].Status)
 	all, err := st.WebhookDeliveries(ctx, hitl.WebhookFilter{})
 	require.NoError(t, err)
 	require.Len(t, all, 3)
@@ -257,13 +257,13 @@ func testWebhookFailed(t *testing.T, st hitl.Store) {
 	assert.Equal(t, 1, stats[0].Pending, "run-b's, claimed")
 	require.NotNil(t, stats[0].LastSuccess)
 	assert.True(t, now.Add(time.Second).Equal(*stats[0].LastSuccess))
-	assert.Equal(t, webhook.WebhookTargetStats{Target: "ci", Failed: 1}, stats[1])
+	assert.Equal(t, webhook.TargetStats{Target: "ci", Failed: 1}, stats[1])
 
 	replay, err := st.ReplayWebhook(ctx, by["ci/ci-1"].Seq, now.Add(time.Hour))
 	require.NoError(t, err)
 	assert.Greater(t, replay.Seq, by["ci/ci-1"].Seq)
 	assert.Equal(t, by["ci/ci-1"].ID, replay.ID, "a replay repeats the webhook id")
-	assert.Equal(t, webhook.WebhookPending, replay.Status)
+	assert.Equal(t, webhook.Pending, replay.Status)
 	assert.Zero(t, replay.Attempts)
 	_, err = st.ReplayWebhook(ctx, 424242, now)
 	assert.Equal(t, fault.ENOTFOUND, fault.Code(err))
@@ -310,7 +310,7 @@ func testWebhookClaimers(t *testing.T, st hitl.Store) {
 					mu.Lock()
 					seen[d.Seq]++
 					mu.Unlock()
-					d.Status, d.SettledAt = webhook.WebhookDelivered, &now
+					d.Status, d.SettledAt = webhook.Delivered, &now
 					assert.NoError(t, st.SettleWebhook(ctx, d))
 				}
 			}
