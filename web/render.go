@@ -123,13 +123,10 @@ func steerLine(m steer.ControlMessage) string {
 // iteration is a run's iteration as the console shows it: "3/10", "3"
 // without a planned count, "–" before the loop reported one.
 func iteration(c steer.RunControl) string {
-	switch {
-	case c.Iter <= 0:
-		return "–"
-	case c.Max > 0:
-		return strconv.Itoa(c.Iter) + "/" + strconv.Itoa(c.Max)
+	if it := c.Iteration(); it != "" {
+		return strings.Replace(it, " of ", "/", 1)
 	}
-	return strconv.Itoa(c.Iter)
+	return "–"
 }
 
 // render writes template name with p, completing the layout's fields
