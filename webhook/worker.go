@@ -1,10 +1,3 @@
-// Package webhook is hitl's webhook edge: it sends the deliveries the
-// store's WebhookOutbox holds (written with the events they report),
-// signed per Standard Webhooks, retrying on Svix's schedule until the
-// receiver answers 2xx or the schedule ends (then the delivery has
-// failed). Each target (endpoint, or a callbackUrl's host) has its own
-// bounded share of the senders, so a slow receiver never delays another,
-// and nothing the service does waits on a receiver.
 package webhook
 
 import (
