@@ -15,6 +15,6 @@ type Directory interface {
 	GroupMembers(ctx context.Context, group string) ([]string, error)
 }
 
-// isGroupID reports whether id names a Slack user group (S…), not a
+// IsGroupID reports whether id names a Slack user group (S…), not a
 // user (U…, W…) or a token.
 func IsGroupID(id string) bool { return strings.HasPrefix(id, "S") && len(id) > 1 }

@@ -105,7 +105,7 @@ func (ev *Event) VisibleTo(p auth.Principal) bool {
 	return p.Local || p.SeesAll() || (ev.Asker != "" && ev.Asker == p.ID)
 }
 
-// newQuestionEvent records what happened to q, once: a question that is
+// NewQuestionEvent records what happened to q, once: a question that is
 // asked (or asked again) is what changed, so the event carries it; an
 // answer, timeout or cancellation carries only the response and reason.
 // The store adds the run's status after it (Status).

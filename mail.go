@@ -86,7 +86,7 @@ func (q *Question) Reminded(answerers []string) []string {
 	return answerers
 }
 
-// askedBy reports whether Slack user user asked q (through a token
+// AskedBy reports whether Slack user user asked q (through a token
 // speaking for them, or in Slack).
 func (q *Question) AskedBy(user string) bool {
 	return q.AskerUser == user || q.Asker == "slack:"+user

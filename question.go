@@ -345,7 +345,7 @@ func (q *Question) Outcome() Outcome {
 	return OutcomeAnswered
 }
 
-// checkEdit accepts an edited input only on an approval of an editable
+// CheckEdit accepts an edited input only on an approval of an editable
 // operation, decided by one person.
 func (q *Question) CheckEdit(r *Response) error {
 	if r.Edited == "" && !r.Always {

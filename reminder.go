@@ -21,7 +21,7 @@ import (
 // Escalated reports whether q was escalated.
 func (q *Question) Escalated() bool { return q.Reminders != nil && q.Reminders.EscalatedAt != nil }
 
-// remind does what is due on q at now, once: escalation when it is due
+// Remind does what is due on q at now, once: escalation when it is due
 // (which re-notifies too, so reminders due with it are done by it), else
 // one reminder for every reminder due (a service that was down sends one,
 // not a burst). It returns the event that records it, or ECONFLICT when

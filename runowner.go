@@ -50,7 +50,7 @@ func (run *Run) OwnedBy(p auth.Principal) bool {
 	return p.Is(run.Asker) || (p.SlackUser != "" && p.SlackUser == run.AskerUser)
 }
 
-// personOf is the one id of the person principal id names where ids are
+// PersonOf is the one id of the person principal id names where ids are
 // kept (learned rules' agents, idempotency keys): the local principals of
 // a tokenless server are one person, "local"; every other id is its own.
 func PersonOf(id string) string {

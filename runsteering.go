@@ -56,7 +56,7 @@ func sessionRefusal(r *Run, req steer.ControlMessage) (steer.ControlPayload, boo
 		"), or cancel it and start it again with that model"), true
 }
 
-// steered is a successful RESULT's message for r, after the command: a
+// Steered is a successful RESULT's message for r, after the command: a
 // loop's as it is; a session's says when the agent gets it.
 func (r *Run) Steered(cmd steer.Command, loopMsg string) string {
 	s := r.Control.Session
@@ -81,7 +81,7 @@ func (r *Run) Steered(cmd steer.Command, loopMsg string) string {
 	return "Session resumed"
 }
 
-// unhold forgets the hook call a session was held at: a pause starts
+// Unhold forgets the hook call a session was held at: a pause starts
 // unreached, and a resume lets the held call go (a held hook the agent
 // killed meanwhile must not show as held).
 func (r *Run) Unhold() {
@@ -101,7 +101,7 @@ func (r *Run) StateEventOf(typ steer.StateEventType, reason string, now time.Tim
 	return &steer.StateEvent{Schema: steer.StateSchema, Event: typ, RunID: r.ID, UpdatedAt: steer.Timestamp(now), Reason: reason, Stack: r.stack()}
 }
 
-// recordsNothing reports whether a checkpoint reporting e, held while the
+// RecordsNothing reports whether a checkpoint reporting e, held while the
 // run was paused, has nothing to record now that r woke it: r ended (the
 // agent learns so, and an ended run records no report), or r is paused
 // or running and absorbing e again changes nothing on r but the time of
@@ -125,7 +125,7 @@ func (r *Run) RecordsNothing(e *steer.StateEvent) bool {
 	return next == c
 }
 
-// describe is how RESULT messages name where a run is.
+// Describe is how RESULT messages name where a run is.
 func (r *Run) Describe() string {
 	if it := r.Control.Iteration(); it != "" {
 		return " at iteration " + it

@@ -126,7 +126,7 @@ func (p Principal) OverseesPolicy() bool {
 	return p.Local || p.Has(ScopeAnswer)
 }
 
-// seesAll reports whether p may read every question, not only its own.
+// SeesAll reports whether p may read every question, not only its own.
 func (p Principal) SeesAll() bool {
 	return p.Has(ScopeAnswer) || p.Has(scopeObserve)
 }
@@ -140,14 +140,14 @@ func (p Principal) Same(id, slackUser string) bool {
 	return p.SlackUser != "" && p.SlackUser == slackUser
 }
 
-// approves reports whether p is one of a rule's approvers: its Slack user
+// Approves reports whether p is one of a rule's approvers: its Slack user
 // or a group of it, or its token's name.
 func (p Principal) Approves(ids []string) bool {
 	name, isToken := strings.CutPrefix(p.ID, "api:")
 	return p.InAny(ids) || (isToken && slices.Contains(ids, name))
 }
 
-// inAny reports whether p's Slack user or one of its groups is in ids.
+// InAny reports whether p's Slack user or one of its groups is in ids.
 func (p Principal) InAny(ids []string) bool {
 	for _, id := range ids {
 		if p.SlackUser != "" && id == p.SlackUser {
@@ -180,7 +180,7 @@ func PrincipalFrom(ctx context.Context) Principal {
 // ActorFrom returns the id of the principal in ctx ("anonymous" when none).
 func ActorFrom(ctx context.Context) string { return PrincipalFrom(ctx).ID }
 
-// isLocal reports whether a principal id is the local person of a
+// IsLocal reports whether a principal id is the local person of a
 // tokenless server ("local", "local:alice"): one person, the machine.
 func IsLocal(id string) bool { return id == "local" || strings.HasPrefix(id, "local:") }
 

@@ -101,7 +101,7 @@ type ControlMessage struct {
 // Timestamp formats t as docs/protocol.md#steering does: ISO 8601 UTC to the second.
 func Timestamp(t time.Time) string { return t.UTC().Format("2006-01-02T15:04:05Z") }
 
-// reply returns the ACK or RESULT that answers m, at now.
+// Reply returns the ACK or RESULT that answers m, at now.
 func (m ControlMessage) Reply(typ MessageType, now time.Time, p ControlPayload) ControlMessage {
 	return ControlMessage{Schema: ControlSchema, Type: typ, RequestID: m.RequestID, Command: m.Command,
 		Target: m.Target, Timestamp: Timestamp(now), Payload: p}
@@ -119,7 +119,7 @@ const (
 	MaxModelLen       = 100
 )
 
-// validate checks the fields every REQUEST needs, however it was made.
+// Validate checks the fields every REQUEST needs, however it was made.
 func (m ControlMessage) Validate() error {
 	switch {
 	case strings.TrimSpace(m.RequestID) == "":

@@ -145,7 +145,7 @@ type RunControl struct {
 	Session *Session `json:"session,omitempty"`
 }
 
-// absorb takes what an agent reports in a STATE into the run's control
+// Absorb takes what an agent reports in a STATE into the run's control
 // state: the top loop of the stack is the run's. Two rules keep a
 // person's steering from undoing itself:
 //   - the iteration is the one the loop is let into: a report made while
@@ -188,7 +188,7 @@ func (c *RunControl) Absorb(e *StateEvent, now time.Time) {
 	}
 }
 
-// letIn lets a resumed loop into the iteration its report held it before
+// LetIn lets a resumed loop into the iteration its report held it before
 // (absorb), when it reported one while paused: the report goes through
 // with the resume.
 func (c *RunControl) LetIn() {

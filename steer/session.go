@@ -220,7 +220,7 @@ func orSomeone(who string) string {
 	return who
 }
 
-// revives reports whether a hook call at e brings an ended session run
+// Revives reports whether a hook call at e brings an ended session run
 // back to life: one that ended on its own (SessionEnd, or idleness) comes
 // back when the agent resumes the session; one a person cancelled, or
 // that aborted otherwise, stays ended.
