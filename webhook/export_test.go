@@ -16,3 +16,7 @@ func (w *Worker) Redial(redial func(addr string) string) { w.redial = redial }
 
 // SetPerTarget bounds the attempts in flight to one target.
 func (w *Worker) SetPerTarget(n int) { w.cfg.PerTarget = n }
+
+// Freed is signalled (buffered, 1) each time an attempt ends, after its
+// outcome is stored.
+func (w *Worker) Freed() <-chan struct{} { return w.freed }

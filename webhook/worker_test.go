@@ -37,17 +37,25 @@ type receiver struct {
 	got    []http.Header
 	bodies []string
 	n      atomic.Int64
+	// arrived is signalled (buffered, 1) once a request is counted,
+	// before it is answered.
+	arrived chan struct{}
 }
 
 func newReceiver(t *testing.T, answer func(n int64, r *http.Request) int) *receiver {
 	t.Helper()
-	rc := &receiver{}
+	rc := &receiver{arrived: make(chan struct{}, 1)}
 	rc.srv = httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		b, _ := io.ReadAll(r.Body)
 		rc.mu.Lock()
 		rc.got, rc.bodies = append(rc.got, r.Header.Clone()), append(rc.bodies, string(b))
 		rc.mu.Unlock()
-		w.WriteHeader(answer(rc.n.Add(1), r))
+		n := rc.n.Add(1)
+		select {
+		case rc.arrived <- struct{}{}:
+		default:
+		}
+		w.WriteHeader(answer(n, r))
 	}))
 	t.Cleanup(rc.srv.Close)
 	return rc
@@ -211,7 +219,7 @@ func TestSlowEndpointDelaysNoOther(t *testing.T) {
 	// The slow receiver's two requests and the fast one's five may arrive
 	// in any order; wait for all seven, then claim again: nothing more
 	// reaches the slow receiver while its two senders are held.
-	waitFor(t, func() bool { w.step0(t); return fast.n.Load() == 5 && slow.n.Load() == 2 })
+	w.stepUntil(t, func() bool { return fast.n.Load() == 5 && slow.n.Load() == 2 }, fast, slow)
 	for range 3 {
 		w.step0(t)
 	}
@@ -241,16 +249,21 @@ func (w *world) step0(t *testing.T) {
 	require.NoError(t, err)
 }
 
-// waitFor waits for cond, with a deadline (no sleeps: it yields).
-func waitFor(t *testing.T, cond func() bool) {
+// stepUntil claims, then claims again each time an attempt ends (a
+// delivery settled: the next of its run may be due) or a receiver gets a
+// request, until cond holds; 10 s without it fail the test. A wake-up
+// always follows the change it reports, so none is lost to the checks.
+func (w *world) stepUntil(t *testing.T, cond func() bool, a, b *receiver) {
 	t.Helper()
-	deadline := time.Now().Add(10 * time.Second)
-	for !cond() {
-		if time.Now().After(deadline) {
-			t.Fatal("condition not met in 10 s")
-		}
+	deadline := time.NewTimer(10 * time.Second)
+	defer deadline.Stop()
+	for w.step0(t); !cond(); w.step0(t) {
 		select {
-		case <-time.After(time.Millisecond):
+		case <-w.worker.Freed():
+		case <-a.arrived:
+		case <-b.arrived:
+		case <-deadline.C:
+			t.Fatal("condition not met in 10 s")
 		}
 	}
 }
