@@ -100,6 +100,7 @@ func TestAsk(t *testing.T) {
 			"bad default":        {"run-1", hitl.NewQuestion{Question: "x", Options: []hitl.Option{{Label: "a"}}, DefaultResponse: &hitl.Response{Value: "b"}}, "defaultResponse"},
 			"duplicate option":   {"run-1", hitl.NewQuestion{Question: "x", Options: []hitl.Option{{Label: "a"}, {Label: "a"}}}, "twice"},
 			"bad assignee":       {"run-1", hitl.NewQuestion{Question: "x", Assignees: []string{"<!channel>"}}, "assignee"},
+			"bad channel":        {"run-1", hitl.NewQuestion{Question: "x", Channel: "<!channel>"}, "channel"},
 			"negative timeout":   {"run-1", hitl.NewQuestion{Question: "x", TimeoutMinutes: ptr(-1.0)}, "timeoutMinutes"},
 			"password not text":  {"run-1", hitl.NewQuestion{Question: "x", InputType: hitl.PasswordInput, ResponseType: hitl.BooleanResponse}, "password"},
 			"unknown input type": {"run-1", hitl.NewQuestion{Question: "x", InputType: "secret"}, "inputType"},
