@@ -45,6 +45,7 @@ web: {url: https://hitl.example.com}
 		{"out of order", "reminders: {blocking: {every: [30m, 10m]}}", "reminders.blocking: reminders: 10m0s does not come after 30m0s"},
 		{"escalation to nobody", "reminders: {blocking: {escalate_after: 1h}}", "escalate_after needs escalate_to or escalation_channel"},
 		{"escalation to a name", "reminders: {blocking: {escalate_after: 1h, escalate_to: [bob]}}", `"bob" is not a Slack user`},
+		{"escalation to a bad channel", "reminders: {blocking: {escalate_after: 1h, escalation_channel: 'ops room'}}", "escalation_channel"},
 		{"rule that allows", "policy: {rules: [{name: r, effect: allow, reminders: [1m]}]}", "reminders and escalation only apply to effect ask"},
 		{"bad smtp url", "email: {smtp_url: 'http://x', from: a@b.c}", "config email.smtp_url"},
 		{"bad from", "email: {smtp_url: 'smtp://x:25', from: nobody}", "config email.from"},
