@@ -13,22 +13,22 @@ import (
 )
 
 func decodeSignIn(data []byte) (*hitl.SignIn, error) {
-	return decodeRecord[hitl.SignIn](data, "web session")
+	return decodeRecord[hitl.SignIn](data, "web sign-in")
 }
 
 // PutSignIn implements hitl.SignInStore: an upsert of the record.
 func (db *DB) PutSignIn(ctx context.Context, s *hitl.SignIn) error {
 	if s == nil || s.ID == "" {
-		return fault.Errorf(fault.EINVALID, "a web session needs an id")
+		return fault.Errorf(fault.EINVALID, "a web sign-in needs an id")
 	}
-	if err := nulFree("web session id", s.ID); err != nil {
+	if err := nulFree("web sign-in id", s.ID); err != nil {
 		return err
 	}
 	data, err := json.Marshal(s)
 	if err != nil {
-		return fmt.Errorf("postgres: encode web session: %w", err)
+		return fmt.Errorf("postgres: encode web sign-in: %w", err)
 	}
-	return db.write(ctx, "put web session", func(tx pgx.Tx) error {
+	return db.write(ctx, "put web sign-in", func(tx pgx.Tx) error {
 		_, err := tx.Exec(ctx, `INSERT INTO web_sessions (id, expires_ns, data) VALUES ($1, $2, $3)
 ON CONFLICT (id) DO UPDATE SET expires_ns = EXCLUDED.expires_ns, data = EXCLUDED.data`, s.ID, ns(s.ExpiresAt), data)
 		return err
@@ -37,15 +37,15 @@ ON CONFLICT (id) DO UPDATE SET expires_ns = EXCLUDED.expires_ns, data = EXCLUDED
 
 // SignIn implements hitl.SignInStore: the primary key.
 func (db *DB) SignIn(ctx context.Context, id string) (*hitl.SignIn, error) {
-	if nulFree("web session id", id) != nil {
-		return nil, fault.Errorf(fault.ENOTFOUND, "no web session")
+	if nulFree("web sign-in id", id) != nil {
+		return nil, fault.Errorf(fault.ENOTFOUND, "no web sign-in")
 	}
 	var data []byte
 	err := db.pool.QueryRow(ctx, `SELECT data FROM web_sessions WHERE id = $1`, id).Scan(&data)
 	if errors.Is(err, pgx.ErrNoRows) {
-		return nil, fault.Errorf(fault.ENOTFOUND, "no web session")
+		return nil, fault.Errorf(fault.ENOTFOUND, "no web sign-in")
 	} else if err != nil {
-		return nil, classify("read web session", err)
+		return nil, classify("read web sign-in", err)
 	}
 	return decodeSignIn(data)
 }
@@ -53,10 +53,10 @@ func (db *DB) SignIn(ctx context.Context, id string) (*hitl.SignIn, error) {
 // DeleteSignIn implements hitl.SignInStore: of two concurrent deletes, the
 // row lock gives the record to one.
 func (db *DB) DeleteSignIn(ctx context.Context, id string) (*hitl.SignIn, error) {
-	if nulFree("web session id", id) != nil {
-		return nil, fault.Errorf(fault.ENOTFOUND, "no web session")
+	if nulFree("web sign-in id", id) != nil {
+		return nil, fault.Errorf(fault.ENOTFOUND, "no web sign-in")
 	}
-	return deleteRecord[hitl.SignIn](ctx, db, "web_sessions", id, "web session", fault.Errorf(fault.ENOTFOUND, "no web session"))
+	return deleteRecord[hitl.SignIn](ctx, db, "web_sessions", id, "web sign-in", fault.Errorf(fault.ENOTFOUND, "no web sign-in"))
 }
 
 // PruneSignIns implements hitl.SignInStore: the oldest expired first; with nothing

@@ -25,10 +25,10 @@ func getSignIn(tx *bolt.Tx, id []byte) (*hitl.SignIn, error) {
 
 func deleteSignIn(tx *bolt.Tx, s *hitl.SignIn) error {
 	if err := tx.Bucket(bucketSignInsByExpiry).Delete(timeIDKey(s.ExpiresAt, s.ID)); err != nil {
-		return fmt.Errorf("delete web session expiry: %w", err)
+		return fmt.Errorf("delete web sign-in expiry: %w", err)
 	}
 	if err := tx.Bucket(bucketSignIns).Delete([]byte(s.ID)); err != nil {
-		return fmt.Errorf("delete web session: %w", err)
+		return fmt.Errorf("delete web sign-in: %w", err)
 	}
 	return nil
 }
@@ -39,11 +39,11 @@ func (db *DB) PutSignIn(ctx context.Context, s *hitl.SignIn) error {
 		return err
 	}
 	if s == nil || s.ID == "" {
-		return fault.Errorf(fault.EINVALID, "a web session needs an id")
+		return fault.Errorf(fault.EINVALID, "a web sign-in needs an id")
 	}
 	data, err := json.Marshal(s)
 	if err != nil {
-		return fmt.Errorf("store: encode web session: %w", err)
+		return fmt.Errorf("store: encode web sign-in: %w", err)
 	}
 	err = db.write(func(tx *bolt.Tx) error {
 		prev, err := getSignIn(tx, []byte(s.ID))
@@ -61,7 +61,7 @@ func (db *DB) PutSignIn(ctx context.Context, s *hitl.SignIn) error {
 		return tx.Bucket(bucketSignInsByExpiry).Put(timeIDKey(s.ExpiresAt, s.ID), nil)
 	})
 	if err != nil {
-		return fmt.Errorf("store: put web session: %w", err)
+		return fmt.Errorf("store: put web sign-in: %w", err)
 	}
 	return nil
 }
@@ -81,7 +81,7 @@ func (db *DB) SignIn(ctx context.Context, id string) (*hitl.SignIn, error) {
 		return nil, fmt.Errorf("store: %w", err)
 	}
 	if s == nil {
-		return nil, fault.Errorf(fault.ENOTFOUND, "no web session")
+		return nil, fault.Errorf(fault.ENOTFOUND, "no web sign-in")
 	}
 	return s, nil
 }
@@ -100,10 +100,10 @@ func (db *DB) DeleteSignIn(ctx context.Context, id string) (*hitl.SignIn, error)
 		return deleteSignIn(tx, gone)
 	})
 	if err != nil {
-		return nil, fmt.Errorf("store: delete web session: %w", err)
+		return nil, fmt.Errorf("store: delete web sign-in: %w", err)
 	}
 	if gone == nil {
-		return nil, fault.Errorf(fault.ENOTFOUND, "no web session")
+		return nil, fault.Errorf(fault.ENOTFOUND, "no web sign-in")
 	}
 	return gone, nil
 }
@@ -121,7 +121,7 @@ func (db *DB) PruneSignIns(ctx context.Context, now time.Time, limit int) (int, 
 		return true, tx.Bucket(bucketSignIns).Delete(id)
 	})
 	if err != nil {
-		return 0, fmt.Errorf("store: prune web sessions: %w", err)
+		return 0, fmt.Errorf("store: prune web sign-ins: %w", err)
 	}
 	return n, nil
 }

@@ -12,7 +12,7 @@ import (
 // PutSignIn implements hitl.SignInStore.
 func (s *Store) PutSignIn(_ context.Context, ws *hitl.SignIn) error {
 	if ws == nil || ws.ID == "" {
-		return fault.Errorf(fault.EINVALID, "a web session needs an id")
+		return fault.Errorf(fault.EINVALID, "a web sign-in needs an id")
 	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
@@ -36,7 +36,7 @@ func (s *Store) SignIn(_ context.Context, id string) (*hitl.SignIn, error) {
 	defer s.mu.Unlock()
 	ws, ok := s.signIns[id]
 	if !ok {
-		return nil, fault.Errorf(fault.ENOTFOUND, "no web session")
+		return nil, fault.Errorf(fault.ENOTFOUND, "no web sign-in")
 	}
 	ws = cloneSignIn(ws)
 	return &ws, nil
@@ -48,7 +48,7 @@ func (s *Store) DeleteSignIn(_ context.Context, id string) (*hitl.SignIn, error)
 	defer s.mu.Unlock()
 	ws, ok := s.signIns[id]
 	if !ok {
-		return nil, fault.Errorf(fault.ENOTFOUND, "no web session")
+		return nil, fault.Errorf(fault.ENOTFOUND, "no web sign-in")
 	}
 	delete(s.signIns, id)
 	return &ws, nil

@@ -195,7 +195,7 @@ func (w retentionRec) Prune(ctx context.Context, before time.Time, limit int) (i
 	return w.s.Prune(ctx, before, limit)
 }
 
-// webSessionRec records the calls made to a hitl.SignInStore.
+// signInRec records the calls made to a hitl.SignInStore.
 type signInRec struct {
 	s hitl.SignInStore
 	c *calls
