@@ -17,6 +17,9 @@ type Decision struct {
 	// simple command, each file a redirection writes or reads, and what
 	// the policy cannot see through.
 	Parts []DecisionPart `json:"parts,omitempty"`
+	// Risks are what the operation does that a person should weigh,
+	// riskiest first, from what it does, not from the rule (Decider.Risks).
+	Risks []RiskLabel `json:"risks,omitempty"`
 	// Learnable says a person may answer "approve and always allow": the
 	// configured policy asks with no approvers and a quorum of one, and
 	// the operation is one exact thing (for a command line, one simple
@@ -46,6 +49,15 @@ type Decider struct {
 
 // Decide decides op. Its error is the learned-rule lookup's.
 func (d Decider) Decide(op Operation) (Decision, error) {
+	dec, err := d.decide(op)
+	if err != nil {
+		return dec, err
+	}
+	dec.Risks = d.Risks(op, dec.Parts)
+	return dec, nil
+}
+
+func (d Decider) decide(op Operation) (Decision, error) {
 	if op.Type != OpShell {
 		var dec Decision
 		var err error

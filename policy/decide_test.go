@@ -185,9 +185,14 @@ func TestShellDecisionShowsEachPart(t *testing.T) {
 	require.NoError(t, err)
 	assert.Equal(t, []policy.DecisionPart{
 		{Kind: "command", Text: "git status", Effect: allow, Rule: "safe-git", Reason: "rule safe-git"},
-		{Kind: "command", Text: "rm -rf ~", Effect: ask, Rule: "default", Reason: "no rule matches: default"},
-		{Kind: "write", Text: "/tmp/log", Effect: allow, Rule: "tmp-writes", Reason: "rule tmp-writes"},
+		{Kind: "command", Text: "rm -rf ~", Effect: ask, Rule: "default", Reason: "no rule matches: default", Risks: []policy.RiskLabel{
+			{Kind: policy.RiskDeletes, Text: "deletes files: ~"},
+			{Kind: policy.RiskWritesOutside, Text: "writes outside the session's directory: ~"}}},
+		{Kind: "write", Text: "/tmp/log", Effect: allow, Rule: "tmp-writes", Reason: "rule tmp-writes", Risks: []policy.RiskLabel{
+			{Kind: policy.RiskWritesOutside, Text: "writes outside the session's directory: /tmp/log"},
+			{Kind: policy.RiskOverwrites, Text: "writes or overwrites files: /tmp/log"}}},
 	}, d.Parts)
+	assert.Equal(t, "deletes files: ~; writes outside the session's directory: ~, /tmp/log; writes or overwrites files: /tmp/log", policy.RiskSummary(d.Risks))
 	assert.Equal(t, ask, d.Effect)
 	assert.False(t, d.Learnable, "a compound is never learned")
 }

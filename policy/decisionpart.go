@@ -11,6 +11,9 @@ type DecisionPart struct {
 	Rule   string `json:"rule"`
 	// Reason says why, in words a person reads.
 	Reason string `json:"reason,omitempty"`
+	// Risks are what the part does that a person should weigh, riskiest
+	// first (Decider.Risks).
+	Risks []RiskLabel `json:"risks,omitempty"`
 }
 
 // PartsTellMore reports whether showing parts tells a person more than

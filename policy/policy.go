@@ -67,6 +67,9 @@ type Operation struct {
 	// the agent's machine (the hooks, hitl gate): ~ in a path is expanded
 	// with it. Without it, a path under ~ is never allowed by a rule.
 	Home string `json:"home,omitempty"`
+	// Cwd is the directory the agent works in (its session's), sent by
+	// the same edges: a write outside it is labelled as such (Risks).
+	Cwd string `json:"cwd,omitempty"`
 	// Paths are the symlinks of a command line's files resolved on the
 	// agent's machine (by the same edges): a path as the policy reads it
 	// (cleaned, ~ expanded) to the path it leads to. The decision uses
@@ -99,6 +102,8 @@ func (o *Operation) Validate() error {
 		return fault.Errorf(fault.EINVALID, "operation, context or resource is too long")
 	case o.Home != "" && (!strings.HasPrefix(o.Home, "/") || len(o.Home) > 4096 || strings.ContainsAny(o.Home, "\x00\n")):
 		return fault.Errorf(fault.EINVALID, "home %q is invalid: send the agent's home directory as an absolute path", o.Home)
+	case o.Cwd != "" && (!strings.HasPrefix(o.Cwd, "/") || len(o.Cwd) > 4096 || strings.ContainsAny(o.Cwd, "\x00\n")):
+		return fault.Errorf(fault.EINVALID, "cwd %q is invalid: send the agent's working directory as an absolute path", o.Cwd)
 	case len(o.Paths) > 64:
 		return fault.Errorf(fault.EINVALID, "paths has %d entries: send at most 64", len(o.Paths))
 	}
