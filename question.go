@@ -161,6 +161,9 @@ type Question struct {
 	// allow" may apply (the policy's Decision.Learnable when it asked).
 	Parts     []policy.DecisionPart `json:"parts,omitempty"`
 	Learnable bool                  `json:"learnable,omitempty"`
+	// Risks are what the operation does that a person should weigh,
+	// riskiest first (the policy's Decision.Risks when it asked).
+	Risks []policy.RiskLabel `json:"risks,omitempty"`
 	// Approvals are the approvals counted so far, while fewer than Quorum.
 	Approvals []Grant `json:"approvals,omitempty"`
 	// CancelReason says why a cancelled question was cancelled.

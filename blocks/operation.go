@@ -37,10 +37,10 @@ func operationSection(q *hitl.Question) slack.Block {
 		}
 	}
 	add("Operation", string(op.Type))
-	add("Risk", riskText(op.Risk))
+	add("Agent rates it", riskText(op.Risk))
 	add("Agent", op.Agent)
 	add("Rule", q.Rule)
-	text := strings.Join(facts, " · ")
+	text := riskLines(q.Risks) + strings.Join(facts, " · ")
 	parts := partsText(q.Parts, MaxSectionText/2)
 	if op.Resource != "" {
 		label := "*Resource*"
@@ -53,6 +53,24 @@ func operationSection(q *hitl.Question) slack.Block {
 		text += "\n" + parts
 	}
 	return section(text)
+}
+
+// maxShownRisks keeps an operation's risks within a few lines.
+const maxShownRisks = 5
+
+// riskLines leads an operation with what it does that a person should
+// weigh, one line each, riskiest first: "⚠️ *deletes files: build*".
+func riskLines(risks []policy.RiskLabel) string {
+	var b strings.Builder
+	for i, r := range risks {
+		if i == maxShownRisks {
+			b.WriteString("…and " + itoa(len(risks)-i) + " more risks\n")
+			break
+		}
+		e, _ := escapeCut(oneLine(r.Text), 200, ellipsis)
+		b.WriteString("⚠️ *" + e + "*\n")
+	}
+	return b.String()
 }
 
 // maxShownParts keeps a long command line's parts within a section.
@@ -79,7 +97,12 @@ func partsText(parts []policy.DecisionPart, n int) string {
 			mark = "⛔"
 		}
 		reason, _ := escapeCut(oneLine(p.Reason), 120, ellipsis)
-		lines = append(lines, mark+" "+p.Verb()+code(oneLine(p.Text), 160)+" — "+reason)
+		line := mark + " " + p.Verb() + code(oneLine(p.Text), 160) + " — " + reason
+		if len(p.Risks) > 0 {
+			risk, _ := escapeCut(oneLine(p.Risks[0].Text), 120, ellipsis)
+			line += " · ⚠️ " + risk
+		}
+		lines = append(lines, line)
 	}
 	return Truncate(strings.Join(lines, "\n"), n, "\n"+MarkerCut)
 }

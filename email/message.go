@@ -43,6 +43,12 @@ func Render(q *hitl.Question, nudge hitl.EventType, webURL string) Message {
 		text = string(r[:maxQuestion]) + "… (cut: open it for the full text)"
 	}
 	b.WriteString(quote(text) + "\n\n")
+	for _, r := range q.Risks {
+		b.WriteString("Risk: " + oneLine(r.Text) + "\n")
+	}
+	if len(q.Risks) > 0 {
+		b.WriteString("\n")
+	}
 	if q.Asker != "" {
 		b.WriteString("Asked by: " + oneLine(q.Asker) + "\n")
 	}

@@ -20,6 +20,9 @@ func AgentSide(op policy.Operation, home, cwd string) policy.Operation {
 	if filepath.IsAbs(home) {
 		op.Home = filepath.Clean(home)
 	}
+	if filepath.IsAbs(cwd) && op.Cwd == "" {
+		op.Cwd = filepath.Clean(cwd)
+	}
 	switch op.Type {
 	case policy.OpFileRead, policy.OpFileWrite, policy.OpFileDelete:
 		if op.Resource != "" {

@@ -206,7 +206,7 @@ func (s *Policies) RequestOperation(ctx context.Context, req ApprovalRequest) (A
 		Channel: req.Channel, IdempotencyKey: req.IdempotencyKey, CallbackURL: req.CallbackURL, Context: &hitl.Context{Agent: p.ID, CurrentStep: op.Context}}
 	q, _, err := s.questions.create(ctx, run, n, func(q *hitl.Question) {
 		q.Operation, q.Rule, q.Approvers, q.Quorum = &op, d.Rule, d.Approvers, d.Quorum
-		q.Parts, q.Learnable = d.Parts, d.Learnable
+		q.Parts, q.Learnable, q.Risks = d.Parts, d.Learnable, d.Risks
 		if q.Quorum <= 1 {
 			q.Quorum = 0
 		}

@@ -13,12 +13,13 @@ import (
 // a file change); why the agent wants it, only when that is not the
 // title again; and how the policy decided.
 type approvalView struct {
-	Kind      string // "shell · risk high"
+	Kind      string // "shell · the agent rates it high"
 	WhatLabel string // Command, File, URL, Resource
 	What      string // the exact resource; "" when there is none
 	Diffs     []diffView
 	Why       string
 	Parts     []policy.DecisionPart // how the policy decided each part, when that says more
+	Risks     []policy.RiskLabel    // what it does that a person should weigh, riskiest first
 }
 
 // briefLines is how many diff lines an inbox card shows per file; the
@@ -33,9 +34,9 @@ func approvalOf(q *hitl.Question, brief bool) *approvalView {
 	if op == nil {
 		return nil
 	}
-	v := &approvalView{Kind: string(op.Type), What: op.Resource}
+	v := &approvalView{Kind: string(op.Type), What: op.Resource, Risks: q.Risks}
 	if op.Risk != "" {
-		v.Kind += " · risk " + string(op.Risk)
+		v.Kind += " · the agent rates it " + string(op.Risk)
 	}
 	switch op.Type {
 	case policy.OpShell:

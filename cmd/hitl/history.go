@@ -39,7 +39,7 @@ func cmdHistory(ctx context.Context, args []string, e *env) error {
 	if p := rs.PendingQuestion; p != nil {
 		fmt.Fprintf(e.stdout, "Waiting on %s: %s\n", visible(p.QuestionID), cell(p.Question, 100))
 		if q, err := c.Question(ctx, p.QuestionID); err == nil {
-			for i, l := range operationLines(q.Operation, q.Parts) {
+			for i, l := range operationLines(q.Operation, q.Parts, q.Risks) {
 				if i == 0 {
 					l = "To approve: " + l
 				}
@@ -59,7 +59,7 @@ func cmdHistory(ctx context.Context, args []string, e *env) error {
 			answer = strings.TrimSpace(string(in.Status) + " " + answer)
 		}
 		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s", in.Timestamp.Local().Format("2006-01-02 15:04:05"), cell(in.Question, 50), cell(answer, 40), cell(auth.PersonName(in.By), 40),
-			operationRows(operationLines(in.Operation, in.Parts), 4))
+			operationRows(operationLines(in.Operation, in.Parts, nil), 4))
 	}
 	return tw.Flush()
 }

@@ -73,7 +73,7 @@ func cmdPending(ctx context.Context, args []string, e *env) error {
 			due = "in " + q.TimeoutAt.Sub(now).Round(time.Second).String()
 		}
 		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%s", cell(q.ID, 40), cell(q.RunID, 40), cell(string(q.Type), 20), answerHint(q), due, cell(q.Question, 60),
-			operationRows(operationLines(q.Operation, q.Parts), 6))
+			operationRows(operationLines(q.Operation, q.Parts, q.Risks), 6))
 	}
 	return tw.Flush()
 }

@@ -9,9 +9,10 @@ import (
 // operationLines is what a person sees of what an approval lets the agent
 // do, before deciding: the operation's type and its exact resource (the
 // command line, the path, the URL), then, for a command line the policy
-// decided part by part, each part and how it decided. A question that is
+// decided part by part, each part and how it decided; what it does that a
+// person should weigh leads (risks, riskiest first). A question that is
 // not about an operation has none.
-func operationLines(op *policy.Operation, parts []policy.DecisionPart) []string {
+func operationLines(op *policy.Operation, parts []policy.DecisionPart, risks []policy.RiskLabel) []string {
 	if op == nil {
 		return nil
 	}
@@ -24,12 +25,25 @@ func operationLines(op *policy.Operation, parts []policy.DecisionPart) []string 
 		head += fmt.Sprintf(" (+%d −%d)", a, r)
 	}
 	lines := []string{head}
+	if len(risks) > 0 {
+		lines = append(lines, "  risk: "+visible(policy.RiskSummary(risks)))
+	}
 	if policy.PartsTellMore(parts) {
 		for _, p := range parts {
-			lines = append(lines, fmt.Sprintf("  %-5s %s%s  (%s)", p.Effect, p.Verb(), visible(p.Text), visible(p.Reason)))
+			lines = append(lines, partLine(p))
 		}
 	}
 	return lines
+}
+
+// partLine is one part of a command line: how it decided, and the first
+// of its risks.
+func partLine(p policy.DecisionPart) string {
+	line := fmt.Sprintf("  %-5s %s%s  (%s)", p.Effect, p.Verb(), visible(p.Text), visible(p.Reason))
+	if len(p.Risks) > 0 {
+		line += "  ! " + visible(p.Risks[0].Text)
+	}
+	return line
 }
 
 // operationRows writes a table row's last cell, the operation, and the

@@ -111,6 +111,9 @@ func policyCheck(ctx context.Context, args []string, e *env) error {
 		return printJSON(e, d)
 	}
 	fmt.Fprintln(e.stdout, decisionLine(d))
+	if len(d.Risks) > 0 {
+		fmt.Fprintln(e.stdout, "  risk: "+visible(policy.RiskSummary(d.Risks)))
+	}
 	printParts(e.stdout, d.Parts)
 	return nil
 }
@@ -133,7 +136,7 @@ func printParts(w io.Writer, parts []policy.DecisionPart) {
 		return
 	}
 	for _, p := range parts {
-		fmt.Fprintf(w, "  %-5s %s%s  (%s)\n", p.Effect, p.Verb(), visible(p.Text), visible(p.Reason))
+		fmt.Fprintln(w, partLine(p))
 	}
 }
 

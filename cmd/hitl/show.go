@@ -64,13 +64,13 @@ func showQuestion(w io.Writer, q *hitl.Question, now time.Time, paint bool) {
 	op := q.Operation
 	if op != nil {
 		fmt.Fprintln(w)
-		lines := operationLines(op, q.Parts)
+		lines := operationLines(op, q.Parts, q.Risks)
 		fmt.Fprintln(w, "Operation: "+lines[0])
 		for _, l := range lines[1:] {
 			fmt.Fprintln(w, l)
 		}
 		if op.Risk != "" {
-			fmt.Fprintln(w, "Risk: "+visible(string(op.Risk)))
+			fmt.Fprintln(w, "The agent rates it: "+visible(string(op.Risk)))
 		}
 		if q.Rule != "" {
 			fmt.Fprintln(w, "Asked by the policy rule: "+visible(q.Rule))
