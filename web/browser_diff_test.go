@@ -37,12 +37,19 @@ func TestBrowserApprovalCards(t *testing.T) {
 			Context: "Claude Code session 3f2b8c1e in /home/dev/app"})
 		ctx := tab(t)
 		signIn(t, ctx, base, "alice-token-0123456789")
-		for _, page := range []string{"/", "/q/" + id} {
+		// the inbox's row opens to the card (its summary names the
+		// command in a few words; the card shows it whole, once)
+		for page, card := range map[string]string{"/": "#q-" + id + " details.full", "/q/" + id: "#q-" + id} {
 			var text string
+			var open chromedp.Action = chromedp.ActionFunc(func(context.Context) error { return nil })
+			if page == "/" {
+				open = chromedp.Click(card+" > summary", chromedp.ByQuery)
+			}
 			require.NoError(t, chromedp.Run(ctx,
 				chromedp.Navigate(base+page),
 				chromedp.WaitVisible("#q-"+id, chromedp.ByQuery),
-				chromedp.Evaluate(fmt.Sprintf(`document.querySelector("#q-%s").innerText`, id), &text)))
+				open,
+				chromedp.Evaluate(fmt.Sprintf(`document.querySelector(%q).innerText`, card), &text)))
 			assert.Equal(t, 1, strings.Count(text, cmd), "%s: the command is shown once:\n%s", page, text)
 			assert.Equal(t, 1, strings.Count(text, "Claude Code session 3f2b8c1e"), "%s: the session once", page)
 			assert.Equal(t, 1, strings.Count(text, "Run the database migrations on staging"), "%s: the title once", page)

@@ -18,6 +18,7 @@ import (
 	"github.com/hitlbot/hitl/agent"
 	"github.com/hitlbot/hitl/internal/memstore"
 	"github.com/hitlbot/hitl/notify"
+	"github.com/hitlbot/hitl/policy"
 	"github.com/hitlbot/hitl/service"
 	"github.com/hitlbot/hitl/shell"
 	"github.com/hitlbot/hitl/steer"
@@ -188,9 +189,11 @@ func TestBrowser(t *testing.T) {
 		okCard, noCard := "#q-"+ok.ID, "#q-"+no.ID
 		require.NoError(t, chromedp.Run(ctx,
 			chromedp.Navigate(base+"/"),
+			chromedp.Click(okCard+` details.full > summary`, chromedp.ByQuery),
 			chromedp.SendKeys(okCard+` input[name="message"]`, "after the standup", chromedp.ByQuery),
 			chromedp.Click(okCard+` button[value="approve_message"]`, chromedp.ByQuery),
 			present(okCard+".settled"),
+			chromedp.Click(noCard+` details.full > summary`, chromedp.ByQuery),
 			chromedp.SendKeys(noCard+` input[name="reason"]`, "no backup yet", chromedp.ByQuery),
 			chromedp.Click(noCard+` button[value="deny"]`, chromedp.ByQuery),
 			present(noCard+".settled"),
@@ -411,6 +414,16 @@ func screenshots(t *testing.T, tab func(testing.TB) context.Context, l *live) {
 	require.NoError(t, err)
 	_, _, err = ag.Create(ctx0, "nightly", hitl.NewQuestion{Question: "Rename the public API field user_name to username?", ResponseType: hitl.BooleanResponse})
 	require.NoError(t, err)
+	require.NoError(t, l.svc.Policies.LoadPolicy(ctx0, nil))
+	for _, op := range []policy.Operation{
+		{Type: policy.OpShell, Description: "Install the toolchain", Resource: "rm -rf .tools && curl -fsSL https://get.example.com/tools | sh", Cwd: "/home/dev/shop"},
+		{Type: policy.OpFileWrite, Description: "Write /home/dev/shop/NOTES.md", Resource: "/home/dev/shop/NOTES.md", Cwd: "/home/dev/shop",
+			Diffs: []policy.FileDiff{{Path: "/home/dev/shop/NOTES.md", Change: policy.FileNew, Added: 3, Unified: "--- /dev/null\n+++ b/home/dev/shop/NOTES.md\n@@ -0,0 +1,3 @@\n+# Notes\n+\n+Public view first.\n"}}},
+		{Type: policy.OpShell, Description: "Push the branch", Resource: "git push --force origin feature/public-view", Cwd: "/home/dev/shop"},
+	} {
+		_, err = l.svc.Policies.RequestOperation(as(agentP), service.ApprovalRequest{RunID: "issue-42", Operation: op})
+		require.NoError(t, err)
+	}
 	ctx := tab(t)
 	signIn(t, ctx, l.srv.URL, "root-token-0123456789a")
 	var inbox, run []byte

@@ -73,6 +73,8 @@ var funcs = template.FuncMap{
 	"iteration": iteration,
 	"approval":  approvalOf,
 	"title":     titleOf,
+	"summary":   summaryOf,
+	"topRisk":   topRisk,
 	"step":      stepOf,
 	"editRows":  editRows,
 	"diffStat":  func(a, r int) string { return "+" + strconv.Itoa(a) + " −" + strconv.Itoa(r) },

@@ -162,6 +162,76 @@
     });
   }
 
+  // The inbox by keyboard (listed on the page, #keys): j / k move between
+  // the questions waiting, o opens one, a approves it, d opens it at the
+  // deny reason, r at the reply, x selects it for a batch. Keys typed into
+  // a field are the field's.
+  var current = -1;
+  function rows() {
+    return Array.prototype.slice.call(document.querySelectorAll("#queue .q[data-pending]"));
+  }
+  function move(i) {
+    var r = rows();
+    if (!r.length) return null;
+    current = Math.max(0, Math.min(i, r.length - 1));
+    r.forEach(function (x) { x.classList.remove("current"); });
+    r[current].classList.add("current");
+    r[current].focus();
+    return r[current];
+  }
+  // row is the current row: when it was settled, the one that took its
+  // place (as a mail client moves on after archiving).
+  function row() {
+    var r = rows();
+    if (!r.length) return null;
+    var q = r[current];
+    if (!q || !q.classList.contains("current")) q = move(current < 0 ? 0 : current);
+    return q;
+  }
+  // openAt opens a row's card and puts the cursor in one of its fields.
+  function openAt(q, field) {
+    var d = q.querySelector("details.full");
+    if (d) d.open = true;
+    var f = q.querySelector(field);
+    if (f) f.focus();
+  }
+  function keys(ev) {
+    if (page !== "inbox" || ev.metaKey || ev.ctrlKey || ev.altKey) return;
+    if (ev.target.closest && ev.target.closest("input, textarea, select, [contenteditable]")) return;
+    var q;
+    switch (ev.key) {
+      case "j": move(current + 1); break;
+      case "k": move(current - 1); break;
+      case "o":
+        q = row();
+        if (q) { var d = q.querySelector("details.full"); if (d) d.open = !d.open; else location.href = "/q/" + q.dataset.id; }
+        break;
+      case "a":
+        q = row();
+        var b = q && q.querySelector('.quick button[value="approve"]');
+        if (b) b.click();
+        break;
+      case "d": q = row(); if (q) openAt(q, 'input[name="reason"]'); break;
+      case "r": q = row(); if (q) openAt(q, 'input[name="reply"], textarea[name="value"], input[name="value"]'); break;
+      case "x":
+        q = row();
+        var c = q && q.querySelector('input[name="id"]');
+        if (c) c.checked = !c.checked;
+        break;
+      default: return;
+    }
+    ev.preventDefault();
+  }
+  document.addEventListener("keydown", keys);
+  document.addEventListener("click", function (ev) {
+    var t = ev.target;
+    if (t.id === "select-all") {
+      document.querySelectorAll('#queue .q[data-pending] input[name="id"]').forEach(function (c) { c.checked = t.checked; });
+    } else if (t.dataset && t.dataset.open === "reason") {
+      openAt(t.closest(".q"), 'input[name="reason"]');
+    }
+  });
+
   document.addEventListener("submit", submit);
   countdowns();
   setInterval(countdowns, 1000);
