@@ -42,7 +42,9 @@ func operationSection(q *hitl.Question) slack.Block {
 	add("Rule", q.Rule)
 	text := riskLines(q.Risks) + strings.Join(facts, " · ")
 	parts := partsText(q.Parts, MaxSectionText/2)
-	if op.Resource != "" {
+	if in := op.Input(); in != nil && !edited(q) {
+		text += "\n" + inputText(in, MaxSectionText-Len(text)-Len(parts)-2)
+	} else if op.Resource != "" {
 		label := "*Resource*"
 		if edited(q) {
 			label = "*Resource, as the agent asked*"
@@ -53,6 +55,17 @@ func operationSection(q *hitl.Question) slack.Block {
 		text += "\n" + parts
 	}
 	return section(text)
+}
+
+// inputText shows a tool's input as its fields within n characters: "•
+// *path:* `notes.md`", a value of several lines as a code block.
+func inputText(in []policy.InputField, n int) string {
+	lines := []string{"*Input*"}
+	for _, f := range in {
+		key, _ := escapeCut(oneLine(f.Key), 60, ellipsis)
+		lines = append(lines, "• *"+key+":* "+code(f.Value, 600))
+	}
+	return Truncate(strings.Join(lines, "\n"), n, "\n"+MarkerCut)
 }
 
 // maxShownRisks keeps an operation's risks within a few lines.

@@ -144,6 +144,10 @@ func TestOperationGolden(t *testing.T) {
 		{Kind: policy.PartOpaque, Text: "sh", Effect: policy.EffectAsk, Rule: "default", Reason: "not understood: sh runs a script the policy cannot see (a -c string, a file or standard input)"},
 	}
 	risky.Risks = policy.Decider{Parse: shell.Parse}.Risks(*risky.Operation, risky.Parts)
+	// a framework tool's input reads as its fields
+	tool := operationQuestion()
+	tool.Question, tool.Parts, tool.Learnable = "Use the tool write_file", nil, false
+	tool.Operation.Type, tool.Operation.Resource = "write_file", `{"path":"notes.md","content":"# Notes\n\nShip on Friday.\n","overwrite":false}`
 	edited := answered(operationQuestion(), "slack:U0ANSWER1",
 		&hitl.Response{Type: hitl.ApprovalResponse, Value: hitl.Approve, Edited: "rm -rf /tmp/build/cache"})
 	allowed := []string{"@U0ALICE1", "@U0BOB1", "@U0ANSWER1"}
@@ -157,6 +161,7 @@ func TestOperationGolden(t *testing.T) {
 		{"message_operation_long_resource", QuestionMessage(long, opts)},
 		{"message_operation_compound", QuestionMessage(compound, opts)},
 		{"message_operation_risks", QuestionMessage(risky, opts)},
+		{"message_operation_tool_input", QuestionMessage(tool, opts)},
 		{"settled_operation_edited", SettledMessage(edited, opts)},
 		{"modal_edit", EditModal(pending, "C024BE91L", "1710428966.000100")},
 	}

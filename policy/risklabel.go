@@ -183,8 +183,47 @@ func (d Decider) Risks(op Operation, parts []DecisionPart) []RiskLabel {
 		d.readRisks(op, normalisePath(op.Resource, true, op.Home).value, &r)
 	case OpAPICall:
 		r.add(RiskNetwork, hostOf(op.Resource))
+	default:
+		d.inputRisks(op, &r)
 	}
 	return r.labels()
+}
+
+// Field names of a framework tool's input (Operation.Input) that say what
+// it does: a path with content is a file written, a URL a host reached, a
+// command a command line run.
+var (
+	pathFields    = set("path", "file_path", "filepath", "filename", "file", "target", "destination", "dest")
+	contentFields = set("content", "contents", "text", "data", "body", "new_string", "new_source")
+	urlFields     = set("url", "uri", "endpoint", "href")
+	commandFields = set("command", "cmd", "shell", "script")
+)
+
+// inputRisks labels a framework tool by its input's fields.
+func (d Decider) inputRisks(op Operation, r *riskSet) {
+	in := op.Input()
+	writes := false
+	for _, f := range in {
+		writes = writes || contentFields[f.Key]
+	}
+	for _, f := range in {
+		switch {
+		case pathFields[f.Key] && f.Value != "":
+			p := normalisePath(f.Value, strings.HasPrefix(f.Value, "~"), op.Home).value
+			if writes {
+				r.add(RiskOverwrites, p)
+				d.writeRisks(op, p, r)
+			} else {
+				d.readRisks(op, p, r)
+			}
+		case urlFields[f.Key]:
+			if h := hostOf(f.Value); h != "" {
+				r.add(RiskNetwork, h)
+			}
+		case commandFields[f.Key] && d.Parse != nil:
+			d.lineRisks(op, f.Value, r, 0, nil)
+		}
+	}
 }
 
 func notUnderstood(reason string) string {

@@ -20,6 +20,34 @@ type approvalView struct {
 	Why       string
 	Parts     []policy.DecisionPart // how the policy decided each part, when that says more
 	Risks     []policy.RiskLabel    // what it does that a person should weigh, riskiest first
+	Input     []inputView           // a tool's input as its fields, when it is a JSON object
+}
+
+// inputView is one field of a tool's input: a long value is folded under
+// its first line.
+type inputView struct {
+	policy.InputField
+	Folded string // the first line of a folded value; "" when shown whole
+	Lines  int
+}
+
+// foldInput is when a value folds: more lines or characters than this.
+const (
+	foldLines = 12
+	foldChars = 600
+)
+
+func inputOf(op *policy.Operation) []inputView {
+	var out []inputView
+	for _, f := range op.Input() {
+		v := inputView{InputField: f, Lines: strings.Count(strings.TrimSuffix(f.Value, "\n"), "\n") + 1}
+		if v.Lines > foldLines || len(f.Value) > foldChars {
+			first, _, _ := strings.Cut(f.Value, "\n")
+			v.Folded = cut(first, 80)
+		}
+		out = append(out, v)
+	}
+	return out
 }
 
 // briefLines is how many diff lines an inbox card shows per file; the
@@ -57,6 +85,9 @@ func approvalOf(q *hitl.Question, brief bool) *approvalView {
 	}
 	if len(v.Diffs) == 1 && op.Diffs[0].Path == op.Resource {
 		v.What = "" // the diff names the file
+	}
+	if v.Input = inputOf(op); v.Input != nil {
+		v.What = "" // its fields say it, each once
 	}
 	v.Why = saysMore(op.Context, titleOf(q), op.Resource)
 	if policy.PartsTellMore(q.Parts) {

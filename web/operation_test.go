@@ -135,3 +135,17 @@ func TestApprovalCardLeadsWithRisk(t *testing.T) {
 	assert.Less(t, strings.Index(body, risks), strings.Index(body, "<dt>Operation</dt>"), "the risk leads")
 	assert.Contains(t, body, `<code>rm -rf build</code> — no rule matches: default <span class="risk">⚠ deletes files: build</span>`)
 }
+
+// TestApprovalCardReadsToolInput: a framework tool's JSON input reads as
+// its fields, a value of several lines as a block with its line breaks.
+func TestApprovalCardReadsToolInput(t *testing.T) {
+	e := newEnv(t, false)
+	id := e.request(policy.Operation{Type: "write_file", Description: "Use the tool write_file",
+		Resource: `{"path":"notes.md","content":"line 1\nline 2"}`})
+	b := e.browser(t)
+	b.signIn("alice-token-0123456789")
+	body := b.get("/q/" + id).body
+	assert.Contains(t, body, `<dl class="input"><dt>path</dt><dd><code>notes.md</code></dd><dt>content</dt><dd><pre><code>line 1
+line 2</code></pre></dd></dl>`)
+	assert.NotContains(t, body, `<pre class="what">`, "the JSON is not shown again")
+}

@@ -2,6 +2,7 @@ package main
 
 import (
 	"fmt"
+	"strings"
 
 	"github.com/hitlbot/hitl/policy"
 )
@@ -17,7 +18,8 @@ func operationLines(op *policy.Operation, parts []policy.DecisionPart, risks []p
 		return nil
 	}
 	head := visible(string(op.Type))
-	if op.Resource != "" {
+	input := op.Input()
+	if op.Resource != "" && input == nil {
 		head += ": " + visible(op.Resource)
 	}
 	if shownDiff(op) {
@@ -27,6 +29,14 @@ func operationLines(op *policy.Operation, parts []policy.DecisionPart, risks []p
 	lines := []string{head}
 	if len(risks) > 0 {
 		lines = append(lines, "  risk: "+visible(policy.RiskSummary(risks)))
+	}
+	for _, f := range input {
+		v := f.Value
+		if f.Multiline {
+			first, _, _ := strings.Cut(v, "\n")
+			v = fmt.Sprintf("%s … (%d lines)", first, strings.Count(strings.TrimSuffix(v, "\n"), "\n")+1)
+		}
+		lines = append(lines, "  "+visible(f.Key)+": "+visible(v))
 	}
 	if policy.PartsTellMore(parts) {
 		for _, p := range parts {

@@ -88,6 +88,11 @@ func showQuestion(w io.Writer, q *hitl.Question, now time.Time, paint bool) {
 		}
 	}
 	if op != nil {
+		for _, f := range op.Input() {
+			if f.Multiline {
+				fmt.Fprintf(w, "\n%s:\n%s\n", visible(f.Key), indent(visibleLines(f.Value), "  │ "))
+			}
+		}
 		for _, d := range op.Diffs {
 			fmt.Fprintln(w)
 			showDiff(w, d, paint)
@@ -176,4 +181,9 @@ func visibleTabs(s string) string {
 		parts[i] = visible(p)
 	}
 	return strings.Join(parts, "\t")
+}
+
+// indent puts prefix before each line of s.
+func indent(s, prefix string) string {
+	return prefix + strings.ReplaceAll(strings.TrimSuffix(s, "\n"), "\n", "\n"+prefix)
 }
