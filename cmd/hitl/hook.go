@@ -9,6 +9,7 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"strings"
 	"time"
 
 	"github.com/hitlbot/hitl/agent"
@@ -86,6 +87,8 @@ type hook struct {
 	cut    bool // the agent stopped the hook before --wait
 	// decideTools: PreToolUse decides tool calls (--decide-tools).
 	decideTools bool
+	// seen is what each file a diff was made from held (operation).
+	seen map[string]string
 }
 
 func cmdHook(ctx context.Context, args []string, e *env) error {
@@ -202,21 +205,46 @@ func (h *hook) movedReason() string {
 // says so. When the wait ends before a decision (--wait, or the agent
 // killed the hook) it cancels the question with movedReason and returns
 // mcp.ErrStillPending.
+//
+// An approval is of the diff a person saw: when a file changed on disk
+// before the answer arrived, the change is asked again with the new diff
+// (at most maxReasks times), never allowed on the old one.
 func (h *hook) decide(ctx context.Context) (agent.GateResult, error) {
 	gctx, cancel := h.giveUp(ctx)
 	defer cancel()
-	op := mcp.AgentSide(h.operation(), h.e.getenv("HOME"), h.in.CWD)
-	// A PermissionRequest fires only when the agent was about to ask its
-	// person: only a rule a person wrote or taught allows then.
-	op.Prompted = h.in.HookEventName == "PermissionRequest" || h.agent == "Codex"
-	v, err := h.c.Gate(gctx, service.ApprovalRequest{Operation: op, RunID: h.run, IdempotencyKey: h.key()}, agent.Progress{})
-	if err != nil && gctx.Err() != nil {
-		h.stopped(ctx)
-		h.release(ctx, v.QuestionID)
-		return v, mcp.ErrStillPending
+	key, notice := h.key(), ""
+	for asked := 0; ; asked++ {
+		op := mcp.AgentSide(h.operation(), h.e.getenv("HOME"), h.in.CWD)
+		// A PermissionRequest fires only when the agent was about to ask its
+		// person: only a rule a person wrote or taught allows then.
+		op.Prompted = h.in.HookEventName == "PermissionRequest" || h.agent == "Codex"
+		if notice != "" {
+			op.Context = strings.TrimSpace(notice + " " + op.Context)
+			key = h.key() + "-" + diffsKey(op.Diffs)
+		}
+		v, err := h.c.Gate(gctx, service.ApprovalRequest{Operation: op, RunID: h.run, IdempotencyKey: key}, agent.Progress{})
+		if err != nil && gctx.Err() != nil {
+			h.stopped(ctx)
+			h.release(ctx, v.QuestionID)
+			return v, mcp.ErrStillPending
+		}
+		if err != nil || !v.Allowed || v.By == "" || len(op.Diffs) == 0 {
+			return v, err // a rule decides by path; only a person saw a diff
+		}
+		changed := h.changedSince()
+		if changed == "" {
+			return v, nil
+		}
+		if asked == maxReasks {
+			return agent.GateResult{}, fault.Errorf(fault.ECONFLICT, "%s kept changing on disk while people decided (%d times)", changed, asked+1)
+		}
+		notice = fmt.Sprintf("Asked again: %s changed on disk after %s approved its diff; this is the diff against what it holds now.", changed, v.By)
 	}
-	return v, err
 }
+
+// maxReasks bounds how often a change is asked again because its file
+// changed while people decided.
+const maxReasks = 3
 
 // answer asks AskUserQuestion's questions, like decide.
 func (h *hook) answer(ctx context.Context) (map[string]any, error) {

@@ -187,3 +187,53 @@ func TestShowErrors(t *testing.T) {
 		})
 	}
 }
+
+// TestHookApprovalBoundToContent: an approval is of the diff a person saw.
+// When the file changes on disk before the answer, the hook does not allow
+// the edit: it asks again, with the diff against what the file holds now,
+// and says why; a file that did not change is allowed at once.
+func TestHookApprovalBoundToContent(t *testing.T) {
+	m := startMain(t, hookPolicy)
+	ctx := context.Background()
+	dir := t.TempDir()
+	readme := filepath.Join(dir, "README.md")
+	require.NoError(t, os.WriteFile(readme, []byte("# app\n\nBilling.\n"), 0o644))
+	write := map[string]any{"file_path": readme, "content": "# app\n\nBilling and refunds.\n"}
+	event := func(session string) string {
+		return hookEvent(t, "claude_pretooluse_write.json", map[string]any{"session_id": session, "cwd": dir, "tool_name": "Write", "tool_input": write})
+	}
+
+	t.Run("unchanged: the approval allows", func(t *testing.T) {
+		ch := hookRun(ctx, m, cliOpts{}, event("bound-same"), "claude")
+		q := awaitPending(t, m, "claude-bound-same", 1)[0]
+		require.Equal(t, 0, cli(ctx, m, "", "answer", q.ID, "approve").code)
+		assert.Equal(t, "allow", decoded(t, result(t, ch)).PermissionDecision)
+	})
+	t.Run("changed between the diff and the answer: asked again with the new diff", func(t *testing.T) {
+		ch := hookRun(ctx, m, cliOpts{}, event("bound-changed"), "claude")
+		first := awaitPending(t, m, "claude-bound-changed", 1)[0]
+		require.Contains(t, first.Operation.Diffs[0].Unified, "-Billing.")
+		require.NoError(t, os.WriteFile(readme, []byte("# app\n\nBilling, refunds and taxes.\n"), 0o644))
+		require.Equal(t, 0, cli(ctx, m, "", "answer", first.ID, "approve").code)
+
+		again := awaitPending(t, m, "claude-bound-changed", 1)[0]
+		assert.NotEqual(t, first.ID, again.ID, "a new question")
+		assert.Contains(t, again.Operation.Diffs[0].Unified, "-Billing, refunds and taxes.", "the diff against what the file holds now")
+		assert.Contains(t, again.Operation.Context, "Asked again: "+readme+" changed on disk after")
+		select {
+		case r := <-ch:
+			t.Fatalf("the hook decided on the old diff: %s", r.stdout)
+		default:
+		}
+		require.Equal(t, 0, cli(ctx, m, "", "answer", again.ID, "approve").code)
+		assert.Equal(t, "allow", decoded(t, result(t, ch)).PermissionDecision)
+	})
+	t.Run("a denial needs no second look", func(t *testing.T) {
+		require.NoError(t, os.WriteFile(readme, []byte("# app\n\nBilling.\n"), 0o644))
+		ch := hookRun(ctx, m, cliOpts{}, event("bound-denied"), "claude")
+		q := awaitPending(t, m, "claude-bound-denied", 1)[0]
+		require.NoError(t, os.WriteFile(readme, []byte("# changed\n"), 0o644))
+		require.Equal(t, 0, cli(ctx, m, "", "answer", q.ID, "deny", "--text", "no").code)
+		assert.Equal(t, "deny", decoded(t, result(t, ch)).PermissionDecision)
+	})
+}
