@@ -222,7 +222,15 @@ func (h *hook) decide(ctx context.Context) (agent.GateResult, error) {
 			op.Context = strings.TrimSpace(notice + " " + op.Context)
 			key = h.key() + "-" + diffsKey(op.Diffs)
 		}
-		v, err := h.c.Gate(gctx, service.ApprovalRequest{Operation: op, RunID: h.run, IdempotencyKey: key}, agent.Progress{})
+		// The question is due when the hook stops waiting (--wait): what
+		// people read is when the agent stops asking them. (A wait under
+		// the service's default floor of 5 minutes keeps the type's
+		// default: the hook still gives up at --wait.)
+		req := service.ApprovalRequest{Operation: op, RunID: h.run, IdempotencyKey: key}
+		if due := h.wait.Minutes(); due >= 5 {
+			req.TimeoutMinutes = &due
+		}
+		v, err := h.c.Gate(gctx, req, agent.Progress{})
 		if err != nil && gctx.Err() != nil {
 			h.stopped(ctx)
 			h.release(ctx, v.QuestionID)

@@ -149,7 +149,7 @@ func cmdRuns(ctx context.Context, args []string, e *env) error {
 		return nil
 	}
 	tw := tabwriter.NewWriter(e.stdout, 0, 4, 2, ' ', 0)
-	fmt.Fprintln(tw, "RUN\tISSUE\tSTATE\tITER\tMODEL\tWAITING ON")
+	fmt.Fprintln(tw, "RUN\tTASK\tSTATE\tITER\tMODEL\tWAITING ON")
 	for _, r := range runs {
 		handle := handles[r.ID]
 		if handle == "" {
@@ -164,7 +164,7 @@ func cmdRuns(ctx context.Context, args []string, e *env) error {
 func runState(r *hitl.Run) string {
 	st := string(r.Control.Status)
 	if st == "" {
-		st = "questions only"
+		st = "asking" // no agent reports on it: it only asks questions
 	}
 	if p := r.Status(); p == steer.RunWaitingForInput || p == steer.RunWaitingForApproval {
 		st += " (" + string(p) + ")"

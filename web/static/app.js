@@ -111,6 +111,15 @@
     return "Done: " + (p.message || "");
   }
 
+  // agentSaid is what the agent reported, in plain words: it checked in,
+  // stopped (and why) or finished.
+  function agentSaid(s) {
+    var why = s.reason ? " (" + s.reason.toLowerCase().replace(/_/g, " ") + ")" : "";
+    if (s.event === "ABORT") return "the agent stopped" + why;
+    if (s.event === "DONE") return "the agent finished" + why;
+    return "the agent checked in" + why;
+  }
+
   function notify(text) {
     if (!("Notification" in window) || Notification.permission !== "granted") return;
     try { new Notification("hitl: a question waits on you", { body: text, tag: "hitl" }); } catch (e) { /* not allowed here */ }
@@ -143,7 +152,7 @@
       if (page === "run" && ev.jobId === runID && (ev.type === "control" || ev.type === "loop" || ev.type.indexOf("question") === 0)) {
         var li = document.createElement("li");
         var what = ev.control ? steerLine(ev.control)
-          : ev.state ? "the agent reports: " + ev.state.event.toLowerCase() + (ev.state.reason ? " (" + ev.state.reason + ")" : "")
+          : ev.state ? agentSaid(ev.state)
           : ev.type.replace(/_/g, " ") + (ev.questionId ? " " + ev.questionId : "");
         li.textContent = (ev.at || "") + " " + (ev.by || "") + " " + what;
         var activity = document.getElementById("activity");
