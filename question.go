@@ -361,6 +361,8 @@ func (q *Question) CheckEdit(r *Response) error {
 		r.Edited, r.Always = "", false // a denial edits nothing
 	case r.Edited != "" && q.NeedsSeveral():
 		return fault.Errorf(fault.EINVALID, "an operation that needs %d approvals cannot be edited: deny it and ask again", q.Quorum)
+	case r.Edited != "" && q.Operation.NoEdit:
+		return fault.Errorf(fault.EINVALID, "the agent cannot run this %s operation with other input: approve it as it is, or deny it", q.Operation.Type)
 	case r.Edited != "" && !q.Editable():
 		return fault.Errorf(fault.EINVALID, "the input of this %s operation cannot be edited", q.Operation.Type)
 	case r.Always && r.Edited != "":

@@ -78,6 +78,10 @@ type Operation struct {
 	// Diffs are the file changes of a file operation, per file, as the
 	// person sees them (FileDiff); the policy decides by Resource.
 	Diffs []FileDiff `json:"diffs,omitempty"`
+	// NoEdit: the agent cannot run the operation with other input (a
+	// framework that runs a tool only with the model's input), so people
+	// approve or deny it as it is; no edit is offered or taken.
+	NoEdit bool `json:"noEdit,omitempty"`
 }
 
 // Limits on an operation an agent sends. Its description becomes a
@@ -127,7 +131,7 @@ func (o *Operation) Validate() error {
 // subagent_type), not an input: editing it would start another agent
 // than the one the person was shown, so it is approved or denied as is.
 func (o *Operation) Editable() bool {
-	return o.Resource != "" && o.Type != OpSpawnAgent
+	return o.Resource != "" && o.Type != OpSpawnAgent && !o.NoEdit
 }
 
 // Rule is one configured rule. Match fields are optional (empty

@@ -10,6 +10,7 @@ import (
 	"github.com/hitlbot/hitl/internal/clocktest"
 	"github.com/hitlbot/hitl/internal/principaltest"
 	"github.com/hitlbot/hitl/policy"
+	"github.com/hitlbot/hitl/service"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )
@@ -144,4 +145,22 @@ func TestPolicyCommands(t *testing.T) {
 		r = cli(ctx, m, "", "policy", "check", "--op-type", "shell", "--resource", "rm -rf build", "--json")
 		assert.Contains(t, r.stdout, `"kind": "deletes_files"`, "the labels are on the wire")
 	})
+}
+
+// TestAnswerEditOfFixedInput: an operation the agent cannot run with other
+// input (an adapter's noEdit) offers no edit, and hitl answer --edit on it
+// fails with a clear message and the usage exit code, answering nothing.
+func TestAnswerEditOfFixedInput(t *testing.T) {
+	m := startMain(t)
+	ctx := context.Background()
+	out, err := m.Service.Policies.RequestOperation(principaltest.As(ctx, "api:ci"), service.ApprovalRequest{RunID: "fixed-input",
+		Operation: policy.Operation{Type: "send_email", Description: "Send the report", Resource: `{"to":"bob@example.com"}`, NoEdit: true}})
+	require.NoError(t, err)
+	r := cli(ctx, m, "", "answer", out.QuestionID, "approve", "--edit", `{"to":"eve@example.com"}`)
+	assert.Equal(t, exitUsage, r.code)
+	assert.Contains(t, r.stderr, "the agent cannot run this send_email operation with other input: approve it as it is, or deny it")
+	q, err := m.Service.Questions.Question(principaltest.As(ctx, "admin:test"), out.QuestionID)
+	require.NoError(t, err)
+	assert.True(t, q.Pending(), "nothing was answered")
+	assert.False(t, q.Editable())
 }

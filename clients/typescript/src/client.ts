@@ -74,6 +74,8 @@ export interface ApprovalOptions {
   run?: string;
   /** The agent was about to ask its own person: only a rule a person wrote or taught allows. */
   prompted?: boolean;
+  /** The agent cannot run the operation with other input: people approve or deny it as it is (no edit is offered). */
+  noEdit?: boolean;
   /** Seconds until the approval times out. */
   timeout?: number;
   /** hitl POSTs the approval's outcome here as a signed webhook (see AskOptions.callbackUrl). */
@@ -732,6 +734,7 @@ function operationBody(action: string, opts: ApprovalOptions, home?: string): Re
   if (opts.reason) body.context = opts.reason;
   if (opts.risk) body.risk = opts.risk;
   if (opts.prompted) body.prompted = true;
+  if (opts.noEdit) body.noEdit = true;
   return body;
 }
 

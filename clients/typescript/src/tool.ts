@@ -91,6 +91,7 @@ export async function approveTool(client: Client, call: ToolCall, opts: ToolOpti
     const reason = why ? `Your edit was refused: ${why}. Approve the original, edit it again, or deny.` : undefined;
     const d = await client.requestApproval(actionOf(call), {
       opType: opTypeOf(call.name, opts), input: call.input ?? {}, reason, risk: opts.risk, run: opts.run, timeout: opts.timeout, signal: opts.signal,
+      noEdit: call.editable === false,
     }).catch((e: unknown) => {
       // An edit that is not JSON at all: refuse it like any other bad edit.
       if (e instanceof HitlError && e.code === "invalid_edit") return { outcome: "edited", editedInput: undefined, message: undefined, by: undefined, invalid: e.message } as Decision & { invalid: string };

@@ -35,6 +35,8 @@ export interface Operation {
   resource?: string;
   agent?: string;
   prompted?: boolean;
+  /** The agent cannot run it with other input: no edit is offered or taken. */
+  noEdit?: boolean;
 }
 
 export interface Question {

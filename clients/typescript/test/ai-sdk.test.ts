@@ -6,7 +6,7 @@ import { generateText, tool, jsonSchema, stepCountIs, type ModelMessage } from "
 import { MockLanguageModelV3 } from "ai/test";
 import { z } from "zod";
 import { needsApproval, resolveApprovals } from "../src/ai-sdk.js";
-import type { Client } from "../src/index.js";
+import { HitlError, type Client } from "../src/index.js";
 import { Hitl } from "./hitl.js";
 
 let hitl: Hitl;
@@ -91,14 +91,14 @@ describe("ai-sdk", () => {
     assert.match(JSON.stringify(r.messages), /replied in hitl instead: archive it instead/);
   });
 
-  test("an edit is refused with a clear message and asked again; approving then runs the model's input", async () => {
+  test("no edit is offered: the AI SDK runs a tool only with the model's input, so hitl refuses an edit; approving runs it", async () => {
     const c = hitl.agent({ run: "ai-edit" });
     const r = await agentRun(c, "deleteFile", "file_delete", { path: "/tmp/c" }, async (run) => {
       const q = await hitl.pending((q) => q.jobId === run);
-      await hitl.answer(q.id, { value: "approve", edited: '{"path":"/tmp/other"}' });
-      const again = await hitl.pending((x) => x.jobId === run && x.id !== q.id);
-      assert.match(again.operation?.context ?? "", /Your edit was refused: deleteFile's input cannot be edited here/);
-      await hitl.answer(again.id, { value: "approve" });
+      assert.equal(q.operation?.noEdit, true);
+      await assert.rejects(hitl.answer(q.id, { value: "approve", edited: '{"path":"/tmp/other"}' }),
+        (e: unknown) => e instanceof HitlError && e.code === "invalid" && /cannot run this file_delete operation with other input/.test(e.message));
+      await hitl.answer(q.id, { value: "approve" });
     });
     assert.deepEqual(r.ran, [{ path: "/tmp/c" }]);
   });

@@ -8,6 +8,7 @@ import { MemorySaver, StateGraph, Annotation, START, END, interrupt } from "@lan
 import { z } from "zod";
 import { interruptWhen, resolve, run } from "../src/langgraph.js";
 import { Hitl } from "./hitl.js";
+import { HitlError } from "../src/index.js";
 
 let hitl: Hitl;
 before(async () => { hitl = await Hitl.start(); });
@@ -126,13 +127,13 @@ describe("langgraph humanInTheLoopMiddleware", () => {
     assert.deepEqual(r.toolMessages, ["Nobody approved send_email in time; it was not run."]);
   });
 
-  test("only approve/reject allowed: an edit is refused and asked again", async () => {
+  test("only approve/reject allowed: no edit is offered, hitl refuses one", async () => {
     const r = await agentRun("lg-noedit", "send_email", undefined, { to: "a@x", body: "hi" }, async (run) => {
       const q = await hitl.pending((q) => q.jobId === run);
-      await hitl.answer(q.id, { value: "approve", edited: '{"to":"b@x","body":"hi"}' });
-      const again = await hitl.pending((x) => x.jobId === run && x.id !== q.id);
-      assert.match(again.operation?.context ?? "", /cannot be edited here/);
-      await hitl.answer(again.id, { value: "approve" });
+      assert.equal(q.operation?.noEdit, true);
+      await assert.rejects(hitl.answer(q.id, { value: "approve", edited: '{"to":"b@x","body":"hi"}' }),
+        (e: unknown) => e instanceof HitlError && e.code === "invalid" && /cannot run this send_email operation with other input/.test(e.message));
+      await hitl.answer(q.id, { value: "approve" });
     }, ["approve", "reject"]);
     assert.deepEqual(r.ran, [{ to: "a@x", body: "hi" }]);
   });

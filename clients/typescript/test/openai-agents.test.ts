@@ -7,6 +7,7 @@ import OpenAI from "openai";
 import { z } from "zod";
 import { needsApproval, resolve, run } from "../src/openai-agents.js";
 import { Hitl } from "./hitl.js";
+import { HitlError } from "../src/index.js";
 import { fakeOpenAI } from "./fakemodel.js";
 
 let hitl: Hitl;
@@ -52,13 +53,13 @@ describe("openai-agents", () => {
     assert.equal(r.result.finalOutput, "done: wrote /tmp/a");
   });
 
-  test("an edit is refused with a clear message (the SDK binds approval to the model's arguments); approving then runs the original", async () => {
+  test("no edit is offered (the SDK binds approval to the model's arguments): hitl refuses one; approving runs the original", async () => {
     const r = await agentRun("oa-edit", "write_file", "file_write", { path: "/tmp/b", content: "x" }, async (run) => {
       const q = await hitl.pending((q) => q.jobId === run);
-      await hitl.answer(q.id, { value: "approve", edited: '{"path":"/tmp/safe","content":"x"}' });
-      const again = await hitl.pending((x) => x.jobId === run && x.id !== q.id);
-      assert.match(again.operation?.context ?? "", /Your edit was refused: write_file's input cannot be edited here/);
-      await hitl.answer(again.id, { value: "approve" });
+      assert.equal(q.operation?.noEdit, true);
+      await assert.rejects(hitl.answer(q.id, { value: "approve", edited: '{"path":"/tmp/safe","content":"x"}' }),
+        (e: unknown) => e instanceof HitlError && e.code === "invalid" && /cannot run this file_write operation with other input/.test(e.message));
+      await hitl.answer(q.id, { value: "approve" });
     });
     assert.deepEqual(r.ran, [{ path: "/tmp/b", content: "x" }]);
   });
