@@ -72,6 +72,9 @@ type Event struct {
 	// Action and Reason describe a refusal (EventRefused) or a reopening.
 	Action auth.Action `json:"action,omitempty"`
 	Reason string      `json:"reason,omitempty"`
+	// Refused: an EventControl of a request that was refused (not allowed
+	// to steer), its sender's and admins' to read.
+	Refused bool `json:"refused,omitempty"`
 	// Control is the message of an EventControl, State of an EventLoop.
 	Control *steer.ControlMessage `json:"control,omitempty"`
 	State   *steer.StateEvent     `json:"state,omitempty"`
@@ -96,11 +99,15 @@ type Event struct {
 func (ev *Event) Audit() bool { return ev.Type == EventRefused || ev.Type == EventPolicyDecision }
 
 // VisibleTo reports whether p may read ev: the audit trail is for admins;
-// other events for whoever sees every question, and for the asker of
-// theirs.
+// a refused control request's messages for its sender and admins (not the
+// run's owner); other events for whoever sees every question, and for the
+// asker of theirs.
 func (ev *Event) VisibleTo(p auth.Principal) bool {
 	if ev.Audit() {
 		return p.Has(auth.ScopeAdmin)
+	}
+	if ev.Refused {
+		return p.Local || p.ID == ev.Actor || p.Has(auth.ScopeAdmin)
 	}
 	return p.Local || p.SeesAll() || (ev.Asker != "" && ev.Asker == p.ID)
 }

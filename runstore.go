@@ -63,6 +63,20 @@ type ControlRecord struct {
 	By        string                `json:"by"`
 	At        time.Time             `json:"at"`
 	Result    *steer.ControlMessage `json:"result,omitempty"`
+	// Request is what the request asked (steer.ControlMessage.Digest);
+	// empty in a record an older hitl wrote.
+	Request string `json:"request,omitempty"`
+}
+
+// Names reports whether req is the request the record is of: the same
+// command, target and arguments (a retry), not another request sent with
+// the same id. A record an older hitl wrote, without the digest, is
+// compared by command and run.
+func (r *ControlRecord) Names(req steer.ControlMessage) bool {
+	if r.Request != "" {
+		return r.Request == req.Digest()
+	}
+	return r.Command == req.Command && r.RunID == req.Target.RunID
 }
 
 // Key is the key the record is held under: its request id, for the

@@ -182,19 +182,23 @@ func TestControlDedup(t *testing.T) {
 		age        time.Duration // how long before the retry the record was made
 		withResult bool
 		started    time.Duration // how long before the retry the service started
-		want       string        // "cached", "duplicate" or "new"
+		want       string        // "cached", "duplicate", "reused" or "new"
 		by         string        // who sent the stored request ("": controller, the retry's sender)
+		command    steer.Command // the retry's ("": the stored request's, pause)
 	}{
-		{"carried out within the window: the cached RESULT", 4 * time.Minute, true, time.Hour, "cached", ""},
-		{"carried out exactly DedupWindow ago: still cached", service.DedupWindow, true, time.Hour, "cached", ""},
-		{"carried out before the window: new", service.DedupWindow + time.Nanosecond, true, time.Hour, "new", ""},
-		{"in flight since this service started (an older replica): duplicate", time.Minute, false, 2 * time.Minute, "duplicate", ""},
-		{"in flight from exactly when it started: duplicate", time.Minute, false, time.Minute, "duplicate", ""},
-		{"in flight from before a restart: cut off, carried out", time.Minute, false, 30 * time.Second, "new", ""},
-		{"in flight before the window: new", service.DedupWindow + time.Second, false, time.Hour, "new", ""},
-		{"another principal's, carried out within the window: new", 4 * time.Minute, true, time.Hour, "new", "api:ops2"},
-		{"another principal's, in flight since this service started: new", time.Minute, false, 2 * time.Minute, "new", "api:ops2"},
-		{"another local user's on a tokenless server (one principal): cached", 4 * time.Minute, true, time.Hour, "cached", "local:alice"},
+		{"carried out within the window: the cached RESULT", 4 * time.Minute, true, time.Hour, "cached", "", ""},
+		{"carried out exactly DedupWindow ago: still cached", service.DedupWindow, true, time.Hour, "cached", "", ""},
+		{"carried out before the window: new", service.DedupWindow + time.Nanosecond, true, time.Hour, "new", "", ""},
+		{"in flight since this service started (an older replica): duplicate", time.Minute, false, 2 * time.Minute, "duplicate", "", ""},
+		{"in flight from exactly when it started: duplicate", time.Minute, false, time.Minute, "duplicate", "", ""},
+		{"in flight from before a restart: cut off, carried out", time.Minute, false, 30 * time.Second, "new", "", ""},
+		{"in flight before the window: new", service.DedupWindow + time.Second, false, time.Hour, "new", "", ""},
+		{"another principal's, carried out within the window: new", 4 * time.Minute, true, time.Hour, "new", "api:ops2", ""},
+		{"another principal's, in flight since this service started: new", time.Minute, false, 2 * time.Minute, "new", "api:ops2", ""},
+		{"another local user's on a tokenless server (one principal): cached", 4 * time.Minute, true, time.Hour, "cached", "local:alice", ""},
+		{"another command with the id, within the window: refused, nothing carried out", 4 * time.Minute, true, time.Hour, "reused", "", steer.CommandResume},
+		{"another command with the id, in flight: refused", time.Minute, false, 2 * time.Minute, "reused", "", steer.CommandResume},
+		{"the id again after the window: a new request", service.DedupWindow + time.Second, true, time.Hour, "new", "", steer.CommandPause},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			e := newControlEnv(t)
@@ -210,21 +214,30 @@ func TestControlDedup(t *testing.T) {
 			if strings.HasPrefix(by, "local:") {
 				sender = auth.LocalPrincipal("bob")
 			}
-			rec := hitl.ControlRecord{RequestID: "req-1", RunID: "loop-1", Command: steer.CommandEscalate, By: by, At: retryAt.Add(-tc.age)}
+			rec := hitl.ControlRecord{RequestID: "req-1", RunID: "loop-1", Command: steer.CommandPause, By: by, At: retryAt.Add(-tc.age)}
 			if tc.withResult {
-				rec.Result = &steer.ControlMessage{Type: steer.MessageResult, RequestID: "req-1", Command: steer.CommandEscalate,
-					Payload: steer.ControlPayload{Status: steer.ResultSuccess, Message: "Escalated to opus"}}
+				rec.Result = &steer.ControlMessage{Type: steer.MessageResult, RequestID: "req-1", Command: steer.CommandPause,
+					Payload: steer.ControlPayload{Status: steer.ResultSuccess, Message: "Paused, as first carried out"}}
+			}
+			retry := tc.command
+			if retry == "" {
+				retry = steer.CommandPause
 			}
 			_, err := e.st.UpdateRun(context.Background(), "loop-1", func(*hitl.Run) (hitl.RunUpdate, error) {
 				return hitl.RunUpdate{Control: &rec}, nil
 			})
 			require.NoError(t, err)
 			e.clock.Set(retryAt)
-			msgs := e.send(t, sender, "req-1", steer.CommandPause, "loop-1", steer.ControlPayload{})
+			msgs := e.send(t, sender, "req-1", retry, "loop-1", steer.ControlPayload{})
 			switch p := result(t, msgs); tc.want {
 			case "cached":
 				require.Len(t, msgs, 1)
-				assert.Equal(t, "Escalated to opus", p.Message)
+				assert.Equal(t, "Paused, as first carried out", p.Message)
+			case "reused":
+				require.Len(t, msgs, 1, "no ACK: not received")
+				assert.Equal(t, steer.CodeDuplicate, p.Code)
+				assert.Contains(t, p.Message, "request_id req-1 was already used at")
+				assert.NotContains(t, p.Message, "Paused, as first carried out", "never the first request's outcome")
 			case "duplicate":
 				require.Len(t, msgs, 1)
 				assert.Equal(t, steer.CodeDuplicate, p.Code)

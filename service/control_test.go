@@ -161,10 +161,14 @@ func TestControlErrors(t *testing.T) {
 	t.Run("a retry within five minutes gets the cached RESULT", func(t *testing.T) {
 		first := result(t, e.send(t, controller, "r3", steer.CommandPause, "loop-1", steer.ControlPayload{}))
 		e.clock.Add(4 * time.Minute)
-		again := e.send(t, controller, "r3", steer.CommandResume, "loop-1", steer.ControlPayload{})
+		again := e.send(t, controller, "r3", steer.CommandPause, "loop-1", steer.ControlPayload{})
 		require.Len(t, again, 1, "no new ACK: only the cached RESULT")
 		assert.Equal(t, first, again[0].Payload)
 		assert.Equal(t, steer.CommandPause, again[0].Command)
+		other := e.send(t, controller, "r3", steer.CommandResume, "loop-1", steer.ControlPayload{})
+		require.Len(t, other, 1, "the same id for another command: refused, not received")
+		assert.Equal(t, steer.CodeDuplicate, other[0].Payload.Code)
+		assert.Contains(t, other[0].Payload.Message, "was already used at")
 	})
 	t.Run("after the window the id is new again", func(t *testing.T) {
 		e.clock.Add(2 * time.Minute)

@@ -47,6 +47,10 @@ func (s *Runs) Control(ctx context.Context, req steer.ControlMessage) ([]steer.C
 	)
 	_, err := s.store.SteerRun(ctx, req.Target.RunID, hitl.ControlKeyOf(p.ID, req.RequestID), s.hookSteer(func(run *hitl.Run, prior *hitl.ControlRecord) (hitl.RunUpdate, error) {
 		msgs, cancelled = nil, false
+		if reused := s.reused(prior, req, now); reused != "" {
+			msgs = []steer.ControlMessage{req.Reply(steer.MessageResult, now, steer.Failure(steer.CodeDuplicate, reused))}
+			return hitl.RunUpdate{}, nil // another request's id: nothing is carried out, nothing written
+		}
 		if cached, dup := s.seen(prior, now); cached != nil {
 			msgs = []steer.ControlMessage{*cached}
 			return hitl.RunUpdate{}, nil // seen: nothing to write
@@ -61,10 +65,14 @@ func (s *Runs) Control(ctx context.Context, req steer.ControlMessage) ([]steer.C
 		msgs = []steer.ControlMessage{ack, result}
 		cancelled = r != nil && r.Control.Status == steer.RunCancelled
 		evs := []*hitl.Event{s.controlEvent(ack, p, now), s.controlEvent(result, p, now)}
+		if refusal != nil {
+			evs[0].Refused, evs[1].Refused = true, true // its sender's and admins' to read (Event.VisibleTo)
+		}
 		if state != nil {
 			evs = append(evs, s.runStateEvent(state, auth.ActorFrom(ctx), now))
 		}
-		rec := hitl.ControlRecord{RequestID: req.RequestID, RunID: req.Target.RunID, Command: req.Command, By: p.ID, At: now, Result: &result}
+		rec := hitl.ControlRecord{RequestID: req.RequestID, RunID: req.Target.RunID, Command: req.Command, By: p.ID, At: now, Result: &result,
+			Request: req.Digest()}
 		return hitl.RunUpdate{Run: r, Events: evs, Control: &rec}, nil
 	}))
 	if err != nil {
@@ -101,6 +109,18 @@ func (s *Runs) seen(prior *hitl.ControlRecord, now time.Time) (cached *steer.Con
 		return prior.Result, false
 	}
 	return nil, !prior.At.Before(s.started)
+}
+
+// reused says why req cannot be carried out when its request id already
+// named another request of the same principal within DedupWindow (another
+// command, run or arguments): a request id names one request, and never
+// returns another request's outcome. "" when req is new or a retry.
+func (s *Runs) reused(prior *hitl.ControlRecord, req steer.ControlMessage, now time.Time) string {
+	if prior == nil || prior.At.Before(now.Add(-DedupWindow)) || prior.Names(req) {
+		return ""
+	}
+	return "request_id " + req.RequestID + " was already used at " + steer.Timestamp(prior.At) + " for " + string(prior.Command) +
+		" of run " + prior.RunID + ": send this request with a new request_id"
 }
 
 func (s *Runs) controlEvent(m steer.ControlMessage, p auth.Principal, now time.Time) *hitl.Event {

@@ -1,6 +1,8 @@
 package steer
 
 import (
+	"crypto/sha256"
+	"encoding/hex"
 	"regexp"
 	"strings"
 	"time"
@@ -96,6 +98,16 @@ type ControlMessage struct {
 	Target    ControlTarget  `json:"target"`
 	Timestamp string         `json:"timestamp"`
 	Payload   ControlPayload `json:"payload"`
+}
+
+// Digest names what a REQUEST asks, beyond its id: its command, the run it
+// targets and its arguments (not its timestamp, which a retry may change,
+// nor the issue id, which only describes the run). A request id names one
+// request: a retry carries the same digest.
+func (m ControlMessage) Digest() string {
+	sum := sha256.Sum256([]byte(strings.Join([]string{string(m.Command), m.Target.RunID,
+		m.Payload.Model, m.Payload.Reason, m.Payload.Instruction}, "\x00")))
+	return hex.EncodeToString(sum[:])
 }
 
 // Timestamp formats t as docs/protocol.md#steering does: ISO 8601 UTC to the second.
