@@ -87,9 +87,13 @@ func TestOperationDiffsValidate(t *testing.T) {
 		{name: "a diff of a file outside an operation's paths is refused", resource: "-", paths: map[string]string{"/tmp/x": "/private/tmp/x"},
 			diffs: []policy.FileDiff{newFileDiff("/etc/passwd", 1)}, err: `path "/etc/passwd" is not the operation's file`},
 		{name: "a --- header naming another file is refused",
-			diffs: with(func(d *policy.FileDiff) { d.Unified = strings.Replace(d.Unified, "--- a"+billing, "--- a/tmp/harmless.txt", 1) }), err: `"---" header names "a/tmp/harmless.txt"`},
+			diffs: with(func(d *policy.FileDiff) {
+				d.Unified = strings.Replace(d.Unified, "--- a"+billing, "--- a/tmp/harmless.txt", 1)
+			}), err: `"---" header names "a/tmp/harmless.txt"`},
 		{name: "a +++ header naming another file is refused",
-			diffs: with(func(d *policy.FileDiff) { d.Unified = strings.Replace(d.Unified, "+++ b"+billing, "+++ b/tmp/harmless.txt", 1) }), err: `"+++" header names "b/tmp/harmless.txt"`},
+			diffs: with(func(d *policy.FileDiff) {
+				d.Unified = strings.Replace(d.Unified, "+++ b"+billing, "+++ b/tmp/harmless.txt", 1)
+			}), err: `"+++" header names "b/tmp/harmless.txt"`},
 		{name: "counts under the text's are refused", diffs: with(func(d *policy.FileDiff) { d.Added, d.Removed = 0, 0 }), err: "counts +0 −0 disagree with the unified text (+1 −1)"},
 		{name: "counts over the text's are refused", diffs: with(func(d *policy.FileDiff) { d.Added = 5 }), err: "counts +5 −1 disagree"},
 		{name: "counts without a text are refused", diffs: []policy.FileDiff{{Path: billing, Change: policy.FileModify, Added: 3}}, err: "counts +3 −0 disagree"},
@@ -99,7 +103,10 @@ func TestOperationDiffsValidate(t *testing.T) {
 		{name: "headers without a hunk are refused", diffs: with(func(d *policy.FileDiff) { d.Unified = "--- a\n+++ b\n"; d.Added, d.Removed = 0, 0 }), err: "no hunk"},
 		{name: "a --- header alone is refused", diffs: with(func(d *policy.FileDiff) { d.Unified = "--- a" + billing + "\n@@ -1 +1 @@\n-a\n+b\n" }), err: `followed by a "+++" header`},
 		{name: "a hunk longer than its header is refused",
-			diffs: with(func(d *policy.FileDiff) { d.Unified = "@@ -3 +3 @@\n-var x = 1\n+var x = 2\n-var y = 2\n+var y = 3\n"; d.Added, d.Removed = 2, 2 }), err: "hunk 1 (@@ -3 +3 @@) has 2 old and 2 new lines"},
+			diffs: with(func(d *policy.FileDiff) {
+				d.Unified = "@@ -3 +3 @@\n-var x = 1\n+var x = 2\n-var y = 2\n+var y = 3\n"
+				d.Added, d.Removed = 2, 2
+			}), err: "hunk 1 (@@ -3 +3 @@) has 2 old and 2 new lines"},
 		{name: "a hunk shorter than its header is refused (not cut)",
 			diffs: with(func(d *policy.FileDiff) { d.Unified = "@@ -3,2 +3,2 @@\n-var x = 1\n+var x = 2\n" }), err: "its header says 2 and 2"},
 		{name: "a line that is no diff line is refused", diffs: with(func(d *policy.FileDiff) { d.Unified = "@@ -3 +3 @@\n-var x = 1\n*var x = 2\n" }), err: "a hunk line starts with"},
