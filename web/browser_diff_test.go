@@ -55,14 +55,16 @@ func TestBrowserApprovalCards(t *testing.T) {
 	})
 	t.Run("a file change shows its diff with numbers, colour and signs, and fits a phone", func(t *testing.T) {
 		var long strings.Builder
-		long.WriteString("--- a/gen.go\n+++ b/gen.go\n")
+		long.WriteString("--- a/home/dev/app/gen.go\n+++ b/home/dev/app/gen.go\n")
 		for h := range 4 {
 			fmt.Fprintf(&long, "@@ -%d,30 +%d,30 @@\n", 1+h*100, 1+h*100)
 			for i := range 30 {
 				fmt.Fprintf(&long, "-old line %d\n+new line %d\n", i, i)
 			}
 		}
-		id := request(policy.Operation{Type: policy.OpFileWrite, Description: "Edit /home/dev/app/src/billing.go", Resource: "/home/dev/app/src/billing.go",
+		// A patch of two files (Codex's apply_patch): no resource, the
+		// diffs name the files.
+		id := request(policy.Operation{Type: policy.OpFileWrite, Description: "Apply a patch",
 			Context: "Claude Code session 3f2b8c1e in /home/dev/app",
 			Diffs: []policy.FileDiff{
 				{Path: "/home/dev/app/src/billing.go", Change: policy.FileModify, Added: 4, Removed: 3, Unified: billingDiff},
