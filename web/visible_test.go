@@ -40,7 +40,7 @@ func TestTrojanSourceIsShownAndFlagged(t *testing.T) {
 			body := b.get(tc.path).body
 			// The edit box holds the input as it is (what the agent runs
 			// when a person approves it edited), flagged.
-			if i := strings.Index(body, `name="edited"`); i >= 0 {
+			for i := strings.Index(body, `name="edited"`); i >= 0; i = strings.Index(body, `name="edited"`) {
 				j := strings.Index(body[i:], "</textarea>")
 				if strings.Contains(body[i:i+j], "\u202e") {
 					assert.Contains(t, body[i-200:i], "⚠ "+visible.Flag+": it is here as it is")
