@@ -23,7 +23,8 @@ const Flag = "contains characters that change how it reads"
 // the combining grapheme joiner, Hangul fillers, Khmer inherent vowels.
 var invisibleLetters = []rune{0x034f, 0x115f, 0x1160, 0x17b4, 0x17b5, 0x3164, 0xffa0}
 
-// Hidden reports whether r is shown as its code point: every control
+// Hidden reports whether r is shown as its code point (but a zero-width
+// joiner between two emoji, see Has): every control
 // (C0 but tab and newline, DEL, C1), every format character (Unicode's
 // Cf: the bidi marks U+200E, U+200F, U+061C, embeddings and overrides
 // U+202A–U+202E, isolates U+2066–U+2069, zero-width U+200B–U+200D,
@@ -50,7 +51,8 @@ func Hidden(r rune) bool {
 }
 
 // Has reports whether s holds a character Hidden reports, or a byte that
-// is not UTF-8: a surface shows Flag beside it.
+// is not UTF-8: a surface shows Flag beside it. A zero-width joiner
+// between two emoji (👩‍💻) is kept: it only joins the pictures.
 func Has(s string) bool {
 	for i, r := range s {
 		if r == utf8.RuneError {
@@ -58,11 +60,26 @@ func Has(s string) bool {
 				return true
 			}
 		}
-		if Hidden(r) {
+		if Hidden(r) && !joinsEmoji(s, i, r) {
 			return true
 		}
 	}
 	return false
+}
+
+const zwj = 0x200d
+
+// joinsEmoji reports whether r at s[i] is a zero-width joiner between two
+// emoji (a symbol, or a skin tone or emoji presentation selector after
+// one).
+func joinsEmoji(s string, i int, r rune) bool {
+	if r != zwj {
+		return false
+	}
+	before, _ := utf8.DecodeLastRuneInString(s[:i])
+	after, _ := utf8.DecodeRuneInString(s[i+utf8.RuneLen(zwj):])
+	emoji := func(r rune) bool { return r != utf8.RuneError && unicode.Is(unicode.So, r) }
+	return (emoji(before) || (before >= 0x1f3fb && before <= 0x1f3ff) || before == 0xfe0f) && emoji(after)
 }
 
 // Text returns s with every Hidden character as its code point
@@ -87,7 +104,7 @@ func show(s string, oneLine bool) string {
 		switch {
 		case r == utf8.RuneError && size == 1:
 			fmt.Fprintf(&b, "<0x%02X>", s[i])
-		case Hidden(r) || (oneLine && (r == '\t' || r == '\n')):
+		case (Hidden(r) && !joinsEmoji(s, i, r)) || (oneLine && (r == '\t' || r == '\n')):
 			b.WriteString(Rune(r))
 		default:
 			b.WriteString(s[i : i+size])

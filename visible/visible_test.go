@@ -28,6 +28,8 @@ func TestText(t *testing.T) {
 		{name: "direction marks are shown", in: "a\u200eb\u200fc\u061cd", flagged: true, text: "a<U+200E>b<U+200F>c<U+061C>d", line: "a<U+200E>b<U+200F>c<U+061C>d"},
 		{name: "zero-width characters are shown", in: "r\u200bm\u200c-\u200d-\u2060-\ufeff", flagged: true,
 			text: "r<U+200B>m<U+200C>-<U+200D>-<U+2060>-<U+FEFF>", line: "r<U+200B>m<U+200C>-<U+200D>-<U+2060>-<U+FEFF>"},
+		{name: "a zero-width joiner between emoji is kept", in: "👩‍💻 👩🏽‍🚀 👩‍👩‍👧", text: "👩‍💻 👩🏽‍🚀 👩‍👩‍👧", line: "👩‍💻 👩🏽‍🚀 👩‍👩‍👧"},
+		{name: "a zero-width joiner elsewhere is shown", in: "ad\u200dmin 👩\u200d", flagged: true, text: "ad<U+200D>min 👩<U+200D>", line: "ad<U+200D>min 👩<U+200D>"},
 		{name: "tag characters (hidden ASCII) are shown", in: "ok\U000E0069\U000E0067", flagged: true, text: "ok<U+E0069><U+E0067>", line: "ok<U+E0069><U+E0067>"},
 		{name: "C0 controls but tab and newline are shown", in: "a\x1b[2Jb\rc\x00", flagged: true, text: "a<U+001B>[2Jb<U+000D>c<U+0000>", line: "a<U+001B>[2Jb<U+000D>c<U+0000>"},
 		{name: "DEL and C1 controls are shown", in: "a\x7fb\u0085c\u009b", flagged: true, text: "a<U+007F>b<U+0085>c<U+009B>", line: "a<U+007F>b<U+0085>c<U+009B>"},
