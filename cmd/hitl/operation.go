@@ -24,6 +24,9 @@ func operationLines(op *policy.Operation, parts []policy.DecisionPart) []string 
 		head += fmt.Sprintf(" (+%d −%d)", a, r)
 	}
 	lines := []string{head}
+	if f := flagged("The resource", op.Resource); f != "" {
+		lines = append(lines, "  "+f)
+	}
 	if policy.PartsTellMore(parts) {
 		for _, p := range parts {
 			lines = append(lines, fmt.Sprintf("  %-5s %s%s  (%s)", p.Effect, p.Verb(), visible(p.Text), visible(p.Reason)))
