@@ -19,6 +19,9 @@ func TestRenderGolden(t *testing.T) {
 		Question: "Which database should I migrate first?\nprod\x1b[2J or staging", Asker: "api:ci", TimeoutAt: &timeout}
 	approval := &hitl.Question{ID: "q_approval", RunID: "deploys", Type: hitl.Approval, Status: hitl.StatusPending,
 		Question: "Deploy v2 to prod?", Asker: "api:deployer"}
+	// A Trojan-source line (CVE-2021-42574): shown with its code points and flagged.
+	trojanQ := &hitl.Question{ID: "q_trojan", RunID: "r1", Type: hitl.Approval, Status: hitl.StatusPending,
+		Question: "Set the level\naccess_level = \"user\u202e \u2066// Check if admin\u2069 \u2066\"", Asker: "api:ci"}
 	for name, c := range map[string]struct {
 		q     *hitl.Question
 		nudge hitl.EventType
@@ -26,6 +29,7 @@ func TestRenderGolden(t *testing.T) {
 	}{
 		"reminder_with_link":     {q, hitl.EventQuestionReminded, "https://hitl.example.com/"},
 		"escalation_without_web": {approval, hitl.EventQuestionEscalated, ""},
+		"reminder_trojan_source": {trojanQ, hitl.EventQuestionReminded, ""},
 	} {
 		t.Run(name, func(t *testing.T) {
 			got, err := json.MarshalIndent(Render(c.q, c.nudge, c.web), "", "  ")
