@@ -11,6 +11,7 @@ import (
 	"github.com/chromedp/chromedp"
 	"github.com/hitlbot/hitl/policy"
 	"github.com/hitlbot/hitl/service"
+	"github.com/hitlbot/hitl/visible"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )
@@ -52,6 +53,21 @@ func TestBrowserApprovalCards(t *testing.T) {
 			chromedp.Click(fmt.Sprintf(`#q-%s details.edit summary`, id), chromedp.ByQuery),
 			chromedp.Evaluate(fmt.Sprintf(`document.querySelector("#q-%s textarea[name=edited]").value`, id), &opened)))
 		assert.Equal(t, cmd, opened, "Edit before approving… holds the command whole")
+	})
+	t.Run("a Trojan-source line reads as what it is, flagged", func(t *testing.T) {
+		id := request(policy.Operation{Type: policy.OpShell, Description: "Set the level: echo '" + trojan + "'", Resource: "echo '" + trojan + "'"})
+		ctx := tab(t)
+		signIn(t, ctx, base, "alice-token-0123456789")
+		var text string
+		var flagColour, codeColour string
+		require.NoError(t, chromedp.Run(ctx,
+			chromedp.Navigate(base+"/q/"+id),
+			chromedp.WaitVisible("#q-"+id+" pre.what", chromedp.ByQuery),
+			chromedp.Evaluate(fmt.Sprintf(`document.querySelector("#q-%s pre.what").innerText`, id), &text),
+			chromedp.Evaluate(fmt.Sprintf(`getComputedStyle(document.querySelector("#q-%s pre.what .flag")).color`, id), &flagColour),
+			chromedp.Evaluate(fmt.Sprintf(`getComputedStyle(document.querySelector("#q-%s pre.what code")).color`, id), &codeColour)))
+		assert.Equal(t, `echo 'access_level = "user<U+202E> <U+2066>// Check if admin<U+2069> <U+2066>"' ⚠ `+visible.Flag, text)
+		assert.NotEqual(t, codeColour, flagColour, "the flag stands out (.flag's colour)")
 	})
 	t.Run("a file change shows its diff with numbers, colour and signs, and fits a phone", func(t *testing.T) {
 		var long strings.Builder
