@@ -29,6 +29,7 @@ func TestText(t *testing.T) {
 		{name: "zero-width characters are shown", in: "r\u200bm\u200c-\u200d-\u2060-\ufeff", flagged: true,
 			text: "r<U+200B>m<U+200C>-<U+200D>-<U+2060>-<U+FEFF>", line: "r<U+200B>m<U+200C>-<U+200D>-<U+2060>-<U+FEFF>"},
 		{name: "a zero-width joiner between emoji is kept", in: "👩‍💻 👩🏽‍🚀 👩‍👩‍👧", text: "👩‍💻 👩🏽‍🚀 👩‍👩‍👧", line: "👩‍💻 👩🏽‍🚀 👩‍👩‍👧"},
+		{name: "a zero-width joiner between emoji is kept beside a shown character", in: "👩‍💻\u202e", flagged: true, text: "👩‍💻<U+202E>", line: "👩‍💻<U+202E>"},
 		{name: "a zero-width joiner elsewhere is shown", in: "ad\u200dmin 👩\u200d", flagged: true, text: "ad<U+200D>min 👩<U+200D>", line: "ad<U+200D>min 👩<U+200D>"},
 		{name: "tag characters (hidden ASCII) are shown", in: "ok\U000E0069\U000E0067", flagged: true, text: "ok<U+E0069><U+E0067>", line: "ok<U+E0069><U+E0067>"},
 		{name: "C0 controls but tab and newline are shown", in: "a\x1b[2Jb\rc\x00", flagged: true, text: "a<U+001B>[2Jb<U+000D>c<U+0000>", line: "a<U+001B>[2Jb<U+000D>c<U+0000>"},
