@@ -35,6 +35,15 @@ func TestOperationDiffsOverHTTP(t *testing.T) {
 		"an unknown change":     {`{"operation":"x","opType":"file_write","diffs":[{"path":"a","change":"rename"}]}`, `change "rename" is invalid`},
 		"a diff without a path": {`{"operation":"x","opType":"file_write","diffs":[{"change":"new"}]}`, "diffs[0]: path is required"},
 		"an unknown field":      {`{"operation":"x","opType":"file_write","diffs":[{"path":"a","change":"new","patch":"x"}]}`, "patch"},
+		"a diff of another file than the resource": {`{"operation":"Edit /etc/passwd","opType":"file_write","resource":"/etc/passwd",` +
+			`"diffs":[{"path":"/tmp/harmless.txt","change":"modify","added":1,"removed":1,"unified":"@@ -1 +1 @@\n-x\n+y\n"}]}`,
+			`diffs[0]: path "/tmp/harmless.txt" is not the operation's file (/etc/passwd)`},
+		"counts that disagree with the hunk": {`{"operation":"Edit /etc/passwd","opType":"file_write","resource":"/etc/passwd",` +
+			`"diffs":[{"path":"/etc/passwd","change":"modify","added":0,"removed":0,"unified":"@@ -1 +1 @@\n-x\n+y\n"}]}`,
+			"diffs[0]: counts +0 −0 disagree with the unified text (+1 −1)"},
+		"text that is not a unified diff": {`{"operation":"Edit /etc/passwd","opType":"file_write","resource":"/etc/passwd",` +
+			`"diffs":[{"path":"/etc/passwd","change":"modify","unified":"looks fine to me\n"}]}`,
+			"diffs[0]: unified is not a unified diff"},
 	} {
 		t.Run(name+" is refused", func(t *testing.T) {
 			r := e.call(t, "POST", "/api/approvals", tc.body, as("ci")...)

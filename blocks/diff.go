@@ -18,6 +18,7 @@ const (
 	maxDiffFiles    = 3   // files shown with their lines; the others are counted
 	maxDiffLines    = 12  // diff lines shown per file
 	maxDiffLineText = 120 // characters of one diff line
+	maxFlags        = 4   // lines flagged under a file's lines
 )
 
 // diffSections renders the operation's diffs, or nothing.
@@ -87,8 +88,19 @@ func diffText(d policy.FileDiff, q *hitl.Question, opts MessageOptions) string {
 		}
 		tail += " — " + wholeOr(q, opts)
 	}
-	room := MaxSectionText - Len(head) - Len(tail) - 10
+	// The shown lines that hold hidden characters are flagged under the
+	// block (at most maxFlags; their room is kept).
+	flagOf := func(i int) string { return flagLine("line "+itoa(i+1)+" above", shown[i]) }
+	reserve, n := 0, 0
+	for i := range shown {
+		if f := flagOf(i); f != "" && n < maxFlags {
+			reserve, n = reserve+Len(f), n+1
+		}
+	}
+	room := MaxSectionText - Len(head) - Len(tail) - reserve - 10
 	var code strings.Builder
+	var flags string
+	n = 0
 	for i, l := range shown {
 		e, _ := escapeCut(unfence(l), maxDiffLineText, ellipsis)
 		if Len(code.String())+Len(e)+1 > room {
@@ -98,8 +110,11 @@ func diffText(d policy.FileDiff, q *hitl.Question, opts MessageOptions) string {
 			break
 		}
 		code.WriteString(e + "\n")
+		if f := flagOf(i); f != "" && n < maxFlags {
+			flags, n = flags+f, n+1
+		}
 	}
-	text := head + "\n```\n" + strings.TrimSuffix(code.String(), "\n") + "\n```"
+	text := head + "\n```\n" + strings.TrimSuffix(code.String(), "\n") + "\n```" + flags
 	if tail != "" {
 		text += "\n" + tail
 	}

@@ -63,7 +63,7 @@ func TestDiffMessageGolden(t *testing.T) {
 	t.Run("the first lines are shown, then how many more, with the link", func(t *testing.T) {
 		m := QuestionMessage(diffQuestion(policy.FileDiff{Path: "gen.go", Change: policy.FileNew, Added: 300, Unified: longDiff(300)}), webOpts)
 		text := sectionTexts(m.Blocks)
-		for _, want := range []string{"📄 *gen.go* · new file · `+300 −0`", "+line 1 &lt;b&gt;&amp;amp;&lt;/b&gt; `\u200b`` `x`", "… 289 more lines — <https://hitl.example.com/q/q_0123456789abcdef|the whole diff in the web inbox>"} {
+		for _, want := range []string{"📄 *gen.go* · new file · `+300 −0`", "+line 1 &lt;b&gt;&amp;amp;&lt;/b&gt; `\u200a`` `x`", "… 289 more lines — <https://hitl.example.com/q/q_0123456789abcdef|the whole diff in the web inbox>"} {
 			if !strings.Contains(text, want) {
 				t.Errorf("no %q in\n%s", want, text)
 			}

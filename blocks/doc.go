@@ -10,8 +10,12 @@
 // user group or make a link; elsewhere it goes in plain_text objects, which
 // Slack shows as is. Every mrkdwn object is verbatim, so Slack does not
 // auto-link bare "@channel", channel names or URLs either (the bot should
-// post without parse=full or link_names). Bidirectional override and
-// control characters are dropped. The only mentions rendered are the
+// post without parse=full or link_names). Characters that are invisible or
+// change the direction text reads in (bidi overrides and isolates,
+// zero-width characters, controls) are shown as their code points
+// (<U+202E>, package visible) and flagged: the question, the resource
+// and each diff line that holds one say it "contains characters that
+// change how it reads". The only mentions rendered are the
 // question's assignees (<@U…>, <!subteam^S…>) and Slack responders
 // (RespondedBy "slack:U…"). A sensitive answer (its value and its note) is
 // never rendered anywhere.

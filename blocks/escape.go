@@ -9,6 +9,7 @@ import (
 	"unicode"
 
 	"github.com/hitlbot/hitl/auth"
+	"github.com/hitlbot/hitl/visible"
 )
 
 // Markers put where text was cut.
@@ -55,31 +56,21 @@ func Truncate(s string, n int, marker string) string {
 	return strings.TrimRightFunc(b.String(), unicode.IsSpace) + marker
 }
 
-// clean drops what agent text must not carry into Slack: bidirectional
-// embedding, override and isolate controls (which can make text read as
-// something else) and control characters other than tab and newline.
-func clean(s string) string {
-	if !strings.ContainsFunc(s, unsafeRune) {
-		return s
-	}
-	return strings.Map(func(r rune) rune {
-		if unsafeRune(r) {
-			return -1
-		}
-		return r
-	}, s)
-}
+// clean shows what agent text must not carry into Slack unseen:
+// characters that are invisible or change the direction text reads in
+// (bidi embeddings, overrides, isolates and marks, zero-width characters,
+// controls other than tab and newline) become their code points
+// ("<U+202E>", package visible); flag says so beside the text.
+func clean(s string) string { return visible.Text(s) }
 
-func unsafeRune(r rune) bool {
-	switch {
-	case r == '\n' || r == '\t':
-		return false
-	case r < 0x20, r == 0x7f, r >= 0x80 && r < 0xa0:
-		return true
-	case r >= 0x202a && r <= 0x202e, r >= 0x2066 && r <= 0x2069:
-		return true
+// flagLine is the line that says what holds such characters ("The question"),
+// "" when s holds none: "\n⚠️ _The question contains characters that
+// change how it reads_".
+func flagLine(what, s string) string {
+	if !visible.Has(s) {
+		return ""
 	}
-	return false
+	return "\n⚠️ _" + what + " " + visible.Flag + "_"
 }
 
 // escapeCut cleans and escapes s and cuts it so that the escaped result, marker
@@ -136,9 +127,10 @@ func oneLine(s string) string {
 	return strings.Join(strings.Fields(s), " ")
 }
 
-// unfence breaks every run of three or more backticks with zero-width
-// spaces, so text put inside a ``` code block cannot close it.
-func unfence(s string) string { return strings.ReplaceAll(s, "``", "`\u200b`") }
+// unfence breaks every run of three or more backticks with hair spaces
+// (U+200A: thin, yet not hidden, so clean leaves it), so text put inside a
+// ``` code block cannot close it.
+func unfence(s string) string { return strings.ReplaceAll(clean(s), "``", "`\u200a`") }
 
 var slackID = regexp.MustCompile(`^[UWS][A-Z0-9]{2,20}$`)
 

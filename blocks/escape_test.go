@@ -67,12 +67,12 @@ func TestEscapeCutNeverSplitsAnEntity(t *testing.T) {
 	}
 }
 
-func TestCleanDropsBidiAndControls(t *testing.T) {
-	if got := clean("a\u202eb\u2066c\x00d\te\nf\u200bg"); got != "abcd\te\nf\u200bg" {
+func TestCleanShowsBidiAndControls(t *testing.T) {
+	if got := clean("a\u202eb\u2066c\x00d\te\nf\u200bg"); got != "a<U+202E>b<U+2066>c<U+0000>d\te\nf<U+200B>g" {
 		t.Errorf("clean = %q", got)
 	}
 	out, _ := escapeCut("مرحبا \u202e", 100, "")
-	if out != "مرحبا " {
+	if out != "مرحبا &lt;U+202E&gt;" {
 		t.Errorf("RTL text changed: %q", out)
 	}
 }

@@ -82,11 +82,12 @@ func notice(q *hitl.Question) *slack.SectionBlock {
 // question, options, error details and the context line.
 func body(q *hitl.Question, opts MessageOptions) ([]slack.Block, bool) {
 	bs := []slack.Block{slack.NewHeaderBlock(plainText(headerText(q)))}
-	text, cut := escapeCut(strings.TrimSpace(q.Question), MaxSectionText, MarkerThread)
+	flagged := flagLine("The question", q.Question)
+	text, cut := escapeCut(strings.TrimSpace(q.Question), MaxSectionText-Len(flagged), MarkerThread)
 	if text == "" {
 		text = "_(no question text)_"
 	}
-	bs = append(bs, section(text))
+	bs = append(bs, section(text+flagged))
 	if op := operationSection(q); op != nil {
 		bs = append(bs, op)
 	}

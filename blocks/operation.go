@@ -49,7 +49,8 @@ func operationSection(q *hitl.Question) slack.Block {
 		if edited(q) {
 			label = "*Resource, as the agent asked*"
 		}
-		text += "\n" + label + "\n" + code(op.Resource, MaxSectionText-Len(text)-Len(label)-Len(parts)-3)
+		flagged := flagLine("The resource", op.Resource)
+		text += "\n" + label + "\n" + code(op.Resource, MaxSectionText-Len(text)-Len(label)-Len(parts)-Len(flagged)-3) + flagged
 	}
 	if parts != "" {
 		text += "\n" + parts

@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/hitlbot/hitl"
+	"github.com/hitlbot/hitl/visible"
 )
 
 // Message is an email's subject and plain-text body.
@@ -20,16 +21,18 @@ const maxQuestion = 2000
 // Render is the mail of a reminder or escalation (nudge) of q: what waits,
 // for how long, and the link that opens it (webURL + /q/ID; no
 // link without webURL). Agent text is quoted as plain text, cut at
-// maxQuestion characters.
+// maxQuestion characters, its invisible and direction-changing characters
+// shown and flagged.
 func Render(q *hitl.Question, nudge hitl.EventType, webURL string) Message {
 	kind := "Question"
 	if q.Type == hitl.Approval {
 		kind = "Approval"
 	}
-	first := oneLine(q.Question)
+	first := strings.Join(strings.Fields(q.Question), " ")
 	if r := []rune(first); len(r) > 80 {
 		first = string(r[:79]) + "…"
 	}
+	first = oneLine(first) // cut first, so that no code point is cut
 	var b strings.Builder
 	subject := "Reminder: " + kind + " waiting for you: " + first
 	if nudge == hitl.EventQuestionEscalated {
@@ -42,7 +45,11 @@ func Render(q *hitl.Question, nudge hitl.EventType, webURL string) Message {
 	if r := []rune(text); len(r) > maxQuestion {
 		text = string(r[:maxQuestion]) + "… (cut: open it for the full text)"
 	}
-	b.WriteString(quote(text) + "\n\n")
+	b.WriteString(quote(text) + "\n")
+	if visible.Has(text) {
+		b.WriteString("⚠ The question " + visible.Flag + "\n")
+	}
+	b.WriteString("\n")
 	for _, r := range q.Risks {
 		b.WriteString("Risk: " + oneLine(r.Text) + "\n")
 	}
@@ -74,16 +81,14 @@ func Link(webURL, id string) string {
 	return strings.TrimRight(webURL, "/") + "/q/" + url.PathEscape(id)
 }
 
+// oneLine is s on one line, runs of spaces, tabs and newlines as one
+// space, every other invisible or direction-changing character shown as
+// its code point (<U+202E>, package visible).
 func oneLine(s string) string {
-	return strings.Join(strings.Fields(strings.Map(func(r rune) rune {
-		if r < ' ' || r == 0x7f {
-			return ' '
-		}
-		return r
-	}, s)), " ")
+	return strings.Join(strings.Fields(visible.Text(s)), " ")
 }
 
-// quote prefixes every line of s with "> ", control characters removed.
+// quote prefixes every line of s with "> ", each line oneLine.
 func quote(s string) string {
 	lines := strings.Split(s, "\n")
 	for i, l := range lines {

@@ -26,7 +26,20 @@ func AgentSide(op policy.Operation, home, cwd string) policy.Operation {
 	switch op.Type {
 	case policy.OpFileRead, policy.OpFileWrite, policy.OpFileDelete:
 		if op.Resource != "" {
+			named := op.Resource
+			if filepath.IsAbs(cwd) && !filepath.IsAbs(named) {
+				named = filepath.Join(cwd, named)
+			}
 			op.Resource = resolvePath(op.Resource, cwd)
+			// The diffs name the file as the agent did: the path that
+			// leads to the resource goes in Paths, so that the service
+			// knows it for the operation's file (policy.Operation.Files).
+			if named = filepath.Clean(named); named != op.Resource && filepath.IsAbs(op.Resource) && len(op.Diffs) > 0 {
+				if op.Paths == nil {
+					op.Paths = map[string]string{}
+				}
+				op.Paths[named] = op.Resource
+			}
 		}
 	case policy.OpShell:
 		// The line is sent as it is (it is what runs and what a person

@@ -42,6 +42,26 @@ func TestAgentSide(t *testing.T) {
 	assert.Equal(t, "", AgentSide(policy.Operation{Type: policy.OpShell}, "relative", "").Home, "only an absolute home is sent")
 }
 
+// TestAgentSideEditThroughALink: an Edit through a symlinked directory is
+// decided on the file it leads to, and its diff (which names the file as
+// the agent did) is still the operation's: the service accepts it.
+func TestAgentSideEditThroughALink(t *testing.T) {
+	dir, err := filepath.EvalSymlinks(t.TempDir())
+	require.NoError(t, err)
+	real := filepath.Join(dir, "private", "tmp")
+	require.NoError(t, os.MkdirAll(real, 0o755))
+	require.NoError(t, os.WriteFile(filepath.Join(real, "x.txt"), []byte("a\n"), 0o644))
+	require.NoError(t, os.Symlink(real, filepath.Join(dir, "tmp")))
+	for _, path := range []string{filepath.Join(dir, "tmp", "x.txt"), "x.txt"} {
+		call := ToolCall{Tool: "Edit", Input: map[string]any{"file_path": path, "old_string": "a", "new_string": "b"}}
+		op := AgentSide(call.OperationAt("ctx", filepath.Join(dir, "tmp"), ReadLocal), "", filepath.Join(dir, "tmp"))
+		assert.Equal(t, filepath.Join(real, "x.txt"), op.Resource)
+		require.Len(t, op.Diffs, 1)
+		assert.Equal(t, filepath.Join(dir, "tmp", "x.txt"), op.Diffs[0].Path)
+		require.NoError(t, op.Validate(), path)
+	}
+}
+
 // TestAgentSideCommandLine: a command line is sent as it is, with where
 // its files really are; the decision uses that.
 func TestAgentSideCommandLine(t *testing.T) {

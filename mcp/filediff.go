@@ -63,6 +63,11 @@ var errTooBig = fmt.Errorf("the file is larger than %d MiB: no diff", maxFileByt
 func (t ToolCall) OperationAt(context, cwd string, read ReadFile) policy.Operation {
 	op := t.Operation(context)
 	op.Diffs = t.Diffs(cwd, read)
+	if len(op.Diffs) > 0 && op.Resource != "" {
+		// The diff names the file placed in cwd: so does the resource
+		// (the service refuses a diff of another file than it).
+		op.Resource = abs(cwd, op.Resource)
+	}
 	for _, d := range op.Diffs {
 		if d.Unified != "" {
 			op.Context = context

@@ -11,6 +11,7 @@ import (
 	"github.com/chromedp/chromedp"
 	"github.com/hitlbot/hitl/policy"
 	"github.com/hitlbot/hitl/service"
+	"github.com/hitlbot/hitl/visible"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )
@@ -60,16 +61,33 @@ func TestBrowserApprovalCards(t *testing.T) {
 			chromedp.Evaluate(fmt.Sprintf(`document.querySelector("#q-%s textarea[name=edited]").value`, id), &opened)))
 		assert.Equal(t, cmd, opened, "Edit before approving… holds the command whole")
 	})
+	t.Run("a Trojan-source line reads as what it is, flagged", func(t *testing.T) {
+		id := request(policy.Operation{Type: policy.OpShell, Description: "Set the level: echo '" + trojan + "'", Resource: "echo '" + trojan + "'"})
+		ctx := tab(t)
+		signIn(t, ctx, base, "alice-token-0123456789")
+		var text string
+		var flagColour, codeColour string
+		require.NoError(t, chromedp.Run(ctx,
+			chromedp.Navigate(base+"/q/"+id),
+			chromedp.WaitVisible("#q-"+id+" pre.what", chromedp.ByQuery),
+			chromedp.Evaluate(fmt.Sprintf(`document.querySelector("#q-%s pre.what").innerText`, id), &text),
+			chromedp.Evaluate(fmt.Sprintf(`getComputedStyle(document.querySelector("#q-%s pre.what .flag")).color`, id), &flagColour),
+			chromedp.Evaluate(fmt.Sprintf(`getComputedStyle(document.querySelector("#q-%s pre.what code")).color`, id), &codeColour)))
+		assert.Equal(t, `echo 'access_level = "user<U+202E> <U+2066>// Check if admin<U+2069> <U+2066>"' ⚠ `+visible.Flag, text)
+		assert.NotEqual(t, codeColour, flagColour, "the flag stands out (.flag's colour)")
+	})
 	t.Run("a file change shows its diff with numbers, colour and signs, and fits a phone", func(t *testing.T) {
 		var long strings.Builder
-		long.WriteString("--- a/gen.go\n+++ b/gen.go\n")
+		long.WriteString("--- a/home/dev/app/gen.go\n+++ b/home/dev/app/gen.go\n")
 		for h := range 4 {
 			fmt.Fprintf(&long, "@@ -%d,30 +%d,30 @@\n", 1+h*100, 1+h*100)
 			for i := range 30 {
 				fmt.Fprintf(&long, "-old line %d\n+new line %d\n", i, i)
 			}
 		}
-		id := request(policy.Operation{Type: policy.OpFileWrite, Description: "Edit /home/dev/app/src/billing.go", Resource: "/home/dev/app/src/billing.go",
+		// A patch of two files (Codex's apply_patch): no resource, the
+		// diffs name the files.
+		id := request(policy.Operation{Type: policy.OpFileWrite, Description: "Apply a patch",
 			Context: "Claude Code session 3f2b8c1e in /home/dev/app",
 			Diffs: []policy.FileDiff{
 				{Path: "/home/dev/app/src/billing.go", Change: policy.FileModify, Added: 4, Removed: 3, Unified: billingDiff},

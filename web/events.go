@@ -11,6 +11,7 @@ import (
 	"github.com/hitlbot/hitl/auth"
 	"github.com/hitlbot/hitl/internal/eventstream"
 	"github.com/hitlbot/hitl/steer"
+	"github.com/hitlbot/hitl/visible"
 )
 
 // streamWriteTimeout bounds one write to a page's event stream: a page
@@ -46,7 +47,10 @@ func (h *Handler) toPage(p auth.Principal, ev *hitl.Event) pageEvent {
 	switch ev.Type {
 	case hitl.EventQuestionAsked, hitl.EventQuestionReopened:
 		if ev.Question != nil {
-			out.Question = ev.Question.Question
+			out.Question = visible.Text(ev.Question.Question) // a notification's text
+			if visible.Has(ev.Question.Question) {
+				out.Question += " (⚠ " + visible.Flag + ")"
+			}
 			out.Inbox = h.access.InInbox(p, ev.Question, false)
 		}
 	case hitl.EventQuestionAnswered:

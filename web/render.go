@@ -17,6 +17,7 @@ import (
 	"github.com/hitlbot/hitl/auth"
 	"github.com/hitlbot/hitl/fault"
 	"github.com/hitlbot/hitl/steer"
+	"github.com/hitlbot/hitl/visible"
 )
 
 // page is what every template gets: the layout's fields and the page's
@@ -76,8 +77,17 @@ var funcs = template.FuncMap{
 	"summary":   summaryOf,
 	"topRisk":   topRisk,
 	"step":      stepOf,
-	"editRows":  editRows,
-	"diffStat":  func(a, r int) string { return "+" + strconv.Itoa(a) + " −" + strconv.Itoa(r) },
+	// shown is agent text in an element: hidden characters shown as
+	// <U+202E> and the text flagged (package visible); vis the same text
+	// without the flag, for an attribute.
+	"shown": shown,
+	"vis":   visible.Line,
+	// hidden and flag: the edit box holds the input as it is (what the
+	// agent will run), flagged above it.
+	"hidden":   visible.Has,
+	"flag":     func() string { return visible.Flag },
+	"editRows": editRows,
+	"diffStat": func(a, r int) string { return "+" + strconv.Itoa(a) + " −" + strconv.Itoa(r) },
 	// seg is a run id as one path segment: ids may hold '/'.
 	"seg":       url.PathEscape,
 	"answer":    func(r *hitl.Response) string { return r.String() },
@@ -211,4 +221,15 @@ func (h *Handler) fail(w http.ResponseWriter, r *http.Request, err error) {
 		return
 	}
 	h.render(w, r, code, "error", &page{Title: fmt.Sprintf("%s: %s", http.StatusText(code), v.Code), Data: v})
+}
+
+// shown is agent text as an element shows it: every character that is
+// invisible or changes the direction text reads in as its code point,
+// and, when there was one, the flag after it.
+func shown(s string) template.HTML {
+	out := template.HTMLEscapeString(visible.Text(s))
+	if visible.Has(s) {
+		out += ` <strong class="flag" role="note">⚠ ` + template.HTMLEscapeString(visible.Flag) + `</strong>`
+	}
+	return template.HTML(out)
 }

@@ -76,7 +76,7 @@ func TestUsageErrors(t *testing.T) {
 	t.Run("a bad flag shows the flag help with tabs, and what was typed made visible", func(t *testing.T) {
 		r := runOffline("ask", "x", "--co\x1b[2Jlour")
 		assert.Equal(t, exitUsage, r.code)
-		assert.Contains(t, r.stderr, `hitl ask: flag provided but not defined: -co^[[2Jlour`)
+		assert.Contains(t, r.stderr, `hitl ask: flag provided but not defined: -co<U+001B>[2Jlour`)
 		assert.NotContains(t, r.stderr, "\x1b")
 		assert.Contains(t, r.stderr, "usage of hitl ask:\n")
 		assert.Contains(t, r.stderr, "\n  -yes-no\n    \ta yes/no question")

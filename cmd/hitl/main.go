@@ -102,9 +102,9 @@ Exit codes: 0 answered/approved, 1 error, 2 usage, 3 denied, 4 timed out,
 10 refused (interaction threshold 0), 11 invalid state, 12 duplicate request,
 101 needs input, 130 interrupted.
 
-Text from agents and people is printed with control characters made
-visible (ESC as ^[); the answer hitl ask prints on stdout is raw unless
-stdout is a terminal.
+Text from agents and people is printed with control, bidi and zero-width
+characters made visible (ESC as <U+001B>) and flagged; the answer hitl
+ask prints on stdout is raw unless stdout is a terminal.
 `
 
 // env is the process environment, injected so tests can run commands.

@@ -30,6 +30,9 @@ func operationLines(op *policy.Operation, parts []policy.DecisionPart, risks []p
 	if len(risks) > 0 {
 		lines = append(lines, "  risk: "+visible(policy.RiskSummary(risks)))
 	}
+	if f := flagged("The resource", op.Resource); f != "" {
+		lines = append(lines, "  "+f)
+	}
 	for _, f := range input {
 		v := f.Value
 		if f.Multiline {

@@ -61,6 +61,9 @@ func showQuestion(w io.Writer, q *hitl.Question, now time.Time, paint bool) {
 	}
 	fmt.Fprintf(w, " · %s\n\n", q.CreatedAt.UTC().Format("2006-01-02 15:04:05 UTC"))
 	fmt.Fprintln(w, visibleLines(q.Question))
+	if f := flagged("The question", q.Question); f != "" {
+		fmt.Fprintln(w, colored(paint, ansiRed, f))
+	}
 	op := q.Operation
 	if op != nil {
 		fmt.Fprintln(w)
@@ -77,6 +80,9 @@ func showQuestion(w io.Writer, q *hitl.Question, now time.Time, paint bool) {
 		}
 		if op.Context != "" && op.Context != q.Question {
 			fmt.Fprintln(w, "Context: "+visibleLines(op.Context))
+			if f := flagged("The context", op.Context); f != "" {
+				fmt.Fprintln(w, colored(paint, ansiRed, f))
+			}
 		}
 	}
 	if q.Context != nil {
@@ -144,13 +150,15 @@ func showDiff(w io.Writer, d policy.FileDiff, paint bool) {
 	if d.Problem != "" {
 		fmt.Fprintln(w, colored(paint, ansiRed, "Problem: "+visible(d.Problem)))
 	}
+	hunks := false // the ---/+++ headers are the lines before the first hunk
 	for _, l := range strings.Split(strings.TrimSuffix(d.Unified, "\n"), "\n") {
 		if l == "" && d.Unified == "" {
 			continue
 		}
-		v := visibleTabs(l)
+		v := visibleLines(l)
+		hunks = hunks || strings.HasPrefix(l, "@@")
 		switch {
-		case strings.HasPrefix(l, "+++ "), strings.HasPrefix(l, "--- "):
+		case !hunks && (strings.HasPrefix(l, "+++ ") || strings.HasPrefix(l, "--- ")):
 			fmt.Fprintln(w, colored(paint, ansiBold, v))
 		case strings.HasPrefix(l, "@@"):
 			fmt.Fprintln(w, colored(paint, ansiCyan, v))
@@ -160,6 +168,9 @@ func showDiff(w io.Writer, d policy.FileDiff, paint bool) {
 			fmt.Fprintln(w, colored(paint, ansiRed, v))
 		default:
 			fmt.Fprintln(w, v)
+		}
+		if f := flagged("The line above", l); f != "" {
+			fmt.Fprintln(w, colored(paint, ansiRed, f))
 		}
 	}
 	if d.Truncated {
@@ -172,15 +183,6 @@ func colored(paint bool, code, s string) string {
 		return s
 	}
 	return code + s + ansiReset
-}
-
-// visibleTabs is visible but keeps tabs: a diff line's indentation.
-func visibleTabs(s string) string {
-	parts := strings.Split(s, "\t")
-	for i, p := range parts {
-		parts[i] = visible(p)
-	}
-	return strings.Join(parts, "\t")
 }
 
 // indent puts prefix before each line of s.

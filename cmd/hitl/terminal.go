@@ -67,6 +67,9 @@ func askTerminal(ctx context.Context, c *agent.Client, q *hitl.Question, e *env)
 func prompt(e *env, q *hitl.Question) {
 	var b strings.Builder
 	fmt.Fprintf(&b, "\n❓ %s\n", visibleLines(q.Question))
+	if f := flagged("The question", q.Question); f != "" {
+		fmt.Fprintf(&b, "   %s\n", f)
+	}
 	switch q.ResponseType {
 	case hitl.ChoiceResponse:
 		for _, o := range q.Options {
@@ -115,7 +118,11 @@ func readLines(in io.Reader, hidden bool, echo io.Writer, lines chan<- string) {
 func readAnswer(e *env, q *hitl.Question) (string, error) {
 	lines := make(chan string)
 	go readLines(e.stdin, q.Sensitive, e.stderr, lines)
-	fmt.Fprintf(e.stderr, "%s\n> ", visibleLines(q.Question))
+	fmt.Fprintf(e.stderr, "%s\n", visibleLines(q.Question))
+	if f := flagged("The question", q.Question); f != "" {
+		fmt.Fprintln(e.stderr, f)
+	}
+	fmt.Fprint(e.stderr, "> ")
 	line, ok := <-lines
 	if !ok {
 		return "", fault.Errorf(fault.EINVALID, "no answer on standard input")

@@ -14,7 +14,7 @@ import (
 // A question that tries to erase the line and set the terminal title.
 const (
 	hostile      = "Deploy?\x1b[2K\r\x1b]0;title\x07"
-	hostileShown = "^[[2K^M^[]0;title^G"
+	hostileShown = "<U+001B>[2K<U+000D><U+001B>]0;title<U+0007>"
 )
 
 // assertInert checks that out carries the hostile text as visible

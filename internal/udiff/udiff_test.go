@@ -177,6 +177,17 @@ func check(t *testing.T, old, new string) {
 	if r.Added != added || r.Removed != removed {
 		t.Fatalf("counts +%d -%d, the diff has +%d -%d\n%s", r.Added, r.Removed, added, removed, r.Text)
 	}
+	// What Unified writes, Check accepts with its counts; and cut
+	// anywhere at a line end, still (the last hunk short).
+	if st, err := Check(r.Text, false); err != nil || st.Added != r.Added || st.Removed != r.Removed || (r.Text != "" && (st.Old != "a" || st.New != "b")) {
+		t.Fatalf("Check = %+v, %v; want +%d -%d\n%s", st, err, r.Added, r.Removed, r.Text)
+	}
+	for i := range strings.Count(r.Text, "\n") {
+		cut, _ := Cap(r.Text, strings.Index(r.Text, "\n")+1+i)
+		if _, err := Check(cut, true); err != nil {
+			t.Fatalf("Check of the diff cut to %d bytes: %v\n%s", len(cut), err, cut)
+		}
+	}
 }
 
 func randomText(r *rand.Rand, n int) string {
