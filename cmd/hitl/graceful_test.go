@@ -28,7 +28,7 @@ import (
 type graceful struct {
 	t       *testing.T
 	ctx     context.Context
-	proxies []*seenProxy // in front of each replica; clients list them all
+	proxies []*seenProxy  // in front of each replica; clients list them all
 	back    chan struct{} // closed once the service answers again
 }
 
