@@ -67,20 +67,46 @@ type seenProxy struct {
 	mu      sync.Mutex
 	seen    []*http.Request
 	changed chan struct{}
+	// spoil, when set, answers the first request to each path it
+	// matches 200 with spoilBody instead of passing it on; spoiled counts
+	// them.
+	spoil     func(*http.Request) bool
+	spoilBody string
+	spoiled   map[string]bool
 }
 
 func newSeenProxy(t *testing.T, backend string) *seenProxy {
 	t.Helper()
-	p := &seenProxy{frontProxy: newFrontProxy(t, backend), changed: make(chan struct{})}
-	p.intercept(func(_ http.ResponseWriter, r *http.Request) bool {
+	p := &seenProxy{frontProxy: newFrontProxy(t, backend), changed: make(chan struct{}), spoiled: map[string]bool{}}
+	p.intercept(func(w http.ResponseWriter, r *http.Request) bool {
 		p.mu.Lock()
 		p.seen = append(p.seen, r.Clone(context.Background()))
 		close(p.changed)
 		p.changed = make(chan struct{})
+		spoil := p.spoil != nil && p.spoil(r) && !p.spoiled[r.URL.Path]
+		if spoil {
+			p.spoiled[r.URL.Path] = true
+		}
 		p.mu.Unlock()
-		return false
+		if spoil {
+			w.Header().Set("Content-Type", "application/json")
+			w.WriteHeader(http.StatusOK)
+			_, _ = io.WriteString(w, p.spoilBody)
+		}
+		return spoil
 	})
 	return p
+}
+
+// spoiledPaths are the paths whose first request got the spoiled body.
+func (p *seenProxy) spoiledPaths() map[string]bool {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	out := map[string]bool{}
+	for k := range p.spoiled {
+		out[k] = true
+	}
+	return out
 }
 
 // url is where clients reach the service through the proxy.

@@ -377,3 +377,58 @@ func recvWithin[T any](t *testing.T, ch <-chan T) T {
 		return zero
 	}
 }
+
+// TestNoAnswerIsRetriedByEveryClient: the first answer each Go client
+// gets to its wait (its question's long poll, its checkpoint, hitl pause's
+// look-up of the run) is a 2xx with an empty, truncated or non-JSON body:
+// each takes it for a transport failure, asks again and gets the real
+// answer; nothing is asked twice (issue 32).
+func TestNoAnswerIsRetriedByEveryClient(t *testing.T) {
+	bodies := map[string]string{"empty": "", "truncated": `{"question": {"id": "q_`, "not JSON": "<html>502 Bad Gateway</html>"}
+	for name, body := range bodies {
+		t.Run(name, func(t *testing.T) {
+			ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+			defer cancel()
+			m := startMain(t)
+			p := newSeenProxy(t, m.URL())
+			p.spoil, p.spoilBody = func(r *http.Request) bool {
+				return questionPoll(r) || strings.HasSuffix(r.URL.Path, "/checkpoint") || strings.HasPrefix(r.URL.Path, "/api/runs/pausable")
+			}, body
+			g := &graceful{t: t, ctx: ctx, proxies: []*seenProxy{p}, back: make(chan struct{})}
+			admin := agent.NewClient(m.URL(), "", agent.WithUser("person"))
+			r := result(t, cliAs(ctx, m.URL(), "agent", nil, "checkpoint", "--run", "pausable-spoiled-run", "--iter", "1"))
+			require.Equal(t, 0, r.code, r.stderr)
+
+			var clients []waiting
+			for _, c := range gracefulClients() {
+				if c.run != "raw-run" && c.run != "sse-run" { // they check what the stop answers
+					clients = append(clients, c)
+				}
+			}
+			checks := make([]func(*testing.T), len(clients))
+			for i, c := range clients {
+				checks[i] = c.start(g)
+			}
+			pause := cliAs(ctx, p.url(), "person", nil, "pause", "pausable-sp")
+			for _, c := range clients {
+				if c.settle != nil {
+					c.settle(g, admin)
+					continue
+				}
+				answerRun(g, admin, c.run)
+			}
+			for i, c := range clients {
+				t.Run(c.name, checks[i])
+				if c.settle == nil {
+					onlyQuestion(t, admin, c.run)
+				}
+			}
+			r = result(t, pause)
+			require.Equal(t, 0, r.code, r.stderr)
+			spoiled := p.spoiledPaths()
+			assert.True(t, spoiled["/api/runs/pausable-sp"], "hitl pause's look-up got a spoiled answer: %v", spoiled)
+			assert.True(t, spoiled["/api/runs/cp-run/checkpoint"], "hitl checkpoint got a spoiled answer: %v", spoiled)
+			assert.Len(t, spoiled, len(clients)-1+2, "each question's wait got a spoiled answer: %v", spoiled)
+		})
+	}
+}
