@@ -78,7 +78,7 @@ func (g *graceful) parkedQuestion(mark int, what string) string {
 }
 
 // gracefulClients are the Go clients of issue 32, each waiting in its own
-// run.
+// run (on a question, unless it has a settle of its own).
 func gracefulClients() []waiting {
 	return []waiting{
 		{name: "SDK Ask (long poll)", run: "sdk-run", start: func(g *graceful) func(*testing.T) {
@@ -218,6 +218,28 @@ func gracefulClients() []waiting {
 				assert.Contains(t, res.Content[0].Text, "blue")
 				_ = inW.Close()
 			}
+		}},
+		{name: "hitl hook held while paused", run: "claude-held", start: func(g *graceful) func(*testing.T) {
+			ev := func(file string) io.Reader {
+				return strings.NewReader(hookEvent(g.t, file, map[string]any{"session_id": "held"}))
+			}
+			r := result(g.t, cliAs(g.ctx, g.urls(), "agent", ev("claude_sessionstart.json"), "hook", "claude"))
+			require.Equal(g.t, 0, r.code, r.stderr)
+			r = result(g.t, cliAs(g.ctx, g.urls(), "person", nil, "pause", "claude-held"))
+			require.Equal(g.t, 0, r.code, r.stderr)
+			mark := g.proxies[0].mark()
+			ch := cliAs(g.ctx, g.urls(), "agent", ev("claude_pretooluse_bash.json"), "hook", "claude")
+			g.proxies[0].until(g.t, mark, "the hook call is held", func(r *http.Request) bool {
+				return r.URL.Path == "/api/runs/claude-held/hold"
+			})
+			return func(t *testing.T) {
+				out := hookJSON(t, result(t, ch))
+				assert.Equal(t, false, out["continue"], "the held call outlived the stop and learned of the cancel: %v", out)
+				assert.Equal(t, "deny", specific(t, out)["permissionDecision"])
+			}
+		}, settle: func(g *graceful, _ *agent.Client) {
+			r := result(g.t, cliAs(g.ctx, g.people(), "person", nil, "cancel", "claude-held"))
+			require.Equal(g.t, 0, r.code, r.stderr)
 		}},
 		{name: "hitl checkpoint held while paused", run: "cp-run", start: func(g *graceful) func(*testing.T) {
 			r := result(g.t, cliAs(g.ctx, g.urls(), "agent", nil, "checkpoint", "--run", "cp-run", "--iter", "1"))
@@ -392,7 +414,8 @@ func TestNoAnswerIsRetriedByEveryClient(t *testing.T) {
 			m := startMain(t)
 			p := newSeenProxy(t, m.URL())
 			p.spoil, p.spoilBody = func(r *http.Request) bool {
-				return questionPoll(r) || strings.HasSuffix(r.URL.Path, "/checkpoint") || strings.HasPrefix(r.URL.Path, "/api/runs/pausable")
+				return questionPoll(r) || strings.HasSuffix(r.URL.Path, "/checkpoint") || strings.HasSuffix(r.URL.Path, "/hold") ||
+					strings.HasPrefix(r.URL.Path, "/api/runs/pausable")
 			}, body
 			g := &graceful{t: t, ctx: ctx, proxies: []*seenProxy{p}, back: make(chan struct{})}
 			admin := agent.NewClient(m.URL(), "", agent.WithUser("person"))
@@ -428,7 +451,8 @@ func TestNoAnswerIsRetriedByEveryClient(t *testing.T) {
 			spoiled := p.spoiledPaths()
 			assert.True(t, spoiled["/api/runs/pausable-sp"], "hitl pause's look-up got a spoiled answer: %v", spoiled)
 			assert.True(t, spoiled["/api/runs/cp-run/checkpoint"], "hitl checkpoint got a spoiled answer: %v", spoiled)
-			assert.Len(t, spoiled, len(clients)-1+2, "each question's wait got a spoiled answer: %v", spoiled)
+			assert.True(t, spoiled["/api/runs/claude-held/hold"], "the held hook call got a spoiled answer: %v", spoiled)
+			assert.Len(t, spoiled, len(clients)+1, "each question's wait got a spoiled answer: %v", spoiled)
 		})
 	}
 }
