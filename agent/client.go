@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"io"
 	"net/http"
 	"net/url"
@@ -205,13 +206,34 @@ func (c *Client) send(ctx context.Context, method, base, suffix, path string, b 
 	if out == nil {
 		return nil
 	}
-	if err := json.NewDecoder(resp.Body).Decode(out); err != nil {
+	if err := decodeAnswer(resp.Body, out); err != nil {
 		if ctx.Err() != nil {
 			return ctx.Err()
 		}
 		return &replicaDown{err: fault.Errorf(fault.EUNAVAILABLE, "reading the answer of %s %s: %v", method, path, err), sent: true}
 	}
 	return nil
+}
+
+// decodeAnswer reads a 2xx answer into out: exactly one JSON object.
+// Anything else — an empty body, one cut short, one that is not JSON,
+// null, or more after the object — is no answer at all but a transport
+// failure (a proxy's page, a server or connection that went away
+// mid-answer): the caller retries, never returning out half-filled as a
+// result.
+func decodeAnswer(r io.Reader, out any) error {
+	b, err := io.ReadAll(r)
+	if err != nil {
+		return err
+	}
+	b = bytes.TrimSpace(b)
+	switch {
+	case len(b) == 0:
+		return errors.New("the body is empty")
+	case b[0] != '{':
+		return fmt.Errorf("the body is not a JSON object (%d bytes)", len(b))
+	}
+	return json.Unmarshal(b, out)
 }
 
 // segment escapes one path segment, refusing what would not survive path

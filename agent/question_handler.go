@@ -32,8 +32,8 @@ func (s *Server) handleQuestion(w http.ResponseWriter, r *http.Request) {
 	}
 	defer release()
 	q, err := s.waitFor(w, r, id, wait)
-	if r.Context().Err() != nil {
-		return // the client is gone: nobody to answer
+	if s.clientGone(r) {
+		return // nobody to answer
 	}
 	s.writeQuestion(w, r, q, err)
 }
@@ -52,19 +52,21 @@ func (s *Server) parseWait(v string) (time.Duration, error) {
 
 // waitFor blocks in svc.Wait until question id is settled, wait elapses
 // (then it returns the pending question), the client goes away or the
-// server is closed (then it returns unavailable, so the client retries).
+// server is closed (then it returns errClosing, so the client retries; a
+// question settled meanwhile is still answered).
 func (s *Server) waitFor(w http.ResponseWriter, r *http.Request, id string, wait time.Duration) (*hitl.Question, error) {
 	ctx, done := s.longPoll(w, r, wait)
 	defer done()
 	q, err := s.svc.Wait(ctx, id)
+	if err != nil && s.closing() {
+		return nil, errClosing()
+	}
 	if !waitEnded(err) {
 		return q, err
 	}
 	switch {
 	case r.Context().Err() != nil:
 		return nil, r.Context().Err()
-	case s.base.Err() != nil:
-		return nil, fault.Errorf(fault.EUNAVAILABLE, "the server is shutting down; retry")
 	case q == nil:
 		return s.svc.Question(r.Context(), id)
 	}

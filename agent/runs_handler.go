@@ -134,8 +134,13 @@ func (s *Server) handleCheckpoint(w http.ResponseWriter, r *http.Request) {
 		ctx, done := s.longPoll(w, r, wait)
 		cp, err = s.holds.HoldWhilePaused(r.Context(), ctx, e, cp)
 		done()
-		if r.Context().Err() != nil {
+		if s.clientGone(r) {
 			return
+		}
+		if s.closing() && (err != nil || cp.Status == steer.RunPaused) {
+			// Still paused, or cut by the shutdown: the loop checks in
+			// again (at another replica, or once the service is back).
+			err = errClosing()
 		}
 	}
 	if err != nil {
@@ -215,15 +220,15 @@ func (s *Server) handleRunWait(w http.ResponseWriter, r *http.Request, wait time
 	ctx, done := s.longPoll(w, r, wait)
 	defer done()
 	run, err := s.runs.WaitRun(ctx, r.PathValue("id"), after)
-	if r.Context().Err() != nil {
+	if s.clientGone(r) {
 		return
 	}
-	if err != nil && !waitEnded(err) {
+	if err = s.unlessClosing(err); err != nil && !waitEnded(err) {
 		writeError(w, r, s.log, err)
 		return
 	}
 	if run == nil {
-		writeError(w, r, s.log, fault.Errorf(fault.EUNAVAILABLE, "the server is shutting down; retry"))
+		writeError(w, r, s.log, errClosing())
 		return
 	}
 	writeJSON(w, http.StatusOK, run)

@@ -216,6 +216,10 @@ func (s *Server) routes() {
 // tokens from browsers, authenticate, route.
 func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	defer s.recover(w, r)
+	if s.closing() {
+		writeError(w, r, s.log, errClosing()) // no new work: try again
+		return
+	}
 	if len(s.tokens) == 0 {
 		if err := checkLoopback(r); err != nil {
 			writeError(w, r, s.log, err)
@@ -235,9 +239,14 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	s.mux.ServeHTTP(w, r)
 }
 
-// Close ends the long polls and SSE streams in flight (long polls answer
-// 503 so clients retry elsewhere or later), so that http.Server.Shutdown
-// does not wait for them. It is safe to call more than once.
+// Close starts a graceful shutdown (docs/operations.md#graceful-restarts):
+// the long polls and held checkpoints in flight answer 503 unavailable with
+// Retry-After (ShutdownRetryAfter), the SSE streams end (their clients
+// resume with Last-Event-ID), and every request that arrives after it is
+// answered the same 503, so that clients retry elsewhere or later and
+// http.Server.Shutdown waits only for the requests doing work. Call it
+// before Shutdown, and cancel the requests' contexts only after. It is
+// safe to call more than once.
 func (s *Server) Close() {
 	s.cancelBase()
 }

@@ -73,8 +73,8 @@ func (s *Server) handleHold(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	s.handleRunWait(w, r, wait)
-	if r.Context().Err() == nil {
-		return // answered: the hook reports again
+	if !s.clientGone(r) {
+		return // answered (a closing server too): the hook reports again
 	}
 	if err := holds.LetGo(context.WithoutCancel(r.Context()), r.PathValue("id"), after); err != nil {
 		s.log.Warn("a held hook call went away; letting go of its held mark failed", "run", r.PathValue("id"), "err", err)

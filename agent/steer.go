@@ -36,19 +36,33 @@ func (c *Client) Control(ctx context.Context, req steer.ControlMessage) ([]steer
 		req.Timestamp = steer.Timestamp(time.Now())
 	}
 	req.Schema, req.Type = steer.ControlSchema, steer.MessageRequest
-	deadline := time.Now().Add(RequestExpiry)
+	var resp controlResponse
+	err := c.Retrying(ctx, time.Now().Add(RequestExpiry), func() error {
+		resp = controlResponse{}
+		return c.do(ctx, http.MethodPost, "/api/topics/loop:control", nil, req, &resp)
+	})
+	if err != nil {
+		return nil, err
+	}
+	return resp.Messages, nil
+}
+
+// Retrying calls f until it succeeds, fails with an error that is not
+// worth retrying, ctx ends, or deadline passes, waiting with capped
+// exponential backoff between calls while the service cannot be reached
+// or fails (a restart, an outage, a failover). It is Control's retry, for
+// the calls that go with a control request (the CLI's look-up of the run
+// a handle names), so that they wait out an outage as long as the
+// request itself does (RequestExpiry). It returns f's last error.
+func (c *Client) Retrying(ctx context.Context, deadline time.Time, f func() error) error {
 	b := backoff{min: c.minBackoff, max: c.maxBackoff}
 	for {
-		var resp controlResponse
-		err := c.do(ctx, http.MethodPost, "/api/topics/loop:control", nil, req, &resp)
-		if err == nil {
-			return resp.Messages, nil
-		}
-		if !retryable(err) || time.Now().After(deadline) {
-			return nil, err
+		err := f()
+		if err == nil || ctx.Err() != nil || !retryable(err) || time.Now().After(deadline) {
+			return err
 		}
 		if err := b.sleep(ctx); err != nil {
-			return nil, err
+			return err
 		}
 	}
 }

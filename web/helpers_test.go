@@ -47,6 +47,7 @@ type env struct {
 	svc     *service.Service
 	clock   *clocktest.Clock
 	srv     *httptest.Server
+	handler *web.Handler
 	removed map[string]bool // token ids taken out of config
 }
 
@@ -73,7 +74,8 @@ func newEnv(t *testing.T, tokenless bool, opts ...envOpt) *env {
 	for _, o := range opts {
 		o(&cfg)
 	}
-	e.srv = httptest.NewServer(web.New(cfg))
+	e.handler = web.New(cfg)
+	e.srv = httptest.NewServer(e.handler)
 	t.Cleanup(e.srv.Close)
 	return e
 }

@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"io"
 	"net/http"
 	"net/url"
 	"strings"
@@ -161,6 +162,29 @@ func TestEventStream(t *testing.T) {
 			}
 		}
 	}
+}
+
+// TestEventStreamEndsOnClose: Close (hitl serve stopping) ends the
+// pages' streams, so a graceful shutdown does not wait for them; the page
+// reconnects once the service is back.
+func TestEventStreamEndsOnClose(t *testing.T) {
+	e := newEnv(t, false)
+	b := e.browser(t)
+	b.signIn("alice-token-0123456789")
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	req, err := http.NewRequestWithContext(ctx, http.MethodGet, e.srv.URL+"/events", nil)
+	require.NoError(t, err)
+	res, err := b.c.Do(req)
+	require.NoError(t, err)
+	defer res.Body.Close()
+	require.Equal(t, http.StatusOK, res.StatusCode)
+	rd := bufio.NewReader(res.Body)
+	_, err = rd.ReadString('\n') // the opening comment: the stream is live
+	require.NoError(t, err)
+	e.handler.Close()
+	_, err = io.Copy(io.Discard, rd)
+	require.NoError(t, err, "the stream ends (before the deadline)")
 }
 
 func TestEventStreamNeedsASession(t *testing.T) {

@@ -75,6 +75,8 @@ type Handler struct {
 	log    *slog.Logger
 	static http.Handler
 	stream *eventstream.Broadcaster // the pages' event streams: the log caught up, then live
+	// closeStreams ends the pages' event streams (Close).
+	closeStreams context.CancelFunc
 	// local holds the secret of the local person's sign-in, on a
 	// tokenless service (localSession).
 	local struct {
@@ -98,12 +100,20 @@ func New(cfg Config) *Handler {
 		cfg.TokenPrincipal = func(string) (auth.Principal, bool) { return auth.Principal{}, false }
 	}
 	sub, _ := fs.Sub(staticFS, "static")
+	base, closeStreams := context.WithCancel(context.Background())
 	h := &Handler{cfg: cfg, svc: cfg.Services, access: cfg.Services.Access, log: cfg.Logger, mux: http.NewServeMux(),
 		tmpl: parseTemplates(), static: http.StripPrefix("/static/", http.FileServerFS(sub)),
-		stream: eventstream.New(context.Background(), cfg.Services.Log, cfg.Logger, nil)}
+		stream: eventstream.New(base, cfg.Services.Log, cfg.Logger, nil), closeStreams: closeStreams}
 	h.routes()
 	return h
 }
+
+// Close ends the pages' event streams, so that a graceful shutdown does
+// not wait for them (each page reconnects after the last id it saw, once
+// the service is back). Pages and forms are still served: the HTTP
+// server's Shutdown lets those in flight finish. Safe to call more than
+// once.
+func (h *Handler) Close() { h.closeStreams() }
 
 func (h *Handler) routes() {
 	h.mux.HandleFunc("GET /{$}", h.signedIn(h.handleInbox))

@@ -82,12 +82,19 @@ func (h *hook) hold(ctx context.Context, call steer.SessionHook, step steer.Hook
 			call.HoldExpired = true
 			return h.report(ctx, call)
 		}
-		if err != nil {
+		if err == nil {
+			var next steer.HookStep
+			if next, err = h.report(ctx, call); err == nil {
+				step = next
+				continue
+			}
+		}
+		if !retryable(err) {
 			return step, err
 		}
-		if step, err = h.report(ctx, call); err != nil {
-			return step, err
-		}
+		// The service restarts or fails over: the run is still paused
+		// for all this call knows; hold on and look again.
+		_ = h.e.wait(gctx, time.Second)
 	}
 	return step, nil
 }

@@ -51,8 +51,14 @@ type Main struct {
 	webhooks *webhook.Worker
 	obs      *observability // alerts and metrics (metricsvc.go)
 	served   chan struct{}
-	stop     context.CancelFunc // ends long polls and event streams on Close
+	pages    *web.Handler
+	stop     context.CancelFunc // cancels the requests still in flight once ShutdownGrace ran out
 }
+
+// ShutdownGrace is how long Close lets the requests in flight (answers,
+// asks, control requests: writes) finish once the service stopped taking
+// work, before it cuts them (docs/operations.md#graceful-restarts).
+const ShutdownGrace = 5 * time.Second
 
 // NewMain returns a Main for cfg; Run starts it.
 func NewMain(cfg config.Config, logger *slog.Logger) *Main {
@@ -134,7 +140,8 @@ func (m *Main) Run(ctx context.Context) (err error) {
 	m.stop = stop
 	// Slow clients are timed out (headers, bodies, idle connections); long
 	// polls and event streams set their own write deadlines.
-	m.http = agent.NewHTTPServer(web.Mount(m.api, m.web()), func(net.Listener) context.Context { return base })
+	m.pages = m.web()
+	m.http = agent.NewHTTPServer(web.Mount(m.api, m.pages), func(net.Listener) context.Context { return base })
 	m.served = make(chan struct{})
 	go func() {
 		defer close(m.served)
@@ -148,21 +155,31 @@ func (m *Main) Run(ctx context.Context) (err error) {
 // URL is where the API listens, e.g. http://127.0.0.1:7070.
 func (m *Main) URL() string { return "http://" + m.ln.Addr().String() }
 
-// Close stops serving and closes the store. Safe to call after a failed Run.
+// Close stops serving and closes the store. Safe to call after a failed
+// Run. It is a graceful shutdown (docs/operations.md#graceful-restarts):
+// the API takes no more work and answers what waits 503 unavailable with
+// Retry-After (long polls, held checkpoints; streams end), the listener
+// closes, the requests in flight get ShutdownGrace to finish, and only
+// then are the rest cut and the workers and the store closed.
 func (m *Main) Close() error {
-	if m.stop != nil {
-		m.stop()
-	}
 	if m.api != nil {
 		m.api.Close()
 	}
+	if m.pages != nil {
+		m.pages.Close()
+	}
 	if m.http != nil {
-		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
-		defer cancel()
-		if err := m.http.Shutdown(ctx); err != nil {
+		ctx, cancel := context.WithTimeout(context.Background(), ShutdownGrace)
+		err := m.http.Shutdown(ctx)
+		cancel()
+		if err != nil {
+			m.stop()
 			m.http.Close()
 		}
 		<-m.served
+	}
+	if m.stop != nil {
+		m.stop()
 	}
 	if m.sweeper != nil {
 		m.sweeper.Stop()

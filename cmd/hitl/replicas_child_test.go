@@ -82,6 +82,7 @@ func startChild(t *testing.T, ctx context.Context, test, what string, env []stri
 			line := sc.Text()
 			fmt.Fprintln(c.log, line)
 			if u, ok := strings.CutPrefix(line, listeningPrefix); ok {
+				u, _, _ = strings.Cut(u, ", ") // hitl serve's line goes on
 				select {
 				case urlc <- u:
 				default:

@@ -5,8 +5,10 @@ import (
 	"flag"
 	"fmt"
 	"log/slog"
+	"time"
 
 	"github.com/hitlbot/hitl/config"
+	"github.com/hitlbot/hitl/fault"
 )
 
 func cmdServe(ctx context.Context, args []string, e *env) error {
@@ -50,7 +52,28 @@ func cmdServe(ctx context.Context, args []string, e *env) error {
 	}
 	<-ctx.Done()
 	fmt.Fprintln(e.stderr, "hitl: shutting down")
-	return m.Close()
+	return closeWithin(m, ShutdownBound)
+}
+
+// ShutdownBound is the longest hitl serve takes to exit after SIGTERM or
+// SIGINT (docs/operations.md#graceful-restarts): ShutdownGrace for the
+// requests in flight, then the Slack calls, mail and webhook deliveries
+// in flight and the store. Past it the process exits anyway; what was
+// acknowledged is already committed.
+const ShutdownBound = 15 * time.Second
+
+// closeWithin closes m, or gives up waiting after bound.
+func closeWithin(m *Main, bound time.Duration) error {
+	done := make(chan error, 1)
+	go func() { done <- m.Close() }()
+	t := time.NewTimer(bound)
+	defer t.Stop()
+	select {
+	case err := <-done:
+		return err
+	case <-t.C:
+		return fault.Errorf(fault.EUNAVAILABLE, "the shutdown took longer than %s; exiting without waiting for the rest", bound)
+	}
 }
 
 // printsQuestionLines says whether hitl serve prints a line per question

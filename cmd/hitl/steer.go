@@ -63,12 +63,18 @@ func cmdRedirect(ctx context.Context, args []string, e *env) error {
 	return sendSteer(ctx, e, steer.CommandRedirect, pos[0], steer.ControlPayload{Instruction: strings.Join(pos[1:], " ")})
 }
 
-// steer sends one REQUEST (retried with the same request_id until it is
-// acknowledged, for up to 30 s) and prints its RESULT: one line, exit 0 on
-// success; on failure the RESULT's code and message and the table's code.
+// steer looks the run up (waiting out an outage of the service for up to
+// agent.RequestExpiry, 30 s, as the request does), sends one REQUEST
+// (retried with the same request_id until it is acknowledged, for up to
+// 30 s) and prints its RESULT: one line, exit 0 on success; on failure the
+// RESULT's code and message and the table's code.
 func sendSteer(ctx context.Context, e *env, c steer.Command, name string, p steer.ControlPayload) error {
 	cl := newClient(e)
-	run, err := resolveRun(ctx, cl, name)
+	var run string
+	err := cl.Retrying(ctx, time.Now().Add(agent.RequestExpiry), func() (err error) {
+		run, err = resolveRun(ctx, cl, name)
+		return err
+	})
 	if err != nil {
 		return err
 	}
