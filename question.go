@@ -161,6 +161,9 @@ type Question struct {
 	// allow" may apply (the policy's Decision.Learnable when it asked).
 	Parts     []policy.DecisionPart `json:"parts,omitempty"`
 	Learnable bool                  `json:"learnable,omitempty"`
+	// RunGrant is what the command line may do when it runs, shown with
+	// the decision (the policy's Decision.Grant).
+	RunGrant *policy.Grant `json:"grant,omitempty"`
 	// Approvals are the approvals counted so far, while fewer than Quorum.
 	Approvals []Grant `json:"approvals,omitempty"`
 	// CancelReason says why a cancelled question was cancelled.
