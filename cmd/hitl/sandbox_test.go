@@ -26,6 +26,9 @@ func TestCLIChild(t *testing.T) {
 		t.Skip("runs only as a child of the sandbox tests")
 	}
 	os.Unsetenv(cliChildEnv)
+	if p := os.Getenv("HITL_TEST_SELF"); p != "" {
+		selfProgram = func() (string, error) { return p, nil } // what a wrapped command runs
+	}
 	os.Exit(process(flag.Args()))
 }
 
@@ -36,7 +39,7 @@ func hitlProgram(t *testing.T) string {
 	self, err := os.Executable()
 	require.NoError(t, err)
 	p := filepath.Join(t.TempDir(), "hitl")
-	script := "#!/bin/sh\n" + cliChildEnv + "=1 exec " + shellJoin([]string{self}) + " -test.run='^TestCLIChild$' -- \"$@\"\n"
+	script := "#!/bin/sh\n" + cliChildEnv + "=1 HITL_TEST_SELF=" + shellJoin([]string{p}) + " exec " + shellJoin([]string{self}) + " -test.run='^TestCLIChild$' -- \"$@\"\n"
 	require.NoError(t, os.WriteFile(p, []byte(script), 0o755))
 	return p
 }
