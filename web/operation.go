@@ -19,6 +19,7 @@ type approvalView struct {
 	Diffs     []diffView
 	Why       string
 	Parts     []policy.DecisionPart // how the policy decided each part, when that says more
+	Grant     string                // what the command line may do when it runs (policy.Grant)
 }
 
 // briefLines is how many diff lines an inbox card shows per file; the
@@ -61,6 +62,7 @@ func approvalOf(q *hitl.Question, brief bool) *approvalView {
 	if policy.PartsTellMore(q.Parts) {
 		v.Parts = q.Parts
 	}
+	v.Grant = q.RunGrant.Text()
 	return v
 }
 

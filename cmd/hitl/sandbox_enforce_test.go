@@ -138,3 +138,19 @@ func TestGateUnderItsGrant(t *testing.T) {
 		assert.NoFileExists(t, out)
 	})
 }
+
+func TestApprovalShowsItsGrant(t *testing.T) {
+	m := startMain(t, enforcePolicy)
+	ctx := context.Background()
+	ev := hookEvent(t, "claude_pretooluse_bash.json", map[string]any{"session_id": "s-grant",
+		"tool_input": map[string]any{"command": "sort notes.txt > sorted.txt && rm old.txt"}})
+	ch := hookRun(ctx, m, cliOpts{}, ev, "claude")
+	q := awaitPending(t, m, "claude-s-grant", 1)[0]
+	require.NotNil(t, q.RunGrant, "the approval holds its grant")
+	want := "When it runs: may run sort, rm; may write sorted.txt; no network"
+	r := cli(ctx, m, "", "show", q.ID)
+	assert.Contains(t, r.stdout, want, "hitl show")
+	r = cli(ctx, m, "", "answer", q.ID, "deny", "--text", "no")
+	require.Equal(t, 0, r.code, r.stderr)
+	<-ch
+}
