@@ -180,3 +180,54 @@ func mustRead(t *testing.T, p string) []byte {
 	require.NoError(t, err)
 	return b
 }
+
+func TestReadOnlyListed(t *testing.T) {
+	needKernel(t, 1)
+	dir := t.TempDir()
+	other := t.TempDir()
+	require.NoError(t, os.WriteFile(filepath.Join(dir, "a"), []byte("A\n"), 0o644))
+	require.NoError(t, os.WriteFile(filepath.Join(other, "b"), []byte("B\n"), 0o644))
+	r := sandboxed(t, dir, sandbox.Spec{Exec: []string{"cat"}, Read: []string{dir}}, "bash", "-c", "cat a; cat "+other+"/b")
+	require.Equal(t, "A\n", r.stdout, r.stderr)
+	require.Contains(t, r.stderr, "Permission denied")
+}
+
+func TestBuild(t *testing.T) {
+	dir := t.TempDir()
+	require.NoError(t, os.MkdirAll(filepath.Join(dir, "home", ".ssh"), 0o755))
+	require.NoError(t, os.MkdirAll(filepath.Join(dir, "home", "code"), 0o755))
+	t.Run("a denied path is every sibling hierarchy on the way down to it", func(t *testing.T) {
+		p, err := sandbox.Build(sandbox.Spec{DenyRead: []string{filepath.Join(dir, "home", ".ssh")}}, []string{"true"}, 7, os.Getenv("PATH"), dir)
+		require.NoError(t, err)
+		var reads []string
+		for _, r := range p.Rules {
+			reads = append(reads, r.Path)
+		}
+		require.Contains(t, reads, filepath.Join(dir, "home", "code"))
+		for _, r := range reads {
+			require.False(t, strings.HasPrefix(filepath.Join(dir, "home", ".ssh"), r) && r != "/dev/null", "%s grants the denied path", r)
+		}
+	})
+	t.Run("a --write file that does not exist is created first, and only it is granted", func(t *testing.T) {
+		p, err := sandbox.Build(sandbox.Spec{Write: []string{"new.txt"}}, []string{"true"}, 7, os.Getenv("PATH"), dir)
+		require.NoError(t, err)
+		require.Equal(t, []string{filepath.Join(dir, "new.txt")}, p.Create)
+		_, err = sandbox.Build(sandbox.Spec{Write: []string{"nodir/new.txt"}}, []string{"true"}, 7, os.Getenv("PATH"), dir)
+		require.ErrorContains(t, err, "does not exist")
+	})
+	t.Run("--net wants a TCP port, and says the host is not enforced", func(t *testing.T) {
+		p, err := sandbox.Build(sandbox.Spec{Net: []string{"example.com:443"}}, []string{"true"}, 7, os.Getenv("PATH"), dir)
+		require.NoError(t, err)
+		require.Equal(t, []uint16{443}, p.Ports)
+		require.Contains(t, p.Summary(), "any host on port 443, not only example.com")
+		for _, bad := range []string{"example.com", "x:0", "x:http", "x:70000"} {
+			_, err := sandbox.Build(sandbox.Spec{Net: []string{bad}}, []string{"true"}, 7, os.Getenv("PATH"), dir)
+			require.Error(t, err, bad)
+		}
+	})
+	t.Run("each ABI says what it leaves unenforced", func(t *testing.T) {
+		require.Contains(t, strings.Join(sandbox.Unenforced(3), "; "), "every network connection and bind (ABI 4)")
+		require.NotContains(t, strings.Join(sandbox.Unenforced(6), "; "), "(ABI")
+		require.Contains(t, sandbox.Unenforced(0)[0], "no Landlock")
+	})
+}
