@@ -154,3 +154,27 @@ func TestApprovalShowsItsGrant(t *testing.T) {
 	require.Equal(t, 0, r.code, r.stderr)
 	<-ch
 }
+
+func TestHookWrapsApprovedBashInItsGrant(t *testing.T) {
+	needLandlock(t)
+	m := startMain(t, enforcePolicy)
+	hitl := hitlProgram(t)
+	dir, _, _ := bypassFixture(t)
+	line := "sort notes.txt && rm -f gone.txt"
+	require.NoError(t, os.WriteFile(filepath.Join(dir, "gone.txt"), nil, 0o644))
+	ev := hookEvent(t, "claude_pretooluse_bash.json", map[string]any{"cwd": dir, "session_id": "s-approved",
+		"tool_input": map[string]any{"command": line}})
+	ch := make(chan cliResult, 1)
+	go func() { ch <- runChildInput(t, dir, ev, []string{"HITL_URL=" + m.URL()}, hitl, "hook", "claude") }()
+	q := awaitPending(t, m, "claude-s-approved", 1)[0]
+	require.NotNil(t, q.RunGrant)
+	r := cli(context.Background(), m, "", "answer", q.ID, "approve")
+	require.Equal(t, 0, r.code, r.stderr)
+	d := decoded(t, <-ch)
+	require.Equal(t, "allow", d.PermissionDecision)
+	wrapped, _ := d.UpdatedInput["command"].(string)
+	assert.Contains(t, wrapped, "--exec sort --exec rm -- bash -c 'sort notes.txt && rm -f gone.txt'")
+	under := runChild(t, dir, nil, "bash", "-c", wrapped)
+	assert.Equal(t, "a\nb\n", under.stdout, under.stderr)
+	assert.FileExists(t, filepath.Join(dir, "gone.txt"), "rm's grant holds no file to remove: the person saw no write")
+}
