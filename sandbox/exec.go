@@ -50,7 +50,9 @@ func Exec(p *Plan, argv, env []string) error {
 func (p *Plan) rules() []landlock.Rule {
 	var out []landlock.Rule
 	for _, r := range p.Rules {
-		out = append(out, landlock.PathAccess(landlock.AccessFSSet(r.Access), r.Path))
+		// a path gone since it was listed (a sibling of a denied path)
+		// grants nothing: what is not there stays denied
+		out = append(out, landlock.PathAccess(landlock.AccessFSSet(r.Access), r.Path).IgnoreIfMissing())
 	}
 	if p.ABI >= 4 {
 		for _, port := range p.Ports {
