@@ -164,6 +164,9 @@ type Question struct {
 	// Risks are what the operation does that a person should weigh,
 	// riskiest first (the policy's Decision.Risks when it asked).
 	Risks []policy.RiskLabel `json:"risks,omitempty"`
+	// RunGrant is what the command line may do when it runs, shown with
+	// the decision (the policy's Decision.Grant).
+	RunGrant *policy.Grant `json:"grant,omitempty"`
 	// Approvals are the approvals counted so far, while fewer than Quorum.
 	Approvals []Grant `json:"approvals,omitempty"`
 	// CancelReason says why a cancelled question was cancelled.

@@ -55,6 +55,10 @@ func operationSection(q *hitl.Question) slack.Block {
 	if parts != "" {
 		text += "\n" + parts
 	}
+	if room := MaxSectionText - Len(text) - 20; q.RunGrant != nil && room > 40 {
+		g, _ := escapeCut(q.RunGrant.Text(), room, ellipsis)
+		text += "\n*When it runs:* " + g
+	}
 	return section(text)
 }
 

@@ -14,6 +14,11 @@ type PolicyConfig struct {
 	// LearnedTTL is how long a rule taught with "approve and always
 	// allow" holds (default 720h: 30 days).
 	LearnedTTL Duration `yaml:"learned_ttl"`
+	// Enforce is how an allowed or approved shell line is held to its
+	// grant where hitl sees it run: "kernel" (under hitl sandbox, in a
+	// Landlock domain: hitl gate, and the hooks' rewritten Bash call) or
+	// "" (the decision alone; docs/security.md).
+	Enforce string `yaml:"enforce"`
 }
 
 // PolicyRule is one rule as written in the config file.

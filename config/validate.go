@@ -43,6 +43,9 @@ func (c Config) Validate() error {
 	if err := c.validateReminders(); err != nil {
 		return err
 	}
+	if c.Policy.Enforce != "" && c.Policy.Enforce != policy.EnforceKernel {
+		return bad("policy.enforce", c.Policy.Enforce, "use kernel (run allowed shell lines under hitl sandbox) or leave it out")
+	}
 	if c.Policy.LearnedTTL < 0 {
 		return bad("policy.learned_ttl", time.Duration(c.Policy.LearnedTTL).String(), "must be a positive duration (0 takes the default, 720h)")
 	}

@@ -29,6 +29,8 @@ type Decision struct {
 	// Teaches is what a learned rule would hold (Learnable); never on
 	// the wire.
 	Teaches *LearnedRuleKey `json:"-"`
+	// Grant is what a shell line may do when it runs (grant.go).
+	Grant *Grant `json:"grant,omitempty"`
 }
 
 // Decider applies the policy: configured rules first (the first match
@@ -86,6 +88,7 @@ func (d Decider) decide(op Operation) (Decision, error) {
 		return Decision{}, err
 	}
 	dec := combine(parts)
+	dec.Grant = d.GrantFor(op)
 	if single != nil && dec.teachable() {
 		dec.Learnable = true
 		dec.Teaches = &LearnedRuleKey{Agent: op.Agent, OpType: OpShell, Resource: single.Text()}

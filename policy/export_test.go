@@ -49,3 +49,6 @@ func SafeOptionLines(names ...string) []string {
 	}
 	return out
 }
+
+// GrantAddRows is how many rows grantAdds has.
+func GrantAddRows() int { return len(grantAdds) }

@@ -127,6 +127,7 @@ type kernel struct {
 	// parse parses shell command lines for the policy; learnedTTL is how
 	// long a learned rule holds.
 	parse      policy.CommandParser
+	enforce    string
 	learnedTTL time.Duration
 	// limits are the per-principal rate limits beside creation's;
 	// streams bounds each principal's concurrent streams; refusals
@@ -179,6 +180,8 @@ type ServiceConfig struct {
 	// LearnedTTL is how long a learned rule holds (default
 	// DefaultLearnedTTL).
 	LearnedTTL time.Duration
+	// Enforce is set on every grant (policy.Grant.Enforce): "kernel" or "".
+	Enforce string
 	// Limits are per-principal rate limits of control requests, run
 	// reports and policy calls (default: none).
 	Limits map[Limit]hitl.Limiter
@@ -227,7 +230,7 @@ func NewService(store hitl.Store, cfg ServiceConfig) *Service {
 	}
 	k := &kernel{store: store, clock: cfg.Clock, timeouts: cfg.Timeouts, access: cfg.Access, limiter: cfg.Limiter,
 		newID: cfg.NewID, notifier: cfg.Notifier, sealer: cfg.Sealer, threshold: cfg.Threshold,
-		parse: cfg.ParseCommand, learnedTTL: cfg.LearnedTTL, limits: cfg.Limits, streams: streams{max: cfg.MaxStreams},
+		parse: cfg.ParseCommand, enforce: cfg.Enforce, learnedTTL: cfg.LearnedTTL, limits: cfg.Limits, streams: streams{max: cfg.MaxStreams},
 		reminders: cfg.Reminders,
 		sessions:  cfg.Sessions, routes: cfg.Webhooks, callbacks: cfg.Callbacks, window: cfg.StatsWindow}
 	k.questions, k.runs, k.policies, k.guard = &Questions{k}, &Runs{k}, &Policies{k}, &Guard{k}

@@ -120,7 +120,11 @@ func (s *Policies) Decide(ctx context.Context, op policy.Operation) (policy.Deci
 	if err := op.Validate(); err != nil {
 		return policy.Decision{}, err
 	}
-	return s.decider(ctx).Decide(op)
+	d, err := s.decider(ctx).Decide(op)
+	if d.Grant != nil {
+		d.Grant.Enforce = s.enforce
+	}
+	return d, err
 }
 
 // CheckOperation decides req as RequestOperation would, creating nothing
@@ -206,7 +210,7 @@ func (s *Policies) RequestOperation(ctx context.Context, req ApprovalRequest) (A
 		Channel: req.Channel, IdempotencyKey: req.IdempotencyKey, CallbackURL: req.CallbackURL, Context: &hitl.Context{Agent: p.ID, CurrentStep: op.Context}}
 	q, _, err := s.questions.create(ctx, run, n, func(q *hitl.Question) {
 		q.Operation, q.Rule, q.Approvers, q.Quorum = &op, d.Rule, d.Approvers, d.Quorum
-		q.Parts, q.Learnable, q.Risks = d.Parts, d.Learnable, d.Risks
+		q.Parts, q.Learnable, q.Risks, q.RunGrant = d.Parts, d.Learnable, d.Risks, d.Grant
 		if q.Quorum <= 1 {
 			q.Quorum = 0
 		}

@@ -21,6 +21,7 @@ type approvalView struct {
 	Parts     []policy.DecisionPart // how the policy decided each part, when that says more
 	Risks     []policy.RiskLabel    // what it does that a person should weigh, riskiest first
 	Input     []inputView           // a tool's input as its fields, when it is a JSON object
+	Grant     string                // what the command line may do when it runs (policy.Grant)
 }
 
 // inputView is one field of a tool's input: a long value is folded under
@@ -93,6 +94,7 @@ func approvalOf(q *hitl.Question, brief bool) *approvalView {
 	if policy.PartsTellMore(q.Parts) {
 		v.Parts = q.Parts
 	}
+	v.Grant = q.RunGrant.Text()
 	return v
 }
 

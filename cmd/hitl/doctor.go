@@ -17,6 +17,7 @@ import (
 
 	"github.com/hitlbot/hitl/auth"
 	"github.com/hitlbot/hitl/fault"
+	"github.com/hitlbot/hitl/sandbox"
 	"github.com/hitlbot/hitl/steer"
 )
 
@@ -103,7 +104,20 @@ func (d *doctor) checks(ctx context.Context) []check {
 		filepath.Join(d.home, ".codex", "hooks.json"),
 		filepath.Join(d.dir, ".codex", "hooks.json"),
 	}, "add README's hooks block (Use with Codex CLI) to ~/.codex/hooks.json, then trust it with /hooks in Codex"))
-	return append(out, d.mcp())
+	return append(out, d.mcp(), d.kernel())
+}
+
+// kernel says whether this kernel can hold a command to its grant
+// (hitl sandbox, policy.enforce: kernel), and at which Landlock ABI.
+func (d *doctor) kernel() check {
+	c := check{what: "the kernel", status: checkOK}
+	abi := d.e.landlockABI()
+	if abi == 0 {
+		c.status, c.say = checkSkipped, "no Landlock: hitl sandbox refuses here, and with enforce: kernel the hooks ask instead of allowing; the policy's decision is the only layer"
+		return c
+	}
+	c.say = fmt.Sprintf("Landlock ABI %d enforces grants (hitl sandbox; enforce: kernel); not enforced: %s", abi, strings.Join(sandbox.Unenforced(abi)[:1], "; "))
+	return c
 }
 
 // lookPath finds an executable named name on the env's PATH.

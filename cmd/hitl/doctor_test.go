@@ -157,7 +157,7 @@ func TestDoctor(t *testing.T) {
 			for _, want := range tc.lines {
 				assert.Contains(t, "\n"+got, "\n"+want, "stdout:\n%s", got)
 			}
-			assert.Len(t, strings.Split(strings.TrimSpace(got), "\n"), 6, "one line per check")
+			assert.Len(t, strings.Split(strings.TrimSpace(got), "\n"), 7, "one line per check")
 			if tc.code != exitOK {
 				assert.Contains(t, errb.String(), "problem(s); each line above says its fix")
 			}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"flag"
 	"fmt"
+	"os"
 	"os/exec"
 	"strings"
 	"time"
@@ -79,11 +80,26 @@ func cmdGate(ctx context.Context, args []string, e *env) error {
 		}
 		return &outcome{code: exitDenied, msg: msg}
 	}
-	cmd := exec.CommandContext(ctx, command[0], command[1:]...)
+	argv := command
 	if res.Edited != "" && res.Edited != shown {
 		fmt.Fprintf(e.stderr, "hitl gate: %s edited the command; running instead:\n  %s\n", visible(res.By), visible(res.Edited))
-		cmd = exec.CommandContext(ctx, "sh", "-c", res.Edited)
+		argv = []string{"sh", "-c", res.Edited}
+	} else {
+		res.Edited = ""
 	}
+	// With enforce: kernel, the command runs under its grant (enforce.go).
+	grant, err := runGrant(ctx, c, res, req.Operation)
+	if err == nil && grant != nil {
+		dir, _ := os.Getwd()
+		argv, err = sandboxArgv(e, grant, dir, argv)
+		if err == nil {
+			fmt.Fprintf(e.stderr, "hitl gate: running it under its grant: %s\n", visible(grant.Text()))
+		}
+	}
+	if err != nil {
+		return &outcome{code: exitRefused, msg: fmt.Sprintf("hitl gate: %s; not running %s", visible(fault.Message(err)), visible(shown))}
+	}
+	cmd := exec.CommandContext(ctx, argv[0], argv[1:]...)
 	cmd.Stdin, cmd.Stdout, cmd.Stderr = e.stdin, e.stdout, e.stderr
 	cmd.WaitDelay = 5 * time.Second
 	err = cmd.Run()

@@ -123,7 +123,7 @@ func TestPolicyCommands(t *testing.T) {
 	assert.Contains(t, r.stdout, "2 of U0A,U0B")
 	for args, want := range map[string]string{
 		"--op-type deploy --resource prod/web":   "ask (rule two-person-deploys): 2 approval(s) from U0A, U0B",
-		"--op-type shell --resource ls":          "ask (default policy)",
+		"--op-type shell --resource ls":          "ask (default policy)\nWhen it runs: may run ls; may write nothing; no network",
 		"--op-type file_read --resource /x":      "allow (default policy)",
 		"--op-type deploy --resource staging/db": "ask (default policy)",
 	} {

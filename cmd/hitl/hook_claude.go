@@ -96,6 +96,12 @@ func (h *hook) preToolUse(ctx context.Context) claudePreToolUse {
 		}
 		out.UpdatedInput = updated
 	}
+	if updated, why, ok := h.enforced(ctx, v, out.UpdatedInput); !ok {
+		return ask(why)
+	} else if updated != nil {
+		out.UpdatedInput = updated
+		out.PermissionDecisionReason += "; it runs under its grant: " + v.Decision.Grant.Text()
+	}
 	return out
 }
 
@@ -126,6 +132,12 @@ func (h *hook) permissionRequest(ctx context.Context) (claudePermissionDecision,
 		if !ok {
 			return claudePermissionDecision{}, false
 		}
+		d.UpdatedInput = updated
+	}
+	if updated, why, ok := h.enforced(ctx, v, d.UpdatedInput); !ok {
+		fmt.Fprintf(h.e.stderr, "hitl hook: %s\n", why)
+		return claudePermissionDecision{}, false
+	} else if updated != nil {
 		d.UpdatedInput = updated
 	}
 	return d, true

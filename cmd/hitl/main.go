@@ -16,6 +16,7 @@ import (
 	"time"
 
 	"github.com/hitlbot/hitl/fault"
+	"github.com/hitlbot/hitl/sandbox"
 	"github.com/hitlbot/hitl/steer"
 	"golang.org/x/term"
 )
@@ -90,6 +91,11 @@ Approvals by policy:
   hitl gate [--op-type shell] [--risk R] [--reason TEXT] [--timeout D] [--run ID] -- COMMAND ARGS…
                                       ask when the policy says so, then run the command (an edited one
                                       instead, shown first); exits 3 denied, 4 timed out, else its code
+  hitl sandbox [--exec PROG]… [--read PATH]… [--write PATH]… [--deny-read PATH]… [--net HOST:PORT]…
+               [--best-effort] [--quiet] -- COMMAND ARGS…
+                                      run a command in a Landlock domain: it executes only the programs,
+                                      writes only the paths, reads all but the denied paths, connects
+                                      only to the ports named; exits 10 where the kernel has no Landlock
   hitl policy show | rules [--agent A] [--all] | revoke ID | check --op-type T [--resource R] [--risk R] [--agent A] [--prompted] [--json]
 
 Environment: HITL_URL (default http://127.0.0.1:7070; several, comma-separated,
@@ -118,6 +124,11 @@ type env struct {
 	stdoutTTY bool
 	// after is time.After, injected so tests need not wait (nil: time.After).
 	after func(time.Duration) <-chan time.Time
+	// abi is the kernel's Landlock ABI (nil: asked of the kernel), and
+	// sandboxExec enters the sandbox (nil: sandbox.Exec): injected so
+	// tests can simulate a kernel without Landlock (sandbox.go).
+	abi         func() int
+	sandboxExec func(p *sandbox.Plan, argv []string) error
 }
 
 // afterFunc returns the env's time.After.
@@ -194,6 +205,8 @@ var commands = map[string]command{
 
 	"policy": cmdPolicy,
 	"gate":   cmdGate,
+
+	"sandbox": cmdSandbox, // sandbox.go
 
 	"hook": cmdHook,
 	"mcp":  cmdMCP,

@@ -92,7 +92,7 @@ func (m *Main) Run(ctx context.Context) (err error) {
 			service.LimitPolicy:  db.limiter("policy", rl.PolicyPerMinute, 0),
 		},
 		MaxStreams: m.Config.MaxStreams, Threshold: m.Config.InteractionThreshold,
-		ParseCommand: shell.Parse, LearnedTTL: time.Duration(m.Config.Policy.LearnedTTL),
+		ParseCommand: shell.Parse, LearnedTTL: time.Duration(m.Config.Policy.LearnedTTL), Enforce: m.Config.Policy.Enforce,
 		Reminders: m.Config.HitlReminders(),
 		Sessions:  m.Config.Sessions.Times(), Webhooks: routes, Callbacks: callbacks, StatsWindow: observe.New(m.DB)})
 	hooks, err := m.webhookConfig()

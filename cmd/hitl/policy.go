@@ -115,6 +115,9 @@ func policyCheck(ctx context.Context, args []string, e *env) error {
 		fmt.Fprintln(e.stdout, "  risk: "+visible(policy.RiskSummary(d.Risks)))
 	}
 	printParts(e.stdout, d.Parts)
+	if d.Grant != nil {
+		fmt.Fprintln(e.stdout, "When it runs: "+visible(d.Grant.Text()))
+	}
 	return nil
 }
 

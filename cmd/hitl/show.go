@@ -72,6 +72,9 @@ func showQuestion(w io.Writer, q *hitl.Question, now time.Time, paint bool) {
 		for _, l := range lines[1:] {
 			fmt.Fprintln(w, l)
 		}
+		if q.RunGrant != nil {
+			fmt.Fprintln(w, "When it runs: "+visible(q.RunGrant.Text()))
+		}
 		if op.Risk != "" {
 			fmt.Fprintln(w, "The agent rates it: "+visible(string(op.Risk)))
 		}
