@@ -141,7 +141,8 @@ func TestPolicyCommands(t *testing.T) {
 			"  risk: runs code fetched from the network: curl get.example.com, handed to a shell or interpreter; deletes files: build; not understood: sh runs a script the policy cannot see (a -c string, a file or standard input); reaches the network: get.example.com\n"+
 			"  ask   rm -rf build  (no rule matches: default)  ! deletes files: build\n"+
 			"  ask   curl -s https://get.example.com/i  (no rule matches: default)  ! runs code fetched from the network: curl get.example.com, handed to a shell or interpreter\n"+
-			"  ask   sh  (not understood: sh runs a script the policy cannot see (a -c string, a file or standard input))  ! runs code fetched from the network: curl get.example.com, handed to a shell or interpreter\n", r.stdout)
+			"  ask   sh  (not understood: sh runs a script the policy cannot see (a -c string, a file or standard input))  ! runs code fetched from the network: curl get.example.com, handed to a shell or interpreter\n"+
+			"When it runs: may run rm, curl, sh; may write nothing; may connect to get.example.com:443\n", r.stdout)
 		r = cli(ctx, m, "", "policy", "check", "--op-type", "shell", "--resource", "rm -rf build", "--json")
 		assert.Contains(t, r.stdout, `"kind": "deletes_files"`, "the labels are on the wire")
 	})

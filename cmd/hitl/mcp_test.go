@@ -184,7 +184,8 @@ func TestMCPLongWaits(t *testing.T) {
 	t.Run("without the reset the client times out; the question stays pending and an identical retry waits on it", func(t *testing.T) {
 		c := nodeClient(t, m, "--run", "mcp-retry", "--progress-every", "200ms")
 		args := map[string]any{"prompt": "Which region?", "options": []string{"eu", "us"}}
-		c.call("first", "ask_human", args, map[string]any{"timeout": 2000, "progress": true})
+		// 5 s: long enough that a loaded machine asks before the client gives up (the question must exist), short enough to wait out
+		c.call("first", "ask_human", args, map[string]any{"timeout": 5000, "progress": true})
 		q := awaitPending(t, m, "mcp-retry", 1)[0]
 		var ev mcpEvent
 		for ev = c.next("first"); ev.Event == "progress"; ev = c.next("first") {
