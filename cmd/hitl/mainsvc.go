@@ -71,6 +71,10 @@ func (m *Main) Run(ctx context.Context) (err error) {
 	if err != nil {
 		return err
 	}
+	auditKey, err := auditKey(m.Config)
+	if err != nil {
+		return err
+	}
 	db, err := openDatabase(ctx, m.Config, m.Logger)
 	if err != nil {
 		return err
@@ -88,7 +92,8 @@ func (m *Main) Run(ctx context.Context) (err error) {
 		MaxStreams: m.Config.MaxStreams, Threshold: m.Config.InteractionThreshold,
 		ParseCommand: shell.Parse, LearnedTTL: time.Duration(m.Config.Policy.LearnedTTL),
 		Reminders: m.Config.HitlReminders(),
-		Sessions:  m.Config.Sessions.Times(), Webhooks: routes, Callbacks: callbacks, StatsWindow: observe.New(m.DB)})
+		Sessions:  m.Config.Sessions.Times(), Webhooks: routes, Callbacks: callbacks, StatsWindow: observe.New(m.DB),
+		AuditTrail: m.DB, AuditKey: auditKey})
 	hooks, err := m.webhookConfig()
 	if err != nil {
 		return err
