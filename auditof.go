@@ -91,6 +91,9 @@ func policyAudit(ev *Event, r *AuditRecord) *AuditRecord {
 	}
 	if ev.Operation != nil {
 		r.Operation = string(ev.Operation.Type) + ": " + ev.Operation.Description
+		if res := ev.Operation.Resource; res != "" && res != ev.Operation.Description {
+			r.Operation += " (" + res + ")"
+		}
 	}
 	return r
 }

@@ -65,6 +65,7 @@ func RunAudit(t *testing.T, open func(t *testing.T) AuditBackend) {
 	contract[hitl.AuditStore](t, open, func(s AuditBackend, c *calls) AuditBackend { return auditRec{s, s, c} },
 		func(open func(*testing.T) AuditBackend) {
 			t.Run("each decision is one chained record, through every edge", func(t *testing.T) { testAuditDecisions(t, open(t)) })
+			t.Run("the policy's decisions, learned and revoked rules are records", func(t *testing.T) { testAuditPolicy(t, open(t)) })
 			t.Run("records page by seq and by time", func(t *testing.T) { testAuditPaging(t, open(t)) })
 			t.Run("concurrent writers make one chain", func(t *testing.T) { testAuditConcurrent(t, open(t)) })
 			t.Run("prune keeps a signed checkpoint, and the rest verifies", func(t *testing.T) { testAuditPrune(t, open(t)) })
@@ -251,3 +252,39 @@ func testAuditPrune(t *testing.T, st AuditBackend) {
 }
 
 var fiveMinutes = 5.0
+
+func testAuditPolicy(t *testing.T, st AuditBackend) {
+	e := auditEnv(st)
+	ctx := context.Background()
+	_, err := e.svc.Policies.SetPolicy(as(admin), []policy.Rule{
+		{Name: "gh", OpType: policy.OpAPICall, Resource: "https://api.github.com/", Effect: policy.EffectAllow},
+		{Name: "no-deletes", OpType: policy.OpFileDelete, Effect: policy.EffectDeny},
+	})
+	require.NoError(t, err)
+	out, err := e.svc.Policies.RequestOperation(as(agent), service.ApprovalRequest{Operation: policy.Operation{Type: policy.OpAPICall, Description: "list", Resource: "https://api.github.com/repos"}})
+	require.NoError(t, err)
+	require.Equal(t, policy.EffectAllow, out.Effect)
+	out, err = e.svc.Policies.RequestOperation(as(agent), service.ApprovalRequest{Operation: policy.Operation{Type: policy.OpFileDelete, Description: "rm", Resource: "/srv/db"}})
+	require.NoError(t, err)
+	require.Equal(t, policy.EffectDeny, out.Effect)
+	out, err = e.svc.Policies.RequestOperation(as(agent), service.ApprovalRequest{Operation: policy.Operation{Type: policy.OpFileWrite, Description: "write", Resource: "/tmp/notes.txt"}})
+	require.NoError(t, err)
+	require.Equal(t, policy.EffectAsk, out.Effect)
+	require.True(t, out.Learnable)
+	_, err = e.svc.Questions.Answer(as(person), out.QuestionID, hitl.Response{Value: hitl.Approve, Always: true})
+	require.NoError(t, err)
+	page, err := e.svc.Policies.LearnedRules(as(admin), hitl.LearnedRuleFilter{})
+	require.NoError(t, err)
+	require.Len(t, page.Rules, 1)
+	_, err = e.svc.Policies.RevokeRule(as(admin), page.Rules[0].ID)
+	require.NoError(t, err)
+	assert.Equal(t, []hitl.AuditKind{hitl.AuditPolicyChanged, hitl.AuditPolicyAllowed, hitl.AuditPolicyDenied, hitl.AuditAsked,
+		hitl.AuditAnswered, hitl.AuditRuleLearned, hitl.AuditRuleRevoked}, kinds(t, st))
+	recs, err := st.AuditRecords(ctx, hitl.AuditFilter{})
+	require.NoError(t, err)
+	assert.NotEmpty(t, recs[1].Rule, "the rule that allowed")
+	assert.Equal(t, "no-deletes", recs[2].Rule)
+	assert.Contains(t, recs[5].Operation, "/tmp/notes.txt")
+	_, b := verify(t, st)
+	assert.Nil(t, b)
+}
