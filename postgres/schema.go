@@ -250,9 +250,9 @@ CREATE INDEX rollup_runs_by_age ON rollup_runs (last_ns);
 	// The audit trail (audit.go): hash-chained records, and the chain's
 	// head, one row whose lock serializes appends across replicas.
 	14: `
-CREATE TABLE audit (seq bigint PRIMARY KEY, at_ns bigint NOT NULL, data bytea NOT NULL);
-CREATE TABLE audit_head (one boolean PRIMARY KEY DEFAULT true CHECK (one), seq bigint NOT NULL, hash text NOT NULL, checkpoint bytea);
-INSERT INTO audit_head (seq, hash) VALUES (0, '');
+CREATE TABLE IF NOT EXISTS audit (seq bigint PRIMARY KEY, at_ns bigint NOT NULL, data bytea NOT NULL);
+CREATE TABLE IF NOT EXISTS audit_head (one boolean PRIMARY KEY DEFAULT true CHECK (one), seq bigint NOT NULL, hash text NOT NULL, checkpoint bytea);
+INSERT INTO audit_head (seq, hash) VALUES (0, '') ON CONFLICT DO NOTHING;
 `,
 }
 

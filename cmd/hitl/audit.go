@@ -19,16 +19,8 @@ import (
 // cmdAudit reads the audit trail (admins): hitl audit export, hitl audit
 // verify.
 func cmdAudit(ctx context.Context, args []string, e *env) error {
-	if len(args) == 0 {
-		return fault.Errorf(fault.EINVALID, "hitl audit needs a command: export or verify")
-	}
-	switch args[0] {
-	case "export":
-		return auditExport(ctx, args[1:], e)
-	case "verify":
-		return auditVerify(ctx, args[1:], e)
-	}
-	return fault.Errorf(fault.EINVALID, "hitl audit %s: unknown command: use export or verify", visible(args[0]))
+	return subcommand(ctx, "audit", args, e, map[string]command{"export": auditExport, "verify": auditVerify},
+		"usage: hitl audit export [--since D] [--format jsonl|csv] | verify [--json]")
 }
 
 func auditExport(ctx context.Context, args []string, e *env) error {
