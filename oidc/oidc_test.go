@@ -4,41 +4,28 @@ import (
 	"context"
 	"net/http"
 	"net/http/cookiejar"
-	"net/http/httptest"
 	"net/url"
 	"regexp"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
 	"github.com/hitlbot/hitl/access"
 	"github.com/hitlbot/hitl/auth"
 	"github.com/hitlbot/hitl/fault"
+	"github.com/hitlbot/hitl/internal/oidctest"
 	"github.com/hitlbot/hitl/oidc"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
-	"github.com/zitadel/oidc/v3/example/server/exampleop"
-	"github.com/zitadel/oidc/v3/example/server/storage"
 )
 
 const redirect = "http://127.0.0.1:1/login/oidc/callback"
 
-// registerOnce registers hitl's client with the example storage, whose
-// client table is the package's own.
-var registerOnce sync.Once
-
-// provider starts a real OpenID provider (zitadel/oidc's op package, an
-// OpenID-certified library, as its example server runs it) on loopback.
+// provider starts a real OpenID provider with hitl's client registered.
 func provider(t *testing.T) string {
 	t.Helper()
-	registerOnce.Do(func() { storage.RegisterClients(storage.WebClient("hitl-test", "hitl-secret", redirect)) })
-	srv := httptest.NewUnstartedServer(nil)
-	issuer := "http://" + srv.Listener.Addr().String()
-	srv.Config.Handler = exampleop.SetupServer(issuer, storage.NewStorage(storage.NewUserStore(issuer)), nil, false)
-	srv.Start()
-	t.Cleanup(srv.Close)
-	return issuer
+	oidctest.Register(redirect)
+	return oidctest.Start(t)
 }
 
 func relyingParty(t *testing.T, issuer string) *oidc.RelyingParty {

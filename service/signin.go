@@ -19,8 +19,15 @@ func (s *SignIns) SignIn(ctx context.Context, p auth.Principal, ttl time.Duratio
 	return s.signIn(ctx, p, ttl, SignInToken)
 }
 
+// SignInOIDC starts a session for p, who signed in with the identity
+// provider (web.oidc): audited as such.
+func (s *SignIns) SignInOIDC(ctx context.Context, p auth.Principal, ttl time.Duration) (string, *hitl.SignIn, error) {
+	return s.signIn(ctx, p, ttl, SignInOIDC)
+}
+
 // How people sign in, as the audit trail records it (AuditRecord.Action).
 const (
+	SignInOIDC  = "oidc"  // the identity provider (web.oidc)
 	SignInToken = "token" // a personal token pasted into /login
 	SignInLink  = "link"  // a one-time link from Slack's /hitl web
 )
