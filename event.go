@@ -88,6 +88,10 @@ type Event struct {
 	HandedFrom []string `json:"handedFrom,omitempty"`
 	// Alert is what an EventAlert starts or clears.
 	Alert *Alert `json:"alert,omitempty"`
+	// Edge is where Actor acted (auth.EdgeFrom): api, web or slack.
+	Edge string `json:"edge,omitempty"`
+	// Diff is a policy change (Action policy_set), one line per rule.
+	Diff []string `json:"diff,omitempty"`
 	// Webhooks are the webhook deliveries the event owes (WebhookRoutes):
 	// the store writes them to its WebhookOutbox in the event's
 	// transaction. Not part of the event's record.

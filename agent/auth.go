@@ -27,7 +27,7 @@ func (s *Server) authenticate(r *http.Request) (*http.Request, error) {
 		if user != "" && !userPattern.MatchString(user) {
 			return r, fault.Errorf(fault.EINVALID, "%s must be 1-64 letters, digits, '.', '_', '@' or '-'", UserHeader)
 		}
-		return r.WithContext(auth.WithPrincipal(r.Context(), auth.LocalPrincipal(user))), nil
+		return r.WithContext(auth.WithEdge(auth.WithPrincipal(r.Context(), auth.LocalPrincipal(user)), auth.EdgeAPI)), nil
 	}
 	if !strings.HasPrefix(r.URL.Path, "/api/") && r.URL.Path != "/api" && r.URL.Path != "/metrics" {
 		return r, nil
@@ -36,7 +36,7 @@ func (s *Server) authenticate(r *http.Request) (*http.Request, error) {
 	if !ok {
 		return r, fault.Errorf(fault.EUNAUTHORIZED, "a valid bearer token is required: send Authorization: Bearer <token>")
 	}
-	return r.WithContext(auth.WithPrincipal(r.Context(), p)), nil
+	return r.WithContext(auth.WithEdge(auth.WithPrincipal(r.Context(), p), auth.EdgeAPI)), nil
 }
 
 // tokenPrincipal finds the principal a bearer token belongs to. Tokens are

@@ -73,6 +73,7 @@ type Server struct {
 	policies service.PolicyService  // nil: approval policies are not served
 	stats    service.StatsService   // nil: stats are not served
 	webhooks service.WebhookService // nil: webhooks are not served
+	audit    service.AuditService   // nil: the audit trail is not served
 	guard    service.FloodGuard     // nil: nothing bounds streams and policy calls
 	scrape   ScrapeGuard            // nil: /metrics is refused
 	holds    Holds                  // nil: held hook calls are not served
@@ -112,6 +113,7 @@ type Services struct {
 	Policies  service.PolicyService  // approval policies
 	Stats     service.StatsService   // GET /api/stats
 	Webhooks  service.WebhookService // /api/webhooks…
+	Audit     service.AuditService   // /api/audit…
 	// Guard bounds each principal's streams and rate-limits its control,
 	// run and policy requests.
 	Guard service.FloodGuard
@@ -137,7 +139,7 @@ type Holds interface {
 // ServicesOf is the API's part of svc: all of it.
 func ServicesOf(svc *service.Service) Services {
 	return Services{Questions: svc.Questions, Log: svc.Log, Runs: svc.Runs, Policies: svc.Policies,
-		Stats: svc.Observation, Webhooks: svc.Webhooks, Guard: svc.Guard, Scrape: svc.Guard, Holds: svc.Runs}
+		Stats: svc.Observation, Webhooks: svc.Webhooks, Guard: svc.Guard, Scrape: svc.Guard, Holds: svc.Runs, Audit: svc.Audit}
 }
 
 // NewServer returns the API over svcs.
@@ -161,7 +163,7 @@ func NewServer(svcs Services, cfg ServerConfig) *Server {
 		cfg.Logger = slog.Default()
 	}
 	s := &Server{svc: svcs.Questions, events: svcs.Log, runs: svcs.Runs, policies: svcs.Policies, stats: svcs.Stats,
-		webhooks: svcs.Webhooks, guard: svcs.Guard, scrape: svcs.Scrape, holds: svcs.Holds,
+		webhooks: svcs.Webhooks, audit: svcs.Audit, guard: svcs.Guard, scrape: svcs.Scrape, holds: svcs.Holds,
 		cfg: cfg, log: cfg.Logger, mux: http.NewServeMux()}
 	s.base, s.cancelBase = context.WithCancel(context.Background())
 	s.stream = eventstream.New(s.base, svcs.Log, cfg.Logger, encodeFrame)
@@ -207,6 +209,8 @@ func (s *Server) routes() {
 	s.mux.HandleFunc("GET /api/webhooks/deliveries", s.handleWebhookDeliveries)
 	s.mux.HandleFunc("POST /api/webhooks/deliveries/{seq}/replay", s.handleWebhookReplay)
 	s.mux.HandleFunc("POST /api/webhooks/{name}/test", s.handleWebhookTest)
+	s.mux.HandleFunc("GET /api/audit", s.handleAudit)
+	s.mux.HandleFunc("GET /api/audit/verify", s.handleAuditVerify)
 	if s.cfg.Metrics != nil {
 		s.mux.HandleFunc("GET /metrics", s.handleMetrics)
 	}

@@ -205,7 +205,7 @@ func (b *Bot) Start(ctx context.Context) {
 	}
 	// The bot reads every question to render it, and decides nothing as
 	// itself: answers go out as the Slack user who gave them.
-	ctx = auth.WithPrincipal(ctx, auth.ObserverPrincipal("slack-bot"))
+	ctx = auth.WithEdge(auth.WithPrincipal(ctx, auth.ObserverPrincipal("slack-bot")), auth.EdgeSlack)
 	ctx, b.cancel = context.WithCancel(ctx)
 	b.done = ctx.Done()
 	b.calls, b.cancelCalls = context.WithCancel(context.WithoutCancel(ctx))

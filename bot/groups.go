@@ -144,7 +144,7 @@ func (b *Bot) Directory() hitl.Directory { return b.groups }
 // The root's rules then decide what they may do to q.
 func (b *Bot) as(ctx context.Context, q *hitl.Question, user string) (context.Context, auth.Principal) {
 	p := b.cfg.Access.SlackPrincipal(user, b.groups.memberOf(ctx, user, b.cfg.Access.Groups(q)))
-	return auth.WithPrincipal(ctx, p), p
+	return auth.WithEdge(auth.WithPrincipal(ctx, p), auth.EdgeSlack), p
 }
 
 // seedPage is how many pending questions seedGroups reads at a time.

@@ -14,6 +14,9 @@ type Web struct {
 	URL string `yaml:"url"`
 	// SessionTTL is how long a browser stays signed in (default 12h).
 	SessionTTL Duration `yaml:"session_ttl"`
+	// OIDC signs people in with the company's identity provider (or
+	// Sign in with Slack): oidc.go. Nil: not configured.
+	OIDC *OIDC `yaml:"oidc"`
 }
 
 // validate checks web.url and web.session_ttl.
@@ -26,6 +29,9 @@ func (w Web) validate() error {
 	}
 	if w.SessionTTL < 0 || (w.SessionTTL > 0 && time.Duration(w.SessionTTL) < time.Minute) {
 		return bad("web.session_ttl", time.Duration(w.SessionTTL).String(), "want a duration of a minute or more, like 12h (0 takes the default)")
+	}
+	if w.OIDC != nil {
+		return w.OIDC.validate()
 	}
 	return nil
 }

@@ -40,3 +40,7 @@ func TestMailContract(t *testing.T) {
 func TestRollupContract(t *testing.T) {
 	storetest.RunRollups(t, func(t *testing.T) storetest.RollupBackend { return open(t) })
 }
+
+func TestAuditContract(t *testing.T) {
+	storetest.RunAudit(t, func(t *testing.T) storetest.AuditBackend { return open(t) })
+}

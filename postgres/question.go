@@ -149,6 +149,9 @@ func (c *change) flush(ctx context.Context, tx pgx.Tx) error {
 	for i, ev := range c.events {
 		ev.Seq = uint64(*last - int64(len(c.events)) + int64(i) + 1)
 	}
+	if err := auditEvents(ctx, tx, c.events); err != nil {
+		return err
+	}
 	return insertWebhooks(ctx, tx, c.events)
 }
 

@@ -51,6 +51,7 @@ import (
 //	                          webhooks_by_status (status, seq); webhooks_settled (settled_ns, seq)  the webhook outbox (webhook.go)
 //	webhook_last              PK (target)                           a target's last success
 //	rollups                   PK (span_ns, start_ns)                stats rollups (rollup.go); rollup_runs PK (job_id), (last_ns)
+//	audit                     PK (seq); audit_head: one row         the audit trail (audit.go)
 //	rate_buckets              PK (key); rate_buckets_by_age (at_ns, key)  rate limits (unlogged)
 //
 // A learned rule's key and an idempotency key are bytea: they may hold NUL
@@ -245,6 +246,13 @@ CREATE TABLE webhook_last (target text COLLATE "C" PRIMARY KEY, at_ns bigint NOT
 CREATE TABLE rollups (span_ns bigint NOT NULL, start_ns bigint NOT NULL, data bytea NOT NULL, PRIMARY KEY (span_ns, start_ns));
 CREATE TABLE rollup_runs (job_id text COLLATE "C" PRIMARY KEY, last_ns bigint NOT NULL);
 CREATE INDEX rollup_runs_by_age ON rollup_runs (last_ns);
+`,
+	// The audit trail (audit.go): hash-chained records, and the chain's
+	// head, one row whose lock serializes appends across replicas.
+	14: `
+CREATE TABLE IF NOT EXISTS audit (seq bigint PRIMARY KEY, at_ns bigint NOT NULL, data bytea NOT NULL);
+CREATE TABLE IF NOT EXISTS audit_head (one boolean PRIMARY KEY DEFAULT true CHECK (one), seq bigint NOT NULL, hash text NOT NULL, checkpoint bytea);
+INSERT INTO audit_head (seq, hash) VALUES (0, '') ON CONFLICT DO NOTHING;
 `,
 }
 

@@ -221,7 +221,7 @@ func summary(t *tally) *hitl.Event {
 // is counted, not recorded one by one (refusals.tallied).
 func (s *Guard) refused(ctx context.Context, p auth.Principal, act auth.Action, q *hitl.Question, err error) error {
 	ev := &hitl.Event{Type: hitl.EventRefused, QuestionID: q.ID, RunID: q.RunID, At: s.clock.Now(), Actor: p.ID,
-		Asker: q.Asker, Action: act, Reason: fault.Message(err)}
+		Asker: q.Asker, Action: act, Reason: fault.Message(err), Edge: auth.EdgeFrom(ctx)}
 	for _, ev := range s.refusals.tallied(ev, fault.Code(err)) {
 		if aerr := s.store.AppendEvent(context.WithoutCancel(ctx), ev); aerr == nil {
 			s.notifier.Publish(ev.QuestionID)

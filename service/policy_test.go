@@ -167,7 +167,8 @@ func TestPolicyDecisionsAreAuditedAndTakenFromTheToken(t *testing.T) {
 			decisions = append(decisions, string(ev.Action)+":"+ev.Reason+":"+ev.Actor)
 		}
 	}
-	assert.Equal(t, []string{"allow:ci-reads-api:api:ci", "deny:no-prod-deletes:api:ci"}, decisions)
+	assert.Equal(t, []string{"policy_set:the policy was set:config", "allow:ci-reads-api:api:ci", "deny:no-prod-deletes:api:ci"}, decisions,
+		"the config file's policy, then the decisions")
 	seen, _, _ := svc.Log.Events(auth.WithPrincipal(context.Background(), answerer), 0, 0)
 	for _, ev := range seen {
 		assert.NotEqual(t, hitl.EventPolicyDecision, ev.Type, "for admins only")

@@ -66,6 +66,7 @@ type Service struct {
 	SignIns     *SignIns     // the web inbox's sign-in sessions
 	Observation *Observation // stats, alerts, pending counts
 	Log         *Log         // the event log: catch-up and change notices
+	Audit       *Audit       // the audit trail: read, verify, prune (audit.go)
 }
 
 // Questions is the question lifecycle.
@@ -108,6 +109,8 @@ type kernel struct {
 	log         *Log
 
 	store    hitl.Store
+	trail    hitl.AuditStore // nil: no audit trail (audit.go)
+	auditKey []byte
 	clock    hitl.Clock
 	timeouts hitl.Timeouts
 	access   access.Access
@@ -206,6 +209,13 @@ type ServiceConfig struct {
 	// StatsWindow computes the stats of every run from the store's
 	// rollups (observe.New); nil: Stats reads the window's questions.
 	StatsWindow StatsWindow
+	// AuditTrail is where sign-ins, sign-outs and webhook failures are
+	// audited, and the audit trail is read (nil: they are not, and it
+	// cannot be). AuditKey signs the checkpoints of pruned records
+	// (derived from the seal key file: AuditKeyOf); nil: the trail is
+	// never pruned.
+	AuditTrail hitl.AuditStore
+	AuditKey   []byte
 }
 
 // NewService returns the lifecycle over store.
@@ -235,8 +245,9 @@ func NewService(store hitl.Store, cfg ServiceConfig) *Service {
 		sessions:  cfg.Sessions, routes: cfg.Webhooks, callbacks: cfg.Callbacks, window: cfg.StatsWindow}
 	k.questions, k.runs, k.policies, k.guard = &Questions{k}, &Runs{k}, &Policies{k}, &Guard{k}
 	k.webhooks, k.signIns, k.observation, k.log = &Webhooks{k}, &SignIns{k}, &Observation{k}, &Log{k}
+	k.trail, k.auditKey = cfg.AuditTrail, cfg.AuditKey
 	return &Service{kernel: k, Questions: k.questions, Runs: k.runs, Policies: k.policies, Guard: k.guard,
-		Webhooks: k.webhooks, SignIns: k.signIns, Observation: k.observation, Log: k.log}
+		Webhooks: k.webhooks, SignIns: k.signIns, Observation: k.observation, Log: k.log, Audit: &Audit{k}}
 }
 
 // Access returns the rules the service enforces, for edges that must build
@@ -316,7 +327,7 @@ func (s *Questions) create(ctx context.Context, runID string, n hitl.NewQuestion
 		refusal = s.access.AuthorizeRun(p, auth.ActionReport, runID, run)
 		return refusal
 	}
-	stored, created, err := s.store.CreateQuestion(ctx, q, hitl.NewQuestionEvent(hitl.EventQuestionAsked, q, p.ID, now), admit)
+	stored, created, err := s.store.CreateQuestion(ctx, q, withEdge(ctx, hitl.NewQuestionEvent(hitl.EventQuestionAsked, q, p.ID, now)), admit)
 	if refusal != nil && err == refusal {
 		return nil, false, s.guard.refused(ctx, p, auth.ActionAsk, &hitl.Question{RunID: runID}, refusal)
 	}
@@ -433,11 +444,11 @@ func (s *Questions) Answer(ctx context.Context, id string, r hitl.Response) (*hi
 			}
 			q.Approvals = append(q.Approvals, hitl.Grant{By: p.ID, User: p.SlackUser, At: now, Text: norm.Text})
 			if !q.QuorumMet() {
-				return hitl.NewQuestionEvent(hitl.EventApprovalAdded, q, p.ID, now), false, nil
+				return withEdge(ctx, hitl.NewQuestionEvent(hitl.EventApprovalAdded, q, p.ID, now)), false, nil
 			}
 		}
 		q.Status, q.Response, q.RespondedBy, q.RespondedAt, q.Notice = hitl.StatusAnswered, &norm, p.ID, &now, ""
-		return hitl.NewQuestionEvent(hitl.EventQuestionAnswered, q, p.ID, now), true, nil
+		return withEdge(ctx, hitl.NewQuestionEvent(hitl.EventQuestionAnswered, q, p.ID, now)), true, nil
 	})
 	if err == nil && learn != nil {
 		if lerr := s.policies.learn(ctx, q, *learn, p.ID); lerr != nil {
@@ -455,7 +466,7 @@ func (s *Questions) Cancel(ctx context.Context, id, reason string) (*hitl.Questi
 	}
 	return s.settle(ctx, auth.ActionCancel, id, func(q *hitl.Question, now time.Time) (*hitl.Event, error) {
 		q.Status, q.RespondedBy, q.RespondedAt, q.CancelReason = hitl.StatusCancelled, actor, &now, reason
-		return hitl.NewQuestionEvent(hitl.EventQuestionCancelled, q, actor, now), nil
+		return withEdge(ctx, hitl.NewQuestionEvent(hitl.EventQuestionCancelled, q, actor, now)), nil
 	})
 }
 

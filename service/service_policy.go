@@ -50,6 +50,13 @@ func (s *Policies) LoadPolicy(ctx context.Context, fileRules []policy.Rule) erro
 		if err := s.store.PutPolicyState(ctx, &next); err != nil {
 			return err
 		}
+		var was []policy.Rule
+		if st != nil {
+			was = st.Rules
+		}
+		if diff := policy.DiffRules(was, fileRules); len(diff) > 0 {
+			s.auditPolicyChange(ctx, "config", diff)
+		}
 		st = &next
 		defer s.notifier.Publish(policyKey)
 	}
@@ -80,6 +87,7 @@ func (s *Policies) SetPolicy(ctx context.Context, rules []policy.Rule) (policy.P
 	}
 	now := s.clock.Now()
 	s.policy.mu.Lock()
+	diff := policy.DiffRules(s.policy.state.Rules, rules)
 	next := policy.State{Rules: append([]policy.Rule(nil), rules...), FileHash: s.policy.fileHash, UpdatedBy: p.ID, UpdatedAt: &now}
 	if err := s.store.PutPolicyState(ctx, &next); err != nil {
 		s.policy.mu.Unlock()
@@ -88,7 +96,7 @@ func (s *Policies) SetPolicy(ctx context.Context, rules []policy.Rule) (policy.P
 	s.policy.state = next
 	s.policy.mu.Unlock()
 	s.notifier.Publish(policyKey) // other processes sharing the store reload it
-	s.auditPolicy(ctx, p.ID, "policy_set", "the policy was set", nil)
+	s.auditPolicyChange(ctx, p.ID, diff)
 	return s.Policy(ctx)
 }
 
@@ -320,7 +328,17 @@ func (s *Policies) PruneLearnedRules(ctx context.Context, limit int) (int, error
 // auditPolicy appends a policy_decision event: action is allow, deny,
 // learned, revoked or policy_set; reason names the rule.
 func (s *Policies) auditPolicy(ctx context.Context, actor, action, rule string, op *policy.Operation) {
-	ev := &hitl.Event{Type: hitl.EventPolicyDecision, At: s.clock.Now(), Actor: actor, Action: auth.Action(action), Reason: rule, Operation: op}
+	ev := withEdge(ctx, &hitl.Event{Type: hitl.EventPolicyDecision, At: s.clock.Now(), Actor: actor, Action: auth.Action(action), Reason: rule, Operation: op})
+	if err := s.store.AppendEvent(context.WithoutCancel(ctx), ev); err == nil {
+		s.notifier.Publish("")
+	}
+}
+
+// auditPolicyChange appends the policy_decision event of a change of the
+// configured rules (Action policy_set): who, and the diff.
+func (s *Policies) auditPolicyChange(ctx context.Context, actor string, diff []string) {
+	ev := withEdge(ctx, &hitl.Event{Type: hitl.EventPolicyDecision, At: s.clock.Now(), Actor: actor, Action: "policy_set",
+		Reason: "the policy was set", Diff: diff})
 	if err := s.store.AppendEvent(context.WithoutCancel(ctx), ev); err == nil {
 		s.notifier.Publish("")
 	}

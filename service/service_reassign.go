@@ -44,7 +44,7 @@ func (s *Questions) Reassign(ctx context.Context, id string, to []string) (*hitl
 		}
 		from := q.Assignees
 		q.Assignees, q.EscalatedTo, q.HandedBy = slices.Clone(to), nil, handler(p)
-		ev := hitl.NewQuestionEvent(hitl.EventQuestionReassigned, q, p.ID, now)
+		ev := withEdge(ctx, hitl.NewQuestionEvent(hitl.EventQuestionReassigned, q, p.ID, now))
 		ev.HandedFrom = from
 		return ev, nil
 	}))

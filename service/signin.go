@@ -13,10 +13,31 @@ import (
 
 // SignIn starts a sign-in for p, lasting ttl (DefaultSignInTTL
 // when 0), if the rules let p sign in, and returns the secret the browser
-// keeps. A refusal is audited.
+// keeps. A refusal is audited, and so is the sign-in (before its session
+// exists: no session without its record).
 func (s *SignIns) SignIn(ctx context.Context, p auth.Principal, ttl time.Duration) (secret string, ws *hitl.SignIn, err error) {
+	return s.signIn(ctx, p, ttl, SignInToken)
+}
+
+// SignInOIDC starts a session for p, who signed in with the identity
+// provider (web.oidc): audited as such.
+func (s *SignIns) SignInOIDC(ctx context.Context, p auth.Principal, ttl time.Duration) (string, *hitl.SignIn, error) {
+	return s.signIn(ctx, p, ttl, SignInOIDC)
+}
+
+// How people sign in, as the audit trail records it (AuditRecord.Action).
+const (
+	SignInOIDC  = "oidc"  // the identity provider (web.oidc)
+	SignInToken = "token" // a personal token pasted into /login
+	SignInLink  = "link"  // a one-time link from Slack's /hitl web
+)
+
+func (s *SignIns) signIn(ctx context.Context, p auth.Principal, ttl time.Duration, how string) (string, *hitl.SignIn, error) {
 	if err := s.access.MaySignIn(p); err != nil {
 		return "", nil, s.guard.refused(ctx, p, auth.ActionSignIn, &hitl.Question{}, err)
+	}
+	if err := s.appendAudit(ctx, hitl.SignInAudit(p, how, false, s.clock.Now())); err != nil {
+		return "", nil, err
 	}
 	return s.putSession(ctx, p, ttl, false)
 }
@@ -48,7 +69,7 @@ func (s *SignIns) RedeemSignInLink(ctx context.Context, secret string, ttl time.
 	case link.Expired(s.clock.Now()):
 		return "", nil, fault.Errorf(fault.EUNAUTHORIZED, "this sign-in link expired (links hold %s): ask for a new one with /hitl web", SignInLinkTTL)
 	}
-	return s.SignIn(ctx, link.Principal, ttl)
+	return s.signIn(ctx, link.Principal, ttl, SignInLink)
 }
 
 func (s *SignIns) putSession(ctx context.Context, p auth.Principal, ttl time.Duration, link bool) (string, *hitl.SignIn, error) {
@@ -94,10 +115,14 @@ func (s *SignIns) SignOut(ctx context.Context, secret string) error {
 	if secret == "" {
 		return nil
 	}
-	if _, err := s.store.DeleteSignIn(ctx, hitl.SignInID(secret)); err != nil && fault.Code(err) != fault.ENOTFOUND {
+	gone, err := s.store.DeleteSignIn(ctx, hitl.SignInID(secret))
+	switch {
+	case fault.Code(err) == fault.ENOTFOUND:
+		return nil
+	case err != nil:
 		return err
 	}
-	return nil
+	return s.appendAudit(ctx, hitl.SignInAudit(gone.Principal, "", true, s.clock.Now()))
 }
 
 // Lifetimes of sign-ins and sign-in links.

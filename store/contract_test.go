@@ -24,3 +24,7 @@ func TestMailOutboxContract(t *testing.T) {
 func TestRollupContract(t *testing.T) {
 	storetest.RunRollups(t, func(t *testing.T) storetest.RollupBackend { return openTestDB(t) })
 }
+
+func TestAuditContract(t *testing.T) {
+	storetest.RunAudit(t, func(t *testing.T) storetest.AuditBackend { return openTestDB(t) })
+}

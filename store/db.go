@@ -81,6 +81,7 @@ var allBuckets = [][]byte{
 	bucketEnvelopes, bucketEnvelopesByAge,
 	bucketWebhooks, bucketWebhookDue, bucketWebhookQueue, bucketWebhookByStatus, bucketWebhookSettled, bucketWebhookLast,
 	bucketRollups, bucketRollupRuns, bucketRollupRunsAge,
+	bucketAudit, bucketAuditMeta,
 }
 
 // DB is a hitl.Store in a bbolt file. It is safe for concurrent use.

@@ -91,6 +91,9 @@ func appendEvent(tx *bolt.Tx, ev *hitl.Event) error {
 	if err := rollupEvent(tx, ev); err != nil {
 		return err
 	}
+	if err := auditEvent(tx, ev); err != nil {
+		return err
+	}
 	return enqueueWebhooks(tx, ev)
 }
 

@@ -11,6 +11,7 @@ import (
 	"github.com/hitlbot/hitl"
 	"github.com/hitlbot/hitl/internal/clocktest"
 	"github.com/hitlbot/hitl/internal/storetest"
+	"github.com/hitlbot/hitl/notify"
 	"github.com/hitlbot/hitl/service"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -47,7 +48,14 @@ func newRetentionRounds(tb testing.TB) *retentionRounds {
 	db, err := Open(filepath.Join(tb.TempDir(), "hitl.db"))
 	require.NoError(tb, err)
 	clock := newClock()
-	return &retentionRounds{db: db, svc: newService(db, clock), clock: clock}
+	timeouts := hitl.DefaultTimeouts()
+	timeouts.Min = time.Minute
+	// The service audits, and prunes its audit trail behind a signed
+	// checkpoint, as hitl serve with a seal key file does.
+	svc := service.NewService(db, service.ServiceConfig{Notifier: notify.New(), Clock: clock, Timeouts: timeouts,
+		NewID:      func() string { return fmt.Sprintf("q_%06d", lastID.Add(1)) },
+		AuditTrail: db, AuditKey: service.AuditKeyOf([]byte("retention-test-key-0123456789abc"))})
+	return &retentionRounds{db: db, svc: svc, clock: clock}
 }
 
 // round runs one round and reports the sizes after it.
@@ -58,6 +66,13 @@ func (r *retentionRounds) round(tb testing.TB, perRound int) roundSize {
 	pruned, err := r.svc.Questions.Prune(context.Background(), retentionPeriod)
 	require.NoError(tb, err)
 	require.GreaterOrEqual(tb, pruned, perRound, "the round's questions are pruned")
+	for {
+		n, err := r.svc.Audit.PruneAudit(context.Background(), r.clock.Now().Add(-retentionPeriod), 1000)
+		require.NoError(tb, err)
+		if n == 0 {
+			break
+		}
+	}
 	return r.size(tb)
 }
 

@@ -113,7 +113,7 @@ func (h *Handler) signedIn(next func(http.ResponseWriter, *http.Request, *signIn
 				return
 			}
 		}
-		ctx := context.WithValue(auth.WithPrincipal(r.Context(), s.p), signInKey{}, s)
+		ctx := context.WithValue(auth.WithEdge(auth.WithPrincipal(r.Context(), s.p), auth.EdgeWeb), signInKey{}, s)
 		next(w, r.WithContext(ctx), s)
 	}
 }

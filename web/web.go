@@ -63,6 +63,9 @@ type Config struct {
 	// Heartbeat is how often an idle event stream gets a comment (default
 	// 15 s).
 	Heartbeat time.Duration
+	// OIDC signs people in with the identity provider (oidc.go); nil:
+	// not configured.
+	OIDC *OIDC
 }
 
 // Handler serves the web inbox.
@@ -129,6 +132,7 @@ func (h *Handler) routes() {
 	h.mux.HandleFunc("POST /login", h.handleLogin)
 	h.mux.HandleFunc("GET /login/link", h.handleLink)
 	h.mux.HandleFunc("POST /logout", h.signedIn(h.handleLogout))
+	h.routeOIDC()
 	h.mux.Handle("GET /static/", h.static)
 }
 

@@ -198,6 +198,9 @@ func TestServeCrash(t *testing.T) {
 			assert.Equal(t, want, q.Response.Value, "question %s", id)
 		}
 	})
+	t.Run("the audit trail verifies and holds every acknowledged question and answer", func(t *testing.T) {
+		checkCrashAudit(t, db, acks.created, acks.answered)
+	})
 	require.NoError(t, db.Close())
 
 	// A second run of the service on the same file.

@@ -24,6 +24,7 @@ type Database interface {
 	hitl.Outbox
 	hitl.MailOutbox
 	hitl.RollupStore
+	hitl.AuditStore
 	Close() error
 }
 

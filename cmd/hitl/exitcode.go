@@ -23,6 +23,7 @@ const (
 	exitRefused     = 10  // refused: the run's interaction threshold is 0 (decide yourself)
 	exitBadState    = 11  // the run is not in a state for this command (invalid_state), or its agent cannot carry it out (unsupported)
 	exitDuplicate   = 12  // the same request is still being carried out (duplicate)
+	exitAuditBroken = 13  // hitl audit verify: the audit trail's chain is broken
 	exitNeedsInput  = 101 // --no-wait: the question waits for a person (docs/protocol.md#exit-code-101)
 	exitInterrupted = 130 // Ctrl+C: the question stays pending
 )

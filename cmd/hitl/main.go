@@ -53,6 +53,11 @@ Usage:
   hitl webhooks list | deliveries [--status failed] | replay ID | test NAME
                                       webhook endpoints (last success, failures, queue), deliveries,
                                       send one again, send a signed ping (admins)
+  hitl audit export [--since D] [--format jsonl|csv]
+                                      the audit trail: every decision and change of who may
+                                      decide, hash-chained (admins)
+  hitl audit verify [--json]          check the audit trail's chain; names the first record
+                                      changed, removed or reordered (exit 13)
 
 Steerable loops (agents):
   hitl checkpoint --run ID [--iter N --max M --model X --issue I --mode M --threshold T]
@@ -204,6 +209,7 @@ var commands = map[string]command{
 	"status":   cmdStatus,
 
 	"policy": cmdPolicy,
+	"audit":  cmdAudit, // audit.go
 	"gate":   cmdGate,
 
 	"sandbox": cmdSandbox, // sandbox.go

@@ -26,6 +26,9 @@ import (
 // Main is the running service: store, lifecycle, HTTP API, sweeper. Tests
 // start it on :0 with a temp dir and Close it.
 type Main struct {
+	// oidc is sign-in with web.oidc's provider (mainoidc.go; nil: none).
+	oidc *web.OIDC
+
 	Config config.Config
 	Logger *slog.Logger
 	Clock  hitl.Clock
@@ -77,6 +80,10 @@ func (m *Main) Run(ctx context.Context) (err error) {
 	if err != nil {
 		return err
 	}
+	auditKey, err := auditKey(m.Config)
+	if err != nil {
+		return err
+	}
 	db, err := openDatabase(ctx, m.Config, m.Logger)
 	if err != nil {
 		return err
@@ -94,7 +101,8 @@ func (m *Main) Run(ctx context.Context) (err error) {
 		MaxStreams: m.Config.MaxStreams, Threshold: m.Config.InteractionThreshold,
 		ParseCommand: shell.Parse, LearnedTTL: time.Duration(m.Config.Policy.LearnedTTL), Enforce: m.Config.Policy.Enforce,
 		Reminders: m.Config.HitlReminders(),
-		Sessions:  m.Config.Sessions.Times(), Webhooks: routes, Callbacks: callbacks, StatsWindow: observe.New(m.DB)})
+		Sessions:  m.Config.Sessions.Times(), Webhooks: routes, Callbacks: callbacks, StatsWindow: observe.New(m.DB),
+		AuditTrail: m.DB, AuditKey: auditKey})
 	hooks, err := m.webhookConfig()
 	if err != nil {
 		return err
@@ -134,6 +142,12 @@ func (m *Main) Run(ctx context.Context) (err error) {
 	m.api = agent.NewServer(agent.ServicesOf(m.Service), agent.ServerConfig{Tokens: m.tokens(), Clock: m.Clock, Logger: m.Logger,
 		SlackEnabled: m.Config.Slack.Enabled(), InteractionThreshold: m.Config.InteractionThreshold, Metrics: m.metricsOnAPI(), Ready: db.ready})
 	if err := m.serveMetrics(); err != nil {
+		return err
+	}
+	dctx, cancel := context.WithTimeout(ctx, oidcTimeout)
+	m.oidc, err = m.oidcSignIn(dctx)
+	cancel()
+	if err != nil {
 		return err
 	}
 	base, stop := context.WithCancel(context.Background())

@@ -57,7 +57,10 @@ func (m *Main) startWebhooks(cfg webhook.Config) {
 	if m.WebhookTuning != nil {
 		m.WebhookTuning(&cfg)
 	}
-	cfg.Failed = func(d webhook.Delivery) { m.obs.metrics.WebhookFailed(d.Target()) }
+	cfg.Failed = func(d webhook.Delivery) {
+		m.obs.metrics.WebhookFailed(d.Target())
+		m.auditWebhookFailed(d)
+	}
 	m.webhooks = webhook.New(cfg, m.DB)
 	m.Service.Webhooks.SetWebhookPinger(m.webhooks.Ping)
 	m.webhooks.Start()

@@ -60,6 +60,9 @@ func (m *Main) sweepWork() sweeper.SweepFunc {
 		if _, perr := m.pruneWebhooks(ctx); perr != nil {
 			m.Logger.Error("pruning webhook deliveries failed", "err", perr)
 		}
+		if _, perr := m.pruneAudit(ctx); perr != nil {
+			m.Logger.Error("pruning the audit trail failed", "err", perr)
+		}
 		if _, aerr := m.obs.alerts.Check(ctx); aerr != nil {
 			m.Logger.Error("checking alerts failed", "err", aerr)
 		}

@@ -163,6 +163,9 @@ func TestReplicaKilledUnderLoad(t *testing.T) {
 			}
 		}
 	})
+	t.Run("the audit trail is one chain that verifies, with every acknowledged question and answer", func(t *testing.T) {
+		checkCrashAudit(t, r1.DB, l.created, l.answered)
+	})
 	t.Run("every acknowledged steering command is in force", func(t *testing.T) {
 		for run, status := range l.steered {
 			if l.uncertain[run] {

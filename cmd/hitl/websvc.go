@@ -21,7 +21,7 @@ func (m *Main) web() *web.Handler {
 	return web.New(web.Config{Services: web.ServicesOf(m.Service), Tokenless: m.api.Tokenless(), TokenPrincipal: m.api.TokenPrincipal,
 		TokenByID:    func(id string) (auth.Principal, bool) { p, ok := byID[id]; return p, ok },
 		LoopbackHost: agent.LoopbackHost, BaseURL: m.webBase(), SignInTTL: time.Duration(m.Config.Web.SessionTTL),
-		Clock: m.Clock, Logger: m.Logger})
+		Clock: m.Clock, Logger: m.Logger, OIDC: m.oidc})
 }
 
 // webLink is the one-time link Slack's /hitl web sends p: it signs them in

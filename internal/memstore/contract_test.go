@@ -25,3 +25,7 @@ func TestMailOutboxContract(t *testing.T) {
 func TestRollupContract(t *testing.T) {
 	storetest.RunRollups(t, func(*testing.T) storetest.RollupBackend { return memstore.New() })
 }
+
+func TestAuditContract(t *testing.T) {
+	storetest.RunAudit(t, func(*testing.T) storetest.AuditBackend { return memstore.New() })
+}

@@ -37,6 +37,7 @@ type Store struct {
 	envelopes map[string]time.Time   // id → seen at (envelope.go)
 	hooks     webhooks               // the webhook outbox (webhook.go)
 	rollups   rollups                // the stats rollups (rollup.go)
+	audit     audit                  // the audit trail (audit.go)
 }
 
 // Store implements each part of hitl.Store whole.
@@ -153,6 +154,9 @@ func (s *Store) append(ev *hitl.Event) {
 	ev.Seq = s.seq
 	s.enqueueWebhooks(ev)
 	s.rollupEvent(ev)
+	if r := hitl.AuditOf(ev); r != nil {
+		s.audit.append(r)
+	}
 	c := *ev
 	s.events = append(s.events, &c)
 }

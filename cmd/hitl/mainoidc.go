@@ -1,0 +1,36 @@
+package main
+
+import (
+	"context"
+	"os"
+	"strings"
+	"time"
+
+	"github.com/hitlbot/hitl/access"
+	"github.com/hitlbot/hitl/fault"
+	"github.com/hitlbot/hitl/oidc"
+	"github.com/hitlbot/hitl/web"
+)
+
+// oidcSignIn is sign-in with web.oidc's identity provider (nil when it is
+// not configured): the provider is discovered at start.
+func (m *Main) oidcSignIn(ctx context.Context) (*web.OIDC, error) {
+	o := m.Config.Web.OIDC
+	if o == nil {
+		return nil, nil
+	}
+	b, err := os.ReadFile(o.ClientSecretFile)
+	if err != nil {
+		return nil, fault.Errorf(fault.EINVALID, "web.oidc.client_secret_file: %v", err)
+	}
+	rp, err := oidc.New(ctx, oidc.Config{Issuer: o.Issuer, ClientID: o.ClientID, ClientSecret: strings.TrimSpace(string(b)),
+		RedirectURL: m.webBase() + "/login/oidc/callback", Scopes: o.AskedScopes(), GroupsClaim: o.GroupsClaim, Clock: m.Clock})
+	if err != nil {
+		return nil, err
+	}
+	return &web.OIDC{Flow: rp, SignIn: m.Service.SignIns.SignInOIDC,
+		Roles: access.OIDCRoles{AllowedDomains: o.AllowedDomains, Answer: o.Roles.Answer, Control: o.Roles.Control, Admin: o.Roles.Admin}}, nil
+}
+
+// oidcTimeout bounds the provider's discovery at start.
+const oidcTimeout = 30 * time.Second

@@ -1,0 +1,195 @@
+package oidc
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/base64"
+	"fmt"
+	"net/http"
+	"slices"
+	"sync"
+	"time"
+
+	gooidc "github.com/coreos/go-oidc/v3/oidc"
+	"github.com/hitlbot/hitl"
+	"github.com/hitlbot/hitl/access"
+	"github.com/hitlbot/hitl/fault"
+	"golang.org/x/oauth2"
+)
+
+// Config is the relying party's side of web.oidc.
+type Config struct {
+	Issuer, ClientID, ClientSecret string
+	// RedirectURL is hitl's callback (…/login/oidc/callback).
+	RedirectURL string
+	Scopes      []string
+	// GroupsClaim names the claim that lists the person's groups.
+	GroupsClaim string
+	// HTTPClient reaches the provider (nil: http.DefaultClient).
+	HTTPClient *http.Client
+	Clock      hitl.Clock
+}
+
+// PendingTTL is how long a sign-in may take at the provider.
+const PendingTTL = 10 * time.Minute
+
+// slackUserClaim is Sign in with Slack's Slack user id.
+const slackUserClaim = "https://slack.com/user_id"
+
+// RelyingParty runs sign-ins against one provider. Each sign-in started
+// is pending under its state until it finishes (once) or expires.
+type RelyingParty struct {
+	cfg      Config
+	oauth    oauth2.Config
+	verifier *gooidc.IDTokenVerifier
+	provider *gooidc.Provider
+	ctx      context.Context // carries the HTTP client for go-oidc and oauth2
+
+	mu      sync.Mutex
+	pending map[string]pending
+}
+
+type pending struct {
+	nonce, verifier string
+	at              time.Time
+}
+
+// New discovers the provider (issuer/.well-known/openid-configuration).
+func New(ctx context.Context, cfg Config) (*RelyingParty, error) {
+	if cfg.Clock == nil {
+		cfg.Clock = hitl.SystemClock{}
+	}
+	if cfg.HTTPClient != nil {
+		ctx = gooidc.ClientContext(ctx, cfg.HTTPClient)
+	}
+	ctx = context.WithoutCancel(ctx)
+	p, err := gooidc.NewProvider(ctx, cfg.Issuer)
+	if err != nil {
+		return nil, fault.Errorf(fault.EUNAVAILABLE, "web.oidc.issuer %s: %v", cfg.Issuer, err)
+	}
+	scopes := slices.Clone(cfg.Scopes)
+	if !slices.Contains(scopes, gooidc.ScopeOpenID) {
+		scopes = append([]string{gooidc.ScopeOpenID}, scopes...)
+	}
+	return &RelyingParty{cfg: cfg, ctx: ctx, provider: p, pending: map[string]pending{},
+		oauth: oauth2.Config{ClientID: cfg.ClientID, ClientSecret: cfg.ClientSecret, RedirectURL: cfg.RedirectURL,
+			Endpoint: p.Endpoint(), Scopes: scopes},
+		verifier: p.Verifier(&gooidc.Config{ClientID: cfg.ClientID, Now: cfg.Clock.Now})}, nil
+}
+
+func random() string {
+	var b [32]byte
+	_, _ = rand.Read(b[:])
+	return base64.RawURLEncoding.EncodeToString(b[:])
+}
+
+// Start begins a sign-in: the provider's address to send the browser to,
+// and the state the browser must bring back (hitl keeps it in a cookie
+// too, so a callback for another browser's sign-in is refused).
+func (rp *RelyingParty) Start() (redirect, state string) {
+	state, nonce, verifier := random(), random(), oauth2.GenerateVerifier()
+	now := rp.cfg.Clock.Now()
+	rp.mu.Lock()
+	for s, p := range rp.pending {
+		if now.Sub(p.at) > PendingTTL {
+			delete(rp.pending, s)
+		}
+	}
+	rp.pending[state] = pending{nonce: nonce, verifier: verifier, at: now}
+	rp.mu.Unlock()
+	return rp.oauth.AuthCodeURL(state, gooidc.Nonce(nonce), oauth2.S256ChallengeOption(verifier)), state
+}
+
+// Finish completes the sign-in the provider redirected back with: the
+// state must be the browser's (cookie) and pending (once: a replay is
+// refused), the code is exchanged with its PKCE verifier, and the ID
+// token verified (issuer, audience, expiry, signature by the provider's
+// keys, nonce). It returns who the provider says the person is.
+func (rp *RelyingParty) Finish(ctx context.Context, cookieState, state, code string) (access.OIDCClaims, error) {
+	rp.mu.Lock()
+	p, ok := rp.pending[state]
+	delete(rp.pending, state) // spent, whatever comes next
+	rp.mu.Unlock()
+	if state == "" || cookieState != state {
+		return access.OIDCClaims{}, fault.Errorf(fault.EUNAUTHORIZED, "this sign-in was not started in this browser (state mismatch): sign in again")
+	}
+	if !ok || rp.cfg.Clock.Now().Sub(p.at) > PendingTTL {
+		return access.OIDCClaims{}, fault.Errorf(fault.EUNAUTHORIZED, "this sign-in is unknown, was used already or took too long: sign in again")
+	}
+	if code == "" {
+		return access.OIDCClaims{}, fault.Errorf(fault.EUNAUTHORIZED, "the identity provider sent no code: sign in again")
+	}
+	tok, err := rp.oauth.Exchange(rp.exchangeContext(ctx), code, oauth2.VerifierOption(p.verifier))
+	if err != nil {
+		return access.OIDCClaims{}, fault.Errorf(fault.EUNAUTHORIZED, "the identity provider refused the sign-in code: %v", err)
+	}
+	raw, _ := tok.Extra("id_token").(string)
+	if raw == "" {
+		return access.OIDCClaims{}, fault.Errorf(fault.EUNAUTHORIZED, "the identity provider sent no ID token")
+	}
+	c, err := rp.Verify(ctx, raw, p.nonce)
+	if err != nil || c.Email != "" {
+		return c, err
+	}
+	// The provider keeps the e-mail for its userinfo endpoint: ask it,
+	// with the access token, for the same subject.
+	uctx := ctx
+	if rp.cfg.HTTPClient != nil {
+		uctx = gooidc.ClientContext(ctx, rp.cfg.HTTPClient)
+	}
+	info, err := rp.provider.UserInfo(uctx, oauth2.StaticTokenSource(tok))
+	if err != nil {
+		return access.OIDCClaims{}, fault.Errorf(fault.EUNAUTHORIZED, "the identity provider's userinfo: %v", err)
+	}
+	if info.Subject != c.Subject {
+		return access.OIDCClaims{}, fault.Errorf(fault.EUNAUTHORIZED, "the identity provider's userinfo is another subject's")
+	}
+	c.Email, c.EmailVerified = info.Email, info.EmailVerified
+	return c, nil
+}
+
+func (rp *RelyingParty) exchangeContext(ctx context.Context) context.Context {
+	if rp.cfg.HTTPClient != nil {
+		return context.WithValue(ctx, oauth2.HTTPClient, rp.cfg.HTTPClient)
+	}
+	return ctx
+}
+
+// Verify checks an ID token (signature by the provider's current keys,
+// issuer, audience, expiry) and its nonce, and reads its claims.
+func (rp *RelyingParty) Verify(ctx context.Context, raw, nonce string) (access.OIDCClaims, error) {
+	if rp.cfg.HTTPClient != nil {
+		ctx = gooidc.ClientContext(ctx, rp.cfg.HTTPClient)
+	}
+	id, err := rp.verifier.Verify(ctx, raw)
+	if err != nil {
+		return access.OIDCClaims{}, fault.Errorf(fault.EUNAUTHORIZED, "the ID token does not verify: %v", err)
+	}
+	if id.Nonce != nonce {
+		return access.OIDCClaims{}, fault.Errorf(fault.EUNAUTHORIZED, "the ID token is not this sign-in's (nonce mismatch)")
+	}
+	var all map[string]any
+	if err := id.Claims(&all); err != nil {
+		return access.OIDCClaims{}, fault.Errorf(fault.EUNAUTHORIZED, "the ID token's claims cannot be read: %v", err)
+	}
+	c := access.OIDCClaims{Subject: id.Subject}
+	c.Email, _ = all["email"].(string)
+	c.EmailVerified, _ = all["email_verified"].(bool)
+	c.SlackUser, _ = all[slackUserClaim].(string)
+	if rp.cfg.GroupsClaim != "" {
+		switch g := all[rp.cfg.GroupsClaim].(type) {
+		case []any:
+			for _, x := range g {
+				if s, ok := x.(string); ok {
+					c.Groups = append(c.Groups, s)
+				}
+			}
+		case string:
+			c.Groups = []string{g}
+		}
+	}
+	return c, nil
+}
+
+// String names the provider.
+func (rp *RelyingParty) String() string { return fmt.Sprintf("OpenID provider %s", rp.cfg.Issuer) }

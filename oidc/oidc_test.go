@@ -1,0 +1,163 @@
+package oidc_test
+
+import (
+	"context"
+	"net/http"
+	"net/http/cookiejar"
+	"net/url"
+	"regexp"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/hitlbot/hitl/access"
+	"github.com/hitlbot/hitl/auth"
+	"github.com/hitlbot/hitl/fault"
+	"github.com/hitlbot/hitl/internal/oidctest"
+	"github.com/hitlbot/hitl/oidc"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+const redirect = "http://127.0.0.1:1/login/oidc/callback"
+
+// provider starts a real OpenID provider with hitl's client registered.
+func provider(t *testing.T) string {
+	t.Helper()
+	oidctest.Register(redirect)
+	return oidctest.Start(t)
+}
+
+func relyingParty(t *testing.T, issuer string) *oidc.RelyingParty {
+	t.Helper()
+	rp, err := oidc.New(context.Background(), oidc.Config{Issuer: issuer, ClientID: "hitl-test", ClientSecret: "hitl-secret",
+		RedirectURL: redirect, Scopes: []string{"openid", "email", "profile"}})
+	require.NoError(t, err)
+	return rp
+}
+
+var authRequestID = regexp.MustCompile(`name="id" value="([^"]+)"`)
+
+// signInAtProvider is the browser at the provider: it follows the start
+// address to the login page, signs in as user, and returns the code and
+// state the provider sends back to hitl's callback.
+func signInAtProvider(t *testing.T, start, user string) (code, state string) {
+	t.Helper()
+	jar, err := cookiejar.New(nil)
+	require.NoError(t, err)
+	var back *url.URL
+	c := &http.Client{Jar: jar, CheckRedirect: func(r *http.Request, _ []*http.Request) error {
+		if strings.HasPrefix(r.URL.String(), redirect) {
+			back = r.URL
+			return http.ErrUseLastResponse
+		}
+		return nil
+	}}
+	res, err := c.Get(start)
+	require.NoError(t, err)
+	body := new(strings.Builder)
+	_, _ = ioCopy(body, res)
+	m := authRequestID.FindStringSubmatch(body.String())
+	require.NotNil(t, m, "the provider's login page: %s", body)
+	res, err = c.PostForm(res.Request.URL.Scheme+"://"+res.Request.URL.Host+"/login/username",
+		url.Values{"id": {m[1]}, "username": {user}, "password": {"verysecure"}})
+	require.NoError(t, err)
+	res.Body.Close()
+	require.NotNil(t, back, "the provider sent the browser back")
+	return back.Query().Get("code"), back.Query().Get("state")
+}
+
+func ioCopy(b *strings.Builder, res *http.Response) (int64, error) {
+	defer res.Body.Close()
+	buf := make([]byte, 32<<10)
+	var n int64
+	for {
+		k, err := res.Body.Read(buf)
+		b.Write(buf[:k])
+		n += int64(k)
+		if err != nil {
+			return n, nil
+		}
+	}
+}
+
+// TestSignIn runs the authorization code flow with PKCE, state and nonce
+// against a real provider, and each way it must fail.
+func TestSignIn(t *testing.T) {
+	issuer := provider(t)
+	host := strings.Split(strings.TrimPrefix(issuer, "http://"), ":")[0]
+	rp := relyingParty(t, issuer)
+	ctx := context.Background()
+
+	t.Run("a person signs in: their verified e-mail", func(t *testing.T) {
+		start, state := rp.Start()
+		assert.Contains(t, start, "code_challenge_method=S256")
+		assert.Contains(t, start, "nonce=")
+		code, back := signInAtProvider(t, start, "test-user@"+host)
+		assert.Equal(t, state, back)
+		c, err := rp.Finish(ctx, state, back, code)
+		require.NoError(t, err)
+		assert.Equal(t, "test-user@zitadel.ch", c.Email)
+		assert.True(t, c.EmailVerified)
+		p, err := access.OIDCRoles{Answer: []string{"@zitadel.ch"}}.OIDCPrincipal(c)
+		require.NoError(t, err)
+		assert.Equal(t, "oidc:test-user@zitadel.ch", p.ID)
+		assert.Equal(t, []auth.Scope{auth.ScopeAnswer}, p.Scopes)
+	})
+	t.Run("a domain the roles do not grant is refused", func(t *testing.T) {
+		start, state := rp.Start()
+		code, back := signInAtProvider(t, start, "test-user2")
+		c, err := rp.Finish(ctx, state, back, code)
+		require.NoError(t, err)
+		_, err = access.OIDCRoles{AllowedDomains: []string{"example.com"}, Answer: []string{"@zitadel.ch"}}.OIDCPrincipal(c)
+		assert.Equal(t, fault.EFORBIDDEN, fault.Code(err))
+	})
+	t.Run("a wrong state is refused", func(t *testing.T) {
+		start, state := rp.Start()
+		code, back := signInAtProvider(t, start, "test-user2")
+		_, err := rp.Finish(ctx, "another-browser", back, code)
+		assert.Equal(t, fault.EUNAUTHORIZED, fault.Code(err))
+		_, err = rp.Finish(ctx, state, back, code)
+		assert.Equal(t, fault.EUNAUTHORIZED, fault.Code(err), "a refused state is spent")
+	})
+	t.Run("a replayed code is refused", func(t *testing.T) {
+		start, state := rp.Start()
+		code, back := signInAtProvider(t, start, "test-user2")
+		_, err := rp.Finish(ctx, state, back, code)
+		require.NoError(t, err)
+		_, err = rp.Finish(ctx, state, back, code)
+		assert.Equal(t, fault.EUNAUTHORIZED, fault.Code(err), "the state is used once")
+		start2, state2 := rp.Start()
+		_, _ = start2, state2
+		_, err = rp.Finish(ctx, state2, state2, code)
+		assert.Equal(t, fault.EUNAUTHORIZED, fault.Code(err), "the provider refuses a code used once")
+	})
+	t.Run("an ID token signed by someone else is refused", func(t *testing.T) {
+		other := relyingParty(t, provider(t))
+		start, state := other.Start()
+		code, back := signInAtProvider(t, start, "test-user2")
+		_, err := other.Finish(ctx, state, back, code)
+		require.NoError(t, err)
+		_, err = rp.Verify(ctx, "eyJhbGciOiJSUzI1NiIsImtpZCI6ImtleTEifQ.eyJpc3MiOiJ4In0.c2ln", "")
+		assert.Equal(t, fault.EUNAUTHORIZED, fault.Code(err))
+	})
+}
+
+// laterClock is a clock hours ahead: every ID token has expired by it.
+type laterClock struct{}
+
+func (laterClock) Now() time.Time { return time.Now().Add(3 * time.Hour) }
+
+// TestExpiredIDToken: an ID token past its expiry is refused.
+func TestExpiredIDToken(t *testing.T) {
+	issuer := provider(t)
+	host := strings.Split(strings.TrimPrefix(issuer, "http://"), ":")[0]
+	rp, err := oidc.New(context.Background(), oidc.Config{Issuer: issuer, ClientID: "hitl-test", ClientSecret: "hitl-secret",
+		RedirectURL: redirect, Scopes: []string{"openid", "email"}, Clock: laterClock{}})
+	require.NoError(t, err)
+	start, state := rp.Start()
+	code, back := signInAtProvider(t, start, "test-user@"+host)
+	_, err = rp.Finish(context.Background(), state, back, code)
+	assert.Equal(t, fault.EUNAUTHORIZED, fault.Code(err))
+	assert.ErrorContains(t, err, "expired")
+}
