@@ -30,6 +30,9 @@ func Parse(line string) (*policy.CommandLine, error) {
 		return nil, fmt.Errorf("the command does not parse as a shell command line: %w", err)
 	}
 	w := &walker{out: &policy.CommandLine{}}
+	if why := lexOpaque(line); why != "" {
+		w.out.Opaque = append(w.out.Opaque, policy.ShellOpaque{Text: line, What: why})
+	}
 	w.stmts(f.Stmts)
 	return w.out, nil
 }
