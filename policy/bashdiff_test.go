@@ -6,6 +6,7 @@ import (
 	"maps"
 	"math/rand"
 	"os"
+	"os/user"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -36,7 +37,8 @@ func diffRules(b bashdiff.Box) []policy.Rule {
 	}
 	return append(rules,
 		policy.Rule{Name: "writes in w", OpType: policy.OpFileWrite, Resource: b.Dir + "/w/*", Effect: policy.EffectAllow},
-		policy.Rule{Name: "no keys", OpType: policy.OpFileRead, Resource: "/home/*/.ssh/*", Effect: policy.EffectDeny})
+		policy.Rule{Name: "no keys", OpType: policy.OpFileRead, Resource: "/home/*/.ssh/*", Effect: policy.EffectDeny},
+		policy.Rule{Name: "no keys in the box", OpType: policy.OpFileRead, Resource: b.Home + "/.ssh/*", Effect: policy.EffectDeny})
 }
 
 // differ runs lines through the decider and, where it allows, bash.
@@ -73,7 +75,7 @@ func (df *differ) check(box bashdiff.Box, template string) error {
 	df.ran++
 	df.allowed = append(df.allowed, template)
 	df.mu.Unlock()
-	progs, writes := allowedByParts(dec.Parts, box)
+	progs, writes, argvs := allowedByParts(dec.Parts, box)
 	tr, err := bashdiff.Run(context.Background(), box, line)
 	if err != nil {
 		return fmt.Errorf("%q: %v", line, err)
@@ -94,6 +96,19 @@ func (df *differ) check(box bashdiff.Box, template string) error {
 			continue
 		}
 		progs[e]--
+		if i := slices.Index(tr.Execs, path); i < len(tr.Args) && !slices.ContainsFunc(argvs[e], func(a []string) bool { return slices.Equal(a, tr.Args[i]) }) {
+			bad = append(bad, fmt.Sprintf("executed %s with arguments %q, which no allowed part shows (%q)", e, tr.Args[i], argvs[e]))
+		}
+	}
+	for _, r := range tr.Reads {
+		if strings.HasPrefix(r, box.Home+"/.ssh/") && !recursiveReadOfDot(template) {
+			bad = append(bad, "read "+r+", which a deny rule covers")
+		}
+	}
+	for _, c := range tr.Connects {
+		if progs["curl"] == 0 && progs["wget"] == 0 && !slices.Contains(values(dec.Parts), "curl") {
+			bad = append(bad, "connected: "+c)
+		}
 	}
 	for _, w := range tr.Writes {
 		if slices.Contains([]string{"/dev/null", "/dev/tty"}, w) || strings.HasPrefix(w, box.Tmp+"/") || strings.HasPrefix(w, "/proc/") {
@@ -113,7 +128,8 @@ func (df *differ) check(box bashdiff.Box, template string) error {
 		}
 	}
 	if len(bad) > 0 {
-		return fmt.Errorf("hitl allowed %q (parts %+v) but bash %s\noutput: %s", line, dec.Parts, strings.Join(bad, ", "), tr.Output)
+		return fmt.Errorf("hitl allowed %q (bytes % x)\nparts %+v\nbut bash %s\ntrace: execs %q args %q writes %q\noutput: %s",
+			line, []byte(line), dec.Parts, strings.Join(bad, ", "), tr.Execs, tr.Args, tr.Writes, tr.Output)
 	}
 	return nil
 }
@@ -148,10 +164,26 @@ func helperOfAllowed(prog string, progs map[string]int) bool {
 	return false
 }
 
-// allowedByParts are the programs (base names, counted) and the files
-// (absolute) of the parts hitl showed and allowed.
-func allowedByParts(parts []policy.DecisionPart, box bashdiff.Box) (map[string]int, map[string]bool) {
-	progs, writes := map[string]int{}, map[string]bool{}
+// allowedByParts are the programs (base names, counted), the files
+// (absolute) and each program's arguments (~ put in the box's home) of
+// the parts hitl showed and allowed.
+func allowedByParts(parts []policy.DecisionPart, box bashdiff.Box) (map[string]int, map[string]bool, map[string][][]string) {
+	progs, writes, argvs := map[string]int{}, map[string]bool{}, map[string][][]string{}
+	argvOf := func(ws []policy.ShellWord) []string {
+		out := []string{}
+		for _, w := range ws {
+			v := w.Value
+			if w.Tilde() && (v == "~" || strings.HasPrefix(v, "~/")) {
+				v = box.Home + v[1:]
+			} else if name, rest, _ := strings.Cut(v, "/"); w.Tilde() && strings.HasPrefix(name, "~") {
+				if u, err := user.Lookup(name[1:]); err == nil {
+					v = strings.TrimSuffix(u.HomeDir+"/"+rest, "/")
+				}
+			}
+			out = append(out, v)
+		}
+		return out
+	}
 	for _, p := range parts {
 		if p.Effect != policy.EffectAllow {
 			continue
@@ -164,8 +196,10 @@ func allowedByParts(parts []policy.DecisionPart, box bashdiff.Box) (map[string]i
 			}
 			args := l.Commands[0].Args
 			progs[filepath.Base(args[0].Value)]++
+			argvs[filepath.Base(args[0].Value)] = append(argvs[filepath.Base(args[0].Value)], argvOf(args[1:]))
 			if filepath.Base(args[0].Value) == "env" && len(args) > 1 {
 				progs[filepath.Base(args[1].Value)]++
+				argvs[filepath.Base(args[1].Value)] = append(argvs[filepath.Base(args[1].Value)], argvOf(args[2:]))
 			}
 		case policy.PartWrite:
 			text := p.Text
@@ -183,7 +217,7 @@ func allowedByParts(parts []policy.DecisionPart, box bashdiff.Box) (map[string]i
 			writes[filepath.Clean(text)] = true
 		}
 	}
-	return progs, writes
+	return progs, writes, argvs
 }
 
 // run checks lines on two workers, each with its own box (emptied of
@@ -301,4 +335,24 @@ func FuzzBashAgrees(f *testing.F) {
 			t.Fatal(err)
 		}
 	})
+}
+
+// values are the programs of the allowed command parts (their first word).
+func values(parts []policy.DecisionPart) []string {
+	var out []string
+	for _, p := range parts {
+		if p.Kind == policy.PartCommand && p.Effect == policy.EffectAllow {
+			out = append(out, strings.Fields(p.Text+" x")[0])
+		}
+	}
+	return out
+}
+
+// recursiveReadOfDot reports a grep -R with no directory, which reads the
+// working directory (and the box's fake HOME inside it) recursively: the
+// fuzzer's finding for issue 31 item 3 (a directory read meets the rules
+// beneath it), fixed on that item's branch; until then it is kept out of
+// the read oracle here and listed in testdata/bashdiff/seeds.txt.
+func recursiveReadOfDot(line string) bool {
+	return line == "grep -R f" || line == "grep --dereference-recursive f"
 }
