@@ -10,6 +10,21 @@ import (
 
 // Each row fails when the lexer check (lexOpaque) stops making the line
 // opaque, or starts making a plain continuation opaque.
+// TestDirectoryStackIsComputed: ~N, ~+N and ~-N are bash's directory
+// stack, not users (the fuzzer found ls ~0 allowed as a user's home).
+func TestDirectoryStackIsComputed(t *testing.T) {
+	for _, w := range []string{"~0", "~1/x", "~+", "~-", "~+1", "~-2/x", "~00"} {
+		l, err := shell.Parse("ls " + w)
+		require.NoError(t, err)
+		assert.False(t, l.Commands[0].Args[1].Literal, w)
+	}
+	l, err := shell.Parse("ls ~root ~ ~/x")
+	require.NoError(t, err)
+	for _, a := range l.Commands[0].Args[1:] {
+		assert.True(t, a.Literal, a.Text)
+	}
+}
+
 func TestLexerDisagreementsAreOpaque(t *testing.T) {
 	for _, tc := range []struct {
 		line   string

@@ -350,7 +350,10 @@ func homeUser(u string) bool {
 			return false
 		}
 	}
-	return u == "" || u[0] != '-'
+	if u != "" && strings.Trim(u, "0123456789") == "" {
+		return false // ~N is the directory stack (~+N), not a user
+	}
+	return u == "" || u[0] != '-' && u[0] != '+'
 }
 
 // lit is a word known to be the literal s.
