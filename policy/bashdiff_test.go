@@ -363,7 +363,7 @@ func values(parts []policy.DecisionPart) []string {
 	var out []string
 	for _, p := range parts {
 		if p.Kind == policy.PartCommand && p.Effect == policy.EffectAllow {
-			out = append(out, strings.Fields(p.Text+" x")[0])
+			out = append(out, strings.Fields(p.Text + " x")[0])
 		}
 	}
 	return out
