@@ -87,7 +87,7 @@ func (df *differ) check(box bashdiff.Box, template string) error {
 	df.ran++
 	df.allowed = append(df.allowed, template)
 	df.mu.Unlock()
-	progs, writes, argvs := allowedByParts(dec.Parts, box)
+	progs, writes, argvs := allowedByParts(dec.Parts, box, line)
 	tr, err := bashdiff.Run(context.Background(), box, line)
 	if err != nil {
 		return fmt.Errorf("%q: %v", line, err)
@@ -185,8 +185,16 @@ func helperOfAllowed(prog string, progs map[string]int) bool {
 // allowedByParts are the programs (base names, counted), the files
 // (absolute) and each program's arguments (~ put in the box's home) of
 // the parts hitl showed and allowed.
-func allowedByParts(parts []policy.DecisionPart, box bashdiff.Box) (map[string]int, map[string]bool, map[string][][]string) {
+func allowedByParts(parts []policy.DecisionPart, box bashdiff.Box, line string) (map[string]int, map[string]bool, map[string][][]string) {
 	progs, writes, argvs := map[string]int{}, map[string]bool{}, map[string][][]string{}
+	// each part's words as the line's parse read them (a part's text,
+	// quoted for people, may not read back the same)
+	words := map[string][]policy.ShellWord{}
+	if l, err := shell.Parse(line); err == nil {
+		for _, c := range l.Commands {
+			words[c.Text()] = c.Args
+		}
+	}
 	argvOf := func(ws []policy.ShellWord) []string {
 		out := []string{}
 		for _, w := range ws {
@@ -213,6 +221,9 @@ func allowedByParts(parts []policy.DecisionPart, box bashdiff.Box) (map[string]i
 				continue
 			}
 			args := l.Commands[0].Args
+			if ws, ok := words[p.Text]; ok && len(ws) > 0 {
+				args = ws
+			}
 			progs[filepath.Base(args[0].Value)]++
 			argvs[filepath.Base(args[0].Value)] = append(argvs[filepath.Base(args[0].Value)], argvOf(args[1:]))
 			if filepath.Base(args[0].Value) == "env" && len(args) > 1 {
@@ -384,7 +395,7 @@ func knownElsewhere(line string, bad []string) string {
 	switch {
 	case strings.Contains(line, "host:"):
 		return "item 4: tar's host: archive is remote"
-	case strings.Contains(line, "cd ") || strings.Contains(line, "grep -R") || strings.Contains(line, "--dereference-recursive") ||
+	case strings.Contains(line, "cd ") || strings.Contains(line, "-R") || strings.Contains(line, "--dereference-recursive") ||
 		strings.Contains(line, "-r") || strings.Contains(line, "..") || strings.Contains(line, "/proc/") || strings.Contains(line, "~"):
 		return "item 3: paths as the kernel resolves them (cd, recursive reads, .., /proc, the directory stack)"
 	}

@@ -38,8 +38,10 @@ var inserts = []string{
 	"'", "\"", "\\", "~", "*", "?", "[", "{a,b}", "..", "//", "/proc/self/cwd/", ";", " && ", " | ", "<<E\nx\nE\n", "<<< x", "\\\n#",
 }
 
+// words never lead outside the box (no ~root: a recursive read of the
+// machine's /root would not finish).
 var words = []string{
-	"~", "~/f", "~/.ssh/id_rsa", "~root", "~0", "~+", "~-1", "~+/f", "~-", "'f'", "\"f\"", "$'f'", "$\"f\"", "f\\\n", "\\f",
+	"~", "~/f", "~/.ssh/id_rsa", "~0", "~+", "~-1", "~+/f", "~-", "'f'", "\"f\"", "$'f'", "$\"f\"", "f\\\n", "\\f",
 	"../f", "./f", ".//f", "/proc/self/cwd/f", "/proc/self/root/etc/hostname", "@D/home/.ssh/id_rsa", "home/../f", "-la", "--", "*",
 	"src/*.go", "s?c", "[f]", "f#x", "#f", "$'\\x66'", "f\\\nx",
 }
