@@ -180,7 +180,7 @@ func (d Decider) commandParts(op Operation, depth int) (parts []partDecision, si
 		// generously, still applies.
 		p := partDecision{DecisionPart: DecisionPart{Kind: PartOpaque, Text: op.Resource, Effect: EffectAsk, Rule: "default",
 			Reason: "not understood: it does not parse as a shell command line, so its parts cannot be checked"}}
-		if err := d.frictionFor(op, strings.Fields(op.Resource), &p); err != nil {
+		if err := d.textFriction(op, op.Resource, &p); err != nil {
 			return nil, nil, err
 		}
 		parts = append(parts, p)
@@ -259,6 +259,16 @@ func (d Decider) commandParts(op Operation, depth int) (parts []partDecision, si
 	for _, w := range line.Reads {
 		if err := d.file(op, OpFileRead, w, changesDir, &parts); err != nil {
 			return nil, nil, err
+		}
+	}
+	// A part the policy cannot read meets every friction rule whose
+	// command words appear anywhere in the line: what a shell reads
+	// from a pipe, an interpreter's string, an alias's value.
+	for i := range parts {
+		if parts[i].Kind == PartOpaque {
+			if err := d.textFriction(op, op.Resource, &parts[i]); err != nil {
+				return nil, nil, err
+			}
 		}
 	}
 	// Exactly one part, a command the policy understands: an opaque

@@ -210,3 +210,49 @@ func (s spelling) matches(got spelling) bool {
 	}
 	return len(s.operands) <= len(got.operands) && slices.Equal(s.operands, got.operands[:len(s.operands)])
 }
+
+// textFriction applies to p (a part the policy cannot read) every
+// friction rule whose command words appear anywhere in text: the words
+// are read twice, once with quotes and backslashes removed (r\m 'rm' is
+// rm) and once with them as separators (alias.x='!terraform apply' holds
+// terraform apply), and from every word that could be a rule's program
+// on. Friction never fails open on a line the policy cannot read.
+func (d Decider) textFriction(op Operation, text string, p *partDecision) error {
+	var programs []string
+	for _, r := range d.Rules {
+		if !r.AddsFriction() {
+			continue
+		}
+		rw := strings.Fields(r.Resource)
+		for len(rw) > 0 && isAssignment(rw[0]) {
+			rw = rw[1:]
+		}
+		if len(rw) == 0 {
+			programs = append(programs, "*")
+			continue
+		}
+		programs = append(programs, path.Base(rw[0]))
+	}
+	if len(programs) == 0 {
+		return nil
+	}
+	joined := strings.NewReplacer(`\`, "", `'`, "", `"`, "").Replace(text)
+	for _, t := range []string{joined, text} {
+		words := strings.FieldsFunc(t, func(r rune) bool {
+			return strings.ContainsRune(" \t\n\r;&|()<>`'\"${}\\!", r)
+		})
+		for i, w := range words {
+			if !slices.ContainsFunc(programs, func(prog string) bool { return GlobMatch(prog, path.Base(w)) }) {
+				continue
+			}
+			end := min(len(words), i+maxTextWords)
+			if err := d.frictionFor(op, words[i:end], p); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
+}
+
+// maxTextWords bounds how many words after a program textFriction reads.
+const maxTextWords = 64

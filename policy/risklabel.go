@@ -123,7 +123,7 @@ func (d Decider) Risks(op Operation, parts []DecisionPart) []RiskLabel {
 	var r riskSet
 	for _, p := range parts {
 		if p.Kind == PartOpaque {
-			r.add(RiskNotUnderstood, notUnderstood(p.Reason))
+			r.add(RiskNotUnderstood, notUnderstood(p))
 		}
 	}
 	switch op.Type {
@@ -140,7 +140,7 @@ func (d Decider) Risks(op Operation, parts []DecisionPart) []RiskLabel {
 					pr = *c
 				}
 				if p.Kind == PartOpaque {
-					pr.add(RiskNotUnderstood, notUnderstood(p.Reason))
+					pr.add(RiskNotUnderstood, notUnderstood(p))
 				}
 			case PartWrite, PartRead:
 				fp := normalisePath(p.Text, strings.HasPrefix(p.Text, "~"), op.Home)
@@ -226,8 +226,13 @@ func (d Decider) inputRisks(op Operation, r *riskSet) {
 	}
 }
 
-func notUnderstood(reason string) string {
-	return strings.TrimPrefix(strings.TrimPrefix(reason, "not understood: "), "not understood ")
+// notUnderstood says why a part is not understood: its reason, or, when a
+// rule's friction replaced the reason, the part itself.
+func notUnderstood(p DecisionPart) string {
+	if r, ok := strings.CutPrefix(p.Reason, "not understood"); ok {
+		return strings.TrimLeft(r, ": ")
+	}
+	return p.Text
 }
 
 // lineRisks labels what a command line does: each simple command in every

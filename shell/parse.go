@@ -30,6 +30,9 @@ func Parse(line string) (*policy.CommandLine, error) {
 		return nil, fmt.Errorf("the command does not parse as a shell command line: %w", err)
 	}
 	w := &walker{out: &policy.CommandLine{}}
+	if why := lexOpaque(line); why != "" {
+		w.out.Opaque = append(w.out.Opaque, policy.ShellOpaque{Text: line, What: why})
+	}
 	w.stmts(f.Stmts)
 	return w.out, nil
 }
@@ -347,7 +350,10 @@ func homeUser(u string) bool {
 			return false
 		}
 	}
-	return u == "" || u[0] != '-'
+	if u != "" && strings.Trim(u, "0123456789") == "" {
+		return false // ~N is the directory stack (~+N), not a user
+	}
+	return u == "" || u[0] != '-' && u[0] != '+'
 }
 
 // lit is a word known to be the literal s.

@@ -51,6 +51,16 @@ var edgeRows = []edgeRow{
 	{"sed -n '1e touch P' f", []string{"sed", "-n", "1e touch P", "f"}, "ask", "default", 1},
 	{"ls < ~/.ssh/id_rsa", nil, "deny", "keys", 0},
 	{"echo x > ~/work/out", nil, "allow", "echo, work", 0},
+	// friction never fails open on a part the decider cannot read
+	{"echo rm -rf x | sh", nil, "deny", "no-rm-rf", 0},
+	{"echo terraform apply | bash", nil, "ask", "two-person-apply", 2},
+	{`python3 -c "import os; os.system('terraform apply')"`, []string{"python3", "-c", "import os; os.system('terraform apply')"}, "ask", "two-person-apply", 2},
+	{"git -c alias.x='!terraform apply' x", []string{"git", "-c", "alias.x=!terraform apply", "x"}, "ask", "two-person-apply", 2},
+	// where bash reads the bytes differently from the parser, the line is opaque
+	{"echo # \\\nrm -rf /tmp/hitl-edge-x", nil, "deny", "no-rm-rf", 0},
+	{"echo \"$\\\n(terraform apply)\"", nil, "ask", "two-person-apply", 2},
+	{"find . $\\\n'-exec' rm -rf /tmp/hitl-edge-x ';'", nil, "deny", "no-rm-rf", 0},
+	{"echo # \\\ntouch /tmp/hitl-edge-p", nil, "ask", "default", 1},
 }
 
 // edgeOutcome is what an edge answered: the effect, and for an ask the
@@ -184,7 +194,8 @@ func TestEveryEdgeDecidesAlike(t *testing.T) {
 		}
 	})
 	t.Run("the learned-rule path: always is refused for what is not fully understood", func(t *testing.T) {
-		for _, line := range []string{"make deploy-q; let 'a[$(touch P)]=1'", "terraform -chdir=. apply", "sed -n '1e touch P' f"} {
+		for _, line := range []string{"make deploy-q; let 'a[$(touch P)]=1'", "terraform -chdir=. apply", "sed -n '1e touch P' f",
+			"echo ls | sh", "echo # \\\ntouch /tmp/hitl-edge-p", "git -c alias.x='!terraform apply' x"} {
 			run := next()
 			body, _ := json.Marshal(map[string]any{"opType": "shell", "operation": "run", "resource": line, "home": "/home/u", "runId": run})
 			resp, err := http.Post(m.URL()+"/api/approvals", "application/json", bytes.NewReader(body))

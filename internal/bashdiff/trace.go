@@ -16,6 +16,7 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 )
 
@@ -91,9 +92,17 @@ type Trace struct {
 	// Execs are the programs executed (their paths), bash itself left
 	// out, one entry per execve that succeeded.
 	Execs []string
+	// Args are the arguments of each of Execs (argv without argv[0]).
+	Args [][]string
 	// Writes are the files opened for writing, created, removed, renamed
 	// or linked: absolute, cleaned paths.
 	Writes []string
+	// Reads are the files opened for reading only: absolute, cleaned.
+	Reads []string
+	// Connects are the connect calls that succeeded or were attempted on
+	// an internet socket (the line runs in a network namespace of its
+	// own where the kernel allows it, so none reaches anything).
+	Connects []string
 	// Output is what the line printed (stdout and stderr), for messages.
 	Output string
 }
@@ -104,9 +113,13 @@ func Run(ctx context.Context, b Box, line string) (Trace, error) {
 	ctx, cancel := context.WithTimeout(ctx, 20*time.Second)
 	defer cancel()
 	log := filepath.Join(b.Tmp, "strace.log")
-	cmd := exec.CommandContext(ctx, "strace", "-f", "-qq", "-e", "signal=none", "-e",
-		"trace=execve,execveat,open,openat,openat2,creat,truncate,unlink,unlinkat,rename,renameat,renameat2,mkdir,mkdirat,link,linkat,symlink,symlinkat,chdir,fchdir,clone,clone3,fork,vfork",
-		"-o", log, "bash", "-O", "extglob", "-c", line)
+	args := []string{"strace", "-f", "-qq", "-s", "65536", "-e", "signal=none", "-e",
+		"trace=execve,execveat,open,openat,openat2,creat,truncate,unlink,unlinkat,rename,renameat,renameat2,mkdir,mkdirat,link,linkat,symlink,symlinkat,chdir,fchdir,clone,clone3,fork,vfork,connect",
+		"-o", log, "bash", "-O", "extglob", "-c", line}
+	if netns() {
+		args = append([]string{"unshare", "-n"}, args...)
+	}
+	cmd := exec.CommandContext(ctx, args[0], args[1:]...)
 	cmd.Dir = b.Dir
 	cmd.Env = []string{"HOME=" + b.Home, "TMPDIR=" + b.Tmp, "PATH=/usr/local/go/bin:/usr/local/bin:/usr/bin:/bin", "LANG=C", "LC_ALL=C",
 		"GIT_CONFIG_NOSYSTEM=1", "GOTOOLCHAIN=local", "GOTELEMETRY=off", "GOCACHE=" + b.Tmp + "/gocache",
@@ -130,6 +143,18 @@ func Run(ctx context.Context, b Box, line string) (Trace, error) {
 	tr.Output = out.String()
 	return tr, perr
 }
+
+// netns reports whether lines can run in a network namespace of their
+// own (unshare -n; root or user namespaces).
+func netns() bool {
+	netnsOnce.Do(func() { netnsOK = exec.Command("unshare", "-n", "true").Run() == nil })
+	return netnsOK
+}
+
+var (
+	netnsOnce sync.Once
+	netnsOK   bool
+)
 
 var (
 	callLine = regexp.MustCompile(`^(\d+)\s+(\w+)\((.*)$`)
@@ -161,6 +186,10 @@ func parse(data []byte, dir, log string) (Trace, error) {
 				continue
 			}
 		} else {
+			continue
+		}
+		if name == "connect" && (strings.Contains(rest, "AF_INET") || strings.Contains(rest, "AF_INET6")) {
+			tr.Connects = append(tr.Connects, strings.TrimSpace(rest))
 			continue
 		}
 		r := result.FindStringSubmatch(rest)
@@ -204,10 +233,27 @@ func parse(data []byte, dir, log string) (Trace, error) {
 				continue
 			}
 			tr.Execs = append(tr.Execs, abs(str(0)))
+			var argv []string
+			if open := strings.Index(rest, "["); open >= 0 {
+				if end := strings.Index(rest[open:], "], "); end >= 0 {
+					for _, a := range quoted.FindAllStringSubmatch(rest[open:open+end], -1) {
+						v, err := strconv.Unquote(`"` + a[1] + `"`)
+						if err != nil {
+							v = a[1]
+						}
+						argv = append(argv, v)
+					}
+				}
+			}
+			if len(argv) > 0 {
+				argv = argv[1:]
+			}
+			tr.Args = append(tr.Args, argv)
 		case "open", "openat", "openat2":
 			flags := rest
 			if !strings.Contains(flags, "O_WRONLY") && !strings.Contains(flags, "O_RDWR") && !strings.Contains(flags, "O_CREAT") &&
 				!strings.Contains(flags, "O_TRUNC") && !strings.Contains(flags, "O_APPEND") {
+				tr.Reads = append(tr.Reads, abs(str(0)))
 				continue
 			}
 			tr.Writes = append(tr.Writes, abs(str(0)))

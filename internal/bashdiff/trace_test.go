@@ -16,6 +16,7 @@ func TestParse(t *testing.T) {
 100 clone(child_stack=NULL, flags=SIGCHLD) = 101
 101 openat(AT_FDCWD, "out.txt", O_WRONLY|O_CREAT|O_TRUNC, 0666) = 3
 101 execve("/usr/bin/ls", ["ls"], 0x2 /* 3 vars */) = 0
+101 execve("/usr/bin/cat", ["cat", "a b", "c\"d"], 0x2 /* 3 vars */) = 0
 100 chdir("sub") = 0
 100 clone(child_stack=NULL, flags=SIGCHLD) = 102
 102 openat(AT_FDCWD, "a\"b", O_WRONLY|O_APPEND <unfinished ...>
@@ -25,9 +26,14 @@ func TestParse(t *testing.T) {
 102 unlinkat(AT_FDCWD, "../gone", 0) = 0
 102 renameat2(AT_FDCWD, "/box/a", AT_FDCWD, "/box/b", 0) = 0
 102 openat(AT_FDCWD, "failed", O_WRONLY|O_CREAT, 0666) = -1 EACCES (Permission denied)
+102 connect(3, {sa_family=AF_INET, sin_port=htons(9), sin_addr=inet_addr("127.0.0.1")}, 16) = -1 ENETUNREACH (Network is unreachable)
+102 connect(4, {sa_family=AF_UNIX, sun_path="/run/x"}, 110) = -1 ENOENT (No such file or directory)
 `
 	tr, err := parse([]byte(log), "/box", "/box/tmp/strace.log")
 	require.NoError(t, err)
-	assert.Equal(t, []string{"/usr/bin/ls"}, tr.Execs)
+	assert.Equal(t, []string{"/usr/bin/ls", "/usr/bin/cat"}, tr.Execs)
+	assert.Equal(t, [][]string{{}, {"a b", `c"d`}}, tr.Args)
+	assert.Equal(t, []string{"/etc/ld.so.cache", "/tmp/x"}, tr.Reads)
+	assert.Len(t, tr.Connects, 1, "an internet connect is recorded even when it fails")
 	assert.Equal(t, []string{"/box/out.txt", `/box/sub/a"b`, "/box/gone", "/box/a", "/box/b"}, tr.Writes)
 }
