@@ -72,6 +72,17 @@ type Operation struct {
 	// (cleaned, ~ expanded) to the path it leads to. The decision uses
 	// the path a file really is.
 	Paths map[string]string `json:"paths,omitempty"`
+	// Cwd is the agent's working directory, sent by the same edges: a
+	// relative path is placed in it (and in every directory a cd of the
+	// line moves to); without it, a relative path that climbs out (..)
+	// is never allowed.
+	Cwd string `json:"cwd,omitempty"`
+	// Recursive: a file operation reads everything beneath Resource (Claude
+	// Code's Grep and Glob): every rule about a path beneath it applies.
+	Recursive bool `json:"recursive,omitempty"`
+	// FoldCase: the agent's filesystem folds case (macOS), as its edge
+	// says; rules about files then match without case.
+	FoldCase bool `json:"foldCase,omitempty"`
 	// Diffs are the file changes of a file operation, per file, as the
 	// person sees them (FileDiff); the policy decides by Resource.
 	Diffs []FileDiff `json:"diffs,omitempty"`
@@ -99,6 +110,8 @@ func (o *Operation) Validate() error {
 		return fault.Errorf(fault.EINVALID, "operation, context or resource is too long")
 	case o.Home != "" && (!strings.HasPrefix(o.Home, "/") || len(o.Home) > 4096 || strings.ContainsAny(o.Home, "\x00\n")):
 		return fault.Errorf(fault.EINVALID, "home %q is invalid: send the agent's home directory as an absolute path", o.Home)
+	case o.Cwd != "" && (!strings.HasPrefix(o.Cwd, "/") || len(o.Cwd) > 4096 || strings.ContainsAny(o.Cwd, "\x00\n")):
+		return fault.Errorf(fault.EINVALID, "cwd %q is invalid: send the agent's working directory as an absolute path", o.Cwd)
 	case len(o.Paths) > 64:
 		return fault.Errorf(fault.EINVALID, "paths has %d entries: send at most 64", len(o.Paths))
 	}
