@@ -103,6 +103,9 @@ type partDecision struct {
 	DecisionPart
 	approvers []string
 	quorum    int
+	// unplaced: it names a path the policy cannot place, so no learned
+	// rule may allow it either.
+	unplaced bool
 }
 
 // single decides one operation that is not a command line (or one part
@@ -246,7 +249,7 @@ func (d Decider) commandParts(op Operation, depth int) (parts []partDecision, si
 	// node or command, a file written or read, each is a part of its
 	// own; friction that matched made it deny or ask with people, which
 	// teachable() refuses.
-	if len(parts) == 1 && parts[0].Kind == PartCommand {
+	if len(parts) == 1 && parts[0].Kind == PartCommand && !parts[0].unplaced {
 		c := views[0].match
 		single = &c
 	}

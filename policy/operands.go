@@ -174,8 +174,11 @@ func (d Decider) operandFriction(op Operation, c ShellCommand, ld lineDirs, p *p
 		if fp.network {
 			continue
 		}
-		if fp.unplaceable != "" && p.Effect == EffectAllow && placeable(c, w) {
-			p.Effect, p.Rule, p.Reason, p.approvers, p.quorum = EffectAsk, "default", "not placed: "+fp.unplaceable, nil, 0
+		if fp.unplaceable != "" && placeable(c, w) {
+			p.unplaced = true
+			if p.Effect == EffectAllow {
+				p.Effect, p.Rule, p.Reason, p.approvers, p.quorum = EffectAsk, "default", "not placed: "+fp.unplaceable, nil, 0
+			}
 		}
 		names := []string{fp.value}
 		if fp.homeUnknown || fp.unplaceable != "" {
