@@ -64,7 +64,8 @@ var foldsCase = runtime.GOOS == "darwin" || runtime.GOOS == "windows"
 // resolvePath resolves p as the kernel does: component by component, each
 // symlink replaced by its target where it is met, and .. taken from the
 // directory reached so far (so dir-link/.. is the link target's parent,
-// not dir). Past the first name that does not exist the rest is cleaned
+// not dir). A path through /proc/PID is left as it is (the edge's own
+// process is not the command's). Past the first name that does not exist the rest is cleaned
 // as written (a file about to be written through a dangling link is
 // placed where the link leads). A relative path is placed in cwd when
 // cwd is absolute; otherwise it is left as it is.
@@ -88,6 +89,9 @@ func resolvePath(p, cwd string) string {
 		case "..":
 			done = filepath.Dir(done)
 			continue
+		}
+		if done == "/proc" && (c == "self" || c == "thread-self" || strings.Trim(c, "0123456789") == "") {
+			return p // what /proc/self is here is the hook's, not the command's: the policy asks
 		}
 		next := filepath.Join(done, c)
 		fi, err := os.Lstat(next)

@@ -11,7 +11,7 @@ import (
 
 // TestResolvePathAsTheKernel: symlinks are replaced where they are met and
 // .. is taken after them, as the kernel walks a path; /proc/self/root
-// leads to /.
+// is left to the policy (it is the edge's own).
 func TestResolvePathAsTheKernel(t *testing.T) {
 	dir, err := filepath.EvalSymlinks(t.TempDir())
 	require.NoError(t, err)
@@ -29,7 +29,8 @@ func TestResolvePathAsTheKernel(t *testing.T) {
 		// d/.. is d's target's parent (deep/a), not proj
 		{"d/../b/rel/id_rsa", filepath.Join(home, "proj"), filepath.Join(home, ".ssh", "id_rsa")},
 		{"d/rel/id_rsa", filepath.Join(home, "proj"), filepath.Join(home, ".ssh", "id_rsa")},
-		{"/proc/self/root" + filepath.Join(home, ".ssh", "id_rsa"), "", filepath.Join(home, ".ssh", "id_rsa")},
+		{"/proc/self/root" + filepath.Join(home, ".ssh", "id_rsa"), "", "/proc/self/root" + filepath.Join(home, ".ssh", "id_rsa")},
+		{"/proc/self/cwd/../x", "", "/proc/self/cwd/../x"},
 		{filepath.Join(home, "proj", "new", "..", "x"), "", filepath.Join(home, "proj", "x")},
 		{"rel/x", "", "rel/x"},
 	} {
