@@ -4,6 +4,7 @@ import (
 	"os"
 	"path/filepath"
 	"runtime"
+	"slices"
 	"strings"
 
 	"github.com/hitlbot/hitl/policy"
@@ -17,7 +18,8 @@ import (
 // symlinks resolved as the kernel does, .. after the links (a link in an
 // allowed directory pointing at ~/.ssh is decided as what it points at):
 // a file operation's path is replaced; a command line's files go in
-// Paths, keyed as policy.CommandLine.PathKeys places them. The hooks,
+// Paths, keyed as policy.CommandLine.PathKeys places them, and what its
+// git commands' configuration runs in GitConfig. The hooks,
 // hitl gate and the MCP server run beside the agent and call it before
 // asking hitl.
 func AgentSide(op policy.Operation, home, cwd string) policy.Operation {
@@ -42,6 +44,13 @@ func AgentSide(op policy.Operation, home, cwd string) policy.Operation {
 		l, err := shell.Parse(op.Resource)
 		if err != nil {
 			return op
+		}
+		for _, d := range l.GitDirs(op.Home, op.Cwd) {
+			for _, e := range gitConfigRuns(d) {
+				if !slices.Contains(op.GitConfig, e) && len(op.GitConfig) < 64 {
+					op.GitConfig = append(op.GitConfig, e)
+				}
+			}
 		}
 		for _, f := range l.PathKeys(op.Home, op.Cwd) {
 			real := resolvePath(f, cwd)

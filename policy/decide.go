@@ -183,7 +183,11 @@ func (d Decider) commandParts(op Operation, depth int) (parts []partDecision, si
 	ld := directories(line.Commands, op.Home, op.Cwd)
 	var views []commandView
 	for _, c := range line.Commands {
-		views = append(views, understand(c))
+		v := understand(c)
+		if why := gitRuns(c, op.GitConfig); why != "" && v.why == "" {
+			v.why = why
+		}
+		views = append(views, v)
 	}
 	for i, c := range line.Commands {
 		v := views[i]

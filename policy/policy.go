@@ -83,6 +83,12 @@ type Operation struct {
 	// FoldCase: the agent's filesystem folds case (macOS), as its edge
 	// says; rules about files then match without case.
 	FoldCase bool `json:"foldCase,omitempty"`
+	// GitConfig is what the same edges found git would run beyond the
+	// line's words, in the repositories its git commands run in: each
+	// configuration entry for which GitConfigRuns holds, as
+	// "KEY=VALUE (ORIGIN)", and the GitEnvRuns variables set. Those git
+	// commands are then not understood.
+	GitConfig []string `json:"gitConfig,omitempty"`
 	// Diffs are the file changes of a file operation, per file, as the
 	// person sees them (FileDiff); the policy decides by Resource.
 	Diffs []FileDiff `json:"diffs,omitempty"`
@@ -112,6 +118,8 @@ func (o *Operation) Validate() error {
 		return fault.Errorf(fault.EINVALID, "home %q is invalid: send the agent's home directory as an absolute path", o.Home)
 	case o.Cwd != "" && (!strings.HasPrefix(o.Cwd, "/") || len(o.Cwd) > 4096 || strings.ContainsAny(o.Cwd, "\x00\n")):
 		return fault.Errorf(fault.EINVALID, "cwd %q is invalid: send the agent's working directory as an absolute path", o.Cwd)
+	case len(o.GitConfig) > 64:
+		return fault.Errorf(fault.EINVALID, "gitConfig has %d entries: send at most 64", len(o.GitConfig))
 	case len(o.Paths) > 64:
 		return fault.Errorf(fault.EINVALID, "paths has %d entries: send at most 64", len(o.Paths))
 	}
