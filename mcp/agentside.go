@@ -1,6 +1,11 @@
 package mcp
 
 import (
+	"crypto/sha256"
+	"encoding/hex"
+	"errors"
+	"io"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"runtime"
@@ -19,7 +24,8 @@ import (
 // allowed directory pointing at ~/.ssh is decided as what it points at):
 // a file operation's path is replaced; a command line's files go in
 // Paths, keyed as policy.CommandLine.PathKeys places them, and what its
-// git commands' configuration runs in GitConfig. The hooks,
+// git commands' configuration runs in GitConfig, and the content of each
+// file it runs that the agent may change in Hashes. The hooks,
 // hitl gate and the MCP server run beside the agent and call it before
 // asking hitl.
 func AgentSide(op policy.Operation, home, cwd string) policy.Operation {
@@ -50,6 +56,14 @@ func AgentSide(op policy.Operation, home, cwd string) policy.Operation {
 				if !slices.Contains(op.GitConfig, e) && len(op.GitConfig) < 64 {
 					op.GitConfig = append(op.GitConfig, e)
 				}
+			}
+		}
+		for _, f := range l.RunsFiles(op.Home, op.Cwd) {
+			if h, ok := hashFile(f); ok && len(op.Hashes) < 64 {
+				if op.Hashes == nil {
+					op.Hashes = map[string]string{}
+				}
+				op.Hashes[f] = h
 			}
 		}
 		for _, f := range l.PathKeys(op.Home, op.Cwd) {
@@ -122,4 +136,24 @@ func resolvePath(p, cwd string) string {
 		rest = append(strings.Split(target, sep), rest...)
 	}
 	return done
+}
+
+// hashFile is the sha256 of the file at p (through its links), or
+// policy.FileAbsent when nothing is there; false when it cannot be read
+// (a learned rule then cannot be bound to it, so the line is not
+// learnable).
+func hashFile(p string) (string, bool) {
+	f, err := os.Open(p)
+	if errors.Is(err, fs.ErrNotExist) {
+		return policy.FileAbsent, true
+	}
+	if err != nil {
+		return "", false
+	}
+	defer f.Close()
+	h := sha256.New()
+	if _, err := io.Copy(h, f); err != nil {
+		return "", false
+	}
+	return hex.EncodeToString(h.Sum(nil)), true
 }

@@ -74,9 +74,9 @@ func (d Decider) Decide(op Operation) (Decision, error) {
 		return Decision{}, err
 	}
 	dec := combine(parts)
-	if single != nil && dec.teachable() {
+	if single != "" && dec.teachable() {
 		dec.Learnable = true
-		dec.Teaches = &LearnedRuleKey{Agent: op.Agent, OpType: OpShell, Resource: single.Text()}
+		dec.Teaches = &LearnedRuleKey{Agent: op.Agent, OpType: OpShell, Resource: single}
 	}
 	return finish(dec), nil
 }
@@ -111,10 +111,14 @@ type partDecision struct {
 // single decides one operation that is not a command line (or one part
 // of one): configured rules, learned rules, the default.
 func (d Decider) single(op Operation) (Decision, error) {
+	return d.learned(op, d.configured(op))
+}
+
+// configured decides op by the configured rules and the default.
+func (d Decider) configured(op Operation) Decision {
 	for _, r := range d.Rules {
 		if matchesFile(r, op, false) {
-			dec := Decision{Effect: r.Effect, Rule: r.Name, Approvers: r.Approvers, Quorum: r.Quorum}
-			return d.learned(op, dec)
+			return Decision{Effect: r.Effect, Rule: r.Name, Approvers: r.Approvers, Quorum: r.Quorum}
 		}
 	}
 	dec := Decision{Effect: EffectAsk, Rule: "default"}
@@ -124,7 +128,7 @@ func (d Decider) single(op Operation) (Decision, error) {
 	if op.Prompted && dec.Effect == EffectAllow {
 		dec = Decision{Effect: EffectAsk, Rule: "default (the agent was about to ask its person: no rule allows this)"}
 	}
-	return d.learned(op, dec)
+	return dec
 }
 
 // learned turns an approver-less, quorum-1 ask into allow when a person
@@ -150,17 +154,17 @@ func isFileOp(t OpType) bool {
 // knows safe, no redirection, no file its arguments write) and no
 // friction rule matches it generously: the only kind of line a person
 // may teach.
-func (d Decider) commandParts(op Operation, depth int) (parts []partDecision, single *ShellCommand, err error) {
+func (d Decider) commandParts(op Operation, depth int) (parts []partDecision, single string, err error) {
 	opaque := func(text, reason string) {
 		parts = append(parts, partDecision{DecisionPart: DecisionPart{Kind: PartOpaque, Text: text, Effect: EffectAsk, Rule: "default", Reason: reason}})
 	}
 	if d.Parse == nil {
 		opaque(op.Resource, "no shell parser: every command asks")
-		return parts, nil, nil
+		return parts, "", nil
 	}
 	if strings.TrimSpace(op.Resource) == "" {
 		opaque("", "no command given")
-		return parts, nil, nil
+		return parts, "", nil
 	}
 	line, perr := d.Parse(op.Resource)
 	if perr != nil {
@@ -169,10 +173,10 @@ func (d Decider) commandParts(op Operation, depth int) (parts []partDecision, si
 		p := partDecision{DecisionPart: DecisionPart{Kind: PartOpaque, Text: op.Resource, Effect: EffectAsk, Rule: "default",
 			Reason: "not understood: it does not parse as a shell command line, so its parts cannot be checked"}}
 		if err := d.frictionFor(op, strings.Fields(op.Resource), &p); err != nil {
-			return nil, nil, err
+			return nil, "", err
 		}
 		parts = append(parts, p)
-		return parts, nil, nil
+		return parts, "", nil
 	}
 	if len(line.Commands) == 0 && len(line.Writes) == 0 && len(line.Reads) == 0 {
 		opaque(op.Resource, "not understood: it runs no command")
@@ -189,11 +193,16 @@ func (d Decider) commandParts(op Operation, depth int) (parts []partDecision, si
 		}
 		views = append(views, v)
 	}
+	keys := make([]string, len(line.Commands))
 	for i, c := range line.Commands {
 		v := views[i]
-		p, err := d.part(op, PartCommand, v.match.Text())
+		key, bound := learnKey(v.match, op, ld)
+		if bound {
+			keys[i] = key
+		}
+		p, err := d.part(op, PartCommand, v.match.Text(), keys[i])
 		if err != nil {
-			return nil, nil, err
+			return nil, "", err
 		}
 		p.Text = c.Text()
 		if v.why != "" {
@@ -210,7 +219,7 @@ func (d Decider) commandParts(op Operation, depth int) (parts []partDecision, si
 				inner.Resource = script
 				nested, _, err := d.commandParts(inner, depth+1)
 				if err != nil {
-					return nil, nil, err
+					return nil, "", err
 				}
 				for _, n := range nested {
 					if n.Effect == EffectDeny || len(n.approvers) > 0 || n.quorum > 1 {
@@ -229,24 +238,24 @@ func (d Decider) commandParts(op Operation, depth int) (parts []partDecision, si
 			}
 		}
 		if err := d.frictionFor(op, words, &p); err != nil {
-			return nil, nil, err
+			return nil, "", err
 		}
 		d.operandFriction(op, v.match, ld, &p)
 		parts = append(parts, p)
 		for _, w := range v.writes {
 			if err := d.file(op, OpFileWrite, w, ld, &parts); err != nil {
-				return nil, nil, err
+				return nil, "", err
 			}
 		}
 	}
 	for _, w := range line.Writes {
 		if err := d.file(op, OpFileWrite, w, ld, &parts); err != nil {
-			return nil, nil, err
+			return nil, "", err
 		}
 	}
 	for _, w := range line.Reads {
 		if err := d.file(op, OpFileRead, w, ld, &parts); err != nil {
-			return nil, nil, err
+			return nil, "", err
 		}
 	}
 	// Exactly one part, a command the policy understands: an opaque
@@ -254,8 +263,7 @@ func (d Decider) commandParts(op Operation, depth int) (parts []partDecision, si
 	// own; friction that matched made it deny or ask with people, which
 	// teachable() refuses.
 	if len(parts) == 1 && parts[0].Kind == PartCommand && !parts[0].unplaced {
-		c := views[0].match
-		single = &c
+		single = keys[0] // "" when a file it runs has no hash
 	}
 	return parts, single, nil
 }
@@ -445,13 +453,19 @@ func (d Decider) pathAs(op Operation, t OpType, fp filePath, text string, linked
 	return p, nil
 }
 
-// part decides one simple command of a line.
-func (d Decider) part(op Operation, kind, text string) (partDecision, error) {
+// part decides one simple command of a line: the rules see its text, a
+// learned rule is found by key (learnKey; none when key is "").
+func (d Decider) part(op Operation, kind, text, key string) (partDecision, error) {
 	pop := op
 	pop.Resource = text
-	dec, err := d.single(pop)
-	if err != nil {
-		return partDecision{}, err
+	dec := d.configured(pop)
+	if key != "" {
+		lop := pop
+		lop.Resource = key
+		var err error
+		if dec, err = d.learned(lop, dec); err != nil {
+			return partDecision{}, err
+		}
 	}
 	return partDecision{DecisionPart: DecisionPart{Kind: kind, Text: text, Effect: dec.Effect, Rule: dec.Rule, Reason: orReason("", dec)},
 		approvers: dec.Approvers, quorum: dec.Quorum}, nil

@@ -89,6 +89,11 @@ type Operation struct {
 	// "KEY=VALUE (ORIGIN)", and the GitEnvRuns variables set. Those git
 	// commands are then not understood.
 	GitConfig []string `json:"gitConfig,omitempty"`
+	// Hashes are the sha256 (hex) of each file a command line runs that
+	// the agent may change (CommandLine.RunsFiles), by path, or
+	// FileAbsent, sent by the same edges: a learned rule for the line is
+	// bound to them.
+	Hashes map[string]string `json:"hashes,omitempty"`
 	// Diffs are the file changes of a file operation, per file, as the
 	// person sees them (FileDiff); the policy decides by Resource.
 	Diffs []FileDiff `json:"diffs,omitempty"`
@@ -102,6 +107,8 @@ const (
 	MaxDescriptionLen = 20000
 	MaxFieldLen       = 4000
 )
+
+var sha256Hex = regexp.MustCompile(`^[0-9a-f]{64}$`)
 
 var opTypePattern = regexp.MustCompile(`^[a-z][a-z0-9_.:-]{0,63}$`)
 
@@ -118,10 +125,17 @@ func (o *Operation) Validate() error {
 		return fault.Errorf(fault.EINVALID, "home %q is invalid: send the agent's home directory as an absolute path", o.Home)
 	case o.Cwd != "" && (!strings.HasPrefix(o.Cwd, "/") || len(o.Cwd) > 4096 || strings.ContainsAny(o.Cwd, "\x00\n")):
 		return fault.Errorf(fault.EINVALID, "cwd %q is invalid: send the agent's working directory as an absolute path", o.Cwd)
+	case len(o.Hashes) > 64:
+		return fault.Errorf(fault.EINVALID, "hashes has %d entries: send at most 64", len(o.Hashes))
 	case len(o.GitConfig) > 64:
 		return fault.Errorf(fault.EINVALID, "gitConfig has %d entries: send at most 64", len(o.GitConfig))
 	case len(o.Paths) > 64:
 		return fault.Errorf(fault.EINVALID, "paths has %d entries: send at most 64", len(o.Paths))
+	}
+	for p, h := range o.Hashes {
+		if !strings.HasPrefix(p, "/") || len(p) > 4096 || h != FileAbsent && !sha256Hex.MatchString(h) {
+			return fault.Errorf(fault.EINVALID, "hashes: %q -> %q is invalid: map an absolute path to the sha256 of its content (64 hex digits) or %q", p, h, FileAbsent)
+		}
 	}
 	for from, to := range o.Paths {
 		if from == "" || !strings.HasPrefix(to, "/") || len(from)+len(to) > 8192 {
