@@ -9,6 +9,7 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"strings"
 	"time"
 
 	"github.com/hitlbot/hitl/agent"
@@ -92,7 +93,7 @@ func cmdHook(ctx context.Context, args []string, e *env) error {
 	fs := flag.NewFlagSet("hook", flag.ContinueOnError)
 	wait := fs.Duration("wait", defaultHookWait, "how long to wait for people before leaving the decision to the terminal (keep it under the hook's timeout)")
 	run := fs.String("run", "", "the run to ask in (default: claude-SESSION or codex-SESSION, one per agent session)")
-	decideTools := fs.Bool("decide-tools", true, "PreToolUse: decide every tool call by policy (false: only steer the session and answer AskUserQuestion, leaving tool calls to the agent's own permissions and its PermissionRequest hook)")
+	decideTools := fs.Bool("decide-tools", true, "PreToolUse: decide every tool call by policy in every permission mode: a rule a person wrote or taught allows, deny denies, ask asks people, the default policy's allow leaves it to the agent (false: only steer and answer AskUserQuestion; then Claude Code's acceptEdits, auto and bypassPermissions modes never ask hitl)")
 	pos, err := parseArgs(fs, args)
 	if err != nil {
 		return hookFailed(err)
@@ -207,8 +208,10 @@ func (h *hook) decide(ctx context.Context) (agent.GateResult, error) {
 	defer cancel()
 	op := mcp.AgentSide(h.operation(), h.e.getenv("HOME"), h.in.CWD)
 	// A PermissionRequest fires only when the agent was about to ask its
-	// person: only a rule a person wrote or taught allows then.
-	op.Prompted = h.in.HookEventName == "PermissionRequest" || h.agent == "Codex"
+	// person: only a rule a person wrote or taught allows then. At
+	// PreToolUse an allow of the default policy is no decision (see
+	// onlyDefault): the agent's own permissions apply.
+	op.Prompted = h.in.HookEventName == "PermissionRequest"
 	v, err := h.c.Gate(gctx, service.ApprovalRequest{Operation: op, RunID: h.run, IdempotencyKey: h.key()}, agent.Progress{})
 	if err != nil && gctx.Err() != nil {
 		h.stopped(ctx)
@@ -216,6 +219,13 @@ func (h *hook) decide(ctx context.Context) (agent.GateResult, error) {
 		return v, mcp.ErrStillPending
 	}
 	return v, err
+}
+
+// onlyDefault reports whether v is an allow of the default policy alone:
+// no rule a person wrote or taught, nobody asked. A hook never passes that
+// on as an allow, which would widen the agent's own permissions.
+func onlyDefault(v agent.GateResult) bool {
+	return v.Allowed && v.By == "" && v.QuestionID == "" && strings.HasPrefix(v.Rule, "default")
 }
 
 // answer asks AskUserQuestion's questions, like decide.
