@@ -41,6 +41,9 @@ func newAgentBox(t *testing.T) agentBox {
 	return b
 }
 
+// edgeRuns numbers the runs decideEverywhere asks in, across calls.
+var edgeRuns int
+
 // toolRow is one tool call and how every edge decides it.
 type toolRow struct {
 	tool   string
@@ -60,8 +63,7 @@ func decideEverywhere(t *testing.T, m *Main, b agentBox, rows []toolRow) {
 	t.Helper()
 	ctx := context.Background()
 	o := cliOpts{home: b.home}
-	n := 0
-	next := func() string { n++; return fmt.Sprintf("p%d", n) }
+	next := func() string { edgeRuns++; return fmt.Sprintf("p%d", edgeRuns) }
 	asked := func(t *testing.T, run string) edgeOutcome {
 		t.Helper()
 		q := awaitPending(t, m, run, 1)[0]
@@ -165,6 +167,8 @@ func decideEverywhere(t *testing.T, m *Main, b agentBox, rows []toolRow) {
 		c := nodeClient(t, m, "--run", "mcp-paths", "--progress-every", "200ms", "--dir", b.proj)
 		for i, r := range rows {
 			id := fmt.Sprintf("q%d", i)
+			id += fmt.Sprint(edgeRuns)
+			edgeRuns++
 			c.call(id, "permission_prompt", map[string]any{"tool_name": r.tool, "input": r.input, "tool_use_id": "toolu_" + id})
 			var got edgeOutcome
 			if r.effect == "ask" {
@@ -189,7 +193,7 @@ func decideEverywhere(t *testing.T, m *Main, b agentBox, rows []toolRow) {
 // project stays allowed.
 func TestEveryEdgePlacesPaths(t *testing.T) {
 	b := newAgentBox(t)
-	m := startMain(t, func(c *config.Config, _ *Main) {
+	m := startMain(t, unlimited, func(c *config.Config, _ *Main) {
 		c.Policy.Rules = []config.PolicyRule{
 			{Name: "keys", OpType: "file_read", Resource: b.home + "/.ssh/*", Effect: "deny"},
 			{Name: "cat", OpType: "shell", Resource: "cat", Effect: "allow"},
