@@ -1,8 +1,15 @@
 package mcp
 
 import (
+	"crypto/sha256"
+	"encoding/hex"
+	"errors"
+	"io"
+	"io/fs"
 	"os"
 	"path/filepath"
+	"runtime"
+	"slices"
 	"strings"
 
 	"github.com/hitlbot/hitl/policy"
@@ -11,11 +18,16 @@ import (
 
 // AgentSide completes an operation where only the agent's machine can:
 // the agent's home directory (~ in a command line or path is decided as
-// it), and the paths it names with their symlinks resolved (a link in an
+// it) and working directory (a relative path is placed in it), whether
+// its filesystem folds case (macOS), and the paths it names with their
+// symlinks resolved as the kernel does, .. after the links (a link in an
 // allowed directory pointing at ~/.ssh is decided as what it points at):
 // a file operation's path is replaced; a command line's files go in
-// Paths. cwd places a relative path. The hooks, hitl gate and the
-// MCP server run beside the agent and call it before asking hitl.
+// Paths, keyed as policy.CommandLine.PathKeys places them, and what its
+// git commands' configuration runs in GitConfig, and the content of each
+// file it runs that the agent may change in Hashes. The hooks,
+// hitl gate and the MCP server run beside the agent and call it before
+// asking hitl.
 func AgentSide(op policy.Operation, home, cwd string) policy.Operation {
 	if filepath.IsAbs(home) {
 		op.Home = filepath.Clean(home)
@@ -23,9 +35,13 @@ func AgentSide(op policy.Operation, home, cwd string) policy.Operation {
 	if filepath.IsAbs(cwd) && op.Cwd == "" {
 		op.Cwd = filepath.Clean(cwd)
 	}
+	op.FoldCase = op.FoldCase || foldsCase
 	switch op.Type {
 	case policy.OpFileRead, policy.OpFileWrite, policy.OpFileDelete:
-		if op.Resource != "" {
+		if op.Resource == "" && op.Recursive && op.Cwd != "" {
+			op.Resource = op.Cwd // Grep and Glob without a path search the working directory
+		}
+		if op.Resource != "" && !strings.HasPrefix(op.Resource, "~") {
 			named := op.Resource
 			if filepath.IsAbs(cwd) && !filepath.IsAbs(named) {
 				named = filepath.Join(cwd, named)
@@ -48,7 +64,22 @@ func AgentSide(op policy.Operation, home, cwd string) policy.Operation {
 		if err != nil {
 			return op
 		}
-		for _, f := range l.Files(op.Home) {
+		for _, d := range l.GitDirs(op.Home, op.Cwd) {
+			for _, e := range gitConfigRuns(d) {
+				if !slices.Contains(op.GitConfig, e) && len(op.GitConfig) < 64 {
+					op.GitConfig = append(op.GitConfig, e)
+				}
+			}
+		}
+		for _, f := range l.RunsFiles(op.Home, op.Cwd) {
+			if h, ok := hashFile(f); ok && len(op.Hashes) < 64 {
+				if op.Hashes == nil {
+					op.Hashes = map[string]string{}
+				}
+				op.Hashes[f] = h
+			}
+		}
+		for _, f := range l.PathKeys(op.Home, op.Cwd) {
 			real := resolvePath(f, cwd)
 			if real == f || !filepath.IsAbs(real) || len(op.Paths) >= 64 {
 				continue
@@ -62,43 +93,80 @@ func AgentSide(op policy.Operation, home, cwd string) policy.Operation {
 	return op
 }
 
-// resolvePath resolves the symlinks of p: of its longest existing prefix,
-// and of a dangling link after it (a file about to be written through a
-// link need not exist yet). A relative path is placed in cwd when cwd is
-// absolute; otherwise it is left as it is.
+// foldsCase: the agent's filesystem matches names without case (macOS's
+// default APFS volume).
+var foldsCase = runtime.GOOS == "darwin" || runtime.GOOS == "windows"
+
+// resolvePath resolves p as the kernel does: component by component, each
+// symlink replaced by its target where it is met, and .. taken from the
+// directory reached so far (so dir-link/.. is the link target's parent,
+// not dir). A path through /proc/PID is left as it is (the edge's own
+// process is not the command's). Past the first name that does not exist the rest is cleaned
+// as written (a file about to be written through a dangling link is
+// placed where the link leads). A relative path is placed in cwd when
+// cwd is absolute; otherwise it is left as it is.
 func resolvePath(p, cwd string) string {
 	if !filepath.IsAbs(p) {
 		if !filepath.IsAbs(cwd) {
 			return p
 		}
-		p = filepath.Join(cwd, p)
+		p = cwd + string(filepath.Separator) + p
 	}
-	p = filepath.Clean(p)
-links:
-	for n := 0; n < 40; n++ {
-		dir, rest := p, ""
-		for {
-			if r, err := filepath.EvalSymlinks(dir); err == nil {
-				if rest == "" {
-					return r
-				}
-				first, remainder, _ := strings.Cut(rest, string(filepath.Separator))
-				if target, err := os.Readlink(filepath.Join(r, first)); err == nil {
-					if !filepath.IsAbs(target) {
-						target = filepath.Join(r, target)
-					}
-					p = filepath.Join(target, remainder)
-					continue links
-				}
-				return filepath.Join(r, rest)
-			}
-			parent := filepath.Dir(dir)
-			if parent == dir {
-				return p
-			}
-			rest = filepath.Join(filepath.Base(dir), rest)
-			dir = parent
+	sep := string(filepath.Separator)
+	rest := strings.Split(p, sep)
+	done := sep
+	links := 0
+	for len(rest) > 0 {
+		c := rest[0]
+		rest = rest[1:]
+		switch c {
+		case "", ".":
+			continue
+		case "..":
+			done = filepath.Dir(done)
+			continue
 		}
+		if done == "/proc" && (c == "self" || c == "thread-self" || strings.Trim(c, "0123456789") == "") {
+			return p // what /proc/self is here is the hook's, not the command's: the policy asks
+		}
+		next := filepath.Join(done, c)
+		fi, err := os.Lstat(next)
+		if err != nil {
+			return filepath.Join(append([]string{next}, rest...)...)
+		}
+		if fi.Mode()&os.ModeSymlink == 0 {
+			done = next
+			continue
+		}
+		links++
+		target, err := os.Readlink(next)
+		if err != nil || links > 40 {
+			return filepath.Join(append([]string{next}, rest...)...)
+		}
+		if filepath.IsAbs(target) {
+			done = sep
+		}
+		rest = append(strings.Split(target, sep), rest...)
 	}
-	return p
+	return done
+}
+
+// hashFile is the sha256 of the file at p (through its links), or
+// policy.FileAbsent when nothing is there; false when it cannot be read
+// (a learned rule then cannot be bound to it, so the line is not
+// learnable).
+func hashFile(p string) (string, bool) {
+	f, err := os.Open(p)
+	if errors.Is(err, fs.ErrNotExist) {
+		return policy.FileAbsent, true
+	}
+	if err != nil {
+		return "", false
+	}
+	defer f.Close()
+	h := sha256.New()
+	if _, err := io.Copy(h, f); err != nil {
+		return "", false
+	}
+	return hex.EncodeToString(h.Sum(nil)), true
 }

@@ -76,8 +76,8 @@ func TestAgentSideCommandLine(t *testing.T) {
 	op := AgentSide(policy.Operation{Type: policy.OpShell, Resource: line}, home, dir)
 	assert.Equal(t, line, op.Resource, "the line is what runs")
 	assert.Equal(t, map[string]string{
-		dir + "/tmp/rc":   filepath.Join(home, ".bashrc"),
-		"tmp/keys/id_rsa": filepath.Join(home, ".ssh", "id_rsa"),
+		dir + "/tmp/rc":          filepath.Join(home, ".bashrc"),
+		dir + "/tmp/keys/id_rsa": filepath.Join(home, ".ssh", "id_rsa"),
 	}, op.Paths)
 
 	rules := []policy.Rule{

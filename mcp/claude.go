@@ -118,6 +118,9 @@ func (t ToolCall) Operation(context string) policy.Operation {
 		if t.Tool == "Read" {
 			op.Description = "Read " + op.Resource
 		} else {
+			// Grep and Glob read everything beneath their path: every rule
+			// about a path beneath it applies
+			op.Recursive = true
 			op.Description = t.Tool + " " + str("pattern") + " in " + orDefault(op.Resource, "the working directory")
 		}
 	case "WebFetch", "WebSearch":

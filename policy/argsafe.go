@@ -190,11 +190,15 @@ var safeOptions = map[string]string{
 	"git blame": `-b -l -t -s -n -f -e -w -c -p -L= -S= -M[=] -C[=] --root --show-stats --score-debug --show-name --show-number
 		--porcelain --line-porcelain --incremental --show-email --date= --abbrev[=] --since= --first-parent --ignore-rev=
 		--ignore-revs-file= --color-lines --color-by-age --contents= --progress --no-progress --encoding=`,
-	"git branch": `-a -r -l -v -d -D -m -M -c -C -f -i -u= -t[=] --all --remotes --list --verbose --show-current --merged[=]
+	// git branch and git tag list: the options that delete, move, copy,
+	// force or set upstream a branch, or create, sign or delete a tag,
+	// are asked about (and an operand without a listing option creates
+	// one: gitListCheck)
+	"git branch": `-a -r -l -v -i --all --remotes --list --verbose --show-current --merged[=]
 		--no-merged[=] --contains[=] --no-contains[=] --points-at= --sort= --format= --color[=] --no-color --column[=] --no-column
-		--delete --move --copy --force --track[=] --no-track --set-upstream-to= --unset-upstream --ignore-case --abbrev[=] --no-abbrev -q --quiet`,
-	"git tag": `-l -n[=] -a -m= -d -f -i -F= --list --sort= --format= --contains[=] --no-contains[=] --merged[=] --no-merged[=]
-		--points-at[=] --column[=] --no-column --ignore-case --color[=] --annotate --message= --delete --force --file= --cleanup=`,
+		--ignore-case --abbrev[=] --no-abbrev -q --quiet`,
+	"git tag": `-l -n[=] -i --list --sort= --format= --contains[=] --no-contains[=] --merged[=] --no-merged[=]
+		--points-at[=] --column[=] --no-column --ignore-case --color[=]`,
 	"git rev-parse": `-q --abbrev-ref[=] --short[=] --verify --quiet --show-toplevel --git-dir --git-common-dir --absolute-git-dir
 		--show-cdup --show-prefix --is-inside-work-tree --is-bare-repository --is-inside-git-dir --is-shallow-repository
 		--symbolic-full-name --symbolic --all --branches[=] --tags[=] --remotes[=] --show-superproject-working-tree --sq

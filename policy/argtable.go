@@ -154,16 +154,57 @@ var kubectlRuns = cmdArgs{Check: always("this kubectl command runs commands, cop
 
 // gitLog is the entry of git's log family: the options that write a file or
 // run a program.
-var gitLog = cmdArgs{Numeric: true, Write: []string{"--output"}, Code: []string{"--ext-diff", "--textconv"}}
+var gitLog = cmdArgs{Numeric: true, Write: []string{"--output"}, Code: []string{"--ext-diff", "--textconv", "--show-signature"}, Check: gitFormatCheck}
+
+// gitFormatCheck refuses a format that verifies signatures (%G?, %GS,
+// %GK…; %(signature) of for-each-ref): git runs gpg (or gpg.program).
+func gitFormatCheck(args []string) (string, []string) {
+	for _, a := range args {
+		if strings.Contains(a, "%G") || strings.Contains(a, "%(signature") {
+			return "git " + a + " verifies signatures, which runs gpg (or the repository's gpg.program)", nil
+		}
+	}
+	return "", nil
+}
+
+// gitListCheck refuses git branch NAME and git tag NAME, which create a
+// branch or a tag: operands only list with a listing option. (An option
+// the table does not know is left to its scan, which refuses it.)
+func gitListCheck(name string) func([]string) (string, []string) {
+	return func(args []string) (string, []string) {
+		for _, a := range args {
+			opt, _, _ := strings.Cut(a, "=")
+			if _, known := safeSpecs[name][opt]; strings.HasPrefix(a, "-") && !known && !strings.HasPrefix(a, "-n") {
+				return "", nil
+			}
+		}
+		return gitListed(args)
+	}
+}
+
+func gitListed(args []string) (string, []string) {
+	ops := operands(args)
+	if len(ops) == 0 {
+		return "", nil
+	}
+	for _, a := range args {
+		for _, l := range []string{"-l", "--list", "-a", "--all", "-r", "--remotes", "--contains", "--no-contains", "--merged", "--no-merged", "--points-at", "-n"} {
+			if a == l || strings.HasPrefix(a, l+"=") || strings.HasPrefix(l, "-n") && strings.HasPrefix(a, "-n") {
+				return "", nil
+			}
+		}
+	}
+	return "git branch or tag " + ops[0] + " creates it", nil
+}
 
 var gitArgs = cmdArgs{
 	Globals: []string{"-C", "--git-dir", "--work-tree", "--namespace", "--super-prefix"},
 	Code:    []string{"-c", "--config-env", "--exec-path", "--git-dir", "--work-tree", "-p", "--paginate"},
 	Sub: map[string]cmdArgs{
 		"status": {}, "log": gitLog, "show": gitLog, "diff": gitLog, "whatchanged": gitLog, "range-diff": gitLog,
-		"blame": {}, "branch": {}, "tag": {}, "rev-parse": {}, "ls-files": {}, "ls-tree": {}, "cat-file": {Code: []string{"--textconv", "--filters"}},
-		"describe": {}, "shortlog": {Numeric: true}, "reflog": {Numeric: true}, "stash": {Numeric: true}, "add": {}, "restore": {}, "switch": {}, "checkout": {}, "reset": {},
-		"rm": {}, "mv": {}, "merge-base": {}, "name-rev": {}, "count-objects": {}, "version": {}, "rev-list": {Numeric: true}, "for-each-ref": {},
+		"blame": {}, "branch": {Check: gitListCheck("git branch")}, "tag": {Check: gitListCheck("git tag")}, "rev-parse": {}, "ls-files": {}, "ls-tree": {}, "cat-file": {Code: []string{"--textconv", "--filters"}},
+		"describe": {}, "shortlog": {Numeric: true, Check: gitFormatCheck}, "reflog": {Numeric: true, Check: gitFormatCheck}, "stash": {Numeric: true}, "add": {}, "restore": {}, "switch": {}, "checkout": {}, "reset": {},
+		"rm": {}, "mv": {}, "merge-base": {}, "name-rev": {}, "count-objects": {}, "version": {}, "rev-list": {Numeric: true, Check: gitFormatCheck}, "for-each-ref": {Check: gitFormatCheck},
 		"show-ref": {}, "init": {Code: []string{"--template"}}, "commit": {}, "merge": {}, "cherry-pick": {}, "revert": {},
 		"grep":          {Numeric: true, Code: []string{"-O", "--open-files-in-pager"}},
 		"format-patch":  {Numeric: true, Write: []string{"-o", "--output-directory", "--output"}},
@@ -466,12 +507,7 @@ func tarCheck(args []string) (string, []string) {
 	writing := "create extract get append update concatenate catenate delete"
 	risky := []string{"--checkpoint-action", "--to-command", "--use-compress-program", "--info-script", "--new-volume-script",
 		"--rsh-command", "--rmt-command", "--index-file", "--listed-incremental", "--volno-file", "--backup"}
-	forceLocal := false
-	for _, a := range args {
-		if a == "--force-local" {
-			forceLocal = true
-		}
-	}
+	forceLocal := tarForceLocal(args)
 	for i, a := range args {
 		if a == "--" {
 			break
@@ -563,4 +599,44 @@ func kubectlCheck(args []string) (string, []string) {
 		}
 	}
 	return "", nil
+}
+
+// tarForceLocal reports whether --force-local is one of tar's options, not
+// the value of another (tar -tf host:a.tar --exclude --force-local: it is
+// --exclude's pattern, and tar runs rsh for the archive).
+func tarForceLocal(args []string) bool {
+	const takesValue = "fCTXbHKLNVFgI"
+	for i := 0; i < len(args); i++ {
+		a := args[i]
+		switch {
+		case a == "--":
+			return false
+		case a == "--force-local":
+			return true
+		case strings.HasPrefix(a, "--"):
+			if !strings.Contains(a, "=") && safeSpecs["tar"][a] == valueOption {
+				i++ // its value is the next word
+			}
+		case strings.HasPrefix(a, "-") && len(a) > 1:
+			for j := 1; j < len(a); j++ {
+				if strings.IndexByte(takesValue, a[j]) >= 0 {
+					if j == len(a)-1 {
+						i++ // -f VALUE
+					}
+					break // -fVALUE
+				}
+			}
+		case i == 0:
+			// tar tvf a.tar: each letter that takes a value takes the
+			// next word, in order
+			skip := 0
+			for j := 0; j < len(a); j++ {
+				if strings.IndexByte(takesValue, a[j]) >= 0 {
+					skip++
+				}
+			}
+			i += skip
+		}
+	}
+	return false
 }

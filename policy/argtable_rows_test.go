@@ -32,7 +32,7 @@ var argRows = []struct{ line, want string }{
 	{"sed -n 1,20p f", ""}, {"sed 's/a/b/g' f", ""}, {"sed -e 1d -e '$d' f", ""}, {"sed -n '/x/p' f", ""}, {"sed 'y/ab/cd/' f", ""},
 	{"sed -n '1e id' f", "opaque"}, {"sed 's/a/b/e' f", "opaque"}, {"sed 's/a/b/w out' f", "opaque"}, {"sed -n 'w out' f", "opaque"},
 	{"sed 'r /etc/passwd' f", "opaque"}, {"sed -f s.sed f", "opaque"}, {"sed --file=s.sed f", "opaque"}, {"sed -i s/a/b/ f", "f"},
-	{"sed --in-place=.bak s/a/b/ f g", "f g"}, {"sed -ne '1e id' f", "opaque"}, {"sed --expression='1e id' f", "opaque"},
+	{"sed --in-place=.bak s/a/b/ f g", "opaque"}, {"sed -ne '1e id' f", "opaque"}, {"sed --expression='1e id' f", "opaque"},
 	{"sed --unknown f", "opaque"}, {"sed -x f", "opaque"}, {"sed", "opaque"},
 	{"awk '{print}' f", "opaque"}, {"gawk 1 f", "opaque"}, {"mawk 1 f", "opaque"}, {"nawk 1 f", "opaque"},
 	{"find . -name '*.go'", ""}, {"find . -exec rm {} ;", "opaque"}, {"find . -execdir rm {} +", "opaque"}, {"find . -ok rm {} ;", "opaque"},
@@ -127,6 +127,9 @@ var argRows = []struct{ line, want string }{
 	{"nohup ls", "opaque"}, {"timeout 5 ls", "opaque"}, {"python3 -c x", "opaque"}, {"python3 -Bc x", "opaque"}, {"python3 x.py", ""},
 	{"python3", "opaque"}, {"python3.12 -c x", "opaque"}, {"node -e x", "opaque"}, {"node --require=x a.js", "opaque"}, {"node a.js", ""},
 	{"perl -ne 'print' f", "opaque"}, {"perl -i -pe x f", "opaque"}, {"perl x.pl", ""}, {"ruby -e x", "opaque"}, {"ruby -rx a.rb", "opaque"},
+	// issue 31: signatures run gpg; branch and tag writes
+	{"git rev-list --format=%G? HEAD", "opaque"}, {"git tag -d v1", "opaque"}, {"git for-each-ref --format='%(signature)'", "opaque"},
+	{"git shortlog --format=%GS", "opaque"}, {"git reflog --format=%GS", "opaque"},
 	{"ruby a.rb", ""}, {"x=1", "opaque"}, {"A=1 ls", "opaque"}, {"ls $HOME", "opaque"}, {"ls *", "opaque"}, {"/bin/ls", ""},
 }
 

@@ -65,12 +65,12 @@ func (d Decider) decide(op Operation) (Decision, error) {
 		var err error
 		teach := true
 		if isFileOp(op.Type) && op.Resource != "" {
-			fp := normalisePath(op.Resource, true, op.Home)
+			fp, rs := place(op.Resource, true, op.Home, op.Cwd, directories(nil, op.Home, op.Cwd))
 			op.Resource = fp.value
 			var p partDecision
-			p, err = d.path(op, op.Type, fp, op.Resource)
+			p, err = d.path(op, op.Type, fp, rs, op.Resource, op.Recursive)
 			dec = Decision{Effect: p.Effect, Rule: p.Rule, Approvers: p.approvers, Quorum: p.quorum}
-			teach = !fp.homeUnknown && !fp.network
+			teach = !fp.homeUnknown && !fp.network && fp.unplaceable == ""
 		} else {
 			dec, err = d.single(op)
 		}
@@ -89,9 +89,9 @@ func (d Decider) decide(op Operation) (Decision, error) {
 	}
 	dec := combine(parts)
 	dec.Grant = d.GrantFor(op)
-	if single != nil && dec.teachable() {
+	if single != "" && dec.teachable() {
 		dec.Learnable = true
-		dec.Teaches = &LearnedRuleKey{Agent: op.Agent, OpType: OpShell, Resource: single.Text()}
+		dec.Teaches = &LearnedRuleKey{Agent: op.Agent, OpType: OpShell, Resource: single}
 	}
 	return finish(dec), nil
 }
@@ -118,15 +118,22 @@ type partDecision struct {
 	DecisionPart
 	approvers []string
 	quorum    int
+	// unplaced: it names a path the policy cannot place, so no learned
+	// rule may allow it either.
+	unplaced bool
 }
 
 // single decides one operation that is not a command line (or one part
 // of one): configured rules, learned rules, the default.
 func (d Decider) single(op Operation) (Decision, error) {
+	return d.learned(op, d.configured(op))
+}
+
+// configured decides op by the configured rules and the default.
+func (d Decider) configured(op Operation) Decision {
 	for _, r := range d.Rules {
-		if r.Matches(op) {
-			dec := Decision{Effect: r.Effect, Rule: r.Name, Approvers: r.Approvers, Quorum: r.Quorum}
-			return d.learned(op, dec)
+		if matchesFile(r, op, false) {
+			return Decision{Effect: r.Effect, Rule: r.Name, Approvers: r.Approvers, Quorum: r.Quorum}
 		}
 	}
 	dec := Decision{Effect: EffectAsk, Rule: "default"}
@@ -136,7 +143,7 @@ func (d Decider) single(op Operation) (Decision, error) {
 	if op.Prompted && dec.Effect == EffectAllow {
 		dec = Decision{Effect: EffectAsk, Rule: "default (the agent was about to ask its person: no rule allows this)"}
 	}
-	return d.learned(op, dec)
+	return dec
 }
 
 // learned turns an approver-less, quorum-1 ask into allow when a person
@@ -162,17 +169,17 @@ func isFileOp(t OpType) bool {
 // knows safe, no redirection, no file its arguments write) and no
 // friction rule matches it generously: the only kind of line a person
 // may teach.
-func (d Decider) commandParts(op Operation, depth int) (parts []partDecision, single *ShellCommand, err error) {
+func (d Decider) commandParts(op Operation, depth int) (parts []partDecision, single string, err error) {
 	opaque := func(text, reason string) {
 		parts = append(parts, partDecision{DecisionPart: DecisionPart{Kind: PartOpaque, Text: text, Effect: EffectAsk, Rule: "default", Reason: reason}})
 	}
 	if d.Parse == nil {
 		opaque(op.Resource, "no shell parser: every command asks")
-		return parts, nil, nil
+		return parts, "", nil
 	}
 	if strings.TrimSpace(op.Resource) == "" {
 		opaque("", "no command given")
-		return parts, nil, nil
+		return parts, "", nil
 	}
 	line, perr := d.Parse(op.Resource)
 	if perr != nil {
@@ -181,10 +188,10 @@ func (d Decider) commandParts(op Operation, depth int) (parts []partDecision, si
 		p := partDecision{DecisionPart: DecisionPart{Kind: PartOpaque, Text: op.Resource, Effect: EffectAsk, Rule: "default",
 			Reason: "not understood: it does not parse as a shell command line, so its parts cannot be checked"}}
 		if err := d.textFriction(op, op.Resource, &p); err != nil {
-			return nil, nil, err
+			return nil, "", err
 		}
 		parts = append(parts, p)
-		return parts, nil, nil
+		return parts, "", nil
 	}
 	if len(line.Commands) == 0 && len(line.Writes) == 0 && len(line.Reads) == 0 {
 		opaque(op.Resource, "not understood: it runs no command")
@@ -192,20 +199,25 @@ func (d Decider) commandParts(op Operation, depth int) (parts []partDecision, si
 	for _, o := range line.Opaque {
 		opaque(o.Text, "not understood: "+o.What)
 	}
-	changesDir := false
+	ld := directories(line.Commands, op.Home, op.Cwd)
 	var views []commandView
 	for _, c := range line.Commands {
 		v := understand(c)
-		views = append(views, v)
-		if len(c.Args) > 0 && (c.Args[0].Value == "cd" || c.Args[0].Value == "pushd" || c.Args[0].Value == "popd") {
-			changesDir = true
+		if why := gitRuns(c, op.GitConfig); why != "" && v.why == "" {
+			v.why = why
 		}
+		views = append(views, v)
 	}
+	keys := make([]string, len(line.Commands))
 	for i, c := range line.Commands {
 		v := views[i]
-		p, err := d.part(op, PartCommand, v.match.Text())
+		key, bound := learnKey(v.match, op, ld)
+		if bound {
+			keys[i] = key
+		}
+		p, err := d.part(op, PartCommand, v.match.Text(), keys[i])
 		if err != nil {
-			return nil, nil, err
+			return nil, "", err
 		}
 		p.Text = c.Text()
 		if v.why != "" {
@@ -222,7 +234,7 @@ func (d Decider) commandParts(op Operation, depth int) (parts []partDecision, si
 				inner.Resource = script
 				nested, _, err := d.commandParts(inner, depth+1)
 				if err != nil {
-					return nil, nil, err
+					return nil, "", err
 				}
 				for _, n := range nested {
 					if n.Effect == EffectDeny || len(n.approvers) > 0 || n.quorum > 1 {
@@ -241,24 +253,24 @@ func (d Decider) commandParts(op Operation, depth int) (parts []partDecision, si
 			}
 		}
 		if err := d.frictionFor(op, words, &p); err != nil {
-			return nil, nil, err
+			return nil, "", err
 		}
-		d.operandFriction(op, v.match, &p)
+		d.operandFriction(op, v.match, ld, &p)
 		parts = append(parts, p)
 		for _, w := range v.writes {
-			if err := d.file(op, OpFileWrite, w, changesDir, &parts); err != nil {
-				return nil, nil, err
+			if err := d.file(op, OpFileWrite, w, ld, &parts); err != nil {
+				return nil, "", err
 			}
 		}
 	}
 	for _, w := range line.Writes {
-		if err := d.file(op, OpFileWrite, w, changesDir, &parts); err != nil {
-			return nil, nil, err
+		if err := d.file(op, OpFileWrite, w, ld, &parts); err != nil {
+			return nil, "", err
 		}
 	}
 	for _, w := range line.Reads {
-		if err := d.file(op, OpFileRead, w, changesDir, &parts); err != nil {
-			return nil, nil, err
+		if err := d.file(op, OpFileRead, w, ld, &parts); err != nil {
+			return nil, "", err
 		}
 	}
 	// A part the policy cannot read meets every friction rule whose
@@ -267,7 +279,7 @@ func (d Decider) commandParts(op Operation, depth int) (parts []partDecision, si
 	for i := range parts {
 		if parts[i].Kind == PartOpaque {
 			if err := d.textFriction(op, op.Resource, &parts[i]); err != nil {
-				return nil, nil, err
+				return nil, "", err
 			}
 		}
 	}
@@ -275,9 +287,8 @@ func (d Decider) commandParts(op Operation, depth int) (parts []partDecision, si
 	// node or command, a file written or read, each is a part of its
 	// own; friction that matched made it deny or ask with people, which
 	// teachable() refuses.
-	if len(parts) == 1 && parts[0].Kind == PartCommand {
-		c := views[0].match
-		single = &c
+	if len(parts) == 1 && parts[0].Kind == PartCommand && !parts[0].unplaced {
+		single = keys[0] // "" when a file it runs has no hash
 	}
 	return parts, single, nil
 }
@@ -317,9 +328,9 @@ func (d Decider) frictionFor(op Operation, words []string, p *partDecision) erro
 
 // file decides a file a command line writes or reads, as the file_write
 // or file_read operation it is. The terminal's own files are no files.
-// A relative path in a line that changes directory names a file the
-// policy cannot place: it asks.
-func (d Decider) file(op Operation, t OpType, w ShellWord, changesDir bool, parts *[]partDecision) error {
+// A path is decided in every directory the line may read it in (see
+// place); one the policy cannot place asks.
+func (d Decider) file(op Operation, t OpType, w ShellWord, ld lineDirs, parts *[]partDecision) error {
 	kind := PartWrite
 	if t == OpFileRead {
 		kind = PartRead
@@ -339,55 +350,67 @@ func (d Decider) file(op Operation, t OpType, w ShellWord, changesDir bool, part
 		*parts = append(*parts, p)
 		return nil
 	}
-	fp := normalisePath(w.Value, w.Tilde(), op.Home)
+	fp, rs := place(w.Value, w.Tilde(), op.Home, op.Cwd, ld)
 	if slices.Contains(terminalFiles, fp.value) {
 		return nil
 	}
-	p, err := d.path(op, t, fp, w.Text)
+	p, err := d.path(op, t, fp, rs, w.Text, false)
 	if err != nil {
 		return err
 	}
 	p.Kind = kind
-	if changesDir && !path.IsAbs(fp.value) && !fp.homeUnknown && p.Effect == EffectAllow {
-		p.Effect, p.Rule, p.Reason, p.approvers, p.quorum = EffectAsk, "default", "the line changes directory, so the relative path "+fp.value+" cannot be placed", nil, 0
-	}
 	*parts = append(*parts, p)
 	return nil
 }
 
-// path decides a normalised path for an operation of type t: the rules
-// see the cleaned path; a path under an unknown home is never allowed but
-// meets the friction rules written for home directories; /dev/tcp is the
-// network.
-func (d Decider) path(op Operation, t OpType, fp filePath, text string) (partDecision, error) {
+// path decides a normalised path for an operation of type t, in each of
+// its readings (rs: placed in the line's directories; what the edge
+// resolved each to): the strictest decision holds. A path under an
+// unknown home or one the policy cannot place is never allowed but meets
+// the friction rules of its candidates; /dev/tcp is the network; under:
+// the operation reads everything beneath the path.
+func (d Decider) path(op Operation, t OpType, fp filePath, rs []reading, text string, under bool) (partDecision, error) {
 	if fp.network {
 		return partDecision{DecisionPart: DecisionPart{Kind: PartOpaque, Text: text, Effect: EffectAsk, Rule: "default",
 			Reason: "not understood: " + fp.value + " opens a network connection"}}, nil
 	}
-	p, err := d.pathAs(op, t, fp, text, false)
+	p, err := d.pathAs(op, t, fp, text, false, under)
 	if err != nil {
 		return p, err
 	}
-	if real, ok := op.Paths[fp.value]; ok && path.IsAbs(real) && path.Clean(real) != fp.value {
-		// The agent's machine resolved its symlinks: the path is decided
-		// as what it leads to as well, and the stricter decision holds
-		// (what an edge says of a path only ever adds friction).
-		rp := normalisePath(real, false, "")
-		text = text + " (" + rp.value + ")"
-		if rp.network && p.Effect != EffectDeny {
-			return partDecision{DecisionPart: DecisionPart{Kind: PartOpaque, Text: text, Effect: EffectAsk, Rule: "default",
-				Reason: "not understood: " + rp.value + " opens a network connection"}}, nil
+	type alt struct {
+		fp    filePath
+		shown string
+	}
+	var alts []alt
+	for _, r := range rs[min(1, len(rs)):] {
+		alts = append(alts, alt{filePath{value: r.value}, text + " (" + r.value + ")"})
+	}
+	reals := map[string]bool{}
+	for _, r := range append([]reading{{fp.value, fp.value}}, rs...) {
+		if real, ok := op.Paths[r.key]; ok && path.IsAbs(real) && path.Clean(real) != r.value && !reals[path.Clean(real)] {
+			reals[path.Clean(real)] = true
+			rp := normalisePath(real, false, "")
+			alts = append(alts, alt{rp, text + " (" + rp.value + ")"})
 		}
-		q, err := d.pathAs(op, t, rp, text, true)
+	}
+	for _, a := range alts {
+		if a.fp.network && p.Effect != EffectDeny {
+			return partDecision{DecisionPart: DecisionPart{Kind: PartOpaque, Text: a.shown, Effect: EffectAsk, Rule: "default",
+				Reason: "not understood: " + a.fp.value + " opens a network connection"}}, nil
+		}
+		// What an edge says of a path, and each other reading, only ever
+		// adds friction: the stricter decision holds.
+		q, err := d.pathAs(op, t, a.fp, a.shown, true, under)
 		if err != nil {
 			return q, err
 		}
-		if stricter(p, q) {
-			q.DecisionPart = p.DecisionPart
-			q.Text, q.Reason = text, p.Reason
-			q.approvers, q.quorum = p.approvers, p.quorum
+		if stricter(q, p) {
+			p = q
 		}
-		return q, nil
+	}
+	if fp.unplaceable != "" && p.Effect == EffectAllow {
+		p.Effect, p.Rule, p.Reason, p.approvers, p.quorum = EffectAsk, "default", "not placed: "+fp.unplaceable, nil, 0
 	}
 	return p, nil
 }
@@ -409,10 +432,10 @@ func stricter(a, b partDecision) bool {
 	return rank(a) > rank(b)
 }
 
-// pathAs decides one normalised path (linked: it is what a symlink leads
-// to, shown as it is).
-func (d Decider) pathAs(op Operation, t OpType, fp filePath, text string, linked bool) (partDecision, error) {
-	fop := Operation{Type: t, Risk: op.Risk, Resource: fp.value, Agent: op.Agent, Description: op.Description, Prompted: op.Prompted}
+// pathAs decides one normalised path (linked: it is another reading of
+// it, shown as it is; under: everything beneath it is read).
+func (d Decider) pathAs(op Operation, t OpType, fp filePath, text string, linked, under bool) (partDecision, error) {
+	fop := Operation{Type: t, Risk: op.Risk, Resource: fp.value, Agent: op.Agent, Description: op.Description, Prompted: op.Prompted, FoldCase: op.FoldCase}
 	dec, err := d.single(fop)
 	if err != nil {
 		return partDecision{}, err
@@ -425,35 +448,49 @@ func (d Decider) pathAs(op Operation, t OpType, fp filePath, text string, linked
 		}
 	}
 	p := partDecision{DecisionPart: DecisionPart{Text: shown, Effect: dec.Effect, Rule: dec.Rule, Reason: orReason("", dec)}, approvers: dec.Approvers, quorum: dec.Quorum}
-	if fp.homeUnknown {
-		if p.Effect == EffectAllow {
-			p.Effect, p.Rule, p.Reason, p.approvers, p.quorum = EffectAsk, "default", "the agent's home directory is not known, so no rule allows a path under it", nil, 0
-		}
-		for _, c := range fp.candidates {
-			cop := fop
-			cop.Resource = c
-			for _, r := range d.Rules {
-				if !r.AddsFriction() || !r.Matches(cop) {
-					continue
-				}
-				if r.Effect == EffectDeny && p.Effect != EffectDeny {
-					p.Effect, p.Rule, p.approvers, p.quorum, p.Reason = EffectDeny, r.Name, nil, 0, "rule "+r.Name+" (it matches "+c+")"
-				} else if p.Effect == EffectAsk && r.Effect == EffectAsk && r.Quorum >= p.quorum && len(p.approvers) == 0 {
-					p.Rule, p.approvers, p.quorum, p.Reason = r.Name, r.Approvers, r.Quorum, "rule "+r.Name+" (it matches "+c+")"
-				}
+	if fp.homeUnknown && p.Effect == EffectAllow {
+		p.Effect, p.Rule, p.Reason, p.approvers, p.quorum = EffectAsk, "default", "the agent's home directory is not known, so no rule allows a path under it", nil, 0
+	}
+	names := []string{}
+	if fp.homeUnknown || fp.unplaceable != "" {
+		names = append(names, fp.candidates...)
+	}
+	if under && path.IsAbs(fp.value) {
+		names = append(names, fp.value)
+	}
+	for _, c := range names {
+		cop := fop
+		cop.Resource = c
+		for _, r := range d.Rules {
+			if !r.AddsFriction() || !matchesFile(r, cop, under) {
+				continue
+			}
+			if r.Effect == EffectDeny && p.Effect != EffectDeny {
+				p.Effect, p.Rule, p.approvers, p.quorum, p.Reason = EffectDeny, r.Name, nil, 0, "rule "+r.Name+" (it matches "+c+")"
+			} else if p.Effect != EffectDeny && r.Effect == EffectAsk && (p.Effect == EffectAllow || r.Quorum >= p.quorum && len(p.approvers) == 0) {
+				p.Effect, p.Rule, p.approvers, p.quorum, p.Reason = EffectAsk, r.Name, r.Approvers, r.Quorum, "rule "+r.Name+" (it matches "+c+")"
+			}
+			if under && !matchesFile(r, cop, false) {
+				p.Reason = "rule " + r.Name + " (it matches files beneath " + c + ", all of which are read)"
 			}
 		}
 	}
 	return p, nil
 }
 
-// part decides one simple command of a line.
-func (d Decider) part(op Operation, kind, text string) (partDecision, error) {
+// part decides one simple command of a line: the rules see its text, a
+// learned rule is found by key (learnKey; none when key is "").
+func (d Decider) part(op Operation, kind, text, key string) (partDecision, error) {
 	pop := op
 	pop.Resource = text
-	dec, err := d.single(pop)
-	if err != nil {
-		return partDecision{}, err
+	dec := d.configured(pop)
+	if key != "" {
+		lop := pop
+		lop.Resource = key
+		var err error
+		if dec, err = d.learned(lop, dec); err != nil {
+			return partDecision{}, err
+		}
 	}
 	return partDecision{DecisionPart: DecisionPart{Kind: kind, Text: text, Effect: dec.Effect, Rule: dec.Rule, Reason: orReason("", dec)},
 		approvers: dec.Approvers, quorum: dec.Quorum}, nil

@@ -48,13 +48,119 @@ func operandWord(w string) string {
 	return w
 }
 
+// operandWords are the words of c after the program that may name files
+// (literal, not an option unless --option=VALUE).
+func operandWords(c ShellCommand) []ShellWord {
+	var out []ShellWord
+	for i, w := range c.Args {
+		if i == 0 || !w.Literal || operandWord(w.Value) == "" {
+			continue
+		}
+		out = append(out, w)
+	}
+	return out
+}
+
+// placeable reports whether an operand of c must be placed for c to be
+// allowed: not the words of a command that prints them (echo), the
+// directory cd goes to, or a subcommand.
+func placeable(c ShellCommand, w ShellWord) bool {
+	if len(c.Args) < 2 {
+		return false
+	}
+	prog := path.Base(c.Args[0].Value)
+	a, known := commandArgs[prog]
+	switch {
+	case known && a.Literal, prog == "cd", prog == "pushd", prog == "popd", prog == "chdir":
+		return false
+	case known && a.Sub != nil:
+		if _, sub := a.Sub[w.Value]; sub {
+			return false
+		}
+	}
+	return true
+}
+
+// recursiveRead reports whether c reads every file beneath a directory it
+// names: grep -r, rg, find, diff -r, cp -r, tar -c, git diff --no-index,
+// rsync -r/-a, zip -r. Its operands then meet every rule about the paths
+// beneath them.
+func recursiveRead(c ShellCommand) bool {
+	if len(c.Args) == 0 {
+		return false
+	}
+	prog := path.Base(c.Args[0].Value)
+	has := func(short string, long ...string) bool {
+		for _, w := range c.Args[1:] {
+			v := w.Value
+			if v == "--" {
+				return false
+			}
+			for _, l := range long {
+				if v == l || strings.HasPrefix(v, l+"=") || strings.HasPrefix(l, v) && strings.HasPrefix(v, "--") && len(v) > 3 {
+					return true
+				}
+			}
+			if strings.HasPrefix(v, "-") && !strings.HasPrefix(v, "--") && strings.ContainsAny(v[1:], short) {
+				return true
+			}
+		}
+		return false
+	}
+	switch prog {
+	case "rg", "find", "ag", "ack":
+		return true
+	case "grep", "egrep", "fgrep":
+		return has("rR", "--recursive", "--dereference-recursive", "--directories=recurse")
+	case "diff":
+		return has("r", "--recursive")
+	case "cp", "scp":
+		return has("rRa", "--recursive", "--archive")
+	case "rsync":
+		return has("ra", "--recursive", "--archive")
+	case "zip":
+		return has("r", "--recurse-paths")
+	case "tar":
+		return true // tar -c reads directories whole; tar -t reads an archive
+	case "git":
+		for _, w := range c.Args[1:] {
+			if w.Value == "--no-index" {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// matchesFile reports whether r, a rule about files, applies to op:
+// beneath op's path too when the operation reads recursively, without
+// case when the agent's filesystem folds case.
+func matchesFile(r Rule, op Operation, under bool) bool {
+	if op.FoldCase && isFileOp(op.Type) {
+		r.Resource, op.Resource = strings.ToLower(r.Resource), strings.ToLower(op.Resource)
+	}
+	if r.Matches(op) {
+		return true
+	}
+	if !under || r.Resource == "" {
+		return false
+	}
+	pattern := r.Resource
+	r.Resource = ""
+	return r.Matches(op) && globUnder(pattern, op.Resource)
+}
+
 // operandFriction applies to p the file rules that add friction and match
-// a file c's operands name (the words of c.Args after the program).
-func (d Decider) operandFriction(op Operation, c ShellCommand, p *partDecision) {
+// a file c's operands name (the words of c.Args after the program), in
+// every reading of each: placed in the line's directories, as the edge
+// resolved it, beneath it for a command that reads recursively. An
+// operand the policy cannot place makes p ask.
+func (d Decider) operandFriction(op Operation, c ShellCommand, ld lineDirs, p *partDecision) {
 	if len(c.Args) < 2 || p.Effect == EffectDeny {
 		return
 	}
 	prog := path.Base(c.Args[0].Value)
+	under := recursiveRead(c)
 	args := c.Args[1:]
 	for i, w := range args {
 		if !w.Literal {
@@ -64,25 +170,42 @@ func (d Decider) operandFriction(op Operation, c ShellCommand, p *partDecision) 
 		if v == "" {
 			continue
 		}
-		fp := normalisePath(v, w.Tilde(), op.Home)
+		fp, rs := place(v, w.Tilde(), op.Home, op.Cwd, ld)
 		if fp.network {
 			continue
 		}
+		if fp.unplaceable != "" && placeable(c, w) {
+			p.unplaced = true
+			if p.Effect == EffectAllow {
+				p.Effect, p.Rule, p.Reason, p.approvers, p.quorum = EffectAsk, "default", "not placed: "+fp.unplaceable, nil, 0
+			}
+		}
 		names := []string{fp.value}
-		if fp.homeUnknown {
+		if fp.homeUnknown || fp.unplaceable != "" {
 			names = append(names, fp.candidates...)
+		}
+		for _, r := range rs {
+			names = append(names, r.value)
+			if real, ok := op.Paths[r.key]; ok && path.IsAbs(real) {
+				names = append(names, cleanPath(real))
+			}
 		}
 		if real, ok := op.Paths[fp.value]; ok && path.IsAbs(real) {
 			names = append(names, cleanPath(real))
 		}
 		for _, t := range operandTypes(prog, i == len(args)-1) {
 			for _, name := range names {
-				fop := Operation{Type: t, Risk: op.Risk, Resource: name, Agent: op.Agent, Description: op.Description, Prompted: op.Prompted}
+				fop := Operation{Type: t, Risk: op.Risk, Resource: name, Agent: op.Agent, Description: op.Description, Prompted: op.Prompted, FoldCase: op.FoldCase}
+				// a directory nobody placed is matched as written
+				beneath := under && t == OpFileRead && path.IsAbs(name)
 				for _, r := range d.Rules {
-					if !r.AddsFriction() || !r.Matches(fop) {
+					if !r.AddsFriction() || !matchesFile(r, fop, beneath) {
 						continue
 					}
 					why := "rule " + r.Name + " (it matches the file " + name + " the command names)"
+					if beneath && !matchesFile(r, fop, false) {
+						why = "rule " + r.Name + " (it matches files beneath " + name + ", which the command reads)"
+					}
 					if r.Effect == EffectDeny {
 						p.Effect, p.Rule, p.approvers, p.quorum, p.Reason = EffectDeny, r.Name, nil, 0, why
 						return

@@ -23,6 +23,11 @@ type filePath struct {
 	candidates  []string
 	// network: bash opens a connection (/dev/tcp/host/port).
 	network bool
+	// unplaceable says why the policy cannot place the path (an alias
+	// of /proc, the directory stack, a relative path after cd): it is
+	// never allowed, yet still meets the friction rules of its
+	// candidates.
+	unplaceable string
 }
 
 // normalisePath reads p (tilde: it starts with an unquoted ~ the shell
@@ -31,6 +36,9 @@ func normalisePath(p string, tilde bool, home string) filePath {
 	if tilde && strings.HasPrefix(p, "~") {
 		user, rest, _ := strings.Cut(p[1:], "/")
 		rest = "/" + rest
+		if dirStack(user) {
+			return filePath{value: cleanPath(p), unplaceable: "~" + user + " is bash's directory stack, not a home directory"}
+		}
 		if user == "" && home != "" && path.IsAbs(home) {
 			return finishPath(cleanPath(home + rest))
 		}
@@ -50,6 +58,21 @@ func normalisePath(p string, tilde bool, home string) filePath {
 
 func finishPath(p string) filePath {
 	return filePath{value: p, network: strings.HasPrefix(p, "/dev/tcp/") || strings.HasPrefix(p, "/dev/udp/")}
+}
+
+// dirStack reports whether ~user is one of bash's directory-stack tildes
+// (~+ ~- ~N ~+N ~-N), not a user's home.
+func dirStack(user string) bool {
+	u := strings.TrimLeft(user, "+-")
+	if len(user)-len(u) > 1 {
+		return false
+	}
+	for _, c := range u {
+		if c < '0' || c > '9' {
+			return false
+		}
+	}
+	return user != ""
 }
 
 // cleanPath cleans p lexically: /tmp/../etc/x is /etc/x, //x is /x. An

@@ -67,14 +67,33 @@ type Operation struct {
 	// the agent's machine (the hooks, hitl gate): ~ in a path is expanded
 	// with it. Without it, a path under ~ is never allowed by a rule.
 	Home string `json:"home,omitempty"`
-	// Cwd is the directory the agent works in (its session's), sent by
-	// the same edges: a write outside it is labelled as such (Risks).
-	Cwd string `json:"cwd,omitempty"`
 	// Paths are the symlinks of a command line's files resolved on the
 	// agent's machine (by the same edges): a path as the policy reads it
 	// (cleaned, ~ expanded) to the path it leads to. The decision uses
 	// the path a file really is.
 	Paths map[string]string `json:"paths,omitempty"`
+	// Cwd is the agent's working directory, sent by the same edges: a
+	// relative path is placed in it (and in every directory a cd of the
+	// line moves to); without it, a relative path that climbs out (..)
+	// is never allowed. A write outside it is labelled as such (Risks).
+	Cwd string `json:"cwd,omitempty"`
+	// Recursive: a file operation reads everything beneath Resource (Claude
+	// Code's Grep and Glob): every rule about a path beneath it applies.
+	Recursive bool `json:"recursive,omitempty"`
+	// FoldCase: the agent's filesystem folds case (macOS), as its edge
+	// says; rules about files then match without case.
+	FoldCase bool `json:"foldCase,omitempty"`
+	// GitConfig is what the same edges found git would run beyond the
+	// line's words, in the repositories its git commands run in: each
+	// configuration entry for which GitConfigRuns holds, as
+	// "KEY=VALUE (ORIGIN)", and the GitEnvRuns variables set. Those git
+	// commands are then not understood.
+	GitConfig []string `json:"gitConfig,omitempty"`
+	// Hashes are the sha256 (hex) of each file a command line runs that
+	// the agent may change (CommandLine.RunsFiles), by path, or
+	// FileAbsent, sent by the same edges: a learned rule for the line is
+	// bound to them.
+	Hashes map[string]string `json:"hashes,omitempty"`
 	// Diffs are the file changes of a file operation, per file, as the
 	// person sees them (FileDiff); the policy decides by Resource.
 	Diffs []FileDiff `json:"diffs,omitempty"`
@@ -93,6 +112,8 @@ const (
 	MaxFieldLen       = 4000
 )
 
+var sha256Hex = regexp.MustCompile(`^[0-9a-f]{64}$`)
+
 var opTypePattern = regexp.MustCompile(`^[a-z][a-z0-9_.:-]{0,63}$`)
 
 // Validate checks an operation an agent sent.
@@ -108,8 +129,17 @@ func (o *Operation) Validate() error {
 		return fault.Errorf(fault.EINVALID, "home %q is invalid: send the agent's home directory as an absolute path", o.Home)
 	case o.Cwd != "" && (!strings.HasPrefix(o.Cwd, "/") || len(o.Cwd) > 4096 || strings.ContainsAny(o.Cwd, "\x00\n")):
 		return fault.Errorf(fault.EINVALID, "cwd %q is invalid: send the agent's working directory as an absolute path", o.Cwd)
+	case len(o.Hashes) > 64:
+		return fault.Errorf(fault.EINVALID, "hashes has %d entries: send at most 64", len(o.Hashes))
+	case len(o.GitConfig) > 64:
+		return fault.Errorf(fault.EINVALID, "gitConfig has %d entries: send at most 64", len(o.GitConfig))
 	case len(o.Paths) > 64:
 		return fault.Errorf(fault.EINVALID, "paths has %d entries: send at most 64", len(o.Paths))
+	}
+	for p, h := range o.Hashes {
+		if !strings.HasPrefix(p, "/") || len(p) > 4096 || h != FileAbsent && !sha256Hex.MatchString(h) {
+			return fault.Errorf(fault.EINVALID, "hashes: %q -> %q is invalid: map an absolute path to the sha256 of its content (64 hex digits) or %q", p, h, FileAbsent)
+		}
 	}
 	for from, to := range o.Paths {
 		if from == "" || !strings.HasPrefix(to, "/") || len(from)+len(to) > 8192 {

@@ -104,7 +104,7 @@ func TestRiskLabels(t *testing.T) {
 		{"git reset --hard", sh("git reset --hard HEAD~3"), []policy.RiskKind{deletes, history}, ""},
 		{"git rebase", sh("git rebase -i HEAD~5"), []policy.RiskKind{history, opaque}, ""},
 		{"git commit --amend", sh("git commit --amend --no-edit"), []policy.RiskKind{history}, ""},
-		{"git branch -D", sh("git branch -D feature"), []policy.RiskKind{history}, ""},
+		{"git branch -D", sh("git branch -D feature"), []policy.RiskKind{history, opaque}, ""},
 		{"git -C dir push", sh("git -C ../other push"), []policy.RiskKind{history, network}, ""},
 		{"a plain commit changes no history", sh("git commit -m 'rm -rf everything'"), nil, ""},
 

@@ -31,6 +31,9 @@ func sedCheck(args []string) (string, []string) {
 				}
 				scripts = append(scripts, value)
 			case strings.HasPrefix("in-place", name):
+				if hasValue && value != "" {
+					return "sed " + a + " writes a backup copy where its suffix says", nil
+				}
 				inPlace = true
 			case strings.HasPrefix("file", name):
 				return "sed --file runs a script from a file", nil
@@ -47,6 +50,9 @@ func sedCheck(args []string) (string, []string) {
 				switch c := a[j]; c {
 				case 'n', 'E', 'r', 's', 'u', 'z':
 				case 'i':
+					if a[j+1:] != "" {
+						return "sed " + a + " writes a backup copy where its suffix says", nil
+					}
 					inPlace, j = true, len(a) // -i[SUFFIX]
 				case 'e', 'l':
 					v := a[j+1:]

@@ -199,6 +199,7 @@ func (d *doctor) hooks(agent, what string, files []string, fix string) check {
 	c := check{what: what}
 	wired := map[steer.HookEvent][]string{}
 	var found []string
+	undecided := "" // a file whose PreToolUse hook leaves tool calls undecided
 	for _, f := range files {
 		b, err := os.ReadFile(f)
 		if errors.Is(err, os.ErrNotExist) {
@@ -219,10 +220,19 @@ func (d *doctor) hooks(agent, what string, files []string, fix string) check {
 				for _, h := range g.Hooks {
 					if hitlCommand(h.Command, "hook "+agent) {
 						wired[steer.HookEvent(ev)] = append(wired[steer.HookEvent(ev)], d.short(f))
+						if ev == string(steer.HookPreToolUse) && regexp.MustCompile(`--?decide-tools(=|\s+)(false|0|f|F|FALSE|False)\b`).MatchString(h.Command) {
+							undecided = d.short(f)
+						}
 					}
 				}
 			}
 		}
+	}
+	if agent == "claude" && len(wired[steer.HookPreToolUse]) > 0 && undecided != "" {
+		c.status, c.what = checkProblem, what
+		c.say = undecided + " runs hitl hook claude --decide-tools=false at PreToolUse: in acceptEdits, auto and bypassPermissions modes Claude Code sends no PermissionRequest, so hitl is never asked"
+		c.fix = "drop --decide-tools=false (docs/claude-code.md's hooks block)"
+		return c
 	}
 	want := hookEventsOf[agent]
 	var missing []string

@@ -75,6 +75,20 @@ func TestDoctor(t *testing.T) {
 			},
 		},
 		{
+			name: "PreToolUse with --decide-tools=false: hitl is never asked in acceptEdits, auto or bypassPermissions",
+			setup: func(t *testing.T, home, project, bin string) {
+				writeScript(t, filepath.Join(bin, "hitl"), "exit 0")
+				undecided := readmeHooks("claude", steer.HookEvents)
+				undecided["hooks"].(map[string]any)["PreToolUse"] = []any{map[string]any{"matcher": "*", "hooks": []any{
+					map[string]any{"type": "command", "command": "hitl hook claude --decide-tools=false", "timeout": 600}}}}
+				writeJSON(t, filepath.Join(home, ".claude", "settings.json"), undecided)
+			},
+			code: exitFailure,
+			lines: []string{
+				"problem  Claude Code hooks: ~/.claude/settings.json runs hitl hook claude --decide-tools=false at PreToolUse: in acceptEdits, auto and bypassPermissions modes Claude Code sends no PermissionRequest, so hitl is never asked; fix: drop --decide-tools=false",
+			},
+		},
+		{
 			name: "the hooks split between user and project settings, a full path to hitl, MCP for Codex",
 			setup: func(t *testing.T, home, project, bin string) {
 				writeScript(t, filepath.Join(bin, "hitl"), "exit 0")

@@ -46,7 +46,7 @@ func cmdGate(ctx context.Context, args []string, e *env) error {
 		desc = "Run " + shown
 	}
 	req := service.ApprovalRequest{RunID: *run, Operation: mcp.AgentSide(policy.Operation{Type: policy.OpType(*opType), Description: desc,
-		Resource: shown, Risk: policy.Risk(*risk), Context: *reason}, e.getenv("HOME"), "")}
+		Resource: shown, Risk: policy.Risk(*risk), Context: *reason}, e.getenv("HOME"), workingDir())}
 	if *timeout > 0 {
 		m := timeout.Minutes()
 		req.TimeoutMinutes = &m
@@ -156,4 +156,10 @@ func abandonGate(ctx context.Context, c *agent.Client, id, shown string) error {
 			visible(shown), visible(id), visible(fault.Message(err)), hint("cancel "+visible(id)))
 	}
 	return &outcome{code: exitInterrupted, msg: msg}
+}
+
+// workingDir is where the command will run: relative paths are placed in it.
+func workingDir() string {
+	d, _ := os.Getwd()
+	return d
 }

@@ -95,7 +95,7 @@ func cmdHook(ctx context.Context, args []string, e *env) error {
 	fs := flag.NewFlagSet("hook", flag.ContinueOnError)
 	wait := fs.Duration("wait", defaultHookWait, "how long to wait for people before leaving the decision to the terminal (keep it under the hook's timeout)")
 	run := fs.String("run", "", "the run to ask in (default: claude-SESSION or codex-SESSION, one per agent session)")
-	decideTools := fs.Bool("decide-tools", true, "PreToolUse: decide every tool call by policy (false: only steer the session and answer AskUserQuestion, leaving tool calls to the agent's own permissions and its PermissionRequest hook)")
+	decideTools := fs.Bool("decide-tools", true, "PreToolUse: decide every tool call by policy in every permission mode: a rule a person wrote or taught allows, deny denies, ask asks people, the default policy's allow leaves it to the agent (false: only steer and answer AskUserQuestion; then Claude Code's acceptEdits, auto and bypassPermissions modes never ask hitl)")
 	pos, err := parseArgs(fs, args)
 	if err != nil {
 		return hookFailed(err)
@@ -216,21 +216,15 @@ func (h *hook) decide(ctx context.Context) (agent.GateResult, error) {
 	for asked := 0; ; asked++ {
 		op := mcp.AgentSide(h.operation(), h.e.getenv("HOME"), h.in.CWD)
 		// A PermissionRequest fires only when the agent was about to ask its
-		// person: only a rule a person wrote or taught allows then.
-		op.Prompted = h.in.HookEventName == "PermissionRequest" || h.agent == "Codex"
+		// person: only a rule a person wrote or taught allows then. At
+		// PreToolUse an allow of the default policy is no decision (see
+		// onlyDefault): the agent's own permissions apply.
+		op.Prompted = h.in.HookEventName == "PermissionRequest"
 		if notice != "" {
 			op.Context = strings.TrimSpace(notice + " " + op.Context)
 			key = h.key() + "-" + diffsKey(op.Diffs)
 		}
-		// The question is due when the hook stops waiting (--wait): what
-		// people read is when the agent stops asking them. (A wait under
-		// the service's default floor of 5 minutes keeps the type's
-		// default: the hook still gives up at --wait.)
-		req := service.ApprovalRequest{Operation: op, RunID: h.run, IdempotencyKey: key}
-		if due := h.wait.Minutes(); due >= 5 {
-			req.TimeoutMinutes = &due
-		}
-		v, err := h.c.Gate(gctx, req, agent.Progress{})
+		v, err := h.c.Gate(gctx, service.ApprovalRequest{Operation: op, RunID: h.run, IdempotencyKey: key}, agent.Progress{})
 		if err != nil && gctx.Err() != nil {
 			h.stopped(ctx)
 			h.release(ctx, v.QuestionID)
@@ -253,6 +247,13 @@ func (h *hook) decide(ctx context.Context) (agent.GateResult, error) {
 // maxReasks bounds how often a change is asked again because its file
 // changed while people decided.
 const maxReasks = 3
+
+// onlyDefault reports whether v is an allow of the default policy alone:
+// no rule a person wrote or taught, nobody asked. A hook never passes that
+// on as an allow, which would widen the agent's own permissions.
+func onlyDefault(v agent.GateResult) bool {
+	return v.Allowed && v.By == "" && v.QuestionID == "" && strings.HasPrefix(v.Rule, "default")
+}
 
 // answer asks AskUserQuestion's questions, like decide.
 func (h *hook) answer(ctx context.Context) (map[string]any, error) {

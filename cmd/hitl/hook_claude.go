@@ -51,7 +51,11 @@ func (h *hook) claude(ctx context.Context, step steer.HookStep) error {
 		if !h.decideTools && h.in.ToolName != mcp.AskUserQuestionTool {
 			return nil // Claude Code's own permissions decide (and its PermissionRequest hook)
 		}
-		return h.print(hookOutput{h.preToolUse(ctx)})
+		out, ok := h.preToolUse(ctx)
+		if !ok {
+			return nil // only the default policy allows: Claude Code's own permissions apply
+		}
+		return h.print(hookOutput{out})
 	case "PermissionRequest":
 		d, ok := h.permissionRequest(ctx)
 		if !ok {
@@ -62,13 +66,17 @@ func (h *hook) claude(ctx context.Context, step steer.HookStep) error {
 	return nil // a session event with nothing to say
 }
 
-// preToolUse decides a tool call before it runs; AskUserQuestion is
-// answered through updatedInput.answers.
-func (h *hook) preToolUse(ctx context.Context) claudePreToolUse {
+// preToolUse decides a tool call before it runs, in every permission mode
+// (default, acceptEdits, auto, bypassPermissions: permission_mode never
+// changes it): a rule a person wrote or taught allows, a deny denies, an
+// ask asks people in hitl; false when only the default policy allows, so
+// that Claude Code's own permissions apply. AskUserQuestion is answered
+// through updatedInput.answers.
+func (h *hook) preToolUse(ctx context.Context) (claudePreToolUse, bool) {
 	out := claudePreToolUse{HookEventName: "PreToolUse"}
-	ask := func(reason string) claudePreToolUse {
+	ask := func(reason string) (claudePreToolUse, bool) {
 		out.PermissionDecision, out.PermissionDecisionReason = "ask", reason
-		return out
+		return out, true
 	}
 	if h.in.ToolName == mcp.AskUserQuestionTool {
 		updated, err := h.answer(ctx)
@@ -76,15 +84,17 @@ func (h *hook) preToolUse(ctx context.Context) claudePreToolUse {
 			return ask(h.why(err))
 		}
 		out.PermissionDecision, out.PermissionDecisionReason, out.UpdatedInput = "allow", "Answered in hitl", updated
-		return out
+		return out, true
 	}
 	v, err := h.decide(ctx)
 	switch {
 	case err != nil:
 		return ask(h.why(err))
+	case onlyDefault(v):
+		return out, false
 	case !v.Allowed && (v.Outcome == hitl.OutcomeDenied || v.Outcome == hitl.OutcomeReplied):
 		out.PermissionDecision, out.PermissionDecisionReason = "deny", denial(v)
-		return out
+		return out, true
 	case !v.Allowed:
 		return ask(fmt.Sprintf("Nobody decided in hitl (%s): asking here instead", v.Outcome))
 	}
@@ -102,7 +112,7 @@ func (h *hook) preToolUse(ctx context.Context) claudePreToolUse {
 		out.UpdatedInput = updated
 		out.PermissionDecisionReason += "; it runs under its grant: " + v.Decision.Grant.Text()
 	}
-	return out
+	return out, true
 }
 
 // permissionRequest answers Claude Code's permission prompt; false leaves

@@ -26,9 +26,9 @@ func TestHookClaudePreToolUse(t *testing.T) {
 	ctx := context.Background()
 	session := func(id string) map[string]any { return map[string]any{"session_id": id} }
 
-	t.Run("allowed by policy: Read, Glob, WebFetch, Task and MCP tools are allowed at once", func(t *testing.T) {
+	t.Run("allowed only by the default policy: Read, Glob, WebFetch, Task and MCP tools get no decision (Claude Code's own permissions apply)", func(t *testing.T) {
 		for tool, input := range map[string]map[string]any{
-			"Read":                      {"file_path": "/home/dev/app/README.md"},
+			"Read":                      {"file_path": "/etc/hosts"},
 			"Glob":                      {"pattern": "**/*.go"},
 			"WebFetch":                  {"url": "https://example.com/docs", "prompt": "Summarize"},
 			"WebSearch":                 {"query": "bbolt compaction"},
@@ -36,11 +36,9 @@ func TestHookClaudePreToolUse(t *testing.T) {
 			"mcp__github__search_issue": {"query": "flaky"},
 		} {
 			ev := hookEvent(t, "claude_pretooluse_read.json", map[string]any{"tool_name": tool, "tool_input": input})
-			d := decoded(t, cli(ctx, m, ev, "hook", "claude"))
-			assert.Equal(t, "PreToolUse", d.HookEventName, tool)
-			assert.Equal(t, "allow", d.PermissionDecision, tool)
-			assert.Contains(t, d.PermissionDecisionReason, "policy rule default", tool)
-			assert.Nil(t, d.UpdatedInput, "%s: no updatedInput without an edit", tool)
+			r := cli(ctx, m, ev, "hook", "claude")
+			assert.Equal(t, 0, r.code, r.stderr)
+			assert.Empty(t, r.stdout, "%s: the default policy never allows at PreToolUse", tool)
 		}
 	})
 	t.Run("denied by a policy rule: deny with the rule, nobody asked", func(t *testing.T) {

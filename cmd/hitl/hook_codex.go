@@ -29,8 +29,11 @@ func (h *hook) codex(ctx context.Context, step steer.HookStep) error {
 	if out, ok := h.steered(step); ok {
 		return h.print(out)
 	}
+	if h.in.HookEventName == "PreToolUse" && h.decideTools {
+		return h.codexPreToolUse(ctx)
+	}
 	if h.in.HookEventName != "PermissionRequest" {
-		return nil // Codex's PermissionRequest decides tool calls; the other events report
+		return nil // the other events report
 	}
 	v, err := h.decide(ctx)
 	var d codexDecision
@@ -51,4 +54,30 @@ func (h *hook) codex(ctx context.Context, step steer.HookStep) error {
 		return nil // nobody decided: Codex asks
 	}
 	return h.print(hookOutput{codexPermissionRequest{HookEventName: "PermissionRequest", Decision: d}})
+}
+
+// codexPreToolUse decides a tool call before it runs, whatever Codex's
+// approval mode (in full-auto Codex sends no PermissionRequest). Codex
+// honours only a deny at PreToolUse: the policy's deny, a person's denial
+// or reply, and an approval only with an edit (run the edit instead) deny
+// the call; a rule's or a person's allow, and the default policy's, print
+// nothing, so the call goes on to Codex's own approval (which may ask
+// again at PermissionRequest, where hitl answers by policy).
+func (h *hook) codexPreToolUse(ctx context.Context) error {
+	v, err := h.decide(ctx)
+	deny := func(msg string) error {
+		return h.print(hookOutput{claudePreToolUse{HookEventName: "PreToolUse", PermissionDecision: "deny", PermissionDecisionReason: msg}})
+	}
+	switch {
+	case err != nil:
+		fmt.Fprintf(h.e.stderr, "hitl hook: %s\n", h.why(err))
+		return nil
+	case v.Allowed && v.Edited != "":
+		return deny(fmt.Sprintf("%s approved this only with an edit. Run this instead: %s", v.By, v.Edited))
+	case v.Allowed:
+		return nil
+	case v.Outcome == hitl.OutcomeDenied || v.Outcome == hitl.OutcomeReplied:
+		return deny(denial(v))
+	}
+	return nil // nobody decided: Codex's own approval applies
 }

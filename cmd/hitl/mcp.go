@@ -19,6 +19,7 @@ func cmdMCP(ctx context.Context, args []string, e *env) error {
 	run := fs.String("run", e.getenv("HITL_RUN"), "the run questions and approvals belong to (HITL_RUN; default mcp-$USER@PRINCIPAL, a run only this token can start)")
 	every := fs.Duration("progress-every", mcp.DefaultProgressEvery, "how often a blocked tool sends the client a progress notification")
 	maxWait := fs.Duration("max-wait", mcp.DefaultMaxWait, "how long a tool blocks before answering pending with the question id")
+	dir := fs.String("dir", "", "the agent's working directory: relative paths of tool calls are placed in it (default: hitl mcp's own)")
 	cancelOnAbort := fs.Bool("cancel-on-abort", false, "cancel a question when the client cancels the call waiting on it (default: it stays pending)")
 	if extra, err := parseArgs(fs, args); err != nil {
 		return err
@@ -43,7 +44,7 @@ func cmdMCP(ctx context.Context, args []string, e *env) error {
 	}
 	log := slog.New(slog.NewTextHandler(e.stderr, &slog.HandlerOptions{Level: slog.LevelWarn}))
 	s := mcp.New(mcp.Options{Client: c, Run: *run, Version: version(), ProgressEvery: *every, MaxWait: *maxWait,
-		CancelOnAbort: *cancelOnAbort, Instruction: instruction, Logger: log, Home: e.getenv("HOME")})
+		CancelOnAbort: *cancelOnAbort, Instruction: instruction, Logger: log, Home: e.getenv("HOME"), Dir: *dir})
 	err = s.Run(ctx, &sdk.IOTransport{Reader: io.NopCloser(e.stdin), Writer: nopWriteCloser{e.stdout}})
 	if ctx.Err() != nil {
 		return nil // interrupted: the client is gone

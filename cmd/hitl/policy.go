@@ -9,6 +9,7 @@ import (
 	"text/tabwriter"
 
 	"github.com/hitlbot/hitl"
+	"github.com/hitlbot/hitl/mcp"
 	"github.com/hitlbot/hitl/policy"
 	"github.com/hitlbot/hitl/service"
 )
@@ -87,6 +88,8 @@ func policyCheck(ctx context.Context, args []string, e *env) error {
 	risk := fs.String("risk", "", "low, medium, high or critical")
 	agentName := fs.String("agent", "", "the token name of the agent asking (default: yours; another needs the answer scope)")
 	home := fs.String("home", e.getenv("HOME"), "the agent's home directory, for ~ in the command or path (default $HOME)")
+	cwd := fs.String("cwd", "", "the agent's working directory: relative paths are placed in it and every path is resolved on this machine as the hooks do (default: relative paths are not placed)")
+	recursive := fs.Bool("recursive", false, "a file_read reads everything beneath --resource (Claude Code's Grep and Glob)")
 	prompted := fs.Bool("prompted", false, "decide as for an agent about to ask its own person (PermissionRequest): no default allows")
 	asJSON := fs.Bool("json", false, "print JSON")
 	if _, err := parseArgs(fs, args); err != nil {
@@ -95,7 +98,8 @@ func policyCheck(ctx context.Context, args []string, e *env) error {
 	if *op == "" {
 		return usageError(fs, "hitl policy check needs --op-type: hitl policy check --op-type shell --resource \"rm -rf build\"")
 	}
-	o := policy.Operation{Type: policy.OpType(*op), Description: "check", Resource: *resource, Risk: policy.Risk(*risk), Prompted: *prompted, Home: *home}
+	o := policy.Operation{Type: policy.OpType(*op), Description: "check", Resource: *resource, Risk: policy.Risk(*risk), Prompted: *prompted, Recursive: *recursive}
+	o = mcp.AgentSide(o, *home, *cwd)
 	if *agentName != "" {
 		o.Agent = *agentName // the root names it (a token name is api:NAME)
 	}
