@@ -246,7 +246,7 @@ export class Client {
   async waitQuestion(id: string, opts: { timeout?: number; signal?: AbortSignal } = {}): Promise<Question> {
     const { signal, done } = withTimeout(opts.signal, opts.timeout);
     try {
-      return await this.settle(await this.question(id, signal), signal);
+      return await this.settle(await this.retrying(() => this.question(id, signal), signal), signal);
     } catch (e) {
       if (opts.timeout !== undefined && signal?.aborted && !opts.signal?.aborted) {
         throw new HitlError("timed_out", `question ${id} is still pending after ${opts.timeout}s`);
@@ -438,8 +438,8 @@ export class Client {
           }
           throw err;
         }
-        backoff = this.minBackoff;
         for await (const ev of parseSSE(res.body!)) {
+          backoff = this.minBackoff; // the stream carries events: a later cut reconnects at once
           if (ev.id) last = ev.id;
           if (!ev.data) continue;
           let data: Record<string, unknown>;
@@ -611,13 +611,22 @@ export class Client {
       if (isDown(res.status)) throw new ReplicaDown(err, true);
       throw err;
     }
+    let text: string;
     try {
-      const text = await res.text();
-      return (text ? JSON.parse(text) : undefined) as T;
+      text = await res.text();
     } catch (e) {
       if (a.signal?.aborted) throw abortError(a.signal);
       throw new ReplicaDown(new HitlError("unavailable", `reading the answer of ${a.method} ${a.path}: ${describe(e)}`, { cause: e }), true);
     }
+    // Every hitl endpoint answers a 2xx with a JSON object: an empty, cut
+    // or non-JSON one (a service on its way out, a proxy) is a transport
+    // failure, which the request's retry rules apply to.
+    let body: unknown;
+    try { body = JSON.parse(text); } catch { body = undefined; }
+    if (body === null || typeof body !== "object" || Array.isArray(body)) {
+      throw new ReplicaDown(new HitlError("unavailable", `hitl answered ${a.method} ${a.path} with ${res.status} but ${text ? "not the JSON object it documents" : "an empty body"}`, { status: res.status }), true);
+    }
+    return body as T;
   }
 }
 
