@@ -236,7 +236,7 @@ export class Client {
   /**
    * Waits until question id is settled and takes its outcome, like ask.
    * `timeout` (seconds) bounds this wait on the client's side: past it,
-   * HitlError `timed_out` while the question stays pending.
+   * HitlError `deadline_exceeded` while the question stays pending.
    */
   async wait(id: string, opts: { timeout?: number; signal?: AbortSignal } = {}): Promise<string | string[] | boolean> {
     return valueOf(outcome(await this.waitQuestion(id, opts)).response);
@@ -249,7 +249,7 @@ export class Client {
       return await this.settle(await this.retrying(() => this.question(id, signal), signal), signal);
     } catch (e) {
       if (opts.timeout !== undefined && signal?.aborted && !opts.signal?.aborted) {
-        throw new HitlError("timed_out", `question ${id} is still pending after ${opts.timeout}s`);
+        throw new HitlError("deadline_exceeded", `question ${id} is still pending after ${opts.timeout}s; wait again with wait(${JSON.stringify(id)})`);
       }
       throw e;
     } finally {
@@ -309,15 +309,19 @@ export class Client {
     return this.call<ApprovalOutcome>({ method: "POST", path: "/api/approvals", body, replay: key !== undefined, signal: opts.signal });
   }
 
-  /** Waits for approval questionId and maps it to a Decision (see requestApproval). */
+  /**
+   * Waits for approval questionId and maps it to a Decision (see
+   * requestApproval). `timeout` (seconds) bounds this wait on the client's
+   * side: past it, HitlError `deadline_exceeded`, the approval still pending.
+   */
   async awaitApproval(questionId: string, opts: { input?: unknown; resource?: string; rule?: string; question?: Question; timeout?: number; signal?: AbortSignal } = {}): Promise<Decision> {
     const { signal, done } = withTimeout(opts.signal, opts.timeout);
     let q: Question;
     try {
-      q = await this.settle(opts.question?.status === "pending" || !opts.question ? await this.question(questionId, signal) : opts.question, signal);
+      q = await this.settle(opts.question?.status === "pending" || !opts.question ? await this.retrying(() => this.question(questionId, signal), signal) : opts.question, signal);
     } catch (e) {
       if (opts.timeout !== undefined && signal?.aborted && !opts.signal?.aborted) {
-        return { outcome: "timed_out", questionId, rule: opts.rule };
+        throw new HitlError("deadline_exceeded", `approval ${questionId} is still pending after ${opts.timeout}s; wait again with awaitApproval(${JSON.stringify(questionId)})`);
       }
       throw e;
     } finally {
@@ -752,7 +756,7 @@ function explain(d: PolicyDecision): string {
 function withTimeout(outer: AbortSignal | undefined, seconds: number | undefined): { signal?: AbortSignal; done: () => void } {
   if (seconds === undefined) return { signal: outer, done: () => {} };
   const ctl = new AbortController();
-  const t = setTimeout(() => ctl.abort(new HitlError("timed_out", `timed out after ${seconds}s`)), seconds * 1000);
+  const t = setTimeout(() => ctl.abort(new HitlError("deadline_exceeded", `the wait ran out after ${seconds}s`)), seconds * 1000);
   const onAbort = () => ctl.abort(outer!.reason);
   outer?.addEventListener("abort", onAbort, { once: true });
   if (outer?.aborted) ctl.abort(outer.reason);

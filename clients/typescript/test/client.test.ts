@@ -163,7 +163,7 @@ describe("requestApproval", () => {
 
   test("an approval nobody answers times out", async () => {
     // 0.5 s is below the service's minimum (1 s here): the service's clamped timeout decides, not the client.
-    const d = await hitl.agent({ run: "appr-to" }).requestApproval("Slow one", { opType: "file_write", resource: "/tmp/x", timeout: 0.5 });
+    const d = await hitl.agent({ run: "appr-to" }).requestApproval("Slow one", { opType: "file_write", resource: "/tmp/x", timeout: 1 });
     assert.equal(d.outcome, "timed_out");
     assert.equal(d.question?.status, "timeout", "the approval itself timed out");
   });

@@ -137,7 +137,7 @@ class Client(_Base):
         """Ask a person and wait for the answer: a str, a list of str with
         ``multi``, a bool with ``yes_no``. ``timeout`` (seconds) is the
         question's own; when it runs out the ``default`` is the answer, or
-        HitlError ``timeout`` is raised. ``wait=False`` returns the
+        HitlError ``timed_out`` is raised. ``wait=False`` returns the
         ``Question`` at once (``wait(question.id)`` later). ``callback_url``:
         hitl POSTs the question's outcome there, signed (docs/webhooks.md),
         for an agent that saved its state and ended; a host the service
