@@ -15,7 +15,7 @@ import (
 
 // TestClientErrorCodes: the Go SDK's code for each end of a wait, the same
 // strings as the Python and TypeScript clients (docs/api.md#client-error-codes;
-// clients/python/tests/test_vocabulary.py, clients/typescript/test/vocabulary.test.ts).
+// clients/python/tests/test_vocabulary.py).
 func TestClientErrorCodes(t *testing.T) {
 	for name, c := range map[string]struct {
 		code string

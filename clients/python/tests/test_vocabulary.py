@@ -1,6 +1,6 @@
 """One client vocabulary: the code (or Decision outcome) of each end of a
 wait, the same in the Go SDK, Python and TypeScript (docs/api.md#client-error-codes;
-agent/vocabulary_test.go, clients/typescript/test/vocabulary.test.ts), for
+agent/vocabulary_test.go), for
 Client and AsyncClient alike."""
 
 from __future__ import annotations
