@@ -116,6 +116,9 @@ func (n NewQuestion) Build(id, runID, asker string, now time.Time, t Timeouts) (
 			return nil, fault.Errorf(fault.EINVALID, "timeoutMinutes must be a positive number, got %s", strconv.FormatFloat(m, 'g', -1, 64))
 		}
 		requested = time.Duration(m * float64(time.Minute))
+		if err := t.Check(requested); err != nil {
+			return nil, err
+		}
 	}
 	if d, ok := t.For(q.Type, requested); ok {
 		at := now.Add(d)

@@ -1,6 +1,7 @@
 package hitl
 
 import (
+	"strings"
 	"time"
 
 	"github.com/hitlbot/hitl/fault"
@@ -68,4 +69,33 @@ func (t Timeouts) For(typ QuestionType, requested time.Duration) (d time.Duratio
 		d = t.Max
 	}
 	return d, true
+}
+
+// Check refuses a requested timeout outside the bounds (docs/api.md): a
+// client that asks for 3 s must learn it gets none of it, not be given
+// 5 min silently. requested 0 (the type's default) is always fine.
+func (t Timeouts) Check(requested time.Duration) error {
+	switch {
+	case requested <= 0:
+		return nil
+	case requested < t.Min:
+		return fault.Errorf(fault.EINVALID, "timeout %s is below this service's minimum of %s (timeouts.min): ask for %s to %s",
+			ShortDuration(requested), ShortDuration(t.Min), ShortDuration(t.Min), ShortDuration(t.Max))
+	case requested > t.Max:
+		return fault.Errorf(fault.EINVALID, "timeout %s is above this service's maximum of %s (timeouts.max): ask for %s to %s",
+			ShortDuration(requested), ShortDuration(t.Max), ShortDuration(t.Min), ShortDuration(t.Max))
+	}
+	return nil
+}
+
+// ShortDuration writes d as people do: 5m, 24h, 1h30m, 3s.
+func ShortDuration(d time.Duration) string {
+	s := d.Round(time.Millisecond).String()
+	if strings.HasSuffix(s, "m0s") {
+		s = strings.TrimSuffix(s, "0s")
+	}
+	if strings.HasSuffix(s, "h0m") {
+		s = strings.TrimSuffix(s, "0m")
+	}
+	return s
 }

@@ -1,6 +1,7 @@
 package fault
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"time"
@@ -26,6 +27,10 @@ const (
 	// Outcomes a waiting agent can check for (returned by clients and the CLI).
 	ETIMEDOUT  = "timed_out" // the question timed out without a default
 	ECANCELLED = "cancelled" // the question was cancelled
+	// EDEADLINE: the caller's own wait ran out (a context deadline, a
+	// client's wait timeout) while the question is still pending. The same
+	// code in every client: docs/api.md#client-error-codes.
+	EDEADLINE = "deadline_exceeded"
 )
 
 // Error is the one error type of hitl. Code is machine readable, Message is
@@ -52,8 +57,8 @@ func Errorf(code, format string, args ...any) *Error {
 	return &Error{Code: code, Message: fmt.Sprintf(format, args...)}
 }
 
-// Code returns the code of err, EINTERNAL for errors that are not *Error,
-// and "" for nil.
+// Code returns the code of err, EDEADLINE for a context whose deadline
+// passed, EINTERNAL for other errors that are not *Error, and "" for nil.
 func Code(err error) string {
 	if err == nil {
 		return ""
@@ -61,6 +66,9 @@ func Code(err error) string {
 	var e *Error
 	if errors.As(err, &e) {
 		return e.Code
+	}
+	if errors.Is(err, context.DeadlineExceeded) {
+		return EDEADLINE
 	}
 	return EINTERNAL
 }
@@ -74,6 +82,9 @@ func Message(err error) string {
 	var e *Error
 	if errors.As(err, &e) {
 		return e.Message
+	}
+	if errors.Is(err, context.DeadlineExceeded) {
+		return "the wait ran out (its deadline passed)"
 	}
 	return "internal error"
 }

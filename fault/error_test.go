@@ -1,6 +1,7 @@
 package fault_test
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"testing"
@@ -21,6 +22,8 @@ func TestCodeAndMessage(t *testing.T) {
 		"an Error":      {fault.Errorf(fault.ENOTFOUND, "no question %s", "q_1"), fault.ENOTFOUND, "no question q_1"},
 		"wrapped Error": {fmt.Errorf("answer: %w", fault.Errorf(fault.ECONFLICT, "taken")), fault.ECONFLICT, "taken"},
 		"any other":     {errors.New("open /var/lib/hitl: permission denied"), fault.EINTERNAL, "internal error"},
+		"a deadline":    {fmt.Errorf("wait q_1: %w", context.DeadlineExceeded), fault.EDEADLINE, "the wait ran out (its deadline passed)"},
+		"cancelled ctx": {context.Canceled, fault.EINTERNAL, "internal error"},
 	} {
 		t.Run(name, func(t *testing.T) {
 			assert.Equal(t, c.code, fault.Code(c.err))

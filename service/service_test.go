@@ -42,7 +42,7 @@ func TestAsk(t *testing.T) {
 		assert.Equal(t, t0.Add(30*time.Minute), *q.TimeoutAt)
 		assert.Equal(t, "api:bot", q.Asker)
 	})
-	t.Run("defaults per type and clamping", func(t *testing.T) {
+	t.Run("defaults per type, and a timeout outside the bounds refused", func(t *testing.T) {
 		svc, _, _ := newService(t)
 		one, big := 1.0, 100000.0
 		for _, tc := range []struct {
@@ -52,10 +52,14 @@ func TestAsk(t *testing.T) {
 		}{
 			{"approval 15m", hitl.NewQuestion{Question: "Deploy?", Type: hitl.Approval}, 15 * time.Minute},
 			{"error recovery 10m", hitl.NewQuestion{Question: "Retry?", Type: hitl.ErrorRecovery}, 10 * time.Minute},
-			{"1 minute clamps to 5", hitl.NewQuestion{Question: "x", TimeoutMinutes: &one}, 5 * time.Minute},
-			{"huge clamps to 24h", hitl.NewQuestion{Question: "x", TimeoutMinutes: &big}, 24 * time.Hour},
+			{"1 minute is refused", hitl.NewQuestion{Question: "x", TimeoutMinutes: &one}, 0},
+			{"huge is refused", hitl.NewQuestion{Question: "x", TimeoutMinutes: &big}, 0},
 		} {
 			q, _, err := svc.Questions.Create(as("a"), "run-1", tc.n)
+			if tc.want == 0 {
+				assert.Equal(t, fault.EINVALID, fault.Code(err), tc.name)
+				continue
+			}
 			require.NoError(t, err, tc.name)
 			assert.Equal(t, t0.Add(tc.want), *q.TimeoutAt, tc.name)
 		}

@@ -116,6 +116,22 @@ class Server:
             self.proc.kill()
             self.proc.wait(timeout=10)
 
+    def stop(self, sig: int) -> None:
+        """Stops the service with signal sig (SIGTERM, SIGINT: a graceful
+        stop) and waits for it to exit."""
+        if self.proc and self.proc.poll() is None:
+            self.proc.send_signal(sig)
+            try:
+                self.proc.wait(timeout=60)
+            except subprocess.TimeoutExpired:
+                self.proc.kill()
+                self.proc.wait(timeout=10)
+                raise AssertionError(f"hitl serve did not exit within 60s of signal {sig}: {self.log.read_text()[-2000:]}")
+
+    def questions(self, run: str) -> List[Dict[str, Any]]:
+        """Every question of run, whatever its status."""
+        return list(self.api("GET", f"/api/jobs/{run}/questions")["questions"])
+
     def restart(self) -> None:
         self.kill()
         self.start()

@@ -61,10 +61,10 @@ class TestAsk:
         c = agent(server)
         assert c.ask("Retry?", yes_no=True, default=True, timeout=1, run=run) is True
 
-    def test_timeout_without_a_default_raises_timeout(self, server: Server, run: str) -> None:
+    def test_timeout_without_a_default_raises_timed_out(self, server: Server, run: str) -> None:
         with pytest.raises(HitlError) as e:
             agent(server).ask("Anyone?", timeout=1, run=run)
-        assert e.value.code == "timeout"
+        assert e.value.code == "timed_out"
 
     def test_cancelled_raises_cancelled(self, server: Server, person: Person, run: str) -> None:
         c = agent(server)

@@ -238,7 +238,7 @@ export class Client {
   /**
    * Waits until question id is settled and takes its outcome, like ask.
    * `timeout` (seconds) bounds this wait on the client's side: past it,
-   * HitlError `timed_out` while the question stays pending.
+   * HitlError `deadline_exceeded` while the question stays pending.
    */
   async wait(id: string, opts: { timeout?: number; signal?: AbortSignal } = {}): Promise<string | string[] | boolean> {
     return valueOf(outcome(await this.waitQuestion(id, opts)).response);
@@ -248,10 +248,10 @@ export class Client {
   async waitQuestion(id: string, opts: { timeout?: number; signal?: AbortSignal } = {}): Promise<Question> {
     const { signal, done } = withTimeout(opts.signal, opts.timeout);
     try {
-      return await this.settle(await this.question(id, signal), signal);
+      return await this.settle(await this.retrying(() => this.question(id, signal), signal), signal);
     } catch (e) {
       if (opts.timeout !== undefined && signal?.aborted && !opts.signal?.aborted) {
-        throw new HitlError("timed_out", `question ${id} is still pending after ${opts.timeout}s`);
+        throw new HitlError("deadline_exceeded", `question ${id} is still pending after ${opts.timeout}s; wait again with wait(${JSON.stringify(id)})`);
       }
       throw e;
     } finally {
@@ -311,15 +311,19 @@ export class Client {
     return this.call<ApprovalOutcome>({ method: "POST", path: "/api/approvals", body, replay: key !== undefined, signal: opts.signal });
   }
 
-  /** Waits for approval questionId and maps it to a Decision (see requestApproval). */
+  /**
+   * Waits for approval questionId and maps it to a Decision (see
+   * requestApproval). `timeout` (seconds) bounds this wait on the client's
+   * side: past it, HitlError `deadline_exceeded`, the approval still pending.
+   */
   async awaitApproval(questionId: string, opts: { input?: unknown; resource?: string; rule?: string; question?: Question; timeout?: number; signal?: AbortSignal } = {}): Promise<Decision> {
     const { signal, done } = withTimeout(opts.signal, opts.timeout);
     let q: Question;
     try {
-      q = await this.settle(opts.question?.status === "pending" || !opts.question ? await this.question(questionId, signal) : opts.question, signal);
+      q = await this.settle(opts.question?.status === "pending" || !opts.question ? await this.retrying(() => this.question(questionId, signal), signal) : opts.question, signal);
     } catch (e) {
       if (opts.timeout !== undefined && signal?.aborted && !opts.signal?.aborted) {
-        return { outcome: "timed_out", questionId, rule: opts.rule };
+        throw new HitlError("deadline_exceeded", `approval ${questionId} is still pending after ${opts.timeout}s; wait again with awaitApproval(${JSON.stringify(questionId)})`);
       }
       throw e;
     } finally {
@@ -440,8 +444,8 @@ export class Client {
           }
           throw err;
         }
-        backoff = this.minBackoff;
         for await (const ev of parseSSE(res.body!)) {
+          backoff = this.minBackoff; // the stream carries events: a later cut reconnects at once
           if (ev.id) last = ev.id;
           if (!ev.data) continue;
           let data: Record<string, unknown>;
@@ -613,13 +617,22 @@ export class Client {
       if (isDown(res.status)) throw new ReplicaDown(err, true);
       throw err;
     }
+    let text: string;
     try {
-      const text = await res.text();
-      return (text ? JSON.parse(text) : undefined) as T;
+      text = await res.text();
     } catch (e) {
       if (a.signal?.aborted) throw abortError(a.signal);
       throw new ReplicaDown(new HitlError("unavailable", `reading the answer of ${a.method} ${a.path}: ${describe(e)}`, { cause: e }), true);
     }
+    // Every hitl endpoint answers a 2xx with a JSON object: an empty, cut
+    // or non-JSON one (a service on its way out, a proxy) is a transport
+    // failure, which the request's retry rules apply to.
+    let body: unknown;
+    try { body = JSON.parse(text); } catch { body = undefined; }
+    if (body === null || typeof body !== "object" || Array.isArray(body)) {
+      throw new ReplicaDown(new HitlError("unavailable", `hitl answered ${a.method} ${a.path} with ${res.status} but ${text ? "not the JSON object it documents" : "an empty body"}`, { status: res.status }), true);
+    }
+    return body as T;
   }
 }
 
@@ -746,7 +759,7 @@ function explain(d: PolicyDecision): string {
 function withTimeout(outer: AbortSignal | undefined, seconds: number | undefined): { signal?: AbortSignal; done: () => void } {
   if (seconds === undefined) return { signal: outer, done: () => {} };
   const ctl = new AbortController();
-  const t = setTimeout(() => ctl.abort(new HitlError("timed_out", `timed out after ${seconds}s`)), seconds * 1000);
+  const t = setTimeout(() => ctl.abort(new HitlError("deadline_exceeded", `the wait ran out after ${seconds}s`)), seconds * 1000);
   const onAbort = () => ctl.abort(outer!.reason);
   outer?.addEventListener("abort", onAbort, { once: true });
   if (outer?.aborted) ctl.abort(outer.reason);

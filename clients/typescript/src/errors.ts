@@ -2,8 +2,11 @@
  * The one error type of the client. `code` is the API's error code
  * (`invalid`, `not_found`, `conflict`, `unauthorized`, `forbidden`, `refused`,
  * `rate_limited`, `too_many_streams`, `too_large`, `unavailable`, `internal`,
- * `timed_out`, `cancelled`) or one of the client's own: `invalid_signature`
- * (verifyWebhook), `invalid_edit` (an adapter refused a person's edit).
+ * `timed_out`, `cancelled`) or one of the client's own: `deadline_exceeded`
+ * (a wait's own `timeout` ran out, the question still pending),
+ * `invalid_signature` (verifyWebhook), `invalid_edit` (an adapter refused a
+ * person's edit). The codes are the same in every client:
+ * docs/api.md#client-error-codes.
  */
 export class HitlError extends Error {
   readonly code: string;

@@ -163,7 +163,7 @@ describe("requestApproval", () => {
 
   test("an approval nobody answers times out", async () => {
     // 0.5 s is below the service's minimum (1 s here): the service's clamped timeout decides, not the client.
-    const d = await hitl.agent({ run: "appr-to" }).requestApproval("Slow one", { opType: "file_write", resource: "/tmp/x", timeout: 0.5 });
+    const d = await hitl.agent({ run: "appr-to" }).requestApproval("Slow one", { opType: "file_write", resource: "/tmp/x", timeout: 1 });
     assert.equal(d.outcome, "timed_out");
     assert.equal(d.question?.status, "timeout", "the approval itself timed out");
   });
@@ -182,6 +182,7 @@ describe("steering", () => {
     const cp = await c.checkpoint("steer-1", { iter: 1, max: 3 });
     assert.equal(cp.status, "running");
     const p = c.ask("Still there?");
+    p.catch(() => {}); // it rejects while done() is awaited: checked below
     await hitl.pending((q) => q.jobId === "steer-1");
     const done = await c.done("steer-1");
     assert.equal(done.status, "done");

@@ -154,6 +154,24 @@ ${webhooks}${this.yaml}
     await gone;
   }
 
+  /** Stops the service with sig (SIGTERM, SIGINT: a graceful stop) and waits for it to exit. */
+  async signal(sig: "SIGTERM" | "SIGINT"): Promise<void> {
+    const p = this.proc;
+    if (!p || p.exitCode !== null) return;
+    const gone = new Promise((r) => p.once("exit", r));
+    p.kill(sig);
+    const t = setTimeout(() => p.kill("SIGKILL"), 60_000);
+    await gone;
+    clearTimeout(t);
+  }
+
+  /** Every question of run, whatever its status. */
+  async questions(run: string): Promise<Question[]> {
+    const r = await fetch(`${this.url}/api/jobs/${encodeURIComponent(run)}/questions`, { headers: { Authorization: `Bearer ${PERSON_TOKEN}` } });
+    if (!r.ok) throw new Error(`GET /api/jobs/${run}/questions: ${r.status} ${await r.text()}`);
+    return ((await r.json()) as { questions: Question[] }).questions;
+  }
+
   async stop(): Promise<void> {
     await this.kill();
     rmSync(this.dir, { recursive: true, force: true });

@@ -173,7 +173,6 @@ class AsyncClient(_Base):
                             raise err
                         await self._sleep(err.retry_after or b.next())
                         continue
-                    b.reset()
                     block: List[str] = []
                     async for line in resp.aiter_lines():
                         if line:
@@ -186,7 +185,11 @@ class AsyncClient(_Base):
                         eid, typ, data = ev
                         if eid:
                             last = eid
+                        b.reset()
                         yield Event(eid, typ, json.loads(data) if data else {})
+                # The stream ended (a restart, a proxy): reconnect after a
+                # pause, longer each time nothing came through.
+                await self._sleep(b.next())
             except httpx.TransportError:
                 self._st.failed(self._st.current)
                 await self._sleep(b.next())

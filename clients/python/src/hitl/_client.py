@@ -23,12 +23,13 @@ def _user() -> str:
 
 
 def _decode(resp: httpx.Response) -> Any:
-    if not resp.content:
-        return None
+    """The JSON of a response; None for an empty, truncated or non-JSON 2xx
+    (which the flow treats as a transport failure), a message for an error
+    page that is not hitl's JSON."""
     try:
-        return json.loads(resp.content)
+        return json.loads(resp.content) if resp.content else None
     except ValueError:
-        return {"message": resp.text[:200]}
+        return None if resp.status_code < 300 else {"message": resp.text[:200]}
 
 
 class _Base:
@@ -136,7 +137,7 @@ class Client(_Base):
         """Ask a person and wait for the answer: a str, a list of str with
         ``multi``, a bool with ``yes_no``. ``timeout`` (seconds) is the
         question's own; when it runs out the ``default`` is the answer, or
-        HitlError ``timeout`` is raised. ``wait=False`` returns the
+        HitlError ``timed_out`` is raised. ``wait=False`` returns the
         ``Question`` at once (``wait(question.id)`` later). ``callback_url``:
         hitl POSTs the question's outcome there, signed (docs/webhooks.md),
         for an agent that saved its state and ended; a host the service
@@ -244,7 +245,6 @@ class Client(_Base):
                             raise err
                         self._sleep(err.retry_after or b.next())
                         continue
-                    b.reset()
                     block: List[str] = []
                     for line in resp.iter_lines():
                         if line:
@@ -257,7 +257,11 @@ class Client(_Base):
                         eid, typ, data = ev
                         if eid:
                             last = eid
+                        b.reset()
                         yield Event(eid, typ, json.loads(data) if data else {})
+                # The stream ended (a restart, a proxy): reconnect after a
+                # pause, longer each time nothing came through.
+                self._sleep(b.next())
             except httpx.TransportError:
                 self._st.failed(self._st.current)
                 self._sleep(b.next())

@@ -16,7 +16,9 @@ TOO_MANY_STREAMS = "too_many_streams"
 REFUSED = "refused"
 UNAVAILABLE = "unavailable"
 INTERNAL = "internal"
-TIMEOUT = "timeout"  # the question timed out without an answer
+# The codes of a wait's ends, the same in every client (docs/api.md#client-error-codes):
+TIMED_OUT = "timed_out"  # the question timed out on the service without an answer or default
+TIMEOUT = TIMED_OUT  # the name this constant had first
 CANCELLED = "cancelled"  # the question (or the run) was cancelled
 DEADLINE_EXCEEDED = "deadline_exceeded"  # wait(timeout=…) ran out; the question is still pending
 INVALID_SIGNATURE = "invalid_signature"  # verify_webhook refused a delivery
@@ -40,8 +42,9 @@ _STATUS_CODES = {
 class HitlError(Exception):
     """An error from hitl or on the way to it.
 
-    ``code`` is the API's error code (``timeout``, ``cancelled``, ``forbidden``,
-    ``rate_limited`` …, see the README); ``status`` the HTTP status when one
+    ``code`` is the API's error code (``timed_out``, ``deadline_exceeded``,
+    ``cancelled``, ``forbidden``, ``rate_limited`` …, the same in every
+    client: docs/api.md#client-error-codes); ``status`` the HTTP status when one
     was received; ``retry_after`` the seconds the service asked to wait;
     ``question`` the question concerned, when there is one.
     """

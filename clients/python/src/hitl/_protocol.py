@@ -148,6 +148,13 @@ class Backoff:
         self.cur = 0.0
 
 
+def hollow(r: Reply) -> bool:
+    """A 2xx without the JSON object every hitl endpoint answers with: the
+    body was empty, cut off or not JSON (a service shutting down, a proxy).
+    It is a transport failure: the request may have reached the service."""
+    return 200 <= r.status < 300 and not isinstance(r.data, dict)
+
+
 def request(
     st: State,
     method: str,
@@ -168,9 +175,14 @@ def request(
     for i in range(n):
         at = (start + i) % n
         got = yield Attempt(st.urls[at], method, path, params, body, has_body or body is not None, timeout)
-        if isinstance(got, Reply) and got.status not in (502, 503, 504):
+        if isinstance(got, Reply) and got.status not in (502, 503, 504) and not hollow(got):
             return got
-        down = got if isinstance(got, Down) else Down(True, f"HTTP {got.status}")
+        if isinstance(got, Down):
+            down = got
+        elif hollow(got):
+            down = Down(True, f"HTTP {got.status} without the JSON body it documents")
+        else:
+            down = Down(True, f"HTTP {got.status}")
         st.failed(at)
         if down.sent and not replay:
             break

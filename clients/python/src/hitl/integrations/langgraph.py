@@ -28,7 +28,7 @@ from typing import Any, Dict, List, Mapping, Optional, Sequence, Tuple, Union
 
 from .._async_client import AsyncClient
 from .._client import Client
-from .._errors import INVALID, TIMEOUT, HitlError
+from .._errors import INVALID, TIMED_OUT, HitlError
 from .._models import Decision
 from . import _tools
 
@@ -146,7 +146,7 @@ def _refuse(name: str, message: str, allowed: Sequence[str], d: Decision) -> Dic
         return {"type": "reject", "message": message}
     if "respond" in allowed:
         return {"type": "respond", "message": message}
-    code = TIMEOUT if d.outcome == "timed_out" else INVALID
+    code = TIMED_OUT if d.outcome == "timed_out" else INVALID
     raise HitlError(code, f"{message}, and {name} allows only {list(allowed)}: no decision can say so")
 
 
