@@ -403,7 +403,7 @@ func knownElsewhere(line string, bad []string) string {
 }
 
 // TestBashAgreesWithMutatedLines is the byte-level fuzzer, bounded: the
-// seed corpus (internal/bashdiff/testdata/seeds.txt), then lines from the
+// seed corpus (internal/bashdiff/testdata/corpus.txt), then lines from the
 // grammar and the corpus with bytes and words mutated, until the budget
 // (HITL_BASHDIFF_BUDGET, a Go duration: 20s, 5s with -short) is spent.
 // Every line hitl allows runs under strace; any mismatch fails.

@@ -124,7 +124,6 @@ func cmdAsk(ctx context.Context, args []string, e *env) error {
 		return err
 	}
 	if created {
-		f.reportTimeout(q, e)
 	}
 	switch {
 	case !q.Pending():
@@ -180,19 +179,4 @@ func lingering(ctx context.Context, grace time.Duration) (context.Context, conte
 		context.AfterFunc(rctx, func() { t.Stop() })
 	})
 	return rctx, func() { stop(); cancel() }
-}
-
-// reportTimeout says when the service moved the deadline asked for with
-// --timeout into its bounds (timeouts.min, timeouts.max).
-func (f *askFlags) reportTimeout(q *hitl.Question, e *env) {
-	if f.timeout == 0 || q.TimeoutAt == nil {
-		return
-	}
-	got := q.TimeoutAt.Sub(q.CreatedAt).Round(time.Second)
-	switch {
-	case got > f.timeout+time.Second:
-		fmt.Fprintf(e.stderr, "hitl: --timeout %s is below the service's minimum; it was raised to %s\n", f.timeout, got)
-	case got < f.timeout-time.Second:
-		fmt.Fprintf(e.stderr, "hitl: --timeout %s is above the service's maximum; it was lowered to %s\n", f.timeout, got)
-	}
 }

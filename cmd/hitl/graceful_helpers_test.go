@@ -196,7 +196,14 @@ func followEvents(ctx context.Context, urls []string, query string, back <-chan 
 	go func() {
 		last, i := "", 0
 		for ctx.Err() == nil {
-			last = readEvents(ctx, urls[i%len(urls)]+"/api/events?"+query, last, out)
+			// The first stream replays the run's log (after=0): a stream
+			// that starts live could subscribe after the question it waits
+			// for was asked; later ones resume with Last-Event-ID.
+			url := urls[i%len(urls)] + "/api/events?" + query
+			if last == "" {
+				url += "&after=0"
+			}
+			last = readEvents(ctx, url, last, out)
 			i++
 			select {
 			case <-back:

@@ -16,10 +16,11 @@ func TestAskHints(t *testing.T) {
 	m := startMain(t)
 	ctx := principaltest.As(context.Background(), "admin:test")
 
-	t.Run("a timeout below the minimum is said to be raised", func(t *testing.T) {
+	t.Run("a timeout below the minimum is refused, naming the bound; nothing is asked", func(t *testing.T) {
 		r := cli(ctx, m, "", "ask", "Name?", "--timeout", "1m", "--no-wait", "--run", "short")
-		assert.Equal(t, exitNeedsInput, r.code, r.stderr)
-		assert.Contains(t, r.stderr, "--timeout 1m0s is below the service's minimum; it was raised to 5m0s")
+		assert.Equal(t, exitUsage, r.code, r.stderr)
+		assert.Contains(t, r.stderr, "timeout 1m is below this service's minimum of 5m (timeouts.min): ask for 5m to 24h")
+		assert.Empty(t, awaitPendingNone(t, m, "short"))
 	})
 	t.Run("a timeout within bounds is not mentioned", func(t *testing.T) {
 		r := cli(ctx, m, "", "ask", "Name?", "--timeout", "10m", "--no-wait", "--run", "fine")

@@ -8,13 +8,13 @@ import (
 )
 
 // The byte-level generator: a line from the grammar (Generate) or the
-// seed corpus (testdata/seeds.txt: the attack classes and real
+// seed corpus (testdata/corpus.txt: the attack classes and real
 // agent lines) with a few mutations, each a place where bash's reading
 // and the policy parser's may part: backslash-newline anywhere, comments,
 // every quoting form, tildes, globs, .. // /proc/self paths, carriage
 // returns, control bytes and bytes that are not UTF-8.
 
-//go:embed testdata/seeds.txt
+//go:embed testdata/corpus.txt
 var seedFile string
 
 // Seeds are the seed corpus's lines.
@@ -26,7 +26,7 @@ var Seeds = func() []string {
 		}
 		s, err := strconv.Unquote(l)
 		if err != nil {
-			panic("bashdiff: testdata/seeds.txt: " + l + ": " + err.Error())
+			panic("bashdiff: testdata/corpus.txt: " + l + ": " + err.Error())
 		}
 		out = append(out, s)
 	}

@@ -158,7 +158,7 @@ func testRollupStats(t *testing.T, e *env, st RollupBackend) {
 		case k < 4 || len(pending) == 0:
 			n := hitl.NewQuestion{Question: "Q?", Type: types[r.IntN(len(types))]}
 			if r.IntN(4) == 0 {
-				m := float64(1 + r.IntN(30))
+				m := float64(5 + r.IntN(26)) // within the default bounds (5 min to 24 h): outside them an ask is refused
 				n.TimeoutMinutes = &m
 			}
 			q, _, err := e.svc.Questions.Create(as(agent), fmt.Sprintf("run-%d", r.IntN(40)), n)
