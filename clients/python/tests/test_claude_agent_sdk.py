@@ -12,7 +12,7 @@ from claude_agent_sdk import ClaudeAgentOptions, ResultMessage, query
 
 from conftest import AGENT_TOKEN, Person, Server
 from fake_anthropic import FakeAnthropic, Script, one_tool, result_text, tool_results
-from hitl import AsyncClient
+from hitl import AsyncClient, Client, HitlError
 from hitl.integrations.claude_agent_sdk import can_use_tool, operation
 
 
@@ -136,3 +136,11 @@ async def test_ask_user_question_with_several_questions_and_multi_select(server:
             person.answer(q["id"], ["dev", "prod"] if q["question"] == "Which envs?" else "a hotfix")
         got = await asyncio.wait_for(task, 30)
         assert isinstance(got, PermissionResultAllow) and got.updated_input == {**input, "answers": {"Which envs?": "dev, prod", "Why?": "a hotfix"}}
+
+
+def test_a_sync_client_is_refused_when_the_callback_is_built() -> None:
+    """can_use_tool(Client()) fails at once, naming what it needs; nobody is asked."""
+    with pytest.raises(HitlError) as e:
+        can_use_tool(Client("http://127.0.0.1:9", token=AGENT_TOKEN))  # type: ignore[arg-type]
+    assert e.value.code == "invalid"
+    assert "can_use_tool needs an AsyncClient" in str(e.value)

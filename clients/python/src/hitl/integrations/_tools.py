@@ -95,3 +95,14 @@ def run_id(*parts: str) -> str:
     """A run id from framework ids (thread, session): letters, digits and . _ : / @ -."""
     s = _SAFE.sub("-", "-".join(p for p in parts if p))
     return s[:128].strip("-") or "run"
+
+
+def require_async(client: Any, what: str) -> None:
+    """Refuse, before anyone is asked, a client that cannot be awaited where
+    an adapter runs in the framework's event loop."""
+    from .._async_client import AsyncClient
+    from .._errors import INVALID, HitlError
+
+    if not isinstance(client, AsyncClient):
+        raise HitlError(INVALID, f"{what} needs an AsyncClient (the framework awaits it in its event loop): "
+                        f"pass hitl.AsyncClient(), not {type(client).__name__}")

@@ -79,7 +79,10 @@ def can_use_tool(
     timeout: Optional[float] = None,
 ) -> Callable[[str, Dict[str, Any], Any], Coroutine[Any, Any, Any]]:
     """The ``can_use_tool`` callback for ``ClaudeAgentOptions``: hitl's policy,
-    then a person, decide each tool call (see the module's doc)."""
+    then a person, decide each tool call (see the module's doc). A sync
+    ``Client`` is refused here, when the callback is built, before anyone is
+    asked (HitlError ``invalid``)."""
+    _tools.require_async(client, "can_use_tool")
     from claude_agent_sdk import PermissionResultAllow, PermissionResultDeny
 
     async def decide(tool_name: str, input: Dict[str, Any], context: Any) -> Any:

@@ -195,7 +195,9 @@ async def aresolve(
     response_schema: Any = None,
     timeout: Optional[float] = None,
 ) -> Any:
-    """``resolve`` with an ``AsyncClient``, for async graphs."""
+    """``resolve`` with an ``AsyncClient``, for async graphs (a sync ``Client``
+    is refused before anyone is asked: HitlError ``invalid``)."""
+    _tools.require_async(client, "aresolve")
     import asyncio
 
     kind, items, ask = _read(value, tools, response_schema)
