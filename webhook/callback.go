@@ -26,6 +26,7 @@ type CallbackPolicy struct {
 	// (webhooks_allow_http); https:// is always allowed.
 	AllowHTTP bool
 	// AllowPrivate allows addresses in private, link-local, unique-local,
+	// reserved, IPv4-embedding IPv6 (NAT64, 6to4, Teredo, IPv4-compatible),
 	// CGNAT or unspecified ranges (webhooks_allow_private). Loopback is
 	// allowed when the URL names a loopback host itself (localhost,
 	// 127.0.0.1, [::1]).
@@ -94,20 +95,52 @@ func loopbackHost(host string) bool {
 
 // AddrAllowed reports whether a delivery may connect to ip: a public
 // address, a loopback one when the URL named a loopback host
-// (loopbackURL), and a private one only when AllowPrivate.
+// (loopbackURL), and a private one only when AllowPrivate. An
+// IPv4-mapped address (::ffff:a.b.c.d) is judged as the IPv4 address it
+// carries; the other ranges that carry or translate an IPv4 address
+// (NAT64, 6to4, IPv4-compatible, Teredo) and the reserved ranges in
+// restricted are private.
 func (p CallbackPolicy) AddrAllowed(ip netip.Addr, loopbackURL bool) bool {
 	ip = ip.Unmap()
 	switch {
 	case ip.IsLoopback():
 		return loopbackURL || p.AllowPrivate
 	case ip.IsPrivate(), ip.IsLinkLocalUnicast(), ip.IsLinkLocalMulticast(), ip.IsUnspecified(),
-		ip.IsMulticast(), ip.IsInterfaceLocalMulticast(), cgnat.Contains(ip):
+		ip.IsMulticast(), ip.IsInterfaceLocalMulticast(), restricted(ip):
 		return p.AllowPrivate
 	}
 	return ip.IsValid()
 }
 
-var cgnat = netip.MustParsePrefix("100.64.0.0/10")
+// restrictedPrefixes are ranges a callback may reach only with
+// webhooks_allow_private: CGNAT, benchmarking, reserved and broadcast
+// IPv4; IPv6 site-local; and every IPv6 range that embeds or
+// translates an IPv4 address, since on a network with NAT64 or a 6to4
+// or Teredo relay an address there reaches the IPv4 address it carries
+// (64:ff9b::a9fe:a9fe is the metadata service).
+var restrictedPrefixes = []netip.Prefix{
+	netip.MustParsePrefix("100.64.0.0/10"),   // CGNAT
+	netip.MustParsePrefix("198.18.0.0/15"),   // benchmarking
+	netip.MustParsePrefix("240.0.0.0/4"),     // reserved, and broadcast 255.255.255.255
+	netip.MustParsePrefix("fec0::/10"),       // site-local (deprecated, still routed privately)
+	netip.MustParsePrefix("64:ff9b::/96"),    // NAT64 well-known
+	netip.MustParsePrefix("64:ff9b:1::/48"),  // NAT64 local use
+	netip.MustParsePrefix("2002::/16"),       // 6to4
+	netip.MustParsePrefix("2001::/32"),       // Teredo
+	netip.MustParsePrefix("::/96"),           // IPv4-compatible (deprecated)
+	netip.MustParsePrefix("::ffff:0:0:0/96"), // SIIT IPv4-translated
+}
+
+// restricted reports whether ip (already unmapped) is in a
+// restrictedPrefixes range.
+func restricted(ip netip.Addr) bool {
+	for _, r := range restrictedPrefixes {
+		if r.Contains(ip) {
+			return true
+		}
+	}
+	return false
+}
 
 // DialAllowed checks a connection a delivery to rawURL is about to make
 // to address (host:port, resolved): EFORBIDDEN when the policy does not
