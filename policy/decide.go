@@ -51,6 +51,9 @@ type Decider struct {
 
 // Decide decides op. Its error is the learned-rule lookup's.
 func (d Decider) Decide(op Operation) (Decision, error) {
+	if d.Parse != nil {
+		d.Parse = parseOnce(d.Parse) // the decision, its grant and its risks read the same lines
+	}
 	dec, err := d.decide(op)
 	if err != nil {
 		return dec, err
@@ -561,4 +564,23 @@ func (d Decision) Explain() string {
 		b.WriteString(p.Verb() + "`" + p.Text + "` " + string(p.Effect) + " (" + p.Reason + ")")
 	}
 	return b.String()
+}
+
+// parseOnce parses each line once for one decision: the parts, the grant
+// and the risk labels read the same command line (and a shell's -c script).
+// The parsed line is read, never changed.
+func parseOnce(parse CommandParser) CommandParser {
+	type parsed struct {
+		line *CommandLine
+		err  error
+	}
+	seen := map[string]parsed{}
+	return func(line string) (*CommandLine, error) {
+		if p, ok := seen[line]; ok {
+			return p.line, p.err
+		}
+		l, err := parse(line)
+		seen[line] = parsed{l, err}
+		return l, err
+	}
 }

@@ -51,8 +51,8 @@ func addsFor(words []string) []GrantAdd {
 		sub = words[1] // go test
 	}
 	var out []GrantAdd
-	for _, a := range grantAdds {
-		for _, c := range commandsOf(a.Command) {
+	for i, a := range grantAdds {
+		for _, c := range grantAddCommands[i] {
 			if c == name || sub != "" && c == name+" "+sub {
 				out = append(out, a)
 				break
@@ -75,3 +75,12 @@ func commandsOf(s string) []string {
 	}
 	return out
 }
+
+// grantAddCommands are grantAdds' commands, split once.
+var grantAddCommands = func() [][]string {
+	out := make([][]string, len(grantAdds))
+	for i, a := range grantAdds {
+		out[i] = commandsOf(a.Command)
+	}
+	return out
+}()

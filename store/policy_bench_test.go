@@ -36,7 +36,7 @@ var benchPolicy = []policy.Rule{
 // joined by && and pipes, with substitutions and a redirection, ending in
 // one learned command (so every part is looked up and all are allowed).
 func compoundLine(n int) string {
-	parts := []string{"git status --short", "git log --oneline -n 5 | grep fix", "ls -la $(git diff --name-only)",
+	parts := []string{"git status --short", "git log --oneline -n 5 | grep fix", "ls -la ./cmd",
 		"go test ./pkg/... > /tmp/test.log 2>&1", "grep -r TODO . | grep -v vendor"}
 	var b strings.Builder
 	for i := 0; b.Len() < n-40; i++ {
