@@ -131,7 +131,6 @@ export interface EventsOptions {
   signal?: AbortSignal;
 }
 
-
 /**
  * The hitl HTTP API as a typed client, with the Go SDK's retries and
  * failover: a wait outlives a restart of the service and moves to the next
