@@ -24,6 +24,7 @@ def test_same_signature_on_both_clients(name: str) -> None:
         assert inspect.signature(s) == inspect.signature(a), name
     assert s.__doc__ and s.__doc__ == a.__doc__, name
     assert s.__name__ == a.__name__ == name
+    assert s.__qualname__ == f"Client.{name}" and a.__qualname__ == f"AsyncClient.{name}"
     if name != "events":
         assert inspect.iscoroutinefunction(a) and not inspect.iscoroutinefunction(s), name
     assert "Call[" not in str(inspect.signature(s)), "the flow's generator type leaked into the signature"

@@ -25,7 +25,7 @@ def async_(flow: Callable[Concatenate[_Base, P], Call[T]]) -> Callable[Concatena
     async def method(self: AsyncClient, /, *args: P.args, **kwargs: P.kwargs) -> T:
         return await self._run(flow(self, *args, **kwargs))
 
-    public(method, flow)
+    public(method, flow, "AsyncClient")
     return method
 
 

@@ -51,14 +51,14 @@ def _decode(resp: httpx.Response) -> Any:
         return None if resp.status_code < 300 else {"message": resp.text[:200]}
 
 
-def public(method: Callable[..., Any], flow: Callable[..., Any]) -> None:
-    """Gives method (a client's runner of flow) flow's public name,
+def public(method: Callable[..., Any], flow: Callable[..., Any], owner: str) -> None:
+    """Gives method (class owner's runner of flow) flow's public name,
     docstring and signature, without the flow's generator return type."""
     for attr in ("__module__", "__doc__"):
         setattr(method, attr, getattr(flow, attr))
     name = flow.__name__.lstrip("_")
     method.__name__ = name
-    method.__qualname__ = name
+    method.__qualname__ = f"{owner}.{name}"
     sig = inspect.signature(flow)
     ret = sig.return_annotation
     if isinstance(ret, str):

@@ -24,7 +24,7 @@ def sync(flow: Callable[Concatenate[_Base, P], Call[T]]) -> Callable[Concatenate
     def method(self: Client, /, *args: P.args, **kwargs: P.kwargs) -> T:
         return self._run(flow(self, *args, **kwargs))
 
-    public(method, flow)
+    public(method, flow, "Client")
     return method
 
 
