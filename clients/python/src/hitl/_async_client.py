@@ -1,17 +1,32 @@
-"""The asynchronous client: the same methods as Client, awaited."""
+"""The asynchronous client: the shared core's calls (_base_client.py) run
+with httpx.AsyncClient and asyncio.sleep, the same methods as Client,
+awaited."""
 
 from __future__ import annotations
 
 import asyncio
 import json
-from typing import Any, AsyncIterator, Awaitable, Callable, Dict, List, Mapping, Optional, Sequence, Union
+from typing import Any, AsyncIterator, Awaitable, Callable, Concatenate, Coroutine, List, Optional, ParamSpec, TypeVar, Union
 
 import httpx
 
 from . import _protocol as p
-from ._client import _Base, _decode
-from ._errors import INTERNAL, UNAVAILABLE, HitlError
-from ._models import Checkpoint, Decision, Event, PolicyDecision, Question
+from ._base_client import Call, _Base, _decode, public
+from ._errors import INTERNAL, UNAVAILABLE
+from ._models import Event
+
+P = ParamSpec("P")
+T = TypeVar("T")
+
+
+def async_(flow: Callable[Concatenate[_Base, P], Call[T]]) -> Callable[Concatenate["AsyncClient", P], Coroutine[Any, Any, T]]:
+    """AsyncClient's method for the shared core's flow: the same parameters, a coroutine of its result."""
+
+    async def method(self: AsyncClient, /, *args: P.args, **kwargs: P.kwargs) -> T:
+        return await self._run(flow(self, *args, **kwargs))
+
+    public(method, flow, "AsyncClient")
+    return method
 
 
 class AsyncClient(_Base):
@@ -39,7 +54,7 @@ class AsyncClient(_Base):
     async def __aexit__(self, *exc: object) -> None:
         await self.aclose()
 
-    async def _run(self, flow: p.Flow) -> Any:
+    async def _run(self, flow: Call[T]) -> T:
         try:
             op = next(flow)
             while True:
@@ -49,7 +64,8 @@ class AsyncClient(_Base):
                 else:
                     op = flow.send(await self._attempt(op))
         except StopIteration as done:
-            return done.value
+            result: T = done.value
+            return result
 
     async def _attempt(self, a: p.Attempt) -> Union[p.Reply, p.Down]:
         kw = self._attempt_args(a)
@@ -63,109 +79,28 @@ class AsyncClient(_Base):
             return p.Down(True, str(e) or type(e).__name__)
         return p.Reply(resp.status_code, resp.headers, _decode(resp))
 
-    async def _run_id(self, run: Optional[str]) -> str:
-        if run:
-            return run
-        got: str = await self._run(p.default_run(self._st, self._user))
-        return got
-
-    async def whoami(self) -> Mapping[str, Any]:
-        return await self._run(p.whoami(self._st))  # type: ignore[no-any-return]
-
-    async def ask(
-        self,
-        question: str,
-        *,
-        options: Optional[Sequence[Union[str, Mapping[str, Any]]]] = None,
-        multi: bool = False,
-        yes_no: bool = False,
-        default: Any = None,
-        timeout: Optional[float] = None,
-        run: Optional[str] = None,
-        key: Optional[str] = None,
-        context: Optional[Mapping[str, Any]] = None,
-        sensitive: bool = False,
-        wait: bool = True,
-        callback_url: Optional[str] = None,
-    ) -> Any:
-        """See ``Client.ask``."""
-        n = p.new_question(question, options=options, multi=multi, yes_no=yes_no, default=default, timeout=timeout, key=key, context=context, sensitive=sensitive, callback_url=callback_url)
-        return await self._run(p.ask(self._st, await self._run_id(run), n, wait))
-
-    async def wait(self, question_id: str, timeout: Optional[float] = None) -> Any:
-        """See ``Client.wait``."""
-
-        def flow() -> p.Flow:
-            q = yield from p.wait(self._st, question_id, timeout)
-            got = yield from p.settle(self._st, q, timeout)
-            return p.value_of(got)
-
-        return await self._run(flow())
-
-    async def question(self, question_id: str) -> Question:
-        out = await self._run(p.call(self._st, "GET", f"/api/questions/{p.segment('question id', question_id)}", replay=True))
-        return Question.of(out["question"])
-
-    async def cancel(self, question_id: str, reason: Optional[str] = None) -> Question:
-        body = {"reason": reason} if reason else {}
-        out = await self._run(p.call(self._st, "POST", f"/api/questions/{p.segment('question id', question_id)}/cancel", body=body))
-        return Question.of(out["question"] if "question" in out else out)
-
-    async def request_approval(
-        self,
-        action: str,
-        *,
-        op_type: Optional[str] = None,
-        resource: Optional[str] = None,
-        input: Any = None,
-        reason: Optional[str] = None,
-        risk: Optional[str] = None,
-        run: Optional[str] = None,
-        prompted: bool = False,
-        timeout: Optional[float] = None,
-        callback_url: Optional[str] = None,
-    ) -> Decision:
-        """See ``Client.request_approval``."""
-        req = p.operation(action, op_type=op_type, resource=resource, input=input, reason=reason, risk=risk, run=await self._run_id(run), prompted=prompted, timeout=timeout, home=self._st.home, callback_url=callback_url)
-        return await self._run(p.request_approval(self._st, req, input))  # type: ignore[no-any-return]
-
-    async def check(self, op_type: str, resource: Optional[str] = None, *, action: Optional[str] = None, prompted: bool = False) -> PolicyDecision:
-        """See ``Client.check``."""
-        req = p.operation(action or f"{op_type} {resource or ''}".strip(), op_type=op_type, resource=resource, input=None, reason=None, risk=None, run=None, prompted=prompted, timeout=None, home=self._st.home)
-        return PolicyDecision.of(await self._run(p.call(self._st, "POST", "/api/policy/check", body=req, replay=True)))
-
-    async def checkpoint(self, run: str, iter: Optional[int] = None, *, model: Optional[str] = None, max: Optional[int] = None) -> Checkpoint:
-        """See ``Client.checkpoint``."""
-        body: Dict[str, Any] = {"iter": iter or 0}
-        if model:
-            body["model"] = model
-        if max:
-            body["max"] = max
-        return Checkpoint.of(await self._run(p.checkpoint(self._st, run, body)))
-
-    async def done(self, run: str) -> Checkpoint:
-        return Checkpoint.of(await self._run(p.call(self._st, "POST", "/api/topics/loop:current", body=p.state_event(run, "DONE"))))
-
-    async def abort(self, run: str, reason: str) -> Checkpoint:
-        if not reason:
-            raise HitlError("invalid", "abort needs a reason")
-        return Checkpoint.of(await self._run(p.call(self._st, "POST", "/api/topics/loop:current", body=p.state_event(run, "ABORT", reason))))
+    # The public calls: each signature and docstring is _Base's (written once).
+    whoami = async_(_Base._whoami)
+    ask = async_(_Base._ask)
+    wait = async_(_Base._wait)
+    question = async_(_Base._question)
+    cancel = async_(_Base._cancel)
+    request_approval = async_(_Base._request_approval)
+    check = async_(_Base._check)
+    checkpoint = async_(_Base._checkpoint)
+    done = async_(_Base._done)
+    abort = async_(_Base._abort)
 
     async def events(self, *, last_event_id: Optional[str] = None, after: Optional[int] = None) -> AsyncIterator[Event]:
-        """See ``Client.events``."""
+        """The live event stream (``GET /api/events``), resumed from the last
+        event seen (``Last-Event-ID``) when the connection drops or the
+        service restarts. ``after=0`` replays the log from the start."""
         last = last_event_id
         b = p.Backoff(self._st.min_backoff, self._st.max_backoff)
         while True:
-            base = self._st.urls[self._st.current]
-            h = p.headers(self._st.token)
-            h["Accept"] = "text/event-stream"
-            params: Dict[str, str] = {}
-            if last:
-                h["Last-Event-ID"] = last
-            elif after is not None:
-                params["after"] = str(after)
+            url, h, params = self._events_request(last, after)
             try:
-                async with self._http.stream("GET", base + "/api/events", headers=h, params=params, timeout=httpx.Timeout(30.0, read=None)) as resp:
+                async with self._http.stream("GET", url, headers=h, params=params, timeout=httpx.Timeout(30.0, read=None)) as resp:
                     if resp.status_code >= 400:
                         await resp.aread()
                         err = p.error_of(p.Reply(resp.status_code, resp.headers, _decode(resp)))
