@@ -4,11 +4,13 @@ import (
 	"context"
 	"flag"
 	"fmt"
+	"io"
 	"strings"
 	"text/tabwriter"
 	"time"
 
 	"github.com/hitlbot/hitl"
+	"github.com/hitlbot/hitl/policy"
 	"github.com/hitlbot/hitl/steer"
 )
 
@@ -125,6 +127,7 @@ func cmdAnswer(ctx context.Context, args []string, e *env) error {
 	fs := flag.NewFlagSet("answer", flag.ContinueOnError)
 	text := fs.String("text", "", "optional explanation: the message on approve, the reason on deny")
 	edit := fs.String("edit", "", "approve an operation with its input edited (a command, path or URL): what the agent will use")
+	editContent := fs.String("edit-content", "", "approve a file change with its new text edited (Write's content, Edit's new text, MultiEdit's edits as JSON; - reads it from stdin): the agent shows the edited change's diff and asks again before it runs")
 	always := fs.Bool("always", false, "approve and always allow the same request from this agent (a narrow learned rule)")
 	reply := fs.String("reply", "", "answer an approval with text for the agent instead of a verdict (not an approval): hitl answer q_123 --reply \"use staging\"")
 	pos, err := parseArgs(fs, args)
@@ -138,7 +141,7 @@ func cmdAnswer(ctx context.Context, args []string, e *env) error {
 	replied := false
 	fs.Visit(func(f *flag.Flag) { replied = replied || f.Name == "reply" })
 	if replied {
-		if len(pos) > 1 || *text != "" || *edit != "" || *always {
+		if len(pos) > 1 || *text != "" || *edit != "" || *editContent != "" || *always {
 			return usageError(fs, `--reply is the whole answer: give no value, --text, --edit or --always with it: hitl answer q_123 --reply "use the staging database instead"`)
 		}
 		q, err := c.Answer(ctx, pos[0], hitl.Response{Type: hitl.ApprovalResponse, Value: hitl.Reply, Text: *reply})
@@ -150,6 +153,16 @@ func cmdAnswer(ctx context.Context, args []string, e *env) error {
 	}
 	value := strings.Join(pos[1:], " ")
 	fromArgs := value != "" && value != "-"
+	if *editContent == "-" {
+		if !fromArgs {
+			return usageError(fs, "--edit-content - reads the new text from stdin: give the answer on the command line: hitl answer q_123 approve --edit-content - < notes.md")
+		}
+		b, err := io.ReadAll(io.LimitReader(e.stdin, policy.MaxContentLen+1))
+		if err != nil {
+			return err
+		}
+		*editContent = string(b)
+	}
 	if !fromArgs {
 		// Read it from stdin: secrets stay out of shell history.
 		q, err := c.Question(ctx, pos[0])
@@ -160,7 +173,7 @@ func cmdAnswer(ctx context.Context, args []string, e *env) error {
 			return err
 		}
 	}
-	q, err := c.Answer(ctx, pos[0], hitl.Response{Value: value, Text: *text, Edited: *edit, Always: *always})
+	q, err := c.Answer(ctx, pos[0], hitl.Response{Value: value, Text: *text, Edited: *edit, EditedContent: *editContent, Always: *always})
 	if err != nil {
 		return err
 	}
@@ -169,6 +182,9 @@ func cmdAnswer(ctx context.Context, args []string, e *env) error {
 			visible(q.ID), secretHint(q.ID))
 	}
 	fmt.Fprintf(e.stdout, "Answered %s (run %s): %s\n", visible(q.ID), visible(q.RunID), visible(q.Response.String()))
+	if q.Response.EditedContent != "" || q.Response.Edited != "" && q.Operation != nil && len(q.Operation.Diffs) > 0 {
+		fmt.Fprintln(e.stdout, "The edited change is not run yet: the agent shows its diff against the file and asks again.")
+	}
 	return nil
 }
 
