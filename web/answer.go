@@ -7,6 +7,7 @@ import (
 
 	"github.com/hitlbot/hitl"
 	"github.com/hitlbot/hitl/fault"
+	"github.com/hitlbot/hitl/policy"
 	"github.com/hitlbot/hitl/steer"
 )
 
@@ -54,12 +55,34 @@ func response(q *hitl.Question, form map[string][]string) (hitl.Response, error)
 	case decisionAlways:
 		return hitl.Response{Value: hitl.Approve, Always: true}, nil
 	case decisionEdited:
-		return hitl.Response{Value: hitl.Approve, Edited: get("edited")}, nil
+		return editedResponse(q, get("edited"), get("editedContent")), nil
 	case decisionReply:
 		return hitl.Response{Value: hitl.Reply, Text: get("reply")}, nil
 	default:
 		return hitl.Response{}, fault.Errorf(fault.EINVALID, "decision %q is unknown: approve, approve_message, deny, always, edited or reply", d)
 	}
+}
+
+// editedResponse is an approval with the edits a person made in the
+// card's edit form: a field left as it was is no edit. A form posted
+// without the page's script sends a textarea's line breaks as CRLF; the
+// content's are put back as the agent wrote them.
+func editedResponse(q *hitl.Question, resource, content string) hitl.Response {
+	r := hitl.Response{Value: hitl.Approve, Edited: resource}
+	op := q.Operation
+	if op == nil {
+		return r
+	}
+	if op.Type == policy.OpFileWrite && resource == op.Resource {
+		r.Edited = "" // the path as it was
+	}
+	if !strings.Contains(op.Content, "\r\n") {
+		content = strings.ReplaceAll(content, "\r\n", "\n")
+	}
+	if content != op.Content {
+		r.EditedContent = content
+	}
+	return r
 }
 
 // answerResult is what a person reads after answering.
@@ -82,6 +105,8 @@ func answered(q *hitl.Question) answerResult {
 		res.Message = fmt.Sprintf("Your approval of %s is counted: %s.", q.ID, q.Tally())
 	case q.Sensitive:
 		res.Message = fmt.Sprintf("Answered %s. The answer is sensitive and is not shown.", q.ID)
+	case q.Response.WasEdited() && q.Operation != nil && len(q.Operation.Diffs) > 0:
+		res.Message = fmt.Sprintf("Approved %s with your edit. It does not run yet: the agent shows you the edited change's diff against the file and asks again.", q.ID)
 	case q.Response.Replied():
 		res.Message = fmt.Sprintf("Replied to %s (not approved): %s", q.ID, q.Response.Text)
 	default:
