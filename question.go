@@ -3,6 +3,7 @@ package hitl
 import (
 	"encoding/json"
 	"strconv"
+	"strings"
 	"time"
 
 	"github.com/hitlbot/hitl/auth"
@@ -380,6 +381,29 @@ func (q *Question) CheckEdit(r *Response) error {
 		return fault.Errorf(fault.EINVALID, "the edited content is longer than %d bytes", policy.MaxContentLen)
 	}
 	return nil
+}
+
+// EditedApproval is an approval with the edits a person made in an edit
+// form (the web card, Slack's modal), which show the input prefilled: a
+// field left as it was is no edit (a file change's path, its new text).
+// A textarea's CRLF line breaks (a form posted without script) are put
+// back as the agent wrote them.
+func (q *Question) EditedApproval(resource, content string) Response {
+	r := Response{Value: Approve, Edited: resource}
+	op := q.Operation
+	if op == nil {
+		return r
+	}
+	if op.Type == policy.OpFileWrite && resource == op.Resource {
+		r.Edited = ""
+	}
+	if !strings.Contains(op.Content, "\r\n") {
+		content = strings.ReplaceAll(content, "\r\n", "\n")
+	}
+	if content != op.Content {
+		r.EditedContent = content
+	}
+	return r
 }
 
 // QuestionTypes lists the question types, in the order docs show them.

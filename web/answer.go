@@ -7,7 +7,6 @@ import (
 
 	"github.com/hitlbot/hitl"
 	"github.com/hitlbot/hitl/fault"
-	"github.com/hitlbot/hitl/policy"
 	"github.com/hitlbot/hitl/steer"
 )
 
@@ -55,34 +54,12 @@ func response(q *hitl.Question, form map[string][]string) (hitl.Response, error)
 	case decisionAlways:
 		return hitl.Response{Value: hitl.Approve, Always: true}, nil
 	case decisionEdited:
-		return editedResponse(q, get("edited"), get("editedContent")), nil
+		return q.EditedApproval(get("edited"), get("editedContent")), nil
 	case decisionReply:
 		return hitl.Response{Value: hitl.Reply, Text: get("reply")}, nil
 	default:
 		return hitl.Response{}, fault.Errorf(fault.EINVALID, "decision %q is unknown: approve, approve_message, deny, always, edited or reply", d)
 	}
-}
-
-// editedResponse is an approval with the edits a person made in the
-// card's edit form: a field left as it was is no edit. A form posted
-// without the page's script sends a textarea's line breaks as CRLF; the
-// content's are put back as the agent wrote them.
-func editedResponse(q *hitl.Question, resource, content string) hitl.Response {
-	r := hitl.Response{Value: hitl.Approve, Edited: resource}
-	op := q.Operation
-	if op == nil {
-		return r
-	}
-	if op.Type == policy.OpFileWrite && resource == op.Resource {
-		r.Edited = "" // the path as it was
-	}
-	if !strings.Contains(op.Content, "\r\n") {
-		content = strings.ReplaceAll(content, "\r\n", "\n")
-	}
-	if content != op.Content {
-		r.EditedContent = content
-	}
-	return r
 }
 
 // answerResult is what a person reads after answering.
