@@ -106,7 +106,7 @@ func (s *Server) permissionPrompt(ctx context.Context, req *sdk.CallToolRequest,
 	var ids []string
 	if call.Tool == AskUserQuestionTool {
 		var updated map[string]any
-		updated, ids, err = AskUserQuestions(wctx, s.opts.Client, s.opts.Run, key, call.Input, tick)
+		updated, ids, err = AskUserQuestions(wctx, s.opts.Client, s.opts.Run, key, call.Input, 0, tick)
 		p = permission{Behavior: "allow", UpdatedInput: updated}
 	} else {
 		var v agent.GateResult

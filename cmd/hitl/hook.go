@@ -12,6 +12,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/hitlbot/hitl"
 	"github.com/hitlbot/hitl/agent"
 	"github.com/hitlbot/hitl/auth"
 	"github.com/hitlbot/hitl/fault"
@@ -222,8 +223,6 @@ func (h *hook) movedReason() string {
 // question naming the first; the edited call runs only once that is
 // approved (h.edited).
 func (h *hook) decide(ctx context.Context) (agent.GateResult, error) {
-	gctx, cancel := h.giveUp(ctx)
-	defer cancel()
 	call := h.call()
 	key, notice := h.key(), ""
 	for asked := 0; ; asked++ {
@@ -237,12 +236,20 @@ func (h *hook) decide(ctx context.Context) (agent.GateResult, error) {
 			op.Context = strings.TrimSpace(notice + " " + op.Context)
 			key = fmt.Sprintf("%s-%d-%s", h.key(), asked, diffsKey(op.Diffs))
 		}
-		v, err := h.c.Gate(gctx, service.ApprovalRequest{Operation: op, RunID: h.run, IdempotencyKey: key}, agent.Progress{})
+		// Each question waits --wait, and says so: its deadline is when
+		// the hook stops waiting for it.
+		gctx, cancel := h.giveUp(ctx)
+		v, err := h.c.Gate(gctx, service.ApprovalRequest{Operation: op, RunID: h.run, IdempotencyKey: key, TimeoutMinutes: h.timeout()}, agent.Progress{})
+		stopped := err != nil && gctx.Err() != nil
+		cancel()
 		v.By = auth.PersonName(v.By) // as people and the agent read who decided
-		if err != nil && gctx.Err() != nil {
+		if stopped {
 			h.stopped(ctx)
 			h.release(ctx, v.QuestionID)
 			return v, mcp.ErrStillPending
+		}
+		if err != nil {
+			return v, h.waitRefused(err)
 		}
 		if err != nil || !v.Allowed || v.By == "" || len(op.Diffs) == 0 {
 			return v, err // a rule decides by path; only a person saw a diff
@@ -280,6 +287,24 @@ func (h *hook) decide(ctx context.Context) (agent.GateResult, error) {
 	}
 }
 
+// timeout is the deadline the hook's questions ask for: --wait, when the
+// hook stops waiting for them.
+func (h *hook) timeout() *float64 {
+	m := h.wait.Minutes()
+	return &m
+}
+
+// waitRefused says, for a question the service refused because --wait
+// is outside its timeout bounds, which flag to change: the hook never
+// asks with another deadline than its own wait.
+func (h *hook) waitRefused(err error) error {
+	if fault.Code(err) != fault.EINVALID || !strings.Contains(fault.Message(err), "(timeouts.m") {
+		return err
+	}
+	return fault.Errorf(fault.EINVALID, "hitl hook --wait %s: %s; a question's deadline is when the hook stops waiting, so set --wait within those bounds (and the agent's hook timeout above it)",
+		hitl.ShortDuration(h.wait), fault.Message(err))
+}
+
 // maxReasks bounds how often a change is asked again because its file
 // changed while people decided or a person edited it.
 const maxReasks = 4
@@ -295,13 +320,16 @@ func onlyDefault(v agent.GateResult) bool {
 func (h *hook) answer(ctx context.Context) (map[string]any, error) {
 	gctx, cancel := h.giveUp(ctx)
 	defer cancel()
-	updated, asked, err := mcp.AskUserQuestions(gctx, h.c, h.run, h.key(), h.in.ToolInput, agent.Progress{})
+	updated, asked, err := mcp.AskUserQuestions(gctx, h.c, h.run, h.key(), h.in.ToolInput, h.wait, agent.Progress{})
 	if err != nil && gctx.Err() != nil {
 		h.stopped(ctx)
 		h.release(ctx, asked...)
 		return nil, mcp.ErrStillPending
 	}
-	return updated, err
+	if err != nil {
+		return nil, h.waitRefused(err)
+	}
+	return updated, nil
 }
 
 // release cancels questions nobody answered in time.

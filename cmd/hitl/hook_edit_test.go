@@ -5,6 +5,7 @@ import (
 	"os"
 	"path/filepath"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -133,5 +134,31 @@ func assertUndecided(t *testing.T, ch <-chan cliResult) {
 	case r := <-ch:
 		t.Fatalf("the hook decided on the diff before the edit: %s", r.stdout)
 	default:
+	}
+}
+
+// TestHookWaitIsTheDeadline: a hook's question is due when the hook stops
+// waiting (--wait); a --wait outside the service's timeout bounds is not
+// asked with another deadline: the hook leaves the call to the agent's
+// own prompt, naming the flag and the bounds.
+func TestHookWaitIsTheDeadline(t *testing.T) {
+	m := startMain(t, hookPolicy)
+	ctx := context.Background()
+	t.Run("the default wait", func(t *testing.T) {
+		ch := hookRun(ctx, m, cliOpts{}, hookEvent(t, "claude_pretooluse_bash.json", map[string]any{"session_id": "due"}), "claude")
+		q := awaitPending(t, m, "claude-due", 1)[0]
+		require.NotNil(t, q.TimeoutAt)
+		assert.Equal(t, defaultHookWait, q.TimeoutAt.Sub(q.CreatedAt).Round(time.Second))
+		require.Equal(t, 0, cli(ctx, m, "", "answer", q.ID, "deny").code)
+		assert.Equal(t, "deny", decoded(t, result(t, ch)).PermissionDecision)
+	})
+	for _, tc := range []struct{ wait, bound string }{{"2m", "below this service's minimum of 5m"}, {"25h", "above this service's maximum of 24h"}} {
+		t.Run("--wait "+tc.wait+" is refused, never asked with another deadline", func(t *testing.T) {
+			d := decoded(t, result(t, hookRun(ctx, m, cliOpts{}, hookEvent(t, "claude_pretooluse_bash.json", map[string]any{"session_id": "due-" + tc.wait}), "claude", "--wait", tc.wait)))
+			assert.Equal(t, "ask", d.PermissionDecision, "the agent's own prompt decides")
+			assert.Contains(t, d.PermissionDecisionReason, "hitl hook --wait "+tc.wait+": timeout "+tc.wait+" is "+tc.bound)
+			assert.Contains(t, d.PermissionDecisionReason, "set --wait within those bounds")
+			assert.Empty(t, awaitAll(t, m, "claude-due-"+tc.wait), "nothing was asked")
+		})
 	}
 }

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/hitlbot/hitl"
+	"github.com/hitlbot/hitl/auth"
 	"github.com/hitlbot/hitl/policy"
 )
 
@@ -114,10 +115,16 @@ func showQuestion(w io.Writer, q *hitl.Question, now time.Time, paint bool) {
 			fmt.Fprintln(w, q.Tally())
 		}
 		fmt.Fprintln(w, "Answer it with: "+valueHint(q))
-	case q.Response != nil && q.Response.Edited != "" && q.Response.Approved():
-		fmt.Fprintf(w, "%s by %s: approved with an edit; the agent runs:\n%s\n", q.Status, visible(q.RespondedBy), visibleLines(q.Response.Edited))
+	case q.Response.WasEdited() && q.Response.EditedContent != "":
+		where := ""
+		if q.Response.Edited != "" {
+			where = " at " + visible(q.Response.Edited)
+		}
+		fmt.Fprintf(w, "%s by %s: approved with an edit%s; the agent shows the edited change's diff and asks again; its new text:\n%s\n", q.Status, visible(auth.PersonName(q.RespondedBy)), where, visibleLines(q.Response.EditedContent))
+	case q.Response.WasEdited():
+		fmt.Fprintf(w, "%s by %s: approved with an edit; the agent runs:\n%s\n", q.Status, visible(auth.PersonName(q.RespondedBy)), visibleLines(q.Response.Edited))
 	case q.Response != nil && !q.Sensitive:
-		fmt.Fprintf(w, "%s by %s: %s\n", q.Status, visible(orDefault(q.RespondedBy, "the default")), visibleLines(q.Response.String()))
+		fmt.Fprintf(w, "%s by %s: %s\n", q.Status, visible(orDefault(auth.PersonName(q.RespondedBy), "the default")), visibleLines(q.Response.String()))
 	default:
 		fmt.Fprintf(w, "%s\n", q.Status)
 	}
