@@ -1,11 +1,11 @@
 package mcp
 
 import (
-	"time"
 	"context"
 	"encoding/json"
 	"fmt"
 	"maps"
+	"time"
 
 	"github.com/hitlbot/hitl"
 	"github.com/hitlbot/hitl/agent"
