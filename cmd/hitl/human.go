@@ -11,6 +11,7 @@ import (
 
 	"github.com/hitlbot/hitl"
 	"github.com/hitlbot/hitl/policy"
+	"github.com/hitlbot/hitl/runhandle"
 	"github.com/hitlbot/hitl/steer"
 )
 
@@ -66,6 +67,7 @@ func cmdPending(ctx context.Context, args []string, e *env) error {
 		fmt.Fprintln(e.stdout, "No questions are waiting.")
 		return nil
 	}
+	handles := runHandles(ctx, c, qs)
 	tw := tabwriter.NewWriter(e.stdout, 0, 4, 2, ' ', 0)
 	fmt.Fprintln(tw, "ID\tRUN\tTYPE\tANSWER WITH\tDUE\tQUESTION\tOPERATION")
 	now := time.Now()
@@ -74,10 +76,28 @@ func cmdPending(ctx context.Context, args []string, e *env) error {
 		if q.TimeoutAt != nil {
 			due = "in " + q.TimeoutAt.Sub(now).Round(time.Second).String()
 		}
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%s", cell(q.ID, 40), cell(q.RunID, 40), cell(string(q.Type), 20), answerHint(q), due, cell(q.Question, 60),
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%s", cell(q.ID, 40), cell(handles[q.RunID], 40), cell(string(q.Type), 20), answerHint(q), due, cell(q.Question, 60),
 			operationRows(operationLines(q.Operation, q.Parts, q.Risks), 6))
 	}
 	return tw.Flush()
+}
+
+// runHandles is each question's run as people read it: its handle
+// (runhandle.Of, what hitl runs shows; --json has the full id), or its id
+// when the handle cannot be read.
+func runHandles(ctx context.Context, f runhandle.Prefixer, qs []*hitl.Question) map[string]string {
+	out := map[string]string{}
+	for _, q := range qs {
+		if _, ok := out[q.RunID]; ok {
+			continue
+		}
+		h, err := runhandle.Of(ctx, f, q.RunID)
+		if err != nil || h == "" {
+			h = q.RunID
+		}
+		out[q.RunID] = h
+	}
+	return out
 }
 
 // answerHint is what the ANSWER WITH column shows: the accepted values,

@@ -38,25 +38,27 @@ func cmdShow(ctx context.Context, args []string, e *env) error {
 	default:
 		return usageError(fs, fmt.Sprintf("--color is auto, always or never, not %q", *color))
 	}
-	q, err := newClient(e).Question(ctx, pos[0])
+	c := newClient(e)
+	q, err := c.Question(ctx, pos[0])
 	if err != nil {
 		return err
 	}
 	if *asJSON {
 		return printJSON(e, q)
 	}
-	showQuestion(e.stdout, q, time.Now(), paint)
+	showQuestion(e.stdout, q, runHandles(ctx, c, []*hitl.Question{q})[q.RunID], time.Now(), paint)
 	return nil
 }
 
-// showQuestion writes q for a person; paint colours the diff.
-func showQuestion(w io.Writer, q *hitl.Question, now time.Time, paint bool) {
+// showQuestion writes q for a person, its run by run (its handle: the
+// full id is in --json); paint colours the diff.
+func showQuestion(w io.Writer, q *hitl.Question, run string, now time.Time, paint bool) {
 	state := string(q.Status)
 	if q.Pending() && q.TimeoutAt != nil {
 		state += ", due in " + q.TimeoutAt.Sub(now).Round(time.Second).String()
 	}
 	fmt.Fprintf(w, "%s · %s · %s\n", visible(q.ID), visible(string(q.Type)), state)
-	fmt.Fprintf(w, "Run: %s", visible(q.RunID))
+	fmt.Fprintf(w, "Run: %s", visible(run))
 	if q.Context != nil && q.Context.Agent != "" {
 		fmt.Fprintf(w, " · asked by %s", visible(q.Context.Agent))
 	}
