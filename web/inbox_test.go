@@ -314,3 +314,17 @@ func TestBatch(t *testing.T) {
 	r = b.post("/batch", url.Values{"decision": {"approve"}})
 	assert.Equal(t, http.StatusBadRequest, r.status)
 }
+
+// TestRunByItsHandle: the inbox and a question's page name its run by its
+// handle, as hitl runs does; the link's title and the run's page have the
+// full id.
+func TestRunByItsHandle(t *testing.T) {
+	e := newEnv(t, false)
+	const run = "claude-3f2b8c1e-9d7a-4c1b-8e2f-0a1b2c3d4e5f"
+	q := e.ask(run, hitl.NewQuestion{Question: "Ship it?", Type: hitl.Approval})
+	b := e.browser(t)
+	b.signIn("alice-token-0123456789")
+	link := `<a href="/runs/` + run + `" title="` + run + `">claude-3f2b</a>`
+	assert.Contains(t, b.get("/").body, link, "the inbox row")
+	assert.Contains(t, b.get("/q/"+q.ID).body, link, "the question's page")
+}
