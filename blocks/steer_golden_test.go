@@ -154,6 +154,11 @@ func TestOperationGolden(t *testing.T) {
 	write := operationQuestion()
 	write.Question, write.Parts, write.Learnable = "Write /home/dev/app/notes.md", nil, false
 	write.Operation.Type, write.Operation.Resource, write.Operation.Content = policy.OpFileWrite, "/home/dev/app/notes.md", "# Notes\n\nShip on Friday.\n"
+	// a run by its handle, the local person as people read them
+	longRun := operationQuestion()
+	longRun.RunID, longRun.Asker = "claude-3f2b8c1e-9d7a-4c1b-8e2f-0a1b2c3d4e5f", "local:root"
+	handled := opts
+	handled.RunHandle = "claude-3f2b"
 	allowed := []string{"@U0ALICE1", "@U0BOB1", "@U0ANSWER1"}
 	cases := []struct {
 		name string
@@ -169,6 +174,7 @@ func TestOperationGolden(t *testing.T) {
 		{"settled_operation_edited", SettledMessage(edited, opts)},
 		{"modal_edit", EditModal(pending, "C024BE91L", "1710428966.000100")},
 		{"modal_edit_content", EditModal(write, "C024BE91L", "1710428966.000100")},
+		{"message_run_handle", QuestionMessage(longRun, handled)},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
