@@ -35,7 +35,7 @@ func TestBrowserEditContent(t *testing.T) {
 	c := l.client("agent-token-0123456789")
 	gate := func(call mcp.ToolCall, notice string) (chan agent.GateResult, string) {
 		t.Helper()
-		op := call.OperationAt(strings.TrimSpace(notice+" Claude Code session in "+dir), dir, mcp.ReadLocal)
+		op := mcp.AgentSide(call.OperationAt(strings.TrimSpace(notice+" Claude Code session in "+dir), dir, mcp.ReadLocal), "", dir)
 		got := make(chan agent.GateResult, 1)
 		asked := make(chan string, 1)
 		go func() {
@@ -86,6 +86,11 @@ func TestBrowserEditContent(t *testing.T) {
 	assert.Contains(t, context, "Asked again: ")
 	assert.Contains(t, context, "(question "+id+")", "it names the first question")
 
+	if os.Getenv(screenshotsEnv) == "1" {
+		var png []byte
+		require.NoError(t, chromedp.Run(ctx, chromedp.FullScreenshot(&png, 100)))
+		require.NoError(t, os.WriteFile(filepath.Join("..", "docs", "web-edit.png"), png, 0o644))
+	}
 	require.NoError(t, chromedp.Run(ctx,
 		chromedp.Click(`#q-`+again+` button[value="approve"]`, chromedp.ByQuery),
 		hasText("#live", "Answered "+again)))
