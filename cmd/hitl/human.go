@@ -100,6 +100,11 @@ func runHandles(ctx context.Context, f runhandle.Prefixer, qs []*hitl.Question) 
 	return out
 }
 
+// runHandle is run id as people read it (runHandles).
+func runHandle(ctx context.Context, f runhandle.Prefixer, id string) string {
+	return runHandles(ctx, f, []*hitl.Question{{RunID: id}})[id]
+}
+
 // answerHint is what the ANSWER WITH column shows: the accepted values,
 // or for a secret how to give it without putting it on a command line.
 func answerHint(q *hitl.Question) string {
@@ -168,7 +173,7 @@ func cmdAnswer(ctx context.Context, args []string, e *env) error {
 		if err != nil {
 			return err
 		}
-		fmt.Fprintf(e.stdout, "Replied to %s (run %s), not approved: %s\n", visible(q.ID), visible(q.RunID), visible(q.Response.Text))
+		fmt.Fprintf(e.stdout, "Replied to %s (run %s), not approved: %s\n", visible(q.ID), visible(runHandle(ctx, c, q.RunID)), visible(q.Response.Text))
 		return nil
 	}
 	value := strings.Join(pos[1:], " ")
@@ -201,7 +206,7 @@ func cmdAnswer(ctx context.Context, args []string, e *env) error {
 		fmt.Fprintf(e.stderr, "hitl: warning: %s is sensitive and its answer was on the command line, so it is now in your shell history; next time run %s\n",
 			visible(q.ID), secretHint(q.ID))
 	}
-	fmt.Fprintf(e.stdout, "Answered %s (run %s): %s\n", visible(q.ID), visible(q.RunID), visible(q.Response.String()))
+	fmt.Fprintf(e.stdout, "Answered %s (run %s): %s\n", visible(q.ID), visible(runHandle(ctx, c, q.RunID)), visible(q.Response.String()))
 	if q.Response.EditedContent != "" || q.Response.Edited != "" && q.Operation != nil && len(q.Operation.Diffs) > 0 {
 		fmt.Fprintln(e.stdout, "The edited change is not run yet: the agent shows its diff against the file and asks again.")
 	}
@@ -221,11 +226,12 @@ func cmdCancel(ctx context.Context, args []string, e *env) error {
 	if !questionIDPattern.MatchString(pos[0]) {
 		return sendSteer(ctx, e, steer.CommandCancel, pos[0], steer.ControlPayload{})
 	}
-	q, err := newClient(e).Cancel(ctx, pos[0], *reason)
+	c := newClient(e)
+	q, err := c.Cancel(ctx, pos[0], *reason)
 	if err != nil {
 		return err
 	}
-	line := fmt.Sprintf("Cancelled %s (run %s)", visible(q.ID), visible(q.RunID))
+	line := fmt.Sprintf("Cancelled %s (run %s)", visible(q.ID), visible(runHandle(ctx, c, q.RunID)))
 	if q.CancelReason != "" {
 		line += ": " + visible(q.CancelReason)
 	}

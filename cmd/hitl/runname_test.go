@@ -32,4 +32,7 @@ func TestRunByItsHandle(t *testing.T) {
 	assert.True(t, strings.Contains(show.stdout, "Run: claude-3f2b ·"), show.stdout)
 	assert.Contains(t, cli(ctx, m, "", "show", q.ID, "--json").stdout, run)
 	assert.Contains(t, cli(ctx, m, "", "runs").stdout, "claude-3f2b ", "the same name hitl runs gives it")
+	answered := cli(ctx, m, "", "answer", q.ID, "approve")
+	require.Equal(t, 0, answered.code, answered.stderr)
+	assert.Contains(t, answered.stdout, "Answered "+q.ID+" (run claude-3f2b): approve")
 }
