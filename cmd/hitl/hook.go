@@ -251,8 +251,8 @@ func (h *hook) decide(ctx context.Context) (agent.GateResult, error) {
 		if err != nil {
 			return v, h.waitRefused(err)
 		}
-		if err != nil || !v.Allowed || v.By == "" || len(op.Diffs) == 0 {
-			return v, err // a rule decides by path; only a person saw a diff
+		if !v.Allowed || v.By == "" || len(op.Diffs) == 0 {
+			return v, nil // a rule decides by path; only a person saw a diff
 		}
 		again := func() error {
 			if asked < maxReasks {
@@ -265,13 +265,14 @@ func (h *hook) decide(ctx context.Context) (agent.GateResult, error) {
 			if !ok {
 				return agent.GateResult{}, fault.Errorf(fault.EINVALID, "%s approved %s only with an edit that cannot be applied to it", v.By, h.in.ToolName)
 			}
-			e := fileEdit{by: v.By, question: v.QuestionID, from: call, to: mcp.ToolCall{Tool: call.Tool, Input: input, Approval: call.Approval}}
+			e := fileEdit{by: v.By, question: v.QuestionID, to: mcp.ToolCall{Tool: call.Tool, Input: input, Approval: call.Approval}}
 			if err := again(); err != nil {
 				return agent.GateResult{}, err
 			}
 			h.edits = append(h.edits, e)
 			call = e.to
-			h.edited = &call
+			edited := e.to
+			h.edited = &edited
 			notice = fmt.Sprintf("Asked again: %s edited this change (question %s); this is the diff of the edited change against %s as it is now.", v.By, v.QuestionID, e.path())
 			continue
 		}

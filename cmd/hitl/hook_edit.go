@@ -16,7 +16,7 @@ import (
 // the hook asked again about with the edited change's diff.
 type fileEdit struct {
 	by, question string
-	from, to     mcp.ToolCall
+	to           mcp.ToolCall // the call as edited
 }
 
 // path is the file the edited change writes.
