@@ -3,6 +3,7 @@ package hitl
 import (
 	"encoding/json"
 	"strconv"
+	"strings"
 	"time"
 
 	"github.com/hitlbot/hitl/auth"
@@ -352,28 +353,57 @@ func (q *Question) Outcome() Outcome {
 }
 
 // CheckEdit accepts an edited input only on an approval of an editable
-// operation, decided by one person.
+// operation, decided by one person; an edited content only on a file
+// change whose content is editable.
 func (q *Question) CheckEdit(r *Response) error {
-	if r.Edited == "" && !r.Always {
+	if r.Edited == "" && r.EditedContent == "" && !r.Always {
 		return nil
 	}
+	edited := r.Edited != "" || r.EditedContent != ""
 	switch {
 	case q.Operation == nil:
 		return fault.Errorf(fault.EINVALID, "only an approval of an operation can be edited or always allowed")
 	case !r.Approved():
-		r.Edited, r.Always = "", false // a denial edits nothing
-	case r.Edited != "" && q.NeedsSeveral():
+		r.Edited, r.EditedContent, r.Always = "", "", false // a denial edits nothing
+	case edited && q.NeedsSeveral():
 		return fault.Errorf(fault.EINVALID, "an operation that needs %d approvals cannot be edited: deny it and ask again", q.Quorum)
-	case r.Edited != "" && q.Operation.NoEdit:
+	case edited && q.Operation.NoEdit:
 		return fault.Errorf(fault.EINVALID, "the agent cannot run this %s operation with other input: approve it as it is, or deny it", q.Operation.Type)
-	case r.Edited != "" && !q.Editable():
+	case edited && !q.Editable():
 		return fault.Errorf(fault.EINVALID, "the input of this %s operation cannot be edited", q.Operation.Type)
-	case r.Always && r.Edited != "":
+	case r.EditedContent != "" && !q.Operation.ContentEditable():
+		return fault.Errorf(fault.EINVALID, "this %s operation has no content to edit: edit its input (%s) instead", q.Operation.Type, q.Operation.Resource)
+	case r.Always && edited:
 		return fault.Errorf(fault.EINVALID, "approve an edited operation without 'always': a learned rule allows only what was asked")
 	case len(r.Edited) > MaxContextLen:
 		return fault.Errorf(fault.EINVALID, "the edited input is longer than %d characters", MaxContextLen)
+	case len(r.EditedContent) > policy.MaxContentLen:
+		return fault.Errorf(fault.EINVALID, "the edited content is longer than %d bytes", policy.MaxContentLen)
 	}
 	return nil
+}
+
+// EditedApproval is an approval with the edits a person made in an edit
+// form (the web card, Slack's modal), which show the input prefilled: a
+// field left as it was is no edit (a file change's path, its new text).
+// A textarea's CRLF line breaks (a form posted without script) are put
+// back as the agent wrote them.
+func (q *Question) EditedApproval(resource, content string) Response {
+	r := Response{Value: Approve, Edited: resource}
+	op := q.Operation
+	if op == nil {
+		return r
+	}
+	if op.Type == policy.OpFileWrite && resource == op.Resource {
+		r.Edited = ""
+	}
+	if !strings.Contains(op.Content, "\r\n") {
+		content = strings.ReplaceAll(content, "\r\n", "\n")
+	}
+	if content != op.Content {
+		r.EditedContent = content
+	}
+	return r
 }
 
 // QuestionTypes lists the question types, in the order docs show them.

@@ -22,6 +22,16 @@ func TestCheckEdit(t *testing.T) {
 	noEdit := shell()
 	noEdit.NoEdit = true
 	spawn := &policy.Operation{Type: policy.OpSpawnAgent, Resource: "general-purpose"}
+	write := func() *policy.Operation {
+		return &policy.Operation{Type: policy.OpFileWrite, Resource: "/w/notes.md", Content: "one\n"}
+	}
+	content := func(path, text string) *hitl.Response {
+		return &hitl.Response{Type: hitl.ApprovalResponse, Value: hitl.Approve, Edited: path, EditedContent: text}
+	}
+	noContent := write()
+	noContent.Content = ""
+	noEditWrite := write()
+	noEditWrite.NoEdit = true
 	for _, tc := range []struct {
 		name string
 		q    *hitl.Question
@@ -35,6 +45,14 @@ func TestCheckEdit(t *testing.T) {
 		{"which agent to start is not an input", approval(spawn, 0), approve("other-agent", false), "cannot be edited"},
 		{"always allow is never of an edit", approval(shell(), 0), approve("rm -rf build/tmp", true), "without 'always'"},
 		{"an edit too long", approval(shell(), 0), approve(strings.Repeat("x", hitl.MaxContextLen+1), false), "longer than"},
+		{"an edit of a file change's content", approval(write(), 0), content("", "two\n"), ""},
+		{"an edit of a file change's path and content", approval(write(), 0), content("/w/other.md", "two\n"), ""},
+		{"a file change without editable content", approval(noContent, 0), content("", "two\n"), "no content to edit"},
+		{"a command has no content", approval(shell(), 0), content("", "two\n"), "no content to edit"},
+		{"content of an operation the agent cannot run with other input", approval(noEditWrite, 0), content("", "two\n"), "cannot run this file_write operation"},
+		{"content of an operation several people approve", approval(write(), 2), content("", "two\n"), "needs 2 approvals"},
+		{"always allow is never of an edited content", approval(write(), 0), &hitl.Response{Type: hitl.ApprovalResponse, Value: hitl.Approve, EditedContent: "two\n", Always: true}, "without 'always'"},
+		{"an edited content too long", approval(write(), 0), content("", strings.Repeat("x", policy.MaxContentLen+1)), "longer than"},
 		{"a denial edits nothing", approval(noEdit, 0), &hitl.Response{Type: hitl.ApprovalResponse, Value: hitl.Deny, Edited: "x"}, ""},
 	} {
 		t.Run(tc.name, func(t *testing.T) {

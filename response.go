@@ -38,6 +38,11 @@ type Response struct {
 	// Edited is the operation's input as a person edited it before
 	// approving (a command, a path, a URL): what the agent must use.
 	Edited string `json:"edited,omitempty"`
+	// EditedContent is the new text of a file change as a person edited
+	// it before approving (policy.Operation.Content). The agent's side
+	// does not run it on this approval: it shows the edited change's diff
+	// against the file and asks again.
+	EditedContent string `json:"editedContent,omitempty"`
 	// Always asks, with an approval, to allow the same request from now
 	// on (a narrow learned rule).
 	Always bool `json:"always,omitempty"`
@@ -57,6 +62,12 @@ func (r *Response) Clone() *Response {
 
 func (r *Response) Hidden() *Response {
 	return &Response{Type: r.Type, Value: nil, Redacted: true}
+}
+
+// WasEdited reports whether a person changed the operation's input
+// (its resource or its content) in this approval.
+func (r *Response) WasEdited() bool {
+	return r != nil && (r.Edited != "" || r.EditedContent != "") && r.Approved()
 }
 
 // Approved reports whether an approval response grants the request.

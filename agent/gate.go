@@ -39,9 +39,13 @@ type GateResult struct {
 	Question   *hitl.Question
 	// Edited is the operation's input as the approver changed it, when it
 	// differs from what was asked: what the agent must use instead.
-	Edited  string
-	Message string // the grant's message, the denial's or cancellation's reason, the reply
-	By      string
+	Edited string
+	// EditedContent is the new text of a file change as the approver
+	// changed it (policy.Operation.Content), when it differs from what was
+	// asked: the agent's side shows its diff and asks again before using it.
+	EditedContent string
+	Message       string // the grant's message, the denial's or cancellation's reason, the reply
+	By            string
 }
 
 // Gate asks the policy about req and, when it says ask, waits for the
@@ -82,6 +86,9 @@ func (c *Client) Gate(ctx context.Context, req service.ApprovalRequest, p Progre
 		res.Allowed, res.Message = true, q.Response.Text
 		if e := q.Response.Edited; e != "" && e != req.Resource {
 			res.Edited = e
+		}
+		if e := q.Response.EditedContent; e != "" && e != req.Content {
+			res.EditedContent = e
 		}
 	case hitl.OutcomeDenied, hitl.OutcomeReplied:
 		res.Message = q.Response.Text

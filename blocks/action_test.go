@@ -160,14 +160,16 @@ func TestParseSubmission(t *testing.T) {
 		values               map[string]map[string]slack.BlockAction
 		want                 Submission
 	}{
-		{"answer", CallbackAnswer, meta, values(BlockAnswer, "Postgres"), Submission{SubmitAnswer, "q_1", "C024BE91L", "1710428966.000100", "Postgres"}},
-		{"answer_keeps_spaces", CallbackAnswer, meta, values(BlockAnswer, " pass word "), Submission{SubmitAnswer, "q_1", "C024BE91L", "1710428966.000100", " pass word "}},
-		{"answer_from_home", CallbackAnswer, PrivateMetadata("q_1", "", ""), values(BlockAnswer, "x"), Submission{SubmitAnswer, "q_1", "", "", "x"}},
-		{"answer_without_c_ts", CallbackAnswer, `{"q":"q_1"}`, values(BlockAnswer, "x"), Submission{SubmitAnswer, "q_1", "", "", "x"}},
-		{"deny_with_reason", CallbackDeny, meta, values(BlockReason, "not now"), Submission{SubmitDeny, "q_1", "C024BE91L", "1710428966.000100", "not now"}},
-		{"deny_without_reason", CallbackDeny, meta, nil, Submission{SubmitDeny, "q_1", "C024BE91L", "1710428966.000100", ""}},
-		{"approve_with_message", CallbackApprove, meta, values(BlockMessage, "go"), Submission{SubmitApprove, "q_1", "C024BE91L", "1710428966.000100", "go"}},
-		{"approve_ignores_other_blocks", CallbackApprove, meta, values(BlockReason, "x"), Submission{SubmitApprove, "q_1", "C024BE91L", "1710428966.000100", ""}},
+		{"answer", CallbackAnswer, meta, values(BlockAnswer, "Postgres"), Submission{Kind: SubmitAnswer, QuestionID: "q_1", Channel: "C024BE91L", MessageTS: "1710428966.000100", Value: "Postgres"}},
+		{"answer_keeps_spaces", CallbackAnswer, meta, values(BlockAnswer, " pass word "), Submission{Kind: SubmitAnswer, QuestionID: "q_1", Channel: "C024BE91L", MessageTS: "1710428966.000100", Value: " pass word "}},
+		{"answer_from_home", CallbackAnswer, PrivateMetadata("q_1", "", ""), values(BlockAnswer, "x"), Submission{Kind: SubmitAnswer, QuestionID: "q_1", Channel: "", MessageTS: "", Value: "x"}},
+		{"answer_without_c_ts", CallbackAnswer, `{"q":"q_1"}`, values(BlockAnswer, "x"), Submission{Kind: SubmitAnswer, QuestionID: "q_1", Channel: "", MessageTS: "", Value: "x"}},
+		{"deny_with_reason", CallbackDeny, meta, values(BlockReason, "not now"), Submission{Kind: SubmitDeny, QuestionID: "q_1", Channel: "C024BE91L", MessageTS: "1710428966.000100", Value: "not now"}},
+		{"deny_without_reason", CallbackDeny, meta, nil, Submission{Kind: SubmitDeny, QuestionID: "q_1", Channel: "C024BE91L", MessageTS: "1710428966.000100", Value: ""}},
+		{"approve_with_message", CallbackApprove, meta, values(BlockMessage, "go"), Submission{Kind: SubmitApprove, QuestionID: "q_1", Channel: "C024BE91L", MessageTS: "1710428966.000100", Value: "go"}},
+		{"edit_with_new_text", CallbackEdit, meta, map[string]map[string]slack.BlockAction{BlockEdited: {InputActionID: {Value: "/w/a.md"}}, BlockEditedContent: {InputActionID: {Value: "two\n"}}},
+			Submission{Kind: SubmitEdit, QuestionID: "q_1", Channel: "C024BE91L", MessageTS: "1710428966.000100", Value: "/w/a.md", Content: "two\n"}},
+		{"approve_ignores_other_blocks", CallbackApprove, meta, values(BlockReason, "x"), Submission{Kind: SubmitApprove, QuestionID: "q_1", Channel: "C024BE91L", MessageTS: "1710428966.000100", Value: ""}},
 	}
 	for _, c := range ok {
 		t.Run(c.name+"_parses", func(t *testing.T) {

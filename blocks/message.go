@@ -5,6 +5,7 @@ import (
 	"time"
 
 	"github.com/hitlbot/hitl"
+	"github.com/hitlbot/hitl/auth"
 	"github.com/slack-go/slack"
 )
 
@@ -21,6 +22,18 @@ type MessageOptions struct {
 	// WebURL is the address of the web inbox (web.url): a pending
 	// question links to its page there. Empty: no link.
 	WebURL string
+	// RunHandle is the question's run as people read it (its handle, as
+	// hitl runs shows it; the ID line and the web page have the rest).
+	// Empty: the run's id.
+	RunHandle string
+}
+
+// run is q's run as people read it.
+func (o MessageOptions) run(q *hitl.Question) string {
+	if o.RunHandle != "" && strings.HasPrefix(q.RunID, o.RunHandle) {
+		return o.RunHandle
+	}
+	return q.RunID
 }
 
 // Message is a chat message: Text is the notification fallback (mrkdwn,
@@ -200,9 +213,9 @@ func meta(q *hitl.Question, opts MessageOptions) *slack.ContextBlock {
 			els = append(els, plainText(prefix+plain(s, 200, "")))
 		}
 	}
-	add("🔑 Asked by ", q.Asker)
+	add("🔑 Asked by ", auth.PersonName(q.Asker))
 	add("🤖 agent (says): ", claimedAgent(q))
-	add("Run ", q.RunID)
+	add("Run ", opts.run(q))
 	if c := q.Context; c != nil {
 		add("Issue ", c.IssueID)
 		add("Project ", c.ProjectName)
@@ -273,7 +286,7 @@ func fallback(q *hitl.Question, opts MessageOptions) string {
 	}
 	text, _ := escapeCut(oneLine(q.Question), 300, ellipsis)
 	b.WriteString(typeEmoji(q.Type) + " " + text)
-	if a := oneLine(q.Asker); a != "" {
+	if a := oneLine(auth.PersonName(q.Asker)); a != "" {
 		a, _ = escapeCut(a, 100, ellipsis)
 		b.WriteString(" — from " + a)
 	}
@@ -281,7 +294,7 @@ func fallback(q *hitl.Question, opts MessageOptions) string {
 		a, _ = escapeCut(a, 100, ellipsis)
 		b.WriteString(" (agent says: " + a + ")")
 	}
-	if id := oneLine(q.RunID); id != "" {
+	if id := oneLine(opts.run(q)); id != "" {
 		id, _ = escapeCut(id, 100, ellipsis)
 		b.WriteString(" (run " + id + ")")
 	}

@@ -151,16 +151,25 @@ func code(s string, n int) string {
 }
 
 func edited(q *hitl.Question) bool {
-	return q.Operation != nil && q.Response != nil && q.Response.Edited != "" && q.Response.Approved()
+	return q.Operation != nil && q.Response.WasEdited()
 }
 
-// editedSection shows the input a person approved after editing it.
+// editedSection shows the input a person approved after editing it; an
+// edited file change's new text, which the agent asks again about with
+// its diff.
 func editedSection(q *hitl.Question) slack.Block {
 	if !edited(q) {
 		return nil
 	}
-	const head = "✏️ *Edited before approval — the agent uses:*\n"
-	e, _ := escapeCut(unfence(q.Response.Edited), MaxSectionText-Len(head)-8, "\n"+MarkerCut)
+	head, text := "✏️ *Edited before approval — the agent uses:*\n", q.Response.Edited
+	if q.Response.EditedContent != "" {
+		head = "✏️ *New text edited before approval — the agent shows its diff and asks again:*\n"
+		if text != "" {
+			head = "✏️ *Path and new text edited before approval — the agent shows the diff against the new path and asks again:*\n"
+		}
+		text = q.Response.EditedContent
+	}
+	e, _ := escapeCut(unfence(text), MaxSectionText-Len(head)-8, "\n"+MarkerCut)
 	return section(head + "```\n" + e + "\n```")
 }
 
@@ -260,13 +269,15 @@ func ruleWords(r *policy.LearnedRule, n int, escape bool) string {
 	return Truncate(what+"`"+res+"`"+from, n, ellipsis)
 }
 
-// Edit modal: callback id and input block.
+// Edit modal: callback id and input blocks.
 const (
-	CallbackEdit = "hitl/edit"
-	BlockEdited  = "edited"
+	CallbackEdit       = "hitl/edit"
+	BlockEdited        = "edited"
+	BlockEditedContent = "edited_content"
 )
 
-// EditModal shows an operation's input prefilled, to edit before approving.
+// EditModal shows an operation's input prefilled, to edit before
+// approving; a file change's new text too, when it fits a text input.
 func EditModal(q *hitl.Question, channel, ts string) slack.ModalViewRequest {
 	q = orEmpty(q)
 	res := ""
@@ -278,5 +289,23 @@ func EditModal(q *hitl.Question, channel, ts string) slack.ModalViewRequest {
 	in.InitialValue = Truncate(res, MaxInputLength, "")
 	block := slack.NewInputBlock(BlockEdited, plainText("Input to approve"),
 		plainText("The agent runs this instead of what it asked. The original stays on record."), in)
-	return modal(q, channel, ts, CallbackEdit, "Edit and approve", "Approve edited", block)
+	v := modal(q, channel, ts, CallbackEdit, "Edit and approve", "Approve edited", block)
+	if !contentEditable(q) {
+		return v
+	}
+	block.Label = plainText("Path")
+	block.Hint = plainText("The file the change writes. The original stays on record.")
+	text := textInput("", true)
+	text.Placeholder, text.FocusOnLoad = nil, false
+	text.InitialValue = q.Operation.Content
+	content := slack.NewInputBlock(BlockEditedContent, plainText("New text"),
+		plainText("An edited change does not run on this approval: the agent shows you its diff against the file and asks again."), text)
+	v.Blocks.BlockSet = append(v.Blocks.BlockSet, content)
+	return v
+}
+
+// contentEditable reports whether the edit modal offers q's file change's
+// new text: editable, and short enough for a text input.
+func contentEditable(q *hitl.Question) bool {
+	return q.Operation != nil && q.Operation.ContentEditable() && Len(q.Operation.Content) <= MaxInputLength
 }

@@ -150,6 +150,15 @@ func TestOperationGolden(t *testing.T) {
 	tool.Operation.Type, tool.Operation.Resource = "write_file", `{"path":"notes.md","content":"# Notes\n\nShip on Friday.\n","overwrite":false}`
 	edited := answered(operationQuestion(), "slack:U0ANSWER1",
 		&hitl.Response{Type: hitl.ApprovalResponse, Value: hitl.Approve, Edited: "rm -rf /tmp/build/cache"})
+	// a file change whose new text a person may edit
+	write := operationQuestion()
+	write.Question, write.Parts, write.Learnable = "Write /home/dev/app/notes.md", nil, false
+	write.Operation.Type, write.Operation.Resource, write.Operation.Content = policy.OpFileWrite, "/home/dev/app/notes.md", "# Notes\n\nShip on Friday.\n"
+	// a run by its handle, the local person as people read them
+	longRun := operationQuestion()
+	longRun.RunID, longRun.Asker = "claude-3f2b8c1e-9d7a-4c1b-8e2f-0a1b2c3d4e5f", "local:root"
+	handled := opts
+	handled.RunHandle = "claude-3f2b"
 	allowed := []string{"@U0ALICE1", "@U0BOB1", "@U0ANSWER1"}
 	cases := []struct {
 		name string
@@ -164,6 +173,8 @@ func TestOperationGolden(t *testing.T) {
 		{"message_operation_tool_input", QuestionMessage(tool, opts)},
 		{"settled_operation_edited", SettledMessage(edited, opts)},
 		{"modal_edit", EditModal(pending, "C024BE91L", "1710428966.000100")},
+		{"modal_edit_content", EditModal(write, "C024BE91L", "1710428966.000100")},
+		{"message_run_handle", QuestionMessage(longRun, handled)},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {

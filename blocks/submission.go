@@ -30,6 +30,9 @@ type Submission struct {
 	Channel    string
 	MessageTS  string
 	Value      string // SubmitChoices: the chosen options' indexes, "0,2"
+	// Content is SubmitEdit's new text of a file change (its own input
+	// block, when the modal offers one).
+	Content string
 }
 
 // ParseSubmission parses a view_submission: the view's callback id, its
@@ -100,6 +103,12 @@ func ParseSubmission(callbackID, privateMetadata string, values map[string]map[s
 	}
 	if kind == SubmitChoices && s.Value == "" {
 		return Submission{}, fault.Errorf(fault.EINVALID, "choose at least one option")
+	}
+	if v, ok := values[BlockEditedContent][InputActionID]; ok && kind == SubmitEdit {
+		s.Content = v.Value
+		if !utf8.ValidString(s.Content) {
+			return Submission{}, fault.Errorf(fault.EINVALID, "the new text is not valid text")
+		}
 	}
 	if kind == SubmitEdit && strings.TrimSpace(s.Value) == "" {
 		return Submission{}, fault.Errorf(fault.EINVALID, "the edited input is empty: deny instead")

@@ -8,6 +8,7 @@ import (
 	"github.com/hitlbot/hitl"
 	"github.com/hitlbot/hitl/blocks"
 	"github.com/hitlbot/hitl/fault"
+	"github.com/hitlbot/hitl/runhandle"
 	"github.com/slack-go/slack"
 )
 
@@ -67,7 +68,7 @@ func (b *Bot) post(ctx context.Context, d hitl.Delivery, q *hitl.Question) error
 	}
 	var msg blocks.Message
 	if !found {
-		msg = blocks.QuestionMessage(q, b.messageOptions())
+		msg = blocks.QuestionMessage(q, b.questionOptions(ctx, q))
 		channel, ts, err = b.api.PostMessageContext(ctx, channel,
 			append(thread, slack.MsgOptionText(msg.Text, false), slack.MsgOptionBlocks(msg.Blocks...), mark.option())...)
 		if err != nil {
@@ -101,7 +102,7 @@ func (b *Bot) update(ctx context.Context, d hitl.Delivery, q *hitl.Question) err
 	if err != nil {
 		return fmt.Errorf("%w: %v", errStoreWrite, err)
 	}
-	msg := blocks.QuestionMessage(q, b.messageOptions())
+	msg := blocks.QuestionMessage(q, b.questionOptions(ctx, q))
 	for _, ref := range refs {
 		if ref.Target != d.Target {
 			continue
@@ -135,4 +136,14 @@ func (b *Bot) record(ctx context.Context, d hitl.Delivery, rec *hitl.Delivered) 
 
 func (b *Bot) messageOptions() blocks.MessageOptions {
 	return blocks.MessageOptions{Now: b.cfg.Clock.Now(), MentionAssignees: true, WebURL: b.cfg.WebURL}
+}
+
+// questionOptions are messageOptions for q's message: its run by its
+// handle (as hitl runs shows it), or its id when that cannot be read.
+func (b *Bot) questionOptions(ctx context.Context, q *hitl.Question) blocks.MessageOptions {
+	o := b.messageOptions()
+	if h, err := runhandle.Of(ctx, b.svc.Runs, q.RunID); err == nil {
+		o.RunHandle = h
+	}
+	return o
 }

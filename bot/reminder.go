@@ -127,7 +127,7 @@ func (b *Bot) nudge(ctx context.Context, d hitl.Delivery, q *hitl.Question) erro
 		n = blocks.NudgeEscalation
 	case kindHanded:
 		n = blocks.NudgeHanded
-		msg := blocks.QuestionMessage(q, b.messageOptions())
+		msg := blocks.QuestionMessage(q, b.questionOptions(ctx, q))
 		if _, _, _, err := b.api.UpdateMessageContext(ctx, ref.Channel, ref.TS,
 			slack.MsgOptionText(msg.Text, false), slack.MsgOptionBlocks(msg.Blocks...)); err != nil {
 			return err

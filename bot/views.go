@@ -30,8 +30,11 @@ func (b *Bot) registerViews() {
 		blocks.CallbackApprove: answer(func(_ *hitl.Question, s blocks.Submission) hitl.Response {
 			return hitl.Response{Value: hitl.Approve, Text: s.Value}
 		}),
-		blocks.CallbackEdit: answer(func(_ *hitl.Question, s blocks.Submission) hitl.Response {
-			return hitl.Response{Value: hitl.Approve, Edited: s.Value}
+		blocks.CallbackEdit: answer(func(q *hitl.Question, s blocks.Submission) hitl.Response {
+			if s.Content == "" {
+				return hitl.Response{Value: hitl.Approve, Edited: s.Value}
+			}
+			return q.EditedApproval(s.Value, s.Content)
 		}),
 		blocks.CallbackReply: answer(func(_ *hitl.Question, s blocks.Submission) hitl.Response {
 			return hitl.Response{Value: hitl.Reply, Text: s.Value}

@@ -17,6 +17,7 @@ import (
 	"github.com/hitlbot/hitl/auth"
 	"github.com/hitlbot/hitl/fault"
 	"github.com/hitlbot/hitl/notify"
+	"github.com/hitlbot/hitl/runhandle"
 	"github.com/hitlbot/hitl/service"
 )
 
@@ -29,10 +30,14 @@ type Service struct {
 	Questions interface {
 		Question(ctx context.Context, id string) (*hitl.Question, error)
 	}
+	// Runs names a question's run by its handle (nil: by its id).
+	Runs runhandle.Prefixer
 }
 
 // ServiceOf is the mailer's part of svc.
-func ServiceOf(svc *service.Service) Service { return Service{Log: svc.Log, Questions: svc.Questions} }
+func ServiceOf(svc *service.Service) Service {
+	return Service{Log: svc.Log, Questions: svc.Questions, Runs: svc.Runs}
+}
 
 // Config configures a Mailer.
 type Config struct {
@@ -232,6 +237,19 @@ func (m *Mailer) Send(ctx context.Context) (int, error) {
 	}
 }
 
+// runHandle is run id as people read it: its handle (as hitl runs shows
+// it), or its id when that cannot be read.
+func (m *Mailer) runHandle(ctx context.Context, id string) string {
+	if m.svc.Runs == nil {
+		return id
+	}
+	h, err := runhandle.Of(ctx, m.svc.Runs, id)
+	if err != nil || h == "" {
+		return id
+	}
+	return h
+}
+
 // sendOne sends mail, or records why not; ok reports it was sent. The
 // error is the outbox's only.
 func (m *Mailer) sendOne(ctx context.Context, mail hitl.Mail) (ok bool, err error) {
@@ -250,7 +268,7 @@ func (m *Mailer) sendOne(ctx context.Context, mail hitl.Mail) (ok bool, err erro
 		return false, m.complete(ctx, mail)
 	}
 	if err == nil {
-		err = m.cfg.Send(wctx, to, Render(q, mail.Nudge, m.cfg.WebURL))
+		err = m.cfg.Send(wctx, to, Render(q, m.runHandle(wctx, q.RunID), mail.Nudge, m.cfg.WebURL))
 		if err == nil {
 			return true, m.complete(ctx, mail)
 		}

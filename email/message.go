@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/hitlbot/hitl"
+	"github.com/hitlbot/hitl/auth"
 	"github.com/hitlbot/hitl/visible"
 )
 
@@ -18,12 +19,13 @@ type Message struct {
 // maxQuestion bounds the question text quoted in a mail.
 const maxQuestion = 2000
 
-// Render is the mail of a reminder or escalation (nudge) of q: what waits,
+// Render is the mail of a reminder or escalation (nudge) of q, its run
+// named run (its handle; empty: its id): what waits,
 // for how long, and the link that opens it (webURL + /q/ID; no
 // link without webURL). Agent text is quoted as plain text, cut at
 // maxQuestion characters, its invisible and direction-changing characters
 // shown and flagged.
-func Render(q *hitl.Question, nudge hitl.EventType, webURL string) Message {
+func Render(q *hitl.Question, run string, nudge hitl.EventType, webURL string) Message {
 	kind := "Question"
 	if q.Type == hitl.Approval {
 		kind = "Approval"
@@ -57,9 +59,12 @@ func Render(q *hitl.Question, nudge hitl.EventType, webURL string) Message {
 		b.WriteString("\n")
 	}
 	if q.Asker != "" {
-		b.WriteString("Asked by: " + oneLine(q.Asker) + "\n")
+		b.WriteString("Asked by: " + oneLine(auth.PersonName(q.Asker)) + "\n")
 	}
-	b.WriteString("Run: " + oneLine(q.RunID) + "\n")
+	if run == "" || !strings.HasPrefix(q.RunID, run) {
+		run = q.RunID
+	}
+	b.WriteString("Run: " + oneLine(run) + "\n")
 	if q.TimeoutAt != nil {
 		b.WriteString("Answer by: " + q.TimeoutAt.UTC().Format(time.RFC1123) + "\n")
 	}

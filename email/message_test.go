@@ -27,18 +27,22 @@ func TestRenderGolden(t *testing.T) {
 	// A Trojan-source line (CVE-2021-42574): shown with its code points and flagged.
 	trojanQ := &hitl.Question{ID: "q_trojan", RunID: "r1", Type: hitl.Approval, Status: hitl.StatusPending,
 		Question: "Set the level\naccess_level = \"user\u202e \u2066// Check if admin\u2069 \u2066\"", Asker: "api:ci"}
+	local := &hitl.Question{ID: "q_local", RunID: "claude-3f2b8c1e-9d7a-4c1b-8e2f-0a1b2c3d4e5f", Type: hitl.Approval, Status: hitl.StatusPending,
+		Question: "Write notes.md", Asker: "local:root"}
 	for name, c := range map[string]struct {
 		q     *hitl.Question
 		nudge hitl.EventType
 		web   string
+		run   string
 	}{
-		"reminder_with_link":     {q, hitl.EventQuestionReminded, "https://hitl.example.com/"},
-		"escalation_without_web": {approval, hitl.EventQuestionEscalated, ""},
-		"reminder_with_risks":    {risky, hitl.EventQuestionReminded, "https://hitl.example.com/"},
-		"reminder_trojan_source": {trojanQ, hitl.EventQuestionReminded, ""},
+		"reminder_with_link":     {q, hitl.EventQuestionReminded, "https://hitl.example.com/", "loop-1703"},
+		"reminder_run_handle":    {local, hitl.EventQuestionReminded, "", "claude-3f2b"},
+		"escalation_without_web": {approval, hitl.EventQuestionEscalated, "", ""},
+		"reminder_with_risks":    {risky, hitl.EventQuestionReminded, "https://hitl.example.com/", ""},
+		"reminder_trojan_source": {trojanQ, hitl.EventQuestionReminded, "", ""},
 	} {
 		t.Run(name, func(t *testing.T) {
-			got, err := json.MarshalIndent(Render(c.q, c.nudge, c.web), "", "  ")
+			got, err := json.MarshalIndent(Render(c.q, c.run, c.nudge, c.web), "", "  ")
 			if err != nil {
 				t.Fatal(err)
 			}

@@ -106,7 +106,7 @@ func (s *Server) permissionPrompt(ctx context.Context, req *sdk.CallToolRequest,
 	var ids []string
 	if call.Tool == AskUserQuestionTool {
 		var updated map[string]any
-		updated, ids, err = AskUserQuestions(wctx, s.opts.Client, s.opts.Run, key, call.Input, tick)
+		updated, ids, err = AskUserQuestions(wctx, s.opts.Client, s.opts.Run, key, call.Input, 0, tick)
 		p = permission{Behavior: "allow", UpdatedInput: updated}
 	} else {
 		var v agent.GateResult
@@ -151,10 +151,16 @@ func permissionFor(call ToolCall, v agent.GateResult) permission {
 		}
 		return deny("%s: %s", msg, orDefault(v.Message, "no reason given"))
 	}
-	if v.Edited == "" {
+	if v.Edited == "" && v.EditedContent == "" {
 		return permission{Behavior: "allow", UpdatedInput: call.Input}
 	}
-	updated, ok := call.Edited(v.Edited)
+	updated, ok := call.EditedInput(v.Edited, v.EditedContent)
+	if ok && call.ChangesFiles() {
+		// An edited file change is not approved on the diff the person saw:
+		// the model makes the edited call, whose diff is asked again.
+		b, _ := json.Marshal(updated)
+		return deny("%s approved this only with an edit. Make this %s call instead (its diff is asked again before it runs): %s", v.By, call.Tool, b)
+	}
 	if !ok {
 		return deny("%s approved it only with an edit hitl cannot apply to %s: %s", v.By, call.Tool, v.Edited)
 	}

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"maps"
+	"time"
 
 	"github.com/hitlbot/hitl"
 	"github.com/hitlbot/hitl/agent"
@@ -32,8 +33,9 @@ type AskedQuestions []string
 // the chosen labels joined by ", " (Claude Code's contract for
 // updatedInput). key, when set, makes the questions idempotent (a
 // retried call finds them). When ctx ends first it returns the ids asked
-// so far, for the caller to leave pending or release.
-func AskUserQuestions(ctx context.Context, c *agent.Client, run, key string, input map[string]any, t agent.Progress) (map[string]any, AskedQuestions, error) {
+// so far, for the caller to leave pending or release. timeout is how long
+// each question stays open (0: the type's default): the hook's wait.
+func AskUserQuestions(ctx context.Context, c *agent.Client, run, key string, input map[string]any, timeout time.Duration, t agent.Progress) (map[string]any, AskedQuestions, error) {
 	var in struct {
 		Questions []userQuestion `json:"questions"`
 	}
@@ -50,6 +52,10 @@ func AskUserQuestions(ctx context.Context, c *agent.Client, run, key string, inp
 		}
 		if key != "" {
 			n.IdempotencyKey = fmt.Sprintf("%s:%d", key, i)
+		}
+		if timeout > 0 {
+			m := timeout.Minutes()
+			n.TimeoutMinutes = &m
 		}
 		actx, cancel := agent.Asking(ctx)
 		q, _, err := c.Create(actx, run, n)

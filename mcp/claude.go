@@ -112,6 +112,9 @@ func (t ToolCall) Operation(context string) policy.Operation {
 		op.Type, op.Resource = policy.OpFileWrite, str(t.editField())
 		op.Description = t.Tool + " " + op.Resource
 		op.Context = joinNonEmpty(context, preview(t.Input))
+		if c, ok := t.content(); ok && len(c) <= policy.MaxContentLen {
+			op.Content = c
+		}
 	case "Read", "Grep", "Glob":
 		op.Type = policy.OpFileRead
 		op.Resource = str(t.editField())
@@ -149,16 +152,91 @@ func (t ToolCall) Operation(context string) policy.Operation {
 // its place, and false when the tool has no editable field (an MCP tool's
 // name, a subagent): the edit cannot be applied.
 func (t ToolCall) Edited(edited string) (map[string]any, bool) {
+	return t.EditedInput(edited, "")
+}
+
+// EditedInput returns the input with a person's edits put in place: the
+// resource (a command, a path; "" leaves it) and the new text of a file
+// change (Write's content, Edit's new_string, MultiEdit's edits as JSON;
+// "" leaves it). False when an edit cannot be applied to the tool: it has
+// no such field, or the edited MultiEdit edits are not a JSON list of
+// edits.
+func (t ToolCall) EditedInput(resource, content string) (map[string]any, bool) {
 	f := t.editField()
-	if f == "" {
+	if f == "" && resource != "" {
 		return nil, false
 	}
 	out := maps.Clone(t.Input)
 	if out == nil {
 		out = map[string]any{}
 	}
-	out[f] = edited
+	if resource != "" {
+		out[f] = resource
+	}
+	if content == "" {
+		return out, true
+	}
+	switch t.Tool {
+	case "Write":
+		out["content"] = content
+	case "Edit":
+		out["new_string"] = content
+	case "MultiEdit":
+		var edits []map[string]any
+		if err := json.Unmarshal([]byte(content), &edits); err != nil || len(edits) == 0 {
+			return nil, false
+		}
+		list := make([]any, len(edits))
+		for i, e := range edits {
+			if _, ok := e["old_string"].(string); !ok {
+				return nil, false
+			}
+			if _, ok := e["new_string"].(string); !ok {
+				return nil, false
+			}
+			list[i] = e
+		}
+		out["edits"] = list
+	default:
+		return nil, false
+	}
 	return out, true
+}
+
+// ChangesFiles reports whether the call changes files, which people
+// approve by their diffs (Diffs).
+func (t ToolCall) ChangesFiles() bool {
+	switch t.Tool {
+	case "Write", "Edit", "MultiEdit", "NotebookEdit", "apply_patch":
+		return true
+	}
+	return false
+}
+
+// content is the new text of a file change a person may edit: Write's
+// content, Edit's new_string, MultiEdit's edits as indented JSON; false
+// for other tools.
+func (t ToolCall) content() (string, bool) {
+	switch t.Tool {
+	case "Write":
+		s, ok := t.Input["content"].(string)
+		return s, ok
+	case "Edit":
+		s, ok := t.Input["new_string"].(string)
+		return s, ok
+	case "MultiEdit":
+		list, ok := t.Input["edits"].([]any)
+		if !ok || len(list) == 0 {
+			return "", false
+		}
+		var b strings.Builder
+		enc := json.NewEncoder(&b)
+		enc.SetEscapeHTML(false)
+		enc.SetIndent("", "  ")
+		err := enc.Encode(list)
+		return strings.TrimSuffix(b.String(), "\n"), err == nil
+	}
+	return "", false
 }
 
 // previewLen bounds the tool input shown to people with an operation.

@@ -134,3 +134,36 @@ func TestCodexJustification(t *testing.T) {
 		})
 	}
 }
+
+// TestEditedInput: a person's edits of a file change land in the field
+// the tool reads them from, and an edit the tool cannot take is refused.
+func TestEditedInput(t *testing.T) {
+	multi := []any{map[string]any{"old_string": "a", "new_string": "b"}}
+	for _, tc := range []struct {
+		name              string
+		call              ToolCall
+		resource, content string
+		want              map[string]any // nil: refused
+	}{
+		{"Write's content", ToolCall{Tool: "Write", Input: map[string]any{"file_path": "/w/a", "content": "x"}}, "", "y", map[string]any{"file_path": "/w/a", "content": "y"}},
+		{"Write's path and content", ToolCall{Tool: "Write", Input: map[string]any{"file_path": "/w/a", "content": "x"}}, "/w/b", "y", map[string]any{"file_path": "/w/b", "content": "y"}},
+		{"Edit's new text", ToolCall{Tool: "Edit", Input: map[string]any{"file_path": "/w/a", "old_string": "o", "new_string": "n"}}, "", "m", map[string]any{"file_path": "/w/a", "old_string": "o", "new_string": "m"}},
+		{"MultiEdit's edits", ToolCall{Tool: "MultiEdit", Input: map[string]any{"file_path": "/w/a", "edits": multi}}, "", `[{"old_string":"a","new_string":"<c>"}]`, map[string]any{"file_path": "/w/a", "edits": []any{map[string]any{"old_string": "a", "new_string": "<c>"}}}},
+		{"MultiEdit's edits not a list of edits", ToolCall{Tool: "MultiEdit", Input: map[string]any{"file_path": "/w/a", "edits": multi}}, "", `{"x":1}`, nil},
+		{"MultiEdit's edit without new text", ToolCall{Tool: "MultiEdit", Input: map[string]any{"file_path": "/w/a", "edits": multi}}, "", `[{"old_string":"a"}]`, nil},
+		{"a command has no content", ToolCall{Tool: "Bash", Input: map[string]any{"command": "ls"}}, "", "y", nil},
+		{"an MCP tool has no editable field", ToolCall{Tool: "mcp__x__y", Input: map[string]any{"a": "b"}}, "z", "", nil},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			got, ok := tc.call.EditedInput(tc.resource, tc.content)
+			if tc.want == nil {
+				require.False(t, ok, "refused: %v", got)
+				return
+			}
+			require.True(t, ok)
+			require.Equal(t, tc.want, got)
+		})
+	}
+	op := ToolCall{Tool: "MultiEdit", Input: map[string]any{"file_path": "/w/a", "edits": []any{map[string]any{"old_string": "a<", "new_string": "b&"}}}}.Operation("")
+	require.Equal(t, "[\n  {\n    \"new_string\": \"b&\",\n    \"old_string\": \"a<\"\n  }\n]", op.Content, "MultiEdit's edits read as indented JSON, unescaped")
+}

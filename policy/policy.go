@@ -101,7 +101,17 @@ type Operation struct {
 	// framework that runs a tool only with the model's input), so people
 	// approve or deny it as it is; no edit is offered or taken.
 	NoEdit bool `json:"noEdit,omitempty"`
+	// Content is the new text of a file change, as a person may edit it
+	// before approving (Claude Code's Write content, Edit's new_string,
+	// MultiEdit's edits as JSON); empty when the change has none a person
+	// can edit (or it is longer than MaxContentLen). An edited content
+	// is not approved on the spot: the agent's side shows its diff against
+	// the file (at the edited path) and asks again.
+	Content string `json:"content,omitempty"`
 }
+
+// MaxContentLen bounds an operation's editable Content (and its edit).
+const MaxContentLen = 64 << 10
 
 // Limits on an operation an agent sends. Its description becomes a
 // question's text and its context, resource and diff paths are shown as a
@@ -129,6 +139,10 @@ func (o *Operation) Validate() error {
 		return fault.Errorf(fault.EINVALID, "home %q is invalid: send the agent's home directory as an absolute path", o.Home)
 	case o.Cwd != "" && (!strings.HasPrefix(o.Cwd, "/") || len(o.Cwd) > 4096 || strings.ContainsAny(o.Cwd, "\x00\n")):
 		return fault.Errorf(fault.EINVALID, "cwd %q is invalid: send the agent's working directory as an absolute path", o.Cwd)
+	case len(o.Content) > MaxContentLen:
+		return fault.Errorf(fault.EINVALID, "content is %d bytes: send at most %d (or none: the diff shows it)", len(o.Content), MaxContentLen)
+	case o.Content != "" && o.Type != OpFileWrite:
+		return fault.Errorf(fault.EINVALID, "content is the new text of a file change: send it with opType file_write only")
 	case len(o.Hashes) > 64:
 		return fault.Errorf(fault.EINVALID, "hashes has %d entries: send at most 64", len(o.Hashes))
 	case len(o.GitConfig) > 64:
@@ -162,6 +176,12 @@ func (o *Operation) Validate() error {
 // than the one the person was shown, so it is approved or denied as is.
 func (o *Operation) Editable() bool {
 	return o.Resource != "" && o.Type != OpSpawnAgent && !o.NoEdit
+}
+
+// ContentEditable reports whether a person may edit the new text of the
+// operation's file change (Content) before approving it.
+func (o *Operation) ContentEditable() bool {
+	return o.Editable() && o.Type == OpFileWrite && o.Content != ""
 }
 
 // Rule is one configured rule. Match fields are optional (empty

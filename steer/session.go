@@ -4,6 +4,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/hitlbot/hitl/auth"
 	"github.com/hitlbot/hitl/fault"
 )
 
@@ -217,7 +218,7 @@ func orSomeone(who string) string {
 	if who == "" {
 		return "someone"
 	}
-	return who
+	return auth.PersonName(who) // as people read who (local, not local:root)
 }
 
 // Revives reports whether a hook call at e brings an ended session run

@@ -54,7 +54,7 @@ func response(q *hitl.Question, form map[string][]string) (hitl.Response, error)
 	case decisionAlways:
 		return hitl.Response{Value: hitl.Approve, Always: true}, nil
 	case decisionEdited:
-		return hitl.Response{Value: hitl.Approve, Edited: get("edited")}, nil
+		return q.EditedApproval(get("edited"), get("editedContent")), nil
 	case decisionReply:
 		return hitl.Response{Value: hitl.Reply, Text: get("reply")}, nil
 	default:
@@ -82,6 +82,8 @@ func answered(q *hitl.Question) answerResult {
 		res.Message = fmt.Sprintf("Your approval of %s is counted: %s.", q.ID, q.Tally())
 	case q.Sensitive:
 		res.Message = fmt.Sprintf("Answered %s. The answer is sensitive and is not shown.", q.ID)
+	case q.Response.WasEdited() && q.Operation != nil && len(q.Operation.Diffs) > 0:
+		res.Message = fmt.Sprintf("Approved %s with your edit. It does not run yet: the agent shows you the edited change's diff against the file and asks again.", q.ID)
 	case q.Response.Replied():
 		res.Message = fmt.Sprintf("Replied to %s (not approved): %s", q.ID, q.Response.Text)
 	default:

@@ -1,6 +1,7 @@
 package web
 
 import (
+	"context"
 	"net/http"
 	"slices"
 	"time"
@@ -8,6 +9,7 @@ import (
 	"github.com/hitlbot/hitl"
 	"github.com/hitlbot/hitl/auth"
 	"github.com/hitlbot/hitl/fault"
+	"github.com/hitlbot/hitl/runhandle"
 	"github.com/hitlbot/hitl/steer"
 )
 
@@ -29,6 +31,8 @@ type inboxView struct {
 	// token; "assigned to me" for a token without a Slack user).
 	NoQueue bool
 	Now     time.Time
+	// Handles are the questions' runs as people read them (runHandles).
+	Handles map[string]string
 }
 
 // handleInbox serves GET /: the questions waiting on the person, soonest
@@ -51,7 +55,32 @@ func (h *Handler) handleInbox(w http.ResponseWriter, r *http.Request, s *signIn)
 		h.fail(w, r, err)
 		return
 	}
+	runs := make([]string, len(v.Questions))
+	for i, q := range v.Questions {
+		runs[i] = q.RunID
+	}
+	v.Handles = h.runHandles(r.Context(), runs...)
 	h.render(w, r, http.StatusOK, "inbox", &page{Title: "Inbox", Waiting: len(v.Questions), Data: v})
+}
+
+// runHandles is each run as people read it: its handle (runhandle.Of,
+// what hitl runs and hitl pending show; the link's title and the run's
+// page have the full id), or its id when the handle cannot be read. It
+// reads as the web's observer: a handle is a prefix of the run's own id.
+func (h *Handler) runHandles(ctx context.Context, runs ...string) map[string]string {
+	out := map[string]string{}
+	octx := auth.WithPrincipal(ctx, auth.ObserverPrincipal("web"))
+	for _, id := range runs {
+		if _, ok := out[id]; ok {
+			continue
+		}
+		hd, err := runhandle.Of(octx, h.svc.Runs, id)
+		if err != nil || hd == "" {
+			hd = id
+		}
+		out[id] = hd
+	}
+	return out
 }
 
 // inbox reads one page of p's queue, soonest deadline first across the

@@ -255,6 +255,27 @@ func TestOperations(t *testing.T) {
 		require.Equal(t, http.StatusOK, r.status, r.body)
 		assert.Equal(t, "logs/old/", e.question(out.QuestionID).Response.Edited)
 	})
+	t.Run("approve a file change with its content edited", func(t *testing.T) {
+		e := newEnv(t, false)
+		require.NoError(t, e.svc.Policies.LoadPolicy(ctx, nil))
+		op := policy.Operation{Type: policy.OpFileWrite, Description: "Write /w/notes.md", Resource: "/w/notes.md", Content: "one\n",
+			Diffs: []policy.FileDiff{{Path: "/w/notes.md", Change: policy.FileNew, Added: 1, Unified: "--- /dev/null\n+++ b/w/notes.md\n@@ -0,0 +1 @@\n+one\n"}}}
+		out, err := e.svc.Policies.RequestOperation(as(agentP), service.ApprovalRequest{RunID: "r1", Operation: op})
+		require.NoError(t, err)
+		b := e.browser(t)
+		b.signIn("alice-token-0123456789")
+		body := b.get("/q/" + out.QuestionID).body
+		assert.Contains(t, body, `<input type="text" name="edited" value="/w/notes.md" spellcheck="false">`, "the path")
+		assert.Contains(t, body, `<textarea name="editedContent" rows="2" spellcheck="false">one`+"\n"+`</textarea>`, "the content")
+		assert.Contains(t, body, "asks again")
+		// a form posted without the script: CRLF line breaks, the path as it was
+		r := b.post("/q/"+out.QuestionID+"/answer", url.Values{"decision": {"edited"}, "edited": {"/w/notes.md"}, "editedContent": {"one\r\ntwo\r\n"}})
+		require.Equal(t, http.StatusOK, r.status, r.body)
+		got := e.question(out.QuestionID).Response
+		assert.Equal(t, "one\ntwo\n", got.EditedContent, "the agent's line breaks")
+		assert.Empty(t, got.Edited, "an unchanged path is no edit")
+		assert.Contains(t, r.body, "It does not run yet")
+	})
 	t.Run("approve & always where the policy lets it apply", func(t *testing.T) {
 		e := newEnv(t, false)
 		require.NoError(t, e.svc.Policies.LoadPolicy(ctx, nil))
@@ -292,4 +313,18 @@ func TestBatch(t *testing.T) {
 	assert.Contains(t, r.body, "is assigned to U0BOB")
 	r = b.post("/batch", url.Values{"decision": {"approve"}})
 	assert.Equal(t, http.StatusBadRequest, r.status)
+}
+
+// TestRunByItsHandle: the inbox and a question's page name its run by its
+// handle, as hitl runs does; the link's title and the run's page have the
+// full id.
+func TestRunByItsHandle(t *testing.T) {
+	e := newEnv(t, false)
+	const run = "claude-3f2b8c1e-9d7a-4c1b-8e2f-0a1b2c3d4e5f"
+	q := e.ask(run, hitl.NewQuestion{Question: "Ship it?", Type: hitl.Approval})
+	b := e.browser(t)
+	b.signIn("alice-token-0123456789")
+	link := `<a href="/runs/` + run + `" title="` + run + `">claude-3f2b</a>`
+	assert.Contains(t, b.get("/").body, link, "the inbox row")
+	assert.Contains(t, b.get("/q/"+q.ID).body, link, "the question's page")
 }

@@ -239,3 +239,14 @@ func editRows(s string) int {
 	}
 	return min(max(rows, 2), 40)
 }
+
+// contentLabel names the editable new text of a file change.
+func contentLabel(op *policy.Operation) string {
+	switch {
+	case strings.HasPrefix(op.Description, "Edit "):
+		return "New text (replaces the old text)"
+	case strings.HasPrefix(op.Description, "MultiEdit "):
+		return "Edits (JSON: old_string, new_string, replace_all)"
+	}
+	return "Content"
+}

@@ -17,6 +17,8 @@ type questionView struct {
 	Record     *hitl.Run
 	Now        time.Time
 	URL        string
+	// Handle is the run as people read it (runHandles).
+	Handle string
 }
 
 // recentActivity is how many of a run's interactions a question page
@@ -31,7 +33,8 @@ func (h *Handler) handleQuestion(w http.ResponseWriter, r *http.Request, s *sign
 		h.fail(w, r, err)
 		return
 	}
-	v := &questionView{Q: q, Answerable: h.access.InInbox(s.p, q, false), Now: h.cfg.Clock.Now(), URL: QuestionURL(h.cfg.BaseURL, q.ID)}
+	v := &questionView{Q: q, Answerable: h.access.InInbox(s.p, q, false), Now: h.cfg.Clock.Now(), URL: QuestionURL(h.cfg.BaseURL, q.ID),
+		Handle: h.runHandles(r.Context(), q.RunID)[q.RunID]}
 	if st, err := h.svc.Runs.RunState(r.Context(), q.RunID); err == nil {
 		if n := len(st.InteractionHistory); n > recentActivity {
 			st.InteractionHistory = st.InteractionHistory[n-recentActivity:]

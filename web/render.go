@@ -84,10 +84,11 @@ var funcs = template.FuncMap{
 	"vis":   visible.Line,
 	// hidden and flag: the edit box holds the input as it is (what the
 	// agent will run), flagged above it.
-	"hidden":   visible.Has,
-	"flag":     func() string { return visible.Flag },
-	"editRows": editRows,
-	"diffStat": func(a, r int) string { return "+" + strconv.Itoa(a) + " −" + strconv.Itoa(r) },
+	"hidden":       visible.Has,
+	"flag":         func() string { return visible.Flag },
+	"editRows":     editRows,
+	"contentLabel": contentLabel,
+	"diffStat":     func(a, r int) string { return "+" + strconv.Itoa(a) + " −" + strconv.Itoa(r) },
 	// seg is a run id as one path segment: ids may hold '/'.
 	"seg":       url.PathEscape,
 	"answer":    func(r *hitl.Response) string { return r.String() },

@@ -71,7 +71,7 @@ func (h *hook) enforced(ctx context.Context, v agent.GateResult, input map[strin
 		input = h.in.ToolInput
 	}
 	line, _ := input["command"].(string)
-	grant, err := runGrant(ctx, h.c, v, mcp.AgentSide(h.operation(), h.e.getenv("HOME"), h.in.CWD))
+	grant, err := runGrant(ctx, h.c, v, mcp.AgentSide(h.operationOf(h.call()), h.e.getenv("HOME"), h.in.CWD))
 	if err == nil && grant == nil {
 		return nil, "", true
 	}

@@ -12,7 +12,9 @@ import (
 	"strings"
 	"time"
 
+	"github.com/hitlbot/hitl"
 	"github.com/hitlbot/hitl/agent"
+	"github.com/hitlbot/hitl/auth"
 	"github.com/hitlbot/hitl/fault"
 	"github.com/hitlbot/hitl/mcp"
 	"github.com/hitlbot/hitl/service"
@@ -89,6 +91,12 @@ type hook struct {
 	decideTools bool
 	// seen is what each file a diff was made from held (operation).
 	seen map[string]string
+	// edits are the people's edits of a file change that decide asked
+	// again about (in order), and edited the call as they left it: what
+	// runs once the last question is approved (nil: the call as the
+	// agent made it).
+	edits  []fileEdit
+	edited *mcp.ToolCall
 }
 
 func cmdHook(ctx context.Context, args []string, e *env) error {
@@ -208,13 +216,17 @@ func (h *hook) movedReason() string {
 //
 // An approval is of the diff a person saw: when a file changed on disk
 // before the answer arrived, the change is asked again with the new diff
-// (at most maxReasks times), never allowed on the old one.
+// (at most maxReasks times), never allowed on the old one. An approval
+// with an edit of a file change (its path, its new text) is not an
+// approval of what it runs either: the edited change's diff, against the
+// file at the (edited) path as it is now, is asked again, as a new
+// question naming the first; the edited call runs only once that is
+// approved (h.edited).
 func (h *hook) decide(ctx context.Context) (agent.GateResult, error) {
-	gctx, cancel := h.giveUp(ctx)
-	defer cancel()
+	call := h.call()
 	key, notice := h.key(), ""
 	for asked := 0; ; asked++ {
-		op := mcp.AgentSide(h.operation(), h.e.getenv("HOME"), h.in.CWD)
+		op := mcp.AgentSide(h.operationOf(call), h.e.getenv("HOME"), h.in.CWD)
 		// A PermissionRequest fires only when the agent was about to ask its
 		// person: only a rule a person wrote or taught allows then. At
 		// PreToolUse an allow of the default policy is no decision (see
@@ -222,31 +234,81 @@ func (h *hook) decide(ctx context.Context) (agent.GateResult, error) {
 		op.Prompted = h.in.HookEventName == "PermissionRequest"
 		if notice != "" {
 			op.Context = strings.TrimSpace(notice + " " + op.Context)
-			key = h.key() + "-" + diffsKey(op.Diffs)
+			key = fmt.Sprintf("%s-%d-%s", h.key(), asked, diffsKey(op.Diffs))
 		}
-		v, err := h.c.Gate(gctx, service.ApprovalRequest{Operation: op, RunID: h.run, IdempotencyKey: key}, agent.Progress{})
-		if err != nil && gctx.Err() != nil {
+		// Each question waits --wait, and says so: its deadline is when
+		// the hook stops waiting for it.
+		gctx, cancel := h.giveUp(ctx)
+		v, err := h.c.Gate(gctx, service.ApprovalRequest{Operation: op, RunID: h.run, IdempotencyKey: key, TimeoutMinutes: h.timeout()}, agent.Progress{})
+		stopped := err != nil && gctx.Err() != nil
+		cancel()
+		v.By = auth.PersonName(v.By) // as people and the agent read who decided
+		if stopped {
 			h.stopped(ctx)
 			h.release(ctx, v.QuestionID)
 			return v, mcp.ErrStillPending
 		}
-		if err != nil || !v.Allowed || v.By == "" || len(op.Diffs) == 0 {
-			return v, err // a rule decides by path; only a person saw a diff
+		if err != nil {
+			return v, h.waitRefused(err)
+		}
+		if !v.Allowed || v.By == "" || len(op.Diffs) == 0 {
+			return v, nil // a rule decides by path; only a person saw a diff
+		}
+		again := func() error {
+			if asked < maxReasks {
+				return nil
+			}
+			return fault.Errorf(fault.ECONFLICT, "%s was asked %d times (edited, or changed on disk while people decided)", op.Resource, asked+1)
+		}
+		if v.Edited != "" || v.EditedContent != "" {
+			input, ok := call.EditedInput(v.Edited, v.EditedContent)
+			if !ok {
+				return agent.GateResult{}, fault.Errorf(fault.EINVALID, "%s approved %s only with an edit that cannot be applied to it", v.By, h.in.ToolName)
+			}
+			e := fileEdit{by: v.By, question: v.QuestionID, to: mcp.ToolCall{Tool: call.Tool, Input: input, Approval: call.Approval}}
+			if err := again(); err != nil {
+				return agent.GateResult{}, err
+			}
+			h.edits = append(h.edits, e)
+			call = e.to
+			edited := e.to
+			h.edited = &edited
+			notice = fmt.Sprintf("Asked again: %s edited this change (question %s); this is the diff of the edited change against %s as it is now.", v.By, v.QuestionID, e.path())
+			continue
 		}
 		changed := h.changedSince()
 		if changed == "" {
+			v.Edited, v.EditedContent = "", ""
 			return v, nil
 		}
-		if asked == maxReasks {
-			return agent.GateResult{}, fault.Errorf(fault.ECONFLICT, "%s kept changing on disk while people decided (%d times)", changed, asked+1)
+		if err := again(); err != nil {
+			return agent.GateResult{}, err
 		}
 		notice = fmt.Sprintf("Asked again: %s changed on disk after %s approved its diff; this is the diff against what it holds now.", changed, v.By)
 	}
 }
 
+// timeout is the deadline the hook's questions ask for: --wait, when the
+// hook stops waiting for them.
+func (h *hook) timeout() *float64 {
+	m := h.wait.Minutes()
+	return &m
+}
+
+// waitRefused says, for a question the service refused because --wait
+// is outside its timeout bounds, which flag to change: the hook never
+// asks with another deadline than its own wait.
+func (h *hook) waitRefused(err error) error {
+	if fault.Code(err) != fault.EINVALID || !strings.Contains(fault.Message(err), "(timeouts.m") {
+		return err
+	}
+	return fault.Errorf(fault.EINVALID, "hitl hook --wait %s: %s; a question's deadline is when the hook stops waiting, so set --wait within those bounds (and the agent's hook timeout above it)",
+		hitl.ShortDuration(h.wait), fault.Message(err))
+}
+
 // maxReasks bounds how often a change is asked again because its file
-// changed while people decided.
-const maxReasks = 3
+// changed while people decided or a person edited it.
+const maxReasks = 4
 
 // onlyDefault reports whether v is an allow of the default policy alone:
 // no rule a person wrote or taught, nobody asked. A hook never passes that
@@ -259,13 +321,16 @@ func onlyDefault(v agent.GateResult) bool {
 func (h *hook) answer(ctx context.Context) (map[string]any, error) {
 	gctx, cancel := h.giveUp(ctx)
 	defer cancel()
-	updated, asked, err := mcp.AskUserQuestions(gctx, h.c, h.run, h.key(), h.in.ToolInput, agent.Progress{})
+	updated, asked, err := mcp.AskUserQuestions(gctx, h.c, h.run, h.key(), h.in.ToolInput, h.wait, agent.Progress{})
 	if err != nil && gctx.Err() != nil {
 		h.stopped(ctx)
 		h.release(ctx, asked...)
 		return nil, mcp.ErrStillPending
 	}
-	return updated, err
+	if err != nil {
+		return nil, h.waitRefused(err)
+	}
+	return updated, nil
 }
 
 // release cancels questions nobody answered in time.

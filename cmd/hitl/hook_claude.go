@@ -22,6 +22,10 @@ type claudePreToolUse struct {
 	PermissionDecision       string         `json:"permissionDecision"`
 	PermissionDecisionReason string         `json:"permissionDecisionReason,omitempty"`
 	UpdatedInput             map[string]any `json:"updatedInput,omitempty"`
+	// AdditionalContext is what Claude (the model) reads with the call:
+	// with an allow, the reason goes to the person only, so a person's
+	// edit of the call is told here.
+	AdditionalContext string `json:"additionalContext,omitempty"`
 }
 
 type claudePermissionDecision struct {
@@ -90,7 +94,7 @@ func (h *hook) preToolUse(ctx context.Context) (claudePreToolUse, bool) {
 	switch {
 	case err != nil:
 		return ask(h.why(err))
-	case onlyDefault(v):
+	case onlyDefault(v) && h.edited == nil:
 		return out, false
 	case !v.Allowed && (v.Outcome == hitl.OutcomeDenied || v.Outcome == hitl.OutcomeReplied):
 		out.PermissionDecision, out.PermissionDecisionReason = "deny", denial(v)
@@ -98,14 +102,12 @@ func (h *hook) preToolUse(ctx context.Context) (claudePreToolUse, bool) {
 	case !v.Allowed:
 		return ask(fmt.Sprintf("Nobody decided in hitl (%s): asking here instead", v.Outcome))
 	}
-	out.PermissionDecision, out.PermissionDecisionReason = "allow", approval(v)
-	if v.Edited != "" {
-		updated, ok := h.call().Edited(v.Edited)
-		if !ok {
-			return ask(fmt.Sprintf("%s approved in hitl only with an edit that cannot be applied to %s (%s): asking here instead", v.By, h.in.ToolName, v.Edited))
-		}
-		out.UpdatedInput = updated
+	out.PermissionDecision, out.PermissionDecisionReason = "allow", h.approval(v)
+	updated, ok := h.updatedInput(v)
+	if !ok {
+		return ask(fmt.Sprintf("%s approved in hitl only with an edit that cannot be applied to %s (%s): asking here instead", v.By, h.in.ToolName, v.Edited))
 	}
+	out.UpdatedInput, out.AdditionalContext = updated, h.toldOfEdit(v, updated)
 	if updated, why, ok := h.enforced(ctx, v, out.UpdatedInput); !ok {
 		return ask(why)
 	} else if updated != nil {
@@ -137,13 +139,11 @@ func (h *hook) permissionRequest(ctx context.Context) (claudePermissionDecision,
 		return claudePermissionDecision{}, false
 	}
 	d := claudePermissionDecision{Behavior: "allow"}
-	if v.Edited != "" {
-		updated, ok := h.call().Edited(v.Edited)
-		if !ok {
-			return claudePermissionDecision{}, false
-		}
-		d.UpdatedInput = updated
+	updated, ok := h.updatedInput(v)
+	if !ok {
+		return claudePermissionDecision{}, false
 	}
+	d.UpdatedInput = updated
 	if updated, why, ok := h.enforced(ctx, v, d.UpdatedInput); !ok {
 		fmt.Fprintf(h.e.stderr, "hitl hook: %s\n", why)
 		return claudePermissionDecision{}, false
@@ -169,14 +169,21 @@ func denial(v agent.GateResult) string {
 	return msg
 }
 
-// approval is the reason given with an allow.
-func approval(v agent.GateResult) string {
-	if v.By == "" {
+// approval is the reason given with an allow (shown to the person at
+// the terminal).
+func (h *hook) approval(v agent.GateResult) string {
+	if v.By == "" && h.edited == nil {
 		return "Allowed by hitl policy rule " + v.Rule
 	}
 	msg := "Approved by " + v.By + " in hitl"
+	if v.By == "" {
+		msg = "Allowed by hitl policy rule " + v.Rule
+	}
 	if v.Edited != "" {
 		msg += ", edited to: " + v.Edited
+	}
+	for _, e := range h.edits {
+		msg += fmt.Sprintf(", after %s's edit (question %s): %s %s", e.by, e.question, e.to.Tool, e.path())
 	}
 	if v.Message != "" {
 		msg += ": " + v.Message

@@ -83,13 +83,15 @@ func TestHookClaudePreToolUse(t *testing.T) {
 	})
 	t.Run("nobody answers within --wait: ask, and the question says it moved to the terminal", func(t *testing.T) {
 		tm := newManualTimer()
-		ch := hookRun(ctx, m, cliOpts{after: tm.after}, hookEvent(t, "claude_pretooluse_bash.json", session("s-slow")), "claude", "--wait", "2m")
-		assert.Equal(t, 2*time.Minute, tm.waited(t))
+		ch := hookRun(ctx, m, cliOpts{after: tm.after}, hookEvent(t, "claude_pretooluse_bash.json", session("s-slow")), "claude", "--wait", "7m")
+		assert.Equal(t, 7*time.Minute, tm.waited(t))
 		q := awaitPending(t, m, "claude-s-slow", 1)[0]
+		require.NotNil(t, q.TimeoutAt)
+		assert.Equal(t, 7*time.Minute, q.TimeoutAt.Sub(q.CreatedAt).Round(time.Second), "the question is due when the hook stops waiting")
 		tm.fire <- time.Now()
 		d := decoded(t, result(t, ch))
 		assert.Equal(t, "ask", d.PermissionDecision)
-		assert.Contains(t, d.PermissionDecisionReason, "No decision in hitl within 2m0s")
+		assert.Contains(t, d.PermissionDecisionReason, "No decision in hitl within 7m0s")
 		got := question(t, m, q.ID)
 		assert.Equal(t, hitl.StatusCancelled, got.Status)
 		assert.Contains(t, got.CancelReason, "moved to the terminal")

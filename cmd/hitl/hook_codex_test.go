@@ -71,9 +71,11 @@ func TestHookCodex(t *testing.T) {
 	})
 	t.Run("nobody answers within --wait: no decision, Codex asks; the question moved to the terminal", func(t *testing.T) {
 		tm := newManualTimer()
-		ch := hookRun(ctx, m, cliOpts{after: tm.after}, event("c-slow", "git push origin main"), "codex", "--wait", "30s")
-		assert.Equal(t, 30*time.Second, tm.waited(t))
+		ch := hookRun(ctx, m, cliOpts{after: tm.after}, event("c-slow", "git push origin main"), "codex", "--wait", "6m")
+		assert.Equal(t, 6*time.Minute, tm.waited(t))
 		q := awaitPending(t, m, "codex-c-slow", 1)[0]
+		require.NotNil(t, q.TimeoutAt)
+		assert.Equal(t, 6*time.Minute, q.TimeoutAt.Sub(q.CreatedAt).Round(time.Second), "the question is due when the hook stops waiting")
 		tm.fire <- time.Now()
 		r := result(t, ch)
 		assert.Equal(t, 0, r.code)

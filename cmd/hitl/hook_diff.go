@@ -11,19 +11,19 @@ import (
 	"github.com/hitlbot/hitl/policy"
 )
 
-// operation is the event's tool call as the operation the policy decides,
+// operationOf is call (the event's tool call, or as a person edited it) as the operation the policy decides,
 // with its file changes as diffs computed here, beside the files (the
 // hook runs on the agent's machine, in the session's directory). What each
 // file held when its diff was made is kept (h.seen, a hash), so that an
 // approval is bound to the content the person saw (changedSince).
-func (h *hook) operation() policy.Operation {
+func (h *hook) operationOf(call mcp.ToolCall) policy.Operation {
 	h.seen = map[string]string{}
 	read := func(path string) ([]byte, error) {
 		b, err := mcp.ReadLocal(path)
 		h.seen[path] = contentHash(b, err)
 		return b, err
 	}
-	return h.call().OperationAt(fmt.Sprintf("%s session %s in %s", h.agent, h.in.SessionID, h.in.CWD), h.in.CWD, read)
+	return call.OperationAt(fmt.Sprintf("%s session %s in %s", h.agent, h.in.SessionID, h.in.CWD), h.in.CWD, read)
 }
 
 // changedSince names the first file (by path) whose content is no longer

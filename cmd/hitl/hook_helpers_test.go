@@ -37,6 +37,7 @@ type hookDecision struct {
 	PermissionDecision       string         `json:"permissionDecision"`
 	PermissionDecisionReason string         `json:"permissionDecisionReason"`
 	UpdatedInput             map[string]any `json:"updatedInput"`
+	AdditionalContext        string         `json:"additionalContext"`
 	Decision                 *struct {
 		Behavior     string         `json:"behavior"`
 		Message      string         `json:"message"`

@@ -138,14 +138,14 @@ func TestHookClaudeSessionFromCLI(t *testing.T) {
 		pausedFor(ctx, t, m, run)
 		sp := specific(t, heldOut(ctx, t, m, run, steer.HookPreToolUse, s.event("claude_pretooluse_bash.json"), "claude", "--wait", "5m"))
 		assert.Equal(t, "deny", sp["permissionDecision"])
-		assert.Contains(t, sp["permissionDecisionReason"], "paused by local:tester in hitl — waiting")
+		assert.Contains(t, sp["permissionDecisionReason"], "paused by local in hitl — waiting")
 		assert.Empty(t, awaitPendingNone(t, m, run), "nobody was asked about a tool the pause denied")
 	})
 	t.Run("a paused prompt is blocked with the reason once the hold runs out", func(t *testing.T) {
 		pausedFor(ctx, t, m, run)
 		out := heldOut(ctx, t, m, run, steer.HookUserPromptSubmit, s.event("claude_userpromptsubmit.json"), "claude", "--wait", "5m")
 		assert.Equal(t, "block", out["decision"])
-		assert.Contains(t, out["reason"], "paused by local:tester")
+		assert.Contains(t, out["reason"], "paused by local")
 	})
 	t.Run("redirect reaches the model once: as context after the next tool call", func(t *testing.T) {
 		rd := hitlCLI("redirect", run, "stop refactoring, just fix the failing test")
@@ -215,7 +215,7 @@ func TestHookClaudeSessionCancelledFromCLI(t *testing.T) {
 	assert.Contains(t, c.stdout, "Session cancelled: Claude Code is stopped at its next hook call")
 	out := hookJSON(t, result(t, ch))
 	assert.Equal(t, false, out["continue"], "the held call wakes and stops Claude Code")
-	assert.Equal(t, "cancelled by local:tester in hitl", out["stopReason"])
+	assert.Equal(t, "cancelled by local in hitl", out["stopReason"])
 	assert.Equal(t, "deny", specific(t, out)["permissionDecision"], "and the tool does not run")
 
 	r := awaitRun(t, m, run, func(r *hitl.Run) bool { return true })
@@ -234,7 +234,7 @@ func TestHookClaudeSessionCancelledFromCLI(t *testing.T) {
 	for _, f := range []string{"claude_userpromptsubmit.json", "claude_posttooluse_bash.json", "claude_stop.json"} {
 		out := hook(s.event(f))
 		assert.Equal(t, false, out["continue"], f)
-		assert.Equal(t, "cancelled by local:tester in hitl", out["stopReason"], f)
+		assert.Equal(t, "cancelled by local in hitl", out["stopReason"], f)
 	}
 	assert.Nil(t, hook(s.event("claude_sessionend.json")))
 }
@@ -279,7 +279,7 @@ func TestHookCodexSession(t *testing.T) {
 		pausedFor(ctx, t, m, run)
 		sp := specific(t, heldOut(ctx, t, m, run, steer.HookPreToolUse, s.event("codex_pretooluse_bash.json"), "codex", "--wait", "1m"))
 		assert.Equal(t, "deny", sp["permissionDecision"])
-		assert.Contains(t, sp["permissionDecisionReason"], "paused by local:tester")
+		assert.Contains(t, sp["permissionDecisionReason"], "paused by local")
 	})
 	t.Run("redirect: as context after the next tool call, or by blocking Stop", func(t *testing.T) {
 		require.Equal(t, 0, hitlCLI("redirect", run, "tag only on main").code)
@@ -295,7 +295,7 @@ func TestHookCodexSession(t *testing.T) {
 		require.Equal(t, 0, hitlCLI("cancel", run).code)
 		out := hookJSON(t, cli(ctx, m, s.event("codex_permissionrequest_bash.json"), "hook", "codex"))
 		assert.Equal(t, false, out["continue"])
-		assert.Equal(t, "cancelled by local:tester in hitl", out["stopReason"])
+		assert.Equal(t, "cancelled by local in hitl", out["stopReason"])
 		d := specific(t, out)["decision"].(map[string]any)
 		assert.Equal(t, "deny", d["behavior"])
 	})

@@ -4,11 +4,14 @@ import (
 	"context"
 	"flag"
 	"fmt"
+	"io"
 	"strings"
 	"text/tabwriter"
 	"time"
 
 	"github.com/hitlbot/hitl"
+	"github.com/hitlbot/hitl/policy"
+	"github.com/hitlbot/hitl/runhandle"
 	"github.com/hitlbot/hitl/steer"
 )
 
@@ -64,6 +67,7 @@ func cmdPending(ctx context.Context, args []string, e *env) error {
 		fmt.Fprintln(e.stdout, "No questions are waiting.")
 		return nil
 	}
+	handles := runHandles(ctx, c, qs)
 	tw := tabwriter.NewWriter(e.stdout, 0, 4, 2, ' ', 0)
 	fmt.Fprintln(tw, "ID\tRUN\tTYPE\tANSWER WITH\tDUE\tQUESTION\tOPERATION")
 	now := time.Now()
@@ -72,10 +76,33 @@ func cmdPending(ctx context.Context, args []string, e *env) error {
 		if q.TimeoutAt != nil {
 			due = "in " + q.TimeoutAt.Sub(now).Round(time.Second).String()
 		}
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%s", cell(q.ID, 40), cell(q.RunID, 40), cell(string(q.Type), 20), answerHint(q), due, cell(q.Question, 60),
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%s", cell(q.ID, 40), cell(handles[q.RunID], 40), cell(string(q.Type), 20), answerHint(q), due, cell(q.Question, 60),
 			operationRows(operationLines(q.Operation, q.Parts, q.Risks), 6))
 	}
 	return tw.Flush()
+}
+
+// runHandles is each question's run as people read it: its handle
+// (runhandle.Of, what hitl runs shows; --json has the full id), or its id
+// when the handle cannot be read.
+func runHandles(ctx context.Context, f runhandle.Prefixer, qs []*hitl.Question) map[string]string {
+	out := map[string]string{}
+	for _, q := range qs {
+		if _, ok := out[q.RunID]; ok {
+			continue
+		}
+		h, err := runhandle.Of(ctx, f, q.RunID)
+		if err != nil || h == "" {
+			h = q.RunID
+		}
+		out[q.RunID] = h
+	}
+	return out
+}
+
+// runHandle is run id as people read it (runHandles).
+func runHandle(ctx context.Context, f runhandle.Prefixer, id string) string {
+	return runHandles(ctx, f, []*hitl.Question{{RunID: id}})[id]
 }
 
 // answerHint is what the ANSWER WITH column shows: the accepted values,
@@ -125,6 +152,7 @@ func cmdAnswer(ctx context.Context, args []string, e *env) error {
 	fs := flag.NewFlagSet("answer", flag.ContinueOnError)
 	text := fs.String("text", "", "optional explanation: the message on approve, the reason on deny")
 	edit := fs.String("edit", "", "approve an operation with its input edited (a command, path or URL): what the agent will use")
+	editContent := fs.String("edit-content", "", "approve a file change with its new text edited (Write's content, Edit's new text, MultiEdit's edits as JSON; - reads it from stdin): the agent shows the edited change's diff and asks again before it runs")
 	always := fs.Bool("always", false, "approve and always allow the same request from this agent (a narrow learned rule)")
 	reply := fs.String("reply", "", "answer an approval with text for the agent instead of a verdict (not an approval): hitl answer q_123 --reply \"use staging\"")
 	pos, err := parseArgs(fs, args)
@@ -138,18 +166,28 @@ func cmdAnswer(ctx context.Context, args []string, e *env) error {
 	replied := false
 	fs.Visit(func(f *flag.Flag) { replied = replied || f.Name == "reply" })
 	if replied {
-		if len(pos) > 1 || *text != "" || *edit != "" || *always {
+		if len(pos) > 1 || *text != "" || *edit != "" || *editContent != "" || *always {
 			return usageError(fs, `--reply is the whole answer: give no value, --text, --edit or --always with it: hitl answer q_123 --reply "use the staging database instead"`)
 		}
 		q, err := c.Answer(ctx, pos[0], hitl.Response{Type: hitl.ApprovalResponse, Value: hitl.Reply, Text: *reply})
 		if err != nil {
 			return err
 		}
-		fmt.Fprintf(e.stdout, "Replied to %s (run %s), not approved: %s\n", visible(q.ID), visible(q.RunID), visible(q.Response.Text))
+		fmt.Fprintf(e.stdout, "Replied to %s (run %s), not approved: %s\n", visible(q.ID), visible(runHandle(ctx, c, q.RunID)), visible(q.Response.Text))
 		return nil
 	}
 	value := strings.Join(pos[1:], " ")
 	fromArgs := value != "" && value != "-"
+	if *editContent == "-" {
+		if !fromArgs {
+			return usageError(fs, "--edit-content - reads the new text from stdin: give the answer on the command line: hitl answer q_123 approve --edit-content - < notes.md")
+		}
+		b, err := io.ReadAll(io.LimitReader(e.stdin, policy.MaxContentLen+1))
+		if err != nil {
+			return err
+		}
+		*editContent = string(b)
+	}
 	if !fromArgs {
 		// Read it from stdin: secrets stay out of shell history.
 		q, err := c.Question(ctx, pos[0])
@@ -160,7 +198,7 @@ func cmdAnswer(ctx context.Context, args []string, e *env) error {
 			return err
 		}
 	}
-	q, err := c.Answer(ctx, pos[0], hitl.Response{Value: value, Text: *text, Edited: *edit, Always: *always})
+	q, err := c.Answer(ctx, pos[0], hitl.Response{Value: value, Text: *text, Edited: *edit, EditedContent: *editContent, Always: *always})
 	if err != nil {
 		return err
 	}
@@ -168,7 +206,10 @@ func cmdAnswer(ctx context.Context, args []string, e *env) error {
 		fmt.Fprintf(e.stderr, "hitl: warning: %s is sensitive and its answer was on the command line, so it is now in your shell history; next time run %s\n",
 			visible(q.ID), secretHint(q.ID))
 	}
-	fmt.Fprintf(e.stdout, "Answered %s (run %s): %s\n", visible(q.ID), visible(q.RunID), visible(q.Response.String()))
+	fmt.Fprintf(e.stdout, "Answered %s (run %s): %s\n", visible(q.ID), visible(runHandle(ctx, c, q.RunID)), visible(q.Response.String()))
+	if q.Response.EditedContent != "" || q.Response.Edited != "" && q.Operation != nil && len(q.Operation.Diffs) > 0 {
+		fmt.Fprintln(e.stdout, "The edited change is not run yet: the agent shows its diff against the file and asks again.")
+	}
 	return nil
 }
 
@@ -185,11 +226,12 @@ func cmdCancel(ctx context.Context, args []string, e *env) error {
 	if !questionIDPattern.MatchString(pos[0]) {
 		return sendSteer(ctx, e, steer.CommandCancel, pos[0], steer.ControlPayload{})
 	}
-	q, err := newClient(e).Cancel(ctx, pos[0], *reason)
+	c := newClient(e)
+	q, err := c.Cancel(ctx, pos[0], *reason)
 	if err != nil {
 		return err
 	}
-	line := fmt.Sprintf("Cancelled %s (run %s)", visible(q.ID), visible(q.RunID))
+	line := fmt.Sprintf("Cancelled %s (run %s)", visible(q.ID), visible(runHandle(ctx, c, q.RunID)))
 	if q.CancelReason != "" {
 		line += ": " + visible(q.CancelReason)
 	}

@@ -152,6 +152,17 @@ func TestMCPTools(t *testing.T) {
 		require.Equal(t, 0, cli(ctx, m, "", "answer", q.ID, "approve").code)
 		assert.Equal(t, "allow", decision(c.result("p-edit"))["behavior"])
 
+		// An edited file change is not allowed on the diff the person saw:
+		// Claude is told to make the edited call, whose diff is then asked.
+		c.call("p-edited", "permission_prompt", map[string]any{"tool_name": "Edit", "input": map[string]any{"file_path": file, "old_string": "var x = 1", "new_string": "var x = 2"}})
+		q = awaitPending(t, m, "mcp-tools", 1)[0]
+		assert.Equal(t, "var x = 2", q.Operation.Content, "the new text a person may edit")
+		require.Equal(t, 0, cli(ctx, m, "", "answer", q.ID, "approve", "--edit-content", "var x = 3").code)
+		d = decision(c.result("p-edited"))
+		assert.Equal(t, "deny", d["behavior"])
+		assert.Contains(t, d["message"], "approved this only with an edit. Make this Edit call instead (its diff is asked again before it runs)")
+		assert.Contains(t, d["message"], `"new_string":"var x = 3"`)
+
 		c.call("p-questions", "permission_prompt", map[string]any{"tool_name": "AskUserQuestion", "input": map[string]any{"questions": []any{
 			map[string]any{"question": "Which features?", "header": "Features", "multiSelect": true,
 				"options": []any{map[string]any{"label": "Auth"}, map[string]any{"label": "Cache"}}},

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/hitlbot/hitl"
+	"github.com/hitlbot/hitl/auth"
 	"github.com/hitlbot/hitl/policy"
 )
 
@@ -37,25 +38,27 @@ func cmdShow(ctx context.Context, args []string, e *env) error {
 	default:
 		return usageError(fs, fmt.Sprintf("--color is auto, always or never, not %q", *color))
 	}
-	q, err := newClient(e).Question(ctx, pos[0])
+	c := newClient(e)
+	q, err := c.Question(ctx, pos[0])
 	if err != nil {
 		return err
 	}
 	if *asJSON {
 		return printJSON(e, q)
 	}
-	showQuestion(e.stdout, q, time.Now(), paint)
+	showQuestion(e.stdout, q, runHandles(ctx, c, []*hitl.Question{q})[q.RunID], time.Now(), paint)
 	return nil
 }
 
-// showQuestion writes q for a person; paint colours the diff.
-func showQuestion(w io.Writer, q *hitl.Question, now time.Time, paint bool) {
+// showQuestion writes q for a person, its run by run (its handle: the
+// full id is in --json); paint colours the diff.
+func showQuestion(w io.Writer, q *hitl.Question, run string, now time.Time, paint bool) {
 	state := string(q.Status)
 	if q.Pending() && q.TimeoutAt != nil {
 		state += ", due in " + q.TimeoutAt.Sub(now).Round(time.Second).String()
 	}
 	fmt.Fprintf(w, "%s · %s · %s\n", visible(q.ID), visible(string(q.Type)), state)
-	fmt.Fprintf(w, "Run: %s", visible(q.RunID))
+	fmt.Fprintf(w, "Run: %s", visible(run))
 	if q.Context != nil && q.Context.Agent != "" {
 		fmt.Fprintf(w, " · asked by %s", visible(q.Context.Agent))
 	}
@@ -114,10 +117,16 @@ func showQuestion(w io.Writer, q *hitl.Question, now time.Time, paint bool) {
 			fmt.Fprintln(w, q.Tally())
 		}
 		fmt.Fprintln(w, "Answer it with: "+valueHint(q))
-	case q.Response != nil && q.Response.Edited != "" && q.Response.Approved():
-		fmt.Fprintf(w, "%s by %s: approved with an edit; the agent runs:\n%s\n", q.Status, visible(q.RespondedBy), visibleLines(q.Response.Edited))
+	case q.Response.WasEdited() && q.Response.EditedContent != "":
+		where := ""
+		if q.Response.Edited != "" {
+			where = " at " + visible(q.Response.Edited)
+		}
+		fmt.Fprintf(w, "%s by %s: approved with an edit%s; the agent shows the edited change's diff and asks again; its new text:\n%s\n", q.Status, visible(auth.PersonName(q.RespondedBy)), where, visibleLines(q.Response.EditedContent))
+	case q.Response.WasEdited():
+		fmt.Fprintf(w, "%s by %s: approved with an edit; the agent runs:\n%s\n", q.Status, visible(auth.PersonName(q.RespondedBy)), visibleLines(q.Response.Edited))
 	case q.Response != nil && !q.Sensitive:
-		fmt.Fprintf(w, "%s by %s: %s\n", q.Status, visible(orDefault(q.RespondedBy, "the default")), visibleLines(q.Response.String()))
+		fmt.Fprintf(w, "%s by %s: %s\n", q.Status, visible(orDefault(auth.PersonName(q.RespondedBy), "the default")), visibleLines(q.Response.String()))
 	default:
 		fmt.Fprintf(w, "%s\n", q.Status)
 	}

@@ -33,7 +33,7 @@ func TestShowGolden(t *testing.T) {
 	} {
 		t.Run(name, func(t *testing.T) {
 			var b bytes.Buffer
-			showQuestion(&b, q, now, false)
+			showQuestion(&b, q, "claude-3f2b", now, false) // the run by its handle
 			diffGolden(t, name, b.String())
 		})
 	}

@@ -29,9 +29,9 @@ func TestShowFlagsTrojanSource(t *testing.T) {
 	shell := *q
 	shell.Operation = &policy.Operation{Type: policy.OpShell, Description: q.Question, Resource: "echo '" + trojan + "'"}
 	var b strings.Builder
-	showQuestion(&b, q, at, false)
+	showQuestion(&b, q, q.RunID, at, false)
 	b.WriteString("----\n")
-	showQuestion(&b, &shell, at, false)
+	showQuestion(&b, &shell, shell.RunID, at, false)
 	out := b.String()
 	assert.False(t, strings.ContainsAny(out, "\u202e\u2066\u2069"), "no direction-changing character reaches the terminal")
 	for _, want := range []string{

@@ -1,0 +1,43 @@
+package policy_test
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/hitlbot/hitl/fault"
+	"github.com/hitlbot/hitl/policy"
+)
+
+// TestOperationContent: a file change's editable new text is bounded, is
+// of file changes only, and is editable only where the operation is.
+func TestOperationContent(t *testing.T) {
+	write := func(content string) policy.Operation {
+		return policy.Operation{Type: policy.OpFileWrite, Description: "Write a", Resource: "/w/a", Content: content}
+	}
+	for _, tc := range []struct {
+		name     string
+		op       policy.Operation
+		refused  string // the error's message holds it; "" accepts
+		editable bool
+	}{
+		{"a file change's new text", write("one\n"), "", true},
+		{"no new text", write(""), "", false},
+		{"too long", write(strings.Repeat("x", policy.MaxContentLen+1)), "content is", false},
+		{"not a file change", policy.Operation{Type: policy.OpShell, Description: "Run ls", Resource: "ls", Content: "x"}, "file_write only", false},
+		{"the agent cannot take an edit", func() policy.Operation { o := write("one\n"); o.NoEdit = true; return o }(), "", false},
+		{"no path", func() policy.Operation { o := write("one\n"); o.Resource = ""; return o }(), "", false},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			err := tc.op.Validate()
+			if tc.refused == "" && err != nil {
+				t.Fatalf("refused: %v", err)
+			}
+			if tc.refused != "" && (fault.Code(err) != fault.EINVALID || !strings.Contains(fault.Message(err), tc.refused)) {
+				t.Fatalf("got %v, want invalid: …%s…", err, tc.refused)
+			}
+			if got := tc.op.ContentEditable(); tc.refused == "" && got != tc.editable {
+				t.Fatalf("ContentEditable() = %v, want %v", got, tc.editable)
+			}
+		})
+	}
+}
