@@ -71,11 +71,27 @@ func New(ctx context.Context, cfg Config) (*RelyingParty, error) {
 	if !slices.Contains(scopes, gooidc.ScopeOpenID) {
 		scopes = append([]string{gooidc.ScopeOpenID}, scopes...)
 	}
+	var meta struct {
+		JWKS string   `json:"jwks_uri"`
+		Algs []string `json:"id_token_signing_alg_values_supported"`
+	}
+	if err := p.Claims(&meta); err != nil || meta.JWKS == "" {
+		return nil, fault.Errorf(fault.EUNAVAILABLE, "web.oidc.issuer %s: its discovery document names no jwks_uri", cfg.Issuer)
+	}
+	keys := &freshKeys{ctx: ctx, url: meta.JWKS, clock: cfg.Clock}
 	return &RelyingParty{cfg: cfg, ctx: ctx, provider: p, pending: map[string]pending{},
 		oauth: oauth2.Config{ClientID: cfg.ClientID, ClientSecret: cfg.ClientSecret, RedirectURL: cfg.RedirectURL,
 			Endpoint: p.Endpoint(), Scopes: scopes},
-		verifier: p.Verifier(&gooidc.Config{ClientID: cfg.ClientID, Now: cfg.Clock.Now})}, nil
+		verifier: gooidc.NewVerifier(cfg.Issuer, keys, &gooidc.Config{ClientID: cfg.ClientID, Now: cfg.Clock.Now, SupportedSigningAlgs: supportedAlgs(meta.Algs)})}, nil
 }
+
+// supportedAlgs are the provider's ID token algorithms go-oidc can check
+// (none: RS256, the one every provider must support).
+func supportedAlgs(algs []string) []string {
+	return slices.DeleteFunc(slices.Clone(algs), func(a string) bool { return !slices.Contains(checkable, a) })
+}
+
+var checkable = []string{gooidc.RS256, gooidc.RS384, gooidc.RS512, gooidc.ES256, gooidc.ES384, gooidc.ES512, gooidc.PS256, gooidc.PS384, gooidc.PS512, gooidc.EdDSA}
 
 func random() string {
 	var b [32]byte

@@ -10,13 +10,16 @@ import (
 	"testing"
 	"time"
 
+	gooidc "github.com/coreos/go-oidc/v3/oidc"
 	"github.com/hitlbot/hitl/access"
 	"github.com/hitlbot/hitl/auth"
 	"github.com/hitlbot/hitl/fault"
+	"github.com/hitlbot/hitl/internal/clocktest"
 	"github.com/hitlbot/hitl/internal/oidctest"
 	"github.com/hitlbot/hitl/oidc"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+	"golang.org/x/oauth2"
 )
 
 const redirect = "http://127.0.0.1:1/login/oidc/callback"
@@ -160,4 +163,64 @@ func TestExpiredIDToken(t *testing.T) {
 	_, err = rp.Finish(context.Background(), state, back, code)
 	assert.Equal(t, fault.EUNAUTHORIZED, fault.Code(err))
 	assert.ErrorContains(t, err, "expired")
+}
+
+// idToken signs user in at the provider for a relying party of the
+// test's own (the same client) and returns the raw ID token the
+// provider signed, with its nonce.
+func idToken(t *testing.T, issuer, user string) (raw, nonce string) {
+	t.Helper()
+	p, err := gooidc.NewProvider(t.Context(), issuer)
+	require.NoError(t, err)
+	cfg := oauth2.Config{ClientID: oidctest.Client, ClientSecret: oidctest.Secret, RedirectURL: redirect,
+		Endpoint: p.Endpoint(), Scopes: []string{"openid"}}
+	verifier, nonce := oauth2.GenerateVerifier(), oauth2.GenerateVerifier()
+	code, _ := signInAtProvider(t, cfg.AuthCodeURL("s", gooidc.Nonce(nonce), oauth2.S256ChallengeOption(verifier)), user)
+	tok, err := cfg.Exchange(t.Context(), code, oauth2.VerifierOption(verifier))
+	require.NoError(t, err)
+	raw, _ = tok.Extra("id_token").(string)
+	require.NotEmpty(t, raw)
+	return raw, nonce
+}
+
+// TestKeyRotation: the provider rotates its signing key; sign-in goes on
+// working (a token by a key not seen yet makes hitl fetch the keys
+// again), and a token signed by a key the provider removed is refused
+// once hitl's copy of the keys is older than KeyMaxAge.
+func TestKeyRotation(t *testing.T) {
+	oidctest.Register(redirect)
+	op := oidctest.StartProvider(t)
+	clock := clocktest.New(time.Now())
+	rp, err := oidc.New(t.Context(), oidc.Config{Issuer: op.Issuer, ClientID: oidctest.Client, ClientSecret: oidctest.Secret,
+		RedirectURL: redirect, Scopes: []string{"openid", "email"}, Clock: clock})
+	require.NoError(t, err)
+	signIn := func() error {
+		t.Helper()
+		start, state := rp.Start()
+		code, back := signInAtProvider(t, start, "test-user2")
+		c, err := rp.Finish(t.Context(), state, back, code)
+		if err == nil {
+			assert.Equal(t, "test-user2@zitadel.ch", c.Email)
+		}
+		return err
+	}
+	require.NoError(t, signIn(), "signed by the first key")
+	old, nonce := idToken(t, op.Issuer, "test-user2")
+	_, err = rp.Verify(t.Context(), old, nonce)
+	require.NoError(t, err)
+
+	retired := op.Rotate(t)
+	require.NoError(t, signIn(), "signed by the new key: the keys are fetched again")
+	_, err = rp.Verify(t.Context(), old, nonce)
+	require.NoError(t, err, "the old key, still published, still verifies")
+
+	op.Retire(retired)
+	clock.Add(oidc.KeyMaxAge)
+	_, err = rp.Verify(t.Context(), old, nonce)
+	assert.Equal(t, fault.EUNAUTHORIZED, fault.Code(err), "a token signed by a removed key is refused: %v", err)
+	require.NoError(t, signIn(), "sign-in goes on with the new key")
+
+	other, _ := idToken(t, oidctest.Start(t), "test-user2")
+	_, err = rp.Verify(t.Context(), other, nonce)
+	assert.Equal(t, fault.EUNAUTHORIZED, fault.Code(err), "a token another provider signed (same issuer shape) is refused")
 }
