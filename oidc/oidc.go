@@ -33,8 +33,11 @@ type Config struct {
 // PendingTTL is how long a sign-in may take at the provider.
 const PendingTTL = 10 * time.Minute
 
-// slackUserClaim is Sign in with Slack's Slack user id.
-const slackUserClaim = "https://slack.com/user_id"
+// Sign in with Slack's claims: the Slack user and their workspace.
+const (
+	slackUserClaim = "https://slack.com/user_id"
+	slackTeamClaim = "https://slack.com/team_id"
+)
 
 // RelyingParty runs sign-ins against one provider. Each sign-in started
 // is pending under its state until it finishes (once) or expires.
@@ -192,6 +195,11 @@ func (rp *RelyingParty) Verify(ctx context.Context, raw, nonce string) (access.O
 	c.Email, _ = all["email"].(string)
 	c.EmailVerified, _ = all["email_verified"].(bool)
 	c.SlackUser, _ = all[slackUserClaim].(string)
+	if c.SlackUser != "" {
+		if c.SlackTeam, _ = all[slackTeamClaim].(string); c.SlackTeam == "" {
+			return access.OIDCClaims{}, fault.Errorf(fault.EUNAUTHORIZED, "the ID token names Slack user %s but no workspace (%s)", c.SlackUser, slackTeamClaim)
+		}
+	}
 	if rp.cfg.GroupsClaim != "" {
 		switch g := all[rp.cfg.GroupsClaim].(type) {
 		case []any:

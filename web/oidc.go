@@ -21,6 +21,10 @@ type OIDC struct {
 	}
 	Roles  access.OIDCRoles
 	SignIn func(ctx context.Context, p auth.Principal, ttl time.Duration) (string, *hitl.SignIn, error)
+	// SlackUserOf finds the Slack user whose profile has a verified
+	// e-mail ("" when none; nil without Slack): that person is their
+	// Slack user on the web too (bot.UserByEmail).
+	SlackUserOf func(ctx context.Context, email string) (string, error)
 }
 
 // oidcCookie binds a sign-in at the provider to the browser that started
@@ -60,6 +64,13 @@ func (h *Handler) handleOIDCCallback(w http.ResponseWriter, r *http.Request) {
 	if err != nil {
 		h.fail(w, r, err)
 		return
+	}
+	if claims.SlackUser == "" && claims.EmailVerified && h.cfg.OIDC.SlackUserOf != nil {
+		// One person across edges: the Slack user with this e-mail.
+		if claims.SlackUser, err = h.cfg.OIDC.SlackUserOf(r.Context(), claims.Email); err != nil {
+			h.fail(w, r, err)
+			return
+		}
 	}
 	p, err := h.cfg.OIDC.Roles.OIDCPrincipal(claims)
 	if err != nil {

@@ -28,8 +28,13 @@ func (m *Main) oidcSignIn(ctx context.Context) (*web.OIDC, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &web.OIDC{Flow: rp, SignIn: m.Service.SignIns.SignInOIDC,
-		Roles: access.OIDCRoles{AllowedDomains: o.AllowedDomains, Answer: o.Roles.Answer, Control: o.Roles.Control, Admin: o.Roles.Admin}}, nil
+	w := &web.OIDC{Flow: rp, SignIn: m.Service.SignIns.SignInOIDC,
+		Roles: access.OIDCRoles{AllowedDomains: o.AllowedDomains, SlackTeam: o.SlackTeam,
+			Answer: o.Roles.Answer, Control: o.Roles.Control, Admin: o.Roles.Admin}}
+	if m.Bot != nil {
+		w.SlackUserOf = m.Bot.UserByEmail
+	}
+	return w, nil
 }
 
 // oidcTimeout bounds the provider's discovery at start.
