@@ -39,9 +39,9 @@ type OIDCRoles struct {
 	// edge knows (web.oidc.slack_team): a Sign in with Slack token is
 	// taken as its Slack user only from this workspace.
 	SlackTeam string
-	Answer         []string
-	Control        []string
-	Admin          []string
+	Answer    []string
+	Control   []string
+	Admin     []string
 }
 
 // OIDCPrincipal is the rule of what a person signed in through OpenID
