@@ -3,7 +3,9 @@ package postgres
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
+	"slices"
 
 	"github.com/hitlbot/hitl"
 	"github.com/hitlbot/hitl/fault"
@@ -58,6 +60,56 @@ func appendAudit(ctx context.Context, tx pgx.Tx, recs []*hitl.AuditRecord) error
 		return fmt.Errorf("append audit records: %w", err)
 	}
 	return nil
+}
+
+// appendEventsLast appends evs (nil ones skipped) as a write's last step
+// (appendEvents takes event_seq's lock, then audit_head's): the events a
+// write records, with their audit records, committed with the write.
+func appendEventsLast(ctx context.Context, tx pgx.Tx, evs []*hitl.Event) error {
+	evs = slices.DeleteFunc(slices.Clone(evs), func(ev *hitl.Event) bool { return ev == nil })
+	if len(evs) == 0 {
+		return nil
+	}
+	for _, ev := range evs {
+		ev.Seq = 0
+	}
+	return appendEvents(ctx, tx, evs)
+}
+
+// appendAudits appends recs (nil ones skipped) in tx: the records a
+// write that is no event (a sign-in, a sign-out) carries.
+func appendAudits(ctx context.Context, tx pgx.Tx, recs []*hitl.AuditRecord) error {
+	recs = slices.DeleteFunc(slices.Clone(recs), func(r *hitl.AuditRecord) bool { return r == nil })
+	for _, r := range recs {
+		if err := nulFree("audit record", r.Actor+r.Reason+r.Target); err != nil {
+			return err
+		}
+	}
+	return appendAudit(ctx, tx, recs)
+}
+
+// deleteRecordThen deletes row id of table, as deleteRecord does, and
+// runs then with the deleted record in the same transaction.
+func deleteRecordThen[T any](ctx context.Context, db *DB, table, id, what string, missing error, then func(pgx.Tx, *T) error) (*T, error) {
+	var gone *T
+	err := db.write(ctx, "delete "+what, func(tx pgx.Tx) error {
+		gone = nil
+		var data []byte
+		err := tx.QueryRow(ctx, `DELETE FROM `+table+` WHERE id = $1 RETURNING data`, id).Scan(&data)
+		if errors.Is(err, pgx.ErrNoRows) {
+			return missing
+		} else if err != nil {
+			return err
+		}
+		if gone, err = decodeRecord[T](data, what); err != nil {
+			return err
+		}
+		return then(tx, gone)
+	})
+	if err != nil {
+		return nil, err
+	}
+	return gone, nil
 }
 
 // AppendAudit implements hitl.AuditStore.
