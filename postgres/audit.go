@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"math"
 	"slices"
 
 	"github.com/hitlbot/hitl"
@@ -205,4 +206,38 @@ func (db *DB) PruneAudit(ctx context.Context, cp hitl.AuditCheckpoint) (int, err
 		return err
 	})
 	return int(n), err
+}
+
+// Audit writes audit record r as it is (its Seq, Prev and Hash: the
+// chain is copied, not rebuilt, so it verifies as it did).
+func (l *Loader) Audit(r *hitl.AuditRecord) error {
+	if r.Seq == 0 || r.Seq > math.MaxInt64 {
+		return fault.Errorf(fault.EINVALID, "audit record with Seq %d", r.Seq)
+	}
+	data, err := json.Marshal(r)
+	if err != nil {
+		return err
+	}
+	if _, err := l.tx.Exec(l.ctx, `INSERT INTO audit (seq, at_ns, data) VALUES ($1, $2, $3)`, int64(r.Seq), ns(r.At), data); err != nil {
+		return fmt.Errorf("audit record %d: %w", r.Seq, err)
+	}
+	l.N.Audit++
+	return nil
+}
+
+// AuditHead sets the copied chain's head and the signed checkpoint that
+// stands for its pruned records (nil: none).
+func (l *Loader) AuditHead(head hitl.AuditHead, cp *hitl.AuditCheckpoint) error {
+	if head.Seq > math.MaxInt64 {
+		return fault.Errorf(fault.EINVALID, "audit head %d is out of range", head.Seq)
+	}
+	var data []byte
+	if cp != nil {
+		var err error
+		if data, err = json.Marshal(cp); err != nil {
+			return err
+		}
+	}
+	_, err := l.tx.Exec(l.ctx, `UPDATE audit_head SET seq = $1, hash = $2, checkpoint = $3`, int64(head.Seq), head.Hash, data)
+	return err
 }
