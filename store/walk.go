@@ -22,8 +22,8 @@ type Visitor struct {
 	Learned   func(*policy.LearnedRule) error
 	Delivery  func(hitl.Delivery) error // queued, in Seq order
 	Delivered func(hitl.Delivered) error
-	Mail      func(hitl.Mail) error        // the mail outbox's, in Seq order
-	Webhook   func(webhook.Delivery) error // the webhook outbox's, in Seq order
+	Mail      func(hitl.Mail) error         // the mail outbox's, in Seq order
+	Webhook   func(webhook.Delivery) error  // the webhook outbox's, in Seq order
 	Audit     func(*hitl.AuditRecord) error // the audit trail, in Seq order
 }
 
