@@ -23,8 +23,15 @@ func (m *Main) oidcSignIn(ctx context.Context) (*web.OIDC, error) {
 	if err != nil {
 		return nil, fault.Errorf(fault.EINVALID, "web.oidc.client_secret_file: %v", err)
 	}
+	// Sign-ins in progress are sealed into the browser's cookie under the
+	// seal key replicas share (bound to sign-ins: no sealed answer opens
+	// as one), so a sign-in started on one replica finishes on any.
+	cipher, err := sealer(m.Config)
+	if err != nil {
+		return nil, err
+	}
 	rp, err := oidc.New(ctx, oidc.Config{Issuer: o.Issuer, ClientID: o.ClientID, ClientSecret: strings.TrimSpace(string(b)),
-		RedirectURL: m.webBase() + "/login/oidc/callback", Scopes: o.AskedScopes(), GroupsClaim: o.GroupsClaim, Clock: m.Clock})
+		RedirectURL: m.webBase() + "/login/oidc/callback", Scopes: o.AskedScopes(), GroupsClaim: o.GroupsClaim, Clock: m.Clock, Cipher: cipher})
 	if err != nil {
 		return nil, err
 	}
