@@ -96,6 +96,13 @@ func TestOnePersonAcrossEdges(t *testing.T) {
 		assert.Equal(t, hitl.OutcomeApproved, got.Outcome())
 		assert.Equal(t, "slack:U0ALICE", got.RespondedBy)
 	})
+	t.Run("while Slack cannot be asked, the sign-in fails rather than make a second person", func(t *testing.T) {
+		e.srv.FailNext("users.lookupByEmail", 1, http.StatusInternalServerError, 0)
+		_, status, body := oidcBrowserSignIn(t, e.m, "test-user2")
+		assert.Equal(t, http.StatusServiceUnavailable, status, body)
+		assert.Contains(t, body, "lookupByEmail")
+		signIn(t, "test-user2", "slack:U0BOB") // and once Slack answers, he is himself
+	})
 	t.Run("a Slack sign-in from another workspace is refused", func(t *testing.T) {
 		op.Slack("T0OTHER", map[string]string{oidctest.TestUser: "U0ALICE"})
 		_, status, body := oidcBrowserSignIn(t, e.m, "test-user@"+host)
