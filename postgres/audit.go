@@ -3,7 +3,6 @@ package postgres
 import (
 	"context"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"math"
 	"slices"
@@ -87,30 +86,6 @@ func appendAudits(ctx context.Context, tx pgx.Tx, recs []*hitl.AuditRecord) erro
 		}
 	}
 	return appendAudit(ctx, tx, recs)
-}
-
-// deleteRecordThen deletes row id of table, as deleteRecord does, and
-// runs then with the deleted record in the same transaction.
-func deleteRecordThen[T any](ctx context.Context, db *DB, table, id, what string, missing error, then func(pgx.Tx, *T) error) (*T, error) {
-	var gone *T
-	err := db.write(ctx, "delete "+what, func(tx pgx.Tx) error {
-		gone = nil
-		var data []byte
-		err := tx.QueryRow(ctx, `DELETE FROM `+table+` WHERE id = $1 RETURNING data`, id).Scan(&data)
-		if errors.Is(err, pgx.ErrNoRows) {
-			return missing
-		} else if err != nil {
-			return err
-		}
-		if gone, err = decodeRecord[T](data, what); err != nil {
-			return err
-		}
-		return then(tx, gone)
-	})
-	if err != nil {
-		return nil, err
-	}
-	return gone, nil
 }
 
 // AppendAudit implements hitl.AuditStore.

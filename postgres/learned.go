@@ -63,7 +63,7 @@ func (db *DB) LearnedRule(ctx context.Context, key policy.LearnedRuleKey) (*poli
 
 // DeleteLearnedRule implements hitl.PolicyStore.
 func (db *DB) DeleteLearnedRule(ctx context.Context, id string, evOf ...func(*policy.LearnedRule) *hitl.Event) (*policy.LearnedRule, error) {
-	return deleteRecordThen(ctx, db, "learned", id, "learned rule "+id, fault.Errorf(fault.ENOTFOUND, "no learned rule %s", id),
+	return deleteRecord(ctx, db, "learned", id, "learned rule "+id, fault.Errorf(fault.ENOTFOUND, "no learned rule %s", id),
 		func(tx pgx.Tx, gone *policy.LearnedRule) error {
 			var evs []*hitl.Event
 			for _, f := range evOf {

@@ -59,7 +59,7 @@ func (db *DB) DeleteSignIn(ctx context.Context, id string, auditOf ...func(*hitl
 	if nulFree("web sign-in id", id) != nil {
 		return nil, fault.Errorf(fault.ENOTFOUND, "no web sign-in")
 	}
-	return deleteRecordThen(ctx, db, "web_sessions", id, "web sign-in", fault.Errorf(fault.ENOTFOUND, "no web sign-in"),
+	return deleteRecord(ctx, db, "web_sessions", id, "web sign-in", fault.Errorf(fault.ENOTFOUND, "no web sign-in"),
 		func(tx pgx.Tx, gone *hitl.SignIn) error {
 			var recs []*hitl.AuditRecord
 			for _, f := range auditOf {
