@@ -13,13 +13,16 @@ type PolicyStore interface {
 	// PolicyState returns the stored approval policy, nil when none is.
 	PolicyState(ctx context.Context) (*policy.State, error)
 
-	// PutPolicyState stores the approval policy's configured rules.
-	PutPolicyState(ctx context.Context, st *policy.State) error
+	// PutPolicyState stores the approval policy's configured rules, and
+	// appends evs (the change's policy_decision event: its audit record)
+	// in the same transaction: no change without its record.
+	PutPolicyState(ctx context.Context, st *policy.State, evs ...*Event) error
 
 	// PutLearnedRule stores r in one transaction, replacing the rule with
 	// the same key (agent, opType, resource) if there is one: that rule's
-	// id is gone. Concurrent puts of different keys all survive.
-	PutLearnedRule(ctx context.Context, r *policy.LearnedRule) error
+	// id is gone. Concurrent puts of different keys all survive. evs (the
+	// rule_learned event) are appended in the same transaction.
+	PutLearnedRule(ctx context.Context, r *policy.LearnedRule, evs ...*Event) error
 
 	// LearnedRule returns the rule stored under key, nil when none is
 	// (expired ones too: the root decides what expired means). Its cost
@@ -27,8 +30,10 @@ type PolicyStore interface {
 	LearnedRule(ctx context.Context, key policy.LearnedRuleKey) (*policy.LearnedRule, error)
 
 	// DeleteLearnedRule deletes rule id in one transaction and returns it,
-	// or ENOTFOUND. A deleted rule never comes back.
-	DeleteLearnedRule(ctx context.Context, id string) (*policy.LearnedRule, error)
+	// or ENOTFOUND. A deleted rule never comes back. The events evOf
+	// makes of the deleted rule (its rule_revoked event) are appended in
+	// the same transaction.
+	DeleteLearnedRule(ctx context.Context, id string, evOf ...func(gone *policy.LearnedRule) *Event) (*policy.LearnedRule, error)
 
 	// LearnedRules returns a page of learned rules in id order. Its cost
 	// grows with the page.

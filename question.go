@@ -208,14 +208,11 @@ func (q *Question) Tally() string {
 }
 
 // ApprovedBy reports whether p's approval of q is already counted: the
-// same person twice counts once, whichever token or Slack click each
-// approval came through (a token with a slack_user is that person).
+// same person twice counts once, whichever token, Slack click or web
+// session each approval came through (auth.Person: the rule).
 func (q *Question) ApprovedBy(p auth.Principal) bool {
 	for _, g := range q.Approvals {
-		if g.By == p.ID {
-			return true
-		}
-		if p.SlackUser != "" && (g.User == p.SlackUser || g.By == "slack:"+p.SlackUser) {
+		if auth.Person(g.By, g.User) == p.Person() {
 			return true
 		}
 	}

@@ -35,13 +35,16 @@ func (s *SignIn) Expired(now time.Time) bool { return !now.Before(s.ExpiresAt) }
 // SignInStore keeps sign-ins. It only stores: the service decides
 // who signs in and what expired means.
 type SignInStore interface {
-	// PutSignIn stores s under s.ID, replacing what was there.
-	PutSignIn(ctx context.Context, s *SignIn) error
+	// PutSignIn stores s under s.ID, replacing what was there, and
+	// appends audit (its signed_in record) in the same transaction.
+	PutSignIn(ctx context.Context, s *SignIn, audit ...*AuditRecord) error
 	// SignIn returns record id (expired ones too), or ENOTFOUND.
 	SignIn(ctx context.Context, id string) (*SignIn, error)
 	// DeleteSignIn deletes record id in one transaction and returns
 	// it, or ENOTFOUND: of two concurrent deletes one gets the record.
-	DeleteSignIn(ctx context.Context, id string) (*SignIn, error)
+	// The records auditOf makes of the deleted one (its signed_out
+	// record; nil: none) are appended in the same transaction.
+	DeleteSignIn(ctx context.Context, id string, auditOf ...func(gone *SignIn) *AuditRecord) (*SignIn, error)
 	// PruneSignIns deletes up to limit records whose ExpiresAt is at
 	// or before now and returns how many it deleted. Its cost grows with
 	// the number deleted.

@@ -19,9 +19,12 @@ type OIDCClaims struct {
 	// provider sent them.
 	Groups []string
 	// SlackUser is the Slack user id of a Sign in with Slack token
-	// (https://slack.com/user_id), or the one config gives the person's
-	// e-mail: the same person as their Slack clicks and tokens.
-	SlackUser string
+	// (https://slack.com/user_id, with its workspace SlackTeam from
+	// https://slack.com/team_id), or the Slack user whose profile has the
+	// person's verified e-mail (the web edge looks it up,
+	// users.lookupByEmail; SlackTeam empty): the same person as their
+	// Slack clicks and tokens.
+	SlackUser, SlackTeam string
 }
 
 // OIDCRoles is who may do what after signing in with the identity
@@ -32,9 +35,13 @@ type OIDCRoles struct {
 	// AllowedDomains, when set, are the only e-mail domains that may
 	// sign in at all.
 	AllowedDomains []string
-	Answer         []string
-	Control        []string
-	Admin          []string
+	// SlackTeam is the Slack workspace (T…) whose users hitl's Slack
+	// edge knows (web.oidc.slack_team): a Sign in with Slack token is
+	// taken as its Slack user only from this workspace.
+	SlackTeam string
+	Answer    []string
+	Control   []string
+	Admin     []string
 }
 
 // OIDCPrincipal is the rule of what a person signed in through OpenID
@@ -44,7 +51,9 @@ type OIDCRoles struct {
 // domains (compared whole: evil-example.com is not example.com). A person
 // the config grants nothing is refused. A person with a Slack user is
 // that Slack user (slack:U…), one person with their Slack clicks for
-// every rule (a quorum counts them once); others are oidc:EMAIL.
+// every rule (a quorum counts them once, auth.Person); others are
+// oidc:EMAIL. A Sign in with Slack token from a workspace other than
+// SlackTeam is refused: its user id names someone else's account.
 func (r OIDCRoles) OIDCPrincipal(c OIDCClaims) (auth.Principal, error) {
 	email, domain, err := verifiedEmail(c)
 	if err != nil {
@@ -52,6 +61,9 @@ func (r OIDCRoles) OIDCPrincipal(c OIDCClaims) (auth.Principal, error) {
 	}
 	if len(r.AllowedDomains) > 0 && !slices.ContainsFunc(r.AllowedDomains, func(d string) bool { return sameDomain(d, domain) }) {
 		return auth.Principal{}, fault.Errorf(fault.EFORBIDDEN, "%s may not sign in: e-mail domain %s is not in web.oidc.allowed_domains", email, domain)
+	}
+	if c.SlackTeam != "" && c.SlackTeam != r.SlackTeam {
+		return auth.Principal{}, fault.Errorf(fault.EFORBIDDEN, "%s signed in with Slack workspace %s, not this service's (web.oidc.slack_team %q): sign in with the workspace hitl's Slack app is in", email, c.SlackTeam, r.SlackTeam)
 	}
 	var scopes []auth.Scope
 	for _, role := range []struct {

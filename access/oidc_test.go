@@ -18,6 +18,8 @@ func TestOIDCPrincipal(t *testing.T) {
 		Control:        []string{"bob@example.com"},
 		Admin:          []string{"group:hitl-admins"},
 	}
+	slackRoles := roles
+	slackRoles.SlackTeam = "T0HITL"
 	claims := func(email string, groups ...string) access.OIDCClaims {
 		return access.OIDCClaims{Subject: "s", Email: email, EmailVerified: true, Groups: groups}
 	}
@@ -41,8 +43,16 @@ func TestOIDCPrincipal(t *testing.T) {
 		{"no e-mail is refused", roles, access.OIDCClaims{EmailVerified: true, Groups: []string{"hitl-admins"}}, "", nil},
 		{"a display-name address is refused", roles, claims("Alice <alice@example.com>"), "", nil},
 		{"no allowed_domains: roles alone decide", access.OIDCRoles{Answer: []string{"@other.org"}}, claims("gina@other.org"), "oidc:gina@other.org", []auth.Scope{auth.ScopeAnswer}},
-		{"a Slack sign-in is the Slack user, one person with their clicks", roles,
+		{"a Slack sign-in is the Slack user, one person with their clicks", slackRoles,
+			access.OIDCClaims{Email: "alice@example.com", EmailVerified: true, SlackUser: "U0ALICE", SlackTeam: "T0HITL"}, "slack:U0ALICE", []auth.Scope{auth.ScopeAnswer}},
+		{"a Slack sign-in from another workspace is refused", slackRoles,
+			access.OIDCClaims{Email: "alice@example.com", EmailVerified: true, SlackUser: "U0ALICE", SlackTeam: "T0OTHER"}, "", nil},
+		{"a Slack sign-in when no workspace is configured is refused", roles,
+			access.OIDCClaims{Email: "alice@example.com", EmailVerified: true, SlackUser: "U0ALICE", SlackTeam: "T0HITL"}, "", nil},
+		{"an e-mail a Slack profile has is that Slack user", roles,
 			access.OIDCClaims{Email: "alice@example.com", EmailVerified: true, SlackUser: "U0ALICE"}, "slack:U0ALICE", []auth.Scope{auth.ScopeAnswer}},
+		{"a Slack user does not widen the roles", roles,
+			access.OIDCClaims{Email: "erin@corp.example", EmailVerified: true, SlackUser: "U0ERIN"}, "", nil},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			p, err := tc.roles.OIDCPrincipal(tc.c)

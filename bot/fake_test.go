@@ -65,6 +65,11 @@ func (f *fakeAPI) GetUserInfoContext(ctx context.Context, user string, _ ...slac
 	return nil, slack.SlackErrorResponse{Err: "user_not_found"}
 }
 
+func (f *fakeAPI) GetUserByEmailContext(context.Context, string) (*slack.User, error) {
+	f.count("users.lookupByEmail")
+	return nil, slack.SlackErrorResponse{Err: "users_not_found"}
+}
+
 func (f *fakeAPI) AuthTestContext(context.Context) (*slack.AuthTestResponse, error) {
 	f.count("auth.test")
 	return &slack.AuthTestResponse{UserID: "U0BOT", BotID: "B0BOT", TeamID: "T0TEST"}, nil

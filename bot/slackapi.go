@@ -24,6 +24,10 @@ type slackAPI interface {
 	// GetUserInfoContext reads a profile: the email fallback's address
 	// (email.go).
 	GetUserInfoContext(ctx context.Context, user string, options ...slack.GetUserInfoOption) (*slack.User, error)
+	// GetUserByEmailContext finds the Slack user of an e-mail: a person
+	// signed in to the web with the identity provider is that Slack user
+	// (email.go).
+	GetUserByEmailContext(ctx context.Context, email string) (*slack.User, error)
 	// GetConversationHistoryContext and GetConversationRepliesContext
 	// look for a post a stopped replica may have made (resume.go).
 	GetConversationHistoryContext(ctx context.Context, params *slack.GetConversationHistoryParameters) (*slack.GetConversationHistoryResponse, error)

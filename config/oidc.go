@@ -3,6 +3,7 @@ package config
 import (
 	"net/mail"
 	"net/url"
+	"regexp"
 	"slices"
 	"strings"
 )
@@ -28,6 +29,11 @@ type OIDC struct {
 	// GroupsClaim names the ID token claim that lists the person's groups
 	// (like groups); empty: groups grant nothing.
 	GroupsClaim string `yaml:"groups_claim"`
+	// SlackTeam is the Slack workspace (T…) of hitl's Slack app: with Sign
+	// in with Slack (issuer https://slack.com), a person of this
+	// workspace is their Slack user on the web; a token from another
+	// workspace is refused.
+	SlackTeam string `yaml:"slack_team"`
 	// Roles: who answers, steers, administers: alice@example.com,
 	// @example.com, group:NAME.
 	Roles OIDCRoles `yaml:"roles"`
@@ -69,6 +75,12 @@ func (o OIDC) validate() error {
 		return bad("web.oidc.client_id", "", "the client id registered with the identity provider is required")
 	case o.ClientSecretFile == "":
 		return bad("web.oidc.client_secret_file", "", "a file holding the client secret is required")
+	}
+	if o.SlackTeam != "" && !slackTeamPattern.MatchString(o.SlackTeam) {
+		return bad("web.oidc.slack_team", o.SlackTeam, "want the Slack workspace id, like T0123ABCD")
+	}
+	if strings.TrimSuffix(o.Issuer, "/") == "https://slack.com" && o.SlackTeam == "" {
+		return bad("web.oidc.slack_team", "", "Sign in with Slack needs the workspace id of hitl's Slack app (T…): a token from another workspace names someone else")
 	}
 	for _, d := range o.AllowedDomains {
 		if d = strings.TrimPrefix(d, "@"); d == "" || strings.ContainsAny(d, "@ /") || !strings.Contains(d, ".") {
@@ -115,6 +127,8 @@ func roleEntry(e string) string {
 	}
 	return ""
 }
+
+var slackTeamPattern = regexp.MustCompile(`^T[A-Z0-9]{2,20}$`)
 
 func loopbackHost(h string) bool {
 	return h == "localhost" || h == "127.0.0.1" || h == "::1"

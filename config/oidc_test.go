@@ -25,7 +25,9 @@ func TestOIDCConfig(t *testing.T) {
 		key   string // "": valid
 	}{
 		{"a complete configuration is valid", func(*config.OIDC) {}, ""},
-		{"Slack's issuer", func(o *config.OIDC) { o.Issuer = "https://slack.com" }, ""},
+		{"Slack's issuer with its workspace", func(o *config.OIDC) { o.Issuer, o.SlackTeam = "https://slack.com", "T0HITL" }, ""},
+		{"Slack's issuer without the workspace", func(o *config.OIDC) { o.Issuer = "https://slack.com" }, "web.oidc.slack_team"},
+		{"a workspace that is not a Slack team id", func(o *config.OIDC) { o.SlackTeam = "hitl-corp" }, "web.oidc.slack_team"},
 		{"http on loopback, for tests", func(o *config.OIDC) { o.Issuer = "http://127.0.0.1:5556" }, ""},
 		{"no issuer", func(o *config.OIDC) { o.Issuer = "" }, "web.oidc.issuer"},
 		{"an http issuer elsewhere", func(o *config.OIDC) { o.Issuer = "http://login.example.com" }, "web.oidc.issuer"},

@@ -4,10 +4,10 @@ import (
 	"context"
 	"crypto/rand"
 	"encoding/base64"
+	"encoding/json"
 	"fmt"
 	"net/http"
 	"slices"
-	"sync"
 	"time"
 
 	gooidc "github.com/coreos/go-oidc/v3/oidc"
@@ -28,36 +28,58 @@ type Config struct {
 	// HTTPClient reaches the provider (nil: http.DefaultClient).
 	HTTPClient *http.Client
 	Clock      hitl.Clock
+	// Cipher seals a sign-in in progress into the browser's cookie
+	// (the service's seal: under seal_key_file, every replica opens what
+	// another sealed, so a sign-in started on one finishes on any).
+	Cipher Cipher
 }
+
+// Cipher seals and opens (hitl.Sealer's methods; package seal).
+type Cipher interface {
+	Seal(plain, bound []byte) ([]byte, error)
+	Open(data, bound []byte) ([]byte, bool)
+}
+
+// sealBound binds a sealed sign-in to its use: nothing else hitl seals
+// under the same key opens as one.
+var sealBound = []byte("hitl oidc sign-in v1")
 
 // PendingTTL is how long a sign-in may take at the provider.
 const PendingTTL = 10 * time.Minute
 
-// slackUserClaim is Sign in with Slack's Slack user id.
-const slackUserClaim = "https://slack.com/user_id"
+// Sign in with Slack's claims: the Slack user and their workspace.
+const (
+	slackUserClaim = "https://slack.com/user_id"
+	slackTeamClaim = "https://slack.com/team_id"
+)
 
-// RelyingParty runs sign-ins against one provider. Each sign-in started
-// is pending under its state until it finishes (once) or expires.
+// RelyingParty runs sign-ins against one provider. A sign-in in
+// progress (its state, nonce and PKCE verifier) lives sealed in the
+// browser's cookie until the provider sends the browser back, to this
+// replica or another: no replica keeps it, so no sticky sessions.
 type RelyingParty struct {
 	cfg      Config
 	oauth    oauth2.Config
 	verifier *gooidc.IDTokenVerifier
 	provider *gooidc.Provider
 	ctx      context.Context // carries the HTTP client for go-oidc and oauth2
-
-	mu      sync.Mutex
-	pending map[string]pending
 }
 
+// pending is a sign-in in progress, as sealed in the cookie.
 type pending struct {
-	nonce, verifier string
-	at              time.Time
+	State    string    `json:"s"`
+	Nonce    string    `json:"n"`
+	Verifier string    `json:"v"`
+	At       time.Time `json:"t"`
 }
 
 // New discovers the provider (issuer/.well-known/openid-configuration).
 func New(ctx context.Context, cfg Config) (*RelyingParty, error) {
 	if cfg.Clock == nil {
 		cfg.Clock = hitl.SystemClock{}
+	}
+	if cfg.Cipher == nil {
+		return nil, fault.Errorf(fault.EINTERNAL, "oidc: no cipher to seal sign-ins with")
 	}
 	if cfg.HTTPClient != nil {
 		ctx = gooidc.ClientContext(ctx, cfg.HTTPClient)
@@ -71,11 +93,27 @@ func New(ctx context.Context, cfg Config) (*RelyingParty, error) {
 	if !slices.Contains(scopes, gooidc.ScopeOpenID) {
 		scopes = append([]string{gooidc.ScopeOpenID}, scopes...)
 	}
-	return &RelyingParty{cfg: cfg, ctx: ctx, provider: p, pending: map[string]pending{},
+	var meta struct {
+		JWKS string   `json:"jwks_uri"`
+		Algs []string `json:"id_token_signing_alg_values_supported"`
+	}
+	if err := p.Claims(&meta); err != nil || meta.JWKS == "" {
+		return nil, fault.Errorf(fault.EUNAVAILABLE, "web.oidc.issuer %s: its discovery document names no jwks_uri", cfg.Issuer)
+	}
+	keys := &freshKeys{ctx: ctx, url: meta.JWKS, clock: cfg.Clock}
+	return &RelyingParty{cfg: cfg, ctx: ctx, provider: p,
 		oauth: oauth2.Config{ClientID: cfg.ClientID, ClientSecret: cfg.ClientSecret, RedirectURL: cfg.RedirectURL,
 			Endpoint: p.Endpoint(), Scopes: scopes},
-		verifier: p.Verifier(&gooidc.Config{ClientID: cfg.ClientID, Now: cfg.Clock.Now})}, nil
+		verifier: gooidc.NewVerifier(cfg.Issuer, keys, &gooidc.Config{ClientID: cfg.ClientID, Now: cfg.Clock.Now, SupportedSigningAlgs: supportedAlgs(meta.Algs)})}, nil
 }
+
+// supportedAlgs are the provider's ID token algorithms go-oidc can check
+// (none: RS256, the one every provider must support).
+func supportedAlgs(algs []string) []string {
+	return slices.DeleteFunc(slices.Clone(algs), func(a string) bool { return !slices.Contains(checkable, a) })
+}
+
+var checkable = []string{gooidc.RS256, gooidc.RS384, gooidc.RS512, gooidc.ES256, gooidc.ES384, gooidc.ES512, gooidc.PS256, gooidc.PS384, gooidc.PS512, gooidc.EdDSA}
 
 func random() string {
 	var b [32]byte
@@ -84,42 +122,60 @@ func random() string {
 }
 
 // Start begins a sign-in: the provider's address to send the browser to,
-// and the state the browser must bring back (hitl keeps it in a cookie
-// too, so a callback for another browser's sign-in is refused).
-func (rp *RelyingParty) Start() (redirect, state string) {
-	state, nonce, verifier := random(), random(), oauth2.GenerateVerifier()
-	now := rp.cfg.Clock.Now()
-	rp.mu.Lock()
-	for s, p := range rp.pending {
-		if now.Sub(p.at) > PendingTTL {
-			delete(rp.pending, s)
-		}
+// and the cookie the browser keeps meanwhile: the sign-in (state, nonce,
+// PKCE verifier, when it started) sealed, so that only this browser can
+// finish it, on any replica, within PendingTTL.
+func (rp *RelyingParty) Start() (redirect, cookie string, err error) {
+	p := pending{State: random(), Nonce: random(), Verifier: oauth2.GenerateVerifier(), At: rp.cfg.Clock.Now().UTC()}
+	plain, err := json.Marshal(p)
+	if err != nil {
+		return "", "", err
 	}
-	rp.pending[state] = pending{nonce: nonce, verifier: verifier, at: now}
-	rp.mu.Unlock()
-	return rp.oauth.AuthCodeURL(state, gooidc.Nonce(nonce), oauth2.S256ChallengeOption(verifier)), state
+	sealed, err := rp.cfg.Cipher.Seal(plain, sealBound)
+	if err != nil {
+		return "", "", fault.Errorf(fault.EINTERNAL, "sealing the sign-in: %v", err)
+	}
+	return rp.oauth.AuthCodeURL(p.State, gooidc.Nonce(p.Nonce), oauth2.S256ChallengeOption(p.Verifier)),
+		base64.RawURLEncoding.EncodeToString(sealed), nil
+}
+
+// opened is the sign-in sealed in cookie (false: none, or not sealed by
+// this service's key for a sign-in).
+func (rp *RelyingParty) opened(cookie string) (pending, bool) {
+	data, err := base64.RawURLEncoding.DecodeString(cookie)
+	if err != nil || cookie == "" {
+		return pending{}, false
+	}
+	plain, ok := rp.cfg.Cipher.Open(data, sealBound)
+	var p pending
+	if !ok || json.Unmarshal(plain, &p) != nil || p.State == "" {
+		return pending{}, false
+	}
+	return p, true
 }
 
 // Finish completes the sign-in the provider redirected back with: the
-// state must be the browser's (cookie) and pending (once: a replay is
-// refused), the code is exchanged with its PKCE verifier, and the ID
-// token verified (issuer, audience, expiry, signature by the provider's
-// keys, nonce). It returns who the provider says the person is.
-func (rp *RelyingParty) Finish(ctx context.Context, cookieState, state, code string) (access.OIDCClaims, error) {
-	rp.mu.Lock()
-	p, ok := rp.pending[state]
-	delete(rp.pending, state) // spent, whatever comes next
-	rp.mu.Unlock()
-	if state == "" || cookieState != state {
+// browser's cookie must hold a sign-in this service sealed, started less
+// than PendingTTL ago, whose state is the one the provider sent back;
+// the code is exchanged with its PKCE verifier (the provider takes a code
+// once: a replay is refused) and the ID token verified (issuer, audience,
+// expiry, signature by the provider's keys, nonce). It returns who the
+// provider says the person is.
+func (rp *RelyingParty) Finish(ctx context.Context, cookie, state, code string) (access.OIDCClaims, error) {
+	p, ok := rp.opened(cookie)
+	if !ok {
+		return access.OIDCClaims{}, fault.Errorf(fault.EUNAUTHORIZED, "this sign-in was not started in this browser, or not by this service: sign in again")
+	}
+	if state == "" || p.State != state {
 		return access.OIDCClaims{}, fault.Errorf(fault.EUNAUTHORIZED, "this sign-in was not started in this browser (state mismatch): sign in again")
 	}
-	if !ok || rp.cfg.Clock.Now().Sub(p.at) > PendingTTL {
-		return access.OIDCClaims{}, fault.Errorf(fault.EUNAUTHORIZED, "this sign-in is unknown, was used already or took too long: sign in again")
+	if age := rp.cfg.Clock.Now().Sub(p.At); age > PendingTTL || age < -time.Minute {
+		return access.OIDCClaims{}, fault.Errorf(fault.EUNAUTHORIZED, "this sign-in took too long (more than %s): sign in again", PendingTTL)
 	}
 	if code == "" {
 		return access.OIDCClaims{}, fault.Errorf(fault.EUNAUTHORIZED, "the identity provider sent no code: sign in again")
 	}
-	tok, err := rp.oauth.Exchange(rp.exchangeContext(ctx), code, oauth2.VerifierOption(p.verifier))
+	tok, err := rp.oauth.Exchange(rp.exchangeContext(ctx), code, oauth2.VerifierOption(p.Verifier))
 	if err != nil {
 		return access.OIDCClaims{}, fault.Errorf(fault.EUNAUTHORIZED, "the identity provider refused the sign-in code: %v", err)
 	}
@@ -127,7 +183,7 @@ func (rp *RelyingParty) Finish(ctx context.Context, cookieState, state, code str
 	if raw == "" {
 		return access.OIDCClaims{}, fault.Errorf(fault.EUNAUTHORIZED, "the identity provider sent no ID token")
 	}
-	c, err := rp.Verify(ctx, raw, p.nonce)
+	c, err := rp.Verify(ctx, raw, p.Nonce)
 	if err != nil || c.Email != "" {
 		return c, err
 	}
@@ -176,6 +232,11 @@ func (rp *RelyingParty) Verify(ctx context.Context, raw, nonce string) (access.O
 	c.Email, _ = all["email"].(string)
 	c.EmailVerified, _ = all["email_verified"].(bool)
 	c.SlackUser, _ = all[slackUserClaim].(string)
+	if c.SlackUser != "" {
+		if c.SlackTeam, _ = all[slackTeamClaim].(string); c.SlackTeam == "" {
+			return access.OIDCClaims{}, fault.Errorf(fault.EUNAUTHORIZED, "the ID token names Slack user %s but no workspace (%s)", c.SlackUser, slackTeamClaim)
+		}
+	}
 	if rp.cfg.GroupsClaim != "" {
 		switch g := all[rp.cfg.GroupsClaim].(type) {
 		case []any:

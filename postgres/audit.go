@@ -4,6 +4,8 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"math"
+	"slices"
 
 	"github.com/hitlbot/hitl"
 	"github.com/hitlbot/hitl/fault"
@@ -58,6 +60,32 @@ func appendAudit(ctx context.Context, tx pgx.Tx, recs []*hitl.AuditRecord) error
 		return fmt.Errorf("append audit records: %w", err)
 	}
 	return nil
+}
+
+// appendEventsLast appends evs (nil ones skipped) as a write's last step
+// (appendEvents takes event_seq's lock, then audit_head's): the events a
+// write records, with their audit records, committed with the write.
+func appendEventsLast(ctx context.Context, tx pgx.Tx, evs []*hitl.Event) error {
+	evs = slices.DeleteFunc(slices.Clone(evs), func(ev *hitl.Event) bool { return ev == nil })
+	if len(evs) == 0 {
+		return nil
+	}
+	for _, ev := range evs {
+		ev.Seq = 0
+	}
+	return appendEvents(ctx, tx, evs)
+}
+
+// appendAudits appends recs (nil ones skipped) in tx: the records a
+// write that is no event (a sign-in, a sign-out) carries.
+func appendAudits(ctx context.Context, tx pgx.Tx, recs []*hitl.AuditRecord) error {
+	recs = slices.DeleteFunc(slices.Clone(recs), func(r *hitl.AuditRecord) bool { return r == nil })
+	for _, r := range recs {
+		if err := nulFree("audit record", r.Actor+r.Reason+r.Target); err != nil {
+			return err
+		}
+	}
+	return appendAudit(ctx, tx, recs)
 }
 
 // AppendAudit implements hitl.AuditStore.
@@ -153,4 +181,38 @@ func (db *DB) PruneAudit(ctx context.Context, cp hitl.AuditCheckpoint) (int, err
 		return err
 	})
 	return int(n), err
+}
+
+// Audit writes audit record r as it is (its Seq, Prev and Hash: the
+// chain is copied, not rebuilt, so it verifies as it did).
+func (l *Loader) Audit(r *hitl.AuditRecord) error {
+	if r.Seq == 0 || r.Seq > math.MaxInt64 {
+		return fault.Errorf(fault.EINVALID, "audit record with Seq %d", r.Seq)
+	}
+	data, err := json.Marshal(r)
+	if err != nil {
+		return err
+	}
+	if _, err := l.tx.Exec(l.ctx, `INSERT INTO audit (seq, at_ns, data) VALUES ($1, $2, $3)`, int64(r.Seq), ns(r.At), data); err != nil {
+		return fmt.Errorf("audit record %d: %w", r.Seq, err)
+	}
+	l.N.Audit++
+	return nil
+}
+
+// AuditHead sets the copied chain's head and the signed checkpoint that
+// stands for its pruned records (nil: none).
+func (l *Loader) AuditHead(head hitl.AuditHead, cp *hitl.AuditCheckpoint) error {
+	if head.Seq > math.MaxInt64 {
+		return fault.Errorf(fault.EINVALID, "audit head %d is out of range", head.Seq)
+	}
+	var data []byte
+	if cp != nil {
+		var err error
+		if data, err = json.Marshal(cp); err != nil {
+			return err
+		}
+	}
+	_, err := l.tx.Exec(l.ctx, `UPDATE audit_head SET seq = $1, hash = $2, checkpoint = $3`, int64(head.Seq), head.Hash, data)
+	return err
 }

@@ -47,8 +47,9 @@ func (db *DB) pruneExpired(ctx context.Context, table string, now time.Time, lim
 // deleteRecord deletes the row id of table (learned, web_sessions) and
 // returns its record; of two concurrent deletes, the row lock gives the
 // record to one, and the other gets missing. what names the record in
-// errors (never a sign-in's id: it is a credential).
-func deleteRecord[T any](ctx context.Context, db *DB, table, id, what string, missing error) (*T, error) {
+// errors (never a sign-in's id: it is a credential). then (when not nil)
+// runs with the deleted record in the same transaction (its audit record).
+func deleteRecord[T any](ctx context.Context, db *DB, table, id, what string, missing error, then func(pgx.Tx, *T) error) (*T, error) {
 	var gone *T
 	err := db.write(ctx, "delete "+what, func(tx pgx.Tx) error {
 		gone = nil
@@ -59,8 +60,10 @@ func deleteRecord[T any](ctx context.Context, db *DB, table, id, what string, mi
 		} else if err != nil {
 			return err
 		}
-		gone, err = decodeRecord[T](data, what)
-		return err
+		if gone, err = decodeRecord[T](data, what); err != nil || then == nil {
+			return err
+		}
+		return then(tx, gone)
 	})
 	if err != nil {
 		return nil, err

@@ -19,7 +19,7 @@ func decodeLearned(data []byte) (*policy.LearnedRule, error) {
 
 // PutLearnedRule implements hitl.PolicyStore: one transaction deletes the rule
 // the key holds and any earlier version of r, and inserts r.
-func (db *DB) PutLearnedRule(ctx context.Context, r *policy.LearnedRule) error {
+func (db *DB) PutLearnedRule(ctx context.Context, r *policy.LearnedRule, evs ...*hitl.Event) error {
 	if r == nil || r.ID == "" {
 		return fault.Errorf(fault.EINVALID, "a learned rule needs an id")
 	}
@@ -40,9 +40,11 @@ func (db *DB) PutLearnedRule(ctx context.Context, r *policy.LearnedRule) error {
 			[]byte(r.Agent), []byte(r.OpType), []byte(r.Resource), r.ID); err != nil {
 			return err
 		}
-		_, err := tx.Exec(ctx, `INSERT INTO learned (id, agent, op_type, resource, expires_ns, data) VALUES ($1, $2, $3, $4, $5, $6)`,
-			r.ID, []byte(r.Agent), []byte(r.OpType), []byte(r.Resource), ns(r.ExpiresAt), data)
-		return err
+		if _, err := tx.Exec(ctx, `INSERT INTO learned (id, agent, op_type, resource, expires_ns, data) VALUES ($1, $2, $3, $4, $5, $6)`,
+			r.ID, []byte(r.Agent), []byte(r.OpType), []byte(r.Resource), ns(r.ExpiresAt), data); err != nil {
+			return err
+		}
+		return appendEventsLast(ctx, tx, evs)
 	})
 }
 
@@ -60,8 +62,15 @@ func (db *DB) LearnedRule(ctx context.Context, key policy.LearnedRuleKey) (*poli
 }
 
 // DeleteLearnedRule implements hitl.PolicyStore.
-func (db *DB) DeleteLearnedRule(ctx context.Context, id string) (*policy.LearnedRule, error) {
-	return deleteRecord[policy.LearnedRule](ctx, db, "learned", id, "learned rule "+id, fault.Errorf(fault.ENOTFOUND, "no learned rule %s", id))
+func (db *DB) DeleteLearnedRule(ctx context.Context, id string, evOf ...func(*policy.LearnedRule) *hitl.Event) (*policy.LearnedRule, error) {
+	return deleteRecord(ctx, db, "learned", id, "learned rule "+id, fault.Errorf(fault.ENOTFOUND, "no learned rule %s", id),
+		func(tx pgx.Tx, gone *policy.LearnedRule) error {
+			var evs []*hitl.Event
+			for _, f := range evOf {
+				evs = append(evs, f(gone))
+			}
+			return appendEventsLast(ctx, tx, evs)
+		})
 }
 
 // LearnedRules implements hitl.PolicyStore: a page in id order, from the primary

@@ -15,11 +15,11 @@ import (
 
 // tables are the tables that hold an installation's records, in the
 // order Load empties them.
-var tables = []string{"questions", "assignees", "counts", "events", "runs", "control", "learned", "deliveries", "delivered", "mail", "meta", "webhooks", "webhook_last", "rollups", "rollup_runs"}
+var tables = []string{"questions", "assignees", "counts", "events", "runs", "control", "learned", "deliveries", "delivered", "mail", "meta", "webhooks", "webhook_last", "rollups", "rollup_runs", "audit"}
 
 // Counts are how many records of each kind a database holds.
 type Counts struct {
-	Questions, Events, Runs, Control, Learned, Deliveries, Delivered, Mail, Webhooks int
+	Questions, Events, Runs, Control, Learned, Deliveries, Delivered, Mail, Webhooks, Audit int
 }
 
 // Counts counts the records (a full count of each table: for hitl
@@ -29,8 +29,8 @@ func (db *DB) Counts(ctx context.Context) (Counts, error) {
 	err := db.read(ctx, "count records", func(tx pgx.Tx) error {
 		return tx.QueryRow(ctx, `SELECT (SELECT count(*) FROM questions), (SELECT count(*) FROM events), (SELECT count(*) FROM runs),
 			(SELECT count(*) FROM control), (SELECT count(*) FROM learned), (SELECT count(*) FROM deliveries), (SELECT count(*) FROM delivered),
-			(SELECT count(*) FROM mail), (SELECT count(*) FROM webhooks)`).
-			Scan(&c.Questions, &c.Events, &c.Runs, &c.Control, &c.Learned, &c.Deliveries, &c.Delivered, &c.Mail, &c.Webhooks)
+			(SELECT count(*) FROM mail), (SELECT count(*) FROM webhooks), (SELECT count(*) FROM audit)`).
+			Scan(&c.Questions, &c.Events, &c.Runs, &c.Control, &c.Learned, &c.Deliveries, &c.Delivered, &c.Mail, &c.Webhooks, &c.Audit)
 	})
 	return c, err
 }
@@ -50,13 +50,14 @@ type Loader struct {
 func (db *DB) Load(ctx context.Context, force bool, fn func(*Loader) (lastSeq, outboxCursor uint64, policy *policy.State, err error)) error {
 	return db.write(ctx, "load", func(tx pgx.Tx) error {
 		// No one else writes meanwhile.
-		if _, err := tx.Exec(ctx, `LOCK TABLE `+join(tables)+`, event_seq IN ACCESS EXCLUSIVE MODE`); err != nil {
+		if _, err := tx.Exec(ctx, `LOCK TABLE `+join(tables)+`, event_seq, audit_head IN ACCESS EXCLUSIVE MODE`); err != nil {
 			return err
 		}
 		var used bool
 		if err := tx.QueryRow(ctx, `SELECT EXISTS (SELECT 1 FROM questions) OR EXISTS (SELECT 1 FROM events) OR EXISTS (SELECT 1 FROM runs)
 			OR EXISTS (SELECT 1 FROM control) OR EXISTS (SELECT 1 FROM learned) OR EXISTS (SELECT 1 FROM deliveries)
-			OR EXISTS (SELECT 1 FROM delivered) OR EXISTS (SELECT 1 FROM mail) OR EXISTS (SELECT 1 FROM webhooks) OR EXISTS (SELECT 1 FROM meta) OR (SELECT seq FROM event_seq) > 0`).Scan(&used); err != nil {
+			OR EXISTS (SELECT 1 FROM delivered) OR EXISTS (SELECT 1 FROM mail) OR EXISTS (SELECT 1 FROM webhooks) OR EXISTS (SELECT 1 FROM meta) OR (SELECT seq FROM event_seq) > 0
+			OR EXISTS (SELECT 1 FROM audit) OR (SELECT seq FROM audit_head) > 0`).Scan(&used); err != nil {
 			return err
 		}
 		if used && !force {
@@ -64,6 +65,9 @@ func (db *DB) Load(ctx context.Context, force bool, fn func(*Loader) (lastSeq, o
 		}
 		if used {
 			if _, err := tx.Exec(ctx, `TRUNCATE `+join(tables)); err != nil {
+				return err
+			}
+			if _, err := tx.Exec(ctx, `UPDATE audit_head SET seq = 0, hash = '', checkpoint = NULL`); err != nil {
 				return err
 			}
 		}

@@ -243,13 +243,15 @@ func (db *DB) PolicyState(ctx context.Context) (*policy.State, error) {
 }
 
 // PutPolicyState implements hitl.PolicyStore.
-func (db *DB) PutPolicyState(ctx context.Context, st *policy.State) error {
+func (db *DB) PutPolicyState(ctx context.Context, st *policy.State, evs ...*hitl.Event) error {
 	data, err := json.Marshal(st)
 	if err != nil {
 		return fmt.Errorf("postgres: encode policy: %w", err)
 	}
 	return db.write(ctx, "write policy", func(tx pgx.Tx) error {
-		_, err := tx.Exec(ctx, `INSERT INTO meta (key, value) VALUES ('policy', $1) ON CONFLICT (key) DO UPDATE SET value = EXCLUDED.value`, data)
-		return err
+		if _, err := tx.Exec(ctx, `INSERT INTO meta (key, value) VALUES ('policy', $1) ON CONFLICT (key) DO UPDATE SET value = EXCLUDED.value`, data); err != nil {
+			return err
+		}
+		return appendEventsLast(ctx, tx, evs)
 	})
 }

@@ -17,7 +17,7 @@ func decodeSignIn(data []byte) (*hitl.SignIn, error) {
 }
 
 // PutSignIn implements hitl.SignInStore: an upsert of the record.
-func (db *DB) PutSignIn(ctx context.Context, s *hitl.SignIn) error {
+func (db *DB) PutSignIn(ctx context.Context, s *hitl.SignIn, audit ...*hitl.AuditRecord) error {
 	if s == nil || s.ID == "" {
 		return fault.Errorf(fault.EINVALID, "a web sign-in needs an id")
 	}
@@ -31,7 +31,10 @@ func (db *DB) PutSignIn(ctx context.Context, s *hitl.SignIn) error {
 	return db.write(ctx, "put web sign-in", func(tx pgx.Tx) error {
 		_, err := tx.Exec(ctx, `INSERT INTO web_sessions (id, expires_ns, data) VALUES ($1, $2, $3)
 ON CONFLICT (id) DO UPDATE SET expires_ns = EXCLUDED.expires_ns, data = EXCLUDED.data`, s.ID, ns(s.ExpiresAt), data)
-		return err
+		if err != nil {
+			return err
+		}
+		return appendAudits(ctx, tx, audit)
 	})
 }
 
@@ -52,11 +55,18 @@ func (db *DB) SignIn(ctx context.Context, id string) (*hitl.SignIn, error) {
 
 // DeleteSignIn implements hitl.SignInStore: of two concurrent deletes, the
 // row lock gives the record to one.
-func (db *DB) DeleteSignIn(ctx context.Context, id string) (*hitl.SignIn, error) {
+func (db *DB) DeleteSignIn(ctx context.Context, id string, auditOf ...func(*hitl.SignIn) *hitl.AuditRecord) (*hitl.SignIn, error) {
 	if nulFree("web sign-in id", id) != nil {
 		return nil, fault.Errorf(fault.ENOTFOUND, "no web sign-in")
 	}
-	return deleteRecord[hitl.SignIn](ctx, db, "web_sessions", id, "web sign-in", fault.Errorf(fault.ENOTFOUND, "no web sign-in"))
+	return deleteRecord(ctx, db, "web_sessions", id, "web sign-in", fault.Errorf(fault.ENOTFOUND, "no web sign-in"),
+		func(tx pgx.Tx, gone *hitl.SignIn) error {
+			var recs []*hitl.AuditRecord
+			for _, f := range auditOf {
+				recs = append(recs, f(gone))
+			}
+			return appendAudits(ctx, tx, recs)
+		})
 }
 
 // PruneSignIns implements hitl.SignInStore: the oldest expired first; with nothing

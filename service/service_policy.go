@@ -47,18 +47,22 @@ func (s *Policies) LoadPolicy(ctx context.Context, fileRules []policy.Rule) erro
 	}
 	if st == nil || st.FileHash != hash {
 		next := policy.State{Rules: fileRules, FileHash: hash}
-		if err := s.store.PutPolicyState(ctx, &next); err != nil {
-			return err
-		}
 		var was []policy.Rule
 		if st != nil {
 			was = st.Rules
 		}
+		var change *hitl.Event
 		if diff := policy.DiffRules(was, fileRules); len(diff) > 0 {
-			s.auditPolicyChange(ctx, "config", diff)
+			change = s.policyChange(ctx, "config", diff)
+		}
+		if err := s.store.PutPolicyState(ctx, &next, change); err != nil {
+			return err
 		}
 		st = &next
 		defer s.notifier.Publish(policyKey)
+		if change != nil {
+			defer s.notifier.Publish("")
+		}
 	}
 	s.policy.state, s.policy.fileHash = *st, hash
 	return nil
@@ -89,14 +93,14 @@ func (s *Policies) SetPolicy(ctx context.Context, rules []policy.Rule) (policy.P
 	s.policy.mu.Lock()
 	diff := policy.DiffRules(s.policy.state.Rules, rules)
 	next := policy.State{Rules: append([]policy.Rule(nil), rules...), FileHash: s.policy.fileHash, UpdatedBy: p.ID, UpdatedAt: &now}
-	if err := s.store.PutPolicyState(ctx, &next); err != nil {
+	if err := s.store.PutPolicyState(ctx, &next, s.policyChange(ctx, p.ID, diff)); err != nil {
 		s.policy.mu.Unlock()
 		return policy.Policy{}, err
 	}
 	s.policy.state = next
 	s.policy.mu.Unlock()
 	s.notifier.Publish(policyKey) // other processes sharing the store reload it
-	s.auditPolicyChange(ctx, p.ID, diff)
+	s.notifier.Publish("")
 	return s.Policy(ctx)
 }
 
@@ -207,7 +211,11 @@ func (s *Policies) RequestOperation(ctx context.Context, req ApprovalRequest) (A
 	op := req.Operation
 	op.Agent = agentOf(p)
 	if d.Effect != policy.EffectAsk {
-		s.auditPolicy(ctx, p.ID, string(d.Effect), d.Rule, &op)
+		// The decision is its record: none is answered without it.
+		if err := s.store.AppendEvent(context.WithoutCancel(ctx), s.policyEvent(ctx, p.ID, string(d.Effect), d.Rule, &op)); err != nil {
+			return ApprovalOutcome{}, err
+		}
+		s.notifier.Publish("")
 		return ApprovalOutcome{Decision: d}, nil
 	}
 	run := req.RunID
@@ -274,10 +282,10 @@ func (s *Policies) learn(ctx context.Context, q *hitl.Question, key policy.Learn
 	now := s.clock.Now()
 	r := &policy.LearnedRule{ID: uid.New("r_"), Agent: key.Agent, OpType: key.OpType, Resource: key.Resource,
 		CreatedBy: by, QuestionID: q.ID, CreatedAt: now, ExpiresAt: now.Add(s.learnedTTL)}
-	if err := s.store.PutLearnedRule(context.WithoutCancel(ctx), r); err != nil {
+	if err := s.store.PutLearnedRule(context.WithoutCancel(ctx), r, s.policyEvent(ctx, by, "learned", r.Name(), q.Operation)); err != nil {
 		return err
 	}
-	s.auditPolicy(ctx, by, "learned", r.Name(), q.Operation)
+	s.notifier.Publish("")
 	return nil
 }
 
@@ -308,14 +316,16 @@ func (s *Policies) RevokeRule(ctx context.Context, id string) (*policy.LearnedRu
 	if !p.OverseesPolicy() {
 		return nil, s.guard.refused(ctx, p, auth.ActionAnswer, &hitl.Question{}, access.Lacks(p, auth.ScopeAnswer))
 	}
-	gone, err := s.store.DeleteLearnedRule(ctx, id)
+	gone, err := s.store.DeleteLearnedRule(ctx, id, func(gone *policy.LearnedRule) *hitl.Event {
+		return s.policyEvent(ctx, p.ID, "revoked", gone.Name(), nil)
+	})
 	if err != nil {
 		if fault.Code(err) == fault.ENOTFOUND {
 			return nil, fault.Errorf(fault.ENOTFOUND, "no learned rule %s (hitl policy rules lists them)", id)
 		}
 		return nil, err
 	}
-	s.auditPolicy(ctx, p.ID, "revoked", gone.Name(), nil)
+	s.notifier.Publish("")
 	return gone, nil
 }
 
@@ -325,23 +335,19 @@ func (s *Policies) PruneLearnedRules(ctx context.Context, limit int) (int, error
 	return s.store.PruneLearnedRules(ctx, s.clock.Now(), limit)
 }
 
-// auditPolicy appends a policy_decision event: action is allow, deny,
-// learned, revoked or policy_set; reason names the rule.
-func (s *Policies) auditPolicy(ctx context.Context, actor, action, rule string, op *policy.Operation) {
-	ev := withEdge(ctx, &hitl.Event{Type: hitl.EventPolicyDecision, At: s.clock.Now(), Actor: actor, Action: auth.Action(action), Reason: rule, Operation: op})
-	if err := s.store.AppendEvent(context.WithoutCancel(ctx), ev); err == nil {
-		s.notifier.Publish("")
-	}
+// policyEvent is a policy_decision event (its audit record: AuditOf):
+// action is allow, deny (the policy decided alone), learned or revoked;
+// rule names the rule. The store appends
+// it in the transaction of the change it records.
+func (s *Policies) policyEvent(ctx context.Context, actor, action, rule string, op *policy.Operation) *hitl.Event {
+	return withEdge(ctx, &hitl.Event{Type: hitl.EventPolicyDecision, At: s.clock.Now(), Actor: actor, Action: auth.Action(action), Reason: rule, Operation: op})
 }
 
-// auditPolicyChange appends the policy_decision event of a change of the
-// configured rules (Action policy_set): who, and the diff.
-func (s *Policies) auditPolicyChange(ctx context.Context, actor string, diff []string) {
-	ev := withEdge(ctx, &hitl.Event{Type: hitl.EventPolicyDecision, At: s.clock.Now(), Actor: actor, Action: "policy_set",
+// policyChange is the policy_decision event of a change of the configured
+// rules (Action policy_set): who, and the diff; appended with the change.
+func (s *Policies) policyChange(ctx context.Context, actor string, diff []string) *hitl.Event {
+	return withEdge(ctx, &hitl.Event{Type: hitl.EventPolicyDecision, At: s.clock.Now(), Actor: actor, Action: "policy_set",
 		Reason: "the policy was set", Diff: diff})
-	if err := s.store.AppendEvent(context.WithoutCancel(ctx), ev); err == nil {
-		s.notifier.Publish("")
-	}
 }
 
 // rule returns the configured rule named name (nil for none: the

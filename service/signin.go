@@ -13,8 +13,8 @@ import (
 
 // SignIn starts a sign-in for p, lasting ttl (DefaultSignInTTL
 // when 0), if the rules let p sign in, and returns the secret the browser
-// keeps. A refusal is audited, and so is the sign-in (before its session
-// exists: no session without its record).
+// keeps. A refusal is audited, and so is the sign-in (in the transaction
+// that stores its session: no session without its record).
 func (s *SignIns) SignIn(ctx context.Context, p auth.Principal, ttl time.Duration) (secret string, ws *hitl.SignIn, err error) {
 	return s.signIn(ctx, p, ttl, SignInToken)
 }
@@ -36,10 +36,7 @@ func (s *SignIns) signIn(ctx context.Context, p auth.Principal, ttl time.Duratio
 	if err := s.access.MaySignIn(p); err != nil {
 		return "", nil, s.guard.refused(ctx, p, auth.ActionSignIn, &hitl.Question{}, err)
 	}
-	if err := s.appendAudit(ctx, hitl.SignInAudit(p, how, false, s.clock.Now())); err != nil {
-		return "", nil, err
-	}
-	return s.putSession(ctx, p, ttl, false)
+	return s.putSession(ctx, p, ttl, false, hitl.SignInAudit(p, how, false, s.clock.Now()))
 }
 
 // NewSignInLink makes a one-time link secret that signs p in once, within
@@ -48,7 +45,7 @@ func (s *SignIns) NewSignInLink(ctx context.Context, p auth.Principal) (string, 
 	if err := s.access.MaySignIn(p); err != nil {
 		return "", s.guard.refused(ctx, p, auth.ActionSignIn, &hitl.Question{}, err)
 	}
-	secret, _, err := s.putSession(ctx, p, SignInLinkTTL, true)
+	secret, _, err := s.putSession(ctx, p, SignInLinkTTL, true, nil)
 	return secret, err
 }
 
@@ -72,7 +69,9 @@ func (s *SignIns) RedeemSignInLink(ctx context.Context, secret string, ttl time.
 	return s.signIn(ctx, link.Principal, ttl, SignInLink)
 }
 
-func (s *SignIns) putSession(ctx context.Context, p auth.Principal, ttl time.Duration, link bool) (string, *hitl.SignIn, error) {
+// putSession stores a session (or link) for p with its audit record
+// (nil: none), in one transaction.
+func (s *SignIns) putSession(ctx context.Context, p auth.Principal, ttl time.Duration, link bool, audit *hitl.AuditRecord) (string, *hitl.SignIn, error) {
 	if ttl <= 0 {
 		ttl = DefaultSignInTTL
 	}
@@ -82,7 +81,11 @@ func (s *SignIns) putSession(ctx context.Context, p auth.Principal, ttl time.Dur
 	}
 	secret := randomSecret()
 	ws := &hitl.SignIn{ID: hitl.SignInID(secret), Principal: p, CSRF: randomSecret(), CreatedAt: now, ExpiresAt: now.Add(ttl), Link: link}
-	if err := s.store.PutSignIn(ctx, ws); err != nil {
+	var recs []*hitl.AuditRecord
+	if audit != nil && s.trail != nil {
+		recs = append(recs, audit)
+	}
+	if err := s.store.PutSignIn(context.WithoutCancel(ctx), ws, recs...); err != nil {
 		return "", nil, err
 	}
 	return secret, ws, nil
@@ -115,14 +118,17 @@ func (s *SignIns) SignOut(ctx context.Context, secret string) error {
 	if secret == "" {
 		return nil
 	}
-	gone, err := s.store.DeleteSignIn(ctx, hitl.SignInID(secret))
-	switch {
-	case fault.Code(err) == fault.ENOTFOUND:
-		return nil
-	case err != nil:
-		return err
+	var audit []func(*hitl.SignIn) *hitl.AuditRecord
+	if s.trail != nil {
+		audit = append(audit, func(gone *hitl.SignIn) *hitl.AuditRecord {
+			return hitl.SignInAudit(gone.Principal, "", true, s.clock.Now())
+		})
 	}
-	return s.appendAudit(ctx, hitl.SignInAudit(gone.Principal, "", true, s.clock.Now()))
+	_, err := s.store.DeleteSignIn(context.WithoutCancel(ctx), hitl.SignInID(secret), audit...)
+	if fault.Code(err) == fault.ENOTFOUND {
+		return nil
+	}
+	return err
 }
 
 // Lifetimes of sign-ins and sign-in links.

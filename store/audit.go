@@ -57,6 +57,35 @@ func appendAudit(tx *bolt.Tx, r *hitl.AuditRecord) error {
 	return meta.Put(keyAuditHead, data)
 }
 
+// appendEvents appends evs (nil ones skipped) in tx: the events a write
+// records, with their audit records, committed with the write.
+func appendEvents(tx *bolt.Tx, evs []*hitl.Event) error {
+	for _, ev := range evs {
+		if ev == nil {
+			continue
+		}
+		ev.Seq = 0
+		if err := appendEvent(tx, ev); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// appendAudits appends recs (nil ones skipped) in tx: the records a
+// write that is no event (a sign-in, a sign-out) carries.
+func appendAudits(tx *bolt.Tx, recs []*hitl.AuditRecord) error {
+	for _, r := range recs {
+		if r == nil {
+			continue
+		}
+		if err := appendAudit(tx, r); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
 // AppendAudit implements hitl.AuditStore.
 func (db *DB) AppendAudit(ctx context.Context, r *hitl.AuditRecord) error {
 	if err := ctx.Err(); err != nil {

@@ -197,7 +197,7 @@ func (db *DB) PolicyState(ctx context.Context) (*policy.State, error) {
 }
 
 // PutPolicyState implements hitl.PolicyStore.
-func (db *DB) PutPolicyState(ctx context.Context, st *policy.State) error {
+func (db *DB) PutPolicyState(ctx context.Context, st *policy.State, evs ...*hitl.Event) error {
 	if err := ctx.Err(); err != nil {
 		return err
 	}
@@ -205,7 +205,12 @@ func (db *DB) PutPolicyState(ctx context.Context, st *policy.State) error {
 	if err != nil {
 		return fmt.Errorf("store: encode policy: %w", err)
 	}
-	if err := db.write(func(tx *bolt.Tx) error { return tx.Bucket(bucketMeta).Put(keyPolicy, data) }); err != nil {
+	if err := db.write(func(tx *bolt.Tx) error {
+		if err := tx.Bucket(bucketMeta).Put(keyPolicy, data); err != nil {
+			return err
+		}
+		return appendEvents(tx, evs)
+	}); err != nil {
 		return fmt.Errorf("store: write policy: %w", err)
 	}
 	return nil

@@ -128,14 +128,19 @@ func putLearned(tx *bolt.Tx, r *policy.LearnedRule) error {
 
 // PutLearnedRule implements hitl.PolicyStore: one write transaction replaces the
 // rule the key holds (record and index entries) with r.
-func (db *DB) PutLearnedRule(ctx context.Context, r *policy.LearnedRule) error {
+func (db *DB) PutLearnedRule(ctx context.Context, r *policy.LearnedRule, evs ...*hitl.Event) error {
 	if err := ctx.Err(); err != nil {
 		return err
 	}
 	if r == nil || r.ID == "" {
 		return fault.Errorf(fault.EINVALID, "a learned rule needs an id")
 	}
-	if err := db.write(func(tx *bolt.Tx) error { return putLearned(tx, r) }); err != nil {
+	if err := db.write(func(tx *bolt.Tx) error {
+		if err := putLearned(tx, r); err != nil {
+			return err
+		}
+		return appendEvents(tx, evs)
+	}); err != nil {
 		return fmt.Errorf("store: put learned rule %s: %w", r.ID, err)
 	}
 	return nil
@@ -163,7 +168,7 @@ func (db *DB) LearnedRule(ctx context.Context, key policy.LearnedRuleKey) (*poli
 }
 
 // DeleteLearnedRule implements hitl.PolicyStore.
-func (db *DB) DeleteLearnedRule(ctx context.Context, id string) (*policy.LearnedRule, error) {
+func (db *DB) DeleteLearnedRule(ctx context.Context, id string, evOf ...func(*policy.LearnedRule) *hitl.Event) (*policy.LearnedRule, error) {
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
@@ -173,7 +178,15 @@ func (db *DB) DeleteLearnedRule(ctx context.Context, id string) (*policy.Learned
 		if gone, err = getLearned(tx, []byte(id)); err != nil || gone == nil {
 			return err // nothing to delete: nothing is written
 		}
-		return deleteLearned(tx, gone)
+		if err := deleteLearned(tx, gone); err != nil {
+			return err
+		}
+		for _, f := range evOf {
+			if err := appendEvents(tx, []*hitl.Event{f(gone)}); err != nil {
+				return err
+			}
+		}
+		return nil
 	})
 	if err != nil {
 		return nil, fmt.Errorf("store: delete learned rule %s: %w", id, err)

@@ -34,7 +34,7 @@ func deleteSignIn(tx *bolt.Tx, s *hitl.SignIn) error {
 }
 
 // PutSignIn implements hitl.SignInStore.
-func (db *DB) PutSignIn(ctx context.Context, s *hitl.SignIn) error {
+func (db *DB) PutSignIn(ctx context.Context, s *hitl.SignIn, audit ...*hitl.AuditRecord) error {
 	if err := ctx.Err(); err != nil {
 		return err
 	}
@@ -58,7 +58,10 @@ func (db *DB) PutSignIn(ctx context.Context, s *hitl.SignIn) error {
 		if err := tx.Bucket(bucketSignIns).Put([]byte(s.ID), data); err != nil {
 			return err
 		}
-		return tx.Bucket(bucketSignInsByExpiry).Put(timeIDKey(s.ExpiresAt, s.ID), nil)
+		if err := tx.Bucket(bucketSignInsByExpiry).Put(timeIDKey(s.ExpiresAt, s.ID), nil); err != nil {
+			return err
+		}
+		return appendAudits(tx, audit)
 	})
 	if err != nil {
 		return fmt.Errorf("store: put web sign-in: %w", err)
@@ -87,7 +90,7 @@ func (db *DB) SignIn(ctx context.Context, id string) (*hitl.SignIn, error) {
 }
 
 // DeleteSignIn implements hitl.SignInStore.
-func (db *DB) DeleteSignIn(ctx context.Context, id string) (*hitl.SignIn, error) {
+func (db *DB) DeleteSignIn(ctx context.Context, id string, auditOf ...func(*hitl.SignIn) *hitl.AuditRecord) (*hitl.SignIn, error) {
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
@@ -97,7 +100,15 @@ func (db *DB) DeleteSignIn(ctx context.Context, id string) (*hitl.SignIn, error)
 		if gone, err = getSignIn(tx, []byte(id)); err != nil || gone == nil {
 			return err
 		}
-		return deleteSignIn(tx, gone)
+		if err := deleteSignIn(tx, gone); err != nil {
+			return err
+		}
+		for _, f := range auditOf {
+			if err := appendAudits(tx, []*hitl.AuditRecord{f(gone)}); err != nil {
+				return err
+			}
+		}
+		return nil
 	})
 	if err != nil {
 		return nil, fmt.Errorf("store: delete web sign-in: %w", err)

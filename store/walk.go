@@ -22,8 +22,9 @@ type Visitor struct {
 	Learned   func(*policy.LearnedRule) error
 	Delivery  func(hitl.Delivery) error // queued, in Seq order
 	Delivered func(hitl.Delivered) error
-	Mail      func(hitl.Mail) error        // the mail outbox's, in Seq order
-	Webhook   func(webhook.Delivery) error // the webhook outbox's, in Seq order
+	Mail      func(hitl.Mail) error         // the mail outbox's, in Seq order
+	Webhook   func(webhook.Delivery) error  // the webhook outbox's, in Seq order
+	Audit     func(*hitl.AuditRecord) error // the audit trail, in Seq order
 }
 
 // Totals are the state beside the records: the last event's Seq, the
@@ -34,6 +35,10 @@ type Totals struct {
 	OutboxCursor uint64
 	MailCursor   uint64
 	Policy       *policy.State
+	// AuditHead and AuditCheckpoint are the audit chain's head and the
+	// signed checkpoint that stands for its pruned records (nil: none).
+	AuditHead       hitl.AuditHead
+	AuditCheckpoint *hitl.AuditCheckpoint
 }
 
 // Walk reads every record of the database in one read transaction (a
@@ -54,6 +59,17 @@ func (db *DB) Walk(ctx context.Context, v Visitor) (Totals, error) {
 				return fmt.Errorf("decode policy: %w", err)
 			}
 		}
+		if v := tx.Bucket(bucketAuditMeta).Get(keyAuditHead); v != nil {
+			if err := json.Unmarshal(v, &t.AuditHead); err != nil {
+				return fmt.Errorf("decode audit head: %w", err)
+			}
+		}
+		if v := tx.Bucket(bucketAuditMeta).Get(keyAuditCheckpoint); v != nil {
+			t.AuditCheckpoint = &hitl.AuditCheckpoint{}
+			if err := json.Unmarshal(v, t.AuditCheckpoint); err != nil {
+				return fmt.Errorf("decode audit checkpoint: %w", err)
+			}
+		}
 		walks := []struct {
 			bucket []byte
 			fn     func(v []byte) error
@@ -67,6 +83,7 @@ func (db *DB) Walk(ctx context.Context, v Visitor) (Totals, error) {
 			{bucketSlackMessages, eachValue(v.Delivered)},
 			{bucketMail, eachValue(v.Mail)},
 			{bucketWebhooks, eachValue(v.Webhook)},
+			{bucketAudit, each(v.Audit)},
 		}
 		for _, w := range walks {
 			err := tx.Bucket(w.bucket).ForEach(func(k, val []byte) error {

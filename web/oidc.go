@@ -16,16 +16,21 @@ import (
 // SignIn starts their session (service.SignIns.SignInOIDC: audited).
 type OIDC struct {
 	Flow interface {
-		Start() (redirect, state string)
-		Finish(ctx context.Context, cookieState, state, code string) (access.OIDCClaims, error)
+		Start() (redirect, cookie string, err error)
+		Finish(ctx context.Context, cookie, state, code string) (access.OIDCClaims, error)
 	}
 	Roles  access.OIDCRoles
 	SignIn func(ctx context.Context, p auth.Principal, ttl time.Duration) (string, *hitl.SignIn, error)
+	// SlackUserOf finds the Slack user whose profile has a verified
+	// e-mail ("" when none; nil without Slack): that person is their
+	// Slack user on the web too (bot.UserByEmail).
+	SlackUserOf func(ctx context.Context, email string) (string, error)
 }
 
 // oidcCookie binds a sign-in at the provider to the browser that started
-// it: it holds the state the callback must bring back. SameSite=Lax: the
-// callback is a top-level navigation from the provider's site.
+// it: it holds the sign-in sealed (its state, nonce and PKCE verifier), so
+// any replica finishes it. SameSite=Lax: the callback is a top-level
+// navigation from the provider's site.
 const oidcCookie = "hitl_oidc"
 
 // routeOIDC adds the sign-in routes when the provider is configured.
@@ -38,8 +43,12 @@ func (h *Handler) routeOIDC() {
 }
 
 func (h *Handler) handleOIDCStart(w http.ResponseWriter, r *http.Request) {
-	redirect, state := h.cfg.OIDC.Flow.Start()
-	http.SetCookie(w, &http.Cookie{Name: oidcCookie, Value: state, Path: "/login/oidc", HttpOnly: true,
+	redirect, cookie, err := h.cfg.OIDC.Flow.Start()
+	if err != nil {
+		h.fail(w, r, err)
+		return
+	}
+	http.SetCookie(w, &http.Cookie{Name: oidcCookie, Value: cookie, Path: "/login/oidc", HttpOnly: true,
 		SameSite: http.SameSiteLaxMode, Secure: h.secure(r), MaxAge: 600})
 	http.Redirect(w, r, redirect, http.StatusFound)
 }
@@ -52,14 +61,21 @@ func (h *Handler) handleOIDCCallback(w http.ResponseWriter, r *http.Request) {
 		h.fail(w, r, fault.Errorf(fault.EUNAUTHORIZED, "the identity provider did not sign you in: %s", e))
 		return
 	}
-	cookieState := ""
+	cookie := ""
 	if c, err := r.Cookie(oidcCookie); err == nil {
-		cookieState = c.Value
+		cookie = c.Value
 	}
-	claims, err := h.cfg.OIDC.Flow.Finish(r.Context(), cookieState, q.Get("state"), q.Get("code"))
+	claims, err := h.cfg.OIDC.Flow.Finish(r.Context(), cookie, q.Get("state"), q.Get("code"))
 	if err != nil {
 		h.fail(w, r, err)
 		return
+	}
+	if claims.SlackUser == "" && claims.EmailVerified && h.cfg.OIDC.SlackUserOf != nil {
+		// One person across edges: the Slack user with this e-mail.
+		if claims.SlackUser, err = h.cfg.OIDC.SlackUserOf(r.Context(), claims.Email); err != nil {
+			h.fail(w, r, err)
+			return
+		}
 	}
 	p, err := h.cfg.OIDC.Roles.OIDCPrincipal(claims)
 	if err != nil {

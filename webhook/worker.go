@@ -60,6 +60,14 @@ type Config struct {
 	Transport http.RoundTripper
 	// Failed is told of each delivery given up (the metric).
 	Failed func(d Delivery)
+	// Failing records a delivery about to be given up (the audit trail's
+	// webhook_failed record), before it is settled failed: a failure is
+	// never settled without its record. An error leaves the delivery
+	// claimed and unsettled: it is tried again when its claim runs out.
+	// A crash between the record and the settle does the same, so a
+	// failure may be recorded twice (the same delivery, the same
+	// attempt), never not at all.
+	Failing func(ctx context.Context, d Delivery) error
 }
 
 // Outbox is what the worker needs of the store's webhook outbox
@@ -302,6 +310,12 @@ func (w *Worker) Deliver(ctx context.Context, d Delivery) {
 		} else {
 			d.Status, d.SettledAt = Failed, &now
 			log.Error("webhook: delivery failed: the retry schedule is over", "err", err)
+		}
+	}
+	if d.Status == Failed && w.cfg.Failing != nil {
+		if ferr := w.cfg.Failing(ctx, d); ferr != nil {
+			log.Warn("webhook: recording the failure failed; tried again when the claim runs out", "err", ferr)
+			return
 		}
 	}
 	if serr := w.box.SettleWebhook(ctx, d); serr != nil {

@@ -9,7 +9,6 @@ import (
 	"github.com/hitlbot/hitl/fault"
 	"github.com/hitlbot/hitl/seal"
 	"github.com/hitlbot/hitl/service"
-	"github.com/hitlbot/hitl/webhook"
 )
 
 // auditKey is the key that signs the audit trail's checkpoints, derived
@@ -41,11 +40,4 @@ func (m *Main) pruneAudit(ctx context.Context) (int, error) {
 		return 0, nil
 	}
 	return m.Service.Audit.PruneAudit(ctx, m.Clock.Now().Add(-keep), 1000)
-}
-
-// auditWebhookFailed audits a webhook delivery the worker gave up.
-func (m *Main) auditWebhookFailed(d webhook.Delivery) {
-	if err := m.Service.Audit.WebhookFailed(context.Background(), d); err != nil {
-		m.Logger.Error("auditing a failed webhook delivery failed", "err", err)
-	}
 }

@@ -23,13 +23,25 @@ func (m *Main) oidcSignIn(ctx context.Context) (*web.OIDC, error) {
 	if err != nil {
 		return nil, fault.Errorf(fault.EINVALID, "web.oidc.client_secret_file: %v", err)
 	}
-	rp, err := oidc.New(ctx, oidc.Config{Issuer: o.Issuer, ClientID: o.ClientID, ClientSecret: strings.TrimSpace(string(b)),
-		RedirectURL: m.webBase() + "/login/oidc/callback", Scopes: o.AskedScopes(), GroupsClaim: o.GroupsClaim, Clock: m.Clock})
+	// Sign-ins in progress are sealed into the browser's cookie under the
+	// seal key replicas share (bound to sign-ins: no sealed answer opens
+	// as one), so a sign-in started on one replica finishes on any.
+	cipher, err := sealer(m.Config)
 	if err != nil {
 		return nil, err
 	}
-	return &web.OIDC{Flow: rp, SignIn: m.Service.SignIns.SignInOIDC,
-		Roles: access.OIDCRoles{AllowedDomains: o.AllowedDomains, Answer: o.Roles.Answer, Control: o.Roles.Control, Admin: o.Roles.Admin}}, nil
+	rp, err := oidc.New(ctx, oidc.Config{Issuer: o.Issuer, ClientID: o.ClientID, ClientSecret: strings.TrimSpace(string(b)),
+		RedirectURL: m.webBase() + "/login/oidc/callback", Scopes: o.AskedScopes(), GroupsClaim: o.GroupsClaim, Clock: m.Clock, Cipher: cipher})
+	if err != nil {
+		return nil, err
+	}
+	w := &web.OIDC{Flow: rp, SignIn: m.Service.SignIns.SignInOIDC,
+		Roles: access.OIDCRoles{AllowedDomains: o.AllowedDomains, SlackTeam: o.SlackTeam,
+			Answer: o.Roles.Answer, Control: o.Roles.Control, Admin: o.Roles.Admin}}
+	if m.Bot != nil {
+		w.SlackUserOf = m.Bot.UserByEmail
+	}
+	return w, nil
 }
 
 // oidcTimeout bounds the provider's discovery at start.

@@ -57,9 +57,9 @@ func (m *Main) startWebhooks(cfg webhook.Config) {
 	if m.WebhookTuning != nil {
 		m.WebhookTuning(&cfg)
 	}
-	cfg.Failed = func(d webhook.Delivery) {
-		m.obs.metrics.WebhookFailed(d.Target())
-		m.auditWebhookFailed(d)
+	cfg.Failed = func(d webhook.Delivery) { m.obs.metrics.WebhookFailed(d.Target()) }
+	cfg.Failing = func(ctx context.Context, d webhook.Delivery) error {
+		return m.Service.Audit.WebhookFailed(context.WithoutCancel(ctx), d)
 	}
 	m.webhooks = webhook.New(cfg, m.DB)
 	m.Service.Webhooks.SetWebhookPinger(m.webhooks.Ping)

@@ -50,10 +50,13 @@ func cmdMigrate(ctx context.Context, args []string, e *env) error {
 	err = dst.Load(ctx, *force, func(l *postgres.Loader) (uint64, uint64, *policy.State, error) {
 		t, err := src.Walk(ctx, store.Visitor{
 			Question: l.Question, Event: l.Event, Run: l.Run, Control: l.Control, Learned: l.Learned,
-			Delivery: l.Delivery, Delivered: l.Delivered, Mail: l.Mail, Webhook: l.Webhook,
+			Delivery: l.Delivery, Delivered: l.Delivered, Mail: l.Mail, Webhook: l.Webhook, Audit: l.Audit,
 		})
 		if err == nil {
 			err = l.MailCursor(t.MailCursor)
+		}
+		if err == nil {
+			err = l.AuditHead(t.AuditHead, t.AuditCheckpoint)
 		}
 		want = l.N
 		return t.LastSeq, t.OutboxCursor, t.Policy, err
@@ -68,7 +71,7 @@ func cmdMigrate(ctx context.Context, args []string, e *env) error {
 	if got != want {
 		return fault.Errorf(fault.EINTERNAL, "the copy holds %+v, the file %+v", got, want)
 	}
-	fmt.Fprintf(e.stdout, "copied %s to PostgreSQL: %d questions, %d events, %d runs, %d control records, %d learned rules, %d queued deliveries, %d delivery records, %d queued mails, %d webhook deliveries (counts checked)\n",
-		visible(*from), got.Questions, got.Events, got.Runs, got.Control, got.Learned, got.Deliveries, got.Delivered, got.Mail, got.Webhooks)
+	fmt.Fprintf(e.stdout, "copied %s to PostgreSQL: %d questions, %d events, %d runs, %d control records, %d learned rules, %d queued deliveries, %d delivery records, %d queued mails, %d webhook deliveries, %d audit records (counts checked)\n",
+		visible(*from), got.Questions, got.Events, got.Runs, got.Control, got.Learned, got.Deliveries, got.Delivered, got.Mail, got.Webhooks, got.Audit)
 	return nil
 }

@@ -2,6 +2,9 @@ package main
 
 import (
 	"context"
+	"encoding/hex"
+	"fmt"
+	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -13,6 +16,7 @@ import (
 	"github.com/hitlbot/hitl/internal/principaltest"
 	"github.com/hitlbot/hitl/policy"
 	"github.com/hitlbot/hitl/postgres"
+	"github.com/hitlbot/hitl/service"
 	"github.com/hitlbot/hitl/webhook"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -26,7 +30,8 @@ func TestMigrateToPostgres(t *testing.T) {
 	// An installation with a bit of everything: questions pending and
 	// answered, a steered loop, a learned rule, a delivery queued and one
 	// done, a mail queued.
-	m := startMainNoCleanup(t, func(c *config.Config, _ *Main) { c.DB = path })
+	key := keyFile(t)
+	m := startMainNoCleanup(t, func(c *config.Config, _ *Main) { c.DB, c.SealKeyFile = path, key })
 	var pending *hitl.Question
 	for i := range 5 {
 		q, _, err := m.Service.Questions.Create(principaltest.As(ctx, "api:ci"), "run-mig", hitl.NewQuestion{Question: "Q?", Assignees: []string{"U0ALICE"}})
@@ -51,6 +56,15 @@ func TestMigrateToPostgres(t *testing.T) {
 		Webhooks: []webhook.Delivery{{ID: "msg_mig", Endpoint: "ci", Type: webhook.QuestionAnswered, RunID: "run-mig",
 			Body: []byte(`{"type":"question.answered"}`), CreatedAt: time.Unix(90, 0).UTC(), NextAt: time.Unix(90, 0).UTC()}}}
 	require.NoError(t, m.DB.AppendEvent(ctx, hook))
+	// The audit trail, its oldest records pruned behind a signed checkpoint.
+	pruned, err := m.Service.Audit.PruneAudit(ctx, time.Now().Add(time.Hour), 3)
+	require.NoError(t, err)
+	require.Equal(t, 3, pruned)
+	wantHead, wantCP, err := m.DB.AuditHead(ctx)
+	require.NoError(t, err)
+	require.NotNil(t, wantCP)
+	wantAudit, err := m.DB.AuditRecords(ctx, hitl.AuditFilter{Limit: 1000})
+	require.NoError(t, err)
 	wantPending, err := m.DB.Questions(ctx, hitl.QuestionFilter{Status: hitl.StatusPending})
 	require.NoError(t, err)
 	wantEvents, err := m.DB.Events(ctx, 0, 0)
@@ -69,7 +83,7 @@ func TestMigrateToPostgres(t *testing.T) {
 	r := localCLI(nil, "migrate", "--from", path, "--to", url)
 	require.Equal(t, exitOK, r.code, r.stderr)
 	assert.Contains(t, r.stdout, "5 questions")
-	assert.Contains(t, r.stdout, "1 learned rules, 1 queued deliveries, 1 delivery records, 1 queued mails, 1 webhook deliveries (counts checked)")
+	assert.Contains(t, r.stdout, fmt.Sprintf("1 learned rules, 1 queued deliveries, 1 delivery records, 1 queued mails, 1 webhook deliveries, %d audit records (counts checked)", len(wantAudit)))
 
 	dst, err := postgres.Open(ctx, url)
 	require.NoError(t, err)
@@ -113,6 +127,21 @@ func TestMigrateToPostgres(t *testing.T) {
 	require.Len(t, hooks, 1, "the queued webhook delivery, due as it was")
 	assert.Equal(t, "msg_mig", hooks[0].ID)
 	assert.Equal(t, hook.Seq, hooks[0].Event)
+	head, cp, err := dst.AuditHead(ctx)
+	require.NoError(t, err)
+	assert.Equal(t, wantHead, head, "the audit chain's head")
+	assert.Equal(t, wantCP, cp, "the signed checkpoint of its pruned records")
+	audit, err := dst.AuditRecords(ctx, hitl.AuditFilter{Limit: 1000})
+	require.NoError(t, err)
+	assert.Equal(t, wantAudit, audit, "the audit records, chained as they were")
+	sealKey, err := os.ReadFile(key)
+	require.NoError(t, err)
+	k, err := hex.DecodeString(strings.TrimSpace(string(sealKey)))
+	require.NoError(t, err)
+	verdict, err := service.VerifyTrail(ctx, dst, service.AuditKeyOf(k))
+	require.NoError(t, err)
+	assert.Nil(t, verdict.Break, "the copied chain verifies")
+	assert.Equal(t, len(wantAudit), verdict.Records)
 	rec, err := dst.DeliveredAt(ctx, "C1", "1.2")
 	require.NoError(t, err)
 	assert.Equal(t, pending.ID, rec.QuestionID)
@@ -148,10 +177,15 @@ func TestMigrateToPostgres(t *testing.T) {
 		assert.Equal(t, "./hitl.db", databaseName("./hitl.db"))
 	})
 	t.Run("the copy serves", func(t *testing.T) {
-		r2 := startReplica(t, url, keyFile(t))
+		r2 := startReplica(t, url, key)
 		res := cli(admin, r2, "", "resume", "loop-mig")
 		require.Equal(t, 0, res.code, res.stderr)
 		ans := cli(admin, r2, "", "answer", pending.ID, "later")
 		require.Equal(t, 0, ans.code, ans.stderr)
+		v := cli(admin, r2, "", "audit", "verify")
+		require.Equal(t, 0, v.code, "the chain goes on after the copy and verifies: %s %s", v.stdout, v.stderr)
+		after, _, err := dst.AuditHead(ctx)
+		require.NoError(t, err)
+		assert.Greater(t, after.Seq, wantHead.Seq, "new records chain after the copied head")
 	})
 }

@@ -13,6 +13,7 @@ import (
 	"github.com/hitlbot/hitl/agent"
 	"github.com/hitlbot/hitl/config"
 	"github.com/hitlbot/hitl/internal/oidctest"
+	"github.com/hitlbot/hitl/internal/pgtest"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )
@@ -109,4 +110,46 @@ func TestOIDCSignIn(t *testing.T) {
 		assert.Equal(t, http.StatusForbidden, status, body)
 		assert.Contains(t, body, "grants them nothing")
 	})
+}
+
+// TestOIDCSignInAcrossReplicas: a sign-in started on one replica finishes
+// on another (a load balancer without sticky sessions sends the provider's
+// callback elsewhere): the sign-in in progress lives sealed in the
+// browser's cookie under the seal key the replicas share, and the session
+// it starts serves on both.
+func TestOIDCSignInAcrossReplicas(t *testing.T) {
+	issuer := oidctest.Start(t)
+	dbURL, key := pgtest.DB(t), keyFile(t)
+	roles := config.OIDCRoles{Answer: []string{"@zitadel.ch"}}
+	const public = "http://hitl.test" // the balancer's address, every replica's web.url
+	behind := func(c *config.Config, _ *Main) { c.Web.URL = public }
+	r1 := startReplica(t, dbURL, key, withOIDC(t, issuer, roles), behind)
+	r2 := startReplica(t, dbURL, key, withOIDC(t, issuer, roles), behind)
+	oidctest.Register(public + "/login/oidc/callback")
+	other, err := url.Parse(r2.URL())
+	require.NoError(t, err)
+	c := browserClient(t)
+	landed := false
+	c.CheckRedirect = func(req *http.Request, _ []*http.Request) error {
+		if req.URL.Host == "hitl.test" {
+			req.URL.Host, req.Host = other.Host, other.Host // the balancer picks r2
+			landed = true
+		}
+		return nil
+	}
+	res, err := c.Get(r1.URL() + "/login/oidc")
+	require.NoError(t, err)
+	body := readBody(t, res)
+	id := oidcLoginID.FindStringSubmatch(body)
+	require.NotNil(t, id, "the provider's login page: %s", body)
+	res, err = c.PostForm(res.Request.URL.Scheme+"://"+res.Request.URL.Host+"/login/username",
+		url.Values{"id": {id[1]}, "username": {"test-user2"}, "password": {oidctest.Password}})
+	require.NoError(t, err)
+	body = readBody(t, res)
+	require.Equal(t, http.StatusOK, res.StatusCode, body)
+	require.True(t, landed, "the callback went to the other replica")
+	for _, r := range []*Main{r2, r1} {
+		_, inbox := page(t, c, http.MethodGet, r.URL()+"/", nil)
+		assert.Contains(t, inbox, "Signed in as oidc:test-user2@zitadel.ch", r.URL())
+	}
 }

@@ -15,7 +15,7 @@ import (
 // ids it selects (this store is for tests; the bbolt store reads indexes).
 
 // PutLearnedRule implements hitl.PolicyStore.
-func (s *Store) PutLearnedRule(_ context.Context, r *policy.LearnedRule) error {
+func (s *Store) PutLearnedRule(_ context.Context, r *policy.LearnedRule, evs ...*hitl.Event) error {
 	if r == nil || r.ID == "" {
 		return fault.Errorf(fault.EINVALID, "a learned rule needs an id")
 	}
@@ -30,6 +30,9 @@ func (s *Store) PutLearnedRule(_ context.Context, r *policy.LearnedRule) error {
 	s.deleteLearned(r.ID)
 	s.learned[r.ID] = *r
 	s.learnedByKey[r.Key()] = r.ID
+	for _, ev := range evs {
+		s.append(ev)
+	}
 	return nil
 }
 
@@ -59,12 +62,15 @@ func (s *Store) LearnedRule(_ context.Context, key policy.LearnedRuleKey) (*poli
 }
 
 // DeleteLearnedRule implements hitl.PolicyStore.
-func (s *Store) DeleteLearnedRule(_ context.Context, id string) (*policy.LearnedRule, error) {
+func (s *Store) DeleteLearnedRule(_ context.Context, id string, evOf ...func(*policy.LearnedRule) *hitl.Event) (*policy.LearnedRule, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	r, ok := s.deleteLearned(id)
 	if !ok {
 		return nil, fault.Errorf(fault.ENOTFOUND, "no learned rule %s", id)
+	}
+	for _, f := range evOf {
+		s.append(f(&r))
 	}
 	return &r, nil
 }

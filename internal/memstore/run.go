@@ -135,11 +135,14 @@ func (s *Store) PolicyState(context.Context) (*policy.State, error) {
 }
 
 // PutPolicyState implements hitl.PolicyStore.
-func (s *Store) PutPolicyState(_ context.Context, st *policy.State) error {
+func (s *Store) PutPolicyState(_ context.Context, st *policy.State, evs ...*hitl.Event) error {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	c := *st
 	s.policy = &c
+	for _, ev := range evs {
+		s.append(ev)
+	}
 	return nil
 }
 

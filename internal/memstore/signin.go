@@ -10,7 +10,7 @@ import (
 )
 
 // PutSignIn implements hitl.SignInStore.
-func (s *Store) PutSignIn(_ context.Context, ws *hitl.SignIn) error {
+func (s *Store) PutSignIn(_ context.Context, ws *hitl.SignIn, audit ...*hitl.AuditRecord) error {
 	if ws == nil || ws.ID == "" {
 		return fault.Errorf(fault.EINVALID, "a web sign-in needs an id")
 	}
@@ -20,6 +20,9 @@ func (s *Store) PutSignIn(_ context.Context, ws *hitl.SignIn) error {
 		s.signIns = map[string]hitl.SignIn{}
 	}
 	s.signIns[ws.ID] = cloneSignIn(*ws)
+	for _, r := range audit {
+		s.audit.append(r)
+	}
 	return nil
 }
 
@@ -43,7 +46,7 @@ func (s *Store) SignIn(_ context.Context, id string) (*hitl.SignIn, error) {
 }
 
 // DeleteSignIn implements hitl.SignInStore.
-func (s *Store) DeleteSignIn(_ context.Context, id string) (*hitl.SignIn, error) {
+func (s *Store) DeleteSignIn(_ context.Context, id string, auditOf ...func(*hitl.SignIn) *hitl.AuditRecord) (*hitl.SignIn, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	ws, ok := s.signIns[id]
@@ -51,6 +54,11 @@ func (s *Store) DeleteSignIn(_ context.Context, id string) (*hitl.SignIn, error)
 		return nil, fault.Errorf(fault.ENOTFOUND, "no web sign-in")
 	}
 	delete(s.signIns, id)
+	for _, f := range auditOf {
+		if r := f(&ws); r != nil {
+			s.audit.append(r)
+		}
+	}
 	return &ws, nil
 }
 

@@ -168,6 +168,7 @@ var webMethods = map[string]func(*Server, *request) result{
 	"views.publish":         (*Server).viewsPublish,
 	"usergroups.users.list": (*Server).usergroupsUsersList,
 	"users.info":            (*Server).usersInfo, // users.go
+	"users.lookupByEmail":   (*Server).usersLookupByEmail,
 }
 
 // serveAPI answers one Web API call: scripted failures first, then the

@@ -66,6 +66,7 @@ func RunAudit(t *testing.T, open func(t *testing.T) AuditBackend) {
 		func(open func(*testing.T) AuditBackend) {
 			t.Run("each decision is one chained record, through every edge", func(t *testing.T) { testAuditDecisions(t, open(t)) })
 			t.Run("the policy's decisions, learned and revoked rules are records", func(t *testing.T) { testAuditPolicy(t, open(t)) })
+			t.Run("a change and its record commit in one transaction", func(t *testing.T) { testAuditWithTheWrite(t, open(t)) })
 			t.Run("records page by seq and by time", func(t *testing.T) { testAuditPaging(t, open(t)) })
 			t.Run("concurrent writers make one chain", func(t *testing.T) { testAuditConcurrent(t, open(t)) })
 			t.Run("prune keeps a signed checkpoint, and the rest verifies", func(t *testing.T) { testAuditPrune(t, open(t)) })
@@ -285,6 +286,46 @@ func testAuditPolicy(t *testing.T, st AuditBackend) {
 	assert.NotEmpty(t, recs[1].Rule, "the rule that allowed")
 	assert.Equal(t, "no-deletes", recs[2].Rule)
 	assert.Contains(t, recs[5].Operation, "/tmp/notes.txt")
+	_, b := verify(t, st)
+	assert.Nil(t, b)
+}
+
+// testAuditWithTheWrite: the writes that change who may decide carry
+// their record into their own transaction (learned and revoked rules,
+// the policy, sign-ins and sign-outs); a write that changes nothing
+// records nothing.
+func testAuditWithTheWrite(t *testing.T, st AuditBackend) {
+	ctx := context.Background()
+	at := time.Date(2026, 11, 28, 10, 0, 0, 0, time.UTC)
+	policyEvent := func(action, rule string) *hitl.Event {
+		return &hitl.Event{Type: hitl.EventPolicyDecision, At: at, Actor: "api:admin", Action: auth.Action(action), Reason: rule}
+	}
+	revoked := func(gone *policy.LearnedRule) *hitl.Event { return policyEvent("revoked", gone.Name()) }
+	signedOut := func(gone *hitl.SignIn) *hitl.AuditRecord { return hitl.SignInAudit(gone.Principal, "", true, at) }
+
+	r := &policy.LearnedRule{ID: "r_1", Agent: "api:ci", OpType: policy.OpFileWrite, Resource: "/tmp/x", CreatedBy: "api:admin", CreatedAt: at, ExpiresAt: at.Add(time.Hour)}
+	require.NoError(t, st.PutLearnedRule(ctx, r, policyEvent("learned", r.Name())))
+	gone, err := st.DeleteLearnedRule(ctx, r.ID, revoked)
+	require.NoError(t, err)
+	assert.Equal(t, r.ID, gone.ID)
+	_, err = st.DeleteLearnedRule(ctx, r.ID, revoked)
+	require.Equal(t, fault.ENOTFOUND, fault.Code(err), "nothing to revoke")
+	require.NoError(t, st.PutPolicyState(ctx, &policy.State{Rules: []policy.Rule{{Name: "ls", OpType: policy.OpShell, Resource: "ls", Effect: policy.EffectAllow}}},
+		&hitl.Event{Type: hitl.EventPolicyDecision, At: at, Actor: "api:admin", Action: "policy_set", Diff: []string{"+ ls"}}))
+	ws := &hitl.SignIn{ID: "s_1", Principal: person, CSRF: "c", CreatedAt: at, ExpiresAt: at.Add(time.Hour)}
+	require.NoError(t, st.PutSignIn(ctx, ws, hitl.SignInAudit(person, "oidc", false, at)))
+	_, err = st.DeleteSignIn(ctx, ws.ID, signedOut)
+	require.NoError(t, err)
+	_, err = st.DeleteSignIn(ctx, ws.ID, signedOut)
+	require.Equal(t, fault.ENOTFOUND, fault.Code(err), "nothing to sign out")
+
+	assert.Equal(t, []hitl.AuditKind{hitl.AuditRuleLearned, hitl.AuditRuleRevoked, hitl.AuditPolicyChanged, hitl.AuditSignedIn, hitl.AuditSignedOut}, kinds(t, st))
+	recs, err := st.AuditRecords(ctx, hitl.AuditFilter{})
+	require.NoError(t, err)
+	assert.Equal(t, r.Name(), recs[1].Rule, "the revoked rule is named")
+	assert.NotZero(t, recs[0].EventSeq, "the record names its event, appended with it")
+	assert.Equal(t, "oidc", recs[3].Action)
+	assert.Equal(t, person.ID, recs[4].Actor)
 	_, b := verify(t, st)
 	assert.Nil(t, b)
 }

@@ -149,9 +149,9 @@ type policyRec struct {
 	c *calls
 }
 
-func (w policyRec) DeleteLearnedRule(ctx context.Context, id string) (*policy.LearnedRule, error) {
+func (w policyRec) DeleteLearnedRule(ctx context.Context, id string, evOf ...func(*policy.LearnedRule) *hitl.Event) (*policy.LearnedRule, error) {
 	w.c.add("DeleteLearnedRule")
-	return w.s.DeleteLearnedRule(ctx, id)
+	return w.s.DeleteLearnedRule(ctx, id, evOf...)
 }
 
 func (w policyRec) LearnedRule(ctx context.Context, key policy.LearnedRuleKey) (*policy.LearnedRule, error) {
@@ -174,14 +174,14 @@ func (w policyRec) PruneLearnedRules(ctx context.Context, now time.Time, limit i
 	return w.s.PruneLearnedRules(ctx, now, limit)
 }
 
-func (w policyRec) PutLearnedRule(ctx context.Context, r *policy.LearnedRule) error {
+func (w policyRec) PutLearnedRule(ctx context.Context, r *policy.LearnedRule, evs ...*hitl.Event) error {
 	w.c.add("PutLearnedRule")
-	return w.s.PutLearnedRule(ctx, r)
+	return w.s.PutLearnedRule(ctx, r, evs...)
 }
 
-func (w policyRec) PutPolicyState(ctx context.Context, st *policy.State) error {
+func (w policyRec) PutPolicyState(ctx context.Context, st *policy.State, evs ...*hitl.Event) error {
 	w.c.add("PutPolicyState")
-	return w.s.PutPolicyState(ctx, st)
+	return w.s.PutPolicyState(ctx, st, evs...)
 }
 
 // retentionRec records the calls made to a hitl.RetentionStore.
@@ -201,9 +201,9 @@ type signInRec struct {
 	c *calls
 }
 
-func (w signInRec) DeleteSignIn(ctx context.Context, id string) (*hitl.SignIn, error) {
+func (w signInRec) DeleteSignIn(ctx context.Context, id string, auditOf ...func(*hitl.SignIn) *hitl.AuditRecord) (*hitl.SignIn, error) {
 	w.c.add("DeleteSignIn")
-	return w.s.DeleteSignIn(ctx, id)
+	return w.s.DeleteSignIn(ctx, id, auditOf...)
 }
 
 func (w signInRec) PruneSignIns(ctx context.Context, now time.Time, limit int) (int, error) {
@@ -211,9 +211,9 @@ func (w signInRec) PruneSignIns(ctx context.Context, now time.Time, limit int) (
 	return w.s.PruneSignIns(ctx, now, limit)
 }
 
-func (w signInRec) PutSignIn(ctx context.Context, s *hitl.SignIn) error {
+func (w signInRec) PutSignIn(ctx context.Context, s *hitl.SignIn, audit ...*hitl.AuditRecord) error {
 	w.c.add("PutSignIn")
-	return w.s.PutSignIn(ctx, s)
+	return w.s.PutSignIn(ctx, s, audit...)
 }
 
 func (w signInRec) SignIn(ctx context.Context, id string) (*hitl.SignIn, error) {
