@@ -89,12 +89,7 @@ func LocalPrincipal(user string) Principal {
 // its clients named themselves ("local:alice" is "local"), as the rules
 // treat every local principal as one person; every other principal by
 // its id (api:NAME, slack:U…). Records keep the id as it was.
-func PersonName(id string) string {
-	if IsLocal(id) {
-		return "local"
-	}
-	return id
-}
+func PersonName(id string) string { return Person(id, "") }
 
 // SystemPrincipal is the service's own transitions (timeouts).
 var SystemPrincipal = Principal{ID: ActorSystem}
