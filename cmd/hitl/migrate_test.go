@@ -108,7 +108,7 @@ func TestMigrateToPostgres(t *testing.T) {
 	require.NoError(t, err)
 	mails[0].NextAt, mails[0].Claim = time.Unix(120, 0).UTC(), 1 // this claim, the first
 	assert.Equal(t, mails, due, "the queued mail, due as it was")
-	hooks, err := dst.ClaimWebhooks(ctx, time.Unix(90, 0), time.Unix(150, 0).UTC(), 0, nil)
+	hooks, err := dst.ClaimWebhooks(ctx, time.Unix(90, 0), time.Unix(150, 0).UTC(), webhook.Claim{})
 	require.NoError(t, err)
 	require.Len(t, hooks, 1, "the queued webhook delivery, due as it was")
 	assert.Equal(t, "msg_mig", hooks[0].ID)

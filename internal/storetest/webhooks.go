@@ -59,7 +59,7 @@ func testWebhookEnqueue(t *testing.T, st hitl.Store) {
 	e := webhookEnv(st)
 	q := e.ask(t, "ci-1", hitl.NewQuestion{Question: "Secret?", InputType: hitl.PasswordInput, CallbackURL: "https://agent.example/resume?run=ci-1"})
 	assert.Equal(t, "https://agent.example/resume?run=ci-1", q.CallbackURL)
-	none, err := st.ClaimWebhooks(ctx, t0.Add(time.Hour), t0.Add(2*time.Hour), 0, nil)
+	none, err := st.ClaimWebhooks(ctx, t0.Add(time.Hour), t0.Add(2*time.Hour), webhook.Claim{})
 	require.NoError(t, err)
 	require.Empty(t, none, "asking is no webhook event")
 	e.answer(t, q.ID, "hunter2")
@@ -68,7 +68,7 @@ func testWebhookEnqueue(t *testing.T, st hitl.Store) {
 	answered := evs[len(evs)-1]
 	require.Equal(t, hitl.EventQuestionAnswered, answered.Type)
 
-	got, err := st.ClaimWebhooks(ctx, t0.Add(time.Hour), t0.Add(2*time.Hour), 0, nil)
+	got, err := st.ClaimWebhooks(ctx, t0.Add(time.Hour), t0.Add(2*time.Hour), webhook.Claim{})
 	require.NoError(t, err)
 	require.Len(t, got, 3, "ci, all and the callback")
 	targets := map[string]webhook.Delivery{}
@@ -90,8 +90,8 @@ func testWebhookEnqueue(t *testing.T, st hitl.Store) {
 	}
 	assert.Contains(t, targets, "ci")
 	assert.Contains(t, targets, "all")
-	require.Contains(t, targets, "callback:agent.example")
-	assert.Equal(t, "https://agent.example/resume?run=ci-1", targets["callback:agent.example"].URL)
+	require.Contains(t, targets, "callback:https://agent.example")
+	assert.Equal(t, "https://agent.example/resume?run=ci-1", targets["callback:https://agent.example"].URL)
 	stored, err := st.WebhookDelivery(ctx, targets["ci"].Seq)
 	require.NoError(t, err)
 	assert.Equal(t, targets["ci"].Claim, stored.Claim)
@@ -101,7 +101,7 @@ func testWebhookEnqueue(t *testing.T, st hitl.Store) {
 	// A run the ci endpoint does not match: only "all" (no callback).
 	q2 := e.ask(t, "other-1", hitl.NewQuestion{Question: "Go?"})
 	e.answer(t, q2.ID, "yes")
-	got, err = st.ClaimWebhooks(ctx, t0.Add(time.Hour), t0.Add(2*time.Hour), 0, nil)
+	got, err = st.ClaimWebhooks(ctx, t0.Add(time.Hour), t0.Add(2*time.Hour), webhook.Claim{})
 	require.NoError(t, err)
 	require.Len(t, got, 1)
 	assert.Equal(t, "all", got[0].Target())
@@ -114,12 +114,12 @@ func testWebhookRun(t *testing.T, st hitl.Store) {
 	loop := auth.WithPrincipal(context.Background(), auth.TokenPrincipal("loop", []auth.Scope{auth.ScopeAsk}, ""))
 	_, err := e.svc.Runs.Checkpoint(loop, steer.StateEvent{RunID: "ci-7", Stack: []steer.StackEntry{{ID: "ci-7", Iter: 1}}})
 	require.NoError(t, err)
-	none, err := st.ClaimWebhooks(ctx, t0.Add(time.Hour), t0.Add(2*time.Hour), 0, nil)
+	none, err := st.ClaimWebhooks(ctx, t0.Add(time.Hour), t0.Add(2*time.Hour), webhook.Claim{})
 	require.NoError(t, err)
 	require.Empty(t, none, "starting is no webhook event")
 	_, err = e.svc.Runs.Publish(loop, steer.StateEvent{Event: steer.StateDone, RunID: "ci-7"})
 	require.NoError(t, err)
-	got, err := st.ClaimWebhooks(ctx, t0.Add(time.Hour), t0.Add(2*time.Hour), 0, nil)
+	got, err := st.ClaimWebhooks(ctx, t0.Add(time.Hour), t0.Add(2*time.Hour), webhook.Claim{})
 	require.NoError(t, err)
 	require.Len(t, got, 2)
 	for _, d := range got {
@@ -160,7 +160,15 @@ func testWebhookOrder(t *testing.T, st hitl.Store) {
 	now, until := t0.Add(time.Hour), t0.Add(2*time.Hour)
 	claim := func(now time.Time, skip ...string) []webhook.Delivery {
 		t.Helper()
-		got, err := st.ClaimWebhooks(ctx, now, until, 0, skip)
+		busy := map[string]int{}
+		for _, s := range skip {
+			busy[s] = 1
+		}
+		c := webhook.Claim{}
+		if len(skip) > 0 {
+			c = webhook.Claim{PerTarget: 1, Targets: busy}
+		}
+		got, err := st.ClaimWebhooks(ctx, now, until, c)
 		require.NoError(t, err)
 		return got
 	}
@@ -195,13 +203,13 @@ func testWebhookClaim(t *testing.T, st hitl.Store) {
 	e := webhookEnv(st)
 	enqueueAnswers(t, e, "run-a", 1)
 	now := t0.Add(time.Hour)
-	first, err := st.ClaimWebhooks(ctx, now, now.Add(time.Minute), 0, nil)
+	first, err := st.ClaimWebhooks(ctx, now, now.Add(time.Minute), webhook.Claim{})
 	require.NoError(t, err)
 	require.Len(t, first, 1)
-	held, err := st.ClaimWebhooks(ctx, now.Add(59*time.Second), now.Add(2*time.Minute), 0, nil)
+	held, err := st.ClaimWebhooks(ctx, now.Add(59*time.Second), now.Add(2*time.Minute), webhook.Claim{})
 	require.NoError(t, err)
 	require.Empty(t, held, "claimed until its claim runs out")
-	second, err := st.ClaimWebhooks(ctx, now.Add(time.Minute), now.Add(2*time.Minute), 0, nil)
+	second, err := st.ClaimWebhooks(ctx, now.Add(time.Minute), now.Add(2*time.Minute), webhook.Claim{})
 	require.NoError(t, err)
 	require.Len(t, second, 1, "a claim that ran out is due again")
 	assert.Equal(t, first[0].Claim+1, second[0].Claim)
@@ -215,7 +223,7 @@ func testWebhookClaim(t *testing.T, st hitl.Store) {
 	assert.Equal(t, fault.ENOTFOUND, fault.Code(st.SettleWebhook(ctx, missing)))
 	limited := enqueueAnswers(t, e, "run-b", 1)
 	enqueueAnswers(t, e, "run-c", 1)
-	one, err := st.ClaimWebhooks(ctx, t0.Add(2*time.Hour), t0.Add(3*time.Hour), 1, nil)
+	one, err := st.ClaimWebhooks(ctx, t0.Add(2*time.Hour), t0.Add(3*time.Hour), webhook.Claim{Limit: 1})
 	require.NoError(t, err)
 	require.Len(t, one, 1, "limit")
 	assert.Equal(t, limited[0], one[0].QuestionID, "earliest first")
@@ -227,7 +235,7 @@ func testWebhookFailed(t *testing.T, st hitl.Store) {
 	enqueueAnswers(t, e, "ci-1", 1) // ci and all
 	enqueueAnswers(t, e, "run-b", 1)
 	now := t0.Add(time.Hour)
-	got, err := st.ClaimWebhooks(ctx, now, now.Add(time.Minute), 0, nil)
+	got, err := st.ClaimWebhooks(ctx, now, now.Add(time.Minute), webhook.Claim{})
 	require.NoError(t, err)
 	require.Len(t, got, 3)
 	by := map[string]webhook.Delivery{}
@@ -267,7 +275,7 @@ func testWebhookFailed(t *testing.T, st hitl.Store) {
 	assert.Zero(t, replay.Attempts)
 	_, err = st.ReplayWebhook(ctx, 424242, now)
 	assert.Equal(t, fault.ENOTFOUND, fault.Code(err))
-	again, err := st.ClaimWebhooks(ctx, now.Add(time.Hour), now.Add(2*time.Hour), 0, nil)
+	again, err := st.ClaimWebhooks(ctx, now.Add(time.Hour), now.Add(2*time.Hour), webhook.Claim{})
 	require.NoError(t, err)
 	require.Len(t, again, 2, "the replay and run-b's, whose claim ran out")
 	assert.Equal(t, string(by["ci/ci-1"].Body), string(again[1].Body))
@@ -302,7 +310,7 @@ func testWebhookClaimers(t *testing.T, st hitl.Store) {
 		go func() {
 			defer wg.Done()
 			for range 20 {
-				got, err := st.ClaimWebhooks(ctx, now, now.Add(time.Hour), 3, nil)
+				got, err := st.ClaimWebhooks(ctx, now, now.Add(time.Hour), webhook.Claim{Limit: 3})
 				if !assert.NoError(t, err) {
 					return
 				}
