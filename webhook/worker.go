@@ -100,7 +100,7 @@ type Worker struct {
 	askers    map[string]int // callbacks, by asker
 	callbacks int
 	total     int
-	freed    chan struct{} // a slot was freed (buffered, 1)
+	freed     chan struct{} // a slot was freed (buffered, 1)
 
 	stop context.CancelFunc
 	done chan struct{}
