@@ -1,5 +1,7 @@
 package webhook
 
+import "time"
+
 // Wait waits for the attempts the worker started.
 func (w *Worker) Wait() { w.wg.Wait() }
 
@@ -34,4 +36,14 @@ func (w *Worker) Callbacks(asker string) (int, int) {
 	w.mu.Lock()
 	defer w.mu.Unlock()
 	return w.callbacks, w.askers[asker]
+}
+
+// SetTimeout bounds one attempt (before the first Step).
+func (w *Worker) SetTimeout(d time.Duration) {
+	w.cfg.Timeout, w.client.Timeout = d, d
+}
+
+// Share is the slots callbacks may use and the per-asker cap.
+func (w *Worker) Share() (callbacks, perAsker int) {
+	return w.cfg.MaxInFlight - w.cfg.EndpointShare, w.cfg.PerAsker
 }
