@@ -45,6 +45,47 @@ func runWebhooks(t *testing.T, open func(t *testing.T) hitl.Store) {
 	t.Run("a claim holds a delivery until it runs out", func(t *testing.T) { testWebhookClaim(t, open(t)) })
 	t.Run("failed deliveries are listed, counted, replayed and pruned", func(t *testing.T) { testWebhookFailed(t, open(t)) })
 	t.Run("concurrent claimers never claim one delivery twice", func(t *testing.T) { testWebhookClaimers(t, open(t)) })
+	t.Run("a claim takes what its capacity rules allow", func(t *testing.T) { testWebhookClaimRules(t, open(t)) })
+}
+
+// testWebhookClaimRules: a store applies a webhook.Claim while it reads
+// the due heads (earliest first): no callbacks when their share is in
+// use, none of an asker at its cap, none to a target at its cap (by the
+// normalised target, however the URL is spelled), at most Callbacks.
+func testWebhookClaimRules(t *testing.T, st hitl.Store) {
+	ctx := context.Background()
+	cb := func(id, run, u, asker string) webhook.Delivery {
+		return webhook.Delivery{ID: id, URL: u, Asker: asker, Type: webhook.QuestionAnswered, RunID: run, NextAt: t0, CreatedAt: t0, Body: []byte(`{}`)}
+	}
+	ev := &hitl.Event{Type: hitl.EventQuestionAnswered, QuestionID: "q1", RunID: "r1", At: t0, Webhooks: []webhook.Delivery{
+		cb("a1", "r1", "https://agent.example/x", "api:a"),
+		cb("a2", "r2", "https://AGENT.example:443/y", "api:a"),
+		cb("a3", "r3", "https://other.example/z", "api:a"),
+		cb("b1", "r4", "https://agent.example/w", "api:b"),
+		{ID: "ops", Endpoint: "ops", Type: webhook.QuestionAnswered, RunID: "r5", NextAt: t0, CreatedAt: t0, Body: []byte(`{}`)},
+	}}
+	require.NoError(t, st.AppendEvent(ctx, ev))
+	now := t0.Add(time.Hour)
+	steps := []struct {
+		name  string
+		claim webhook.Claim
+		want  []string
+	}{
+		{"the callbacks' share in use: endpoints only", webhook.Claim{NoCallbacks: true}, []string{"ops"}},
+		{"an asker at its cap is left out", webhook.Claim{PerAsker: 1, Askers: map[string]int{"api:a": 1}}, []string{"b1"}},
+		{"a target at its cap is left out, however spelled", webhook.Claim{PerTarget: 1, Targets: map[string]int{"callback:https://agent.example": 1}}, []string{"a3"}},
+		{"at most Callbacks", webhook.Claim{Callbacks: 1}, []string{"a1"}},
+		{"the rest", webhook.Claim{}, []string{"a2"}},
+	}
+	for _, s := range steps {
+		got, err := st.ClaimWebhooks(ctx, now, now.Add(time.Minute), s.claim)
+		require.NoError(t, err, s.name)
+		ids := []string{}
+		for _, d := range got {
+			ids = append(ids, d.ID)
+		}
+		assert.Equal(t, s.want, ids, s.name)
+	}
 }
 
 func bodyOf(t *testing.T, d webhook.Delivery) map[string]any {
