@@ -74,6 +74,13 @@ type floodWorld struct {
 
 func newFloodWorld(tb testing.TB) *floodWorld {
 	tb.Helper()
+	return newFloodWorldOn(tb, memstore.New())
+}
+
+// newFloodWorldOn is a floodWorld over st; its worker is woken by the
+// service's event log when started.
+func newFloodWorldOn(tb testing.TB, st hitl.Store) *floodWorld {
+	tb.Helper()
 	secrets, err := webhook.ParseSecrets(testSecret)
 	require.NoError(tb, err)
 	f := &floodWorld{ops: make(chan time.Time, 16)}
@@ -83,14 +90,17 @@ func newFloodWorld(tb testing.TB) *floodWorld {
 	}))
 	tb.Cleanup(ops.Close)
 	policy := webhook.CallbackPolicy{AllowedHosts: []string{"127.0.0.1"}, AllowHTTP: true}
-	store, clock := memstore.New(), clocktest.New(t0)
+	store, clock := st, clocktest.New(t0)
 	f.svc = service.NewService(store, service.ServiceConfig{Notifier: notify.New(), Clock: clock, Callbacks: policy,
 		Webhooks: &hitl.WebhookRoutes{Endpoints: []webhook.Route{{Name: "ops", URL: ops.URL, Events: []webhook.Event{webhook.QuestionAnswered}, Runs: "deploy-*"}}}})
 	f.worker = webhook.New(webhook.Config{Endpoints: []webhook.Endpoint{{Name: "ops", URL: ops.URL, Secrets: secrets}},
 		CallbackSecrets: secrets, Callbacks: policy, Clock: clock, Jitter: func() float64 { return 0.5 },
-		Logger: slog.New(slog.NewTextHandler(io.Discard, nil))}, store)
+		Logger: slog.New(slog.NewTextHandler(io.Discard, nil)), Changed: f.svc.Log.Changed}, store)
 	f.worker.SetTimeout(time.Hour)
-	tb.Cleanup(f.worker.Wait) // after the hanging receivers close (cleanups run last first)
+	tb.Cleanup(func() { // after the hanging receivers close (cleanups run last first)
+		f.worker.Close()
+		f.worker.Wait()
+	})
 	return f
 }
 
