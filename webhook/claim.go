@@ -8,7 +8,7 @@ import "maps"
 // The rules are here, once; a store only reads each due head's target
 // and asker and asks Take. The zero Claim takes every due delivery.
 //
-// The rules (docs/webhooks.md, "Capacity"): at most Limit deliveries;
+// The rules (docs/webhooks.md, "Delivery"): at most Limit deliveries;
 // of them at most Callbacks callbacks (a question's callbackUrl), so
 // that configured endpoints keep the rest of the worker's slots however
 // many callbacks are due; at most PerTarget in flight to one target and

@@ -54,7 +54,7 @@ type Config struct {
 	// (default 16) are the configured endpoints' alone: callbacks (a
 	// question's callbackUrl, which any ask token names) use at most
 	// MaxInFlight - EndpointShare, and PerAsker (default 8) for one
-	// asker (docs/webhooks.md, "Capacity").
+	// asker (docs/webhooks.md, "A slow receiver delays nobody else").
 	MaxInFlight   int
 	PerTarget     int
 	EndpointShare int
