@@ -22,13 +22,16 @@ type WebhookFilter struct {
 // processes may share one outbox (replicas): each delivery is claimed by
 // one of them at a time.
 type WebhookOutbox interface {
-	// ClaimWebhooks returns up to limit (0: all) pending deliveries due
-	// at now, earliest first (then by Seq), each the first pending one
-	// of its (Target, RunID) queue, leaving out the targets in skip, and
-	// claims them until until (NextAt becomes until, Claim the next
-	// number): nobody claims them again before then. Its cost grows with
-	// the number returned.
-	ClaimWebhooks(ctx context.Context, now, until time.Time, limit int, skip []string) ([]webhook.Delivery, error)
+	// ClaimWebhooks returns the pending deliveries due at now that c
+	// takes (webhook.Claim: the worker's capacity rules; the zero Claim
+	// takes all), earliest first (then by Seq), each the first pending
+	// one of its (Target, RunID) queue: it reads them in that order,
+	// leaving out what c.Skip names, asks c's Pick to Take each (by its
+	// Target and Asker) and stops when the Pick is Full. It claims them
+	// until until (NextAt becomes until, Claim the next number): nobody
+	// claims them again before then. Its cost grows with the number
+	// returned, and the due heads Take refuses.
+	ClaimWebhooks(ctx context.Context, now, until time.Time, c webhook.Claim) ([]webhook.Delivery, error)
 	// SettleWebhook stores d's Status, Attempts, NextAt, LastError,
 	// LastCode and SettledAt if d.Claim is still the delivery's last
 	// claim (ECONFLICT otherwise, ENOTFOUND for an unknown Seq). A

@@ -21,8 +21,8 @@ type WebhookRoutes struct {
 
 // deliveries returns the deliveries of webhook event typ about data,
 // happening at at: one per endpoint that wants it, plus callback (a
-// question's callbackUrl; empty: none).
-func (r *WebhookRoutes) deliveries(typ webhook.Event, runID, questionID, callback string, at time.Time, data any) []webhook.Delivery {
+// question's callbackUrl, asked by asker; empty: none).
+func (r *WebhookRoutes) deliveries(typ webhook.Event, runID, questionID, callback, asker string, at time.Time, data any) []webhook.Delivery {
 	var out []webhook.Delivery
 	add := func(name, u string) {
 		out = append(out, webhook.Delivery{Endpoint: name, URL: u, Type: typ, RunID: runID, QuestionID: questionID,
@@ -37,6 +37,7 @@ func (r *WebhookRoutes) deliveries(typ webhook.Event, runID, questionID, callbac
 	}
 	if callback != "" && typ.ForCallback() {
 		add("", callback)
+		out[len(out)-1].Asker = asker // callbacks are capped per asker
 	}
 	if len(out) == 0 {
 		return nil
@@ -62,7 +63,7 @@ func (r *WebhookRoutes) ForQuestion(ev *Event, q *Question) []webhook.Delivery {
 	if !ok || q == nil {
 		return nil
 	}
-	return r.deliveries(typ, q.RunID, q.ID, q.CallbackURL, ev.At, q.Redacted())
+	return r.deliveries(typ, q.RunID, q.ID, q.CallbackURL, q.Asker, ev.At, q.Redacted())
 }
 
 // ForRun returns the deliveries of a run update: was is the run's
@@ -77,7 +78,7 @@ func (r *WebhookRoutes) ForRun(was steer.RunStatus, upd RunUpdate, at time.Time)
 	}
 	run := *upd.Run
 	run.Version++ // as stored: the write that stores it is one more change
-	return r.deliveries(typ, run.ID, "", "", at, &run)
+	return r.deliveries(typ, run.ID, "", "", "", at, &run)
 }
 
 // questionWebhooks maps the log's question events to webhook events.

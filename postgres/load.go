@@ -277,7 +277,7 @@ func (l *Loader) Webhook(d webhook.Delivery) error {
 	if d.Seq == 0 || d.Seq > math.MaxInt64 {
 		return fault.Errorf(fault.EINVALID, "webhook delivery %d cannot be stored", d.Seq)
 	}
-	if err := nulFree("webhook target", d.Target(), d.RunID); err != nil {
+	if err := nulFree("webhook target", d.Target(), d.RunID, d.Asker); err != nil {
 		return err
 	}
 	data, err := json.Marshal(d)
@@ -289,8 +289,8 @@ func (l *Loader) Webhook(d webhook.Delivery) error {
 		s := ns(*d.SettledAt)
 		settled = &s
 	}
-	if _, err := l.tx.Exec(l.ctx, `INSERT INTO webhooks (seq, target, run_id, status, next_ns, settled_ns, data) VALUES ($1, $2, $3, $4, $5, $6, $7)`,
-		int64(d.Seq), d.Target(), d.RunID, string(d.Status), ns(d.NextAt), settled, data); err != nil {
+	if _, err := l.tx.Exec(l.ctx, `INSERT INTO webhooks (seq, target, asker, run_id, status, next_ns, settled_ns, data) VALUES ($1, $2, $3, $4, $5, $6, $7, $8)`,
+		int64(d.Seq), d.Target(), d.Asker, d.RunID, string(d.Status), ns(d.NextAt), settled, data); err != nil {
 		return fmt.Errorf("webhook delivery %d: %w", d.Seq, err)
 	}
 	if d.Status == webhook.Delivered && settled != nil {

@@ -47,7 +47,7 @@ import (
 //	questions_by_reminder     (remind_ns, id) WHERE a reminder is due   due reminders (reminder.go)
 //	mail                      PK (seq); mail_by_due (next_ns, seq)  the email outbox (mail.go)
 //	envelopes                 PK (id); envelopes_by_age (at_ns, id)  Slack envelopes handled
-//	webhooks                  PK (seq); webhooks_queue (target, run_id, seq) WHERE pending; webhooks_due (next_ns, seq) WHERE pending;
+//	webhooks                  PK (seq); webhooks_queue (target, run_id, seq) WHERE pending; webhooks_due (next_ns, seq) WHERE pending (asker: a callback's);
 //	                          webhooks_by_status (status, seq); webhooks_settled (settled_ns, seq)  the webhook outbox (webhook.go)
 //	webhook_last              PK (target)                           a target's last success
 //	rollups                   PK (span_ns, start_ns)                stats rollups (rollup.go); rollup_runs PK (job_id), (last_ns)
@@ -254,11 +254,20 @@ CREATE TABLE IF NOT EXISTS audit (seq bigint PRIMARY KEY, at_ns bigint NOT NULL,
 CREATE TABLE IF NOT EXISTS audit_head (one boolean PRIMARY KEY DEFAULT true CHECK (one), seq bigint NOT NULL, hash text NOT NULL, checkpoint bytea);
 INSERT INTO audit_head (seq, hash) VALUES (0, '') ON CONFLICT DO NOTHING;
 `,
+	// A callback's target is its callbackUrl's normalised origin
+	// (webhook.CallbackOrigin: version 14 kept the host as spelled), and
+	// a delivery names its asker (callbacks are capped per asker):
+	// retargetWebhooks (goSteps) renames the callbacks' targets and
+	// rebuilds their last successes.
+	15: `
+ALTER TABLE webhooks ADD COLUMN IF NOT EXISTS asker text COLLATE "C" NOT NULL DEFAULT '';
+`,
 }
 
 // goSteps are the steps of a version written in Go, run after its SQL.
 var goSteps = map[int]func(ctx context.Context, tx pgx.Tx) error{
 	13: buildRollups,
+	15: retargetWebhooks,
 }
 
 // SchemaVersion is the schema version this package reads and writes.

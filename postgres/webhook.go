@@ -52,21 +52,21 @@ func insertWebhookRows(ctx context.Context, tx pgx.Tx, ds []*webhook.Delivery) e
 	if err != nil {
 		return err
 	}
-	targets, runs, nexts, datas := make([]string, len(ds)), make([]string, len(ds)), make([]int64, len(ds)), make([][]byte, len(ds))
+	targets, askers, runs, nexts, datas := make([]string, len(ds)), make([]string, len(ds)), make([]string, len(ds)), make([]int64, len(ds)), make([][]byte, len(ds))
 	for i, d := range ds {
 		d.Seq = uint64(seqs[i])
-		if err := nulFree("webhook target", d.Target(), d.RunID); err != nil {
+		if err := nulFree("webhook target", d.Target(), d.RunID, d.Asker); err != nil {
 			return err
 		}
 		data, err := json.Marshal(d)
 		if err != nil {
 			return fmt.Errorf("encode webhook delivery: %w", err)
 		}
-		targets[i], runs[i], nexts[i], datas[i] = d.Target(), d.RunID, ns(d.NextAt), data
+		targets[i], askers[i], runs[i], nexts[i], datas[i] = d.Target(), d.Asker, d.RunID, ns(d.NextAt), data
 	}
-	_, err = tx.Exec(ctx, `INSERT INTO webhooks (seq, target, run_id, status, next_ns, data)
-		SELECT * FROM unnest($1::bigint[], $2::text[], $3::text[], $4::text[], $5::bigint[], $6::bytea[])`,
-		seqs, targets, runs, repeat(string(webhook.Pending), len(ds)), nexts, datas)
+	_, err = tx.Exec(ctx, `INSERT INTO webhooks (seq, target, asker, run_id, status, next_ns, data)
+		SELECT * FROM unnest($1::bigint[], $2::text[], $3::text[], $4::text[], $5::text[], $6::bigint[], $7::bytea[])`,
+		seqs, targets, askers, runs, repeat(string(webhook.Pending), len(ds)), nexts, datas)
 	return err
 }
 
@@ -78,22 +78,80 @@ func repeat(s string, n int) []string {
 	return out
 }
 
-// claimWebhooksSQL locks up to $2 (all when NULL) due heads of queues
-// whose target is not in $3 and no other transaction holds.
-const claimWebhooksSQL = `SELECT seq, data FROM webhooks w
-WHERE status = 'pending' AND next_ns <= $1 AND NOT (target = ANY($3))
+// dueWebhooksSQL reads a batch of due heads of queues after ($5, $6)
+// in (next_ns, seq) order, leaving out the targets in $2, and the
+// callbacks of the askers in $3 or all callbacks ($4): what a Claim's
+// Skip names. It takes no lock; claimWebhooksSQL locks what was picked.
+const dueWebhooksSQL = `SELECT seq, next_ns, target, asker FROM webhooks w
+WHERE status = 'pending' AND next_ns <= $1 AND (next_ns, seq) > ($5, $6) AND NOT (target = ANY($2))
+  AND (NOT starts_with(target, 'callback:') OR NOT ($4 OR asker = ANY($3)))
   AND NOT EXISTS (SELECT 1 FROM webhooks e WHERE e.status = 'pending' AND e.target = w.target AND e.run_id = w.run_id AND e.seq < w.seq)
-ORDER BY next_ns, seq LIMIT $2 FOR UPDATE SKIP LOCKED`
+ORDER BY next_ns, seq LIMIT $7`
 
-// ClaimWebhooks implements hitl.WebhookOutbox.
-func (db *DB) ClaimWebhooks(ctx context.Context, now, until time.Time, limit int, skip []string) ([]webhook.Delivery, error) {
-	if skip == nil {
-		skip = []string{}
+// claimWebhooksSQL locks the deliveries in $1 still due at $2 that no
+// other transaction holds (another replica claiming them now).
+const claimWebhooksSQL = `SELECT seq, data FROM webhooks
+WHERE seq = ANY($1) AND status = 'pending' AND next_ns <= $2
+ORDER BY next_ns, seq FOR UPDATE SKIP LOCKED`
+
+// dueBatch is how many due heads dueWebhooksSQL reads at a time.
+const dueBatch = 256
+
+// ClaimWebhooks implements hitl.WebhookOutbox: it reads the due heads in
+// batches, asks c's Pick to take each, and locks and leases those taken.
+func (db *DB) ClaimWebhooks(ctx context.Context, now, until time.Time, c webhook.Claim) ([]webhook.Delivery, error) {
+	skipTargets, skipAskers, noCallbacks := c.Skip()
+	out := []webhook.Delivery{}
+	err := db.write(ctx, "claim webhooks", func(tx pgx.Tx) error {
+		pick := c.Pick()
+		var picked []int64
+		afterNs, afterSeq := int64(math.MinInt64), int64(0)
+		for !pick.Full() {
+			rows, err := tx.Query(ctx, dueWebhooksSQL, ns(now), skipTargets, skipAskers, noCallbacks, afterNs, afterSeq, dueBatch)
+			if err != nil {
+				return err
+			}
+			n := 0
+			for rows.Next() {
+				var seq, next int64
+				var target, asker string
+				if err := rows.Scan(&seq, &next, &target, &asker); err != nil {
+					rows.Close()
+					return err
+				}
+				n++
+				afterNs, afterSeq = next, seq
+				if !pick.Full() && pick.Take(target, asker) {
+					picked = append(picked, seq)
+				}
+			}
+			rows.Close()
+			if err := rows.Err(); err != nil {
+				return err
+			}
+			if n < dueBatch {
+				break
+			}
+		}
+		if len(picked) == 0 {
+			out = out[:0]
+			return nil
+		}
+		rows, err := tx.Query(ctx, claimWebhooksSQL, picked, ns(now))
+		if err != nil {
+			return err
+		}
+		got, err := lease(ctx, tx, "webhooks", until, rows, func(d *webhook.Delivery, seq int64) {
+			d.Seq, d.NextAt = uint64(seq), until
+			d.Claim++
+		})
+		out = append(out[:0], got...)
+		return err
+	})
+	if err != nil {
+		return nil, err
 	}
-	return claim(ctx, db, "webhooks", until, func(d *webhook.Delivery, seq int64) {
-		d.Seq, d.NextAt = uint64(seq), until
-		d.Claim++
-	}, claimWebhooksSQL, ns(now), claimLimit(limit), skip)
+	return out, nil
 }
 
 // lockWebhook reads delivery seq, locking its row.
@@ -289,4 +347,53 @@ func (db *DB) PruneWebhooks(ctx context.Context, before time.Time, limit int) (i
 		return err
 	})
 	return int(n), err
+}
+
+// retargetWebhooks is schema 15's step: each callback's target becomes
+// its callbackUrl's normalised origin (Delivery.Target), so two queues
+// of version 14 that are one receiver are one queue (in seq order), and
+// webhook_last's callback rows are rebuilt from the delivered callbacks
+// still stored (version 14's rows name no scheme, so they cannot be
+// renamed). Its cost grows with the callbacks stored (pruned after
+// webhooks_retention).
+func retargetWebhooks(ctx context.Context, tx pgx.Tx) error {
+	rows, err := tx.Query(ctx, `SELECT seq, target, data FROM webhooks WHERE starts_with(target, 'callback:')`)
+	if err != nil {
+		return err
+	}
+	var seqs []int64
+	var targets []string
+	for rows.Next() {
+		var seq int64
+		var target string
+		var data []byte
+		if err := rows.Scan(&seq, &target, &data); err != nil {
+			rows.Close()
+			return err
+		}
+		var d webhook.Delivery
+		if err := json.Unmarshal(data, &d); err != nil {
+			rows.Close()
+			return fmt.Errorf("decode webhook delivery %d: %w", seq, err)
+		}
+		if t := d.Target(); t != target {
+			seqs, targets = append(seqs, seq), append(targets, t)
+		}
+	}
+	rows.Close()
+	if err := rows.Err(); err != nil {
+		return err
+	}
+	if len(seqs) > 0 {
+		if _, err := tx.Exec(ctx, `UPDATE webhooks SET target = c.target FROM unnest($1::bigint[], $2::text[]) AS c(seq, target)
+			WHERE webhooks.seq = c.seq`, seqs, targets); err != nil {
+			return err
+		}
+	}
+	if _, err := tx.Exec(ctx, `DELETE FROM webhook_last WHERE starts_with(target, 'callback:')`); err != nil {
+		return err
+	}
+	_, err = tx.Exec(ctx, `INSERT INTO webhook_last (target, at_ns)
+		SELECT target, max(settled_ns) FROM webhooks WHERE status = 'delivered' AND starts_with(target, 'callback:') GROUP BY target`)
+	return err
 }

@@ -44,6 +44,9 @@ import (
 //
 // 9 → 10: stats read hourly and per-minute rollups (hitl.Rollup), built
 // from the questions and the log (rollup.go).
+//
+// 10 → 11: a callback's target is its callbackUrl's normalised origin,
+// and a due webhook names its asker (migrate_webhooks.go).
 func migrate(tx *bolt.Tx, from uint64) error {
 	if from < 2 {
 		if tx.Bucket([]byte("pending")) != nil {
@@ -135,8 +138,15 @@ func migrate(tx *bolt.Tx, from uint64) error {
 			return fmt.Errorf("migrate: %w", err)
 		}
 	}
-	if err := buildRollups(tx); err != nil { // every version before 10 (1 → 2 included)
-		return fmt.Errorf("migrate: %w", err)
+	if from < 10 {
+		if err := buildRollups(tx); err != nil { // every version before 10 (1 → 2 included)
+			return fmt.Errorf("migrate: %w", err)
+		}
+	}
+	if from < 11 {
+		if err := migrateWebhooks(tx); err != nil {
+			return fmt.Errorf("migrate: %w", err)
+		}
 	}
 	return tx.Bucket(bucketMeta).Put(keySchema, u64(SchemaVersion))
 }

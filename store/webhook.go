@@ -20,7 +20,7 @@ import (
 // run) queue is in webhook_due, so a claim reads only what it may send.
 var (
 	bucketWebhooks        = []byte("webhooks")          // seq BE → delivery JSON
-	bucketWebhookDue      = []byte("webhook_due")       // nextAt ‖ seq BE → target (the head of each queue)
+	bucketWebhookDue      = []byte("webhook_due")       // nextAt ‖ seq BE → target ‖ 0x00 ‖ asker (the head of each queue)
 	bucketWebhookQueue    = []byte("webhook_queue")     // target ‖ 0x00 ‖ run ‖ 0x00 ‖ seq BE → "" (pending)
 	bucketWebhookByStatus = []byte("webhook_by_status") // status ‖ 0x00 ‖ seq BE → target
 	bucketWebhookSettled  = []byte("webhook_settled")   // settledAt ‖ seq BE → "" (delivered or failed)
@@ -107,14 +107,21 @@ func enqueueWebhook(tx *bolt.Tx, d *webhook.Delivery) error {
 	return nil
 }
 
-// putDue puts d in webhook_due, with its target (a claim skips busy
-// targets without decoding their deliveries).
+// putDue puts d in webhook_due, with its target and asker (a claim
+// leaves out busy targets and askers without decoding their deliveries).
 func putDue(tx *bolt.Tx, d *webhook.Delivery) error {
-	return tx.Bucket(bucketWebhookDue).Put(webhookDueKey(d), []byte(d.Target()))
+	v := append(append([]byte(d.Target()), 0), d.Asker...)
+	return tx.Bucket(bucketWebhookDue).Put(webhookDueKey(d), v)
+}
+
+// dueOf reads a webhook_due value: the delivery's target and asker.
+func dueOf(v []byte) (target, asker string) {
+	t, a, _ := bytes.Cut(v, []byte{0})
+	return string(t), string(a)
 }
 
 // ClaimWebhooks implements hitl.WebhookOutbox.
-func (db *DB) ClaimWebhooks(ctx context.Context, now, until time.Time, limit int, skip []string) ([]webhook.Delivery, error) {
+func (db *DB) ClaimWebhooks(ctx context.Context, now, until time.Time, c webhook.Claim) ([]webhook.Delivery, error) {
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
@@ -123,14 +130,14 @@ func (db *DB) ClaimWebhooks(ctx context.Context, now, until time.Time, limit int
 	out := []webhook.Delivery{}
 	if err := db.view(ctx, "due webhooks", func(tx *bolt.Tx) error {
 		var err error
-		out, err = dueWebhooks(tx, now, limit, skip)
+		out, err = dueWebhooks(tx, now, c)
 		return err
 	}); err != nil || len(out) == 0 {
 		return out, err
 	}
 	err := db.write(func(tx *bolt.Tx) error {
 		var err error
-		if out, err = dueWebhooks(tx, now, limit, skip); err != nil {
+		if out, err = dueWebhooks(tx, now, c); err != nil {
 			return err
 		}
 		due := tx.Bucket(bucketWebhookDue)
@@ -155,15 +162,24 @@ func (db *DB) ClaimWebhooks(ctx context.Context, now, until time.Time, limit int
 	return out, nil
 }
 
-// dueWebhooks reads webhook_due up to now: up to limit (0: all)
-// deliveries whose target is not in skip. Its cost grows with the due
-// deliveries of the targets skipped, besides those returned.
-func dueWebhooks(tx *bolt.Tx, now time.Time, limit int, skip []string) ([]webhook.Delivery, error) {
+// dueWebhooks reads webhook_due up to now: the deliveries c takes
+// (webhook.Claim). Its cost grows with the due deliveries c refuses,
+// besides those returned; none of them is decoded.
+func dueWebhooks(tx *bolt.Tx, now time.Time, c webhook.Claim) ([]webhook.Delivery, error) {
 	out := []webhook.Delivery{}
+	skipTargets, skipAskers, noCallbacks := c.Skip()
+	pick := c.Pick()
 	end := timeKey(now)
-	c := tx.Bucket(bucketWebhookDue).Cursor()
-	for k, v := c.First(); len(k) == 16 && binary.BigEndian.Uint64(k) <= end; k, v = c.Next() {
-		if slices.Contains(skip, string(v)) {
+	cur := tx.Bucket(bucketWebhookDue).Cursor()
+	for k, v := cur.First(); len(k) == 16 && binary.BigEndian.Uint64(k) <= end && !pick.Full(); k, v = cur.Next() {
+		target, asker := dueOf(v)
+		if slices.Contains(skipTargets, target) {
+			continue
+		}
+		if webhook.IsCallback(target) && (noCallbacks || slices.Contains(skipAskers, asker)) {
+			continue
+		}
+		if !pick.Take(target, asker) {
 			continue
 		}
 		d, err := getWebhook(tx, binary.BigEndian.Uint64(k[8:]))
@@ -171,9 +187,6 @@ func dueWebhooks(tx *bolt.Tx, now time.Time, limit int, skip []string) ([]webhoo
 			return nil, err
 		}
 		out = append(out, d)
-		if limit > 0 && len(out) == limit {
-			break
-		}
 	}
 	return out, nil
 }

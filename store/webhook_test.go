@@ -36,7 +36,7 @@ func TestWebhooksOnAnOlderFile(t *testing.T) {
 		Webhooks: &hitl.WebhookRoutes{Endpoints: []webhook.Route{{Name: "ops", URL: "https://ops.example/", Events: []webhook.Event{webhook.QuestionAnswered}}}}})
 	_, err = svc.Questions.Answer(principaltest.As(ctx, "local"), q.ID, hitl.Response{Value: "ok"})
 	require.NoError(t, err)
-	got, err := db.ClaimWebhooks(ctx, t0.Add(time.Hour), t0.Add(2*time.Hour), 0, nil)
+	got, err := db.ClaimWebhooks(ctx, t0.Add(time.Hour), t0.Add(2*time.Hour), webhook.Claim{})
 	require.NoError(t, err)
 	require.Len(t, got, 1)
 	require.Equal(t, q.ID, got[0].QuestionID)

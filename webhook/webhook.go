@@ -2,9 +2,11 @@ package webhook
 
 import (
 	"encoding/json"
+	"net/netip"
 	"net/url"
 	"path"
 	"slices"
+	"strconv"
 	"strings"
 	"time"
 
@@ -96,6 +98,11 @@ type Delivery struct {
 	RunID    string `json:"runId"`
 	// QuestionID is the question a question event is about.
 	QuestionID string `json:"questionId,omitempty"`
+	// Asker is the principal that asked the question whose callbackUrl
+	// a callback goes to (hitl.Question.Asker): callbacks are capped per
+	// asker. Empty for an endpoint's, and for a callback enqueued before
+	// it was recorded.
+	Asker string `json:"asker,omitempty"`
 	// Event is the Seq of the event it reports (set by the store).
 	Event uint64 `json:"event,omitempty"`
 	// Body is the payload sent, fixed when the event happened.
@@ -115,15 +122,56 @@ type Delivery struct {
 }
 
 // Target is what a delivery's order and concurrency are kept per: the
-// endpoint's name, or "callback:" and the host of a callbackUrl.
+// endpoint's name, or "callback:" and the callbackUrl's normalised
+// origin (CallbackOrigin), so that one receiver is one target however
+// its URL is spelled. The stores index deliveries by it.
 func (d *Delivery) Target() string {
 	if d.Endpoint != "" {
 		return d.Endpoint
 	}
-	if u, err := url.Parse(d.URL); err == nil {
-		return "callback:" + u.Host
+	return callbackPrefix + CallbackOrigin(d.URL)
+}
+
+// callbackPrefix starts a callback's target; an endpoint's name cannot
+// hold a colon (config), so the two never meet.
+const callbackPrefix = "callback:"
+
+// IsCallback reports whether target (Delivery.Target) is a callbackUrl's.
+func IsCallback(target string) bool { return strings.HasPrefix(target, callbackPrefix) }
+
+// CallbackOrigin is the origin of a callbackUrl as one receiver: the
+// scheme and host lowercased, the host's trailing dot removed, an IP
+// literal in its canonical form (IPv6 in brackets, an IPv4-mapped one as
+// its IPv4), the scheme's default port left out. So http://LOCALHOST,
+// http://localhost. and http://localhost:80/x are one receiver,
+// http://localhost. An unparsable URL is the empty origin.
+func CallbackOrigin(raw string) string {
+	u, err := url.Parse(raw)
+	if err != nil {
+		return ""
 	}
-	return "callback:"
+	scheme := strings.ToLower(u.Scheme)
+	host := strings.TrimSuffix(strings.ToLower(u.Hostname()), ".")
+	if a, err := netip.ParseAddr(host); err == nil {
+		a = a.Unmap()
+		host = a.String()
+		if a.Is6() {
+			host = "[" + host + "]"
+		}
+	} else if strings.Contains(host, ":") {
+		host = "[" + host + "]"
+	}
+	port := u.Port()
+	if n, err := strconv.ParseUint(port, 10, 16); err == nil {
+		port = strconv.FormatUint(n, 10) // 080 is 80
+	}
+	if (scheme == "http" && port == "80") || (scheme == "https" && port == "443") {
+		port = ""
+	}
+	if port != "" {
+		host += ":" + port
+	}
+	return scheme + "://" + host
 }
 
 // ClaimHeld is nil when d (a sender's copy) still holds the claim

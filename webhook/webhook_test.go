@@ -56,3 +56,41 @@ func TestRouteWants(t *testing.T) {
 		t.Run(r.name, func(t *testing.T) { assert.Equal(t, r.want, r.e.Wants(r.typ, r.run)) })
 	}
 }
+
+// TestCallbackTarget is the table of callbackUrl spellings that are one
+// receiver (one target for the per-target cap and one queue), and of
+// those that are not.
+func TestCallbackTarget(t *testing.T) {
+	rows := []struct {
+		name, url, want string
+	}{
+		{"plain", "http://localhost/x", "http://localhost"},
+		{"upper-case host", "http://LOCALHOST/x", "http://localhost"},
+		{"mixed-case host", "http://LocalHost/x", "http://localhost"},
+		{"default http port elided", "http://localhost:80/y", "http://localhost"},
+		{"default port with leading zero", "http://localhost:080/y", "http://localhost"},
+		{"trailing dot", "http://localhost./z", "http://localhost"},
+		{"all at once", "HTTP://LOCALHOST.:80/", "http://localhost"},
+		{"default https port elided", "https://Agent.Example:443/cb", "https://agent.example"},
+		{"another port is another target", "http://localhost:8080/", "http://localhost:8080"},
+		{"https on port 80 keeps it", "https://localhost:80/", "https://localhost:80"},
+		{"another scheme is another target", "https://localhost/", "https://localhost"},
+		{"IPv6 literal in brackets", "http://[::1]/", "http://[::1]"},
+		{"IPv6 literal, long form", "http://[0:0:0:0:0:0:0:1]:80/", "http://[::1]"},
+		{"IPv6 literal, upper case", "http://[FE80::A]:9000/", "http://[fe80::a]:9000"},
+		{"IPv4-mapped IPv6 is its IPv4", "http://[::ffff:127.0.0.1]:9000/", "http://127.0.0.1:9000"},
+		{"IPv4 literal", "http://127.0.0.1:9000/", "http://127.0.0.1:9000"},
+		{"user info and query ignored", "http://u:p@localhost/?a=1", "http://localhost"},
+	}
+	for _, r := range rows {
+		t.Run(r.name, func(t *testing.T) {
+			assert.Equal(t, r.want, webhook.CallbackOrigin(r.url))
+			d := webhook.Delivery{URL: r.url}
+			assert.Equal(t, "callback:"+r.want, d.Target())
+			assert.True(t, webhook.IsCallback(d.Target()))
+		})
+	}
+	ep := webhook.Delivery{Endpoint: "ops", URL: "http://LOCALHOST/"}
+	assert.Equal(t, "ops", ep.Target(), "an endpoint's target is its name")
+	assert.False(t, webhook.IsCallback(ep.Target()))
+}

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+	"maps"
 	"math/rand/v2"
 	"net"
 	"net/http"
@@ -49,9 +50,15 @@ type Config struct {
 	Timeout time.Duration
 	Lease   time.Duration
 	// MaxInFlight bounds the attempts in flight (default 64), PerTarget
-	// those to one target (default 4).
-	MaxInFlight int
-	PerTarget   int
+	// those to one target (default 4). EndpointShare of the slots
+	// (default 16) are the configured endpoints' alone: callbacks (a
+	// question's callbackUrl, which any ask token names) use at most
+	// MaxInFlight - EndpointShare, and PerAsker (default 8) for one
+	// asker (docs/webhooks.md, "A slow receiver delays nobody else").
+	MaxInFlight   int
+	PerTarget     int
+	EndpointShare int
+	PerAsker      int
 	// Jitter returns a number in [0, 1) for the retry's jitter (default
 	// math/rand).
 	Jitter func() float64
@@ -74,7 +81,7 @@ type Config struct {
 // (hitl.WebhookOutbox, where each method is documented): claiming the
 // deliveries due, and settling each.
 type Outbox interface {
-	ClaimWebhooks(ctx context.Context, now, until time.Time, limit int, skip []string) ([]Delivery, error)
+	ClaimWebhooks(ctx context.Context, now, until time.Time, c Claim) ([]Delivery, error)
 	SettleWebhook(ctx context.Context, d Delivery) error
 }
 
@@ -96,10 +103,12 @@ type Worker struct {
 	client *http.Client
 	byName map[string]Endpoint
 
-	mu       sync.Mutex
-	inFlight map[string]int // by target
-	total    int
-	freed    chan struct{} // a slot was freed (buffered, 1)
+	mu        sync.Mutex
+	inFlight  map[string]int // by target
+	askers    map[string]int // callbacks, by asker
+	callbacks int
+	total     int
+	freed     chan struct{} // a slot was freed (buffered, 1)
 
 	stop context.CancelFunc
 	done chan struct{}
@@ -107,6 +116,9 @@ type Worker struct {
 	// redial maps the address a request dials (tests: a name that
 	// "resolves" to a private address); nil: none.
 	redial func(addr string) string
+	// noShare and noAskerCap switch a rule off (tests that show it is
+	// what holds).
+	noShare, noAskerCap bool
 }
 
 // New returns a worker over box.
@@ -137,11 +149,20 @@ func New(cfg Config, box Outbox) *Worker {
 	if cfg.PerTarget <= 0 {
 		cfg.PerTarget = 4
 	}
+	if cfg.EndpointShare <= 0 {
+		cfg.EndpointShare = 16
+	}
+	if cfg.EndpointShare >= cfg.MaxInFlight {
+		cfg.EndpointShare = cfg.MaxInFlight / 4 // callbacks keep some room too
+	}
+	if cfg.PerAsker <= 0 {
+		cfg.PerAsker = 8
+	}
 	if cfg.Jitter == nil {
 		cfg.Jitter = rand.Float64
 	}
 	w := &Worker{cfg: cfg, box: box, log: cfg.Logger.With("component", "webhook"), byName: map[string]Endpoint{},
-		inFlight: map[string]int{}, freed: make(chan struct{}, 1)}
+		inFlight: map[string]int{}, askers: map[string]int{}, freed: make(chan struct{}, 1)}
 	for _, e := range cfg.Endpoints {
 		w.byName[e.Name] = e
 	}
@@ -227,19 +248,14 @@ func (w *Worker) run(ctx context.Context) {
 // sending them; it returns how many it started.
 func (w *Worker) Step(ctx context.Context) (int, error) {
 	w.mu.Lock()
-	free := w.cfg.MaxInFlight - w.total
-	var skip []string
-	for t, n := range w.inFlight {
-		if n >= w.cfg.PerTarget {
-			skip = append(skip, t)
-		}
-	}
+	c := w.claim()
+	c.Targets, c.Askers = maps.Clone(c.Targets), maps.Clone(c.Askers) // the store reads them unlocked
 	w.mu.Unlock()
-	if free <= 0 {
+	if c.Limit <= 0 {
 		return 0, nil
 	}
 	now := w.cfg.Clock.Now()
-	ds, err := w.box.ClaimWebhooks(ctx, now, now.Add(w.cfg.Lease), free, skip)
+	ds, err := w.box.ClaimWebhooks(ctx, now, now.Add(w.cfg.Lease), c)
 	if err != nil {
 		return 0, err
 	}
@@ -247,25 +263,45 @@ func (w *Worker) Step(ctx context.Context) (int, error) {
 	for _, d := range ds {
 		t := d.Target()
 		w.mu.Lock()
-		if w.inFlight[t] >= w.cfg.PerTarget {
-			// Claimed past the target's share (several were due at
-			// once): it waits for its claim to run out, or a slot.
+		if !w.claim().Pick().Take(t, d.Asker) {
+			// Claimed past the rules (a store that read an older
+			// state): it waits for its claim to run out, or a slot.
 			w.mu.Unlock()
 			w.release(ctx, d)
 			continue
 		}
 		w.inFlight[t]++
+		if IsCallback(t) {
+			w.askers[d.Asker]++
+			w.callbacks++
+		}
 		w.total++
 		w.mu.Unlock()
 		started++
 		w.wg.Add(1)
 		go func() {
 			defer w.wg.Done()
-			defer w.done1(t)
+			defer w.done1(t, d.Asker)
 			w.Deliver(context.WithoutCancel(ctx), d)
 		}()
 	}
 	return started, nil
+}
+
+// claim is what the free slots allow now (w.mu held): the capacity
+// rules of Claim over the attempts in flight.
+func (w *Worker) claim() Claim {
+	c := Claim{Limit: w.cfg.MaxInFlight - w.total, PerTarget: w.cfg.PerTarget, PerAsker: w.cfg.PerAsker,
+		Targets: w.inFlight, Askers: w.askers}
+	c.Callbacks = min(c.Limit, w.cfg.MaxInFlight-w.cfg.EndpointShare-w.callbacks)
+	c.NoCallbacks = c.Callbacks <= 0
+	if w.noShare {
+		c.Callbacks, c.NoCallbacks = 0, false
+	}
+	if w.noAskerCap {
+		c.PerAsker = 0
+	}
+	return c
 }
 
 // release hands a claimed delivery back, due at once.
@@ -276,11 +312,18 @@ func (w *Worker) release(ctx context.Context, d Delivery) {
 	}
 }
 
-func (w *Worker) done1(target string) {
+func (w *Worker) done1(target, asker string) {
 	w.mu.Lock()
 	w.inFlight[target]--
 	if w.inFlight[target] == 0 {
 		delete(w.inFlight, target)
+	}
+	if IsCallback(target) {
+		w.askers[asker]--
+		if w.askers[asker] == 0 {
+			delete(w.askers, asker)
+		}
+		w.callbacks--
 	}
 	w.total--
 	w.mu.Unlock()

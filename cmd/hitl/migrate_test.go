@@ -54,7 +54,9 @@ func TestMigrateToPostgres(t *testing.T) {
 	require.NoError(t, m.DB.EnqueueMail(ctx, 7, mails))
 	hook := &hitl.Event{Type: hitl.EventQuestionAnswered, QuestionID: pending.ID, RunID: "run-mig", At: time.Unix(90, 0).UTC(),
 		Webhooks: []webhook.Delivery{{ID: "msg_mig", Endpoint: "ci", Type: webhook.QuestionAnswered, RunID: "run-mig",
-			Body: []byte(`{"type":"question.answered"}`), CreatedAt: time.Unix(90, 0).UTC(), NextAt: time.Unix(90, 0).UTC()}}}
+			Body: []byte(`{"type":"question.answered"}`), CreatedAt: time.Unix(90, 0).UTC(), NextAt: time.Unix(90, 0).UTC()},
+			{ID: "msg_mig", URL: "https://agent.example/resume", Asker: "api:ci", Type: webhook.QuestionAnswered, RunID: "run-mig",
+				Body: []byte(`{"type":"question.answered"}`), CreatedAt: time.Unix(90, 0).UTC(), NextAt: time.Unix(90, 0).UTC()}}}
 	require.NoError(t, m.DB.AppendEvent(ctx, hook))
 	// The audit trail, its oldest records pruned behind a signed checkpoint.
 	pruned, err := m.Service.Audit.PruneAudit(ctx, time.Now().Add(time.Hour), 3)
@@ -83,7 +85,7 @@ func TestMigrateToPostgres(t *testing.T) {
 	r := localCLI(nil, "migrate", "--from", path, "--to", url)
 	require.Equal(t, exitOK, r.code, r.stderr)
 	assert.Contains(t, r.stdout, "5 questions")
-	assert.Contains(t, r.stdout, fmt.Sprintf("1 learned rules, 1 queued deliveries, 1 delivery records, 1 queued mails, 1 webhook deliveries, %d audit records (counts checked)", len(wantAudit)))
+	assert.Contains(t, r.stdout, fmt.Sprintf("1 learned rules, 1 queued deliveries, 1 delivery records, 1 queued mails, 2 webhook deliveries, %d audit records (counts checked)", len(wantAudit)))
 
 	dst, err := postgres.Open(ctx, url)
 	require.NoError(t, err)
@@ -122,11 +124,19 @@ func TestMigrateToPostgres(t *testing.T) {
 	require.NoError(t, err)
 	mails[0].NextAt, mails[0].Claim = time.Unix(120, 0).UTC(), 1 // this claim, the first
 	assert.Equal(t, mails, due, "the queued mail, due as it was")
-	hooks, err := dst.ClaimWebhooks(ctx, time.Unix(90, 0), time.Unix(150, 0).UTC(), 0, nil)
+	// The callback's asker is copied too: a claim leaves out an asker at
+	// its cap by the column the loader wrote.
+	hooks, err := dst.ClaimWebhooks(ctx, time.Unix(90, 0), time.Unix(150, 0).UTC(), webhook.Claim{PerAsker: 1, Askers: map[string]int{"api:ci": 1}})
 	require.NoError(t, err)
-	require.Len(t, hooks, 1, "the queued webhook delivery, due as it was")
+	require.Len(t, hooks, 1, "the endpoint's queued delivery, due as it was")
 	assert.Equal(t, "msg_mig", hooks[0].ID)
+	assert.Equal(t, "ci", hooks[0].Endpoint)
 	assert.Equal(t, hook.Seq, hooks[0].Event)
+	hooks, err = dst.ClaimWebhooks(ctx, time.Unix(90, 0), time.Unix(150, 0).UTC(), webhook.Claim{})
+	require.NoError(t, err)
+	require.Len(t, hooks, 1, "the callback, its asker's cap not reached")
+	assert.Equal(t, "callback:https://agent.example", hooks[0].Target())
+	assert.Equal(t, "api:ci", hooks[0].Asker)
 	head, cp, err := dst.AuditHead(ctx)
 	require.NoError(t, err)
 	assert.Equal(t, wantHead, head, "the audit chain's head")

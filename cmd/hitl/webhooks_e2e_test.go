@@ -206,7 +206,7 @@ func TestWebhooksEndToEnd(t *testing.T) {
 		list := cli(ctx, m, "", "webhooks", "list")
 		require.Equal(t, 0, list.code, list.stderr)
 		assert.Regexp(t, `ops\s+`+url+`/ops\s+question.answered\s+deploy-\*\s+\d{4}-\d\d-\d\d [\d:]+\s+0\s+0`, list.stdout)
-		assert.Contains(t, list.stdout, "callback:127.0.0.1")
+		assert.Contains(t, list.stdout, "callback:http://127.0.0.1:")
 		ping := cli(ctx, m, "", "webhooks", "test", "ops")
 		require.Equal(t, 0, ping.code, ping.stderr)
 		assert.Contains(t, ping.stdout, "ops answered 200")

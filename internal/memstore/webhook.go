@@ -2,7 +2,6 @@ package memstore
 
 import (
 	"context"
-	"slices"
 	"sort"
 	"time"
 
@@ -48,18 +47,29 @@ func (s *Store) head(d webhook.Delivery) bool {
 }
 
 // ClaimWebhooks implements hitl.WebhookOutbox.
-func (s *Store) ClaimWebhooks(_ context.Context, now, until time.Time, limit int, skip []string) ([]webhook.Delivery, error) {
+func (s *Store) ClaimWebhooks(_ context.Context, now, until time.Time, c webhook.Claim) ([]webhook.Delivery, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	out := []webhook.Delivery{}
+	due := []webhook.Delivery{}
 	for _, d := range s.hooks.all {
-		if d.Status == webhook.Pending && !d.NextAt.After(now) && !slices.Contains(skip, d.Target()) && s.head(d) {
+		if d.Status == webhook.Pending && !d.NextAt.After(now) && s.head(d) {
+			due = append(due, d)
+		}
+	}
+	due = lease(due, 0, func(d webhook.Delivery) (time.Time, uint64) { return d.NextAt, d.Seq }, func(*webhook.Delivery) {}, func(webhook.Delivery) {})
+	out := []webhook.Delivery{}
+	pick := c.Pick()
+	for _, d := range due {
+		if pick.Full() {
+			break
+		}
+		if pick.Take(d.Target(), d.Asker) {
+			d.NextAt, d.Claim = until, d.Claim+1
+			s.hooks.all[d.Seq] = d
 			out = append(out, d)
 		}
 	}
-	return lease(out, limit, func(d webhook.Delivery) (time.Time, uint64) { return d.NextAt, d.Seq },
-		func(d *webhook.Delivery) { d.NextAt, d.Claim = until, d.Claim+1 },
-		func(d webhook.Delivery) { s.hooks.all[d.Seq] = d }), nil
+	return out, nil
 }
 
 // SettleWebhook implements hitl.WebhookOutbox.

@@ -238,9 +238,9 @@ type webhookRec struct {
 	c *calls
 }
 
-func (w webhookRec) ClaimWebhooks(ctx context.Context, now time.Time, until time.Time, limit int, skip []string) ([]webhook.Delivery, error) {
+func (w webhookRec) ClaimWebhooks(ctx context.Context, now time.Time, until time.Time, c webhook.Claim) ([]webhook.Delivery, error) {
 	w.c.add("ClaimWebhooks")
-	return w.s.ClaimWebhooks(ctx, now, until, limit, skip)
+	return w.s.ClaimWebhooks(ctx, now, until, c)
 }
 
 func (w webhookRec) PruneWebhooks(ctx context.Context, before time.Time, limit int) (int, error) {

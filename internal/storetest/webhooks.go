@@ -45,6 +45,47 @@ func runWebhooks(t *testing.T, open func(t *testing.T) hitl.Store) {
 	t.Run("a claim holds a delivery until it runs out", func(t *testing.T) { testWebhookClaim(t, open(t)) })
 	t.Run("failed deliveries are listed, counted, replayed and pruned", func(t *testing.T) { testWebhookFailed(t, open(t)) })
 	t.Run("concurrent claimers never claim one delivery twice", func(t *testing.T) { testWebhookClaimers(t, open(t)) })
+	t.Run("a claim takes what its capacity rules allow", func(t *testing.T) { testWebhookClaimRules(t, open(t)) })
+}
+
+// testWebhookClaimRules: a store applies a webhook.Claim while it reads
+// the due heads (earliest first): no callbacks when their share is in
+// use, none of an asker at its cap, none to a target at its cap (by the
+// normalised target, however the URL is spelled), at most Callbacks.
+func testWebhookClaimRules(t *testing.T, st hitl.Store) {
+	ctx := context.Background()
+	cb := func(id, run, u, asker string) webhook.Delivery {
+		return webhook.Delivery{ID: id, URL: u, Asker: asker, Type: webhook.QuestionAnswered, RunID: run, NextAt: t0, CreatedAt: t0, Body: []byte(`{}`)}
+	}
+	ev := &hitl.Event{Type: hitl.EventQuestionAnswered, QuestionID: "q1", RunID: "r1", At: t0, Webhooks: []webhook.Delivery{
+		cb("a1", "r1", "https://agent.example/x", "api:a"),
+		cb("a2", "r2", "https://AGENT.example:443/y", "api:a"),
+		cb("a3", "r3", "https://other.example/z", "api:a"),
+		cb("b1", "r4", "https://agent.example/w", "api:b"),
+		{ID: "ops", Endpoint: "ops", Type: webhook.QuestionAnswered, RunID: "r5", NextAt: t0, CreatedAt: t0, Body: []byte(`{}`)},
+	}}
+	require.NoError(t, st.AppendEvent(ctx, ev))
+	now := t0.Add(time.Hour)
+	steps := []struct {
+		name  string
+		claim webhook.Claim
+		want  []string
+	}{
+		{"the callbacks' share in use: endpoints only", webhook.Claim{NoCallbacks: true}, []string{"ops"}},
+		{"an asker at its cap is left out", webhook.Claim{PerAsker: 1, Askers: map[string]int{"api:a": 1}}, []string{"b1"}},
+		{"a target at its cap is left out, however spelled", webhook.Claim{PerTarget: 1, Targets: map[string]int{"callback:https://agent.example": 1}}, []string{"a3"}},
+		{"at most Callbacks", webhook.Claim{Callbacks: 1}, []string{"a1"}},
+		{"the rest", webhook.Claim{}, []string{"a2"}},
+	}
+	for _, s := range steps {
+		got, err := st.ClaimWebhooks(ctx, now, now.Add(time.Minute), s.claim)
+		require.NoError(t, err, s.name)
+		ids := []string{}
+		for _, d := range got {
+			ids = append(ids, d.ID)
+		}
+		assert.Equal(t, s.want, ids, s.name)
+	}
 }
 
 func bodyOf(t *testing.T, d webhook.Delivery) map[string]any {
@@ -59,7 +100,7 @@ func testWebhookEnqueue(t *testing.T, st hitl.Store) {
 	e := webhookEnv(st)
 	q := e.ask(t, "ci-1", hitl.NewQuestion{Question: "Secret?", InputType: hitl.PasswordInput, CallbackURL: "https://agent.example/resume?run=ci-1"})
 	assert.Equal(t, "https://agent.example/resume?run=ci-1", q.CallbackURL)
-	none, err := st.ClaimWebhooks(ctx, t0.Add(time.Hour), t0.Add(2*time.Hour), 0, nil)
+	none, err := st.ClaimWebhooks(ctx, t0.Add(time.Hour), t0.Add(2*time.Hour), webhook.Claim{})
 	require.NoError(t, err)
 	require.Empty(t, none, "asking is no webhook event")
 	e.answer(t, q.ID, "hunter2")
@@ -68,7 +109,7 @@ func testWebhookEnqueue(t *testing.T, st hitl.Store) {
 	answered := evs[len(evs)-1]
 	require.Equal(t, hitl.EventQuestionAnswered, answered.Type)
 
-	got, err := st.ClaimWebhooks(ctx, t0.Add(time.Hour), t0.Add(2*time.Hour), 0, nil)
+	got, err := st.ClaimWebhooks(ctx, t0.Add(time.Hour), t0.Add(2*time.Hour), webhook.Claim{})
 	require.NoError(t, err)
 	require.Len(t, got, 3, "ci, all and the callback")
 	targets := map[string]webhook.Delivery{}
@@ -90,8 +131,8 @@ func testWebhookEnqueue(t *testing.T, st hitl.Store) {
 	}
 	assert.Contains(t, targets, "ci")
 	assert.Contains(t, targets, "all")
-	require.Contains(t, targets, "callback:agent.example")
-	assert.Equal(t, "https://agent.example/resume?run=ci-1", targets["callback:agent.example"].URL)
+	require.Contains(t, targets, "callback:https://agent.example")
+	assert.Equal(t, "https://agent.example/resume?run=ci-1", targets["callback:https://agent.example"].URL)
 	stored, err := st.WebhookDelivery(ctx, targets["ci"].Seq)
 	require.NoError(t, err)
 	assert.Equal(t, targets["ci"].Claim, stored.Claim)
@@ -101,7 +142,7 @@ func testWebhookEnqueue(t *testing.T, st hitl.Store) {
 	// A run the ci endpoint does not match: only "all" (no callback).
 	q2 := e.ask(t, "other-1", hitl.NewQuestion{Question: "Go?"})
 	e.answer(t, q2.ID, "yes")
-	got, err = st.ClaimWebhooks(ctx, t0.Add(time.Hour), t0.Add(2*time.Hour), 0, nil)
+	got, err = st.ClaimWebhooks(ctx, t0.Add(time.Hour), t0.Add(2*time.Hour), webhook.Claim{})
 	require.NoError(t, err)
 	require.Len(t, got, 1)
 	assert.Equal(t, "all", got[0].Target())
@@ -114,12 +155,12 @@ func testWebhookRun(t *testing.T, st hitl.Store) {
 	loop := auth.WithPrincipal(context.Background(), auth.TokenPrincipal("loop", []auth.Scope{auth.ScopeAsk}, ""))
 	_, err := e.svc.Runs.Checkpoint(loop, steer.StateEvent{RunID: "ci-7", Stack: []steer.StackEntry{{ID: "ci-7", Iter: 1}}})
 	require.NoError(t, err)
-	none, err := st.ClaimWebhooks(ctx, t0.Add(time.Hour), t0.Add(2*time.Hour), 0, nil)
+	none, err := st.ClaimWebhooks(ctx, t0.Add(time.Hour), t0.Add(2*time.Hour), webhook.Claim{})
 	require.NoError(t, err)
 	require.Empty(t, none, "starting is no webhook event")
 	_, err = e.svc.Runs.Publish(loop, steer.StateEvent{Event: steer.StateDone, RunID: "ci-7"})
 	require.NoError(t, err)
-	got, err := st.ClaimWebhooks(ctx, t0.Add(time.Hour), t0.Add(2*time.Hour), 0, nil)
+	got, err := st.ClaimWebhooks(ctx, t0.Add(time.Hour), t0.Add(2*time.Hour), webhook.Claim{})
 	require.NoError(t, err)
 	require.Len(t, got, 2)
 	for _, d := range got {
@@ -160,7 +201,15 @@ func testWebhookOrder(t *testing.T, st hitl.Store) {
 	now, until := t0.Add(time.Hour), t0.Add(2*time.Hour)
 	claim := func(now time.Time, skip ...string) []webhook.Delivery {
 		t.Helper()
-		got, err := st.ClaimWebhooks(ctx, now, until, 0, skip)
+		busy := map[string]int{}
+		for _, s := range skip {
+			busy[s] = 1
+		}
+		c := webhook.Claim{}
+		if len(skip) > 0 {
+			c = webhook.Claim{PerTarget: 1, Targets: busy}
+		}
+		got, err := st.ClaimWebhooks(ctx, now, until, c)
 		require.NoError(t, err)
 		return got
 	}
@@ -195,13 +244,13 @@ func testWebhookClaim(t *testing.T, st hitl.Store) {
 	e := webhookEnv(st)
 	enqueueAnswers(t, e, "run-a", 1)
 	now := t0.Add(time.Hour)
-	first, err := st.ClaimWebhooks(ctx, now, now.Add(time.Minute), 0, nil)
+	first, err := st.ClaimWebhooks(ctx, now, now.Add(time.Minute), webhook.Claim{})
 	require.NoError(t, err)
 	require.Len(t, first, 1)
-	held, err := st.ClaimWebhooks(ctx, now.Add(59*time.Second), now.Add(2*time.Minute), 0, nil)
+	held, err := st.ClaimWebhooks(ctx, now.Add(59*time.Second), now.Add(2*time.Minute), webhook.Claim{})
 	require.NoError(t, err)
 	require.Empty(t, held, "claimed until its claim runs out")
-	second, err := st.ClaimWebhooks(ctx, now.Add(time.Minute), now.Add(2*time.Minute), 0, nil)
+	second, err := st.ClaimWebhooks(ctx, now.Add(time.Minute), now.Add(2*time.Minute), webhook.Claim{})
 	require.NoError(t, err)
 	require.Len(t, second, 1, "a claim that ran out is due again")
 	assert.Equal(t, first[0].Claim+1, second[0].Claim)
@@ -215,7 +264,7 @@ func testWebhookClaim(t *testing.T, st hitl.Store) {
 	assert.Equal(t, fault.ENOTFOUND, fault.Code(st.SettleWebhook(ctx, missing)))
 	limited := enqueueAnswers(t, e, "run-b", 1)
 	enqueueAnswers(t, e, "run-c", 1)
-	one, err := st.ClaimWebhooks(ctx, t0.Add(2*time.Hour), t0.Add(3*time.Hour), 1, nil)
+	one, err := st.ClaimWebhooks(ctx, t0.Add(2*time.Hour), t0.Add(3*time.Hour), webhook.Claim{Limit: 1})
 	require.NoError(t, err)
 	require.Len(t, one, 1, "limit")
 	assert.Equal(t, limited[0], one[0].QuestionID, "earliest first")
@@ -227,7 +276,7 @@ func testWebhookFailed(t *testing.T, st hitl.Store) {
 	enqueueAnswers(t, e, "ci-1", 1) // ci and all
 	enqueueAnswers(t, e, "run-b", 1)
 	now := t0.Add(time.Hour)
-	got, err := st.ClaimWebhooks(ctx, now, now.Add(time.Minute), 0, nil)
+	got, err := st.ClaimWebhooks(ctx, now, now.Add(time.Minute), webhook.Claim{})
 	require.NoError(t, err)
 	require.Len(t, got, 3)
 	by := map[string]webhook.Delivery{}
@@ -267,7 +316,7 @@ func testWebhookFailed(t *testing.T, st hitl.Store) {
 	assert.Zero(t, replay.Attempts)
 	_, err = st.ReplayWebhook(ctx, 424242, now)
 	assert.Equal(t, fault.ENOTFOUND, fault.Code(err))
-	again, err := st.ClaimWebhooks(ctx, now.Add(time.Hour), now.Add(2*time.Hour), 0, nil)
+	again, err := st.ClaimWebhooks(ctx, now.Add(time.Hour), now.Add(2*time.Hour), webhook.Claim{})
 	require.NoError(t, err)
 	require.Len(t, again, 2, "the replay and run-b's, whose claim ran out")
 	assert.Equal(t, string(by["ci/ci-1"].Body), string(again[1].Body))
@@ -302,7 +351,7 @@ func testWebhookClaimers(t *testing.T, st hitl.Store) {
 		go func() {
 			defer wg.Done()
 			for range 20 {
-				got, err := st.ClaimWebhooks(ctx, now, now.Add(time.Hour), 3, nil)
+				got, err := st.ClaimWebhooks(ctx, now, now.Add(time.Hour), webhook.Claim{Limit: 3})
 				if !assert.NoError(t, err) {
 					return
 				}
