@@ -50,8 +50,19 @@ _EDIT_FIELD = {
 
 
 def _preview(input: Mapping[str, Any]) -> str:
-    s = canonical_json(dict(input)) if input else ""
-    return ("Input: " + (s if len(s) <= 1500 else s[:1500] + " …[cut]")) if s else ""
+    """The tool's input as people read it: a line per argument, a multi-line
+    string as its lines (indented), other values as JSON; cut at 1500 characters."""
+    if not input:
+        return ""
+    lines = ["Input:"]
+    for k, v in input.items():
+        if isinstance(v, str) and "\n" in v:
+            lines.append(f"{k}:")
+            lines.extend("  " + line for line in v.split("\n"))
+        else:
+            lines.append(f"{k}: {v if isinstance(v, str) else canonical_json(v)}")
+    s = "\n".join(lines)
+    return s if len(s) <= 1500 else s[:1500] + " …[cut]"
 
 
 def operation(tool: str, input: Mapping[str, Any]) -> Tuple[str, str, str, str]:
