@@ -153,8 +153,10 @@ describe("openai-agents", () => {
       assert.deepEqual(approvals, [{ alwaysApprove: true }]);
       await agentsRun(agent, first.state);
       assert.deepEqual(ran, [{ path: "/tmp/e", content: "x" }]);
-      const d = await client.check("file_write", '{"path":"/tmp/e","content":"x"}', { operation: "write_file: Writes a file" });
-      assert.equal(d.decision, "allow", "the person taught hitl to allow exactly this call");
+      // A file write is taught by its path, as for Claude Code's Write.
+      const d = await client.check("file_write", "/tmp/e", { operation: "write_file: Writes a file" });
+      assert.equal(d.decision, "allow", "the person taught hitl to allow writing this file");
+      assert.equal((await client.check("file_write", "/tmp/f", { operation: "write_file: Writes a file" })).decision, "ask", "and only this file");
     } finally {
       await model.close();
     }

@@ -18,6 +18,14 @@ saying why (the tool does not run); deny → ``reject`` with the reason (or
 allows only ``respond`` (an "ask the user" tool) becomes a hitl question whose
 answer is the ``respond`` message. ``interrupt("text")`` and
 ``interrupt({"question": …, "options": [...]})`` become ``ask``.
+
+An action whose ``allowed_decisions`` do not include ``edit`` is sent with
+``noEdit`` (no edit is offered; hitl refuses one). A tool call that writes a
+whole file (``file_writes=``, or found by ``_tools.file_write_of``) is asked as
+a ``file_write`` of its absolute path with the diff of the file it would write,
+computed here; moved by a person to another path, it is asked again with the
+diff there. After an edit the middleware puts its note before the tool's
+result, so the model knows what ran.
 """
 
 from __future__ import annotations
