@@ -5,7 +5,8 @@ from __future__ import annotations
 
 import uuid
 from concurrent.futures import ThreadPoolExecutor
-from typing import Any, Dict, List, Sequence, TypedDict
+from pathlib import Path
+from typing import Any, Dict, List, Optional, Sequence, TypedDict
 
 import pytest
 from langchain.agents import create_agent
@@ -18,6 +19,7 @@ from langgraph.graph import END, START, StateGraph
 from langgraph.types import interrupt
 
 from conftest import AGENT_TOKEN, Person, Server
+from readable import block, show
 from hitl import Client, HitlError
 from hitl.integrations import langgraph as hitl_lg
 
@@ -33,9 +35,10 @@ class FakeToolModel(GenericFakeChatModel):
 class World:
     """The tools' side effects."""
 
-    def __init__(self) -> None:
+    def __init__(self, dir: Optional[Path] = None) -> None:
         self.sent: List[Dict[str, Any]] = []
         self.dropped: List[str] = []
+        self.dir = dir
 
     def agent(self, calls: List[Dict[str, Any]], mode: str = "batched") -> Any:
         world = self
@@ -68,7 +71,14 @@ class World:
             """Ask the user."""
             raise AssertionError("ask_user is answered by a person, never run")
 
-        self.tools = [send_email, get_weather, drop_db, post_status, ask_user]
+        @tool
+        def write_file(path: str, content: str) -> str:
+            """Write a file."""
+            assert world.dir is not None
+            (world.dir / path).write_text(content)
+            return f"wrote {path}"
+
+        self.tools = [send_email, get_weather, drop_db, post_status, ask_user, write_file]
         model = FakeToolModel(messages=iter([AIMessage(content="", tool_calls=[{**c, "id": c.get("id", f"call_{i}")} for i, c in enumerate(calls)]), AIMessage(content="all done")]))
         interrupt_on: Dict[str, Any] = {
             "send_email": {"allowed_decisions": ["approve", "edit", "reject"], "description": "Email a customer"},
@@ -76,6 +86,7 @@ class World:
             "drop_db": {"allowed_decisions": ["approve", "reject"]},
             "ask_user": {"allowed_decisions": ["respond"]},
             "post_status": {"allowed_decisions": ["approve", "reject", "respond"]},
+            "write_file": {"allowed_decisions": ["approve", "edit", "reject"]},
         }
         hitl_mw = HumanInTheLoopMiddleware(
             interrupt_on=interrupt_on,
@@ -273,3 +284,97 @@ def test_a_tools_operation_type_is_its_own_name(name: str, want: str) -> None:
 
     assert op_type_for(name) == want
     assert op_type_for(name, {name: "deploy"}) == "deploy"
+
+
+@pytest.mark.parametrize("mode", ["batched", "per_call"])
+def test_an_action_without_edit_is_asked_with_no_edit(server: Server, person: Person, run: str, mode: str) -> None:
+    """post_status allows approve, reject and respond: no edit is offered, and an edited answer is refused."""
+    w = World()
+    fut = start(server, w.agent([{"name": "post_status", "args": {"text": "deployed"}}], mode), run)
+    q = person.question(run)
+    assert q["operation"]["noEdit"] is True
+    with pytest.raises(AssertionError, match="400"):
+        person.answer(q["id"], "approve", edited='{"text": "rolled back"}')
+    person.answer(q["id"], "approve")
+    fut.result(timeout=60)
+    assert w.sent == [{"status": "deployed"}]
+
+
+@pytest.mark.parametrize("mode", ["batched", "per_call"])
+def test_the_model_is_told_of_an_edit(server: Server, person: Person, run: str, mode: str) -> None:
+    """The tool's result says a person changed the call and what ran, so the model's history matches what ran."""
+    w = World()
+    fut = start(server, w.agent([EMAIL], mode), run, tools=None if mode == "per_call" else w.tools)
+    q = person.question(run)
+    assert "noEdit" not in q["operation"]
+    person.answer(q["id"], "approve", edited='{"to": "me@corp.io", "subject": "hi"}')
+    msg = tool_messages(fut.result(timeout=60))["send_email"]
+    assert w.sent == [{"to": "me@corp.io", "subject": "hi", "urgent": False}]
+    assert "replaced this tool call before it ran" in str(msg.content) and "me@corp.io" in str(msg.content), msg.content
+    assert "sent to me@corp.io" in str(msg.content)
+
+
+def test_a_file_write_is_asked_with_its_diff_and_a_moved_write_again(server: Server, person: Person, run: str, tmp_path: Path) -> None:
+    """write_file is a file_write of its absolute path with the diff of the file
+    it would write; a person who moves it to another path is asked again with
+    the diff there (an existing file, overwritten), and the model is told."""
+    (tmp_path / "old.md").write_text("keep me\n")
+    w = World(tmp_path)
+    fut = start(server, w.agent([{"name": "write_file", "args": {"path": "new.md", "content": "line 1\nline 2\n"}}]), run, cwd=str(tmp_path))
+    q = person.question(run)
+    new, old = str(tmp_path / "new.md"), str(tmp_path / "old.md")
+    assert (q["operation"]["opType"], q["operation"]["resource"]) == ("file_write", new)
+    assert q["operation"]["diffs"] == [{"path": new, "change": "new", "added": 2, "removed": 0,
+                                        "unified": f"--- /dev/null\n+++ b{new}\n@@ -0,0 +1,2 @@\n+line 1\n+line 2\n"}]
+    person.answer(q["id"], "approve", edited=old)
+    q2 = person.question(run)  # asked again: the same write at old.md, with its own diff
+    assert q2["operation"]["resource"] == old and "moved this write from" in q2["operation"]["context"]
+    d = q2["operation"]["diffs"][0]
+    assert (d["path"], d["change"], d["added"], d["removed"]) == (old, "modify", 2, 1) and "-keep me\n" in d["unified"]
+    assert not (tmp_path / "new.md").exists() and (tmp_path / "old.md").read_text() == "keep me\n"  # nothing ran yet
+    person.answer(q2["id"], "approve")
+    msg = tool_messages(fut.result(timeout=60))["write_file"]
+    assert (tmp_path / "old.md").read_text() == "line 1\nline 2\n" and not (tmp_path / "new.md").exists()
+    assert "replaced this tool call" in str(msg.content) and old in str(msg.content)
+
+
+def test_a_moved_write_denied_when_asked_again_never_runs(server: Server, person: Person, run: str, tmp_path: Path) -> None:
+    w = World(tmp_path)
+    fut = start(server, w.agent([{"name": "write_file", "args": {"path": "new.md", "content": "x\n"}}]), run, cwd=str(tmp_path))
+    q = person.question(run)
+    person.answer(q["id"], "approve", edited=str(tmp_path / "other.md"))
+    person.answer(person.question(run)["id"], "deny", text="not there either")
+    msg = tool_messages(fut.result(timeout=60))["write_file"]
+    assert list(tmp_path.iterdir()) == [] and "not there either" in str(msg.content)
+
+
+def test_a_tools_input_reads_as_its_fields(server: Server, person: Person, run: str) -> None:
+    body = "Hello,\n\nthe release is out.\n\tBob"
+    w = World()
+    fut = start(server, w.agent([{"name": "send_email", "args": {"to": "all@corp.io", "subject": body}}]), run)
+    q = person.question(run)
+    out = show(server, q["id"])
+    assert "  to: all@corp.io\n" in out and block("subject", body) in out, out
+    assert "\\n" not in out, out
+    person.answer(q["id"], "deny")
+    fut.result(timeout=60)
+
+
+@pytest.mark.parametrize("name, args, declared, want", [
+    ("write_file", {"path": "a.md", "content": "x"}, None, ("path", "content")),
+    ("createFile", {"file_path": "a.md", "text": ""}, None, ("file_path", "text")),
+    ("save_note", {"filename": "a.md", "contents": "x", "tags": []}, None, ("filename", "contents")),
+    ("append_file", {"path": "a.md", "content": "x"}, None, None),  # adds to the file: a whole-file diff would lie
+    ("edit_file", {"path": "a.md", "content": "x"}, None, None),
+    ("write_file", {"path": "a.md"}, None, None),  # no content
+    ("write_file", {"path": "", "content": "x"}, None, None),  # no path
+    ("write_file", {"path": 3, "content": "x"}, None, None),
+    ("send_email", {"to": "a", "body": "x"}, None, None),  # not named for writing
+    ("put_blob", {"key": "a", "blob": "x"}, {"put_blob": ("key", "blob")}, ("key", "blob")),  # declared
+    ("write_file", {"path": "a.md", "content": "x"}, {"write_file": None}, None),  # declared not a file write
+    ("put_blob", {"key": 1, "blob": "x"}, {"put_blob": ("key", "blob")}, None),
+])
+def test_which_calls_are_file_writes(name: str, args: Dict[str, Any], declared: Any, want: Any) -> None:
+    from hitl.integrations._tools import file_write_of
+
+    assert file_write_of(name, args, declared) == want

@@ -4,6 +4,7 @@ OpenAI-compatible model on loopback, real hitl serve, a person answering through
 from __future__ import annotations
 
 import asyncio
+from pathlib import Path
 from typing import Any, Dict, Iterator, List
 
 import pytest
@@ -12,6 +13,7 @@ from openai import AsyncOpenAI
 
 from conftest import AGENT_TOKEN, Person, Server
 from fake_openai import FakeOpenAI, text, tool_calls
+from readable import block, show
 from hitl import AsyncClient
 from hitl.integrations import openai_agents as hitl_oa
 
@@ -19,14 +21,15 @@ set_tracing_disabled(True)
 
 
 class World:
-    def __init__(self) -> None:
+    def __init__(self, dir: Path | None = None) -> None:
         self.sent: List[Dict[str, Any]] = []
         self.dropped: List[str] = []
+        self.dir = dir
 
 
 @pytest.fixture
-def world() -> World:
-    return World()
+def world(tmp_path: Path) -> World:
+    return World(tmp_path)
 
 
 def agent_for(server: Server, world: World, fake: FakeOpenAI) -> tuple[Agent[Any], AsyncClient]:
@@ -49,8 +52,21 @@ def agent_for(server: Server, world: World, fake: FakeOpenAI) -> tuple[Agent[Any
         world.dropped.append(name)
         return "dropped"
 
+    @function_tool(needs_approval=hitl_oa.needs_approval(client, "write_file", cwd=str(world.dir)))
+    async def write_file(path: str, content: str) -> str:
+        """Write a file."""
+        assert world.dir is not None
+        (world.dir / path).write_text(content)
+        return f"wrote {path}"
+
+    @function_tool(needs_approval=hitl_oa.needs_approval(client, "post_note"))
+    async def post_note(channel: str, body: str) -> str:
+        """Post a note."""
+        world.sent.append({"channel": channel, "body": body})
+        return "posted"
+
     model = OpenAIChatCompletionsModel(model="fake", openai_client=AsyncOpenAI(base_url=fake.url, api_key="test", max_retries=0))
-    return Agent(name="mailer", instructions="help", tools=[send_email, get_weather, drop_db], model=model), client
+    return Agent(name="mailer", instructions="help", tools=[send_email, get_weather, drop_db, write_file, post_note], model=model), client
 
 
 def script(*calls: Dict[str, Any]) -> Any:
@@ -94,7 +110,7 @@ async def test_what_the_person_sees(server: Server, person: Person, run: str, wo
     task = asyncio.create_task(hitl_oa.run(agent, "go", client=client, run=run, op_types=OP))
     q = await asyncio.to_thread(person.question, run)
     assert q["operation"] == {"opType": "api_call", "operation": "send_email: Send an email to a customer.", "resource": '{"subject":"hi","to":"all@corp.io"}',
-                              "context": "tool send_email", "agent": "api:agent", "prompted": True}
+                              "context": "tool send_email", "agent": "api:agent", "prompted": True, "noEdit": True}
     person.answer(q["id"], "deny")
     await asyncio.wait_for(task, 60)
 
@@ -109,9 +125,63 @@ async def test_a_reply_rejects_with_its_text(server: Server, person: Person, run
     assert world.sent == [] and "Not approved: api:alice replied in hitl instead: email only the EU list" in result.final_output
 
 
-async def test_an_edit_is_refused_with_a_clear_message(server: Server, person: Person, run: str, world: World, fake_email: FakeOpenAI) -> None:
-    result = await drive(server, world, fake_email, run, person, "approve", edited='{"to": "me@corp.io", "subject": "hi"}')
-    assert world.sent == [] and "cannot run" in result.final_output and "me@corp.io" in result.final_output
+async def test_no_edit_is_offered_and_an_edited_answer_is_refused(server: Server, person: Person, run: str, world: World, fake_email: FakeOpenAI) -> None:
+    """The SDK runs a tool only with the model's arguments: the approval says
+    noEdit, hitl refuses an edited answer, and the call runs as asked."""
+    agent, client = agent_for(server, world, fake_email)
+    task = asyncio.create_task(hitl_oa.run(agent, "go", client=client, run=run, op_types=OP))
+    q = await asyncio.to_thread(person.question, run)
+    assert q["operation"]["noEdit"] is True
+    with pytest.raises(AssertionError, match="400"):
+        person.answer(q["id"], "approve", edited='{"to": "me@corp.io", "subject": "hi"}')
+    person.answer(q["id"], "approve")
+    await asyncio.wait_for(task, 60)
+    await client.aclose()
+    assert world.sent == [{"to": "all@corp.io", "subject": "hi"}]
+
+
+async def test_a_file_write_is_asked_with_its_diff(server: Server, person: Person, run: str, world: World) -> None:
+    """A tool that writes a whole file is a file_write of its absolute path,
+    with the diff of the file it would write, read on the agent's machine."""
+    assert world.dir is not None
+    (world.dir / "notes.md").write_text("one\ntwo\nthree\n")
+    fake = FakeOpenAI(script({"name": "write_file", "args": {"path": "notes.md", "content": "one\n2\nthree\nfour\n"}}))
+    agent, client = agent_for(server, world, fake)
+    try:
+        task = asyncio.create_task(hitl_oa.run(agent, "go", client=client, run=run, cwd=str(world.dir)))
+        q = await asyncio.to_thread(person.question, run)
+        op = q["operation"]
+        path = str(world.dir / "notes.md")
+        assert (op["opType"], op["resource"], op["cwd"], op["noEdit"]) == ("file_write", path, str(world.dir), True)
+        assert op["diffs"] == [{"path": path, "change": "modify", "added": 2, "removed": 1,
+                                "unified": f"--- a{path}\n+++ b{path}\n@@ -1,3 +1,4 @@\n one\n-two\n+2\n three\n+four\n"}]
+        assert "(+2 −1)" in show(server, q["id"])
+        assert (world.dir / "notes.md").read_text() == "one\ntwo\nthree\n"  # nothing ran before the person decided
+        person.answer(q["id"], "approve")
+        result = await asyncio.wait_for(task, 60)
+        assert (world.dir / "notes.md").read_text() == "one\n2\nthree\nfour\n" and "wrote notes.md" in result.final_output
+    finally:
+        fake.close()
+        await client.aclose()
+
+
+async def test_a_tools_input_reads_as_its_fields(server: Server, person: Person, run: str, world: World) -> None:
+    """The question shows the tool's arguments as key/values, a multi-line
+    value as a block with its line breaks, not as escaped JSON."""
+    body = "Deployed v2.\nStaging only.\n  - rollback: make undo"
+    fake = FakeOpenAI(script({"name": "post_note", "args": {"channel": "#ops", "body": body}}))
+    agent, client = agent_for(server, world, fake)
+    try:
+        task = asyncio.create_task(hitl_oa.run(agent, "go", client=client, run=run))
+        q = await asyncio.to_thread(person.question, run)
+        out = show(server, q["id"])
+        assert "  channel: #ops\n" in out and block("body", body) in out, out
+        assert "\\n" not in out, out
+        person.answer(q["id"], "deny")
+        await asyncio.wait_for(task, 60)
+    finally:
+        fake.close()
+        await client.aclose()
 
 
 async def test_always_approve_is_passed_to_the_sdk(server: Server, person: Person, run: str, world: World) -> None:

@@ -44,7 +44,9 @@ export function needsApproval(client: Client, toolName: string, opts: ToolOption
  * Answers every pending `tool-approval-request` through hitl, in order, and
  * returns the `tool-approval-response` parts to send back in a tool
  * message. The AI SDK runs an approved tool only with the model's input:
- * an edit is refused (the person is asked again, told why).
+ * the approval is sent with noEdit (no edit is offered; hitl refuses one).
+ * A call that writes a whole file (opts.fileWrites, or fileWriteOf) is
+ * asked as a file_write of its path with the diff of the file it would write.
  */
 export async function resolveApprovals(source: ApprovalSource, client: Client, opts: AISDKOptions = {}): Promise<ToolApprovalResponse[]> {
   const out: ToolApprovalResponse[] = [];

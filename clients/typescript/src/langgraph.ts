@@ -4,10 +4,15 @@
 //
 //   const agent = createAgent({ model, tools, checkpointer,
 //     middleware: [humanInTheLoopMiddleware({ interruptOn: { send_email: { allowedDecisions: ["approve", "edit", "reject"], when: interruptWhen(client) } } })] });
-//   const result = await run(agent, { messages: [...] }, { client, config: { configurable: { thread_id: "t1" } } });
+//   const result = await run(agent, { messages: [...] }, { client, notes, config: { configurable: { thread_id: "t1" } } });
+//
+// With `const notes = new EditNotes()` and `await notes.middleware()` in
+// the agent's middleware, the result of a call a person changed tells the
+// model so (langchain's middleware runs the edited call as if the model
+// had made it).
 import type { Client } from "./client.js";
 import { HitlError } from "./errors.js";
-import { approveTool, checkTool, replyMessage, respondTool, type JSONSchema, type ToolOptions } from "./tool.js";
+import { approveTool, checkTool, editNote, replyMessage, respondTool, type JSONSchema, type ToolOptions } from "./tool.js";
 
 export type DecisionType = "approve" | "edit" | "reject" | "respond";
 
@@ -27,6 +32,57 @@ export interface QuestionInterrupt { question: string; options?: string[]; multi
 
 export interface LangGraphOptions extends ToolOptions {
   client: Client;
+  /** Where an edited call's note waits for its result (see EditNotes). */
+  notes?: EditNotes;
+}
+
+/** JSON with sorted keys: the same arguments, however ordered, read the same. */
+function canonical(v: unknown): string {
+  if (Array.isArray(v)) return `[${v.map(canonical).join(",")}]`;
+  if (v && typeof v === "object") return `{${Object.keys(v).sort().map((k) => `${JSON.stringify(k)}:${canonical((v as Record<string, unknown>)[k])}`).join(",")}}`;
+  return JSON.stringify(v) ?? "null";
+}
+
+/**
+ * Tells the model when a person changed a tool call before it ran:
+ * resolve records each edited call, and the middleware (add
+ * `await notes.middleware()` to createAgent's middleware) puts a note —
+ * who changed it and what ran — before that call's result, so the
+ * model's history matches what ran.
+ */
+export class EditNotes {
+  private readonly notes = new Map<string, string>();
+
+  /** Records the note for the call name(args) about to run. */
+  record(name: string, args: unknown, note: string): void {
+    this.notes.set(`${name}\u0000${canonical(args)}`, note);
+  }
+
+  /** The note for the call name(args), once. */
+  take(name: string, args: unknown): string | undefined {
+    const k = `${name}\u0000${canonical(args)}`;
+    const note = this.notes.get(k);
+    this.notes.delete(k);
+    return note;
+  }
+
+  /** The langchain middleware (createMiddleware) that puts each note before its call's result. */
+  async middleware(): Promise<unknown> {
+    const { createMiddleware } = (await import("langchain")) as unknown as { createMiddleware: (c: Record<string, unknown>) => unknown };
+    type Req = { toolCall: { name: string; args: unknown } };
+    return createMiddleware({
+      name: "HitlEditNotes",
+      wrapToolCall: async (request: Req, handler: (r: Req) => Promise<unknown>) => {
+        const res = await handler(request);
+        const note = this.take(request.toolCall.name, request.toolCall.args);
+        const msg = res as { content?: unknown } | undefined;
+        if (note && msg && typeof msg === "object" && "content" in msg) {
+          msg.content = typeof msg.content === "string" ? `${note}\n\n${msg.content}` : [{ type: "text", text: note }, ...(Array.isArray(msg.content) ? msg.content : [])];
+        }
+        return res;
+      },
+    });
+  }
 }
 
 /** Whether v is the middleware's request. */
@@ -67,6 +123,7 @@ async function decide(req: HITLRequest, opts: LangGraphOptions): Promise<HITLDec
   for (const [i, action] of req.actionRequests.entries()) {
     const cfg = req.reviewConfigs.find((c) => c.actionName === action.name) ?? req.reviewConfigs[i];
     const allowed = new Set<DecisionType>(cfg?.allowedDecisions ?? ["approve", "reject"]);
+    // An action whose review config does not allow edit cannot take one: none is offered (noEdit).
     const call = { name: action.name, input: action.args, description: action.description, schema: cfg?.argsSchema as JSONSchema | undefined, editable: allowed.has("edit") };
     if (allowed.has("respond") && !allowed.has("approve") && !allowed.has("edit")) {
       out.push({ type: "respond", message: await respondTool(opts.client, call, opts) });
@@ -79,6 +136,7 @@ async function decide(req: HITLRequest, opts: LangGraphOptions): Promise<HITLDec
         if (allowed.has("edit")) { out.push({ type: "edit", editedAction: { name: action.name, args: action.args } }); break; }
         throw new HitlError("invalid", `${action.name} was approved, but its review config allows only ${[...allowed].join(", ")}`);
       case "edited":
+        opts.notes?.record(action.name, d.input, editNote(action.name, d.by, d.input));
         out.push({ type: "edit", editedAction: { name: action.name, args: d.input as Record<string, unknown> } });
         break;
       case "responded":

@@ -40,7 +40,9 @@ export function needsApproval(client: Client, toolName: string, opts: ToolOption
  * Answers every interruption of result through hitl: `state.approve` (with
  * `alwaysApprove` when the person chose "always"), `state.reject` with the
  * person's reason. The SDK runs an approved call only with the model's
- * arguments, so an edit is refused and the person asked again, told why.
+ * arguments, so the approval is sent with noEdit (no edit is offered;
+ * hitl refuses one). A call that writes a whole file (opts.fileWrites, or
+ * fileWriteOf) is asked as a file_write of its path with its diff.
  * Returns the decisions, in order.
  */
 export async function resolve(result: ResultLike, opts: OpenAIAgentsOptions): Promise<ToolDecision[]> {

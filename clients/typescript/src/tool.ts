@@ -3,8 +3,10 @@
 // let the policy decide first; check a person's edit against the tool's
 // argument schema before the tool may use it.
 import type { Client, Decision } from "./client.js";
+import { absolute, writeDiff, type FileDiff } from "./diff.js";
 import { HitlError } from "./errors.js";
 import { validateSchema, type JSONSchema } from "./schema.js";
+import type { ApprovalOutcome } from "./types.js";
 
 export type { JSONSchema } from "./schema.js";
 
@@ -31,6 +33,75 @@ export interface ToolOptions {
   timeout?: number;
   risk?: "low" | "medium" | "high" | "critical";
   signal?: AbortSignal;
+  /**
+   * Tools that write a whole file: tool name → its path and content
+   * arguments (null: the tool is not a file write). Without an entry, a
+   * tool named for writing (write, create, save; not append, insert,
+   * patch, edit, replace, delete, remove) whose arguments name a path and
+   * its content is one (fileWriteOf).
+   */
+  fileWrites?: Record<string, FileWrite | null>;
+  /** The agent's working directory: where a file write's relative path is (default: this process's). */
+  cwd?: string;
+}
+
+/** A file-writing tool's path and content arguments. */
+export interface FileWrite { path: string; content: string }
+
+const pathFields = ["path", "file_path", "filepath", "filename", "file"];
+const contentFields = ["content", "contents", "text"];
+
+/**
+ * The path and content arguments of a call that writes a whole file: as
+ * declared, else a tool named for writing whose arguments name a path
+ * (path, file_path, filepath, filename, file) and its content (content,
+ * contents, text). A tool that adds to a file (append, insert, patch,
+ * edit, replace) is not one: a whole-file diff would misstate it.
+ */
+export function fileWriteOf(name: string, input: unknown, declared?: Record<string, FileWrite | null>): FileWrite | undefined {
+  if (!input || typeof input !== "object" || Array.isArray(input)) return undefined;
+  const args = input as Record<string, unknown>;
+  if (declared && name in declared) {
+    const fw = declared[name];
+    return fw && typeof args[fw.path] === "string" && typeof args[fw.content] === "string" ? fw : undefined;
+  }
+  if (!/write|create|save/i.test(name) || /append|insert|patch|edit|replace|delete|remove/i.test(name)) return undefined;
+  const path = pathFields.find((k) => typeof args[k] === "string" && args[k] !== "");
+  const content = contentFields.find((k) => typeof args[k] === "string");
+  return path && content ? { path, content } : undefined;
+}
+
+/** The operation sent for a tool call. */
+interface ToolOperation {
+  opType: string;
+  resource: string;
+  /** The call's input when the resource is its JSON (an edit comes back parsed). */
+  input?: unknown;
+  context?: string;
+  /** A file write: its path argument, its absolute path, its diff and the working directory. */
+  file?: { field: string; path: string; cwd: string; diffs: FileDiff[] };
+}
+
+/**
+ * The operation of a tool call: a call that writes a whole file
+ * (fileWriteOf) is a `file_write` of its absolute path (or the type
+ * opts.opType gives it) with the diff of the file it would write,
+ * computed here, on the agent's machine, as hitl's Claude Code hook does;
+ * the policy decides it by its path like every file write. Any other call
+ * is its tool's own type with its input as JSON.
+ */
+export function operationOfTool(call: ToolCall, opts: Pick<ToolOptions, "opType" | "fileWrites" | "cwd"> = {}): ToolOperation {
+  const fw = fileWriteOf(call.name, call.input, opts.fileWrites);
+  if (!fw) return { opType: opTypeOf(call.name, opts), resource: resourceOf(call.input), input: call.input ?? {} };
+  const args = call.input as Record<string, unknown>;
+  const cwd = opts.cwd ?? process.cwd();
+  const path = absolute(String(args[fw.path]), cwd);
+  const others = Object.fromEntries(Object.entries(args).filter(([k]) => k !== fw.path && k !== fw.content));
+  return {
+    opType: opts.opType ? opTypeOf(call.name, opts) : "file_write", resource: path,
+    context: `tool ${call.name}` + (Object.keys(others).length ? `, with ${JSON.stringify(others)}` : ""),
+    file: { field: fw.path, path, cwd, diffs: [writeDiff(path, String(args[fw.content]))] },
+  };
 }
 
 /** How many times a person is asked again after an edit that cannot be used. */
@@ -69,7 +140,11 @@ export function resourceOf(input: unknown): string {
 
 /** What the policy decides about call, without asking anyone. */
 export async function checkTool(client: Client, call: ToolCall, opts: ToolOptions = {}): Promise<"allow" | "ask" | "deny"> {
-  const d = await client.check(opTypeOf(call.name, opts), resourceOf(call.input), { operation: actionOf(call), risk: opts.risk, signal: opts.signal });
+  const fw = fileWriteOf(call.name, call.input, opts.fileWrites);
+  const [opType, resource] = fw
+    ? [opts.opType ? opTypeOf(call.name, opts) : "file_write", absolute(String((call.input as Record<string, unknown>)[fw.path]), opts.cwd)]
+    : [opTypeOf(call.name, opts), resourceOf(call.input)];
+  const d = await client.check(opType, resource, { operation: actionOf(call), risk: opts.risk, signal: opts.signal });
   return d.decision;
 }
 
@@ -83,20 +158,32 @@ export interface ToolDecision extends Decision {
  * Asks hitl about a tool call: the policy first, then a person. An edit is
  * parsed as JSON and checked against the tool's schema; one that cannot be
  * used is refused and the person is asked again, told why (at most 3
- * times, then the call is denied with that reason).
+ * times, then the call is denied with that reason). A file write moved to
+ * another path is not run on trust: the same write at the new path is
+ * asked again, with the diff of the file there, and runs only when that
+ * is approved (outcome "edited", with the new input).
  */
 export async function approveTool(client: Client, call: ToolCall, opts: ToolOptions = {}): Promise<ToolDecision> {
   let why = "";
+  let moved = "";
+  let cur = call;
   for (let round = 0; ; round++) {
-    const reason = why ? `Your edit was refused: ${why}. Approve the original, edit it again, or deny.` : undefined;
-    const d = await client.requestApproval(actionOf(call), {
-      opType: opTypeOf(call.name, opts), input: call.input ?? {}, reason, risk: opts.risk, run: opts.run, timeout: opts.timeout, signal: opts.signal,
-      noEdit: call.editable === false,
-    }).catch((e: unknown) => {
+    const op = operationOfTool(cur, opts);
+    const reason = why ? `Your edit was refused: ${why}. Approve the original, edit it again, or deny.` : moved || undefined;
+    const d = await requestOperation(client, actionOf(call), op, reason, call.editable === false, opts).catch((e: unknown) => {
       // An edit that is not JSON at all: refuse it like any other bad edit.
       if (e instanceof HitlError && e.code === "invalid_edit") return { outcome: "edited", editedInput: undefined, message: undefined, by: undefined, invalid: e.message } as Decision & { invalid: string };
       throw e;
     });
+    if (d.outcome === "edited" && op.file && typeof d.editedInput === "string") {
+      if (round + 1 >= maxEditRounds) return { ...d, outcome: "denied", reason: `the path of ${call.name} was changed ${maxEditRounds} times without an approval of the last change`, input: undefined };
+      const to = absolute(d.editedInput, op.file.cwd);
+      moved = `${d.by ?? "the approver"} moved this write from ${op.file.path} to ${to}: this is the change at ${to}. Approve it, edit the path again, or deny.`;
+      cur = { ...cur, input: { ...(cur.input as Record<string, unknown>), [op.file.field]: d.editedInput } };
+      why = "";
+      continue;
+    }
+    if (d.outcome === "approved" && cur !== call) return { ...d, outcome: "edited", editedInput: cur.input, input: cur.input };
     if (d.outcome !== "edited") return { ...d, input: d.outcome === "approved" ? call.input : undefined };
     why = (d as { invalid?: string }).invalid ?? editProblem(call, d.editedInput) ?? "";
     if (!why) return { ...d, input: d.editedInput };
@@ -104,6 +191,34 @@ export async function approveTool(client: Client, call: ToolCall, opts: ToolOpti
       return { ...d, outcome: "denied", reason: `the edit of ${call.name} was refused ${maxEditRounds} times: ${why}`, input: undefined };
     }
   }
+}
+
+/**
+ * POSTs op as an approval and waits for its decision. A file write's diffs
+ * and working directory are sent as the approvals API takes them (the
+ * client's requestApproval has no option for them).
+ */
+async function requestOperation(client: Client, action: string, op: ToolOperation, reason: string | undefined, noEdit: boolean, opts: ToolOptions): Promise<Decision> {
+  const context = [reason, op.context].filter(Boolean).join("\n") || undefined;
+  if (!op.file) {
+    return client.requestApproval(action, { opType: op.opType, input: op.input, reason: context, risk: opts.risk, run: opts.run, timeout: opts.timeout, signal: opts.signal, noEdit });
+  }
+  const body: Record<string, unknown> = { opType: op.opType, operation: action, resource: op.resource, cwd: op.file.cwd, diffs: op.file.diffs };
+  if (context) body.context = context;
+  if (opts.risk) body.risk = opts.risk;
+  if (noEdit) body.noEdit = true;
+  body.runId = opts.run ?? (await client.defaultRun(opts.signal));
+  if (opts.timeout !== undefined) body.timeoutMinutes = opts.timeout / 60;
+  const res = await client.call<ApprovalOutcome>({ method: "POST", path: "/api/approvals", body, replay: false, signal: opts.signal });
+  if (res.decision === "allow") return { outcome: "approved", by: "policy", rule: res.rule };
+  if (res.decision === "deny") return { outcome: "denied", by: "policy", rule: res.rule, reason: `denied by policy rule ${res.rule}` };
+  if (!res.questionId) throw new HitlError("internal", "the service asked without a question to wait on");
+  return client.awaitApproval(res.questionId, { resource: op.resource, rule: res.rule, question: res.question, signal: opts.signal });
+}
+
+/** What the model reads when a person changed its call before it ran (the tool ran with `ran`). */
+export function editNote(tool: string, by: string | undefined, ran: unknown): string {
+  return `Note: ${by || "the approver"} changed the input of this ${tool} call in hitl before it ran; what ran is not what you asked for. It ran with: ${typeof ran === "string" ? ran : JSON.stringify(ran)}`;
 }
 
 /** Why an edited input cannot be used, or undefined when it can. */

@@ -37,6 +37,22 @@ export interface Operation {
   prompted?: boolean;
   /** The agent cannot run it with other input: no edit is offered or taken. */
   noEdit?: boolean;
+  /** The agent's working directory, sent by an edge on the agent's machine. */
+  cwd?: string;
+  /** A file change's diffs, computed on the agent's machine (docs/diffs.md). */
+  diffs?: FileDiff[];
+}
+
+/** One file of a file-changing operation, as the person who approves it sees it. */
+export interface FileDiff {
+  path: string;
+  change: "new" | "modify" | "delete";
+  movedTo?: string;
+  added: number;
+  removed: number;
+  unified?: string;
+  truncated?: boolean;
+  problem?: string;
 }
 
 export interface Question {

@@ -8,6 +8,10 @@ import { z } from "zod";
 import { needsApproval, resolveApprovals } from "../src/ai-sdk.js";
 import { HitlError, type Client } from "../src/index.js";
 import { Hitl } from "./hitl.js";
+import { block, show } from "./readable.js";
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 
 let hitl: Hitl;
 before(async () => { hitl = await Hitl.start(); });
@@ -53,7 +57,56 @@ async function agentRun(client: Client, toolName: string, opType: string, input:
   return { ran, requests, responses, result, messages };
 }
 
+/** One step of a model calling a tool with input, its approvals answered through hitl, then the next step. */
+async function oneTool(client: Client, toolName: string, input: Record<string, string>, person: (run: string) => Promise<void>, cwd?: string) {
+  const ran: unknown[] = [];
+  const tools = {
+    [toolName]: tool({
+      description: `The ${toolName} tool`,
+      inputSchema: z.object({ path: z.string(), content: z.string() }),
+      needsApproval: needsApproval(client, toolName, { cwd }),
+      execute: async (args: { path: string; content: string }) => { ran.push(args); return `did ${args.path}`; },
+    }),
+  };
+  const messages: ModelMessage[] = [{ role: "user", content: "go" }];
+  const m = model(toolName, input);
+  const result = await generateText({ model: m, tools, messages, stopWhen: stepCountIs(3) });
+  const answering = person(await client.defaultRun());
+  const responses = await resolveApprovals(result, client, { tools, cwd });
+  await answering;
+  messages.push(...result.response.messages, { role: "tool", content: responses });
+  await generateText({ model: m, tools, messages, stopWhen: stepCountIs(3) });
+  return { ran, responses };
+}
+
 describe("ai-sdk", () => {
+  test("a file write is asked as file_write of its path with the diff of the file it would write; no edit offered", async () => {
+    const dir = mkdtempSync(join(tmpdir(), "hitl-ai-"));
+    const path = join(dir, "notes.md");
+    const r = await oneTool(hitl.agent({ run: "ai-diff" }), "writeFile", { path: "notes.md", content: "a\nb\n" }, async (run) => {
+      const q = await hitl.pending((q) => q.jobId === run);
+      assert.equal(q.operation?.opType, "file_write");
+      assert.equal(q.operation?.resource, path);
+      assert.equal(q.operation?.noEdit, true);
+      assert.deepEqual(q.operation?.diffs, [{ path, change: "new", added: 2, removed: 0, unified: `--- /dev/null\n+++ b${path}\n@@ -0,0 +1,2 @@\n+a\n+b\n` }]);
+      await hitl.answer(q.id, { value: "approve" });
+    }, dir);
+    assert.deepEqual(r.ran, [{ path: "notes.md", content: "a\nb\n" }]);
+    rmSync(dir, { recursive: true, force: true });
+  });
+
+  test("a tool's input reads as its fields, a multi-line value as a block", async () => {
+    const content = "line 1\nline 2\n\n  indented";
+    const r = await oneTool(hitl.agent({ run: "ai-readable" }), "publishNote", { path: "ops", content }, async (run) => {
+      const q = await hitl.pending((q) => q.jobId === run);
+      const out = show(hitl, q.id);
+      assert.ok(out.includes("  path: ops\n") && out.includes(block("content", content)), out);
+      assert.ok(!out.includes("\\n"), out);
+      await hitl.answer(q.id, { value: "deny" });
+    });
+    assert.deepEqual(r.ran, []);
+  });
+
   test("approved: the tool runs once, with the model's input", async () => {
     const c = hitl.agent({ run: "ai-approve" });
     const r = await agentRun(c, "deleteFile", "file_delete", { path: "/tmp/a" }, async (run) => {

@@ -4,22 +4,25 @@
 // hitl serve, a person answering through the API.
 import { test, before, after, describe } from "node:test";
 import assert from "node:assert/strict";
-import { mkdtempSync, readFileSync, existsSync, rmSync } from "node:fs";
+import { mkdtempSync, readFileSync, existsSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { query } from "@anthropic-ai/claude-agent-sdk";
-import { canUseTool } from "../src/claude-agent-sdk.js";
+import { canUseTool, permissions } from "../src/claude-agent-sdk.js";
 import { Hitl } from "./hitl.js";
+import { show } from "./readable.js";
 import { fakeAnthropic } from "./fakemodel.js";
+import { HitlError } from "../src/index.js";
 
 let hitl: Hitl;
 before(async () => { hitl = await Hitl.start(); });
 after(async () => { await hitl?.stop(); });
 
 /** Runs Claude on a prompt whose model calls toolName with input(dir) once. */
-async function claudeRun(runId: string, toolName: string, input: (dir: string) => Record<string, unknown>, person?: (run: string, dir: string) => Promise<void>, timeout?: number) {
+async function claudeRun(runId: string, toolName: string, input: (dir: string) => Record<string, unknown>, person?: (run: string, dir: string) => Promise<void>, timeout?: number, setup?: (dir: string) => void) {
   const dir = mkdtempSync(join(tmpdir(), "hitl-claude-"));
   dirs.push(dir);
+  setup?.(dir);
   const model = await fakeAnthropic(toolName, input(dir));
   try {
     const client = hitl.agent({ run: runId });
@@ -30,14 +33,17 @@ async function claudeRun(runId: string, toolName: string, input: (dir: string) =
       options: {
         cwd: dir, model: "claude-sonnet-4-5", maxTurns: 3, settingSources: [], persistSession: false,
         env: { PATH: process.env.PATH ?? "", HOME: dir, ANTHROPIC_BASE_URL: model.url, ANTHROPIC_API_KEY: "test-key", CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC: "1", DISABLE_TELEMETRY: "1", DISABLE_AUTOUPDATER: "1", DISABLE_ERROR_REPORTING: "1" },
-        canUseTool: canUseTool(client, { timeout }),
+        ...permissions(client, { timeout, cwd: dir }),
       },
     })) {
       if (m.type === "result") result = m.subtype === "success" ? m.result : `error: ${m.subtype}`;
     }
     await answering;
     const file = (name: string) => (existsSync(join(dir, name)) ? readFileSync(join(dir, name), "utf8") : undefined);
-    return { result, file, dir };
+    // What the model read after its tool ran: the last request's last message.
+    const last = model.requests[model.requests.length - 1] as { messages?: unknown[] } | undefined;
+    const afterTool = JSON.stringify(last?.messages?.[last.messages.length - 1] ?? null);
+    return { result, file, dir, afterTool };
   } finally {
     await model.close();
   }
@@ -53,20 +59,62 @@ describe("claude-agent-sdk canUseTool", () => {
       assert.equal(q.operation?.opType, "file_write");
       assert.equal(q.operation?.resource, join(dir, "out.txt"));
       assert.equal(q.operation?.prompted, true);
-      assert.match(q.operation?.context ?? "", /"content":"hello"/);
+      // The diff of the file it would write, computed by the adapter from the file on this machine.
+      const path = join(dir, "out.txt");
+      assert.deepEqual(q.operation?.diffs, [{ path, change: "new", added: 1, removed: 0, unified: `--- /dev/null\n+++ b${path}\n@@ -0,0 +1 @@\n+hello\n\\ No newline at end of file\n` }]);
+      assert.match(show(hitl, q.id), /\(\+1 −0\)/);
       await hitl.answer(q.id, { value: "approve" });
     });
     assert.equal(r.file("out.txt"), "hello");
     assert.match(r.result, /^done: File created successfully/);
   });
 
-  test("edited: Claude writes the file the person chose, not the one it asked for", async () => {
+  test("moved: asked again with the diff at the path the person chose; Claude writes there and is told", async () => {
     const r = await claudeRun("cl-edit", "Write", write("out.txt"), async (run, dir) => {
       const q = await hitl.pending((q) => q.jobId === run);
       await hitl.answer(q.id, { value: "approve", edited: join(dir, "safer.txt") });
+      const again = await hitl.pending((x) => x.jobId === run && x.id !== q.id);
+      assert.equal(again.operation?.resource, join(dir, "safer.txt"));
+      assert.match(again.operation?.context ?? "", /api:person moved this write from .*out\.txt to .*safer\.txt/);
+      assert.equal((again.operation?.diffs as Array<{ path: string }>)[0].path, join(dir, "safer.txt"));
+      assert.equal(existsSync(join(dir, "safer.txt")) || existsSync(join(dir, "out.txt")), false, "nothing runs before the moved write is approved");
+      await hitl.answer(again.id, { value: "approve" });
     });
     assert.equal(r.file("out.txt"), undefined);
     assert.equal(r.file("safer.txt"), "hello");
+    assert.match(r.afterTool, /api:person changed the input of this Write call in hitl before it ran/);
+  });
+
+  test("an edited command runs, and the model is told what ran", async () => {
+    const r = await claudeRun("cl-bash-edit", "Bash", () => ({ command: "echo hi > side.txt", description: "write it" }), async (run) => {
+      const q = await hitl.pending((q) => q.jobId === run);
+      assert.equal(q.operation?.noEdit, undefined);
+      await hitl.answer(q.id, { value: "approve", edited: "echo edited > side.txt" });
+    });
+    assert.equal(r.file("side.txt"), "edited\n");
+    assert.match(r.afterTool, /api:person changed the input of this Bash call in hitl before it ran.*echo edited > side.txt/);
+  });
+
+  test("approved as asked: no note", async () => {
+    const r = await claudeRun("cl-bash-plain", "Bash", () => ({ command: "echo hi > side.txt" }), async (run) => {
+      await hitl.answer((await hitl.pending((q) => q.jobId === run)).id, { value: "approve" });
+    });
+    assert.equal(r.file("side.txt"), "hi\n");
+    assert.doesNotMatch(r.afterTool, /changed the input/);
+  });
+
+  test("a tool without an editable field is asked with noEdit; an MCP tool's input reads as its fields", async () => {
+    const client = hitl.agent({ run: "cl-mcp" });
+    const body = "Release notes:\n- faster\n- smaller";
+    const decided = canUseTool(client)("mcp__notes__post", { channel: "#ops", body }, {});
+    const q = await hitl.pending((q) => q.jobId === "cl-mcp");
+    assert.equal(q.operation?.noEdit, true);
+    const out = show(hitl, q.id);
+    assert.ok(out.includes("channel: #ops\n") && out.includes("body:\n  Release notes:\n  - faster\n  - smaller"), out);
+    assert.ok(!out.includes("\\n"), out);
+    await assert.rejects(hitl.answer(q.id, { value: "approve", edited: "mcp__notes__delete" }), (e: unknown) => e instanceof HitlError && e.code === "invalid");
+    await hitl.answer(q.id, { value: "approve" });
+    assert.deepEqual(await decided, { behavior: "allow", updatedInput: { channel: "#ops", body } });
   });
 
   test("denied with a reason: no file, and Claude reads the reason", async () => {

@@ -6,7 +6,8 @@ import assert from "node:assert/strict";
 import { createAgent, humanInTheLoopMiddleware, FakeToolCallingModel, tool } from "langchain";
 import { MemorySaver, StateGraph, Annotation, START, END, interrupt } from "@langchain/langgraph";
 import { z } from "zod";
-import { interruptWhen, resolve, run } from "../src/langgraph.js";
+import { EditNotes, interruptWhen, resolve, run } from "../src/langgraph.js";
+import { block, show } from "./readable.js";
 import { Hitl } from "./hitl.js";
 import { HitlError } from "../src/index.js";
 
@@ -18,7 +19,7 @@ const schema = { type: "object", properties: { to: { type: "string" }, body: { t
 
 /** An agent whose model calls toolName with args once; the middleware interrupts on it. */
 /** opType undefined: the adapter's default, the tool's own name. */
-async function agentRun(runId: string, toolName: string, opType: string | undefined, args: Record<string, unknown>, person?: (run: string) => Promise<void>, decisions: Array<"approve" | "edit" | "reject"> = ["approve", "edit", "reject"], timeout?: number) {
+async function agentRun(runId: string, toolName: string, opType: string | undefined, args: Record<string, unknown>, person?: (run: string) => Promise<void>, decisions: Array<"approve" | "edit" | "reject"> = ["approve", "edit", "reject"], timeout?: number, notes?: EditNotes) {
   const client = hitl.agent({ run: runId });
   const ran: unknown[] = [];
   const t = tool(async (input: Record<string, unknown>) => { ran.push(input); return `sent to ${input.to}`; }, {
@@ -28,16 +29,47 @@ async function agentRun(runId: string, toolName: string, opType: string | undefi
     model: new FakeToolCallingModel({ toolCalls: [[{ name: toolName, args, id: "call-1" }], []] }),
     tools: [t],
     checkpointer: new MemorySaver(),
-    middleware: [humanInTheLoopMiddleware({ interruptOn: { [toolName]: { allowedDecisions: decisions, argsSchema: schema, description: `The agent wants to email ${args.to}`, when: interruptWhen(client, { opType }) } } })],
+    middleware: [
+      humanInTheLoopMiddleware({ interruptOn: { [toolName]: { allowedDecisions: decisions, argsSchema: schema, description: `The agent wants to email ${args.to}`, when: interruptWhen(client, { opType }) } } }),
+      ...(notes ? [(await notes.middleware()) as ReturnType<typeof humanInTheLoopMiddleware>] : []),
+    ],
   });
   const answering = person?.(runId);
-  const result = await run<{ messages: Array<{ content: unknown; getType?: () => string }> }>(agent, { messages: [{ role: "user", content: "send it" }] }, { client, opType, timeout, config: { configurable: { thread_id: runId } } });
+  const result = await run<{ messages: Array<{ content: unknown; getType?: () => string }> }>(agent, { messages: [{ role: "user", content: "send it" }] }, { client, opType, timeout, notes, config: { configurable: { thread_id: runId } } });
   await answering;
   const toolMessages = result.messages.filter((m) => m.getType?.() === "tool").map((m) => String(m.content));
   return { ran, result, toolMessages };
 }
 
 describe("langgraph humanInTheLoopMiddleware", () => {
+  test("edited: with EditNotes the tool's result tells the model who changed the call and what ran", async () => {
+    const r = await agentRun("lg-told", "send_email", undefined, { to: "a@x", body: "hi" }, async (run) => {
+      const q = await hitl.pending((q) => q.jobId === run);
+      await hitl.answer(q.id, { value: "approve", edited: '{"to":"b@x","body":"hi"}' });
+    }, undefined, undefined, new EditNotes());
+    assert.deepEqual(r.ran, [{ to: "b@x", body: "hi" }]);
+    assert.equal(r.toolMessages.length, 1);
+    assert.match(r.toolMessages[0], /^Note: api:person changed the input of this send_email call in hitl before it ran; .*It ran with: \{"to":"b@x","body":"hi"\}\n\nsent to b@x$/s);
+  });
+
+  test("approved as asked: no note", async () => {
+    const r = await agentRun("lg-not-told", "send_email", undefined, { to: "a@x", body: "hi" }, async (run) => {
+      await hitl.answer((await hitl.pending((q) => q.jobId === run)).id, { value: "approve" });
+    }, undefined, undefined, new EditNotes());
+    assert.deepEqual(r.toolMessages, ["sent to a@x"]);
+  });
+
+  test("a tool's input reads as its fields, a multi-line value as a block", async () => {
+    const body = "Hello,\n\nthe release is out.\n\tBob";
+    await agentRun("lg-readable", "send_email", undefined, { to: "a@x", body }, async (run) => {
+      const q = await hitl.pending((q) => q.jobId === run);
+      const out = show(hitl, q.id);
+      assert.ok(out.includes("  to: a@x\n") && out.includes(block("body", body)), out);
+      assert.ok(!out.includes("\\n"), out);
+      await hitl.answer(q.id, { value: "deny" });
+    });
+  });
+
   test("approved: the tool runs once with the model's args; people see name, args and description", async () => {
     const r = await agentRun("lg-approve", "send_email", undefined, { to: "a@x", body: "hi" }, async (run) => {
       const q = await hitl.pending((q) => q.jobId === run);

@@ -9,13 +9,17 @@ import { needsApproval, resolve, run } from "../src/openai-agents.js";
 import { Hitl } from "./hitl.js";
 import { HitlError } from "../src/index.js";
 import { fakeOpenAI } from "./fakemodel.js";
+import { block, show } from "./readable.js";
+import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 
 let hitl: Hitl;
 before(async () => { setTracingDisabled(true); hitl = await Hitl.start(); });
 after(async () => { await hitl?.stop(); });
 
 /** Runs an agent whose model calls toolName with args once; person answers what hitl asks. */
-async function agentRun(runId: string, toolName: string, opType: string, args: unknown, person?: (run: string) => Promise<void>, timeout?: number) {
+async function agentRun(runId: string, toolName: string, opType: string | undefined, args: unknown, person?: (run: string) => Promise<void>, timeout?: number, cwd?: string) {
   const model = await fakeOpenAI(toolName, args);
   const client = hitl.agent({ run: runId });
   const ran: unknown[] = [];
@@ -24,7 +28,7 @@ async function agentRun(runId: string, toolName: string, opType: string, args: u
       name: toolName,
       description: `Writes a file (${toolName})`,
       parameters: z.object({ path: z.string(), content: z.string() }),
-      needsApproval: needsApproval(client, toolName, { opType }),
+      needsApproval: needsApproval(client, toolName, { opType, cwd }),
       execute: async (input) => { ran.push(input); return `wrote ${input.path}`; },
     });
     const agent = new Agent({
@@ -33,7 +37,7 @@ async function agentRun(runId: string, toolName: string, opType: string, args: u
       tools: [t],
     });
     const answering = person?.(runId);
-    const result = await run(agent, "write it", { client, opType, timeout });
+    const result = await run(agent, "write it", { client, opType, timeout, cwd });
     await answering;
     return { ran, result, model };
   } finally {
@@ -42,10 +46,39 @@ async function agentRun(runId: string, toolName: string, opType: string, args: u
 }
 
 describe("openai-agents", () => {
+  test("a file write is asked as file_write of its path, with the diff of the file it would write", async () => {
+    const dir = mkdtempSync(join(tmpdir(), "hitl-oa-"));
+    writeFileSync(join(dir, "notes.md"), "one\ntwo\nthree\n");
+    const path = join(dir, "notes.md");
+    const r = await agentRun("oa-diff", "write_file", undefined, { path: "notes.md", content: "one\n2\nthree\nfour\n" }, async (run) => {
+      const q = await hitl.pending((q) => q.jobId === run);
+      assert.equal(q.operation?.opType, "file_write");
+      assert.equal(q.operation?.resource, path);
+      assert.equal(q.operation?.cwd, dir);
+      assert.equal(q.operation?.noEdit, true);
+      assert.deepEqual(q.operation?.diffs, [{ path, change: "modify", added: 2, removed: 1, unified: `--- a${path}\n+++ b${path}\n@@ -1,3 +1,4 @@\n one\n-two\n+2\n three\n+four\n` }]);
+      assert.match(show(hitl, q.id), /\(\+2 −1\)/);
+      await hitl.answer(q.id, { value: "approve" });
+    }, undefined, dir);
+    assert.deepEqual(r.ran, [{ path: "notes.md", content: "one\n2\nthree\nfour\n" }]);
+    rmSync(dir, { recursive: true, force: true });
+  });
+
+  test("a tool's input reads as its fields, a multi-line value as a block", async () => {
+    const content = "Deployed v2.\nStaging only.\n  - rollback: make undo";
+    await agentRun("oa-readable", "publish", undefined, { path: "ops", content }, async (run) => {
+      const q = await hitl.pending((q) => q.jobId === run);
+      const out = show(hitl, q.id);
+      assert.ok(out.includes("  path: ops\n") && out.includes(block("content", content)), out);
+      assert.ok(!out.includes("\\n"), out);
+      await hitl.answer(q.id, { value: "deny" });
+    });
+  });
+
   test("approved: the tool runs once with the model's input", async () => {
     const r = await agentRun("oa-approve", "write_file", "file_write", { path: "/tmp/a", content: "x" }, async (run) => {
       const q = await hitl.pending((q) => q.jobId === run);
-      assert.equal(q.operation?.resource, '{"path":"/tmp/a","content":"x"}');
+      assert.equal(q.operation?.resource, "/tmp/a", "a file write is asked by its path");
       assert.equal(q.question, "write_file: Writes a file (write_file)");
       await hitl.answer(q.id, { value: "approve" });
     });
@@ -120,8 +153,10 @@ describe("openai-agents", () => {
       assert.deepEqual(approvals, [{ alwaysApprove: true }]);
       await agentsRun(agent, first.state);
       assert.deepEqual(ran, [{ path: "/tmp/e", content: "x" }]);
-      const d = await client.check("file_write", '{"path":"/tmp/e","content":"x"}', { operation: "write_file: Writes a file" });
-      assert.equal(d.decision, "allow", "the person taught hitl to allow exactly this call");
+      // A file write is taught by its path, as for Claude Code's Write.
+      const d = await client.check("file_write", "/tmp/e", { operation: "write_file: Writes a file" });
+      assert.equal(d.decision, "allow", "the person taught hitl to allow writing this file");
+      assert.equal((await client.check("file_write", "/tmp/f", { operation: "write_file: Writes a file" })).decision, "ask", "and only this file");
     } finally {
       await model.close();
     }

@@ -2,7 +2,7 @@
 // and which edits may be used.
 import { test } from "node:test";
 import assert from "node:assert/strict";
-import { editProblem, opTypeOf, validateSchema, type JSONSchema } from "../src/index.js";
+import { editProblem, fileWriteOf, opTypeOf, validateSchema, type JSONSchema } from "../src/index.js";
 import { operationOf } from "../src/claude-agent-sdk.js";
 
 test("a tool's operation type is its name, made a valid hitl op type", () => {
@@ -74,4 +74,21 @@ test("Claude's tools map to hitl's operations as its hooks map them", () => {
     assert.deepEqual([op.opType, op.resource, op.editField], [opType, resource, editField], tool);
   }
   assert.equal(operationOf("Bash", { command: "ls", description: "list" }).action, "list: ls");
+});
+
+test("which calls are file writes: named for writing, with a path and its content, or declared", () => {
+  for (const [name, input, declared, want] of [
+    ["write_file", { path: "a.md", content: "x" }, undefined, { path: "path", content: "content" }],
+    ["createFile", { file_path: "a.md", text: "" }, undefined, { path: "file_path", content: "text" }],
+    ["save_note", { filename: "a.md", contents: "x", tags: [] }, undefined, { path: "filename", content: "contents" }],
+    ["append_file", { path: "a.md", content: "x" }, undefined, undefined], // adds to the file: a whole-file diff would lie
+    ["edit_file", { path: "a.md", content: "x" }, undefined, undefined],
+    ["write_file", { path: "a.md" }, undefined, undefined], // no content
+    ["write_file", { path: "", content: "x" }, undefined, undefined], // no path
+    ["write_file", { path: 3, content: "x" }, undefined, undefined],
+    ["send_email", { to: "a", body: "x" }, undefined, undefined], // not named for writing
+    ["put_blob", { key: "a", blob: "x" }, { put_blob: { path: "key", content: "blob" } }, { path: "key", content: "blob" }],
+    ["write_file", { path: "a.md", content: "x" }, { write_file: null }, undefined],
+    ["put_blob", { key: 1, blob: "x" }, { put_blob: { path: "key", content: "blob" } }, undefined],
+  ] as const) assert.deepEqual(fileWriteOf(name, input, declared as never), want, name);
 });

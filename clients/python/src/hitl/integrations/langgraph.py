@@ -18,6 +18,14 @@ saying why (the tool does not run); deny → ``reject`` with the reason (or
 allows only ``respond`` (an "ask the user" tool) becomes a hitl question whose
 answer is the ``respond`` message. ``interrupt("text")`` and
 ``interrupt({"question": …, "options": [...]})`` become ``ask``.
+
+An action whose ``allowed_decisions`` do not include ``edit`` is sent with
+``noEdit`` (no edit is offered; hitl refuses one). A tool call that writes a
+whole file (``file_writes=``, or found by ``_tools.file_write_of``) is asked as
+a ``file_write`` of its absolute path with the diff of the file it would write,
+computed here; moved by a person to another path, it is asked again with the
+diff there. After an edit the middleware puts its note before the tool's
+result, so the model knows what ran.
 """
 
 from __future__ import annotations
@@ -80,47 +88,37 @@ def _question(name: str, description: Optional[str], run: Optional[str], timeout
     return {"run": run, "context": {"currentStep": f"tool {name}"}, "timeout": timeout}
 
 
-def _approval(name: str, description: Optional[str], args: Dict[str, Any], run: Optional[str], op_types: Optional[Mapping[str, str]], timeout: Optional[float]) -> Dict[str, Any]:
-    return {"op_type": _tools.op_type_for(name, op_types), "input": args, "reason": f"tool {name}", "run": run, "prompted": True, "timeout": timeout}
+@dataclass
+class _Ctx:
+    """What every decision of one resolve call shares."""
+
+    run: Optional[str]
+    op_types: Optional[Mapping[str, str]]
+    file_writes: Optional[_tools.FileWrites]
+    cwd: Optional[str]
+    timeout: Optional[float]
 
 
-def _decide(
-    client: Client,
-    name: str,
-    args: Dict[str, Any],
-    description: Optional[str],
-    allowed: Sequence[str],
-    *,
-    run: Optional[str],
-    schema: Optional[Mapping[str, Any]],
-    op_types: Optional[Mapping[str, str]],
-    timeout: Optional[float],
-) -> Dict[str, Any]:
+def _op(i: "_Item", c: _Ctx) -> _tools.ToolOp:
+    # An action whose review config does not allow edit cannot take one: none is offered (noEdit).
+    return _tools.tool_operation(i.name, i.args, i.description, op_types=c.op_types, file_writes=c.file_writes, cwd=c.cwd, editable="edit" in i.allowed)
+
+
+def _decide(client: Client, i: "_Item", c: _Ctx) -> Dict[str, Any]:
     """One tool call's decision, in the middleware's shape."""
-    if _asks(allowed):
-        answer = client.ask(_tools.describe(name, description), **_question(name, description, run, timeout))
+    if _asks(i.allowed):
+        answer = client.ask(_tools.describe(i.name, i.description), **_question(i.name, i.description, c.run, c.timeout))
         return {"type": "respond", "message": str(answer)}
-    d = client.request_approval(_tools.describe(name, description), **_approval(name, description, args, run, op_types, timeout))
-    return _to_decision(name, args, d, allowed, schema)
+    d, _ = _tools.decide(client, _op(i, c), run=c.run, timeout=c.timeout)
+    return _to_decision(i.name, i.args, d, i.allowed, i.schema)
 
 
-async def _adecide(
-    client: AsyncClient,
-    name: str,
-    args: Dict[str, Any],
-    description: Optional[str],
-    allowed: Sequence[str],
-    *,
-    run: Optional[str],
-    schema: Optional[Mapping[str, Any]],
-    op_types: Optional[Mapping[str, str]],
-    timeout: Optional[float],
-) -> Dict[str, Any]:
-    if _asks(allowed):
-        answer = await client.ask(_tools.describe(name, description), **_question(name, description, run, timeout))
+async def _adecide(client: AsyncClient, i: "_Item", c: _Ctx) -> Dict[str, Any]:
+    if _asks(i.allowed):
+        answer = await client.ask(_tools.describe(i.name, i.description), **_question(i.name, i.description, c.run, c.timeout))
         return {"type": "respond", "message": str(answer)}
-    d = await client.request_approval(_tools.describe(name, description), **_approval(name, description, args, run, op_types, timeout))
-    return _to_decision(name, args, d, allowed, schema)
+    d, _ = await _tools.adecide(client, _op(i, c), run=c.run, timeout=c.timeout)
+    return _to_decision(i.name, i.args, d, i.allowed, i.schema)
 
 
 def _to_decision(name: str, args: Dict[str, Any], d: Decision, allowed: Sequence[str], schema: Optional[Mapping[str, Any]]) -> Dict[str, Any]:
@@ -159,6 +157,8 @@ def resolve(
     op_types: Optional[Mapping[str, str]] = None,
     response_schema: Any = None,
     timeout: Optional[float] = None,
+    file_writes: Optional[_tools.FileWrites] = None,
+    cwd: Optional[str] = None,
 ) -> Any:
     """The resume value for one interrupt's ``value``.
 
@@ -169,13 +169,19 @@ def resolve(
     question. ``tools`` (LangChain tools, or name → JSON schema) and
     ``response_schema`` (the interrupt's) give the schemas edits are checked
     against; ``op_types`` maps tool names to hitl operation types
-    (default: the tool's own name, see ``_tools.op_type_for``)."""
+    (default: the tool's own name, see ``_tools.op_type_for``). A tool call
+    that writes a whole file (``file_writes``, tool → (path argument,
+    content argument), else found by its name and arguments:
+    ``_tools.file_write_of``) is asked as a ``file_write`` of its path with
+    the diff of the file it would write, read from ``cwd`` (default: this
+    process's working directory)."""
     kind, items, ask = _read(value, tools, response_schema)
     if kind == "ask":
         return client.ask(ask.pop("question"), run=run, timeout=timeout, **ask)
+    ctx = _Ctx(run, op_types, file_writes, cwd, timeout)
 
     def one(i: _Item) -> Dict[str, Any]:
-        return _decide(client, i.name, i.args, i.description, i.allowed, run=run, schema=i.schema, op_types=op_types, timeout=timeout)
+        return _decide(client, i, ctx)
 
     if kind == "one":
         return one(items[0])
@@ -194,6 +200,8 @@ async def aresolve(
     op_types: Optional[Mapping[str, str]] = None,
     response_schema: Any = None,
     timeout: Optional[float] = None,
+    file_writes: Optional[_tools.FileWrites] = None,
+    cwd: Optional[str] = None,
 ) -> Any:
     """``resolve`` with an ``AsyncClient``, for async graphs (a sync ``Client``
     is refused before anyone is asked: HitlError ``invalid``)."""
@@ -204,8 +212,10 @@ async def aresolve(
     if kind == "ask":
         return await client.ask(ask.pop("question"), run=run, timeout=timeout, **ask)
 
+    ctx = _Ctx(run, op_types, file_writes, cwd, timeout)
+
     async def one(i: _Item) -> Dict[str, Any]:
-        return await _adecide(client, i.name, i.args, i.description, i.allowed, run=run, schema=i.schema, op_types=op_types, timeout=timeout)
+        return await _adecide(client, i, ctx)
 
     if kind == "one":
         return await one(items[0])
@@ -281,6 +291,8 @@ def run(
     tools: Optional[ToolSchemas] = None,
     op_types: Optional[Mapping[str, str]] = None,
     timeout: Optional[float] = None,
+    file_writes: Optional[_tools.FileWrites] = None,
+    cwd: Optional[str] = None,
 ) -> Any:
     """Invoke ``graph``, answer every pending interrupt through hitl and resume
     with ``Command(resume=…)`` until the graph ends; return its last result.
@@ -296,7 +308,8 @@ def run(
         if not interrupts:
             return result
         resume = {
-            i.id: resolve(i.value, client=client, run=run, tools=tools, op_types=op_types, response_schema=getattr(i, "response_schema", None), timeout=timeout)
+            i.id: resolve(i.value, client=client, run=run, tools=tools, op_types=op_types, response_schema=getattr(i, "response_schema", None), timeout=timeout,
+                       file_writes=file_writes, cwd=cwd)
             for i in interrupts
         }
         result = graph.invoke(Command(resume=resume), cfg)
@@ -312,6 +325,8 @@ async def arun(
     tools: Optional[ToolSchemas] = None,
     op_types: Optional[Mapping[str, str]] = None,
     timeout: Optional[float] = None,
+    file_writes: Optional[_tools.FileWrites] = None,
+    cwd: Optional[str] = None,
 ) -> Any:
     """``run`` for async graphs (``ainvoke``), with an ``AsyncClient``."""
     from langgraph.types import Command
@@ -324,7 +339,8 @@ async def arun(
         if not interrupts:
             return result
         resume = {
-            i.id: await aresolve(i.value, client=client, run=run, tools=tools, op_types=op_types, response_schema=getattr(i, "response_schema", None), timeout=timeout)
+            i.id: await aresolve(i.value, client=client, run=run, tools=tools, op_types=op_types, response_schema=getattr(i, "response_schema", None), timeout=timeout,
+                       file_writes=file_writes, cwd=cwd)
             for i in interrupts
         }
         result = await graph.ainvoke(Command(resume=resume), cfg)

@@ -16,27 +16,46 @@ run, and a person answers the interruptions.
 ``ask`` goes to a person). Approved → ``state.approve`` (``always_approve`` when
 the person chose "always"); denied, replied to in words or timed out →
 ``state.reject`` with the reason (or the reply's text) as the model's message. The SDK cannot run a tool with changed
-arguments: an edit is refused (rejected, saying so) and the tool does not run.
+arguments, so people are offered no edit (the approval is sent with ``noEdit``;
+hitl refuses an edited answer). A tool call that writes a whole file
+(``file_writes``, or found by its name and arguments: ``_tools.file_write_of``)
+is asked as a ``file_write`` of its path, with the diff of the file it would
+write, read on this machine.
 """
 
 from __future__ import annotations
 
 import json
-from typing import Any, Awaitable, Callable, Mapping, Optional
+from typing import Any, Awaitable, Callable, Mapping, Optional, Tuple
 
 from .._async_client import AsyncClient
 from .._protocol import canonical_json
-from . import _tools
+from . import _diff, _tools
 
 
-def needs_approval(client: AsyncClient, tool_name: str, op_type: Optional[str] = None) -> Callable[[Any, Mapping[str, Any], str], Awaitable[bool]]:
+def needs_approval(
+    client: AsyncClient,
+    tool_name: str,
+    op_type: Optional[str] = None,
+    *,
+    file_write: Optional[Tuple[str, str]] = None,
+    cwd: Optional[str] = None,
+) -> Callable[[Any, Mapping[str, Any], str], Awaitable[bool]]:
     """The ``needs_approval`` function of a tool: hitl's policy decides per call
     (as for an agent about to ask its person: only a rule a person wrote or
-    taught allows)."""
-    kind = op_type or _tools.op_type_for(tool_name)
+    taught allows), on the operation ``resolve`` asks about (a file write by
+    its path; ``file_write`` declares the tool's (path, content) arguments)."""
+    op_types = {tool_name: op_type} if op_type else None
+    declared = {tool_name: file_write} if file_write else None
 
     async def decide(ctx: Any, params: Mapping[str, Any], call_id: str) -> bool:
-        d = await client.check(kind, canonical_json(dict(params)), action=f"Run the tool {tool_name}", prompted=True)
+        args = dict(params)
+        fw = _tools.file_write_of(tool_name, args, declared)
+        if fw is None:
+            kind, resource = _tools.op_type_for(tool_name, op_types), canonical_json(args)
+        else:
+            kind, resource = op_type or "file_write", _diff.absolute(str(args[fw[0]]), cwd)
+        d = await client.check(kind, resource, action=f"Run the tool {tool_name}", prompted=True)
         return d.decision != "allow"
 
     return decide
@@ -56,6 +75,8 @@ async def resolve(
     run: Optional[str] = None,
     op_types: Optional[Mapping[str, str]] = None,
     timeout: Optional[float] = None,
+    file_writes: Optional[_tools.FileWrites] = None,
+    cwd: Optional[str] = None,
 ) -> Any:
     """Answer every ``result.interruptions`` item through hitl; return the
     ``RunState`` to pass to ``Runner.run`` again."""
@@ -67,13 +88,12 @@ async def resolve(
         except ValueError:
             args = item.arguments or ""
         tool = _tool_of(item)
-        d = await client.request_approval(
-            _tools.describe(name, getattr(tool, "description", None)), op_type=_tools.op_type_for(name, op_types),
-            input=args, reason=f"tool {name}", run=run, prompted=True, timeout=timeout,
-        )
+        op = _tools.tool_operation(name, args, getattr(tool, "description", None),
+                                   op_types=op_types, file_writes=file_writes, cwd=cwd, editable=False)
+        d = await _tools.arequest(client, op, run=run, timeout=timeout)
         if d.outcome == "approved":
             state.approve(item, always_approve=d.always)
-        elif d.outcome == "edited":
+        elif d.outcome == "edited":  # hitl refuses an edit of a noEdit approval: never reached, kept fail-closed
             state.reject(item, rejection_message=f"{d.by} approved {name} only with changed arguments ({canonical_json(d.edited_input)}), which this agent cannot run; {name} was not run")
         else:
             state.reject(item, rejection_message=_tools.refusal(name, d))
@@ -88,6 +108,8 @@ async def run(
     run: Optional[str] = None,
     op_types: Optional[Mapping[str, str]] = None,
     timeout: Optional[float] = None,
+    file_writes: Optional[_tools.FileWrites] = None,
+    cwd: Optional[str] = None,
     **runner_kwargs: Any,
 ) -> Any:
     """``Runner.run`` until no interruption is left, each answered through hitl."""
@@ -95,6 +117,6 @@ async def run(
 
     result = await Runner.run(agent, input, **runner_kwargs)
     while result.interruptions:
-        state = await resolve(result, client=client, run=run, op_types=op_types, timeout=timeout)
+        state = await resolve(result, client=client, run=run, op_types=op_types, timeout=timeout, file_writes=file_writes, cwd=cwd)
         result = await Runner.run(agent, state, **runner_kwargs)
     return result
