@@ -235,7 +235,7 @@ def request(client: "Client", op: ToolOp, *, run: Optional[str], timeout: Option
     from .. import _protocol as p
 
     req = p.operation(op.action, op_type=op.op_type, resource=op.resource, input=op.input, reason=op.reason, risk=None,
-                      run=client._run_id(run), prompted=True, timeout=timeout, home=client._st.home)
+                      run=client._run(client._run_id(run)), prompted=True, timeout=timeout, home=client._st.home)
     req.update(op.extra)
     return client._run(p.request_approval(client._st, req, op.input))  # type: ignore[no-any-return]
 
@@ -245,9 +245,9 @@ async def arequest(client: "AsyncClient", op: ToolOp, *, run: Optional[str], tim
     from .. import _protocol as p
 
     req = p.operation(op.action, op_type=op.op_type, resource=op.resource, input=op.input, reason=op.reason, risk=None,
-                      run=await client._run_id(run), prompted=True, timeout=timeout, home=client._st.home)
+                      run=await client._run(client._run_id(run)), prompted=True, timeout=timeout, home=client._st.home)
     req.update(op.extra)
-    return await client._run(p.request_approval(client._st, req, op.input))  # type: ignore[no-any-return]
+    return await client._run(p.request_approval(client._st, req, op.input))
 
 
 def decide(client: "Client", op: ToolOp, *, run: Optional[str], timeout: Optional[float]) -> Tuple[Decision, ToolOp]:
