@@ -9,8 +9,9 @@ import { Client } from "../src/client.js";
 
 test("@hitl/client exports the same names", () => {
   assert.deepEqual(Object.keys(hitl).sort(), [
-    "Client", "HitlError", "actionOf", "approveTool", "checkTool", "editProblem", "errorCode", "opTypeOf",
-    "replyMessage", "resourceOf", "respondTool", "signWebhook", "validateSchema", "verifyWebhook",
+    "Client", "HitlError", "actionOf", "approveTool", "checkTool", "editDiff", "editNote", "editProblem", "errorCode",
+    "fileWriteOf", "opTypeOf", "replyMessage", "resourceOf", "respondTool", "signWebhook", "unified", "validateSchema",
+    "verifyWebhook", "writeDiff",
   ]);
   // The adapters import the error type from ./errors.js: it is the one type, not a copy.
   assert.equal(errors.HitlError, hitl.HitlError);
