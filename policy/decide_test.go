@@ -151,7 +151,7 @@ var shellLineCases = []struct {
 	{"node -e 'x'", ask},
 	{"perl -e 'x'", ask},
 	{"awk '{print}' /tmp/f", ask},
-	{"find . -name x -exec rm {} \\;", ask},
+	{"find . -name x -exec rm {} \\;", deny}, // and find . reads beneath the working directory, where */.ssh/* may be
 	{"timeout 5 git status", ask},
 	{"coproc ls", ask},
 	// names and environments computed when it runs
@@ -172,7 +172,8 @@ func TestShellLines(t *testing.T) {
 	for _, tc := range shellLineCases {
 		name := strings.ReplaceAll(tc.line, "\n", `\n`)
 		t.Run(string(tc.want)+"/"+name, func(t *testing.T) {
-			d, err := shellDecider().Decide(policy.Operation{Type: policy.OpShell, Description: "run", Resource: tc.line, Agent: "api:ci"})
+			// as an edge sends it: with the agent's working directory
+			d, err := shellDecider().Decide(policy.Operation{Type: policy.OpShell, Description: "run", Resource: tc.line, Agent: "api:ci", Cwd: "/work/proj"})
 			require.NoError(t, err)
 			assert.Equal(t, tc.want, d.Effect, "rule %q, parts %+v", d.Rule, d.Parts)
 			assert.NotEmpty(t, d.Parts, "a person is shown the parts")
