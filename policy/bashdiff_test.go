@@ -21,10 +21,14 @@ import (
 	"github.com/stretchr/testify/require"
 )
 
-// The differential test: wherever hitl allows a line, bash (-O extglob,
-// under strace -f, in a throwaway directory with a fake HOME) executes
-// only programs of parts hitl showed and allowed, and opens for writing
-// only files of write parts hitl allowed. A mismatch prints the line.
+// The differential test: each line is decided as an edge on the agent's
+// machine sends it (mcp.AgentSide with the box's HOME and working
+// directory), and wherever hitl allows it, bash (-O extglob, under
+// strace -f -y, in a box laid out as an agent's machine, stub programs
+// first on PATH) executes only programs of parts hitl showed and allowed,
+// with their arguments; opens for reading no file (as the kernel resolved
+// it) a friction rule covers; writes only files of write parts hitl
+// allowed; connects nowhere. A mismatch prints the line and the trace.
 
 // diffRules are benign read-only allow rules, as a team writes them
 // (including builtins a person might allow without knowing what they

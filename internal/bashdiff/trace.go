@@ -259,6 +259,9 @@ func parse(data []byte, dir, log string) (Trace, error) {
 		}
 		if m := atCwd.FindStringSubmatch(strings.TrimSpace(rest)); m != nil {
 			here = m[1]
+			if u, err := strconv.Unquote(`"` + here + `"`); err == nil {
+				here = u
+			}
 		}
 		args := quoted.FindAllStringSubmatch(rest, -1)
 		str := func(i int) string {
@@ -313,7 +316,11 @@ func parse(data []byte, dir, log string) (Trace, error) {
 			flags := rest
 			opened := abs(str(0))
 			if m := fdPath.FindStringSubmatch(rest); m != nil && filepath.IsAbs(m[1]) {
-				opened = filepath.Clean(m[1]) // the file the kernel opened, links resolved
+				p := m[1] // escaped as strace quotes strings (a backslash is \\)
+				if u, err := strconv.Unquote(`"` + p + `"`); err == nil {
+					p = u
+				}
+				opened = filepath.Clean(p) // the file the kernel opened, links resolved
 			}
 			if !strings.Contains(flags, "O_WRONLY") && !strings.Contains(flags, "O_RDWR") && !strings.Contains(flags, "O_CREAT") &&
 				!strings.Contains(flags, "O_TRUNC") && !strings.Contains(flags, "O_APPEND") {

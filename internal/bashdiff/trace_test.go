@@ -30,6 +30,7 @@ func TestParse(t *testing.T) {
 103 openat(AT_FDCWD</box/proj>, "link-to-key", O_RDONLY) = 3</box/home/.ssh/id_rsa>
 103 openat(AT_FDCWD</box/proj>, "w/n", O_WRONLY|O_CREAT, 0666) = 4</box/proj/w/n>
 103 openat(AT_FDCWD</box/proj>, "rel", O_RDONLY) = 5
+103 openat(AT_FDCWD</box/proj>, "w/y.tx\\t", O_WRONLY|O_CREAT, 0666) = 6</box/proj/w/y.tx\\t>
 102 connect(4, {sa_family=AF_UNIX, sun_path="/run/x"}, 110) = -1 ENOENT (No such file or directory)
 `
 	tr, err := parse([]byte(log), "/box", "/box/tmp/strace.log")
@@ -39,5 +40,6 @@ func TestParse(t *testing.T) {
 	assert.Equal(t, []string{"/etc/ld.so.cache", "/tmp/x", "/box/home/.ssh/id_rsa", "/box/proj/rel"}, tr.Reads,
 		"a file opened is the one the kernel resolved (strace -y), relative ones in the directory strace names")
 	assert.Len(t, tr.Connects, 1, "an internet connect is recorded even when it fails")
-	assert.Equal(t, []string{"/box/out.txt", `/box/sub/a"b`, "/box/gone", "/box/a", "/box/b", "/box/proj/w/n"}, tr.Writes)
+	assert.Equal(t, []string{"/box/out.txt", `/box/sub/a"b`, "/box/gone", "/box/a", "/box/b", "/box/proj/w/n", `/box/proj/w/y.tx\t`}, tr.Writes,
+		"a descriptor's path is unescaped as strace escapes it (the fuzzer found y.tx\\t read as two backslashes)")
 }
