@@ -230,6 +230,8 @@ func TestLearnedRuleRules(t *testing.T) {
 	}{
 		{"a learned command allows exactly it", taught("api:ci", policy.OpShell, "make test"), policy.Operation{Type: policy.OpShell, Resource: "make test"}, allow},
 		{"a learned command matches its parsed form", taught("api:ci", policy.OpShell, "make test"), policy.Operation{Type: policy.OpShell, Resource: "make  'test'"}, allow},
+		{"a learned command still meets the friction of a path nobody placed", taught("api:ci", policy.OpShell, "wc -l notes"), policy.Operation{Type: policy.OpShell, Resource: "wc -l notes"}, ask},
+		{"a learned command allows where its path is placed", taught("api:ci", policy.OpShell, "wc -l notes"), policy.Operation{Type: policy.OpShell, Resource: "wc -l notes", Cwd: "/work/proj"}, allow},
 		{"a learned command is not a prefix", taught("api:ci", policy.OpShell, "make test"), policy.Operation{Type: policy.OpShell, Resource: "make test -j4"}, ask},
 		{"a learned command does not allow a compound with it", taught("api:ci", policy.OpShell, "make test"), policy.Operation{Type: policy.OpShell, Resource: "make test && rm -rf ~"}, ask},
 		{"a compound of allowed and learned parts is allowed", taught("api:ci", policy.OpShell, "make test"), policy.Operation{Type: policy.OpShell, Resource: "git status && make test"}, allow},

@@ -58,7 +58,11 @@ func TestOperandsMeetFileFriction(t *testing.T) {
 			if tc.quorum > 0 {
 				assert.Equal(t, tc.quorum, d.Quorum)
 			}
-			if tc.effect != allow {
+			// asking only because nobody sent the working directory, a
+			// command may be taught: the same friction meets it again at
+			// every later decision
+			noCwd := map[string]bool{"cat README.md": true, "grep -rn TODO src": true}
+			if tc.effect != allow && !noCwd[tc.line] {
 				assert.False(t, d.Learnable, "a line a friction rule matches is never learnable")
 			}
 		})

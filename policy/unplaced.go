@@ -15,7 +15,10 @@ import (
 // rule that adds friction to files could match what it reads: the part
 // asks, carrying the approvers and quorum of the strictest such rule, and
 // says why. Where no such rule could match, nothing a person wrote is
-// dodged and the part is decided as before.
+// dodged and the part is decided as before. A person may still teach such
+// a command: the learned rule allows its words, and the same friction is
+// applied again to every later decision, so it never allows what is read
+// where nobody knows.
 
 // couldMatchRelative reports whether pattern can match the relative path
 // rel placed in some directory (or, under, a path beneath it): the
@@ -65,7 +68,6 @@ func (d Decider) unknownFriction(op Operation, t OpType, why string, match func(
 		if p.Effect == EffectAllow || stricter(q, *p) {
 			p.Effect, p.Rule, p.Reason, p.approvers, p.quorum = q.Effect, q.Rule, q.Reason, q.approvers, q.quorum
 		}
-		p.unplaced = true
 	}
 }
 
