@@ -125,11 +125,11 @@ func followsLinks(c ShellCommand) string {
 		return find("", "--follow")
 	case "diff":
 		if recursiveRead(c) && find("", "--no-dereference") == "" {
-			return "-r (diff follows links)"
+			return "-r" // GNU diff follows links unless --no-dereference
 		}
 	case "zip":
 		if recursiveRead(c) && find("y", "--symlinks") == "" {
-			return "-r (zip follows links)"
+			return "-r" // zip stores what links point to unless -y
 		}
 	case "tar":
 		return find("h", "--dereference")
