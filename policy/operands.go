@@ -156,7 +156,7 @@ func matchesFile(r Rule, op Operation, under bool) bool {
 // resolved it, beneath it for a command that reads recursively. An
 // operand the policy cannot place makes p ask.
 func (d Decider) operandFriction(op Operation, c ShellCommand, ld lineDirs, p *partDecision) {
-	if len(c.Args) < 2 || p.Effect == EffectDeny {
+	if len(c.Args) == 0 || p.Effect == EffectDeny {
 		return
 	}
 	prog := path.Base(c.Args[0].Value)

@@ -56,6 +56,7 @@ func TestPathsAsTheKernelResolvesThem(t *testing.T) {
 		{"grep -r key", "/home/u", nil, false, deny, "keys"},
 		{"grep -rn TODO", proj, nil, false, allow, "grep"},
 		{"find -name id_rsa", "/home/u", nil, false, deny, "keys"},
+		{"find", "/home/u", nil, false, deny, "keys"},
 		{"grep -R TODO .", proj, nil, false, ask, "prod"},
 		{"grep --dereference-recursive TODO", proj, nil, false, ask, "prod"},
 		{"find -L . -name x", proj, nil, false, ask, "prod"},
