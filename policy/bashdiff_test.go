@@ -226,9 +226,12 @@ func allowedByParts(parts []policy.DecisionPart, box bashdiff.Box, line string) 
 			v := w.Value
 			if w.Tilde() && (v == "~" || strings.HasPrefix(v, "~/")) {
 				v = box.Home + v[1:]
-			} else if name, rest, _ := strings.Cut(v, "/"); w.Tilde() && strings.HasPrefix(name, "~") {
+			} else if name, rest, slash := strings.Cut(v, "/"); w.Tilde() && strings.HasPrefix(name, "~") {
 				if u, err := user.Lookup(name[1:]); err == nil {
-					v = strings.TrimSuffix(u.HomeDir+"/"+rest, "/")
+					v = u.HomeDir // bash replaces the tilde-prefix only: ~root// is /root//
+					if slash {
+						v += "/" + rest
+					}
 				}
 			}
 			out = append(out, v)
