@@ -15,15 +15,20 @@ import (
 	"time"
 
 	"github.com/hitlbot/hitl/internal/bashdiff"
+	"github.com/hitlbot/hitl/mcp"
 	"github.com/hitlbot/hitl/policy"
 	"github.com/hitlbot/hitl/shell"
 	"github.com/stretchr/testify/require"
 )
 
-// The differential test: wherever hitl allows a line, bash (-O extglob,
-// under strace -f, in a throwaway directory with a fake HOME) executes
-// only programs of parts hitl showed and allowed, and opens for writing
-// only files of write parts hitl allowed. A mismatch prints the line.
+// The differential test: each line is decided as an edge on the agent's
+// machine sends it (mcp.AgentSide with the box's HOME and working
+// directory), and wherever hitl allows it, bash (-O extglob, under
+// strace -f -y, in a box laid out as an agent's machine, stub programs
+// first on PATH) executes only programs of parts hitl showed and allowed,
+// with their arguments; opens for reading no file (as the kernel resolved
+// it) a friction rule covers; writes only files of write parts hitl
+// allowed; connects nowhere. A mismatch prints the line and the trace.
 
 // diffRules are benign read-only allow rules, as a team writes them
 // (including builtins a person might allow without knowing what they
@@ -50,7 +55,6 @@ type differ struct {
 	ran     int
 	allowed []string
 	errs    int
-	known   []string // mismatches of another item's class (knownElsewhere)
 }
 
 func (df *differ) mismatches() int {
@@ -67,13 +71,16 @@ func newDiffer(t testing.TB) *differ {
 	return &differ{t: t, parent: t.TempDir()}
 }
 
-// check decides line (with the box's paths put in) and, when it is
-// allowed, runs it and compares. It returns an error describing a
-// mismatch.
+// check decides line (with the box's paths put in) as an edge on the
+// agent's machine would send it (mcp.AgentSide: the box's HOME and
+// working directory, the symlinks of the files it names resolved, git's
+// configuration, the files it runs hashed) and, when it is allowed, runs
+// it and compares. It returns an error describing a mismatch.
 func (df *differ) check(box bashdiff.Box, template string) error {
 	line := box.Expand(template)
 	d := policy.Decider{Rules: diffRules(box), Parse: shell.Parse, Now: time.Date(2026, 11, 26, 12, 0, 0, 0, time.UTC)}
-	dec, err := d.Decide(policy.Operation{Type: policy.OpShell, Description: "run", Resource: line, Agent: "api:ci", Home: box.Home})
+	op := mcp.AgentSide(policy.Operation{Type: policy.OpShell, Description: "run", Resource: line, Agent: "api:ci"}, box.Home, box.Dir)
+	dec, err := d.Decide(op)
 	if err != nil {
 		return err
 	}
@@ -95,7 +102,7 @@ func (df *differ) check(box bashdiff.Box, template string) error {
 	var bad []string
 	gitAllowed := progs["git"] > 0
 	shown := maps.Clone(progs)
-	for _, path := range tr.Execs {
+	for i, path := range tr.Execs {
 		e := filepath.Base(path)
 		if owner, ok := toolchainOf(path); ok && progs[owner] > 0 {
 			continue // an allowed program running its own toolchain
@@ -104,17 +111,19 @@ func (df *differ) check(box bashdiff.Box, template string) error {
 			continue // tar -z running gzip
 		}
 		if progs[e] <= 0 {
-			bad = append(bad, "executed "+e)
+			bad = append(bad, "executed "+path)
 			continue
 		}
 		progs[e]--
-		if i := slices.Index(tr.Execs, path); i < len(tr.Args) && !slices.ContainsFunc(argvs[e], func(a []string) bool { return slices.Equal(a, tr.Args[i]) }) {
+		if i < len(tr.Args) && !slices.ContainsFunc(argvs[e], func(a []string) bool { return slices.Equal(a, tr.Args[i]) }) {
 			bad = append(bad, fmt.Sprintf("executed %s with arguments %q, which no allowed part shows (%q)", e, tr.Args[i], argvs[e]))
 		}
 	}
+	// every file opened for reading, as the kernel resolved it, is one
+	// no rule adds friction to (the test's rules allow reading the rest)
 	for _, r := range tr.Reads {
-		if strings.HasPrefix(r, box.Home+"/.ssh/") {
-			bad = append(bad, "read "+r+", which a deny rule covers")
+		if rule := frictionOn(d.Rules, policy.OpFileRead, r); rule != "" {
+			bad = append(bad, "read "+r+", which rule "+rule+" covers")
 		}
 	}
 	for _, c := range tr.Connects {
@@ -139,17 +148,33 @@ func (df *differ) check(box bashdiff.Box, template string) error {
 			bad = append(bad, "wrote "+w+", which the write rules do not allow")
 		}
 	}
-	if len(bad) > 0 && knownElsewhere(line, bad) != "" {
-		df.mu.Lock()
-		df.known = append(df.known, fmt.Sprintf("%q: %s (%s)", line, strings.Join(bad, ", "), knownElsewhere(line, bad)))
-		df.mu.Unlock()
-		return nil
-	}
 	if len(bad) > 0 {
-		return fmt.Errorf("hitl allowed %q (bytes % x)\nparts %+v\nbut bash %s\ntrace: execs %q args %q writes %q\noutput: %s",
-			line, []byte(line), dec.Parts, strings.Join(bad, ", "), tr.Execs, tr.Args, tr.Writes, tr.Output)
+		return fmt.Errorf("hitl allowed %q (bytes % x)\nparts %+v\nbut bash %s\ntrace: execs %q args %q reads %q writes %q stubs %q\noutput: %s",
+			line, []byte(line), dec.Parts, strings.Join(bad, ", "), tr.Execs, tr.Args, boxReads(tr.Reads, box), tr.Writes, tr.Stubbed, tr.Output)
 	}
 	return nil
+}
+
+// frictionOn names the first rule that adds friction (deny, approvers,
+// quorum, ask) to an operation of type t on the file p, or "".
+func frictionOn(rules []policy.Rule, t policy.OpType, p string) string {
+	for _, r := range rules {
+		if r.AddsFriction() && r.Matches(policy.Operation{Type: t, Resource: p}) {
+			return r.Name
+		}
+	}
+	return ""
+}
+
+// boxReads are the reads inside the box (what a mismatch message shows).
+func boxReads(reads []string, box bashdiff.Box) []string {
+	var out []string
+	for _, r := range reads {
+		if strings.HasPrefix(r, box.Root+"/") {
+			out = append(out, r)
+		}
+	}
+	return out
 }
 
 // toolchains are where programs keep the programs they run themselves:
@@ -201,9 +226,12 @@ func allowedByParts(parts []policy.DecisionPart, box bashdiff.Box, line string) 
 			v := w.Value
 			if w.Tilde() && (v == "~" || strings.HasPrefix(v, "~/")) {
 				v = box.Home + v[1:]
-			} else if name, rest, _ := strings.Cut(v, "/"); w.Tilde() && strings.HasPrefix(name, "~") {
+			} else if name, rest, slash := strings.Cut(v, "/"); w.Tilde() && strings.HasPrefix(name, "~") {
 				if u, err := user.Lookup(name[1:]); err == nil {
-					v = strings.TrimSuffix(u.HomeDir+"/"+rest, "/")
+					v = u.HomeDir // bash replaces the tilde-prefix only: ~root// is /root//
+					if slash {
+						v += "/" + rest
+					}
 				}
 			}
 			out = append(out, v)
@@ -268,9 +296,7 @@ func (df *differ) run(lines []string) {
 				if err := df.check(box, l); err != nil {
 					errs <- err
 				}
-				os.RemoveAll(box.Dir + "/w")
-				os.Mkdir(box.Dir+"/w", 0o755)
-				os.Remove(box.Dir + "/PWNED")
+				box.Reset()
 			}
 		}()
 	}
@@ -380,28 +406,6 @@ func values(parts []policy.DecisionPart) []string {
 	return out
 }
 
-// knownElsewhere names the issue-31 item that a mismatch's class belongs
-// to when it is fixed on another branch (paths as the kernel resolves
-// them: item 3; remote tar archives: item 4), or "". Such mismatches are
-// counted and logged, not failed, so that the lexer's own findings stay
-// visible; the lead removes a class here when its item lands. Every other
-// mismatch fails.
-func knownElsewhere(line string, bad []string) string {
-	for _, b := range bad {
-		if !strings.HasPrefix(b, "read ") && !strings.HasPrefix(b, "connected: ") {
-			return "" // a program or argument hitl did not show: this branch's
-		}
-	}
-	switch {
-	case strings.Contains(line, "host:"):
-		return "item 4: tar's host: archive is remote"
-	case strings.Contains(line, "cd ") || strings.Contains(line, "-R") || strings.Contains(line, "--dereference-recursive") ||
-		strings.Contains(line, "-r") || strings.Contains(line, "..") || strings.Contains(line, "/proc/") || strings.Contains(line, "~"):
-		return "item 3: paths as the kernel resolves them (cd, recursive reads, .., /proc, the directory stack)"
-	}
-	return ""
-}
-
 // TestBashAgreesWithMutatedLines is the byte-level fuzzer, bounded: the
 // seed corpus (internal/bashdiff/testdata/corpus.txt), then lines from the
 // grammar and the corpus with bytes and words mutated, until the budget
@@ -436,11 +440,8 @@ func TestBashAgreesWithMutatedLines(t *testing.T) {
 		generated += len(lines)
 		df.run(lines)
 	}
-	t.Logf("seed %d, budget %s: %d seed lines (%d allowed); %d mutated lines generated, %d allowed and run under strace; %d mismatches; %d of another item's class",
-		seed, budget, len(seeds), seedsAllowed, generated, df.ran-seedsAllowed, df.mismatches(), len(df.known))
-	for _, k := range df.known {
-		t.Log("known, fixed on another item's branch: " + k)
-	}
+	t.Logf("seed %d, budget %s: %d seed lines (%d allowed); %d mutated lines generated, %d allowed and run under strace; %d mismatches",
+		seed, budget, len(seeds), seedsAllowed, generated, df.ran-seedsAllowed, df.mismatches())
 	if generated > 0 && df.ran == seedsAllowed {
 		t.Errorf("no mutated line was allowed: the fuzzer checks nothing")
 	}
@@ -465,8 +466,6 @@ func FuzzBashAgreesBytes(f *testing.F) {
 		if err := df.check(box, line); err != nil {
 			t.Fatal(err)
 		}
-		os.RemoveAll(box.Dir + "/w")
-		os.Mkdir(box.Dir+"/w", 0o755)
-		os.Remove(box.Dir + "/PWNED")
+		box.Reset()
 	})
 }

@@ -415,6 +415,9 @@ func (d Decider) path(op Operation, t OpType, fp filePath, rs []reading, text st
 	if fp.unplaceable != "" && p.Effect == EffectAllow {
 		p.Effect, p.Rule, p.Reason, p.approvers, p.quorum = EffectAsk, "default", "not placed: "+fp.unplaceable, nil, 0
 	}
+	if len(rs) == 0 && fp.unplaceable == "" && !fp.homeUnknown && fp.value != "" && !path.IsAbs(fp.value) {
+		d.unknownDirFriction(op, t, fp.value, under, &p) // relative, and nobody sent the working directory
+	}
 	return p, nil
 }
 

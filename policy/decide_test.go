@@ -151,7 +151,7 @@ var shellLineCases = []struct {
 	{"node -e 'x'", ask},
 	{"perl -e 'x'", ask},
 	{"awk '{print}' /tmp/f", ask},
-	{"find . -name x -exec rm {} \\;", ask},
+	{"find . -name x -exec rm {} \\;", deny}, // and find . reads beneath the working directory, where */.ssh/* may be
 	{"timeout 5 git status", ask},
 	{"coproc ls", ask},
 	// names and environments computed when it runs
@@ -172,7 +172,8 @@ func TestShellLines(t *testing.T) {
 	for _, tc := range shellLineCases {
 		name := strings.ReplaceAll(tc.line, "\n", `\n`)
 		t.Run(string(tc.want)+"/"+name, func(t *testing.T) {
-			d, err := shellDecider().Decide(policy.Operation{Type: policy.OpShell, Description: "run", Resource: tc.line, Agent: "api:ci"})
+			// as an edge sends it: with the agent's working directory
+			d, err := shellDecider().Decide(policy.Operation{Type: policy.OpShell, Description: "run", Resource: tc.line, Agent: "api:ci", Cwd: "/work/proj"})
 			require.NoError(t, err)
 			assert.Equal(t, tc.want, d.Effect, "rule %q, parts %+v", d.Rule, d.Parts)
 			assert.NotEmpty(t, d.Parts, "a person is shown the parts")
@@ -229,6 +230,8 @@ func TestLearnedRuleRules(t *testing.T) {
 	}{
 		{"a learned command allows exactly it", taught("api:ci", policy.OpShell, "make test"), policy.Operation{Type: policy.OpShell, Resource: "make test"}, allow},
 		{"a learned command matches its parsed form", taught("api:ci", policy.OpShell, "make test"), policy.Operation{Type: policy.OpShell, Resource: "make  'test'"}, allow},
+		{"a learned command still meets the friction of a path nobody placed", taught("api:ci", policy.OpShell, "wc -l notes"), policy.Operation{Type: policy.OpShell, Resource: "wc -l notes"}, ask},
+		{"a learned command allows where its path is placed", taught("api:ci", policy.OpShell, "wc -l notes"), policy.Operation{Type: policy.OpShell, Resource: "wc -l notes", Cwd: "/work/proj"}, allow},
 		{"a learned command is not a prefix", taught("api:ci", policy.OpShell, "make test"), policy.Operation{Type: policy.OpShell, Resource: "make test -j4"}, ask},
 		{"a learned command does not allow a compound with it", taught("api:ci", policy.OpShell, "make test"), policy.Operation{Type: policy.OpShell, Resource: "make test && rm -rf ~"}, ask},
 		{"a compound of allowed and learned parts is allowed", taught("api:ci", policy.OpShell, "make test"), policy.Operation{Type: policy.OpShell, Resource: "git status && make test"}, allow},

@@ -57,7 +57,7 @@ func TestEverydayAgentLines(t *testing.T) {
 	d := policy.Decider{Rules: agentTeamRules, Parse: shell.Parse}
 	total, ro, allowed := len(lines), 0, 0
 	for i, line := range lines {
-		got, err := d.Decide(policy.Operation{Type: policy.OpShell, Description: "x", Resource: line, Agent: "api:ci", Home: "/home/u"})
+		got, err := d.Decide(policy.Operation{Type: policy.OpShell, Description: "x", Resource: line, Agent: "api:ci", Home: "/home/u", Cwd: "/home/u/proj"})
 		require.NoError(t, err)
 		if !readOnly[i] {
 			require.NotEqual(t, allow, got.Effect, "%q writes or runs more: no read-only rule allows it", line)

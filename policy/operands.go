@@ -156,11 +156,33 @@ func matchesFile(r Rule, op Operation, under bool) bool {
 // resolved it, beneath it for a command that reads recursively. An
 // operand the policy cannot place makes p ask.
 func (d Decider) operandFriction(op Operation, c ShellCommand, ld lineDirs, p *partDecision) {
-	if len(c.Args) < 2 || p.Effect == EffectDeny {
+	if len(c.Args) == 0 || p.Effect == EffectDeny {
 		return
 	}
 	prog := path.Base(c.Args[0].Value)
 	under := recursiveRead(c)
+	// apply applies the friction rules that match name (beneath it too)
+	// for an operation of type t; it reports a deny.
+	apply := func(t OpType, name string, beneath bool) bool {
+		fop := Operation{Type: t, Risk: op.Risk, Resource: name, Agent: op.Agent, Description: op.Description, Prompted: op.Prompted, FoldCase: op.FoldCase}
+		for _, r := range d.Rules {
+			if !r.AddsFriction() || !matchesFile(r, fop, beneath) {
+				continue
+			}
+			why := "rule " + r.Name + " (it matches the file " + name + " the command names)"
+			if beneath && !matchesFile(r, fop, false) {
+				why = "rule " + r.Name + " (it matches files beneath " + name + ", which the command reads)"
+			}
+			if r.Effect == EffectDeny {
+				p.Effect, p.Rule, p.approvers, p.quorum, p.Reason = EffectDeny, r.Name, nil, 0, why
+				return true
+			}
+			if p.Effect == EffectAllow || len(p.approvers) == 0 && p.quorum <= 1 || r.Quorum > p.quorum {
+				p.Effect, p.Rule, p.approvers, p.quorum, p.Reason = EffectAsk, r.Name, r.Approvers, r.Quorum, why
+			}
+		}
+		return false
+	}
 	args := c.Args[1:]
 	for i, w := range args {
 		if !w.Literal {
@@ -193,28 +215,34 @@ func (d Decider) operandFriction(op Operation, c ShellCommand, ld lineDirs, p *p
 		if real, ok := op.Paths[fp.value]; ok && path.IsAbs(real) {
 			names = append(names, cleanPath(real))
 		}
+		unknownDir := len(rs) == 0 && fp.unplaceable == "" && !fp.homeUnknown && fp.value != "" && !path.IsAbs(fp.value) && placeable(c, w) &&
+			!notAFile(c, i+1)
 		for _, t := range operandTypes(prog, i == len(args)-1) {
 			for _, name := range names {
-				fop := Operation{Type: t, Risk: op.Risk, Resource: name, Agent: op.Agent, Description: op.Description, Prompted: op.Prompted, FoldCase: op.FoldCase}
 				// a directory nobody placed is matched as written
-				beneath := under && t == OpFileRead && path.IsAbs(name)
-				for _, r := range d.Rules {
-					if !r.AddsFriction() || !matchesFile(r, fop, beneath) {
-						continue
-					}
-					why := "rule " + r.Name + " (it matches the file " + name + " the command names)"
-					if beneath && !matchesFile(r, fop, false) {
-						why = "rule " + r.Name + " (it matches files beneath " + name + ", which the command reads)"
-					}
-					if r.Effect == EffectDeny {
-						p.Effect, p.Rule, p.approvers, p.quorum, p.Reason = EffectDeny, r.Name, nil, 0, why
-						return
-					}
-					if p.Effect == EffectAllow || len(p.approvers) == 0 && p.quorum <= 1 || r.Quorum > p.quorum {
-						p.Effect, p.Rule, p.approvers, p.quorum, p.Reason = EffectAsk, r.Name, r.Approvers, r.Quorum, why
-					}
+				if apply(t, name, under && t == OpFileRead && path.IsAbs(name)) {
+					return
 				}
 			}
+			if unknownDir {
+				d.unknownDirFriction(op, t, fp.value, under && t == OpFileRead, p)
+			}
 		}
+	}
+	// grep -r PATTERN, rg PATTERN, find with no starting point read the
+	// working directory: every rule beneath it applies
+	if readsWorkingDir(c) {
+		if len(ld.dirs) == 0 || ld.why != "" {
+			d.unknownDirFriction(op, OpFileRead, ".", true, p)
+		}
+		for _, dir := range ld.dirs {
+			if ld.why == "" && apply(OpFileRead, dir, true) {
+				return
+			}
+		}
+	}
+	if f := followsLinks(c); f != "" {
+		d.unknownFriction(op, OpFileRead, prog+" "+f+" follows symbolic links beneath the directories it reads, wherever they lead",
+			func(string) bool { return true }, p)
 	}
 }

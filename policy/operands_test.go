@@ -43,8 +43,13 @@ func TestOperandsMeetFileFriction(t *testing.T) {
 		{"cp notes /etc/motd", "", deny, "etc", 0},
 		{"cat /srv/prod/db", "", allow, "cat", 0}, // reading is not deleting
 		{"cat /etc/hosts", "", allow, "cat", 0},   // nor writing
-		{"cat README.md", "/home/u", allow, "cat", 0},
-		{"grep -rn TODO src", "/home/u", allow, "grep", 0},
+		// no working directory was sent: a relative operand may be any
+		// file of that name, ~/.ssh's too (unplaced.go); a pattern is none
+		{"cat README.md", "/home/u", ask, "keys", 0},
+		{"grep -rn TODO src", "/home/u", ask, "keys", 0},
+		{"rm db", "", ask, "prod-data", 2},
+		{"grep TODO", "/home/u", allow, "grep", 0},
+		{"cat /etc/hosts", "/home/u", allow, "cat", 0},
 	} {
 		t.Run(tc.line+" home="+tc.home, func(t *testing.T) {
 			d := decideLine(t, rules, tc.home, tc.line)
@@ -53,7 +58,11 @@ func TestOperandsMeetFileFriction(t *testing.T) {
 			if tc.quorum > 0 {
 				assert.Equal(t, tc.quorum, d.Quorum)
 			}
-			if tc.effect != allow {
+			// asking only because nobody sent the working directory, a
+			// command may be taught: the same friction meets it again at
+			// every later decision
+			noCwd := map[string]bool{"cat README.md": true, "grep -rn TODO src": true}
+			if tc.effect != allow && !noCwd[tc.line] {
 				assert.False(t, d.Learnable, "a line a friction rule matches is never learnable")
 			}
 		})

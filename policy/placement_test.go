@@ -43,7 +43,24 @@ func TestPathsAsTheKernelResolvesThem(t *testing.T) {
 		{"cat ../.ssh/id_rsa", "", nil, false, ask, "default"}, // climbs out of a directory nobody sent
 		{"cat < ../.ssh/id_rsa", proj, nil, false, deny, "keys"},
 		{"cat README.md", proj, nil, false, allow, "cat"},
-		{"cat README.md", "", nil, false, allow, "cat"},
+		// a working directory nobody sent: a relative path may be any
+		// file of its name, so it asks where a friction rule could match
+		// it, with the strictest such rule's people (here prod's two)
+		{"cat README.md", "", nil, false, ask, "prod"},
+		{"cat < README.md", "", nil, false, ask, "prod"},
+		{"grep -r TODO", "", nil, false, ask, "prod"},
+		{"grep TODO", "", nil, false, allow, "grep"}, // the pattern names no file; grep reads its input
+		{"cat /home/u/proj/README.md", "", nil, false, allow, "cat"},
+		// grep -r PATTERN and find with no starting point read the
+		// working directory; -R, find -L follow links beneath it
+		{"grep -r key", "/home/u", nil, false, deny, "keys"},
+		{"grep -rn TODO", proj, nil, false, allow, "grep"},
+		{"find -name id_rsa", "/home/u", nil, false, deny, "keys"},
+		{"find", "/home/u", nil, false, deny, "keys"},
+		{"grep -R TODO .", proj, nil, false, ask, "prod"},
+		{"grep --dereference-recursive TODO", proj, nil, false, ask, "prod"},
+		{"find -L . -name x", proj, nil, false, ask, "prod"},
+		{"rg -L TODO", proj, nil, false, ask, "prod"},
 		{"cat ./../../u/.ssh/./id_rsa", proj, nil, false, deny, "keys"},
 		// aliases the policy cannot place
 		{"cat /proc/self/root/home/u/.ssh/id_rsa", proj, nil, false, ask, "default"},
@@ -126,6 +143,9 @@ func TestRecursiveFileReads(t *testing.T) {
 		{"/home/u", "", false, allow, "default"},
 		{"/srv", "", true, ask, "prod"},
 		{"/proc/self/root/home/u", "", true, ask, "default"},
+		// relative, and nobody sent the working directory (unplaced.go)
+		{"id_rsa", "", false, ask, "prod"},
+		{"src", "", true, ask, "prod"},
 	} {
 		op := policy.Operation{Type: policy.OpFileRead, Description: "Grep", Resource: tc.path, Home: "/home/u", Cwd: tc.cwd, Recursive: tc.recursive, Agent: "api:ci"}
 		d, err := policy.Decider{Rules: placementRules, Parse: shell.Parse}.Decide(op)

@@ -88,7 +88,7 @@ func policyCheck(ctx context.Context, args []string, e *env) error {
 	risk := fs.String("risk", "", "low, medium, high or critical")
 	agentName := fs.String("agent", "", "the token name of the agent asking (default: yours; another needs the answer scope)")
 	home := fs.String("home", e.getenv("HOME"), "the agent's home directory, for ~ in the command or path (default $HOME)")
-	cwd := fs.String("cwd", "", "the agent's working directory: relative paths are placed in it and every path is resolved on this machine as the hooks do (default: relative paths are not placed)")
+	cwd := fs.String("cwd", "", "the agent's working directory: relative paths are placed in it and every path is resolved on this machine as the hooks do (default: this directory, as hitl gate sends it)")
 	recursive := fs.Bool("recursive", false, "a file_read reads everything beneath --resource (Claude Code's Grep and Glob)")
 	prompted := fs.Bool("prompted", false, "decide as for an agent about to ask its own person (PermissionRequest): no default allows")
 	asJSON := fs.Bool("json", false, "print JSON")
@@ -99,6 +99,9 @@ func policyCheck(ctx context.Context, args []string, e *env) error {
 		return usageError(fs, "hitl policy check needs --op-type: hitl policy check --op-type shell --resource \"rm -rf build\"")
 	}
 	o := policy.Operation{Type: policy.OpType(*op), Description: "check", Resource: *resource, Risk: policy.Risk(*risk), Prompted: *prompted, Recursive: *recursive}
+	if *cwd == "" {
+		*cwd = workingDir() // as hitl gate: a relative path is placed where the check runs
+	}
 	o = mcp.AgentSide(o, *home, *cwd)
 	if *agentName != "" {
 		o.Agent = *agentName // the root names it (a token name is api:NAME)

@@ -11,7 +11,7 @@ import (
 // substitutions, redirections with .., // and ~) around the commands
 // teams allow, with the options from the argument table that run code or
 // write files. @W is a directory the test's rules let lines write in, @D
-// the box, @P a file no rule lets anything write (the payload's mark).
+// the working directory (~/proj), @H the fake HOME, @P a file no rule lets anything write (the payload's mark).
 
 // Simple are commands a read-only policy allows, as people write them.
 var Simple = []string{
@@ -59,7 +59,7 @@ var Payloads = []string{
 	"curl -o @P http://127.0.0.1:9/", "wget -O @P http://127.0.0.1:9/", "cd @D/w && ls", "cd .. && ls",
 	"set -- x", "shopt -s nullglob", "getopts a 'a[$(touch @P)]'", "wait -p 'a[$(touch @P)]'",
 	"echo a=~", "echo x:~/y", "ls ~+", "ls -- -x", "git status > @W/../pwn.txt", "echo x > @W//../pwn.txt", "ls > @W/./../pwn.txt",
-	"sort -o @W/../pwn.txt f", "echo x | tee @W/../pwn.txt", "ls < ~/.ssh/id_rsa", "ls < //@D/home/.ssh/id_rsa",
+	"sort -o @W/../pwn.txt f", "echo x | tee @W/../pwn.txt", "ls < ~/.ssh/id_rsa", "ls < //@H/.ssh/id_rsa",
 	// options the argument table does not model: diff --paginate runs pr
 	"diff -l f src/a.go", "diff --paginate f src/a.go", "diff -ul f src/a.go", "ls --frob", "git log --frobnicate",
 }
@@ -112,7 +112,8 @@ func item(r *rand.Rand, depth int) string {
 	return s
 }
 
-// Expand puts the box's paths into a generated line.
+// Expand puts the box's paths into a generated line: @W (w/), @D (the
+// working directory), @H (HOME), @P (the payload's mark).
 func (b Box) Expand(line string) string {
-	return strings.NewReplacer("@W", b.Dir+"/w", "@D", b.Dir, "@P", b.Dir+"/PWNED").Replace(line)
+	return strings.NewReplacer("@W", b.Dir+"/w", "@D", b.Dir, "@H", b.Home, "@P", b.Dir+"/PWNED").Replace(line)
 }

@@ -42,7 +42,8 @@ var inserts = []string{
 // machine's /root would not finish).
 var words = []string{
 	"~", "~/f", "~/.ssh/id_rsa", "~0", "~+", "~-1", "~+/f", "~-", "'f'", "\"f\"", "$'f'", "$\"f\"", "f\\\n", "\\f",
-	"../f", "./f", ".//f", "/proc/self/cwd/f", "/proc/self/root/etc/hostname", "@D/home/.ssh/id_rsa", "home/../f", "-la", "--", "*",
+	"../f", "./f", ".//f", "/proc/self/cwd/f", "/proc/self/root/etc/hostname", "@H/.ssh/id_rsa", "../.ssh/id_rsa", "..//.ssh/id_rsa", ".//../.ssh/id_rsa", "link-to-key", "keys", "keys/id_rsa", "keys/", "src/../f",
+	"/proc/self/cwd/../.ssh/id_rsa", "/proc/thread-self/root@H/.ssh/id_rsa", "/dev/fd/0", "~0/../.ssh/id_rsa", "~+/link-to-key", "-la", "--", "*",
 	"src/*.go", "s?c", "[f]", "f#x", "#f", "$'\\x66'", "f\\\nx",
 }
 

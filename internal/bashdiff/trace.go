@@ -35,21 +35,47 @@ func Available() error {
 	return nil
 }
 
-// Box is a throwaway directory to run lines in: Dir is the working
-// directory, Home the fake HOME, Tmp bash's TMPDIR.
+// Box is a throwaway directory to run lines in, laid out as an agent's
+// machine is: Home is the fake HOME (its .ssh/id_rsa is what the test's
+// deny rules cover), Dir the working directory, a project inside it
+// (~/proj, a git repository), Tmp bash's TMPDIR, Bin the stub programs.
 type Box struct {
-	Dir, Home, Tmp string
+	Root, Dir, Home, Tmp, Bin string
 }
 
-// NewBox makes a box under parent with a few files the generated lines
-// read: f (text), a.tar (an archive of f), home/.ssh/id_rsa.
+// StubPrograms are the programs that are on PATH in a box as stubs: each
+// logs its name and arguments (StubLog) and touches nothing. They are the
+// programs a payload runs and no test rule allows (touch, rm, an
+// interpreter, a remote shell …): strace still sees each one executed,
+// with its arguments, yet a mismatch changes nothing outside the box. The
+// programs the rules allow (cat, grep, git, tar, find, sed …) are the
+// real ones, because what the oracle judges is what they really do with
+// their options and files.
+var StubPrograms = []string{
+	"touch", "rm", "mv", "cp", "ln", "mkdir", "chmod", "dd", "truncate", "shred", "python", "python3", "perl", "ruby", "node",
+	"nc", "ssh", "scp", "rsh", "gpg", "gpg2", "npm", "npx", "pytest", "docker", "kubectl", "terraform", "sudo", "rsync",
+}
+
+// StubLog is the file (in Tmp) the stub programs append their argv to.
+const StubLog = "stubs.log"
+
+// NewBox makes a box under parent: HOME with a key deny rules cover
+// (~/.ssh/id_rsa); the project ~/proj (the working directory) with f, src/a.go,
+// a.tar (an archive of f), w/ (where the rules let lines write), a git
+// repository with one commit, link-to-key (a symlink to ~/.ssh/id_rsa)
+// and keys (a symlink to ~/.ssh); the stub programs.
 func NewBox(parent string) (Box, error) {
-	dir, err := os.MkdirTemp(parent, "box")
+	root, err := os.MkdirTemp(parent, "box")
 	if err != nil {
 		return Box{}, err
 	}
-	b := Box{Dir: dir, Home: filepath.Join(dir, "home"), Tmp: filepath.Join(dir, "tmp")}
-	for _, d := range []string{b.Home + "/.ssh", b.Tmp, dir + "/src", dir + "/w"} {
+	if root, err = filepath.EvalSymlinks(root); err != nil {
+		return Box{}, err
+	}
+	b := Box{Root: root, Home: filepath.Join(root, "home"), Tmp: filepath.Join(root, "tmp"), Bin: filepath.Join(root, "bin")}
+	b.Dir = filepath.Join(b.Home, "proj")
+	dir := b.Dir
+	for _, d := range []string{b.Home + "/.ssh", b.Tmp, b.Bin, dir + "/src", dir + "/w"} {
 		if err := os.MkdirAll(d, 0o755); err != nil {
 			return Box{}, err
 		}
@@ -60,6 +86,17 @@ func NewBox(parent string) (Box, error) {
 			p = filepath.Join(dir, name)
 		}
 		if err := os.WriteFile(p, []byte(body), 0o644); err != nil {
+			return Box{}, err
+		}
+	}
+	for link, to := range map[string]string{dir + "/link-to-key": b.Home + "/.ssh/id_rsa", dir + "/keys": b.Home + "/.ssh"} {
+		if err := os.Symlink(to, link); err != nil {
+			return Box{}, err
+		}
+	}
+	stub := "#!/bin/sh\nprintf '%s\\n' \"${0##*/} $*\" >> \"$TMPDIR/" + StubLog + "\"\n"
+	for _, p := range StubPrograms {
+		if err := os.WriteFile(filepath.Join(b.Bin, p), []byte(stub), 0o755); err != nil {
 			return Box{}, err
 		}
 	}
@@ -87,6 +124,14 @@ func NewBox(parent string) (Box, error) {
 	return b, nil
 }
 
+// Reset empties what a line may have left: w/ and the payload's mark.
+func (b Box) Reset() {
+	os.RemoveAll(b.Dir + "/w")
+	os.Mkdir(b.Dir+"/w", 0o755)
+	os.Remove(b.Dir + "/PWNED")
+	os.Remove(filepath.Join(b.Tmp, StubLog))
+}
+
 // Trace is what bash did running a line.
 type Trace struct {
 	// Execs are the programs executed (their paths), bash itself left
@@ -94,15 +139,19 @@ type Trace struct {
 	Execs []string
 	// Args are the arguments of each of Execs (argv without argv[0]).
 	Args [][]string
-	// Writes are the files opened for writing, created, removed, renamed
-	// or linked: absolute, cleaned paths.
+	// Writes are the files opened for writing (the file the kernel
+	// opened, symlinks resolved), created, removed, renamed or linked:
+	// absolute, cleaned paths.
 	Writes []string
-	// Reads are the files opened for reading only: absolute, cleaned.
+	// Reads are the files opened for reading only, as the kernel
+	// resolved them (strace -y: through symlinks, /proc/self/… and ..).
 	Reads []string
 	// Connects are the connect calls that succeeded or were attempted on
 	// an internet socket (the line runs in a network namespace of its
 	// own where the kernel allows it, so none reaches anything).
 	Connects []string
+	// Stubbed are the stub programs' lines, "NAME ARGS…" (StubLog).
+	Stubbed []string
 	// Output is what the line printed (stdout and stderr), for messages.
 	Output string
 }
@@ -113,7 +162,7 @@ func Run(ctx context.Context, b Box, line string) (Trace, error) {
 	ctx, cancel := context.WithTimeout(ctx, 20*time.Second)
 	defer cancel()
 	log := filepath.Join(b.Tmp, "strace.log")
-	args := []string{"strace", "-f", "-qq", "-s", "65536", "-e", "signal=none", "-e",
+	args := []string{"strace", "-f", "-qq", "-y", "-s", "65536", "-e", "signal=none", "-e",
 		"trace=execve,execveat,open,openat,openat2,creat,truncate,unlink,unlinkat,rename,renameat,renameat2,mkdir,mkdirat,link,linkat,symlink,symlinkat,chdir,fchdir,clone,clone3,fork,vfork,connect",
 		"-o", log, "bash", "-O", "extglob", "-c", line}
 	if netns() {
@@ -121,7 +170,7 @@ func Run(ctx context.Context, b Box, line string) (Trace, error) {
 	}
 	cmd := exec.CommandContext(ctx, args[0], args[1:]...)
 	cmd.Dir = b.Dir
-	cmd.Env = []string{"HOME=" + b.Home, "TMPDIR=" + b.Tmp, "PATH=/usr/local/go/bin:/usr/local/bin:/usr/bin:/bin", "LANG=C", "LC_ALL=C",
+	cmd.Env = []string{"HOME=" + b.Home, "TMPDIR=" + b.Tmp, "PATH=" + b.Bin + ":/usr/local/go/bin:/usr/local/bin:/usr/bin:/bin", "LANG=C", "LC_ALL=C",
 		"GIT_CONFIG_NOSYSTEM=1", "GOTOOLCHAIN=local", "GOTELEMETRY=off", "GOCACHE=" + b.Tmp + "/gocache",
 		"GOPATH=" + b.Tmp + "/gopath", "XDG_CONFIG_HOME=" + b.Tmp + "/config", "XDG_CACHE_HOME=" + b.Tmp + "/cache"}
 	var out bytes.Buffer
@@ -141,6 +190,10 @@ func Run(ctx context.Context, b Box, line string) (Trace, error) {
 	os.Remove(log)
 	tr, perr := parse(data, b.Dir, log)
 	tr.Output = out.String()
+	if stubs, err := os.ReadFile(filepath.Join(b.Tmp, StubLog)); err == nil {
+		tr.Stubbed = strings.Split(strings.TrimSuffix(string(stubs), "\n"), "\n")
+		os.Remove(filepath.Join(b.Tmp, StubLog))
+	}
 	return tr, perr
 }
 
@@ -161,6 +214,10 @@ var (
 	resumed  = regexp.MustCompile(`^(\d+)\s+<\.\.\. (\w+) resumed>(.*)$`)
 	result   = regexp.MustCompile(`\)\s+=\s+(-?\d+|\?)`)
 	quoted   = regexp.MustCompile(`"((?:[^"\\]|\\.)*)"`)
+	// with strace -y: the directory a relative path is opened in, and
+	// the file a descriptor returned really is (as the kernel resolved it)
+	atCwd  = regexp.MustCompile(`^AT_FDCWD<([^>]*)>`)
+	fdPath = regexp.MustCompile(`\)\s+=\s+\d+<(.*)>\s*$`)
 )
 
 // parse reads strace's log: calls that succeeded, with the working
@@ -199,6 +256,12 @@ func parse(data []byte, dir, log string) (Trace, error) {
 		here := cwd[pid]
 		if here == "" {
 			here = dir
+		}
+		if m := atCwd.FindStringSubmatch(strings.TrimSpace(rest)); m != nil {
+			here = m[1]
+			if u, err := strconv.Unquote(`"` + here + `"`); err == nil {
+				here = u
+			}
 		}
 		args := quoted.FindAllStringSubmatch(rest, -1)
 		str := func(i int) string {
@@ -251,12 +314,20 @@ func parse(data []byte, dir, log string) (Trace, error) {
 			tr.Args = append(tr.Args, argv)
 		case "open", "openat", "openat2":
 			flags := rest
+			opened := abs(str(0))
+			if m := fdPath.FindStringSubmatch(rest); m != nil && filepath.IsAbs(m[1]) {
+				p := m[1] // escaped as strace quotes strings (a backslash is \\)
+				if u, err := strconv.Unquote(`"` + p + `"`); err == nil {
+					p = u
+				}
+				opened = filepath.Clean(p) // the file the kernel opened, links resolved
+			}
 			if !strings.Contains(flags, "O_WRONLY") && !strings.Contains(flags, "O_RDWR") && !strings.Contains(flags, "O_CREAT") &&
 				!strings.Contains(flags, "O_TRUNC") && !strings.Contains(flags, "O_APPEND") {
-				tr.Reads = append(tr.Reads, abs(str(0)))
+				tr.Reads = append(tr.Reads, opened)
 				continue
 			}
-			tr.Writes = append(tr.Writes, abs(str(0)))
+			tr.Writes = append(tr.Writes, opened)
 		case "creat", "truncate", "unlink", "unlinkat", "mkdir", "mkdirat":
 			tr.Writes = append(tr.Writes, abs(str(0)))
 		case "rename", "renameat", "renameat2", "link", "linkat", "symlink", "symlinkat":

@@ -27,13 +27,19 @@ func TestParse(t *testing.T) {
 102 renameat2(AT_FDCWD, "/box/a", AT_FDCWD, "/box/b", 0) = 0
 102 openat(AT_FDCWD, "failed", O_WRONLY|O_CREAT, 0666) = -1 EACCES (Permission denied)
 102 connect(3, {sa_family=AF_INET, sin_port=htons(9), sin_addr=inet_addr("127.0.0.1")}, 16) = -1 ENETUNREACH (Network is unreachable)
+103 openat(AT_FDCWD</box/proj>, "link-to-key", O_RDONLY) = 3</box/home/.ssh/id_rsa>
+103 openat(AT_FDCWD</box/proj>, "w/n", O_WRONLY|O_CREAT, 0666) = 4</box/proj/w/n>
+103 openat(AT_FDCWD</box/proj>, "rel", O_RDONLY) = 5
+103 openat(AT_FDCWD</box/proj>, "w/y.tx\\t", O_WRONLY|O_CREAT, 0666) = 6</box/proj/w/y.tx\\t>
 102 connect(4, {sa_family=AF_UNIX, sun_path="/run/x"}, 110) = -1 ENOENT (No such file or directory)
 `
 	tr, err := parse([]byte(log), "/box", "/box/tmp/strace.log")
 	require.NoError(t, err)
 	assert.Equal(t, []string{"/usr/bin/ls", "/usr/bin/cat"}, tr.Execs)
 	assert.Equal(t, [][]string{{}, {"a b", `c"d`}}, tr.Args)
-	assert.Equal(t, []string{"/etc/ld.so.cache", "/tmp/x"}, tr.Reads)
+	assert.Equal(t, []string{"/etc/ld.so.cache", "/tmp/x", "/box/home/.ssh/id_rsa", "/box/proj/rel"}, tr.Reads,
+		"a file opened is the one the kernel resolved (strace -y), relative ones in the directory strace names")
 	assert.Len(t, tr.Connects, 1, "an internet connect is recorded even when it fails")
-	assert.Equal(t, []string{"/box/out.txt", `/box/sub/a"b`, "/box/gone", "/box/a", "/box/b"}, tr.Writes)
+	assert.Equal(t, []string{"/box/out.txt", `/box/sub/a"b`, "/box/gone", "/box/a", "/box/b", "/box/proj/w/n", `/box/proj/w/y.tx\t`}, tr.Writes,
+		"a descriptor's path is unescaped as strace escapes it (the fuzzer found y.tx\\t read as two backslashes)")
 }
