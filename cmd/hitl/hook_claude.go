@@ -47,10 +47,23 @@ func (h *hook) claude(ctx context.Context, step steer.HookStep) error {
 	if h.in.HookEventName == "SessionStart" {
 		return h.claudeSessionStart(step) // claude_version.go
 	}
+	note := ""
+	if h.in.HookEventName == "PostToolUse" {
+		note = h.takeEditNote() // hook_editnote.go
+	}
 	if out, ok := h.steered(step); ok {
+		if c, isContext := out.HookSpecificOutput.(contextOutput); isContext && note != "" {
+			c.AdditionalContext = note + "\n\n" + c.AdditionalContext
+			out.HookSpecificOutput = c
+		}
 		return h.print(out)
 	}
 	switch h.in.HookEventName {
+	case "PostToolUse":
+		if note == "" {
+			return nil
+		}
+		return h.print(hookOut{HookSpecificOutput: contextOutput{HookEventName: "PostToolUse", AdditionalContext: note}})
 	case "PreToolUse":
 		if !h.decideTools && h.in.ToolName != mcp.AskUserQuestionTool {
 			return nil // Claude Code's own permissions decide (and its PermissionRequest hook)
@@ -144,11 +157,21 @@ func (h *hook) permissionRequest(ctx context.Context) (claudePermissionDecision,
 		return claudePermissionDecision{}, false
 	}
 	d.UpdatedInput = updated
+	note := h.toldOfEdit(v, updated)
 	if updated, why, ok := h.enforced(ctx, v, d.UpdatedInput); !ok {
 		fmt.Fprintf(h.e.stderr, "hitl hook: %s\n", why)
 		return claudePermissionDecision{}, false
 	} else if updated != nil {
 		d.UpdatedInput = updated
+	}
+	if note != "" {
+		// No field of this answer reaches the model: the call's
+		// PostToolUse tells it (hook_editnote.go).
+		in := d.UpdatedInput
+		if in == nil {
+			in = h.in.ToolInput
+		}
+		h.leaveEditNote(in, note)
 	}
 	return d, true
 }

@@ -2,8 +2,10 @@ package main
 
 import (
 	"context"
+	"encoding/json"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 	"time"
 
@@ -161,4 +163,61 @@ func TestHookWaitIsTheDeadline(t *testing.T) {
 			assert.Empty(t, awaitAll(t, m, "claude-due-"+tc.wait), "nothing was asked")
 		})
 	}
+}
+
+// TestHookToldOfEditAtPermissionRequest: PermissionRequest's allow has no
+// field the model reads, so an edit made there reaches the model with the
+// PostToolUse of the call that ran the edited input, once; another call's
+// PostToolUse, and the same one again, hear nothing.
+func TestHookToldOfEditAtPermissionRequest(t *testing.T) {
+	m := startMain(t, hookPolicy)
+	ctx := context.Background()
+	o := cliOpts{home: t.TempDir()}
+	ch := hookRun(ctx, m, o, hookEvent(t, "claude_permissionrequest_bash.json", map[string]any{"session_id": "told-pr"}), "claude")
+	q := awaitPending(t, m, "claude-told-pr", 1)[0]
+	require.Equal(t, 0, cli(ctx, m, "", "answer", q.ID, "approve", "--edit", "rm -rf dist/tmp", "--text", "only the scratch folder").code)
+	r := result(t, ch)
+	require.Equal(t, 0, r.code, r.stderr)
+	var pr struct {
+		HookSpecificOutput struct {
+			Decision struct {
+				Behavior     string         `json:"behavior"`
+				UpdatedInput map[string]any `json:"updatedInput"`
+			} `json:"decision"`
+		} `json:"hookSpecificOutput"`
+	}
+	require.NoError(t, json.Unmarshal([]byte(r.stdout), &pr), r.stdout)
+	require.Equal(t, "allow", pr.HookSpecificOutput.Decision.Behavior)
+	ran := pr.HookSpecificOutput.Decision.UpdatedInput
+	require.Equal(t, "rm -rf dist/tmp", ran["command"])
+
+	post := func(session string, input map[string]any) cliResult {
+		t.Helper()
+		return result(t, hookRun(ctx, m, o, hookEvent(t, "claude_posttooluse_bash.json", map[string]any{"session_id": session, "tool_input": input}), "claude"))
+	}
+	t.Run("another call's PostToolUse hears nothing", func(t *testing.T) {
+		r := post("told-pr", map[string]any{"command": "ls", "description": "List"})
+		require.Equal(t, 0, r.code, r.stderr)
+		assert.Empty(t, strings.TrimSpace(r.stdout))
+	})
+	t.Run("another session's PostToolUse of the same input hears nothing", func(t *testing.T) {
+		r := post("told-other", ran)
+		require.Equal(t, 0, r.code, r.stderr)
+		assert.Empty(t, strings.TrimSpace(r.stdout))
+	})
+	r = post("told-pr", ran)
+	require.Equal(t, 0, r.code, r.stderr)
+	var out struct {
+		HookSpecificOutput contextOutput `json:"hookSpecificOutput"`
+	}
+	require.NoError(t, json.Unmarshal([]byte(r.stdout), &out), r.stdout)
+	assert.Equal(t, "PostToolUse", out.HookSpecificOutput.HookEventName)
+	assert.Contains(t, out.HookSpecificOutput.AdditionalContext, `A person (local) edited this Bash call in hitl before approving it, so it runs with their input, not yours.`)
+	assert.Contains(t, out.HookSpecificOutput.AdditionalContext, `command: "rm -rf dist/tmp" instead of "rm -rf dist"`)
+	assert.Contains(t, out.HookSpecificOutput.AdditionalContext, "Their message: only the scratch folder")
+	t.Run("told once", func(t *testing.T) {
+		r := post("told-pr", ran)
+		require.Equal(t, 0, r.code, r.stderr)
+		assert.Empty(t, strings.TrimSpace(r.stdout))
+	})
 }
