@@ -187,8 +187,9 @@ func hitlCommand(cmd, args string) bool {
 type settingsHooks struct {
 	Hooks map[string][]struct {
 		Hooks []struct {
-			Type    string `json:"type"`
-			Command string `json:"command"`
+			Type    string   `json:"type"`
+			Command string   `json:"command"`
+			Timeout *float64 `json:"timeout"` // seconds
 		} `json:"hooks"`
 	} `json:"hooks"`
 }
@@ -200,6 +201,7 @@ func (d *doctor) hooks(agent, what string, files []string, fix string) check {
 	wired := map[steer.HookEvent][]string{}
 	var found []string
 	undecided := "" // a file whose PreToolUse hook leaves tool calls undecided
+	cutShort := ""  // a hook the agent stops before hitl stops waiting
 	for _, f := range files {
 		b, err := os.ReadFile(f)
 		if errors.Is(err, os.ErrNotExist) {
@@ -223,6 +225,10 @@ func (d *doctor) hooks(agent, what string, files []string, fix string) check {
 						if ev == string(steer.HookPreToolUse) && regexp.MustCompile(`--?decide-tools(=|\s+)(false|0|f|F|FALSE|False)\b`).MatchString(h.Command) {
 							undecided = d.short(f)
 						}
+						asks := ev == string(steer.HookPreToolUse) || ev == string(steer.HookPermissionRequest) // where people are asked, due at --wait
+						if why := hookWaitProblem(h.Command, h.Timeout); asks && why != "" && cutShort == "" {
+							cutShort = fmt.Sprintf("%s at %s: %s", d.short(f), ev, why)
+						}
 					}
 				}
 			}
@@ -232,6 +238,11 @@ func (d *doctor) hooks(agent, what string, files []string, fix string) check {
 		c.status, c.what = checkProblem, what
 		c.say = undecided + " runs hitl hook claude --decide-tools=false at PreToolUse: in acceptEdits, auto and bypassPermissions modes Claude Code sends no PermissionRequest, so hitl is never asked"
 		c.fix = "drop --decide-tools=false (docs/claude-code.md's hooks block)"
+		return c
+	}
+	if cutShort != "" {
+		c.status, c.say = checkProblem, cutShort
+		c.fix = "keep hitl hook's --wait (default " + defaultHookWait.String() + ") below the hook's timeout, and within the service's timeouts.min and timeouts.max (docs/claude-code.md)"
 		return c
 	}
 	want := hookEventsOf[agent]
@@ -394,4 +405,31 @@ func (d *doctor) short(file string) string {
 		}
 	}
 	return file
+}
+
+// agentHookTimeout is how long Claude Code and Codex let a command hook
+// run when its entry names no timeout (seconds).
+const agentHookTimeout = 600
+
+// hookWaitProblem says why a hook entry running cmd, stopped by its
+// agent after timeout seconds (nil: the agents' default), cannot wait as
+// long as hitl hook's --wait: the agent stops the hook first, and the
+// question outlives anyone waiting for it. "" when it can.
+func hookWaitProblem(cmd string, timeout *float64) string {
+	wait := defaultHookWait
+	if m := regexp.MustCompile(`--?wait(?:=|\s+)(\S+)`).FindStringSubmatch(cmd); m != nil {
+		d, err := time.ParseDuration(strings.Trim(m[1], `"'`))
+		if err != nil {
+			return fmt.Sprintf("--wait %s is not a duration (like 9m)", m[1])
+		}
+		wait = d
+	}
+	limit, named := float64(agentHookTimeout), "the agent's default timeout"
+	if timeout != nil {
+		limit, named = *timeout, "its timeout"
+	}
+	if wait.Seconds() >= limit {
+		return fmt.Sprintf("hitl hook waits %s for people, but %s is %gs: the agent stops the hook first", wait, named, limit)
+	}
+	return ""
 }

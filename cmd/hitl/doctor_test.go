@@ -89,6 +89,39 @@ func TestDoctor(t *testing.T) {
 			},
 		},
 		{
+			name: "a hook the agent stops before hitl stops waiting",
+			setup: func(t *testing.T, home, project, bin string) {
+				writeScript(t, filepath.Join(bin, "hitl"), "exit 0")
+				short := readmeHooks("claude", steer.HookEvents)
+				short["hooks"].(map[string]any)["PermissionRequest"] = []any{map[string]any{"matcher": "*", "hooks": []any{
+					map[string]any{"type": "command", "command": "hitl hook claude", "timeout": 60}}}}
+				writeJSON(t, filepath.Join(home, ".claude", "settings.json"), short)
+			},
+			code: exitFailure,
+			lines: []string{
+				"problem  Claude Code hooks: ~/.claude/settings.json at PermissionRequest: hitl hook waits 9m0s for people, but its timeout is 60s: the agent stops the hook first; fix: keep hitl hook's --wait (default 9m0s) below the hook's timeout",
+			},
+		},
+		{
+			name: "a --wait longer than the agents' default timeout, and one that is no duration",
+			setup: func(t *testing.T, home, project, bin string) {
+				writeScript(t, filepath.Join(bin, "hitl"), "exit 0")
+				long := readmeHooks("claude", steer.HookEvents)
+				long["hooks"].(map[string]any)["PreToolUse"] = []any{map[string]any{"matcher": "*", "hooks": []any{
+					map[string]any{"type": "command", "command": "hitl hook claude --wait 20m"}}}}
+				writeJSON(t, filepath.Join(home, ".claude", "settings.json"), long)
+				bad := readmeHooks("codex", hookEventsOf["codex"])
+				bad["hooks"].(map[string]any)["PermissionRequest"] = []any{map[string]any{"hooks": []any{
+					map[string]any{"type": "command", "command": "hitl hook codex --wait=soon", "timeout": 600}}}}
+				writeJSON(t, filepath.Join(home, ".codex", "hooks.json"), bad)
+			},
+			code: exitFailure,
+			lines: []string{
+				"problem  Claude Code hooks: ~/.claude/settings.json at PreToolUse: hitl hook waits 20m0s for people, but the agent's default timeout is 600s: the agent stops the hook first",
+				"problem  Codex hooks: ~/.codex/hooks.json at PermissionRequest: --wait soon is not a duration (like 9m)",
+			},
+		},
+		{
 			name: "the hooks split between user and project settings, a full path to hitl, MCP for Codex",
 			setup: func(t *testing.T, home, project, bin string) {
 				writeScript(t, filepath.Join(bin, "hitl"), "exit 0")

@@ -48,7 +48,7 @@ func (h *hook) claude(ctx context.Context, step steer.HookStep) error {
 		return h.claudeSessionStart(step) // claude_version.go
 	}
 	note := ""
-	if h.in.HookEventName == "PostToolUse" {
+	if h.in.HookEventName == string(steer.HookPostToolUse) {
 		note = h.takeEditNote() // hook_editnote.go
 	}
 	if out, ok := h.steered(step); ok {
