@@ -20,25 +20,51 @@ const (
 	codeUnsupportedMediaType = "unsupported_media_type" // a body that is not JSON
 )
 
-// statusOf maps an error code to its HTTP status. It is the only place
-// where hitl's codes meet HTTP statuses on the server side.
-var statusOf = map[string]int{
-	fault.EINVALID:           http.StatusBadRequest,
-	fault.ENOTFOUND:          http.StatusNotFound,
-	fault.ECONFLICT:          http.StatusConflict,
-	fault.EUNAUTHORIZED:      http.StatusUnauthorized,
-	fault.EFORBIDDEN:         http.StatusForbidden,
-	fault.EREFUSED:           http.StatusUnprocessableEntity,
-	fault.ERATELIMITED:       http.StatusTooManyRequests,
-	fault.ETOOMANYSTREAMS:    http.StatusTooManyRequests,
-	fault.ETOOLARGE:          http.StatusRequestEntityTooLarge,
-	fault.EUNAVAILABLE:       http.StatusServiceUnavailable,
-	fault.ETIMEDOUT:          http.StatusConflict,
-	fault.ECANCELLED:         http.StatusConflict,
-	fault.EINTERNAL:          http.StatusInternalServerError,
-	codeMethodNotAllowed:     http.StatusMethodNotAllowed,
-	codeUnsupportedMediaType: http.StatusUnsupportedMediaType,
+// errorTable is the one table where hitl's codes meet HTTP statuses, read
+// both ways: the server writes a code with the status of its row marked
+// writes (statusOf), and the client reads a status back as the code of its
+// row marked reads (codeOfStatus), for error bodies that are not hitl's
+// JSON (a proxy's 502 page, say). A status with no reads row reads as
+// fault.EINTERNAL.
+var errorTable = []struct {
+	code          string
+	status        int
+	writes, reads bool
+}{
+	{fault.EINVALID, http.StatusBadRequest, true, true},
+	{fault.ENOTFOUND, http.StatusNotFound, true, true},
+	{fault.ECONFLICT, http.StatusConflict, true, true},
+	{fault.EUNAUTHORIZED, http.StatusUnauthorized, true, true},
+	{fault.EFORBIDDEN, http.StatusForbidden, true, true},
+	{fault.EREFUSED, http.StatusUnprocessableEntity, true, true},
+	{fault.ERATELIMITED, http.StatusTooManyRequests, true, true},
+	{fault.ETOOMANYSTREAMS, http.StatusTooManyRequests, true, false},
+	{fault.ETOOLARGE, http.StatusRequestEntityTooLarge, true, true},
+	{fault.EUNAVAILABLE, http.StatusServiceUnavailable, true, true},
+	{fault.EUNAVAILABLE, http.StatusBadGateway, false, true},
+	{fault.EUNAVAILABLE, http.StatusGatewayTimeout, false, true},
+	{fault.ETIMEDOUT, http.StatusConflict, true, false},
+	{fault.ECANCELLED, http.StatusConflict, true, false},
+	{fault.EINTERNAL, http.StatusInternalServerError, true, true},
+	{codeMethodNotAllowed, http.StatusMethodNotAllowed, true, false},
+	{codeUnsupportedMediaType, http.StatusUnsupportedMediaType, true, true},
 }
+
+// statusOf maps an error code to the HTTP status the server writes for it
+// (the errorTable's writes rows); codeOf maps a status back to its code
+// (its reads rows).
+var statusOf, codeOf = func() (map[string]int, map[int]string) {
+	s, c := map[string]int{}, map[int]string{}
+	for _, row := range errorTable {
+		if row.writes {
+			s[row.code] = row.status
+		}
+		if row.reads {
+			c[row.status] = row.code
+		}
+	}
+	return s, c
+}()
 
 // writeError writes err as {"code","message"} with the status of its code.
 // It is the one function that turns errors into HTTP responses. Errors that
@@ -64,29 +90,10 @@ func writeError(w http.ResponseWriter, r *http.Request, log *slog.Logger, err er
 }
 
 // codeOfStatus guesses an error code from a status, for error bodies that
-// are not hitl's JSON (a proxy's 502 page, say).
+// are not hitl's JSON (a proxy's 502 page, say): the errorTable read back.
 func codeOfStatus(status int) string {
-	switch {
-	case status == http.StatusBadRequest:
-		return fault.EINVALID
-	case status == http.StatusUnauthorized:
-		return fault.EUNAUTHORIZED
-	case status == http.StatusForbidden:
-		return fault.EFORBIDDEN
-	case status == http.StatusNotFound:
-		return fault.ENOTFOUND
-	case status == http.StatusConflict:
-		return fault.ECONFLICT
-	case status == http.StatusRequestEntityTooLarge:
-		return fault.ETOOLARGE
-	case status == http.StatusUnprocessableEntity:
-		return fault.EREFUSED
-	case status == http.StatusTooManyRequests:
-		return fault.ERATELIMITED
-	case status == http.StatusUnsupportedMediaType:
-		return codeUnsupportedMediaType
-	case status == http.StatusBadGateway, status == http.StatusServiceUnavailable, status == http.StatusGatewayTimeout:
-		return fault.EUNAVAILABLE
+	if code, ok := codeOf[status]; ok {
+		return code
 	}
 	return fault.EINTERNAL
 }

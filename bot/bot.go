@@ -1,8 +1,9 @@
 // Package bot is hitl's Slack edge: it posts questions through a durable,
 // rate-paced outbox, takes answers from buttons, modals and thread replies
 // over Socket Mode, keeps messages up to date, and shows each person their
-// queue in App Home. It talks to the rest of hitl only through the root
-// package's interfaces.
+// queue in App Home. It talks to the application only through Service,
+// the narrow parts of it the bot uses (service.go, filled by ServiceOf),
+// and renders its messages with the pure package blocks.
 package bot
 
 import (
