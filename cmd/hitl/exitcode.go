@@ -2,13 +2,16 @@ package main
 
 import (
 	"errors"
+	"fmt"
+	"strings"
 
 	"github.com/hitlbot/hitl"
 	"github.com/hitlbot/hitl/fault"
 	"github.com/hitlbot/hitl/steer"
 )
 
-// Exit codes: the one table, also in the usage text and README.md.
+// Exit codes: the one table (exitCodeWords says each in the usage text;
+// docs/cli.md's table, checked against it, says each in full).
 const (
 	exitOK          = 0   // answered, approved, or done
 	exitFailure     = 1   // service unreachable, auth failure, internal error; hitl doctor: a check found a problem
@@ -27,6 +30,44 @@ const (
 	exitNeedsInput  = 101 // --no-wait: the question waits for a person (docs/protocol.md#exit-code-101)
 	exitInterrupted = 130 // Ctrl+C: the question stays pending
 )
+
+// exitCodeWords are the exit codes in a few words each, in order: the
+// usage text's list (exitCodesText). TestExitCodeTable holds it to the
+// constants above and to docs/cli.md.
+var exitCodeWords = []struct {
+	code  int
+	words string
+}{
+	{exitOK, "answered/approved"}, {exitFailure, "error"}, {exitUsage, "usage"}, {exitDenied, "denied"},
+	{exitTimedOut, "timed out"}, {exitCancelled, "cancelled"}, {exitConflict, "already answered"},
+	{exitNotFound, "not found"}, {exitRateLimited, "rate limited"}, {exitForbidden, "forbidden"},
+	{exitRefused, "refused (interaction threshold 0)"}, {exitBadState, "invalid state"},
+	{exitDuplicate, "duplicate request"}, {exitAuditBroken, "audit trail broken"},
+	{exitNeedsInput, "needs input"}, {exitInterrupted, "interrupted"},
+}
+
+// exitCodesText is the usage text's paragraph of exit codes, wrapped at
+// 80 columns.
+func exitCodesText() string {
+	var b, line strings.Builder
+	line.WriteString("Exit codes:")
+	for i, c := range exitCodeWords {
+		w := fmt.Sprintf(" %d %s", c.code, c.words)
+		if i < len(exitCodeWords)-1 {
+			w += ","
+		} else {
+			w += "."
+		}
+		if line.Len()+len(w) > 80 {
+			b.WriteString(line.String() + "\n")
+			line.Reset()
+			w = w[1:]
+		}
+		line.WriteString(w)
+	}
+	b.WriteString(line.String() + "\n")
+	return b.String()
+}
 
 // exitCode translates an error into the exit code: the only place that does.
 func exitCode(err error) int {

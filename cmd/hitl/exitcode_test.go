@@ -2,7 +2,13 @@ package main
 
 import (
 	"context"
+	"go/ast"
+	"go/parser"
+	"go/token"
 	"net/http"
+	"os"
+	"regexp"
+	"strconv"
 	"strings"
 	"sync/atomic"
 	"testing"
@@ -168,4 +174,48 @@ func TestAskRetriesAfterRateLimit(t *testing.T) {
 	assert.Equal(t, 0, r.code, r.stderr)
 	assert.Equal(t, "Ada\n", r.stdout)
 	assert.Contains(t, r.stderr, "hitl: rate limited; retrying in "+d.String())
+}
+
+// TestExitCodeTable: the exit codes are written once. Every exit*
+// constant in exitcode.go is in exitCodeWords once, in order, and
+// docs/cli.md's table has a row for each and for nothing else.
+func TestExitCodeTable(t *testing.T) {
+	f, err := parser.ParseFile(token.NewFileSet(), "exitcode.go", nil, 0)
+	require.NoError(t, err)
+	var consts []int
+	for _, d := range f.Decls {
+		g, ok := d.(*ast.GenDecl)
+		if !ok || g.Tok != token.CONST {
+			continue
+		}
+		for _, s := range g.Specs {
+			for i, n := range s.(*ast.ValueSpec).Names {
+				if strings.HasPrefix(n.Name, "exit") {
+					lit := s.(*ast.ValueSpec).Values[i].(*ast.BasicLit)
+					v, err := strconv.Atoi(lit.Value)
+					require.NoError(t, err)
+					consts = append(consts, v)
+				}
+			}
+		}
+	}
+	var table []int
+	for _, c := range exitCodeWords {
+		table = append(table, c.code)
+	}
+	assert.Equal(t, consts, table, "exitCodeWords lists every exit code once, in order")
+
+	doc, err := os.ReadFile("../../docs/cli.md")
+	require.NoError(t, err)
+	sec := string(doc)[strings.Index(string(doc), "## Exit codes"):]
+	if end := strings.Index(sec[3:], "\n## "); end >= 0 {
+		sec = sec[:end+3]
+	}
+	var rows []int
+	for _, m := range regexp.MustCompile(`(?m)^\| (\d+) \|`).FindAllStringSubmatch(sec, -1) {
+		v, _ := strconv.Atoi(m[1])
+		rows = append(rows, v)
+	}
+	assert.Equal(t, table, rows, "docs/cli.md's exit code table")
+	assert.Contains(t, usage, exitCodesText())
 }

@@ -21,7 +21,7 @@ import (
 	"golang.org/x/term"
 )
 
-const usage = `hitl: a human in the loop of your agents, through Slack and the terminal.
+var usage = `hitl: a human in the loop of your agents, through Slack and the terminal.
 
 Usage:
   hitl serve   [--listen ADDR] [--db FILE|URL] [--config FILE] [--quiet]
@@ -108,11 +108,7 @@ fail over to the next), HITL_TOKEN, HITL_RUN,
 HITL_LISTEN, HITL_DB, HITL_SEAL_KEY_FILE, HITL_CONFIG, HITL_RETENTION, HITL_TOKENS, SLACK_APP_TOKEN,
 SLACK_BOT_TOKEN, HITL_SLACK_CHANNEL, HITL_SLACK_API_URL.
 
-Exit codes: 0 answered/approved, 1 error, 2 usage, 3 denied, 4 timed out,
-5 cancelled, 6 already answered, 7 not found, 8 rate limited, 9 forbidden,
-10 refused (interaction threshold 0), 11 invalid state, 12 duplicate request,
-101 needs input, 130 interrupted.
-
+` + exitCodesText() + `
 Text from agents and people is printed with control, bidi and zero-width
 characters made visible (ESC as <U+001B>) and flagged; the answer hitl
 ask prints on stdout is raw unless stdout is a terminal.
