@@ -11,7 +11,7 @@ import (
 // project stays allowed.
 func TestEveryEdgePlacesPaths(t *testing.T) {
 	b := newAgentBox(t)
-	m := startMain(t, unlimited, func(c *config.Config, _ *Main) {
+	m := startMain(t, noLimits, func(c *config.Config, _ *Main) {
 		c.Policy.Rules = []config.PolicyRule{
 			{Name: "keys", OpType: "file_read", Resource: b.home + "/.ssh/*", Effect: "deny"},
 			{Name: "cat", OpType: "shell", Resource: "cat", Effect: "allow"},

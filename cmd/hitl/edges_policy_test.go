@@ -55,7 +55,7 @@ var edgeCases = []edgeCase{
 
 func TestEveryEdgeDecidesAlike(t *testing.T) {
 	t.Setenv("HOME", "/home/u") // the MCP server runs beside the agent and reads it
-	m := startMain(t, edgeRules)
+	m := startMain(t, noLimits, edgeRules)
 	e := edgeRunner{m: m, b: agentBox{home: "/home/u"}}
 	e.decide(t, edgeCases)
 	t.Run("a learned rule allows exactly what was understood", func(t *testing.T) {

@@ -13,6 +13,7 @@ import (
 	"sync/atomic"
 	"testing"
 
+	"github.com/hitlbot/hitl/config"
 	"github.com/hitlbot/hitl/internal/principaltest"
 	"github.com/hitlbot/hitl/mcp"
 	"github.com/hitlbot/hitl/policy"
@@ -24,7 +25,7 @@ import (
 // The edge runner decides one table of tool calls through every edge an
 // agent reaches hitl by — hitl policy check, POST /api/approvals, hitl
 // gate, Claude Code's PreToolUse and PermissionRequest hooks and Codex's
-// (each a real `hitl hook` process), MCP permission_prompt — and the
+// (with process, each a real `hitl hook` process), MCP permission_prompt — and the
 // learned-rule path, and checks that each answers as the row says.
 
 // agentBox is an agent's machine on disk: a home with a key, a project
@@ -46,6 +47,13 @@ func newAgentBox(t *testing.T) agentBox {
 	require.NoError(t, os.Symlink(filepath.Join(b.home, ".ssh", "id_rsa"), filepath.Join(b.proj, "link-to-key")))
 	t.Setenv("HOME", b.home)
 	return b
+}
+
+// noLimits turns the service's rate limits off: an edge table asks some
+// hundreds of approvals and policy checks a minute, and a limit to wait
+// out is not what it tests.
+func noLimits(c *config.Config, _ *Main) {
+	c.RateLimits.TokenPerMinute, c.RateLimits.RunPerMinute, c.RateLimits.PolicyPerMinute, c.RateLimits.RunsPerMinute = 0, 0, 0, 0
 }
 
 // edgeCase is one tool call and how every edge decides it.
@@ -98,13 +106,22 @@ type edgeRunner struct {
 	mode string
 	// hooksOnly decides through the hooks alone (what a mode changes).
 	hooksOnly bool
+	// process runs each hook as its own `hitl hook` process, as the agent
+	// does (program, or hitlProgram); otherwise in this process.
+	process bool
+	program string
 }
 
-// hitlHookProcess runs `hitl hook agent` as its own process (this test
-// binary as hitl) with event on stdin, HOME the box's home.
+// hookProcess runs `hitl hook agent` as its own process (this test
+// binary as hitl) with event on stdin, HOME the box's home, in the
+// project (the test's directory when the box has none).
 func (e edgeRunner) hookProcess(t *testing.T, event, agent string) <-chan cliResult {
 	t.Helper()
-	cmd := exec.Command(hitlProgram(t), "hook", agent)
+	program := e.program
+	if program == "" {
+		program = hitlProgram(t)
+	}
+	cmd := exec.Command(program, "hook", agent)
 	cmd.Dir = e.b.proj
 	cmd.Env = append(os.Environ(), "HOME="+e.b.home, "HITL_URL="+e.m.URL(), "HITL_TOKEN=", "USER=tester")
 	cmd.Stdin = strings.NewReader(event)
@@ -225,12 +242,18 @@ func (e edgeRunner) edges() map[string]edge {
 			sid := nextEdgeRun("s")
 			set := map[string]any{"session_id": sid, "cwd": e.b.proj, "tool_name": c.tool, "tool_input": c.input, "tool_use_id": "toolu_" + sid}
 			if e.b.proj == "" {
-				delete(set, "cwd")
+				delete(set, "cwd") // the recorded event's, a directory that does not exist here
 			}
 			if e.mode != "" {
 				set["permission_mode"] = e.mode
 			}
-			ch := e.hookProcess(t, hookEvent(t, hook.file, set), hook.agent)
+			ev := hookEvent(t, hook.file, set)
+			var ch <-chan cliResult
+			if e.process {
+				ch = e.hookProcess(t, ev, hook.agent)
+			} else {
+				ch = hookRun(ctx, e.m, o, ev, hook.agent)
+			}
 			if c.effect == "ask" {
 				got := e.asked(t, hook.prefix+sid)
 				r := result(t, ch)
@@ -263,6 +286,9 @@ func (e edgeRunner) edges() map[string]edge {
 // through MCP permission_prompt and the learned-rule path.
 func (e edgeRunner) decide(t *testing.T, cases []edgeCase) {
 	t.Helper()
+	if e.process && e.program == "" {
+		e.program = hitlProgram(t)
+	}
 	for name, edge := range e.edges() {
 		t.Run(name, func(t *testing.T) {
 			for _, c := range cases {

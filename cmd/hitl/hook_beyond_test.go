@@ -48,10 +48,10 @@ func beyondRules(c *config.Config, _ *Main) {
 // backup suffix, tar's remote archive — asks on every edge, on a real
 // repository.
 func TestEveryEdgeSeesBeyondTheWords(t *testing.T) {
-	m := startMain(t, unlimited, beyondRules)
+	m := startMain(t, noLimits, beyondRules)
 	clean := newAgentBox(t)
 	gitRepo(t, clean.proj)
-	edgeRunner{m: m, b: clean}.decide(t, []edgeCase{
+	edgeRunner{m: m, b: clean, process: true}.decide(t, []edgeCase{
 		bashCase("git status", []string{"git", "status"}, "allow", "status"),
 		bashCase("git branch", []string{"git", "branch"}, "allow", "branches"),
 		bashCase("git log --pretty=%GS", []string{"git", "log", "--pretty=%GS"}, "ask", "default"),
@@ -75,7 +75,7 @@ func TestEveryEdgeSeesBeyondTheWords(t *testing.T) {
 		t.Run(key[0], func(t *testing.T) {
 			untrusted := newAgentBox(t)
 			gitRepo(t, untrusted.proj, key[0], key[1])
-			edgeRunner{m: m, b: untrusted}.decide(t, []edgeCase{
+			edgeRunner{m: m, b: untrusted, process: true}.decide(t, []edgeCase{
 				bashCase("git status", []string{"git", "status"}, "ask", "default"),
 				bashCase("git log -p", []string{"git", "log", "-p"}, "ask", "default"),
 			})
@@ -93,7 +93,7 @@ func TestEveryEdgeSeesBeyondTheWords(t *testing.T) {
 func TestHookDecidesInEveryMode(t *testing.T) {
 	b := newAgentBox(t)
 	gitRepo(t, b.proj, "core.fsmonitor", "./fsmonitor.sh")
-	m := startMain(t, unlimited, beyondRules)
+	m := startMain(t, noLimits, beyondRules)
 	ctx := context.Background()
 	cases := []edgeCase{
 		bashCase("sed -n 1p README.md", []string{"sed", "-n", "1p", "README.md"}, "allow", "sed"),
@@ -101,9 +101,10 @@ func TestHookDecidesInEveryMode(t *testing.T) {
 		{tool: "Write", input: map[string]any{"file_path": b.proj + "/x.go", "content": "package x"}, effect: "ask", rule: "default", learnable: true},
 		bashCase("git status", []string{"git", "status"}, "ask", "default"),
 	}
+	hitl := hitlProgram(t)
 	for _, mode := range []string{"default", "acceptEdits", "auto", "bypassPermissions", "plan", "dontAsk"} {
 		t.Run(mode, func(t *testing.T) {
-			e := edgeRunner{m: m, b: b, mode: mode, hooksOnly: mode != "default"}
+			e := edgeRunner{m: m, b: b, mode: mode, hooksOnly: mode != "default", process: true, program: hitl}
 			e.decide(t, cases)
 			event := func(tool string, input map[string]any) (string, string) {
 				sid := nextEdgeRun(mode + "-")
@@ -148,9 +149,9 @@ func TestEveryEdgeBindsLearnedRulesToTheFile(t *testing.T) {
 	b := newAgentBox(t)
 	tool := filepath.Join(b.proj, "tool.py")
 	require.NoError(t, os.WriteFile(tool, []byte("print('hi')\n"), 0o644))
-	m := startMain(t, unlimited, beyondRules)
+	m := startMain(t, noLimits, beyondRules)
 	ctx := context.Background()
-	e := edgeRunner{m: m, b: b}
+	e := edgeRunner{m: m, b: b, process: true, program: hitlProgram(t)}
 	sid := nextEdgeRun("bound-")
 	ev := hookEvent(t, "claude_pretooluse_bash.json", map[string]any{"session_id": sid, "cwd": b.proj, "permission_mode": "acceptEdits",
 		"tool_name": "Bash", "tool_input": map[string]any{"command": "python3 tool.py"}, "tool_use_id": "toolu_" + sid})
