@@ -27,6 +27,11 @@ type CommandLine struct {
 	// kind the parser adds later…): the line is never allowed by a rule
 	// and never learnable; a person sees it as "not understood".
 	Opaque []ShellOpaque
+	// LeadingCd: the line is one list cd DIR && … && …, so that every
+	// command after the cd (its first command) runs only once the cd
+	// succeeded: DIR is where they start. Not with || or ; or ! on the
+	// way, nor with assignments to the cd.
+	LeadingCd bool
 }
 
 // ShellOpaque is one node the policy does not understand: its source

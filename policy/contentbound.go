@@ -59,7 +59,7 @@ func ranFiles(c ShellCommand) []ShellWord {
 // write, placed as the policy reads them: what an edge hashes (sha256,
 // hex) into Operation.Hashes.
 func (l *CommandLine) RunsFiles(home, cwd string) []string {
-	ld := directories(l.Commands, home, cwd)
+	ld := directories(l, home, cwd)
 	var out []string
 	for _, c := range l.Commands {
 		for _, w := range ranFiles(c) {

@@ -202,7 +202,7 @@ func (d Decider) commandParts(op Operation, depth int) (parts []partDecision, si
 	for _, o := range line.Opaque {
 		opaque(o.Text, "not understood: "+o.What)
 	}
-	ld := directories(line.Commands, op.Home, op.Cwd)
+	ld := directories(line, op.Home, op.Cwd)
 	var views []commandView
 	for _, c := range line.Commands {
 		v := understand(c)

@@ -8,11 +8,13 @@ import (
 
 	"github.com/hitlbot/hitl/policy"
 	"github.com/hitlbot/hitl/shell"
+	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )
 
 // agentTeamRules are a read-only team's rules: what its agents may read
-// and test without asking, a rm -rf deny and a two-person apply.
+// and test without asking (cd included: agents start 37 % of their lines
+// with `cd DIR &&`), a rm -rf deny and a two-person apply.
 var agentTeamRules = func() []policy.Rule {
 	rules := []policy.Rule{
 		{Name: "no-rm-rf", OpType: policy.OpShell, Resource: "rm -rf", Effect: deny},
@@ -20,58 +22,90 @@ var agentTeamRules = func() []policy.Rule {
 	}
 	for _, c := range []string{"git status", "git diff", "git log", "git show", "git branch", "git rev-parse", "ls", "pwd", "cat", "head",
 		"tail", "wc", "grep", "rg", "find", "sed -n", "jq", "go test", "go vet", "go build", "npm test", "npm run lint", "pytest",
-		"make test", "which", "echo", "env", "diff", "sort", "uniq", "docker ps", "docker run", "tree", "du", "stat", "file"} {
+		"make test", "which", "echo", "env", "diff", "sort", "uniq", "docker ps", "docker run", "tree", "du", "stat", "file", "cd"} {
 		rules = append(rules, policy.Rule{Name: c, OpType: policy.OpShell, Resource: c, Effect: allow})
 	}
 	return rules
 }()
 
-// agentLines reads testdata/everyday_agent_lines.txt: each line and
-// whether it is genuinely read-only.
-func agentLines(t testing.TB) (lines []string, readOnly []bool) {
+// agentLine is one line of testdata/everyday_agent_lines.txt.
+type agentLine struct {
+	line     string
+	readOnly bool // genuinely read-only: it runs tests or only reads
+	sourced  bool // collected from a public agent transcript ("# source:")
+}
+
+// agentLines reads testdata/everyday_agent_lines.txt.
+func agentLines(t testing.TB) []agentLine {
 	t.Helper()
 	data, err := os.ReadFile("testdata/everyday_agent_lines.txt")
 	require.NoError(t, err)
+	var lines []agentLine
+	sourced := false
 	for _, l := range strings.Split(string(data), "\n") {
+		if strings.HasPrefix(l, "# source:") {
+			sourced = true
+		}
 		if l == "" || strings.HasPrefix(l, "#") {
 			continue
 		}
 		s, err := strconv.Unquote(l[2:])
 		require.NoError(t, err, l)
-		lines = append(lines, s)
-		readOnly = append(readOnly, l[0] == 'r')
+		lines = append(lines, agentLine{line: s, readOnly: l[0] == 'r', sourced: sourced})
 	}
-	return lines, readOnly
+	return lines
 }
 
-// everydayAllowedAtMain is how many of the read-only lines main (before
-// issue 31's lexer check) allowed under agentTeamRules: measured by
-// running this test on main's tree (docs/benchmarks.md).
-const everydayAllowedAtMain = 61
+// everydayCounts is how many genuinely read-only lines the policy
+// allows: all, and those collected from transcripts.
+type everydayCounts struct{ all, sourced int }
 
-// TestEverydayAgentLines: the lexer check and the friction on opaque
-// lines newly ask for no more than 5 % of the genuinely read-only lines
-// agents run.
+// everydayBefore is what the policy allowed under agentTeamRules before
+// issue 31 (the tree before the i31-lexer merge, a2de931^1), with the
+// working directory sent (as the hooks, MCP and hitl gate send it) and
+// without (hitl policy check without --cwd, an API client that sends
+// none): measured by running this file's lines there (docs/benchmarks.md,
+// "Issue 31: everyday agent lines").
+var everydayBefore = map[string]everydayCounts{"with cwd": {99, 38}, "without cwd": {99, 38}}
+
+// TestEverydayAgentLines: issue 31's changes newly ask for no more than
+// 5 % of the genuinely read-only lines agents run (with the working
+// directory the edges send), and no line that writes or runs more is
+// allowed by read-only rules.
 func TestEverydayAgentLines(t *testing.T) {
-	lines, readOnly := agentLines(t)
 	d := policy.Decider{Rules: agentTeamRules, Parse: shell.Parse}
-	total, ro, allowed := len(lines), 0, 0
-	for i, line := range lines {
-		got, err := d.Decide(policy.Operation{Type: policy.OpShell, Description: "x", Resource: line, Agent: "api:ci", Home: "/home/u", Cwd: "/home/u/proj"})
-		require.NoError(t, err)
-		if !readOnly[i] {
-			require.NotEqual(t, allow, got.Effect, "%q writes or runs more: no read-only rule allows it", line)
-			continue
+	lines := agentLines(t)
+	for _, v := range []struct{ name, cwd string }{{"with cwd", "/home/u/proj"}, {"without cwd", ""}} {
+		var ro, sourced, sourcedRO int
+		var allowed everydayCounts
+		for _, l := range lines {
+			got, err := d.Decide(policy.Operation{Type: policy.OpShell, Description: "x", Resource: l.line, Agent: "api:ci", Home: "/home/u", Cwd: v.cwd})
+			require.NoError(t, err)
+			if l.sourced {
+				sourced++
+			}
+			if !l.readOnly {
+				require.NotEqual(t, allow, got.Effect, "%q writes or runs more: no read-only rule allows it", l.line)
+				continue
+			}
+			ro++
+			if l.sourced {
+				sourcedRO++
+			}
+			if got.Effect == allow {
+				allowed.all++
+				if l.sourced {
+					allowed.sourced++
+				}
+			} else {
+				t.Logf("%s asks: %q (%s)", v.name, l.line, got.Explain())
+			}
 		}
-		ro++
-		if got.Effect == allow {
-			allowed++
-		} else {
-			t.Logf("asks: %q (%s)", line, got.Explain())
-		}
+		before := everydayBefore[v.name]
+		t.Logf("%s: %d lines, %d read-only: %d allowed (before issue 31: %d)", v.name, len(lines), ro, allowed.all, before.all)
+		t.Logf("%s: collected from transcripts: %d lines, %d read-only: %d allowed (before issue 31: %d)", v.name, sourced, sourcedRO, allowed.sourced, before.sourced)
+		require.GreaterOrEqual(t, sourced, 60, "at least 60 lines from public agent transcripts")
+		assert.LessOrEqual(t, (before.all-allowed.all)*100, ro*5, "%s: %d of %d read-only lines newly ask", v.name, before.all-allowed.all, ro)
+		assert.LessOrEqual(t, (before.sourced-allowed.sourced)*100, sourcedRO*5, "%s: %d of %d collected read-only lines newly ask", v.name, before.sourced-allowed.sourced, sourcedRO)
 	}
-	t.Logf("%d lines, %d read-only: %d allowed (main: %d)", total, ro, allowed, everydayAllowedAtMain)
-	require.GreaterOrEqual(t, total, 60)
-	newlyAsking := everydayAllowedAtMain - allowed
-	require.LessOrEqual(t, newlyAsking*100, ro*5, "%d of %d read-only lines newly ask", newlyAsking, ro)
 }

@@ -106,7 +106,7 @@ func gitRuns(c ShellCommand, found []string) string {
 // none when the line runs no git, or when it runs git somewhere the
 // policy cannot place (its git commands are then judged as they are).
 func (l *CommandLine) GitDirs(home, cwd string) []string {
-	ld := directories(l.Commands, home, cwd)
+	ld := directories(l, home, cwd)
 	var out []string
 	add := func(d string) {
 		if !slices.Contains(out, d) {

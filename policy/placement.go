@@ -28,13 +28,20 @@ type lineDirs struct {
 	why string
 }
 
-// directories follows the line's cd, pushd and popd.
-func directories(cmds []ShellCommand, home, cwd string) lineDirs {
+// directories follows the line's cd, pushd and popd (l nil: a line that
+// runs nothing). A line that is cd DIR && … (CommandLine.LeadingCd) runs
+// every other command in DIR, so an absolute DIR is where its paths are
+// placed even when nobody sent the working directory.
+func directories(l *CommandLine, home, cwd string) lineDirs {
 	var ld lineDirs
 	if path.IsAbs(cwd) {
 		ld.dirs = []string{path.Clean(cwd)}
 	}
-	for _, c := range cmds {
+	var cmds []ShellCommand
+	if l != nil {
+		cmds = l.Commands
+	}
+	for i, c := range cmds {
 		if len(c.Args) == 0 || !slices.Contains([]string{"cd", "pushd", "popd", "chdir"}, c.Args[0].Value) {
 			continue
 		}
@@ -84,6 +91,10 @@ func directories(cmds []ShellCommand, home, cwd string) lineDirs {
 		}
 		if ld.why != "" {
 			return ld
+		}
+		if to != "" && len(ld.dirs) == 0 && i == 0 && l.LeadingCd {
+			ld.dirs = []string{to} // the only directory the line's other commands start in
+			continue
 		}
 		if to != "" && !slices.Contains(ld.dirs, to) {
 			if len(ld.dirs) == 0 {
@@ -179,7 +190,7 @@ func digits(s string) bool {
 // agent's machine resolves (symlinks, then ..) and sends back as
 // Operation.Paths, each key to where it leads.
 func (l *CommandLine) PathKeys(home, cwd string) []string {
-	ld := directories(l.Commands, home, cwd)
+	ld := directories(l, home, cwd)
 	var out []string
 	add := func(w ShellWord, value string) {
 		if !w.Literal {

@@ -87,7 +87,19 @@ func TestPathsAsTheKernelResolvesThem(t *testing.T) {
 		{"cat d/../x", proj, map[string]string{proj + "/d/../x": "/home/u/.ssh/x"}, false, deny, "keys"},
 		// lines that change directory
 		{"cd ~/.ssh && cat id_rsa", proj, nil, false, deny, "keys"},
-		{"cd ~/.ssh && cat id_rsa", "", nil, false, ask, "default"},
+		// cd DIR && …: every later command starts in DIR, so DIR places
+		// them even when nobody sent the working directory
+		{"cd ~/.ssh && cat id_rsa", "", nil, false, deny, "keys"},
+		{"cd /home/u && cat .ssh/id_rsa", "", nil, false, deny, "keys"},
+		{"cd /tmp && cat notes && cat b", "", nil, false, allow, "cd, cat"},
+		{"cd /tmp && cat notes | grep -c x", "", nil, false, allow, "cd, cat, grep"},
+		// … but not where a command may run after the cd failed, or runs before it
+		{"cd /tmp || cat notes", "", nil, false, ask, "default"},
+		{"cd /tmp; cat notes", "", nil, false, ask, "default"},
+		{"! cd /tmp && cat notes", "", nil, false, ask, "default"},
+		{"cd /tmp && cat a || cat notes", "", nil, false, ask, "default"},
+		{"cat notes && cd /tmp", "", nil, false, ask, "default"},
+		{"CDPATH=/x cd /tmp && cat notes", "", nil, false, ask, "default"},
 		{"cd ~/.ssh; cat < id_rsa", proj, nil, false, deny, "keys"},
 		{"cd ../.ssh && cat id_rsa", proj, nil, false, deny, "keys"},
 		{"cd .ssh && cat id_rsa", "/home/u", nil, false, ask, "default"}, // CDPATH may move it anywhere

@@ -34,7 +34,38 @@ func Parse(line string) (*policy.CommandLine, error) {
 		w.out.Opaque = append(w.out.Opaque, policy.ShellOpaque{Text: line, What: why})
 	}
 	w.stmts(f.Stmts)
+	w.out.LeadingCd = leadingCd(f.Stmts)
 	return w.out, nil
+}
+
+// leadingCd reports whether stmts are one list cd … && … in which every
+// other command runs only once the cd succeeded: each && on the way
+// down to the leftmost command, which is a plain cd (no assignments,
+// not negated, not in the background).
+func leadingCd(stmts []*syntax.Stmt) bool {
+	if len(stmts) != 1 {
+		return false
+	}
+	s := stmts[0]
+	if _, ok := s.Cmd.(*syntax.BinaryCmd); !ok {
+		return false // a lone cd: nothing runs after it
+	}
+	for {
+		b, ok := s.Cmd.(*syntax.BinaryCmd)
+		if !ok {
+			break
+		}
+		if b.Op != syntax.AndStmt || b.X.Negated || b.X.Background || b.X.Coprocess {
+			return false
+		}
+		s = b.X
+	}
+	c, ok := s.Cmd.(*syntax.CallExpr)
+	if !ok || len(c.Assigns) > 0 || len(c.Args) == 0 || len(c.Args[0].Parts) != 1 {
+		return false
+	}
+	lit, ok := c.Args[0].Parts[0].(*syntax.Lit)
+	return ok && lit.Value == "cd"
 }
 
 type walker struct {
