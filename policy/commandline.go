@@ -30,7 +30,7 @@ type CommandLine struct {
 	// LeadingCd: the line is one list cd DIR && … && …, so that every
 	// command after the cd (its first command) runs only once the cd
 	// succeeded: DIR is where they start. Not with || or ; or ! on the
-	// way, nor with assignments to the cd.
+	// way, nor with assignments or redirections on the cd.
 	LeadingCd bool
 }
 

@@ -100,6 +100,7 @@ func TestPathsAsTheKernelResolvesThem(t *testing.T) {
 		{"cd /tmp && cat a || cat notes", "", nil, false, ask, "default"},
 		{"cat notes && cd /tmp", "", nil, false, ask, "default"},
 		{"CDPATH=/x cd /tmp && cat notes", "", nil, false, ask, "default"},
+		{"cd /tmp < notes && cat b", "", nil, false, ask, "default"}, // the redirection opens where the line starts
 		{"cd ~/.ssh; cat < id_rsa", proj, nil, false, deny, "keys"},
 		{"cd ../.ssh && cat id_rsa", proj, nil, false, deny, "keys"},
 		{"cd .ssh && cat id_rsa", "/home/u", nil, false, ask, "default"}, // CDPATH may move it anywhere

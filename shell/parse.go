@@ -40,8 +40,9 @@ func Parse(line string) (*policy.CommandLine, error) {
 
 // leadingCd reports whether stmts are one list cd … && … in which every
 // other command runs only once the cd succeeded: each && on the way
-// down to the leftmost command, which is a plain cd (no assignments,
-// not negated, not in the background).
+// down to the leftmost command, which is a plain cd (no assignments, no
+// redirections — they are opened where the line starts — not negated,
+// not in the background).
 func leadingCd(stmts []*syntax.Stmt) bool {
 	if len(stmts) != 1 {
 		return false
@@ -51,6 +52,9 @@ func leadingCd(stmts []*syntax.Stmt) bool {
 		return false // a lone cd: nothing runs after it
 	}
 	for {
+		if len(s.Redirs) > 0 {
+			return false // cd /x > out opens out where the line starts
+		}
 		b, ok := s.Cmd.(*syntax.BinaryCmd)
 		if !ok {
 			break
