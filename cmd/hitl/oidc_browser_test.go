@@ -45,8 +45,13 @@ func TestOIDCBrowser(t *testing.T) {
 		chromedp.SendKeys(`#username`, "test-user@"+host, chromedp.ByQuery),
 		chromedp.SendKeys(`#password`, oidctest.Password, chromedp.ByQuery),
 		chromedp.Click(`button[type="submit"]`, chromedp.ByQuery),
-		chromedp.WaitVisible(`//button[normalize-space()="Production"]`, chromedp.BySearch),
+		chromedp.WaitVisible(`.who`, chromedp.ByQuery),
 		chromedp.Text(`.who`, &who, chromedp.ByQuery),
+		// The question's own page: the inbox re-renders its queue when
+		// the live stream replays the question being asked, which would
+		// replace the button between finding and clicking it.
+		chromedp.Navigate(m.URL()+"/q/"+q.ID),
+		chromedp.WaitVisible(`//button[normalize-space()="Production"]`, chromedp.BySearch),
 		chromedp.Click(`//button[normalize-space()="Production"]`, chromedp.BySearch),
 		chromedp.WaitReady(`.q.settled`, chromedp.ByQuery),
 	))
