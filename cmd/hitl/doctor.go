@@ -407,6 +407,9 @@ func (d *doctor) short(file string) string {
 	return file
 }
 
+// waitFlag finds hitl hook's --wait in a hook command.
+var waitFlag = regexp.MustCompile(`--?wait(?:=|\s+)(\S+)`)
+
 // agentHookTimeout is how long Claude Code and Codex let a command hook
 // run when its entry names no timeout (seconds).
 const agentHookTimeout = 600
@@ -417,7 +420,7 @@ const agentHookTimeout = 600
 // question outlives anyone waiting for it. "" when it can.
 func hookWaitProblem(cmd string, timeout *float64) string {
 	wait := defaultHookWait
-	if m := regexp.MustCompile(`--?wait(?:=|\s+)(\S+)`).FindStringSubmatch(cmd); m != nil {
+	if m := waitFlag.FindStringSubmatch(cmd); m != nil {
 		d, err := time.ParseDuration(strings.Trim(m[1], `"'`))
 		if err != nil {
 			return fmt.Sprintf("--wait %s is not a duration (like 9m)", m[1])

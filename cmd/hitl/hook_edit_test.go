@@ -221,3 +221,26 @@ func TestHookToldOfEditAtPermissionRequest(t *testing.T) {
 		assert.Empty(t, strings.TrimSpace(r.stdout))
 	})
 }
+
+// TestEditNotesSwept: a note nobody read for longer than editNoteMaxAge
+// is removed when the next note is left; a fresh one stays.
+func TestEditNotesSwept(t *testing.T) {
+	dir := t.TempDir()
+	notes := filepath.Join(dir, "hitl", "edit-notes")
+	require.NoError(t, os.MkdirAll(notes, 0o700))
+	old, fresh := filepath.Join(notes, "old"), filepath.Join(notes, "fresh")
+	require.NoError(t, os.WriteFile(old, []byte("x"), 0o600))
+	require.NoError(t, os.WriteFile(fresh, []byte("y"), 0o600))
+	long := time.Now().Add(-editNoteMaxAge - time.Hour)
+	require.NoError(t, os.Chtimes(old, long, long))
+	h := &hook{e: &env{getenv: func(k string) string {
+		if k == "XDG_CACHE_HOME" {
+			return dir
+		}
+		return ""
+	}}, agent: "Claude Code"}
+	h.leaveEditNote(map[string]any{"command": "ls"}, "a note")
+	assert.NoFileExists(t, old, "the old note is swept")
+	assert.FileExists(t, fresh)
+	assert.FileExists(t, filepath.Join(notes, h.editNoteKey(map[string]any{"command": "ls"})))
+}

@@ -16,7 +16,7 @@ import (
 
 // editNoteMaxAge is how long a note waits for its call's PostToolUse: a
 // call the agent never made leaves a note nobody reads; it is removed by
-// the next hook that looks after this long.
+// the next hook that leaves a note after this long.
 const editNoteMaxAge = 24 * time.Hour
 
 // editNoteDir is where notes wait: $XDG_CACHE_HOME/hitl/edit-notes, or
@@ -48,6 +48,7 @@ func (h *hook) leaveEditNote(input map[string]any, note string) {
 	if os.MkdirAll(dir, 0o700) != nil {
 		return
 	}
+	sweepEditNotes(dir)
 	tmp, err := os.CreateTemp(dir, ".note-*")
 	if err != nil {
 		return
@@ -60,7 +61,7 @@ func (h *hook) leaveEditNote(input map[string]any, note string) {
 }
 
 // takeEditNote returns (and removes) the note left for this PostToolUse's
-// call, "" when there is none; it removes notes older than editNoteMaxAge.
+// call, "" when there is none.
 func (h *hook) takeEditNote() string {
 	dir := h.editNoteDir()
 	if dir == "" {
@@ -71,12 +72,20 @@ func (h *hook) takeEditNote() string {
 	if err == nil {
 		os.Remove(path)
 	}
-	if entries, err := os.ReadDir(dir); err == nil {
-		for _, e := range entries {
-			if info, err := e.Info(); err == nil && time.Since(info.ModTime()) > editNoteMaxAge {
-				os.Remove(filepath.Join(dir, e.Name()))
-			}
+	return string(b)
+}
+
+// sweepEditNotes removes the notes in dir older than editNoteMaxAge. It
+// runs when a note is left (an edit at PermissionRequest, rare), not on
+// every PostToolUse, which reads one file at most.
+func sweepEditNotes(dir string) {
+	entries, err := os.ReadDir(dir)
+	if err != nil {
+		return
+	}
+	for _, e := range entries {
+		if info, err := e.Info(); err == nil && time.Since(info.ModTime()) > editNoteMaxAge {
+			os.Remove(filepath.Join(dir, e.Name()))
 		}
 	}
-	return string(b)
 }
