@@ -17,6 +17,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"syscall"
 	"time"
 )
 
@@ -173,9 +174,21 @@ func Run(ctx context.Context, b Box, line string) (Trace, error) {
 	cmd.Env = []string{"HOME=" + b.Home, "TMPDIR=" + b.Tmp, "PATH=" + b.Bin + ":/usr/local/go/bin:/usr/local/bin:/usr/bin:/bin", "LANG=C", "LC_ALL=C",
 		"GIT_CONFIG_NOSYSTEM=1", "GOTOOLCHAIN=local", "GOTELEMETRY=off", "GOCACHE=" + b.Tmp + "/gocache",
 		"GOPATH=" + b.Tmp + "/gopath", "XDG_CONFIG_HOME=" + b.Tmp + "/config", "XDG_CACHE_HOME=" + b.Tmp + "/cache"}
+	// The deadline kills the whole process group, not only strace: a
+	// program the line left running (in the background, or past a killed
+	// parent) would otherwise hold the output pipe open and Wait with it.
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	cmd.Cancel = func() error { return syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL) }
+	cmd.WaitDelay = 5 * time.Second
 	var out bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &out, &out
 	err := cmd.Run()
+	if cmd.Process != nil {
+		syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL) // what the line left running
+	}
+	if errors.Is(err, exec.ErrWaitDelay) {
+		return Trace{}, fmt.Errorf("the line left a program running that holds its output: %w", err)
+	}
 	if ctx.Err() != nil {
 		return Trace{}, fmt.Errorf("the line did not finish in time: %w", ctx.Err())
 	}

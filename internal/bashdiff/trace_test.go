@@ -1,7 +1,10 @@
 package bashdiff
 
 import (
+	"context"
+	"os/exec"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -42,4 +45,32 @@ func TestParse(t *testing.T) {
 	assert.Len(t, tr.Connects, 1, "an internet connect is recorded even when it fails")
 	assert.Equal(t, []string{"/box/out.txt", `/box/sub/a"b`, "/box/gone", "/box/a", "/box/b", "/box/proj/w/n", `/box/proj/w/y.tx\t`}, tr.Writes,
 		"a descriptor's path is unescaped as strace escapes it (the fuzzer found y.tx\\t read as two backslashes)")
+}
+
+// TestRunEndsWithALineThatLeavesAProgramRunning: a line whose background
+// program holds the output pipe ends Run with an error by its deadline
+// (the fuzzer once hung ten minutes in Wait on such a line): the program
+// is killed with the line's process group.
+func TestRunEndsWithALineThatLeavesAProgramRunning(t *testing.T) {
+	if _, err := exec.LookPath("strace"); err != nil {
+		t.Skip("no strace (.ci/run installs it)")
+	}
+	b, err := NewBox(t.TempDir())
+	require.NoError(t, err)
+	done := make(chan error, 1)
+	go func() {
+		_, err := Run(context.Background(), b, "sleep 300 & echo started")
+		done <- err
+	}()
+	select {
+	case err := <-done:
+		// strace -f waits for the background program, so the line runs
+		// to Run's deadline (20 s); the group is then killed and the pipe
+		// closed. Before, only strace was killed and Wait hung on the
+		// pipe the program held (300 s here, past the bound below).
+		require.Error(t, err)
+		assert.Regexp(t, "did not finish in time|left a program running", err.Error())
+	case <-time.After(2 * time.Minute): // the deadline is 20 s; generous for a loaded machine
+		t.Fatal("Run did not return")
+	}
 }
