@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import asyncio
 import signal
+import time
 import uuid
 from concurrent.futures import ThreadPoolExecutor
 from typing import Any, Iterator
@@ -32,6 +33,19 @@ def up(fresh_server: Server) -> Iterator[Server]:
 
 def control(server: Server, run: str, cmd: str) -> None:
     server.api("POST", "/api/topics/loop:control", body={"schema": 0, "type": "REQUEST", "request_id": str(uuid.uuid4()), "command": cmd, "target": {"run_id": run}, "timestamp": "2026-01-01T00:00:00Z", "payload": {}})
+
+
+def held(server: Server, run: str, it: int, timeout: float = 30) -> None:
+    """Waits until the service holds the paused run's checkpoint at
+    iteration it: the report is recorded (the run's nextIter) before the
+    call is held, so a stop after this stops a service that holds it."""
+    deadline = time.monotonic() + timeout
+    while True:
+        control = server.api("GET", f"/api/runs/{run}")["control"]
+        if control.get("nextIter") == it:
+            return
+        assert time.monotonic() < deadline, f"the checkpoint at {it} was not held: {control}"
+        time.sleep(0.02)
 
 
 def asked_once(server: Server, run: str) -> None:
@@ -114,6 +128,7 @@ def test_sync_paused_checkpoint_waits_out_a_graceful_restart(up: Server, run: st
     c.checkpoint(run, 1)
     control(up, run, "pause")
     fut = pool.submit(lambda: c.checkpoint(run, 2))
+    held(up, run, 2)
     up.stop(sig)
     up.start()
     assert not fut.done(), "a paused run's checkpoint returned across the restart"
@@ -127,7 +142,7 @@ async def test_async_paused_checkpoint_waits_out_a_graceful_restart(up: Server, 
         await c.checkpoint(run, 1)
         control(up, run, "pause")
         task = asyncio.create_task(c.checkpoint(run, 2))
-        await asyncio.sleep(0)  # let the checkpoint be sent
+        await asyncio.to_thread(held, up, run, 2)
         await asyncio.to_thread(up.stop, sig)
         await asyncio.to_thread(up.start)
         assert not task.done(), "a paused run's checkpoint returned across the restart"
