@@ -55,6 +55,11 @@ type differ struct {
 	ran     int
 	allowed []string
 	errs    int
+	// noCwd decides as an edge that does not send the working directory
+	// (bash still runs in the box's): the unplaced rules and the
+	// cd DIR && … placement are then what stands between a line and the
+	// key.
+	noCwd bool
 }
 
 func (df *differ) mismatches() int {
@@ -79,7 +84,11 @@ func newDiffer(t testing.TB) *differ {
 func (df *differ) check(box bashdiff.Box, template string) error {
 	line := box.Expand(template)
 	d := policy.Decider{Rules: diffRules(box), Parse: shell.Parse, Now: time.Date(2026, 11, 26, 12, 0, 0, 0, time.UTC)}
-	op := mcp.AgentSide(policy.Operation{Type: policy.OpShell, Description: "run", Resource: line, Agent: "api:ci"}, box.Home, box.Dir)
+	cwd := box.Dir
+	if df.noCwd {
+		cwd = ""
+	}
+	op := mcp.AgentSide(policy.Operation{Type: policy.OpShell, Description: "run", Resource: line, Agent: "api:ci"}, box.Home, cwd)
 	dec, err := d.Decide(op)
 	if err != nil {
 		return err
@@ -412,10 +421,25 @@ func values(parts []policy.DecisionPart) []string {
 // (HITL_BASHDIFF_BUDGET, a Go duration: 20s, 5s with -short) is spent.
 // Every line hitl allows runs under strace; any mismatch fails.
 func TestBashAgreesWithMutatedLines(t *testing.T) {
+	mutatedLines(t, newDiffer(t), 20*time.Second)
+}
+
+// TestBashAgreesWithoutAWorkingDirectory is the same fuzzer deciding as an
+// edge that sends no working directory (hitl policy check --cwd "",
+// an API client): a relative path then may be any file so named, and
+// only a line that is cd /abs && … places it. Half the budget.
+func TestBashAgreesWithoutAWorkingDirectory(t *testing.T) {
 	df := newDiffer(t)
-	budget := 20 * time.Second
+	df.noCwd = true
+	mutatedLines(t, df, 10*time.Second)
+}
+
+// mutatedLines runs the seed corpus, then mutated lines until the budget
+// (HITL_BASHDIFF_BUDGET overrides it; a quarter with -short) is spent.
+func mutatedLines(t *testing.T, df *differ, budget time.Duration) {
+	t.Helper()
 	if testing.Short() {
-		budget = 5 * time.Second
+		budget /= 4
 	}
 	if s := os.Getenv("HITL_BASHDIFF_BUDGET"); s != "" {
 		d, err := time.ParseDuration(s)
@@ -440,8 +464,8 @@ func TestBashAgreesWithMutatedLines(t *testing.T) {
 		generated += len(lines)
 		df.run(lines)
 	}
-	t.Logf("seed %d, budget %s: %d seed lines (%d allowed); %d mutated lines generated, %d allowed and run under strace; %d mismatches",
-		seed, budget, len(seeds), seedsAllowed, generated, df.ran-seedsAllowed, df.mismatches())
+	t.Logf("seed %d, budget %s, no working directory %v: %d seed lines (%d allowed); %d mutated lines generated, %d allowed and run under strace; %d mismatches",
+		seed, budget, df.noCwd, len(seeds), seedsAllowed, generated, df.ran-seedsAllowed, df.mismatches())
 	if generated > 0 && df.ran == seedsAllowed {
 		t.Errorf("no mutated line was allowed: the fuzzer checks nothing")
 	}
