@@ -157,6 +157,9 @@ func (df *differ) check(box bashdiff.Box, template string) error {
 			bad = append(bad, "wrote "+w+", which the write rules do not allow")
 		}
 	}
+	if len(bad) > 0 && tr.Unfinished != "" {
+		bad = append(bad, "("+tr.Unfinished+": what it did until it was killed)")
+	}
 	if len(bad) > 0 {
 		return fmt.Errorf("hitl allowed %q (bytes % x)\nparts %+v\nbut bash %s\ntrace: execs %q args %q reads %q writes %q stubs %q\noutput: %s",
 			line, []byte(line), dec.Parts, strings.Join(bad, ", "), tr.Execs, tr.Args, boxReads(tr.Reads, box), tr.Writes, tr.Stubbed, tr.Output)

@@ -155,6 +155,12 @@ type Trace struct {
 	Stubbed []string
 	// Output is what the line printed (stdout and stderr), for messages.
 	Output string
+	// Unfinished says why the line was stopped before it ended (its
+	// deadline, or a program it left running that held its output); the
+	// trace is then what it did until it was killed, which the oracle
+	// judges like any other (a call still unfinished when it was killed
+	// did not return and is left out).
+	Unfinished string
 }
 
 // Run runs line with bash -O extglob under strace -f in b, with HOME set
@@ -186,14 +192,14 @@ func Run(ctx context.Context, b Box, line string) (Trace, error) {
 	if cmd.Process != nil {
 		syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL) // what the line left running
 	}
-	if errors.Is(err, exec.ErrWaitDelay) {
-		return Trace{}, fmt.Errorf("the line left a program running that holds its output: %w", err)
-	}
-	if ctx.Err() != nil {
-		return Trace{}, fmt.Errorf("the line did not finish in time: %w", ctx.Err())
-	}
+	var unfinished string
 	var exit *exec.ExitError
-	if err != nil && !errors.As(err, &exit) {
+	switch {
+	case errors.Is(err, exec.ErrWaitDelay):
+		unfinished = "the line left a program running that held its output"
+	case ctx.Err() != nil:
+		unfinished = "the line did not finish in time (" + ctx.Err().Error() + ")"
+	case err != nil && !errors.As(err, &exit):
 		return Trace{}, err
 	}
 	data, rerr := os.ReadFile(log)
@@ -203,6 +209,7 @@ func Run(ctx context.Context, b Box, line string) (Trace, error) {
 	os.Remove(log)
 	tr, perr := parse(data, b.Dir, log)
 	tr.Output = out.String()
+	tr.Unfinished = unfinished
 	if stubs, err := os.ReadFile(filepath.Join(b.Tmp, StubLog)); err == nil {
 		tr.Stubbed = strings.Split(strings.TrimSuffix(string(stubs), "\n"), "\n")
 		os.Remove(filepath.Join(b.Tmp, StubLog))
