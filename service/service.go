@@ -154,7 +154,7 @@ type kernel struct {
 	// question's callbackUrl may point.
 	routes    *hitl.WebhookRoutes
 	callbacks webhook.CallbackPolicy
-	window    StatsWindow // the stats of every run from rollups (nil: from the questions; service_stats.go)
+	window    StatsWindow // the stats of every run from rollups (nil: from the questions; stats.go)
 	pinger    atomic.Pointer[func(ctx context.Context, name string) (int, error)]
 }
 
