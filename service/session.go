@@ -115,7 +115,7 @@ func (s *Runs) Hook(ctx context.Context, h steer.SessionHook) (steer.HookStep, e
 	}
 	s.notifier.Publish(runKey(h.RunID))
 	if ended {
-		s.cancelRun(ctx, h.RunID, "the session ended")
+		s.questions.cancelRun(ctx, h.RunID, "the session ended")
 	}
 	if run != nil {
 		step.Version = run.Version
@@ -207,7 +207,7 @@ func (s *Runs) quieten(ctx context.Context, id string) (bool, error) {
 		s.notifier.Publish(runKey(id))
 	}
 	if ended {
-		s.cancelRun(ctx, id, "the session was silent for "+s.sessions.EndAfter.String())
+		s.questions.cancelRun(ctx, id, "the session was silent for "+s.sessions.EndAfter.String())
 	}
 	return changed, nil
 }

@@ -54,20 +54,24 @@ const UnsetInstruction = "No interaction threshold is set. Ask a person when the
 
 // thresholdOf is the threshold that applies to run: its own, or the
 // service's default (nil: none).
-func (s *Runs) thresholdOf(run *hitl.Run) *int {
+func (s *Runs) thresholdOf(run *hitl.Run) *int { return thresholdOf(run, s.threshold) }
+
+// thresholdOf is the threshold that applies to run: its own, or def, the
+// service's default (nil: none).
+func thresholdOf(run *hitl.Run, def *int) *int {
 	if run != nil && run.Control.Threshold != nil {
 		return run.Control.Threshold
 	}
-	return s.threshold
+	return def
 }
 
 // refuseByThreshold refuses a question (not an approval) of run runID
-// (record run, nil when new) whose threshold is 0.
-func (s *Runs) refuseByThreshold(runID string, run *hitl.Run, q *hitl.Question) error {
+// whose threshold is t (thresholdOf) when it is 0.
+func refuseByThreshold(runID string, t *int, q *hitl.Question) error {
 	if q.Type == hitl.Approval {
 		return nil
 	}
-	if t := s.thresholdOf(run); t != nil && *t == 0 {
+	if t != nil && *t == 0 {
 		return fault.Errorf(fault.EREFUSED, "run %s has interaction threshold 0: do not ask; proceed on your own judgement and note your assumptions (approvals are still allowed)", runID)
 	}
 	return nil
