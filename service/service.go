@@ -67,8 +67,6 @@ type Service struct {
 	Observation *Observation // stats, alerts, pending counts
 	Log         *Log         // the event log: catch-up and change notices
 	Audit       *Audit       // the audit trail: read, verify, prune (audit.go)
-
-	access access.Access
 }
 
 // Stores is what the parts of a Service read and write, by aggregate:
@@ -167,15 +165,14 @@ func NewService(store Stores, cfg ServiceConfig) *Service {
 			Guard: guard}),
 		Observation: NewObservation(ObservationConfig{Store: store, Clock: cfg.Clock, Access: cfg.Access,
 			Notifier: cfg.Notifier, Window: cfg.StatsWindow, Guard: guard, Questions: questions}),
-		Log:    NewLog(store, cfg.Notifier),
-		Audit:  NewAudit(AuditConfig{Trail: cfg.AuditTrail, Key: cfg.AuditKey, Clock: cfg.Clock, Access: cfg.Access, Guard: guard}),
-		access: cfg.Access,
+		Log:   NewLog(store, cfg.Notifier),
+		Audit: NewAudit(AuditConfig{Trail: cfg.AuditTrail, Key: cfg.AuditKey, Clock: cfg.Clock, Access: cfg.Access, Guard: guard}),
 	}
 }
 
 // Access returns the rules the service enforces, for edges that must build
 // principals (Slack users) or show a person's queue.
-func (s *Service) Access() access.Access { return s.access }
+func (s *Service) Access() access.Access { return s.Questions.access }
 
 // SetDirectory makes the service look group membership up in d
 // (Questions.SetDirectory).
