@@ -34,7 +34,7 @@ type Runs struct {
 	startedOnce sync.Once
 	// sessions are the idle and end times of silent sessions; the
 	// session sweep reads runs no sooner than nextSessionSweep.
-	sessions         SessionTimes
+	sessions         steer.SessionTimes
 	sessionSweep     sync.Mutex
 	nextSessionSweep time.Time
 }
@@ -65,7 +65,7 @@ type RunsConfig struct {
 	Access    access.Access
 	Notifier  hitl.Notifier
 	Threshold *int
-	Sessions  SessionTimes
+	Sessions  steer.SessionTimes
 	Webhooks  *hitl.WebhookRoutes
 	Guard     *Guard
 	Questions *Questions

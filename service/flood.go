@@ -83,10 +83,6 @@ func NewGuard(cfg GuardConfig) *Guard {
 		streams: streams{max: cfg.MaxStreams}}
 }
 
-// DefaultMaxStreams is config's default bound on one principal's
-// concurrent streams.
-const DefaultMaxStreams = 32
-
 // streamRetry is what a refused stream is told to wait. A refusal costs
 // the service a map lookup, so retrying soon is cheap.
 const streamRetry = time.Second

@@ -118,7 +118,7 @@ type ServiceConfig struct {
 	Reminders hitl.Reminders
 	// Sessions is when a silent coding-agent session is shown idle and
 	// ended (default: never).
-	Sessions SessionTimes
+	Sessions steer.SessionTimes
 	// Sealer seals sensitive answers (seal.New, or seal.WithKey from the
 	// key file CheckSealKey asks for); nil: they are kept in this
 	// process's memory, never in the store, and lost at restart.

@@ -9,13 +9,6 @@ import (
 	"github.com/hitlbot/hitl/steer"
 )
 
-// SessionTimes are how long a silent session takes to be shown idle and
-// to be ended (0 turns either off).
-type SessionTimes struct {
-	IdleAfter time.Duration
-	EndAfter  time.Duration
-}
-
 // Hook records one hook call of a coding-agent session for the principal
 // in ctx and returns what the call does (SessionStep): the run is started
 // at its first call (SessionStart, or whatever call comes first when the
