@@ -111,7 +111,7 @@ type ServiceConfig struct {
 	// reports and policy calls (default: none).
 	Limits map[Limit]hitl.Limiter
 	// MaxStreams bounds each principal's concurrent streams and long
-	// polls (0: no bound; config's default is DefaultMaxStreams).
+	// polls (0: no bound; config's default is config.DefaultMaxStreams).
 	MaxStreams int
 	// Reminders are the reminders and escalation of each question type
 	// (policy rules may override them); none by default.

@@ -10,7 +10,8 @@ import (
 	"github.com/hitlbot/hitl/steer"
 )
 
-// ValidateThreshold checks a threshold named key (steer.ValidateThreshold).
+// ValidateThreshold is steer.ValidateThreshold, for the callers that still
+// reach it here (agent/, cmd/hitl's subcommands: issue 36 item 3 moves them).
 func ValidateThreshold(key string, n int) error { return steer.ValidateThreshold(key, n) }
 
 // ThresholdInstruction is what an agent at level n is told about asking,
@@ -72,7 +73,7 @@ func (s *Runs) SetThreshold(ctx context.Context, id string, n *int) (*hitl.Run, 
 		return nil, err
 	}
 	if n != nil {
-		if err := ValidateThreshold("interactionThreshold", *n); err != nil {
+		if err := steer.ValidateThreshold("interactionThreshold", *n); err != nil {
 			return nil, err
 		}
 	}
