@@ -5,9 +5,11 @@ import (
 	"time"
 )
 
-// Store is every store a service needs, for wiring only: a backend (bbolt
-// store, postgres, internal/memstore) implements each part whole, and
-// code that needs one part takes that part. Every method that returns
+// Store is every store by aggregate, for the contract suite
+// (internal/storetest) only: a backend (bbolt store, postgres,
+// internal/memstore) implements each part whole, and code that needs one
+// part takes that part (the service's parts their own, wiring what it
+// hands on: cmd/hitl's Database). Every method that returns
 // without error has made its writes durable (fsync'd). Implementations
 // must be safe for concurrent use. The Slack outbox (Outbox) and the mail
 // outbox (MailOutbox) are wired apart.

@@ -19,7 +19,6 @@ import (
 	"github.com/hitlbot/hitl/auth"
 	"github.com/hitlbot/hitl/fault"
 	"github.com/hitlbot/hitl/policy"
-	"github.com/hitlbot/hitl/service"
 	"go.yaml.in/yaml/v3"
 )
 
@@ -159,7 +158,7 @@ func Default() Config {
 		Policy:        PolicyConfig{LearnedTTL: Duration(policy.DefaultLearnedTTL)},
 		RateLimits: RateLimits{TokenPerMinute: 120, RunPerMinute: 30,
 			ControlPerMinute: 60, RunsPerMinute: 600, PolicyPerMinute: 600},
-		MaxStreams: service.DefaultMaxStreams,
+		MaxStreams: DefaultMaxStreams,
 		Sessions:   defaultSessions(),
 		Timeouts: Timeouts{
 			Blocking: Duration(t.Blocking), Approval: Duration(t.Approval), ErrorRecovery: Duration(t.ErrorRecovery),
@@ -359,3 +358,7 @@ func Loopback(addr string) bool {
 	ip := net.ParseIP(host)
 	return ip != nil && ip.IsLoopback()
 }
+
+// DefaultMaxStreams is config's default bound on one principal's
+// concurrent streams.
+const DefaultMaxStreams = 32

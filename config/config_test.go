@@ -10,7 +10,7 @@ import (
 	"github.com/hitlbot/hitl/auth"
 	"github.com/hitlbot/hitl/config"
 	"github.com/hitlbot/hitl/fault"
-	"github.com/hitlbot/hitl/service"
+	"github.com/hitlbot/hitl/steer"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )
@@ -112,7 +112,7 @@ func TestValidate(t *testing.T) {
 		c := config.Default()
 		c.Sessions = config.Sessions{IdleAfter: 0, EndAfter: config.Duration(time.Minute)}
 		assert.NoError(t, c.Validate())
-		assert.Equal(t, service.SessionTimes{EndAfter: time.Minute}, c.Sessions.Times())
+		assert.Equal(t, steer.SessionTimes{EndAfter: time.Minute}, c.Sessions.Times())
 	})
 	t.Run("public listen with tokens is fine", func(t *testing.T) {
 		c := config.Default()

@@ -105,7 +105,6 @@ var climbing = map[[2]string]string{
 	{"", "webhook"}:        "issue 36 item 1: the delivery worker becomes an edge, the root keeps the webhook vocabulary",
 	{"service", "webhook"}: "issue 36 item 1: with the webhook vocabulary in the root, service needs no edge",
 	{"agent", "service"}:   "issue 36 item 3: the SDK leaves agent/ and shares only request/response types and the error table",
-	{"config", "service"}:  "issue 36 item 2: the session times and stream and threshold bounds move out of service",
 }
 
 // importGraph reads the non-test Go files of the module and returns, per

@@ -3,7 +3,7 @@ package config
 import (
 	"time"
 
-	"github.com/hitlbot/hitl/service"
+	"github.com/hitlbot/hitl/steer"
 )
 
 // Sessions configures coding-agent sessions (Claude Code, Codex) as runs:
@@ -26,8 +26,8 @@ func defaultSessions() Sessions {
 }
 
 // Times are the sessions' times as the service takes them.
-func (s Sessions) Times() service.SessionTimes {
-	return service.SessionTimes{IdleAfter: time.Duration(s.IdleAfter), EndAfter: time.Duration(s.EndAfter)}
+func (s Sessions) Times() steer.SessionTimes {
+	return steer.SessionTimes{IdleAfter: time.Duration(s.IdleAfter), EndAfter: time.Duration(s.EndAfter)}
 }
 
 // validate checks the two times: not negative, and a session is shown

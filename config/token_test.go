@@ -7,7 +7,6 @@ import (
 	"github.com/hitlbot/hitl/config"
 	"github.com/hitlbot/hitl/fault"
 	"github.com/hitlbot/hitl/policy"
-	"github.com/hitlbot/hitl/service"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )
@@ -64,7 +63,7 @@ allow_default_approve: true
 		c, err := config.Load("", env(map[string]string{"HITL_RATE_RUN_PER_MINUTE": "0"}))
 		require.NoError(t, err)
 		assert.Equal(t, config.RateLimits{TokenPerMinute: 120, RunPerMinute: 0, ControlPerMinute: 60, RunsPerMinute: 600, PolicyPerMinute: 600}, c.RateLimits)
-		assert.Equal(t, service.DefaultMaxStreams, c.MaxStreams)
+		assert.Equal(t, config.DefaultMaxStreams, c.MaxStreams)
 		_, err = config.Load("", env(map[string]string{"HITL_RATE_TOKEN_PER_MINUTE": "lots"}))
 		assert.ErrorContains(t, err, "HITL_RATE_TOKEN_PER_MINUTE")
 	})

@@ -51,7 +51,7 @@ type DB struct {
 
 // DB implements each part of hitl.Store whole, and hitl.Outbox.
 var (
-	_ hitl.Store          = (*DB)(nil) // every part: what wiring takes
+	_ hitl.Store          = (*DB)(nil) // every part: what the contract suite runs
 	_ hitl.QuestionStore  = (*DB)(nil)
 	_ hitl.ReminderStore  = (*DB)(nil)
 	_ hitl.RunStore       = (*DB)(nil)

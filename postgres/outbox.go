@@ -223,3 +223,13 @@ func (db *DB) DeliveredAt(ctx context.Context, channel, ts string) (hitl.Deliver
 	}
 	return out[0], nil
 }
+
+// QueueLength implements hitl.Outbox: a count of deliveries (the queue's
+// primary key).
+func (db *DB) QueueLength(ctx context.Context) (int, error) {
+	var n int
+	if err := db.pool.QueryRow(ctx, `SELECT count(*) FROM deliveries`).Scan(&n); err != nil {
+		return 0, classify("count queued deliveries", err)
+	}
+	return n, nil
+}

@@ -564,3 +564,15 @@ func texts(ctx context.Context, q querier, sql string, args ...any) ([]string, e
 	}
 	return out, err
 }
+
+// CountQuestions implements hitl.QuestionStore: the counts row of status.
+func (db *DB) CountQuestions(ctx context.Context, status hitl.Status) (int, error) {
+	var n int64
+	err := db.pool.QueryRow(ctx, `SELECT n FROM counts WHERE status = $1`, string(status)).Scan(&n)
+	if errors.Is(err, pgx.ErrNoRows) {
+		return 0, nil
+	} else if err != nil {
+		return 0, classify("count questions", err)
+	}
+	return int(n), nil
+}

@@ -80,13 +80,3 @@ func (db *DB) SettledQuestions(ctx context.Context, since time.Time, limit int, 
 	}
 	return page, nil
 }
-
-// QueueLength implements hitl.Outbox: a count of deliveries (the queue's
-// primary key).
-func (db *DB) QueueLength(ctx context.Context) (int, error) {
-	var n int
-	if err := db.pool.QueryRow(ctx, `SELECT count(*) FROM deliveries`).Scan(&n); err != nil {
-		return 0, classify("count queued deliveries", err)
-	}
-	return n, nil
-}

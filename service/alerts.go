@@ -225,7 +225,7 @@ func (a *Alerts) Check(ctx context.Context) ([]hitl.Alert, error) {
 	}
 	a.expire(now.Add(-observe.AlertWindow).UnixNano())
 	in := observe.AlertInputs{Now: now, Settled: make(map[hitl.QuestionType]hitl.Tally, len(a.tally)),
-		CreationErrors: a.svc.failures.count(now.Add(-observe.AlertWindow))}
+		CreationErrors: a.svc.creationFailures(now.Add(-observe.AlertWindow))}
 	for typ, t := range a.tally {
 		in.Settled[typ] = t
 	}

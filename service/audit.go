@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/hitlbot/hitl"
+	"github.com/hitlbot/hitl/access"
 	"github.com/hitlbot/hitl/auth"
 	"github.com/hitlbot/hitl/fault"
 	"github.com/hitlbot/hitl/webhook"
@@ -15,7 +16,31 @@ import (
 
 // Audit is the audit trail (hitl.AuditRecord): admins read and verify it;
 // retention prunes it behind a signed checkpoint.
-type Audit struct{ *kernel }
+type Audit struct {
+	trail  hitl.AuditStore // nil: no audit trail
+	key    []byte          // signs the checkpoints of pruned records (nil: never pruned)
+	clock  hitl.Clock
+	access access.Access
+	guard  gate
+}
+
+// AuditConfig is what the Audit uses (ServiceConfig's AuditTrail and
+// AuditKey).
+type AuditConfig struct {
+	Trail  hitl.AuditStore
+	Key    []byte
+	Clock  hitl.Clock
+	Access access.Access
+	Guard  *Guard
+}
+
+// NewAudit returns the audit trail's part.
+func NewAudit(cfg AuditConfig) *Audit {
+	if cfg.Clock == nil {
+		cfg.Clock = hitl.SystemClock{}
+	}
+	return &Audit{trail: cfg.Trail, key: cfg.Key, clock: cfg.Clock, access: cfg.Access, guard: cfg.Guard}
+}
 
 // withEdge records on ev the edge ctx came through.
 func withEdge(ctx context.Context, ev *hitl.Event) *hitl.Event {
@@ -44,7 +69,7 @@ func trailOff() error {
 }
 
 // appendAudit appends r to the trail (nothing without one).
-func (s *kernel) appendAudit(ctx context.Context, r *hitl.AuditRecord) error {
+func (s *Audit) appendAudit(ctx context.Context, r *hitl.AuditRecord) error {
 	if s.trail == nil {
 		return nil
 	}
@@ -78,7 +103,7 @@ func (s *Audit) Verify(ctx context.Context) (hitl.AuditVerdict, error) {
 	if err := s.authorize(ctx); err != nil {
 		return hitl.AuditVerdict{}, err
 	}
-	return VerifyTrail(ctx, s.trail, s.auditKey)
+	return VerifyTrail(ctx, s.trail, s.key)
 }
 
 // VerifyTrail verifies the chain trail holds, checkpoint signed under key.
@@ -116,7 +141,7 @@ func VerifyTrail(ctx context.Context, trail hitl.AuditStore, key []byte) (hitl.A
 // prunes nothing. It keeps the head record, and reads at most limit
 // records.
 func (s *Audit) PruneAudit(ctx context.Context, before time.Time, limit int) (int, error) {
-	if s.trail == nil || s.auditKey == nil {
+	if s.trail == nil || s.key == nil {
 		return 0, nil
 	}
 	head, cp, err := s.trail.AuditHead(ctx)
@@ -142,7 +167,7 @@ func (s *Audit) PruneAudit(ctx context.Context, before time.Time, limit int) (in
 		return 0, nil
 	}
 	return s.trail.PruneAudit(ctx, hitl.AuditCheckpoint{Seq: last.Seq, Hash: last.Hash, At: s.clock.Now(),
-		MAC: checkpointMAC(s.auditKey, last.Seq, last.Hash)})
+		MAC: checkpointMAC(s.key, last.Seq, last.Hash)})
 }
 
 // WebhookFailed audits a webhook delivery given up (the worker's Failed).

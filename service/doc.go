@@ -1,6 +1,8 @@
 // Package service is the application: what happens when an agent asks and
-// a person answers or steers. It is split by aggregate over one kernel
-// (stores, clock, notifier, the access rules):
+// a person answers or steers. It is split by aggregate into parts, each
+// holding only what it uses (its stores by aggregate, the clock, the
+// notifier, the access rules) and calling the others through small
+// interfaces; NewService builds them all over one backend:
 //
 //   - Questions: create, answer, wait, cancel, receive, reassign, remind,
 //     time out, prune.

@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/hitlbot/hitl"
+	"github.com/hitlbot/hitl/access"
 	"github.com/hitlbot/hitl/auth"
 	"github.com/hitlbot/hitl/fault"
 )
@@ -42,9 +43,45 @@ type FloodGuard interface {
 
 var _ FloodGuard = (*Guard)(nil)
 
-// DefaultMaxStreams is config's default bound on one principal's
-// concurrent streams.
-const DefaultMaxStreams = 32
+// Guard bounds what one principal may cost: rate limits, concurrent
+// streams, and the aggregated audit of refusals.
+type Guard struct {
+	clock    hitl.Clock
+	access   access.Access
+	events   EventAppender // where refusals are audited
+	notifier hitl.Notifier
+	// limits are the per-principal rate limits beside creation's;
+	// streams bounds each principal's concurrent streams; refusals
+	// aggregates the audit of refusals.
+	limits   map[Limit]hitl.Limiter
+	streams  streams
+	refusals refusals
+}
+
+// EventAppender appends an event to the log.
+type EventAppender interface {
+	AppendEvent(ctx context.Context, ev *hitl.Event) error
+}
+
+// GuardConfig is what the Guard uses (ServiceConfig says what each field
+// does); Store is where refusals are audited.
+type GuardConfig struct {
+	Store      EventAppender
+	Clock      hitl.Clock
+	Access     access.Access
+	Notifier   hitl.Notifier
+	Limits     map[Limit]hitl.Limiter
+	MaxStreams int
+}
+
+// NewGuard returns the guard.
+func NewGuard(cfg GuardConfig) *Guard {
+	if cfg.Clock == nil {
+		cfg.Clock = hitl.SystemClock{}
+	}
+	return &Guard{clock: cfg.Clock, access: cfg.Access, events: cfg.Store, notifier: cfg.Notifier, limits: cfg.Limits,
+		streams: streams{max: cfg.MaxStreams}}
+}
 
 // streamRetry is what a refused stream is told to wait. A refusal costs
 // the service a map lookup, so retrying soon is cheap.
@@ -198,7 +235,7 @@ func (s *Guard) FlushRefusals(ctx context.Context) error {
 	evs := s.refusals.sweep(window, tallyKey{})
 	s.refusals.mu.Unlock()
 	for _, ev := range evs {
-		if err := s.store.AppendEvent(context.WithoutCancel(ctx), ev); err != nil {
+		if err := s.events.AppendEvent(context.WithoutCancel(ctx), ev); err != nil {
 			return err
 		}
 		s.notifier.Publish("")
@@ -223,7 +260,7 @@ func (s *Guard) refused(ctx context.Context, p auth.Principal, act auth.Action, 
 	ev := &hitl.Event{Type: hitl.EventRefused, QuestionID: q.ID, RunID: q.RunID, At: s.clock.Now(), Actor: p.ID,
 		Asker: q.Asker, Action: act, Reason: fault.Message(err), Edge: auth.EdgeFrom(ctx)}
 	for _, ev := range s.refusals.tallied(ev, fault.Code(err)) {
-		if aerr := s.store.AppendEvent(context.WithoutCancel(ctx), ev); aerr == nil {
+		if aerr := s.events.AppendEvent(context.WithoutCancel(ctx), ev); aerr == nil {
 			s.notifier.Publish(ev.QuestionID)
 		}
 	}

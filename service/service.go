@@ -2,8 +2,6 @@ package service
 
 import (
 	"context"
-	"sync"
-	"sync/atomic"
 	"time"
 
 	"github.com/hitlbot/hitl"
@@ -54,10 +52,12 @@ type QuestionService interface {
 }
 
 // Service is the application: one part per aggregate, each a small type
-// with the methods of its capability, over one shared kernel. Edges take
-// the part they use (or a narrower interface of it), never the whole.
+// that holds only what it uses (its stores by aggregate, the clock, the
+// notifier, the rules) and calls the other parts through small interfaces.
+// Edges take the part they use (or a narrower interface of it), never the
+// whole. NewService builds every part over one backend; each part may
+// also be built alone (NewQuestions, NewRuns, NewPolicies, ...).
 type Service struct {
-	*kernel
 	Questions   *Questions   // create, answer, wait, cancel, reassign, remind
 	Runs        *Runs        // steering, checkpoints, hook steps, sessions, threshold
 	Policies    *Policies    // load, set, decide, learn, sync
@@ -69,96 +69,18 @@ type Service struct {
 	Audit       *Audit       // the audit trail: read, verify, prune (audit.go)
 }
 
-// Questions is the question lifecycle.
-type Questions struct{ *kernel }
-
-// Runs is what happens to runs: steering, checkpoints, coding-agent hook
-// steps and sessions, the interaction threshold.
-type Runs struct{ *kernel }
-
-// Policies loads, sets and applies the approval policy and learns rules.
-type Policies struct{ *kernel }
-
-// Guard bounds what one principal may cost: rate limits, concurrent
-// streams, and the aggregated audit of refusals.
-type Guard struct{ *kernel }
-
-// Webhooks operates the webhook outbox: endpoints, deliveries, replays.
-type Webhooks struct{ *kernel }
-
-// SignIns keeps the web inbox's sign-in sessions.
-type SignIns struct{ *kernel }
-
-// Observation reads what the service did: stats, alerts, pending counts.
-type Observation struct{ *kernel }
-
-// Log reads the event log from a cursor and says when it changed.
-type Log struct{ *kernel }
-
-// kernel is what the parts share: the stores, the clock, the notifier, the
-// rules, and each other (so that an answer may teach a policy rule and a
-// cancelled run may cancel its questions).
-type kernel struct {
-	questions   *Questions
-	runs        *Runs
-	policies    *Policies
-	guard       *Guard
-	webhooks    *Webhooks
-	signIns     *SignIns
-	observation *Observation
-	log         *Log
-
-	store    hitl.Store
-	trail    hitl.AuditStore // nil: no audit trail (audit.go)
-	auditKey []byte
-	clock    hitl.Clock
-	timeouts hitl.Timeouts
-	access   access.Access
-	limiter  hitl.Limiter
-	newID    func() string
-	notifier hitl.Notifier
-	sealer   hitl.Sealer
-	// threshold is the default interaction threshold (nil: none).
-	threshold *int
-	// started is when this service began serving control requests: one
-	// still in flight from before was cut off by a restart and may be
-	// retried. It is taken at the first request, so that starting the
-	// service reads no clock.
-	started     time.Time
-	startedOnce sync.Once
-	policy      policyHolder
-	// parse parses shell command lines for the policy; learnedTTL is how
-	// long a learned rule holds.
-	parse      policy.CommandParser
-	enforce    string
-	learnedTTL time.Duration
-	// limits are the per-principal rate limits beside creation's;
-	// streams bounds each principal's concurrent streams; refusals
-	// aggregates the audit of refusals (flood.go).
-	limits   map[Limit]hitl.Limiter
-	streams  streams
-	refusals refusals
-	dir      directory
-	// reminders are the reminder settings by question type.
-	reminders hitl.Reminders
-	// sessions are the idle and end times of silent sessions; the
-	// session sweep reads runs no sooner than nextSessionSweep.
-	sessions         SessionTimes
-	sessionSweep     sync.Mutex
-	nextSessionSweep time.Time
-	// failures are the recent failed creations; alerts, when configured,
-	// are the alerts stats shows (alerts.go).
-	failures failureLog
-	alerts   atomic.Pointer[Alerts]
-	// webhooks route events to webhook receivers; callbacks is where a
-	// question's callbackUrl may point.
-	routes    *hitl.WebhookRoutes
-	callbacks webhook.CallbackPolicy
-	window    StatsWindow // the stats of every run from rollups (nil: from the questions; service_stats.go)
-	pinger    atomic.Pointer[func(ctx context.Context, name string) (int, error)]
+// Stores is what the parts of a Service read and write, by aggregate:
+// one backend (store.DB, postgres.DB) is all of them. It is not
+// hitl.Store: the Slack envelopes and the webhook worker's claims are
+// not the service's.
+type Stores interface {
+	QuestionsStore
+	RunsStore
+	PoliciesStore
+	hitl.SignInStore
+	WebhooksStore
+	ObservedStore
 }
-
-var _ QuestionService = (*Questions)(nil)
 
 // ServiceConfig configures a Service. Zero fields take defaults, except
 // Notifier.
@@ -189,14 +111,14 @@ type ServiceConfig struct {
 	// reports and policy calls (default: none).
 	Limits map[Limit]hitl.Limiter
 	// MaxStreams bounds each principal's concurrent streams and long
-	// polls (0: no bound; config's default is DefaultMaxStreams).
+	// polls (0: no bound; config's default is config.DefaultMaxStreams).
 	MaxStreams int
 	// Reminders are the reminders and escalation of each question type
 	// (policy rules may override them); none by default.
 	Reminders hitl.Reminders
 	// Sessions is when a silent coding-agent session is shown idle and
 	// ended (default: never).
-	Sessions SessionTimes
+	Sessions steer.SessionTimes
 	// Sealer seals sensitive answers (seal.New, or seal.WithKey from the
 	// key file CheckSealKey asks for); nil: they are kept in this
 	// process's memory, never in the store, and lost at restart.
@@ -218,11 +140,121 @@ type ServiceConfig struct {
 	AuditKey   []byte
 }
 
-// NewService returns the lifecycle over store.
-func NewService(store hitl.Store, cfg ServiceConfig) *Service {
+// NewService returns the lifecycle over store: every part, each given
+// what it uses.
+func NewService(store Stores, cfg ServiceConfig) *Service {
 	if cfg.Notifier == nil {
 		panic("hitl: NewService without a Notifier")
 	}
+	guard := NewGuard(GuardConfig{Store: store, Clock: cfg.Clock, Access: cfg.Access, Notifier: cfg.Notifier,
+		Limits: cfg.Limits, MaxStreams: cfg.MaxStreams})
+	questions := NewQuestions(QuestionsConfig{Store: store, Clock: cfg.Clock, Timeouts: cfg.Timeouts, NewID: cfg.NewID,
+		Access: cfg.Access, Limiter: cfg.Limiter, Notifier: cfg.Notifier, Sealer: cfg.Sealer, Threshold: cfg.Threshold,
+		Reminders: cfg.Reminders, Webhooks: cfg.Webhooks, Callbacks: cfg.Callbacks, Guard: guard})
+	return &Service{
+		Questions: questions,
+		Runs: NewRuns(RunsConfig{Store: store, Clock: cfg.Clock, Access: cfg.Access, Notifier: cfg.Notifier,
+			Threshold: cfg.Threshold, Sessions: cfg.Sessions, Webhooks: cfg.Webhooks, Guard: guard, Questions: questions}),
+		Policies: NewPolicies(PoliciesConfig{Store: store, Clock: cfg.Clock, Access: cfg.Access, Notifier: cfg.Notifier,
+			ParseCommand: cfg.ParseCommand, LearnedTTL: cfg.LearnedTTL, Enforce: cfg.Enforce, Callbacks: cfg.Callbacks,
+			Guard: guard, Questions: questions}),
+		Guard: guard,
+		Webhooks: NewWebhooks(WebhooksConfig{Store: store, Clock: cfg.Clock, Access: cfg.Access, Notifier: cfg.Notifier,
+			Routes: cfg.Webhooks, Guard: guard}),
+		SignIns: NewSignIns(SignInsConfig{Store: store, Clock: cfg.Clock, Access: cfg.Access, Audited: cfg.AuditTrail != nil,
+			Guard: guard}),
+		Observation: NewObservation(ObservationConfig{Store: store, Clock: cfg.Clock, Access: cfg.Access,
+			Notifier: cfg.Notifier, Window: cfg.StatsWindow, Guard: guard, Questions: questions}),
+		Log:   NewLog(store, cfg.Notifier),
+		Audit: NewAudit(AuditConfig{Trail: cfg.AuditTrail, Key: cfg.AuditKey, Clock: cfg.Clock, Access: cfg.Access, Guard: guard}),
+	}
+}
+
+// Access returns the rules the service enforces, for edges that must build
+// principals (Slack users) or show a person's queue.
+func (s *Service) Access() access.Access { return s.Questions.access }
+
+// SetDirectory makes the service look group membership up in d
+// (Questions.SetDirectory).
+func (s *Service) SetDirectory(d hitl.Directory) { s.Questions.SetDirectory(d) }
+
+// gate is the Guard as the other parts call it: a refusal is audited,
+// and a principal's rate of runs, control requests and policy calls is
+// bounded.
+type gate interface {
+	refused(ctx context.Context, p auth.Principal, act auth.Action, q *hitl.Question, err error) error
+	Throttle(ctx context.Context, l Limit) error
+}
+
+// Questions is the question lifecycle.
+type Questions struct {
+	hooks // each change's event carries its webhook deliveries (webhook.go)
+
+	store     QuestionsStore
+	clock     hitl.Clock
+	timeouts  hitl.Timeouts
+	newID     func() string
+	access    access.Access
+	limiter   hitl.Limiter
+	notifier  hitl.Notifier
+	sealer    hitl.Sealer
+	threshold *int // the default interaction threshold (nil: none)
+	reminders hitl.Reminders
+	callbacks webhook.CallbackPolicy
+	guard     gate
+	// policies is the approval policy, for the reminder plan of the rule
+	// that asked and for "always allow" (nil: no policy; set by
+	// NewPolicies).
+	policies teacher
+	// dir looks up user groups (directory.go); failures are the recent
+	// failed creations (failures.go), which alerts count.
+	dir      directory
+	failures failureLog
+}
+
+// QuestionsStore is what Questions reads and writes: the questions, the
+// reminder and deadline indexes, retention, and a run's record (who owns
+// it, its threshold).
+type QuestionsStore interface {
+	hitl.QuestionStore
+	hitl.ReminderStore
+	hitl.RetentionStore
+	RunReader
+}
+
+// RunReader reads a run's record.
+type RunReader interface {
+	Run(ctx context.Context, id string) (*hitl.Run, error)
+}
+
+// teacher is the approval policy as Questions calls it (*Policies).
+type teacher interface {
+	rules() []policy.Rule
+	learnable(q *hitl.Question, rules []policy.Rule) (policy.LearnedRuleKey, error)
+	learn(ctx context.Context, q *hitl.Question, key policy.LearnedRuleKey, by string) error
+}
+
+// QuestionsConfig is what Questions use. Zero fields take defaults, except
+// Store, Notifier and Guard.
+type QuestionsConfig struct {
+	Store     QuestionsStore
+	Clock     hitl.Clock
+	Timeouts  hitl.Timeouts
+	NewID     func() string
+	Access    access.Access
+	Limiter   hitl.Limiter
+	Notifier  hitl.Notifier
+	Sealer    hitl.Sealer
+	Threshold *int
+	Reminders hitl.Reminders
+	Webhooks  *hitl.WebhookRoutes
+	Callbacks webhook.CallbackPolicy
+	Guard     *Guard
+}
+
+// NewQuestions returns the question lifecycle (ServiceConfig says what
+// each field does). Without Policies built over it, nothing is learnable.
+func NewQuestions(cfg QuestionsConfig) *Questions {
 	if cfg.Clock == nil {
 		cfg.Clock = hitl.SystemClock{}
 	}
@@ -232,27 +264,32 @@ func NewService(store hitl.Store, cfg ServiceConfig) *Service {
 	if cfg.NewID == nil {
 		cfg.NewID = func() string { return uid.New("q_") }
 	}
-	if cfg.LearnedTTL <= 0 {
-		cfg.LearnedTTL = policy.DefaultLearnedTTL
-	}
 	if cfg.Sealer == nil {
 		cfg.Sealer = newMemorySealer()
 	}
-	k := &kernel{store: store, clock: cfg.Clock, timeouts: cfg.Timeouts, access: cfg.Access, limiter: cfg.Limiter,
-		newID: cfg.NewID, notifier: cfg.Notifier, sealer: cfg.Sealer, threshold: cfg.Threshold,
-		parse: cfg.ParseCommand, enforce: cfg.Enforce, learnedTTL: cfg.LearnedTTL, limits: cfg.Limits, streams: streams{max: cfg.MaxStreams},
-		reminders: cfg.Reminders,
-		sessions:  cfg.Sessions, routes: cfg.Webhooks, callbacks: cfg.Callbacks, window: cfg.StatsWindow}
-	k.questions, k.runs, k.policies, k.guard = &Questions{k}, &Runs{k}, &Policies{k}, &Guard{k}
-	k.webhooks, k.signIns, k.observation, k.log = &Webhooks{k}, &SignIns{k}, &Observation{k}, &Log{k}
-	k.trail, k.auditKey = cfg.AuditTrail, cfg.AuditKey
-	return &Service{kernel: k, Questions: k.questions, Runs: k.runs, Policies: k.policies, Guard: k.guard,
-		Webhooks: k.webhooks, SignIns: k.signIns, Observation: k.observation, Log: k.log, Audit: &Audit{k}}
+	return &Questions{hooks: hooks{cfg.Webhooks}, store: cfg.Store, clock: cfg.Clock, timeouts: cfg.Timeouts, newID: cfg.NewID,
+		access: cfg.Access, limiter: cfg.Limiter, notifier: cfg.Notifier, sealer: cfg.Sealer, threshold: cfg.Threshold,
+		reminders: cfg.Reminders, callbacks: cfg.Callbacks, guard: cfg.Guard}
 }
 
-// Access returns the rules the service enforces, for edges that must build
-// principals (Slack users) or show a person's queue.
-func (s *kernel) Access() access.Access { return s.access }
+var _ QuestionService = (*Questions)(nil)
+
+// rule returns the configured rule named name (nil for none, or no
+// policy).
+func (s *Questions) rule(name string) *policy.Rule {
+	if s.policies == nil {
+		return nil
+	}
+	return ruleNamed(s.policies.rules(), name)
+}
+
+// rules are the configured rules (nil: no policy).
+func (s *Questions) rules() []policy.Rule {
+	if s.policies == nil {
+		return nil
+	}
+	return s.policies.rules()
+}
 
 // Create implements QuestionService.
 func (s *Questions) Create(ctx context.Context, runID string, n hitl.NewQuestion) (*hitl.Question, bool, error) {
@@ -280,7 +317,7 @@ func (s *Questions) create(ctx context.Context, runID string, n hitl.NewQuestion
 	if touch != nil {
 		touch(q)
 	}
-	s.plan(q, s.policy.rule(q.Rule))
+	s.plan(q, s.rule(q.Rule))
 	if q.Type == hitl.Approval && q.DefaultResponse.Approved() && !s.access.AllowDefaultApprove {
 		return nil, false, fault.Errorf(fault.EINVALID, "defaultResponse: an approval cannot approve itself when nobody answers; use deny, leave it out, or set allow_default_approve in config")
 	}
@@ -291,7 +328,7 @@ func (s *Questions) create(ctx context.Context, runID string, n hitl.NewQuestion
 	if err := s.access.AuthorizeRun(p, auth.ActionReport, runID, run); err != nil {
 		return nil, false, s.guard.refused(ctx, p, auth.ActionAsk, &hitl.Question{RunID: runID}, err)
 	}
-	if err := s.runs.refuseByThreshold(runID, run, q); err != nil {
+	if err := refuseByThreshold(runID, thresholdOf(run, s.threshold), q); err != nil {
 		return nil, false, err
 	}
 	if q.IdempotencyKey != "" {
@@ -414,7 +451,7 @@ func (s *Questions) Wait(ctx context.Context, id string) (*hitl.Question, error)
 func (s *Questions) Answer(ctx context.Context, id string, r hitl.Response) (*hitl.Question, error) {
 	p := auth.PrincipalFrom(ctx)
 	var learn *policy.LearnedRuleKey
-	rules := s.policy.rules() // read before the store's transaction: never inside it
+	rules := s.rules() // read before the store's transaction: never inside it
 	q, err := s.settleOrCount(ctx, auth.ActionAnswer, id, func(q *hitl.Question, now time.Time) (*hitl.Event, bool, error) {
 		learn = nil
 		norm, err := q.ValidateResponse(r)
@@ -432,7 +469,7 @@ func (s *Questions) Answer(ctx context.Context, id string, r hitl.Response) (*hi
 		if norm.Always && norm.Approved() {
 			// Refused before anything is written: a learned rule only
 			// ever replaces an approver-less, quorum-1 ask, exactly.
-			key, err := s.policies.learnable(q, rules)
+			key, err := s.learnable(q, rules)
 			if err != nil {
 				return nil, false, err
 			}
@@ -451,7 +488,7 @@ func (s *Questions) Answer(ctx context.Context, id string, r hitl.Response) (*hi
 		return withEdge(ctx, hitl.NewQuestionEvent(hitl.EventQuestionAnswered, q, p.ID, now)), true, nil
 	})
 	if err == nil && learn != nil {
-		if lerr := s.policies.learn(ctx, q, *learn, p.ID); lerr != nil {
+		if lerr := s.policies.learn(ctx, q, *learn, p.ID); lerr != nil { // learnable: s.policies is set
 			return q, lerr
 		}
 	}
@@ -605,21 +642,27 @@ func (s *Questions) QuestionPage(ctx context.Context, f hitl.QuestionFilter) (hi
 
 // scope narrows f to what the principal in ctx may see: everything for
 // those who answer, their own questions for askers.
-func (s *kernel) scope(ctx context.Context, f hitl.QuestionFilter) (hitl.QuestionFilter, error) {
+func (s *Questions) scope(ctx context.Context, f hitl.QuestionFilter) (hitl.QuestionFilter, error) {
+	return scope(ctx, f, s.store, s.access, s.guard)
+}
+
+// scope is Questions.scope, Runs.scope: run is read by runs, the rules are
+// acc and a refusal is audited by g.
+func scope(ctx context.Context, f hitl.QuestionFilter, runs RunReader, acc access.Access, g gate) (hitl.QuestionFilter, error) {
 	p := auth.PrincipalFrom(ctx)
 	if p.Local || p.SeesAll() {
 		return f, nil
 	}
 	if !p.Has(auth.ScopeAsk) {
-		return f, s.guard.refused(ctx, p, auth.ActionRead, &hitl.Question{RunID: f.RunID}, access.Lacks(p, auth.ScopeAnswer))
+		return f, g.refused(ctx, p, auth.ActionRead, &hitl.Question{RunID: f.RunID}, access.Lacks(p, auth.ScopeAnswer))
 	}
 	if f.RunID != "" {
-		run, err := s.store.Run(ctx, f.RunID)
+		run, err := runs.Run(ctx, f.RunID)
 		if err != nil && fault.Code(err) != fault.ENOTFOUND {
 			return f, err
 		}
-		if err := s.access.AuthorizeRun(p, auth.ActionRead, f.RunID, run); err != nil {
-			return f, s.guard.refused(ctx, p, auth.ActionRead, &hitl.Question{RunID: f.RunID}, err)
+		if err := acc.AuthorizeRun(p, auth.ActionRead, f.RunID, run); err != nil {
+			return f, g.refused(ctx, p, auth.ActionRead, &hitl.Question{RunID: f.RunID}, err)
 		}
 	}
 	f.Asker = p.ID
@@ -840,3 +883,19 @@ func byStatusAlone(f hitl.QuestionFilter) bool {
 	return f.Status != "" && g.RunID == "" && g.Asker == "" && g.Type == "" && g.Assignee == "" && !g.Unassigned &&
 		g.RespondedBy == "" && len(g.Queue) == 0 && g.NotAskedBy == ""
 }
+
+// learnable is Policies.learnable; without a policy nothing is.
+func (s *Questions) learnable(q *hitl.Question, rules []policy.Rule) (policy.LearnedRuleKey, error) {
+	if s.policies == nil {
+		return policy.LearnedRuleKey{}, fault.Errorf(fault.EINVALID, "'always allow' cannot apply to %s: this service has no approval policy; approve it once instead", q.ID)
+	}
+	return s.policies.learnable(q, rules)
+}
+
+// scope narrows f as Questions.scope does.
+func (s *Runs) scope(ctx context.Context, f hitl.QuestionFilter) (hitl.QuestionFilter, error) {
+	return scope(ctx, f, s.store, s.access, s.guard)
+}
+
+// teach makes t the policy of these questions (NewPolicies).
+func (s *Questions) teach(t teacher) { s.policies = t }

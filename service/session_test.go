@@ -111,7 +111,7 @@ func newSessionEnv(t *testing.T) *sessionEnv {
 	st := memstore.New()
 	clock := clocktest.New(t0)
 	svc := service.NewService(st, service.ServiceConfig{Notifier: notify.New(), Clock: clock,
-		Sessions: service.SessionTimes{IdleAfter: 10 * time.Minute, EndAfter: time.Hour}})
+		Sessions: steer.SessionTimes{IdleAfter: 10 * time.Minute, EndAfter: time.Hour}})
 	return &sessionEnv{&controlEnv{st: st, clock: clock, svc: svc}}
 }
 

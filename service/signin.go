@@ -7,9 +7,37 @@ import (
 	"time"
 
 	"github.com/hitlbot/hitl"
+	"github.com/hitlbot/hitl/access"
 	"github.com/hitlbot/hitl/auth"
 	"github.com/hitlbot/hitl/fault"
 )
+
+// SignIns keeps the web inbox's sign-in sessions.
+type SignIns struct {
+	store   hitl.SignInStore
+	clock   hitl.Clock
+	access  access.Access
+	audited bool // sign-ins and sign-outs are audited (the service keeps an audit trail)
+	guard   gate
+}
+
+// SignInsConfig is what SignIns use (ServiceConfig says what each field
+// does); Audited says the store's sign-ins and sign-outs are audited.
+type SignInsConfig struct {
+	Store   hitl.SignInStore
+	Clock   hitl.Clock
+	Access  access.Access
+	Audited bool
+	Guard   *Guard
+}
+
+// NewSignIns returns the sign-in sessions.
+func NewSignIns(cfg SignInsConfig) *SignIns {
+	if cfg.Clock == nil {
+		cfg.Clock = hitl.SystemClock{}
+	}
+	return &SignIns{store: cfg.Store, clock: cfg.Clock, access: cfg.Access, audited: cfg.Audited, guard: cfg.Guard}
+}
 
 // SignIn starts a sign-in for p, lasting ttl (DefaultSignInTTL
 // when 0), if the rules let p sign in, and returns the secret the browser
@@ -82,7 +110,7 @@ func (s *SignIns) putSession(ctx context.Context, p auth.Principal, ttl time.Dur
 	secret := randomSecret()
 	ws := &hitl.SignIn{ID: hitl.SignInID(secret), Principal: p, CSRF: randomSecret(), CreatedAt: now, ExpiresAt: now.Add(ttl), Link: link}
 	var recs []*hitl.AuditRecord
-	if audit != nil && s.trail != nil {
+	if audit != nil && s.audited {
 		recs = append(recs, audit)
 	}
 	if err := s.store.PutSignIn(context.WithoutCancel(ctx), ws, recs...); err != nil {
@@ -119,7 +147,7 @@ func (s *SignIns) SignOut(ctx context.Context, secret string) error {
 		return nil
 	}
 	var audit []func(*hitl.SignIn) *hitl.AuditRecord
-	if s.trail != nil {
+	if s.audited {
 		audit = append(audit, func(gone *hitl.SignIn) *hitl.AuditRecord {
 			return hitl.SignInAudit(gone.Principal, "", true, s.clock.Now())
 		})

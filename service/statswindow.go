@@ -37,7 +37,7 @@ func (s *Observation) tallySettled(ctx context.Context, since time.Time, t *stat
 
 // eachSettled calls fn on each question settled since since, read page by
 // page by the settle-time index.
-func (k *kernel) eachSettled(ctx context.Context, since time.Time, fn func(*hitl.Question)) error {
+func (k *Observation) eachSettled(ctx context.Context, since time.Time, fn func(*hitl.Question)) error {
 	cursor := ""
 	for {
 		page, err := k.store.SettledQuestions(ctx, since, hitl.MaxPageSize, cursor)

@@ -10,22 +10,9 @@ import (
 	"github.com/hitlbot/hitl/steer"
 )
 
-// Interaction threshold (docs/protocol.md#run-state-and-the-interaction-threshold): 0 to 5, how readily an agent should
-// ask. Unset by default: hitl exists to ask, so nothing is refused until
-// someone picks a level. At 0 a question (not an approval) is refused and
-// the agent is told to proceed on its own judgement.
-const (
-	MinThreshold = 0
-	MaxThreshold = 5
-)
-
-// ValidateThreshold checks a threshold named key (for the message).
-func ValidateThreshold(key string, n int) error {
-	if n < MinThreshold || n > MaxThreshold {
-		return fault.Errorf(fault.EINVALID, "%s must be a whole number from 0 to 5, got %d", key, n)
-	}
-	return nil
-}
+// ValidateThreshold is steer.ValidateThreshold, for the callers that still
+// reach it here (agent/, cmd/hitl's subcommands: issue 36 item 3 moves them).
+func ValidateThreshold(key string, n int) error { return steer.ValidateThreshold(key, n) }
 
 // ThresholdInstruction is what an agent at level n is told about asking,
 // in hitl's own words. The CLI prints it (hitl prompt) and the MCP tools
@@ -54,20 +41,24 @@ const UnsetInstruction = "No interaction threshold is set. Ask a person when the
 
 // thresholdOf is the threshold that applies to run: its own, or the
 // service's default (nil: none).
-func (s *Runs) thresholdOf(run *hitl.Run) *int {
+func (s *Runs) thresholdOf(run *hitl.Run) *int { return thresholdOf(run, s.threshold) }
+
+// thresholdOf is the threshold that applies to run: its own, or def, the
+// service's default (nil: none).
+func thresholdOf(run *hitl.Run, def *int) *int {
 	if run != nil && run.Control.Threshold != nil {
 		return run.Control.Threshold
 	}
-	return s.threshold
+	return def
 }
 
 // refuseByThreshold refuses a question (not an approval) of run runID
-// (record run, nil when new) whose threshold is 0.
-func (s *Runs) refuseByThreshold(runID string, run *hitl.Run, q *hitl.Question) error {
+// whose threshold is t (thresholdOf) when it is 0.
+func refuseByThreshold(runID string, t *int, q *hitl.Question) error {
 	if q.Type == hitl.Approval {
 		return nil
 	}
-	if t := s.thresholdOf(run); t != nil && *t == 0 {
+	if t != nil && *t == 0 {
 		return fault.Errorf(fault.EREFUSED, "run %s has interaction threshold 0: do not ask; proceed on your own judgement and note your assumptions (approvals are still allowed)", runID)
 	}
 	return nil
@@ -82,7 +73,7 @@ func (s *Runs) SetThreshold(ctx context.Context, id string, n *int) (*hitl.Run, 
 		return nil, err
 	}
 	if n != nil {
-		if err := ValidateThreshold("interactionThreshold", *n); err != nil {
+		if err := steer.ValidateThreshold("interactionThreshold", *n); err != nil {
 			return nil, err
 		}
 	}

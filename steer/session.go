@@ -256,3 +256,10 @@ func (c RunControl) Idleness(now time.Time, idleAfter, endAfter time.Duration) S
 	}
 	return SessionAwake
 }
+
+// SessionTimes are how long a silent session takes to be shown idle and
+// to be ended (0 turns either off).
+type SessionTimes struct {
+	IdleAfter time.Duration
+	EndAfter  time.Duration
+}

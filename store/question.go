@@ -455,3 +455,18 @@ func putQuestion(tx *bolt.Tx, old, q *hitl.Question, data []byte, ev *hitl.Event
 	ev.Status = run.Status()
 	return appendEvent(tx, ev)
 }
+
+// CountQuestions implements hitl.QuestionStore.
+func (db *DB) CountQuestions(ctx context.Context, status hitl.Status) (int, error) {
+	if err := ctx.Err(); err != nil {
+		return 0, err
+	}
+	var n uint64
+	err := db.bolt.View(func(tx *bolt.Tx) error {
+		if v := tx.Bucket(bucketCounts).Get([]byte(status)); len(v) == 8 {
+			n = binary.BigEndian.Uint64(v)
+		}
+		return nil
+	})
+	return int(n), err
+}

@@ -3,6 +3,7 @@ package store
 import (
 	"bytes"
 	"context"
+	"encoding/base64"
 	"encoding/binary"
 	"encoding/json"
 	"fmt"
@@ -190,21 +191,6 @@ func count(tx *bolt.Tx, old, cur *hitl.Question) error {
 	return nil
 }
 
-// CountQuestions implements hitl.QuestionStore.
-func (db *DB) CountQuestions(ctx context.Context, status hitl.Status) (int, error) {
-	if err := ctx.Err(); err != nil {
-		return 0, err
-	}
-	var n uint64
-	err := db.bolt.View(func(tx *bolt.Tx) error {
-		if v := tx.Bucket(bucketCounts).Get([]byte(status)); len(v) == 8 {
-			n = binary.BigEndian.Uint64(v)
-		}
-		return nil
-	})
-	return int(n), err
-}
-
 // RunsByPrefix implements hitl.RunStore: a seek in the runs bucket.
 func (db *DB) RunsByPrefix(ctx context.Context, prefix string, limit int) ([]*hitl.Run, error) {
 	if err := ctx.Err(); err != nil {
@@ -227,4 +213,59 @@ func (db *DB) RunsByPrefix(ctx context.Context, prefix string, limit int) ([]*hi
 		return nil, fmt.Errorf("store: runs by prefix: %w", err)
 	}
 	return runs, nil
+}
+
+// UpdateRun implements hitl.RunStore.
+func (db *DB) UpdateRun(ctx context.Context, id string, fn func(run *hitl.Run) (hitl.RunUpdate, error)) (*hitl.Run, error) {
+	return db.updateRun(ctx, id, hitl.ControlKey{}, func(run *hitl.Run, _ *hitl.ControlRecord) (hitl.RunUpdate, error) { return fn(run) })
+}
+
+// Runs implements hitl.RunStore. Active runs are read from their own index,
+// so listing them costs what the page holds.
+func (db *DB) Runs(ctx context.Context, active bool, limit int, cursor string) (hitl.RunPage, error) {
+	if err := ctx.Err(); err != nil {
+		return hitl.RunPage{}, err
+	}
+	if limit <= 0 || limit > hitl.MaxPageSize {
+		limit = hitl.DefaultPageSize
+	}
+	var after []byte
+	if cursor != "" {
+		var err error
+		if after, err = base64.RawURLEncoding.DecodeString(cursor); err != nil {
+			return hitl.RunPage{}, fault.Errorf(fault.EINVALID, "cursor %q is not one of this list's", cursor)
+		}
+	}
+	page := hitl.RunPage{Runs: []*hitl.Run{}}
+	err := db.bolt.View(func(tx *bolt.Tx) error {
+		bucket := bucketRuns
+		if active {
+			bucket = bucketRunsActive
+		}
+		c := tx.Bucket(bucket).Cursor()
+		k, _ := c.First()
+		if after != nil {
+			if k, _ = c.Seek(after); bytes.Equal(k, after) {
+				k, _ = c.Next()
+			}
+		}
+		for ; k != nil; k, _ = c.Next() {
+			if len(page.Runs) == limit {
+				page.NextCursor = base64.RawURLEncoding.EncodeToString([]byte(page.Runs[len(page.Runs)-1].ID))
+				return nil
+			}
+			run, err := getRun(tx, string(k))
+			if err != nil {
+				return err
+			}
+			if run != nil {
+				page.Runs = append(page.Runs, run)
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		return hitl.RunPage{}, fmt.Errorf("store: list runs: %w", err)
+	}
+	return page, nil
 }

@@ -127,7 +127,7 @@ func TestWorkEndsSilentSessions(t *testing.T) {
 	st := memstore.New()
 	clock := clocktest.New(t0)
 	svc := service.NewService(st, service.ServiceConfig{Notifier: notify.New(), Clock: clock,
-		Sessions: service.SessionTimes{IdleAfter: 10 * time.Minute, EndAfter: time.Hour}})
+		Sessions: steer.SessionTimes{IdleAfter: 10 * time.Minute, EndAfter: time.Hour}})
 	work := sweeper.Work(sweeper.LifecycleOf(svc), 0)
 	ctx := auth.WithPrincipal(context.Background(), auth.TokenPrincipal("claude", nil, ""))
 	_, err := svc.Runs.Hook(ctx, steer.SessionHook{RunID: "claude-s", Agent: "Claude Code", Event: steer.HookSessionStart})

@@ -14,17 +14,24 @@ import (
 	"github.com/hitlbot/hitl/postgres"
 	"github.com/hitlbot/hitl/ratelimit"
 	"github.com/hitlbot/hitl/seal"
+	"github.com/hitlbot/hitl/service"
 	"github.com/hitlbot/hitl/store"
+	"github.com/hitlbot/hitl/webhook"
 )
 
 // Database is what Main runs on: a bbolt file, or a PostgreSQL database
-// that several replicas share (db is a postgres:// URL).
+// that several replicas share (db is a postgres:// URL). It is the stores
+// by aggregate that wiring hands on, each to what uses it, not hitl.Store
+// (the union the contract suite runs).
 type Database interface {
-	hitl.Store
-	hitl.Outbox
-	hitl.MailOutbox
-	hitl.RollupStore
-	hitl.AuditStore
+	service.Stores     // the service's parts (mainsvc.go)
+	hitl.AuditStore    // the audit trail (mainaudit.go)
+	hitl.RollupStore   // the stats windows (observe)
+	hitl.Outbox        // the Slack bot's deliveries
+	hitl.EnvelopeStore // the Slack envelopes seen
+	hitl.MailOutbox    // the mailer's (mainemail.go)
+	webhook.Outbox     // the webhook worker's claims (mainwebhook.go)
+	PruneWebhooks(ctx context.Context, before time.Time, limit int) (int, error)
 	Close() error
 }
 

@@ -89,20 +89,7 @@ func (m *Main) Run(ctx context.Context) (err error) {
 		return err
 	}
 	m.DB = db
-	routes, callbacks := m.Config.HitlWebhooks()
-	rl := m.Config.RateLimits
-	m.Service = service.NewService(m.DB, service.ServiceConfig{Notifier: db.notifier, Sealer: sealed, Clock: m.Clock, Timeouts: m.Config.HitlTimeouts(),
-		Access: m.access(), Limiter: db.limiter("questions", rl.TokenPerMinute, rl.RunPerMinute),
-		Limits: map[service.Limit]hitl.Limiter{
-			service.LimitControl: db.limiter("control", rl.ControlPerMinute, 0),
-			service.LimitRuns:    db.limiter("runs", rl.RunsPerMinute, 0),
-			service.LimitPolicy:  db.limiter("policy", rl.PolicyPerMinute, 0),
-		},
-		MaxStreams: m.Config.MaxStreams, Threshold: m.Config.InteractionThreshold,
-		ParseCommand: shell.Parse, LearnedTTL: time.Duration(m.Config.Policy.LearnedTTL), Enforce: m.Config.Policy.Enforce,
-		Reminders: m.Config.HitlReminders(),
-		Sessions:  m.Config.Sessions.Times(), Webhooks: routes, Callbacks: callbacks, StatsWindow: observe.New(m.DB),
-		AuditTrail: m.DB, AuditKey: auditKey})
+	m.Service = m.service(db, sealed, auditKey)
 	hooks, err := m.webhookConfig()
 	if err != nil {
 		return err
@@ -215,6 +202,42 @@ func (m *Main) Close() error {
 }
 
 func (m *Main) access() access.Access { return m.Config.Access() }
+
+// service builds the service's parts, each from what it uses: its stores
+// by aggregate (all of them db), the clock, the notifier, the rules, and
+// the parts it calls.
+func (m *Main) service(db *database, sealed hitl.Sealer, auditKey []byte) *service.Service {
+	routes, callbacks := m.Config.HitlWebhooks()
+	rl := m.Config.RateLimits
+	acc, clock, n := m.access(), m.Clock, db.notifier
+	guard := service.NewGuard(service.GuardConfig{Store: db, Clock: clock, Access: acc, Notifier: n,
+		Limits: map[service.Limit]hitl.Limiter{
+			service.LimitControl: db.limiter("control", rl.ControlPerMinute, 0),
+			service.LimitRuns:    db.limiter("runs", rl.RunsPerMinute, 0),
+			service.LimitPolicy:  db.limiter("policy", rl.PolicyPerMinute, 0),
+		},
+		MaxStreams: m.Config.MaxStreams})
+	questions := service.NewQuestions(service.QuestionsConfig{Store: db, Clock: clock, Timeouts: m.Config.HitlTimeouts(),
+		Access: acc, Limiter: db.limiter("questions", rl.TokenPerMinute, rl.RunPerMinute), Notifier: n, Sealer: sealed,
+		Threshold: m.Config.InteractionThreshold, Reminders: m.Config.HitlReminders(), Webhooks: routes, Callbacks: callbacks,
+		Guard: guard})
+	return &service.Service{
+		Questions: questions,
+		Runs: service.NewRuns(service.RunsConfig{Store: db, Clock: clock, Access: acc, Notifier: n,
+			Threshold: m.Config.InteractionThreshold, Sessions: m.Config.Sessions.Times(), Webhooks: routes, Guard: guard,
+			Questions: questions}),
+		Policies: service.NewPolicies(service.PoliciesConfig{Store: db, Clock: clock, Access: acc, Notifier: n,
+			ParseCommand: shell.Parse, LearnedTTL: time.Duration(m.Config.Policy.LearnedTTL), Enforce: m.Config.Policy.Enforce,
+			Callbacks: callbacks, Guard: guard, Questions: questions}),
+		Guard:    guard,
+		Webhooks: service.NewWebhooks(service.WebhooksConfig{Store: db, Clock: clock, Access: acc, Notifier: n, Routes: routes, Guard: guard}),
+		SignIns:  service.NewSignIns(service.SignInsConfig{Store: db, Clock: clock, Access: acc, Audited: true, Guard: guard}),
+		Observation: service.NewObservation(service.ObservationConfig{Store: db, Clock: clock, Access: acc, Notifier: n,
+			Window: observe.New(db), Guard: guard, Questions: questions}),
+		Log:   service.NewLog(db, n),
+		Audit: service.NewAudit(service.AuditConfig{Trail: db, Key: auditKey, Clock: clock, Access: acc, Guard: guard}),
+	}
+}
 
 func (m *Main) tokens() []agent.Token {
 	out := make([]agent.Token, len(m.Config.Tokens))

@@ -152,7 +152,9 @@ func (s *sink) waitArrived(t *testing.T, n int) {
 
 // delivered waits until every delivery in db is delivered and the sink
 // answered 2xx to each of their ids, and returns the deliveries.
-func (s *sink) delivered(t *testing.T, db hitl.WebhookOutbox, n int) []webhook.Delivery {
+func (s *sink) delivered(t *testing.T, db interface {
+	WebhookDeliveries(context.Context, hitl.WebhookFilter) ([]webhook.Delivery, error)
+}, n int) []webhook.Delivery {
 	t.Helper()
 	deadline := time.Now().Add(60 * time.Second)
 	for {

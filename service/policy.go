@@ -7,6 +7,7 @@ import (
 	"encoding/json"
 	"strings"
 	"sync"
+	"time"
 
 	"github.com/hitlbot/hitl"
 	"github.com/hitlbot/hitl/access"
@@ -14,6 +15,7 @@ import (
 	"github.com/hitlbot/hitl/fault"
 	"github.com/hitlbot/hitl/internal/uid"
 	"github.com/hitlbot/hitl/policy"
+	"github.com/hitlbot/hitl/webhook"
 )
 
 func (h *policyHolder) rules() []policy.Rule {
@@ -22,6 +24,71 @@ func (h *policyHolder) rules() []policy.Rule {
 	h.refresh()
 	return h.state.Rules
 }
+
+// Policies loads, sets and applies the approval policy and learns rules.
+type Policies struct {
+	store      PoliciesStore
+	clock      hitl.Clock
+	access     access.Access
+	notifier   hitl.Notifier
+	parse      policy.CommandParser // parses shell command lines (nil: every shell operation asks)
+	enforce    string
+	learnedTTL time.Duration // how long a learned rule holds
+	callbacks  webhook.CallbackPolicy
+	policy     policyHolder
+	guard      gate
+	questions  asker // asks the approval a decision calls for
+}
+
+// PoliciesStore is what Policies read and write: the policy and learned
+// rules, and the log its decisions are recorded on.
+type PoliciesStore interface {
+	hitl.PolicyStore
+	EventAppender
+}
+
+// asker is Questions as Policies call it: an approval the policy asked
+// for is created with its operation, approvers and quorum.
+type asker interface {
+	create(ctx context.Context, runID string, n hitl.NewQuestion, touch func(*hitl.Question)) (*hitl.Question, bool, error)
+}
+
+// PoliciesConfig is what Policies use (ServiceConfig says what each
+// field does). Questions is where they ask; the Policies become its
+// policy (the reminder plan of a rule, "always allow").
+type PoliciesConfig struct {
+	Store        PoliciesStore
+	Clock        hitl.Clock
+	Access       access.Access
+	Notifier     hitl.Notifier
+	ParseCommand policy.CommandParser
+	LearnedTTL   time.Duration
+	Enforce      string
+	Callbacks    webhook.CallbackPolicy
+	Guard        *Guard
+	Questions    *Questions
+}
+
+// NewPolicies returns the approval policy's part, and makes it the policy
+// of cfg.Questions.
+func NewPolicies(cfg PoliciesConfig) *Policies {
+	if cfg.Clock == nil {
+		cfg.Clock = hitl.SystemClock{}
+	}
+	if cfg.LearnedTTL <= 0 {
+		cfg.LearnedTTL = policy.DefaultLearnedTTL
+	}
+	p := &Policies{store: cfg.Store, clock: cfg.Clock, access: cfg.Access, notifier: cfg.Notifier, parse: cfg.ParseCommand,
+		enforce: cfg.Enforce, learnedTTL: cfg.LearnedTTL, callbacks: cfg.Callbacks, guard: cfg.Guard}
+	if cfg.Questions != nil {
+		p.questions = cfg.Questions
+		cfg.Questions.teach(p)
+	}
+	return p
+}
+
+// rules are the configured rules as they stand.
+func (s *Policies) rules() []policy.Rule { return s.policy.rules() }
 
 // HashRules identifies a configuration's rules.
 func HashRules(rules []policy.Rule) string {
@@ -71,7 +138,7 @@ func (s *Policies) LoadPolicy(ctx context.Context, fileRules []policy.Rule) erro
 // Policy returns the configured policy (GET /api/policy, docs/protocol.md#approvals).
 // Learned rules are listed by LearnedRules.
 func (s *Policies) Policy(ctx context.Context) (policy.Policy, error) {
-	rules := s.policy.rules()
+	rules := s.rules()
 	if rules == nil {
 		rules = []policy.Rule{}
 	}
@@ -350,13 +417,13 @@ func (s *Policies) policyChange(ctx context.Context, actor string, diff []string
 		Reason: "the policy was set", Diff: diff})
 }
 
-// rule returns the configured rule named name (nil for none: the
+// ruleNamed returns the rule of rules named name (nil for none: the
 // default, or a question no rule asked).
-func (h *policyHolder) rule(name string) *policy.Rule {
+func ruleNamed(rules []policy.Rule, name string) *policy.Rule {
 	if name == "" {
 		return nil
 	}
-	for _, r := range h.rules() {
+	for _, r := range rules {
 		if r.Name == name {
 			return &r
 		}

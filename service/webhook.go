@@ -2,8 +2,11 @@ package service
 
 import (
 	"context"
+	"sync/atomic"
+	"time"
 
 	"github.com/hitlbot/hitl"
+	"github.com/hitlbot/hitl/access"
 	"github.com/hitlbot/hitl/auth"
 	"github.com/hitlbot/hitl/fault"
 	"github.com/hitlbot/hitl/steer"
@@ -14,9 +17,15 @@ import (
 // commits carries, on its event, the webhook deliveries the event owes
 // (WebhookRoutes), which the store writes in the same transaction.
 
+// hooks attaches to each change's event the webhook deliveries it owes
+// under routes (nil: none). Questions and Runs hold one.
+type hooks struct {
+	routes *hitl.WebhookRoutes
+}
+
 // hookQuestion wraps fn, a question update, so that its event carries its
 // webhook deliveries.
-func (s *kernel) hookQuestion(fn func(q *hitl.Question) (*hitl.Event, error)) func(q *hitl.Question) (*hitl.Event, error) {
+func (s hooks) hookQuestion(fn func(q *hitl.Question) (*hitl.Event, error)) func(q *hitl.Question) (*hitl.Event, error) {
 	return func(q *hitl.Question) (*hitl.Event, error) {
 		ev, err := fn(q)
 		if err == nil && ev != nil {
@@ -28,7 +37,7 @@ func (s *kernel) hookQuestion(fn func(q *hitl.Question) (*hitl.Event, error)) fu
 
 // hookRun wraps fn, a run update, so that its last event carries the
 // webhook deliveries of the run's change of status.
-func (s *kernel) hookRun(fn func(run *hitl.Run) (hitl.RunUpdate, error)) func(run *hitl.Run) (hitl.RunUpdate, error) {
+func (s hooks) hookRun(fn func(run *hitl.Run) (hitl.RunUpdate, error)) func(run *hitl.Run) (hitl.RunUpdate, error) {
 	return func(run *hitl.Run) (hitl.RunUpdate, error) {
 		was := controlStatus(run)
 		upd, err := fn(run)
@@ -40,7 +49,7 @@ func (s *kernel) hookRun(fn func(run *hitl.Run) (hitl.RunUpdate, error)) func(ru
 }
 
 // hookSteer is hookRun for SteerRun's functions.
-func (s *kernel) hookSteer(fn func(run *hitl.Run, prior *hitl.ControlRecord) (hitl.RunUpdate, error)) func(run *hitl.Run, prior *hitl.ControlRecord) (hitl.RunUpdate, error) {
+func (s hooks) hookSteer(fn func(run *hitl.Run, prior *hitl.ControlRecord) (hitl.RunUpdate, error)) func(run *hitl.Run, prior *hitl.ControlRecord) (hitl.RunUpdate, error) {
 	return func(run *hitl.Run, prior *hitl.ControlRecord) (hitl.RunUpdate, error) {
 		was := controlStatus(run)
 		upd, err := fn(run, prior)
@@ -51,7 +60,7 @@ func (s *kernel) hookSteer(fn func(run *hitl.Run, prior *hitl.ControlRecord) (hi
 	}
 }
 
-func (s *kernel) attachRunWebhooks(was steer.RunStatus, upd hitl.RunUpdate) {
+func (s hooks) attachRunWebhooks(was steer.RunStatus, upd hitl.RunUpdate) {
 	if len(upd.Events) == 0 {
 		return
 	}
@@ -91,6 +100,43 @@ type WebhookPingResult struct {
 	Endpoint string `json:"endpoint"`
 	Status   int    `json:"status"`
 	Error    string `json:"error,omitempty"`
+}
+
+// Webhooks operates the webhook outbox: endpoints, deliveries, replays.
+type Webhooks struct {
+	store    WebhooksStore
+	clock    hitl.Clock
+	access   access.Access
+	notifier hitl.Notifier
+	routes   *hitl.WebhookRoutes
+	guard    gate
+	pinger   atomic.Pointer[func(ctx context.Context, name string) (int, error)]
+}
+
+// WebhooksStore is what Webhooks reads and writes of the webhook outbox.
+type WebhooksStore interface {
+	WebhookDeliveries(ctx context.Context, f hitl.WebhookFilter) ([]webhook.Delivery, error)
+	ReplayWebhook(ctx context.Context, seq uint64, now time.Time) (webhook.Delivery, error)
+	WebhookStats(ctx context.Context) ([]webhook.TargetStats, error)
+}
+
+// WebhooksConfig is what Webhooks use (ServiceConfig says what each
+// field does); Routes are the configured endpoints (nil: none).
+type WebhooksConfig struct {
+	Store    WebhooksStore
+	Clock    hitl.Clock
+	Access   access.Access
+	Notifier hitl.Notifier
+	Routes   *hitl.WebhookRoutes
+	Guard    *Guard
+}
+
+// NewWebhooks returns the operators' side of webhooks.
+func NewWebhooks(cfg WebhooksConfig) *Webhooks {
+	if cfg.Clock == nil {
+		cfg.Clock = hitl.SystemClock{}
+	}
+	return &Webhooks{store: cfg.Store, clock: cfg.Clock, access: cfg.Access, notifier: cfg.Notifier, routes: cfg.Routes, guard: cfg.Guard}
 }
 
 // SetWebhookPinger gives the service the webhook edge's test delivery

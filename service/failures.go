@@ -43,3 +43,15 @@ func (f *failureLog) count(since time.Time) int {
 	f.at = f.at[n:]
 	return len(f.at)
 }
+
+// creationFailures is how many creations failed since then.
+func (s *Questions) creationFailures(since time.Time) int { return s.failures.count(since) }
+
+// creationFailures is how many creations failed since then (none counted
+// without Questions).
+func (s *Observation) creationFailures(since time.Time) int {
+	if s.failures == nil {
+		return 0
+	}
+	return s.failures.creationFailures(since)
+}

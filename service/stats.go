@@ -4,16 +4,73 @@ import (
 	"context"
 	"math"
 	"slices"
+	"sync/atomic"
 	"time"
 
 	"github.com/hitlbot/hitl"
+	"github.com/hitlbot/hitl/access"
 	"github.com/hitlbot/hitl/auth"
 	"github.com/hitlbot/hitl/fault"
 	"github.com/hitlbot/hitl/observe"
 	"github.com/hitlbot/hitl/steer"
+	"github.com/hitlbot/hitl/webhook"
 )
 
 var _ StatsService = (*Observation)(nil)
+
+// Observation reads what the service did: stats, alerts, pending counts.
+type Observation struct {
+	store    ObservedStore
+	clock    hitl.Clock
+	access   access.Access
+	notifier hitl.Notifier
+	window   StatsWindow // the stats of every run from rollups (nil: from the questions)
+	guard    gate
+	failures failureCounter
+	alerts   atomic.Pointer[Alerts] // the alerts stats show, when configured (alerts.go)
+}
+
+// ObservedStore is what Observation reads (and the alerts append): the
+// questions, the event log, the failed webhook deliveries.
+type ObservedStore interface {
+	QuestionLister
+	Question(ctx context.Context, id string) (*hitl.Question, error)
+	SettledQuestions(ctx context.Context, since time.Time, limit int, cursor string) (hitl.QuestionPage, error)
+	PendingByType(ctx context.Context) (counts map[hitl.QuestionType]int, seq uint64, err error)
+	EventReader
+	EventAppender
+	WebhookDeliveries(ctx context.Context, f hitl.WebhookFilter) ([]webhook.Delivery, error)
+}
+
+// failureCounter is Questions as Observation calls them: how many
+// creations failed since a time (an alert).
+type failureCounter interface {
+	creationFailures(since time.Time) int
+}
+
+// ObservationConfig is what Observation uses (ServiceConfig's StatsWindow
+// is Window). Questions counts the failed creations.
+type ObservationConfig struct {
+	Store     ObservedStore
+	Clock     hitl.Clock
+	Access    access.Access
+	Notifier  hitl.Notifier
+	Window    StatsWindow
+	Guard     *Guard
+	Questions *Questions
+}
+
+// NewObservation returns the observation part.
+func NewObservation(cfg ObservationConfig) *Observation {
+	if cfg.Clock == nil {
+		cfg.Clock = hitl.SystemClock{}
+	}
+	o := &Observation{store: cfg.Store, clock: cfg.Clock, access: cfg.Access, notifier: cfg.Notifier, window: cfg.Window, guard: cfg.Guard}
+	if cfg.Questions != nil {
+		o.failures = cfg.Questions
+	}
+	return o
+}
 
 // Stats implements StatsService. With a StatsWindow (hitl serve:
 // observe.Windows), the stats of every run are read from the rollups, the

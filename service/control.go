@@ -3,6 +3,7 @@ package service
 import (
 	"context"
 	"errors"
+	"sync"
 	"time"
 
 	"github.com/hitlbot/hitl"
@@ -12,6 +13,72 @@ import (
 	"github.com/hitlbot/hitl/runhandle"
 	"github.com/hitlbot/hitl/steer"
 )
+
+// Runs is what happens to runs: steering, checkpoints, coding-agent hook
+// steps and sessions, the interaction threshold.
+type Runs struct {
+	hooks // each change's last event carries its webhook deliveries (webhook.go)
+
+	store     RunsStore
+	clock     hitl.Clock
+	access    access.Access
+	notifier  hitl.Notifier
+	threshold *int // the default interaction threshold (nil: none)
+	guard     gate
+	questions runEnder // cancels the questions of a run that ended
+	// started is when this service began serving control requests: one
+	// still in flight from before was cut off by a restart and may be
+	// retried. It is taken at the first request, so that starting the
+	// service reads no clock.
+	started     time.Time
+	startedOnce sync.Once
+	// sessions are the idle and end times of silent sessions; the
+	// session sweep reads runs no sooner than nextSessionSweep.
+	sessions         steer.SessionTimes
+	sessionSweep     sync.Mutex
+	nextSessionSweep time.Time
+}
+
+// RunsStore is what Runs read and write: the runs, and the questions of
+// a run (its state shows its recent history).
+type RunsStore interface {
+	hitl.RunStore
+	QuestionLister
+}
+
+// QuestionLister reads a page of questions.
+type QuestionLister interface {
+	Questions(ctx context.Context, f hitl.QuestionFilter) (hitl.QuestionPage, error)
+}
+
+// runEnder is Questions as Runs call them: the questions of a run that
+// ended are cancelled.
+type runEnder interface {
+	cancelRun(ctx context.Context, runID, reason string)
+}
+
+// RunsConfig is what Runs use (ServiceConfig says what each field does).
+// Questions cancels the pending questions of a run that ends.
+type RunsConfig struct {
+	Store     RunsStore
+	Clock     hitl.Clock
+	Access    access.Access
+	Notifier  hitl.Notifier
+	Threshold *int
+	Sessions  steer.SessionTimes
+	Webhooks  *hitl.WebhookRoutes
+	Guard     *Guard
+	Questions *Questions
+}
+
+// NewRuns returns the runs' part.
+func NewRuns(cfg RunsConfig) *Runs {
+	if cfg.Clock == nil {
+		cfg.Clock = hitl.SystemClock{}
+	}
+	return &Runs{hooks: hooks{cfg.Webhooks}, store: cfg.Store, clock: cfg.Clock, access: cfg.Access, notifier: cfg.Notifier,
+		threshold: cfg.Threshold, guard: cfg.Guard, questions: cfg.Questions, sessions: cfg.Sessions}
+}
 
 // DedupWindow is how long a control request id is remembered (docs/protocol.md#steering):
 // a retry within it gets the cached RESULT (Service.seen).
@@ -86,7 +153,7 @@ func (s *Runs) Control(ctx context.Context, req steer.ControlMessage) ([]steer.C
 		_ = s.guard.refused(ctx, p, auth.ActionSteer, &hitl.Question{RunID: req.Target.RunID}, refusal)
 	}
 	if cancelled {
-		s.cancelRun(ctx, req.Target.RunID, "the run was cancelled by "+p.ID)
+		s.questions.cancelRun(ctx, req.Target.RunID, "the run was cancelled by "+p.ID)
 	}
 	return msgs, nil
 }
@@ -187,7 +254,7 @@ const settleBatch = 1000
 // (docs/protocol.md#questions: the questions of a run that ends are cancelled), as the service: it reads
 // them all, then settles them settleBatch to a commit (a run with 2,000
 // pending ends in two commits, not 2,000), and wakes their waiters.
-func (s *Runs) cancelRun(ctx context.Context, runID, reason string) {
+func (s *Questions) cancelRun(ctx context.Context, runID, reason string) {
 	ctx = auth.WithPrincipal(context.WithoutCancel(ctx), auth.SystemPrincipal)
 	var ids []string
 	f := hitl.QuestionFilter{RunID: runID, Status: hitl.StatusPending, Limit: hitl.MaxPageSize}
@@ -334,7 +401,7 @@ func (s *Runs) checkpoint(ctx context.Context, e steer.StateEvent, handover bool
 	}
 	s.notifier.Publish(runKey(e.RunID))
 	if ended {
-		s.cancelRun(ctx, e.RunID, "the run ended ("+string(run.Control.Status)+")")
+		s.questions.cancelRun(ctx, e.RunID, "the run ended ("+string(run.Control.Status)+")")
 	}
 	cp.Threshold = s.thresholdOf(run)
 	if run != nil {

@@ -9,13 +9,6 @@ import (
 	"github.com/hitlbot/hitl/steer"
 )
 
-// SessionTimes are how long a silent session takes to be shown idle and
-// to be ended (0 turns either off).
-type SessionTimes struct {
-	IdleAfter time.Duration
-	EndAfter  time.Duration
-}
-
 // Hook records one hook call of a coding-agent session for the principal
 // in ctx and returns what the call does (SessionStep): the run is started
 // at its first call (SessionStart, or whatever call comes first when the
@@ -115,7 +108,7 @@ func (s *Runs) Hook(ctx context.Context, h steer.SessionHook) (steer.HookStep, e
 	}
 	s.notifier.Publish(runKey(h.RunID))
 	if ended {
-		s.cancelRun(ctx, h.RunID, "the session ended")
+		s.questions.cancelRun(ctx, h.RunID, "the session ended")
 	}
 	if run != nil {
 		step.Version = run.Version
@@ -207,7 +200,7 @@ func (s *Runs) quieten(ctx context.Context, id string) (bool, error) {
 		s.notifier.Publish(runKey(id))
 	}
 	if ended {
-		s.cancelRun(ctx, id, "the session was silent for "+s.sessions.EndAfter.String())
+		s.questions.cancelRun(ctx, id, "the session was silent for "+s.sessions.EndAfter.String())
 	}
 	return changed, nil
 }

@@ -11,14 +11,14 @@ import (
 
 // SetDirectory makes the service look group membership up in d. Without
 // one (nil) no user group matches anyone: refusing is the safe side.
-func (s *kernel) SetDirectory(d hitl.Directory) { s.dir.d.Store(&d) }
+func (s *Questions) SetDirectory(d hitl.Directory) { s.dir.d.Store(&d) }
 
 // withGroups returns p with its membership of the groups config and
 // question id mention looked up in the directory (added to those the edge
 // found). Only a principal that is a Slack user (or a token speaking for
 // one) is a member of anything. The lookups happen before the transaction
 // that decides; a group looked up nowhere counts as not containing p.
-func (s *kernel) withGroups(ctx context.Context, p auth.Principal, id string) auth.Principal {
+func (s *Questions) withGroups(ctx context.Context, p auth.Principal, id string) auth.Principal {
 	dir := s.dir.get()
 	if dir == nil || p.SlackUser == "" {
 		return p

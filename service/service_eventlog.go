@@ -1,5 +1,0 @@
-package service
-
-import "github.com/hitlbot/hitl"
-
-var _ hitl.EventLog = (*Log)(nil)
