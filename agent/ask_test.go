@@ -170,12 +170,12 @@ func TestClientAsk(t *testing.T) {
 // and after it next: the service restarted between the answer and its
 // receipt, so the sensitive answer sealed by svc cannot be opened.
 type restarting struct {
-	service.QuestionService
-	next service.QuestionService
+	hitl.QuestionService
+	next hitl.QuestionService
 	mu   sync.Mutex
 }
 
-func (r *restarting) current() service.QuestionService {
+func (r *restarting) current() hitl.QuestionService {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	return r.QuestionService

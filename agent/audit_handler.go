@@ -9,7 +9,6 @@ import (
 
 	"github.com/hitlbot/hitl"
 	"github.com/hitlbot/hitl/fault"
-	"github.com/hitlbot/hitl/service"
 )
 
 // The audit trail (admins; the root decides): GET /api/audit?after=&since=&limit=
@@ -72,7 +71,7 @@ func (s *Server) handleAuditVerify(w http.ResponseWriter, r *http.Request) {
 	writeJSON(w, http.StatusOK, v)
 }
 
-var _ service.AuditService = (*Client)(nil)
+var _ hitl.AuditService = (*Client)(nil)
 
 // Records implements service.AuditService: one page.
 func (c *Client) Records(ctx context.Context, f hitl.AuditFilter) ([]*hitl.AuditRecord, error) {

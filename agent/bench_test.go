@@ -22,7 +22,7 @@ import (
 
 // askHook hands every created question's id to an answerer.
 type askHook struct {
-	service.QuestionService
+	hitl.QuestionService
 	asked chan string
 }
 

@@ -14,7 +14,6 @@ import (
 
 	"github.com/hitlbot/hitl"
 	"github.com/hitlbot/hitl/fault"
-	"github.com/hitlbot/hitl/service"
 	"github.com/hitlbot/hitl/steer"
 )
 
@@ -38,7 +37,7 @@ type Client struct {
 	rateWait func(time.Duration) <-chan time.Time
 }
 
-var _ service.QuestionService = (*Client)(nil)
+var _ hitl.QuestionService = (*Client)(nil)
 
 // Defaults of the client.
 const (

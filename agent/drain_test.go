@@ -12,7 +12,6 @@ import (
 	"github.com/hitlbot/hitl"
 	"github.com/hitlbot/hitl/fault"
 	"github.com/hitlbot/hitl/internal/principaltest"
-	"github.com/hitlbot/hitl/service"
 	"github.com/hitlbot/hitl/steer"
 	"github.com/stretchr/testify/require"
 )
@@ -24,7 +23,7 @@ type holdingCheckpoints struct {
 	held chan struct{}
 }
 
-func (h holdingCheckpoints) HoldWhilePaused(ctx, wait context.Context, e steer.StateEvent, cp service.Checkpoint) (service.Checkpoint, error) {
+func (h holdingCheckpoints) HoldWhilePaused(ctx, wait context.Context, e steer.StateEvent, cp hitl.Checkpoint) (hitl.Checkpoint, error) {
 	h.held <- struct{}{}
 	return h.Holds.HoldWhilePaused(ctx, wait, e, cp)
 }

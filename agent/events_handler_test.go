@@ -12,7 +12,6 @@ import (
 
 	"github.com/hitlbot/hitl/fault"
 	"github.com/hitlbot/hitl/internal/principaltest"
-	"github.com/hitlbot/hitl/service"
 
 	"github.com/hitlbot/hitl"
 	"github.com/stretchr/testify/require"
@@ -20,11 +19,11 @@ import (
 
 // noRunReads counts the reads of run state, which the stream must not do.
 type noRunReads struct {
-	service.RunService
+	hitl.RunService
 	reads atomic.Int64
 }
 
-var _ service.RunService = (*noRunReads)(nil)
+var _ hitl.RunService = (*noRunReads)(nil)
 
 func (n *noRunReads) RunState(ctx context.Context, id string) (*hitl.RunState, error) {
 	n.reads.Add(1)

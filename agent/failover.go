@@ -11,7 +11,6 @@ import (
 	"github.com/google/uuid"
 	"github.com/hitlbot/hitl"
 	"github.com/hitlbot/hitl/fault"
-	"github.com/hitlbot/hitl/service"
 	"github.com/hitlbot/hitl/steer"
 )
 
@@ -103,7 +102,7 @@ func replayable(method, path string, in any) bool {
 	switch v := in.(type) {
 	case hitl.NewQuestion:
 		return v.IdempotencyKey != ""
-	case service.ApprovalRequest:
+	case hitl.ApprovalRequest:
 		return v.IdempotencyKey != ""
 	case steer.ControlMessage:
 		return v.RequestID != ""

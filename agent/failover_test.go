@@ -56,7 +56,7 @@ type heldRuns struct {
 	*watched
 }
 
-func (h *heldRuns) HoldWhilePaused(ctx, wait context.Context, e steer.StateEvent, cp service.Checkpoint) (service.Checkpoint, error) {
+func (h *heldRuns) HoldWhilePaused(ctx, wait context.Context, e steer.StateEvent, cp hitl.Checkpoint) (hitl.Checkpoint, error) {
 	h.change(func() { h.inWait++; h.entered++ })
 	defer h.change(func() { h.inWait--; h.left++ })
 	return h.Holds.HoldWhilePaused(ctx, wait, e, cp)
@@ -130,7 +130,7 @@ func TestFailoverWaits(t *testing.T) {
 		pause := steer.NewRequest(NewRequestID(), steer.CommandPause, "fo-loop", time.Now(), steer.ControlPayload{})
 		_, err = b.svc.Runs.Control(local, pause)
 		require.NoError(t, err)
-		got := make(chan service.Checkpoint, 1)
+		got := make(chan hitl.Checkpoint, 1)
 		go func() {
 			cp, err := c.Report(context.Background(), "fo-loop", CheckpointRequest{Iter: 2, Max: 5})
 			assert.NoError(t, err)
@@ -154,7 +154,7 @@ func TestFailoverWaits(t *testing.T) {
 		a, b, c := twoReplicas(t)
 		got := make(chan GateResult, 1)
 		go func() {
-			res, err := c.Gate(context.Background(), service.ApprovalRequest{RunID: "fo-gate",
+			res, err := c.Gate(context.Background(), hitl.ApprovalRequest{RunID: "fo-gate",
 				Operation: policy.Operation{Type: policy.OpShell, Description: "deploy", Resource: "make deploy"}}, Progress{})
 			assert.NoError(t, err)
 			got <- res
@@ -216,7 +216,7 @@ func TestFailoverWrites(t *testing.T) {
 	t.Run("an approval request that reached a dying replica is sent again under the same key: asked once", func(t *testing.T) {
 		a, b, c := twoReplicas(t)
 		a.intercept(cutAfter(func(r *http.Request) bool { return r.URL.Path == "/api/approvals" }))
-		out, err := c.RequestOperation(context.Background(), service.ApprovalRequest{RunID: "fo-approval",
+		out, err := c.RequestOperation(context.Background(), hitl.ApprovalRequest{RunID: "fo-approval",
 			Operation: policy.Operation{Type: policy.OpShell, Description: "deploy", Resource: "make deploy"}})
 		require.NoError(t, err)
 		require.NotEmpty(t, out.QuestionID)

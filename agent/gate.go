@@ -6,7 +6,6 @@ import (
 
 	"github.com/hitlbot/hitl"
 	"github.com/hitlbot/hitl/policy"
-	"github.com/hitlbot/hitl/service"
 )
 
 // Progress is called every Every while a wait blocks (an MCP server's
@@ -54,7 +53,7 @@ type GateResult struct {
 // when ctx ends meanwhile, so that when ctx ends during the wait Gate
 // returns the result so far, whose QuestionID names the approval still
 // pending, with ctx's error: the caller leaves it pending or releases it.
-func (c *Client) Gate(ctx context.Context, req service.ApprovalRequest, p Progress) (GateResult, error) {
+func (c *Client) Gate(ctx context.Context, req hitl.ApprovalRequest, p Progress) (GateResult, error) {
 	actx, cancel := Asking(ctx)
 	out, err := c.RequestOperation(actx, req)
 	cancel()

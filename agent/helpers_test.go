@@ -31,7 +31,7 @@ const testDeadline = 10 * time.Second
 // watched wraps a QuestionService and counts the Waits in flight, so tests
 // and benchmarks can tell when waiters are parked without sleeping.
 type watched struct {
-	service.QuestionService
+	hitl.QuestionService
 	mu      sync.Mutex
 	inWait  int
 	entered int
@@ -39,9 +39,9 @@ type watched struct {
 	notify  chan struct{}
 }
 
-var _ service.QuestionService = (*watched)(nil)
+var _ hitl.QuestionService = (*watched)(nil)
 
-func newWatched(svc service.QuestionService) *watched {
+func newWatched(svc hitl.QuestionService) *watched {
 	return &watched{QuestionService: svc, notify: make(chan struct{})}
 }
 
@@ -330,7 +330,7 @@ func tokens(pairs ...string) []Token {
 
 // over is svc's parts with q serving the questions (a wrapper that
 // watches or breaks them).
-func over(q service.QuestionService, svc *service.Service) Services {
+func over(q hitl.QuestionService, svc *service.Service) Services {
 	s := ServicesOf(svc)
 	s.Questions = q
 	return s

@@ -11,7 +11,6 @@ import (
 
 	"github.com/hitlbot/hitl"
 	"github.com/hitlbot/hitl/internal/principaltest"
-	"github.com/hitlbot/hitl/service"
 	"github.com/hitlbot/hitl/steer"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -19,7 +18,7 @@ import (
 
 // holdingRuns is the service, telling when a run wait begins.
 type holdingRuns struct {
-	service.RunService
+	hitl.RunService
 	waiting chan struct{}
 }
 

@@ -13,7 +13,6 @@ import (
 
 	"github.com/hitlbot/hitl"
 	"github.com/hitlbot/hitl/internal/principaltest"
-	"github.com/hitlbot/hitl/service"
 )
 
 // fixtureWriters is how many goroutines build a big fixture: bbolt's
@@ -123,7 +122,7 @@ func BenchmarkAnswerInRun(b *testing.B) {
 // createMany creates n questions in job (job-N for the Nth when job is
 // empty) from writers goroutines, so that they share commits, and returns
 // their ids.
-func createMany(tb testing.TB, svc service.QuestionService, job string, n, writers int) []string {
+func createMany(tb testing.TB, svc hitl.QuestionService, job string, n, writers int) []string {
 	tb.Helper()
 	ctx := principaltest.As(context.Background(), "api:test")
 	ids := make([]string, n)

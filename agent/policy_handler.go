@@ -9,7 +9,6 @@ import (
 	"github.com/hitlbot/hitl"
 	"github.com/hitlbot/hitl/fault"
 	"github.com/hitlbot/hitl/policy"
-	"github.com/hitlbot/hitl/service"
 )
 
 // policyRequest is the body of PUT /api/policy.
@@ -64,11 +63,11 @@ func (s *Server) handleCheck(w http.ResponseWriter, r *http.Request) {
 
 // serveOperation reads an ApprovalRequest body, hands it to decide and
 // writes what it returns.
-func serveOperation[T any](s *Server, w http.ResponseWriter, r *http.Request, decide func(context.Context, service.ApprovalRequest) (T, error)) {
+func serveOperation[T any](s *Server, w http.ResponseWriter, r *http.Request, decide func(context.Context, hitl.ApprovalRequest) (T, error)) {
 	if !s.servesPolicy(w, r) {
 		return
 	}
-	var req service.ApprovalRequest
+	var req hitl.ApprovalRequest
 	if err := decodeBody(w, r, s.cfg.MaxBodyBytes, &req, true); err != nil {
 		writeError(w, r, s.log, err)
 		return
@@ -118,7 +117,7 @@ func (s *Server) handleRevoke(w http.ResponseWriter, r *http.Request) {
 	writeJSON(w, http.StatusOK, rule)
 }
 
-var _ service.PolicyService = (*Client)(nil)
+var _ hitl.PolicyService = (*Client)(nil)
 
 // Policy implements hitl.PolicyService: GET /api/policy.
 func (c *Client) Policy(ctx context.Context) (policy.Policy, error) {
@@ -135,15 +134,15 @@ func (c *Client) SetPolicy(ctx context.Context, rules []policy.Rule) (policy.Pol
 }
 
 // RequestOperation implements hitl.PolicyService: POST /api/approvals.
-func (c *Client) RequestOperation(ctx context.Context, req service.ApprovalRequest) (service.ApprovalOutcome, error) {
+func (c *Client) RequestOperation(ctx context.Context, req hitl.ApprovalRequest) (hitl.ApprovalOutcome, error) {
 	req.IdempotencyKey = c.failoverKey(req.IdempotencyKey)
-	var out service.ApprovalOutcome
+	var out hitl.ApprovalOutcome
 	err := c.do(ctx, http.MethodPost, "/api/approvals", nil, req, &out)
 	return out, err
 }
 
 // CheckOperation implements hitl.PolicyService: POST /api/policy/check.
-func (c *Client) CheckOperation(ctx context.Context, req service.ApprovalRequest) (policy.Decision, error) {
+func (c *Client) CheckOperation(ctx context.Context, req hitl.ApprovalRequest) (policy.Decision, error) {
 	var d policy.Decision
 	err := c.do(ctx, http.MethodPost, "/api/policy/check", nil, req, &d)
 	return d, err

@@ -5,7 +5,6 @@ import (
 	"net/http"
 
 	"github.com/hitlbot/hitl"
-	"github.com/hitlbot/hitl/service"
 )
 
 // reassignRequest is POST /api/questions/{id}/reassign's body.
@@ -29,7 +28,7 @@ func (s *Server) handleReassign(w http.ResponseWriter, r *http.Request) {
 	writeJSON(w, http.StatusOK, successResponse{Success: true, Question: q})
 }
 
-var _ service.ReassignService = (*Client)(nil)
+var _ hitl.ReassignService = (*Client)(nil)
 
 // Reassign implements service.ReassignService over POST
 // /api/questions/{id}/reassign.

@@ -4,8 +4,8 @@ import (
 	"context"
 	"sync"
 
+	"github.com/hitlbot/hitl"
 	"github.com/hitlbot/hitl/fault"
-	"github.com/hitlbot/hitl/service"
 	"github.com/hitlbot/hitl/steer"
 )
 
@@ -56,7 +56,7 @@ func (c *Client) Run(ctx context.Context, runID string, opts RunOptions) (*Run, 
 		return nil, err
 	}
 	if opts.Threshold != nil {
-		if err := service.ValidateThreshold("interaction threshold", *opts.Threshold); err != nil {
+		if err := hitl.ValidateThreshold("interaction threshold", *opts.Threshold); err != nil {
 			return nil, err
 		}
 	}
@@ -79,12 +79,12 @@ func (c *Client) Run(ctx context.Context, runID string, opts RunOptions) (*Run, 
 }
 
 // checkpointOnce reports without waiting on a pause (registration).
-func (c *Client) checkpointOnce(ctx context.Context, run string, req CheckpointRequest) (service.Checkpoint, error) {
+func (c *Client) checkpointOnce(ctx context.Context, run string, req CheckpointRequest) (hitl.Checkpoint, error) {
 	seg, err := segment("run id", run)
 	if err != nil {
-		return service.Checkpoint{}, err
+		return hitl.Checkpoint{}, err
 	}
-	var cp service.Checkpoint
+	var cp hitl.Checkpoint
 	err = c.do(ctx, "POST", "/api/runs/"+seg+"/checkpoint", nil, req, &cp)
 	return cp, err
 }
@@ -202,14 +202,14 @@ func (l *Run) watch(ctx context.Context) {
 		b.reset()
 		seen = run.Version
 		if run.Control.Status.Ended() {
-			l.cancel(cancelledError(l.id, service.Checkpoint{Status: run.Control.Status, Reason: run.Control.Reason}))
+			l.cancel(cancelledError(l.id, hitl.Checkpoint{Status: run.Control.Status, Reason: run.Control.Reason}))
 			return
 		}
 	}
 }
 
 // cancelledError is what a loop gets once its run is over.
-func cancelledError(id string, cp service.Checkpoint) *fault.Error {
+func cancelledError(id string, cp hitl.Checkpoint) *fault.Error {
 	msg := "run " + id + " was cancelled"
 	if cp.Status != steer.RunCancelled {
 		msg = "run " + id + " has ended (" + string(cp.Status) + ")"

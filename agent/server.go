@@ -68,15 +68,15 @@ type ServerConfig struct {
 // timeouts, no WriteTimeout: long polls and the SSE stream set their own
 // write deadlines).
 type Server struct {
-	svc      service.QuestionService
-	runs     service.RunService     // nil: steering is not served
-	policies service.PolicyService  // nil: approval policies are not served
-	stats    service.StatsService   // nil: stats are not served
-	webhooks service.WebhookService // nil: webhooks are not served
-	audit    service.AuditService   // nil: the audit trail is not served
-	guard    service.FloodGuard     // nil: nothing bounds streams and policy calls
-	scrape   ScrapeGuard            // nil: /metrics is refused
-	holds    Holds                  // nil: held hook calls are not served
+	svc      hitl.QuestionService
+	runs     hitl.RunService      // nil: steering is not served
+	policies hitl.PolicyService   // nil: approval policies are not served
+	stats    service.StatsService // nil: stats are not served
+	webhooks hitl.WebhookService  // nil: webhooks are not served
+	audit    hitl.AuditService    // nil: the audit trail is not served
+	guard    service.FloodGuard   // nil: nothing bounds streams and policy calls
+	scrape   ScrapeGuard          // nil: /metrics is refused
+	holds    Holds                // nil: held hook calls are not served
 	events   hitl.EventLog
 	stream   *eventstream.Broadcaster // fans the log out to the SSE streams
 	cfg      ServerConfig
@@ -107,13 +107,13 @@ var _ http.Handler = (*Server)(nil)
 // fills it from service.Service's parts (ServicesOf); agent.Client
 // implements the first five over HTTP.
 type Services struct {
-	Questions service.QuestionService
+	Questions hitl.QuestionService
 	Log       hitl.EventLog
-	Runs      service.RunService     // steering: topics, checkpoints, run lists
-	Policies  service.PolicyService  // approval policies
-	Stats     service.StatsService   // GET /api/stats
-	Webhooks  service.WebhookService // /api/webhooks…
-	Audit     service.AuditService   // /api/audit…
+	Runs      hitl.RunService      // steering: topics, checkpoints, run lists
+	Policies  hitl.PolicyService   // approval policies
+	Stats     service.StatsService // GET /api/stats
+	Webhooks  hitl.WebhookService  // /api/webhooks…
+	Audit     hitl.AuditService    // /api/audit…
 	// Guard bounds each principal's streams and rate-limits its control,
 	// run and policy requests.
 	Guard service.FloodGuard
@@ -132,7 +132,7 @@ type ScrapeGuard interface {
 // (service.Runs): a checkpoint until a resume or a cancel, and letting go
 // of a held hook call that went away.
 type Holds interface {
-	HoldWhilePaused(ctx, wait context.Context, e steer.StateEvent, cp service.Checkpoint) (service.Checkpoint, error)
+	HoldWhilePaused(ctx, wait context.Context, e steer.StateEvent, cp hitl.Checkpoint) (hitl.Checkpoint, error)
 	LetGo(ctx context.Context, id string, version uint64) error
 }
 

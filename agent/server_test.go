@@ -12,7 +12,6 @@ import (
 
 	"github.com/hitlbot/hitl"
 	"github.com/hitlbot/hitl/fault"
-	"github.com/hitlbot/hitl/service"
 	"github.com/stretchr/testify/require"
 )
 
@@ -91,7 +90,7 @@ func (b *syncBuffer) String() string {
 
 // brokenService fails in ways a real service should not.
 type brokenService struct {
-	service.QuestionService
+	hitl.QuestionService
 	panicking bool
 }
 

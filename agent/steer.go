@@ -10,11 +10,10 @@ import (
 	"github.com/google/uuid"
 	"github.com/hitlbot/hitl"
 	"github.com/hitlbot/hitl/fault"
-	"github.com/hitlbot/hitl/service"
 	"github.com/hitlbot/hitl/steer"
 )
 
-var _ service.RunService = (*Client)(nil)
+var _ hitl.RunService = (*Client)(nil)
 
 // RequestExpiry is how long Control retries a REQUEST that was not
 // acknowledged (no answer, or the service unreachable), with the same
@@ -68,11 +67,11 @@ func (c *Client) Retrying(ctx context.Context, deadline time.Time, f func() erro
 }
 
 // Publish implements hitl.RunService: POST /api/topics/loop:current.
-func (c *Client) Publish(ctx context.Context, e steer.StateEvent) (service.Checkpoint, error) {
+func (c *Client) Publish(ctx context.Context, e steer.StateEvent) (hitl.Checkpoint, error) {
 	if e.Schema == 0 {
 		e.Schema = steer.StateSchema
 	}
-	var cp service.Checkpoint
+	var cp hitl.Checkpoint
 	err := c.do(ctx, http.MethodPost, "/api/topics/loop:current", nil, e, &cp)
 	return cp, err
 }
@@ -80,7 +79,7 @@ func (c *Client) Publish(ctx context.Context, e steer.StateEvent) (service.Check
 // Checkpoint implements hitl.RunService: one POST /api/runs/{id}/checkpoint
 // reporting the top of e's stack; while the run is paused the server holds
 // the call for up to a long poll and answers paused if it still is.
-func (c *Client) Checkpoint(ctx context.Context, e steer.StateEvent) (service.Checkpoint, error) {
+func (c *Client) Checkpoint(ctx context.Context, e steer.StateEvent) (hitl.Checkpoint, error) {
 	req := CheckpointRequest{}
 	if len(e.Stack) > 0 {
 		top := e.Stack[0]
@@ -93,23 +92,23 @@ func (c *Client) Checkpoint(ctx context.Context, e steer.StateEvent) (service.Ch
 // checkpoint itself and answers it once woken (without a commit when the
 // report has nothing to record): a caller that held one with WaitRun
 // checkpoints again, and the server answers as it would have.
-func (c *Client) Woken(ctx context.Context, e steer.StateEvent, _ *hitl.Run) (service.Checkpoint, error) {
+func (c *Client) Woken(ctx context.Context, e steer.StateEvent, _ *hitl.Run) (hitl.Checkpoint, error) {
 	return c.Checkpoint(ctx, e)
 }
 
 // Report is one checkpoint call with everything a loop reports (the
 // shell's hitl checkpoint): while the run is paused the server holds it
 // for up to a long poll, and it answers paused if it still is.
-func (c *Client) Report(ctx context.Context, run string, req CheckpointRequest) (service.Checkpoint, error) {
+func (c *Client) Report(ctx context.Context, run string, req CheckpointRequest) (hitl.Checkpoint, error) {
 	return c.checkpoint(ctx, run, req)
 }
 
-func (c *Client) checkpoint(ctx context.Context, run string, req CheckpointRequest) (service.Checkpoint, error) {
+func (c *Client) checkpoint(ctx context.Context, run string, req CheckpointRequest) (hitl.Checkpoint, error) {
 	seg, err := segment("run id", run)
 	if err != nil {
-		return service.Checkpoint{}, err
+		return hitl.Checkpoint{}, err
 	}
-	var cp service.Checkpoint
+	var cp hitl.Checkpoint
 	err = c.do(ctx, http.MethodPost, "/api/runs/"+seg+"/checkpoint", url.Values{"wait": {c.longPoll().String()}}, req, &cp)
 	return cp, err
 }
@@ -191,7 +190,7 @@ func (c *Client) ThresholdInstruction(ctx context.Context, run string) (string, 
 		t = h.InteractionThreshold
 	}
 	if t == nil {
-		return service.UnsetInstruction, nil
+		return hitl.UnsetInstruction, nil
 	}
-	return service.ThresholdInstruction(*t), nil
+	return hitl.ThresholdInstruction(*t), nil
 }

@@ -142,7 +142,7 @@ func readLine(b *testing.B, lines *bufio.Scanner, prefix string) string {
 }
 
 // answerAll answers every question from a few goroutines.
-func answerAll(b *testing.B, svc service.QuestionService, ids []string) {
+func answerAll(b *testing.B, svc hitl.QuestionService, ids []string) {
 	ctx := principaltest.As(context.Background(), "slack:U024BE7LH")
 	var wg sync.WaitGroup
 	errs := make(chan error, 8)

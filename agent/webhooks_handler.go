@@ -8,7 +8,6 @@ import (
 
 	"github.com/hitlbot/hitl"
 	"github.com/hitlbot/hitl/fault"
-	"github.com/hitlbot/hitl/service"
 	"github.com/hitlbot/hitl/webhook"
 )
 
@@ -17,7 +16,7 @@ import (
 // /api/webhooks/deliveries?status=failed, POST
 // /api/webhooks/deliveries/{seq}/replay, POST /api/webhooks/{name}/test.
 
-func (s *Server) webhookService(w http.ResponseWriter, r *http.Request) service.WebhookService {
+func (s *Server) webhookService(w http.ResponseWriter, r *http.Request) hitl.WebhookService {
 	if s.webhooks == nil {
 		writeError(w, r, s.log, fault.Errorf(fault.ENOTFOUND, "webhooks are not served here"))
 	}
@@ -106,8 +105,8 @@ func (s *Server) handleWebhookTest(w http.ResponseWriter, r *http.Request) {
 }
 
 // Webhooks implements hitl.WebhookService: GET /api/webhooks.
-func (c *Client) Webhooks(ctx context.Context) (service.WebhookOverview, error) {
-	var out service.WebhookOverview
+func (c *Client) Webhooks(ctx context.Context) (hitl.WebhookOverview, error) {
+	var out hitl.WebhookOverview
 	err := c.do(ctx, http.MethodGet, "/api/webhooks", nil, nil, &out)
 	return out, err
 }
@@ -138,10 +137,10 @@ func (c *Client) ReplayWebhook(ctx context.Context, seq uint64) (webhook.Deliver
 }
 
 // PingWebhook implements hitl.WebhookService.
-func (c *Client) PingWebhook(ctx context.Context, name string) (service.WebhookPingResult, error) {
-	var out service.WebhookPingResult
+func (c *Client) PingWebhook(ctx context.Context, name string) (hitl.WebhookPingResult, error) {
+	var out hitl.WebhookPingResult
 	err := c.do(ctx, http.MethodPost, "/api/webhooks/"+url.PathEscape(name)+"/test", nil, struct{}{}, &out)
 	return out, err
 }
 
-var _ service.WebhookService = (*Client)(nil)
+var _ hitl.WebhookService = (*Client)(nil)

@@ -10,7 +10,6 @@ import (
 	"github.com/hitlbot/hitl/agent"
 	"github.com/hitlbot/hitl/fault"
 	"github.com/hitlbot/hitl/policy"
-	"github.com/hitlbot/hitl/service"
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
@@ -19,7 +18,7 @@ func (s *Server) requestApproval(ctx context.Context, req *sdk.CallToolRequest, 
 		Risk: policy.Risk(in.Risk), Resource: in.Resource}
 	wctx, cancel, tick := s.waiting(ctx, req, "waiting for a person to approve: "+cut(in.Operation, 80))
 	defer cancel()
-	v, err := s.opts.Client.Gate(wctx, service.ApprovalRequest{Operation: op, RunID: s.opts.Run, IdempotencyKey: s.key(req)}, tick)
+	v, err := s.opts.Client.Gate(wctx, hitl.ApprovalRequest{Operation: op, RunID: s.opts.Run, IdempotencyKey: s.key(req)}, tick)
 	switch {
 	case err != nil && GaveUp(wctx) && ctx.Err() == nil:
 		r := ApprovalReply{Decision: string(hitl.OutcomePending), Rule: v.Rule, QuestionID: v.QuestionID}
@@ -115,7 +114,7 @@ func (s *Server) permissionPrompt(ctx context.Context, req *sdk.CallToolRequest,
 		// The diff of a file change is computed here, beside the file.
 		op := AgentSide(call.OperationAt("Claude Code asks to use "+call.Tool, s.cwd(), ReadLocal), s.opts.Home, s.cwd())
 		op.Prompted = true
-		v, err = s.opts.Client.Gate(wctx, service.ApprovalRequest{RunID: s.opts.Run, IdempotencyKey: key, Operation: op}, tick)
+		v, err = s.opts.Client.Gate(wctx, hitl.ApprovalRequest{RunID: s.opts.Run, IdempotencyKey: key, Operation: op}, tick)
 		ids = []string{v.QuestionID}
 		p = permissionFor(call, v)
 	}

@@ -21,8 +21,8 @@ import (
 	"os"
 	"time"
 
+	"github.com/hitlbot/hitl"
 	"github.com/hitlbot/hitl/agent"
-	"github.com/hitlbot/hitl/service"
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
@@ -77,7 +77,7 @@ func New(o Options) *Server {
 		o.MaxWait = DefaultMaxWait
 	}
 	if o.Instruction == "" {
-		o.Instruction = service.UnsetInstruction
+		o.Instruction = hitl.UnsetInstruction
 	}
 	if o.Logger == nil {
 		o.Logger = slog.New(slog.DiscardHandler)

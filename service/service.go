@@ -16,43 +16,6 @@ import (
 	"github.com/hitlbot/hitl/webhook"
 )
 
-// QuestionService is the question lifecycle as the edges see it. *Questions
-// implements it over the store; agent.Client implements it over HTTP. The
-// acting principal travels in the context (WithPrincipal), and every
-// method applies Access's rules to it.
-//
-// Errors: EINVALID for bad input, ENOTFOUND for unknown ids, ECONFLICT when
-// a question is no longer pending (the *Error names who settled it and
-// when), EFORBIDDEN when the principal may not do this (the message names
-// the rule), ERATELIMITED when it asks too fast, EUNAVAILABLE when the
-// service cannot be reached.
-type QuestionService interface {
-	// Create asks a question for run runID and returns at once (the agent
-	// SDK's Ask also waits). With an idempotency key the run already uses
-	// for a question whose outcome was not received, it returns that
-	// question and created false; a different question under the same key
-	// is a conflict.
-	Create(ctx context.Context, runID string, n hitl.NewQuestion) (q *hitl.Question, created bool, err error)
-	// Question returns a question; a sensitive answer is redacted.
-	Question(ctx context.Context, id string) (*hitl.Question, error)
-	// Wait blocks until the question is settled or ctx is done, and returns
-	// it (redacted). On ctx's end it returns the pending question and ctx.Err().
-	Wait(ctx context.Context, id string) (*hitl.Question, error)
-	// Answer records the first valid answer.
-	Answer(ctx context.Context, id string, r hitl.Response) (*hitl.Question, error)
-	// Cancel cancels a pending question.
-	Cancel(ctx context.Context, id, reason string) (*hitl.Question, error)
-	// QuestionPage returns a page of the questions matching f, redacted:
-	// all of them for principals that answer, otherwise only their own.
-	// Follow NextCursor for the next page.
-	QuestionPage(ctx context.Context, f hitl.QuestionFilter) (hitl.QuestionPage, error)
-	// Receive is how the asker takes a settled question's outcome: a
-	// sensitive answer is handed over once and scrubbed, and the
-	// idempotency key is freed. A pending question is returned as it is.
-	Receive(ctx context.Context, id string) (*hitl.Question, error)
-	ReassignService // reassign.go
-}
-
 // Service is the application: one part per aggregate, each a small type
 // with the methods of its capability, over one shared kernel. Edges take
 // the part they use (or a narrower interface of it), never the whole.
@@ -158,7 +121,7 @@ type kernel struct {
 	pinger    atomic.Pointer[func(ctx context.Context, name string) (int, error)]
 }
 
-var _ QuestionService = (*Questions)(nil)
+var _ hitl.QuestionService = (*Questions)(nil)
 
 // ServiceConfig configures a Service. Zero fields take defaults, except
 // Notifier.

@@ -33,7 +33,6 @@ import (
 	"github.com/fsnotify/fsnotify"
 	"github.com/hitlbot/hitl"
 	"github.com/hitlbot/hitl/fault"
-	"github.com/hitlbot/hitl/service"
 	"github.com/hitlbot/hitl/steer"
 )
 
@@ -47,7 +46,7 @@ type Client interface {
 	QuestionPage(ctx context.Context, f hitl.QuestionFilter) (hitl.QuestionPage, error)
 }
 
-var _ Client = service.QuestionService(nil)
+var _ Client = hitl.QuestionService(nil)
 
 // Dir is a directory to watch and the run its questions are asked in.
 type Dir struct {

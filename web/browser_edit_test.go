@@ -9,10 +9,10 @@ import (
 	"testing"
 
 	"github.com/chromedp/chromedp"
+	"github.com/hitlbot/hitl"
 	"github.com/hitlbot/hitl/agent"
 	"github.com/hitlbot/hitl/mcp"
 	"github.com/hitlbot/hitl/policy"
-	"github.com/hitlbot/hitl/service"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )
@@ -39,7 +39,7 @@ func TestBrowserEditContent(t *testing.T) {
 		got := make(chan agent.GateResult, 1)
 		asked := make(chan string, 1)
 		go func() {
-			v, err := c.Gate(context.Background(), service.ApprovalRequest{RunID: "claude-edit", Operation: op}, agent.Progress{Asked: func(id string) { asked <- id }})
+			v, err := c.Gate(context.Background(), hitl.ApprovalRequest{RunID: "claude-edit", Operation: op}, agent.Progress{Asked: func(id string) { asked <- id }})
 			if err != nil {
 				v.Message = "error: " + err.Error()
 			}

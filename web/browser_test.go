@@ -421,7 +421,7 @@ func screenshots(t *testing.T, tab func(testing.TB) context.Context, l *live) {
 			Diffs: []policy.FileDiff{{Path: "/home/dev/shop/NOTES.md", Change: policy.FileNew, Added: 3, Unified: "--- /dev/null\n+++ b/home/dev/shop/NOTES.md\n@@ -0,0 +1,3 @@\n+# Notes\n+\n+Public view first.\n"}}},
 		{Type: policy.OpShell, Description: "Push the branch", Resource: "git push --force origin feature/public-view", Cwd: "/home/dev/shop"},
 	} {
-		_, err = l.svc.Policies.RequestOperation(as(agentP), service.ApprovalRequest{RunID: "issue-42", Operation: op})
+		_, err = l.svc.Policies.RequestOperation(as(agentP), hitl.ApprovalRequest{RunID: "issue-42", Operation: op})
 		require.NoError(t, err)
 	}
 	ctx := tab(t)

@@ -23,8 +23,8 @@ type Services struct {
 		// LastSeq is the Seq of the newest event.
 		LastSeq(ctx context.Context) (uint64, error)
 	}
-	Questions service.QuestionService
-	Runs      service.RunService
+	Questions hitl.QuestionService
+	Runs      hitl.RunService
 	Policies  interface {
 		LearnedRules(ctx context.Context, f hitl.LearnedRuleFilter) (hitl.LearnedRulePage, error)
 		RevokeRule(ctx context.Context, id string) (*policy.LearnedRule, error)

@@ -19,7 +19,6 @@ import (
 	"github.com/hitlbot/hitl/agent"
 	"github.com/hitlbot/hitl/config"
 	"github.com/hitlbot/hitl/policy"
-	"github.com/hitlbot/hitl/service"
 	"github.com/hitlbot/hitl/store"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -224,7 +223,7 @@ func TestServeCrash(t *testing.T) {
 		require.NotEmpty(t, acks.learned, "the load taught no rule")
 		require.NotEmpty(t, acks.revoked, "the load revoked no rule")
 		for cmd := range acks.learned {
-			d, err := restarted.CheckOperation(ctx, service.ApprovalRequest{Operation: policy.Operation{Type: policy.OpShell, Description: "check", Resource: cmd}})
+			d, err := restarted.CheckOperation(ctx, hitl.ApprovalRequest{Operation: policy.Operation{Type: policy.OpShell, Description: "check", Resource: cmd}})
 			require.NoError(t, err, cmd)
 			switch {
 			case acks.revoked[cmd]:
@@ -307,7 +306,7 @@ func crashLoadStep(ctx context.Context, c *agent.Client, acks *crashAcks, w, i i
 // teach asks about op in run and answers "always allow": the policy
 // learns a rule for it.
 func teach(ctx context.Context, c *agent.Client, op policy.Operation, run string) error {
-	out, err := c.RequestOperation(ctx, service.ApprovalRequest{Operation: op, RunID: run})
+	out, err := c.RequestOperation(ctx, hitl.ApprovalRequest{Operation: op, RunID: run})
 	if err != nil {
 		return err
 	}
@@ -331,7 +330,7 @@ func crashPolicyStep(ctx context.Context, c *agent.Client, acks *crashAcks, w, i
 	if i%10 != 9 {
 		return nil
 	}
-	d, err := c.CheckOperation(ctx, service.ApprovalRequest{Operation: op})
+	d, err := c.CheckOperation(ctx, hitl.ApprovalRequest{Operation: op})
 	if err != nil {
 		return err
 	}

@@ -5,12 +5,12 @@ import (
 	"maps"
 	"os"
 
+	"github.com/hitlbot/hitl"
 	"github.com/hitlbot/hitl/agent"
 	"github.com/hitlbot/hitl/fault"
 	"github.com/hitlbot/hitl/mcp"
 	"github.com/hitlbot/hitl/policy"
 	"github.com/hitlbot/hitl/sandbox"
-	"github.com/hitlbot/hitl/service"
 )
 
 // Enforcement where hitl sees a command run: hitl gate, and the hooks'
@@ -34,7 +34,7 @@ func runGrant(ctx context.Context, c *agent.Client, v agent.GateResult, op polic
 		return g, nil
 	}
 	op.Resource = v.Edited
-	d, err := c.CheckOperation(ctx, service.ApprovalRequest{Operation: op})
+	d, err := c.CheckOperation(ctx, hitl.ApprovalRequest{Operation: op})
 	if err != nil {
 		return nil, err
 	}

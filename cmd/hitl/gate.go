@@ -14,7 +14,6 @@ import (
 	"github.com/hitlbot/hitl/fault"
 	"github.com/hitlbot/hitl/mcp"
 	"github.com/hitlbot/hitl/policy"
-	"github.com/hitlbot/hitl/service"
 )
 
 // cmdGate checks the policy for a command, asks when it says so, then
@@ -45,7 +44,7 @@ func cmdGate(ctx context.Context, args []string, e *env) error {
 	if desc == "" {
 		desc = "Run " + shown
 	}
-	req := service.ApprovalRequest{RunID: *run, Operation: mcp.AgentSide(policy.Operation{Type: policy.OpType(*opType), Description: desc,
+	req := hitl.ApprovalRequest{RunID: *run, Operation: mcp.AgentSide(policy.Operation{Type: policy.OpType(*opType), Description: desc,
 		Resource: shown, Risk: policy.Risk(*risk), Context: *reason}, e.getenv("HOME"), workingDir())}
 	if *timeout > 0 {
 		m := timeout.Minutes()

@@ -17,7 +17,6 @@ import (
 	"github.com/hitlbot/hitl/auth"
 	"github.com/hitlbot/hitl/fault"
 	"github.com/hitlbot/hitl/mcp"
-	"github.com/hitlbot/hitl/service"
 	"github.com/hitlbot/hitl/steer"
 )
 
@@ -239,7 +238,7 @@ func (h *hook) decide(ctx context.Context) (agent.GateResult, error) {
 		// Each question waits --wait, and says so: its deadline is when
 		// the hook stops waiting for it.
 		gctx, cancel := h.giveUp(ctx)
-		v, err := h.c.Gate(gctx, service.ApprovalRequest{Operation: op, RunID: h.run, IdempotencyKey: key, TimeoutMinutes: h.timeout()}, agent.Progress{})
+		v, err := h.c.Gate(gctx, hitl.ApprovalRequest{Operation: op, RunID: h.run, IdempotencyKey: key, TimeoutMinutes: h.timeout()}, agent.Progress{})
 		stopped := err != nil && gctx.Err() != nil
 		cancel()
 		v.By = auth.PersonName(v.By) // as people and the agent read who decided

@@ -16,7 +16,6 @@ import (
 	"github.com/hitlbot/hitl/internal/pgtest"
 	"github.com/hitlbot/hitl/internal/slackfake"
 	"github.com/hitlbot/hitl/policy"
-	"github.com/hitlbot/hitl/service"
 	"github.com/hitlbot/hitl/steer"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -180,7 +179,7 @@ func TestReplicaKilledUnderLoad(t *testing.T) {
 		require.NotEmpty(t, l.learned, "the load taught no rule")
 		c := agent.NewClient(r2.URL(), "", agent.WithUser("kill-test"))
 		for cmd := range l.learned {
-			d, err := c.CheckOperation(bg, service.ApprovalRequest{Operation: policy.Operation{Type: policy.OpShell, Description: "check", Resource: cmd}})
+			d, err := c.CheckOperation(bg, hitl.ApprovalRequest{Operation: policy.Operation{Type: policy.OpShell, Description: "check", Resource: cmd}})
 			require.NoError(t, err, cmd)
 			assert.Equal(t, policy.EffectAllow, d.Effect, "learned %s was lost", cmd)
 		}

@@ -11,7 +11,6 @@ import (
 	"github.com/hitlbot/hitl/fault"
 	"github.com/hitlbot/hitl/internal/slackfake"
 	"github.com/hitlbot/hitl/policy"
-	"github.com/hitlbot/hitl/service"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )
@@ -31,7 +30,7 @@ func TestSlackUserGroupApprovers(t *testing.T) {
 		c.Policy.Rules = []config.PolicyRule{{Name: "ops restarts", OpType: "restart", Effect: "ask", Approvers: []string{"S0OPS"}}}
 	})
 	e.api = agent.NewClient(e.m.URL(), ciSecret)
-	restart := func(what string) (service.ApprovalOutcome, <-chan waitResult) {
+	restart := func(what string) (hitl.ApprovalOutcome, <-chan waitResult) {
 		return e.request(t, policy.Operation{Type: "restart", Description: "Restart " + what, Resource: what})
 	}
 

@@ -14,7 +14,6 @@ import (
 	"github.com/hitlbot/hitl/agent"
 	"github.com/hitlbot/hitl/fault"
 	"github.com/hitlbot/hitl/runhandle"
-	"github.com/hitlbot/hitl/service"
 	"github.com/hitlbot/hitl/steer"
 )
 
@@ -280,10 +279,10 @@ func cmdPrompt(ctx context.Context, args []string, e *env) error {
 		return err
 	}
 	if *level >= 0 {
-		if err := service.ValidateThreshold("--threshold", *level); err != nil {
+		if err := hitl.ValidateThreshold("--threshold", *level); err != nil {
 			return err
 		}
-		fmt.Fprintln(e.stdout, service.ThresholdInstruction(*level))
+		fmt.Fprintln(e.stdout, hitl.ThresholdInstruction(*level))
 		return nil
 	}
 	text, err := newClient(e).ThresholdInstruction(ctx, *run)

@@ -10,9 +10,9 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/hitlbot/hitl"
 	"github.com/hitlbot/hitl/agent"
 	"github.com/hitlbot/hitl/fault"
-	"github.com/hitlbot/hitl/service"
 	"github.com/hitlbot/hitl/steer"
 )
 
@@ -118,7 +118,7 @@ func cmdRun(ctx context.Context, args []string, e *env) error {
 
 // startable registers the run and waits while it is paused; a run that
 // is already over is not started.
-func startable(ctx context.Context, c *agent.Client, e *env, f *loopFlags) (service.Checkpoint, error) {
+func startable(ctx context.Context, c *agent.Client, e *env, f *loopFlags) (hitl.Checkpoint, error) {
 	cp, err := reportWaiting(ctx, c, e, f, "hitl: run %s is paused; the command starts once it is resumed (hitl resume %s)\n")
 	if err != nil {
 		return cp, err
