@@ -80,6 +80,17 @@ func WithRetryBackoff(min, max time.Duration) ClientOption {
 	}
 }
 
+// WithPollWait sets how long one long-poll request asks the server to
+// hold (Wait, WaitRun, HoldRun, a checkpoint while paused; default
+// DefaultPollWait).
+func WithPollWait(d time.Duration) ClientOption {
+	return func(c *Client) {
+		if d > 0 {
+			c.pollWait = d
+		}
+	}
+}
+
 // WithRateLimitWait makes every request that the server refuses as rate
 // limited (429) wait Retry-After (at least a second) on after (time.After
 // when nil) and try again, for as long as ctx lets it: a ctx that ends

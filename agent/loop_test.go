@@ -33,8 +33,8 @@ func (e *env) untilEvent(t *testing.T, what string, ok func(*hitl.Event) bool) {
 func TestLoop(t *testing.T) {
 	ctx := context.Background()
 	e := newEnv(t, ServerConfig{})
+	e.client = e.client.With(WithPollWait(2 * time.Second)) // server-held polls end quickly in tests
 	c := e.client
-	c.pollWait = 2 * time.Second // server-held polls end quickly in tests
 	loop, err := c.Run(ctx, "loop-1", RunOptions{IssueID: "auth-123", Mode: "issue", Max: 10, Model: "haiku"})
 	require.NoError(t, err)
 	defer loop.Close()

@@ -67,7 +67,7 @@ func TestHeldCheckpointWoken(t *testing.T) {
 	setup := func(t *testing.T) (*env, *runWrites, *Run) {
 		w := &runWrites{Store: memstore.New()}
 		e := newEnvOver(t, w, ServerConfig{}, func(*service.ServiceConfig) {})
-		e.client.pollWait = 5 * time.Second
+		e.client = e.client.With(WithPollWait(5 * time.Second))
 		loop, err := e.client.Run(ctx, "loop-1", RunOptions{Max: 10, Model: "haiku"})
 		require.NoError(t, err)
 		t.Cleanup(loop.Close)

@@ -7,7 +7,6 @@ import (
 	"io"
 	"net/http"
 	"net/http/httptrace"
-	"net/url"
 	"os"
 	"os/exec"
 	"runtime"
@@ -179,7 +178,7 @@ func TestLongPollWaitersHelper(t *testing.T) {
 		ids = append(ids, in.Text())
 	}
 	tr := &http.Transport{MaxIdleConnsPerHost: len(ids), DisableCompression: true}
-	c := NewClient(base, "", WithHTTPClient(&http.Client{Transport: tr}))
+	c := NewClient(base, "", WithHTTPClient(&http.Client{Transport: tr}), WithPollWait(5*time.Minute))
 	before := memNow()
 
 	// At most 256 connections are being set up at once, so the listen
@@ -194,7 +193,7 @@ func TestLongPollWaitersHelper(t *testing.T) {
 			ctx := httptrace.WithClientTrace(context.Background(), &httptrace.ClientTrace{
 				WroteRequest: func(httptrace.WroteRequestInfo) { release() },
 			})
-			q, err := c.question(ctx, http.MethodGet, id, "", url.Values{"wait": {"5m"}})
+			q, err := c.Wait(ctx, id)
 			release()
 			if err != nil {
 				fmt.Fprintln(os.Stderr, "waiter:", err)

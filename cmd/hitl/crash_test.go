@@ -134,12 +134,12 @@ func TestServeCrash(t *testing.T) {
 	var killed atomic.Bool
 	loadCtx, stopLoad := context.WithCancel(ctx)
 	defer stopLoad()
-	client := agent.NewClient(url, "", agent.WithUser("crash-test"))
+	c := agent.NewClient(url, "", agent.WithUser("crash-test"))
 	var wg sync.WaitGroup
 	for w := range workers {
 		wg.Go(func() {
 			for i := 0; loadCtx.Err() == nil; i++ {
-				if err := crashLoadStep(loadCtx, client, acks, w, i); err != nil {
+				if err := crashLoadStep(loadCtx, c, acks, w, i); err != nil {
 					if !killed.Load() { // after the kill, failures are expected
 						acks.fail(fmt.Errorf("worker %d step %d: %w", w, i, err))
 					}
