@@ -7,7 +7,7 @@ import (
 	"strings"
 
 	"github.com/hitlbot/hitl"
-	"github.com/hitlbot/hitl/agent"
+	"github.com/hitlbot/hitl/client"
 	"github.com/hitlbot/hitl/fault"
 	"github.com/hitlbot/hitl/policy"
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
@@ -50,7 +50,7 @@ func (s *Server) requestApproval(ctx context.Context, req *sdk.CallToolRequest, 
 }
 
 // decision names a verdict for request_approval.
-func decision(v agent.GateResult) string {
+func decision(v client.GateResult) string {
 	switch {
 	case v.Allowed:
 		return string(hitl.OutcomeApproved)
@@ -108,7 +108,7 @@ func (s *Server) permissionPrompt(ctx context.Context, req *sdk.CallToolRequest,
 		updated, ids, err = AskUserQuestions(wctx, s.opts.Client, s.opts.Run, key, call.Input, 0, tick)
 		p = permission{Behavior: "allow", UpdatedInput: updated}
 	} else {
-		var v agent.GateResult
+		var v client.GateResult
 		// Claude Code was about to ask its person: only a rule a person
 		// wrote or taught allows, never the default policy.
 		// The diff of a file change is computed here, beside the file.
@@ -134,7 +134,7 @@ func (s *Server) permissionPrompt(ctx context.Context, req *sdk.CallToolRequest,
 }
 
 // permissionFor turns a verdict on call into the permission result.
-func permissionFor(call ToolCall, v agent.GateResult) permission {
+func permissionFor(call ToolCall, v client.GateResult) permission {
 	if !v.Allowed {
 		switch v.Outcome {
 		case hitl.OutcomeTimedOut, hitl.OutcomeDefaulted:

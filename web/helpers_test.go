@@ -13,7 +13,7 @@ import (
 	"time"
 
 	"github.com/hitlbot/hitl"
-	"github.com/hitlbot/hitl/agent"
+	"github.com/hitlbot/hitl/api"
 	"github.com/hitlbot/hitl/auth"
 	"github.com/hitlbot/hitl/internal/clocktest"
 	"github.com/hitlbot/hitl/internal/memstore"
@@ -61,7 +61,7 @@ func newEnv(t *testing.T, tokenless bool, opts ...envOpt) *env {
 	st := memstore.New()
 	svc := service.NewService(st, service.ServiceConfig{Notifier: notify.New(), Clock: clock, ParseCommand: shell.Parse})
 	e := &env{t: t, store: st, svc: svc, clock: clock, removed: map[string]bool{}}
-	cfg := web.Config{Services: web.ServicesOf(svc), Tokenless: tokenless, LoopbackHost: agent.LoopbackHost, Clock: clock, SignInTTL: time.Hour,
+	cfg := web.Config{Services: web.ServicesOf(svc), Tokenless: tokenless, LoopbackHost: api.LoopbackHost, Clock: clock, SignInTTL: time.Hour,
 		TokenPrincipal: func(tok string) (auth.Principal, bool) { p, ok := tokens[tok]; return p, ok },
 		TokenByID: func(id string) (auth.Principal, bool) {
 			for _, p := range tokens {

@@ -10,7 +10,7 @@ import (
 	"time"
 
 	"github.com/hitlbot/hitl"
-	"github.com/hitlbot/hitl/agent"
+	"github.com/hitlbot/hitl/client"
 	"github.com/hitlbot/hitl/fault"
 	"github.com/hitlbot/hitl/mcp"
 	"github.com/hitlbot/hitl/policy"
@@ -51,7 +51,7 @@ func cmdGate(ctx context.Context, args []string, e *env) error {
 		req.TimeoutMinutes = &m
 	}
 	c := newClient(e)
-	res, err := c.Gate(ctx, req, agent.Progress{Asked: func(id string) {
+	res, err := c.Gate(ctx, req, client.Progress{Asked: func(id string) {
 		fmt.Fprintf(e.stderr, "hitl gate: waiting for approval %s to run %s (%s)\n", visible(id), visible(shown), approvalWhere(ctx, c, id))
 	}})
 	if ctx.Err() != nil {
@@ -125,7 +125,7 @@ func shellJoin(args []string) string {
 }
 
 // approvalWhere says where a person approves question id.
-func approvalWhere(ctx context.Context, c *agent.Client, id string) string {
+func approvalWhere(ctx context.Context, c *client.Client, id string) string {
 	how := hint("answer "+visible(id)) + " approve (or deny, or --reply TEXT)"
 	if h, err := c.Health(ctx); err == nil && h.Slack {
 		return "approve it in Slack, or with: " + how
@@ -136,11 +136,11 @@ func approvalWhere(ctx context.Context, c *agent.Client, id string) string {
 // abandonGate is Ctrl+C on hitl gate: the command will not run, so its
 // approval is cancelled (a person who approves it later is told it was
 // cancelled, not led to think the command ran) and gate exits 130.
-func abandonGate(ctx context.Context, c *agent.Client, id, shown string) error {
+func abandonGate(ctx context.Context, c *client.Client, id, shown string) error {
 	if id == "" {
 		return &outcome{code: exitInterrupted, msg: fmt.Sprintf("hitl gate: interrupted; %s was not run", visible(shown))}
 	}
-	cctx, cancel := agent.Asking(ctx)
+	cctx, cancel := client.Asking(ctx)
 	defer cancel()
 	q, err := c.Cancel(cctx, id, "hitl gate was interrupted (Ctrl+C): "+shown+" was not run")
 	var msg string

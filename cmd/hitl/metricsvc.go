@@ -8,7 +8,7 @@ import (
 	"net/http"
 	"time"
 
-	"github.com/hitlbot/hitl/agent"
+	"github.com/hitlbot/hitl/api"
 	"github.com/hitlbot/hitl/auth"
 	"github.com/hitlbot/hitl/fault"
 	"github.com/hitlbot/hitl/metrics"
@@ -101,7 +101,7 @@ func (m *Main) serveMetrics() error {
 		}
 		h.ServeHTTP(w, r.WithContext(ctx))
 	})
-	o.http = agent.NewHTTPServer(mux, nil)
+	o.http = api.NewHTTPServer(mux, nil)
 	o.served = make(chan struct{})
 	go func() {
 		defer close(o.served)
