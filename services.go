@@ -8,10 +8,10 @@ import (
 	"github.com/hitlbot/hitl/webhook"
 )
 
-// QuestionService is the question lifecycle as the edges see it. *Questions
-// implements it over the store; agent.Client implements it over HTTP. The
-// acting principal travels in the context (WithPrincipal), and every
-// method applies Access's rules to it.
+// QuestionService is the question lifecycle as the edges see it.
+// service.Questions implements it over the store; client.Client implements
+// it over HTTP. The acting principal travels in the context
+// (auth.WithPrincipal), and every method applies Access's rules to it.
 //
 // Errors: EINVALID for bad input, ENOTFOUND for unknown ids, ECONFLICT when
 // a question is no longer pending (the *Error names who settled it and
@@ -42,11 +42,11 @@ type QuestionService interface {
 	// sensitive answer is handed over once and scrubbed, and the
 	// idempotency key is freed. A pending question is returned as it is.
 	Receive(ctx context.Context, id string) (*Question, error)
-	ReassignService // reassign.go
+	ReassignService
 }
 
-// ReassignService hands questions to other people. *Questions implements
-// it over the store; agent.Client over HTTP.
+// ReassignService hands questions to other people. service.Questions implements
+// it over the store; client.Client over HTTP.
 type ReassignService interface {
 	// Reassign hands pending question id to to (Slack user and user-group
 	// ids), who replace its assignees, as the principal in ctx. Errors:
@@ -58,8 +58,8 @@ type ReassignService interface {
 
 // RunService is steering as the edges see it (docs/protocol.md#steering): the control topic,
 // the agent's loop:current reports and checkpoints, run listing and the
-// interaction threshold. *Runs implements it; agent.Client implements
-// it over HTTP.
+// interaction threshold. service.Runs implements it; client.Client
+// implements it over HTTP.
 type RunService interface {
 	// RunState is the view of a run in docs/protocol.md#run-state-and-the-interaction-threshold: status, pending question and
 	// recent history.
@@ -82,7 +82,7 @@ type RunService interface {
 }
 
 // PolicyService is the approval policy (docs/protocol.md#approvals) as the edges see it.
-// *Policies implements it; agent.Client implements it over HTTP.
+// service.Policies implements it; client.Client implements it over HTTP.
 type PolicyService interface {
 	Policy(ctx context.Context) (policy.Policy, error)
 	SetPolicy(ctx context.Context, rules []policy.Rule) (policy.Policy, error)

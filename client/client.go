@@ -18,7 +18,7 @@ import (
 	"github.com/hitlbot/hitl/steer"
 )
 
-// Client is the Go SDK: hitl.QuestionService over the agent HTTP API.
+// Client is the Go SDK: hitl.QuestionService over the HTTP API.
 // Errors come back as the *fault.Error the server wrote (code, message and,
 // for conflicts, who answered and when), so fault.Code works across the
 // wire; a server that cannot be reached gives fault.EUNAVAILABLE. When ctx

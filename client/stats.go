@@ -6,10 +6,10 @@ import (
 	"net/url"
 
 	"github.com/hitlbot/hitl/observe"
-	"github.com/hitlbot/hitl/service"
 )
 
-// Stats implements service.StatsService over HTTP.
+// Stats implements service.StatsService over HTTP (stats_test.go checks
+// it: the SDK does not import the application).
 func (c *Client) Stats(ctx context.Context, q observe.StatsQuery) (*observe.Stats, error) {
 	v := url.Values{}
 	if q.Since != 0 {
@@ -24,5 +24,3 @@ func (c *Client) Stats(ctx context.Context, q observe.StatsQuery) (*observe.Stat
 	}
 	return &st, nil
 }
-
-var _ service.StatsService = (*Client)(nil)

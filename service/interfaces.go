@@ -8,7 +8,7 @@ import (
 	"github.com/hitlbot/hitl/observe"
 )
 
-// StatsService serves stats. service.Observation implements it; agent.Client
+// StatsService serves stats. service.Observation implements it; client.Client
 // implements it over HTTP.
 //
 // Errors: EINVALID for a bad window or run id, EFORBIDDEN when the

@@ -1,0 +1,10 @@
+package client_test
+
+import (
+	"github.com/hitlbot/hitl/client"
+	"github.com/hitlbot/hitl/service"
+)
+
+// The SDK implements the application's stats interface, checked here
+// because the SDK itself does not import the application.
+var _ service.StatsService = (*client.Client)(nil)
