@@ -2,7 +2,7 @@
 // agent's MCP client asks people questions (ask_human, get_answer),
 // requests approvals decided by the policy (request_approval), and serves
 // Claude Code's --permission-prompt-tool (permission_prompt), all through
-// a running hitl service (agent.Client). It also holds what hitl knows of
+// a running hitl service (client.Client). It also holds what hitl knows of
 // Claude Code's tools, which its hooks share (ToolCall, AskUserQuestions).
 //
 // Long waits survive client timeouts: while blocked, a tool sends progress

@@ -36,7 +36,7 @@ import (
 	"github.com/hitlbot/hitl/steer"
 )
 
-// Client is what the watcher needs of hitl: agent.Client (over HTTP) or
+// Client is what the watcher needs of hitl: client.Client (over HTTP) or
 // a hitl.QuestionService.
 type Client interface {
 	Create(ctx context.Context, runID string, n hitl.NewQuestion) (*hitl.Question, bool, error)
