@@ -152,7 +152,7 @@ func TestEvents(t *testing.T) {
 	t.Run("status_comes_from_the_event_without_reading_the_run", func(t *testing.T) {
 		e := newEnv(t, ServerConfig{})
 		blind := &noRunReads{RunService: e.svc.Runs}
-		svcs := ServicesOf(e.svc)
+		svcs := servicesOf(e.svc)
 		svcs.Runs = blind
 		srv := NewServer(svcs, ServerConfig{Logger: discard})
 		t.Cleanup(srv.Close)

@@ -51,7 +51,7 @@ func FuzzServer(f *testing.F) {
 			return
 		}
 		req.Header.Set("Content-Type", "application/json")
-		srv := NewServer(ServicesOf(svc), ServerConfig{Logger: discard, MaxWait: 1})
+		srv := NewServer(servicesOf(svc), ServerConfig{Logger: discard, MaxWait: 1})
 		rec := httptest.NewRecorder()
 		srv.ServeHTTP(rec, req)
 		if rec.Code >= 500 {

@@ -332,7 +332,14 @@ func tokens(pairs ...string) []Token {
 // over is svc's parts with q serving the questions (a wrapper that
 // watches or breaks them).
 func over(q hitl.QuestionService, svc *service.Service) Services {
-	s := ServicesOf(svc)
+	s := servicesOf(svc)
 	s.Questions = q
 	return s
+}
+
+// servicesOf is the API's part of svc, as the wiring fills it
+// (cmd/hitl/adapters.go): all of it.
+func servicesOf(svc *service.Service) Services {
+	return Services{Questions: svc.Questions, Log: svc.Log, Runs: svc.Runs, Policies: svc.Policies,
+		Stats: svc.Observation, Webhooks: svc.Webhooks, Guard: svc.Guard, Scrape: svc.Guard, Holds: svc.Runs, Audit: svc.Audit}
 }

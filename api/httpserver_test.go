@@ -69,7 +69,7 @@ func (l smallBuffers) Accept() (net.Conn, error) {
 
 func TestEventsDropReadersThatStopReading(t *testing.T) {
 	svc := service.NewService(memstore.New(), service.ServiceConfig{Notifier: notify.New()})
-	srv := NewServer(ServicesOf(svc), ServerConfig{StreamWriteTimeout: 50 * time.Millisecond, Logger: discard})
+	srv := NewServer(servicesOf(svc), ServerConfig{StreamWriteTimeout: 50 * time.Millisecond, Logger: discard})
 	t.Cleanup(srv.Close)
 	ended := make(chan struct{})
 	ts := httptest.NewUnstartedServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {

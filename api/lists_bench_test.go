@@ -109,7 +109,7 @@ func BenchmarkAskerPendingPage(b *testing.B) {
 		b.Cleanup(func() { _ = db.Close() })
 		svc := service.NewService(db, service.ServiceConfig{Notifier: notify.New()})
 		asker := auth.TokenPrincipal("asker", []auth.Scope{auth.ScopeAsk}, "")
-		srv := NewServer(ServicesOf(svc), ServerConfig{Logger: discard, Tokens: []Token{{Secret: "tok-asker", Principal: asker}}})
+		srv := NewServer(servicesOf(svc), ServerConfig{Logger: discard, Tokens: []Token{{Secret: "tok-asker", Principal: asker}}})
 		b.Cleanup(srv.Close)
 		ts := httptest.NewServer(srv)
 		b.Cleanup(ts.Close)

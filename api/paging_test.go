@@ -28,7 +28,7 @@ func newBoltEnv(tb testing.TB) *boltEnv {
 	require.NoError(tb, err)
 	tb.Cleanup(func() { require.NoError(tb, db.Close()) })
 	svc := service.NewService(db, service.ServiceConfig{Notifier: notify.New()})
-	srv := NewServer(ServicesOf(svc), ServerConfig{Logger: discard})
+	srv := NewServer(servicesOf(svc), ServerConfig{Logger: discard})
 	tb.Cleanup(srv.Close)
 	ts := httptest.NewServer(srv)
 	tb.Cleanup(ts.Close)

@@ -24,7 +24,7 @@ func steerServer(b *testing.B) (*service.Service, *client.Client) {
 	}
 	b.Cleanup(func() { _ = db.Close() })
 	svc := service.NewService(db, service.ServiceConfig{Notifier: notify.New()})
-	srv := NewServer(ServicesOf(svc), ServerConfig{Logger: discard})
+	srv := NewServer(servicesOf(svc), ServerConfig{Logger: discard})
 	b.Cleanup(srv.Close)
 	return svc, client.NewClient(benchServer(b, srv), "")
 }

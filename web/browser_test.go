@@ -62,8 +62,8 @@ func newLive(t testing.TB) *live {
 	for secret, p := range tokens {
 		toks = append(toks, api.Token{Secret: secret, Principal: p})
 	}
-	server := api.NewServer(api.ServicesOf(svc), api.ServerConfig{Tokens: toks})
-	h := web.New(web.Config{Services: web.ServicesOf(svc), TokenPrincipal: server.TokenPrincipal, LoopbackHost: api.LoopbackHost})
+	server := api.NewServer(apiServicesOf(svc), api.ServerConfig{Tokens: toks})
+	h := web.New(web.Config{Services: servicesOf(svc), TokenPrincipal: server.TokenPrincipal, LoopbackHost: api.LoopbackHost})
 	srv := httptest.NewServer(web.Mount(server, h))
 	t.Cleanup(func() { server.Close(); srv.Close() })
 	return &live{svc: svc, srv: srv}
