@@ -137,12 +137,6 @@ type Holds interface {
 	LetGo(ctx context.Context, id string, version uint64) error
 }
 
-// ServicesOf is the API's part of svc: all of it.
-func ServicesOf(svc *service.Service) Services {
-	return Services{Questions: svc.Questions, Log: svc.Log, Runs: svc.Runs, Policies: svc.Policies,
-		Stats: svc.Observation, Webhooks: svc.Webhooks, Guard: svc.Guard, Scrape: svc.Guard, Holds: svc.Runs, Audit: svc.Audit}
-}
-
 // NewServer returns the API over svcs.
 func NewServer(svcs Services, cfg ServerConfig) *Server {
 	if cfg.MaxBodyBytes <= 0 {

@@ -35,11 +35,6 @@ type Source struct {
 	}
 }
 
-// SourceOf is the metrics' part of svc.
-func SourceOf(svc *service.Service) Source {
-	return Source{Log: svc.Log, Questions: svc.Questions, Pending: svc.Observation}
-}
-
 // Config configures Metrics. Source is required; nil funcs export 0.
 type Config struct {
 	Source Source

@@ -8,7 +8,6 @@ import (
 	"github.com/hitlbot/hitl/access"
 	"github.com/hitlbot/hitl/auth"
 	"github.com/hitlbot/hitl/policy"
-	"github.com/hitlbot/hitl/service"
 )
 
 // Services is what the web pages need of hitl, part by part: the rules
@@ -38,10 +37,4 @@ type Services struct {
 	Guard interface {
 		OpenStream(ctx context.Context) (release func(), err error)
 	}
-}
-
-// ServicesOf is the web's part of svc.
-func ServicesOf(svc *service.Service) Services {
-	return Services{Access: svc.Access(), Log: svc.Log, Questions: svc.Questions, Runs: svc.Runs,
-		Policies: svc.Policies, SignIns: svc.SignIns, Guard: svc.Guard}
 }

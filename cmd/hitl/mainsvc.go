@@ -128,7 +128,7 @@ func (m *Main) Run(ctx context.Context) (err error) {
 		if sc.Redispatch == 0 {
 			sc.Redispatch = db.redispatch
 		}
-		m.Bot = bot.New(sc, bot.ServiceOf(m.Service), m.DB)
+		m.Bot = bot.New(sc, botServiceOf(m.Service), m.DB)
 		m.Service.SetDirectory(m.Bot.Directory())
 		m.Bot.Start(context.Background())
 	}
@@ -139,7 +139,7 @@ func (m *Main) Run(ctx context.Context) (err error) {
 	if m.ln, err = net.Listen("tcp", m.Config.Listen); err != nil {
 		return fault.Errorf(fault.EUNAVAILABLE, "listen on %s: %v", m.Config.Listen, err)
 	}
-	m.api = api.NewServer(api.ServicesOf(m.Service), api.ServerConfig{Tokens: m.tokens(), Clock: m.Clock, Logger: m.Logger,
+	m.api = api.NewServer(apiServicesOf(m.Service), api.ServerConfig{Tokens: m.tokens(), Clock: m.Clock, Logger: m.Logger,
 		SlackEnabled: m.Config.Slack.Enabled(), InteractionThreshold: m.Config.InteractionThreshold, Metrics: m.metricsOnAPI(), Ready: db.ready})
 	if err := m.serveMetrics(); err != nil {
 		return err

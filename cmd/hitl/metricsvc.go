@@ -36,7 +36,7 @@ func (m *Main) startObservability(ctx context.Context, streams func() int) error
 	if o.alerts, err = m.Service.Observation.NewAlerts(ctx, m.Config.HitlAlerts()); err != nil {
 		return err
 	}
-	o.metrics = metrics.New(metrics.Config{Source: metrics.SourceOf(m.Service), Alerts: o.alerts, Logger: m.Logger,
+	o.metrics = metrics.New(metrics.Config{Source: metricsSourceOf(m.Service), Alerts: o.alerts, Logger: m.Logger,
 		EventStreams: func() float64 { return float64(streams()) },
 		OutboxDepth: func() float64 {
 			ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
@@ -54,7 +54,7 @@ func (m *Main) startObservability(ctx context.Context, streams func() int) error
 // start and clear on the sweep's schedule (each once: Check posts only
 // changes).
 func (m *Main) sweepWork() sweeper.SweepFunc {
-	work := sweeper.Work(sweeper.LifecycleOf(m.Service), time.Duration(m.Config.Retention))
+	work := sweeper.Work(sweeperLifecycleOf(m.Service), time.Duration(m.Config.Retention))
 	return func(ctx context.Context) (int, error) {
 		n, err := work(ctx)
 		if _, perr := m.pruneWebhooks(ctx); perr != nil {

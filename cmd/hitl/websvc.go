@@ -18,7 +18,7 @@ func (m *Main) web() *web.Handler {
 		p := t.Principal()
 		byID[p.ID] = p
 	}
-	return web.New(web.Config{Services: web.ServicesOf(m.Service), Tokenless: m.api.Tokenless(), TokenPrincipal: m.api.TokenPrincipal,
+	return web.New(web.Config{Services: webServicesOf(m.Service), Tokenless: m.api.Tokenless(), TokenPrincipal: m.api.TokenPrincipal,
 		TokenByID:    func(id string) (auth.Principal, bool) { p, ok := byID[id]; return p, ok },
 		LoopbackHost: api.LoopbackHost, BaseURL: m.webBase(), SignInTTL: time.Duration(m.Config.Web.SessionTTL),
 		Clock: m.Clock, Logger: m.Logger, OIDC: m.oidc})
