@@ -107,3 +107,18 @@ type AuditService interface {
 	Records(ctx context.Context, f AuditFilter) ([]*AuditRecord, error)
 	Verify(ctx context.Context) (AuditVerdict, error)
 }
+
+// FloodGuard is what an edge asks before it holds or serves a request
+// that a flood could multiply. *Guard implements it. Refusals are
+// decided before anything is stored and audited without one record per
+// request.
+type FloodGuard interface {
+	// OpenStream takes one of the concurrent streams (an SSE stream, a
+	// long poll, a checkpoint held while paused) of the principal in ctx,
+	// and returns the func that gives it back. Past the bound it returns
+	// ETOOMANYSTREAMS with a RetryAfter.
+	OpenStream(ctx context.Context) (release func(), err error)
+	// Throttle charges one request to the principal's limit l, or returns
+	// ERATELIMITED with a RetryAfter.
+	Throttle(ctx context.Context, l Limit) error
+}

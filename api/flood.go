@@ -3,9 +3,9 @@ package api
 import (
 	"net/http"
 
+	"github.com/hitlbot/hitl"
 	"github.com/hitlbot/hitl/api/wire"
 	"github.com/hitlbot/hitl/auth"
-	"github.com/hitlbot/hitl/service"
 )
 
 // openStream takes one of the caller's concurrent streams (an SSE stream,
@@ -25,7 +25,7 @@ func (s *Server) openStream(w http.ResponseWriter, r *http.Request) (release fun
 
 // throttled charges the request to the caller's rate limit l, or answers
 // 429 rate_limited with Retry-After. It reports whether to go on.
-func (s *Server) throttled(w http.ResponseWriter, r *http.Request, l service.Limit) bool {
+func (s *Server) throttled(w http.ResponseWriter, r *http.Request, l hitl.Limit) bool {
 	if s.guard == nil {
 		return true
 	}
@@ -39,7 +39,7 @@ func (s *Server) throttled(w http.ResponseWriter, r *http.Request, l service.Lim
 // servesPolicy answers 503 when policies are not served and 429 past the
 // caller's policy rate limit, and reports whether to go on.
 func (s *Server) servesPolicy(w http.ResponseWriter, r *http.Request) bool {
-	return s.serves(w, r, s.policies != nil, "approval policy") && s.throttled(w, r, service.LimitPolicy)
+	return s.serves(w, r, s.policies != nil, "approval policy") && s.throttled(w, r, hitl.LimitPolicy)
 }
 
 // handleWhoami serves GET /api/whoami: the principal the request acts as,

@@ -142,7 +142,7 @@ func TestFloodsOnTheWire(t *testing.T) {
 		return newEnvWith(t, ServerConfig{Tokens: ownerTokens()}, func(c *service.ServiceConfig) {
 			lim := func() hitl.Limiter { return ratelimit.New(1, 0, c.Clock.Now) }
 			c.MaxStreams = 2
-			c.Limits = map[service.Limit]hitl.Limiter{service.LimitControl: lim(), service.LimitRuns: lim(), service.LimitPolicy: lim()}
+			c.Limits = map[hitl.Limit]hitl.Limiter{hitl.LimitControl: lim(), hitl.LimitRuns: lim(), hitl.LimitPolicy: lim()}
 		})
 	}
 	seq := func(t *testing.T, e *env) uint64 {
@@ -255,7 +255,7 @@ func TestSDKWaitsOutFloodLimits(t *testing.T) {
 	ctx := context.Background()
 	t.Run("checkpoint", func(t *testing.T) {
 		e := newEnvWith(t, ServerConfig{}, func(c *service.ServiceConfig) {
-			c.Limits = map[service.Limit]hitl.Limiter{service.LimitRuns: &refuseOnce{}}
+			c.Limits = map[hitl.Limit]hitl.Limiter{hitl.LimitRuns: &refuseOnce{}}
 		})
 		loop, err := e.client.Run(ctx, "loop-rl", client.RunOptions{Model: "haiku"})
 		require.NoError(t, err)

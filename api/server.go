@@ -14,7 +14,7 @@ import (
 	"github.com/hitlbot/hitl/auth"
 	"github.com/hitlbot/hitl/fault"
 	"github.com/hitlbot/hitl/internal/eventstream"
-	"github.com/hitlbot/hitl/service"
+	"github.com/hitlbot/hitl/observe"
 	"github.com/hitlbot/hitl/steer"
 )
 
@@ -72,10 +72,10 @@ type Server struct {
 	svc      hitl.QuestionService
 	runs     hitl.RunService      // nil: steering is not served
 	policies hitl.PolicyService   // nil: approval policies are not served
-	stats    service.StatsService // nil: stats are not served
+	stats    observe.StatsService // nil: stats are not served
 	webhooks hitl.WebhookService  // nil: webhooks are not served
 	audit    hitl.AuditService    // nil: the audit trail is not served
-	guard    service.FloodGuard   // nil: nothing bounds streams and policy calls
+	guard    hitl.FloodGuard      // nil: nothing bounds streams and policy calls
 	scrape   ScrapeGuard          // nil: /metrics is refused
 	holds    Holds                // nil: held hook calls are not served
 	events   hitl.EventLog
@@ -112,12 +112,12 @@ type Services struct {
 	Log       hitl.EventLog
 	Runs      hitl.RunService      // steering: topics, checkpoints, run lists
 	Policies  hitl.PolicyService   // approval policies
-	Stats     service.StatsService // GET /api/stats
+	Stats     observe.StatsService // GET /api/stats
 	Webhooks  hitl.WebhookService  // /api/webhooks…
 	Audit     hitl.AuditService    // /api/audit…
 	// Guard bounds each principal's streams and rate-limits its control,
 	// run and policy requests.
-	Guard service.FloodGuard
+	Guard hitl.FloodGuard
 	// Scrape decides who may scrape /metrics.
 	Scrape ScrapeGuard
 	// Holds holds paused checkpoints and lets go of held hook calls.

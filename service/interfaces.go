@@ -8,15 +8,6 @@ import (
 	"github.com/hitlbot/hitl/observe"
 )
 
-// StatsService serves stats. service.Observation implements it; client.Client
-// implements it over HTTP.
-//
-// Errors: EINVALID for a bad window or run id, EFORBIDDEN when the
-// principal may not read stats.
-type StatsService interface {
-	Stats(ctx context.Context, q observe.StatsQuery) (*observe.Stats, error)
-}
-
 // StatsWindow computes the Stats of every run over the window from since
 // to now, from its rollups (observe.Windows): the window starts at the
 // start of since's minute, which the Stats' Since says. Service.Stats

@@ -98,7 +98,7 @@ type kernel struct {
 	// limits are the per-principal rate limits beside creation's;
 	// streams bounds each principal's concurrent streams; refusals
 	// aggregates the audit of refusals (flood.go).
-	limits   map[Limit]hitl.Limiter
+	limits   map[hitl.Limit]hitl.Limiter
 	streams  streams
 	refusals refusals
 	dir      directory
@@ -150,7 +150,7 @@ type ServiceConfig struct {
 	Enforce string
 	// Limits are per-principal rate limits of control requests, run
 	// reports and policy calls (default: none).
-	Limits map[Limit]hitl.Limiter
+	Limits map[hitl.Limit]hitl.Limiter
 	// MaxStreams bounds each principal's concurrent streams and long
 	// polls (0: no bound; config's default is DefaultMaxStreams).
 	MaxStreams int
@@ -277,7 +277,7 @@ func (s *Questions) create(ctx context.Context, runID string, n hitl.NewQuestion
 	}
 	if run == nil || run.Asker == "" {
 		// Starting a run is charged to p's LimitRuns.
-		if err := s.guard.Throttle(ctx, LimitRuns); err != nil {
+		if err := s.guard.Throttle(ctx, hitl.LimitRuns); err != nil {
 			return nil, false, err
 		}
 	}

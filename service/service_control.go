@@ -36,7 +36,7 @@ func (s *Runs) Control(ctx context.Context, req steer.ControlMessage) ([]steer.C
 		return []steer.ControlMessage{req.Reply(steer.MessageResult, now, steer.Failure(steer.CodeBadRequest, fault.Message(err)))}, nil
 	}
 	p := auth.PrincipalFrom(ctx)
-	if err := s.guard.Throttle(ctx, LimitControl); err != nil {
+	if err := s.guard.Throttle(ctx, hitl.LimitControl); err != nil {
 		return nil, err // before anything is stored: no ACK
 	}
 	s.startedOnce.Do(func() { s.started = now })
@@ -262,7 +262,7 @@ func (s *Runs) checkpoint(ctx context.Context, e steer.StateEvent, handover bool
 	if err := s.access.Authorize(p, auth.ActionAsk, nil); err != nil {
 		return hitl.Checkpoint{}, s.guard.refused(ctx, p, auth.ActionReport, &hitl.Question{RunID: e.RunID}, err)
 	}
-	if err := s.guard.Throttle(ctx, LimitRuns); err != nil {
+	if err := s.guard.Throttle(ctx, hitl.LimitRuns); err != nil {
 		return hitl.Checkpoint{}, err
 	}
 	var cp hitl.Checkpoint

@@ -13,7 +13,7 @@ import (
 	"github.com/hitlbot/hitl/steer"
 )
 
-var _ StatsService = (*Observation)(nil)
+var _ observe.StatsService = (*Observation)(nil)
 
 // Stats implements StatsService. With a StatsWindow (hitl serve:
 // observe.Windows), the stats of every run are read from the rollups, the

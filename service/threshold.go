@@ -45,7 +45,7 @@ func (s *Runs) SetThreshold(ctx context.Context, id string, n *int) (*hitl.Run, 
 	}
 	p := auth.PrincipalFrom(ctx)
 	if _, err := s.store.Run(ctx, id); fault.Code(err) == fault.ENOTFOUND {
-		if err := s.guard.Throttle(ctx, LimitRuns); err != nil { // it starts a run
+		if err := s.guard.Throttle(ctx, hitl.LimitRuns); err != nil { // it starts a run
 			return nil, err
 		}
 	}

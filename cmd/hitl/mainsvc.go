@@ -93,10 +93,10 @@ func (m *Main) Run(ctx context.Context) (err error) {
 	rl := m.Config.RateLimits
 	m.Service = service.NewService(m.DB, service.ServiceConfig{Notifier: db.notifier, Sealer: sealed, Clock: m.Clock, Timeouts: m.Config.HitlTimeouts(),
 		Access: m.access(), Limiter: db.limiter("questions", rl.TokenPerMinute, rl.RunPerMinute),
-		Limits: map[service.Limit]hitl.Limiter{
-			service.LimitControl: db.limiter("control", rl.ControlPerMinute, 0),
-			service.LimitRuns:    db.limiter("runs", rl.RunsPerMinute, 0),
-			service.LimitPolicy:  db.limiter("policy", rl.PolicyPerMinute, 0),
+		Limits: map[hitl.Limit]hitl.Limiter{
+			hitl.LimitControl: db.limiter("control", rl.ControlPerMinute, 0),
+			hitl.LimitRuns:    db.limiter("runs", rl.RunsPerMinute, 0),
+			hitl.LimitPolicy:  db.limiter("policy", rl.PolicyPerMinute, 0),
 		},
 		MaxStreams: m.Config.MaxStreams, Threshold: m.Config.InteractionThreshold,
 		ParseCommand: shell.Parse, LearnedTTL: time.Duration(m.Config.Policy.LearnedTTL), Enforce: m.Config.Policy.Enforce,
