@@ -105,7 +105,7 @@ var _ http.Handler = (*Server)(nil)
 
 // Services is what the API serves, part by part. Questions and Log are
 // required; a nil part is not served (its routes answer 501). cmd/hitl
-// fills it from service.Service's parts (ServicesOf); client.Client
+// fills it from service.Service's parts (cmd/hitl/adapters.go); client.Client
 // implements the first five over HTTP.
 type Services struct {
 	Questions hitl.QuestionService

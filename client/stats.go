@@ -8,8 +8,7 @@ import (
 	"github.com/hitlbot/hitl/observe"
 )
 
-// Stats implements service.StatsService over HTTP (stats_test.go checks
-// it: the SDK does not import the application).
+// Stats implements observe.StatsService over HTTP.
 func (c *Client) Stats(ctx context.Context, q observe.StatsQuery) (*observe.Stats, error) {
 	v := url.Values{}
 	if q.Since != 0 {
@@ -24,3 +23,5 @@ func (c *Client) Stats(ctx context.Context, q observe.StatsQuery) (*observe.Stat
 	}
 	return &st, nil
 }
+
+var _ observe.StatsService = (*Client)(nil)

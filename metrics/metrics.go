@@ -17,7 +17,6 @@ import (
 	"github.com/hitlbot/hitl"
 	"github.com/hitlbot/hitl/auth"
 	"github.com/hitlbot/hitl/notify"
-	"github.com/hitlbot/hitl/service"
 	"github.com/prometheus/client_golang/prometheus"
 	"github.com/prometheus/client_golang/prometheus/collectors"
 	"github.com/prometheus/client_golang/prometheus/promhttp"
@@ -39,7 +38,7 @@ type Source struct {
 type Config struct {
 	Source Source
 	// Alerts are exported as hitl_alert_active (nil: none configured).
-	Alerts *service.Alerts
+	Alerts Alerts
 	// OutboxDepth and EventStreams are read at each scrape (NaN: could
 	// not be read).
 	OutboxDepth  func() float64

@@ -14,7 +14,7 @@ import (
 // that decide what a person sees, the event log the pages follow, the
 // questions they show and answer, the runs they show and steer, the
 // learned rules, sign-in sign-ins, and the bound on open streams.
-// cmd/hitl fills it from service.Service's parts (ServicesOf).
+// cmd/hitl fills it from service.Service's parts (cmd/hitl/adapters.go).
 type Services struct {
 	Access access.Access
 	Log    interface {
