@@ -45,13 +45,19 @@
 //     directory.go: the small interfaces that are injected (time,
 //     wake-ups, rate limits, sealing of sensitive answers, the log as a
 //     stream, Slack's user groups).
+//   - services.go: the service interfaces the edges take (QuestionService,
+//     RunService, PolicyService, WebhookService, AuditService, FloodGuard),
+//     which package service implements and client.Client implements over
+//     HTTP; checkpoint.go, approval.go, webhookoverview.go, threshold.go,
+//     limit.go: the values they carry.
 //
 // The capabilities: access (who may ask, answer, steer, see, take),
 // runhandle (naming a run by the beginning of its id), observe (stats
 // from rollups), service (the application, one part per aggregate:
 // Questions, Runs, Policies, Guard, Webhooks, SignIns, Observation, Log),
-// internal/eventstream (the event log as a live stream). The edges: agent
-// (HTTP API and Go client), bot (Slack), web (the web inbox), mcp (the MCP
+// internal/eventstream (the event log as a live stream). The edges: api
+// (the HTTP API server, its wire format in api/wire), client (the Go SDK),
+// bot (Slack), web (the web inbox), mcp (the MCP
 // server and hooks), email, watch (the file bridge), metrics, sweeper;
 // cmd/hitl wires them. docs/architecture.md follows an answer and a pause
 // through the files.

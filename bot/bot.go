@@ -2,8 +2,9 @@
 // rate-paced outbox, takes answers from buttons, modals and thread replies
 // over Socket Mode, keeps messages up to date, and shows each person their
 // queue in App Home. It talks to the application only through Service,
-// the narrow parts of it the bot uses (service.go, filled by ServiceOf),
-// and renders its messages with the pure package blocks.
+// the narrow parts of it the bot uses (service.go, filled by the wiring in
+// cmd/hitl/adapters.go), and renders its messages with the pure package
+// blocks.
 package bot
 
 import (

@@ -43,7 +43,7 @@ func newTestBot(t testing.TB, api slackAPI, access access.Access, outbox hitl.Ou
 	b := newBot(Config{DefaultChannel: "C0HITL", Access: access, Clock: clock, Envelopes: st,
 		Logger:       slog.New(slog.NewTextHandler(io.Discard, nil)),
 		PostInterval: time.Millisecond, RetryMin: time.Millisecond, RetryMax: 5 * time.Millisecond, HomeRefresh: time.Minute,
-	}, api, ServiceOf(svc), outbox)
+	}, api, serviceOf(svc), outbox)
 	ctx := auth.WithPrincipal(context.Background(), auth.ObserverPrincipal("slack-bot"))
 	b.calls = ctx
 	return &testBot{Bot: b, st: st, svc: svc, outbox: outbox, clock: clock, ctx: ctx}
@@ -119,4 +119,10 @@ func await[T any](t testing.TB, ch <-chan T, what string) T {
 		var zero T
 		return zero
 	}
+}
+
+// serviceOf is the bot's part of svc, as the wiring fills it
+// (cmd/hitl/adapters.go).
+func serviceOf(svc *service.Service) Service {
+	return Service{Log: svc.Log, Questions: svc.Questions, Runs: svc.Runs, Policies: svc.Policies, Alerts: svc.Observation}
 }

@@ -60,7 +60,7 @@ func benchHomeBot(b *testing.B, n int) *Bot {
 		}
 		return nil, nil
 	}}
-	bot := newBot(Config{Logger: slog.New(slog.NewTextHandler(io.Discard, nil))}, api, ServiceOf(svc), nil)
+	bot := newBot(Config{Logger: slog.New(slog.NewTextHandler(io.Discard, nil))}, api, serviceOf(svc), nil)
 	for g := range 5 {
 		bot.groups.note(&hitl.Question{Assignees: []string{fmt.Sprintf("S0GROUP%d", g)}})
 	}

@@ -56,7 +56,7 @@ func TestQueueHoldsEscalated(t *testing.T) {
 func newQueueBot(api *fakeAPI, svc *service.Service, st *memstore.Store, clock hitl.Clock) (*Bot, context.Context) {
 	b := newBot(Config{DefaultChannel: "C0HITL", Clock: clock, Envelopes: st, Logger: slog.New(slog.NewTextHandler(io.Discard, nil)),
 		PostInterval: time.Millisecond, RetryMin: time.Millisecond, RetryMax: 5 * time.Millisecond, HomeRefresh: time.Minute},
-		api, ServiceOf(svc), memstore.NewOutbox())
+		api, serviceOf(svc), memstore.NewOutbox())
 	ctx := auth.WithPrincipal(context.Background(), auth.ObserverPrincipal("slack-bot"))
 	b.calls = ctx
 	return b, ctx

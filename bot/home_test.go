@@ -114,7 +114,7 @@ func TestQueue(t *testing.T) {
 // refreshed, by the replica that holds it.
 func TestHomesFollowEventsAnotherReplicaProjected(t *testing.T) {
 	tb := newTestBot(t, &fakeAPI{}, access.Access{}, nil)
-	other := newBot(tb.cfg, &fakeAPI{}, ServiceOf(tb.svc), tb.outbox)
+	other := newBot(tb.cfg, &fakeAPI{}, serviceOf(tb.svc), tb.outbox)
 	other.calls = tb.ctx
 	clock := &manualNow{t0}
 	tb.homes.now = clock.now

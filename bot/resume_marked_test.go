@@ -145,7 +145,7 @@ func TestPostMarks(t *testing.T) {
 // that takes tb's targets over.
 func (tb *testBot) successor(t testing.TB, api slackAPI, outbox hitl.Outbox) *testBot {
 	t.Helper()
-	b := newBot(tb.cfg, api, ServiceOf(tb.svc), outbox)
+	b := newBot(tb.cfg, api, serviceOf(tb.svc), outbox)
 	b.calls = tb.ctx
 	return &testBot{Bot: b, svc: tb.svc, outbox: outbox, clock: tb.clock, ctx: tb.ctx}
 }

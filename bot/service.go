@@ -5,7 +5,6 @@ import (
 
 	"github.com/hitlbot/hitl"
 	"github.com/hitlbot/hitl/policy"
-	"github.com/hitlbot/hitl/service"
 	"github.com/hitlbot/hitl/steer"
 )
 
@@ -54,9 +53,4 @@ type Service struct {
 		// repeat a second replica logged at the same time did not).
 		AlertChanged(ctx context.Context, ev *hitl.Event) (bool, error)
 	}
-}
-
-// ServiceOf is the bot's part of svc.
-func ServiceOf(svc *service.Service) Service {
-	return Service{Log: svc.Log, Questions: svc.Questions, Runs: svc.Runs, Policies: svc.Policies, Alerts: svc.Observation}
 }

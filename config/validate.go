@@ -8,10 +8,10 @@ import (
 	"strings"
 	"time"
 
+	"github.com/hitlbot/hitl"
 	"github.com/hitlbot/hitl/auth"
 	"github.com/hitlbot/hitl/fault"
 	"github.com/hitlbot/hitl/policy"
-	"github.com/hitlbot/hitl/steer"
 	"github.com/robfig/cron/v3"
 )
 
@@ -34,7 +34,7 @@ func (c Config) Validate() error {
 	if err := c.Web.validate(); err != nil {
 		return err
 	}
-	if t := c.InteractionThreshold; t != nil && (*t < steer.MinThreshold || *t > steer.MaxThreshold) {
+	if t := c.InteractionThreshold; t != nil && (*t < hitl.MinThreshold || *t > hitl.MaxThreshold) {
 		return bad("interaction_threshold", strconv.Itoa(*t), "must be a whole number from 0 to 5 (0: agents never ask; unset: nothing is refused)")
 	}
 	if err := (policy.Policy{Rules: c.PolicyRules()}).Validate(); err != nil {

@@ -65,7 +65,7 @@ func TestMailerClaimRanOut(t *testing.T) {
 	a, b := newHeldSender(), newHeldSender()
 	mailer := func(s *heldSender, logs io.Writer) *email.Mailer {
 		return email.New(email.Config{Send: s.send, Clock: clock, Addresses: map[string]string{"U0ALICE": "alice@example.com"},
-			Logger: slog.New(slog.NewTextHandler(logs, nil))}, email.ServiceOf(svc), box)
+			Logger: slog.New(slog.NewTextHandler(logs, nil))}, serviceOf(svc), box)
 	}
 	ma, mb := mailer(a, &logsA), mailer(b, io.Discard)
 	_, _, err := svc.Questions.Create(ctx, "run-1", hitl.NewQuestion{Question: "Ship it?", ResponseType: hitl.BooleanResponse, Assignees: []string{"U0ALICE"}})

@@ -54,7 +54,7 @@ func TestMailerGroups(t *testing.T) {
 		send, err := email.SMTP(url, "hitl@example.com", 5*time.Second)
 		require.NoError(t, err)
 		return fake, email.New(email.Config{Send: send, Clock: clock, Addresses: addresses, Directory: dir,
-			Logger: slog.New(slog.NewTextHandler(&logs, nil))}, email.ServiceOf(svc), memstore.NewMailOutbox())
+			Logger: slog.New(slog.NewTextHandler(&logs, nil))}, serviceOf(svc), memstore.NewMailOutbox())
 	}
 	asker := auth.TokenPrincipal("ci", []auth.Scope{auth.ScopeAsk}, "U0ASKER")
 	_, _, err := svc.Questions.Create(auth.WithPrincipal(ctx, asker), "run-1", hitl.NewQuestion{Question: "Deploy v2 to prod?", ResponseType: hitl.BooleanResponse,

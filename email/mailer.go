@@ -18,7 +18,6 @@ import (
 	"github.com/hitlbot/hitl/fault"
 	"github.com/hitlbot/hitl/notify"
 	"github.com/hitlbot/hitl/runhandle"
-	"github.com/hitlbot/hitl/service"
 )
 
 // Service is what the mailer reads: the event log and the questions.
@@ -32,11 +31,6 @@ type Service struct {
 	}
 	// Runs names a question's run by its handle (nil: by its id).
 	Runs runhandle.Prefixer
-}
-
-// ServiceOf is the mailer's part of svc.
-func ServiceOf(svc *service.Service) Service {
-	return Service{Log: svc.Log, Questions: svc.Questions, Runs: svc.Runs}
 }
 
 // Config configures a Mailer.

@@ -121,7 +121,7 @@ func TestMailer(t *testing.T) {
 			}
 			return "", nil
 		},
-		Logger: slog.New(slog.NewTextHandler(io.Discard, nil))}, email.ServiceOf(svc), box)
+		Logger: slog.New(slog.NewTextHandler(io.Discard, nil))}, serviceOf(svc), box)
 
 	q, _, err := svc.Questions.Create(ctx, "run-1", hitl.NewQuestion{Question: "Deploy v2 to prod?", ResponseType: hitl.BooleanResponse,
 		Assignees: []string{"U0ALICE", "U0BOB", "U0NOADDR"}})
@@ -177,7 +177,7 @@ func TestMailerSettledMeanwhile(t *testing.T) {
 	svc := service.NewService(memstore.New(), service.ServiceConfig{Notifier: notify.New(), Clock: clock,
 		Reminders: hitl.Reminders{hitl.Approval: {EscalateAfter: policy.Duration(5 * time.Minute), EscalateTo: []string{"U0LEAD"}}}})
 	m := email.New(email.Config{Send: send, Clock: clock, Addresses: map[string]string{"U0LEAD": "lead@example.com"},
-		Logger: slog.New(slog.NewTextHandler(io.Discard, nil))}, email.ServiceOf(svc), memstore.NewMailOutbox())
+		Logger: slog.New(slog.NewTextHandler(io.Discard, nil))}, serviceOf(svc), memstore.NewMailOutbox())
 	q, _, err := svc.Questions.Create(ctx, "run-1", hitl.NewQuestion{Question: "Delete the bucket?", Type: hitl.Approval})
 	require.NoError(t, err)
 	clock.Add(5 * time.Minute)
@@ -192,4 +192,10 @@ func TestMailerSettledMeanwhile(t *testing.T) {
 	assert.Equal(t, 0, sent, "a question settled before its mail went is mailed nothing")
 	assert.Empty(t, fake.got())
 	assert.True(t, strings.HasPrefix(email.Link("https://x.example/", "q_1"), "https://x.example/q/q_1"))
+}
+
+// serviceOf is the mailer's part of svc, as the wiring fills it
+// (cmd/hitl/adapters.go).
+func serviceOf(svc *service.Service) email.Service {
+	return email.Service{Log: svc.Log, Questions: svc.Questions, Runs: svc.Runs}
 }

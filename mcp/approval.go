@@ -7,10 +7,9 @@ import (
 	"strings"
 
 	"github.com/hitlbot/hitl"
-	"github.com/hitlbot/hitl/agent"
+	"github.com/hitlbot/hitl/client"
 	"github.com/hitlbot/hitl/fault"
 	"github.com/hitlbot/hitl/policy"
-	"github.com/hitlbot/hitl/service"
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
@@ -19,7 +18,7 @@ func (s *Server) requestApproval(ctx context.Context, req *sdk.CallToolRequest, 
 		Risk: policy.Risk(in.Risk), Resource: in.Resource}
 	wctx, cancel, tick := s.waiting(ctx, req, "waiting for a person to approve: "+cut(in.Operation, 80))
 	defer cancel()
-	v, err := s.opts.Client.Gate(wctx, service.ApprovalRequest{Operation: op, RunID: s.opts.Run, IdempotencyKey: s.key(req)}, tick)
+	v, err := s.opts.Client.Gate(wctx, hitl.ApprovalRequest{Operation: op, RunID: s.opts.Run, IdempotencyKey: s.key(req)}, tick)
 	switch {
 	case err != nil && GaveUp(wctx) && ctx.Err() == nil:
 		r := ApprovalReply{Decision: string(hitl.OutcomePending), Rule: v.Rule, QuestionID: v.QuestionID}
@@ -51,7 +50,7 @@ func (s *Server) requestApproval(ctx context.Context, req *sdk.CallToolRequest, 
 }
 
 // decision names a verdict for request_approval.
-func decision(v agent.GateResult) string {
+func decision(v client.GateResult) string {
 	switch {
 	case v.Allowed:
 		return string(hitl.OutcomeApproved)
@@ -109,13 +108,13 @@ func (s *Server) permissionPrompt(ctx context.Context, req *sdk.CallToolRequest,
 		updated, ids, err = AskUserQuestions(wctx, s.opts.Client, s.opts.Run, key, call.Input, 0, tick)
 		p = permission{Behavior: "allow", UpdatedInput: updated}
 	} else {
-		var v agent.GateResult
+		var v client.GateResult
 		// Claude Code was about to ask its person: only a rule a person
 		// wrote or taught allows, never the default policy.
 		// The diff of a file change is computed here, beside the file.
 		op := AgentSide(call.OperationAt("Claude Code asks to use "+call.Tool, s.cwd(), ReadLocal), s.opts.Home, s.cwd())
 		op.Prompted = true
-		v, err = s.opts.Client.Gate(wctx, service.ApprovalRequest{RunID: s.opts.Run, IdempotencyKey: key, Operation: op}, tick)
+		v, err = s.opts.Client.Gate(wctx, hitl.ApprovalRequest{RunID: s.opts.Run, IdempotencyKey: key, Operation: op}, tick)
 		ids = []string{v.QuestionID}
 		p = permissionFor(call, v)
 	}
@@ -135,7 +134,7 @@ func (s *Server) permissionPrompt(ctx context.Context, req *sdk.CallToolRequest,
 }
 
 // permissionFor turns a verdict on call into the permission result.
-func permissionFor(call ToolCall, v agent.GateResult) permission {
+func permissionFor(call ToolCall, v client.GateResult) permission {
 	if !v.Allowed {
 		switch v.Outcome {
 		case hitl.OutcomeTimedOut, hitl.OutcomeDefaulted:

@@ -6,7 +6,7 @@ import (
 	"time"
 
 	"github.com/hitlbot/hitl"
-	"github.com/hitlbot/hitl/agent"
+	"github.com/hitlbot/hitl/client"
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
@@ -38,7 +38,7 @@ func (in askInput) newQuestion(agent, key string) hitl.NewQuestion {
 }
 
 func (s *Server) askHuman(ctx context.Context, req *sdk.CallToolRequest, in askInput) (*sdk.CallToolResult, Reply, error) {
-	actx, cancel := agent.Asking(ctx)
+	actx, cancel := client.Asking(ctx)
 	q, _, err := s.opts.Client.Create(actx, s.opts.Run, in.newQuestion(agentName(req), s.key(req)))
 	cancel()
 	if err != nil {

@@ -8,7 +8,7 @@ import (
 	"time"
 
 	"github.com/hitlbot/hitl"
-	"github.com/hitlbot/hitl/agent"
+	"github.com/hitlbot/hitl/client"
 	"github.com/hitlbot/hitl/fault"
 )
 
@@ -35,7 +35,7 @@ type AskedQuestions []string
 // retried call finds them). When ctx ends first it returns the ids asked
 // so far, for the caller to leave pending or release. timeout is how long
 // each question stays open (0: the type's default): the hook's wait.
-func AskUserQuestions(ctx context.Context, c *agent.Client, run, key string, input map[string]any, timeout time.Duration, t agent.Progress) (map[string]any, AskedQuestions, error) {
+func AskUserQuestions(ctx context.Context, c *client.Client, run, key string, input map[string]any, timeout time.Duration, t client.Progress) (map[string]any, AskedQuestions, error) {
 	var in struct {
 		Questions []userQuestion `json:"questions"`
 	}
@@ -57,7 +57,7 @@ func AskUserQuestions(ctx context.Context, c *agent.Client, run, key string, inp
 			m := timeout.Minutes()
 			n.TimeoutMinutes = &m
 		}
-		actx, cancel := agent.Asking(ctx)
+		actx, cancel := client.Asking(ctx)
 		q, _, err := c.Create(actx, run, n)
 		cancel()
 		if err != nil {

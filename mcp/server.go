@@ -2,7 +2,7 @@
 // agent's MCP client asks people questions (ask_human, get_answer),
 // requests approvals decided by the policy (request_approval), and serves
 // Claude Code's --permission-prompt-tool (permission_prompt), all through
-// a running hitl service (agent.Client). It also holds what hitl knows of
+// a running hitl service (client.Client). It also holds what hitl knows of
 // Claude Code's tools, which its hooks share (ToolCall, AskUserQuestions).
 //
 // Long waits survive client timeouts: while blocked, a tool sends progress
@@ -21,8 +21,8 @@ import (
 	"os"
 	"time"
 
-	"github.com/hitlbot/hitl/agent"
-	"github.com/hitlbot/hitl/service"
+	"github.com/hitlbot/hitl"
+	"github.com/hitlbot/hitl/client"
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
@@ -34,7 +34,7 @@ const (
 
 // Options configure the server.
 type Options struct {
-	Client *agent.Client
+	Client *client.Client
 	// Run is the run (job) questions and approvals belong to.
 	Run     string
 	Version string
@@ -77,7 +77,7 @@ func New(o Options) *Server {
 		o.MaxWait = DefaultMaxWait
 	}
 	if o.Instruction == "" {
-		o.Instruction = service.UnsetInstruction
+		o.Instruction = hitl.UnsetInstruction
 	}
 	if o.Logger == nil {
 		o.Logger = slog.New(slog.DiscardHandler)
@@ -85,7 +85,7 @@ func New(o Options) *Server {
 	if o.Client != nil {
 		// Rate limited: wait as the service says and try again, within
 		// the call's own wait (MaxWait, or the client cancelling it).
-		o.Client = o.Client.With(agent.WithRateLimitWait(o.After))
+		o.Client = o.Client.With(client.WithRateLimitWait(o.After))
 	}
 	s := &Server{opts: o}
 	s.srv = sdk.NewServer(&sdk.Implementation{Name: "hitl", Title: "hitl: a human in the loop", Version: o.Version},
@@ -127,14 +127,14 @@ func (s *Server) keyOf(tool string, args any) string {
 // waiting returns the context a call blocks in (it gives up after
 // MaxWait with ErrStillPending) and the ticker that sends the client
 // progress while it does, if the client asked for progress.
-func (s *Server) waiting(ctx context.Context, req *sdk.CallToolRequest, what string) (context.Context, context.CancelFunc, agent.Progress) {
+func (s *Server) waiting(ctx context.Context, req *sdk.CallToolRequest, what string) (context.Context, context.CancelFunc, client.Progress) {
 	wctx, cancel := context.WithTimeoutCause(ctx, s.opts.MaxWait, ErrStillPending)
 	token := req.Params.GetProgressToken()
 	if token == nil {
-		return wctx, cancel, agent.Progress{}
+		return wctx, cancel, client.Progress{}
 	}
 	start, n := time.Now(), 0
-	return wctx, cancel, agent.Progress{Every: s.opts.ProgressEvery, Tick: func() {
+	return wctx, cancel, client.Progress{Every: s.opts.ProgressEvery, Tick: func() {
 		n++
 		msg := fmt.Sprintf("%s (waiting %s)", what, time.Since(start).Round(time.Second))
 		if err := req.Session.NotifyProgress(ctx, &sdk.ProgressNotificationParams{ProgressToken: token, Progress: float64(n), Message: msg}); err != nil {

@@ -5,7 +5,7 @@ import (
 	"errors"
 	"time"
 
-	"github.com/hitlbot/hitl/agent"
+	"github.com/hitlbot/hitl/client"
 	"github.com/hitlbot/hitl/fault"
 )
 
@@ -38,7 +38,7 @@ func GiveUpAt(ctx context.Context, at <-chan time.Time) (context.Context, contex
 // cancelled with reason (so its Slack message says why) and its outcome
 // taken, so that its idempotency key asks anew next time. Errors are
 // returned for the caller to report; the question may already be settled.
-func Release(ctx context.Context, c *agent.Client, id, reason string) error {
+func Release(ctx context.Context, c *client.Client, id, reason string) error {
 	ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 10*time.Second)
 	defer cancel()
 	_, err := c.Cancel(ctx, id, reason)

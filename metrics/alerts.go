@@ -1,15 +1,22 @@
 package metrics
 
 import (
-	"github.com/hitlbot/hitl/service"
+	"github.com/hitlbot/hitl"
 	"github.com/prometheus/client_golang/prometheus"
 )
+
+// Alerts is what the metrics read of the alerts at each scrape
+// (service.Alerts): the active ones and the names of all.
+type Alerts interface {
+	Active() []hitl.Alert
+	Names() []string
+}
 
 var alertDesc = prometheus.NewDesc("hitl_alert_active",
 	"1 while an alert is active (timeout_rate:TYPE, unanswered_blocking, creation_errors, webhook_failures), else 0.", []string{"alert"}, nil)
 
 // alertCollector exports the alerts' state at each scrape, from memory.
-type alertCollector struct{ alerts *service.Alerts }
+type alertCollector struct{ alerts Alerts }
 
 func (c alertCollector) Describe(ch chan<- *prometheus.Desc) { ch <- alertDesc }
 

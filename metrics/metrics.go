@@ -17,7 +17,6 @@ import (
 	"github.com/hitlbot/hitl"
 	"github.com/hitlbot/hitl/auth"
 	"github.com/hitlbot/hitl/notify"
-	"github.com/hitlbot/hitl/service"
 	"github.com/prometheus/client_golang/prometheus"
 	"github.com/prometheus/client_golang/prometheus/collectors"
 	"github.com/prometheus/client_golang/prometheus/promhttp"
@@ -35,16 +34,11 @@ type Source struct {
 	}
 }
 
-// SourceOf is the metrics' part of svc.
-func SourceOf(svc *service.Service) Source {
-	return Source{Log: svc.Log, Questions: svc.Questions, Pending: svc.Observation}
-}
-
 // Config configures Metrics. Source is required; nil funcs export 0.
 type Config struct {
 	Source Source
 	// Alerts are exported as hitl_alert_active (nil: none configured).
-	Alerts *service.Alerts
+	Alerts Alerts
 	// OutboxDepth and EventStreams are read at each scrape (NaN: could
 	// not be read).
 	OutboxDepth  func() float64

@@ -44,7 +44,7 @@ func newWorld(t testing.TB, st *memstore.Store) *world {
 	w.svc = service.NewService(st, service.ServiceConfig{Notifier: notify.New(), Clock: w.clock})
 	alerts, err := w.svc.Observation.NewAlerts(context.Background(), observe.AlertConfig{})
 	require.NoError(t, err)
-	w.m = metrics.New(metrics.Config{Source: metrics.SourceOf(w.svc), Alerts: alerts,
+	w.m = metrics.New(metrics.Config{Source: sourceOf(w.svc), Alerts: alerts,
 		OutboxDepth: func() float64 { return 7 }, EventStreams: func() float64 { return float64(w.streams) }})
 	require.NoError(t, w.m.Init(context.Background()))
 	return w
@@ -212,7 +212,7 @@ func TestAlertActiveIsExported(t *testing.T) {
 	w := newWorld(t, st)
 	alerts, err := w.svc.Observation.NewAlerts(context.Background(), observe.AlertConfig{UnansweredBlocking: time.Minute})
 	require.NoError(t, err)
-	m := metrics.New(metrics.Config{Source: metrics.SourceOf(w.svc), Alerts: alerts})
+	m := metrics.New(metrics.Config{Source: sourceOf(w.svc), Alerts: alerts})
 	require.NoError(t, m.Init(context.Background()))
 	w.ask(t, hitl.Blocking)
 	w.clock.Add(2 * time.Minute)
@@ -238,4 +238,10 @@ func TestFollowWakesOnChanges(t *testing.T) {
 		fams, err := p.TextToMetricFamilies(rec.Body)
 		return err == nil && value(t, fams, "hitl_questions_created_total", "type", "error_recovery") == 1
 	}, 5*time.Second, 5*time.Millisecond, "the follower counts the question without Sync")
+}
+
+// sourceOf is the metrics' part of svc, as the wiring fills it
+// (cmd/hitl/adapters.go).
+func sourceOf(svc *service.Service) metrics.Source {
+	return metrics.Source{Log: svc.Log, Questions: svc.Questions, Pending: svc.Observation}
 }

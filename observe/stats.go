@@ -1,6 +1,7 @@
 package observe
 
 import (
+	"context"
 	"strconv"
 	"strings"
 	"time"
@@ -71,4 +72,13 @@ func ParseSince(s string) (time.Duration, error) {
 		return 0, bad
 	}
 	return d, nil
+}
+
+// StatsService serves stats. service.Observation implements it; client.Client
+// implements it over HTTP.
+//
+// Errors: EINVALID for a bad window or run id, EFORBIDDEN when the
+// principal may not read stats.
+type StatsService interface {
+	Stats(ctx context.Context, q StatsQuery) (*Stats, error)
 }

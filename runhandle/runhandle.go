@@ -40,7 +40,7 @@ func handleFloor(id string) int {
 }
 
 // Prefixer reads runs by the beginning of their id (Store, Service,
-// agent.Client).
+// client.Client).
 type Prefixer interface {
 	RunsByPrefix(ctx context.Context, prefix string, limit int) ([]*hitl.Run, error)
 }
@@ -61,7 +61,7 @@ func Of(ctx context.Context, f Prefixer, id string) (string, error) {
 	return id, nil // a run whose id is a prefix of others' is named whole
 }
 
-// Finder reads runs: what Match needs (service.Runs, agent.Client).
+// Finder reads runs: what Match needs (service.Runs, client.Client).
 type Finder interface {
 	Prefixer
 	RunRecord(ctx context.Context, id string) (*hitl.Run, error)

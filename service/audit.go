@@ -182,11 +182,4 @@ func (s *Audit) WebhookFailed(ctx context.Context, d webhook.Delivery) error {
 		EventSeq: d.Event, RunID: d.RunID, QuestionID: d.QuestionID, Target: target, Reason: d.LastError, Count: d.Attempts})
 }
 
-// AuditService is the audit trail as the API serves it (GET /api/audit,
-// GET /api/audit/verify): admins only.
-type AuditService interface {
-	Records(ctx context.Context, f hitl.AuditFilter) ([]*hitl.AuditRecord, error)
-	Verify(ctx context.Context) (hitl.AuditVerdict, error)
-}
-
-var _ AuditService = (*Audit)(nil)
+var _ hitl.AuditService = (*Audit)(nil)

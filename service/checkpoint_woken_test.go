@@ -4,9 +4,9 @@ import (
 	"context"
 	"testing"
 
+	"github.com/hitlbot/hitl"
 	"github.com/hitlbot/hitl/auth"
 	"github.com/hitlbot/hitl/fault"
-	"github.com/hitlbot/hitl/service"
 	"github.com/hitlbot/hitl/steer"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -23,7 +23,7 @@ func (e *controlEnv) held(t *testing.T, iter int) steer.StateEvent {
 	return ev
 }
 
-func (e *controlEnv) woken(t *testing.T, ev steer.StateEvent) service.Checkpoint {
+func (e *controlEnv) woken(t *testing.T, ev steer.StateEvent) hitl.Checkpoint {
 	t.Helper()
 	cp, err := e.svc.Runs.Woken(auth.WithPrincipal(context.Background(), loopAgent), ev, e.run(t, "loop-1"))
 	require.NoError(t, err)
@@ -82,14 +82,14 @@ func TestWokenCheckpoint(t *testing.T) {
 		name    string
 		cmd     steer.Command
 		payload steer.ControlPayload
-		check   func(t *testing.T, cp service.Checkpoint)
+		check   func(t *testing.T, cp hitl.Checkpoint)
 	}{
 		{"a redirect given during the pause is handed over once, by one commit", steer.CommandRedirect,
-			steer.ControlPayload{Instruction: "Use the v2 API"}, func(t *testing.T, cp service.Checkpoint) {
+			steer.ControlPayload{Instruction: "Use the v2 API"}, func(t *testing.T, cp hitl.Checkpoint) {
 				assert.Equal(t, "Use the v2 API", cp.Instruction)
 			}},
 		{"an escalation during the pause is handed over once, by one commit", steer.CommandEscalate,
-			steer.ControlPayload{Model: "opus"}, func(t *testing.T, cp service.Checkpoint) {
+			steer.ControlPayload{Model: "opus"}, func(t *testing.T, cp hitl.Checkpoint) {
 				assert.Equal(t, "opus", cp.NewModel)
 			}},
 	} {

@@ -103,7 +103,7 @@ func (s *Runs) Control(ctx context.Context, req steer.ControlMessage) ([]steer.C
 		return []steer.ControlMessage{req.Reply(steer.MessageResult, now, steer.Failure(steer.CodeBadRequest, fault.Message(err)))}, nil
 	}
 	p := auth.PrincipalFrom(ctx)
-	if err := s.guard.Throttle(ctx, LimitControl); err != nil {
+	if err := s.guard.Throttle(ctx, hitl.LimitControl); err != nil {
 		return nil, err // before anything is stored: no ACK
 	}
 	s.startedOnce.Do(func() { s.started = now })
@@ -301,56 +301,38 @@ func (s *Questions) cancelRun(ctx context.Context, runID, reason string) {
 // runKey is the notifier key of a run's changes.
 func runKey(id string) string { return "run\x00" + id }
 
-// Checkpoint is what an agent learns at an iteration boundary.
-type Checkpoint struct {
-	RunID  string          `json:"runId"`
-	Status steer.RunStatus `json:"status"`
-	// Model is the model to use now; NewModel is set once, at the first
-	// checkpoint after an escalation.
-	Model    string `json:"model,omitempty"`
-	NewModel string `json:"newModel,omitempty"`
-	// Instruction is a redirect, handed over once.
-	Instruction string `json:"instruction,omitempty"`
-	Reason      string `json:"reason,omitempty"`
-	// Threshold is the run's interaction threshold, when one applies.
-	Threshold *int `json:"interactionThreshold,omitempty"`
-	// Version is the run record's version after the checkpoint: WaitRun
-	// past it to learn of the next change.
-	Version uint64 `json:"version"`
-}
-
 // Publish records a loop:current message from the agent that runs the
 // run: STATE updates what the run reports (registering the run on first
 // use), DONE and ABORT end it and cancel its pending questions. Only the
 // run's owner (or an admin) may publish for it (Access.AuthorizeRun). It returns the run's control state as a checkpoint,
 // without handing anything over.
-func (s *Runs) Publish(ctx context.Context, e steer.StateEvent) (Checkpoint, error) {
+func (s *Runs) Publish(ctx context.Context, e steer.StateEvent) (hitl.Checkpoint, error) {
 	return s.checkpoint(ctx, e, false)
 }
 
 // Checkpoint publishes the agent's STATE at an iteration boundary and
 // returns what it must do: go on (taking a new model or instruction, once),
 // wait (paused: call again, or WaitRun), or stop (cancelled).
-func (s *Runs) Checkpoint(ctx context.Context, e steer.StateEvent) (Checkpoint, error) {
+func (s *Runs) Checkpoint(ctx context.Context, e steer.StateEvent) (hitl.Checkpoint, error) {
 	e.Event = steer.StateRunning
 	return s.checkpoint(ctx, e, true)
 }
 
-func (s *Runs) checkpoint(ctx context.Context, e steer.StateEvent, handover bool) (Checkpoint, error) {
+func (s *Runs) checkpoint(ctx context.Context, e steer.StateEvent, handover bool) (hitl.Checkpoint, error) {
 	if e.Schema == 0 {
 		e.Schema = steer.StateSchema
 	}
 	if err := e.Validate(); err != nil {
-		return Checkpoint{}, err
+		return hitl.Checkpoint{}, err
 	}
 	p := auth.PrincipalFrom(ctx)
 	if err := s.access.Authorize(p, auth.ActionAsk, nil); err != nil {
-		return Checkpoint{}, s.guard.refused(ctx, p, auth.ActionReport, &hitl.Question{RunID: e.RunID}, err)
+		return hitl.Checkpoint{}, s.guard.refused(ctx, p, auth.ActionReport, &hitl.Question{RunID: e.RunID}, err)
 	}
-	if err := s.guard.Throttle(ctx, LimitRuns); err != nil {
-		return Checkpoint{}, err
+	if err := s.guard.Throttle(ctx, hitl.LimitRuns); err != nil {
+		return hitl.Checkpoint{}, err
 	}
-	var cp Checkpoint
+	var cp hitl.Checkpoint
 	var ended bool
 	var refusal error
 	run, err := s.store.UpdateRun(ctx, e.RunID, s.hookRun(func(run *hitl.Run) (hitl.RunUpdate, error) {
@@ -395,9 +377,9 @@ func (s *Runs) checkpoint(ctx context.Context, e steer.StateEvent, handover bool
 	}))
 	if err != nil {
 		if refusal != nil && err == refusal {
-			return Checkpoint{}, s.guard.refused(ctx, p, auth.ActionReport, &hitl.Question{RunID: e.RunID}, err)
+			return hitl.Checkpoint{}, s.guard.refused(ctx, p, auth.ActionReport, &hitl.Question{RunID: e.RunID}, err)
 		}
-		return Checkpoint{}, err
+		return hitl.Checkpoint{}, err
 	}
 	s.notifier.Publish(runKey(e.RunID))
 	if ended {
@@ -419,20 +401,20 @@ func (s *Runs) checkpoint(ctx context.Context, e steer.StateEvent, handover bool
 // a new model or an instruction is handed over once, in the commit that
 // takes it off the run. The principal in ctx is held to the rules of
 // Checkpoint either way.
-func (s *Runs) Woken(ctx context.Context, e steer.StateEvent, run *hitl.Run) (Checkpoint, error) {
+func (s *Runs) Woken(ctx context.Context, e steer.StateEvent, run *hitl.Run) (hitl.Checkpoint, error) {
 	e.Event = steer.StateRunning
 	if e.Schema == 0 {
 		e.Schema = steer.StateSchema
 	}
 	if err := e.Validate(); err != nil {
-		return Checkpoint{}, err
+		return hitl.Checkpoint{}, err
 	}
 	if run == nil || !run.RecordsNothing(&e) {
 		return s.Checkpoint(ctx, e)
 	}
 	p := auth.PrincipalFrom(ctx)
 	if err := s.access.AuthorizeRun(p, auth.ActionReport, e.RunID, run); err != nil { // the ask scope, then ownership
-		return Checkpoint{}, s.guard.refused(ctx, p, auth.ActionReport, &hitl.Question{RunID: e.RunID}, err)
+		return hitl.Checkpoint{}, s.guard.refused(ctx, p, auth.ActionReport, &hitl.Question{RunID: e.RunID}, err)
 	}
 	cp := checkpointOf(run, true)
 	cp.Threshold, cp.Version = s.thresholdOf(run), run.Version
@@ -441,9 +423,9 @@ func (s *Runs) Woken(ctx context.Context, e steer.StateEvent, run *hitl.Run) (Ch
 
 // checkpointOf is run's control state as the agent sees it; with handover
 // it includes what waits to be handed over.
-func checkpointOf(r *hitl.Run, handover bool) Checkpoint {
+func checkpointOf(r *hitl.Run, handover bool) hitl.Checkpoint {
 	c := r.Control
-	cp := Checkpoint{RunID: r.ID, Status: c.Status, Model: c.Model, Reason: c.Reason}
+	cp := hitl.Checkpoint{RunID: r.ID, Status: c.Status, Model: c.Model, Reason: c.Reason}
 	if handover && c.Status == steer.RunRunning {
 		cp.NewModel, cp.Instruction = c.NewModel, c.Instruction
 	}
@@ -477,7 +459,7 @@ func (s *Runs) WaitRun(ctx context.Context, id string, after uint64) (*hitl.Run,
 // caller checks in again while the run is still paused. ctx is the
 // request's and wait a child of it (the principal travels in both): the
 // last read is not cut off by the end of the wait.
-func (s *Runs) HoldWhilePaused(ctx, wait context.Context, e steer.StateEvent, cp Checkpoint) (Checkpoint, error) {
+func (s *Runs) HoldWhilePaused(ctx, wait context.Context, e steer.StateEvent, cp hitl.Checkpoint) (hitl.Checkpoint, error) {
 	for cp.Status == steer.RunPaused && wait.Err() == nil {
 		run, err := s.WaitRun(wait, e.RunID, cp.Version)
 		if err != nil && !errors.Is(err, context.DeadlineExceeded) && !errors.Is(err, context.Canceled) {
@@ -526,29 +508,4 @@ func (s *Runs) RunsByPrefix(ctx context.Context, prefix string, limit int) ([]*h
 	return s.store.RunsByPrefix(ctx, prefix, max(1, min(limit, hitl.MaxPageSize)))
 }
 
-// RunService is steering as the edges see it (docs/protocol.md#steering): the control topic,
-// the agent's loop:current reports and checkpoints, run listing and the
-// interaction threshold. *Runs implements it; agent.Client implements
-// it over HTTP.
-type RunService interface {
-	// RunState is the view of a run in docs/protocol.md#run-state-and-the-interaction-threshold: status, pending question and
-	// recent history.
-	RunState(ctx context.Context, runID string) (*hitl.RunState, error)
-	// RunRecord returns a run's record: counts, the question it waits on,
-	// its control state. It costs one read, however many questions it holds.
-	RunRecord(ctx context.Context, id string) (*hitl.Run, error)
-	Control(ctx context.Context, req steer.ControlMessage) ([]steer.ControlMessage, error)
-	Publish(ctx context.Context, e steer.StateEvent) (Checkpoint, error)
-	Checkpoint(ctx context.Context, e steer.StateEvent) (Checkpoint, error)
-	// Woken answers a checkpoint held while its run was paused, once the
-	// run WaitRun returned woke it (Service.Woken).
-	Woken(ctx context.Context, e steer.StateEvent, run *hitl.Run) (Checkpoint, error)
-	// Hook records a coding-agent session's hook call (Service.Hook).
-	Hook(ctx context.Context, h steer.SessionHook) (steer.HookStep, error)
-	WaitRun(ctx context.Context, id string, after uint64) (*hitl.Run, error)
-	SetThreshold(ctx context.Context, id string, n *int) (*hitl.Run, error)
-	Runs(ctx context.Context, active bool, limit int, cursor string) (hitl.RunPage, error)
-	RunsByPrefix(ctx context.Context, prefix string, limit int) ([]*hitl.Run, error)
-}
-
-var _ RunService = (*Runs)(nil)
+var _ hitl.RunService = (*Runs)(nil)

@@ -38,7 +38,7 @@ func newControlEnv(t *testing.T) *controlEnv {
 }
 
 // state has the loop report iteration iter of 10 with model.
-func (e *controlEnv) state(t *testing.T, run string, iter int, model string) service.Checkpoint {
+func (e *controlEnv) state(t *testing.T, run string, iter int, model string) hitl.Checkpoint {
 	t.Helper()
 	cp, err := e.svc.Runs.Checkpoint(auth.WithPrincipal(context.Background(), loopAgent), steer.StateEvent{RunID: run,
 		Stack: []steer.StackEntry{{ID: run, Mode: "issue", Iter: iter, Max: 10, Model: model}}})
@@ -325,8 +325,8 @@ func TestInteractionThreshold(t *testing.T) {
 	assert.ErrorContains(t, err, "interactionThreshold must be a whole number from 0 to 5")
 	_, err = svc.Runs.SetThreshold(auth.WithPrincipal(context.Background(), other), "run-1", &three)
 	assert.Equal(t, fault.EFORBIDDEN, fault.Code(err), "another agent cannot loosen a run it did not start")
-	assert.Contains(t, service.ThresholdInstruction(0), "Do not ask")
-	assert.Contains(t, service.ThresholdInstruction(5), "ask a person and wait")
+	assert.Contains(t, hitl.ThresholdInstruction(0), "Do not ask")
+	assert.Contains(t, hitl.ThresholdInstruction(5), "ask a person and wait")
 }
 
 func TestMatchRun(t *testing.T) {

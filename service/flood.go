@@ -11,37 +11,7 @@ import (
 	"github.com/hitlbot/hitl/fault"
 )
 
-// Limit names a per-principal rate limit beside question creation's
-// (Limiter): each is a Limiter charged with the principal and no run.
-type Limit string
-
-const (
-	// LimitControl bounds loop:control REQUESTs.
-	LimitControl Limit = "control"
-	// LimitRuns bounds loop:current reports (STATE, ABORT, DONE,
-	// checkpoints) and the start of new runs.
-	LimitRuns Limit = "runs"
-	// LimitPolicy bounds policy calls: approvals, reading and setting the
-	// policy, revoking learned rules.
-	LimitPolicy Limit = "policy"
-)
-
-// FloodGuard is what an edge asks before it holds or serves a request
-// that a flood could multiply. *Guard implements it. Refusals are
-// decided before anything is stored and audited without one record per
-// request.
-type FloodGuard interface {
-	// OpenStream takes one of the concurrent streams (an SSE stream, a
-	// long poll, a checkpoint held while paused) of the principal in ctx,
-	// and returns the func that gives it back. Past the bound it returns
-	// ETOOMANYSTREAMS with a RetryAfter.
-	OpenStream(ctx context.Context) (release func(), err error)
-	// Throttle charges one request to the principal's limit l, or returns
-	// ERATELIMITED with a RetryAfter.
-	Throttle(ctx context.Context, l Limit) error
-}
-
-var _ FloodGuard = (*Guard)(nil)
+var _ hitl.FloodGuard = (*Guard)(nil)
 
 // Guard bounds what one principal may cost: rate limits, concurrent
 // streams, and the aggregated audit of refusals.
@@ -53,7 +23,7 @@ type Guard struct {
 	// limits are the per-principal rate limits beside creation's;
 	// streams bounds each principal's concurrent streams; refusals
 	// aggregates the audit of refusals.
-	limits   map[Limit]hitl.Limiter
+	limits   map[hitl.Limit]hitl.Limiter
 	streams  streams
 	refusals refusals
 }
@@ -70,7 +40,7 @@ type GuardConfig struct {
 	Clock      hitl.Clock
 	Access     access.Access
 	Notifier   hitl.Notifier
-	Limits     map[Limit]hitl.Limiter
+	Limits     map[hitl.Limit]hitl.Limiter
 	MaxStreams int
 }
 
@@ -126,7 +96,7 @@ func (s *Guard) OpenStream(ctx context.Context) (func(), error) {
 }
 
 // Throttle implements FloodGuard.
-func (s *Guard) Throttle(ctx context.Context, l Limit) error {
+func (s *Guard) Throttle(ctx context.Context, l hitl.Limit) error {
 	lim := s.limits[l]
 	if lim == nil {
 		return nil

@@ -26,7 +26,7 @@ func floodService(t *testing.T) (*service.Service, *clocktest.Clock, *memstore.S
 	st := memstore.New()
 	lim := func() hitl.Limiter { return ratelimit.New(1, 0, clock.Now) }
 	svc := service.NewService(st, service.ServiceConfig{Notifier: notify.New(), Clock: clock, Limiter: ratelimit.New(1, 0, clock.Now), MaxStreams: 2,
-		Limits: map[service.Limit]hitl.Limiter{service.LimitControl: lim(), service.LimitRuns: lim(), service.LimitPolicy: lim()}})
+		Limits: map[hitl.Limit]hitl.Limiter{hitl.LimitControl: lim(), hitl.LimitRuns: lim(), hitl.LimitPolicy: lim()}})
 	return svc, clock, st
 }
 
@@ -60,7 +60,7 @@ func TestFloodsCostTheFlooder(t *testing.T) {
 			return err
 		},
 		"policy calls": func(svc *service.Service, i int) error {
-			return svc.Guard.Throttle(ctx, service.LimitPolicy)
+			return svc.Guard.Throttle(ctx, hitl.LimitPolicy)
 		},
 		"asking in another's run": func(svc *service.Service, i int) error {
 			_, _, err := svc.Questions.Create(auth.WithPrincipal(context.Background(), other), "owned", hitl.NewQuestion{Question: "Mine?"})
@@ -162,9 +162,9 @@ func itoa(i int) string {
 func TestFlushRefusals(t *testing.T) {
 	svc, clock, st := floodService(t)
 	ctx := auth.WithPrincipal(context.Background(), other)
-	require.NoError(t, svc.Guard.Throttle(ctx, service.LimitPolicy)) // the one a minute allowed
+	require.NoError(t, svc.Guard.Throttle(ctx, hitl.LimitPolicy)) // the one a minute allowed
 	for range 100 {
-		require.Error(t, svc.Guard.Throttle(ctx, service.LimitPolicy))
+		require.Error(t, svc.Guard.Throttle(ctx, hitl.LimitPolicy))
 	}
 	before := eventCount(t, st)
 	require.NoError(t, svc.Guard.FlushRefusals(context.Background()))

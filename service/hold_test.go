@@ -7,8 +7,8 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/hitlbot/hitl"
 	"github.com/hitlbot/hitl/auth"
-	"github.com/hitlbot/hitl/service"
 	"github.com/hitlbot/hitl/steer"
 )
 
@@ -17,7 +17,7 @@ import (
 // ends first it answers paused, and a running run is not held at all.
 func TestHoldWhilePaused(t *testing.T) {
 	agentCtx := auth.WithPrincipal(context.Background(), loopAgent)
-	held := func(t *testing.T, e *controlEnv, wait context.Context) (chan service.Checkpoint, steer.StateEvent) {
+	held := func(t *testing.T, e *controlEnv, wait context.Context) (chan hitl.Checkpoint, steer.StateEvent) {
 		t.Helper()
 		e.state(t, "loop-1", 1, "m")
 		e.send(t, controller, "req-pause", steer.CommandPause, "loop-1", steer.ControlPayload{})
@@ -25,7 +25,7 @@ func TestHoldWhilePaused(t *testing.T) {
 		cp, err := e.svc.Runs.Checkpoint(agentCtx, ev)
 		require.NoError(t, err)
 		require.Equal(t, steer.RunPaused, cp.Status)
-		out := make(chan service.Checkpoint, 1)
+		out := make(chan hitl.Checkpoint, 1)
 		go func() {
 			got, err := e.svc.Runs.HoldWhilePaused(agentCtx, wait, ev, cp)
 			assert.NoError(t, err)

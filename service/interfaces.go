@@ -4,30 +4,9 @@ import (
 	"context"
 	"time"
 
-	"github.com/hitlbot/hitl"
 	"github.com/hitlbot/hitl/fault"
 	"github.com/hitlbot/hitl/observe"
 )
-
-// StatsService serves stats. service.Observation implements it; agent.Client
-// implements it over HTTP.
-//
-// Errors: EINVALID for a bad window or run id, EFORBIDDEN when the
-// principal may not read stats.
-type StatsService interface {
-	Stats(ctx context.Context, q observe.StatsQuery) (*observe.Stats, error)
-}
-
-// ReassignService hands questions to other people. *Questions implements
-// it over the store; agent.Client over HTTP.
-type ReassignService interface {
-	// Reassign hands pending question id to to (Slack user and user-group
-	// ids), who replace its assignees, as the principal in ctx. Errors:
-	// EINVALID for bad ids, ENOTFOUND, ECONFLICT when it is settled,
-	// EFORBIDDEN when the principal may not answer it or a person in to
-	// may not (the message names the rule).
-	Reassign(ctx context.Context, id string, to []string) (*hitl.Question, error)
-}
 
 // StatsWindow computes the Stats of every run over the window from since
 // to now, from its rollups (observe.Windows): the window starts at the

@@ -56,7 +56,7 @@ func newPeopleService(t *testing.T, dir hitl.Directory) *service.Service {
 func approval(t *testing.T, svc *service.Service, op policy.OpType) *hitl.Question {
 	t.Helper()
 	out, err := svc.Policies.RequestOperation(auth.WithPrincipal(context.Background(), asker),
-		service.ApprovalRequest{Operation: policy.Operation{Type: op, Description: "do " + string(op), Resource: "prod/web"}})
+		hitl.ApprovalRequest{Operation: policy.Operation{Type: op, Description: "do " + string(op), Resource: "prod/web"}})
 	require.NoError(t, err)
 	require.Equal(t, policy.EffectAsk, out.Effect)
 	require.NotNil(t, out.Question)

@@ -209,7 +209,7 @@ func (s *Policies) Decide(ctx context.Context, op policy.Operation) (policy.Deci
 // CheckOperation decides req as RequestOperation would, creating nothing
 // (hitl policy check). An agent checks as itself; a principal that may
 // answer (or an admin) may name another agent in req.Agent.
-func (s *Policies) CheckOperation(ctx context.Context, req ApprovalRequest) (policy.Decision, error) {
+func (s *Policies) CheckOperation(ctx context.Context, req hitl.ApprovalRequest) (policy.Decision, error) {
 	p := auth.PrincipalFrom(ctx)
 	agent := agentOf(p)
 	if req.Agent != "" && req.Agent != p.ID && req.Agent != agent {
@@ -228,62 +228,32 @@ func (s *Policies) CheckOperation(ctx context.Context, req ApprovalRequest) (pol
 	return s.decider(ctx).Decide(op)
 }
 
-// ApprovalOutcome is what POST /api/approvals answers: the decision and,
-// when a person must decide, the question to wait on.
-type ApprovalOutcome struct {
-	policy.Decision
-	QuestionID string         `json:"questionId,omitempty"`
-	Question   *hitl.Question `json:"question,omitempty"`
-}
-
-// PolicyService is the approval policy (docs/protocol.md#approvals) as the edges see it.
-// *Policies implements it; agent.Client implements it over HTTP.
-type PolicyService interface {
-	Policy(ctx context.Context) (policy.Policy, error)
-	SetPolicy(ctx context.Context, rules []policy.Rule) (policy.Policy, error)
-	RequestOperation(ctx context.Context, req ApprovalRequest) (ApprovalOutcome, error)
-	CheckOperation(ctx context.Context, req ApprovalRequest) (policy.Decision, error)
-	LearnedRules(ctx context.Context, f hitl.LearnedRuleFilter) (hitl.LearnedRulePage, error)
-	RevokeRule(ctx context.Context, id string) (*policy.LearnedRule, error)
-}
-
-var _ PolicyService = (*Policies)(nil)
-
-// ApprovalRequest is an operation to approve, with how long to wait and
-// where to ask.
-type ApprovalRequest struct {
-	policy.Operation
-	RunID          string   `json:"runId,omitempty"`
-	TimeoutMinutes *float64 `json:"timeoutMinutes,omitempty"`
-	Channel        string   `json:"channel,omitempty"`
-	IdempotencyKey string   `json:"idempotencyKey,omitempty"`
-	CallbackURL    string   `json:"callbackUrl,omitempty"`
-}
+var _ hitl.PolicyService = (*Policies)(nil)
 
 // RequestOperation decides op by policy: allow and deny come back at once
 // (and are audited as policy_decision events); ask creates an approval
 // question for the rule's approvers and quorum, which the caller waits on.
-func (s *Policies) RequestOperation(ctx context.Context, req ApprovalRequest) (ApprovalOutcome, error) {
+func (s *Policies) RequestOperation(ctx context.Context, req hitl.ApprovalRequest) (hitl.ApprovalOutcome, error) {
 	p := auth.PrincipalFrom(ctx)
 	if err := s.access.Authorize(p, auth.ActionAsk, nil); err != nil {
-		return ApprovalOutcome{}, s.guard.refused(ctx, p, auth.ActionAsk, &hitl.Question{RunID: req.RunID}, err)
+		return hitl.ApprovalOutcome{}, s.guard.refused(ctx, p, auth.ActionAsk, &hitl.Question{RunID: req.RunID}, err)
 	}
 	if err := s.callbacks.Check(req.CallbackURL); err != nil {
-		return ApprovalOutcome{}, err
+		return hitl.ApprovalOutcome{}, err
 	}
 	d, err := s.Decide(ctx, req.Operation)
 	if err != nil {
-		return ApprovalOutcome{}, err
+		return hitl.ApprovalOutcome{}, err
 	}
 	op := req.Operation
 	op.Agent = agentOf(p)
 	if d.Effect != policy.EffectAsk {
 		// The decision is its record: none is answered without it.
 		if err := s.store.AppendEvent(context.WithoutCancel(ctx), s.policyEvent(ctx, p.ID, string(d.Effect), d.Rule, &op)); err != nil {
-			return ApprovalOutcome{}, err
+			return hitl.ApprovalOutcome{}, err
 		}
 		s.notifier.Publish("")
-		return ApprovalOutcome{Decision: d}, nil
+		return hitl.ApprovalOutcome{Decision: d}, nil
 	}
 	run := req.RunID
 	if run == "" {
@@ -299,9 +269,9 @@ func (s *Policies) RequestOperation(ctx context.Context, req ApprovalRequest) (A
 		}
 	})
 	if err != nil {
-		return ApprovalOutcome{}, err
+		return hitl.ApprovalOutcome{}, err
 	}
-	return ApprovalOutcome{Decision: d, QuestionID: q.ID, Question: q}, nil
+	return hitl.ApprovalOutcome{Decision: d, QuestionID: q.ID, Question: q}, nil
 }
 
 // learnable decides, under the configured policy as it is now, whether a

@@ -104,7 +104,7 @@ func newPolicyService(t *testing.T, st *memstore.Store) *service.Service {
 func TestQuorum(t *testing.T) {
 	svc := newPolicyService(t, memstore.New())
 	agentCtx := auth.WithPrincipal(context.Background(), asker)
-	out, err := svc.Policies.RequestOperation(agentCtx, service.ApprovalRequest{Operation: policy.Operation{Type: "deploy", Description: "Deploy build 41", Resource: "prod/web"}})
+	out, err := svc.Policies.RequestOperation(agentCtx, hitl.ApprovalRequest{Operation: policy.Operation{Type: "deploy", Description: "Deploy build 41", Resource: "prod/web"}})
 	require.NoError(t, err)
 	require.Equal(t, policy.EffectAsk, out.Effect)
 	q := out.Question
@@ -137,7 +137,7 @@ func TestQuorum(t *testing.T) {
 		assert.Equal(t, hitl.OutcomeApproved, got.Outcome())
 	})
 	t.Run("a single deny denies", func(t *testing.T) {
-		out, err := svc.Policies.RequestOperation(agentCtx, service.ApprovalRequest{Operation: policy.Operation{Type: "deploy", Description: "Deploy build 42", Resource: "prod/api"}})
+		out, err := svc.Policies.RequestOperation(agentCtx, hitl.ApprovalRequest{Operation: policy.Operation{Type: "deploy", Description: "Deploy build 42", Resource: "prod/api"}})
 		require.NoError(t, err)
 		_, err = svc.Questions.Answer(by("U0A"), out.Question.ID, hitl.Response{Value: "approve"})
 		require.NoError(t, err)
@@ -150,12 +150,12 @@ func TestQuorum(t *testing.T) {
 func TestPolicyDecisionsAreAuditedAndTakenFromTheToken(t *testing.T) {
 	svc := newPolicyService(t, memstore.New())
 	ci := auth.WithPrincipal(context.Background(), auth.TokenPrincipal("ci", nil, ""))
-	out, err := svc.Policies.RequestOperation(ci, service.ApprovalRequest{Operation: policy.Operation{Type: policy.OpAPICall, Description: "List repos",
+	out, err := svc.Policies.RequestOperation(ci, hitl.ApprovalRequest{Operation: policy.Operation{Type: policy.OpAPICall, Description: "List repos",
 		Resource: "https://api.github.com/repos", Agent: "api:someone-else"}})
 	require.NoError(t, err)
 	assert.Equal(t, policy.EffectAllow, out.Effect, "the token is ci, whatever the body says")
 	assert.Equal(t, "ci-reads-api", out.Rule)
-	out, err = svc.Policies.RequestOperation(ci, service.ApprovalRequest{Operation: policy.Operation{Type: policy.OpFileDelete, Description: "Drop data", Resource: "/srv/prod/db"}})
+	out, err = svc.Policies.RequestOperation(ci, hitl.ApprovalRequest{Operation: policy.Operation{Type: policy.OpFileDelete, Description: "Drop data", Resource: "/srv/prod/db"}})
 	require.NoError(t, err)
 	assert.Equal(t, policy.EffectDeny, out.Effect)
 	assert.Nil(t, out.Question)
@@ -179,9 +179,9 @@ func TestLearnedRules(t *testing.T) {
 	svc := newPolicyService(t, memstore.New())
 	agentCtx := auth.WithPrincipal(context.Background(), asker)
 	person := auth.WithPrincipal(context.Background(), answerer)
-	ask := func(t *testing.T, cmd string) service.ApprovalOutcome {
+	ask := func(t *testing.T, cmd string) hitl.ApprovalOutcome {
 		t.Helper()
-		out, err := svc.Policies.RequestOperation(agentCtx, service.ApprovalRequest{Operation: policy.Operation{Type: policy.OpShell, Description: "Run " + cmd, Resource: cmd}})
+		out, err := svc.Policies.RequestOperation(agentCtx, hitl.ApprovalRequest{Operation: policy.Operation{Type: policy.OpShell, Description: "Run " + cmd, Resource: cmd}})
 		require.NoError(t, err)
 		return out
 	}
@@ -205,7 +205,7 @@ func TestLearnedRules(t *testing.T) {
 	assert.Equal(t, policy.EffectAsk, ask(t, "rm -rf /tmp/build-42").Effect, "another path is asked")
 	assert.Equal(t, policy.EffectAsk, ask(t, "rm -rf /").Effect, "and so is the root")
 	assert.Equal(t, policy.EffectAsk, ask(t, "rm -rf /tmp/build-41 && rm -rf ~").Effect, "a compound with it is asked")
-	other, err := svc.Policies.RequestOperation(auth.WithPrincipal(context.Background(), other), service.ApprovalRequest{Operation: policy.Operation{Type: policy.OpShell, Description: "x", Resource: "rm -rf /tmp/build-41"}})
+	other, err := svc.Policies.RequestOperation(auth.WithPrincipal(context.Background(), other), hitl.ApprovalRequest{Operation: policy.Operation{Type: policy.OpShell, Description: "x", Resource: "rm -rf /tmp/build-41"}})
 	require.NoError(t, err)
 	assert.Equal(t, policy.EffectAsk, other.Effect, "another agent is still asked")
 
@@ -217,9 +217,9 @@ func TestLearnedRules(t *testing.T) {
 	assert.Empty(t, theirs.Rules, "another agent does not see it")
 	_, err = svc.Policies.LearnedRules(auth.WithPrincipal(context.Background(), access.Access{Answerers: []string{"U0A"}}.SlackPrincipal("U0Z", nil)), hitl.LearnedRuleFilter{})
 	assert.Equal(t, fault.EFORBIDDEN, fault.Code(err), "a Slack user who may not answer sees no learned rule")
-	_, err = svc.Policies.CheckOperation(auth.WithPrincipal(context.Background(), auth.TokenPrincipal("another-agent", nil, "")), service.ApprovalRequest{Operation: policy.Operation{Type: policy.OpShell, Description: "x", Resource: "ls", Agent: "ci"}})
+	_, err = svc.Policies.CheckOperation(auth.WithPrincipal(context.Background(), auth.TokenPrincipal("another-agent", nil, "")), hitl.ApprovalRequest{Operation: policy.Operation{Type: policy.OpShell, Description: "x", Resource: "ls", Agent: "ci"}})
 	assert.Equal(t, fault.EFORBIDDEN, fault.Code(err), "an agent checks the policy only as itself")
-	checked, err := svc.Policies.CheckOperation(agentCtx, service.ApprovalRequest{Operation: policy.Operation{Type: policy.OpShell, Description: "x", Resource: "rm -rf /tmp/build-41"}})
+	checked, err := svc.Policies.CheckOperation(agentCtx, hitl.ApprovalRequest{Operation: policy.Operation{Type: policy.OpShell, Description: "x", Resource: "rm -rf /tmp/build-41"}})
 	require.NoError(t, err)
 	assert.Equal(t, policy.EffectAllow, checked.Effect, "hitl policy check decides as gate would, learned rules included")
 
@@ -232,7 +232,7 @@ func TestLearnedRules(t *testing.T) {
 	assert.Equal(t, fault.ENOTFOUND, fault.Code(err))
 
 	t.Run("a file rule is exactly the path shown", func(t *testing.T) {
-		out, err := svc.Policies.RequestOperation(agentCtx, service.ApprovalRequest{Operation: policy.Operation{Type: policy.OpFileDelete, Description: "delete", Resource: "/tmp/a*b"}})
+		out, err := svc.Policies.RequestOperation(agentCtx, hitl.ApprovalRequest{Operation: policy.Operation{Type: policy.OpFileDelete, Description: "delete", Resource: "/tmp/a*b"}})
 		require.NoError(t, err)
 		_, err = svc.Questions.Answer(person, out.Question.ID, hitl.Response{Value: "approve", Always: true})
 		require.NoError(t, err)
@@ -246,7 +246,7 @@ func TestLearnedRules(t *testing.T) {
 		st := memstore.New()
 		svc := service.NewService(st, service.ServiceConfig{Notifier: notify.New(), Clock: clock, ParseCommand: shell.Parse, LearnedTTL: time.Hour})
 		require.NoError(t, svc.Policies.LoadPolicy(context.Background(), rules))
-		out, err := svc.Policies.RequestOperation(agentCtx, service.ApprovalRequest{Operation: policy.Operation{Type: policy.OpShell, Description: "x", Resource: "make test"}})
+		out, err := svc.Policies.RequestOperation(agentCtx, hitl.ApprovalRequest{Operation: policy.Operation{Type: policy.OpShell, Description: "x", Resource: "make test"}})
 		require.NoError(t, err)
 		_, err = svc.Questions.Answer(person, out.Question.ID, hitl.Response{Value: "approve", Always: true})
 		require.NoError(t, err)
@@ -280,7 +280,7 @@ func TestAlwaysIsRefusedWhereItCouldNotApply(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			tc.op.Description = "do " + tc.name
-			out, err := svc.Policies.RequestOperation(agentCtx, service.ApprovalRequest{Operation: tc.op})
+			out, err := svc.Policies.RequestOperation(agentCtx, hitl.ApprovalRequest{Operation: tc.op})
 			require.NoError(t, err)
 			require.Equal(t, policy.EffectAsk, out.Effect)
 			assert.False(t, out.Question.Learnable, "not offered")
@@ -307,7 +307,7 @@ func TestAlwaysIsRefusedWhereItCouldNotApply(t *testing.T) {
 func TestOnlyWhoMayAnswerTeaches(t *testing.T) {
 	svc := newPolicyService(t, memstore.New())
 	agentCtx := auth.WithPrincipal(context.Background(), asker)
-	out, err := svc.Policies.RequestOperation(agentCtx, service.ApprovalRequest{Operation: policy.Operation{Type: policy.OpShell, Description: "x", Resource: "make test"}})
+	out, err := svc.Policies.RequestOperation(agentCtx, hitl.ApprovalRequest{Operation: policy.Operation{Type: policy.OpShell, Description: "x", Resource: "make test"}})
 	require.NoError(t, err)
 	require.True(t, out.Question.Learnable)
 	for name, p := range map[string]auth.Principal{
@@ -334,7 +334,7 @@ func TestConcurrentPolicyChangesAllSurvive(t *testing.T) {
 	const n = 40
 	ids := make([]string, n)
 	for i := range ids {
-		out, err := svc.Policies.RequestOperation(agentCtx, service.ApprovalRequest{Operation: policy.Operation{Type: policy.OpShell, Description: "x", Resource: fmt.Sprintf("make target-%d", i)}})
+		out, err := svc.Policies.RequestOperation(agentCtx, hitl.ApprovalRequest{Operation: policy.Operation{Type: policy.OpShell, Description: "x", Resource: fmt.Sprintf("make target-%d", i)}})
 		require.NoError(t, err)
 		ids[i] = out.Question.ID
 	}
@@ -381,7 +381,7 @@ func TestConcurrentPolicyChangesAllSurvive(t *testing.T) {
 func TestEditThenApprove(t *testing.T) {
 	svc := newPolicyService(t, memstore.New())
 	agentCtx := auth.WithPrincipal(context.Background(), asker)
-	out, err := svc.Policies.RequestOperation(agentCtx, service.ApprovalRequest{Operation: policy.Operation{Type: policy.OpShell, Description: "Clean up", Resource: "rm -rf /"}})
+	out, err := svc.Policies.RequestOperation(agentCtx, hitl.ApprovalRequest{Operation: policy.Operation{Type: policy.OpShell, Description: "Clean up", Resource: "rm -rf /"}})
 	require.NoError(t, err)
 	got, err := svc.Questions.Answer(auth.WithPrincipal(context.Background(), answerer), out.Question.ID, hitl.Response{Value: "approve", Edited: "rm -rf ./build"})
 	require.NoError(t, err)

@@ -120,4 +120,4 @@ func handTargets(to []string) ([]string, error) {
 	return out, nil
 }
 
-var _ ReassignService = (*Questions)(nil)
+var _ hitl.ReassignService = (*Questions)(nil)

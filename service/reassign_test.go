@@ -47,7 +47,7 @@ var hour = 60.0
 func askKind(t *testing.T, svc *service.Service, kind string) *hitl.Question {
 	t.Helper()
 	if kind == "deploy" {
-		out, err := svc.Policies.RequestOperation(auth.WithPrincipal(context.Background(), asker), service.ApprovalRequest{RunID: "run-1",
+		out, err := svc.Policies.RequestOperation(auth.WithPrincipal(context.Background(), asker), hitl.ApprovalRequest{RunID: "run-1",
 			TimeoutMinutes: &hour, Operation: policy.Operation{Type: "deploy", Description: "Deploy v2"}})
 		require.NoError(t, err)
 		return out.Question

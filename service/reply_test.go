@@ -10,7 +10,6 @@ import (
 	"github.com/hitlbot/hitl/fault"
 	"github.com/hitlbot/hitl/internal/memstore"
 	"github.com/hitlbot/hitl/policy"
-	"github.com/hitlbot/hitl/service"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )
@@ -52,7 +51,7 @@ func TestAReplyIsNeverAnApproval(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			svc := newPolicyService(t, memstore.New())
-			out, err := svc.Policies.RequestOperation(auth.WithPrincipal(context.Background(), asker), service.ApprovalRequest{Operation: tc.op})
+			out, err := svc.Policies.RequestOperation(auth.WithPrincipal(context.Background(), asker), hitl.ApprovalRequest{Operation: tc.op})
 			require.NoError(t, err)
 			require.Equal(t, policy.EffectAsk, out.Effect)
 			id := out.Question.ID

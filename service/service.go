@@ -14,43 +14,6 @@ import (
 	"github.com/hitlbot/hitl/webhook"
 )
 
-// QuestionService is the question lifecycle as the edges see it. *Questions
-// implements it over the store; agent.Client implements it over HTTP. The
-// acting principal travels in the context (WithPrincipal), and every
-// method applies Access's rules to it.
-//
-// Errors: EINVALID for bad input, ENOTFOUND for unknown ids, ECONFLICT when
-// a question is no longer pending (the *Error names who settled it and
-// when), EFORBIDDEN when the principal may not do this (the message names
-// the rule), ERATELIMITED when it asks too fast, EUNAVAILABLE when the
-// service cannot be reached.
-type QuestionService interface {
-	// Create asks a question for run runID and returns at once (the agent
-	// SDK's Ask also waits). With an idempotency key the run already uses
-	// for a question whose outcome was not received, it returns that
-	// question and created false; a different question under the same key
-	// is a conflict.
-	Create(ctx context.Context, runID string, n hitl.NewQuestion) (q *hitl.Question, created bool, err error)
-	// Question returns a question; a sensitive answer is redacted.
-	Question(ctx context.Context, id string) (*hitl.Question, error)
-	// Wait blocks until the question is settled or ctx is done, and returns
-	// it (redacted). On ctx's end it returns the pending question and ctx.Err().
-	Wait(ctx context.Context, id string) (*hitl.Question, error)
-	// Answer records the first valid answer.
-	Answer(ctx context.Context, id string, r hitl.Response) (*hitl.Question, error)
-	// Cancel cancels a pending question.
-	Cancel(ctx context.Context, id, reason string) (*hitl.Question, error)
-	// QuestionPage returns a page of the questions matching f, redacted:
-	// all of them for principals that answer, otherwise only their own.
-	// Follow NextCursor for the next page.
-	QuestionPage(ctx context.Context, f hitl.QuestionFilter) (hitl.QuestionPage, error)
-	// Receive is how the asker takes a settled question's outcome: a
-	// sensitive answer is handed over once and scrubbed, and the
-	// idempotency key is freed. A pending question is returned as it is.
-	Receive(ctx context.Context, id string) (*hitl.Question, error)
-	ReassignService // reassign.go
-}
-
 // Service is the application: one part per aggregate, each a small type
 // that holds only what it uses (its stores by aggregate, the clock, the
 // notifier, the rules) and calls the other parts through small interfaces.
@@ -109,7 +72,7 @@ type ServiceConfig struct {
 	Enforce string
 	// Limits are per-principal rate limits of control requests, run
 	// reports and policy calls (default: none).
-	Limits map[Limit]hitl.Limiter
+	Limits map[hitl.Limit]hitl.Limiter
 	// MaxStreams bounds each principal's concurrent streams and long
 	// polls (0: no bound; config's default is config.DefaultMaxStreams).
 	MaxStreams int
@@ -183,7 +146,7 @@ func (s *Service) SetDirectory(d hitl.Directory) { s.Questions.SetDirectory(d) }
 // bounded.
 type gate interface {
 	refused(ctx context.Context, p auth.Principal, act auth.Action, q *hitl.Question, err error) error
-	Throttle(ctx context.Context, l Limit) error
+	Throttle(ctx context.Context, l hitl.Limit) error
 }
 
 // Questions is the question lifecycle.
@@ -272,7 +235,7 @@ func NewQuestions(cfg QuestionsConfig) *Questions {
 		reminders: cfg.Reminders, callbacks: cfg.Callbacks, guard: cfg.Guard}
 }
 
-var _ QuestionService = (*Questions)(nil)
+var _ hitl.QuestionService = (*Questions)(nil)
 
 // rule returns the configured rule named name (nil for none, or no
 // policy).
@@ -351,7 +314,7 @@ func (s *Questions) create(ctx context.Context, runID string, n hitl.NewQuestion
 	}
 	if run == nil || run.Asker == "" {
 		// Starting a run is charged to p's LimitRuns.
-		if err := s.guard.Throttle(ctx, LimitRuns); err != nil {
+		if err := s.guard.Throttle(ctx, hitl.LimitRuns); err != nil {
 			return nil, false, err
 		}
 	}

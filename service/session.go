@@ -26,7 +26,7 @@ func (s *Runs) Hook(ctx context.Context, h steer.SessionHook) (steer.HookStep, e
 	if err := s.access.Authorize(p, auth.ActionAsk, nil); err != nil {
 		return steer.HookStep{}, s.guard.refused(ctx, p, auth.ActionReport, &hitl.Question{RunID: h.RunID}, err)
 	}
-	if err := s.guard.Throttle(ctx, LimitRuns); err != nil {
+	if err := s.guard.Throttle(ctx, hitl.LimitRuns); err != nil {
 		return steer.HookStep{}, err
 	}
 	var step steer.HookStep

@@ -16,7 +16,7 @@ import (
 	"github.com/hitlbot/hitl/webhook"
 )
 
-var _ StatsService = (*Observation)(nil)
+var _ observe.StatsService = (*Observation)(nil)
 
 // Observation reads what the service did: stats, alerts, pending counts.
 type Observation struct {

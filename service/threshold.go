@@ -2,42 +2,12 @@ package service
 
 import (
 	"context"
-	"fmt"
 
 	"github.com/hitlbot/hitl"
 	"github.com/hitlbot/hitl/auth"
 	"github.com/hitlbot/hitl/fault"
 	"github.com/hitlbot/hitl/steer"
 )
-
-// ValidateThreshold is steer.ValidateThreshold, for the callers that still
-// reach it here (agent/, cmd/hitl's subcommands: issue 36 item 3 moves them).
-func ValidateThreshold(key string, n int) error { return steer.ValidateThreshold(key, n) }
-
-// ThresholdInstruction is what an agent at level n is told about asking,
-// in hitl's own words. The CLI prints it (hitl prompt) and the MCP tools
-// carry it in their descriptions.
-func ThresholdInstruction(n int) string {
-	head := fmt.Sprintf("Interaction threshold: %d of 5. ", n)
-	switch {
-	case n <= 0:
-		return head + "Do not ask a person anything: decide on your own judgement, note the assumptions you made, and keep going. " +
-			"Approvals for risky operations are still requested through the approval tools."
-	case n <= 2:
-		return head + "Work autonomously. Ask a person only when you are blocked: the task cannot go on without a fact only they have, " +
-			"or an action could lose data or money and is not clearly asked for. Batch what you need into one short question with options."
-	case n == 3:
-		return head + "Ask when a choice changes what the user gets and the task does not settle it: public interfaces, data migrations, " +
-			"dependencies, anything hard to undo. Make routine decisions yourself. Offer options and say which you would pick."
-	default:
-		return head + "Collaborate closely. Before any decision with more than one reasonable answer, or any change outside the obvious scope, " +
-			"ask a person and wait. Prefer short questions with options; while waiting, do nothing that the answer could change."
-	}
-}
-
-// UnsetInstruction is what an agent is told when no threshold is set.
-const UnsetInstruction = "No interaction threshold is set. Ask a person when their answer would change what you do and you cannot " +
-	"find it out yourself; decide routine matters on your own. Prefer short questions with options."
 
 // thresholdOf is the threshold that applies to run: its own, or the
 // service's default (nil: none).
@@ -73,13 +43,13 @@ func (s *Runs) SetThreshold(ctx context.Context, id string, n *int) (*hitl.Run, 
 		return nil, err
 	}
 	if n != nil {
-		if err := steer.ValidateThreshold("interactionThreshold", *n); err != nil {
+		if err := hitl.ValidateThreshold("interactionThreshold", *n); err != nil {
 			return nil, err
 		}
 	}
 	p := auth.PrincipalFrom(ctx)
 	if _, err := s.store.Run(ctx, id); fault.Code(err) == fault.ENOTFOUND {
-		if err := s.guard.Throttle(ctx, LimitRuns); err != nil { // it starts a run
+		if err := s.guard.Throttle(ctx, hitl.LimitRuns); err != nil { // it starts a run
 			return nil, err
 		}
 	}

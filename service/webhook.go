@@ -75,32 +75,7 @@ func controlStatus(run *hitl.Run) steer.RunStatus {
 	return run.Control.Status
 }
 
-// WebhookService is what operators do with webhooks (the API's
-// /api/webhooks, hitl webhooks): admins only (ActionWebhooks).
-type WebhookService interface {
-	Webhooks(ctx context.Context) (WebhookOverview, error)
-	WebhookDeliveries(ctx context.Context, f hitl.WebhookFilter) ([]webhook.Delivery, error)
-	ReplayWebhook(ctx context.Context, seq uint64) (webhook.Delivery, error)
-	PingWebhook(ctx context.Context, name string) (WebhookPingResult, error)
-}
-
-var _ WebhookService = (*Webhooks)(nil)
-
-// WebhookOverview is hitl webhooks list: the configured endpoints (never
-// their secrets) and, per target, the queue, the failures and the last
-// success.
-type WebhookOverview struct {
-	Endpoints []webhook.Route       `json:"endpoints"`
-	Targets   []webhook.TargetStats `json:"targets"`
-}
-
-// WebhookPingResult is the outcome of a test delivery: the receiver's
-// status (0: none), and why it failed (empty for a 2xx).
-type WebhookPingResult struct {
-	Endpoint string `json:"endpoint"`
-	Status   int    `json:"status"`
-	Error    string `json:"error,omitempty"`
-}
+var _ hitl.WebhookService = (*Webhooks)(nil)
 
 // Webhooks operates the webhook outbox: endpoints, deliveries, replays.
 type Webhooks struct {
@@ -154,11 +129,11 @@ func (s *Webhooks) authorizeWebhooks(ctx context.Context) error {
 }
 
 // Webhooks implements WebhookService.
-func (s *Webhooks) Webhooks(ctx context.Context) (WebhookOverview, error) {
+func (s *Webhooks) Webhooks(ctx context.Context) (hitl.WebhookOverview, error) {
 	if err := s.authorizeWebhooks(ctx); err != nil {
-		return WebhookOverview{}, err
+		return hitl.WebhookOverview{}, err
 	}
-	out := WebhookOverview{Endpoints: []webhook.Route{}}
+	out := hitl.WebhookOverview{Endpoints: []webhook.Route{}}
 	if s.routes != nil {
 		out.Endpoints = append(out.Endpoints, s.routes.Endpoints...)
 	}
@@ -194,16 +169,16 @@ func (s *Webhooks) ReplayWebhook(ctx context.Context, seq uint64) (webhook.Deliv
 }
 
 // PingWebhook implements WebhookService.
-func (s *Webhooks) PingWebhook(ctx context.Context, name string) (WebhookPingResult, error) {
+func (s *Webhooks) PingWebhook(ctx context.Context, name string) (hitl.WebhookPingResult, error) {
 	if err := s.authorizeWebhooks(ctx); err != nil {
-		return WebhookPingResult{}, err
+		return hitl.WebhookPingResult{}, err
 	}
 	ping := s.pinger.Load()
 	if ping == nil || *ping == nil {
-		return WebhookPingResult{}, fault.Errorf(fault.ENOTFOUND, "no webhook endpoint is named %q (webhooks are not configured)", name)
+		return hitl.WebhookPingResult{}, fault.Errorf(fault.ENOTFOUND, "no webhook endpoint is named %q (webhooks are not configured)", name)
 	}
 	code, err := (*ping)(ctx, name)
-	res := WebhookPingResult{Endpoint: name, Status: code}
+	res := hitl.WebhookPingResult{Endpoint: name, Status: code}
 	switch {
 	case fault.Code(err) == fault.ENOTFOUND:
 		return res, err

@@ -22,7 +22,7 @@ func BenchmarkSweepWorkNoneDue(b *testing.B) {
 	defer db.Close()
 	clock := newClock()
 	loadPending(b, db, pending, clock.Now())
-	sweep := sweeper.Work(sweeper.LifecycleOf(newService(db, clock)), 30*24*time.Hour)
+	sweep := sweeper.Work(lifecycleOf(newService(db, clock)), 30*24*time.Hour)
 	ctx := context.Background()
 	before := lastTxID(b, db)
 	b.ResetTimer()

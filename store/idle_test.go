@@ -8,6 +8,7 @@ import (
 	"github.com/hitlbot/hitl"
 	"github.com/hitlbot/hitl/fault"
 	"github.com/hitlbot/hitl/policy"
+	"github.com/hitlbot/hitl/service"
 	"github.com/hitlbot/hitl/steer"
 	"github.com/hitlbot/hitl/sweeper"
 	"github.com/stretchr/testify/require"
@@ -50,7 +51,7 @@ func TestIdleSweepWritesNothing(t *testing.T) {
 			OpType: policy.OpShell, Resource: "make", CreatedAt: clock.Now(), ExpiresAt: clock.Now().Add(24 * time.Hour)}))
 		clock.Add(30 * time.Minute)
 
-		sweep := sweeper.Work(sweeper.LifecycleOf(svc), retention)
+		sweep := sweeper.Work(lifecycleOf(svc), retention)
 		before := lastTxID(t, db)
 		for range 20 {
 			n, err := sweep(context.Background())
@@ -64,7 +65,7 @@ func TestIdleSweepWritesNothing(t *testing.T) {
 		clock := newClock()
 		svc := newService(db, clock)
 		q := ask(t, svc, "job-due", 1)
-		sweep := sweeper.Work(sweeper.LifecycleOf(svc), retention)
+		sweep := sweeper.Work(lifecycleOf(svc), retention)
 		clock.Add(2 * time.Minute)
 		n, err := sweep(context.Background())
 		require.NoError(t, err)
@@ -84,4 +85,10 @@ func TestIdleSweepWritesNothing(t *testing.T) {
 		require.NoError(t, err)
 		require.Equal(t, before, lastTxID(t, db), "the sweep after pruning committed")
 	})
+}
+
+// lifecycleOf is the sweeper's part of svc, as the wiring fills it
+// (cmd/hitl/adapters.go).
+func lifecycleOf(svc *service.Service) sweeper.Lifecycle {
+	return sweeper.Lifecycle{Questions: svc.Questions, Runs: svc.Runs, Policies: svc.Policies, Guard: svc.Guard}
 }

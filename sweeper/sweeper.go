@@ -10,7 +10,6 @@ import (
 	"sync"
 	"time"
 
-	"github.com/hitlbot/hitl/service"
 	"github.com/robfig/cron/v3"
 )
 
@@ -34,11 +33,6 @@ type Lifecycle struct {
 	Guard interface {
 		FlushRefusals(ctx context.Context) error
 	}
-}
-
-// LifecycleOf is the sweeper's part of svc.
-func LifecycleOf(svc *service.Service) Lifecycle {
-	return Lifecycle{Questions: svc.Questions, Runs: svc.Runs, Policies: svc.Policies, Guard: svc.Guard}
 }
 
 // learnedBatch is how many expired learned rules one transaction deletes.

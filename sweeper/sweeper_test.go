@@ -48,7 +48,7 @@ func TestWork(t *testing.T) {
 	setup := func(t *testing.T) (*memstore.Store, *clocktest.Clock, sweeper.SweepFunc) {
 		st := memstore.New()
 		clock := clocktest.New(t0)
-		return st, clock, sweeper.Work(sweeper.LifecycleOf(service.NewService(st, service.ServiceConfig{Notifier: notify.New(), Clock: clock})), 0)
+		return st, clock, sweeper.Work(lifecycleOf(service.NewService(st, service.ServiceConfig{Notifier: notify.New(), Clock: clock})), 0)
 	}
 	put := func(t *testing.T, st hitl.Store, i int, expires time.Time) {
 		t.Helper()
@@ -103,7 +103,7 @@ func TestWorkSendsReminders(t *testing.T) {
 	clock := clocktest.New(t0)
 	svc := service.NewService(st, service.ServiceConfig{Notifier: notify.New(), Clock: clock,
 		Reminders: hitl.Reminders{hitl.Blocking: {Every: []policy.Duration{policy.Duration(10 * time.Minute)}}}})
-	work := sweeper.Work(sweeper.LifecycleOf(svc), 0)
+	work := sweeper.Work(lifecycleOf(svc), 0)
 	ctx := auth.WithPrincipal(context.Background(), auth.TokenPrincipal("ci", nil, ""))
 	q, _, err := svc.Questions.Create(ctx, "run-1", hitl.NewQuestion{Question: "Deploy?"})
 	require.NoError(t, err)
@@ -128,7 +128,7 @@ func TestWorkEndsSilentSessions(t *testing.T) {
 	clock := clocktest.New(t0)
 	svc := service.NewService(st, service.ServiceConfig{Notifier: notify.New(), Clock: clock,
 		Sessions: steer.SessionTimes{IdleAfter: 10 * time.Minute, EndAfter: time.Hour}})
-	work := sweeper.Work(sweeper.LifecycleOf(svc), 0)
+	work := sweeper.Work(lifecycleOf(svc), 0)
 	ctx := auth.WithPrincipal(context.Background(), auth.TokenPrincipal("claude", nil, ""))
 	_, err := svc.Runs.Hook(ctx, steer.SessionHook{RunID: "claude-s", Agent: "Claude Code", Event: steer.HookSessionStart})
 	require.NoError(t, err)
@@ -140,4 +140,10 @@ func TestWorkEndsSilentSessions(t *testing.T) {
 	require.NoError(t, err)
 	require.Equal(t, steer.RunAborted, run.Control.Status)
 	require.Equal(t, steer.ReasonIdle, run.Control.Reason)
+}
+
+// lifecycleOf is the sweeper's part of svc, as the wiring fills it
+// (cmd/hitl/adapters.go).
+func lifecycleOf(svc *service.Service) sweeper.Lifecycle {
+	return sweeper.Lifecycle{Questions: svc.Questions, Runs: svc.Runs, Policies: svc.Policies, Guard: svc.Guard}
 }

@@ -33,11 +33,10 @@ import (
 	"github.com/fsnotify/fsnotify"
 	"github.com/hitlbot/hitl"
 	"github.com/hitlbot/hitl/fault"
-	"github.com/hitlbot/hitl/service"
 	"github.com/hitlbot/hitl/steer"
 )
 
-// Client is what the watcher needs of hitl: agent.Client (over HTTP) or
+// Client is what the watcher needs of hitl: client.Client (over HTTP) or
 // a hitl.QuestionService.
 type Client interface {
 	Create(ctx context.Context, runID string, n hitl.NewQuestion) (*hitl.Question, bool, error)
@@ -47,7 +46,7 @@ type Client interface {
 	QuestionPage(ctx context.Context, f hitl.QuestionFilter) (hitl.QuestionPage, error)
 }
 
-var _ Client = service.QuestionService(nil)
+var _ Client = hitl.QuestionService(nil)
 
 // Dir is a directory to watch and the run its questions are asked in.
 type Dir struct {

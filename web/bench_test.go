@@ -39,7 +39,7 @@ func inboxFixture(b *testing.B, size int, p auth.Principal) (http.Handler, func(
 			Type: hitl.Approval, Context: &hitl.Context{Agent: "release-bot", ProjectName: "shop"}, TimeoutMinutes: &minutes})
 		return err
 	})
-	h := web.New(web.Config{Services: web.ServicesOf(svc)})
+	h := web.New(web.Config{Services: servicesOf(svc)})
 	secret, _, err := svc.SignIns.SignIn(context.Background(), p, time.Hour)
 	if err != nil {
 		b.Fatal(err)

@@ -9,8 +9,8 @@ import (
 	"testing"
 
 	"github.com/chromedp/chromedp"
+	"github.com/hitlbot/hitl"
 	"github.com/hitlbot/hitl/policy"
-	"github.com/hitlbot/hitl/service"
 	"github.com/hitlbot/hitl/visible"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -27,7 +27,7 @@ func TestBrowserApprovalCards(t *testing.T) {
 	require.NoError(t, l.svc.Policies.LoadPolicy(context.Background(), nil))
 	request := func(op policy.Operation) string {
 		t.Helper()
-		out, err := l.svc.Policies.RequestOperation(as(agentP), service.ApprovalRequest{RunID: "claude-3f2b8c1e", Operation: op})
+		out, err := l.svc.Policies.RequestOperation(as(agentP), hitl.ApprovalRequest{RunID: "claude-3f2b8c1e", Operation: op})
 		require.NoError(t, err)
 		require.NotEmpty(t, out.QuestionID)
 		return out.QuestionID

@@ -9,10 +9,10 @@ import (
 	"testing"
 
 	"github.com/chromedp/chromedp"
-	"github.com/hitlbot/hitl/agent"
+	"github.com/hitlbot/hitl"
+	"github.com/hitlbot/hitl/client"
 	"github.com/hitlbot/hitl/mcp"
 	"github.com/hitlbot/hitl/policy"
-	"github.com/hitlbot/hitl/service"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )
@@ -33,13 +33,13 @@ func TestBrowserEditContent(t *testing.T) {
 	require.NoError(t, os.WriteFile(readme, []byte("# app\n\nBilling.\n"), 0o644))
 	call := mcp.ToolCall{Tool: "Write", Input: map[string]any{"file_path": readme, "content": "# app\n\nBilling and refunds.\n"}}
 	c := l.client("agent-token-0123456789")
-	gate := func(call mcp.ToolCall, notice string) (chan agent.GateResult, string) {
+	gate := func(call mcp.ToolCall, notice string) (chan client.GateResult, string) {
 		t.Helper()
 		op := mcp.AgentSide(call.OperationAt(strings.TrimSpace(notice+" Claude Code session in "+dir), dir, mcp.ReadLocal), "", dir)
-		got := make(chan agent.GateResult, 1)
+		got := make(chan client.GateResult, 1)
 		asked := make(chan string, 1)
 		go func() {
-			v, err := c.Gate(context.Background(), service.ApprovalRequest{RunID: "claude-edit", Operation: op}, agent.Progress{Asked: func(id string) { asked <- id }})
+			v, err := c.Gate(context.Background(), hitl.ApprovalRequest{RunID: "claude-edit", Operation: op}, client.Progress{Asked: func(id string) { asked <- id }})
 			if err != nil {
 				v.Message = "error: " + err.Error()
 			}

@@ -12,7 +12,6 @@ import (
 	"github.com/chromedp/chromedp"
 	"github.com/hitlbot/hitl"
 	"github.com/hitlbot/hitl/policy"
-	"github.com/hitlbot/hitl/service"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )
@@ -29,7 +28,7 @@ func TestBrowserInboxRows(t *testing.T) {
 	require.NoError(t, l.svc.Policies.LoadPolicy(context.Background(), nil))
 	request := func(run string, op policy.Operation) string {
 		t.Helper()
-		out, err := l.svc.Policies.RequestOperation(as(agentP), service.ApprovalRequest{RunID: run, Operation: op})
+		out, err := l.svc.Policies.RequestOperation(as(agentP), hitl.ApprovalRequest{RunID: run, Operation: op})
 		require.NoError(t, err)
 		require.NotEmpty(t, out.QuestionID)
 		return out.QuestionID

@@ -15,7 +15,8 @@ import (
 	"github.com/chromedp/cdproto/network"
 	"github.com/chromedp/chromedp"
 	"github.com/hitlbot/hitl"
-	"github.com/hitlbot/hitl/agent"
+	"github.com/hitlbot/hitl/api"
+	"github.com/hitlbot/hitl/client"
 	"github.com/hitlbot/hitl/internal/memstore"
 	"github.com/hitlbot/hitl/notify"
 	"github.com/hitlbot/hitl/policy"
@@ -57,18 +58,18 @@ type live struct {
 func newLive(t testing.TB) *live {
 	t.Helper()
 	svc := service.NewService(memstore.New(), service.ServiceConfig{Notifier: notify.New(), ParseCommand: shell.Parse})
-	var toks []agent.Token
+	var toks []api.Token
 	for secret, p := range tokens {
-		toks = append(toks, agent.Token{Secret: secret, Principal: p})
+		toks = append(toks, api.Token{Secret: secret, Principal: p})
 	}
-	api := agent.NewServer(agent.ServicesOf(svc), agent.ServerConfig{Tokens: toks})
-	h := web.New(web.Config{Services: web.ServicesOf(svc), TokenPrincipal: api.TokenPrincipal, LoopbackHost: agent.LoopbackHost})
-	srv := httptest.NewServer(web.Mount(api, h))
-	t.Cleanup(func() { api.Close(); srv.Close() })
+	server := api.NewServer(apiServicesOf(svc), api.ServerConfig{Tokens: toks})
+	h := web.New(web.Config{Services: servicesOf(svc), TokenPrincipal: server.TokenPrincipal, LoopbackHost: api.LoopbackHost})
+	srv := httptest.NewServer(web.Mount(server, h))
+	t.Cleanup(func() { server.Close(); srv.Close() })
 	return &live{svc: svc, srv: srv}
 }
 
-func (l *live) client(tok string) *agent.Client { return agent.NewClient(l.srv.URL, tok) }
+func (l *live) client(tok string) *client.Client { return client.NewClient(l.srv.URL, tok) }
 
 // browse starts one headless Chromium for the test; each tab() is a new
 // tab with the browser's cookies cleared: a person signing in afresh (the
@@ -421,7 +422,7 @@ func screenshots(t *testing.T, tab func(testing.TB) context.Context, l *live) {
 			Diffs: []policy.FileDiff{{Path: "/home/dev/shop/NOTES.md", Change: policy.FileNew, Added: 3, Unified: "--- /dev/null\n+++ b/home/dev/shop/NOTES.md\n@@ -0,0 +1,3 @@\n+# Notes\n+\n+Public view first.\n"}}},
 		{Type: policy.OpShell, Description: "Push the branch", Resource: "git push --force origin feature/public-view", Cwd: "/home/dev/shop"},
 	} {
-		_, err = l.svc.Policies.RequestOperation(as(agentP), service.ApprovalRequest{RunID: "issue-42", Operation: op})
+		_, err = l.svc.Policies.RequestOperation(as(agentP), hitl.ApprovalRequest{RunID: "issue-42", Operation: op})
 		require.NoError(t, err)
 	}
 	ctx := tab(t)

@@ -13,7 +13,7 @@ import (
 	"time"
 
 	"github.com/hitlbot/hitl"
-	"github.com/hitlbot/hitl/agent"
+	"github.com/hitlbot/hitl/api"
 	"github.com/hitlbot/hitl/auth"
 	"github.com/hitlbot/hitl/internal/clocktest"
 	"github.com/hitlbot/hitl/internal/memstore"
@@ -61,7 +61,7 @@ func newEnv(t *testing.T, tokenless bool, opts ...envOpt) *env {
 	st := memstore.New()
 	svc := service.NewService(st, service.ServiceConfig{Notifier: notify.New(), Clock: clock, ParseCommand: shell.Parse})
 	e := &env{t: t, store: st, svc: svc, clock: clock, removed: map[string]bool{}}
-	cfg := web.Config{Services: web.ServicesOf(svc), Tokenless: tokenless, LoopbackHost: agent.LoopbackHost, Clock: clock, SignInTTL: time.Hour,
+	cfg := web.Config{Services: servicesOf(svc), Tokenless: tokenless, LoopbackHost: api.LoopbackHost, Clock: clock, SignInTTL: time.Hour,
 		TokenPrincipal: func(tok string) (auth.Principal, bool) { p, ok := tokens[tok]; return p, ok },
 		TokenByID: func(id string) (auth.Principal, bool) {
 			for _, p := range tokens {
@@ -163,4 +163,18 @@ func (b *browser) signIn(tok string) {
 	r := b.post("/login", url.Values{"token": {tok}})
 	require.Equal(b.t, http.StatusSeeOther, r.status, r.body)
 	b.get("/")
+}
+
+// servicesOf is the web's part of svc, as the wiring fills it
+// (cmd/hitl/adapters.go).
+func servicesOf(svc *service.Service) web.Services {
+	return web.Services{Access: svc.Access(), Log: svc.Log, Questions: svc.Questions, Runs: svc.Runs,
+		Policies: svc.Policies, SignIns: svc.SignIns, Guard: svc.Guard}
+}
+
+// apiServicesOf is the API's part of svc, as the wiring fills it
+// (cmd/hitl/adapters.go): all of it.
+func apiServicesOf(svc *service.Service) api.Services {
+	return api.Services{Questions: svc.Questions, Log: svc.Log, Runs: svc.Runs, Policies: svc.Policies,
+		Stats: svc.Observation, Webhooks: svc.Webhooks, Guard: svc.Guard, Scrape: svc.Guard, Holds: svc.Runs, Audit: svc.Audit}
 }

@@ -12,7 +12,6 @@ import (
 	"github.com/hitlbot/hitl"
 	"github.com/hitlbot/hitl/auth"
 	"github.com/hitlbot/hitl/policy"
-	"github.com/hitlbot/hitl/service"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )
@@ -232,7 +231,7 @@ func TestOperations(t *testing.T) {
 	t.Run("quorum progress shows who approved", func(t *testing.T) {
 		e := newEnv(t, false)
 		require.NoError(t, e.svc.Policies.LoadPolicy(ctx, []policy.Rule{{Name: "two-people", OpType: policy.OpFileDelete, Effect: policy.EffectAsk, Quorum: 2}}))
-		out, err := e.svc.Policies.RequestOperation(as(agentP), service.ApprovalRequest{RunID: "r1", Operation: policy.Operation{Type: policy.OpFileDelete, Description: "delete build", Resource: "build/"}})
+		out, err := e.svc.Policies.RequestOperation(as(agentP), hitl.ApprovalRequest{RunID: "r1", Operation: policy.Operation{Type: policy.OpFileDelete, Description: "delete build", Resource: "build/"}})
 		require.NoError(t, err)
 		b := e.browser(t)
 		b.signIn("alice-token-0123456789")
@@ -246,7 +245,7 @@ func TestOperations(t *testing.T) {
 	t.Run("approve an operation with its input edited", func(t *testing.T) {
 		e := newEnv(t, false)
 		require.NoError(t, e.svc.Policies.LoadPolicy(ctx, nil))
-		out, err := e.svc.Policies.RequestOperation(as(agentP), service.ApprovalRequest{RunID: "r1", Operation: policy.Operation{Type: policy.OpFileDelete, Description: "delete logs", Resource: "logs/"}})
+		out, err := e.svc.Policies.RequestOperation(as(agentP), hitl.ApprovalRequest{RunID: "r1", Operation: policy.Operation{Type: policy.OpFileDelete, Description: "delete logs", Resource: "logs/"}})
 		require.NoError(t, err)
 		b := e.browser(t)
 		b.signIn("alice-token-0123456789")
@@ -260,7 +259,7 @@ func TestOperations(t *testing.T) {
 		require.NoError(t, e.svc.Policies.LoadPolicy(ctx, nil))
 		op := policy.Operation{Type: policy.OpFileWrite, Description: "Write /w/notes.md", Resource: "/w/notes.md", Content: "one\n",
 			Diffs: []policy.FileDiff{{Path: "/w/notes.md", Change: policy.FileNew, Added: 1, Unified: "--- /dev/null\n+++ b/w/notes.md\n@@ -0,0 +1 @@\n+one\n"}}}
-		out, err := e.svc.Policies.RequestOperation(as(agentP), service.ApprovalRequest{RunID: "r1", Operation: op})
+		out, err := e.svc.Policies.RequestOperation(as(agentP), hitl.ApprovalRequest{RunID: "r1", Operation: op})
 		require.NoError(t, err)
 		b := e.browser(t)
 		b.signIn("alice-token-0123456789")
@@ -279,7 +278,7 @@ func TestOperations(t *testing.T) {
 	t.Run("approve & always where the policy lets it apply", func(t *testing.T) {
 		e := newEnv(t, false)
 		require.NoError(t, e.svc.Policies.LoadPolicy(ctx, nil))
-		out, err := e.svc.Policies.RequestOperation(as(agentP), service.ApprovalRequest{RunID: "r1", Operation: policy.Operation{Type: policy.OpFileDelete, Description: "delete tmp", Resource: "tmp/x"}})
+		out, err := e.svc.Policies.RequestOperation(as(agentP), hitl.ApprovalRequest{RunID: "r1", Operation: policy.Operation{Type: policy.OpFileDelete, Description: "delete tmp", Resource: "tmp/x"}})
 		require.NoError(t, err)
 		require.True(t, out.Question.Learnable)
 		b := e.browser(t)

@@ -7,8 +7,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/hitlbot/hitl"
 	"github.com/hitlbot/hitl/policy"
-	"github.com/hitlbot/hitl/service"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )
@@ -19,7 +19,7 @@ const refundDiff = "--- a/home/dev/app/src/billing.go\n+++ b/home/dev/app/src/bi
 func (e *env) request(op policy.Operation) string {
 	e.t.Helper()
 	require.NoError(e.t, e.svc.Policies.LoadPolicy(context.Background(), nil))
-	out, err := e.svc.Policies.RequestOperation(as(agentP), service.ApprovalRequest{RunID: "r1", Operation: op})
+	out, err := e.svc.Policies.RequestOperation(as(agentP), hitl.ApprovalRequest{RunID: "r1", Operation: op})
 	require.NoError(e.t, err)
 	require.NotEmpty(e.t, out.QuestionID, "the policy asks")
 	return out.QuestionID

@@ -8,14 +8,13 @@ import (
 	"github.com/hitlbot/hitl/access"
 	"github.com/hitlbot/hitl/auth"
 	"github.com/hitlbot/hitl/policy"
-	"github.com/hitlbot/hitl/service"
 )
 
 // Services is what the web pages need of hitl, part by part: the rules
 // that decide what a person sees, the event log the pages follow, the
 // questions they show and answer, the runs they show and steer, the
 // learned rules, sign-in sign-ins, and the bound on open streams.
-// cmd/hitl fills it from service.Service's parts (ServicesOf).
+// cmd/hitl fills it from service.Service's parts (cmd/hitl/adapters.go).
 type Services struct {
 	Access access.Access
 	Log    interface {
@@ -23,8 +22,8 @@ type Services struct {
 		// LastSeq is the Seq of the newest event.
 		LastSeq(ctx context.Context) (uint64, error)
 	}
-	Questions service.QuestionService
-	Runs      service.RunService
+	Questions hitl.QuestionService
+	Runs      hitl.RunService
 	Policies  interface {
 		LearnedRules(ctx context.Context, f hitl.LearnedRuleFilter) (hitl.LearnedRulePage, error)
 		RevokeRule(ctx context.Context, id string) (*policy.LearnedRule, error)
@@ -38,10 +37,4 @@ type Services struct {
 	Guard interface {
 		OpenStream(ctx context.Context) (release func(), err error)
 	}
-}
-
-// ServicesOf is the web's part of svc.
-func ServicesOf(svc *service.Service) Services {
-	return Services{Access: svc.Access(), Log: svc.Log, Questions: svc.Questions, Runs: svc.Runs,
-		Policies: svc.Policies, SignIns: svc.SignIns, Guard: svc.Guard}
 }

@@ -32,7 +32,7 @@ func BenchmarkPageUpdate(b *testing.B) {
 			}
 			defer db.Close()
 			svc := service.NewService(db, service.ServiceConfig{Notifier: notify.New()})
-			srv := httptest.NewServer(web.New(web.Config{Services: web.ServicesOf(svc), Heartbeat: time.Hour}))
+			srv := httptest.NewServer(web.New(web.Config{Services: servicesOf(svc), Heartbeat: time.Hour}))
 			defer srv.Close()
 			ctx, cancel := context.WithCancel(context.Background())
 			defer cancel()

@@ -11,7 +11,7 @@ import (
 	"time"
 
 	"github.com/hitlbot/hitl"
-	"github.com/hitlbot/hitl/agent"
+	"github.com/hitlbot/hitl/client"
 	"github.com/hitlbot/hitl/fault"
 )
 
@@ -148,7 +148,7 @@ func cmdAsk(ctx context.Context, args []string, e *env) error {
 
 // create asks n. Over the rate limit it waits as the service says (at
 // least a second) and asks again; with --no-wait it returns the error.
-func create(ctx context.Context, c *agent.Client, f *askFlags, n hitl.NewQuestion, e *env) (*hitl.Question, bool, error) {
+func create(ctx context.Context, c *client.Client, f *askFlags, n hitl.NewQuestion, e *env) (*hitl.Question, bool, error) {
 	for {
 		// A Ctrl+C while the request is out lets it finish, briefly, so
 		// that the message can name the question it asked.

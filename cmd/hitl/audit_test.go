@@ -16,9 +16,9 @@ import (
 	"time"
 
 	"github.com/hitlbot/hitl"
-	"github.com/hitlbot/hitl/agent"
 	"github.com/hitlbot/hitl/auth"
 	"github.com/hitlbot/hitl/blocks"
+	"github.com/hitlbot/hitl/client"
 	"github.com/hitlbot/hitl/config"
 	"github.com/hitlbot/hitl/internal/slackfake"
 	"github.com/hitlbot/hitl/policy"
@@ -44,7 +44,7 @@ func withAuditTrust(c *config.Config, m *Main) {
 // auditRecords reads the whole trail through the API as the admin.
 func auditRecords(t *testing.T, ctx context.Context, m *Main) []*hitl.AuditRecord {
 	t.Helper()
-	c := agent.NewClient(m.URL(), auditAdminSecret)
+	c := client.NewClient(m.URL(), auditAdminSecret)
 	var out []*hitl.AuditRecord
 	f := hitl.AuditFilter{Limit: 2}
 	for {
@@ -64,10 +64,10 @@ func auditRecords(t *testing.T, ctx context.Context, m *Main) []*hitl.AuditRecor
 // passes; only admins read it.
 func TestAuditEdges(t *testing.T) {
 	e := slackEnvOn(t, slackfake.New(t, slackfake.FailOnReject()), 30*time.Second, withAuditTrust)
-	e.api = agent.NewClient(e.m.URL(), ciSecret)
+	e.api = client.NewClient(e.m.URL(), ciSecret)
 	ctx := e.ctx
-	bob := agent.NewClient(e.m.URL(), auditBobSecret)
-	root := agent.NewClient(e.m.URL(), auditAdminSecret)
+	bob := client.NewClient(e.m.URL(), auditBobSecret)
+	root := client.NewClient(e.m.URL(), auditAdminSecret)
 
 	// API: asked by ci, answered by bob.
 	q1, _, err := e.api.Create(ctx, "run-audit", hitl.NewQuestion{Question: "Which DB?"})
@@ -202,7 +202,7 @@ func TestAuditVerifyTampered(t *testing.T) {
 		withAuditTrust(c, m)
 	}
 	m := startMainNoCleanup(t, withDB)
-	api := agent.NewClient(m.URL(), ciSecret)
+	api := client.NewClient(m.URL(), ciSecret)
 	for _, text := range []string{"One?", "Two?", "Three?"} {
 		_, _, err := api.Create(t.Context(), "run-t", hitl.NewQuestion{Question: text})
 		require.NoError(t, err)

@@ -17,7 +17,6 @@ import (
 	"github.com/hitlbot/hitl/internal/principaltest"
 	"github.com/hitlbot/hitl/internal/slackfake"
 	"github.com/hitlbot/hitl/policy"
-	"github.com/hitlbot/hitl/service"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )
@@ -43,7 +42,7 @@ func askApprovals(t *testing.T, m *Main, run string, n int) []*hitl.Question {
 		if i == 2 {
 			op = policy.Operation{Type: "deploy", Description: "Deploy build 41", Resource: "prod/web"}
 		}
-		out, err := m.Service.Policies.RequestOperation(ctx, service.ApprovalRequest{Operation: op, RunID: run})
+		out, err := m.Service.Policies.RequestOperation(ctx, hitl.ApprovalRequest{Operation: op, RunID: run})
 		require.NoError(t, err)
 		require.Equal(t, policy.EffectAsk, out.Effect, op.Resource)
 		qs[i] = out.Question
@@ -172,7 +171,7 @@ func TestSlackBatchApproval(t *testing.T) {
 			assert.Equal(t, hitl.OutcomeApproved, question(t, m, qs[2].ID).Outcome())
 		})
 		t.Run("Deny selected denies with the one reason; an approval the person may not decide is refused, alone", func(t *testing.T) {
-			deploy, err := m.Service.Policies.RequestOperation(principaltest.As(e.ctx, "local"), service.ApprovalRequest{RunID: "batch-run",
+			deploy, err := m.Service.Policies.RequestOperation(principaltest.As(e.ctx, "local"), hitl.ApprovalRequest{RunID: "batch-run",
 				Operation: policy.Operation{Type: "deploy", Description: "Deploy build 42", Resource: "prod/api"}})
 			require.NoError(t, err)
 			e.click(t, "U0CAROL", live, blocks.ActionReview)

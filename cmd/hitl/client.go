@@ -4,16 +4,16 @@ import (
 	"os/user"
 	"strings"
 
-	"github.com/hitlbot/hitl/agent"
+	"github.com/hitlbot/hitl/client"
 )
 
 // newClient returns an API client for HITL_URL and HITL_TOKEN.
-func newClient(e *env) *agent.Client {
+func newClient(e *env) *client.Client {
 	url := strings.TrimRight(e.getenv("HITL_URL"), "/")
 	if url == "" {
 		url = "http://127.0.0.1:7070"
 	}
-	return agent.NewClient(url, e.getenv("HITL_TOKEN"), agent.WithUser(userName(e)))
+	return client.NewClient(url, e.getenv("HITL_TOKEN"), client.WithUser(userName(e)))
 }
 
 func userName(e *env) string {

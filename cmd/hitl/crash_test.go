@@ -16,10 +16,9 @@ import (
 	"time"
 
 	"github.com/hitlbot/hitl"
-	"github.com/hitlbot/hitl/agent"
+	"github.com/hitlbot/hitl/client"
 	"github.com/hitlbot/hitl/config"
 	"github.com/hitlbot/hitl/policy"
-	"github.com/hitlbot/hitl/service"
 	"github.com/hitlbot/hitl/store"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -135,12 +134,12 @@ func TestServeCrash(t *testing.T) {
 	var killed atomic.Bool
 	loadCtx, stopLoad := context.WithCancel(ctx)
 	defer stopLoad()
-	client := agent.NewClient(url, "", agent.WithUser("crash-test"))
+	c := client.NewClient(url, "", client.WithUser("crash-test"))
 	var wg sync.WaitGroup
 	for w := range workers {
 		wg.Go(func() {
 			for i := 0; loadCtx.Err() == nil; i++ {
-				if err := crashLoadStep(loadCtx, client, acks, w, i); err != nil {
+				if err := crashLoadStep(loadCtx, c, acks, w, i); err != nil {
 					if !killed.Load() { // after the kill, failures are expected
 						acks.fail(fmt.Errorf("worker %d step %d: %w", w, i, err))
 					}
@@ -205,7 +204,7 @@ func TestServeCrash(t *testing.T) {
 
 	// A second run of the service on the same file.
 	m := startMain(t, func(c *config.Config, _ *Main) { c.DB = path })
-	restarted := agent.NewClient(m.URL(), "", agent.WithUser("crash-test"))
+	restarted := client.NewClient(m.URL(), "", client.WithUser("crash-test"))
 	t.Run("the restarted service serves every acknowledged question over HTTP", func(t *testing.T) {
 		for id, want := range acks.created {
 			q, err := restarted.Question(ctx, id)
@@ -224,7 +223,7 @@ func TestServeCrash(t *testing.T) {
 		require.NotEmpty(t, acks.learned, "the load taught no rule")
 		require.NotEmpty(t, acks.revoked, "the load revoked no rule")
 		for cmd := range acks.learned {
-			d, err := restarted.CheckOperation(ctx, service.ApprovalRequest{Operation: policy.Operation{Type: policy.OpShell, Description: "check", Resource: cmd}})
+			d, err := restarted.CheckOperation(ctx, hitl.ApprovalRequest{Operation: policy.Operation{Type: policy.OpShell, Description: "check", Resource: cmd}})
 			require.NoError(t, err, cmd)
 			switch {
 			case acks.revoked[cmd]:
@@ -254,7 +253,7 @@ func TestServeCrash(t *testing.T) {
 // them, recording each operation once the API acknowledged it. Questions
 // cycle through text, choice, approval and boolean; every third one has an
 // idempotency key.
-func crashLoadStep(ctx context.Context, c *agent.Client, acks *crashAcks, w, i int) error {
+func crashLoadStep(ctx context.Context, c *client.Client, acks *crashAcks, w, i int) error {
 	if i%5 == 4 {
 		return crashPolicyStep(ctx, c, acks, w, i)
 	}
@@ -306,8 +305,8 @@ func crashLoadStep(ctx context.Context, c *agent.Client, acks *crashAcks, w, i i
 
 // teach asks about op in run and answers "always allow": the policy
 // learns a rule for it.
-func teach(ctx context.Context, c *agent.Client, op policy.Operation, run string) error {
-	out, err := c.RequestOperation(ctx, service.ApprovalRequest{Operation: op, RunID: run})
+func teach(ctx context.Context, c *client.Client, op policy.Operation, run string) error {
+	out, err := c.RequestOperation(ctx, hitl.ApprovalRequest{Operation: op, RunID: run})
 	if err != nil {
 		return err
 	}
@@ -321,7 +320,7 @@ func teach(ctx context.Context, c *agent.Client, op policy.Operation, run string
 // crashPolicyStep changes the policy concurrently with the other
 // workers: an approval answered "always allow" teaches a rule, and every
 // other taught rule is revoked again.
-func crashPolicyStep(ctx context.Context, c *agent.Client, acks *crashAcks, w, i int) error {
+func crashPolicyStep(ctx context.Context, c *client.Client, acks *crashAcks, w, i int) error {
 	cmd := fmt.Sprintf("make target-%d-%d", w, i)
 	op := policy.Operation{Type: policy.OpShell, Description: "crash " + cmd, Resource: cmd}
 	if err := teach(ctx, c, op, fmt.Sprintf("crash-w%d", w)); err != nil {
@@ -331,7 +330,7 @@ func crashPolicyStep(ctx context.Context, c *agent.Client, acks *crashAcks, w, i
 	if i%10 != 9 {
 		return nil
 	}
-	d, err := c.CheckOperation(ctx, service.ApprovalRequest{Operation: op})
+	d, err := c.CheckOperation(ctx, hitl.ApprovalRequest{Operation: op})
 	if err != nil {
 		return err
 	}

@@ -13,11 +13,11 @@ import (
 	"sync/atomic"
 	"testing"
 
+	"github.com/hitlbot/hitl"
 	"github.com/hitlbot/hitl/config"
 	"github.com/hitlbot/hitl/internal/principaltest"
 	"github.com/hitlbot/hitl/mcp"
 	"github.com/hitlbot/hitl/policy"
-	"github.com/hitlbot/hitl/service"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )
@@ -151,16 +151,16 @@ func (c edgeCase) operation() policy.Operation {
 }
 
 // post sends c to POST /api/approvals as a client on the agent's machine.
-func (e edgeRunner) post(t *testing.T, c edgeCase, run string) service.ApprovalOutcome {
+func (e edgeRunner) post(t *testing.T, c edgeCase, run string) hitl.ApprovalOutcome {
 	t.Helper()
 	op := mcp.AgentSide(c.operation(), e.b.home, e.b.proj)
-	body, err := json.Marshal(service.ApprovalRequest{Operation: op, RunID: run})
+	body, err := json.Marshal(hitl.ApprovalRequest{Operation: op, RunID: run})
 	require.NoError(t, err)
 	resp, err := http.Post(e.m.URL()+"/api/approvals", "application/json", bytes.NewReader(body))
 	require.NoError(t, err)
 	defer resp.Body.Close()
 	require.Less(t, resp.StatusCode, 300)
-	var out service.ApprovalOutcome
+	var out hitl.ApprovalOutcome
 	require.NoError(t, json.NewDecoder(resp.Body).Decode(&out))
 	return out
 }

@@ -12,7 +12,7 @@ import (
 
 	"github.com/emersion/go-smtp"
 	"github.com/hitlbot/hitl"
-	"github.com/hitlbot/hitl/agent"
+	"github.com/hitlbot/hitl/client"
 	"github.com/hitlbot/hitl/config"
 	"github.com/hitlbot/hitl/internal/clocktest"
 	"github.com/hitlbot/hitl/internal/principaltest"
@@ -116,7 +116,7 @@ func TestEmailReminders(t *testing.T) {
 		m.MailEvery = 5 * time.Millisecond
 	})
 	require.NoError(t, srv.WaitConnected(ctx, 1))
-	e := &slackEnv{ctx: ctx, m: m, srv: srv, api: agent.NewClient(m.URL(), "")}
+	e := &slackEnv{ctx: ctx, m: m, srv: srv, api: client.NewClient(m.URL(), "")}
 	hour := 60.0
 	q, _ := e.ask(t, "mail-1", hitl.NewQuestion{Question: "Ship it?", ResponseType: hitl.BooleanResponse,
 		Channel: testChannel, Assignees: []string{"U0ALICE", "U0BOB"}, TimeoutMinutes: &hour})

@@ -5,12 +5,12 @@ import (
 	"maps"
 	"os"
 
-	"github.com/hitlbot/hitl/agent"
+	"github.com/hitlbot/hitl"
+	"github.com/hitlbot/hitl/client"
 	"github.com/hitlbot/hitl/fault"
 	"github.com/hitlbot/hitl/mcp"
 	"github.com/hitlbot/hitl/policy"
 	"github.com/hitlbot/hitl/sandbox"
-	"github.com/hitlbot/hitl/service"
 )
 
 // Enforcement where hitl sees a command run: hitl gate, and the hooks'
@@ -25,7 +25,7 @@ var selfProgram = os.Executable
 // runGrant is the grant a gate result runs under when the kernel is to
 // hold it (nil: the decision alone). An edited command is decided again,
 // so that it runs under its own grant.
-func runGrant(ctx context.Context, c *agent.Client, v agent.GateResult, op policy.Operation) (*policy.Grant, error) {
+func runGrant(ctx context.Context, c *client.Client, v client.GateResult, op policy.Operation) (*policy.Grant, error) {
 	g := v.Decision.Grant
 	if g == nil || g.Enforce != policy.EnforceKernel {
 		return nil, nil
@@ -34,7 +34,7 @@ func runGrant(ctx context.Context, c *agent.Client, v agent.GateResult, op polic
 		return g, nil
 	}
 	op.Resource = v.Edited
-	d, err := c.CheckOperation(ctx, service.ApprovalRequest{Operation: op})
+	d, err := c.CheckOperation(ctx, hitl.ApprovalRequest{Operation: op})
 	if err != nil {
 		return nil, err
 	}
@@ -63,7 +63,7 @@ func sandboxArgv(e *env, g *policy.Grant, dir string, argv []string) ([]string, 
 // (input: the call's input as it stands, with an approver's edit); nil
 // when nothing changes. false: it cannot be held (no Landlock), and the
 // call is left to the agent's own prompt with why.
-func (h *hook) enforced(ctx context.Context, v agent.GateResult, input map[string]any) (updated map[string]any, why string, ok bool) {
+func (h *hook) enforced(ctx context.Context, v client.GateResult, input map[string]any) (updated map[string]any, why string, ok bool) {
 	if h.in.ToolName != "Bash" || v.Decision.Grant == nil {
 		return nil, "", true
 	}

@@ -10,11 +10,10 @@ import (
 	"time"
 
 	"github.com/hitlbot/hitl"
-	"github.com/hitlbot/hitl/agent"
+	"github.com/hitlbot/hitl/client"
 	"github.com/hitlbot/hitl/fault"
 	"github.com/hitlbot/hitl/mcp"
 	"github.com/hitlbot/hitl/policy"
-	"github.com/hitlbot/hitl/service"
 )
 
 // cmdGate checks the policy for a command, asks when it says so, then
@@ -45,14 +44,14 @@ func cmdGate(ctx context.Context, args []string, e *env) error {
 	if desc == "" {
 		desc = "Run " + shown
 	}
-	req := service.ApprovalRequest{RunID: *run, Operation: mcp.AgentSide(policy.Operation{Type: policy.OpType(*opType), Description: desc,
+	req := hitl.ApprovalRequest{RunID: *run, Operation: mcp.AgentSide(policy.Operation{Type: policy.OpType(*opType), Description: desc,
 		Resource: shown, Risk: policy.Risk(*risk), Context: *reason}, e.getenv("HOME"), workingDir())}
 	if *timeout > 0 {
 		m := timeout.Minutes()
 		req.TimeoutMinutes = &m
 	}
 	c := newClient(e)
-	res, err := c.Gate(ctx, req, agent.Progress{Asked: func(id string) {
+	res, err := c.Gate(ctx, req, client.Progress{Asked: func(id string) {
 		fmt.Fprintf(e.stderr, "hitl gate: waiting for approval %s to run %s (%s)\n", visible(id), visible(shown), approvalWhere(ctx, c, id))
 	}})
 	if ctx.Err() != nil {
@@ -126,7 +125,7 @@ func shellJoin(args []string) string {
 }
 
 // approvalWhere says where a person approves question id.
-func approvalWhere(ctx context.Context, c *agent.Client, id string) string {
+func approvalWhere(ctx context.Context, c *client.Client, id string) string {
 	how := hint("answer "+visible(id)) + " approve (or deny, or --reply TEXT)"
 	if h, err := c.Health(ctx); err == nil && h.Slack {
 		return "approve it in Slack, or with: " + how
@@ -137,11 +136,11 @@ func approvalWhere(ctx context.Context, c *agent.Client, id string) string {
 // abandonGate is Ctrl+C on hitl gate: the command will not run, so its
 // approval is cancelled (a person who approves it later is told it was
 // cancelled, not led to think the command ran) and gate exits 130.
-func abandonGate(ctx context.Context, c *agent.Client, id, shown string) error {
+func abandonGate(ctx context.Context, c *client.Client, id, shown string) error {
 	if id == "" {
 		return &outcome{code: exitInterrupted, msg: fmt.Sprintf("hitl gate: interrupted; %s was not run", visible(shown))}
 	}
-	cctx, cancel := agent.Asking(ctx)
+	cctx, cancel := client.Asking(ctx)
 	defer cancel()
 	q, err := c.Cancel(cctx, id, "hitl gate was interrupted (Ctrl+C): "+shown+" was not run")
 	var msg string

@@ -6,11 +6,11 @@ import (
 	"testing"
 	"time"
 
+	"github.com/hitlbot/hitl"
 	"github.com/hitlbot/hitl/config"
 	"github.com/hitlbot/hitl/internal/clocktest"
 	"github.com/hitlbot/hitl/internal/principaltest"
 	"github.com/hitlbot/hitl/policy"
-	"github.com/hitlbot/hitl/service"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )
@@ -154,7 +154,7 @@ func TestPolicyCommands(t *testing.T) {
 func TestAnswerEditOfFixedInput(t *testing.T) {
 	m := startMain(t)
 	ctx := context.Background()
-	out, err := m.Service.Policies.RequestOperation(principaltest.As(ctx, "api:ci"), service.ApprovalRequest{RunID: "fixed-input",
+	out, err := m.Service.Policies.RequestOperation(principaltest.As(ctx, "api:ci"), hitl.ApprovalRequest{RunID: "fixed-input",
 		Operation: policy.Operation{Type: "send_email", Description: "Send the report", Resource: `{"to":"bob@example.com"}`, NoEdit: true}})
 	require.NoError(t, err)
 	r := cli(ctx, m, "", "answer", out.QuestionID, "approve", "--edit", `{"to":"eve@example.com"}`)

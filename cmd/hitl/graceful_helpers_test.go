@@ -14,7 +14,7 @@ import (
 	"time"
 
 	"github.com/hitlbot/hitl"
-	"github.com/hitlbot/hitl/agent"
+	"github.com/hitlbot/hitl/client"
 	"github.com/stretchr/testify/require"
 )
 
@@ -281,7 +281,7 @@ func nextEvent(t *testing.T, ch <-chan sseEvent, typ string) sseEvent {
 
 // onlyQuestion requires run to hold exactly one question (nothing was
 // asked twice) and returns it.
-func onlyQuestion(t *testing.T, c *agent.Client, run string) *hitl.Question {
+func onlyQuestion(t *testing.T, c *client.Client, run string) *hitl.Question {
 	t.Helper()
 	page, err := c.QuestionPage(context.Background(), hitl.QuestionFilter{RunID: run})
 	require.NoError(t, err)

@@ -14,7 +14,7 @@ import (
 	"time"
 
 	"github.com/hitlbot/hitl"
-	"github.com/hitlbot/hitl/agent"
+	"github.com/hitlbot/hitl/client"
 	"github.com/hitlbot/hitl/internal/pgtest"
 	"github.com/hitlbot/hitl/steer"
 	"github.com/stretchr/testify/assert"
@@ -66,7 +66,7 @@ type waiting struct {
 	start func(g *graceful) (check func(t *testing.T))
 	// settle is what a person does once the service is back: answer the
 	// run's one question (the default), or resume the run.
-	settle func(g *graceful, admin *agent.Client)
+	settle func(g *graceful, admin *client.Client)
 }
 
 // parkedQuestion waits until a question's long poll that the proxy saw
@@ -83,7 +83,7 @@ func gracefulClients() []waiting {
 	return []waiting{
 		{name: "SDK Ask (long poll)", run: "sdk-run", start: func(g *graceful) func(*testing.T) {
 			mark := g.proxies[0].mark()
-			c := agent.NewClient(g.urls(), "", agent.WithUser("agent"))
+			c := client.NewClient(g.urls(), "", client.WithUser("agent"))
 			done := make(chan error, 1)
 			var got *hitl.Question
 			go func() {
@@ -98,7 +98,7 @@ func gracefulClients() []waiting {
 			}
 		}},
 		{name: "raw long poll (what other clients see)", run: "raw-run", start: func(g *graceful) func(*testing.T) {
-			admin := agent.NewClient(g.urls(), "", agent.WithUser("agent"))
+			admin := client.NewClient(g.urls(), "", client.WithUser("agent"))
 			q, _, err := admin.Create(g.ctx, "raw-run", hitl.NewQuestion{Question: "Which colour?"})
 			require.NoError(g.t, err)
 			mark := g.proxies[0].mark()
@@ -135,7 +135,7 @@ func gracefulClients() []waiting {
 			mark := g.proxies[0].mark()
 			events := followEvents(g.ctx, urls, "jobId=sse-run", g.back)
 			g.proxies[0].until(g.t, mark, "the stream", func(r *http.Request) bool { return r.URL.Path == "/api/events" })
-			c := agent.NewClient(g.urls(), "", agent.WithUser("agent"))
+			c := client.NewClient(g.urls(), "", client.WithUser("agent"))
 			q, _, err := c.Create(g.ctx, "sse-run", hitl.NewQuestion{Question: "Which colour?"})
 			require.NoError(g.t, err)
 			asked := nextEvent(g.t, events, "question_asked")
@@ -237,7 +237,7 @@ func gracefulClients() []waiting {
 				assert.Equal(t, false, out["continue"], "the held call outlived the stop and learned of the cancel: %v", out)
 				assert.Equal(t, "deny", specific(t, out)["permissionDecision"])
 			}
-		}, settle: func(g *graceful, _ *agent.Client) {
+		}, settle: func(g *graceful, _ *client.Client) {
 			r := result(g.t, cliAs(g.ctx, g.people(), "person", nil, "cancel", "claude-held"))
 			require.Equal(g.t, 0, r.code, r.stderr)
 		}},
@@ -256,7 +256,7 @@ func gracefulClients() []waiting {
 				require.Equal(t, 0, r.code, r.stderr)
 				assert.Contains(t, r.stdout, `"status":"running"`)
 			}
-		}, settle: func(g *graceful, _ *agent.Client) {
+		}, settle: func(g *graceful, _ *client.Client) {
 			r := result(g.t, cliAs(g.ctx, g.people(), "person", nil, "resume", "cp-run"))
 			require.Equal(g.t, 0, r.code, r.stderr)
 		}},
@@ -265,7 +265,7 @@ func gracefulClients() []waiting {
 
 // answerRun answers run's one question as a person: approve an approval,
 // "blue" otherwise.
-func answerRun(g *graceful, admin *agent.Client, run string) {
+func answerRun(g *graceful, admin *client.Client, run string) {
 	g.t.Helper()
 	q := onlyQuestion(g.t, admin, run)
 	value := "blue"
@@ -283,7 +283,7 @@ func answerRun(g *graceful, admin *agent.Client, run string) {
 // During the outage it also runs hitl pause on a run named by a handle.
 func runGraceful(g *graceful, first *childReplica, sig syscall.Signal, restart func()) {
 	t := g.t
-	admin := agent.NewClient(g.urls(), "", agent.WithUser("person"))
+	admin := client.NewClient(g.urls(), "", client.WithUser("person"))
 	r := result(t, cliAs(g.ctx, g.urls(), "agent", nil, "checkpoint", "--run", "pausable-graceful-run", "--iter", "1"))
 	require.Equal(t, 0, r.code, r.stderr)
 
@@ -418,7 +418,7 @@ func TestNoAnswerIsRetriedByEveryClient(t *testing.T) {
 					strings.HasPrefix(r.URL.Path, "/api/runs/pausable")
 			}, body
 			g := &graceful{t: t, ctx: ctx, proxies: []*seenProxy{p}, back: make(chan struct{})}
-			admin := agent.NewClient(m.URL(), "", agent.WithUser("person"))
+			admin := client.NewClient(m.URL(), "", client.WithUser("person"))
 			r := result(t, cliAs(ctx, m.URL(), "agent", nil, "checkpoint", "--run", "pausable-spoiled-run", "--iter", "1"))
 			require.Equal(t, 0, r.code, r.stderr)
 

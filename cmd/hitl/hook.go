@@ -13,11 +13,10 @@ import (
 	"time"
 
 	"github.com/hitlbot/hitl"
-	"github.com/hitlbot/hitl/agent"
 	"github.com/hitlbot/hitl/auth"
+	"github.com/hitlbot/hitl/client"
 	"github.com/hitlbot/hitl/fault"
 	"github.com/hitlbot/hitl/mcp"
-	"github.com/hitlbot/hitl/service"
 	"github.com/hitlbot/hitl/steer"
 )
 
@@ -77,7 +76,7 @@ func (t *toolInput) UnmarshalJSON(b []byte) error {
 // hook is one hook run.
 type hook struct {
 	e     *env
-	c     *agent.Client
+	c     *client.Client
 	in    hookInput
 	agent string // "Claude Code", "Codex"
 	run   string
@@ -112,7 +111,7 @@ func cmdHook(ctx context.Context, args []string, e *env) error {
 		return hookFailed(usageError(fs, "hitl hook needs the agent: hitl hook claude, or hitl hook codex"))
 	}
 	// Rate limited: wait Retry-After and try again, within --wait.
-	h := &hook{e: e, c: newClient(e).With(agent.WithRateLimitWait(e.after)), wait: *wait, decideTools: *decideTools}
+	h := &hook{e: e, c: newClient(e).With(client.WithRateLimitWait(e.after)), wait: *wait, decideTools: *decideTools}
 	b, err := io.ReadAll(io.LimitReader(e.stdin, 16<<20))
 	if err == nil {
 		err = json.Unmarshal(b, &h.in)
@@ -222,7 +221,7 @@ func (h *hook) movedReason() string {
 // file at the (edited) path as it is now, is asked again, as a new
 // question naming the first; the edited call runs only once that is
 // approved (h.edited).
-func (h *hook) decide(ctx context.Context) (agent.GateResult, error) {
+func (h *hook) decide(ctx context.Context) (client.GateResult, error) {
 	call := h.call()
 	key, notice := h.key(), ""
 	for asked := 0; ; asked++ {
@@ -239,7 +238,7 @@ func (h *hook) decide(ctx context.Context) (agent.GateResult, error) {
 		// Each question waits --wait, and says so: its deadline is when
 		// the hook stops waiting for it.
 		gctx, cancel := h.giveUp(ctx)
-		v, err := h.c.Gate(gctx, service.ApprovalRequest{Operation: op, RunID: h.run, IdempotencyKey: key, TimeoutMinutes: h.timeout()}, agent.Progress{})
+		v, err := h.c.Gate(gctx, hitl.ApprovalRequest{Operation: op, RunID: h.run, IdempotencyKey: key, TimeoutMinutes: h.timeout()}, client.Progress{})
 		stopped := err != nil && gctx.Err() != nil
 		cancel()
 		v.By = auth.PersonName(v.By) // as people and the agent read who decided
@@ -263,11 +262,11 @@ func (h *hook) decide(ctx context.Context) (agent.GateResult, error) {
 		if v.Edited != "" || v.EditedContent != "" {
 			input, ok := call.EditedInput(v.Edited, v.EditedContent)
 			if !ok {
-				return agent.GateResult{}, fault.Errorf(fault.EINVALID, "%s approved %s only with an edit that cannot be applied to it", v.By, h.in.ToolName)
+				return client.GateResult{}, fault.Errorf(fault.EINVALID, "%s approved %s only with an edit that cannot be applied to it", v.By, h.in.ToolName)
 			}
 			e := fileEdit{by: v.By, question: v.QuestionID, to: mcp.ToolCall{Tool: call.Tool, Input: input, Approval: call.Approval}}
 			if err := again(); err != nil {
-				return agent.GateResult{}, err
+				return client.GateResult{}, err
 			}
 			h.edits = append(h.edits, e)
 			call = e.to
@@ -282,7 +281,7 @@ func (h *hook) decide(ctx context.Context) (agent.GateResult, error) {
 			return v, nil
 		}
 		if err := again(); err != nil {
-			return agent.GateResult{}, err
+			return client.GateResult{}, err
 		}
 		notice = fmt.Sprintf("Asked again: %s changed on disk after %s approved its diff; this is the diff against what it holds now.", changed, v.By)
 	}
@@ -313,7 +312,7 @@ const maxReasks = 4
 // onlyDefault reports whether v is an allow of the default policy alone:
 // no rule a person wrote or taught, nobody asked. A hook never passes that
 // on as an allow, which would widen the agent's own permissions.
-func onlyDefault(v agent.GateResult) bool {
+func onlyDefault(v client.GateResult) bool {
 	return v.Allowed && v.By == "" && v.QuestionID == "" && strings.HasPrefix(v.Rule, "default")
 }
 
@@ -321,7 +320,7 @@ func onlyDefault(v agent.GateResult) bool {
 func (h *hook) answer(ctx context.Context) (map[string]any, error) {
 	gctx, cancel := h.giveUp(ctx)
 	defer cancel()
-	updated, asked, err := mcp.AskUserQuestions(gctx, h.c, h.run, h.key(), h.in.ToolInput, h.wait, agent.Progress{})
+	updated, asked, err := mcp.AskUserQuestions(gctx, h.c, h.run, h.key(), h.in.ToolInput, h.wait, client.Progress{})
 	if err != nil && gctx.Err() != nil {
 		h.stopped(ctx)
 		h.release(ctx, asked...)

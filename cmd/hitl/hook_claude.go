@@ -5,7 +5,7 @@ import (
 	"fmt"
 
 	"github.com/hitlbot/hitl"
-	"github.com/hitlbot/hitl/agent"
+	"github.com/hitlbot/hitl/client"
 	"github.com/hitlbot/hitl/mcp"
 	"github.com/hitlbot/hitl/steer"
 )
@@ -178,7 +178,7 @@ func (h *hook) permissionRequest(ctx context.Context) (claudePermissionDecision,
 
 // denial is the reason given to the agent for a denial; for a reply it
 // is the person's text, which the agent reads as guidance.
-func denial(v agent.GateResult) string {
+func denial(v client.GateResult) string {
 	if v.Outcome == hitl.OutcomeReplied {
 		return fmt.Sprintf("Not approved: %s replied in hitl instead: %s", v.By, v.Message)
 	}
@@ -194,7 +194,7 @@ func denial(v agent.GateResult) string {
 
 // approval is the reason given with an allow (shown to the person at
 // the terminal).
-func (h *hook) approval(v agent.GateResult) string {
+func (h *hook) approval(v client.GateResult) string {
 	if v.By == "" && h.edited == nil {
 		return "Allowed by hitl policy rule " + v.Rule
 	}

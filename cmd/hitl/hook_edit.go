@@ -5,7 +5,7 @@ import (
 	"fmt"
 	"strings"
 
-	"github.com/hitlbot/hitl/agent"
+	"github.com/hitlbot/hitl/client"
 	"github.com/hitlbot/hitl/mcp"
 )
 
@@ -39,7 +39,7 @@ const maxToldContent = 4000
 // updatedInput is the input the approved call runs with: the edited file
 // change, or the approver's edit of the resource (a command, a path);
 // nil when nobody edited it. false: the edit cannot be applied.
-func (h *hook) updatedInput(v agent.GateResult) (map[string]any, bool) {
+func (h *hook) updatedInput(v client.GateResult) (map[string]any, bool) {
 	if h.edited != nil {
 		return h.edited.Input, true
 	}
@@ -52,7 +52,7 @@ func (h *hook) updatedInput(v agent.GateResult) (map[string]any, bool) {
 // toldOfEdit is what the model is told when a person changed its call
 // (empty when nobody did): who changed what, and what ran instead, so
 // that its history matches what ran.
-func (h *hook) toldOfEdit(v agent.GateResult, updated map[string]any) string {
+func (h *hook) toldOfEdit(v client.GateResult, updated map[string]any) string {
 	if updated == nil {
 		return ""
 	}

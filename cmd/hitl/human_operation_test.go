@@ -6,9 +6,9 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/hitlbot/hitl"
 	"github.com/hitlbot/hitl/internal/principaltest"
 	"github.com/hitlbot/hitl/policy"
-	"github.com/hitlbot/hitl/service"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )
@@ -21,7 +21,7 @@ func TestPeopleSeeTheOperation(t *testing.T) {
 	admin := principaltest.As(context.Background(), "admin:test")
 	resource := "git status && rm -rf build > gone.txt"
 	agentCtx := principaltest.As(context.Background(), "api:agent-1")
-	out, err := m.Service.Policies.RequestOperation(agentCtx, service.ApprovalRequest{RunID: "op-1",
+	out, err := m.Service.Policies.RequestOperation(agentCtx, hitl.ApprovalRequest{RunID: "op-1",
 		Operation: policy.Operation{Type: policy.OpShell, Description: "tidy up", Resource: resource}})
 	require.NoError(t, err)
 	require.Equal(t, policy.EffectAsk, out.Effect)

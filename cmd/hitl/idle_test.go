@@ -11,7 +11,7 @@ import (
 	"time"
 
 	"github.com/hitlbot/hitl"
-	"github.com/hitlbot/hitl/agent"
+	"github.com/hitlbot/hitl/client"
 	"github.com/hitlbot/hitl/config"
 	"github.com/hitlbot/hitl/internal/clocktest"
 	"github.com/hitlbot/hitl/internal/principaltest"
@@ -52,7 +52,7 @@ func TestIdleServiceWritesNothing(t *testing.T) {
 		m.MailEvery = time.Millisecond
 	})
 	require.NoError(t, srv.WaitConnected(ctx, 1))
-	e := &slackEnv{ctx: ctx, m: m, srv: srv, api: agent.NewClient(m.URL(), "")}
+	e := &slackEnv{ctx: ctx, m: m, srv: srv, api: client.NewClient(m.URL(), "")}
 
 	// Something of every kind, none of it due: a pending question with
 	// reminders (the first at 10 minutes), a settled one, and a run that
@@ -64,7 +64,7 @@ func TestIdleServiceWritesNothing(t *testing.T) {
 		Channel: testChannel, TimeoutMinutes: &hour})
 	_, err := m.Service.Questions.Answer(principaltest.As(ctx, "slack:U0ALICE"), settled.ID, hitl.Response{Value: "eu"})
 	require.NoError(t, err)
-	run, err := e.api.Run(ctx, "idle-run", agent.RunOptions{})
+	run, err := e.api.Run(ctx, "idle-run", client.RunOptions{})
 	require.NoError(t, err)
 	defer run.Close()
 	_, err = run.Checkpoint(ctx, 1)

@@ -7,9 +7,10 @@ import (
 	"fmt"
 	"time"
 
-	"github.com/hitlbot/hitl/agent"
+	"github.com/hitlbot/hitl"
+	"github.com/hitlbot/hitl/api/wire"
+	"github.com/hitlbot/hitl/client"
 	"github.com/hitlbot/hitl/fault"
-	"github.com/hitlbot/hitl/service"
 	"github.com/hitlbot/hitl/steer"
 )
 
@@ -29,8 +30,8 @@ func (f *loopFlags) register(fs *flag.FlagSet, e *env) {
 	fs.IntVar(&f.threshold, "threshold", -1, "the run's interaction threshold, 0-5")
 }
 
-func (f *loopFlags) request() agent.CheckpointRequest {
-	req := agent.CheckpointRequest{IssueID: f.issue, Mode: f.mode, Iter: f.iter, Max: f.max, Model: f.model}
+func (f *loopFlags) request() wire.CheckpointRequest {
+	req := wire.CheckpointRequest{IssueID: f.issue, Mode: f.mode, Iter: f.iter, Max: f.max, Model: f.model}
 	if f.threshold >= 0 {
 		t := f.threshold
 		req.Threshold = &t
@@ -61,7 +62,7 @@ func cmdCheckpoint(ctx context.Context, args []string, e *env) error {
 		return usageError(fs, "hitl checkpoint needs --run (or HITL_RUN): hitl checkpoint --run loop-1 --iter 3 --max 10")
 	}
 	if f.threshold >= 0 {
-		if err := service.ValidateThreshold("--threshold", f.threshold); err != nil {
+		if err := hitl.ValidateThreshold("--threshold", f.threshold); err != nil {
 			return err
 		}
 	}
@@ -88,9 +89,9 @@ func cmdCheckpoint(ctx context.Context, args []string, e *env) error {
 // service was reached, a restart of it (unreachable, failing) is waited
 // out, retrying every second, as hitl ask waits out one; a service that
 // cannot be reached at all is an error at once.
-func reportWaiting(ctx context.Context, c *agent.Client, e *env, f *loopFlags, pausedMsg string) (service.Checkpoint, error) {
+func reportWaiting(ctx context.Context, c *client.Client, e *env, f *loopFlags, pausedMsg string) (hitl.Checkpoint, error) {
 	if _, err := c.Health(ctx); err != nil {
-		return service.Checkpoint{}, err
+		return hitl.Checkpoint{}, err
 	}
 	said := false
 	for {

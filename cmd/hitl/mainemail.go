@@ -23,7 +23,7 @@ func (m *Main) startMailer() error {
 	if m.Bot != nil {
 		cfg.Lookup, cfg.Directory = m.Bot.EmailOf, m.Bot.Directory()
 	}
-	m.mailer = email.New(cfg, email.ServiceOf(m.Service), m.DB)
+	m.mailer = email.New(cfg, emailServiceOf(m.Service), m.DB)
 	m.mailer.Start()
 	return nil
 }

@@ -10,7 +10,7 @@ import (
 
 	"github.com/hitlbot/hitl"
 	"github.com/hitlbot/hitl/access"
-	"github.com/hitlbot/hitl/agent"
+	"github.com/hitlbot/hitl/api"
 	"github.com/hitlbot/hitl/bot"
 	"github.com/hitlbot/hitl/config"
 	"github.com/hitlbot/hitl/email"
@@ -47,7 +47,7 @@ type Main struct {
 	WebhookTuning func(*webhook.Config)
 
 	ln       net.Listener
-	api      *agent.Server
+	api      *api.Server
 	http     *http.Server
 	sweeper  *sweeper.Sweeper
 	mailer   *email.Mailer
@@ -115,7 +115,7 @@ func (m *Main) Run(ctx context.Context) (err error) {
 		if sc.Redispatch == 0 {
 			sc.Redispatch = db.redispatch
 		}
-		m.Bot = bot.New(sc, bot.ServiceOf(m.Service), m.DB)
+		m.Bot = bot.New(sc, botServiceOf(m.Service), m.DB)
 		m.Service.SetDirectory(m.Bot.Directory())
 		m.Bot.Start(context.Background())
 	}
@@ -126,7 +126,7 @@ func (m *Main) Run(ctx context.Context) (err error) {
 	if m.ln, err = net.Listen("tcp", m.Config.Listen); err != nil {
 		return fault.Errorf(fault.EUNAVAILABLE, "listen on %s: %v", m.Config.Listen, err)
 	}
-	m.api = agent.NewServer(agent.ServicesOf(m.Service), agent.ServerConfig{Tokens: m.tokens(), Clock: m.Clock, Logger: m.Logger,
+	m.api = api.NewServer(apiServicesOf(m.Service), api.ServerConfig{Tokens: m.tokens(), Clock: m.Clock, Logger: m.Logger,
 		SlackEnabled: m.Config.Slack.Enabled(), InteractionThreshold: m.Config.InteractionThreshold, Metrics: m.metricsOnAPI(), Ready: db.ready})
 	if err := m.serveMetrics(); err != nil {
 		return err
@@ -142,7 +142,7 @@ func (m *Main) Run(ctx context.Context) (err error) {
 	// Slow clients are timed out (headers, bodies, idle connections); long
 	// polls and event streams set their own write deadlines.
 	m.pages = m.web()
-	m.http = agent.NewHTTPServer(web.Mount(m.api, m.pages), func(net.Listener) context.Context { return base })
+	m.http = api.NewHTTPServer(web.Mount(m.api, m.pages), func(net.Listener) context.Context { return base })
 	m.served = make(chan struct{})
 	go func() {
 		defer close(m.served)
@@ -211,10 +211,10 @@ func (m *Main) service(db *database, sealed hitl.Sealer, auditKey []byte) *servi
 	rl := m.Config.RateLimits
 	acc, clock, n := m.access(), m.Clock, db.notifier
 	guard := service.NewGuard(service.GuardConfig{Store: db, Clock: clock, Access: acc, Notifier: n,
-		Limits: map[service.Limit]hitl.Limiter{
-			service.LimitControl: db.limiter("control", rl.ControlPerMinute, 0),
-			service.LimitRuns:    db.limiter("runs", rl.RunsPerMinute, 0),
-			service.LimitPolicy:  db.limiter("policy", rl.PolicyPerMinute, 0),
+		Limits: map[hitl.Limit]hitl.Limiter{
+			hitl.LimitControl: db.limiter("control", rl.ControlPerMinute, 0),
+			hitl.LimitRuns:    db.limiter("runs", rl.RunsPerMinute, 0),
+			hitl.LimitPolicy:  db.limiter("policy", rl.PolicyPerMinute, 0),
 		},
 		MaxStreams: m.Config.MaxStreams})
 	questions := service.NewQuestions(service.QuestionsConfig{Store: db, Clock: clock, Timeouts: m.Config.HitlTimeouts(),
@@ -239,10 +239,10 @@ func (m *Main) service(db *database, sealed hitl.Sealer, auditKey []byte) *servi
 	}
 }
 
-func (m *Main) tokens() []agent.Token {
-	out := make([]agent.Token, len(m.Config.Tokens))
+func (m *Main) tokens() []api.Token {
+	out := make([]api.Token, len(m.Config.Tokens))
 	for i, t := range m.Config.Tokens {
-		out[i] = agent.Token{Secret: t.Token, Principal: t.Principal()}
+		out[i] = api.Token{Secret: t.Token, Principal: t.Principal()}
 	}
 	return out
 }

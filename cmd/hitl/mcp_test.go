@@ -11,7 +11,6 @@ import (
 	"github.com/hitlbot/hitl"
 	"github.com/hitlbot/hitl/config"
 	"github.com/hitlbot/hitl/policy"
-	"github.com/hitlbot/hitl/service"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )
@@ -52,7 +51,7 @@ func TestMCPTools(t *testing.T) {
 		}
 		require.Len(t, byName, 4)
 		ask := listed.Tools[byName["ask_human"]]
-		assert.Contains(t, ask.Description, service.ThresholdInstruction(3))
+		assert.Contains(t, ask.Description, hitl.ThresholdInstruction(3))
 		assert.Equal(t, []string{"prompt"}, ask.InputSchema.Required)
 		assert.Equal(t, []any{"text", "password", "confirmation"}, ask.InputSchema.Properties["input_type"]["enum"])
 		for _, p := range []string{"sensitive", "options", "type", "timeout_minutes", "default"} {

@@ -8,7 +8,7 @@ import (
 	"net/http"
 	"time"
 
-	"github.com/hitlbot/hitl/agent"
+	"github.com/hitlbot/hitl/api"
 	"github.com/hitlbot/hitl/auth"
 	"github.com/hitlbot/hitl/fault"
 	"github.com/hitlbot/hitl/metrics"
@@ -36,7 +36,7 @@ func (m *Main) startObservability(ctx context.Context, streams func() int) error
 	if o.alerts, err = m.Service.Observation.NewAlerts(ctx, m.Config.HitlAlerts()); err != nil {
 		return err
 	}
-	o.metrics = metrics.New(metrics.Config{Source: metrics.SourceOf(m.Service), Alerts: o.alerts, Logger: m.Logger,
+	o.metrics = metrics.New(metrics.Config{Source: metricsSourceOf(m.Service), Alerts: o.alerts, Logger: m.Logger,
 		EventStreams: func() float64 { return float64(streams()) },
 		OutboxDepth: func() float64 {
 			ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
@@ -54,7 +54,7 @@ func (m *Main) startObservability(ctx context.Context, streams func() int) error
 // start and clear on the sweep's schedule (each once: Check posts only
 // changes).
 func (m *Main) sweepWork() sweeper.SweepFunc {
-	work := sweeper.Work(sweeper.LifecycleOf(m.Service), time.Duration(m.Config.Retention))
+	work := sweeper.Work(sweeperLifecycleOf(m.Service), time.Duration(m.Config.Retention))
 	return func(ctx context.Context) (int, error) {
 		n, err := work(ctx)
 		if _, perr := m.pruneWebhooks(ctx); perr != nil {
@@ -101,7 +101,7 @@ func (m *Main) serveMetrics() error {
 		}
 		h.ServeHTTP(w, r.WithContext(ctx))
 	})
-	o.http = agent.NewHTTPServer(mux, nil)
+	o.http = api.NewHTTPServer(mux, nil)
 	o.served = make(chan struct{})
 	go func() {
 		defer close(o.served)

@@ -9,7 +9,7 @@ import (
 
 	"github.com/chromedp/chromedp"
 	"github.com/hitlbot/hitl"
-	"github.com/hitlbot/hitl/agent"
+	"github.com/hitlbot/hitl/client"
 	"github.com/hitlbot/hitl/config"
 	"github.com/hitlbot/hitl/internal/oidctest"
 	"github.com/stretchr/testify/assert"
@@ -27,7 +27,7 @@ func TestOIDCBrowser(t *testing.T) {
 	host := strings.Split(strings.TrimPrefix(issuer, "http://"), ":")[0]
 	m := startMain(t, withOIDC(t, issuer, config.OIDCRoles{Answer: []string{"@zitadel.ch"}}))
 	oidctest.Register(m.URL() + "/login/oidc/callback")
-	q, _, err := agent.NewClient(m.URL(), ciSecret).Create(t.Context(), "run-browser", hitl.NewQuestion{Question: "Which environment?",
+	q, _, err := client.NewClient(m.URL(), ciSecret).Create(t.Context(), "run-browser", hitl.NewQuestion{Question: "Which environment?",
 		Options: []hitl.Option{{Label: "Staging", Value: "staging"}, {Label: "Production", Value: "prod"}}})
 	require.NoError(t, err)
 
@@ -56,7 +56,7 @@ func TestOIDCBrowser(t *testing.T) {
 		chromedp.WaitReady(`.q.settled`, chromedp.ByQuery),
 	))
 	assert.Equal(t, "Signed in as oidc:test-user@zitadel.ch", strings.TrimSpace(who))
-	got, err := agent.NewClient(m.URL(), auditAdminSecret).Question(t.Context(), q.ID)
+	got, err := client.NewClient(m.URL(), auditAdminSecret).Question(t.Context(), q.ID)
 	require.NoError(t, err)
 	require.Equal(t, hitl.StatusAnswered, got.Status)
 	assert.Equal(t, "prod", got.Response.Value)

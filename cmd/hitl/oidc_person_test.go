@@ -8,8 +8,8 @@ import (
 	"time"
 
 	"github.com/hitlbot/hitl"
-	"github.com/hitlbot/hitl/agent"
 	"github.com/hitlbot/hitl/blocks"
+	"github.com/hitlbot/hitl/client"
 	"github.com/hitlbot/hitl/config"
 	"github.com/hitlbot/hitl/fault"
 	"github.com/hitlbot/hitl/internal/oidctest"
@@ -38,7 +38,7 @@ func TestOnePersonAcrossEdges(t *testing.T) {
 		c.Policy.Rules = []config.PolicyRule{{Name: "two eyes on /data", OpType: "file_delete", Resource: "/data/*",
 			Effect: "ask", Approvers: []string{"U0ALICE", "U0BOB", "U0CAROL"}, Quorum: 2}}
 	})
-	e.api = agent.NewClient(e.m.URL(), ciSecret)
+	e.api = client.NewClient(e.m.URL(), ciSecret)
 
 	// webApprove approves question id in the web inbox as the signed-in browser.
 	webApprove := func(t *testing.T, c *http.Client, id string) (int, string) {
@@ -68,7 +68,7 @@ func TestOnePersonAcrossEdges(t *testing.T) {
 
 		e.click(t, "U0ALICE", msg, blocks.ActionApprove)
 		e.ephemeralFor(t, "U0ALICE", "already counted")
-		_, err := agent.NewClient(e.m.URL(), aliceSecret).Answer(e.ctx, out.QuestionID, hitl.Response{Value: hitl.Approve})
+		_, err := client.NewClient(e.m.URL(), aliceSecret).Answer(e.ctx, out.QuestionID, hitl.Response{Value: hitl.Approve})
 		require.Equal(t, fault.EINVALID, fault.Code(err), "her token (slack_user U0ALICE) is her too: %v", err)
 		assert.Contains(t, fault.Message(err), "1 of 2 approvals")
 

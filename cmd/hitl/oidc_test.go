@@ -10,7 +10,7 @@ import (
 	"testing"
 
 	"github.com/hitlbot/hitl"
-	"github.com/hitlbot/hitl/agent"
+	"github.com/hitlbot/hitl/client"
 	"github.com/hitlbot/hitl/config"
 	"github.com/hitlbot/hitl/internal/oidctest"
 	"github.com/hitlbot/hitl/internal/pgtest"
@@ -72,7 +72,7 @@ func TestOIDCSignIn(t *testing.T) {
 	host := strings.Split(strings.TrimPrefix(issuer, "http://"), ":")[0]
 	t.Run("sign in, answer, sign out", func(t *testing.T) {
 		m := startMain(t, withOIDC(t, issuer, config.OIDCRoles{Answer: []string{"@zitadel.ch"}}, "zitadel.ch"))
-		q, _, err := agent.NewClient(m.URL(), ciSecret).Create(t.Context(), "run-oidc", hitl.NewQuestion{Question: "Ship it?"})
+		q, _, err := client.NewClient(m.URL(), ciSecret).Create(t.Context(), "run-oidc", hitl.NewQuestion{Question: "Ship it?"})
 		require.NoError(t, err)
 		c, status, body := oidcBrowserSignIn(t, m, "test-user@"+host)
 		require.Equal(t, http.StatusOK, status, body)

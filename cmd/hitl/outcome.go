@@ -6,8 +6,8 @@ import (
 	"strings"
 
 	"github.com/hitlbot/hitl"
-	"github.com/hitlbot/hitl/agent"
 	"github.com/hitlbot/hitl/auth"
+	"github.com/hitlbot/hitl/client"
 )
 
 // await waits until q is settled (on this terminal too when interactive)
@@ -15,7 +15,7 @@ import (
 // the same command asks anew next time, and hands over a secret, once.
 // When Receive finds q pending again (the service restarted before a
 // sensitive answer reached the agent, and asks for it again) it waits on.
-func await(ctx context.Context, c *agent.Client, q *hitl.Question, interactive bool, e *env) (*hitl.Question, error) {
+func await(ctx context.Context, c *client.Client, q *hitl.Question, interactive bool, e *env) (*hitl.Question, error) {
 	for {
 		if q.Pending() {
 			var err error
@@ -94,7 +94,7 @@ func printValue(e *env, s string) {
 
 // answerWhere says where q can be answered: in Slack, when the service has
 // it on, and from a terminal.
-func answerWhere(ctx context.Context, c *agent.Client, q *hitl.Question) string {
+func answerWhere(ctx context.Context, c *client.Client, q *hitl.Question) string {
 	if h, err := c.Health(ctx); err == nil && h.Slack {
 		return "answer it in Slack, or with: " + valueHint(q)
 	}
@@ -103,7 +103,7 @@ func answerWhere(ctx context.Context, c *agent.Client, q *hitl.Question) string 
 
 func capitalized(s string) string { return strings.ToUpper(s[:1]) + s[1:] }
 
-func needsInput(ctx context.Context, c *agent.Client, q *hitl.Question, key string) error {
+func needsInput(ctx context.Context, c *client.Client, q *hitl.Question, key string) error {
 	return &outcome{code: exitNeedsInput, msg: fmt.Sprintf(`hitl: waiting for a person to answer question %s (run %s).
   %s
   Then re-run this same command (idempotency key %s) to get the answer.`,

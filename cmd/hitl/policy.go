@@ -11,7 +11,6 @@ import (
 	"github.com/hitlbot/hitl"
 	"github.com/hitlbot/hitl/mcp"
 	"github.com/hitlbot/hitl/policy"
-	"github.com/hitlbot/hitl/service"
 )
 
 // cmdPolicy is hitl policy show|check|rules|revoke.
@@ -110,7 +109,7 @@ func policyCheck(ctx context.Context, args []string, e *env) error {
 		return err
 	}
 	// The server decides, as hitl gate would: learned rules included.
-	d, err := newClient(e).CheckOperation(ctx, service.ApprovalRequest{Operation: o})
+	d, err := newClient(e).CheckOperation(ctx, hitl.ApprovalRequest{Operation: o})
 	if err != nil {
 		return err
 	}

@@ -8,9 +8,9 @@ import (
 	"time"
 
 	"github.com/hitlbot/hitl"
-	"github.com/hitlbot/hitl/agent"
 	"github.com/hitlbot/hitl/blocks"
 	"github.com/hitlbot/hitl/bot"
+	"github.com/hitlbot/hitl/client"
 	"github.com/hitlbot/hitl/config"
 	"github.com/hitlbot/hitl/internal/pgtest"
 	"github.com/hitlbot/hitl/internal/principaltest"
@@ -55,7 +55,7 @@ func TestReplicasHandleARedeliveredEnvelopeOnce(t *testing.T) {
 	}
 
 	t.Run("a slash command steers the run once", func(t *testing.T) {
-		api := agent.NewClient(r1.URL(), "")
+		api := client.NewClient(r1.URL(), "")
 		_, err := api.Publish(ctx, steer.StateEvent{Schema: steer.StateSchema, Event: steer.StateRunning, RunID: steerRun,
 			Stack: []steer.StackEntry{{ID: steerRun, Mode: "issue", Iter: 1, Max: 10, Model: "haiku"}}})
 		require.NoError(t, err)
@@ -100,7 +100,7 @@ func TestReplicasUpdateOneLiveRunMessage(t *testing.T) {
 	require.NoError(t, srv.WaitConnected(ctx, 2))
 	e := &slackEnv{ctx: ctx, m: r1, srv: srv}
 
-	_, err := agent.NewClient(r1.URL(), "").Publish(ctx, steer.StateEvent{Schema: steer.StateSchema, Event: steer.StateRunning, RunID: steerRun,
+	_, err := client.NewClient(r1.URL(), "").Publish(ctx, steer.StateEvent{Schema: steer.StateSchema, Event: steer.StateRunning, RunID: steerRun,
 		Stack: []steer.StackEntry{{ID: steerRun, Mode: "issue", Iter: 1, Max: 10, Model: "haiku"}}})
 	require.NoError(t, err)
 	e.liveMessage(t, steerRun, has(blocks.ActionRunPause))

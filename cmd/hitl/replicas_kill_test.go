@@ -12,11 +12,10 @@ import (
 	"time"
 
 	"github.com/hitlbot/hitl"
-	"github.com/hitlbot/hitl/agent"
+	"github.com/hitlbot/hitl/client"
 	"github.com/hitlbot/hitl/internal/pgtest"
 	"github.com/hitlbot/hitl/internal/slackfake"
 	"github.com/hitlbot/hitl/policy"
-	"github.com/hitlbot/hitl/service"
 	"github.com/hitlbot/hitl/steer"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -92,7 +91,7 @@ func TestReplicaKilledUnderLoad(t *testing.T) {
 		if w%2 == 1 {
 			urls = []string{r1.URL(), r2.URL(), child.url}
 		}
-		c := agent.NewClient(strings.Join(urls, ","), "", agent.WithUser("kill-test"))
+		c := client.NewClient(strings.Join(urls, ","), "", client.WithUser("kill-test"))
 		run := fmt.Sprintf("kill-w%d", w)
 		if _, err := c.Publish(ctx, steer.StateEvent{Schema: steer.StateSchema, Event: steer.StateRunning, RunID: run,
 			Stack: []steer.StackEntry{{ID: run, Mode: "issue", Iter: 1, Max: 10, Model: "haiku"}}}); err != nil {
@@ -178,9 +177,9 @@ func TestReplicaKilledUnderLoad(t *testing.T) {
 	})
 	t.Run("every rule an acknowledged answer taught allows", func(t *testing.T) {
 		require.NotEmpty(t, l.learned, "the load taught no rule")
-		c := agent.NewClient(r2.URL(), "", agent.WithUser("kill-test"))
+		c := client.NewClient(r2.URL(), "", client.WithUser("kill-test"))
 		for cmd := range l.learned {
-			d, err := c.CheckOperation(bg, service.ApprovalRequest{Operation: policy.Operation{Type: policy.OpShell, Description: "check", Resource: cmd}})
+			d, err := c.CheckOperation(bg, hitl.ApprovalRequest{Operation: policy.Operation{Type: policy.OpShell, Description: "check", Resource: cmd}})
 			require.NoError(t, err, cmd)
 			assert.Equal(t, policy.EffectAllow, d.Effect, "learned %s was lost", cmd)
 		}
@@ -255,7 +254,7 @@ const timedText = "anyone there?"
 var postedQuestionID = regexp.MustCompile(`q_[0-9a-z]{16}`)
 
 // killLoadStep is one operation of worker w's load, chosen by i.
-func killLoadStep(ctx context.Context, c *agent.Client, l *killLoad, w, i int) error {
+func killLoadStep(ctx context.Context, c *client.Client, l *killLoad, w, i int) error {
 	run := fmt.Sprintf("kill-w%d", w)
 	switch i % 6 {
 	case 0, 1: // ask, then answer

@@ -8,7 +8,7 @@ import (
 	"time"
 
 	"github.com/hitlbot/hitl"
-	"github.com/hitlbot/hitl/agent"
+	"github.com/hitlbot/hitl/client"
 	"github.com/hitlbot/hitl/fault"
 	"github.com/hitlbot/hitl/internal/pgtest"
 	"github.com/hitlbot/hitl/internal/principaltest"
@@ -36,9 +36,9 @@ func TestDatabaseRestartUnderLoad(t *testing.T) {
 	work := func(phase string, n int) {
 		var wg sync.WaitGroup
 		for w := range 8 {
-			api := agent.NewClient(r1.URL(), "")
+			api := client.NewClient(r1.URL(), "")
 			if w%2 == 1 {
-				api = agent.NewClient(r2.URL(), "")
+				api = client.NewClient(r2.URL(), "")
 			}
 			wg.Go(func() {
 				for i := range n {

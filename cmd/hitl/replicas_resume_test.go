@@ -7,8 +7,8 @@ import (
 	"time"
 
 	"github.com/hitlbot/hitl"
-	"github.com/hitlbot/hitl/agent"
 	"github.com/hitlbot/hitl/blocks"
+	"github.com/hitlbot/hitl/client"
 	"github.com/hitlbot/hitl/config"
 	"github.com/hitlbot/hitl/fault"
 	"github.com/hitlbot/hitl/internal/pgtest"
@@ -38,7 +38,7 @@ func TestReplicaTakesOverALiveMessageAndAnAlertInFlight(t *testing.T) {
 		"HITL_SLACK_RUNS_CHANNEL="+runsChannel, "HITL_ALERTS_CHANNEL="+alertChannel)...)
 	require.NoError(t, srv.WaitConnected(ctx, 1))
 
-	api := agent.NewClient(child.url, "")
+	api := client.NewClient(child.url, "")
 	_, err := api.Publish(ctx, steer.StateEvent{Schema: steer.StateSchema, Event: steer.StateRunning, RunID: steerRun,
 		Stack: []steer.StackEntry{{ID: steerRun, Mode: "issue", Iter: 1, Max: 10, Model: "haiku"}}})
 	require.NoError(t, err)

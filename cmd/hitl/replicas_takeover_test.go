@@ -8,7 +8,7 @@ import (
 	"time"
 
 	"github.com/hitlbot/hitl"
-	"github.com/hitlbot/hitl/agent"
+	"github.com/hitlbot/hitl/client"
 	"github.com/hitlbot/hitl/internal/pgtest"
 	"github.com/hitlbot/hitl/internal/slackfake"
 	"github.com/stretchr/testify/assert"
@@ -34,7 +34,7 @@ func TestReplicaTakesOverADeadSlackReplicasDeliveries(t *testing.T) {
 	child := startChildReplica(t, ctx, url, key, childSlackEnv(srv.AppToken(), srv.BotToken(), srv.APIURL(), testChannel)...)
 	require.NoError(t, srv.WaitConnected(ctx, 1))
 
-	api := agent.NewClient(child.url, "")
+	api := client.NewClient(child.url, "")
 	const n = 5
 	var qs []*hitl.Question
 	for i := range n {
@@ -127,7 +127,7 @@ func TestReplicaTakesOverAPostInFlight(t *testing.T) {
 	child := startChildReplica(t, ctx, url, key, childSlackEnv(srv.AppToken(), srv.BotToken(), srv.APIURL(), testChannel)...)
 	require.NoError(t, srv.WaitConnected(ctx, 1))
 
-	api := agent.NewClient(child.url, "")
+	api := client.NewClient(child.url, "")
 	var qs []*hitl.Question
 	for i := range 3 {
 		q, _, err := api.Create(ctx, "in-flight", hitl.NewQuestion{Question: fmt.Sprintf("Ship part %d?", i)})

@@ -11,8 +11,8 @@ import (
 	"time"
 
 	"github.com/hitlbot/hitl"
-	"github.com/hitlbot/hitl/agent"
 	"github.com/hitlbot/hitl/blocks"
+	"github.com/hitlbot/hitl/client"
 	"github.com/hitlbot/hitl/config"
 	"github.com/hitlbot/hitl/internal/slackfake"
 	"github.com/stretchr/testify/assert"
@@ -140,9 +140,9 @@ func TestReplyReachesEveryAgent(t *testing.T) {
 		assert.Contains(t, d["message"], "keep dist, clean build/ only")
 	})
 	t.Run("Go SDK RequestApproval, reply from Slack: agent.Replied with the text", func(t *testing.T) {
-		done := make(chan agent.Decision, 1)
+		done := make(chan client.Decision, 1)
 		go func() {
-			d, err := e.api.RequestApproval(ctx, "sdk-reply", "Rotate the prod keys", agent.ApprovalOptions{})
+			d, err := e.api.RequestApproval(ctx, "sdk-reply", "Rotate the prod keys", client.ApprovalOptions{})
 			if err != nil {
 				d.Reason = "error: " + err.Error()
 			}
@@ -152,7 +152,7 @@ func TestReplyReachesEveryAgent(t *testing.T) {
 		assert.Nil(t, e.replyInSlack(t, "U0ALICE", e.posted(t, testChannel, q), "wait for the maintenance window"))
 		select {
 		case d := <-done:
-			assert.Equal(t, agent.Replied, d.Outcome, d.Reason)
+			assert.Equal(t, client.Replied, d.Outcome, d.Reason)
 			assert.Equal(t, "wait for the maintenance window", d.Reply)
 			assert.Equal(t, "slack:U0ALICE", d.By)
 		case <-ctx.Done():

@@ -14,7 +14,7 @@ import (
 	"time"
 
 	"github.com/hitlbot/hitl"
-	"github.com/hitlbot/hitl/agent"
+	"github.com/hitlbot/hitl/client"
 	"github.com/hitlbot/hitl/config"
 	"github.com/hitlbot/hitl/internal/clocktest"
 	"github.com/stretchr/testify/assert"
@@ -114,7 +114,7 @@ func TestRestartWithOverdueQuestions(t *testing.T) {
 	}
 
 	t.Run("the API serves while the first sweep has yet to settle anything", func(t *testing.T) {
-		c := agent.NewClient(m.URL(), "")
+		c := client.NewClient(m.URL(), "")
 		h, err := c.Health(ctx)
 		require.NoError(t, err)
 		assert.True(t, h.OK)
@@ -202,7 +202,7 @@ func BenchmarkRestartOverdue(b *testing.B) {
 				b.StartTimer()
 				start := time.Now()
 				m := startOn(b, path, hitl.SystemClock{})
-				_, err := agent.NewClient(m.URL(), "").Health(ctx)
+				_, err := client.NewClient(m.URL(), "").Health(ctx)
 				require.NoError(b, err)
 				serve += time.Since(start)
 				for {

@@ -9,9 +9,9 @@ import (
 	"time"
 
 	"github.com/hitlbot/hitl"
-	"github.com/hitlbot/hitl/agent"
 	"github.com/hitlbot/hitl/auth"
 	"github.com/hitlbot/hitl/blocks"
+	"github.com/hitlbot/hitl/client"
 	"github.com/hitlbot/hitl/fault"
 	"github.com/hitlbot/hitl/internal/principaltest"
 	"github.com/hitlbot/hitl/internal/slackfake"
@@ -52,7 +52,7 @@ func (e *slackEnv) answerInModal(tb testing.TB, user string, msg slackfake.Messa
 }
 
 // receive waits for q as the agent that asked and takes its outcome.
-func receive(t *testing.T, ctx context.Context, api *agent.Client, id string) *hitl.Question {
+func receive(t *testing.T, ctx context.Context, api *client.Client, id string) *hitl.Question {
 	t.Helper()
 	got, err := api.Wait(ctx, id)
 	require.NoError(t, err)
@@ -87,7 +87,7 @@ func TestSecretSealedFromSlackModalToAgent(t *testing.T) {
 		assert.Equal(t, fault.ECONFLICT, fault.Code(err), "%v", err)
 	})
 	t.Run("another token may not receive it", func(t *testing.T) {
-		_, err := agent.NewClient(e.m.URL(), aliceSecret).Receive(e.ctx, q.ID)
+		_, err := client.NewClient(e.m.URL(), aliceSecret).Receive(e.ctx, q.ID)
 		assert.Equal(t, fault.EFORBIDDEN, fault.Code(err), "%v", err)
 	})
 	t.Run("after delivery the database file still has no plaintext", func(t *testing.T) {
@@ -104,7 +104,7 @@ func TestSecretSealedLostToRestartIsAskedAgainInSlack(t *testing.T) {
 
 	first := startMainNoCleanup(t, sameDB, withSlack(srv), withTrust)
 	require.NoError(t, srv.WaitConnected(ctx, 1))
-	e := &slackEnv{ctx: ctx, m: first, srv: srv, api: agent.NewClient(first.URL(), ciSecret)}
+	e := &slackEnv{ctx: ctx, m: first, srv: srv, api: client.NewClient(first.URL(), ciSecret)}
 	q, _, err := e.api.Create(ctx, "secret-restart", hitl.NewQuestion{Question: secretQuestion, Sensitive: true})
 	require.NoError(t, err)
 	msg := e.posted(t, testChannel, q)
@@ -115,7 +115,7 @@ func TestSecretSealedLostToRestartIsAskedAgainInSlack(t *testing.T) {
 
 	second := startMain(t, sameDB, withSlack(srv), withTrust)
 	require.NoError(t, srv.WaitConnected(ctx, 2))
-	e.m, e.api = second, agent.NewClient(second.URL(), ciSecret)
+	e.m, e.api = second, client.NewClient(second.URL(), ciSecret)
 
 	t.Run("the question waits again with a notice", func(t *testing.T) {
 		got, err := second.Service.Questions.Question(ctx, q.ID)
@@ -171,7 +171,7 @@ func TestSecretSealedLostToRestartIsAskedAgain(t *testing.T) {
 	person := principaltest.As(ctx, "local:tester")
 
 	first := startMainNoCleanup(t, sameDB)
-	q, _, err := agent.NewClient(first.URL(), "").Create(ctx, "secret-plain", hitl.NewQuestion{Question: secretQuestion, Sensitive: true})
+	q, _, err := client.NewClient(first.URL(), "").Create(ctx, "secret-plain", hitl.NewQuestion{Question: secretQuestion, Sensitive: true})
 	require.NoError(t, err)
 	_, err = first.Service.Questions.Answer(person, q.ID, hitl.Response{Value: lost})
 	require.NoError(t, err)
@@ -179,7 +179,7 @@ func TestSecretSealedLostToRestartIsAskedAgain(t *testing.T) {
 	require.NoError(t, first.Close())
 
 	second := startMain(t, sameDB)
-	api := agent.NewClient(second.URL(), "")
+	api := client.NewClient(second.URL(), "")
 	t.Run("the question waits again with a notice", func(t *testing.T) {
 		got, err := api.Question(ctx, q.ID)
 		require.NoError(t, err)

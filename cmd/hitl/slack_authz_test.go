@@ -8,9 +8,9 @@ import (
 	"time"
 
 	"github.com/hitlbot/hitl"
-	"github.com/hitlbot/hitl/agent"
 	"github.com/hitlbot/hitl/auth"
 	"github.com/hitlbot/hitl/blocks"
+	"github.com/hitlbot/hitl/client"
 	"github.com/hitlbot/hitl/config"
 	"github.com/hitlbot/hitl/internal/principaltest"
 	"github.com/hitlbot/hitl/internal/slackfake"
@@ -41,7 +41,7 @@ func withTrust(c *config.Config, _ *Main) {
 func startTrustedSlack(t *testing.T) *slackEnv {
 	t.Helper()
 	e := slackEnvOn(t, slackfake.New(t, slackfake.FailOnReject()), 30*time.Second, withTrust)
-	e.api = agent.NewClient(e.m.URL(), ciSecret)
+	e.api = client.NewClient(e.m.URL(), ciSecret)
 	return e
 }
 
@@ -105,7 +105,7 @@ func TestSlackAuthorization(t *testing.T) {
 	})
 
 	t.Run("the Slack user a token speaks for may not approve what it asked", func(t *testing.T) {
-		alice := agent.NewClient(e.m.URL(), aliceSecret)
+		alice := client.NewClient(e.m.URL(), aliceSecret)
 		q, _, err := alice.Create(e.ctx, "authz-self", hitl.NewQuestion{Question: "Merge my own PR?", Type: hitl.Approval})
 		require.NoError(t, err)
 		e.click(t, "U0ALICE", e.posted(t, testChannel, q), blocks.ActionApprove)
@@ -159,7 +159,7 @@ func TestSlackRefusedModalStaysOpenWithTheRule(t *testing.T) {
 	// U0ANSWER opens the form while they may answer…
 	first := startMainNoCleanup(t, sameDB, withSlack(srv), answerers("U0ANSWER"))
 	require.NoError(t, srv.WaitConnected(ctx, 1))
-	e := &slackEnv{ctx: ctx, m: first, srv: srv, api: agent.NewClient(first.URL(), "")}
+	e := &slackEnv{ctx: ctx, m: first, srv: srv, api: client.NewClient(first.URL(), "")}
 	q, _ := e.ask(t, "authz-modal", hitl.NewQuestion{Question: "Release name?"})
 	e.click(t, "U0ANSWER", e.posted(t, testChannel, q), blocks.ActionAnswer)
 	_, err := srv.WaitForCall(ctx, "views.open", nil)

@@ -5,13 +5,12 @@ import (
 	"time"
 
 	"github.com/hitlbot/hitl"
-	"github.com/hitlbot/hitl/agent"
 	"github.com/hitlbot/hitl/blocks"
+	"github.com/hitlbot/hitl/client"
 	"github.com/hitlbot/hitl/config"
 	"github.com/hitlbot/hitl/fault"
 	"github.com/hitlbot/hitl/internal/slackfake"
 	"github.com/hitlbot/hitl/policy"
-	"github.com/hitlbot/hitl/service"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )
@@ -30,8 +29,8 @@ func TestSlackUserGroupApprovers(t *testing.T) {
 		}
 		c.Policy.Rules = []config.PolicyRule{{Name: "ops restarts", OpType: "restart", Effect: "ask", Approvers: []string{"S0OPS"}}}
 	})
-	e.api = agent.NewClient(e.m.URL(), ciSecret)
-	restart := func(what string) (service.ApprovalOutcome, <-chan waitResult) {
+	e.api = client.NewClient(e.m.URL(), ciSecret)
+	restart := func(what string) (hitl.ApprovalOutcome, <-chan waitResult) {
 		return e.request(t, policy.Operation{Type: "restart", Description: "Restart " + what, Resource: what})
 	}
 
@@ -50,11 +49,11 @@ func TestSlackUserGroupApprovers(t *testing.T) {
 	t.Run("a member's token approves over HTTP; a non-member's token is refused", func(t *testing.T) {
 		out, waiting := restart("api")
 		require.Equal(t, policy.EffectAsk, out.Effect)
-		_, err := agent.NewClient(e.m.URL(), malSecret).Answer(e.ctx, out.QuestionID, hitl.Response{Value: "approve"})
+		_, err := client.NewClient(e.m.URL(), malSecret).Answer(e.ctx, out.QuestionID, hitl.Response{Value: "approve"})
 		require.Equal(t, fault.EFORBIDDEN, fault.Code(err), "%v", err)
 		assert.Contains(t, fault.Message(err), "not one of the approvers")
 		requirePending(t, e, out.QuestionID)
-		_, err = agent.NewClient(e.m.URL(), carolSecret).Answer(e.ctx, out.QuestionID, hitl.Response{Value: "approve"})
+		_, err = client.NewClient(e.m.URL(), carolSecret).Answer(e.ctx, out.QuestionID, hitl.Response{Value: "approve"})
 		require.NoError(t, err)
 		got := e.settled(t, waiting)
 		assert.Equal(t, hitl.OutcomeApproved, got.Outcome())

@@ -8,8 +8,8 @@ import (
 	"time"
 
 	"github.com/hitlbot/hitl"
-	"github.com/hitlbot/hitl/agent"
 	"github.com/hitlbot/hitl/bot"
+	"github.com/hitlbot/hitl/client"
 	"github.com/hitlbot/hitl/config"
 	"github.com/hitlbot/hitl/internal/principaltest"
 	"github.com/hitlbot/hitl/internal/slackfake"
@@ -25,7 +25,7 @@ type slackEnv struct {
 	ctx context.Context
 	m   *Main
 	srv *slackfake.Server
-	api *agent.Client
+	api *client.Client
 }
 
 // withSlack points m at srv with short pacing and retries.
@@ -75,7 +75,7 @@ func slackEnvOn(tb testing.TB, srv *slackfake.Server, timeout time.Duration, mut
 	tb.Cleanup(cancel)
 	m := startMain(tb, append([]func(*config.Config, *Main){withSlack(srv)}, mutate...)...)
 	require.NoError(tb, srv.WaitConnected(ctx, 1))
-	return &slackEnv{ctx: ctx, m: m, srv: srv, api: agent.NewClient(m.URL(), "")}
+	return &slackEnv{ctx: ctx, m: m, srv: srv, api: client.NewClient(m.URL(), "")}
 }
 
 // ask asks through the HTTP API as an agent would, and waits in the

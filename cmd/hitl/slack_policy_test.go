@@ -11,7 +11,6 @@ import (
 	"github.com/hitlbot/hitl/config"
 	"github.com/hitlbot/hitl/internal/slackfake"
 	"github.com/hitlbot/hitl/policy"
-	"github.com/hitlbot/hitl/service"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )
@@ -30,9 +29,9 @@ func startPolicySlack(t *testing.T) *slackEnv {
 }
 
 // request asks to carry out op and returns the approval question.
-func (e *slackEnv) request(tb testing.TB, op policy.Operation) (service.ApprovalOutcome, <-chan waitResult) {
+func (e *slackEnv) request(tb testing.TB, op policy.Operation) (hitl.ApprovalOutcome, <-chan waitResult) {
 	tb.Helper()
-	out, err := e.api.RequestOperation(e.ctx, service.ApprovalRequest{Operation: op, RunID: "ops-1"})
+	out, err := e.api.RequestOperation(e.ctx, hitl.ApprovalRequest{Operation: op, RunID: "ops-1"})
 	require.NoError(tb, err)
 	ch := make(chan waitResult, 1)
 	if out.QuestionID != "" {

@@ -7,8 +7,8 @@ import (
 	"time"
 
 	"github.com/hitlbot/hitl"
-	"github.com/hitlbot/hitl/agent"
 	"github.com/hitlbot/hitl/blocks"
+	"github.com/hitlbot/hitl/client"
 	"github.com/hitlbot/hitl/config"
 	"github.com/hitlbot/hitl/internal/clocktest"
 	"github.com/hitlbot/hitl/internal/principaltest"
@@ -115,7 +115,7 @@ func TestSlackReminders(t *testing.T) {
 	sameDB := dbFile(t)
 	first := startMainNoCleanup(t, sameDB, withSlack(srv), withClock(clock), withReminders)
 	require.NoError(t, srv.WaitConnected(ctx, 1))
-	e := &slackEnv{ctx: ctx, m: first, srv: srv, api: agent.NewClient(first.URL(), "")}
+	e := &slackEnv{ctx: ctx, m: first, srv: srv, api: client.NewClient(first.URL(), "")}
 	hour := 60.0
 	inChannel, _ := e.ask(t, "remind-1", hitl.NewQuestion{Question: "Ship it?", ResponseType: hitl.BooleanResponse,
 		Channel: testChannel, Assignees: []string{"U0ALICE"}, TimeoutMinutes: &hour})
@@ -142,7 +142,7 @@ func TestSlackReminders(t *testing.T) {
 	clock.Set(remindT0.Add(21 * time.Minute))
 	second := startMain(t, sameDB, withSlack(srv), withClock(clock), withReminders)
 	require.NoError(t, srv.WaitConnected(ctx, 2))
-	e.m, e.api = second, agent.NewClient(second.URL(), "")
+	e.m, e.api = second, client.NewClient(second.URL(), "")
 	e.sweep(t)
 	e.reply(t, channelMsg, 1, "Escalated", "<@U0ESC>")
 	e.reply(t, dmMsg, 1, "Escalated", "<@U0ESC>")

@@ -7,8 +7,8 @@ import (
 	"time"
 
 	"github.com/hitlbot/hitl"
-	"github.com/hitlbot/hitl/agent"
 	"github.com/hitlbot/hitl/blocks"
+	"github.com/hitlbot/hitl/client"
 	"github.com/hitlbot/hitl/internal/principaltest"
 	"github.com/hitlbot/hitl/internal/slackfake"
 	"github.com/stretchr/testify/assert"
@@ -63,14 +63,14 @@ func TestSlackRestartThenClick(t *testing.T) {
 
 	first := startMainNoCleanup(t, sameDB, withSlack(srv))
 	require.NoError(t, srv.WaitConnected(ctx, 1))
-	e := &slackEnv{ctx: ctx, m: first, srv: srv, api: agent.NewClient(first.URL(), "")}
+	e := &slackEnv{ctx: ctx, m: first, srv: srv, api: client.NewClient(first.URL(), "")}
 	q, _ := e.ask(t, "restart", hitl.NewQuestion{Question: "Still there after a restart?", Type: hitl.Approval})
 	msg := e.posted(t, testChannel, q)
 	require.NoError(t, first.Close())
 
 	second := startMain(t, sameDB, withSlack(srv))
 	require.NoError(t, srv.WaitConnected(ctx, 2))
-	e.m, e.api = second, agent.NewClient(second.URL(), "")
+	e.m, e.api = second, client.NewClient(second.URL(), "")
 	e.click(t, "U0ALICE", msg, blocks.ActionApprove)
 	got, err := second.Service.Questions.Wait(ctx, q.ID)
 	require.NoError(t, err)
@@ -156,7 +156,7 @@ func TestSlackOutboxResumesAfterRestart(t *testing.T) {
 
 	srv.SetDown(true)
 	first := startMainNoCleanup(t, sameDB, withSlack(srv))
-	api := agent.NewClient(first.URL(), "")
+	api := client.NewClient(first.URL(), "")
 	q, _, err := api.Create(ctx, "outbox", hitl.NewQuestion{Question: "Queued while Slack was down?", ResponseType: hitl.BooleanResponse})
 	require.NoError(t, err)
 	_, err = srv.WaitForCall(ctx, "chat.postMessage", func(c slackfake.Call) bool { return c.Status == 503 })
@@ -165,7 +165,7 @@ func TestSlackOutboxResumesAfterRestart(t *testing.T) {
 
 	srv.SetDown(false)
 	second := startMain(t, sameDB, withSlack(srv))
-	e := &slackEnv{ctx: ctx, m: second, srv: srv, api: agent.NewClient(second.URL(), "")}
+	e := &slackEnv{ctx: ctx, m: second, srv: srv, api: client.NewClient(second.URL(), "")}
 	e.click(t, "U0ALICE", e.posted(t, testChannel, q), blocks.ActionYes)
 	got, err := second.Service.Questions.Wait(ctx, q.ID)
 	require.NoError(t, err)

@@ -8,9 +8,9 @@ import (
 	"time"
 
 	"github.com/hitlbot/hitl"
-	"github.com/hitlbot/hitl/agent"
 	"github.com/hitlbot/hitl/blocks"
 	"github.com/hitlbot/hitl/bot"
+	"github.com/hitlbot/hitl/client"
 	"github.com/hitlbot/hitl/config"
 	"github.com/hitlbot/hitl/internal/principaltest"
 	"github.com/hitlbot/hitl/internal/slackfake"
@@ -295,14 +295,14 @@ func TestSlackLiveRunMessageSurvivesARestart(t *testing.T) {
 
 	first := startMainNoCleanup(t, sameDB, withSlack(srv), steeringConfig)
 	require.NoError(t, srv.WaitConnected(ctx, 1))
-	e := &slackEnv{ctx: ctx, m: first, srv: srv, api: agent.NewClient(first.URL(), "")}
+	e := &slackEnv{ctx: ctx, m: first, srv: srv, api: client.NewClient(first.URL(), "")}
 	e.report(t, steerRun, 1)
 	posted := e.liveMessage(t, steerRun, has("1 of 10"))
 	require.NoError(t, first.Close())
 
 	second := startMain(t, sameDB, withSlack(srv), steeringConfig)
 	require.NoError(t, srv.WaitConnected(ctx, 2))
-	e = &slackEnv{ctx: ctx, m: second, srv: srv, api: agent.NewClient(second.URL(), "")}
+	e = &slackEnv{ctx: ctx, m: second, srv: srv, api: client.NewClient(second.URL(), "")}
 	e.report(t, steerRun, 2)
 	m := e.liveMessage(t, steerRun, has("2 of 10"))
 	assert.Equal(t, posted.TS, m.TS, "the same message, updated in place after the restart")

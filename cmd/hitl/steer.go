@@ -11,10 +11,9 @@ import (
 	"time"
 
 	"github.com/hitlbot/hitl"
-	"github.com/hitlbot/hitl/agent"
+	"github.com/hitlbot/hitl/client"
 	"github.com/hitlbot/hitl/fault"
 	"github.com/hitlbot/hitl/runhandle"
-	"github.com/hitlbot/hitl/service"
 	"github.com/hitlbot/hitl/steer"
 )
 
@@ -71,14 +70,14 @@ func cmdRedirect(ctx context.Context, args []string, e *env) error {
 func sendSteer(ctx context.Context, e *env, c steer.Command, name string, p steer.ControlPayload) error {
 	cl := newClient(e)
 	var run string
-	err := cl.Retrying(ctx, time.Now().Add(agent.RequestExpiry), func() (err error) {
+	err := cl.Retrying(ctx, time.Now().Add(client.RequestExpiry), func() (err error) {
 		run, err = resolveRun(ctx, cl, name)
 		return err
 	})
 	if err != nil {
 		return err
 	}
-	msgs, err := cl.Control(ctx, steer.NewRequest(agent.NewRequestID(), c, run, time.Now(), p))
+	msgs, err := cl.Control(ctx, steer.NewRequest(client.NewRequestID(), c, run, time.Now(), p))
 	if err != nil {
 		return err
 	}
@@ -113,7 +112,7 @@ func orNone(s string) string {
 // (exit 2) naming the candidates when several do. A principal that may
 // not list runs (an ask-only token) names its runs in full: the name is
 // then the service's to judge.
-func resolveRun(ctx context.Context, c *agent.Client, name string) (string, error) {
+func resolveRun(ctx context.Context, c *client.Client, name string) (string, error) {
 	id, err := runhandle.Resolve(ctx, c, name)
 	if fault.Code(err) == fault.EFORBIDDEN {
 		return name, nil
@@ -280,10 +279,10 @@ func cmdPrompt(ctx context.Context, args []string, e *env) error {
 		return err
 	}
 	if *level >= 0 {
-		if err := service.ValidateThreshold("--threshold", *level); err != nil {
+		if err := hitl.ValidateThreshold("--threshold", *level); err != nil {
 			return err
 		}
-		fmt.Fprintln(e.stdout, service.ThresholdInstruction(*level))
+		fmt.Fprintln(e.stdout, hitl.ThresholdInstruction(*level))
 		return nil
 	}
 	text, err := newClient(e).ThresholdInstruction(ctx, *run)

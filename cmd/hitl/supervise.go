@@ -10,9 +10,9 @@ import (
 	"syscall"
 	"time"
 
-	"github.com/hitlbot/hitl/agent"
+	"github.com/hitlbot/hitl"
+	"github.com/hitlbot/hitl/client"
 	"github.com/hitlbot/hitl/fault"
-	"github.com/hitlbot/hitl/service"
 	"github.com/hitlbot/hitl/steer"
 )
 
@@ -118,7 +118,7 @@ func cmdRun(ctx context.Context, args []string, e *env) error {
 
 // startable registers the run and waits while it is paused; a run that
 // is already over is not started.
-func startable(ctx context.Context, c *agent.Client, e *env, f *loopFlags) (service.Checkpoint, error) {
+func startable(ctx context.Context, c *client.Client, e *env, f *loopFlags) (hitl.Checkpoint, error) {
 	cp, err := reportWaiting(ctx, c, e, f, "hitl: run %s is paused; the command starts once it is resumed (hitl resume %s)\n")
 	if err != nil {
 		return cp, err
@@ -133,7 +133,7 @@ func startable(ctx context.Context, c *agent.Client, e *env, f *loopFlags) (serv
 }
 
 // watchRun sends the run's status each time its record changes.
-func watchRun(ctx context.Context, c *agent.Client, e *env, run string, seen uint64, out chan steer.RunStatus) {
+func watchRun(ctx context.Context, c *client.Client, e *env, run string, seen uint64, out chan steer.RunStatus) {
 	for ctx.Err() == nil {
 		r, err := c.WaitRun(ctx, run, seen)
 		if err != nil {
@@ -152,7 +152,7 @@ func watchRun(ctx context.Context, c *agent.Client, e *env, run string, seen uin
 }
 
 // finishRun reports how the command ended and returns hitl run's exit.
-func finishRun(ctx context.Context, c *agent.Client, e *env, run string, waitErr error, cancelled bool) error {
+func finishRun(ctx context.Context, c *client.Client, e *env, run string, waitErr error, cancelled bool) error {
 	code := 0
 	var exitErr *exec.ExitError
 	switch {

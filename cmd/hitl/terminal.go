@@ -9,8 +9,8 @@ import (
 	"strings"
 
 	"github.com/hitlbot/hitl"
-	"github.com/hitlbot/hitl/agent"
 	"github.com/hitlbot/hitl/auth"
+	"github.com/hitlbot/hitl/client"
 	"github.com/hitlbot/hitl/fault"
 	"golang.org/x/term"
 )
@@ -23,7 +23,7 @@ type waitResult struct {
 // askTerminal asks q on the terminal while it also waits for a remote
 // answer (Slack, another terminal); the first answer wins. Interrupting
 // leaves the question pending.
-func askTerminal(ctx context.Context, c *agent.Client, q *hitl.Question, e *env) (*hitl.Question, error) {
+func askTerminal(ctx context.Context, c *client.Client, q *hitl.Question, e *env) (*hitl.Question, error) {
 	wctx, cancel := context.WithCancel(ctx)
 	defer cancel()
 	remote := make(chan waitResult, 1)

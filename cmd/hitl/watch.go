@@ -7,7 +7,7 @@ import (
 	"path/filepath"
 	"time"
 
-	"github.com/hitlbot/hitl/agent"
+	"github.com/hitlbot/hitl/client"
 	"github.com/hitlbot/hitl/fault"
 	"github.com/hitlbot/hitl/watch"
 )
@@ -58,7 +58,7 @@ func cmdWatch(ctx context.Context, args []string, e *env) error {
 
 // defaultWatchRun is the principal's own run named after abs, waiting for
 // the service while it cannot be reached (a watcher may start first).
-func defaultWatchRun(ctx context.Context, c *agent.Client, abs string, e *env) (string, error) {
+func defaultWatchRun(ctx context.Context, c *client.Client, abs string, e *env) (string, error) {
 	d, said := 100*time.Millisecond, false
 	for {
 		run, err := c.DefaultRun(ctx, watch.RunName(abs))

@@ -11,7 +11,6 @@ import (
 
 	"github.com/hitlbot/hitl"
 	"github.com/hitlbot/hitl/fault"
-	"github.com/hitlbot/hitl/service"
 	"github.com/hitlbot/hitl/webhook"
 )
 
@@ -41,7 +40,7 @@ func webhooksList(ctx context.Context, args []string, e *env) error {
 
 // printWebhooks prints each endpoint (then each callback host) with its
 // last success, failures and queue depth; never a secret.
-func printWebhooks(e *env, ov service.WebhookOverview) error {
+func printWebhooks(e *env, ov hitl.WebhookOverview) error {
 	stats := map[string]webhook.TargetStats{}
 	for _, st := range ov.Targets {
 		stats[st.Target] = st

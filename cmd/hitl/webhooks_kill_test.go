@@ -12,7 +12,7 @@ import (
 	"time"
 
 	"github.com/hitlbot/hitl"
-	"github.com/hitlbot/hitl/agent"
+	"github.com/hitlbot/hitl/client"
 	"github.com/hitlbot/hitl/config"
 	"github.com/hitlbot/hitl/internal/pgtest"
 	"github.com/hitlbot/hitl/webhook"
@@ -183,7 +183,7 @@ func (s *sink) delivered(t *testing.T, db interface {
 func answerMany(t *testing.T, url string, n int) []string {
 	t.Helper()
 	ctx := context.Background()
-	c := agent.NewClient(url, "", agent.WithUser("webhook-test"))
+	c := client.NewClient(url, "", client.WithUser("webhook-test"))
 	var mu sync.Mutex
 	var acked []string
 	var wg sync.WaitGroup

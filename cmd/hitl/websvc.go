@@ -5,7 +5,7 @@ import (
 	"net/url"
 	"time"
 
-	"github.com/hitlbot/hitl/agent"
+	"github.com/hitlbot/hitl/api"
 	"github.com/hitlbot/hitl/auth"
 	"github.com/hitlbot/hitl/fault"
 	"github.com/hitlbot/hitl/web"
@@ -18,9 +18,9 @@ func (m *Main) web() *web.Handler {
 		p := t.Principal()
 		byID[p.ID] = p
 	}
-	return web.New(web.Config{Services: web.ServicesOf(m.Service), Tokenless: m.api.Tokenless(), TokenPrincipal: m.api.TokenPrincipal,
+	return web.New(web.Config{Services: webServicesOf(m.Service), Tokenless: m.api.Tokenless(), TokenPrincipal: m.api.TokenPrincipal,
 		TokenByID:    func(id string) (auth.Principal, bool) { p, ok := byID[id]; return p, ok },
-		LoopbackHost: agent.LoopbackHost, BaseURL: m.webBase(), SignInTTL: time.Duration(m.Config.Web.SessionTTL),
+		LoopbackHost: api.LoopbackHost, BaseURL: m.webBase(), SignInTTL: time.Duration(m.Config.Web.SessionTTL),
 		Clock: m.Clock, Logger: m.Logger, OIDC: m.oidc})
 }
 
