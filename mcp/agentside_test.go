@@ -58,7 +58,7 @@ func TestAgentSideEditThroughALink(t *testing.T) {
 		assert.Equal(t, filepath.Join(real, "x.txt"), op.Resource)
 		require.Len(t, op.Diffs, 1)
 		assert.Equal(t, filepath.Join(dir, "tmp", "x.txt"), op.Diffs[0].Path)
-		require.NoError(t, op.Validate(), path)
+		require.NoError(t, policy.ValidateOperation(&op), path)
 	}
 }
 

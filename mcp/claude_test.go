@@ -39,7 +39,7 @@ func TestToolCallOperation(t *testing.T) {
 			op := call.Operation("ctx")
 			assert.Equal(t, tc.opType, op.Type)
 			assert.Equal(t, tc.resource, op.Resource)
-			require.NoError(t, op.Validate(), "a valid operation")
+			require.NoError(t, policy.ValidateOperation(&op), "a valid operation")
 			edited, ok := call.Edited("EDITED")
 			assert.Equal(t, tc.editable, ok)
 			if ok {
@@ -56,7 +56,7 @@ func TestToolCallOperation(t *testing.T) {
 	t.Run("a long input is cut with a visible marker in the context", func(t *testing.T) {
 		op := ToolCall{Tool: "Write", Input: map[string]any{"file_path": "/f", "content": strings.Repeat("x", 5000)}}.Operation("")
 		assert.Contains(t, op.Context, "…[cut]")
-		require.NoError(t, op.Validate())
+		require.NoError(t, policy.ValidateOperation(&op))
 	})
 }
 

@@ -125,7 +125,7 @@ func TestToolCallDiffs(t *testing.T) {
 			ds := call.Diffs("/repo", readDisk)
 			checkGolden(t, tt.name, goldenDiffs(ds))
 			op := call.OperationAt("Claude Code session s1 in /repo", "/repo", readDisk)
-			if err := op.Validate(); err != nil {
+			if err := policy.ValidateOperation(&op); err != nil {
 				t.Fatalf("the operation is not valid: %v", err)
 			}
 		})
@@ -174,7 +174,7 @@ func TestA20000LineDiffIsCappedAndSaysSo(t *testing.T) {
 	case d.Added != 20000:
 		t.Errorf("+%d: the count is of the whole diff", d.Added)
 	}
-	if err := op.Validate(); err != nil {
+	if err := policy.ValidateOperation(&op); err != nil {
 		t.Fatal(err)
 	}
 	// Two files share the cap: the second gets what the first left.
@@ -184,7 +184,7 @@ func TestA20000LineDiffIsCappedAndSaysSo(t *testing.T) {
 	if len(op.Diffs) != 2 || !op.Diffs[1].Truncated || op.Diffs[1].Unified != "" || op.Diffs[1].Added != 1 {
 		t.Fatalf("second file: %+v", op.Diffs[1])
 	}
-	if err := op.Validate(); err != nil {
+	if err := policy.ValidateOperation(&op); err != nil {
 		t.Fatal(err)
 	}
 }
@@ -195,7 +195,7 @@ func FuzzPatchDiffs(f *testing.F) {
 	f.Fuzz(func(t *testing.T, patch string) {
 		ds := ToolCall{Tool: "apply_patch", Input: map[string]any{"command": patch}}.Diffs("/repo", readDisk)
 		op := policy.Operation{Type: policy.OpFileWrite, Description: "Apply a patch", Diffs: ds}
-		if err := op.Validate(); err != nil && len(ds) <= 500 {
+		if err := policy.ValidateOperation(&op); err != nil && len(ds) <= 500 {
 			t.Fatalf("diffs of %q are not valid: %v", patch, err)
 		}
 	})

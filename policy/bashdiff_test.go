@@ -171,7 +171,7 @@ func (df *differ) check(box bashdiff.Box, template string) error {
 // quorum, ask) to an operation of type t on the file p, or "".
 func frictionOn(rules []policy.Rule, t policy.OpType, p string) string {
 	for _, r := range rules {
-		if r.AddsFriction() && r.Matches(policy.Operation{Type: t, Resource: p}) {
+		if r.AddsFriction() && policy.RuleMatches(r, policy.Operation{Type: t, Resource: p}) {
 			return r.Name
 		}
 	}

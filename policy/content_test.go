@@ -28,7 +28,7 @@ func TestOperationContent(t *testing.T) {
 		{"no path", func() policy.Operation { o := write("one\n"); o.Resource = ""; return o }(), "", false},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			err := tc.op.Validate()
+			err := policy.ValidateOperation(&tc.op)
 			if tc.refused == "" && err != nil {
 				t.Fatalf("refused: %v", err)
 			}

@@ -26,7 +26,7 @@ func TestLearnedRulesBindTheFilesTheyRun(t *testing.T) {
 	decide := func(line string, hashes map[string]string) policy.Decision {
 		t.Helper()
 		op := policy.Operation{Type: policy.OpShell, Description: "x", Resource: line, Agent: "api:ci", Cwd: "/w", Home: "/home/u", Hashes: hashes}
-		require.NoError(t, op.Validate())
+		require.NoError(t, policy.ValidateOperation(&op))
 		dec, err := d.Decide(op)
 		require.NoError(t, err)
 		return dec
@@ -74,7 +74,7 @@ func TestHashesAreValidated(t *testing.T) {
 		{map[string]string{"/w/x": strings.Repeat("G", 64)}, false},
 	} {
 		op := policy.Operation{Type: policy.OpShell, Description: "x", Hashes: tc.hashes}
-		assert.Equal(t, tc.ok, op.Validate() == nil, "%v", tc.hashes)
+		assert.Equal(t, tc.ok, policy.ValidateOperation(&op) == nil, "%v", tc.hashes)
 	}
-	assert.Error(t, (&policy.Operation{Type: policy.OpShell, Description: "x", Cwd: "rel"}).Validate())
+	assert.Error(t, policy.ValidateOperation(&policy.Operation{Type: policy.OpShell, Description: "x", Cwd: "rel"}))
 }

@@ -58,7 +58,7 @@ func (o *Operation) DiffStat() (added, removed int) {
 }
 
 // validateDiffs checks the diffs an agent sent with an operation.
-func (o *Operation) validateDiffs() error {
+func validateDiffs(o *Operation) error {
 	if len(o.Diffs) > maxDiffFiles {
 		return fault.Errorf(fault.EINVALID, "diffs: %d files, at most %d", len(o.Diffs), maxDiffFiles)
 	}
@@ -75,7 +75,7 @@ func (o *Operation) validateDiffs() error {
 		case d.Added < 0 || d.Removed < 0:
 			return fault.Errorf(fault.EINVALID, "%s: added and removed count lines: they cannot be negative", at)
 		}
-		if err := o.describes(d); err != nil {
+		if err := describes(o, d); err != nil {
 			return fault.Errorf(fault.EINVALID, "%s: %v", at, err)
 		}
 		size += len(d.Unified)
@@ -90,16 +90,16 @@ func (o *Operation) validateDiffs() error {
 // person is shown is what the policy decided (docs/diffs.md#what-is-refused):
 //
 //   - its path (and movedTo) is one of the operation's files
-//     (Operation.Files);
+//     (operationFiles);
 //   - its unified text is one file's unified diff (udiff.Check), whose
 //     "---" and "+++" headers, if any, name that file (or /dev/null);
 //   - its counts are its unified text's: equal, or when the text was cut
 //     (truncated) at least what is left of it.
-func (o *Operation) describes(d FileDiff) error {
-	files := o.Files()
+func describes(o *Operation, d FileDiff) error {
+	files := operationFiles(o)
 	for _, p := range []string{d.Path, d.MovedTo} {
 		if p != "" && files != nil && !files[cleanPath(p)] {
-			return fmt.Errorf("path %q is not the operation's file (%s): a diff shows the file the operation changes", p, o.fileList())
+			return fmt.Errorf("path %q is not the operation's file (%s): a diff shows the file the operation changes", p, fileList(o))
 		}
 	}
 	st, err := udiff.Check(d.Unified, d.Truncated)
@@ -121,11 +121,11 @@ func (o *Operation) describes(d FileDiff) error {
 	return nil
 }
 
-// Files are the files an operation names, cleaned: its resource, and the
+// operationFiles are the files an operation names, cleaned: its resource, and the
 // paths an edge on the agent's machine says lead to it through symlinks
 // (Paths; for an operation without a resource, every path in Paths). nil
 // when it names none (Codex's apply_patch: the diffs name the files).
-func (o *Operation) Files() map[string]bool {
+func operationFiles(o *Operation) map[string]bool {
 	if o.Resource == "" && len(o.Paths) == 0 {
 		return nil
 	}
@@ -143,9 +143,9 @@ func (o *Operation) Files() map[string]bool {
 	return files
 }
 
-func (o *Operation) fileList() string {
+func fileList(o *Operation) string {
 	var names []string
-	for f := range o.Files() {
+	for f := range operationFiles(o) {
 		names = append(names, f)
 	}
 	slices.Sort(names)

@@ -121,7 +121,7 @@ func TestOperationDiffsValidate(t *testing.T) {
 			default:
 				op.Resource = tt.resource
 			}
-			err := op.Validate()
+			err := policy.ValidateOperation(&op)
 			switch {
 			case tt.err == "" && err != nil:
 				t.Fatalf("Validate: %v", err)

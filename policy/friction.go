@@ -164,13 +164,13 @@ func matchesGenerously(r Rule, op Operation, words []string, read []spelling) bo
 	probe.Resource = ""
 	rr := r
 	rr.Resource = ""
-	if !rr.Matches(probe) {
+	if !RuleMatches(rr, probe) {
 		return false // the type, risk and agent must match as written
 	}
 	if r.Resource == "" {
 		return true
 	}
-	if r.Matches(Operation{Type: op.Type, Risk: op.Risk, Agent: op.Agent, Resource: strings.Join(words, " ")}) {
+	if RuleMatches(r, Operation{Type: op.Type, Risk: op.Risk, Agent: op.Agent, Resource: strings.Join(words, " ")}) {
 		return true // the rule as written, over the words as they are
 	}
 	rw := strings.Fields(r.Resource)

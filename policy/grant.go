@@ -191,7 +191,9 @@ func (g *Grant) Text() string {
 	netw = append(netw, g.Net...)
 	var extra []string
 	for _, a := range g.Adds {
-		extra = appendNew(extra, a.Label)
+		if !slices.Contains(extra, a.Label) {
+			extra = append(extra, a.Label)
+		}
 		netw = append(netw, a.Net...)
 	}
 	parts := []string{"may run " + orNothing(run, "nothing")}

@@ -139,7 +139,7 @@ func matchesFile(r Rule, op Operation, under bool) bool {
 	if op.FoldCase && isFileOp(op.Type) {
 		r.Resource, op.Resource = strings.ToLower(r.Resource), strings.ToLower(op.Resource)
 	}
-	if r.Matches(op) {
+	if RuleMatches(r, op) {
 		return true
 	}
 	if !under || r.Resource == "" {
@@ -147,7 +147,7 @@ func matchesFile(r Rule, op Operation, under bool) bool {
 	}
 	pattern := r.Resource
 	r.Resource = ""
-	return r.Matches(op) && globUnder(pattern, op.Resource)
+	return RuleMatches(r, op) && globUnder(pattern, op.Resource)
 }
 
 // operandFriction applies to p the file rules that add friction and match

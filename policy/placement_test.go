@@ -126,7 +126,7 @@ func TestPathsAsTheKernelResolvesThem(t *testing.T) {
 	} {
 		t.Run(tc.line+" in "+tc.cwd, func(t *testing.T) {
 			op := policy.Operation{Type: policy.OpShell, Description: "x", Resource: tc.line, Agent: "api:ci", Home: "/home/u", Cwd: tc.cwd, Paths: tc.paths, FoldCase: tc.fold}
-			require.NoError(t, op.Validate())
+			require.NoError(t, policy.ValidateOperation(&op))
 			d, err := policy.Decider{Rules: placementRules, Parse: shell.Parse}.Decide(op)
 			require.NoError(t, err)
 			assert.Equal(t, tc.effect, d.Effect, "%+v", d.Parts)

@@ -126,8 +126,8 @@ var sha256Hex = regexp.MustCompile(`^[0-9a-f]{64}$`)
 
 var opTypePattern = regexp.MustCompile(`^[a-z][a-z0-9_.:-]{0,63}$`)
 
-// Validate checks an operation an agent sent.
-func (o *Operation) Validate() error {
+// ValidateOperation checks an operation an agent sent.
+func ValidateOperation(o *Operation) error {
 	switch {
 	case !opTypePattern.MatchString(string(o.Type)):
 		return fault.Errorf(fault.EINVALID, "opType %q is invalid: use file_delete, file_write, file_read, shell, api_call, spawn_agent or a lowercase name of your own", o.Type)
@@ -163,7 +163,7 @@ func (o *Operation) Validate() error {
 	if o.Risk != "" && !slices.Contains(risks, o.Risk) {
 		return fault.Errorf(fault.EINVALID, "risk %q is invalid: use low, medium, high or critical", o.Risk)
 	}
-	return o.validateDiffs()
+	return validateDiffs(o)
 }
 
 // Editable reports whether a person may edit the operation's input before
@@ -221,9 +221,9 @@ func DefaultPolicy() map[OpType]Effect {
 		OpFileRead: EffectAllow, OpSpawnAgent: EffectAllow, OpFileWrite: EffectAsk}
 }
 
-// Matches reports whether r applies to op. For a shell operation op is
+// RuleMatches reports whether r applies to op. For a shell operation op is
 // one simple command of the line (its canonical text as Resource).
-func (r Rule) Matches(op Operation) bool {
+func RuleMatches(r Rule, op Operation) bool {
 	if r.OpType != "" && r.OpType != op.Type {
 		return false
 	}

@@ -562,7 +562,7 @@ func (d Decider) readRisks(op Operation, p string, r *riskSet) {
 	fop := op
 	fop.Type, fop.Resource = OpFileRead, p
 	for _, rule := range d.Rules {
-		if rule.AddsFriction() && rule.OpType == OpFileRead && rule.Resource != "" && rule.Matches(fop) {
+		if rule.AddsFriction() && rule.OpType == OpFileRead && rule.Resource != "" && RuleMatches(rule, fop) {
 			r.add(RiskSecret, p+" (rule "+rule.Name+" protects it)")
 			return
 		}

@@ -307,7 +307,7 @@ func TestHomeAndPathsAreValidated(t *testing.T) {
 		{policy.Operation{Paths: many}, "paths"},
 	} {
 		tc.op.Type, tc.op.Description = policy.OpShell, "x"
-		err := tc.op.Validate()
+		err := policy.ValidateOperation(&tc.op)
 		if tc.wantErr == "" {
 			assert.NoError(t, err)
 			continue

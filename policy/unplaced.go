@@ -57,7 +57,7 @@ func (d Decider) unknownFriction(op Operation, t OpType, why string, match func(
 		}
 		pattern := r.Resource
 		r.Resource = ""
-		if !r.Matches(fop) || pattern != "" && !match(pattern) {
+		if !RuleMatches(r, fop) || pattern != "" && !match(pattern) {
 			continue
 		}
 		q := partDecision{DecisionPart: DecisionPart{Kind: p.Kind, Text: p.Text, Effect: EffectAsk, Rule: r.Name,

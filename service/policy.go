@@ -196,7 +196,7 @@ func (s *Policies) decider(ctx context.Context) policy.Decider {
 // agent is the principal, never what the request says.
 func (s *Policies) Decide(ctx context.Context, op policy.Operation) (policy.Decision, error) {
 	op.Agent = agentOf(auth.PrincipalFrom(ctx))
-	if err := op.Validate(); err != nil {
+	if err := policy.ValidateOperation(&op); err != nil {
 		return policy.Decision{}, err
 	}
 	d, err := s.decider(ctx).Decide(op)
@@ -222,7 +222,7 @@ func (s *Policies) CheckOperation(ctx context.Context, req hitl.ApprovalRequest)
 	}
 	op := req.Operation
 	op.Agent = agent
-	if err := op.Validate(); err != nil {
+	if err := policy.ValidateOperation(&op); err != nil {
 		return policy.Decision{}, err
 	}
 	return s.decider(ctx).Decide(op)

@@ -105,7 +105,7 @@ func policyCheck(ctx context.Context, args []string, e *env) error {
 	if *agentName != "" {
 		o.Agent = *agentName // the root names it (a token name is api:NAME)
 	}
-	if err := o.Validate(); err != nil {
+	if err := policy.ValidateOperation(&o); err != nil {
 		return err
 	}
 	// The server decides, as hitl gate would: learned rules included.
