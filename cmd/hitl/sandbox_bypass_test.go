@@ -60,7 +60,7 @@ func bypassFixture(t *testing.T) (dir, secret, victim string) {
 
 func TestKernelStopsHiddenParts(t *testing.T) {
 	needLandlock(t)
-	hitl := hitlProgram(t)
+	bin := hitlProgram(t)
 	dir, secret, victim := bypassFixture(t)
 	rules := []policy.Rule{{Name: "no-secret", OpType: policy.OpFileRead, Resource: secret + "/*", Effect: policy.EffectDeny}}
 	noEvil := func(t *testing.T, r cliResult) {
@@ -79,7 +79,7 @@ func TestKernelStopsHiddenParts(t *testing.T) {
 		{"backslash-newline", "echo hi", "echo hi \\\n; ./evil", "hi\n"},
 	} {
 		t.Run(tc.class+": the program did not run", func(t *testing.T) {
-			r := underGrant(t, hitl, dir, rules, tc.visible, tc.line)
+			r := underGrant(t, bin, dir, rules, tc.visible, tc.line)
 			noEvil(t, r)
 			assert.Equal(t, tc.want, r.stdout, "the visible part happened: %s", r.stderr)
 		})
@@ -93,13 +93,13 @@ func TestKernelStopsHiddenParts(t *testing.T) {
 		{"paths through ..: a write beside the granted one", "sort notes.txt > sub/ok.txt; cat sub/ok.txt", "sort notes.txt > sub/ok.txt; cat sub/ok.txt; echo x > sub/../escaped.txt", "escaped.txt", "a\nb\n"},
 	} {
 		t.Run(tc.class+": the file was not written", func(t *testing.T) {
-			r := underGrant(t, hitl, dir, rules, tc.visible, tc.line)
+			r := underGrant(t, bin, dir, rules, tc.visible, tc.line)
 			assert.Equal(t, tc.want, r.stdout, "the visible part happened: %s", r.stderr)
 			assert.NoFileExists(t, filepath.Join(dir, tc.file))
 		})
 	}
 	t.Run("symlinks: a write through a link to a file outside the grant", func(t *testing.T) {
-		r := underGrant(t, hitl, dir, rules, "sort notes.txt", "sort notes.txt; echo pwned > out-link")
+		r := underGrant(t, bin, dir, rules, "sort notes.txt", "sort notes.txt; echo pwned > out-link")
 		assert.Equal(t, "a\nb\n", r.stdout, r.stderr)
 		b, err := os.ReadFile(victim)
 		require.NoError(t, err)
@@ -113,7 +113,7 @@ func TestKernelStopsHiddenParts(t *testing.T) {
 		{"/proc/self/cwd and a symlink", "/proc/self/cwd/keys/key"},
 	} {
 		t.Run(tc.class+": the file was not read", func(t *testing.T) {
-			r := underGrant(t, hitl, dir, rules, "cat notes.txt", "cat notes.txt; cat "+tc.path)
+			r := underGrant(t, bin, dir, rules, "cat notes.txt", "cat notes.txt; cat "+tc.path)
 			assert.Equal(t, "b\na\n", r.stdout, r.stderr)
 			assert.NotContains(t, r.stdout, "SECRET")
 			assert.Contains(t, r.stderr, "Permission denied")
@@ -125,10 +125,10 @@ func TestKernelStopsHiddenParts(t *testing.T) {
 		for _, kv := range [][2]string{{"core.fsmonitor", evil}, {"diff.external", evil}, {"core.pager", evil}, {"alias.st", "!" + evil}} {
 			git(t, repo, "config", kv[0], kv[1])
 		}
-		r := underGrant(t, hitl, repo, rules, "git status --short", "git status --short")
+		r := underGrant(t, bin, repo, rules, "git status --short", "git status --short")
 		noEvil(t, r)
 		assert.Equal(t, " M README.md\n", r.stdout, "git status still reports: %s", r.stderr)
-		r = underGrant(t, hitl, repo, rules, "git diff", "git -c core.pager=cat diff --stat; git st")
+		r = underGrant(t, bin, repo, rules, "git diff", "git -c core.pager=cat diff --stat; git st")
 		noEvil(t, r)
 		without := runChild(t, repo, nil, "bash", "-c", "git status --short")
 		assert.Contains(t, without.stdout+without.stderr, "RAN-EVIL", "without the grant the config runs it: the test can fail")
@@ -152,7 +152,7 @@ func TestKernelStopsHiddenParts(t *testing.T) {
 			return ok
 		}
 		port := ln.Addr().(*net.TCPAddr).Port
-		r := underGrant(t, hitl, dir, rules, "echo hi", fmt.Sprintf("echo hi; exec 3<>/dev/tcp/127.0.0.1/%d && echo connected", port))
+		r := underGrant(t, bin, dir, rules, "echo hi", fmt.Sprintf("echo hi; exec 3<>/dev/tcp/127.0.0.1/%d && echo connected", port))
 		assert.Equal(t, "hi\n", r.stdout, r.stderr)
 		assert.Contains(t, r.stderr, "Permission denied")
 		assert.False(t, queued(), "no connection arrived")
