@@ -80,7 +80,7 @@ func (d Decider) decide(op Operation) (Decision, error) {
 		if err != nil {
 			return Decision{}, err
 		}
-		if teach && dec.teachable() {
+		if teach && dec.Teachable() {
 			dec.Learnable = true
 			dec.Teaches = &LearnedRuleKey{Agent: op.Agent, OpType: op.Type, Resource: op.Resource}
 		}
@@ -92,17 +92,17 @@ func (d Decider) decide(op Operation) (Decision, error) {
 	}
 	dec := combine(parts)
 	dec.Grant = d.GrantFor(op)
-	if single != "" && dec.teachable() {
+	if single != "" && dec.Teachable() {
 		dec.Learnable = true
 		dec.Teaches = &LearnedRuleKey{Agent: op.Agent, OpType: OpShell, Resource: single}
 	}
 	return finish(dec), nil
 }
 
-// teachable reports whether a person's teaching may change d: only an ask
+// Teachable reports whether a person's teaching may change d: only an ask
 // that names no approvers and needs one person, never a deny, approvers
 // or a quorum. The one place this rule is written.
-func (d Decision) teachable() bool {
+func (d Decision) Teachable() bool {
 	return d.Effect == EffectAsk && len(d.Approvers) == 0 && d.Quorum <= 1
 }
 
@@ -152,7 +152,7 @@ func (d Decider) configured(op Operation) Decision {
 // learned turns an approver-less, quorum-1 ask into allow when a person
 // taught exactly op, and the rule has not expired.
 func (d Decider) learned(op Operation, dec Decision) (Decision, error) {
-	if !dec.teachable() || d.Learned == nil {
+	if !dec.Teachable() || d.Learned == nil {
 		return dec, nil
 	}
 	r, err := d.Learned(LearnedRuleKey{Agent: op.Agent, OpType: op.Type, Resource: op.Resource})
@@ -289,7 +289,7 @@ func (d Decider) commandParts(op Operation, depth int) (parts []partDecision, si
 	// Exactly one part, a command the policy understands: an opaque
 	// node or command, a file written or read, each is a part of its
 	// own; friction that matched made it deny or ask with people, which
-	// teachable() refuses.
+	// Teachable() refuses.
 	if len(parts) == 1 && parts[0].Kind == PartCommand && !parts[0].unplaced {
 		single = keys[0] // "" when a file it runs has no hash
 	}
