@@ -37,7 +37,7 @@ func (c Config) Validate() error {
 	if t := c.InteractionThreshold; t != nil && (*t < hitl.MinThreshold || *t > hitl.MaxThreshold) {
 		return bad("interaction_threshold", strconv.Itoa(*t), "must be a whole number from 0 to 5 (0: agents never ask; unset: nothing is refused)")
 	}
-	if err := (policy.Policy{Rules: c.PolicyRules()}).Validate(); err != nil {
+	if err := policy.ValidatePolicy(policy.Policy{Rules: c.PolicyRules()}); err != nil {
 		return fault.Errorf(fault.EINVALID, "config policy: %s", fault.Message(err))
 	}
 	if err := c.validateReminders(); err != nil {

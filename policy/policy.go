@@ -274,8 +274,8 @@ func GlobMatch(pattern, s string) bool {
 	return pi == len(p)
 }
 
-// Validate checks the configured rules, naming the rule and the field.
-func (p Policy) Validate() error {
+// ValidatePolicy checks the configured rules, naming the rule and the field.
+func ValidatePolicy(p Policy) error {
 	names := map[string]bool{}
 	for i, r := range p.Rules {
 		at := fmt.Sprintf("rule %d", i+1)

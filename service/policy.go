@@ -101,7 +101,7 @@ func HashRules(rules []policy.Rule) string {
 // nothing is stored or the file changed since the last PUT. Call it once
 // at start, before serving.
 func (s *Policies) LoadPolicy(ctx context.Context, fileRules []policy.Rule) error {
-	if err := (policy.Policy{Rules: fileRules}).Validate(); err != nil {
+	if err := policy.ValidatePolicy(policy.Policy{Rules: fileRules}); err != nil {
 		return fault.Errorf(fault.EINVALID, "policy: %s", fault.Message(err))
 	}
 	hash := HashRules(fileRules)
@@ -153,7 +153,7 @@ func (s *Policies) SetPolicy(ctx context.Context, rules []policy.Rule) (policy.P
 	if err := s.access.Authorize(p, auth.ActionAudit, nil); err != nil {
 		return policy.Policy{}, s.guard.refused(ctx, p, auth.ActionAudit, &hitl.Question{}, fault.Errorf(fault.EFORBIDDEN, "%s lacks the admin scope: only admins set the policy", p.ID))
 	}
-	if err := (policy.Policy{Rules: rules}).Validate(); err != nil {
+	if err := policy.ValidatePolicy(policy.Policy{Rules: rules}); err != nil {
 		return policy.Policy{}, err
 	}
 	now := s.clock.Now()

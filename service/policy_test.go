@@ -32,7 +32,7 @@ var rules = []policy.Rule{
 
 func TestPolicyDecide(t *testing.T) {
 	p := policy.Policy{Rules: rules}
-	require.NoError(t, p.Validate())
+	require.NoError(t, policy.ValidatePolicy(p))
 	dec := policy.Decider{Rules: rules, Parse: shell.Parse}
 	for name, tc := range map[string]struct {
 		op   policy.Operation
@@ -87,7 +87,7 @@ func TestPolicyValidate(t *testing.T) {
 		"approvers on allow": {policy.Rule{Name: "x", Effect: policy.EffectAllow, Approvers: []string{"U0A"}}, "approvers and quorum only apply to effect ask"},
 	} {
 		t.Run(name+" is refused naming the rule and field", func(t *testing.T) {
-			err := policy.Policy{Rules: []policy.Rule{tc.r}}.Validate()
+			err := policy.ValidatePolicy(policy.Policy{Rules: []policy.Rule{tc.r}})
 			require.Equal(t, fault.EINVALID, fault.Code(err))
 			assert.Contains(t, fault.Message(err), tc.want)
 		})
