@@ -1,11 +1,9 @@
 package hitl
 
-import "github.com/hitlbot/hitl/policy"
-
 // ApprovalRequest is an operation to approve, with how long to wait and
 // where to ask.
 type ApprovalRequest struct {
-	policy.Operation
+	Operation
 	RunID          string   `json:"runId,omitempty"`
 	TimeoutMinutes *float64 `json:"timeoutMinutes,omitempty"`
 	Channel        string   `json:"channel,omitempty"`
@@ -16,7 +14,7 @@ type ApprovalRequest struct {
 // ApprovalOutcome is what POST /api/approvals answers: the decision and,
 // when a person must decide, the question to wait on.
 type ApprovalOutcome struct {
-	policy.Decision
+	Decision
 	QuestionID string    `json:"questionId,omitempty"`
 	Question   *Question `json:"question,omitempty"`
 }

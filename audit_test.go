@@ -11,7 +11,6 @@ import (
 
 	"github.com/hitlbot/hitl"
 	"github.com/hitlbot/hitl/auth"
-	"github.com/hitlbot/hitl/policy"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )
@@ -36,7 +35,7 @@ func TestAuditOf(t *testing.T) {
 	escalated.EscalatedTo = []string{"U0CAROL"}
 	cancelled := q.Clone()
 	cancelled.CancelReason = "the run was cancelled"
-	op := &policy.Operation{Type: policy.OpShell, Description: "git status"}
+	op := &hitl.Operation{Type: hitl.OpShell, Description: "git status"}
 	for _, tc := range []struct {
 		name string
 		ev   *hitl.Event

@@ -4,9 +4,7 @@ import (
 	"time"
 
 	"github.com/hitlbot/hitl/auth"
-	"github.com/hitlbot/hitl/policy"
 	"github.com/hitlbot/hitl/steer"
-	"github.com/hitlbot/hitl/webhook"
 )
 
 // EventType names an event on the event log and the SSE stream (docs/protocol.md#events:
@@ -79,7 +77,7 @@ type Event struct {
 	Control *steer.ControlMessage `json:"control,omitempty"`
 	State   *steer.StateEvent     `json:"state,omitempty"`
 	// Operation is the operation of a policy decision.
-	Operation *policy.Operation `json:"operation,omitempty"`
+	Operation *Operation `json:"operation,omitempty"`
 	// Count is how many refusals an EventRefused stands for, when more
 	// than one: a flood is counted, not recorded one by one.
 	Count int `json:"count,omitempty"`
@@ -95,7 +93,7 @@ type Event struct {
 	// Webhooks are the webhook deliveries the event owes (WebhookRoutes):
 	// the store writes them to its WebhookOutbox in the event's
 	// transaction. Not part of the event's record.
-	Webhooks []webhook.Delivery `json:"-"`
+	Webhooks []WebhookDelivery `json:"-"`
 }
 
 // Audit reports whether ev is of the admins' audit trail: a refusal or a

@@ -3,37 +3,35 @@ package hitl
 import (
 	"context"
 	"time"
-
-	"github.com/hitlbot/hitl/policy"
 )
 
 // PolicyStore keeps the approval policy's records: the configured rules
 // (PolicyState) and the rules learned from "always allow" (LearnedRule).
 type PolicyStore interface {
 	// PolicyState returns the stored approval policy, nil when none is.
-	PolicyState(ctx context.Context) (*policy.State, error)
+	PolicyState(ctx context.Context) (*PolicyState, error)
 
 	// PutPolicyState stores the approval policy's configured rules, and
 	// appends evs (the change's policy_decision event: its audit record)
 	// in the same transaction: no change without its record.
-	PutPolicyState(ctx context.Context, st *policy.State, evs ...*Event) error
+	PutPolicyState(ctx context.Context, st *PolicyState, evs ...*Event) error
 
 	// PutLearnedRule stores r in one transaction, replacing the rule with
 	// the same key (agent, opType, resource) if there is one: that rule's
 	// id is gone. Concurrent puts of different keys all survive. evs (the
 	// rule_learned event) are appended in the same transaction.
-	PutLearnedRule(ctx context.Context, r *policy.LearnedRule, evs ...*Event) error
+	PutLearnedRule(ctx context.Context, r *LearnedRule, evs ...*Event) error
 
 	// LearnedRule returns the rule stored under key, nil when none is
 	// (expired ones too: the root decides what expired means). Its cost
 	// does not grow with the number of rules.
-	LearnedRule(ctx context.Context, key policy.LearnedRuleKey) (*policy.LearnedRule, error)
+	LearnedRule(ctx context.Context, key LearnedRuleKey) (*LearnedRule, error)
 
 	// DeleteLearnedRule deletes rule id in one transaction and returns it,
 	// or ENOTFOUND. A deleted rule never comes back. The events evOf
 	// makes of the deleted rule (its rule_revoked event) are appended in
 	// the same transaction.
-	DeleteLearnedRule(ctx context.Context, id string, evOf ...func(gone *policy.LearnedRule) *Event) (*policy.LearnedRule, error)
+	DeleteLearnedRule(ctx context.Context, id string, evOf ...func(gone *LearnedRule) *Event) (*LearnedRule, error)
 
 	// LearnedRules returns a page of learned rules in id order. Its cost
 	// grows with the page.
@@ -55,8 +53,8 @@ type LearnedRuleFilter struct {
 
 // LearnedRulePage is one page of learned rules.
 type LearnedRulePage struct {
-	Rules      []*policy.LearnedRule `json:"rules"`
-	NextCursor string                `json:"nextCursor,omitempty"`
+	Rules      []*LearnedRule `json:"rules"`
+	NextCursor string         `json:"nextCursor,omitempty"`
 }
 
 // PageSize returns the page size f asks for, bounded.

@@ -8,7 +8,6 @@ import (
 
 	"github.com/hitlbot/hitl/auth"
 	"github.com/hitlbot/hitl/fault"
-	"github.com/hitlbot/hitl/policy"
 )
 
 // QuestionType says how an agent waits for the answer (docs/protocol.md#questions).
@@ -153,21 +152,21 @@ type Question struct {
 	// An approval the policy asked for (docs/protocol.md#approvals): the operation, the rule
 	// that asked, who may approve (Slack users, user groups, token names;
 	// empty: whoever may answer) and how many distinct people must.
-	Operation *policy.Operation `json:"operation,omitempty"`
-	Rule      string            `json:"rule,omitempty"`
-	Approvers []string          `json:"approvers,omitempty"`
-	Quorum    int               `json:"quorum,omitempty"`
+	Operation *Operation `json:"operation,omitempty"`
+	Rule      string     `json:"rule,omitempty"`
+	Approvers []string   `json:"approvers,omitempty"`
+	Quorum    int        `json:"quorum,omitempty"`
 	// Parts are how the policy decided a command line, part by part, for
 	// the people deciding to see; Learnable says "approve and always
 	// allow" may apply (the policy's Decision.Learnable when it asked).
-	Parts     []policy.DecisionPart `json:"parts,omitempty"`
-	Learnable bool                  `json:"learnable,omitempty"`
+	Parts     []DecisionPart `json:"parts,omitempty"`
+	Learnable bool           `json:"learnable,omitempty"`
 	// Risks are what the operation does that a person should weigh,
 	// riskiest first (the policy's Decision.Risks when it asked).
-	Risks []policy.RiskLabel `json:"risks,omitempty"`
+	Risks []RiskLabel `json:"risks,omitempty"`
 	// RunGrant is what the command line may do when it runs, shown with
 	// the decision (the policy's Decision.Grant).
-	RunGrant *policy.Grant `json:"grant,omitempty"`
+	RunGrant *CommandGrant `json:"grant,omitempty"`
 	// Approvals are the approvals counted so far, while fewer than Quorum.
 	Approvals []Grant `json:"approvals,omitempty"`
 	// CancelReason says why a cancelled question was cancelled.
@@ -180,9 +179,9 @@ type Question struct {
 	// (reminder.go); EscalatedTo are the people escalation added as its
 	// answerers; HandedBy is who last handed it to its assignees
 	// (reassign.go).
-	Reminders   *policy.ReminderPlan `json:"reminders,omitempty"`
-	EscalatedTo []string             `json:"escalatedTo,omitempty"`
-	HandedBy    string               `json:"handedBy,omitempty"`
+	Reminders   *ReminderPlan `json:"reminders,omitempty"`
+	EscalatedTo []string      `json:"escalatedTo,omitempty"`
+	HandedBy    string        `json:"handedBy,omitempty"`
 }
 
 // Grant is one person's approval of a question that needs several.
@@ -243,7 +242,7 @@ func (q *Question) Clone() *Question {
 	c.Reminders = q.Reminders.Clone()
 	if q.Operation != nil {
 		op := *q.Operation
-		op.Diffs = append([]policy.FileDiff(nil), op.Diffs...)
+		op.Diffs = append([]FileDiff(nil), op.Diffs...)
 		c.Operation = &op
 	}
 	if q.Context != nil {
@@ -374,8 +373,8 @@ func (q *Question) CheckEdit(r *Response) error {
 		return fault.Errorf(fault.EINVALID, "approve an edited operation without 'always': a learned rule allows only what was asked")
 	case len(r.Edited) > MaxContextLen:
 		return fault.Errorf(fault.EINVALID, "the edited input is longer than %d characters", MaxContextLen)
-	case len(r.EditedContent) > policy.MaxContentLen:
-		return fault.Errorf(fault.EINVALID, "the edited content is longer than %d bytes", policy.MaxContentLen)
+	case len(r.EditedContent) > MaxContentLen:
+		return fault.Errorf(fault.EINVALID, "the edited content is longer than %d bytes", MaxContentLen)
 	}
 	return nil
 }
@@ -391,7 +390,7 @@ func (q *Question) EditedApproval(resource, content string) Response {
 	if op == nil {
 		return r
 	}
-	if op.Type == policy.OpFileWrite && resource == op.Resource {
+	if op.Type == OpFileWrite && resource == op.Resource {
 		r.Edited = ""
 	}
 	if !strings.Contains(op.Content, "\r\n") {

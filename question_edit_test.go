@@ -6,24 +6,23 @@ import (
 
 	"github.com/hitlbot/hitl"
 	"github.com/hitlbot/hitl/fault"
-	"github.com/hitlbot/hitl/policy"
 )
 
 // TestCheckEdit is the table of who may edit what before approving: each
 // row fails when its rule is removed.
 func TestCheckEdit(t *testing.T) {
-	approval := func(op *policy.Operation, quorum int) *hitl.Question {
+	approval := func(op *hitl.Operation, quorum int) *hitl.Question {
 		return &hitl.Question{Type: hitl.Approval, ResponseType: hitl.ApprovalResponse, Operation: op, Quorum: quorum}
 	}
-	shell := func() *policy.Operation { return &policy.Operation{Type: policy.OpShell, Resource: "rm -rf build"} }
+	shell := func() *hitl.Operation { return &hitl.Operation{Type: hitl.OpShell, Resource: "rm -rf build"} }
 	approve := func(edited string, always bool) *hitl.Response {
 		return &hitl.Response{Type: hitl.ApprovalResponse, Value: hitl.Approve, Edited: edited, Always: always}
 	}
 	noEdit := shell()
 	noEdit.NoEdit = true
-	spawn := &policy.Operation{Type: policy.OpSpawnAgent, Resource: "general-purpose"}
-	write := func() *policy.Operation {
-		return &policy.Operation{Type: policy.OpFileWrite, Resource: "/w/notes.md", Content: "one\n"}
+	spawn := &hitl.Operation{Type: hitl.OpSpawnAgent, Resource: "general-purpose"}
+	write := func() *hitl.Operation {
+		return &hitl.Operation{Type: hitl.OpFileWrite, Resource: "/w/notes.md", Content: "one\n"}
 	}
 	content := func(path, text string) *hitl.Response {
 		return &hitl.Response{Type: hitl.ApprovalResponse, Value: hitl.Approve, Edited: path, EditedContent: text}
@@ -52,7 +51,7 @@ func TestCheckEdit(t *testing.T) {
 		{"content of an operation the agent cannot run with other input", approval(noEditWrite, 0), content("", "two\n"), "cannot run this file_write operation"},
 		{"content of an operation several people approve", approval(write(), 2), content("", "two\n"), "needs 2 approvals"},
 		{"always allow is never of an edited content", approval(write(), 0), &hitl.Response{Type: hitl.ApprovalResponse, Value: hitl.Approve, EditedContent: "two\n", Always: true}, "without 'always'"},
-		{"an edited content too long", approval(write(), 0), content("", strings.Repeat("x", policy.MaxContentLen+1)), "longer than"},
+		{"an edited content too long", approval(write(), 0), content("", strings.Repeat("x", hitl.MaxContentLen+1)), "longer than"},
 		{"a denial edits nothing", approval(noEdit, 0), &hitl.Response{Type: hitl.ApprovalResponse, Value: hitl.Deny, Edited: "x"}, ""},
 	} {
 		t.Run(tc.name, func(t *testing.T) {

@@ -7,7 +7,6 @@ import (
 
 	"github.com/hitlbot/hitl/auth"
 	"github.com/hitlbot/hitl/fault"
-	"github.com/hitlbot/hitl/policy"
 )
 
 // Reminders and escalation: a question nobody answers re-notifies the
@@ -60,4 +59,4 @@ type ReminderStore interface {
 
 // Reminders are the reminder settings of a service: per question type;
 // policy rules carry their own (PolicyRule.Reminders).
-type Reminders map[QuestionType]policy.ReminderPolicy
+type Reminders map[QuestionType]ReminderPolicy

@@ -3,7 +3,6 @@ package hitl
 import (
 	"time"
 
-	"github.com/hitlbot/hitl/policy"
 	"github.com/hitlbot/hitl/steer"
 )
 
@@ -24,8 +23,8 @@ type Interaction struct {
 	Timestamp  time.Time `json:"timestamp"`
 	// Operation and Parts are what an approval would have let the agent
 	// do (the exact command or path), as people saw it when they decided.
-	Operation *policy.Operation     `json:"operation,omitempty"`
-	Parts     []policy.DecisionPart `json:"parts,omitempty"`
+	Operation *Operation     `json:"operation,omitempty"`
+	Parts     []DecisionPart `json:"parts,omitempty"`
 }
 
 // MaxHistory bounds the interaction history a run state carries: the

@@ -3,9 +3,7 @@ package hitl
 import (
 	"context"
 
-	"github.com/hitlbot/hitl/policy"
 	"github.com/hitlbot/hitl/steer"
-	"github.com/hitlbot/hitl/webhook"
 )
 
 // QuestionService is the question lifecycle as the edges see it.
@@ -84,20 +82,20 @@ type RunService interface {
 // PolicyService is the approval policy (docs/protocol.md#approvals) as the edges see it.
 // service.Policies implements it; client.Client implements it over HTTP.
 type PolicyService interface {
-	Policy(ctx context.Context) (policy.Policy, error)
-	SetPolicy(ctx context.Context, rules []policy.Rule) (policy.Policy, error)
+	Policy(ctx context.Context) (Policy, error)
+	SetPolicy(ctx context.Context, rules []Rule) (Policy, error)
 	RequestOperation(ctx context.Context, req ApprovalRequest) (ApprovalOutcome, error)
-	CheckOperation(ctx context.Context, req ApprovalRequest) (policy.Decision, error)
+	CheckOperation(ctx context.Context, req ApprovalRequest) (Decision, error)
 	LearnedRules(ctx context.Context, f LearnedRuleFilter) (LearnedRulePage, error)
-	RevokeRule(ctx context.Context, id string) (*policy.LearnedRule, error)
+	RevokeRule(ctx context.Context, id string) (*LearnedRule, error)
 }
 
 // WebhookService is what operators do with webhooks (the API's
 // /api/webhooks, hitl webhooks): admins only (ActionWebhooks).
 type WebhookService interface {
 	Webhooks(ctx context.Context) (WebhookOverview, error)
-	WebhookDeliveries(ctx context.Context, f WebhookFilter) ([]webhook.Delivery, error)
-	ReplayWebhook(ctx context.Context, seq uint64) (webhook.Delivery, error)
+	WebhookDeliveries(ctx context.Context, f WebhookFilter) ([]WebhookDelivery, error)
+	ReplayWebhook(ctx context.Context, seq uint64) (WebhookDelivery, error)
 	PingWebhook(ctx context.Context, name string) (WebhookPingResult, error)
 }
 

@@ -3,14 +3,12 @@ package hitl
 import (
 	"context"
 	"time"
-
-	"github.com/hitlbot/hitl/webhook"
 )
 
 // WebhookFilter selects deliveries: by Status (empty: all), newest first,
 // before Before (a Seq; 0: from the newest), at most Limit (0: 100).
 type WebhookFilter struct {
-	Status webhook.Status
+	Status WebhookStatus
 	Before uint64
 	Limit  int
 }
@@ -31,25 +29,25 @@ type WebhookOutbox interface {
 	// until until (NextAt becomes until, Claim the next number): nobody
 	// claims them again before then. Its cost grows with the number
 	// returned, and the due heads Take refuses.
-	ClaimWebhooks(ctx context.Context, now, until time.Time, c webhook.Claim) ([]webhook.Delivery, error)
+	ClaimWebhooks(ctx context.Context, now, until time.Time, c WebhookClaim) ([]WebhookDelivery, error)
 	// SettleWebhook stores d's Status, Attempts, NextAt, LastError,
 	// LastCode and SettledAt if d.Claim is still the delivery's last
 	// claim (ECONFLICT otherwise, ENOTFOUND for an unknown Seq). A
 	// delivery no longer pending lets the next of its queue go.
-	SettleWebhook(ctx context.Context, d webhook.Delivery) error
+	SettleWebhook(ctx context.Context, d WebhookDelivery) error
 	// WebhookDelivery returns delivery seq, or ENOTFOUND.
-	WebhookDelivery(ctx context.Context, seq uint64) (webhook.Delivery, error)
+	WebhookDelivery(ctx context.Context, seq uint64) (WebhookDelivery, error)
 	// WebhookDeliveries returns a page of deliveries matching f, newest
 	// first. Its cost grows with the page (by a status index).
-	WebhookDeliveries(ctx context.Context, f WebhookFilter) ([]webhook.Delivery, error)
+	WebhookDeliveries(ctx context.Context, f WebhookFilter) ([]WebhookDelivery, error)
 	// ReplayWebhook enqueues a copy of delivery seq (same ID, body and
 	// receiver; pending, due at now, no attempts) at the end of its
 	// queue, and returns it; ENOTFOUND for an unknown seq.
-	ReplayWebhook(ctx context.Context, seq uint64, now time.Time) (webhook.Delivery, error)
+	ReplayWebhook(ctx context.Context, seq uint64, now time.Time) (WebhookDelivery, error)
 	// WebhookStats returns, per target with pending or failed
 	// deliveries or a success, the counts and the last success, by
 	// target name. Its cost grows with the pending and failed deliveries.
-	WebhookStats(ctx context.Context) ([]webhook.TargetStats, error)
+	WebhookStats(ctx context.Context) ([]WebhookTargetStats, error)
 	// PruneWebhooks deletes up to limit delivered or failed deliveries
 	// settled before before, and returns how many (less than limit when
 	// done).

@@ -1,13 +1,11 @@
 package hitl
 
-import "github.com/hitlbot/hitl/webhook"
-
 // WebhookOverview is hitl webhooks list: the configured endpoints (never
 // their secrets) and, per target, the queue, the failures and the last
 // success.
 type WebhookOverview struct {
-	Endpoints []webhook.Route       `json:"endpoints"`
-	Targets   []webhook.TargetStats `json:"targets"`
+	Endpoints []WebhookRoute       `json:"endpoints"`
+	Targets   []WebhookTargetStats `json:"targets"`
 }
 
 // WebhookPingResult is the outcome of a test delivery: the receiver's

@@ -2,11 +2,12 @@ package hitl
 
 import (
 	"encoding/json"
+	"path"
+	"slices"
 	"time"
 
 	"github.com/hitlbot/hitl/internal/uid"
 	"github.com/hitlbot/hitl/steer"
-	"github.com/hitlbot/hitl/webhook"
 )
 
 // Which events go to which receivers, and what they carry.
@@ -14,7 +15,7 @@ import (
 // WebhookRoutes says which receivers get which events: the configured
 // endpoints, and the callbackUrl of a question.
 type WebhookRoutes struct {
-	Endpoints []webhook.Route
+	Endpoints []WebhookRoute
 	// NewID makes webhook ids (default uid.New("msg_")).
 	NewID func() string
 }
@@ -22,11 +23,11 @@ type WebhookRoutes struct {
 // deliveries returns the deliveries of webhook event typ about data,
 // happening at at: one per endpoint that wants it, plus callback (a
 // question's callbackUrl, asked by asker; empty: none).
-func (r *WebhookRoutes) deliveries(typ webhook.Event, runID, questionID, callback, asker string, at time.Time, data any) []webhook.Delivery {
-	var out []webhook.Delivery
+func (r *WebhookRoutes) deliveries(typ WebhookEvent, runID, questionID, callback, asker string, at time.Time, data any) []WebhookDelivery {
+	var out []WebhookDelivery
 	add := func(name, u string) {
-		out = append(out, webhook.Delivery{Endpoint: name, URL: u, Type: typ, RunID: runID, QuestionID: questionID,
-			Status: webhook.Pending, CreatedAt: at, NextAt: at})
+		out = append(out, WebhookDelivery{Endpoint: name, URL: u, Type: typ, RunID: runID, QuestionID: questionID,
+			Status: WebhookPending, CreatedAt: at, NextAt: at})
 	}
 	if r != nil {
 		for _, e := range r.Endpoints {
@@ -42,7 +43,7 @@ func (r *WebhookRoutes) deliveries(typ webhook.Event, runID, questionID, callbac
 	if len(out) == 0 {
 		return nil
 	}
-	body, err := json.Marshal(webhook.Body{Type: typ, Timestamp: at, Data: data})
+	body, err := json.Marshal(WebhookBody{Type: typ, Timestamp: at, Data: data})
 	if err != nil {
 		return nil // the API's shapes always encode
 	}
@@ -58,7 +59,7 @@ func (r *WebhookRoutes) deliveries(typ webhook.Event, runID, questionID, callbac
 
 // ForQuestion returns the deliveries of ev, an event of q (as it is
 // after ev): the question redacted as the API shows it.
-func (r *WebhookRoutes) ForQuestion(ev *Event, q *Question) []webhook.Delivery {
+func (r *WebhookRoutes) ForQuestion(ev *Event, q *Question) []WebhookDelivery {
 	typ, ok := questionWebhooks[ev.Type]
 	if !ok || q == nil {
 		return nil
@@ -68,11 +69,11 @@ func (r *WebhookRoutes) ForQuestion(ev *Event, q *Question) []webhook.Delivery {
 
 // ForRun returns the deliveries of a run update: was is the run's
 // control status before it, upd what it writes.
-func (r *WebhookRoutes) ForRun(was steer.RunStatus, upd RunUpdate, at time.Time) []webhook.Delivery {
+func (r *WebhookRoutes) ForRun(was steer.RunStatus, upd RunUpdate, at time.Time) []WebhookDelivery {
 	if upd.Run == nil {
 		return nil
 	}
-	typ := webhook.RunEvent(was, upd.Run.Control.Status)
+	typ := WebhookRunEvent(was, upd.Run.Control.Status)
 	if typ == "" {
 		return nil
 	}
@@ -82,10 +83,32 @@ func (r *WebhookRoutes) ForRun(was steer.RunStatus, upd RunUpdate, at time.Time)
 }
 
 // questionWebhooks maps the log's question events to webhook events.
-var questionWebhooks = map[EventType]webhook.Event{
-	EventQuestionAnswered:  webhook.QuestionAnswered,
-	EventQuestionTimeout:   webhook.QuestionTimedOut,
-	EventQuestionCancelled: webhook.QuestionCancelled,
-	EventQuestionReminded:  webhook.QuestionReminded,
-	EventQuestionEscalated: webhook.QuestionEscalated,
+var questionWebhooks = map[EventType]WebhookEvent{
+	EventQuestionAnswered:  WebhookQuestionAnswered,
+	EventQuestionTimeout:   WebhookQuestionTimedOut,
+	EventQuestionCancelled: WebhookQuestionCancelled,
+	EventQuestionReminded:  WebhookQuestionReminded,
+	EventQuestionEscalated: WebhookQuestionEscalated,
+}
+
+// WebhookRoute is a configured receiver: the events it gets, for the
+// runs whose id matches Runs (a path.Match glob; empty: every run).
+// Its secret is the webhook edge's (read from a file), never here.
+type WebhookRoute struct {
+	Name   string         `json:"name"`
+	URL    string         `json:"url"`
+	Events []WebhookEvent `json:"events"`
+	Runs   string         `json:"runs,omitempty"`
+}
+
+// Wants reports whether e gets event typ of run runID.
+func (e WebhookRoute) Wants(typ WebhookEvent, runID string) bool {
+	if !slices.Contains(e.Events, typ) {
+		return false
+	}
+	if e.Runs == "" || e.Runs == "*" {
+		return true
+	}
+	ok, err := path.Match(e.Runs, runID)
+	return ok && err == nil
 }

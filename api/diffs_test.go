@@ -5,10 +5,10 @@ import (
 	"net/http"
 	"testing"
 
+	"github.com/hitlbot/hitl"
 	"github.com/hitlbot/hitl/auth"
 	"github.com/hitlbot/hitl/client"
 	"github.com/hitlbot/hitl/fault"
-	"github.com/hitlbot/hitl/policy"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )
@@ -29,7 +29,7 @@ func TestOperationDiffsOverHTTP(t *testing.T) {
 		q, err := client.NewClient(e.http.URL, "tok-ci").Question(context.Background(), id)
 		require.NoError(t, err)
 		require.Len(t, q.Operation.Diffs, 1)
-		assert.Equal(t, policy.FileDiff{Path: "src/a.go", Change: policy.FileModify, Added: 1, Removed: 1,
+		assert.Equal(t, hitl.FileDiff{Path: "src/a.go", Change: hitl.FileModify, Added: 1, Removed: 1,
 			Unified: "--- a/src/a.go\n+++ b/src/a.go\n@@ -1 +1 @@\n-x\n+y\n"}, q.Operation.Diffs[0])
 	})
 	for name, tc := range map[string]struct{ body, msg string }{

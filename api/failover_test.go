@@ -19,7 +19,6 @@ import (
 	"github.com/hitlbot/hitl/internal/memstore"
 	"github.com/hitlbot/hitl/internal/principaltest"
 	"github.com/hitlbot/hitl/notify"
-	"github.com/hitlbot/hitl/policy"
 	"github.com/hitlbot/hitl/service"
 	"github.com/hitlbot/hitl/shell"
 	"github.com/hitlbot/hitl/steer"
@@ -157,7 +156,7 @@ func TestFailoverWaits(t *testing.T) {
 		got := make(chan client.GateResult, 1)
 		go func() {
 			res, err := c.Gate(context.Background(), hitl.ApprovalRequest{RunID: "fo-gate",
-				Operation: policy.Operation{Type: policy.OpShell, Description: "deploy", Resource: "make deploy"}}, client.Progress{})
+				Operation: hitl.Operation{Type: hitl.OpShell, Description: "deploy", Resource: "make deploy"}}, client.Progress{})
 			assert.NoError(t, err)
 			got <- res
 		}()
@@ -219,7 +218,7 @@ func TestFailoverWrites(t *testing.T) {
 		a, b, c := twoReplicas(t)
 		a.intercept(cutAfter(func(r *http.Request) bool { return r.URL.Path == "/api/approvals" }))
 		out, err := c.RequestOperation(context.Background(), hitl.ApprovalRequest{RunID: "fo-approval",
-			Operation: policy.Operation{Type: policy.OpShell, Description: "deploy", Resource: "make deploy"}})
+			Operation: hitl.Operation{Type: hitl.OpShell, Description: "deploy", Resource: "make deploy"}})
 		require.NoError(t, err)
 		require.NotEmpty(t, out.QuestionID)
 		assert.Equal(t, 1, count(t, b.svc, "fo-approval"))

@@ -11,7 +11,6 @@ import (
 	"github.com/hitlbot/hitl/auth"
 	"github.com/hitlbot/hitl/client"
 	"github.com/hitlbot/hitl/internal/memstore"
-	"github.com/hitlbot/hitl/policy"
 	"github.com/hitlbot/hitl/service"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -36,7 +35,7 @@ func TestLearnedRulesPagedOverHTTP(t *testing.T) {
 		if i%3 == 2 {
 			agent = "api:other"
 		}
-		r := &policy.LearnedRule{ID: fmt.Sprintf("lr_%02d", i), Agent: agent, OpType: policy.OpShell,
+		r := &hitl.LearnedRule{ID: fmt.Sprintf("lr_%02d", i), Agent: agent, OpType: hitl.OpShell,
 			Resource: fmt.Sprintf("make target%d", i), CreatedBy: "slack:U1", CreatedAt: now, ExpiresAt: now.Add(time.Hour)}
 		require.NoError(t, st.PutLearnedRule(ctx, r))
 		all = append(all, r.ID)

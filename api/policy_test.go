@@ -9,7 +9,6 @@ import (
 	"github.com/hitlbot/hitl/auth"
 	"github.com/hitlbot/hitl/client"
 	"github.com/hitlbot/hitl/fault"
-	"github.com/hitlbot/hitl/policy"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )
@@ -37,36 +36,36 @@ func TestPolicyOverHTTP(t *testing.T) {
 		pol, err := ci.Policy(ctx)
 		require.NoError(t, err)
 		require.Len(t, pol.Rules, 2)
-		assert.Equal(t, policy.EffectAsk, pol.Default[policy.OpShell])
+		assert.Equal(t, hitl.EffectAsk, pol.Default[hitl.OpShell])
 	})
 	t.Run("allow and deny come back at once", func(t *testing.T) {
-		out, err := ci.RequestOperation(ctx, hitl.ApprovalRequest{Operation: policy.Operation{Type: policy.OpShell, Description: "status", Resource: "git status -s"}})
+		out, err := ci.RequestOperation(ctx, hitl.ApprovalRequest{Operation: hitl.Operation{Type: hitl.OpShell, Description: "status", Resource: "git status -s"}})
 		require.NoError(t, err)
-		assert.Equal(t, policy.EffectAllow, out.Effect)
+		assert.Equal(t, hitl.EffectAllow, out.Effect)
 		assert.Equal(t, "git", out.Rule)
-		res, err := ci.Gate(ctx, hitl.ApprovalRequest{Operation: policy.Operation{Type: policy.OpShell, Description: "wipe", Resource: "rm -rf /"}}, client.Progress{})
+		res, err := ci.Gate(ctx, hitl.ApprovalRequest{Operation: hitl.Operation{Type: hitl.OpShell, Description: "wipe", Resource: "rm -rf /"}}, client.Progress{})
 		require.NoError(t, err)
 		assert.False(t, res.Allowed)
 		assert.Contains(t, res.Message, "no-rm-root")
 	})
 	t.Run("a command line is decided part by part, and each part is shown", func(t *testing.T) {
-		out, err := ci.RequestOperation(ctx, hitl.ApprovalRequest{Operation: policy.Operation{Type: policy.OpShell, Description: "x", Resource: "git status && rm -rf /"}})
+		out, err := ci.RequestOperation(ctx, hitl.ApprovalRequest{Operation: hitl.Operation{Type: hitl.OpShell, Description: "x", Resource: "git status && rm -rf /"}})
 		require.NoError(t, err)
-		assert.Equal(t, policy.EffectDeny, out.Effect, "a denied part denies")
+		assert.Equal(t, hitl.EffectDeny, out.Effect, "a denied part denies")
 		assert.Equal(t, "no-rm-root", out.Rule)
-		out, err = ci.RequestOperation(ctx, hitl.ApprovalRequest{RunID: "parts-1", Operation: policy.Operation{Type: policy.OpShell, Description: "x", Resource: "git status $(rm -rf ~)"}})
+		out, err = ci.RequestOperation(ctx, hitl.ApprovalRequest{RunID: "parts-1", Operation: hitl.Operation{Type: hitl.OpShell, Description: "x", Resource: "git status $(rm -rf ~)"}})
 		require.NoError(t, err)
-		assert.Equal(t, policy.EffectAsk, out.Effect, "allowed only when every part is")
+		assert.Equal(t, hitl.EffectAsk, out.Effect, "allowed only when every part is")
 		require.Len(t, out.Parts, 2)
 		assert.Equal(t, "rm -rf ~", out.Parts[1].Text)
 		assert.False(t, out.Learnable)
 		r := e.call(t, "POST", "/api/approvals", `{"operation":"x","opType":"shell","resource":"git status > ~/.bashrc"}`, as("ci")...)
 		require.Equal(t, http.StatusOK, r.status, r.raw)
 		assert.Equal(t, "ask", r.body["decision"])
-		d, err := ci.CheckOperation(ctx, hitl.ApprovalRequest{Operation: policy.Operation{Type: policy.OpShell, Description: "x", Resource: "git status -s"}})
+		d, err := ci.CheckOperation(ctx, hitl.ApprovalRequest{Operation: hitl.Operation{Type: hitl.OpShell, Description: "x", Resource: "git status -s"}})
 		require.NoError(t, err)
-		assert.Equal(t, policy.EffectAllow, d.Effect)
-		_, err = ci.CheckOperation(ctx, hitl.ApprovalRequest{Operation: policy.Operation{Type: policy.OpShell, Description: "x", Resource: "ls", Agent: "alice"}})
+		assert.Equal(t, hitl.EffectAllow, d.Effect)
+		_, err = ci.CheckOperation(ctx, hitl.ApprovalRequest{Operation: hitl.Operation{Type: hitl.OpShell, Description: "x", Resource: "ls", Agent: "alice"}})
 		assert.Equal(t, fault.EFORBIDDEN, fault.Code(err), "an agent checks only as itself")
 	})
 	t.Run("learned rules are paged; an agent sees its own", func(t *testing.T) {
@@ -81,7 +80,7 @@ func TestPolicyOverHTTP(t *testing.T) {
 	t.Run("ask waits for a person, who may edit the command", func(t *testing.T) {
 		done := make(chan client.GateResult, 1)
 		go func() {
-			res, err := ci.Gate(ctx, hitl.ApprovalRequest{RunID: "gate-1", Operation: policy.Operation{Type: policy.OpShell, Description: "clean", Resource: "rm -rf build/"}}, client.Progress{})
+			res, err := ci.Gate(ctx, hitl.ApprovalRequest{RunID: "gate-1", Operation: hitl.Operation{Type: hitl.OpShell, Description: "clean", Resource: "rm -rf build/"}}, client.Progress{})
 			assert.NoError(t, err)
 			done <- res
 		}()

@@ -7,7 +7,6 @@ import (
 	"github.com/hitlbot/hitl"
 	"github.com/hitlbot/hitl/api/wire"
 	"github.com/hitlbot/hitl/fault"
-	"github.com/hitlbot/hitl/webhook"
 )
 
 // The operators' webhook API (admins; the root decides): GET
@@ -41,7 +40,7 @@ func (s *Server) handleWebhookDeliveries(w http.ResponseWriter, r *http.Request)
 		return
 	}
 	q := r.URL.Query()
-	f := hitl.WebhookFilter{Status: webhook.Status(q.Get("status"))}
+	f := hitl.WebhookFilter{Status: hitl.WebhookStatus(q.Get("status"))}
 	var err error
 	if v := q.Get("before"); v != "" {
 		if f.Before, err = strconv.ParseUint(v, 10, 64); err != nil {

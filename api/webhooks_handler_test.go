@@ -21,7 +21,7 @@ func TestWebhookAPI(t *testing.T) {
 		{Secret: "tok-admin", Principal: auth.TokenPrincipal("ops", []auth.Scope{auth.ScopeAdmin}, "")},
 		{Secret: "tok-agent", Principal: auth.TokenPrincipal("agent", []auth.Scope{auth.ScopeAsk}, "")},
 	}}, func(c *service.ServiceConfig) {
-		c.Webhooks = &hitl.WebhookRoutes{Endpoints: []webhook.Route{{Name: "ci", URL: "https://ci.example/", Events: webhook.Events}}}
+		c.Webhooks = &hitl.WebhookRoutes{Endpoints: []hitl.WebhookRoute{{Name: "ci", URL: "https://ci.example/", Events: hitl.WebhookEvents}}}
 		c.Callbacks = webhook.CallbackPolicy{AllowedHosts: []string{"agent.example"}}
 	})
 	svc = e.svc

@@ -7,7 +7,6 @@ import (
 
 	"github.com/hitlbot/hitl"
 	"github.com/hitlbot/hitl/fault"
-	"github.com/hitlbot/hitl/policy"
 	"github.com/hitlbot/hitl/steer"
 	"github.com/slack-go/slack"
 )
@@ -216,7 +215,7 @@ const maxBatchDiffFiles = 5
 // diffSummary is a file operation's diff in brief: each file with its
 // lines added and removed (or why there is no diff), for the whole diff
 // see the approval's own message or web page.
-func diffSummary(op *policy.Operation) string {
+func diffSummary(op *hitl.Operation) string {
 	if len(op.Diffs) == 0 {
 		return ""
 	}

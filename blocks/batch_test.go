@@ -9,7 +9,6 @@ import (
 
 	"github.com/hitlbot/hitl"
 	"github.com/hitlbot/hitl/fault"
-	"github.com/hitlbot/hitl/policy"
 	"github.com/hitlbot/hitl/steer"
 	"github.com/slack-go/slack"
 	"github.com/stretchr/testify/assert"
@@ -25,26 +24,26 @@ func pendingApprovals(n int) []*hitl.Question {
 		q.ID, q.CreatedAt = fmt.Sprintf("q_batch%02d", i), t0.Add(time.Duration(i)*time.Minute)
 		q.Question = fmt.Sprintf("Clean build %d?", i)
 		q.Rule = "shell-asks"
-		q.Operation = &policy.Operation{Type: policy.OpShell, Description: q.Question, Resource: fmt.Sprintf("rm -rf /tmp/build-%d", i), Risk: policy.RiskMedium}
+		q.Operation = &hitl.Operation{Type: hitl.OpShell, Description: q.Question, Resource: fmt.Sprintf("rm -rf /tmp/build-%d", i), Risk: hitl.RiskMedium}
 		qs[i] = q
 	}
 	if n > 1 {
 		q := qs[1]
 		q.Question = "Edit src/billing.go"
-		q.Operation = &policy.Operation{Type: policy.OpFileWrite, Description: "Edit src/billing.go", Resource: "src/billing.go",
-			Diffs: []policy.FileDiff{{Path: "src/billing.go", Change: policy.FileModify, Added: 3, Removed: 1, Unified: "@@ -1 +1,3 @@\n-a\n+b\n+c\n+d\n"}}}
+		q.Operation = &hitl.Operation{Type: hitl.OpFileWrite, Description: "Edit src/billing.go", Resource: "src/billing.go",
+			Diffs: []hitl.FileDiff{{Path: "src/billing.go", Change: hitl.FileModify, Added: 3, Removed: 1, Unified: "@@ -1 +1,3 @@\n-a\n+b\n+c\n+d\n"}}}
 	}
 	if n > 2 {
 		q := qs[2]
 		q.Question = "Apply a patch"
-		q.Operation = &policy.Operation{Type: policy.OpFileWrite, Description: "Apply a patch", Diffs: []policy.FileDiff{
-			{Path: "a.go", Change: policy.FileModify, Added: 1, Removed: 1},
-			{Path: "b.go", Change: policy.FileModify, Problem: "old_string is not in the file"}}}
+		q.Operation = &hitl.Operation{Type: hitl.OpFileWrite, Description: "Apply a patch", Diffs: []hitl.FileDiff{
+			{Path: "a.go", Change: hitl.FileModify, Added: 1, Removed: 1},
+			{Path: "b.go", Change: hitl.FileModify, Problem: "old_string is not in the file"}}}
 	}
 	if n > 3 {
 		q := qs[3]
 		q.Rule, q.Quorum, q.Approvers = "two-person-deploys", 2, []string{"U0A", "U0B"}
-		q.Operation = &policy.Operation{Type: "deploy", Description: "Deploy build 41", Resource: "prod/web", Risk: policy.RiskHigh}
+		q.Operation = &hitl.Operation{Type: "deploy", Description: "Deploy build 41", Resource: "prod/web", Risk: hitl.RiskHigh}
 		q.Approvals = []hitl.Grant{{By: "slack:U0A", User: "U0A", At: t0}}
 	}
 	return qs

@@ -5,7 +5,6 @@ import (
 	"strings"
 
 	"github.com/hitlbot/hitl"
-	"github.com/hitlbot/hitl/policy"
 	"github.com/slack-go/slack"
 )
 
@@ -51,13 +50,13 @@ func DiffStat(added, removed int) string {
 }
 
 // diffText is one file's section text, within MaxSectionText.
-func diffText(d policy.FileDiff, q *hitl.Question, opts MessageOptions) string {
+func diffText(d hitl.FileDiff, q *hitl.Question, opts MessageOptions) string {
 	path, _ := escapeCut(oneLine(d.Path), 300, ellipsis)
 	head := "📄 *" + path + "*"
 	switch d.Change {
-	case policy.FileNew:
+	case hitl.FileNew:
 		head += " · new file"
-	case policy.FileDelete:
+	case hitl.FileDelete:
 		head += " · deleted"
 	}
 	if d.MovedTo != "" {

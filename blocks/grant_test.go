@@ -6,15 +6,14 @@ import (
 	"testing"
 
 	"github.com/hitlbot/hitl"
-	"github.com/hitlbot/hitl/policy"
 )
 
 // TestApprovalShowsItsGrant: what a command line may do when it runs is
 // shown with the decision people make.
 func TestApprovalShowsItsGrant(t *testing.T) {
 	q := &hitl.Question{ID: "q_grant", Question: "Run git status", Type: hitl.Approval, Status: hitl.StatusPending,
-		Operation: &policy.Operation{Type: policy.OpShell, Resource: "git status"},
-		RunGrant:  &policy.Grant{Exec: []string{"git"}, Write: []string{}}}
+		Operation: &hitl.Operation{Type: hitl.OpShell, Resource: "git status"},
+		RunGrant:  &hitl.CommandGrant{Exec: []string{"git"}, Write: []string{}}}
 	b, err := json.Marshal(QuestionMessage(q, opts).Blocks)
 	if err != nil {
 		t.Fatal(err)

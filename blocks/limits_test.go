@@ -10,7 +10,6 @@ import (
 
 	"github.com/hitlbot/hitl"
 	"github.com/hitlbot/hitl/fault"
-	"github.com/hitlbot/hitl/policy"
 	"github.com/slack-go/slack"
 )
 
@@ -366,11 +365,11 @@ func allShapes(hostileInputs bool) map[string]*hitl.Question {
 	reopened.Sensitive, reopened.Notice = true, reopenedNotice
 	add("reopened", reopened)
 	op := question(hitl.Approval, hitl.ApprovalResponse)
-	op.Operation = &policy.Operation{Type: policy.OpShell, Description: "clean up", Resource: "rm -rf /tmp/build", Risk: policy.RiskHigh, Agent: "api:ci"}
+	op.Operation = &hitl.Operation{Type: hitl.OpShell, Description: "clean up", Resource: "rm -rf /tmp/build", Risk: hitl.RiskHigh, Agent: "api:ci"}
 	op.Rule = "shell commands"
 	add("operation", op)
 	quorum := question(hitl.Approval, hitl.ApprovalResponse)
-	quorum.Operation = &policy.Operation{Type: policy.OpFileDelete, Description: "drop", Resource: "/var/db", Agent: "api:ci"}
+	quorum.Operation = &hitl.Operation{Type: hitl.OpFileDelete, Description: "drop", Resource: "/var/db", Agent: "api:ci"}
 	quorum.Quorum, quorum.Approvers = 2, []string{"U024BE7LH", "S0614TZR7"}
 	quorum.Approvals = []hitl.Grant{{By: "slack:U024BE7LH", At: t0}}
 	add("quorum", quorum)

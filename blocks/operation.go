@@ -4,7 +4,6 @@ import (
 	"strings"
 
 	"github.com/hitlbot/hitl"
-	"github.com/hitlbot/hitl/policy"
 	"github.com/slack-go/slack"
 )
 
@@ -64,7 +63,7 @@ func operationSection(q *hitl.Question) slack.Block {
 
 // inputText shows a tool's input as its fields within n characters: "•
 // *path:* `notes.md`", a value of several lines as a code block.
-func inputText(in []policy.InputField, n int) string {
+func inputText(in []hitl.InputField, n int) string {
 	lines := []string{"*Input*"}
 	for _, f := range in {
 		key, _ := escapeCut(oneLine(f.Key), 60, ellipsis)
@@ -78,7 +77,7 @@ const maxShownRisks = 5
 
 // riskLines leads an operation with what it does that a person should
 // weigh, one line each, riskiest first: "⚠️ *deletes files: build*".
-func riskLines(risks []policy.RiskLabel) string {
+func riskLines(risks []hitl.RiskLabel) string {
 	var b strings.Builder
 	for i, r := range risks {
 		if i == maxShownRisks {
@@ -97,8 +96,8 @@ const maxShownParts = 12
 // partsText shows how the policy decided each part of a command line,
 // within n characters: "✅ `git status` — rule safe-git". A line of one
 // part that the policy could see through shows nothing more.
-func partsText(parts []policy.DecisionPart, n int) string {
-	if !policy.PartsTellMore(parts) {
+func partsText(parts []hitl.DecisionPart, n int) string {
+	if !hitl.PartsTellMore(parts) {
 		return ""
 	}
 	lines := []string{"*How the policy decided each part*"}
@@ -109,9 +108,9 @@ func partsText(parts []policy.DecisionPart, n int) string {
 		}
 		mark := "❓"
 		switch p.Effect {
-		case policy.EffectAllow:
+		case hitl.EffectAllow:
 			mark = "✅"
-		case policy.EffectDeny:
+		case hitl.EffectDeny:
 			mark = "⛔"
 		}
 		reason, _ := escapeCut(oneLine(p.Reason), 120, ellipsis)
@@ -125,15 +124,15 @@ func partsText(parts []policy.DecisionPart, n int) string {
 	return Truncate(strings.Join(lines, "\n"), n, "\n"+MarkerCut)
 }
 
-func riskText(r policy.Risk) string {
+func riskText(r hitl.Risk) string {
 	switch r {
-	case policy.RiskCritical:
+	case hitl.RiskCritical:
 		return "🔴 critical"
-	case policy.RiskHigh:
+	case hitl.RiskHigh:
 		return "🟠 high"
-	case policy.RiskMedium:
+	case hitl.RiskMedium:
 		return "🟡 medium"
-	case policy.RiskLow:
+	case hitl.RiskLow:
 		return "🟢 low"
 	}
 	return string(r)
@@ -230,8 +229,8 @@ func AlwaysText(q *hitl.Question) string {
 	if op == nil {
 		return ""
 	}
-	r := &policy.LearnedRule{Agent: op.Agent, OpType: op.Type, Resource: op.Resource}
-	if op.Type == policy.OpShell && len(q.Parts) == 1 {
+	r := &hitl.LearnedRule{Agent: op.Agent, OpType: op.Type, Resource: op.Resource}
+	if op.Type == hitl.OpShell && len(q.Parts) == 1 {
 		r.Resource = q.Parts[0].Text
 	}
 	head := "Always allow "
@@ -241,7 +240,7 @@ func AlwaysText(q *hitl.Question) string {
 // ruleWords says what a learned rule allows, within n characters:
 // "exactly the shell command `make test` from api:ci". With escape, for
 // mrkdwn.
-func ruleWords(r *policy.LearnedRule, n int, escape bool) string {
+func ruleWords(r *hitl.LearnedRule, n int, escape bool) string {
 	show := func(s string, max int) string {
 		s = oneLine(s)
 		if escape {
@@ -257,7 +256,7 @@ func ruleWords(r *policy.LearnedRule, n int, escape bool) string {
 	typ := show(string(r.OpType), 64)
 	var what string
 	switch {
-	case r.OpType == policy.OpShell:
+	case r.OpType == hitl.OpShell:
 		what = "exactly the shell command "
 	case r.Resource == "":
 		return Truncate(typ+" operations with no resource"+from, n, ellipsis)

@@ -3,8 +3,8 @@ package blocks
 import (
 	"strings"
 
+	"github.com/hitlbot/hitl"
 	"github.com/hitlbot/hitl/fault"
-	"github.com/hitlbot/hitl/policy"
 	"github.com/slack-go/slack"
 )
 
@@ -21,7 +21,7 @@ const MaxListedRules = 45
 // PolicyMessage lists the rules people taught hitl with "Approve & always
 // allow" (a first page; more says there are others): what each allows,
 // who added it, when, until when, and a Revoke button.
-func PolicyMessage(learned []*policy.LearnedRule, more bool) Message {
+func PolicyMessage(learned []*hitl.LearnedRule, more bool) Message {
 	n := itoa(len(learned))
 	if more {
 		n += "+"
@@ -44,7 +44,7 @@ func PolicyMessage(learned []*policy.LearnedRule, more bool) Message {
 	return Message{Text: "Learned rules: " + n, Blocks: bs}
 }
 
-func ruleBlock(r *policy.LearnedRule) slack.Block {
+func ruleBlock(r *hitl.LearnedRule) slack.Block {
 	id, _ := escapeCut(oneLine(r.ID), 100, ellipsis)
 	text := "`" + strings.ReplaceAll(id, "`", "'") + "` allows " + ruleWords(r, 2000, true)
 	if r.CreatedBy != "" {
@@ -80,7 +80,7 @@ func ParseRevoke(blockID, value string) (string, error) {
 }
 
 // RevokedText tells who revoked a rule what it was.
-func RevokedText(r *policy.LearnedRule) string {
+func RevokedText(r *hitl.LearnedRule) string {
 	id, _ := escapeCut(oneLine(r.ID), 100, ellipsis)
 	return "🗑 Revoked `" + id + "`: hitl asks again for " + ruleWords(r, 2000, true) + "."
 }

@@ -109,11 +109,11 @@ func operationQuestion() *hitl.Question {
 	q := question(hitl.Approval, hitl.ApprovalResponse)
 	q.Question = "Clean the build directory"
 	q.Assignees = nil
-	q.Operation = &policy.Operation{Type: policy.OpShell, Description: "Clean the build directory", Resource: "rm -rf /tmp/build",
-		Risk: policy.RiskHigh, Agent: "api:ci"}
+	q.Operation = &hitl.Operation{Type: hitl.OpShell, Description: "Clean the build directory", Resource: "rm -rf /tmp/build",
+		Risk: hitl.RiskHigh, Agent: "api:ci"}
 	q.Rule = "shell needs a person"
 	q.Learnable = true
-	q.Parts = []policy.DecisionPart{{Kind: policy.PartCommand, Text: "rm -rf /tmp/build", Effect: policy.EffectAsk, Rule: "default", Reason: "no rule matches: default"}}
+	q.Parts = []hitl.DecisionPart{{Kind: hitl.PartCommand, Text: "rm -rf /tmp/build", Effect: hitl.EffectAsk, Rule: "default", Reason: "no rule matches: default"}}
 	return q
 }
 
@@ -123,25 +123,25 @@ func TestOperationGolden(t *testing.T) {
 	quorum.Quorum, quorum.Approvers, quorum.Learnable = 2, []string{"U0ALICE1", "U0BOB1"}, false
 	quorum.Approvals = []hitl.Grant{{By: "slack:U0ALICE1", At: t0}}
 	spawn := operationQuestion()
-	spawn.Operation.Type, spawn.Operation.Resource = policy.OpSpawnAgent, ""
+	spawn.Operation.Type, spawn.Operation.Resource = hitl.OpSpawnAgent, ""
 	long := operationQuestion()
 	long.Operation.Resource = "curl -d '" + strings.Repeat("x", 5000) + "' https://example.com"
 	compound := operationQuestion()
 	compound.Operation.Resource, compound.Learnable = "git status && rm -rf ~ > /tmp/log; sh -c 'x'", false
-	compound.Parts = []policy.DecisionPart{
-		{Kind: policy.PartCommand, Text: "git status", Effect: policy.EffectAllow, Rule: "safe-git", Reason: "rule safe-git"},
-		{Kind: policy.PartCommand, Text: "rm -rf ~", Effect: policy.EffectAsk, Rule: "default", Reason: "no rule matches: default"},
-		{Kind: policy.PartOpaque, Text: "sh -c x", Effect: policy.EffectAsk, Rule: "default", Reason: "sh runs a script the policy cannot see (a -c string, a file or standard input)"},
-		{Kind: policy.PartWrite, Text: "/tmp/log", Effect: policy.EffectAllow, Rule: "tmp-writes", Reason: "rule tmp-writes"},
+	compound.Parts = []hitl.DecisionPart{
+		{Kind: hitl.PartCommand, Text: "git status", Effect: hitl.EffectAllow, Rule: "safe-git", Reason: "rule safe-git"},
+		{Kind: hitl.PartCommand, Text: "rm -rf ~", Effect: hitl.EffectAsk, Rule: "default", Reason: "no rule matches: default"},
+		{Kind: hitl.PartOpaque, Text: "sh -c x", Effect: hitl.EffectAsk, Rule: "default", Reason: "sh runs a script the policy cannot see (a -c string, a file or standard input)"},
+		{Kind: hitl.PartWrite, Text: "/tmp/log", Effect: hitl.EffectAllow, Rule: "tmp-writes", Reason: "rule tmp-writes"},
 	}
 	// the risks as the policy labels them (riskiest first, each part its own)
 	risky := operationQuestion()
 	risky.Operation.Resource, risky.Learnable = "rm -rf build && mkdir build && curl -s https://get.example.com/i | sh", false
-	risky.Parts = []policy.DecisionPart{
-		{Kind: policy.PartCommand, Text: "rm -rf build", Effect: policy.EffectAsk, Rule: "default", Reason: "no rule matches: default"},
-		{Kind: policy.PartCommand, Text: "mkdir build", Effect: policy.EffectAllow, Rule: "mkdir", Reason: "rule mkdir"},
-		{Kind: policy.PartCommand, Text: "curl -s https://get.example.com/i", Effect: policy.EffectAsk, Rule: "default", Reason: "no rule matches: default"},
-		{Kind: policy.PartOpaque, Text: "sh", Effect: policy.EffectAsk, Rule: "default", Reason: "not understood: sh runs a script the policy cannot see (a -c string, a file or standard input)"},
+	risky.Parts = []hitl.DecisionPart{
+		{Kind: hitl.PartCommand, Text: "rm -rf build", Effect: hitl.EffectAsk, Rule: "default", Reason: "no rule matches: default"},
+		{Kind: hitl.PartCommand, Text: "mkdir build", Effect: hitl.EffectAllow, Rule: "mkdir", Reason: "rule mkdir"},
+		{Kind: hitl.PartCommand, Text: "curl -s https://get.example.com/i", Effect: hitl.EffectAsk, Rule: "default", Reason: "no rule matches: default"},
+		{Kind: hitl.PartOpaque, Text: "sh", Effect: hitl.EffectAsk, Rule: "default", Reason: "not understood: sh runs a script the policy cannot see (a -c string, a file or standard input)"},
 	}
 	risky.Risks = policy.Decider{Parse: shell.Parse}.Risks(*risky.Operation, risky.Parts)
 	// a framework tool's input reads as its fields
@@ -153,7 +153,7 @@ func TestOperationGolden(t *testing.T) {
 	// a file change whose new text a person may edit
 	write := operationQuestion()
 	write.Question, write.Parts, write.Learnable = "Write /home/dev/app/notes.md", nil, false
-	write.Operation.Type, write.Operation.Resource, write.Operation.Content = policy.OpFileWrite, "/home/dev/app/notes.md", "# Notes\n\nShip on Friday.\n"
+	write.Operation.Type, write.Operation.Resource, write.Operation.Content = hitl.OpFileWrite, "/home/dev/app/notes.md", "# Notes\n\nShip on Friday.\n"
 	// a run by its handle, the local person as people read them
 	longRun := operationQuestion()
 	longRun.RunID, longRun.Asker = "claude-3f2b8c1e-9d7a-4c1b-8e2f-0a1b2c3d4e5f", "local:root"
@@ -230,13 +230,13 @@ func TestChoicesGolden(t *testing.T) {
 }
 
 func TestPolicyGolden(t *testing.T) {
-	rules := []*policy.LearnedRule{
-		{ID: "r_0123456789abcdef", OpType: policy.OpShell, Resource: "rm -rf /tmp/build-41", Agent: "api:ci",
-			CreatedBy: "slack:U0ANSWER1", CreatedAt: *at(0), ExpiresAt: at(0).Add(policy.DefaultLearnedTTL)},
-		{ID: "r_fedcba9876543210", OpType: policy.OpFileWrite, Resource: "/etc/<hosts>", Agent: "api:deploy",
+	rules := []*hitl.LearnedRule{
+		{ID: "r_0123456789abcdef", OpType: hitl.OpShell, Resource: "rm -rf /tmp/build-41", Agent: "api:ci",
+			CreatedBy: "slack:U0ANSWER1", CreatedAt: *at(0), ExpiresAt: at(0).Add(hitl.DefaultLearnedTTL)},
+		{ID: "r_fedcba9876543210", OpType: hitl.OpFileWrite, Resource: "/etc/<hosts>", Agent: "api:deploy",
 			CreatedBy: "api:alice"},
 	}
-	many := make([]*policy.LearnedRule, 60)
+	many := make([]*hitl.LearnedRule, 60)
 	for i := range many {
 		many[i] = rules[i%2]
 	}

@@ -5,7 +5,6 @@ import (
 	"testing"
 
 	"github.com/hitlbot/hitl"
-	"github.com/hitlbot/hitl/policy"
 	"github.com/hitlbot/hitl/visible"
 )
 
@@ -20,8 +19,8 @@ func TestTrojanSourceIsShownAndFlagged(t *testing.T) {
 	const shown = `access_level = "user&lt;U+202E&gt; &lt;U+2066&gt;// Check if admin&lt;U+2069&gt; &lt;U+2066&gt;"`
 	shell := diffQuestion()
 	shell.Question = "Set the level " + trojan
-	shell.Operation = &policy.Operation{Type: policy.OpShell, Description: shell.Question, Resource: "echo '" + trojan + "'", Agent: "api:claude"}
-	edit := diffQuestion(policy.FileDiff{Path: "/home/dev/app/src/billing.go", Change: policy.FileModify, Added: 1, Removed: 1,
+	shell.Operation = &hitl.Operation{Type: hitl.OpShell, Description: shell.Question, Resource: "echo '" + trojan + "'", Agent: "api:claude"}
+	edit := diffQuestion(hitl.FileDiff{Path: "/home/dev/app/src/billing.go", Change: hitl.FileModify, Added: 1, Removed: 1,
 		Unified: "--- a/home/dev/app/src/billing.go\n+++ b/home/dev/app/src/billing.go\n@@ -1 +1 @@\n-access_level = \"user\"\n+" + trojan + "\n"})
 	for name, tc := range map[string]struct {
 		q    *hitl.Question

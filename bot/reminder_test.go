@@ -17,7 +17,6 @@ import (
 	"github.com/hitlbot/hitl/internal/clocktest"
 	"github.com/hitlbot/hitl/internal/memstore"
 	"github.com/hitlbot/hitl/notify"
-	"github.com/hitlbot/hitl/policy"
 	"github.com/hitlbot/hitl/service"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -28,7 +27,7 @@ func TestNudgeDeliveries(t *testing.T) {
 	at := time.Date(2026, 11, 24, 9, 0, 0, 0, time.UTC)
 	escalated := func(channel string) *hitl.Question {
 		return &hitl.Question{ID: "q_1", Status: hitl.StatusPending, Assignees: []string{"U0BOB"}, EscalatedTo: []string{"U0ESC", "S0OPS"},
-			Reminders: &policy.ReminderPlan{EscalateTo: []string{"U0ESC", "S0OPS"}, EscalationChannel: channel, EscalatedAt: &at}}
+			Reminders: &hitl.ReminderPlan{EscalateTo: []string{"U0ESC", "S0OPS"}, EscalationChannel: channel, EscalatedAt: &at}}
 	}
 	kinds := func(ds []hitl.Delivery) []string {
 		var out []string
@@ -151,7 +150,7 @@ func TestEscalationPostOfARunsQuestion(t *testing.T) {
 			clock := clocktest.New(t0)
 			st := memstore.New()
 			svc := service.NewService(st, service.ServiceConfig{Notifier: notify.New(), Clock: clock, Reminders: hitl.Reminders{
-				hitl.Blocking: {EscalateAfter: policy.Duration(20 * time.Minute), EscalateTo: []string{"U0ESC"}, EscalationChannel: tc.channel}}})
+				hitl.Blocking: {EscalateAfter: hitl.Duration(20 * time.Minute), EscalateTo: []string{"U0ESC"}, EscalationChannel: tc.channel}}})
 			b, ctx := newQueueBot(api, svc, st, clock)
 			b.cfg.RunsChannel = "C0RUNS"
 			live := hitl.Delivery{Seq: 1, Kind: kindRun, QuestionID: runKey("run-1"), Target: runKey("run-1")}

@@ -4,7 +4,6 @@ import (
 	"context"
 
 	"github.com/hitlbot/hitl"
-	"github.com/hitlbot/hitl/policy"
 	"github.com/hitlbot/hitl/steer"
 )
 
@@ -41,12 +40,12 @@ type Service struct {
 	}
 	Policies interface {
 		// Policy returns the effective approval policy, learned rules included.
-		Policy(ctx context.Context) (policy.Policy, error)
+		Policy(ctx context.Context) (hitl.Policy, error)
 		// LearnedRules lists learned rules, as the principal in ctx may see
 		// them (answerers and admins: all).
 		LearnedRules(ctx context.Context, f hitl.LearnedRuleFilter) (hitl.LearnedRulePage, error)
 		// RevokeRule removes a learned rule, as the principal in ctx.
-		RevokeRule(ctx context.Context, id string) (*policy.LearnedRule, error)
+		RevokeRule(ctx context.Context, id string) (*hitl.LearnedRule, error)
 	}
 	Alerts interface {
 		// AlertChanged reports whether an alert event changed the alerts (a

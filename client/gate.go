@@ -5,7 +5,6 @@ import (
 	"time"
 
 	"github.com/hitlbot/hitl"
-	"github.com/hitlbot/hitl/policy"
 )
 
 // Gate asks the policy about req and, when it says ask, waits for the
@@ -23,10 +22,10 @@ func (c *Client) Gate(ctx context.Context, req hitl.ApprovalRequest, p Progress)
 	}
 	res := GateResult{Decision: out.Decision, Rule: out.Rule, QuestionID: out.QuestionID}
 	switch out.Effect {
-	case policy.EffectAllow:
+	case hitl.EffectAllow:
 		res.Allowed, res.Outcome = true, hitl.OutcomeApproved
 		return res, nil
-	case policy.EffectDeny:
+	case hitl.EffectDeny:
 		res.Outcome, res.Message = hitl.OutcomeDenied, "denied by policy rule "+out.Rule
 		if why := out.Decision.Explain(); why != "" {
 			res.Message += ": " + why
@@ -120,7 +119,7 @@ type GateResult struct {
 	// the approval's time ran out (with or without a default).
 	Outcome  hitl.Outcome
 	TimedOut bool
-	Decision policy.Decision
+	Decision hitl.Decision
 	Rule     string // the policy rule that decided or asked
 	// QuestionID is the approval people were asked (empty when the policy
 	// decided alone); Question the approval as they settled it.

@@ -8,21 +8,20 @@ import (
 
 	"github.com/hitlbot/hitl"
 	"github.com/hitlbot/hitl/api/wire"
-	"github.com/hitlbot/hitl/policy"
 )
 
 var _ hitl.PolicyService = (*Client)(nil)
 
 // Policy implements hitl.PolicyService: GET /api/policy.
-func (c *Client) Policy(ctx context.Context) (policy.Policy, error) {
-	var p policy.Policy
+func (c *Client) Policy(ctx context.Context) (hitl.Policy, error) {
+	var p hitl.Policy
 	err := c.do(ctx, http.MethodGet, "/api/policy", nil, nil, &p)
 	return p, err
 }
 
 // SetPolicy implements hitl.PolicyService: PUT /api/policy.
-func (c *Client) SetPolicy(ctx context.Context, rules []policy.Rule) (policy.Policy, error) {
-	var p policy.Policy
+func (c *Client) SetPolicy(ctx context.Context, rules []hitl.Rule) (hitl.Policy, error) {
+	var p hitl.Policy
 	err := c.do(ctx, http.MethodPut, "/api/policy", nil, wire.PolicyRequest{Rules: rules}, &p)
 	return p, err
 }
@@ -36,8 +35,8 @@ func (c *Client) RequestOperation(ctx context.Context, req hitl.ApprovalRequest)
 }
 
 // CheckOperation implements hitl.PolicyService: POST /api/policy/check.
-func (c *Client) CheckOperation(ctx context.Context, req hitl.ApprovalRequest) (policy.Decision, error) {
-	var d policy.Decision
+func (c *Client) CheckOperation(ctx context.Context, req hitl.ApprovalRequest) (hitl.Decision, error) {
+	var d hitl.Decision
 	err := c.do(ctx, http.MethodPost, "/api/policy/check", nil, req, &d)
 	return d, err
 }
@@ -60,8 +59,8 @@ func (c *Client) LearnedRules(ctx context.Context, f hitl.LearnedRuleFilter) (hi
 }
 
 // RevokeRule implements hitl.PolicyService.
-func (c *Client) RevokeRule(ctx context.Context, id string) (*policy.LearnedRule, error) {
-	var r policy.LearnedRule
+func (c *Client) RevokeRule(ctx context.Context, id string) (*hitl.LearnedRule, error) {
+	var r hitl.LearnedRule
 	if err := c.do(ctx, http.MethodPost, "/api/policy/rules/"+url.PathEscape(id)+"/revoke", nil, nil, &r); err != nil {
 		return nil, err
 	}

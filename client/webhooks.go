@@ -8,7 +8,6 @@ import (
 
 	"github.com/hitlbot/hitl"
 	"github.com/hitlbot/hitl/api/wire"
-	"github.com/hitlbot/hitl/webhook"
 )
 
 // Webhooks implements hitl.WebhookService: GET /api/webhooks.
@@ -20,7 +19,7 @@ func (c *Client) Webhooks(ctx context.Context) (hitl.WebhookOverview, error) {
 
 // WebhookDeliveries implements hitl.WebhookService: GET
 // /api/webhooks/deliveries.
-func (c *Client) WebhookDeliveries(ctx context.Context, f hitl.WebhookFilter) ([]webhook.Delivery, error) {
+func (c *Client) WebhookDeliveries(ctx context.Context, f hitl.WebhookFilter) ([]hitl.WebhookDelivery, error) {
 	v := url.Values{}
 	if f.Status != "" {
 		v.Set("status", string(f.Status))
@@ -37,8 +36,8 @@ func (c *Client) WebhookDeliveries(ctx context.Context, f hitl.WebhookFilter) ([
 }
 
 // ReplayWebhook implements hitl.WebhookService.
-func (c *Client) ReplayWebhook(ctx context.Context, seq uint64) (webhook.Delivery, error) {
-	var out webhook.Delivery
+func (c *Client) ReplayWebhook(ctx context.Context, seq uint64) (hitl.WebhookDelivery, error) {
+	var out hitl.WebhookDelivery
 	err := c.do(ctx, http.MethodPost, "/api/webhooks/deliveries/"+strconv.FormatUint(seq, 10)+"/replay", nil, struct{}{}, &out)
 	return out, err
 }

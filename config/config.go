@@ -18,7 +18,6 @@ import (
 	"github.com/hitlbot/hitl/access"
 	"github.com/hitlbot/hitl/auth"
 	"github.com/hitlbot/hitl/fault"
-	"github.com/hitlbot/hitl/policy"
 	"go.yaml.in/yaml/v3"
 )
 
@@ -155,7 +154,7 @@ func Default() Config {
 		DB:            "./hitl.db",
 		SweepSchedule: "@every 1s",
 		Retention:     Duration(720 * time.Hour),
-		Policy:        PolicyConfig{LearnedTTL: Duration(policy.DefaultLearnedTTL)},
+		Policy:        PolicyConfig{LearnedTTL: Duration(hitl.DefaultLearnedTTL)},
 		RateLimits: RateLimits{TokenPerMinute: 120, RunPerMinute: 30,
 			ControlPerMinute: 60, RunsPerMinute: 600, PolicyPerMinute: 600},
 		MaxStreams: DefaultMaxStreams,

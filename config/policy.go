@@ -3,7 +3,7 @@ package config
 import (
 	"fmt"
 
-	"github.com/hitlbot/hitl/policy"
+	"github.com/hitlbot/hitl"
 	"go.yaml.in/yaml/v3"
 )
 
@@ -60,14 +60,14 @@ func (r *Risks) UnmarshalYAML(n *yaml.Node) error {
 }
 
 // PolicyRules converts the configured rules to the domain's.
-func (c Config) PolicyRules() []policy.Rule {
-	out := make([]policy.Rule, 0, len(c.Policy.Rules))
+func (c Config) PolicyRules() []hitl.Rule {
+	out := make([]hitl.Rule, 0, len(c.Policy.Rules))
 	for _, r := range c.Policy.Rules {
-		pr := policy.Rule{Name: r.Name, OpType: policy.OpType(r.OpType), Resource: r.Resource, Agent: r.Agent,
-			Effect: policy.Effect(r.Effect), Approvers: r.Approvers, Quorum: r.Quorum,
+		pr := hitl.Rule{Name: r.Name, OpType: hitl.OpType(r.OpType), Resource: r.Resource, Agent: r.Agent,
+			Effect: hitl.Effect(r.Effect), Approvers: r.Approvers, Quorum: r.Quorum,
 			ReminderPolicy: reminderPolicy(r.Reminders, r.EscalateAfter, r.EscalateTo, r.EscalationChannel)}
 		for _, k := range r.Risk {
-			pr.Risk = append(pr.Risk, policy.Risk(k))
+			pr.Risk = append(pr.Risk, hitl.Risk(k))
 		}
 		out = append(out, pr)
 	}

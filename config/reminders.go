@@ -8,7 +8,6 @@ import (
 	"github.com/hitlbot/hitl"
 	"github.com/hitlbot/hitl/auth"
 	"github.com/hitlbot/hitl/fault"
-	"github.com/hitlbot/hitl/policy"
 )
 
 // ReminderConfig is one question type's reminders and escalation:
@@ -22,14 +21,14 @@ type ReminderConfig struct {
 	EscalationChannel string     `yaml:"escalation_channel"`
 }
 
-func (r ReminderConfig) policy() policy.ReminderPolicy {
+func (r ReminderConfig) policy() hitl.ReminderPolicy {
 	return reminderPolicy(r.Every, r.EscalateAfter, r.EscalateTo, r.EscalationChannel)
 }
 
-func reminderPolicy(every []Duration, after Duration, to []string, channel string) policy.ReminderPolicy {
-	p := policy.ReminderPolicy{EscalateAfter: policy.Duration(after), EscalateTo: slices.Clone(to), EscalationChannel: channel}
+func reminderPolicy(every []Duration, after Duration, to []string, channel string) hitl.ReminderPolicy {
+	p := hitl.ReminderPolicy{EscalateAfter: hitl.Duration(after), EscalateTo: slices.Clone(to), EscalationChannel: channel}
 	for _, d := range every {
-		p.Every = append(p.Every, policy.Duration(d))
+		p.Every = append(p.Every, hitl.Duration(d))
 	}
 	return p
 }

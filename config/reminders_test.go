@@ -6,7 +6,6 @@ import (
 
 	"github.com/hitlbot/hitl"
 	"github.com/hitlbot/hitl/config"
-	"github.com/hitlbot/hitl/policy"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )
@@ -28,14 +27,14 @@ web: {url: https://hitl.example.com}
 `), env(nil))
 		require.NoError(t, err)
 		require.NoError(t, c.Validate())
-		d := func(v time.Duration) policy.Duration { return policy.Duration(v) }
+		d := func(v time.Duration) hitl.Duration { return hitl.Duration(v) }
 		assert.Equal(t, hitl.Reminders{
-			hitl.Blocking: {Every: []policy.Duration{d(10 * time.Minute), d(30 * time.Minute)}, EscalateAfter: d(45 * time.Minute),
+			hitl.Blocking: {Every: []hitl.Duration{d(10 * time.Minute), d(30 * time.Minute)}, EscalateAfter: d(45 * time.Minute),
 				EscalateTo: []string{"U0LEAD", "S0OPS"}, EscalationChannel: "C0ESC"},
-			hitl.Approval: {Every: []policy.Duration{d(30 * time.Second)}},
+			hitl.Approval: {Every: []hitl.Duration{d(30 * time.Second)}},
 		}, c.HitlReminders())
 		rule := c.PolicyRules()[0]
-		assert.Equal(t, policy.ReminderPolicy{Every: []policy.Duration{d(5 * time.Minute)}, EscalateAfter: d(20 * time.Minute),
+		assert.Equal(t, hitl.ReminderPolicy{Every: []hitl.Duration{d(5 * time.Minute)}, EscalateAfter: d(20 * time.Minute),
 			EscalateTo: []string{"U0SRE"}}, rule.ReminderPolicy)
 		assert.Equal(t, "lead@example.com", c.Email.Addresses["U0LEAD"])
 		assert.Equal(t, "https://hitl.example.com", c.Web.URL)

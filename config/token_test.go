@@ -3,10 +3,10 @@ package config_test
 import (
 	"testing"
 
+	"github.com/hitlbot/hitl"
 	"github.com/hitlbot/hitl/auth"
 	"github.com/hitlbot/hitl/config"
 	"github.com/hitlbot/hitl/fault"
-	"github.com/hitlbot/hitl/policy"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )
@@ -122,10 +122,10 @@ policy:
 	require.NoError(t, c.Validate())
 	rules := c.PolicyRules()
 	require.Len(t, rules, 3)
-	assert.Equal(t, policy.OpType("deploy"), rules[0].OpType)
+	assert.Equal(t, hitl.OpType("deploy"), rules[0].OpType)
 	assert.Equal(t, 2, rules[0].Quorum)
-	assert.Equal(t, []policy.Risk{policy.RiskHigh, policy.RiskCritical}, rules[1].Risk, "a list of levels")
-	assert.Equal(t, []policy.Risk{policy.RiskLow}, rules[2].Risk, "one level")
+	assert.Equal(t, []hitl.Risk{hitl.RiskHigh, hitl.RiskCritical}, rules[1].Risk, "a list of levels")
+	assert.Equal(t, []hitl.Risk{hitl.RiskLow}, rules[2].Risk, "one level")
 
 	bad, err := config.Load(writeFile(t, "policy:\n  rules:\n    - name: x\n      effect: sometimes\n"), env(nil))
 	require.NoError(t, err)

@@ -37,13 +37,13 @@ func (c Config) Validate() error {
 	if t := c.InteractionThreshold; t != nil && (*t < hitl.MinThreshold || *t > hitl.MaxThreshold) {
 		return bad("interaction_threshold", strconv.Itoa(*t), "must be a whole number from 0 to 5 (0: agents never ask; unset: nothing is refused)")
 	}
-	if err := policy.ValidatePolicy(policy.Policy{Rules: c.PolicyRules()}); err != nil {
+	if err := policy.ValidatePolicy(hitl.Policy{Rules: c.PolicyRules()}); err != nil {
 		return fault.Errorf(fault.EINVALID, "config policy: %s", fault.Message(err))
 	}
 	if err := c.validateReminders(); err != nil {
 		return err
 	}
-	if c.Policy.Enforce != "" && c.Policy.Enforce != policy.EnforceKernel {
+	if c.Policy.Enforce != "" && c.Policy.Enforce != hitl.EnforceKernel {
 		return bad("policy.enforce", c.Policy.Enforce, "use kernel (run allowed shell lines under hitl sandbox) or leave it out")
 	}
 	if c.Policy.LearnedTTL < 0 {

@@ -60,7 +60,7 @@ func (w Webhooks) validate() error {
 			return bad(key+".events", "", "list the events it gets, like [question.answered, run.done]")
 		}
 		for _, ev := range e.Events {
-			if !slices.Contains(webhook.Events, webhook.Event(ev)) {
+			if !slices.Contains(hitl.WebhookEvents, hitl.WebhookEvent(ev)) {
 				return bad(key+".events", ev, "not a webhook event: question.answered, question.timed_out, question.cancelled, question.reminded, question.escalated, run.paused, run.resumed, run.cancelled, run.done or run.aborted")
 			}
 		}
@@ -78,9 +78,9 @@ func (w Webhooks) validate() error {
 func (c Config) HitlWebhooks() (*hitl.WebhookRoutes, webhook.CallbackPolicy) {
 	routes := &hitl.WebhookRoutes{}
 	for _, e := range c.Webhooks.Endpoints {
-		ep := webhook.Route{Name: e.Name, URL: e.URL, Runs: e.Runs}
+		ep := hitl.WebhookRoute{Name: e.Name, URL: e.URL, Runs: e.Runs}
 		for _, ev := range e.Events {
-			ep.Events = append(ep.Events, webhook.Event(ev))
+			ep.Events = append(ep.Events, hitl.WebhookEvent(ev))
 		}
 		routes.Endpoints = append(routes.Endpoints, ep)
 	}

@@ -3,6 +3,7 @@ package config_test
 import (
 	"testing"
 
+	"github.com/hitlbot/hitl"
 	"github.com/hitlbot/hitl/config"
 	"github.com/hitlbot/hitl/fault"
 	"github.com/hitlbot/hitl/webhook"
@@ -27,8 +28,8 @@ webhooks_callback_secret_file: /etc/hitl/callback.whsec
 	require.NoError(t, c.Validate())
 	routes, policy := c.HitlWebhooks()
 	require.Len(t, routes.Endpoints, 1)
-	assert.Equal(t, webhook.Route{Name: "ci", URL: "https://ci.example.com/hitl", Runs: "ci-*",
-		Events: []webhook.Event{webhook.QuestionAnswered, webhook.RunDone}}, routes.Endpoints[0])
+	assert.Equal(t, hitl.WebhookRoute{Name: "ci", URL: "https://ci.example.com/hitl", Runs: "ci-*",
+		Events: []hitl.WebhookEvent{hitl.WebhookQuestionAnswered, hitl.WebhookRunDone}}, routes.Endpoints[0])
 	assert.Equal(t, webhook.CallbackPolicy{AllowedHosts: []string{"agent.example", "*.hooks.example"}, AllowHTTP: true}, policy)
 
 	ok := config.Webhook{Name: "ci", URL: "https://ci.example.com/", SecretFile: "/s", Events: []string{"run.done"}}

@@ -16,7 +16,6 @@ import (
 	"github.com/hitlbot/hitl/internal/memstore"
 	"github.com/hitlbot/hitl/internal/principaltest"
 	"github.com/hitlbot/hitl/notify"
-	"github.com/hitlbot/hitl/policy"
 	"github.com/hitlbot/hitl/service"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -42,8 +41,8 @@ func TestMailerGroups(t *testing.T) {
 	ctx := principaltest.As(context.Background(), "api:ci")
 	clock := clocktest.New(t0)
 	svc := service.NewService(memstore.New(), service.ServiceConfig{Notifier: notify.New(), Clock: clock,
-		Reminders: hitl.Reminders{hitl.Blocking: {Every: []policy.Duration{policy.Duration(10 * time.Minute)},
-			EscalateAfter: policy.Duration(20 * time.Minute), EscalateTo: []string{"S0LEADS", "U0CAROL"}}}})
+		Reminders: hitl.Reminders{hitl.Blocking: {Every: []hitl.Duration{hitl.Duration(10 * time.Minute)},
+			EscalateAfter: hitl.Duration(20 * time.Minute), EscalateTo: []string{"S0LEADS", "U0CAROL"}}}})
 	addresses := map[string]string{"U0ALICE": "alice@example.com", "U0BOB": "bob@example.com", "U0CAROL": "carol@example.com",
 		"U0DAN": "dan@example.com", "U0ASKER": "asker@example.com"}
 	dir := &directory{groups: map[string][]string{"S0OPS": {"U0ALICE", "U0BOB", "U0ASKER"}, "S0LEADS": {"U0BOB", "U0DAN"}}}

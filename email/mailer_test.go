@@ -19,7 +19,6 @@ import (
 	"github.com/hitlbot/hitl/internal/memstore"
 	"github.com/hitlbot/hitl/internal/principaltest"
 	"github.com/hitlbot/hitl/notify"
-	"github.com/hitlbot/hitl/policy"
 	"github.com/hitlbot/hitl/service"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -107,8 +106,8 @@ func TestMailer(t *testing.T) {
 	clock := clocktest.New(t0)
 	svc := service.NewService(memstore.New(), service.ServiceConfig{Notifier: notify.New(), Clock: clock,
 		Reminders: hitl.Reminders{
-			hitl.Blocking:    {Every: []policy.Duration{policy.Duration(10 * time.Minute)}},
-			hitl.NonBlocking: {Every: []policy.Duration{policy.Duration(10 * time.Minute)}},
+			hitl.Blocking:    {Every: []hitl.Duration{hitl.Duration(10 * time.Minute)}},
+			hitl.NonBlocking: {Every: []hitl.Duration{hitl.Duration(10 * time.Minute)}},
 		}})
 	box := memstore.NewMailOutbox()
 	var lookups []string
@@ -175,7 +174,7 @@ func TestMailerSettledMeanwhile(t *testing.T) {
 	require.NoError(t, err)
 	clock := clocktest.New(t0)
 	svc := service.NewService(memstore.New(), service.ServiceConfig{Notifier: notify.New(), Clock: clock,
-		Reminders: hitl.Reminders{hitl.Approval: {EscalateAfter: policy.Duration(5 * time.Minute), EscalateTo: []string{"U0LEAD"}}}})
+		Reminders: hitl.Reminders{hitl.Approval: {EscalateAfter: hitl.Duration(5 * time.Minute), EscalateTo: []string{"U0LEAD"}}}})
 	m := email.New(email.Config{Send: send, Clock: clock, Addresses: map[string]string{"U0LEAD": "lead@example.com"},
 		Logger: slog.New(slog.NewTextHandler(io.Discard, nil))}, serviceOf(svc), memstore.NewMailOutbox())
 	q, _, err := svc.Questions.Create(ctx, "run-1", hitl.NewQuestion{Question: "Delete the bucket?", Type: hitl.Approval})

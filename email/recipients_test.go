@@ -8,7 +8,6 @@ import (
 
 	"github.com/hitlbot/hitl"
 	"github.com/hitlbot/hitl/email"
-	"github.com/hitlbot/hitl/policy"
 	"github.com/stretchr/testify/assert"
 )
 
@@ -27,7 +26,7 @@ func (g groups) GroupMembers(_ context.Context, id string) ([]string, error) {
 // TestMailRules: rows for who gets which reminder by email.
 func TestMailRules(t *testing.T) {
 	at := time.Date(2026, 11, 24, 9, 0, 0, 0, time.UTC)
-	plan := &policy.ReminderPlan{EscalateTo: []string{"U0LEAD", "S0OPS"}, EscalatedAt: &at}
+	plan := &hitl.ReminderPlan{EscalateTo: []string{"U0LEAD", "S0OPS"}, EscalatedAt: &at}
 	dir := groups{"S0G": {"U0B", "U0C", "U0ME"}, "S0OPS": {"U0LEAD", "U0D"}, "S0ALL": {"U0ANS", "U0E"}}
 	rows := []struct {
 		name      string

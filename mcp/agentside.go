@@ -12,7 +12,7 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/hitlbot/hitl/policy"
+	"github.com/hitlbot/hitl"
 	"github.com/hitlbot/hitl/shell"
 )
 
@@ -28,7 +28,7 @@ import (
 // file it runs that the agent may change in Hashes. The hooks,
 // hitl gate and the MCP server run beside the agent and call it before
 // asking hitl.
-func AgentSide(op policy.Operation, home, cwd string) policy.Operation {
+func AgentSide(op hitl.Operation, home, cwd string) hitl.Operation {
 	if filepath.IsAbs(home) {
 		op.Home = filepath.Clean(home)
 	}
@@ -37,7 +37,7 @@ func AgentSide(op policy.Operation, home, cwd string) policy.Operation {
 	}
 	op.FoldCase = op.FoldCase || foldsCase
 	switch op.Type {
-	case policy.OpFileRead, policy.OpFileWrite, policy.OpFileDelete:
+	case hitl.OpFileRead, hitl.OpFileWrite, hitl.OpFileDelete:
 		if op.Resource == "" && op.Recursive && op.Cwd != "" {
 			op.Resource = op.Cwd // Grep and Glob without a path search the working directory
 		}
@@ -57,7 +57,7 @@ func AgentSide(op policy.Operation, home, cwd string) policy.Operation {
 				op.Paths[named] = op.Resource
 			}
 		}
-	case policy.OpShell:
+	case hitl.OpShell:
 		// The line is sent as it is (it is what runs and what a person
 		// sees); the files it names go with where they really are.
 		l, err := shell.Parse(op.Resource)
@@ -158,7 +158,7 @@ func resolvePath(p, cwd string) string {
 func hashFile(p string) (string, bool) {
 	f, err := os.Open(p)
 	if errors.Is(err, fs.ErrNotExist) {
-		return policy.FileAbsent, true
+		return hitl.FileAbsent, true
 	}
 	if err != nil {
 		return "", false

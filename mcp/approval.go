@@ -9,13 +9,12 @@ import (
 	"github.com/hitlbot/hitl"
 	"github.com/hitlbot/hitl/client"
 	"github.com/hitlbot/hitl/fault"
-	"github.com/hitlbot/hitl/policy"
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
 func (s *Server) requestApproval(ctx context.Context, req *sdk.CallToolRequest, in approvalInput) (*sdk.CallToolResult, ApprovalReply, error) {
-	op := policy.Operation{Type: policy.OpType(orDefault(in.OpType, "custom")), Description: in.Operation, Context: in.Context,
-		Risk: policy.Risk(in.Risk), Resource: in.Resource}
+	op := hitl.Operation{Type: hitl.OpType(orDefault(in.OpType, "custom")), Description: in.Operation, Context: in.Context,
+		Risk: hitl.Risk(in.Risk), Resource: in.Resource}
 	wctx, cancel, tick := s.waiting(ctx, req, "waiting for a person to approve: "+cut(in.Operation, 80))
 	defer cancel()
 	v, err := s.opts.Client.Gate(wctx, hitl.ApprovalRequest{Operation: op, RunID: s.opts.Run, IdempotencyKey: s.key(req)}, tick)

@@ -6,7 +6,7 @@ import (
 	"strings"
 	"unicode/utf8"
 
-	"github.com/hitlbot/hitl/policy"
+	"github.com/hitlbot/hitl"
 )
 
 // Claude Code's tools, as its hooks (tool_name, tool_input) and its
@@ -90,12 +90,12 @@ func (t ToolCall) editField() string {
 // Read/Grep/Glob read files, WebFetch/WebSearch and MCP tools (mcp__…) are
 // API calls, Task spawns an agent; any other tool is a custom operation
 // named after it. context is shown to people with it.
-func (t ToolCall) Operation(context string) policy.Operation {
-	op := policy.Operation{Type: policy.OpType("custom"), Context: context}
+func (t ToolCall) Operation(context string) hitl.Operation {
+	op := hitl.Operation{Type: hitl.OpType("custom"), Context: context}
 	str := func(k string) string { s, _ := t.Input[k].(string); return s }
 	switch t.Tool {
 	case "Bash":
-		op.Type, op.Resource = policy.OpShell, str("command")
+		op.Type, op.Resource = hitl.OpShell, str("command")
 		op.Description = "Run " + op.Resource
 		if d := t.justification(); d != "" {
 			op.Description = d + ": " + op.Resource
@@ -109,14 +109,14 @@ func (t ToolCall) Operation(context string) policy.Operation {
 			op.Context = joinNonEmpty(context, "The agent asks for sandbox permissions: "+sb)
 		}
 	case "Write", "Edit", "MultiEdit", "NotebookEdit":
-		op.Type, op.Resource = policy.OpFileWrite, str(t.editField())
+		op.Type, op.Resource = hitl.OpFileWrite, str(t.editField())
 		op.Description = t.Tool + " " + op.Resource
 		op.Context = joinNonEmpty(context, preview(t.Input))
-		if c, ok := t.content(); ok && len(c) <= policy.MaxContentLen {
+		if c, ok := t.content(); ok && len(c) <= hitl.MaxContentLen {
 			op.Content = c
 		}
 	case "Read", "Grep", "Glob":
-		op.Type = policy.OpFileRead
+		op.Type = hitl.OpFileRead
 		op.Resource = str(t.editField())
 		if t.Tool == "Read" {
 			op.Description = "Read " + op.Resource
@@ -127,17 +127,17 @@ func (t ToolCall) Operation(context string) policy.Operation {
 			op.Description = t.Tool + " " + str("pattern") + " in " + orDefault(op.Resource, "the working directory")
 		}
 	case "WebFetch", "WebSearch":
-		op.Type, op.Resource = policy.OpAPICall, str(t.editField())
+		op.Type, op.Resource = hitl.OpAPICall, str(t.editField())
 		op.Description = t.Tool + " " + op.Resource
 	case "apply_patch": // Codex's file edits
-		op.Type, op.Description = policy.OpFileWrite, "Apply a patch"
+		op.Type, op.Description = hitl.OpFileWrite, "Apply a patch"
 		op.Context = joinNonEmpty(context, preview(t.Input))
 	case "Task", "Agent":
-		op.Type, op.Resource = policy.OpSpawnAgent, str("subagent_type")
+		op.Type, op.Resource = hitl.OpSpawnAgent, str("subagent_type")
 		op.Description = "Start a subagent: " + orDefault(str("description"), str("prompt"))
 	default:
 		if strings.HasPrefix(t.Tool, "mcp__") {
-			op.Type, op.Resource = policy.OpAPICall, t.Tool
+			op.Type, op.Resource = hitl.OpAPICall, t.Tool
 			op.Description = "Call the MCP tool " + t.Tool
 			op.Context = joinNonEmpty(context, preview(t.Input))
 			break

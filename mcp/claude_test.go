@@ -15,24 +15,24 @@ func TestToolCallOperation(t *testing.T) {
 	for _, tc := range []struct {
 		tool     string
 		input    map[string]any
-		opType   policy.OpType
+		opType   hitl.OpType
 		resource string
 		editable bool
 	}{
-		{"Bash", map[string]any{"command": "ls -la", "description": "List"}, policy.OpShell, "ls -la", true},
-		{"Write", map[string]any{"file_path": "/a/b.go", "content": "package b"}, policy.OpFileWrite, "/a/b.go", true},
-		{"Edit", map[string]any{"file_path": "/a/b.go", "old_string": "x", "new_string": "y"}, policy.OpFileWrite, "/a/b.go", true},
-		{"MultiEdit", map[string]any{"file_path": "/a/b.go", "edits": []any{}}, policy.OpFileWrite, "/a/b.go", true},
-		{"NotebookEdit", map[string]any{"notebook_path": "/a/n.ipynb", "new_source": "1"}, policy.OpFileWrite, "/a/n.ipynb", true},
-		{"Read", map[string]any{"file_path": "/a/b.go"}, policy.OpFileRead, "/a/b.go", true},
-		{"Grep", map[string]any{"pattern": "TODO", "path": "/a"}, policy.OpFileRead, "/a", true},
-		{"Glob", map[string]any{"pattern": "**/*.go"}, policy.OpFileRead, "", true},
-		{"WebFetch", map[string]any{"url": "https://x.test", "prompt": "p"}, policy.OpAPICall, "https://x.test", true},
-		{"WebSearch", map[string]any{"query": "go"}, policy.OpAPICall, "go", true},
-		{"Task", map[string]any{"description": "d", "prompt": "p", "subagent_type": "general-purpose"}, policy.OpSpawnAgent, "general-purpose", false},
-		{"mcp__github__create_issue", map[string]any{"title": "t"}, policy.OpAPICall, "mcp__github__create_issue", false},
-		{"apply_patch", map[string]any{"command": "*** Begin Patch"}, policy.OpFileWrite, "", false},
-		{"SomethingNew", map[string]any{"x": 1}, policy.OpType("custom"), "", false},
+		{"Bash", map[string]any{"command": "ls -la", "description": "List"}, hitl.OpShell, "ls -la", true},
+		{"Write", map[string]any{"file_path": "/a/b.go", "content": "package b"}, hitl.OpFileWrite, "/a/b.go", true},
+		{"Edit", map[string]any{"file_path": "/a/b.go", "old_string": "x", "new_string": "y"}, hitl.OpFileWrite, "/a/b.go", true},
+		{"MultiEdit", map[string]any{"file_path": "/a/b.go", "edits": []any{}}, hitl.OpFileWrite, "/a/b.go", true},
+		{"NotebookEdit", map[string]any{"notebook_path": "/a/n.ipynb", "new_source": "1"}, hitl.OpFileWrite, "/a/n.ipynb", true},
+		{"Read", map[string]any{"file_path": "/a/b.go"}, hitl.OpFileRead, "/a/b.go", true},
+		{"Grep", map[string]any{"pattern": "TODO", "path": "/a"}, hitl.OpFileRead, "/a", true},
+		{"Glob", map[string]any{"pattern": "**/*.go"}, hitl.OpFileRead, "", true},
+		{"WebFetch", map[string]any{"url": "https://x.test", "prompt": "p"}, hitl.OpAPICall, "https://x.test", true},
+		{"WebSearch", map[string]any{"query": "go"}, hitl.OpAPICall, "go", true},
+		{"Task", map[string]any{"description": "d", "prompt": "p", "subagent_type": "general-purpose"}, hitl.OpSpawnAgent, "general-purpose", false},
+		{"mcp__github__create_issue", map[string]any{"title": "t"}, hitl.OpAPICall, "mcp__github__create_issue", false},
+		{"apply_patch", map[string]any{"command": "*** Begin Patch"}, hitl.OpFileWrite, "", false},
+		{"SomethingNew", map[string]any{"x": 1}, hitl.OpType("custom"), "", false},
 	} {
 		t.Run(tc.tool+" is "+string(tc.opType), func(t *testing.T) {
 			call := ToolCall{Tool: tc.tool, Input: tc.input}

@@ -12,7 +12,6 @@ import (
 
 	"github.com/hitlbot/hitl"
 	"github.com/hitlbot/hitl/internal/udiff"
-	"github.com/hitlbot/hitl/policy"
 )
 
 // The diffs of a file-changing tool call, computed where the files are
@@ -60,7 +59,7 @@ var errTooBig = fmt.Errorf("the file is larger than %d MiB: no diff", maxFileByt
 // OperationAt is Operation with the call's file changes as diffs against
 // the files read with read (relative paths from cwd). With diffs, the
 // tool input is not repeated in the context: the diff shows it.
-func (t ToolCall) OperationAt(context, cwd string, read ReadFile) policy.Operation {
+func (t ToolCall) OperationAt(context, cwd string, read ReadFile) hitl.Operation {
 	op := t.Operation(context)
 	op.Diffs = t.Diffs(cwd, read)
 	if len(op.Diffs) > 0 && op.Resource != "" {
@@ -79,12 +78,12 @@ func (t ToolCall) OperationAt(context, cwd string, read ReadFile) policy.Operati
 
 // Diffs computes the call's file changes; nil for a call that changes no
 // file. Together they stay within policy.MaxDiffBytes, cut visibly.
-func (t ToolCall) Diffs(cwd string, read ReadFile) []policy.FileDiff {
+func (t ToolCall) Diffs(cwd string, read ReadFile) []hitl.FileDiff {
 	str := func(k string) string { s, _ := t.Input[k].(string); return s }
-	var out []policy.FileDiff
+	var out []hitl.FileDiff
 	switch t.Tool {
 	case "Edit":
-		out = []policy.FileDiff{editDiff(abs(cwd, str("file_path")), read, []edit{editOf(t.Input)})}
+		out = []hitl.FileDiff{editDiff(abs(cwd, str("file_path")), read, []edit{editOf(t.Input)})}
 	case "MultiEdit":
 		var edits []edit
 		list, _ := t.Input["edits"].([]any)
@@ -92,11 +91,11 @@ func (t ToolCall) Diffs(cwd string, read ReadFile) []policy.FileDiff {
 			m, _ := e.(map[string]any)
 			edits = append(edits, editOf(m))
 		}
-		out = []policy.FileDiff{editDiff(abs(cwd, str("file_path")), read, edits)}
+		out = []hitl.FileDiff{editDiff(abs(cwd, str("file_path")), read, edits)}
 	case "Write":
-		out = []policy.FileDiff{writeDiff(abs(cwd, str("file_path")), read, str("content"))}
+		out = []hitl.FileDiff{writeDiff(abs(cwd, str("file_path")), read, str("content"))}
 	case "NotebookEdit":
-		out = []policy.FileDiff{notebookDiff(abs(cwd, str("notebook_path")), read, t.Input)}
+		out = []hitl.FileDiff{notebookDiff(abs(cwd, str("notebook_path")), read, t.Input)}
 	case "apply_patch":
 		out = patchDiffs(cwd, read, orDefault(str("command"), str("patch")))
 	default:
@@ -107,10 +106,10 @@ func (t ToolCall) Diffs(cwd string, read ReadFile) []policy.FileDiff {
 			out[i].Path = "(no path)"
 		}
 		if len(out[i].Path) > hitl.MaxContextLen || len(out[i].MovedTo) > hitl.MaxContextLen {
-			out[i] = policy.FileDiff{Path: cut(out[i].Path, 200), Change: out[i].Change, Problem: "the path is too long to show a diff"}
+			out[i] = hitl.FileDiff{Path: cut(out[i].Path, 200), Change: out[i].Change, Problem: "the path is too long to show a diff"}
 		}
 	}
-	return capDiffs(out, policy.MaxDiffBytes)
+	return capDiffs(out, hitl.MaxDiffBytes)
 }
 
 func abs(cwd, p string) string {
@@ -156,8 +155,8 @@ func current(path string, read ReadFile) (content string, exists bool, problem s
 // editDiff applies Edit's or MultiEdit's replacements in turn, as Claude
 // Code does: each old_string must be in the file (once, unless
 // replace_all); an empty old_string creates a file that does not exist.
-func editDiff(path string, read ReadFile, edits []edit) policy.FileDiff {
-	d := policy.FileDiff{Path: path, Change: policy.FileModify}
+func editDiff(path string, read ReadFile, edits []edit) hitl.FileDiff {
+	d := hitl.FileDiff{Path: path, Change: hitl.FileModify}
 	old, exists, problem := current(path, read)
 	if problem != "" {
 		d.Problem = problem
@@ -171,7 +170,7 @@ func editDiff(path string, read ReadFile, edits []edit) policy.FileDiff {
 		}
 		switch n := strings.Count(content, e.old); {
 		case !exists && i == 0 && e.old == "":
-			d.Change, content = policy.FileNew, e.new
+			d.Change, content = hitl.FileNew, e.new
 			continue
 		case !exists:
 			d.Problem = "the file does not exist"
@@ -200,31 +199,31 @@ func editDiff(path string, read ReadFile, edits []edit) policy.FileDiff {
 }
 
 // writeDiff is Write's content against the file on disk, or a new file.
-func writeDiff(path string, read ReadFile, content string) policy.FileDiff {
-	d := policy.FileDiff{Path: path, Change: policy.FileModify}
+func writeDiff(path string, read ReadFile, content string) hitl.FileDiff {
+	d := hitl.FileDiff{Path: path, Change: hitl.FileModify}
 	old, exists, problem := current(path, read)
 	if problem != "" {
 		d.Problem = problem
 		return d
 	}
 	if !exists {
-		d.Change = policy.FileNew
+		d.Change = hitl.FileNew
 	}
 	return diffOf(d, old, content)
 }
 
 // diffOf fills d with the unified diff of old against new.
-func diffOf(d policy.FileDiff, old, new string) policy.FileDiff {
+func diffOf(d hitl.FileDiff, old, new string) hitl.FileDiff {
 	from, to := "a"+slashed(d.Path), "b"+slashed(orDefault(d.MovedTo, d.Path))
 	switch d.Change {
-	case policy.FileNew:
+	case hitl.FileNew:
 		from = "/dev/null"
-	case policy.FileDelete:
+	case hitl.FileDelete:
 		to = "/dev/null"
 	}
 	r := udiff.Unified(from, to, old, new, contextLines)
 	d.Unified, d.Added, d.Removed = r.Text, r.Added, r.Removed
-	if r.Text == "" && d.Change == policy.FileModify && d.MovedTo == "" {
+	if r.Text == "" && d.Change == hitl.FileModify && d.MovedTo == "" {
 		d.Problem = "no change: the file already has this content"
 	}
 	return d
@@ -239,9 +238,9 @@ func slashed(p string) string {
 
 // notebookDiff is NotebookEdit's change of one cell: its source before
 // and after (replace, insert or delete), named "path (cell ID)".
-func notebookDiff(path string, read ReadFile, in map[string]any) policy.FileDiff {
+func notebookDiff(path string, read ReadFile, in map[string]any) hitl.FileDiff {
 	str := func(k string) string { s, _ := in[k].(string); return s }
-	d := policy.FileDiff{Path: path, Change: policy.FileModify}
+	d := hitl.FileDiff{Path: path, Change: hitl.FileModify}
 	raw, exists, problem := current(path, read)
 	switch {
 	case problem != "":
@@ -328,15 +327,15 @@ func notebookDiff(path string, read ReadFile, in map[string]any) policy.FileDiff
 
 // patchDiffs are apply_patch's files, each diffed against the file on
 // disk as Codex would change it.
-func patchDiffs(cwd string, read ReadFile, patch string) []policy.FileDiff {
+func patchDiffs(cwd string, read ReadFile, patch string) []hitl.FileDiff {
 	files, err := parsePatch(patch)
 	if err != nil {
-		return []policy.FileDiff{{Path: "(the patch)", Change: policy.FileModify, Problem: "not a patch Codex can apply: " + err.Error()}}
+		return []hitl.FileDiff{{Path: "(the patch)", Change: hitl.FileModify, Problem: "not a patch Codex can apply: " + err.Error()}}
 	}
-	out := make([]policy.FileDiff, 0, len(files))
+	out := make([]hitl.FileDiff, 0, len(files))
 	for _, f := range files {
 		path := abs(cwd, f.path)
-		d := policy.FileDiff{Path: path, Change: policy.FileModify}
+		d := hitl.FileDiff{Path: path, Change: hitl.FileModify}
 		if f.moveTo != "" {
 			d.MovedTo = abs(cwd, f.moveTo)
 		}
@@ -345,15 +344,15 @@ func patchDiffs(cwd string, read ReadFile, patch string) []policy.FileDiff {
 		case problem != "":
 			d.Problem = problem
 		case f.op == "add":
-			d.Change = policy.FileNew
+			d.Change = hitl.FileNew
 			if exists {
-				d.Change = policy.FileModify // Codex overwrites it
+				d.Change = hitl.FileModify // Codex overwrites it
 			}
 			d = diffOf(d, old, f.add.String())
 		case !exists:
 			d.Problem = "the file does not exist"
 		case f.op == "delete":
-			d.Change = policy.FileDelete
+			d.Change = hitl.FileDelete
 			d = diffOf(d, old, "")
 		default:
 			new, err := f.apply(old)
@@ -370,7 +369,7 @@ func patchDiffs(cwd string, read ReadFile, patch string) []policy.FileDiff {
 
 // capDiffs cuts the diffs, in order, so that together they stay within
 // max bytes; a cut diff says so (Truncated) and keeps its full counts.
-func capDiffs(diffs []policy.FileDiff, max int) []policy.FileDiff {
+func capDiffs(diffs []hitl.FileDiff, max int) []hitl.FileDiff {
 	left := max
 	for i := range diffs {
 		var cut bool

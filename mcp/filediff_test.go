@@ -10,6 +10,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/hitlbot/hitl"
 	"github.com/hitlbot/hitl/policy"
 )
 
@@ -53,7 +54,7 @@ func readDisk(path string) ([]byte, error) {
 }
 
 // goldenDiffs writes the diffs as a person reads them.
-func goldenDiffs(ds []policy.FileDiff) string {
+func goldenDiffs(ds []hitl.FileDiff) string {
 	var sb strings.Builder
 	for _, d := range ds {
 		fmt.Fprintf(&sb, "path: %s\nchange: %s\n", d.Path, d.Change)
@@ -165,9 +166,9 @@ func TestA20000LineDiffIsCappedAndSaysSo(t *testing.T) {
 	switch {
 	case !d.Truncated:
 		t.Error("not marked truncated")
-	case len(d.Unified) > policy.MaxDiffBytes:
+	case len(d.Unified) > hitl.MaxDiffBytes:
 		t.Errorf("%d bytes, over the cap", len(d.Unified))
-	case len(d.Unified) < policy.MaxDiffBytes-200:
+	case len(d.Unified) < hitl.MaxDiffBytes-200:
 		t.Errorf("%d bytes: cut more than needed", len(d.Unified))
 	case !strings.HasSuffix(d.Unified, "\n"):
 		t.Error("cut inside a line")
@@ -194,7 +195,7 @@ func FuzzPatchDiffs(f *testing.F) {
 	f.Add("*** Begin Patch\n*** Add File: a\n+x\n*** Delete File: old.txt\n*** End Patch")
 	f.Fuzz(func(t *testing.T, patch string) {
 		ds := ToolCall{Tool: "apply_patch", Input: map[string]any{"command": patch}}.Diffs("/repo", readDisk)
-		op := policy.Operation{Type: policy.OpFileWrite, Description: "Apply a patch", Diffs: ds}
+		op := hitl.Operation{Type: hitl.OpFileWrite, Description: "Apply a patch", Diffs: ds}
 		if err := policy.ValidateOperation(&op); err != nil && len(ds) <= 500 {
 			t.Fatalf("diffs of %q are not valid: %v", patch, err)
 		}

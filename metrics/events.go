@@ -6,7 +6,6 @@ import (
 	"github.com/hitlbot/hitl"
 	"github.com/hitlbot/hitl/fault"
 	"github.com/hitlbot/hitl/observe"
-	"github.com/hitlbot/hitl/policy"
 	"github.com/hitlbot/hitl/steer"
 )
 
@@ -18,7 +17,7 @@ func (m *Metrics) count(ctx context.Context, ev *hitl.Event) error {
 			m.created.WithLabelValues(string(q.Type)).Inc()
 			m.pending.WithLabelValues(string(q.Type)).Inc()
 			if q.Operation != nil {
-				m.policy.WithLabelValues(string(policy.EffectAsk)).Inc()
+				m.policy.WithLabelValues(string(hitl.EffectAsk)).Inc()
 			}
 		}
 	case hitl.EventQuestionReopened:
@@ -32,8 +31,8 @@ func (m *Metrics) count(ctx context.Context, ev *hitl.Event) error {
 			m.control.WithLabelValues(string(c.Command), controlResult(c)).Inc()
 		}
 	case hitl.EventPolicyDecision:
-		switch e := policy.Effect(ev.Action); e {
-		case policy.EffectAllow, policy.EffectDeny:
+		switch e := hitl.Effect(ev.Action); e {
+		case hitl.EffectAllow, hitl.EffectDeny:
 			m.policy.WithLabelValues(string(e)).Inc()
 		}
 	default:

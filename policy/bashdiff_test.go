@@ -14,6 +14,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/hitlbot/hitl"
 	"github.com/hitlbot/hitl/internal/bashdiff"
 	"github.com/hitlbot/hitl/mcp"
 	"github.com/hitlbot/hitl/policy"
@@ -33,18 +34,18 @@ import (
 // diffRules are benign read-only allow rules, as a team writes them
 // (including builtins a person might allow without knowing what they
 // evaluate), and one directory lines may write in.
-func diffRules(b bashdiff.Box) []policy.Rule {
-	var rules []policy.Rule
+func diffRules(b bashdiff.Box) []hitl.Rule {
+	var rules []hitl.Rule
 	for _, c := range []string{"git status", "git log", "ls", "cat", "head", "tail", "grep", "sed", "echo", "printf", "wc", "sort",
 		"tee", "tar -tf", "tar tvf", "tar -xf", "find", "env", "pwd", "test", "[", "true", "diff", "make test", "go test", "rg", "jq",
 		"which", "read", "mapfile", "let", "unset", "declare", "export", "eval", "command", "hash", "awk", "xargs", "alias", "trap",
 		"source", ".", "builtin", "enable", "cd", "set", "shopt", "getopts", "wait", "/bin/ls", "curl", "wget", "git -c", "git -p"} {
-		rules = append(rules, policy.Rule{Name: "allow " + c, OpType: policy.OpShell, Resource: c, Effect: policy.EffectAllow})
+		rules = append(rules, hitl.Rule{Name: "allow " + c, OpType: hitl.OpShell, Resource: c, Effect: hitl.EffectAllow})
 	}
 	return append(rules,
-		policy.Rule{Name: "writes in w", OpType: policy.OpFileWrite, Resource: b.Dir + "/w/*", Effect: policy.EffectAllow},
-		policy.Rule{Name: "no keys", OpType: policy.OpFileRead, Resource: "/home/*/.ssh/*", Effect: policy.EffectDeny},
-		policy.Rule{Name: "no keys in the box", OpType: policy.OpFileRead, Resource: b.Home + "/.ssh/*", Effect: policy.EffectDeny})
+		hitl.Rule{Name: "writes in w", OpType: hitl.OpFileWrite, Resource: b.Dir + "/w/*", Effect: hitl.EffectAllow},
+		hitl.Rule{Name: "no keys", OpType: hitl.OpFileRead, Resource: "/home/*/.ssh/*", Effect: hitl.EffectDeny},
+		hitl.Rule{Name: "no keys in the box", OpType: hitl.OpFileRead, Resource: b.Home + "/.ssh/*", Effect: hitl.EffectDeny})
 }
 
 // differ runs lines through the decider and, where it allows, bash.
@@ -88,12 +89,12 @@ func (df *differ) check(box bashdiff.Box, template string) error {
 	if df.noCwd {
 		cwd = ""
 	}
-	op := mcp.AgentSide(policy.Operation{Type: policy.OpShell, Description: "run", Resource: line, Agent: "api:ci"}, box.Home, cwd)
+	op := mcp.AgentSide(hitl.Operation{Type: hitl.OpShell, Description: "run", Resource: line, Agent: "api:ci"}, box.Home, cwd)
 	dec, err := d.Decide(op)
 	if err != nil {
 		return err
 	}
-	if dec.Effect != policy.EffectAllow {
+	if dec.Effect != hitl.EffectAllow {
 		return nil
 	}
 	if strings.IndexByte(line, 0) >= 0 {
@@ -131,7 +132,7 @@ func (df *differ) check(box bashdiff.Box, template string) error {
 	// every file opened for reading, as the kernel resolved it, is one
 	// no rule adds friction to (the test's rules allow reading the rest)
 	for _, r := range tr.Reads {
-		if rule := frictionOn(d.Rules, policy.OpFileRead, r); rule != "" {
+		if rule := frictionOn(d.Rules, hitl.OpFileRead, r); rule != "" {
 			bad = append(bad, "read "+r+", which rule "+rule+" covers")
 		}
 	}
@@ -152,8 +153,8 @@ func (df *differ) check(box bashdiff.Box, template string) error {
 			continue
 		}
 		// the file really written must itself be one the rules allow
-		fd, err := d.Decide(policy.Operation{Type: policy.OpFileWrite, Description: "write", Resource: w, Agent: "api:ci", Home: box.Home})
-		if err != nil || fd.Effect != policy.EffectAllow {
+		fd, err := d.Decide(hitl.Operation{Type: hitl.OpFileWrite, Description: "write", Resource: w, Agent: "api:ci", Home: box.Home})
+		if err != nil || fd.Effect != hitl.EffectAllow {
 			bad = append(bad, "wrote "+w+", which the write rules do not allow")
 		}
 	}
@@ -169,9 +170,9 @@ func (df *differ) check(box bashdiff.Box, template string) error {
 
 // frictionOn names the first rule that adds friction (deny, approvers,
 // quorum, ask) to an operation of type t on the file p, or "".
-func frictionOn(rules []policy.Rule, t policy.OpType, p string) string {
+func frictionOn(rules []hitl.Rule, t hitl.OpType, p string) string {
 	for _, r := range rules {
-		if r.AddsFriction() && policy.RuleMatches(r, policy.Operation{Type: t, Resource: p}) {
+		if r.AddsFriction() && policy.RuleMatches(r, hitl.Operation{Type: t, Resource: p}) {
 			return r.Name
 		}
 	}
@@ -222,7 +223,7 @@ func helperOfAllowed(prog string, progs map[string]int) bool {
 // allowedByParts are the programs (base names, counted), the files
 // (absolute) and each program's arguments (~ put in the box's home) of
 // the parts hitl showed and allowed.
-func allowedByParts(parts []policy.DecisionPart, box bashdiff.Box, line string) (map[string]int, map[string]bool, map[string][][]string) {
+func allowedByParts(parts []hitl.DecisionPart, box bashdiff.Box, line string) (map[string]int, map[string]bool, map[string][][]string) {
 	progs, writes, argvs := map[string]int{}, map[string]bool{}, map[string][][]string{}
 	// each part's words as the line's parse read them (a part's text,
 	// quoted for people, may not read back the same)
@@ -251,11 +252,11 @@ func allowedByParts(parts []policy.DecisionPart, box bashdiff.Box, line string) 
 		return out
 	}
 	for _, p := range parts {
-		if p.Effect != policy.EffectAllow {
+		if p.Effect != hitl.EffectAllow {
 			continue
 		}
 		switch p.Kind {
-		case policy.PartCommand:
+		case hitl.PartCommand:
 			l, err := shell.Parse(p.Text)
 			if err != nil || len(l.Commands) != 1 || len(l.Commands[0].Args) == 0 {
 				continue
@@ -270,7 +271,7 @@ func allowedByParts(parts []policy.DecisionPart, box bashdiff.Box, line string) 
 				progs[filepath.Base(args[1].Value)]++
 				argvs[filepath.Base(args[1].Value)] = append(argvs[filepath.Base(args[1].Value)], argvOf(args[2:]))
 			}
-		case policy.PartWrite:
+		case hitl.PartWrite:
 			text := p.Text
 			if i := strings.LastIndex(text, " ("); i > 0 && strings.HasSuffix(text, ")") {
 				text = text[i+2 : len(text)-1]
@@ -408,10 +409,10 @@ func FuzzBashAgrees(f *testing.F) {
 }
 
 // values are the programs of the allowed command parts (their first word).
-func values(parts []policy.DecisionPart) []string {
+func values(parts []hitl.DecisionPart) []string {
 	var out []string
 	for _, p := range parts {
-		if p.Kind == policy.PartCommand && p.Effect == policy.EffectAllow {
+		if p.Kind == hitl.PartCommand && p.Effect == hitl.EffectAllow {
 			out = append(out, strings.Fields(p.Text + " x")[0])
 		}
 	}

@@ -4,6 +4,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/hitlbot/hitl"
 	"github.com/hitlbot/hitl/fault"
 	"github.com/hitlbot/hitl/policy"
 )
@@ -11,21 +12,21 @@ import (
 // TestOperationContent: a file change's editable new text is bounded, is
 // of file changes only, and is editable only where the operation is.
 func TestOperationContent(t *testing.T) {
-	write := func(content string) policy.Operation {
-		return policy.Operation{Type: policy.OpFileWrite, Description: "Write a", Resource: "/w/a", Content: content}
+	write := func(content string) hitl.Operation {
+		return hitl.Operation{Type: hitl.OpFileWrite, Description: "Write a", Resource: "/w/a", Content: content}
 	}
 	for _, tc := range []struct {
 		name     string
-		op       policy.Operation
+		op       hitl.Operation
 		refused  string // the error's message holds it; "" accepts
 		editable bool
 	}{
 		{"a file change's new text", write("one\n"), "", true},
 		{"no new text", write(""), "", false},
-		{"too long", write(strings.Repeat("x", policy.MaxContentLen+1)), "content is", false},
-		{"not a file change", policy.Operation{Type: policy.OpShell, Description: "Run ls", Resource: "ls", Content: "x"}, "file_write only", false},
-		{"the agent cannot take an edit", func() policy.Operation { o := write("one\n"); o.NoEdit = true; return o }(), "", false},
-		{"no path", func() policy.Operation { o := write("one\n"); o.Resource = ""; return o }(), "", false},
+		{"too long", write(strings.Repeat("x", hitl.MaxContentLen+1)), "content is", false},
+		{"not a file change", hitl.Operation{Type: hitl.OpShell, Description: "Run ls", Resource: "ls", Content: "x"}, "file_write only", false},
+		{"the agent cannot take an edit", func() hitl.Operation { o := write("one\n"); o.NoEdit = true; return o }(), "", false},
+		{"no path", func() hitl.Operation { o := write("one\n"); o.Resource = ""; return o }(), "", false},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			err := policy.ValidateOperation(&tc.op)

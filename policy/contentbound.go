@@ -5,6 +5,8 @@ import (
 	"slices"
 	"sort"
 	"strings"
+
+	"github.com/hitlbot/hitl"
 )
 
 // A learned rule for a line that runs a file the agent can change (a
@@ -14,9 +16,6 @@ import (
 // holds the hashes, and a changed file is another key, so it asks again.
 // Without the hash of each (or FileAbsent for a file that is not there),
 // the command is not learnable.
-
-// FileAbsent is the hash an edge sends for a file that is not there.
-const FileAbsent = "absent"
 
 // ranFiles are the files named on c's line that it runs and the agent
 // may write, as written: the program itself when it is a path
@@ -86,7 +85,7 @@ func placedFile(w ShellWord, home, cwd string, ld lineDirs) (string, bool) {
 // with the content of each file it runs ("  # runs PATH sha256:HEX"); ok
 // is false when a file it runs has no hash from the edge: no learned rule
 // may allow it then.
-func learnKey(c ShellCommand, op Operation, ld lineDirs) (string, bool) {
+func learnKey(c ShellCommand, op hitl.Operation, ld lineDirs) (string, bool) {
 	text := c.Text()
 	files := ranFiles(c)
 	if len(files) == 0 {
@@ -102,7 +101,7 @@ func learnKey(c ShellCommand, op Operation, ld lineDirs) (string, bool) {
 		if !ok {
 			return "", false
 		}
-		if h == FileAbsent {
+		if h == hitl.FileAbsent {
 			bound = append(bound, "  # runs no "+p)
 			continue
 		}

@@ -5,6 +5,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/hitlbot/hitl"
 	"github.com/hitlbot/hitl/policy"
 	"github.com/hitlbot/hitl/service"
 	"github.com/hitlbot/hitl/shell"
@@ -14,24 +15,24 @@ import (
 
 // shellRules are what a person wrote: the table below decides command
 // lines against them.
-var shellRules = []policy.Rule{
-	{Name: "no-root-wipe", OpType: policy.OpShell, Resource: "rm -rf /", Effect: policy.EffectDeny},
-	{Name: "no-curl", OpType: policy.OpShell, Resource: "curl *", Effect: policy.EffectDeny},
-	{Name: "two-person-deploys", OpType: policy.OpShell, Resource: "make deploy", Effect: policy.EffectAsk, Approvers: []string{"U0A", "U0B"}, Quorum: 2},
-	{Name: "safe-git", OpType: policy.OpShell, Resource: "git status", Effect: policy.EffectAllow},
-	{Name: "git-log", OpType: policy.OpShell, Resource: "git log", Effect: policy.EffectAllow},
-	{Name: "ls", OpType: policy.OpShell, Resource: "ls", Effect: policy.EffectAllow},
-	{Name: "echo", OpType: policy.OpShell, Resource: "echo", Effect: policy.EffectAllow},
-	{Name: "cat", OpType: policy.OpShell, Resource: "cat", Effect: policy.EffectAllow},
-	{Name: "grep", OpType: policy.OpShell, Resource: "grep", Effect: policy.EffectAllow},
-	{Name: "tmp-writes", OpType: policy.OpFileWrite, Resource: "/tmp/*", Effect: policy.EffectAllow},
-	{Name: "no-etc-writes", OpType: policy.OpFileWrite, Resource: "/etc/*", Effect: policy.EffectDeny},
-	{Name: "no-key-reads", OpType: policy.OpFileRead, Resource: "*/.ssh/*", Effect: policy.EffectDeny},
+var shellRules = []hitl.Rule{
+	{Name: "no-root-wipe", OpType: hitl.OpShell, Resource: "rm -rf /", Effect: hitl.EffectDeny},
+	{Name: "no-curl", OpType: hitl.OpShell, Resource: "curl *", Effect: hitl.EffectDeny},
+	{Name: "two-person-deploys", OpType: hitl.OpShell, Resource: "make deploy", Effect: hitl.EffectAsk, Approvers: []string{"U0A", "U0B"}, Quorum: 2},
+	{Name: "safe-git", OpType: hitl.OpShell, Resource: "git status", Effect: hitl.EffectAllow},
+	{Name: "git-log", OpType: hitl.OpShell, Resource: "git log", Effect: hitl.EffectAllow},
+	{Name: "ls", OpType: hitl.OpShell, Resource: "ls", Effect: hitl.EffectAllow},
+	{Name: "echo", OpType: hitl.OpShell, Resource: "echo", Effect: hitl.EffectAllow},
+	{Name: "cat", OpType: hitl.OpShell, Resource: "cat", Effect: hitl.EffectAllow},
+	{Name: "grep", OpType: hitl.OpShell, Resource: "grep", Effect: hitl.EffectAllow},
+	{Name: "tmp-writes", OpType: hitl.OpFileWrite, Resource: "/tmp/*", Effect: hitl.EffectAllow},
+	{Name: "no-etc-writes", OpType: hitl.OpFileWrite, Resource: "/etc/*", Effect: hitl.EffectDeny},
+	{Name: "no-key-reads", OpType: hitl.OpFileRead, Resource: "*/.ssh/*", Effect: hitl.EffectDeny},
 }
 
-func shellDecider(learned ...*policy.LearnedRule) policy.Decider {
+func shellDecider(learned ...*hitl.LearnedRule) policy.Decider {
 	now := time.Date(2026, 11, 24, 12, 0, 0, 0, time.UTC)
-	return policy.Decider{Rules: shellRules, Parse: shell.Parse, Now: now, Learned: func(k policy.LearnedRuleKey) (*policy.LearnedRule, error) {
+	return policy.Decider{Rules: shellRules, Parse: shell.Parse, Now: now, Learned: func(k hitl.LearnedRuleKey) (*hitl.LearnedRule, error) {
 		for _, r := range learned {
 			if r.Key() == k {
 				return r, nil
@@ -42,9 +43,9 @@ func shellDecider(learned ...*policy.LearnedRule) policy.Decider {
 }
 
 const (
-	allow = policy.EffectAllow
-	ask   = policy.EffectAsk
-	deny  = policy.EffectDeny
+	allow = hitl.EffectAllow
+	ask   = hitl.EffectAsk
+	deny  = hitl.EffectDeny
 )
 
 // TestShellLines is the policy's table for command lines: a line is
@@ -53,7 +54,7 @@ const (
 // shellRules); the differential test runs them with bash as well.
 var shellLineCases = []struct {
 	line string
-	want policy.Effect
+	want hitl.Effect
 }{
 	// one command, matched on its parsed words
 	{"git status", allow},
@@ -173,7 +174,7 @@ func TestShellLines(t *testing.T) {
 		name := strings.ReplaceAll(tc.line, "\n", `\n`)
 		t.Run(string(tc.want)+"/"+name, func(t *testing.T) {
 			// as an edge sends it: with the agent's working directory
-			d, err := shellDecider().Decide(policy.Operation{Type: policy.OpShell, Description: "run", Resource: tc.line, Agent: "api:ci", Cwd: "/work/proj"})
+			d, err := shellDecider().Decide(hitl.Operation{Type: hitl.OpShell, Description: "run", Resource: tc.line, Agent: "api:ci", Cwd: "/work/proj"})
 			require.NoError(t, err)
 			assert.Equal(t, tc.want, d.Effect, "rule %q, parts %+v", d.Rule, d.Parts)
 			assert.NotEmpty(t, d.Parts, "a person is shown the parts")
@@ -182,24 +183,24 @@ func TestShellLines(t *testing.T) {
 }
 
 func TestShellDecisionShowsEachPart(t *testing.T) {
-	d, err := shellDecider().Decide(policy.Operation{Type: policy.OpShell, Resource: "git status && rm -rf ~ > /tmp/log", Agent: "api:ci"})
+	d, err := shellDecider().Decide(hitl.Operation{Type: hitl.OpShell, Resource: "git status && rm -rf ~ > /tmp/log", Agent: "api:ci"})
 	require.NoError(t, err)
-	assert.Equal(t, []policy.DecisionPart{
+	assert.Equal(t, []hitl.DecisionPart{
 		{Kind: "command", Text: "git status", Effect: allow, Rule: "safe-git", Reason: "rule safe-git"},
-		{Kind: "command", Text: "rm -rf ~", Effect: ask, Rule: "default", Reason: "no rule matches: default", Risks: []policy.RiskLabel{
-			{Kind: policy.RiskDeletes, Text: "deletes files: ~"},
-			{Kind: policy.RiskWritesOutside, Text: "writes outside the session's directory: ~"}}},
-		{Kind: "write", Text: "/tmp/log", Effect: allow, Rule: "tmp-writes", Reason: "rule tmp-writes", Risks: []policy.RiskLabel{
-			{Kind: policy.RiskWritesOutside, Text: "writes outside the session's directory: /tmp/log"},
-			{Kind: policy.RiskOverwrites, Text: "writes or overwrites files: /tmp/log"}}},
+		{Kind: "command", Text: "rm -rf ~", Effect: ask, Rule: "default", Reason: "no rule matches: default", Risks: []hitl.RiskLabel{
+			{Kind: hitl.RiskDeletes, Text: "deletes files: ~"},
+			{Kind: hitl.RiskWritesOutside, Text: "writes outside the session's directory: ~"}}},
+		{Kind: "write", Text: "/tmp/log", Effect: allow, Rule: "tmp-writes", Reason: "rule tmp-writes", Risks: []hitl.RiskLabel{
+			{Kind: hitl.RiskWritesOutside, Text: "writes outside the session's directory: /tmp/log"},
+			{Kind: hitl.RiskOverwrites, Text: "writes or overwrites files: /tmp/log"}}},
 	}, d.Parts)
-	assert.Equal(t, "deletes files: ~; writes outside the session's directory: ~, /tmp/log; writes or overwrites files: /tmp/log", policy.RiskSummary(d.Risks))
+	assert.Equal(t, "deletes files: ~; writes outside the session's directory: ~, /tmp/log; writes or overwrites files: /tmp/log", hitl.RiskSummary(d.Risks))
 	assert.Equal(t, ask, d.Effect)
 	assert.False(t, d.Learnable, "a compound is never learned")
 }
 
 func TestShellDeployAsksItsApprovers(t *testing.T) {
-	d, err := shellDecider().Decide(policy.Operation{Type: policy.OpShell, Resource: "git status; make deploy", Agent: "api:ci"})
+	d, err := shellDecider().Decide(hitl.Operation{Type: hitl.OpShell, Resource: "git status; make deploy", Agent: "api:ci"})
 	require.NoError(t, err)
 	assert.Equal(t, ask, d.Effect)
 	assert.Equal(t, "two-person-deploys", d.Rule)
@@ -208,7 +209,7 @@ func TestShellDeployAsksItsApprovers(t *testing.T) {
 }
 
 func TestNoParserAsksForEveryCommand(t *testing.T) {
-	d, err := policy.Decider{Rules: shellRules}.Decide(policy.Operation{Type: policy.OpShell, Resource: "git status"})
+	d, err := policy.Decider{Rules: shellRules}.Decide(hitl.Operation{Type: hitl.OpShell, Resource: "git status"})
 	require.NoError(t, err)
 	assert.Equal(t, ask, d.Effect)
 }
@@ -217,34 +218,34 @@ func TestNoParserAsksForEveryCommand(t *testing.T) {
 // a person taught is exactly what they saw, and it never weakens a rule.
 func TestLearnedRuleRules(t *testing.T) {
 	now := time.Date(2026, 11, 24, 12, 0, 0, 0, time.UTC)
-	taught := func(agent string, typ policy.OpType, res string) *policy.LearnedRule {
-		return &policy.LearnedRule{ID: "r_1", Agent: agent, OpType: typ, Resource: res, CreatedBy: "slack:U0A", CreatedAt: now.Add(-time.Hour), ExpiresAt: now.Add(time.Hour)}
+	taught := func(agent string, typ hitl.OpType, res string) *hitl.LearnedRule {
+		return &hitl.LearnedRule{ID: "r_1", Agent: agent, OpType: typ, Resource: res, CreatedBy: "slack:U0A", CreatedAt: now.Add(-time.Hour), ExpiresAt: now.Add(time.Hour)}
 	}
-	expired := taught("api:ci", policy.OpShell, "make test")
+	expired := taught("api:ci", hitl.OpShell, "make test")
 	expired.ExpiresAt = now
 	for _, tc := range []struct {
 		name    string
-		learned *policy.LearnedRule
-		op      policy.Operation
-		want    policy.Effect
+		learned *hitl.LearnedRule
+		op      hitl.Operation
+		want    hitl.Effect
 	}{
-		{"a learned command allows exactly it", taught("api:ci", policy.OpShell, "make test"), policy.Operation{Type: policy.OpShell, Resource: "make test"}, allow},
-		{"a learned command matches its parsed form", taught("api:ci", policy.OpShell, "make test"), policy.Operation{Type: policy.OpShell, Resource: "make  'test'"}, allow},
-		{"a learned command still meets the friction of a path nobody placed", taught("api:ci", policy.OpShell, "wc -l notes"), policy.Operation{Type: policy.OpShell, Resource: "wc -l notes"}, ask},
-		{"a learned command allows where its path is placed", taught("api:ci", policy.OpShell, "wc -l notes"), policy.Operation{Type: policy.OpShell, Resource: "wc -l notes", Cwd: "/work/proj"}, allow},
-		{"a learned command is not a prefix", taught("api:ci", policy.OpShell, "make test"), policy.Operation{Type: policy.OpShell, Resource: "make test -j4"}, ask},
-		{"a learned command does not allow a compound with it", taught("api:ci", policy.OpShell, "make test"), policy.Operation{Type: policy.OpShell, Resource: "make test && rm -rf ~"}, ask},
-		{"a compound of allowed and learned parts is allowed", taught("api:ci", policy.OpShell, "make test"), policy.Operation{Type: policy.OpShell, Resource: "git status && make test"}, allow},
-		{"rm -rf of one path teaches only that path", taught("api:ci", policy.OpShell, "rm -rf /tmp/build-41"), policy.Operation{Type: policy.OpShell, Resource: "rm -rf /tmp/build-42"}, ask},
-		{"a learned rule never overrides deny", taught("api:ci", policy.OpShell, "rm -rf /"), policy.Operation{Type: policy.OpShell, Resource: "rm -rf /"}, deny},
-		{"a learned rule never overrides a deny of a file write", taught("api:ci", policy.OpFileWrite, "/etc/hosts"), policy.Operation{Type: policy.OpFileWrite, Resource: "/etc/hosts"}, deny},
-		{"a learned rule never replaces a rule's approvers and quorum", taught("api:ci", policy.OpShell, "make deploy"), policy.Operation{Type: policy.OpShell, Resource: "make deploy"}, ask},
-		{"a learned rule is the teaching agent's only", taught("api:other", policy.OpShell, "make test"), policy.Operation{Type: policy.OpShell, Resource: "make test"}, ask},
-		{"a learned rule expires", expired, policy.Operation{Type: policy.OpShell, Resource: "make test"}, ask},
-		{"an empty resource matches only an empty resource", taught("api:ci", "rotate_keys", ""), policy.Operation{Type: "rotate_keys", Resource: "prod"}, ask},
-		{"an empty resource matches an empty resource", taught("api:ci", "rotate_keys", ""), policy.Operation{Type: "rotate_keys"}, allow},
-		{"a learned file write allows a redirection to it", taught("api:ci", policy.OpFileWrite, "/work/out"), policy.Operation{Type: policy.OpShell, Resource: "echo hi > /work/out"}, allow},
-		{"a learned read allows a prompted read", taught("api:ci", policy.OpFileRead, "/work/README"), policy.Operation{Type: policy.OpFileRead, Resource: "/work/README", Prompted: true}, allow},
+		{"a learned command allows exactly it", taught("api:ci", hitl.OpShell, "make test"), hitl.Operation{Type: hitl.OpShell, Resource: "make test"}, allow},
+		{"a learned command matches its parsed form", taught("api:ci", hitl.OpShell, "make test"), hitl.Operation{Type: hitl.OpShell, Resource: "make  'test'"}, allow},
+		{"a learned command still meets the friction of a path nobody placed", taught("api:ci", hitl.OpShell, "wc -l notes"), hitl.Operation{Type: hitl.OpShell, Resource: "wc -l notes"}, ask},
+		{"a learned command allows where its path is placed", taught("api:ci", hitl.OpShell, "wc -l notes"), hitl.Operation{Type: hitl.OpShell, Resource: "wc -l notes", Cwd: "/work/proj"}, allow},
+		{"a learned command is not a prefix", taught("api:ci", hitl.OpShell, "make test"), hitl.Operation{Type: hitl.OpShell, Resource: "make test -j4"}, ask},
+		{"a learned command does not allow a compound with it", taught("api:ci", hitl.OpShell, "make test"), hitl.Operation{Type: hitl.OpShell, Resource: "make test && rm -rf ~"}, ask},
+		{"a compound of allowed and learned parts is allowed", taught("api:ci", hitl.OpShell, "make test"), hitl.Operation{Type: hitl.OpShell, Resource: "git status && make test"}, allow},
+		{"rm -rf of one path teaches only that path", taught("api:ci", hitl.OpShell, "rm -rf /tmp/build-41"), hitl.Operation{Type: hitl.OpShell, Resource: "rm -rf /tmp/build-42"}, ask},
+		{"a learned rule never overrides deny", taught("api:ci", hitl.OpShell, "rm -rf /"), hitl.Operation{Type: hitl.OpShell, Resource: "rm -rf /"}, deny},
+		{"a learned rule never overrides a deny of a file write", taught("api:ci", hitl.OpFileWrite, "/etc/hosts"), hitl.Operation{Type: hitl.OpFileWrite, Resource: "/etc/hosts"}, deny},
+		{"a learned rule never replaces a rule's approvers and quorum", taught("api:ci", hitl.OpShell, "make deploy"), hitl.Operation{Type: hitl.OpShell, Resource: "make deploy"}, ask},
+		{"a learned rule is the teaching agent's only", taught("api:other", hitl.OpShell, "make test"), hitl.Operation{Type: hitl.OpShell, Resource: "make test"}, ask},
+		{"a learned rule expires", expired, hitl.Operation{Type: hitl.OpShell, Resource: "make test"}, ask},
+		{"an empty resource matches only an empty resource", taught("api:ci", "rotate_keys", ""), hitl.Operation{Type: "rotate_keys", Resource: "prod"}, ask},
+		{"an empty resource matches an empty resource", taught("api:ci", "rotate_keys", ""), hitl.Operation{Type: "rotate_keys"}, allow},
+		{"a learned file write allows a redirection to it", taught("api:ci", hitl.OpFileWrite, "/work/out"), hitl.Operation{Type: hitl.OpShell, Resource: "echo hi > /work/out"}, allow},
+		{"a learned read allows a prompted read", taught("api:ci", hitl.OpFileRead, "/work/README"), hitl.Operation{Type: hitl.OpFileRead, Resource: "/work/README", Prompted: true}, allow},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			tc.op.Agent, tc.op.Description = "api:ci", "do it"
@@ -261,16 +262,16 @@ func TestPromptedNeedsARule(t *testing.T) {
 	d := shellDecider()
 	for _, tc := range []struct {
 		name string
-		op   policy.Operation
-		want policy.Effect
+		op   hitl.Operation
+		want hitl.Effect
 	}{
-		{"a read of a key file", policy.Operation{Type: policy.OpFileRead, Resource: "/home/a/.config/x"}, ask},
-		{"a fetch of an unknown host", policy.Operation{Type: policy.OpAPICall, Resource: "https://unknown.example"}, ask},
-		{"a custom MCP tool", policy.Operation{Type: "mcp__github__delete_repository"}, ask},
-		{"a subagent", policy.Operation{Type: policy.OpSpawnAgent}, ask},
-		{"a command a rule allows", policy.Operation{Type: policy.OpShell, Resource: "git status"}, allow},
-		{"a write a rule allows", policy.Operation{Type: policy.OpFileWrite, Resource: "/tmp/x"}, allow},
-		{"a denied read", policy.Operation{Type: policy.OpFileRead, Resource: "/home/a/.ssh/id_rsa"}, deny},
+		{"a read of a key file", hitl.Operation{Type: hitl.OpFileRead, Resource: "/home/a/.config/x"}, ask},
+		{"a fetch of an unknown host", hitl.Operation{Type: hitl.OpAPICall, Resource: "https://unknown.example"}, ask},
+		{"a custom MCP tool", hitl.Operation{Type: "mcp__github__delete_repository"}, ask},
+		{"a subagent", hitl.Operation{Type: hitl.OpSpawnAgent}, ask},
+		{"a command a rule allows", hitl.Operation{Type: hitl.OpShell, Resource: "git status"}, allow},
+		{"a write a rule allows", hitl.Operation{Type: hitl.OpFileWrite, Resource: "/tmp/x"}, allow},
+		{"a denied read", hitl.Operation{Type: hitl.OpFileRead, Resource: "/home/a/.ssh/id_rsa"}, deny},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			tc.op.Agent, tc.op.Prompted, tc.op.Description = "api:ci", true, "x"
@@ -280,7 +281,7 @@ func TestPromptedNeedsARule(t *testing.T) {
 			tc.op.Prompted = false
 			unprompted, err := d.Decide(tc.op)
 			require.NoError(t, err)
-			if tc.want == ask && policy.DefaultPolicy()[tc.op.Type] == allow {
+			if tc.want == ask && hitl.DefaultPolicy()[tc.op.Type] == allow {
 				assert.Equal(t, allow, unprompted.Effect, "the approval protocol's default still holds for agents that ask about everything")
 			}
 		})
@@ -305,7 +306,7 @@ func TestLearnable(t *testing.T) {
 		{"make test 'unterminated", false},
 	} {
 		t.Run(tc.line, func(t *testing.T) {
-			d, err := shellDecider().Decide(policy.Operation{Type: policy.OpShell, Resource: tc.line, Agent: "api:ci"})
+			d, err := shellDecider().Decide(hitl.Operation{Type: hitl.OpShell, Resource: tc.line, Agent: "api:ci"})
 			require.NoError(t, err)
 			assert.Equal(t, tc.want, d.Learnable, "%+v", d)
 		})
@@ -352,7 +353,7 @@ func FuzzShellDecision(f *testing.F) {
 		for i := len(closers) - 1; i >= 0; i-- {
 			line.WriteByte(closers[i])
 		}
-		got, err := d.Decide(policy.Operation{Type: policy.OpShell, Resource: line.String(), Agent: "api:ci"})
+		got, err := d.Decide(hitl.Operation{Type: hitl.OpShell, Resource: line.String(), Agent: "api:ci"})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -372,29 +373,29 @@ func TestAgentName(t *testing.T) {
 // other tables reach only by luck: each fails when its rule is dropped.
 func TestRulesThatMustHold(t *testing.T) {
 	now := time.Date(2026, 11, 24, 12, 0, 0, 0, time.UTC)
-	learnedMakeTest := &policy.LearnedRule{ID: "r_1", Agent: "api:ci", OpType: policy.OpShell, Resource: "make test", CreatedAt: now, ExpiresAt: now.Add(time.Hour)}
-	decide := func(t *testing.T, rules []policy.Rule, line string) policy.Decision {
+	learnedMakeTest := &hitl.LearnedRule{ID: "r_1", Agent: "api:ci", OpType: hitl.OpShell, Resource: "make test", CreatedAt: now, ExpiresAt: now.Add(time.Hour)}
+	decide := func(t *testing.T, rules []hitl.Rule, line string) hitl.Decision {
 		t.Helper()
-		d, err := policy.Decider{Rules: rules, Parse: shell.Parse, Now: now, Learned: func(k policy.LearnedRuleKey) (*policy.LearnedRule, error) {
+		d, err := policy.Decider{Rules: rules, Parse: shell.Parse, Now: now, Learned: func(k hitl.LearnedRuleKey) (*hitl.LearnedRule, error) {
 			if k == learnedMakeTest.Key() {
 				return learnedMakeTest, nil
 			}
 			return nil, nil
-		}}.Decide(policy.Operation{Type: policy.OpShell, Description: "x", Resource: line, Agent: "api:ci"})
+		}}.Decide(hitl.Operation{Type: hitl.OpShell, Description: "x", Resource: line, Agent: "api:ci"})
 		require.NoError(t, err)
 		return d
 	}
-	allowAll := []policy.Rule{{Name: "all-shell", OpType: policy.OpShell, Resource: "*", Effect: allow},
-		{Name: "all-writes", OpType: policy.OpFileWrite, Resource: "*", Effect: allow}}
+	allowAll := []hitl.Rule{{Name: "all-shell", OpType: hitl.OpShell, Resource: "*", Effect: allow},
+		{Name: "all-writes", OpType: hitl.OpFileWrite, Resource: "*", Effect: allow}}
 	for _, tc := range []struct {
 		name  string
-		rules []policy.Rule
+		rules []hitl.Rule
 		line  string
-		want  policy.Effect
+		want  hitl.Effect
 	}{
-		{"a learned rule never replaces approvers added later", []policy.Rule{{Name: "make-needs-ops", OpType: policy.OpShell, Resource: "make", Effect: ask, Approvers: []string{"U0OPS"}}}, "make test", ask},
-		{"a learned rule never replaces a quorum added later", []policy.Rule{{Name: "make-needs-two", OpType: policy.OpShell, Resource: "make", Effect: ask, Quorum: 2}}, "make test", ask},
-		{"a deny rule still denies a wrapped command", append([]policy.Rule{{Name: "no-sudo-rm", OpType: policy.OpShell, Resource: "sudo rm *", Effect: deny}}, allowAll...), "sudo rm -rf /tmp/x", deny},
+		{"a learned rule never replaces approvers added later", []hitl.Rule{{Name: "make-needs-ops", OpType: hitl.OpShell, Resource: "make", Effect: ask, Approvers: []string{"U0OPS"}}}, "make test", ask},
+		{"a learned rule never replaces a quorum added later", []hitl.Rule{{Name: "make-needs-two", OpType: hitl.OpShell, Resource: "make", Effect: ask, Quorum: 2}}, "make test", ask},
+		{"a deny rule still denies a wrapped command", append([]hitl.Rule{{Name: "no-sudo-rm", OpType: hitl.OpShell, Resource: "sudo rm *", Effect: deny}}, allowAll...), "sudo rm -rf /tmp/x", deny},
 		{"a deny rule still denies a line that does not parse", shellRules, "rm -rf / 'unterminated", deny},
 		{"a computed path is never allowed alone", allowAll, "echo x > $HOME/f", ask},
 		{"tee to a computed path asks", shellRules, "echo hi | tee /tmp/$F", ask},
@@ -418,9 +419,9 @@ func TestRulesThatMustHold(t *testing.T) {
 		})
 	}
 	t.Run("the strictest asking part names the approvers, whatever the order", func(t *testing.T) {
-		rules := []policy.Rule{
-			{Name: "deploys", OpType: policy.OpShell, Resource: "make deploy", Effect: ask, Approvers: []string{"U0A", "U0B"}, Quorum: 2},
-			{Name: "migrations", OpType: policy.OpShell, Resource: "make migrate", Effect: ask, Approvers: []string{"U0DBA"}},
+		rules := []hitl.Rule{
+			{Name: "deploys", OpType: hitl.OpShell, Resource: "make deploy", Effect: ask, Approvers: []string{"U0A", "U0B"}, Quorum: 2},
+			{Name: "migrations", OpType: hitl.OpShell, Resource: "make migrate", Effect: ask, Approvers: []string{"U0DBA"}},
 		}
 		for _, line := range []string{"rm -rf /tmp/x; make deploy", "make deploy; rm -rf /tmp/x", "make migrate; make deploy", "make deploy; make migrate"} {
 			d := decide(t, rules, line)
@@ -444,24 +445,24 @@ var everydayLines = []string{
 	"go test -race -count=1 ./...", "go test -v -run TestX ./pkg/...", "go test -cover -short ./...", "echo -n x",
 }
 
-var everydayRules = []policy.Rule{
-	{Name: "git-status", OpType: policy.OpShell, Resource: "git status", Effect: allow},
-	{Name: "git-log", OpType: policy.OpShell, Resource: "git log", Effect: allow},
-	{Name: "ls", OpType: policy.OpShell, Resource: "ls", Effect: allow},
-	{Name: "grep", OpType: policy.OpShell, Resource: "grep", Effect: allow},
-	{Name: "sed-n", OpType: policy.OpShell, Resource: "sed -n", Effect: allow},
-	{Name: "make-test", OpType: policy.OpShell, Resource: "make test", Effect: allow},
-	{Name: "go-test", OpType: policy.OpShell, Resource: "go test", Effect: allow},
-	{Name: "echo", OpType: policy.OpShell, Resource: "echo", Effect: allow},
-	{Name: "tmp", OpType: policy.OpFileWrite, Resource: "/tmp/*", Effect: allow},
-	{Name: "no-rm-rf", OpType: policy.OpShell, Resource: "rm -rf", Effect: deny},
-	{Name: "two-person-apply", OpType: policy.OpShell, Resource: "terraform apply", Effect: ask, Approvers: []string{"U0A", "U0B"}, Quorum: 2},
+var everydayRules = []hitl.Rule{
+	{Name: "git-status", OpType: hitl.OpShell, Resource: "git status", Effect: allow},
+	{Name: "git-log", OpType: hitl.OpShell, Resource: "git log", Effect: allow},
+	{Name: "ls", OpType: hitl.OpShell, Resource: "ls", Effect: allow},
+	{Name: "grep", OpType: hitl.OpShell, Resource: "grep", Effect: allow},
+	{Name: "sed-n", OpType: hitl.OpShell, Resource: "sed -n", Effect: allow},
+	{Name: "make-test", OpType: hitl.OpShell, Resource: "make test", Effect: allow},
+	{Name: "go-test", OpType: hitl.OpShell, Resource: "go test", Effect: allow},
+	{Name: "echo", OpType: hitl.OpShell, Resource: "echo", Effect: allow},
+	{Name: "tmp", OpType: hitl.OpFileWrite, Resource: "/tmp/*", Effect: allow},
+	{Name: "no-rm-rf", OpType: hitl.OpShell, Resource: "rm -rf", Effect: deny},
+	{Name: "two-person-apply", OpType: hitl.OpShell, Resource: "terraform apply", Effect: ask, Approvers: []string{"U0A", "U0B"}, Quorum: 2},
 }
 
 func TestEverydayLinesStayAllowed(t *testing.T) {
 	d := policy.Decider{Rules: everydayRules, Parse: shell.Parse}
 	for _, line := range everydayLines {
-		got, err := d.Decide(policy.Operation{Type: policy.OpShell, Description: "x", Resource: line, Agent: "api:ci", Home: "/home/u"})
+		got, err := d.Decide(hitl.Operation{Type: hitl.OpShell, Description: "x", Resource: line, Agent: "api:ci", Home: "/home/u"})
 		require.NoError(t, err)
 		assert.Equal(t, allow, got.Effect, "%s: %+v", line, got.Parts)
 	}

@@ -1,13 +1,17 @@
 package policy
 
-import "encoding/json"
+import (
+	"encoding/json"
+
+	"github.com/hitlbot/hitl"
+)
 
 // DiffRules is how the rules changed from old to next, for the audit
 // trail: one line per rule removed ("- " and the rule's JSON) or added
 // ("+ " …), in rule order. Order matters (the first rule that matches
 // wins), so a rule that moved is removed where it was and added where it
 // is; rules kept in place are left out. Nothing changed: no line.
-func DiffRules(old, next []Rule) []string {
+func DiffRules(old, next []hitl.Rule) []string {
 	a, b := ruleLines(old), ruleLines(next)
 	// The longest common subsequence, by dynamic programming: policies
 	// hold tens of rules.
@@ -41,7 +45,7 @@ func DiffRules(old, next []Rule) []string {
 	return out
 }
 
-func ruleLines(rules []Rule) []string {
+func ruleLines(rules []hitl.Rule) []string {
 	out := make([]string, len(rules))
 	for i, r := range rules {
 		b, _ := json.Marshal(r) // a struct of strings and numbers

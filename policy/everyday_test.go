@@ -6,6 +6,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/hitlbot/hitl"
 	"github.com/hitlbot/hitl/policy"
 	"github.com/hitlbot/hitl/shell"
 	"github.com/stretchr/testify/assert"
@@ -15,15 +16,15 @@ import (
 // agentTeamRules are a read-only team's rules: what its agents may read
 // and test without asking (cd included: agents start 37 % of their lines
 // with `cd DIR &&`), a rm -rf deny and a two-person apply.
-var agentTeamRules = func() []policy.Rule {
-	rules := []policy.Rule{
-		{Name: "no-rm-rf", OpType: policy.OpShell, Resource: "rm -rf", Effect: deny},
-		{Name: "two-person-apply", OpType: policy.OpShell, Resource: "terraform apply", Effect: ask, Approvers: []string{"U0A", "U0B"}, Quorum: 2},
+var agentTeamRules = func() []hitl.Rule {
+	rules := []hitl.Rule{
+		{Name: "no-rm-rf", OpType: hitl.OpShell, Resource: "rm -rf", Effect: deny},
+		{Name: "two-person-apply", OpType: hitl.OpShell, Resource: "terraform apply", Effect: ask, Approvers: []string{"U0A", "U0B"}, Quorum: 2},
 	}
 	for _, c := range []string{"git status", "git diff", "git log", "git show", "git branch", "git rev-parse", "ls", "pwd", "cat", "head",
 		"tail", "wc", "grep", "rg", "find", "sed -n", "jq", "go test", "go vet", "go build", "npm test", "npm run lint", "pytest",
 		"make test", "which", "echo", "env", "diff", "sort", "uniq", "docker ps", "docker run", "tree", "du", "stat", "file", "cd"} {
-		rules = append(rules, policy.Rule{Name: c, OpType: policy.OpShell, Resource: c, Effect: allow})
+		rules = append(rules, hitl.Rule{Name: c, OpType: hitl.OpShell, Resource: c, Effect: allow})
 	}
 	return rules
 }()
@@ -79,7 +80,7 @@ func TestEverydayAgentLines(t *testing.T) {
 		var ro, sourced, sourcedRO int
 		var allowed everydayCounts
 		for _, l := range lines {
-			got, err := d.Decide(policy.Operation{Type: policy.OpShell, Description: "x", Resource: l.line, Agent: "api:ci", Home: "/home/u", Cwd: v.cwd})
+			got, err := d.Decide(hitl.Operation{Type: hitl.OpShell, Description: "x", Resource: l.line, Agent: "api:ci", Home: "/home/u", Cwd: v.cwd})
 			require.NoError(t, err)
 			if l.sourced {
 				sourced++

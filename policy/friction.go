@@ -4,6 +4,8 @@ import (
 	"path"
 	"slices"
 	"strings"
+
+	"github.com/hitlbot/hitl"
 )
 
 // Friction matches generously. A rule that denies, or names approvers or
@@ -159,7 +161,7 @@ func cleanOperand(w string) string {
 
 // matchesGenerously reports whether friction rule r (a shell rule)
 // matches the command words, read every way (their readings).
-func matchesGenerously(r Rule, op Operation, words []string, read []spelling) bool {
+func matchesGenerously(r hitl.Rule, op hitl.Operation, words []string, read []spelling) bool {
 	probe := op
 	probe.Resource = ""
 	rr := r
@@ -170,7 +172,7 @@ func matchesGenerously(r Rule, op Operation, words []string, read []spelling) bo
 	if r.Resource == "" {
 		return true
 	}
-	if RuleMatches(r, Operation{Type: op.Type, Risk: op.Risk, Agent: op.Agent, Resource: strings.Join(words, " ")}) {
+	if RuleMatches(r, hitl.Operation{Type: op.Type, Risk: op.Risk, Agent: op.Agent, Resource: strings.Join(words, " ")}) {
 		return true // the rule as written, over the words as they are
 	}
 	rw := strings.Fields(r.Resource)
@@ -217,7 +219,7 @@ func (s spelling) matches(got spelling) bool {
 // rm) and once with them as separators (alias.x='!terraform apply' holds
 // terraform apply), and from every word that could be a rule's program
 // on. Friction never fails open on a line the policy cannot read.
-func (d Decider) textFriction(op Operation, text string, p *partDecision) error {
+func (d Decider) textFriction(op hitl.Operation, text string, p *partDecision) error {
 	var programs []string
 	for _, r := range d.Rules {
 		if !r.AddsFriction() {

@@ -3,6 +3,7 @@ package policy_test
 import (
 	"testing"
 
+	"github.com/hitlbot/hitl"
 	"github.com/hitlbot/hitl/policy"
 	"github.com/hitlbot/hitl/shell"
 	"github.com/stretchr/testify/assert"
@@ -39,16 +40,16 @@ func TestGitConfigRuns(t *testing.T) {
 // which key runs what; an alias only counts for the command naming it, a
 // credential helper only for one reaching a remote.
 func TestGitConfigMakesGitNotUnderstood(t *testing.T) {
-	rules := []policy.Rule{
-		{Name: "git-read", OpType: policy.OpShell, Resource: "git status", Effect: allow},
-		{Name: "git-log", OpType: policy.OpShell, Resource: "git log", Effect: allow},
-		{Name: "git-fetch", OpType: policy.OpShell, Resource: "git fetch", Effect: allow},
-		{Name: "ls", OpType: policy.OpShell, Resource: "ls", Effect: allow},
+	rules := []hitl.Rule{
+		{Name: "git-read", OpType: hitl.OpShell, Resource: "git status", Effect: allow},
+		{Name: "git-log", OpType: hitl.OpShell, Resource: "git log", Effect: allow},
+		{Name: "git-fetch", OpType: hitl.OpShell, Resource: "git fetch", Effect: allow},
+		{Name: "ls", OpType: hitl.OpShell, Resource: "ls", Effect: allow},
 	}
 	for _, tc := range []struct {
 		line   string
 		found  []string
-		effect policy.Effect
+		effect hitl.Effect
 		reason string
 	}{
 		{"git status", nil, allow, ""},
@@ -60,7 +61,7 @@ func TestGitConfigMakesGitNotUnderstood(t *testing.T) {
 		{"git log", []string{"credential.helper=store (file:/etc/gitconfig)"}, allow, ""},
 		{"git fetch origin", []string{"credential.helper=!sh (file:.git/config)"}, ask, "credential.helper"},
 	} {
-		op := policy.Operation{Type: policy.OpShell, Description: "x", Resource: tc.line, Agent: "api:ci", GitConfig: tc.found}
+		op := hitl.Operation{Type: hitl.OpShell, Description: "x", Resource: tc.line, Agent: "api:ci", GitConfig: tc.found}
 		d, err := policy.Decider{Rules: rules, Parse: shell.Parse}.Decide(op)
 		require.NoError(t, err)
 		assert.Equal(t, tc.effect, d.Effect, "%s %v: %+v", tc.line, tc.found, d.Parts)

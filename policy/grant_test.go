@@ -3,6 +3,7 @@ package policy_test
 import (
 	"testing"
 
+	"github.com/hitlbot/hitl"
 	"github.com/hitlbot/hitl/policy"
 	"github.com/hitlbot/hitl/shell"
 	"github.com/stretchr/testify/assert"
@@ -10,18 +11,18 @@ import (
 )
 
 // grantRules protect keys from reading: the grant must say so.
-var grantRules = []policy.Rule{
-	{Name: "no-ssh", OpType: policy.OpFileRead, Resource: "~/.ssh/*", Effect: policy.EffectDeny},
-	{Name: "no-aws", OpType: policy.OpFileRead, Resource: "/home/u/.aws", Effect: policy.EffectDeny},
-	{Name: "no-pem", OpType: policy.OpFileRead, Resource: "*.pem", Effect: policy.EffectDeny},
-	{Name: "no-rm", OpType: policy.OpShell, Resource: "rm -rf *", Effect: policy.EffectDeny},
-	{Name: "tmp", OpType: policy.OpFileWrite, Resource: "/tmp/*", Effect: policy.EffectAllow},
+var grantRules = []hitl.Rule{
+	{Name: "no-ssh", OpType: hitl.OpFileRead, Resource: "~/.ssh/*", Effect: hitl.EffectDeny},
+	{Name: "no-aws", OpType: hitl.OpFileRead, Resource: "/home/u/.aws", Effect: hitl.EffectDeny},
+	{Name: "no-pem", OpType: hitl.OpFileRead, Resource: "*.pem", Effect: hitl.EffectDeny},
+	{Name: "no-rm", OpType: hitl.OpShell, Resource: "rm -rf *", Effect: hitl.EffectDeny},
+	{Name: "tmp", OpType: hitl.OpFileWrite, Resource: "/tmp/*", Effect: hitl.EffectAllow},
 }
 
-func grantOf(t *testing.T, line string) *policy.Grant {
+func grantOf(t *testing.T, line string) *hitl.CommandGrant {
 	t.Helper()
 	d := policy.Decider{Rules: grantRules, Parse: shell.Parse}
-	dec, err := d.Decide(policy.Operation{Type: policy.OpShell, Resource: line, Home: "/home/u"})
+	dec, err := d.Decide(hitl.Operation{Type: hitl.OpShell, Resource: line, Home: "/home/u"})
 	require.NoError(t, err)
 	require.NotNil(t, dec.Grant, "every shell line that parses has a grant")
 	return dec.Grant
@@ -64,10 +65,10 @@ func TestGrant(t *testing.T) {
 	}
 	t.Run("no grant for what is not a shell line, or does not parse", func(t *testing.T) {
 		d := policy.Decider{Parse: shell.Parse}
-		dec, err := d.Decide(policy.Operation{Type: policy.OpFileRead, Resource: "/x"})
+		dec, err := d.Decide(hitl.Operation{Type: hitl.OpFileRead, Resource: "/x"})
 		require.NoError(t, err)
 		assert.Nil(t, dec.Grant)
-		dec, err = d.Decide(policy.Operation{Type: policy.OpShell, Resource: "echo 'unclosed"})
+		dec, err = d.Decide(hitl.Operation{Type: hitl.OpShell, Resource: "echo 'unclosed"})
 		require.NoError(t, err)
 		assert.Nil(t, dec.Grant)
 	})
@@ -92,7 +93,7 @@ func TestGrantAdds(t *testing.T) {
 	for _, r := range rows {
 		t.Run(r.line, func(t *testing.T) {
 			g := grantOf(t, r.line)
-			var found *policy.GrantAdd
+			var found *hitl.GrantAdd
 			for i := range g.Adds {
 				if g.Adds[i].Label == r.label {
 					found = &g.Adds[i]

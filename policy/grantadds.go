@@ -3,6 +3,8 @@ package policy
 import (
 	"path"
 	"strings"
+
+	"github.com/hitlbot/hitl"
 )
 
 // grantAdds are what everyday tools need beyond the words of their line,
@@ -10,7 +12,7 @@ import (
 // ("git", or "git commit" for one subcommand), what it adds and why, and
 // has a row in grantadds_test.go. The paths in braces are found on the
 // agent's machine (GrantAdd).
-var grantAdds = []GrantAdd{
+var grantAdds = []hitl.GrantAdd{
 	{Command: "git", Exec: []string{"{gitexec}"}, Label: "git's helpers",
 		Why: "git runs its own subcommands and helpers (git-remote-https, git-upload-pack…) from its exec path; no pager is granted, so git's pager stays off"},
 	{Command: "git add git commit git tag git branch git stash git fetch git pull git merge git cherry-pick git revert git rebase git reset git checkout git switch git restore git rm git mv git init git notes git gc git am git apply",
@@ -33,7 +35,7 @@ var grantAdds = []GrantAdd{
 
 // addsFor are the rows of grantAdds for a command's words (program and
 // arguments, as rules match them).
-func addsFor(words []string) []GrantAdd {
+func addsFor(words []string) []hitl.GrantAdd {
 	if len(words) == 0 {
 		return nil
 	}
@@ -50,7 +52,7 @@ func addsFor(words []string) []GrantAdd {
 	} else if len(words) > 1 && !strings.HasPrefix(words[1], "-") {
 		sub = words[1] // go test
 	}
-	var out []GrantAdd
+	var out []hitl.GrantAdd
 	for i, a := range grantAdds {
 		for _, c := range grantAddCommands[i] {
 			if c == name || sub != "" && c == name+" "+sub {

@@ -3,16 +3,16 @@ package policy_test
 import (
 	"testing"
 
-	"github.com/hitlbot/hitl/policy"
+	"github.com/hitlbot/hitl"
 	"github.com/stretchr/testify/assert"
 )
 
 func TestOperationInput(t *testing.T) {
 	for _, tc := range []struct {
 		name, resource string
-		want           []policy.InputField
+		want           []hitl.InputField
 	}{
-		{"a tool's input, in the agent's order", `{"path":"notes.md","content":"line 1\nline 2","mode":420,"tags":["a", "b"]}`, []policy.InputField{
+		{"a tool's input, in the agent's order", `{"path":"notes.md","content":"line 1\nline 2","mode":420,"tags":["a", "b"]}`, []hitl.InputField{
 			{Key: "path", Value: "notes.md"}, {Key: "content", Value: "line 1\nline 2", Multiline: true}, {Key: "mode", Value: "420"}, {Key: "tags", Value: `["a","b"]`}}},
 		{"an empty object", `{}`, nil},
 		{"a command is no input", "ls -la", nil},
@@ -21,7 +21,7 @@ func TestOperationInput(t *testing.T) {
 		{"broken JSON is no input", `{"a":`, nil},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			op := policy.Operation{Type: "write_file", Resource: tc.resource}
+			op := hitl.Operation{Type: "write_file", Resource: tc.resource}
 			assert.Equal(t, tc.want, op.Input())
 		})
 	}

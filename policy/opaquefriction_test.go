@@ -3,19 +3,19 @@ package policy_test
 import (
 	"testing"
 
-	"github.com/hitlbot/hitl/policy"
+	"github.com/hitlbot/hitl"
 	"github.com/stretchr/testify/assert"
 )
 
 // readOnlyTeam is a team's benign read-only allows, a rm -rf deny and a
 // two-person terraform apply rule: the attack setting.
-var readOnlyTeam = func() []policy.Rule {
-	rules := []policy.Rule{
-		{Name: "no-rm-rf", OpType: policy.OpShell, Resource: "rm -rf", Effect: deny},
-		{Name: "two-person-apply", OpType: policy.OpShell, Resource: "terraform apply", Effect: ask, Quorum: 2, Approvers: []string{"S0OPS", "U0LEAD"}},
+var readOnlyTeam = func() []hitl.Rule {
+	rules := []hitl.Rule{
+		{Name: "no-rm-rf", OpType: hitl.OpShell, Resource: "rm -rf", Effect: deny},
+		{Name: "two-person-apply", OpType: hitl.OpShell, Resource: "terraform apply", Effect: ask, Quorum: 2, Approvers: []string{"S0OPS", "U0LEAD"}},
 	}
 	for _, c := range []string{"echo", "cat", "grep", "git log", "git status", "find", "ls", "python3 tool.py"} {
-		rules = append(rules, policy.Rule{Name: "allow " + c, OpType: policy.OpShell, Resource: c, Effect: allow})
+		rules = append(rules, hitl.Rule{Name: "allow " + c, OpType: hitl.OpShell, Resource: c, Effect: allow})
 	}
 	return rules
 }()
@@ -27,7 +27,7 @@ var readOnlyTeam = func() []policy.Rule {
 func TestOpaqueMeetsFrictionInItsText(t *testing.T) {
 	for _, tc := range []struct {
 		line   string
-		effect policy.Effect
+		effect hitl.Effect
 		rule   string
 	}{
 		{"echo rm -rf x | sh", deny, "no-rm-rf"},

@@ -3,6 +3,8 @@ package policy
 import (
 	"path"
 	"strings"
+
+	"github.com/hitlbot/hitl"
 )
 
 // A command's operands name files too: cat ~/.ssh/id_rsa reads the file
@@ -19,21 +21,21 @@ import (
 // file_read for every command, and file_delete or file_write as well for
 // the commands that delete or write them (the last operand of cp, mv, ln
 // and install is where they write).
-func operandTypes(prog string, last bool) []OpType {
+func operandTypes(prog string, last bool) []hitl.OpType {
 	switch prog {
 	case "rm", "rmdir", "unlink", "shred", "srm":
-		return []OpType{OpFileRead, OpFileDelete}
+		return []hitl.OpType{hitl.OpFileRead, hitl.OpFileDelete}
 	case "touch", "truncate", "mkdir", "chmod", "chown", "chgrp", "dd", "tee":
-		return []OpType{OpFileRead, OpFileWrite}
+		return []hitl.OpType{hitl.OpFileRead, hitl.OpFileWrite}
 	case "cp", "mv", "ln", "install", "rsync", "scp":
 		if last {
-			return []OpType{OpFileRead, OpFileWrite}
+			return []hitl.OpType{hitl.OpFileRead, hitl.OpFileWrite}
 		}
 		if prog == "mv" {
-			return []OpType{OpFileRead, OpFileDelete}
+			return []hitl.OpType{hitl.OpFileRead, hitl.OpFileDelete}
 		}
 	}
-	return []OpType{OpFileRead}
+	return []hitl.OpType{hitl.OpFileRead}
 }
 
 // operandWord is the path a word names, if any: the word itself, or the
@@ -135,7 +137,7 @@ func recursiveRead(c ShellCommand) bool {
 // matchesFile reports whether r, a rule about files, applies to op:
 // beneath op's path too when the operation reads recursively, without
 // case when the agent's filesystem folds case.
-func matchesFile(r Rule, op Operation, under bool) bool {
+func matchesFile(r hitl.Rule, op hitl.Operation, under bool) bool {
 	if op.FoldCase && isFileOp(op.Type) {
 		r.Resource, op.Resource = strings.ToLower(r.Resource), strings.ToLower(op.Resource)
 	}
@@ -155,16 +157,16 @@ func matchesFile(r Rule, op Operation, under bool) bool {
 // every reading of each: placed in the line's directories, as the edge
 // resolved it, beneath it for a command that reads recursively. An
 // operand the policy cannot place makes p ask.
-func (d Decider) operandFriction(op Operation, c ShellCommand, ld lineDirs, p *partDecision) {
-	if len(c.Args) == 0 || p.Effect == EffectDeny {
+func (d Decider) operandFriction(op hitl.Operation, c ShellCommand, ld lineDirs, p *partDecision) {
+	if len(c.Args) == 0 || p.Effect == hitl.EffectDeny {
 		return
 	}
 	prog := path.Base(c.Args[0].Value)
 	under := recursiveRead(c)
 	// apply applies the friction rules that match name (beneath it too)
 	// for an operation of type t; it reports a deny.
-	apply := func(t OpType, name string, beneath bool) bool {
-		fop := Operation{Type: t, Risk: op.Risk, Resource: name, Agent: op.Agent, Description: op.Description, Prompted: op.Prompted, FoldCase: op.FoldCase}
+	apply := func(t hitl.OpType, name string, beneath bool) bool {
+		fop := hitl.Operation{Type: t, Risk: op.Risk, Resource: name, Agent: op.Agent, Description: op.Description, Prompted: op.Prompted, FoldCase: op.FoldCase}
 		for _, r := range d.Rules {
 			if !r.AddsFriction() || !matchesFile(r, fop, beneath) {
 				continue
@@ -173,12 +175,12 @@ func (d Decider) operandFriction(op Operation, c ShellCommand, ld lineDirs, p *p
 			if beneath && !matchesFile(r, fop, false) {
 				why = "rule " + r.Name + " (it matches files beneath " + name + ", which the command reads)"
 			}
-			if r.Effect == EffectDeny {
-				p.Effect, p.Rule, p.approvers, p.quorum, p.Reason = EffectDeny, r.Name, nil, 0, why
+			if r.Effect == hitl.EffectDeny {
+				p.Effect, p.Rule, p.approvers, p.quorum, p.Reason = hitl.EffectDeny, r.Name, nil, 0, why
 				return true
 			}
-			if p.Effect == EffectAllow || len(p.approvers) == 0 && p.quorum <= 1 || r.Quorum > p.quorum {
-				p.Effect, p.Rule, p.approvers, p.quorum, p.Reason = EffectAsk, r.Name, r.Approvers, r.Quorum, why
+			if p.Effect == hitl.EffectAllow || len(p.approvers) == 0 && p.quorum <= 1 || r.Quorum > p.quorum {
+				p.Effect, p.Rule, p.approvers, p.quorum, p.Reason = hitl.EffectAsk, r.Name, r.Approvers, r.Quorum, why
 			}
 		}
 		return false
@@ -198,8 +200,8 @@ func (d Decider) operandFriction(op Operation, c ShellCommand, ld lineDirs, p *p
 		}
 		if fp.unplaceable != "" && placeable(c, w) {
 			p.unplaced = true
-			if p.Effect == EffectAllow {
-				p.Effect, p.Rule, p.Reason, p.approvers, p.quorum = EffectAsk, "default", "not placed: "+fp.unplaceable, nil, 0
+			if p.Effect == hitl.EffectAllow {
+				p.Effect, p.Rule, p.Reason, p.approvers, p.quorum = hitl.EffectAsk, "default", "not placed: "+fp.unplaceable, nil, 0
 			}
 		}
 		names := []string{fp.value}
@@ -220,12 +222,12 @@ func (d Decider) operandFriction(op Operation, c ShellCommand, ld lineDirs, p *p
 		for _, t := range operandTypes(prog, i == len(args)-1) {
 			for _, name := range names {
 				// a directory nobody placed is matched as written
-				if apply(t, name, under && t == OpFileRead && path.IsAbs(name)) {
+				if apply(t, name, under && t == hitl.OpFileRead && path.IsAbs(name)) {
 					return
 				}
 			}
 			if unknownDir {
-				d.unknownDirFriction(op, t, fp.value, under && t == OpFileRead, p)
+				d.unknownDirFriction(op, t, fp.value, under && t == hitl.OpFileRead, p)
 			}
 		}
 	}
@@ -233,16 +235,16 @@ func (d Decider) operandFriction(op Operation, c ShellCommand, ld lineDirs, p *p
 	// working directory: every rule beneath it applies
 	if readsWorkingDir(c) {
 		if len(ld.dirs) == 0 || ld.why != "" {
-			d.unknownDirFriction(op, OpFileRead, ".", true, p)
+			d.unknownDirFriction(op, hitl.OpFileRead, ".", true, p)
 		}
 		for _, dir := range ld.dirs {
-			if ld.why == "" && apply(OpFileRead, dir, true) {
+			if ld.why == "" && apply(hitl.OpFileRead, dir, true) {
 				return
 			}
 		}
 	}
 	if f := followsLinks(c); f != "" {
-		d.unknownFriction(op, OpFileRead, prog+" "+f+" follows symbolic links beneath the directories it reads, wherever they lead",
+		d.unknownFriction(op, hitl.OpFileRead, prog+" "+f+" follows symbolic links beneath the directories it reads, wherever they lead",
 			func(string) bool { return true }, p)
 	}
 }

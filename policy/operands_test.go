@@ -3,7 +3,7 @@ package policy_test
 import (
 	"testing"
 
-	"github.com/hitlbot/hitl/policy"
+	"github.com/hitlbot/hitl"
 	"github.com/stretchr/testify/assert"
 )
 
@@ -12,19 +12,19 @@ import (
 // path (cleaned, ~ expanded or unknown, --opt=PATH), while operands
 // never make a line less strict and leave ordinary lines allowed.
 func TestOperandsMeetFileFriction(t *testing.T) {
-	rules := []policy.Rule{
-		{Name: "keys", OpType: policy.OpFileRead, Resource: "/home/*/.ssh/*", Effect: deny},
-		{Name: "prod-data", OpType: policy.OpFileDelete, Resource: "/srv/prod/*", Effect: ask, Approvers: []string{"U0A", "U0B"}, Quorum: 2},
-		{Name: "etc", OpType: policy.OpFileWrite, Resource: "/etc/*", Effect: deny},
-		{Name: "cat", OpType: policy.OpShell, Resource: "cat", Effect: allow},
-		{Name: "grep", OpType: policy.OpShell, Resource: "grep", Effect: allow},
-		{Name: "cp", OpType: policy.OpShell, Resource: "cp", Effect: allow},
-		{Name: "rm", OpType: policy.OpShell, Resource: "rm", Effect: allow},
-		{Name: "touch", OpType: policy.OpShell, Resource: "touch", Effect: allow},
+	rules := []hitl.Rule{
+		{Name: "keys", OpType: hitl.OpFileRead, Resource: "/home/*/.ssh/*", Effect: deny},
+		{Name: "prod-data", OpType: hitl.OpFileDelete, Resource: "/srv/prod/*", Effect: ask, Approvers: []string{"U0A", "U0B"}, Quorum: 2},
+		{Name: "etc", OpType: hitl.OpFileWrite, Resource: "/etc/*", Effect: deny},
+		{Name: "cat", OpType: hitl.OpShell, Resource: "cat", Effect: allow},
+		{Name: "grep", OpType: hitl.OpShell, Resource: "grep", Effect: allow},
+		{Name: "cp", OpType: hitl.OpShell, Resource: "cp", Effect: allow},
+		{Name: "rm", OpType: hitl.OpShell, Resource: "rm", Effect: allow},
+		{Name: "touch", OpType: hitl.OpShell, Resource: "touch", Effect: allow},
 	}
 	for _, tc := range []struct {
 		line, home string
-		effect     policy.Effect
+		effect     hitl.Effect
 		rule       string
 		quorum     int
 	}{

@@ -3,6 +3,7 @@ package policy_test
 import (
 	"testing"
 
+	"github.com/hitlbot/hitl"
 	"github.com/hitlbot/hitl/policy"
 	"github.com/hitlbot/hitl/shell"
 	"github.com/stretchr/testify/assert"
@@ -11,17 +12,17 @@ import (
 
 // placementRules: read-only allows, a key deny and a two-person rule on
 // production data, as a team writes them.
-var placementRules = []policy.Rule{
-	{Name: "keys", OpType: policy.OpFileRead, Resource: "/home/*/.ssh/*", Effect: deny},
-	{Name: "prod", OpType: policy.OpFileRead, Resource: "/srv/prod/*", Effect: ask, Approvers: []string{"U0A", "U0B"}, Quorum: 2},
-	{Name: "proj", OpType: policy.OpFileRead, Resource: "/home/u/proj/*", Effect: allow},
-	{Name: "cat", OpType: policy.OpShell, Resource: "cat", Effect: allow},
-	{Name: "grep", OpType: policy.OpShell, Resource: "grep", Effect: allow},
-	{Name: "rg", OpType: policy.OpShell, Resource: "rg", Effect: allow},
-	{Name: "find", OpType: policy.OpShell, Resource: "find", Effect: allow},
-	{Name: "diff", OpType: policy.OpShell, Resource: "git diff", Effect: allow},
-	{Name: "cp", OpType: policy.OpShell, Resource: "cp", Effect: allow},
-	{Name: "cd", OpType: policy.OpShell, Resource: "cd", Effect: allow},
+var placementRules = []hitl.Rule{
+	{Name: "keys", OpType: hitl.OpFileRead, Resource: "/home/*/.ssh/*", Effect: deny},
+	{Name: "prod", OpType: hitl.OpFileRead, Resource: "/srv/prod/*", Effect: ask, Approvers: []string{"U0A", "U0B"}, Quorum: 2},
+	{Name: "proj", OpType: hitl.OpFileRead, Resource: "/home/u/proj/*", Effect: allow},
+	{Name: "cat", OpType: hitl.OpShell, Resource: "cat", Effect: allow},
+	{Name: "grep", OpType: hitl.OpShell, Resource: "grep", Effect: allow},
+	{Name: "rg", OpType: hitl.OpShell, Resource: "rg", Effect: allow},
+	{Name: "find", OpType: hitl.OpShell, Resource: "find", Effect: allow},
+	{Name: "diff", OpType: hitl.OpShell, Resource: "git diff", Effect: allow},
+	{Name: "cp", OpType: hitl.OpShell, Resource: "cp", Effect: allow},
+	{Name: "cd", OpType: hitl.OpShell, Resource: "cd", Effect: allow},
 }
 
 // TestPathsAsTheKernelResolvesThem: operands and redirections are placed
@@ -35,7 +36,7 @@ func TestPathsAsTheKernelResolvesThem(t *testing.T) {
 		line, cwd string
 		paths     map[string]string // what the edge resolved
 		fold      bool
-		effect    policy.Effect
+		effect    hitl.Effect
 		rule      string
 	}{
 		// operands placed in the working directory
@@ -125,7 +126,7 @@ func TestPathsAsTheKernelResolvesThem(t *testing.T) {
 		{"cat ~/.SSH/ID_RSA", proj, nil, false, allow, "cat"},
 	} {
 		t.Run(tc.line+" in "+tc.cwd, func(t *testing.T) {
-			op := policy.Operation{Type: policy.OpShell, Description: "x", Resource: tc.line, Agent: "api:ci", Home: "/home/u", Cwd: tc.cwd, Paths: tc.paths, FoldCase: tc.fold}
+			op := hitl.Operation{Type: hitl.OpShell, Description: "x", Resource: tc.line, Agent: "api:ci", Home: "/home/u", Cwd: tc.cwd, Paths: tc.paths, FoldCase: tc.fold}
 			require.NoError(t, policy.ValidateOperation(&op))
 			d, err := policy.Decider{Rules: placementRules, Parse: shell.Parse}.Decide(op)
 			require.NoError(t, err)
@@ -144,7 +145,7 @@ func TestRecursiveFileReads(t *testing.T) {
 	for _, tc := range []struct {
 		path, cwd string
 		recursive bool
-		effect    policy.Effect
+		effect    hitl.Effect
 		rule      string
 	}{
 		{"/home/u/.ssh", "", true, deny, "keys"},
@@ -160,7 +161,7 @@ func TestRecursiveFileReads(t *testing.T) {
 		{"id_rsa", "", false, ask, "prod"},
 		{"src", "", true, ask, "prod"},
 	} {
-		op := policy.Operation{Type: policy.OpFileRead, Description: "Grep", Resource: tc.path, Home: "/home/u", Cwd: tc.cwd, Recursive: tc.recursive, Agent: "api:ci"}
+		op := hitl.Operation{Type: hitl.OpFileRead, Description: "Grep", Resource: tc.path, Home: "/home/u", Cwd: tc.cwd, Recursive: tc.recursive, Agent: "api:ci"}
 		d, err := policy.Decider{Rules: placementRules, Parse: shell.Parse}.Decide(op)
 		require.NoError(t, err)
 		assert.Equal(t, tc.effect, d.Effect, "%s recursive=%v", tc.path, tc.recursive)

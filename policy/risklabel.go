@@ -5,6 +5,8 @@ import (
 	"path"
 	"slices"
 	"strings"
+
+	"github.com/hitlbot/hitl"
 )
 
 // Risk labels: what an operation, or one part of a command line, does
@@ -15,67 +17,33 @@ import (
 // (sudo rm -rf x raises privileges and deletes). Every surface shows the
 // same labels, riskiest first (Decision.Risks, Question.Risks).
 
-// RiskKind names one kind of risk.
-type RiskKind string
-
-// The kinds, riskiest first (riskOrder).
-const (
-	RiskRunsFetched   RiskKind = "runs_fetched_code"
-	RiskPrivileges    RiskKind = "raises_privileges"
-	RiskSecret        RiskKind = "reads_secret"
-	RiskDeletes       RiskKind = "deletes_files"
-	RiskGitHistory    RiskKind = "changes_git_history"
-	RiskNotUnderstood RiskKind = "not_understood"
-	RiskWritesOutside RiskKind = "writes_outside"
-	RiskOverwrites    RiskKind = "overwrites_files"
-	RiskNetwork       RiskKind = "reaches_network"
-)
-
-var riskOrder = []RiskKind{RiskRunsFetched, RiskPrivileges, RiskSecret, RiskDeletes, RiskGitHistory,
-	RiskNotUnderstood, RiskWritesOutside, RiskOverwrites, RiskNetwork}
+var riskOrder = []hitl.RiskKind{hitl.RiskRunsFetched, hitl.RiskPrivileges, hitl.RiskSecret, hitl.RiskDeletes, hitl.RiskGitHistory,
+	hitl.RiskNotUnderstood, hitl.RiskWritesOutside, hitl.RiskOverwrites, hitl.RiskNetwork}
 
 // riskWords are how each kind is said, before what it names.
-var riskWords = map[RiskKind]string{
-	RiskRunsFetched:   "runs code fetched from the network",
-	RiskPrivileges:    "raises privileges",
-	RiskSecret:        "reads a secret",
-	RiskDeletes:       "deletes files",
-	RiskGitHistory:    "changes git history or refs",
-	RiskNotUnderstood: "not understood",
-	RiskWritesOutside: "writes outside the session's directory",
-	RiskOverwrites:    "writes or overwrites files",
-	RiskNetwork:       "reaches the network",
-}
-
-// RiskLabel is one risk: its kind and, in plain words, what it names
-// ("deletes files: build, dist").
-type RiskLabel struct {
-	Kind RiskKind `json:"kind"`
-	Text string   `json:"text"`
+var riskWords = map[hitl.RiskKind]string{
+	hitl.RiskRunsFetched:   "runs code fetched from the network",
+	hitl.RiskPrivileges:    "raises privileges",
+	hitl.RiskSecret:        "reads a secret",
+	hitl.RiskDeletes:       "deletes files",
+	hitl.RiskGitHistory:    "changes git history or refs",
+	hitl.RiskNotUnderstood: "not understood",
+	hitl.RiskWritesOutside: "writes outside the session's directory",
+	hitl.RiskOverwrites:    "writes or overwrites files",
+	hitl.RiskNetwork:       "reaches the network",
 }
 
 // maxRiskItems bounds what one label names.
 const maxRiskItems = 4
 
-// RiskSummary is labels as one line a person reads, riskiest first:
-// "runs code fetched from the network: curl -s http://x | sh; deletes
-// files: build". "" when there are none.
-func RiskSummary(labels []RiskLabel) string {
-	texts := make([]string, len(labels))
-	for i, l := range labels {
-		texts[i] = l.Text
-	}
-	return strings.Join(texts, "; ")
-}
-
 // riskSet collects labels: what each kind names, in order of discovery.
 type riskSet struct {
-	items map[RiskKind][]string
+	items map[hitl.RiskKind][]string
 }
 
-func (r *riskSet) add(k RiskKind, what string) {
+func (r *riskSet) add(k hitl.RiskKind, what string) {
 	if r.items == nil {
-		r.items = map[RiskKind][]string{}
+		r.items = map[hitl.RiskKind][]string{}
 	}
 	if !slices.Contains(r.items[k], what) {
 		r.items[k] = append(r.items[k], what)
@@ -91,8 +59,8 @@ func (r *riskSet) merge(o *riskSet) {
 }
 
 // labels are the collected risks, riskiest first.
-func (r *riskSet) labels() []RiskLabel {
-	var out []RiskLabel
+func (r *riskSet) labels() []hitl.RiskLabel {
+	var out []hitl.RiskLabel
 	for _, k := range riskOrder {
 		items, ok := r.items[k]
 		if !ok {
@@ -111,7 +79,7 @@ func (r *riskSet) labels() []RiskLabel {
 		if len(named) > 0 {
 			text += ": " + strings.Join(named, ", ")
 		}
-		out = append(out, RiskLabel{Kind: k, Text: text})
+		out = append(out, hitl.RiskLabel{Kind: k, Text: text})
 	}
 	return out
 }
@@ -119,15 +87,15 @@ func (r *riskSet) labels() []RiskLabel {
 // Risks labels op for the person deciding it, and each of its parts
 // (Decision.Parts, labelled in place): a part the policy could not read
 // is "not understood", with why.
-func (d Decider) Risks(op Operation, parts []DecisionPart) []RiskLabel {
+func (d Decider) Risks(op hitl.Operation, parts []hitl.DecisionPart) []hitl.RiskLabel {
 	var r riskSet
 	for _, p := range parts {
-		if p.Kind == PartOpaque {
-			r.add(RiskNotUnderstood, notUnderstood(p))
+		if p.Kind == hitl.PartOpaque {
+			r.add(hitl.RiskNotUnderstood, notUnderstood(p))
 		}
 	}
 	switch op.Type {
-	case OpShell:
+	case hitl.OpShell:
 		perCommand := map[string]*riskSet{}
 		if d.Parse != nil {
 			d.lineRisks(op, op.Resource, &r, 0, perCommand)
@@ -135,20 +103,20 @@ func (d Decider) Risks(op Operation, parts []DecisionPart) []RiskLabel {
 		for i, p := range parts {
 			var pr riskSet
 			switch p.Kind {
-			case PartCommand, PartOpaque:
+			case hitl.PartCommand, hitl.PartOpaque:
 				if c, ok := perCommand[p.Text]; ok {
 					pr = *c
 				}
-				if p.Kind == PartOpaque {
-					pr.add(RiskNotUnderstood, notUnderstood(p))
+				if p.Kind == hitl.PartOpaque {
+					pr.add(hitl.RiskNotUnderstood, notUnderstood(p))
 				}
-			case PartWrite, PartRead:
+			case hitl.PartWrite, hitl.PartRead:
 				fp := normalisePath(p.Text, strings.HasPrefix(p.Text, "~"), op.Home)
 				switch {
 				case fp.network:
-					pr.add(RiskNetwork, fp.value)
-				case p.Kind == PartWrite:
-					pr.add(RiskOverwrites, fp.value)
+					pr.add(hitl.RiskNetwork, fp.value)
+				case p.Kind == hitl.PartWrite:
+					pr.add(hitl.RiskOverwrites, fp.value)
 					d.writeRisks(op, fp.value, &pr)
 				default:
 					d.readRisks(op, fp.value, &pr)
@@ -156,22 +124,22 @@ func (d Decider) Risks(op Operation, parts []DecisionPart) []RiskLabel {
 			}
 			parts[i].Risks = pr.labels()
 		}
-	case OpFileDelete:
+	case hitl.OpFileDelete:
 		fp := normalisePath(op.Resource, true, op.Home)
-		r.add(RiskDeletes, fp.value)
+		r.add(hitl.RiskDeletes, fp.value)
 		d.writeRisks(op, fp.value, &r)
-	case OpFileWrite:
+	case hitl.OpFileWrite:
 		fp := normalisePath(op.Resource, true, op.Home)
 		for _, df := range op.Diffs {
 			p := normalisePath(df.Path, true, op.Home).value
 			switch df.Change {
-			case FileModify:
-				r.add(RiskOverwrites, p)
-			case FileDelete:
-				r.add(RiskDeletes, p)
+			case hitl.FileModify:
+				r.add(hitl.RiskOverwrites, p)
+			case hitl.FileDelete:
+				r.add(hitl.RiskDeletes, p)
 			}
 			if df.MovedTo != "" {
-				r.add(RiskDeletes, p+" (moved)")
+				r.add(hitl.RiskDeletes, p+" (moved)")
 				d.writeRisks(op, normalisePath(df.MovedTo, true, op.Home).value, &r)
 			}
 			if p != fp.value {
@@ -179,10 +147,10 @@ func (d Decider) Risks(op Operation, parts []DecisionPart) []RiskLabel {
 			}
 		}
 		d.writeRisks(op, fp.value, &r)
-	case OpFileRead:
+	case hitl.OpFileRead:
 		d.readRisks(op, normalisePath(op.Resource, true, op.Home).value, &r)
-	case OpAPICall:
-		r.add(RiskNetwork, hostOf(op.Resource))
+	case hitl.OpAPICall:
+		r.add(hitl.RiskNetwork, hostOf(op.Resource))
 	default:
 		d.inputRisks(op, &r)
 	}
@@ -200,7 +168,7 @@ var (
 )
 
 // inputRisks labels a framework tool by its input's fields.
-func (d Decider) inputRisks(op Operation, r *riskSet) {
+func (d Decider) inputRisks(op hitl.Operation, r *riskSet) {
 	in := op.Input()
 	writes := false
 	for _, f := range in {
@@ -211,14 +179,14 @@ func (d Decider) inputRisks(op Operation, r *riskSet) {
 		case pathFields[f.Key] && f.Value != "":
 			p := normalisePath(f.Value, strings.HasPrefix(f.Value, "~"), op.Home).value
 			if writes {
-				r.add(RiskOverwrites, p)
+				r.add(hitl.RiskOverwrites, p)
 				d.writeRisks(op, p, r)
 			} else {
 				d.readRisks(op, p, r)
 			}
 		case urlFields[f.Key]:
 			if h := hostOf(f.Value); h != "" {
-				r.add(RiskNetwork, h)
+				r.add(hitl.RiskNetwork, h)
 			}
 		case commandFields[f.Key] && d.Parse != nil:
 			d.lineRisks(op, f.Value, r, 0, nil)
@@ -228,7 +196,7 @@ func (d Decider) inputRisks(op Operation, r *riskSet) {
 
 // notUnderstood says why a part is not understood: its reason, or, when a
 // rule's friction replaced the reason, the part itself.
-func notUnderstood(p DecisionPart) string {
+func notUnderstood(p hitl.DecisionPart) string {
 	if r, ok := strings.CutPrefix(p.Reason, "not understood"); ok {
 		return strings.TrimLeft(r, ": ")
 	}
@@ -239,7 +207,7 @@ func notUnderstood(p DecisionPart) string {
 // reading, the files its redirections write and read, and what a shell's
 // -c script does. perCommand gets each simple command's own labels, by its
 // canonical text (a part's Text).
-func (d Decider) lineRisks(op Operation, line string, r *riskSet, depth int, perCommand map[string]*riskSet) {
+func (d Decider) lineRisks(op hitl.Operation, line string, r *riskSet, depth int, perCommand map[string]*riskSet) {
 	l, err := d.Parse(line)
 	if err != nil {
 		return
@@ -263,7 +231,7 @@ func (d Decider) lineRisks(op Operation, line string, r *riskSet, depth int, per
 			for i, o := range s.operands {
 				fp := normalisePath(o, strings.HasPrefix(o, "~"), op.Home)
 				for _, t := range operandTypes(s.program, i == len(s.operands)-1 && i > 0) {
-					if t == OpFileRead {
+					if t == hitl.OpFileRead {
 						d.readRisks(op, fp.value, own)
 					} else {
 						d.writeRisks(op, fp.value, own)
@@ -282,7 +250,7 @@ func (d Decider) lineRisks(op Operation, line string, r *riskSet, depth int, per
 		v := understand(c)
 		for _, w := range v.writes {
 			fp := normalisePath(w.Value, w.Tilde(), op.Home)
-			own.add(RiskOverwrites, fp.value)
+			own.add(hitl.RiskOverwrites, fp.value)
 			d.writeRisks(op, fp.value, own)
 		}
 		if script, ok := shellScript(c); ok && depth < 3 {
@@ -295,7 +263,7 @@ func (d Decider) lineRisks(op Operation, line string, r *riskSet, depth int, per
 	for _, cr := range cmds {
 		// what one command fetches and another runs, in one line
 		if fetches != "" && runsCode && (cr.fetches != "" || cr.runs) {
-			cr.own.add(RiskRunsFetched, fetches+", handed to a shell or interpreter")
+			cr.own.add(hitl.RiskRunsFetched, fetches+", handed to a shell or interpreter")
 		}
 		r.merge(cr.own)
 	}
@@ -306,10 +274,10 @@ func (d Decider) lineRisks(op Operation, line string, r *riskSet, depth int, per
 				continue
 			}
 			if fp.network {
-				r.add(RiskNetwork, fp.value)
+				r.add(hitl.RiskNetwork, fp.value)
 				continue
 			}
-			r.add(RiskOverwrites, fp.value)
+			r.add(hitl.RiskOverwrites, fp.value)
 			d.writeRisks(op, fp.value, r)
 		}
 	}
@@ -317,7 +285,7 @@ func (d Decider) lineRisks(op Operation, line string, r *riskSet, depth int, per
 		if w.Literal {
 			fp := normalisePath(w.Value, w.Tilde(), op.Home)
 			if fp.network {
-				r.add(RiskNetwork, fp.value)
+				r.add(hitl.RiskNetwork, fp.value)
 				continue
 			}
 			d.readRisks(op, fp.value, r)
@@ -366,42 +334,42 @@ func commandRisks(s spelling, r *riskSet) (fetches string) {
 	}
 	switch s.program {
 	case "sudo", "doas", "su", "pkexec", "runuser", "setcap", "nsenter", "visudo", "usermod", "useradd", "passwd", "chpasswd", "setuid":
-		r.add(RiskPrivileges, s.program)
+		r.add(hitl.RiskPrivileges, s.program)
 	case "chmod":
 		for _, o := range ops {
 			if strings.Contains(o, "+s") || strings.Contains(o, "s,") || len(o) == 4 && strings.IndexByte("4567", o[0]) >= 0 && allDigits(o) {
-				r.add(RiskPrivileges, "chmod "+o+" (set-user-id)")
+				r.add(hitl.RiskPrivileges, "chmod "+o+" (set-user-id)")
 			}
 		}
 	case "chown", "chgrp":
 		if len(ops) > 0 && (strings.HasPrefix(ops[0], "root") || ops[0] == "0" || strings.HasPrefix(ops[0], "0:")) {
-			r.add(RiskPrivileges, s.program+" "+ops[0])
+			r.add(hitl.RiskPrivileges, s.program+" "+ops[0])
 		}
 	case "docker", "podman":
 		if has("--privileged", "--cap-add", "--pid", "--userns") {
-			r.add(RiskPrivileges, s.program+" --privileged or added capabilities")
+			r.add(hitl.RiskPrivileges, s.program+" --privileged or added capabilities")
 		}
 		if sub == "run" || sub == "pull" || sub == "push" || sub == "build" {
-			r.add(RiskNetwork, s.program+" "+sub)
+			r.add(hitl.RiskNetwork, s.program+" "+sub)
 		}
 	case "rm", "rmdir", "unlink", "shred", "srm":
 		for _, o := range ops {
-			r.add(RiskDeletes, o)
+			r.add(hitl.RiskDeletes, o)
 		}
 		if len(ops) == 0 {
-			r.add(RiskDeletes, "")
+			r.add(hitl.RiskDeletes, "")
 		}
 	case "find":
 		if has("-delete") || slices.Contains(ops, "-delete") {
-			r.add(RiskDeletes, "what find matches")
+			r.add(hitl.RiskDeletes, "what find matches")
 		}
 	case "mv":
 		for _, o := range ops[:max(len(ops)-1, 0)] {
-			r.add(RiskDeletes, o+" (moved)")
+			r.add(hitl.RiskDeletes, o+" (moved)")
 		}
 	case "truncate":
 		for _, o := range ops {
-			r.add(RiskOverwrites, o)
+			r.add(hitl.RiskOverwrites, o)
 		}
 	case "git":
 		gitRisks(s, sub, ops, has, r)
@@ -416,15 +384,15 @@ func commandRisks(s spelling, r *riskSet) (fetches string) {
 		if where == "" && len(ops) > 0 && s.program != "scp" {
 			where = ops[0][strings.LastIndexByte(ops[0], '@')+1:]
 		}
-		r.add(RiskNetwork, where)
+		r.add(hitl.RiskNetwork, where)
 	case "rsync":
 		for _, o := range ops {
 			if i := strings.IndexByte(o, ':'); i > 0 && !strings.Contains(o[:i], "/") {
-				r.add(RiskNetwork, hostOf(o))
+				r.add(hitl.RiskNetwork, hostOf(o))
 			}
 		}
 		if has("--delete", "--delete-before", "--delete-after", "--delete-during", "--remove-source-files") {
-			r.add(RiskDeletes, "files rsync removes")
+			r.add(hitl.RiskDeletes, "files rsync removes")
 		}
 	}
 	if fetchers[s.program] {
@@ -435,7 +403,7 @@ func commandRisks(s spelling, r *riskSet) (fetches string) {
 				break
 			}
 		}
-		r.add(RiskNetwork, where)
+		r.add(hitl.RiskNetwork, where)
 		fetches = strings.TrimSpace(s.program + " " + where)
 	}
 	if subs, ok := installers[s.program]; ok && (subs == nil || slices.Contains(subs, sub)) || isPipInstall(s) {
@@ -443,8 +411,8 @@ func commandRisks(s spelling, r *riskSet) (fetches string) {
 		if subs == nil {
 			what = s.program
 		}
-		r.add(RiskRunsFetched, what+" (installs packages and runs their code)")
-		r.add(RiskNetwork, "a package registry")
+		r.add(hitl.RiskRunsFetched, what+" (installs packages and runs their code)")
+		r.add(hitl.RiskNetwork, "a package registry")
 	}
 	return fetches
 }
@@ -464,78 +432,78 @@ func gitRisks(s spelling, sub string, ops []string, has func(...string) bool, r 
 	switch sub {
 	case "push":
 		if has("-f", "--force", "--force-with-lease", "--force-if-includes", "--mirror") || slices.ContainsFunc(ops, func(o string) bool { return strings.HasPrefix(o, "+") }) {
-			r.add(RiskGitHistory, "git push --force (rewrites the remote's history)")
+			r.add(hitl.RiskGitHistory, "git push --force (rewrites the remote's history)")
 		} else if has("-d", "--delete", "--prune") || slices.ContainsFunc(ops, func(o string) bool { return strings.HasPrefix(o, ":") }) {
-			r.add(RiskGitHistory, "git push --delete (deletes the remote's refs)")
+			r.add(hitl.RiskGitHistory, "git push --delete (deletes the remote's refs)")
 		} else {
-			r.add(RiskGitHistory, "git push (updates the remote's refs)")
+			r.add(hitl.RiskGitHistory, "git push (updates the remote's refs)")
 		}
-		r.add(RiskNetwork, strings.TrimSpace("git remote "+strings.Join(ops[1:min(len(ops), 2)], "")))
+		r.add(hitl.RiskNetwork, strings.TrimSpace("git remote "+strings.Join(ops[1:min(len(ops), 2)], "")))
 	case "reset":
 		if has("--hard", "--keep", "--merge") {
-			r.add(RiskGitHistory, "git reset --hard (moves the branch and discards changes)")
-			r.add(RiskDeletes, "uncommitted changes (git reset --hard)")
+			r.add(hitl.RiskGitHistory, "git reset --hard (moves the branch and discards changes)")
+			r.add(hitl.RiskDeletes, "uncommitted changes (git reset --hard)")
 		} else if len(ops) > 1 {
-			r.add(RiskGitHistory, what+" (moves the branch)")
+			r.add(hitl.RiskGitHistory, what+" (moves the branch)")
 		}
 	case "rebase", "filter-branch", "filter-repo", "update-ref", "replace":
-		r.add(RiskGitHistory, what)
+		r.add(hitl.RiskGitHistory, what)
 	case "commit":
 		if has("--amend") {
-			r.add(RiskGitHistory, "git commit --amend")
+			r.add(hitl.RiskGitHistory, "git commit --amend")
 		}
 	case "branch":
 		if has("-d", "-D", "--delete", "-m", "-M", "--move", "-c", "-C", "--copy", "-f", "--force", "-u", "--set-upstream-to", "--unset-upstream") {
-			r.add(RiskGitHistory, "git branch (deletes, moves or resets a branch)")
+			r.add(hitl.RiskGitHistory, "git branch (deletes, moves or resets a branch)")
 		}
 	case "tag":
 		if has("-d", "--delete", "-f", "--force") {
-			r.add(RiskGitHistory, "git tag (deletes or moves a tag)")
+			r.add(hitl.RiskGitHistory, "git tag (deletes or moves a tag)")
 		}
 	case "checkout", "switch":
 		if has("-B", "-C", "--force-create", "-f", "--force", "--discard-changes") {
-			r.add(RiskGitHistory, what+" (resets a branch or discards changes)")
+			r.add(hitl.RiskGitHistory, what+" (resets a branch or discards changes)")
 		}
 	case "reflog":
 		if len(ops) > 1 && (ops[1] == "expire" || ops[1] == "delete") {
-			r.add(RiskGitHistory, "git reflog "+ops[1])
+			r.add(hitl.RiskGitHistory, "git reflog "+ops[1])
 		}
 	case "stash":
 		if len(ops) > 1 && (ops[1] == "drop" || ops[1] == "clear") {
-			r.add(RiskGitHistory, "git stash "+ops[1])
+			r.add(hitl.RiskGitHistory, "git stash "+ops[1])
 		}
 	case "gc", "prune":
 		if sub == "prune" || has("--prune") {
-			r.add(RiskGitHistory, what+" (removes unreachable commits)")
+			r.add(hitl.RiskGitHistory, what+" (removes unreachable commits)")
 		}
 	case "clean":
-		r.add(RiskDeletes, "untracked files (git clean)")
+		r.add(hitl.RiskDeletes, "untracked files (git clean)")
 	case "rm":
 		for _, o := range ops[1:] {
-			r.add(RiskDeletes, o)
+			r.add(hitl.RiskDeletes, o)
 		}
 	case "fetch", "pull", "clone", "ls-remote", "remote", "submodule":
 		if sub != "remote" || len(ops) > 1 && (ops[1] == "update" || ops[1] == "prune") {
-			r.add(RiskNetwork, "git "+sub)
+			r.add(hitl.RiskNetwork, "git "+sub)
 		}
 	}
 }
 
 // writeRisks labels a file written (or deleted): outside the session's
 // directory, or a secret's file.
-func (d Decider) writeRisks(op Operation, p string, r *riskSet) {
+func (d Decider) writeRisks(op hitl.Operation, p string, r *riskSet) {
 	if p == "" || slices.Contains(terminalFiles, p) {
 		return
 	}
 	if outsideSession(op, p) {
-		r.add(RiskWritesOutside, p)
+		r.add(hitl.RiskWritesOutside, p)
 	}
 }
 
 // outsideSession reports whether p is outside the session's directory
 // (Operation.Cwd): a relative path is inside; without a known directory,
 // an absolute or home path is outside.
-func outsideSession(op Operation, p string) bool {
+func outsideSession(op hitl.Operation, p string) bool {
 	if !path.IsAbs(p) && !strings.HasPrefix(p, "~") {
 		return false
 	}
@@ -548,7 +516,7 @@ func outsideSession(op Operation, p string) bool {
 
 // readRisks labels a file read: a secret when a deny or friction rule
 // protects it, or when it looks like a key or credential file.
-func (d Decider) readRisks(op Operation, p string, r *riskSet) {
+func (d Decider) readRisks(op hitl.Operation, p string, r *riskSet) {
 	if p == "" {
 		return
 	}
@@ -556,14 +524,14 @@ func (d Decider) readRisks(op Operation, p string, r *riskSet) {
 		p = real
 	}
 	if secretFile(p) {
-		r.add(RiskSecret, p)
+		r.add(hitl.RiskSecret, p)
 		return
 	}
 	fop := op
-	fop.Type, fop.Resource = OpFileRead, p
+	fop.Type, fop.Resource = hitl.OpFileRead, p
 	for _, rule := range d.Rules {
-		if rule.AddsFriction() && rule.OpType == OpFileRead && rule.Resource != "" && RuleMatches(rule, fop) {
-			r.add(RiskSecret, p+" (rule "+rule.Name+" protects it)")
+		if rule.AddsFriction() && rule.OpType == hitl.OpFileRead && rule.Resource != "" && RuleMatches(rule, fop) {
+			r.add(hitl.RiskSecret, p+" (rule "+rule.Name+" protects it)")
 			return
 		}
 	}

@@ -5,6 +5,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/hitlbot/hitl"
 	"github.com/hitlbot/hitl/fault"
 	"github.com/hitlbot/hitl/policy"
 	"github.com/hitlbot/hitl/shell"
@@ -12,9 +13,9 @@ import (
 	"github.com/stretchr/testify/require"
 )
 
-func decideLine(t *testing.T, rules []policy.Rule, home, line string) policy.Decision {
+func decideLine(t *testing.T, rules []hitl.Rule, home, line string) hitl.Decision {
 	t.Helper()
-	d, err := policy.Decider{Rules: rules, Parse: shell.Parse}.Decide(policy.Operation{Type: policy.OpShell, Description: "x", Resource: line, Agent: "api:ci", Home: home})
+	d, err := policy.Decider{Rules: rules, Parse: shell.Parse}.Decide(hitl.Operation{Type: hitl.OpShell, Description: "x", Resource: line, Agent: "api:ci", Home: home})
 	require.NoError(t, err)
 	return d
 }
@@ -24,20 +25,20 @@ func decideLine(t *testing.T, rules []policy.Rule, home, line string) policy.Dec
 // policy does not know is never allowed yet meets home-directory denies,
 // and /dev/tcp is the network.
 func TestPathsAreNormalised(t *testing.T) {
-	rules := []policy.Rule{
-		{Name: "ls", OpType: policy.OpShell, Resource: "ls", Effect: allow},
-		{Name: "git", OpType: policy.OpShell, Resource: "git status", Effect: allow},
-		{Name: "echo", OpType: policy.OpShell, Resource: "echo", Effect: allow},
-		{Name: "sort", OpType: policy.OpShell, Resource: "sort", Effect: allow},
-		{Name: "keys", OpType: policy.OpFileRead, Resource: "/home/*/.ssh/*", Effect: deny},
-		{Name: "etc", OpType: policy.OpFileWrite, Resource: "/etc/*", Effect: deny},
-		{Name: "root", OpType: policy.OpFileWrite, Resource: "/root/*", Effect: deny},
-		{Name: "tmp", OpType: policy.OpFileWrite, Resource: "/tmp/*", Effect: allow},
-		{Name: "my-home", OpType: policy.OpFileWrite, Resource: "/home/u/work/*", Effect: allow},
+	rules := []hitl.Rule{
+		{Name: "ls", OpType: hitl.OpShell, Resource: "ls", Effect: allow},
+		{Name: "git", OpType: hitl.OpShell, Resource: "git status", Effect: allow},
+		{Name: "echo", OpType: hitl.OpShell, Resource: "echo", Effect: allow},
+		{Name: "sort", OpType: hitl.OpShell, Resource: "sort", Effect: allow},
+		{Name: "keys", OpType: hitl.OpFileRead, Resource: "/home/*/.ssh/*", Effect: deny},
+		{Name: "etc", OpType: hitl.OpFileWrite, Resource: "/etc/*", Effect: deny},
+		{Name: "root", OpType: hitl.OpFileWrite, Resource: "/root/*", Effect: deny},
+		{Name: "tmp", OpType: hitl.OpFileWrite, Resource: "/tmp/*", Effect: allow},
+		{Name: "my-home", OpType: hitl.OpFileWrite, Resource: "/home/u/work/*", Effect: allow},
 	}
 	for _, tc := range []struct {
 		home, line string
-		want       policy.Effect
+		want       hitl.Effect
 	}{
 		{"", "git status > /tmp/out.txt", allow},
 		{"", "git status > /tmp/./out.txt", allow},
@@ -72,7 +73,7 @@ func TestPathsAreNormalised(t *testing.T) {
 		for _, tc := range []struct {
 			line  string
 			paths map[string]string
-			want  policy.Effect
+			want  hitl.Effect
 		}{
 			{"echo x > /tmp/rc", map[string]string{"/tmp/rc": "/etc/profile"}, deny},
 			{"echo x > /tmp/rc", map[string]string{"/tmp/rc": "/var/x"}, ask},
@@ -81,7 +82,7 @@ func TestPathsAreNormalised(t *testing.T) {
 			{"echo x > /tmp/rc", map[string]string{"/tmp/rc": "/dev/tcp/127.0.0.1/80"}, ask},
 			{"echo x > /etc/x", map[string]string{"/etc/x": "/dev/tcp/127.0.0.1/80"}, deny},
 		} {
-			got, err := d.Decide(policy.Operation{Type: policy.OpShell, Description: "x", Resource: tc.line, Agent: "api:ci", Paths: tc.paths})
+			got, err := d.Decide(hitl.Operation{Type: hitl.OpShell, Description: "x", Resource: tc.line, Agent: "api:ci", Paths: tc.paths})
 			require.NoError(t, err)
 			assert.Equal(t, tc.want, got.Effect, "%s %v: %+v", tc.line, tc.paths, got.Parts)
 		}
@@ -89,18 +90,18 @@ func TestPathsAreNormalised(t *testing.T) {
 	t.Run("file operations", func(t *testing.T) {
 		d := policy.Decider{Rules: rules}
 		for _, tc := range []struct {
-			op   policy.Operation
-			want policy.Effect
+			op   hitl.Operation
+			want hitl.Effect
 		}{
-			{policy.Operation{Type: policy.OpFileRead, Resource: "/etc/../home/u/.ssh/id_rsa"}, deny},
-			{policy.Operation{Type: policy.OpFileRead, Resource: "//home/u/.ssh/id_rsa"}, deny},
-			{policy.Operation{Type: policy.OpFileRead, Resource: "~/.ssh/id_rsa"}, deny},
-			{policy.Operation{Type: policy.OpFileWrite, Resource: "/tmp/../etc/passwd"}, deny},
-			{policy.Operation{Type: policy.OpFileWrite, Resource: "/tmp/../var/x"}, ask},
-			{policy.Operation{Type: policy.OpFileWrite, Resource: "/tmp/x"}, allow},
-			{policy.Operation{Type: policy.OpFileWrite, Resource: "~/work/x", Home: "/home/u"}, allow},
-			{policy.Operation{Type: policy.OpFileWrite, Resource: "~/work/x"}, deny}, // the home could be /root
-			{policy.Operation{Type: policy.OpFileWrite, Resource: "~/x", Home: "/home/u"}, ask},
+			{hitl.Operation{Type: hitl.OpFileRead, Resource: "/etc/../home/u/.ssh/id_rsa"}, deny},
+			{hitl.Operation{Type: hitl.OpFileRead, Resource: "//home/u/.ssh/id_rsa"}, deny},
+			{hitl.Operation{Type: hitl.OpFileRead, Resource: "~/.ssh/id_rsa"}, deny},
+			{hitl.Operation{Type: hitl.OpFileWrite, Resource: "/tmp/../etc/passwd"}, deny},
+			{hitl.Operation{Type: hitl.OpFileWrite, Resource: "/tmp/../var/x"}, ask},
+			{hitl.Operation{Type: hitl.OpFileWrite, Resource: "/tmp/x"}, allow},
+			{hitl.Operation{Type: hitl.OpFileWrite, Resource: "~/work/x", Home: "/home/u"}, allow},
+			{hitl.Operation{Type: hitl.OpFileWrite, Resource: "~/work/x"}, deny}, // the home could be /root
+			{hitl.Operation{Type: hitl.OpFileWrite, Resource: "~/x", Home: "/home/u"}, ask},
 		} {
 			tc.op.Description, tc.op.Agent = "x", "api:ci"
 			got, err := d.Decide(tc.op)
@@ -115,12 +116,12 @@ func TestPathsAreNormalised(t *testing.T) {
 
 // frictionRules: a deny, a two-person rule and an approvers rule, under
 // an allow-everything rule that must not weaken them.
-var frictionRules = []policy.Rule{
-	{Name: "no-rm-rf", OpType: policy.OpShell, Resource: "rm -rf", Effect: deny},
-	{Name: "two-person-apply", OpType: policy.OpShell, Resource: "terraform apply", Effect: ask, Quorum: 2, Approvers: []string{"S0OPS"}},
-	{Name: "pushes", OpType: policy.OpShell, Resource: "git push", Effect: ask, Approvers: []string{"U0LEAD"}},
-	{Name: "no-curl", OpType: policy.OpShell, Resource: "curl *", Effect: deny},
-	{Name: "everything-else", OpType: policy.OpShell, Resource: "*", Effect: allow},
+var frictionRules = []hitl.Rule{
+	{Name: "no-rm-rf", OpType: hitl.OpShell, Resource: "rm -rf", Effect: deny},
+	{Name: "two-person-apply", OpType: hitl.OpShell, Resource: "terraform apply", Effect: ask, Quorum: 2, Approvers: []string{"S0OPS"}},
+	{Name: "pushes", OpType: hitl.OpShell, Resource: "git push", Effect: ask, Approvers: []string{"U0LEAD"}},
+	{Name: "no-curl", OpType: hitl.OpShell, Resource: "curl *", Effect: deny},
+	{Name: "everything-else", OpType: hitl.OpShell, Resource: "*", Effect: allow},
 }
 
 // TestFrictionMatchesGenerously: every spelling of a command meets the
@@ -192,7 +193,7 @@ func TestFrictionMatchesGenerously(t *testing.T) {
 		assert.Equal(t, allow, d.Effect, "%s: friction does not reach other commands: %+v", line, d.Parts)
 	}
 	// an allow rule matches strictly: another spelling is not allowed
-	strict := []policy.Rule{{Name: "status", OpType: policy.OpShell, Resource: "git status", Effect: allow}}
+	strict := []hitl.Rule{{Name: "status", OpType: hitl.OpShell, Resource: "git status", Effect: allow}}
 	for _, line := range []string{"/usr/bin/git status", "git -C x status", "GIT_DIR=x git status", "git  status", "git 'status'"} {
 		d := decideLine(t, strict, "", line)
 		want := ask
@@ -207,9 +208,9 @@ func TestFrictionMatchesGenerously(t *testing.T) {
 // fully understood command with safe arguments that no friction rule
 // matches generously.
 func TestLearnableOnlyWhenFullyUnderstood(t *testing.T) {
-	rules := []policy.Rule{
-		{Name: "no-rm-rf", OpType: policy.OpShell, Resource: "rm -rf", Effect: deny},
-		{Name: "two-person-apply", OpType: policy.OpShell, Resource: "terraform apply", Effect: ask, Quorum: 2, Approvers: []string{"S0OPS"}},
+	rules := []hitl.Rule{
+		{Name: "no-rm-rf", OpType: hitl.OpShell, Resource: "rm -rf", Effect: deny},
+		{Name: "two-person-apply", OpType: hitl.OpShell, Resource: "terraform apply", Effect: ask, Quorum: 2, Approvers: []string{"S0OPS"}},
 	}
 	for _, tc := range []struct {
 		line string
@@ -251,11 +252,11 @@ func TestLearnableOnlyWhenFullyUnderstood(t *testing.T) {
 // TestOpaqueIsShownAsNotUnderstood: a person sees what the policy did not
 // understand.
 func TestOpaqueIsShownAsNotUnderstood(t *testing.T) {
-	d := decideLine(t, []policy.Rule{{Name: "make", OpType: policy.OpShell, Resource: "make", Effect: allow}}, "", "make deploy-q; let 'a[$(touch P)]=1'")
+	d := decideLine(t, []hitl.Rule{{Name: "make", OpType: hitl.OpShell, Resource: "make", Effect: allow}}, "", "make deploy-q; let 'a[$(touch P)]=1'")
 	assert.Equal(t, ask, d.Effect)
 	found := false
 	for _, p := range d.Parts {
-		if p.Kind == policy.PartOpaque {
+		if p.Kind == hitl.PartOpaque {
 			found = true
 			assert.Contains(t, p.Reason, "not understood")
 		}
@@ -267,9 +268,9 @@ func TestOpaqueIsShownAsNotUnderstood(t *testing.T) {
 // TestUnknownOptionIsShownToThePerson: an option the argument table does
 // not model asks, under a rule that allows the command, and says which.
 func TestUnknownOptionIsShownToThePerson(t *testing.T) {
-	rules := []policy.Rule{
-		{Name: "ls", OpType: policy.OpShell, Resource: "ls", Effect: allow},
-		{Name: "git-log", OpType: policy.OpShell, Resource: "git log", Effect: allow},
+	rules := []hitl.Rule{
+		{Name: "ls", OpType: hitl.OpShell, Resource: "ls", Effect: allow},
+		{Name: "git-log", OpType: hitl.OpShell, Resource: "git log", Effect: allow},
 	}
 	for line, reason := range map[string]string{
 		"ls --some-new-flag":          "ls: option --some-new-flag is not one the policy knows; ask",
@@ -295,18 +296,18 @@ func TestHomeAndPathsAreValidated(t *testing.T) {
 		many[fmt.Sprintf("/tmp/%d", i)] = "/x"
 	}
 	for _, tc := range []struct {
-		op      policy.Operation
+		op      hitl.Operation
 		wantErr string
 	}{
-		{policy.Operation{Home: "/home/u"}, ""},
-		{policy.Operation{Home: "home/u"}, "home"},
-		{policy.Operation{Home: "/home/u\n"}, "home"},
-		{policy.Operation{Paths: map[string]string{"/tmp/rc": "/home/u/.bashrc"}}, ""},
-		{policy.Operation{Paths: map[string]string{"/tmp/rc": "relative"}}, "paths"},
-		{policy.Operation{Paths: map[string]string{"": "/x"}}, "paths"},
-		{policy.Operation{Paths: many}, "paths"},
+		{hitl.Operation{Home: "/home/u"}, ""},
+		{hitl.Operation{Home: "home/u"}, "home"},
+		{hitl.Operation{Home: "/home/u\n"}, "home"},
+		{hitl.Operation{Paths: map[string]string{"/tmp/rc": "/home/u/.bashrc"}}, ""},
+		{hitl.Operation{Paths: map[string]string{"/tmp/rc": "relative"}}, "paths"},
+		{hitl.Operation{Paths: map[string]string{"": "/x"}}, "paths"},
+		{hitl.Operation{Paths: many}, "paths"},
 	} {
-		tc.op.Type, tc.op.Description = policy.OpShell, "x"
+		tc.op.Type, tc.op.Description = hitl.OpShell, "x"
 		err := policy.ValidateOperation(&tc.op)
 		if tc.wantErr == "" {
 			assert.NoError(t, err)

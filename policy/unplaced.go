@@ -4,6 +4,8 @@ import (
 	"path"
 	"slices"
 	"strings"
+
+	"github.com/hitlbot/hitl"
 )
 
 // Files nobody can place. A relative path in a decision made without the
@@ -46,11 +48,11 @@ func couldMatchRelative(pattern, rel string, under bool) bool {
 // says whether it could, given the rule's pattern); why says what the
 // policy cannot know. The strictest such rule's approvers and quorum go
 // with the ask.
-func (d Decider) unknownFriction(op Operation, t OpType, why string, match func(pattern string) bool, p *partDecision) {
-	if p.Effect == EffectDeny {
+func (d Decider) unknownFriction(op hitl.Operation, t hitl.OpType, why string, match func(pattern string) bool, p *partDecision) {
+	if p.Effect == hitl.EffectDeny {
 		return
 	}
-	fop := Operation{Type: t, Risk: op.Risk, Agent: op.Agent, Description: op.Description, Prompted: op.Prompted, FoldCase: op.FoldCase}
+	fop := hitl.Operation{Type: t, Risk: op.Risk, Agent: op.Agent, Description: op.Description, Prompted: op.Prompted, FoldCase: op.FoldCase}
 	for _, r := range d.Rules {
 		if !r.AddsFriction() || !isFileOp(t) {
 			continue
@@ -60,12 +62,12 @@ func (d Decider) unknownFriction(op Operation, t OpType, why string, match func(
 		if !RuleMatches(r, fop) || pattern != "" && !match(pattern) {
 			continue
 		}
-		q := partDecision{DecisionPart: DecisionPart{Kind: p.Kind, Text: p.Text, Effect: EffectAsk, Rule: r.Name,
+		q := partDecision{DecisionPart: hitl.DecisionPart{Kind: p.Kind, Text: p.Text, Effect: hitl.EffectAsk, Rule: r.Name,
 			Reason: "not placed: " + why + ", which rule " + r.Name + " may cover"}, approvers: r.Approvers, quorum: r.Quorum}
-		if r.Effect == EffectDeny {
+		if r.Effect == hitl.EffectDeny {
 			q.approvers, q.quorum = nil, 0
 		}
-		if p.Effect == EffectAllow || stricter(q, *p) {
+		if p.Effect == hitl.EffectAllow || stricter(q, *p) {
 			p.Effect, p.Rule, p.Reason, p.approvers, p.quorum = q.Effect, q.Rule, q.Reason, q.approvers, q.quorum
 		}
 	}
@@ -73,7 +75,7 @@ func (d Decider) unknownFriction(op Operation, t OpType, why string, match func(
 
 // unknownDirFriction: rel, a relative path, read in a working directory
 // nobody sent (under: everything beneath it is read).
-func (d Decider) unknownDirFriction(op Operation, t OpType, rel string, under bool, p *partDecision) {
+func (d Decider) unknownDirFriction(op hitl.Operation, t hitl.OpType, rel string, under bool, p *partDecision) {
 	d.unknownFriction(op, t, "the working directory was not sent, so "+rel+" may be any file named so",
 		func(pattern string) bool {
 			if op.FoldCase {

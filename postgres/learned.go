@@ -9,17 +9,16 @@ import (
 
 	"github.com/hitlbot/hitl"
 	"github.com/hitlbot/hitl/fault"
-	"github.com/hitlbot/hitl/policy"
 	"github.com/jackc/pgx/v5"
 )
 
-func decodeLearned(data []byte) (*policy.LearnedRule, error) {
-	return decodeRecord[policy.LearnedRule](data, "learned rule")
+func decodeLearned(data []byte) (*hitl.LearnedRule, error) {
+	return decodeRecord[hitl.LearnedRule](data, "learned rule")
 }
 
 // PutLearnedRule implements hitl.PolicyStore: one transaction deletes the rule
 // the key holds and any earlier version of r, and inserts r.
-func (db *DB) PutLearnedRule(ctx context.Context, r *policy.LearnedRule, evs ...*hitl.Event) error {
+func (db *DB) PutLearnedRule(ctx context.Context, r *hitl.LearnedRule, evs ...*hitl.Event) error {
 	if r == nil || r.ID == "" {
 		return fault.Errorf(fault.EINVALID, "a learned rule needs an id")
 	}
@@ -49,7 +48,7 @@ func (db *DB) PutLearnedRule(ctx context.Context, r *policy.LearnedRule, evs ...
 }
 
 // LearnedRule implements hitl.PolicyStore: the unique key.
-func (db *DB) LearnedRule(ctx context.Context, key policy.LearnedRuleKey) (*policy.LearnedRule, error) {
+func (db *DB) LearnedRule(ctx context.Context, key hitl.LearnedRuleKey) (*hitl.LearnedRule, error) {
 	var data []byte
 	err := db.pool.QueryRow(ctx, `SELECT data FROM learned WHERE agent = $1 AND op_type = $2 AND resource = $3`,
 		[]byte(key.Agent), []byte(key.OpType), []byte(key.Resource)).Scan(&data)
@@ -62,9 +61,9 @@ func (db *DB) LearnedRule(ctx context.Context, key policy.LearnedRuleKey) (*poli
 }
 
 // DeleteLearnedRule implements hitl.PolicyStore.
-func (db *DB) DeleteLearnedRule(ctx context.Context, id string, evOf ...func(*policy.LearnedRule) *hitl.Event) (*policy.LearnedRule, error) {
+func (db *DB) DeleteLearnedRule(ctx context.Context, id string, evOf ...func(*hitl.LearnedRule) *hitl.Event) (*hitl.LearnedRule, error) {
 	return deleteRecord(ctx, db, "learned", id, "learned rule "+id, fault.Errorf(fault.ENOTFOUND, "no learned rule %s", id),
-		func(tx pgx.Tx, gone *policy.LearnedRule) error {
+		func(tx pgx.Tx, gone *hitl.LearnedRule) error {
 			var evs []*hitl.Event
 			for _, f := range evOf {
 				evs = append(evs, f(gone))
@@ -77,7 +76,7 @@ func (db *DB) DeleteLearnedRule(ctx context.Context, id string, evOf ...func(*po
 // key or, for one agent, learned_by_agent.
 func (db *DB) LearnedRules(ctx context.Context, f hitl.LearnedRuleFilter) (hitl.LearnedRulePage, error) {
 	limit := f.PageSize()
-	page := hitl.LearnedRulePage{Rules: []*policy.LearnedRule{}}
+	page := hitl.LearnedRulePage{Rules: []*hitl.LearnedRule{}}
 	if nulFree("cursor", f.Cursor) != nil {
 		return page, nil
 	}

@@ -8,8 +8,6 @@ import (
 
 	"github.com/hitlbot/hitl"
 	"github.com/hitlbot/hitl/fault"
-	"github.com/hitlbot/hitl/policy"
-	"github.com/hitlbot/hitl/webhook"
 	"github.com/jackc/pgx/v5"
 )
 
@@ -47,7 +45,7 @@ type Loader struct {
 // Load runs fn with a Loader in one transaction, after checking that the
 // database holds nothing (or, with force, emptying it); nothing is
 // written unless fn and the final state are written whole.
-func (db *DB) Load(ctx context.Context, force bool, fn func(*Loader) (lastSeq, outboxCursor uint64, policy *policy.State, err error)) error {
+func (db *DB) Load(ctx context.Context, force bool, fn func(*Loader) (lastSeq, outboxCursor uint64, policy *hitl.PolicyState, err error)) error {
 	return db.write(ctx, "load", func(tx pgx.Tx) error {
 		// No one else writes meanwhile.
 		if _, err := tx.Exec(ctx, `LOCK TABLE `+join(tables)+`, event_seq, audit_head IN ACCESS EXCLUSIVE MODE`); err != nil {
@@ -193,7 +191,7 @@ func (l *Loader) Control(rec *hitl.ControlRecord) error {
 }
 
 // Learned writes a learned rule.
-func (l *Loader) Learned(r *policy.LearnedRule) error {
+func (l *Loader) Learned(r *hitl.LearnedRule) error {
 	if err := nulFree("learned rule id", r.ID); err != nil {
 		return err
 	}
@@ -273,7 +271,7 @@ func (l *Loader) MailCursor(cursor uint64) error {
 
 // Webhook writes a webhook delivery (any status) with its Seq; a
 // delivered one counts as its target's last success.
-func (l *Loader) Webhook(d webhook.Delivery) error {
+func (l *Loader) Webhook(d hitl.WebhookDelivery) error {
 	if d.Seq == 0 || d.Seq > math.MaxInt64 {
 		return fault.Errorf(fault.EINVALID, "webhook delivery %d cannot be stored", d.Seq)
 	}
@@ -285,7 +283,7 @@ func (l *Loader) Webhook(d webhook.Delivery) error {
 		return err
 	}
 	var settled *int64
-	if d.Status != webhook.Pending && d.SettledAt != nil {
+	if d.Status != hitl.WebhookPending && d.SettledAt != nil {
 		s := ns(*d.SettledAt)
 		settled = &s
 	}
@@ -293,7 +291,7 @@ func (l *Loader) Webhook(d webhook.Delivery) error {
 		int64(d.Seq), d.Target(), d.Asker, d.RunID, string(d.Status), ns(d.NextAt), settled, data); err != nil {
 		return fmt.Errorf("webhook delivery %d: %w", d.Seq, err)
 	}
-	if d.Status == webhook.Delivered && settled != nil {
+	if d.Status == hitl.WebhookDelivered && settled != nil {
 		if _, err := l.tx.Exec(l.ctx, `INSERT INTO webhook_last (target, at_ns) VALUES ($1, $2)
 			ON CONFLICT (target) DO UPDATE SET at_ns = greatest(webhook_last.at_ns, excluded.at_ns)`, d.Target(), *settled); err != nil {
 			return err

@@ -7,12 +7,11 @@ import (
 	"fmt"
 
 	"github.com/hitlbot/hitl"
-	"github.com/hitlbot/hitl/policy"
 	"github.com/jackc/pgx/v5"
 )
 
 // PolicyState implements hitl.PolicyStore.
-func (db *DB) PolicyState(ctx context.Context) (*policy.State, error) {
+func (db *DB) PolicyState(ctx context.Context) (*hitl.PolicyState, error) {
 	var data []byte
 	err := db.pool.QueryRow(ctx, `SELECT value FROM meta WHERE key = 'policy'`).Scan(&data)
 	if errors.Is(err, pgx.ErrNoRows) {
@@ -20,7 +19,7 @@ func (db *DB) PolicyState(ctx context.Context) (*policy.State, error) {
 	} else if err != nil {
 		return nil, classify("read policy", err)
 	}
-	st := &policy.State{}
+	st := &hitl.PolicyState{}
 	if err := json.Unmarshal(data, st); err != nil {
 		return nil, fmt.Errorf("postgres: decode policy: %w", err)
 	}
@@ -28,7 +27,7 @@ func (db *DB) PolicyState(ctx context.Context) (*policy.State, error) {
 }
 
 // PutPolicyState implements hitl.PolicyStore.
-func (db *DB) PutPolicyState(ctx context.Context, st *policy.State, evs ...*hitl.Event) error {
+func (db *DB) PutPolicyState(ctx context.Context, st *hitl.PolicyState, evs ...*hitl.Event) error {
 	data, err := json.Marshal(st)
 	if err != nil {
 		return fmt.Errorf("postgres: encode policy: %w", err)

@@ -10,7 +10,6 @@ import (
 
 	"github.com/hitlbot/hitl"
 	"github.com/hitlbot/hitl/fault"
-	"github.com/hitlbot/hitl/webhook"
 	"github.com/jackc/pgx/v5"
 )
 
@@ -28,11 +27,11 @@ import (
 
 // insertWebhooks writes the deliveries of evs, whose Seq are set.
 func insertWebhooks(ctx context.Context, tx pgx.Tx, evs []*hitl.Event) error {
-	var ds []*webhook.Delivery
+	var ds []*hitl.WebhookDelivery
 	for _, ev := range evs {
 		for i := range ev.Webhooks {
 			d := &ev.Webhooks[i]
-			d.Event, d.Status, d.Claim, d.Attempts = ev.Seq, webhook.Pending, 0, 0
+			d.Event, d.Status, d.Claim, d.Attempts = ev.Seq, hitl.WebhookPending, 0, 0
 			ds = append(ds, d)
 		}
 	}
@@ -43,7 +42,7 @@ func insertWebhooks(ctx context.Context, tx pgx.Tx, evs []*hitl.Event) error {
 }
 
 // insertWebhookRows gives ds their seq and writes them.
-func insertWebhookRows(ctx context.Context, tx pgx.Tx, ds []*webhook.Delivery) error {
+func insertWebhookRows(ctx context.Context, tx pgx.Tx, ds []*hitl.WebhookDelivery) error {
 	rows, err := tx.Query(ctx, `SELECT nextval(pg_get_serial_sequence('webhooks', 'seq')) FROM generate_series(1, $1)`, len(ds))
 	if err != nil {
 		return err
@@ -66,7 +65,7 @@ func insertWebhookRows(ctx context.Context, tx pgx.Tx, ds []*webhook.Delivery) e
 	}
 	_, err = tx.Exec(ctx, `INSERT INTO webhooks (seq, target, asker, run_id, status, next_ns, data)
 		SELECT * FROM unnest($1::bigint[], $2::text[], $3::text[], $4::text[], $5::text[], $6::bigint[], $7::bytea[])`,
-		seqs, targets, askers, runs, repeat(string(webhook.Pending), len(ds)), nexts, datas)
+		seqs, targets, askers, runs, repeat(string(hitl.WebhookPending), len(ds)), nexts, datas)
 	return err
 }
 
@@ -99,9 +98,9 @@ const dueBatch = 256
 
 // ClaimWebhooks implements hitl.WebhookOutbox: it reads the due heads in
 // batches, asks c's Pick to take each, and locks and leases those taken.
-func (db *DB) ClaimWebhooks(ctx context.Context, now, until time.Time, c webhook.Claim) ([]webhook.Delivery, error) {
+func (db *DB) ClaimWebhooks(ctx context.Context, now, until time.Time, c hitl.WebhookClaim) ([]hitl.WebhookDelivery, error) {
 	skipTargets, skipAskers, noCallbacks := c.Skip()
-	out := []webhook.Delivery{}
+	out := []hitl.WebhookDelivery{}
 	err := db.write(ctx, "claim webhooks", func(tx pgx.Tx) error {
 		pick := c.Pick()
 		var picked []int64
@@ -141,7 +140,7 @@ func (db *DB) ClaimWebhooks(ctx context.Context, now, until time.Time, c webhook
 		if err != nil {
 			return err
 		}
-		got, err := lease(ctx, tx, "webhooks", until, rows, func(d *webhook.Delivery, seq int64) {
+		got, err := lease(ctx, tx, "webhooks", until, rows, func(d *hitl.WebhookDelivery, seq int64) {
 			d.Seq, d.NextAt = uint64(seq), until
 			d.Claim++
 		})
@@ -155,8 +154,8 @@ func (db *DB) ClaimWebhooks(ctx context.Context, now, until time.Time, c webhook
 }
 
 // lockWebhook reads delivery seq, locking its row.
-func lockWebhook(ctx context.Context, tx pgx.Tx, seq uint64) (webhook.Delivery, error) {
-	var d webhook.Delivery
+func lockWebhook(ctx context.Context, tx pgx.Tx, seq uint64) (hitl.WebhookDelivery, error) {
+	var d hitl.WebhookDelivery
 	if seq > math.MaxInt64 {
 		return d, fault.Errorf(fault.ENOTFOUND, "webhook delivery %d is not stored", seq)
 	}
@@ -175,18 +174,18 @@ func lockWebhook(ctx context.Context, tx pgx.Tx, seq uint64) (webhook.Delivery, 
 }
 
 // SettleWebhook implements hitl.WebhookOutbox.
-func (db *DB) SettleWebhook(ctx context.Context, d webhook.Delivery) error {
+func (db *DB) SettleWebhook(ctx context.Context, d hitl.WebhookDelivery) error {
 	return db.write(ctx, fmt.Sprintf("settle webhook delivery %d", d.Seq), func(tx pgx.Tx) error {
 		old, err := lockWebhook(ctx, tx, d.Seq)
 		if err != nil {
 			return err
 		}
-		if err := webhook.ClaimHeld(old, d); err != nil {
+		if err := hitl.WebhookClaimHeld(old, d); err != nil {
 			return err
 		}
 		old.Status, old.Attempts, old.NextAt, old.LastError, old.LastCode, old.SettledAt = d.Status, d.Attempts, d.NextAt, d.LastError, d.LastCode, d.SettledAt
 		var settled *int64
-		if old.Status != webhook.Pending {
+		if old.Status != hitl.WebhookPending {
 			if old.SettledAt == nil {
 				return fault.Errorf(fault.EINVALID, "webhook delivery %d is %s without a settling time", d.Seq, d.Status)
 			}
@@ -201,7 +200,7 @@ func (db *DB) SettleWebhook(ctx context.Context, d webhook.Delivery) error {
 			int64(d.Seq), string(old.Status), ns(old.NextAt), settled, data); err != nil {
 			return err
 		}
-		if old.Status == webhook.Delivered {
+		if old.Status == hitl.WebhookDelivered {
 			_, err = tx.Exec(ctx, `INSERT INTO webhook_last (target, at_ns) VALUES ($1, $2)
 				ON CONFLICT (target) DO UPDATE SET at_ns = greatest(webhook_last.at_ns, excluded.at_ns)`, old.Target(), *settled)
 		}
@@ -210,8 +209,8 @@ func (db *DB) SettleWebhook(ctx context.Context, d webhook.Delivery) error {
 }
 
 // WebhookDelivery implements hitl.WebhookOutbox.
-func (db *DB) WebhookDelivery(ctx context.Context, seq uint64) (webhook.Delivery, error) {
-	var d webhook.Delivery
+func (db *DB) WebhookDelivery(ctx context.Context, seq uint64) (hitl.WebhookDelivery, error) {
+	var d hitl.WebhookDelivery
 	if seq > math.MaxInt64 {
 		return d, fault.Errorf(fault.ENOTFOUND, "webhook delivery %d is not stored", seq)
 	}
@@ -231,7 +230,7 @@ func (db *DB) WebhookDelivery(ctx context.Context, seq uint64) (webhook.Delivery
 
 // WebhookDeliveries implements hitl.WebhookOutbox: newest first, by the
 // primary key or webhooks_by_status.
-func (db *DB) WebhookDeliveries(ctx context.Context, f hitl.WebhookFilter) ([]webhook.Delivery, error) {
+func (db *DB) WebhookDeliveries(ctx context.Context, f hitl.WebhookFilter) ([]hitl.WebhookDelivery, error) {
 	before := int64(math.MaxInt64)
 	if f.Before > 0 && f.Before < math.MaxInt64 {
 		before = int64(f.Before)
@@ -246,7 +245,7 @@ func (db *DB) WebhookDeliveries(ctx context.Context, f hitl.WebhookFilter) ([]we
 	if err != nil {
 		return nil, classify("webhook deliveries", err)
 	}
-	out := []webhook.Delivery{}
+	out := []hitl.WebhookDelivery{}
 	for rows.Next() {
 		var seq int64
 		var data []byte
@@ -254,7 +253,7 @@ func (db *DB) WebhookDeliveries(ctx context.Context, f hitl.WebhookFilter) ([]we
 			rows.Close()
 			return nil, classify("webhook deliveries", err)
 		}
-		var d webhook.Delivery
+		var d hitl.WebhookDelivery
 		if err := json.Unmarshal(data, &d); err != nil {
 			rows.Close()
 			return nil, fmt.Errorf("postgres: decode webhook delivery %d: %w", seq, err)
@@ -270,25 +269,25 @@ func (db *DB) WebhookDeliveries(ctx context.Context, f hitl.WebhookFilter) ([]we
 }
 
 // ReplayWebhook implements hitl.WebhookOutbox.
-func (db *DB) ReplayWebhook(ctx context.Context, seq uint64, now time.Time) (webhook.Delivery, error) {
-	var d webhook.Delivery
+func (db *DB) ReplayWebhook(ctx context.Context, seq uint64, now time.Time) (hitl.WebhookDelivery, error) {
+	var d hitl.WebhookDelivery
 	err := db.write(ctx, fmt.Sprintf("replay webhook delivery %d", seq), func(tx pgx.Tx) error {
 		old, err := lockWebhook(ctx, tx, seq)
 		if err != nil {
 			return err
 		}
-		d = webhook.ReplayOf(old, now)
-		return insertWebhookRows(ctx, tx, []*webhook.Delivery{&d})
+		d = hitl.WebhookReplayOf(old, now)
+		return insertWebhookRows(ctx, tx, []*hitl.WebhookDelivery{&d})
 	})
 	return d, err
 }
 
 // WebhookStats implements hitl.WebhookOutbox.
-func (db *DB) WebhookStats(ctx context.Context) ([]webhook.TargetStats, error) {
-	by := map[string]*webhook.TargetStats{}
-	get := func(t string) *webhook.TargetStats {
+func (db *DB) WebhookStats(ctx context.Context) ([]hitl.WebhookTargetStats, error) {
+	by := map[string]*hitl.WebhookTargetStats{}
+	get := func(t string) *hitl.WebhookTargetStats {
 		if by[t] == nil {
-			by[t] = &webhook.TargetStats{Target: t}
+			by[t] = &hitl.WebhookTargetStats{Target: t}
 		}
 		return by[t]
 	}
@@ -304,7 +303,7 @@ func (db *DB) WebhookStats(ctx context.Context) ([]webhook.TargetStats, error) {
 				rows.Close()
 				return err
 			}
-			if status == string(webhook.Pending) {
+			if status == string(hitl.WebhookPending) {
 				get(target).Pending = n
 			} else {
 				get(target).Failed = n
@@ -334,7 +333,7 @@ func (db *DB) WebhookStats(ctx context.Context) ([]webhook.TargetStats, error) {
 	if err != nil {
 		return nil, err
 	}
-	return webhook.SortedStats(by), nil
+	return hitl.SortedWebhookStats(by), nil
 }
 
 // PruneWebhooks implements hitl.WebhookOutbox: by webhooks_settled.
@@ -371,7 +370,7 @@ func retargetWebhooks(ctx context.Context, tx pgx.Tx) error {
 			rows.Close()
 			return err
 		}
-		var d webhook.Delivery
+		var d hitl.WebhookDelivery
 		if err := json.Unmarshal(data, &d); err != nil {
 			rows.Close()
 			return fmt.Errorf("decode webhook delivery %d: %w", seq, err)

@@ -9,7 +9,6 @@ import (
 
 	"github.com/hitlbot/hitl"
 	"github.com/hitlbot/hitl/internal/pgtest"
-	"github.com/hitlbot/hitl/webhook"
 )
 
 // undoVersion12 turns the database back into what version 11 held: no
@@ -35,12 +34,12 @@ func TestMigrateWebhooks(t *testing.T) {
 		t.Fatalf("version %d (%v), want %d", ver, err, SchemaVersion)
 	}
 	ev := &hitl.Event{Type: hitl.EventQuestionAnswered, QuestionID: "q_old", RunID: "run-1", At: migrationT0,
-		Webhooks: []webhook.Delivery{{ID: "msg_1", Endpoint: "ops", Type: webhook.QuestionAnswered, RunID: "run-1", NextAt: migrationT0, Body: []byte(`{}`)}}}
+		Webhooks: []hitl.WebhookDelivery{{ID: "msg_1", Endpoint: "ops", Type: hitl.WebhookQuestionAnswered, RunID: "run-1", NextAt: migrationT0, Body: []byte(`{}`)}}}
 	if err := db.AppendEvent(ctx, ev); err != nil {
 		t.Fatal(err)
 	}
-	got, err := db.ClaimWebhooks(ctx, migrationT0, migrationT0.Add(time.Minute), webhook.Claim{})
-	if err != nil || len(got) != 1 || got[0].Event != ev.Seq || got[0].Status != webhook.Pending {
+	got, err := db.ClaimWebhooks(ctx, migrationT0, migrationT0.Add(time.Minute), hitl.WebhookClaim{})
+	if err != nil || len(got) != 1 || got[0].Event != ev.Seq || got[0].Status != hitl.WebhookPending {
 		t.Fatalf("claimed %+v, %v; want the delivery of event %d", got, err, ev.Seq)
 	}
 }
@@ -54,24 +53,24 @@ func TestMigrateWebhookTargets(t *testing.T) {
 	ctx := context.Background()
 	url := pgtest.DB(t)
 	db := openDB(t, url)
-	cb := func(id, u string) webhook.Delivery {
-		return webhook.Delivery{ID: id, URL: u, Type: webhook.QuestionAnswered, RunID: "r1", NextAt: migrationT0, CreatedAt: migrationT0, Body: []byte(`{}`)}
+	cb := func(id, u string) hitl.WebhookDelivery {
+		return hitl.WebhookDelivery{ID: id, URL: u, Type: hitl.WebhookQuestionAnswered, RunID: "r1", NextAt: migrationT0, CreatedAt: migrationT0, Body: []byte(`{}`)}
 	}
-	ev := &hitl.Event{Type: hitl.EventQuestionAnswered, QuestionID: "q1", RunID: "r1", At: migrationT0, Webhooks: []webhook.Delivery{
+	ev := &hitl.Event{Type: hitl.EventQuestionAnswered, QuestionID: "q1", RunID: "r1", At: migrationT0, Webhooks: []hitl.WebhookDelivery{
 		cb("msg_1", "http://localhost.:8080/done"),
 		cb("msg_2", "http://LOCALHOST:8080/a"),
 		cb("msg_3", "http://localhost:8080/b"),
-		{ID: "msg_4", Endpoint: "ops", Type: webhook.QuestionAnswered, RunID: "r1", NextAt: migrationT0, CreatedAt: migrationT0, Body: []byte(`{}`)},
+		{ID: "msg_4", Endpoint: "ops", Type: hitl.WebhookQuestionAnswered, RunID: "r1", NextAt: migrationT0, CreatedAt: migrationT0, Body: []byte(`{}`)},
 	}}
 	if err := db.AppendEvent(ctx, ev); err != nil {
 		t.Fatal(err)
 	}
-	first, err := db.ClaimWebhooks(ctx, migrationT0, migrationT0.Add(time.Minute), webhook.Claim{Limit: 1})
+	first, err := db.ClaimWebhooks(ctx, migrationT0, migrationT0.Add(time.Minute), hitl.WebhookClaim{Limit: 1})
 	if err != nil || len(first) != 1 || first[0].ID != "msg_1" {
 		t.Fatalf("claimed %+v, %v; want msg_1", first, err)
 	}
 	done := migrationT0.Add(time.Second)
-	first[0].Status, first[0].Attempts, first[0].SettledAt = webhook.Delivered, 1, &done
+	first[0].Status, first[0].Attempts, first[0].SettledAt = hitl.WebhookDelivered, 1, &done
 	if err := db.SettleWebhook(ctx, first[0]); err != nil {
 		t.Fatal(err)
 	}
@@ -86,7 +85,7 @@ func TestMigrateWebhookTargets(t *testing.T) {
 		`UPDATE hitl_schema_version SET version = 14`)
 
 	now := migrationT0.Add(time.Hour)
-	got, err := db.ClaimWebhooks(ctx, now, now.Add(time.Minute), webhook.Claim{})
+	got, err := db.ClaimWebhooks(ctx, now, now.Add(time.Minute), hitl.WebhookClaim{})
 	if err != nil || len(got) != 2 || got[0].ID != "msg_2" || got[1].Endpoint != "ops" {
 		t.Fatalf("claimed %+v, %v; want msg_2 (the head of the one callback queue) and ops's", got, err)
 	}

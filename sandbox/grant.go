@@ -6,14 +6,14 @@ import (
 	"path/filepath"
 	"strings"
 
-	"github.com/hitlbot/hitl/policy"
+	"github.com/hitlbot/hitl"
 )
 
 // Args are `hitl sandbox`'s flags for grant g, on this machine: the
 // places its additions name ({gitdir}, {gocache}…) found from dir (the
 // command's working directory) and the environment; a place that is not
 // there is left out (nothing is granted for it).
-func Args(g *policy.Grant, dir string, getenv func(string) string) []string {
+func Args(g *hitl.CommandGrant, dir string, getenv func(string) string) []string {
 	var out []string
 	add := func(flag string, vals ...string) {
 		for _, v := range vals {

@@ -5,7 +5,7 @@ import (
 	"path/filepath"
 	"testing"
 
-	"github.com/hitlbot/hitl/policy"
+	"github.com/hitlbot/hitl"
 	"github.com/hitlbot/hitl/sandbox"
 	"github.com/stretchr/testify/require"
 )
@@ -22,9 +22,9 @@ func TestArgs(t *testing.T) {
 	getenv := func(k string) string {
 		return map[string]string{"PATH": os.Getenv("PATH"), "TMPDIR": repo, "HOME": repo, "GOCACHE": sub}[k]
 	}
-	g := &policy.Grant{Exec: []string{"ls", "no-such-program-hitl"}, Write: []string{"out.txt", "nodir/x.txt", "/abs.txt"},
+	g := &hitl.CommandGrant{Exec: []string{"ls", "no-such-program-hitl"}, Write: []string{"out.txt", "nodir/x.txt", "/abs.txt"},
 		DenyRead: []string{"/root/.ssh"}, Net: []string{"example.com:443"},
-		Adds: []policy.GrantAdd{{Exec: []string{"{scripts}", "{tmp}"}, Write: []string{"{gitdir}", "{worktree}", "{gocache}", "{npmcache}"}}}}
+		Adds: []hitl.GrantAdd{{Exec: []string{"{scripts}", "{tmp}"}, Write: []string{"{gitdir}", "{worktree}", "{gocache}", "{npmcache}"}}}}
 	want := []string{"--exec", "ls", "--write", "out.txt", "--write", "/abs.txt", "--deny-read", "/root/.ssh", "--net", "example.com:443",
 		"--exec", "echo", "--exec", "cat", "--exec", "node", "--exec", "head", "--exec", repo,
 		"--write", filepath.Join(repo, ".git"), "--write", repo, "--write", sub}
@@ -33,7 +33,7 @@ func TestArgs(t *testing.T) {
 	t.Run("a worktree's .git file names its git directory", func(t *testing.T) {
 		wt := t.TempDir()
 		require.NoError(t, os.WriteFile(filepath.Join(wt, ".git"), []byte("gitdir: "+filepath.Join(repo, ".git")+"\n"), 0o644))
-		args := sandbox.Args(&policy.Grant{Adds: []policy.GrantAdd{{Write: []string{"{gitdir}"}}}}, wt, getenv)
+		args := sandbox.Args(&hitl.CommandGrant{Adds: []hitl.GrantAdd{{Write: []string{"{gitdir}"}}}}, wt, getenv)
 		require.Equal(t, []string{"--write", filepath.Join(repo, ".git")}, args)
 	})
 }

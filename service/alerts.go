@@ -11,7 +11,6 @@ import (
 	"github.com/hitlbot/hitl/auth"
 	"github.com/hitlbot/hitl/fault"
 	"github.com/hitlbot/hitl/observe"
-	"github.com/hitlbot/hitl/webhook"
 )
 
 // alertLog is the key alert events are indexed under in the store's
@@ -283,7 +282,7 @@ func (a *Alerts) Channel() string { return a.cfg.Channel }
 // webhookFailures counts the webhook deliveries that failed since since,
 // among the most recent failed ones (a page: the alert needs one).
 func (a *Alerts) webhookFailures(ctx context.Context, since time.Time) (int, error) {
-	failed, err := a.svc.store.WebhookDeliveries(ctx, hitl.WebhookFilter{Status: webhook.Failed, Limit: hitl.MaxPageSize})
+	failed, err := a.svc.store.WebhookDeliveries(ctx, hitl.WebhookFilter{Status: hitl.WebhookFailed, Limit: hitl.MaxPageSize})
 	if err != nil {
 		return 0, err
 	}

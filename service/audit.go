@@ -11,7 +11,6 @@ import (
 	"github.com/hitlbot/hitl/access"
 	"github.com/hitlbot/hitl/auth"
 	"github.com/hitlbot/hitl/fault"
-	"github.com/hitlbot/hitl/webhook"
 )
 
 // Audit is the audit trail (hitl.AuditRecord): admins read and verify it;
@@ -173,7 +172,7 @@ func (s *Audit) PruneAudit(ctx context.Context, before time.Time, limit int) (in
 // WebhookFailed audits a webhook delivery given up (the worker's Failed).
 // A question's callbackUrl is named so, not by its URL (it may hold a
 // secret).
-func (s *Audit) WebhookFailed(ctx context.Context, d webhook.Delivery) error {
+func (s *Audit) WebhookFailed(ctx context.Context, d hitl.WebhookDelivery) error {
 	target := d.Endpoint
 	if target == "" {
 		target = "callbackUrl"

@@ -9,7 +9,6 @@ import (
 	"github.com/hitlbot/hitl/auth"
 	"github.com/hitlbot/hitl/fault"
 	"github.com/hitlbot/hitl/internal/memstore"
-	"github.com/hitlbot/hitl/policy"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )
@@ -20,7 +19,7 @@ import (
 func TestQuorumOIDCAndSlackOnePerson(t *testing.T) {
 	svc := newPolicyService(t, memstore.New())
 	out, err := svc.Policies.RequestOperation(auth.WithPrincipal(context.Background(), asker),
-		hitl.ApprovalRequest{Operation: policy.Operation{Type: "deploy", Description: "Deploy build 43", Resource: "prod/web"}})
+		hitl.ApprovalRequest{Operation: hitl.Operation{Type: "deploy", Description: "Deploy build 43", Resource: "prod/web"}})
 	require.NoError(t, err)
 	require.NotNil(t, out.Question)
 	require.Equal(t, 2, out.Question.Quorum)

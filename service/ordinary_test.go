@@ -3,21 +3,22 @@ package service_test
 import (
 	"testing"
 
+	"github.com/hitlbot/hitl"
 	"github.com/hitlbot/hitl/policy"
 	"github.com/hitlbot/hitl/shell"
 )
 
 // ordinaryRules are the read-only and build rules a team writes for a
 // coding agent.
-var ordinaryRules = func() []policy.Rule {
-	var rules []policy.Rule
+var ordinaryRules = func() []hitl.Rule {
+	var rules []hitl.Rule
 	for _, c := range []string{"git status", "git log", "git diff", "git show", "git branch", "git blame", "git rev-parse", "ls", "cat",
 		"head", "tail", "grep", "rg", "sed -n", "find", "wc", "echo", "pwd", "make test", "make lint", "make build", "go test", "go build",
 		"go vet", "go list", "npm test", "npm run", "jq", "sort", "uniq", "diff", "which", "tree", "cut", "tr", "file", "stat", "du", "printf",
 		"test", "[", "true", "xargs", "awk", "python3 -m pytest", "cargo test", "cargo build"} {
-		rules = append(rules, policy.Rule{Name: c, OpType: policy.OpShell, Resource: c, Effect: policy.EffectAllow})
+		rules = append(rules, hitl.Rule{Name: c, OpType: hitl.OpShell, Resource: c, Effect: hitl.EffectAllow})
 	}
-	return append(rules, policy.Rule{Name: "tmp", OpType: policy.OpFileWrite, Resource: "/tmp/*", Effect: policy.EffectAllow})
+	return append(rules, hitl.Rule{Name: "tmp", OpType: hitl.OpFileWrite, Resource: "/tmp/*", Effect: hitl.EffectAllow})
 }()
 
 // ordinaryLines are lines coding agents run every day, each of which the
@@ -46,11 +47,11 @@ func TestOrdinaryLinesShare(t *testing.T) {
 	d := policy.Decider{Rules: ordinaryRules, Parse: shell.Parse}
 	allowed := 0
 	for _, line := range ordinaryLines {
-		got, err := d.Decide(policy.Operation{Type: policy.OpShell, Description: "x", Resource: line, Agent: "api:ci", Home: "/home/u"})
+		got, err := d.Decide(hitl.Operation{Type: hitl.OpShell, Description: "x", Resource: line, Agent: "api:ci", Home: "/home/u"})
 		if err != nil {
 			t.Fatal(err)
 		}
-		if got.Effect == policy.EffectAllow {
+		if got.Effect == hitl.EffectAllow {
 			allowed++
 		} else {
 			t.Logf("asks: %s  (%s)", line, got.Explain())

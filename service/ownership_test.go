@@ -11,7 +11,6 @@ import (
 	"github.com/hitlbot/hitl/internal/clocktest"
 	"github.com/hitlbot/hitl/internal/memstore"
 	"github.com/hitlbot/hitl/notify"
-	"github.com/hitlbot/hitl/policy"
 	"github.com/hitlbot/hitl/service"
 	"github.com/hitlbot/hitl/steer"
 	"github.com/stretchr/testify/assert"
@@ -178,7 +177,7 @@ func TestDefaultRunsCannotBeTakenFirst(t *testing.T) {
 	t.Run("approvals without a run go to the principal's own", func(t *testing.T) {
 		svc := service.NewService(memstore.New(), service.ServiceConfig{Notifier: notify.New(), Clock: clocktest.New(t0)})
 		out, err := svc.Policies.RequestOperation(auth.WithPrincipal(context.Background(), asker),
-			hitl.ApprovalRequest{Operation: policy.Operation{Type: "shell", Resource: "rm -rf build", Description: "clean"}})
+			hitl.ApprovalRequest{Operation: hitl.Operation{Type: "shell", Resource: "rm -rf build", Description: "clean"}})
 		require.NoError(t, err)
 		if out.Question != nil {
 			assert.Equal(t, "approvals@api:ci", out.Question.RunID)

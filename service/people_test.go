@@ -12,7 +12,6 @@ import (
 	"github.com/hitlbot/hitl/internal/clocktest"
 	"github.com/hitlbot/hitl/internal/memstore"
 	"github.com/hitlbot/hitl/notify"
-	"github.com/hitlbot/hitl/policy"
 	"github.com/hitlbot/hitl/service"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -35,9 +34,9 @@ func (d groupDirectory) GroupMembers(_ context.Context, group string) ([]string,
 }
 
 // peopleRules name people, a user group and a token as approvers.
-var peopleRules = []policy.Rule{
-	{Name: "two-person-deploys", OpType: "deploy", Effect: policy.EffectAsk, Approvers: []string{"U0A", "U0B", "S0OPS", "ops"}, Quorum: 2},
-	{Name: "ops-restarts", OpType: "restart", Effect: policy.EffectAsk, Approvers: []string{"S0OPS"}},
+var peopleRules = []hitl.Rule{
+	{Name: "two-person-deploys", OpType: "deploy", Effect: hitl.EffectAsk, Approvers: []string{"U0A", "U0B", "S0OPS", "ops"}, Quorum: 2},
+	{Name: "ops-restarts", OpType: "restart", Effect: hitl.EffectAsk, Approvers: []string{"S0OPS"}},
 }
 
 var peopleAccess = access.Access{Answerers: []string{"U0A", "U0B", "U0MEM", "U0OUT"}}
@@ -53,12 +52,12 @@ func newPeopleService(t *testing.T, dir hitl.Directory) *service.Service {
 }
 
 // approval asks for op through the policy and returns the question.
-func approval(t *testing.T, svc *service.Service, op policy.OpType) *hitl.Question {
+func approval(t *testing.T, svc *service.Service, op hitl.OpType) *hitl.Question {
 	t.Helper()
 	out, err := svc.Policies.RequestOperation(auth.WithPrincipal(context.Background(), asker),
-		hitl.ApprovalRequest{Operation: policy.Operation{Type: op, Description: "do " + string(op), Resource: "prod/web"}})
+		hitl.ApprovalRequest{Operation: hitl.Operation{Type: op, Description: "do " + string(op), Resource: "prod/web"}})
 	require.NoError(t, err)
-	require.Equal(t, policy.EffectAsk, out.Effect)
+	require.Equal(t, hitl.EffectAsk, out.Effect)
 	require.NotNil(t, out.Question)
 	return out.Question
 }

@@ -18,7 +18,7 @@ import (
 	"github.com/hitlbot/hitl/webhook"
 )
 
-func (h *policyHolder) rules() []policy.Rule {
+func (h *policyHolder) rules() []hitl.Rule {
 	h.mu.Lock()
 	defer h.mu.Unlock()
 	h.refresh()
@@ -76,7 +76,7 @@ func NewPolicies(cfg PoliciesConfig) *Policies {
 		cfg.Clock = hitl.SystemClock{}
 	}
 	if cfg.LearnedTTL <= 0 {
-		cfg.LearnedTTL = policy.DefaultLearnedTTL
+		cfg.LearnedTTL = hitl.DefaultLearnedTTL
 	}
 	p := &Policies{store: cfg.Store, clock: cfg.Clock, access: cfg.Access, notifier: cfg.Notifier, parse: cfg.ParseCommand,
 		enforce: cfg.Enforce, learnedTTL: cfg.LearnedTTL, callbacks: cfg.Callbacks, guard: cfg.Guard}
@@ -88,10 +88,10 @@ func NewPolicies(cfg PoliciesConfig) *Policies {
 }
 
 // rules are the configured rules as they stand.
-func (s *Policies) rules() []policy.Rule { return s.policy.rules() }
+func (s *Policies) rules() []hitl.Rule { return s.policy.rules() }
 
 // HashRules identifies a configuration's rules.
-func HashRules(rules []policy.Rule) string {
+func HashRules(rules []hitl.Rule) string {
 	b, _ := json.Marshal(rules)
 	sum := sha256.Sum256(b)
 	return hex.EncodeToString(sum[:12])
@@ -100,8 +100,8 @@ func HashRules(rules []policy.Rule) string {
 // LoadPolicy reads the stored policy, or takes the file's rules when
 // nothing is stored or the file changed since the last PUT. Call it once
 // at start, before serving.
-func (s *Policies) LoadPolicy(ctx context.Context, fileRules []policy.Rule) error {
-	if err := policy.ValidatePolicy(policy.Policy{Rules: fileRules}); err != nil {
+func (s *Policies) LoadPolicy(ctx context.Context, fileRules []hitl.Rule) error {
+	if err := policy.ValidatePolicy(hitl.Policy{Rules: fileRules}); err != nil {
 		return fault.Errorf(fault.EINVALID, "policy: %s", fault.Message(err))
 	}
 	hash := HashRules(fileRules)
@@ -113,8 +113,8 @@ func (s *Policies) LoadPolicy(ctx context.Context, fileRules []policy.Rule) erro
 		return err
 	}
 	if st == nil || st.FileHash != hash {
-		next := policy.State{Rules: fileRules, FileHash: hash}
-		var was []policy.Rule
+		next := hitl.PolicyState{Rules: fileRules, FileHash: hash}
+		var was []hitl.Rule
 		if st != nil {
 			was = st.Rules
 		}
@@ -137,32 +137,32 @@ func (s *Policies) LoadPolicy(ctx context.Context, fileRules []policy.Rule) erro
 
 // Policy returns the configured policy (GET /api/policy, docs/protocol.md#approvals).
 // Learned rules are listed by LearnedRules.
-func (s *Policies) Policy(ctx context.Context) (policy.Policy, error) {
+func (s *Policies) Policy(ctx context.Context) (hitl.Policy, error) {
 	rules := s.rules()
 	if rules == nil {
-		rules = []policy.Rule{}
+		rules = []hitl.Rule{}
 	}
-	return policy.Policy{Rules: append([]policy.Rule(nil), rules...), Default: policy.DefaultPolicy()}, nil
+	return hitl.Policy{Rules: append([]hitl.Rule(nil), rules...), Default: hitl.DefaultPolicy()}, nil
 }
 
 // SetPolicy replaces the configured rules (PUT /api/policy,
 // docs/protocol.md#approvals), for admins. It is stored: it survives a restart and
 // beats the config file until the file's rules change.
-func (s *Policies) SetPolicy(ctx context.Context, rules []policy.Rule) (policy.Policy, error) {
+func (s *Policies) SetPolicy(ctx context.Context, rules []hitl.Rule) (hitl.Policy, error) {
 	p := auth.PrincipalFrom(ctx)
 	if err := s.access.Authorize(p, auth.ActionAudit, nil); err != nil {
-		return policy.Policy{}, s.guard.refused(ctx, p, auth.ActionAudit, &hitl.Question{}, fault.Errorf(fault.EFORBIDDEN, "%s lacks the admin scope: only admins set the policy", p.ID))
+		return hitl.Policy{}, s.guard.refused(ctx, p, auth.ActionAudit, &hitl.Question{}, fault.Errorf(fault.EFORBIDDEN, "%s lacks the admin scope: only admins set the policy", p.ID))
 	}
-	if err := policy.ValidatePolicy(policy.Policy{Rules: rules}); err != nil {
-		return policy.Policy{}, err
+	if err := policy.ValidatePolicy(hitl.Policy{Rules: rules}); err != nil {
+		return hitl.Policy{}, err
 	}
 	now := s.clock.Now()
 	s.policy.mu.Lock()
 	diff := policy.DiffRules(s.policy.state.Rules, rules)
-	next := policy.State{Rules: append([]policy.Rule(nil), rules...), FileHash: s.policy.fileHash, UpdatedBy: p.ID, UpdatedAt: &now}
+	next := hitl.PolicyState{Rules: append([]hitl.Rule(nil), rules...), FileHash: s.policy.fileHash, UpdatedBy: p.ID, UpdatedAt: &now}
 	if err := s.store.PutPolicyState(ctx, &next, s.policyChange(ctx, p.ID, diff)); err != nil {
 		s.policy.mu.Unlock()
-		return policy.Policy{}, err
+		return hitl.Policy{}, err
 	}
 	s.policy.state = next
 	s.policy.mu.Unlock()
@@ -189,15 +189,15 @@ func AgentName(name string) string {
 // decider is the policy as it stands, with the learned rules in the store.
 func (s *Policies) decider(ctx context.Context) policy.Decider {
 	return policy.Decider{Rules: s.policy.rules(), Parse: s.parse, Now: s.clock.Now(),
-		Learned: func(k policy.LearnedRuleKey) (*policy.LearnedRule, error) { return s.store.LearnedRule(ctx, k) }}
+		Learned: func(k hitl.LearnedRuleKey) (*hitl.LearnedRule, error) { return s.store.LearnedRule(ctx, k) }}
 }
 
 // Decide applies the policy to op as the principal in ctx asks it: the
 // agent is the principal, never what the request says.
-func (s *Policies) Decide(ctx context.Context, op policy.Operation) (policy.Decision, error) {
+func (s *Policies) Decide(ctx context.Context, op hitl.Operation) (hitl.Decision, error) {
 	op.Agent = agentOf(auth.PrincipalFrom(ctx))
 	if err := policy.ValidateOperation(&op); err != nil {
-		return policy.Decision{}, err
+		return hitl.Decision{}, err
 	}
 	d, err := s.decider(ctx).Decide(op)
 	if d.Grant != nil {
@@ -209,21 +209,21 @@ func (s *Policies) Decide(ctx context.Context, op policy.Operation) (policy.Deci
 // CheckOperation decides req as RequestOperation would, creating nothing
 // (hitl policy check). An agent checks as itself; a principal that may
 // answer (or an admin) may name another agent in req.Agent.
-func (s *Policies) CheckOperation(ctx context.Context, req hitl.ApprovalRequest) (policy.Decision, error) {
+func (s *Policies) CheckOperation(ctx context.Context, req hitl.ApprovalRequest) (hitl.Decision, error) {
 	p := auth.PrincipalFrom(ctx)
 	agent := agentOf(p)
 	if req.Agent != "" && req.Agent != p.ID && req.Agent != agent {
 		if !p.OverseesPolicy() {
-			return policy.Decision{}, s.guard.refused(ctx, p, auth.ActionRead, &hitl.Question{}, fault.Errorf(fault.EFORBIDDEN, "%s may check the policy only as itself: naming another agent needs the answer scope", p.ID))
+			return hitl.Decision{}, s.guard.refused(ctx, p, auth.ActionRead, &hitl.Question{}, fault.Errorf(fault.EFORBIDDEN, "%s may check the policy only as itself: naming another agent needs the answer scope", p.ID))
 		}
 		agent = AgentName(req.Agent)
 	} else if err := s.access.Authorize(p, auth.ActionAsk, nil); err != nil && !p.Has(auth.ScopeAnswer) {
-		return policy.Decision{}, s.guard.refused(ctx, p, auth.ActionAsk, &hitl.Question{}, err)
+		return hitl.Decision{}, s.guard.refused(ctx, p, auth.ActionAsk, &hitl.Question{}, err)
 	}
 	op := req.Operation
 	op.Agent = agent
 	if err := policy.ValidateOperation(&op); err != nil {
-		return policy.Decision{}, err
+		return hitl.Decision{}, err
 	}
 	return s.decider(ctx).Decide(op)
 }
@@ -247,7 +247,7 @@ func (s *Policies) RequestOperation(ctx context.Context, req hitl.ApprovalReques
 	}
 	op := req.Operation
 	op.Agent = agentOf(p)
-	if d.Effect != policy.EffectAsk {
+	if d.Effect != hitl.EffectAsk {
 		// The decision is its record: none is answered without it.
 		if err := s.store.AppendEvent(context.WithoutCancel(ctx), s.policyEvent(ctx, p.ID, string(d.Effect), d.Rule, &op)); err != nil {
 			return hitl.ApprovalOutcome{}, err
@@ -277,35 +277,35 @@ func (s *Policies) RequestOperation(ctx context.Context, req hitl.ApprovalReques
 // learnable decides, under the configured policy as it is now, whether a
 // person approving q may teach "always allow", and what the rule holds.
 // Learned rules are left out: they never change what may be learned.
-func (s *Policies) learnable(q *hitl.Question, rules []policy.Rule) (policy.LearnedRuleKey, error) {
+func (s *Policies) learnable(q *hitl.Question, rules []hitl.Rule) (hitl.LearnedRuleKey, error) {
 	if q.Operation == nil {
-		return policy.LearnedRuleKey{}, fault.Errorf(fault.EINVALID, "only an approval of an operation can be always allowed")
+		return hitl.LearnedRuleKey{}, fault.Errorf(fault.EINVALID, "only an approval of an operation can be always allowed")
 	}
 	d, err := policy.Decider{Rules: rules, Parse: s.parse, Now: s.clock.Now()}.Decide(*q.Operation)
 	if err != nil {
-		return policy.LearnedRuleKey{}, err
+		return hitl.LearnedRuleKey{}, err
 	}
 	if d.Learnable && len(q.Approvers) == 0 && q.Quorum <= 1 {
 		return *d.Teaches, nil
 	}
-	return policy.LearnedRuleKey{}, fault.Errorf(fault.EINVALID, "'always allow' cannot apply to %s: %s; approve it once instead", q.ID, whyNotLearnable(q, d))
+	return hitl.LearnedRuleKey{}, fault.Errorf(fault.EINVALID, "'always allow' cannot apply to %s: %s; approve it once instead", q.ID, whyNotLearnable(q, d))
 }
 
-func whyNotLearnable(q *hitl.Question, d policy.Decision) string {
+func whyNotLearnable(q *hitl.Question, d hitl.Decision) string {
 	switch {
 	case len(q.Approvers) > 0 || q.Quorum > 1 || len(d.Approvers) > 0 || d.Quorum > 1:
 		return "its policy rule names who approves or how many must, and a learned rule never replaces them"
-	case d.Effect == policy.EffectDeny:
+	case d.Effect == hitl.EffectDeny:
 		return "the policy denies it, and a learned rule never overrides a deny"
-	case d.Effect == policy.EffectAllow:
+	case d.Effect == hitl.EffectAllow:
 		return "the policy already allows it"
-	case q.Operation.Type == policy.OpShell:
+	case q.Operation.Type == hitl.OpShell:
 		return "only one simple command the policy fully understands (literal words, arguments it knows safe, no redirection), which no deny, approver or quorum rule matches in any spelling, can be learned (this line has " + partsSummary(d.Parts) + ")"
 	}
 	return "the policy does not let a person teach it"
 }
 
-func partsSummary(parts []policy.DecisionPart) string {
+func partsSummary(parts []hitl.DecisionPart) string {
 	var kinds []string
 	for _, p := range parts {
 		kinds = append(kinds, p.Kind+" "+p.Text)
@@ -315,9 +315,9 @@ func partsSummary(parts []policy.DecisionPart) string {
 
 // learn stores the rule a person's "approve and always allow" taught:
 // exactly key, for the configured time.
-func (s *Policies) learn(ctx context.Context, q *hitl.Question, key policy.LearnedRuleKey, by string) error {
+func (s *Policies) learn(ctx context.Context, q *hitl.Question, key hitl.LearnedRuleKey, by string) error {
 	now := s.clock.Now()
-	r := &policy.LearnedRule{ID: uid.New("r_"), Agent: key.Agent, OpType: key.OpType, Resource: key.Resource,
+	r := &hitl.LearnedRule{ID: uid.New("r_"), Agent: key.Agent, OpType: key.OpType, Resource: key.Resource,
 		CreatedBy: by, QuestionID: q.ID, CreatedAt: now, ExpiresAt: now.Add(s.learnedTTL)}
 	if err := s.store.PutLearnedRule(context.WithoutCancel(ctx), r, s.policyEvent(ctx, by, "learned", r.Name(), q.Operation)); err != nil {
 		return err
@@ -341,19 +341,19 @@ func (s *Policies) LearnedRules(ctx context.Context, f hitl.LearnedRuleFilter) (
 	}
 	page, err := s.store.LearnedRules(ctx, f)
 	if page.Rules == nil {
-		page.Rules = []*policy.LearnedRule{}
+		page.Rules = []*hitl.LearnedRule{}
 	}
 	return page, err
 }
 
 // RevokeRule removes learned rule id. People who may answer, and admins,
 // may.
-func (s *Policies) RevokeRule(ctx context.Context, id string) (*policy.LearnedRule, error) {
+func (s *Policies) RevokeRule(ctx context.Context, id string) (*hitl.LearnedRule, error) {
 	p := auth.PrincipalFrom(ctx)
 	if !p.OverseesPolicy() {
 		return nil, s.guard.refused(ctx, p, auth.ActionAnswer, &hitl.Question{}, access.Lacks(p, auth.ScopeAnswer))
 	}
-	gone, err := s.store.DeleteLearnedRule(ctx, id, func(gone *policy.LearnedRule) *hitl.Event {
+	gone, err := s.store.DeleteLearnedRule(ctx, id, func(gone *hitl.LearnedRule) *hitl.Event {
 		return s.policyEvent(ctx, p.ID, "revoked", gone.Name(), nil)
 	})
 	if err != nil {
@@ -376,7 +376,7 @@ func (s *Policies) PruneLearnedRules(ctx context.Context, limit int) (int, error
 // action is allow, deny (the policy decided alone), learned or revoked;
 // rule names the rule. The store appends
 // it in the transaction of the change it records.
-func (s *Policies) policyEvent(ctx context.Context, actor, action, rule string, op *policy.Operation) *hitl.Event {
+func (s *Policies) policyEvent(ctx context.Context, actor, action, rule string, op *hitl.Operation) *hitl.Event {
 	return withEdge(ctx, &hitl.Event{Type: hitl.EventPolicyDecision, At: s.clock.Now(), Actor: actor, Action: auth.Action(action), Reason: rule, Operation: op})
 }
 
@@ -389,7 +389,7 @@ func (s *Policies) policyChange(ctx context.Context, actor string, diff []string
 
 // ruleNamed returns the rule of rules named name (nil for none: the
 // default, or a question no rule asked).
-func ruleNamed(rules []policy.Rule, name string) *policy.Rule {
+func ruleNamed(rules []hitl.Rule, name string) *hitl.Rule {
 	if name == "" {
 		return nil
 	}
@@ -406,12 +406,12 @@ func ruleNamed(rules []policy.Rule, name string) *policy.Rule {
 // they are stored.
 type policyHolder struct {
 	mu       sync.Mutex
-	state    policy.State
+	state    hitl.PolicyState
 	fileHash string
 
 	// A change another process stored is followed (policysync.go).
 	notifier hitl.Notifier
-	load     func(context.Context) (*policy.State, error)
+	load     func(context.Context) (*hitl.PolicyState, error)
 	changed  <-chan struct{}
 	unwatch  func()
 }

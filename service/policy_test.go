@@ -21,43 +21,43 @@ import (
 	"github.com/stretchr/testify/require"
 )
 
-var rules = []policy.Rule{
-	{Name: "no-prod-deletes", OpType: policy.OpFileDelete, Resource: "/srv/prod/*", Effect: policy.EffectDeny},
-	{Name: "two-person-deploys", OpType: "deploy", Resource: "prod/*", Effect: policy.EffectAsk, Approvers: []string{"U0A", "U0B", "ops"}, Quorum: 2},
-	{Name: "safe-git", OpType: policy.OpShell, Resource: "git status", Effect: policy.EffectAllow},
-	{Name: "critical-asks", Risk: []policy.Risk{policy.RiskHigh, policy.RiskCritical}, Effect: policy.EffectAsk},
-	{Name: "ci-reads-api", OpType: policy.OpAPICall, Agent: "ci", Resource: "https://api.github.com/*", Effect: policy.EffectAllow},
-	{Name: "tmp-writes", OpType: policy.OpFileWrite, Resource: "/tmp/*.log", Effect: policy.EffectAllow},
+var rules = []hitl.Rule{
+	{Name: "no-prod-deletes", OpType: hitl.OpFileDelete, Resource: "/srv/prod/*", Effect: hitl.EffectDeny},
+	{Name: "two-person-deploys", OpType: "deploy", Resource: "prod/*", Effect: hitl.EffectAsk, Approvers: []string{"U0A", "U0B", "ops"}, Quorum: 2},
+	{Name: "safe-git", OpType: hitl.OpShell, Resource: "git status", Effect: hitl.EffectAllow},
+	{Name: "critical-asks", Risk: []hitl.Risk{hitl.RiskHigh, hitl.RiskCritical}, Effect: hitl.EffectAsk},
+	{Name: "ci-reads-api", OpType: hitl.OpAPICall, Agent: "ci", Resource: "https://api.github.com/*", Effect: hitl.EffectAllow},
+	{Name: "tmp-writes", OpType: hitl.OpFileWrite, Resource: "/tmp/*.log", Effect: hitl.EffectAllow},
 }
 
 func TestPolicyDecide(t *testing.T) {
-	p := policy.Policy{Rules: rules}
+	p := hitl.Policy{Rules: rules}
 	require.NoError(t, policy.ValidatePolicy(p))
 	dec := policy.Decider{Rules: rules, Parse: shell.Parse}
 	for name, tc := range map[string]struct {
-		op   policy.Operation
-		want policy.Effect
+		op   hitl.Operation
+		want hitl.Effect
 		rule string
 	}{
-		"a deny rule matches a glob":              {policy.Operation{Type: policy.OpFileDelete, Resource: "/srv/prod/db/data"}, policy.EffectDeny, "no-prod-deletes"},
-		"default: file deletions ask":             {policy.Operation{Type: policy.OpFileDelete, Resource: "/tmp/x"}, policy.EffectAsk, "default"},
-		"default: shell asks":                     {policy.Operation{Type: policy.OpShell, Resource: "rm -rf build"}, policy.EffectAsk, "default"},
-		"a command prefix on a word boundary":     {policy.Operation{Type: policy.OpShell, Resource: "git status --short"}, policy.EffectAllow, "safe-git"},
-		"not a prefix of another word":            {policy.Operation{Type: policy.OpShell, Resource: "git statusx"}, policy.EffectAsk, "default"},
-		"default: API calls are allowed":          {policy.Operation{Type: policy.OpAPICall, Resource: "https://example.com"}, policy.EffectAllow, "default"},
-		"default: reads are allowed":              {policy.Operation{Type: policy.OpFileRead, Resource: "/etc/hosts"}, policy.EffectAllow, "default"},
-		"default: spawning agents is allowed":     {policy.Operation{Type: policy.OpSpawnAgent}, policy.EffectAllow, "default"},
-		"default: writes ask (fail safe)":         {policy.Operation{Type: policy.OpFileWrite, Resource: "/etc/passwd"}, policy.EffectAsk, "default"},
-		"default: custom types ask (fail safe)":   {policy.Operation{Type: "rotate_keys"}, policy.EffectAsk, "default"},
-		"risk as a list":                          {policy.Operation{Type: policy.OpFileRead, Risk: policy.RiskCritical}, policy.EffectAsk, "critical-asks"},
-		"the first match wins":                    {policy.Operation{Type: policy.OpShell, Resource: "git status", Risk: policy.RiskHigh}, policy.EffectAllow, "safe-git"},
-		"the agent comes from the token":          {policy.Operation{Type: policy.OpAPICall, Resource: "https://api.github.com/repos/x", Agent: "api:ci", Risk: policy.RiskLow}, policy.EffectAllow, "ci-reads-api"},
-		"another agent does not match":            {policy.Operation{Type: policy.OpAPICall, Resource: "https://api.github.com/repos/x", Agent: "api:bot", Risk: policy.RiskHigh}, policy.EffectAsk, "critical-asks"},
-		"a glob with a suffix":                    {policy.Operation{Type: policy.OpFileWrite, Resource: "/tmp/run/app.log"}, policy.EffectAllow, "tmp-writes"},
-		"a glob with a suffix that does not fit":  {policy.Operation{Type: policy.OpFileWrite, Resource: "/tmp/app.txt"}, policy.EffectAsk, "default"},
-		"the path decides, not the diff":          {policy.Operation{Type: policy.OpFileWrite, Resource: "/etc/passwd", Diffs: []policy.FileDiff{{Path: "/tmp/run/app.log", Change: policy.FileModify, Added: 1}}}, policy.EffectAsk, "default"},
-		"a diff does not stop a path's allow":     {policy.Operation{Type: policy.OpFileWrite, Resource: "/tmp/run/app.log", Diffs: []policy.FileDiff{{Path: "/etc/passwd", Change: policy.FileModify, Removed: 9}}}, policy.EffectAllow, "tmp-writes"},
-		"a quorum rule carries its approvers too": {policy.Operation{Type: "deploy", Resource: "prod/web"}, policy.EffectAsk, "two-person-deploys"},
+		"a deny rule matches a glob":              {hitl.Operation{Type: hitl.OpFileDelete, Resource: "/srv/prod/db/data"}, hitl.EffectDeny, "no-prod-deletes"},
+		"default: file deletions ask":             {hitl.Operation{Type: hitl.OpFileDelete, Resource: "/tmp/x"}, hitl.EffectAsk, "default"},
+		"default: shell asks":                     {hitl.Operation{Type: hitl.OpShell, Resource: "rm -rf build"}, hitl.EffectAsk, "default"},
+		"a command prefix on a word boundary":     {hitl.Operation{Type: hitl.OpShell, Resource: "git status --short"}, hitl.EffectAllow, "safe-git"},
+		"not a prefix of another word":            {hitl.Operation{Type: hitl.OpShell, Resource: "git statusx"}, hitl.EffectAsk, "default"},
+		"default: API calls are allowed":          {hitl.Operation{Type: hitl.OpAPICall, Resource: "https://example.com"}, hitl.EffectAllow, "default"},
+		"default: reads are allowed":              {hitl.Operation{Type: hitl.OpFileRead, Resource: "/etc/hosts"}, hitl.EffectAllow, "default"},
+		"default: spawning agents is allowed":     {hitl.Operation{Type: hitl.OpSpawnAgent}, hitl.EffectAllow, "default"},
+		"default: writes ask (fail safe)":         {hitl.Operation{Type: hitl.OpFileWrite, Resource: "/etc/passwd"}, hitl.EffectAsk, "default"},
+		"default: custom types ask (fail safe)":   {hitl.Operation{Type: "rotate_keys"}, hitl.EffectAsk, "default"},
+		"risk as a list":                          {hitl.Operation{Type: hitl.OpFileRead, Risk: hitl.RiskCritical}, hitl.EffectAsk, "critical-asks"},
+		"the first match wins":                    {hitl.Operation{Type: hitl.OpShell, Resource: "git status", Risk: hitl.RiskHigh}, hitl.EffectAllow, "safe-git"},
+		"the agent comes from the token":          {hitl.Operation{Type: hitl.OpAPICall, Resource: "https://api.github.com/repos/x", Agent: "api:ci", Risk: hitl.RiskLow}, hitl.EffectAllow, "ci-reads-api"},
+		"another agent does not match":            {hitl.Operation{Type: hitl.OpAPICall, Resource: "https://api.github.com/repos/x", Agent: "api:bot", Risk: hitl.RiskHigh}, hitl.EffectAsk, "critical-asks"},
+		"a glob with a suffix":                    {hitl.Operation{Type: hitl.OpFileWrite, Resource: "/tmp/run/app.log"}, hitl.EffectAllow, "tmp-writes"},
+		"a glob with a suffix that does not fit":  {hitl.Operation{Type: hitl.OpFileWrite, Resource: "/tmp/app.txt"}, hitl.EffectAsk, "default"},
+		"the path decides, not the diff":          {hitl.Operation{Type: hitl.OpFileWrite, Resource: "/etc/passwd", Diffs: []hitl.FileDiff{{Path: "/tmp/run/app.log", Change: hitl.FileModify, Added: 1}}}, hitl.EffectAsk, "default"},
+		"a diff does not stop a path's allow":     {hitl.Operation{Type: hitl.OpFileWrite, Resource: "/tmp/run/app.log", Diffs: []hitl.FileDiff{{Path: "/etc/passwd", Change: hitl.FileModify, Removed: 9}}}, hitl.EffectAllow, "tmp-writes"},
+		"a quorum rule carries its approvers too": {hitl.Operation{Type: "deploy", Resource: "prod/web"}, hitl.EffectAsk, "two-person-deploys"},
 	} {
 		t.Run(name, func(t *testing.T) {
 			if tc.op.Description == "" {
@@ -69,7 +69,7 @@ func TestPolicyDecide(t *testing.T) {
 			assert.Equal(t, tc.rule, d.Rule)
 		})
 	}
-	d, err := dec.Decide(policy.Operation{Type: "deploy", Resource: "prod/web"})
+	d, err := dec.Decide(hitl.Operation{Type: "deploy", Resource: "prod/web"})
 	require.NoError(t, err)
 	assert.Equal(t, 2, d.Quorum)
 	assert.Equal(t, []string{"U0A", "U0B", "ops"}, d.Approvers)
@@ -77,17 +77,17 @@ func TestPolicyDecide(t *testing.T) {
 
 func TestPolicyValidate(t *testing.T) {
 	for name, tc := range map[string]struct {
-		r    policy.Rule
+		r    hitl.Rule
 		want string
 	}{
-		"no name":            {policy.Rule{Effect: policy.EffectAsk}, "rule 1: name is required"},
-		"bad effect":         {policy.Rule{Name: "x", Effect: "maybe"}, `rule 1 (x): effect "maybe" is invalid`},
-		"bad risk":           {policy.Rule{Name: "x", Effect: policy.EffectAsk, Risk: []policy.Risk{"extreme"}}, `rule 1 (x): risk "extreme" is invalid`},
-		"quorum too big":     {policy.Rule{Name: "x", Effect: policy.EffectAsk, Approvers: []string{"U0A"}, Quorum: 2}, "rule 1 (x): quorum 2 needs at least as many approvers"},
-		"approvers on allow": {policy.Rule{Name: "x", Effect: policy.EffectAllow, Approvers: []string{"U0A"}}, "approvers and quorum only apply to effect ask"},
+		"no name":            {hitl.Rule{Effect: hitl.EffectAsk}, "rule 1: name is required"},
+		"bad effect":         {hitl.Rule{Name: "x", Effect: "maybe"}, `rule 1 (x): effect "maybe" is invalid`},
+		"bad risk":           {hitl.Rule{Name: "x", Effect: hitl.EffectAsk, Risk: []hitl.Risk{"extreme"}}, `rule 1 (x): risk "extreme" is invalid`},
+		"quorum too big":     {hitl.Rule{Name: "x", Effect: hitl.EffectAsk, Approvers: []string{"U0A"}, Quorum: 2}, "rule 1 (x): quorum 2 needs at least as many approvers"},
+		"approvers on allow": {hitl.Rule{Name: "x", Effect: hitl.EffectAllow, Approvers: []string{"U0A"}}, "approvers and quorum only apply to effect ask"},
 	} {
 		t.Run(name+" is refused naming the rule and field", func(t *testing.T) {
-			err := policy.ValidatePolicy(policy.Policy{Rules: []policy.Rule{tc.r}})
+			err := policy.ValidatePolicy(hitl.Policy{Rules: []hitl.Rule{tc.r}})
 			require.Equal(t, fault.EINVALID, fault.Code(err))
 			assert.Contains(t, fault.Message(err), tc.want)
 		})
@@ -104,9 +104,9 @@ func newPolicyService(t *testing.T, st *memstore.Store) *service.Service {
 func TestQuorum(t *testing.T) {
 	svc := newPolicyService(t, memstore.New())
 	agentCtx := auth.WithPrincipal(context.Background(), asker)
-	out, err := svc.Policies.RequestOperation(agentCtx, hitl.ApprovalRequest{Operation: policy.Operation{Type: "deploy", Description: "Deploy build 41", Resource: "prod/web"}})
+	out, err := svc.Policies.RequestOperation(agentCtx, hitl.ApprovalRequest{Operation: hitl.Operation{Type: "deploy", Description: "Deploy build 41", Resource: "prod/web"}})
 	require.NoError(t, err)
-	require.Equal(t, policy.EffectAsk, out.Effect)
+	require.Equal(t, hitl.EffectAsk, out.Effect)
 	q := out.Question
 	require.NotNil(t, q)
 	assert.Equal(t, 2, q.Quorum)
@@ -137,7 +137,7 @@ func TestQuorum(t *testing.T) {
 		assert.Equal(t, hitl.OutcomeApproved, got.Outcome())
 	})
 	t.Run("a single deny denies", func(t *testing.T) {
-		out, err := svc.Policies.RequestOperation(agentCtx, hitl.ApprovalRequest{Operation: policy.Operation{Type: "deploy", Description: "Deploy build 42", Resource: "prod/api"}})
+		out, err := svc.Policies.RequestOperation(agentCtx, hitl.ApprovalRequest{Operation: hitl.Operation{Type: "deploy", Description: "Deploy build 42", Resource: "prod/api"}})
 		require.NoError(t, err)
 		_, err = svc.Questions.Answer(by("U0A"), out.Question.ID, hitl.Response{Value: "approve"})
 		require.NoError(t, err)
@@ -150,14 +150,14 @@ func TestQuorum(t *testing.T) {
 func TestPolicyDecisionsAreAuditedAndTakenFromTheToken(t *testing.T) {
 	svc := newPolicyService(t, memstore.New())
 	ci := auth.WithPrincipal(context.Background(), auth.TokenPrincipal("ci", nil, ""))
-	out, err := svc.Policies.RequestOperation(ci, hitl.ApprovalRequest{Operation: policy.Operation{Type: policy.OpAPICall, Description: "List repos",
+	out, err := svc.Policies.RequestOperation(ci, hitl.ApprovalRequest{Operation: hitl.Operation{Type: hitl.OpAPICall, Description: "List repos",
 		Resource: "https://api.github.com/repos", Agent: "api:someone-else"}})
 	require.NoError(t, err)
-	assert.Equal(t, policy.EffectAllow, out.Effect, "the token is ci, whatever the body says")
+	assert.Equal(t, hitl.EffectAllow, out.Effect, "the token is ci, whatever the body says")
 	assert.Equal(t, "ci-reads-api", out.Rule)
-	out, err = svc.Policies.RequestOperation(ci, hitl.ApprovalRequest{Operation: policy.Operation{Type: policy.OpFileDelete, Description: "Drop data", Resource: "/srv/prod/db"}})
+	out, err = svc.Policies.RequestOperation(ci, hitl.ApprovalRequest{Operation: hitl.Operation{Type: hitl.OpFileDelete, Description: "Drop data", Resource: "/srv/prod/db"}})
 	require.NoError(t, err)
-	assert.Equal(t, policy.EffectDeny, out.Effect)
+	assert.Equal(t, hitl.EffectDeny, out.Effect)
 	assert.Nil(t, out.Question)
 	evs, _, err := svc.Log.Events(auth.WithPrincipal(context.Background(), admin), 0, 0)
 	require.NoError(t, err)
@@ -181,12 +181,12 @@ func TestLearnedRules(t *testing.T) {
 	person := auth.WithPrincipal(context.Background(), answerer)
 	ask := func(t *testing.T, cmd string) hitl.ApprovalOutcome {
 		t.Helper()
-		out, err := svc.Policies.RequestOperation(agentCtx, hitl.ApprovalRequest{Operation: policy.Operation{Type: policy.OpShell, Description: "Run " + cmd, Resource: cmd}})
+		out, err := svc.Policies.RequestOperation(agentCtx, hitl.ApprovalRequest{Operation: hitl.Operation{Type: hitl.OpShell, Description: "Run " + cmd, Resource: cmd}})
 		require.NoError(t, err)
 		return out
 	}
 	out := ask(t, "rm -rf /tmp/build-41")
-	require.Equal(t, policy.EffectAsk, out.Effect)
+	require.Equal(t, hitl.EffectAsk, out.Effect)
 	require.True(t, out.Question.Learnable)
 	_, err := svc.Questions.Answer(person, out.Question.ID, hitl.Response{Value: "approve", Always: true})
 	require.NoError(t, err)
@@ -196,18 +196,18 @@ func TestLearnedRules(t *testing.T) {
 	r := page.Rules[0]
 	assert.Equal(t, "rm -rf /tmp/build-41", r.Resource, "exactly the command shown, parsed")
 	assert.Equal(t, "api:ci", r.Agent)
-	assert.Equal(t, policy.OpShell, r.OpType)
+	assert.Equal(t, hitl.OpShell, r.OpType)
 	assert.Equal(t, answerer.ID, r.CreatedBy)
 	assert.Equal(t, out.Question.ID, r.QuestionID)
-	assert.Equal(t, t0.Add(policy.DefaultLearnedTTL), r.ExpiresAt)
+	assert.Equal(t, t0.Add(hitl.DefaultLearnedTTL), r.ExpiresAt)
 
-	assert.Equal(t, policy.EffectAllow, ask(t, "rm -rf /tmp/build-41").Effect, "the same request is not asked again")
-	assert.Equal(t, policy.EffectAsk, ask(t, "rm -rf /tmp/build-42").Effect, "another path is asked")
-	assert.Equal(t, policy.EffectAsk, ask(t, "rm -rf /").Effect, "and so is the root")
-	assert.Equal(t, policy.EffectAsk, ask(t, "rm -rf /tmp/build-41 && rm -rf ~").Effect, "a compound with it is asked")
-	other, err := svc.Policies.RequestOperation(auth.WithPrincipal(context.Background(), other), hitl.ApprovalRequest{Operation: policy.Operation{Type: policy.OpShell, Description: "x", Resource: "rm -rf /tmp/build-41"}})
+	assert.Equal(t, hitl.EffectAllow, ask(t, "rm -rf /tmp/build-41").Effect, "the same request is not asked again")
+	assert.Equal(t, hitl.EffectAsk, ask(t, "rm -rf /tmp/build-42").Effect, "another path is asked")
+	assert.Equal(t, hitl.EffectAsk, ask(t, "rm -rf /").Effect, "and so is the root")
+	assert.Equal(t, hitl.EffectAsk, ask(t, "rm -rf /tmp/build-41 && rm -rf ~").Effect, "a compound with it is asked")
+	other, err := svc.Policies.RequestOperation(auth.WithPrincipal(context.Background(), other), hitl.ApprovalRequest{Operation: hitl.Operation{Type: hitl.OpShell, Description: "x", Resource: "rm -rf /tmp/build-41"}})
 	require.NoError(t, err)
-	assert.Equal(t, policy.EffectAsk, other.Effect, "another agent is still asked")
+	assert.Equal(t, hitl.EffectAsk, other.Effect, "another agent is still asked")
 
 	own, err := svc.Policies.LearnedRules(agentCtx, hitl.LearnedRuleFilter{})
 	require.NoError(t, err)
@@ -217,44 +217,44 @@ func TestLearnedRules(t *testing.T) {
 	assert.Empty(t, theirs.Rules, "another agent does not see it")
 	_, err = svc.Policies.LearnedRules(auth.WithPrincipal(context.Background(), access.Access{Answerers: []string{"U0A"}}.SlackPrincipal("U0Z", nil)), hitl.LearnedRuleFilter{})
 	assert.Equal(t, fault.EFORBIDDEN, fault.Code(err), "a Slack user who may not answer sees no learned rule")
-	_, err = svc.Policies.CheckOperation(auth.WithPrincipal(context.Background(), auth.TokenPrincipal("another-agent", nil, "")), hitl.ApprovalRequest{Operation: policy.Operation{Type: policy.OpShell, Description: "x", Resource: "ls", Agent: "ci"}})
+	_, err = svc.Policies.CheckOperation(auth.WithPrincipal(context.Background(), auth.TokenPrincipal("another-agent", nil, "")), hitl.ApprovalRequest{Operation: hitl.Operation{Type: hitl.OpShell, Description: "x", Resource: "ls", Agent: "ci"}})
 	assert.Equal(t, fault.EFORBIDDEN, fault.Code(err), "an agent checks the policy only as itself")
-	checked, err := svc.Policies.CheckOperation(agentCtx, hitl.ApprovalRequest{Operation: policy.Operation{Type: policy.OpShell, Description: "x", Resource: "rm -rf /tmp/build-41"}})
+	checked, err := svc.Policies.CheckOperation(agentCtx, hitl.ApprovalRequest{Operation: hitl.Operation{Type: hitl.OpShell, Description: "x", Resource: "rm -rf /tmp/build-41"}})
 	require.NoError(t, err)
-	assert.Equal(t, policy.EffectAllow, checked.Effect, "hitl policy check decides as gate would, learned rules included")
+	assert.Equal(t, hitl.EffectAllow, checked.Effect, "hitl policy check decides as gate would, learned rules included")
 
 	_, err = svc.Policies.RevokeRule(agentCtx, r.ID)
 	assert.Equal(t, fault.EFORBIDDEN, fault.Code(err), "an agent may not revoke")
 	_, err = svc.Policies.RevokeRule(person, r.ID)
 	require.NoError(t, err)
-	assert.Equal(t, policy.EffectAsk, ask(t, "rm -rf /tmp/build-41").Effect, "revoked")
+	assert.Equal(t, hitl.EffectAsk, ask(t, "rm -rf /tmp/build-41").Effect, "revoked")
 	_, err = svc.Policies.RevokeRule(person, r.ID)
 	assert.Equal(t, fault.ENOTFOUND, fault.Code(err))
 
 	t.Run("a file rule is exactly the path shown", func(t *testing.T) {
-		out, err := svc.Policies.RequestOperation(agentCtx, hitl.ApprovalRequest{Operation: policy.Operation{Type: policy.OpFileDelete, Description: "delete", Resource: "/tmp/a*b"}})
+		out, err := svc.Policies.RequestOperation(agentCtx, hitl.ApprovalRequest{Operation: hitl.Operation{Type: hitl.OpFileDelete, Description: "delete", Resource: "/tmp/a*b"}})
 		require.NoError(t, err)
 		_, err = svc.Questions.Answer(person, out.Question.ID, hitl.Response{Value: "approve", Always: true})
 		require.NoError(t, err)
-		again, _ := svc.Policies.Decide(agentCtx, policy.Operation{Type: policy.OpFileDelete, Description: "d", Resource: "/tmp/a*b"})
-		assert.Equal(t, policy.EffectAllow, again.Effect)
-		wider, _ := svc.Policies.Decide(agentCtx, policy.Operation{Type: policy.OpFileDelete, Description: "d", Resource: "/tmp/aXXb"})
-		assert.Equal(t, policy.EffectAsk, wider.Effect, "a * in the path is not a wildcard in a learned rule")
+		again, _ := svc.Policies.Decide(agentCtx, hitl.Operation{Type: hitl.OpFileDelete, Description: "d", Resource: "/tmp/a*b"})
+		assert.Equal(t, hitl.EffectAllow, again.Effect)
+		wider, _ := svc.Policies.Decide(agentCtx, hitl.Operation{Type: hitl.OpFileDelete, Description: "d", Resource: "/tmp/aXXb"})
+		assert.Equal(t, hitl.EffectAsk, wider.Effect, "a * in the path is not a wildcard in a learned rule")
 	})
 	t.Run("it expires", func(t *testing.T) {
 		clock := clocktest.New(t0)
 		st := memstore.New()
 		svc := service.NewService(st, service.ServiceConfig{Notifier: notify.New(), Clock: clock, ParseCommand: shell.Parse, LearnedTTL: time.Hour})
 		require.NoError(t, svc.Policies.LoadPolicy(context.Background(), rules))
-		out, err := svc.Policies.RequestOperation(agentCtx, hitl.ApprovalRequest{Operation: policy.Operation{Type: policy.OpShell, Description: "x", Resource: "make test"}})
+		out, err := svc.Policies.RequestOperation(agentCtx, hitl.ApprovalRequest{Operation: hitl.Operation{Type: hitl.OpShell, Description: "x", Resource: "make test"}})
 		require.NoError(t, err)
 		_, err = svc.Questions.Answer(person, out.Question.ID, hitl.Response{Value: "approve", Always: true})
 		require.NoError(t, err)
-		d, _ := svc.Policies.Decide(agentCtx, policy.Operation{Type: policy.OpShell, Description: "x", Resource: "make test"})
-		assert.Equal(t, policy.EffectAllow, d.Effect)
+		d, _ := svc.Policies.Decide(agentCtx, hitl.Operation{Type: hitl.OpShell, Description: "x", Resource: "make test"})
+		assert.Equal(t, hitl.EffectAllow, d.Effect)
 		clock.Add(time.Hour)
-		d, _ = svc.Policies.Decide(agentCtx, policy.Operation{Type: policy.OpShell, Description: "x", Resource: "make test"})
-		assert.Equal(t, policy.EffectAsk, d.Effect, "after policy.learned_ttl it asks again")
+		d, _ = svc.Policies.Decide(agentCtx, hitl.Operation{Type: hitl.OpShell, Description: "x", Resource: "make test"})
+		assert.Equal(t, hitl.EffectAsk, d.Effect, "after policy.learned_ttl it asks again")
 		n, err := svc.Policies.PruneLearnedRules(context.Background(), 10)
 		require.NoError(t, err)
 		assert.Equal(t, 1, n)
@@ -269,20 +269,20 @@ func TestAlwaysIsRefusedWhereItCouldNotApply(t *testing.T) {
 	agentCtx := auth.WithPrincipal(context.Background(), asker)
 	for _, tc := range []struct {
 		name string
-		op   policy.Operation
+		op   hitl.Operation
 		why  string
 	}{
-		{"a quorum rule", policy.Operation{Type: "deploy", Resource: "prod/web"}, "names who approves"},
-		{"a compound command", policy.Operation{Type: policy.OpShell, Resource: "make test && make lint"}, "only one simple command"},
-		{"a command with a redirection", policy.Operation{Type: policy.OpShell, Resource: "make test > out.txt"}, "only one simple command"},
-		{"a command computed when it runs", policy.Operation{Type: policy.OpShell, Resource: "rm -rf $DIR"}, "only one simple command"},
-		{"a string handed to a shell", policy.Operation{Type: policy.OpShell, Resource: "sh -c 'make test'"}, "only one simple command"},
+		{"a quorum rule", hitl.Operation{Type: "deploy", Resource: "prod/web"}, "names who approves"},
+		{"a compound command", hitl.Operation{Type: hitl.OpShell, Resource: "make test && make lint"}, "only one simple command"},
+		{"a command with a redirection", hitl.Operation{Type: hitl.OpShell, Resource: "make test > out.txt"}, "only one simple command"},
+		{"a command computed when it runs", hitl.Operation{Type: hitl.OpShell, Resource: "rm -rf $DIR"}, "only one simple command"},
+		{"a string handed to a shell", hitl.Operation{Type: hitl.OpShell, Resource: "sh -c 'make test'"}, "only one simple command"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			tc.op.Description = "do " + tc.name
 			out, err := svc.Policies.RequestOperation(agentCtx, hitl.ApprovalRequest{Operation: tc.op})
 			require.NoError(t, err)
-			require.Equal(t, policy.EffectAsk, out.Effect)
+			require.Equal(t, hitl.EffectAsk, out.Effect)
 			assert.False(t, out.Question.Learnable, "not offered")
 			by := auth.WithPrincipal(context.Background(), answerer)
 			if out.Question.Quorum > 1 {
@@ -307,7 +307,7 @@ func TestAlwaysIsRefusedWhereItCouldNotApply(t *testing.T) {
 func TestOnlyWhoMayAnswerTeaches(t *testing.T) {
 	svc := newPolicyService(t, memstore.New())
 	agentCtx := auth.WithPrincipal(context.Background(), asker)
-	out, err := svc.Policies.RequestOperation(agentCtx, hitl.ApprovalRequest{Operation: policy.Operation{Type: policy.OpShell, Description: "x", Resource: "make test"}})
+	out, err := svc.Policies.RequestOperation(agentCtx, hitl.ApprovalRequest{Operation: hitl.Operation{Type: hitl.OpShell, Description: "x", Resource: "make test"}})
 	require.NoError(t, err)
 	require.True(t, out.Question.Learnable)
 	for name, p := range map[string]auth.Principal{
@@ -334,7 +334,7 @@ func TestConcurrentPolicyChangesAllSurvive(t *testing.T) {
 	const n = 40
 	ids := make([]string, n)
 	for i := range ids {
-		out, err := svc.Policies.RequestOperation(agentCtx, hitl.ApprovalRequest{Operation: policy.Operation{Type: policy.OpShell, Description: "x", Resource: fmt.Sprintf("make target-%d", i)}})
+		out, err := svc.Policies.RequestOperation(agentCtx, hitl.ApprovalRequest{Operation: hitl.Operation{Type: hitl.OpShell, Description: "x", Resource: fmt.Sprintf("make target-%d", i)}})
 		require.NoError(t, err)
 		ids[i] = out.Question.ID
 	}
@@ -381,7 +381,7 @@ func TestConcurrentPolicyChangesAllSurvive(t *testing.T) {
 func TestEditThenApprove(t *testing.T) {
 	svc := newPolicyService(t, memstore.New())
 	agentCtx := auth.WithPrincipal(context.Background(), asker)
-	out, err := svc.Policies.RequestOperation(agentCtx, hitl.ApprovalRequest{Operation: policy.Operation{Type: policy.OpShell, Description: "Clean up", Resource: "rm -rf /"}})
+	out, err := svc.Policies.RequestOperation(agentCtx, hitl.ApprovalRequest{Operation: hitl.Operation{Type: hitl.OpShell, Description: "Clean up", Resource: "rm -rf /"}})
 	require.NoError(t, err)
 	got, err := svc.Questions.Answer(auth.WithPrincipal(context.Background(), answerer), out.Question.ID, hitl.Response{Value: "approve", Edited: "rm -rf ./build"})
 	require.NoError(t, err)
@@ -399,7 +399,7 @@ func TestSetPolicyBeatsTheFileUntilItChanges(t *testing.T) {
 	admin := auth.WithPrincipal(context.Background(), admin)
 	_, err := svc.Policies.SetPolicy(auth.WithPrincipal(context.Background(), answerer), nil)
 	assert.Equal(t, fault.EFORBIDDEN, fault.Code(err), "admins only")
-	put := []policy.Rule{{Name: "all-shell-allowed", OpType: policy.OpShell, Effect: policy.EffectAllow}}
+	put := []hitl.Rule{{Name: "all-shell-allowed", OpType: hitl.OpShell, Effect: hitl.EffectAllow}}
 	_, err = svc.Policies.SetPolicy(admin, put)
 	require.NoError(t, err)
 
@@ -412,7 +412,7 @@ func TestSetPolicyBeatsTheFileUntilItChanges(t *testing.T) {
 	require.NoError(t, changed.Policies.LoadPolicy(context.Background(), rules[:2]))
 	pol, _ = changed.Policies.Policy(context.Background())
 	assert.Len(t, pol.Rules, 2, "the file changed: it wins again")
-	_, err = svc.Policies.SetPolicy(admin, []policy.Rule{{Name: "", Effect: policy.EffectAsk}})
+	_, err = svc.Policies.SetPolicy(admin, []hitl.Rule{{Name: "", Effect: hitl.EffectAsk}})
 	assert.ErrorContains(t, err, "rule 1: name is required")
 }
 
@@ -422,19 +422,19 @@ func TestSetPolicyBeatsTheFileUntilItChanges(t *testing.T) {
 func TestEditable(t *testing.T) {
 	for _, tc := range []struct {
 		name string
-		op   policy.Operation
+		op   hitl.Operation
 		want bool
 	}{
-		{"a shell command", policy.Operation{Type: policy.OpShell, Resource: "make test"}, true},
-		{"a file write", policy.Operation{Type: policy.OpFileWrite, Resource: "src/billing.go"}, true},
-		{"a file delete", policy.Operation{Type: policy.OpFileDelete, Resource: "/tmp/x"}, true},
-		{"a file read", policy.Operation{Type: policy.OpFileRead, Resource: "/etc/hosts"}, true},
-		{"an API call", policy.Operation{Type: policy.OpAPICall, Resource: "https://api.example.com/v1"}, true},
-		{"a framework tool's own type with its JSON input", policy.Operation{Type: "send_email", Resource: `{"to":"a@example.com"}`}, true},
-		{"a custom type with a resource", policy.Operation{Type: "deploy", Resource: "prod/web"}, true},
-		{"a subagent is never edited", policy.Operation{Type: policy.OpSpawnAgent, Resource: "general-purpose"}, false},
-		{"an operation without a resource", policy.Operation{Type: "rotate_keys"}, false},
-		{"a shell operation without a command", policy.Operation{Type: policy.OpShell}, false},
+		{"a shell command", hitl.Operation{Type: hitl.OpShell, Resource: "make test"}, true},
+		{"a file write", hitl.Operation{Type: hitl.OpFileWrite, Resource: "src/billing.go"}, true},
+		{"a file delete", hitl.Operation{Type: hitl.OpFileDelete, Resource: "/tmp/x"}, true},
+		{"a file read", hitl.Operation{Type: hitl.OpFileRead, Resource: "/etc/hosts"}, true},
+		{"an API call", hitl.Operation{Type: hitl.OpAPICall, Resource: "https://api.example.com/v1"}, true},
+		{"a framework tool's own type with its JSON input", hitl.Operation{Type: "send_email", Resource: `{"to":"a@example.com"}`}, true},
+		{"a custom type with a resource", hitl.Operation{Type: "deploy", Resource: "prod/web"}, true},
+		{"a subagent is never edited", hitl.Operation{Type: hitl.OpSpawnAgent, Resource: "general-purpose"}, false},
+		{"an operation without a resource", hitl.Operation{Type: "rotate_keys"}, false},
+		{"a shell operation without a command", hitl.Operation{Type: hitl.OpShell}, false},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			assert.Equal(t, tc.want, tc.op.Editable())

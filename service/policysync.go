@@ -5,7 +5,6 @@ import (
 	"time"
 
 	"github.com/hitlbot/hitl"
-	"github.com/hitlbot/hitl/policy"
 )
 
 // policyKey is the notifier id a change of the configured policy is
@@ -19,7 +18,7 @@ const policyReloadWithin = 5 * time.Second
 // follow makes h reload the stored policy after each published change:
 // it watches first and reads second, so a change stored after the read
 // is never missed. Called with h.mu held, from LoadPolicy.
-func (h *policyHolder) follow(n hitl.Notifier, load func(context.Context) (*policy.State, error)) {
+func (h *policyHolder) follow(n hitl.Notifier, load func(context.Context) (*hitl.PolicyState, error)) {
 	h.notifier, h.load = n, load
 	h.rewatch()
 }

@@ -6,11 +6,11 @@ import (
 	"sync/atomic"
 	"testing"
 
+	"github.com/hitlbot/hitl"
 	"github.com/hitlbot/hitl/auth"
 	"github.com/hitlbot/hitl/internal/clocktest"
 	"github.com/hitlbot/hitl/internal/memstore"
 	"github.com/hitlbot/hitl/notify"
-	"github.com/hitlbot/hitl/policy"
 	"github.com/hitlbot/hitl/service"
 	"github.com/hitlbot/hitl/shell"
 	"github.com/stretchr/testify/assert"
@@ -23,7 +23,7 @@ type failingPolicyStore struct {
 	fail atomic.Bool
 }
 
-func (s *failingPolicyStore) PolicyState(ctx context.Context) (*policy.State, error) {
+func (s *failingPolicyStore) PolicyState(ctx context.Context) (*hitl.PolicyState, error) {
 	if s.fail.Load() {
 		return nil, errors.New("store unreachable")
 	}
@@ -43,26 +43,26 @@ func TestPolicySetOnOneReplicaHoldsOnAll(t *testing.T) {
 	}
 	a, b := replica(), replica()
 	agent := auth.WithPrincipal(context.Background(), asker)
-	op := policy.Operation{Type: policy.OpShell, Description: "check the tree", Resource: "git status"}
+	op := hitl.Operation{Type: hitl.OpShell, Description: "check the tree", Resource: "git status"}
 	d, err := b.Policies.Decide(agent, op)
 	require.NoError(t, err)
-	assert.Equal(t, policy.EffectAsk, d.Effect, "the default policy asks")
+	assert.Equal(t, hitl.EffectAsk, d.Effect, "the default policy asks")
 
 	adminCtx := auth.WithPrincipal(context.Background(), auth.TokenPrincipal("root", []auth.Scope{auth.ScopeAdmin}, ""))
-	_, err = a.Policies.SetPolicy(adminCtx, []policy.Rule{{Name: "safe-git", OpType: policy.OpShell, Resource: "git status", Effect: policy.EffectAllow}})
+	_, err = a.Policies.SetPolicy(adminCtx, []hitl.Rule{{Name: "safe-git", OpType: hitl.OpShell, Resource: "git status", Effect: hitl.EffectAllow}})
 	require.NoError(t, err)
 	d, err = b.Policies.Decide(agent, op)
 	require.NoError(t, err)
-	assert.Equal(t, policy.EffectAllow, d.Effect, "the rule set on replica a decides on replica b")
+	assert.Equal(t, hitl.EffectAllow, d.Effect, "the rule set on replica a decides on replica b")
 
 	st.fail.Store(true) // b cannot read what a stores next
-	_, err = a.Policies.SetPolicy(adminCtx, []policy.Rule{{Name: "no-git", OpType: policy.OpShell, Resource: "git status", Effect: policy.EffectDeny}})
+	_, err = a.Policies.SetPolicy(adminCtx, []hitl.Rule{{Name: "no-git", OpType: hitl.OpShell, Resource: "git status", Effect: hitl.EffectDeny}})
 	require.NoError(t, err)
 	d, err = b.Policies.Decide(agent, op)
 	require.NoError(t, err)
-	assert.Equal(t, policy.EffectAllow, d.Effect, "a reload that fails keeps the rules it had")
+	assert.Equal(t, hitl.EffectAllow, d.Effect, "a reload that fails keeps the rules it had")
 	st.fail.Store(false)
 	d, err = b.Policies.Decide(agent, op)
 	require.NoError(t, err)
-	assert.Equal(t, policy.EffectDeny, d.Effect, "and is tried again at the next decision")
+	assert.Equal(t, hitl.EffectDeny, d.Effect, "and is tried again at the next decision")
 }

@@ -12,7 +12,6 @@ import (
 	"github.com/hitlbot/hitl/internal/clocktest"
 	"github.com/hitlbot/hitl/internal/memstore"
 	"github.com/hitlbot/hitl/notify"
-	"github.com/hitlbot/hitl/policy"
 	"github.com/hitlbot/hitl/service"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -20,9 +19,9 @@ import (
 
 // deployRule asks its approvers, reminds at 5 minutes and escalates to
 // U0ESC at 20 (its settings win over the approval type's).
-var deployRule = policy.Rule{Name: "deploys", OpType: "deploy", Effect: policy.EffectAsk, Approvers: []string{"U0ANS", "S0OPS"},
-	ReminderPolicy: policy.ReminderPolicy{Every: []policy.Duration{policy.Duration(5 * time.Minute)},
-		EscalateAfter: policy.Duration(20 * time.Minute), EscalateTo: []string{"U0ESC"}}}
+var deployRule = hitl.Rule{Name: "deploys", OpType: "deploy", Effect: hitl.EffectAsk, Approvers: []string{"U0ANS", "S0OPS"},
+	ReminderPolicy: hitl.ReminderPolicy{Every: []hitl.Duration{hitl.Duration(5 * time.Minute)},
+		EscalateAfter: hitl.Duration(20 * time.Minute), EscalateTo: []string{"U0ESC"}}}
 
 // newReminding is a service with the access table's rules, the deploy
 // rule, approvals reminded at 10 minutes and escalated to U0BOB at 12
@@ -33,10 +32,10 @@ func newReminding(t *testing.T) (*service.Service, *clocktest.Clock) {
 	clock := clocktest.New(t0)
 	svc := service.NewService(memstore.New(), service.ServiceConfig{Notifier: notify.New(), Clock: clock, Access: slackRules,
 		Reminders: hitl.Reminders{
-			hitl.Approval: {Every: []policy.Duration{policy.Duration(10 * time.Minute)}, EscalateAfter: policy.Duration(12 * time.Minute), EscalateTo: []string{"U0BOB"}},
-			hitl.Blocking: {EscalateAfter: policy.Duration(10 * time.Minute), EscalateTo: []string{"U0ESC"}, EscalationChannel: "C0ESC"},
+			hitl.Approval: {Every: []hitl.Duration{hitl.Duration(10 * time.Minute)}, EscalateAfter: hitl.Duration(12 * time.Minute), EscalateTo: []string{"U0BOB"}},
+			hitl.Blocking: {EscalateAfter: hitl.Duration(10 * time.Minute), EscalateTo: []string{"U0ESC"}, EscalationChannel: "C0ESC"},
 		}})
-	require.NoError(t, svc.Policies.LoadPolicy(context.Background(), []policy.Rule{deployRule}))
+	require.NoError(t, svc.Policies.LoadPolicy(context.Background(), []hitl.Rule{deployRule}))
 	return svc, clock
 }
 
@@ -48,7 +47,7 @@ func askKind(t *testing.T, svc *service.Service, kind string) *hitl.Question {
 	t.Helper()
 	if kind == "deploy" {
 		out, err := svc.Policies.RequestOperation(auth.WithPrincipal(context.Background(), asker), hitl.ApprovalRequest{RunID: "run-1",
-			TimeoutMinutes: &hour, Operation: policy.Operation{Type: "deploy", Description: "Deploy v2"}})
+			TimeoutMinutes: &hour, Operation: hitl.Operation{Type: "deploy", Description: "Deploy v2"}})
 		require.NoError(t, err)
 		return out.Question
 	}

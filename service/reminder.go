@@ -4,12 +4,11 @@ import (
 	"context"
 
 	"github.com/hitlbot/hitl"
-	"github.com/hitlbot/hitl/policy"
 )
 
 // plan sets q's reminder plan from its type's settings, overridden by
 // those of the policy rule that asked it (rule, when not nil).
-func (s *Questions) plan(q *hitl.Question, rule *policy.Rule) {
+func (s *Questions) plan(q *hitl.Question, rule *hitl.Rule) {
 	p := s.reminders[q.Type]
 	if rule != nil {
 		p = p.Over(rule.ReminderPolicy)

@@ -9,7 +9,6 @@ import (
 	"github.com/hitlbot/hitl/auth"
 	"github.com/hitlbot/hitl/fault"
 	"github.com/hitlbot/hitl/internal/memstore"
-	"github.com/hitlbot/hitl/policy"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )
@@ -22,8 +21,8 @@ func TestAReplyIsNeverAnApproval(t *testing.T) {
 	slack := func(u string) context.Context {
 		return auth.WithPrincipal(context.Background(), access.Access{Answerers: []string{"U0A", "U0B", "U0C"}}.SlackPrincipal(u, nil))
 	}
-	deploy := policy.Operation{Type: "deploy", Description: "Deploy build 41", Resource: "prod/web"} // two-person-deploys: quorum 2
-	makeTest := policy.Operation{Type: policy.OpShell, Description: "Run the tests", Resource: "make test"}
+	deploy := hitl.Operation{Type: "deploy", Description: "Deploy build 41", Resource: "prod/web"} // two-person-deploys: quorum 2
+	makeTest := hitl.Operation{Type: hitl.OpShell, Description: "Run the tests", Resource: "make test"}
 	reply := hitl.Response{Value: hitl.Reply, Text: "use make check instead"}
 	type answer struct {
 		by context.Context
@@ -31,7 +30,7 @@ func TestAReplyIsNeverAnApproval(t *testing.T) {
 	}
 	for _, tc := range []struct {
 		name      string
-		op        policy.Operation
+		op        hitl.Operation
 		before    []answer // given first, each must succeed
 		reply     answer
 		code      string // the reply's error code; "" when it is taken
@@ -53,7 +52,7 @@ func TestAReplyIsNeverAnApproval(t *testing.T) {
 			svc := newPolicyService(t, memstore.New())
 			out, err := svc.Policies.RequestOperation(auth.WithPrincipal(context.Background(), asker), hitl.ApprovalRequest{Operation: tc.op})
 			require.NoError(t, err)
-			require.Equal(t, policy.EffectAsk, out.Effect)
+			require.Equal(t, hitl.EffectAsk, out.Effect)
 			id := out.Question.ID
 			for _, a := range tc.before {
 				_, err := svc.Questions.Answer(a.by, id, a.r)

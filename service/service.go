@@ -192,9 +192,9 @@ type RunReader interface {
 
 // teacher is the approval policy as Questions calls it (*Policies).
 type teacher interface {
-	rules() []policy.Rule
-	learnable(q *hitl.Question, rules []policy.Rule) (policy.LearnedRuleKey, error)
-	learn(ctx context.Context, q *hitl.Question, key policy.LearnedRuleKey, by string) error
+	rules() []hitl.Rule
+	learnable(q *hitl.Question, rules []hitl.Rule) (hitl.LearnedRuleKey, error)
+	learn(ctx context.Context, q *hitl.Question, key hitl.LearnedRuleKey, by string) error
 }
 
 // QuestionsConfig is what Questions use. Zero fields take defaults, except
@@ -239,7 +239,7 @@ var _ hitl.QuestionService = (*Questions)(nil)
 
 // rule returns the configured rule named name (nil for none, or no
 // policy).
-func (s *Questions) rule(name string) *policy.Rule {
+func (s *Questions) rule(name string) *hitl.Rule {
 	if s.policies == nil {
 		return nil
 	}
@@ -247,7 +247,7 @@ func (s *Questions) rule(name string) *policy.Rule {
 }
 
 // rules are the configured rules (nil: no policy).
-func (s *Questions) rules() []policy.Rule {
+func (s *Questions) rules() []hitl.Rule {
 	if s.policies == nil {
 		return nil
 	}
@@ -413,7 +413,7 @@ func (s *Questions) Wait(ctx context.Context, id string) (*hitl.Question, error)
 // a single reply settles it unapproved (a reply is never a vote).
 func (s *Questions) Answer(ctx context.Context, id string, r hitl.Response) (*hitl.Question, error) {
 	p := auth.PrincipalFrom(ctx)
-	var learn *policy.LearnedRuleKey
+	var learn *hitl.LearnedRuleKey
 	rules := s.rules() // read before the store's transaction: never inside it
 	q, err := s.settleOrCount(ctx, auth.ActionAnswer, id, func(q *hitl.Question, now time.Time) (*hitl.Event, bool, error) {
 		learn = nil
@@ -848,9 +848,9 @@ func byStatusAlone(f hitl.QuestionFilter) bool {
 }
 
 // learnable is Policies.learnable; without a policy nothing is.
-func (s *Questions) learnable(q *hitl.Question, rules []policy.Rule) (policy.LearnedRuleKey, error) {
+func (s *Questions) learnable(q *hitl.Question, rules []hitl.Rule) (hitl.LearnedRuleKey, error) {
 	if s.policies == nil {
-		return policy.LearnedRuleKey{}, fault.Errorf(fault.EINVALID, "'always allow' cannot apply to %s: this service has no approval policy; approve it once instead", q.ID)
+		return hitl.LearnedRuleKey{}, fault.Errorf(fault.EINVALID, "'always allow' cannot apply to %s: this service has no approval policy; approve it once instead", q.ID)
 	}
 	return s.policies.learnable(q, rules)
 }

@@ -13,7 +13,6 @@ import (
 	"github.com/hitlbot/hitl/fault"
 	"github.com/hitlbot/hitl/observe"
 	"github.com/hitlbot/hitl/steer"
-	"github.com/hitlbot/hitl/webhook"
 )
 
 var _ observe.StatsService = (*Observation)(nil)
@@ -39,7 +38,7 @@ type ObservedStore interface {
 	PendingByType(ctx context.Context) (counts map[hitl.QuestionType]int, seq uint64, err error)
 	EventReader
 	EventAppender
-	WebhookDeliveries(ctx context.Context, f hitl.WebhookFilter) ([]webhook.Delivery, error)
+	WebhookDeliveries(ctx context.Context, f hitl.WebhookFilter) ([]hitl.WebhookDelivery, error)
 }
 
 // failureCounter is Questions as Observation calls them: how many

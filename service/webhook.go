@@ -10,7 +10,6 @@ import (
 	"github.com/hitlbot/hitl/auth"
 	"github.com/hitlbot/hitl/fault"
 	"github.com/hitlbot/hitl/steer"
-	"github.com/hitlbot/hitl/webhook"
 )
 
 // The service's side of webhooks: every change of a question or run it
@@ -90,9 +89,9 @@ type Webhooks struct {
 
 // WebhooksStore is what Webhooks reads and writes of the webhook outbox.
 type WebhooksStore interface {
-	WebhookDeliveries(ctx context.Context, f hitl.WebhookFilter) ([]webhook.Delivery, error)
-	ReplayWebhook(ctx context.Context, seq uint64, now time.Time) (webhook.Delivery, error)
-	WebhookStats(ctx context.Context) ([]webhook.TargetStats, error)
+	WebhookDeliveries(ctx context.Context, f hitl.WebhookFilter) ([]hitl.WebhookDelivery, error)
+	ReplayWebhook(ctx context.Context, seq uint64, now time.Time) (hitl.WebhookDelivery, error)
+	WebhookStats(ctx context.Context) ([]hitl.WebhookTargetStats, error)
 }
 
 // WebhooksConfig is what Webhooks use (ServiceConfig says what each
@@ -133,7 +132,7 @@ func (s *Webhooks) Webhooks(ctx context.Context) (hitl.WebhookOverview, error) {
 	if err := s.authorizeWebhooks(ctx); err != nil {
 		return hitl.WebhookOverview{}, err
 	}
-	out := hitl.WebhookOverview{Endpoints: []webhook.Route{}}
+	out := hitl.WebhookOverview{Endpoints: []hitl.WebhookRoute{}}
 	if s.routes != nil {
 		out.Endpoints = append(out.Endpoints, s.routes.Endpoints...)
 	}
@@ -143,12 +142,12 @@ func (s *Webhooks) Webhooks(ctx context.Context) (hitl.WebhookOverview, error) {
 }
 
 // WebhookDeliveries implements WebhookService.
-func (s *Webhooks) WebhookDeliveries(ctx context.Context, f hitl.WebhookFilter) ([]webhook.Delivery, error) {
+func (s *Webhooks) WebhookDeliveries(ctx context.Context, f hitl.WebhookFilter) ([]hitl.WebhookDelivery, error) {
 	if err := s.authorizeWebhooks(ctx); err != nil {
 		return nil, err
 	}
 	switch f.Status {
-	case "", webhook.Pending, webhook.Delivered, webhook.Failed:
+	case "", hitl.WebhookPending, hitl.WebhookDelivered, hitl.WebhookFailed:
 	default:
 		return nil, fault.Errorf(fault.EINVALID, "status %q: want pending, delivered or failed", f.Status)
 	}
@@ -157,9 +156,9 @@ func (s *Webhooks) WebhookDeliveries(ctx context.Context, f hitl.WebhookFilter) 
 
 // ReplayWebhook implements WebhookService: delivery seq is sent again,
 // with its webhook id, after the deliveries queued before it.
-func (s *Webhooks) ReplayWebhook(ctx context.Context, seq uint64) (webhook.Delivery, error) {
+func (s *Webhooks) ReplayWebhook(ctx context.Context, seq uint64) (hitl.WebhookDelivery, error) {
 	if err := s.authorizeWebhooks(ctx); err != nil {
-		return webhook.Delivery{}, err
+		return hitl.WebhookDelivery{}, err
 	}
 	d, err := s.store.ReplayWebhook(ctx, seq, s.clock.Now())
 	if err == nil {

@@ -14,7 +14,6 @@ import (
 	"time"
 
 	"github.com/hitlbot/hitl/internal/principaltest"
-	"github.com/hitlbot/hitl/policy"
 	"github.com/hitlbot/hitl/service"
 
 	"github.com/hitlbot/hitl"
@@ -223,8 +222,8 @@ func TestCrashLearned(t *testing.T) {
 }
 
 // crashRuleKey is the key the crash child teaches rule id under.
-func crashRuleKey(id string) policy.LearnedRuleKey {
-	return policy.LearnedRuleKey{Agent: "api:crash", OpType: policy.OpShell, Resource: "make " + id}
+func crashRuleKey(id string) hitl.LearnedRuleKey {
+	return hitl.LearnedRuleKey{Agent: "api:crash", OpType: hitl.OpShell, Resource: "make " + id}
 }
 
 // TestCrashLearnedChild is the process TestCrashLearned kills: 8
@@ -250,8 +249,8 @@ func TestCrashLearnedChild(t *testing.T) {
 				id := fmt.Sprintf("r_%d_%06d", w, i)
 				k := crashRuleKey(id)
 				now := time.Now()
-				r := &policy.LearnedRule{ID: id, Agent: k.Agent, OpType: k.OpType, Resource: k.Resource, CreatedBy: "slack:UPERSON",
-					CreatedAt: now, ExpiresAt: now.Add(policy.DefaultLearnedTTL)}
+				r := &hitl.LearnedRule{ID: id, Agent: k.Agent, OpType: k.OpType, Resource: k.Resource, CreatedBy: "slack:UPERSON",
+					CreatedAt: now, ExpiresAt: now.Add(hitl.DefaultLearnedTTL)}
 				if err := db.PutLearnedRule(ctx, r); err != nil {
 					panic(err)
 				}

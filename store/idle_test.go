@@ -7,7 +7,6 @@ import (
 
 	"github.com/hitlbot/hitl"
 	"github.com/hitlbot/hitl/fault"
-	"github.com/hitlbot/hitl/policy"
 	"github.com/hitlbot/hitl/service"
 	"github.com/hitlbot/hitl/steer"
 	"github.com/hitlbot/hitl/sweeper"
@@ -47,8 +46,8 @@ func TestIdleSweepWritesNothing(t *testing.T) {
 		require.NoError(t, err)
 		_, err = svc.Runs.Publish(ctx, steer.StateEvent{Event: steer.StateDone, RunID: "run-ended"})
 		require.NoError(t, err)
-		require.NoError(t, db.PutLearnedRule(context.Background(), &policy.LearnedRule{ID: "r_1", Agent: "api:agent",
-			OpType: policy.OpShell, Resource: "make", CreatedAt: clock.Now(), ExpiresAt: clock.Now().Add(24 * time.Hour)}))
+		require.NoError(t, db.PutLearnedRule(context.Background(), &hitl.LearnedRule{ID: "r_1", Agent: "api:agent",
+			OpType: hitl.OpShell, Resource: "make", CreatedAt: clock.Now(), ExpiresAt: clock.Now().Add(24 * time.Hour)}))
 		clock.Add(30 * time.Minute)
 
 		sweep := sweeper.Work(lifecycleOf(svc), retention)

@@ -10,7 +10,6 @@ import (
 
 	"github.com/hitlbot/hitl"
 	"github.com/hitlbot/hitl/fault"
-	"github.com/hitlbot/hitl/policy"
 	bolt "go.etcd.io/bbolt"
 )
 
@@ -36,7 +35,7 @@ func lenPrefixed(k []byte, s string) []byte {
 
 // learnedKey is the learned_by_key key of an agent's exact operation:
 // len ‖ agent ‖ len ‖ opType ‖ resource (the last field needs no length).
-func learnedKey(key policy.LearnedRuleKey) []byte {
+func learnedKey(key hitl.LearnedRuleKey) []byte {
 	k := make([]byte, 0, 2*binary.MaxVarintLen64+len(key.Agent)+len(key.OpType)+len(key.Resource))
 	k = lenPrefixed(k, key.Agent)
 	k = lenPrefixed(k, string(key.OpType))
@@ -49,7 +48,7 @@ func agentPrefix(agent string) []byte {
 }
 
 // learnedIndexOf lists the index entries of r.
-func learnedIndexOf(r *policy.LearnedRule) []indexEntry {
+func learnedIndexOf(r *hitl.LearnedRule) []indexEntry {
 	return []indexEntry{
 		{bucketLearnedByKey, learnedKey(r.Key()), []byte(r.ID)},
 		{bucketLearnedByAgent, append(agentPrefix(r.Agent), r.ID...), nil},
@@ -58,13 +57,13 @@ func learnedIndexOf(r *policy.LearnedRule) []indexEntry {
 }
 
 // getLearned decodes rule id (nil when there is none).
-func getLearned(tx *bolt.Tx, id []byte) (*policy.LearnedRule, error) {
-	return getRecord[policy.LearnedRule](tx, bucketLearned, id, "learned rule")
+func getLearned(tx *bolt.Tx, id []byte) (*hitl.LearnedRule, error) {
+	return getRecord[hitl.LearnedRule](tx, bucketLearned, id, "learned rule")
 }
 
 // deleteLearned deletes rule r and its index entries. An index entry that
 // now belongs to another rule (the key's, after a replace) is left alone.
-func deleteLearned(tx *bolt.Tx, r *policy.LearnedRule) error {
+func deleteLearned(tx *bolt.Tx, r *hitl.LearnedRule) error {
 	for _, e := range learnedIndexOf(r) {
 		b := tx.Bucket(e.bucket)
 		if e.value != nil && !bytes.Equal(b.Get(e.key), e.value) {
@@ -82,7 +81,7 @@ func deleteLearned(tx *bolt.Tx, r *policy.LearnedRule) error {
 
 // putLearned stores r with its indexes, first deleting the rule its key
 // holds and any earlier version of r itself (with their index entries).
-func putLearned(tx *bolt.Tx, r *policy.LearnedRule) error {
+func putLearned(tx *bolt.Tx, r *hitl.LearnedRule) error {
 	if r.ID == "" {
 		return fault.Errorf(fault.EINVALID, "a learned rule needs an id")
 	}
@@ -128,7 +127,7 @@ func putLearned(tx *bolt.Tx, r *policy.LearnedRule) error {
 
 // PutLearnedRule implements hitl.PolicyStore: one write transaction replaces the
 // rule the key holds (record and index entries) with r.
-func (db *DB) PutLearnedRule(ctx context.Context, r *policy.LearnedRule, evs ...*hitl.Event) error {
+func (db *DB) PutLearnedRule(ctx context.Context, r *hitl.LearnedRule, evs ...*hitl.Event) error {
 	if err := ctx.Err(); err != nil {
 		return err
 	}
@@ -147,11 +146,11 @@ func (db *DB) PutLearnedRule(ctx context.Context, r *policy.LearnedRule, evs ...
 }
 
 // LearnedRule implements hitl.PolicyStore: one index lookup and one get.
-func (db *DB) LearnedRule(ctx context.Context, key policy.LearnedRuleKey) (*policy.LearnedRule, error) {
+func (db *DB) LearnedRule(ctx context.Context, key hitl.LearnedRuleKey) (*hitl.LearnedRule, error) {
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
-	var r *policy.LearnedRule
+	var r *hitl.LearnedRule
 	err := db.bolt.View(func(tx *bolt.Tx) error {
 		id := tx.Bucket(bucketLearnedByKey).Get(learnedKey(key))
 		if id == nil {
@@ -168,11 +167,11 @@ func (db *DB) LearnedRule(ctx context.Context, key policy.LearnedRuleKey) (*poli
 }
 
 // DeleteLearnedRule implements hitl.PolicyStore.
-func (db *DB) DeleteLearnedRule(ctx context.Context, id string, evOf ...func(*policy.LearnedRule) *hitl.Event) (*policy.LearnedRule, error) {
+func (db *DB) DeleteLearnedRule(ctx context.Context, id string, evOf ...func(*hitl.LearnedRule) *hitl.Event) (*hitl.LearnedRule, error) {
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
-	var gone *policy.LearnedRule
+	var gone *hitl.LearnedRule
 	err := db.write(func(tx *bolt.Tx) error {
 		var err error
 		if gone, err = getLearned(tx, []byte(id)); err != nil || gone == nil {
@@ -205,7 +204,7 @@ func (db *DB) LearnedRules(ctx context.Context, f hitl.LearnedRuleFilter) (hitl.
 		return hitl.LearnedRulePage{}, err
 	}
 	limit := f.PageSize()
-	page := hitl.LearnedRulePage{Rules: []*policy.LearnedRule{}}
+	page := hitl.LearnedRulePage{Rules: []*hitl.LearnedRule{}}
 	err := db.bolt.View(func(tx *bolt.Tx) error {
 		var (
 			c      *bolt.Cursor

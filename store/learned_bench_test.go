@@ -7,7 +7,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/hitlbot/hitl/policy"
+	"github.com/hitlbot/hitl"
 	"github.com/stretchr/testify/require"
 	bolt "go.etcd.io/bbolt"
 )
@@ -64,16 +64,16 @@ func BenchmarkLearnedRule(b *testing.B) {
 	}
 }
 
-func benchRuleKey(i int) policy.LearnedRuleKey {
-	return policy.LearnedRuleKey{Agent: fmt.Sprintf("api:agent-%d", i%50), OpType: policy.OpShell,
+func benchRuleKey(i int) hitl.LearnedRuleKey {
+	return hitl.LearnedRuleKey{Agent: fmt.Sprintf("api:agent-%d", i%50), OpType: hitl.OpShell,
 		Resource: fmt.Sprintf("go test ./pkg/%d/... -run TestThing%d", i, i)}
 }
 
-func benchRule(i int, now time.Time) *policy.LearnedRule {
+func benchRule(i int, now time.Time) *hitl.LearnedRule {
 	k := benchRuleKey(i)
-	return &policy.LearnedRule{ID: fmt.Sprintf("r_%016d", i), Agent: k.Agent, OpType: k.OpType, Resource: k.Resource,
+	return &hitl.LearnedRule{ID: fmt.Sprintf("r_%016d", i), Agent: k.Agent, OpType: k.OpType, Resource: k.Resource,
 		CreatedBy: "slack:U024BE7LH", QuestionID: fmt.Sprintf("q_%016d", i), CreatedAt: now,
-		ExpiresAt: now.Add(policy.DefaultLearnedTTL + time.Duration(i)*time.Second)}
+		ExpiresAt: now.Add(hitl.DefaultLearnedTTL + time.Duration(i)*time.Second)}
 }
 
 // loadLearned stores n learned rules in a few large transactions.

@@ -8,7 +8,6 @@ import (
 	"time"
 
 	"github.com/hitlbot/hitl"
-	"github.com/hitlbot/hitl/policy"
 	"github.com/stretchr/testify/require"
 	bolt "go.etcd.io/bbolt"
 )
@@ -73,18 +72,18 @@ func TestMigrateLearned(t *testing.T) {
 		page, err := db.LearnedRules(ctx, hitl.LearnedRuleFilter{})
 		require.NoError(t, err)
 		require.Len(t, page.Rules, 3)
-		byID := map[string]*policy.LearnedRule{}
+		byID := map[string]*hitl.LearnedRule{}
 		for _, r := range page.Rules {
 			byID[r.ID] = r
 		}
 		rm := byID["r_AAAA"]
 		require.NotNil(t, rm)
-		require.Equal(t, policy.LearnedRule{ID: "r_AAAA", Agent: "api:ci", OpType: policy.OpShell, Resource: "rm -rf", CreatedBy: "slack:U1",
+		require.Equal(t, hitl.LearnedRule{ID: "r_AAAA", Agent: "api:ci", OpType: hitl.OpShell, Resource: "rm -rf", CreatedBy: "slack:U1",
 			CreatedAt: time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC), ExpiresAt: time.Date(2026, 1, 31, 0, 0, 0, 0, time.UTC)}, *rm)
-		got, err := db.LearnedRule(ctx, policy.LearnedRuleKey{Agent: "api:ci", OpType: policy.OpShell, Resource: "rm -rf"})
+		got, err := db.LearnedRule(ctx, hitl.LearnedRuleKey{Agent: "api:ci", OpType: hitl.OpShell, Resource: "rm -rf"})
 		require.NoError(t, err)
 		require.Equal(t, "r_AAAA", got.ID, "found by its exact key")
-		got, err = db.LearnedRule(ctx, policy.LearnedRuleKey{Agent: "api:ci", OpType: policy.OpShell, Resource: "rm -rf /"})
+		got, err = db.LearnedRule(ctx, hitl.LearnedRuleKey{Agent: "api:ci", OpType: hitl.OpShell, Resource: "rm -rf /"})
 		require.NoError(t, err)
 		require.Nil(t, got, "the old prefix is now matched exactly")
 
@@ -92,7 +91,7 @@ func TestMigrateLearned(t *testing.T) {
 		require.NotNil(t, undated)
 		require.Empty(t, undated.Resource, "the empty resource stays empty (and now matches only itself)")
 		require.False(t, undated.CreatedAt.Before(before.Add(-time.Second)), "no createdAt: made at the migration")
-		require.Equal(t, undated.CreatedAt.Add(policy.DefaultLearnedTTL), undated.ExpiresAt)
+		require.Equal(t, undated.CreatedAt.Add(hitl.DefaultLearnedTTL), undated.ExpiresAt)
 
 		n, err := db.PruneLearnedRules(ctx, time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC), 10)
 		require.NoError(t, err)
@@ -170,7 +169,7 @@ func TestCheckLearned(t *testing.T) {
 	t.Run("stray and missing learned-rule index entries are reported", func(t *testing.T) {
 		db := openTestDB(t)
 		ctx := context.Background()
-		r := &policy.LearnedRule{ID: "r_1", Agent: "api:ci", OpType: policy.OpShell, Resource: "make", CreatedAt: t0, ExpiresAt: t0.Add(time.Hour)}
+		r := &hitl.LearnedRule{ID: "r_1", Agent: "api:ci", OpType: hitl.OpShell, Resource: "make", CreatedAt: t0, ExpiresAt: t0.Add(time.Hour)}
 		require.NoError(t, db.PutLearnedRule(ctx, r))
 		require.NoError(t, db.Check())
 

@@ -6,8 +6,8 @@ import (
 	"fmt"
 	"time"
 
+	"github.com/hitlbot/hitl"
 	"github.com/hitlbot/hitl/internal/uid"
-	"github.com/hitlbot/hitl/policy"
 	bolt "go.etcd.io/bbolt"
 )
 
@@ -241,13 +241,13 @@ func buildListIndexes(tx *bolt.Tx, byFilter bool) error {
 
 // oldLearnedRule is a learned rule as schema 2 kept it, inside the policy.
 type oldLearnedRule struct {
-	ID        string        `json:"id"`
-	OpType    policy.OpType `json:"opType"`
-	Resource  string        `json:"resource"`
-	Agent     string        `json:"agent"`
-	Effect    policy.Effect `json:"effect"`
-	CreatedBy string        `json:"createdBy"`
-	CreatedAt *time.Time    `json:"createdAt"`
+	ID        string      `json:"id"`
+	OpType    hitl.OpType `json:"opType"`
+	Resource  string      `json:"resource"`
+	Agent     string      `json:"agent"`
+	Effect    hitl.Effect `json:"effect"`
+	CreatedBy string      `json:"createdBy"`
+	CreatedAt *time.Time  `json:"createdAt"`
 }
 
 // migrateLearned moves the policy's learned rules into records. A rule
@@ -280,17 +280,17 @@ func migrateLearned(tx *bolt.Tx, now time.Time) error {
 		return fmt.Errorf("decode the policy's learned rules: %w", err)
 	}
 	for _, o := range old {
-		if o.Effect != policy.EffectAllow && o.Effect != "" {
+		if o.Effect != hitl.EffectAllow && o.Effect != "" {
 			continue
 		}
-		r := &policy.LearnedRule{ID: o.ID, Agent: o.Agent, OpType: o.OpType, Resource: o.Resource, CreatedBy: o.CreatedBy, CreatedAt: now}
+		r := &hitl.LearnedRule{ID: o.ID, Agent: o.Agent, OpType: o.OpType, Resource: o.Resource, CreatedBy: o.CreatedBy, CreatedAt: now}
 		if r.ID == "" {
 			r.ID = uid.New("r_")
 		}
 		if o.CreatedAt != nil && !o.CreatedAt.IsZero() {
 			r.CreatedAt = *o.CreatedAt
 		}
-		r.ExpiresAt = r.CreatedAt.Add(policy.DefaultLearnedTTL)
+		r.ExpiresAt = r.CreatedAt.Add(hitl.DefaultLearnedTTL)
 		if err := putLearned(tx, r); err != nil {
 			return fmt.Errorf("move learned rule %s: %w", r.ID, err)
 		}

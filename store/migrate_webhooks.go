@@ -4,7 +4,7 @@ import (
 	"encoding/binary"
 	"fmt"
 
-	"github.com/hitlbot/hitl/webhook"
+	"github.com/hitlbot/hitl"
 	bolt "go.etcd.io/bbolt"
 )
 
@@ -39,7 +39,7 @@ func migrateWebhooks(tx *bolt.Tx) error {
 	}
 	var old [][]byte
 	if err := last.ForEach(func(k, _ []byte) error {
-		if webhook.IsCallback(string(k)) {
+		if hitl.IsCallbackTarget(string(k)) {
 			old = append(old, k)
 		}
 		return nil
@@ -67,7 +67,7 @@ func migrateWebhooks(tx *bolt.Tx) error {
 			return err
 		}
 		switch d.Status {
-		case webhook.Pending:
+		case hitl.WebhookPending:
 			prefix := webhookQueuePrefix(&d)
 			if err := tx.Bucket(bucketWebhookQueue).Put(webhookSeqKey(prefix, d.Seq), []byte{}); err != nil {
 				return err
@@ -78,8 +78,8 @@ func migrateWebhooks(tx *bolt.Tx) error {
 					return err
 				}
 			}
-		case webhook.Delivered:
-			if !webhook.IsCallback(string(target)) || d.SettledAt == nil {
+		case hitl.WebhookDelivered:
+			if !hitl.IsCallbackTarget(string(target)) || d.SettledAt == nil {
 				continue
 			}
 			at := timeKey(*d.SettledAt)

@@ -9,7 +9,6 @@ import (
 	"time"
 
 	"github.com/hitlbot/hitl"
-	"github.com/hitlbot/hitl/webhook"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 	bolt "go.etcd.io/bbolt"
@@ -17,7 +16,7 @@ import (
 
 // v10Target is the target version 10 kept a delivery's indexes by: a
 // callback's host as spelled.
-func v10Target(d webhook.Delivery) string {
+func v10Target(d hitl.WebhookDelivery) string {
 	if d.Endpoint != "" {
 		return d.Endpoint
 	}
@@ -48,7 +47,7 @@ func writeV10Indexes(tx *bolt.Tx) error {
 			return err
 		}
 		switch d.Status {
-		case webhook.Pending:
+		case hitl.WebhookPending:
 			prefix := append(append(append([]byte(target), 0), d.RunID...), 0)
 			if err := tx.Bucket(bucketWebhookQueue).Put(webhookSeqKey(prefix, d.Seq), []byte{}); err != nil {
 				return err
@@ -57,7 +56,7 @@ func writeV10Indexes(tx *bolt.Tx) error {
 				heads[string(prefix)] = true
 				return tx.Bucket(bucketWebhookDue).Put(webhookDueKey(&d), []byte(target))
 			}
-		case webhook.Delivered:
+		case hitl.WebhookDelivered:
 			return tx.Bucket(bucketWebhookLast).Put([]byte(target), u64(timeKey(*d.SettledAt)))
 		}
 		return nil
@@ -74,21 +73,21 @@ func TestMigrateWebhookTargets(t *testing.T) {
 	ctx := context.Background()
 	db, err := Open(filepath.Join(t.TempDir(), "hitl.db"))
 	require.NoError(t, err)
-	cb := func(id, u string) webhook.Delivery {
-		return webhook.Delivery{ID: id, URL: u, Type: webhook.QuestionAnswered, RunID: "r1", NextAt: t0, CreatedAt: t0, Body: []byte(`{}`), Asker: "api:agent"}
+	cb := func(id, u string) hitl.WebhookDelivery {
+		return hitl.WebhookDelivery{ID: id, URL: u, Type: hitl.WebhookQuestionAnswered, RunID: "r1", NextAt: t0, CreatedAt: t0, Body: []byte(`{}`), Asker: "api:agent"}
 	}
-	ev := &hitl.Event{Type: hitl.EventQuestionAnswered, QuestionID: "q1", RunID: "r1", At: t0, Webhooks: []webhook.Delivery{
+	ev := &hitl.Event{Type: hitl.EventQuestionAnswered, QuestionID: "q1", RunID: "r1", At: t0, Webhooks: []hitl.WebhookDelivery{
 		cb("msg_1", "http://localhost.:8080/done"),
 		cb("msg_2", "http://LOCALHOST:8080/a"),
 		cb("msg_3", "http://localhost:8080/b"),
-		{ID: "msg_4", Endpoint: "ops", Type: webhook.QuestionAnswered, RunID: "r1", NextAt: t0, CreatedAt: t0, Body: []byte(`{}`)},
+		{ID: "msg_4", Endpoint: "ops", Type: hitl.WebhookQuestionAnswered, RunID: "r1", NextAt: t0, CreatedAt: t0, Body: []byte(`{}`)},
 	}}
 	require.NoError(t, db.AppendEvent(ctx, ev))
-	first, err := db.ClaimWebhooks(ctx, t0, t0.Add(time.Minute), webhook.Claim{Limit: 1})
+	first, err := db.ClaimWebhooks(ctx, t0, t0.Add(time.Minute), hitl.WebhookClaim{Limit: 1})
 	require.NoError(t, err)
 	require.Len(t, first, 1)
 	done := t0.Add(time.Second)
-	first[0].Status, first[0].Attempts, first[0].SettledAt = webhook.Delivered, 1, &done
+	first[0].Status, first[0].Attempts, first[0].SettledAt = hitl.WebhookDelivered, 1, &done
 	require.NoError(t, db.SettleWebhook(ctx, first[0]))
 
 	db = reopenAs(t, db, 10, writeV10Indexes)
@@ -111,19 +110,19 @@ func TestMigrateWebhookTargets(t *testing.T) {
 		return nil
 	}))
 	now := t0.Add(time.Hour)
-	got, err := db.ClaimWebhooks(ctx, now, now.Add(time.Minute), webhook.Claim{})
+	got, err := db.ClaimWebhooks(ctx, now, now.Add(time.Minute), hitl.WebhookClaim{})
 	require.NoError(t, err)
 	require.Len(t, got, 2, "one callback queue (its head) and the endpoint's")
 	assert.Equal(t, "http://LOCALHOST:8080/a", got[0].URL, "the earlier of the two queues that are one now")
 	assert.Equal(t, "api:agent", got[0].Asker)
 	assert.Equal(t, "ops", got[1].Endpoint)
-	again, err := db.ClaimWebhooks(ctx, now, now.Add(time.Minute), webhook.Claim{})
+	again, err := db.ClaimWebhooks(ctx, now, now.Add(time.Minute), hitl.WebhookClaim{})
 	require.NoError(t, err)
 	require.Empty(t, again, "the next of the queue waits on its head")
 	at := now.Add(time.Second)
-	got[0].Status, got[0].Attempts, got[0].SettledAt = webhook.Delivered, 1, &at
+	got[0].Status, got[0].Attempts, got[0].SettledAt = hitl.WebhookDelivered, 1, &at
 	require.NoError(t, db.SettleWebhook(ctx, got[0]))
-	next, err := db.ClaimWebhooks(ctx, now, now.Add(time.Minute), webhook.Claim{})
+	next, err := db.ClaimWebhooks(ctx, now, now.Add(time.Minute), hitl.WebhookClaim{})
 	require.NoError(t, err)
 	require.Len(t, next, 1)
 	assert.Equal(t, "http://localhost:8080/b", next[0].URL)

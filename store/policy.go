@@ -6,24 +6,23 @@ import (
 	"fmt"
 
 	"github.com/hitlbot/hitl"
-	"github.com/hitlbot/hitl/policy"
 	bolt "go.etcd.io/bbolt"
 )
 
 var keyPolicy = []byte("policy")
 
 // PolicyState implements hitl.PolicyStore.
-func (db *DB) PolicyState(ctx context.Context) (*policy.State, error) {
+func (db *DB) PolicyState(ctx context.Context) (*hitl.PolicyState, error) {
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
-	var st *policy.State
+	var st *hitl.PolicyState
 	err := db.bolt.View(func(tx *bolt.Tx) error {
 		v := tx.Bucket(bucketMeta).Get(keyPolicy)
 		if v == nil {
 			return nil
 		}
-		st = &policy.State{}
+		st = &hitl.PolicyState{}
 		return json.Unmarshal(v, st)
 	})
 	if err != nil {
@@ -33,7 +32,7 @@ func (db *DB) PolicyState(ctx context.Context) (*policy.State, error) {
 }
 
 // PutPolicyState implements hitl.PolicyStore.
-func (db *DB) PutPolicyState(ctx context.Context, st *policy.State, evs ...*hitl.Event) error {
+func (db *DB) PutPolicyState(ctx context.Context, st *hitl.PolicyState, evs ...*hitl.Event) error {
 	if err := ctx.Err(); err != nil {
 		return err
 	}

@@ -8,28 +8,28 @@ import (
 	"testing"
 	"time"
 
+	"github.com/hitlbot/hitl"
 	"github.com/hitlbot/hitl/internal/principaltest"
 	"github.com/hitlbot/hitl/notify"
-	"github.com/hitlbot/hitl/policy"
 	"github.com/hitlbot/hitl/service"
 	"github.com/hitlbot/hitl/shell"
 	"github.com/stretchr/testify/require"
 )
 
 // benchPolicy is a configured policy of a dozen rules, as README's.
-var benchPolicy = []policy.Rule{
-	{Name: "no-root-wipe", OpType: policy.OpShell, Resource: "rm -rf /", Effect: policy.EffectDeny},
-	{Name: "no-curl", OpType: policy.OpShell, Resource: "curl *", Effect: policy.EffectDeny},
-	{Name: "deploys", OpType: policy.OpShell, Resource: "make deploy", Effect: policy.EffectAsk, Approvers: []string{"U0A", "U0B"}, Quorum: 2},
-	{Name: "safe-git", OpType: policy.OpShell, Resource: "git status", Effect: policy.EffectAllow},
-	{Name: "git-log", OpType: policy.OpShell, Resource: "git log", Effect: policy.EffectAllow},
-	{Name: "git-diff", OpType: policy.OpShell, Resource: "git diff", Effect: policy.EffectAllow},
-	{Name: "ls", OpType: policy.OpShell, Resource: "ls", Effect: policy.EffectAllow},
-	{Name: "grep", OpType: policy.OpShell, Resource: "grep", Effect: policy.EffectAllow},
-	{Name: "go-test", OpType: policy.OpShell, Resource: "go test *", Effect: policy.EffectAllow},
-	{Name: "tmp-writes", OpType: policy.OpFileWrite, Resource: "/tmp/*", Effect: policy.EffectAllow},
-	{Name: "no-etc-writes", OpType: policy.OpFileWrite, Resource: "/etc/*", Effect: policy.EffectDeny},
-	{Name: "no-key-reads", OpType: policy.OpFileRead, Resource: "*/.ssh/*", Effect: policy.EffectDeny},
+var benchPolicy = []hitl.Rule{
+	{Name: "no-root-wipe", OpType: hitl.OpShell, Resource: "rm -rf /", Effect: hitl.EffectDeny},
+	{Name: "no-curl", OpType: hitl.OpShell, Resource: "curl *", Effect: hitl.EffectDeny},
+	{Name: "deploys", OpType: hitl.OpShell, Resource: "make deploy", Effect: hitl.EffectAsk, Approvers: []string{"U0A", "U0B"}, Quorum: 2},
+	{Name: "safe-git", OpType: hitl.OpShell, Resource: "git status", Effect: hitl.EffectAllow},
+	{Name: "git-log", OpType: hitl.OpShell, Resource: "git log", Effect: hitl.EffectAllow},
+	{Name: "git-diff", OpType: hitl.OpShell, Resource: "git diff", Effect: hitl.EffectAllow},
+	{Name: "ls", OpType: hitl.OpShell, Resource: "ls", Effect: hitl.EffectAllow},
+	{Name: "grep", OpType: hitl.OpShell, Resource: "grep", Effect: hitl.EffectAllow},
+	{Name: "go-test", OpType: hitl.OpShell, Resource: "go test *", Effect: hitl.EffectAllow},
+	{Name: "tmp-writes", OpType: hitl.OpFileWrite, Resource: "/tmp/*", Effect: hitl.EffectAllow},
+	{Name: "no-etc-writes", OpType: hitl.OpFileWrite, Resource: "/etc/*", Effect: hitl.EffectDeny},
+	{Name: "no-key-reads", OpType: hitl.OpFileRead, Resource: "*/.ssh/*", Effect: hitl.EffectDeny},
 }
 
 // compoundLine is a command line of about n characters: allowed commands
@@ -61,7 +61,7 @@ func BenchmarkPolicyDecision(b *testing.B) {
 		loadLearned(b, db, n)
 		now := time.Now()
 		ctx := principaltest.As(context.Background(), "api:bench")
-		require.NoError(b, db.PutLearnedRule(ctx, &policy.LearnedRule{ID: "r_bench", Agent: "api:bench", OpType: policy.OpShell,
+		require.NoError(b, db.PutLearnedRule(ctx, &hitl.LearnedRule{ID: "r_bench", Agent: "api:bench", OpType: hitl.OpShell,
 			Resource: "go vet ./cmd/learned", CreatedBy: "slack:U0A", CreatedAt: now, ExpiresAt: now.Add(time.Hour)}))
 		svc := service.NewService(db, service.ServiceConfig{Notifier: notify.New(), ParseCommand: shell.Parse})
 		require.NoError(b, svc.Policies.LoadPolicy(ctx, benchPolicy))
@@ -72,10 +72,10 @@ func BenchmarkPolicyDecision(b *testing.B) {
 			{"compound_1000_chars", compoundLine(1000)},
 			{"one_learned_command", "go vet ./cmd/learned"},
 		} {
-			op := policy.Operation{Type: policy.OpShell, Description: "bench", Resource: tc.line}
+			op := hitl.Operation{Type: hitl.OpShell, Description: "bench", Resource: tc.line}
 			d, err := svc.Policies.Decide(ctx, op)
 			require.NoError(b, err)
-			require.Equal(b, policy.EffectAllow, d.Effect, "%s: %+v", tc.line, d.Parts)
+			require.Equal(b, hitl.EffectAllow, d.Effect, "%s: %+v", tc.line, d.Parts)
 			b.Run(fmt.Sprintf("%s/learned=%d", tc.name, n), func(b *testing.B) {
 				b.ReportAllocs()
 				for b.Loop() {

@@ -11,7 +11,6 @@ import (
 	"github.com/hitlbot/hitl"
 	"github.com/hitlbot/hitl/internal/principaltest"
 	"github.com/hitlbot/hitl/notify"
-	"github.com/hitlbot/hitl/policy"
 	"github.com/hitlbot/hitl/service"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -23,7 +22,7 @@ import (
 func remindingService(db hitl.Store, clock hitl.Clock) *service.Service {
 	return service.NewService(db, service.ServiceConfig{Notifier: notify.New(), Clock: clock,
 		NewID:     func() string { return fmt.Sprintf("q_%06d", lastID.Add(1)) },
-		Reminders: hitl.Reminders{hitl.Blocking: {Every: []policy.Duration{policy.Duration(10 * time.Minute)}}}})
+		Reminders: hitl.Reminders{hitl.Blocking: {Every: []hitl.Duration{hitl.Duration(10 * time.Minute)}}}})
 }
 
 // TestMigrateReminderIndex: a version 4 file had no by_reminder; opening
@@ -109,7 +108,7 @@ func loadReminding(b *testing.B, db *DB, first, n int, now time.Time, in time.Du
 				if in > 0 {
 					at = at.Add(time.Duration(i%1000) * time.Minute)
 				}
-				q.Reminders = policy.ReminderPolicy{Every: []policy.Duration{policy.Duration(at.Sub(q.CreatedAt))}}.PlanFor(q.CreatedAt, q.TimeoutAt)
+				q.Reminders = hitl.ReminderPolicy{Every: []hitl.Duration{hitl.Duration(at.Sub(q.CreatedAt))}}.PlanFor(q.CreatedAt, q.TimeoutAt)
 				data, err := json.Marshal(q)
 				if err != nil {
 					return err

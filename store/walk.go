@@ -7,8 +7,6 @@ import (
 	"fmt"
 
 	"github.com/hitlbot/hitl"
-	"github.com/hitlbot/hitl/policy"
-	"github.com/hitlbot/hitl/webhook"
 	bolt "go.etcd.io/bbolt"
 )
 
@@ -19,12 +17,12 @@ type Visitor struct {
 	Event     func(*hitl.Event) error
 	Run       func(*hitl.Run) error
 	Control   func(*hitl.ControlRecord) error
-	Learned   func(*policy.LearnedRule) error
+	Learned   func(*hitl.LearnedRule) error
 	Delivery  func(hitl.Delivery) error // queued, in Seq order
 	Delivered func(hitl.Delivered) error
-	Mail      func(hitl.Mail) error         // the mail outbox's, in Seq order
-	Webhook   func(webhook.Delivery) error  // the webhook outbox's, in Seq order
-	Audit     func(*hitl.AuditRecord) error // the audit trail, in Seq order
+	Mail      func(hitl.Mail) error            // the mail outbox's, in Seq order
+	Webhook   func(hitl.WebhookDelivery) error // the webhook outbox's, in Seq order
+	Audit     func(*hitl.AuditRecord) error    // the audit trail, in Seq order
 }
 
 // Totals are the state beside the records: the last event's Seq, the
@@ -34,7 +32,7 @@ type Totals struct {
 	LastSeq      uint64
 	OutboxCursor uint64
 	MailCursor   uint64
-	Policy       *policy.State
+	Policy       *hitl.PolicyState
 	// AuditHead and AuditCheckpoint are the audit chain's head and the
 	// signed checkpoint that stands for its pruned records (nil: none).
 	AuditHead       hitl.AuditHead
@@ -54,7 +52,7 @@ func (db *DB) Walk(ctx context.Context, v Visitor) (Totals, error) {
 			t.MailCursor = binary.BigEndian.Uint64(c)
 		}
 		if p := tx.Bucket(bucketMeta).Get(keyPolicy); p != nil {
-			t.Policy = &policy.State{}
+			t.Policy = &hitl.PolicyState{}
 			if err := json.Unmarshal(p, t.Policy); err != nil {
 				return fmt.Errorf("decode policy: %w", err)
 			}

@@ -11,7 +11,6 @@ import (
 
 	"github.com/hitlbot/hitl"
 	"github.com/hitlbot/hitl/fault"
-	"github.com/hitlbot/hitl/webhook"
 	bolt "go.etcd.io/bbolt"
 )
 
@@ -31,24 +30,24 @@ func webhookSeqKey(prefix []byte, seq uint64) []byte {
 	return binary.BigEndian.AppendUint64(slices.Clone(prefix), seq)
 }
 
-func webhookDueKey(d *webhook.Delivery) []byte {
+func webhookDueKey(d *hitl.WebhookDelivery) []byte {
 	return webhookSeqKey(u64(timeKey(d.NextAt)), d.Seq)
 }
 
-func webhookQueuePrefix(d *webhook.Delivery) []byte {
+func webhookQueuePrefix(d *hitl.WebhookDelivery) []byte {
 	k := append([]byte(d.Target()), 0)
 	return append(append(k, d.RunID...), 0)
 }
 
-func webhookStatusKey(st webhook.Status, seq uint64) []byte {
+func webhookStatusKey(st hitl.WebhookStatus, seq uint64) []byte {
 	return webhookSeqKey(append([]byte(st), 0), seq)
 }
 
-func webhookSettledKey(d *webhook.Delivery) []byte {
+func webhookSettledKey(d *hitl.WebhookDelivery) []byte {
 	return webhookSeqKey(u64(timeKey(*d.SettledAt)), d.Seq)
 }
 
-func putWebhook(tx *bolt.Tx, d *webhook.Delivery) error {
+func putWebhook(tx *bolt.Tx, d *hitl.WebhookDelivery) error {
 	data, err := json.Marshal(d)
 	if err != nil {
 		return fmt.Errorf("encode webhook delivery: %w", err)
@@ -56,8 +55,8 @@ func putWebhook(tx *bolt.Tx, d *webhook.Delivery) error {
 	return tx.Bucket(bucketWebhooks).Put(u64(d.Seq), data)
 }
 
-func getWebhook(tx *bolt.Tx, seq uint64) (webhook.Delivery, error) {
-	var d webhook.Delivery
+func getWebhook(tx *bolt.Tx, seq uint64) (hitl.WebhookDelivery, error) {
+	var d hitl.WebhookDelivery
 	v := tx.Bucket(bucketWebhooks).Get(u64(seq))
 	if v == nil {
 		return d, fault.Errorf(fault.ENOTFOUND, "webhook delivery %d is not stored", seq)
@@ -73,7 +72,7 @@ func getWebhook(tx *bolt.Tx, seq uint64) (webhook.Delivery, error) {
 func enqueueWebhooks(tx *bolt.Tx, ev *hitl.Event) error {
 	for i := range ev.Webhooks {
 		d := &ev.Webhooks[i]
-		d.Event, d.Status, d.Claim, d.Attempts = ev.Seq, webhook.Pending, 0, 0
+		d.Event, d.Status, d.Claim, d.Attempts = ev.Seq, hitl.WebhookPending, 0, 0
 		if err := enqueueWebhook(tx, d); err != nil {
 			return err
 		}
@@ -83,7 +82,7 @@ func enqueueWebhooks(tx *bolt.Tx, ev *hitl.Event) error {
 
 // enqueueWebhook gives d the next seq and writes it at the end of its
 // queue: due when it is the queue's head.
-func enqueueWebhook(tx *bolt.Tx, d *webhook.Delivery) error {
+func enqueueWebhook(tx *bolt.Tx, d *hitl.WebhookDelivery) error {
 	b := tx.Bucket(bucketWebhooks)
 	b.FillPercent = appendFill
 	seq, err := b.NextSequence()
@@ -98,7 +97,7 @@ func enqueueWebhook(tx *bolt.Tx, d *webhook.Delivery) error {
 	if err := tx.Bucket(bucketWebhookQueue).Put(webhookSeqKey(prefix, seq), []byte{}); err != nil {
 		return err
 	}
-	if err := tx.Bucket(bucketWebhookByStatus).Put(webhookStatusKey(webhook.Pending, seq), []byte(d.Target())); err != nil {
+	if err := tx.Bucket(bucketWebhookByStatus).Put(webhookStatusKey(hitl.WebhookPending, seq), []byte(d.Target())); err != nil {
 		return err
 	}
 	if k, _ := tx.Bucket(bucketWebhookQueue).Cursor().Seek(prefix); binary.BigEndian.Uint64(k[len(k)-8:]) == seq {
@@ -109,7 +108,7 @@ func enqueueWebhook(tx *bolt.Tx, d *webhook.Delivery) error {
 
 // putDue puts d in webhook_due, with its target and asker (a claim
 // leaves out busy targets and askers without decoding their deliveries).
-func putDue(tx *bolt.Tx, d *webhook.Delivery) error {
+func putDue(tx *bolt.Tx, d *hitl.WebhookDelivery) error {
 	v := append(append([]byte(d.Target()), 0), d.Asker...)
 	return tx.Bucket(bucketWebhookDue).Put(webhookDueKey(d), v)
 }
@@ -121,13 +120,13 @@ func dueOf(v []byte) (target, asker string) {
 }
 
 // ClaimWebhooks implements hitl.WebhookOutbox.
-func (db *DB) ClaimWebhooks(ctx context.Context, now, until time.Time, c webhook.Claim) ([]webhook.Delivery, error) {
+func (db *DB) ClaimWebhooks(ctx context.Context, now, until time.Time, c hitl.WebhookClaim) ([]hitl.WebhookDelivery, error) {
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
 	// Nothing to claim (the worker's usual poll, or every target with
 	// deliveries due busy): a read, no commit.
-	out := []webhook.Delivery{}
+	out := []hitl.WebhookDelivery{}
 	if err := db.view(ctx, "due webhooks", func(tx *bolt.Tx) error {
 		var err error
 		out, err = dueWebhooks(tx, now, c)
@@ -165,8 +164,8 @@ func (db *DB) ClaimWebhooks(ctx context.Context, now, until time.Time, c webhook
 // dueWebhooks reads webhook_due up to now: the deliveries c takes
 // (webhook.Claim). Its cost grows with the due deliveries c refuses,
 // besides those returned; none of them is decoded.
-func dueWebhooks(tx *bolt.Tx, now time.Time, c webhook.Claim) ([]webhook.Delivery, error) {
-	out := []webhook.Delivery{}
+func dueWebhooks(tx *bolt.Tx, now time.Time, c hitl.WebhookClaim) ([]hitl.WebhookDelivery, error) {
+	out := []hitl.WebhookDelivery{}
 	skipTargets, skipAskers, noCallbacks := c.Skip()
 	pick := c.Pick()
 	end := timeKey(now)
@@ -176,7 +175,7 @@ func dueWebhooks(tx *bolt.Tx, now time.Time, c webhook.Claim) ([]webhook.Deliver
 		if slices.Contains(skipTargets, target) {
 			continue
 		}
-		if webhook.IsCallback(target) && (noCallbacks || slices.Contains(skipAskers, asker)) {
+		if hitl.IsCallbackTarget(target) && (noCallbacks || slices.Contains(skipAskers, asker)) {
 			continue
 		}
 		if !pick.Take(target, asker) {
@@ -192,7 +191,7 @@ func dueWebhooks(tx *bolt.Tx, now time.Time, c webhook.Claim) ([]webhook.Deliver
 }
 
 // SettleWebhook implements hitl.WebhookOutbox.
-func (db *DB) SettleWebhook(ctx context.Context, d webhook.Delivery) error {
+func (db *DB) SettleWebhook(ctx context.Context, d hitl.WebhookDelivery) error {
 	if err := ctx.Err(); err != nil {
 		return err
 	}
@@ -201,7 +200,7 @@ func (db *DB) SettleWebhook(ctx context.Context, d webhook.Delivery) error {
 		if err != nil {
 			return err
 		}
-		if err := webhook.ClaimHeld(old, d); err != nil {
+		if err := hitl.WebhookClaimHeld(old, d); err != nil {
 			return err
 		}
 		due := tx.Bucket(bucketWebhookDue)
@@ -209,7 +208,7 @@ func (db *DB) SettleWebhook(ctx context.Context, d webhook.Delivery) error {
 			return err
 		}
 		old.Status, old.Attempts, old.NextAt, old.LastError, old.LastCode, old.SettledAt = d.Status, d.Attempts, d.NextAt, d.LastError, d.LastCode, d.SettledAt
-		if old.Status == webhook.Pending {
+		if old.Status == hitl.WebhookPending {
 			if err := putDue(tx, &old); err != nil {
 				return err
 			}
@@ -227,10 +226,10 @@ func (db *DB) SettleWebhook(ctx context.Context, d webhook.Delivery) error {
 
 // settledWebhook moves d, no longer pending, out of its queue and lets
 // the next of the queue go.
-func settledWebhook(tx *bolt.Tx, d *webhook.Delivery) error {
+func settledWebhook(tx *bolt.Tx, d *hitl.WebhookDelivery) error {
 	target := []byte(d.Target())
 	byStatus := tx.Bucket(bucketWebhookByStatus)
-	if err := byStatus.Delete(webhookStatusKey(webhook.Pending, d.Seq)); err != nil {
+	if err := byStatus.Delete(webhookStatusKey(hitl.WebhookPending, d.Seq)); err != nil {
 		return err
 	}
 	if err := byStatus.Put(webhookStatusKey(d.Status, d.Seq), target); err != nil {
@@ -239,7 +238,7 @@ func settledWebhook(tx *bolt.Tx, d *webhook.Delivery) error {
 	if err := tx.Bucket(bucketWebhookSettled).Put(webhookSettledKey(d), []byte{}); err != nil {
 		return err
 	}
-	if d.Status == webhook.Delivered {
+	if d.Status == hitl.WebhookDelivered {
 		if err := tx.Bucket(bucketWebhookLast).Put(target, u64(timeKey(*d.SettledAt))); err != nil {
 			return err
 		}
@@ -261,8 +260,8 @@ func settledWebhook(tx *bolt.Tx, d *webhook.Delivery) error {
 }
 
 // WebhookDelivery implements hitl.WebhookOutbox.
-func (db *DB) WebhookDelivery(ctx context.Context, seq uint64) (webhook.Delivery, error) {
-	var d webhook.Delivery
+func (db *DB) WebhookDelivery(ctx context.Context, seq uint64) (hitl.WebhookDelivery, error) {
+	var d hitl.WebhookDelivery
 	err := db.view(ctx, "webhook delivery", func(tx *bolt.Tx) error {
 		var err error
 		d, err = getWebhook(tx, seq)
@@ -276,8 +275,8 @@ func (db *DB) WebhookDelivery(ctx context.Context, seq uint64) (webhook.Delivery
 
 // WebhookDeliveries implements hitl.WebhookOutbox: newest first, from
 // webhooks (every status) or webhook_by_status.
-func (db *DB) WebhookDeliveries(ctx context.Context, f hitl.WebhookFilter) ([]webhook.Delivery, error) {
-	out := []webhook.Delivery{}
+func (db *DB) WebhookDeliveries(ctx context.Context, f hitl.WebhookFilter) ([]hitl.WebhookDelivery, error) {
+	out := []hitl.WebhookDelivery{}
 	err := db.view(ctx, "webhook deliveries", func(tx *bolt.Tx) error {
 		var prefix []byte
 		c := tx.Bucket(bucketWebhooks).Cursor()
@@ -314,17 +313,17 @@ func (db *DB) WebhookDeliveries(ctx context.Context, f hitl.WebhookFilter) ([]we
 }
 
 // ReplayWebhook implements hitl.WebhookOutbox.
-func (db *DB) ReplayWebhook(ctx context.Context, seq uint64, now time.Time) (webhook.Delivery, error) {
+func (db *DB) ReplayWebhook(ctx context.Context, seq uint64, now time.Time) (hitl.WebhookDelivery, error) {
 	if err := ctx.Err(); err != nil {
-		return webhook.Delivery{}, err
+		return hitl.WebhookDelivery{}, err
 	}
-	var d webhook.Delivery
+	var d hitl.WebhookDelivery
 	err := db.write(func(tx *bolt.Tx) error {
 		old, err := getWebhook(tx, seq)
 		if err != nil {
 			return err
 		}
-		d = webhook.ReplayOf(old, now)
+		d = hitl.WebhookReplayOf(old, now)
 		return enqueueWebhook(tx, &d)
 	})
 	return d, err
@@ -332,20 +331,20 @@ func (db *DB) ReplayWebhook(ctx context.Context, seq uint64, now time.Time) (web
 
 // WebhookStats implements hitl.WebhookOutbox: it walks the pending and
 // failed parts of webhook_by_status and reads webhook_last.
-func (db *DB) WebhookStats(ctx context.Context) ([]webhook.TargetStats, error) {
-	by := map[string]*webhook.TargetStats{}
-	get := func(t string) *webhook.TargetStats {
+func (db *DB) WebhookStats(ctx context.Context) ([]hitl.WebhookTargetStats, error) {
+	by := map[string]*hitl.WebhookTargetStats{}
+	get := func(t string) *hitl.WebhookTargetStats {
 		if by[t] == nil {
-			by[t] = &webhook.TargetStats{Target: t}
+			by[t] = &hitl.WebhookTargetStats{Target: t}
 		}
 		return by[t]
 	}
 	err := db.view(ctx, "webhook stats", func(tx *bolt.Tx) error {
 		c := tx.Bucket(bucketWebhookByStatus).Cursor()
-		for _, st := range []webhook.Status{webhook.Pending, webhook.Failed} {
+		for _, st := range []hitl.WebhookStatus{hitl.WebhookPending, hitl.WebhookFailed} {
 			prefix := append([]byte(st), 0)
 			for k, v := c.Seek(prefix); k != nil && bytes.HasPrefix(k, prefix); k, v = c.Next() {
-				if st == webhook.Pending {
+				if st == hitl.WebhookPending {
 					get(string(v)).Pending++
 				} else {
 					get(string(v)).Failed++
@@ -363,7 +362,7 @@ func (db *DB) WebhookStats(ctx context.Context) ([]webhook.TargetStats, error) {
 	if err != nil {
 		return nil, err
 	}
-	return webhook.SortedStats(by), nil
+	return hitl.SortedWebhookStats(by), nil
 }
 
 // PruneWebhooks implements hitl.WebhookOutbox: it reads webhook_settled

@@ -10,7 +10,6 @@ import (
 	"github.com/hitlbot/hitl/internal/principaltest"
 	"github.com/hitlbot/hitl/notify"
 	"github.com/hitlbot/hitl/service"
-	"github.com/hitlbot/hitl/webhook"
 	"github.com/stretchr/testify/require"
 	bolt "go.etcd.io/bbolt"
 )
@@ -33,10 +32,10 @@ func TestWebhooksOnAnOlderFile(t *testing.T) {
 		return nil
 	})
 	svc := service.NewService(db, service.ServiceConfig{Notifier: notify.New(), Clock: newClock(),
-		Webhooks: &hitl.WebhookRoutes{Endpoints: []webhook.Route{{Name: "ops", URL: "https://ops.example/", Events: []webhook.Event{webhook.QuestionAnswered}}}}})
+		Webhooks: &hitl.WebhookRoutes{Endpoints: []hitl.WebhookRoute{{Name: "ops", URL: "https://ops.example/", Events: []hitl.WebhookEvent{hitl.WebhookQuestionAnswered}}}}})
 	_, err = svc.Questions.Answer(principaltest.As(ctx, "local"), q.ID, hitl.Response{Value: "ok"})
 	require.NoError(t, err)
-	got, err := db.ClaimWebhooks(ctx, t0.Add(time.Hour), t0.Add(2*time.Hour), webhook.Claim{})
+	got, err := db.ClaimWebhooks(ctx, t0.Add(time.Hour), t0.Add(2*time.Hour), hitl.WebhookClaim{})
 	require.NoError(t, err)
 	require.Len(t, got, 1)
 	require.Equal(t, q.ID, got[0].QuestionID)

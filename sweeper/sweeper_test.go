@@ -13,7 +13,6 @@ import (
 	"github.com/hitlbot/hitl/internal/clocktest"
 	"github.com/hitlbot/hitl/internal/memstore"
 	"github.com/hitlbot/hitl/notify"
-	"github.com/hitlbot/hitl/policy"
 	"github.com/hitlbot/hitl/service"
 	"github.com/hitlbot/hitl/steer"
 	"github.com/hitlbot/hitl/sweeper"
@@ -52,8 +51,8 @@ func TestWork(t *testing.T) {
 	}
 	put := func(t *testing.T, st hitl.Store, i int, expires time.Time) {
 		t.Helper()
-		require.NoError(t, st.PutLearnedRule(context.Background(), &policy.LearnedRule{ID: fmt.Sprintf("r_%06d", i), Agent: "api:ci",
-			OpType: policy.OpShell, Resource: fmt.Sprintf("make %d", i), CreatedAt: t0, ExpiresAt: expires}))
+		require.NoError(t, st.PutLearnedRule(context.Background(), &hitl.LearnedRule{ID: fmt.Sprintf("r_%06d", i), Agent: "api:ci",
+			OpType: hitl.OpShell, Resource: fmt.Sprintf("make %d", i), CreatedAt: t0, ExpiresAt: expires}))
 	}
 	left := func(t *testing.T, st hitl.Store) int {
 		t.Helper()
@@ -76,7 +75,7 @@ func TestWork(t *testing.T) {
 		require.NoError(t, err)
 		require.Equal(t, 1, n, "the rule expiring at now goes")
 		require.Equal(t, 1, left(t, st))
-		r, err := st.LearnedRule(context.Background(), policy.LearnedRuleKey{Agent: "api:ci", OpType: policy.OpShell, Resource: "make 2"})
+		r, err := st.LearnedRule(context.Background(), hitl.LearnedRuleKey{Agent: "api:ci", OpType: hitl.OpShell, Resource: "make 2"})
 		require.NoError(t, err)
 		require.NotNil(t, r, "the later one stays")
 	})
@@ -102,7 +101,7 @@ func TestWorkSendsReminders(t *testing.T) {
 	st := memstore.New()
 	clock := clocktest.New(t0)
 	svc := service.NewService(st, service.ServiceConfig{Notifier: notify.New(), Clock: clock,
-		Reminders: hitl.Reminders{hitl.Blocking: {Every: []policy.Duration{policy.Duration(10 * time.Minute)}}}})
+		Reminders: hitl.Reminders{hitl.Blocking: {Every: []hitl.Duration{hitl.Duration(10 * time.Minute)}}}})
 	work := sweeper.Work(lifecycleOf(svc), 0)
 	ctx := auth.WithPrincipal(context.Background(), auth.TokenPrincipal("ci", nil, ""))
 	q, _, err := svc.Questions.Create(ctx, "run-1", hitl.NewQuestion{Question: "Deploy?"})

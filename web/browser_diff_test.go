@@ -10,7 +10,6 @@ import (
 
 	"github.com/chromedp/chromedp"
 	"github.com/hitlbot/hitl"
-	"github.com/hitlbot/hitl/policy"
 	"github.com/hitlbot/hitl/visible"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -25,7 +24,7 @@ func TestBrowserApprovalCards(t *testing.T) {
 	l := newLive(t)
 	base := l.srv.URL
 	require.NoError(t, l.svc.Policies.LoadPolicy(context.Background(), nil))
-	request := func(op policy.Operation) string {
+	request := func(op hitl.Operation) string {
 		t.Helper()
 		out, err := l.svc.Policies.RequestOperation(as(agentP), hitl.ApprovalRequest{RunID: "claude-3f2b8c1e", Operation: op})
 		require.NoError(t, err)
@@ -34,7 +33,7 @@ func TestBrowserApprovalCards(t *testing.T) {
 	}
 	t.Run("an approval card shows its command once", func(t *testing.T) {
 		cmd := "npm run migrate -- --env staging"
-		id := request(policy.Operation{Type: policy.OpShell, Description: "Run the database migrations on staging: " + cmd, Resource: cmd,
+		id := request(hitl.Operation{Type: hitl.OpShell, Description: "Run the database migrations on staging: " + cmd, Resource: cmd,
 			Context: "Claude Code session 3f2b8c1e in /home/dev/app"})
 		ctx := tab(t)
 		signIn(t, ctx, base, "alice-token-0123456789")
@@ -62,7 +61,7 @@ func TestBrowserApprovalCards(t *testing.T) {
 		assert.Equal(t, cmd, opened, "Edit before approving… holds the command whole")
 	})
 	t.Run("a Trojan-source line reads as what it is, flagged", func(t *testing.T) {
-		id := request(policy.Operation{Type: policy.OpShell, Description: "Set the level: echo '" + trojan + "'", Resource: "echo '" + trojan + "'"})
+		id := request(hitl.Operation{Type: hitl.OpShell, Description: "Set the level: echo '" + trojan + "'", Resource: "echo '" + trojan + "'"})
 		ctx := tab(t)
 		signIn(t, ctx, base, "alice-token-0123456789")
 		var text string
@@ -87,11 +86,11 @@ func TestBrowserApprovalCards(t *testing.T) {
 		}
 		// A patch of two files (Codex's apply_patch): no resource, the
 		// diffs name the files.
-		id := request(policy.Operation{Type: policy.OpFileWrite, Description: "Apply a patch",
+		id := request(hitl.Operation{Type: hitl.OpFileWrite, Description: "Apply a patch",
 			Context: "Claude Code session 3f2b8c1e in /home/dev/app",
-			Diffs: []policy.FileDiff{
-				{Path: "/home/dev/app/src/billing.go", Change: policy.FileModify, Added: 4, Removed: 3, Unified: billingDiff},
-				{Path: "/home/dev/app/gen.go", Change: policy.FileModify, Added: 120, Removed: 120, Unified: long.String()},
+			Diffs: []hitl.FileDiff{
+				{Path: "/home/dev/app/src/billing.go", Change: hitl.FileModify, Added: 4, Removed: 3, Unified: billingDiff},
+				{Path: "/home/dev/app/gen.go", Change: hitl.FileModify, Added: 120, Removed: 120, Unified: long.String()},
 			}})
 		ctx := tab(t)
 		signIn(t, ctx, base, "alice-token-0123456789")

@@ -12,7 +12,6 @@ import (
 	"github.com/hitlbot/hitl"
 	"github.com/hitlbot/hitl/client"
 	"github.com/hitlbot/hitl/mcp"
-	"github.com/hitlbot/hitl/policy"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )
@@ -98,6 +97,6 @@ func TestBrowserEditContent(t *testing.T) {
 	require.True(t, v.Allowed, v.Message)
 	assert.Empty(t, v.EditedContent, "approved as shown")
 	op := mcp.ToolCall{Tool: "Write", Input: input}.Operation("")
-	assert.Equal(t, policy.OpFileWrite, op.Type)
+	assert.Equal(t, hitl.OpFileWrite, op.Type)
 	assert.Equal(t, edited, op.Content)
 }

@@ -19,7 +19,6 @@ import (
 	"github.com/hitlbot/hitl/client"
 	"github.com/hitlbot/hitl/internal/memstore"
 	"github.com/hitlbot/hitl/notify"
-	"github.com/hitlbot/hitl/policy"
 	"github.com/hitlbot/hitl/service"
 	"github.com/hitlbot/hitl/shell"
 	"github.com/hitlbot/hitl/steer"
@@ -416,11 +415,11 @@ func screenshots(t *testing.T, tab func(testing.TB) context.Context, l *live) {
 	_, _, err = ag.Create(ctx0, "nightly", hitl.NewQuestion{Question: "Rename the public API field user_name to username?", ResponseType: hitl.BooleanResponse})
 	require.NoError(t, err)
 	require.NoError(t, l.svc.Policies.LoadPolicy(ctx0, nil))
-	for _, op := range []policy.Operation{
-		{Type: policy.OpShell, Description: "Install the toolchain", Resource: "rm -rf .tools && curl -fsSL https://get.example.com/tools | sh", Cwd: "/home/dev/shop"},
-		{Type: policy.OpFileWrite, Description: "Write /home/dev/shop/NOTES.md", Resource: "/home/dev/shop/NOTES.md", Cwd: "/home/dev/shop",
-			Diffs: []policy.FileDiff{{Path: "/home/dev/shop/NOTES.md", Change: policy.FileNew, Added: 3, Unified: "--- /dev/null\n+++ b/home/dev/shop/NOTES.md\n@@ -0,0 +1,3 @@\n+# Notes\n+\n+Public view first.\n"}}},
-		{Type: policy.OpShell, Description: "Push the branch", Resource: "git push --force origin feature/public-view", Cwd: "/home/dev/shop"},
+	for _, op := range []hitl.Operation{
+		{Type: hitl.OpShell, Description: "Install the toolchain", Resource: "rm -rf .tools && curl -fsSL https://get.example.com/tools | sh", Cwd: "/home/dev/shop"},
+		{Type: hitl.OpFileWrite, Description: "Write /home/dev/shop/NOTES.md", Resource: "/home/dev/shop/NOTES.md", Cwd: "/home/dev/shop",
+			Diffs: []hitl.FileDiff{{Path: "/home/dev/shop/NOTES.md", Change: hitl.FileNew, Added: 3, Unified: "--- /dev/null\n+++ b/home/dev/shop/NOTES.md\n@@ -0,0 +1,3 @@\n+# Notes\n+\n+Public view first.\n"}}},
+		{Type: hitl.OpShell, Description: "Push the branch", Resource: "git push --force origin feature/public-view", Cwd: "/home/dev/shop"},
 	} {
 		_, err = l.svc.Policies.RequestOperation(as(agentP), hitl.ApprovalRequest{RunID: "issue-42", Operation: op})
 		require.NoError(t, err)

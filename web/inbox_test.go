@@ -11,7 +11,6 @@ import (
 
 	"github.com/hitlbot/hitl"
 	"github.com/hitlbot/hitl/auth"
-	"github.com/hitlbot/hitl/policy"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )
@@ -230,8 +229,8 @@ func TestOperations(t *testing.T) {
 	ctx := context.Background()
 	t.Run("quorum progress shows who approved", func(t *testing.T) {
 		e := newEnv(t, false)
-		require.NoError(t, e.svc.Policies.LoadPolicy(ctx, []policy.Rule{{Name: "two-people", OpType: policy.OpFileDelete, Effect: policy.EffectAsk, Quorum: 2}}))
-		out, err := e.svc.Policies.RequestOperation(as(agentP), hitl.ApprovalRequest{RunID: "r1", Operation: policy.Operation{Type: policy.OpFileDelete, Description: "delete build", Resource: "build/"}})
+		require.NoError(t, e.svc.Policies.LoadPolicy(ctx, []hitl.Rule{{Name: "two-people", OpType: hitl.OpFileDelete, Effect: hitl.EffectAsk, Quorum: 2}}))
+		out, err := e.svc.Policies.RequestOperation(as(agentP), hitl.ApprovalRequest{RunID: "r1", Operation: hitl.Operation{Type: hitl.OpFileDelete, Description: "delete build", Resource: "build/"}})
 		require.NoError(t, err)
 		b := e.browser(t)
 		b.signIn("alice-token-0123456789")
@@ -245,7 +244,7 @@ func TestOperations(t *testing.T) {
 	t.Run("approve an operation with its input edited", func(t *testing.T) {
 		e := newEnv(t, false)
 		require.NoError(t, e.svc.Policies.LoadPolicy(ctx, nil))
-		out, err := e.svc.Policies.RequestOperation(as(agentP), hitl.ApprovalRequest{RunID: "r1", Operation: policy.Operation{Type: policy.OpFileDelete, Description: "delete logs", Resource: "logs/"}})
+		out, err := e.svc.Policies.RequestOperation(as(agentP), hitl.ApprovalRequest{RunID: "r1", Operation: hitl.Operation{Type: hitl.OpFileDelete, Description: "delete logs", Resource: "logs/"}})
 		require.NoError(t, err)
 		b := e.browser(t)
 		b.signIn("alice-token-0123456789")
@@ -257,8 +256,8 @@ func TestOperations(t *testing.T) {
 	t.Run("approve a file change with its content edited", func(t *testing.T) {
 		e := newEnv(t, false)
 		require.NoError(t, e.svc.Policies.LoadPolicy(ctx, nil))
-		op := policy.Operation{Type: policy.OpFileWrite, Description: "Write /w/notes.md", Resource: "/w/notes.md", Content: "one\n",
-			Diffs: []policy.FileDiff{{Path: "/w/notes.md", Change: policy.FileNew, Added: 1, Unified: "--- /dev/null\n+++ b/w/notes.md\n@@ -0,0 +1 @@\n+one\n"}}}
+		op := hitl.Operation{Type: hitl.OpFileWrite, Description: "Write /w/notes.md", Resource: "/w/notes.md", Content: "one\n",
+			Diffs: []hitl.FileDiff{{Path: "/w/notes.md", Change: hitl.FileNew, Added: 1, Unified: "--- /dev/null\n+++ b/w/notes.md\n@@ -0,0 +1 @@\n+one\n"}}}
 		out, err := e.svc.Policies.RequestOperation(as(agentP), hitl.ApprovalRequest{RunID: "r1", Operation: op})
 		require.NoError(t, err)
 		b := e.browser(t)
@@ -278,7 +277,7 @@ func TestOperations(t *testing.T) {
 	t.Run("approve & always where the policy lets it apply", func(t *testing.T) {
 		e := newEnv(t, false)
 		require.NoError(t, e.svc.Policies.LoadPolicy(ctx, nil))
-		out, err := e.svc.Policies.RequestOperation(as(agentP), hitl.ApprovalRequest{RunID: "r1", Operation: policy.Operation{Type: policy.OpFileDelete, Description: "delete tmp", Resource: "tmp/x"}})
+		out, err := e.svc.Policies.RequestOperation(as(agentP), hitl.ApprovalRequest{RunID: "r1", Operation: hitl.Operation{Type: hitl.OpFileDelete, Description: "delete tmp", Resource: "tmp/x"}})
 		require.NoError(t, err)
 		require.True(t, out.Question.Learnable)
 		b := e.browser(t)

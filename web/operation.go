@@ -5,7 +5,6 @@ import (
 
 	"github.com/hitlbot/hitl"
 	"github.com/hitlbot/hitl/internal/udiff"
-	"github.com/hitlbot/hitl/policy"
 )
 
 // approvalView is what an approval card shows, each thing once: what kind
@@ -18,16 +17,16 @@ type approvalView struct {
 	What      string // the exact resource; "" when there is none
 	Diffs     []diffView
 	Why       string
-	Parts     []policy.DecisionPart // how the policy decided each part, when that says more
-	Risks     []policy.RiskLabel    // what it does that a person should weigh, riskiest first
-	Input     []inputView           // a tool's input as its fields, when it is a JSON object
-	Grant     string                // what the command line may do when it runs (policy.Grant)
+	Parts     []hitl.DecisionPart // how the policy decided each part, when that says more
+	Risks     []hitl.RiskLabel    // what it does that a person should weigh, riskiest first
+	Input     []inputView         // a tool's input as its fields, when it is a JSON object
+	Grant     string              // what the command line may do when it runs (policy.Grant)
 }
 
 // inputView is one field of a tool's input: a long value is folded under
 // its first line.
 type inputView struct {
-	policy.InputField
+	hitl.InputField
 	Folded string // the first line of a folded value; "" when shown whole
 	Lines  int
 }
@@ -38,7 +37,7 @@ const (
 	foldChars = 600
 )
 
-func inputOf(op *policy.Operation) []inputView {
+func inputOf(op *hitl.Operation) []inputView {
 	var out []inputView
 	for _, f := range op.Input() {
 		v := inputView{InputField: f, Lines: strings.Count(strings.TrimSuffix(f.Value, "\n"), "\n") + 1}
@@ -68,11 +67,11 @@ func approvalOf(q *hitl.Question, brief bool) *approvalView {
 		v.Kind += " · the agent rates it " + string(op.Risk)
 	}
 	switch op.Type {
-	case policy.OpShell:
+	case hitl.OpShell:
 		v.WhatLabel = "Command"
-	case policy.OpFileWrite, policy.OpFileDelete, policy.OpFileRead:
+	case hitl.OpFileWrite, hitl.OpFileDelete, hitl.OpFileRead:
 		v.WhatLabel = "File"
-	case policy.OpAPICall:
+	case hitl.OpAPICall:
 		v.WhatLabel = "Call"
 	default:
 		v.WhatLabel = "Resource"
@@ -91,7 +90,7 @@ func approvalOf(q *hitl.Question, brief bool) *approvalView {
 		v.What = "" // its fields say it, each once
 	}
 	v.Why = saysMore(op.Context, titleOf(q), op.Resource)
-	if policy.PartsTellMore(q.Parts) {
+	if hitl.PartsTellMore(q.Parts) {
 		v.Parts = q.Parts
 	}
 	v.Grant = q.RunGrant.Text()
@@ -111,8 +110,8 @@ func titleOf(q *hitl.Question) string {
 	case t == "":
 		return q.Question
 	case !strings.Contains(t, " "): // a verb: Run, Edit, Write, Read …
-		noun := map[policy.OpType]string{policy.OpShell: "this command", policy.OpFileWrite: "this file", policy.OpFileDelete: "this file",
-			policy.OpFileRead: "this file", policy.OpAPICall: "this"}[op.Type]
+		noun := map[hitl.OpType]string{hitl.OpShell: "this command", hitl.OpFileWrite: "this file", hitl.OpFileDelete: "this file",
+			hitl.OpFileRead: "this file", hitl.OpAPICall: "this"}[op.Type]
 		return strings.TrimSpace(t + " " + orThis(noun))
 	}
 	return t
@@ -153,7 +152,7 @@ func stepOf(q *hitl.Question) string {
 // lines with their numbers, added and removed lines marked by colour and
 // by a + or − sign; a long diff folds its hunks after the first.
 type diffView struct {
-	policy.FileDiff
+	hitl.FileDiff
 	Hunks []hunkView
 	Bad   string // the diff could not be read
 	More  int    // lines left out of a brief view
@@ -198,7 +197,7 @@ type lineView struct {
 // its first hunk is open.
 const foldAfter = 80
 
-func diffOf(d policy.FileDiff) diffView {
+func diffOf(d hitl.FileDiff) diffView {
 	v := diffView{FileDiff: d}
 	hs, err := udiff.Parse(d.Unified)
 	if err != nil {
@@ -241,7 +240,7 @@ func editRows(s string) int {
 }
 
 // contentLabel names the editable new text of a file change.
-func contentLabel(op *policy.Operation) string {
+func contentLabel(op *hitl.Operation) string {
 	switch {
 	case strings.HasPrefix(op.Description, "Edit "):
 		return "New text (replaces the old text)"

@@ -8,7 +8,6 @@ import (
 	"github.com/hitlbot/hitl"
 	"github.com/hitlbot/hitl/auth"
 	"github.com/hitlbot/hitl/fault"
-	"github.com/hitlbot/hitl/policy"
 	"github.com/hitlbot/hitl/steer"
 )
 
@@ -21,7 +20,7 @@ type runsView struct {
 	// Rules and Audit are for admins: learned rules (to revoke) and the
 	// latest refusals and policy decisions.
 	Admin bool
-	Rules []*policy.LearnedRule
+	Rules []*hitl.LearnedRule
 	Audit []*hitl.Event
 }
 

@@ -13,7 +13,6 @@ import (
 	"time"
 
 	"github.com/hitlbot/hitl"
-	"github.com/hitlbot/hitl/policy"
 	"github.com/hitlbot/hitl/steer"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -107,7 +106,7 @@ func TestRuns(t *testing.T) {
 func TestAdminConsole(t *testing.T) {
 	e := newEnv(t, false)
 	require.NoError(t, e.svc.Policies.LoadPolicy(context.Background(), nil))
-	out, err := e.svc.Policies.RequestOperation(as(agentP), hitl.ApprovalRequest{RunID: "r1", Operation: policy.Operation{Type: policy.OpFileDelete, Description: "delete tmp", Resource: "tmp/x"}})
+	out, err := e.svc.Policies.RequestOperation(as(agentP), hitl.ApprovalRequest{RunID: "r1", Operation: hitl.Operation{Type: hitl.OpFileDelete, Description: "delete tmp", Resource: "tmp/x"}})
 	require.NoError(t, err)
 	_, err = e.svc.Questions.Answer(as(aliceP), out.QuestionID, hitl.Response{Value: "approve", Always: true})
 	require.NoError(t, err)

@@ -7,7 +7,6 @@ import (
 	"github.com/hitlbot/hitl"
 	"github.com/hitlbot/hitl/access"
 	"github.com/hitlbot/hitl/auth"
-	"github.com/hitlbot/hitl/policy"
 )
 
 // Services is what the web pages need of hitl, part by part: the rules
@@ -26,7 +25,7 @@ type Services struct {
 	Runs      hitl.RunService
 	Policies  interface {
 		LearnedRules(ctx context.Context, f hitl.LearnedRuleFilter) (hitl.LearnedRulePage, error)
-		RevokeRule(ctx context.Context, id string) (*policy.LearnedRule, error)
+		RevokeRule(ctx context.Context, id string) (*hitl.LearnedRule, error)
 	}
 	SignIns interface {
 		SignIn(ctx context.Context, p auth.Principal, ttl time.Duration) (secret string, ws *hitl.SignIn, err error)

@@ -6,7 +6,6 @@ import (
 	"strings"
 
 	"github.com/hitlbot/hitl"
-	"github.com/hitlbot/hitl/policy"
 )
 
 // An inbox row says what a question asks for in a few words, so a person
@@ -24,10 +23,10 @@ func summaryOf(q *hitl.Question) string {
 		return cut(oneLine(q.Question), maxSummary)
 	}
 	switch op.Type {
-	case policy.OpShell:
+	case hitl.OpShell:
 		return "Run " + cut(oneLine(op.Resource), maxSummary-4)
-	case policy.OpFileWrite, policy.OpFileDelete, policy.OpFileRead:
-		verb := map[policy.OpType]string{policy.OpFileWrite: "Write ", policy.OpFileDelete: "Delete ", policy.OpFileRead: "Read "}[op.Type]
+	case hitl.OpFileWrite, hitl.OpFileDelete, hitl.OpFileRead:
+		verb := map[hitl.OpType]string{hitl.OpFileWrite: "Write ", hitl.OpFileDelete: "Delete ", hitl.OpFileRead: "Read "}[op.Type]
 		if len(op.Diffs) > 1 {
 			a, r := op.DiffStat()
 			return verb + strconv.Itoa(len(op.Diffs)) + " files · +" + strconv.Itoa(a) + " −" + strconv.Itoa(r)
@@ -39,7 +38,7 @@ func summaryOf(q *hitl.Question) string {
 		s := verb + cut(path.Base(oneLine(name)), maxSummary-20)
 		if len(op.Diffs) == 1 {
 			d := op.Diffs[0]
-			if d.Change == policy.FileNew {
+			if d.Change == hitl.FileNew {
 				s += " · new"
 			}
 			if d.Problem == "" {
@@ -47,9 +46,9 @@ func summaryOf(q *hitl.Question) string {
 			}
 		}
 		return s
-	case policy.OpAPICall:
+	case hitl.OpAPICall:
 		return "Call " + cut(oneLine(op.Resource), maxSummary-5)
-	case policy.OpSpawnAgent:
+	case hitl.OpSpawnAgent:
 		return "Start the agent " + cut(oneLine(op.Resource), maxSummary-16)
 	}
 	if op.Resource != "" {

@@ -4,7 +4,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/hitlbot/hitl/policy"
+	"github.com/hitlbot/hitl"
 	"github.com/hitlbot/hitl/visible"
 	"github.com/stretchr/testify/assert"
 )
@@ -19,10 +19,10 @@ const trojan = "access_level = \"user\u202e \u2066// Check if admin\u2069 \u2066
 func TestTrojanSourceIsShownAndFlagged(t *testing.T) {
 	e := newEnv(t, false)
 	const file = "/home/dev/app/src/auth.py"
-	shell := e.request(policy.Operation{Type: policy.OpShell, Description: "Set the level " + trojan + ": echo ok", Resource: "echo '" + trojan + "'",
+	shell := e.request(hitl.Operation{Type: hitl.OpShell, Description: "Set the level " + trojan + ": echo ok", Resource: "echo '" + trojan + "'",
 		Context: "Because " + trojan})
-	edit := e.request(policy.Operation{Type: policy.OpFileWrite, Description: "Edit " + file, Resource: file,
-		Diffs: []policy.FileDiff{{Path: file, Change: policy.FileModify, Added: 1, Removed: 1,
+	edit := e.request(hitl.Operation{Type: hitl.OpFileWrite, Description: "Edit " + file, Resource: file,
+		Diffs: []hitl.FileDiff{{Path: file, Change: hitl.FileModify, Added: 1, Removed: 1,
 			Unified: "--- a" + file + "\n+++ b" + file + "\n@@ -1 +1 @@\n-access_level = \"user\"\n+" + trojan + "\n"}}})
 	const shown = `user&lt;U+202E&gt; &lt;U+2066&gt;// Check if admin&lt;U+2069&gt; &lt;U+2066&gt;`
 	flag := `<strong class="flag" role="note">⚠ ` + visible.Flag + `</strong>`

@@ -92,7 +92,7 @@ func newFloodWorldOn(tb testing.TB, st hitl.Store) *floodWorld {
 	policy := webhook.CallbackPolicy{AllowedHosts: []string{"127.0.0.1"}, AllowHTTP: true}
 	store, clock := st, clocktest.New(t0)
 	f.svc = service.NewService(store, service.ServiceConfig{Notifier: notify.New(), Clock: clock, Callbacks: policy,
-		Webhooks: &hitl.WebhookRoutes{Endpoints: []webhook.Route{{Name: "ops", URL: ops.URL, Events: []webhook.Event{webhook.QuestionAnswered}, Runs: "deploy-*"}}}})
+		Webhooks: &hitl.WebhookRoutes{Endpoints: []hitl.WebhookRoute{{Name: "ops", URL: ops.URL, Events: []hitl.WebhookEvent{hitl.WebhookQuestionAnswered}, Runs: "deploy-*"}}}})
 	f.worker = webhook.New(webhook.Config{Endpoints: []webhook.Endpoint{{Name: "ops", URL: ops.URL, Secrets: secrets}},
 		CallbackSecrets: secrets, Callbacks: policy, Clock: clock, Jitter: func() float64 { return 0.5 },
 		Logger: slog.New(slog.NewTextHandler(io.Discard, nil)), Changed: f.svc.Log.Changed}, store)

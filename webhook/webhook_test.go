@@ -3,8 +3,8 @@ package webhook_test
 import (
 	"testing"
 
+	"github.com/hitlbot/hitl"
 	"github.com/hitlbot/hitl/steer"
-	"github.com/hitlbot/hitl/webhook"
 	"github.com/stretchr/testify/assert"
 )
 
@@ -13,44 +13,44 @@ import (
 func TestRunEvent(t *testing.T) {
 	rows := []struct {
 		from, to steer.RunStatus
-		want     webhook.Event
+		want     hitl.WebhookEvent
 	}{
 		{"", steer.RunRunning, ""},
 		{steer.RunRunning, steer.RunRunning, ""},
-		{steer.RunRunning, steer.RunPaused, webhook.RunPaused},
+		{steer.RunRunning, steer.RunPaused, hitl.WebhookRunPaused},
 		{steer.RunPaused, steer.RunPaused, ""},
-		{steer.RunPaused, steer.RunRunning, webhook.RunResumed},
-		{steer.RunRunning, steer.RunCancelled, webhook.RunCancelled},
-		{steer.RunPaused, steer.RunCancelled, webhook.RunCancelled},
-		{steer.RunRunning, steer.RunDone, webhook.RunDone},
-		{"", steer.RunDone, webhook.RunDone},
-		{steer.RunRunning, steer.RunAborted, webhook.RunAborted},
+		{steer.RunPaused, steer.RunRunning, hitl.WebhookRunResumed},
+		{steer.RunRunning, steer.RunCancelled, hitl.WebhookRunCancelled},
+		{steer.RunPaused, steer.RunCancelled, hitl.WebhookRunCancelled},
+		{steer.RunRunning, steer.RunDone, hitl.WebhookRunDone},
+		{"", steer.RunDone, hitl.WebhookRunDone},
+		{steer.RunRunning, steer.RunAborted, hitl.WebhookRunAborted},
 		{steer.RunDone, steer.RunDone, ""},
 	}
 	for _, r := range rows {
 		t.Run(string(r.from)+" to "+string(r.to), func(t *testing.T) {
-			assert.Equal(t, r.want, webhook.RunEvent(r.from, r.to))
+			assert.Equal(t, r.want, hitl.WebhookRunEvent(r.from, r.to))
 		})
 	}
 }
 
 // TestRouteWants is the table of what an endpoint subscribes to.
 func TestRouteWants(t *testing.T) {
-	e := webhook.Route{Name: "ci", Events: []webhook.Event{webhook.QuestionAnswered}, Runs: "ci-*"}
-	all := webhook.Route{Name: "all", Events: webhook.Events}
+	e := hitl.WebhookRoute{Name: "ci", Events: []hitl.WebhookEvent{hitl.WebhookQuestionAnswered}, Runs: "ci-*"}
+	all := hitl.WebhookRoute{Name: "all", Events: hitl.WebhookEvents}
 	rows := []struct {
 		name string
-		e    webhook.Route
-		typ  webhook.Event
+		e    hitl.WebhookRoute
+		typ  hitl.WebhookEvent
 		run  string
 		want bool
 	}{
-		{"its event, a matching run", e, webhook.QuestionAnswered, "ci-42", true},
-		{"its event, another run", e, webhook.QuestionAnswered, "deploy-1", false},
-		{"the glob is whole: a prefix is not a match", e, webhook.QuestionAnswered, "xci-42", false},
-		{"another event", e, webhook.QuestionTimedOut, "ci-42", false},
-		{"no runs: every run", all, webhook.RunDone, "anything", true},
-		{"a ping is no subscription", all, webhook.Ping, "anything", false},
+		{"its event, a matching run", e, hitl.WebhookQuestionAnswered, "ci-42", true},
+		{"its event, another run", e, hitl.WebhookQuestionAnswered, "deploy-1", false},
+		{"the glob is whole: a prefix is not a match", e, hitl.WebhookQuestionAnswered, "xci-42", false},
+		{"another event", e, hitl.WebhookQuestionTimedOut, "ci-42", false},
+		{"no runs: every run", all, hitl.WebhookRunDone, "anything", true},
+		{"a ping is no subscription", all, hitl.WebhookPing, "anything", false},
 	}
 	for _, r := range rows {
 		t.Run(r.name, func(t *testing.T) { assert.Equal(t, r.want, r.e.Wants(r.typ, r.run)) })
@@ -84,13 +84,13 @@ func TestCallbackTarget(t *testing.T) {
 	}
 	for _, r := range rows {
 		t.Run(r.name, func(t *testing.T) {
-			assert.Equal(t, r.want, webhook.CallbackOrigin(r.url))
-			d := webhook.Delivery{URL: r.url}
+			assert.Equal(t, r.want, hitl.CallbackOrigin(r.url))
+			d := hitl.WebhookDelivery{URL: r.url}
 			assert.Equal(t, "callback:"+r.want, d.Target())
-			assert.True(t, webhook.IsCallback(d.Target()))
+			assert.True(t, hitl.IsCallbackTarget(d.Target()))
 		})
 	}
-	ep := webhook.Delivery{Endpoint: "ops", URL: "http://LOCALHOST/"}
+	ep := hitl.WebhookDelivery{Endpoint: "ops", URL: "http://LOCALHOST/"}
 	assert.Equal(t, "ops", ep.Target(), "an endpoint's target is its name")
-	assert.False(t, webhook.IsCallback(ep.Target()))
+	assert.False(t, hitl.IsCallbackTarget(ep.Target()))
 }

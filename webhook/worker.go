@@ -16,6 +16,7 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/hitlbot/hitl"
 	"github.com/hitlbot/hitl/fault"
 )
 
@@ -66,7 +67,7 @@ type Config struct {
 	// checks each callbackUrl connection's address against Callbacks).
 	Transport http.RoundTripper
 	// Failed is told of each delivery given up (the metric).
-	Failed func(d Delivery)
+	Failed func(d hitl.WebhookDelivery)
 	// Failing records a delivery about to be given up (the audit trail's
 	// webhook_failed record), before it is settled failed: a failure is
 	// never settled without its record. An error leaves the delivery
@@ -74,15 +75,15 @@ type Config struct {
 	// A crash between the record and the settle does the same, so a
 	// failure may be recorded twice (the same delivery, the same
 	// attempt), never not at all.
-	Failing func(ctx context.Context, d Delivery) error
+	Failing func(ctx context.Context, d hitl.WebhookDelivery) error
 }
 
 // Outbox is what the worker needs of the store's webhook outbox
 // (hitl.WebhookOutbox, where each method is documented): claiming the
 // deliveries due, and settling each.
 type Outbox interface {
-	ClaimWebhooks(ctx context.Context, now, until time.Time, c Claim) ([]Delivery, error)
-	SettleWebhook(ctx context.Context, d Delivery) error
+	ClaimWebhooks(ctx context.Context, now, until time.Time, c hitl.WebhookClaim) ([]hitl.WebhookDelivery, error)
+	SettleWebhook(ctx context.Context, d hitl.WebhookDelivery) error
 }
 
 // Clock tells the worker the time (hitl.Clock; tests inject a fake one).
@@ -271,7 +272,7 @@ func (w *Worker) Step(ctx context.Context) (int, error) {
 			continue
 		}
 		w.inFlight[t]++
-		if IsCallback(t) {
+		if hitl.IsCallbackTarget(t) {
 			w.askers[d.Asker]++
 			w.callbacks++
 		}
@@ -290,8 +291,8 @@ func (w *Worker) Step(ctx context.Context) (int, error) {
 
 // claim is what the free slots allow now (w.mu held): the capacity
 // rules of Claim over the attempts in flight.
-func (w *Worker) claim() Claim {
-	c := Claim{Limit: w.cfg.MaxInFlight - w.total, PerTarget: w.cfg.PerTarget, PerAsker: w.cfg.PerAsker,
+func (w *Worker) claim() hitl.WebhookClaim {
+	c := hitl.WebhookClaim{Limit: w.cfg.MaxInFlight - w.total, PerTarget: w.cfg.PerTarget, PerAsker: w.cfg.PerAsker,
 		Targets: w.inFlight, Askers: w.askers}
 	c.Callbacks = min(c.Limit, w.cfg.MaxInFlight-w.cfg.EndpointShare-w.callbacks)
 	c.NoCallbacks = c.Callbacks <= 0
@@ -305,7 +306,7 @@ func (w *Worker) claim() Claim {
 }
 
 // release hands a claimed delivery back, due at once.
-func (w *Worker) release(ctx context.Context, d Delivery) {
+func (w *Worker) release(ctx context.Context, d hitl.WebhookDelivery) {
 	d.NextAt = w.cfg.Clock.Now()
 	if err := w.box.SettleWebhook(ctx, d); err != nil {
 		w.log.Warn("webhook: releasing a delivery failed (it is due when its claim runs out)", "delivery", d.Seq, "err", err)
@@ -318,7 +319,7 @@ func (w *Worker) done1(target, asker string) {
 	if w.inFlight[target] == 0 {
 		delete(w.inFlight, target)
 	}
-	if IsCallback(target) {
+	if hitl.IsCallbackTarget(target) {
 		w.askers[asker]--
 		if w.askers[asker] == 0 {
 			delete(w.askers, asker)
@@ -335,7 +336,7 @@ func (w *Worker) done1(target, asker string) {
 
 // Deliver makes one attempt of d (claimed) and records its outcome:
 // delivered, due again on the schedule, or failed.
-func (w *Worker) Deliver(ctx context.Context, d Delivery) {
+func (w *Worker) Deliver(ctx context.Context, d hitl.WebhookDelivery) {
 	code, err := w.Send(ctx, d)
 	now := w.cfg.Clock.Now()
 	d.Attempts++
@@ -343,7 +344,7 @@ func (w *Worker) Deliver(ctx context.Context, d Delivery) {
 	log := w.log.With("delivery", d.Seq, "id", d.ID, "target", d.Target(), "type", d.Type, "attempt", d.Attempts)
 	switch {
 	case err == nil:
-		d.Status, d.SettledAt, d.LastError = Delivered, &now, ""
+		d.Status, d.SettledAt, d.LastError = hitl.WebhookDelivered, &now, ""
 	default:
 		d.LastError = err.Error()
 		next, ok := Retry(d.Attempts, now, w.cfg.Jitter())
@@ -351,11 +352,11 @@ func (w *Worker) Deliver(ctx context.Context, d Delivery) {
 			d.NextAt = next
 			log.Warn("webhook: attempt failed; retrying", "err", err, "next", next)
 		} else {
-			d.Status, d.SettledAt = Failed, &now
+			d.Status, d.SettledAt = hitl.WebhookFailed, &now
 			log.Error("webhook: delivery failed: the retry schedule is over", "err", err)
 		}
 	}
-	if d.Status == Failed && w.cfg.Failing != nil {
+	if d.Status == hitl.WebhookFailed && w.cfg.Failing != nil {
 		if ferr := w.cfg.Failing(ctx, d); ferr != nil {
 			log.Warn("webhook: recording the failure failed; tried again when the claim runs out", "err", ferr)
 			return
@@ -367,14 +368,14 @@ func (w *Worker) Deliver(ctx context.Context, d Delivery) {
 		log.Warn("webhook: recording the attempt failed", "err", serr)
 		return
 	}
-	if d.Status == Failed && w.cfg.Failed != nil {
+	if d.Status == hitl.WebhookFailed && w.cfg.Failed != nil {
 		w.cfg.Failed(d)
 	}
 }
 
 // Send posts d once, signed, and returns the receiver's status: nil
 // error for a 2xx.
-func (w *Worker) Send(ctx context.Context, d Delivery) (int, error) {
+func (w *Worker) Send(ctx context.Context, d hitl.WebhookDelivery) (int, error) {
 	url, secrets := d.URL, w.cfg.CallbackSecrets
 	if d.Endpoint != "" {
 		e, ok := w.byName[d.Endpoint]

@@ -23,9 +23,9 @@ type crashingOutbox struct {
 	crashed bool
 }
 
-func (o *crashingOutbox) SettleWebhook(ctx context.Context, d webhook.Delivery) error {
+func (o *crashingOutbox) SettleWebhook(ctx context.Context, d hitl.WebhookDelivery) error {
 	o.mu.Lock()
-	crash := d.Status == webhook.Failed && !o.crashed
+	crash := d.Status == hitl.WebhookFailed && !o.crashed
 	o.crashed = o.crashed || crash
 	o.mu.Unlock()
 	if crash {
@@ -47,23 +47,23 @@ func TestFailureRecordedBeforeSettled(t *testing.T) {
 	w := newWorld(t, eps, webhook.CallbackPolicy{})
 	var (
 		mu       sync.Mutex
-		recorded []webhook.Delivery
+		recorded []hitl.WebhookDelivery
 		refuse   = true
 	)
-	failing := func(_ context.Context, d webhook.Delivery) error {
+	failing := func(_ context.Context, d hitl.WebhookDelivery) error {
 		mu.Lock()
 		defer mu.Unlock()
 		if refuse {
 			refuse = false
 			return errors.New("the audit trail is down")
 		}
-		settled := w.deliveries(t, webhook.Failed)
+		settled := w.deliveries(t, hitl.WebhookFailed)
 		assert.Empty(t, settled, "recorded before it is settled")
 		recorded = append(recorded, d)
 		return nil
 	}
 	worker := webhook.New(webhook.Config{Endpoints: eps, CallbackSecrets: eps[0].Secrets, Clock: w.clock, Lease: time.Minute,
-		Jitter: func() float64 { return 0.5 }, Failing: failing, Failed: func(webhook.Delivery) { w.failed.Add(1) }},
+		Jitter: func() float64 { return 0.5 }, Failing: failing, Failed: func(hitl.WebhookDelivery) { w.failed.Add(1) }},
 		&crashingOutbox{Outbox: w.store})
 	step := func() int {
 		t.Helper()
@@ -79,16 +79,16 @@ func TestFailureRecordedBeforeSettled(t *testing.T) {
 		require.Equal(t, 1, step())
 	}
 	assert.Empty(t, recorded, "the record could not be written")
-	assert.Empty(t, w.deliveries(t, webhook.Failed), "so the failure is not settled")
+	assert.Empty(t, w.deliveries(t, hitl.WebhookFailed), "so the failure is not settled")
 
 	w.clock.Add(time.Minute) // the claim runs out
 	require.Equal(t, 1, step())
 	require.Len(t, recorded, 1, "recorded")
-	assert.Empty(t, w.deliveries(t, webhook.Failed), "killed before the settle")
+	assert.Empty(t, w.deliveries(t, hitl.WebhookFailed), "killed before the settle")
 
 	w.clock.Add(time.Minute)
 	require.Equal(t, 1, step())
-	failed := w.deliveries(t, webhook.Failed)
+	failed := w.deliveries(t, hitl.WebhookFailed)
 	require.Len(t, failed, 1, "settled failed at last")
 	require.Len(t, recorded, 2, "recorded twice, never not at all")
 	assert.Equal(t, recorded[0].ID, recorded[1].ID)

@@ -80,15 +80,15 @@ func newWorld(t *testing.T, eps []webhook.Endpoint, policy webhook.CallbackPolic
 	secrets, err := webhook.ParseSecrets(testSecret)
 	require.NoError(t, err)
 	w := &world{clock: clocktest.New(t0), store: memstore.New()}
-	var routes []webhook.Route
+	var routes []hitl.WebhookRoute
 	for i := range eps {
 		eps[i].Secrets = secrets
-		routes = append(routes, webhook.Route{Name: eps[i].Name, URL: eps[i].URL, Events: webhook.Events})
+		routes = append(routes, hitl.WebhookRoute{Name: eps[i].Name, URL: eps[i].URL, Events: hitl.WebhookEvents})
 	}
 	w.svc = service.NewService(w.store, service.ServiceConfig{Notifier: notify.New(), Clock: w.clock,
 		Webhooks: &hitl.WebhookRoutes{Endpoints: routes}, Callbacks: policy})
 	w.worker = webhook.New(webhook.Config{Endpoints: eps, CallbackSecrets: secrets, Callbacks: policy, Clock: w.clock,
-		Jitter: func() float64 { return 0.5 }, Failed: func(webhook.Delivery) { w.failed.Add(1) }}, w.store)
+		Jitter: func() float64 { return 0.5 }, Failed: func(hitl.WebhookDelivery) { w.failed.Add(1) }}, w.store)
 	return w
 }
 
@@ -118,7 +118,7 @@ func (w *world) step(t *testing.T) int {
 	return n
 }
 
-func (w *world) deliveries(t *testing.T, st webhook.Status) []webhook.Delivery {
+func (w *world) deliveries(t *testing.T, st hitl.WebhookStatus) []hitl.WebhookDelivery {
 	t.Helper()
 	ds, err := w.store.WebhookDeliveries(context.Background(), hitl.WebhookFilter{Status: st})
 	require.NoError(t, err)
@@ -160,7 +160,7 @@ func TestRetriesRepeatTheID(t *testing.T) {
 		assert.NoError(t, webhook.Verify(secrets[0], h, []byte(rc.bodies[i]), time.Unix(ts, 0)), "attempt %d", i+1)
 	}
 	assert.NotEqual(t, got[0].Get(webhook.HeaderTimestamp), got[2].Get(webhook.HeaderTimestamp), "each attempt signed when it is sent")
-	delivered := w.deliveries(t, webhook.Delivered)
+	delivered := w.deliveries(t, hitl.WebhookDelivered)
 	require.Len(t, delivered, 1)
 	assert.Equal(t, 3, delivered[0].Attempts)
 	assert.Equal(t, 200, delivered[0].LastCode)
@@ -178,12 +178,12 @@ func TestFailsAfterTheWindow(t *testing.T) {
 	for i, wait := range webhook.Schedule {
 		w.clock.Add(wait - time.Second)
 		require.Equal(t, 0, w.step(t), "retry %d not before its time", i+1)
-		require.Empty(t, w.deliveries(t, webhook.Failed))
+		require.Empty(t, w.deliveries(t, hitl.WebhookFailed))
 		w.clock.Add(time.Second)
 		require.Equal(t, 1, w.step(t), "retry %d", i+1)
 	}
 	assert.Equal(t, int64(8), rc.n.Load())
-	failed := w.deliveries(t, webhook.Failed)
+	failed := w.deliveries(t, hitl.WebhookFailed)
 	require.Len(t, failed, 1)
 	assert.Equal(t, 8, failed[0].Attempts)
 	assert.Equal(t, 503, failed[0].LastCode)
@@ -283,12 +283,12 @@ func TestCallbackChecksTheAddressDialed(t *testing.T) {
 	assert.Equal(t, int64(1), rc.n.Load(), "only the loopback URL reached the receiver")
 	ds := w.deliveries(t, "")
 	require.Len(t, ds, 2)
-	by := map[string]webhook.Delivery{}
+	by := map[string]hitl.WebhookDelivery{}
 	for _, d := range ds {
 		by[d.RunID] = d
 	}
-	assert.Equal(t, webhook.Delivered, by["run-1"].Status)
-	assert.Equal(t, webhook.Pending, by["run-2"].Status)
+	assert.Equal(t, hitl.WebhookDelivered, by["run-1"].Status)
+	assert.Equal(t, hitl.WebhookPending, by["run-2"].Status)
 	assert.Contains(t, by["run-2"].LastError, "private address")
 	body := rc.bodies[0]
 	assert.Contains(t, body, `"type":"question.answered"`)

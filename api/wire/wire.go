@@ -5,9 +5,7 @@ import (
 
 	"github.com/hitlbot/hitl"
 	"github.com/hitlbot/hitl/auth"
-	"github.com/hitlbot/hitl/policy"
 	"github.com/hitlbot/hitl/steer"
-	"github.com/hitlbot/hitl/webhook"
 )
 
 // AskResponse answers POST /api/jobs/{id}/questions (docs/protocol.md#questions:
@@ -113,12 +111,12 @@ type ThresholdRequest struct {
 
 // PolicyRequest is the body of PUT /api/policy.
 type PolicyRequest struct {
-	Rules []policy.Rule `json:"rules"`
+	Rules []hitl.Rule `json:"rules"`
 }
 
 // WebhookDeliveries is the answer of GET /api/webhooks/deliveries.
 type WebhookDeliveries struct {
-	Deliveries []webhook.Delivery `json:"deliveries"`
+	Deliveries []hitl.WebhookDelivery `json:"deliveries"`
 	// NextBefore continues the list (before=) when the page was full.
 	NextBefore uint64 `json:"nextBefore,omitempty"`
 }

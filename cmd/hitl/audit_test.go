@@ -21,7 +21,6 @@ import (
 	"github.com/hitlbot/hitl/client"
 	"github.com/hitlbot/hitl/config"
 	"github.com/hitlbot/hitl/internal/slackfake"
-	"github.com/hitlbot/hitl/policy"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 	bolt "go.etcd.io/bbolt"
@@ -100,7 +99,7 @@ func TestAuditEdges(t *testing.T) {
 	require.NoError(t, err)
 	_, err = e.api.Answer(ctx, q4.ID, hitl.Response{Value: "x"})
 	require.Error(t, err)
-	_, err = root.SetPolicy(ctx, []policy.Rule{{Name: "ls", OpType: policy.OpShell, Resource: "ls", Effect: policy.EffectAllow}})
+	_, err = root.SetPolicy(ctx, []hitl.Rule{{Name: "ls", OpType: hitl.OpShell, Resource: "ls", Effect: hitl.EffectAllow}})
 	require.NoError(t, err)
 
 	recs := auditRecords(t, ctx, e.m)

@@ -16,7 +16,6 @@ import (
 	"github.com/hitlbot/hitl/config"
 	"github.com/hitlbot/hitl/internal/principaltest"
 	"github.com/hitlbot/hitl/internal/slackfake"
-	"github.com/hitlbot/hitl/policy"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )
@@ -38,13 +37,13 @@ func askApprovals(t *testing.T, m *Main, run string, n int) []*hitl.Question {
 	ctx := principaltest.As(t.Context(), "local")
 	qs := make([]*hitl.Question, n)
 	for i := range qs {
-		op := policy.Operation{Type: policy.OpShell, Description: fmt.Sprintf("Clean build %d", i), Resource: fmt.Sprintf("rm -rf /tmp/build-%d", i)}
+		op := hitl.Operation{Type: hitl.OpShell, Description: fmt.Sprintf("Clean build %d", i), Resource: fmt.Sprintf("rm -rf /tmp/build-%d", i)}
 		if i == 2 {
-			op = policy.Operation{Type: "deploy", Description: "Deploy build 41", Resource: "prod/web"}
+			op = hitl.Operation{Type: "deploy", Description: "Deploy build 41", Resource: "prod/web"}
 		}
 		out, err := m.Service.Policies.RequestOperation(ctx, hitl.ApprovalRequest{Operation: op, RunID: run})
 		require.NoError(t, err)
-		require.Equal(t, policy.EffectAsk, out.Effect, op.Resource)
+		require.Equal(t, hitl.EffectAsk, out.Effect, op.Resource)
 		qs[i] = out.Question
 	}
 	require.Equal(t, 2, qs[2].Quorum)
@@ -172,7 +171,7 @@ func TestSlackBatchApproval(t *testing.T) {
 		})
 		t.Run("Deny selected denies with the one reason; an approval the person may not decide is refused, alone", func(t *testing.T) {
 			deploy, err := m.Service.Policies.RequestOperation(principaltest.As(e.ctx, "local"), hitl.ApprovalRequest{RunID: "batch-run",
-				Operation: policy.Operation{Type: "deploy", Description: "Deploy build 42", Resource: "prod/api"}})
+				Operation: hitl.Operation{Type: "deploy", Description: "Deploy build 42", Resource: "prod/api"}})
 			require.NoError(t, err)
 			e.click(t, "U0CAROL", live, blocks.ActionReview)
 			require.Eventually(t, func() bool { v, _ := e.srv.LastView(); return v.User == "U0CAROL" }, 10*time.Second, 5*time.Millisecond)

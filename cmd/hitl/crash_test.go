@@ -18,7 +18,6 @@ import (
 	"github.com/hitlbot/hitl"
 	"github.com/hitlbot/hitl/client"
 	"github.com/hitlbot/hitl/config"
-	"github.com/hitlbot/hitl/policy"
 	"github.com/hitlbot/hitl/store"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -223,13 +222,13 @@ func TestServeCrash(t *testing.T) {
 		require.NotEmpty(t, acks.learned, "the load taught no rule")
 		require.NotEmpty(t, acks.revoked, "the load revoked no rule")
 		for cmd := range acks.learned {
-			d, err := restarted.CheckOperation(ctx, hitl.ApprovalRequest{Operation: policy.Operation{Type: policy.OpShell, Description: "check", Resource: cmd}})
+			d, err := restarted.CheckOperation(ctx, hitl.ApprovalRequest{Operation: hitl.Operation{Type: hitl.OpShell, Description: "check", Resource: cmd}})
 			require.NoError(t, err, cmd)
 			switch {
 			case acks.revoked[cmd]:
-				assert.Equal(t, policy.EffectAsk, d.Effect, "revoked %s came back", cmd)
+				assert.Equal(t, hitl.EffectAsk, d.Effect, "revoked %s came back", cmd)
 			case !acks.revoking[cmd]:
-				assert.Equal(t, policy.EffectAllow, d.Effect, "learned %s was lost", cmd)
+				assert.Equal(t, hitl.EffectAllow, d.Effect, "learned %s was lost", cmd)
 			}
 		}
 	})
@@ -305,12 +304,12 @@ func crashLoadStep(ctx context.Context, c *client.Client, acks *crashAcks, w, i 
 
 // teach asks about op in run and answers "always allow": the policy
 // learns a rule for it.
-func teach(ctx context.Context, c *client.Client, op policy.Operation, run string) error {
+func teach(ctx context.Context, c *client.Client, op hitl.Operation, run string) error {
 	out, err := c.RequestOperation(ctx, hitl.ApprovalRequest{Operation: op, RunID: run})
 	if err != nil {
 		return err
 	}
-	if out.Effect != policy.EffectAsk || !out.Learnable {
+	if out.Effect != hitl.EffectAsk || !out.Learnable {
 		return fmt.Errorf("%s: the policy said %s (learnable %v), want a question", op.Resource, out.Effect, out.Learnable)
 	}
 	_, err = c.Answer(ctx, out.QuestionID, hitl.Response{Value: hitl.Approve, Always: true})
@@ -322,7 +321,7 @@ func teach(ctx context.Context, c *client.Client, op policy.Operation, run strin
 // other taught rule is revoked again.
 func crashPolicyStep(ctx context.Context, c *client.Client, acks *crashAcks, w, i int) error {
 	cmd := fmt.Sprintf("make target-%d-%d", w, i)
-	op := policy.Operation{Type: policy.OpShell, Description: "crash " + cmd, Resource: cmd}
+	op := hitl.Operation{Type: hitl.OpShell, Description: "crash " + cmd, Resource: cmd}
 	if err := teach(ctx, c, op, fmt.Sprintf("crash-w%d", w)); err != nil {
 		return err
 	}
@@ -335,7 +334,7 @@ func crashPolicyStep(ctx context.Context, c *client.Client, acks *crashAcks, w, 
 		return err
 	}
 	id := strings.TrimSuffix(strings.Fields(d.Rule + " _")[1], ":")
-	if d.Effect != policy.EffectAllow || !strings.HasPrefix(id, "r_") {
+	if d.Effect != hitl.EffectAllow || !strings.HasPrefix(id, "r_") {
 		return fmt.Errorf("%s: taught, then decided %s by %q", cmd, d.Effect, d.Rule)
 	}
 	acks.ack(func() { acks.revoking[cmd] = true })

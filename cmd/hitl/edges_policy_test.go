@@ -5,8 +5,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/hitlbot/hitl"
 	"github.com/hitlbot/hitl/config"
-	"github.com/hitlbot/hitl/policy"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )
@@ -65,14 +65,14 @@ func TestEveryEdgeDecidesAlike(t *testing.T) {
 		// then allows it
 		c := bashCase("terraform plan", nil, "ask", "default").canLearn()
 		run := nextEdgeRun("e")
-		require.Equal(t, policy.EffectAsk, e.post(t, c, run).Effect)
+		require.Equal(t, hitl.EffectAsk, e.post(t, c, run).Effect)
 		q := awaitPending(t, m, run, 1)[0]
 		assert.True(t, q.Learnable)
 		require.Equal(t, 0, cli(ctx, m, "", "answer", q.ID, "approve", "--always").code)
 		d := e.check(t, c)
-		assert.Equal(t, policy.EffectAllow, d.Effect)
+		assert.Equal(t, hitl.EffectAllow, d.Effect)
 		assert.True(t, strings.HasPrefix(d.Rule, "learned "), d.Rule)
 		d = e.check(t, bashCase("terraform plan; let 'a[$(touch P)]=1'", nil, "", ""))
-		assert.Equal(t, policy.EffectAsk, d.Effect, "a learned command never allows a line with a hidden part")
+		assert.Equal(t, hitl.EffectAsk, d.Effect, "a learned command never allows a line with a hidden part")
 	})
 }

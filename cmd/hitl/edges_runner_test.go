@@ -17,7 +17,6 @@ import (
 	"github.com/hitlbot/hitl/config"
 	"github.com/hitlbot/hitl/internal/principaltest"
 	"github.com/hitlbot/hitl/mcp"
-	"github.com/hitlbot/hitl/policy"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )
@@ -146,7 +145,7 @@ func (e edgeRunner) asked(t *testing.T, run string) edgeOutcome {
 	return edgeOutcome{"ask", q.Rule, max(q.Quorum, 1)}
 }
 
-func (c edgeCase) operation() policy.Operation {
+func (c edgeCase) operation() hitl.Operation {
 	return mcp.ToolCall{Tool: c.tool, Input: c.input}.Operation("")
 }
 
@@ -166,7 +165,7 @@ func (e edgeRunner) post(t *testing.T, c edgeCase, run string) hitl.ApprovalOutc
 }
 
 // check is hitl policy check's decision of c.
-func (e edgeRunner) check(t *testing.T, c edgeCase) policy.Decision {
+func (e edgeRunner) check(t *testing.T, c edgeCase) hitl.Decision {
 	t.Helper()
 	op := c.operation()
 	args := []string{"policy", "check", "--op-type", string(op.Type), "--resource", op.Resource, "--json"}
@@ -178,7 +177,7 @@ func (e edgeRunner) check(t *testing.T, c edgeCase) policy.Decision {
 	}
 	res := cliWith(t, context.Background(), e.m, cliOpts{home: e.b.home}, args...)
 	require.Equal(t, 0, res.code, res.stderr)
-	var d policy.Decision
+	var d hitl.Decision
 	require.NoError(t, json.Unmarshal([]byte(res.stdout), &d))
 	return d
 }
@@ -194,7 +193,7 @@ func (e edgeRunner) edges() map[string]edge {
 	if !e.hooksOnly {
 		edges["hitl policy check"] = func(t *testing.T, c edgeCase) (edgeOutcome, bool) {
 			d := e.check(t, c)
-			if d.Effect != policy.EffectAsk {
+			if d.Effect != hitl.EffectAsk {
 				return edgeOutcome{string(d.Effect), d.Rule, 0}, true
 			}
 			return edgeOutcome{string(d.Effect), d.Rule, max(d.Quorum, 1)}, true
@@ -202,7 +201,7 @@ func (e edgeRunner) edges() map[string]edge {
 		edges["POST /api/approvals"] = func(t *testing.T, c edgeCase) (edgeOutcome, bool) {
 			run := nextEdgeRun("e")
 			out := e.post(t, c, run)
-			if out.Effect == policy.EffectAsk {
+			if out.Effect == hitl.EffectAsk {
 				return e.asked(t, run), true
 			}
 			return edgeOutcome{string(out.Effect), out.Rule, 0}, true
@@ -338,7 +337,7 @@ func (e edgeRunner) decide(t *testing.T, cases []edgeCase) {
 				continue
 			}
 			run := nextEdgeRun("l")
-			require.Equal(t, policy.EffectAsk, e.post(t, c, run).Effect, c.input)
+			require.Equal(t, hitl.EffectAsk, e.post(t, c, run).Effect, c.input)
 			q := awaitPending(t, e.m, run, 1)[0]
 			assert.Equal(t, c.learnable, q.Learnable, "%v: learnable", c.input)
 			if !c.learnable && len(q.Approvers) == 0 {

@@ -9,7 +9,6 @@ import (
 	"github.com/hitlbot/hitl/client"
 	"github.com/hitlbot/hitl/fault"
 	"github.com/hitlbot/hitl/mcp"
-	"github.com/hitlbot/hitl/policy"
 	"github.com/hitlbot/hitl/sandbox"
 )
 
@@ -25,9 +24,9 @@ var selfProgram = os.Executable
 // runGrant is the grant a gate result runs under when the kernel is to
 // hold it (nil: the decision alone). An edited command is decided again,
 // so that it runs under its own grant.
-func runGrant(ctx context.Context, c *client.Client, v client.GateResult, op policy.Operation) (*policy.Grant, error) {
+func runGrant(ctx context.Context, c *client.Client, v client.GateResult, op hitl.Operation) (*hitl.CommandGrant, error) {
 	g := v.Decision.Grant
-	if g == nil || g.Enforce != policy.EnforceKernel {
+	if g == nil || g.Enforce != hitl.EnforceKernel {
 		return nil, nil
 	}
 	if v.Edited == "" {
@@ -46,7 +45,7 @@ func runGrant(ctx context.Context, c *client.Client, v client.GateResult, op pol
 
 // sandboxArgv is argv run by `hitl sandbox` under g, in dir. It refuses
 // where the kernel has no Landlock: the grant would hold nothing.
-func sandboxArgv(e *env, g *policy.Grant, dir string, argv []string) ([]string, error) {
+func sandboxArgv(e *env, g *hitl.CommandGrant, dir string, argv []string) ([]string, error) {
 	if abi := e.landlockABI(); abi == 0 {
 		return nil, fault.Errorf(fault.EREFUSED, "the policy says the kernel holds this command to its grant (enforce: kernel), but this kernel has no Landlock")
 	}

@@ -13,7 +13,6 @@ import (
 	"github.com/hitlbot/hitl/client"
 	"github.com/hitlbot/hitl/fault"
 	"github.com/hitlbot/hitl/mcp"
-	"github.com/hitlbot/hitl/policy"
 )
 
 // cmdGate checks the policy for a command, asks when it says so, then
@@ -44,8 +43,8 @@ func cmdGate(ctx context.Context, args []string, e *env) error {
 	if desc == "" {
 		desc = "Run " + shown
 	}
-	req := hitl.ApprovalRequest{RunID: *run, Operation: mcp.AgentSide(policy.Operation{Type: policy.OpType(*opType), Description: desc,
-		Resource: shown, Risk: policy.Risk(*risk), Context: *reason}, e.getenv("HOME"), workingDir())}
+	req := hitl.ApprovalRequest{RunID: *run, Operation: mcp.AgentSide(hitl.Operation{Type: hitl.OpType(*opType), Description: desc,
+		Resource: shown, Risk: hitl.Risk(*risk), Context: *reason}, e.getenv("HOME"), workingDir())}
 	if *timeout > 0 {
 		m := timeout.Minutes()
 		req.TimeoutMinutes = &m

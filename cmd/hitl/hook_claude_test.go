@@ -9,7 +9,6 @@ import (
 
 	"github.com/hitlbot/hitl"
 	"github.com/hitlbot/hitl/config"
-	"github.com/hitlbot/hitl/policy"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )
@@ -51,7 +50,7 @@ func TestHookClaudePreToolUse(t *testing.T) {
 		ch := hookRun(ctx, m, cliOpts{}, hookEvent(t, "claude_pretooluse_bash.json", session("s-approve")), "claude")
 		q := awaitPending(t, m, "claude-s-approve", 1)[0]
 		require.NotNil(t, q.Operation)
-		assert.Equal(t, policy.OpShell, q.Operation.Type)
+		assert.Equal(t, hitl.OpShell, q.Operation.Type)
 		assert.Equal(t, "npm run migrate -- --env staging", q.Operation.Resource)
 		assert.Contains(t, q.Question, "Run the database migrations on staging")
 		runs := cli(ctx, m, "", "runs")
@@ -74,7 +73,7 @@ func TestHookClaudePreToolUse(t *testing.T) {
 	t.Run("Write denied by a person: deny with their reason", func(t *testing.T) {
 		ch := hookRun(ctx, m, cliOpts{}, hookEvent(t, "claude_pretooluse_write.json", session("s-deny")), "claude")
 		q := awaitPending(t, m, "claude-s-deny", 1)[0]
-		assert.Equal(t, policy.OpFileWrite, q.Operation.Type)
+		assert.Equal(t, hitl.OpFileWrite, q.Operation.Type)
 		assert.Equal(t, "/home/dev/app/config/production.yaml", q.Operation.Resource)
 		require.Equal(t, 0, cli(ctx, m, "", "answer", q.ID, "deny", "--text", "not in production").code)
 		d := decoded(t, result(t, ch))

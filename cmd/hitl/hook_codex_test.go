@@ -7,7 +7,6 @@ import (
 	"time"
 
 	"github.com/hitlbot/hitl"
-	"github.com/hitlbot/hitl/policy"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )
@@ -23,7 +22,7 @@ func TestHookCodex(t *testing.T) {
 	t.Run("approved in hitl: decision allow; the session is a live run", func(t *testing.T) {
 		ch := hookRun(ctx, m, cliOpts{}, event("c-approve", "git push origin main"), "codex")
 		q := awaitPending(t, m, "codex-c-approve", 1)[0]
-		assert.Equal(t, policy.OpShell, q.Operation.Type)
+		assert.Equal(t, hitl.OpShell, q.Operation.Type)
 		assert.Equal(t, "git push origin main", q.Operation.Resource)
 		assert.Contains(t, q.Question, "Push the rebased branch")
 		assert.Contains(t, cli(ctx, m, "", "runs").stdout, "codex-c-ap ", "hitl runs lists the session, by its handle")

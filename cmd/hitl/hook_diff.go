@@ -7,8 +7,8 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/hitlbot/hitl"
 	"github.com/hitlbot/hitl/mcp"
-	"github.com/hitlbot/hitl/policy"
 )
 
 // operationOf is call (the event's tool call, or as a person edited it) as the operation the policy decides,
@@ -16,7 +16,7 @@ import (
 // hook runs on the agent's machine, in the session's directory). What each
 // file held when its diff was made is kept (h.seen, a hash), so that an
 // approval is bound to the content the person saw (changedSince).
-func (h *hook) operationOf(call mcp.ToolCall) policy.Operation {
+func (h *hook) operationOf(call mcp.ToolCall) hitl.Operation {
 	h.seen = map[string]string{}
 	read := func(path string) ([]byte, error) {
 		b, err := mcp.ReadLocal(path)
@@ -54,7 +54,7 @@ func contentHash(b []byte, err error) string {
 
 // diffsKey tells one set of diffs from another: a question asked again
 // for a changed file is a new question.
-func diffsKey(diffs []policy.FileDiff) string {
+func diffsKey(diffs []hitl.FileDiff) string {
 	var b strings.Builder
 	for _, d := range diffs {
 		fmt.Fprintf(&b, "%s\x00%s\x00%s\x00", d.Path, d.Change, d.Unified)

@@ -10,9 +10,9 @@ import (
 	"testing"
 	"time"
 
+	"github.com/hitlbot/hitl"
 	"github.com/hitlbot/hitl/config"
 	"github.com/hitlbot/hitl/internal/slackfake"
-	"github.com/hitlbot/hitl/policy"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )
@@ -133,7 +133,7 @@ func TestHookDiffsEndToEnd(t *testing.T) {
 		require.Len(t, qs, 1)
 		d := qs[0].Operation.Diffs[0]
 		assert.True(t, d.Truncated)
-		assert.LessOrEqual(t, len(d.Unified), policy.MaxDiffBytes)
+		assert.LessOrEqual(t, len(d.Unified), hitl.MaxDiffBytes)
 		assert.Equal(t, 20000, d.Added)
 		show := cli(ctx, e.m, "", "show", qs[0].ID, "--color", "always")
 		assert.Contains(t, show.stdout, "\x1b[31m… truncated: the diff was cut at 256 KiB on the agent's machine\x1b[0m")

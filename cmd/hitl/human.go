@@ -10,7 +10,6 @@ import (
 	"time"
 
 	"github.com/hitlbot/hitl"
-	"github.com/hitlbot/hitl/policy"
 	"github.com/hitlbot/hitl/runhandle"
 	"github.com/hitlbot/hitl/steer"
 )
@@ -182,7 +181,7 @@ func cmdAnswer(ctx context.Context, args []string, e *env) error {
 		if !fromArgs {
 			return usageError(fs, "--edit-content - reads the new text from stdin: give the answer on the command line: hitl answer q_123 approve --edit-content - < notes.md")
 		}
-		b, err := io.ReadAll(io.LimitReader(e.stdin, policy.MaxContentLen+1))
+		b, err := io.ReadAll(io.LimitReader(e.stdin, hitl.MaxContentLen+1))
 		if err != nil {
 			return err
 		}

@@ -8,7 +8,6 @@ import (
 
 	"github.com/hitlbot/hitl"
 	"github.com/hitlbot/hitl/internal/principaltest"
-	"github.com/hitlbot/hitl/policy"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )
@@ -22,12 +21,12 @@ func TestPeopleSeeTheOperation(t *testing.T) {
 	resource := "git status && rm -rf build > gone.txt"
 	agentCtx := principaltest.As(context.Background(), "api:agent-1")
 	out, err := m.Service.Policies.RequestOperation(agentCtx, hitl.ApprovalRequest{RunID: "op-1",
-		Operation: policy.Operation{Type: policy.OpShell, Description: "tidy up", Resource: resource}})
+		Operation: hitl.Operation{Type: hitl.OpShell, Description: "tidy up", Resource: resource}})
 	require.NoError(t, err)
-	require.Equal(t, policy.EffectAsk, out.Effect)
+	require.Equal(t, hitl.EffectAsk, out.Effect)
 	q := waitPending(t, m, "op-1")
 	require.NotNil(t, q.Operation)
-	require.True(t, policy.PartsTellMore(q.Parts), "%+v", q.Parts)
+	require.True(t, hitl.PartsTellMore(q.Parts), "%+v", q.Parts)
 
 	t.Run("pending shows the operation and its parts under it", func(t *testing.T) {
 		r := cli(admin, m, "", "pending")

@@ -6,6 +6,7 @@ import (
 	"strconv"
 	"time"
 
+	"github.com/hitlbot/hitl"
 	"github.com/hitlbot/hitl/fault"
 	"github.com/hitlbot/hitl/webhook"
 )
@@ -57,8 +58,8 @@ func (m *Main) startWebhooks(cfg webhook.Config) {
 	if m.WebhookTuning != nil {
 		m.WebhookTuning(&cfg)
 	}
-	cfg.Failed = func(d webhook.Delivery) { m.obs.metrics.WebhookFailed(d.Target()) }
-	cfg.Failing = func(ctx context.Context, d webhook.Delivery) error {
+	cfg.Failed = func(d hitl.WebhookDelivery) { m.obs.metrics.WebhookFailed(d.Target()) }
+	cfg.Failing = func(ctx context.Context, d hitl.WebhookDelivery) error {
 		return m.Service.Audit.WebhookFailed(context.WithoutCancel(ctx), d)
 	}
 	m.webhooks = webhook.New(cfg, m.DB)

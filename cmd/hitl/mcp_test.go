@@ -10,7 +10,6 @@ import (
 
 	"github.com/hitlbot/hitl"
 	"github.com/hitlbot/hitl/config"
-	"github.com/hitlbot/hitl/policy"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )
@@ -100,7 +99,7 @@ func TestMCPTools(t *testing.T) {
 		assert.Contains(t, r.text(), "never-force-push")
 		c.call("clean", "request_approval", map[string]any{"operation": "Clean the build", "op_type": "shell", "resource": "rm -rf build", "risk": "medium"})
 		q := awaitPending(t, m, "mcp-tools", 1)[0]
-		assert.Equal(t, policy.RiskMedium, q.Operation.Risk)
+		assert.Equal(t, hitl.RiskMedium, q.Operation.Risk)
 		require.Equal(t, 0, cli(ctx, m, "", "answer", q.ID, "approve", "--edit", "rm -rf build/tmp").code)
 		r = c.result("clean")
 		assert.Equal(t, "approved", r.StructuredContent["decision"])
@@ -146,7 +145,7 @@ func TestMCPTools(t *testing.T) {
 		c.call("p-edit", "permission_prompt", map[string]any{"tool_name": "Edit", "input": map[string]any{"file_path": file, "old_string": "var x = 1", "new_string": "var x = 2"}})
 		q = awaitPending(t, m, "mcp-tools", 1)[0]
 		require.Len(t, q.Operation.Diffs, 1)
-		assert.Equal(t, policy.FileDiff{Path: file, Change: policy.FileModify, Added: 1, Removed: 1,
+		assert.Equal(t, hitl.FileDiff{Path: file, Change: hitl.FileModify, Added: 1, Removed: 1,
 			Unified: "--- a" + file + "\n+++ b" + file + "\n@@ -1,3 +1,3 @@\n package a\n \n-var x = 1\n+var x = 2\n"}, q.Operation.Diffs[0])
 		require.Equal(t, 0, cli(ctx, m, "", "answer", q.ID, "approve").code)
 		assert.Equal(t, "allow", decision(c.result("p-edit"))["behavior"])

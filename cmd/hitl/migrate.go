@@ -5,8 +5,8 @@ import (
 	"flag"
 	"fmt"
 
+	"github.com/hitlbot/hitl"
 	"github.com/hitlbot/hitl/fault"
-	"github.com/hitlbot/hitl/policy"
 	"github.com/hitlbot/hitl/postgres"
 	"github.com/hitlbot/hitl/store"
 )
@@ -47,7 +47,7 @@ func cmdMigrate(ctx context.Context, args []string, e *env) error {
 	}
 	defer dst.Close()
 	var want postgres.Counts
-	err = dst.Load(ctx, *force, func(l *postgres.Loader) (uint64, uint64, *policy.State, error) {
+	err = dst.Load(ctx, *force, func(l *postgres.Loader) (uint64, uint64, *hitl.PolicyState, error) {
 		t, err := src.Walk(ctx, store.Visitor{
 			Question: l.Question, Event: l.Event, Run: l.Run, Control: l.Control, Learned: l.Learned,
 			Delivery: l.Delivery, Delivered: l.Delivered, Mail: l.Mail, Webhook: l.Webhook, Audit: l.Audit,

@@ -14,10 +14,8 @@ import (
 	"github.com/hitlbot/hitl/config"
 	"github.com/hitlbot/hitl/internal/pgtest"
 	"github.com/hitlbot/hitl/internal/principaltest"
-	"github.com/hitlbot/hitl/policy"
 	"github.com/hitlbot/hitl/postgres"
 	"github.com/hitlbot/hitl/service"
-	"github.com/hitlbot/hitl/webhook"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )
@@ -45,7 +43,7 @@ func TestMigrateToPostgres(t *testing.T) {
 	}
 	checkpointOut(t, cli(admin, m, "", "checkpoint", "--run", "loop-mig", "--iter", "1", "--max", "3"))
 	require.Equal(t, 0, cli(admin, m, "", "pause", "loop-mig").code)
-	require.NoError(t, m.DB.PutLearnedRule(ctx, &policy.LearnedRule{ID: "r_1", Agent: "api:ci", OpType: policy.OpShell, Resource: "make test",
+	require.NoError(t, m.DB.PutLearnedRule(ctx, &hitl.LearnedRule{ID: "r_1", Agent: "api:ci", OpType: hitl.OpShell, Resource: "make test",
 		CreatedBy: "slack:U0ALICE", CreatedAt: time.Now(), ExpiresAt: time.Now().Add(time.Hour)}))
 	ds := []hitl.Delivery{{Kind: "post", QuestionID: pending.ID, Target: "C1"}, {Kind: "post", QuestionID: pending.ID, Target: "C2"}}
 	require.NoError(t, m.DB.Enqueue(ctx, 3, ds))
@@ -53,9 +51,9 @@ func TestMigrateToPostgres(t *testing.T) {
 	mails := []hitl.Mail{{QuestionID: pending.ID, User: "U0ALICE", Nudge: hitl.EventQuestionReminded, Event: 6, NextAt: time.Unix(60, 0).UTC()}}
 	require.NoError(t, m.DB.EnqueueMail(ctx, 7, mails))
 	hook := &hitl.Event{Type: hitl.EventQuestionAnswered, QuestionID: pending.ID, RunID: "run-mig", At: time.Unix(90, 0).UTC(),
-		Webhooks: []webhook.Delivery{{ID: "msg_mig", Endpoint: "ci", Type: webhook.QuestionAnswered, RunID: "run-mig",
+		Webhooks: []hitl.WebhookDelivery{{ID: "msg_mig", Endpoint: "ci", Type: hitl.WebhookQuestionAnswered, RunID: "run-mig",
 			Body: []byte(`{"type":"question.answered"}`), CreatedAt: time.Unix(90, 0).UTC(), NextAt: time.Unix(90, 0).UTC()},
-			{ID: "msg_mig", URL: "https://agent.example/resume", Asker: "api:ci", Type: webhook.QuestionAnswered, RunID: "run-mig",
+			{ID: "msg_mig", URL: "https://agent.example/resume", Asker: "api:ci", Type: hitl.WebhookQuestionAnswered, RunID: "run-mig",
 				Body: []byte(`{"type":"question.answered"}`), CreatedAt: time.Unix(90, 0).UTC(), NextAt: time.Unix(90, 0).UTC()}}}
 	require.NoError(t, m.DB.AppendEvent(ctx, hook))
 	// The audit trail, its oldest records pruned behind a signed checkpoint.
@@ -108,7 +106,7 @@ func TestMigrateToPostgres(t *testing.T) {
 	n, err := dst.CountQuestions(ctx, hitl.StatusAnswered)
 	require.NoError(t, err)
 	assert.Equal(t, 3, n)
-	rule, err := dst.LearnedRule(ctx, policy.LearnedRuleKey{Agent: "api:ci", OpType: policy.OpShell, Resource: "make test"})
+	rule, err := dst.LearnedRule(ctx, hitl.LearnedRuleKey{Agent: "api:ci", OpType: hitl.OpShell, Resource: "make test"})
 	require.NoError(t, err)
 	require.NotNil(t, rule)
 	next, err := dst.NextDelivery(ctx, "C2")
@@ -126,13 +124,13 @@ func TestMigrateToPostgres(t *testing.T) {
 	assert.Equal(t, mails, due, "the queued mail, due as it was")
 	// The callback's asker is copied too: a claim leaves out an asker at
 	// its cap by the column the loader wrote.
-	hooks, err := dst.ClaimWebhooks(ctx, time.Unix(90, 0), time.Unix(150, 0).UTC(), webhook.Claim{PerAsker: 1, Askers: map[string]int{"api:ci": 1}})
+	hooks, err := dst.ClaimWebhooks(ctx, time.Unix(90, 0), time.Unix(150, 0).UTC(), hitl.WebhookClaim{PerAsker: 1, Askers: map[string]int{"api:ci": 1}})
 	require.NoError(t, err)
 	require.Len(t, hooks, 1, "the endpoint's queued delivery, due as it was")
 	assert.Equal(t, "msg_mig", hooks[0].ID)
 	assert.Equal(t, "ci", hooks[0].Endpoint)
 	assert.Equal(t, hook.Seq, hooks[0].Event)
-	hooks, err = dst.ClaimWebhooks(ctx, time.Unix(90, 0), time.Unix(150, 0).UTC(), webhook.Claim{})
+	hooks, err = dst.ClaimWebhooks(ctx, time.Unix(90, 0), time.Unix(150, 0).UTC(), hitl.WebhookClaim{})
 	require.NoError(t, err)
 	require.Len(t, hooks, 1, "the callback, its asker's cap not reached")
 	assert.Equal(t, "callback:https://agent.example", hooks[0].Target())

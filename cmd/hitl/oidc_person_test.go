@@ -14,7 +14,6 @@ import (
 	"github.com/hitlbot/hitl/fault"
 	"github.com/hitlbot/hitl/internal/oidctest"
 	"github.com/hitlbot/hitl/internal/slackfake"
-	"github.com/hitlbot/hitl/policy"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )
@@ -60,7 +59,7 @@ func TestOnePersonAcrossEdges(t *testing.T) {
 	bob := signIn(t, "test-user2", "slack:U0BOB")
 
 	t.Run("Alice on the web, in Slack and by token counts once", func(t *testing.T) {
-		out, waiting := e.request(t, policy.Operation{Type: policy.OpFileDelete, Description: "Drop old data", Resource: "/data/2019"})
+		out, waiting := e.request(t, hitl.Operation{Type: hitl.OpFileDelete, Description: "Drop old data", Resource: "/data/2019"})
 		require.Equal(t, 2, out.Question.Quorum)
 		msg := e.posted(t, testChannel, out.Question)
 		status, body := webApprove(t, alice, out.QuestionID)
@@ -78,7 +77,7 @@ func TestOnePersonAcrossEdges(t *testing.T) {
 		assert.Equal(t, "slack:U0BOB", got.RespondedBy)
 	})
 	t.Run("Bob in Slack and on the web (his Slack profile's e-mail) counts once", func(t *testing.T) {
-		out, waiting := e.request(t, policy.Operation{Type: policy.OpFileDelete, Description: "Drop older data", Resource: "/data/2018"})
+		out, waiting := e.request(t, hitl.Operation{Type: hitl.OpFileDelete, Description: "Drop older data", Resource: "/data/2018"})
 		msg := e.posted(t, testChannel, out.Question)
 		e.click(t, "U0BOB", msg, blocks.ActionApprove)
 		_, err := e.srv.WaitForMessage(e.ctx, msg.Channel, func(m slackfake.Message) bool {

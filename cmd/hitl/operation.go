@@ -4,7 +4,7 @@ import (
 	"fmt"
 	"strings"
 
-	"github.com/hitlbot/hitl/policy"
+	"github.com/hitlbot/hitl"
 )
 
 // operationLines is what a person sees of what an approval lets the agent
@@ -13,7 +13,7 @@ import (
 // decided part by part, each part and how it decided; what it does that a
 // person should weigh leads (risks, riskiest first). A question that is
 // not about an operation has none.
-func operationLines(op *policy.Operation, parts []policy.DecisionPart, risks []policy.RiskLabel) []string {
+func operationLines(op *hitl.Operation, parts []hitl.DecisionPart, risks []hitl.RiskLabel) []string {
 	if op == nil {
 		return nil
 	}
@@ -28,7 +28,7 @@ func operationLines(op *policy.Operation, parts []policy.DecisionPart, risks []p
 	}
 	lines := []string{head}
 	if len(risks) > 0 {
-		lines = append(lines, "  risk: "+visible(policy.RiskSummary(risks)))
+		lines = append(lines, "  risk: "+visible(hitl.RiskSummary(risks)))
 	}
 	if f := flagged("The resource", op.Resource); f != "" {
 		lines = append(lines, "  "+f)
@@ -41,7 +41,7 @@ func operationLines(op *policy.Operation, parts []policy.DecisionPart, risks []p
 		}
 		lines = append(lines, "  "+visible(f.Key)+": "+visible(v))
 	}
-	if policy.PartsTellMore(parts) {
+	if hitl.PartsTellMore(parts) {
 		for _, p := range parts {
 			lines = append(lines, partLine(p))
 		}
@@ -51,7 +51,7 @@ func operationLines(op *policy.Operation, parts []policy.DecisionPart, risks []p
 
 // partLine is one part of a command line: how it decided, and the first
 // of its risks.
-func partLine(p policy.DecisionPart) string {
+func partLine(p hitl.DecisionPart) string {
 	line := fmt.Sprintf("  %-5s %s%s  (%s)", p.Effect, p.Verb(), visible(p.Text), visible(p.Reason))
 	if len(p.Risks) > 0 {
 		line += "  ! " + visible(p.Risks[0].Text)
@@ -78,7 +78,7 @@ func operationRows(lines []string, cols int) string {
 
 // shownDiff reports whether the operation carries a diff to count (not
 // only files whose change could not be shown).
-func shownDiff(op *policy.Operation) bool {
+func shownDiff(op *hitl.Operation) bool {
 	for _, d := range op.Diffs {
 		if d.Unified != "" {
 			return true

@@ -58,7 +58,7 @@ func orAny(s string) string {
 	return s
 }
 
-func joinRisks(rs []policy.Risk) string {
+func joinRisks(rs []hitl.Risk) string {
 	var out []string
 	for _, r := range rs {
 		out = append(out, string(r))
@@ -66,8 +66,8 @@ func joinRisks(rs []policy.Risk) string {
 	return strings.Join(out, ",")
 }
 
-func approvers(r policy.Rule) string {
-	if r.Effect != policy.EffectAsk {
+func approvers(r hitl.Rule) string {
+	if r.Effect != hitl.EffectAsk {
 		return "-"
 	}
 	who := "whoever may answer"
@@ -97,7 +97,7 @@ func policyCheck(ctx context.Context, args []string, e *env) error {
 	if *op == "" {
 		return usageError(fs, "hitl policy check needs --op-type: hitl policy check --op-type shell --resource \"rm -rf build\"")
 	}
-	o := policy.Operation{Type: policy.OpType(*op), Description: "check", Resource: *resource, Risk: policy.Risk(*risk), Prompted: *prompted, Recursive: *recursive}
+	o := hitl.Operation{Type: hitl.OpType(*op), Description: "check", Resource: *resource, Risk: hitl.Risk(*risk), Prompted: *prompted, Recursive: *recursive}
 	if *cwd == "" {
 		*cwd = workingDir() // as hitl gate: a relative path is placed where the check runs
 	}
@@ -118,7 +118,7 @@ func policyCheck(ctx context.Context, args []string, e *env) error {
 	}
 	fmt.Fprintln(e.stdout, decisionLine(d))
 	if len(d.Risks) > 0 {
-		fmt.Fprintln(e.stdout, "  risk: "+visible(policy.RiskSummary(d.Risks)))
+		fmt.Fprintln(e.stdout, "  risk: "+visible(hitl.RiskSummary(d.Risks)))
 	}
 	printParts(e.stdout, d.Parts)
 	if d.Grant != nil {
@@ -128,20 +128,20 @@ func policyCheck(ctx context.Context, args []string, e *env) error {
 }
 
 // decisionLine says what the policy decided and by which rule.
-func decisionLine(d policy.Decision) string {
+func decisionLine(d hitl.Decision) string {
 	line := fmt.Sprintf("%s (rule %s)", d.Effect, visible(d.Rule))
 	if strings.HasPrefix(d.Rule, "default") {
 		line = fmt.Sprintf("%s (%s)", d.Effect, visible(strings.Replace(d.Rule, "default", "default policy", 1)))
 	}
-	if d.Effect == policy.EffectAsk && (len(d.Approvers) > 0 || d.Quorum > 1) {
+	if d.Effect == hitl.EffectAsk && (len(d.Approvers) > 0 || d.Quorum > 1) {
 		line += fmt.Sprintf(": %d approval(s) from %s", max(d.Quorum, 1), orAnyone(d.Approvers))
 	}
 	return line
 }
 
 // printParts shows how each part of a command line decided.
-func printParts(w io.Writer, parts []policy.DecisionPart) {
-	if !policy.PartsTellMore(parts) {
+func printParts(w io.Writer, parts []hitl.DecisionPart) {
+	if !hitl.PartsTellMore(parts) {
 		return
 	}
 	for _, p := range parts {

@@ -7,8 +7,8 @@ import (
 	"path/filepath"
 	"testing"
 
+	"github.com/hitlbot/hitl"
 	"github.com/hitlbot/hitl/config"
-	"github.com/hitlbot/hitl/policy"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )
@@ -30,17 +30,17 @@ func TestPolicyCheckSendsItsWorkingDirectory(t *testing.T) {
 	ctx := context.Background()
 	for _, tc := range []struct {
 		args   []string
-		effect policy.Effect
+		effect hitl.Effect
 		rule   string
 	}{
-		{nil, policy.EffectDeny, "secret"}, // placed here: the denied file
-		{[]string{"--cwd", wd}, policy.EffectDeny, "secret"},
-		{[]string{"--cwd", "/"}, policy.EffectAllow, "cat"}, // /hitl-secret-name is another file
+		{nil, hitl.EffectDeny, "secret"}, // placed here: the denied file
+		{[]string{"--cwd", wd}, hitl.EffectDeny, "secret"},
+		{[]string{"--cwd", "/"}, hitl.EffectAllow, "cat"}, // /hitl-secret-name is another file
 	} {
 		args := append([]string{"policy", "check", "--op-type", "shell", "--resource", "cat hitl-secret-name", "--json"}, tc.args...)
 		res := cli(ctx, m, "", args...)
 		require.Equal(t, 0, res.code, res.stderr)
-		var d policy.Decision
+		var d hitl.Decision
 		require.NoError(t, json.Unmarshal([]byte(res.stdout), &d))
 		assert.Equal(t, tc.effect, d.Effect, "%v: %+v", tc.args, d.Parts)
 		assert.Equal(t, tc.rule, d.Rule, "%v", tc.args)

@@ -15,7 +15,6 @@ import (
 	"github.com/hitlbot/hitl/client"
 	"github.com/hitlbot/hitl/internal/pgtest"
 	"github.com/hitlbot/hitl/internal/slackfake"
-	"github.com/hitlbot/hitl/policy"
 	"github.com/hitlbot/hitl/steer"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -179,9 +178,9 @@ func TestReplicaKilledUnderLoad(t *testing.T) {
 		require.NotEmpty(t, l.learned, "the load taught no rule")
 		c := client.NewClient(r2.URL(), "", client.WithUser("kill-test"))
 		for cmd := range l.learned {
-			d, err := c.CheckOperation(bg, hitl.ApprovalRequest{Operation: policy.Operation{Type: policy.OpShell, Description: "check", Resource: cmd}})
+			d, err := c.CheckOperation(bg, hitl.ApprovalRequest{Operation: hitl.Operation{Type: hitl.OpShell, Description: "check", Resource: cmd}})
 			require.NoError(t, err, cmd)
-			assert.Equal(t, policy.EffectAllow, d.Effect, "learned %s was lost", cmd)
+			assert.Equal(t, hitl.EffectAllow, d.Effect, "learned %s was lost", cmd)
 		}
 	})
 	t.Run("every timed question timed out once, and no other did", func(t *testing.T) {
@@ -320,7 +319,7 @@ func killLoadStep(ctx context.Context, c *client.Client, l *killLoad, w, i int) 
 		l.ack(func() { l.steered[run] = string(want); delete(l.uncertain, run) })
 	case 5: // policy learning: "always allow" teaches a rule
 		cmd := fmt.Sprintf("make target-%d-%d", w, i)
-		if err := teach(ctx, c, policy.Operation{Type: policy.OpShell, Description: "kill " + cmd, Resource: cmd}, run); err != nil {
+		if err := teach(ctx, c, hitl.Operation{Type: hitl.OpShell, Description: "kill " + cmd, Resource: cmd}, run); err != nil {
 			return err
 		}
 		l.ack(func() { l.learned[cmd] = true })

@@ -14,7 +14,6 @@ import (
 	"github.com/hitlbot/hitl/config"
 	"github.com/hitlbot/hitl/internal/pgtest"
 	"github.com/hitlbot/hitl/internal/principaltest"
-	"github.com/hitlbot/hitl/policy"
 	"github.com/hitlbot/hitl/steer"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -80,16 +79,16 @@ func TestReplicasOnPostgres(t *testing.T) {
 
 	t.Run("a policy set through replica 1 decides on replica 2 once its NOTIFY arrives", func(t *testing.T) {
 		agent := principaltest.As(context.Background(), "api:agent")
-		op := policy.Operation{Type: policy.OpShell, Description: "check the tree", Resource: "git status"}
+		op := hitl.Operation{Type: hitl.OpShell, Description: "check the tree", Resource: "git status"}
 		_, err := r1.Service.Policies.SetPolicy(principaltest.As(context.Background(), "admin:root"),
-			[]policy.Rule{{Name: "safe-git", OpType: policy.OpShell, Resource: "git status", Effect: policy.EffectAllow}})
+			[]hitl.Rule{{Name: "safe-git", OpType: hitl.OpShell, Resource: "git status", Effect: hitl.EffectAllow}})
 		require.NoError(t, err)
 		deadline := time.After(10 * time.Second)
 		for {
 			changed := r2.Service.Log.Changed()
 			d, err := r2.Service.Policies.Decide(agent, op)
 			require.NoError(t, err)
-			if d.Effect == policy.EffectAllow {
+			if d.Effect == hitl.EffectAllow {
 				break
 			}
 			select {

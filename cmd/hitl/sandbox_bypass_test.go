@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 	"testing"
 
+	"github.com/hitlbot/hitl"
 	"github.com/hitlbot/hitl/policy"
 	"github.com/hitlbot/hitl/sandbox"
 	"github.com/hitlbot/hitl/shell"
@@ -23,16 +24,16 @@ import (
 
 // grantArgs are `hitl sandbox`'s flags for the grant of visible (a line as
 // the decider read it), in dir.
-func grantArgs(t *testing.T, rules []policy.Rule, visible, dir string) []string {
+func grantArgs(t *testing.T, rules []hitl.Rule, visible, dir string) []string {
 	t.Helper()
-	g := policy.Decider{Rules: rules, Parse: shell.Parse}.GrantFor(policy.Operation{Type: policy.OpShell, Resource: visible, Home: os.Getenv("HOME")})
+	g := policy.Decider{Rules: rules, Parse: shell.Parse}.GrantFor(hitl.Operation{Type: hitl.OpShell, Resource: visible, Home: os.Getenv("HOME")})
 	require.NotNil(t, g, "%s has a grant", visible)
 	return sandbox.Args(g, dir, os.Getenv)
 }
 
 // underGrant runs line under bash in dir, held by the grant of visible:
 // what the hook's rewritten Bash call runs.
-func underGrant(t *testing.T, hitl, dir string, rules []policy.Rule, visible, line string) cliResult {
+func underGrant(t *testing.T, hitl, dir string, rules []hitl.Rule, visible, line string) cliResult {
 	t.Helper()
 	argv := append([]string{hitl, "sandbox", "--quiet"}, grantArgs(t, rules, visible, dir)...)
 	return runChild(t, dir, nil, append(argv, "--", "bash", "-c", line)...)
@@ -62,7 +63,7 @@ func TestKernelStopsHiddenParts(t *testing.T) {
 	needLandlock(t)
 	bin := hitlProgram(t)
 	dir, secret, victim := bypassFixture(t)
-	rules := []policy.Rule{{Name: "no-secret", OpType: policy.OpFileRead, Resource: secret + "/*", Effect: policy.EffectDeny}}
+	rules := []hitl.Rule{{Name: "no-secret", OpType: hitl.OpFileRead, Resource: secret + "/*", Effect: hitl.EffectDeny}}
 	noEvil := func(t *testing.T, r cliResult) {
 		t.Helper()
 		assert.NotContains(t, r.stdout+r.stderr, "RAN-EVIL", "the hidden program did not run")

@@ -10,7 +10,6 @@ import (
 
 	"github.com/hitlbot/hitl"
 	"github.com/hitlbot/hitl/auth"
-	"github.com/hitlbot/hitl/policy"
 )
 
 // cmdShow prints one question whole, as a person needs it to decide: its
@@ -144,12 +143,12 @@ const (
 // showDiff writes one file's change: a line naming it, then its unified
 // diff line by line (each line's controls made visible), then whether it
 // was cut.
-func showDiff(w io.Writer, d policy.FileDiff, paint bool) {
+func showDiff(w io.Writer, d hitl.FileDiff, paint bool) {
 	head := "File: " + visible(d.Path)
 	switch d.Change {
-	case policy.FileNew:
+	case hitl.FileNew:
 		head += " (new file)"
-	case policy.FileDelete:
+	case hitl.FileDelete:
 		head += " (deleted)"
 	}
 	if d.MovedTo != "" {

@@ -10,7 +10,6 @@ import (
 	"github.com/hitlbot/hitl/config"
 	"github.com/hitlbot/hitl/fault"
 	"github.com/hitlbot/hitl/internal/slackfake"
-	"github.com/hitlbot/hitl/policy"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )
@@ -31,12 +30,12 @@ func TestSlackUserGroupApprovers(t *testing.T) {
 	})
 	e.api = client.NewClient(e.m.URL(), ciSecret)
 	restart := func(what string) (hitl.ApprovalOutcome, <-chan waitResult) {
-		return e.request(t, policy.Operation{Type: "restart", Description: "Restart " + what, Resource: what})
+		return e.request(t, hitl.Operation{Type: "restart", Description: "Restart " + what, Resource: what})
 	}
 
 	t.Run("a member approves in Slack; a non-member is refused", func(t *testing.T) {
 		out, waiting := restart("web")
-		require.Equal(t, policy.EffectAsk, out.Effect)
+		require.Equal(t, hitl.EffectAsk, out.Effect)
 		msg := e.posted(t, testChannel, out.Question)
 		e.click(t, "U0MALLORY", msg, blocks.ActionApprove)
 		e.ephemeralFor(t, "U0MALLORY", "not one of the approvers")
@@ -48,7 +47,7 @@ func TestSlackUserGroupApprovers(t *testing.T) {
 	})
 	t.Run("a member's token approves over HTTP; a non-member's token is refused", func(t *testing.T) {
 		out, waiting := restart("api")
-		require.Equal(t, policy.EffectAsk, out.Effect)
+		require.Equal(t, hitl.EffectAsk, out.Effect)
 		_, err := client.NewClient(e.m.URL(), malSecret).Answer(e.ctx, out.QuestionID, hitl.Response{Value: "approve"})
 		require.Equal(t, fault.EFORBIDDEN, fault.Code(err), "%v", err)
 		assert.Contains(t, fault.Message(err), "not one of the approvers")

@@ -10,7 +10,6 @@ import (
 	"github.com/hitlbot/hitl/blocks"
 	"github.com/hitlbot/hitl/config"
 	"github.com/hitlbot/hitl/internal/slackfake"
-	"github.com/hitlbot/hitl/policy"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )
@@ -29,7 +28,7 @@ func startPolicySlack(t *testing.T) *slackEnv {
 }
 
 // request asks to carry out op and returns the approval question.
-func (e *slackEnv) request(tb testing.TB, op policy.Operation) (hitl.ApprovalOutcome, <-chan waitResult) {
+func (e *slackEnv) request(tb testing.TB, op hitl.Operation) (hitl.ApprovalOutcome, <-chan waitResult) {
 	tb.Helper()
 	out, err := e.api.RequestOperation(e.ctx, hitl.ApprovalRequest{Operation: op, RunID: "ops-1"})
 	require.NoError(tb, err)
@@ -45,27 +44,27 @@ func (e *slackEnv) request(tb testing.TB, op policy.Operation) (hitl.ApprovalOut
 
 func TestSlackApprovalPolicies(t *testing.T) {
 	e := startPolicySlack(t)
-	shell := policy.Operation{Type: policy.OpShell, Description: "Clean the build", Resource: "rm -rf /tmp/build", Risk: policy.RiskHigh}
+	shell := hitl.Operation{Type: hitl.OpShell, Description: "Clean the build", Resource: "rm -rf /tmp/build", Risk: hitl.RiskHigh}
 
 	t.Run("approve and always allow adds the rule its confirmation names", func(t *testing.T) {
 		out, waiting := e.request(t, shell)
-		require.Equal(t, policy.EffectAsk, out.Effect)
+		require.Equal(t, hitl.EffectAsk, out.Effect)
 		msg := e.posted(t, testChannel, out.Question)
 		assert.Contains(t, string(msg.Blocks), "Always allow exactly the shell command `rm -rf /tmp/build` from local")
 		e.click(t, "U0DAVE", msg, blocks.ActionApproveAlways)
 		got := e.settled(t, waiting)
 		assert.Equal(t, hitl.OutcomeApproved, got.Outcome())
 
-		again, _ := e.request(t, policy.Operation{Type: policy.OpShell, Description: "Clean again", Resource: "rm -rf /tmp/build"})
-		assert.Equal(t, policy.EffectAllow, again.Effect, "the same request is now allowed by policy")
-		other, _ := e.request(t, policy.Operation{Type: policy.OpShell, Description: "Clean another", Resource: "rm -rf /tmp/other"})
-		assert.Equal(t, policy.EffectAsk, other.Effect, "another path is asked: the rule is exactly what the person saw")
+		again, _ := e.request(t, hitl.Operation{Type: hitl.OpShell, Description: "Clean again", Resource: "rm -rf /tmp/build"})
+		assert.Equal(t, hitl.EffectAllow, again.Effect, "the same request is now allowed by policy")
+		other, _ := e.request(t, hitl.Operation{Type: hitl.OpShell, Description: "Clean another", Resource: "rm -rf /tmp/other"})
+		assert.Equal(t, hitl.EffectAsk, other.Effect, "another path is asked: the rule is exactly what the person saw")
 		_, err := e.api.Cancel(e.ctx, other.QuestionID, "test done")
 		require.NoError(t, err)
 	})
 
 	t.Run("always allow is not offered, and refused, where it could not apply", func(t *testing.T) {
-		out, waiting := e.request(t, policy.Operation{Type: policy.OpShell, Description: "Build and clean", Resource: "make && rm -rf /tmp/x"})
+		out, waiting := e.request(t, hitl.Operation{Type: hitl.OpShell, Description: "Build and clean", Resource: "make && rm -rf /tmp/x"})
 		msg := e.posted(t, testChannel, out.Question)
 		assert.NotContains(t, string(msg.Blocks), blocks.ActionApproveAlways, "not offered for a compound")
 		assert.Contains(t, string(msg.Blocks), "How the policy decided each part")
@@ -120,7 +119,7 @@ func TestSlackApprovalPolicies(t *testing.T) {
 	})
 
 	t.Run("a quorum of two needs two different approvers", func(t *testing.T) {
-		out, waiting := e.request(t, policy.Operation{Type: policy.OpFileDelete, Description: "Drop old data", Resource: "/data/2019"})
+		out, waiting := e.request(t, hitl.Operation{Type: hitl.OpFileDelete, Description: "Drop old data", Resource: "/data/2019"})
 		require.Equal(t, 2, out.Question.Quorum)
 		msg := e.posted(t, testChannel, out.Question)
 		assert.NotContains(t, string(msg.Blocks), blocks.ActionEdit, "a quorum decision cannot be edited")

@@ -6,7 +6,6 @@ import (
 	"time"
 
 	"github.com/hitlbot/hitl"
-	"github.com/hitlbot/hitl/policy"
 	"github.com/stretchr/testify/assert"
 )
 
@@ -23,11 +22,11 @@ func TestShowFlagsTrojanSource(t *testing.T) {
 	at := time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC)
 	q := &hitl.Question{ID: "q_ID", RunID: "r1", Type: hitl.Approval, ResponseType: hitl.ApprovalResponse, Status: hitl.StatusPending,
 		CreatedAt: at, Question: "Set the level " + trojan,
-		Operation: &policy.Operation{Type: policy.OpFileWrite, Description: "Set the level " + trojan, Resource: file, Context: "Because " + trojan,
-			Diffs: []policy.FileDiff{{Path: file, Change: policy.FileModify, Added: 1, Removed: 1,
+		Operation: &hitl.Operation{Type: hitl.OpFileWrite, Description: "Set the level " + trojan, Resource: file, Context: "Because " + trojan,
+			Diffs: []hitl.FileDiff{{Path: file, Change: hitl.FileModify, Added: 1, Removed: 1,
 				Unified: "--- a" + file + "\n+++ b" + file + "\n@@ -1,2 +1,2 @@\n import os\n-access_level = \"user\"\n+" + trojan + "\n"}}}}
 	shell := *q
-	shell.Operation = &policy.Operation{Type: policy.OpShell, Description: q.Question, Resource: "echo '" + trojan + "'"}
+	shell.Operation = &hitl.Operation{Type: hitl.OpShell, Description: q.Question, Resource: "echo '" + trojan + "'"}
 	var b strings.Builder
 	showQuestion(&b, q, q.RunID, at, false)
 	b.WriteString("----\n")

@@ -11,7 +11,6 @@ import (
 
 	"github.com/hitlbot/hitl"
 	"github.com/hitlbot/hitl/fault"
-	"github.com/hitlbot/hitl/webhook"
 )
 
 // cmdWebhooks is hitl webhooks list|deliveries|replay|test (admins).
@@ -41,7 +40,7 @@ func webhooksList(ctx context.Context, args []string, e *env) error {
 // printWebhooks prints each endpoint (then each callback host) with its
 // last success, failures and queue depth; never a secret.
 func printWebhooks(e *env, ov hitl.WebhookOverview) error {
-	stats := map[string]webhook.TargetStats{}
+	stats := map[string]hitl.WebhookTargetStats{}
 	for _, st := range ov.Targets {
 		stats[st.Target] = st
 	}
@@ -51,7 +50,7 @@ func printWebhooks(e *env, ov hitl.WebhookOverview) error {
 	}
 	tw := tabwriter.NewWriter(e.stdout, 0, 4, 2, ' ', 0)
 	fmt.Fprintln(tw, "NAME\tURL\tEVENTS\tRUNS\tLAST SUCCESS\tFAILED\tQUEUED")
-	row := func(name, url, events, runs string, st webhook.TargetStats) {
+	row := func(name, url, events, runs string, st hitl.WebhookTargetStats) {
 		last := "never"
 		if st.LastSuccess != nil {
 			last = st.LastSuccess.Local().Format("2006-01-02 15:04:05")
@@ -88,7 +87,7 @@ func webhooksDeliveries(ctx context.Context, args []string, e *env) error {
 	} else if len(pos) != 0 {
 		return usageError(fs, "hitl webhooks deliveries takes no arguments")
 	}
-	ds, err := newClient(e).WebhookDeliveries(ctx, hitl.WebhookFilter{Status: webhook.Status(*status), Limit: *limit})
+	ds, err := newClient(e).WebhookDeliveries(ctx, hitl.WebhookFilter{Status: hitl.WebhookStatus(*status), Limit: *limit})
 	if err != nil {
 		return err
 	}

@@ -218,7 +218,7 @@ func TestWebhooksEndToEnd(t *testing.T) {
 
 		ds := cli(ctx, m, "", "webhooks", "deliveries", "--json")
 		require.Equal(t, 0, ds.code, ds.stderr)
-		var deliveries []webhook.Delivery
+		var deliveries []hitl.WebhookDelivery
 		require.NoError(t, json.Unmarshal([]byte(ds.stdout), &deliveries))
 		require.Len(t, deliveries, 2)
 		replay := cli(ctx, m, "", "webhooks", "replay", strconv.FormatUint(deliveries[0].Seq, 10))
@@ -268,7 +268,7 @@ func settled(t *testing.T, m *Main, n int) {
 	t.Helper()
 	deadline := time.Now().Add(30 * time.Second)
 	for {
-		ds, err := m.DB.WebhookDeliveries(context.Background(), hitl.WebhookFilter{Status: webhook.Delivered})
+		ds, err := m.DB.WebhookDeliveries(context.Background(), hitl.WebhookFilter{Status: hitl.WebhookDelivered})
 		require.NoError(t, err)
 		if len(ds) >= n {
 			return
@@ -333,7 +333,7 @@ func TestWebhookFailsAfterTheWindow(t *testing.T) {
 	}
 	deadline := time.Now().Add(30 * time.Second)
 	for {
-		ds, err := m.DB.WebhookDeliveries(context.Background(), hitl.WebhookFilter{Status: webhook.Failed})
+		ds, err := m.DB.WebhookDeliveries(context.Background(), hitl.WebhookFilter{Status: hitl.WebhookFailed})
 		require.NoError(t, err)
 		if len(ds) == 1 {
 			assert.Equal(t, 8, ds[0].Attempts)

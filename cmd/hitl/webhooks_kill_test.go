@@ -153,8 +153,8 @@ func (s *sink) waitArrived(t *testing.T, n int) {
 // delivered waits until every delivery in db is delivered and the sink
 // answered 2xx to each of their ids, and returns the deliveries.
 func (s *sink) delivered(t *testing.T, db interface {
-	WebhookDeliveries(context.Context, hitl.WebhookFilter) ([]webhook.Delivery, error)
-}, n int) []webhook.Delivery {
+	WebhookDeliveries(context.Context, hitl.WebhookFilter) ([]hitl.WebhookDelivery, error)
+}, n int) []hitl.WebhookDelivery {
 	t.Helper()
 	deadline := time.Now().Add(60 * time.Second)
 	for {
@@ -165,7 +165,7 @@ func (s *sink) delivered(t *testing.T, db interface {
 			s.mu.Lock()
 			ok := s.ok[d.ID]
 			s.mu.Unlock()
-			done = done && ok && d.Status == webhook.Delivered
+			done = done && ok && d.Status == hitl.WebhookDelivered
 		}
 		if done {
 			return ds

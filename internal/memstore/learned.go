@@ -8,21 +8,20 @@ import (
 
 	"github.com/hitlbot/hitl"
 	"github.com/hitlbot/hitl/fault"
-	"github.com/hitlbot/hitl/policy"
 )
 
 // The learned rules: by id, and the id each key holds. Listing sorts the
 // ids it selects (this store is for tests; the bbolt store reads indexes).
 
 // PutLearnedRule implements hitl.PolicyStore.
-func (s *Store) PutLearnedRule(_ context.Context, r *policy.LearnedRule, evs ...*hitl.Event) error {
+func (s *Store) PutLearnedRule(_ context.Context, r *hitl.LearnedRule, evs ...*hitl.Event) error {
 	if r == nil || r.ID == "" {
 		return fault.Errorf(fault.EINVALID, "a learned rule needs an id")
 	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if s.learned == nil {
-		s.learned, s.learnedByKey = map[string]policy.LearnedRule{}, map[policy.LearnedRuleKey]string{}
+		s.learned, s.learnedByKey = map[string]hitl.LearnedRule{}, map[hitl.LearnedRuleKey]string{}
 	}
 	if old, ok := s.learnedByKey[r.Key()]; ok {
 		s.deleteLearned(old)
@@ -37,7 +36,7 @@ func (s *Store) PutLearnedRule(_ context.Context, r *policy.LearnedRule, evs ...
 }
 
 // deleteLearned deletes rule id and its key, if the key is still its.
-func (s *Store) deleteLearned(id string) (policy.LearnedRule, bool) {
+func (s *Store) deleteLearned(id string) (hitl.LearnedRule, bool) {
 	r, ok := s.learned[id]
 	if !ok {
 		return r, false
@@ -50,7 +49,7 @@ func (s *Store) deleteLearned(id string) (policy.LearnedRule, bool) {
 }
 
 // LearnedRule implements hitl.PolicyStore.
-func (s *Store) LearnedRule(_ context.Context, key policy.LearnedRuleKey) (*policy.LearnedRule, error) {
+func (s *Store) LearnedRule(_ context.Context, key hitl.LearnedRuleKey) (*hitl.LearnedRule, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	id, ok := s.learnedByKey[key]
@@ -62,7 +61,7 @@ func (s *Store) LearnedRule(_ context.Context, key policy.LearnedRuleKey) (*poli
 }
 
 // DeleteLearnedRule implements hitl.PolicyStore.
-func (s *Store) DeleteLearnedRule(_ context.Context, id string, evOf ...func(*policy.LearnedRule) *hitl.Event) (*policy.LearnedRule, error) {
+func (s *Store) DeleteLearnedRule(_ context.Context, id string, evOf ...func(*hitl.LearnedRule) *hitl.Event) (*hitl.LearnedRule, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	r, ok := s.deleteLearned(id)
@@ -86,7 +85,7 @@ func (s *Store) LearnedRules(_ context.Context, f hitl.LearnedRuleFilter) (hitl.
 		}
 	}
 	slices.Sort(ids)
-	page := hitl.LearnedRulePage{Rules: []*policy.LearnedRule{}}
+	page := hitl.LearnedRulePage{Rules: []*hitl.LearnedRule{}}
 	limit := f.PageSize()
 	for i, id := range ids {
 		if i == limit {
@@ -107,13 +106,13 @@ func (s *Store) PruneLearnedRules(_ context.Context, now time.Time, limit int) (
 	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	var due []policy.LearnedRule
+	var due []hitl.LearnedRule
 	for _, r := range s.learned {
 		if r.Expired(now) {
 			due = append(due, r)
 		}
 	}
-	slices.SortFunc(due, func(a, b policy.LearnedRule) int {
+	slices.SortFunc(due, func(a, b hitl.LearnedRule) int {
 		if c := a.ExpiresAt.Compare(b.ExpiresAt); c != 0 {
 			return c
 		}

@@ -14,7 +14,6 @@ import (
 
 	"github.com/hitlbot/hitl"
 	"github.com/hitlbot/hitl/fault"
-	"github.com/hitlbot/hitl/policy"
 )
 
 // Store is an in-memory hitl.Store.
@@ -28,10 +27,10 @@ type Store struct {
 	seq       uint64
 	born      map[string]int // id → creation order: ties of time list in it
 	control   map[hitl.ControlKey]hitl.ControlRecord
-	policy    *policy.State
+	policy    *hitl.PolicyState
 
-	learned      map[string]policy.LearnedRule    // id → rule
-	learnedByKey map[policy.LearnedRuleKey]string // key → id
+	learned      map[string]hitl.LearnedRule    // id → rule
+	learnedByKey map[hitl.LearnedRuleKey]string // key → id
 
 	signIns   map[string]hitl.SignIn // id → session (signin.go)
 	envelopes map[string]time.Time   // id → seen at (envelope.go)

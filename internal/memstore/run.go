@@ -7,7 +7,6 @@ import (
 	"strings"
 
 	"github.com/hitlbot/hitl"
-	"github.com/hitlbot/hitl/policy"
 )
 
 // UpdateRun implements hitl.RunStore.
@@ -124,7 +123,7 @@ func (s *Store) LastSeq(context.Context) (uint64, error) {
 }
 
 // PolicyState implements hitl.PolicyStore.
-func (s *Store) PolicyState(context.Context) (*policy.State, error) {
+func (s *Store) PolicyState(context.Context) (*hitl.PolicyState, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if s.policy == nil {
@@ -135,7 +134,7 @@ func (s *Store) PolicyState(context.Context) (*policy.State, error) {
 }
 
 // PutPolicyState implements hitl.PolicyStore.
-func (s *Store) PutPolicyState(_ context.Context, st *policy.State, evs ...*hitl.Event) error {
+func (s *Store) PutPolicyState(_ context.Context, st *hitl.PolicyState, evs ...*hitl.Event) error {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	c := *st

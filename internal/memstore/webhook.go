@@ -7,14 +7,13 @@ import (
 
 	"github.com/hitlbot/hitl"
 	"github.com/hitlbot/hitl/fault"
-	"github.com/hitlbot/hitl/webhook"
 )
 
 // webhooks is the webhook outbox of a Store (hitl.WebhookOutbox), read by
 // scanning: fine for tests.
 type webhooks struct {
 	seq  uint64
-	all  map[uint64]webhook.Delivery
+	all  map[uint64]hitl.WebhookDelivery
 	last map[string]time.Time // target → last success
 }
 
@@ -22,14 +21,14 @@ type webhooks struct {
 func (s *Store) enqueueWebhooks(ev *hitl.Event) {
 	for i := range ev.Webhooks {
 		d := &ev.Webhooks[i]
-		d.Event, d.Status, d.Claim, d.Attempts = ev.Seq, webhook.Pending, 0, 0
+		d.Event, d.Status, d.Claim, d.Attempts = ev.Seq, hitl.WebhookPending, 0, 0
 		s.putNewWebhook(d)
 	}
 }
 
-func (s *Store) putNewWebhook(d *webhook.Delivery) {
+func (s *Store) putNewWebhook(d *hitl.WebhookDelivery) {
 	if s.hooks.all == nil {
-		s.hooks.all, s.hooks.last = map[uint64]webhook.Delivery{}, map[string]time.Time{}
+		s.hooks.all, s.hooks.last = map[uint64]hitl.WebhookDelivery{}, map[string]time.Time{}
 	}
 	s.hooks.seq++
 	d.Seq = s.hooks.seq
@@ -37,9 +36,9 @@ func (s *Store) putNewWebhook(d *webhook.Delivery) {
 }
 
 // head reports whether d is the first pending delivery of its queue.
-func (s *Store) head(d webhook.Delivery) bool {
+func (s *Store) head(d hitl.WebhookDelivery) bool {
 	for _, o := range s.hooks.all {
-		if o.Seq < d.Seq && o.Status == webhook.Pending && o.RunID == d.RunID && o.Target() == d.Target() {
+		if o.Seq < d.Seq && o.Status == hitl.WebhookPending && o.RunID == d.RunID && o.Target() == d.Target() {
 			return false
 		}
 	}
@@ -47,17 +46,17 @@ func (s *Store) head(d webhook.Delivery) bool {
 }
 
 // ClaimWebhooks implements hitl.WebhookOutbox.
-func (s *Store) ClaimWebhooks(_ context.Context, now, until time.Time, c webhook.Claim) ([]webhook.Delivery, error) {
+func (s *Store) ClaimWebhooks(_ context.Context, now, until time.Time, c hitl.WebhookClaim) ([]hitl.WebhookDelivery, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	due := []webhook.Delivery{}
+	due := []hitl.WebhookDelivery{}
 	for _, d := range s.hooks.all {
-		if d.Status == webhook.Pending && !d.NextAt.After(now) && s.head(d) {
+		if d.Status == hitl.WebhookPending && !d.NextAt.After(now) && s.head(d) {
 			due = append(due, d)
 		}
 	}
-	due = lease(due, 0, func(d webhook.Delivery) (time.Time, uint64) { return d.NextAt, d.Seq }, func(*webhook.Delivery) {}, func(webhook.Delivery) {})
-	out := []webhook.Delivery{}
+	due = lease(due, 0, func(d hitl.WebhookDelivery) (time.Time, uint64) { return d.NextAt, d.Seq }, func(*hitl.WebhookDelivery) {}, func(hitl.WebhookDelivery) {})
+	out := []hitl.WebhookDelivery{}
 	pick := c.Pick()
 	for _, d := range due {
 		if pick.Full() {
@@ -73,26 +72,26 @@ func (s *Store) ClaimWebhooks(_ context.Context, now, until time.Time, c webhook
 }
 
 // SettleWebhook implements hitl.WebhookOutbox.
-func (s *Store) SettleWebhook(_ context.Context, d webhook.Delivery) error {
+func (s *Store) SettleWebhook(_ context.Context, d hitl.WebhookDelivery) error {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	old, ok := s.hooks.all[d.Seq]
 	if !ok {
 		return fault.Errorf(fault.ENOTFOUND, "webhook delivery %d is not stored", d.Seq)
 	}
-	if err := webhook.ClaimHeld(old, d); err != nil {
+	if err := hitl.WebhookClaimHeld(old, d); err != nil {
 		return err
 	}
 	old.Status, old.Attempts, old.NextAt, old.LastError, old.LastCode, old.SettledAt = d.Status, d.Attempts, d.NextAt, d.LastError, d.LastCode, d.SettledAt
 	s.hooks.all[d.Seq] = old
-	if d.Status == webhook.Delivered && d.SettledAt != nil {
+	if d.Status == hitl.WebhookDelivered && d.SettledAt != nil {
 		s.hooks.last[old.Target()] = *d.SettledAt
 	}
 	return nil
 }
 
 // WebhookDelivery implements hitl.WebhookOutbox.
-func (s *Store) WebhookDelivery(_ context.Context, seq uint64) (webhook.Delivery, error) {
+func (s *Store) WebhookDelivery(_ context.Context, seq uint64) (hitl.WebhookDelivery, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	d, ok := s.hooks.all[seq]
@@ -103,10 +102,10 @@ func (s *Store) WebhookDelivery(_ context.Context, seq uint64) (webhook.Delivery
 }
 
 // WebhookDeliveries implements hitl.WebhookOutbox.
-func (s *Store) WebhookDeliveries(_ context.Context, f hitl.WebhookFilter) ([]webhook.Delivery, error) {
+func (s *Store) WebhookDeliveries(_ context.Context, f hitl.WebhookFilter) ([]hitl.WebhookDelivery, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	out := []webhook.Delivery{}
+	out := []hitl.WebhookDelivery{}
 	for _, d := range s.hooks.all {
 		if (f.Status == "" || d.Status == f.Status) && (f.Before == 0 || d.Seq < f.Before) {
 			out = append(out, d)
@@ -120,34 +119,34 @@ func (s *Store) WebhookDeliveries(_ context.Context, f hitl.WebhookFilter) ([]we
 }
 
 // ReplayWebhook implements hitl.WebhookOutbox.
-func (s *Store) ReplayWebhook(_ context.Context, seq uint64, now time.Time) (webhook.Delivery, error) {
+func (s *Store) ReplayWebhook(_ context.Context, seq uint64, now time.Time) (hitl.WebhookDelivery, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	d, ok := s.hooks.all[seq]
 	if !ok {
 		return d, fault.Errorf(fault.ENOTFOUND, "webhook delivery %d is not stored", seq)
 	}
-	d = webhook.ReplayOf(d, now)
+	d = hitl.WebhookReplayOf(d, now)
 	s.putNewWebhook(&d)
 	return d, nil
 }
 
 // WebhookStats implements hitl.WebhookOutbox.
-func (s *Store) WebhookStats(context.Context) ([]webhook.TargetStats, error) {
+func (s *Store) WebhookStats(context.Context) ([]hitl.WebhookTargetStats, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	by := map[string]*webhook.TargetStats{}
-	get := func(t string) *webhook.TargetStats {
+	by := map[string]*hitl.WebhookTargetStats{}
+	get := func(t string) *hitl.WebhookTargetStats {
 		if by[t] == nil {
-			by[t] = &webhook.TargetStats{Target: t}
+			by[t] = &hitl.WebhookTargetStats{Target: t}
 		}
 		return by[t]
 	}
 	for _, d := range s.hooks.all {
 		switch d.Status {
-		case webhook.Pending:
+		case hitl.WebhookPending:
 			get(d.Target()).Pending++
-		case webhook.Failed:
+		case hitl.WebhookFailed:
 			get(d.Target()).Failed++
 		}
 	}
@@ -155,7 +154,7 @@ func (s *Store) WebhookStats(context.Context) ([]webhook.TargetStats, error) {
 		at := at
 		get(t).LastSuccess = &at
 	}
-	return webhook.SortedStats(by), nil
+	return hitl.SortedWebhookStats(by), nil
 }
 
 // PruneWebhooks implements hitl.WebhookOutbox.
@@ -167,7 +166,7 @@ func (s *Store) PruneWebhooks(_ context.Context, before time.Time, limit int) (i
 		if n == limit {
 			break
 		}
-		if d.Status != webhook.Pending && d.SettledAt != nil && d.SettledAt.Before(before) {
+		if d.Status != hitl.WebhookPending && d.SettledAt != nil && d.SettledAt.Before(before) {
 			delete(s.hooks.all, seq)
 			n++
 		}

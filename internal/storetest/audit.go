@@ -10,9 +10,7 @@ import (
 	"github.com/hitlbot/hitl"
 	"github.com/hitlbot/hitl/auth"
 	"github.com/hitlbot/hitl/fault"
-	"github.com/hitlbot/hitl/policy"
 	"github.com/hitlbot/hitl/service"
-	"github.com/hitlbot/hitl/webhook"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )
@@ -114,12 +112,12 @@ func testAuditDecisions(t *testing.T, st AuditBackend) {
 	require.NoError(t, err)
 	_, err = e.svc.Questions.Answer(edge(agent, auth.EdgeAPI), late.ID, hitl.Response{Value: "x"})
 	require.Error(t, err, "an agent may not answer: a refusal")
-	_, err = e.svc.Policies.SetPolicy(edge(admin, auth.EdgeAPI), []policy.Rule{{Name: "ls", OpType: policy.OpShell, Resource: "ls", Effect: policy.EffectAllow}})
+	_, err = e.svc.Policies.SetPolicy(edge(admin, auth.EdgeAPI), []hitl.Rule{{Name: "ls", OpType: hitl.OpShell, Resource: "ls", Effect: hitl.EffectAllow}})
 	require.NoError(t, err)
 	secretOut, _, err := e.svc.SignIns.SignIn(ctx, person, 0)
 	require.NoError(t, err)
 	require.NoError(t, e.svc.SignIns.SignOut(ctx, secretOut))
-	require.NoError(t, e.svc.Audit.WebhookFailed(ctx, webhook.Delivery{Endpoint: "ci", Event: 3, RunID: "run-1", LastError: "status 500", Attempts: 8}))
+	require.NoError(t, e.svc.Audit.WebhookFailed(ctx, hitl.WebhookDelivery{Endpoint: "ci", Event: 3, RunID: "run-1", LastError: "status 500", Attempts: 8}))
 
 	assert.Equal(t, []hitl.AuditKind{hitl.AuditAsked, hitl.AuditAnswered, hitl.AuditAsked, hitl.AuditAnswered, hitl.AuditAsked,
 		hitl.AuditCancelled, hitl.AuditAsked, hitl.AuditTimedOut, hitl.AuditRefused, hitl.AuditPolicyChanged, hitl.AuditSignedIn,
@@ -257,20 +255,20 @@ var fiveMinutes = 5.0
 func testAuditPolicy(t *testing.T, st AuditBackend) {
 	e := auditEnv(st)
 	ctx := context.Background()
-	_, err := e.svc.Policies.SetPolicy(as(admin), []policy.Rule{
-		{Name: "gh", OpType: policy.OpAPICall, Resource: "https://api.github.com/", Effect: policy.EffectAllow},
-		{Name: "no-deletes", OpType: policy.OpFileDelete, Effect: policy.EffectDeny},
+	_, err := e.svc.Policies.SetPolicy(as(admin), []hitl.Rule{
+		{Name: "gh", OpType: hitl.OpAPICall, Resource: "https://api.github.com/", Effect: hitl.EffectAllow},
+		{Name: "no-deletes", OpType: hitl.OpFileDelete, Effect: hitl.EffectDeny},
 	})
 	require.NoError(t, err)
-	out, err := e.svc.Policies.RequestOperation(as(agent), hitl.ApprovalRequest{Operation: policy.Operation{Type: policy.OpAPICall, Description: "list", Resource: "https://api.github.com/repos"}})
+	out, err := e.svc.Policies.RequestOperation(as(agent), hitl.ApprovalRequest{Operation: hitl.Operation{Type: hitl.OpAPICall, Description: "list", Resource: "https://api.github.com/repos"}})
 	require.NoError(t, err)
-	require.Equal(t, policy.EffectAllow, out.Effect)
-	out, err = e.svc.Policies.RequestOperation(as(agent), hitl.ApprovalRequest{Operation: policy.Operation{Type: policy.OpFileDelete, Description: "rm", Resource: "/srv/db"}})
+	require.Equal(t, hitl.EffectAllow, out.Effect)
+	out, err = e.svc.Policies.RequestOperation(as(agent), hitl.ApprovalRequest{Operation: hitl.Operation{Type: hitl.OpFileDelete, Description: "rm", Resource: "/srv/db"}})
 	require.NoError(t, err)
-	require.Equal(t, policy.EffectDeny, out.Effect)
-	out, err = e.svc.Policies.RequestOperation(as(agent), hitl.ApprovalRequest{Operation: policy.Operation{Type: policy.OpFileWrite, Description: "write", Resource: "/tmp/notes.txt"}})
+	require.Equal(t, hitl.EffectDeny, out.Effect)
+	out, err = e.svc.Policies.RequestOperation(as(agent), hitl.ApprovalRequest{Operation: hitl.Operation{Type: hitl.OpFileWrite, Description: "write", Resource: "/tmp/notes.txt"}})
 	require.NoError(t, err)
-	require.Equal(t, policy.EffectAsk, out.Effect)
+	require.Equal(t, hitl.EffectAsk, out.Effect)
 	require.True(t, out.Learnable)
 	_, err = e.svc.Questions.Answer(as(person), out.QuestionID, hitl.Response{Value: hitl.Approve, Always: true})
 	require.NoError(t, err)
@@ -300,17 +298,17 @@ func testAuditWithTheWrite(t *testing.T, st AuditBackend) {
 	policyEvent := func(action, rule string) *hitl.Event {
 		return &hitl.Event{Type: hitl.EventPolicyDecision, At: at, Actor: "api:admin", Action: auth.Action(action), Reason: rule}
 	}
-	revoked := func(gone *policy.LearnedRule) *hitl.Event { return policyEvent("revoked", gone.Name()) }
+	revoked := func(gone *hitl.LearnedRule) *hitl.Event { return policyEvent("revoked", gone.Name()) }
 	signedOut := func(gone *hitl.SignIn) *hitl.AuditRecord { return hitl.SignInAudit(gone.Principal, "", true, at) }
 
-	r := &policy.LearnedRule{ID: "r_1", Agent: "api:ci", OpType: policy.OpFileWrite, Resource: "/tmp/x", CreatedBy: "api:admin", CreatedAt: at, ExpiresAt: at.Add(time.Hour)}
+	r := &hitl.LearnedRule{ID: "r_1", Agent: "api:ci", OpType: hitl.OpFileWrite, Resource: "/tmp/x", CreatedBy: "api:admin", CreatedAt: at, ExpiresAt: at.Add(time.Hour)}
 	require.NoError(t, st.PutLearnedRule(ctx, r, policyEvent("learned", r.Name())))
 	gone, err := st.DeleteLearnedRule(ctx, r.ID, revoked)
 	require.NoError(t, err)
 	assert.Equal(t, r.ID, gone.ID)
 	_, err = st.DeleteLearnedRule(ctx, r.ID, revoked)
 	require.Equal(t, fault.ENOTFOUND, fault.Code(err), "nothing to revoke")
-	require.NoError(t, st.PutPolicyState(ctx, &policy.State{Rules: []policy.Rule{{Name: "ls", OpType: policy.OpShell, Resource: "ls", Effect: policy.EffectAllow}}},
+	require.NoError(t, st.PutPolicyState(ctx, &hitl.PolicyState{Rules: []hitl.Rule{{Name: "ls", OpType: hitl.OpShell, Resource: "ls", Effect: hitl.EffectAllow}}},
 		&hitl.Event{Type: hitl.EventPolicyDecision, At: at, Actor: "api:admin", Action: "policy_set", Diff: []string{"+ ls"}}))
 	ws := &hitl.SignIn{ID: "s_1", Principal: person, CSRF: "c", CreatedAt: at, ExpiresAt: at.Add(time.Hour)}
 	require.NoError(t, st.PutSignIn(ctx, ws, hitl.SignInAudit(person, "oidc", false, at)))

@@ -6,7 +6,6 @@ import (
 	"time"
 
 	"github.com/hitlbot/hitl"
-	"github.com/hitlbot/hitl/policy"
 	"github.com/hitlbot/hitl/service"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -15,7 +14,7 @@ import (
 // escalations is the configuration of the escalated-lists contract:
 // blocking questions are escalated at 20 minutes to a person and a group.
 var escalations = hitl.Reminders{
-	hitl.Blocking: {EscalateAfter: policy.Duration(20 * time.Minute), EscalateTo: []string{"U0ESC", "S0ESC"}},
+	hitl.Blocking: {EscalateAfter: hitl.Duration(20 * time.Minute), EscalateTo: []string{"U0ESC", "S0ESC"}},
 }
 
 // runEscalated is the contract that a pending question is listed for

@@ -9,7 +9,6 @@ import (
 
 	"github.com/hitlbot/hitl"
 	"github.com/hitlbot/hitl/fault"
-	"github.com/hitlbot/hitl/policy"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )
@@ -26,19 +25,19 @@ func runLearned(t *testing.T, open func(t *testing.T) hitl.PolicyStore) {
 }
 
 // rule is a learned rule made at t0 that expires in a day.
-func rule(id, agent string, op policy.OpType, resource string) *policy.LearnedRule {
-	return &policy.LearnedRule{ID: id, Agent: agent, OpType: op, Resource: resource, CreatedBy: "slack:UPERSON",
+func rule(id, agent string, op hitl.OpType, resource string) *hitl.LearnedRule {
+	return &hitl.LearnedRule{ID: id, Agent: agent, OpType: op, Resource: resource, CreatedBy: "slack:UPERSON",
 		QuestionID: "q_" + id, CreatedAt: t0, ExpiresAt: t0.Add(24 * time.Hour)}
 }
 
-func putRule(t *testing.T, st hitl.PolicyStore, r *policy.LearnedRule) {
+func putRule(t *testing.T, st hitl.PolicyStore, r *hitl.LearnedRule) {
 	t.Helper()
 	require.NoError(t, st.PutLearnedRule(context.Background(), r))
 }
 
-func lookup(t *testing.T, st hitl.PolicyStore, agent string, op policy.OpType, resource string) *policy.LearnedRule {
+func lookup(t *testing.T, st hitl.PolicyStore, agent string, op hitl.OpType, resource string) *hitl.LearnedRule {
 	t.Helper()
-	r, err := st.LearnedRule(context.Background(), policy.LearnedRuleKey{Agent: agent, OpType: op, Resource: resource})
+	r, err := st.LearnedRule(context.Background(), hitl.LearnedRuleKey{Agent: agent, OpType: op, Resource: resource})
 	require.NoError(t, err)
 	return r
 }
@@ -64,9 +63,9 @@ func allRules(t *testing.T, st hitl.PolicyStore, agent string, limit int) []stri
 }
 
 func testLearnedKey(t *testing.T, st hitl.PolicyStore) {
-	want := rule("r_000001", "api:ci", policy.OpShell, "git push origin main")
+	want := rule("r_000001", "api:ci", hitl.OpShell, "git push origin main")
 	putRule(t, st, want)
-	got := lookup(t, st, "api:ci", policy.OpShell, "git push origin main")
+	got := lookup(t, st, "api:ci", hitl.OpShell, "git push origin main")
 	require.NotNil(t, got)
 	assert.Equal(t, want.ID, got.ID)
 	assert.Equal(t, want.CreatedBy, got.CreatedBy)
@@ -74,31 +73,31 @@ func testLearnedKey(t *testing.T, st hitl.PolicyStore) {
 	assert.True(t, want.CreatedAt.Equal(got.CreatedAt), "createdAt %s", got.CreatedAt)
 	assert.True(t, want.ExpiresAt.Equal(got.ExpiresAt), "expiresAt %s", got.ExpiresAt)
 	got.Resource = "changed by the caller"
-	assert.Equal(t, want.ID, lookup(t, st, "api:ci", policy.OpShell, "git push origin main").ID, "the caller's copy is its own")
+	assert.Equal(t, want.ID, lookup(t, st, "api:ci", hitl.OpShell, "git push origin main").ID, "the caller's copy is its own")
 
-	assert.Nil(t, lookup(t, st, "api:other", policy.OpShell, "git push origin main"), "another agent")
-	assert.Nil(t, lookup(t, st, "api:ci", policy.OpFileWrite, "git push origin main"), "another operation type")
-	assert.Nil(t, lookup(t, st, "api:ci", policy.OpShell, "git push origin"), "a prefix of the resource")
-	assert.Nil(t, lookup(t, st, "api:ci", policy.OpShell, "git push origin main --force"), "a longer resource")
-	assert.Nil(t, lookup(t, st, "api:ci", policy.OpShell, ""), "the empty resource is a resource of its own")
+	assert.Nil(t, lookup(t, st, "api:other", hitl.OpShell, "git push origin main"), "another agent")
+	assert.Nil(t, lookup(t, st, "api:ci", hitl.OpFileWrite, "git push origin main"), "another operation type")
+	assert.Nil(t, lookup(t, st, "api:ci", hitl.OpShell, "git push origin"), "a prefix of the resource")
+	assert.Nil(t, lookup(t, st, "api:ci", hitl.OpShell, "git push origin main --force"), "a longer resource")
+	assert.Nil(t, lookup(t, st, "api:ci", hitl.OpShell, ""), "the empty resource is a resource of its own")
 
 	t.Run("the empty resource is distinct from a non-empty one", func(t *testing.T) {
-		empty := rule("r_000002", "api:ci", policy.OpShell, "")
+		empty := rule("r_000002", "api:ci", hitl.OpShell, "")
 		putRule(t, st, empty)
-		assert.Equal(t, empty.ID, lookup(t, st, "api:ci", policy.OpShell, "").ID)
-		assert.Equal(t, want.ID, lookup(t, st, "api:ci", policy.OpShell, "git push origin main").ID, "not replaced")
-		assert.Nil(t, lookup(t, st, "api:ci", policy.OpShell, "ls"))
+		assert.Equal(t, empty.ID, lookup(t, st, "api:ci", hitl.OpShell, "").ID)
+		assert.Equal(t, want.ID, lookup(t, st, "api:ci", hitl.OpShell, "git push origin main").ID, "not replaced")
+		assert.Nil(t, lookup(t, st, "api:ci", hitl.OpShell, "ls"))
 	})
 	t.Run("fields that run together make different keys", func(t *testing.T) {
 		// Joined without a boundary these would be one string.
-		a := rule("r_000003", "api:a", policy.OpShell, "x")
-		b := rule("r_000004", "api:a"+string(policy.OpShell), "", "x")
-		c := rule("r_000005", "api:a\x00shell", policy.OpShell, "x")
-		d := rule("r_000006", "api:a", policy.OpShell, "\x00x")
-		for _, r := range []*policy.LearnedRule{a, b, c, d} {
+		a := rule("r_000003", "api:a", hitl.OpShell, "x")
+		b := rule("r_000004", "api:a"+string(hitl.OpShell), "", "x")
+		c := rule("r_000005", "api:a\x00shell", hitl.OpShell, "x")
+		d := rule("r_000006", "api:a", hitl.OpShell, "\x00x")
+		for _, r := range []*hitl.LearnedRule{a, b, c, d} {
 			putRule(t, st, r)
 		}
-		for _, r := range []*policy.LearnedRule{a, b, c, d} {
+		for _, r := range []*hitl.LearnedRule{a, b, c, d} {
 			got := lookup(t, st, r.Agent, r.OpType, r.Resource)
 			require.NotNil(t, got, "rule %s", r.ID)
 			assert.Equal(t, r.ID, got.ID)
@@ -108,15 +107,15 @@ func testLearnedKey(t *testing.T, st hitl.PolicyStore) {
 
 func testLearnedReplace(t *testing.T, st hitl.PolicyStore) {
 	ctx := context.Background()
-	old := rule("r_000001", "api:ci", policy.OpShell, "make test")
-	other := rule("r_000002", "api:ci", policy.OpShell, "make lint")
+	old := rule("r_000001", "api:ci", hitl.OpShell, "make test")
+	other := rule("r_000002", "api:ci", hitl.OpShell, "make lint")
 	putRule(t, st, old)
 	putRule(t, st, other)
-	renewed := rule("r_000003", "api:ci", policy.OpShell, "make test")
+	renewed := rule("r_000003", "api:ci", hitl.OpShell, "make test")
 	renewed.ExpiresAt = t0.Add(48 * time.Hour)
 	putRule(t, st, renewed)
 
-	assert.Equal(t, renewed.ID, lookup(t, st, "api:ci", policy.OpShell, "make test").ID)
+	assert.Equal(t, renewed.ID, lookup(t, st, "api:ci", hitl.OpShell, "make test").ID)
 	assert.Equal(t, []string{other.ID, renewed.ID}, allRules(t, st, "", 10), "the old id is not listed")
 	assert.Equal(t, []string{other.ID, renewed.ID}, allRules(t, st, "api:ci", 10), "nor in the agent's list")
 	_, err := st.DeleteLearnedRule(ctx, old.ID)
@@ -124,21 +123,21 @@ func testLearnedReplace(t *testing.T, st hitl.PolicyStore) {
 	n, err := st.PruneLearnedRules(ctx, t0.Add(24*time.Hour), 10)
 	require.NoError(t, err)
 	assert.Equal(t, 1, n, "the old rule's expiry went with it: only %s expires at t0+24h", other.ID)
-	assert.Equal(t, renewed.ID, lookup(t, st, "api:ci", policy.OpShell, "make test").ID, "the renewed rule expires later")
+	assert.Equal(t, renewed.ID, lookup(t, st, "api:ci", hitl.OpShell, "make test").ID, "the renewed rule expires later")
 
 	t.Run("a put of the same id moves it to its new key", func(t *testing.T) {
-		moved := rule(renewed.ID, "api:ci", policy.OpShell, "make bench")
+		moved := rule(renewed.ID, "api:ci", hitl.OpShell, "make bench")
 		putRule(t, st, moved)
-		assert.Nil(t, lookup(t, st, "api:ci", policy.OpShell, "make test"))
-		assert.Equal(t, moved.ID, lookup(t, st, "api:ci", policy.OpShell, "make bench").ID)
+		assert.Nil(t, lookup(t, st, "api:ci", hitl.OpShell, "make test"))
+		assert.Equal(t, moved.ID, lookup(t, st, "api:ci", hitl.OpShell, "make bench").ID)
 		assert.Equal(t, []string{moved.ID}, allRules(t, st, "", 10))
 	})
 }
 
 func testLearnedDelete(t *testing.T, st hitl.PolicyStore) {
 	ctx := context.Background()
-	a := rule("r_000001", "api:ci", policy.OpShell, "make test")
-	b := rule("r_000002", "api:ci", policy.OpFileWrite, "/tmp/out")
+	a := rule("r_000001", "api:ci", hitl.OpShell, "make test")
+	b := rule("r_000002", "api:ci", hitl.OpFileWrite, "/tmp/out")
 	putRule(t, st, a)
 	putRule(t, st, b)
 	gone, err := st.DeleteLearnedRule(ctx, a.ID)
@@ -148,14 +147,14 @@ func testLearnedDelete(t *testing.T, st hitl.PolicyStore) {
 
 	check := func(t *testing.T) {
 		t.Helper()
-		assert.Nil(t, lookup(t, st, "api:ci", policy.OpShell, "make test"))
+		assert.Nil(t, lookup(t, st, "api:ci", hitl.OpShell, "make test"))
 		assert.Equal(t, []string{b.ID}, allRules(t, st, "", 10))
 		assert.Equal(t, []string{b.ID}, allRules(t, st, "api:ci", 10))
 		_, err := st.DeleteLearnedRule(ctx, a.ID)
 		assert.Equal(t, fault.ENOTFOUND, fault.Code(err))
 	}
 	check(t)
-	putRule(t, st, rule("r_000003", "api:other", policy.OpShell, "make test"))
+	putRule(t, st, rule("r_000003", "api:other", hitl.OpShell, "make test"))
 	n, err := st.PruneLearnedRules(ctx, t0, 10)
 	require.NoError(t, err)
 	assert.Zero(t, n)
@@ -175,7 +174,7 @@ func testLearnedPaging(t *testing.T, st hitl.PolicyStore) {
 		if i >= 60 && i%7 == 0 {
 			agent = "api:a" // uneven
 		}
-		r := rule(fmt.Sprintf("r_%06d", i), agent, policy.OpShell, fmt.Sprintf("make target-%d", i))
+		r := rule(fmt.Sprintf("r_%06d", i), agent, hitl.OpShell, fmt.Sprintf("make target-%d", i))
 		putRule(t, st, r)
 		all = append(all, r.ID)
 		byAgent[agent] = append(byAgent[agent], r.ID)
@@ -200,7 +199,7 @@ func testLearnedPaging(t *testing.T, st hitl.PolicyStore) {
 		require.Equal(t, all[9], page.NextCursor)
 		_, err = st.DeleteLearnedRule(context.Background(), all[9])
 		require.NoError(t, err)
-		putRule(t, st, rule("r_000005x", "api:a", policy.OpShell, "make late"))
+		putRule(t, st, rule("r_000005x", "api:a", hitl.OpShell, "make late"))
 		next, err := st.LearnedRules(context.Background(), hitl.LearnedRuleFilter{Limit: 2, Cursor: page.NextCursor})
 		require.NoError(t, err)
 		require.Len(t, next.Rules, 2)
@@ -217,14 +216,14 @@ func testLearnedPrune(t *testing.T, st hitl.PolicyStore) {
 	ctx := context.Background()
 	var expired []string
 	for i := range 25 {
-		r := rule(fmt.Sprintf("r_%06d", i), "api:ci", policy.OpShell, fmt.Sprintf("make %d", i))
+		r := rule(fmt.Sprintf("r_%06d", i), "api:ci", hitl.OpShell, fmt.Sprintf("make %d", i))
 		r.ExpiresAt = t0.Add(time.Duration(i-24) * time.Minute) // the last one expires at t0 exactly
 		putRule(t, st, r)
 		expired = append(expired, r.ID)
 	}
 	var live []string
 	for i := 25; i < 30; i++ {
-		r := rule(fmt.Sprintf("r_%06d", i), "api:ci", policy.OpShell, fmt.Sprintf("make %d", i))
+		r := rule(fmt.Sprintf("r_%06d", i), "api:ci", hitl.OpShell, fmt.Sprintf("make %d", i))
 		r.ExpiresAt = t0.Add(time.Nanosecond + time.Duration(i-25)*time.Hour)
 		putRule(t, st, r)
 		live = append(live, r.ID)
@@ -243,8 +242,8 @@ func testLearnedPrune(t *testing.T, st hitl.PolicyStore) {
 	require.NoError(t, err)
 	assert.Zero(t, n)
 	assert.Equal(t, live, allRules(t, st, "", 100), "rules that expire after now stay")
-	assert.Nil(t, lookup(t, st, "api:ci", policy.OpShell, "make 3"), "a pruned rule is gone from its key")
-	assert.Equal(t, live[0], lookup(t, st, "api:ci", policy.OpShell, "make 25").ID)
+	assert.Nil(t, lookup(t, st, "api:ci", hitl.OpShell, "make 3"), "a pruned rule is gone from its key")
+	assert.Equal(t, live[0], lookup(t, st, "api:ci", hitl.OpShell, "make 25").ID)
 }
 
 func testLearnedConcurrentPuts(t *testing.T, st hitl.PolicyStore) {
@@ -252,7 +251,7 @@ func testLearnedConcurrentPuts(t *testing.T, st hitl.PolicyStore) {
 	var wg sync.WaitGroup
 	for i := range n {
 		wg.Go(func() {
-			r := rule(fmt.Sprintf("r_%06d", i), "api:ci", policy.OpShell, fmt.Sprintf("make %d", i))
+			r := rule(fmt.Sprintf("r_%06d", i), "api:ci", hitl.OpShell, fmt.Sprintf("make %d", i))
 			assert.NoError(t, st.PutLearnedRule(context.Background(), r))
 		})
 	}
@@ -260,7 +259,7 @@ func testLearnedConcurrentPuts(t *testing.T, st hitl.PolicyStore) {
 	got := allRules(t, st, "", 100)
 	assert.Len(t, got, n, "every acknowledged put is stored")
 	for i := range n {
-		r := lookup(t, st, "api:ci", policy.OpShell, fmt.Sprintf("make %d", i))
+		r := lookup(t, st, "api:ci", hitl.OpShell, fmt.Sprintf("make %d", i))
 		if assert.NotNil(t, r, "rule %d", i) {
 			assert.Equal(t, fmt.Sprintf("r_%06d", i), r.ID)
 		}
@@ -271,7 +270,7 @@ func testLearnedPutsAndDeletes(t *testing.T, st hitl.PolicyStore) {
 	const n = 40
 	var want []string
 	for i := range n {
-		putRule(t, st, rule(fmt.Sprintf("r_%06d", i), "api:ci", policy.OpShell, fmt.Sprintf("make %d", i)))
+		putRule(t, st, rule(fmt.Sprintf("r_%06d", i), "api:ci", hitl.OpShell, fmt.Sprintf("make %d", i)))
 		if i%2 == 1 {
 			want = append(want, fmt.Sprintf("r_%06d", i))
 		}
@@ -285,7 +284,7 @@ func testLearnedPutsAndDeletes(t *testing.T, st hitl.PolicyStore) {
 			}
 		})
 		wg.Go(func() {
-			r := rule(fmt.Sprintf("r_%06d", n+i), "api:cd", policy.OpShell, fmt.Sprintf("make %d", i))
+			r := rule(fmt.Sprintf("r_%06d", n+i), "api:cd", hitl.OpShell, fmt.Sprintf("make %d", i))
 			assert.NoError(t, st.PutLearnedRule(context.Background(), r))
 		})
 	}
@@ -295,7 +294,7 @@ func testLearnedPutsAndDeletes(t *testing.T, st hitl.PolicyStore) {
 	}
 	assert.Equal(t, want, allRules(t, st, "", 7), "the puts survive, the deletes hold")
 	for i := range n {
-		r := lookup(t, st, "api:ci", policy.OpShell, fmt.Sprintf("make %d", i))
+		r := lookup(t, st, "api:ci", hitl.OpShell, fmt.Sprintf("make %d", i))
 		if i%2 == 0 {
 			assert.Nil(t, r, "deleted rule %d", i)
 		} else {

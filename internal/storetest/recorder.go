@@ -5,8 +5,6 @@ import (
 	"time"
 
 	"github.com/hitlbot/hitl"
-	"github.com/hitlbot/hitl/policy"
-	"github.com/hitlbot/hitl/webhook"
 )
 
 // The recorders below pass each call on to the store they wrap and count
@@ -149,12 +147,12 @@ type policyRec struct {
 	c *calls
 }
 
-func (w policyRec) DeleteLearnedRule(ctx context.Context, id string, evOf ...func(*policy.LearnedRule) *hitl.Event) (*policy.LearnedRule, error) {
+func (w policyRec) DeleteLearnedRule(ctx context.Context, id string, evOf ...func(*hitl.LearnedRule) *hitl.Event) (*hitl.LearnedRule, error) {
 	w.c.add("DeleteLearnedRule")
 	return w.s.DeleteLearnedRule(ctx, id, evOf...)
 }
 
-func (w policyRec) LearnedRule(ctx context.Context, key policy.LearnedRuleKey) (*policy.LearnedRule, error) {
+func (w policyRec) LearnedRule(ctx context.Context, key hitl.LearnedRuleKey) (*hitl.LearnedRule, error) {
 	w.c.add("LearnedRule")
 	return w.s.LearnedRule(ctx, key)
 }
@@ -164,7 +162,7 @@ func (w policyRec) LearnedRules(ctx context.Context, f hitl.LearnedRuleFilter) (
 	return w.s.LearnedRules(ctx, f)
 }
 
-func (w policyRec) PolicyState(ctx context.Context) (*policy.State, error) {
+func (w policyRec) PolicyState(ctx context.Context) (*hitl.PolicyState, error) {
 	w.c.add("PolicyState")
 	return w.s.PolicyState(ctx)
 }
@@ -174,12 +172,12 @@ func (w policyRec) PruneLearnedRules(ctx context.Context, now time.Time, limit i
 	return w.s.PruneLearnedRules(ctx, now, limit)
 }
 
-func (w policyRec) PutLearnedRule(ctx context.Context, r *policy.LearnedRule, evs ...*hitl.Event) error {
+func (w policyRec) PutLearnedRule(ctx context.Context, r *hitl.LearnedRule, evs ...*hitl.Event) error {
 	w.c.add("PutLearnedRule")
 	return w.s.PutLearnedRule(ctx, r, evs...)
 }
 
-func (w policyRec) PutPolicyState(ctx context.Context, st *policy.State, evs ...*hitl.Event) error {
+func (w policyRec) PutPolicyState(ctx context.Context, st *hitl.PolicyState, evs ...*hitl.Event) error {
 	w.c.add("PutPolicyState")
 	return w.s.PutPolicyState(ctx, st, evs...)
 }
@@ -238,7 +236,7 @@ type webhookRec struct {
 	c *calls
 }
 
-func (w webhookRec) ClaimWebhooks(ctx context.Context, now time.Time, until time.Time, c webhook.Claim) ([]webhook.Delivery, error) {
+func (w webhookRec) ClaimWebhooks(ctx context.Context, now time.Time, until time.Time, c hitl.WebhookClaim) ([]hitl.WebhookDelivery, error) {
 	w.c.add("ClaimWebhooks")
 	return w.s.ClaimWebhooks(ctx, now, until, c)
 }
@@ -248,27 +246,27 @@ func (w webhookRec) PruneWebhooks(ctx context.Context, before time.Time, limit i
 	return w.s.PruneWebhooks(ctx, before, limit)
 }
 
-func (w webhookRec) ReplayWebhook(ctx context.Context, seq uint64, now time.Time) (webhook.Delivery, error) {
+func (w webhookRec) ReplayWebhook(ctx context.Context, seq uint64, now time.Time) (hitl.WebhookDelivery, error) {
 	w.c.add("ReplayWebhook")
 	return w.s.ReplayWebhook(ctx, seq, now)
 }
 
-func (w webhookRec) SettleWebhook(ctx context.Context, d webhook.Delivery) error {
+func (w webhookRec) SettleWebhook(ctx context.Context, d hitl.WebhookDelivery) error {
 	w.c.add("SettleWebhook")
 	return w.s.SettleWebhook(ctx, d)
 }
 
-func (w webhookRec) WebhookDeliveries(ctx context.Context, f hitl.WebhookFilter) ([]webhook.Delivery, error) {
+func (w webhookRec) WebhookDeliveries(ctx context.Context, f hitl.WebhookFilter) ([]hitl.WebhookDelivery, error) {
 	w.c.add("WebhookDeliveries")
 	return w.s.WebhookDeliveries(ctx, f)
 }
 
-func (w webhookRec) WebhookDelivery(ctx context.Context, seq uint64) (webhook.Delivery, error) {
+func (w webhookRec) WebhookDelivery(ctx context.Context, seq uint64) (hitl.WebhookDelivery, error) {
 	w.c.add("WebhookDelivery")
 	return w.s.WebhookDelivery(ctx, seq)
 }
 
-func (w webhookRec) WebhookStats(ctx context.Context) ([]webhook.TargetStats, error) {
+func (w webhookRec) WebhookStats(ctx context.Context) ([]hitl.WebhookTargetStats, error) {
 	w.c.add("WebhookStats")
 	return w.s.WebhookStats(ctx)
 }

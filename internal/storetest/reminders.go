@@ -6,7 +6,6 @@ import (
 	"time"
 
 	"github.com/hitlbot/hitl"
-	"github.com/hitlbot/hitl/policy"
 	"github.com/hitlbot/hitl/service"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -16,9 +15,9 @@ import (
 // blocking questions are reminded at 10 and 30 minutes and escalated at
 // 20; approvals reminded at 5.
 var reminders = hitl.Reminders{
-	hitl.Blocking: {Every: []policy.Duration{policy.Duration(10 * time.Minute), policy.Duration(30 * time.Minute)},
-		EscalateAfter: policy.Duration(20 * time.Minute), EscalateTo: []string{"U0ESC"}, EscalationChannel: "C0ESC"},
-	hitl.Approval: {Every: []policy.Duration{policy.Duration(5 * time.Minute)}},
+	hitl.Blocking: {Every: []hitl.Duration{hitl.Duration(10 * time.Minute), hitl.Duration(30 * time.Minute)},
+		EscalateAfter: hitl.Duration(20 * time.Minute), EscalateTo: []string{"U0ESC"}, EscalationChannel: "C0ESC"},
+	hitl.Approval: {Every: []hitl.Duration{hitl.Duration(5 * time.Minute)}},
 }
 
 // runReminders is the contract of DueReminders, and of the reminder

@@ -9,7 +9,6 @@ import (
 
 	"github.com/hitlbot/hitl"
 	"github.com/hitlbot/hitl/fault"
-	"github.com/hitlbot/hitl/policy"
 	"github.com/hitlbot/hitl/steer"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -211,7 +210,7 @@ func testPolicyState(t *testing.T, st hitl.PolicyStore) {
 	require.NoError(t, err)
 	assert.Nil(t, got, "none stored")
 	at := t0
-	first := &policy.State{Rules: []policy.Rule{{Name: "deploys", OpType: policy.OpShell, Resource: "deploy *", Effect: policy.EffectAsk,
+	first := &hitl.PolicyState{Rules: []hitl.Rule{{Name: "deploys", OpType: hitl.OpShell, Resource: "deploy *", Effect: hitl.EffectAsk,
 		Approvers: []string{"U0ALICE"}, Quorum: 1}}, FileHash: "h1", UpdatedBy: "slack:U0ALICE", UpdatedAt: &at}
 	require.NoError(t, st.PutPolicyState(ctx, first))
 	got, err = st.PolicyState(ctx)
@@ -223,7 +222,7 @@ func testPolicyState(t *testing.T, st hitl.PolicyStore) {
 	require.NotNil(t, got.UpdatedAt)
 	assert.True(t, at.Equal(*got.UpdatedAt))
 
-	second := &policy.State{Rules: []policy.Rule{{Name: "reads", Effect: policy.EffectAllow}}, FileHash: "h2"}
+	second := &hitl.PolicyState{Rules: []hitl.Rule{{Name: "reads", Effect: hitl.EffectAllow}}, FileHash: "h2"}
 	require.NoError(t, st.PutPolicyState(ctx, second))
 	got, err = st.PolicyState(ctx)
 	require.NoError(t, err)

@@ -26,9 +26,9 @@ func webhookEnv(st hitl.Store) *env {
 	var n atomic.Int64
 	return envWith(st, service.ServiceConfig{
 		Webhooks: &hitl.WebhookRoutes{
-			Endpoints: []webhook.Route{
-				{Name: "ci", URL: "https://ci.example/hook", Events: []webhook.Event{webhook.QuestionAnswered, webhook.RunDone}, Runs: "ci-*"},
-				{Name: "all", URL: "https://all.example/hook", Events: webhook.Events},
+			Endpoints: []hitl.WebhookRoute{
+				{Name: "ci", URL: "https://ci.example/hook", Events: []hitl.WebhookEvent{hitl.WebhookQuestionAnswered, hitl.WebhookRunDone}, Runs: "ci-*"},
+				{Name: "all", URL: "https://all.example/hook", Events: hitl.WebhookEvents},
 			},
 			NewID: func() string { return fmt.Sprintf("msg_%03d", n.Add(1)) },
 		},
@@ -54,28 +54,28 @@ func runWebhooks(t *testing.T, open func(t *testing.T) hitl.Store) {
 // normalised target, however the URL is spelled), at most Callbacks.
 func testWebhookClaimRules(t *testing.T, st hitl.Store) {
 	ctx := context.Background()
-	cb := func(id, run, u, asker string) webhook.Delivery {
-		return webhook.Delivery{ID: id, URL: u, Asker: asker, Type: webhook.QuestionAnswered, RunID: run, NextAt: t0, CreatedAt: t0, Body: []byte(`{}`)}
+	cb := func(id, run, u, asker string) hitl.WebhookDelivery {
+		return hitl.WebhookDelivery{ID: id, URL: u, Asker: asker, Type: hitl.WebhookQuestionAnswered, RunID: run, NextAt: t0, CreatedAt: t0, Body: []byte(`{}`)}
 	}
-	ev := &hitl.Event{Type: hitl.EventQuestionAnswered, QuestionID: "q1", RunID: "r1", At: t0, Webhooks: []webhook.Delivery{
+	ev := &hitl.Event{Type: hitl.EventQuestionAnswered, QuestionID: "q1", RunID: "r1", At: t0, Webhooks: []hitl.WebhookDelivery{
 		cb("a1", "r1", "https://agent.example/x", "api:a"),
 		cb("a2", "r2", "https://AGENT.example:443/y", "api:a"),
 		cb("a3", "r3", "https://other.example/z", "api:a"),
 		cb("b1", "r4", "https://agent.example/w", "api:b"),
-		{ID: "ops", Endpoint: "ops", Type: webhook.QuestionAnswered, RunID: "r5", NextAt: t0, CreatedAt: t0, Body: []byte(`{}`)},
+		{ID: "ops", Endpoint: "ops", Type: hitl.WebhookQuestionAnswered, RunID: "r5", NextAt: t0, CreatedAt: t0, Body: []byte(`{}`)},
 	}}
 	require.NoError(t, st.AppendEvent(ctx, ev))
 	now := t0.Add(time.Hour)
 	steps := []struct {
 		name  string
-		claim webhook.Claim
+		claim hitl.WebhookClaim
 		want  []string
 	}{
-		{"the callbacks' share in use: endpoints only", webhook.Claim{NoCallbacks: true}, []string{"ops"}},
-		{"an asker at its cap is left out", webhook.Claim{PerAsker: 1, Askers: map[string]int{"api:a": 1}}, []string{"b1"}},
-		{"a target at its cap is left out, however spelled", webhook.Claim{PerTarget: 1, Targets: map[string]int{"callback:https://agent.example": 1}}, []string{"a3"}},
-		{"at most Callbacks", webhook.Claim{Callbacks: 1}, []string{"a1"}},
-		{"the rest", webhook.Claim{}, []string{"a2"}},
+		{"the callbacks' share in use: endpoints only", hitl.WebhookClaim{NoCallbacks: true}, []string{"ops"}},
+		{"an asker at its cap is left out", hitl.WebhookClaim{PerAsker: 1, Askers: map[string]int{"api:a": 1}}, []string{"b1"}},
+		{"a target at its cap is left out, however spelled", hitl.WebhookClaim{PerTarget: 1, Targets: map[string]int{"callback:https://agent.example": 1}}, []string{"a3"}},
+		{"at most Callbacks", hitl.WebhookClaim{Callbacks: 1}, []string{"a1"}},
+		{"the rest", hitl.WebhookClaim{}, []string{"a2"}},
 	}
 	for _, s := range steps {
 		got, err := st.ClaimWebhooks(ctx, now, now.Add(time.Minute), s.claim)
@@ -88,7 +88,7 @@ func testWebhookClaimRules(t *testing.T, st hitl.Store) {
 	}
 }
 
-func bodyOf(t *testing.T, d webhook.Delivery) map[string]any {
+func bodyOf(t *testing.T, d hitl.WebhookDelivery) map[string]any {
 	t.Helper()
 	var m map[string]any
 	require.NoError(t, json.Unmarshal(d.Body, &m), "%s", d.Body)
@@ -100,7 +100,7 @@ func testWebhookEnqueue(t *testing.T, st hitl.Store) {
 	e := webhookEnv(st)
 	q := e.ask(t, "ci-1", hitl.NewQuestion{Question: "Secret?", InputType: hitl.PasswordInput, CallbackURL: "https://agent.example/resume?run=ci-1"})
 	assert.Equal(t, "https://agent.example/resume?run=ci-1", q.CallbackURL)
-	none, err := st.ClaimWebhooks(ctx, t0.Add(time.Hour), t0.Add(2*time.Hour), webhook.Claim{})
+	none, err := st.ClaimWebhooks(ctx, t0.Add(time.Hour), t0.Add(2*time.Hour), hitl.WebhookClaim{})
 	require.NoError(t, err)
 	require.Empty(t, none, "asking is no webhook event")
 	e.answer(t, q.ID, "hunter2")
@@ -109,15 +109,15 @@ func testWebhookEnqueue(t *testing.T, st hitl.Store) {
 	answered := evs[len(evs)-1]
 	require.Equal(t, hitl.EventQuestionAnswered, answered.Type)
 
-	got, err := st.ClaimWebhooks(ctx, t0.Add(time.Hour), t0.Add(2*time.Hour), webhook.Claim{})
+	got, err := st.ClaimWebhooks(ctx, t0.Add(time.Hour), t0.Add(2*time.Hour), hitl.WebhookClaim{})
 	require.NoError(t, err)
 	require.Len(t, got, 3, "ci, all and the callback")
-	targets := map[string]webhook.Delivery{}
+	targets := map[string]hitl.WebhookDelivery{}
 	for _, d := range got {
 		targets[d.Target()] = d
 		assert.Equal(t, answered.Seq, d.Event, "written with its event")
 		assert.Equal(t, got[0].ID, d.ID, "one webhook id per event")
-		assert.Equal(t, webhook.QuestionAnswered, d.Type)
+		assert.Equal(t, hitl.WebhookQuestionAnswered, d.Type)
 		assert.Equal(t, "ci-1", d.RunID)
 		assert.Equal(t, q.ID, d.QuestionID)
 		assert.Equal(t, uint64(1), d.Claim)
@@ -142,7 +142,7 @@ func testWebhookEnqueue(t *testing.T, st hitl.Store) {
 	// A run the ci endpoint does not match: only "all" (no callback).
 	q2 := e.ask(t, "other-1", hitl.NewQuestion{Question: "Go?"})
 	e.answer(t, q2.ID, "yes")
-	got, err = st.ClaimWebhooks(ctx, t0.Add(time.Hour), t0.Add(2*time.Hour), webhook.Claim{})
+	got, err = st.ClaimWebhooks(ctx, t0.Add(time.Hour), t0.Add(2*time.Hour), hitl.WebhookClaim{})
 	require.NoError(t, err)
 	require.Len(t, got, 1)
 	assert.Equal(t, "all", got[0].Target())
@@ -155,16 +155,16 @@ func testWebhookRun(t *testing.T, st hitl.Store) {
 	loop := auth.WithPrincipal(context.Background(), auth.TokenPrincipal("loop", []auth.Scope{auth.ScopeAsk}, ""))
 	_, err := e.svc.Runs.Checkpoint(loop, steer.StateEvent{RunID: "ci-7", Stack: []steer.StackEntry{{ID: "ci-7", Iter: 1}}})
 	require.NoError(t, err)
-	none, err := st.ClaimWebhooks(ctx, t0.Add(time.Hour), t0.Add(2*time.Hour), webhook.Claim{})
+	none, err := st.ClaimWebhooks(ctx, t0.Add(time.Hour), t0.Add(2*time.Hour), hitl.WebhookClaim{})
 	require.NoError(t, err)
 	require.Empty(t, none, "starting is no webhook event")
 	_, err = e.svc.Runs.Publish(loop, steer.StateEvent{Event: steer.StateDone, RunID: "ci-7"})
 	require.NoError(t, err)
-	got, err := st.ClaimWebhooks(ctx, t0.Add(time.Hour), t0.Add(2*time.Hour), webhook.Claim{})
+	got, err := st.ClaimWebhooks(ctx, t0.Add(time.Hour), t0.Add(2*time.Hour), hitl.WebhookClaim{})
 	require.NoError(t, err)
 	require.Len(t, got, 2)
 	for _, d := range got {
-		assert.Equal(t, webhook.RunDone, d.Type)
+		assert.Equal(t, hitl.WebhookRunDone, d.Type)
 		data := bodyOf(t, d)["data"].(map[string]any)
 		assert.Equal(t, "ci-7", data["runId"])
 		assert.Equal(t, "done", data["control"].(map[string]any)["status"])
@@ -187,7 +187,7 @@ func enqueueAnswers(t *testing.T, e *env, run string, n int) []string {
 	return qs
 }
 
-func settle(t *testing.T, st hitl.Store, d webhook.Delivery, status webhook.Status, at time.Time) {
+func settle(t *testing.T, st hitl.Store, d hitl.WebhookDelivery, status hitl.WebhookStatus, at time.Time) {
 	t.Helper()
 	d.Status, d.Attempts, d.SettledAt = status, d.Attempts+1, &at
 	require.NoError(t, st.SettleWebhook(context.Background(), d))
@@ -199,15 +199,15 @@ func testWebhookOrder(t *testing.T, st hitl.Store) {
 	a := enqueueAnswers(t, e, "run-a", 3)
 	b := enqueueAnswers(t, e, "run-b", 1)
 	now, until := t0.Add(time.Hour), t0.Add(2*time.Hour)
-	claim := func(now time.Time, skip ...string) []webhook.Delivery {
+	claim := func(now time.Time, skip ...string) []hitl.WebhookDelivery {
 		t.Helper()
 		busy := map[string]int{}
 		for _, s := range skip {
 			busy[s] = 1
 		}
-		c := webhook.Claim{}
+		c := hitl.WebhookClaim{}
 		if len(skip) > 0 {
-			c = webhook.Claim{PerTarget: 1, Targets: busy}
+			c = hitl.WebhookClaim{PerTarget: 1, Targets: busy}
 		}
 		got, err := st.ClaimWebhooks(ctx, now, until, c)
 		require.NoError(t, err)
@@ -219,7 +219,7 @@ func testWebhookOrder(t *testing.T, st hitl.Store) {
 	assert.Equal(t, a[0], got[0].QuestionID)
 	assert.Equal(t, b[0], got[1].QuestionID)
 	require.Empty(t, claim(now), "the next of run-a waits on the first")
-	settle(t, st, got[0], webhook.Delivered, now)
+	settle(t, st, got[0], hitl.WebhookDelivered, now)
 	next := claim(now)
 	require.Len(t, next, 1)
 	assert.Equal(t, a[1], next[0].QuestionID, "in order")
@@ -233,7 +233,7 @@ func testWebhookOrder(t *testing.T, st hitl.Store) {
 	assert.Equal(t, a[1], again[0].QuestionID)
 	assert.Equal(t, 1, again[0].Attempts)
 	assert.Equal(t, "500 Internal Server Error", again[0].LastError)
-	settle(t, st, again[0], webhook.Failed, now)
+	settle(t, st, again[0], hitl.WebhookFailed, now)
 	last := claim(now.Add(5 * time.Second))
 	require.Len(t, last, 1, "a failed delivery lets the next go")
 	assert.Equal(t, a[2], last[0].QuestionID)
@@ -244,27 +244,27 @@ func testWebhookClaim(t *testing.T, st hitl.Store) {
 	e := webhookEnv(st)
 	enqueueAnswers(t, e, "run-a", 1)
 	now := t0.Add(time.Hour)
-	first, err := st.ClaimWebhooks(ctx, now, now.Add(time.Minute), webhook.Claim{})
+	first, err := st.ClaimWebhooks(ctx, now, now.Add(time.Minute), hitl.WebhookClaim{})
 	require.NoError(t, err)
 	require.Len(t, first, 1)
-	held, err := st.ClaimWebhooks(ctx, now.Add(59*time.Second), now.Add(2*time.Minute), webhook.Claim{})
+	held, err := st.ClaimWebhooks(ctx, now.Add(59*time.Second), now.Add(2*time.Minute), hitl.WebhookClaim{})
 	require.NoError(t, err)
 	require.Empty(t, held, "claimed until its claim runs out")
-	second, err := st.ClaimWebhooks(ctx, now.Add(time.Minute), now.Add(2*time.Minute), webhook.Claim{})
+	second, err := st.ClaimWebhooks(ctx, now.Add(time.Minute), now.Add(2*time.Minute), hitl.WebhookClaim{})
 	require.NoError(t, err)
 	require.Len(t, second, 1, "a claim that ran out is due again")
 	assert.Equal(t, first[0].Claim+1, second[0].Claim)
 	late := first[0]
-	late.Status = webhook.Delivered
+	late.Status = hitl.WebhookDelivered
 	assert.Equal(t, fault.ECONFLICT, fault.Code(st.SettleWebhook(ctx, late)), "the first claimer lost it")
-	settle(t, st, second[0], webhook.Delivered, now)
+	settle(t, st, second[0], hitl.WebhookDelivered, now)
 	assert.Equal(t, fault.ECONFLICT, fault.Code(st.SettleWebhook(ctx, second[0])), "settled once")
 	missing := second[0]
 	missing.Seq = 424242
 	assert.Equal(t, fault.ENOTFOUND, fault.Code(st.SettleWebhook(ctx, missing)))
 	limited := enqueueAnswers(t, e, "run-b", 1)
 	enqueueAnswers(t, e, "run-c", 1)
-	one, err := st.ClaimWebhooks(ctx, t0.Add(2*time.Hour), t0.Add(3*time.Hour), webhook.Claim{Limit: 1})
+	one, err := st.ClaimWebhooks(ctx, t0.Add(2*time.Hour), t0.Add(3*time.Hour), hitl.WebhookClaim{Limit: 1})
 	require.NoError(t, err)
 	require.Len(t, one, 1, "limit")
 	assert.Equal(t, limited[0], one[0].QuestionID, "earliest first")
@@ -276,20 +276,20 @@ func testWebhookFailed(t *testing.T, st hitl.Store) {
 	enqueueAnswers(t, e, "ci-1", 1) // ci and all
 	enqueueAnswers(t, e, "run-b", 1)
 	now := t0.Add(time.Hour)
-	got, err := st.ClaimWebhooks(ctx, now, now.Add(time.Minute), webhook.Claim{})
+	got, err := st.ClaimWebhooks(ctx, now, now.Add(time.Minute), hitl.WebhookClaim{})
 	require.NoError(t, err)
 	require.Len(t, got, 3)
-	by := map[string]webhook.Delivery{}
+	by := map[string]hitl.WebhookDelivery{}
 	for _, d := range got {
 		by[d.Target()+"/"+d.RunID] = d
 	}
-	settle(t, st, by["ci/ci-1"], webhook.Failed, now)
-	settle(t, st, by["all/ci-1"], webhook.Delivered, now.Add(time.Second))
-	failed, err := st.WebhookDeliveries(ctx, hitl.WebhookFilter{Status: webhook.Failed})
+	settle(t, st, by["ci/ci-1"], hitl.WebhookFailed, now)
+	settle(t, st, by["all/ci-1"], hitl.WebhookDelivered, now.Add(time.Second))
+	failed, err := st.WebhookDeliveries(ctx, hitl.WebhookFilter{Status: hitl.WebhookFailed})
 	require.NoError(t, err)
 	require.Len(t, failed, 1)
 	assert.Equal(t, by["ci/ci-1"].Seq, failed[0].Seq)
-	assert.Equal(t, webhook.Failed, failed[0].Status)
+	assert.Equal(t, hitl.WebhookFailed, failed[0].Status)
 	all, err := st.WebhookDeliveries(ctx, hitl.WebhookFilter{})
 	require.NoError(t, err)
 	require.Len(t, all, 3)
@@ -306,17 +306,17 @@ func testWebhookFailed(t *testing.T, st hitl.Store) {
 	assert.Equal(t, 1, stats[0].Pending, "run-b's, claimed")
 	require.NotNil(t, stats[0].LastSuccess)
 	assert.True(t, now.Add(time.Second).Equal(*stats[0].LastSuccess))
-	assert.Equal(t, webhook.TargetStats{Target: "ci", Failed: 1}, stats[1])
+	assert.Equal(t, hitl.WebhookTargetStats{Target: "ci", Failed: 1}, stats[1])
 
 	replay, err := st.ReplayWebhook(ctx, by["ci/ci-1"].Seq, now.Add(time.Hour))
 	require.NoError(t, err)
 	assert.Greater(t, replay.Seq, by["ci/ci-1"].Seq)
 	assert.Equal(t, by["ci/ci-1"].ID, replay.ID, "a replay repeats the webhook id")
-	assert.Equal(t, webhook.Pending, replay.Status)
+	assert.Equal(t, hitl.WebhookPending, replay.Status)
 	assert.Zero(t, replay.Attempts)
 	_, err = st.ReplayWebhook(ctx, 424242, now)
 	assert.Equal(t, fault.ENOTFOUND, fault.Code(err))
-	again, err := st.ClaimWebhooks(ctx, now.Add(time.Hour), now.Add(2*time.Hour), webhook.Claim{})
+	again, err := st.ClaimWebhooks(ctx, now.Add(time.Hour), now.Add(2*time.Hour), hitl.WebhookClaim{})
 	require.NoError(t, err)
 	require.Len(t, again, 2, "the replay and run-b's, whose claim ran out")
 	assert.Equal(t, string(by["ci/ci-1"].Body), string(again[1].Body))
@@ -351,7 +351,7 @@ func testWebhookClaimers(t *testing.T, st hitl.Store) {
 		go func() {
 			defer wg.Done()
 			for range 20 {
-				got, err := st.ClaimWebhooks(ctx, now, now.Add(time.Hour), webhook.Claim{Limit: 3})
+				got, err := st.ClaimWebhooks(ctx, now, now.Add(time.Hour), hitl.WebhookClaim{Limit: 3})
 				if !assert.NoError(t, err) {
 					return
 				}
@@ -359,7 +359,7 @@ func testWebhookClaimers(t *testing.T, st hitl.Store) {
 					mu.Lock()
 					seen[d.Seq]++
 					mu.Unlock()
-					d.Status, d.SettledAt = webhook.Delivered, &now
+					d.Status, d.SettledAt = hitl.WebhookDelivered, &now
 					assert.NoError(t, st.SettleWebhook(ctx, d))
 				}
 			}

@@ -1,10 +1,9 @@
-package webhook
+package hitl
 
 import (
 	"encoding/json"
 	"net/netip"
 	"net/url"
-	"path"
 	"slices"
 	"strconv"
 	"strings"
@@ -13,89 +12,29 @@ import (
 	"github.com/hitlbot/hitl/fault"
 )
 
-// Webhooks call agents that do not stay running when a person decided
-// (docs/webhooks.md): each event a configured endpoint (or a question's
-// own callbackUrl) subscribes to becomes a Delivery, written by
-// the store in the transaction of the event (Event.Webhooks), and a
-// delivery worker (package webhook) posts it, signed per Standard
-// Webhooks, until the receiver answers 2xx or the retry window ends.
-
-// Event names what a webhook reports (the body's "type").
-type Event string
+// WebhookStatus is where a delivery stands.
+type WebhookStatus string
 
 const (
-	QuestionAnswered  Event = "question.answered"
-	QuestionTimedOut  Event = "question.timed_out"
-	QuestionCancelled Event = "question.cancelled"
-	QuestionReminded  Event = "question.reminded"
-	QuestionEscalated Event = "question.escalated"
-	RunPaused         Event = "run.paused"
-	RunResumed        Event = "run.resumed"
-	RunCancelled      Event = "run.cancelled"
-	RunDone           Event = "run.done"
-	RunAborted        Event = "run.aborted"
-	// WebhookPing is the signed test delivery of hitl webhooks test.
-	Ping Event = "webhook.ping"
+	WebhookPending   WebhookStatus = "pending"   // to be sent (again)
+	WebhookDelivered WebhookStatus = "delivered" // the receiver answered 2xx
+	WebhookFailed    WebhookStatus = "failed"    // the retry window ended without a 2xx
 )
 
-// WebhookEvents are the events an endpoint may subscribe to.
-var Events = []Event{
-	QuestionAnswered, QuestionTimedOut, QuestionCancelled, QuestionReminded,
-	QuestionEscalated, RunPaused, RunResumed, RunCancelled, RunDone, RunAborted,
-}
-
-// callbackEvents are what a question's own callbackUrl gets: its
-// outcome, the moment an agent that saved its state resumes.
-var callbackEvents = []Event{QuestionAnswered, QuestionTimedOut, QuestionCancelled}
-
-// ForCallback reports whether a question's own callbackUrl gets e.
-func (e Event) ForCallback() bool { return slices.Contains(callbackEvents, e) }
-
-// Route is a configured receiver: the events it gets, for the
-// runs whose id matches Runs (a path.Match glob; empty: every run).
-// Its secret is the webhook edge's (read from a file), never here.
-type Route struct {
-	Name   string  `json:"name"`
-	URL    string  `json:"url"`
-	Events []Event `json:"events"`
-	Runs   string  `json:"runs,omitempty"`
-}
-
-// Wants reports whether e gets event typ of run runID.
-func (e Route) Wants(typ Event, runID string) bool {
-	if !slices.Contains(e.Events, typ) {
-		return false
-	}
-	if e.Runs == "" || e.Runs == "*" {
-		return true
-	}
-	ok, err := path.Match(e.Runs, runID)
-	return ok && err == nil
-}
-
-// Status is where a delivery stands.
-type Status string
-
-const (
-	Pending   Status = "pending"   // to be sent (again)
-	Delivered Status = "delivered" // the receiver answered 2xx
-	Failed    Status = "failed"    // the retry window ended without a 2xx
-)
-
-// Delivery is one event owed to one receiver: an outbox record.
+// WebhookDelivery is one event owed to one receiver: an outbox record.
 // Deliveries to one Target for one run are sent in order (Seq): the
 // next waits until the one before it is delivered or failed.
-type Delivery struct {
+type WebhookDelivery struct {
 	Seq uint64 `json:"seq"` // outbox order, set by the store
 	// ID is the webhook-id header: one per event, the same for every
 	// receiver, every retry and every replay, so a receiver deduplicates.
 	ID string `json:"id"`
 	// Endpoint is the configured endpoint's name; empty for a question's
 	// callbackUrl, which URL holds.
-	Endpoint string `json:"endpoint,omitempty"`
-	URL      string `json:"url,omitempty"`
-	Type     Event  `json:"type"`
-	RunID    string `json:"runId"`
+	Endpoint string       `json:"endpoint,omitempty"`
+	URL      string       `json:"url,omitempty"`
+	Type     WebhookEvent `json:"type"`
+	RunID    string       `json:"runId"`
 	// QuestionID is the question a question event is about.
 	QuestionID string `json:"questionId,omitempty"`
 	// Asker is the principal that asked the question whose callbackUrl
@@ -107,7 +46,7 @@ type Delivery struct {
 	Event uint64 `json:"event,omitempty"`
 	// Body is the payload sent, fixed when the event happened.
 	Body      json.RawMessage `json:"body"`
-	Status    Status          `json:"status"`
+	Status    WebhookStatus   `json:"status"`
 	CreatedAt time.Time       `json:"createdAt"`
 	// NextAt is when a pending delivery is due (again); a claimed one's
 	// claim runs out then.
@@ -125,7 +64,7 @@ type Delivery struct {
 // endpoint's name, or "callback:" and the callbackUrl's normalised
 // origin (CallbackOrigin), so that one receiver is one target however
 // its URL is spelled. The stores index deliveries by it.
-func (d *Delivery) Target() string {
+func (d *WebhookDelivery) Target() string {
 	if d.Endpoint != "" {
 		return d.Endpoint
 	}
@@ -136,8 +75,8 @@ func (d *Delivery) Target() string {
 // hold a colon (config), so the two never meet.
 const callbackPrefix = "callback:"
 
-// IsCallback reports whether target (Delivery.Target) is a callbackUrl's.
-func IsCallback(target string) bool { return strings.HasPrefix(target, callbackPrefix) }
+// IsCallbackTarget reports whether target (Delivery.Target) is a callbackUrl's.
+func IsCallbackTarget(target string) bool { return strings.HasPrefix(target, callbackPrefix) }
 
 // CallbackOrigin is the origin of a callbackUrl as one receiver: the
 // scheme and host lowercased, the host's trailing dot removed, an IP
@@ -174,40 +113,40 @@ func CallbackOrigin(raw string) string {
 	return scheme + "://" + host
 }
 
-// ClaimHeld is nil when d (a sender's copy) still holds the claim
+// WebhookClaimHeld is nil when d (a sender's copy) still holds the claim
 // of stored, else ECONFLICT.
-func ClaimHeld(stored, d Delivery) error {
+func WebhookClaimHeld(stored, d WebhookDelivery) error {
 	if stored.Claim != d.Claim {
 		return fault.Errorf(fault.ECONFLICT, "webhook delivery %d was claimed again since claim %d (now claim %d)", d.Seq, d.Claim, stored.Claim)
 	}
-	if stored.Status != Pending {
+	if stored.Status != WebhookPending {
 		return fault.Errorf(fault.ECONFLICT, "webhook delivery %d is %s", d.Seq, stored.Status)
 	}
 	return nil
 }
 
-// TargetStats is what hitl webhooks list shows of a target.
-type TargetStats struct {
+// WebhookReplayOf is the delivery a replay of d enqueues: the same event (ID,
+// body, receiver), pending, due at now, not yet attempted.
+func WebhookReplayOf(d WebhookDelivery, now time.Time) WebhookDelivery {
+	d.Seq, d.Status, d.CreatedAt, d.NextAt = 0, WebhookPending, now, now
+	d.Claim, d.Attempts, d.LastError, d.LastCode, d.SettledAt = 0, 0, "", 0, nil
+	return d
+}
+
+// WebhookTargetStats is what hitl webhooks list shows of a target.
+type WebhookTargetStats struct {
 	Target      string     `json:"target"`
 	Pending     int        `json:"pending"`
 	Failed      int        `json:"failed"`
 	LastSuccess *time.Time `json:"lastSuccess,omitempty"`
 }
 
-// ReplayOf is the delivery a replay of d enqueues: the same event (ID,
-// body, receiver), pending, due at now, not yet attempted.
-func ReplayOf(d Delivery, now time.Time) Delivery {
-	d.Seq, d.Status, d.CreatedAt, d.NextAt = 0, Pending, now, now
-	d.Claim, d.Attempts, d.LastError, d.LastCode, d.SettledAt = 0, 0, "", 0, nil
-	return d
-}
-
-// SortedStats returns the stats in by, by target name.
-func SortedStats(by map[string]*TargetStats) []TargetStats {
-	out := make([]TargetStats, 0, len(by))
+// SortedWebhookStats returns the stats in by, by target name.
+func SortedWebhookStats(by map[string]*WebhookTargetStats) []WebhookTargetStats {
+	out := make([]WebhookTargetStats, 0, len(by))
 	for _, st := range by {
 		out = append(out, *st)
 	}
-	slices.SortFunc(out, func(a, b TargetStats) int { return strings.Compare(a.Target, b.Target) })
+	slices.SortFunc(out, func(a, b WebhookTargetStats) int { return strings.Compare(a.Target, b.Target) })
 	return out
 }

@@ -1,4 +1,4 @@
-package policy
+package hitl
 
 import (
 	"encoding/json"
@@ -20,35 +20,6 @@ type ReminderPolicy struct {
 	EscalateAfter     Duration `json:"escalateAfter,omitempty"`
 	EscalateTo        []string `json:"escalateTo,omitempty"`
 	EscalationChannel string   `json:"escalationChannel,omitempty"`
-}
-
-// Duration is a time.Duration written as "10m" in JSON.
-type Duration time.Duration
-
-// MaxEscalateTo bounds the people an escalation adds, as a question's
-// assignees are bounded (hitl.MaxAssignees; TestOperationLimits holds them
-// equal).
-const MaxEscalateTo = 20
-
-// MaxReminders bounds one question's reminders.
-const MaxReminders = 10
-
-// ReminderPlan is one question's reminders and escalation, as absolute
-// times fixed when it was asked, and how far it went.
-type ReminderPlan struct {
-	// At are the reminders' due times; Sent how many of them are done
-	// (sent, or passed over while the service was down).
-	At   []time.Time `json:"at,omitempty"`
-	Sent int         `json:"sent,omitempty"`
-	// EscalateAt is when EscalateTo are added as answerers and
-	// EscalationChannel told; EscalatedAt when that happened.
-	EscalateAt        *time.Time `json:"escalateAt,omitempty"`
-	EscalateTo        []string   `json:"escalateTo,omitempty"`
-	EscalationChannel string     `json:"escalationChannel,omitempty"`
-	EscalatedAt       *time.Time `json:"escalatedAt,omitempty"`
-	// Next is when the next reminder or the escalation is due (nil: none
-	// left). The store indexes it while the question is pending.
-	Next *time.Time `json:"next,omitempty"`
 }
 
 // IsZero reports whether p asks for nothing.
@@ -124,6 +95,9 @@ func (p ReminderPolicy) PlanFor(created time.Time, timeout *time.Time) *Reminder
 	return plan
 }
 
+// Duration is a time.Duration written as "10m" in JSON.
+type Duration time.Duration
+
 // MarshalJSON writes d as a Go duration string.
 func (d Duration) MarshalJSON() ([]byte, error) { return json.Marshal(time.Duration(d).String()) }
 
@@ -144,6 +118,32 @@ func (d *Duration) UnmarshalJSON(b []byte) error {
 	}
 	*d = Duration(v)
 	return nil
+}
+
+// MaxEscalateTo bounds the people an escalation adds, as a question's
+// assignees are bounded (hitl.MaxAssignees; TestOperationLimits holds them
+// equal).
+const MaxEscalateTo = 20
+
+// MaxReminders bounds one question's reminders.
+const MaxReminders = 10
+
+// ReminderPlan is one question's reminders and escalation, as absolute
+// times fixed when it was asked, and how far it went.
+type ReminderPlan struct {
+	// At are the reminders' due times; Sent how many of them are done
+	// (sent, or passed over while the service was down).
+	At   []time.Time `json:"at,omitempty"`
+	Sent int         `json:"sent,omitempty"`
+	// EscalateAt is when EscalateTo are added as answerers and
+	// EscalationChannel told; EscalatedAt when that happened.
+	EscalateAt        *time.Time `json:"escalateAt,omitempty"`
+	EscalateTo        []string   `json:"escalateTo,omitempty"`
+	EscalationChannel string     `json:"escalationChannel,omitempty"`
+	EscalatedAt       *time.Time `json:"escalatedAt,omitempty"`
+	// Next is when the next reminder or the escalation is due (nil: none
+	// left). The store indexes it while the question is pending.
+	Next *time.Time `json:"next,omitempty"`
 }
 
 // next sets Next to the earliest reminder or escalation left.

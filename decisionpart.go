@@ -1,4 +1,4 @@
-package policy
+package hitl
 
 // DecisionPart is one part of a command line and how it decided.
 type DecisionPart struct {
@@ -16,13 +16,6 @@ type DecisionPart struct {
 	Risks []RiskLabel `json:"risks,omitempty"`
 }
 
-// PartsTellMore reports whether showing parts tells a person more than
-// the operation's resource does: a line of several parts, or one the
-// policy could not see through.
-func PartsTellMore(parts []DecisionPart) bool {
-	return len(parts) > 1 || (len(parts) == 1 && parts[0].Kind != PartCommand)
-}
-
 // Verb is how a part's text is introduced to a person: "writes " for a
 // file written, "reads " for a file read, nothing for a command.
 func (p DecisionPart) Verb() string {
@@ -33,6 +26,13 @@ func (p DecisionPart) Verb() string {
 		return "reads "
 	}
 	return ""
+}
+
+// PartsTellMore reports whether showing parts tells a person more than
+// the operation's resource does: a line of several parts, or one the
+// policy could not see through.
+func PartsTellMore(parts []DecisionPart) bool {
+	return len(parts) > 1 || (len(parts) == 1 && parts[0].Kind != PartCommand)
 }
 
 // Part kinds.

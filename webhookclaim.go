@@ -1,8 +1,8 @@
-package webhook
+package hitl
 
 import "maps"
 
-// Claim is what one claim may take of the due deliveries: the worker's
+// WebhookClaim is what one claim may take of the due deliveries: the worker's
 // capacity rules as a filter a store applies while it reads the due
 // heads of queues, earliest first (hitl.WebhookOutbox.ClaimWebhooks).
 // The rules are here, once; a store only reads each due head's target
@@ -14,7 +14,7 @@ import "maps"
 // many callbacks are due; at most PerTarget in flight to one target and
 // PerAsker callbacks in flight for one asker, counting those already in
 // flight (Targets, Askers).
-type Claim struct {
+type WebhookClaim struct {
 	// Limit bounds the deliveries taken (0: no bound).
 	Limit int
 	// Callbacks bounds the callbacks among them (0: Limit only);
@@ -32,7 +32,7 @@ type Claim struct {
 // Skip returns what a store may leave out of its read before it asks
 // Take: the targets and askers already at their bound, and whether
 // every callback is (callbacks). Take refuses all of them anyway.
-func (c Claim) Skip() (targets, askers []string, callbacks bool) {
+func (c WebhookClaim) Skip() (targets, askers []string, callbacks bool) {
 	targets, askers = []string{}, []string{}
 	if c.PerTarget > 0 {
 		for t, n := range c.Targets {
@@ -53,13 +53,13 @@ func (c Claim) Skip() (targets, askers []string, callbacks bool) {
 
 // Pick starts one read of the due deliveries under c: a store calls it
 // for each read (a transaction retried reads again).
-func (c Claim) Pick() *Pick {
-	return &Pick{c: c, targets: maps.Clone(c.Targets), askers: maps.Clone(c.Askers)}
+func (c WebhookClaim) Pick() *WebhookPick {
+	return &WebhookPick{c: c, targets: maps.Clone(c.Targets), askers: maps.Clone(c.Askers)}
 }
 
-// Pick counts what one read took (Claim.Pick).
-type Pick struct {
-	c              Claim
+// WebhookPick counts what one read took (Claim.Pick).
+type WebhookPick struct {
+	c              WebhookClaim
 	targets        map[string]int
 	askers         map[string]int
 	taken, callbks int
@@ -68,7 +68,7 @@ type Pick struct {
 // Take reports whether the claim takes the due head of a queue to
 // target (Delivery.Target), asked by asker (Delivery.Asker, a
 // callback's), and counts it if so.
-func (p *Pick) Take(target, asker string) bool {
+func (p *WebhookPick) Take(target, asker string) bool {
 	c := p.c
 	if p.Full() {
 		return false
@@ -76,7 +76,7 @@ func (p *Pick) Take(target, asker string) bool {
 	if c.PerTarget > 0 && p.targets[target] >= c.PerTarget {
 		return false
 	}
-	cb := IsCallback(target)
+	cb := IsCallbackTarget(target)
 	if cb {
 		if c.NoCallbacks || (c.Callbacks > 0 && p.callbks >= c.Callbacks) {
 			return false
@@ -101,4 +101,4 @@ func (p *Pick) Take(target, asker string) bool {
 }
 
 // Full reports whether the claim takes nothing more.
-func (p *Pick) Full() bool { return p.c.Limit > 0 && p.taken >= p.c.Limit }
+func (p *WebhookPick) Full() bool { return p.c.Limit > 0 && p.taken >= p.c.Limit }

@@ -1,4 +1,4 @@
-package policy
+package hitl
 
 import (
 	"fmt"
@@ -24,9 +24,6 @@ type LearnedRule struct {
 	ExpiresAt  time.Time `json:"expiresAt"`
 }
 
-// DefaultLearnedTTL is how long a learned rule holds (policy.learned_ttl).
-const DefaultLearnedTTL = 30 * 24 * time.Hour
-
 // Name is how people see the rule in decisions and audit entries.
 func (r *LearnedRule) Name() string {
 	return fmt.Sprintf("learned %s: %s %s", r.ID, r.OpType, r.Resource)
@@ -34,6 +31,11 @@ func (r *LearnedRule) Name() string {
 
 // Expired reports whether r no longer holds at now.
 func (r *LearnedRule) Expired(now time.Time) bool { return !now.Before(r.ExpiresAt) }
+
+// Key returns r's key.
+func (r *LearnedRule) Key() LearnedRuleKey {
+	return LearnedRuleKey{Agent: r.Agent, OpType: r.OpType, Resource: r.Resource}
+}
 
 // LearnedRuleKey is what a learned rule is found by: an agent's exact
 // operation. The store keeps at most one rule per key.
@@ -43,7 +45,5 @@ type LearnedRuleKey struct {
 	Resource string
 }
 
-// Key returns r's key.
-func (r *LearnedRule) Key() LearnedRuleKey {
-	return LearnedRuleKey{Agent: r.Agent, OpType: r.OpType, Resource: r.Resource}
-}
+// DefaultLearnedTTL is how long a learned rule holds (policy.learned_ttl).
+const DefaultLearnedTTL = 30 * 24 * time.Hour
