@@ -15,7 +15,6 @@ import (
 	"github.com/hitlbot/hitl/fault"
 	"github.com/hitlbot/hitl/internal/uid"
 	"github.com/hitlbot/hitl/policy"
-	"github.com/hitlbot/hitl/webhook"
 )
 
 func (h *policyHolder) rules() []hitl.Rule {
@@ -34,7 +33,7 @@ type Policies struct {
 	parse      policy.CommandParser // parses shell command lines (nil: every shell operation asks)
 	enforce    string
 	learnedTTL time.Duration // how long a learned rule holds
-	callbacks  webhook.CallbackPolicy
+	callbacks  CallbackCheck
 	policy     policyHolder
 	guard      gate
 	questions  asker // asks the approval a decision calls for
@@ -64,7 +63,7 @@ type PoliciesConfig struct {
 	ParseCommand policy.CommandParser
 	LearnedTTL   time.Duration
 	Enforce      string
-	Callbacks    webhook.CallbackPolicy
+	Callbacks    CallbackCheck
 	Guard        *Guard
 	Questions    *Questions
 }
@@ -79,7 +78,7 @@ func NewPolicies(cfg PoliciesConfig) *Policies {
 		cfg.LearnedTTL = hitl.DefaultLearnedTTL
 	}
 	p := &Policies{store: cfg.Store, clock: cfg.Clock, access: cfg.Access, notifier: cfg.Notifier, parse: cfg.ParseCommand,
-		enforce: cfg.Enforce, learnedTTL: cfg.LearnedTTL, callbacks: cfg.Callbacks, guard: cfg.Guard}
+		enforce: cfg.Enforce, learnedTTL: cfg.LearnedTTL, callbacks: callbacksOf(cfg.Callbacks), guard: cfg.Guard}
 	if cfg.Questions != nil {
 		p.questions = cfg.Questions
 		cfg.Questions.teach(p)

@@ -11,7 +11,6 @@ import (
 	"github.com/hitlbot/hitl/internal/uid"
 	"github.com/hitlbot/hitl/policy"
 	"github.com/hitlbot/hitl/steer"
-	"github.com/hitlbot/hitl/webhook"
 )
 
 // Service is the application: one part per aggregate, each a small type
@@ -90,7 +89,7 @@ type ServiceConfig struct {
 	// Callbacks is where a question's callbackUrl may point (zero:
 	// nowhere).
 	Webhooks  *hitl.WebhookRoutes
-	Callbacks webhook.CallbackPolicy
+	Callbacks CallbackCheck
 	// StatsWindow computes the stats of every run from the store's
 	// rollups (observe.New); nil: Stats reads the window's questions.
 	StatsWindow StatsWindow
@@ -163,7 +162,7 @@ type Questions struct {
 	sealer    hitl.Sealer
 	threshold *int // the default interaction threshold (nil: none)
 	reminders hitl.Reminders
-	callbacks webhook.CallbackPolicy
+	callbacks CallbackCheck
 	guard     gate
 	// policies is the approval policy, for the reminder plan of the rule
 	// that asked and for "always allow" (nil: no policy; set by
@@ -211,7 +210,7 @@ type QuestionsConfig struct {
 	Threshold *int
 	Reminders hitl.Reminders
 	Webhooks  *hitl.WebhookRoutes
-	Callbacks webhook.CallbackPolicy
+	Callbacks CallbackCheck
 	Guard     *Guard
 }
 
@@ -232,7 +231,7 @@ func NewQuestions(cfg QuestionsConfig) *Questions {
 	}
 	return &Questions{hooks: hooks{cfg.Webhooks}, store: cfg.Store, clock: cfg.Clock, timeouts: cfg.Timeouts, newID: cfg.NewID,
 		access: cfg.Access, limiter: cfg.Limiter, notifier: cfg.Notifier, sealer: cfg.Sealer, threshold: cfg.Threshold,
-		reminders: cfg.Reminders, callbacks: cfg.Callbacks, guard: cfg.Guard}
+		reminders: cfg.Reminders, callbacks: callbacksOf(cfg.Callbacks), guard: cfg.Guard}
 }
 
 var _ hitl.QuestionService = (*Questions)(nil)
