@@ -17,7 +17,7 @@ type CommandGrant struct {
 	DenyRead []string `json:"denyRead,omitempty"`
 	// Net are the TCP endpoints its parts reach, HOST:PORT.
 	Net []string `json:"net,omitempty"`
-	// Adds are what everyday tools need beyond the words (grantAdds).
+	// Adds are what everyday tools need beyond the words (package policy's grantAdds).
 	Adds []GrantAdd `json:"adds,omitempty"`
 	// Unenforced are deny rules the kernel cannot be told (a pattern
 	// that is no path): the decider still applies them.
@@ -62,7 +62,7 @@ func (g *CommandGrant) Text() string {
 }
 
 // GrantAdd is what a tool needs beyond its words, and why: a row of
-// grantAdds. Paths may name places found on the agent's machine:
+// package policy's grantAdds. Paths may name places found on the agent's machine:
 // {gitexec} git's helpers, {gitdir} the repository's .git, {worktree} its
 // working tree, {gotool} GOROOT/pkg/tool, {gocache} go's build cache,
 // {tmp} the temporary directory, {npmcache} npm's cache, {scripts} the
@@ -78,7 +78,7 @@ type GrantAdd struct {
 	Why   string `json:"why"`
 }
 
-// EnforceKernel is Grant.Enforce for the kernel's enforcement.
+// EnforceKernel is CommandGrant.Enforce for the kernel's enforcement.
 const EnforceKernel = "kernel"
 
 func orNothing(l []string, none string) string {

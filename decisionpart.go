@@ -12,7 +12,7 @@ type DecisionPart struct {
 	// Reason says why, in words a person reads.
 	Reason string `json:"reason,omitempty"`
 	// Risks are what the part does that a person should weigh, riskiest
-	// first (Decider.Risks).
+	// first (policy.Decider.Risks).
 	Risks []RiskLabel `json:"risks,omitempty"`
 }
 

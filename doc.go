@@ -3,8 +3,10 @@
 //
 // It holds the domain's types and their pure value methods, and the
 // interfaces the rest of the code depends on. It decides nothing that
-// needs a store, a clock or a network. Five packages below it complete the
-// vocabulary; none imports this one, so its records can name their types:
+// needs a store, a clock or a network, and it imports nothing of the
+// module above it: only two small helpers (ids, sketches) and three
+// packages below it that complete the vocabulary; none imports this one,
+// so its records can name their types:
 //
 //   - fault: the one error type (Error, with a code such as EINVALID or
 //     EFORBIDDEN) that each edge translates once: to an HTTP status, a
@@ -14,12 +16,6 @@
 //   - steer: the steering protocol (pause, resume, cancel, escalate,
 //     redirect; a run's status and control state; a coding agent's
 //     session of hook calls).
-//   - policy: the approval policy (the Operation an agent asks to do,
-//     rules, learned rules, the parts of a decision, a rule's reminders),
-//     and the decision itself, pure.
-//   - webhook: webhooks (the events an endpoint subscribes to, a delivery
-//     and its status, where a callbackUrl may go), and the worker that
-//     sends them.
 //
 // This package's files:
 //
@@ -38,6 +34,17 @@
 //   - delivery.go, mail.go, webhookoutbox.go, envelope.go, signin.go: the
 //     Slack, mail and webhook outboxes and the web sign-ins the stores
 //     keep; webhookroute.go: which events become which webhook deliveries.
+//   - operation.go, rule.go, learnedrule.go, decisionpart.go,
+//     risklabel.go, commandgrant.go, reminderpolicy.go, filediff.go: the
+//     approval policy's vocabulary (the Operation an agent asks to do and
+//     its Effect, the Rules people write and the PolicyState they are
+//     stored as, learned rules, the parts and risk labels of a decision,
+//     the grant a command line runs under, a rule's reminders, a file
+//     change's diff). Package policy decides over them.
+//   - webhookevent.go, webhookdelivery.go, webhookclaim.go: webhooks (the
+//     events an endpoint subscribes to and the body they are sent in, a
+//     delivery and its status, what one claim of due deliveries may
+//     take). Package webhook sends them.
 //   - alert.go, rollup.go: an alert as the event log records it, and the
 //     rollups the stores keep for stats. Package observe says what each
 //     record adds to them, computes stats and says which alerts hold.
@@ -52,13 +59,15 @@
 //     limit.go: the values they carry.
 //
 // The capabilities: access (who may ask, answer, steer, see, take),
+// policy (the approval decision, pure),
 // runhandle (naming a run by the beginning of its id), observe (stats
 // from rollups), service (the application, one part per aggregate:
 // Questions, Runs, Policies, Guard, Webhooks, SignIns, Observation, Log),
 // internal/eventstream (the event log as a live stream). The edges: api
 // (the HTTP API server, its wire format in api/wire), client (the Go SDK),
 // bot (Slack), web (the web inbox), mcp (the MCP
-// server and hooks), email, watch (the file bridge), metrics, sweeper;
+// server and hooks), email, webhook (the delivery worker), watch (the
+// file bridge), metrics, sweeper;
 // cmd/hitl wires them. docs/architecture.md follows an answer and a pause
 // through the files.
 package hitl

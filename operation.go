@@ -73,12 +73,12 @@ type Operation struct {
 	FoldCase bool `json:"foldCase,omitempty"`
 	// GitConfig is what the same edges found git would run beyond the
 	// line's words, in the repositories its git commands run in: each
-	// configuration entry for which GitConfigRuns holds, as
-	// "KEY=VALUE (ORIGIN)", and the GitEnvRuns variables set. Those git
+	// configuration entry for which policy.GitConfigRuns holds, as
+	// "KEY=VALUE (ORIGIN)", and the policy.GitEnvRuns variables set. Those git
 	// commands are then not understood.
 	GitConfig []string `json:"gitConfig,omitempty"`
 	// Hashes are the sha256 (hex) of each file a command line runs that
-	// the agent may change (CommandLine.RunsFiles), by path, or
+	// the agent may change (policy.CommandLine.RunsFiles), by path, or
 	// FileAbsent, sent by the same edges: a learned rule for the line is
 	// bound to them.
 	Hashes map[string]string `json:"hashes,omitempty"`

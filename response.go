@@ -39,7 +39,7 @@ type Response struct {
 	// approving (a command, a path, a URL): what the agent must use.
 	Edited string `json:"edited,omitempty"`
 	// EditedContent is the new text of a file change as a person edited
-	// it before approving (policy.Operation.Content). The agent's side
+	// it before approving (Operation.Content). The agent's side
 	// does not run it on this approval: it shows the edited change's diff
 	// against the file and asks again.
 	EditedContent string `json:"editedContent,omitempty"`

@@ -5,7 +5,7 @@ import "strings"
 // RiskKind names one kind of risk.
 type RiskKind string
 
-// The kinds, riskiest first (riskOrder).
+// The kinds, riskiest first (as package policy orders them).
 const (
 	RiskRunsFetched   RiskKind = "runs_fetched_code"
 	RiskPrivileges    RiskKind = "raises_privileges"

@@ -4,7 +4,7 @@ import "maps"
 
 // WebhookClaim is what one claim may take of the due deliveries: the worker's
 // capacity rules as a filter a store applies while it reads the due
-// heads of queues, earliest first (hitl.WebhookOutbox.ClaimWebhooks).
+// heads of queues, earliest first (WebhookOutbox.ClaimWebhooks).
 // The rules are here, once; a store only reads each due head's target
 // and asker and asks Take. The zero Claim takes every due delivery.
 //
@@ -57,7 +57,7 @@ func (c WebhookClaim) Pick() *WebhookPick {
 	return &WebhookPick{c: c, targets: maps.Clone(c.Targets), askers: maps.Clone(c.Askers)}
 }
 
-// WebhookPick counts what one read took (Claim.Pick).
+// WebhookPick counts what one read took (WebhookClaim.Pick).
 type WebhookPick struct {
 	c              WebhookClaim
 	targets        map[string]int
@@ -66,7 +66,7 @@ type WebhookPick struct {
 }
 
 // Take reports whether the claim takes the due head of a queue to
-// target (Delivery.Target), asked by asker (Delivery.Asker, a
+// target (WebhookDelivery.Target), asked by asker (WebhookDelivery.Asker, a
 // callback's), and counts it if so.
 func (p *WebhookPick) Take(target, asker string) bool {
 	c := p.c

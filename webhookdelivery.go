@@ -52,7 +52,7 @@ type WebhookDelivery struct {
 	// claim runs out then.
 	NextAt time.Time `json:"nextAt"`
 	// Claim numbers the claims of the delivery (ClaimWebhooks): a
-	// settlement of an older claim is refused (ClaimHeld).
+	// settlement of an older claim is refused (WebhookClaimHeld).
 	Claim     uint64     `json:"claim,omitempty"`
 	Attempts  int        `json:"attempts,omitempty"`
 	LastError string     `json:"lastError,omitempty"`
@@ -75,7 +75,7 @@ func (d *WebhookDelivery) Target() string {
 // hold a colon (config), so the two never meet.
 const callbackPrefix = "callback:"
 
-// IsCallbackTarget reports whether target (Delivery.Target) is a callbackUrl's.
+// IsCallbackTarget reports whether target (WebhookDelivery.Target) is a callbackUrl's.
 func IsCallbackTarget(target string) bool { return strings.HasPrefix(target, callbackPrefix) }
 
 // CallbackOrigin is the origin of a callbackUrl as one receiver: the

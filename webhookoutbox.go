@@ -21,7 +21,7 @@ type WebhookFilter struct {
 // one of them at a time.
 type WebhookOutbox interface {
 	// ClaimWebhooks returns the pending deliveries due at now that c
-	// takes (webhook.Claim: the worker's capacity rules; the zero Claim
+	// takes (WebhookClaim: the worker's capacity rules; the zero Claim
 	// takes all), earliest first (then by Seq), each the first pending
 	// one of its (Target, RunID) queue: it reads them in that order,
 	// leaving out what c.Skip names, asks c's Pick to Take each (by its

@@ -49,7 +49,7 @@ func AgentSide(op hitl.Operation, home, cwd string) hitl.Operation {
 			op.Resource = resolvePath(op.Resource, cwd)
 			// The diffs name the file as the agent did: the path that
 			// leads to the resource goes in Paths, so that the service
-			// knows it for the operation's file (policy.Operation.Files).
+			// knows it for the operation's file (as policy.ValidateOperation reads its files).
 			if named = filepath.Clean(named); named != op.Resource && filepath.IsAbs(op.Resource) && len(op.Diffs) > 0 {
 				if op.Paths == nil {
 					op.Paths = map[string]string{}

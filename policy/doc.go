@@ -7,12 +7,16 @@
 // match every spelling of their command (friction.go). It also says what
 // an "always allow" may teach. It is pure: no store, no clock.
 //
-// It also holds the approval policy's vocabulary, so that it imports
-// nothing of hitl's but the error type and sits below the root, which
-// names these types in its records: the Operation an agent asks to do
-// (with its FileDiffs) and its Effect (policy.go, filediff.go), the rules
-// a person writes (Rule, Policy) and the LearnedRules an "always
-// allow" teaches (learned.go), the DecisionParts a person sees
-// (decisionpart.go), and a rule's reminders and escalation
-// (reminderpolicy.go).
+// It speaks the root's vocabulary (package hitl): the Operation an agent
+// asks to do (operation.go, with its FileDiffs in filediff.go), the Rules
+// a person writes and the PolicyState they are stored as (rule.go), the
+// LearnedRules an "always allow" teaches (learnedrule.go), the
+// DecisionParts and RiskLabels a person sees (decisionpart.go,
+// risklabel.go), the CommandGrant a decided line runs under
+// (commandgrant.go) and a rule's reminders (reminderpolicy.go). This
+// package holds the behaviour over them: checking an operation an agent
+// sent (ValidateOperation) and the configured Policy (Policy.Validate),
+// matching a rule (RuleMatches), deciding (Decider), labelling risks
+// (Decider.Risks) and computing grants (Decider.GrantFor). It sits above
+// the root, which imports nothing of it.
 package policy

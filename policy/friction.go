@@ -15,7 +15,7 @@ import (
 // --recursive --force), global options before a subcommand skipped
 // (terraform -chdir=. apply, git -C dir push), environment assignments
 // and wrappers skipped (FOO=1 sudo nice rm), paths cleaned (// and /.).
-// An allow rule matches only the canonical spelling (Rule.Matches).
+// An allow rule matches only the canonical spelling (RuleMatches).
 
 // spelling is one reading of a command: its program's base name, its
 // flags (split and folded) and its other words in order.

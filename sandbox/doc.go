@@ -8,7 +8,7 @@
 // the ruleset, restricts the locked OS thread and replaces the process
 // with the command (syscall.Exec). It is what `hitl sandbox` runs; the
 // hooks and `hitl gate` run a decided command line under it with the
-// grant the decision gives (policy.Grant, Args).
+// grant the decision gives (hitl.CommandGrant, Args).
 //
 // What each ABI leaves unenforced is data (abi.go); docs/security.md
 // says what the kernel enforces and what it does not.

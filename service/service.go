@@ -67,7 +67,7 @@ type ServiceConfig struct {
 	// LearnedTTL is how long a learned rule holds (default
 	// DefaultLearnedTTL).
 	LearnedTTL time.Duration
-	// Enforce is set on every grant (policy.Grant.Enforce): "kernel" or "".
+	// Enforce is set on every grant (hitl.CommandGrant.Enforce): "kernel" or "".
 	Enforce string
 	// Limits are per-principal rate limits of control requests, run
 	// reports and policy calls (default: none).

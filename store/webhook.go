@@ -162,7 +162,7 @@ func (db *DB) ClaimWebhooks(ctx context.Context, now, until time.Time, c hitl.We
 }
 
 // dueWebhooks reads webhook_due up to now: the deliveries c takes
-// (webhook.Claim). Its cost grows with the due deliveries c refuses,
+// (hitl.WebhookClaim). Its cost grows with the due deliveries c refuses,
 // besides those returned; none of them is decoded.
 func dueWebhooks(tx *bolt.Tx, now time.Time, c hitl.WebhookClaim) ([]hitl.WebhookDelivery, error) {
 	out := []hitl.WebhookDelivery{}

@@ -20,7 +20,7 @@ type approvalView struct {
 	Parts     []hitl.DecisionPart // how the policy decided each part, when that says more
 	Risks     []hitl.RiskLabel    // what it does that a person should weigh, riskiest first
 	Input     []inputView         // a tool's input as its fields, when it is a JSON object
-	Grant     string              // what the command line may do when it runs (policy.Grant)
+	Grant     string              // what the command line may do when it runs (hitl.CommandGrant)
 }
 
 // inputView is one field of a tool's input: a long value is folded under

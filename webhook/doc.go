@@ -1,14 +1,16 @@
 // Package webhook owns hitl's webhooks: what they are and how they are
 // sent.
 //
-// What they are: the events an endpoint may subscribe to (Event), a
-// configured endpoint as routing sees it (Route), one event owed to one
-// receiver (Delivery, an outbox record, and its Status), where a
-// question's own callbackUrl may go (CallbackPolicy), and the body every
-// delivery carries (Body). The root package names these in its records
-// (Event.Webhooks, the store's WebhookOutbox), so this package imports
-// nothing of the root: it sits below it, and declares the narrow Outbox
-// and Clock its worker needs.
+// What they are is the root's vocabulary (package hitl): the events an
+// endpoint may subscribe to (WebhookEvent, webhookevent.go), a configured
+// endpoint as routing sees it (WebhookRoute, webhookroute.go), one event
+// owed to one receiver (WebhookDelivery, an outbox record, and its
+// WebhookStatus, webhookdelivery.go), the body every delivery carries
+// (WebhookBody) and what one claim of due deliveries may take
+// (WebhookClaim, webhookclaim.go). This package is the edge that sends
+// them over HTTP: it imports the root, which imports nothing of it. It
+// also holds where a question's own callbackUrl may go (CallbackPolicy,
+// callback.go), which the service asks through its CallbackCheck.
 //
 // How they are sent: the Worker sends the deliveries the store's outbox
 // holds (written with the events they report), signed per Standard

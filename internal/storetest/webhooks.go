@@ -48,7 +48,7 @@ func runWebhooks(t *testing.T, open func(t *testing.T) hitl.Store) {
 	t.Run("a claim takes what its capacity rules allow", func(t *testing.T) { testWebhookClaimRules(t, open(t)) })
 }
 
-// testWebhookClaimRules: a store applies a webhook.Claim while it reads
+// testWebhookClaimRules: a store applies a hitl.WebhookClaim while it reads
 // the due heads (earliest first): no callbacks when their share is in
 // use, none of an asker at its cap, none to a target at its cap (by the
 // normalised target, however the URL is spelled), at most Callbacks.
