@@ -184,6 +184,11 @@ const (
 // FileAbsent is the hash an edge sends for a file that is not there.
 const FileAbsent = "absent"
 
+// A framework tool's input is sent as its resource, a JSON object
+// ({"path": "notes.md", "content": "line 1\nline 2"}): people read it as
+// its fields, in the order the agent sent them, each string as written
+// (its line breaks kept), every other value as compact JSON.
+
 // InputField is one field of a tool's input.
 type InputField struct {
 	Key   string

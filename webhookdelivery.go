@@ -12,6 +12,13 @@ import (
 	"github.com/hitlbot/hitl/fault"
 )
 
+// Webhooks call agents that do not stay running when a person decided
+// (docs/webhooks.md): each event a configured endpoint (or a question's
+// own callbackUrl) subscribes to becomes a WebhookDelivery, written by
+// the store in the transaction of the event (Event.Webhooks), and a
+// delivery worker (package webhook) posts it, signed per Standard
+// Webhooks, until the receiver answers 2xx or the retry window ends.
+
 // WebhookStatus is where a delivery stands.
 type WebhookStatus string
 
