@@ -10,9 +10,6 @@ import (
 // WebhookEvent names what a webhook reports (the body's "type").
 type WebhookEvent string
 
-// ForCallback reports whether a question's own callbackUrl gets e.
-func (e WebhookEvent) ForCallback() bool { return slices.Contains(callbackEvents, e) }
-
 const (
 	WebhookQuestionAnswered  WebhookEvent = "question.answered"
 	WebhookQuestionTimedOut  WebhookEvent = "question.timed_out"
@@ -37,6 +34,9 @@ var WebhookEvents = []WebhookEvent{
 // callbackEvents are what a question's own callbackUrl gets: its
 // outcome, the moment an agent that saved its state resumes.
 var callbackEvents = []WebhookEvent{WebhookQuestionAnswered, WebhookQuestionTimedOut, WebhookQuestionCancelled}
+
+// ForCallback reports whether a question's own callbackUrl gets e.
+func (e WebhookEvent) ForCallback() bool { return slices.Contains(callbackEvents, e) }
 
 // WebhookRunEvent is the webhook event of a run whose control status moved
 // from old to now ("" when none): paused, resumed (paused to running),
