@@ -113,8 +113,7 @@ var noApplication = func() map[string]bool {
 // climbing is today's imports that break the layers, each with the item
 // of issue 36 that removes it. The list only shrinks: a new climbing
 // import fails, and so does an entry whose import is gone.
-var climbing = map[[2]string]string{
-}
+var climbing = map[[2]string]string{}
 
 // importGraph reads the non-test Go files of the module and returns, per
 // package (path in the module), the module packages it imports.
