@@ -63,7 +63,7 @@
 // runhandle (naming a run by the beginning of its id), observe (stats
 // from rollups), service (the application, one part per aggregate:
 // Questions, Runs, Policies, Guard, Webhooks, SignIns, Observation, Log),
-// internal/eventstream (the event log as a live stream). The edges: api
+// eventstream (the event log as a live stream). The edges: api
 // (the HTTP API server, its wire format in api/wire), client (the Go SDK),
 // bot (Slack), web (the web inbox), mcp (the MCP
 // server and hooks), email, webhook (the delivery worker), watch (the

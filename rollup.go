@@ -4,7 +4,7 @@ import (
 	"context"
 	"time"
 
-	"github.com/hitlbot/hitl/internal/sketch"
+	"github.com/hitlbot/hitl/sketch"
 )
 
 // RollupSpans are the spans the stores keep rollups at, shortest first,

@@ -6,8 +6,8 @@ import (
 	"slices"
 	"time"
 
-	"github.com/hitlbot/hitl/internal/uid"
 	"github.com/hitlbot/hitl/steer"
+	"github.com/hitlbot/hitl/uid"
 )
 
 // Which events go to which receivers, and what they carry.

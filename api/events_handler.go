@@ -8,8 +8,8 @@ import (
 	"time"
 
 	"github.com/hitlbot/hitl/auth"
+	"github.com/hitlbot/hitl/eventstream"
 	"github.com/hitlbot/hitl/fault"
-	"github.com/hitlbot/hitl/internal/eventstream"
 	"github.com/hitlbot/hitl/steer"
 )
 

@@ -12,8 +12,8 @@ import (
 	"github.com/hitlbot/hitl"
 	"github.com/hitlbot/hitl/api/wire"
 	"github.com/hitlbot/hitl/auth"
+	"github.com/hitlbot/hitl/eventstream"
 	"github.com/hitlbot/hitl/fault"
-	"github.com/hitlbot/hitl/internal/eventstream"
 	"github.com/hitlbot/hitl/observe"
 	"github.com/hitlbot/hitl/steer"
 )

@@ -9,6 +9,7 @@ import (
 	"github.com/hitlbot/hitl"
 	"github.com/hitlbot/hitl/client"
 	"github.com/hitlbot/hitl/fault"
+	"github.com/hitlbot/hitl/hook"
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
@@ -19,7 +20,7 @@ func (s *Server) requestApproval(ctx context.Context, req *sdk.CallToolRequest, 
 	defer cancel()
 	v, err := s.opts.Client.Gate(wctx, hitl.ApprovalRequest{Operation: op, RunID: s.opts.Run, IdempotencyKey: s.key(req)}, tick)
 	switch {
-	case err != nil && GaveUp(wctx) && ctx.Err() == nil:
+	case err != nil && hook.GaveUp(wctx) && ctx.Err() == nil:
 		r := ApprovalReply{Decision: string(hitl.OutcomePending), Rule: v.Rule, QuestionID: v.QuestionID}
 		return text(pendingText(v.QuestionID, "request_approval")), r, nil
 	case err != nil:
@@ -90,7 +91,7 @@ func deny(format string, args ...any) permission {
 // JSON, {"behavior":"allow","updatedInput":…} or {"behavior":"deny",
 // "message":…}. It never allows what hitl could not decide.
 func (s *Server) permissionPrompt(ctx context.Context, req *sdk.CallToolRequest, in permissionInput) (*sdk.CallToolResult, any, error) {
-	call := ToolCall{Tool: in.ToolName, Input: in.Input}
+	call := hook.ToolCall{Tool: in.ToolName, Input: in.Input}
 	if call.Input == nil {
 		call.Input = map[string]any{}
 	}
@@ -102,23 +103,23 @@ func (s *Server) permissionPrompt(ctx context.Context, req *sdk.CallToolRequest,
 	var p permission
 	var err error
 	var ids []string
-	if call.Tool == AskUserQuestionTool {
+	if call.Tool == hook.AskUserQuestionTool {
 		var updated map[string]any
-		updated, ids, err = AskUserQuestions(wctx, s.opts.Client, s.opts.Run, key, call.Input, 0, tick)
+		updated, ids, err = hook.AskUserQuestions(wctx, s.opts.Client, s.opts.Run, key, call.Input, 0, tick)
 		p = permission{Behavior: "allow", UpdatedInput: updated}
 	} else {
 		var v client.GateResult
 		// Claude Code was about to ask its person: only a rule a person
 		// wrote or taught allows, never the default policy.
 		// The diff of a file change is computed here, beside the file.
-		op := AgentSide(call.OperationAt("Claude Code asks to use "+call.Tool, s.cwd(), ReadLocal), s.opts.Home, s.cwd())
+		op := hook.AgentSide(call.OperationAt("Claude Code asks to use "+call.Tool, s.cwd(), hook.ReadLocal), s.opts.Home, s.cwd())
 		op.Prompted = true
 		v, err = s.opts.Client.Gate(wctx, hitl.ApprovalRequest{RunID: s.opts.Run, IdempotencyKey: key, Operation: op}, tick)
 		ids = []string{v.QuestionID}
 		p = permissionFor(call, v)
 	}
 	switch {
-	case err != nil && GaveUp(wctx) && ctx.Err() == nil:
+	case err != nil && hook.GaveUp(wctx) && ctx.Err() == nil:
 		p = deny("No decision yet: %s is still waiting for a person in hitl (%s). Try the same tool call again later to keep waiting for it; nothing new is asked.",
 			call.Tool, strings.Join(ids, ", "))
 	case err != nil && ctx.Err() != nil:
@@ -133,7 +134,7 @@ func (s *Server) permissionPrompt(ctx context.Context, req *sdk.CallToolRequest,
 }
 
 // permissionFor turns a verdict on call into the permission result.
-func permissionFor(call ToolCall, v client.GateResult) permission {
+func permissionFor(call hook.ToolCall, v client.GateResult) permission {
 	if !v.Allowed {
 		switch v.Outcome {
 		case hitl.OutcomeTimedOut, hitl.OutcomeDefaulted:

@@ -7,6 +7,7 @@ import (
 
 	"github.com/hitlbot/hitl"
 	"github.com/hitlbot/hitl/client"
+	"github.com/hitlbot/hitl/hook"
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
@@ -89,12 +90,12 @@ func (s *Server) awaitFor(ctx context.Context, req *sdk.CallToolRequest, id stri
 	defer cancel()
 	if wait < s.opts.MaxWait {
 		var stop context.CancelFunc
-		wctx, stop = context.WithTimeoutCause(wctx, max(wait, 0), ErrStillPending)
+		wctx, stop = context.WithTimeoutCause(wctx, max(wait, 0), hook.ErrStillPending)
 		defer stop()
 	}
 	q, err := s.opts.Client.Await(wctx, id, tick)
 	switch {
-	case err != nil && GaveUp(wctx) && ctx.Err() == nil:
+	case err != nil && hook.GaveUp(wctx) && ctx.Err() == nil:
 		r := Reply{Status: string(hitl.OutcomePending), QuestionID: id}
 		return text(pendingText(id, "ask_human")), r, nil
 	case err != nil:

@@ -3,7 +3,7 @@
 // requests approvals decided by the policy (request_approval), and serves
 // Claude Code's --permission-prompt-tool (permission_prompt), all through
 // a running hitl service (client.Client). It also holds what hitl knows of
-// Claude Code's tools, which its hooks share (ToolCall, AskUserQuestions).
+// Claude Code's tools, which its hooks share (hook.ToolCall, hook.AskUserQuestions).
 //
 // Long waits survive client timeouts: while blocked, a tool sends progress
 // notifications when the client gave a progress token; after MaxWait it
@@ -23,6 +23,7 @@ import (
 
 	"github.com/hitlbot/hitl"
 	"github.com/hitlbot/hitl/client"
+	"github.com/hitlbot/hitl/hook"
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
@@ -125,10 +126,10 @@ func (s *Server) keyOf(tool string, args any) string {
 }
 
 // waiting returns the context a call blocks in (it gives up after
-// MaxWait with ErrStillPending) and the ticker that sends the client
+// MaxWait with hook.ErrStillPending) and the ticker that sends the client
 // progress while it does, if the client asked for progress.
 func (s *Server) waiting(ctx context.Context, req *sdk.CallToolRequest, what string) (context.Context, context.CancelFunc, client.Progress) {
-	wctx, cancel := context.WithTimeoutCause(ctx, s.opts.MaxWait, ErrStillPending)
+	wctx, cancel := context.WithTimeoutCause(ctx, s.opts.MaxWait, hook.ErrStillPending)
 	token := req.Params.GetProgressToken()
 	if token == nil {
 		return wctx, cancel, client.Progress{}
@@ -151,7 +152,7 @@ func (s *Server) stopped(ctx context.Context, id string, err error) error {
 		return err
 	}
 	if s.opts.CancelOnAbort && id != "" {
-		if rerr := Release(ctx, s.opts.Client, id, "the agent stopped waiting: its MCP client cancelled the call"); rerr != nil {
+		if rerr := hook.Release(ctx, s.opts.Client, id, "the agent stopped waiting: its MCP client cancelled the call"); rerr != nil {
 			s.opts.Logger.Warn("cannot cancel the abandoned question", "question", id, "err", rerr)
 		}
 	}
@@ -172,4 +173,13 @@ func agentName(req *sdk.CallToolRequest) string {
 // the tool declares an output type).
 func text(s string) *sdk.CallToolResult {
 	return &sdk.CallToolResult{Content: []sdk.Content{&sdk.TextContent{Text: s}}}
+}
+
+// cwd is where the server reads relative paths from.
+func (s *Server) cwd() string {
+	if s.opts.Dir != "" {
+		return s.opts.Dir
+	}
+	d, _ := os.Getwd()
+	return d
 }

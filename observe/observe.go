@@ -9,7 +9,7 @@
 // the rest of its first hour from ten-minute and minute rollups (at most
 // 5 and 9): at most 38 rollups for a day. Every count is exact for that
 // window, and so is the average time to answer (a sum); the percentiles
-// come from the merged sketch of the answer times (internal/sketch):
+// come from the merged sketch of the answer times (sketch):
 // exact up to 64 answers in the window, else within 1% of the exact
 // nearest-rank percentile (docs/operations.md#how-exact-stats-are).
 //

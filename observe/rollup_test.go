@@ -5,8 +5,8 @@ import (
 	"time"
 
 	"github.com/hitlbot/hitl"
-	"github.com/hitlbot/hitl/internal/sketch"
 	"github.com/hitlbot/hitl/observe"
+	"github.com/hitlbot/hitl/sketch"
 	"github.com/stretchr/testify/assert"
 )
 

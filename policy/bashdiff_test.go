@@ -15,15 +15,15 @@ import (
 	"time"
 
 	"github.com/hitlbot/hitl"
+	"github.com/hitlbot/hitl/hook"
 	"github.com/hitlbot/hitl/internal/bashdiff"
-	"github.com/hitlbot/hitl/mcp"
 	"github.com/hitlbot/hitl/policy"
 	"github.com/hitlbot/hitl/shell"
 	"github.com/stretchr/testify/require"
 )
 
 // The differential test: each line is decided as an edge on the agent's
-// machine sends it (mcp.AgentSide with the box's HOME and working
+// machine sends it (hook.AgentSide with the box's HOME and working
 // directory), and wherever hitl allows it, bash (-O extglob, under
 // strace -f -y, in a box laid out as an agent's machine, stub programs
 // first on PATH) executes only programs of parts hitl showed and allowed,
@@ -78,7 +78,7 @@ func newDiffer(t testing.TB) *differ {
 }
 
 // check decides line (with the box's paths put in) as an edge on the
-// agent's machine would send it (mcp.AgentSide: the box's HOME and
+// agent's machine would send it (hook.AgentSide: the box's HOME and
 // working directory, the symlinks of the files it names resolved, git's
 // configuration, the files it runs hashed) and, when it is allowed, runs
 // it and compares. It returns an error describing a mismatch.
@@ -89,7 +89,7 @@ func (df *differ) check(box bashdiff.Box, template string) error {
 	if df.noCwd {
 		cwd = ""
 	}
-	op := mcp.AgentSide(hitl.Operation{Type: hitl.OpShell, Description: "run", Resource: line, Agent: "api:ci"}, box.Home, cwd)
+	op := hook.AgentSide(hitl.Operation{Type: hitl.OpShell, Description: "run", Resource: line, Agent: "api:ci"}, box.Home, cwd)
 	dec, err := d.Decide(op)
 	if err != nil {
 		return err

@@ -7,8 +7,8 @@ import (
 	"strings"
 
 	"github.com/hitlbot/hitl"
+	"github.com/hitlbot/hitl/diff"
 	"github.com/hitlbot/hitl/fault"
-	"github.com/hitlbot/hitl/internal/udiff"
 )
 
 // maxDiffFiles bounds the files of one operation (a patch of many files).
@@ -48,7 +48,7 @@ func validateDiffs(o *hitl.Operation) error {
 //
 //   - its path (and movedTo) is one of the operation's files
 //     (operationFiles);
-//   - its unified text is one file's unified diff (udiff.Check), whose
+//   - its unified text is one file's unified diff (diff.Check), whose
 //     "---" and "+++" headers, if any, name that file (or /dev/null);
 //   - its counts are its unified text's: equal, or when the text was cut
 //     (truncated) at least what is left of it.
@@ -59,7 +59,7 @@ func describes(o *hitl.Operation, d hitl.FileDiff) error {
 			return fmt.Errorf("path %q is not the operation's file (%s): a diff shows the file the operation changes", p, fileList(o))
 		}
 	}
-	st, err := udiff.Check(d.Unified, d.Truncated)
+	st, err := diff.Check(d.Unified, d.Truncated)
 	if err != nil {
 		return fmt.Errorf("unified is not a unified diff: %v", err)
 	}

@@ -6,8 +6,8 @@ import (
 	"testing"
 
 	"github.com/hitlbot/hitl"
+	"github.com/hitlbot/hitl/diff"
 	"github.com/hitlbot/hitl/fault"
-	"github.com/hitlbot/hitl/internal/udiff"
 	"github.com/hitlbot/hitl/policy"
 )
 
@@ -37,14 +37,14 @@ func sizedDiff(t *testing.T, path string, size int) hitl.FileDiff {
 
 func TestOperationDiffsValidate(t *testing.T) {
 	const billing = "/home/dev/app/src/billing.go"
-	r := udiff.Unified("a"+billing, "b"+billing, "package a\n\nvar x = 1\nvar y = 2\n", "package a\n\nvar x = 2\nvar y = 2\n", 3)
+	r := diff.Unified("a"+billing, "b"+billing, "package a\n\nvar x = 1\nvar y = 2\n", "package a\n\nvar x = 2\nvar y = 2\n", 3)
 	ok := hitl.FileDiff{Path: billing, Change: hitl.FileModify, Added: r.Added, Removed: r.Removed, Unified: r.Text}
 	with := func(f func(d *hitl.FileDiff)) []hitl.FileDiff {
 		d := ok
 		f(&d)
 		return []hitl.FileDiff{d}
 	}
-	cut, _ := udiff.Cap(newFileDiff(billing, 100).Unified, 100)
+	cut, _ := diff.Cap(newFileDiff(billing, 100).Unified, 100)
 	tests := []struct {
 		name     string
 		resource string // the operation's; billing unless set ("-" none)
@@ -53,7 +53,7 @@ func TestOperationDiffsValidate(t *testing.T) {
 		err      string // "" valid
 	}{
 		{name: "no diffs are valid"},
-		{name: "a file's diff as udiff writes it is valid", diffs: []hitl.FileDiff{ok}},
+		{name: "a file's diff as package diff writes it is valid", diffs: []hitl.FileDiff{ok}},
 		{name: "a diff without headers is valid", diffs: with(func(d *hitl.FileDiff) { d.Unified = "@@ -3 +3 @@\n-var x = 1\n+var x = 2\n" })},
 		{name: "GNU diff's headers with times are valid", diffs: with(func(d *hitl.FileDiff) {
 			d.Unified = "--- " + billing + "\t2026-01-01 10:00:00\n+++ " + billing + "\t2026-01-01 10:01:00\n@@ -3 +3 @@\n-var x = 1\n+var x = 2\n"

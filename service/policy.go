@@ -13,8 +13,8 @@ import (
 	"github.com/hitlbot/hitl/access"
 	"github.com/hitlbot/hitl/auth"
 	"github.com/hitlbot/hitl/fault"
-	"github.com/hitlbot/hitl/internal/uid"
 	"github.com/hitlbot/hitl/policy"
+	"github.com/hitlbot/hitl/uid"
 )
 
 func (h *policyHolder) rules() []hitl.Rule {

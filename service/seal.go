@@ -6,7 +6,7 @@ import (
 
 	"github.com/hitlbot/hitl"
 	"github.com/hitlbot/hitl/fault"
-	"github.com/hitlbot/hitl/internal/uid"
+	"github.com/hitlbot/hitl/uid"
 )
 
 type sealedAnswer struct {

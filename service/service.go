@@ -8,9 +8,9 @@ import (
 	"github.com/hitlbot/hitl/access"
 	"github.com/hitlbot/hitl/auth"
 	"github.com/hitlbot/hitl/fault"
-	"github.com/hitlbot/hitl/internal/uid"
 	"github.com/hitlbot/hitl/policy"
 	"github.com/hitlbot/hitl/steer"
+	"github.com/hitlbot/hitl/uid"
 )
 
 // Service is the application: one part per aggregate, each a small type

@@ -7,7 +7,7 @@ import (
 	"time"
 
 	"github.com/hitlbot/hitl"
-	"github.com/hitlbot/hitl/internal/uid"
+	"github.com/hitlbot/hitl/uid"
 	bolt "go.etcd.io/bbolt"
 )
 

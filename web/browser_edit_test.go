@@ -11,7 +11,7 @@ import (
 	"github.com/chromedp/chromedp"
 	"github.com/hitlbot/hitl"
 	"github.com/hitlbot/hitl/client"
-	"github.com/hitlbot/hitl/mcp"
+	"github.com/hitlbot/hitl/hook"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )
@@ -30,11 +30,11 @@ func TestBrowserEditContent(t *testing.T) {
 	dir := t.TempDir()
 	readme := filepath.Join(dir, "README.md")
 	require.NoError(t, os.WriteFile(readme, []byte("# app\n\nBilling.\n"), 0o644))
-	call := mcp.ToolCall{Tool: "Write", Input: map[string]any{"file_path": readme, "content": "# app\n\nBilling and refunds.\n"}}
+	call := hook.ToolCall{Tool: "Write", Input: map[string]any{"file_path": readme, "content": "# app\n\nBilling and refunds.\n"}}
 	c := l.client("agent-token-0123456789")
-	gate := func(call mcp.ToolCall, notice string) (chan client.GateResult, string) {
+	gate := func(call hook.ToolCall, notice string) (chan client.GateResult, string) {
 		t.Helper()
-		op := mcp.AgentSide(call.OperationAt(strings.TrimSpace(notice+" Claude Code session in "+dir), dir, mcp.ReadLocal), "", dir)
+		op := hook.AgentSide(call.OperationAt(strings.TrimSpace(notice+" Claude Code session in "+dir), dir, hook.ReadLocal), "", dir)
 		got := make(chan client.GateResult, 1)
 		asked := make(chan string, 1)
 		go func() {
@@ -68,7 +68,7 @@ func TestBrowserEditContent(t *testing.T) {
 	assert.Empty(t, v.Edited, "the path was left as it was")
 	input, ok := call.EditedInput(v.Edited, v.EditedContent)
 	require.True(t, ok)
-	second, again := gate(mcp.ToolCall{Tool: "Write", Input: input}, fmt.Sprintf("Asked again: %s edited this change (question %s).", v.By, id))
+	second, again := gate(hook.ToolCall{Tool: "Write", Input: input}, fmt.Sprintf("Asked again: %s edited this change (question %s).", v.By, id))
 	require.NotEqual(t, id, again)
 
 	var diff string
@@ -96,7 +96,7 @@ func TestBrowserEditContent(t *testing.T) {
 	v = <-second
 	require.True(t, v.Allowed, v.Message)
 	assert.Empty(t, v.EditedContent, "approved as shown")
-	op := mcp.ToolCall{Tool: "Write", Input: input}.Operation("")
+	op := hook.ToolCall{Tool: "Write", Input: input}.Operation("")
 	assert.Equal(t, hitl.OpFileWrite, op.Type)
 	assert.Equal(t, edited, op.Content)
 }

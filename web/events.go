@@ -9,7 +9,7 @@ import (
 
 	"github.com/hitlbot/hitl"
 	"github.com/hitlbot/hitl/auth"
-	"github.com/hitlbot/hitl/internal/eventstream"
+	"github.com/hitlbot/hitl/eventstream"
 	"github.com/hitlbot/hitl/steer"
 	"github.com/hitlbot/hitl/visible"
 )

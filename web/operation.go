@@ -4,7 +4,7 @@ import (
 	"strings"
 
 	"github.com/hitlbot/hitl"
-	"github.com/hitlbot/hitl/internal/udiff"
+	"github.com/hitlbot/hitl/diff"
 )
 
 // approvalView is what an approval card shows, each thing once: what kind
@@ -199,7 +199,7 @@ const foldAfter = 80
 
 func diffOf(d hitl.FileDiff) diffView {
 	v := diffView{FileDiff: d}
-	hs, err := udiff.Parse(d.Unified)
+	hs, err := diff.Parse(d.Unified)
 	if err != nil {
 		v.Bad = "This diff cannot be read: " + err.Error()
 		return v
@@ -213,10 +213,10 @@ func diffOf(d hitl.FileDiff) diffView {
 		for _, l := range h.Lines {
 			lv := lineView{Old: l.Old, New: l.New, Text: l.Text, NoEOL: l.NoNewline}
 			switch l.Kind {
-			case udiff.Added:
+			case diff.Added:
 				lv.Class, lv.Sign = "add", "+"
 				hv.Added++
-			case udiff.Removed:
+			case diff.Removed:
 				lv.Class, lv.Sign = "del", "−"
 				hv.Removed++
 			default:

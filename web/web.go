@@ -24,7 +24,7 @@ import (
 	"github.com/hitlbot/hitl"
 	"github.com/hitlbot/hitl/access"
 	"github.com/hitlbot/hitl/auth"
-	"github.com/hitlbot/hitl/internal/eventstream"
+	"github.com/hitlbot/hitl/eventstream"
 )
 
 //go:embed templates/*.html

@@ -5,7 +5,7 @@ import (
 	"time"
 
 	"github.com/hitlbot/hitl"
-	"github.com/hitlbot/hitl/internal/uid"
+	"github.com/hitlbot/hitl/uid"
 )
 
 // PingDelivery is the signed test delivery to endpoint name at now

@@ -13,7 +13,7 @@ import (
 // in Claude Code saying so, once per session, with the same line on
 // stderr. The run records the version (hitl status and the web's run page
 // show the warning).
-func (h *hook) claudeSessionStart(step steer.HookStep) error {
+func (h *hookCall) claudeSessionStart(step steer.HookStep) error {
 	out, steered := h.steered(step)
 	if warn := steer.ClaudeCodeTooOld(h.in.Version); warn != "" && (h.in.Source == "" || h.in.Source == "startup") {
 		out.SystemMessage = "hitl: " + warn

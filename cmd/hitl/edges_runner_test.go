@@ -15,8 +15,8 @@ import (
 
 	"github.com/hitlbot/hitl"
 	"github.com/hitlbot/hitl/config"
+	"github.com/hitlbot/hitl/hook"
 	"github.com/hitlbot/hitl/internal/principaltest"
-	"github.com/hitlbot/hitl/mcp"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )
@@ -146,13 +146,13 @@ func (e edgeRunner) asked(t *testing.T, run string) edgeOutcome {
 }
 
 func (c edgeCase) operation() hitl.Operation {
-	return mcp.ToolCall{Tool: c.tool, Input: c.input}.Operation("")
+	return hook.ToolCall{Tool: c.tool, Input: c.input}.Operation("")
 }
 
 // post sends c to POST /api/approvals as a client on the agent's machine.
 func (e edgeRunner) post(t *testing.T, c edgeCase, run string) hitl.ApprovalOutcome {
 	t.Helper()
-	op := mcp.AgentSide(c.operation(), e.b.home, e.b.proj)
+	op := hook.AgentSide(c.operation(), e.b.home, e.b.proj)
 	body, err := json.Marshal(hitl.ApprovalRequest{Operation: op, RunID: run})
 	require.NoError(t, err)
 	resp, err := http.Post(e.m.URL()+"/api/approvals", "application/json", bytes.NewReader(body))

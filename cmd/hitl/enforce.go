@@ -8,7 +8,7 @@ import (
 	"github.com/hitlbot/hitl"
 	"github.com/hitlbot/hitl/client"
 	"github.com/hitlbot/hitl/fault"
-	"github.com/hitlbot/hitl/mcp"
+	"github.com/hitlbot/hitl/hook"
 	"github.com/hitlbot/hitl/sandbox"
 )
 
@@ -62,7 +62,7 @@ func sandboxArgv(e *env, g *hitl.CommandGrant, dir string, argv []string) ([]str
 // (input: the call's input as it stands, with an approver's edit); nil
 // when nothing changes. false: it cannot be held (no Landlock), and the
 // call is left to the agent's own prompt with why.
-func (h *hook) enforced(ctx context.Context, v client.GateResult, input map[string]any) (updated map[string]any, why string, ok bool) {
+func (h *hookCall) enforced(ctx context.Context, v client.GateResult, input map[string]any) (updated map[string]any, why string, ok bool) {
 	if h.in.ToolName != "Bash" || v.Decision.Grant == nil {
 		return nil, "", true
 	}
@@ -70,7 +70,7 @@ func (h *hook) enforced(ctx context.Context, v client.GateResult, input map[stri
 		input = h.in.ToolInput
 	}
 	line, _ := input["command"].(string)
-	grant, err := runGrant(ctx, h.c, v, mcp.AgentSide(h.operationOf(h.call()), h.e.getenv("HOME"), h.in.CWD))
+	grant, err := runGrant(ctx, h.c, v, hook.AgentSide(h.operationOf(h.call()), h.e.getenv("HOME"), h.in.CWD))
 	if err == nil && grant == nil {
 		return nil, "", true
 	}

@@ -12,7 +12,7 @@ import (
 	"github.com/hitlbot/hitl"
 	"github.com/hitlbot/hitl/client"
 	"github.com/hitlbot/hitl/fault"
-	"github.com/hitlbot/hitl/mcp"
+	"github.com/hitlbot/hitl/hook"
 )
 
 // cmdGate checks the policy for a command, asks when it says so, then
@@ -43,7 +43,7 @@ func cmdGate(ctx context.Context, args []string, e *env) error {
 	if desc == "" {
 		desc = "Run " + shown
 	}
-	req := hitl.ApprovalRequest{RunID: *run, Operation: mcp.AgentSide(hitl.Operation{Type: hitl.OpType(*opType), Description: desc,
+	req := hitl.ApprovalRequest{RunID: *run, Operation: hook.AgentSide(hitl.Operation{Type: hitl.OpType(*opType), Description: desc,
 		Resource: shown, Risk: hitl.Risk(*risk), Context: *reason}, e.getenv("HOME"), workingDir())}
 	if *timeout > 0 {
 		m := timeout.Minutes()

@@ -16,7 +16,7 @@ import (
 	"github.com/hitlbot/hitl/auth"
 	"github.com/hitlbot/hitl/client"
 	"github.com/hitlbot/hitl/fault"
-	"github.com/hitlbot/hitl/mcp"
+	"github.com/hitlbot/hitl/hook"
 	"github.com/hitlbot/hitl/steer"
 )
 
@@ -51,7 +51,7 @@ type hookInput struct {
 	// ApprovalContext is what Codex releases that sent it give with a
 	// PermissionRequest: the model's justification and the sandbox
 	// permissions it asks for.
-	ApprovalContext *mcp.ApprovalContext `json:"approval_context"`
+	ApprovalContext *hook.ApprovalContext `json:"approval_context"`
 }
 
 // toolInput is a tool's input: an object, as Claude Code and Codex send
@@ -73,8 +73,8 @@ func (t *toolInput) UnmarshalJSON(b []byte) error {
 	return nil
 }
 
-// hook is one hook run.
-type hook struct {
+// hookCall is one hook run.
+type hookCall struct {
 	e     *env
 	c     *client.Client
 	in    hookInput
@@ -95,7 +95,7 @@ type hook struct {
 	// runs once the last question is approved (nil: the call as the
 	// agent made it).
 	edits  []fileEdit
-	edited *mcp.ToolCall
+	edited *hook.ToolCall
 }
 
 func cmdHook(ctx context.Context, args []string, e *env) error {
@@ -111,7 +111,7 @@ func cmdHook(ctx context.Context, args []string, e *env) error {
 		return hookFailed(usageError(fs, "hitl hook needs the agent: hitl hook claude, or hitl hook codex"))
 	}
 	// Rate limited: wait Retry-After and try again, within --wait.
-	h := &hook{e: e, c: newClient(e).With(client.WithRateLimitWait(e.after)), wait: *wait, decideTools: *decideTools}
+	h := &hookCall{e: e, c: newClient(e).With(client.WithRateLimitWait(e.after)), wait: *wait, decideTools: *decideTools}
 	b, err := io.ReadAll(io.LimitReader(e.stdin, 16<<20))
 	if err == nil {
 		err = json.Unmarshal(b, &h.in)
@@ -172,27 +172,27 @@ func unhandledEvent(agent, event, handled string) error {
 }
 
 // call is the tool call the event is about.
-func (h *hook) call() mcp.ToolCall {
-	return mcp.ToolCall{Tool: h.in.ToolName, Input: h.in.ToolInput, Approval: h.in.ApprovalContext}
+func (h *hookCall) call() hook.ToolCall {
+	return hook.ToolCall{Tool: h.in.ToolName, Input: h.in.ToolInput, Approval: h.in.ApprovalContext}
 }
 
 // key makes the event's questions idempotent: the same event (a hook
 // run again for the same tool use) finds the question already asked.
-func (h *hook) key() string {
+func (h *hookCall) key() string {
 	b, _ := json.Marshal([]any{h.agent, h.in.HookEventName, h.in.SessionID, h.in.TurnID, h.in.ToolUseID, h.in.ToolName, h.in.ToolInput})
 	return "hook:" + digest(string(b))[:32]
 }
 
 // giveUp returns the context people are waited for in: it ends with
-// mcp.ErrStillPending after --wait.
-func (h *hook) giveUp(ctx context.Context) (context.Context, context.CancelFunc) {
+// hook.ErrStillPending after --wait.
+func (h *hookCall) giveUp(ctx context.Context) (context.Context, context.CancelFunc) {
 	h.start = time.Now()
-	return mcp.GiveUpAt(ctx, h.e.afterFunc()(h.wait))
+	return hook.GiveUpAt(ctx, h.e.afterFunc()(h.wait))
 }
 
 // stopped records how long the hook waited before it stopped: ctx is the
 // hook's own context, done when the agent stopped it.
-func (h *hook) stopped(ctx context.Context) {
+func (h *hookCall) stopped(ctx context.Context) {
 	h.waited, h.cut = h.wait, ctx.Err() != nil
 	if h.cut {
 		h.waited = time.Since(h.start).Round(time.Second)
@@ -201,7 +201,7 @@ func (h *hook) stopped(ctx context.Context) {
 
 // movedReason is why a question is cancelled when the hook stops waiting:
 // shown in its Slack message.
-func (h *hook) movedReason() string {
+func (h *hookCall) movedReason() string {
 	if h.cut {
 		return fmt.Sprintf("moved to the terminal: %s stopped its hook after %s (before the hook's --wait of %s); answer it in %s", h.agent, h.waited, h.wait, h.agent)
 	}
@@ -211,7 +211,7 @@ func (h *hook) movedReason() string {
 // decide decides the event's tool call by policy, asking people when it
 // says so. When the wait ends before a decision (--wait, or the agent
 // killed the hook) it cancels the question with movedReason and returns
-// mcp.ErrStillPending.
+// hook.ErrStillPending.
 //
 // An approval is of the diff a person saw: when a file changed on disk
 // before the answer arrived, the change is asked again with the new diff
@@ -221,11 +221,11 @@ func (h *hook) movedReason() string {
 // file at the (edited) path as it is now, is asked again, as a new
 // question naming the first; the edited call runs only once that is
 // approved (h.edited).
-func (h *hook) decide(ctx context.Context) (client.GateResult, error) {
+func (h *hookCall) decide(ctx context.Context) (client.GateResult, error) {
 	call := h.call()
 	key, notice := h.key(), ""
 	for asked := 0; ; asked++ {
-		op := mcp.AgentSide(h.operationOf(call), h.e.getenv("HOME"), h.in.CWD)
+		op := hook.AgentSide(h.operationOf(call), h.e.getenv("HOME"), h.in.CWD)
 		// A PermissionRequest fires only when the agent was about to ask its
 		// person: only a rule a person wrote or taught allows then. At
 		// PreToolUse an allow of the default policy is no decision (see
@@ -245,7 +245,7 @@ func (h *hook) decide(ctx context.Context) (client.GateResult, error) {
 		if stopped {
 			h.stopped(ctx)
 			h.release(ctx, v.QuestionID)
-			return v, mcp.ErrStillPending
+			return v, hook.ErrStillPending
 		}
 		if err != nil {
 			return v, h.waitRefused(err)
@@ -264,7 +264,7 @@ func (h *hook) decide(ctx context.Context) (client.GateResult, error) {
 			if !ok {
 				return client.GateResult{}, fault.Errorf(fault.EINVALID, "%s approved %s only with an edit that cannot be applied to it", v.By, h.in.ToolName)
 			}
-			e := fileEdit{by: v.By, question: v.QuestionID, to: mcp.ToolCall{Tool: call.Tool, Input: input, Approval: call.Approval}}
+			e := fileEdit{by: v.By, question: v.QuestionID, to: hook.ToolCall{Tool: call.Tool, Input: input, Approval: call.Approval}}
 			if err := again(); err != nil {
 				return client.GateResult{}, err
 			}
@@ -289,7 +289,7 @@ func (h *hook) decide(ctx context.Context) (client.GateResult, error) {
 
 // timeout is the deadline the hook's questions ask for: --wait, when the
 // hook stops waiting for them.
-func (h *hook) timeout() *float64 {
+func (h *hookCall) timeout() *float64 {
 	m := h.wait.Minutes()
 	return &m
 }
@@ -297,7 +297,7 @@ func (h *hook) timeout() *float64 {
 // waitRefused says, for a question the service refused because --wait
 // is outside its timeout bounds, which flag to change: the hook never
 // asks with another deadline than its own wait.
-func (h *hook) waitRefused(err error) error {
+func (h *hookCall) waitRefused(err error) error {
 	if fault.Code(err) != fault.EINVALID || !strings.Contains(fault.Message(err), "(timeouts.m") {
 		return err
 	}
@@ -317,14 +317,14 @@ func onlyDefault(v client.GateResult) bool {
 }
 
 // answer asks AskUserQuestion's questions, like decide.
-func (h *hook) answer(ctx context.Context) (map[string]any, error) {
+func (h *hookCall) answer(ctx context.Context) (map[string]any, error) {
 	gctx, cancel := h.giveUp(ctx)
 	defer cancel()
-	updated, asked, err := mcp.AskUserQuestions(gctx, h.c, h.run, h.key(), h.in.ToolInput, h.wait, client.Progress{})
+	updated, asked, err := hook.AskUserQuestions(gctx, h.c, h.run, h.key(), h.in.ToolInput, h.wait, client.Progress{})
 	if err != nil && gctx.Err() != nil {
 		h.stopped(ctx)
 		h.release(ctx, asked...)
-		return nil, mcp.ErrStillPending
+		return nil, hook.ErrStillPending
 	}
 	if err != nil {
 		return nil, h.waitRefused(err)
@@ -333,20 +333,20 @@ func (h *hook) answer(ctx context.Context) (map[string]any, error) {
 }
 
 // release cancels questions nobody answered in time.
-func (h *hook) release(ctx context.Context, ids ...string) {
+func (h *hookCall) release(ctx context.Context, ids ...string) {
 	for _, id := range ids {
 		if id == "" {
 			continue
 		}
-		if err := mcp.Release(ctx, h.c, id, h.movedReason()); err != nil {
+		if err := hook.Release(ctx, h.c, id, h.movedReason()); err != nil {
 			fmt.Fprintf(h.e.stderr, "hitl hook: cannot cancel %s: %s\n", id, visible(fault.Message(err)))
 		}
 	}
 }
 
 // why says, for the agent, why hitl did not decide.
-func (h *hook) why(err error) string {
-	if errors.Is(err, mcp.ErrStillPending) {
+func (h *hookCall) why(err error) string {
+	if errors.Is(err, hook.ErrStillPending) {
 		if h.cut {
 			return fmt.Sprintf("No decision in hitl: the hook was stopped after %s (before its --wait of %s): asking here instead", h.waited, h.wait)
 		}
@@ -356,7 +356,7 @@ func (h *hook) why(err error) string {
 }
 
 // print writes the decision JSON on stdout.
-func (h *hook) print(v any) error {
+func (h *hookCall) print(v any) error {
 	b, err := json.Marshal(v)
 	if err != nil {
 		return err

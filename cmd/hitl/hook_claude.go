@@ -6,7 +6,7 @@ import (
 
 	"github.com/hitlbot/hitl"
 	"github.com/hitlbot/hitl/client"
-	"github.com/hitlbot/hitl/mcp"
+	"github.com/hitlbot/hitl/hook"
 	"github.com/hitlbot/hitl/steer"
 )
 
@@ -43,7 +43,7 @@ type hookOutput struct {
 	HookSpecificOutput any `json:"hookSpecificOutput"`
 }
 
-func (h *hook) claude(ctx context.Context, step steer.HookStep) error {
+func (h *hookCall) claude(ctx context.Context, step steer.HookStep) error {
 	if h.in.HookEventName == "SessionStart" {
 		return h.claudeSessionStart(step) // claude_version.go
 	}
@@ -65,7 +65,7 @@ func (h *hook) claude(ctx context.Context, step steer.HookStep) error {
 		}
 		return h.print(hookOut{HookSpecificOutput: contextOutput{HookEventName: "PostToolUse", AdditionalContext: note}})
 	case "PreToolUse":
-		if !h.decideTools && h.in.ToolName != mcp.AskUserQuestionTool {
+		if !h.decideTools && h.in.ToolName != hook.AskUserQuestionTool {
 			return nil // Claude Code's own permissions decide (and its PermissionRequest hook)
 		}
 		out, ok := h.preToolUse(ctx)
@@ -89,13 +89,13 @@ func (h *hook) claude(ctx context.Context, step steer.HookStep) error {
 // ask asks people in hitl; false when only the default policy allows, so
 // that Claude Code's own permissions apply. AskUserQuestion is answered
 // through updatedInput.answers.
-func (h *hook) preToolUse(ctx context.Context) (claudePreToolUse, bool) {
+func (h *hookCall) preToolUse(ctx context.Context) (claudePreToolUse, bool) {
 	out := claudePreToolUse{HookEventName: "PreToolUse"}
 	ask := func(reason string) (claudePreToolUse, bool) {
 		out.PermissionDecision, out.PermissionDecisionReason = "ask", reason
 		return out, true
 	}
-	if h.in.ToolName == mcp.AskUserQuestionTool {
+	if h.in.ToolName == hook.AskUserQuestionTool {
 		updated, err := h.answer(ctx)
 		if err != nil {
 			return ask(h.why(err))
@@ -132,8 +132,8 @@ func (h *hook) preToolUse(ctx context.Context) (claudePreToolUse, bool) {
 
 // permissionRequest answers Claude Code's permission prompt; false leaves
 // it to the prompt.
-func (h *hook) permissionRequest(ctx context.Context) (claudePermissionDecision, bool) {
-	if h.in.ToolName == mcp.AskUserQuestionTool {
+func (h *hookCall) permissionRequest(ctx context.Context) (claudePermissionDecision, bool) {
+	if h.in.ToolName == hook.AskUserQuestionTool {
 		updated, err := h.answer(ctx)
 		if err != nil {
 			fmt.Fprintf(h.e.stderr, "hitl hook: %s\n", h.why(err))
@@ -194,7 +194,7 @@ func denial(v client.GateResult) string {
 
 // approval is the reason given with an allow (shown to the person at
 // the terminal).
-func (h *hook) approval(v client.GateResult) string {
+func (h *hookCall) approval(v client.GateResult) string {
 	if v.By == "" && h.edited == nil {
 		return "Allowed by hitl policy rule " + v.Rule
 	}

@@ -25,7 +25,7 @@ type codexPermissionRequest struct {
 	Decision      codexDecision `json:"decision"`
 }
 
-func (h *hook) codex(ctx context.Context, step steer.HookStep) error {
+func (h *hookCall) codex(ctx context.Context, step steer.HookStep) error {
 	if out, ok := h.steered(step); ok {
 		return h.print(out)
 	}
@@ -63,7 +63,7 @@ func (h *hook) codex(ctx context.Context, step steer.HookStep) error {
 // the call; a rule's or a person's allow, and the default policy's, print
 // nothing, so the call goes on to Codex's own approval (which may ask
 // again at PermissionRequest, where hitl answers by policy).
-func (h *hook) codexPreToolUse(ctx context.Context) error {
+func (h *hookCall) codexPreToolUse(ctx context.Context) error {
 	v, err := h.decide(ctx)
 	deny := func(msg string) error {
 		return h.print(hookOutput{claudePreToolUse{HookEventName: "PreToolUse", PermissionDecision: "deny", PermissionDecisionReason: msg}})

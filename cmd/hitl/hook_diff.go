@@ -8,7 +8,7 @@ import (
 	"strings"
 
 	"github.com/hitlbot/hitl"
-	"github.com/hitlbot/hitl/mcp"
+	"github.com/hitlbot/hitl/hook"
 )
 
 // operationOf is call (the event's tool call, or as a person edited it) as the operation the policy decides,
@@ -16,10 +16,10 @@ import (
 // hook runs on the agent's machine, in the session's directory). What each
 // file held when its diff was made is kept (h.seen, a hash), so that an
 // approval is bound to the content the person saw (changedSince).
-func (h *hook) operationOf(call mcp.ToolCall) hitl.Operation {
+func (h *hookCall) operationOf(call hook.ToolCall) hitl.Operation {
 	h.seen = map[string]string{}
 	read := func(path string) ([]byte, error) {
-		b, err := mcp.ReadLocal(path)
+		b, err := hook.ReadLocal(path)
 		h.seen[path] = contentHash(b, err)
 		return b, err
 	}
@@ -28,14 +28,14 @@ func (h *hook) operationOf(call mcp.ToolCall) hitl.Operation {
 
 // changedSince names the first file (by path) whose content is no longer
 // what its diff was made from; "" when every file is as it was.
-func (h *hook) changedSince() string {
+func (h *hookCall) changedSince() string {
 	paths := make([]string, 0, len(h.seen))
 	for p := range h.seen {
 		paths = append(paths, p)
 	}
 	slices.Sort(paths)
 	for _, p := range paths {
-		if contentHash(mcp.ReadLocal(p)) != h.seen[p] {
+		if contentHash(hook.ReadLocal(p)) != h.seen[p] {
 			return p
 		}
 	}

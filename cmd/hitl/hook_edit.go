@@ -6,7 +6,7 @@ import (
 	"strings"
 
 	"github.com/hitlbot/hitl/client"
-	"github.com/hitlbot/hitl/mcp"
+	"github.com/hitlbot/hitl/hook"
 )
 
 // A person's edit of a tool call, and what the agent is told of it: the
@@ -16,7 +16,7 @@ import (
 // the hook asked again about with the edited change's diff.
 type fileEdit struct {
 	by, question string
-	to           mcp.ToolCall // the call as edited
+	to           hook.ToolCall // the call as edited
 }
 
 // path is the file the edited change writes.
@@ -24,7 +24,7 @@ func (e fileEdit) path() string {
 	return filePath(e.to)
 }
 
-func filePath(c mcp.ToolCall) string {
+func filePath(c hook.ToolCall) string {
 	for _, k := range []string{"file_path", "notebook_path"} {
 		if p, _ := c.Input[k].(string); p != "" {
 			return p
@@ -39,7 +39,7 @@ const maxToldContent = 4000
 // updatedInput is the input the approved call runs with: the edited file
 // change, or the approver's edit of the resource (a command, a path);
 // nil when nobody edited it. false: the edit cannot be applied.
-func (h *hook) updatedInput(v client.GateResult) (map[string]any, bool) {
+func (h *hookCall) updatedInput(v client.GateResult) (map[string]any, bool) {
 	if h.edited != nil {
 		return h.edited.Input, true
 	}
@@ -52,7 +52,7 @@ func (h *hook) updatedInput(v client.GateResult) (map[string]any, bool) {
 // toldOfEdit is what the model is told when a person changed its call
 // (empty when nobody did): who changed what, and what ran instead, so
 // that its history matches what ran.
-func (h *hook) toldOfEdit(v client.GateResult, updated map[string]any) string {
+func (h *hookCall) toldOfEdit(v client.GateResult, updated map[string]any) string {
 	if updated == nil {
 		return ""
 	}
@@ -81,7 +81,7 @@ func (h *hook) toldOfEdit(v client.GateResult, updated map[string]any) string {
 			text = string(j)
 		}
 		if len(text) > maxToldContent {
-			fmt.Fprintf(&b, " Its %s is theirs (%d bytes): read %s to see what it holds.", k, len(text), filePath(mcp.ToolCall{Input: updated}))
+			fmt.Fprintf(&b, " Its %s is theirs (%d bytes): read %s to see what it holds.", k, len(text), filePath(hook.ToolCall{Input: updated}))
 			continue
 		}
 		fmt.Fprintf(&b, " Its %s is theirs:\n%s\n", k, text)

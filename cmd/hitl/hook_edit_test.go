@@ -233,7 +233,7 @@ func TestEditNotesSwept(t *testing.T) {
 	require.NoError(t, os.WriteFile(fresh, []byte("y"), 0o600))
 	long := time.Now().Add(-editNoteMaxAge - time.Hour)
 	require.NoError(t, os.Chtimes(old, long, long))
-	h := &hook{e: &env{getenv: func(k string) string {
+	h := &hookCall{e: &env{getenv: func(k string) string {
 		if k == "XDG_CACHE_HOME" {
 			return dir
 		}

@@ -21,7 +21,7 @@ const editNoteMaxAge = 24 * time.Hour
 
 // editNoteDir is where notes wait: $XDG_CACHE_HOME/hitl/edit-notes, or
 // ~/.cache/hitl/edit-notes; "" when neither is known (no note is left).
-func (h *hook) editNoteDir() string {
+func (h *hookCall) editNoteDir() string {
 	if d := h.e.getenv("XDG_CACHE_HOME"); d != "" {
 		return filepath.Join(d, "hitl", "edit-notes")
 	}
@@ -32,7 +32,7 @@ func (h *hook) editNoteDir() string {
 }
 
 // editNoteKey names the note of the call that runs input in this session.
-func (h *hook) editNoteKey(input map[string]any) string {
+func (h *hookCall) editNoteKey(input map[string]any) string {
 	b, _ := json.Marshal([]any{h.agent, h.in.SessionID, h.in.ToolName, input})
 	return digest(string(b))[:32]
 }
@@ -40,7 +40,7 @@ func (h *hook) editNoteKey(input map[string]any) string {
 // leaveEditNote leaves note for the PostToolUse of the call that runs
 // input. A note that cannot be written is not fatal: the edited call still
 // runs as the person approved it; only the model is not told.
-func (h *hook) leaveEditNote(input map[string]any, note string) {
+func (h *hookCall) leaveEditNote(input map[string]any, note string) {
 	dir := h.editNoteDir()
 	if dir == "" || note == "" {
 		return
@@ -62,7 +62,7 @@ func (h *hook) leaveEditNote(input map[string]any, note string) {
 
 // takeEditNote returns (and removes) the note left for this PostToolUse's
 // call, "" when there is none.
-func (h *hook) takeEditNote() string {
+func (h *hookCall) takeEditNote() string {
 	dir := h.editNoteDir()
 	if dir == "" {
 		return ""

@@ -43,7 +43,7 @@ func TestHookSteeredOutput(t *testing.T) {
 		{"end: nothing", "SessionEnd", steer.HookStep{Action: steer.HookEnd}, ""},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			h := &hook{in: hookInput{HookEventName: tc.event}}
+			h := &hookCall{in: hookInput{HookEventName: tc.event}}
 			out, ok := h.steered(tc.step)
 			if tc.want == "" {
 				assert.False(t, ok)

@@ -7,7 +7,7 @@ import (
 
 	"github.com/hitlbot/hitl"
 	"github.com/hitlbot/hitl/fault"
-	"github.com/hitlbot/hitl/mcp"
+	"github.com/hitlbot/hitl/hook"
 	"github.com/hitlbot/hitl/steer"
 )
 
@@ -41,7 +41,7 @@ type contextOutput struct {
 // runs out, then reports with HoldExpired (the service refuses the call).
 // When hitl cannot be reached the step is proceed: steering is best
 // effort, the tool decision still never allows what hitl did not decide.
-func (h *hook) session(ctx context.Context) steer.HookStep {
+func (h *hookCall) session(ctx context.Context) steer.HookStep {
 	call := steer.SessionHook{RunID: h.run, Agent: h.agent, Event: steer.HookEvent(h.in.HookEventName),
 		CWD: cut(h.in.CWD, hitl.MaxContextLen), Prompt: h.in.Prompt, Model: cut(h.in.Model, steer.MaxModelLen),
 		AgentVersion: cut(h.in.Version, steer.MaxModelLen)}
@@ -57,7 +57,7 @@ func (h *hook) session(ctx context.Context) steer.HookStep {
 }
 
 // report is one report of the call.
-func (h *hook) report(ctx context.Context, call steer.SessionHook) (steer.HookStep, error) {
+func (h *hookCall) report(ctx context.Context, call steer.SessionHook) (steer.HookStep, error) {
 	ctx, cancel := context.WithTimeout(ctx, 10*time.Second)
 	defer cancel()
 	return h.c.Hook(ctx, call)
@@ -67,10 +67,10 @@ func (h *hook) report(ctx context.Context, call steer.SessionHook) (steer.HookSt
 // again (a resume lets the call go on, a cancel halts it), for up to
 // --wait; what is left of --wait after the hold is what the tool's
 // decision may still take.
-func (h *hook) hold(ctx context.Context, call steer.SessionHook, step steer.HookStep) (steer.HookStep, error) {
+func (h *hookCall) hold(ctx context.Context, call steer.SessionHook, step steer.HookStep) (steer.HookStep, error) {
 	start := time.Now()
 	fmt.Fprintf(h.e.stderr, "hitl hook: %s is paused in hitl: holding this %s for up to %s\n", h.run, call.Event, h.wait)
-	gctx, cancel := mcp.GiveUpAt(ctx, h.e.afterFunc()(h.wait))
+	gctx, cancel := hook.GiveUpAt(ctx, h.e.afterFunc()(h.wait))
 	defer cancel()
 	defer func() { h.wait = max(h.wait-time.Since(start), time.Second) }()
 	for step.Action == steer.HookHold {
@@ -102,7 +102,7 @@ func (h *hook) hold(ctx context.Context, call steer.SessionHook, step steer.Hook
 // steered renders the step for the event when steering decides the
 // call: it returns the output and true, or false when the call goes about
 // its own business (a tool call to decide, or nothing to say).
-func (h *hook) steered(step steer.HookStep) (hookOut, bool) {
+func (h *hookCall) steered(step steer.HookStep) (hookOut, bool) {
 	ev := h.in.HookEventName
 	no := false
 	switch step.Action {
@@ -138,7 +138,7 @@ func redirected(instruction string) string {
 
 // sessionEvent handles an event that only reports on the session (no
 // tool call to decide): it prints what steering asks, or nothing.
-func (h *hook) sessionEvent(step steer.HookStep) error {
+func (h *hookCall) sessionEvent(step steer.HookStep) error {
 	if out, ok := h.steered(step); ok {
 		return h.print(out)
 	}

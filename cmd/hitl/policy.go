@@ -9,7 +9,7 @@ import (
 	"text/tabwriter"
 
 	"github.com/hitlbot/hitl"
-	"github.com/hitlbot/hitl/mcp"
+	"github.com/hitlbot/hitl/hook"
 	"github.com/hitlbot/hitl/policy"
 )
 
@@ -101,7 +101,7 @@ func policyCheck(ctx context.Context, args []string, e *env) error {
 	if *cwd == "" {
 		*cwd = workingDir() // as hitl gate: a relative path is placed where the check runs
 	}
-	o = mcp.AgentSide(o, *home, *cwd)
+	o = hook.AgentSide(o, *home, *cwd)
 	if *agentName != "" {
 		o.Agent = *agentName // the root names it (a token name is api:NAME)
 	}

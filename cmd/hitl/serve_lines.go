@@ -9,13 +9,13 @@ import (
 
 	"github.com/hitlbot/hitl"
 	"github.com/hitlbot/hitl/auth"
-	"github.com/hitlbot/hitl/internal/eventstream"
+	"github.com/hitlbot/hitl/eventstream"
 )
 
 // questionLines writes one line per question asked and per question
 // settled (answered, timed out, cancelled) to w until ctx ends: the
 // terminal's view of what waits on a person when hitl serve runs without
-// Slack. It follows the event stream (internal/eventstream over the event
+// Slack. It follows the event stream (eventstream over the event
 // log, woken by each commit) from the end of the log, reads nothing else
 // and writes nothing to the store.
 func questionLines(ctx context.Context, log hitl.EventLog, w io.Writer) error {

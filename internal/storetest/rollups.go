@@ -11,10 +11,10 @@ import (
 	"github.com/hitlbot/hitl"
 	"github.com/hitlbot/hitl/auth"
 	"github.com/hitlbot/hitl/fault"
-	"github.com/hitlbot/hitl/internal/sketch"
 	"github.com/hitlbot/hitl/notify"
 	"github.com/hitlbot/hitl/observe"
 	"github.com/hitlbot/hitl/service"
+	"github.com/hitlbot/hitl/sketch"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )

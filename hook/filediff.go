@@ -1,4 +1,4 @@
-package mcp
+package hook
 
 import (
 	"bytes"
@@ -11,7 +11,7 @@ import (
 	"strings"
 
 	"github.com/hitlbot/hitl"
-	"github.com/hitlbot/hitl/internal/udiff"
+	"github.com/hitlbot/hitl/diff"
 )
 
 // The diffs of a file-changing tool call, computed where the files are
@@ -221,7 +221,7 @@ func diffOf(d hitl.FileDiff, old, new string) hitl.FileDiff {
 	case hitl.FileDelete:
 		to = "/dev/null"
 	}
-	r := udiff.Unified(from, to, old, new, contextLines)
+	r := diff.Unified(from, to, old, new, contextLines)
 	d.Unified, d.Added, d.Removed = r.Text, r.Added, r.Removed
 	if r.Text == "" && d.Change == hitl.FileModify && d.MovedTo == "" {
 		d.Problem = "no change: the file already has this content"
@@ -302,7 +302,7 @@ func notebookDiff(path string, read ReadFile, in map[string]any) hitl.FileDiff {
 			d.Problem = "cell " + id + " is not in the notebook"
 			return d
 		}
-		r := udiff.Unified("/dev/null", "b"+slashed(name(where)), "", endLine(str("new_source")), contextLines)
+		r := diff.Unified("/dev/null", "b"+slashed(name(where)), "", endLine(str("new_source")), contextLines)
 		d.Unified, d.Added = r.Text, r.Added
 		return d
 	case at < 0 && id == "":
@@ -312,12 +312,12 @@ func notebookDiff(path string, read ReadFile, in map[string]any) hitl.FileDiff {
 		d.Problem = "cell " + id + " is not in the notebook"
 		return d
 	case mode == "delete":
-		r := udiff.Unified("a"+slashed(name("cell "+id)), "/dev/null", endLine(cell(at)), "", contextLines)
+		r := diff.Unified("a"+slashed(name("cell "+id)), "/dev/null", endLine(cell(at)), "", contextLines)
 		d.Unified, d.Removed = r.Text, r.Removed
 		return d
 	}
 	label := "a" + slashed(name("cell "+id))
-	r := udiff.Unified(label, "b"+label[1:], endLine(cell(at)), endLine(str("new_source")), contextLines)
+	r := diff.Unified(label, "b"+label[1:], endLine(cell(at)), endLine(str("new_source")), contextLines)
 	d.Unified, d.Added, d.Removed = r.Text, r.Added, r.Removed
 	if r.Text == "" {
 		d.Problem = "no change: the cell already has this source"
@@ -373,18 +373,9 @@ func capDiffs(diffs []hitl.FileDiff, max int) []hitl.FileDiff {
 	left := max
 	for i := range diffs {
 		var cut bool
-		diffs[i].Unified, cut = udiff.Cap(diffs[i].Unified, left)
+		diffs[i].Unified, cut = diff.Cap(diffs[i].Unified, left)
 		diffs[i].Truncated = diffs[i].Truncated || cut
 		left -= len(diffs[i].Unified)
 	}
 	return diffs
-}
-
-// cwd is where the server reads relative paths from.
-func (s *Server) cwd() string {
-	if s.opts.Dir != "" {
-		return s.opts.Dir
-	}
-	d, _ := os.Getwd()
-	return d
 }

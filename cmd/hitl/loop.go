@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"encoding/json"
 	"flag"
 	"fmt"
 	"time"
@@ -37,51 +36,6 @@ func (f *loopFlags) request() wire.CheckpointRequest {
 		req.Threshold = &t
 	}
 	return req
-}
-
-// checkpointLine is what hitl checkpoint prints: one JSON line.
-type checkpointLine struct {
-	Status      steer.RunStatus `json:"status"`
-	Model       string          `json:"model,omitempty"`
-	NewModel    string          `json:"newModel,omitempty"`
-	Instruction string          `json:"instruction,omitempty"`
-}
-
-// cmdCheckpoint is a shell loop's iteration boundary: it reports STATE
-// (registering the run on first use), prints one JSON line (the model to
-// use, a new instruction once), blocks while the run is paused, and exits
-// 5 once it is cancelled.
-func cmdCheckpoint(ctx context.Context, args []string, e *env) error {
-	fs := flag.NewFlagSet("checkpoint", flag.ContinueOnError)
-	var f loopFlags
-	f.register(fs, e)
-	if _, err := parseArgs(fs, args); err != nil {
-		return err
-	}
-	if f.run == "" {
-		return usageError(fs, "hitl checkpoint needs --run (or HITL_RUN): hitl checkpoint --run loop-1 --iter 3 --max 10")
-	}
-	if f.threshold >= 0 {
-		if err := hitl.ValidateThreshold("--threshold", f.threshold); err != nil {
-			return err
-		}
-	}
-	c := newClient(e)
-	cp, err := reportWaiting(ctx, c, e, &f, "hitl: run %s is paused; waiting for resume (hitl resume %s)\n")
-	if err != nil {
-		return err
-	}
-	switch cp.Status {
-	case steer.RunCancelled, steer.RunDone, steer.RunAborted:
-		msg := fmt.Sprintf("hitl: run %s is %s", visible(f.run), cp.Status)
-		if cp.Reason != "" {
-			msg += ": " + visible(cp.Reason)
-		}
-		return &outcome{code: exitCancelled, msg: msg}
-	}
-	b, _ := json.Marshal(checkpointLine{Status: cp.Status, Model: cp.Model, NewModel: cp.NewModel, Instruction: cp.Instruction})
-	fmt.Fprintln(e.stdout, string(b))
-	return nil
 }
 
 // reportWaiting reports the loop's state and waits while its run is
@@ -123,14 +77,6 @@ func retryable(err error) bool {
 		return true
 	}
 	return false
-}
-
-func cmdDone(ctx context.Context, args []string, e *env) error {
-	return endRun(ctx, args, e, "done", steer.StateDone)
-}
-
-func cmdAbort(ctx context.Context, args []string, e *env) error {
-	return endRun(ctx, args, e, "abort", steer.StateAbort)
 }
 
 func endRun(ctx context.Context, args []string, e *env, name string, ev steer.StateEventType) error {

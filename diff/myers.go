@@ -1,8 +1,8 @@
-// Package udiff computes unified diffs of text, line by line: Myers's
+// Package diff computes unified diffs of text, line by line: Myers's
 // O(ND) algorithm in linear space, with real line numbers and a chosen
 // number of context lines, and reads them back (Parse) for rendering.
 // It is pure: no files, no clock.
-package udiff
+package diff
 
 // maxCost bounds the edit distance the middle-snake search explores in one
 // region: beyond it the region is shown as removed then added, which is a
