@@ -2,8 +2,9 @@
 // agent's MCP client asks people questions (ask_human, get_answer),
 // requests approvals decided by the policy (request_approval), and serves
 // Claude Code's --permission-prompt-tool (permission_prompt), all through
-// a running hitl service (client.Client). It also holds what hitl knows of
-// Claude Code's tools, which its hooks share (hook.ToolCall, hook.AskUserQuestions).
+// a running hitl service (client.Client). What it knows of Claude Code's
+// tools it shares with the hooks: package hook (hook.ToolCall,
+// hook.AgentSide, hook.AskUserQuestions).
 //
 // Long waits survive client timeouts: while blocked, a tool sends progress
 // notifications when the client gave a progress token; after MaxWait it
