@@ -251,6 +251,42 @@ func TestLayers(t *testing.T) {
 	}
 }
 
+// folderFaults returns what breaks the rule that test support lives apart
+// from production code: a package under internal/ that is not test
+// support, and test support outside internal/.
+func folderFaults(layers map[string]layer) []string {
+	var out []string
+	for pkg, l := range layers {
+		inside := strings.HasPrefix(pkg, "internal/")
+		switch {
+		case inside && l != testSupport:
+			out = append(out, fmt.Sprintf("%s (%s) is under internal/, which holds test support only: move it out", pkg, l))
+		case !inside && l == testSupport:
+			out = append(out, fmt.Sprintf("%s is test support outside internal/: move it under internal/", pkg))
+		}
+	}
+	sort.Strings(out)
+	return out
+}
+
+// internal/ holds test support and nothing else, so that a production
+// helper is found by its name and a test fake is never taken for one.
+func TestInternalHoldsOnlyTestSupport(t *testing.T) {
+	assert.Empty(t, folderFaults(layers))
+	for name, c := range map[string]struct {
+		table map[string]layer
+		want  []string
+	}{
+		"test support under internal/": {map[string]layer{"internal/pgtest": testSupport, "uid": vocabulary}, nil},
+		"a production helper under internal/": {map[string]layer{"internal/uid": vocabulary},
+			[]string{"internal/uid (vocabulary) is under internal/, which holds test support only: move it out"}},
+		"test support outside internal/": {map[string]layer{"slackfake": testSupport},
+			[]string{"slackfake is test support outside internal/: move it under internal/"}},
+	} {
+		assert.Equal(t, c.want, folderFaults(c.table), name)
+	}
+}
+
 // The rule itself: each kind of climbing import is reported, a listed
 // one is not, and a listed one that is gone is.
 func TestLayerFaults(t *testing.T) {
