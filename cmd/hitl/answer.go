@@ -10,6 +10,8 @@ import (
 	"github.com/hitlbot/hitl"
 )
 
+// cmdAnswer is hitl answer: a person's answer to a question (a value,
+// text, an edit, a reply, or approving always).
 func cmdAnswer(ctx context.Context, args []string, e *env) error {
 	fs := flag.NewFlagSet("answer", flag.ContinueOnError)
 	text := fs.String("text", "", "optional explanation: the message on approve, the reason on deny")

@@ -9,6 +9,8 @@ import (
 	"github.com/hitlbot/hitl/steer"
 )
 
+// cmdCancel is hitl cancel: cancels a question (with a reason), or asks
+// a run to stop when given a run.
 func cmdCancel(ctx context.Context, args []string, e *env) error {
 	fs := flag.NewFlagSet("cancel", flag.ContinueOnError)
 	reason := fs.String("reason", "", "why, shown to people and to the agent that asked")

@@ -8,6 +8,8 @@ import (
 	"github.com/hitlbot/hitl/steer"
 )
 
+// cmdEscalate is hitl escalate: asks a run to switch to another model
+// (--model), saying why.
 func cmdEscalate(ctx context.Context, args []string, e *env) error {
 	fs := flag.NewFlagSet("escalate", flag.ContinueOnError)
 	model := fs.String("model", "", "the model to switch to, like opus (required)")

@@ -10,6 +10,8 @@ import (
 	"github.com/hitlbot/hitl"
 )
 
+// cmdPending is hitl pending: the questions waiting for people, oldest
+// first (or by deadline), with how to answer each.
 func cmdPending(ctx context.Context, args []string, e *env) error {
 	fs := flag.NewFlagSet("pending", flag.ContinueOnError)
 	asJSON := fs.Bool("json", false, "print JSON")

@@ -8,6 +8,8 @@ import (
 	"github.com/hitlbot/hitl"
 )
 
+// cmdPrompt is hitl prompt: the instruction of an interaction threshold
+// (--threshold, or the run's own), for an agent's prompt.
 func cmdPrompt(ctx context.Context, args []string, e *env) error {
 	fs := flag.NewFlagSet("prompt", flag.ContinueOnError)
 	level := fs.Int("threshold", -1, "the interaction threshold, 0-5")

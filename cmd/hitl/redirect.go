@@ -8,6 +8,7 @@ import (
 	"github.com/hitlbot/hitl/steer"
 )
 
+// cmdRedirect is hitl redirect: sends a run a new instruction.
 func cmdRedirect(ctx context.Context, args []string, e *env) error {
 	fs := flag.NewFlagSet("redirect", flag.ContinueOnError)
 	pos, err := parseArgs(fs, args)

@@ -11,6 +11,9 @@ import (
 	"github.com/hitlbot/hitl/steer"
 )
 
+// cmdRuns is hitl runs: the runs as rows (their handle, state, issue or
+// task, iteration, model, what they wait on); hitl status shares the row's
+// words.
 func cmdRuns(ctx context.Context, args []string, e *env) error {
 	fs := flag.NewFlagSet("runs", flag.ContinueOnError)
 	all := fs.Bool("all", false, "finished runs too")

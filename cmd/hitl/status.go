@@ -8,6 +8,7 @@ import (
 	"github.com/hitlbot/hitl/steer"
 )
 
+// cmdStatus is hitl status: one run in full.
 func cmdStatus(ctx context.Context, args []string, e *env) error {
 	fs := flag.NewFlagSet("status", flag.ContinueOnError)
 	asJSON := fs.Bool("json", false, "print JSON")

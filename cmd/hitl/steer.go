@@ -12,7 +12,9 @@ import (
 	"github.com/hitlbot/hitl/steer"
 )
 
-// cmdSteer returns the controller verb for command: hitl pause|resume RUN.
+// cmdSteer returns the controller verb for command: hitl pause|resume RUN
+// (both live here; the other steering commands have their own files and
+// send through sendSteer).
 func cmdSteer(c steer.Command) func(context.Context, []string, *env) error {
 	return func(ctx context.Context, args []string, e *env) error {
 		fs := flag.NewFlagSet(string(c), flag.ContinueOnError)
