@@ -23,7 +23,6 @@ const (
 	MaxOptionLen    = 500
 	MaxAssignees    = 20
 	MaxKeyLen       = 200
-	MaxContextLen   = 4000
 	MaxMetadataSize = 16 << 10
 )
 

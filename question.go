@@ -10,6 +10,9 @@ import (
 	"github.com/hitlbot/hitl/fault"
 )
 
+// MaxContextLen bounds each context field an agent sends with a question.
+const MaxContextLen = 4000
+
 // QuestionType says how an agent waits for the answer (docs/protocol.md#questions).
 type QuestionType string
 
@@ -18,16 +21,6 @@ const (
 	NonBlocking   QuestionType = "non_blocking"   // the agent goes on with the default
 	Approval      QuestionType = "approval"       // the agent waits for approve/deny
 	ErrorRecovery QuestionType = "error_recovery" // the agent is stuck and waits
-)
-
-// ResponseType is the shape of an answer (docs/protocol.md#questions).
-type ResponseType string
-
-const (
-	TextResponse     ResponseType = "text"
-	ChoiceResponse   ResponseType = "choice"
-	BooleanResponse  ResponseType = "boolean"
-	ApprovalResponse ResponseType = "approval"
 )
 
 // InputType is the file bridge's hint for how to collect a text answer (docs/protocol.md#questions).
@@ -424,4 +417,16 @@ func Conflict(q *Question) *fault.Error {
 		e.Message = "question " + q.ID + " is " + string(q.Status)
 	}
 	return e
+}
+
+func equalFold(a, b string) bool {
+	return strings.EqualFold(strings.TrimSpace(a), strings.TrimSpace(b))
+}
+
+func (q *Question) optionList() string {
+	labels := make([]string, len(q.Options))
+	for i, o := range q.Options {
+		labels[i] = o.Label
+	}
+	return strings.Join(labels, ", ")
 }

@@ -6,13 +6,6 @@ import (
 	"github.com/hitlbot/hitl/steer"
 )
 
-// PendingQuestion is the run-state protocol's pendingQuestion (docs/protocol.md#run-state-and-the-interaction-threshold).
-type PendingQuestion struct {
-	QuestionID string    `json:"questionId"`
-	Question   string    `json:"question"`
-	Timestamp  time.Time `json:"timestamp"`
-}
-
 // Interaction is one entry of the run-state protocol's interactionHistory (docs/protocol.md#run-state-and-the-interaction-threshold).
 type Interaction struct {
 	QuestionID string    `json:"questionId"`

@@ -35,15 +35,6 @@ func DefaultRunID(name string, p auth.Principal) string { return name + "@" + p.
 // principals of a tokenless server are one asker.
 func KeyOf(asker, key string) string { return PersonOf(asker) + "\x00" + key }
 
-// ControlKeyOf is the key a control request id sent by principal is held
-// under (the steering protocol's dedup cache): the principal's own, so that another
-// principal's request with the same id is a new request, never answered
-// with the first one's RESULT (nor refused with its refusal). The local
-// principals of a tokenless server are one principal.
-func ControlKeyOf(principal, requestID string) ControlKey {
-	return ControlKey{Principal: PersonOf(principal), RequestID: requestID}
-}
-
 // OwnedBy reports whether p is the same person as the principal that
 // started run.
 func (run *Run) OwnedBy(p auth.Principal) bool {

@@ -122,3 +122,10 @@ func (r *Run) Forget(q *Question) {
 		r.WaitingOn = nil
 	}
 }
+
+// PendingQuestion is the run-state protocol's pendingQuestion (docs/protocol.md#run-state-and-the-interaction-threshold).
+type PendingQuestion struct {
+	QuestionID string    `json:"questionId"`
+	Question   string    `json:"question"`
+	Timestamp  time.Time `json:"timestamp"`
+}

@@ -99,3 +99,12 @@ type RunPage struct {
 	// service's list, never stored.
 	Handles map[string]string `json:"handles,omitempty"`
 }
+
+// ControlKeyOf is the key a control request id sent by principal is held
+// under (the steering protocol's dedup cache): the principal's own, so that another
+// principal's request with the same id is a new request, never answered
+// with the first one's RESULT (nor refused with its refusal). The local
+// principals of a tokenless server are one principal.
+func ControlKeyOf(principal, requestID string) ControlKey {
+	return ControlKey{Principal: PersonOf(principal), RequestID: requestID}
+}
