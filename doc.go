@@ -19,10 +19,11 @@
 //
 // This package's files:
 //
-//   - question.go, newquestion.go, response.go, timeout.go: a question an
-//     agent asks, what it may ask, the answers a person may give, and when
-//     it times out; batch.go, listed.go, order.go: answering several at
-//     once, and which questions a list shows in what order.
+//   - question.go, newquestion.go, response.go, answer.go, timeout.go: a
+//     question an agent asks (and whose lists it is in), what it may ask,
+//     the answers a person may give and how one is checked, and when it
+//     times out; batch.go, order.go: answering several at once, and which
+//     questions a list shows in what order.
 //   - run.go, runrecord.go, runsteering.go, runowner.go: a run (one
 //     agent's work), what steering does to it, and who owns it.
 //   - reminder.go: a question's reminders and escalation as they fall due.

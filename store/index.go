@@ -1,7 +1,10 @@
 package store
 
 import (
+	"encoding/binary"
 	"fmt"
+	"math"
+	"time"
 
 	"github.com/hitlbot/hitl"
 	"github.com/hitlbot/hitl/fault"
@@ -115,4 +118,149 @@ func moveIndexes(tx *bolt.Tx, id string, old, cur []indexEntry) error {
 		}
 	}
 	return nil
+}
+
+// Keys are built so that bytes sort like the values they encode: integers
+// big-endian, times as unix nanoseconds with the sign bit flipped (so times
+// before 1970 sort before later ones), string prefixes ended by 0x00, which
+// job ids and idempotency keys never contain.
+
+func u64(v uint64) []byte {
+	var b [8]byte
+	binary.BigEndian.PutUint64(b[:], v)
+	return b[:]
+}
+
+// controlKey is a control record's key: principal ‖ 0x00 ‖ request id
+// (principal ids never hold 0x00).
+func controlKey(k hitl.ControlKey) []byte {
+	b := make([]byte, 0, len(k.Principal)+1+len(k.RequestID))
+	b = append(b, k.Principal...)
+	b = append(b, 0)
+	return append(b, k.RequestID...)
+}
+
+// timeKey encodes t as a sortable uint64, clamped to the range UnixNano can
+// represent (years 1678 to 2262).
+func timeKey(t time.Time) uint64 {
+	const minSec, maxSec = math.MinInt64/int64(time.Second) + 1, math.MaxInt64/int64(time.Second) - 1
+	switch s := t.Unix(); {
+	case s < minSec:
+		return 0
+	case s > maxSec:
+		return math.MaxUint64
+	}
+	return uint64(t.UnixNano()) ^ 1<<63
+}
+
+// timeIDKey is time ‖ id: the keys of by_deadline, by_created,
+// unassigned and by_settled.
+func timeIDKey(at time.Time, id string) []byte {
+	k := make([]byte, 8, 8+len(id))
+	binary.BigEndian.PutUint64(k, timeKey(at))
+	return append(k, id...)
+}
+
+// prefixedTimeKey is prefix ‖ 0x00 ‖ time ‖ id: the keys of by_status,
+// by_asker, by_assignee and by_responder.
+func prefixedTimeKey(prefix string, at time.Time, id string) []byte {
+	k := make([]byte, 0, len(prefix)+1+8+len(id))
+	k = append(k, prefix...)
+	k = append(k, 0)
+	k = binary.BigEndian.AppendUint64(k, timeKey(at))
+	return append(k, id...)
+}
+
+// runPrefix is the by_job prefix of every question of run: runID ‖ 0x00.
+func runPrefix(runID string) []byte {
+	k := make([]byte, 0, len(runID)+1+8+24)
+	k = append(k, runID...)
+	return append(k, 0)
+}
+
+// runKey is the by_job key: runID ‖ 0x00 ‖ createdAt ‖ id.
+func runKey(runID string, createdAt time.Time, id string) []byte {
+	k := runPrefix(runID)
+	k = binary.BigEndian.AppendUint64(k, timeKey(createdAt))
+	return append(k, id...)
+}
+
+// idemKey is the idem key: runID ‖ 0x00 ‖ idempotency key.
+func idemKey(runID, key string) []byte {
+	return append(runPrefix(runID), key...)
+}
+
+// idAfter returns the id at the end of an index key after skip bytes.
+func idAfter(k []byte, skip int) string {
+	if len(k) < skip {
+		return ""
+	}
+	return string(k[skip:])
+}
+
+// runEventPrefix is the events_by_run prefix of every event of run:
+// runID ‖ 0x00.
+func runEventPrefix(runID string) []byte {
+	k := make([]byte, 0, len(runID)+1+8)
+	k = append(k, runID...)
+	return append(k, 0)
+}
+
+// runEventKey is the events_by_run key: runID ‖ 0x00 ‖ seq.
+func runEventKey(runID string, seq uint64) []byte {
+	return binary.BigEndian.AppendUint64(runEventPrefix(runID), seq)
+}
+
+// The lists of by_filter, each a kind byte then the fields it selects on,
+// ended by 0x00; the key goes on with createdAt ‖ id (prefixedTimeKey).
+const (
+	filterAskerStatus = 'a' // 'a' ‖ asker ‖ 0x00 ‖ status
+	filterType        = 't' // 't' ‖ type
+	filterTypeStatus  = 's' // 's' ‖ type ‖ 0x00 ‖ status
+)
+
+// askerStatusList is the by_filter list of asker's questions of status st.
+func askerStatusList(asker string, st hitl.Status) string {
+	return string(rune(filterAskerStatus)) + asker + "\x00" + string(st)
+}
+
+// typeList is the by_filter list of the questions of type typ.
+func typeList(typ hitl.QuestionType) string {
+	return string(rune(filterType)) + string(typ)
+}
+
+// typeStatusList is the by_filter list of the questions of type typ and
+// status st.
+func typeStatusList(typ hitl.QuestionType, st hitl.Status) string {
+	return string(rune(filterTypeStatus)) + string(typ) + "\x00" + string(st)
+}
+
+// The lists of by_due_list, pending questions in deadline order, each a
+// kind byte then the id it selects on, ended by 0x00; the key goes on
+// with deadline ‖ id (dueKey).
+const (
+	dueAll        = 'p' // 'p': every pending question
+	dueAssignee   = 'a' // 'a' ‖ assignee
+	dueUnassigned = 'u' // 'u': pending with no assignee
+	dueRun        = 'j' // 'j' ‖ job id: a run's pending questions
+	dueType       = 't' // 't' ‖ type: the pending questions of a type
+)
+
+// dueList is the by_due_list prefix of a list: kind ‖ id ‖ 0x00.
+func dueList(kind byte, id string) []byte {
+	k := make([]byte, 0, 2+len(id)+8+24)
+	k = append(k, kind)
+	k = append(k, id...)
+	return append(k, 0)
+}
+
+// dueKey is a by_due_list key: list ‖ deadline ‖ id, where a question
+// that never times out sorts after every deadline.
+func dueKey(list []byte, timeoutAt *time.Time, id string) []byte {
+	at := uint64(math.MaxUint64)
+	if timeoutAt != nil {
+		at = timeKey(*timeoutAt)
+	}
+	k := binary.BigEndian.AppendUint64(append([]byte{}, list...), at)
+	return append(k, id...)
 }
