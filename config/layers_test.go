@@ -69,7 +69,7 @@ var layers = map[string]layer{
 	"api/wire":               edge,
 	"client":                 edge,
 	"web":                    edge,
-	"bot":                    edge,
+	"slack":                  edge,
 	"blocks":                 edge,
 	"email":                  edge,
 	"webhook":                edge,
@@ -291,8 +291,8 @@ func TestInternalHoldsOnlyTestSupport(t *testing.T) {
 // one is not, and a listed one that is gone is.
 func TestLayerFaults(t *testing.T) {
 	table := map[string]layer{"": vocabulary, "fault": vocabulary, "policy": capability, "service": capability,
-		"webhook": edge, "client": edge, "api": edge, "bot": edge, "web": edge, "cmd/hitl": wiring, "internal/memstore": testSupport}
-	noApp := map[string]bool{"client": true, "bot": true}
+		"webhook": edge, "client": edge, "api": edge, "slack": edge, "web": edge, "cmd/hitl": wiring, "internal/memstore": testSupport}
+	noApp := map[string]bool{"client": true, "slack": true}
 	cases := []struct {
 		name    string
 		graph   map[string][]string
@@ -306,7 +306,7 @@ func TestLayerFaults(t *testing.T) {
 		{"edge to wiring", map[string][]string{"web": {"cmd/hitl"}}, nil, []string{"web (edge) imports cmd/hitl (wiring), a higher layer"}},
 		{"SDK to application", map[string][]string{"client": {"service"}}, nil, []string{"client must not import the application (service)"}},
 		{"SDK to the API server", map[string][]string{"client": {"api"}}, nil, []string{"client must not import the application (api)"}},
-		{"edge to application", map[string][]string{"bot": {"service"}}, nil, []string{"bot must not import the application (service)"}},
+		{"edge to application", map[string][]string{"slack": {"service"}}, nil, []string{"slack must not import the application (service)"}},
 		{"production to test support", map[string][]string{"cmd/hitl": {"internal/memstore"}}, nil, []string{"cmd/hitl (wiring) imports test support internal/memstore"}},
 		{"test support imports anything", map[string][]string{"internal/memstore": {"cmd/hitl"}}, nil, nil},
 		{"no layer", map[string][]string{"newpkg": {}}, nil, []string{"newpkg has no layer: add it to the layers table"}},

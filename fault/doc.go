@@ -3,7 +3,7 @@
 // Every package returns a *Error with a code (EINVALID, ENOTFOUND,
 // ECONFLICT …) and a message written for the person or agent that reads it;
 // each edge translates the code in exactly one place (an HTTP status in
-// package api, an ephemeral message in package bot, an exit code in
+// package api, an ephemeral message in package slack, an exit code in
 // cmd/hitl). Code and Message read any error: errors that are not *Error
 // are internal, and their text is never shown.
 //

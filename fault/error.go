@@ -8,7 +8,7 @@ import (
 )
 
 // Error codes. Every edge translates these in exactly one place: HTTP status
-// in package api, an ephemeral message in package bot, an exit code in cmd.
+// in package api, an ephemeral message in package slack, an exit code in cmd.
 const (
 	EINVALID      = "invalid"      // the input is malformed or breaks a rule
 	ENOTFOUND     = "not_found"    // no such question or run

@@ -23,7 +23,7 @@ type OIDC struct {
 	SignIn func(ctx context.Context, p auth.Principal, ttl time.Duration) (string, *hitl.SignIn, error)
 	// SlackUserOf finds the Slack user whose profile has a verified
 	// e-mail ("" when none; nil without Slack): that person is their
-	// Slack user on the web too (bot.UserByEmail).
+	// Slack user on the web too (slack.Bot.UserByEmail).
 	SlackUserOf func(ctx context.Context, email string) (string, error)
 }
 

@@ -2,17 +2,17 @@ package main
 
 import (
 	"github.com/hitlbot/hitl/api"
-	"github.com/hitlbot/hitl/bot"
 	"github.com/hitlbot/hitl/email"
 	"github.com/hitlbot/hitl/metrics"
 	"github.com/hitlbot/hitl/service"
+	"github.com/hitlbot/hitl/slack"
 	"github.com/hitlbot/hitl/sweeper"
 	"github.com/hitlbot/hitl/web"
 )
 
 // botServiceOf is the bot's part of svc.
-func botServiceOf(svc *service.Service) bot.Service {
-	return bot.Service{Log: svc.Log, Questions: svc.Questions, Runs: svc.Runs, Policies: svc.Policies, Alerts: svc.Observation}
+func botServiceOf(svc *service.Service) slack.Service {
+	return slack.Service{Log: svc.Log, Questions: svc.Questions, Runs: svc.Runs, Policies: svc.Policies, Alerts: svc.Observation}
 }
 
 // emailServiceOf is the mailer's part of svc.

@@ -12,10 +12,10 @@ import (
 
 	"github.com/hitlbot/hitl"
 	"github.com/hitlbot/hitl/blocks"
-	"github.com/hitlbot/hitl/bot"
 	"github.com/hitlbot/hitl/config"
 	"github.com/hitlbot/hitl/internal/principaltest"
 	"github.com/hitlbot/hitl/internal/slackfake"
+	"github.com/hitlbot/hitl/slack"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )
@@ -78,7 +78,7 @@ func TestSlackBatchApproval(t *testing.T) {
 	e := slackEnvOn(t, slackfake.New(t, slackfake.FailOnReject()), 60*time.Second, batchPolicy("U0ALICE", "U0BOB"), func(c *config.Config, m *Main) {
 		c.Slack.RunsChannel, c.Slack.Answerers = runsChannel, []string{"U0ALICE", "U0BOB", "U0CAROL"}
 		tune := m.SlackTuning
-		m.SlackTuning = func(bc *bot.Config) {
+		m.SlackTuning = func(bc *slack.Config) {
 			tune(bc)
 			bc.RunUpdateEvery = time.Millisecond
 		}

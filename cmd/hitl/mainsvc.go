@@ -11,13 +11,13 @@ import (
 	"github.com/hitlbot/hitl"
 	"github.com/hitlbot/hitl/access"
 	"github.com/hitlbot/hitl/api"
-	"github.com/hitlbot/hitl/bot"
 	"github.com/hitlbot/hitl/config"
 	"github.com/hitlbot/hitl/email"
 	"github.com/hitlbot/hitl/fault"
 	"github.com/hitlbot/hitl/observe"
 	"github.com/hitlbot/hitl/service"
 	"github.com/hitlbot/hitl/shell"
+	"github.com/hitlbot/hitl/slack"
 	"github.com/hitlbot/hitl/sweeper"
 	"github.com/hitlbot/hitl/web"
 	"github.com/hitlbot/hitl/webhook"
@@ -35,10 +35,10 @@ type Main struct {
 
 	DB      Database // a bbolt file or PostgreSQL (database.go)
 	Service *service.Service
-	Bot     *bot.Bot // nil when Slack is off
+	Bot     *slack.Bot // nil when Slack is off
 
 	// SlackTuning adjusts the bot's pacing and retries (tests shorten them).
-	SlackTuning func(*bot.Config)
+	SlackTuning func(*slack.Config)
 	// MailEvery is how often the mailer looks for mail due again
 	// (mainemail.go; tests shorten it).
 	MailEvery time.Duration
@@ -115,7 +115,7 @@ func (m *Main) Run(ctx context.Context) (err error) {
 		if sc.Redispatch == 0 {
 			sc.Redispatch = db.redispatch
 		}
-		m.Bot = bot.New(sc, botServiceOf(m.Service), m.DB)
+		m.Bot = slack.New(sc, botServiceOf(m.Service), m.DB)
 		m.Service.SetDirectory(m.Bot.Directory())
 		m.Bot.Start(context.Background())
 	}
@@ -247,9 +247,9 @@ func (m *Main) tokens() []api.Token {
 	return out
 }
 
-func (m *Main) slackConfig() bot.Config {
+func (m *Main) slackConfig() slack.Config {
 	s := m.Config.Slack
-	c := bot.Config{
+	c := slack.Config{
 		AppToken: s.AppToken, BotToken: s.BotToken, APIURL: s.APIURL, DefaultChannel: s.Channel,
 		Access: m.access(), Envelopes: m.DB,
 		Clock: m.Clock, Logger: m.Logger,

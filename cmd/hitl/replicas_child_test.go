@@ -11,9 +11,9 @@ import (
 	"testing"
 	"time"
 
-	"github.com/hitlbot/hitl/bot"
 	"github.com/hitlbot/hitl/config"
 	"github.com/hitlbot/hitl/postgres"
+	"github.com/hitlbot/hitl/slack"
 	"github.com/stretchr/testify/require"
 )
 
@@ -35,7 +35,7 @@ func replicaTuning(c *config.Config, m *Main) {
 	c.RateLimits.TokenPerMinute, c.RateLimits.RunPerMinute, c.RateLimits.PolicyPerMinute, c.RateLimits.ControlPerMinute = 0, 0, 0, 0
 	c.Timeouts.Min = config.Duration(time.Second)
 	c.SweepSchedule = "@every 1s"
-	m.SlackTuning = func(bc *bot.Config) {
+	m.SlackTuning = func(bc *slack.Config) {
 		bc.PostInterval, bc.RetryMin, bc.RetryMax, bc.HomeRefresh = 5*time.Millisecond, 5*time.Millisecond, 50*time.Millisecond, 5*time.Millisecond
 		bc.Redispatch = replicaLease / 8
 		// The bot starts after the database is open: its claims take

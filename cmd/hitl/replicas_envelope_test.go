@@ -9,12 +9,12 @@ import (
 
 	"github.com/hitlbot/hitl"
 	"github.com/hitlbot/hitl/blocks"
-	"github.com/hitlbot/hitl/bot"
 	"github.com/hitlbot/hitl/client"
 	"github.com/hitlbot/hitl/config"
 	"github.com/hitlbot/hitl/internal/pgtest"
 	"github.com/hitlbot/hitl/internal/principaltest"
 	"github.com/hitlbot/hitl/internal/slackfake"
+	"github.com/hitlbot/hitl/slack"
 	"github.com/hitlbot/hitl/steer"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -91,7 +91,7 @@ func TestReplicasUpdateOneLiveRunMessage(t *testing.T) {
 		return startReplica(t, url, key, withSlack(srv), func(c *config.Config, m *Main) {
 			c.Slack.RunsChannel = runsChannel
 			tune := m.SlackTuning
-			m.SlackTuning = func(bc *bot.Config) { tune(bc); bc.RunUpdateEvery = time.Millisecond }
+			m.SlackTuning = func(bc *slack.Config) { tune(bc); bc.RunUpdateEvery = time.Millisecond }
 		})
 	}
 	r1, r2 := replica(), replica()

@@ -8,11 +8,11 @@ import (
 	"time"
 
 	"github.com/hitlbot/hitl"
-	"github.com/hitlbot/hitl/bot"
 	"github.com/hitlbot/hitl/client"
 	"github.com/hitlbot/hitl/config"
 	"github.com/hitlbot/hitl/internal/principaltest"
 	"github.com/hitlbot/hitl/internal/slackfake"
+	"github.com/hitlbot/hitl/slack"
 	"github.com/stretchr/testify/require"
 )
 
@@ -33,7 +33,7 @@ func withSlack(srv *slackfake.Server, mutate ...func(*config.Slack)) func(*confi
 	return func(c *config.Config, m *Main) {
 		c.Slack.AppToken, c.Slack.BotToken, c.Slack.APIURL, c.Slack.Channel = srv.AppToken(), srv.BotToken(), srv.APIURL(), testChannel
 		withSlackSettings(mutate...)(c, m)
-		m.SlackTuning = func(bc *bot.Config) {
+		m.SlackTuning = func(bc *slack.Config) {
 			bc.PostInterval, bc.RetryMin, bc.RetryMax, bc.HomeRefresh = 5*time.Millisecond, 5*time.Millisecond, 50*time.Millisecond, 5*time.Millisecond
 		}
 	}
@@ -43,7 +43,7 @@ func withSlack(srv *slackfake.Server, mutate ...func(*config.Slack)) func(*confi
 func withPostInterval(d time.Duration) func(*config.Config, *Main) {
 	return func(_ *config.Config, m *Main) {
 		tune := m.SlackTuning
-		m.SlackTuning = func(c *bot.Config) { tune(c); c.PostInterval = d }
+		m.SlackTuning = func(c *slack.Config) { tune(c); c.PostInterval = d }
 	}
 }
 

@@ -9,11 +9,11 @@ import (
 
 	"github.com/hitlbot/hitl"
 	"github.com/hitlbot/hitl/blocks"
-	"github.com/hitlbot/hitl/bot"
 	"github.com/hitlbot/hitl/client"
 	"github.com/hitlbot/hitl/config"
 	"github.com/hitlbot/hitl/internal/principaltest"
 	"github.com/hitlbot/hitl/internal/slackfake"
+	"github.com/hitlbot/hitl/slack"
 	"github.com/hitlbot/hitl/steer"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -44,7 +44,7 @@ func startSteering(t *testing.T, every time.Duration, ts timers) *slackEnv {
 		c.Slack.RunsChannel, c.Slack.Models = runsChannel, []string{"opus", "sonnet"}
 		c.Slack.Controllers, c.Slack.Answerers = []string{controller}, []string{controller, "U0ANSWER"}
 		tune := m.SlackTuning
-		m.SlackTuning = func(bc *bot.Config) {
+		m.SlackTuning = func(bc *slack.Config) {
 			tune(bc)
 			bc.RunUpdateEvery = every
 			if ts != nil {
@@ -279,7 +279,7 @@ func steeringConfig(c *config.Config, m *Main) {
 	c.Slack.RunsChannel, c.Slack.Models = runsChannel, []string{"opus"}
 	c.Slack.Controllers, c.Slack.Answerers = []string{controller}, []string{controller, "U0ANSWER"}
 	tune := m.SlackTuning
-	m.SlackTuning = func(bc *bot.Config) {
+	m.SlackTuning = func(bc *slack.Config) {
 		if tune != nil {
 			tune(bc)
 		}
