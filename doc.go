@@ -60,15 +60,17 @@
 //     limit.go: the values they carry.
 //
 // The capabilities: access (who may ask, answer, steer, see, take),
-// policy (the approval decision, pure),
+// policy (the approval decision, pure; shell parses the lines it decides),
 // runhandle (naming a run by the beginning of its id), observe (stats
-// from rollups), service (the application, one part per aggregate:
-// Questions, Runs, Policies, Guard, Webhooks, SignIns, Observation, Log),
-// eventstream (the event log as a live stream). The edges: api
-// (the HTTP API server, its wire format in api/wire), client (the Go SDK),
-// bot (Slack), web (the web inbox), mcp (the MCP
-// server and hooks), email, webhook (the delivery worker), watch (the
-// file bridge), metrics, sweeper;
-// cmd/hitl wires them. docs/architecture.md follows an answer and a pause
-// through the files.
+// from rollups), diff (unified diffs), eventstream (the event log as a
+// live stream), service (the application, one part per aggregate:
+// Questions, Runs, Policies, Guard, Webhooks, SignIns, Observation, Log,
+// Audit). The edges: api (the HTTP API server, its wire format in
+// api/wire), client (the Go SDK), slack (Slack, with blocks its Block
+// Kit rendering), web (the web inbox), mcp (the MCP server), hook (what
+// the coding-agent hooks run on the agent's machine), email, webhook (the
+// delivery worker), watch (the file bridge), metrics, sweeper, sandbox
+// (Landlock), store (bbolt), postgres. cmd/hitl wires them.
+// docs/architecture.md says where to look first and follows an answer, an
+// approval and a pause through the files.
 package hitl
