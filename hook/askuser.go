@@ -1,6 +1,7 @@
 package hook
 
 import (
+	"cmp"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -76,7 +77,7 @@ func AskUserQuestions(ctx context.Context, c *client.Client, run, key string, in
 		case hitl.OutcomeTimedOut:
 			return nil, asked, fault.Errorf(fault.ETIMEDOUT, "nobody answered %q in time", q.Question)
 		default:
-			return nil, asked, fault.Errorf(fault.ECANCELLED, "question %s was cancelled: %s", id, orDefault(q.CancelReason, "no reason given"))
+			return nil, asked, fault.Errorf(fault.ECANCELLED, "question %s was cancelled: %s", id, cmp.Or(q.CancelReason, "no reason given"))
 		}
 		answers[in.Questions[i].Question] = q.Response.String()
 	}

@@ -1,6 +1,7 @@
 package hook
 
 import (
+	"cmp"
 	"encoding/json"
 	"maps"
 	"strings"
@@ -124,7 +125,7 @@ func (t ToolCall) Operation(context string) hitl.Operation {
 			// Grep and Glob read everything beneath their path: every rule
 			// about a path beneath it applies
 			op.Recursive = true
-			op.Description = t.Tool + " " + str("pattern") + " in " + orDefault(op.Resource, "the working directory")
+			op.Description = t.Tool + " " + str("pattern") + " in " + cmp.Or(op.Resource, "the working directory")
 		}
 	case "WebFetch", "WebSearch":
 		op.Type, op.Resource = hitl.OpAPICall, str(t.editField())
@@ -134,7 +135,7 @@ func (t ToolCall) Operation(context string) hitl.Operation {
 		op.Context = joinNonEmpty(context, preview(t.Input))
 	case "Task", "Agent":
 		op.Type, op.Resource = hitl.OpSpawnAgent, str("subagent_type")
-		op.Description = "Start a subagent: " + orDefault(str("description"), str("prompt"))
+		op.Description = "Start a subagent: " + cmp.Or(str("description"), str("prompt"))
 	default:
 		if strings.HasPrefix(t.Tool, "mcp__") {
 			op.Type, op.Resource = hitl.OpAPICall, t.Tool
@@ -271,11 +272,4 @@ func joinNonEmpty(parts ...string) string {
 		}
 	}
 	return strings.Join(out, "\n")
-}
-
-func orDefault(s, d string) string {
-	if s == "" {
-		return d
-	}
-	return s
 }

@@ -2,6 +2,7 @@ package hook
 
 import (
 	"bytes"
+	"cmp"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -97,7 +98,7 @@ func (t ToolCall) Diffs(cwd string, read ReadFile) []hitl.FileDiff {
 	case "NotebookEdit":
 		out = []hitl.FileDiff{notebookDiff(abs(cwd, str("notebook_path")), read, t.Input)}
 	case "apply_patch":
-		out = patchDiffs(cwd, read, orDefault(str("command"), str("patch")))
+		out = patchDiffs(cwd, read, cmp.Or(str("command"), str("patch")))
 	default:
 		return nil
 	}
@@ -214,7 +215,7 @@ func writeDiff(path string, read ReadFile, content string) hitl.FileDiff {
 
 // diffOf fills d with the unified diff of old against new.
 func diffOf(d hitl.FileDiff, old, new string) hitl.FileDiff {
-	from, to := "a"+slashed(d.Path), "b"+slashed(orDefault(d.MovedTo, d.Path))
+	from, to := "a"+slashed(d.Path), "b"+slashed(cmp.Or(d.MovedTo, d.Path))
 	switch d.Change {
 	case hitl.FileNew:
 		from = "/dev/null"
@@ -261,7 +262,7 @@ func notebookDiff(path string, read ReadFile, in map[string]any) hitl.FileDiff {
 		d.Problem = "the notebook is not JSON: " + err.Error()
 		return d
 	}
-	mode, id := orDefault(str("edit_mode"), "replace"), str("cell_id")
+	mode, id := cmp.Or(str("edit_mode"), "replace"), str("cell_id")
 	at := -1
 	for i, c := range nb.Cells {
 		if c.ID == id && id != "" {

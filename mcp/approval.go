@@ -1,6 +1,7 @@
 package mcp
 
 import (
+	"cmp"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -14,7 +15,7 @@ import (
 )
 
 func (s *Server) requestApproval(ctx context.Context, req *sdk.CallToolRequest, in approvalInput) (*sdk.CallToolResult, ApprovalReply, error) {
-	op := hitl.Operation{Type: hitl.OpType(orDefault(in.OpType, "custom")), Description: in.Operation, Context: in.Context,
+	op := hitl.Operation{Type: hitl.OpType(cmp.Or(in.OpType, "custom")), Description: in.Operation, Context: in.Context,
 		Risk: hitl.Risk(in.Risk), Resource: in.Resource}
 	wctx, cancel, tick := s.waiting(ctx, req, "waiting for a person to approve: "+cut(in.Operation, 80))
 	defer cancel()
@@ -140,7 +141,7 @@ func permissionFor(call hook.ToolCall, v client.GateResult) permission {
 		case hitl.OutcomeTimedOut, hitl.OutcomeDefaulted:
 			return deny("Nobody approved %s in time.", call.Tool)
 		case hitl.OutcomeCancelled:
-			return deny("The approval of %s was cancelled: %s", call.Tool, orDefault(v.Message, "no reason given"))
+			return deny("The approval of %s was cancelled: %s", call.Tool, cmp.Or(v.Message, "no reason given"))
 		case hitl.OutcomeReplied:
 			return deny("Not approved: %s replied in hitl instead: %s", v.By, v.Message)
 		}
@@ -148,7 +149,7 @@ func permissionFor(call hook.ToolCall, v client.GateResult) permission {
 		if v.By != "" {
 			msg += " by " + v.By
 		}
-		return deny("%s: %s", msg, orDefault(v.Message, "no reason given"))
+		return deny("%s: %s", msg, cmp.Or(v.Message, "no reason given"))
 	}
 	if v.Edited == "" && v.EditedContent == "" {
 		return permission{Behavior: "allow", UpdatedInput: call.Input}

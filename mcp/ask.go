@@ -1,6 +1,7 @@
 package mcp
 
 import (
+	"cmp"
 	"context"
 	"fmt"
 	"time"
@@ -105,7 +106,10 @@ func (s *Server) awaitFor(ctx context.Context, req *sdk.CallToolRequest, id stri
 	if q.Response != nil {
 		r.Answer, r.Note = q.Response.String(), q.Response.Text
 		if q.Response.Edited != "" {
-			r.Note = joinNonEmpty(r.Note, "edited to: "+q.Response.Edited)
+			if r.Note != "" {
+				r.Note += "\n"
+			}
+			r.Note += "edited to: " + q.Response.Edited
 		}
 	}
 	var msg string
@@ -124,7 +128,7 @@ func (s *Server) awaitFor(ctx context.Context, req *sdk.CallToolRequest, id stri
 		msg = "Nobody answered in time and there is no default: decide on your own judgement and say what you assumed."
 	case hitl.OutcomeCancelled:
 		r.Note = q.CancelReason
-		msg = "The question was cancelled: " + orDefault(q.CancelReason, "no reason given") + ". Do not wait for it."
+		msg = "The question was cancelled: " + cmp.Or(q.CancelReason, "no reason given") + ". Do not wait for it."
 	}
 	return text(msg), r, nil
 }

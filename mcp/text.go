@@ -1,31 +1,12 @@
 package mcp
 
-import (
-	"strings"
-	"unicode/utf8"
-)
+import "unicode/utf8"
 
+// cut shortens s to n runes for a progress message, saying so.
 func cut(s string, n int) string {
 	if utf8.RuneCountInString(s) <= n {
 		return s
 	}
 	r := []rune(s)
 	return string(r[:n]) + " …[cut]"
-}
-
-func joinNonEmpty(parts ...string) string {
-	var out []string
-	for _, p := range parts {
-		if p != "" {
-			out = append(out, p)
-		}
-	}
-	return strings.Join(out, "\n")
-}
-
-func orDefault(s, d string) string {
-	if s == "" {
-		return d
-	}
-	return s
 }

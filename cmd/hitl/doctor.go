@@ -2,6 +2,7 @@ package main
 
 import (
 	"bufio"
+	"cmp"
 	"context"
 	"encoding/json"
 	"errors"
@@ -147,7 +148,7 @@ func (d *doctor) onPath() check {
 
 func (d *doctor) service(ctx context.Context) check {
 	cl := newClient(d.e)
-	url := orDefault(d.e.getenv("HITL_URL"), "http://127.0.0.1:7070")
+	url := cmp.Or(d.e.getenv("HITL_URL"), "http://127.0.0.1:7070")
 	c := check{what: "the service", status: checkProblem}
 	ctx, cancel := context.WithTimeout(ctx, d.timeout)
 	defer cancel()

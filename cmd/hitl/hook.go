@@ -1,6 +1,7 @@
 package main
 
 import (
+	"cmp"
 	"context"
 	"crypto/sha256"
 	"encoding/hex"
@@ -123,7 +124,7 @@ func cmdHook(ctx context.Context, args []string, e *env) error {
 	h.agent = map[string]string{"claude": "Claude Code", "codex": "Codex"}[prefix]
 	h.run = *run
 	if h.run == "" {
-		h.run = prefix + "-" + orDefault(h.in.SessionID, "session")
+		h.run = prefix + "-" + cmp.Or(h.in.SessionID, "session")
 		if steer.ValidateRunID(h.run) != nil {
 			h.run = prefix + "-" + digest(h.in.SessionID)[:16]
 		}
@@ -368,13 +369,6 @@ func (h *hookCall) print(v any) error {
 func digest(s string) string {
 	sum := sha256.Sum256([]byte(s))
 	return hex.EncodeToString(sum[:])
-}
-
-func orDefault(s, d string) string {
-	if s == "" {
-		return d
-	}
-	return s
 }
 
 func cut(s string, n int) string {

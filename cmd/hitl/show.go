@@ -1,6 +1,7 @@
 package main
 
 import (
+	"cmp"
 	"context"
 	"flag"
 	"fmt"
@@ -125,7 +126,7 @@ func showQuestion(w io.Writer, q *hitl.Question, run string, now time.Time, pain
 	case q.Response.WasEdited():
 		fmt.Fprintf(w, "%s by %s: approved with an edit; the agent runs:\n%s\n", q.Status, visible(auth.PersonName(q.RespondedBy)), visibleLines(q.Response.Edited))
 	case q.Response != nil && !q.Sensitive:
-		fmt.Fprintf(w, "%s by %s: %s\n", q.Status, visible(orDefault(auth.PersonName(q.RespondedBy), "the default")), visibleLines(q.Response.String()))
+		fmt.Fprintf(w, "%s by %s: %s\n", q.Status, visible(cmp.Or(auth.PersonName(q.RespondedBy), "the default")), visibleLines(q.Response.String()))
 	default:
 		fmt.Fprintf(w, "%s\n", q.Status)
 	}
