@@ -148,10 +148,44 @@ type WebhookTargetStats struct {
 	LastSuccess *time.Time `json:"lastSuccess,omitempty"`
 }
 
-// SortedWebhookStats returns the stats in by, by target name.
-func SortedWebhookStats(by map[string]*WebhookTargetStats) []WebhookTargetStats {
-	out := make([]WebhookTargetStats, 0, len(by))
-	for _, st := range by {
+// WebhookTally counts a store's deliveries by target as it reads them:
+// each store reads its own way (an index, a query, a map) and keeps the
+// arithmetic here, once. The zero WebhookTally is empty.
+type WebhookTally struct {
+	by map[string]*WebhookTargetStats
+}
+
+func (t *WebhookTally) target(name string) *WebhookTargetStats {
+	if t.by == nil {
+		t.by = map[string]*WebhookTargetStats{}
+	}
+	if t.by[name] == nil {
+		t.by[name] = &WebhookTargetStats{Target: name}
+	}
+	return t.by[name]
+}
+
+// Add counts n deliveries to target in status (pending or failed; the
+// others are not counted).
+func (t *WebhookTally) Add(target string, status WebhookStatus, n int) {
+	switch status {
+	case WebhookPending:
+		t.target(target).Pending += n
+	case WebhookFailed:
+		t.target(target).Failed += n
+	}
+}
+
+// Succeeded records target's last successful delivery.
+func (t *WebhookTally) Succeeded(target string, at time.Time) {
+	at = at.UTC()
+	t.target(target).LastSuccess = &at
+}
+
+// Stats are the counts by target name.
+func (t *WebhookTally) Stats() []WebhookTargetStats {
+	out := make([]WebhookTargetStats, 0, len(t.by))
+	for _, st := range t.by {
 		out = append(out, *st)
 	}
 	slices.SortFunc(out, func(a, b WebhookTargetStats) int { return strings.Compare(a.Target, b.Target) })

@@ -284,13 +284,7 @@ func (db *DB) ReplayWebhook(ctx context.Context, seq uint64, now time.Time) (hit
 
 // WebhookStats implements hitl.WebhookOutbox.
 func (db *DB) WebhookStats(ctx context.Context) ([]hitl.WebhookTargetStats, error) {
-	by := map[string]*hitl.WebhookTargetStats{}
-	get := func(t string) *hitl.WebhookTargetStats {
-		if by[t] == nil {
-			by[t] = &hitl.WebhookTargetStats{Target: t}
-		}
-		return by[t]
-	}
+	var tally hitl.WebhookTally
 	err := db.read(ctx, "webhook stats", func(tx pgx.Tx) error {
 		rows, err := tx.Query(ctx, `SELECT target, status, count(*) FROM webhooks WHERE status IN ('pending', 'failed') GROUP BY target, status`)
 		if err != nil {
@@ -303,11 +297,7 @@ func (db *DB) WebhookStats(ctx context.Context) ([]hitl.WebhookTargetStats, erro
 				rows.Close()
 				return err
 			}
-			if status == string(hitl.WebhookPending) {
-				get(target).Pending = n
-			} else {
-				get(target).Failed = n
-			}
+			tally.Add(target, hitl.WebhookStatus(status), n)
 		}
 		rows.Close()
 		if err := rows.Err(); err != nil {
@@ -324,8 +314,7 @@ func (db *DB) WebhookStats(ctx context.Context) ([]hitl.WebhookTargetStats, erro
 				rows.Close()
 				return err
 			}
-			t := time.Unix(0, at).UTC()
-			get(target).LastSuccess = &t
+			tally.Succeeded(target, time.Unix(0, at))
 		}
 		rows.Close()
 		return rows.Err()
@@ -333,7 +322,7 @@ func (db *DB) WebhookStats(ctx context.Context) ([]hitl.WebhookTargetStats, erro
 	if err != nil {
 		return nil, err
 	}
-	return hitl.SortedWebhookStats(by), nil
+	return tally.Stats(), nil
 }
 
 // PruneWebhooks implements hitl.WebhookOutbox: by webhooks_settled.

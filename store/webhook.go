@@ -332,29 +332,18 @@ func (db *DB) ReplayWebhook(ctx context.Context, seq uint64, now time.Time) (hit
 // WebhookStats implements hitl.WebhookOutbox: it walks the pending and
 // failed parts of webhook_by_status and reads webhook_last.
 func (db *DB) WebhookStats(ctx context.Context) ([]hitl.WebhookTargetStats, error) {
-	by := map[string]*hitl.WebhookTargetStats{}
-	get := func(t string) *hitl.WebhookTargetStats {
-		if by[t] == nil {
-			by[t] = &hitl.WebhookTargetStats{Target: t}
-		}
-		return by[t]
-	}
+	var tally hitl.WebhookTally
 	err := db.view(ctx, "webhook stats", func(tx *bolt.Tx) error {
 		c := tx.Bucket(bucketWebhookByStatus).Cursor()
 		for _, st := range []hitl.WebhookStatus{hitl.WebhookPending, hitl.WebhookFailed} {
 			prefix := append([]byte(st), 0)
 			for k, v := c.Seek(prefix); k != nil && bytes.HasPrefix(k, prefix); k, v = c.Next() {
-				if st == hitl.WebhookPending {
-					get(string(v)).Pending++
-				} else {
-					get(string(v)).Failed++
-				}
+				tally.Add(string(v), st, 1)
 			}
 		}
 		return tx.Bucket(bucketWebhookLast).ForEach(func(k, v []byte) error {
 			if len(v) == 8 {
-				at := time.Unix(0, int64(binary.BigEndian.Uint64(v)^1<<63)).UTC()
-				get(string(k)).LastSuccess = &at
+				tally.Succeeded(string(k), time.Unix(0, int64(binary.BigEndian.Uint64(v)^1<<63)))
 			}
 			return nil
 		})
@@ -362,7 +351,7 @@ func (db *DB) WebhookStats(ctx context.Context) ([]hitl.WebhookTargetStats, erro
 	if err != nil {
 		return nil, err
 	}
-	return hitl.SortedWebhookStats(by), nil
+	return tally.Stats(), nil
 }
 
 // PruneWebhooks implements hitl.WebhookOutbox: it reads webhook_settled

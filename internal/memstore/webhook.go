@@ -135,26 +135,14 @@ func (s *Store) ReplayWebhook(_ context.Context, seq uint64, now time.Time) (hit
 func (s *Store) WebhookStats(context.Context) ([]hitl.WebhookTargetStats, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	by := map[string]*hitl.WebhookTargetStats{}
-	get := func(t string) *hitl.WebhookTargetStats {
-		if by[t] == nil {
-			by[t] = &hitl.WebhookTargetStats{Target: t}
-		}
-		return by[t]
-	}
+	var tally hitl.WebhookTally
 	for _, d := range s.hooks.all {
-		switch d.Status {
-		case hitl.WebhookPending:
-			get(d.Target()).Pending++
-		case hitl.WebhookFailed:
-			get(d.Target()).Failed++
-		}
+		tally.Add(d.Target(), d.Status, 1)
 	}
 	for t, at := range s.hooks.last {
-		at := at
-		get(t).LastSuccess = &at
+		tally.Succeeded(t, at)
 	}
-	return hitl.SortedWebhookStats(by), nil
+	return tally.Stats(), nil
 }
 
 // PruneWebhooks implements hitl.WebhookOutbox.
