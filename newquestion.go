@@ -37,14 +37,14 @@ type NewQuestion struct {
 	Options      []Option     `json:"options,omitempty"`
 	// MultiSelect lets a choice be answered with several options (Claude
 	// Code's AskUserQuestion multiSelect): the answer is a list of values.
-	MultiSelect     bool           `json:"multiSelect,omitempty"`
-	Context         *Context       `json:"context,omitempty"`
-	TimeoutMinutes  *float64       `json:"timeoutMinutes,omitempty"`
-	DefaultResponse *Response      `json:"defaultResponse,omitempty"`
-	Metadata        map[string]any `json:"metadata,omitempty"`
-	Assignees       []string       `json:"assignees,omitempty"`
-	Channel         string         `json:"channel,omitempty"`
-	IdempotencyKey  string         `json:"idempotencyKey,omitempty"`
+	MultiSelect     bool             `json:"multiSelect,omitempty"`
+	Context         *QuestionContext `json:"context,omitempty"`
+	TimeoutMinutes  *float64         `json:"timeoutMinutes,omitempty"`
+	DefaultResponse *Response        `json:"defaultResponse,omitempty"`
+	Metadata        map[string]any   `json:"metadata,omitempty"`
+	Assignees       []string         `json:"assignees,omitempty"`
+	Channel         string           `json:"channel,omitempty"`
+	IdempotencyKey  string           `json:"idempotencyKey,omitempty"`
 	// CallbackURL gets the question's outcome as a signed webhook; only
 	// to hosts CallbackPolicy allows.
 	CallbackURL string `json:"callbackUrl,omitempty"`
@@ -249,7 +249,7 @@ func validateRouting(assignees []string, channel string) error {
 	return nil
 }
 
-func validateContext(c *Context) error {
+func validateContext(c *QuestionContext) error {
 	if c == nil {
 		return nil
 	}

@@ -174,8 +174,8 @@ const MaxContentLen = 64 << 10
 
 // Limits on an operation an agent sends. Its description becomes a
 // question's text and its context, resource and diff paths are shown as a
-// question's context, so they are bounded as those are (hitl.MaxQuestionLen
-// and hitl.MaxContextLen; the root's TestOperationLimits holds them equal).
+// question's context, so they are bounded as a question's text and
+// context are (the root's TestOperationLimits holds them equal).
 const (
 	MaxDescriptionLen = 20000
 	MaxFieldLen       = 4000

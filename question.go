@@ -90,9 +90,9 @@ func scalarString(raw json.RawMessage) string {
 	return string(raw)
 }
 
-// Context is what a person needs to decide: the questions API's QuestionContext (docs/protocol.md#questions) plus
+// QuestionContext is what a person needs to decide: the questions API's QuestionContext (docs/protocol.md#questions) plus
 // the agent and issue the question comes from.
-type Context struct {
+type QuestionContext struct {
 	Agent            string   `json:"agent,omitempty"`
 	IssueID          string   `json:"issueId,omitempty"`
 	RunType          string   `json:"jobType,omitempty"`
@@ -104,24 +104,24 @@ type Context struct {
 
 // Question is a question an agent asked. Field names follow the questions API (docs/protocol.md#questions).
 type Question struct {
-	ID              string         `json:"id"`
-	RunID           string         `json:"jobId"`
-	Type            QuestionType   `json:"type"`
-	Question        string         `json:"question"`
-	ResponseType    ResponseType   `json:"responseType"`
-	InputType       InputType      `json:"inputType,omitempty"`
-	Sensitive       bool           `json:"sensitive,omitempty"`
-	Options         []Option       `json:"options,omitempty"`
-	MultiSelect     bool           `json:"multiSelect,omitempty"`
-	Context         *Context       `json:"context,omitempty"`
-	Status          Status         `json:"status"`
-	Response        *Response      `json:"response,omitempty"`
-	RespondedBy     string         `json:"respondedBy,omitempty"`
-	RespondedAt     *time.Time     `json:"respondedAt,omitempty"`
-	TimeoutAt       *time.Time     `json:"timeoutAt"`
-	DefaultResponse *Response      `json:"defaultResponse,omitempty"`
-	Metadata        map[string]any `json:"metadata,omitempty"`
-	CreatedAt       time.Time      `json:"createdAt"`
+	ID              string           `json:"id"`
+	RunID           string           `json:"jobId"`
+	Type            QuestionType     `json:"type"`
+	Question        string           `json:"question"`
+	ResponseType    ResponseType     `json:"responseType"`
+	InputType       InputType        `json:"inputType,omitempty"`
+	Sensitive       bool             `json:"sensitive,omitempty"`
+	Options         []Option         `json:"options,omitempty"`
+	MultiSelect     bool             `json:"multiSelect,omitempty"`
+	Context         *QuestionContext `json:"context,omitempty"`
+	Status          Status           `json:"status"`
+	Response        *Response        `json:"response,omitempty"`
+	RespondedBy     string           `json:"respondedBy,omitempty"`
+	RespondedAt     *time.Time       `json:"respondedAt,omitempty"`
+	TimeoutAt       *time.Time       `json:"timeoutAt"`
+	DefaultResponse *Response        `json:"defaultResponse,omitempty"`
+	Metadata        map[string]any   `json:"metadata,omitempty"`
+	CreatedAt       time.Time        `json:"createdAt"`
 
 	// Routing, used by the Slack bot.
 	Assignees []string `json:"assignees,omitempty"`

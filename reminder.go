@@ -57,6 +57,6 @@ type ReminderStore interface {
 	DueReminders(ctx context.Context, now time.Time, limit int) ([]string, error)
 }
 
-// Reminders are the reminder settings of a service: per question type;
+// ReminderPolicies are the reminder settings of a service: per question type;
 // policy rules carry their own (PolicyRule.Reminders).
-type Reminders map[QuestionType]ReminderPolicy
+type ReminderPolicies map[QuestionType]ReminderPolicy

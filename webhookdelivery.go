@@ -49,8 +49,8 @@ type WebhookDelivery struct {
 	// asker. Empty for an endpoint's, and for a callback enqueued before
 	// it was recorded.
 	Asker string `json:"asker,omitempty"`
-	// Event is the Seq of the event it reports (set by the store).
-	Event uint64 `json:"event,omitempty"`
+	// EventSeq is the Seq of the event it reports (set by the store).
+	EventSeq uint64 `json:"event,omitempty"`
 	// Body is the payload sent, fixed when the event happened.
 	Body      json.RawMessage `json:"body"`
 	Status    WebhookStatus   `json:"status"`

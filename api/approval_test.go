@@ -32,7 +32,7 @@ func (e *env) approvalInBackground(t *testing.T, opts client.ApprovalOptions) (<
 func TestRequestApproval(t *testing.T) {
 	t.Run("grant_is_approved_with_message", func(t *testing.T) {
 		e := newEnv(t, ServerConfig{})
-		done, q := e.approvalInBackground(t, client.ApprovalOptions{Context: &hitl.Context{CurrentStep: "cleanup"}, Assignees: []string{"U024BE7LH"}})
+		done, q := e.approvalInBackground(t, client.ApprovalOptions{Context: &hitl.QuestionContext{CurrentStep: "cleanup"}, Assignees: []string{"U024BE7LH"}})
 		require.Equal(t, hitl.Approval, q.Type)
 		require.Equal(t, "Delete 3 duplicate signals", q.Question)
 		require.Equal(t, []string{"U024BE7LH"}, q.Assignees)

@@ -34,18 +34,18 @@ type sseEvent struct {
 
 // sseQuestion is the question of a question_asked event (docs/protocol.md#events).
 type sseQuestion struct {
-	Question     string            `json:"question"`
-	Type         hitl.QuestionType `json:"type"`
-	ResponseType hitl.ResponseType `json:"responseType"`
-	InputType    hitl.InputType    `json:"inputType,omitempty"`
-	Sensitive    bool              `json:"sensitive,omitempty"`
-	Options      []hitl.Option     `json:"options,omitempty"`
-	Context      *hitl.Context     `json:"context,omitempty"`
-	TimeoutAt    *time.Time        `json:"timeoutAt"`
-	Assignees    []string          `json:"assignees,omitempty"`
-	Default      *hitl.Response    `json:"defaultResponse,omitempty"`
-	Status       hitl.Status       `json:"status,omitempty"`
-	Metadata     map[string]any    `json:"metadata,omitempty"`
+	Question     string                `json:"question"`
+	Type         hitl.QuestionType     `json:"type"`
+	ResponseType hitl.ResponseType     `json:"responseType"`
+	InputType    hitl.InputType        `json:"inputType,omitempty"`
+	Sensitive    bool                  `json:"sensitive,omitempty"`
+	Options      []hitl.Option         `json:"options,omitempty"`
+	Context      *hitl.QuestionContext `json:"context,omitempty"`
+	TimeoutAt    *time.Time            `json:"timeoutAt"`
+	Assignees    []string              `json:"assignees,omitempty"`
+	Default      *hitl.Response        `json:"defaultResponse,omitempty"`
+	Status       hitl.Status           `json:"status,omitempty"`
+	Metadata     map[string]any        `json:"metadata,omitempty"`
 }
 
 // toSSE shapes a log event as the SSE payload (docs/protocol.md#events).

@@ -28,7 +28,7 @@ func question(typ hitl.QuestionType, rt hitl.ResponseType) *hitl.Question {
 		Type:         typ,
 		Question:     "Which database should I migrate first?",
 		ResponseType: rt,
-		Context:      &hitl.Context{Agent: "claude-code", IssueID: "ENG-42", CurrentStep: "migrate schemas"},
+		Context:      &hitl.QuestionContext{Agent: "claude-code", IssueID: "ENG-42", CurrentStep: "migrate schemas"},
 		Status:       hitl.StatusPending,
 		TimeoutAt:    at(30 * time.Minute),
 		CreatedAt:    t0,
@@ -124,7 +124,7 @@ func hostileQuestion(q *hitl.Question) *hitl.Question {
 	q.Question = hostileLong
 	q.RunID = hostile(128)
 	q.Asker = hostile(200)
-	q.Context = &hitl.Context{Agent: hostileAgent, IssueID: hostile(4000), RunType: hostile(4000), ProjectName: hostile(4000),
+	q.Context = &hitl.QuestionContext{Agent: hostileAgent, IssueID: hostile(4000), RunType: hostile(4000), ProjectName: hostile(4000),
 		CurrentStep: hostile(4000), ErrorDetails: hostile(4000), SuggestedOptions: []string{hostile(500), hostile(500), hostile(500)}}
 	q.Assignees = hostileAssignees()
 	if q.ResponseType == hitl.ChoiceResponse {

@@ -71,7 +71,7 @@ const (
 // ApprovalOptions tune an approval request. Zero fields take the service's
 // defaults (a 15 minute timeout, the default channel).
 type ApprovalOptions struct {
-	Context        *hitl.Context
+	Context        *hitl.QuestionContext
 	Timeout        time.Duration
 	Assignees      []string
 	Channel        string

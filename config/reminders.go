@@ -34,8 +34,8 @@ func reminderPolicy(every []Duration, after Duration, to []string, channel strin
 }
 
 // HitlReminders converts `reminders:` to the domain's, by question type.
-func (c Config) HitlReminders() hitl.Reminders {
-	out := hitl.Reminders{}
+func (c Config) HitlReminders() hitl.ReminderPolicies {
+	out := hitl.ReminderPolicies{}
 	for typ, r := range c.Reminders {
 		out[hitl.QuestionType(typ)] = r.policy()
 	}

@@ -28,7 +28,7 @@ web: {url: https://hitl.example.com}
 		require.NoError(t, err)
 		require.NoError(t, c.Validate())
 		d := func(v time.Duration) hitl.Duration { return hitl.Duration(v) }
-		assert.Equal(t, hitl.Reminders{
+		assert.Equal(t, hitl.ReminderPolicies{
 			hitl.Blocking: {Every: []hitl.Duration{d(10 * time.Minute), d(30 * time.Minute)}, EscalateAfter: d(45 * time.Minute),
 				EscalateTo: []string{"U0LEAD", "S0OPS"}, EscalationChannel: "C0ESC"},
 			hitl.Approval: {Every: []hitl.Duration{d(30 * time.Second)}},

@@ -58,7 +58,7 @@ func TestMailerClaimRanOut(t *testing.T) {
 	ctx := principaltest.As(context.Background(), "api:ci")
 	clock := clocktest.New(t0)
 	svc := service.NewService(memstore.New(), service.ServiceConfig{Notifier: notify.New(), Clock: clock,
-		Reminders: hitl.Reminders{hitl.Blocking: {Every: []hitl.Duration{hitl.Duration(10 * time.Minute)}}}})
+		Reminders: hitl.ReminderPolicies{hitl.Blocking: {Every: []hitl.Duration{hitl.Duration(10 * time.Minute)}}}})
 	box := memstore.NewMailOutbox()
 	var logsA bytes.Buffer // read once A's Send returned
 	a, b := newHeldSender(), newHeldSender()

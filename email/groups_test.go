@@ -41,7 +41,7 @@ func TestMailerGroups(t *testing.T) {
 	ctx := principaltest.As(context.Background(), "api:ci")
 	clock := clocktest.New(t0)
 	svc := service.NewService(memstore.New(), service.ServiceConfig{Notifier: notify.New(), Clock: clock,
-		Reminders: hitl.Reminders{hitl.Blocking: {Every: []hitl.Duration{hitl.Duration(10 * time.Minute)},
+		Reminders: hitl.ReminderPolicies{hitl.Blocking: {Every: []hitl.Duration{hitl.Duration(10 * time.Minute)},
 			EscalateAfter: hitl.Duration(20 * time.Minute), EscalateTo: []string{"S0LEADS", "U0CAROL"}}}})
 	addresses := map[string]string{"U0ALICE": "alice@example.com", "U0BOB": "bob@example.com", "U0CAROL": "carol@example.com",
 		"U0DAN": "dan@example.com", "U0ASKER": "asker@example.com"}

@@ -105,7 +105,7 @@ func TestMailer(t *testing.T) {
 	require.NoError(t, err)
 	clock := clocktest.New(t0)
 	svc := service.NewService(memstore.New(), service.ServiceConfig{Notifier: notify.New(), Clock: clock,
-		Reminders: hitl.Reminders{
+		Reminders: hitl.ReminderPolicies{
 			hitl.Blocking:    {Every: []hitl.Duration{hitl.Duration(10 * time.Minute)}},
 			hitl.NonBlocking: {Every: []hitl.Duration{hitl.Duration(10 * time.Minute)}},
 		}})
@@ -174,7 +174,7 @@ func TestMailerSettledMeanwhile(t *testing.T) {
 	require.NoError(t, err)
 	clock := clocktest.New(t0)
 	svc := service.NewService(memstore.New(), service.ServiceConfig{Notifier: notify.New(), Clock: clock,
-		Reminders: hitl.Reminders{hitl.Approval: {EscalateAfter: hitl.Duration(5 * time.Minute), EscalateTo: []string{"U0LEAD"}}}})
+		Reminders: hitl.ReminderPolicies{hitl.Approval: {EscalateAfter: hitl.Duration(5 * time.Minute), EscalateTo: []string{"U0LEAD"}}}})
 	m := email.New(email.Config{Send: send, Clock: clock, Addresses: map[string]string{"U0LEAD": "lead@example.com"},
 		Logger: slog.New(slog.NewTextHandler(io.Discard, nil))}, serviceOf(svc), memstore.NewMailOutbox())
 	q, _, err := svc.Questions.Create(ctx, "run-1", hitl.NewQuestion{Question: "Delete the bucket?", Type: hitl.Approval})

@@ -47,7 +47,7 @@ func AskUserQuestions(ctx context.Context, c *client.Client, run, key string, in
 	var asked AskedQuestions
 	for i, uq := range in.Questions {
 		n := hitl.NewQuestion{Question: uq.Question, MultiSelect: uq.MultiSelect,
-			Context: &hitl.Context{Agent: "Claude Code", CurrentStep: uq.Header}}
+			Context: &hitl.QuestionContext{Agent: "Claude Code", CurrentStep: uq.Header}}
 		for _, o := range uq.Options {
 			n.Options = append(n.Options, hitl.Option{Label: o.Label, Value: o.Label, Description: o.Description})
 		}

@@ -16,7 +16,7 @@ import (
 // 002's prompt, input_type and sensitive: docs/protocol.md#questions).
 func (in askInput) newQuestion(agent, key string) hitl.NewQuestion {
 	n := hitl.NewQuestion{Question: in.Prompt, Type: hitl.QuestionType(in.Type), Sensitive: in.Sensitive,
-		InputType: hitl.InputType(in.InputType), Context: &hitl.Context{Agent: agent}, IdempotencyKey: key}
+		InputType: hitl.InputType(in.InputType), Context: &hitl.QuestionContext{Agent: agent}, IdempotencyKey: key}
 	switch in.InputType {
 	case string(hitl.ConfirmationInput):
 		n.ResponseType = hitl.BooleanResponse

@@ -31,7 +31,7 @@ func insertWebhooks(ctx context.Context, tx pgx.Tx, evs []*hitl.Event) error {
 	for _, ev := range evs {
 		for i := range ev.Webhooks {
 			d := &ev.Webhooks[i]
-			d.Event, d.Status, d.Claim, d.Attempts = ev.Seq, hitl.WebhookPending, 0, 0
+			d.EventSeq, d.Status, d.Claim, d.Attempts = ev.Seq, hitl.WebhookPending, 0, 0
 			ds = append(ds, d)
 		}
 	}

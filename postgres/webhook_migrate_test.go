@@ -39,7 +39,7 @@ func TestMigrateWebhooks(t *testing.T) {
 		t.Fatal(err)
 	}
 	got, err := db.ClaimWebhooks(ctx, migrationT0, migrationT0.Add(time.Minute), hitl.WebhookClaim{})
-	if err != nil || len(got) != 1 || got[0].Event != ev.Seq || got[0].Status != hitl.WebhookPending {
+	if err != nil || len(got) != 1 || got[0].EventSeq != ev.Seq || got[0].Status != hitl.WebhookPending {
 		t.Fatalf("claimed %+v, %v; want the delivery of event %d", got, err, ev.Seq)
 	}
 }

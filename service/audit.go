@@ -178,7 +178,7 @@ func (s *Audit) WebhookFailed(ctx context.Context, d hitl.WebhookDelivery) error
 		target = "callbackUrl"
 	}
 	return s.appendAudit(ctx, &hitl.AuditRecord{At: s.clock.Now(), Kind: hitl.AuditWebhookFailed, Actor: auth.ActorSystem,
-		EventSeq: d.Event, RunID: d.RunID, QuestionID: d.QuestionID, Target: target, Reason: d.LastError, Count: d.Attempts})
+		EventSeq: d.EventSeq, RunID: d.RunID, QuestionID: d.QuestionID, Target: target, Reason: d.LastError, Count: d.Attempts})
 }
 
 var _ hitl.AuditService = (*Audit)(nil)

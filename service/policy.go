@@ -259,7 +259,7 @@ func (s *Policies) RequestOperation(ctx context.Context, req hitl.ApprovalReques
 		run = hitl.DefaultRunID("approvals", p)
 	}
 	n := hitl.NewQuestion{Question: op.Description, Type: hitl.Approval, TimeoutMinutes: req.TimeoutMinutes,
-		Channel: req.Channel, IdempotencyKey: req.IdempotencyKey, CallbackURL: req.CallbackURL, Context: &hitl.Context{Agent: p.ID, CurrentStep: op.Context}}
+		Channel: req.Channel, IdempotencyKey: req.IdempotencyKey, CallbackURL: req.CallbackURL, Context: &hitl.QuestionContext{Agent: p.ID, CurrentStep: op.Context}}
 	q, _, err := s.questions.create(ctx, run, n, func(q *hitl.Question) {
 		q.Operation, q.Rule, q.Approvers, q.Quorum = &op, d.Rule, d.Approvers, d.Quorum
 		q.Parts, q.Learnable, q.Risks, q.RunGrant = d.Parts, d.Learnable, d.Risks, d.Grant

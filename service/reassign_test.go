@@ -31,7 +31,7 @@ func newReminding(t *testing.T) (*service.Service, *clocktest.Clock) {
 	t.Helper()
 	clock := clocktest.New(t0)
 	svc := service.NewService(memstore.New(), service.ServiceConfig{Notifier: notify.New(), Clock: clock, Access: slackRules,
-		Reminders: hitl.Reminders{
+		Reminders: hitl.ReminderPolicies{
 			hitl.Approval: {Every: []hitl.Duration{hitl.Duration(10 * time.Minute)}, EscalateAfter: hitl.Duration(12 * time.Minute), EscalateTo: []string{"U0BOB"}},
 			hitl.Blocking: {EscalateAfter: hitl.Duration(10 * time.Minute), EscalateTo: []string{"U0ESC"}, EscalationChannel: "C0ESC"},
 		}})

@@ -77,7 +77,7 @@ type ServiceConfig struct {
 	MaxStreams int
 	// Reminders are the reminders and escalation of each question type
 	// (policy rules may override them); none by default.
-	Reminders hitl.Reminders
+	Reminders hitl.ReminderPolicies
 	// Sessions is when a silent coding-agent session is shown idle and
 	// ended (default: never).
 	Sessions steer.SessionTimes
@@ -161,7 +161,7 @@ type Questions struct {
 	notifier  hitl.Notifier
 	sealer    hitl.Sealer
 	threshold *int // the default interaction threshold (nil: none)
-	reminders hitl.Reminders
+	reminders hitl.ReminderPolicies
 	callbacks CallbackCheck
 	guard     gate
 	// policies is the approval policy, for the reminder plan of the rule
@@ -208,7 +208,7 @@ type QuestionsConfig struct {
 	Notifier  hitl.Notifier
 	Sealer    hitl.Sealer
 	Threshold *int
-	Reminders hitl.Reminders
+	Reminders hitl.ReminderPolicies
 	Webhooks  *hitl.WebhookRoutes
 	Callbacks CallbackCheck
 	Guard     *Guard

@@ -27,7 +27,7 @@ func TestQueueHoldsEscalated(t *testing.T) {
 	}}
 	clock := clocktest.New(t0)
 	st := memstore.New()
-	svc := service.NewService(st, service.ServiceConfig{Notifier: notify.New(), Clock: clock, Reminders: hitl.Reminders{
+	svc := service.NewService(st, service.ServiceConfig{Notifier: notify.New(), Clock: clock, Reminders: hitl.ReminderPolicies{
 		hitl.Blocking: {EscalateAfter: hitl.Duration(20 * time.Minute), EscalateTo: []string{"U0ESC", "S0ESC"}}}})
 	b, ctx := newQueueBot(api, svc, st, clock)
 	q, _, err := svc.Questions.Create(auth.WithPrincipal(ctx, agentP), "run-1", hitl.NewQuestion{Question: "Ship it?", Assignees: []string{"U0ALICE"}})

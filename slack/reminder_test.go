@@ -149,7 +149,7 @@ func TestEscalationPostOfARunsQuestion(t *testing.T) {
 			posts := recordPosts(api)
 			clock := clocktest.New(t0)
 			st := memstore.New()
-			svc := service.NewService(st, service.ServiceConfig{Notifier: notify.New(), Clock: clock, Reminders: hitl.Reminders{
+			svc := service.NewService(st, service.ServiceConfig{Notifier: notify.New(), Clock: clock, Reminders: hitl.ReminderPolicies{
 				hitl.Blocking: {EscalateAfter: hitl.Duration(20 * time.Minute), EscalateTo: []string{"U0ESC"}, EscalationChannel: tc.channel}}})
 			b, ctx := newQueueBot(api, svc, st, clock)
 			b.cfg.RunsChannel = "C0RUNS"

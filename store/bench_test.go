@@ -24,7 +24,7 @@ var benchQuestion = hitl.NewQuestion{
 	Options: []hitl.Option{
 		{Label: "Deploy", Value: "deploy"}, {Label: "Wait", Value: "wait"}, {Label: "Roll back", Value: "rollback"},
 	},
-	Context:   &hitl.Context{Agent: "release-bot", ProjectName: "shop", CurrentStep: "canary"},
+	Context:   &hitl.QuestionContext{Agent: "release-bot", ProjectName: "shop", CurrentStep: "canary"},
 	Assignees: []string{"U024BE7LH"},
 	Channel:   "C024BE91L",
 }

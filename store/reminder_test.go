@@ -22,7 +22,7 @@ import (
 func remindingService(db hitl.Store, clock hitl.Clock) *service.Service {
 	return service.NewService(db, service.ServiceConfig{Notifier: notify.New(), Clock: clock,
 		NewID:     func() string { return fmt.Sprintf("q_%06d", lastID.Add(1)) },
-		Reminders: hitl.Reminders{hitl.Blocking: {Every: []hitl.Duration{hitl.Duration(10 * time.Minute)}}}})
+		Reminders: hitl.ReminderPolicies{hitl.Blocking: {Every: []hitl.Duration{hitl.Duration(10 * time.Minute)}}}})
 }
 
 // TestMigrateReminderIndex: a version 4 file had no by_reminder; opening

@@ -72,7 +72,7 @@ func getWebhook(tx *bolt.Tx, seq uint64) (hitl.WebhookDelivery, error) {
 func enqueueWebhooks(tx *bolt.Tx, ev *hitl.Event) error {
 	for i := range ev.Webhooks {
 		d := &ev.Webhooks[i]
-		d.Event, d.Status, d.Claim, d.Attempts = ev.Seq, hitl.WebhookPending, 0, 0
+		d.EventSeq, d.Status, d.Claim, d.Attempts = ev.Seq, hitl.WebhookPending, 0, 0
 		if err := enqueueWebhook(tx, d); err != nil {
 			return err
 		}

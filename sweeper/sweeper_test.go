@@ -101,7 +101,7 @@ func TestWorkSendsReminders(t *testing.T) {
 	st := memstore.New()
 	clock := clocktest.New(t0)
 	svc := service.NewService(st, service.ServiceConfig{Notifier: notify.New(), Clock: clock,
-		Reminders: hitl.Reminders{hitl.Blocking: {Every: []hitl.Duration{hitl.Duration(10 * time.Minute)}}}})
+		Reminders: hitl.ReminderPolicies{hitl.Blocking: {Every: []hitl.Duration{hitl.Duration(10 * time.Minute)}}}})
 	work := sweeper.Work(lifecycleOf(svc), 0)
 	ctx := auth.WithPrincipal(context.Background(), auth.TokenPrincipal("ci", nil, ""))
 	q, _, err := svc.Questions.Create(ctx, "run-1", hitl.NewQuestion{Question: "Deploy?"})

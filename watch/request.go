@@ -66,6 +66,6 @@ const keyPrefix = "watch:"
 // Question is the hitl question the request asks.
 func (r Request) Question(key, project, agentName string) hitl.NewQuestion {
 	n := hitl.NewQuestion{Question: r.Prompt, InputType: r.InputType, Sensitive: r.Sensitive, IdempotencyKey: key,
-		Context: &hitl.Context{Agent: agentName, ProjectName: project, CurrentStep: "ask_human"}}
+		Context: &hitl.QuestionContext{Agent: agentName, ProjectName: project, CurrentStep: "ask_human"}}
 	return n
 }

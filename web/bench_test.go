@@ -36,7 +36,7 @@ func inboxFixture(b *testing.B, size int, p auth.Principal) (http.Handler, func(
 	storetest.Parallel(b, size, func(i int) error {
 		minutes := float64(10 + (i*7919)%1400) // deadlines scattered over creation order
 		_, _, err := svc.Questions.Create(ctx, fmt.Sprintf("run-%d", i%500), hitl.NewQuestion{Question: fmt.Sprintf("Deploy build %d to production?", i),
-			Type: hitl.Approval, Context: &hitl.Context{Agent: "release-bot", ProjectName: "shop"}, TimeoutMinutes: &minutes})
+			Type: hitl.Approval, Context: &hitl.QuestionContext{Agent: "release-bot", ProjectName: "shop"}, TimeoutMinutes: &minutes})
 		return err
 	})
 	h := web.New(web.Config{Services: servicesOf(svc)})

@@ -406,11 +406,11 @@ func screenshots(t *testing.T, tab func(testing.TB) context.Context, l *live) {
 	require.NoError(t, err)
 	soon := 12.0
 	_, _, err = ag.Create(ctx0, "issue-42", hitl.NewQuestion{Question: "The brief names an admin view and a public view. Build both, or the public one first?",
-		Context: &hitl.Context{Agent: "claude-code", ProjectName: "shop", CurrentStep: "plan"}, TimeoutMinutes: &soon,
+		Context: &hitl.QuestionContext{Agent: "claude-code", ProjectName: "shop", CurrentStep: "plan"}, TimeoutMinutes: &soon,
 		Options: []hitl.Option{{Label: "Both", Value: "both"}, {Label: "Public first", Value: "public"}}})
 	require.NoError(t, err)
 	_, _, err = ag.Create(ctx0, "issue-42", hitl.NewQuestion{Question: "Run the database migration on staging?", Type: hitl.Approval,
-		Context: &hitl.Context{Agent: "claude-code", ProjectName: "shop"}})
+		Context: &hitl.QuestionContext{Agent: "claude-code", ProjectName: "shop"}})
 	require.NoError(t, err)
 	_, _, err = ag.Create(ctx0, "nightly", hitl.NewQuestion{Question: "Rename the public API field user_name to username?", ResponseType: hitl.BooleanResponse})
 	require.NoError(t, err)

@@ -80,7 +80,7 @@ func TestInboxPages(t *testing.T) {
 
 func TestAgentTextIsEscaped(t *testing.T) {
 	e := newEnv(t, false)
-	q := e.ask("r1", hitl.NewQuestion{Question: `<script>alert("q")</script>`, Context: &hitl.Context{ProjectName: `<img src=x onerror=alert(1)>`},
+	q := e.ask("r1", hitl.NewQuestion{Question: `<script>alert("q")</script>`, Context: &hitl.QuestionContext{ProjectName: `<img src=x onerror=alert(1)>`},
 		Options: []hitl.Option{{Label: `<b>bold</b>`, Value: `"><script>x</script>`}}})
 	b := e.browser(t)
 	b.signIn("alice-token-0123456789")

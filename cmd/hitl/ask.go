@@ -88,7 +88,7 @@ func (f *askFlags) newQuestion(question string) (hitl.NewQuestion, error) {
 		n.DefaultResponse = &hitl.Response{Value: f.def}
 	}
 	if f.agentName != "" || f.step != "" || f.issue != "" {
-		n.Context = &hitl.Context{Agent: f.agentName, CurrentStep: f.step, IssueID: f.issue}
+		n.Context = &hitl.QuestionContext{Agent: f.agentName, CurrentStep: f.step, IssueID: f.issue}
 	}
 	if f.noWait && n.IdempotencyKey == "" {
 		// Re-running the same command must find the same question.

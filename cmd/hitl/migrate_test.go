@@ -129,7 +129,7 @@ func TestMigrateToPostgres(t *testing.T) {
 	require.Len(t, hooks, 1, "the endpoint's queued delivery, due as it was")
 	assert.Equal(t, "msg_mig", hooks[0].ID)
 	assert.Equal(t, "ci", hooks[0].Endpoint)
-	assert.Equal(t, hook.Seq, hooks[0].Event)
+	assert.Equal(t, hook.Seq, hooks[0].EventSeq)
 	hooks, err = dst.ClaimWebhooks(ctx, time.Unix(90, 0), time.Unix(150, 0).UTC(), hitl.WebhookClaim{})
 	require.NoError(t, err)
 	require.Len(t, hooks, 1, "the callback, its asker's cap not reached")

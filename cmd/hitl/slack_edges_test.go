@@ -89,7 +89,7 @@ func TestSlackRunPrefixesResolveAmongRunsThePersonMaySee(t *testing.T) {
 func TestSlackMessageShowsTheRealAsker(t *testing.T) {
 	e := startTrustedSlack(t) // asks as the token ci
 	q, _ := e.ask(t, "asker-1", hitl.NewQuestion{Question: "Rotate the key?", ResponseType: hitl.BooleanResponse,
-		Context: &hitl.Context{Agent: "Your Security Team"}})
+		Context: &hitl.QuestionContext{Agent: "Your Security Team"}})
 	msg := e.posted(t, testChannel, q)
 	raw := string(msg.Blocks)
 	assert.Contains(t, raw, "api:ci", "the token that asked")

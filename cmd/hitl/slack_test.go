@@ -15,7 +15,7 @@ import (
 func TestSlackApprovalApprovedByButton(t *testing.T) {
 	e := startSlack(t)
 	q, waiting := e.ask(t, "deploy-1", hitl.NewQuestion{Question: "Deploy to production?", Type: hitl.Approval,
-		Context: &hitl.Context{Agent: "release-bot", CurrentStep: "deploy"}})
+		Context: &hitl.QuestionContext{Agent: "release-bot", CurrentStep: "deploy"}})
 	msg := e.posted(t, testChannel, q)
 	assert.Contains(t, msg.Text, "Deploy to production?", "the notification fallback reads well")
 

@@ -21,7 +21,7 @@ type webhooks struct {
 func (s *Store) enqueueWebhooks(ev *hitl.Event) {
 	for i := range ev.Webhooks {
 		d := &ev.Webhooks[i]
-		d.Event, d.Status, d.Claim, d.Attempts = ev.Seq, hitl.WebhookPending, 0, 0
+		d.EventSeq, d.Status, d.Claim, d.Attempts = ev.Seq, hitl.WebhookPending, 0, 0
 		s.putNewWebhook(d)
 	}
 }

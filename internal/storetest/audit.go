@@ -117,7 +117,7 @@ func testAuditDecisions(t *testing.T, st AuditBackend) {
 	secretOut, _, err := e.svc.SignIns.SignIn(ctx, person, 0)
 	require.NoError(t, err)
 	require.NoError(t, e.svc.SignIns.SignOut(ctx, secretOut))
-	require.NoError(t, e.svc.Audit.WebhookFailed(ctx, hitl.WebhookDelivery{Endpoint: "ci", Event: 3, RunID: "run-1", LastError: "status 500", Attempts: 8}))
+	require.NoError(t, e.svc.Audit.WebhookFailed(ctx, hitl.WebhookDelivery{Endpoint: "ci", EventSeq: 3, RunID: "run-1", LastError: "status 500", Attempts: 8}))
 
 	assert.Equal(t, []hitl.AuditKind{hitl.AuditAsked, hitl.AuditAnswered, hitl.AuditAsked, hitl.AuditAnswered, hitl.AuditAsked,
 		hitl.AuditCancelled, hitl.AuditAsked, hitl.AuditTimedOut, hitl.AuditRefused, hitl.AuditPolicyChanged, hitl.AuditSignedIn,

@@ -13,7 +13,7 @@ import (
 
 // escalations is the configuration of the escalated-lists contract:
 // blocking questions are escalated at 20 minutes to a person and a group.
-var escalations = hitl.Reminders{
+var escalations = hitl.ReminderPolicies{
 	hitl.Blocking: {EscalateAfter: hitl.Duration(20 * time.Minute), EscalateTo: []string{"U0ESC", "S0ESC"}},
 }
 

@@ -59,7 +59,7 @@ func testCreateReadsBack(t *testing.T, e *env) {
 		Question:        "Deploy?",
 		Options:         []hitl.Option{{Label: "Yes", Value: "yes"}, {Label: "No", Value: "no"}},
 		DefaultResponse: &hitl.Response{Value: "no"},
-		Context:         &hitl.Context{Agent: "release-bot"},
+		Context:         &hitl.QuestionContext{Agent: "release-bot"},
 		Assignees:       []string{"U024BE7LH"},
 	})
 	require.NoError(t, err)

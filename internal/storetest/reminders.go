@@ -14,7 +14,7 @@ import (
 // reminders is the reminder configuration of the contract's service:
 // blocking questions are reminded at 10 and 30 minutes and escalated at
 // 20; approvals reminded at 5.
-var reminders = hitl.Reminders{
+var reminders = hitl.ReminderPolicies{
 	hitl.Blocking: {Every: []hitl.Duration{hitl.Duration(10 * time.Minute), hitl.Duration(30 * time.Minute)},
 		EscalateAfter: hitl.Duration(20 * time.Minute), EscalateTo: []string{"U0ESC"}, EscalationChannel: "C0ESC"},
 	hitl.Approval: {Every: []hitl.Duration{hitl.Duration(5 * time.Minute)}},

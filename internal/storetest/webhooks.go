@@ -115,7 +115,7 @@ func testWebhookEnqueue(t *testing.T, st hitl.Store) {
 	targets := map[string]hitl.WebhookDelivery{}
 	for _, d := range got {
 		targets[d.Target()] = d
-		assert.Equal(t, answered.Seq, d.Event, "written with its event")
+		assert.Equal(t, answered.Seq, d.EventSeq, "written with its event")
 		assert.Equal(t, got[0].ID, d.ID, "one webhook id per event")
 		assert.Equal(t, hitl.WebhookQuestionAnswered, d.Type)
 		assert.Equal(t, "ci-1", d.RunID)
