@@ -16,6 +16,6 @@
 //   - wait.go: a wait for people that gives up with the question still
 //     pending (ErrStillPending), and releasing a question no one waits for.
 //
-// It talks to a hitl service through the Go client (agent.Client); the
+// It talks to a hitl service through the Go client (client.Client); the
 // decision itself is the policy's, on the server.
 package hook

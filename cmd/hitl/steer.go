@@ -30,7 +30,7 @@ func cmdSteer(c steer.Command) func(context.Context, []string, *env) error {
 }
 
 // steer looks the run up (waiting out an outage of the service for up to
-// agent.RequestExpiry, 30 s, as the request does), sends one REQUEST
+// client.RequestExpiry, 30 s, as the request does), sends one REQUEST
 // (retried with the same request_id until it is acknowledged, for up to
 // 30 s) and prints its RESULT: one line, exit 0 on success; on failure the
 // RESULT's code and message and the table's code.
