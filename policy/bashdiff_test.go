@@ -191,13 +191,20 @@ func boxReads(reads []string, box bashdiff.Box) []string {
 }
 
 // toolchains are where programs keep the programs they run themselves:
-// go runs its compiler and itself, git its helpers.
-var toolchains = map[string][]string{"go": {"/usr/local/go/", "/usr/lib/go"}, "git": {"/usr/lib/git-core/"}}
+// go runs its compiler and itself, and for cgo packages the C compiler
+// and what that runs (gcc, cc1, as, ld: a `go test` over every package
+// builds runtime/cgo); git runs its helpers. An entry ending in / or -
+// is a prefix, any other one path.
+var toolchains = map[string][]string{
+	"go": {"/usr/local/go/", "/usr/lib/go", "/usr/bin/gcc", "/usr/bin/cc", "/usr/bin/x86_64-linux-gnu-", "/usr/lib/gcc/",
+		"/usr/libexec/gcc/", "/usr/bin/as", "/usr/bin/ld", "/usr/bin/ld.bfd", "/usr/bin/ld.gold"},
+	"git": {"/usr/lib/git-core/"},
+}
 
 func toolchainOf(path string) (string, bool) {
-	for prog, dirs := range toolchains {
-		for _, d := range dirs {
-			if strings.HasPrefix(path, d) {
+	for prog, entries := range toolchains {
+		for _, e := range entries {
+			if path == e || (strings.HasSuffix(e, "/") || strings.HasSuffix(e, "-")) && strings.HasPrefix(path, e) {
 				return prog, true
 			}
 		}
