@@ -1,7 +1,6 @@
 package hitl
 
 import (
-	"strconv"
 	"time"
 )
 
@@ -15,5 +14,3 @@ type SystemClock struct{}
 
 // Now returns the current UTC time.
 func (SystemClock) Now() time.Time { return time.Now().UTC() }
-
-func itoa(n int) string { return strconv.Itoa(n) }

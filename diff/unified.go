@@ -172,8 +172,3 @@ func Cap(text string, max int) (out string, cut bool) {
 	i := strings.LastIndexByte(text[:max], '\n')
 	return text[:i+1], true
 }
-
-// Lines counts a diff's lines.
-func Lines(text string) int {
-	return strings.Count(text, "\n")
-}

@@ -135,12 +135,3 @@ func (h *hookCall) steered(step steer.HookStep) (hookOut, bool) {
 func redirected(instruction string) string {
 	return "A person steering this session through hitl redirects you. Follow this instruction now, before anything else you planned: " + instruction
 }
-
-// sessionEvent handles an event that only reports on the session (no
-// tool call to decide): it prints what steering asks, or nothing.
-func (h *hookCall) sessionEvent(step steer.HookStep) error {
-	if out, ok := h.steered(step); ok {
-		return h.print(out)
-	}
-	return nil
-}
